@@ -1,0 +1,77 @@
+"""The native module: frame hook, guard evaluation and compiled graphs (rust/py)."""
+
+from types import CodeType, FunctionType
+from typing import Any, Callable
+
+import numpy as np
+
+# ---- frame hook -------------------------------------------------------------------------------
+
+# What the converter may return besides an entry.
+SKIP: str  # "skip": never look at this code again (run its frames normally)
+CACHE_ONLY: str  # "cache_only": use existing entries; on a miss run the frame normally, no callback
+
+def set_callback(callback: Callable[[FunctionType, tuple[Any, ...]], Any] | None) -> None:
+    """Install the converter called on a cache miss as `callback(func, args)`.
+
+    `func` is the frame's function object (code, globals, builtins, closure, defaults);
+    `args` is a tuple of the frame's argument slots `localsplus[0:n]` in `co_varnames` order:
+    positional parameters, keyword-only parameters, then the `*args` tuple and the `**kwargs`
+    dict when the code has them. The callback runs with the hook disabled on this thread.
+    It returns `(guards, entry)` (stored on the code, then `entry(*args)` runs and its result is
+    the frame's result), `SKIP`, `CACHE_ONLY`, or `None` (run this frame normally, store nothing).
+    """
+
+def enable(on: bool) -> bool:
+    """Set this thread's enable flag, returning the previous one. The eval-frame function is
+    installed (chained to the one found) the first time a thread enables it."""
+
+def uninstall() -> None:
+    """Restore the previous eval-frame function."""
+
+def mark_skip(code: CodeType) -> None: ...
+def cache_size(code: CodeType) -> int: ...
+def clear_cache(code: CodeType) -> None: ...
+def reset() -> None:
+    """Drop every cache entry of every code seen (the entries' guards and callables)."""
+
+def hook_stats() -> dict[str, int]:
+    """frames_seen, frames_skipped, cache_hits, cache_misses, guard_failures."""
+
+# ---- guards -----------------------------------------------------------------------------------
+# A guard tree is a list of nodes; a node is `(accessor, checks, children)`.
+# Root accessors read the frame:          ("local", i)  ("global", name)  ("builtin", name)
+#                                         ("closure", i)   -- cell contents of func.__closure__[i]
+# Child accessors read the parent value:  ("attr", name)  ("item", index_or_key)
+# A value that cannot be read (missing global, attribute error, index out of range) fails.
+# Checks on the node's value:
+#   ("TYPE_MATCH", type)          exact type (type(v) is t)
+#   ("ID_MATCH", obj)             v is obj
+#   ("EQUALS_MATCH", value)       exact type and equal (None, bool, int, float, str, tuples of those)
+#   ("LEN_MATCH", n)              len(v) == n (tuple, list, dict)
+#   ("DICT_KEYS_MATCH", keys)     tuple(v.keys()) == keys
+#   ("ARRAY_MATCH", dtype, shape, strides)
+#         type(v) is np.ndarray, v.dtype == dtype, v.ndim == len(shape), shape[i] == v.shape[i]
+#         where shape[i] is not None, strides[i] == v.strides[i] where strides is not None and
+#         strides[i] is not None.
+
+def check_guards(guards: list[Any], func: FunctionType, args: tuple[Any, ...]) -> bool:
+    """Evaluate a guard tree against `func`'s globals/builtins/closure and `args` as the
+    frame's locals, exactly as the hook does (for tests and `explain`)."""
+
+# ---- compiled graphs --------------------------------------------------------------------------
+
+class IRError(ValueError):
+    """Malformed or ill-typed ember IR: the message names line:column, or op and value."""
+
+def parse_ir(text: str) -> str:
+    """Parse, verify and print back (the round trip, for tests)."""
+
+def pipeline_stages(text: str) -> list[tuple[str, str]]:
+    """The IR after each pass of the pipeline, as (pass name, text)."""
+
+class CompiledGraph:
+    ir: str  # the optimised IR
+    def __call__(self, *inputs: np.ndarray) -> tuple[np.ndarray, ...]: ...
+
+def compile_ir(text: str, num_threads: int = 0) -> CompiledGraph: ...

@@ -1,0 +1,1 @@
+//! ember's back end: fused kernels compiled to native code with Cranelift.

@@ -1,0 +1,1 @@
+//! ember's compiler core: the IR, its text form, inference, passes and a reference interpreter.
