@@ -1,1 +1,16 @@
 //! ember's compiler core: the IR, its text form, inference, passes and a reference interpreter.
+//!
+//! Crate map:
+//! - [`ir`]: dtypes, types, ops, graphs; `ir::parse` and `ir::print` for the text form.
+//! - [`infer`]: the result type of an op from its operands' types (NumPy 2 / NEP 50).
+//! - [`verify`]: checks a graph: definitions before use, arity, attributes, declared types.
+//! - [`error`]: the one error type, located by line:column or by op and value.
+#![deny(missing_docs)]
+
+pub mod error;
+pub mod infer;
+pub mod ir;
+mod verifier;
+
+pub use error::{Error, Result};
+pub use verifier::verify;

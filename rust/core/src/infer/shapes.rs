@@ -1,0 +1,310 @@
+//! Result shapes: broadcasting with static and symbolic dims, reductions, views, matmul and
+//! concatenate.
+
+use crate::error::{Error, Result};
+use crate::ir::Dim;
+
+/// `(2,s0,3)` as NumPy prints shapes, for error messages.
+pub fn show(shape: &[Dim]) -> String {
+    let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
+    if dims.len() == 1 {
+        format!("({},)", dims[0])
+    } else {
+        format!("({})", dims.join(","))
+    }
+}
+
+/// Broadcast two dims: equal dims and 1 against anything broadcast; a symbol against a
+/// different symbol or a static size other than 1 is rejected, since it would need a run-time
+/// assumption that the graph cannot record.
+fn broadcast_dim(a: &Dim, b: &Dim) -> Option<Dim> {
+    match (a, b) {
+        _ if a == b => Some(a.clone()),
+        (Dim::Static(1), _) => Some(b.clone()),
+        (_, Dim::Static(1)) => Some(a.clone()),
+        _ => None,
+    }
+}
+
+/// The broadcast shape of several operand shapes (NumPy's rules, right-aligned).
+pub fn broadcast(shapes: &[&[Dim]]) -> Result<Vec<Dim>> {
+    let ndim = shapes.iter().map(|s| s.len()).max().unwrap_or(0);
+    let mut out = vec![Dim::Static(1); ndim];
+    for shape in shapes {
+        let offset = ndim - shape.len();
+        for (i, d) in shape.iter().enumerate() {
+            out[offset + i] = broadcast_dim(&out[offset + i], d).ok_or_else(|| {
+                let all: Vec<String> = shapes.iter().map(|s| show(s)).collect();
+                let symbolic = matches!((&out[offset + i], d), (Dim::Sym(_), _) | (_, Dim::Sym(_)));
+                let why = if symbolic {
+                    " (a symbolic dim broadcasts only with itself or 1)"
+                } else {
+                    ""
+                };
+                Error::new(format!(
+                    "operands could not be broadcast together with shapes {}{why}",
+                    all.join(" ")
+                ))
+            })?;
+        }
+    }
+    Ok(out)
+}
+
+/// Check that axes are sorted, distinct and below `ndim`.
+pub fn check_axes(what: &str, axes: &[usize], ndim: usize) -> Result<()> {
+    for (i, &a) in axes.iter().enumerate() {
+        if a >= ndim {
+            return Err(Error::new(format!(
+                "{what} {a} is out of bounds for {ndim} dimension(s)"
+            )));
+        }
+        if i > 0 && axes[i - 1] >= a {
+            return Err(Error::new(format!(
+                "{what} list {axes:?} must be sorted and without repeats"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The shape after reducing `axes` (all when `None`).
+pub fn reduce(shape: &[Dim], axes: Option<&[usize]>, keepdims: bool) -> Result<Vec<Dim>> {
+    let all: Vec<usize> = (0..shape.len()).collect();
+    let axes = axes.unwrap_or(&all);
+    check_axes("axis", axes, shape.len())?;
+    Ok(shape
+        .iter()
+        .enumerate()
+        .filter_map(|(i, d)| match (axes.contains(&i), keepdims) {
+            (false, _) => Some(d.clone()),
+            (true, true) => Some(Dim::Static(1)),
+            (true, false) => None,
+        })
+        .collect())
+}
+
+/// Split a shape into its static product and its sorted symbols, to compare sizes.
+fn size_parts(shape: &[Dim]) -> Option<(usize, Vec<&str>)> {
+    let mut product: usize = 1;
+    let mut symbols = Vec::new();
+    for d in shape {
+        match d {
+            Dim::Static(n) => product = product.checked_mul(*n)?,
+            Dim::Sym(s) => symbols.push(s.as_str()),
+        }
+    }
+    symbols.sort_unstable();
+    Some((product, symbols))
+}
+
+/// Check a reshape keeps the number of elements (symbols must appear on both sides).
+pub fn reshape(from: &[Dim], to: &[Dim]) -> Result<Vec<Dim>> {
+    let (a, b) = (size_parts(from), size_parts(to));
+    let same = match (&a, &b) {
+        (Some((0, _)), Some((0, _))) => true,
+        (Some(a), Some(b)) => a == b,
+        _ => false,
+    };
+    if !same {
+        return Err(Error::new(format!(
+            "cannot reshape an array of shape {} into shape {}",
+            show(from),
+            show(to)
+        )));
+    }
+    Ok(to.to_vec())
+}
+
+/// The shape after `np.transpose(x, perm)`.
+pub fn transpose(shape: &[Dim], perm: &[usize]) -> Result<Vec<Dim>> {
+    let mut seen = vec![false; shape.len()];
+    if perm.len() != shape.len() {
+        return Err(Error::new(format!(
+            "perm {perm:?} does not match {} dimension(s)",
+            shape.len()
+        )));
+    }
+    for &p in perm {
+        if p >= shape.len() || std::mem::replace(&mut seen[p], true) {
+            return Err(Error::new(format!(
+                "perm {perm:?} is not a permutation of the axes"
+            )));
+        }
+    }
+    Ok(perm.iter().map(|&p| shape[p].clone()).collect())
+}
+
+/// Check `np.broadcast_to(x, to)` is valid.
+pub fn broadcast_to(from: &[Dim], to: &[Dim]) -> Result<Vec<Dim>> {
+    let ok = from.len() <= to.len()
+        && from
+            .iter()
+            .zip(&to[to.len() - from.len()..])
+            .all(|(f, t)| f == t || *f == Dim::Static(1));
+    if !ok {
+        return Err(Error::new(format!(
+            "cannot broadcast a shape {} to {}",
+            show(from),
+            show(to)
+        )));
+    }
+    Ok(to.to_vec())
+}
+
+/// The shape after inserting size-1 axes at `axes` of the result.
+pub fn expand_dims(shape: &[Dim], axes: &[usize]) -> Result<Vec<Dim>> {
+    let ndim = shape.len() + axes.len();
+    check_axes("axis", axes, ndim)?;
+    let mut rest = shape.iter();
+    Ok((0..ndim)
+        .map(|i| {
+            if axes.contains(&i) {
+                Dim::Static(1)
+            } else {
+                rest.next().cloned().unwrap_or(Dim::Static(1))
+            }
+        })
+        .collect())
+}
+
+/// The shape after removing the size-1 axes `axes`.
+pub fn squeeze(shape: &[Dim], axes: &[usize]) -> Result<Vec<Dim>> {
+    check_axes("axis", axes, shape.len())?;
+    for &a in axes {
+        if shape[a] != Dim::Static(1) {
+            return Err(Error::new(format!("cannot select an axis to squeeze out which has size not equal to one (axis {a} has size {})", shape[a])));
+        }
+    }
+    Ok(shape
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !axes.contains(i))
+        .map(|(_, d)| d.clone())
+        .collect())
+}
+
+/// The length of `range(start, stop, step)`, for values normalised by `slice.indices(n)`.
+pub fn slice_len(n: usize, start: i64, stop: i64, step: i64) -> Result<usize> {
+    let n = i64::try_from(n).map_err(|_| Error::new("dimension too large"))?;
+    let valid = match step {
+        0 => false,
+        s if s > 0 => (0..=n).contains(&start) && (0..=n).contains(&stop),
+        _ => (-1..n).contains(&start) && (-1..n).contains(&stop),
+    };
+    if !valid {
+        return Err(Error::new(format!(
+            "slice {start}:{stop}:{step} is not normalised for a dimension of size {n} (as slice.indices gives)"
+        )));
+    }
+    let len = if step > 0 && stop > start {
+        (stop - start - 1) / step + 1
+    } else if step < 0 && start > stop {
+        (start - stop - 1) / (-step) + 1
+    } else {
+        0
+    };
+    Ok(len as usize)
+}
+
+/// The shape of a slice; sliced dims must be static (a symbolic dim only with the whole range,
+/// which cannot be written, so symbolic dims are rejected).
+pub fn slice(shape: &[Dim], start: &[i64], stop: &[i64], step: &[i64]) -> Result<Vec<Dim>> {
+    if start.len() != shape.len() || stop.len() != shape.len() || step.len() != shape.len() {
+        return Err(Error::new(format!(
+            "slice needs one start, stop and step per axis ({} axes)",
+            shape.len()
+        )));
+    }
+    shape
+        .iter()
+        .enumerate()
+        .map(|(i, d)| match d {
+            Dim::Static(n) => slice_len(*n, start[i], stop[i], step[i]).map(Dim::Static),
+            Dim::Sym(s) => Err(Error::new(format!(
+                "slice of the symbolic dim {s} (axis {i}) is not supported"
+            ))),
+        })
+        .collect()
+}
+
+/// The shape of `np.matmul(a, b)`, 1-D operands promoted and squeezed as NumPy does.
+pub fn matmul(a: &[Dim], b: &[Dim]) -> Result<Vec<Dim>> {
+    if a.is_empty() || b.is_empty() {
+        return Err(Error::new(
+            "matmul: input operand does not have enough dimensions (0-d operands are not allowed)",
+        ));
+    }
+    let (a_vec, b_vec) = (a.len() == 1, b.len() == 1);
+    let a2: Vec<Dim> = if a_vec {
+        vec![Dim::Static(1), a[0].clone()]
+    } else {
+        a.to_vec()
+    };
+    let b2: Vec<Dim> = if b_vec {
+        vec![b[0].clone(), Dim::Static(1)]
+    } else {
+        b.to_vec()
+    };
+    let (m, k) = (&a2[a2.len() - 2], &a2[a2.len() - 1]);
+    let (k2, n) = (&b2[b2.len() - 2], &b2[b2.len() - 1]);
+    if k != k2 {
+        return Err(Error::new(format!(
+            "matmul: core dimension mismatch between shapes {} and {} ({k} != {k2})",
+            show(a),
+            show(b)
+        )));
+    }
+    let mut out = broadcast(&[&a2[..a2.len() - 2], &b2[..b2.len() - 2]])?;
+    if !a_vec {
+        out.push(m.clone());
+    }
+    if !b_vec {
+        out.push(n.clone());
+    }
+    Ok(out)
+}
+
+/// The shape of `np.concatenate(xs, axis)`: the joined axis must be static in every operand.
+pub fn concatenate(shapes: &[&[Dim]], axis: usize) -> Result<Vec<Dim>> {
+    let first = shapes
+        .first()
+        .ok_or_else(|| Error::new("concatenate needs at least one operand"))?;
+    if first.is_empty() {
+        return Err(Error::new("zero-dimensional arrays cannot be concatenated"));
+    }
+    if axis >= first.len() {
+        return Err(Error::new(format!(
+            "axis {axis} is out of bounds for {} dimension(s)",
+            first.len()
+        )));
+    }
+    let mut total = 0usize;
+    for (i, shape) in shapes.iter().enumerate() {
+        if shape.len() != first.len() {
+            return Err(Error::new(format!(
+                "all the input arrays must have same number of dimensions, but operand 0 has {} and operand {i} has {}",
+                first.len(),
+                shape.len()
+            )));
+        }
+        for (j, (d, f)) in shape.iter().zip(first.iter()).enumerate() {
+            if j != axis && d != f {
+                return Err(Error::new(format!(
+                    "all the input array dimensions except for the concatenation axis must match exactly, but along dimension {j}, operand 0 has size {f} and operand {i} has size {d}"
+                )));
+            }
+        }
+        match &shape[axis] {
+            Dim::Static(n) => total += n,
+            Dim::Sym(s) => {
+                return Err(Error::new(format!(
+                    "concatenate along the symbolic dim {s} is not supported"
+                )))
+            }
+        }
+    }
+    let mut out = first.to_vec();
+    out[axis] = Dim::Static(total);
+    Ok(out)
+}

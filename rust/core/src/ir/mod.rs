@@ -1,0 +1,17 @@
+//! The IR: dtypes, types, ops, graphs, and the text form (`parse`, `print`).
+
+mod attr;
+mod dtype;
+mod graph;
+mod op;
+mod parser;
+mod printer;
+mod types;
+
+pub use attr::{AttrError, AttrValue};
+pub use dtype::{DType, Kind};
+pub use graph::{Graph, Node, ValueId};
+pub use op::{ArgReduceKind, Arity, BinaryOp, Op, OpClass, ReduceKind, UnaryOp};
+pub use parser::{parse, VERSION};
+pub use printer::print;
+pub use types::{format_float, Dim, Scalar, Type};

@@ -1,0 +1,482 @@
+//! The ops of the IR: one enum, attributes as typed fields, and the per-op tables (text name,
+//! arity, attribute schema, class) as exhaustive matches.
+
+use super::{AttrValue, DType, Dim, Scalar};
+
+/// Elementwise ops of one operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum UnaryOp {
+    Neg,
+    Positive,
+    Abs,
+    Sign,
+    Square,
+    Reciprocal,
+    Sqrt,
+    Cbrt,
+    Exp,
+    Exp2,
+    Expm1,
+    Log,
+    Log2,
+    Log10,
+    Log1p,
+    Sin,
+    Cos,
+    Tan,
+    Arcsin,
+    Arccos,
+    Arctan,
+    Sinh,
+    Cosh,
+    Tanh,
+    Arcsinh,
+    Arccosh,
+    Arctanh,
+    Floor,
+    Ceil,
+    Trunc,
+    Rint,
+    LogicalNot,
+    BitwiseNot,
+    Isnan,
+    Isinf,
+    Isfinite,
+    Signbit,
+}
+
+/// Elementwise ops of two broadcast operands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Floordiv,
+    Mod,
+    Pow,
+    Maximum,
+    Minimum,
+    Fmax,
+    Fmin,
+    Arctan2,
+    Hypot,
+    Copysign,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    LogicalAnd,
+    LogicalOr,
+    LogicalXor,
+    BitwiseAnd,
+    BitwiseOr,
+    BitwiseXor,
+    LeftShift,
+    RightShift,
+}
+
+/// Reductions over a set of axes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum ReduceKind {
+    Sum,
+    Prod,
+    Max,
+    Min,
+    Mean,
+    Any,
+    All,
+}
+
+/// Index reductions over one axis or the flattened array.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum ArgReduceKind {
+    Argmax,
+    Argmin,
+}
+
+/// An IR op with its attributes. Creation ops also carry the dtype and shape of their result
+/// (the statement's type in the text), so that inference needs nothing but the op.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// An elementwise op of one operand.
+    Unary(UnaryOp),
+    /// An elementwise op of two operands with broadcasting.
+    Binary(BinaryOp),
+    /// `np.where(c, x, y)`.
+    Where,
+    /// `x.astype(dtype)`.
+    Astype {
+        /// The target dtype.
+        dtype: DType,
+    },
+    /// A 0-d constant.
+    Const {
+        /// The value, exactly as printed.
+        value: Scalar,
+        /// The result dtype.
+        dtype: DType,
+        /// Whether the constant is a Python scalar (NEP 50 weak).
+        weak: bool,
+    },
+    /// `np.full(shape, value, dtype)`.
+    Full {
+        /// The fill value.
+        value: Scalar,
+        /// The result dtype.
+        dtype: DType,
+        /// The result shape.
+        shape: Vec<Dim>,
+    },
+    /// `start + i*step` for `i` in `0..len`.
+    Arange {
+        /// The first element.
+        start: Scalar,
+        /// The increment.
+        step: Scalar,
+        /// The result dtype.
+        dtype: DType,
+        /// The length.
+        len: Dim,
+    },
+    /// `np.eye(n, m, k)`.
+    Eye {
+        /// The diagonal offset.
+        k: i64,
+        /// The result dtype.
+        dtype: DType,
+        /// Rows.
+        n: Dim,
+        /// Columns.
+        m: Dim,
+    },
+    /// `sum prod max min mean any all`.
+    Reduce {
+        /// Which reduction.
+        kind: ReduceKind,
+        /// Sorted, distinct, non-negative axes; `None` reduces all of them.
+        axes: Option<Vec<usize>>,
+        /// Keep reduced axes as size 1.
+        keepdims: bool,
+    },
+    /// `argmax argmin`.
+    ArgReduce {
+        /// Which reduction.
+        kind: ArgReduceKind,
+        /// The axis, or `None` for the flattened array.
+        axis: Option<usize>,
+        /// Keep the reduced axis as size 1.
+        keepdims: bool,
+    },
+    /// `x.reshape(shape)` (no -1).
+    Reshape {
+        /// The target shape.
+        shape: Vec<Dim>,
+    },
+    /// `np.transpose(x, perm)`.
+    Transpose {
+        /// A permutation of the axes.
+        perm: Vec<usize>,
+    },
+    /// `np.broadcast_to(x, shape)`.
+    BroadcastTo {
+        /// The target shape.
+        shape: Vec<Dim>,
+    },
+    /// `np.expand_dims(x, axes)`: new axes at those (sorted) positions of the result.
+    ExpandDims {
+        /// Positions in the result.
+        axes: Vec<usize>,
+    },
+    /// `np.squeeze(x, axes)`.
+    Squeeze {
+        /// Size-1 axes to remove (sorted).
+        axes: Vec<usize>,
+    },
+    /// `x[start0:stop0:step0, ...]`, normalised as `slice.indices` gives.
+    Slice {
+        /// Per-axis start.
+        start: Vec<i64>,
+        /// Per-axis stop (-1 for a negative step reaching the front).
+        stop: Vec<i64>,
+        /// Per-axis step, non-zero.
+        step: Vec<i64>,
+    },
+    /// `np.flip(x, axes)`.
+    Flip {
+        /// The axes to reverse.
+        axes: Vec<usize>,
+    },
+    /// `np.concatenate(xs, axis)`.
+    Concatenate {
+        /// The joining axis (non-negative).
+        axis: usize,
+    },
+    /// `np.matmul(x, y)`.
+    Matmul,
+    /// A fresh contiguous copy.
+    Copy,
+}
+
+/// The broad class of an op, which decides how passes and back ends treat it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OpClass {
+    /// Elementwise, one operand (unary ops, `astype`, `copy`).
+    Unary,
+    /// Elementwise, two broadcast operands.
+    Binary,
+    /// Elementwise, three broadcast operands (`where`).
+    Ternary,
+    /// No operands: `const full arange eye`.
+    Creation,
+    /// Reductions, including `argmax`/`argmin`.
+    Reduction,
+    /// Views of the operand's data: `reshape transpose broadcast_to expand_dims squeeze slice flip`.
+    View,
+    /// `concatenate`.
+    Concatenate,
+    /// `matmul`.
+    Matmul,
+}
+
+/// How many operands an op takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arity {
+    /// Exactly this many.
+    Exactly(usize),
+    /// This many or more.
+    AtLeast(usize),
+}
+
+impl Arity {
+    /// Whether `n` operands are allowed.
+    pub fn allows(self, n: usize) -> bool {
+        match self {
+            Arity::Exactly(k) => n == k,
+            Arity::AtLeast(k) => n >= k,
+        }
+    }
+}
+
+macro_rules! name_table {
+    ($ty:ident { $($variant:ident => $name:literal,)* }) => {
+        impl $ty {
+            /// Every variant.
+            pub const ALL: &'static [$ty] = &[$($ty::$variant,)*];
+
+            /// The IR text name.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($ty::$variant => $name,)*
+                }
+            }
+
+            /// The variant of an IR text name.
+            pub fn from_name(name: &str) -> Option<$ty> {
+                match name {
+                    $($name => Some($ty::$variant),)*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+name_table!(UnaryOp {
+    Neg => "neg", Positive => "positive", Abs => "abs", Sign => "sign", Square => "square",
+    Reciprocal => "reciprocal", Sqrt => "sqrt", Cbrt => "cbrt", Exp => "exp", Exp2 => "exp2",
+    Expm1 => "expm1", Log => "log", Log2 => "log2", Log10 => "log10", Log1p => "log1p",
+    Sin => "sin", Cos => "cos", Tan => "tan", Arcsin => "arcsin", Arccos => "arccos",
+    Arctan => "arctan", Sinh => "sinh", Cosh => "cosh", Tanh => "tanh", Arcsinh => "arcsinh",
+    Arccosh => "arccosh", Arctanh => "arctanh", Floor => "floor", Ceil => "ceil",
+    Trunc => "trunc", Rint => "rint", LogicalNot => "logical_not", BitwiseNot => "bitwise_not",
+    Isnan => "isnan", Isinf => "isinf", Isfinite => "isfinite", Signbit => "signbit",
+});
+
+name_table!(BinaryOp {
+    Add => "add", Sub => "sub", Mul => "mul", Div => "div", Floordiv => "floordiv",
+    Mod => "mod", Pow => "pow", Maximum => "maximum", Minimum => "minimum", Fmax => "fmax",
+    Fmin => "fmin", Arctan2 => "arctan2", Hypot => "hypot", Copysign => "copysign",
+    Eq => "eq", Ne => "ne", Lt => "lt", Le => "le", Gt => "gt", Ge => "ge",
+    LogicalAnd => "logical_and", LogicalOr => "logical_or", LogicalXor => "logical_xor",
+    BitwiseAnd => "bitwise_and", BitwiseOr => "bitwise_or", BitwiseXor => "bitwise_xor",
+    LeftShift => "left_shift", RightShift => "right_shift",
+});
+
+name_table!(ReduceKind {
+    Sum => "sum", Prod => "prod", Max => "max", Min => "min", Mean => "mean", Any => "any",
+    All => "all",
+});
+
+name_table!(ArgReduceKind { Argmax => "argmax", Argmin => "argmin", });
+
+/// The text names of the ops that are not unary, binary or reductions.
+const OTHER_OPS: [&str; 16] = [
+    "where",
+    "astype",
+    "const",
+    "full",
+    "arange",
+    "eye",
+    "reshape",
+    "transpose",
+    "broadcast_to",
+    "expand_dims",
+    "squeeze",
+    "slice",
+    "flip",
+    "concatenate",
+    "matmul",
+    "copy",
+];
+
+impl Op {
+    /// The IR text name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Op::Unary(u) => u.name(),
+            Op::Binary(b) => b.name(),
+            Op::Where => "where",
+            Op::Astype { .. } => "astype",
+            Op::Const { .. } => "const",
+            Op::Full { .. } => "full",
+            Op::Arange { .. } => "arange",
+            Op::Eye { .. } => "eye",
+            Op::Reduce { kind, .. } => kind.name(),
+            Op::ArgReduce { kind, .. } => kind.name(),
+            Op::Reshape { .. } => "reshape",
+            Op::Transpose { .. } => "transpose",
+            Op::BroadcastTo { .. } => "broadcast_to",
+            Op::ExpandDims { .. } => "expand_dims",
+            Op::Squeeze { .. } => "squeeze",
+            Op::Slice { .. } => "slice",
+            Op::Flip { .. } => "flip",
+            Op::Concatenate { .. } => "concatenate",
+            Op::Matmul => "matmul",
+            Op::Copy => "copy",
+        }
+    }
+
+    /// Every op text name of the IR.
+    pub fn all_names() -> Vec<&'static str> {
+        let mut names: Vec<&'static str> = UnaryOp::ALL.iter().map(|u| u.name()).collect();
+        names.extend(BinaryOp::ALL.iter().map(|b| b.name()));
+        names.extend(ReduceKind::ALL.iter().map(|r| r.name()));
+        names.extend(ArgReduceKind::ALL.iter().map(|r| r.name()));
+        names.extend(OTHER_OPS);
+        names
+    }
+
+    /// Whether `name` is an op of the IR.
+    pub fn is_op_name(name: &str) -> bool {
+        UnaryOp::from_name(name).is_some()
+            || BinaryOp::from_name(name).is_some()
+            || ReduceKind::from_name(name).is_some()
+            || ArgReduceKind::from_name(name).is_some()
+            || OTHER_OPS.contains(&name)
+    }
+
+    /// The class of the op.
+    pub fn class(&self) -> OpClass {
+        match self {
+            Op::Unary(_) | Op::Astype { .. } | Op::Copy => OpClass::Unary,
+            Op::Binary(_) => OpClass::Binary,
+            Op::Where => OpClass::Ternary,
+            Op::Const { .. } | Op::Full { .. } | Op::Arange { .. } | Op::Eye { .. } => {
+                OpClass::Creation
+            }
+            Op::Reduce { .. } | Op::ArgReduce { .. } => OpClass::Reduction,
+            Op::Reshape { .. }
+            | Op::Transpose { .. }
+            | Op::BroadcastTo { .. }
+            | Op::ExpandDims { .. }
+            | Op::Squeeze { .. }
+            | Op::Slice { .. }
+            | Op::Flip { .. } => OpClass::View,
+            Op::Concatenate { .. } => OpClass::Concatenate,
+            Op::Matmul => OpClass::Matmul,
+        }
+    }
+
+    /// How many operands the op takes.
+    pub fn arity(&self) -> Arity {
+        match self.class() {
+            OpClass::Creation => Arity::Exactly(0),
+            OpClass::Unary | OpClass::Reduction | OpClass::View => Arity::Exactly(1),
+            OpClass::Binary | OpClass::Matmul => Arity::Exactly(2),
+            OpClass::Ternary => Arity::Exactly(3),
+            OpClass::Concatenate => Arity::AtLeast(1),
+        }
+    }
+
+    /// The attribute names of an op text name, in print order (`None` for an unknown op).
+    pub fn attr_names(name: &str) -> Option<&'static [&'static str]> {
+        if ReduceKind::from_name(name).is_some() || ArgReduceKind::from_name(name).is_some() {
+            return Some(&["axis", "keepdims"]);
+        }
+        if UnaryOp::from_name(name).is_some() || BinaryOp::from_name(name).is_some() {
+            return Some(&[]);
+        }
+        Some(match name {
+            "where" | "matmul" | "copy" => &[],
+            "astype" => &["dtype"],
+            "const" | "full" => &["value"],
+            "arange" => &["start", "step"],
+            "eye" => &["k"],
+            "reshape" | "broadcast_to" => &["shape"],
+            "transpose" => &["perm"],
+            "expand_dims" | "squeeze" | "flip" | "concatenate" => &["axis"],
+            "slice" => &["start", "stop", "step"],
+            _ => return None,
+        })
+    }
+
+    /// The attributes in print order, as generic values.
+    pub fn attrs(&self) -> Vec<(&'static str, AttrValue)> {
+        let ints =
+            |v: &[usize]| AttrValue::List(v.iter().map(|&i| AttrValue::Int(i as i128)).collect());
+        let i64s =
+            |v: &[i64]| AttrValue::List(v.iter().map(|&i| AttrValue::Int(i128::from(i))).collect());
+        let dims = |v: &[Dim]| AttrValue::List(v.iter().map(AttrValue::from_dim).collect());
+        match self {
+            Op::Unary(_) | Op::Binary(_) | Op::Where | Op::Matmul | Op::Copy => vec![],
+            Op::Astype { dtype } => vec![("dtype", AttrValue::DType(*dtype))],
+            Op::Const { value, .. } | Op::Full { value, .. } => {
+                vec![("value", AttrValue::from(*value))]
+            }
+            Op::Arange { start, step, .. } => vec![
+                ("start", AttrValue::from(*start)),
+                ("step", AttrValue::from(*step)),
+            ],
+            Op::Eye { k, .. } => vec![("k", AttrValue::Int(i128::from(*k)))],
+            Op::Reduce { axes, keepdims, .. } => vec![
+                ("axis", axes.as_ref().map_or(AttrValue::None, |a| ints(a))),
+                ("keepdims", AttrValue::Bool(*keepdims)),
+            ],
+            Op::ArgReduce { axis, keepdims, .. } => vec![
+                (
+                    "axis",
+                    axis.map_or(AttrValue::None, |a| AttrValue::Int(a as i128)),
+                ),
+                ("keepdims", AttrValue::Bool(*keepdims)),
+            ],
+            Op::Reshape { shape } | Op::BroadcastTo { shape } => vec![("shape", dims(shape))],
+            Op::Transpose { perm } => vec![("perm", ints(perm))],
+            Op::ExpandDims { axes } | Op::Squeeze { axes } | Op::Flip { axes } => {
+                vec![("axis", ints(axes))]
+            }
+            Op::Slice { start, stop, step } => vec![
+                ("start", i64s(start)),
+                ("stop", i64s(stop)),
+                ("step", i64s(step)),
+            ],
+            Op::Concatenate { axis } => vec![("axis", AttrValue::Int(*axis as i128))],
+        }
+    }
+}
