@@ -1,0 +1,134 @@
+"""The eager backend: run a graph node by node with NumPy. The reference every test compares
+against, so each op calls the NumPy function it means, with NumPy's own evaluation order."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ember.errors import BackendError
+from ember.graph import OPS, Graph, Node, Value
+from ember.graph.dtypes import weak_python_type
+
+Array = Any  # an ndarray, a NumPy scalar, or a Python scalar for weak values
+
+
+def _slice(x: Array, start: list[int], stop: list[int], step: list[int]) -> Array:
+    # A stop of -1 with a negative step means "through the front", which Python spells None.
+    index = tuple(slice(a, None if b < 0 else b, s) for a, b, s in zip(start, stop, step,
+                                                                    strict=True))
+    return np.asarray(x)[index]
+
+
+def _arange(dtype: np.dtype, shape: tuple[int, ...], start: float, step: float) -> Array:
+    # np.arange fills `start + i*delta` in the result dtype; a stop half a step past the last
+    # element gives exactly the recorded length.
+    (n,) = shape
+    stop = start + n * step if isinstance(start + step, int) else start + (n - 0.5) * step
+    out = np.arange(start, stop, step, dtype=dtype)
+    if out.shape != shape:
+        raise BackendError(f"arange({start}, step={step}) gave {out.shape[0]} elements, not {n}")
+    return out
+
+
+# How each non-ufunc op runs; elementwise and reduction ops call the OpDef's NumPy function.
+_RUNNERS: dict[str, Callable[..., Array]] = {
+    "where": lambda node, c, x, y: np.where(c, x, y),
+    "astype": lambda node, x: np.asarray(x).astype(node.attrs["dtype"]),
+    "const": lambda node: node.attrs["value"],
+    "full": lambda node: np.full(node.out.shape, node.attrs["value"], node.out.dtype),
+    "arange": lambda node: _arange(node.out.dtype, node.out.shape, node.attrs["start"],
+                                   node.attrs["step"]),
+    "eye": lambda node: np.eye(*node.out.shape, k=node.attrs["k"], dtype=node.out.dtype),
+    "argmax": lambda node, x: np.argmax(x, axis=node.attrs["axis"],
+                                        keepdims=node.attrs["keepdims"]),
+    "argmin": lambda node, x: np.argmin(x, axis=node.attrs["axis"],
+                                        keepdims=node.attrs["keepdims"]),
+    "reshape": lambda node, x: np.reshape(x, node.attrs["shape"]),
+    "transpose": lambda node, x: np.transpose(x, node.attrs["perm"]),
+    "broadcast_to": lambda node, x: np.broadcast_to(x, node.attrs["shape"]),
+    "expand_dims": lambda node, x: np.expand_dims(x, tuple(node.attrs["axis"])),
+    "squeeze": lambda node, x: np.squeeze(x, tuple(node.attrs["axis"])),
+    "slice": lambda node, x: _slice(x, node.attrs["start"], node.attrs["stop"],
+                                    node.attrs["step"]),
+    "flip": lambda node, x: np.flip(x, tuple(node.attrs["axis"])),
+    "concatenate": lambda node, *xs: np.concatenate(xs, axis=node.attrs["axis"]),
+    "matmul": lambda node, x, y: np.matmul(x, y),
+    "copy": lambda node, x: np.array(x, copy=True),
+}
+
+
+def _reduce(node: Node, x: Array) -> Array:
+    axis = node.attrs["axis"]
+    fn = OPS[node.op].numpy
+    assert fn is not None
+    return fn(x, axis=None if axis is None else tuple(axis), keepdims=node.attrs["keepdims"])
+
+
+def run_node(node: Node, args: Sequence[Array]) -> Array:
+    """One node's result: a Python scalar for weak values, else an array or NumPy scalar."""
+    opdef = OPS[node.op]
+    if node.op in _RUNNERS:
+        result = _RUNNERS[node.op](node, *args)
+    elif opdef.kind == "reduction":
+        result = _reduce(node, *args)
+    else:
+        assert opdef.numpy is not None, node.op
+        result = opdef.numpy(*args)
+    out = node.out
+    if out.weak:
+        return weak_python_type(out.dtype)(np.asarray(result).item())
+    if node.op == "const":
+        return out.dtype.type(result)
+    got = np.asarray(result)
+    if got.dtype != out.dtype or (out.size is not None and got.shape != out.shape):
+        raise BackendError(
+            f"eager: {node.op} gave {got.dtype}{list(got.shape)}, the graph says {out.type_str}"
+        )
+    return result
+
+
+def _input(value: Value, arg: Any) -> Array:
+    if value.weak:
+        return weak_python_type(value.dtype)(np.asarray(arg).item())
+    arr = np.asarray(arg)
+    if arr.dtype != value.dtype or arr.ndim != value.ndim:
+        raise BackendError(f"eager: input {arr.dtype}{list(arr.shape)} where the graph takes "
+                           f"{value.type_str}")
+    return arr
+
+
+def run(graph: Graph, *args: Any) -> tuple[np.ndarray, ...]:
+    """Evaluate the graph; every output comes back as an ndarray (0-d ones included)."""
+    if len(args) != len(graph.inputs):
+        raise TypeError(f"graph {graph.name} takes {len(graph.inputs)} inputs, got {len(args)}")
+    env: dict[int, Array] = {v.id: _input(v, a) for v, a in zip(graph.inputs, args, strict=True)}
+    for node in graph.nodes:
+        env[node.out.id] = run_node(node, [env[v.id] for v in node.inputs])
+    return tuple(np.asarray(env[v.id]) for v in graph.outputs)
+
+
+def compile(graph: Graph, example_inputs: Sequence[Any]) -> Callable[..., tuple[np.ndarray, ...]]:
+    """The backend entry point: `compile(graph, example_inputs)(*arrays) -> tuple of arrays`."""
+    del example_inputs  # eager evaluation needs nothing from them
+
+    def compiled(*args: Any) -> tuple[np.ndarray, ...]:
+        return run(graph, *args)
+
+    return compiled
+
+
+def as_python_results(values: Sequence[Value], arrays: Sequence[np.ndarray]) -> tuple[Any, ...]:
+    """What the user's code sees: outputs flagged `scalar` become NumPy scalars (`out[()]`),
+    weak ones Python scalars, the rest stay arrays."""
+    results: list[Any] = []
+    for value, arr in zip(values, arrays, strict=True):
+        if value.weak:
+            results.append(weak_python_type(value.dtype)(np.asarray(arr).item()))
+        elif value.scalar:
+            results.append(np.asarray(arr)[()])
+        else:
+            results.append(arr)
+    return tuple(results)

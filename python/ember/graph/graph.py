@@ -1,0 +1,134 @@
+"""A graph of array operations in SSA form, built op by op as capture runs."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ember.errors import Unsupported
+from ember.graph.dtypes import WEAK_DTYPES, as_dtype, check_supported, python_value
+from ember.graph.ops import OPS, check_attr
+from ember.graph.printer import to_ir
+from ember.graph.shapes import Shape
+from ember.graph.value import Node, Value
+
+_NAME = re.compile(r"[a-z_][a-z0-9_]*")
+_INT64 = np.iinfo(np.int64)
+
+
+class Graph:
+    """Inputs, nodes (each defining one Value) and outputs. `op` infers every result's type as
+    NumPy would and raises NumPy's exception where NumPy itself would raise."""
+
+    def __init__(self, name: str = "graph") -> None:
+        self.name = _ir_name(name)
+        self.inputs: list[Value] = []
+        self.outputs: list[Value] = []
+        self.nodes: list[Node] = []
+        self._next_id = 0
+
+    def _value(self, dtype: np.dtype, shape: Shape, weak: bool, scalar: bool) -> Value:
+        value = Value(self, self._next_id, dtype, shape, weak, scalar)
+        self._next_id += 1
+        return value
+
+    def add_input(self, dtype: Any, shape: Sequence[int | str], *, weak: bool = False,
+                  scalar: bool = False) -> Value:
+        dt = check_supported(np.dtype(dtype), "an input")
+        shape = tuple(d if isinstance(d, str) else int(d) for d in shape)
+        if weak and (shape or dt not in WEAK_DTYPES.values()):
+            raise ValueError(f"a weak input is a 0-d bool, i64 or f64, not {dt}{list(shape)}")
+        value = self._value(dt, shape, weak, scalar and not weak)
+        self.inputs.append(value)
+        return value
+
+    def op(self, name: str, inputs: Sequence[Value], *, scalar: bool | None = None,
+           weak: bool | None = None, **attrs: Any) -> Value:
+        """Append `name(*inputs, **attrs)` and return its result. `scalar` and `weak` override
+        the inferred flags (a 0-d result NumPy returns as a scalar; a Python-scalar result)."""
+        opdef = OPS.get(name)
+        if opdef is None:
+            raise Unsupported(f"ember IR has no op {name!r}")
+        inputs = tuple(inputs)
+        if opdef.arity is None and not inputs or opdef.arity not in (None, len(inputs)):
+            raise TypeError(f"{name} takes {opdef.arity or 'one or more'} operands, "
+                            f"got {len(inputs)}")
+        for v in inputs:
+            if not isinstance(v, Value) or v.graph is not self:
+                raise TypeError(f"{name}: operand {v!r} is not a value of this graph")
+        schema = dict(opdef.attrs)
+        unknown = set(attrs) - set(schema) - set(opdef.type_params)
+        missing = set(schema) - set(attrs)
+        if unknown or missing:
+            raise TypeError(f"{name}: unknown attributes {sorted(unknown)}, "
+                            f"missing {sorted(missing)}")
+        checked = {a: check_attr(name, a, schema[a], attrs[a]) for a in schema}
+        checked.update({p: attrs[p] for p in opdef.type_params if p in attrs})
+        result = opdef.rule(name, opdef.numpy, inputs, checked)
+        ordered = {a: checked[a] for a in schema}
+        out_weak = result.weak if weak is None else weak
+        out_scalar = result.scalar if scalar is None else scalar
+        if out_weak and (result.shape or result.dtype not in WEAK_DTYPES.values()):
+            raise ValueError(f"{name}: a weak result must be 0-d bool, i64 or f64")
+        out = self._value(result.dtype, result.shape, out_weak, out_scalar and not out_weak)
+        self.nodes.append(Node(name, inputs, ordered, out))
+        return out
+
+    def const(self, value: bool | float | np.generic, dtype: Any = None, *,
+              weak: bool = True) -> Value:
+        """A 0-d constant. A Python scalar is weak unless `weak=False`; a NumPy scalar is
+        always strong, of its own dtype unless `dtype` says otherwise."""
+        if isinstance(value, np.generic):
+            weak = False
+            dtype = value.dtype if dtype is None else dtype
+            value = value.item()
+        if not isinstance(value, (bool, int, float)):
+            raise Unsupported(f"constant {value!r} of type {type(value).__name__}")
+        if weak:
+            dt = WEAK_DTYPES[type(value)]
+            if dtype is not None and np.dtype(dtype) != dt:
+                raise ValueError(f"a weak {type(value).__name__} constant has dtype {dt}")
+            if isinstance(value, int) and not isinstance(value, bool) and not (
+                _INT64.min <= value <= _INT64.max
+            ):
+                raise Unsupported(f"Python int {value} does not fit in int64")
+        else:
+            dt = as_dtype(WEAK_DTYPES[type(value)] if dtype is None else dtype, "a constant")
+        return self.op("const", [], value=python_value(value, dt), dtype=dt, weak=weak)
+
+    def full(self, shape: Sequence[int], value: bool | float, dtype: Any) -> Value:
+        dt = as_dtype(dtype, "np.full")
+        return self.op("full", [], value=python_value(value, dt), shape=tuple(shape), dtype=dt)
+
+    def arange(self, start: float, step: float, length: int, dtype: Any) -> Value:
+        return self.op("arange", [], start=start, step=step, shape=(length,),
+                       dtype=as_dtype(dtype, "np.arange"))
+
+    def eye(self, n: int, m: int, k: int, dtype: Any) -> Value:
+        return self.op("eye", [], k=k, shape=(n, m), dtype=as_dtype(dtype, "np.eye"))
+
+    def set_outputs(self, values: Sequence[Value]) -> None:
+        for v in values:
+            if not isinstance(v, Value) or v.graph is not self:
+                raise TypeError(f"output {v!r} is not a value of this graph")
+        self.outputs = list(values)
+
+    def to_ir(self) -> str:
+        return to_ir(self)
+
+    def __str__(self) -> str:
+        return to_ir(self)
+
+    def __repr__(self) -> str:
+        return f"<Graph @{self.name}: {len(self.inputs)} inputs, {len(self.nodes)} nodes>"
+
+
+def _ir_name(name: str) -> str:
+    """A function name the IR grammar accepts ([a-z_][a-z0-9_]*), made from any Python name."""
+    cleaned = re.sub(r"[^a-z0-9_]", "_", name.lower()) or "graph"
+    if not _NAME.fullmatch(cleaned):
+        cleaned = "_" + cleaned
+    return cleaned

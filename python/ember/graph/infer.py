@@ -1,0 +1,301 @@
+"""Type inference rules: the dtype, shape, weakness and scalar-ness of an op's result.
+
+Result dtypes are asked of NumPy itself (the ufunc or function evaluated on empty stand-ins),
+so promotion follows NumPy 2 and NEP 50 exactly, including the errors NumPy raises for dtype
+combinations it has no loop for. Shapes are computed here, symbolic dims included.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ember.errors import Unsupported
+from ember.graph.dtypes import check_supported, representative
+from ember.graph.shapes import Shape, Size, broadcast_shapes, format_shape, normalize_axes
+from ember.graph.value import Value
+
+
+class Inferred(NamedTuple):
+    dtype: np.dtype
+    shape: Shape
+    weak: bool = False
+    scalar: bool = False
+
+
+Rule = Callable[[str, Callable[..., Any] | None, Sequence[Value], dict[str, Any]], Inferred]
+
+
+@functools.lru_cache(maxsize=4096)
+def _numpy_dtype(fn: Callable[..., Any], what: str, operands: tuple[tuple[np.dtype, bool], ...],
+                 kwargs: tuple[tuple[str, Any], ...] = ()) -> np.dtype:
+    args = [representative(dt, weak) for dt, weak in operands]
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = fn(*args, **dict(kwargs))
+    return check_supported(np.asarray(result).dtype, what)
+
+
+def numpy_dtype(fn: Callable[..., Any], what: str, inputs: Sequence[Value], **kwargs: Any) -> np.dtype:
+    """The dtype NumPy's `fn` gives for these operands (weak ones as Python scalars)."""
+    key = tuple((v.dtype, v.weak) for v in inputs)
+    return _numpy_dtype(fn, what, key, tuple(sorted(kwargs.items())))
+
+
+def elementwise(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
+                attrs: dict[str, Any]) -> Inferred:
+    """Ufuncs: NumPy's loop dtype, broadcast shape; weak only when every operand is weak; a
+    0-d result is a NumPy scalar, as ufuncs return."""
+    assert fn is not None
+    dtype = numpy_dtype(fn, f"np.{fn.__name__}", inputs)
+    shape = broadcast_shapes(*(v.shape for v in inputs))
+    weak = all(v.weak for v in inputs)
+    return Inferred(dtype, shape, weak, scalar=not shape and not weak)
+
+
+def where(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
+          attrs: dict[str, Any]) -> Inferred:
+    cond, x, y = inputs
+    if cond.dtype != np.bool_:
+        raise TypeError(f"where: condition must be bool, got {cond.dtype}")
+    dtype = numpy_dtype(np.where, "np.where", inputs)
+    return Inferred(dtype, broadcast_shapes(cond.shape, x.shape, y.shape))
+
+
+def astype(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
+           attrs: dict[str, Any]) -> Inferred:
+    (x,) = inputs
+    return Inferred(attrs["dtype"], x.shape, scalar=x.scalar)
+
+
+def copy(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
+         attrs: dict[str, Any]) -> Inferred:
+    (x,) = inputs
+    return Inferred(x.dtype, x.shape)
+
+
+def _reduced_shape(x: Value, axes: tuple[int, ...] | None, keepdims: bool) -> Shape:
+    reduced = range(x.ndim) if axes is None else axes
+    if keepdims:
+        return tuple(1 if i in reduced else d for i, d in enumerate(x.shape))
+    return tuple(d for i, d in enumerate(x.shape) if i not in reduced)
+
+
+_UFUNC_NAMES = {"sum": "add", "prod": "multiply", "max": "maximum", "min": "minimum",
+                "any": "logical_or", "all": "logical_and"}
+
+
+@functools.lru_cache(maxsize=1024)
+def _reduction_dtype(fn: Callable[..., Any], name: str, dtype: np.dtype) -> np.dtype:
+    with np.errstate(all="ignore"):
+        result = fn(np.zeros((1,), dtype))
+    return check_supported(np.asarray(result).dtype, f"np.{name}")
+
+
+def reduction(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
+              attrs: dict[str, Any]) -> Inferred:
+    """sum prod max min mean any all: NumPy's result dtype (sum of small ints is i64, mean of
+    ints f64), the reduced shape; a 0-d result is a NumPy scalar."""
+    assert fn is not None
+    (x,) = inputs
+    axes = normalize_axes(attrs["axis"], x.ndim)
+    attrs["axis"] = None if axes is None else list(axes)
+    reduced = range(x.ndim) if axes is None else axes
+    if name in ("max", "min") and any(x.shape[i] == 0 for i in reduced):
+        raise ValueError(
+            f"zero-size array to reduction operation {_UFUNC_NAMES[name]} which has no identity"
+        )
+    dtype = _reduction_dtype(fn, name, x.dtype)
+    shape = _reduced_shape(x, axes, attrs["keepdims"])
+    return Inferred(dtype, shape, scalar=not shape)
+
+
+def arg_reduction(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
+                  attrs: dict[str, Any]) -> Inferred:
+    (x,) = inputs
+    axes = normalize_axes(attrs["axis"], x.ndim)
+    attrs["axis"] = axis = None if axes is None else axes[0]
+    reduced = range(x.ndim) if axes is None else axes
+    if any(x.shape[i] == 0 for i in reduced) or (axis is None and x.size == 0):
+        raise ValueError(f"attempt to get {name} of an empty sequence")
+    shape = _reduced_shape(x, axes, attrs["keepdims"])
+    return Inferred(np.dtype(np.int64), shape, scalar=not shape)
+
+
+def reshape(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
+            attrs: dict[str, Any]) -> Inferred:
+    (x,) = inputs
+    shape = tuple(attrs["shape"])
+    if Size(shape) != Size(x.shape):
+        if x.size is None or Size(shape).static is None:
+            raise Unsupported(f"reshape of {format_shape(x.shape)} into {format_shape(shape)}")
+        raise ValueError(f"cannot reshape array of size {x.size} into shape {format_shape(shape)}")
+    return Inferred(x.dtype, shape)
+
+
+def transpose(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
+              attrs: dict[str, Any]) -> Inferred:
+    (x,) = inputs
+    perm = attrs["perm"]
+    if len(perm) != x.ndim:
+        raise ValueError("axes don't match array")
+    perm = [a % x.ndim if -x.ndim <= a < x.ndim else a for a in perm]
+    normalize_axes(perm, x.ndim)  # range check, AxisError as NumPy raises
+    if len(set(perm)) != len(perm):
+        raise ValueError("repeated axis in transpose")
+    attrs["perm"] = perm
+    return Inferred(x.dtype, tuple(x.shape[a] for a in perm))
+
+
+def broadcast_to(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
+                 attrs: dict[str, Any]) -> Inferred:
+    (x,) = inputs
+    shape = tuple(attrs["shape"])
+    ok = len(shape) >= x.ndim and all(
+        d == 1 or d == t for d, t in zip(x.shape, shape[len(shape) - x.ndim:], strict=True)
+    )
+    if not ok:
+        raise ValueError(
+            "operands could not be broadcast together with remapped shapes [original->remapped]: "
+            f"{format_shape(x.shape).replace(' ', '')}  and requested shape "
+            f"{format_shape(shape).replace(' ', '')}"
+        )
+    return Inferred(x.dtype, shape)
+
+
+def expand_dims(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
+                attrs: dict[str, Any]) -> Inferred:
+    (x,) = inputs
+    ndim = x.ndim + len(attrs["axis"])
+    axes = normalize_axes(attrs["axis"], ndim)
+    assert axes is not None
+    attrs["axis"] = list(axes)
+    rest = iter(x.shape)
+    return Inferred(x.dtype, tuple(1 if i in axes else next(rest) for i in range(ndim)))
+
+
+def squeeze(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
+            attrs: dict[str, Any]) -> Inferred:
+    (x,) = inputs
+    axes = normalize_axes(attrs["axis"], x.ndim)
+    assert axes is not None
+    if any(x.shape[a] != 1 for a in axes):
+        raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
+    attrs["axis"] = list(axes)
+    return Inferred(x.dtype, tuple(d for i, d in enumerate(x.shape) if i not in axes))
+
+
+def slice_(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
+           attrs: dict[str, Any]) -> Inferred:
+    (x,) = inputs
+    start, stop, step = attrs["start"], attrs["stop"], attrs["step"]
+    if not len(start) == len(stop) == len(step) == x.ndim:
+        raise ValueError(f"slice: one start/stop/step per axis needed, array has {x.ndim}")
+    shape: list[int] = []
+    for d, a, b, s in zip(x.shape, start, stop, step, strict=True):
+        if isinstance(d, str):
+            raise Unsupported(f"slicing symbolic dimension {d!r}")
+        if s == 0 or (a, b, s) != slice(a, b if b >= 0 else None, s).indices(d):
+            raise ValueError(f"slice: ({a}, {b}, {s}) is not normalised for size {d}")
+        shape.append(len(range(a, b, s)))
+    return Inferred(x.dtype, tuple(shape))
+
+
+def flip(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
+         attrs: dict[str, Any]) -> Inferred:
+    (x,) = inputs
+    axes = normalize_axes(attrs["axis"], x.ndim)
+    assert axes is not None
+    attrs["axis"] = list(axes)
+    return Inferred(x.dtype, x.shape)
+
+
+def _concatenate(*arrays: np.ndarray) -> np.ndarray:
+    return np.concatenate(arrays)
+
+
+def concatenate(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
+                attrs: dict[str, Any]) -> Inferred:
+    first = inputs[0]
+    if first.ndim == 0:
+        raise ValueError("zero-dimensional arrays cannot be concatenated")
+    axis = normalize_axes(attrs["axis"], first.ndim)[0]  # type: ignore[index]
+    attrs["axis"] = axis
+    total = 0
+    for i, v in enumerate(inputs):
+        if v.ndim != first.ndim:
+            raise ValueError(
+                "all the input arrays must have same number of dimensions, but the array at "
+                f"index 0 has {first.ndim} dimension(s) and the array at index {i} has "
+                f"{v.ndim} dimension(s)"
+            )
+        for d in range(first.ndim):
+            if d != axis and v.shape[d] != first.shape[d]:
+                raise ValueError(
+                    "all the input array dimensions except for the concatenation axis must match "
+                    f"exactly, but along dimension {d}, the array at index 0 has size "
+                    f"{first.shape[d]} and the array at index {i} has size {v.shape[d]}"
+                )
+        if isinstance(v.shape[axis], str):
+            raise Unsupported("concatenating along a symbolic dimension")
+        total += v.shape[axis]  # type: ignore[operator]
+    dtype = _numpy_dtype(_concatenate, "np.concatenate", tuple((v.dtype, False) for v in inputs))
+    shape = list(first.shape)
+    shape[axis] = total
+    return Inferred(dtype, tuple(shape))
+
+
+_SIGNATURE = "(n?,k),(k,m?)->(n?,m?)"
+
+
+def _matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.matmul(a.reshape(0, 0), b.reshape(0, 0))
+
+
+def matmul(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
+           attrs: dict[str, Any]) -> Inferred:
+    """np.matmul: 1-D operands promoted to matrices and the added axis removed again."""
+    x, y = inputs
+    for i, v in enumerate(inputs):
+        if v.ndim == 0:
+            raise ValueError(
+                f"matmul: Input operand {i} does not have enough dimensions (has 0, gufunc core "
+                f"with signature {_SIGNATURE} requires 1)"
+            )
+    xs = (1, *x.shape) if x.ndim == 1 else x.shape
+    ys = (*y.shape, 1) if y.ndim == 1 else y.shape
+    if xs[-1] != ys[-2]:
+        if isinstance(xs[-1], str) or isinstance(ys[-2], str):
+            raise Unsupported(f"matmul of symbolic core dimensions {xs[-1]!r} and {ys[-2]!r}")
+        raise ValueError(
+            f"matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc "
+            f"signature {_SIGNATURE} (size {ys[-2]} is different from {xs[-1]})"
+        )
+    batch = broadcast_shapes(xs[:-2], ys[:-2])
+    shape = batch + ((xs[-2],) if x.ndim > 1 else ()) + ((ys[-1],) if y.ndim > 1 else ())
+    dtype = numpy_dtype(_matmul, "np.matmul", inputs)
+    return Inferred(dtype, shape, scalar=not shape)
+
+
+def const(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
+          attrs: dict[str, Any]) -> Inferred:
+    """A strong NumPy scalar of the given dtype; Graph.const marks Python scalars weak."""
+    return Inferred(attrs.pop("dtype"), (), scalar=True)
+
+
+def creation(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
+             attrs: dict[str, Any]) -> Inferred:
+    """full, arange, eye: the result's shape and dtype are given (they are its IR type)."""
+    shape = tuple(attrs.pop("shape"))
+    dtype = attrs.pop("dtype")
+    if any(isinstance(d, str) for d in shape):
+        raise Unsupported(f"np.{name} with a symbolic shape {format_shape(shape)}")
+    if any(d < 0 for d in shape):
+        raise ValueError("negative dimensions are not allowed")
+    if name == "arange" and len(shape) != 1 or name == "eye" and len(shape) != 2:
+        raise ValueError(f"{name}: wrong number of dimensions {format_shape(shape)}")
+    return Inferred(dtype, shape)

@@ -1,0 +1,65 @@
+"""Print a graph as ember IR text (docs/IR.md), byte for byte as the Rust printer does."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ember.graph.dtypes import ir_name
+from ember.graph.ops import OPS
+
+if TYPE_CHECKING:
+    from ember.graph.graph import Graph
+    from ember.graph.value import Value
+
+IR_VERSION = 1
+
+
+def format_float(x: float) -> str:
+    """Shortest round-trip digits, always with '.' or 'e' (Python's repr does exactly this)."""
+    if math.isnan(x):
+        return "nan"
+    return repr(float(x))
+
+
+def format_attr(value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return format_float(value)
+    if isinstance(value, np.dtype):
+        return ir_name(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(format_attr(v) for v in value) + "]"
+    raise TypeError(f"attribute value {value!r} has no IR form")
+
+
+def to_ir(graph: Graph) -> str:
+    """The graph's IR text: parameters numbered first, then each node in definition order."""
+    number: dict[int, int] = {}
+
+    def name(v: Value) -> str:
+        return f"%{number[v.id]}"
+
+    for v in graph.inputs:
+        number[v.id] = len(number)
+    params = ", ".join(f"{name(v)}: {v.type_str}" for v in graph.inputs)
+    results = ", ".join(v.type_str for v in graph.outputs)
+    lines = [f"ember-ir {IR_VERSION}", f"func @{graph.name}({params}) -> ({results}) {{"]
+    for node in graph.nodes:
+        number[node.out.id] = len(number)
+        operands = ", ".join(name(v) for v in node.inputs)
+        attrs = "".join(
+            f" {attr}={format_attr(node.attrs[attr])}" for attr, _ in OPS[node.op].attrs
+        )
+        lines.append(f"  {name(node.out)} = {node.op}({operands}){attrs} : {node.out.type_str}")
+    ret = ", ".join(name(v) for v in graph.outputs)
+    lines.append("  return" + (f" {ret}" if ret else ""))
+    lines.append("}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,68 @@
+"""SSA values and the nodes that define them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ember.graph.dtypes import ir_name
+from ember.graph.shapes import Shape, static_size
+
+if TYPE_CHECKING:
+    from ember.graph.graph import Graph
+
+
+class Value:
+    """One SSA value of a graph: immutable after creation.
+
+    `weak` marks a Python scalar under NEP 50 (always 0-d); `scalar` marks a 0-d result NumPy
+    returns as a NumPy scalar (`np.float64`) rather than a 0-d array.
+    """
+
+    __slots__ = ("dtype", "graph", "id", "scalar", "shape", "weak")
+
+    graph: Graph
+    id: int
+    dtype: np.dtype
+    shape: Shape
+    weak: bool
+    scalar: bool
+
+    def __init__(
+        self, graph: Graph, id: int, dtype: np.dtype, shape: Shape, weak: bool, scalar: bool
+    ) -> None:
+        for name, val in (("graph", graph), ("id", id), ("dtype", np.dtype(dtype)),
+                          ("shape", tuple(shape)), ("weak", weak), ("scalar", scalar)):
+            object.__setattr__(self, name, val)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"Value is immutable (cannot set {name!r})")
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int | None:
+        return static_size(self.shape)
+
+    @property
+    def type_str(self) -> str:
+        """The IR type: `f32[8,1024]`, `f64[] weak`."""
+        dims = ",".join(str(d) for d in self.shape)
+        return f"{ir_name(self.dtype)}[{dims}]" + (" weak" if self.weak else "")
+
+    def __repr__(self) -> str:
+        return f"<Value %{self.id}: {self.type_str}{' scalar' if self.scalar else ''}>"
+
+
+@dataclass(frozen=True)
+class Node:
+    """`out = op(*inputs, **attrs)`; attrs are stored in the op table's print order."""
+
+    op: str
+    inputs: tuple[Value, ...]
+    attrs: dict[str, Any] = field(hash=False)
+    out: Value

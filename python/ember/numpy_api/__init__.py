@@ -1,0 +1,83 @@
+"""NumPy's surface as graph ops: what capture calls for operators, `np.*` functions, array
+methods, attributes and indexing on traced arrays.
+
+Handlers are called as `handler(graph, *args, **kwargs)` (methods with the array first) with
+`Value`s and plain Python objects, and return a `Value`, a tuple of them, or a plain Python
+object (a constant: `np.sqrt(2.0)` is computed right away). Anything ember cannot trace raises
+`ember.errors.Unsupported` naming the NumPy function; where NumPy raises, the same exception
+type is raised with NumPy's message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ember.errors import Unsupported
+from ember.graph import Graph, Value
+from ember.numpy_api import creation, elementwise, linalg, reductions, shape_ops
+from ember.numpy_api.elementwise import binary_op, compare_op, unary_op
+from ember.numpy_api.indexing import getitem
+
+Handler = Callable[..., Any]
+
+_FUNCTIONS: dict[Any, Handler] = {
+    **elementwise.functions(), **reductions.functions(), **shape_ops.functions(),
+    **creation.functions(), **linalg.functions(),
+}
+_METHODS: dict[str, Handler] = {
+    **reductions.methods(), **shape_ops.methods(), **linalg.methods(),
+    "clip": elementwise.clip,
+}
+
+
+def lookup_function(fn: object) -> Handler | None:
+    """The handler for a NumPy function object (`np.add`, `np.sum`...), or None."""
+    try:
+        return _FUNCTIONS.get(fn)
+    except TypeError:  # unhashable
+        return None
+
+
+def lookup_method(name: str) -> Handler | None:
+    """The handler for `array.name(...)`, called as `handler(graph, array, *args, **kwargs)`."""
+    return _METHODS.get(name)
+
+
+def get_attribute(value: Value, name: str) -> Any:
+    """`array.name` for a non-method attribute: static data, or a Value for `.T`."""
+    graph: Graph = value.graph
+    if name == "shape":
+        return value.shape
+    if name == "ndim":
+        return value.ndim
+    if name == "dtype":
+        return value.dtype
+    if name == "size":
+        if value.size is None:
+            raise Unsupported(f"ndarray.size of symbolic shape {value.shape}")
+        return value.size
+    if name == "itemsize":
+        return value.dtype.itemsize
+    if name == "nbytes":
+        if value.size is None:
+            raise Unsupported(f"ndarray.nbytes of symbolic shape {value.shape}")
+        return value.size * value.dtype.itemsize
+    if name in ("T", "mT"):
+        if name == "mT":
+            if value.ndim < 2:
+                raise ValueError("matrix transpose with ndim < 2 is undefined")
+            perm = [*range(value.ndim - 2), value.ndim - 1, value.ndim - 2]
+            return graph.op("transpose", [value], perm=perm)
+        return shape_ops.transpose(graph, value)
+    if name == "real":
+        return value
+    if name in _METHODS:
+        raise Unsupported(f"ndarray.{name} used as a value rather than called")
+    raise Unsupported(f"ndarray.{name}")
+
+
+__all__ = [
+    "binary_op", "compare_op", "get_attribute", "getitem", "lookup_function", "lookup_method",
+    "unary_op",
+]

@@ -1,0 +1,89 @@
+"""Turning the arguments NumPy functions receive into graph values and static Python data."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ember.errors import Unsupported
+from ember.graph import Graph, Value
+from ember.graph.dtypes import as_dtype
+
+# NumPy's "argument not given" marker for parameters such as `initial` and `mean`.
+NO_VALUE: Any = np._NoValue
+
+
+def is_value(x: object) -> bool:
+    return isinstance(x, Value)
+
+
+def any_value(args: Sequence[object]) -> bool:
+    return any(isinstance(a, Value) or (isinstance(a, (list, tuple)) and any_value(a))
+               for a in args)
+
+
+def to_value(graph: Graph, x: object, what: str) -> Value:
+    """A graph value for an array argument: Values pass through, Python scalars become weak
+    constants, NumPy scalars strong ones. Anything else cannot be traced."""
+    if isinstance(x, Value):
+        return x
+    if isinstance(x, (bool, int, float)):
+        return graph.const(x)
+    if isinstance(x, (np.bool_, np.integer, np.floating)):
+        return graph.const(x)
+    if isinstance(x, (list, tuple)):
+        raise Unsupported(f"{what}: array arguments given as Python {type(x).__name__}s")
+    raise Unsupported(f"{what}: argument of type {type(x).__name__}")
+
+
+def static_int(x: object, what: str) -> int:
+    """An argument that must be known while tracing (a size, an axis, an index)."""
+    if isinstance(x, Value):
+        raise Unsupported(f"{what}: an integer argument computed from array data")
+    return operator.index(x)  # type: ignore[arg-type]
+
+
+def static_number(x: object, what: str) -> bool | int | float:
+    if isinstance(x, Value):
+        raise Unsupported(f"{what}: a scalar argument computed from array data")
+    if isinstance(x, np.generic):
+        return x.item()  # type: ignore[no-any-return]
+    if isinstance(x, (bool, int, float)):
+        return x
+    raise Unsupported(f"{what}: argument of type {type(x).__name__}")
+
+
+def axis_arg(axis: object, what: str) -> int | tuple[int, ...] | None:
+    """`axis=`: None, an int, or a tuple of ints."""
+    if axis is None:
+        return None
+    if isinstance(axis, (tuple, list)):
+        return tuple(static_int(a, what) for a in axis)
+    return static_int(axis, what)
+
+
+def shape_arg(shape: object, what: str) -> tuple[int | str, ...]:
+    """A shape: an int or a sequence of ints; symbolic dims (strings) are kept."""
+    if isinstance(shape, (list, tuple)):
+        return tuple(d if isinstance(d, str) else static_int(d, what) for d in shape)
+    if isinstance(shape, str):
+        return (shape,)
+    return (static_int(shape, what),)
+
+
+def dtype_arg(dtype: object, what: str) -> np.dtype | None:
+    if dtype is None:
+        return None
+    if isinstance(dtype, Value):
+        raise Unsupported(f"{what}: dtype given as an array")
+    return as_dtype(dtype, what)
+
+
+def reject(what: str, **given: object) -> None:
+    """Refuse arguments ember does not trace (out=, where=, order=...), naming them."""
+    for name, value in given.items():
+        if value is not None and value is not NO_VALUE:
+            raise Unsupported(f"{what} with {name}=")

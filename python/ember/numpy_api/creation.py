@@ -1,0 +1,169 @@
+"""Array creation: zeros ones full empty, their *_like forms, arange linspace eye identity."""
+
+from __future__ import annotations
+
+import math
+import operator
+from typing import Any
+
+import numpy as np
+
+from ember.errors import Unsupported
+from ember.graph import Graph, Value
+from ember.graph.dtypes import as_dtype
+from ember.numpy_api.convert import dtype_arg, shape_arg, static_number, to_value
+
+
+def _check_layout(what: str, order: str, like: object = None) -> None:
+    if order not in ("C", "K", "A"):
+        raise Unsupported(f"{what} with order={order!r}")
+    if like is not None:
+        raise Unsupported(f"{what} with like=")
+
+
+def _full(graph: Graph, what: str, shape: tuple[int | str, ...], fill: object,
+          dtype: np.dtype | None) -> Value:
+    if isinstance(fill, Value):
+        value = fill if dtype is None or fill.dtype == dtype else graph.op(
+            "astype", [fill], dtype=dtype)
+        if value.ndim:
+            raise Unsupported(f"{what} with an array fill value")
+        return graph.op("broadcast_to", [value], shape=list(shape))
+    number = static_number(fill, what)
+    dt = dtype if dtype is not None else np.asarray(fill).dtype
+    return graph.full(shape, number, as_dtype(dt, what))
+
+
+def zeros(graph: Graph, shape: object, dtype: object = float, order: str = "C", *,
+          device: object = None, like: object = None) -> Value:
+    _check_layout("np.zeros", order, like)
+    return _full(graph, "np.zeros", shape_arg(shape, "np.zeros"), 0,
+                 dtype_arg(dtype, "np.zeros"))
+
+
+def ones(graph: Graph, shape: object, dtype: object = None, order: str = "C", *,
+         device: object = None, like: object = None) -> Value:
+    _check_layout("np.ones", order, like)
+    return _full(graph, "np.ones", shape_arg(shape, "np.ones"), 1,
+                 dtype_arg(float if dtype is None else dtype, "np.ones"))
+
+
+def empty(graph: Graph, shape: object, dtype: object = float, order: str = "C", *,
+          device: object = None, like: object = None) -> Value:
+    """np.empty's contents are undefined; zeros are one valid choice."""
+    _check_layout("np.empty", order, like)
+    return _full(graph, "np.empty", shape_arg(shape, "np.empty"), 0,
+                 dtype_arg(dtype, "np.empty"))
+
+
+def full(graph: Graph, shape: object, fill_value: object, dtype: object = None,
+         order: str = "C", *, device: object = None, like: object = None) -> Value:
+    _check_layout("np.full", order, like)
+    return _full(graph, "np.full", shape_arg(shape, "np.full"), fill_value,
+                 dtype_arg(dtype, "np.full"))
+
+
+def _like(name: str, fill: object) -> Any:
+    what = f"np.{name}"
+
+    def handler(graph: Graph, a: object, dtype: object = None, order: str = "K",
+                subok: bool = True, shape: object = None, *, device: object = None) -> Value:
+        _check_layout(what, order)
+        proto = to_value(graph, a, what)
+        dt = dtype_arg(dtype, what) or proto.dtype
+        target = proto.shape if shape is None else shape_arg(shape, what)
+        return _full(graph, what, target, fill, dt)
+
+    handler.__name__ = name
+    return handler
+
+
+def full_like(graph: Graph, a: object, fill_value: object, dtype: object = None,
+              order: str = "K", subok: bool = True, shape: object = None, *,
+              device: object = None) -> Value:
+    return _like("full_like", fill_value)(graph, a, dtype, order, subok, shape)
+
+
+def arange(graph: Graph, start: object, stop: object = None, step: object = None,
+           dtype: object = None, *, device: object = None, like: object = None) -> Value:
+    """np.arange with static bounds: element i is start + i*step, len = ceil((stop-start)/step)."""
+    _check_layout("np.arange", "C", like)
+    if stop is None:
+        start, stop = 0, start
+    bounds = [static_number(x, "np.arange") for x in (start, stop, 1 if step is None else step)]
+    lo, hi, delta = bounds
+    if delta == 0:
+        raise ZeroDivisionError("division by zero")
+    if all(isinstance(b, int) for b in bounds):
+        length = max(0, -(-(hi - lo) // delta))
+    else:
+        length = max(0, math.ceil((hi - lo) / delta))
+    given = [x for x in (start, stop, step) if x is not None]
+    dt = dtype_arg(dtype, "np.arange") or np.result_type(*given)
+    return graph.arange(lo, delta, length, as_dtype(dt, "np.arange"))
+
+
+def linspace(graph: Graph, start: object, stop: object, num: object = 50,
+             endpoint: bool = True, retstep: bool = False, dtype: object = None,
+             axis: object = 0, *, device: object = None) -> Any:
+    """NumPy's linspace, op for op: arange(num) * step + start, the last element set to stop."""
+    if isinstance(start, Value) or isinstance(stop, Value):
+        raise Unsupported("np.linspace with array bounds")
+    if axis != 0:
+        raise Unsupported("np.linspace with axis=")
+    n = operator.index(num)  # type: ignore[arg-type]
+    if n < 0:
+        raise ValueError(f"Number of samples, {n}, must be non-negative.")
+    div = n - 1 if endpoint else n
+    dt = np.result_type(start, stop, float(n))  # type: ignore[arg-type]
+    target = dtype_arg(dtype, "np.linspace") or as_dtype(dt, "np.linspace")
+    delta = np.subtract(stop, start, dtype=type(dt))  # type: ignore[call-overload]
+    y = graph.arange(0, 1, n, dt)
+    step: Any = math.nan
+    if div > 0:
+        step = delta / div
+        if step == 0:
+            y = graph.op("div", [y, graph.const(div)])
+            y = graph.op("mul", [y, graph.const(delta)])
+        else:
+            y = graph.op("mul", [y, graph.const(step)])
+    else:
+        y = graph.op("mul", [y, graph.const(delta)])
+    y = graph.op("add", [y, to_value(graph, start, "np.linspace")])
+    if y.dtype != dt:
+        y = graph.op("astype", [y], dtype=dt)  # `y += start` keeps y's dtype
+    if endpoint and n > 1:
+        head = graph.op("slice", [y], start=[0], stop=[n - 1], step=[1])
+        y = graph.op("concatenate", [head, graph.full((1,), static_number(stop, "np.linspace"),
+                                                      dt)], axis=0)
+    if target.kind in "iu":
+        y = graph.op("floor", [y])
+    if y.dtype != target:
+        y = graph.op("astype", [y], dtype=target)
+    if retstep:
+        return y, step
+    return y
+
+
+def eye(graph: Graph, N: object, M: object = None, k: object = 0, dtype: object = float,
+        order: str = "C", *, device: object = None, like: object = None) -> Value:
+    _check_layout("np.eye", order, like)
+    n = operator.index(N)  # type: ignore[arg-type]
+    m = n if M is None else operator.index(M)  # type: ignore[arg-type]
+    if n < 0 or m < 0:
+        raise ValueError("negative dimensions are not allowed")
+    return graph.eye(n, m, operator.index(k),  # type: ignore[arg-type]
+                     dtype_arg(dtype, "np.eye") or np.dtype(float))
+
+
+def identity(graph: Graph, n: object, dtype: object = None, *, like: object = None) -> Value:
+    return eye(graph, n, dtype=float if dtype is None else dtype, like=like)
+
+
+def functions() -> dict[Any, Any]:
+    return {
+        np.zeros: zeros, np.ones: ones, np.empty: empty, np.full: full,
+        np.zeros_like: _like("zeros_like", 0), np.ones_like: _like("ones_like", 1),
+        np.empty_like: _like("empty_like", 0), np.full_like: full_like,
+        np.arange: arange, np.linspace: linspace, np.eye: eye, np.identity: identity,
+    }

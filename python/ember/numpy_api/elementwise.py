@@ -1,0 +1,160 @@
+"""Operators, ufuncs and the other elementwise functions (`np.clip`, `np.where`)."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ember.errors import Unsupported
+from ember.graph import OPS, Graph, Value
+from ember.graph.dtypes import representative
+from ember.numpy_api.convert import any_value, dtype_arg, to_value
+
+BINARY_OPERATORS = {
+    "+": "add", "-": "sub", "*": "mul", "/": "div", "//": "floordiv", "%": "mod", "**": "pow",
+    "&": "bitwise_and", "|": "bitwise_or", "^": "bitwise_xor", "<<": "left_shift",
+    ">>": "right_shift",
+}
+COMPARE_OPERATORS = {"<": "lt", "<=": "le", "==": "eq", "!=": "ne", ">": "gt", ">=": "ge"}
+UNARY_OPERATORS = {"-": "neg", "+": "positive", "~": "bitwise_not", "abs": "abs"}
+
+Handler = Callable[..., Any]
+
+
+def _check_python_scalars(fn: Callable[..., Any], args: list[object]) -> None:
+    """Let NumPy itself reject Python scalars it cannot combine with the arrays' dtypes
+    (`int8_array + 1000` is an OverflowError), by a dry run on empty stand-ins."""
+    if not any(isinstance(a, int) and not isinstance(a, bool) for a in args):
+        return
+    stand_ins = [representative(a.dtype, a.weak) if isinstance(a, Value) else a for a in args]
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fn(*stand_ins)
+
+
+def _check_pow(x: Value, y: object) -> None:
+    if (isinstance(y, int) and not isinstance(y, bool) and y < 0 and x.dtype.kind in "biu"):
+        raise ValueError("Integers to negative integer powers are not allowed.")
+
+
+def apply(graph: Graph, op: str, args: list[object], *, operator: bool) -> Any:
+    """`op` over the arguments. An operator on Python scalars only gives a Python scalar
+    (weak); a NumPy function gives a NumPy scalar. Without any array argument NumPy is simply
+    called (the result is a constant)."""
+    fn = OPS[op].numpy
+    assert fn is not None
+    what = f"np.{fn.__name__}"
+    if not any_value(args):
+        result = fn(*args)
+        if isinstance(result, np.ndarray):
+            raise Unsupported(f"{what} of Python sequences")
+        return result
+    _check_python_scalars(fn, args)
+    values = [to_value(graph, a, what) for a in args]
+    if op == "pow":
+        _check_pow(values[0], args[1])
+    if operator or not all(v.weak for v in values):
+        return graph.op(op, values)
+    return graph.op(op, values, weak=False, scalar=True)
+
+
+def binary_op(graph: Graph, op: str, a: object, b: object) -> Any:
+    """`a <op> b` for op in `+ - * / // % ** @ & | ^ << >>`."""
+    if op == "@":
+        from ember.numpy_api.linalg import matmul
+
+        return matmul(graph, a, b)
+    if op not in BINARY_OPERATORS:
+        raise Unsupported(f"operator {op!r} on arrays")
+    return apply(graph, BINARY_OPERATORS[op], [a, b], operator=True)
+
+
+def compare_op(graph: Graph, op: str, a: object, b: object) -> Any:
+    """`a <op> b` for op in `< <= == != > >=`."""
+    if op not in COMPARE_OPERATORS:
+        raise Unsupported(f"comparison {op!r} on arrays")
+    for x in (a, b):
+        if not isinstance(x, (Value, bool, int, float, np.generic)):
+            raise Unsupported(f"comparing an array with {type(x).__name__}")
+    return apply(graph, COMPARE_OPERATORS[op], [a, b], operator=True)
+
+
+def unary_op(graph: Graph, op: str, a: object) -> Any:
+    """`-a`, `+a`, `~a`, `abs(a)`. `not a` needs the array's truth value: unsupported."""
+    if op == "not":
+        raise Unsupported("`not` on an array needs its truth value (bool() of array data)")
+    if op not in UNARY_OPERATORS:
+        raise Unsupported(f"unary operator {op!r} on arrays")
+    return apply(graph, UNARY_OPERATORS[op], [a], operator=True)
+
+
+def _ufunc_handler(op: str) -> Handler:
+    fn = OPS[op].numpy
+    assert isinstance(fn, np.ufunc)
+    nin = fn.nin
+
+    def handler(graph: Graph, *args: object, out: object = None, where: object = True,
+                casting: str = "same_kind", order: str = "K", dtype: object = None,
+                subok: bool = True) -> Any:
+        what = f"np.{fn.__name__}"
+        if len(args) != nin:
+            raise TypeError(f"{what}() takes from {nin} to {nin + 1} positional arguments but "
+                            f"{len(args)} were given")
+        if out is not None:
+            raise Unsupported(f"{what} with out= (writes into an existing array)")
+        if where is not True:
+            raise Unsupported(f"{what} with where=")
+        if dtype_arg(dtype, what) is not None or casting != "same_kind" or order != "K":
+            raise Unsupported(f"{what} with dtype=, casting= or order=")
+        return apply(graph, op, list(args), operator=False)
+
+    handler.__name__ = fn.__name__
+    return handler
+
+
+def clip(graph: Graph, a: object, a_min: object = None, a_max: object = None, out: object = None,
+         *, min: object = None, max: object = None, **kwargs: object) -> Any:
+    """np.clip(a, lo, hi) = minimum(maximum(a, lo), hi), NumPy's own definition."""
+    lo = a_min if min is None else min
+    hi = a_max if max is None else max
+    if out is not None or kwargs:
+        raise Unsupported("np.clip with out= or ufunc keywords")
+    if not any_value([a, lo, hi]):
+        return np.clip(a, lo, hi)  # type: ignore[call-overload]
+    if lo is None and hi is None:
+        return apply(graph, "positive", [a], operator=False)
+    _check_python_scalars(np.clip, [a, lo, hi])
+    # Promotion is associative over ember's dtypes, so maximum then minimum computes in the
+    # dtype np.clip would use for all three operands at once.
+    result = to_value(graph, a, "np.clip")
+    for bound, op in ((lo, "maximum"), (hi, "minimum")):
+        if bound is not None:
+            result = graph.op(op, [result, to_value(graph, bound, "np.clip")])
+    return result
+
+
+def where(graph: Graph, condition: object, x: object = None, y: object = None) -> Any:
+    """np.where(c, x, y). The one-argument form (np.nonzero) has a data-dependent shape."""
+    if x is None or y is None:
+        raise Unsupported("np.where with one argument (np.nonzero) has a data-dependent shape")
+    if not any_value([condition, x, y]):
+        return np.where(condition, x, y)  # type: ignore[call-overload]
+    _check_python_scalars(np.where, [condition, x, y])
+    c = to_value(graph, condition, "np.where")
+    if c.dtype != np.bool_:
+        c = graph.op("astype", [c], dtype=np.bool_)
+    return graph.op("where", [c, to_value(graph, x, "np.where"), to_value(graph, y, "np.where")])
+
+
+def functions() -> dict[Any, Handler]:
+    """Every ufunc of the op table under its NumPy object (aliases share the object)."""
+    table: dict[Any, Handler] = {}
+    for name, opdef in OPS.items():
+        if opdef.kind == "elementwise" and isinstance(opdef.numpy, np.ufunc):
+            table[opdef.numpy] = _ufunc_handler(name)
+    table[np.clip] = clip
+    table[np.where] = where
+    return table

@@ -1,0 +1,116 @@
+"""Basic indexing `a[index]`: integers, slices (any step), None and Ellipsis."""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from ember.errors import Unsupported
+from ember.graph import Graph, Value
+
+_VALID = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer "
+          "or boolean arrays are valid indices")
+
+
+def _int(x: object) -> int | None:
+    if isinstance(x, (bool, np.bool_)):
+        return None
+    if isinstance(x, (int, np.integer)):
+        return int(x)
+    return None
+
+
+def _slice_part(x: object) -> int | None:
+    if x is None:
+        return None
+    if isinstance(x, Value):
+        raise Unsupported("slicing with bounds computed from array data")
+    try:
+        return operator.index(x)  # type: ignore[arg-type]
+    except TypeError:
+        raise TypeError("slice indices must be integers or None or have an __index__ "
+                        "method") from None
+
+
+def getitem(graph: Graph, a: Value, index: object) -> Value:
+    """`a[index]` as slice, squeeze and expand_dims ops. A fully integer-indexed result is a
+    NumPy scalar, as NumPy returns."""
+    items = index if isinstance(index, tuple) else (index,)
+    for item in items:
+        if isinstance(item, (Value, list, np.ndarray)):
+            raise Unsupported("advanced indexing (an index array) has a data-dependent result")
+        if isinstance(item, (bool, np.bool_)):
+            raise Unsupported("indexing with a boolean scalar")
+        if not (item is None or item is Ellipsis or isinstance(item, slice)
+                or _int(item) is not None):
+            raise IndexError(_VALID)
+    if sum(item is Ellipsis for item in items) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    consumed = sum(1 for item in items if item is not None and item is not Ellipsis)
+    if consumed > a.ndim:
+        raise IndexError(f"too many indices for array: array is {a.ndim}-dimensional, but "
+                         f"{consumed} were indexed")
+    has_ellipsis = any(item is Ellipsis for item in items)
+    if not has_ellipsis:
+        items = (*items, Ellipsis)
+    expanded: list[object] = []
+    for item in items:
+        if item is Ellipsis:
+            expanded.extend([slice(None)] * (a.ndim - consumed))
+        else:
+            expanded.append(item)
+
+    starts: list[int] = []
+    stops: list[int] = []
+    steps: list[int] = []
+    squeeze: list[int] = []
+    new_axes: list[int] = []
+    identity = True
+    axis = 0
+    out_pos = 0
+    for item in expanded:
+        if item is None:
+            new_axes.append(out_pos)
+            out_pos += 1
+            continue
+        size = a.shape[axis]
+        if isinstance(item, slice):
+            parts = (_slice_part(item.start), _slice_part(item.stop), _slice_part(item.step))
+            if parts[2] == 0:
+                raise ValueError("slice step cannot be zero")
+            if isinstance(size, str):
+                if parts != (None, None, None):
+                    raise Unsupported(f"slicing symbolic dimension {size!r}")
+                start, stop, step = 0, 0, 1
+            else:
+                start, stop, step = slice(*parts).indices(size)
+                identity = identity and (start, stop, step) == (0, size, 1)
+            out_pos += 1
+        else:
+            i = _int(item)
+            assert i is not None
+            if isinstance(size, str):
+                raise Unsupported(f"integer index into symbolic dimension {size!r}")
+            if not -size <= i < size:
+                raise IndexError(f"index {i} is out of bounds for axis {axis} with size {size}")
+            i %= size
+            start, stop, step = i, i + 1, 1
+            identity = identity and size == 1
+            squeeze.append(axis)
+        starts.append(start)
+        stops.append(stop)
+        steps.append(step)
+        axis += 1
+
+    result = a
+    if not identity:
+        if any(isinstance(d, str) for d in a.shape):
+            raise Unsupported("slicing an array with symbolic dimensions")
+        result = graph.op("slice", [result], start=starts, stop=stops, step=steps)
+    scalar = not has_ellipsis and not new_axes and len(squeeze) == a.ndim
+    if squeeze or (scalar and not result.scalar):
+        result = graph.op("squeeze", [result], axis=squeeze, scalar=scalar)
+    if new_axes:
+        result = graph.op("expand_dims", [result], axis=new_axes)
+    return result

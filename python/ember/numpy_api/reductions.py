@@ -1,0 +1,191 @@
+"""Reductions as functions and methods: sum prod max min mean any all argmax argmin var std."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ember.errors import Unsupported
+from ember.graph import Graph, Value
+from ember.graph.shapes import normalize_axes
+from ember.numpy_api.convert import (
+    NO_VALUE,
+    any_value,
+    axis_arg,
+    dtype_arg,
+    static_number,
+    to_value,
+)
+
+
+def _fold(fn: Any, what: str, *args: Any, **kwargs: Any) -> Any:
+    """A reduction of Python scalars only: NumPy's own result, a constant."""
+    result = fn(*args, **kwargs)
+    if isinstance(result, np.ndarray):
+        raise Unsupported(f"{what} of Python sequences")
+    return result
+
+
+def _check_common(what: str, out: object, where: object, initial: object = NO_VALUE) -> None:
+    if out is not None:
+        raise Unsupported(f"{what} with out= (writes into an existing array)")
+    if where is not True:
+        raise Unsupported(f"{what} with where=")
+    if initial is not NO_VALUE:
+        raise Unsupported(f"{what} with initial=")
+
+
+def _reduce(graph: Graph, op: str, a: object, axis: object, keepdims: object,
+            dtype: object = None) -> Value:
+    what = f"np.{op}"
+    x = to_value(graph, a, what)
+    dt = dtype_arg(dtype, what)
+    if dt is not None and x.dtype != dt:
+        x = graph.op("astype", [x], dtype=dt)
+    out = graph.op(op, [x], axis=axis_arg(axis, what), keepdims=bool(keepdims))
+    if dt is not None and out.dtype != dt:
+        # sum(int8, dtype=int8) wraps: summing in i64 and casting back gives the same result.
+        out = graph.op("astype", [out], dtype=dt)
+    return out
+
+
+def _sum_like(op: str) -> Any:
+    def handler(graph: Graph, a: object, axis: object = None, dtype: object = None,
+                out: object = None, keepdims: object = False, initial: object = NO_VALUE,
+                where: object = True) -> Any:
+        _check_common(f"np.{op}", out, where, initial)
+        if not any_value([a]):
+            return _fold(getattr(np, op), f"np.{op}", a, axis=axis, dtype=dtype,
+                         keepdims=keepdims)
+        return _reduce(graph, op, a, axis, keepdims, dtype)
+
+    handler.__name__ = op
+    return handler
+
+
+def _max_like(op: str) -> Any:
+    def handler(graph: Graph, a: object, axis: object = None, out: object = None,
+                keepdims: object = False, initial: object = NO_VALUE,
+                where: object = True) -> Any:
+        _check_common(f"np.{op}", out, where, initial)
+        if not any_value([a]):
+            return _fold(getattr(np, op), f"np.{op}", a, axis=axis, keepdims=keepdims)
+        return _reduce(graph, op, a, axis, keepdims)
+
+    handler.__name__ = op
+    return handler
+
+
+def _any_like(op: str) -> Any:
+    def handler(graph: Graph, a: object, axis: object = None, out: object = None,
+                keepdims: object = False, *, where: object = True) -> Any:
+        _check_common(f"np.{op}", out, where)
+        if not any_value([a]):
+            return _fold(getattr(np, op), f"np.{op}", a, axis=axis, keepdims=keepdims)
+        return _reduce(graph, op, a, axis, keepdims)
+
+    handler.__name__ = op
+    return handler
+
+
+def mean(graph: Graph, a: object, axis: object = None, dtype: object = None, out: object = None,
+         keepdims: object = False, *, where: object = True) -> Any:
+    _check_common("np.mean", out, where)
+    if not any_value([a]):
+        return _fold(np.mean, "np.mean", a, axis=axis, dtype=dtype, keepdims=keepdims)
+    return _reduce(graph, "mean", a, axis, keepdims, dtype)
+
+
+def _arg_like(op: str) -> Any:
+    def handler(graph: Graph, a: object, axis: object = None, out: object = None, *,
+                keepdims: object = False) -> Any:
+        _check_common(f"np.{op}", out, True)
+        if not any_value([a]):
+            return _fold(getattr(np, op), f"np.{op}", a, axis=axis, keepdims=keepdims)
+        x = to_value(graph, a, f"np.{op}")
+        ax = axis_arg(axis, f"np.{op}")
+        if isinstance(ax, tuple):
+            raise TypeError("'tuple' object cannot be interpreted as an integer")
+        return graph.op(op, [x], axis=ax, keepdims=bool(keepdims))
+
+    handler.__name__ = op
+    return handler
+
+
+def _var(graph: Graph, what: str, a: object, axis: object, dtype: object, out: object,
+         ddof: object, keepdims: object, where: object, mean: object,
+         correction: object) -> Value:
+    """NumPy's `_var`, op for op: mean by sum and divide, squared deviations, sum, divide by
+    max(n - ddof, 0) (a strong intp, so float32 sums are divided in float64 and cast back)."""
+    _check_common(what, out, where)
+    if mean is not NO_VALUE or dtype is not None:
+        raise Unsupported(f"{what} with mean= or dtype=")
+    if correction is not NO_VALUE:
+        if ddof != 0:
+            raise ValueError("ddof and correction can't be provided simultaneously.")
+        ddof = correction
+    x = to_value(graph, a, what)
+    ddof_value = static_number(ddof, what)
+    axes = normalize_axes(axis_arg(axis, what), x.ndim)
+    reduced = range(x.ndim) if axes is None else axes
+    count = 1
+    for i in reduced:
+        if isinstance(x.shape[i], str):
+            raise Unsupported(f"{what} over symbolic dimension {x.shape[i]!r}")
+        count *= x.shape[i]  # type: ignore[assignment]
+    acc = x if x.dtype.kind == "f" else graph.op("astype", [x], dtype=np.float64)
+    axis_list = None if axes is None else list(axes)
+
+    def divide(total: Value, divisor: bool | float) -> Value:
+        quotient = graph.op("div", [total, graph.const(np.intp(divisor) if isinstance(
+            divisor, int) else np.float64(divisor))])
+        if quotient.dtype != total.dtype:
+            quotient = graph.op("astype", [quotient], dtype=total.dtype)
+        return quotient
+
+    total = graph.op("sum", [acc], axis=axis_list, keepdims=True)
+    centred = graph.op("sub", [x, divide(total, count)])
+    squares = graph.op("square", [centred])
+    ssd = graph.op("sum", [squares], axis=axis_list, keepdims=bool(keepdims))
+    dof = count - ddof_value
+    return divide(ssd, dof if dof > 0 else type(dof)(0))
+
+
+def var(graph: Graph, a: object, axis: object = None, dtype: object = None, out: object = None,
+        ddof: object = 0, keepdims: object = False, *, where: object = True,
+        mean: object = NO_VALUE, correction: object = NO_VALUE) -> Any:
+    if not any_value([a]):
+        return _fold(np.var, "np.var", a, axis=axis, ddof=ddof, keepdims=keepdims)
+    return _var(graph, "np.var", a, axis, dtype, out, ddof, keepdims, where, mean, correction)
+
+
+def std(graph: Graph, a: object, axis: object = None, dtype: object = None, out: object = None,
+        ddof: object = 0, keepdims: object = False, *, where: object = True,
+        mean: object = NO_VALUE, correction: object = NO_VALUE) -> Any:
+    if not any_value([a]):
+        return _fold(np.std, "np.std", a, axis=axis, ddof=ddof, keepdims=keepdims)
+    v = _var(graph, "np.std", a, axis, dtype, out, ddof, keepdims, where, mean, correction)
+    return graph.op("sqrt", [v])
+
+
+def functions() -> dict[Any, Any]:
+    table: dict[Any, Any] = {
+        np.sum: _sum_like("sum"), np.prod: _sum_like("prod"), np.mean: mean,
+        np.max: _max_like("max"), np.min: _max_like("min"),
+        np.any: _any_like("any"), np.all: _any_like("all"),
+        np.argmax: _arg_like("argmax"), np.argmin: _arg_like("argmin"),
+        np.var: var, np.std: std,
+    }
+    table[np.amax] = table[np.max]
+    table[np.amin] = table[np.min]
+    return table
+
+
+def methods() -> dict[str, Any]:
+    table = functions()
+    return {name: table[fn] for name, fn in (
+        ("sum", np.sum), ("prod", np.prod), ("mean", np.mean), ("max", np.max), ("min", np.min),
+        ("any", np.any), ("all", np.all), ("argmax", np.argmax), ("argmin", np.argmin),
+        ("var", np.var), ("std", np.std),
+    )}

@@ -1,0 +1,280 @@
+"""Functions that rearrange arrays: reshape, transpose, axes, joining, broadcasting, casts."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ember.errors import Unsupported
+from ember.graph import Graph, Value
+from ember.graph.shapes import Size, format_shape, normalize_axes, normalize_axis
+from ember.numpy_api.convert import axis_arg, dtype_arg, shape_arg, static_int, to_value
+
+
+def _array(graph: Graph, a: object, what: str) -> Value:
+    if not isinstance(a, Value):
+        raise Unsupported(f"{what} of a {type(a).__name__} (not an array being traced)")
+    return a
+
+
+def _check_static(shape: Sequence[int | str], what: str) -> None:
+    if any(isinstance(d, str) for d in shape):
+        raise Unsupported(f"{what} to symbolic shape {format_shape(tuple(shape))}")
+
+
+def resolve_shape(x: Value, shape: tuple[int | str, ...]) -> tuple[int | str, ...]:
+    """A reshape target with its one negative (unknown) dimension computed, as NumPy does."""
+    unknown = [i for i, d in enumerate(shape) if isinstance(d, int) and d < 0]
+    if len(unknown) > 1:
+        raise ValueError("can only specify one unknown dimension")
+    if not unknown:
+        return shape
+    known = Size(d for i, d in enumerate(shape) if i != unknown[0])
+    dim = Size(x.shape).divide(known)
+    if dim is None:
+        if x.size is None or known.static is None:
+            raise Unsupported(f"reshape of {format_shape(x.shape)} into {format_shape(shape)}")
+        raise ValueError(f"cannot reshape array of size {x.size} into shape "
+                         f"{format_shape(shape)}")
+    return shape[: unknown[0]] + (dim,) + shape[unknown[0] + 1:]
+
+
+def reshape_value(graph: Graph, x: Value, shape: tuple[int | str, ...]) -> Value:
+    target = resolve_shape(x, shape)
+    _check_static(target, "reshape")
+    if target == x.shape:
+        return x
+    return graph.op("reshape", [x], shape=list(target))
+
+
+def reshape(graph: Graph, a: object, shape: object = None, order: str = "C", *,
+            newshape: object = None, copy: object = None) -> Value:
+    if order != "C" or copy is not None:
+        raise Unsupported("np.reshape with order= or copy=")
+    x = _array(graph, a, "np.reshape")
+    return reshape_value(graph, x, shape_arg(newshape if shape is None else shape,
+                                             "np.reshape"))
+
+
+def reshape_method(graph: Graph, a: object, *shape: object, order: str = "C",
+                   copy: object = None) -> Value:
+    target = shape[0] if len(shape) == 1 else shape
+    return reshape(graph, a, target, order, copy=copy)
+
+
+def transpose(graph: Graph, a: object, axes: object = None) -> Value:
+    x = _array(graph, a, "np.transpose")
+    if axes is None:
+        perm = list(range(x.ndim))[::-1]
+    else:
+        perm = [static_int(p, "np.transpose") for p in shape_arg(axes, "np.transpose")]
+    if perm == list(range(x.ndim)):
+        return x
+    return graph.op("transpose", [x], perm=perm)
+
+
+def transpose_method(graph: Graph, a: object, *axes: object) -> Value:
+    if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+        return transpose(graph, a, axes[0])
+    return transpose(graph, a, axes or None)
+
+
+def swapaxes(graph: Graph, a: object, axis1: object, axis2: object) -> Value:
+    x = _array(graph, a, "np.swapaxes")
+    i = normalize_axis(static_int(axis1, "np.swapaxes"), x.ndim, "axis1")
+    j = normalize_axis(static_int(axis2, "np.swapaxes"), x.ndim, "axis2")
+    perm = list(range(x.ndim))
+    perm[i], perm[j] = perm[j], perm[i]
+    return transpose(graph, x, perm)
+
+
+def moveaxis(graph: Graph, a: object, source: object, destination: object) -> Value:
+    x = _array(graph, a, "np.moveaxis")
+    src = normalize_axes_ordered(axis_arg(source, "np.moveaxis"), x.ndim, "source")
+    dst = normalize_axes_ordered(axis_arg(destination, "np.moveaxis"), x.ndim, "destination")
+    if len(src) != len(dst):
+        raise ValueError("`source` and `destination` arguments must have the same number of "
+                         "elements")
+    order = [n for n in range(x.ndim) if n not in src]
+    for d, s in sorted(zip(dst, src, strict=True)):
+        order.insert(d, s)
+    return transpose(graph, x, order)
+
+
+def normalize_axes_ordered(axis: int | tuple[int, ...] | None, ndim: int,
+                           argname: str) -> list[int]:
+    """NumPy's normalize_axis_tuple: checked axes in the order given, no repeats."""
+    items = (axis,) if isinstance(axis, int) else tuple(axis or ())
+    axes = [normalize_axis(a, ndim, argname) for a in items]
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"repeated axis in `{argname}` argument")
+    return axes
+
+
+def expand_dims(graph: Graph, a: object, axis: object) -> Value:
+    x = _array(graph, a, "np.expand_dims")
+    ax = axis_arg(axis, "np.expand_dims")
+    items = (ax,) if isinstance(ax, int) else tuple(ax or ())
+    ndim = x.ndim + len(items)
+    axes = [normalize_axis(i, ndim) for i in items]
+    if len(set(axes)) != len(axes):
+        raise ValueError("repeated axis")
+    return graph.op("expand_dims", [x], axis=sorted(axes))
+
+
+def squeeze(graph: Graph, a: object, axis: object = None) -> Value:
+    x = _array(graph, a, "np.squeeze")
+    if axis is None:
+        axes = [i for i, d in enumerate(x.shape) if d == 1]
+    else:
+        axes = list(normalize_axes(axis_arg(axis, "np.squeeze"), x.ndim) or ())
+    if not axes:
+        return x
+    return graph.op("squeeze", [x], axis=axes)
+
+
+def ravel(graph: Graph, a: object, order: str = "C") -> Value:
+    if order != "C":
+        raise Unsupported("np.ravel with order=")
+    return reshape_value(graph, _array(graph, a, "np.ravel"), (-1,))
+
+
+def flatten(graph: Graph, a: object, order: str = "C") -> Value:
+    if order != "C":
+        raise Unsupported("ndarray.flatten with order=")
+    x = _array(graph, a, "ndarray.flatten")
+    flat = reshape_value(graph, x, (-1,))
+    return graph.op("copy", [flat]) if flat is x else flat
+
+
+def _arrays(graph: Graph, arrays: object, what: str) -> list[Value]:
+    if isinstance(arrays, Value) or not isinstance(arrays, (list, tuple)):
+        raise Unsupported(f"{what} of something other than a list or tuple of arrays")
+    if not arrays:
+        raise ValueError("need at least one array to concatenate")
+    return [to_value(graph, a, what) for a in arrays]
+
+
+def concatenate(graph: Graph, arrays: object, axis: object = 0, out: object = None,
+                dtype: object = None, casting: str = "same_kind") -> Value:
+    if out is not None or dtype is not None or casting != "same_kind":
+        raise Unsupported("np.concatenate with out=, dtype= or casting=")
+    values = _arrays(graph, arrays, "np.concatenate")
+    if axis is None:
+        values = [reshape_value(graph, v, (-1,)) for v in values]
+        axis = 0
+    result = graph.op("concatenate", values, axis=static_int(axis, "np.concatenate"))
+    return result
+
+
+def stack(graph: Graph, arrays: object, axis: object = 0, out: object = None,
+          *, dtype: object = None, casting: str = "same_kind") -> Value:
+    if out is not None or dtype is not None or casting != "same_kind":
+        raise Unsupported("np.stack with out=, dtype= or casting=")
+    values = _arrays(graph, arrays, "np.stack")
+    if any(v.shape != values[0].shape for v in values):
+        raise ValueError("all input arrays must have the same shape")
+    ax = normalize_axis(static_int(axis, "np.stack"), values[0].ndim + 1)
+    expanded = [graph.op("expand_dims", [v], axis=[ax]) for v in values]
+    return graph.op("concatenate", expanded, axis=ax)
+
+
+def _atleast(graph: Graph, v: Value, ndim: int) -> Value:
+    if v.ndim >= ndim:
+        return v
+    if ndim == 1 or v.ndim == 0:
+        return reshape_value(graph, v, (1,) * ndim)
+    return graph.op("expand_dims", [v], axis=[0])
+
+
+def hstack(graph: Graph, tup: object, *, dtype: object = None,
+           casting: str = "same_kind") -> Value:
+    values = [_atleast(graph, v, 1) for v in _arrays(graph, tup, "np.hstack")]
+    return concatenate(graph, values, 0 if values[0].ndim == 1 else 1, dtype=dtype,
+                       casting=casting)
+
+
+def vstack(graph: Graph, tup: object, *, dtype: object = None,
+           casting: str = "same_kind") -> Value:
+    values = [_atleast(graph, v, 2) for v in _arrays(graph, tup, "np.vstack")]
+    return concatenate(graph, values, 0, dtype=dtype, casting=casting)
+
+
+def broadcast_to(graph: Graph, array: object, shape: object, subok: bool = False) -> Value:
+    x = to_value(graph, array, "np.broadcast_to")
+    target = shape_arg(shape, "np.broadcast_to")
+    _check_static(target, "np.broadcast_to")
+    if any(d < 0 for d in target):  # type: ignore[operator]
+        raise ValueError("all elements of broadcast shape must be non-negative")
+    return graph.op("broadcast_to", [x], shape=list(target))
+
+
+def astype(graph: Graph, a: object, dtype: object, order: str = "K", casting: str = "unsafe",
+           subok: bool = True, copy: bool = True) -> Value:
+    x = to_value(graph, a, "astype")
+    dt = dtype_arg(dtype, "astype")
+    if order != "K" or casting != "unsafe":
+        raise Unsupported("astype with order= or casting=")
+    if dt == x.dtype and not x.weak:
+        return x
+    return graph.op("astype", [x], dtype=dt)
+
+
+def np_astype(graph: Graph, x: object, dtype: object, /, *, copy: bool = True,
+              device: object = None) -> Value:
+    return astype(graph, x, dtype, copy=copy)
+
+
+def scalar_type(dtype: np.dtype) -> Any:
+    """`np.float32(x)`: a NumPy scalar of a 0-d value, an array cast of any other."""
+    def handler(graph: Graph, value: object = 0) -> Any:
+        if not isinstance(value, Value):
+            if isinstance(value, (list, tuple)):
+                raise Unsupported(f"np.{dtype.type.__name__} of a Python sequence")
+            return dtype.type(value)
+        if value.ndim == 0:
+            if value.dtype == dtype and value.scalar:
+                return value
+            return graph.op("astype", [value], dtype=dtype, scalar=True)
+        return value if value.dtype == dtype else graph.op("astype", [value], dtype=dtype)
+
+    return handler
+
+
+def copy(graph: Graph, a: object, order: str = "K", subok: bool = False) -> Value:
+    return graph.op("copy", [to_value(graph, a, "np.copy")])
+
+
+def copy_method(graph: Graph, a: object, order: str = "C") -> Value:
+    x = to_value(graph, a, "ndarray.copy")
+    return graph.op("copy", [x], scalar=x.scalar)
+
+
+def flip(graph: Graph, m: object, axis: object = None) -> Value:
+    x = _array(graph, m, "np.flip")
+    axes = normalize_axes(axis_arg(axis, "np.flip"), x.ndim)
+    return graph.op("flip", [x], axis=list(range(x.ndim)) if axes is None else list(axes))
+
+
+def functions() -> dict[Any, Any]:
+    table: dict[Any, Any] = {
+        np.reshape: reshape, np.transpose: transpose, np.swapaxes: swapaxes,
+        np.moveaxis: moveaxis, np.expand_dims: expand_dims, np.squeeze: squeeze,
+        np.ravel: ravel, np.concatenate: concatenate, np.stack: stack, np.hstack: hstack,
+        np.vstack: vstack, np.broadcast_to: broadcast_to, np.astype: np_astype, np.copy: copy,
+        np.flip: flip, np.permute_dims: transpose, np.concat: concatenate,
+    }
+    for dt in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+               np.uint32, np.uint64, np.float32, np.float64):
+        table[dt] = scalar_type(np.dtype(dt))
+    return table
+
+
+def methods() -> dict[str, Any]:
+    return {
+        "reshape": reshape_method, "transpose": transpose_method, "swapaxes": swapaxes,
+        "squeeze": squeeze, "ravel": ravel, "flatten": flatten, "astype": astype,
+        "copy": copy_method,
+    }
