@@ -6,12 +6,21 @@ class EmberError(Exception):
 
 
 class Unsupported(EmberError):
-    """Capture cannot continue here: becomes a graph break (or an error under fullgraph)."""
+    """Capture cannot continue here: becomes a graph break (or an error under fullgraph).
 
-    def __init__(self, reason: str, hint: str = "") -> None:
+    `kind` is the catalogue key of `ember.capture.breaks` (empty for reasons raised by the
+    NumPy mapping, which carry their own text)."""
+
+    def __init__(self, reason: str, hint: str = "", kind: str = "") -> None:
         super().__init__(reason)
         self.reason = reason
         self.hint = hint
+        self.kind = kind
+
+
+class GraphBreakError(EmberError):
+    """`fullgraph=True` and the function cannot be captured as one graph: names the reason and
+    the user's file:line."""
 
 
 class BackendError(EmberError):

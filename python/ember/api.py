@@ -1,0 +1,129 @@
+"""The public API: `compile`, `disable`, `reset`, `explain`, `stats`."""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from ember import stats as _stats
+from ember.backends import lookup_backend
+from ember.capture import policy
+from ember.explain import ExplainReport
+
+_install_lock = threading.Lock()
+_installed = False
+_hook_baseline: dict[str, int] = {}
+
+
+def _core():
+    from ember import _core as core
+
+    return core
+
+
+def _install() -> None:
+    """Register the converter with the frame hook (once per process)."""
+    global _installed
+    with _install_lock:
+        if not _installed:
+            _core().set_callback(policy.on_cache_miss)
+            _installed = True
+
+
+def compile(fn: Callable | None = None, *, backend: Any = "eager", fullgraph: bool = False,
+            dynamic: bool | None = None, options: dict[str, Any] | None = None) -> Any:
+    """Compile `fn` with ember: its frames (and the frames of the functions it calls that
+    cannot be inlined) are captured into graphs run by `backend` when first called.
+
+    `backend`: a registered name (`"eager"`, `"cranelift"`) or `backend(graph,
+    example_inputs) -> callable`. `fullgraph=True` raises `GraphBreakError` instead of running
+    a frame that cannot be captured as plain Python. `dynamic`: None or False specialise on
+    every input shape. `options`: backend settings (`num_threads`).
+    Usable as `@ember.compile`, `@ember.compile(backend=...)` or `ember.compile(fn)`.
+    """
+    if fn is None:
+        return functools.partial(compile, backend=backend, fullgraph=fullgraph,
+                                 dynamic=dynamic, options=options)
+    if not callable(fn):
+        raise TypeError(f"ember.compile expects a callable, got {type(fn).__name__}")
+    lookup_backend(backend)  # an unknown backend name fails here, not at the first call
+    if options is not None and not isinstance(options, dict):
+        raise TypeError("ember.compile(options=...) takes a dict")
+    unknown = set(options or {}) - {"num_threads"}
+    if unknown:
+        raise ValueError(f"unknown ember.compile options {sorted(unknown)}")
+    opts = policy.Options(backend=backend, fullgraph=fullgraph, dynamic=dynamic)
+    original = getattr(fn, "__ember_original__", fn)
+    core = _core()
+    _install()
+
+    @functools.wraps(original)
+    def compiled(*args: Any, **kwargs: Any) -> Any:
+        stack = policy.options_stack()
+        stack.append(opts)
+        previous = core.enable(True)
+        try:
+            return original(*args, **kwargs)
+        finally:
+            core.enable(previous)
+            stack.pop()
+
+    compiled.__ember_original__ = original  # type: ignore[attr-defined]
+    compiled.__ember_options__ = dict(options or {})  # type: ignore[attr-defined]
+    return compiled
+
+
+def disable(fn: Callable) -> Callable:
+    """Never compile `fn`: it runs as plain Python, and so does everything it calls; a
+    compiled function calling it breaks its graph there."""
+    core = _core()
+
+    @functools.wraps(fn)
+    def disabled(*args: Any, **kwargs: Any) -> Any:
+        previous = core.enable(False)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            core.enable(previous)
+
+    disabled.__ember_disabled__ = True  # type: ignore[attr-defined]
+    return disabled
+
+
+def reset() -> None:
+    """Drop every compiled entry, verdict and counter, as if the process had just started."""
+    core = _core()
+    core.reset()
+    policy.clear()
+    _stats.clear()
+    _hook_baseline.clear()
+    _hook_baseline.update(core.hook_stats())
+
+
+def stats() -> dict[str, Any]:
+    """Counters since the last `reset()`: frames seen/skipped, cache hits/misses, guard
+    failures (from the frame hook), captures, compiles, recompiles with reasons, graph breaks
+    with reasons, compile time per stage in seconds."""
+    hook = {k: v - _hook_baseline.get(k, 0) for k, v in _core().hook_stats().items()}
+    return _stats.snapshot(hook)
+
+
+def explain(fn: Callable, *args: Any, **kwargs: Any) -> ExplainReport:
+    """Compile `fn`, call it once with these arguments, and report what was captured: graphs
+    (IR), op and guard counts, graph breaks with reasons, file:line and hints."""
+    original = getattr(fn, "__ember_original__", fn)
+    backend = "eager"
+    code = getattr(original, "__code__", None)
+    if code is not None:
+        _core().clear_cache(code)
+        policy.forget(code)
+    report = ExplainReport()
+    listeners = policy.listeners()
+    listeners.append(report.observe)
+    try:
+        compile(original, backend=backend)(*args, **kwargs)
+    finally:
+        listeners.remove(report.observe)
+    return report

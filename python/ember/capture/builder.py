@@ -1,0 +1,153 @@
+"""The variable builder: wraps a Python value read from the frame (with its source) into a
+tracker, and records the guard that keeps the capture valid for that value."""
+
+from __future__ import annotations
+
+import builtins
+import types
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ember import numpy_api
+from ember.capture.breaks import graph_break
+from ember.capture.sources import ItemSource, Source
+from ember.capture.variables.array import ArrayVariable, NumpyFunctionVariable
+from ember.capture.variables.base import VariableTracker
+from ember.capture.variables.builtins import BuiltinVariable
+from ember.capture.variables.constant import ConstantVariable, is_constant_value, is_foldable
+from ember.capture.variables.containers import DictVariable, ListVariable, TupleVariable
+from ember.capture.variables.functions import DisabledFunctionVariable, UserFunctionVariable
+from ember.capture.variables.objects import ModuleVariable, OpaqueVariable, UserObjectVariable
+
+if TYPE_CHECKING:
+    from ember.capture.tracer import Tracer
+
+_BUILTIN_FUNCTIONS = frozenset(
+    v for v in vars(builtins).values() if isinstance(v, (types.BuiltinFunctionType, type))
+)
+# EQUALS_MATCH compares these exactly; other constants are guarded by identity.
+_EQUALS_TYPES = (type(None), bool, int, float, str)
+
+
+def _equals_matchable(value: Any) -> bool:
+    if isinstance(value, tuple):
+        return all(_equals_matchable(v) for v in value)
+    return type(value) in _EQUALS_TYPES
+
+
+def _is_plain_object(value: Any) -> bool:
+    """An instance of a user class whose attributes capture may read."""
+    cls = type(value)
+    return (
+        hasattr(value, "__dict__")
+        and cls.__module__ not in ("builtins", "numpy")
+        and not isinstance(value, (type, types.ModuleType, types.FunctionType))
+    )
+
+
+class VariableBuilder:
+    """Wraps values for one capture; a source is wrapped once, so aliasing by source is kept."""
+
+    def __init__(self, tracer: Tracer) -> None:
+        self.tracer = tracer
+        self.cache: dict[Source, VariableTracker] = {}
+
+    def wrap(self, value: Any, source: Source | None) -> VariableTracker:
+        if source is not None and source in self.cache:
+            return self.cache[source]
+        vt = self._wrap(value, source)
+        if source is not None:
+            self.cache[source] = vt
+        return vt
+
+    def _guard(self, source: Source | None, *check: Any) -> None:
+        if source is not None:
+            self.tracer.guards.add(source, tuple(check))
+
+    def _wrap(self, value: Any, source: Source | None) -> VariableTracker:
+        guard = self._guard
+        if type(value) is np.ndarray:
+            if source is None:
+                raise graph_break("type", what="an array created outside the graph",
+                                  type="ndarray")
+            return ArrayVariable(self.tracer.add_array_input(value, source), source)
+        if isinstance(value, np.generic) and source is not None:
+            guard(source, "TYPE_MATCH", type(value))
+            return ArrayVariable(self.tracer.add_scalar_input(value, source), source)
+        if _equals_matchable(value):
+            guard(source, "EQUALS_MATCH", value)
+            return ConstantVariable(value, source)
+        if isinstance(value, types.ModuleType):
+            guard(source, "ID_MATCH", value)
+            return ModuleVariable(value, source)
+        if isinstance(value, tuple) and type(value) is tuple:
+            guard(source, "TYPE_MATCH", tuple)
+            guard(source, "LEN_MATCH", len(value))
+            return TupleVariable(self._items(value, source), source)
+        if type(value) is list:
+            guard(source, "TYPE_MATCH", list)
+            guard(source, "LEN_MATCH", len(value))
+            return ListVariable(self._items(value, source), source)
+        if type(value) is dict:
+            if not all(_equals_matchable(k) for k in value):
+                return OpaqueVariable(value, source)
+            guard(source, "TYPE_MATCH", dict)
+            guard(source, "DICT_KEYS_MATCH", tuple(value.keys()))
+            items = {k: self.wrap(v, ItemSource(source, k) if source else None)
+                     for k, v in value.items()}
+            return DictVariable(items, source)
+        return self._wrap_callable_or_object(value, source)
+
+    def _items(self, value: list | tuple, source: Source | None) -> list[VariableTracker]:
+        return [self.wrap(v, ItemSource(source, i) if source else None)
+                for i, v in enumerate(value)]
+
+    def _wrap_callable_or_object(self, value: Any, source: Source | None) -> VariableTracker:
+        guard = self._guard
+        original = getattr(value, "__ember_original__", None)
+        if original is not None:  # an ember.compile wrapper: inline the function it wraps
+            guard(source, "ID_MATCH", value)
+            return UserFunctionVariable(original, None) if source is None else (
+                self.wrap(original, _wrapped_source(source))
+            )
+        if getattr(value, "__ember_disabled__", False):
+            guard(source, "ID_MATCH", value)
+            return DisabledFunctionVariable(value, source)
+        handler = _numpy_handler(value)
+        if handler is not None:
+            guard(source, "ID_MATCH", value)
+            return NumpyFunctionVariable(value, handler, source)
+        if isinstance(value, types.FunctionType):
+            guard(source, "ID_MATCH", value)
+            return UserFunctionVariable(value, source)
+        if _is_builtin(value):
+            guard(source, "ID_MATCH", value)
+            return BuiltinVariable(value, source)
+        if is_constant_value(value) or is_foldable(value):
+            guard(source, "ID_MATCH", value)
+            return ConstantVariable(value, source)
+        if _is_plain_object(value):
+            guard(source, "TYPE_MATCH", type(value))
+            return UserObjectVariable(value, source)
+        return OpaqueVariable(value, source)
+
+
+def _wrapped_source(source: Source) -> Source:
+    from ember.capture.sources import AttrSource
+
+    return AttrSource(source, "__ember_original__")
+
+
+def _numpy_handler(value: Any) -> Any:
+    try:
+        return numpy_api.lookup_function(value)
+    except TypeError:  # unhashable values cannot be NumPy functions
+        return None
+
+
+def _is_builtin(value: Any) -> bool:
+    try:
+        return value in _BUILTIN_FUNCTIONS
+    except TypeError:
+        return False

@@ -1,0 +1,229 @@
+"""Guards: the conditions under which a captured entry is valid, as the guard tree of
+`ember._core` (evaluated in Rust by the frame hook on every call).
+
+Checks are recorded per source while capture reads values (see builder.py): arrays by
+ARRAY_MATCH (dtype and shape; strides are left free because compiled graphs take any
+strides), Python scalars by EQUALS_MATCH (they are specialised as constants), containers by
+TYPE_MATCH + LEN_MATCH (dicts by DICT_KEYS_MATCH), modules and functions by ID_MATCH, objects
+by TYPE_MATCH with their attributes as children. This module also evaluates a tree in Python
+to say *which* check failed, for recompile reasons and `explain`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import FunctionType
+from typing import Any
+
+import numpy as np
+
+from ember.capture.sources import Source
+
+Accessor = tuple[str, Any]
+Check = tuple[Any, ...]
+
+
+@dataclass
+class _Node:
+    accessor: Accessor
+    name: str
+    checks: list[Check] = field(default_factory=list)
+    children: dict[Any, _Node] = field(default_factory=dict)
+
+
+def _key(accessor: Accessor) -> tuple:
+    """Accessors as dict keys: keep the key's type (1 and True are different items)."""
+    return (accessor[0], type(accessor[1]), accessor[1])
+
+
+class GuardBuilder:
+    """Collects checks by source and builds the tree; a path with no check of its own is kept
+    only as the way to its children."""
+
+    def __init__(self) -> None:
+        self.roots: dict[tuple, _Node] = {}
+
+    def add(self, source: Source, check: Check) -> None:
+        node = self._node(source)
+        if not any(_same_check(check, c) for c in node.checks):
+            node.checks.append(check)
+
+    def _node(self, source: Source) -> _Node:
+        accessors = source.accessors()
+        level = self.roots
+        node = None
+        names = _path_names(source)
+        for accessor, name in zip(accessors, names):
+            key = _key(accessor)
+            node = level.get(key)
+            if node is None:
+                node = level[key] = _Node(accessor, name)
+            level = node.children
+        assert node is not None
+        return node
+
+    def build(self) -> list:
+        """The wire format: a list of `(accessor, checks, children)`."""
+        return [_emit(node) for node in self.roots.values()]
+
+    def count(self) -> int:
+        """Number of checks in the tree."""
+        return sum(_count(n) for n in self.roots.values())
+
+    def describe(self) -> list[str]:
+        """One line per check: `L['x']: ARRAY_MATCH float32 (8, 4)`."""
+        lines: list[str] = []
+        for node in self.roots.values():
+            _describe(node, lines)
+        return lines
+
+
+def _same_check(a: Check, b: Check) -> bool:
+    return a[0] == b[0] and all(x is y or (type(x) is type(y) and x == y)
+                                for x, y in zip(a[1:], b[1:]))
+
+
+def _path_names(source: Source) -> list[str]:
+    """The readable name of each prefix of the source's path (`L['self']`, `L['self'].w`)."""
+    chain = []
+    s: Source | None = source
+    while s is not None:
+        chain.append(s.name())
+        s = getattr(s, "base", None)
+    return list(reversed(chain))
+
+
+def _emit(node: _Node) -> tuple:
+    return (node.accessor, list(node.checks), [_emit(c) for c in node.children.values()])
+
+
+def _count(node: _Node) -> int:
+    return len(node.checks) + sum(_count(c) for c in node.children.values())
+
+
+def format_check(check: Check) -> str:
+    kind = check[0]
+    if kind == "ARRAY_MATCH":
+        dtype, shape, strides = check[1:]
+        dims = tuple("*" if d is None else d for d in shape)
+        text = f"ARRAY_MATCH {np.dtype(dtype)} {dims}"
+        return text + (f" strides={strides}" if strides is not None else "")
+    if kind in ("TYPE_MATCH", "ID_MATCH"):
+        target = check[1]
+        label = getattr(target, "__qualname__", None) or getattr(target, "__name__", None)
+        return f"{kind} {label or type(target).__name__}"
+    return f"{kind} {check[1]!r}"
+
+
+def _describe(node: _Node, lines: list[str]) -> None:
+    for check in node.checks:
+        lines.append(f"{node.name}: {format_check(check)}")
+    for child in node.children.values():
+        _describe(child, lines)
+
+
+# ---- evaluation in Python (which check failed) ----------------------------------------------
+
+_MISSING = object()
+
+
+def _read_root(accessor: Accessor, func: FunctionType, args: tuple) -> Any:
+    kind, arg = accessor
+    try:
+        if kind == "local":
+            return args[arg]
+        if kind == "global":
+            return func.__globals__[arg]
+        if kind == "builtin":
+            b = func.__builtins__
+            return (b if isinstance(b, dict) else vars(b))[arg]
+        if kind == "closure":
+            return func.__closure__[arg].cell_contents
+    except (IndexError, KeyError, ValueError, TypeError):
+        return _MISSING
+    raise ValueError(f"unknown root accessor {kind!r}")
+
+
+def _read_child(accessor: Accessor, value: Any) -> Any:
+    kind, arg = accessor
+    try:
+        return getattr(value, arg) if kind == "attr" else value[arg]
+    except (AttributeError, IndexError, KeyError, TypeError):
+        return _MISSING
+
+
+def _equals_exact(value: Any, expected: Any) -> bool:
+    if type(value) is not type(expected):
+        return False
+    if isinstance(expected, tuple):
+        return len(value) == len(expected) and all(map(_equals_exact, value, expected))
+    if isinstance(expected, float):
+        return np.float64(value).tobytes() == np.float64(expected).tobytes()
+    return value == expected
+
+
+def check_passes(check: Check, value: Any) -> bool:
+    kind = check[0]
+    if kind == "TYPE_MATCH":
+        return type(value) is check[1]
+    if kind == "ID_MATCH":
+        return value is check[1]
+    if kind == "EQUALS_MATCH":
+        return _equals_exact(value, check[1])
+    if kind == "LEN_MATCH":
+        return len(value) == check[1]
+    if kind == "DICT_KEYS_MATCH":
+        return tuple(value.keys()) == check[1]
+    if kind == "ARRAY_MATCH":
+        dtype, shape, strides = check[1:]
+        if type(value) is not np.ndarray or value.dtype != dtype or value.ndim != len(shape):
+            return False
+        if any(d is not None and d != s for d, s in zip(shape, value.shape)):
+            return False
+        return strides is None or all(
+            d is None or d == s for d, s in zip(strides, value.strides)
+        )
+    raise ValueError(f"unknown guard check {kind!r}")
+
+
+def first_failure(tree: list, func: FunctionType, args: tuple, names: dict | None = None
+                  ) -> str | None:
+    """A sentence naming the first failing check of `tree` (None when all pass)."""
+    for accessor, checks, children in tree:
+        value = _read_root(accessor, func, args)
+        failure = _first_failure_at(accessor, value, checks, children, _root_name(accessor, func))
+        if failure:
+            return failure
+    return None
+
+
+def _root_name(accessor: Accessor, func: FunctionType) -> str:
+    kind, arg = accessor
+    if kind == "local":
+        return f"L[{func.__code__.co_varnames[arg]!r}]"
+    if kind == "closure":
+        return f"C[{func.__code__.co_freevars[arg]!r}]"
+    return f"{kind[0].upper()}[{arg!r}]"
+
+
+def _first_failure_at(accessor, value, checks, children, name) -> str | None:
+    if value is _MISSING:
+        return f"{name} cannot be read"
+    for check in checks:
+        if not check_passes(check, value):
+            return f"{name} failed {format_check(check)}: got {_summary(value)}"
+    for child_accessor, child_checks, grandchildren in children:
+        child = _read_child(child_accessor, value)
+        kind, arg = child_accessor
+        child_name = f"{name}.{arg}" if kind == "attr" else f"{name}[{arg!r}]"
+        failure = _first_failure_at(child_accessor, child, child_checks, grandchildren, child_name)
+        if failure:
+            return failure
+    return None
+
+
+def _summary(value: Any) -> str:
+    if isinstance(value, np.ndarray):
+        return f"ndarray {value.dtype} {value.shape}"
+    text = repr(value)
+    return text if len(text) <= 60 else f"{type(value).__name__} object"

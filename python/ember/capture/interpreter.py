@@ -1,0 +1,476 @@
+"""The symbolic bytecode interpreter: runs a frame's 3.11 bytecode on variable trackers.
+
+One `Interpreter` per frame (the captured one, and one per inlined call); handlers carry the
+CPython opname. An operation no tracker supports raises `Unsupported` (a graph break) with the
+user's file:line attached. Between instructions the state is only the instruction index,
+the stack and the locals/cells, each tracker reloadable from its source or built by the graph,
+which is what stopping at an instruction (for a resume function) needs.
+"""
+
+from __future__ import annotations
+
+import sys
+from types import CodeType
+from typing import Any
+
+from ember.capture import operators
+from ember.capture.breaks import graph_break
+from ember.capture.bytecode import (
+    NONE_JUMPS,
+    TRUTH_JUMPS,
+    UNCONDITIONAL_JUMPS,
+    Instruction,
+    decode,
+    is_generator_like,
+)
+from ember.capture.sources import BuiltinSource, Source, globals_item
+from ember.capture.tracer import Tracer
+from ember.capture.variables.base import NULL, CellVariable, VariableTracker
+from ember.capture.variables.constant import ConstantVariable, fold
+from ember.capture.variables.containers import (
+    DictVariable,
+    IteratorVariable,
+    ListVariable,
+    TupleVariable,
+)
+from ember.capture.variables.functions import (
+    FunctionVariable,
+    NestedFunctionVariable,
+    bind_arguments,
+)
+from ember.config import config
+from ember.errors import Unsupported
+
+
+def annotate(exc: Unsupported, filename: str, lineno: int | None) -> None:
+    """Attach the innermost user location to a break (outer frames keep it)."""
+    if getattr(exc, "location", None) is None:
+        exc.location = (filename, lineno)  # type: ignore[attr-defined]
+
+
+class Interpreter:
+    """Runs one code object symbolically until RETURN_VALUE."""
+
+    def __init__(
+        self, tracer: Tracer, code: CodeType, f_locals: dict[str, VariableTracker],
+        cells: dict[str, CellVariable], fn_globals: dict[str, Any],
+        globals_source: Source | None, depth: int = 0,
+    ) -> None:
+        self.tracer = tracer
+        self.graph = tracer.graph
+        self.code = code
+        self.instructions: list[Instruction] = decode(code)
+        self.locals = f_locals
+        self.cells = cells
+        self.fn_globals = fn_globals
+        self.globals_source = globals_source
+        self.depth = depth
+        self.stack: list[VariableTracker] = []
+        self.ip = 0
+        self.kw_names: tuple[str, ...] = ()
+        self.result: VariableTracker | None = None
+        self.lineno: int | None = code.co_firstlineno
+
+    @property
+    def root_globals(self) -> dict[str, Any]:
+        return self.tracer.root_globals
+
+    def wrap(self, value: Any, source: Source | None) -> VariableTracker:
+        return self.tracer.wrap(value, source)
+
+    # ---- the loop ----------------------------------------------------------------------------
+
+    def run(self) -> VariableTracker:
+        try:
+            while self.result is None:
+                inst = self.instructions[self.ip]
+                self.lineno = inst.lineno
+                self.ip += 1
+                self.tracer.tick()
+                handler = getattr(self, inst.opname, None)
+                if handler is None:
+                    raise graph_break("bytecode", opname=inst.opname)
+                handler(inst)
+        except Unsupported as exc:
+            annotate(exc, self.code.co_filename, self.lineno)
+            raise
+        return self.result
+
+    def push(self, vt: VariableTracker) -> None:
+        self.stack.append(vt)
+
+    def pop(self) -> VariableTracker:
+        return self.stack.pop()
+
+    def popn(self, n: int) -> list[VariableTracker]:
+        if n == 0:
+            return []
+        items = self.stack[-n:]
+        del self.stack[-n:]
+        return items
+
+    def jump(self, inst: Instruction) -> None:
+        assert inst.target is not None
+        self.ip = inst.target
+
+    # ---- calls -------------------------------------------------------------------------------
+
+    def call_function(self, fn: VariableTracker, args: list[VariableTracker],
+                      kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        return fn.call(self, args, kwargs)
+
+    def inline_call(self, fn: FunctionVariable, args: list[VariableTracker],
+                    kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        """Run a Python function's bytecode in a nested interpreter (inlining)."""
+        code = fn.code
+        if is_generator_like(code):
+            raise graph_break("generator", name=fn.name)
+        if self.depth + 1 > config.inline_depth_limit:
+            raise graph_break("recursion", limit=config.inline_depth_limit, name=fn.name)
+        fn.bind_globals(self)
+        f_locals = bind_arguments(self, fn, args, kwargs)
+        cells = dict(zip(code.co_freevars, fn.closure_cells(self)))
+        child = Interpreter(self.tracer, code, f_locals, cells, fn.fn_globals,
+                            fn.globals_source, self.depth + 1)
+        return child.run()
+
+    def source_cell(self, cell: Any, source: Source | None, name: str) -> CellVariable:
+        """A cell of a function read from the frame: its contents load on first use."""
+        vt = CellVariable(None, source, name)
+        vt.raw = cell  # type: ignore[attr-defined]
+        return vt
+
+    def binary_op(self, op: str, a: VariableTracker, b: VariableTracker) -> VariableTracker:
+        return operators.binary_op(self, op, a, b)
+
+    def unary_op(self, op: str, a: VariableTracker) -> VariableTracker:
+        return operators.unary_op(self, op, a)
+
+    # ---- opcode handlers: stack and constants -----------------------------------------------
+
+    def NOP(self, inst: Instruction) -> None:
+        pass
+
+    RESUME = NOP
+    PRECALL = NOP
+    COPY_FREE_VARS = NOP  # closure cells are installed when the interpreter is created
+
+    def POP_TOP(self, inst: Instruction) -> None:
+        self.pop()
+
+    def PUSH_NULL(self, inst: Instruction) -> None:
+        self.push(NULL)
+
+    def COPY(self, inst: Instruction) -> None:
+        self.push(self.stack[-inst.arg])
+
+    def SWAP(self, inst: Instruction) -> None:
+        i = inst.arg
+        self.stack[-1], self.stack[-i] = self.stack[-i], self.stack[-1]
+
+    def LOAD_CONST(self, inst: Instruction) -> None:
+        self.push(ConstantVariable(inst.argval))
+
+    # ---- names -------------------------------------------------------------------------------
+
+    def LOAD_FAST(self, inst: Instruction) -> None:
+        name = inst.argval
+        if name not in self.locals:
+            raise graph_break("user_error", type="UnboundLocalError",
+                              message=f"local variable {name!r} referenced before assignment")
+        self.push(self.locals[name])
+
+    def STORE_FAST(self, inst: Instruction) -> None:
+        self.locals[inst.argval] = self.pop()
+
+    def DELETE_FAST(self, inst: Instruction) -> None:
+        self.locals.pop(inst.argval, None)
+
+    def LOAD_GLOBAL(self, inst: Instruction) -> None:
+        name = inst.argval
+        if inst.push_null:
+            self.push(NULL)
+        if name in self.fn_globals:
+            self.push(self.wrap(self.fn_globals[name], globals_item(self.globals_source, name)))
+        elif name in self.tracer.root_builtins:
+            self.push(self.wrap(self.tracer.root_builtins[name], BuiltinSource(name)))
+        else:
+            raise graph_break("name", name=repr(name))
+
+    def STORE_GLOBAL(self, inst: Instruction) -> None:
+        raise graph_break("side_effect", what=f"assignment to global {inst.argval!r}")
+
+    def MAKE_CELL(self, inst: Instruction) -> None:
+        name = inst.argval
+        self.cells[name] = CellVariable(self.locals.pop(name, None), None, name)
+
+    def LOAD_CLOSURE(self, inst: Instruction) -> None:
+        self.push(self.cells[inst.argval])
+
+    def LOAD_DEREF(self, inst: Instruction) -> None:
+        cell = self.cells[inst.argval]
+        if cell.contents is None and hasattr(cell, "raw"):
+            try:
+                value = cell.raw.cell_contents
+            except ValueError:
+                value = None
+            else:
+                cell.contents = self.wrap(value, cell.cell_source)
+        if cell.contents is None:
+            raise graph_break("user_error", type="NameError",
+                              message=f"free variable {inst.argval!r} referenced before "
+                                      "assignment in enclosing scope")
+        self.push(cell.contents)
+
+    def STORE_DEREF(self, inst: Instruction) -> None:
+        cell = self.cells[inst.argval]
+        if hasattr(cell, "raw"):
+            raise graph_break("side_effect", what=f"assignment to closure variable "
+                                                  f"{inst.argval!r}")
+        cell.contents = self.pop()
+
+    def LOAD_ATTR(self, inst: Instruction) -> None:
+        self.push(self.pop().getattr(self, inst.argval))
+
+    def LOAD_METHOD(self, inst: Instruction) -> None:
+        obj = self.pop()
+        self.push(NULL)
+        self.push(obj.getattr(self, inst.argval))
+
+    def STORE_ATTR(self, inst: Instruction) -> None:
+        obj = self.stack[-1]
+        raise graph_break("side_effect", what=f"assignment to {obj.describe()}.{inst.argval}")
+
+    def IMPORT_NAME(self, inst: Instruction) -> None:
+        fromlist, level = self.popn(2)
+        name = inst.argval
+        if level.constant() != 0 or name not in sys.modules:
+            raise graph_break("side_effect", what=f"import of {name}")
+        module = sys.modules[name if fromlist.constant() else name.partition(".")[0]]
+        self.push(self.wrap(module, None))
+
+    def IMPORT_FROM(self, inst: Instruction) -> None:
+        self.push(self.stack[-1].getattr(self, inst.argval))
+
+    # ---- calls -------------------------------------------------------------------------------
+
+    def KW_NAMES(self, inst: Instruction) -> None:
+        self.kw_names = self.code.co_consts[inst.arg]
+
+    def CALL(self, inst: Instruction) -> None:
+        args = self.popn(inst.arg)
+        second, first = self.pop(), self.pop()
+        # 3.11: [NULL, callable, args...] or [method, self, args...]
+        if first is NULL:
+            fn = second
+        else:
+            fn, args = first, [second, *args]
+        kwargs = {}
+        if self.kw_names:
+            n = len(self.kw_names)
+            kwargs = dict(zip(self.kw_names, args[-n:]))
+            args = args[:-n]
+            self.kw_names = ()
+        self.push(self.call_function(fn, args, kwargs))
+
+    def CALL_FUNCTION_EX(self, inst: Instruction) -> None:
+        kwargs_vt = self.pop() if inst.arg & 1 else DictVariable({})
+        args_vt = self.pop()
+        fn = self.pop()
+        if self.stack and self.stack[-1] is NULL:
+            self.pop()
+        if not isinstance(kwargs_vt, DictVariable):
+            raise graph_break("type", what=f"**{kwargs_vt.describe()}", type=kwargs_vt.type_name())
+        self.push(self.call_function(fn, args_vt.unpack(self), dict(kwargs_vt.items)))
+
+    def MAKE_FUNCTION(self, inst: Instruction) -> None:
+        code = self.pop().constant()
+        flags = inst.arg
+        closure = self.pop().unpack(self) if flags & 0x08 else []
+        if flags & 0x04:
+            self.pop()  # annotations
+        kwdefaults = self.pop() if flags & 0x02 else DictVariable({})
+        defaults = self.pop().unpack(self) if flags & 0x01 else []
+        if not isinstance(kwdefaults, DictVariable):
+            raise graph_break("type", what="keyword defaults", type=kwdefaults.type_name())
+        self.push(NestedFunctionVariable(code, self.fn_globals, self.globals_source, defaults,
+                                         dict(kwdefaults.items), closure))
+
+    def RETURN_VALUE(self, inst: Instruction) -> None:
+        self.result = self.pop()
+
+    # ---- operators ---------------------------------------------------------------------------
+
+    def BINARY_OP(self, inst: Instruction) -> None:
+        b, a = self.pop(), self.pop()
+        op, inplace = inst.binary_op()
+        if inplace:
+            self.push(operators.inplace_op(self, op, a, b))
+        else:
+            self.push(operators.binary_op(self, op, a, b))
+
+    def COMPARE_OP(self, inst: Instruction) -> None:
+        b, a = self.pop(), self.pop()
+        self.push(operators.compare_op(self, inst.argval, a, b))
+
+    def IS_OP(self, inst: Instruction) -> None:
+        b, a = self.pop(), self.pop()
+        self.push(ConstantVariable(operators.is_op(self, a, b) != bool(inst.arg)))
+
+    def CONTAINS_OP(self, inst: Instruction) -> None:
+        b, a = self.pop(), self.pop()
+        self.push(ConstantVariable(operators.contains_op(self, a, b) != bool(inst.arg)))
+
+    def UNARY_NEGATIVE(self, inst: Instruction) -> None:
+        self.push(operators.unary_op(self, "-", self.pop()))
+
+    def UNARY_POSITIVE(self, inst: Instruction) -> None:
+        self.push(operators.unary_op(self, "+", self.pop()))
+
+    def UNARY_INVERT(self, inst: Instruction) -> None:
+        self.push(operators.unary_op(self, "~", self.pop()))
+
+    def UNARY_NOT(self, inst: Instruction) -> None:
+        self.push(operators.unary_op(self, "not", self.pop()))
+
+    def BINARY_SUBSCR(self, inst: Instruction) -> None:
+        index, obj = self.pop(), self.pop()
+        self.push(obj.getitem(self, index))
+
+    def STORE_SUBSCR(self, inst: Instruction) -> None:
+        index, obj, value = self.pop(), self.pop(), self.pop()
+        obj.setitem(self, index, value)
+
+    # ---- building containers -----------------------------------------------------------------
+
+    def BUILD_TUPLE(self, inst: Instruction) -> None:
+        self.push(TupleVariable(self.popn(inst.arg)))
+
+    def BUILD_LIST(self, inst: Instruction) -> None:
+        self.push(ListVariable(self.popn(inst.arg)))
+
+    def BUILD_MAP(self, inst: Instruction) -> None:
+        flat = self.popn(2 * inst.arg)
+        items = {}
+        for key, value in zip(flat[::2], flat[1::2]):
+            items[self._key(key)] = value
+        self.push(DictVariable(items))
+
+    def BUILD_CONST_KEY_MAP(self, inst: Instruction) -> None:
+        keys = self.pop().constant()
+        self.push(DictVariable(dict(zip(keys, self.popn(inst.arg)))))
+
+    def _key(self, key: VariableTracker) -> Any:
+        if not key.is_constant():
+            raise graph_break("type", what=f"dict key {key.describe()}", type=key.type_name())
+        return key.constant()
+
+    def BUILD_SLICE(self, inst: Instruction) -> None:
+        parts = self.popn(inst.arg)
+        if not all(p.is_constant() for p in parts):
+            raise graph_break("type", what="a slice with non-constant bounds", type="slice")
+        self.push(ConstantVariable(slice(*[p.constant() for p in parts])))
+
+    def LIST_APPEND(self, inst: Instruction) -> None:
+        value = self.pop()
+        self.stack[-inst.arg].items.append(value)
+
+    def LIST_EXTEND(self, inst: Instruction) -> None:
+        iterable = self.pop()
+        self.stack[-inst.arg].items.extend(iterable.unpack(self))
+
+    def LIST_TO_TUPLE(self, inst: Instruction) -> None:
+        self.push(TupleVariable(self.pop().unpack(self)))
+
+    def MAP_ADD(self, inst: Instruction) -> None:
+        value, key = self.pop(), self.pop()
+        self.stack[-inst.arg].items[self._key(key)] = value
+
+    def DICT_UPDATE(self, inst: Instruction) -> None:
+        update = self.pop()
+        if not isinstance(update, DictVariable):
+            raise graph_break("type", what=f"dict update with {update.describe()}",
+                              type=update.type_name())
+        self.stack[-inst.arg].items.update(update.items)
+
+    DICT_MERGE = DICT_UPDATE
+
+    def UNPACK_SEQUENCE(self, inst: Instruction) -> None:
+        items = self.pop().unpack(self)
+        if len(items) != inst.arg:
+            raise graph_break("user_error", type="ValueError",
+                              message=f"expected {inst.arg} values to unpack, got {len(items)}")
+        self.stack.extend(reversed(items))
+
+    def UNPACK_EX(self, inst: Instruction) -> None:
+        before, after = inst.arg & 0xFF, inst.arg >> 8
+        items = self.pop().unpack(self)
+        if len(items) < before + after:
+            raise graph_break("user_error", type="ValueError",
+                              message=f"not enough values to unpack (expected at least "
+                                      f"{before + after}, got {len(items)})")
+        middle = ListVariable(items[before : len(items) - after])
+        ordered = [*items[:before], middle, *items[len(items) - after :]]
+        self.stack.extend(reversed(ordered))
+
+    def FORMAT_VALUE(self, inst: Instruction) -> None:
+        spec = self.pop() if inst.arg & 0x04 else ConstantVariable("")
+        value = self.pop()
+        if not value.is_constant():
+            raise graph_break("data_dependent_value", what=f"formatting {value.describe()}")
+        conversion = (None, str, repr, ascii)[inst.arg & 0x03]
+        v = value.constant() if conversion is None else conversion(value.constant())
+        self.push(ConstantVariable(fold("format()", format, v, spec.constant())))
+
+    def BUILD_STRING(self, inst: Instruction) -> None:
+        parts = self.popn(inst.arg)
+        self.push(ConstantVariable("".join(p.constant() for p in parts)))
+
+    # ---- control flow ------------------------------------------------------------------------
+
+    def GET_ITER(self, inst: Instruction) -> None:
+        obj = self.pop()
+        self.push(obj if isinstance(obj, IteratorVariable) else IteratorVariable(obj.unpack(self)))
+
+    def FOR_ITER(self, inst: Instruction) -> None:
+        iterator = self.stack[-1]
+        assert isinstance(iterator, IteratorVariable)
+        item = iterator.next()
+        if item is None:
+            self.pop()
+            self.jump(inst)
+        else:
+            self.push(item)
+
+    def _jump_unconditional(self, inst: Instruction) -> None:
+        self.jump(inst)
+
+    def _jump_on_truth(self, inst: Instruction) -> None:
+        jump_if, always_pop = TRUTH_JUMPS[inst.opname]
+        value = self.stack[-1]
+        taken = value.truth(self) == jump_if
+        if always_pop or not taken:
+            self.pop()
+        if taken:
+            self.jump(inst)
+
+    def _jump_on_none(self, inst: Instruction) -> None:
+        value = self.pop()
+        is_none = operators.is_op(self, value, ConstantVariable(None))
+        if is_none == NONE_JUMPS[inst.opname]:
+            self.jump(inst)
+
+    def LOAD_ASSERTION_ERROR(self, inst: Instruction) -> None:
+        self.push(ConstantVariable(AssertionError))
+
+    def RAISE_VARARGS(self, inst: Instruction) -> None:
+        exc = self.stack[-1] if inst.arg else None
+        raise graph_break("raise", what=exc.describe() if exc is not None else "(re-raise)")
+
+
+for _name in UNCONDITIONAL_JUMPS:
+    setattr(Interpreter, _name, Interpreter._jump_unconditional)
+for _name in TRUTH_JUMPS:
+    setattr(Interpreter, _name, Interpreter._jump_on_truth)
+for _name in NONE_JUMPS:
+    setattr(Interpreter, _name, Interpreter._jump_on_none)

@@ -1,0 +1,167 @@
+"""Python operators on trackers (`BINARY_OP`, `COMPARE_OP`, `IS_OP`, `CONTAINS_OP`, unary):
+constants are computed at capture time, arrays become graph ops through `numpy_api`,
+sequences are concatenated and repeated item by item."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ember import numpy_api
+from ember.capture.breaks import graph_break
+from ember.capture.variables.array import (
+    ArrayVariable,
+    call_numpy_api,
+    to_api,
+    wrap_api_result,
+)
+from ember.capture.variables.base import VariableTracker
+from ember.capture.variables.constant import (
+    BINARY_OPERATORS,
+    COMPARE_OPERATORS,
+    UNARY_OPERATORS,
+    ConstantVariable,
+    fold,
+    is_constant_value,
+)
+from ember.capture.variables.containers import (
+    DictVariable,
+    ListVariable,
+    SequenceVariable,
+    TupleVariable,
+)
+
+if TYPE_CHECKING:
+    from ember.capture.interpreter import Interpreter
+
+
+def _constant_result(value: object, what: str) -> VariableTracker:
+    if not is_constant_value(value):
+        raise graph_break("type", what=f"the result of {what}", type=type(value).__name__)
+    return ConstantVariable(value)
+
+
+def _items(vt: VariableTracker, tx: Interpreter) -> list[VariableTracker] | None:
+    """The items of a tuple/list tracker or constant tuple, else None."""
+    if isinstance(vt, SequenceVariable):
+        return vt.items
+    if isinstance(vt, ConstantVariable) and isinstance(vt.value, tuple):
+        return vt.unpack(tx)
+    return None
+
+
+def binary_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
+              ) -> VariableTracker:
+    if isinstance(a, ArrayVariable) or isinstance(b, ArrayVariable):
+        result = call_numpy_api(f"operator {op}", numpy_api.binary_op, tx.graph, op,
+                                to_api(a), to_api(b))
+        return wrap_api_result(result)
+    if a.is_constant() and b.is_constant():
+        value = fold(f"operator {op}", BINARY_OPERATORS[op], a.constant(), b.constant())
+        return _constant_result(value, f"operator {op}")
+    left, right = _items(a, tx), _items(b, tx)
+    kind = ListVariable if isinstance(a, ListVariable) or isinstance(b, ListVariable) else (
+        TupleVariable)
+    if op == "+" and left is not None and right is not None and type(a) is type(b):
+        return kind(left + right)
+    if op == "+" and left is not None and right is not None and not (
+        isinstance(a, ListVariable) or isinstance(b, ListVariable)
+    ):
+        return TupleVariable(left + right)
+    if op == "*" and left is not None and b.is_constant() and isinstance(b.constant(), int):
+        return kind(left * b.constant())
+    if op == "*" and right is not None and a.is_constant() and isinstance(a.constant(), int):
+        return kind(right * a.constant())
+    raise graph_break("type", what=f"operator {op} on {a.describe()} and {b.describe()}",
+                      type=f"{a.type_name()}, {b.type_name()}")
+
+
+def inplace_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
+               ) -> VariableTracker:
+    """`a op= b`: NumPy arrays are updated in place (so aliases see it), lists extended,
+    everything else rebinds like `a = a op b`."""
+    if isinstance(a, ListVariable) and op == "+":
+        a.check_mutable()
+        a.items.extend(b.unpack(tx))
+        return a
+    if not isinstance(a, ArrayVariable) or a.value.scalar:
+        return binary_op(tx, op, a, b)
+    if not a.is_fresh():
+        raise graph_break("inplace", name=a.describe())
+    result = binary_op(tx, op, a, b)
+    assert isinstance(result, ArrayVariable)
+    target = a.value
+    if tuple(result.value.shape) != tuple(target.shape):
+        raise graph_break(
+            "user_error", type="ValueError",
+            message=f"non-broadcastable output operand with shape {target.shape} doesn't "
+                    f"match the broadcast shape {result.value.shape}",
+        )
+    new = result.value
+    if new.dtype != target.dtype:
+        if not np.can_cast(new.dtype, target.dtype, "same_kind"):
+            raise graph_break(
+                "user_error", type="UFuncTypeError",
+                message=f"Cannot cast ufunc output from dtype('{new.dtype}') to "
+                        f"dtype('{target.dtype}') with casting rule 'same_kind'",
+            )
+        new = tx.graph.op("astype", [new], dtype=target.dtype)
+    a.update_in_place(new)
+    return a
+
+
+def compare_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
+               ) -> VariableTracker:
+    if isinstance(a, ArrayVariable) or isinstance(b, ArrayVariable):
+        result = call_numpy_api(f"operator {op}", numpy_api.compare_op, tx.graph, op,
+                                to_api(a), to_api(b))
+        return wrap_api_result(result)
+    if a.is_constant() and b.is_constant():
+        value = fold(f"operator {op}", COMPARE_OPERATORS[op], a.constant(), b.constant())
+        return _constant_result(value, f"operator {op}")
+    raise graph_break("type", what=f"comparison {op} of {a.describe()} and {b.describe()}",
+                      type=f"{a.type_name()}, {b.type_name()}")
+
+
+def is_op(tx: Interpreter, a: VariableTracker, b: VariableTracker) -> bool:
+    """`a is b`: decided when both are constants, when they are the same tracker, or when one
+    is None and the other a tracked non-constant (arrays, containers, objects are not None)."""
+    if a is b:
+        return True
+    if a.is_constant() and b.is_constant():
+        return a.constant() is b.constant()
+    for x, y in ((a, b), (b, a)):
+        if x.is_constant() and x.constant() is None and not y.is_constant():
+            return False
+    raise graph_break("type", what=f"identity test of {a.describe()} and {b.describe()}",
+                      type=f"{a.type_name()}, {b.type_name()}")
+
+
+def contains_op(tx: Interpreter, item: VariableTracker, container: VariableTracker) -> bool:
+    if isinstance(container, DictVariable):
+        return container.contains(item)
+    if container.is_constant() and item.is_constant():
+        return bool(fold("operator in", lambda x, c: x in c, item.constant(),
+                         container.constant()))
+    items = _items(container, tx)
+    if items is not None and item.is_constant() and all(i.is_constant() for i in items):
+        return item.constant() in [i.constant() for i in items]
+    raise graph_break("type", what=f"`in` test on {container.describe()}",
+                      type=container.type_name())
+
+
+def unary_op(tx: Interpreter, op: str, a: VariableTracker) -> VariableTracker:
+    if op == "not":
+        return ConstantVariable(not a.truth(tx))
+    if isinstance(a, ArrayVariable):
+        if op == "abs":
+            handler = numpy_api.lookup_function(np.absolute)
+            result = call_numpy_api("abs()", handler, tx.graph, a.value)
+        else:
+            result = call_numpy_api(f"operator {op}", numpy_api.unary_op, tx.graph, op, a.value)
+        return wrap_api_result(result)
+    if a.is_constant():
+        fn = abs if op == "abs" else UNARY_OPERATORS[op]
+        return _constant_result(fold(f"operator {op}", fn, a.constant()), f"operator {op}")
+    raise graph_break("type", what=f"operator {op} on {a.describe()}", type=a.type_name())

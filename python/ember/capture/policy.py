@@ -1,0 +1,160 @@
+"""The per-frame policy: what the frame hook's callback does on a cache miss.
+
+Capture the frame and hand back `(guards, entry)`; on a graph break, run the frame as plain
+Python and decide whether the code is worth trying again: a break that depends on these inputs
+(a NumPy error, a static assert) leaves it to be tried next call, any other break marks the
+code `SKIP` (or `CACHE_ONLY` when it already has entries) so repeated calls cost nothing.
+Past `config.recompile_limit` entries a code stops compiling (`CACHE_ONLY`) with one warning.
+"""
+
+from __future__ import annotations
+
+import threading
+import warnings
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from types import CodeType, FunctionType
+from typing import Any
+
+from ember import logging as ember_logging
+from ember import stats
+from ember.capture.breaks import INPUT_DEPENDENT_KINDS
+from ember.capture.convert import convert
+from ember.capture.guards import first_failure
+from ember.config import config
+from ember.errors import GraphBreakError, Unsupported
+
+
+@dataclass(frozen=True)
+class Options:
+    """The settings of one `ember.compile` call, active while its function runs."""
+
+    backend: Any = "eager"
+    fullgraph: bool = False
+    dynamic: bool | None = None
+
+
+@dataclass
+class CodeRecord:
+    """What the policy remembers about one code object."""
+
+    guard_trees: list[list] = field(default_factory=list)
+    warned: bool = False
+
+
+@dataclass
+class BreakEvent:
+    reason: str
+    hint: str
+    kind: str
+    filename: str | None
+    lineno: int | None
+    function: str
+
+
+_local = threading.local()
+_lock = threading.Lock()
+_records: weakref.WeakKeyDictionary[CodeType, CodeRecord] = weakref.WeakKeyDictionary()
+
+
+def options_stack() -> list[Options]:
+    stack = getattr(_local, "options", None)
+    if stack is None:
+        stack = _local.options = []
+    return stack
+
+
+def current_options() -> Options:
+    stack = options_stack()
+    return stack[-1] if stack else Options()
+
+
+def listeners() -> list[Callable[[str, Any], None]]:
+    """Per-thread observers of captures and breaks (used by `explain`)."""
+    found = getattr(_local, "listeners", None)
+    if found is None:
+        found = _local.listeners = []
+    return found
+
+
+def _notify(kind: str, event: Any) -> None:
+    for listener in listeners():
+        listener(kind, event)
+
+
+def clear() -> None:
+    """Forget every code record (part of `ember.reset`)."""
+    with _lock:
+        _records.clear()
+
+
+def forget(code: CodeType) -> None:
+    """Forget one code's record (its entries were cleared)."""
+    with _lock:
+        _records.pop(code, None)
+
+
+def record_for(code: CodeType) -> CodeRecord:
+    with _lock:
+        record = _records.get(code)
+        if record is None:
+            record = _records[code] = CodeRecord()
+        return record
+
+
+def on_cache_miss(func: FunctionType, args: tuple[Any, ...]) -> Any:
+    """The frame hook's callback (`_core.set_callback`)."""
+    from ember import _core
+
+    options = current_options()
+    code = func.__code__
+    record = record_for(code)
+    name = code.co_qualname
+    if len(record.guard_trees) >= config.recompile_limit:
+        stats.count("recompile_limit_hits")
+        if not record.warned:
+            record.warned = True
+            reason = first_failure(record.guard_trees[-1], func, args) or "guards failed"
+            warnings.warn(
+                f"ember: {name} ({code.co_filename}:{code.co_firstlineno}) was compiled "
+                f"{config.recompile_limit} times (ember.config.recompile_limit); it now runs "
+                f"as plain Python for new inputs. Last recompile: {reason}",
+                RuntimeWarning, stacklevel=2,
+            )
+        return _core.CACHE_ONLY
+    if record.guard_trees:
+        reason = first_failure(record.guard_trees[-1], func, args) or "guards failed"
+        stats.record_recompile(name, reason)
+        ember_logging.log("recompiles", f"{name}: {reason}")
+    stats.count("captures")
+    try:
+        capture = convert(func, args, backend=options.backend, dynamic=options.dynamic)
+    except Unsupported as exc:
+        return _on_break(exc, code, record, options)
+    except Exception:
+        if config.suppress_errors:
+            ember_logging.log("breaks", f"{name}: internal error in capture, runs as Python")
+            return None
+        raise
+    record.guard_trees.append(capture.guards)
+    _notify("capture", capture)
+    return capture.guards, capture.entry
+
+
+def _on_break(exc: Unsupported, code: CodeType, record: CodeRecord, options: Options) -> Any:
+    from ember import _core
+
+    filename, lineno = getattr(exc, "location", None) or (code.co_filename, None)
+    event = BreakEvent(exc.reason, exc.hint, exc.kind, filename, lineno, code.co_qualname)
+    stats.record_break(exc.reason)
+    ember_logging.log("breaks", f"{filename}:{lineno}: {exc.reason} ({exc.hint})")
+    _notify("break", event)
+    if options.fullgraph:
+        raise GraphBreakError(
+            f"{filename}:{lineno}: cannot capture {code.co_qualname} as one graph: "
+            f"{exc.reason}. {exc.hint}"
+        ) from exc
+    if exc.kind in INPUT_DEPENDENT_KINDS:
+        return None
+    return _core.CACHE_ONLY if record.guard_trees else _core.SKIP

@@ -1,0 +1,161 @@
+"""Resume functions: code objects that continue a frame's bytecode from a given offset.
+
+At a graph break the transformed code runs the graph so far, runs the unsupported
+instruction in plain Python, then calls a resume function with the value stack and the live
+locals at the next instruction. The resume function is a real code object (named
+``__resume_at_<offset>_<name>``) that the frame hook intercepts like any other.
+
+Calling convention of ``make_resume(code, offset, ...)``:
+
+- positional arguments: ``__stack<i>`` for every stack slot ``i`` from the bottom that is not
+  NULL, then ``live_locals`` in the given order (``co_varnames[:co_argcount]``);
+- ``co_freevars``: the original's ``co_freevars`` then its ``co_cellvars``; the caller builds
+  the function with the original's closure cells followed by the frame's own cells
+  (``LOAD_CLOSURE`` of each name, ``BUILD_TUPLE``, ``MAKE_FUNCTION 8``), which keeps sharing
+  them with closures made before the break;
+- NULL stack slots (pushed before some calls) take no argument; the prologue pushes NULL.
+"""
+
+from __future__ import annotations
+
+import types
+import weakref
+from collections.abc import Iterable, Mapping, Sequence
+from types import CodeType, FunctionType
+from typing import Self
+
+from ember.capture.resume.analysis import CodeFacts, ResumeError, analyse, check_resumable
+from ember.capture.resume.assemble import build_resume_code, disassemble, stack_argname
+
+__all__ = [
+    "NULL",
+    "ResumeError",
+    "clear_cache",
+    "disassemble",
+    "live_locals_at",
+    "make_resume",
+    "make_resume_function",
+    "resume_stack_depth",
+    "stack_argname",
+]
+
+
+class _Null:
+    """Marks a NULL stack slot in a captured stack: it is pushed, never passed."""
+
+    _instance: _Null | None = None
+
+    def __new__(cls) -> Self:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "NULL"
+
+
+NULL = _Null()
+
+# code -> facts, and code -> {(offset, depth, null slots, live locals): resume code}. Weak on
+# the code object so that a collected function takes its resume functions with it.
+_facts: weakref.WeakKeyDictionary[CodeType, CodeFacts] = weakref.WeakKeyDictionary()
+_resumes: weakref.WeakKeyDictionary[CodeType, dict[tuple, CodeType]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def clear_cache() -> None:
+    """Forget every analysis and resume code (part of ``ember.reset()``)."""
+    _facts.clear()
+    _resumes.clear()
+
+
+def _facts_of(code: CodeType) -> CodeFacts:
+    facts = _facts.get(code)
+    if facts is None:
+        facts = _facts[code] = analyse(code)
+    return facts
+
+
+def resume_stack_depth(code: CodeType, offset: int) -> int:
+    """How many values the stack holds before the instruction at ``offset``."""
+    facts = _facts_of(code)
+    offset = facts.prefixed.get(offset, offset)
+    if offset not in facts.stack_depth:
+        raise ResumeError(f"{code.co_name}: offset {offset} is not a reachable instruction")
+    return facts.stack_depth[offset]
+
+
+def live_locals_at(code: CodeType, offset: int) -> list[str]:
+    """Plain locals that the code may read after ``offset`` before assigning them.
+
+    Cell and free variables are not included: they travel in the closure. Names read only
+    through ``locals()``, ``vars()``, ``eval`` or ``exec`` are invisible here.
+    """
+    facts = _facts_of(code)
+    offset = facts.prefixed.get(offset, offset)
+    live = facts.live_in.get(offset, frozenset())
+    return [name for name in code.co_varnames if name in live]
+
+
+def make_resume(
+    code: CodeType,
+    offset: int,
+    stack_depth: int,
+    live_locals: Sequence[str],
+    *,
+    null_slots: Iterable[int] = (),
+) -> CodeType:
+    """The code object that continues ``code`` at the instruction at byte ``offset``.
+
+    ``stack_depth`` is the number of values on the stack before that instruction, of which
+    ``null_slots`` (counted from the bottom) are NULL. ``live_locals`` are the plain locals
+    passed in, after the stack values. Raises :class:`ResumeError` where the frame cannot be
+    continued (the caller then runs the whole frame as plain Python).
+    """
+    nulls = frozenset(null_slots)
+    live = tuple(live_locals)
+    key = (offset, stack_depth, nulls, live)
+    cached = _resumes.get(code, {}).get(key)
+    if cached is not None:
+        return cached
+    facts = _facts_of(code)
+    start = check_resumable(code, facts, offset, stack_depth)
+    if any(not 0 <= slot < stack_depth for slot in nulls):
+        raise ValueError(f"NULL slots {sorted(nulls)} outside a stack of {stack_depth}")
+    for name in live:
+        if name in code.co_cellvars or name in code.co_freevars:
+            raise ValueError(f"{name!r} is a cell variable: it travels in the closure")
+        if name not in code.co_varnames:
+            raise ValueError(f"{name!r} is not a local of {code.co_name}")
+    if len(set(live)) != len(live):
+        raise ValueError(f"live locals repeat a name: {live}")
+    resume = build_resume_code(code, facts, start, stack_depth, nulls, live)
+    _resumes.setdefault(code, {})[key] = resume
+    return resume
+
+
+def make_resume_function(
+    func: FunctionType,
+    offset: int,
+    stack_depth: int,
+    live_locals: Sequence[str],
+    *,
+    null_slots: Iterable[int] = (),
+    cells: Mapping[str, types.CellType] | None = None,
+) -> FunctionType:
+    """``make_resume`` for ``func``'s code, built into a function with ``func``'s globals.
+
+    Its closure is ``func``'s closure followed by ``cells`` (the frame's cell for each of
+    ``code.co_cellvars``); a cell variable missing from ``cells`` starts as an empty cell.
+    """
+    code = func.__code__
+    resume = make_resume(code, offset, stack_depth, live_locals, null_slots=null_slots)
+    cells = cells or {}
+    unknown = set(cells) - set(code.co_cellvars)
+    if unknown:
+        raise ValueError(f"{sorted(unknown)} are not cell variables of {code.co_name}")
+    closure = tuple(func.__closure__ or ()) + tuple(
+        cells.get(name, types.CellType()) for name in code.co_cellvars
+    )
+    return FunctionType(resume, func.__globals__, resume.co_name, None, closure or None)

@@ -1,0 +1,148 @@
+"""Build a resume code object: a prologue that rebuilds the frame, then the original code.
+
+Layout of the generated code::
+
+    COPY_FREE_VARS n        # original free variables, then the original cell variables
+    RESUME 0
+    LOAD_FAST __stack0      # or PUSH_NULL for a NULL slot
+    ...
+    JUMP_FORWARD target     # the original instruction at the resume offset
+    <original code without its own MAKE_CELL / COPY_FREE_VARS / RESUME prologue>
+
+The original instructions stay whole, so jumps backwards into a loop that contains the offset,
+the exception table (``try``/``with`` blocks spanning the offset) and the line table all keep
+their meaning. Every state the resumed code can reach is a state of the original code with
+the same stack, so the original ``co_stacksize`` and exception-handler depths stay exact and
+are kept as they are rather than recomputed.
+
+Cell variables become free variables: the caller passes the frame's own cells in the closure,
+so closures created before the break and the resumed code keep sharing them.
+"""
+
+from __future__ import annotations
+
+import dis
+import io
+from types import CodeType
+
+import bytecode as bc
+from bytecode.instr import InstrLocation
+
+from ember.capture.resume.analysis import CodeFacts
+
+_PROLOGUE_OPS = frozenset({"MAKE_CELL", "COPY_FREE_VARS", "RESUME"})
+# Flags that describe the original's signature or frame kind, not the resume function's.
+_DROPPED_FLAGS = (
+    bc.CompilerFlags.VARARGS
+    | bc.CompilerFlags.VARKEYWORDS
+    | bc.CompilerFlags.GENERATOR
+    | bc.CompilerFlags.COROUTINE
+    | bc.CompilerFlags.ITERABLE_COROUTINE
+    | bc.CompilerFlags.ASYNC_GENERATOR
+)
+
+
+def stack_argname(slot: int) -> str:
+    """The argument that carries stack slot ``slot`` (0 is the bottom of the stack)."""
+    return f"__stack{slot}"
+
+
+def resume_name(code: CodeType, offset: int) -> str:
+    return f"__resume_at_{offset}_{code.co_name}"
+
+
+def _real_instructions(body: bc.Bytecode) -> list[int]:
+    """Indices in ``body`` of real instructions (not labels or try markers)."""
+    return [i for i, item in enumerate(body) if isinstance(item, bc.Instr)]
+
+
+def build_resume_code(
+    code: CodeType,
+    facts: CodeFacts,
+    offset: int,
+    stack_depth: int,
+    null_slots: frozenset[int],
+    live_locals: tuple[str, ...],
+) -> CodeType:
+    """The resume code for ``code`` at the checked instruction ``offset``."""
+    body = bc.Bytecode.from_code(code, conserve_exception_block_stackdepth=True)
+    # The abstract instructions are those of dis without EXTENDED_ARG, in the same order.
+    positions = _real_instructions(body)
+    if len(positions) != len(facts.order) or any(
+        body[p].name != facts.instructions[o].opname for p, o in zip(positions, facts.order)
+    ):
+        raise AssertionError(f"bytecode and dis disagree on {code.co_name}'s instructions")
+    target_index = positions[facts.order.index(offset)]
+    target = bc.Label()
+    body.insert(target_index, target)
+
+    # Drop the original prologue: the new one makes the frame's cells and free variables.
+    first = next(i for i, item in enumerate(body) if isinstance(item, bc.Instr))
+    while isinstance(body[first], bc.Instr) and body[first].name in _PROLOGUE_OPS:
+        done = body[first].name == "RESUME"
+        del body[first]
+        if done:
+            break
+
+    freevars = list(code.co_freevars) + list(code.co_cellvars)
+    for item in body:
+        if isinstance(item, bc.Instr) and isinstance(item.arg, bc.CellVar):
+            item.arg = bc.FreeVar(item.arg.name)
+
+    location = _prologue_location(code, facts, offset)
+    prologue = []
+    if freevars:
+        prologue.append(bc.Instr("COPY_FREE_VARS", len(freevars), location=location))
+    prologue.append(bc.Instr("RESUME", 0, location=location))
+    for slot in range(stack_depth):
+        if slot in null_slots:
+            prologue.append(bc.Instr("PUSH_NULL", location=location))
+        else:
+            prologue.append(bc.Instr("LOAD_FAST", stack_argname(slot), location=location))
+    prologue.append(bc.Instr("JUMP_FORWARD", target, location=location))
+    body[0:0] = prologue
+
+    argnames = [stack_argname(s) for s in range(stack_depth) if s not in null_slots]
+    argnames += live_locals
+    body.argnames = argnames
+    body.argcount = len(argnames)
+    body.posonlyargcount = 0
+    body.kwonlyargcount = 0
+    body.varnames = argnames + [
+        v for v in code.co_varnames if v not in argnames and v not in code.co_cellvars
+    ]
+    body.cellvars = []
+    body.freevars = freevars
+    body.flags = bc.CompilerFlags(body.flags & ~_DROPPED_FLAGS)
+    if freevars:
+        body.flags |= bc.CompilerFlags.NESTED
+    body.name = resume_name(code, offset)
+    body.qualname = body.name
+    # A docstring would become the resume function's __doc__; it has none.
+    body.docstring = None
+    new = body.to_code(stacksize=code.co_stacksize, compute_exception_stack_depths=False)
+    if new.co_varnames[: new.co_argcount] != tuple(argnames):
+        raise AssertionError(f"{new.co_name}: arguments assembled as {new.co_varnames}")
+    return new
+
+
+def _prologue_location(code: CodeType, facts: CodeFacts, offset: int) -> InstrLocation:
+    """The prologue reports the resumed line: a traceback or tracer never sees line 0."""
+    lineno = facts.instructions[offset].positions.lineno
+    if lineno is None:
+        lineno = next(
+            (
+                facts.instructions[o].positions.lineno
+                for o in reversed(facts.order[: facts.order.index(offset)])
+                if facts.instructions[o].positions.lineno is not None
+            ),
+            code.co_firstlineno,
+        )
+    return InstrLocation(lineno, lineno, None, None)
+
+
+def disassemble(code: CodeType) -> str:
+    """``dis`` text of a generated code object, for logs and error messages."""
+    out = io.StringIO()
+    dis.dis(code, file=out)
+    return out.getvalue()

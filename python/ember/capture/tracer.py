@@ -1,0 +1,72 @@
+"""State shared by every interpreter of one capture (the frame and the functions inlined
+into it): the graph, its inputs with their sources, the guards and the variable builder."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import FunctionType
+from typing import Any
+
+import numpy as np
+
+from ember.capture.breaks import graph_break
+from ember.capture.builder import VariableBuilder
+from ember.capture.guards import GuardBuilder
+from ember.capture.sources import Source
+from ember.capture.variables.base import VariableTracker
+from ember.config import config
+from ember.errors import Unsupported
+from ember.graph import Graph, Value
+
+
+@dataclass(frozen=True)
+class GraphInput:
+    """A graph parameter and how the entry reloads it; `scalar`: a NumPy scalar argument,
+    passed to the graph as a 0-d array."""
+
+    value: Value
+    source: Source
+    scalar: bool
+    example: Any
+
+
+class Tracer:
+    def __init__(self, func: FunctionType, *, dynamic: bool | None = None) -> None:
+        self.func = func
+        self.code = func.__code__
+        self.root_globals = func.__globals__
+        builtins = func.__builtins__
+        self.root_builtins: dict[str, Any] = builtins if isinstance(builtins, dict) else vars(
+            builtins)
+        self.graph = Graph(self.code.co_name)
+        self.guards = GuardBuilder()
+        self.builder = VariableBuilder(self)
+        self.inputs: list[GraphInput] = []
+        self.dynamic = dynamic
+        self.instructions_run = 0
+
+    def wrap(self, value: Any, source: Source | None) -> VariableTracker:
+        return self.builder.wrap(value, source)
+
+    def add_array_input(self, array: np.ndarray, source: Source) -> Value:
+        value = self._input(array.dtype, array.shape, False)
+        self.guards.add(source, ("ARRAY_MATCH", array.dtype, tuple(array.shape), None))
+        self.inputs.append(GraphInput(value, source, False, array))
+        return value
+
+    def add_scalar_input(self, scalar: np.generic, source: Source) -> Value:
+        value = self._input(scalar.dtype, (), True)
+        self.inputs.append(GraphInput(value, source, True, np.asarray(scalar)))
+        return value
+
+    def _input(self, dtype: np.dtype, shape: tuple, scalar: bool) -> Value:
+        try:
+            return self.graph.add_input(dtype, shape, scalar=scalar)
+        except Unsupported as exc:  # a dtype ember does not compile (float16, complex...)
+            raise graph_break("type", what=f"an array argument ({exc.reason})",
+                              type=str(dtype)) from exc
+
+    def tick(self) -> None:
+        self.instructions_run += 1
+        if self.instructions_run > config.instruction_limit:
+            raise graph_break("unroll", limit=config.instruction_limit)

@@ -1,0 +1,1 @@
+"""Variable trackers: what capture knows about each Python value it meets."""

@@ -1,0 +1,181 @@
+"""Arrays as graph values, and calls into `ember.numpy_api` (NumPy's surface as graph ops).
+
+Arguments cross into `numpy_api` as `Value`s (arrays) or plain Python objects (constants,
+tuples/lists of either); results come back as `Value`s, tuples of them, or Python objects.
+Errors NumPy itself would raise (a shape mismatch, a bad axis) become a break that runs the
+frame as plain Python, so the user gets NumPy's exception from their own line.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ember import numpy_api
+from ember.capture.breaks import from_numpy_api, graph_break
+from ember.capture.sources import Source
+from ember.capture.variables.base import VariableTracker
+from ember.capture.variables.constant import ConstantVariable, is_constant_value
+from ember.errors import Unsupported
+from ember.graph import Value
+
+if TYPE_CHECKING:
+    from ember.capture.interpreter import Interpreter
+
+# Ops whose result may share memory with their first operand in NumPy (views): an array
+# produced by one, or viewed by one, is never updated in place during capture.
+VIEW_OPS = frozenset(
+    {"reshape", "transpose", "broadcast_to", "expand_dims", "squeeze", "slice", "flip"}
+)
+
+
+def call_numpy_api(what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """Call a `numpy_api` entry point, turning its refusals and NumPy errors into breaks."""
+    try:
+        return fn(*args, **kwargs)
+    except Unsupported as exc:
+        raise from_numpy_api(exc) from exc
+    except (TypeError, ValueError, IndexError, ZeroDivisionError, OverflowError) as exc:
+        raise graph_break("user_error", type=type(exc).__name__, message=f"{what}: {exc}") from exc
+
+
+def to_api(vt: VariableTracker) -> Any:
+    """The `numpy_api` argument for a tracker: a Value, a constant, or a tuple/list of them."""
+    from ember.capture.variables.containers import ListVariable, TupleVariable
+
+    if isinstance(vt, ArrayVariable):
+        return vt.value
+    if isinstance(vt, TupleVariable):
+        return tuple(to_api(item) for item in vt.items)
+    if isinstance(vt, ListVariable):
+        return [to_api(item) for item in vt.items]
+    if vt.is_constant():
+        return vt.constant()
+    raise graph_break("type", what=f"{vt.describe()} as a NumPy argument", type=vt.type_name())
+
+
+def wrap_api_result(result: Any) -> VariableTracker:
+    """A tracker for what `numpy_api` returned."""
+    from ember.capture.variables.containers import ListVariable, TupleVariable
+
+    if isinstance(result, Value):
+        return ArrayVariable(result)
+    if isinstance(result, tuple) and any(isinstance(r, Value) for r in result):
+        return TupleVariable([wrap_api_result(r) for r in result])
+    if isinstance(result, list):
+        return ListVariable([wrap_api_result(r) for r in result])
+    if is_constant_value(result):
+        return ConstantVariable(result)
+    raise graph_break("type", what="a NumPy result", type=type(result).__name__)
+
+
+class ArrayVariable(VariableTracker):
+    """An array (or NumPy scalar, when `value.scalar`) computed by the graph.
+
+    Mutable only through `update_in_place`, which `x += y` uses on arrays created in this
+    frame; every alias of the Python object shares this tracker and so sees the update."""
+
+    def __init__(self, value: Value, source: Source | None = None) -> None:
+        self.value = value
+        self.source = source
+
+    def describe(self) -> str:
+        if self.source is not None:
+            return self.source.name()
+        return f"an array {self.value.type_str}"
+
+    def type_name(self) -> str:
+        return "ndarray"
+
+    def python_type(self) -> type:
+        return self.value.dtype.type if self.value.scalar else np.ndarray
+
+    def truth(self, tx: Interpreter) -> bool:
+        raise graph_break("data_dependent_branch", name=self.describe())
+
+    def length(self, tx: Interpreter) -> int:
+        if self.value.ndim == 0:
+            raise graph_break("user_error", type="TypeError", message="len() of unsized object")
+        n = self.value.shape[0]
+        if isinstance(n, str):
+            raise graph_break("type", what=f"len() of {self.describe()}", type="symbolic size")
+        return n
+
+    def unpack(self, tx: Interpreter) -> list[VariableTracker]:
+        if self.value.ndim == 0:
+            raise graph_break("user_error", type="TypeError",
+                              message="iteration over a 0-d array")
+        return [self.getitem(tx, ConstantVariable(i)) for i in range(self.length(tx))]
+
+    def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
+        handler = numpy_api.lookup_method(name)
+        if handler is not None:
+            return ArrayMethodVariable(self, name, handler)
+        result = call_numpy_api(f"attribute {name}", numpy_api.get_attribute, self.value, name)
+        return wrap_api_result(result)
+
+    def getitem(self, tx: Interpreter, index: VariableTracker) -> VariableTracker:
+        result = call_numpy_api("indexing", numpy_api.getitem, tx.graph, self.value,
+                                to_api(index))
+        return wrap_api_result(result)
+
+    def is_fresh(self) -> bool:
+        """Whether this array is owned by the frame alone: created by a non-view op and never
+        viewed since, so updating it in place cannot be seen through another array."""
+        if self.source is not None:
+            return False
+        graph = self.value.graph
+        for node in graph.nodes:
+            if node.op in VIEW_OPS and self.value in node.inputs:
+                return False
+        for node in reversed(graph.nodes):
+            if node.out is self.value:
+                return node.op not in VIEW_OPS
+        return False
+
+    def update_in_place(self, value: Value) -> None:
+        self.value = value
+
+
+class ArrayMethodVariable(VariableTracker):
+    """`x.sum`, `x.reshape`...: a method of an array, dispatched to `numpy_api`."""
+
+    def __init__(self, array: ArrayVariable, name: str, handler: Any) -> None:
+        self.array = array
+        self.name = name
+        self.handler = handler
+
+    def describe(self) -> str:
+        return f"{self.array.describe()}.{self.name}"
+
+    def call(self, tx: Interpreter, args: list[VariableTracker],
+             kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        result = call_numpy_api(
+            f"ndarray.{self.name}", self.handler, tx.graph, self.array.value,
+            *[to_api(a) for a in args], **{k: to_api(v) for k, v in kwargs.items()},
+        )
+        return wrap_api_result(result)
+
+
+class NumpyFunctionVariable(VariableTracker):
+    """A NumPy function, ufunc or constructor known to `numpy_api` (`np.sum`, `np.exp`)."""
+
+    def __init__(self, fn: Any, handler: Any, source: Source | None = None) -> None:
+        self.fn = fn
+        self.handler = handler
+        self.source = source
+
+    def describe(self) -> str:
+        return f"np.{getattr(self.fn, '__name__', repr(self.fn))}"
+
+    def python_type(self) -> type:
+        return type(self.fn)
+
+    def call(self, tx: Interpreter, args: list[VariableTracker],
+             kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        result = call_numpy_api(
+            self.describe(), self.handler, tx.graph,
+            *[to_api(a) for a in args], **{k: to_api(v) for k, v in kwargs.items()},
+        )
+        return wrap_api_result(result)

@@ -1,0 +1,246 @@
+"""Python builtins: `len`, `range`, `isinstance`, `min`/`max`/`abs`/`sum`, `tuple`, `list`,
+`float`/`int` of constants, `enumerate`, `zip`... Pure builtins on constants run at capture
+time; on trackers each has a rule here; the rest (`print`, `open`, ...) break."""
+
+from __future__ import annotations
+
+import builtins
+from typing import TYPE_CHECKING, Any
+
+from ember.capture.breaks import graph_break
+from ember.capture.sources import Source
+from ember.capture.variables.array import ArrayVariable
+from ember.capture.variables.base import VariableTracker
+from ember.capture.variables.constant import ConstantVariable, fold, fold_call, is_foldable
+from ember.capture.variables.containers import (
+    DictVariable,
+    IteratorVariable,
+    ListVariable,
+    TupleVariable,
+)
+
+if TYPE_CHECKING:
+    from ember.capture.interpreter import Interpreter
+
+SIDE_EFFECT_BUILTINS = frozenset({
+    builtins.print, builtins.input, builtins.open, builtins.setattr, builtins.delattr,
+    builtins.exec, builtins.eval, builtins.breakpoint, builtins.globals, builtins.locals,
+    builtins.vars, builtins.next, builtins.iter, builtins.id,
+})
+
+
+def _iterator_result(items: list[VariableTracker]) -> IteratorVariable:
+    return IteratorVariable(items)
+
+
+class BuiltinVariable(VariableTracker):
+    """A builtin function or type (`len`, `range`, `float`, `tuple`...)."""
+
+    def __init__(self, fn: Any, source: Source | None = None) -> None:
+        self.fn = fn
+        self.source = source
+
+    def describe(self) -> str:
+        return f"{getattr(self.fn, '__name__', repr(self.fn))}()"
+
+    def is_constant(self) -> bool:
+        return True
+
+    def constant(self) -> Any:
+        return self.fn
+
+    def python_type(self) -> type:
+        return type(self.fn)
+
+    def truth(self, tx: Interpreter) -> bool:
+        return True
+
+    def call(self, tx: Interpreter, args: list[VariableTracker],
+             kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        fn = self.fn
+        if fn in SIDE_EFFECT_BUILTINS:
+            raise graph_break("side_effect", what=f"{fn.__name__}()")
+        rule = _RULES.get(fn)
+        if rule is not None:
+            result = rule(tx, args, kwargs)
+            if result is not None:
+                return result
+        if is_foldable(fn):
+            return fold_call(fn, self.describe(), args, kwargs)
+        raise graph_break("call", name=self.describe())
+
+
+def _len(tx, args, kwargs):
+    return ConstantVariable(args[0].length(tx))
+
+
+def _isinstance(tx, args, kwargs):
+    if len(args) != 2 or not args[1].is_constant():
+        return None
+    classes = args[1].constant()
+    return ConstantVariable(fold("isinstance()", issubclass, args[0].python_type(), classes))
+
+
+def _sequence(kind):
+    def rule(tx, args, kwargs):
+        if kwargs or len(args) > 1:
+            return None
+        items = args[0].unpack(tx) if args else []
+        if kind is tuple and all(i.is_constant() for i in items) and args and args[0].is_constant():
+            return ConstantVariable(tuple(i.constant() for i in items))
+        return TupleVariable(items) if kind is tuple else ListVariable(items)
+
+    return rule
+
+
+def _dict(tx, args, kwargs):
+    items: dict[Any, VariableTracker] = {}
+    if args:
+        if isinstance(args[0], DictVariable):
+            items.update(args[0].items)
+        else:
+            for pair in args[0].unpack(tx):
+                key, value = pair.unpack(tx)
+                items[key.constant() if key.is_constant() else _bad_key(key)] = value
+    for key, value in kwargs.items():
+        items[key] = value
+    return DictVariable(items)
+
+
+def _bad_key(key):
+    raise graph_break("type", what=f"dict key {key.describe()}", type=key.type_name())
+
+
+def _scalar_conversion(tx, args, kwargs):
+    if args and isinstance(args[0], ArrayVariable):
+        raise graph_break("data_dependent_value", what=f"converting {args[0].describe()} to a "
+                                                       "Python scalar")
+
+
+def _bool(tx, args, kwargs):
+    if len(args) == 1 and not kwargs:
+        return ConstantVariable(args[0].truth(tx))
+    return None
+
+
+def _abs(tx, args, kwargs):
+    if len(args) == 1 and isinstance(args[0], ArrayVariable):
+        return tx.unary_op("abs", args[0])
+    return None
+
+
+def _sum(tx, args, kwargs):
+    if not args or (args[0].is_constant() and not kwargs):
+        return None
+    total = args[1] if len(args) > 1 else kwargs.get("start", ConstantVariable(0))
+    for item in args[0].unpack(tx):
+        total = tx.binary_op("+", total, item)
+    return total
+
+
+def _min_max(fn):
+    def rule(tx, args, kwargs):
+        items = args[0].unpack(tx) if len(args) == 1 else list(args)
+        if not all(i.is_constant() for i in items):
+            _no_min_max(fn, items)
+        if not all(v.is_constant() for v in kwargs.values()):
+            return None
+        extra = {k: v.constant() for k, v in kwargs.items()}
+        return ConstantVariable(fold(f"{fn.__name__}()", fn, [i.constant() for i in items],
+                                     **extra))
+
+    return rule
+
+
+def _no_min_max(fn, items):
+    for item in items:
+        if isinstance(item, ArrayVariable):
+            raise graph_break("data_dependent_value",
+                              what=f"{fn.__name__}() compares {item.describe()} in Python "
+                                   f"(use np.{'maximum' if fn is max else 'minimum'})")
+    raise graph_break("call", name=f"{fn.__name__}() of non-constant values")
+
+
+def _enumerate(tx, args, kwargs):
+    start = (args[1] if len(args) > 1 else kwargs.get("start", ConstantVariable(0)))
+    first = start.constant()
+    return _iterator_result([TupleVariable([ConstantVariable(first + i), item])
+                             for i, item in enumerate(args[0].unpack(tx))])
+
+
+def _zip(tx, args, kwargs):
+    if kwargs.get("strict") is not None and kwargs["strict"].constant():
+        lengths = {len(a.unpack(tx)) for a in args}
+        if len(lengths) > 1:
+            raise graph_break("user_error", type="ValueError",
+                              message="zip() arguments have different lengths")
+    columns = [a.unpack(tx) for a in args]
+    return _iterator_result([TupleVariable(list(row)) for row in zip(*columns)])
+
+
+def _reversed(tx, args, kwargs):
+    return _iterator_result(list(reversed(args[0].unpack(tx))))
+
+
+def _range(tx, args, kwargs):
+    if all(a.is_constant() for a in args) and not kwargs:
+        return ConstantVariable(fold("range()", range, *[a.constant() for a in args]))
+    raise graph_break("call", name="range() of non-constant values")
+
+
+def _type(tx, args, kwargs):
+    if len(args) == 1 and not kwargs:
+        return ConstantVariable(args[0].python_type())
+    return None
+
+
+def _getattr(tx, args, kwargs):
+    if len(args) in (2, 3) and args[1].is_constant():
+        try:
+            return args[0].getattr(tx, args[1].constant())
+        except Exception:
+            if len(args) == 3:
+                return args[2]
+            raise
+    return None
+
+
+def _hasattr(tx, args, kwargs):
+    if len(args) == 2 and args[1].is_constant() and args[0].is_constant():
+        return ConstantVariable(hasattr(args[0].constant(), args[1].constant()))
+    return None
+
+
+def _all_any(fn):
+    def rule(tx, args, kwargs):
+        items = args[0].unpack(tx)
+        truths = [i.truth(tx) for i in items]
+        return ConstantVariable(fn(truths))
+
+    return rule
+
+
+_RULES = {
+    builtins.len: _len,
+    builtins.isinstance: _isinstance,
+    builtins.tuple: _sequence(tuple),
+    builtins.list: _sequence(list),
+    builtins.dict: _dict,
+    builtins.float: _scalar_conversion,
+    builtins.int: _scalar_conversion,
+    builtins.complex: _scalar_conversion,
+    builtins.bool: _bool,
+    builtins.abs: _abs,
+    builtins.sum: _sum,
+    builtins.min: _min_max(min),
+    builtins.max: _min_max(max),
+    builtins.enumerate: _enumerate,
+    builtins.zip: _zip,
+    builtins.reversed: _reversed,
+    builtins.range: _range,
+    builtins.type: _type,
+    builtins.getattr: _getattr,
+    builtins.hasattr: _hasattr,
+    builtins.all: _all_any(all),
+    builtins.any: _all_any(any),
+}

@@ -1,0 +1,162 @@
+"""Python values known at capture time: numbers, strings, None, tuples of constants, dtypes,
+NumPy scalars, slices, ranges, classes. Capture computes on them directly (shapes, sizes,
+`is None` tests), so they never reach the graph except as `const` operands."""
+
+from __future__ import annotations
+
+import operator
+import types
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ember.capture.breaks import graph_break
+from ember.capture.sources import Source
+from ember.capture.variables.base import VariableTracker
+
+if TYPE_CHECKING:
+    from ember.capture.interpreter import Interpreter
+
+BINARY_OPERATORS = {
+    "+": operator.add, "&": operator.and_, "//": operator.floordiv, "<<": operator.lshift,
+    "@": operator.matmul, "*": operator.mul, "%": operator.mod, "|": operator.or_,
+    "**": operator.pow, ">>": operator.rshift, "-": operator.sub, "/": operator.truediv,
+    "^": operator.xor,
+}
+COMPARE_OPERATORS = {
+    "<": operator.lt, "<=": operator.le, "==": operator.eq, "!=": operator.ne,
+    ">": operator.gt, ">=": operator.ge,
+}
+UNARY_OPERATORS = {"-": operator.neg, "+": operator.pos, "~": operator.invert,
+                   "not": operator.not_}
+
+# Values of these types cannot change, so reading their attributes and calling their methods
+# at capture time has no effect the compiled code would have to repeat.
+IMMUTABLE_TYPES = (
+    int, float, bool, complex, str, bytes, type(None), tuple, frozenset, slice, range,
+    type(Ellipsis), type(NotImplemented), np.dtype, np.generic, np.finfo, np.iinfo,
+)
+
+# Callables whose result depends only on their (constant) arguments.
+FOLDABLE_CALLABLES = frozenset({
+    int, float, bool, complex, str, tuple, slice, range, abs, round, divmod, pow, len, min, max,
+    sum, any, all, sorted, repr, isinstance, issubclass, hash, chr, ord, frozenset,
+    np.dtype, np.finfo, np.iinfo, np.result_type, np.promote_types, np.can_cast, np.issubdtype,
+})
+
+
+def is_constant_value(value: Any) -> bool:
+    """Whether `value` can be tracked as a constant: immutable values, classes and tuples of
+    those."""
+    if isinstance(value, tuple):
+        return all(is_constant_value(v) for v in value)
+    return isinstance(value, (IMMUTABLE_TYPES, type))
+
+
+def is_foldable(fn: Any) -> bool:
+    """Whether calling `fn` on constants may be done at capture time."""
+    try:
+        if fn in FOLDABLE_CALLABLES:
+            return True
+    except TypeError:
+        return False
+    if isinstance(fn, type) and issubclass(fn, np.generic):
+        return True
+    module = getattr(fn, "__module__", None) or ""
+    return module == "math" and isinstance(fn, types.BuiltinFunctionType)
+
+
+def fold(what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """Call `fn` at capture time; an exception becomes a break that runs the frame as plain
+    Python, so the user sees Python's own error."""
+    try:
+        return fn(*args, **kwargs)
+    except Exception as exc:
+        raise graph_break("user_error", type=type(exc).__name__, message=f"{what}: {exc}") from exc
+
+
+class ConstantVariable(VariableTracker):
+    """An immutable Python value."""
+
+    def __init__(self, value: Any, source: Source | None = None) -> None:
+        self.value = value
+        self.source = source
+
+    def describe(self) -> str:
+        if self.source is not None:
+            return self.source.name()
+        return repr(self.value)
+
+    def type_name(self) -> str:
+        return type(self.value).__name__
+
+    def is_constant(self) -> bool:
+        return True
+
+    def constant(self) -> Any:
+        return self.value
+
+    def python_type(self) -> type:
+        return type(self.value)
+
+    def truth(self, tx: Interpreter) -> bool:
+        return bool(fold("truth value", bool, self.value))
+
+    def unpack(self, tx: Interpreter) -> list[VariableTracker]:
+        if not isinstance(self.value, (tuple, range, str, bytes, frozenset)):
+            return super().unpack(tx)
+        return [ConstantVariable(v) for v in self.value]
+
+    def length(self, tx: Interpreter) -> int:
+        return fold("len()", len, self.value)
+
+    def getitem(self, tx: Interpreter, index: VariableTracker) -> VariableTracker:
+        if not index.is_constant():
+            return super().getitem(tx, index)
+        return ConstantVariable(fold("indexing", operator.getitem, self.value, index.constant()))
+
+    def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
+        if name.startswith("__") or not isinstance(self.value, IMMUTABLE_TYPES + (type,)):
+            return super().getattr(tx, name)
+        attr = fold(f"attribute {name}", getattr, self.value, name)
+        if isinstance(attr, (types.BuiltinMethodType, types.MethodWrapperType)) or (
+            callable(attr) and not isinstance(attr, type)
+        ):
+            return ConstantMethodVariable(self.value, name, attr)
+        if is_constant_value(attr):
+            return ConstantVariable(attr)
+        return super().getattr(tx, name)
+
+    def call(self, tx: Interpreter, args: list[VariableTracker],
+             kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        if not is_foldable(self.value):
+            return super().call(tx, args, kwargs)
+        return fold_call(self.value, self.describe(), args, kwargs)
+
+
+class ConstantMethodVariable(VariableTracker):
+    """A method of an immutable constant (`shape.index`, `dtype.newbyteorder`...)."""
+
+    def __init__(self, owner: Any, name: str, method: Any) -> None:
+        self.owner = owner
+        self.name = name
+        self.method = method
+
+    def describe(self) -> str:
+        return f"{type(self.owner).__name__}.{self.name}"
+
+    def call(self, tx: Interpreter, args: list[VariableTracker],
+             kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        return fold_call(self.method, self.describe(), args, kwargs)
+
+
+def fold_call(fn: Any, what: str, args: list[VariableTracker],
+              kwargs: dict[str, VariableTracker]) -> VariableTracker:
+    """Call `fn` on constant arguments at capture time; the result must be a constant too."""
+    if not all(a.is_constant() for a in args) or not all(v.is_constant() for v in kwargs.values()):
+        raise graph_break("call", name=f"{what} with non-constant arguments")
+    result = fold(what, fn, *[a.constant() for a in args],
+                  **{k: v.constant() for k, v in kwargs.items()})
+    if not is_constant_value(result):
+        raise graph_break("type", what=f"the result of {what}", type=type(result).__name__)
+    return ConstantVariable(result)

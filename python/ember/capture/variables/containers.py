@@ -1,0 +1,241 @@
+"""Tuples, lists, dicts and iterators of trackers.
+
+Containers created during capture are the frame's own and may be mutated freely; containers
+read from the frame (they have a source) belong to the caller, and mutating them is a side
+effect capture does not replay yet, so it breaks.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ember.capture.breaks import graph_break
+from ember.capture.sources import Source
+from ember.capture.variables.base import VariableTracker
+from ember.capture.variables.constant import ConstantVariable, fold
+
+if TYPE_CHECKING:
+    from ember.capture.interpreter import Interpreter
+
+
+def _index(tx: Interpreter, index: VariableTracker, what: str) -> Any:
+    if not index.is_constant():
+        raise graph_break("type", what=f"index {index.describe()} into {what}",
+                          type=index.type_name())
+    return index.constant()
+
+
+class SequenceVariable(VariableTracker):
+    """Shared behaviour of tuples and lists: items are trackers."""
+
+    python_class: type = tuple
+
+    def __init__(self, items: list[VariableTracker], source: Source | None = None) -> None:
+        self.items = list(items)
+        self.source = source
+
+    def type_name(self) -> str:
+        return self.python_class.__name__
+
+    def python_type(self) -> type:
+        return self.python_class
+
+    def truth(self, tx: Interpreter) -> bool:
+        return bool(self.items)
+
+    def length(self, tx: Interpreter) -> int:
+        return len(self.items)
+
+    def unpack(self, tx: Interpreter) -> list[VariableTracker]:
+        return list(self.items)
+
+    def getitem(self, tx: Interpreter, index: VariableTracker) -> VariableTracker:
+        key = _index(tx, index, self.describe())
+        if isinstance(key, slice):
+            return type(self)(fold("slicing", self.items.__getitem__, key))
+        if not isinstance(key, int):
+            raise graph_break("user_error", type="TypeError",
+                              message=f"{self.type_name()} indices must be integers or slices")
+        return fold("indexing", self.items.__getitem__, key)
+
+
+class TupleVariable(SequenceVariable):
+    python_class = tuple
+
+    def is_constant(self) -> bool:
+        return all(item.is_constant() for item in self.items)
+
+    def constant(self) -> Any:
+        return tuple(item.constant() for item in self.items)
+
+    def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
+        if name in ("index", "count"):
+            return ContainerMethodVariable(self, name)
+        return super().getattr(tx, name)
+
+
+class ListVariable(SequenceVariable):
+    python_class = list
+
+    def is_local(self) -> bool:
+        return self.source is None
+
+    def check_mutable(self) -> None:
+        if not self.is_local():
+            raise graph_break("mutation", what=self.describe())
+
+    def setitem(self, tx: Interpreter, index: VariableTracker, value: VariableTracker) -> None:
+        self.check_mutable()
+        key = _index(tx, index, self.describe())
+        fold("item assignment", self.items.__setitem__, key, value)
+
+    def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
+        if name in ("append", "extend", "pop", "insert", "reverse", "clear", "index", "count",
+                    "copy"):
+            return ContainerMethodVariable(self, name)
+        return super().getattr(tx, name)
+
+
+class DictVariable(VariableTracker):
+    """A dict with constant keys (str, int, ... as Python allows)."""
+
+    def __init__(self, items: dict[Any, VariableTracker], source: Source | None = None) -> None:
+        self.items = dict(items)
+        self.source = source
+
+    def type_name(self) -> str:
+        return "dict"
+
+    def python_type(self) -> type:
+        return dict
+
+    def truth(self, tx: Interpreter) -> bool:
+        return bool(self.items)
+
+    def length(self, tx: Interpreter) -> int:
+        return len(self.items)
+
+    def unpack(self, tx: Interpreter) -> list[VariableTracker]:
+        return [ConstantVariable(k) for k in self.items]
+
+    def getitem(self, tx: Interpreter, index: VariableTracker) -> VariableTracker:
+        key = _index(tx, index, self.describe())
+        return fold("dict lookup", self.items.__getitem__, key)
+
+    def setitem(self, tx: Interpreter, index: VariableTracker, value: VariableTracker) -> None:
+        if self.source is not None:
+            raise graph_break("mutation", what=self.describe())
+        self.items[_index(tx, index, self.describe())] = value
+
+    def contains(self, key: VariableTracker) -> bool:
+        return _index(None, key, self.describe()) in self.items  # type: ignore[arg-type]
+
+    def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
+        if name in ("keys", "values", "items", "get", "copy", "update", "pop", "setdefault"):
+            return ContainerMethodVariable(self, name)
+        return super().getattr(tx, name)
+
+
+class IteratorVariable(VariableTracker):
+    """An iterator over a static list of items (`GET_ITER` on a tuple, list, range, array's
+    first axis, `zip`, `enumerate`). Mutable: `FOR_ITER` advances it."""
+
+    def __init__(self, items: list[VariableTracker]) -> None:
+        self.items = items
+        self.index = 0
+
+    def type_name(self) -> str:
+        return "iterator"
+
+    def next(self) -> VariableTracker | None:
+        if self.index >= len(self.items):
+            return None
+        item = self.items[self.index]
+        self.index += 1
+        return item
+
+    def unpack(self, tx: Interpreter) -> list[VariableTracker]:
+        rest = self.items[self.index :]
+        self.index = len(self.items)
+        return rest
+
+
+def _mutating(name: str) -> bool:
+    return name in ("append", "extend", "pop", "insert", "reverse", "clear", "update",
+                    "setdefault")
+
+
+class ContainerMethodVariable(VariableTracker):
+    """A method of a tuple, list or dict tracker, applied to the tracked items."""
+
+    def __init__(self, owner: VariableTracker, name: str) -> None:
+        self.owner = owner
+        self.name = name
+
+    def describe(self) -> str:
+        return f"{self.owner.describe()}.{self.name}"
+
+    def call(self, tx: Interpreter, args: list[VariableTracker],
+             kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        owner, name = self.owner, self.name
+        if kwargs:
+            raise graph_break("call", name=f"{self.describe()} with keyword arguments")
+        if _mutating(name) and owner.source is not None:
+            raise graph_break("mutation", what=owner.describe())
+        if isinstance(owner, DictVariable):
+            return self._dict_method(tx, owner, args)
+        assert isinstance(owner, SequenceVariable)
+        items = owner.items
+        if name == "append":
+            items.append(args[0])
+        elif name == "extend":
+            items.extend(args[0].unpack(tx))
+        elif name == "pop":
+            where = _index(tx, args[0], owner.describe()) if args else -1
+            return fold("list.pop", items.pop, where)
+        elif name == "insert":
+            items.insert(_index(tx, args[0], owner.describe()), args[1])
+        elif name == "reverse":
+            items.reverse()
+        elif name == "clear":
+            items.clear()
+        elif name == "copy":
+            return ListVariable(list(items))
+        elif name in ("index", "count"):
+            if not all(i.is_constant() for i in items) or not args[0].is_constant():
+                raise graph_break("call", name=f"{self.describe()} on non-constant items")
+            values = [i.constant() for i in items]
+            return ConstantVariable(fold(self.describe(), getattr(values, name),
+                                         *[a.constant() for a in args]))
+        return ConstantVariable(None)
+
+    def _dict_method(self, tx: Interpreter, owner: DictVariable,
+                     args: list[VariableTracker]) -> VariableTracker:
+        items, name = owner.items, self.name
+        if name == "keys":
+            return ListVariable([ConstantVariable(k) for k in items])
+        if name == "values":
+            return ListVariable(list(items.values()))
+        if name == "items":
+            return ListVariable([TupleVariable([ConstantVariable(k), v]) for k, v in items.items()])
+        if name == "copy":
+            return DictVariable(dict(items))
+        key = _index(tx, args[0], owner.describe()) if args else None
+        if name == "get":
+            default = args[1] if len(args) > 1 else ConstantVariable(None)
+            return items.get(key, default)
+        if name == "pop":
+            if key in items:
+                return items.pop(key)
+            if len(args) > 1:
+                return args[1]
+            raise graph_break("user_error", type="KeyError", message=repr(key))
+        if name == "setdefault":
+            return items.setdefault(key, args[1] if len(args) > 1 else ConstantVariable(None))
+        if name == "update":
+            other = args[0]
+            if not isinstance(other, DictVariable):
+                raise graph_break("call", name=f"{self.describe()} with {other.describe()}")
+            items.update(other.items)
+            return ConstantVariable(None)
+        raise graph_break("call", name=self.describe())

@@ -1,0 +1,197 @@
+"""Python functions, which capture inlines: the callee's bytecode runs in a nested
+interpreter with its own locals, sharing the graph, the guards and the sources."""
+
+from __future__ import annotations
+
+from types import CodeType, FunctionType
+from typing import TYPE_CHECKING, Any
+
+from ember.capture.breaks import graph_break
+from ember.capture.bytecode import CO_VARARGS, CO_VARKEYWORDS
+from ember.capture.sources import AttrSource, ItemSource, Source
+from ember.capture.variables.base import CellVariable, VariableTracker
+from ember.capture.variables.containers import DictVariable, TupleVariable
+
+if TYPE_CHECKING:
+    from ember.capture.interpreter import Interpreter
+
+
+class FunctionVariable(VariableTracker):
+    """What inlining needs from a function: code, globals, defaults, closure cells."""
+
+    code: CodeType
+    fn_globals: dict[str, Any]
+    globals_source: Source | None  # None: the captured frame's own globals
+    name: str
+
+    def defaults(self, tx: Interpreter) -> list[VariableTracker]:
+        raise NotImplementedError
+
+    def kwdefaults(self, tx: Interpreter) -> dict[str, VariableTracker]:
+        raise NotImplementedError
+
+    def closure_cells(self, tx: Interpreter) -> list[CellVariable]:
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        if self.source is not None:
+            return self.source.name()
+        return f"function {self.name}"
+
+    def python_type(self) -> type:
+        return FunctionType
+
+    def truth(self, tx: Interpreter) -> bool:
+        return True
+
+    def call(self, tx: Interpreter, args: list[VariableTracker],
+             kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        return tx.inline_call(self, args, kwargs)
+
+
+class UserFunctionVariable(FunctionVariable):
+    """A function object read from the frame (guarded by identity)."""
+
+    def __init__(self, fn: FunctionType, source: Source | None) -> None:
+        self.fn = fn
+        self.source = source
+        self.code = fn.__code__
+        self.fn_globals = fn.__globals__
+        self.name = fn.__qualname__
+
+    def _member(self, name: str) -> Source | None:
+        return AttrSource(self.source, name) if self.source is not None else None
+
+    def bind_globals(self, tx: Interpreter) -> None:
+        if self.fn_globals is tx.root_globals:
+            self.globals_source = None
+        elif self.source is not None:
+            self.globals_source = AttrSource(self.source, "__globals__")
+        else:
+            raise graph_break("call", name=f"{self.name} (globals of another module)")
+
+    def defaults(self, tx: Interpreter) -> list[VariableTracker]:
+        src = self._member("__defaults__")
+        return [tx.wrap(v, ItemSource(src, i) if src else None)
+                for i, v in enumerate(self.fn.__defaults__ or ())]
+
+    def kwdefaults(self, tx: Interpreter) -> dict[str, VariableTracker]:
+        src = self._member("__kwdefaults__")
+        return {k: tx.wrap(v, ItemSource(src, k) if src else None)
+                for k, v in (self.fn.__kwdefaults__ or {}).items()}
+
+    def closure_cells(self, tx: Interpreter) -> list[CellVariable]:
+        cells = []
+        closure_src = self._member("__closure__")
+        for i, name in enumerate(self.code.co_freevars):
+            src = AttrSource(ItemSource(closure_src, i), "cell_contents") if closure_src else None
+            cells.append(tx.source_cell(self.fn.__closure__[i], src, name))
+        return cells
+
+
+class NestedFunctionVariable(FunctionVariable):
+    """A function created during capture by MAKE_FUNCTION (a nested def, lambda or
+    comprehension): its defaults and closure cells are trackers."""
+
+    def __init__(self, code: CodeType, fn_globals: dict[str, Any],
+                 globals_source: Source | None, defaults: list[VariableTracker],
+                 kwdefaults: dict[str, VariableTracker], closure: list[CellVariable]) -> None:
+        self.code = code
+        self.fn_globals = fn_globals
+        self.globals_source = globals_source
+        self._defaults = defaults
+        self._kwdefaults = kwdefaults
+        self._closure = closure
+        self.name = code.co_qualname
+
+    def bind_globals(self, tx: Interpreter) -> None:
+        pass
+
+    def defaults(self, tx: Interpreter) -> list[VariableTracker]:
+        return self._defaults
+
+    def kwdefaults(self, tx: Interpreter) -> dict[str, VariableTracker]:
+        return self._kwdefaults
+
+    def closure_cells(self, tx: Interpreter) -> list[CellVariable]:
+        return self._closure
+
+
+class BoundMethodVariable(VariableTracker):
+    """`obj.method` for a Python function found on the object's class."""
+
+    def __init__(self, function: VariableTracker, receiver: VariableTracker) -> None:
+        self.function = function
+        self.receiver = receiver
+
+    def describe(self) -> str:
+        return f"{self.receiver.describe()}.{self.function.describe().rsplit('.', 1)[-1]}"
+
+    def call(self, tx: Interpreter, args: list[VariableTracker],
+             kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        return self.function.call(tx, [self.receiver, *args], kwargs)
+
+
+class DisabledFunctionVariable(VariableTracker):
+    """A function marked with `ember.disable`: calling it is always a break."""
+
+    def __init__(self, fn: Any, source: Source | None) -> None:
+        self.fn = fn
+        self.source = source
+
+    def call(self, tx: Interpreter, args: list[VariableTracker],
+             kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        raise graph_break("disabled", name=getattr(self.fn, "__qualname__", repr(self.fn)))
+
+
+def bind_arguments(tx: Interpreter, fn: FunctionVariable, args: list[VariableTracker],
+                   kwargs: dict[str, VariableTracker]) -> dict[str, VariableTracker]:
+    """Bind a call's arguments to the callee's parameters as CPython does (positional,
+    keyword, defaults, `*args`, `**kwargs`); errors are Python's TypeError."""
+    code = fn.code
+    nargs, nkwonly = code.co_argcount, code.co_kwonlyargcount
+    names = code.co_varnames
+    positional = names[:nargs]
+    kwonly = names[nargs : nargs + nkwonly]
+    has_varargs = bool(code.co_flags & CO_VARARGS)
+    has_varkw = bool(code.co_flags & CO_VARKEYWORDS)
+
+    def error(message: str) -> Exception:
+        return graph_break("user_error", type="TypeError", message=f"{fn.name}() {message}")
+
+    bound: dict[str, VariableTracker] = {}
+    for name, value in zip(positional, args):
+        bound[name] = value
+    extra = args[len(positional):]
+    if extra and not has_varargs:
+        raise error(f"takes {nargs} positional arguments but {len(args)} were given")
+    extra_kw: dict[str, VariableTracker] = {}
+    for key, value in kwargs.items():
+        if key in bound:
+            raise error(f"got multiple values for argument '{key}'")
+        if (key in positional and key not in names[: code.co_posonlyargcount]) or key in kwonly:
+            bound[key] = value
+        elif has_varkw:
+            extra_kw[key] = value
+        else:
+            raise error(f"got an unexpected keyword argument '{key}'")
+    defaults = fn.defaults(tx)
+    first_default = nargs - len(defaults)
+    for i, name in enumerate(positional):
+        if name not in bound:
+            if i < first_default:
+                raise error(f"missing required positional argument: '{name}'")
+            bound[name] = defaults[i - first_default]
+    kwdefaults = fn.kwdefaults(tx)
+    for name in kwonly:
+        if name not in bound:
+            if name not in kwdefaults:
+                raise error(f"missing required keyword-only argument: '{name}'")
+            bound[name] = kwdefaults[name]
+    slot = nargs + nkwonly
+    if has_varargs:
+        bound[names[slot]] = TupleVariable(list(extra))
+        slot += 1
+    if has_varkw:
+        bound[names[slot]] = DictVariable(extra_kw)
+    return bound

@@ -1,0 +1,132 @@
+"""Modules, user objects holding arrays as attributes (`self.w`), and opaque values."""
+
+from __future__ import annotations
+
+import inspect
+import types
+from typing import TYPE_CHECKING, Any
+
+from ember.capture.breaks import graph_break
+from ember.capture.sources import AttrSource, Source
+from ember.capture.variables.base import VariableTracker
+
+if TYPE_CHECKING:
+    from ember.capture.interpreter import Interpreter
+
+# Modules whose attributes are taken as fixed for the life of the process, so reading them
+# installs no guard (NumPy's functions and constants, math's).
+STABLE_MODULES = frozenset({"numpy", "math"})
+
+
+def is_stable_module(module: types.ModuleType) -> bool:
+    return module.__name__.split(".", 1)[0] in STABLE_MODULES
+
+
+class ModuleVariable(VariableTracker):
+    """A module (`np`, `math`, a user module)."""
+
+    def __init__(self, module: types.ModuleType, source: Source | None) -> None:
+        self.module = module
+        self.source = source
+
+    def describe(self) -> str:
+        return self.source.name() if self.source is not None else self.module.__name__
+
+    def python_type(self) -> type:
+        return types.ModuleType
+
+    def truth(self, tx: Interpreter) -> bool:
+        return True
+
+    def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
+        try:
+            value = getattr(self.module, name)
+        except AttributeError:
+            raise graph_break(
+                "user_error", type="AttributeError",
+                message=f"module {self.module.__name__!r} has no attribute {name!r}",
+            ) from None
+        if is_stable_module(self.module):
+            return tx.wrap(value, None)
+        source = AttrSource(self.source, name) if self.source is not None else None
+        return tx.wrap(value, source)
+
+
+def plain_attribute(obj: Any, name: str) -> tuple[str, Any]:
+    """Classify `obj.name` without running user code: ("instance", value),
+    ("function", fn) for a method on the class, ("class", value) for other class data,
+    ("static", fn) for a staticmethod, or ("other", descriptor)."""
+    cls = type(obj)
+    if cls.__getattribute__ is not object.__getattribute__ or hasattr(cls, "__getattr__"):
+        return "other", None
+    try:
+        static = inspect.getattr_static(obj, name)
+    except AttributeError:
+        return "missing", None
+    instance_dict = getattr(obj, "__dict__", {})
+    in_class = any(name in vars(k) for k in cls.__mro__)
+    if name in instance_dict:
+        class_attr = inspect.getattr_static(cls, name, None) if in_class else None
+        if class_attr is not None and hasattr(type(class_attr), "__set__"):
+            return "other", class_attr  # a data descriptor wins over the instance dict
+        return "instance", instance_dict[name]
+    if isinstance(static, staticmethod):
+        return "static", static.__func__
+    if isinstance(static, types.FunctionType):
+        return "function", static
+    if hasattr(type(static), "__get__"):
+        return "other", static
+    return "class", static
+
+
+class UserObjectVariable(VariableTracker):
+    """An instance of a user class read from the frame (guarded by its exact type)."""
+
+    def __init__(self, obj: Any, source: Source | None) -> None:
+        self.obj = obj
+        self.source = source
+
+    def type_name(self) -> str:
+        return type(self.obj).__qualname__
+
+    def python_type(self) -> type:
+        return type(self.obj)
+
+    def truth(self, tx: Interpreter) -> bool:
+        cls = type(self.obj)
+        if hasattr(cls, "__bool__") or hasattr(cls, "__len__"):
+            return super().truth(tx)
+        return True
+
+    def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
+        from ember.capture.variables.functions import BoundMethodVariable
+
+        if self.source is None:
+            return super().getattr(tx, name)
+        kind, value = plain_attribute(self.obj, name)
+        if kind in ("instance", "class"):
+            return tx.wrap(value, AttrSource(self.source, name))
+        if kind in ("function", "static"):
+            owner = AttrSource(AttrSource(self.source, "__class__"), name)
+            fn = tx.wrap(getattr(type(self.obj), name), owner)
+            return fn if kind == "static" else BoundMethodVariable(fn, self)
+        if kind == "missing":
+            raise graph_break(
+                "user_error", type="AttributeError",
+                message=f"{type(self.obj).__name__!r} object has no attribute {name!r}",
+            )
+        return super().getattr(tx, name)
+
+
+class OpaqueVariable(VariableTracker):
+    """A value capture does not understand: every use of it is a break."""
+
+    def __init__(self, value: Any, source: Source | None) -> None:
+        self.value = value
+        self.source = source
+
+    def type_name(self) -> str:
+        return type(self.value).__qualname__
+
+    def python_type(self) -> type:
+        return type(self.value)

@@ -1,0 +1,63 @@
+"""ember's settings. The only module that reads environment variables.
+
+`ember.config` is the one `Config` instance; change its fields at run time
+(`ember.config.recompile_limit = 16`). Environment variables give the initial values:
+
+- `EMBER_RECOMPILE_LIMIT`  entries per code object before ember stops compiling it (8)
+- `EMBER_SUPPRESS_ERRORS`  `1`: an internal error in capture runs the frame as plain Python
+- `EMBER_NUM_THREADS`      threads for compiled kernels (0: one per core)
+- `EMBER_CACHE_DIR`        on-disk cache (default `$XDG_CACHE_HOME/ember` or `~/.cache/ember`)
+- `EMBER_LOGS`             comma-separated log channels (see `ember.logging`)
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+
+def _env_bool(name: str, default: bool) -> bool:
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    return value.strip().lower() not in ("0", "false", "no", "off")
+
+
+def _env_int(name: str, default: int) -> int:
+    value = os.environ.get(name)
+    if value is None or value.strip() == "":
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise ValueError(f"{name}={value!r} is not an integer") from None
+
+
+def _default_cache_dir() -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.environ.get("EMBER_CACHE_DIR") or os.path.join(base, "ember")
+
+
+def _env_logs() -> frozenset[str]:
+    raw = os.environ.get("EMBER_LOGS", "")
+    return frozenset(part.strip() for part in raw.split(",") if part.strip())
+
+
+@dataclass
+class Config:
+    """Settings read by capture, the cache policy and the backends."""
+
+    recompile_limit: int = field(default_factory=lambda: _env_int("EMBER_RECOMPILE_LIMIT", 8))
+    suppress_errors: bool = field(
+        default_factory=lambda: _env_bool("EMBER_SUPPRESS_ERRORS", False)
+    )
+    num_threads: int = field(default_factory=lambda: _env_int("EMBER_NUM_THREADS", 0))
+    cache_dir: str = field(default_factory=_default_cache_dir)
+    logs: frozenset[str] = field(default_factory=_env_logs)
+    # How deep user functions are inlined, and how many instructions one capture may execute
+    # (loops are unrolled): past these, capture gives up with a graph break.
+    inline_depth_limit: int = 32
+    instruction_limit: int = 200_000
+
+
+config = Config()

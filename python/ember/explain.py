@@ -1,0 +1,68 @@
+"""`ember.explain`'s report: what capture produced for one call."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class BreakReason:
+    """One graph break: why, where in the user's code, and what to do about it."""
+
+    reason: str
+    file: str | None
+    line: int | None
+    hint: str
+    function: str = ""
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.file else "<unknown>"
+        return f"{where} in {self.function}: {self.reason}\n    hint: {self.hint}"
+
+
+@dataclass
+class ExplainReport:
+    graphs: list[str] = field(default_factory=list)
+    break_reasons: list[BreakReason] = field(default_factory=list)
+    op_count: int = 0
+    guards: list[str] = field(default_factory=list)
+    entries: int = 0
+
+    @property
+    def graph_count(self) -> int:
+        return len(self.graphs)
+
+    @property
+    def graph_break_count(self) -> int:
+        return len(self.break_reasons)
+
+    def observe(self, kind: str, event: Any) -> None:
+        """Listener for the capture policy's events."""
+        if kind == "capture":
+            self.entries += 1
+            if event.graph is not None:
+                self.graphs.append(event.graph.to_ir())
+            self.op_count += event.op_count
+            self.guards.extend(event.guard_lines)
+        elif kind == "break":
+            self.break_reasons.append(
+                BreakReason(event.reason, event.filename, event.lineno, event.hint,
+                            event.function)
+            )
+
+    def __str__(self) -> str:
+        lines = [
+            (f"graphs: {self.graph_count}, graph breaks: {self.graph_break_count}, "
+            f"ops: {self.op_count}, guards: {len(self.guards)}"),
+        ]
+        if self.break_reasons:
+            lines.append("break reasons:")
+            lines += [f"  {i + 1}. {b}" for i, b in enumerate(self.break_reasons)]
+        if self.guards:
+            lines.append("guards:")
+            lines += [f"  {g}" for g in self.guards]
+        for i, ir in enumerate(self.graphs):
+            lines.append(f"graph {i}:")
+            lines += [f"  {line}" for line in ir.rstrip("\n").splitlines()]
+        return "\n".join(lines)

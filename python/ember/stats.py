@@ -1,0 +1,93 @@
+"""Counters for `ember.stats()`: frames, cache hits and misses, compiles, recompiles with
+reasons, graph breaks and compile time per stage. `reset()` clears them."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Stats:
+    """Python-side counters; the frame hook's own counters are merged in by `snapshot`."""
+
+    captures: int = 0
+    compiles: int = 0
+    recompiles: list[tuple[str, str]] = field(default_factory=list)  # (function, reason)
+    breaks: Counter = field(default_factory=Counter)  # reason -> count
+    failed_frames: int = 0
+    stage_seconds: Counter = field(default_factory=Counter)  # stage -> seconds
+    recompile_limit_hits: int = 0
+
+
+_lock = threading.Lock()
+_stats = Stats()
+
+
+def current() -> Stats:
+    return _stats
+
+
+def clear() -> None:
+    global _stats
+    with _lock:
+        _stats = Stats()
+
+
+def count(name: str, n: int = 1) -> None:
+    with _lock:
+        setattr(_stats, name, getattr(_stats, name) + n)
+
+
+def record_break(reason: str) -> None:
+    with _lock:
+        _stats.breaks[reason] += 1
+        _stats.failed_frames += 1
+
+
+def record_recompile(function: str, reason: str) -> None:
+    with _lock:
+        _stats.recompiles.append((function, reason))
+
+
+@contextmanager
+def stage(name: str):
+    """Time one compile stage (`bytecode`, `capture`, `guards`, `backend`, `codegen`)."""
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        elapsed = time.perf_counter() - start
+        with _lock:
+            _stats.stage_seconds[name] += elapsed
+
+
+def snapshot(hook: dict[str, int] | None) -> dict[str, object]:
+    """A plain dict of every counter (`ember.stats()`)."""
+    with _lock:
+        s = _stats
+        out: dict[str, object] = {
+            "frames_seen": 0,
+            "frames_skipped": 0,
+            "cache_hits": 0,
+            "cache_misses": 0,
+            "guard_failures": 0,
+        }
+        out.update(hook or {})
+        out.update(
+            {
+                "captures": s.captures,
+                "compiles": s.compiles,
+                "recompiles": len(s.recompiles),
+                "recompile_reasons": list(s.recompiles),
+                "graph_breaks": sum(s.breaks.values()),
+                "break_reasons": dict(s.breaks),
+                "failed_frames": s.failed_frames,
+                "recompile_limit_hits": s.recompile_limit_hits,
+                "compile_time": {k: round(v, 6) for k, v in s.stage_seconds.items()},
+            }
+        )
+        return out
