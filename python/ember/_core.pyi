@@ -29,14 +29,27 @@ def enable(on: bool) -> bool:
 def uninstall() -> None:
     """Restore the previous eval-frame function."""
 
-def mark_skip(code: CodeType) -> None: ...
+def mark_skip(code: CodeType) -> None:
+    """Never hand frames of `code` to the callback (kept across `reset`)."""
+
 def cache_size(code: CodeType) -> int: ...
-def clear_cache(code: CodeType) -> None: ...
+def clear_cache(code: CodeType) -> None:
+    """Drop `code`'s entries and the callback's SKIP/CACHE_ONLY answer for it."""
+
 def reset() -> None:
-    """Drop every cache entry of every code seen (the entries' guards and callables)."""
+    """Drop every cache entry of every code seen (the entries' guards and callables) and the
+    callback's SKIP/CACHE_ONLY answers, and zero `hook_stats`."""
 
 def hook_stats() -> dict[str, int]:
     """frames_seen, frames_skipped, cache_hits, cache_misses, guard_failures."""
+
+def set_skip_files(prefixes: list[str]) -> None:
+    """Filename prefixes skipped in addition to the defaults (standard library except
+    site-packages, numpy's and ember's package directories, `<ember...>` and `<frozen ...>`
+    files); replaces the prefixes given by the previous call."""
+
+def skip_files() -> dict[str, list[str]]:
+    """The skipped prefixes by kind: stdlib, site_packages (exempt), packages, extra."""
 
 # ---- guards -----------------------------------------------------------------------------------
 # A guard tree is a list of nodes; a node is `(accessor, checks, children)`.

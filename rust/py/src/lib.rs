@@ -1,7 +1,17 @@
-//! The `ember._core` extension module.
+//! The `ember._core` extension module: the PEP 523 frame hook, guard evaluation and compiled
+//! graphs. This is the only crate that knows Python; CPython 3.11 only (private frame API).
+#![deny(missing_docs)]
+
+mod cache;
+mod cpython;
+mod frame_api;
+mod guards;
+mod hook;
+mod skip;
+
 use pyo3::prelude::*;
 
 #[pymodule]
-fn _core(_m: &Bound<'_, PyModule>) -> PyResult<()> {
-    Ok(())
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    frame_api::register(m)
 }

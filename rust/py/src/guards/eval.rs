@@ -1,0 +1,294 @@
+//! Guard evaluation. Root values come straight from the frame's slots and dicts; checks read
+//! object structs (type pointers, ndarray fields) instead of Python attributes wherever they can.
+//! A value that cannot be read (missing name, AttributeError, LookupError, TypeError) fails the
+//! guard; any other exception (e.g. KeyboardInterrupt inside a property) propagates.
+
+use std::sync::atomic::{AtomicPtr, Ordering};
+
+use numpy::npyffi::{NpyTypes, PyArrayObject, PY_ARRAY_API};
+use numpy::{PyArrayDescr, PyArrayDescrMethods};
+use pyo3::exceptions::{PyAttributeError, PyLookupError, PyTypeError};
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyFloat, PyList, PyTuple};
+
+use super::{Accessor, ArrayMatch, Check, FrameView, GuardNode, GuardTree};
+
+impl GuardTree {
+    /// Whether every root node passes against `frame`.
+    pub fn check(&self, py: Python<'_>, frame: &FrameView<'_>) -> PyResult<bool> {
+        for node in &self.roots {
+            let Some(value) = read_root(py, &node.accessor, frame)? else {
+                return Ok(false);
+            };
+            if !node.check_value(&value)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+}
+
+impl GuardNode {
+    fn check_value(&self, value: &Bound<'_, PyAny>) -> PyResult<bool> {
+        for check in &self.checks {
+            if !check.check(value)? {
+                return Ok(false);
+            }
+        }
+        for child in &self.children {
+            let Some(child_value) = read_child(&child.accessor, value)? else {
+                return Ok(false);
+            };
+            if !child.check_value(&child_value)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+}
+
+fn read_root<'py>(
+    py: Python<'py>,
+    accessor: &Accessor,
+    frame: &FrameView<'_>,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    match accessor {
+        Accessor::Local(i) => Ok(frame.locals.get(*i).and_then(|&ptr| {
+            // SAFETY: argument slots hold live (borrowed) objects or NULL; NULL is skipped.
+            (!ptr.is_null()).then(|| unsafe { Bound::from_borrowed_ptr(py, ptr) })
+        })),
+        Accessor::Global(name) => dict_get(py, frame.globals, name.as_ptr()),
+        Accessor::Builtin(name) => dict_get(py, frame.builtins, name.as_ptr()),
+        Accessor::Closure(i) => {
+            if frame.closure.is_null() {
+                return Ok(None);
+            }
+            // SAFETY: a function's `__closure__` is NULL (handled above) or a tuple of cells;
+            // the index is bounds-checked and `PyCell_Get` returns a new reference or NULL
+            // (an empty cell, no error set).
+            unsafe {
+                if *i >= ffi::PyTuple_GET_SIZE(frame.closure) as usize {
+                    return Ok(None);
+                }
+                let cell = ffi::PyTuple_GET_ITEM(frame.closure, *i as ffi::Py_ssize_t);
+                Ok(Bound::from_owned_ptr_or_opt(
+                    py,
+                    crate::cpython::PyCell_Get(cell),
+                ))
+            }
+        }
+        Accessor::Attr(_) | Accessor::Item { .. } => Ok(None),
+    }
+}
+
+fn read_child<'py>(
+    accessor: &Accessor,
+    value: &Bound<'py, PyAny>,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let py = value.py();
+    let read = match accessor {
+        Accessor::Attr(name) => value.getattr(name.bind(py)),
+        Accessor::Item { key, index } => {
+            if let (Some(index), Ok(tuple)) = (index, value.cast_exact::<PyTuple>()) {
+                return normalise(*index, tuple.len())
+                    .map(|i| tuple.get_item(i))
+                    .transpose();
+            }
+            if let (Some(index), Ok(list)) = (index, value.cast_exact::<PyList>()) {
+                return normalise(*index, list.len())
+                    .map(|i| list.get_item(i))
+                    .transpose();
+            }
+            if value.is_exact_instance_of::<PyDict>() {
+                return dict_get(py, value.as_ptr(), key.as_ptr());
+            }
+            value.get_item(key.bind(py))
+        }
+        _ => return Ok(None),
+    };
+    match read {
+        Ok(v) => Ok(Some(v)),
+        Err(err) if is_read_failure(py, &err) => Ok(None),
+        Err(err) => Err(err),
+    }
+}
+
+fn normalise(index: isize, len: usize) -> Option<usize> {
+    let index = if index < 0 {
+        index + len as isize
+    } else {
+        index
+    };
+    (0..len as isize).contains(&index).then_some(index as usize)
+}
+
+/// `dict[key]`, or None when the key is absent.
+fn dict_get<'py>(
+    py: Python<'py>,
+    dict: *mut ffi::PyObject,
+    key: *mut ffi::PyObject,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    // SAFETY: `dict` is a live dict (frame globals/builtins or an exact dict checked by the
+    // caller) and `key` a live object; the result is borrowed and turned into an owned Bound.
+    unsafe {
+        let item = ffi::PyDict_GetItemWithError(dict, key);
+        if !item.is_null() {
+            return Ok(Some(Bound::from_borrowed_ptr(py, item)));
+        }
+    }
+    match PyErr::take(py) {
+        None => Ok(None),
+        Some(err) if is_read_failure(py, &err) => Ok(None),
+        Some(err) => Err(err),
+    }
+}
+
+fn is_read_failure(py: Python<'_>, err: &PyErr) -> bool {
+    err.is_instance_of::<PyAttributeError>(py)
+        || err.is_instance_of::<PyLookupError>(py)
+        || err.is_instance_of::<PyTypeError>(py)
+}
+
+impl Check {
+    fn check(&self, value: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let py = value.py();
+        match self {
+            Check::TypeMatch(ty) => Ok(std::ptr::eq(value.get_type_ptr(), ty.as_ptr().cast())),
+            Check::IdMatch(obj) => Ok(std::ptr::eq(value.as_ptr(), obj.as_ptr())),
+            Check::EqualsMatch(expected) => equals_exact(value, expected.bind(py)),
+            Check::LenMatch(n) => Ok(length(value)? == Some(*n)),
+            Check::DictKeysMatch(keys) => dict_keys_match(value, keys.bind(py)),
+            Check::ArrayMatch(array) => Ok(array_match(value, array)),
+        }
+    }
+}
+
+/// Same exact type and equal, through tuples; floats by bit pattern (see [`Check::EqualsMatch`]).
+fn equals_exact(value: &Bound<'_, PyAny>, expected: &Bound<'_, PyAny>) -> PyResult<bool> {
+    if !std::ptr::eq(value.get_type_ptr(), expected.get_type_ptr()) {
+        return Ok(false);
+    }
+    if value.is(expected) {
+        return Ok(true);
+    }
+    if let (Ok(a), Ok(b)) = (
+        value.cast_exact::<PyFloat>(),
+        expected.cast_exact::<PyFloat>(),
+    ) {
+        let (a, b) = (a.value(), b.value());
+        return Ok(a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()));
+    }
+    if let (Ok(a), Ok(b)) = (
+        value.cast_exact::<PyTuple>(),
+        expected.cast_exact::<PyTuple>(),
+    ) {
+        if a.len() != b.len() {
+            return Ok(false);
+        }
+        for (x, y) in a.iter().zip(b.iter()) {
+            if !equals_exact(&x, &y)? {
+                return Ok(false);
+            }
+        }
+        return Ok(true);
+    }
+    // Exact int or str (None and bool are singletons, matched by identity above): the built-in
+    // comparison runs no Python code.
+    value.eq(expected)
+}
+
+fn length(value: &Bound<'_, PyAny>) -> PyResult<Option<isize>> {
+    if let Ok(t) = value.cast_exact::<PyTuple>() {
+        return Ok(Some(t.len() as isize));
+    }
+    if let Ok(l) = value.cast_exact::<PyList>() {
+        return Ok(Some(l.len() as isize));
+    }
+    if let Ok(d) = value.cast_exact::<PyDict>() {
+        return Ok(Some(d.len() as isize));
+    }
+    match value.len() {
+        Ok(n) => Ok(Some(n as isize)),
+        Err(err) if is_read_failure(value.py(), &err) => Ok(None),
+        Err(err) => Err(err),
+    }
+}
+
+fn dict_keys_match(value: &Bound<'_, PyAny>, keys: &Bound<'_, PyTuple>) -> PyResult<bool> {
+    if let Ok(dict) = value.cast_exact::<PyDict>() {
+        if dict.len() != keys.len() {
+            return Ok(false);
+        }
+        for (key, expected) in dict.keys().iter().zip(keys.iter()) {
+            if !key.eq(&expected)? {
+                return Ok(false);
+            }
+        }
+        return Ok(true);
+    }
+    // Other mappings (OrderedDict, ...) keep their own order: ask them.
+    let actual = match value.call_method0("keys") {
+        Ok(k) => PyTuple::new(value.py(), k.try_iter()?.collect::<PyResult<Vec<_>>>()?)?,
+        Err(err) if is_read_failure(value.py(), &err) => return Ok(false),
+        Err(err) => return Err(err),
+    };
+    actual.eq(keys)
+}
+
+static NDARRAY_TYPE: AtomicPtr<ffi::PyTypeObject> = AtomicPtr::new(std::ptr::null_mut());
+
+fn ndarray_type(py: Python<'_>) -> *mut ffi::PyTypeObject {
+    let cached = NDARRAY_TYPE.load(Ordering::Relaxed);
+    if !cached.is_null() {
+        return cached;
+    }
+    // SAFETY: the numpy C API table is imported on first use and `PyArray_Type` lives forever.
+    let ty = unsafe { PY_ARRAY_API.get_type_object(py, NpyTypes::PyArray_Type) };
+    NDARRAY_TYPE.store(ty, Ordering::Relaxed);
+    ty
+}
+
+fn array_match(value: &Bound<'_, PyAny>, expected: &ArrayMatch) -> bool {
+    let py = value.py();
+    if !std::ptr::eq(value.get_type_ptr(), ndarray_type(py)) {
+        return false;
+    }
+    // SAFETY: `value` is exactly an ndarray, so it is a `PyArrayObject` whose `dimensions` and
+    // `strides` hold `nd` entries and whose `descr` is a live dtype.
+    unsafe {
+        let array = value.as_ptr() as *const PyArrayObject;
+        let nd = (*array).nd as usize;
+        if nd != expected.shape.len() {
+            return false;
+        }
+        let descr = (*array).descr;
+        let want = expected.dtype.bind(py);
+        if !std::ptr::eq(descr, want.as_dtype_ptr()) {
+            let actual: Borrowed<'_, '_, PyArrayDescr> =
+                Borrowed::from_ptr(py, descr.cast()).cast_unchecked();
+            if !actual.is_equiv_to(want) {
+                return false;
+            }
+        }
+        if nd == 0 {
+            // A 0-d array may have NULL `dimensions`/`strides`: nothing more to compare.
+            return true;
+        }
+        let shape = std::slice::from_raw_parts((*array).dimensions, nd);
+        if !dims_match(shape, &expected.shape) {
+            return false;
+        }
+        match &expected.strides {
+            None => true,
+            Some(strides) => dims_match(std::slice::from_raw_parts((*array).strides, nd), strides),
+        }
+    }
+}
+
+fn dims_match(actual: &[isize], expected: &[Option<isize>]) -> bool {
+    actual
+        .iter()
+        .zip(expected)
+        .all(|(a, e)| e.is_none_or(|e| e == *a))
+}

@@ -1,0 +1,94 @@
+//! Guard trees: compiled from the wire format of `_core.pyi` when an entry is stored, evaluated
+//! against a frame's argument slots, globals, builtins and closure cells without building dicts.
+
+mod compile;
+mod eval;
+
+pub use compile::compile_tree;
+
+use numpy::PyArrayDescr;
+use pyo3::ffi::PyObject;
+use pyo3::prelude::*;
+use pyo3::types::{PyString, PyTuple, PyType};
+
+/// What a guard reads: the frame (root accessors) or its parent's value (child accessors).
+#[derive(Debug)]
+pub enum Accessor {
+    /// `("local", i)`: argument slot `localsplus[i]`.
+    Local(usize),
+    /// `("global", name)`: `f_globals[name]`.
+    Global(Py<PyString>),
+    /// `("builtin", name)`: `f_builtins[name]`.
+    Builtin(Py<PyString>),
+    /// `("closure", i)`: the contents of `func.__closure__[i]`.
+    Closure(usize),
+    /// `("attr", name)`: `getattr(parent, name)`.
+    Attr(Py<PyString>),
+    /// `("item", key)`: `parent[key]`; `index` caches an int key for the tuple/list fast path.
+    Item {
+        /// The key as given.
+        key: Py<PyAny>,
+        /// The key as an index when it is an int.
+        index: Option<isize>,
+    },
+}
+
+/// A check on one value; the variants carry the guard kinds' wire names (`TYPE_MATCH`, ...).
+#[derive(Debug)]
+#[allow(clippy::enum_variant_names)]
+pub enum Check {
+    /// `type(v) is t`.
+    TypeMatch(Py<PyType>),
+    /// `v is obj` (the strong reference keeps `id(obj)` from being reused).
+    IdMatch(Py<PyAny>),
+    /// Same exact type and equal, recursively through tuples; floats compare by bit pattern
+    /// (NaN equals NaN, `-0.0` differs from `0.0`) because a specialised constant must be exact.
+    EqualsMatch(Py<PyAny>),
+    /// `len(v) == n`.
+    LenMatch(isize),
+    /// `tuple(v.keys()) == keys`.
+    DictKeysMatch(Py<PyTuple>),
+    /// An exact `np.ndarray` of this dtype, rank, shape and strides (`None` matches any).
+    ArrayMatch(ArrayMatch),
+}
+
+/// The fields of an `ARRAY_MATCH` check.
+#[derive(Debug)]
+pub struct ArrayMatch {
+    /// The expected dtype.
+    pub dtype: Py<PyArrayDescr>,
+    /// One entry per dimension; `None` is a wildcard.
+    pub shape: Vec<Option<isize>>,
+    /// Byte strides per dimension; `None` (whole or per dimension) is a wildcard.
+    pub strides: Option<Vec<Option<isize>>>,
+}
+
+/// One node of a guard tree: read a value, check it, then check its children.
+#[derive(Debug)]
+pub struct GuardNode {
+    /// How the value is read.
+    pub accessor: Accessor,
+    /// Checks on the value, all of which must pass.
+    pub checks: Vec<Check>,
+    /// Nodes reading from this value.
+    pub children: Vec<GuardNode>,
+}
+
+/// A compiled guard tree: every root node must pass.
+#[derive(Debug, Default)]
+pub struct GuardTree {
+    /// The root nodes (root accessors only).
+    pub roots: Vec<GuardNode>,
+}
+
+/// What root accessors read: borrowed pointers into a frame (or a function plus arguments).
+pub struct FrameView<'a> {
+    /// The argument slots, `localsplus[0..n]`.
+    pub locals: &'a [*mut PyObject],
+    /// The globals dict.
+    pub globals: *mut PyObject,
+    /// The builtins dict.
+    pub builtins: *mut PyObject,
+    /// The closure tuple of cells, or NULL.
+    pub closure: *mut PyObject,
+}

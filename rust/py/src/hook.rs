@@ -1,0 +1,343 @@
+//! The PEP 523 eval-frame function. It is installed once per process (chained to the function
+//! found), but acts only on threads whose enable flag is set; every other frame goes straight
+//! to the previous function. On a cache hit it returns `entry(*args)` without evaluating the
+//! frame: CPython's caller (`_PyEval_Vector`) clears and pops the frame afterwards.
+
+use std::cell::Cell;
+use std::ffi::c_int;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use pyo3::exceptions::{PyRuntimeError, PyTypeError};
+use pyo3::ffi::{self, PyObject, PyThreadState};
+use pyo3::panic::PanicException;
+use pyo3::prelude::*;
+use pyo3::types::{PyString, PyTuple};
+
+use crate::cache::{self, Entry, Mode};
+use crate::cpython::{self, EvalFrameFn, InterpreterFrame, CO_RESUMABLE, FRAME_OWNED_BY_THREAD};
+use crate::guards::{compile_tree, FrameView};
+use crate::skip;
+
+/// What the converter returns to never look at a code again.
+pub const SKIP: &str = "skip";
+/// What the converter returns to use existing entries only.
+pub const CACHE_ONLY: &str = "cache_only";
+
+thread_local! {
+    static ENABLED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// The eval-frame function found when ours was installed (0: not installed).
+static PREVIOUS: AtomicUsize = AtomicUsize::new(0);
+static INSTALLED: AtomicBool = AtomicBool::new(false);
+static CALLBACK: Mutex<Option<Py<PyAny>>> = Mutex::new(None);
+
+/// The counters of `hook_stats`.
+pub struct Stats {
+    frames_seen: AtomicU64,
+    frames_skipped: AtomicU64,
+    cache_hits: AtomicU64,
+    cache_misses: AtomicU64,
+    guard_failures: AtomicU64,
+}
+
+static STATS: Stats = Stats {
+    frames_seen: AtomicU64::new(0),
+    frames_skipped: AtomicU64::new(0),
+    cache_hits: AtomicU64::new(0),
+    cache_misses: AtomicU64::new(0),
+    guard_failures: AtomicU64::new(0),
+};
+
+fn bump(counter: &AtomicU64, n: u64) {
+    counter.fetch_add(n, Ordering::Relaxed);
+}
+
+/// The counters as (name, value) pairs.
+pub fn stats() -> [(&'static str, u64); 5] {
+    let s = &STATS;
+    [
+        ("frames_seen", s.frames_seen.load(Ordering::Relaxed)),
+        ("frames_skipped", s.frames_skipped.load(Ordering::Relaxed)),
+        ("cache_hits", s.cache_hits.load(Ordering::Relaxed)),
+        ("cache_misses", s.cache_misses.load(Ordering::Relaxed)),
+        ("guard_failures", s.guard_failures.load(Ordering::Relaxed)),
+    ]
+}
+
+/// Zeroes the counters.
+pub fn reset_stats() {
+    for counter in [
+        &STATS.frames_seen,
+        &STATS.frames_skipped,
+        &STATS.cache_hits,
+        &STATS.cache_misses,
+        &STATS.guard_failures,
+    ] {
+        counter.store(0, Ordering::Relaxed);
+    }
+}
+
+/// Installs the converter called on a cache miss.
+pub fn set_callback(callback: Option<Py<PyAny>>) {
+    let old = std::mem::replace(
+        &mut *CALLBACK.lock().unwrap_or_else(|p| p.into_inner()),
+        callback,
+    );
+    // Dropped after the lock is released: dropping may run Python code.
+    drop(old);
+}
+
+fn callback(py: Python<'_>) -> Option<Py<PyAny>> {
+    CALLBACK
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .as_ref()
+        .map(|c| c.clone_ref(py))
+}
+
+/// Sets this thread's flag, returning the previous one.
+pub fn set_enabled(on: bool) -> bool {
+    ENABLED.with(|flag| flag.replace(on))
+}
+
+/// `enable(on)`: sets the flag and installs the eval-frame function if needed.
+pub fn enable(py: Python<'_>, on: bool) -> PyResult<bool> {
+    if on && !INSTALLED.load(Ordering::Relaxed) {
+        // Computed now, while nothing intercepts the Python code this runs.
+        skip::ensure_defaults(py)?;
+        install();
+    }
+    Ok(set_enabled(on))
+}
+
+fn install() {
+    // SAFETY: called with the GIL held; the interpreter state is the current one and the
+    // function pointers are valid for the life of the process.
+    unsafe {
+        let interp = ffi::PyInterpreterState_Get();
+        let current = cpython::_PyInterpreterState_GetEvalFrameFunc(interp);
+        if current as usize != eval_frame as EvalFrameFn as usize {
+            PREVIOUS.store(current as usize, Ordering::Relaxed);
+            cpython::_PyInterpreterState_SetEvalFrameFunc(interp, eval_frame);
+        }
+    }
+    INSTALLED.store(true, Ordering::Relaxed);
+}
+
+/// Restores the eval-frame function found at installation.
+pub fn uninstall() -> PyResult<()> {
+    if !INSTALLED.load(Ordering::Relaxed) {
+        return Ok(());
+    }
+    // SAFETY: as in `install`; `PREVIOUS` holds the function read there.
+    unsafe {
+        let interp = ffi::PyInterpreterState_Get();
+        let current = cpython::_PyInterpreterState_GetEvalFrameFunc(interp);
+        if current as usize != eval_frame as EvalFrameFn as usize {
+            return Err(PyRuntimeError::new_err(
+                "another eval-frame function was installed over ember's; uninstall it first",
+            ));
+        }
+        cpython::_PyInterpreterState_SetEvalFrameFunc(interp, previous());
+    }
+    INSTALLED.store(false, Ordering::Relaxed);
+    Ok(())
+}
+
+fn previous() -> EvalFrameFn {
+    match PREVIOUS.load(Ordering::Relaxed) {
+        0 => cpython::_PyEval_EvalFrameDefault,
+        // SAFETY: a non-zero value was stored from an `EvalFrameFn` in `install`.
+        ptr => unsafe { std::mem::transmute::<usize, EvalFrameFn>(ptr) },
+    }
+}
+
+/// The eval-frame function installed into the interpreter.
+unsafe extern "C" fn eval_frame(
+    tstate: *mut PyThreadState,
+    frame: *mut InterpreterFrame,
+    throwflag: c_int,
+) -> *mut PyObject {
+    if !ENABLED.with(Cell::get) {
+        // SAFETY: forwarding the interpreter's own arguments to the previous function.
+        return unsafe { previous()(tstate, frame, throwflag) };
+    }
+    bump(&STATS.frames_seen, 1);
+    // SAFETY: CPython calls the eval-frame function with the GIL held.
+    let py = unsafe { Python::assume_attached() };
+    // SAFETY: `frame` is the live frame CPython is about to evaluate.
+    let outcome = catch_unwind(AssertUnwindSafe(|| unsafe {
+        intercept(py, tstate, frame, throwflag)
+    }));
+    match outcome {
+        Ok(Ok(result)) => result,
+        Ok(Err(err)) => {
+            err.restore(py);
+            std::ptr::null_mut()
+        }
+        Err(payload) => {
+            let message = payload
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "panic in ember's frame hook".to_owned());
+            PanicException::new_err(message).restore(py);
+            std::ptr::null_mut()
+        }
+    }
+}
+
+/// Whether the hook must leave this frame alone whatever its code's cache says.
+///
+/// # Safety
+/// `frame` must be a live frame with a live code object.
+unsafe fn untouchable(frame: *const InterpreterFrame, throwflag: c_int) -> bool {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        throwflag != 0
+            || (*(*frame).f_code).co_flags & CO_RESUMABLE != 0
+            || (*frame).owner != FRAME_OWNED_BY_THREAD
+            || (*frame).f_func.is_null()
+            || !cpython::at_first_instruction(frame)
+    }
+}
+
+/// # Safety
+/// Called from `eval_frame` with its arguments.
+unsafe fn intercept(
+    py: Python<'_>,
+    tstate: *mut PyThreadState,
+    frame: *mut InterpreterFrame,
+    throwflag: c_int,
+) -> PyResult<*mut PyObject> {
+    // SAFETY: forwarding the interpreter's own arguments.
+    let evaluate = move || unsafe { previous()(tstate, frame, throwflag) };
+    // SAFETY: `frame` is live for this call (contract of `eval_frame`).
+    let code = unsafe {
+        if untouchable(frame, throwflag) {
+            bump(&STATS.frames_skipped, 1);
+            return Ok(evaluate());
+        }
+        (*frame).f_code
+    };
+    // SAFETY: the frame holds a strong reference to its code for the whole call.
+    let cache = unsafe { cache::get_or_create(py, code)? };
+    if cache.skips() {
+        bump(&STATS.frames_skipped, 1);
+        return Ok(evaluate());
+    }
+    // SAFETY: a frame at its first instruction holds exactly its arguments in
+    // `localsplus[0..n]` (filled by CPython before evaluation), followed by other slots.
+    let (args, func) = unsafe {
+        let n = cpython::argument_count(code);
+        let base = std::ptr::addr_of_mut!((*frame).localsplus) as *mut *mut PyObject;
+        (std::slice::from_raw_parts(base, n), (*frame).f_func)
+    };
+    if args.iter().any(|a| a.is_null()) {
+        bump(&STATS.frames_skipped, 1);
+        return Ok(evaluate());
+    }
+    // SAFETY: `func` is the frame's live function object.
+    let view = unsafe {
+        FrameView {
+            locals: args,
+            globals: (*frame).f_globals,
+            builtins: (*frame).f_builtins,
+            closure: (*func).func_closure,
+        }
+    };
+    let (hit, failures) = cache.lookup(py, &view)?;
+    bump(&STATS.guard_failures, failures);
+    if let Some(entry) = hit {
+        bump(&STATS.cache_hits, 1);
+        return call_entry(py, &entry, args);
+    }
+    bump(&STATS.cache_misses, 1);
+    if cache.mode() == Mode::CacheOnly {
+        return Ok(evaluate());
+    }
+    let Some(callback) = callback(py) else {
+        return Ok(evaluate());
+    };
+    // SAFETY: `func` and the argument slots are live, borrowed from the frame.
+    let (func, arg_tuple) = unsafe {
+        let func = Bound::from_borrowed_ptr(py, func.cast());
+        let items = args.iter().map(|&a| Bound::from_borrowed_ptr(py, a));
+        (func, PyTuple::new(py, items)?)
+    };
+    let was_enabled = set_enabled(false);
+    let stored = store_verdict(callback.bind(py), func, arg_tuple, cache);
+    set_enabled(was_enabled);
+    match stored? {
+        Some(entry) => call_entry(py, &entry, args),
+        None => Ok(evaluate()),
+    }
+}
+
+/// Calls the converter (with the hook disabled by the caller) and records what it returns:
+/// the new entry to run, or None to evaluate the frame normally.
+fn store_verdict(
+    callback: &Bound<'_, PyAny>,
+    func: Bound<'_, PyAny>,
+    args: Bound<'_, PyTuple>,
+    cache: &cache::CodeCache,
+) -> PyResult<Option<Arc<Entry>>> {
+    let verdict = callback.call1((func, args))?;
+    if verdict.is_none() {
+        return Ok(None);
+    }
+    if let Ok(word) = verdict.cast::<PyString>() {
+        match word.to_str()? {
+            SKIP => cache.set_mode(Mode::Skip),
+            CACHE_ONLY => cache.set_mode(Mode::CacheOnly),
+            other => {
+                return Err(PyTypeError::new_err(format!(
+                    "the frame converter returned {other:?}; expected (guards, entry), SKIP, CACHE_ONLY or None"
+                )))
+            }
+        }
+        return Ok(None);
+    }
+    let (guards, entry): (Bound<'_, PyAny>, Bound<'_, PyAny>) =
+        verdict.extract().map_err(|_| {
+            PyTypeError::new_err(
+                "the frame converter must return (guards, entry), SKIP, CACHE_ONLY or None",
+            )
+        })?;
+    let entry = Arc::new(Entry {
+        guards: compile_tree(&guards)?,
+        entry: entry.unbind(),
+    });
+    cache.push(Arc::clone(&entry));
+    Ok(Some(entry))
+}
+
+/// `entry(*args)` with the frame's argument slots passed as they are (vectorcall, no tuple).
+fn call_entry(py: Python<'_>, entry: &Entry, args: &[*mut PyObject]) -> PyResult<*mut PyObject> {
+    // The replaced frame never reaches `_PyEval_EvalFrameDefault`, which is where CPython counts
+    // recursion depth: count it here, or an entry that calls itself overflows the C stack.
+    // SAFETY: the message is a NUL-terminated static string; GIL held.
+    if unsafe { ffi::Py_EnterRecursiveCall(c" in an ember entry".as_ptr()) } != 0 {
+        return Err(PyErr::fetch(py));
+    }
+    // SAFETY: the slots are live borrowed references owned by the frame, which outlives the
+    // call; vectorcall borrows its arguments and returns a new reference or NULL with an error.
+    let result = unsafe {
+        ffi::PyObject_Vectorcall(
+            entry.entry.as_ptr(),
+            args.as_ptr(),
+            args.len(),
+            std::ptr::null_mut(),
+        )
+    };
+    // SAFETY: pairs with the successful `Py_EnterRecursiveCall` above.
+    unsafe { ffi::Py_LeaveRecursiveCall() };
+    if result.is_null() {
+        Err(PyErr::fetch(py))
+    } else {
+        Ok(result)
+    }
+}

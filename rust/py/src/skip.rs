@@ -1,0 +1,144 @@
+//! Which source files the frame hook never hands to the converter: the standard library,
+//! numpy, ember's own package, ember's generated code (`<ember...>`) and frozen modules, plus
+//! prefixes that Python adds with `set_skip_files`.
+//!
+//! The prefixes are computed once, before the hook is installed, because computing them runs
+//! Python code (`sysconfig`) that the hook would otherwise intercept. A code object caches its
+//! answer together with [`generation`], so `set_skip_files` invalidates every cached answer.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Mutex;
+
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+/// Filename prefixes of code the hook must not capture, whatever directory it comes from.
+const PSEUDO_FILES: [&str; 2] = ["<ember", "<frozen "];
+
+#[derive(Default)]
+struct SkipFiles {
+    /// The standard library directories (with a trailing separator).
+    stdlib: Vec<String>,
+    /// site-packages, which lies under the standard library but holds user code too.
+    site_packages: Vec<String>,
+    /// numpy's and ember's package directories.
+    packages: Vec<String>,
+    /// Prefixes added by `set_skip_files`.
+    extra: Vec<String>,
+    /// Whether the defaults have been computed.
+    computed: bool,
+}
+
+static SKIP_FILES: Mutex<Option<SkipFiles>> = Mutex::new(None);
+static GENERATION: AtomicU32 = AtomicU32::new(1);
+
+/// Bumped whenever the skip list changes; 0 is never a valid generation.
+pub fn generation() -> u32 {
+    GENERATION.load(Ordering::Relaxed)
+}
+
+fn as_dir(path: &str) -> String {
+    let trimmed = path.trim_end_matches(std::path::MAIN_SEPARATOR);
+    format!("{trimmed}{}", std::path::MAIN_SEPARATOR)
+}
+
+fn package_dir(py: Python<'_>, module: &str) -> PyResult<Option<String>> {
+    let modules = py.import("sys")?.getattr("modules")?;
+    let Some(module) = modules.cast::<PyDict>()?.get_item(module)? else {
+        return Ok(None);
+    };
+    let file = module.getattr("__file__")?;
+    if file.is_none() {
+        return Ok(None);
+    }
+    let os_path = py.import("os.path")?;
+    Ok(Some(
+        os_path
+            .call_method1("dirname", (os_path.call_method1("realpath", (file,))?,))?
+            .extract()?,
+    ))
+}
+
+/// Computes the default prefixes if that has not happened yet. Runs Python code: call it only
+/// where the hook cannot intercept (before installing it, or with this thread disabled).
+pub fn ensure_defaults(py: Python<'_>) -> PyResult<()> {
+    if lock().as_ref().is_some_and(|f| f.computed) {
+        return Ok(());
+    }
+    let paths = py.import("sysconfig")?.call_method0("get_paths")?;
+    let get = |key: &str| -> PyResult<Option<String>> { paths.get_item(key)?.extract() };
+    let os_path = py.import("os.path")?;
+    let real =
+        |p: String| -> PyResult<String> { os_path.call_method1("realpath", (p,))?.extract() };
+    let mut files = SkipFiles::default();
+    for key in ["stdlib", "platstdlib"] {
+        if let Some(dir) = get(key)? {
+            files.stdlib.push(as_dir(&dir));
+            files.stdlib.push(as_dir(&real(dir)?));
+        }
+    }
+    for key in ["purelib", "platlib"] {
+        if let Some(dir) = get(key)? {
+            files.site_packages.push(as_dir(&dir));
+            files.site_packages.push(as_dir(&real(dir)?));
+        }
+    }
+    py.import("numpy")?;
+    for module in ["numpy", "ember._core", "ember"] {
+        if let Some(dir) = package_dir(py, module)? {
+            files.packages.push(as_dir(&dir));
+        }
+    }
+    let mut guard = lock();
+    let slot = guard.get_or_insert_with(SkipFiles::default);
+    if !slot.computed {
+        files.extra = std::mem::take(&mut slot.extra);
+        files.computed = true;
+        *slot = files;
+        GENERATION.fetch_add(1, Ordering::Relaxed);
+    }
+    Ok(())
+}
+
+/// Replaces the prefixes added from Python (the defaults always stay).
+pub fn set_extra(prefixes: Vec<String>) {
+    let mut guard = lock();
+    guard.get_or_insert_with(SkipFiles::default).extra = prefixes;
+    GENERATION.fetch_add(1, Ordering::Relaxed);
+}
+
+/// The current skip prefixes, for `skip_files()`: standard library, its site-packages
+/// exception, packages, and those added from Python.
+pub fn current() -> [Vec<String>; 4] {
+    let guard = lock();
+    match guard.as_ref() {
+        Some(f) => [
+            f.stdlib.clone(),
+            f.site_packages.clone(),
+            f.packages.clone(),
+            f.extra.clone(),
+        ],
+        None => Default::default(),
+    }
+}
+
+/// Whether frames of code from `filename` are skipped.
+pub fn is_skipped(filename: &str) -> bool {
+    if PSEUDO_FILES.iter().any(|p| filename.starts_with(p)) {
+        return true;
+    }
+    let guard = lock();
+    let Some(files) = guard.as_ref() else {
+        return false;
+    };
+    let under = |prefixes: &[String]| prefixes.iter().any(|p| filename.starts_with(p.as_str()));
+    under(&files.extra)
+        || under(&files.packages)
+        || (under(&files.stdlib) && !under(&files.site_packages))
+}
+
+fn lock() -> std::sync::MutexGuard<'static, Option<SkipFiles>> {
+    SKIP_FILES
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
