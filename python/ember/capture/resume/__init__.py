@@ -59,9 +59,7 @@ NULL = _Null()
 # code -> facts, and code -> {(offset, depth, null slots, live locals): resume code}. Weak on
 # the code object so that a collected function takes its resume functions with it.
 _facts: weakref.WeakKeyDictionary[CodeType, CodeFacts] = weakref.WeakKeyDictionary()
-_resumes: weakref.WeakKeyDictionary[CodeType, dict[tuple, CodeType]] = (
-    weakref.WeakKeyDictionary()
-)
+_resumes: weakref.WeakKeyDictionary[CodeType, dict[tuple, CodeType]] = weakref.WeakKeyDictionary()
 
 
 def clear_cache() -> None:

@@ -129,7 +129,9 @@ def _successors(
     edges = []
     op, arg = inst.opcode, inst.arg
     if op not in _NO_FALLTHROUGH and next_offset is not None:
-        effect = dis.stack_effect(op, arg, jump=False) if op in _JUMPS else dis.stack_effect(op, arg)
+        effect = (
+            dis.stack_effect(op, arg, jump=False) if op in _JUMPS else dis.stack_effect(op, arg)
+        )
         edges.append(Edge(next_offset, effect))
     if op in _JUMPS:
         edges.append(Edge(inst.argval, dis.stack_effect(op, arg, jump=True)))
@@ -268,7 +270,6 @@ def check_resumable(code: CodeType, facts: CodeFacts, offset: int, stack_depth: 
         )
     if facts.stack_depth[offset] != stack_depth:
         raise ResumeError(
-            f"{where}: the stack holds {facts.stack_depth[offset]} values there, "
-            f"not {stack_depth}"
+            f"{where}: the stack holds {facts.stack_depth[offset]} values there, not {stack_depth}"
         )
     return offset

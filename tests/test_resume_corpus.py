@@ -1,0 +1,604 @@
+"""Functions that resume functions are checked against (no tests here).
+
+Each case gives a function and a factory of fresh arguments: every run of a case starts from
+equal inputs, so a run cut at an instruction and continued by a resume function must end
+like an uninterrupted run. Generators are out of scope.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass
+class Case:
+    func: Callable
+    make_args: Callable[[], tuple]
+
+    @property
+    def name(self) -> str:
+        return self.func.__name__
+
+
+CASES: list[Case] = []
+
+
+def case(*make: Callable[[], tuple]):
+    """Register the decorated function once per argument factory."""
+
+    def register(func):
+        for factory in make or (lambda: (),):
+            CASES.append(Case(func, factory))
+        return func
+
+    return register
+
+
+class Recorder:
+    """A context manager that prints its enter and exit, optionally swallowing errors."""
+
+    def __init__(self, name: str, suppress: bool = False) -> None:
+        self.name = name
+        self.suppress = suppress
+        self.entered = 0
+
+    def __enter__(self):
+        self.entered += 1
+        print("enter", self.name)
+        return self
+
+    def __exit__(self, kind, value, tb):
+        print("exit", self.name, kind.__name__ if kind else None)
+        return self.suppress
+
+    def __eq__(self, other: object) -> bool:
+        fields = ("name", "suppress", "entered")
+        return isinstance(other, Recorder) and all(
+            getattr(self, f) == getattr(other, f) for f in fields
+        )
+
+
+class Point:
+    def __init__(self, x: float, y: float) -> None:
+        self.x = x
+        self.y = y
+        self.scale = lambda k: Point(self.x * k, self.y * k)
+
+    def norm2(self) -> float:
+        return self.x * self.x + self.y * self.y
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Point) and (self.x, self.y) == (other.x, other.y)
+
+    def __repr__(self) -> str:
+        return f"Point({self.x}, {self.y})"
+
+
+COUNTER = 0
+
+
+def _reset_counter():
+    global COUNTER
+    COUNTER = 0
+    return (3,)
+
+
+@case(lambda: (2, 5))
+def straight_line(a, b):
+    c = a * b + 1
+    d = c - a / b
+    print("c, d =", c, d)
+    return (c, d, -c, not d)
+
+
+@case(lambda: (6,), lambda: (0,))
+def for_sum(n):
+    total = 0
+    for i in range(n):
+        total += i * i
+    return total
+
+
+@case(lambda: (4, 3))
+def nested_loops(n, m):
+    rows = []
+    for i in range(n):
+        row = []
+        for j in range(m):
+            row.append(i * m + j)
+        rows.append(row)
+    return rows
+
+
+@case(lambda: (20,))
+def while_break_continue(limit):
+    i = 0
+    found = []
+    while True:
+        i += 1
+        if i % 3 == 0:
+            continue
+        if i > limit:
+            break
+        found.append(i)
+    return found
+
+
+@case(lambda: ([1, 3, 5],), lambda: ([1, 4, 5],))
+def for_else(items):
+    for x in items:
+        if x % 2 == 0:
+            print("even", x)
+            break
+    else:
+        print("all odd")
+        return None
+    return x
+
+
+@case(lambda: ([4, 8, 15, 16],))
+def early_return_in_loop(items):
+    for index, value in enumerate(items):
+        print("look", index)
+        if value > 10:
+            return index, value
+    return -1, None
+
+
+@case(lambda: ([1, 2, 0, 4],), lambda: ([1, 2],))
+def try_except_in_loop(values):
+    out = []
+    try:
+        for v in values:
+            out.append(12 // v)
+    except ZeroDivisionError as error:
+        print("caught", error)
+        out.append(None)
+    return out
+
+
+@case(lambda: (3,))
+def try_finally_return(n):
+    try:
+        print("body", n)
+        return n * 2
+    finally:
+        print("finally", n)
+
+
+@case(lambda: ("7",), lambda: ("x",))
+def try_except_else_finally(text):
+    result = None
+    try:
+        number = int(text)
+    except ValueError:
+        print("not a number")
+        result = -1
+    else:
+        print("number", number)
+        result = number + 1
+    finally:
+        print("done", result)
+    return result
+
+
+@case(lambda: (0,), lambda: (1,), lambda: (2,))
+def nested_try(mode):
+    log = []
+    try:
+        try:
+            log.append("inner")
+            if mode == 1:
+                raise KeyError("k")
+            if mode == 2:
+                raise ValueError("v")
+            log.append("inner ok")
+        except KeyError:
+            log.append("inner caught")
+        log.append("outer body")
+    except ValueError as error:
+        log.append(f"outer caught {error}")
+    return log
+
+
+@case(lambda: (Recorder("a"), 4))
+def with_block(cm, n):
+    with cm as entered:
+        total = 0
+        for i in range(n):
+            total += i
+        print("inside", total, entered.name)
+    return total
+
+
+@case(lambda: (Recorder("s", suppress=True),))
+def with_suppressed(cm):
+    value = 1
+    with cm:
+        value = 2
+        raise RuntimeError("swallowed")
+    print("after", value)
+    return value
+
+
+@case(lambda: (Recorder("p"),))
+def with_propagates(cm):
+    with cm:
+        print("about to fail")
+        {}["missing"]
+    return "unreachable"
+
+
+@case(lambda: (Recorder("outer"), Recorder("inner")))
+def nested_with(a, b):
+    with a:
+        x = 1
+        with b:
+            x += 10
+            print("both", x)
+        x *= 2
+    return x
+
+
+@case(lambda: (Recorder("r"), 5))
+def return_inside_with(cm, n):
+    with cm:
+        if n > 3:
+            return n * 3
+        print("small")
+    return 0
+
+
+@case(lambda: (Recorder("loop"), [1, 2, 3, 4]))
+def break_inside_with_in_loop(cm, items):
+    seen = []
+    for item in items:
+        with cm:
+            if item == 3:
+                break
+            seen.append(item)
+    return seen, cm.entered
+
+
+@case(lambda: ([1, 2, 3, 4, 5],))
+def finally_on_break_continue(items):
+    log = []
+    for x in items:
+        try:
+            if x == 2:
+                continue
+            if x == 4:
+                break
+            log.append(x)
+        finally:
+            log.append(-x)
+    return log
+
+
+@case(lambda: (5,))
+def comprehensions(n):
+    squares = [i * i for i in range(n)]
+    table = {i: s for i, s in enumerate(squares) if s % 2}
+    parity = {s % 3 for s in squares}
+    return squares, table, parity
+
+
+@case(lambda: ([3, 1, 4, 1, 5],))
+def generator_expression_argument(values):
+    total = sum(v * 2 for v in values if v > 1)
+    best = max((v for v in values), default=None)
+    return total, best
+
+
+def _make_reader(scale):
+    offset = 10
+
+    def reader(values):
+        return [scale * v + offset for v in values]
+
+    return reader
+
+
+CASES.append(Case(_make_reader(3), lambda: ([1, 2, 3],)))
+
+
+@case(lambda: (4,))
+def closure_writes_nonlocal(n):
+    count = 0
+
+    def bump(k):
+        nonlocal count
+        count += k
+        return count
+
+    for i in range(n):
+        bump(i)
+        print("count", count)
+    count += 100
+    return bump(1), count
+
+
+@case(lambda: (7,))
+def cell_argument(x):
+    get = lambda: x
+    before = get()
+    x = x * 2
+    return before, get(), x
+
+
+def _make_counter():
+    hits = 0
+
+    def counter(step):
+        nonlocal hits
+        for _ in range(step):
+            hits += 1
+        print("hits", hits)
+        return hits
+
+    return counter
+
+
+_counter = _make_counter()
+
+
+def _fresh_counter():
+    _counter.__closure__[0].cell_contents = 0
+    return (3,)
+
+
+CASES.append(Case(_counter, _fresh_counter))
+
+
+def _keywords(a, b=2, *, c=3, d=4):
+    return a + 10 * b + 100 * c + 1000 * d
+
+
+@case(lambda: (1, 2))
+def keyword_calls(x, y):
+    first = _keywords(x, c=y)
+    second = _keywords(x, b=y, d=x + y)
+    third = sorted([3, 1, 2], key=lambda v: -v, reverse=True)
+    return first, second, third
+
+
+@case(lambda: (Point(3, 4),))
+def method_calls(p):
+    n = p.norm2()
+    scaled = p.scale(2)
+    words = repr(p).split("(", maxsplit=1)
+    return n, scaled.norm2(), words, scaled
+
+
+@case(lambda: (1, 2, 3), lambda: ())
+def star_args(*args, **kwargs):
+    merged = dict(kwargs, count=len(args))
+    extra = {"c": len(args)}
+    return _keywords(*args[:1] or (0,), **extra), merged, [*args, *args]
+
+
+@case(lambda: (5,), lambda: (5, 6))
+def default_arguments(a, b=10, c=None):
+    c = [] if c is None else c
+    c.append(a + b)
+    return c
+
+
+@case(lambda: ("ember", 3.14159))
+def formatting(name, value):
+    text = f"{name!r}: {value:.2f} ({len(name)})"
+    print(text)
+    return text + "!" * 2
+
+
+@case(lambda: ([1, 2, 3, 4, 5],))
+def unpacking(items):
+    first, *middle, last = items
+    a, (b, c) = first, (last, len(middle))
+    a, b = b, a
+    return a, b, c, middle
+
+
+@case(lambda: (3, 5, 7), lambda: (3, 9, 7))
+def chained_comparison(a, b, c):
+    inside = a < b < c
+    ordered = a <= b != c > 1
+    return inside, ordered
+
+
+@case(lambda: (0, "", None), lambda: (1, "x", 2))
+def short_circuit(a, b, c):
+    either = a or b or c
+    both = a and b and c
+    pick = "yes" if a and not c is None else "no"
+    return either, both, pick
+
+
+@case(lambda: (5,))
+def delete_local(n):
+    temp = n * 2
+    keep = temp + 1
+    del temp
+    try:
+        print(temp)  # noqa: F821
+    except UnboundLocalError:
+        print("temp is gone")
+    return keep
+
+
+@case(_reset_counter)
+def global_counter(n):
+    global COUNTER
+    for _ in range(n):
+        COUNTER += 2
+    return COUNTER
+
+
+@case(lambda: (np.arange(6.0).reshape(2, 3), np.float32(2.0)))
+def numpy_expression(x, s):
+    y = x * s + 1.0
+    z = np.sqrt(y).sum(axis=0)
+    x[0, 0] = -1.0
+    print("shape", z.shape, z.dtype)
+    return z, y.mean(), x
+
+
+@case(lambda: ({"a": 1},))
+def subscript_augmented(d):
+    d["a"] += 5
+    d["b"] = d.get("b", 0) + 1
+    items = [0, 1, 2]
+    items[1] *= 7
+    return d, items
+
+
+@case(lambda: (3,))
+def raises_at_end(n):
+    total = sum(range(n))
+    print("total", total)
+    raise ValueError(f"bad total {total}")
+
+
+@case(lambda: ([1, -2, 3],))
+def raise_in_loop_caught_outside(values):
+    try:
+        for v in values:
+            if v < 0:
+                raise ArithmeticError(v)
+            print("ok", v)
+    except ArithmeticError as error:
+        return f"negative {error.args[0]}"
+    return "all positive"
+
+
+@case(lambda: (6,))
+def try_inside_while(n):
+    i = 0
+    results = []
+    while i < n:
+        i += 1
+        try:
+            if i % 2:
+                raise ValueError(i)
+            results.append(i)
+        except ValueError:
+            results.append(-i)
+            continue
+        results.append(0)
+    return results
+
+
+@case(lambda: (5,))
+def recursion(n):
+    if n <= 1:
+        return 1
+    return n * recursion(n - 1)
+
+
+@case(lambda: ({"x": 1, "y": 2},))
+def dict_items_loop(mapping):
+    pairs = []
+    for key, value in mapping.items():
+        pairs.append(f"{key}={value}")
+    for i, (k, v) in enumerate(zip(mapping, mapping.values())):
+        pairs.append((i, k, v))
+    return pairs
+
+
+@case(lambda: ([5, 3, 8],), lambda: ([],))
+def assert_and_slices(values):
+    assert isinstance(values, list), "need a list"
+    head = values[:2]
+    tail = values[1::2]
+    assert len(values) > 0, "empty"
+    return head, tail, values[::-1]
+
+
+@case(lambda: ((1, 2),), lambda: ({"kind": "circle", "r": 2},), lambda: ("other",))
+def match_statement(shape):
+    match shape:
+        case (x, y):
+            area = x * y
+        case {"kind": "circle", "r": r}:
+            area = 3 * r * r
+        case _:
+            area = None
+    return area
+
+
+@case(lambda: (Point(1, 2),))
+def attribute_updates(p):
+    p.x += 10
+    p.y = p.x * 2
+    label = type(p).__name__
+    return p, label
+
+
+@case(lambda: (3,))
+def long_loop_body(n):
+    # Long enough that the backward jump needs EXTENDED_ARG.
+    acc = 0
+    for i in range(n):
+        acc += i + 1
+        acc += i + 2
+        acc += i + 3
+        acc += i + 4
+        acc += i + 5
+        acc += i + 6
+        acc += i + 7
+        acc += i + 8
+        acc += i + 9
+        acc += i + 10
+        acc += i + 11
+        acc += i + 12
+        acc += i + 13
+        acc += i + 14
+        acc += i + 15
+        acc += i + 16
+        acc += i + 17
+        acc += i + 18
+        acc += i + 19
+        acc += i + 20
+        acc += i + 21
+        acc += i + 22
+        acc += i + 23
+        acc += i + 24
+        acc += i + 25
+        acc += i + 26
+        acc += i + 27
+        acc += i + 28
+        acc += i + 29
+        acc += i + 30
+        acc += i + 31
+        acc += i + 32
+        acc += i + 33
+        acc += i + 34
+        acc += i + 35
+        acc += i + 36
+        acc += i + 37
+        acc += i + 38
+        acc += i + 39
+        acc += i + 40
+        acc += i + 41
+        acc += i + 42
+        acc += i + 43
+        acc += i + 44
+        acc += i + 45
+        acc += i + 46
+        acc += i + 47
+        acc += i + 48
+        acc += i + 49
+        acc += i + 50
+    return acc
+
+
+@case(lambda: ([3, 1, 2],))
+def lambda_and_builtins(values):
+    key = lambda v: (v % 2, v)
+    ordered = sorted(values, key=key)
+    scale = lambda v: v * 10
+    mapped = [scale(v) for v in ordered]
+    return ordered, mapped, any(v > 25 for v in mapped)
