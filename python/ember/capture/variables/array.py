@@ -169,6 +169,12 @@ class NumpyFunctionVariable(VariableTracker):
     def describe(self) -> str:
         return f"np.{getattr(self.fn, '__name__', repr(self.fn))}"
 
+    def is_constant(self) -> bool:
+        return True  # the function object itself (`dtype=np.float32`, `fn is np.sum`)
+
+    def constant(self) -> Any:
+        return self.fn
+
     def python_type(self) -> type:
         return type(self.fn)
 

@@ -118,6 +118,14 @@ class UserObjectVariable(VariableTracker):
         return super().getattr(tx, name)
 
 
+    def call(self, tx: Interpreter, args: list[VariableTracker],
+             kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        call = inspect.getattr_static(type(self.obj), "__call__", None)
+        if self.source is None or not isinstance(call, types.FunctionType):
+            return super().call(tx, args, kwargs)
+        return self.getattr(tx, "__call__").call(tx, args, kwargs)
+
+
 class OpaqueVariable(VariableTracker):
     """A value capture does not understand: every use of it is a break."""
 

@@ -1,0 +1,72 @@
+"""Shared fixtures: a clean ember for every test, a recording backend, and a comparison of
+compiled results with NumPy's (value, dtype, shape, scalar-ness, container structure)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+import ember  # noqa: E402
+from ember.backends import eager  # noqa: E402
+
+
+class RecordingBackend:
+    """A callable backend that keeps every graph it is given and runs it eagerly."""
+
+    def __init__(self) -> None:
+        self.graphs = []
+
+    def __call__(self, graph, example_inputs):
+        self.graphs.append(graph)
+        return eager.compile(graph, example_inputs)
+
+    @property
+    def op_counts(self) -> list[int]:
+        return [len(g.nodes) for g in self.graphs]
+
+    def ops(self, index: int = -1) -> list[str]:
+        return [n.op for n in self.graphs[index].nodes]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_ember():
+    ember.reset()
+    yield
+    ember.reset()
+
+
+@pytest.fixture
+def recorder() -> RecordingBackend:
+    return RecordingBackend()
+
+
+def assert_same(got, want, *, rtol: float = 1e-6, atol: float = 1e-12, path: str = "result"):
+    """`got` is what NumPy gave as `want`: same Python/NumPy type, dtype, shape, structure,
+    values within float rounding."""
+    if isinstance(want, np.ndarray):
+        assert type(got) is np.ndarray, f"{path}: {type(got).__name__}, want ndarray"
+        assert got.dtype == want.dtype, f"{path}: dtype {got.dtype}, want {want.dtype}"
+        assert got.shape == want.shape, f"{path}: shape {got.shape}, want {want.shape}"
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True,
+                                   err_msg=path)
+    elif isinstance(want, np.generic):
+        assert type(got) is type(want), f"{path}: {type(got).__name__}, want {type(want).__name__}"
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True,
+                                   err_msg=path)
+    elif isinstance(want, (tuple, list)):
+        assert type(got) is type(want), f"{path}: {type(got).__name__}, want {type(want).__name__}"
+        assert len(got) == len(want), f"{path}: length {len(got)}, want {len(want)}"
+        for i, (g, w) in enumerate(zip(got, want)):
+            assert_same(g, w, rtol=rtol, atol=atol, path=f"{path}[{i}]")
+    elif isinstance(want, dict):
+        assert type(got) is dict and list(got) == list(want), f"{path}: keys {list(got)}"
+        for k in want:
+            assert_same(got[k], want[k], rtol=rtol, atol=atol, path=f"{path}[{k!r}]")
+    else:
+        assert type(got) is type(want), f"{path}: {type(got).__name__}, want {type(want).__name__}"
+        assert got == want or (got != got and want != want), f"{path}: {got!r}, want {want!r}"
