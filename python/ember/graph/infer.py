@@ -133,7 +133,7 @@ def reshape(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
     if Size(shape) != Size(x.shape):
         if x.size is None or Size(shape).static is None:
             raise Unsupported(f"reshape of {format_shape(x.shape)} into {format_shape(shape)}")
-        raise ValueError(f"cannot reshape array of size {x.size} into shape {format_shape(shape)}")
+        raise ValueError(f"cannot reshape array of size {x.size} into shape {format_shape(shape, ',')}")
     return Inferred(x.dtype, shape)
 
 
@@ -161,8 +161,7 @@ def broadcast_to(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Valu
     if not ok:
         raise ValueError(
             "operands could not be broadcast together with remapped shapes [original->remapped]: "
-            f"{format_shape(x.shape).replace(' ', '')}  and requested shape "
-            f"{format_shape(shape).replace(' ', '')}"
+            f"{format_shape(x.shape, ',')}  and requested shape {format_shape(shape, ',')}"
         )
     return Inferred(x.dtype, shape)
 

@@ -13,11 +13,12 @@ Dim = int | str
 Shape = tuple[Dim, ...]
 
 
-def format_shape(shape: Shape) -> str:
-    """A shape as NumPy's messages print it: `(2, 3)`, `(4,)`, `()`."""
+def format_shape(shape: Shape, sep: str = ", ") -> str:
+    """A shape as NumPy's messages print it: `(2, 3)`, `(4,)`, `()`; some messages use
+    `sep=","`: `(2,3)`."""
     if len(shape) == 1:
         return f"({shape[0]},)"
-    return "(" + ", ".join(str(d) for d in shape) + ")"
+    return "(" + sep.join(str(d) for d in shape) + ")"
 
 
 def broadcast_shapes(*shapes: Shape) -> Shape:
@@ -38,9 +39,7 @@ def broadcast_shapes(*shapes: Shape) -> Shape:
             else:
                 raise ValueError(
                     "operands could not be broadcast together with shapes "
-                    + " ".join("(" + ",".join(str(x) for x in s) + ("," if len(s) == 1 else "") + ")"
-                               for s in shapes)
-                    + " "
+                    + " ".join(format_shape(s, ",") for s in shapes) + " "
                 )
         result.append(out)
     return tuple(result)

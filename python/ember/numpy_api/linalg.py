@@ -39,8 +39,8 @@ def dot(graph: Graph, a: object, b: object, out: object = None) -> Any:
     k_y = y.shape[0] if y.ndim == 1 else y.shape[-2]
     if k_x != k_y and not (isinstance(k_x, str) or isinstance(k_y, str)):
         dim_y = 0 if y.ndim == 1 else y.ndim - 2
-        raise ValueError(f"shapes {format_shape(x.shape).replace(' ', '')} and "
-                         f"{format_shape(y.shape).replace(' ', '')} not aligned: {k_x} "
+        raise ValueError(f"shapes {format_shape(x.shape, ',')} and "
+                         f"{format_shape(y.shape, ',')} not aligned: {k_x} "
                          f"(dim {x.ndim - 1}) != {k_y} (dim {dim_y})")
     return graph.op("matmul", [x, y])
 

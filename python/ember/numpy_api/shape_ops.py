@@ -37,7 +37,7 @@ def resolve_shape(x: Value, shape: tuple[int | str, ...]) -> tuple[int | str, ..
         if x.size is None or known.static is None:
             raise Unsupported(f"reshape of {format_shape(x.shape)} into {format_shape(shape)}")
         raise ValueError(f"cannot reshape array of size {x.size} into shape "
-                         f"{format_shape(shape)}")
+                         f"{format_shape(shape, ',')}")
     return shape[: unknown[0]] + (dim,) + shape[unknown[0] + 1:]
 
 
