@@ -15,6 +15,7 @@ import ctypes
 import dis
 import sys
 import traceback
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import CodeType, FrameType
@@ -130,6 +131,8 @@ def same(a, b) -> bool:
         return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
     if isinstance(a, BaseException) or isinstance(b, BaseException):
         return type(a) is type(b) and str(a) == str(b)
+    if isinstance(a, Iterator) and isinstance(b, Iterator):
+        return same(list(a), list(b))
     if isinstance(a, np.generic) or isinstance(b, np.generic):
         return type(a) is type(b) and a == b
     return type(a) is type(b) and a == b

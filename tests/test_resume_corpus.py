@@ -7,6 +7,7 @@ like an uninterrupted run. Generators are out of scope.
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -602,3 +603,18 @@ def lambda_and_builtins(values):
     scale = lambda v: v * 10
     mapped = [scale(v) for v in ordered]
     return ordered, mapped, any(v > 25 for v in mapped)
+
+
+def _comprehension_of(func, name: str):
+    """The nested code of ``func``'s comprehension, as a function of its iterator ``.0``."""
+    code = next(c for c in func.__code__.co_consts if getattr(c, "co_name", "") == name)
+    closure = tuple(types.CellType(3) for _ in code.co_freevars) or None
+    return types.FunctionType(code, func.__globals__, name, None, closure)
+
+
+def _scaled_lists(xs, k):
+    return [x * k for x in xs if x != 2], {x: [k] * x for x in xs}
+
+
+CASES.append(Case(_comprehension_of(_scaled_lists, "<listcomp>"), lambda: (iter([1, 2, 3]),)))
+CASES.append(Case(_comprehension_of(_scaled_lists, "<dictcomp>"), lambda: (iter([1, 2]),)))

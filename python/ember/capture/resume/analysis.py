@@ -15,6 +15,7 @@ import opcode
 from dataclasses import dataclass
 from types import CodeType
 
+from ember.capture.bytecode import ExceptionTableEntry, exception_table, is_generator_like
 from ember.errors import Unsupported
 
 _OP = opcode.opmap
@@ -31,8 +32,6 @@ _NO_FALLTHROUGH = frozenset(
     )
 )
 _JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
-# Flags of code objects whose frames cannot be re-entered through a plain function call.
-_SUSPENDABLE = 0x20 | 0x80 | 0x100 | 0x200  # GENERATOR, COROUTINE, ITERABLE_COROUTINE, ASYNC_GEN
 
 
 class ResumeError(Unsupported):
@@ -40,53 +39,6 @@ class ResumeError(Unsupported):
 
     The caller runs the whole frame as plain Python instead of breaking the graph there.
     """
-
-
-@dataclass(frozen=True)
-class ExceptionEntry:
-    """One row of ``co_exceptiontable``: instructions in ``[start, end)`` jump to ``target``.
-
-    At the handler the stack is cut to ``depth`` items, then the offset of the raising
-    instruction is pushed when ``lasti`` is set, then the exception.
-    """
-
-    start: int
-    end: int
-    target: int
-    depth: int
-    lasti: bool
-
-
-def _varints(table: bytes):
-    """Decode the exception table's 6-bit varints (Objects/exception_handling_notes.txt)."""
-    pos = 0
-    while pos < len(table):
-        byte = table[pos]
-        pos += 1
-        value = byte & 63
-        while byte & 64:
-            byte = table[pos]
-            pos += 1
-            value = (value << 6) | (byte & 63)
-        yield value
-
-
-def exception_entries(code: CodeType) -> list[ExceptionEntry]:
-    """The exception table of ``code`` in byte offsets."""
-    values = list(_varints(code.co_exceptiontable))
-    entries = []
-    for i in range(0, len(values), 4):
-        start, length, target, depth_lasti = values[i : i + 4]
-        entries.append(
-            ExceptionEntry(
-                start=start * 2,
-                end=(start + length) * 2,
-                target=target * 2,
-                depth=depth_lasti >> 1,
-                lasti=bool(depth_lasti & 1),
-            )
-        )
-    return entries
 
 
 @dataclass(frozen=True)
@@ -101,10 +53,10 @@ class CodeFacts:
     stack_depth: dict[int, int]
     handled_exceptions: dict[int, int]
     live_in: dict[int, frozenset[str]]
-    entries: list[ExceptionEntry]
+    entries: list[ExceptionTableEntry]
 
 
-def _handler_for(entries: list[ExceptionEntry], offset: int) -> ExceptionEntry | None:
+def _handler_for(entries: list[ExceptionTableEntry], offset: int) -> ExceptionTableEntry | None:
     # The compiler emits non-overlapping rows, so the first match is the only one.
     for entry in entries:
         if entry.start <= offset < entry.end:
@@ -124,7 +76,7 @@ class Edge:
 
 
 def _successors(
-    inst: dis.Instruction, next_offset: int | None, entries: list[ExceptionEntry]
+    inst: dis.Instruction, next_offset: int | None, entries: list[ExceptionTableEntry]
 ) -> list[Edge]:
     edges = []
     op, arg = inst.opcode, inst.arg
@@ -158,7 +110,7 @@ def analyse(code: CodeType) -> CodeFacts:
         instructions[inst.offset] = inst
     order = sorted(instructions)
     following = dict(zip(order, order[1:] + [None]))
-    entries = exception_entries(code)
+    entries = exception_table(code)
     resume_offset = next(off for off in order if instructions[off].opname == "RESUME")
 
     # The state before an instruction: the stack depth, and the stack index of each exception
@@ -246,7 +198,7 @@ def check_resumable(code: CodeType, facts: CodeFacts, offset: int, stack_depth: 
     Raises :class:`ResumeError` with the reason when the frame cannot be continued there.
     """
     where = f"{code.co_name} ({code.co_filename}:{code.co_firstlineno}) at offset {offset}"
-    if code.co_flags & _SUSPENDABLE:
+    if is_generator_like(code):
         raise ResumeError(f"{where}: generators and coroutines are not resumed")
     offset = facts.prefixed.get(offset, offset)
     inst = facts.instructions.get(offset)
