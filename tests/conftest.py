@@ -3,6 +3,7 @@ compiled results with NumPy's (value, dtype, shape, scalar-ness, container struc
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 
@@ -11,8 +12,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-import ember  # noqa: E402
-from ember.backends import eager  # noqa: E402
+import ember
+from ember.backends import eager
 
 
 class RecordingBackend:
@@ -69,4 +70,5 @@ def assert_same(got, want, *, rtol: float = 1e-6, atol: float = 1e-12, path: str
             assert_same(got[k], want[k], rtol=rtol, atol=atol, path=f"{path}[{k!r}]")
     else:
         assert type(got) is type(want), f"{path}: {type(got).__name__}, want {type(want).__name__}"
-        assert got == want or (got != got and want != want), f"{path}: {got!r}, want {want!r}"
+        both_nan = isinstance(want, float) and math.isnan(want) and math.isnan(got)
+        assert got == want or both_nan, f"{path}: {got!r}, want {want!r}"

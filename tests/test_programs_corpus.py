@@ -3,13 +3,13 @@ plain NumPy gives (values, dtype, shape, scalar-ness, containers), captured as o
 
 from __future__ import annotations
 
+import itertools
 import math
 
+import ember
 import numpy as np
 import pytest
 from conftest import assert_same
-
-import ember
 
 rng = np.random.default_rng(0)
 
@@ -41,7 +41,7 @@ class Linear:
 
 class MLP:
     def __init__(self, sizes):
-        self.layers = [Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:])]
+        self.layers = [Linear(a, b) for a, b in itertools.pairwise(sizes)]
         self.scale = 0.5
 
     def forward(self, x):

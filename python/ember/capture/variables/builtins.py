@@ -11,7 +11,13 @@ from ember.capture.breaks import graph_break
 from ember.capture.sources import Source
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
-from ember.capture.variables.constant import ConstantVariable, fold, fold_call, is_foldable
+from ember.capture.variables.constant import (
+    ConstantVariable,
+    ExceptionVariable,
+    fold,
+    fold_call,
+    is_foldable,
+)
 from ember.capture.variables.containers import (
     DictVariable,
     IteratorVariable,
@@ -60,6 +66,8 @@ class BuiltinVariable(VariableTracker):
         fn = self.fn
         if fn in SIDE_EFFECT_BUILTINS:
             raise graph_break("side_effect", what=f"{fn.__name__}()")
+        if isinstance(fn, type) and issubclass(fn, BaseException):
+            return ExceptionVariable(fn)
         rule = _RULES.get(fn)
         if rule is not None:
             result = rule(tx, args, kwargs)

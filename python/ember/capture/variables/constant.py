@@ -129,9 +129,25 @@ class ConstantVariable(VariableTracker):
 
     def call(self, tx: Interpreter, args: list[VariableTracker],
              kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        if isinstance(self.value, type) and issubclass(self.value, BaseException):
+            return ExceptionVariable(self.value)
         if not is_foldable(self.value):
             return super().call(tx, args, kwargs)
         return fold_call(self.value, self.describe(), args, kwargs)
+
+
+class ExceptionVariable(VariableTracker):
+    """An exception instance about to be raised: raising is a break (the frame runs as plain
+    Python and raises it), so only its class is kept."""
+
+    def __init__(self, cls: type[BaseException]) -> None:
+        self.cls = cls
+
+    def describe(self) -> str:
+        return f"{self.cls.__name__}(...)"
+
+    def python_type(self) -> type:
+        return self.cls
 
 
 class ConstantMethodVariable(VariableTracker):

@@ -1,0 +1,213 @@
+"""Capture with a recording backend: how many graphs, which ops, which guards."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from ember.capture.convert import convert
+from ember.errors import Unsupported
+
+
+def capture(fn, *args, backend=None):
+    code = fn.__code__
+    n = code.co_argcount
+    return convert(fn, tuple(args[:n]) + tuple(args[n:]), backend=backend)
+
+
+def test_straight_line_ops_and_guards(recorder):
+    def f(x, y):
+        return np.exp(x) * y + 1.0
+
+    cap = capture(f, np.ones(3), np.ones(3), backend=recorder)
+    assert recorder.ops() == ["exp", "mul", "const", "add"]
+    assert cap.op_count == 4
+    assert cap.guard_lines == [
+        "L['x']: ARRAY_MATCH float64 (3,)",
+        "L['y']: ARRAY_MATCH float64 (3,)",
+        "G['np']: ID_MATCH numpy",
+    ]
+
+
+def test_numpy_attributes_are_not_guarded(recorder):
+    def f(x):
+        return np.sqrt(np.abs(x)) + np.pi + math.e
+
+    cap = capture(f, np.ones(2), backend=recorder)
+    assert [g.split(":")[0] for g in cap.guard_lines] == ["L['x']", "G['np']", "G['math']"]
+
+
+def test_shapes_and_constants_fold_at_capture_time(recorder):
+    def f(x):
+        n = x.shape[0] * 2 + len(x)
+        if x.ndim == 2 and n > 3:
+            return x.reshape(-1) * n
+        return x
+
+    cap = capture(f, np.ones((2, 3)), backend=recorder)
+    assert recorder.ops() == ["reshape", "const", "mul"]
+    assert recorder.graphs[0].nodes[1].attrs["value"] == 6
+    assert cap.guard_lines == ["L['x']: ARRAY_MATCH float64 (2, 3)", "B['len']: ID_MATCH len"]
+
+
+def test_scalar_arguments_are_specialised_with_equals_match(recorder):
+    def f(x, k, flag, name):
+        y = x * k
+        if flag and name == "double":
+            y = y * 2
+        return y
+
+    cap = capture(f, np.ones(2), 1.5, True, "double", backend=recorder)
+    assert recorder.ops() == ["const", "mul", "const", "mul"]
+    assert cap.guard_lines[1:] == ["L['k']: EQUALS_MATCH 1.5", "L['flag']: EQUALS_MATCH True",
+                                   "L['name']: EQUALS_MATCH 'double'"]
+
+
+class Model:
+    def __init__(self):
+        self.w = np.ones((3, 2))
+        self.layers = [np.ones(2), np.zeros(2)]
+        self.cfg = {"scale": 2.0}
+
+    def forward(self, x):
+        return (x @ self.w + self.layers[1]) * self.cfg["scale"]
+
+
+def test_object_attributes_become_guarded_inputs(recorder):
+    def f(m, x):
+        return m.forward(x)
+
+    cap = capture(f, Model(), np.ones((4, 3)), backend=recorder)
+    assert recorder.ops() == ["matmul", "add", "const", "mul"]
+    assert len(recorder.graphs[0].inputs) == 4  # x, m.w and both list items
+    assert cap.guard_lines == [
+        "L['m']: TYPE_MATCH Model",
+        "L['m'].__class__.forward: ID_MATCH Model.forward",
+        "L['m'].w: ARRAY_MATCH float64 (3, 2)",
+        "L['m'].layers: TYPE_MATCH list",
+        "L['m'].layers: LEN_MATCH 2",
+        "L['m'].layers[0]: ARRAY_MATCH float64 (2,)",
+        "L['m'].layers[1]: ARRAY_MATCH float64 (2,)",
+        "L['m'].cfg: TYPE_MATCH dict",
+        "L['m'].cfg: DICT_KEYS_MATCH ('scale',)",
+        "L['m'].cfg['scale']: EQUALS_MATCH 2.0",
+        "L['x']: ARRAY_MATCH float64 (4, 3)",
+    ]
+    assert "__ember_out[0]" in cap.entry_source and "m.w" in cap.entry_source
+
+
+def test_loops_are_unrolled(recorder):
+    def f(x, ws):
+        for w in ws:
+            x = x * w
+        for i in range(2):
+            x = x + i
+        return x
+
+    capture(f, np.ones(2), [np.ones(2)] * 3, backend=recorder)
+    assert recorder.ops() == ["mul", "mul", "mul", "const", "add", "const", "add"]
+
+
+def test_helper_functions_closures_and_comprehensions_are_inlined(recorder):
+    k = 3.0
+
+    def helper(v, scale=2.0):
+        return v * scale + k
+
+    def f(x):
+        parts = [helper(x[i]) for i in range(2)]
+        return {"a": parts[0], "b": parts[1]}
+
+    cap = capture(f, np.ones((2, 3)), backend=recorder)
+    assert len(recorder.graphs) == 1
+    assert recorder.ops().count("mul") == 2
+    assert any(line.startswith("G['") or "helper" in line or "C['" in line
+               for line in cap.guard_lines)
+    out = cap.entry(np.ones((2, 3)))
+    assert set(out) == {"a", "b"}
+    np.testing.assert_array_equal(out["a"], np.full(3, 5.0))
+
+
+def test_no_array_work_means_no_graph(recorder):
+    def f(x, n):
+        return x.shape, n + 1
+
+    cap = capture(f, np.ones((2, 2)), 4, backend=recorder)
+    assert cap.graph is None and recorder.graphs == []
+    assert cap.entry(np.ones((2, 2)), 4) == ((2, 2), 5)
+
+
+def test_returned_inputs_are_the_same_objects(recorder):
+    def f(x, y):
+        return x, y + 1, x
+
+    x = np.ones(2)
+    cap = capture(f, x, np.ones(2), backend=recorder)
+    a, _, c = cap.entry(x, np.ones(2))
+    assert a is x and c is x
+    assert len(recorder.graphs[0].outputs) == 1
+
+
+def test_scalar_results_are_numpy_scalars(recorder):
+    def f(x):
+        return x.sum(), x.max(axis=0), x.mean() * 2
+
+    cap = capture(f, np.ones((2, 3), np.float32), backend=recorder)
+    total, mx, m2 = cap.entry(np.ones((2, 3), np.float32))
+    assert type(total) is np.float32 and total == 6
+    assert type(mx) is np.ndarray and mx.shape == (3,)
+    assert type(m2) is np.float32
+
+
+def test_inplace_on_fresh_arrays_only(recorder):
+    def fresh(x):
+        acc = np.zeros_like(x)
+        alias = acc
+        acc += x
+        return alias
+
+    cap = capture(fresh, np.ones(3), backend=recorder)
+    np.testing.assert_array_equal(cap.entry(np.full(3, 2.0)), np.full(3, 2.0))
+
+    def on_input(x):
+        x += 1
+        return x
+
+    with pytest.raises(Unsupported, match="in-place update of L\\['x'\\]"):
+        capture(on_input, np.ones(3))
+
+    def on_view(x):
+        acc = np.zeros((2, 3))
+        row = acc[0]
+        acc += x
+        return row
+
+    with pytest.raises(Unsupported, match="in-place"):
+        capture(on_view, np.ones(3))
+
+
+@pytest.mark.parametrize(
+    "source, kind",
+    [
+        ("def f(x):\n    print(x)\n    return x", "side_effect"),
+        ("def f(x):\n    if x.sum() > 0:\n        return x\n    return -x", "data_dependent_branch"),
+        ("def f(x):\n    return float(x.sum())", "data_dependent_value"),
+        ("def f(x):\n    x.attr = 1\n    return x", "side_effect"),
+        ("def f(x):\n    with x:\n        return x", "bytecode"),
+        ("def f(x):\n    return undefined_name + x", "name"),
+        ("def f(x):\n    raise ValueError('no')", "raise"),
+        ("def f(x):\n    return x + np.ones(4)", "user_error"),
+        ("def f(x):\n    return max(x, x)", "data_dependent_value"),
+        ("def f(x):\n    while True:\n        x = x + 1", "unroll"),
+    ],
+)
+def test_breaks_have_a_catalogued_reason_and_location(source, kind):
+    namespace = {"np": np}
+    exec(compile(source, "<user code>", "exec"), namespace)  # noqa: S102 - user code under test
+    with pytest.raises(Unsupported) as info:
+        capture(namespace["f"], np.ones(3))
+    assert info.value.kind == kind, info.value.reason
+    filename, lineno = info.value.location
+    assert filename == "<user code>" and lineno >= 2
+    assert info.value.hint

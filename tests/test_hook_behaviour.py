@@ -1,0 +1,254 @@
+"""The frame hook end to end: recursion, generators, exceptions with the user's line,
+threads, reset, guard failures and recompiles, the recompile limit and its warning."""
+
+from __future__ import annotations
+
+import threading
+import traceback
+import warnings
+
+import ember
+import numpy as np
+import pytest
+from conftest import assert_same
+
+
+def _frames(exc: BaseException) -> list[tuple[str, int]]:
+    return [(f.name, f.lineno) for f in traceback.extract_tb(exc.__traceback__)]
+
+
+def power_rec(x, n):
+    if n == 0:
+        return x
+    return power_rec(x * 2, n - 1)
+
+
+def test_static_recursion_is_inlined(recorder):
+    f = ember.compile(power_rec, backend=recorder)
+    x = np.ones(3)
+    assert_same(f(x, 4), power_rec(x, 4))
+    assert len(recorder.graphs) == 1
+    assert recorder.ops().count("mul") == 4
+    assert ember.stats()["graph_breaks"] == 0
+
+
+def deep(x, n):
+    return x if n == 0 else deep(x + 1, n - 1)
+
+
+def test_recursion_past_the_inline_limit_runs_as_python():
+    x = np.zeros(2)
+    got = ember.compile(deep)(x, ember.config.inline_depth_limit + 5)
+    assert_same(got, deep(x, ember.config.inline_depth_limit + 5))
+    reasons = ember.stats()["break_reasons"]
+    assert any("call depth" in r for r in reasons), reasons
+
+
+def scaled(x):
+    for i in range(3):
+        yield x * i
+
+
+def uses_generator(x):
+    return sum(scaled(x))
+
+
+def test_generator_inside_compiled_function_runs_as_python():
+    x = np.arange(4.0)
+    assert_same(ember.compile(uses_generator)(x), uses_generator(x))
+    assert any("generator" in r for r in ember.stats()["break_reasons"])
+
+
+def test_compiled_generator_function_still_generates():
+    gen = ember.compile(scaled)(np.ones(2))
+    assert [v.tolist() for v in gen] == [[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]]
+
+
+def mismatch(x, y):
+    z = x * 2
+    return z + y  # the shapes do not broadcast
+
+
+def test_numpy_error_at_capture_time_has_the_users_line():
+    f = ember.compile(mismatch)
+    with pytest.raises(ValueError, match="could not be broadcast") as info:
+        f(np.ones(3), np.ones(4))
+    assert ("mismatch", mismatch.__code__.co_firstlineno + 2) in _frames(info.value)
+    # The same function still compiles for good inputs afterwards.
+    assert_same(f(np.ones(3), np.ones(3)), mismatch(np.ones(3), np.ones(3)))
+    assert ember.stats()["compiles"] == 1
+
+
+def int_power(x, y):
+    return x**y
+
+
+def test_numpy_error_at_run_time_has_the_users_line():
+    f = ember.compile(int_power)
+    assert_same(f(np.arange(3), np.array([1, 2, 3])), int_power(np.arange(3),
+                                                              np.array([1, 2, 3])))
+    with pytest.raises(ValueError, match="negative integer powers") as info:
+        f(np.arange(3), np.array([1, -1, 2]))
+    assert ("int_power", int_power.__code__.co_firstlineno + 1) in _frames(info.value)
+    assert info.value.__context__ is None  # not chained to the backend's failure
+
+
+def raises_on_small(x):
+    if x.shape[0] < 2:
+        raise ValueError("need two rows")
+    return x[0] + x[1]
+
+
+def test_raise_statement_surfaces_unchanged():
+    f = ember.compile(raises_on_small)
+    with pytest.raises(ValueError, match="need two rows"):
+        f(np.ones((1, 3)))
+    assert_same(f(np.ones((2, 3))), raises_on_small(np.ones((2, 3))))
+
+
+def add_one(x):
+    return x * 2 + 1
+
+
+def test_threads_share_one_compiled_function():
+    f = ember.compile(add_one)
+    results: list[bool] = []
+    lock = threading.Lock()
+
+    def work(seed: int) -> None:
+        x = np.full(5, float(seed))
+        for _ in range(100):
+            ok = np.array_equal(f(x), x * 2 + 1)
+            with lock:
+                results.append(ok)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 400 and all(results)
+    s = ember.stats()
+    assert s["compiles"] >= 1 and s["cache_hits"] >= 390
+
+
+def test_reset_drops_entries(recorder):
+    f = ember.compile(add_one, backend=recorder)
+    x = np.ones(3)
+    f(x)
+    f(x)
+    assert len(recorder.graphs) == 1
+    ember.reset()
+    assert ember.stats()["cache_hits"] == 0
+    f(x)
+    assert len(recorder.graphs) == 2
+    assert ember.stats()["captures"] == 1
+
+
+@pytest.mark.parametrize("second", [np.ones(4), np.ones(3, np.float32), np.ones((3, 1))],
+                         ids=["shape", "dtype", "rank"])
+def test_guard_failure_recompiles(second, recorder):
+    f = ember.compile(add_one, backend=recorder)
+    first = np.ones(3)
+    assert_same(f(first), add_one(first))
+    assert_same(f(second), add_one(second))
+    assert_same(f(first), add_one(first))  # the first entry is still there
+    assert len(recorder.graphs) == 2
+    s = ember.stats()
+    assert s["recompiles"] == 1
+    (function, reason), = s["recompile_reasons"]
+    assert function == "add_one" and "L['x']" in reason and "ARRAY_MATCH" in reason
+
+
+def scale_by(x, k):
+    return x * k
+
+
+def test_python_scalars_are_specialised(recorder):
+    f = ember.compile(scale_by, backend=recorder)
+    x = np.ones(2)
+    assert_same(f(x, 2.0), x * 2.0)
+    assert_same(f(x, 3.0), x * 3.0)
+    assert_same(f(x, 3), x * 3)  # int, not float: another entry
+    assert_same(f(x, 2.0), x * 2.0)
+    assert len(recorder.graphs) == 3
+    assert "EQUALS_MATCH" in ember.stats()["recompile_reasons"][0][1]
+
+
+def test_recompile_limit_warns_once_then_runs_as_python(recorder):
+    ember.config.recompile_limit = 3
+    try:
+        f = ember.compile(add_one, backend=recorder)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for n in range(1, 8):
+                assert_same(f(np.ones(n)), add_one(np.ones(n)))
+        messages = [str(w.message) for w in caught if "recompile_limit" in str(w.message)]
+        assert len(messages) == 1
+        assert "add_one" in messages[0] and "ARRAY_MATCH" in messages[0]
+        assert len(recorder.graphs) == 3
+        assert ember.stats()["recompile_limit_hits"] >= 1
+        assert_same(f(np.ones(2)), add_one(np.ones(2)))  # cached entries still serve
+        assert len(recorder.graphs) == 3
+    finally:
+        ember.config.recompile_limit = 8
+
+
+def prints(x):
+    print("side effect")
+    return x + 1
+
+
+def test_break_runs_frame_as_python_and_is_not_retried(capsys):
+    f = ember.compile(prints)
+    for _ in range(3):
+        assert_same(f(np.ones(2)), np.full(2, 2.0))
+    assert capsys.readouterr().out == "side effect\n" * 3
+    s = ember.stats()
+    assert s["captures"] == 1 and s["graph_breaks"] == 1
+    assert s["frames_skipped"] >= 2
+
+
+def calls_prints(x):
+    y = x * 3
+    return prints(y) - 1
+
+
+def test_callee_of_a_broken_frame_is_captured_on_its_own(capsys, recorder):
+    f = ember.compile(calls_prints, backend=recorder)
+    assert_same(f(np.ones(2)), calls_prints(np.ones(2)))
+    assert capsys.readouterr().out == "side effect\n" * 2
+    assert ember.stats()["graph_breaks"] >= 1
+
+
+def test_nested_compiled_functions_are_inlined(recorder):
+    inner = ember.compile(add_one)
+
+    def outer(x):
+        return inner(x) * inner(x + 1)
+
+    f = ember.compile(outer, backend=recorder)
+    x = np.arange(3.0)
+    assert_same(f(x), outer(x))
+    assert len(recorder.graphs) == 1
+
+
+def test_disabled_function_breaks_and_runs_plain(recorder):
+    helper = ember.disable(add_one)
+
+    def outer(x):
+        return helper(x) + 1
+
+    f = ember.compile(outer, backend=recorder)
+    assert_same(f(np.ones(2)), np.full(2, 4.0))
+    assert any("ember.disable" in r for r in ember.stats()["break_reasons"])
+    assert recorder.graphs == []
+
+
+def test_entries_are_not_captured_again():
+    f = ember.compile(add_one)
+    f(np.ones(2))
+    before = ember.stats()["captures"]
+    for _ in range(5):
+        f(np.ones(2))
+    assert ember.stats()["captures"] == before
