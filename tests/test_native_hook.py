@@ -444,3 +444,19 @@ def test_generated_ember_code_is_never_converted(hook):
     hook(lambda func, args: seen.append(func.__code__.co_filename))
     assert run_enabled(TAG, 1) == ("entry", (1,))
     assert seen == []
+
+
+def test_module_and_class_bodies_are_never_converted(hook):
+    seen = []
+    hook(lambda func, args: seen.append(func.__code__.co_name))
+
+    def define():
+        class Body:
+            y = 2
+
+        namespace = {}
+        exec(compile("x = 1\n", "<test-module>", "exec"), namespace)  # noqa: S102 - test source
+        return Body.y + namespace["x"]
+
+    assert run_enabled(define) == 3
+    assert seen == ["define"]

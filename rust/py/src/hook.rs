@@ -192,7 +192,9 @@ unsafe extern "C" fn eval_frame(
     }
 }
 
-/// Whether the hook must leave this frame alone whatever its code's cache says.
+/// Whether the hook must leave this frame alone whatever its code's cache says: frames not
+/// started afresh, generators and coroutines, and frames that are not function calls (module
+/// and class bodies, `exec` code: not `CO_OPTIMIZED`, their locals live in a dict).
 ///
 /// # Safety
 /// `frame` must be a live frame with a live code object.
@@ -200,7 +202,7 @@ unsafe fn untouchable(frame: *const InterpreterFrame, throwflag: c_int) -> bool 
     // SAFETY: forwarded from the caller.
     unsafe {
         throwflag != 0
-            || (*(*frame).f_code).co_flags & CO_RESUMABLE != 0
+            || (*(*frame).f_code).co_flags & (CO_RESUMABLE | ffi::CO_OPTIMIZED) != ffi::CO_OPTIMIZED
             || (*frame).owner != FRAME_OWNED_BY_THREAD
             || (*frame).f_func.is_null()
             || !cpython::at_first_instruction(frame)

@@ -5,6 +5,7 @@
 mod cache;
 mod cpython;
 mod frame_api;
+mod graph;
 mod guards;
 mod hook;
 mod skip;
@@ -13,5 +14,6 @@ use pyo3::prelude::*;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    frame_api::register(m)
+    frame_api::register(m)?;
+    graph::register(m)
 }
