@@ -16,7 +16,14 @@ import numpy as np
 
 from ember.errors import Unsupported
 from ember.graph.dtypes import check_supported, representative
-from ember.graph.shapes import Shape, Size, broadcast_shapes, format_shape, normalize_axes
+from ember.graph.shapes import (
+    Shape,
+    Size,
+    broadcast_shapes,
+    format_shape,
+    normalize_axes,
+    normalize_axis,
+)
 from ember.graph.value import Value
 
 
@@ -143,8 +150,7 @@ def transpose(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
     perm = attrs["perm"]
     if len(perm) != x.ndim:
         raise ValueError("axes don't match array")
-    perm = [a % x.ndim if -x.ndim <= a < x.ndim else a for a in perm]
-    normalize_axes(perm, x.ndim)  # range check, AxisError as NumPy raises
+    perm = [normalize_axis(a, x.ndim) for a in perm]
     if len(set(perm)) != len(perm):
         raise ValueError("repeated axis in transpose")
     attrs["perm"] = perm
@@ -155,7 +161,9 @@ def broadcast_to(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Valu
                  attrs: dict[str, Any]) -> Inferred:
     (x,) = inputs
     shape = tuple(attrs["shape"])
-    ok = len(shape) >= x.ndim and all(
+    if len(shape) < x.ndim:
+        raise ValueError("input operand has more dimensions than allowed by the axis remapping")
+    ok = all(
         d == 1 or d == t for d, t in zip(x.shape, shape[len(shape) - x.ndim:], strict=True)
     )
     if not ok:

@@ -48,6 +48,8 @@ def getitem(graph: Graph, a: Value, index: object) -> Value:
     if sum(item is Ellipsis for item in items) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     consumed = sum(1 for item in items if item is not None and item is not Ellipsis)
+    if consumed > a.ndim and a.scalar:
+        raise IndexError("invalid index to scalar variable.")
     if consumed > a.ndim:
         raise IndexError(f"too many indices for array: array is {a.ndim}-dimensional, but "
                          f"{consumed} were indexed")
@@ -85,6 +87,8 @@ def getitem(graph: Graph, a: Value, index: object) -> Value:
                 start, stop, step = 0, 0, 1
             else:
                 start, stop, step = slice(*parts).indices(size)
+                if not range(start, stop, step):
+                    start, stop, step = 0, 0, 1  # every empty slice in one normal form
                 identity = identity and (start, stop, step) == (0, size, 1)
             out_pos += 1
         else:
@@ -108,8 +112,9 @@ def getitem(graph: Graph, a: Value, index: object) -> Value:
         if any(isinstance(d, str) for d in a.shape):
             raise Unsupported("slicing an array with symbolic dimensions")
         result = graph.op("slice", [result], start=starts, stop=stops, step=steps)
+    # NumPy returns a scalar exactly when integers index every axis (`()` for a 0-d array).
     scalar = not has_ellipsis and not new_axes and len(squeeze) == a.ndim
-    if squeeze or (scalar and not result.scalar):
+    if squeeze or (result.ndim == 0 and result.scalar != scalar):
         result = graph.op("squeeze", [result], axis=squeeze, scalar=scalar)
     if new_axes:
         result = graph.op("expand_dims", [result], axis=new_axes)

@@ -29,10 +29,12 @@ def dot(graph: Graph, a: object, b: object, out: object = None) -> Any:
         raise Unsupported("np.dot with out=")
     if not any_value([a, b]):
         return np.dot(a, b)  # type: ignore[arg-type]
-    x = to_value(graph, a, "np.dot")
-    y = to_value(graph, b, "np.dot")
+    # np.dot converts its operands with np.asarray: Python scalars are not weak here.
+    x, y = (graph.const(v, np.asarray(v).dtype, weak=False)
+            if isinstance(v, (bool, int, float)) else to_value(graph, v, "np.dot")
+            for v in (a, b))
     if x.ndim == 0 or y.ndim == 0:
-        return apply(graph, "mul", [a, b], operator=False)
+        return apply(graph, "mul", [x, y], operator=False)
     if x.ndim > 2 or y.ndim > 2:
         raise Unsupported("np.dot of arrays with more than 2 dimensions")
     k_x = x.shape[-1]

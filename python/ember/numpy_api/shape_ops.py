@@ -36,8 +36,10 @@ def resolve_shape(x: Value, shape: tuple[int | str, ...]) -> tuple[int | str, ..
     if dim is None:
         if x.size is None or known.static is None:
             raise Unsupported(f"reshape of {format_shape(x.shape)} into {format_shape(shape)}")
+        # NumPy's message spells the unknown dimension "newaxis".
+        requested = tuple("newaxis" if i == unknown[0] else d for i, d in enumerate(shape))
         raise ValueError(f"cannot reshape array of size {x.size} into shape "
-                         f"{format_shape(shape, ',')}")
+                         f"{format_shape(requested, ',')}")
     return shape[: unknown[0]] + (dim,) + shape[unknown[0] + 1:]
 
 
@@ -60,6 +62,8 @@ def reshape(graph: Graph, a: object, shape: object = None, order: str = "C", *,
 
 def reshape_method(graph: Graph, a: object, *shape: object, order: str = "C",
                    copy: object = None) -> Value:
+    if not shape:
+        raise TypeError("reshape() takes exactly 1 argument (0 given)")
     target = shape[0] if len(shape) == 1 else shape
     return reshape(graph, a, target, order, copy=copy)
 

@@ -1,0 +1,67 @@
+"""Array creation against NumPy: zeros/ones/full/empty, *_like, arange, linspace, eye."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_ops_elementwise import DTYPES, sample
+from test_ops_harness import check
+
+
+@pytest.mark.parametrize("shape", [3, (2, 3), (), (0, 4), [2, 1]])
+def test_filled_arrays(shape: object) -> None:
+    check(lambda xp: (xp.zeros(shape), xp.ones(shape), xp.full(shape, 7)))
+    check(lambda xp: (xp.full(shape, 2.5), xp.full(shape, True), xp.empty(shape).shape))
+    for dt in DTYPES:
+        check(lambda xp, d=dt: (xp.zeros(shape, d), xp.ones(shape, dtype=d),
+                                xp.full(shape, 3, dtype=d)))
+
+
+def test_empty_is_zeros_with_numpys_dtype_and_shape() -> None:
+    from ember.backends import eager
+    from ember.graph import Graph
+    from ember.numpy_api import lookup_function
+
+    g = Graph()
+    e = lookup_function(np.empty)(g, (2, 3), np.int32)
+    g.set_outputs([e])
+    (out,) = eager.run(g)
+    assert out.dtype == np.int32 and out.shape == (2, 3)
+
+
+def test_like_functions() -> None:
+    for x in (sample(np.float32, (2, 3)), sample(np.int8, (4,)), np.float64(1.0)):
+        check(lambda xp, x: (xp.zeros_like(x), xp.ones_like(x), xp.full_like(x, 3)), x)
+        check(lambda xp, x: (xp.zeros_like(x, dtype=np.int16), xp.ones_like(x, shape=(3, 1)),
+                             xp.full_like(x, 2.7), xp.empty_like(x).dtype), x)
+    check(lambda xp, x: xp.full((2, 2), x[0]), sample(np.float32, (2,)))
+
+
+@pytest.mark.parametrize(
+    "args",
+    [(5,), (2, 7), (7, 2), (0, 10, 3), (10, 0, -3), (0.5, 3), (0, 1, 0.1), (0.1, 1, 0.1),
+     (-2.5, 2.5, 0.5), (3, 3), (1, 2, 0)],
+)
+def test_arange(args: tuple[float, ...]) -> None:
+    check(lambda xp: xp.arange(*args))
+    check(lambda xp: xp.arange(*args, dtype=np.float32))
+
+
+@pytest.mark.parametrize(
+    ("start", "stop", "num", "endpoint"),
+    [(0, 1, 5, True), (0, 1, 5, False), (-3.5, 2, 50, True), (2, 2, 4, True), (0, 1, 1, True),
+     (0, 1, 0, True), (1, 0, 7, False), (0, 1e-310, 3, True), (0, 10, -1, True)],
+)
+def test_linspace(start: float, stop: float, num: int, endpoint: bool) -> None:
+    check(lambda xp: xp.linspace(start, stop, num, endpoint=endpoint))
+    check(lambda xp: xp.linspace(start, stop, num, endpoint=endpoint, retstep=True))
+    check(lambda xp: xp.linspace(start, stop, num, endpoint=endpoint, dtype=np.float32))
+    check(lambda xp: xp.linspace(start, stop, num, endpoint=endpoint, dtype=np.int32))
+
+
+@pytest.mark.parametrize(("n", "m", "k"), [(3, None, 0), (2, 4, 1), (4, 2, -1), (3, 3, 5),
+                                           (0, 2, 0)])
+def test_eye_identity(n: int, m: int | None, k: int) -> None:
+    check(lambda xp: xp.eye(n, m, k))
+    check(lambda xp: xp.eye(n, m, k=k, dtype=np.int32))
+    check(lambda xp: (xp.identity(n), xp.identity(n, dtype=bool)))

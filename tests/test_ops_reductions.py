@@ -1,0 +1,88 @@
+"""Reductions as functions and methods against NumPy: dtypes, axes, keepdims, empty arrays."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_ops_elementwise import DTYPES, sample
+from test_ops_harness import check
+
+AXES = [None, 0, -1, 1, (0, 2), (), (2, 0, 1), 3, (0, 0)]
+REDUCTIONS = ["sum", "prod", "max", "amax", "min", "amin", "mean", "any", "all"]
+
+
+@pytest.mark.parametrize("name", REDUCTIONS)
+def test_reduction_functions_over_dtypes_axes_keepdims(name: str) -> None:
+    for dt in DTYPES:
+        x = sample(dt, (2, 3, 4))
+        for axis in AXES:
+            for keepdims in (False, True):
+                check(lambda xp, x, a=axis, k=keepdims: getattr(xp, name)(x, axis=a, keepdims=k), x)
+
+
+@pytest.mark.parametrize("name", ["sum", "prod", "max", "min", "mean", "any", "all", "argmax",
+                                  "argmin", "var", "std"])
+def test_reduction_methods(name: str) -> None:
+    for dt in (np.bool_, np.int32, np.uint8, np.float32, np.float64):
+        x = sample(dt, (3, 5), 1)
+        check(lambda xp, x: getattr(x, name)(), x)
+        check(lambda xp, x: getattr(x, name)(0), x)
+        check(lambda xp, x: getattr(x, name)(axis=-1, keepdims=True), x)
+
+
+@pytest.mark.parametrize("shape", [(), (0,), (0, 3), (3, 0), (1,), (5,)])
+def test_reductions_of_0d_and_empty_arrays(shape: tuple[int, ...]) -> None:
+    for dt in (np.int64, np.float32):
+        x = sample(dt, shape)
+        for name in REDUCTIONS + ["argmax", "argmin", "var", "std"]:
+            check(lambda xp, x, n=name: getattr(xp, n)(x), x)
+            if x.ndim:
+                check(lambda xp, x, n=name: getattr(xp, n)(x, axis=0), x)
+                check(lambda xp, x, n=name: getattr(xp, n)(x, axis=-1, keepdims=True), x)
+
+
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+def test_arg_reductions(name: str) -> None:
+    for dt in DTYPES:
+        x = sample(dt, (3, 4, 2), 3)
+        for axis in (None, 0, 1, -1, 3):
+            for keepdims in (False, True):
+                check(lambda xp, x, a=axis, k=keepdims: getattr(xp, name)(x, axis=a, keepdims=k), x)
+    check(lambda xp, x: xp.argmax(x, axis=(0, 1)), sample(np.float64, (2, 2)))
+
+
+@pytest.mark.parametrize("name", ["var", "std"])
+def test_var_and_std_follow_numpys_formula_bit_for_bit(name: str) -> None:
+    rng = np.random.default_rng(7)
+    for dt in (np.float32, np.float64, np.int16, np.int64, np.uint8, np.bool_):
+        x = (rng.standard_normal((4, 6, 5)) * 10).astype(dt)
+        for axis in (None, 0, 1, (0, 2), -1):
+            for ddof in (0, 1, 2.5, 7):
+                for keepdims in (False, True):
+                    check(lambda xp, x, a=axis, d=ddof, k=keepdims: getattr(xp, name)(
+                        x, axis=a, ddof=d, keepdims=k), x)
+    check(lambda xp, x: getattr(xp, name)(x, correction=1), sample(np.float64, (4,)))
+
+
+def test_sum_with_dtype_and_weak_or_scalar_input() -> None:
+    x = sample(np.int8, (4, 3))
+    for dt in (np.int8, np.int32, np.float32, np.uint64):
+        check(lambda xp, x, d=dt: xp.sum(x, axis=0, dtype=d), x)
+        check(lambda xp, x, d=dt: x.prod(dtype=d), x)
+    check(lambda xp, x: xp.mean(x, dtype=np.float32), sample(np.int32, (5,)))
+    check(lambda xp, x: xp.sum(x), np.float32(3.5))
+    check(lambda xp, x: xp.sum(x), 2.5, weak_inputs=True)
+    check(lambda xp: xp.sum(3))
+
+
+def test_layernorm_style_program() -> None:
+    x = np.random.default_rng(1).standard_normal((8, 16)).astype(np.float32)
+    g = np.ones(16, np.float32)
+    b = np.zeros(16, np.float32)
+
+    def layernorm(xp, x, g, b):  # type: ignore[no-untyped-def]
+        mu = x.mean(axis=-1, keepdims=True)
+        var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
+        return (x - mu) / xp.sqrt(var + 1e-5) * g + b
+
+    check(layernorm, x, g, b)
