@@ -7,11 +7,13 @@ like an uninterrupted run. Generators are out of scope.
 
 from __future__ import annotations
 
+import dis
 import types
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from ember.capture.resume import make_resume_function, resume_stack_depth
 
 
 @dataclass
@@ -618,3 +620,33 @@ def _scaled_lists(xs, k):
 
 CASES.append(Case(_comprehension_of(_scaled_lists, "<listcomp>"), lambda: (iter([1, 2, 3]),)))
 CASES.append(Case(_comprehension_of(_scaled_lists, "<dictcomp>"), lambda: (iter([1, 2]),)))
+
+
+def _resume_of(func, opname: str, live: list[str], cells: dict | None = None):
+    """A resume function of ``func`` at its first ``opname``: resuming it again checks that
+    resume functions (free variables in place of cells, no varargs) are themselves resumable."""
+    offset = next(i.offset for i in dis.get_instructions(func) if i.opname == opname)
+    depth = resume_stack_depth(func.__code__, offset)
+    return make_resume_function(func, offset, depth, live, cells=cells)
+
+
+CASES.append(
+    Case(_resume_of(nested_loops, "FOR_ITER", ["m", "rows"]), lambda: (iter(range(3)), 2, []))
+)
+_count_cell = types.CellType(0)
+_resumed_closure = _resume_of(
+    closure_writes_nonlocal, "FOR_ITER", ["bump"], cells={"count": _count_cell}
+)
+
+
+def _bump(k):
+    _count_cell.cell_contents += k
+    return _count_cell.cell_contents
+
+
+def _fresh_resumed_closure():
+    _count_cell.cell_contents = 1
+    return (iter(range(3)), _bump)
+
+
+CASES.append(Case(_resumed_closure, _fresh_resumed_closure))
