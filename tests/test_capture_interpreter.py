@@ -211,3 +211,15 @@ def test_breaks_have_a_catalogued_reason_and_location(source, kind):
     filename, lineno = info.value.location
     assert filename == "<user code>" and lineno >= 2
     assert info.value.hint
+
+
+def test_long_jumps_with_extended_arg(recorder):
+    body = "\n".join(f"        x = x * {1 + i / 100}" for i in range(90))
+    source = f"def f(x):\n    for i in range(2):\n{body}\n    return x\n"
+    namespace: dict = {}
+    exec(compile(source, "<long loop>", "exec"), namespace)  # noqa: S102 - generated test code
+    f = namespace["f"]
+    assert any(i.opname == "EXTENDED_ARG" for i in __import__("dis").get_instructions(f))
+    cap = capture(f, np.ones(2), backend=recorder)
+    assert recorder.ops().count("mul") == 180
+    np.testing.assert_allclose(cap.entry(np.ones(2)), f(np.ones(2)))

@@ -152,6 +152,7 @@ class Interpreter:
         pass
 
     RESUME = NOP
+    EXTENDED_ARG = NOP  # `dis` already folded it into the next instruction's arg
     PRECALL = NOP
     COPY_FREE_VARS = NOP  # closure cells are installed when the interpreter is created
 
