@@ -17,6 +17,15 @@ fn float_loop(op: &str, d: DType) -> Result<DType> {
     }
 }
 
+/// The width of the smallest float that holds a dtype exactly (16 for bool, i8 and u8).
+fn float_bits(d: DType) -> u32 {
+    match d {
+        DType::Bool | DType::I8 | DType::U8 => 16,
+        DType::I16 | DType::U16 | DType::F32 => 32,
+        _ => 64,
+    }
+}
+
 fn unsupported(op: &str, d: DType) -> Error {
     Error::new(format!(
         "{op} is not supported for {d} (NumPy has no loop for it)"
@@ -66,7 +75,19 @@ pub fn binary_loop(op: BinaryOp, a: DType, b: DType) -> Result<DType> {
         Floordiv | Mod | Pow => Ok(p),
         Div if p.is_float() => Ok(p),
         Div => Ok(DType::F64),
-        Arctan2 | Hypot | Copysign => float_loop(op.name(), p),
+        // NumPy picks the smallest float loop both operands cast to safely, which is not always
+        // the float loop of their promotion (`arctan2(i8, u8)` is f16, not f32 as for i16).
+        Arctan2 | Hypot | Copysign => {
+            let bits = float_bits(a).max(float_bits(b));
+            match bits {
+                64 => Ok(DType::F64),
+                32 => Ok(DType::F32),
+                _ => Err(Error::new(format!(
+                    "{} of {a} and {b} gives float16 in NumPy, which ember does not support; cast an operand with astype first",
+                    op.name()
+                ))),
+            }
+        }
         Eq | Ne | Lt | Le | Gt | Ge | LogicalAnd | LogicalOr | LogicalXor => Ok(p),
         BitwiseAnd | BitwiseOr | BitwiseXor if p.is_float() => Err(unsupported(op.name(), p)),
         BitwiseAnd | BitwiseOr | BitwiseXor => Ok(p),
