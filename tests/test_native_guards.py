@@ -294,7 +294,7 @@ def test_hook_evaluates_guards_against_the_frame():
         return (guards, ns["entry"]) if len(calls) == 1 else None
 
     core.reset()
-    core.set_callback(converter)
+    previous_callback = core.set_callback(converter)
     previous = core.enable(True)
     try:
         assert f(np.ones(3), y=2) == "hit"
@@ -306,5 +306,5 @@ def test_hook_evaluates_guards_against_the_frame():
         assert len(calls) == 3
     finally:
         core.enable(previous)
-        core.set_callback(None)
+        core.set_callback(previous_callback)
         core.reset()

@@ -61,6 +61,8 @@ class Converter:
 def hook():
     """Yields a function that installs a converter and enables the hook on this thread."""
     core.reset()
+    previous = core.set_callback(None)
+    extra_skips = core.skip_files()["extra"]
 
     def install(converter):
         core.set_callback(converter)
@@ -68,7 +70,8 @@ def hook():
 
     yield install
     core.enable(False)
-    core.set_callback(None)
+    core.set_callback(previous)
+    core.set_skip_files(extra_skips)
     core.reset()
 
 
@@ -427,16 +430,16 @@ def test_skip_listed_files_are_not_converted(hook, tmp_path):
     sys.path.insert(0, str(tmp_path))
     try:
         h = importlib.import_module("skipped_module").h
-        core.set_skip_files([str(tmp_path)])
+        extra = core.skip_files()["extra"]
+        core.set_skip_files([*extra, str(tmp_path)])
         assert run_enabled(h, 1) == 2
         assert not [name for name in seen if name.startswith(str(tmp_path))]
-        core.set_skip_files([])
+        core.set_skip_files(extra)
         run_enabled(h, 1)
         assert str(module) in seen
     finally:
         sys.path.remove(str(tmp_path))
         sys.modules.pop("skipped_module", None)
-        core.set_skip_files([])
 
 
 def test_generated_ember_code_is_never_converted(hook):
@@ -460,3 +463,9 @@ def test_module_and_class_bodies_are_never_converted(hook):
 
     assert run_enabled(define) == 3
     assert seen == ["define"]
+
+
+def test_set_callback_returns_the_previous_one(hook):
+    first = Converter()
+    assert core.set_callback(first) is None  # the fixture removed any earlier callback
+    assert core.set_callback(None) is first

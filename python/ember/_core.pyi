@@ -11,8 +11,11 @@ import numpy as np
 SKIP: str  # "skip": never look at this code again (run its frames normally)
 CACHE_ONLY: str  # "cache_only": use existing entries; on a miss run the frame normally, no callback
 
-def set_callback(callback: Callable[[FunctionType, tuple[Any, ...]], Any] | None) -> None:
-    """Install the converter called on a cache miss as `callback(func, args)`.
+def set_callback(
+    callback: Callable[[FunctionType, tuple[Any, ...]], Any] | None,
+) -> Callable[[FunctionType, tuple[Any, ...]], Any] | None:
+    """Install the converter called on a cache miss as `callback(func, args)`; returns the
+    previous one.
 
     `func` is the frame's function object (code, globals, builtins, closure, defaults);
     `args` is a tuple of the frame's argument slots `localsplus[0:n]` in `co_varnames` order:

@@ -7,11 +7,12 @@ use pyo3::types::{PyCode, PyDict, PyFunction, PyTuple};
 use crate::guards::{compile_tree, FrameView};
 use crate::{cache, cpython, hook, skip};
 
-/// Installs the converter called on a cache miss as `callback(func, args)` (None removes it).
+/// Installs the converter called on a cache miss as `callback(func, args)` (None removes it);
+/// returns the previous one.
 #[pyfunction]
 #[pyo3(signature = (callback))]
-fn set_callback(callback: Option<Py<PyAny>>) {
-    hook::set_callback(callback);
+fn set_callback(callback: Option<Py<PyAny>>) -> Option<Py<PyAny>> {
+    hook::set_callback(callback)
 }
 
 /// Sets this thread's enable flag, returning the previous one; installs the hook on first use.

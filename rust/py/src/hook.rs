@@ -82,14 +82,11 @@ pub fn reset_stats() {
     }
 }
 
-/// Installs the converter called on a cache miss.
-pub fn set_callback(callback: Option<Py<PyAny>>) {
-    let old = std::mem::replace(
-        &mut *CALLBACK.lock().unwrap_or_else(|p| p.into_inner()),
-        callback,
-    );
-    // Dropped after the lock is released: dropping may run Python code.
-    drop(old);
+/// Installs the converter called on a cache miss, returning the previous one.
+pub fn set_callback(callback: Option<Py<PyAny>>) -> Option<Py<PyAny>> {
+    // Returned (and so dropped) after the lock is released: dropping may run Python code.
+    let mut slot = CALLBACK.lock().unwrap_or_else(|p| p.into_inner());
+    std::mem::replace(&mut *slot, callback)
 }
 
 fn callback(py: Python<'_>) -> Option<Py<PyAny>> {
