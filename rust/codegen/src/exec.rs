@@ -1,0 +1,128 @@
+//! Running a compiled kernel over an iteration space of any rank.
+//!
+//! A launch is the kernel plus, per buffer, a base pointer and byte strides over the
+//! iteration dims; the last dim is the inner extent, the one before it the native row loop,
+//! and any dims further out are walked here. Large launches split the rows across threads.
+
+use crate::jit::KernelFn;
+
+/// One buffer's addressing for a launch.
+#[derive(Clone, Debug)]
+pub struct Operand {
+    /// Address of the element at index 0 of every iteration dim.
+    pub base: *mut u8,
+    /// Byte stride for each iteration dim (0 where the buffer is broadcast).
+    pub strides: Vec<isize>,
+}
+
+/// Work below this many inner iterations stays on the calling thread.
+pub const PARALLEL_THRESHOLD: usize = 1 << 16;
+
+/// Runs `f` over the iteration space `dims` (row-major, last = inner extent).
+///
+/// # Safety
+/// Every operand must address valid memory for every index of `dims`, with outputs writable
+/// and not overlapping inputs in a way the kernel's element order would observe.
+pub unsafe fn launch(f: KernelFn, dims: &[usize], ops: &[Operand], num_threads: usize) {
+    if dims.contains(&0) {
+        return;
+    }
+    let nd = dims.len();
+    let (n, inner): (usize, Vec<i64>) = if nd == 0 {
+        (1, vec![0; ops.len()])
+    } else {
+        (
+            dims[nd - 1],
+            ops.iter().map(|o| o.strides[nd - 1] as i64).collect(),
+        )
+    };
+    let (rows, row): (usize, Vec<i64>) = if nd >= 2 {
+        (
+            dims[nd - 2],
+            ops.iter().map(|o| o.strides[nd - 2] as i64).collect(),
+        )
+    } else {
+        (1, vec![0; ops.len()])
+    };
+    let outer = if nd > 2 { &dims[..nd - 2] } else { &[][..] };
+    let outer_count: usize = outer.iter().product();
+    let total = outer_count * rows * n;
+    let threads = if num_threads == 0 {
+        rayon::current_num_threads()
+    } else {
+        num_threads
+    };
+    // Addresses travel as integers so that the closures below can cross threads; the caller's
+    // contract keeps every address formed here inside its operand.
+    let base0: Vec<usize> = ops.iter().map(|o| o.base as usize).collect();
+    let outer_strides: Vec<Vec<isize>> = ops.iter().map(|o| o.strides.clone()).collect();
+    let bases_of = |flat: usize| -> Vec<usize> {
+        let mut rem = flat;
+        let mut bases = base0.clone();
+        for d in (0..outer.len()).rev() {
+            let i = rem % outer[d];
+            rem /= outer[d];
+            for (b, s) in bases.iter_mut().zip(&outer_strides) {
+                *b = b.wrapping_add_signed(i as isize * s[d]);
+            }
+        }
+        bases
+    };
+    let run_rows = |flat: usize, r0: usize, r1: usize| {
+        let bases: Vec<*mut u8> = bases_of(flat)
+            .iter()
+            .zip(&row)
+            .map(|(b, s)| b.wrapping_add_signed(r0 as isize * *s as isize) as *mut u8)
+            .collect();
+        // SAFETY: the kernel touches rows r0..r1 of this outer index, all in bounds.
+        unsafe {
+            f(
+                bases.as_ptr(),
+                row.as_ptr(),
+                inner.as_ptr(),
+                (r1 - r0) as i64,
+                n as i64,
+            )
+        };
+    };
+    if threads <= 1 || total < PARALLEL_THRESHOLD || outer_count * rows < 2 {
+        for flat in 0..outer_count {
+            run_rows(flat, 0, rows);
+        }
+        return;
+    }
+    // Split the (outer, row) space into about 4 chunks per thread.
+    let chunks = (threads * 4).min(outer_count * rows);
+    let per = (outer_count * rows).div_ceil(chunks);
+    let pool_job = |c: usize| {
+        let start = c * per;
+        let end = ((c + 1) * per).min(outer_count * rows);
+        let mut i = start;
+        while i < end {
+            let flat = i / rows;
+            let r0 = i % rows;
+            let r1 = (r0 + (end - i)).min(rows);
+            run_rows(flat, r0, r1);
+            i += r1 - r0;
+        }
+    };
+    let run = &pool_job;
+    if num_threads == 0 {
+        rayon::scope(|s| {
+            for c in 0..chunks {
+                s.spawn(move |_| run(c));
+            }
+        });
+    } else {
+        std::thread::scope(|s| {
+            let per_thread = chunks.div_ceil(threads);
+            for t in 0..threads {
+                s.spawn(move || {
+                    for c in t * per_thread..((t + 1) * per_thread).min(chunks) {
+                        run(c);
+                    }
+                });
+            }
+        });
+    }
+}

@@ -1,0 +1,134 @@
+//! The JIT: one Cranelift module per compiled graph, freed with it.
+
+use crate::kernel::Kernel;
+use crate::lower;
+use crate::Error;
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_codegen::Context;
+use cranelift_frontend::FunctionBuilderContext;
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
+
+/// The native entry of a kernel: `(bases, row_strides, inner_strides, rows, n)`.
+pub type KernelFn = unsafe extern "C" fn(*const *mut u8, *const i64, *const i64, i64, i64);
+
+/// Owns the executable memory of every kernel compiled into it.
+pub struct Jit {
+    module: Option<JITModule>,
+    ctx: Context,
+    fctx: FunctionBuilderContext,
+    pending: Vec<FuncId>,
+    count: usize,
+    fallbacks: Vec<String>,
+}
+
+// SAFETY: the module is only mutated through `&mut self`; finalized code is immutable and the
+// function pointers handed out are plain code addresses, callable from any thread.
+unsafe impl Send for Jit {}
+// SAFETY: see above; `&Jit` gives no access to the module.
+unsafe impl Sync for Jit {}
+
+impl Jit {
+    /// A fresh module for the host CPU (`opt_level=speed`, native ISA features).
+    pub fn new() -> Result<Jit, Error> {
+        let mut flags = settings::builder();
+        let set = |f: &mut settings::Builder, k: &str, v: &str| {
+            f.set(k, v)
+                .map_err(|e| Error::Codegen(format!("setting {k}: {e}")))
+        };
+        set(&mut flags, "opt_level", "speed")?;
+        set(&mut flags, "is_pic", "false")?;
+        set(&mut flags, "use_colocated_libcalls", "false")?;
+        set(
+            &mut flags,
+            "enable_verifier",
+            if cfg!(debug_assertions) {
+                "true"
+            } else {
+                "false"
+            },
+        )?;
+        let isa = cranelift_native::builder()
+            .map_err(|e| Error::Codegen(format!("host ISA: {e}")))?
+            .finish(settings::Flags::new(flags))
+            .map_err(|e| Error::Codegen(format!("host ISA: {e}")))?;
+        let builder = JITBuilder::with_isa(isa, default_libcall_names());
+        let module = JITModule::new(builder);
+        Ok(Jit {
+            ctx: module.make_context(),
+            module: Some(module),
+            fctx: FunctionBuilderContext::new(),
+            pending: Vec::new(),
+            count: 0,
+            fallbacks: Vec::new(),
+        })
+    }
+
+    /// Compiles `k`, trying the SIMD form first and falling back to scalar loops when the
+    /// ISA cannot lower one of its vector instructions. Returns the function's id; the code is
+    /// callable after [`Jit::finalize`].
+    pub fn add(&mut self, k: &Kernel) -> Result<FuncId, Error> {
+        match self.define(k, true) {
+            Ok(id) => Ok(id),
+            Err(e) => {
+                self.fallbacks.push(e.to_string());
+                self.define(k, false)
+            }
+        }
+    }
+
+    /// Why kernels fell back to scalar loops (one entry per such kernel).
+    pub fn scalar_fallbacks(&self) -> &[String] {
+        &self.fallbacks
+    }
+
+    fn define(&mut self, k: &Kernel, vectorize: bool) -> Result<FuncId, Error> {
+        let module = self.module.as_mut().expect("module alive");
+        self.ctx.clear();
+        self.ctx.func.signature = module.make_signature();
+        lower::build(module, &mut self.ctx.func, &mut self.fctx, k, vectorize);
+        let name = format!("kernel{}", self.count);
+        self.count += 1;
+        let id = module
+            .declare_function(&name, Linkage::Local, &self.ctx.func.signature)
+            .map_err(|e| Error::Codegen(e.to_string()))?;
+        module
+            .define_function(id, &mut self.ctx)
+            .map_err(|e| Error::Codegen(format!("{e:?}")))?;
+        self.pending.push(id);
+        Ok(id)
+    }
+
+    /// Makes every added kernel callable.
+    pub fn finalize(&mut self) -> Result<(), Error> {
+        self.module
+            .as_mut()
+            .expect("module alive")
+            .finalize_definitions()
+            .map_err(|e| Error::Codegen(e.to_string()))?;
+        self.pending.clear();
+        Ok(())
+    }
+
+    /// The entry of a finalized kernel.
+    pub fn get(&self, id: FuncId) -> KernelFn {
+        let p = self
+            .module
+            .as_ref()
+            .expect("module alive")
+            .get_finalized_function(id);
+        // SAFETY: `p` is the finalized code of a function built by `lower::build` with exactly
+        // the `KernelFn` signature in the host's default calling convention.
+        unsafe { std::mem::transmute::<*const u8, KernelFn>(p) }
+    }
+}
+
+impl Drop for Jit {
+    fn drop(&mut self) {
+        if let Some(m) = self.module.take() {
+            // SAFETY: the module's code is only reachable through `KernelFn`s held by the
+            // `CompiledGraph` that owns this `Jit`, which is being dropped with it.
+            unsafe { m.free_memory() };
+        }
+    }
+}

@@ -1,0 +1,362 @@
+//! The kernel IR: one loop nest, below the graph level.
+//!
+//! A kernel iterates over `rows` outer indices and, per row, over an inner extent `n`. Every
+//! buffer is addressed per row by a base pointer plus `row * row_stride` (bytes), and per inner
+//! index by `j * inner_stride` (bytes). The runtime derives those from array views, so any view
+//! (transpose, negative-step slice, broadcast, expand/squeeze) is only strides and an offset.
+//! Per row the kernel runs its stages in order: reductions over the inner extent produce per-row
+//! scalars that later stages read; maps write one element per inner index; row stores write one
+//! element per row. With a softmax row in cache, max, sum and the normalised write all happen in
+//! one kernel: one read and one write of memory.
+
+use std::fmt;
+
+/// The element types a kernel computes with (the IR's dtypes that codegen supports).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Scalar {
+    /// `bool`, stored as one byte holding 0 or 1.
+    Bool,
+    /// `i32`.
+    I32,
+    /// `i64`.
+    I64,
+    /// `f32`.
+    F32,
+    /// `f64`.
+    F64,
+}
+
+impl Scalar {
+    /// Size of one element in bytes.
+    pub fn size(self) -> usize {
+        match self {
+            Scalar::Bool => 1,
+            Scalar::I32 | Scalar::F32 => 4,
+            Scalar::I64 | Scalar::F64 => 8,
+        }
+    }
+
+    /// Whether this is `f32` or `f64`.
+    pub fn is_float(self) -> bool {
+        matches!(self, Scalar::F32 | Scalar::F64)
+    }
+
+    /// Whether this is `i32` or `i64`.
+    pub fn is_int(self) -> bool {
+        matches!(self, Scalar::I32 | Scalar::I64)
+    }
+
+    /// The IR's name of the dtype.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scalar::Bool => "bool",
+            Scalar::I32 => "i32",
+            Scalar::I64 => "i64",
+            Scalar::F32 => "f32",
+            Scalar::F64 => "f64",
+        }
+    }
+}
+
+impl fmt::Display for Scalar {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Index of an expression node inside [`Kernel::exprs`].
+pub type ExprId = usize;
+
+/// Elementwise functions of one operand (the IR's names).
+#[allow(missing_docs)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    Neg,
+    Abs,
+    Sign,
+    Square,
+    Reciprocal,
+    Sqrt,
+    Cbrt,
+    Exp,
+    Exp2,
+    Expm1,
+    Log,
+    Log2,
+    Log10,
+    Log1p,
+    Sin,
+    Cos,
+    Tan,
+    Arcsin,
+    Arccos,
+    Arctan,
+    Sinh,
+    Cosh,
+    Tanh,
+    Arcsinh,
+    Arccosh,
+    Arctanh,
+    Floor,
+    Ceil,
+    Trunc,
+    Rint,
+    LogicalNot,
+    BitwiseNot,
+    Isnan,
+    Isinf,
+    Isfinite,
+    Signbit,
+}
+
+/// Elementwise functions of two operands (the IR's names).
+#[allow(missing_docs)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Floordiv,
+    Mod,
+    Pow,
+    Maximum,
+    Minimum,
+    Fmax,
+    Fmin,
+    Arctan2,
+    Hypot,
+    Copysign,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    LogicalAnd,
+    LogicalOr,
+    LogicalXor,
+    BitwiseAnd,
+    BitwiseOr,
+    BitwiseXor,
+    LeftShift,
+    RightShift,
+}
+
+impl BinaryOp {
+    /// Comparisons and logical ops produce `bool` whatever their operands are.
+    pub fn gives_bool(self) -> bool {
+        use BinaryOp::*;
+        matches!(
+            self,
+            Eq | Ne | Lt | Le | Gt | Ge | LogicalAnd | LogicalOr | LogicalXor
+        )
+    }
+}
+
+/// Reductions over the inner extent.
+#[allow(missing_docs)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ReduceOp {
+    Sum,
+    Prod,
+    Max,
+    Min,
+    Any,
+    All,
+    Argmax,
+    Argmin,
+}
+
+impl ReduceOp {
+    /// The type of the per-row result for an operand of type `x`.
+    pub fn result_type(self, x: Scalar) -> Scalar {
+        match self {
+            ReduceOp::Any | ReduceOp::All => Scalar::Bool,
+            ReduceOp::Argmax | ReduceOp::Argmin => Scalar::I64,
+            _ => x,
+        }
+    }
+}
+
+/// A scalar constant; its type comes from the expression node holding it.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Const {
+    /// Integer or bool value.
+    Int(i64),
+    /// Float value.
+    Float(f64),
+}
+
+/// What an expression node computes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExprOp {
+    /// The element of buffer `b` at the current (row, inner) index.
+    Load(usize),
+    /// A constant.
+    Const(Const),
+    /// The per-row result of an earlier reduction stage (index into [`Kernel::stages`]).
+    StageResult(usize),
+    /// `op(x)`.
+    Unary(UnaryOp, ExprId),
+    /// `op(x, y)`; both operands already have the node's computation type (comparisons: the
+    /// operands' common type, the node is `bool`).
+    Binary(BinaryOp, ExprId, ExprId),
+    /// `where(c, x, y)`.
+    Where(ExprId, ExprId, ExprId),
+    /// `x.astype(node type)` with C casting.
+    Cast(ExprId),
+}
+
+/// One node of the expression DAG.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expr {
+    /// What the node computes.
+    pub op: ExprOp,
+    /// The node's result type.
+    pub ty: Scalar,
+}
+
+/// How a buffer is addressed along the inner extent.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum InnerAccess {
+    /// Element `j` at `base + j * inner_stride`; a unit stride enables the SIMD path.
+    Strided,
+    /// The same element for every inner index (broadcast along the inner extent, or a
+    /// per-row output): loaded or stored once per row.
+    Row,
+}
+
+/// A buffer the kernel reads or writes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BufferParam {
+    /// Element type in memory.
+    pub dtype: Scalar,
+    /// Inner addressing, fixed at compile time.
+    pub inner: InnerAccess,
+}
+
+/// A per-row step of the kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stage {
+    /// Reduce `value` over the inner extent; later nodes read the result through
+    /// [`ExprOp::StageResult`].
+    Reduce {
+        /// The reduction.
+        op: ReduceOp,
+        /// The reduced expression.
+        value: ExprId,
+    },
+    /// Write `value` at every inner index of buffer `buffer` (its access is `Strided`).
+    Map {
+        /// Output buffer.
+        buffer: usize,
+        /// The stored expression (converted to the buffer's dtype by the scheduler).
+        value: ExprId,
+    },
+    /// Write the row-invariant `value` once per row into buffer `buffer` (access `Row`).
+    RowStore {
+        /// Output buffer.
+        buffer: usize,
+        /// The stored expression; it must not depend on the inner index.
+        value: ExprId,
+    },
+}
+
+/// A fused loop nest.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Kernel {
+    /// Buffers, in the order of the runtime's base-pointer array.
+    pub buffers: Vec<BufferParam>,
+    /// Expression DAG in definition order (operands before users).
+    pub exprs: Vec<Expr>,
+    /// Per-row stages in execution order.
+    pub stages: Vec<Stage>,
+}
+
+impl Kernel {
+    /// Adds a buffer and returns its index.
+    pub fn buffer(&mut self, dtype: Scalar, inner: InnerAccess) -> usize {
+        self.buffers.push(BufferParam { dtype, inner });
+        self.buffers.len() - 1
+    }
+
+    /// Adds an expression node and returns its id (structurally equal nodes are shared).
+    pub fn expr(&mut self, op: ExprOp, ty: Scalar) -> ExprId {
+        let node = Expr { op, ty };
+        if let Some(i) = self.exprs.iter().position(|e| *e == node) {
+            return i;
+        }
+        self.exprs.push(node);
+        self.exprs.len() - 1
+    }
+
+    /// `Load(b)` with the buffer's dtype.
+    pub fn load(&mut self, b: usize) -> ExprId {
+        let ty = self.buffers[b].dtype;
+        self.expr(ExprOp::Load(b), ty)
+    }
+
+    /// A constant of type `ty`.
+    pub fn constant(&mut self, c: Const, ty: Scalar) -> ExprId {
+        self.expr(ExprOp::Const(c), ty)
+    }
+
+    /// The result of stage `s`, which must be a reduction.
+    pub fn stage_result(&mut self, s: usize) -> ExprId {
+        let ty = match &self.stages[s] {
+            Stage::Reduce { op, value } => op.result_type(self.exprs[*value].ty),
+            _ => panic!("stage {s} is not a reduction"),
+        };
+        self.expr(ExprOp::StageResult(s), ty)
+    }
+
+    /// `op(x)` keeping `x`'s type, or `bool` for predicates.
+    pub fn unary(&mut self, op: UnaryOp, x: ExprId) -> ExprId {
+        use UnaryOp::*;
+        let ty = match op {
+            LogicalNot | Isnan | Isinf | Isfinite | Signbit => Scalar::Bool,
+            _ => self.exprs[x].ty,
+        };
+        self.expr(ExprOp::Unary(op, x), ty)
+    }
+
+    /// `op(x, y)`; operands must share a type.
+    pub fn binary(&mut self, op: BinaryOp, x: ExprId, y: ExprId) -> ExprId {
+        let ty = if op.gives_bool() {
+            Scalar::Bool
+        } else {
+            self.exprs[x].ty
+        };
+        self.expr(ExprOp::Binary(op, x, y), ty)
+    }
+
+    /// `where(c, x, y)`.
+    pub fn select(&mut self, c: ExprId, x: ExprId, y: ExprId) -> ExprId {
+        let ty = self.exprs[x].ty;
+        self.expr(ExprOp::Where(c, x, y), ty)
+    }
+
+    /// `x.astype(ty)`; a no-op when the type already matches.
+    pub fn cast(&mut self, x: ExprId, ty: Scalar) -> ExprId {
+        if self.exprs[x].ty == ty {
+            return x;
+        }
+        self.expr(ExprOp::Cast(x), ty)
+    }
+
+    /// For every node, whether it has the same value at every inner index of a row.
+    pub fn row_invariant(&self) -> Vec<bool> {
+        let mut inv = vec![true; self.exprs.len()];
+        for (i, node) in self.exprs.iter().enumerate() {
+            inv[i] = match node.op {
+                ExprOp::Load(b) => self.buffers[b].inner == InnerAccess::Row,
+                ExprOp::Const(_) | ExprOp::StageResult(_) => true,
+                ExprOp::Unary(_, x) | ExprOp::Cast(x) => inv[x],
+                ExprOp::Binary(_, x, y) => inv[x] && inv[y],
+                ExprOp::Where(c, x, y) => inv[c] && inv[x] && inv[y],
+            };
+        }
+        inv
+    }
+}

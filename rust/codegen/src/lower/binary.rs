@@ -1,0 +1,282 @@
+//! Lowering of two-operand elementwise ops and of `astype`, with NumPy's semantics for the
+//! corner cases (integer division by zero gives 0, floor division and modulo take the divisor's
+//! sign, shifts past the width give 0 or -1, NaN propagation of `maximum`/`minimum`).
+
+use super::expr::cl_type;
+use super::{Emitter, Mode};
+use crate::kernel::{BinaryOp, Const, Scalar};
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{types, InstBuilder, Value};
+
+impl Emitter<'_, '_> {
+    /// `op(x, y)` with both operands of type `ty`.
+    pub(crate) fn binary(
+        &mut self,
+        op: BinaryOp,
+        x: Value,
+        y: Value,
+        ty: Scalar,
+        mode: Mode,
+    ) -> Value {
+        use BinaryOp::*;
+        if ty.is_float() {
+            let cc = |op| match op {
+                Eq => FloatCC::Equal,
+                Ne => FloatCC::NotEqual,
+                Lt => FloatCC::LessThan,
+                Le => FloatCC::LessThanOrEqual,
+                Gt => FloatCC::GreaterThan,
+                _ => FloatCC::GreaterThanOrEqual,
+            };
+            return match op {
+                Add => self.b.ins().fadd(x, y),
+                Sub => self.b.ins().fsub(x, y),
+                Mul => self.b.ins().fmul(x, y),
+                Div => self.b.ins().fdiv(x, y),
+                Maximum => self.b.ins().fmax(x, y),
+                Minimum => self.b.ins().fmin(x, y),
+                Fmax | Fmin => {
+                    // NaN-ignoring: a NaN operand yields the other one.
+                    let m = if op == Fmax {
+                        self.b.ins().fmax(x, y)
+                    } else {
+                        self.b.ins().fmin(x, y)
+                    };
+                    let xnan = self.b.ins().fcmp(FloatCC::Unordered, x, x);
+                    let ynan = self.b.ins().fcmp(FloatCC::Unordered, y, y);
+                    let r = self.pick(ynan, x, m, ty, mode);
+                    self.pick(xnan, y, r, ty, mode)
+                }
+                Copysign => {
+                    let mut m = super::math::Math {
+                        b: &mut self.b,
+                        ty: cl_type(ty, mode),
+                    };
+                    m.copysign(x, y)
+                }
+                Eq | Ne | Lt | Le | Gt | Ge => self.b.ins().fcmp(cc(op), x, y),
+                Pow => self.libm("pow", &[x, y], ty),
+                Arctan2 => self.libm("atan2", &[x, y], ty),
+                Hypot => self.libm("hypot", &[x, y], ty),
+                Floordiv => self.float_divmod(x, y, ty, true),
+                Mod => self.float_divmod(x, y, ty, false),
+                LogicalAnd | LogicalOr | LogicalXor | BitwiseAnd | BitwiseOr | BitwiseXor
+                | LeftShift | RightShift => panic!("{op:?} of {ty} reached codegen"),
+            };
+        }
+        let icc = |op| match op {
+            Eq => IntCC::Equal,
+            Ne => IntCC::NotEqual,
+            Lt => IntCC::SignedLessThan,
+            Le => IntCC::SignedLessThanOrEqual,
+            Gt => IntCC::SignedGreaterThan,
+            _ => IntCC::SignedGreaterThanOrEqual,
+        };
+        if ty == Scalar::Bool {
+            return match op {
+                LogicalAnd | BitwiseAnd | Mul | Minimum | Fmin => self.b.ins().band(x, y),
+                LogicalOr | BitwiseOr | Add | Maximum | Fmax => self.b.ins().bor(x, y),
+                LogicalXor | BitwiseXor | Ne => self.b.ins().bxor(x, y),
+                Eq => match mode {
+                    Mode::Scalar => self.b.ins().icmp(IntCC::Equal, x, y),
+                    Mode::Vector(_) => {
+                        let d = self.b.ins().bxor(x, y);
+                        self.b.ins().bnot(d)
+                    }
+                },
+                // Bools as 0/1 compare as unsigned integers.
+                Lt | Le | Gt | Ge => {
+                    let c = match op {
+                        Lt => IntCC::UnsignedLessThan,
+                        Le => IntCC::UnsignedLessThanOrEqual,
+                        Gt => IntCC::UnsignedGreaterThan,
+                        _ => IntCC::UnsignedGreaterThanOrEqual,
+                    };
+                    self.b.ins().icmp(c, x, y)
+                }
+                _ => panic!("{op:?} of bool reached codegen"),
+            };
+        }
+        match op {
+            Add => self.b.ins().iadd(x, y),
+            Sub => self.b.ins().isub(x, y),
+            Mul => self.b.ins().imul(x, y),
+            Maximum | Fmax => self.b.ins().smax(x, y),
+            Minimum | Fmin => self.b.ins().smin(x, y),
+            BitwiseAnd | LogicalAnd => self.b.ins().band(x, y),
+            BitwiseOr | LogicalOr => self.b.ins().bor(x, y),
+            BitwiseXor | LogicalXor => self.b.ins().bxor(x, y),
+            Eq | Ne | Lt | Le | Gt | Ge => self.b.ins().icmp(icc(op), x, y),
+            Floordiv | Mod => self.int_divmod(x, y, ty, op == Floordiv),
+            LeftShift | RightShift => {
+                let bits = (ty.size() * 8) as i64;
+                let t = cl_type(ty, Mode::Scalar);
+                let zero = self.b.ins().iconst(t, 0);
+                let width = self.b.ins().iconst(t, bits);
+                let out = self
+                    .b
+                    .ins()
+                    .icmp(IntCC::UnsignedGreaterThanOrEqual, y, width);
+                if op == LeftShift {
+                    let s = self.b.ins().ishl(x, y);
+                    self.b.ins().select(out, zero, s)
+                } else {
+                    let s = self.b.ins().sshr(x, y);
+                    let top = self.b.ins().iconst(t, bits - 1);
+                    let fill = self.b.ins().sshr(x, top);
+                    self.b.ins().select(out, fill, s)
+                }
+            }
+            Pow => self.int_pow(x, y, ty),
+            Div | Arctan2 | Hypot | Copysign => {
+                panic!("{op:?} of {ty} reached codegen (the scheduler casts to float)")
+            }
+        }
+    }
+
+    /// NumPy's integer `//` and `%`: floor semantics, 0 for a zero divisor, no trap on
+    /// `MIN // -1` (wraps to MIN as NumPy does).
+    fn int_divmod(&mut self, x: Value, y: Value, ty: Scalar, want_div: bool) -> Value {
+        let t = cl_type(ty, Mode::Scalar);
+        let zero = self.b.ins().iconst(t, 0);
+        let one = self.b.ins().iconst(t, 1);
+        let m1 = self.b.ins().iconst(t, -1);
+        let y0 = self.b.ins().icmp(IntCC::Equal, y, zero);
+        let ym1 = self.b.ins().icmp(IntCC::Equal, y, m1);
+        let unsafe_y = self.b.ins().bor(y0, ym1);
+        let ys = self.b.ins().select(unsafe_y, one, y);
+        let q = self.b.ins().sdiv(x, ys);
+        let r = self.b.ins().srem(x, ys);
+        // Truncated to floored: adjust when the remainder is non-zero and signs differ.
+        let rnz = self.b.ins().icmp(IntCC::NotEqual, r, zero);
+        let sx = self.b.ins().bxor(r, ys);
+        let neg = self.b.ins().icmp(IntCC::SignedLessThan, sx, zero);
+        let adj = self.b.ins().band(rnz, neg);
+        if want_div {
+            let q1 = self.b.ins().isub(q, one);
+            let q = self.b.ins().select(adj, q1, q);
+            let negx = self.b.ins().ineg(x);
+            let q = self.b.ins().select(ym1, negx, q);
+            self.b.ins().select(y0, zero, q)
+        } else {
+            let r1 = self.b.ins().iadd(r, ys);
+            let r = self.b.ins().select(adj, r1, r);
+            self.b.ins().select(unsafe_y, zero, r)
+        }
+    }
+
+    /// NumPy's float `//` and `%` (`npy_divmod`): built on `fmod`, sign of the divisor.
+    fn float_divmod(&mut self, x: Value, y: Value, ty: Scalar, want_div: bool) -> Value {
+        let mode = Mode::Scalar;
+        let m = self.libm("fmod", &[x, y], ty);
+        let zero = self.constant(Const::Float(0.0), ty, mode);
+        let one = self.constant(Const::Float(1.0), ty, mode);
+        let mnz = self.b.ins().fcmp(FloatCC::NotEqual, m, zero);
+        let mneg = self.b.ins().fcmp(FloatCC::LessThan, m, zero);
+        let yneg = self.b.ins().fcmp(FloatCC::LessThan, y, zero);
+        let differ = self.b.ins().bxor(mneg, yneg);
+        let adj = self.b.ins().band(mnz, differ);
+        let madj = self.b.ins().fadd(m, y);
+        let mfix = self.b.ins().select(adj, madj, m);
+        if !want_div {
+            // A zero remainder takes the divisor's sign; a zero divisor gives fmod's NaN.
+            let zs = super::math::Math {
+                b: &mut self.b,
+                ty: cl_type(ty, mode),
+            }
+            .copysign(zero, y);
+            let r = self.b.ins().select(mnz, mfix, zs);
+            let ynz = self.b.ins().fcmp(FloatCC::NotEqual, y, zero);
+            return self.b.ins().select(ynz, r, m);
+        }
+        let xm = self.b.ins().fsub(x, m);
+        let div = self.b.ins().fdiv(xm, y);
+        let div1 = self.b.ins().fsub(div, one);
+        let div = self.b.ins().select(adj, div1, div);
+        let fl = self.b.ins().floor(div);
+        let frac = self.b.ins().fsub(div, fl);
+        let half = self.constant(Const::Float(0.5), ty, mode);
+        let up = self.b.ins().fcmp(FloatCC::GreaterThan, frac, half);
+        let fl1 = self.b.ins().fadd(fl, one);
+        let fl = self.b.ins().select(up, fl1, fl);
+        // A zero quotient gets the sign of x / y; a zero divisor gives x / y (inf or NaN).
+        let q = self.b.ins().fdiv(x, y);
+        let zq = super::math::Math {
+            b: &mut self.b,
+            ty: cl_type(ty, mode),
+        }
+        .copysign(zero, q);
+        let dz = self.b.ins().fcmp(FloatCC::Equal, div, zero);
+        let r = self.b.ins().select(dz, zq, fl);
+        let ynz = self.b.ins().fcmp(FloatCC::NotEqual, y, zero);
+        self.b.ins().select(ynz, r, q)
+    }
+
+    /// Integer power by square-and-multiply over every exponent bit (straight-line code).
+    /// Negative exponents (an error in NumPy, rejected by the scheduler when constant) give 0
+    /// except for bases 1 and -1.
+    fn int_pow(&mut self, x: Value, y: Value, ty: Scalar) -> Value {
+        let t = cl_type(ty, Mode::Scalar);
+        let mut acc = self.b.ins().iconst(t, 1);
+        let mut base = x;
+        let mut e = y;
+        for _ in 0..ty.size() * 8 - 1 {
+            let bit = self.b.ins().band_imm_s(e, 1);
+            let prod = self.b.ins().imul(acc, base);
+            acc = self.b.ins().select(bit, prod, acc);
+            base = self.b.ins().imul(base, base);
+            e = self.b.ins().sshr_imm_s(e, 1);
+        }
+        let zero = self.b.ins().iconst(t, 0);
+        let neg = self.b.ins().icmp(IntCC::SignedLessThan, y, zero);
+        let recip = self.unary(crate::kernel::UnaryOp::Reciprocal, x, ty, Mode::Scalar);
+        // For negative y the loop saw all-ones bits; only |x| == 1 has a meaningful answer:
+        // x^y = (1/x)^|y| = 1/x when |y| is odd.
+        let odd = self.b.ins().band_imm_s(y, 1);
+        let r1 = self.b.ins().imul(recip, recip);
+        let rr = self.b.ins().select(odd, recip, r1);
+        self.b.ins().select(neg, rr, acc)
+    }
+
+    /// `x.astype(to)` from type `from`, C casting (float to int saturates, NaN gives 0).
+    pub(crate) fn cast(&mut self, x: Value, from: Scalar, to: Scalar, mode: Mode) -> Value {
+        let tt = cl_type(to, mode);
+        if from == to {
+            return x;
+        }
+        match (from, to, mode) {
+            (_, Scalar::Bool, _) => {
+                if from.is_float() {
+                    let z = self.constant(Const::Float(0.0), from, mode);
+                    self.b.ins().fcmp(FloatCC::NotEqual, x, z)
+                } else {
+                    let z = self.constant(Const::Int(0), from, mode);
+                    self.b.ins().icmp(IntCC::NotEqual, x, z)
+                }
+            }
+            (Scalar::Bool, _, Mode::Vector(_)) => {
+                // Mask & bits(1): 1 where set, 0 elsewhere.
+                let one = self.constant(Const::Int(1), to, mode);
+                let it = cl_type(from, mode);
+                let one_bits = self.b.ins().bitcast(it, super::little(), one);
+                let r = self.b.ins().band(x, one_bits);
+                self.b.ins().bitcast(tt, super::little(), r)
+            }
+            (Scalar::Bool, _, Mode::Scalar) => {
+                if to.is_float() {
+                    let w = self.b.ins().uextend(types::I32, x);
+                    self.b.ins().fcvt_from_sint(tt, w)
+                } else {
+                    self.b.ins().uextend(tt, x)
+                }
+            }
+            (f, t, _) if f.is_int() && t.is_float() => self.b.ins().fcvt_from_sint(tt, x),
+            (f, t, _) if f.is_float() && t.is_int() => self.b.ins().fcvt_to_sint_sat(tt, x),
+            (Scalar::F32, Scalar::F64, Mode::Scalar) => self.b.ins().fpromote(tt, x),
+            (Scalar::F64, Scalar::F32, Mode::Scalar) => self.b.ins().fdemote(tt, x),
+            (Scalar::I32, Scalar::I64, Mode::Scalar) => self.b.ins().sextend(tt, x),
+            (Scalar::I64, Scalar::I32, Mode::Scalar) => self.b.ins().ireduce(tt, x),
+            _ => panic!("cast {from} -> {to} has no {mode:?} lowering"),
+        }
+    }
+}

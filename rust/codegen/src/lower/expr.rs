@@ -1,0 +1,323 @@
+//! Lowering of one expression node to Cranelift instructions, scalar or 128-bit vector.
+//!
+//! Scalar `bool` is an `i8` holding 0 or 1. In vector mode every value of a stage has the same
+//! lane width, and `bool` is a lane mask of that width (all ones or zero), the form `fcmp` and
+//! `icmp` produce and `bitselect` consumes.
+
+use super::math::Math;
+use super::{little, Emitter, Mode};
+use crate::kernel::{BinaryOp, Const, Scalar, UnaryOp};
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{types, AbiParam, InstBuilder, Type, Value};
+use cranelift_module::{Linkage, Module};
+
+/// The Cranelift type of a value of type `s` in `mode`.
+pub(crate) fn cl_type(s: Scalar, mode: Mode) -> Type {
+    match mode {
+        Mode::Scalar => match s {
+            Scalar::Bool => types::I8,
+            Scalar::I32 => types::I32,
+            Scalar::I64 => types::I64,
+            Scalar::F32 => types::F32,
+            Scalar::F64 => types::F64,
+        },
+        Mode::Vector(width) => {
+            let lane = match (s, width) {
+                (Scalar::F32, _) => types::F32,
+                (Scalar::F64, _) => types::F64,
+                (Scalar::I32, _) | (Scalar::Bool, 4) => types::I32,
+                _ => types::I64,
+            };
+            lane.by(16 / width as u32).unwrap()
+        }
+    }
+}
+
+/// Whether `op` on operands of type `ty` has a vector lowering.
+pub(crate) fn vector_unary(op: UnaryOp, ty: Scalar) -> bool {
+    use UnaryOp::*;
+    match ty {
+        Scalar::F32 | Scalar::F64 => matches!(
+            op,
+            Neg | Abs
+                | Square
+                | Reciprocal
+                | Sqrt
+                | Exp
+                | Expm1
+                | Log
+                | Log1p
+                | Sin
+                | Cos
+                | Tanh
+                | Floor
+                | Ceil
+                | Trunc
+                | Rint
+                | Isnan
+                | Isinf
+                | Isfinite
+        ),
+        Scalar::I32 | Scalar::I64 => {
+            matches!(op, Neg | Square | BitwiseNot | Floor | Ceil | Trunc | Rint)
+        }
+        Scalar::Bool => matches!(op, LogicalNot | BitwiseNot),
+    }
+}
+
+/// Whether `op` on operands of type `ty` has a vector lowering.
+pub(crate) fn vector_binary(op: BinaryOp, ty: Scalar) -> bool {
+    use BinaryOp::*;
+    match ty {
+        Scalar::F32 | Scalar::F64 => matches!(
+            op,
+            Add | Sub
+                | Mul
+                | Div
+                | Maximum
+                | Minimum
+                | Fmax
+                | Fmin
+                | Copysign
+                | Eq
+                | Ne
+                | Lt
+                | Le
+                | Gt
+                | Ge
+        ),
+        Scalar::I32 | Scalar::I64 => matches!(
+            op,
+            Add | Sub | Mul | BitwiseAnd | BitwiseOr | BitwiseXor | Eq | Ne | Lt | Le | Gt | Ge
+        ),
+        Scalar::Bool => matches!(
+            op,
+            LogicalAnd | LogicalOr | LogicalXor | BitwiseAnd | BitwiseOr | BitwiseXor | Eq | Ne
+        ),
+    }
+}
+
+impl<'b> Emitter<'_, 'b> {
+    /// A constant of type `ty` in `mode`.
+    pub(crate) fn constant(&mut self, c: Const, ty: Scalar, mode: Mode) -> Value {
+        let s = match (ty, c) {
+            (Scalar::F32, Const::Float(v)) => self.b.ins().f32const(v as f32),
+            (Scalar::F32, Const::Int(v)) => self.b.ins().f32const(v as f32),
+            (Scalar::F64, Const::Float(v)) => self.b.ins().f64const(v),
+            (Scalar::F64, Const::Int(v)) => self.b.ins().f64const(v as f64),
+            (Scalar::Bool, c) => {
+                let on = match c {
+                    Const::Int(v) => v != 0,
+                    Const::Float(v) => v != 0.0,
+                };
+                self.b.ins().iconst(types::I8, on as i64)
+            }
+            (_, c) => {
+                let v = match c {
+                    Const::Int(v) => v,
+                    Const::Float(v) => v as i64,
+                };
+                let t = cl_type(ty, Mode::Scalar);
+                self.b
+                    .ins()
+                    .iconst(t, if t == types::I32 { v as i32 as i64 } else { v })
+            }
+        };
+        self.splat(s, ty, mode)
+    }
+
+    /// Broadcasts a scalar of type `ty` to `mode` (bool 0/1 becomes a lane mask).
+    pub(crate) fn splat(&mut self, s: Value, ty: Scalar, mode: Mode) -> Value {
+        match mode {
+            Mode::Scalar => s,
+            Mode::Vector(_) => {
+                let vt = cl_type(ty, mode);
+                let s = if ty == Scalar::Bool {
+                    let wide = self.b.ins().uextend(vt.lane_type(), s);
+                    self.b.ins().ineg(wide)
+                } else {
+                    s
+                };
+                self.b.ins().splat(vt, s)
+            }
+        }
+    }
+
+    fn math(&mut self, ty: Scalar, mode: Mode) -> Math<'_, 'b> {
+        let t = cl_type(ty, mode);
+        Math {
+            b: &mut self.b,
+            ty: t,
+        }
+    }
+
+    /// Calls the C library function `name` on scalars of type `ty`.
+    pub(crate) fn libm(&mut self, name: &str, args: &[Value], ty: Scalar) -> Value {
+        let t = cl_type(ty, Mode::Scalar);
+        let sym = if ty == Scalar::F32 {
+            format!("{name}f")
+        } else {
+            name.to_string()
+        };
+        let key = (sym.clone(), args.len());
+        let fref = match self.libm_refs.get(&key) {
+            Some(f) => *f,
+            None => {
+                let mut sig = self.module.make_signature();
+                for _ in args {
+                    sig.params.push(AbiParam::new(t));
+                }
+                sig.returns.push(AbiParam::new(t));
+                let id = self
+                    .module
+                    .declare_function(&sym, Linkage::Import, &sig)
+                    .expect("libm symbol declaration");
+                let f = self.module.declare_func_in_func(id, self.b.func);
+                self.libm_refs.insert(key, f);
+                f
+            }
+        };
+        let call = self.b.ins().call(fref, args);
+        self.b.inst_results(call)[0]
+    }
+
+    /// `op(x)` where `x` has type `ty`.
+    pub(crate) fn unary(&mut self, op: UnaryOp, x: Value, ty: Scalar, mode: Mode) -> Value {
+        use UnaryOp::*;
+        if ty.is_float() {
+            return match op {
+                Neg => self.b.ins().fneg(x),
+                Abs => self.b.ins().fabs(x),
+                Square => self.b.ins().fmul(x, x),
+                Reciprocal => {
+                    let one = self.constant(Const::Float(1.0), ty, mode);
+                    self.b.ins().fdiv(one, x)
+                }
+                Sqrt => self.b.ins().sqrt(x),
+                Floor => self.b.ins().floor(x),
+                Ceil => self.b.ins().ceil(x),
+                Trunc => self.b.ins().trunc(x),
+                Rint => self.b.ins().nearest(x),
+                Exp => self.math(ty, mode).exp(x),
+                Expm1 => self.math(ty, mode).expm1(x),
+                Log => self.math(ty, mode).log(x),
+                Log1p => self.math(ty, mode).log1p(x),
+                Tanh => self.math(ty, mode).tanh(x),
+                Sin if mode != Mode::Scalar => self.math(ty, mode).sincos(x, false),
+                Cos if mode != Mode::Scalar => self.math(ty, mode).sincos(x, true),
+                Sin => self.libm("sin", &[x], ty),
+                Cos => self.libm("cos", &[x], ty),
+                Sign => {
+                    let zero = self.constant(Const::Float(0.0), ty, mode);
+                    let one = self.constant(Const::Float(1.0), ty, mode);
+                    let m1 = self.constant(Const::Float(-1.0), ty, mode);
+                    let gt = self.b.ins().fcmp(FloatCC::GreaterThan, x, zero);
+                    let lt = self.b.ins().fcmp(FloatCC::LessThan, x, zero);
+                    // 0 stays 0 and NaN stays NaN: x + 0 keeps both.
+                    let keep = self.b.ins().fadd(x, zero);
+                    let r = self.pick(lt, m1, keep, ty, mode);
+                    self.pick(gt, one, r, ty, mode)
+                }
+                Isnan => self.b.ins().fcmp(FloatCC::Unordered, x, x),
+                Isinf => {
+                    let ax = self.b.ins().fabs(x);
+                    let inf = self.constant(Const::Float(f64::INFINITY), ty, mode);
+                    self.b.ins().fcmp(FloatCC::Equal, ax, inf)
+                }
+                Isfinite => {
+                    let ax = self.b.ins().fabs(x);
+                    let inf = self.constant(Const::Float(f64::INFINITY), ty, mode);
+                    self.b.ins().fcmp(FloatCC::LessThan, ax, inf)
+                }
+                Signbit => {
+                    let it = if ty == Scalar::F32 {
+                        Scalar::I32
+                    } else {
+                        Scalar::I64
+                    };
+                    let bits = self.b.ins().bitcast(cl_type(it, mode), little(), x);
+                    let zero = self.constant(Const::Int(0), it, mode);
+                    self.b.ins().icmp(IntCC::SignedLessThan, bits, zero)
+                }
+                Cbrt => self.libm("cbrt", &[x], ty),
+                Exp2 => self.libm("exp2", &[x], ty),
+                Log2 => self.libm("log2", &[x], ty),
+                Log10 => self.libm("log10", &[x], ty),
+                Tan => self.libm("tan", &[x], ty),
+                Arcsin => self.libm("asin", &[x], ty),
+                Arccos => self.libm("acos", &[x], ty),
+                Arctan => self.libm("atan", &[x], ty),
+                Sinh => self.libm("sinh", &[x], ty),
+                Cosh => self.libm("cosh", &[x], ty),
+                Arcsinh => self.libm("asinh", &[x], ty),
+                Arccosh => self.libm("acosh", &[x], ty),
+                Arctanh => self.libm("atanh", &[x], ty),
+                LogicalNot => {
+                    let zero = self.constant(Const::Float(0.0), ty, mode);
+                    self.b.ins().fcmp(FloatCC::Equal, x, zero)
+                }
+                BitwiseNot => panic!("bitwise_not of a float reached codegen"),
+            };
+        }
+        if ty == Scalar::Bool {
+            return match op {
+                LogicalNot | BitwiseNot => match mode {
+                    Mode::Scalar => self.b.ins().bxor_imm_s(x, 1),
+                    Mode::Vector(_) => self.b.ins().bnot(x),
+                },
+                Isnan | Isinf | Signbit => self.constant(Const::Int(0), Scalar::Bool, mode),
+                Isfinite => self.constant(Const::Int(1), Scalar::Bool, mode),
+                Abs | Floor | Ceil | Trunc | Rint | Square | Sign => x,
+                _ => panic!("{op:?} of bool reached codegen"),
+            };
+        }
+        match op {
+            Neg => self.b.ins().ineg(x),
+            Abs => self.b.ins().iabs(x),
+            Square => self.b.ins().imul(x, x),
+            BitwiseNot => self.b.ins().bnot(x),
+            Floor | Ceil | Trunc | Rint => x,
+            Sign => {
+                let zero = self.constant(Const::Int(0), ty, mode);
+                let one = self.constant(Const::Int(1), ty, mode);
+                let m1 = self.constant(Const::Int(-1), ty, mode);
+                let gt = self.b.ins().icmp(IntCC::SignedGreaterThan, x, zero);
+                let lt = self.b.ins().icmp(IntCC::SignedLessThan, x, zero);
+                let r = self.pick(lt, m1, zero, ty, mode);
+                self.pick(gt, one, r, ty, mode)
+            }
+            Reciprocal => {
+                // Integer 1/x: 1 and -1 are their own reciprocals, everything else truncates to 0.
+                let one = self.constant(Const::Int(1), ty, mode);
+                let m1 = self.constant(Const::Int(-1), ty, mode);
+                let zero = self.constant(Const::Int(0), ty, mode);
+                let is1 = self.b.ins().icmp(IntCC::Equal, x, one);
+                let ism1 = self.b.ins().icmp(IntCC::Equal, x, m1);
+                let r = self.pick(ism1, m1, zero, ty, mode);
+                self.pick(is1, one, r, ty, mode)
+            }
+            Isnan | Isinf => self.constant(Const::Int(0), Scalar::Bool, mode),
+            Isfinite => self.constant(Const::Int(1), Scalar::Bool, mode),
+            Signbit => {
+                let zero = self.constant(Const::Int(0), ty, mode);
+                self.b.ins().icmp(IntCC::SignedLessThan, x, zero)
+            }
+            LogicalNot => {
+                let zero = self.constant(Const::Int(0), ty, mode);
+                self.b.ins().icmp(IntCC::Equal, x, zero)
+            }
+            _ => panic!("{op:?} of {ty} reached codegen (the scheduler casts to float)"),
+        }
+    }
+
+    /// `c ? x : y` where `c` is a bool of `mode` and `x`, `y` have type `ty`.
+    pub(crate) fn pick(&mut self, c: Value, x: Value, y: Value, ty: Scalar, mode: Mode) -> Value {
+        match mode {
+            Mode::Scalar => self.b.ins().select(c, x, y),
+            Mode::Vector(_) => {
+                let m = self.b.ins().bitcast(cl_type(ty, mode), little(), c);
+                self.b.ins().bitselect(m, x, y)
+            }
+        }
+    }
+}

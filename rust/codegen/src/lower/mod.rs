@@ -1,0 +1,385 @@
+//! Lowering of a [`Kernel`] to a Cranelift function.
+//!
+//! The function has the signature
+//! `fn(bases: *const *mut u8, row_strides: *const i64, inner_strides: *const i64, rows: i64, n: i64)`
+//! (strides in bytes, one per buffer) and runs every stage for rows `0..rows`. Each stage loop
+//! has a SIMD path, taken when every strided buffer of the kernel has a unit inner stride
+//! (checked once per call), that processes 128-bit vectors unrolled [`UNROLL`] times, and a
+//! scalar loop that serves both as the SIMD path's tail and as the strided fallback.
+
+mod binary;
+pub(crate) mod expr;
+pub(crate) mod math;
+mod stage;
+
+use crate::kernel::{ExprOp, InnerAccess, Kernel, Stage};
+use cranelift_codegen::ir::{
+    types, AbiParam, Endianness, FuncRef, InstBuilder, MemFlagsData, Value,
+};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::JITModule;
+use cranelift_module::Module;
+use std::collections::HashMap;
+
+/// Vector bodies are unrolled this many times (Cranelift does not unroll).
+pub(crate) const UNROLL: usize = 4;
+
+/// Whether values are scalars or 128-bit vectors of lanes `width` bytes wide.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// One element.
+    Scalar,
+    /// `16 / width` elements of `width` bytes.
+    Vector(usize),
+}
+
+impl Mode {
+    /// Elements per value.
+    pub(crate) fn lanes(self) -> usize {
+        match self {
+            Mode::Scalar => 1,
+            Mode::Vector(w) => 16 / w,
+        }
+    }
+}
+
+/// Memory flags for bitcasts between vector types (Cranelift asks for an explicit byte order).
+pub(crate) fn little() -> MemFlagsData {
+    MemFlagsData::new().with_endianness(Endianness::Little)
+}
+
+/// Flags for kernel loads and stores: the runtime checks every extent, so they cannot trap.
+pub(crate) fn mem() -> MemFlagsData {
+    MemFlagsData::new().with_notrap()
+}
+
+/// Per-function lowering state.
+pub(crate) struct Emitter<'a, 'b> {
+    pub(crate) b: FunctionBuilder<'b>,
+    pub(crate) k: &'a Kernel,
+    pub(crate) module: &'a mut JITModule,
+    pub(crate) libm_refs: HashMap<(String, usize), FuncRef>,
+    /// Row base pointer of each buffer for the current row.
+    pub(crate) row_ptr: Vec<Value>,
+    /// Inner stride in bytes of each buffer.
+    pub(crate) inner_stride: Vec<Value>,
+    /// Row-invariant values of the current row, as scalars.
+    pub(crate) row_values: HashMap<usize, Value>,
+    /// Which expression nodes are row-invariant.
+    pub(crate) invariant: Vec<bool>,
+    /// Whether the SIMD paths may be emitted at all.
+    pub(crate) vectorize: bool,
+    /// The runtime flag "every strided buffer has a unit inner stride".
+    pub(crate) contiguous: Option<Value>,
+    pub(crate) n: Option<Value>,
+}
+
+impl Emitter<'_, '_> {
+    /// Nodes that `root` depends on (itself included), in definition order.
+    pub(crate) fn needed(&self, root: usize) -> Vec<usize> {
+        let mut mark = vec![false; root + 1];
+        mark[root] = true;
+        for i in (0..=root).rev() {
+            if !mark[i] {
+                continue;
+            }
+            match self.k.exprs[i].op {
+                ExprOp::Unary(_, x) | ExprOp::Cast(x) => mark[x] = true,
+                ExprOp::Binary(_, x, y) => {
+                    mark[x] = true;
+                    mark[y] = true;
+                }
+                ExprOp::Where(c, x, y) => {
+                    mark[c] = true;
+                    mark[x] = true;
+                    mark[y] = true;
+                }
+                _ => {}
+            }
+        }
+        (0..=root).filter(|&i| mark[i]).collect()
+    }
+
+    /// The vector mode a stage can use, if any: one lane width for every node and buffer.
+    pub(crate) fn stage_mode(&self, root: usize, extra: Option<crate::kernel::Scalar>) -> Mode {
+        use crate::kernel::Scalar;
+        if !self.vectorize {
+            return Mode::Scalar;
+        }
+        let nodes = self.needed(root);
+        let mut width = extra.map(|s| s.size());
+        for &i in &nodes {
+            if self.invariant[i] {
+                continue;
+            }
+            let e = &self.k.exprs[i];
+            let w = match e.op {
+                ExprOp::Load(b) => {
+                    let d = self.k.buffers[b].dtype;
+                    if d == Scalar::Bool {
+                        return Mode::Scalar;
+                    }
+                    Some(d.size())
+                }
+                ExprOp::Unary(op, x) => {
+                    let xt = self.k.exprs[x].ty;
+                    if !expr::vector_unary(op, xt) {
+                        return Mode::Scalar;
+                    }
+                    (xt != Scalar::Bool).then(|| xt.size())
+                }
+                ExprOp::Binary(op, x, _) => {
+                    let xt = self.k.exprs[x].ty;
+                    if !expr::vector_binary(op, xt) {
+                        return Mode::Scalar;
+                    }
+                    (xt != Scalar::Bool).then(|| xt.size())
+                }
+                ExprOp::Cast(x) => {
+                    let xt = self.k.exprs[x].ty;
+                    let numeric = xt != Scalar::Bool && e.ty != Scalar::Bool;
+                    // x86 has no 64-bit lane int/float conversions below AVX-512.
+                    if numeric && (xt.size() != e.ty.size() || xt.size() == 8) {
+                        return Mode::Scalar;
+                    }
+                    (xt != Scalar::Bool).then(|| xt.size())
+                }
+                _ => None,
+            };
+            let w = w.or((e.ty != Scalar::Bool).then(|| e.ty.size()));
+            if let Some(w) = w {
+                match width {
+                    None => width = Some(w),
+                    Some(v) if v != w => return Mode::Scalar,
+                    _ => {}
+                }
+            }
+        }
+        match width {
+            Some(w) if w == 4 || w == 8 => Mode::Vector(w),
+            _ => Mode::Scalar,
+        }
+    }
+
+    /// Computes the row-invariant nodes `root` needs that are not yet known for this row.
+    pub(crate) fn compute_invariants(&mut self, root: usize) {
+        for i in self.needed(root) {
+            if !self.invariant[i] || self.row_values.contains_key(&i) {
+                continue;
+            }
+            let zero = self.b.ins().iconst(types::I64, 0);
+            let v = self.node(i, Mode::Scalar, zero, &HashMap::new());
+            self.row_values.insert(i, v);
+        }
+    }
+
+    /// Evaluates `root` at inner index `j` in `mode`; `splats` holds the row-invariant nodes
+    /// already broadcast for this mode.
+    pub(crate) fn eval(
+        &mut self,
+        root: usize,
+        mode: Mode,
+        j: Value,
+        splats: &HashMap<usize, Value>,
+    ) -> Value {
+        let mut memo: HashMap<usize, Value> = HashMap::new();
+        for i in self.needed(root) {
+            let v = if self.invariant[i] {
+                match mode {
+                    Mode::Scalar => self.row_values[&i],
+                    Mode::Vector(_) => splats[&i],
+                }
+            } else {
+                self.node(i, mode, j, &memo)
+            };
+            memo.insert(i, v);
+        }
+        memo[&root]
+    }
+
+    /// Broadcasts the row-invariant nodes `root` needs into `mode`.
+    pub(crate) fn splat_invariants(&mut self, root: usize, mode: Mode) -> HashMap<usize, Value> {
+        let mut out = HashMap::new();
+        if mode == Mode::Scalar {
+            return out;
+        }
+        for i in self.needed(root) {
+            if self.invariant[i] {
+                let v = self.row_values[&i];
+                let ty = self.k.exprs[i].ty;
+                let s = self.splat(v, ty, mode);
+                out.insert(i, s);
+            }
+        }
+        out
+    }
+
+    /// Address of element `j` of buffer `b` (contiguous layout in vector mode).
+    pub(crate) fn addr(&mut self, b: usize, j: Value, mode: Mode) -> Value {
+        let p = self.row_ptr[b];
+        if self.k.buffers[b].inner == InnerAccess::Row {
+            return p;
+        }
+        let off = match mode {
+            Mode::Scalar => self.b.ins().imul(j, self.inner_stride[b]),
+            Mode::Vector(_) => {
+                let size = self.k.buffers[b].dtype.size() as i64;
+                self.b.ins().imul_imm_s(j, size)
+            }
+        };
+        self.b.ins().iadd(p, off)
+    }
+
+    fn node(&mut self, i: usize, mode: Mode, j: Value, memo: &HashMap<usize, Value>) -> Value {
+        let e = self.k.exprs[i].clone();
+        let inv_get = |this: &Self, x: usize| -> Value {
+            memo.get(&x).copied().unwrap_or_else(|| this.row_values[&x])
+        };
+        match e.op {
+            ExprOp::Load(b) => {
+                let a = self.addr(b, j, mode);
+                let t = expr::cl_type(e.ty, mode);
+                let v = self.b.ins().load(t, mem(), a, 0);
+                if e.ty == crate::kernel::Scalar::Bool {
+                    // Any non-zero byte is true.
+                    let z = self.b.ins().iconst(types::I8, 0);
+                    self.b
+                        .ins()
+                        .icmp(cranelift_codegen::ir::condcodes::IntCC::NotEqual, v, z)
+                } else {
+                    v
+                }
+            }
+            ExprOp::Const(c) => self.constant(c, e.ty, mode),
+            ExprOp::StageResult(s) => panic!("stage {s} result read before the stage ran"),
+            ExprOp::Unary(op, x) => {
+                let xv = inv_get(self, x);
+                let xt = self.k.exprs[x].ty;
+                self.unary(op, xv, xt, mode)
+            }
+            ExprOp::Binary(op, x, y) => {
+                let (xv, yv) = (inv_get(self, x), inv_get(self, y));
+                let xt = self.k.exprs[x].ty;
+                self.binary(op, xv, yv, xt, mode)
+            }
+            ExprOp::Where(c, x, y) => {
+                let (cv, xv, yv) = (inv_get(self, c), inv_get(self, x), inv_get(self, y));
+                self.pick(cv, xv, yv, e.ty, mode)
+            }
+            ExprOp::Cast(x) => {
+                let xv = inv_get(self, x);
+                let xt = self.k.exprs[x].ty;
+                self.cast(xv, xt, e.ty, mode)
+            }
+        }
+    }
+}
+
+/// Builds the kernel function into `ctx.func`; `vectorize = false` emits only scalar loops.
+pub(crate) fn build(
+    module: &mut JITModule,
+    func: &mut cranelift_codegen::ir::Function,
+    fctx: &mut FunctionBuilderContext,
+    k: &Kernel,
+    vectorize: bool,
+) {
+    let ptr = types::I64;
+    for _ in 0..3 {
+        func.signature.params.push(AbiParam::new(ptr));
+    }
+    func.signature.params.push(AbiParam::new(types::I64));
+    func.signature.params.push(AbiParam::new(types::I64));
+    let b = FunctionBuilder::new(func, fctx);
+    let mut em = Emitter {
+        b,
+        k,
+        module,
+        libm_refs: HashMap::new(),
+        row_ptr: Vec::new(),
+        inner_stride: Vec::new(),
+        row_values: HashMap::new(),
+        invariant: k.row_invariant(),
+        vectorize,
+        contiguous: None,
+        n: None,
+    };
+    let entry = em.b.create_block();
+    em.b.append_block_params_for_function_params(entry);
+    em.b.switch_to_block(entry);
+    em.b.seal_block(entry);
+    let params = em.b.block_params(entry).to_vec();
+    let (bases, row_strides, inner_strides, rows, n) =
+        (params[0], params[1], params[2], params[3], params[4]);
+    em.n = Some(n);
+    let mut base = Vec::new();
+    let mut rstride = Vec::new();
+    let mut contiguous = em.b.ins().iconst(types::I8, 1);
+    for (i, buf) in k.buffers.iter().enumerate() {
+        let off = (8 * i) as i32;
+        base.push(em.b.ins().load(ptr, mem(), bases, off));
+        rstride.push(em.b.ins().load(types::I64, mem(), row_strides, off));
+        let s = em.b.ins().load(types::I64, mem(), inner_strides, off);
+        em.inner_stride.push(s);
+        if buf.inner == InnerAccess::Strided {
+            let unit = em.b.ins().icmp_imm_s(
+                cranelift_codegen::ir::condcodes::IntCC::Equal,
+                s,
+                buf.dtype.size() as i64,
+            );
+            contiguous = em.b.ins().band(contiguous, unit);
+        }
+    }
+    em.contiguous = Some(contiguous);
+
+    let r = em.b.declare_var(types::I64);
+    let zero = em.b.ins().iconst(types::I64, 0);
+    em.b.def_var(r, zero);
+    let head = em.b.create_block();
+    let body = em.b.create_block();
+    let exit = em.b.create_block();
+    em.b.ins().jump(head, &[]);
+    em.b.switch_to_block(head);
+    let rv = em.b.use_var(r);
+    let more = em.b.ins().icmp(
+        cranelift_codegen::ir::condcodes::IntCC::SignedLessThan,
+        rv,
+        rows,
+    );
+    em.b.ins().brif(more, body, &[], exit, &[]);
+    em.b.switch_to_block(body);
+    em.b.seal_block(body);
+    em.row_ptr = (0..k.buffers.len())
+        .map(|i| {
+            let off = em.b.ins().imul(rv, rstride[i]);
+            em.b.ins().iadd(base[i], off)
+        })
+        .collect();
+    em.row_values.clear();
+    for (s, stage) in k.stages.iter().enumerate() {
+        match *stage {
+            Stage::Reduce { op, value } => {
+                let res = em.reduce(op, value);
+                if let Some(id) = k.exprs.iter().position(|e| e.op == ExprOp::StageResult(s)) {
+                    em.row_values.insert(id, res);
+                }
+            }
+            Stage::Map { buffer, value } => em.map(buffer, value),
+            Stage::RowStore { buffer, value } => {
+                em.compute_invariants(value);
+                let v = em.row_values[&value];
+                let v = em.store_form(v, k.buffers[buffer].dtype);
+                let a = em.row_ptr[buffer];
+                em.b.ins().store(mem(), v, a, 0);
+            }
+        }
+    }
+    let one = em.b.ins().iadd_imm_s(rv, 1);
+    em.b.def_var(r, one);
+    em.b.ins().jump(head, &[]);
+    em.b.seal_block(head);
+    em.b.switch_to_block(exit);
+    em.b.seal_block(exit);
+    em.b.ins().return_(&[]);
+    let config = em.module.isa().frontend_config();
+    em.b.finalize(config);
+}

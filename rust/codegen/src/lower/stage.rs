@@ -1,0 +1,317 @@
+//! Loops of one stage: maps store every inner element, reductions fold them.
+//!
+//! Float `f32` sums and products accumulate in `f64`: the SIMD path folds blocks of
+//! [`BLOCK`] elements in several `f32x4` accumulators and adds each block's total into an `f64`
+//! scalar, which keeps the error below NumPy's pairwise summation's for any length.
+
+use super::expr::cl_type;
+use super::{mem, Emitter, Mode, UNROLL};
+use crate::kernel::{Const, ReduceOp, Scalar};
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{types, Block, InstBuilder, Value};
+use cranelift_frontend::Variable;
+
+/// Elements per block of a vector reduction (a multiple of every unrolled step).
+const BLOCK: i64 = 256;
+
+impl Emitter<'_, '_> {
+    /// Converts a value to its in-memory form for a store (bool stays a 0/1 byte).
+    pub(crate) fn store_form(&mut self, v: Value, _dtype: Scalar) -> Value {
+        v
+    }
+
+    /// Emits `if cond { then } else { other }` starting blocks; returns (then, other).
+    fn split(&mut self, cond: Value) -> (Block, Block) {
+        let t = self.b.create_block();
+        let f = self.b.create_block();
+        self.b.ins().brif(cond, t, &[], f, &[]);
+        (t, f)
+    }
+
+    /// A counted loop `while j + step <= limit { body(j); j += step }`; returns with the
+    /// builder in the exit block.
+    fn loop_while(
+        &mut self,
+        j: Variable,
+        step: i64,
+        limit: Value,
+        mut body: impl FnMut(&mut Self, Value),
+    ) {
+        let head = self.b.create_block();
+        let inner = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(head);
+        let jv = self.b.use_var(j);
+        let end = self.b.ins().iadd_imm_s(jv, step);
+        let ok = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, end, limit);
+        self.b.ins().brif(ok, inner, &[], exit, &[]);
+        self.b.switch_to_block(inner);
+        self.b.seal_block(inner);
+        body(self, jv);
+        let jv2 = self.b.use_var(j);
+        let next = self.b.ins().iadd_imm_s(jv2, step);
+        self.b.def_var(j, next);
+        self.b.ins().jump(head, &[]);
+        self.b.seal_block(head);
+        self.b.switch_to_block(exit);
+        self.b.seal_block(exit);
+    }
+
+    /// Writes `value` at every inner index of `buffer`.
+    pub(crate) fn map(&mut self, buffer: usize, value: usize) {
+        self.compute_invariants(value);
+        let dtype = self.k.buffers[buffer].dtype;
+        let mode = self.stage_mode(value, Some(dtype));
+        let n = self.n.unwrap();
+        let j = self.b.declare_var(types::I64);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        self.b.def_var(j, zero);
+        let tail = self.b.create_block();
+        if mode != Mode::Scalar {
+            let (vec, _) = {
+                let contiguous = self.contiguous.unwrap();
+                let (v, s) = self.split(contiguous);
+                self.b.switch_to_block(s);
+                self.b.seal_block(s);
+                self.b.ins().jump(tail, &[]);
+                (v, s)
+            };
+            self.b.switch_to_block(vec);
+            self.b.seal_block(vec);
+            let splats = self.splat_invariants(value, mode);
+            let lanes = mode.lanes() as i64;
+            let step = lanes * UNROLL as i64;
+            self.loop_while(j, step, n, |em, jv| {
+                for u in 0..UNROLL as i64 {
+                    let ju = em.b.ins().iadd_imm_s(jv, u * lanes);
+                    let v = em.eval(value, mode, ju, &splats);
+                    let a = em.addr(buffer, ju, mode);
+                    em.b.ins().store(mem(), v, a, 0);
+                }
+            });
+            self.loop_while(j, lanes, n, |em, jv| {
+                let v = em.eval(value, mode, jv, &splats);
+                let a = em.addr(buffer, jv, mode);
+                em.b.ins().store(mem(), v, a, 0);
+            });
+        }
+        self.b.ins().jump(tail, &[]);
+        self.b.switch_to_block(tail);
+        self.b.seal_block(tail);
+        let splats = std::collections::HashMap::new();
+        self.loop_while(j, 1, n, |em, jv| {
+            let v = em.eval(value, Mode::Scalar, jv, &splats);
+            let v = em.store_form(v, dtype);
+            let a = em.addr(buffer, jv, Mode::Scalar);
+            em.b.ins().store(mem(), v, a, 0);
+        });
+    }
+
+    /// The scalar type a reduction accumulates in.
+    fn acc_type(op: ReduceOp, ty: Scalar) -> Scalar {
+        match (op, ty) {
+            (ReduceOp::Sum | ReduceOp::Prod, Scalar::F32) => Scalar::F64,
+            _ => ty,
+        }
+    }
+
+    fn identity(op: ReduceOp, ty: Scalar) -> Const {
+        match (op, ty.is_float()) {
+            (ReduceOp::Sum | ReduceOp::Any, _) => Const::Int(0),
+            (ReduceOp::Prod | ReduceOp::All, _) => Const::Int(1),
+            (ReduceOp::Max | ReduceOp::Argmax, true) => Const::Float(f64::NEG_INFINITY),
+            (ReduceOp::Min | ReduceOp::Argmin, true) => Const::Float(f64::INFINITY),
+            (ReduceOp::Max | ReduceOp::Argmax, false) => Const::Int(match ty {
+                Scalar::Bool => -128,
+                Scalar::I32 => i32::MIN as i64,
+                _ => i64::MIN,
+            }),
+            (ReduceOp::Min | ReduceOp::Argmin, false) => Const::Int(match ty {
+                Scalar::Bool => 127,
+                Scalar::I32 => i32::MAX as i64,
+                _ => i64::MAX,
+            }),
+        }
+    }
+
+    /// `acc op v` for accumulators of type `ty` (`bool` is 0/1 in scalar mode).
+    fn combine(&mut self, op: ReduceOp, acc: Value, v: Value, ty: Scalar) -> Value {
+        let f = ty.is_float();
+        match op {
+            ReduceOp::Sum if f => self.b.ins().fadd(acc, v),
+            ReduceOp::Sum => self.b.ins().iadd(acc, v),
+            ReduceOp::Prod if f => self.b.ins().fmul(acc, v),
+            ReduceOp::Prod => self.b.ins().imul(acc, v),
+            ReduceOp::Max if f => self.b.ins().fmax(acc, v),
+            ReduceOp::Max => self.b.ins().smax(acc, v),
+            ReduceOp::Min if f => self.b.ins().fmin(acc, v),
+            ReduceOp::Min => self.b.ins().smin(acc, v),
+            ReduceOp::Any => self.b.ins().bor(acc, v),
+            ReduceOp::All => self.b.ins().band(acc, v),
+            ReduceOp::Argmax | ReduceOp::Argmin => unreachable!("arg reductions track indices"),
+        }
+    }
+
+    /// Reduces `value` over the inner extent; returns the per-row result (scalar).
+    pub(crate) fn reduce(&mut self, op: ReduceOp, value: usize) -> Value {
+        self.compute_invariants(value);
+        let ty = self.k.exprs[value].ty;
+        if matches!(op, ReduceOp::Argmax | ReduceOp::Argmin) {
+            return self.arg_reduce(op, value, ty);
+        }
+        let acc_ty = Self::acc_type(op, ty);
+        let vector_op = match op {
+            ReduceOp::Sum => ty != Scalar::Bool,
+            ReduceOp::Prod | ReduceOp::Max | ReduceOp::Min => ty.is_float(),
+            _ => false,
+        };
+        let mode = if vector_op {
+            self.stage_mode(value, None)
+        } else {
+            Mode::Scalar
+        };
+        let n = self.n.unwrap();
+        let acc = self.b.declare_var(cl_type(acc_ty, Mode::Scalar));
+        let init = self.constant(Self::identity(op, acc_ty), acc_ty, Mode::Scalar);
+        self.b.def_var(acc, init);
+        let j = self.b.declare_var(types::I64);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        self.b.def_var(j, zero);
+        let tail = self.b.create_block();
+        if mode != Mode::Scalar {
+            let contiguous = self.contiguous.unwrap();
+            let (vec, s) = self.split(contiguous);
+            self.b.switch_to_block(s);
+            self.b.seal_block(s);
+            self.b.ins().jump(tail, &[]);
+            self.b.switch_to_block(vec);
+            self.b.seal_block(vec);
+            self.vector_reduce(op, value, ty, acc_ty, mode, acc, j);
+        }
+        self.b.ins().jump(tail, &[]);
+        self.b.switch_to_block(tail);
+        self.b.seal_block(tail);
+        let splats = std::collections::HashMap::new();
+        self.loop_while(j, 1, n, |em, jv| {
+            let v = em.eval(value, Mode::Scalar, jv, &splats);
+            let v = em.cast(v, ty, acc_ty, Mode::Scalar);
+            let a = em.b.use_var(acc);
+            let r = em.combine(op, a, v, acc_ty);
+            em.b.def_var(acc, r);
+        });
+        let a = self.b.use_var(acc);
+        self.cast(a, acc_ty, op.result_type(ty), Mode::Scalar)
+    }
+
+    /// The SIMD part of a reduction: blocks of [`BLOCK`] elements in [`UNROLL`] vector
+    /// accumulators, each block's total folded into the scalar accumulator `acc`.
+    #[allow(clippy::too_many_arguments)]
+    fn vector_reduce(
+        &mut self,
+        op: ReduceOp,
+        value: usize,
+        ty: Scalar,
+        acc_ty: Scalar,
+        mode: Mode,
+        acc: Variable,
+        j: Variable,
+    ) {
+        let n = self.n.unwrap();
+        let splats = self.splat_invariants(value, mode);
+        let lanes = mode.lanes() as i64;
+        let vt = cl_type(ty, mode);
+        let accs: Vec<Variable> = (0..UNROLL).map(|_| self.b.declare_var(vt)).collect();
+        let limit = self.b.declare_var(types::I64);
+        self.loop_while(j, lanes, n, |em, jv| {
+            // One block: [j, min(j + BLOCK, n)).
+            let id = em.constant(Self::identity(op, ty), ty, mode);
+            for a in &accs {
+                em.b.def_var(*a, id);
+            }
+            let end = em.b.ins().iadd_imm_s(jv, BLOCK);
+            let lim = em.b.ins().smin(end, n);
+            em.b.def_var(limit, lim);
+            let lim = em.b.use_var(limit);
+            em.loop_while(j, lanes * UNROLL as i64, lim, |em, jv| {
+                for (u, a) in accs.iter().enumerate() {
+                    let ju = em.b.ins().iadd_imm_s(jv, u as i64 * lanes);
+                    let v = em.eval(value, mode, ju, &splats);
+                    let av = em.b.use_var(*a);
+                    let r = em.combine(op, av, v, ty);
+                    em.b.def_var(*a, r);
+                }
+            });
+            let lim = em.b.use_var(limit);
+            em.loop_while(j, lanes, lim, |em, jv| {
+                let v = em.eval(value, mode, jv, &splats);
+                let av = em.b.use_var(accs[0]);
+                let r = em.combine(op, av, v, ty);
+                em.b.def_var(accs[0], r);
+            });
+            let a0 = em.b.use_var(accs[0]);
+            let a1 = em.b.use_var(accs[1]);
+            let a2 = em.b.use_var(accs[2]);
+            let a3 = em.b.use_var(accs[3]);
+            let s01 = em.combine(op, a0, a1, ty);
+            let s23 = em.combine(op, a2, a3, ty);
+            let s = em.combine(op, s01, s23, ty);
+            let mut total = em.b.ins().extractlane(s, 0);
+            for l in 1..lanes as u8 {
+                let x = em.b.ins().extractlane(s, l);
+                total = em.combine(op, total, x, ty);
+            }
+            let total = em.cast(total, ty, acc_ty, Mode::Scalar);
+            let av = em.b.use_var(acc);
+            let r = em.combine(op, av, total, acc_ty);
+            em.b.def_var(acc, r);
+            // The outer loop steps by `lanes`; undo that so j stays where the block ended.
+            let jv = em.b.use_var(j);
+            let back = em.b.ins().iadd_imm_s(jv, -lanes);
+            em.b.def_var(j, back);
+        });
+    }
+
+    /// First index of the maximum (minimum); a NaN counts as the extreme, as in NumPy.
+    fn arg_reduce(&mut self, op: ReduceOp, value: usize, ty: Scalar) -> Value {
+        let n = self.n.unwrap();
+        let best = self.b.declare_var(cl_type(ty, Mode::Scalar));
+        let init = self.constant(Self::identity(op, ty), ty, Mode::Scalar);
+        self.b.def_var(best, init);
+        let idx = self.b.declare_var(types::I64);
+        let j = self.b.declare_var(types::I64);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        self.b.def_var(idx, zero);
+        self.b.def_var(j, zero);
+        let splats = std::collections::HashMap::new();
+        self.loop_while(j, 1, n, |em, jv| {
+            let v = em.eval(value, Mode::Scalar, jv, &splats);
+            let bv = em.b.use_var(best);
+            let better = if ty.is_float() {
+                let cc = if op == ReduceOp::Argmax {
+                    FloatCC::GreaterThan
+                } else {
+                    FloatCC::LessThan
+                };
+                let gt = em.b.ins().fcmp(cc, v, bv);
+                let vnan = em.b.ins().fcmp(FloatCC::Unordered, v, v);
+                let bok = em.b.ins().fcmp(FloatCC::Ordered, bv, bv);
+                let first_nan = em.b.ins().band(vnan, bok);
+                em.b.ins().bor(gt, first_nan)
+            } else {
+                let cc = if op == ReduceOp::Argmax {
+                    IntCC::SignedGreaterThan
+                } else {
+                    IntCC::SignedLessThan
+                };
+                em.b.ins().icmp(cc, v, bv)
+            };
+            let nb = em.b.ins().select(better, v, bv);
+            em.b.def_var(best, nb);
+            let iv = em.b.use_var(idx);
+            let ni = em.b.ins().select(better, jv, iv);
+            em.b.def_var(idx, ni);
+        });
+        self.b.use_var(idx)
+    }
+}
