@@ -178,7 +178,7 @@ def test_python_scalars_are_specialised(recorder):
 def test_recompile_limit_warns_once_then_runs_as_python(recorder):
     ember.config.recompile_limit = 3
     try:
-        f = ember.compile(add_one, backend=recorder)
+        f = ember.compile(add_one, backend=recorder, dynamic=False)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             for n in range(1, 8):

@@ -70,6 +70,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "write `x = x + y` instead of `x += y` on inputs and views",
     ),
     "name": ("name {name} is not defined", "the frame runs as plain Python and raises NameError"),
+    "dynamic_shape": (
+        "{what} is a symbolic size used as a Python value",
+        "captured again with static shapes; pass dynamic=False to skip the symbolic attempt",
+    ),
     "mutation": (
         "mutation of {what}, which comes from outside the function",
         "build a new list or dict instead of mutating an argument",

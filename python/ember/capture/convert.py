@@ -32,6 +32,7 @@ class Capture:
     entry_source: str
     op_count: int
     seconds: dict[str, float] = field(default_factory=dict)
+    dynamic: bool = False  # captured with symbolic sizes
 
 
 def _disable_hook(on: bool) -> bool:
@@ -81,7 +82,16 @@ def convert(func: FunctionType, args: tuple[Any, ...], *, backend: Callable | No
     seconds: dict[str, float] = {}
     start = time.perf_counter()
     with stats.stage("capture"):
-        tracer, result = capture_frame(func, args, dynamic=dynamic)
+        try:
+            tracer, result = capture_frame(func, args, dynamic=dynamic)
+        except Unsupported as exc:
+            if not dynamic or exc.kind == "user_error":
+                raise
+            # Something needs a static size (a shape read in Python, an op ember only
+            # compiles for static shapes): specialise instead.
+            ember_logging.log("recompiles", f"{func.__code__.co_qualname}: symbolic capture "
+                                            f"failed ({exc.reason}); capturing static shapes")
+            tracer, result = capture_frame(func, args, dynamic=False)
     seconds["capture"] = time.perf_counter() - start
 
     codegen = EntryCodegen(tracer)
@@ -107,4 +117,5 @@ def convert(func: FunctionType, args: tuple[Any, ...], *, backend: Callable | No
     ember_logging.log("guards", f"{func.__code__.co_qualname}:\n  " + "\n  ".join(guard_lines))
     ember_logging.log("code", source)
     op_count = len(graph.nodes) if graph is not None else 0
-    return Capture(guards, entry, graph, guard_lines, source, op_count, seconds)
+    return Capture(guards, entry, graph, guard_lines, source, op_count, seconds,
+                   tracer.dynamic)

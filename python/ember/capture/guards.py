@@ -186,15 +186,43 @@ def check_passes(check: Check, value: Any) -> bool:
     raise ValueError(f"unknown guard check {kind!r}")
 
 
-def first_failure(tree: list, func: FunctionType, args: tuple, names: dict | None = None
-                  ) -> str | None:
-    """A sentence naming the first failing check of `tree` (None when all pass)."""
+@dataclass(frozen=True)
+class Failure:
+    """The first check of a tree that fails, on which value (`_MISSING`: unreadable)."""
+
+    name: str
+    check: Check | None
+    value: Any
+
+    def __str__(self) -> str:
+        if self.check is None:
+            return f"{self.name} cannot be read"
+        return f"{self.name} failed {format_check(self.check)}: got {_summary(self.value)}"
+
+    def is_shape_change(self) -> bool:
+        """An array of the same dtype and rank with other sizes: what makes automatic
+        dynamic shapes capture symbolically."""
+        if self.check is None or self.check[0] != "ARRAY_MATCH":
+            return False
+        dtype, shape, _ = self.check[1:]
+        v = self.value
+        return type(v) is np.ndarray and v.dtype == dtype and v.ndim == len(shape)
+
+
+def find_failure(tree: list, func: FunctionType, args: tuple) -> Failure | None:
+    """The first failing check of `tree` for this call (None when all pass)."""
     for accessor, checks, children in tree:
         value = _read_root(accessor, func, args)
-        failure = _first_failure_at(accessor, value, checks, children, _root_name(accessor, func))
+        failure = _first_failure_at(value, checks, children, _root_name(accessor, func))
         if failure:
             return failure
     return None
+
+
+def first_failure(tree: list, func: FunctionType, args: tuple) -> str | None:
+    """A sentence naming the first failing check of `tree` (None when all pass)."""
+    failure = find_failure(tree, func, args)
+    return None if failure is None else str(failure)
 
 
 def _root_name(accessor: Accessor, func: FunctionType) -> str:
@@ -206,17 +234,17 @@ def _root_name(accessor: Accessor, func: FunctionType) -> str:
     return f"{kind[0].upper()}[{arg!r}]"
 
 
-def _first_failure_at(accessor, value, checks, children, name) -> str | None:
+def _first_failure_at(value, checks, children, name) -> Failure | None:
     if value is _MISSING:
-        return f"{name} cannot be read"
+        return Failure(name, None, value)
     for check in checks:
         if not check_passes(check, value):
-            return f"{name} failed {format_check(check)}: got {_summary(value)}"
+            return Failure(name, check, value)
     for child_accessor, child_checks, grandchildren in children:
         child = _read_child(child_accessor, value)
         kind, arg = child_accessor
         child_name = f"{name}.{arg}" if kind == "attr" else f"{name}[{arg!r}]"
-        failure = _first_failure_at(child_accessor, child, child_checks, grandchildren, child_name)
+        failure = _first_failure_at(child, child_checks, grandchildren, child_name)
         if failure:
             return failure
     return None

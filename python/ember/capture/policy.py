@@ -21,7 +21,7 @@ from ember import logging as ember_logging
 from ember import stats
 from ember.capture.breaks import INPUT_DEPENDENT_KINDS
 from ember.capture.convert import convert
-from ember.capture.guards import first_failure
+from ember.capture.guards import find_failure, first_failure
 from ember.config import config
 from ember.errors import GraphBreakError, Unsupported
 
@@ -41,6 +41,9 @@ class CodeRecord:
 
     guard_trees: list[list] = field(default_factory=list)
     warned: bool = False
+    # Automatic dynamic shapes: None until a shape change is seen, then whether symbolic
+    # capture worked (True: keep capturing symbolically; False: it failed, stay static).
+    dynamic: bool | None = None
 
 
 @dataclass
@@ -123,13 +126,20 @@ def on_cache_miss(func: FunctionType, args: tuple[Any, ...]) -> Any:
                 RuntimeWarning, stacklevel=2,
             )
         return _core.CACHE_ONLY
+    dynamic = options.dynamic
     if record.guard_trees:
-        reason = first_failure(record.guard_trees[-1], func, args) or "guards failed"
+        failure = find_failure(record.guard_trees[-1], func, args)
+        reason = str(failure) if failure is not None else "guards failed"
         stats.record_recompile(name, reason)
         ember_logging.log("recompiles", f"{name}: {reason}")
+        if (dynamic is None and record.dynamic is None and failure is not None
+                and failure.is_shape_change()):
+            record.dynamic = True
+    if dynamic is None:
+        dynamic = bool(record.dynamic)
     stats.count("captures")
     try:
-        capture = convert(func, args, backend=options.backend, dynamic=options.dynamic)
+        capture = convert(func, args, backend=options.backend, dynamic=dynamic)
     except Unsupported as exc:
         return _on_break(exc, code, record, options)
     except Exception:
@@ -137,6 +147,8 @@ def on_cache_miss(func: FunctionType, args: tuple[Any, ...]) -> Any:
             ember_logging.log("breaks", f"{name}: internal error in capture, runs as Python")
             return None
         raise
+    if options.dynamic is None and record.dynamic:
+        record.dynamic = capture.dynamic  # a failed symbolic attempt is not repeated
     record.guard_trees.append(capture.guards)
     _notify("capture", capture)
     return capture.guards, capture.entry

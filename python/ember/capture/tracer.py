@@ -42,17 +42,31 @@ class Tracer:
         self.guards = GuardBuilder()
         self.builder = VariableBuilder(self)
         self.inputs: list[GraphInput] = []
-        self.dynamic = dynamic
+        self.dynamic = bool(dynamic)
+        self.symbols: dict[int, str] = {}  # size -> symbol ("duck sizing": equal sizes share)
         self.instructions_run = 0
 
     def wrap(self, value: Any, source: Source | None) -> VariableTracker:
         return self.builder.wrap(value, source)
 
     def add_array_input(self, array: np.ndarray, source: Source) -> Value:
-        value = self._input(array.dtype, array.shape, False)
-        self.guards.add(source, ("ARRAY_MATCH", array.dtype, tuple(array.shape), None))
+        shape: tuple[int | str, ...] = tuple(array.shape)
+        if self.dynamic:
+            shape = tuple(self._symbol(d) for d in array.shape)
+        value = self._input(array.dtype, shape, False)
+        guarded = tuple(None if isinstance(d, str) else d for d in shape)
+        self.guards.add(source, ("ARRAY_MATCH", array.dtype, guarded, None))
         self.inputs.append(GraphInput(value, source, False, array))
         return value
+
+    def _symbol(self, size: int) -> int | str:
+        """Sizes 0 and 1 stay static (they change broadcasting and emptiness); others become
+        symbols, one per distinct size."""
+        if size < 2:
+            return size
+        if size not in self.symbols:
+            self.symbols[size] = f"s{len(self.symbols)}"
+        return self.symbols[size]
 
     def add_scalar_input(self, scalar: np.generic, source: Source) -> Value:
         value = self._input(scalar.dtype, (), True)

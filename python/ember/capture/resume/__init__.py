@@ -7,8 +7,10 @@ locals at the next instruction. The resume function is a real code object (named
 
 Calling convention of ``make_resume(code, offset, ...)``:
 
-- positional arguments: ``__stack<i>`` for every stack slot ``i`` from the bottom that is not
-  NULL, then ``live_locals`` in the given order (``co_varnames[:co_argcount]``);
+- positional arguments (``co_varnames[:co_argcount]``): ``__stack<i>`` for every stack slot
+  ``i`` from the bottom that is not NULL, then ``live_locals`` in the given order; except that
+  when the code calls zero-argument ``super()``, the original's first argument (``self``),
+  which must then be live, moves to the front, where ``super()`` looks for it;
 - ``co_freevars``: the original's ``co_freevars`` then its ``co_cellvars``; the caller builds
   the function with the original's closure cells followed by the frame's own cells
   (``LOAD_CLOSURE`` of each name, ``BUILD_TUPLE``, ``MAKE_FUNCTION 8``), which keeps sharing
@@ -24,7 +26,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from types import CodeType, FunctionType
 from typing import Self
 
-from ember.capture.resume.analysis import CodeFacts, ResumeError, analyse, check_resumable
+from ember.capture.resume.analysis import (
+    CodeFacts,
+    ResumeError,
+    analyse,
+    check_resumable,
+    super_first_argument,
+)
 from ember.capture.resume.assemble import build_resume_code, disassemble, stack_argname
 
 __all__ = [
@@ -92,7 +100,11 @@ def live_locals_at(code: CodeType, offset: int) -> list[str]:
     """
     facts = _facts_of(code)
     offset = facts.prefixed.get(offset, offset)
-    live = facts.live_in.get(offset, frozenset())
+    live = set(facts.live_in.get(offset, frozenset()))
+    first = super_first_argument(code)
+    if first is not None:
+        # zero-argument super() reads it without a LOAD_FAST.
+        live.add(first)
     return [name for name in code.co_varnames if name in live]
 
 
@@ -126,8 +138,15 @@ def make_resume(
             raise ValueError(f"{name!r} is a cell variable: it travels in the closure")
         if name not in code.co_varnames:
             raise ValueError(f"{name!r} is not a local of {code.co_name}")
+        if name.startswith("__stack"):
+            raise ValueError(f"{name!r} clashes with the stack arguments")
     if len(set(live)) != len(live):
         raise ValueError(f"live locals repeat a name: {live}")
+    first = super_first_argument(code)
+    if first is not None and first not in live:
+        raise ResumeError(
+            f"{code.co_name}: zero-argument super() needs {first!r}, which is not passed"
+        )
     resume = build_resume_code(code, facts, start, stack_depth, nulls, live)
     _resumes.setdefault(code, {})[key] = resume
     return resume

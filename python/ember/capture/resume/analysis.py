@@ -15,7 +15,12 @@ import opcode
 from dataclasses import dataclass
 from types import CodeType
 
-from ember.capture.bytecode import ExceptionTableEntry, exception_table, is_generator_like
+from ember.capture.bytecode import (
+    CO_OPTIMIZED,
+    ExceptionTableEntry,
+    exception_table,
+    is_generator_like,
+)
 from ember.errors import Unsupported
 
 _OP = opcode.opmap
@@ -192,6 +197,18 @@ def _liveness(
     return live
 
 
+def super_first_argument(code: CodeType) -> str | None:
+    """The argument that zero-argument ``super()`` reads from the frame, if the code calls it.
+
+    ``super()`` without arguments takes ``__class__`` from the closure and the object from
+    the frame's first local slot (Objects/typeobject.c, ``super_init_without_args``), so a
+    resume function must keep that argument first.
+    """
+    if "__class__" in code.co_freevars and "super" in code.co_names and code.co_argcount:
+        return code.co_varnames[0]
+    return None
+
+
 def check_resumable(code: CodeType, facts: CodeFacts, offset: int, stack_depth: int) -> int:
     """The offset of the instruction a resume function at ``offset`` starts with.
 
@@ -200,6 +217,14 @@ def check_resumable(code: CodeType, facts: CodeFacts, offset: int, stack_depth: 
     where = f"{code.co_name} ({code.co_filename}:{code.co_firstlineno}) at offset {offset}"
     if is_generator_like(code):
         raise ResumeError(f"{where}: generators and coroutines are not resumed")
+    if not code.co_flags & CO_OPTIMIZED:
+        raise ResumeError(f"{where}: module and class bodies keep their locals in a dict")
+    first = super_first_argument(code)
+    if first is not None and first in code.co_cellvars:
+        raise ResumeError(
+            f"{where}: zero-argument super() reads {first!r} from the first frame slot, but "
+            "it is a cell variable here"
+        )
     offset = facts.prefixed.get(offset, offset)
     inst = facts.instructions.get(offset)
     if inst is None:

@@ -28,7 +28,7 @@ from types import CodeType
 import bytecode as bc
 from bytecode.instr import InstrLocation
 
-from ember.capture.resume.analysis import CodeFacts
+from ember.capture.resume.analysis import CodeFacts, super_first_argument
 
 _PROLOGUE_OPS = frozenset({"MAKE_CELL", "COPY_FREE_VARS", "RESUME"})
 # Flags that describe the original's signature or frame kind, not the resume function's.
@@ -104,6 +104,10 @@ def build_resume_code(
 
     argnames = [stack_argname(s) for s in range(stack_depth) if s not in null_slots]
     argnames += live_locals
+    first = super_first_argument(code)
+    if first is not None:
+        argnames.remove(first)
+        argnames.insert(0, first)
     body.argnames = argnames
     body.argcount = len(argnames)
     body.posonlyargcount = 0

@@ -99,7 +99,7 @@ class ArrayVariable(VariableTracker):
             raise graph_break("user_error", type="TypeError", message="len() of unsized object")
         n = self.value.shape[0]
         if isinstance(n, str):
-            raise graph_break("type", what=f"len() of {self.describe()}", type="symbolic size")
+            raise graph_break("dynamic_shape", what=f"len({self.describe()})")
         return n
 
     def unpack(self, tx: Interpreter) -> list[VariableTracker]:
@@ -113,6 +113,8 @@ class ArrayVariable(VariableTracker):
         if handler is not None:
             return ArrayMethodVariable(self, name, handler)
         result = call_numpy_api(f"attribute {name}", numpy_api.get_attribute, self.value, name)
+        if isinstance(result, tuple) and any(isinstance(d, str) for d in result):
+            raise graph_break("dynamic_shape", what=f"{self.describe()}.{name}")
         return wrap_api_result(result)
 
     def getitem(self, tx: Interpreter, index: VariableTracker) -> VariableTracker:

@@ -1,0 +1,68 @@
+"""Dynamic shapes: `dynamic=None` specialises first and captures symbolic sizes after a
+shape-driven recompile, `dynamic=True` starts symbolic, `dynamic=False` always specialises;
+sizes read as Python values fall back to static capture."""
+
+from __future__ import annotations
+
+import ember
+import numpy as np
+import pytest
+from conftest import assert_same
+
+
+def weighted(x, y):
+    return (x * y).sum(axis=0) + x.mean()
+
+
+def reshapes(x):
+    return x.reshape(x.shape[0] * 2, -1) + 1
+
+
+def _args(n):
+    return np.arange(n * 3.0).reshape(n, 3), np.ones((n, 3))
+
+
+def test_automatic_dynamic_after_a_shape_change(recorder):
+    f = ember.compile(weighted, backend=recorder)
+    for n in (4, 8, 16, 32):
+        assert_same(f(*_args(n)), weighted(*_args(n)))
+    assert len(recorder.graphs) == 2
+    static, symbolic = recorder.graphs
+    assert static.inputs[0].shape == (4, 3)
+    assert symbolic.inputs[0].shape == ("s0", "s1") == symbolic.inputs[1].shape
+    s = ember.stats()
+    assert s["recompiles"] == 1 and s["cache_hits"] == 2
+
+
+def test_dynamic_true_starts_symbolic_and_keeps_sizes_0_and_1_static(recorder):
+    f = ember.compile(weighted, backend=recorder, dynamic=True)
+    x, y = np.ones((1, 5)), np.ones((1, 5))
+    assert_same(f(x, y), weighted(x, y))
+    assert recorder.graphs[0].inputs[0].shape == (1, "s0")
+    assert_same(f(np.ones((1, 7)), np.ones((1, 7))), weighted(np.ones((1, 7)), np.ones((1, 7))))
+    assert_same(f(*_args(2)), weighted(*_args(2)))  # size 1 -> 2 is a new entry
+    assert len(recorder.graphs) == 2
+
+
+def test_dynamic_false_always_specialises(recorder):
+    f = ember.compile(weighted, backend=recorder, dynamic=False)
+    for n in (2, 3, 4):
+        assert_same(f(*_args(n)), weighted(*_args(n)))
+    assert [g.inputs[0].shape for g in recorder.graphs] == [(2, 3), (3, 3), (4, 3)]
+
+
+@pytest.mark.parametrize("dynamic", [None, True])
+def test_sizes_used_in_python_fall_back_to_static(dynamic, recorder):
+    f = ember.compile(reshapes, backend=recorder, dynamic=dynamic)
+    for n in (2, 3, 4):
+        assert_same(f(np.ones((n, 4))), reshapes(np.ones((n, 4))))
+    assert all(isinstance(d, int) for g in recorder.graphs for d in g.inputs[0].shape)
+    assert len(recorder.graphs) == 3
+    assert ember.stats()["graph_breaks"] == 0
+
+
+def test_mismatched_symbolic_sizes_raise_numpys_error():
+    f = ember.compile(weighted, dynamic=True)
+    f(*_args(4))
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        f(np.ones((5, 3)), np.ones((6, 3)))
