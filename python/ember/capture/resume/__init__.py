@@ -7,8 +7,8 @@ locals at the next instruction. The resume function is a real code object (named
 
 Calling convention of ``make_resume(code, offset, ...)``:
 
-- positional arguments (``co_varnames[:co_argcount]``): ``__stack<i>`` for every stack slot
-  ``i`` from the bottom that is not NULL, then ``live_locals`` in the given order; except that
+- positional arguments (``co_varnames[:co_argcount]``): ``__stack<i>`` (``stack_argname``) for
+  every stack slot ``i`` from the bottom that is not NULL, then ``live_locals`` in the given order; except that
   when the code calls zero-argument ``super()``, the original's first argument (``self``),
   which must then be live, moves to the front, where ``super()`` looks for it;
 - ``co_freevars``: the original's ``co_freevars`` then its ``co_cellvars``; the caller builds
@@ -138,8 +138,6 @@ def make_resume(
             raise ValueError(f"{name!r} is a cell variable: it travels in the closure")
         if name not in code.co_varnames:
             raise ValueError(f"{name!r} is not a local of {code.co_name}")
-        if name.startswith("__stack"):
-            raise ValueError(f"{name!r} clashes with the stack arguments")
     if len(set(live)) != len(live):
         raise ValueError(f"live locals repeat a name: {live}")
     first = super_first_argument(code)

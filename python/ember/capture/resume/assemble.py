@@ -42,9 +42,14 @@ _DROPPED_FLAGS = (
 )
 
 
-def stack_argname(slot: int) -> str:
-    """The argument that carries stack slot ``slot`` (0 is the bottom of the stack)."""
-    return f"__stack{slot}"
+def stack_argname(code: CodeType, slot: int) -> str:
+    """The argument of ``code``'s resume functions that carries stack slot ``slot`` (0 is the
+    bottom): ``__stack<slot>``, with more leading underscores when ``code`` (itself a resume
+    function) already has locals of that form."""
+    prefix = "__stack"
+    while any(name.startswith(prefix) for name in code.co_varnames):
+        prefix = "_" + prefix
+    return f"{prefix}{slot}"
 
 
 def resume_name(code: CodeType, offset: int) -> str:
@@ -98,11 +103,11 @@ def build_resume_code(
         if slot in null_slots:
             prologue.append(bc.Instr("PUSH_NULL", location=location))
         else:
-            prologue.append(bc.Instr("LOAD_FAST", stack_argname(slot), location=location))
+            prologue.append(bc.Instr("LOAD_FAST", stack_argname(code, slot), location=location))
     prologue.append(bc.Instr("JUMP_FORWARD", target, location=location))
     body[0:0] = prologue
 
-    argnames = [stack_argname(s) for s in range(stack_depth) if s not in null_slots]
+    argnames = [stack_argname(code, s) for s in range(stack_depth) if s not in null_slots]
     argnames += live_locals
     first = super_first_argument(code)
     if first is not None:

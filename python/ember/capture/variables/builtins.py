@@ -190,6 +190,24 @@ def _reversed(tx, args, kwargs):
     return _iterator_result(list(reversed(args[0].unpack(tx))))
 
 
+def _map(tx, args, kwargs):
+    if kwargs or len(args) < 2:
+        return None
+    fn, columns = args[0], [a.unpack(tx) for a in args[1:]]
+    return _iterator_result([fn.call(tx, list(row), {}) for row in zip(*columns)])
+
+
+def _sorted(tx, args, kwargs):
+    items = args[0].unpack(tx) if len(args) == 1 else None
+    if items is None or not all(i.is_constant() for i in items) or not all(
+        v.is_constant() for v in kwargs.values()
+    ):
+        return None
+    values = fold("sorted()", sorted, [i.constant() for i in items],
+                  **{k: v.constant() for k, v in kwargs.items()})
+    return ListVariable([ConstantVariable(v) for v in values])
+
+
 def _range(tx, args, kwargs):
     if all(a.is_constant() for a in args) and not kwargs:
         return ConstantVariable(fold("range()", range, *[a.constant() for a in args]))
@@ -246,6 +264,8 @@ _RULES = {
     builtins.zip: _zip,
     builtins.reversed: _reversed,
     builtins.range: _range,
+    builtins.map: _map,
+    builtins.sorted: _sorted,
     builtins.type: _type,
     builtins.getattr: _getattr,
     builtins.hasattr: _hasattr,

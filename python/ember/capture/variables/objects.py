@@ -136,5 +136,14 @@ class OpaqueVariable(VariableTracker):
     def type_name(self) -> str:
         return type(self.value).__qualname__
 
+    def describe(self) -> str:
+        if self.source is not None:
+            return self.source.name()
+        name = getattr(self.value, "__qualname__", None)
+        module = getattr(self.value, "__module__", None)
+        if isinstance(name, str):
+            return f"{module}.{name}" if isinstance(module, str) else name
+        return f"a {self.type_name()} value"
+
     def python_type(self) -> type:
         return type(self.value)
