@@ -27,12 +27,12 @@ CAPTURED = {
     "builtin_sum": lambda x: sum([x, x, x]),
     "fstring": lambda x: (f"{x.shape[0]}-{x.dtype}", x + 1),
     "powers": lambda x: x**2 + 2**x,
-    "not": lambda x: x if not x.shape[0] == 3 else -x,
+    "not": lambda x: x if not x.shape[0] == 3 else -x,  # noqa: SIM201 - UNARY_NOT
     "chained_comparison": lambda x: x * (1 < x.shape[0] < 10),
     "dict_get": lambda x: {"a": x}.get("a") + {"b": 1}.get("c", 2),
-    "lambda": lambda x: (lambda v: v * 2)(x),
-    "map": lambda x: list(map(lambda v: v + 1, [x, x])),
-    "sorted": lambda x: sorted([3, 1, 2])[0] * x,
+    "lambda": lambda x: (lambda v: v * 2)(x),  # noqa: PLC3002 - MAKE_FUNCTION + CALL
+    "map": lambda x: list(map(lambda v: v + 1, [x, x])),  # noqa: C417 - the map builtin
+    "sorted": lambda x: sorted([3, 1, 2])[0] * x,  # noqa: FURB192 - the sorted builtin
     "argmax": lambda x: x.argmax(),
     "ravel_flatten": lambda x: x.ravel() + x.flatten(),
     "mean_dtype": lambda x: x.mean(dtype=np.float32),
@@ -42,8 +42,8 @@ CAPTURED = {
     "iterate_rows": lambda x: [x[i] for i in range(len(x))],
     "zip_enumerate_reversed": lambda x: ([a + b for a, b in zip(x, x)],
                                          [a * i for i, a in enumerate(reversed(x))]),
-    "star_args": lambda x: (lambda a, *b: a + sum(b))(*x),
-    "star_kwargs": lambda x: np.sum(x, axis=0),
+    "star_args": lambda x: (lambda a, *b: a + sum(b))(*x),  # noqa: PLC3002 - *args
+    "star_kwargs": lambda x: np.sum(x, **{"axis": 0}),  # noqa: PIE804 - CALL_FUNCTION_EX
     "logical_ops": lambda x: (x > 0.2) & (x < 0.8) | ~(x > 0.5),
     "static_attributes": lambda x: x.ndim + x.size + x.itemsize,
     "creation": lambda x: np.full((2, 2), 7.0) + np.eye(2) + np.arange(2),
