@@ -469,3 +469,45 @@ def test_set_callback_returns_the_previous_one(hook):
     first = Converter()
     assert core.set_callback(first) is None  # the fixture removed any earlier callback
     assert core.set_callback(None) is first
+
+
+class Reentrant:
+    """An object whose attribute runs Python code that re-enters the hook and clears caches."""
+
+    def __init__(self, target):
+        self.target = target
+        self.reads = 0
+
+    @property
+    def value(self):
+        self.reads += 1
+        core.clear_cache(self.target.__code__)  # mutates the cache being looked up
+        return inner_function(self.reads)
+
+
+def inner_function(n):
+    return n * 0 + 7
+
+
+def test_guards_and_entries_may_reenter_and_mutate_the_cache(hook):
+    def f(obj):
+        return "plain"
+
+    def verdict(func, args):
+        return ([(("local", 0), [], [(("attr", "value"), [("EQUALS_MATCH", 7)], [])])], TAG)
+
+    conv = hook(Converter(f, inner_function, verdict=verdict))
+    obj = Reentrant(f)
+    assert run_enabled(f, obj) == ("entry", (obj,))
+    # The guard reads obj.value, which clears f's cache in the middle of the lookup and calls
+    # a Python function: that runs plainly (guards run with the hook disabled), and the entry
+    # whose guards passed still runs although it has left the cache.
+    assert run_enabled(f, obj) == ("entry", (obj,))
+    assert obj.reads == 1
+    assert [func.__name__ for func, _ in conv.calls] == ["f"]
+    assert core.cache_size(f.__code__) == 0
+
+    resetting = ember_entry("reset()\n    return 'done'", reset=core.reset)
+    hook(Converter(f, verdict=lambda func, args: ([], resetting)))
+    assert run_enabled(f, obj) == "done"  # the entry empties every cache while it runs
+    assert core.cache_size(f.__code__) == 0

@@ -250,7 +250,12 @@ unsafe fn intercept(
             closure: (*func).func_closure,
         }
     };
-    let (hit, failures) = cache.lookup(py, &view)?;
+    // Guards run with the hook disabled: Python code they reach (properties, `__eq__`) is
+    // plain evaluation, never a conversion.
+    let was_enabled = set_enabled(false);
+    let looked_up = cache.lookup(py, &view);
+    set_enabled(was_enabled);
+    let (hit, failures) = looked_up?;
     bump(&STATS.guard_failures, failures);
     if let Some(entry) = hit {
         bump(&STATS.cache_hits, 1);
