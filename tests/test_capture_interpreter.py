@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from ember.capture import bytecode
 from ember.capture.convert import convert
 from ember.errors import Unsupported
 
@@ -223,3 +224,31 @@ def test_long_jumps_with_extended_arg(recorder):
     cap = capture(f, np.ones(2), backend=recorder)
     assert recorder.ops().count("mul") == 180
     np.testing.assert_allclose(cap.entry(np.ones(2)), f(np.ones(2)))
+
+
+def _inner_breaks(v, k):
+    w = v * k
+    print(w)
+    return w
+
+
+def test_break_records_every_frames_state_before_the_instruction():
+    def outer(x, k):
+        y = x + 1
+        return 2 * _inner_breaks(y, k)
+
+    with pytest.raises(Unsupported) as info:
+        capture(outer, np.ones(2), 3)
+    inner, root = info.value.frame_states
+    assert inner.code is _inner_breaks.__code__ and root.code is outer.__code__
+    # The inner frame stopped at its CALL of print with [NULL, print, w] on the stack.
+    inner_inst = bytecode.decode(inner.code)[inner.index]
+    assert inner_inst.opname == "PRECALL" or inner_inst.opname == "CALL"
+    assert [type(v).__name__ for v in inner.stack] == ["NullVariable", "BuiltinVariable",
+                                                        "ArrayVariable"]
+    assert inner.null_slots == [0] and set(inner.locals) == {"v", "k", "w"}
+    # The root frame stopped at the call of the inlined function: 2, NULL, fn, y, k.
+    root_inst = bytecode.decode(root.code)[root.index]
+    assert root_inst.offset == root.offset and root_inst.opname in ("PRECALL", "CALL")
+    assert root.stack[0].constant() == 2 and root.null_slots == [1]
+    assert root.stack[-1].source.name() == "L['k']" and set(root.locals) == {"x", "k", "y"}

@@ -10,6 +10,7 @@ which is what stopping at an instruction (for a resume function) needs.
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from types import CodeType
 from typing import Any
 
@@ -40,6 +41,23 @@ from ember.capture.variables.functions import (
 )
 from ember.config import config
 from ember.errors import Unsupported
+
+
+@dataclass(frozen=True)
+class FrameState:
+    """A frame's symbolic state just before the instruction capture stopped at: what a graph
+    break needs to run that instruction as Python and resume after it."""
+
+    code: CodeType
+    index: int  # of the instruction in `decode(code)`
+    offset: int
+    stack: list[VariableTracker]  # bottom first; NULL where the 3.11 call protocol has NULL
+    locals: dict[str, VariableTracker]
+    cells: dict[str, CellVariable]
+
+    @property
+    def null_slots(self) -> list[int]:
+        return [i for i, vt in enumerate(self.stack) if vt is NULL]
 
 
 def annotate(exc: Unsupported, filename: str, lineno: int | None) -> None:
@@ -81,11 +99,15 @@ class Interpreter:
     # ---- the loop ----------------------------------------------------------------------------
 
     def run(self) -> VariableTracker:
+        inst = self.instructions[self.ip]
+        stack_before: list[VariableTracker] = []
         try:
             while self.result is None:
                 inst = self.instructions[self.ip]
                 self.lineno = inst.lineno
                 self.ip += 1
+                # Handlers pop before they may refuse: keep the stack as it was.
+                stack_before = self.stack[:]
                 self.tracer.tick()
                 handler = getattr(self, inst.opname, None)
                 if handler is None:
@@ -93,6 +115,11 @@ class Interpreter:
                 handler(inst)
         except Unsupported as exc:
             annotate(exc, self.code.co_filename, self.lineno)
+            states = getattr(exc, "frame_states", None)
+            if states is None:
+                states = exc.frame_states = []  # type: ignore[attr-defined]
+            states.append(FrameState(self.code, inst.index, inst.offset, stack_before,
+                                     dict(self.locals), dict(self.cells)))
             raise
         return self.result
 
