@@ -30,6 +30,7 @@ from ember.capture.resume import (
     make_resume,
     make_resume_function,
     resume_stack_depth,
+    stack_argname,
 )
 from test_resume_corpus import CASES, Case
 
@@ -201,7 +202,10 @@ def resume_at(case: Case, offset: int, arrival: int, only_live: bool, capsys, re
                 null_slots=[i for i, v in enumerate(state.stack) if v is NULL],
                 cells=state.cells,
             )
-        except ResumeError as error:
+        except Exception as error:  # noqa: BLE001 - anything but a refusal is a failure
+            if not isinstance(error, ResumeError):
+                report.failures.append(f"{where}: {type(error).__name__}: {error}")
+                raise _Stop from None
             reason = next((r for r in _EXPECTED_REFUSALS if r in str(error)), str(error))
             report.refused[reason] = report.refused.get(reason, 0) + 1
             if reason not in _EXPECTED_REFUSALS:
@@ -211,9 +215,10 @@ def resume_at(case: Case, offset: int, arrival: int, only_live: bool, capsys, re
             report.failures.append(f"{where}: stack {len(state.stack)} vs static {static_depth}")
         got = Outcome(args=args)
         try:
-            got.value = resume(
-                *[v for v in state.stack if v is not NULL], *[state.locals[n] for n in names]
-            )
+            values = {stack_argname(code, i): v for i, v in enumerate(state.stack) if v is not NULL}
+            values.update((n, state.locals[n]) for n in names)
+            argnames = resume.__code__.co_varnames[: resume.__code__.co_argcount]
+            got.value = resume(*[values[n] for n in argnames])
         except Exception as error:  # noqa: BLE001 - raising is an outcome to compare
             got.error = error
         got.output = before + capsys.readouterr().out
@@ -227,9 +232,22 @@ def resume_at(case: Case, offset: int, arrival: int, only_live: bool, capsys, re
                 )
         raise _Stop
 
+    def guarded(frame):
+        # The tracer's exceptions land in the traced frame and are swallowed with it: record
+        # any failure of the check itself before stopping the run.
+        try:
+            at_instruction(frame)
+        except _Stop:
+            raise
+        except Exception as error:  # noqa: BLE001
+            report.failures.append(f"{where}: harness {type(error).__name__}: {error}")
+            raise _Stop from None
+
     capsys.readouterr()
-    run_traced(case.func, args, at_instruction)
+    run_traced(case.func, args, guarded)
     capsys.readouterr()
+    if seen < arrival:
+        report.failures.append(f"{where}: the run reached the offset only {seen} times")
 
 
 @pytest.mark.parametrize("case", CASES, ids=[f"{c.name}-{i}" for i, c in enumerate(CASES)])

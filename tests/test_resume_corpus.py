@@ -650,3 +650,21 @@ def _fresh_resumed_closure():
 
 
 CASES.append(Case(_resumed_closure, _fresh_resumed_closure))
+
+
+class _Base:
+    def describe(self, k):
+        return f"base {k}"
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other)
+
+
+class _Child(_Base):
+    def describe(self, k):
+        prefix = "child"
+        print(prefix, k)
+        return prefix + " " + super().describe(k + 1)
+
+
+CASES.append(Case(_Child.describe, lambda: (_Child(), 2)))

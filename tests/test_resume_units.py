@@ -223,3 +223,55 @@ def test_line_events_name_the_user_lines():
 def test_null_marker():
     assert repr(NULL) == "NULL"
     assert type(NULL)() is NULL
+
+
+class _Greeter:
+    def greet(self, name):
+        return f"hello {name}"
+
+
+class _LoudGreeter(_Greeter):
+    def greet(self, name):
+        shout = name.upper()
+        return super().greet(shout) + "!"
+
+    def greet_later(self, name):
+        later = lambda: self.greet(name)
+        return super().greet(name) + later()
+
+
+def test_zero_argument_super_keeps_self_first():
+    func = _LoudGreeter.greet
+    code = func.__code__
+    offset = next(i.offset for i in dis.get_instructions(func) if i.argval == "super")
+    # `self` is read by super() itself, not by any LOAD_FAST after the offset.
+    assert live_locals_at(code, offset) == ["self", "shout"]
+    resume = make_resume_function(func, offset, 0, ["shout", "self"])
+    assert resume.__code__.co_varnames[:2] == ("self", "shout")
+    assert resume(_LoudGreeter(), "BOB") == "hello BOB!"
+    with pytest.raises(ResumeError, match="super\\(\\) needs 'self'"):
+        make_resume(code, offset, 0, ["shout"])
+
+
+def test_zero_argument_super_with_self_in_a_cell_is_refused():
+    func = _LoudGreeter.greet_later
+    offset = next(i.offset for i in dis.get_instructions(func) if i.argval == "super")
+    with pytest.raises(ResumeError, match="cell variable here"):
+        make_resume(func.__code__, offset, 0, ["name"])
+
+
+def test_module_and_class_bodies_are_refused():
+    module = compile("x = 1\ny = x + 1\n", "<module>", "exec")
+    offset = [i.offset for i in dis.get_instructions(module)][2]
+    with pytest.raises(ResumeError, match="module and class bodies"):
+        make_resume(module, offset, 0, [])
+
+
+def test_resume_of_a_resume_names_its_stack_arguments_apart():
+    first = _resume_at_depth(long_loop_body, _offsets(long_loop_body, "FOR_ITER")[0])
+    assert first.co_varnames[0] == "__stack0"
+    store = next(i.offset for i in dis.get_instructions(first) if i.opname == "BINARY_OP")
+    depth = resume_stack_depth(first, store)
+    again = make_resume(first, store, depth, ["__stack0", "acc"])
+    stack_args = tuple(f"___stack{i}" for i in range(depth))
+    assert again.co_varnames[: again.co_argcount] == (*stack_args, "__stack0", "acc")
