@@ -47,8 +47,22 @@ def test_bad_arguments_fail_at_decoration():
         ember.compile(affine, backend="nope")
     with pytest.raises(TypeError, match="callable"):
         ember.compile(42)
-    with pytest.raises(ValueError, match="unknown ember.compile options"):
+    with pytest.raises(ValueError, match="backend 'eager' does not take options"):
         ember.compile(affine, options={"fast": True})
+    with pytest.raises(TypeError, match="takes a dict"):
+        ember.compile(affine, options=[("fast", True)])
+
+
+def test_options_reach_the_backend():
+    seen = []
+
+    def backend(graph, example_inputs, *, num_threads=0):
+        seen.append(num_threads)
+        return eager.compile(graph, example_inputs)
+
+    f = ember.compile(affine, backend=backend, options={"num_threads": 3})
+    assert_same(f(np.ones(2)), affine(np.ones(2)))
+    assert seen == [3]
 
 
 def test_callable_backend_receives_graph_and_example_inputs():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -48,13 +49,13 @@ def compile(fn: Callable | None = None, *, backend: Any = "eager", fullgraph: bo
                                  dynamic=dynamic, options=options)
     if not callable(fn):
         raise TypeError(f"ember.compile expects a callable, got {type(fn).__name__}")
-    lookup_backend(backend)  # an unknown backend name fails here, not at the first call
+    backend_fn = lookup_backend(backend)  # an unknown name fails here, not at the first call
     if options is not None and not isinstance(options, dict):
         raise TypeError("ember.compile(options=...) takes a dict")
-    unknown = set(options or {}) - {"num_threads"}
-    if unknown:
-        raise ValueError(f"unknown ember.compile options {sorted(unknown)}")
-    opts = policy.Options(backend=backend, fullgraph=fullgraph, dynamic=dynamic)
+    if options:
+        _check_options(backend, backend_fn, options)
+    opts = policy.Options(backend=backend, fullgraph=fullgraph, dynamic=dynamic,
+                          backend_options=tuple(sorted((options or {}).items())))
     original = getattr(fn, "__ember_original__", fn)
     core = _core()
     _install()
@@ -71,8 +72,18 @@ def compile(fn: Callable | None = None, *, backend: Any = "eager", fullgraph: bo
             stack.pop()
 
     compiled.__ember_original__ = original  # type: ignore[attr-defined]
-    compiled.__ember_options__ = dict(options or {})  # type: ignore[attr-defined]
     return compiled
+
+
+def _check_options(name: Any, backend_fn: Callable, options: dict[str, Any]) -> None:
+    """Options are keyword arguments of the backend: check that it takes them."""
+    try:
+        inspect.signature(backend_fn).bind(None, None, **options)
+    except TypeError as exc:
+        raise ValueError(f"backend {name!r} does not take options {sorted(options)}: {exc}"
+                         ) from None
+    except ValueError:  # no signature (a builtin): let the first call tell
+        pass
 
 
 def disable(fn: Callable) -> Callable:

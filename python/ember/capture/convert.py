@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import FunctionType
 from typing import Any
@@ -71,11 +70,11 @@ def capture_frame(func: FunctionType, args: tuple[Any, ...], *,
     return tracer, result
 
 
-def convert(func: FunctionType, args: tuple[Any, ...], *, backend: Callable | None = None,
-            dynamic: bool | None = None) -> Capture:
+def convert(func: FunctionType, args: tuple[Any, ...], *, backend: Any = None,
+            dynamic: bool | None = None, options: dict[str, Any] | None = None) -> Capture:
     """Capture `func` called with the argument slots `args` and compile its graph with
-    `backend(graph, example_inputs)`; raises `Unsupported` with the user's location on a
-    graph break."""
+    `backend(graph, example_inputs, **options)`; raises `Unsupported` with the user's
+    location on a graph break."""
     from ember.backends import lookup_backend
 
     compile_graph = lookup_backend(backend if backend is not None else "eager")
@@ -103,7 +102,8 @@ def convert(func: FunctionType, args: tuple[Any, ...], *, backend: Callable | No
         ember_logging.log("graph", f"{func.__code__.co_qualname}:\n{graph.to_ir()}")
         start = time.perf_counter()
         with stats.stage("backend"):
-            compiled = compile_graph(graph, [i.example for i in tracer.inputs])
+            compiled = compile_graph(graph, [i.example for i in tracer.inputs],
+                                     **(options or {}))
         seconds["backend"] = time.perf_counter() - start
         stats.count("compiles")
     start = time.perf_counter()

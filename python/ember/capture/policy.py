@@ -33,6 +33,7 @@ class Options:
     backend: Any = "eager"
     fullgraph: bool = False
     dynamic: bool | None = None
+    backend_options: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass
@@ -139,7 +140,8 @@ def on_cache_miss(func: FunctionType, args: tuple[Any, ...]) -> Any:
         dynamic = bool(record.dynamic)
     stats.count("captures")
     try:
-        capture = convert(func, args, backend=options.backend, dynamic=dynamic)
+        capture = convert(func, args, backend=options.backend, dynamic=dynamic,
+                          options=dict(options.backend_options))
     except Unsupported as exc:
         return _on_break(exc, code, record, options)
     except Exception:
