@@ -4,6 +4,8 @@ sizes read as Python values fall back to static capture."""
 
 from __future__ import annotations
 
+import math
+
 import ember
 import numpy as np
 import pytest
@@ -66,3 +68,31 @@ def test_mismatched_symbolic_sizes_raise_numpys_error():
     f(*_args(4))
     with pytest.raises(ValueError, match="could not be broadcast"):
         f(np.ones((5, 3)), np.ones((6, 3)))
+
+
+def step(w, grad, lr):
+    return w - lr * grad
+
+
+def test_changing_python_floats_become_inputs(recorder):
+    f = ember.compile(step, backend=recorder)
+    w, g = np.ones(3, np.float32), np.full(3, 2.0, np.float32)
+    for lr in (0.1, 0.2, 0.3, 0.4):
+        assert_same(f(w, g, lr), step(w, g, lr))
+    assert len(recorder.graphs) == 2
+    weak = recorder.graphs[1].inputs[2]
+    assert weak.weak and weak.shape == () and weak.dtype == np.float64
+    assert f(w, g, 0.5).dtype == np.float32  # NEP 50: the weak float keeps float32
+    assert_same(f(w, g, 2), step(w, g, 2))  # an int is another entry, specialised
+    assert len(recorder.graphs) == 3
+
+
+def decay(x, rate):
+    return x * math.exp(-rate)
+
+
+def test_floats_used_in_python_are_specialised(recorder):
+    f = ember.compile(decay, backend=recorder)
+    for rate in (0.1, 0.2, 0.3):
+        assert_same(f(np.ones(2), rate), decay(np.ones(2), rate))
+    assert [len(g.inputs) for g in recorder.graphs] == [1, 1, 1]

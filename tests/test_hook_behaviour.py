@@ -252,3 +252,19 @@ def test_entries_are_not_captured_again():
     for _ in range(5):
         f(np.ones(2))
     assert ember.stats()["captures"] == before
+
+
+def raises_inside(x):
+    try:
+        raise KeyError("always")
+    except KeyError:
+        return x + 1
+
+
+def test_code_that_always_breaks_on_input_dependent_reasons_is_given_up():
+    f = ember.compile(raises_inside)
+    for _ in range(10):
+        assert_same(f(np.ones(2)), np.full(2, 2.0))
+    s = ember.stats()
+    assert s["captures"] == 4 and s["graph_breaks"] == 4
+    assert s["frames_skipped"] >= 6

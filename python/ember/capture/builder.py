@@ -75,6 +75,9 @@ class VariableBuilder:
         if isinstance(value, np.generic) and source is not None:
             guard(source, "TYPE_MATCH", type(value))
             return ArrayVariable(self.tracer.add_scalar_input(value, source), source)
+        if type(value) is float and self.tracer.dynamic and source is not None:
+            guard(source, "TYPE_MATCH", float)
+            return ArrayVariable(self.tracer.add_python_float_input(value, source), source)
         if _equals_matchable(value):
             guard(source, "EQUALS_MATCH", value)
             return ConstantVariable(value, source)

@@ -42,9 +42,12 @@ class CodeRecord:
 
     guard_trees: list[list] = field(default_factory=list)
     warned: bool = False
-    # Automatic dynamic shapes: None until a shape change is seen, then whether symbolic
-    # capture worked (True: keep capturing symbolically; False: it failed, stay static).
+    # Automatic dynamic capture: None until a shape (or Python float) change is seen, then
+    # whether symbolic capture worked (True: keep capturing so; False: it failed, specialise).
     dynamic: bool | None = None
+    # Breaks that depend on the inputs (a NumPy error, a raise reached) leave the code to be
+    # tried again; a code that keeps failing that way is given up on like any other break.
+    input_failures: int = 0
 
 
 @dataclass
@@ -56,6 +59,8 @@ class BreakEvent:
     lineno: int | None
     function: str
 
+
+INPUT_FAILURE_LIMIT = 4
 
 _local = threading.local()
 _lock = threading.Lock()
@@ -134,7 +139,7 @@ def on_cache_miss(func: FunctionType, args: tuple[Any, ...]) -> Any:
         stats.record_recompile(name, reason)
         ember_logging.log("recompiles", f"{name}: {reason}")
         if (dynamic is None and record.dynamic is None and failure is not None
-                and failure.is_shape_change()):
+                and (failure.is_shape_change() or failure.is_float_change())):
             record.dynamic = True
     if dynamic is None:
         dynamic = bool(record.dynamic)
@@ -170,5 +175,7 @@ def _on_break(exc: Unsupported, code: CodeType, record: CodeRecord, options: Opt
             f"{exc.reason}. {exc.hint}"
         ) from exc
     if exc.kind in INPUT_DEPENDENT_KINDS:
-        return None
+        record.input_failures += 1
+        if record.input_failures < INPUT_FAILURE_LIMIT:
+            return None
     return _core.CACHE_ONLY if record.guard_trees else _core.SKIP

@@ -68,6 +68,16 @@ class Tracer:
             self.symbols[size] = f"s{len(self.symbols)}"
         return self.symbols[size]
 
+    def add_python_float_input(self, number: float, source: Source) -> Value:
+        """A Python float as a weak 0-d input (dynamic capture), instead of a constant."""
+        try:
+            value = self.graph.add_input(np.float64, (), weak=True)
+        except Unsupported as exc:
+            raise graph_break("type", what=f"a float argument ({exc.reason})",
+                              type="float") from exc
+        self.inputs.append(GraphInput(value, source, True, np.asarray(number)))
+        return value
+
     def add_scalar_input(self, scalar: np.generic, source: Source) -> Value:
         value = self._input(scalar.dtype, (), True)
         self.inputs.append(GraphInput(value, source, True, np.asarray(scalar)))

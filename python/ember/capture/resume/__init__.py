@@ -33,7 +33,12 @@ from ember.capture.resume.analysis import (
     check_resumable,
     super_first_argument,
 )
-from ember.capture.resume.assemble import build_resume_code, disassemble, stack_argname
+from ember.capture.resume.assemble import (
+    build_resume_code,
+    clear_templates,
+    disassemble,
+    stack_argname,
+)
 
 __all__ = [
     "NULL",
@@ -74,6 +79,7 @@ def clear_cache() -> None:
     """Forget every analysis and resume code (part of ``ember.reset()``)."""
     _facts.clear()
     _resumes.clear()
+    clear_templates()
 
 
 def _facts_of(code: CodeType) -> CodeFacts:

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import dis
 import io
+import weakref
+from dataclasses import dataclass
 from types import CodeType
 
 import bytecode as bc
@@ -56,9 +58,49 @@ def resume_name(code: CodeType, offset: int) -> str:
     return f"__resume_at_{offset}_{code.co_name}"
 
 
-def _real_instructions(body: bc.Bytecode) -> list[int]:
-    """Indices in ``body`` of real instructions (not labels or try markers)."""
-    return [i for i, item in enumerate(body) if isinstance(item, bc.Instr)]
+@dataclass(frozen=True)
+class _Template:
+    """``code``'s instructions ready to follow a prologue, shared by all its resume codes.
+
+    ``body`` is never mutated after it is built: each resume code copies the list and adds
+    its own label and prologue (the assembler only reads the shared instructions).
+    """
+
+    body: bc.Bytecode
+    # Index in ``body`` of the instruction at each offset (offsets as in ``CodeFacts.order``).
+    index_of: dict[int, int]
+
+
+_templates: weakref.WeakKeyDictionary[CodeType, _Template] = weakref.WeakKeyDictionary()
+
+
+def clear_templates() -> None:
+    _templates.clear()
+
+
+def _template(code: CodeType, facts: CodeFacts) -> _Template:
+    cached = _templates.get(code)
+    if cached is not None:
+        return cached
+    body = bc.Bytecode.from_code(code, conserve_exception_block_stackdepth=True)
+    # Drop the original prologue: each resume code makes the cells and free variables itself.
+    first = next(i for i, item in enumerate(body) if isinstance(item, bc.Instr))
+    while isinstance(body[first], bc.Instr) and body[first].name in _PROLOGUE_OPS:
+        done = body[first].name == "RESUME"
+        del body[first]
+        if done:
+            break
+    # Cell variables become free variables (the caller passes the cells in the closure).
+    for item in body:
+        if isinstance(item, bc.Instr) and isinstance(item.arg, bc.CellVar):
+            item.arg = bc.FreeVar(item.arg.name)
+    # The abstract instructions are those of dis without EXTENDED_ARG, in the same order.
+    positions = [i for i, item in enumerate(body) if isinstance(item, bc.Instr)]
+    kept = facts.order[len(facts.order) - len(positions) :]
+    if any(body[p].name != facts.instructions[o].opname for p, o in zip(positions, kept)):
+        raise AssertionError(f"bytecode and dis disagree on {code.co_name}'s instructions")
+    template = _templates[code] = _Template(body, dict(zip(kept, positions)))
+    return template
 
 
 def build_resume_code(
@@ -70,29 +112,12 @@ def build_resume_code(
     live_locals: tuple[str, ...],
 ) -> CodeType:
     """The resume code for ``code`` at the checked instruction ``offset``."""
-    body = bc.Bytecode.from_code(code, conserve_exception_block_stackdepth=True)
-    # The abstract instructions are those of dis without EXTENDED_ARG, in the same order.
-    positions = _real_instructions(body)
-    if len(positions) != len(facts.order) or any(
-        body[p].name != facts.instructions[o].opname for p, o in zip(positions, facts.order)
-    ):
-        raise AssertionError(f"bytecode and dis disagree on {code.co_name}'s instructions")
-    target_index = positions[facts.order.index(offset)]
+    template = _template(code, facts)
+    body = bc.Bytecode(list(template.body))
+    body._copy_attr_from(template.body)
     target = bc.Label()
-    body.insert(target_index, target)
-
-    # Drop the original prologue: the new one makes the frame's cells and free variables.
-    first = next(i for i, item in enumerate(body) if isinstance(item, bc.Instr))
-    while isinstance(body[first], bc.Instr) and body[first].name in _PROLOGUE_OPS:
-        done = body[first].name == "RESUME"
-        del body[first]
-        if done:
-            break
-
+    body.insert(template.index_of[offset], target)
     freevars = list(code.co_freevars) + list(code.co_cellvars)
-    for item in body:
-        if isinstance(item, bc.Instr) and isinstance(item.arg, bc.CellVar):
-            item.arg = bc.FreeVar(item.arg.name)
 
     location = _prologue_location(code, facts, offset)
     prologue = []
