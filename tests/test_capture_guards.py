@@ -141,3 +141,27 @@ def test_python_check_semantics_match_native(check, good, bad):
     tree = [(("local", 0), [check], [])]
     assert check_passes(check, good) and _core.check_guards(tree, f, (good,))
     assert not check_passes(check, bad) and not _core.check_guards(tree, f, (bad,))
+
+
+def test_globals_of_an_inlined_function_from_another_module(tmp_path, monkeypatch):
+    (tmp_path / "ember_test_helpers.py").write_text(
+        "import numpy as np\nBIAS = np.full(3, 2.0)\nK = 4.0\n"
+        "def shift(v):\n    return v * K + BIAS\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import ember_test_helpers as helpers
+
+    def f(x):
+        return helpers.shift(x) - 1
+
+    x = np.ones(3)
+    cap = convert(f, (x,))
+    assert "C['helpers'].shift.__globals__['BIAS']: ARRAY_MATCH float64 (3,)" in cap.guard_lines
+    assert "C['helpers'].shift.__globals__['K']: EQUALS_MATCH 4.0" in cap.guard_lines
+    np.testing.assert_array_equal(cap.entry(x), np.full(3, 5.0))
+    assert _core.check_guards(cap.guards, f, (x,))
+    helpers.K = 5.0
+    assert not _core.check_guards(cap.guards, f, (x,))
+    helpers.K = 4.0
+    helpers.BIAS = np.zeros(3)  # same guard, new object: the entry reloads it
+    np.testing.assert_array_equal(cap.entry(x), np.full(3, 3.0))
