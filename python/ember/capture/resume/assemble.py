@@ -21,6 +21,7 @@ so closures created before the break and the resumed code keep sharing them.
 
 from __future__ import annotations
 
+import copy
 import dis
 import io
 import weakref
@@ -113,8 +114,8 @@ def build_resume_code(
 ) -> CodeType:
     """The resume code for ``code`` at the checked instruction ``offset``."""
     template = _template(code, facts)
-    body = bc.Bytecode(list(template.body))
-    body._copy_attr_from(template.body)
+    # A shallow copy: a list of the shared instructions; attributes are reassigned below.
+    body = copy.copy(template.body)
     target = bc.Label()
     body.insert(template.index_of[offset], target)
     freevars = list(code.co_freevars) + list(code.co_cellvars)
