@@ -268,3 +268,20 @@ def test_code_that_always_breaks_on_input_dependent_reasons_is_given_up():
     s = ember.stats()
     assert s["captures"] == 4 and s["graph_breaks"] == 4
     assert s["frames_skipped"] >= 6
+
+
+def star_signature(x, *rest, scale=2.0, **kw):
+    out = x
+    for r in rest:
+        out = out + r
+    return out * scale + kw.get("shift", 0.0), kw
+
+
+def test_varargs_keyword_only_and_kwargs_slots():
+    f = ember.compile(star_signature)
+    x = np.arange(2.0)
+    for args, kwargs in [((x, x, x), {"scale": 3.0, "shift": 1.0}), ((x,), {}),
+                         ((x, x, x), {"scale": 3.0, "shift": 1.0}), ((x, x), {"extra": 1})]:
+        assert_same(f(*args, **kwargs), star_signature(*args, **kwargs))
+    s = ember.stats()
+    assert s["cache_hits"] == 1 and s["captures"] == 3
