@@ -56,8 +56,8 @@ fn elementwise_add_mul_contiguous_and_strided() {
         let mut o2 = vec![0.0f64; n];
         let ops = [op(&mut a2, &[8]), op(&mut b2, &[8]), op(&mut o2, &[8])];
         unsafe { launch(f, &[n], &ops, 0) };
-        for i in 0..n {
-            assert_eq!(o2[i], (2.0 * i as f64) * i as f64);
+        for (i, v) in o2.iter().enumerate() {
+            assert_eq!(*v, (2.0 * i as f64) * i as f64);
         }
     }
 }

@@ -203,8 +203,14 @@ impl<'b> Emitter<'_, 'b> {
                 Log => self.math(ty, mode).log(x),
                 Log1p => self.math(ty, mode).log1p(x),
                 Tanh => self.math(ty, mode).tanh(x),
-                Sin if mode != Mode::Scalar => self.math(ty, mode).sincos(x, false),
-                Cos if mode != Mode::Scalar => self.math(ty, mode).sincos(x, true),
+                Sin if mode != Mode::Scalar => {
+                    let r = self.math(ty, mode).sincos(x, false);
+                    self.large_args_via_libm(x, r, "sin", ty, mode)
+                }
+                Cos if mode != Mode::Scalar => {
+                    let r = self.math(ty, mode).sincos(x, true);
+                    self.large_args_via_libm(x, r, "cos", ty, mode)
+                }
                 Sin => self.libm("sin", &[x], ty),
                 Cos => self.libm("cos", &[x], ty),
                 Sign => {
@@ -308,6 +314,49 @@ impl<'b> Emitter<'_, 'b> {
             }
             _ => panic!("{op:?} of {ty} reached codegen (the scheduler casts to float)"),
         }
+    }
+
+    /// Recomputes every lane with libm when any lane of `x` is beyond the range where the
+    /// polynomial `sin`/`cos` keep their error bound (a branch that large inputs rarely take).
+    fn large_args_via_libm(
+        &mut self,
+        x: Value,
+        fast: Value,
+        name: &str,
+        ty: Scalar,
+        mode: Mode,
+    ) -> Value {
+        let vt = cl_type(ty, mode);
+        let limit = if ty == Scalar::F64 { 1e4 } else { 1e3 };
+        let ax = self.b.ins().fabs(x);
+        let lim = self.constant(Const::Float(limit), ty, mode);
+        // NaN lanes compare unordered: the polynomial already returns NaN for them.
+        let big = self.b.ins().fcmp(FloatCC::GreaterThan, ax, lim);
+        let any = self.b.ins().vany_true(big);
+        let slow = self.b.create_block();
+        let join = self.b.create_block();
+        self.b.append_block_param(join, vt);
+        self.b.ins().brif(
+            any,
+            slow,
+            &[],
+            join,
+            &[cranelift_codegen::ir::BlockArg::Value(fast)],
+        );
+        self.b.switch_to_block(slow);
+        self.b.seal_block(slow);
+        let mut v = fast;
+        for lane in 0..mode.lanes() as u8 {
+            let xl = self.b.ins().extractlane(x, lane);
+            let r = self.libm(name, &[xl], ty);
+            v = self.b.ins().insertlane(v, r, lane);
+        }
+        self.b
+            .ins()
+            .jump(join, &[cranelift_codegen::ir::BlockArg::Value(v)]);
+        self.b.switch_to_block(join);
+        self.b.seal_block(join);
+        self.b.block_params(join)[0]
     }
 
     /// `c ? x : y` where `c` is a bool of `mode` and `x`, `y` have type `ty`.
