@@ -1,0 +1,101 @@
+"""Opcode handlers that build and take apart containers and strings (BUILD_*, LIST_*,
+DICT_*, MAP_ADD, UNPACK_*, FORMAT_VALUE): a mixin of the interpreter."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ember.capture.breaks import graph_break
+from ember.capture.bytecode import Instruction
+from ember.capture.variables.base import VariableTracker
+from ember.capture.variables.constant import ConstantVariable, fold
+from ember.capture.variables.containers import DictVariable, ListVariable, TupleVariable
+
+
+class BuildingOpcodes:
+    """Mixed into `Interpreter`, whose stack (`stack`, `push`, `pop`, `popn`) it uses."""
+
+    stack: list[VariableTracker]
+
+    def BUILD_TUPLE(self, inst: Instruction) -> None:
+        self.push(TupleVariable(self.popn(inst.arg)))
+
+    def BUILD_LIST(self, inst: Instruction) -> None:
+        self.push(ListVariable(self.popn(inst.arg)))
+
+    def BUILD_MAP(self, inst: Instruction) -> None:
+        flat = self.popn(2 * inst.arg)
+        items = {}
+        for key, value in zip(flat[::2], flat[1::2]):
+            items[self._key(key)] = value
+        self.push(DictVariable(items))
+
+    def BUILD_CONST_KEY_MAP(self, inst: Instruction) -> None:
+        keys = self.pop().constant()
+        self.push(DictVariable(dict(zip(keys, self.popn(inst.arg)))))
+
+    def _key(self, key: VariableTracker) -> Any:
+        if not key.is_constant():
+            raise graph_break("type", what=f"dict key {key.describe()}", type=key.type_name())
+        return key.constant()
+
+    def BUILD_SLICE(self, inst: Instruction) -> None:
+        parts = self.popn(inst.arg)
+        if not all(p.is_constant() for p in parts):
+            raise graph_break("type", what="a slice with non-constant bounds", type="slice")
+        self.push(ConstantVariable(slice(*[p.constant() for p in parts])))
+
+    def LIST_APPEND(self, inst: Instruction) -> None:
+        value = self.pop()
+        self.stack[-inst.arg].items.append(value)
+
+    def LIST_EXTEND(self, inst: Instruction) -> None:
+        iterable = self.pop()
+        self.stack[-inst.arg].items.extend(iterable.unpack(self))
+
+    def LIST_TO_TUPLE(self, inst: Instruction) -> None:
+        self.push(TupleVariable(self.pop().unpack(self)))
+
+    def MAP_ADD(self, inst: Instruction) -> None:
+        value, key = self.pop(), self.pop()
+        self.stack[-inst.arg].items[self._key(key)] = value
+
+    def DICT_UPDATE(self, inst: Instruction) -> None:
+        update = self.pop()
+        if not isinstance(update, DictVariable):
+            raise graph_break("type", what=f"dict update with {update.describe()}",
+                              type=update.type_name())
+        self.stack[-inst.arg].items.update(update.items)
+
+    DICT_MERGE = DICT_UPDATE
+
+    def UNPACK_SEQUENCE(self, inst: Instruction) -> None:
+        items = self.pop().unpack(self)
+        if len(items) != inst.arg:
+            raise graph_break("user_error", type="ValueError",
+                              message=f"expected {inst.arg} values to unpack, got {len(items)}")
+        self.stack.extend(reversed(items))
+
+    def UNPACK_EX(self, inst: Instruction) -> None:
+        before, after = inst.arg & 0xFF, inst.arg >> 8
+        items = self.pop().unpack(self)
+        if len(items) < before + after:
+            raise graph_break("user_error", type="ValueError",
+                              message=f"not enough values to unpack (expected at least "
+                                      f"{before + after}, got {len(items)})")
+        middle = ListVariable(items[before : len(items) - after])
+        ordered = [*items[:before], middle, *items[len(items) - after :]]
+        self.stack.extend(reversed(ordered))
+
+    def FORMAT_VALUE(self, inst: Instruction) -> None:
+        spec = self.pop() if inst.arg & 0x04 else ConstantVariable("")
+        value = self.pop()
+        if not value.is_constant():
+            raise graph_break("data_dependent_value", what=f"formatting {value.describe()}")
+        conversion = (None, str, repr, ascii)[inst.arg & 0x03]
+        v = value.constant() if conversion is None else conversion(value.constant())
+        self.push(ConstantVariable(fold("format()", format, v, spec.constant())))
+
+    def BUILD_STRING(self, inst: Instruction) -> None:
+        parts = self.popn(inst.arg)
+        self.push(ConstantVariable("".join(p.constant() for p in parts)))
