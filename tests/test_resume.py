@@ -32,7 +32,9 @@ from ember.capture.resume import (
     resume_stack_depth,
     stack_argname,
 )
-from test_resume_corpus import CASES, Case
+from test_resume_corpus import CASES as FLOW_CASES
+from test_resume_corpus import Case
+from test_resume_corpus_calls import CASES as CALL_CASES
 
 assert sys.version_info[:2] == (3, 11), "frame layout below is CPython 3.11's"
 # CPython 3.11 x86-64: PyFrameObject.f_frame, then _PyInterpreterFrame.stacktop and
@@ -169,6 +171,8 @@ class Report:
     failures: list[str] = field(default_factory=list)
 
 
+CASES = FLOW_CASES + CALL_CASES
+
 _EXPECTED_REFUSALS = ("inside an exception handler", "between PRECALL and CALL", "KW_NAMES")
 
 
@@ -289,7 +293,7 @@ def test_every_static_offset_assembles_and_disassembles(case: Case):
 
 
 def test_traceback_names_user_file_and_line():
-    from test_resume_corpus import raises_at_end
+    from test_resume_corpus_calls import raises_at_end
 
     code = raises_at_end.__code__
     lines = Path(code.co_filename).read_text().splitlines()

@@ -18,12 +18,13 @@ from ember.capture.resume import (
     make_resume_function,
     resume_stack_depth,
 )
-from test_resume_corpus import (
+from test_resume_corpus import try_except_in_loop
+from test_resume_corpus_calls import (
+    CASES,
     closure_writes_nonlocal,
     keyword_calls,
     long_loop_body,
     star_args,
-    try_except_in_loop,
 )
 
 
@@ -188,8 +189,6 @@ def test_unbound_cell_defaults_to_an_empty_cell():
 
 
 def test_free_variables_come_from_the_function_closure():
-    from test_resume_corpus import CASES
-
     reader = next(c.func for c in CASES if c.name == "reader")
     offset = _offsets(reader, "RETURN_VALUE")[-1]
     resume = make_resume_function(reader, offset, 1, [])
