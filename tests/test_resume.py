@@ -40,8 +40,10 @@ assert sys.version_info[:2] == (3, 11), "frame layout below is CPython 3.11's"
 # CPython 3.11 x86-64: PyFrameObject.f_frame, then _PyInterpreterFrame.stacktop and
 # .localsplus (Include/internal/pycore_frame.h). A tracer runs with stacktop up to date.
 _F_FRAME = 24
+_F_CODE = 32
 _STACKTOP = 64
 _LOCALSPLUS = 72
+assert ctypes.sizeof(ctypes.c_void_p) == 8
 
 
 def _localsplus_names(code: CodeType) -> list[str]:
@@ -61,6 +63,7 @@ class FrameState:
 def read_frame(frame: FrameType) -> FrameState:
     code = frame.f_code
     iframe = ctypes.c_void_p.from_address(id(frame) + _F_FRAME).value
+    assert ctypes.c_void_p.from_address(iframe + _F_CODE).value == id(code), "frame layout"
     top = ctypes.c_int.from_address(iframe + _STACKTOP).value
     values = []
     for i in range(top):
