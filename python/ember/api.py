@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -13,8 +12,6 @@ from ember.backends import lookup_backend
 from ember.capture import policy
 from ember.explain import ExplainReport
 
-_install_lock = threading.Lock()
-_installed = False
 _hook_baseline: dict[str, int] = {}
 
 
@@ -25,12 +22,9 @@ def _core():
 
 
 def _install() -> None:
-    """Register the converter with the frame hook (once per process)."""
-    global _installed
-    with _install_lock:
-        if not _installed:
-            _core().set_callback(policy.on_cache_miss)
-            _installed = True
+    """Register ember's converter with the frame hook (again: something else may have set
+    another callback since)."""
+    _core().set_callback(policy.on_cache_miss)
 
 
 def compile(fn: Callable | None = None, *, backend: Any = "eager", fullgraph: bool = False,
@@ -107,6 +101,7 @@ def reset() -> None:
     """Drop every compiled entry, verdict and counter, as if the process had just started."""
     core = _core()
     core.reset()
+    _install()
     policy.clear()
     _stats.clear()
     _hook_baseline.clear()
