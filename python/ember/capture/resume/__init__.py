@@ -7,15 +7,17 @@ locals at the next instruction. The resume function is a real code object (named
 
 Calling convention of ``make_resume(code, offset, ...)``:
 
-- positional arguments (``co_varnames[:co_argcount]``): ``__stack<i>`` (``stack_argname``) for
-  every stack slot ``i`` from the bottom that is not NULL, then ``live_locals`` in the given order; except that
-  when the code calls zero-argument ``super()``, the original's first argument (``self``),
-  which must then be live, moves to the front, where ``super()`` looks for it;
-- ``co_freevars``: the original's ``co_freevars`` then its ``co_cellvars``; the caller builds
-  the function with the original's closure cells followed by the frame's own cells
-  (``LOAD_CLOSURE`` of each name, ``BUILD_TUPLE``, ``MAKE_FUNCTION 8``), which keeps sharing
-  them with closures made before the break;
-- NULL stack slots (pushed before some calls) take no argument; the prologue pushes NULL.
+- positional arguments, in the order of ``co_varnames[:co_argcount]``: ``__stack<i>``
+  (``stack_argname``) for every stack slot ``i`` from the bottom that is not NULL, then
+  ``live_locals`` in the given order. One exception: when the code calls zero-argument
+  ``super()``, the original's first argument (``self``), which must then be live, moves to
+  the front, where ``super()`` looks for it;
+- NULL stack slots (pushed before some calls) take no argument; the prologue pushes NULL;
+- ``co_freevars``: the original's ``co_freevars`` then its ``co_cellvars``. The function is
+  built with the original's closure followed by one cell per cell variable: the frame's own
+  cells where they exist (``LOAD_CLOSURE`` of each name, ``BUILD_TUPLE``, ``MAKE_FUNCTION 8``),
+  which keeps them shared with closures made before the break; otherwise new cells
+  (``types.CellType(value)``, or empty while unassigned). ``make_resume_function`` does this.
 """
 
 from __future__ import annotations

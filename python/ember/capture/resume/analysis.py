@@ -17,24 +17,17 @@ from types import CodeType
 
 from ember.capture.bytecode import (
     CO_OPTIMIZED,
+    UNCONDITIONAL_JUMPS,
     ExceptionTableEntry,
     exception_table,
     is_generator_like,
 )
 from ember.errors import Unsupported
 
-_OP = opcode.opmap
 # Instructions after which control never falls through to the next instruction.
 _NO_FALLTHROUGH = frozenset(
-    _OP[name]
-    for name in (
-        "RETURN_VALUE",
-        "RAISE_VARARGS",
-        "RERAISE",
-        "JUMP_FORWARD",
-        "JUMP_BACKWARD",
-        "JUMP_BACKWARD_NO_INTERRUPT",
-    )
+    opcode.opmap[name]
+    for name in UNCONDITIONAL_JUMPS | {"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"}
 )
 _JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
 
