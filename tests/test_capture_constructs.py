@@ -61,7 +61,12 @@ def test_construct_captures_and_matches_numpy(name):
     assert_same(cap.entry(x), fn(x), rtol=1e-6)
 
 
+async def _coroutine(x):
+    return x
+
+
 BREAKS = [
+    (lambda x: _coroutine(x), "generator", "coroutine"),
     (lambda x: np.linalg.norm(x), "call", "numpy.linalg.norm"),
     (lambda x: x[np.array([0, 1])], "call", "numpy.array"),
     (lambda x: np.where(x > 0.5), "numpy", "data-dependent"),

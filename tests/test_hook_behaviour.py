@@ -53,10 +53,43 @@ def uses_generator(x):
     return sum(scaled(x))
 
 
-def test_generator_inside_compiled_function_runs_as_python():
+def test_generators_inside_compiled_functions_are_captured(recorder):
     x = np.arange(4.0)
-    assert_same(ember.compile(uses_generator)(x), uses_generator(x))
-    assert any("generator" in r for r in ember.stats()["break_reasons"])
+    f = ember.compile(uses_generator, backend=recorder, fullgraph=True)
+    assert_same(f(x), uses_generator(x))
+    assert len(recorder.graphs) == 1 and ember.stats()["graph_breaks"] == 0
+
+
+def first_two(x):
+    it = scaled(x)
+    return next(it) + next(it), next(iter([x]), None)
+
+
+def test_partly_consumed_generators(recorder):
+    x = np.arange(3.0)
+    f = ember.compile(first_two, backend=recorder, fullgraph=True)
+    assert_same(f(x), first_two(x))
+
+
+def counting(x):
+    i = 0
+    while True:
+        yield x * i
+        i += 1
+
+
+def first_of_endless(x):
+    return next(counting(x)) + 1
+
+
+def test_endless_generator_breaks_and_runs_as_python():
+    ember.config.instruction_limit = 2000
+    try:
+        x = np.ones(2)
+        assert_same(ember.compile(first_of_endless)(x), first_of_endless(x))
+        assert any("unrolling" in r for r in ember.stats()["break_reasons"])
+    finally:
+        ember.config.instruction_limit = 200_000
 
 
 def test_compiled_generator_function_still_generates():

@@ -18,12 +18,13 @@ from ember.capture import operators
 from ember.capture.breaks import graph_break
 from ember.capture.building import BuildingOpcodes
 from ember.capture.bytecode import (
+    CO_GENERATOR,
+    CO_GENERATOR_LIKE,
     NONE_JUMPS,
     TRUTH_JUMPS,
     UNCONDITIONAL_JUMPS,
     Instruction,
     decode,
-    is_generator_like,
 )
 from ember.capture.sources import BuiltinSource, Source, globals_item
 from ember.capture.tracer import Tracer
@@ -86,6 +87,7 @@ class Interpreter(BuildingOpcodes):
         self.ip = 0
         self.kw_names: tuple[str, ...] = ()
         self.result: VariableTracker | None = None
+        self.yielded: list[VariableTracker] | None = None  # a generator's values so far
         self.lineno: int | None = code.co_firstlineno
 
     @property
@@ -149,7 +151,7 @@ class Interpreter(BuildingOpcodes):
                     kwargs: dict[str, VariableTracker]) -> VariableTracker:
         """Run a Python function's bytecode in a nested interpreter (inlining)."""
         code = fn.code
-        if is_generator_like(code):
+        if code.co_flags & (CO_GENERATOR_LIKE & ~CO_GENERATOR):
             raise graph_break("generator", name=fn.name)
         if self.depth + 1 > config.inline_depth_limit:
             raise graph_break("recursion", limit=config.inline_depth_limit, name=fn.name)
@@ -158,6 +160,13 @@ class Interpreter(BuildingOpcodes):
         cells = dict(zip(code.co_freevars, fn.closure_cells(self)))
         child = Interpreter(self.tracer, code, f_locals, cells, fn.fn_globals,
                             fn.globals_source, self.depth + 1)
+        if code.co_flags & CO_GENERATOR:
+            # A generator (or generator expression) runs to completion at capture time and
+            # its values are iterated. Capture has no side effects to reorder, and whatever
+            # would stop it (a raise, an endless loop) breaks instead of running ahead.
+            child.yielded = []
+            child.run()
+            return IteratorVariable(child.yielded)
         return child.run()
 
     def source_cell(self, cell: Any, source: Source | None, name: str) -> CellVariable:
@@ -325,6 +334,16 @@ class Interpreter(BuildingOpcodes):
 
     def RETURN_VALUE(self, inst: Instruction) -> None:
         self.result = self.pop()
+
+    def RETURN_GENERATOR(self, inst: Instruction) -> None:
+        # The generator's first resumption pushes the value sent in: None for iteration.
+        self.push(ConstantVariable(None))
+
+    def YIELD_VALUE(self, inst: Instruction) -> None:
+        if self.yielded is None:
+            raise graph_break("bytecode", opname=inst.opname)
+        self.yielded.append(self.pop())
+        self.push(ConstantVariable(None))
 
     # ---- operators ---------------------------------------------------------------------------
 

@@ -36,7 +36,15 @@ class ResumeError(Unsupported):
     """No resume function can continue this code at this offset.
 
     The caller runs the whole frame as plain Python instead of breaking the graph there.
+    Like the NumPy mapping's refusals it carries its own text, so its catalogue kind is empty.
     """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(
+            reason,
+            "the frame runs as plain Python; a graph break outside exception handlers and "
+            "between whole calls can be resumed",
+        )
 
 
 @dataclass(frozen=True)

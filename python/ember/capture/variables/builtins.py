@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 SIDE_EFFECT_BUILTINS = frozenset({
     builtins.print, builtins.input, builtins.open, builtins.setattr, builtins.delattr,
     builtins.exec, builtins.eval, builtins.breakpoint, builtins.globals, builtins.locals,
-    builtins.vars, builtins.next, builtins.iter, builtins.id,
+    builtins.vars, builtins.id,
 })
 
 
@@ -208,6 +208,25 @@ def _sorted(tx, args, kwargs):
     return ListVariable([ConstantVariable(v) for v in values])
 
 
+def _iter(tx, args, kwargs):
+    if len(args) != 1 or kwargs:
+        return None
+    return args[0] if isinstance(args[0], IteratorVariable) else IteratorVariable(
+        args[0].unpack(tx))
+
+
+def _next(tx, args, kwargs):
+    if not args or not isinstance(args[0], IteratorVariable) or kwargs:
+        return None
+    item = args[0].next()
+    if item is not None:
+        return item
+    if len(args) > 1:
+        return args[1]
+    raise graph_break("user_error", type="StopIteration", message="next() of an exhausted "
+                                                                   "iterator")
+
+
 def _range(tx, args, kwargs):
     if all(a.is_constant() for a in args) and not kwargs:
         return ConstantVariable(fold("range()", range, *[a.constant() for a in args]))
@@ -265,6 +284,8 @@ _RULES = {
     builtins.reversed: _reversed,
     builtins.range: _range,
     builtins.map: _map,
+    builtins.iter: _iter,
+    builtins.next: _next,
     builtins.sorted: _sorted,
     builtins.type: _type,
     builtins.getattr: _getattr,
