@@ -269,3 +269,17 @@ def generator_expression_argument(values):
     total = sum(v * 2 for v in values if v > 1)
     best = max((v for v in values), default=None)
     return total, best
+
+
+@case(lambda: ([3, 8, 1, 9],), lambda: ([],))
+def while_else_walrus(values):
+    stack = list(values)
+    while (top := stack.pop() if stack else None) is not None:
+        if top in (8, 80):
+            print("found", top)
+            break
+    else:
+        print("exhausted")
+        top = -1
+    del stack[:1]
+    return top, stack

@@ -411,3 +411,35 @@ class _Child(_Base):
 
 
 CASES.append(Case(_Child.describe, lambda: (_Child(), 2)))
+
+
+@case(lambda: (2,))
+def class_and_import_inside(n):
+    import math
+
+    class Box:
+        size = n
+
+        def area(self):
+            return self.size * self.size
+
+    box = Box()
+    print("area", box.area())
+    return math.sqrt(box.area()), Box.__name__
+
+
+@case(lambda: (3,))
+def nested_closure_chain(n):
+    total = 0
+
+    def outer(k):
+        def inner():
+            nonlocal total
+            total += k
+            return total
+
+        return inner() + inner()
+
+    for i in range(n):
+        outer(i)
+    return total
