@@ -54,16 +54,18 @@ def compile(fn: Callable | None = None, *, backend: Any = "eager", fullgraph: bo
     core = _core()
     _install()
 
+    slot, enable = policy.active, core.enable
+
     @functools.wraps(original)
     def compiled(*args: Any, **kwargs: Any) -> Any:
-        stack = policy.options_stack()
-        stack.append(opts)
-        previous = core.enable(True)
+        outer = slot.current
+        slot.current = opts
+        previous = enable(True)
         try:
             return original(*args, **kwargs)
         finally:
-            core.enable(previous)
-            stack.pop()
+            enable(previous)
+            slot.current = outer
 
     compiled.__ember_original__ = original  # type: ignore[attr-defined]
     return compiled

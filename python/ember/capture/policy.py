@@ -67,16 +67,18 @@ _lock = threading.Lock()
 _records: weakref.WeakKeyDictionary[CodeType, CodeRecord] = weakref.WeakKeyDictionary()
 
 
-def options_stack() -> list[Options]:
-    stack = getattr(_local, "options", None)
-    if stack is None:
-        stack = _local.options = []
-    return stack
+class OptionsSlot(threading.local):
+    """The options of the innermost `ember.compile` wrapper running on this thread (the
+    wrapper saves and restores `current` around its call)."""
+
+    current: Options | None = None
+
+
+active = OptionsSlot()
 
 
 def current_options() -> Options:
-    stack = options_stack()
-    return stack[-1] if stack else Options()
+    return active.current or Options()
 
 
 def listeners() -> list[Callable[[str, Any], None]]:
