@@ -16,6 +16,7 @@ from ember.capture.resume import (
     live_locals_at,
     make_resume,
     make_resume_function,
+    reexecute_offset,
     resume_stack_depth,
 )
 from test_resume_corpus import try_except_in_loop
@@ -274,3 +275,25 @@ def test_resume_of_a_resume_names_its_stack_arguments_apart():
     again = make_resume(first, store, depth, ["__stack0", "acc"])
     stack_args = tuple(f"___stack{i}" for i in range(depth))
     assert again.co_varnames[: again.co_argcount] == (*stack_args, "__stack0", "acc")
+
+
+def test_reexecute_offset_is_the_start_of_a_call():
+    code = keyword_calls.__code__
+    instructions = list(dis.get_instructions(code))
+    starts = set()
+    for k, inst in enumerate(instructions):
+        if inst.opname != "CALL":
+            continue
+        start = reexecute_offset(code, inst.offset)
+        first = instructions[k - 2] if instructions[k - 2].opname == "KW_NAMES" else None
+        expected = first.offset if first else instructions[k - 1].offset
+        assert start == expected
+        assert reexecute_offset(code, instructions[k - 1].offset) == expected
+        resume = make_resume(code, start, resume_stack_depth(code, start), [])
+        assert resume.co_name == f"__resume_at_{start}_keyword_calls"
+        starts.add(start)
+    assert len(starts) >= 3
+    other = next(i.offset for i in instructions if i.opname == "BUILD_LIST")
+    assert reexecute_offset(code, other) == other
+    prefix = _offsets(long_loop_body, "EXTENDED_ARG")[0]
+    assert reexecute_offset(long_loop_body.__code__, prefix + 2) == prefix

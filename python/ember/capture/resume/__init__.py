@@ -50,6 +50,7 @@ __all__ = [
     "live_locals_at",
     "make_resume",
     "make_resume_function",
+    "reexecute_offset",
     "resume_stack_depth",
     "stack_argname",
 ]
@@ -98,6 +99,27 @@ def resume_stack_depth(code: CodeType, offset: int) -> int:
     if offset not in facts.stack_depth:
         raise ResumeError(f"{code.co_name}: offset {offset} is not a reachable instruction")
     return facts.stack_depth[offset]
+
+
+def reexecute_offset(code: CodeType, offset: int) -> int:
+    """Where a resume function must start so that it runs the instruction at ``offset``.
+
+    Resuming *at* the instruction that broke the graph (rather than after it, with its result)
+    lets the user's ``try``/``with`` blocks see its exceptions. A call is one sequence
+    ``[KW_NAMES] PRECALL CALL`` whose middle cannot be resumed: its start is returned.
+    """
+    facts = _facts_of(code)
+    offset = facts.prefixed.get(offset, offset)
+    index = facts.order.index(offset)
+
+    def opname(i: int) -> str:
+        return facts.instructions[facts.order[i]].opname
+
+    for later, earlier in (("CALL", "PRECALL"), ("PRECALL", "KW_NAMES")):
+        if index > 0 and opname(index) == later and opname(index - 1) == earlier:
+            index -= 1
+    start = facts.order[index]
+    return next((p for p, o in facts.prefixed.items() if o == start), start)
 
 
 def live_locals_at(code: CodeType, offset: int) -> list[str]:
