@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dis
 import sys
+import weakref
 from dataclasses import dataclass
 from types import CodeType
 
@@ -104,8 +105,25 @@ class ExceptionTableEntry:
 _JUMP_OPCODES = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
 
 
-def decode(code: CodeType) -> list[Instruction]:
+# code -> decoded instructions (immutable, so shared by every capture); `clear_cache` empties it.
+_decoded: weakref.WeakKeyDictionary[CodeType, tuple[Instruction, ...]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def clear_cache() -> None:
+    _decoded.clear()
+
+
+def decode(code: CodeType) -> tuple[Instruction, ...]:
     """The instructions of `code` without CACHE entries, jump targets as indices."""
+    found = _decoded.get(code)
+    if found is None:
+        found = _decoded[code] = _decode(code)
+    return found
+
+
+def _decode(code: CodeType) -> tuple[Instruction, ...]:
     raw = list(dis.get_instructions(code))
     index_of = {inst.offset: i for i, inst in enumerate(raw)}
     out = []
@@ -129,7 +147,7 @@ def decode(code: CodeType) -> list[Instruction]:
                 is_jump_target=inst.is_jump_target,
             )
         )
-    return out
+    return tuple(out)
 
 
 def _varints(data: bytes):

@@ -99,7 +99,8 @@ def convert(func: FunctionType, args: tuple[Any, ...], *, backend: Any = None,
     compiled = None
     if graph is not None:
         graph.set_outputs(codegen.outputs)
-        ember_logging.log("graph", f"{func.__code__.co_qualname}:\n{graph.to_ir()}")
+        if ember_logging.enabled("graph"):
+            ember_logging.log("graph", f"{func.__code__.co_qualname}:\n{graph.to_ir()}")
         start = time.perf_counter()
         with stats.stage("backend"):
             compiled = compile_graph(graph, [i.example for i in tracer.inputs],
@@ -114,7 +115,9 @@ def convert(func: FunctionType, args: tuple[Any, ...], *, backend: Any = None,
         guards = tracer.guards.build()
     seconds["codegen"] = time.perf_counter() - start
     guard_lines = tracer.guards.describe()
-    ember_logging.log("guards", f"{func.__code__.co_qualname}:\n  " + "\n  ".join(guard_lines))
+    if ember_logging.enabled("guards"):
+        ember_logging.log("guards",
+                          f"{func.__code__.co_qualname}:\n  " + "\n  ".join(guard_lines))
     ember_logging.log("code", source)
     op_count = len(graph.nodes) if graph is not None else 0
     return Capture(guards, entry, graph, guard_lines, source, op_count, seconds,

@@ -77,7 +77,7 @@ class Interpreter(BuildingOpcodes):
         self.tracer = tracer
         self.graph = tracer.graph
         self.code = code
-        self.instructions: list[Instruction] = decode(code)
+        self.instructions: tuple[Instruction, ...] = decode(code)
         self.locals = f_locals
         self.cells = cells
         self.fn_globals = fn_globals

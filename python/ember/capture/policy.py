@@ -19,6 +19,7 @@ from typing import Any
 
 from ember import logging as ember_logging
 from ember import stats
+from ember.capture import bytecode
 from ember.capture.breaks import INPUT_DEPENDENT_KINDS
 from ember.capture.convert import convert
 from ember.capture.guards import find_failure, first_failure
@@ -95,9 +96,10 @@ def _notify(kind: str, event: Any) -> None:
 
 
 def clear() -> None:
-    """Forget every code record (part of `ember.reset`)."""
+    """Forget every code record and decoded code object (part of `ember.reset`)."""
     with _lock:
         _records.clear()
+    bytecode.clear_cache()
 
 
 def forget(code: CodeType) -> None:
