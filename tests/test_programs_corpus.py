@@ -246,11 +246,12 @@ CASES = [
 ]
 
 
+@pytest.mark.parametrize("dynamic", [None, True], ids=["static", "dynamic"])
 @pytest.mark.parametrize("name,fn,make_args", CASES, ids=[c[0] for c in CASES])
-def test_compiled_matches_numpy(name, fn, make_args, recorder):
+def test_compiled_matches_numpy(name, fn, make_args, dynamic, recorder):
     args = make_args()
     want = fn(*args)
-    compiled = ember.compile(fn, backend=recorder, fullgraph=True)
+    compiled = ember.compile(fn, backend=recorder, fullgraph=True, dynamic=dynamic)
     got = compiled(*args)
     assert_same(got, want, rtol=2e-5 if "f32" in repr(args) or name == "gelu" else 1e-7)
     # Called again with the same kinds of inputs: a cache hit, no new capture.
