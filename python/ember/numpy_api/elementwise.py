@@ -140,8 +140,6 @@ def where(graph: Graph, condition: object, x: object = None, y: object = None) -
     """np.where(c, x, y). The one-argument form (np.nonzero) has a data-dependent shape."""
     if x is None or y is None:
         raise Unsupported("np.where with one argument (np.nonzero) has a data-dependent shape")
-    if not any_value([condition, x, y]):
-        return np.where(condition, x, y)  # type: ignore[call-overload]
     _check_python_scalars(np.where, [condition, x, y])
     c = to_value(graph, condition, "np.where")
     if c.dtype != np.bool_:

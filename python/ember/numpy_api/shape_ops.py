@@ -14,8 +14,11 @@ from ember.numpy_api.convert import axis_arg, dtype_arg, shape_arg, static_int, 
 
 
 def _array(graph: Graph, a: object, what: str) -> Value:
+    """The array argument; a Python scalar becomes the 0-d array np.asarray makes of it."""
+    if isinstance(a, (bool, int, float)):
+        return graph.op("const", [], value=a, dtype=np.asarray(a).dtype, scalar=False)
     if not isinstance(a, Value):
-        raise Unsupported(f"{what} of a {type(a).__name__} (not an array being traced)")
+        return to_value(graph, a, what)
     return a
 
 
@@ -259,7 +262,9 @@ def copy_method(graph: Graph, a: object, order: str = "C") -> Value:
 def flip(graph: Graph, m: object, axis: object = None) -> Value:
     x = _array(graph, m, "np.flip")
     axes = normalize_axes(axis_arg(axis, "np.flip"), x.ndim)
-    return graph.op("flip", [x], axis=list(range(x.ndim)) if axes is None else list(axes))
+    # NumPy flips by indexing, `x[()]` for a 0-d array: a NumPy scalar.
+    return graph.op("flip", [x], axis=list(range(x.ndim)) if axes is None else list(axes),
+                    scalar=x.ndim == 0)
 
 
 def functions() -> dict[Any, Any]:
