@@ -236,3 +236,23 @@ def test_compiled_methods_and_partials():
     assert_same(Scaler(3.0).apply(x), x * 3.0)
     part = ember.compile(functools.partial(affine, a=5.0))
     assert_same(part(x), affine(x, a=5.0))
+
+
+def _failing_backend(graph, example_inputs):
+    raise RuntimeError("backend exploded")
+
+
+def test_internal_errors_raise_unless_suppressed():
+    f = ember.compile(affine, backend=_failing_backend)
+    with pytest.raises(RuntimeError, match="backend exploded"):
+        f(np.ones(2))
+    ember.reset()
+    ember.config.suppress_errors = True
+    try:
+        for _ in range(3):
+            assert_same(f(np.ones(2)), affine(np.ones(2)))
+        s = ember.stats()
+        assert s["captures"] == 1
+        assert list(s["break_reasons"]) == ["internal error: RuntimeError: backend exploded"]
+    finally:
+        ember.config.suppress_errors = False

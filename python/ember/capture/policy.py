@@ -153,11 +153,14 @@ def on_cache_miss(func: FunctionType, args: tuple[Any, ...]) -> Any:
                           options=dict(options.backend_options))
     except Unsupported as exc:
         return _on_break(exc, code, record, options)
-    except Exception:
-        if config.suppress_errors:
-            ember_logging.log("breaks", f"{name}: internal error in capture, runs as Python")
-            return None
-        raise
+    except Exception as exc:
+        if not config.suppress_errors:
+            raise
+        # A bug in capture or a backend failure: the code runs as plain Python from now on.
+        stats.record_break(f"internal error: {type(exc).__name__}: {exc}")
+        ember_logging.log("breaks", f"{name}: internal error ({type(exc).__name__}: {exc}); "
+                                    "runs as plain Python (suppress_errors)")
+        return _core.CACHE_ONLY if record.guard_trees else _core.SKIP
     if options.dynamic is None and record.dynamic:
         record.dynamic = capture.dynamic  # a failed symbolic attempt is not repeated
     record.guard_trees.append(capture.guards)
