@@ -124,6 +124,7 @@ def test_numpy_error_at_run_time_has_the_users_line():
         f(np.arange(3), np.array([1, -1, 2]))
     assert ("int_power", int_power.__code__.co_firstlineno + 1) in _frames(info.value)
     assert info.value.__context__ is None  # not chained to the backend's failure
+    assert ember.stats()["entry_fallbacks"] == 1
 
 
 def raises_on_small(x):

@@ -21,6 +21,7 @@ class Stats:
     failed_frames: int = 0
     stage_seconds: Counter = field(default_factory=Counter)  # stage -> seconds
     recompile_limit_hits: int = 0
+    entry_fallbacks: int = 0  # a compiled graph raised and the frame re-ran as Python
 
 
 _lock = threading.Lock()
@@ -87,6 +88,7 @@ def snapshot(hook: dict[str, int] | None) -> dict[str, object]:
                 "break_reasons": dict(s.breaks),
                 "failed_frames": s.failed_frames,
                 "recompile_limit_hits": s.recompile_limit_hits,
+                "entry_fallbacks": s.entry_fallbacks,
                 "compile_time": {k: round(v, 6) for k, v in s.stage_seconds.items()},
             }
         )

@@ -17,6 +17,7 @@ from types import CodeType, FunctionType
 from typing import Any
 
 import numpy as np
+from ember import stats
 
 from ember.capture.breaks import graph_break
 from ember.capture.bytecode import CO_VARARGS, CO_VARKEYWORDS, argument_names
@@ -174,6 +175,7 @@ def make_fallback(func: FunctionType, disable: Callable[[bool], bool]) -> Callab
     has_varkw = bool(code.co_flags & CO_VARKEYWORDS)
 
     def fallback(*slots: Any) -> Any:
+        stats.count("entry_fallbacks")
         positional = list(slots[:nargs])
         kwargs = dict(zip(kwnames, slots[nargs : nargs + nkw]))
         at = nargs + nkw
