@@ -252,3 +252,16 @@ def test_break_records_every_frames_state_before_the_instruction():
     assert root_inst.offset == root.offset and root_inst.opname in ("PRECALL", "CALL")
     assert root.stack[0].constant() == 2 and root.null_slots == [1]
     assert root.stack[-1].source.name() == "L['k']" and set(root.locals) == {"x", "k", "y"}
+
+
+def test_bound_methods_passed_as_arguments(recorder):
+    def apply(fn, x):
+        return fn(x) + 1
+
+    model = Model()
+    cap = capture(apply, model.forward, np.ones((2, 3)), backend=recorder)
+    assert "L['fn']: TYPE_MATCH method" in cap.guard_lines
+    assert "L['fn'].__func__: ID_MATCH Model.forward" in cap.guard_lines
+    assert "L['fn'].__self__.w: ARRAY_MATCH float64 (3, 2)" in cap.guard_lines
+    np.testing.assert_array_equal(cap.entry(model.forward, np.ones((2, 3))),
+                                  apply(model.forward, np.ones((2, 3))))

@@ -11,13 +11,17 @@ import numpy as np
 
 from ember import numpy_api
 from ember.capture.breaks import graph_break
-from ember.capture.sources import ItemSource, Source
+from ember.capture.sources import AttrSource, ItemSource, Source
 from ember.capture.variables.array import ArrayVariable, NumpyFunctionVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.builtins import BuiltinVariable
 from ember.capture.variables.constant import ConstantVariable, is_constant_value, is_foldable
 from ember.capture.variables.containers import DictVariable, ListVariable, TupleVariable
-from ember.capture.variables.functions import DisabledFunctionVariable, UserFunctionVariable
+from ember.capture.variables.functions import (
+    BoundMethodVariable,
+    DisabledFunctionVariable,
+    UserFunctionVariable,
+)
 from ember.capture.variables.objects import ModuleVariable, OpaqueVariable, UserObjectVariable
 
 if TYPE_CHECKING:
@@ -124,6 +128,13 @@ class VariableBuilder:
         if isinstance(value, types.FunctionType):
             guard(source, "ID_MATCH", value)
             return UserFunctionVariable(value, source)
+        if isinstance(value, types.MethodType) and isinstance(value.__func__, types.FunctionType):
+            # A bound method passed in (`f(model.forward, x)`): its function and receiver.
+            guard(source, "TYPE_MATCH", types.MethodType)
+            fn = self.wrap(value.__func__, AttrSource(source, "__func__") if source else None)
+            receiver = self.wrap(value.__self__,
+                                 AttrSource(source, "__self__") if source else None)
+            return BoundMethodVariable(fn, receiver)
         if _is_builtin(value):
             guard(source, "ID_MATCH", value)
             return BuiltinVariable(value, source)
@@ -137,8 +148,6 @@ class VariableBuilder:
 
 
 def _wrapped_source(source: Source) -> Source:
-    from ember.capture.sources import AttrSource
-
     return AttrSource(source, "__ember_original__")
 
 

@@ -17,8 +17,8 @@ from types import CodeType, FunctionType
 from typing import Any
 
 import numpy as np
-from ember import stats
 
+from ember import stats
 from ember.capture.breaks import graph_break
 from ember.capture.bytecode import CO_VARARGS, CO_VARKEYWORDS, argument_names
 from ember.capture.sources import ClosureSource, Source
