@@ -86,3 +86,16 @@ def test_unsupported_construct_names_itself(fn, kind, fragment):
         convert(fn, (x,))
     assert info.value.kind == kind
     assert fragment in info.value.reason
+
+
+def test_sequence_concatenation_and_repetition():
+    def f(x):
+        a = [x] + [x * 2]
+        t = (1,) + x.shape
+        u = [x] * 2 + 3 * [x]
+        return len(a), t, len(u), (x,) * 2
+
+    x = np.ones(2)
+    assert_same(convert(f, (x,)).entry(x), f(x))
+    with pytest.raises(Unsupported, match="concatenate"):
+        convert(lambda x: [x] + (x,), (x,))

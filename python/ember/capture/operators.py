@@ -61,18 +61,17 @@ def binary_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
         value = fold(f"operator {op}", BINARY_OPERATORS[op], a.constant(), b.constant())
         return _constant_result(value, f"operator {op}")
     left, right = _items(a, tx), _items(b, tx)
-    kind = ListVariable if isinstance(a, ListVariable) or isinstance(b, ListVariable) else (
-        TupleVariable)
-    if op == "+" and left is not None and right is not None and type(a) is type(b):
-        return kind(left + right)
-    if op == "+" and left is not None and right is not None and not (
-        isinstance(a, ListVariable) or isinstance(b, ListVariable)
-    ):
-        return TupleVariable(left + right)
-    if op == "*" and left is not None and b.is_constant() and isinstance(b.constant(), int):
-        return kind(left * b.constant())
-    if op == "*" and right is not None and a.is_constant() and isinstance(a.constant(), int):
-        return kind(right * a.constant())
+    if op == "+" and left is not None and right is not None:
+        a_list, b_list = isinstance(a, ListVariable), isinstance(b, ListVariable)
+        if a_list != b_list:
+            raise graph_break("user_error", type="TypeError",
+                              message="can only concatenate a list to a list, a tuple to a tuple")
+        return (ListVariable if a_list else TupleVariable)(left + right)
+    if op == "*":
+        for seq, items, count in ((a, left, b), (b, right, a)):
+            if items is not None and count.is_constant() and type(count.constant()) is int:
+                return (ListVariable if isinstance(seq, ListVariable) else TupleVariable)(
+                    items * count.constant())
     raise graph_break("type", what=f"operator {op} on {a.describe()} and {b.describe()}",
                       type=f"{a.type_name()}, {b.type_name()}")
 
