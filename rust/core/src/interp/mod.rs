@@ -1,0 +1,311 @@
+//! The reference interpreter: runs a graph op by op on host arrays with NumPy's exact
+//! semantics. It is the oracle the JIT is tested against, and constant folding uses it.
+
+mod array;
+mod reduce;
+pub mod scalar;
+
+use std::collections::HashMap;
+
+pub use array::{Data, Elem, HostArray};
+
+use crate::error::{Error, Result};
+use crate::infer::dtypes;
+use crate::ir::{BinaryOp, DType, Dim, Graph, Node, Op, Scalar, Type, UnaryOp};
+use crate::views::{self, Layout};
+
+/// Run `graph` on `inputs` (one per parameter, of its dtype and shape; symbolic dims bind to
+/// the sizes they first meet) and return its results.
+pub fn run(graph: &Graph, inputs: &[HostArray]) -> Result<Vec<HostArray>> {
+    if inputs.len() != graph.params.len() {
+        return Err(Error::new(format!(
+            "{} takes {} input(s), {} given",
+            graph.name,
+            graph.params.len(),
+            inputs.len()
+        )));
+    }
+    let mut symbols = HashMap::new();
+    for (i, (ty, x)) in graph.params.iter().zip(inputs).enumerate() {
+        bind(ty, x, &mut symbols).map_err(|e| Error::new(format!("input %{i}: {}", e.message)))?;
+    }
+    let mut values: Vec<HostArray> = inputs.to_vec();
+    for (i, node) in graph.nodes.iter().enumerate() {
+        let value = graph.node_value(i);
+        let types: Vec<&Type> = node
+            .inputs
+            .iter()
+            .filter_map(|&v| graph.value_type(v))
+            .collect();
+        let args: Vec<&HostArray> = node.inputs.iter().map(|v| &values[v.index()]).collect();
+        let result =
+            eval(node, &types, &args, &symbols).map_err(|e| e.with_value(node.op.name(), value))?;
+        values.push(result);
+    }
+    graph
+        .results
+        .iter()
+        .map(|v| {
+            values
+                .get(v.index())
+                .cloned()
+                .ok_or_else(|| Error::new(format!("result {v} is not defined")))
+        })
+        .collect()
+}
+
+fn bind(ty: &Type, x: &HostArray, symbols: &mut HashMap<String, usize>) -> Result<()> {
+    let mismatch = || Error::new(format!("expected {ty}, got {}{:?}", x.dtype(), x.shape));
+    if x.dtype() != ty.dtype || x.shape.len() != ty.shape.len() {
+        return Err(mismatch());
+    }
+    for (d, &n) in ty.shape.iter().zip(&x.shape) {
+        match d {
+            Dim::Static(s) if *s != n => return Err(mismatch()),
+            Dim::Static(_) => {}
+            Dim::Sym(s) => {
+                if *symbols.entry(s.clone()).or_insert(n) != n {
+                    return Err(Error::new(format!(
+                        "symbol {s} is {} elsewhere but {n} here",
+                        symbols[s]
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn concrete(shape: &[Dim], symbols: &HashMap<String, usize>) -> Result<Vec<usize>> {
+    shape
+        .iter()
+        .map(|d| match d {
+            Dim::Static(n) => Ok(*n),
+            Dim::Sym(s) => symbols
+                .get(s)
+                .copied()
+                .ok_or_else(|| Error::new(format!("symbol {s} is not bound by any input"))),
+        })
+        .collect()
+}
+
+/// The elements of `x` broadcast to `shape`, row-major.
+fn broadcast(x: &HostArray, shape: &[usize]) -> Vec<Elem> {
+    match views::broadcast(&Layout::contiguous(&x.shape), shape) {
+        Some(layout) => layout
+            .positions()
+            .into_iter()
+            .map(|p| x.get(p as usize))
+            .collect(),
+        None => x.elems(),
+    }
+}
+
+fn cast_all(elems: Vec<Elem>, dtype: DType) -> Vec<Elem> {
+    elems.into_iter().map(|e| scalar::cast(e, dtype)).collect()
+}
+
+fn scalar_elem(value: Scalar) -> Elem {
+    match value {
+        Scalar::Bool(b) => Elem::B(b),
+        Scalar::Int(i) => Elem::I(i),
+        Scalar::Float(x) => Elem::F(x),
+    }
+}
+
+/// Evaluate one statement on its operands (`types` are the operands' declared types, which
+/// decide NEP 50 promotion).
+pub(crate) fn eval(
+    node: &Node,
+    types: &[&Type],
+    args: &[&HostArray],
+    symbols: &HashMap<String, usize>,
+) -> Result<HostArray> {
+    if types.len() != node.inputs.len() || args.len() != node.inputs.len() {
+        return Err(Error::new("operand count differs from the statement"));
+    }
+    let shape = concrete(&node.ty.shape, symbols)?;
+    let out = node.ty.dtype;
+    let arg = |i: usize| args[i];
+    let size = shape.iter().product::<usize>();
+    let elems: Vec<Elem> = match &node.op {
+        Op::Unary(u) => {
+            let dt = dtypes::unary_loop(*u, arg(0).dtype())?;
+            cast_all(arg(0).elems(), dt)
+                .into_iter()
+                .map(|x| scalar::fit(scalar::unary(*u, dt, x), out))
+                .collect()
+        }
+        Op::Binary(b) => {
+            let (resolved, _) = dtypes::resolve_operands(&[types[0], types[1]]);
+            let dt = dtypes::binary_loop(*b, resolved[0], resolved[1])?;
+            let xs = cast_all(broadcast(arg(0), &shape), dt);
+            let ys = cast_all(broadcast(arg(1), &shape), dt);
+            // NumPy's float power loop takes a fast path for a scalar exponent of 0.5, 2 or -1
+            // (sqrt, square, reciprocal), which differs from `pow` at -0.0, -inf and in rounding.
+            let fast = match (*b, dt.is_float(), arg(1).shape.is_empty()) {
+                (BinaryOp::Pow, true, true) => match ys.first().copied() {
+                    Some(Elem::F(0.5)) => Some(UnaryOp::Sqrt),
+                    Some(Elem::F(2.0)) => Some(UnaryOp::Square),
+                    Some(Elem::F(-1.0)) => Some(UnaryOp::Reciprocal),
+                    _ => None,
+                },
+                _ => None,
+            };
+            match fast {
+                Some(u) => xs
+                    .into_iter()
+                    .map(|x| scalar::fit(scalar::unary(u, dt, x), out))
+                    .collect(),
+                None => xs
+                    .into_iter()
+                    .zip(ys)
+                    .map(|(x, y)| scalar::binary(*b, dt, x, y).map(|e| scalar::fit(e, out)))
+                    .collect::<Result<_>>()?,
+            }
+        }
+        Op::Where => {
+            let c = broadcast(arg(0), &shape);
+            let xs = cast_all(broadcast(arg(1), &shape), out);
+            let ys = cast_all(broadcast(arg(2), &shape), out);
+            c.iter()
+                .zip(xs)
+                .zip(ys)
+                .map(|((c, x), y)| if c.truthy() { x } else { y })
+                .collect()
+        }
+        Op::Astype { dtype } => cast_all(arg(0).elems(), *dtype),
+        Op::Copy => arg(0).elems(),
+        Op::Const { value, .. } | Op::Full { value, .. } => {
+            vec![scalar::cast(scalar_elem(*value), out); size]
+        }
+        Op::Arange { start, step, .. } => (0..size)
+            .map(|i| arange_elem(*start, *step, i, out))
+            .collect(),
+        Op::Eye { k, .. } => {
+            let m = shape.get(1).copied().unwrap_or(0);
+            (0..size)
+                .map(|p| scalar::cast(Elem::B((p % m) as i64 - (p / m) as i64 == *k), out))
+                .collect()
+        }
+        Op::Reduce { kind, axes, .. } => {
+            return reduce::reduce(*kind, arg(0), axes.as_deref(), out, shape)
+        }
+        Op::ArgReduce { kind, axis, .. } => return reduce::arg_reduce(*kind, arg(0), *axis, shape),
+        Op::Reshape { .. }
+        | Op::Transpose { .. }
+        | Op::BroadcastTo { .. }
+        | Op::ExpandDims { .. }
+        | Op::Squeeze { .. }
+        | Op::Slice { .. }
+        | Op::Flip { .. } => {
+            let x = arg(0);
+            let layout = views::apply(&Layout::contiguous(&x.shape), &node.op, &shape)
+                .ok_or_else(|| Error::new("view of contiguous data needs no copy"))?;
+            layout
+                .positions()
+                .into_iter()
+                .map(|p| x.get(p as usize))
+                .collect()
+        }
+        Op::Concatenate { axis } => concatenate(args, *axis, out),
+        Op::Matmul => matmul(arg(0), arg(1), out, &shape),
+    };
+    Ok(HostArray::from_elems(out, shape, &elems))
+}
+
+/// Element `i` of `np.arange`: `start + i*step`, exact for integers.
+fn arange_elem(start: Scalar, step: Scalar, i: usize, out: DType) -> Elem {
+    match (start, step) {
+        (Scalar::Int(a), Scalar::Int(s)) if out.is_int() => {
+            Elem::I(a.wrapping_add(s.wrapping_mul(i as i128)))
+        }
+        _ => scalar::cast(Elem::F(start.to_f64() + i as f64 * step.to_f64()), out),
+    }
+}
+
+fn concatenate(xs: &[&HostArray], axis: usize, out: DType) -> Vec<Elem> {
+    let outer: usize = xs[0].shape[..axis].iter().product();
+    let parts: Vec<(Vec<Elem>, usize)> = xs
+        .iter()
+        .map(|x| {
+            (
+                cast_all(x.elems(), out),
+                x.shape[axis..].iter().product::<usize>(),
+            )
+        })
+        .collect();
+    let mut result = Vec::new();
+    for o in 0..outer {
+        for (elems, chunk) in &parts {
+            result.extend_from_slice(&elems[o * chunk..(o + 1) * chunk]);
+        }
+    }
+    result
+}
+
+/// `np.matmul`: 1-D operands are promoted to matrices; batches broadcast. Float dot products
+/// accumulate in f64 and round once; integers wrap; bools are `any(a & b)`.
+fn matmul(a: &HostArray, b: &HostArray, out: DType, out_shape: &[usize]) -> Vec<Elem> {
+    let a_shape: Vec<usize> = if a.shape.len() == 1 {
+        vec![1, a.shape[0]]
+    } else {
+        a.shape.clone()
+    };
+    let b_shape: Vec<usize> = if b.shape.len() == 1 {
+        vec![b.shape[0], 1]
+    } else {
+        b.shape.clone()
+    };
+    let (m, k) = (a_shape[a_shape.len() - 2], a_shape[a_shape.len() - 1]);
+    let n = b_shape[b_shape.len() - 1];
+    let batch_ndim = a_shape.len().max(b_shape.len()) - 2;
+    let batch: Vec<usize> = out_shape[..batch_ndim.min(out_shape.len())].to_vec();
+    let spread = |x: &HostArray, shape: &[usize], rows: usize, cols: usize| {
+        let view = HostArray {
+            shape: shape.to_vec(),
+            data: x.data.clone(),
+        };
+        let mut full = batch.clone();
+        full.extend([rows, cols]);
+        cast_all(broadcast(&view, &full), out)
+    };
+    let (xa, xb) = (spread(a, &a_shape, m, k), spread(b, &b_shape, k, n));
+    let batches: usize = batch.iter().product();
+    let mut result = Vec::with_capacity(batches * m * n);
+    for t in 0..batches {
+        for i in 0..m {
+            for j in 0..n {
+                let pairs = (0..k).map(|p| (xa[t * m * k + i * k + p], xb[t * k * n + p * n + j]));
+                let dot = match out.kind() {
+                    crate::ir::Kind::Bool => {
+                        Elem::B(pairs.into_iter().any(|(x, y)| x.truthy() && y.truthy()))
+                    }
+                    crate::ir::Kind::Float => {
+                        Elem::F(pairs.map(|(x, y)| elem_f64(x) * elem_f64(y)).sum())
+                    }
+                    _ => Elem::I(pairs.fold(0i128, |acc, (x, y)| {
+                        acc.wrapping_add(elem_i128(x).wrapping_mul(elem_i128(y)))
+                    })),
+                };
+                result.push(scalar::fit(dot, out));
+            }
+        }
+    }
+    result
+}
+
+fn elem_f64(e: Elem) -> f64 {
+    if let Elem::F(x) = scalar::cast(e, DType::F64) {
+        x
+    } else {
+        0.0
+    }
+}
+
+fn elem_i128(e: Elem) -> i128 {
+    match e {
+        Elem::I(i) => i,
+        other => i128::from(other.truthy()),
+    }
+}

@@ -1,0 +1,40 @@
+//! Dead code elimination and structural common subexpression elimination.
+
+use std::collections::HashMap;
+
+use super::rewrite::rewrite;
+use crate::error::Result;
+use crate::ir::{Graph, Node, ValueId};
+
+/// Drop statements whose values no result depends on.
+pub fn dce(graph: &Graph) -> Result<Graph> {
+    let mut live = vec![false; graph.num_values()];
+    for &v in &graph.results {
+        live[v.index()] = true;
+    }
+    for (i, node) in graph.nodes.iter().enumerate().rev() {
+        if live[graph.node_value(i).index()] {
+            for &input in &node.inputs {
+                live[input.index()] = true;
+            }
+        }
+    }
+    let mut dead = (0..graph.nodes.len()).map(|i| !live[graph.node_value(i).index()]);
+    // A dead statement maps to a placeholder that only other dead statements refer to.
+    rewrite(graph, |_, _| {
+        Ok(dead.next().unwrap_or(false).then_some(ValueId(u32::MAX)))
+    })
+}
+
+/// Replace a statement by an earlier identical one (same op, attributes, operands and type).
+pub fn cse(graph: &Graph) -> Result<Graph> {
+    let mut seen: HashMap<Node, ValueId> = HashMap::new();
+    rewrite(graph, |rw, node| {
+        if let Some(&earlier) = seen.get(node) {
+            return Ok(Some(earlier));
+        }
+        let v = rw.emit_typed(node.op.clone(), node.inputs.clone(), node.ty.clone());
+        seen.insert(node.clone(), v);
+        Ok(Some(v))
+    })
+}

@@ -1,0 +1,105 @@
+//! The optimiser: a straight list of named passes. The pass manager verifies the graph between
+//! passes (when asked, and always in debug builds) and can return the IR text after each pass.
+
+mod cleanup;
+mod fold;
+mod rewrite;
+mod simplify;
+
+pub use rewrite::Rewriter;
+
+use crate::error::{Error, Result};
+use crate::ir::{print, Graph};
+use crate::verify;
+
+/// A named graph-to-graph transformation.
+#[derive(Clone, Copy)]
+pub struct Pass {
+    /// The name shown in stage dumps (`pipeline_stages`).
+    pub name: &'static str,
+    /// The transformation.
+    pub run: fn(&Graph) -> Result<Graph>,
+}
+
+/// The IR text after one pass.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stage {
+    /// The pass's name.
+    pub pass: &'static str,
+    /// The graph after it, printed.
+    pub text: String,
+}
+
+/// The pipeline, in order.
+pub const PIPELINE: [Pass; 4] = [
+    Pass {
+        name: "fold",
+        run: fold::fold_constants,
+    },
+    Pass {
+        name: "simplify",
+        run: simplify::simplify,
+    },
+    Pass {
+        name: "cse",
+        run: cleanup::cse,
+    },
+    Pass {
+        name: "dce",
+        run: cleanup::dce,
+    },
+];
+
+/// How to run passes.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// Verify the input and the graph after each pass (on in debug builds by default).
+    pub verify: bool,
+    /// Collect each pass's output text.
+    pub stages: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            verify: cfg!(debug_assertions),
+            stages: false,
+        }
+    }
+}
+
+/// Run the whole pipeline: the optimised graph and, when `stages` is set, each pass's output.
+/// The input and every intermediate graph are verified.
+pub fn run_pipeline(graph: &Graph, stages: bool) -> Result<(Graph, Vec<Stage>)> {
+    run_passes(
+        graph,
+        &PIPELINE,
+        Options {
+            verify: true,
+            stages,
+        },
+    )
+}
+
+/// Run some passes in order.
+pub fn run_passes(graph: &Graph, passes: &[Pass], options: Options) -> Result<(Graph, Vec<Stage>)> {
+    if options.verify {
+        verify(graph)?;
+    }
+    let mut current = graph.clone();
+    let mut stages = Vec::new();
+    for pass in passes {
+        current = (pass.run)(&current)?;
+        if options.verify {
+            verify(&current)
+                .map_err(|e| Error::new(format!("pass {} produced invalid IR: {e}", pass.name)))?;
+        }
+        if options.stages {
+            stages.push(Stage {
+                pass: pass.name,
+                text: print(&current),
+            });
+        }
+    }
+    Ok((current, stages))
+}
