@@ -28,10 +28,6 @@ _lock = threading.Lock()
 _stats = Stats()
 
 
-def current() -> Stats:
-    return _stats
-
-
 def clear() -> None:
     global _stats
     with _lock:
