@@ -52,7 +52,7 @@ class _Program:
 
     def statement(self, depth: int) -> None:
         r = self.rng
-        kinds = ["assign", "assign", "log", "print"]
+        kinds = ["assign", "assign", "log", "print", "bump"]
         if depth < 4:
             kinds += ["for", "while", "if", "try_except", "try_finally", "with"]
         if self.loops:
@@ -63,6 +63,8 @@ class _Program:
             self.emit(depth, f"{name} = {self.expr()}")
             if name not in self.names:
                 self.names.append(name)
+        elif kind == "bump":  # writes the cell `acc` through the closure
+            self.emit(depth, f"log.append(bump({self.expr()}) % 7)")
         elif kind == "log":
             self.emit(depth, f"log.append({self.expr()})")
         elif kind == "print":
@@ -102,6 +104,9 @@ class _Program:
         elif kind == "try_finally":
             self.emit(depth, "try:")
             self.block(depth + 1, r.randint(1, 3))
+            if r.random() < 0.3:
+                self.emit(depth + 1, f"if {r.choice(self.names)} > 4:")
+                self.emit(depth + 2, "return acc, log")
             self.emit(depth, "finally:")
             self.emit(depth + 1, 'print("finally", acc)')
         else:
@@ -120,6 +125,12 @@ class _Program:
             def random_{seed}(a, b, cm0, cm1):
                 acc = 0
                 log = []
+
+                def bump(k):
+                    nonlocal acc
+                    acc += k
+                    return acc
+
             {{body}}
                 return acc, log
             """
