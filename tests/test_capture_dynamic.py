@@ -96,3 +96,17 @@ def test_floats_used_in_python_are_specialised(recorder):
     for rate in (0.1, 0.2, 0.3):
         assert_same(f(np.ones(2), rate), decay(np.ones(2), rate))
     assert [len(g.inputs) for g in recorder.graphs] == [1, 1, 1]
+
+
+def typed_step(w, lr):
+    if isinstance(lr, float) and not isinstance(lr, np.ndarray):
+        return w * lr, type(lr * 2)
+    return w, None
+
+
+def test_float_inputs_keep_their_python_type(recorder):
+    f = ember.compile(typed_step, backend=recorder)
+    w = np.ones(2)
+    for lr in (0.5, 0.25, 0.125):
+        assert_same(f(w, lr), typed_step(w, lr))
+    assert recorder.graphs[-1].inputs[1].weak

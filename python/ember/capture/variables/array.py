@@ -89,6 +89,8 @@ class ArrayVariable(VariableTracker):
         return "ndarray"
 
     def python_type(self) -> type:
+        if self.value.weak:  # a Python scalar passed in or computed from one
+            return {"b": bool, "i": int, "u": int, "f": float}[self.value.dtype.kind]
         return self.value.dtype.type if self.value.scalar else np.ndarray
 
     def truth(self, tx: Interpreter) -> bool:
