@@ -15,6 +15,36 @@ pub struct Operand {
     pub strides: Vec<isize>,
 }
 
+/// Drops size-1 dims and merges neighbours that every operand walks as one (elementwise
+/// kernels only: a reduction's inner extent must stay separate).
+pub fn collapse(dims: &[usize], ops: &mut [Operand]) -> Vec<usize> {
+    let keep: Vec<usize> = (0..dims.len()).filter(|&d| dims[d] != 1).collect();
+    let mut out: Vec<usize> = Vec::new();
+    let mut strides: Vec<Vec<isize>> = vec![Vec::new(); ops.len()];
+    for &d in &keep {
+        let mergeable = !out.is_empty()
+            && ops.iter().enumerate().all(|(i, o)| {
+                let last = *strides[i].last().unwrap();
+                last == o.strides[d] * dims[d] as isize
+            });
+        if mergeable {
+            *out.last_mut().unwrap() *= dims[d];
+            for (i, o) in ops.iter().enumerate() {
+                *strides[i].last_mut().unwrap() = o.strides[d];
+            }
+        } else {
+            out.push(dims[d]);
+            for (i, o) in ops.iter().enumerate() {
+                strides[i].push(o.strides[d]);
+            }
+        }
+    }
+    for (o, s) in ops.iter_mut().zip(strides) {
+        o.strides = s;
+    }
+    out
+}
+
 /// Work below this many inner iterations stays on the calling thread.
 pub const PARALLEL_THRESHOLD: usize = 1 << 16;
 
@@ -24,10 +54,11 @@ pub const PARALLEL_THRESHOLD: usize = 1 << 16;
 /// Every operand must address valid memory for every index of `dims`, with outputs writable
 /// and not overlapping inputs in a way the kernel's element order would observe.
 pub unsafe fn launch(f: KernelFn, dims: &[usize], ops: &[Operand], num_threads: usize) {
-    if dims.contains(&0) {
+    let nd = dims.len();
+    // An empty inner extent still runs: reductions store their identity per row.
+    if nd > 0 && dims[..nd - 1].contains(&0) {
         return;
     }
-    let nd = dims.len();
     let (n, inner): (usize, Vec<i64>) = if nd == 0 {
         (1, vec![0; ops.len()])
     } else {

@@ -6,9 +6,14 @@
 #![deny(missing_docs)]
 
 pub mod exec;
+mod graph;
 pub mod jit;
 pub mod kernel;
 mod lower;
+mod matmul;
+mod schedule;
+
+pub use graph::{compile, ArrayView, ArrayViewMut, CompiledGraph, Options};
 
 use std::fmt;
 

@@ -62,7 +62,12 @@ impl Emitter<'_, '_> {
     pub(crate) fn map(&mut self, buffer: usize, value: usize) {
         self.compute_invariants(value);
         let dtype = self.k.buffers[buffer].dtype;
-        let mode = self.stage_mode(value, Some(dtype));
+        // A per-row output (0-d or unit inner extent) takes no vector stores.
+        let mode = if self.k.buffers[buffer].inner == crate::kernel::InnerAccess::Row {
+            Mode::Scalar
+        } else {
+            self.stage_mode(value, Some(dtype))
+        };
         let n = self.n.unwrap();
         let j = self.b.declare_var(types::I64);
         let zero = self.b.ins().iconst(types::I64, 0);

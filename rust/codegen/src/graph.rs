@@ -1,0 +1,416 @@
+//! The executable graph: compiled kernels, the step list, buffer planning, and the runtime
+//! entry that takes caller arrays as raw strided views.
+
+use crate::exec::{self, Operand};
+use crate::jit::{Jit, KernelFn};
+use crate::kernel::Scalar;
+use crate::matmul::{self, Mat};
+use crate::schedule::{self, IndexMap, Plan, Slot, Step, ValueRef};
+use crate::Error;
+use ember_core::ir::{DType, Graph, Type};
+use ember_core::views::{self, Layout};
+use std::sync::Mutex;
+
+/// Compilation options.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Threads for large kernels; 0 means all cores, 1 keeps everything on the caller thread.
+    pub num_threads: usize,
+}
+
+/// A read-only strided array owned by the caller.
+#[derive(Clone, Debug)]
+pub struct ArrayView {
+    data: *const u8,
+    dtype: DType,
+    shape: Vec<usize>,
+    strides: Vec<isize>,
+}
+
+/// A writable strided array owned by the caller.
+#[derive(Clone, Debug)]
+pub struct ArrayViewMut {
+    data: *mut u8,
+    dtype: DType,
+    shape: Vec<usize>,
+    strides: Vec<isize>,
+}
+
+impl ArrayView {
+    /// A view of `shape` elements of `dtype` at `data`, with byte `strides`.
+    ///
+    /// # Safety
+    /// Every element addressed by `data + sum(i_k * strides[k])` for indices inside `shape` must
+    /// be readable memory holding a `dtype` value for as long as the view is used.
+    pub unsafe fn new(
+        data: *const u8,
+        dtype: DType,
+        shape: Vec<usize>,
+        strides: Vec<isize>,
+    ) -> Self {
+        ArrayView {
+            data,
+            dtype,
+            shape,
+            strides,
+        }
+    }
+}
+
+impl ArrayViewMut {
+    /// A writable view; see [`ArrayView::new`].
+    ///
+    /// # Safety
+    /// As for [`ArrayView::new`], and the memory must be writable and not read or written by
+    /// anyone else (including the inputs of the same call) while `run` uses it.
+    pub unsafe fn new(data: *mut u8, dtype: DType, shape: Vec<usize>, strides: Vec<isize>) -> Self {
+        ArrayViewMut {
+            data,
+            dtype,
+            shape,
+            strides,
+        }
+    }
+}
+
+/// A graph compiled to native code. Its JIT memory is freed when it drops.
+pub struct CompiledGraph {
+    plan: Plan,
+    fns: Vec<KernelFn>,
+    input_types: Vec<Type>,
+    output_types: Vec<Type>,
+    /// Per temp slot: the physical buffer holding it.
+    temp_buffer: Vec<usize>,
+    /// Byte size of each physical buffer.
+    buffer_sizes: Vec<usize>,
+    /// Recycled buffer sets: first touch of fresh memory costs more than the kernels.
+    pool: Mutex<Vec<Vec<Vec<u128>>>>,
+    options: Options,
+    _jit: Jit,
+}
+
+/// Compiles a verified, optimised graph with static shapes.
+pub fn compile(graph: &Graph, options: &Options) -> Result<CompiledGraph, Error> {
+    let plan = schedule::schedule(graph)?;
+    let mut jit = Jit::new()?;
+    let ids = plan
+        .kernels
+        .iter()
+        .map(|k| jit.add(k))
+        .collect::<Result<Vec<_>, _>>()?;
+    jit.finalize()?;
+    let fns = ids.iter().map(|&id| jit.get(id)).collect();
+    let (temp_buffer, buffer_sizes) = plan_buffers(&plan);
+    Ok(CompiledGraph {
+        input_types: graph.params.clone(),
+        output_types: graph.result_types(),
+        plan,
+        fns,
+        temp_buffer,
+        buffer_sizes,
+        pool: Mutex::new(Vec::new()),
+        options: options.clone(),
+        _jit: jit,
+    })
+}
+
+/// Assigns temps to physical buffers: a buffer is reused once its last reader has run.
+fn plan_buffers(plan: &Plan) -> (Vec<usize>, Vec<usize>) {
+    let nt = plan.temps.len();
+    let mut first = vec![usize::MAX; nt];
+    let mut last = vec![0usize; nt];
+    for (i, step) in plan.steps.iter().enumerate() {
+        let slots: Vec<Slot> = match step {
+            Step::Kernel { operands, .. } => operands.iter().map(|(v, _)| v.slot).collect(),
+            Step::Matmul { a, b, out, .. } => vec![a.slot, b.slot, out.slot],
+        };
+        for s in slots {
+            if let Slot::Temp(t) = s {
+                first[t] = first[t].min(i);
+                last[t] = last[t].max(i);
+            }
+        }
+    }
+    let bytes = |t: usize| {
+        let (d, shape) = &plan.temps[t];
+        shape.iter().product::<usize>() * d.size()
+    };
+    let mut assign = vec![usize::MAX; nt];
+    let mut sizes: Vec<usize> = Vec::new();
+    let mut free: Vec<usize> = Vec::new();
+    for i in 0..plan.steps.len() {
+        for t in (0..nt).filter(|&t| first[t] == i) {
+            let need = bytes(t);
+            let best = free
+                .iter()
+                .enumerate()
+                .filter(|(_, &b)| sizes[b] >= need)
+                .min_by_key(|(_, &b)| sizes[b])
+                .map(|(k, _)| k);
+            assign[t] = match best {
+                Some(k) => free.swap_remove(k),
+                None => {
+                    sizes.push(need);
+                    sizes.len() - 1
+                }
+            };
+        }
+        for t in (0..nt).filter(|&t| last[t] == i && first[t] != usize::MAX) {
+            free.push(assign[t]);
+        }
+    }
+    for a in assign.iter_mut().filter(|a| **a == usize::MAX) {
+        sizes.push(0);
+        *a = sizes.len() - 1;
+    }
+    (assign, sizes)
+}
+
+fn check(
+    what: &str,
+    i: usize,
+    want: &(Scalar, Vec<usize>),
+    dtype: DType,
+    shape: &[usize],
+    strides: &[isize],
+) -> Result<(), Error> {
+    let got = schedule::scalar_of(dtype).ok();
+    if got != Some(want.0) || shape != want.1.as_slice() {
+        return Err(Error::Mismatch(format!(
+            "{what} {i}: expected {}{:?}, got {dtype}{shape:?}",
+            want.0, want.1
+        )));
+    }
+    if strides.len() != shape.len() || strides.iter().any(|s| s % want.0.size() as isize != 0) {
+        return Err(Error::Mismatch(format!(
+            "{what} {i}: strides {strides:?} are not whole elements of {}",
+            want.0
+        )));
+    }
+    Ok(())
+}
+
+impl CompiledGraph {
+    /// The parameter types, in order.
+    pub fn input_types(&self) -> &[Type] {
+        &self.input_types
+    }
+
+    /// The result types, in order (what the caller allocates for `run`).
+    pub fn output_types(&self) -> &[Type] {
+        &self.output_types
+    }
+
+    /// Number of native kernels and of steps (kernels plus extern calls), for tests and logs.
+    pub fn kernel_count(&self) -> (usize, usize) {
+        (self.fns.len(), self.plan.steps.len())
+    }
+
+    /// Runs the graph: reads `inputs`, writes every element of `outputs`.
+    pub fn run(&self, inputs: &[ArrayView], outputs: &[ArrayViewMut]) -> Result<(), Error> {
+        if inputs.len() != self.plan.inputs.len() || outputs.len() != self.plan.outputs.len() {
+            return Err(Error::Mismatch(format!(
+                "expected {} inputs and {} outputs, got {} and {}",
+                self.plan.inputs.len(),
+                self.plan.outputs.len(),
+                inputs.len(),
+                outputs.len()
+            )));
+        }
+        for (i, x) in inputs.iter().enumerate() {
+            check(
+                "input",
+                i,
+                &self.plan.inputs[i],
+                x.dtype,
+                &x.shape,
+                &x.strides,
+            )?;
+        }
+        for (i, x) in outputs.iter().enumerate() {
+            check(
+                "output",
+                i,
+                &self.plan.outputs[i],
+                x.dtype,
+                &x.shape,
+                &x.strides,
+            )?;
+            if x.shape
+                .iter()
+                .zip(&x.strides)
+                .any(|(&n, &s)| n > 1 && s == 0)
+            {
+                return Err(Error::Mismatch(format!("output {i} has a zero stride")));
+            }
+        }
+        let mut buffers = self
+            .pool
+            .lock()
+            .map(|mut p| p.pop())
+            .ok()
+            .flatten()
+            .unwrap_or_else(|| {
+                self.buffer_sizes
+                    .iter()
+                    .map(|&b| vec![0u128; b.div_ceil(16)])
+                    .collect()
+            });
+        let mut rt = Runtime {
+            g: self,
+            inputs,
+            outputs,
+            buffers: buffers
+                .iter_mut()
+                .map(|b| b.as_mut_ptr() as *mut u8)
+                .collect(),
+            scratch: Vec::new(),
+        };
+        for step in &self.plan.steps {
+            rt.step(step);
+        }
+        drop(rt);
+        if let Ok(mut p) = self.pool.lock() {
+            p.push(buffers);
+        }
+        Ok(())
+    }
+}
+
+struct Runtime<'a> {
+    g: &'a CompiledGraph,
+    inputs: &'a [ArrayView],
+    outputs: &'a [ArrayViewMut],
+    buffers: Vec<*mut u8>,
+    /// Contiguous copies made when a reshape cannot view a caller's strided array.
+    scratch: Vec<Vec<u128>>,
+}
+
+impl Runtime<'_> {
+    fn slot(&self, slot: Slot, shape: &[usize]) -> (*mut u8, Scalar, Layout) {
+        let plan = &self.g.plan;
+        let from_bytes = |strides: &[isize], size: usize| Layout {
+            offset: 0,
+            shape: shape.to_vec(),
+            strides: strides.iter().map(|s| s / size as isize).collect(),
+        };
+        match slot {
+            Slot::Input(i) => {
+                let d = plan.inputs[i].0;
+                (
+                    self.inputs[i].data as *mut u8,
+                    d,
+                    from_bytes(&self.inputs[i].strides, d.size()),
+                )
+            }
+            Slot::Output(i) => {
+                let d = plan.outputs[i].0;
+                (
+                    self.outputs[i].data,
+                    d,
+                    from_bytes(&self.outputs[i].strides, d.size()),
+                )
+            }
+            Slot::Temp(t) => (
+                self.buffers[self.g.temp_buffer[t]],
+                plan.temps[t].0,
+                Layout::contiguous(shape),
+            ),
+            Slot::Const(c) => (
+                plan.consts[c].2.as_ptr() as *mut u8,
+                plan.consts[c].0,
+                Layout::contiguous(shape),
+            ),
+        }
+    }
+
+    /// The data pointer and element layout of a value seen through its views.
+    fn resolve(&mut self, vr: &ValueRef) -> (*mut u8, Scalar, Layout) {
+        let (mut ptr, d, mut layout) = self.slot(vr.slot, &vr.base_shape);
+        for (op, shape) in &vr.views {
+            layout = match views::apply(&layout, op, shape) {
+                Some(l) => l,
+                None => {
+                    let size = d.size();
+                    let n = layout.size();
+                    let mut copy = vec![0u128; (n * size).div_ceil(16)];
+                    let dst = copy.as_mut_ptr() as *mut u8;
+                    for (i, pos) in layout.positions().into_iter().enumerate() {
+                        // SAFETY: `pos` is an element of the source array; `i < n` fits `copy`.
+                        unsafe {
+                            std::ptr::copy_nonoverlapping(
+                                ptr.offset(pos * size as isize),
+                                dst.add(i * size),
+                                size,
+                            )
+                        };
+                    }
+                    self.scratch.push(copy);
+                    ptr = dst;
+                    views::apply(&Layout::contiguous(&layout.shape), op, shape)
+                        .expect("a contiguous array can be reshaped")
+                }
+            };
+        }
+        (ptr, d, layout)
+    }
+
+    fn operand(&mut self, vr: &ValueRef, map: &IndexMap, ndims: usize) -> Operand {
+        let (ptr, d, l) = self.resolve(vr);
+        let size = d.size() as isize;
+        let mut pos = l.offset;
+        let mut strides = vec![0isize; ndims];
+        for (a, m) in map.iter().enumerate() {
+            pos += m.start * l.strides[a];
+            if let Some(k) = m.dim {
+                strides[k] += m.step * l.strides[a] * size;
+            }
+        }
+        Operand {
+            base: ptr.wrapping_offset(pos * size),
+            strides,
+        }
+    }
+
+    fn step(&mut self, step: &Step) {
+        match step {
+            Step::Kernel {
+                kernel,
+                dims,
+                operands,
+                collapse,
+            } => {
+                let mut ops: Vec<Operand> = operands
+                    .iter()
+                    .map(|(v, m)| self.operand(v, m, dims.len()))
+                    .collect();
+                let dims = if *collapse {
+                    exec::collapse(dims, &mut ops)
+                } else {
+                    dims.clone()
+                };
+                // SAFETY: shapes were checked against the graph's types, and every operand's
+                // strides come from those shapes through views the core validated.
+                unsafe {
+                    exec::launch(self.g.fns[*kernel], &dims, &ops, self.g.options.num_threads)
+                };
+            }
+            Step::Matmul { a, b, out, dtype } => {
+                let (pa, _, la) = self.resolve(a);
+                let (pb, _, lb) = self.resolve(b);
+                let (po, _, lo) = self.resolve(out);
+                let mat = |ptr, layout| Mat { ptr, layout };
+                // SAFETY: as for kernels; `out` is a fresh temp or a caller output.
+                unsafe {
+                    matmul::matmul(
+                        *dtype,
+                        mat(pa, la),
+                        mat(pb, lb),
+                        mat(po, lo),
+                        self.g.options.num_threads,
+                    )
+                };
+            }
+        }
+    }
+}

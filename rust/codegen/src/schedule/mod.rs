@@ -1,0 +1,351 @@
+//! From an `ember-core` graph to a list of steps: fused kernels, matmuls, and the buffers
+//! between them.
+//!
+//! Every graph value becomes a lazy node. Elementwise ops and views stay lazy and are computed
+//! inside whatever kernel reads them; reductions join a group kernel per (shape, axis), which
+//! also takes the elementwise work that reads their per-row results (softmax: max, sum of exp
+//! and the normalised write in one pass over memory). A value is stored only where it must be:
+//! graph outputs (straight into the caller's arrays), matmul operands, reshapes that merge
+//! axes of computed data, and the per-row results of a group once it has run.
+
+mod group;
+mod lazy;
+mod nodes;
+
+pub(crate) use lazy::{AxisMap, IndexMap};
+
+use crate::kernel::{Kernel, Scalar, Stage};
+use crate::Error;
+use ember_core::ir::{DType, Graph, Op};
+use group::Group;
+use lazy::{inst, KernelBuilder, LOp, Lazy, Refuse, L};
+use std::collections::HashMap;
+
+/// Where a stored value lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Slot {
+    /// Caller's input array `i`.
+    Input(usize),
+    /// Caller's output array `i`.
+    Output(usize),
+    /// Intermediate buffer `i` (C-contiguous).
+    Temp(usize),
+    /// Compile-time constant `i` (C-contiguous).
+    Const(usize),
+}
+
+/// A stored value seen through a chain of views (resolved on the runtime strides).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct ValueRef {
+    pub slot: Slot,
+    /// The slot's own shape.
+    pub base_shape: Vec<usize>,
+    /// View ops applied in order, each with its result shape.
+    pub views: Vec<(Op, Vec<usize>)>,
+}
+
+impl ValueRef {
+    /// The whole slot, no views.
+    pub fn of(slot: Slot, shape: &[usize]) -> Self {
+        ValueRef {
+            slot,
+            base_shape: shape.to_vec(),
+            views: Vec::new(),
+        }
+    }
+
+    /// The shape seen through the views.
+    pub fn shape(&self) -> &[usize] {
+        self.views.last().map(|v| &v.1).unwrap_or(&self.base_shape)
+    }
+}
+
+/// One executable step.
+#[derive(Clone, Debug)]
+pub(crate) enum Step {
+    /// Run kernel `kernel` over `dims` (last = inner extent).
+    Kernel {
+        kernel: usize,
+        dims: Vec<usize>,
+        operands: Vec<(ValueRef, IndexMap)>,
+        /// Whether adjacent dims may be merged (elementwise kernels only).
+        collapse: bool,
+    },
+    /// `out = a @ b` (NumPy semantics, batch broadcasting).
+    Matmul {
+        a: ValueRef,
+        b: ValueRef,
+        out: ValueRef,
+        dtype: Scalar,
+    },
+}
+
+/// The scheduled graph.
+pub(crate) struct Plan {
+    pub steps: Vec<Step>,
+    pub kernels: Vec<Kernel>,
+    /// Per temp slot: dtype and shape.
+    pub temps: Vec<(Scalar, Vec<usize>)>,
+    /// Per const slot: dtype, shape, bytes.
+    pub consts: Vec<(Scalar, Vec<usize>, Vec<u8>)>,
+    /// Per input and output: dtype and shape.
+    pub inputs: Vec<(Scalar, Vec<usize>)>,
+    pub outputs: Vec<(Scalar, Vec<usize>)>,
+}
+
+/// The codegen dtype of an IR dtype.
+pub(crate) fn scalar_of(d: DType) -> Result<Scalar, Error> {
+    Ok(match d {
+        DType::Bool => Scalar::Bool,
+        DType::I32 => Scalar::I32,
+        DType::I64 => Scalar::I64,
+        DType::F32 => Scalar::F32,
+        DType::F64 => Scalar::F64,
+        other => {
+            return Err(Error::Unsupported(format!(
+                "dtype {other} (the cranelift backend handles bool, i32, i64, f32, f64)"
+            )))
+        }
+    })
+}
+
+pub(crate) struct Scheduler<'g> {
+    pub g: &'g Graph,
+    pub lazy: Lazy,
+    pub defs: Vec<L>,
+    pub groups: Vec<Group>,
+    pub steps: Vec<Step>,
+    pub kernels: Vec<Kernel>,
+    pub temps: Vec<(Scalar, Vec<usize>)>,
+    pub consts: Vec<(Scalar, Vec<usize>, Vec<u8>)>,
+    /// Slots an open group will write when it runs.
+    pub pending: HashMap<Slot, usize>,
+    /// The lazy node an open group writes into a slot (its own later stages recompute it).
+    pub slot_lazy: HashMap<Slot, L>,
+}
+
+impl lazy::Context for Scheduler<'_> {
+    fn lazy(&self) -> &Lazy {
+        &self.lazy
+    }
+    fn pending(&self, slot: Slot) -> Option<usize> {
+        self.pending.get(&slot).copied()
+    }
+    fn slot_lazy(&self, slot: Slot) -> Option<L> {
+        self.slot_lazy.get(&slot).copied()
+    }
+    fn row_map(&self, group: usize) -> Option<IndexMap> {
+        let g = &self.groups[group];
+        g.open.then(|| g.row_map())
+    }
+    fn stage_store(&self, group: usize, stage: usize) -> ValueRef {
+        self.groups[group].stores[stage].clone()
+    }
+    fn stage_index(&self, group: usize, stage: usize) -> usize {
+        self.groups[group].reduces[stage].0
+    }
+}
+
+impl Scheduler<'_> {
+    pub(crate) fn new_temp(&mut self, dtype: Scalar, shape: &[usize]) -> Slot {
+        self.temps.push((dtype, shape.to_vec()));
+        Slot::Temp(self.temps.len() - 1)
+    }
+
+    /// A lazy leaf reading a stored value.
+    pub(crate) fn leaf(&mut self, vr: ValueRef, dtype: Scalar) -> L {
+        let shape = vr.shape().to_vec();
+        self.lazy.push(LOp::Leaf(vr), dtype, shape)
+    }
+
+    /// Stores `l` into `dest` (a fresh temp when `None`); a stored value without a destination
+    /// is returned as it is.
+    pub(crate) fn materialise(&mut self, l: L, dest: Option<Slot>) -> Result<ValueRef, Error> {
+        if let (LOp::Leaf(vr), None) = (&self.lazy.nodes[l].op, dest) {
+            return Ok(vr.clone());
+        }
+        let shape = self.lazy.nodes[l].shape.clone();
+        let dtype = self.lazy.nodes[l].dtype;
+        let slot = match dest {
+            Some(s) => s,
+            None => self.new_temp(dtype, &shape),
+        };
+        let out = ValueRef::of(slot, &shape);
+        loop {
+            let deps = self.open_deps(l);
+            let result = match deps.last() {
+                Some(&g) if self.fits_group(g, &shape) => self.store_in_group(g, l, &out),
+                Some(&g) => Err(Refuse::NeedClose(g)),
+                None => self.store_standalone(l, &out),
+            };
+            match result {
+                Ok(()) => return Ok(out),
+                Err(Refuse::NeedClose(h)) => self.close(h)?,
+                Err(Refuse::Fail(e)) => return Err(e),
+            }
+        }
+    }
+
+    fn fits_group(&self, g: usize, shape: &[usize]) -> bool {
+        let gr = &self.groups[g];
+        gr.in_shape == shape || gr.keep_shape() == shape
+    }
+
+    fn store_in_group(&mut self, g: usize, l: L, out: &ValueRef) -> Result<(), Refuse> {
+        let shape = out.base_shape.clone();
+        let row = self.groups[g].in_shape != shape;
+        let map = if row {
+            self.groups[g].row_map()
+        } else {
+            self.groups[g].full_map()
+        };
+        let e = self.inst_in_group(g, l, &map)?;
+        let dtype = self.lazy.nodes[l].dtype;
+        let gr = &mut self.groups[g];
+        let e = gr.kb.kernel.cast(e, dtype);
+        let b = gr.kb.operand(out.clone(), map, dtype);
+        gr.kb.kernel.stages.push(if row {
+            Stage::RowStore {
+                buffer: b,
+                value: e,
+            }
+        } else {
+            Stage::Map {
+                buffer: b,
+                value: e,
+            }
+        });
+        self.pending.insert(out.slot, g);
+        self.slot_lazy.insert(out.slot, l);
+        Ok(())
+    }
+
+    /// An elementwise kernel computing `l` into `out` (through `out_map` when given).
+    pub(crate) fn store_standalone(&mut self, l: L, out: &ValueRef) -> Result<(), Refuse> {
+        let shape = self.lazy.nodes[l].shape.clone();
+        let map = lazy::identity(&shape);
+        self.store_mapped(l, out, map)
+    }
+
+    /// An elementwise kernel over `l`'s shape writing `out` through `out_map`.
+    pub(crate) fn store_mapped(
+        &mut self,
+        l: L,
+        out: &ValueRef,
+        out_map: IndexMap,
+    ) -> Result<(), Refuse> {
+        let shape = self.lazy.nodes[l].shape.clone();
+        let dtype = self.lazy.nodes[l].dtype;
+        let mut kb = KernelBuilder::new(shape.len(), None);
+        let e = inst(self, &mut kb, l, &lazy::identity(&shape))?;
+        if let Some(&g) = self.pending.get(&out.slot) {
+            return Err(Refuse::NeedClose(g));
+        }
+        let out_dtype = self.slot_dtype(out.slot);
+        let e = kb.kernel.cast(e, out_dtype);
+        let _ = dtype;
+        let b = kb.operand(out.clone(), out_map, out_dtype);
+        kb.kernel.stages.push(Stage::Map {
+            buffer: b,
+            value: e,
+        });
+        self.kernels.push(kb.kernel);
+        self.steps.push(Step::Kernel {
+            kernel: self.kernels.len() - 1,
+            dims: shape,
+            operands: kb.operands,
+            collapse: true,
+        });
+        Ok(())
+    }
+
+    pub(crate) fn slot_dtype(&self, slot: Slot) -> Scalar {
+        match slot {
+            Slot::Temp(i) => self.temps[i].0,
+            Slot::Const(i) => self.consts[i].0,
+            Slot::Input(i) => scalar_of(self.g.params[i].dtype).expect("checked"),
+            Slot::Output(i) => {
+                let v = self.g.results[i];
+                scalar_of(self.g.value_type(v).expect("defined").dtype).expect("checked")
+            }
+        }
+    }
+}
+
+/// Schedules `g` (static shapes only).
+pub(crate) fn schedule(g: &Graph) -> Result<Plan, Error> {
+    let static_type = |t: &ember_core::ir::Type| -> Result<(Scalar, Vec<usize>), Error> {
+        let shape = t.static_shape().ok_or_else(|| {
+            Error::Unsupported(format!("symbolic shape {t} (compile with static shapes)"))
+        })?;
+        Ok((scalar_of(t.dtype)?, shape))
+    };
+    let inputs = g
+        .params
+        .iter()
+        .map(static_type)
+        .collect::<Result<Vec<_>, _>>()?;
+    let outputs = g
+        .result_types()
+        .iter()
+        .map(static_type)
+        .collect::<Result<Vec<_>, _>>()?;
+    for n in &g.nodes {
+        static_type(&n.ty)?;
+    }
+    let mut s = Scheduler {
+        g,
+        lazy: Lazy::default(),
+        defs: Vec::new(),
+        groups: Vec::new(),
+        steps: Vec::new(),
+        kernels: Vec::new(),
+        temps: Vec::new(),
+        consts: Vec::new(),
+        pending: HashMap::new(),
+        slot_lazy: HashMap::new(),
+    };
+    let mut done = vec![false; g.results.len()];
+    for (i, (dtype, shape)) in inputs.iter().enumerate() {
+        let l = s.leaf(ValueRef::of(Slot::Input(i), shape), *dtype);
+        s.defs.push(l);
+        s.emit_results(g.param(i), &mut done)?;
+    }
+    for (i, node) in g.nodes.iter().enumerate() {
+        let v = g.node_value(i);
+        let l = s.node(node, v, &mut done).map_err(|e| match e {
+            Error::Unsupported(m) => Error::Unsupported(format!("{v} = {}: {m}", node.op.name())),
+            other => other,
+        })?;
+        s.defs.push(l);
+        s.emit_results(v, &mut done)?;
+    }
+    for gi in 0..s.groups.len() {
+        s.close(gi)?;
+    }
+    Ok(Plan {
+        steps: s.steps,
+        kernels: s.kernels,
+        temps: s.temps,
+        consts: s.consts,
+        inputs,
+        outputs,
+    })
+}
+
+impl Scheduler<'_> {
+    /// Writes value `v` into every output slot that returns it and has not been written.
+    fn emit_results(&mut self, v: ember_core::ir::ValueId, done: &mut [bool]) -> Result<(), Error> {
+        let positions: Vec<usize> = (0..self.g.results.len())
+            .filter(|&j| self.g.results[j] == v && !done[j])
+            .collect();
+        for j in positions {
+            let l = self.defs[v.index()];
+            let vr = self.materialise(l, Some(Slot::Output(j)))?;
+            done[j] = true;
+            let dtype = self.lazy.nodes[l].dtype;
+            self.defs[v.index()] = self.leaf(vr, dtype);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,422 @@
+//! One handler per IR op: what lazy node (or stored value) each statement becomes.
+
+use super::lazy::{pull, AxisMap, LOp, Refuse, L};
+use super::{scalar_of, Scheduler, Slot, Step, ValueRef};
+use crate::kernel::{BinaryOp as KB, Const, ReduceOp, Scalar, UnaryOp as KU};
+use crate::Error;
+use ember_core::infer::dtypes;
+use ember_core::ir::{
+    ArgReduceKind, BinaryOp, Graph, Node, Op, ReduceKind, Type, UnaryOp, ValueId,
+};
+
+fn unary_op(op: UnaryOp) -> Option<KU> {
+    use UnaryOp::*;
+    Some(match op {
+        Positive => return None,
+        Neg => KU::Neg,
+        Abs => KU::Abs,
+        Sign => KU::Sign,
+        Square => KU::Square,
+        Reciprocal => KU::Reciprocal,
+        Sqrt => KU::Sqrt,
+        Cbrt => KU::Cbrt,
+        Exp => KU::Exp,
+        Exp2 => KU::Exp2,
+        Expm1 => KU::Expm1,
+        Log => KU::Log,
+        Log2 => KU::Log2,
+        Log10 => KU::Log10,
+        Log1p => KU::Log1p,
+        Sin => KU::Sin,
+        Cos => KU::Cos,
+        Tan => KU::Tan,
+        Arcsin => KU::Arcsin,
+        Arccos => KU::Arccos,
+        Arctan => KU::Arctan,
+        Sinh => KU::Sinh,
+        Cosh => KU::Cosh,
+        Tanh => KU::Tanh,
+        Arcsinh => KU::Arcsinh,
+        Arccosh => KU::Arccosh,
+        Arctanh => KU::Arctanh,
+        Floor => KU::Floor,
+        Ceil => KU::Ceil,
+        Trunc => KU::Trunc,
+        Rint => KU::Rint,
+        LogicalNot => KU::LogicalNot,
+        BitwiseNot => KU::BitwiseNot,
+        Isnan => KU::Isnan,
+        Isinf => KU::Isinf,
+        Isfinite => KU::Isfinite,
+        Signbit => KU::Signbit,
+    })
+}
+
+fn binary_op(op: BinaryOp) -> KB {
+    use BinaryOp::*;
+    match op {
+        Add => KB::Add,
+        Sub => KB::Sub,
+        Mul => KB::Mul,
+        Div => KB::Div,
+        Floordiv => KB::Floordiv,
+        Mod => KB::Mod,
+        Pow => KB::Pow,
+        Maximum => KB::Maximum,
+        Minimum => KB::Minimum,
+        Fmax => KB::Fmax,
+        Fmin => KB::Fmin,
+        Arctan2 => KB::Arctan2,
+        Hypot => KB::Hypot,
+        Copysign => KB::Copysign,
+        Eq => KB::Eq,
+        Ne => KB::Ne,
+        Lt => KB::Lt,
+        Le => KB::Le,
+        Gt => KB::Gt,
+        Ge => KB::Ge,
+        LogicalAnd => KB::LogicalAnd,
+        LogicalOr => KB::LogicalOr,
+        LogicalXor => KB::LogicalXor,
+        BitwiseAnd => KB::BitwiseAnd,
+        BitwiseOr => KB::BitwiseOr,
+        BitwiseXor => KB::BitwiseXor,
+        LeftShift => KB::LeftShift,
+        RightShift => KB::RightShift,
+    }
+}
+
+fn const_of(v: ember_core::ir::Scalar) -> Const {
+    match v {
+        ember_core::ir::Scalar::Bool(b) => Const::Int(b as i64),
+        ember_core::ir::Scalar::Int(i) => Const::Int(i as i64),
+        ember_core::ir::Scalar::Float(x) => Const::Float(x),
+    }
+}
+
+impl Scheduler<'_> {
+    fn ty(&self, v: ValueId) -> &Type {
+        self.g.value_type(v).expect("verified graph")
+    }
+
+    /// `x` cast to `dtype`; constants are converted at compile time.
+    fn cast_to(&mut self, x: L, dtype: Scalar) -> L {
+        if let LOp::Const(c) = self.lazy.nodes[x].op {
+            if self.lazy.nodes[x].dtype != dtype {
+                let c = match (c, dtype) {
+                    (Const::Int(i), Scalar::F32 | Scalar::F64) => Const::Float(i as f64),
+                    (Const::Float(f), Scalar::Bool) => Const::Int((f != 0.0) as i64),
+                    (Const::Float(f), Scalar::I32 | Scalar::I64) => Const::Int(f as i64),
+                    (Const::Int(i), Scalar::Bool) => Const::Int((i != 0) as i64),
+                    (c, _) => c,
+                };
+                let shape = self.lazy.nodes[x].shape.clone();
+                return self.lazy.push(LOp::Const(c), dtype, shape);
+            }
+        }
+        self.lazy.cast(x, dtype)
+    }
+
+    /// The lazy node (or stored value) for one statement.
+    pub(crate) fn node(&mut self, node: &Node, v: ValueId, done: &mut [bool]) -> Result<L, Error> {
+        let shape = node.ty.static_shape().expect("checked static");
+        let dtype = scalar_of(node.ty.dtype)?;
+        let arg = |i: usize| node.inputs[i];
+        Ok(match &node.op {
+            Op::Unary(op) => {
+                let x = self.defs[arg(0).index()];
+                let Some(kop) = unary_op(*op) else {
+                    return Ok(x);
+                };
+                let xt = self.ty(arg(0)).dtype;
+                let lp = scalar_of(
+                    dtypes::unary_loop(*op, xt).map_err(|e| Error::Unsupported(e.message))?,
+                )?;
+                let x = self.cast_to(x, lp);
+                self.lazy.push(LOp::Unary(kop, x), dtype, shape)
+            }
+            Op::Binary(op) => {
+                let (ta, tb) = (self.ty(arg(0)).clone(), self.ty(arg(1)).clone());
+                let (ds, _) = dtypes::resolve_operands(&[&ta, &tb]);
+                let lp = dtypes::binary_loop(*op, ds[0], ds[1])
+                    .map_err(|e| Error::Unsupported(e.message))?;
+                let lp = if matches!(
+                    op,
+                    BinaryOp::LogicalAnd | BinaryOp::LogicalOr | BinaryOp::LogicalXor
+                ) {
+                    Scalar::Bool
+                } else {
+                    scalar_of(lp)?
+                };
+                if *op == BinaryOp::Pow && lp.is_int() {
+                    if let LOp::Const(Const::Int(e)) = self.lazy.nodes[self.defs[arg(1).index()]].op
+                    {
+                        if e < 0 {
+                            return Err(Error::Unsupported(
+                                "Integers to negative integer powers are not allowed.".into(),
+                            ));
+                        }
+                    }
+                }
+                let a = self.defs[arg(0).index()];
+                let b = self.defs[arg(1).index()];
+                let a = self.cast_to(a, lp);
+                let b = self.cast_to(b, lp);
+                let a = self.lazy.broadcast(a, &shape);
+                let b = self.lazy.broadcast(b, &shape);
+                self.lazy
+                    .push(LOp::Binary(binary_op(*op), a, b), dtype, shape)
+            }
+            Op::Where => {
+                let c = self.defs[arg(0).index()];
+                let c = self.cast_to(c, Scalar::Bool);
+                let c = self.lazy.broadcast(c, &shape);
+                let x = self.defs[arg(1).index()];
+                let y = self.defs[arg(2).index()];
+                let x = self.cast_to(x, dtype);
+                let y = self.cast_to(y, dtype);
+                let x = self.lazy.broadcast(x, &shape);
+                let y = self.lazy.broadcast(y, &shape);
+                self.lazy.push(LOp::Where(c, x, y), dtype, shape)
+            }
+            Op::Astype { .. } => {
+                let x = self.defs[arg(0).index()];
+                self.cast_to(x, dtype)
+            }
+            Op::Copy => self.defs[arg(0).index()],
+            Op::Const { value, .. } => self.lazy.push(LOp::Const(const_of(*value)), dtype, vec![]),
+            Op::Full { value, .. } => {
+                let c = self.lazy.push(LOp::Const(const_of(*value)), dtype, vec![]);
+                self.lazy.broadcast(c, &shape)
+            }
+            Op::Arange { .. } | Op::Eye { .. } => self.constant_array(node, dtype, &shape)?,
+            Op::Reduce {
+                kind,
+                axes,
+                keepdims: _,
+            } => {
+                let x = self.defs[arg(0).index()];
+                self.reduce(x, *kind, axes.as_deref(), dtype, &shape)?
+            }
+            Op::ArgReduce {
+                kind,
+                axis,
+                keepdims: _,
+            } => {
+                let x = self.defs[arg(0).index()];
+                self.arg_reduce(x, *kind, *axis, &shape)?
+            }
+            Op::Reshape { .. }
+            | Op::Transpose { .. }
+            | Op::BroadcastTo { .. }
+            | Op::ExpandDims { .. }
+            | Op::Squeeze { .. }
+            | Op::Slice { .. }
+            | Op::Flip { .. } => {
+                let x = self.defs[arg(0).index()];
+                self.view(x, node.op.clone(), &shape)?
+            }
+            Op::Concatenate { axis } => {
+                let dest = self
+                    .result_slot(v, done)
+                    .unwrap_or_else(|| self.new_temp(dtype, &shape));
+                let out = ValueRef::of(dest, &shape);
+                let mut offset = 0isize;
+                for &input in &node.inputs {
+                    let x = self.defs[input.index()];
+                    let x = self.cast_to(x, dtype);
+                    let xs = self.lazy.nodes[x].shape.clone();
+                    let mut map = super::lazy::identity(&xs);
+                    map[*axis] = if xs[*axis] == 1 {
+                        AxisMap {
+                            dim: None,
+                            start: offset,
+                            step: 0,
+                        }
+                    } else {
+                        AxisMap {
+                            dim: Some(*axis),
+                            start: offset,
+                            step: 1,
+                        }
+                    };
+                    if xs.contains(&0) {
+                        continue;
+                    }
+                    loop {
+                        match self.store_mapped(x, &out, map.clone()) {
+                            Ok(()) => break,
+                            Err(Refuse::NeedClose(h)) => self.close(h)?,
+                            Err(Refuse::Fail(e)) => return Err(e),
+                        }
+                    }
+                    offset += xs[*axis] as isize;
+                }
+                self.leaf(out, dtype)
+            }
+            Op::Matmul => {
+                let a = self.defs[arg(0).index()];
+                let b = self.defs[arg(1).index()];
+                let a = self.cast_to(a, dtype);
+                let b = self.cast_to(b, dtype);
+                let a = self.materialise(a, None)?;
+                let b = self.materialise(b, None)?;
+                self.settle(a.slot)?;
+                self.settle(b.slot)?;
+                let dest = self
+                    .result_slot(v, done)
+                    .unwrap_or_else(|| self.new_temp(dtype, &shape));
+                let out = ValueRef::of(dest, &shape);
+                self.steps.push(Step::Matmul {
+                    a,
+                    b,
+                    out: out.clone(),
+                    dtype,
+                });
+                self.leaf(out, dtype)
+            }
+        })
+    }
+
+    /// The first output slot returning `v`, marked written, for ops that write their result
+    /// directly (matmul, concatenate).
+    fn result_slot(&self, v: ValueId, done: &mut [bool]) -> Option<Slot> {
+        let j = (0..self.g.results.len()).find(|&j| self.g.results[j] == v && !done[j])?;
+        done[j] = true;
+        Some(Slot::Output(j))
+    }
+
+    fn view(&mut self, x: L, op: Op, shape: &[usize]) -> Result<L, Error> {
+        let dtype = self.lazy.nodes[x].dtype;
+        if let LOp::Leaf(vr) = &self.lazy.nodes[x].op {
+            let mut vr = vr.clone();
+            vr.views.push((op, shape.to_vec()));
+            return Ok(self.leaf(vr, dtype));
+        }
+        let xs = self.lazy.nodes[x].shape.clone();
+        if pull(&op, &xs, shape, &super::lazy::identity(shape)).is_some() {
+            return Ok(self.lazy.push(LOp::View(op, x), dtype, shape.to_vec()));
+        }
+        let mut vr = self.materialise(x, None)?;
+        vr.views.push((op, shape.to_vec()));
+        Ok(self.leaf(vr, dtype))
+    }
+
+    /// Reshape of the keepdims result to the statement's shape.
+    fn finish_reduce(&mut self, l: L, shape: &[usize]) -> L {
+        if self.lazy.nodes[l].shape == shape {
+            return l;
+        }
+        let dtype = self.lazy.nodes[l].dtype;
+        let op = Op::Reshape {
+            shape: shape.iter().map(|&n| n.into()).collect(),
+        };
+        self.lazy.push(LOp::View(op, l), dtype, shape.to_vec())
+    }
+
+    fn reduce(
+        &mut self,
+        x: L,
+        kind: ReduceKind,
+        axes: Option<&[usize]>,
+        dtype: Scalar,
+        shape: &[usize],
+    ) -> Result<L, Error> {
+        let xs = self.lazy.nodes[x].shape.clone();
+        let axes: Vec<usize> = match axes {
+            Some(a) => a.to_vec(),
+            None => (0..xs.len()).collect(),
+        };
+        let (op, input) = match kind {
+            ReduceKind::Sum | ReduceKind::Mean => (ReduceOp::Sum, self.cast_to(x, dtype)),
+            ReduceKind::Prod => (ReduceOp::Prod, self.cast_to(x, dtype)),
+            ReduceKind::Max => (ReduceOp::Max, x),
+            ReduceKind::Min => (ReduceOp::Min, x),
+            ReduceKind::Any => (ReduceOp::Any, self.cast_to(x, Scalar::Bool)),
+            ReduceKind::All => (ReduceOp::All, self.cast_to(x, Scalar::Bool)),
+        };
+        let mut cur = input;
+        for (i, &a) in axes.iter().rev().enumerate() {
+            if i > 0 {
+                let vr = self.materialise(cur, None)?;
+                let d = self.lazy.nodes[cur].dtype;
+                cur = self.leaf(vr, d);
+            }
+            cur = self.reduce_axis(cur, a, op)?;
+        }
+        if kind == ReduceKind::Mean {
+            let count: usize = axes.iter().map(|&a| xs[a]).product();
+            let n = self
+                .lazy
+                .push(LOp::Const(Const::Float(count as f64)), dtype, vec![]);
+            let cs = self.lazy.nodes[cur].shape.clone();
+            let n = self.lazy.broadcast(n, &cs);
+            cur = self.lazy.push(LOp::Binary(KB::Div, cur, n), dtype, cs);
+        }
+        Ok(self.finish_reduce(cur, shape))
+    }
+
+    fn arg_reduce(
+        &mut self,
+        x: L,
+        kind: ArgReduceKind,
+        axis: Option<usize>,
+        shape: &[usize],
+    ) -> Result<L, Error> {
+        let op = match kind {
+            ArgReduceKind::Argmax => ReduceOp::Argmax,
+            ArgReduceKind::Argmin => ReduceOp::Argmin,
+        };
+        let xs = self.lazy.nodes[x].shape.clone();
+        let (x, axis) = match axis {
+            Some(a) => (x, a),
+            None if xs.len() == 1 => (x, 0),
+            None => {
+                // The flattened array: stored contiguously, then seen as 1-D.
+                let dtype = self.lazy.nodes[x].dtype;
+                let tmp = self.new_temp(dtype, &xs);
+                let mut vr = self.materialise(x, Some(tmp))?;
+                let n: usize = xs.iter().product();
+                vr.views.push((
+                    Op::Reshape {
+                        shape: vec![n.into()],
+                    },
+                    vec![n],
+                ));
+                (self.leaf(vr, dtype), 0)
+            }
+        };
+        if self.lazy.nodes[x].shape.is_empty() {
+            return Ok(self
+                .lazy
+                .push(LOp::Const(Const::Int(0)), Scalar::I64, vec![]));
+        }
+        let r = self.reduce_axis(x, axis, op)?;
+        Ok(self.finish_reduce(r, shape))
+    }
+
+    /// `arange` and `eye`: computed once at compile time by the reference interpreter.
+    fn constant_array(&mut self, node: &Node, dtype: Scalar, shape: &[usize]) -> Result<L, Error> {
+        let mut g = Graph::new("const", vec![]);
+        let v = g.push(node.op.clone(), vec![], node.ty.clone());
+        g.results.push(v);
+        let out = ember_core::interp::run(&g, &[]).map_err(|e| Error::Unsupported(e.message))?;
+        let bytes = host_bytes(&out[0]);
+        self.consts.push((dtype, shape.to_vec(), bytes));
+        let slot = Slot::Const(self.consts.len() - 1);
+        Ok(self.leaf(ValueRef::of(slot, shape), dtype))
+    }
+}
+
+/// The raw bytes of a host array in native byte order (bool as one byte 0/1).
+pub(crate) fn host_bytes(a: &ember_core::interp::HostArray) -> Vec<u8> {
+    use ember_core::interp::Data;
+    match &a.data {
+        Data::Bool(v) => v.iter().map(|&b| b as u8).collect(),
+        Data::I32(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
+        Data::I64(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
+        Data::F32(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
+        Data::F64(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
+        _ => Vec::new(),
+    }
+}
