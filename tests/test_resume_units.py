@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import dis
 import itertools
+import logging
 import sys
 import types
 
 import pytest
+from ember import logging as ember_logging
 from ember.capture.resume import (
     NULL,
     ResumeError,
@@ -297,3 +299,27 @@ def test_reexecute_offset_is_the_start_of_a_call():
     assert reexecute_offset(code, other) == other
     prefix = _offsets(long_loop_body, "EXTENDED_ARG")[0]
     assert reexecute_offset(long_loop_body.__code__, prefix + 2) == prefix
+
+
+def test_code_log_shows_the_resume_disassembly():
+    clear_cache()  # a cached resume code is not logged again
+    messages = []
+    handler = logging.Handler()
+    handler.emit = lambda record: messages.append(record.getMessage())
+    logger = logging.getLogger("ember.code")
+    logger.addHandler(handler)
+    ember_logging.set_logs("code")
+    try:
+        offset = _offsets(keyword_calls, "BUILD_LIST")[0]
+        make_resume(
+            keyword_calls.__code__,
+            offset,
+            resume_stack_depth(keyword_calls.__code__, offset),
+            ["x", "y"],
+        )
+    finally:
+        ember_logging.set_logs()
+        logger.removeHandler(handler)
+    assert len(messages) == 1
+    assert messages[0].startswith(f"__resume_at_{offset}_keyword_calls:")
+    assert "JUMP_FORWARD" in messages[0]

@@ -28,6 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from types import CodeType, FunctionType
 from typing import Self
 
+from ember import logging as ember_logging
 from ember.capture.resume.analysis import (
     CodeFacts,
     ResumeError,
@@ -177,6 +178,8 @@ def make_resume(
         )
     resume = build_resume_code(code, facts, start, stack_depth, nulls, live)
     _resumes.setdefault(code, {})[key] = resume
+    if ember_logging.enabled("code"):
+        ember_logging.log("code", f"{resume.co_name}:\n{disassemble(resume)}")
     return resume
 
 
