@@ -83,6 +83,9 @@ class ArrayVariable(VariableTracker):
     def describe(self) -> str:
         if self.source is not None:
             return self.source.name()
+        for node in reversed(self.value.graph.nodes):
+            if node.out is self.value:
+                return f"the {node.op} result {self.value.type_str}"
         return f"an array {self.value.type_str}"
 
     def type_name(self) -> str:
