@@ -3,6 +3,8 @@ the Python explainer of failures, for every kind of source."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import pytest
 from ember import _core
@@ -165,3 +167,25 @@ def test_globals_of_an_inlined_function_from_another_module(tmp_path, monkeypatc
     helpers.K = 4.0
     helpers.BIAS = np.zeros(3)  # same guard, new object: the entry reloads it
     np.testing.assert_array_equal(cap.entry(x), np.full(3, 3.0))
+
+
+class Params(NamedTuple):
+    w: np.ndarray
+    scale: float = 2.0
+
+
+def uses_params(p, x):
+    return x @ p.w * p.scale, p
+
+
+def test_namedtuples_are_guarded_by_type_and_items():
+    p, x = Params(np.ones((3, 2))), np.ones((4, 3))
+    cap, reason = both(uses_params, (p, x), (Params(np.ones((3, 2)), 3.0), x))
+    assert cap.guard_lines[:3] == ["L['p']: TYPE_MATCH Params",
+                                   "L['p'][0]: ARRAY_MATCH float64 (3, 2)",
+                                   "L['p'][1]: EQUALS_MATCH 2.0"]
+    assert reason == "L['p'][1] failed EQUALS_MATCH 2.0: got 3.0"
+    out, same = cap.entry(p, x)
+    assert same is p
+    np.testing.assert_array_equal(out, x @ p.w * 2.0)
+    assert not _core.check_guards(cap.guards, uses_params, ((np.ones((3, 2)), 2.0), x))

@@ -74,6 +74,29 @@ class TupleVariable(SequenceVariable):
         return super().getattr(tx, name)
 
 
+class NamedTupleVariable(TupleVariable):
+    """A namedtuple read from the frame: a tuple whose items are also attributes."""
+
+    def __init__(self, items: list[VariableTracker], cls: type, source: Source | None) -> None:
+        super().__init__(items, source)
+        self.cls = cls
+
+    def type_name(self) -> str:
+        return self.cls.__qualname__
+
+    def python_type(self) -> type:
+        return self.cls
+
+    def is_constant(self) -> bool:
+        return False  # rebuilding it needs its class; it is reloaded from its source
+
+    def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
+        fields = self.cls._fields  # type: ignore[attr-defined]
+        if name in fields:
+            return self.items[fields.index(name)]
+        return super().getattr(tx, name)
+
+
 class ListVariable(SequenceVariable):
     python_class = list
 
