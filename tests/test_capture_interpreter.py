@@ -265,3 +265,26 @@ def test_bound_methods_passed_as_arguments(recorder):
     assert "L['fn'].__self__.w: ARRAY_MATCH float64 (3, 2)" in cap.guard_lines
     np.testing.assert_array_equal(cap.entry(model.forward, np.ones((2, 3))),
                                   apply(model.forward, np.ones((2, 3))))
+
+
+class Slotted:
+    __slots__ = ("k", "w")
+
+    def __init__(self):
+        self.w = np.ones(2)
+        self.k = 3.0
+
+    def apply(self, x):
+        return x * self.w * self.k
+
+
+def test_slotted_objects(recorder):
+    def f(s, x):
+        return s.apply(x)
+
+    cap = capture(f, Slotted(), np.ones(2), backend=recorder)
+    assert cap.guard_lines[:4] == ["L['s']: TYPE_MATCH Slotted",
+                                   "L['s'].__class__.apply: ID_MATCH Slotted.apply",
+                                   "L['s'].w: ARRAY_MATCH float64 (2,)",
+                                   "L['s'].k: EQUALS_MATCH 3.0"]
+    np.testing.assert_array_equal(cap.entry(Slotted(), np.ones(2)), np.full(2, 3.0))

@@ -50,7 +50,7 @@ def _is_plain_object(value: Any) -> bool:
     """An instance of a user class whose attributes capture may read."""
     cls = type(value)
     return (
-        hasattr(value, "__dict__")
+        (hasattr(value, "__dict__") or hasattr(cls, "__slots__"))
         and cls.__module__ not in ("builtins", "numpy")
         and not isinstance(value, (type, types.ModuleType, types.FunctionType))
     )

@@ -70,6 +70,11 @@ def plain_attribute(obj: Any, name: str) -> tuple[str, Any]:
         if class_attr is not None and hasattr(type(class_attr), "__set__"):
             return "other", class_attr  # a data descriptor wins over the instance dict
         return "instance", instance_dict[name]
+    if isinstance(static, types.MemberDescriptorType):  # a __slots__ attribute
+        try:
+            return "instance", getattr(obj, name)
+        except AttributeError:
+            return "missing", None
     if isinstance(static, staticmethod):
         return "static", static.__func__
     if isinstance(static, types.FunctionType):
