@@ -126,16 +126,14 @@ impl Scalar {
     }
 }
 
-/// Scalars compare by their printed form, so `nan == nan` and `0.0 != -0.0`: what CSE and the
-/// round trip need.
+/// Scalars compare bit for bit, so `nan == nan` (the text has one NaN) and `0.0 != -0.0`: what
+/// CSE and the round trip need.
 impl PartialEq for Scalar {
     fn eq(&self, other: &Self) -> bool {
         match (self, other) {
             (Scalar::Bool(a), Scalar::Bool(b)) => a == b,
             (Scalar::Int(a), Scalar::Int(b)) => a == b,
-            (Scalar::Float(a), Scalar::Float(b)) => {
-                a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
-            }
+            (Scalar::Float(a), Scalar::Float(b)) => a.to_bits() == b.to_bits(),
             _ => false,
         }
     }
@@ -148,15 +146,7 @@ impl std::hash::Hash for Scalar {
         match self {
             Scalar::Bool(b) => (0u8, *b).hash(state),
             Scalar::Int(i) => (1u8, *i).hash(state),
-            Scalar::Float(x) => (
-                2u8,
-                if x.is_nan() {
-                    f64::NAN.to_bits()
-                } else {
-                    x.to_bits()
-                },
-            )
-                .hash(state),
+            Scalar::Float(x) => (2u8, x.to_bits()).hash(state),
         }
     }
 }

@@ -30,7 +30,7 @@ const RULES: &[(&str, Rule)] = &[
     ("div_one", |rw, n| binary(n, B::Div).and_then(|(x, y)| is_one(rw, y).then_some(Same(x)))),  // x/1 -> x
     ("add_zero", |rw, n| binary(n, B::Add).and_then(|(x, y)| either(rw, x, y, if n.ty.dtype.is_float() { is_minus_zero } else { is_zero })).map(Same)),  // x+0 -> x for ints and bools; x+(-0.0) -> x for floats (x+0.0 turns -0.0 into 0.0)
     ("sub_zero", |rw, n| binary(n, B::Sub).and_then(|(x, y)| (is_zero(rw, y) && !is_minus_zero(rw, y)).then_some(Same(x)))),  // x-0 -> x and x-(+0.0) -> x (x-(-0.0) turns -0.0 into 0.0)
-    ("pow_one", |rw, n| binary(n, B::Pow).and_then(|(x, y)| is_one(rw, y).then_some(Same(x)))),  // x**1 -> x
+    ("pow_one", |rw, n| binary(n, B::Pow).filter(|_| !n.ty.dtype.is_float()).and_then(|(x, y)| is_one(rw, y).then_some(Same(x)))),  // x**1 -> x for ints (libm's pow may clear a NaN's sign)
     ("and_true", |rw, n| binary(n, B::LogicalAnd).and_then(|(x, y)| either(rw, x, y, is_true)).map(Same)),  // x and True -> x (x bool)
     ("or_false", |rw, n| binary(n, B::LogicalOr).and_then(|(x, y)| either(rw, x, y, is_false)).map(Same)),  // x or False -> x (x bool)
     ("neg_neg", |rw, n| unary(n, U::Neg).and_then(|x| operand_of(rw, x, &Op::Unary(U::Neg))).map(Same)),  // -(-x) -> x
@@ -41,7 +41,7 @@ const RULES: &[(&str, Rule)] = &[
     ("identity_view", |rw, n| is_identity_view(rw, n).then(|| Same(n.inputs[0]))),  // transpose by id, reshape/broadcast_to to the same shape, expand_dims/squeeze/flip of no axes, full slice -> x
     ("pow_two", |rw, n| binary(n, B::Pow).and_then(|(x, y)| is_value(rw, y, 2.0).then(|| New(Op::Binary(B::Mul), vec![x, x])))),  // x**2 -> x*x
     ("pow_half", |rw, n| binary(n, B::Pow).and_then(|(x, y)| (is_value(rw, y, 0.5) && is_0d(rw, y) && n.ty.dtype.is_float()).then(|| New(Op::Unary(U::Sqrt), vec![x])))),  // x**0.5 -> sqrt(x) (NumPy's own scalar-exponent path, -0.0 and -inf included)
-    ("mul_minus_one", |rw, n| binary(n, B::Mul).and_then(|(x, y)| either(rw, x, y, |rw, c| is_value(rw, c, -1.0))).map(|x| New(Op::Unary(U::Neg), vec![x]))),  // x*(-1) -> -x
+    ("mul_minus_one", |rw, n| binary(n, B::Mul).filter(|_| n.ty.dtype.is_int()).and_then(|(x, y)| either(rw, x, y, |rw, c| is_value(rw, c, -1.0))).map(|x| New(Op::Unary(U::Neg), vec![x]))),  // x*(-1) -> -x for ints (for floats the sign of a NaN would differ)
     ("transpose_transpose", transpose_transpose),  // transpose(transpose(x, p), q) -> transpose(x, [p[q[i]]])
     ("reshape_reshape", |rw, n| match &n.op { Op::Reshape { .. } => producer_input(rw, n.inputs[0], |op| matches!(op, Op::Reshape { .. })).map(|x| New(n.op.clone(), vec![x])), _ => None }),  // reshape(reshape(x, s), t) -> reshape(x, t)
     ("squeeze_expand_dims", |rw, n| match &n.op { Op::Squeeze { axes } => operand_of(rw, n.inputs[0], &Op::ExpandDims { axes: axes.clone() }).map(Same), _ => None }),  // squeeze(expand_dims(x, a), a) -> x

@@ -119,8 +119,9 @@ def evaluate(stmt, env, symbols):
     elif op in ("expand_dims", "squeeze", "flip"):
         out = getattr(np, op)(args[0], tuple(a["axis"]))
     elif op == "slice":
+        # Normalised bounds: -1 means "before the front", which a Python slice spells None.
         index_ = tuple(
-            slice(b, None if (e < 0 and s < 0) else e, s)
+            slice(0, 0) if b < 0 else slice(b, None if e < 0 else e, s)
             for b, e, s in zip(a["start"], a["stop"], a["step"])
         )
         out = args[0][index_]
