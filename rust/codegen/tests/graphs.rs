@@ -73,3 +73,71 @@ func @layernorm(%0: f32[8,1024], %1: f32[1024], %2: f32[1024]) -> (f32[8,1024]) 
         assert_eq!(cg.kernel_count(), (1, 1), "{ir}");
     }
 }
+
+/// Kernels above the parallel threshold split their rows across threads.
+#[test]
+fn large_kernels_on_threads() {
+    let ir = "ember-ir 1
+func @f(%0: f32[300,1000], %1: f64[200000]) -> (f32[300,1000], f64[200000], f64[]) {
+  %2 = max(%0) axis=[1] keepdims=true : f32[300,1]
+  %3 = sub(%0, %2) : f32[300,1000]
+  %4 = exp(%3) : f32[300,1000]
+  %5 = sum(%4) axis=[1] keepdims=true : f32[300,1]
+  %6 = div(%4, %5) : f32[300,1000]
+  %7 = mul(%1, %1) : f64[200000]
+  %8 = tanh(%7) : f64[200000]
+  %9 = sum(%7) axis=none keepdims=false : f64[]
+  return %6, %8, %9
+}
+";
+    let g = ember_core::ir::parse(ir).unwrap();
+    let mut rng = common::Rng(99);
+    let inputs: Vec<_> = g
+        .params
+        .iter()
+        .map(|t| common::random_array(&mut rng, t.dtype, &t.static_shape().unwrap()))
+        .collect();
+    for threads in [0, 1, 3] {
+        common::check_ir(ir, &inputs, common::Layout::C, threads, 1e-5);
+    }
+    common::check_ir(ir, &inputs, common::Layout::F, 0, 1e-5);
+}
+
+#[test]
+fn mismatched_arrays_are_errors() {
+    use ember_codegen::{ArrayView, ArrayViewMut, Error};
+    use ember_core::ir::DType;
+    let ir = "ember-ir 1
+func @f(%0: f64[2,3]) -> (f64[2,3]) {
+  %1 = neg(%0) : f64[2,3]
+  return %1
+}
+";
+    let g = ember_core::ir::parse(ir).unwrap();
+    let cg = ember_codegen::compile(&g, &ember_codegen::Options::default()).unwrap();
+    let a = [0f64; 6];
+    let mut o = [0f64; 6];
+    let (ip, op) = (a.as_ptr() as *const u8, o.as_mut_ptr() as *mut u8);
+    let out = unsafe { ArrayViewMut::new(op, DType::F64, vec![2, 3], vec![24, 8]) };
+    for bad in [
+        unsafe { ArrayView::new(ip, DType::F32, vec![2, 3], vec![12, 4]) },
+        unsafe { ArrayView::new(ip, DType::F64, vec![3, 2], vec![16, 8]) },
+        unsafe { ArrayView::new(ip, DType::F64, vec![2, 3], vec![24, 3]) },
+    ] {
+        let r = cg.run(&[bad], std::slice::from_ref(&out));
+        assert!(matches!(r, Err(Error::Mismatch(_))), "{r:?}");
+    }
+    let good = unsafe { ArrayView::new(ip, DType::F64, vec![2, 3], vec![24, 8]) };
+    assert!(matches!(
+        cg.run(&[good.clone()], &[]),
+        Err(Error::Mismatch(_))
+    ));
+    let zero_stride = unsafe { ArrayViewMut::new(op, DType::F64, vec![2, 3], vec![0, 8]) };
+    assert!(matches!(
+        cg.run(&[good.clone()], &[zero_stride]),
+        Err(Error::Mismatch(_))
+    ));
+    cg.run(&[good], &[out]).unwrap();
+    assert_eq!(cg.output_types()[0].to_string(), "f64[2,3]");
+    assert_eq!(cg.input_types()[0].to_string(), "f64[2,3]");
+}

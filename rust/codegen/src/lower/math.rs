@@ -339,6 +339,10 @@ impl Math<'_, '_> {
         // Where u rounds to 1, log1p(x) = x to within rounding; for inf the correction is NaN.
         let is_one = self.fcmp(FloatCC::Equal, u, one);
         let r = self.pick(is_one, x, r);
+        // log1p(-1) = -inf: the correction would be 0/0 there.
+        let zero = self.c(0.0);
+        let at_m1 = self.fcmp(FloatCC::Equal, u, zero);
+        let r = self.pick(at_m1, lu, r);
         let inf = self.c(f64::INFINITY);
         let is_inf = self.fcmp(FloatCC::Equal, x, inf);
         self.pick(is_inf, inf, r)

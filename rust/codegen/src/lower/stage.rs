@@ -128,12 +128,12 @@ impl Emitter<'_, '_> {
             (ReduceOp::Max | ReduceOp::Argmax, true) => Const::Float(f64::NEG_INFINITY),
             (ReduceOp::Min | ReduceOp::Argmin, true) => Const::Float(f64::INFINITY),
             (ReduceOp::Max | ReduceOp::Argmax, false) => Const::Int(match ty {
-                Scalar::Bool => -128,
+                Scalar::Bool => 0,
                 Scalar::I32 => i32::MIN as i64,
                 _ => i64::MIN,
             }),
             (ReduceOp::Min | ReduceOp::Argmin, false) => Const::Int(match ty {
-                Scalar::Bool => 127,
+                Scalar::Bool => 1,
                 Scalar::I32 => i32::MAX as i64,
                 _ => i64::MAX,
             }),
