@@ -109,6 +109,12 @@ def test_python_int_out_of_range_raises_overflow_error() -> None:
     check(lambda xp, x: x < 1000, sample(np.int8, (3,)))
 
 
+def test_power_operator_fast_paths() -> None:
+    for x in operands()[:10] + [np.array(True), np.True_, np.float32(2.0)]:
+        for e in (2, 2.0, -1, 0.5, 1, 0, 3):
+            check(lambda xp, x, e=e: x ** e, x)
+
+
 def test_integer_negative_powers_raise() -> None:
     check(lambda xp, x: x ** -1, sample(np.int32, (3,)))
     check(lambda xp, x: x ** -1, sample(np.float32, (3,)))

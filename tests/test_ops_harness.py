@@ -130,17 +130,24 @@ def _quiet(fn: Callable[..., Any], *args: Any) -> Any:
         return fn(*args)
 
 
-def trace(prog: Callable[..., Any], args: tuple[Any, ...], weak_inputs: bool = False
-          ) -> tuple[Graph, Any, list[Any]]:
+def symbolic_shape(shape: tuple[int, ...], symbols: dict[int, str]) -> tuple[int | str, ...]:
+    """Sizes 0 and 1 stay static; each other size becomes one symbol (as dynamic capture
+    does), so equal sizes share a symbol."""
+    return tuple(d if d < 2 else symbols.setdefault(d, f"s{len(symbols)}") for d in shape)
+
+
+def trace(prog: Callable[..., Any], args: tuple[Any, ...], weak_inputs: bool = False,
+          symbols: dict[int, str] | None = None) -> tuple[Graph, Any, list[Any]]:
     """Trace `prog` over `args`: arrays and NumPy scalars become graph inputs, Python scalars
-    stay constants (or weak inputs with `weak_inputs`). Returns the graph, the traced result
-    and the runtime arguments of the graph's inputs."""
+    stay constants (or weak inputs with `weak_inputs`); with `symbols`, array dims become
+    symbolic. Returns the graph, the traced result and the runtime arguments of the inputs."""
     g = Graph(getattr(prog, "__name__", "prog"))
     traced: list[Any] = []
     runtime: list[Any] = []
     for a in args:
         if isinstance(a, np.ndarray):
-            traced.append(Traced(g.add_input(a.dtype, a.shape)))
+            shape = a.shape if symbols is None else symbolic_shape(a.shape, symbols)
+            traced.append(Traced(g.add_input(a.dtype, shape)))
         elif isinstance(a, np.generic):
             traced.append(Traced(g.add_input(a.dtype, (), scalar=True)))
         elif weak_inputs and isinstance(a, (bool, int, float)):
@@ -162,19 +169,21 @@ def assert_same(got: Any, expected: Any, where: str = "") -> None:
 
 
 def check(prog: Callable[..., Any], *args: Any, weak_inputs: bool = False,
-          allow_unsupported: bool = False) -> Graph | None:
+          allow_unsupported: bool = False, dynamic: bool = False) -> Graph | None:
     """Run `prog` with NumPy and traced + eager; assert they agree (see the module doc).
-    With `allow_unsupported`, tracing may refuse (a graph break: NumPy would then run it)."""
+    With `allow_unsupported`, tracing may refuse (a graph break: NumPy would then run it);
+    with `dynamic`, array dims of 2 and more are symbolic."""
     if allow_unsupported:
         try:
-            return check(prog, *args, weak_inputs=weak_inputs)
+            return check(prog, *args, weak_inputs=weak_inputs, dynamic=dynamic)
         except Unsupported:
             return None
+    symbols: dict[int, str] | None = {} if dynamic else None
     try:
         expected = _quiet(prog, np, *args)
     except Exception as exc:  # noqa: BLE001 -- NumPy raises: tracing or running must raise the same
         try:
-            g, result, runtime = _quiet(trace, prog, args, weak_inputs)
+            g, result, runtime = _quiet(trace, prog, args, weak_inputs, symbols)
             outs = result if isinstance(result, tuple) else (result,)
             g.set_outputs([t.value for t in outs if isinstance(t, Traced)])
             _quiet(eager.compile(g, runtime), *runtime)
@@ -190,21 +199,23 @@ def check(prog: Callable[..., Any], *args: Any, weak_inputs: bool = False,
     if any(isinstance(e, (np.ndarray, np.generic)) and e.dtype not in SUPPORTED
            for e in expects):
         try:
-            _, folded, _ = _quiet(trace, prog, args, weak_inputs)
+            _, folded, _ = _quiet(trace, prog, args, weak_inputs, symbols)
         except Unsupported as exc:
             if "which ember does not support" not in str(exc):
                 raise
         else:  # computed at trace time from Python scalars: NumPy's own result
             assert_same(folded, expected)
         return None
-    g, result, runtime = _quiet(trace, prog, args, weak_inputs)
+    g, result, runtime = _quiet(trace, prog, args, weak_inputs, symbols)
     results = result if isinstance(result, tuple) else (result,)
     assert len(results) == len(expects)
     values = [r.value for r in results if isinstance(r, Traced)]
     for r, e in zip(results, expects, strict=True):
         if isinstance(r, Traced):  # inference must agree with NumPy before anything runs
             assert r.value.dtype == np.asarray(e).dtype, f"inferred {r.value} for {e.dtype}"
-            assert r.value.shape == np.shape(e), f"inferred {r.value} for shape {np.shape(e)}"
+            sizes = {sym: size for size, sym in (symbols or {}).items()}
+            shape = tuple(sizes.get(d, d) for d in r.value.shape)  # type: ignore[call-overload]
+            assert shape == np.shape(e), f"inferred {r.value} for shape {np.shape(e)}"
     g.set_outputs(values)
     g.to_ir()
     outputs = iter(eager.as_python_results(values, _quiet(eager.compile(g, runtime), *runtime)))

@@ -121,3 +121,11 @@ def test_random_programs_match_numpy(data: st.DataObject) -> None:
     args = data.draw(arrays())
     program = data.draw(programs(len(args)))
     check(lambda xp, *a: evaluate(program, xp, a), *args, allow_unsupported=True)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_random_programs_with_symbolic_dims_match_numpy(data: st.DataObject) -> None:
+    args = data.draw(arrays())
+    program = data.draw(programs(len(args)))
+    check(lambda xp, *a: evaluate(program, xp, a), *args, allow_unsupported=True, dynamic=True)

@@ -35,6 +35,8 @@ def format_attr(value: Any) -> str:
         return format_float(value)
     if isinstance(value, np.dtype):
         return ir_name(value)
+    if isinstance(value, str):  # a symbolic dim in a shape list
+        return value
     if isinstance(value, (list, tuple)):
         return "[" + ",".join(format_attr(v) for v in value) + "]"
     raise TypeError(f"attribute value {value!r} has no IR form")

@@ -69,6 +69,11 @@ def binary_op(graph: Graph, op: str, a: object, b: object) -> Any:
         return matmul(graph, a, b)
     if op not in BINARY_OPERATORS:
         raise Unsupported(f"operator {op!r} on arrays")
+    if op == "**" and type(b) is int and b == 2 and isinstance(a, Value) and not a.scalar \
+            and not a.weak:
+        # ndarray.__pow__ computes `x ** 2` as np.square(x): the same values, but a bool array
+        # squares to int8 where np.power gives int64.
+        return apply(graph, "square", [a], operator=True)
     return apply(graph, BINARY_OPERATORS[op], [a, b], operator=True)
 
 

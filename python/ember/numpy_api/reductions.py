@@ -116,8 +116,10 @@ def _arg_like(op: str) -> Any:
 def _var(graph: Graph, what: str, a: object, axis: object, dtype: object, out: object,
          ddof: object, keepdims: object, where: object, mean: object,
          correction: object) -> Value:
-    """NumPy's `_var`, op for op: mean by sum and divide, squared deviations, sum, divide by
-    max(n - ddof, 0) (a strong intp, so float32 sums are divided in float64 and cast back)."""
+    """NumPy's `_var`, op for op. Its mean (sum, then true_divide by the intp count) is exactly
+    np.mean, and so is its final sum and divide when ddof is 0; otherwise the sum of squares is
+    divided by max(n - ddof, 0), as a strong intp or float64 (float32 sums are divided in
+    float64 and cast back, as NumPy's `out=` division does)."""
     _check_common(what, out, where)
     if mean is not NO_VALUE or dtype is not None:
         raise Unsupported(f"{what} with mean= or dtype=")
@@ -128,28 +130,23 @@ def _var(graph: Graph, what: str, a: object, axis: object, dtype: object, out: o
     x = to_value(graph, a, what)
     ddof_value = static_number(ddof, what)
     axes = normalize_axes(axis_arg(axis, what), x.ndim)
-    reduced = range(x.ndim) if axes is None else axes
-    count = 1
-    for i in reduced:
-        if isinstance(x.shape[i], str):
-            raise Unsupported(f"{what} over symbolic dimension {x.shape[i]!r}")
-        count *= x.shape[i]  # type: ignore[assignment]
-    acc = x if x.dtype.kind == "f" else graph.op("astype", [x], dtype=np.float64)
     axis_list = None if axes is None else list(axes)
-
-    def divide(total: Value, divisor: bool | float) -> Value:
-        quotient = graph.op("div", [total, graph.const(np.intp(divisor) if isinstance(
-            divisor, int) else np.float64(divisor))])
-        if quotient.dtype != total.dtype:
-            quotient = graph.op("astype", [quotient], dtype=total.dtype)
-        return quotient
-
-    total = graph.op("sum", [acc], axis=axis_list, keepdims=True)
-    centred = graph.op("sub", [x, divide(total, count)])
-    squares = graph.op("square", [centred])
+    centre = graph.op("mean", [x], axis=axis_list, keepdims=True)
+    squares = graph.op("square", [graph.op("sub", [x, centre])])
+    if ddof_value == 0:
+        return graph.op("mean", [squares], axis=axis_list, keepdims=bool(keepdims))
+    count = 1
+    for i in range(x.ndim) if axes is None else axes:
+        if isinstance(x.shape[i], str):
+            raise Unsupported(f"{what} with ddof over symbolic dimension {x.shape[i]!r}")
+        count *= x.shape[i]  # type: ignore[assignment]
     ssd = graph.op("sum", [squares], axis=axis_list, keepdims=bool(keepdims))
     dof = count - ddof_value
-    return divide(ssd, dof if dof > 0 else type(dof)(0))
+    divisor = np.intp(max(dof, 0)) if isinstance(dof, int) else np.float64(max(dof, 0.0))
+    quotient = graph.op("div", [ssd, graph.const(divisor)])
+    if quotient.dtype != ssd.dtype:
+        quotient = graph.op("astype", [quotient], dtype=ssd.dtype)
+    return quotient
 
 
 def var(graph: Graph, a: object, axis: object = None, dtype: object = None, out: object = None,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -15,16 +14,11 @@ from ember.numpy_api.convert import axis_arg, dtype_arg, shape_arg, static_int, 
 
 def _array(graph: Graph, a: object, what: str) -> Value:
     """The array argument; a Python scalar becomes the 0-d array np.asarray makes of it."""
-    if isinstance(a, (bool, int, float)):
+    if isinstance(a, (bool, int, float)) and not isinstance(a, np.generic):
         return graph.op("const", [], value=a, dtype=np.asarray(a).dtype, scalar=False)
     if not isinstance(a, Value):
         return to_value(graph, a, what)
     return a
-
-
-def _check_static(shape: Sequence[int | str], what: str) -> None:
-    if any(isinstance(d, str) for d in shape):
-        raise Unsupported(f"{what} to symbolic shape {format_shape(tuple(shape))}")
 
 
 def resolve_shape(x: Value, shape: tuple[int | str, ...]) -> tuple[int | str, ...]:
@@ -48,7 +42,6 @@ def resolve_shape(x: Value, shape: tuple[int | str, ...]) -> tuple[int | str, ..
 
 def reshape_value(graph: Graph, x: Value, shape: tuple[int | str, ...]) -> Value:
     target = resolve_shape(x, shape)
-    _check_static(target, "reshape")
     if target == x.shape:
         return x
     return graph.op("reshape", [x], shape=list(target))
@@ -212,8 +205,7 @@ def vstack(graph: Graph, tup: object, *, dtype: object = None,
 def broadcast_to(graph: Graph, array: object, shape: object, subok: bool = False) -> Value:
     x = to_value(graph, array, "np.broadcast_to")
     target = shape_arg(shape, "np.broadcast_to")
-    _check_static(target, "np.broadcast_to")
-    if any(d < 0 for d in target):  # type: ignore[operator]
+    if any(isinstance(d, int) and d < 0 for d in target):
         raise ValueError("all elements of broadcast shape must be non-negative")
     return graph.op("broadcast_to", [x], shape=list(target))
 
