@@ -38,7 +38,7 @@ _RUNNERS: dict[str, Callable[..., Array]] = {
     "where": lambda node, c, x, y: np.where(c, x, y),
     "astype": lambda node, x: np.asarray(x).astype(node.attrs["dtype"]),
     "const": lambda node: node.attrs["value"],
-    "full": lambda node: np.full(node.out.shape, node.attrs["value"], node.out.dtype),
+    "full": lambda node, shape: np.full(shape, node.attrs["value"], node.out.dtype),
     "arange": lambda node: _arange(node.out.dtype, node.out.shape, node.attrs["start"],
                                    node.attrs["step"]),
     "eye": lambda node: np.eye(*node.out.shape, k=node.attrs["k"], dtype=node.out.dtype),
@@ -46,9 +46,9 @@ _RUNNERS: dict[str, Callable[..., Array]] = {
                                         keepdims=node.attrs["keepdims"]),
     "argmin": lambda node, x: np.argmin(x, axis=node.attrs["axis"],
                                         keepdims=node.attrs["keepdims"]),
-    "reshape": lambda node, x: np.reshape(x, node.attrs["shape"]),
+    "reshape": lambda node, shape, x: np.reshape(x, shape),
     "transpose": lambda node, x: np.transpose(x, node.attrs["perm"]),
-    "broadcast_to": lambda node, x: np.broadcast_to(x, node.attrs["shape"]),
+    "broadcast_to": lambda node, shape, x: np.broadcast_to(x, shape),
     "expand_dims": lambda node, x: np.expand_dims(x, tuple(node.attrs["axis"])),
     "squeeze": lambda node, x: np.squeeze(x, tuple(node.attrs["axis"])),
     "slice": lambda node, x: _slice(x, node.attrs["start"], node.attrs["stop"],
@@ -67,10 +67,20 @@ def _reduce(node: Node, x: Array) -> Array:
     return fn(x, axis=None if axis is None else tuple(axis), keepdims=node.attrs["keepdims"])
 
 
-def run_node(node: Node, args: Sequence[Array]) -> Array:
-    """One node's result: a Python scalar for weak values, else an array or NumPy scalar."""
+# Ops whose target shape may hold symbols: the runner gets it with the symbols' sizes.
+_SHAPED = {"full": None, "reshape": "shape", "broadcast_to": "shape"}
+
+
+def run_node(node: Node, args: Sequence[Array], sizes: dict[str, int] | None = None) -> Array:
+    """One node's result: a Python scalar for weak values, else an array or NumPy scalar.
+    `sizes` gives the symbolic dims' sizes (bound from the inputs by `run`)."""
     opdef = OPS[node.op]
-    if node.op in _RUNNERS:
+    if node.op in _SHAPED:
+        attr = _SHAPED[node.op]
+        dims = node.out.shape if attr is None else node.attrs[attr]
+        shape = tuple(sizes[d] if isinstance(d, str) and sizes else d for d in dims)
+        result = _RUNNERS[node.op](node, shape, *args)
+    elif node.op in _RUNNERS:
         result = _RUNNERS[node.op](node, *args)
     elif opdef.kind == "reduction":
         result = _reduce(node, *args)
@@ -83,18 +93,26 @@ def run_node(node: Node, args: Sequence[Array]) -> Array:
     if node.op == "const":
         return out.dtype.type(result)
     got = np.asarray(result)
-    if got.dtype != out.dtype or (out.size is not None and got.shape != out.shape):
+    expected = tuple(sizes.get(d, -1) if isinstance(d, str) and sizes else d for d in out.shape)
+    if got.dtype != out.dtype or got.shape != expected:
         raise BackendError(
             f"eager: {node.op} gave {got.dtype}{list(got.shape)}, the graph says {out.type_str}"
         )
     return result
 
 
-def _input(value: Value, arg: Any) -> Array:
+def _input(value: Value, arg: Any, sizes: dict[str, int]) -> Array:
+    """An input as the ops take it, binding its symbolic dims to their sizes."""
     if value.weak:
         return weak_python_type(value.dtype)(np.asarray(arg).item())
     arr = np.asarray(arg)
-    if arr.dtype != value.dtype or arr.ndim != value.ndim:
+    ok = arr.dtype == value.dtype and arr.ndim == value.ndim
+    for dim, size in zip(value.shape, arr.shape, strict=False):
+        if isinstance(dim, str):
+            ok = ok and sizes.setdefault(dim, size) == size
+        else:
+            ok = ok and dim == size
+    if not ok:
         raise BackendError(f"eager: input {arr.dtype}{list(arr.shape)} where the graph takes "
                            f"{value.type_str}")
     return arr
@@ -104,9 +122,12 @@ def run(graph: Graph, *args: Any) -> tuple[np.ndarray, ...]:
     """Evaluate the graph; every output comes back as an ndarray (0-d ones included)."""
     if len(args) != len(graph.inputs):
         raise TypeError(f"graph {graph.name} takes {len(graph.inputs)} inputs, got {len(args)}")
-    env: dict[int, Array] = {v.id: _input(v, a) for v, a in zip(graph.inputs, args, strict=True)}
+    sizes: dict[str, int] = {}
+    env: dict[int, Array] = {
+        v.id: _input(v, a, sizes) for v, a in zip(graph.inputs, args, strict=True)
+    }
     for node in graph.nodes:
-        env[node.out.id] = run_node(node, [env[v.id] for v in node.inputs])
+        env[node.out.id] = run_node(node, [env[v.id] for v in node.inputs], sizes)
     return tuple(np.asarray(env[v.id]) for v in graph.outputs)
 
 
