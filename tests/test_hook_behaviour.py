@@ -319,3 +319,23 @@ def test_varargs_keyword_only_and_kwargs_slots():
         assert_same(f(*args, **kwargs), star_signature(*args, **kwargs))
     s = ember.stats()
     assert s["cache_hits"] == 1 and s["captures"] == 3
+
+
+def breaks_on_lists(x):
+    if isinstance(x, list):
+        print("a list")
+    return x * 2
+
+
+def test_a_break_after_entries_exist_does_not_stop_new_compiles(capsys, recorder):
+    f = ember.compile(breaks_on_lists, backend=recorder, dynamic=False)
+    assert_same(f(np.ones(2)), np.full(2, 2.0))
+    assert f([1]) == [1, 1]
+    assert_same(f(np.ones(3)), np.full(3, 2.0))  # still compiled
+    assert len(recorder.graphs) == 2
+    for _ in range(5):
+        f([1])
+    assert capsys.readouterr().out == "a list\n" * 6
+    captures = ember.stats()["captures"]
+    f(np.ones(4))  # given up on new inputs: runs as Python from the cache-only code
+    assert ember.stats()["captures"] == captures and len(recorder.graphs) == 2

@@ -181,7 +181,9 @@ def _on_break(exc: Unsupported, code: CodeType, record: CodeRecord, options: Opt
             f"{filename}:{lineno}: cannot capture {code.co_qualname} as one graph: "
             f"{exc.reason}. {exc.hint}"
         ) from exc
-    if exc.kind in INPUT_DEPENDENT_KINDS:
+    if exc.kind in INPUT_DEPENDENT_KINDS or record.guard_trees:
+        # With entries already compiled, any break depends on the inputs (other inputs took
+        # another path): try again for a while before settling for the existing entries.
         record.input_failures += 1
         if record.input_failures < INPUT_FAILURE_LIMIT:
             return None
