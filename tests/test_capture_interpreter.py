@@ -288,3 +288,21 @@ def test_slotted_objects(recorder):
                                    "L['s'].w: ARRAY_MATCH float64 (2,)",
                                    "L['s'].k: EQUALS_MATCH 3.0"]
     np.testing.assert_array_equal(cap.entry(Slotted(), np.ones(2)), np.full(2, 3.0))
+
+
+class WithProperty:
+    def __init__(self):
+        self._w = np.ones(2)
+
+    @property
+    def w(self):
+        return self._w * 2
+
+
+def test_properties_are_inlined(recorder):
+    def f(m, x):
+        return x + m.w
+
+    cap = capture(f, WithProperty(), np.ones(2), backend=recorder)
+    assert "L['m'].__class__.w.fget: ID_MATCH WithProperty.w" in cap.guard_lines
+    np.testing.assert_array_equal(cap.entry(WithProperty(), np.ones(2)), np.full(2, 3.0))

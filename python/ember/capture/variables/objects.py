@@ -55,7 +55,8 @@ class ModuleVariable(VariableTracker):
 def plain_attribute(obj: Any, name: str) -> tuple[str, Any]:
     """Classify `obj.name` without running user code: ("instance", value),
     ("function", fn) for a method on the class, ("class", value) for other class data,
-    ("static", fn) for a staticmethod, or ("other", descriptor)."""
+    ("static", fn) for a staticmethod, ("property", prop) for a Python-level property
+    getter, ("missing", None), or ("other", descriptor)."""
     cls = type(obj)
     if cls.__getattribute__ is not object.__getattribute__ or hasattr(cls, "__getattr__"):
         return "other", None
@@ -64,17 +65,16 @@ def plain_attribute(obj: Any, name: str) -> tuple[str, Any]:
     except AttributeError:
         return "missing", None
     instance_dict = getattr(obj, "__dict__", {})
-    in_class = any(name in vars(k) for k in cls.__mro__)
-    if name in instance_dict:
-        class_attr = inspect.getattr_static(cls, name, None) if in_class else None
-        if class_attr is not None and hasattr(type(class_attr), "__set__"):
-            return "other", class_attr  # a data descriptor wins over the instance dict
-        return "instance", instance_dict[name]
+    # getattr_static already prefers a data descriptor on the class to the instance dict.
+    if name in instance_dict and static is instance_dict[name]:
+        return "instance", static
     if isinstance(static, types.MemberDescriptorType):  # a __slots__ attribute
         try:
             return "instance", getattr(obj, name)
         except AttributeError:
             return "missing", None
+    if isinstance(static, property) and isinstance(static.fget, types.FunctionType):
+        return "property", static
     if isinstance(static, staticmethod):
         return "static", static.__func__
     if isinstance(static, types.FunctionType):
@@ -115,6 +115,10 @@ class UserObjectVariable(VariableTracker):
             owner = AttrSource(AttrSource(self.source, "__class__"), name)
             fn = tx.wrap(getattr(type(self.obj), name), owner)
             return fn if kind == "static" else BoundMethodVariable(fn, self)
+        if kind == "property":  # inline the getter; `getattr(cls, name)` is the property
+            prop = AttrSource(AttrSource(self.source, "__class__"), name)
+            getter = tx.wrap(value.fget, AttrSource(prop, "fget"))
+            return getter.call(tx, [self], {})
         if kind == "missing":
             raise graph_break(
                 "user_error", type="AttributeError",
