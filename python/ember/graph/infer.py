@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ember.errors import Unsupported
-from ember.graph.dtypes import check_supported, representative
+from ember.graph.dtypes import WEAK_DTYPES, check_supported, representative
 from ember.graph.shapes import (
     Shape,
     Size,
@@ -60,7 +60,9 @@ def elementwise(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value
     assert fn is not None
     dtype = numpy_dtype(fn, f"np.{fn.__name__}", inputs)
     shape = broadcast_shapes(*(v.shape for v in inputs))
-    weak = all(v.weak for v in inputs)
+    # Python scalars in, a Python scalar out; unless NumPy's loop gives a dtype no Python
+    # scalar has (`np.floor_divide(True, True)` is an int8): then it is a NumPy scalar.
+    weak = all(v.weak for v in inputs) and dtype in WEAK_DTYPES.values()
     return Inferred(dtype, shape, weak, scalar=not shape and not weak)
 
 
