@@ -17,6 +17,7 @@ from ember.graph.value import Node, Value
 
 _NAME = re.compile(r"[a-z_][a-z0-9_]*")
 _INT64 = np.iinfo(np.int64)
+_WEAK_RESULT_DTYPES = frozenset(WEAK_DTYPES.values())
 
 
 class Graph:
@@ -59,19 +60,23 @@ class Graph:
         for v in inputs:
             if not isinstance(v, Value) or v.graph is not self:
                 raise TypeError(f"{name}: operand {v!r} is not a value of this graph")
-        schema = dict(opdef.attrs)
-        unknown = set(attrs) - set(schema) - set(opdef.type_params)
-        missing = set(schema) - set(attrs)
-        if unknown or missing:
-            raise TypeError(f"{name}: unknown attributes {sorted(unknown)}, "
-                            f"missing {sorted(missing)}")
-        checked = {a: check_attr(name, a, schema[a], attrs[a]) for a in schema}
-        checked.update({p: attrs[p] for p in opdef.type_params if p in attrs})
-        result = opdef.rule(name, opdef.numpy, inputs, checked)
-        ordered = {a: checked[a] for a in schema}
+        if attrs or opdef.attrs:
+            schema = dict(opdef.attrs)
+            unknown = set(attrs) - set(schema) - set(opdef.type_params)
+            missing = set(schema) - set(attrs)
+            if unknown or missing:
+                raise TypeError(f"{name}: unknown attributes {sorted(unknown)}, "
+                                f"missing {sorted(missing)}")
+            checked = {a: check_attr(name, a, schema[a], attrs[a]) for a in schema}
+            checked.update({p: attrs[p] for p in opdef.type_params if p in attrs})
+            result = opdef.rule(name, opdef.numpy, inputs, checked)
+            ordered = {a: checked[a] for a in schema}
+        else:
+            ordered = {}
+            result = opdef.rule(name, opdef.numpy, inputs, ordered)
         out_weak = result.weak if weak is None else weak
         out_scalar = result.scalar if scalar is None else scalar
-        if out_weak and (result.shape or result.dtype not in WEAK_DTYPES.values()):
+        if out_weak and (result.shape or result.dtype not in _WEAK_RESULT_DTYPES):
             raise ValueError(f"{name}: a weak result must be 0-d bool, i64 or f64")
         out = self._value(result.dtype, result.shape, out_weak, out_scalar and not out_weak)
         self.nodes.append(Node(name, inputs, ordered, out))

@@ -34,6 +34,8 @@ class Inferred(NamedTuple):
     scalar: bool = False
 
 
+_WEAK_RESULT_DTYPES = frozenset(WEAK_DTYPES.values())
+
 Rule = Callable[[str, Callable[..., Any] | None, Sequence[Value], dict[str, Any]], Inferred]
 
 
@@ -62,7 +64,7 @@ def elementwise(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value
     shape = broadcast_shapes(*(v.shape for v in inputs))
     # Python scalars in, a Python scalar out; unless NumPy's loop gives a dtype no Python
     # scalar has (`np.floor_divide(True, True)` is an int8): then it is a NumPy scalar.
-    weak = all(v.weak for v in inputs) and dtype in WEAK_DTYPES.values()
+    weak = all(v.weak for v in inputs) and dtype in _WEAK_RESULT_DTYPES
     return Inferred(dtype, shape, weak, scalar=not shape and not weak)
 
 

@@ -24,6 +24,8 @@ def format_shape(shape: Shape, sep: str = ", ") -> str:
 def broadcast_shapes(*shapes: Shape) -> Shape:
     """NumPy's broadcasting. Symbolic dims are taken to be at least 2 (sizes 0 and 1 are
     always specialised), so a symbol only broadcasts against 1 or the same symbol."""
+    if len(shapes) == 2 and shapes[0] == shapes[1]:
+        return tuple(shapes[0])  # the common case, same shapes: nothing to broadcast
     ndim = max((len(s) for s in shapes), default=0)
     result: list[Dim] = []
     for axis in range(ndim):

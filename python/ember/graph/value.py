@@ -33,9 +33,13 @@ class Value:
     def __init__(
         self, graph: Graph, id: int, dtype: np.dtype, shape: Shape, weak: bool, scalar: bool
     ) -> None:
-        for name, val in (("graph", graph), ("id", id), ("dtype", np.dtype(dtype)),
-                          ("shape", tuple(shape)), ("weak", weak), ("scalar", scalar)):
-            object.__setattr__(self, name, val)
+        init = object.__setattr__  # the one way in: __setattr__ refuses every change
+        init(self, "graph", graph)
+        init(self, "id", id)
+        init(self, "dtype", dtype if isinstance(dtype, np.dtype) else np.dtype(dtype))
+        init(self, "shape", tuple(shape))
+        init(self, "weak", weak)
+        init(self, "scalar", scalar)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"Value is immutable (cannot set {name!r})")
