@@ -7,10 +7,11 @@ use crate::error::{Error, Result};
 use crate::ir::{BinaryOp, DType, Kind, UnaryOp};
 
 /// `x.astype(to)` (C casting). Float to integer truncates; NaN, infinities and values outside
-/// the range of the conversion follow NumPy on x86-64: targets up to 32 bits (except `u32`)
-/// convert through `i32`, `i64` and `u32` through `i64`, and a value that does not fit becomes
-/// the minimum of that intermediate type (so NaN gives 0 for `i8`/`u8`/`i16`/`u16`/`u32`,
-/// `i32::MIN` for `i32`, `i64::MIN` for `i64`, `2**63` for `u64`).
+/// the range follow NumPy on x86-64: signed targets and `u8`/`u16` convert through `i32` (`i64`
+/// for `i64`), where a value that does not fit becomes the minimum of that type, then wrap;
+/// `u32`/`u64` convert values from 2**31 (2**63) up as `x - 2**31` (`2**63`) and add it back.
+/// So NaN gives 0 for `i8`/`u8`/`i16`/`u16`, `i32::MIN` for `i32`, `i64::MIN` for `i64`, and
+/// 2**31 for `u32`, 2**63 for `u64`.
 pub fn cast(e: Elem, to: DType) -> Elem {
     match (e, to.kind()) {
         (_, Kind::Bool) => Elem::B(e.truthy()),
@@ -36,36 +37,29 @@ fn round_to(to: DType, wide: f64, narrow: f32) -> f64 {
     }
 }
 
-/// 2**63 as f64 (exact).
-const TWO_63: f64 = 9_223_372_036_854_775_808.0;
-
 fn float_to_int(x: f64, to: DType) -> i128 {
     let t = x.trunc();
-    let via_i32 = |t: f64| {
-        if t.is_nan() || !(-2147483648.0..2147483648.0).contains(&t) {
-            i32::MIN as i128
-        } else {
-            t as i128
-        }
-    };
-    let via_i64 = |t: f64| {
-        if t.is_nan() || !(-TWO_63..TWO_63).contains(&t) {
-            i64::MIN as i128
+    // cvttsd2si: out of range (NaN included) gives the type's minimum.
+    let via = |t: f64, bits: u32| {
+        let limit = (1u64 << (bits - 1)) as f64;
+        if t.is_nan() || !(-limit..limit).contains(&t) {
+            -(1i128 << (bits - 1))
         } else {
             t as i128
         }
     };
     match to {
-        DType::I64 | DType::U32 => via_i64(t),
-        DType::U64 if t >= TWO_63 => {
-            if t < 2.0 * TWO_63 {
-                t as i128
+        DType::I64 => via(t, 64),
+        DType::U32 | DType::U64 => {
+            let bits = 8 * to.itemsize() as u32;
+            let half = (1u64 << (bits - 1)) as f64;
+            if t >= half {
+                via(t - half, bits) + (1i128 << (bits - 1))
             } else {
-                0
+                via(t, bits)
             }
         }
-        DType::U64 => via_i64(t),
-        _ => via_i32(t),
+        _ => via(t, 32),
     }
 }
 
