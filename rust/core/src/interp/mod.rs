@@ -15,8 +15,9 @@ use crate::ir::{BinaryOp, DType, Dim, Graph, Node, Op, Scalar, Type, UnaryOp};
 use crate::views::{self, Layout};
 
 /// Run `graph` on `inputs` (one per parameter, of its dtype and shape; symbolic dims bind to
-/// the sizes they first meet) and return its results.
+/// the sizes they first meet) and return its results. The graph is verified first.
 pub fn run(graph: &Graph, inputs: &[HostArray]) -> Result<Vec<HostArray>> {
+    crate::verify(graph)?;
     if inputs.len() != graph.params.len() {
         return Err(Error::new(format!(
             "{} takes {} input(s), {} given",

@@ -3,6 +3,7 @@
 mod attr;
 mod dtype;
 mod graph;
+mod lexer;
 mod op;
 mod parser;
 mod printer;
