@@ -21,8 +21,9 @@ pub fn infer(op: &Op, inputs: &[&Type]) -> Result<Type> {
     match op {
         Op::Unary(u) => {
             let x = inputs[0];
+            // `np.sqrt(2)` is a NumPy scalar: unary ops never give weak results.
             let dtype = dtypes::unary_result(*u, x.dtype)?;
-            Ok(elementwise(dtype, x.shape.clone(), x.weak))
+            Ok(Type::new(dtype, x.shape.clone()))
         }
         Op::Binary(b) => {
             let (resolved, all_weak) = dtypes::resolve_operands(inputs);
@@ -136,17 +137,12 @@ pub fn infer(op: &Op, inputs: &[&Type]) -> Result<Type> {
     }
 }
 
-/// An elementwise result; computed from weak operands only it is weak, of Python's kind.
+/// A binary elementwise result. Computed from weak operands only, the dtype is NumPy's for Python
+/// scalars (the loop of `bool`, `i64`, `f64`) and the result is weak when a Python scalar has
+/// that dtype (`floordiv(True, True)` is a strong `i8`, as NumPy returns).
 fn elementwise(dtype: DType, shape: Vec<Dim>, all_weak: bool) -> Type {
-    if all_weak {
-        Type {
-            dtype: dtypes::weak_of_kind(dtype),
-            shape,
-            weak: true,
-        }
-    } else {
-        Type::new(dtype, shape)
-    }
+    let weak = all_weak && matches!(dtype, DType::Bool | DType::I64 | DType::F64);
+    Type { dtype, shape, weak }
 }
 
 /// A view keeps the dtype; its result is always a strong array.
