@@ -65,3 +65,22 @@ def test_eye_identity(n: int, m: int | None, k: int) -> None:
     check(lambda xp: xp.eye(n, m, k))
     check(lambda xp: xp.eye(n, m, k=k, dtype=np.int32))
     check(lambda xp: (xp.identity(n), xp.identity(n, dtype=bool)))
+
+
+def test_asarray_and_array() -> None:
+    for x in (sample(np.float32, (2, 3)), np.float64(2.0), np.array(3, np.int8)):
+        check(lambda xp, x: (xp.asarray(x), xp.asarray(x, dtype=np.int64), xp.asanyarray(x)), x)
+        check(lambda xp, x: (xp.array(x), xp.array(x, dtype=np.float32), xp.array(x, ndmin=3),
+                             xp.ascontiguousarray(x)), x)
+        check(lambda xp, x: xp.asarray([x, x * 2]), x)
+    check(lambda xp, x: (xp.asarray(2.5) + x, xp.array(True)), sample(np.float32, (2,)))
+    check(lambda xp, x: xp.asarray([x, x[0]]), sample(np.float32, (2,)), allow_unsupported=True)
+
+
+@pytest.mark.parametrize("k", [0, 1, -1, 5, -5])
+def test_tril_triu(k: int) -> None:
+    for shape in [(3, 4), (4, 3), (2, 3, 3), (4,)]:
+        for dt in (np.float32, np.int64, np.bool_):
+            x = sample(dt, shape) + (dt != np.bool_)
+            check(lambda xp, x: (xp.tril(x, k), xp.triu(x, k=k)), x)
+    check(lambda xp, x: xp.tril(x), np.float64(1.0))

@@ -151,3 +151,18 @@ def test_ufunc_keywords_ember_does_not_trace_are_refused() -> None:
         lookup_function(np.add)(g, x, x, out=x)
     with pytest.raises(Unsupported, match=r"np.where with one argument"):
         lookup_function(np.where)(g, x)
+
+
+@pytest.mark.parametrize("decimals", [0, 1, 2, -1])
+def test_round(decimals: int) -> None:
+    for x in operands()[:10] + [np.array(2.5), np.float32(1.25), np.array(7)]:
+        check(lambda xp, x: xp.round(x, decimals), x)
+        check(lambda xp, x: xp.around(x, decimals=decimals), x, allow_unsupported=True)
+        check(lambda xp, x: x.round(decimals), x, allow_unsupported=True)
+    check(lambda xp, x: xp.round(x), np.array([0.5, 1.5, 2.5, -0.5, 1e300, np.inf]))
+
+
+def test_fabs_and_float_power() -> None:
+    for x in operands():
+        check(lambda xp, x: xp.fabs(x), x)
+        check(lambda xp, x: (xp.float_power(x, 2), xp.float_power(2, x)), x)

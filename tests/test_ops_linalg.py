@@ -34,3 +34,9 @@ def test_dot_with_scalars_is_multiply() -> None:
     x = sample(np.float32, (2, 3))
     check(lambda xp, x: (xp.dot(x, 2), xp.dot(2.5, x), xp.dot(x, np.float64(2))), x)
     check(lambda xp, x: xp.dot(x, x), x)
+
+
+def test_outer() -> None:
+    for xs, ys in [((3,), (4,)), ((2, 2), (3,)), ((), (2,)), ((0,), (2,))]:
+        check(lambda xp, x, y: xp.outer(x, y), sample(np.float32, xs), sample(np.int16, ys, 1))
+    check(lambda xp, x: xp.outer(x, 2), sample(np.float32, (3,)))

@@ -86,3 +86,12 @@ def test_layernorm_style_program() -> None:
         return (x - mu) / xp.sqrt(var + 1e-5) * g + b
 
     check(layernorm, x, g, b)
+
+
+def test_ptp_and_nansum() -> None:
+    for dt in DTYPES:
+        x = sample(dt, (3, 4))
+        for axis in (None, 0, -1):
+            check(lambda xp, x, a=axis: xp.ptp(x, axis=a), x)
+            check(lambda xp, x, a=axis: xp.nansum(x, axis=a, keepdims=True), x)
+    check(lambda xp, x: xp.nansum(x, dtype=np.float32), sample(np.float64, (5,)))

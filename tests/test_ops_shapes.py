@@ -110,3 +110,17 @@ def test_broadcast_to(shape: tuple[int, ...]) -> None:
 def test_flip() -> None:
     for axis in (None, 0, -1, (0, 2)):
         check(lambda xp, x, a=axis: xp.flip(x, a), X)
+
+
+def test_atleast_nd() -> None:
+    for shape in [(), (3,), (2, 3), (2, 3, 4), (1, 2, 3, 4)]:
+        x = sample(np.int32, shape)
+        check(lambda xp, x: (xp.atleast_1d(x), xp.atleast_2d(x), xp.atleast_3d(x)), x)
+        check(lambda xp, x: xp.atleast_2d(x, x[..., None]), x)
+    check(lambda xp, x: (xp.atleast_1d(x), xp.atleast_3d(2.5)), np.float64(2.0))
+
+
+def test_static_queries() -> None:
+    check(lambda xp, x: (xp.ndim(x), xp.shape(x), xp.size(x), xp.size(x, 1), xp.size(x, -1)),
+          X)
+    check(lambda xp, x: (x.ndim, x.shape, x.size, x.dtype, x.itemsize, x.nbytes), X)

@@ -27,7 +27,7 @@ _FUNCTIONS: dict[Any, Handler] = {
 }
 _METHODS: dict[str, Handler] = {
     **reductions.methods(), **shape_ops.methods(), **linalg.methods(),
-    "clip": elementwise.clip,
+    "clip": elementwise.clip, "round": elementwise.round_,
 }
 
 

@@ -87,3 +87,17 @@ def reject(what: str, **given: object) -> None:
     for name, value in given.items():
         if value is not None and value is not NO_VALUE:
             raise Unsupported(f"{what} with {name}=")
+
+
+def as_numpy_scalar(graph: Graph, value: Value) -> Value:
+    """A 0-d result as NumPy returns it through PyArray_Return: a NumPy scalar."""
+    if value.ndim == 0 and not value.scalar and not value.weak:
+        return graph.op("squeeze", [value], axis=[], scalar=True)
+    return value
+
+
+def as_array(graph: Graph, value: Value) -> Value:
+    """A NumPy scalar or Python scalar as the 0-d array np.asarray makes of it."""
+    if value.scalar or value.weak:
+        return graph.op("squeeze", [value], axis=[], scalar=False, weak=False)
+    return value

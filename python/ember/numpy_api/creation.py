@@ -11,7 +11,13 @@ import numpy as np
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
 from ember.graph.dtypes import as_dtype
-from ember.numpy_api.convert import dtype_arg, shape_arg, static_number, to_value
+from ember.numpy_api.convert import (
+    as_array,
+    dtype_arg,
+    shape_arg,
+    static_number,
+    to_value,
+)
 
 
 def _check_layout(what: str, order: str, like: object = None) -> None:
@@ -160,10 +166,78 @@ def identity(graph: Graph, n: object, dtype: object = None, *, like: object = No
     return eye(graph, n, dtype=float if dtype is None else dtype, like=like)
 
 
+def asarray(graph: Graph, a: object, dtype: object = None, order: object = None, *,
+            device: object = None, copy: object = None, like: object = None) -> Value:
+    """np.asarray: an array unchanged (cast to `dtype`); scalars become 0-d arrays; a list of
+    arrays of one shape is stacked."""
+    _check_layout("np.asarray", order or "K", like)
+    if isinstance(a, (list, tuple)) and a and all(isinstance(v, Value) for v in a):
+        from ember.numpy_api.shape_ops import stack
+
+        if any(v.shape != a[0].shape for v in a):  # type: ignore[attr-defined]
+            raise Unsupported("np.asarray of arrays of different shapes")
+        x = stack(graph, list(a))
+    elif isinstance(a, (list, tuple)):
+        raise Unsupported("np.asarray of a Python sequence (an array constant)")
+    else:
+        x = as_array(graph, to_value(graph, a, "np.asarray"))
+    dt = dtype_arg(dtype, "np.asarray")
+    if dt is not None and dt != x.dtype:
+        x = graph.op("astype", [x], dtype=dt)
+    if copy and x is a:
+        x = graph.op("copy", [x])
+    return x
+
+
+def array(graph: Graph, object: object, dtype: object = None, *, copy: object = True,
+          order: str = "K", subok: bool = False, ndmin: int = 0, like: object = None) -> Value:
+    """np.array: np.asarray, copied unless `copy=False`, with at least `ndmin` dims."""
+    x = asarray(graph, object, dtype, order, copy=copy, like=like)
+    if ndmin > x.ndim:
+        from ember.numpy_api.shape_ops import reshape_value
+
+        x = reshape_value(graph, x, (1,) * (ndmin - x.ndim) + x.shape)
+    return x
+
+
+def ascontiguousarray(graph: Graph, a: object, dtype: object = None, *,
+                      like: object = None) -> Value:
+    x = asarray(graph, a, dtype, like=like)
+    if x.ndim == 0:
+        return graph.op("reshape", [x], shape=[1])
+    return x
+
+
+def _tri_mask(graph: Graph, m: Value, k: int) -> Value:
+    """np.tri(N, M, k, bool) as NumPy builds it: arange(N)[:, None] >= arange(-k, M - k)."""
+    if m.ndim == 0:  # NumPy unpacks `m.shape[-2:]` into np.tri's arguments
+        raise TypeError("tri() missing 1 required positional argument: 'N'")
+    n, cols = m.shape[-2:] if m.ndim > 1 else (m.shape[-1], m.shape[-1])
+    if isinstance(n, str) or isinstance(cols, str):
+        raise Unsupported("np.tril/np.triu of symbolic dimensions")
+    rows = graph.op("expand_dims", [graph.arange(0, 1, n, np.int64)], axis=[1])
+    shifted = graph.op("expand_dims", [graph.arange(-k, 1, cols, np.int64)], axis=[0])
+    return graph.op("ge", [rows, shifted])
+
+
+def tril(graph: Graph, m: object, k: object = 0) -> Value:
+    x = to_value(graph, m, "np.tril")
+    mask = _tri_mask(graph, x, operator.index(k))  # type: ignore[arg-type]
+    return graph.op("where", [mask, x, graph.full((1,), 0, x.dtype)])
+
+
+def triu(graph: Graph, m: object, k: object = 0) -> Value:
+    x = to_value(graph, m, "np.triu")
+    mask = _tri_mask(graph, x, operator.index(k) - 1)  # type: ignore[arg-type]
+    return graph.op("where", [mask, graph.full((1,), 0, x.dtype), x])
+
+
 def functions() -> dict[Any, Any]:
     return {
         np.zeros: zeros, np.ones: ones, np.empty: empty, np.full: full,
         np.zeros_like: _like("zeros_like", 0), np.ones_like: _like("ones_like", 1),
         np.empty_like: _like("empty_like", 0), np.full_like: full_like,
         np.arange: arange, np.linspace: linspace, np.eye: eye, np.identity: identity,
+        np.asarray: asarray, np.asanyarray: asarray, np.array: array,
+        np.ascontiguousarray: ascontiguousarray, np.tril: tril, np.triu: triu,
     }

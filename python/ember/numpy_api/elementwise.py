@@ -10,8 +10,15 @@ import numpy as np
 
 from ember.errors import Unsupported
 from ember.graph import OPS, Graph, Value
-from ember.graph.dtypes import representative
-from ember.numpy_api.convert import any_value, dtype_arg, to_value
+from ember.graph.dtypes import check_supported, representative
+from ember.graph.shapes import broadcast_shapes
+from ember.numpy_api.convert import (
+    any_value,
+    as_numpy_scalar,
+    dtype_arg,
+    static_int,
+    to_value,
+)
 
 BINARY_OPERATORS = {
     "+": "add", "-": "sub", "*": "mul", "/": "div", "//": "floordiv", "%": "mod", "**": "pow",
@@ -152,6 +159,55 @@ def where(graph: Graph, condition: object, x: object = None, y: object = None) -
     return graph.op("where", [c, to_value(graph, x, "np.where"), to_value(graph, y, "np.where")])
 
 
+def round_(graph: Graph, a: object, decimals: object = 0, out: object = None) -> Any:
+    """np.round as NumPy's PyArray_Round computes it: rint, or multiply by 10**decimals, rint,
+    divide (the other way round for negative decimals); integers in float64 and cast back."""
+    if out is not None:
+        raise Unsupported("np.round with out=")
+    if not any_value([a]):
+        return np.round(a, decimals)  # type: ignore[call-overload]
+    x = to_value(graph, a, "np.round")
+    d = static_int(decimals, "np.round")
+    if x.dtype.kind == "b" and d != 0:
+        np.round(np.zeros((1,), x.dtype), d)  # NumPy's own casting error
+    if x.dtype.kind in "iu" and d >= 0:
+        return as_numpy_scalar(graph, x)
+    if d == 0:
+        return graph.op("rint", [x])
+    factor = graph.const(float(10 ** abs(d)))
+    scale, unscale = ("mul", "div") if d > 0 else ("div", "mul")
+    y = graph.op("rint", [graph.op(scale, [x, factor])])
+    y = graph.op(unscale, [y, factor])
+    if y.dtype != x.dtype:  # integers are rounded in float64 and cast back
+        y = graph.op("astype", [y], dtype=x.dtype)
+    return as_numpy_scalar(graph, y)
+
+
+def fabs(graph: Graph, x: object, /, **kwargs: object) -> Any:
+    """np.fabs: the absolute value in NumPy's float loop for the dtype."""
+    if kwargs:
+        raise Unsupported("np.fabs with ufunc keywords")
+    if not any_value([x]):
+        return np.fabs(x)  # type: ignore[call-overload]
+    v = to_value(graph, x, "np.fabs")
+    dtype = check_supported(np.fabs(np.empty(0, v.dtype)).dtype, "np.fabs")
+    if v.dtype != dtype:
+        v = graph.op("astype", [v], dtype=dtype)
+    return graph.op("abs", [v], weak=False)
+
+
+def float_power(graph: Graph, x1: object, x2: object, /, **kwargs: object) -> Any:
+    """np.float_power: power computed in float64."""
+    if kwargs:
+        raise Unsupported("np.float_power with ufunc keywords")
+    if not any_value([x1, x2]):
+        return np.float_power(x1, x2)  # type: ignore[call-overload]
+    a, b = (to_value(graph, v, "np.float_power") for v in (x1, x2))
+    a, b = (v if v.dtype == np.float64 else graph.op("astype", [v], dtype=np.float64)
+            for v in (a, b))
+    return graph.op("pow", [a, b], weak=False, scalar=not broadcast_shapes(a.shape, b.shape))
+
+
 def functions() -> dict[Any, Handler]:
     """Every ufunc of the op table under its NumPy object (aliases share the object)."""
     table: dict[Any, Handler] = {}
@@ -160,4 +216,7 @@ def functions() -> dict[Any, Handler]:
             table[opdef.numpy] = _ufunc_handler(name)
     table[np.clip] = clip
     table[np.where] = where
+    table[np.round] = table[np.around] = round_
+    table[np.fabs] = fabs
+    table[np.float_power] = float_power
     return table

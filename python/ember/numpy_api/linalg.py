@@ -47,8 +47,22 @@ def dot(graph: Graph, a: object, b: object, out: object = None) -> Any:
     return graph.op("matmul", [x, y])
 
 
+def outer(graph: Graph, a: object, b: object, out: object = None) -> Any:
+    """np.outer: `a.ravel()[:, newaxis] * b.ravel()[newaxis, :]`, NumPy's own definition."""
+    if out is not None:
+        raise Unsupported("np.outer with out=")
+    x, y = (graph.const(v, np.asarray(v).dtype, weak=False)
+            if isinstance(v, (bool, int, float)) else to_value(graph, v, "np.outer")
+            for v in (a, b))
+    from ember.numpy_api.shape_ops import reshape_value
+
+    column = graph.op("expand_dims", [reshape_value(graph, x, (-1,))], axis=[1])
+    row = graph.op("expand_dims", [reshape_value(graph, y, (-1,))], axis=[0])
+    return graph.op("mul", [column, row])
+
+
 def functions() -> dict[Any, Any]:
-    return {np.matmul: matmul, np.dot: dot}
+    return {np.matmul: matmul, np.dot: dot, np.outer: outer}
 
 
 def methods() -> dict[str, Any]:

@@ -166,13 +166,38 @@ def std(graph: Graph, a: object, axis: object = None, dtype: object = None, out:
     return graph.op("sqrt", [v])
 
 
+def ptp(graph: Graph, a: object, axis: object = None, out: object = None,
+        keepdims: object = False) -> Any:
+    """np.ptp: max minus min, as NumPy computes it."""
+    _check_common("np.ptp", out, True)
+    if not any_value([a]):
+        return _fold(np.ptp, "np.ptp", a, axis=axis, keepdims=keepdims)
+    hi = _reduce(graph, "max", a, axis, keepdims)
+    lo = _reduce(graph, "min", a, axis, keepdims)
+    return graph.op("sub", [hi, lo])
+
+
+def nansum(graph: Graph, a: object, axis: object = None, dtype: object = None,
+           out: object = None, keepdims: object = False, initial: object = NO_VALUE,
+           where: object = True) -> Any:
+    """np.nansum: NaNs replaced by zero (a copy, as NumPy makes), then np.sum."""
+    _check_common("np.nansum", out, where, initial)
+    if not any_value([a]):
+        return _fold(np.nansum, "np.nansum", a, axis=axis, dtype=dtype, keepdims=keepdims)
+    x = to_value(graph, a, "np.nansum")
+    if x.dtype.kind == "f":
+        zero = graph.const(0.0, x.dtype, weak=False)
+        x = graph.op("where", [graph.op("isnan", [x]), zero, x])
+    return _reduce(graph, "sum", x, axis, keepdims, dtype)
+
+
 def functions() -> dict[Any, Any]:
     table: dict[Any, Any] = {
         np.sum: _sum_like("sum"), np.prod: _sum_like("prod"), np.mean: mean,
         np.max: _max_like("max"), np.min: _max_like("min"),
         np.any: _any_like("any"), np.all: _any_like("all"),
         np.argmax: _arg_like("argmax"), np.argmin: _arg_like("argmin"),
-        np.var: var, np.std: std,
+        np.var: var, np.std: std, np.ptp: ptp, np.nansum: nansum,
     }
     table[np.amax] = table[np.max]
     table[np.amin] = table[np.min]

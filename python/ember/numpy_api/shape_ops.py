@@ -9,7 +9,14 @@ import numpy as np
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
 from ember.graph.shapes import Size, format_shape, normalize_axes, normalize_axis
-from ember.numpy_api.convert import axis_arg, dtype_arg, shape_arg, static_int, to_value
+from ember.numpy_api.convert import (
+    as_array,
+    axis_arg,
+    dtype_arg,
+    shape_arg,
+    static_int,
+    to_value,
+)
 
 
 def _array(graph: Graph, a: object, what: str) -> Value:
@@ -182,11 +189,42 @@ def stack(graph: Graph, arrays: object, axis: object = 0, out: object = None,
 
 
 def _atleast(graph: Graph, v: Value, ndim: int) -> Value:
+    """NumPy's atleast_{1,2,3}d: 0-d reshaped to ones; a 1-d array gets a leading axis (and
+    for 3-d a trailing one), a 2-d array a trailing axis."""
+    v = as_array(graph, v)
     if v.ndim >= ndim:
         return v
-    if ndim == 1 or v.ndim == 0:
+    if v.ndim == 0:
         return reshape_value(graph, v, (1,) * ndim)
-    return graph.op("expand_dims", [v], axis=[0])
+    if ndim == 2:
+        return graph.op("expand_dims", [v], axis=[0])
+    return graph.op("expand_dims", [v], axis=[0, 2] if v.ndim == 1 else [2])
+
+
+def _atleast_handler(ndim: int) -> Any:
+    def handler(graph: Graph, *arys: object) -> Any:
+        values = [_atleast(graph, _array(graph, a, f"np.atleast_{ndim}d"), ndim) for a in arys]
+        return values[0] if len(values) == 1 else tuple(values)
+
+    handler.__name__ = f"atleast_{ndim}d"
+    return handler
+
+
+def ndim(graph: Graph, a: object) -> int:
+    return _array(graph, a, "np.ndim").ndim
+
+
+def shape(graph: Graph, a: object) -> tuple[int | str, ...]:
+    return _array(graph, a, "np.shape").shape
+
+
+def size(graph: Graph, a: object, axis: object = None) -> int | str:
+    x = _array(graph, a, "np.size")
+    if axis is not None:
+        return x.shape[normalize_axis(static_int(axis, "np.size"), x.ndim)]
+    if x.size is None:
+        raise Unsupported(f"np.size of symbolic shape {x.shape}")
+    return x.size
 
 
 def hstack(graph: Graph, tup: object, *, dtype: object = None,
@@ -266,6 +304,8 @@ def functions() -> dict[Any, Any]:
         np.ravel: ravel, np.concatenate: concatenate, np.stack: stack, np.hstack: hstack,
         np.vstack: vstack, np.broadcast_to: broadcast_to, np.astype: np_astype, np.copy: copy,
         np.flip: flip, np.permute_dims: transpose, np.concat: concatenate,
+        np.atleast_1d: _atleast_handler(1), np.atleast_2d: _atleast_handler(2),
+        np.atleast_3d: _atleast_handler(3), np.ndim: ndim, np.shape: shape, np.size: size,
     }
     for dt in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
                np.uint32, np.uint64, np.float32, np.float64):
