@@ -16,9 +16,8 @@ import statistics
 import sys
 import time
 
-import numpy as np
-
 import ember
+import numpy as np
 
 try:
     numba = importlib.import_module("numba")
@@ -152,6 +151,15 @@ def check_equal(got, want, name):
         np.testing.assert_allclose(g, w, rtol=tol, atol=tol, err_msg=name)
 
 
+def report_fallbacks(name):
+    """Say so when a graph did not compile natively: its row then times the eager backend."""
+    s = ember.stats()
+    for reason in s["backend_fallbacks"]:
+        print(f"  {name}: ran eagerly: {reason}", file=sys.stderr)
+    if s["graph_breaks"]:
+        print(f"  {name}: graph breaks: {s['break_reasons']}", file=sys.stderr)
+
+
 def set_threads(n):
     ember.config.num_threads = n
     if numba is not None:
@@ -206,12 +214,15 @@ def run(args):
     for name, fn in WORKLOADS.items():
         inputs, nbytes = make_inputs(name, args.quick)
         want = fn(*inputs)
-        compiled = ember.compile(fn, backend=args.backend)
-        check_equal(compiled(*inputs), want, name)
         jitted = numba.njit(fn) if numba is not None else None
         par = numba.njit(fn, parallel=True) if numba is not None else None
         for threads in (1, 2):
             set_threads(threads)
+            # The thread count is fixed when a graph compiles: compile afresh for each.
+            ember.reset()
+            compiled = ember.compile(fn, backend=args.backend)
+            check_equal(compiled(*inputs), want, name)
+            report_fallbacks(name)
             t_np = median_time(fn, inputs, repeat)
             t_em = median_time(compiled, inputs, repeat)
             gbs = nbytes / t_em / 1e9
@@ -222,7 +233,8 @@ def run(args):
                 try:
                     t_nb = median_time(nb, inputs, repeat)
                     line += f"{t_nb * 1e3:>8.2f}ms{t_np / t_nb:>7.2f}"
-                except Exception as e:  # Numba rejects some NumPy spellings: say so in the table
+                # Numba rejects some NumPy spellings: say so in the table.
+                except Exception as e:  # noqa: BLE001
                     line += f"{'n/a':>10}{'':>7}"
                     print(f"  numba {name}: {type(e).__name__}", file=sys.stderr)
             else:
@@ -230,7 +242,8 @@ def run(args):
             if numexpr is not None and name in NUMEXPR:
                 src, names = NUMEXPR[name]
                 env = dict(zip(names, inputs))
-                t_ne = median_time(lambda: numexpr.evaluate(src, local_dict=env), (), repeat)
+                t_ne = median_time(lambda s=src, e=env: numexpr.evaluate(s, local_dict=e), (),
+                                   repeat)
                 line += f"{t_ne * 1e3:>8.2f}ms{t_np / t_ne:>7.2f}"
             print(line)
 

@@ -22,6 +22,7 @@ class Stats:
     stage_seconds: Counter = field(default_factory=Counter)  # stage -> seconds
     recompile_limit_hits: int = 0
     entry_fallbacks: int = 0  # a compiled graph raised and the frame re-ran as Python
+    backend_fallbacks: Counter = field(default_factory=Counter)  # reason -> graphs run eagerly
 
 
 _lock = threading.Lock()
@@ -43,6 +44,12 @@ def record_break(reason: str) -> None:
     with _lock:
         _stats.breaks[reason] += 1
         _stats.failed_frames += 1
+
+
+def record_backend_fallback(reason: str) -> None:
+    """A backend could not compile a graph and runs it with the eager backend instead."""
+    with _lock:
+        _stats.backend_fallbacks[reason] += 1
 
 
 def record_recompile(function: str, reason: str) -> None:
@@ -85,6 +92,7 @@ def snapshot(hook: dict[str, int] | None) -> dict[str, object]:
                 "failed_frames": s.failed_frames,
                 "recompile_limit_hits": s.recompile_limit_hits,
                 "entry_fallbacks": s.entry_fallbacks,
+                "backend_fallbacks": dict(s.backend_fallbacks),
                 "compile_time": {k: round(v, 6) for k, v in s.stage_seconds.items()},
             }
         )

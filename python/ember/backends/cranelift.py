@@ -1,0 +1,172 @@
+"""The Cranelift backend: a graph's IR text compiled to native kernels by the Rust core.
+
+`compile(graph, example_inputs)` hands `graph.to_ir()` to `ember._core.compile_ir` and returns
+the native `CompiledGraph` itself, so a call costs one native call and no Python frame: the
+native side checks the inputs, allocates the outputs and runs the kernels with the GIL released.
+
+The code generator compiles static shapes. A graph with symbolic dims (`f32[s0,3]`, from
+dynamic capture) is specialised at call time: the symbols are bound from the input shapes,
+substituted into the IR text and that text compiled, with a few specialisations kept per graph
+(a compile takes milliseconds; a steady shape costs one dict lookup per call).
+
+A graph the native compiler rejects (an op or dtype it lacks) runs with the eager backend
+instead; the reason is counted in `ember.stats()["backend_fallbacks"]` and logged on the
+`backend` channel (`EMBER_LOGS=backend`). The program never fails because of it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ember import _core
+from ember import logging as ember_logging
+from ember.backends import eager
+from ember.config import config
+from ember.graph import Graph
+from ember.stats import record_backend_fallback
+
+Compiled = Callable[..., tuple[np.ndarray, ...]]
+
+# Specialisations kept per symbolic graph: enough for a few alternating batch sizes, few enough
+# that a stream of ever-new shapes does not hoard JIT memory.
+SPECIALISATION_LIMIT = 8
+
+# A bracketed dim or attribute list of the IR text (`[s0,3]`, `shape=[s0,4]`, `axis=[1]`).
+_BRACKETS = re.compile(r"\[([^\[\]]*)\]")
+
+
+def compile(graph: Graph, example_inputs: Sequence[Any], *,
+            num_threads: int | None = None) -> Compiled:
+    """The backend entry point: `compile(graph, example_inputs)(*arrays) -> tuple of arrays`.
+
+    `num_threads`: threads for large kernels (0: one per core, 1: the calling thread only);
+    None takes `ember.config.num_threads` (`EMBER_NUM_THREADS`)."""
+    threads = config.num_threads if num_threads is None else int(num_threads)
+    if threads < 0:
+        raise ValueError(f"num_threads must be 0 (one per core) or more, got {threads}")
+    text = graph.to_ir()
+    symbolic = symbolic_inputs(graph)
+    if symbolic:
+        specialising = SpecialisingGraph(graph, text, symbolic, threads, example_inputs)
+        if not specialising.rejected:
+            return specialising
+        return eager.compile(graph, example_inputs)
+    native = compile_native(graph, text, threads)
+    return native if native is not None else eager.compile(graph, example_inputs)
+
+
+def compile_native(graph: Graph, text: str, num_threads: int) -> Compiled | None:
+    """The native compiled graph, or None (recorded and logged) where the core rejects it."""
+    try:
+        return _core.compile_ir(text, num_threads)
+    except Exception as exc:  # noqa: BLE001 -- any rejection means: run this graph eagerly
+        record_fallback(graph, text, exc)
+        return None
+
+
+def record_fallback(graph: Graph, text: str, exc: Exception) -> None:
+    reason = f"{type(exc).__name__}: {exc}"
+    record_backend_fallback(reason)
+    if ember_logging.enabled("backend"):
+        ember_logging.log("backend", f"graph @{graph.name} runs eagerly: {reason}\n{text}")
+
+
+def symbolic_inputs(graph: Graph) -> tuple[int, ...]:
+    """Positions of the inputs whose shape holds a symbol."""
+    return tuple(i for i, v in enumerate(graph.inputs)
+                 if any(isinstance(d, str) for d in v.shape))
+
+
+class SpecialisingGraph:
+    """A graph with symbolic dims, compiled once per concrete shape of its symbolic inputs."""
+
+    __slots__ = ("_cache", "_inputs", "graph", "num_threads", "rejected", "symbolic", "text")
+
+    def __init__(self, graph: Graph, text: str, symbolic: tuple[int, ...], num_threads: int,
+                 example_inputs: Sequence[Any]) -> None:
+        self.graph = graph
+        self.text = text
+        self.symbolic = symbolic
+        self.num_threads = num_threads
+        self._inputs = graph.inputs
+        self._cache: dict[tuple[tuple[int, ...], ...], Compiled] = {}
+        # Compile for the example now: the first call does not pay for a compile, and a graph
+        # the core rejects for these shapes (an op it lacks) is reported once and run eagerly
+        # as a whole rather than tried again for every new shape.
+        self.rejected = False
+        if len(example_inputs) == len(graph.inputs):
+            try:
+                sizes = self.bind(tuple(np.shape(example_inputs[i]) for i in symbolic))
+            except ValueError:  # examples that do not fit the types: the first call tells
+                return
+            native = compile_native(graph, specialise_text(text, sizes), num_threads)
+            if native is None:
+                self.rejected = True
+            else:
+                self._cache[tuple(np.shape(example_inputs[i]) for i in symbolic)] = native
+
+    def __call__(self, *args: Any) -> tuple[np.ndarray, ...]:
+        try:
+            key = tuple([args[i].shape for i in self.symbolic])
+        except (AttributeError, IndexError):
+            raise self._bad_inputs(args) from None
+        compiled = self._cache.get(key)
+        if compiled is None:
+            compiled = self._specialise(args, key)
+        return compiled(*args)
+
+    def _bad_inputs(self, args: tuple[Any, ...]) -> TypeError:
+        if len(args) != len(self._inputs):
+            return TypeError(f"the compiled graph takes {len(self._inputs)} input(s), "
+                             f"got {len(args)}")
+        for i in self.symbolic:
+            if not isinstance(args[i], np.ndarray):
+                return TypeError(f"input {i}: expected a numpy.ndarray of type "
+                                 f"{self._inputs[i].type_str}, got {type(args[i]).__name__}")
+        return TypeError("the compiled graph takes numpy.ndarray inputs")
+
+    def _specialise(self, args: Sequence[Any], key: tuple[tuple[int, ...], ...]) -> Compiled:
+        sizes = self.bind(key)
+        text = specialise_text(self.text, sizes)
+        compiled = compile_native(self.graph, text, self.num_threads)
+        if compiled is None:
+            compiled = eager.compile(self.graph, args)
+        if len(self._cache) >= SPECIALISATION_LIMIT:
+            del self._cache[next(iter(self._cache))]  # the oldest specialisation goes first
+        self._cache[key] = compiled
+        return compiled
+
+    def bind(self, key: tuple[tuple[int, ...], ...]) -> dict[str, int]:
+        """The size of each symbol given the shapes of the symbolic inputs; a shape that does
+        not fit the graph's types raises ValueError naming the input."""
+        sizes: dict[str, int] = {}
+        for i, shape in zip(self.symbolic, key, strict=True):
+            value = self._inputs[i]
+            if len(shape) != value.ndim:
+                raise ValueError(f"input {i}: expected shape {value.type_str}, got "
+                                 f"{list(shape)}")
+            for axis, (dim, size) in enumerate(zip(value.shape, shape, strict=True)):
+                if isinstance(dim, str):
+                    bound = sizes.setdefault(dim, size)
+                    if bound != size:
+                        raise ValueError(f"input {i}: dimension {axis} is {size}, but {dim} = "
+                                         f"{bound} from an earlier input")
+                elif dim != size:
+                    raise ValueError(f"input {i}: expected shape {value.type_str}, got "
+                                     f"{list(shape)}")
+        return sizes
+
+
+def specialise_text(text: str, sizes: dict[str, int]) -> str:
+    """The IR text with every symbolic dim replaced by its size: symbols only occur inside
+    bracketed lists (types and the `shape=` of reshape and broadcast_to)."""
+
+    def substitute(match: re.Match[str]) -> str:
+        items = match.group(1).split(",")
+        return "[" + ",".join(str(sizes.get(item, item)) for item in items) + "]"
+
+    return _BRACKETS.sub(substitute, text)
