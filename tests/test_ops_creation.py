@@ -84,3 +84,11 @@ def test_tril_triu(k: int) -> None:
             x = sample(dt, shape) + (dt != np.bool_)
             check(lambda xp, x: (xp.tril(x, k), xp.triu(x, k=k)), x)
     check(lambda xp, x: xp.tril(x), np.float64(1.0))
+
+
+def test_fill_values_are_cast_as_numpy_casts_them() -> None:
+    check(lambda xp: xp.full(3, 300, np.uint8))
+    check(lambda xp: xp.full(3, -1, np.uint8))
+    check(lambda xp: (xp.full(3, 2.7, np.int8), xp.full(2, 1e300, np.float32)))
+    check(lambda xp: xp.full(2, np.nan, np.int32))
+    check(lambda xp: xp.full(2, np.float32(1.5), np.float64))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ember.errors import Unsupported
@@ -60,13 +62,12 @@ def weak_python_type(dtype: np.dtype) -> type:
 
 
 def python_value(value: object, dtype: np.dtype) -> bool | int | float:
-    """`value` as the plain Python number of `dtype`'s kind (how attributes store numbers)."""
-    kind = np.dtype(dtype).kind
-    if kind == "b":
-        return bool(value)
-    if kind in "iu":
-        return int(value)  # type: ignore[call-overload]
-    return float(value)  # type: ignore[arg-type]
+    """`value` converted to `dtype` exactly as NumPy stores it in an array (np.full's unsafe
+    cast: 2.7 -> 2, nan -> INT_MIN), as the plain Python number attributes hold; a Python int
+    out of the dtype's range is NumPy's OverflowError."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return np.full((), value, dtype).item()  # type: ignore[no-any-return]
 
 
 def representative(dtype: np.dtype, weak: bool) -> object:
