@@ -12,7 +12,7 @@ mod group;
 mod lazy;
 mod nodes;
 
-pub(crate) use lazy::{AxisMap, IndexMap};
+pub(crate) use lazy::IndexMap;
 
 use crate::kernel::{Kernel, Scalar, Stage};
 use crate::Error;
