@@ -124,3 +124,10 @@ def test_static_queries() -> None:
     check(lambda xp, x: (xp.ndim(x), xp.shape(x), xp.size(x), xp.size(x, 1), xp.size(x, -1)),
           X)
     check(lambda xp, x: (x.ndim, x.shape, x.size, x.dtype, x.itemsize, x.nbytes), X)
+
+
+def test_axis_lists_where_numpy_takes_them() -> None:
+    check(lambda xp, x: xp.sum(x, axis=[0, 1]), X)
+    check(lambda xp, x: x.mean([0]), X)
+    check(lambda xp, x: xp.squeeze(x[None], [0]), X)
+    check(lambda xp, x: (xp.expand_dims(x, [0]), xp.flip(x, [0]), xp.moveaxis(x, [0], [1])), X)

@@ -56,11 +56,13 @@ def static_number(x: object, what: str) -> bool | int | float:
     raise Unsupported(f"{what}: argument of type {type(x).__name__}")
 
 
-def axis_arg(axis: object, what: str) -> int | tuple[int, ...] | None:
-    """`axis=`: None, an int, or a tuple of ints."""
+def axis_arg(axis: object, what: str, lists: bool = False
+             ) -> int | tuple[int, ...] | None:
+    """`axis=`: None, an int, or a tuple of ints (reductions refuse lists as NumPy does;
+    `lists=True` for functions such as np.expand_dims that take any sequence)."""
     if axis is None:
         return None
-    if isinstance(axis, (tuple, list)):
+    if isinstance(axis, tuple) or (lists and isinstance(axis, list)):
         return tuple(static_int(a, what) for a in axis)
     return static_int(axis, what)
 

@@ -99,8 +99,8 @@ def swapaxes(graph: Graph, a: object, axis1: object, axis2: object) -> Value:
 
 def moveaxis(graph: Graph, a: object, source: object, destination: object) -> Value:
     x = _array(graph, a, "np.moveaxis")
-    src = normalize_axes_ordered(axis_arg(source, "np.moveaxis"), x.ndim, "source")
-    dst = normalize_axes_ordered(axis_arg(destination, "np.moveaxis"), x.ndim, "destination")
+    src = normalize_axes_ordered(axis_arg(source, "np.moveaxis", lists=True), x.ndim, "source")
+    dst = normalize_axes_ordered(axis_arg(destination, "np.moveaxis", lists=True), x.ndim, "destination")
     if len(src) != len(dst):
         raise ValueError("`source` and `destination` arguments must have the same number of "
                          "elements")
@@ -122,7 +122,7 @@ def normalize_axes_ordered(axis: int | tuple[int, ...] | None, ndim: int,
 
 def expand_dims(graph: Graph, a: object, axis: object) -> Value:
     x = _array(graph, a, "np.expand_dims")
-    ax = axis_arg(axis, "np.expand_dims")
+    ax = axis_arg(axis, "np.expand_dims", lists=True)
     items = (ax,) if isinstance(ax, int) else tuple(ax or ())
     ndim = x.ndim + len(items)
     axes = [normalize_axis(i, ndim) for i in items]
@@ -291,7 +291,7 @@ def copy_method(graph: Graph, a: object, order: str = "C") -> Value:
 
 def flip(graph: Graph, m: object, axis: object = None) -> Value:
     x = _array(graph, m, "np.flip")
-    axes = normalize_axes(axis_arg(axis, "np.flip"), x.ndim)
+    axes = normalize_axes(axis_arg(axis, "np.flip", lists=True), x.ndim)
     # NumPy flips by indexing, `x[()]` for a 0-d array: a NumPy scalar.
     return graph.op("flip", [x], axis=list(range(x.ndim)) if axes is None else list(axes),
                     scalar=x.ndim == 0)
