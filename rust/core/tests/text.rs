@@ -1,7 +1,9 @@
 //! The text form: round trip, located errors, and a mutation fuzzer (never a panic).
 
 use ember_core::error::Location;
+use ember_core::interp::{self, HostArray};
 use ember_core::ir::{parse, print};
+use ember_core::passes::run_pipeline;
 use ember_core::verify;
 
 const LAYERNORM: &str = "ember-ir 1
@@ -178,4 +180,68 @@ fn mutated_text_never_panics() {
     }
     // Some edits (inside numbers, names or comments) keep the text valid.
     assert!(accepted > 100, "only {accepted} mutants parsed");
+}
+
+/// The golden files' inputs and their `# run:` input arrays.
+fn golden_seeds() -> Vec<(String, Vec<Vec<HostArray>>)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
+    let mut seeds = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "ir") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let input = text.split("\n# ----\n").next().unwrap().to_string();
+        let runs = input
+            .lines()
+            .filter_map(|l| l.strip_prefix("# run:"))
+            .filter_map(|r| {
+                r.split(';')
+                    .filter(|a| !a.trim().is_empty())
+                    .map(HostArray::parse)
+                    .collect::<Result<Vec<_>, _>>()
+                    .ok()
+            })
+            .collect();
+        seeds.push((input, runs));
+    }
+    seeds.sort_by(|a, b| a.0.cmp(&b.0));
+    seeds
+}
+
+#[test]
+fn mutated_golden_files_never_panic_anywhere() {
+    const ALPHABET: &[u8] = b"%[](),:=-0123456789 \nabfiruxw_";
+    let seeds = golden_seeds();
+    let mut rng = Rng(0xD1B5_4A32_D192_ED03);
+    let mut ran = 0;
+    for round in 0..6000 {
+        let (base, runs) = &seeds[round % seeds.len()];
+        let mut bytes = base.as_bytes().to_vec();
+        for _ in 0..1 + rng.below(3) {
+            let at = rng.below(bytes.len());
+            match rng.below(3) {
+                0 => {
+                    bytes.remove(at);
+                }
+                1 => bytes.insert(at, ALPHABET[rng.below(ALPHABET.len())]),
+                _ => bytes[at] = ALPHABET[rng.below(ALPHABET.len())],
+            }
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        let Ok(graph) = parse(&text) else { continue };
+        if verify(&graph).is_err() {
+            continue;
+        }
+        let optimised = run_pipeline(&graph, false)
+            .map(|(g, _)| g)
+            .unwrap_or_else(|_| graph.clone());
+        for inputs in runs {
+            let _ = interp::run(&graph, inputs);
+            let _ = interp::run(&optimised, inputs);
+            ran += 1;
+        }
+    }
+    assert!(ran > 500, "only {ran} mutants ran");
 }

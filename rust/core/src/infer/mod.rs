@@ -5,16 +5,19 @@ pub mod dtypes;
 pub mod shapes;
 
 use crate::error::{Error, Result};
-use crate::ir::{DType, Dim, Kind, Op, Scalar, Type};
+use crate::ir::{Arity, DType, Dim, Kind, Op, Scalar, Type};
 
 /// The result type of `op` applied to operands of these types (arity included), or an error
 /// that names what is wrong (the caller adds the op and value).
 pub fn infer(op: &Op, inputs: &[&Type]) -> Result<Type> {
     if !op.arity().allows(inputs.len()) {
+        let want = match op.arity() {
+            Arity::Exactly(n) => format!("{n}"),
+            Arity::AtLeast(n) => format!("at least {n}"),
+        };
         return Err(Error::new(format!(
-            "{} takes {:?} operand(s), found {}",
+            "{} takes {want} operand(s), found {}",
             op.name(),
-            op.arity(),
             inputs.len()
         )));
     }

@@ -14,6 +14,9 @@ use crate::infer::dtypes;
 use crate::ir::{BinaryOp, DType, Dim, Graph, Node, Op, Scalar, Type, UnaryOp};
 use crate::views::{self, Layout};
 
+/// The largest result the interpreter builds (it holds 32 bytes per element while computing).
+const MAX_ELEMENTS: usize = 1 << 28;
+
 /// Run `graph` on `inputs` (one per parameter, of its dtype and shape; symbolic dims bind to
 /// the sizes they first meet) and return its results. The graph is verified first.
 pub fn run(graph: &Graph, inputs: &[HostArray]) -> Result<Vec<HostArray>> {
@@ -128,7 +131,15 @@ pub(crate) fn eval(
     let shape = concrete(&node.ty.shape, symbols)?;
     let out = node.ty.dtype;
     let arg = |i: usize| args[i];
-    let size = shape.iter().product::<usize>();
+    let size = shape
+        .iter()
+        .try_fold(1usize, |acc, &n| acc.checked_mul(n))
+        .filter(|&n| n <= MAX_ELEMENTS)
+        .ok_or_else(|| {
+            Error::new(format!(
+                "a result of shape {shape:?} is too large for the interpreter"
+            ))
+        })?;
     let elems: Vec<Elem> = match &node.op {
         Op::Unary(u) => {
             let dt = dtypes::unary_loop(*u, arg(0).dtype())?;
