@@ -88,7 +88,7 @@ def evaluate(stmt, env, symbols):
     a = dict(kv.split("=", 1) for kv in attrs.split())
     a = {k: literal(v) for k, v in a.items()}
     dtype, dims, _ = TYPE.match(ty).groups()
-    shape = tuple(int(d) for d in dims.split(",") if d and d.isdigit())
+    shape = tuple(int(d) if d.isdigit() else symbols[d] for d in dims.split(",") if d)
     if op in UNARY:
         out = UNARY[op](args[0])
     elif op in BINARY:
