@@ -40,19 +40,18 @@ Rule = Callable[[str, Callable[..., Any] | None, Sequence[Value], dict[str, Any]
 
 
 @functools.lru_cache(maxsize=4096)
-def _numpy_dtype(fn: Callable[..., Any], what: str, operands: tuple[tuple[np.dtype, bool], ...],
-                 kwargs: tuple[tuple[str, Any], ...] = ()) -> np.dtype:
+def _numpy_dtype(fn: Callable[..., Any], what: str,
+                 operands: tuple[tuple[np.dtype, bool], ...]) -> np.dtype:
     args = [representative(dt, weak) for dt, weak in operands]
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = fn(*args, **dict(kwargs))
+        result = fn(*args)
     return check_supported(np.asarray(result).dtype, what)
 
 
-def numpy_dtype(fn: Callable[..., Any], what: str, inputs: Sequence[Value], **kwargs: Any) -> np.dtype:
+def numpy_dtype(fn: Callable[..., Any], what: str, inputs: Sequence[Value]) -> np.dtype:
     """The dtype NumPy's `fn` gives for these operands (weak ones as Python scalars)."""
-    key = tuple((v.dtype, v.weak) for v in inputs)
-    return _numpy_dtype(fn, what, key, tuple(sorted(kwargs.items())))
+    return _numpy_dtype(fn, what, tuple((v.dtype, v.weak) for v in inputs))
 
 
 def elementwise(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
@@ -96,8 +95,7 @@ def _reduced_shape(x: Value, axes: tuple[int, ...] | None, keepdims: bool) -> Sh
     return tuple(d for i, d in enumerate(x.shape) if i not in reduced)
 
 
-_UFUNC_NAMES = {"sum": "add", "prod": "multiply", "max": "maximum", "min": "minimum",
-                "any": "logical_or", "all": "logical_and"}
+_UFUNC_NAMES = {"max": "maximum", "min": "minimum"}  # as NumPy's messages name them
 
 
 @functools.lru_cache(maxsize=1024)
@@ -144,7 +142,9 @@ def reshape(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
     if Size(shape) != Size(x.shape):
         if x.size is None or Size(shape).static is None:
             raise Unsupported(f"reshape of {format_shape(x.shape)} into {format_shape(shape)}")
-        raise ValueError(f"cannot reshape array of size {x.size} into shape {format_shape(shape, ',')}")
+        raise ValueError(
+            f"cannot reshape array of size {x.size} into shape {format_shape(shape, ',')}"
+        )
     return Inferred(x.dtype, shape)
 
 
@@ -294,8 +294,11 @@ def matmul(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
 
 def const(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
           attrs: dict[str, Any]) -> Inferred:
-    """A strong NumPy scalar of the given dtype; Graph.const marks Python scalars weak."""
-    return Inferred(attrs.pop("dtype"), (), scalar=True)
+    """A NumPy scalar of the given dtype, or without one the Python scalar `value` (weak)."""
+    dtype = attrs.pop("dtype", None)
+    if dtype is None:
+        return Inferred(WEAK_DTYPES[type(attrs["value"])], (), weak=True)
+    return Inferred(dtype, (), scalar=True)
 
 
 def creation(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
