@@ -69,3 +69,11 @@ def test_programs_with_symbolic_dims_match_numpy() -> None:
     g = check(lambda xp, x: (x * 2 + x.mean(axis=0)).var(axis=1), x, dynamic=True)
     assert g is not None and "s0" in g.to_ir()
     check(lambda xp, x, y: x @ y, x, sample(np.float32, (7, 3)), dynamic=True)
+
+
+def test_arange_and_eye_of_symbolic_sizes() -> None:
+    x = np.ones((5, 6), np.float32)
+    g = check(lambda xp, x: (xp.arange(x.shape[0]) * x.T, xp.eye(x.shape[1]) @ x.T,
+                             xp.eye(x.shape[0], x.shape[1], 1, dtype=np.int8)), x, dynamic=True)
+    assert g is not None
+    assert "arange() start=0 step=1 : i64[s0]" in g.to_ir()

@@ -10,6 +10,7 @@ or the exception type and message where NumPy raises.
 
 from __future__ import annotations
 
+import types
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -106,11 +107,14 @@ class Traced:
 class TracingNumPy:
     """`np` during tracing: `xp.sum(...)` calls the numpy_api handler for `np.sum`."""
 
-    def __init__(self, graph: Graph) -> None:
+    def __init__(self, graph: Graph, namespace: Any = np) -> None:
         self.graph = graph
+        self.namespace = namespace
 
     def __getattr__(self, name: str) -> Any:
-        fn = getattr(np, name)
+        fn = getattr(self.namespace, name)
+        if isinstance(fn, types.ModuleType):  # np.linalg
+            return TracingNumPy(self.graph, fn)
         handler = api.lookup_function(fn)
         if handler is None:
             if isinstance(fn, (type, np.dtype)) or not callable(fn):

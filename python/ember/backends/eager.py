@@ -39,9 +39,9 @@ _RUNNERS: dict[str, Callable[..., Array]] = {
     "astype": lambda node, x: np.asarray(x).astype(node.attrs["dtype"]),
     "const": lambda node: node.attrs["value"],
     "full": lambda node, shape: np.full(shape, node.attrs["value"], node.out.dtype),
-    "arange": lambda node: _arange(node.out.dtype, node.out.shape, node.attrs["start"],
-                                   node.attrs["step"]),
-    "eye": lambda node: np.eye(*node.out.shape, k=node.attrs["k"], dtype=node.out.dtype),
+    "arange": lambda node, shape: _arange(node.out.dtype, shape, node.attrs["start"],
+                                          node.attrs["step"]),
+    "eye": lambda node, shape: np.eye(*shape, k=node.attrs["k"], dtype=node.out.dtype),
     "argmax": lambda node, x: np.argmax(x, axis=node.attrs["axis"],
                                         keepdims=node.attrs["keepdims"]),
     "argmin": lambda node, x: np.argmin(x, axis=node.attrs["axis"],
@@ -68,7 +68,8 @@ def _reduce(node: Node, x: Array) -> Array:
 
 
 # Ops whose target shape may hold symbols: the runner gets it with the symbols' sizes.
-_SHAPED = {"full": None, "reshape": "shape", "broadcast_to": "shape"}
+_SHAPED = {"full": None, "arange": None, "eye": None, "reshape": "shape",
+           "broadcast_to": "shape"}
 
 
 def run_node(node: Node, args: Sequence[Array], sizes: dict[str, int] | None = None) -> Array:

@@ -108,11 +108,11 @@ class Graph:
         dt = as_dtype(dtype, "np.full")
         return self.op("full", [], value=python_value(value, dt), shape=tuple(shape), dtype=dt)
 
-    def arange(self, start: float, step: float, length: int, dtype: Any) -> Value:
+    def arange(self, start: float, step: float, length: int | str, dtype: Any) -> Value:
         return self.op("arange", [], start=start, step=step, shape=(length,),
                        dtype=as_dtype(dtype, "np.arange"))
 
-    def eye(self, n: int, m: int, k: int, dtype: Any) -> Value:
+    def eye(self, n: int | str, m: int | str, k: int, dtype: Any) -> Value:
         return self.op("eye", [], k=k, shape=(n, m), dtype=as_dtype(dtype, "np.eye"))
 
     def set_outputs(self, values: Sequence[Value]) -> None:

@@ -96,6 +96,10 @@ def arange(graph: Graph, start: object, stop: object = None, step: object = None
     _check_layout("np.arange", "C", like)
     if stop is None:
         start, stop = 0, start
+    if isinstance(stop, str) and start == 0 and step in (None, 1):
+        # np.arange(n) of a symbolic size: its length is that symbol
+        dt = dtype_arg(dtype, "np.arange") or np.dtype(np.int64)
+        return graph.arange(0, 1, stop, dt)  # type: ignore[arg-type]
     bounds = [static_number(x, "np.arange") for x in (start, stop, 1 if step is None else step)]
     lo, hi, delta = bounds
     if delta == 0:
@@ -154,9 +158,9 @@ def linspace(graph: Graph, start: object, stop: object, num: object = 50,
 def eye(graph: Graph, N: object, M: object = None, k: object = 0, dtype: object = float,
         order: str = "C", *, device: object = None, like: object = None) -> Value:
     _check_layout("np.eye", order, like)
-    n = operator.index(N)  # type: ignore[arg-type]
-    m = n if M is None else operator.index(M)  # type: ignore[arg-type]
-    if n < 0 or m < 0:
+    n = N if isinstance(N, str) else operator.index(N)  # type: ignore[arg-type]
+    m = n if M is None else M if isinstance(M, str) else operator.index(M)  # type: ignore
+    if any(isinstance(d, int) and d < 0 for d in (n, m)):
         raise ValueError("negative dimensions are not allowed")
     return graph.eye(n, m, operator.index(k),  # type: ignore[arg-type]
                      dtype_arg(dtype, "np.eye") or np.dtype(float))
