@@ -95,6 +95,9 @@ fn concrete(shape: &[Dim], symbols: &HashMap<String, usize>) -> Result<Vec<usize
 
 /// The elements of `x` broadcast to `shape`, row-major.
 fn broadcast(x: &HostArray, shape: &[usize]) -> Vec<Elem> {
+    if x.shape == shape {
+        return x.elems();
+    }
     match views::broadcast(&Layout::contiguous(&x.shape), shape) {
         Some(layout) => layout
             .positions()
@@ -105,8 +108,12 @@ fn broadcast(x: &HostArray, shape: &[usize]) -> Vec<Elem> {
     }
 }
 
-fn cast_all(elems: Vec<Elem>, dtype: DType) -> Vec<Elem> {
-    elems.into_iter().map(|e| scalar::cast(e, dtype)).collect()
+/// Cast elements of dtype `from` to `to` (nothing to do when they are equal).
+fn cast_from(elems: Vec<Elem>, from: DType, to: DType) -> Vec<Elem> {
+    if from == to {
+        return elems;
+    }
+    elems.into_iter().map(|e| scalar::cast(e, to)).collect()
 }
 
 fn scalar_elem(value: Scalar) -> Elem {
@@ -143,7 +150,7 @@ pub(crate) fn eval(
     let elems: Vec<Elem> = match &node.op {
         Op::Unary(u) => {
             let dt = dtypes::unary_loop(*u, arg(0).dtype())?;
-            cast_all(arg(0).elems(), dt)
+            cast_from(arg(0).elems(), arg(0).dtype(), dt)
                 .into_iter()
                 .map(|x| scalar::fit(scalar::unary(*u, dt, x), out))
                 .collect()
@@ -151,8 +158,8 @@ pub(crate) fn eval(
         Op::Binary(b) => {
             let (resolved, _) = dtypes::resolve_operands(&[types[0], types[1]]);
             let dt = dtypes::binary_loop(*b, resolved[0], resolved[1])?;
-            let xs = cast_all(broadcast(arg(0), &shape), dt);
-            let ys = cast_all(broadcast(arg(1), &shape), dt);
+            let xs = cast_from(broadcast(arg(0), &shape), arg(0).dtype(), dt);
+            let ys = cast_from(broadcast(arg(1), &shape), arg(1).dtype(), dt);
             // NumPy's float power loop takes a fast path for a scalar exponent of 0.5, 2 or -1
             // (sqrt, square, reciprocal), which differs from `pow` at -0.0, -inf and in rounding.
             let fast = match (*b, dt.is_float(), arg(1).shape.is_empty()) {
@@ -178,15 +185,15 @@ pub(crate) fn eval(
         }
         Op::Where => {
             let c = broadcast(arg(0), &shape);
-            let xs = cast_all(broadcast(arg(1), &shape), out);
-            let ys = cast_all(broadcast(arg(2), &shape), out);
+            let xs = cast_from(broadcast(arg(1), &shape), arg(1).dtype(), out);
+            let ys = cast_from(broadcast(arg(2), &shape), arg(2).dtype(), out);
             c.iter()
                 .zip(xs)
                 .zip(ys)
                 .map(|((c, x), y)| if c.truthy() { x } else { y })
                 .collect()
         }
-        Op::Astype { dtype } => cast_all(arg(0).elems(), *dtype),
+        Op::Astype { dtype } => cast_from(arg(0).elems(), arg(0).dtype(), *dtype),
         Op::Copy => arg(0).elems(),
         Op::Const { value, .. } | Op::Full { value, .. } => {
             vec![scalar::cast(scalar_elem(*value), out); size]
@@ -242,7 +249,7 @@ fn concatenate(xs: &[&HostArray], axis: usize, out: DType) -> Vec<Elem> {
         .iter()
         .map(|x| {
             (
-                cast_all(x.elems(), out),
+                cast_from(x.elems(), x.dtype(), out),
                 x.shape[axis..].iter().product::<usize>(),
             )
         })
@@ -280,7 +287,7 @@ fn matmul(a: &HostArray, b: &HostArray, out: DType, out_shape: &[usize]) -> Vec<
         };
         let mut full = batch.clone();
         full.extend([rows, cols]);
-        cast_all(broadcast(&view, &full), out)
+        cast_from(broadcast(&view, &full), x.dtype(), out)
     };
     let (xa, xb) = (spread(a, &a_shape, m, k), spread(b, &b_shape, k, n));
     let batches: usize = batch.iter().product();

@@ -9,6 +9,15 @@ use crate::views::Layout;
 /// The input's elements grouped by output element: kept axes outermost, reduced axes in one
 /// inner block of `block` elements per output element.
 fn grouped(x: &HostArray, axes: &[usize]) -> (Vec<Elem>, usize) {
+    let block = axes.iter().map(|&a| x.shape[a]).product();
+    // Reducing trailing axes needs no reordering.
+    if axes
+        .iter()
+        .enumerate()
+        .all(|(i, &a)| a == x.shape.len() - axes.len() + i)
+    {
+        return (x.elems(), block);
+    }
     let kept: Vec<usize> = (0..x.shape.len()).filter(|a| !axes.contains(a)).collect();
     let perm: Vec<usize> = kept.iter().chain(axes).copied().collect();
     let base = Layout::contiguous(&x.shape);
@@ -22,7 +31,6 @@ fn grouped(x: &HostArray, axes: &[usize]) -> (Vec<Elem>, usize) {
         .into_iter()
         .map(|p| x.get(p as usize))
         .collect();
-    let block = axes.iter().map(|&a| x.shape[a]).product();
     (elems, block)
 }
 
