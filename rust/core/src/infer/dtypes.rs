@@ -106,6 +106,25 @@ pub fn binary_gives_bool(op: BinaryOp) -> bool {
     )
 }
 
+/// Whether a Python int `value` can take the integer loop dtype of a binary op (NEP 50). An
+/// out-of-range value is NumPy's `OverflowError`, except in comparisons and logical ops, which
+/// NumPy evaluates exactly: then `Ok(false)` says to compare the value as it is.
+pub fn weak_int_fits(op: BinaryOp, loop_dtype: DType, value: i128) -> Result<bool> {
+    match loop_dtype.int_range() {
+        Some((lo, hi)) if loop_dtype.is_int() && !(lo..=hi).contains(&value) => {
+            if binary_gives_bool(op) {
+                Ok(false)
+            } else {
+                Err(Error::new(format!(
+                    "Python integer {value} out of bounds for {}",
+                    loop_dtype.numpy_name()
+                )))
+            }
+        }
+        _ => Ok(true),
+    }
+}
+
 /// The result dtype of a binary op for strong dtypes.
 pub fn binary_result(op: BinaryOp, a: DType, b: DType) -> Result<DType> {
     let loop_dtype = binary_loop(op, a, b)?;

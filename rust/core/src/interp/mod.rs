@@ -158,8 +158,26 @@ pub(crate) fn eval(
         Op::Binary(b) => {
             let (resolved, _) = dtypes::resolve_operands(&[types[0], types[1]]);
             let dt = dtypes::binary_loop(*b, resolved[0], resolved[1])?;
-            let xs = cast_from(broadcast(arg(0), &shape), arg(0).dtype(), dt);
-            let ys = cast_from(broadcast(arg(1), &shape), arg(1).dtype(), dt);
+            // A Python int that does not fit the loop dtype is an error, or compared exactly.
+            let mut operands = Vec::with_capacity(2);
+            for i in 0..2 {
+                let elems = broadcast(arg(i), &shape);
+                let weak_int = match types[i].weak && arg(i).len() == 1 {
+                    true => Some(arg(i).get(0)),
+                    false => None,
+                };
+                let exact = match weak_int {
+                    Some(Elem::I(v)) => !dtypes::weak_int_fits(*b, dt, v)?,
+                    _ => false,
+                };
+                operands.push(if exact {
+                    elems
+                } else {
+                    cast_from(elems, arg(i).dtype(), dt)
+                });
+            }
+            let ys = operands.pop().unwrap_or_default();
+            let xs = operands.pop().unwrap_or_default();
             // NumPy's float power loop takes a fast path for a scalar exponent of 0.5, 2 or -1
             // (sqrt, square, reciprocal), which differs from `pow` at -0.0, -inf and in rounding.
             let fast = match (*b, dt.is_float(), arg(1).shape.is_empty()) {

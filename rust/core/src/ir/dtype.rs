@@ -75,6 +75,23 @@ impl DType {
         }
     }
 
+    /// NumPy's name (`float32`, `uint8`, ...), for messages that quote NumPy.
+    pub fn numpy_name(self) -> &'static str {
+        match self {
+            DType::Bool => "bool",
+            DType::I8 => "int8",
+            DType::I16 => "int16",
+            DType::I32 => "int32",
+            DType::I64 => "int64",
+            DType::U8 => "uint8",
+            DType::U16 => "uint16",
+            DType::U32 => "uint32",
+            DType::U64 => "uint64",
+            DType::F32 => "float32",
+            DType::F64 => "float64",
+        }
+    }
+
     /// The dtype of an IR text name.
     pub fn from_name(name: &str) -> Option<DType> {
         DType::ALL.into_iter().find(|d| d.name() == name)

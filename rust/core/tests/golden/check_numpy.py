@@ -159,7 +159,7 @@ def check_file(path):
                 for stmt in stmts:
                     k, v = evaluate(stmt, env, symbols)
                     env[k] = v
-        except (ValueError, TypeError, ZeroDivisionError) as e:
+        except (ValueError, TypeError, ZeroDivisionError, OverflowError) as e:
             if not outputs.startswith("error"):
                 failures.append(f"{path.name}: {inputs}: NumPy raised {e!r}")
             continue
