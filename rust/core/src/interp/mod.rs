@@ -160,20 +160,16 @@ pub(crate) fn eval(
             let dt = dtypes::binary_loop(*b, resolved[0], resolved[1])?;
             // A Python int that does not fit the loop dtype is an error, or compared exactly.
             let mut operands = Vec::with_capacity(2);
-            for i in 0..2 {
-                let elems = broadcast(arg(i), &shape);
-                let weak_int = match types[i].weak && arg(i).len() == 1 {
-                    true => Some(arg(i).get(0)),
-                    false => None,
-                };
-                let exact = match weak_int {
+            for (x, ty) in args.iter().zip(types) {
+                let elems = broadcast(x, &shape);
+                let exact = match (ty.weak && x.len() == 1).then(|| x.get(0)) {
                     Some(Elem::I(v)) => !dtypes::weak_int_fits(*b, dt, v)?,
                     _ => false,
                 };
                 operands.push(if exact {
                     elems
                 } else {
-                    cast_from(elems, arg(i).dtype(), dt)
+                    cast_from(elems, x.dtype(), dt)
                 });
             }
             let ys = operands.pop().unwrap_or_default();
