@@ -57,6 +57,10 @@ def programs(n_args: int) -> st.SearchStrategy[Any]:
             st.tuples(st.just("shape"), st.sampled_from(["T", "ravel", "expand", "flip",
                                                          "first", "reshape", "swap"]), child),
             st.tuples(st.just("astype"), st.sampled_from(DTYPES), child),
+            st.tuples(st.just("pair"), st.sampled_from(["matmul", "concat", "stack", "clip"]),
+                      child, child),
+            st.tuples(st.just("slice"), st.integers(-3, 3), st.integers(-3, 3),
+                      st.sampled_from([1, 2, -1, -2]), child),
         )
 
     return st.recursive(leaf, extend, max_leaves=8)
@@ -111,11 +115,23 @@ def evaluate(node: Any, xp: Any, args: tuple[Any, ...]) -> Any:
         if how == "swap":
             return xp.moveaxis(x, 0, -1)
         return x[0]
+    if kind == "pair":
+        a, b = evaluate(node[2], xp, args), evaluate(node[3], xp, args)
+        if node[1] == "matmul":
+            return a @ b
+        if node[1] == "concat":
+            return xp.concatenate([a, b], axis=-1)
+        if node[1] == "stack":
+            return xp.stack([a, b])
+        return xp.clip(a, b, 2)
+    if kind == "slice":
+        _, start, stop, step, child = node
+        return evaluate(child, xp, args)[start:stop:step]
     assert kind == "astype"
     return getattr(xp, np.dtype(node[1]).type.__name__)(evaluate(node[2], xp, args))
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_random_programs_match_numpy(data: st.DataObject) -> None:
     args = data.draw(arrays())
@@ -123,7 +139,7 @@ def test_random_programs_match_numpy(data: st.DataObject) -> None:
     check(lambda xp, *a: evaluate(program, xp, a), *args, allow_unsupported=True)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_random_programs_with_symbolic_dims_match_numpy(data: st.DataObject) -> None:
     args = data.draw(arrays())

@@ -68,11 +68,25 @@ def apply(graph: Graph, op: str, args: list[object], *, operator: bool) -> Any:
     return graph.op(op, values, weak=False, scalar=True)
 
 
+def _type_name(x: object) -> str:
+    """The type name Python's operator errors print for an operand."""
+    if isinstance(x, Value):
+        return type(x.dtype.type(0).item()).__name__ if x.weak else \
+            f"numpy.{x.dtype.type.__name__}"
+    return type(x).__name__ if not isinstance(x, np.generic) else f"numpy.{type(x).__name__}"
+
+
 def binary_op(graph: Graph, op: str, a: object, b: object) -> Any:
     """`a <op> b` for op in `+ - * / // % ** @ & | ^ << >>`."""
     if op == "@":
         from ember.numpy_api.linalg import matmul
 
+        def is_array(x: object) -> bool:
+            return isinstance(x, Value) and not x.scalar and not x.weak
+
+        if not is_array(a) and not is_array(b):  # NumPy scalars have no `@`
+            raise TypeError(f"unsupported operand type(s) for @: '{_type_name(a)}' and "
+                            f"'{_type_name(b)}'")
         return matmul(graph, a, b)
     if op not in BINARY_OPERATORS:
         raise Unsupported(f"operator {op!r} on arrays")
