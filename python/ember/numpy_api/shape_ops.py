@@ -99,8 +99,8 @@ def swapaxes(graph: Graph, a: object, axis1: object, axis2: object) -> Value:
 
 def moveaxis(graph: Graph, a: object, source: object, destination: object) -> Value:
     x = _array(graph, a, "np.moveaxis")
-    src = normalize_axes_ordered(axis_arg(source, "np.moveaxis", lists=True), x.ndim, "source")
-    dst = normalize_axes_ordered(axis_arg(destination, "np.moveaxis", lists=True), x.ndim, "destination")
+    src, dst = (normalize_axes_ordered(axis_arg(arg, "np.moveaxis", lists=True), x.ndim, name)
+                for arg, name in ((source, "source"), (destination, "destination")))
     if len(src) != len(dst):
         raise ValueError("`source` and `destination` arguments must have the same number of "
                          "elements")
