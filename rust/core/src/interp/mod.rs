@@ -315,7 +315,8 @@ fn matmul(a: &HostArray, b: &HostArray, out: DType, out_shape: &[usize]) -> Vec<
                         Elem::B(pairs.into_iter().any(|(x, y)| x.truthy() && y.truthy()))
                     }
                     crate::ir::Kind::Float => {
-                        Elem::F(pairs.map(|(x, y)| elem_f64(x) * elem_f64(y)).sum())
+                        // From +0.0 as NumPy (Rust's float `sum` starts from -0.0).
+                        Elem::F(pairs.fold(0.0, |acc, (x, y)| acc + elem_f64(x) * elem_f64(y)))
                     }
                     _ => Elem::I(pairs.fold(0i128, |acc, (x, y)| {
                         acc.wrapping_add(elem_i128(x).wrapping_mul(elem_i128(y)))

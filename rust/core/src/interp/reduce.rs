@@ -34,10 +34,11 @@ fn grouped(x: &HostArray, axes: &[usize]) -> (Vec<Elem>, usize) {
     (elems, block)
 }
 
-/// Pairwise summation, so that long float sums stay accurate as NumPy's do.
+/// Pairwise summation, so that long float sums stay accurate as NumPy's do; from +0.0 as
+/// NumPy (a sum of -0.0 is 0.0).
 fn pairwise_sum(xs: &[f64]) -> f64 {
     if xs.len() <= 8 {
-        return xs.iter().sum();
+        return xs.iter().fold(0.0, |acc, x| acc + x);
     }
     let mid = xs.len() / 2;
     pairwise_sum(&xs[..mid]) + pairwise_sum(&xs[mid..])

@@ -77,6 +77,46 @@ def run(fn, *args, **kwargs):
     return fmt(out)
 
 
+MATMUL_SHAPES = [
+    ((3,), (3,)),
+    ((2, 3), (3,)),
+    ((3,), (3, 4)),
+    ((2, 3), (3, 4)),
+    ((2, 1, 3), (4, 3, 2)),
+    ((3,), (2, 3, 1)),
+    ((2, 2, 3), (3,)),
+    ((1, 2, 2, 3), (2, 1, 3, 2)),
+    ((0, 3), (3, 2)),
+    ((2, 0), (0, 3)),
+]
+
+
+def matmul_cases():
+    rng = np.random.default_rng(7)
+    lines = []
+    for a_dtype, b_dtype in [
+        ("f64", "f64"),
+        ("f32", "f32"),
+        ("i8", "i8"),
+        ("u8", "i16"),
+        ("bool", "bool"),
+        ("f32", "i32"),
+    ]:
+        for a_shape, b_shape in MATMUL_SHAPES:
+            a = operand_of(rng, a_dtype, a_shape)
+            b = operand_of(rng, b_dtype, b_shape)
+            lines.append(f"matmul | {fmt(a)} | {fmt(b)} | {run(np.matmul, a, b)}")
+    return lines
+
+
+def operand_of(rng, dtype, shape):
+    if dtype == "bool":
+        return rng.integers(0, 2, size=shape).astype(bool)
+    if dtype in ("f32", "f64"):
+        return rng.standard_normal(shape).round(2).astype(NP_NAMES[dtype])
+    return rng.integers(-100 if dtype[0] == "i" else 0, 100, size=shape).astype(NP_NAMES[dtype])
+
+
 def main():
     warnings.simplefilter("ignore")
     lines = []
@@ -114,6 +154,7 @@ def main():
                 result = run(getattr(np, op), x, axis=axis)
                 tag = "none" if axis is None else axis
                 lines.append(f"reduce {op} {tag} | {fmt(x)} | {result}")
+    lines += matmul_cases()
     with open("ops_table.txt", "w") as f:
         f.write("\n".join(lines) + "\n")
 
