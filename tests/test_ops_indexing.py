@@ -43,6 +43,13 @@ def test_bad_indices_raise_numpys_errors() -> None:
 def test_advanced_indexing_is_unsupported() -> None:
     g = Graph()
     x = g.add_input(np.float32, (3, 4))
-    for index in ([0, 1], x, (x, 1), True):
+    for index in ([0, 1.5], x, (x, 1), True, ([0], [1]), (0, [1]), [True, False]):
         with pytest.raises(Unsupported):
             getitem(g, x, index)
+
+
+@pytest.mark.parametrize("index", [[0, 2], [-1], [], [3, 3, 0], (slice(None), [1, 0]),
+                                   (E, [2, 0]), (None, [1], slice(1, 3)), ([1, 5],),
+                                   (slice(None), slice(None), [2, -4])])
+def test_a_static_list_of_integers_on_one_axis(index: object) -> None:
+    check(lambda xp, x: x[index], X)

@@ -37,6 +37,8 @@ def getitem(graph: Graph, a: Value, index: object) -> Value:
     """`a[index]` as slice, squeeze and expand_dims ops. A fully integer-indexed result is a
     NumPy scalar, as NumPy returns."""
     items = index if isinstance(index, tuple) else (index,)
+    if any(isinstance(item, list) for item in items):
+        return _take_list(graph, a, items)
     for item in items:
         if isinstance(item, (Value, list, np.ndarray)):
             raise Unsupported("advanced indexing (an index array) has a data-dependent result")
@@ -119,3 +121,44 @@ def getitem(graph: Graph, a: Value, index: object) -> Value:
     if new_axes:
         result = graph.op("expand_dims", [result], axis=new_axes)
     return result
+
+
+def _take_list(graph: Graph, a: Value, items: tuple[object, ...]) -> Value:
+    """`a[..., [i, j, k], ...]` with one static list of integers and otherwise basic indices:
+    the slices `i:i+1`, `j:j+1`... concatenated along that axis, which is where NumPy puts the
+    indexed dimension when it is the only advanced index."""
+    lists = [i for i, item in enumerate(items) if isinstance(item, list)]
+    pos = lists[0]
+    chosen = items[pos]
+    assert isinstance(chosen, list)
+    if len(lists) > 1 or any(_int(item) is not None for item in items) or not all(
+        _int(e) is not None for e in chosen
+    ):
+        raise Unsupported("advanced indexing other than one list of integers on one axis")
+    basic = getitem(graph, a, (*items[:pos], slice(None), *items[pos + 1:]))
+    consumed = sum(1 for item in items if item is not None and item is not Ellipsis)
+    before = items[:pos]
+    axis = sum(a.ndim - consumed if item is Ellipsis else 1 for item in before)
+    source_axis = sum(a.ndim - consumed if item is Ellipsis else 0 if item is None else 1
+                      for item in before)
+    size = basic.shape[axis]
+    if isinstance(size, str):
+        raise Unsupported(f"indexing symbolic dimension {size!r} with a list")
+    pieces = []
+    for e in chosen:
+        i = _int(e)
+        assert i is not None
+        if not -size <= i < size:
+            raise IndexError(f"index {i} is out of bounds for axis {source_axis} with size {size}")
+        i %= size
+        starts = [0] * basic.ndim
+        stops = list(basic.shape)
+        starts[axis], stops[axis] = i, i + 1
+        pieces.append(graph.op("slice", [basic], start=starts, stop=stops,
+                               step=[1] * basic.ndim))
+    if not pieces:
+        stops = list(basic.shape)
+        stops[axis] = 0
+        return graph.op("slice", [basic], start=[0] * basic.ndim, stop=stops,
+                        step=[1] * basic.ndim)
+    return graph.op("concatenate", pieces, axis=axis)
