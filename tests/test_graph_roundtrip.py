@@ -50,3 +50,18 @@ def test_random_programs_round_trip(data: st.DataObject, dynamic: bool) -> None:
         return
     if g is not None and g.outputs:
         assert_round_trip(g.to_ir())
+
+
+def test_float_and_integer_constants_print_as_the_rust_printer_does() -> None:
+    from ember.graph import Graph
+
+    g = Graph("constants")
+    x = g.add_input(np.float64, (2,))
+    outs = [g.op("add", [x, g.const(v)]) for v in (
+        1e-05, 2.5e20, -0.0, float("inf"), float("-inf"), float("nan"), 1e16, 0.1, 5e-324,
+        1.7976931348623157e308, 123456789.0, 1e22, 1e-7, 3, True)]
+    outs.append(g.op("add", [x, g.const(np.float32(0.1))]))
+    outs.append(g.op("add", [g.add_input(np.uint64, (2,)), g.const(np.uint64(2**64 - 1))]))
+    outs.append(g.op("add", [g.add_input(np.int8, (2,)), g.const(-128, np.int8, weak=False)]))
+    g.set_outputs(outs)
+    assert_round_trip(g.to_ir())
