@@ -33,20 +33,7 @@ impl Emitter<'_, '_> {
                 Sub => self.b.ins().fsub(x, y),
                 Mul => self.b.ins().fmul(x, y),
                 Div => self.b.ins().fdiv(x, y),
-                Maximum => self.b.ins().fmax(x, y),
-                Minimum => self.b.ins().fmin(x, y),
-                Fmax | Fmin => {
-                    // NaN-ignoring: a NaN operand yields the other one.
-                    let m = if op == Fmax {
-                        self.b.ins().fmax(x, y)
-                    } else {
-                        self.b.ins().fmin(x, y)
-                    };
-                    let xnan = self.b.ins().fcmp(FloatCC::Unordered, x, x);
-                    let ynan = self.b.ins().fcmp(FloatCC::Unordered, y, y);
-                    let r = self.pick(ynan, x, m, ty, mode);
-                    self.pick(xnan, y, r, ty, mode)
-                }
+                Maximum | Minimum | Fmax | Fmin => self.float_extreme(op, x, y, ty, mode),
                 Copysign => {
                     let mut m = super::math::Math {
                         b: &mut self.b,
@@ -132,6 +119,31 @@ impl Emitter<'_, '_> {
                 panic!("{op:?} of {ty} reached codegen (the scheduler casts to float)")
             }
         }
+    }
+
+    /// NumPy's loops, operand order included: `maximum` is `x >= y || isnan(x) ? x : y`
+    /// (NaN propagates), `fmax` is `x >= y || isnan(y) ? x : y` (NaN ignored); `minimum` and
+    /// `fmin` likewise with `<=`.
+    pub(crate) fn float_extreme(
+        &mut self,
+        op: BinaryOp,
+        x: Value,
+        y: Value,
+        ty: Scalar,
+        mode: Mode,
+    ) -> Value {
+        let cc = match op {
+            BinaryOp::Maximum | BinaryOp::Fmax => FloatCC::GreaterThanOrEqual,
+            _ => FloatCC::LessThanOrEqual,
+        };
+        let keep = self.b.ins().fcmp(cc, x, y);
+        let nan_of = match op {
+            BinaryOp::Maximum | BinaryOp::Minimum => x,
+            _ => y,
+        };
+        let nan = self.b.ins().fcmp(FloatCC::Unordered, nan_of, nan_of);
+        let take_x = self.b.ins().bor(keep, nan);
+        self.pick(take_x, x, y, ty, mode)
     }
 
     /// NumPy's integer `//` and `%`: floor semantics, 0 for a zero divisor, no trap on

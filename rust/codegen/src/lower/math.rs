@@ -99,6 +99,15 @@ impl Math<'_, '_> {
         self.b.ins().fcmp(cc, x, y)
     }
 
+    /// `x` limited to `[lo, hi]`; NaN stays NaN (compare-and-select is a few instructions,
+    /// where `fmin`/`fmax` with their NaN and signed-zero rules take many on x86).
+    fn clamp(&mut self, x: Value, lo: Value, hi: Value) -> Value {
+        let below = self.fcmp(FloatCC::LessThan, x, lo);
+        let x = self.pick(below, lo, x);
+        let above = self.fcmp(FloatCC::GreaterThan, x, hi);
+        self.pick(above, hi, x)
+    }
+
     /// Horner evaluation of `c[0] + c[1] x + c[2] x^2 + ...`.
     fn poly(&mut self, x: Value, c: &[f64]) -> Value {
         let mut acc = self.c(c[c.len() - 1]);
@@ -184,12 +193,11 @@ impl Math<'_, '_> {
         let (lo, hi, deg) = if self.is_f64() {
             (-746.0, 710.0, 14)
         } else {
-            (-104.0, 89.0, 9)
+            (-104.0, 89.0, 8)
         };
         let lo = self.c(lo);
         let hi = self.c(hi);
-        let x = self.b.ins().fmax(x, lo);
-        let x = self.b.ins().fmin(x, hi);
+        let x = self.clamp(x, lo, hi);
         let (k, r) = self.reduce_ln2(x);
         let c = self.taylor(deg, 0);
         let p = self.poly(r, &c);
@@ -213,8 +221,7 @@ impl Math<'_, '_> {
         };
         let lo_c = self.c(lo);
         let hi_c = self.c(hi);
-        let xc = self.b.ins().fmax(x, lo_c);
-        let xc = self.b.ins().fmin(xc, hi_c);
+        let xc = self.clamp(x, lo_c, hi_c);
         let (k, r) = self.reduce_ln2(xc);
         // e^r - 1 = r (1 + r/2 + r^2/6 + ...): no constant term, so no cancellation.
         let c = self.taylor(deg, 1);
@@ -238,7 +245,8 @@ impl Math<'_, '_> {
     pub fn tanh(&mut self, x: Value) -> Value {
         let ax = self.b.ins().fabs(x);
         let cap = self.c(if self.is_f64() { 22.0 } else { 10.0 });
-        let axc = self.b.ins().fmin(ax, cap);
+        let big0 = self.fcmp(FloatCC::GreaterThan, ax, cap);
+        let axc = self.pick(big0, cap, ax);
         let t = self.b.ins().fadd(axc, axc);
         let e = self.expm1(t);
         let two = self.c(2.0);

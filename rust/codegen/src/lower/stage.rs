@@ -6,7 +6,7 @@
 
 use super::expr::cl_type;
 use super::{mem, Emitter, Mode, UNROLL};
-use crate::kernel::{Const, ReduceOp, Scalar};
+use crate::kernel::{BinaryOp, Const, ReduceOp, Scalar};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{types, Block, InstBuilder, Value};
 use cranelift_frontend::Variable;
@@ -141,16 +141,16 @@ impl Emitter<'_, '_> {
     }
 
     /// `acc op v` for accumulators of type `ty` (`bool` is 0/1 in scalar mode).
-    fn combine(&mut self, op: ReduceOp, acc: Value, v: Value, ty: Scalar) -> Value {
+    fn combine(&mut self, op: ReduceOp, acc: Value, v: Value, ty: Scalar, mode: Mode) -> Value {
         let f = ty.is_float();
         match op {
             ReduceOp::Sum if f => self.b.ins().fadd(acc, v),
             ReduceOp::Sum => self.b.ins().iadd(acc, v),
             ReduceOp::Prod if f => self.b.ins().fmul(acc, v),
             ReduceOp::Prod => self.b.ins().imul(acc, v),
-            ReduceOp::Max if f => self.b.ins().fmax(acc, v),
+            ReduceOp::Max if f => self.float_extreme(BinaryOp::Maximum, acc, v, ty, mode),
             ReduceOp::Max => self.b.ins().smax(acc, v),
-            ReduceOp::Min if f => self.b.ins().fmin(acc, v),
+            ReduceOp::Min if f => self.float_extreme(BinaryOp::Minimum, acc, v, ty, mode),
             ReduceOp::Min => self.b.ins().smin(acc, v),
             ReduceOp::Any => self.b.ins().bor(acc, v),
             ReduceOp::All => self.b.ins().band(acc, v),
@@ -202,7 +202,7 @@ impl Emitter<'_, '_> {
             let v = em.eval(value, Mode::Scalar, jv, &splats);
             let v = em.cast(v, ty, acc_ty, Mode::Scalar);
             let a = em.b.use_var(acc);
-            let r = em.combine(op, a, v, acc_ty);
+            let r = em.combine(op, a, v, acc_ty, Mode::Scalar);
             em.b.def_var(acc, r);
         });
         let a = self.b.use_var(acc);
@@ -243,7 +243,7 @@ impl Emitter<'_, '_> {
                     let ju = em.b.ins().iadd_imm_s(jv, u as i64 * lanes);
                     let v = em.eval(value, mode, ju, &splats);
                     let av = em.b.use_var(*a);
-                    let r = em.combine(op, av, v, ty);
+                    let r = em.combine(op, av, v, ty, mode);
                     em.b.def_var(*a, r);
                 }
             });
@@ -251,24 +251,24 @@ impl Emitter<'_, '_> {
             em.loop_while(j, lanes, lim, |em, jv| {
                 let v = em.eval(value, mode, jv, &splats);
                 let av = em.b.use_var(accs[0]);
-                let r = em.combine(op, av, v, ty);
+                let r = em.combine(op, av, v, ty, mode);
                 em.b.def_var(accs[0], r);
             });
             let a0 = em.b.use_var(accs[0]);
             let a1 = em.b.use_var(accs[1]);
             let a2 = em.b.use_var(accs[2]);
             let a3 = em.b.use_var(accs[3]);
-            let s01 = em.combine(op, a0, a1, ty);
-            let s23 = em.combine(op, a2, a3, ty);
-            let s = em.combine(op, s01, s23, ty);
+            let s01 = em.combine(op, a0, a1, ty, mode);
+            let s23 = em.combine(op, a2, a3, ty, mode);
+            let s = em.combine(op, s01, s23, ty, mode);
             let mut total = em.b.ins().extractlane(s, 0);
             for l in 1..lanes as u8 {
                 let x = em.b.ins().extractlane(s, l);
-                total = em.combine(op, total, x, ty);
+                total = em.combine(op, total, x, ty, Mode::Scalar);
             }
             let total = em.cast(total, ty, acc_ty, Mode::Scalar);
             let av = em.b.use_var(acc);
-            let r = em.combine(op, av, total, acc_ty);
+            let r = em.combine(op, av, total, acc_ty, Mode::Scalar);
             em.b.def_var(acc, r);
             // The outer loop steps by `lanes`; undo that so j stays where the block ended.
             let jv = em.b.use_var(j);
