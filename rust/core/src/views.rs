@@ -4,7 +4,8 @@
 //! `None` means the view cannot share the operand's data (a reshape of non-contiguous data
 //! that no strides can express) and a copy is needed first.
 
-use crate::ir::Op;
+use crate::infer::infer;
+use crate::ir::{DType, Dim, Op, Type};
 
 /// Where the elements of an array lie in a buffer: element `idx` is at
 /// `offset + sum(idx[i] * strides[i])`, all in elements.
@@ -74,8 +75,24 @@ impl Layout {
 }
 
 /// The layout of a view op's result, given its operand's layout and the result shape (the
-/// static shape of the op's result type). `None` when the op is not a view or needs a copy.
+/// static shape of the op's result type). `None` when the op is not a view, needs a copy, or
+/// does not apply to a layout of that shape.
 pub fn apply(input: &Layout, op: &Op, out_shape: &[usize]) -> Option<Layout> {
+    // Anything that does not type-check (wrong rank, bad axes, another result shape) is no
+    // view. Shape attributes may hold symbols, which stand for the sizes in `out_shape`.
+    let dims = || out_shape.iter().map(|&n| Dim::Static(n)).collect();
+    let concrete = match op {
+        Op::Reshape { .. } => Op::Reshape { shape: dims() },
+        Op::BroadcastTo { .. } => Op::BroadcastTo { shape: dims() },
+        _ => op.clone(),
+    };
+    let operand = Type::of(DType::F64, &input.shape);
+    let inferred = infer(&concrete, &[&operand]).ok()?;
+    if input.strides.len() != input.shape.len()
+        || inferred.static_shape().as_deref() != Some(out_shape)
+    {
+        return None;
+    }
     let Layout {
         offset,
         shape,

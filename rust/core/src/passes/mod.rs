@@ -6,8 +6,6 @@ mod fold;
 mod rewrite;
 mod simplify;
 
-pub use rewrite::Rewriter;
-
 use crate::error::{Error, Result};
 use crate::ir::{print, Graph};
 use crate::verify;

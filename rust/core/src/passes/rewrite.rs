@@ -30,11 +30,6 @@ impl Rewriter {
         self.map.push(new);
     }
 
-    /// Add a statement with its type inferred.
-    pub fn emit(&mut self, op: Op, inputs: Vec<ValueId>) -> Result<ValueId> {
-        self.graph.add(op, inputs)
-    }
-
     /// Add a statement with a known type.
     pub fn emit_typed(&mut self, op: Op, inputs: Vec<ValueId>, ty: Type) -> ValueId {
         self.graph.push(op, inputs, ty)
