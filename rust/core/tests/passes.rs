@@ -127,6 +127,7 @@ fn random_graph(rng: &mut Rng) -> Graph {
         UnaryOp::Neg,
         UnaryOp::Positive,
         UnaryOp::LogicalNot,
+        UnaryOp::BitwiseNot,
         UnaryOp::Sqrt,
         UnaryOp::Abs,
     ];
@@ -139,9 +140,12 @@ fn random_graph(rng: &mut Rng) -> Graph {
         BinaryOp::Maximum,
         BinaryOp::LogicalAnd,
         BinaryOp::LogicalOr,
+        BinaryOp::BitwiseAnd,
+        BinaryOp::Fmin,
+        BinaryOp::Floordiv,
     ];
     for _ in 0..12 {
-        let op = match rng.next() % 4 {
+        let op = match rng.next() % 6 {
             0 => {
                 let weak = rng.next().is_multiple_of(2);
                 let (value, dtype) = match rng.next() % 3 {
@@ -156,10 +160,19 @@ fn random_graph(rng: &mut Rng) -> Graph {
             1 => (Op::Unary(rng.pick(&unary)), 1),
             2 => (
                 Op::Astype {
-                    dtype: rng.pick(&[DType::F32, DType::F64, DType::I32, DType::Bool]),
+                    dtype: rng.pick(&[
+                        DType::F32,
+                        DType::F64,
+                        DType::I32,
+                        DType::I64,
+                        DType::I8,
+                        DType::Bool,
+                    ]),
                 },
                 1,
             ),
+            3 => (Op::Where, 3),
+            4 => (Op::Copy, 1),
             _ => (Op::Binary(rng.pick(&binary)), 2),
         };
         let inputs: Vec<ValueId> = (0..op.1).map(|_| rng.pick(&values)).collect();

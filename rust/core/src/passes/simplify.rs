@@ -6,7 +6,7 @@
 
 use super::rewrite::{infers_to, rewrite, Rewriter};
 use crate::error::Result;
-use crate::ir::{BinaryOp as B, Dim, Graph, Node, Op, Scalar, UnaryOp as U, ValueId};
+use crate::ir::{BinaryOp as B, DType, Dim, Graph, Node, Op, Scalar, UnaryOp as U, ValueId};
 
 /// What a rule turns a statement into.
 enum Rewrite {
@@ -46,6 +46,12 @@ const RULES: &[(&str, Rule)] = &[
     ("reshape_reshape", |rw, n| match &n.op { Op::Reshape { .. } => producer_input(rw, n.inputs[0], |op| matches!(op, Op::Reshape { .. })).map(|x| New(n.op.clone(), vec![x])), _ => None }),  // reshape(reshape(x, s), t) -> reshape(x, t)
     ("squeeze_expand_dims", |rw, n| match &n.op { Op::Squeeze { axes } => operand_of(rw, n.inputs[0], &Op::ExpandDims { axes: axes.clone() }).map(Same), _ => None }),  // squeeze(expand_dims(x, a), a) -> x
     ("flip_flip", |rw, n| match &n.op { Op::Flip { .. } => operand_of(rw, n.inputs[0], &n.op).map(Same), _ => None }),  // flip(flip(x, a), a) -> x
+    ("not_not_bits", |rw, n| unary(n, U::BitwiseNot).and_then(|x| operand_of(rw, x, &Op::Unary(U::BitwiseNot))).map(Same)),  // ~~x -> x
+    ("abs_abs", |rw, n| unary(n, U::Abs).and_then(|x| rw.producer(x).filter(|p| p.op == Op::Unary(U::Abs)).map(|_| Same(x)))),  // abs(abs(x)) -> abs(x)
+    ("idempotent_self", |_, n| matches!(n.op, Op::Binary(B::Maximum | B::Minimum | B::Fmax | B::Fmin | B::LogicalAnd | B::LogicalOr | B::BitwiseAnd | B::BitwiseOr)).then(|| n.inputs[0]).filter(|&x| x == n.inputs[1]).map(Same)),  // max(x, x) -> x, x & x -> x, ...
+    ("where_const", |rw, n| (n.op == Op::Where).then(|| constant(rw, n.inputs[0])).flatten().filter(|c| is_0d(rw, n.inputs[0]) && !matches!(c, Scalar::Float(x) if x.is_nan())).map(|c| Same(n.inputs[if c.to_f64() != 0.0 { 1 } else { 2 }]))),  // where(True, x, y) -> x, where(False, x, y) -> y
+    ("astype_roundtrip", astype_roundtrip),  // x.astype(B).astype(A) -> x when A is x's dtype and B holds every A value
+    ("copy_copy", |rw, n| (n.op == Op::Copy).then(|| rw.producer(n.inputs[0]).filter(|p| p.op == Op::Copy).map(|_| Same(n.inputs[0]))).flatten()),  // copy(copy(x)) -> copy(x)
 ];
 
 /// Apply the rules to each statement until none applies to it.
@@ -157,6 +163,32 @@ fn transpose_transpose(rw: &Rewriter, n: &Node) -> Option<Rewrite> {
         .map(|&q| inner.get(q).copied())
         .collect::<Option<Vec<usize>>>()?;
     Some(New(Op::Transpose { perm }, vec![inner_node.inputs[0]]))
+}
+
+fn astype_roundtrip(rw: &Rewriter, n: &Node) -> Option<Rewrite> {
+    let Op::Astype { dtype: outer } = n.op else {
+        return None;
+    };
+    let inner = rw.producer(n.inputs[0])?;
+    let Op::Astype { dtype: wide } = inner.op else {
+        return None;
+    };
+    let x = inner.inputs[0];
+    let original = rw.type_of(x)?.dtype;
+    (outer == original && holds_exactly(wide, original)).then_some(Same(x))
+}
+
+/// Whether every value of `narrow` converts to `wide` and back unchanged.
+fn holds_exactly(wide: DType, narrow: DType) -> bool {
+    use crate::ir::Kind::*;
+    match (narrow.kind(), wide.kind()) {
+        (Bool, _) => true,
+        (Signed | Unsigned, Signed | Unsigned) => DType::promote(narrow, wide) == wide,
+        // f32 has a 24-bit and f64 a 53-bit significand.
+        (Signed | Unsigned, Float) => narrow.itemsize() * 2 <= wide.itemsize(),
+        (Float, Float) => wide.itemsize() >= narrow.itemsize(),
+        _ => false,
+    }
 }
 
 fn is_identity_view(rw: &Rewriter, n: &Node) -> bool {
