@@ -141,3 +141,16 @@ func @f(%0: f64[2,3]) -> (f64[2,3]) {
     assert_eq!(cg.output_types()[0].to_string(), "f64[2,3]");
     assert_eq!(cg.input_types()[0].to_string(), "f64[2,3]");
 }
+
+/// Regression: a unit inner dim made every operand look row-invariant.
+#[test]
+fn unit_inner_dim() {
+    let ir = "ember-ir 1
+func @f(%0: f32[8,1], %1: f64[1,9,1]) -> (f32[8,1], f64[1,9,1]) {
+  %2 = exp(%0) : f32[8,1]
+  %3 = neg(%1) : f64[1,9,1]
+  return %2, %3
+}
+";
+    common::check_all_layouts(ir, 47, 1e-6);
+}

@@ -283,7 +283,29 @@ impl Emitter<'_, '_> {
                 }
             }
             (f, t, _) if f.is_int() && t.is_float() => self.b.ins().fcvt_from_sint(tt, x),
-            (f, t, _) if f.is_float() && t.is_int() => self.b.ins().fcvt_to_sint_sat(tt, x),
+            (f, t, _) if f.is_float() && t.is_int() => {
+                // x86's cvttsd2si, which NumPy's casts compile to: NaN and out-of-range values
+                // give the integer minimum.
+                let r = self.b.ins().fcvt_to_sint_sat(tt, x);
+                let limit = if t == Scalar::I32 {
+                    2f64.powi(31)
+                } else {
+                    2f64.powi(63)
+                };
+                let tr = self.b.ins().trunc(x);
+                let lo = self.constant(Const::Float(-limit), f, mode);
+                let hi = self.constant(Const::Float(limit), f, mode);
+                let above_lo = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, tr, lo);
+                let below_hi = self.b.ins().fcmp(FloatCC::LessThan, tr, hi);
+                let ok = self.b.ins().band(above_lo, below_hi);
+                let min = if t == Scalar::I32 {
+                    i32::MIN as i64
+                } else {
+                    i64::MIN
+                };
+                let min = self.constant(Const::Int(min), t, mode);
+                self.pick(ok, r, min, t, mode)
+            }
             (Scalar::F32, Scalar::F64, Mode::Scalar) => self.b.ins().fpromote(tt, x),
             (Scalar::F64, Scalar::F32, Mode::Scalar) => self.b.ins().fdemote(tt, x),
             (Scalar::I32, Scalar::I64, Mode::Scalar) => self.b.ins().sextend(tt, x),

@@ -364,7 +364,12 @@ impl<'b> Emitter<'_, 'b> {
         match mode {
             Mode::Scalar => self.b.ins().select(c, x, y),
             Mode::Vector(_) => {
-                let m = self.b.ins().bitcast(cl_type(ty, mode), little(), c);
+                let t = cl_type(ty, mode);
+                let m = if self.b.func.dfg.value_type(c) == t {
+                    c
+                } else {
+                    self.b.ins().bitcast(t, little(), c)
+                };
                 self.b.ins().bitselect(m, x, y)
             }
         }

@@ -235,15 +235,30 @@ impl Scheduler<'_> {
         out_map: IndexMap,
     ) -> Result<(), Refuse> {
         let shape = self.lazy.nodes[l].shape.clone();
-        let dtype = self.lazy.nodes[l].dtype;
-        let mut kb = KernelBuilder::new(shape.len(), None);
-        let e = inst(self, &mut kb, l, &lazy::identity(&shape))?;
+        // Unit dims leave the iteration space, so that the inner loop is a real extent and
+        // row-invariant operands are exactly those that do not move along it.
+        let kept: Vec<usize> = (0..shape.len()).filter(|&d| shape[d] != 1).collect();
+        let renumber = |m: IndexMap| -> IndexMap {
+            m.into_iter()
+                .map(|a| lazy::AxisMap {
+                    dim: a.dim.map(|d| {
+                        kept.iter()
+                            .position(|&k| k == d)
+                            .expect("unit dims are fixed")
+                    }),
+                    ..a
+                })
+                .collect()
+        };
+        let dims: Vec<usize> = kept.iter().map(|&d| shape[d]).collect();
+        let out_map = renumber(out_map);
+        let mut kb = KernelBuilder::new(dims.len(), None);
+        let e = inst(self, &mut kb, l, &renumber(lazy::identity(&shape)))?;
         if let Some(&g) = self.pending.get(&out.slot) {
             return Err(Refuse::NeedClose(g));
         }
         let out_dtype = self.slot_dtype(out.slot);
         let e = kb.kernel.cast(e, out_dtype);
-        let _ = dtype;
         let b = kb.operand(out.clone(), out_map, out_dtype);
         kb.kernel.stages.push(Stage::Map {
             buffer: b,
@@ -252,7 +267,7 @@ impl Scheduler<'_> {
         self.kernels.push(kb.kernel);
         self.steps.push(Step::Kernel {
             kernel: self.kernels.len() - 1,
-            dims: shape,
+            dims,
             operands: kb.operands,
             collapse: true,
         });
