@@ -88,6 +88,11 @@ def pipeline_stages(text: str) -> list[tuple[str, str]]:
 
 class CompiledGraph:
     ir: str  # the optimised IR
-    def __call__(self, *inputs: np.ndarray) -> tuple[np.ndarray, ...]: ...
+    def __call__(self, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Run with the GIL released on arrays of the parameter types (any strides; a Python
+        scalar of the matching kind where a parameter is weak); returns new C-contiguous arrays.
+        Wrong count or type/dtype: TypeError; wrong shape or unaligned data: ValueError."""
 
-def compile_ir(text: str, num_threads: int = 0) -> CompiledGraph: ...
+def compile_ir(text: str, num_threads: int = 0) -> CompiledGraph:
+    """Parse, verify, optimise and compile. IRError for bad IR, NotImplementedError for an op
+    or shape the native back end does not handle (e.g. symbolic dims)."""

@@ -5,17 +5,16 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
+use crate::compiled::CompiledGraph;
+use crate::errors::ir_error;
+use crate::runtime::run_detached;
+
 create_exception!(
     _core,
     IRError,
     PyValueError,
     "Malformed or ill-typed ember IR: the message names line:column, or op and value."
 );
-
-/// Converts a core error (parse, verification, inference) into an `IRError`.
-pub fn ir_error(err: ember_core::Error) -> PyErr {
-    IRError::new_err(err.to_string())
-}
 
 /// Parses and verifies IR text, returning a graph.
 fn parse(text: &str) -> PyResult<ember_core::ir::Graph> {
@@ -30,9 +29,39 @@ fn parse_ir(text: &str) -> PyResult<String> {
     Ok(ember_core::ir::print(&parse(text)?))
 }
 
+/// The IR after each pass of the pipeline, as (pass name, text).
+#[pyfunction]
+fn pipeline_stages(text: &str) -> PyResult<Vec<(&'static str, String)>> {
+    let (_, stages) = ember_core::passes::run_pipeline(&parse(text)?, true).map_err(ir_error)?;
+    Ok(stages
+        .into_iter()
+        .map(|stage| (stage.pass, stage.text))
+        .collect())
+}
+
+/// Parses, verifies, optimises and compiles IR to native code (`num_threads` 0: all cores).
+#[pyfunction]
+#[pyo3(signature = (text, num_threads = 0))]
+fn compile_ir(py: Python<'_>, text: &str, num_threads: usize) -> PyResult<CompiledGraph> {
+    let graph = parse(text)?;
+    let (optimised, _) = ember_core::passes::run_pipeline(&graph, false).map_err(ir_error)?;
+    let options = ember_codegen::Options { num_threads };
+    // Cranelift takes milliseconds: let other Python threads run meanwhile.
+    let compiled = run_detached(py, "code generation", || {
+        ember_codegen::compile(&optimised, &options)
+    })?;
+    Ok(CompiledGraph::new(
+        ember_core::ir::print(&optimised),
+        compiled,
+    ))
+}
+
 /// Adds the compiled-graph functions and types to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("IRError", m.py().get_type::<IRError>())?;
     m.add_function(wrap_pyfunction!(parse_ir, m)?)?;
+    m.add_function(wrap_pyfunction!(pipeline_stages, m)?)?;
+    m.add_function(wrap_pyfunction!(compile_ir, m)?)?;
+    m.add_class::<CompiledGraph>()?;
     Ok(())
 }

@@ -11,12 +11,12 @@ use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::ffi::{self, PyObject, PyThreadState};
-use pyo3::panic::PanicException;
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple};
 
 use crate::cache::{self, Entry, Mode};
 use crate::cpython::{self, EvalFrameFn, InterpreterFrame, CO_RESUMABLE, FRAME_OWNED_BY_THREAD};
+use crate::errors;
 use crate::guards::{compile_tree, FrameView};
 use crate::skip;
 
@@ -178,12 +178,7 @@ unsafe extern "C" fn eval_frame(
             std::ptr::null_mut()
         }
         Err(payload) => {
-            let message = payload
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "panic in ember's frame hook".to_owned());
-            PanicException::new_err(message).restore(py);
+            errors::panic_error(payload, "ember's frame hook").restore(py);
             std::ptr::null_mut()
         }
     }

@@ -3,11 +3,14 @@
 #![deny(missing_docs)]
 
 mod cache;
+mod compiled;
 mod cpython;
+mod errors;
 mod frame_api;
 mod graph;
 mod guards;
 mod hook;
+mod runtime;
 mod skip;
 
 use pyo3::prelude::*;

@@ -1,0 +1,36 @@
+//! The one place where Rust failures become Python exceptions.
+
+use std::any::Any;
+
+use pyo3::exceptions::{PyNotImplementedError, PyRuntimeError, PyValueError};
+use pyo3::panic::PanicException;
+use pyo3::prelude::*;
+
+use crate::graph::IRError;
+
+/// Malformed or ill-typed IR (parse, verification, a pass) → `IRError`, naming line:column or
+/// op and value.
+pub fn ir_error(err: ember_core::Error) -> PyErr {
+    IRError::new_err(err.to_string())
+}
+
+/// Code generation and runtime failures: an op the back end lacks → `NotImplementedError` (the
+/// caller can fall back to another backend), arrays that do not fit → `ValueError`, a code
+/// generator failure → `RuntimeError`.
+pub fn codegen_error(err: ember_codegen::Error) -> PyErr {
+    match err {
+        ember_codegen::Error::Unsupported(_) => PyNotImplementedError::new_err(err.to_string()),
+        ember_codegen::Error::Mismatch(_) => PyValueError::new_err(err.to_string()),
+        ember_codegen::Error::Codegen(_) => PyRuntimeError::new_err(err.to_string()),
+    }
+}
+
+/// A caught panic → `PanicException` with the panic's message.
+pub fn panic_error(payload: Box<dyn Any + Send>, context: &str) -> PyErr {
+    let message = payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default();
+    PanicException::new_err(format!("panic in {context}: {message}"))
+}
