@@ -11,6 +11,7 @@ pub mod jit;
 pub mod kernel;
 mod lower;
 mod matmul;
+mod reuse;
 mod schedule;
 
 pub use graph::{compile, ArrayView, ArrayViewMut, CompiledGraph, Options};

@@ -171,7 +171,8 @@ impl Scheduler<'_> {
         }
         let group = &mut self.groups[g];
         group.open = false;
-        let kb = std::mem::replace(&mut group.kb, KernelBuilder::new(0, None));
+        let mut kb = std::mem::replace(&mut group.kb, KernelBuilder::new(0, None));
+        crate::reuse::store_reduced_once(&mut kb.kernel);
         let dims = group.dims.clone();
         self.pending.retain(|_, owner| *owner != g);
         self.kernels.push(kb.kernel);
