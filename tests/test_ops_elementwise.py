@@ -166,3 +166,13 @@ def test_fabs_and_float_power() -> None:
     for x in operands():
         check(lambda xp, x: xp.fabs(x), x)
         check(lambda xp, x: (xp.float_power(x, 2), xp.float_power(2, x)), x)
+
+
+def test_clip_edge_cases_found_by_random_programs() -> None:
+    u8 = np.array([0, 2, 255], np.uint8)
+    for lo, hi in [(-1, 2), (1, 300), (-5, -1), (300, 400), (None, -1), (-1, None), (2.5, 300),
+                   (-1, 300)]:
+        check(lambda xp, x, lo=lo, hi=hi: xp.clip(x, lo, hi), u8)
+    check(lambda xp, x: xp.clip(2, x, 2), np.array(0, np.int32))
+    check(lambda xp, x: xp.clip(2.5, x, 2), sample(np.float32, (3,)))
+    check(lambda xp, x: x @ -1, np.array(2, np.uint8))

@@ -39,6 +39,8 @@ def wrap(x: Any) -> Any:
         return Traced(x)
     if isinstance(x, tuple):
         return tuple(wrap(v) for v in x)
+    if isinstance(x, list):
+        return [wrap(v) for v in x]
     return x
 
 

@@ -15,7 +15,14 @@ from typing import Any
 
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
-from ember.numpy_api import creation, elementwise, linalg, reductions, shape_ops
+from ember.numpy_api import (
+    creation,
+    elementwise,
+    linalg,
+    manipulation,
+    reductions,
+    shape_ops,
+)
 from ember.numpy_api.elementwise import binary_op, compare_op, unary_op
 from ember.numpy_api.indexing import getitem
 
@@ -23,10 +30,10 @@ Handler = Callable[..., Any]
 
 _FUNCTIONS: dict[Any, Handler] = {
     **elementwise.functions(), **reductions.functions(), **shape_ops.functions(),
-    **creation.functions(), **linalg.functions(),
+    **creation.functions(), **linalg.functions(), **manipulation.functions(),
 }
 _METHODS: dict[str, Handler] = {
-    **reductions.methods(), **shape_ops.methods(), **linalg.methods(),
+    **reductions.methods(), **shape_ops.methods(), **linalg.methods(), **manipulation.methods(),
     "clip": elementwise.clip, "round": elementwise.round_,
 }
 

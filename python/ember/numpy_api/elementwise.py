@@ -31,7 +31,7 @@ UNARY_OPERATORS = {"-": "neg", "+": "positive", "~": "bitwise_not", "abs": "abs"
 Handler = Callable[..., Any]
 
 
-def _check_python_scalars(fn: Callable[..., Any], args: list[object]) -> None:
+def check_python_scalars(fn: Callable[..., Any], args: list[object]) -> None:
     """Let NumPy itself reject Python scalars it cannot combine with the arrays' dtypes
     (`int8_array + 1000` is an OverflowError), by a dry run on empty stand-ins."""
     if not any(isinstance(a, int) and not isinstance(a, bool) for a in args):
@@ -59,7 +59,7 @@ def apply(graph: Graph, op: str, args: list[object], *, operator: bool) -> Any:
         if isinstance(result, np.ndarray):
             raise Unsupported(f"{what} of Python sequences")
         return result
-    _check_python_scalars(fn, args)
+    check_python_scalars(fn, args)
     values = [to_value(graph, a, what) for a in args]
     if op == "pow":
         _check_pow(values[0], args[1])
@@ -150,12 +150,23 @@ def clip(graph: Graph, a: object, a_min: object = None, a_max: object = None, ou
         raise Unsupported("np.clip with out= or ufunc keywords")
     if not any_value([a, lo, hi]):
         return np.clip(a, lo, hi)  # type: ignore[call-overload]
+    check_python_scalars(np.clip, [a, lo, hi])
+    # np.clip turns a Python scalar `a` into an array (strong), its bounds stay weak.
+    x = graph.const(a, np.asarray(a).dtype, weak=False) if isinstance(
+        a, (bool, int, float)) and not isinstance(a, np.generic) else to_value(graph, a, "np.clip")
+    if x.dtype.kind in "iu" and not x.weak:
+        # A Python int bound beyond the dtype's range clips nothing (NumPy drops it; a bound
+        # on the wrong side of the range raised NumPy's OverflowError in the dry run).
+        info = np.iinfo(x.dtype)
+        if type(lo) is int and lo < info.min:
+            lo = None
+        if type(hi) is int and hi > info.max:
+            hi = None
     if lo is None and hi is None:
-        return apply(graph, "positive", [a], operator=False)
-    _check_python_scalars(np.clip, [a, lo, hi])
+        return graph.op("copy", [x], scalar=x.ndim == 0)
     # Promotion is associative over ember's dtypes, so maximum then minimum computes in the
     # dtype np.clip would use for all three operands at once.
-    result = to_value(graph, a, "np.clip")
+    result = x
     for bound, op in ((lo, "maximum"), (hi, "minimum")):
         if bound is not None:
             result = graph.op(op, [result, to_value(graph, bound, "np.clip")])
@@ -166,7 +177,7 @@ def where(graph: Graph, condition: object, x: object = None, y: object = None) -
     """np.where(c, x, y). The one-argument form (np.nonzero) has a data-dependent shape."""
     if x is None or y is None:
         raise Unsupported("np.where with one argument (np.nonzero) has a data-dependent shape")
-    _check_python_scalars(np.where, [condition, x, y])
+    check_python_scalars(np.where, [condition, x, y])
     c = to_value(graph, condition, "np.where")
     if c.dtype != np.bool_:
         c = graph.op("astype", [c], dtype=np.bool_)

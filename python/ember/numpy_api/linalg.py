@@ -10,7 +10,7 @@ from ember.errors import Unsupported
 from ember.graph import Graph
 from ember.graph.shapes import format_shape
 from ember.numpy_api.convert import any_value, to_value
-from ember.numpy_api.elementwise import apply
+from ember.numpy_api.elementwise import apply, check_python_scalars
 
 
 def matmul(graph: Graph, x1: object, x2: object, /, out: object = None, **kwargs: object) -> Any:
@@ -18,6 +18,7 @@ def matmul(graph: Graph, x1: object, x2: object, /, out: object = None, **kwargs
         raise Unsupported("np.matmul with out= or ufunc keywords")
     if not any_value([x1, x2]):
         return np.matmul(x1, x2)  # type: ignore[arg-type]
+    check_python_scalars(np.matmul, [x1, x2])
     a = to_value(graph, x1, "np.matmul")
     b = to_value(graph, x2, "np.matmul")
     return graph.op("matmul", [a, b])

@@ -19,7 +19,7 @@ from ember.numpy_api.convert import (
 )
 
 
-def _array(graph: Graph, a: object, what: str) -> Value:
+def array_arg(graph: Graph, a: object, what: str) -> Value:
     """The array argument; a Python scalar becomes the 0-d array np.asarray makes of it."""
     if isinstance(a, (bool, int, float)) and not isinstance(a, np.generic):
         return graph.op("const", [], value=a, dtype=np.asarray(a).dtype, scalar=False)
@@ -58,7 +58,7 @@ def reshape(graph: Graph, a: object, shape: object = None, order: str = "C", *,
             newshape: object = None, copy: object = None) -> Value:
     if order != "C" or copy is not None:
         raise Unsupported("np.reshape with order= or copy=")
-    x = _array(graph, a, "np.reshape")
+    x = array_arg(graph, a, "np.reshape")
     return reshape_value(graph, x, shape_arg(newshape if shape is None else shape,
                                              "np.reshape"))
 
@@ -72,7 +72,7 @@ def reshape_method(graph: Graph, a: object, *shape: object, order: str = "C",
 
 
 def transpose(graph: Graph, a: object, axes: object = None) -> Value:
-    x = _array(graph, a, "np.transpose")
+    x = array_arg(graph, a, "np.transpose")
     if axes is None:
         perm = list(range(x.ndim))[::-1]
     else:
@@ -89,7 +89,7 @@ def transpose_method(graph: Graph, a: object, *axes: object) -> Value:
 
 
 def swapaxes(graph: Graph, a: object, axis1: object, axis2: object) -> Value:
-    x = _array(graph, a, "np.swapaxes")
+    x = array_arg(graph, a, "np.swapaxes")
     i = normalize_axis(static_int(axis1, "np.swapaxes"), x.ndim, "axis1")
     j = normalize_axis(static_int(axis2, "np.swapaxes"), x.ndim, "axis2")
     perm = list(range(x.ndim))
@@ -98,7 +98,7 @@ def swapaxes(graph: Graph, a: object, axis1: object, axis2: object) -> Value:
 
 
 def moveaxis(graph: Graph, a: object, source: object, destination: object) -> Value:
-    x = _array(graph, a, "np.moveaxis")
+    x = array_arg(graph, a, "np.moveaxis")
     src, dst = (normalize_axes_ordered(axis_arg(arg, "np.moveaxis", lists=True), x.ndim, name)
                 for arg, name in ((source, "source"), (destination, "destination")))
     if len(src) != len(dst):
@@ -121,7 +121,7 @@ def normalize_axes_ordered(axis: int | tuple[int, ...] | None, ndim: int,
 
 
 def expand_dims(graph: Graph, a: object, axis: object) -> Value:
-    x = _array(graph, a, "np.expand_dims")
+    x = array_arg(graph, a, "np.expand_dims")
     ax = axis_arg(axis, "np.expand_dims", lists=True)
     items = (ax,) if isinstance(ax, int) else tuple(ax or ())
     ndim = x.ndim + len(items)
@@ -132,7 +132,7 @@ def expand_dims(graph: Graph, a: object, axis: object) -> Value:
 
 
 def squeeze(graph: Graph, a: object, axis: object = None) -> Value:
-    x = _array(graph, a, "np.squeeze")
+    x = array_arg(graph, a, "np.squeeze")
     if axis is None:
         axes = [i for i, d in enumerate(x.shape) if d == 1]
     else:
@@ -145,13 +145,13 @@ def squeeze(graph: Graph, a: object, axis: object = None) -> Value:
 def ravel(graph: Graph, a: object, order: str = "C") -> Value:
     if order != "C":
         raise Unsupported("np.ravel with order=")
-    return reshape_value(graph, _array(graph, a, "np.ravel"), (-1,))
+    return reshape_value(graph, array_arg(graph, a, "np.ravel"), (-1,))
 
 
 def flatten(graph: Graph, a: object, order: str = "C") -> Value:
     if order != "C":
         raise Unsupported("ndarray.flatten with order=")
-    x = _array(graph, a, "ndarray.flatten")
+    x = array_arg(graph, a, "ndarray.flatten")
     flat = reshape_value(graph, x, (-1,))
     return graph.op("copy", [flat]) if flat is x else flat
 
@@ -203,7 +203,7 @@ def _atleast(graph: Graph, v: Value, ndim: int) -> Value:
 
 def _atleast_handler(ndim: int) -> Any:
     def handler(graph: Graph, *arys: object) -> Any:
-        values = [_atleast(graph, _array(graph, a, f"np.atleast_{ndim}d"), ndim) for a in arys]
+        values = [_atleast(graph, array_arg(graph, a, f"np.atleast_{ndim}d"), ndim) for a in arys]
         return values[0] if len(values) == 1 else tuple(values)
 
     handler.__name__ = f"atleast_{ndim}d"
@@ -211,15 +211,15 @@ def _atleast_handler(ndim: int) -> Any:
 
 
 def ndim(graph: Graph, a: object) -> int:
-    return _array(graph, a, "np.ndim").ndim
+    return array_arg(graph, a, "np.ndim").ndim
 
 
 def shape(graph: Graph, a: object) -> tuple[int | str, ...]:
-    return _array(graph, a, "np.shape").shape
+    return array_arg(graph, a, "np.shape").shape
 
 
 def size(graph: Graph, a: object, axis: object = None) -> int | str:
-    x = _array(graph, a, "np.size")
+    x = array_arg(graph, a, "np.size")
     if axis is not None:
         return x.shape[normalize_axis(static_int(axis, "np.size"), x.ndim)]
     if x.size is None:
@@ -290,7 +290,7 @@ def copy_method(graph: Graph, a: object, order: str = "C") -> Value:
 
 
 def flip(graph: Graph, m: object, axis: object = None) -> Value:
-    x = _array(graph, m, "np.flip")
+    x = array_arg(graph, m, "np.flip")
     axes = normalize_axes(axis_arg(axis, "np.flip", lists=True), x.ndim)
     # NumPy flips by indexing, `x[()]` for a 0-d array: a NumPy scalar.
     return graph.op("flip", [x], axis=list(range(x.ndim)) if axes is None else list(axes),

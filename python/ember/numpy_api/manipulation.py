@@ -1,0 +1,182 @@
+"""Array manipulation built from slices, broadcasts and joins: repeat, tile, split, pad, take,
+diff. Each follows NumPy's own definition, so results are copies of the same elements."""
+
+from __future__ import annotations
+
+import itertools
+import operator
+import warnings
+from typing import Any
+
+import numpy as np
+
+from ember.errors import Unsupported
+from ember.graph import Graph, Value
+from ember.graph.shapes import normalize_axis
+from ember.numpy_api.convert import static_int, static_number, to_value
+from ember.numpy_api.indexing import getitem
+from ember.numpy_api.shape_ops import array_arg, reshape_value
+
+
+def _static_dims(x: Value, what: str) -> tuple[int, ...]:
+    if any(isinstance(d, str) for d in x.shape):
+        raise Unsupported(f"{what} of an array with symbolic dimensions")
+    return x.shape  # type: ignore[return-value]
+
+
+def repeat(graph: Graph, a: object, repeats: object, axis: object = None) -> Value:
+    """Each element `repeats` times along `axis`: a new axis after it, broadcast, merged."""
+    x = array_arg(graph, a, "np.repeat")
+    if isinstance(repeats, (list, tuple)):
+        raise Unsupported("np.repeat with a sequence of repeat counts")
+    r = static_int(repeats, "np.repeat")
+    if axis is None:
+        x = reshape_value(graph, x, (-1,))
+        ax = 0
+    else:
+        ax = normalize_axis(static_int(axis, "np.repeat"), x.ndim)
+    if r < 0:
+        raise ValueError("negative dimensions are not allowed")
+    shape = _static_dims(x, "np.repeat")
+    spread = graph.op("expand_dims", [x], axis=[ax + 1])
+    wide = graph.op("broadcast_to", [spread], shape=[*shape[:ax + 1], r, *shape[ax + 1:]])
+    return graph.op("reshape", [wide], shape=[*shape[:ax], shape[ax] * r, *shape[ax + 1:]])
+
+
+def tile(graph: Graph, A: object, reps: object) -> Value:
+    """np.tile: A (with leading 1s up to len(reps) dims) repeated whole along each axis, as
+    one broadcast of the shape (t0, s0, t1, s1, ...) merged pairwise."""
+    reps_tuple = tuple(reps) if isinstance(reps, (list, tuple)) else (reps,)
+    tup = tuple(static_int(t, "np.tile") for t in reps_tuple)
+    x = array_arg(graph, A, "np.tile")
+    if len(tup) > x.ndim:
+        x = reshape_value(graph, x, (1,) * (len(tup) - x.ndim) + x.shape)
+    tup = (1,) * (x.ndim - len(tup)) + tup
+    shape = _static_dims(x, "np.tile")
+    if any(t < 0 for t in tup):
+        raise ValueError("negative dimensions are not allowed")
+    if all(t == 1 for t in tup):
+        return graph.op("copy", [x])
+    pairs = [d for s in shape for d in (1, s)]
+    wide = graph.op("broadcast_to", [reshape_value(graph, x, tuple(pairs))],
+                    shape=[d for s, t in zip(shape, tup, strict=True) for d in (t, s)])
+    return graph.op("reshape", [wide], shape=[s * t for s, t in zip(shape, tup, strict=True)])
+
+
+def _split(graph: Graph, what: str, ary: object, indices_or_sections: object, axis: object,
+           equal: bool) -> list[Value]:
+    x = array_arg(graph, ary, what)
+    ax = normalize_axis(static_int(axis, what), x.ndim)
+    total = x.shape[ax]
+    if isinstance(total, str):
+        raise Unsupported(f"{what} along symbolic dimension {total!r}")
+    if isinstance(indices_or_sections, (list, tuple)):
+        points = [0, *(static_int(i, what) for i in indices_or_sections), total]
+    else:
+        sections = static_int(indices_or_sections, what)
+        if equal and total % sections:  # ZeroDivisionError for 0 sections, as NumPy's `%`
+            raise ValueError("array split does not result in an equal division")
+        if sections <= 0:
+            raise ValueError("number sections must be larger than 0.")
+        each, extras = divmod(total, sections)
+        sizes = [0] + extras * [each + 1] + (sections - extras) * [each]
+        points = [sum(sizes[:i + 1]) for i in range(len(sizes))]
+    lead = (slice(None),) * ax
+    return [getitem(graph, x, (*lead, slice(start, stop)))
+            for start, stop in itertools.pairwise(points)]
+
+
+def split(graph: Graph, ary: object, indices_or_sections: object, axis: object = 0
+          ) -> list[Value]:
+    return _split(graph, "np.split", ary, indices_or_sections, axis, equal=True)
+
+
+def array_split(graph: Graph, ary: object, indices_or_sections: object, axis: object = 0
+                ) -> list[Value]:
+    return _split(graph, "np.array_split", ary, indices_or_sections, axis, equal=False)
+
+
+def _pad_pairs(pad_width: object, ndim: int) -> list[tuple[int, int]]:
+    """NumPy's _as_pairs for pad widths: n, (n,), (before, after) or one pair per axis."""
+    width = np.asarray(pad_width)
+    if width.dtype.kind not in "iu":
+        raise TypeError("`pad_width` must be of integral type.")
+    if width.size and width.min() < 0:
+        raise ValueError("index can't contain negative values")
+    pairs = np.broadcast_to(width, (ndim, 2))
+    return [(int(a), int(b)) for a, b in pairs.tolist()]
+
+
+def pad(graph: Graph, array: object, pad_width: object, mode: object = "constant",
+        **kwargs: object) -> Value:
+    """np.pad with mode="constant": blocks of the fill value joined on each side."""
+    if mode != "constant" or set(kwargs) - {"constant_values"}:
+        raise Unsupported(f"np.pad with mode={mode!r}")
+    fill = static_number(kwargs.get("constant_values", 0), "np.pad")
+    x = array_arg(graph, array, "np.pad")
+    # NumPy stores the value through np.asarray and an unsafe cast (300 -> 44 in uint8).
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fill = np.asarray(fill).astype(x.dtype).item()
+    for axis, (before, after) in enumerate(_pad_pairs(pad_width, x.ndim)):
+        parts = []
+        for width in (before, after):
+            shape = list(x.shape)
+            shape[axis] = width
+            parts.append(graph.full(shape, fill, x.dtype) if width else None)
+        if parts[0] is not None or parts[1] is not None:
+            if isinstance(x.shape[axis], str):
+                raise Unsupported("np.pad along a symbolic dimension")
+            joined = [p for p in (parts[0], x, parts[1]) if p is not None]
+            x = graph.op("concatenate", joined, axis=axis)
+    return x
+
+
+def take(graph: Graph, a: object, indices: object, axis: object = None, out: object = None,
+         mode: str = "raise") -> Value:
+    """np.take with static indices: indexing with them along `axis` (the flattened array
+    without one)."""
+    if out is not None or mode != "raise":
+        raise Unsupported("np.take with out= or mode=")
+    x = array_arg(graph, a, "np.take")
+    if isinstance(indices, Value):
+        raise Unsupported("np.take with indices computed from array data")
+    if axis is None:
+        x = reshape_value(graph, x, (-1,))
+        ax = 0
+    else:
+        ax = normalize_axis(static_int(axis, "np.take"), x.ndim)
+    index = list(indices) if isinstance(indices, (list, tuple)) else operator.index(indices)
+    return getitem(graph, x, (*(slice(None),) * ax, index))
+
+
+def diff(graph: Graph, a: object, n: object = 1, axis: object = -1, **kwargs: object) -> Value:
+    """np.diff: `a[1:] - a[:-1]` along `axis`, n times (`!=` for bool)."""
+    if kwargs:
+        raise Unsupported("np.diff with prepend= or append=")
+    order = static_int(n, "np.diff")
+    x = to_value(graph, a, "np.diff")
+    if order == 0:
+        return x
+    if order < 0:
+        raise ValueError(f"order must be non-negative but got {order!r}")
+    if x.ndim == 0:
+        raise ValueError("diff requires input that is at least one dimensional")
+    ax = normalize_axis(static_int(axis, "np.diff"), x.ndim)
+    lead = (slice(None),) * ax
+    op = "ne" if x.dtype == np.bool_ else "sub"
+    for _ in range(order):
+        x = graph.op(op, [getitem(graph, x, (*lead, slice(1, None))),
+                          getitem(graph, x, (*lead, slice(None, -1)))])
+    return x
+
+
+def functions() -> dict[Any, Any]:
+    return {
+        np.repeat: repeat, np.tile: tile, np.split: split, np.array_split: array_split,
+        np.pad: pad, np.take: take, np.diff: diff,
+    }
+
+
+def methods() -> dict[str, Any]:
+    return {"repeat": repeat, "take": take}
