@@ -48,7 +48,7 @@ def test_bad_arguments_fail_at_decoration():
     with pytest.raises(TypeError, match="callable"):
         ember.compile(42)
     with pytest.raises(ValueError, match="backend 'eager' does not take options"):
-        ember.compile(affine, options={"fast": True})
+        ember.compile(affine, backend="eager", options={"fast": True})
     with pytest.raises(TypeError, match="takes a dict"):
         ember.compile(affine, options=[("fast", True)])
 

@@ -27,7 +27,7 @@ def _install() -> None:
     _core().set_callback(policy.on_cache_miss)
 
 
-def compile(fn: Callable | None = None, *, backend: Any = "eager", fullgraph: bool = False,
+def compile(fn: Callable | None = None, *, backend: Any = "cranelift", fullgraph: bool = False,
             dynamic: bool | None = None, options: dict[str, Any] | None = None) -> Any:
     """Compile `fn` with ember: its frames (and the frames of the functions it calls that
     cannot be inlined) are captured into graphs run by `backend` when first called.

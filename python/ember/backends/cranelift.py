@@ -49,6 +49,10 @@ def compile(graph: Graph, example_inputs: Sequence[Any], *,
     if threads < 0:
         raise ValueError(f"num_threads must be 0 (one per core) or more, got {threads}")
     text = graph.to_ir()
+    reason = eager_reason(graph)
+    if reason is not None:
+        record_fallback(graph, text, reason)
+        return eager.compile(graph, example_inputs)
     symbolic = symbolic_inputs(graph)
     if symbolic:
         specialising = SpecialisingGraph(graph, text, symbolic, threads, example_inputs)
@@ -65,11 +69,36 @@ def compile_native(graph: Graph, text: str, num_threads: int) -> Compiled | None
         return _core.compile_ir(text, num_threads)
     except Exception as exc:  # noqa: BLE001 -- any rejection means: run this graph eagerly
         record_fallback(graph, text, exc)
-        return None
+    except BaseException as exc:
+        # A panic in the code generator arrives as PyO3's PanicException, which derives from
+        # BaseException: a bug in ember, but still no reason to fail the user's program.
+        if type(exc).__name__ != "PanicException":
+            raise
+        record_fallback(graph, text, exc)
+    return None
 
 
-def record_fallback(graph: Graph, text: str, exc: Exception) -> None:
-    reason = f"{type(exc).__name__}: {exc}"
+def eager_reason(graph: Graph) -> str | None:
+    """Why a graph the core would compile must run eagerly to behave as NumPy does, or None.
+
+    Integer `pow` raises ValueError in NumPy when an exponent is negative; native kernels
+    cannot raise, so a signed exponent known only at run time keeps the graph eager (the
+    generated entry then re-runs the frame as Python, and the user sees NumPy's error)."""
+    producers = {node.out.id: node for node in graph.nodes}
+    for node in graph.nodes:
+        if node.op != "pow" or node.out.dtype.kind not in "iu":
+            continue
+        exponent = node.inputs[1]
+        if exponent.dtype.kind in "ub":
+            continue
+        source = producers.get(exponent.id)
+        if source is None or source.op != "const" or source.attrs["value"] < 0:
+            return "pow of integers with a signed exponent known only at run time"
+    return None
+
+
+def record_fallback(graph: Graph, text: str, exc: BaseException | str) -> None:
+    reason = exc if isinstance(exc, str) else f"{type(exc).__name__}: {exc}"
     record_backend_fallback(reason)
     if ember_logging.enabled("backend"):
         ember_logging.log("backend", f"graph @{graph.name} runs eagerly: {reason}\n{text}")
