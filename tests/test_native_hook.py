@@ -424,6 +424,8 @@ def test_skip_listed_files_are_not_converted(hook, tmp_path):
     assert not [name for name in seen if name.startswith(stdlib)]
     files = core.skip_files()
     assert any(p.rstrip("/").endswith("numpy") for p in files["packages"])
+    assert str(pathlib.Path(core.__file__).parent) + "/" in files["packages"]
+    assert all(len(set(prefixes)) == len(prefixes) for prefixes in files.values())
 
     module = tmp_path / "skipped_module.py"
     module.write_text("def h(x):\n    return x + 1\n")

@@ -42,21 +42,32 @@ fn as_dir(path: &str) -> String {
     format!("{trimmed}{}", std::path::MAIN_SEPARATOR)
 }
 
-fn package_dir(py: Python<'_>, module: &str) -> PyResult<Option<String>> {
+/// The directory of a loaded module's file, as imported and with symlinks resolved (code
+/// objects carry the path the file was imported by).
+fn package_dirs(py: Python<'_>, module: &str) -> PyResult<Vec<String>> {
     let modules = py.import("sys")?.getattr("modules")?;
     let Some(module) = modules.cast::<PyDict>()?.get_item(module)? else {
-        return Ok(None);
+        return Ok(Vec::new());
     };
-    let file = module.getattr("__file__")?;
-    if file.is_none() {
-        return Ok(None);
-    }
+    let file = match module.getattr("__file__") {
+        Ok(file) if !file.is_none() => file,
+        _ => return Ok(Vec::new()),
+    };
     let os_path = py.import("os.path")?;
-    Ok(Some(
-        os_path
-            .call_method1("dirname", (os_path.call_method1("realpath", (file,))?,))?
-            .extract()?,
-    ))
+    let dirname = |path: Bound<'_, PyAny>| -> PyResult<String> {
+        os_path.call_method1("dirname", (path,))?.extract()
+    };
+    Ok(vec![
+        dirname(os_path.call_method1("abspath", (&file,))?)?,
+        dirname(os_path.call_method1("realpath", (&file,))?)?,
+    ])
+}
+
+fn push_dir(prefixes: &mut Vec<String>, dir: &str) {
+    let dir = as_dir(dir);
+    if !prefixes.contains(&dir) {
+        prefixes.push(dir);
+    }
 }
 
 /// Computes the default prefixes if that has not happened yet. Runs Python code: call it only
@@ -73,20 +84,20 @@ pub fn ensure_defaults(py: Python<'_>) -> PyResult<()> {
     let mut files = SkipFiles::default();
     for key in ["stdlib", "platstdlib"] {
         if let Some(dir) = get(key)? {
-            files.stdlib.push(as_dir(&dir));
-            files.stdlib.push(as_dir(&real(dir)?));
+            push_dir(&mut files.stdlib, &dir);
+            push_dir(&mut files.stdlib, &real(dir)?);
         }
     }
     for key in ["purelib", "platlib"] {
         if let Some(dir) = get(key)? {
-            files.site_packages.push(as_dir(&dir));
-            files.site_packages.push(as_dir(&real(dir)?));
+            push_dir(&mut files.site_packages, &dir);
+            push_dir(&mut files.site_packages, &real(dir)?);
         }
     }
     py.import("numpy")?;
     for module in ["numpy", "ember._core", "ember"] {
-        if let Some(dir) = package_dir(py, module)? {
-            files.packages.push(as_dir(&dir));
+        for dir in package_dirs(py, module)? {
+            push_dir(&mut files.packages, &dir);
         }
     }
     let mut guard = lock();
