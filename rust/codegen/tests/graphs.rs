@@ -154,3 +154,26 @@ func @f(%0: f32[8,1], %1: f64[1,9,1]) -> (f32[8,1], f64[1,9,1]) {
 ";
     common::check_all_layouts(ir, 47, 1e-6);
 }
+
+#[test]
+fn pow_by_two_and_general_pow() {
+    let ir = "ember-ir 1
+func @f(%0: f32[5,40], %1: f64[40]) -> (f32[5,40], f64[40], f64[5,40]) {
+  %2 = const() value=2 : i64[] weak
+  %3 = pow(%0, %2) : f32[5,40]
+  %4 = const() value=2.0 : f64[] weak
+  %5 = pow(%1, %4) : f64[40]
+  %6 = abs(%0) : f32[5,40]
+  %7 = pow(%6, %1) : f64[5,40]
+  return %3, %5, %7
+}
+";
+    common::check_all_layouts(ir, 53, 1e-6);
+}
+
+/// The binding keeps compiled graphs in Python objects used from any thread.
+#[test]
+fn compiled_graphs_are_send_and_sync() {
+    fn check<T: Send + Sync>() {}
+    check::<ember_codegen::CompiledGraph>();
+}

@@ -38,6 +38,7 @@ impl Emitter<'_, '_> {
                     let mut m = super::math::Math {
                         b: &mut self.b,
                         ty: cl_type(ty, mode),
+                        fma: self.fma,
                     };
                     m.copysign(x, y)
                 }
@@ -195,6 +196,7 @@ impl Emitter<'_, '_> {
             let zs = super::math::Math {
                 b: &mut self.b,
                 ty: cl_type(ty, mode),
+                fma: self.fma,
             }
             .copysign(zero, y);
             let r = self.b.ins().select(mnz, mfix, zs);
@@ -216,6 +218,7 @@ impl Emitter<'_, '_> {
         let zq = super::math::Math {
             b: &mut self.b,
             ty: cl_type(ty, mode),
+            fma: self.fma,
         }
         .copysign(zero, q);
         let dz = self.b.ins().fcmp(FloatCC::Equal, div, zero);

@@ -148,6 +148,7 @@ impl<'b> Emitter<'_, 'b> {
         Math {
             b: &mut self.b,
             ty: t,
+            fma: self.fma,
         }
     }
 

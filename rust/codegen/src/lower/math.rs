@@ -16,6 +16,8 @@ pub(crate) struct Math<'a, 'b> {
     pub b: &'a mut FunctionBuilder<'b>,
     /// `f32`, `f64`, `f32x4` or `f64x2`.
     pub ty: Type,
+    /// Whether the ISA has fused multiply-add (without it `fma` would be a libcall per lane).
+    pub fma: bool,
 }
 
 fn little() -> MemFlagsData {
@@ -112,9 +114,13 @@ impl Math<'_, '_> {
     fn poly(&mut self, x: Value, c: &[f64]) -> Value {
         let mut acc = self.c(c[c.len() - 1]);
         for &k in c[..c.len() - 1].iter().rev() {
-            let t = self.b.ins().fmul(acc, x);
             let k = self.c(k);
-            acc = self.b.ins().fadd(t, k);
+            acc = if self.fma {
+                self.b.ins().fma(acc, x, k)
+            } else {
+                let t = self.b.ins().fmul(acc, x);
+                self.b.ins().fadd(t, k)
+            };
         }
         acc
     }

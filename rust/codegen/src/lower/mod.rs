@@ -69,6 +69,8 @@ pub(crate) struct Emitter<'a, 'b> {
     pub(crate) invariant: Vec<bool>,
     /// Whether the SIMD paths may be emitted at all.
     pub(crate) vectorize: bool,
+    /// Whether the ISA has fused multiply-add.
+    pub(crate) fma: bool,
     /// The runtime flag "every strided buffer has a unit inner stride".
     pub(crate) contiguous: Option<Value>,
     pub(crate) n: Option<Value>,
@@ -289,6 +291,7 @@ pub(crate) fn build(
     }
     func.signature.params.push(AbiParam::new(types::I64));
     func.signature.params.push(AbiParam::new(types::I64));
+    let fma = module.isa().has_native_fma();
     let b = FunctionBuilder::new(func, fctx);
     let mut em = Emitter {
         b,
@@ -300,6 +303,7 @@ pub(crate) fn build(
         row_values: HashMap::new(),
         invariant: k.row_invariant(),
         vectorize,
+        fma,
         contiguous: None,
         n: None,
     };

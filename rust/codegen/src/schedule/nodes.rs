@@ -161,6 +161,13 @@ impl Scheduler<'_> {
                 let a = self.defs[arg(0).index()];
                 let b = self.defs[arg(1).index()];
                 let a = self.cast_to(a, lp);
+                if *op == BinaryOp::Pow && lp.is_float() {
+                    // x ** 2 is x * x exactly (pow is correctly rounded there): no libm call.
+                    if let LOp::Const(Const::Float(2.0) | Const::Int(2)) = self.lazy.nodes[b].op {
+                        let a = self.lazy.broadcast(a, &shape);
+                        return Ok(self.lazy.push(LOp::Unary(KU::Square, a), dtype, shape));
+                    }
+                }
                 let b = self.cast_to(b, lp);
                 let a = self.lazy.broadcast(a, &shape);
                 let b = self.lazy.broadcast(b, &shape);
