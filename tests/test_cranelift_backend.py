@@ -72,7 +72,7 @@ def test_symbolic_graph_specialises_per_shape_and_caches(monkeypatch):
     assert len(texts) == 3  # (4,3) at compile time, then (7,3) and (2,5) once each
     for i in range(cranelift.SPECIALISATION_LIMIT + 3):
         compiled(np.ones((i + 2, 3)), np.ones(3))
-    assert len(compiled._cache) == cranelift.SPECIALISATION_LIMIT
+    assert len(compiled.specialising._cache) == cranelift.SPECIALISATION_LIMIT
 
 
 def test_specialised_text_replaces_only_symbols():

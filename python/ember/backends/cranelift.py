@@ -16,6 +16,7 @@ instead; the reason is counted in `ember.stats()["backend_fallbacks"]` and logge
 
 from __future__ import annotations
 
+import builtins
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -57,7 +58,7 @@ def compile(graph: Graph, example_inputs: Sequence[Any], *,
     if symbolic:
         specialising = SpecialisingGraph(graph, text, symbolic, threads, example_inputs)
         if not specialising.rejected:
-            return specialising
+            return specialising.dispatcher()
         return eager.compile(graph, example_inputs)
     native = compile_native(graph, text, threads)
     return native if native is not None else eager.compile(graph, example_inputs)
@@ -111,7 +112,8 @@ def symbolic_inputs(graph: Graph) -> tuple[int, ...]:
 
 
 class SpecialisingGraph:
-    """A graph with symbolic dims, compiled once per concrete shape of its symbolic inputs."""
+    """A graph with symbolic dims, compiled once per concrete shape of its symbolic inputs;
+    `dispatcher()` is what calls go through."""
 
     __slots__ = ("_cache", "_inputs", "graph", "num_threads", "rejected", "symbolic", "text")
 
@@ -138,15 +140,30 @@ class SpecialisingGraph:
             else:
                 self._cache[tuple(np.shape(example_inputs[i]) for i in symbolic)] = native
 
-    def __call__(self, *args: Any) -> tuple[np.ndarray, ...]:
-        try:
-            key = tuple([args[i].shape for i in self.symbolic])
-        except (AttributeError, IndexError):
-            raise self._bad_inputs(args) from None
-        compiled = self._cache.get(key)
-        if compiled is None:
-            compiled = self._specialise(args, key)
-        return compiled(*args)
+    def dispatcher(self) -> Compiled:
+        """The callable the backend returns: a plain function, generated for this graph's
+        symbolic positions, that takes their shapes as the cache key and calls the native graph
+        (a method call and a loop over positions would cost as much as the native call)."""
+        key = "".join(f"args[{i}].shape, " for i in self.symbolic)
+        source = (
+            "def dispatch(*args):\n"
+            "    try:\n"
+            f"        key = ({key})\n"
+            "    except (AttributeError, IndexError):\n"
+            "        raise bad_inputs(args) from None\n"
+            "    compiled = get(key)\n"
+            "    if compiled is None:\n"
+            "        compiled = specialise(args, key)\n"
+            "    return compiled(*args)\n"
+        )
+        namespace = {"get": self._cache.get, "specialise": self._specialise,
+                     "bad_inputs": self._bad_inputs}
+        # The `<ember` filename keeps the frame hook away from the dispatcher's frames.
+        code = builtins.compile(source, f"<ember cranelift @{self.graph.name}>", "exec")
+        exec(code, namespace)  # noqa: S102
+        dispatch = namespace["dispatch"]
+        dispatch.specialising = self
+        return dispatch
 
     def _bad_inputs(self, args: tuple[Any, ...]) -> TypeError:
         if len(args) != len(self._inputs):
