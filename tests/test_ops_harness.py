@@ -187,7 +187,7 @@ def check(prog: Callable[..., Any], *args: Any, weak_inputs: bool = False,
     symbols: dict[int, str] | None = {} if dynamic else None
     try:
         expected = _quiet(prog, np, *args)
-    except Exception as exc:  # noqa: BLE001 -- NumPy raises: tracing or running must raise the same
+    except Exception as exc:  # noqa: BLE001 -- NumPy raises: tracing must raise the same
         try:
             g, result, runtime = _quiet(trace, prog, args, weak_inputs, symbols)
             outs = result if isinstance(result, tuple) else (result,)

@@ -54,7 +54,7 @@ class Graph:
         if opdef is None:
             raise Unsupported(f"ember IR has no op {name!r}")
         inputs = tuple(inputs)
-        if opdef.arity is None and not inputs or opdef.arity not in (None, len(inputs)):
+        if (opdef.arity is None and not inputs) or opdef.arity not in (None, len(inputs)):
             raise TypeError(f"{name} takes {opdef.arity or 'one or more'} operands, "
                             f"got {len(inputs)}")
         for v in inputs:

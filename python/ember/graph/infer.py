@@ -308,6 +308,6 @@ def creation(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
     dtype = attrs.pop("dtype")
     if any(isinstance(d, int) and d < 0 for d in shape):
         raise ValueError("negative dimensions are not allowed")
-    if name == "arange" and len(shape) != 1 or name == "eye" and len(shape) != 2:
+    if (name == "arange" and len(shape) != 1) or (name == "eye" and len(shape) != 2):
         raise ValueError(f"{name}: wrong number of dimensions {format_shape(shape)}")
     return Inferred(dtype, shape)

@@ -11,7 +11,7 @@ import numpy as np
 from ember.errors import Unsupported
 from ember.graph import OPS, Graph, Value
 from ember.graph.dtypes import check_supported, representative
-from ember.graph.shapes import broadcast_shapes
+from ember.graph.shapes import broadcast_shapes, format_shape
 from ember.numpy_api.convert import (
     any_value,
     as_numpy_scalar,
@@ -31,12 +31,23 @@ UNARY_OPERATORS = {"-": "neg", "+": "positive", "~": "bitwise_not", "abs": "abs"
 Handler = Callable[..., Any]
 
 
+def _stand_in(v: Value, keep_rank: bool) -> object:
+    """What a dry run of NumPy gets for v: a Python scalar for a weak value, else a zero of
+    v's dtype, 0-d so that it broadcasts with anything (shape errors are ours to raise), or of
+    v's rank with no elements where the rank decides the error (matmul)."""
+    if v.weak:
+        return representative(v.dtype, True)
+    if keep_rank and v.ndim:
+        return np.empty((0,) * v.ndim, v.dtype)
+    return np.zeros((), v.dtype)
+
+
 def check_python_scalars(fn: Callable[..., Any], args: list[object]) -> None:
     """Let NumPy itself reject Python scalars it cannot combine with the arrays' dtypes
     (`int8_array + 1000` is an OverflowError), by a dry run on empty stand-ins."""
     if not any(isinstance(a, int) and not isinstance(a, bool) for a in args):
         return
-    stand_ins = [representative(a.dtype, a.weak) if isinstance(a, Value) else a for a in args]
+    stand_ins = [_stand_in(a, fn is np.matmul) if isinstance(a, Value) else a for a in args]
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fn(*stand_ins)
@@ -151,6 +162,13 @@ def clip(graph: Graph, a: object, a_min: object = None, a_max: object = None, ou
     if not any_value([a, lo, hi]):
         return np.clip(a, lo, hi)  # type: ignore[call-overload]
     check_python_scalars(np.clip, [a, lo, hi])
+    shapes = [v.shape if isinstance(v, Value) else np.shape(v)
+              for v in (a, lo, hi) if v is not None]
+    try:
+        broadcast_shapes(*shapes)
+    except ValueError:  # NumPy's message names all three operands
+        raise ValueError("operands could not be broadcast together with shapes "
+                         + " ".join(format_shape(s, ",") for s in shapes) + " ") from None
     # np.clip turns a Python scalar `a` into an array (strong), its bounds stay weak.
     x = graph.const(a, np.asarray(a).dtype, weak=False) if isinstance(
         a, (bool, int, float)) and not isinstance(a, np.generic) else to_value(graph, a, "np.clip")
