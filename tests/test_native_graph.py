@@ -5,6 +5,7 @@ import importlib
 import importlib.machinery
 import pathlib
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -244,3 +245,41 @@ def test_compile_errors():
         core.compile_ir("func")
     with pytest.raises(OverflowError):
         core.compile_ir(ADD, num_threads=-1)
+
+
+HEAVY = """ember-ir 1
+func @f(%0: f64[1048576]) -> (f64[1048576]) {
+  %1 = sin(%0) : f64[1048576]
+  %2 = exp(%1) : f64[1048576]
+  %3 = cos(%2) : f64[1048576]
+  %4 = tanh(%3) : f64[1048576]
+  return %4
+}
+"""
+
+
+def test_kernels_run_with_the_gil_released():
+    graph = core.compile_ir(HEAVY, num_threads=1)
+    x = np.linspace(-3.0, 3.0, 1048576)
+    window = []
+    started = threading.Event()
+
+    def worker():
+        started.set()
+        time.sleep(0.01)  # let the main thread start ticking
+        window.append(time.perf_counter())
+        graph(x)
+        window.append(time.perf_counter())
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    started.wait()
+    ticks = []
+    while thread.is_alive():
+        ticks.append(time.perf_counter())
+        time.sleep(0.0005)
+    thread.join()
+    inside = [t for t in ticks if window[0] < t < window[1]]
+    # Holding the GIL through the kernels would leave this thread a tick at most.
+    assert window[1] - window[0] > 0.01
+    assert len(inside) >= 4, (len(inside), window[1] - window[0])
