@@ -1,5 +1,17 @@
 //! The `ember._core` extension module: the PEP 523 frame hook, guard evaluation and compiled
 //! graphs. This is the only crate that knows Python; CPython 3.11 only (private frame API).
+//! `python/ember/_core.pyi` is its contract.
+//!
+//! Crate map:
+//! - `cpython`: the private 3.11 API (eval-frame function, code extras) and struct mirrors.
+//! - `hook`: the eval-frame function: skip policy, cache lookup, converter call, entry call.
+//! - `cache`: the per-code cache in a code object's extra slot; `reset`.
+//! - `skip`: which source files are never converted.
+//! - `guards`: guard trees compiled from their wire format and evaluated against a frame.
+//! - `frame_api`: the Python functions of the hook and guard half.
+//! - `graph`, `compiled`, `runtime`: IR round trip, pass stages, `CompiledGraph` over
+//!   `ember_codegen` with NumPy inputs and outputs.
+//! - `errors`: the one place where Rust errors and panics become Python exceptions.
 #![deny(missing_docs)]
 
 mod cache;
