@@ -513,3 +513,31 @@ def test_guards_and_entries_may_reenter_and_mutate_the_cache(hook):
     hook(Converter(f, verdict=lambda func, args: ([], resetting)))
     assert run_enabled(f, obj) == "done"  # the entry empties every cache while it runs
     assert core.cache_size(f.__code__) == 0
+
+
+def test_captured_argument_is_passed_as_its_value(hook):
+    def f(x, y):
+        def inner():
+            return x + y  # x and y become cells, made inside the frame after it starts
+
+        return inner()
+
+    conv = hook(Converter(f))
+    assert run_enabled(f, 1, 2) == ("entry", (1, 2))
+    assert conv.calls[0][1] == (1, 2)
+
+
+class Model:
+    def __init__(self, w):
+        self.w = w
+
+    def forward(self, x, /, *, scale=2):
+        return self.w * x * scale
+
+
+def test_methods_and_positional_only_parameters(hook):
+    model = Model(3)
+    conv = hook(Converter(Model.forward))
+    assert run_enabled(model.forward, 5) == ("entry", (model, 5, 2))
+    func, args = conv.calls[0]
+    assert func is Model.forward and args[0] is model
