@@ -163,6 +163,9 @@ def test_num_threads_passes_through(monkeypatch):
     ((np.ones((4, 3)), [1.0, 2.0, 3.0]), TypeError, "input 1.*ndarray"),
     ((np.ones((4, 3)), None), TypeError, "input 1"),
     ((np.ones((4, 3)), np.float64(1.0)), TypeError, "input 1"),
+    ((np.ones((4, 3), ">f8"), np.ones(3)), TypeError, "input 0.*dtype"),
+    ((np.ones((4, 3), object), np.ones(3)), TypeError, "input 0.*dtype"),
+    ((np.array(1.0), np.ones(3)), ValueError, "input 0.*shape"),
 ])
 def test_bad_inputs_raise_clear_exceptions(bad, error, match):
     compiled = lookup_backend("cranelift")(affine(), [np.ones((4, 3)), np.ones(3)])
@@ -182,6 +185,17 @@ def test_unaligned_and_readonly_inputs():
     x.flags.writeable = False
     (out,) = compiled(x, np.ones(3))
     np.testing.assert_array_equal(out, x * 2 + 1)
+
+
+def test_any_strides_are_read_correctly():
+    compiled = cranelift.compile(affine(), [np.ones((4, 3)), np.ones(3)])
+    base = np.arange(24.0).reshape(4, 6)
+    b = np.array([1.0, -2.0, 0.5])
+    for x in (np.broadcast_to(b, (4, 3)), base[::-1, ::-2], base[:, 1:4],
+              np.asfortranarray(base[:, :3]), np.asmatrix(base[:, :3])):
+        (out,) = compiled(x, b[::-1].copy()[::-1])
+        assert type(out) is np.ndarray
+        np.testing.assert_array_equal(out, np.asarray(x) * 2 + b)
 
 
 def test_outputs_are_fresh_arrays():
