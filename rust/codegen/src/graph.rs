@@ -379,6 +379,7 @@ impl Runtime<'_> {
                 dims,
                 operands,
                 collapse,
+                serial,
             } => {
                 let mut ops: Vec<Operand> = operands
                     .iter()
@@ -391,9 +392,13 @@ impl Runtime<'_> {
                 };
                 // SAFETY: shapes were checked against the graph's types, and every operand's
                 // strides come from those shapes through views the core validated.
-                unsafe {
-                    exec::launch(self.g.fns[*kernel], &dims, &ops, self.g.options.num_threads)
+                let threads = if *serial {
+                    1
+                } else {
+                    self.g.options.num_threads
                 };
+                // SAFETY: see above; serial kernels accumulate rows into one output row.
+                unsafe { exec::launch(self.g.fns[*kernel], &dims, &ops, threads) };
             }
             Step::Matmul { a, b, out, dtype } => {
                 let (pa, _, la) = self.resolve(a);

@@ -78,7 +78,7 @@ func @layernorm(%0: f32[8,1024], %1: f32[1024], %2: f32[1024]) -> (f32[8,1024]) 
 #[test]
 fn large_kernels_on_threads() {
     let ir = "ember-ir 1
-func @f(%0: f32[300,1000], %1: f64[200000]) -> (f32[300,1000], f64[200000], f64[]) {
+func @f(%0: f32[300,1000], %1: f64[200000]) -> (f32[300,1000], f64[200000], f64[], f32[1000], f32[1,1000]) {
   %2 = max(%0) axis=[1] keepdims=true : f32[300,1]
   %3 = sub(%0, %2) : f32[300,1000]
   %4 = exp(%3) : f32[300,1000]
@@ -87,7 +87,9 @@ func @f(%0: f32[300,1000], %1: f64[200000]) -> (f32[300,1000], f64[200000], f64[
   %7 = mul(%1, %1) : f64[200000]
   %8 = tanh(%7) : f64[200000]
   %9 = sum(%7) axis=none keepdims=false : f64[]
-  return %6, %8, %9
+  %10 = mean(%0) axis=[0] keepdims=false : f32[1000]
+  %11 = max(%4) axis=[0] keepdims=true : f32[1,1000]
+  return %6, %8, %9, %10, %11
 }
 ";
     let g = ember_core::ir::parse(ir).unwrap();

@@ -110,6 +110,11 @@ impl Scheduler<'_> {
     pub(crate) fn reduce_axis(&mut self, x: L, axis: usize, op: ReduceOp) -> Result<L, Error> {
         let shape = self.lazy.nodes[x].shape.clone();
         let dtype = self.lazy.nodes[x].dtype;
+        let nd = shape.len();
+        let accumulates = !matches!(op, ReduceOp::Argmax | ReduceOp::Argmin);
+        if accumulates && axis + 1 < nd && shape[nd - 1] >= 4 && shape[axis] > 0 {
+            return self.reduce_columns(x, axis, op);
+        }
         if shape[axis] == 0
             && !matches!(
                 op,
@@ -181,6 +186,7 @@ impl Scheduler<'_> {
             dims,
             operands: kb.operands,
             collapse: false,
+            serial: false,
         });
         Ok(())
     }

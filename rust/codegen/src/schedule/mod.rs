@@ -8,6 +8,7 @@
 //! graph outputs (straight into the caller's arrays), matmul operands, reshapes that merge
 //! axes of computed data, and the per-row results of a group once it has run.
 
+mod columns;
 mod group;
 mod lazy;
 mod nodes;
@@ -70,6 +71,8 @@ pub(crate) enum Step {
         operands: Vec<(ValueRef, IndexMap)>,
         /// Whether adjacent dims may be merged (elementwise kernels only).
         collapse: bool,
+        /// Whether rows must run in order on one thread (they accumulate into one output row).
+        serial: bool,
     },
     /// `out = a @ b` (NumPy semantics, batch broadcasting).
     Matmul {
@@ -270,6 +273,7 @@ impl Scheduler<'_> {
             dims,
             operands: kb.operands,
             collapse: true,
+            serial: false,
         });
         Ok(())
     }
