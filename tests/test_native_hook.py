@@ -541,3 +541,13 @@ def test_methods_and_positional_only_parameters(hook):
     assert run_enabled(model.forward, 5) == ("entry", (model, 5, 2))
     func, args = conv.calls[0]
     assert func is Model.forward and args[0] is model
+
+
+def test_function_code_run_by_exec_is_not_converted(hook):
+    def body():
+        return 1
+
+    seen = []
+    hook(lambda func, args: seen.append(func.__code__.co_name))
+    run_enabled(exec, body.__code__, {})
+    assert seen == []

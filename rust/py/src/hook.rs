@@ -186,7 +186,7 @@ unsafe extern "C" fn eval_frame(
 
 /// Whether the hook must leave this frame alone whatever its code's cache says: frames not
 /// started afresh, generators and coroutines, and frames that are not function calls (module
-/// and class bodies, `exec` code: not `CO_OPTIMIZED`, their locals live in a dict).
+/// and class bodies, `exec` code: not `CO_OPTIMIZED`, or given a locals dict).
 ///
 /// # Safety
 /// `frame` must be a live frame with a live code object.
@@ -197,6 +197,7 @@ unsafe fn untouchable(frame: *const InterpreterFrame, throwflag: c_int) -> bool 
             || (*(*frame).f_code).co_flags & (CO_RESUMABLE | ffi::CO_OPTIMIZED) != ffi::CO_OPTIMIZED
             || (*frame).owner != FRAME_OWNED_BY_THREAD
             || (*frame).f_func.is_null()
+            || !(*frame).f_locals.is_null()
             || !cpython::at_first_instruction(frame)
     }
 }
