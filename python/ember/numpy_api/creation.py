@@ -18,6 +18,7 @@ from ember.numpy_api.convert import (
     static_number,
     to_value,
 )
+from ember.numpy_api.shape_ops import reshape_value, stack
 
 
 def _check_layout(what: str, order: str, like: object = None) -> None:
@@ -176,8 +177,6 @@ def asarray(graph: Graph, a: object, dtype: object = None, order: object = None,
     arrays of one shape is stacked."""
     _check_layout("np.asarray", order or "K", like)
     if isinstance(a, (list, tuple)) and a and all(isinstance(v, Value) for v in a):
-        from ember.numpy_api.shape_ops import stack
-
         if any(v.shape != a[0].shape for v in a):  # type: ignore[attr-defined]
             raise Unsupported("np.asarray of arrays of different shapes")
         x = stack(graph, list(a))
@@ -198,8 +197,6 @@ def array(graph: Graph, object: object, dtype: object = None, *, copy: object = 
     """np.array: np.asarray, copied unless `copy=False`, with at least `ndmin` dims."""
     x = asarray(graph, object, dtype, order, copy=copy, like=like)
     if ndmin > x.ndim:
-        from ember.numpy_api.shape_ops import reshape_value
-
         x = reshape_value(graph, x, (1,) * (ndmin - x.ndim) + x.shape)
     return x
 

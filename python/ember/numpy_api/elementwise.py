@@ -90,7 +90,7 @@ def _type_name(x: object) -> str:
 def binary_op(graph: Graph, op: str, a: object, b: object) -> Any:
     """`a <op> b` for op in `+ - * / // % ** @ & | ^ << >>`."""
     if op == "@":
-        from ember.numpy_api.linalg import matmul
+        from ember.numpy_api.linalg import matmul  # linalg builds on this module
 
         def is_array(x: object) -> bool:
             return isinstance(x, Value) and not x.scalar and not x.weak

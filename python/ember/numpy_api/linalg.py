@@ -11,6 +11,7 @@ from ember.graph import Graph
 from ember.graph.shapes import format_shape
 from ember.numpy_api.convert import any_value, to_value
 from ember.numpy_api.elementwise import apply, check_python_scalars
+from ember.numpy_api.shape_ops import reshape_value
 
 
 def matmul(graph: Graph, x1: object, x2: object, /, out: object = None, **kwargs: object) -> Any:
@@ -55,8 +56,6 @@ def outer(graph: Graph, a: object, b: object, out: object = None) -> Any:
     x, y = (graph.const(v, np.asarray(v).dtype, weak=False)
             if isinstance(v, (bool, int, float)) else to_value(graph, v, "np.outer")
             for v in (a, b))
-    from ember.numpy_api.shape_ops import reshape_value
-
     column = graph.op("expand_dims", [reshape_value(graph, x, (-1,))], axis=[1])
     row = graph.op("expand_dims", [reshape_value(graph, y, (-1,))], axis=[0])
     return graph.op("mul", [column, row])
@@ -69,8 +68,6 @@ def norm(graph: Graph, x: object, ord: object = None, axis: object = None,
     (ord None/2, 1, inf, -inf, 0). Matrix norms along two axes are not traced."""
     if not any_value([x]):
         return np.linalg.norm(x, ord, axis, keepdims)  # type: ignore[arg-type]
-    from ember.numpy_api.shape_ops import reshape_value
-
     v = to_value(graph, x, "np.linalg.norm")
     if v.dtype.kind != "f":
         v = graph.op("astype", [v], dtype=np.float64)
