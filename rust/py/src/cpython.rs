@@ -248,3 +248,17 @@ pub fn layout() -> Vec<(&'static str, usize)> {
         ),
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::layout;
+
+    /// The offsets NOTES.md records for x86-64 CPython 3.11 (the Python test compares every
+    /// field against the installed headers).
+    #[test]
+    fn frame_layout_matches_cpython_3_11() {
+        let offsets: std::collections::HashMap<_, _> = layout().into_iter().collect();
+        assert_eq!(offsets["_PyInterpreterFrame.f_code"], 32);
+        assert_eq!(offsets["_PyInterpreterFrame.localsplus"], 72);
+    }
+}

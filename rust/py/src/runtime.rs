@@ -277,3 +277,16 @@ where
         Err(payload) => Err(errors::panic_error(payload, context)),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::c_strides;
+
+    #[test]
+    fn c_strides_of_empty_and_full_shapes() {
+        assert_eq!(c_strides(&[4, 3], 8), vec![24, 8]);
+        assert_eq!(c_strides(&[0, 3], 8), vec![24, 8]);
+        assert_eq!(c_strides(&[2, 0, 5], 4), vec![20, 20, 4]);
+        assert_eq!(c_strides(&[], 8), Vec::<isize>::new());
+    }
+}

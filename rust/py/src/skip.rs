@@ -153,3 +153,21 @@ fn lock() -> std::sync::MutexGuard<'static, Option<SkipFiles>> {
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{as_dir, is_skipped};
+
+    #[test]
+    fn generated_and_frozen_code_is_always_skipped() {
+        assert!(is_skipped("<ember-entry-3>"));
+        assert!(is_skipped("<frozen importlib._bootstrap>"));
+        assert!(!is_skipped("<string>"));
+    }
+
+    #[test]
+    fn directories_end_with_one_separator() {
+        assert_eq!(as_dir("/a/b"), "/a/b/");
+        assert_eq!(as_dir("/a/b//"), "/a/b/");
+    }
+}

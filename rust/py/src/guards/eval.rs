@@ -292,3 +292,24 @@ fn dims_match(actual: &[isize], expected: &[Option<isize>]) -> bool {
         .zip(expected)
         .all(|(a, e)| e.is_none_or(|e| e == *a))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{dims_match, normalise};
+
+    #[test]
+    fn indices_normalise_like_python() {
+        assert_eq!(normalise(0, 3), Some(0));
+        assert_eq!(normalise(-1, 3), Some(2));
+        assert_eq!(normalise(3, 3), None);
+        assert_eq!(normalise(-4, 3), None);
+        assert_eq!(normalise(0, 0), None);
+    }
+
+    #[test]
+    fn none_dims_are_wildcards() {
+        assert!(dims_match(&[4, 5], &[None, Some(5)]));
+        assert!(!dims_match(&[4, 5], &[Some(3), None]));
+        assert!(dims_match(&[], &[]));
+    }
+}
