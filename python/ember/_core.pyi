@@ -63,7 +63,9 @@ def skip_files() -> dict[str, list[str]]:
 # Checks on the node's value:
 #   ("TYPE_MATCH", type)          exact type (type(v) is t)
 #   ("ID_MATCH", obj)             v is obj
-#   ("EQUALS_MATCH", value)       exact type and equal (None, bool, int, float, str, tuples of those)
+#   ("EQUALS_MATCH", value)       exact type and equal (None, bool, int, float, str, tuples of those;
+#                                 element types exact too; floats by bit pattern: nan matches nan,
+#                                 -0.0 does not match 0.0)
 #   ("LEN_MATCH", n)              len(v) == n (tuple, list, dict)
 #   ("DICT_KEYS_MATCH", keys)     tuple(v.keys()) == keys
 #   ("ARRAY_MATCH", dtype, shape, strides)
