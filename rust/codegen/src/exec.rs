@@ -49,11 +49,19 @@ pub fn collapse(dims: &[usize], ops: &mut [Operand]) -> Vec<usize> {
 pub const PARALLEL_THRESHOLD: usize = 1 << 16;
 
 /// Runs `f` over the iteration space `dims` (row-major, last = inner extent).
+/// `elementwise` kernels (no reductions, no per-row stores) may also have their inner extent
+/// split across threads, which a collapsed 1-D array needs to use more than one core.
 ///
 /// # Safety
 /// Every operand must address valid memory for every index of `dims`, with outputs writable
 /// and not overlapping inputs in a way the kernel's element order would observe.
-pub unsafe fn launch(f: KernelFn, dims: &[usize], ops: &[Operand], num_threads: usize) {
+pub unsafe fn launch(
+    f: KernelFn,
+    dims: &[usize],
+    ops: &[Operand],
+    num_threads: usize,
+    elementwise: bool,
+) {
     let nd = dims.len();
     // An empty inner extent still runs: reductions store their identity per row.
     if nd > 0 && dims[..nd - 1].contains(&0) {
@@ -116,18 +124,62 @@ pub unsafe fn launch(f: KernelFn, dims: &[usize], ops: &[Operand], num_threads: 
             )
         };
     };
-    if threads <= 1 || total < PARALLEL_THRESHOLD || outer_count * rows < 2 {
+    let lines = outer_count * rows;
+    // Pieces per row: enough work items for every thread when rows are few and long.
+    let pieces = if elementwise && lines < threads * 4 {
+        (threads * 4)
+            .div_ceil(lines)
+            .min(n.div_ceil(PARALLEL_THRESHOLD / 4))
+            .max(1)
+    } else {
+        1
+    };
+    if threads <= 1 || total < PARALLEL_THRESHOLD || lines * pieces < 2 {
         for flat in 0..outer_count {
             run_rows(flat, 0, rows);
         }
         return;
     }
-    // Split the (outer, row) space into about 4 chunks per thread.
-    let chunks = (threads * 4).min(outer_count * rows);
-    let per = (outer_count * rows).div_ceil(chunks);
+    let piece_len = n.div_ceil(pieces).next_multiple_of(16);
+    let run_piece = |line: usize, p: usize| {
+        let (j0, j1) = ((p * piece_len).min(n), ((p + 1) * piece_len).min(n));
+        if j0 == j1 {
+            return;
+        }
+        let (flat, r) = (line / rows, line % rows);
+        let bases: Vec<*mut u8> = bases_of(flat)
+            .iter()
+            .zip(row.iter().zip(&inner))
+            .map(|(b, (rs, is))| {
+                b.wrapping_add_signed(r as isize * *rs as isize + j0 as isize * *is as isize)
+                    as *mut u8
+            })
+            .collect();
+        // SAFETY: elements j0..j1 of row r of this outer index are in bounds, and an
+        // elementwise kernel touches nothing else.
+        unsafe {
+            f(
+                bases.as_ptr(),
+                row.as_ptr(),
+                inner.as_ptr(),
+                1,
+                (j1 - j0) as i64,
+            )
+        };
+    };
+    // About 4 chunks per thread, of whole rows or of row pieces.
+    let items = lines * pieces;
+    let chunks = (threads * 4).min(items);
+    let per = items.div_ceil(chunks);
     let pool_job = |c: usize| {
         let start = c * per;
-        let end = ((c + 1) * per).min(outer_count * rows);
+        let end = ((c + 1) * per).min(items);
+        if pieces > 1 {
+            for item in start..end {
+                run_piece(item / pieces, item % pieces);
+            }
+            return;
+        }
         let mut i = start;
         while i < end {
             let flat = i / rows;

@@ -398,7 +398,7 @@ impl Runtime<'_> {
                     self.g.options.num_threads
                 };
                 // SAFETY: see above; serial kernels accumulate rows into one output row.
-                unsafe { exec::launch(self.g.fns[*kernel], &dims, &ops, threads) };
+                unsafe { exec::launch(self.g.fns[*kernel], &dims, &ops, threads, *collapse) };
             }
             Step::Matmul { a, b, out, dtype } => {
                 let (pa, _, la) = self.resolve(a);

@@ -46,7 +46,7 @@ fn elementwise_add_mul_contiguous_and_strided() {
         let bo = if n > 0 { (n - 1) * 8 } else { 0 };
         let mut ops = vec![op(&mut a, &[16]), op(&mut b, &[-8]), op(&mut o, &[8])];
         ops[1].base = ops[1].base.wrapping_add(bo);
-        unsafe { launch(f, &[n], &ops, 1) };
+        unsafe { launch(f, &[n], &ops, 1, false) };
         for i in 0..n {
             let (av, bv) = (a[2 * i], b[n - 1 - i]);
             assert_eq!(o[i], (av + bv) * av, "n={n} i={i}");
@@ -55,7 +55,7 @@ fn elementwise_add_mul_contiguous_and_strided() {
         let mut b2 = a2.clone();
         let mut o2 = vec![0.0f64; n];
         let ops = [op(&mut a2, &[8]), op(&mut b2, &[8]), op(&mut o2, &[8])];
-        unsafe { launch(f, &[n], &ops, 0) };
+        unsafe { launch(f, &[n], &ops, 0, true) };
         for (i, v) in o2.iter().enumerate() {
             assert_eq!(*v, (2.0 * i as f64) * i as f64);
         }
@@ -96,7 +96,7 @@ fn softmax_rows_f32() {
         op(&mut a, &[4 * n as isize, 4]),
         op(&mut o, &[4 * n as isize, 4]),
     ];
-    unsafe { launch(f, &[rows, n], &ops, 1) };
+    unsafe { launch(f, &[rows, n], &ops, 1, false) };
     for r in 0..rows {
         let row = &a[r * n..(r + 1) * n];
         let mx = row.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
@@ -179,7 +179,7 @@ fn reductions_sum_max_argmax_any() {
                     strides: vec![0],
                 },
             ];
-            unsafe { launch(f, &[n], &ops, 1) };
+            unsafe { launch(f, &[n], &ops, 1, false) };
             let got = match rt {
                 Scalar::F64 => f64::from_ne_bytes(o[..8].try_into().unwrap()),
                 Scalar::F32 => f32::from_ne_bytes(o[..4].try_into().unwrap()) as f64,
@@ -234,7 +234,7 @@ fn nan_propagates_in_max_and_argmax_finds_first_nan() {
     let mut m = [0.0f64];
     let mut i = [0i64];
     let ops = [op_of(&mut a), op(&mut m, &[0]), op(&mut i, &[0])];
-    unsafe { launch(f, &[100], &ops, 1) };
+    unsafe { launch(f, &[100], &ops, 1, false) };
     assert!(m[0].is_nan());
     assert_eq!(i[0], 40);
 }
@@ -268,7 +268,34 @@ fn integer_floordiv_mod_follow_numpy() {
         op(&mut qs, &[8]),
         op(&mut rs, &[8]),
     ];
-    unsafe { launch(f, &[8], &ops, 1) };
+    unsafe { launch(f, &[8], &ops, 1, false) };
     assert_eq!(qs, vec![3, -4, -4, 3, 0, 0, i64::MIN, 3]);
     assert_eq!(rs, vec![1, 1, -1, -1, 0, 0, 0, 0]);
+}
+
+/// A long 1-D elementwise launch is split into pieces across threads.
+#[test]
+fn long_rows_split_across_threads() {
+    let mut k = Kernel::default();
+    let x = k.buffer(Scalar::F64, InnerAccess::Strided);
+    let c = k.buffer(Scalar::F64, InnerAccess::Row);
+    let out = k.buffer(Scalar::F64, InnerAccess::Strided);
+    let (lx, lc) = (k.load(x), k.load(c));
+    let v = k.binary(BinaryOp::Mul, lx, lc);
+    k.stages.push(Stage::Map {
+        buffer: out,
+        value: v,
+    });
+    let (_jit, f) = compile(&k);
+    let n = 300_001;
+    let mut a: Vec<f64> = (0..2 * n).map(|i| i as f64).collect();
+    let mut s = [3.0f64];
+    for threads in [0, 2, 3, 7] {
+        let mut o = vec![0.0f64; n];
+        let ops = [op(&mut a, &[16]), op(&mut s, &[0]), op(&mut o, &[8])];
+        unsafe { launch(f, &[n], &ops, threads, true) };
+        for (i, v) in o.iter().enumerate() {
+            assert_eq!(*v, 6.0 * i as f64, "threads={threads} i={i}");
+        }
+    }
 }

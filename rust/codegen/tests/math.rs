@@ -39,7 +39,7 @@ fn run_unary(op: UnaryOp, ty: Scalar, xs: &[f64], contiguous: bool) -> Vec<f64> 
                 strides: vec![8],
             },
         ];
-        unsafe { launch(f, &[n], &ops, 1) };
+        unsafe { launch(f, &[n], &ops, 1, false) };
         o
     } else {
         let mut a = vec![0.0f32; n * gap];
@@ -57,7 +57,7 @@ fn run_unary(op: UnaryOp, ty: Scalar, xs: &[f64], contiguous: bool) -> Vec<f64> 
                 strides: vec![4],
             },
         ];
-        unsafe { launch(f, &[n], &ops, 1) };
+        unsafe { launch(f, &[n], &ops, 1, false) };
         o.into_iter().map(|v| v as f64).collect()
     }
 }
