@@ -83,6 +83,8 @@ pub struct CompiledGraph {
     temp_buffer: Vec<usize>,
     /// Byte size of each physical buffer.
     buffer_sizes: Vec<usize>,
+    /// Constant arrays, copied to 16-byte aligned storage (gemm reads them as typed slices).
+    consts: Vec<Vec<u128>>,
     /// Recycled buffer sets: first touch of fresh memory costs more than the kernels.
     pool: Mutex<Vec<Vec<Vec<u128>>>>,
     options: Options,
@@ -101,7 +103,24 @@ pub fn compile(graph: &Graph, options: &Options) -> Result<CompiledGraph, Error>
     jit.finalize()?;
     let fns = ids.iter().map(|&id| jit.get(id)).collect();
     let (temp_buffer, buffer_sizes) = plan_buffers(&plan);
+    let consts = plan
+        .consts
+        .iter()
+        .map(|(_, _, bytes)| {
+            let mut v = vec![0u128; bytes.len().div_ceil(16)];
+            // SAFETY: `v` has at least `bytes.len()` bytes; the regions do not overlap.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    bytes.as_ptr(),
+                    v.as_mut_ptr() as *mut u8,
+                    bytes.len(),
+                )
+            };
+            v
+        })
+        .collect();
     Ok(CompiledGraph {
+        consts,
         input_types: graph.params.clone(),
         output_types: graph.result_types(),
         plan,
@@ -170,6 +189,7 @@ fn check(
     what: &str,
     i: usize,
     want: &(Scalar, Vec<usize>),
+    data: *const u8,
     dtype: DType,
     shape: &[usize],
     strides: &[isize],
@@ -185,6 +205,13 @@ fn check(
         return Err(Error::Mismatch(format!(
             "{what} {i}: strides {strides:?} are not whole elements of {}",
             want.0
+        )));
+    }
+    // Extern kernels (gemm) read typed slices, which must be aligned.
+    if data as usize % want.0.size() != 0 {
+        return Err(Error::Mismatch(format!(
+            "{what} {i}: data is not aligned to its {}-byte elements (pass an aligned copy)",
+            want.0.size()
         )));
     }
     Ok(())
@@ -222,6 +249,7 @@ impl CompiledGraph {
                 "input",
                 i,
                 &self.plan.inputs[i],
+                x.data,
                 x.dtype,
                 &x.shape,
                 &x.strides,
@@ -232,6 +260,7 @@ impl CompiledGraph {
                 "output",
                 i,
                 &self.plan.outputs[i],
+                x.data,
                 x.dtype,
                 &x.shape,
                 &x.strides,
@@ -317,7 +346,7 @@ impl Runtime<'_> {
                 Layout::contiguous(shape),
             ),
             Slot::Const(c) => (
-                plan.consts[c].2.as_ptr() as *mut u8,
+                self.g.consts[c].as_ptr() as *mut u8,
                 plan.consts[c].0,
                 Layout::contiguous(shape),
             ),
@@ -390,14 +419,15 @@ impl Runtime<'_> {
                 } else {
                     dims.clone()
                 };
-                // SAFETY: shapes were checked against the graph's types, and every operand's
-                // strides come from those shapes through views the core validated.
+                // Serial kernels accumulate every row into one output row: no row splitting.
                 let threads = if *serial {
                     1
                 } else {
                     self.g.options.num_threads
                 };
-                // SAFETY: see above; serial kernels accumulate rows into one output row.
+                // SAFETY: shapes were checked against the graph's types, and every operand's
+                // strides come from those shapes through views the core validated; only
+                // elementwise (collapsible) kernels may be split inside a row.
                 unsafe { exec::launch(self.g.fns[*kernel], &dims, &ops, threads, *collapse) };
             }
             Step::Matmul { a, b, out, dtype } => {

@@ -125,6 +125,8 @@ func @f(%0: f64[2,3]) -> (f64[2,3]) {
         unsafe { ArrayView::new(ip, DType::F32, vec![2, 3], vec![12, 4]) },
         unsafe { ArrayView::new(ip, DType::F64, vec![3, 2], vec![16, 8]) },
         unsafe { ArrayView::new(ip, DType::F64, vec![2, 3], vec![24, 3]) },
+        unsafe { ArrayView::new(ip.add(1), DType::F64, vec![2, 2], vec![24, 8]) },
+        unsafe { ArrayView::new(ip.add(4), DType::F64, vec![2, 3], vec![24, 8]) },
     ] {
         let r = cg.run(&[bad], std::slice::from_ref(&out));
         assert!(matches!(r, Err(Error::Mismatch(_))), "{r:?}");

@@ -199,3 +199,17 @@ func @f(%0: f32[3,4]) -> (f32[3,4], f32[3,4], f32[3,4], f32[4,3]) {
 ";
     check_all_layouts(ir, 43, 0.0);
 }
+
+#[test]
+fn matmul_with_constant_operands() {
+    let ir = "ember-ir 1
+func @f(%0: f64[4,5]) -> (f64[4,5], f32[3,3]) {
+  %1 = eye() k=0 : f64[5,5]
+  %2 = matmul(%0, %1) : f64[4,5]
+  %3 = eye() k=-1 : f32[3,3]
+  %4 = matmul(%3, %3) : f32[3,3]
+  return %2, %4
+}
+";
+    check_all_layouts(ir, 59, 1e-12);
+}
