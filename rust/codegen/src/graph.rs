@@ -208,7 +208,7 @@ fn check(
         )));
     }
     // Extern kernels (gemm) read typed slices, which must be aligned.
-    if data as usize % want.0.size() != 0 {
+    if !(data as usize).is_multiple_of(want.0.size()) {
         return Err(Error::Mismatch(format!(
             "{what} {i}: data is not aligned to its {}-byte elements (pass an aligned copy)",
             want.0.size()
