@@ -1,8 +1,25 @@
 //! ember's back end: fused kernels compiled to native code with Cranelift.
 //!
-//! [`kernel`] is the loop-level IR (iteration space, buffers, expression DAG, stages),
-//! `lower` turns a kernel into a Cranelift function with SIMD paths, [`jit`] owns the
-//! executable memory and [`exec`] runs a compiled kernel over array views.
+//! Pipeline, one module each:
+//! - `schedule`: the `ember-core` graph becomes steps. Elementwise ops and views stay lazy
+//!   and are computed inside the kernels that read them; reductions over one axis form a group
+//!   kernel per (shape, axis) that also takes the elementwise work reading their per-row
+//!   results (softmax and layernorm are one kernel: one read and one write of memory);
+//!   reductions over an outer axis accumulate whole rows; matmul is an extern `gemm` call;
+//!   concatenate is strided copies into the output.
+//! - [`kernel`]: the loop-level IR those kernels are written in.
+//! - `lower`: a kernel as a Cranelift function, with 128-bit SIMD paths (unrolled, several
+//!   accumulators), a strided scalar fallback, and vectorised `exp`, `expm1`, `log`, `log1p`,
+//!   `tanh`, `sin`, `cos` (error bounds in ulps on each function).
+//! - [`jit`]: one JIT module per compiled graph, freed with it.
+//! - [`exec`]: runs a kernel over an iteration space, on threads when it is large.
+//! - `graph`: [`compile`] and [`CompiledGraph::run`], with buffer reuse for intermediates.
+//!
+//! Runtime contract: [`CompiledGraph::run`] takes the caller's arrays as raw strided views
+//! ([`ArrayView`], [`ArrayViewMut`]), checks dtype, shape, whole-element strides and alignment
+//! against [`CompiledGraph::input_types`] / [`CompiledGraph::output_types`], and writes every
+//! element of the outputs. Graphs must have static shapes and use bool, i32, i64, f32 or f64;
+//! anything else is [`Error::Unsupported`], for the caller to run another way.
 #![deny(missing_docs)]
 
 pub mod exec;
