@@ -111,18 +111,27 @@ impl Buffers {
         let fill = |t: &ember_core::ir::Type| {
             let mut v = vec![0u64; bytes(t)];
             let n: usize = t.static_shape().unwrap().iter().product();
+            // SAFETY: `v` holds at least `n` elements of the type written (8-byte aligned words).
             if t.dtype == DType::F32 {
                 let f = unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr() as *mut f32, n) };
-                f.iter_mut().enumerate().for_each(|(i, x)| *x = (i % 97) as f32 * 0.03 - 1.0);
+                f.iter_mut()
+                    .enumerate()
+                    .for_each(|(i, x)| *x = (i % 97) as f32 * 0.03 - 1.0);
             } else {
                 let f = unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr() as *mut f64, n) };
-                f.iter_mut().enumerate().for_each(|(i, x)| *x = (i % 97) as f64 * 0.03 - 1.0);
+                f.iter_mut()
+                    .enumerate()
+                    .for_each(|(i, x)| *x = (i % 97) as f64 * 0.03 - 1.0);
             }
             v
         };
         Buffers {
             inputs: cg.input_types().iter().map(fill).collect(),
-            outputs: cg.output_types().iter().map(|t| vec![0u64; bytes(t)]).collect(),
+            outputs: cg
+                .output_types()
+                .iter()
+                .map(|t| vec![0u64; bytes(t)])
+                .collect(),
         }
     }
 
@@ -162,7 +171,9 @@ impl Buffers {
 
 fn front_end(c: &mut Criterion) {
     let mut g = c.benchmark_group("front_end");
-    g.bench_function("parse_layernorm_gelu", |b| b.iter(|| parse(black_box(LAYERNORM_GELU)).unwrap()));
+    g.bench_function("parse_layernorm_gelu", |b| {
+        b.iter(|| parse(black_box(LAYERNORM_GELU)).unwrap())
+    });
     let graph = parse(LAYERNORM_GELU).unwrap();
     g.bench_function("pipeline_layernorm_gelu", |b| {
         b.iter(|| ember_core::passes::run_pipeline(black_box(&graph), false).unwrap())
@@ -173,9 +184,13 @@ fn front_end(c: &mut Criterion) {
 fn compile_time(c: &mut Criterion) {
     let mut g = c.benchmark_group("compile");
     let ln = parse(LAYERNORM_GELU).unwrap();
-    g.bench_function("layernorm_gelu", |b| b.iter(|| compile(black_box(&ln), &Options::default()).unwrap()));
+    g.bench_function("layernorm_gelu", |b| {
+        b.iter(|| compile(black_box(&ln), &Options::default()).unwrap())
+    });
     let ch = parse(&chain20(1024)).unwrap();
-    g.bench_function("chain20_fused", |b| b.iter(|| compile(black_box(&ch), &Options::default()).unwrap()));
+    g.bench_function("chain20_fused", |b| {
+        b.iter(|| compile(black_box(&ch), &Options::default()).unwrap())
+    });
     g.finish();
 }
 
@@ -186,19 +201,38 @@ fn throughput(c: &mut Criterion) {
     let copy_src = vec![1.0f64; n];
     let mut copy_dst = vec![0.0f64; n];
     g.throughput(Throughput::Bytes((16 * n) as u64));
-    g.bench_function("memcpy_10M_f64", |b| b.iter(|| copy_dst.copy_from_slice(black_box(&copy_src))));
+    g.bench_function("memcpy_10M_f64", |b| {
+        b.iter(|| copy_dst.copy_from_slice(black_box(&copy_src)))
+    });
     for threads in [1usize, 0] {
         let cases = [
             ("elementwise_10M_f64", elementwise(n), 24 * n),
             ("chain20_10M_f64", chain20(n), 24 * n),
-            ("softmax_4096x4096_f32", softmax(4096, 4096), 8 * 4096 * 4096),
+            (
+                "softmax_4096x4096_f32",
+                softmax(4096, 4096),
+                8 * 4096 * 4096,
+            ),
             ("sum_of_squares_10M_f64", sum_of_squares(n), 8 * n),
         ];
         for (name, ir, bytes) in cases {
-            let cg = compile(&parse(&ir).unwrap(), &Options { num_threads: threads }).unwrap();
+            let cg = compile(
+                &parse(&ir).unwrap(),
+                &Options {
+                    num_threads: threads,
+                },
+            )
+            .unwrap();
             let mut bufs = Buffers::new(&cg);
             g.throughput(Throughput::Bytes(bytes as u64));
-            let label = format!("{name}_threads{}", if threads == 0 { "all".into() } else { threads.to_string() });
+            let label = format!(
+                "{name}_threads{}",
+                if threads == 0 {
+                    "all".into()
+                } else {
+                    threads.to_string()
+                }
+            );
             g.bench_function(label, |b| b.iter(|| bufs.run(&cg)));
         }
     }
