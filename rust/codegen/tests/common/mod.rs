@@ -78,6 +78,12 @@ fn from_bytes(dtype: DType, shape: &[usize], b: &[u8]) -> HostArray {
     HostArray::new(shape.to_vec(), data).unwrap()
 }
 
+/// The bytes of 8-byte aligned storage (every dtype's alignment).
+fn bytes_of(words: &mut [u64]) -> &mut [u8] {
+    // SAFETY: u8 has no alignment or validity requirements; the length covers the words.
+    unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr() as *mut u8, words.len() * 8) }
+}
+
 /// How an input is laid out in memory.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Layout {
@@ -92,7 +98,7 @@ pub enum Layout {
 }
 
 /// A buffer holding `a` in `layout`: (bytes, offset of element 0, byte strides).
-fn lay_out(a: &HostArray, layout: Layout) -> (Vec<u8>, usize, Vec<isize>) {
+fn lay_out(a: &HostArray, layout: Layout) -> (Vec<u64>, usize, Vec<isize>) {
     let (bytes, size) = elem_bytes(a);
     let shape = &a.shape;
     let nd = shape.len();
@@ -121,7 +127,8 @@ fn lay_out(a: &HostArray, layout: Layout) -> (Vec<u8>, usize, Vec<isize>) {
         }
         Layout::Strided => (c_strides.iter().map(|s| s * 2).collect(), 2 * n, 0),
     };
-    let mut buf = vec![0xAAu8; span.max(1) * size];
+    let mut words = vec![0xAAAA_AAAA_AAAA_AAAAu64; (span.max(1) * size).div_ceil(8)];
+    let buf = bytes_of(&mut words);
     let mut idx = vec![0usize; nd];
     for i in 0..n {
         let pos: isize = offset
@@ -141,7 +148,7 @@ fn lay_out(a: &HostArray, layout: Layout) -> (Vec<u8>, usize, Vec<isize>) {
         }
     }
     (
-        buf,
+        words,
         offset as usize * size,
         strides.iter().map(|s| s * size as isize).collect(),
     )
@@ -182,14 +189,14 @@ pub fn check_ir(
         },
     )
     .unwrap_or_else(|e| panic!("compile: {e}\n{ir}"));
-    let mut bufs: Vec<(Vec<u8>, usize, Vec<isize>)> =
+    let mut bufs: Vec<(Vec<u64>, usize, Vec<isize>)> =
         inputs.iter().map(|a| lay_out(a, layout)).collect();
     let views: Vec<ArrayView> = inputs
         .iter()
         .zip(bufs.iter_mut())
         .map(|(a, (b, off, strides))| unsafe {
             ArrayView::new(
-                b.as_ptr().add(*off),
+                (b.as_ptr() as *const u8).add(*off),
                 a.dtype(),
                 a.shape.clone(),
                 strides.clone(),
@@ -197,11 +204,11 @@ pub fn check_ir(
         })
         .collect();
     let out_types = cg.output_types().to_vec();
-    let mut outs: Vec<Vec<u8>> = out_types
+    let mut outs: Vec<Vec<u64>> = out_types
         .iter()
         .map(|t| {
             let n: usize = t.static_shape().unwrap().iter().product();
-            vec![0x55u8; n * dsize(t.dtype)]
+            vec![0x5555_5555_5555_5555u64; (n * dsize(t.dtype)).div_ceil(8)]
         })
         .collect();
     let out_views: Vec<ArrayViewMut> = out_types
@@ -213,14 +220,22 @@ pub fn check_ir(
             for i in (0..shape.len().saturating_sub(1)).rev() {
                 strides[i] = strides[i + 1] * shape[i + 1] as isize;
             }
-            unsafe { ArrayViewMut::new(b.as_mut_ptr(), t.dtype, shape, strides) }
+            unsafe { ArrayViewMut::new(b.as_mut_ptr() as *mut u8, t.dtype, shape, strides) }
         })
         .collect();
     cg.run(&views, &out_views).unwrap();
     let got: Vec<HostArray> = out_types
         .iter()
         .zip(&outs)
-        .map(|(t, b)| from_bytes(t.dtype, &t.static_shape().unwrap(), b))
+        .map(|(t, b)| {
+            let shape = t.static_shape().unwrap();
+            let n: usize = shape.iter().product();
+            from_bytes(
+                t.dtype,
+                &shape,
+                &bytes_of(&mut b.clone())[..n * dsize(t.dtype)],
+            )
+        })
         .collect();
     for (i, (g, w)) in got.iter().zip(&want).enumerate() {
         assert_close(g, w, rtol, &format!("result {i} ({layout:?}) of\n{ir}"));
