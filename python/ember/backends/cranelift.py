@@ -9,9 +9,11 @@ dynamic capture) is specialised at call time: the symbols are bound from the inp
 substituted into the IR text and that text compiled, with a few specialisations kept per graph
 (a compile takes milliseconds; a steady shape costs one dict lookup per call).
 
-A graph the native compiler rejects (an op or dtype it lacks) runs with the eager backend
-instead; the reason is counted in `ember.stats()["backend_fallbacks"]` and logged on the
-`backend` channel (`EMBER_LOGS=backend`). The program never fails because of it.
+A graph the native compiler rejects (an op or dtype it lacks), or one native kernels cannot
+run as NumPy does (`eager_reason`: integer powers that must raise on negative exponents), runs
+with the eager backend instead; the reason is counted in `ember.stats()["backend_fallbacks"]`
+and logged on the `backend` channel (`EMBER_LOGS=backend`). The program never fails because
+of it.
 """
 
 from __future__ import annotations
