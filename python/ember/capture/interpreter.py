@@ -395,7 +395,11 @@ class Interpreter(BuildingOpcodes):
 
     def FOR_ITER(self, inst: Instruction) -> None:
         iterator = self.stack[-1]
-        assert isinstance(iterator, IteratorVariable)
+        if not isinstance(iterator, IteratorVariable):
+            # A comprehension's frame captured on its own receives the caller's live
+            # iterator as `.0`; reading it here would consume the user's items.
+            raise graph_break("type", what="iteration over an argument",
+                              type=iterator.type_name())
         item = iterator.next()
         if item is None:
             self.pop()
