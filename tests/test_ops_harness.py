@@ -23,6 +23,9 @@ from ember.errors import Unsupported
 from ember.graph import Graph, Value
 from ember.graph.dtypes import SUPPORTED
 
+# Errors NumPy raises from array values, which tracing cannot see before a later shape error.
+DATA_DEPENDENT_ERRORS = {"Integers to negative integer powers are not allowed."}
+
 
 def unwrap(x: Any) -> Any:
     if isinstance(x, Traced):
@@ -196,6 +199,10 @@ def check(prog: Callable[..., Any], *args: Any, weak_inputs: bool = False,
         except Exception as got:
             if isinstance(got, Unsupported) and not isinstance(exc, Unsupported):
                 raise  # a refusal, not a wrong answer: allow_unsupported decides
+            if str(exc) in DATA_DEPENDENT_ERRORS and str(got) != str(exc):
+                # NumPy met bad data before the error tracing found later in the program;
+                # ember would break the graph at that error and NumPy would raise its own.
+                return None
             assert type(got) is type(exc), f"raised {got!r} where NumPy raises {exc!r}"
             assert str(got) == str(exc)
         else:

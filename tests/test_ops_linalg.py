@@ -41,17 +41,3 @@ def test_outer() -> None:
         check(lambda xp, x, y: xp.outer(x, y), sample(np.float32, xs), sample(np.int16, ys, 1))
     check(lambda xp, x: xp.outer(x, 2), sample(np.float32, (3,)))
 
-
-def test_norm() -> None:
-    rng = np.random.default_rng(5)
-    for dt in (np.float32, np.float64, np.int32, np.bool_):
-        for shape in [(7,), (3, 4), (2, 3, 4), ()]:
-            x = (rng.standard_normal(shape) * 3).astype(dt)
-            check(lambda xp, x: xp.linalg.norm(x), x)
-            check(lambda xp, x: xp.linalg.norm(x, keepdims=True), x)
-            if x.ndim:
-                for ord_ in (None, 2, 1, 0, np.inf, -np.inf):
-                    check(lambda xp, x, o=ord_: xp.linalg.norm(x, o, axis=-1), x)
-                    check(lambda xp, x, o=ord_: xp.linalg.norm(x, ord=o, axis=0, keepdims=True),
-                          x)
-    check(lambda xp, x: xp.linalg.norm(x, "fro"), rng.standard_normal((3, 3)))

@@ -18,7 +18,7 @@ from ember.numpy_api.convert import (
     static_number,
     to_value,
 )
-from ember.numpy_api.shape_ops import reshape_value, stack
+from ember.numpy_api.shape_ops import stack
 
 
 def _check_layout(what: str, order: str, like: object = None) -> None:
@@ -192,15 +192,6 @@ def asarray(graph: Graph, a: object, dtype: object = None, order: object = None,
     return x
 
 
-def array(graph: Graph, object: object, dtype: object = None, *, copy: object = True,
-          order: str = "K", subok: bool = False, ndmin: int = 0, like: object = None) -> Value:
-    """np.array: np.asarray, copied unless `copy=False`, with at least `ndmin` dims."""
-    x = asarray(graph, object, dtype, order, copy=copy, like=like)
-    if ndmin > x.ndim:
-        x = reshape_value(graph, x, (1,) * (ndmin - x.ndim) + x.shape)
-    return x
-
-
 def ascontiguousarray(graph: Graph, a: object, dtype: object = None, *,
                       like: object = None) -> Value:
     x = asarray(graph, a, dtype, like=like)
@@ -239,6 +230,6 @@ def functions() -> dict[Any, Any]:
         np.zeros_like: _like("zeros_like", 0), np.ones_like: _like("ones_like", 1),
         np.empty_like: _like("empty_like", 0), np.full_like: full_like,
         np.arange: arange, np.linspace: linspace, np.eye: eye, np.identity: identity,
-        np.asarray: asarray, np.asanyarray: asarray, np.array: array,
+        np.asarray: asarray, np.asanyarray: asarray,
         np.ascontiguousarray: ascontiguousarray, np.tril: tril, np.triu: triu,
     }

@@ -61,44 +61,8 @@ def outer(graph: Graph, a: object, b: object, out: object = None) -> Any:
     return graph.op("mul", [column, row])
 
 
-def norm(graph: Graph, x: object, ord: object = None, axis: object = None,
-         keepdims: bool = False) -> Any:
-    """np.linalg.norm for the cases NumPy computes with plain array ops, following its code:
-    the 2-norm of everything (x.ravel() dotted with itself) and vector norms along one axis
-    (ord None/2, 1, inf, -inf, 0). Matrix norms along two axes are not traced."""
-    if not any_value([x]):
-        return np.linalg.norm(x, ord, axis, keepdims)  # type: ignore[arg-type]
-    v = to_value(graph, x, "np.linalg.norm")
-    if v.dtype.kind != "f":
-        v = graph.op("astype", [v], dtype=np.float64)
-    if axis is None and (ord is None or (ord in ("f", "fro") and v.ndim == 2)
-                         or (ord == 2 and v.ndim == 1)):
-        flat = reshape_value(graph, v, (-1,))
-        result = graph.op("sqrt", [graph.op("matmul", [flat, flat])])
-        return reshape_value(graph, result, (1,) * v.ndim) if keepdims else result
-    axes = (axis,) if isinstance(axis, int) else axis
-    if not isinstance(axes, tuple) or len(axes) != 1:
-        raise Unsupported("np.linalg.norm over two axes (a matrix norm)")
-    what = "np.linalg.norm"
-    if ord == np.inf or ord == -np.inf:
-        if any(v.shape[a] == 0 for a in axes):
-            raise Unsupported(f"{what} of an empty axis")
-        op = "max" if ord == np.inf else "min"
-        return graph.op(op, [graph.op("abs", [v])], axis=list(axes), keepdims=keepdims)
-    if ord == 0:
-        nonzero = graph.op("astype", [graph.op("ne", [v, graph.const(0)])], dtype=v.dtype)
-        return graph.op("sum", [nonzero], axis=list(axes), keepdims=keepdims)
-    if ord == 1:
-        return graph.op("sum", [graph.op("abs", [v])], axis=list(axes), keepdims=keepdims)
-    if ord is None or ord == 2:
-        squares = graph.op("mul", [v, v])
-        total = graph.op("sum", [squares], axis=list(axes), keepdims=keepdims)
-        return graph.op("sqrt", [total])
-    raise Unsupported(f"{what} with ord={ord!r}")
-
-
 def functions() -> dict[Any, Any]:
-    return {np.matmul: matmul, np.dot: dot, np.outer: outer, np.linalg.norm: norm}
+    return {np.matmul: matmul, np.dot: dot, np.outer: outer}
 
 
 def methods() -> dict[str, Any]:
