@@ -88,7 +88,7 @@ def make_args(dtypes, seed):
     return args
 
 
-def assert_matches(got, want, source):
+def assert_matches(got, want, source, single):
     assert type(got) is type(want) and len(got) == len(want), source
     for g, w in zip(got, want, strict=True):
         assert type(g) is type(w), (source, type(g), type(w))
@@ -97,8 +97,9 @@ def assert_matches(got, want, source):
         if w.dtype.kind != "f":
             np.testing.assert_array_equal(g, w, err_msg=source)
             continue
-        # Chains of approximate functions and reordered sums: relative to the magnitudes.
-        tol = 1e-4 if w.dtype == np.float32 else 1e-10
+        # Chains of approximate functions and reordered sums: relative to the magnitudes, at
+        # float32 precision wherever a float32 value took part.
+        tol = 1e-4 if single else 1e-10
         scale = float(np.nanmax(np.abs(np.where(np.isfinite(w), w, 0)), initial=1.0))
         np.testing.assert_allclose(g, w, rtol=tol, atol=tol * scale, equal_nan=True,
                                    err_msg=source)
@@ -112,17 +113,23 @@ def test_random_mixed_programs_compiled_natively(case):
     exec(compile(source, "<random program>", "exec"), namespace)  # noqa: S102 - generated test code
     program = namespace["program"]
     args = make_args(dtypes, seed)
+    single = "float32" in source or any(dtype == "np.float32" for dtype, _ in dtypes)
     with np.errstate(all="ignore"):
         want = program(*args)
         ember.reset()
         compiled = ember.compile(program, fullgraph=True, dynamic=dynamic)
         got = compiled(*args)
-        assert_matches(got, want, source)
+        assert_matches(got, want, source, single)
         if dynamic and args[0].shape[0] > 1:  # more rows through the same compiled code
             rows = args[0].shape[0]
             more = [np.concatenate([a, a]) if a.ndim == 2 and a.shape[0] == rows else a
                     for a in args]
-            assert_matches(compiled(*more), program(*more), source)
+            try:
+                want_more = program(*more)
+            except ValueError:  # the program only broadcasts with the first row count
+                want_more = None
+            if want_more is not None:
+                assert_matches(compiled(*more), want_more, source, single)
     s = ember.stats()
     assert s["graph_breaks"] == 0, source
     assert s["backend_fallbacks"] == {}, (source, s["backend_fallbacks"])
