@@ -23,6 +23,7 @@ from ember.numpy_api import (
     reductions,
     shape_ops,
 )
+from ember.numpy_api.assignment import setitem
 from ember.numpy_api.elementwise import binary_op, compare_op, unary_op
 from ember.numpy_api.indexing import getitem
 
@@ -86,5 +87,5 @@ def get_attribute(value: Value, name: str) -> Any:
 
 __all__ = [
     "binary_op", "compare_op", "get_attribute", "getitem", "lookup_function", "lookup_method",
-    "unary_op",
+    "setitem", "unary_op",
 ]

@@ -18,7 +18,7 @@ from ember.capture.sources import Source
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable, is_constant_value
 from ember.errors import Unsupported
-from ember.graph import Value
+from ember.graph import Graph, Value
 
 if TYPE_CHECKING:
     from ember.capture.interpreter import Interpreter
@@ -68,6 +68,13 @@ def wrap_api_result(result: Any) -> VariableTracker:
     if is_constant_value(result):
         return ConstantVariable(result)
     raise graph_break("type", what="a NumPy result", type=type(result).__name__)
+
+
+def _read_as_scalar(graph: Graph, view: Value) -> bool:
+    """Whether `view` only ever became a NumPy scalar (`x[i]` indexing every axis): the scalar
+    is a copy, so the view does not alias its base."""
+    users = [node for node in graph.nodes if view in node.inputs]
+    return len(users) == 1 and users[0].op == "squeeze" and users[0].out.scalar
 
 
 class ArrayVariable(VariableTracker):
@@ -127,6 +134,12 @@ class ArrayVariable(VariableTracker):
                                 to_api(index))
         return wrap_api_result(result)
 
+    def setitem(self, tx: Interpreter, index: VariableTracker, value: VariableTracker) -> None:
+        if not self.is_fresh():
+            super().setitem(tx, index, value)
+        self.update_in_place(call_numpy_api("item assignment", numpy_api.setitem, tx.graph,
+                                            self.value, to_api(index), to_api(value)))
+
     def is_fresh(self) -> bool:
         """Whether this array is owned by the frame alone: created by a non-view op and never
         viewed since, so updating it in place cannot be seen through another array."""
@@ -134,7 +147,8 @@ class ArrayVariable(VariableTracker):
             return False
         graph = self.value.graph
         for node in graph.nodes:
-            if node.op in VIEW_OPS and self.value in node.inputs:
+            if (node.op in VIEW_OPS and self.value in node.inputs
+                    and not _read_as_scalar(graph, node.out)):
                 return False
         for node in reversed(graph.nodes):
             if node.out is self.value:

@@ -1,0 +1,96 @@
+"""Item assignment `a[index] = value` as a functional update: a new value equal to `a` with
+the indexed region replaced. Capture uses it only for arrays no other array views, so the
+update cannot be observed through an alias."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ember.errors import Unsupported
+from ember.graph import Graph, Value
+from ember.numpy_api.indexing import _slice_part, getitem
+
+
+def setitem(graph: Graph, a: Value, index: object, value: object) -> Value:
+    """`a` after `a[index] = value`, for integer and step-1 slice indices (and `...`): slices
+    of `a` around the value, concatenated axis by axis."""
+    items = index if isinstance(index, tuple) else (index,)
+    if any(item is None or isinstance(item, (list, Value, np.ndarray)) for item in items):
+        raise Unsupported("item assignment with index arrays or np.newaxis")
+    if a.scalar:
+        raise TypeError(f"'{a.dtype.type.__name__}' object does not support item assignment")
+    target = getitem(graph, a, index)  # checks the index exactly as reading it does
+    if any(isinstance(d, str) for d in a.shape):
+        raise Unsupported("item assignment into an array with symbolic dimensions")
+    region = _region(a, items)
+    v = _converted(graph, value, a.dtype)
+    if np.broadcast_shapes(v.shape, target.shape) != tuple(target.shape):
+        raise ValueError(f"could not broadcast input array from shape {v.shape} into shape "
+                         f"{tuple(target.shape)}")
+    if any(start == stop for start, stop in region):
+        return a
+    if tuple(v.shape) != tuple(target.shape):
+        v = graph.op("broadcast_to", [v], shape=list(target.shape))
+    region_shape = [stop - start for start, stop in region]
+    if list(v.shape) != region_shape:
+        v = graph.op("reshape", [v], shape=region_shape)
+    placed = _place(graph, a, region, v)
+    # The whole array assigned: a fresh buffer, never the assigned value itself.
+    return graph.op("copy", [placed]) if placed is v else placed
+
+
+def _region(a: Value, items: tuple[object, ...]) -> list[tuple[int, int]]:
+    """`(start, stop)` per axis of `a` for an index `getitem` accepted."""
+    consumed = sum(1 for item in items if item is not Ellipsis)
+    expanded: list[object] = []
+    for item in items:
+        expanded.extend([slice(None)] * (a.ndim - consumed) if item is Ellipsis else [item])
+    expanded.extend([slice(None)] * (a.ndim - len(expanded)))
+    region = []
+    for item, size in zip(expanded, a.shape, strict=True):
+        assert isinstance(size, int)
+        if isinstance(item, slice):
+            parts = (_slice_part(item.start), _slice_part(item.stop), _slice_part(item.step))
+            start, stop, step = slice(*parts).indices(size)
+            if step != 1:
+                raise Unsupported("item assignment through a slice with a step")
+            region.append((start, max(start, stop)))
+        else:
+            i = int(item) % size  # type: ignore[call-overload]
+            region.append((i, i + 1))
+    return region
+
+
+def _converted(graph: Graph, value: object, dtype: np.dtype) -> Value:
+    """The assigned value in the array's dtype. Python and NumPy scalars go through NumPy's
+    own conversion, so `int_array[0] = np.nan` raises and `2.7` truncates as NumPy does."""
+    if isinstance(value, Value):
+        return value if value.dtype == dtype else graph.op("astype", [value], dtype=dtype)
+    if isinstance(value, (bool, int, float, np.bool_, np.integer, np.floating)):
+        probe = np.zeros(1, dtype)
+        probe[0] = value
+        return graph.const(probe[0])
+    raise Unsupported(f"item assignment of a {type(value).__name__}")
+
+
+def _place(graph: Graph, a: Value, region: list[tuple[int, int]], v: Value) -> Value:
+    """`a` with `region` replaced by `v` (which has the region's shape)."""
+    for axis, (start, stop) in enumerate(region):
+        size = a.shape[axis]
+        if (start, stop) != (0, size):
+            break
+    else:
+        return v
+
+    def cut(lo: int, hi: int) -> Value:
+        starts, stops = [0] * a.ndim, list(a.shape)
+        starts[axis], stops[axis] = lo, hi
+        return graph.op("slice", [a], start=starts, stop=stops, step=[1] * a.ndim)
+
+    inner_region = list(region)
+    inner_region[axis] = (0, stop - start)
+    pieces = [cut(0, start)] if start > 0 else []
+    pieces.append(_place(graph, cut(start, stop), inner_region, v))
+    if stop < size:
+        pieces.append(cut(stop, size))
+    return pieces[0] if len(pieces) == 1 else graph.op("concatenate", pieces, axis=axis)

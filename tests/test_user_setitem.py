@@ -1,0 +1,122 @@
+"""Item assignment into arrays a function creates itself (`d = np.empty_like(x); d[1:-1] =
+...`), the way finite differences, stencils and recurrences are written: captured as a
+functional update, with NumPy's results, errors and aliasing."""
+
+from __future__ import annotations
+
+import ember
+import numpy as np
+import pytest
+from test_user_numerics import BACKENDS, run_like_numpy
+
+
+def fill_edges(x):
+    d = np.zeros_like(x)
+    d[1:-1] = x[2:] - x[:-2]
+    d[0] = x[1] - x[0]
+    d[-1] = 7
+    return d
+
+
+def stencil_2d(u):
+    out = u.copy()
+    out[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
+    out[..., 0] = 0.0
+    return out
+
+
+def recurrence(x):
+    out = np.empty_like(x)
+    out[0] = x[0]
+    for i in range(1, x.shape[0]):
+        out[i] = 0.5 * x[i] + 0.5 * out[i - 1]
+    return out
+
+
+def int_target(x):
+    out = np.zeros(4, dtype=np.int32)
+    out[1] = 2.7
+    out[2:] = x
+    return out
+
+
+def whole_assignment(x):
+    d = np.empty_like(x)
+    d[:] = x
+    d += 1
+    return d
+
+
+def view_then_assign(x):
+    d = x * 1.0
+    row = d[0]
+    d[0, 0] = 100.0
+    return row
+
+
+def strided_assign(x):
+    d = x.copy()
+    d[::2] = -1.0
+    return d
+
+
+def empty_region(x):
+    d = x + 0
+    d[3:1] = 5.0
+    return d
+
+
+def nan_into_int(x):
+    d = np.zeros(3, dtype=np.int64)
+    d[0] = x
+    return d
+
+
+def bad_broadcast(x):
+    d = np.zeros((4, 3))
+    d[1:3] = x
+    return d
+
+
+CASES = {
+    "fill_edges": (fill_edges, (np.linspace(0.0, 2.0, 7) ** 2,)),
+    "fill_edges_f32": (fill_edges, (np.arange(6, dtype=np.float32),)),
+    "stencil_2d": (stencil_2d, (np.random.default_rng(5).random((5, 6)),)),
+    "recurrence": (recurrence, (np.array([1.0, 3.0, -2.0, 0.5]),)),
+    "int_target": (int_target, (np.array([9.9, -3.5]),)),
+    "whole_assignment": (whole_assignment, (np.arange(4.0),)),
+    "view_then_assign": (view_then_assign, (np.ones((2, 3)),)),
+    "strided_assign": (strided_assign, (np.arange(5.0),)),
+    "empty_region": (empty_region, (np.arange(5.0),)),
+}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", list(CASES))
+def test_setitem_like_numpy(name, backend):
+    fn, args = CASES[name]
+    run_like_numpy(fn, backend, *args)
+
+
+@pytest.mark.parametrize(
+    "name", ["fill_edges", "stencil_2d", "recurrence", "int_target", "whole_assignment"])
+def test_setitem_on_local_arrays_is_captured(name):
+    fn, args = CASES[name]
+    report = ember.explain(fn, *args)
+    assert report.graph_count == 1
+    assert report.graph_break_count == 0
+
+
+def test_setitem_through_a_view_or_a_step_runs_as_python():
+    for name in ("view_then_assign", "strided_assign"):
+        fn, args = CASES[name]
+        report = ember.explain(fn, *args)
+        assert report.graph_break_count == 1
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_setitem_raises_numpy_errors(backend):
+    with pytest.raises(ValueError, match="cannot convert float NaN to integer"):
+        ember.compile(nan_into_int, backend=backend)(np.nan)
+    with pytest.raises(ValueError, match="could not broadcast"):
+        ember.compile(bad_broadcast, backend=backend)(np.ones(4))
