@@ -48,6 +48,12 @@ class EntryCodegen:
                        for i, name in enumerate(argument_names(tracer.code))]
         self.outputs: list[Value] = []
         self._embedded: dict[int, str] = {}
+        # (graph input position, output index) per argument array updated in place.
+        self.writebacks = [
+            (next(k for k, i in enumerate(tracer.inputs) if i.source == vt.source),
+             self.output(vt.value))
+            for vt in tracer.mutated
+        ]
 
     # Embedder protocol (sources.py)
     def globals_name(self) -> str:
@@ -106,6 +112,8 @@ class EntryCodegen:
         raise graph_break("type", what=f"returning {vt.describe()}", type=vt.type_name())
 
     def _array(self, vt: ArrayVariable) -> str:
+        if any(m is vt for m in self.tracer.mutated):  # the argument itself, updated
+            return self.reload(vt.source)
         for graph_input in self.tracer.inputs:
             if graph_input.value is vt.value:
                 return self.reload(graph_input.source)
@@ -142,12 +150,24 @@ class EntryCodegen:
             self.namespace["__ember_graph"] = compiled
             self.namespace["__ember_fallback"] = fallback
             call = ", ".join(self.input_exprs())
+            if self.writebacks:
+                self.namespace["__ember_unsafe"] = _unsafe_writeback
+                self.namespace["__ember_copyto"] = np.copyto
+                targets = tuple(k for k, _ in self.writebacks)
+                lines += [
+                    f"    __ember_in = ({call},)",
+                    f"    if __ember_unsafe(__ember_in, {targets!r}):",
+                    f"        return __ember_fallback({params})",
+                ]
+                call = "*__ember_in"
             lines += [
                 "    try:",
                 f"        __ember_out = __ember_graph({call})",
                 "    except Exception:",
                 "        pass",
                 "    else:",
+                *(f"        __ember_copyto(__ember_in[{k}], __ember_out[{o}])"
+                  for k, o in self.writebacks),
                 f"        return {result}",
                 "    # the compiled graph raised: rerun as Python for NumPy's own error",
                 f"    return __ember_fallback({params})",
@@ -158,6 +178,20 @@ class EntryCodegen:
         entry = self.namespace["__ember_entry"]
         entry.__qualname__ = entry.__name__ = f"__ember_entry_{name}"
         return entry, source
+
+
+def _unsafe_writeback(inputs: tuple[Any, ...], targets: tuple[int, ...]) -> bool:
+    """Whether writing the updated arguments back could differ from NumPy: a read-only
+    target, or one sharing memory with another argument the graph read (the graph saw that
+    argument's old contents). The entry then runs the function as Python."""
+    for k in targets:
+        target = inputs[k]
+        if not target.flags.writeable:
+            return True
+        for j, other in enumerate(inputs):
+            if j != k and isinstance(other, np.ndarray) and np.may_share_memory(target, other):
+                return True
+    return False
 
 
 def _param_name(name: str, index: int) -> str:

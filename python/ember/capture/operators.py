@@ -86,7 +86,7 @@ def inplace_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
         return a
     if not isinstance(a, ArrayVariable) or a.value.scalar:
         return binary_op(tx, op, a, b)
-    if not a.is_fresh():
+    if not (a.is_fresh() or a.is_mutable_input(tx)):
         raise graph_break("inplace", name=a.describe())
     result = binary_op(tx, op, a, b)
     assert isinstance(result, ArrayVariable)
@@ -107,6 +107,8 @@ def inplace_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
             )
         new = tx.graph.op("astype", [new], dtype=target.dtype)
     a.update_in_place(new)
+    if a.source is not None:
+        tx.tracer.mark_mutated(a)
     return a
 
 

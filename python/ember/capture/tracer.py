@@ -45,6 +45,8 @@ class Tracer:
         self.dynamic = bool(dynamic)
         self.symbols: dict[int, str] = {}  # size -> symbol ("duck sizing": equal sizes share)
         self.instructions_run = 0
+        # Argument arrays updated in place; the entry writes their final values back.
+        self.mutated: list[VariableTracker] = []
 
     def wrap(self, value: Any, source: Source | None) -> VariableTracker:
         return self.builder.wrap(value, source)
@@ -89,6 +91,13 @@ class Tracer:
         except Unsupported as exc:  # a dtype ember does not compile (float16, complex...)
             raise graph_break("type", what=f"an array argument ({exc.reason})",
                               type=str(dtype)) from exc
+
+    def is_input_source(self, source: Source) -> bool:
+        return any(i.source == source and not i.scalar for i in self.inputs)
+
+    def mark_mutated(self, vt: VariableTracker) -> None:
+        if all(m is not vt for m in self.mutated):
+            self.mutated.append(vt)
 
     def tick(self) -> None:
         self.instructions_run += 1

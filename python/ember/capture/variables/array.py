@@ -135,25 +135,35 @@ class ArrayVariable(VariableTracker):
         return wrap_api_result(result)
 
     def setitem(self, tx: Interpreter, index: VariableTracker, value: VariableTracker) -> None:
-        if not self.is_fresh():
+        if not (self.is_fresh() or self.is_mutable_input(tx)):
             super().setitem(tx, index, value)
         self.update_in_place(call_numpy_api("item assignment", numpy_api.setitem, tx.graph,
                                             self.value, to_api(index), to_api(value)))
+        if self.source is not None:
+            tx.tracer.mark_mutated(self)
+
+    def is_mutable_input(self, tx: Interpreter) -> bool:
+        """Whether this is an argument array no other traced array views, so an update can be
+        traced functionally and written back into it by the entry (which first checks that
+        no other argument shares its memory)."""
+        return (self.source is not None and tx.tracer.is_input_source(self.source)
+                and not self._viewed())
 
     def is_fresh(self) -> bool:
         """Whether this array is owned by the frame alone: created by a non-view op and never
         viewed since, so updating it in place cannot be seen through another array."""
-        if self.source is not None:
+        if self.source is not None or self._viewed():
             return False
         graph = self.value.graph
-        for node in graph.nodes:
-            if (node.op in VIEW_OPS and self.value in node.inputs
-                    and not _read_as_scalar(graph, node.out)):
-                return False
         for node in reversed(graph.nodes):
             if node.out is self.value:
                 return node.op not in VIEW_OPS
         return False
+
+    def _viewed(self) -> bool:
+        graph = self.value.graph
+        return any(node.op in VIEW_OPS and self.value in node.inputs
+                   and not _read_as_scalar(graph, node.out) for node in graph.nodes)
 
     def update_in_place(self, value: Value) -> None:
         self.value = value
