@@ -120,3 +120,57 @@ def test_setitem_raises_numpy_errors(backend):
         ember.compile(nan_into_int, backend=backend)(np.nan)
     with pytest.raises(ValueError, match="could not broadcast"):
         ember.compile(bad_broadcast, backend=backend)(np.ones(4))
+
+
+def augmented_slices(x):
+    d = x * 1.0
+    d[1:] += x[:-1]
+    d[0] *= 2
+    d[..., -1] -= 1
+    return d
+
+
+def augmented_argument(w, g):
+    w[1:] -= 0.5 * g[1:]
+    return w
+
+
+def augmented_view_alias(x):
+    d = x * 1.0
+    tail = d[1:]
+    d[1:] += 1.0
+    return tail
+
+
+def augmented_int_by_float(x):
+    d = x + 0
+    d[1:] += 0.5
+    return d
+
+
+AUGMENTED = {
+    "augmented_slices": (augmented_slices, (np.arange(5.0),)),
+    "augmented_slices_2d": (augmented_slices, (np.arange(12.0).reshape(3, 4),)),
+    "augmented_argument": (augmented_argument, (np.ones(4), np.arange(4.0))),
+    "augmented_view_alias": (augmented_view_alias, (np.arange(4.0),)),
+}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", list(AUGMENTED))
+def test_augmented_subscript_like_numpy(name, backend):
+    fn, args = AUGMENTED[name]
+    run_like_numpy(fn, backend, *args)
+
+
+@pytest.mark.parametrize("name", ["augmented_slices", "augmented_argument"])
+def test_augmented_subscript_is_captured(name):
+    fn, args = AUGMENTED[name]
+    report = ember.explain(fn, *args)
+    assert (report.graph_count, report.graph_break_count) == (1, 0)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_augmented_subscript_casting_error_like_numpy(backend):
+    with pytest.raises(TypeError, match="Cannot cast ufunc 'add' output"):
+        ember.compile(augmented_int_by_float, backend=backend)(np.arange(4))

@@ -28,6 +28,7 @@ from ember.capture.bytecode import (
 )
 from ember.capture.sources import BuiltinSource, Source, globals_item
 from ember.capture.tracer import Tracer
+from ember.capture.variables.array import VIEW_OPS, ArrayVariable
 from ember.capture.variables.base import NULL, CellVariable, VariableTracker
 from ember.capture.variables.constant import ConstantVariable
 from ember.capture.variables.containers import (
@@ -350,10 +351,32 @@ class Interpreter(BuildingOpcodes):
     def BINARY_OP(self, inst: Instruction) -> None:
         b, a = self.pop(), self.pop()
         op, inplace = inst.binary_op()
-        if inplace:
+        if inplace and self._stores_back(a):
+            self.push(operators.inplace_op(self, op, a, b, stored_back=True))
+        elif inplace:
             self.push(operators.inplace_op(self, op, a, b))
         else:
             self.push(operators.binary_op(self, op, a, b))
+
+    def _stores_back(self, view: VariableTracker) -> bool:
+        """Whether `view` is the temporary `x[i]` of `x[i] op= y` (the compiler emits
+        `COPY 2; COPY 2; BINARY_SUBSCR ... BINARY_OP; SWAP 3; SWAP 2; STORE_SUBSCR`). If so,
+        the views from `x` to it are marked temporary: nothing else can hold them."""
+        following = [(i.opname, i.arg) for i in self.instructions[self.ip : self.ip + 3]]
+        if following != [("SWAP", 3), ("SWAP", 2), ("STORE_SUBSCR", None)]:
+            return False
+        base = self.stack[-2] if len(self.stack) >= 2 else None
+        if not (isinstance(view, ArrayVariable) and isinstance(base, ArrayVariable)):
+            return False
+        chain, value = [], view.value
+        while value is not base.value:
+            node = next((n for n in self.tracer.graph.nodes if n.out is value), None)
+            if node is None or node.op not in VIEW_OPS:
+                return False
+            chain.append(value)
+            value = node.inputs[0]
+        self.tracer.temporary_views.extend(chain)
+        return True
 
     def COMPARE_OP(self, inst: Instruction) -> None:
         b, a = self.pop(), self.pop()

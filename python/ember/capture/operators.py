@@ -76,17 +76,19 @@ def binary_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
                       type=f"{a.type_name()}, {b.type_name()}")
 
 
-def inplace_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
-               ) -> VariableTracker:
+def inplace_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker,
+               *, stored_back: bool = False) -> VariableTracker:
     """`a op= b`: NumPy arrays are updated in place (so aliases see it), lists extended,
-    everything else rebinds like `a = a op b`."""
+    everything else rebinds like `a = a op b`. `stored_back`: `a` is the temporary view of
+    `x[i] op= b`, which the next instruction stores into `x`, so the new contents are
+    returned as a new array instead."""
     if isinstance(a, ListVariable) and op == "+":
         a.check_mutable()
         a.items.extend(b.unpack(tx))
         return a
     if not isinstance(a, ArrayVariable) or a.value.scalar:
         return binary_op(tx, op, a, b)
-    if not (a.is_fresh() or a.is_mutable_input(tx)):
+    if not (stored_back or a.is_fresh(tx) or a.is_mutable_input(tx)):
         raise graph_break("inplace", name=a.describe())
     result = binary_op(tx, op, a, b)
     assert isinstance(result, ArrayVariable)
@@ -106,6 +108,8 @@ def inplace_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
                         f"dtype('{target.dtype}') with casting rule 'same_kind'",
             )
         new = tx.graph.op("astype", [new], dtype=target.dtype)
+    if stored_back:
+        return ArrayVariable(new)
     a.update_in_place(new)
     if a.source is not None:
         tx.tracer.mark_mutated(a)

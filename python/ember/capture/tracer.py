@@ -47,6 +47,8 @@ class Tracer:
         self.instructions_run = 0
         # Argument arrays updated in place; the entry writes their final values back.
         self.mutated: list[VariableTracker] = []
+        # Views that only lived on the stack of `x[i] op= y` and so alias nothing.
+        self.temporary_views: list[Value] = []
 
     def wrap(self, value: Any, source: Source | None) -> VariableTracker:
         return self.builder.wrap(value, source)

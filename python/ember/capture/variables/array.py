@@ -135,7 +135,7 @@ class ArrayVariable(VariableTracker):
         return wrap_api_result(result)
 
     def setitem(self, tx: Interpreter, index: VariableTracker, value: VariableTracker) -> None:
-        if not (self.is_fresh() or self.is_mutable_input(tx)):
+        if not (self.is_fresh(tx) or self.is_mutable_input(tx)):
             super().setitem(tx, index, value)
         self.update_in_place(call_numpy_api("item assignment", numpy_api.setitem, tx.graph,
                                             self.value, to_api(index), to_api(value)))
@@ -147,12 +147,12 @@ class ArrayVariable(VariableTracker):
         traced functionally and written back into it by the entry (which first checks that
         no other argument shares its memory)."""
         return (self.source is not None and tx.tracer.is_input_source(self.source)
-                and not self._viewed())
+                and not self._viewed(tx))
 
-    def is_fresh(self) -> bool:
+    def is_fresh(self, tx: Interpreter) -> bool:
         """Whether this array is owned by the frame alone: created by a non-view op and never
         viewed since, so updating it in place cannot be seen through another array."""
-        if self.source is not None or self._viewed():
+        if self.source is not None or self._viewed(tx):
             return False
         graph = self.value.graph
         for node in reversed(graph.nodes):
@@ -160,10 +160,12 @@ class ArrayVariable(VariableTracker):
                 return node.op not in VIEW_OPS
         return False
 
-    def _viewed(self) -> bool:
+    def _viewed(self, tx: Interpreter) -> bool:
         graph = self.value.graph
+        temporary = tx.tracer.temporary_views
         return any(node.op in VIEW_OPS and self.value in node.inputs
-                   and not _read_as_scalar(graph, node.out) for node in graph.nodes)
+                   and not _read_as_scalar(graph, node.out)
+                   and not any(node.out is t for t in temporary) for node in graph.nodes)
 
     def update_in_place(self, value: Value) -> None:
         self.value = value
