@@ -8,6 +8,7 @@ import functools
 import math
 from dataclasses import dataclass
 
+import ember
 import numpy as np
 import pytest
 from test_user_numerics import BACKENDS, run_like_numpy
@@ -53,6 +54,21 @@ def with_lambda(x):
 def partial_power(x):
     p = functools.partial(np.power, 3.0)
     return p(x)
+
+
+def leaky(x, slope=0.01):
+    return np.where(x > 0, x, slope * x)
+
+
+LEAKY_02 = functools.partial(leaky, slope=0.2)
+
+
+def global_partial(x):
+    return LEAKY_02(x) + functools.partial(leaky, slope=0.5)(x, slope=0.3)
+
+
+def apply_activation(x, act):
+    return act(x) * 2
 
 
 def enumerate_weights(xs):
@@ -208,6 +224,7 @@ CASES = {
     "closure": (use_closure, (X,), {}),
     "lambda": (with_lambda, (X,), {}),
     "partial": (partial_power, (X,), {}),
+    "global_partial": (global_partial, (X,), {}),
     "enumerate": (enumerate_weights, ([X[0], X[1], X[2]],), {}),
     "sum_of_list": (sum_of_list, ([X[0], X[1]],), {}),
     "star_args": (star_args, (X, X, X), {"scale": 0.5}),
@@ -248,3 +265,20 @@ CASES = {
 def test_idioms_like_numpy(name, backend):
     fn, args, kwargs = CASES[name]
     run_like_numpy(fn, backend, *args, rtol=1e-5, atol=1e-6, **kwargs)
+
+
+@pytest.mark.parametrize("name", ["partial", "global_partial"])
+def test_partials_are_inlined(name):
+    fn, args, kwargs = CASES[name]
+    report = ember.explain(fn, *args, **kwargs)
+    assert (report.graph_count, report.graph_break_count) == (1, 0)
+    report = ember.explain(apply_activation, X, functools.partial(leaky, 0.1))
+    assert (report.graph_count, report.graph_break_count) == (1, 0)
+
+
+def test_partial_argument_guards_its_keywords():
+    compiled = ember.compile(apply_activation, backend="eager")
+    x = np.array([-1.0, 2.0])
+    for act in (functools.partial(leaky, slope=0.1), functools.partial(leaky, slope=0.7),
+                functools.partial(leaky, 0.1), functools.partial(np.multiply, 3.0)):
+        np.testing.assert_allclose(compiled(x, act), apply_activation(x, act))

@@ -4,6 +4,7 @@ tracker, and records the guard that keeps the capture valid for that value."""
 from __future__ import annotations
 
 import builtins
+import functools
 import inspect
 import types
 from typing import TYPE_CHECKING, Any
@@ -26,6 +27,8 @@ from ember.capture.variables.containers import (
 from ember.capture.variables.functions import (
     BoundMethodVariable,
     DisabledFunctionVariable,
+    PartialTypeVariable,
+    PartialVariable,
     UserFunctionVariable,
 )
 from ember.capture.variables.objects import ModuleVariable, OpaqueVariable, UserObjectVariable
@@ -127,6 +130,18 @@ class VariableBuilder:
             return UserFunctionVariable(original, None) if source is None else (
                 self.wrap(original, _wrapped_source(source))
             )
+        if value is functools.partial:
+            guard(source, "ID_MATCH", value)
+            return PartialTypeVariable(source)
+        if type(value) is functools.partial and source is not None:
+            guard(source, "TYPE_MATCH", functools.partial)
+            fn = self.wrap(value.func, AttrSource(source, "func"))
+            args_source = AttrSource(source, "args")
+            guard(args_source, "LEN_MATCH", len(value.args))
+            args = self._items(value.args, args_source)
+            kwargs = self.wrap(value.keywords, AttrSource(source, "keywords"))
+            if isinstance(kwargs, DictVariable):
+                return PartialVariable(fn, args, dict(kwargs.items), source)
         if getattr(value, "__ember_disabled__", False):
             guard(source, "ID_MATCH", value)
             return DisabledFunctionVariable(value, source)

@@ -132,6 +132,38 @@ class BoundMethodVariable(VariableTracker):
         return self.function.call(tx, [self.receiver, *args], kwargs)
 
 
+class PartialVariable(VariableTracker):
+    """`functools.partial(fn, *args, **kwargs)`: a call passes the stored arguments first."""
+
+    def __init__(self, function: VariableTracker, args: list[VariableTracker],
+                 kwargs: dict[str, VariableTracker], source: Source | None = None) -> None:
+        self.function = function
+        self.args = args
+        self.kwargs = kwargs
+        self.source = source
+
+    def describe(self) -> str:
+        return self.source.name() if self.source else f"partial({self.function.describe()})"
+
+    def call(self, tx: Interpreter, args: list[VariableTracker],
+             kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        return self.function.call(tx, [*self.args, *args], {**self.kwargs, **kwargs})
+
+
+class PartialTypeVariable(VariableTracker):
+    """The `functools.partial` class: calling it builds a `PartialVariable`."""
+
+    def __init__(self, source: Source | None) -> None:
+        self.source = source
+
+    def call(self, tx: Interpreter, args: list[VariableTracker],
+             kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        if not args:
+            raise graph_break("user_error", type="TypeError",
+                              message="type 'partial' takes at least one argument")
+        return PartialVariable(args[0], list(args[1:]), dict(kwargs))
+
+
 class DisabledFunctionVariable(VariableTracker):
     """A function marked with `ember.disable`: calling it is always a break."""
 
