@@ -129,3 +129,74 @@ def test_read_only_argument_raises_like_numpy(backend):
     w.flags.writeable = False
     with pytest.raises(ValueError, match="read-only"):
         compiled(w, np.ones(2))
+
+
+class Counter:
+    def __init__(self):
+        self.calls = 0
+        self.last = None
+
+
+def count_and_cache(state, x):
+    state.calls += 1
+    state.last = x * 2
+    state.scale = 0.5  # a new attribute
+    return state.last * state.scale + state.calls
+
+
+class Guarded:
+    def __init__(self):
+        self._value = 0.0
+
+    @property
+    def value(self):
+        return self._value
+
+    @value.setter
+    def value(self, v):
+        self._value = v + 1
+
+
+def set_property(obj, x):
+    obj.value = 3.0
+    return x * obj.value
+
+
+class Slotted:
+    __slots__ = ("value",)
+
+    def __init__(self):
+        self.value = 0.0
+
+
+def store_list(state, x):
+    state.last = [x, x]
+    return x
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_attribute_assignments_are_replayed(backend):
+    state, want_state = Counter(), Counter()
+    compiled = ember.compile(count_and_cache, backend=backend)
+    for n in range(3):
+        x = np.arange(3.0) + n
+        got, want = compiled(state, x), count_and_cache(want_state, x)
+        np.testing.assert_array_equal(got, want)
+        assert (state.calls, state.scale) == (want_state.calls, want_state.scale)
+        np.testing.assert_array_equal(state.last, want_state.last)
+    report = ember.explain(count_and_cache, Counter(), np.ones(2))
+    assert (report.graph_count, report.graph_break_count) == (1, 0)
+
+
+@pytest.mark.parametrize("make, fn", [(Guarded, set_property), (Slotted, set_property),
+                                      (Counter, store_list)])
+def test_attribute_assignments_capture_cannot_replay_run_as_python(make, fn):
+    obj, want_obj = make(), make()
+    got = ember.compile(fn, backend="eager")(obj, np.ones(2))
+    want = fn(want_obj, np.ones(2))
+    np.testing.assert_array_equal(got, want)
+    for name in ("value", "last"):
+        if hasattr(want_obj, name):
+            assert type(getattr(obj, name)) is type(getattr(want_obj, name))
+    report = ember.explain(fn, make(), np.ones(2))
+    assert report.graph_break_count == 1

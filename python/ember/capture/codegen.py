@@ -54,6 +54,12 @@ class EntryCodegen:
              self.output(vt.value))
             for vt in tracer.mutated
         ]
+        self.attribute_lines = [
+            f"{self.embed(setattr, 'setattr')}({self.reload(obj.source)}, {name!r}, "
+            f"{self.expr(value)})"
+            for obj in tracer.attribute_stores
+            for name, value in obj.stored.items()
+        ]
 
     # Embedder protocol (sources.py)
     def globals_name(self) -> str:
@@ -145,6 +151,7 @@ class EntryCodegen:
         params = ", ".join(self.params)
         lines = [f"def __ember_entry({params}):"]
         if compiled is None:
+            lines += [f"    {line}" for line in self.attribute_lines]
             lines.append(f"    return {result}")
         else:
             self.namespace["__ember_graph"] = compiled
@@ -168,6 +175,7 @@ class EntryCodegen:
                 "    else:",
                 *(f"        __ember_copyto(__ember_in[{k}], __ember_out[{o}])"
                   for k, o in self.writebacks),
+                *(f"        {line}" for line in self.attribute_lines),
                 f"        return {result}",
                 "    # the compiled graph raised: rerun as Python for NumPy's own error",
                 f"    return __ember_fallback({params})",

@@ -40,6 +40,7 @@ from ember.capture.variables.functions import (
     NestedFunctionVariable,
     bind_arguments,
 )
+from ember.capture.variables.objects import UserObjectVariable
 from ember.config import config
 from ember.errors import Unsupported
 
@@ -276,7 +277,10 @@ class Interpreter(BuildingOpcodes):
 
     def STORE_ATTR(self, inst: Instruction) -> None:
         obj = self.stack[-1]
-        raise graph_break("side_effect", what=f"assignment to {obj.describe()}.{inst.argval}")
+        if not isinstance(obj, UserObjectVariable):
+            raise graph_break("side_effect", what=f"assignment to {obj.describe()}.{inst.argval}")
+        obj, value = self.pop(), self.pop()
+        obj.setattr(self, inst.argval, value)
 
     def IMPORT_NAME(self, inst: Instruction) -> None:
         fromlist, level = self.popn(2)

@@ -49,6 +49,8 @@ class Tracer:
         self.mutated: list[VariableTracker] = []
         # Views that only lived on the stack of `x[i] op= y` and so alias nothing.
         self.temporary_views: list[Value] = []
+        # Objects whose attributes were assigned; the entry replays the assignments.
+        self.attribute_stores: list[VariableTracker] = []
 
     def wrap(self, value: Any, source: Source | None) -> VariableTracker:
         return self.builder.wrap(value, source)
@@ -100,6 +102,10 @@ class Tracer:
     def mark_mutated(self, vt: VariableTracker) -> None:
         if all(m is not vt for m in self.mutated):
             self.mutated.append(vt)
+
+    def mark_attribute_store(self, obj: VariableTracker) -> None:
+        if all(o is not obj for o in self.attribute_stores):
+            self.attribute_stores.append(obj)
 
     def tick(self) -> None:
         self.instructions_run += 1

@@ -90,12 +90,32 @@ class UserObjectVariable(VariableTracker):
     def __init__(self, obj: Any, source: Source | None) -> None:
         self.obj = obj
         self.source = source
+        # Attributes assigned during capture, in order; the entry sets them on the object.
+        self.stored: dict[str, VariableTracker] = {}
 
     def type_name(self) -> str:
         return type(self.obj).__qualname__
 
     def python_type(self) -> type:
         return type(self.obj)
+
+    def setattr(self, tx: Interpreter, name: str, value: VariableTracker) -> None:
+        """`obj.name = value` for a plain instance attribute (no `__setattr__`, no descriptor
+        on the class) holding an array or a constant."""
+        from ember.capture.variables.array import ArrayVariable
+
+        cls = type(self.obj)
+        settable = (
+            self.source is not None
+            and cls.__setattr__ is object.__setattr__
+            and hasattr(self.obj, "__dict__")
+            and not hasattr(type(inspect.getattr_static(cls, name, None)), "__set__")
+        )
+        if not settable or not (isinstance(value, ArrayVariable) or value.is_constant()):
+            raise graph_break("side_effect", what=f"assignment to {self.describe()}.{name}")
+        self.stored.pop(name, None)  # keep the order of the last assignments
+        self.stored[name] = value
+        tx.tracer.mark_attribute_store(self)
 
     def truth(self, tx: Interpreter) -> bool:
         cls = type(self.obj)
@@ -106,6 +126,8 @@ class UserObjectVariable(VariableTracker):
     def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
         from ember.capture.variables.functions import BoundMethodVariable
 
+        if name in self.stored:
+            return self.stored[name]
         if self.source is None:
             return super().getattr(tx, name)
         kind, value = plain_attribute(self.obj, name)
