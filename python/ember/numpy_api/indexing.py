@@ -41,7 +41,10 @@ def getitem(graph: Graph, a: Value, index: object) -> Value:
         return _take_list(graph, a, items)
     for item in items:
         if isinstance(item, (Value, list, np.ndarray)):
-            raise Unsupported("advanced indexing (an index array) has a data-dependent result")
+            if item.dtype == np.bool_:  # type: ignore[union-attr]
+                raise Unsupported("boolean mask indexing has a data-dependent result shape")
+            raise Unsupported("indexing with an integer index array (a gather, which ember "
+                              "IR has no op for)")
         if isinstance(item, (bool, np.bool_)):
             raise Unsupported("indexing with a boolean scalar")
         if not (item is None or item is Ellipsis or isinstance(item, slice)
