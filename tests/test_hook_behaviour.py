@@ -339,3 +339,30 @@ def test_a_break_after_entries_exist_does_not_stop_new_compiles(capsys, recorder
     captures = ember.stats()["captures"]
     f(np.ones(4))  # given up on new inputs: runs as Python from the cache-only code
     assert ember.stats()["captures"] == captures and len(recorder.graphs) == 2
+
+
+def test_garbage_collector_callbacks_run_as_plain_python(recorder):
+    # A collection inside a compiled function runs gc.callbacks there; they are not part of
+    # the function: not captured, no break counted (under fullgraph it would be an error
+    # raised inside the collector).
+    import gc
+    import time
+
+    seen = []
+
+    def on_gc(phase, info):
+        seen.append((phase, time.perf_counter()))  # a call capture refuses
+
+    def collects(x):
+        gc.collect()  # a graph break: runs as Python with the hook on
+        return x
+
+    gc.callbacks.append(on_gc)
+    try:
+        ember.compile(collects, backend=recorder)(np.ones(2))
+    finally:
+        gc.callbacks.remove(on_gc)
+    assert [phase for phase, _ in seen[-2:]] == ["start", "stop"]
+    reasons = ember.stats()["break_reasons"]
+    assert all("perf_counter" not in reason for reason in reasons), reasons
+    assert gc.callbacks.count(gc.callbacks[0]) == 1

@@ -7,6 +7,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+from ember import gc_pause
 from ember import stats as _stats
 from ember.backends import lookup_backend
 from ember.capture import policy
@@ -23,8 +24,9 @@ def _core():
 
 def _install() -> None:
     """Register ember's converter with the frame hook (again: something else may have set
-    another callback since)."""
+    another callback since), and pause the hook while the garbage collector runs."""
     _core().set_callback(policy.on_cache_miss)
+    gc_pause.install()
 
 
 def compile(fn: Callable | None = None, *, backend: Any = "cranelift", fullgraph: bool = False,
