@@ -23,12 +23,9 @@ class _Paused(threading.local):
 
 
 _paused = _Paused()
-
-
-def _enable(on: bool) -> bool:
-    from ember import _core
-
-    return _core.enable(on)
+# `_core.enable`, bound by `install`: at interpreter shutdown a collection may run after
+# modules are torn down, when importing ember again would fail.
+_enable: Any = None
 
 
 def _on_collect(phase: str, info: dict[str, Any]) -> None:
@@ -50,6 +47,10 @@ def _restore(phase: str, info: dict[str, Any]) -> None:
 
 def install() -> None:
     """Put the pause first in `gc.callbacks` (again, if something was inserted before it)."""
+    global _enable
+    from ember import _core
+
+    _enable = _core.enable
     callbacks = gc.callbacks
     if callbacks and callbacks[0] is _on_collect:
         return
