@@ -23,6 +23,9 @@ pub struct Entry {
     pub guards: GuardTree,
     /// The callable that replaces the frame.
     pub entry: Py<PyAny>,
+    /// Whether `entry` takes the frame's function object before the argument slots (entries
+    /// that rebuild closures or call resume functions need its `__closure__`).
+    pub takes_function: bool,
 }
 
 /// What the converter said about a code object as a whole.

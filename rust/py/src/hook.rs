@@ -255,7 +255,7 @@ unsafe fn intercept(
     bump(&STATS.guard_failures, failures);
     if let Some(entry) = hit {
         bump(&STATS.cache_hits, 1);
-        return call_entry(py, &entry, args);
+        return call_entry(py, &entry, func, args);
     }
     bump(&STATS.cache_misses, 1);
     if cache.mode() == Mode::CacheOnly {
@@ -265,16 +265,16 @@ unsafe fn intercept(
         return Ok(evaluate());
     };
     // SAFETY: `func` and the argument slots are live, borrowed from the frame.
-    let (func, arg_tuple) = unsafe {
-        let func = Bound::from_borrowed_ptr(py, func.cast());
+    let (func_obj, arg_tuple) = unsafe {
+        let func_obj = Bound::from_borrowed_ptr(py, func.cast());
         let items = args.iter().map(|&a| Bound::from_borrowed_ptr(py, a));
-        (func, PyTuple::new(py, items)?)
+        (func_obj, PyTuple::new(py, items)?)
     };
     let was_enabled = set_enabled(false);
-    let stored = store_verdict(callback.bind(py), func, arg_tuple, cache);
+    let stored = store_verdict(callback.bind(py), func_obj, arg_tuple, cache);
     set_enabled(was_enabled);
     match stored? {
-        Some(entry) => call_entry(py, &entry, args),
+        Some(entry) => call_entry(py, &entry, func, args),
         None => Ok(evaluate()),
     }
 }
@@ -303,35 +303,59 @@ fn store_verdict(
         }
         return Ok(None);
     }
-    let (guards, entry): (Bound<'_, PyAny>, Bound<'_, PyAny>) =
-        verdict.extract().map_err(|_| {
-            PyTypeError::new_err(
-                "the frame converter must return (guards, entry), SKIP, CACHE_ONLY or None",
-            )
-        })?;
+    let malformed = || {
+        PyTypeError::new_err(
+            "the frame converter must return (guards, entry), (guards, entry, takes_function), \
+             SKIP, CACHE_ONLY or None",
+        )
+    };
+    let (guards, entry, takes_function): (Bound<'_, PyAny>, Bound<'_, PyAny>, bool) =
+        match verdict.len().map_err(|_| malformed())? {
+            2 => {
+                let (guards, entry) = verdict.extract().map_err(|_| malformed())?;
+                (guards, entry, false)
+            }
+            3 => verdict.extract().map_err(|_| malformed())?,
+            _ => return Err(malformed()),
+        };
     let entry = Arc::new(Entry {
         guards: compile_tree(&guards)?,
         entry: entry.unbind(),
+        takes_function,
     });
     cache.push(Arc::clone(&entry));
     Ok(Some(entry))
 }
 
-/// `entry(*args)` with the frame's argument slots passed as they are (vectorcall, no tuple).
-fn call_entry(py: Python<'_>, entry: &Entry, args: &[*mut PyObject]) -> PyResult<*mut PyObject> {
+/// `entry(*args)` with the frame's argument slots passed as they are (vectorcall, no tuple),
+/// or `entry(func, *args)` for an entry that takes the frame's function.
+fn call_entry(
+    py: Python<'_>,
+    entry: &Entry,
+    func: *mut ffi::PyFunctionObject,
+    args: &[*mut PyObject],
+) -> PyResult<*mut PyObject> {
     // The replaced frame never reaches `_PyEval_EvalFrameDefault`, which is where CPython counts
     // recursion depth: count it here, or an entry that calls itself overflows the C stack.
     // SAFETY: the message is a NUL-terminated static string; GIL held.
     if unsafe { ffi::Py_EnterRecursiveCall(c" in an ember entry".as_ptr()) } != 0 {
         return Err(PyErr::fetch(py));
     }
-    // SAFETY: the slots are live borrowed references owned by the frame, which outlives the
-    // call; vectorcall borrows its arguments and returns a new reference or NULL with an error.
+    let with_function: Vec<*mut PyObject>;
+    let slots = if entry.takes_function {
+        with_function = std::iter::once(func.cast()).chain(args.iter().copied()).collect();
+        &with_function[..]
+    } else {
+        args
+    };
+    // SAFETY: the function and the slots are live borrowed references owned by the frame,
+    // which outlives the call; vectorcall borrows its arguments and returns a new reference or
+    // NULL with an error.
     let result = unsafe {
         ffi::PyObject_Vectorcall(
             entry.entry.as_ptr(),
-            args.as_ptr(),
-            args.len(),
+            slots.as_ptr(),
+            slots.len(),
             std::ptr::null_mut(),
         )
     };

@@ -25,6 +25,7 @@ from __future__ import annotations
 import types
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from types import CodeType, FunctionType
 from typing import Self
 
@@ -42,18 +43,26 @@ from ember.capture.resume.assemble import (
     disassemble,
     stack_argname,
 )
+from ember.capture.resume.continuation import Continuation, make_continuation, trampoline
+from ember.capture.resume.step import Exit, build_step_code, group_end, null_slots_after, successors
 
 __all__ = [
     "NULL",
+    "Continuation",
     "ResumeError",
+    "ResumeOrigin",
     "clear_cache",
     "disassemble",
     "live_locals_at",
     "make_resume",
     "make_resume_function",
+    "make_step",
+    "make_step_function",
     "reexecute_offset",
+    "resume_origin",
     "resume_stack_depth",
     "stack_argname",
+    "trampoline",
 ]
 
 
@@ -77,13 +86,36 @@ NULL = _Null()
 # the code object so that a collected function takes its resume functions with it.
 _facts: weakref.WeakKeyDictionary[CodeType, CodeFacts] = weakref.WeakKeyDictionary()
 _resumes: weakref.WeakKeyDictionary[CodeType, dict[tuple, CodeType]] = weakref.WeakKeyDictionary()
+_steps: weakref.WeakKeyDictionary[CodeType, dict[tuple, CodeType]] = weakref.WeakKeyDictionary()
+
+
+@dataclass(frozen=True)
+class ResumeOrigin:
+    """Where a resume code continues: ``code`` at ``offset``, its parameters being the non-NULL
+    slots of a stack of ``stack_depth`` then ``live_locals`` (see the calling convention)."""
+
+    code: CodeType
+    offset: int
+    stack_depth: int
+    null_slots: frozenset[int]
+    live_locals: tuple[str, ...]
+
+
+# resume code -> its origin. Facts about code objects, so `clear_cache` keeps them.
+_origins: weakref.WeakKeyDictionary[CodeType, ResumeOrigin] = weakref.WeakKeyDictionary()
 
 
 def clear_cache() -> None:
-    """Forget every analysis and resume code (part of ``ember.reset()``)."""
+    """Forget every analysis, resume and step code (part of ``ember.reset()``)."""
     _facts.clear()
     _resumes.clear()
+    _steps.clear()
     clear_templates()
+
+
+def resume_origin(code: CodeType) -> ResumeOrigin | None:
+    """What ``code`` resumes, if ``make_resume`` made it."""
+    return _origins.get(code)
 
 
 def _facts_of(code: CodeType) -> CodeFacts:
@@ -162,6 +194,17 @@ def make_resume(
         return cached
     facts = _facts_of(code)
     start = check_resumable(code, facts, offset, stack_depth)
+    _check_arguments(code, stack_depth, nulls, live)
+    resume = build_resume_code(code, facts, start, stack_depth, nulls, live)
+    _resumes.setdefault(code, {})[key] = resume
+    _origins[resume] = ResumeOrigin(code, start, stack_depth, nulls, live)
+    if ember_logging.enabled("code"):
+        ember_logging.log("code", f"{resume.co_name}:\n{disassemble(resume)}")
+    return resume
+
+
+def _check_arguments(code: CodeType, stack_depth: int, nulls: frozenset[int],
+                     live: tuple[str, ...]) -> None:
     if any(not 0 <= slot < stack_depth for slot in nulls):
         raise ValueError(f"NULL slots {sorted(nulls)} outside a stack of {stack_depth}")
     for name in live:
@@ -176,11 +219,62 @@ def make_resume(
         raise ResumeError(
             f"{code.co_name}: zero-argument super() needs {first!r}, which is not passed"
         )
-    resume = build_resume_code(code, facts, start, stack_depth, nulls, live)
-    _resumes.setdefault(code, {})[key] = resume
+
+
+def make_step(
+    code: CodeType,
+    offset: int,
+    stack_depth: int,
+    live_locals: Sequence[str],
+    *,
+    null_slots: Iterable[int] = (),
+) -> CodeType:
+    """The step code that runs the instruction group starting at ``offset`` of ``code`` as
+    plain Python and returns a :class:`Continuation` for each edge leaving it that a resume
+    code can continue from (see ``step.py``); its parameters are those of
+    ``make_resume(code, offset, stack_depth, live_locals)``. Raises :class:`ResumeError` where
+    the frame cannot be stepped there.
+    """
+    nulls = frozenset(null_slots)
+    live = tuple(live_locals)
+    key = (offset, stack_depth, nulls, live)
+    cached = _steps.get(code, {}).get(key)
+    if cached is not None:
+        return cached
+    facts = _facts_of(code)
+    start = check_resumable(code, facts, offset, stack_depth)
+    _check_arguments(code, stack_depth, nulls, live)
+    end = facts.instructions[group_end(facts, start)]
+    # The locals bound after the instruction: those passed, and the one it stores.
+    bound = set(live)
+    if end.opname == "STORE_FAST":
+        bound.add(end.argval)
+    elif end.opname == "DELETE_FAST":
+        bound.discard(end.argval)
+    fall, jump = successors(facts, end.offset)
+    step = build_step_code(code, facts, start, stack_depth, nulls, live,
+                           _exit(code, facts, fall, nulls, bound),
+                           _exit(code, facts, jump, nulls, bound), make_continuation)
+    _steps.setdefault(code, {})[key] = step
     if ember_logging.enabled("code"):
-        ember_logging.log("code", f"{resume.co_name}:\n{disassemble(resume)}")
-    return resume
+        ember_logging.log("code", f"{step.co_name}:\n{disassemble(step)}")
+    return step
+
+
+def _exit(code: CodeType, facts: CodeFacts, offset: int | None, nulls: frozenset[int],
+          bound: set[str]) -> Exit | None:
+    """The edge to ``offset`` as a continuation, or None: the step runs on as plain Python
+    there (no resume function can start at that offset)."""
+    if offset is None or offset not in facts.stack_depth:
+        return None
+    depth = facts.stack_depth[offset]
+    after_nulls = null_slots_after(nulls, depth)
+    after_live = tuple(name for name in live_locals_at(code, offset) if name in bound)
+    try:
+        resume = make_resume(code, offset, depth, after_live, null_slots=after_nulls)
+    except ResumeError:
+        return None
+    return Exit(offset, resume, depth, after_nulls, after_live)
 
 
 def make_resume_function(
@@ -199,11 +293,32 @@ def make_resume_function(
     """
     code = func.__code__
     resume = make_resume(code, offset, stack_depth, live_locals, null_slots=null_slots)
+    return _function(func, resume, cells)
+
+
+def make_step_function(
+    func: FunctionType,
+    offset: int,
+    stack_depth: int,
+    live_locals: Sequence[str],
+    *,
+    null_slots: Iterable[int] = (),
+    cells: Mapping[str, types.CellType] | None = None,
+) -> FunctionType:
+    """``make_step`` for ``func``'s code, built into a function as ``make_resume_function``
+    builds one. What it returns goes to ``trampoline``."""
+    step = make_step(func.__code__, offset, stack_depth, live_locals, null_slots=null_slots)
+    return _function(func, step, cells)
+
+
+def _function(func: FunctionType, code: CodeType,
+              cells: Mapping[str, types.CellType] | None) -> FunctionType:
+    original = func.__code__
     cells = cells or {}
-    unknown = set(cells) - set(code.co_cellvars)
+    unknown = set(cells) - set(original.co_cellvars)
     if unknown:
-        raise ValueError(f"{sorted(unknown)} are not cell variables of {code.co_name}")
+        raise ValueError(f"{sorted(unknown)} are not cell variables of {original.co_name}")
     closure = tuple(func.__closure__ or ()) + tuple(
-        cells.get(name, types.CellType()) for name in code.co_cellvars
+        cells.get(name, types.CellType()) for name in original.co_cellvars
     )
-    return FunctionType(resume, func.__globals__, resume.co_name, None, closure or None)
+    return FunctionType(code, func.__globals__, code.co_name, None, closure or None)

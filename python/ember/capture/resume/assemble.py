@@ -118,8 +118,30 @@ def build_resume_code(
     body = copy.copy(template.body)
     target = bc.Label()
     body.insert(template.index_of[offset], target)
-    freevars = list(code.co_freevars) + list(code.co_cellvars)
+    add_prologue(body, code, facts, offset, stack_depth, null_slots, target)
+    argnames = resume_argnames(code, stack_depth, null_slots, live_locals)
+    return finish(body, code, argnames, resume_name(code, offset), code.co_stacksize)
 
+
+def template_body(code: CodeType, facts: CodeFacts) -> tuple[bc.Bytecode, dict[int, int]]:
+    """A fresh list of ``code``'s shared instructions without its prologue, and the index in it
+    of the instruction at each offset. Items may be inserted and replaced, never mutated."""
+    template = _template(code, facts)
+    return copy.copy(template.body), template.index_of
+
+
+def add_prologue(
+    body: bc.Bytecode,
+    code: CodeType,
+    facts: CodeFacts,
+    offset: int,
+    stack_depth: int,
+    null_slots: frozenset[int],
+    target: bc.Label,
+) -> None:
+    """Put the prologue in front of ``body``: cells, ``RESUME``, the stack from the arguments
+    (NULL where ``null_slots`` says), then a jump to ``target``."""
+    freevars = list(code.co_freevars) + list(code.co_cellvars)
     location = _prologue_location(code, facts, offset)
     prologue = []
     if freevars:
@@ -133,29 +155,49 @@ def build_resume_code(
     prologue.append(bc.Instr("JUMP_FORWARD", target, location=location))
     body[0:0] = prologue
 
+
+def resume_argnames(
+    code: CodeType, stack_depth: int, null_slots: frozenset[int], live_locals: tuple[str, ...]
+) -> list[str]:
+    """The positional parameters of a resume (or step) code: the non-NULL stack slots, then
+    the live locals; zero-argument ``super()``'s object first."""
     argnames = [stack_argname(code, s) for s in range(stack_depth) if s not in null_slots]
     argnames += live_locals
     first = super_first_argument(code)
     if first is not None:
         argnames.remove(first)
         argnames.insert(0, first)
+    return argnames
+
+
+def finish(
+    body: bc.Bytecode,
+    code: CodeType,
+    argnames: list[str],
+    name: str,
+    stacksize: int,
+    extra_varnames: tuple[str, ...] = (),
+) -> CodeType:
+    """Assemble ``body`` as a function of ``argnames`` whose closure holds ``code``'s free
+    variables then its cell variables."""
+    freevars = list(code.co_freevars) + list(code.co_cellvars)
     body.argnames = argnames
     body.argcount = len(argnames)
     body.posonlyargcount = 0
     body.kwonlyargcount = 0
     body.varnames = argnames + [
         v for v in code.co_varnames if v not in argnames and v not in code.co_cellvars
-    ]
+    ] + list(extra_varnames)
     body.cellvars = []
     body.freevars = freevars
     body.flags = bc.CompilerFlags(body.flags & ~_DROPPED_FLAGS)
     if freevars:
         body.flags |= bc.CompilerFlags.NESTED
-    body.name = resume_name(code, offset)
-    body.qualname = body.name
-    # A docstring would become the resume function's __doc__; it has none.
+    body.name = name
+    body.qualname = name
+    # A docstring would become the function's __doc__; it has none.
     body.docstring = None
-    new = body.to_code(stacksize=code.co_stacksize, compute_exception_stack_depths=False)
+    new = body.to_code(stacksize=stacksize, compute_exception_stack_depths=False)
     if new.co_varnames[: new.co_argcount] != tuple(argnames):
         raise AssertionError(f"{new.co_name}: arguments assembled as {new.co_varnames}")
     return new

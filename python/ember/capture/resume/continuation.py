@@ -1,0 +1,47 @@
+"""Continuations: what a step function hands back instead of calling the resume function.
+
+A step stub returns ``Continuation(resume_code, closure, values)``. The entry of the frame
+that started the chain (the user's function, never a resume function) runs the trampoline:
+it builds the resume function and calls it (the frame hook intercepts it and runs its own
+compiled entry), and repeats while what comes back is another continuation. Entries of
+resume functions return their step's continuation as it is, to that trampoline. So a loop
+that breaks on every iteration runs in constant Python stack depth.
+
+A resume function the hook leaves alone (not compiled, or run as plain Python) simply returns
+the frame's result, which ends the chain.
+"""
+
+from __future__ import annotations
+
+from types import CellType, CodeType, FunctionType
+from typing import Any
+
+
+class Continuation:
+    """Call ``resume_code`` (with ``closure``) on ``values`` to go on with the frame."""
+
+    __slots__ = ("closure", "resume_code", "values")
+
+    def __init__(self, resume_code: CodeType, closure: tuple[CellType, ...] | None,
+                 values: tuple[Any, ...]) -> None:
+        self.resume_code = resume_code
+        self.closure = closure
+        self.values = values
+
+    def __repr__(self) -> str:
+        return f"<Continuation {self.resume_code.co_name} with {len(self.values)} values>"
+
+
+def make_continuation(resume_code: CodeType, closure: tuple[CellType, ...] | None,
+                      *values: Any) -> Continuation:
+    """Called by step stubs (a constant of every step code)."""
+    return Continuation(resume_code, closure, values)
+
+
+def trampoline(result: Any, fn_globals: dict[str, Any]) -> Any:
+    """Follow continuations until a frame returns a plain result."""
+    while type(result) is Continuation:
+        code = result.resume_code
+        resume = FunctionType(code, fn_globals, code.co_name, None, result.closure)
+        result = resume(*result.values)
+    return result
