@@ -246,6 +246,10 @@ def concatenate(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value
             )
         for d in range(first.ndim):
             if d != axis and v.shape[d] != first.shape[d]:
+                if isinstance(v.shape[d], str) or isinstance(first.shape[d], str):
+                    # NumPy's message names the sizes: decided again on static shapes.
+                    raise Unsupported(f"concatenating symbolic dimension {first.shape[d]!r} "
+                                      f"with {v.shape[d]!r}")
                 raise ValueError(
                     "all the input array dimensions except for the concatenation axis must match "
                     f"exactly, but along dimension {d}, the array at index 0 has size "
