@@ -75,17 +75,23 @@ def test_object_and_container_guards():
     assert not _core.check_guards(cap.guards, uses_object, (short, x))
 
 
-def test_closure_arrays_are_embedded_and_guarded_by_identity():
+def test_closure_arrays_are_reloaded_through_the_frames_function():
+    # Entries serve every function of a code: one taking the frame's function reads each
+    # call's own cells, so another closure of the same code reuses the entry.
     a = np.ones(3)
     inner = make_closure(a)
     x = np.zeros(3)
     cap = convert(inner, (x,))
-    assert "C['a']: ID_MATCH ndarray" in cap.guard_lines
+    assert cap.takes_function
+    assert "C['a']: ARRAY_MATCH float64 (3,)" in cap.guard_lines
+    assert not any("ID_MATCH" in line for line in cap.guard_lines if line.startswith("C["))
     assert _core.check_guards(cap.guards, inner, (x,))
-    other = make_closure(np.ones(3))  # same code, another cell
-    assert not _core.check_guards(cap.guards, other, (x,))
-    a[:] = 5  # contents change in place: same object, so the entry still sees them
-    np.testing.assert_array_equal(cap.entry(x), np.full(3, 5.0))
+    other = make_closure(np.full(3, 2.0))  # same code, another cell
+    assert _core.check_guards(cap.guards, other, (x,))
+    np.testing.assert_array_equal(cap.entry(other, x), np.full(3, 2.0))
+    a[:] = 5  # contents change in place
+    np.testing.assert_array_equal(cap.entry(inner, x), np.full(3, 5.0))
+    assert not _core.check_guards(cap.guards, make_closure(np.ones(4)), (x,))
 
 
 def test_strides_are_free_by_default():
@@ -160,13 +166,14 @@ def test_globals_of_an_inlined_function_from_another_module(tmp_path, monkeypatc
     cap = convert(f, (x,))
     assert "C['helpers'].shift.__globals__['BIAS']: ARRAY_MATCH float64 (3,)" in cap.guard_lines
     assert "C['helpers'].shift.__globals__['K']: EQUALS_MATCH 4.0" in cap.guard_lines
-    np.testing.assert_array_equal(cap.entry(x), np.full(3, 5.0))
+    assert cap.takes_function  # `helpers` is a closure cell of f
+    np.testing.assert_array_equal(cap.entry(f, x), np.full(3, 5.0))
     assert _core.check_guards(cap.guards, f, (x,))
     helpers.K = 5.0
     assert not _core.check_guards(cap.guards, f, (x,))
     helpers.K = 4.0
     helpers.BIAS = np.zeros(3)  # same guard, new object: the entry reloads it
-    np.testing.assert_array_equal(cap.entry(x), np.full(3, 3.0))
+    np.testing.assert_array_equal(cap.entry(f, x), np.full(3, 3.0))
 
 
 class Params(NamedTuple):

@@ -125,7 +125,7 @@ def test_helper_functions_closures_and_comprehensions_are_inlined(recorder):
     assert recorder.ops().count("mul") == 2
     assert any(line.startswith("G['") or "helper" in line or "C['" in line
                for line in cap.guard_lines)
-    out = cap.entry(np.ones((2, 3)))
+    out = cap.entry(f, np.ones((2, 3)))  # f has cells: its entry takes it first
     assert set(out) == {"a", "b"}
     np.testing.assert_array_equal(out["a"], np.full(3, 5.0))
 

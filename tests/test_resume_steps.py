@@ -12,6 +12,7 @@ from __future__ import annotations
 import dis
 
 import pytest
+from ember.capture.bytecode import exception_table
 from ember.capture.resume import (
     NULL,
     Continuation,
@@ -24,8 +25,17 @@ from ember.capture.resume import (
     stack_argname,
     trampoline,
 )
-from ember.capture.bytecode import exception_table
-from test_resume import CASES, Outcome, Report, _Stop, arrivals, read_frame, reference, run_traced, same
+from test_resume import (
+    CASES,
+    Outcome,
+    Report,
+    _Stop,
+    arrivals,
+    read_frame,
+    reference,
+    run_traced,
+    same,
+)
 from test_resume_corpus import Case
 
 _EXPECTED_REFUSALS = ("inside an exception handler", "pushes NULL")

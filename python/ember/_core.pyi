@@ -1,7 +1,8 @@
 """The native module: frame hook, guard evaluation and compiled graphs (rust/py)."""
 
+from collections.abc import Callable
 from types import CodeType, FunctionType
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 

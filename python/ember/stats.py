@@ -40,10 +40,11 @@ def count(name: str, n: int = 1) -> None:
         setattr(_stats, name, getattr(_stats, name) + n)
 
 
-def record_break(reason: str) -> None:
+def record_break(reason: str, *, failed_frame: bool = True) -> None:
+    """A graph break; `failed_frame`: the whole frame runs as plain Python because of it."""
     with _lock:
         _stats.breaks[reason] += 1
-        _stats.failed_frames += 1
+        _stats.failed_frames += failed_frame
 
 
 def record_backend_fallback(reason: str) -> None:

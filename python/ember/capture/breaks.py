@@ -12,26 +12,28 @@ from ember.errors import Unsupported
 CATALOGUE: dict[str, tuple[str, str]] = {
     "bytecode": (
         "unsupported bytecode {opname}",
-        "this Python construct is not captured; move it out of the compiled function",
+        "the instruction runs in Python between two graphs",
     ),
     "data_dependent_branch": (
         "branch on the value of an array ({name})",
-        ("ember captures straight-line array code: branch on shapes, dtypes or Python values, "
-        "or select elementwise with np.where"),
+        ("the branch is taken in Python between two graphs; branch on shapes, dtypes or "
+         "Python values, or select elementwise with np.where, to keep one graph"),
     ),
     "data_dependent_value": (
         "an array's values are read in Python ({what})",
-        "keep the value as an array (0-d arrays work in arithmetic) instead of converting it",
+        ("it is read in Python between two graphs; keep it an array (0-d arrays work in "
+         "arithmetic) to keep one graph"),
     ),
     "call": (
         "call to {name} is not supported",
-        ("only NumPy functions known to ember, Python functions (inlined) and simple builtins "
-        "are captured"),
+        ("the call runs in Python between two graphs; only NumPy functions known to ember, "
+         "Python functions (inlined) and simple builtins are captured"),
     ),
     "numpy": ("{reason}", "see docs/IR.md for the NumPy operations ember supports"),
     "side_effect": (
         "{what} has a side effect outside the captured function",
-        "ember does not replay side effects yet; move the mutation or I/O out of the function",
+        ("it runs in Python between two graphs, in program order; move it out of hot code "
+         "to keep one graph"),
     ),
     "type": (
         "{what} of type {type} is not supported",
@@ -39,7 +41,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     ),
     "attribute": (
         "attribute {name} of {what} is not supported",
-        "only plain instance and class attributes are captured (no properties or __getattr__)",
+        ("it is read in Python between two graphs; only plain instance and class attributes "
+         "are captured (no __getattr__)"),
     ),
     "generator": (
         "{name} is a generator or coroutine function",
@@ -47,36 +50,39 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     ),
     "recursion": (
         "call depth over {limit} while inlining {name}",
-        "recursion must end after a few levels on static values to be inlined",
+        ("the call runs in Python and is compiled on its own; recursion must end after a few "
+         "levels on static values to be inlined"),
     ),
     "unroll": (
         "more than {limit} instructions executed while unrolling loops",
-        "loops are unrolled over static ranges; very long Python loops are not captured",
+        ("loops over static ranges are unrolled; the rest of a very long loop continues in "
+         "further graphs"),
     ),
     "raise": (
         "the function raises {what}",
-        "the frame runs as plain Python so that the exception surfaces unchanged",
+        "the exception is raised in Python, from the user's line",
     ),
     "user_error": (
         "{type}: {message}",
-        "NumPy raises this for these inputs; the frame runs as plain Python and raises it",
+        "NumPy raises this for these inputs; it is raised in Python, from the user's line",
     ),
     "disabled": (
         "call to {name}, marked with ember.disable",
-        "remove ember.disable to let it be inlined",
+        "the call runs in Python between two graphs; remove ember.disable to inline it",
     ),
     "inplace": (
         "in-place update of {name}, which is a graph input or may alias other arrays",
-        "write `x = x + y` instead of `x += y` on inputs and views",
+        "the update runs in Python between two graphs; write `x = x + y` to keep one graph",
     ),
-    "name": ("name {name} is not defined", "the frame runs as plain Python and raises NameError"),
+    "name": ("name {name} is not defined", "Python raises NameError from the user's line"),
     "dynamic_shape": (
         "{what} is a symbolic size used as a Python value",
         "captured again with static shapes; pass dynamic=False to skip the symbolic attempt",
     ),
     "mutation": (
         "mutation of {what}, which comes from outside the function",
-        "build a new list or dict instead of mutating an argument",
+        ("the mutation runs in Python between two graphs; build a new list or dict to keep "
+         "one graph"),
     ),
 }
 

@@ -45,27 +45,41 @@ class BuildingOpcodes:
             raise graph_break("type", what="a slice with non-constant bounds", type="slice")
         self.push(ConstantVariable(slice(*[p.constant() for p in parts])))
 
+    def _owned(self, inst: Instruction) -> Any:
+        """The container `inst` adds to: one built in this frame (a comprehension resumed
+        after a graph break holds a real list, whose mutation must happen in Python)."""
+        container = self.stack[-inst.arg - 1]
+        if container.source is not None:
+            raise graph_break("mutation", what=container.describe())
+        return container
+
     def LIST_APPEND(self, inst: Instruction) -> None:
-        value = self.pop()
-        self.stack[-inst.arg].items.append(value)
+        self._owned(inst).items.append(self.stack[-1])
+        self.pop()
 
     def LIST_EXTEND(self, inst: Instruction) -> None:
-        iterable = self.pop()
-        self.stack[-inst.arg].items.extend(iterable.unpack(self))
+        items = self._owned(inst).items
+        items.extend(self.stack[-1].unpack(self))
+        self.pop()
 
     def LIST_TO_TUPLE(self, inst: Instruction) -> None:
         self.push(TupleVariable(self.pop().unpack(self)))
 
     def MAP_ADD(self, inst: Instruction) -> None:
+        # The container sits below the key and the value.
+        container = self.stack[-inst.arg - 2]
+        if container.source is not None:
+            raise graph_break("mutation", what=container.describe())
         value, key = self.pop(), self.pop()
-        self.stack[-inst.arg].items[self._key(key)] = value
+        container.items[self._key(key)] = value
 
     def DICT_UPDATE(self, inst: Instruction) -> None:
-        update = self.pop()
+        update = self.stack[-1]
         if not isinstance(update, DictVariable):
             raise graph_break("type", what=f"dict update with {update.describe()}",
                               type=update.type_name())
-        self.stack[-inst.arg].items.update(update.items)
+        self._owned(inst).items.update(update.items)
+        self.pop()
 
     DICT_MERGE = DICT_UPDATE
 

@@ -10,12 +10,19 @@ from typing import Any
 from ember import logging as ember_logging
 from ember import stats
 from ember.capture.breaks import graph_break
-from ember.capture.bytecode import argument_names, is_generator_like
-from ember.capture.codegen import EntryCodegen, make_fallback
-from ember.capture.interpreter import Interpreter, annotate
+from ember.capture.bytecode import argument_names, decode, is_generator_like
+from ember.capture.codegen import EntryCodegen, StepTail, make_fallback
+from ember.capture.interpreter import FrameState, Interpreter, StopCapture, annotate
+from ember.capture.resume import (
+    live_locals_at,
+    make_step,
+    reexecute_offset,
+    resume_origin,
+    stack_argname,
+)
 from ember.capture.sources import ClosureSource, LocalSource
 from ember.capture.tracer import Tracer
-from ember.capture.variables.base import CellVariable
+from ember.capture.variables.base import NULL, CellVariable, VariableTracker
 from ember.errors import Unsupported
 from ember.graph import Graph
 
@@ -32,6 +39,9 @@ class Capture:
     op_count: int
     seconds: dict[str, float] = field(default_factory=dict)
     dynamic: bool = False  # captured with symbolic sizes
+    # The graph break the entry steps over in Python (None: the whole frame was captured).
+    refusal: Unsupported | None = None
+    takes_function: bool = False  # the entry's first parameter is the frame's function
 
 
 def _disable_hook(on: bool) -> bool:
@@ -40,14 +50,21 @@ def _disable_hook(on: bool) -> bool:
     return _core.enable(on)
 
 
-def capture_frame(func: FunctionType, args: tuple[Any, ...], *,
-                  dynamic: bool | None = None) -> tuple[Tracer, Any]:
-    """Run the frame's bytecode symbolically; returns the tracer and the return tracker."""
+def capture_frame(func: FunctionType, args: tuple[Any, ...], *, dynamic: bool | None = None,
+                  stop_at: tuple[int, int] | None = None
+                  ) -> tuple[Tracer, VariableTracker | None, FrameState | None]:
+    """Run the frame's bytecode symbolically: the tracer, and the return tracker or, when
+    `stop_at` (instruction index, visit) is reached, the frame's state there.
+
+    A resume function's frame is run as its original code from the offset it resumes at,
+    with its arguments as the stack and the live locals (so offsets, breaks and resume
+    functions are always the original's)."""
     code = func.__code__
-    if is_generator_like(code):
+    origin = resume_origin(code)
+    if origin is None and is_generator_like(code):
         raise graph_break("generator", name=code.co_qualname)
     tracer = Tracer(func, dynamic=dynamic)
-    f_locals = {
+    slots = {
         name: tracer.wrap(args[i], LocalSource(name, i))
         for i, name in enumerate(argument_names(code))
     }
@@ -61,40 +78,125 @@ def capture_frame(func: FunctionType, args: tuple[Any, ...], *,
         cv = CellVariable(None, ClosureSource(name, i, contents), name)
         cv.raw = cell  # type: ignore[attr-defined]
         cells[name] = cv
-    root = Interpreter(tracer, code, f_locals, cells, func.__globals__, None)
+    if origin is None:
+        root = Interpreter(tracer, code, slots, cells, func.__globals__, None)
+    else:
+        target = origin.code
+        root = Interpreter(tracer, target, {n: slots[n] for n in origin.live_locals}, cells,
+                           func.__globals__, None)
+        root.stack = [NULL if s in origin.null_slots else slots[stack_argname(target, s)]
+                      for s in range(origin.stack_depth)]
+        root.ip = next(i.index for i in root.instructions if i.offset == origin.offset)
+    root.stop_at = stop_at
     try:
         result = root.run()
+    except StopCapture as stop:
+        return tracer, None, stop.state
     except Unsupported as exc:
-        annotate(exc, code.co_filename, root.lineno)
+        annotate(exc, root.code.co_filename, root.lineno)
         raise
-    return tracer, result
+    return tracer, result, None
+
+
+def _where(exc: Unsupported) -> tuple[int, int] | None:
+    """Where in the captured frame a refusal happened (offset, visit)."""
+    states = getattr(exc, "frame_states", None)
+    return (states[-1].offset, states[-1].visits) if states else None
+
+
+def _capture(func: FunctionType, args: tuple[Any, ...], dynamic: bool | None,
+             allow_breaks: bool) -> tuple[Tracer, VariableTracker | None, FrameState | None,
+                                          Unsupported | None]:
+    """Capture the frame whole, or up to the instruction that breaks the graph: then the
+    second tracer holds just what comes before it, and the state there (a second capture
+    that stops before that instruction, so nothing an inlined call did before refusing
+    leaks into the graph, the guards or the state)."""
+    try:
+        tracer, result, _ = capture_frame(func, args, dynamic=dynamic)
+        return tracer, result, None, None
+    except Unsupported as exc:
+        if dynamic and exc.kind != "user_error":
+            # Something may need a static size or value (a shape or a float read in Python,
+            # an op ember compiles for static shapes only): static capture may get further.
+            ember_logging.log("recompiles", f"{func.__code__.co_qualname}: symbolic capture "
+                                            f"stopped ({exc.reason}); capturing static shapes")
+            try:
+                static = _capture(func, args, False, allow_breaks)
+            except Unsupported:
+                if not allow_breaks:
+                    raise
+            else:
+                if static[3] is None or _where(static[3]) != _where(exc):
+                    return static
+        if not allow_breaks:
+            raise
+        tracer, _, state = capture_frame(func, args, dynamic=dynamic, stop_at=_stop_point(exc))
+        if state is None:
+            raise exc from None
+        return tracer, None, state, exc
+
+
+def _stop_point(exc: Unsupported) -> tuple[int, int]:
+    """Where the frame must stop so that a step can run the refused instruction: the start of
+    the instruction (a call's `[KW_NAMES] PRECALL`) in the captured frame, and which visit."""
+    states = getattr(exc, "frame_states", None)
+    if not states:
+        raise exc
+    root = states[-1]
+    start = reexecute_offset(root.code, root.offset)
+    index = next(i.index for i in decode(root.code) if i.offset == start)
+    return index, root.visits
+
+
+def _step_tail(codegen: EntryCodegen, state: FrameState, func: FunctionType) -> StepTail:
+    """The entry's end at a graph break: the step of the refused instruction, with the live
+    stack, locals and cells rebuilt."""
+    from ember import _core
+
+    code = state.code
+    live = [name for name in live_locals_at(code, state.offset) if name in state.locals]
+    step = make_step(code, state.offset, len(state.stack), live, null_slots=state.null_slots)
+    _core.mark_skip(step)
+    values = {stack_argname(code, slot): codegen.expr(vt)
+              for slot, vt in enumerate(state.stack) if vt is not NULL}
+    values.update((name, codegen.expr(state.locals[name])) for name in live)
+    args = [values[name] for name in step.co_varnames[: step.co_argcount]]
+    names = list(code.co_freevars) + list(code.co_cellvars)
+    closure = None
+    if names:
+        cells = [codegen.expr(state.cells.get(name) or CellVariable(None, None, name))
+                 for name in names]
+        closure = "(" + "".join(f"{c}, " for c in cells) + ")"
+    return StepTail(step, args, closure, trampoline=resume_origin(func.__code__) is None)
 
 
 def convert(func: FunctionType, args: tuple[Any, ...], *, backend: Any = None,
-            dynamic: bool | None = None, options: dict[str, Any] | None = None) -> Capture:
+            dynamic: bool | None = None, options: dict[str, Any] | None = None,
+            allow_breaks: bool = False) -> Capture:
     """Capture `func` called with the argument slots `args` and compile its graph with
-    `backend(graph, example_inputs, **options)`; raises `Unsupported` with the user's
-    location on a graph break."""
+    `backend(graph, example_inputs, **options)`. On a graph break: with `allow_breaks` the
+    entry runs the graph up to it and steps over the refused instruction in Python (the
+    break is in `Capture.breaks`); otherwise, or where no step can be made, `Unsupported`
+    is raised with the user's location."""
     from ember.backends import lookup_backend
 
     compile_graph = lookup_backend(backend if backend is not None else "eager")
     seconds: dict[str, float] = {}
     start = time.perf_counter()
     with stats.stage("capture"):
-        try:
-            tracer, result = capture_frame(func, args, dynamic=dynamic)
-        except Unsupported as exc:
-            if not dynamic or exc.kind == "user_error":
-                raise
-            # Something needs a static size (a shape read in Python, an op ember only
-            # compiles for static shapes): specialise instead.
-            ember_logging.log("recompiles", f"{func.__code__.co_qualname}: symbolic capture "
-                                            f"failed ({exc.reason}); capturing static shapes")
-            tracer, result = capture_frame(func, args, dynamic=False)
+        tracer, result, state, refusal = _capture(func, args, dynamic, allow_breaks)
     seconds["capture"] = time.perf_counter() - start
 
     codegen = EntryCodegen(tracer)
-    result_expr = codegen.expr(result)
+    tail: str | StepTail
+    try:
+        tail = codegen.expr(result) if state is None else _step_tail(codegen, state, func)
+    except Unsupported as exc:
+        if refusal is None:
+            raise
+        # The break stands: report the refused instruction, not why no step could be made.
+        refusal.hint = f"{refusal.hint} (the frame runs as plain Python: {exc.reason})"
+        raise refusal from exc
     graph: Graph | None = tracer.graph if codegen.outputs else None
     compiled = None
     if graph is not None:
@@ -110,8 +212,7 @@ def convert(func: FunctionType, args: tuple[Any, ...], *, backend: Any = None,
     start = time.perf_counter()
     with stats.stage("codegen"):
         fallback = make_fallback(func, _disable_hook)
-        entry, source = codegen.build(result_expr, compiled, fallback,
-                                      func.__code__.co_name)
+        entry, source = codegen.build(tail, compiled, fallback, func.__code__.co_name)
         guards = tracer.guards.build()
     seconds["codegen"] = time.perf_counter() - start
     guard_lines = tracer.guards.describe()
@@ -121,4 +222,4 @@ def convert(func: FunctionType, args: tuple[Any, ...], *, backend: Any = None,
     ember_logging.log("code", source)
     op_count = len(graph.nodes) if graph is not None else 0
     return Capture(guards, entry, graph, guard_lines, source, op_count, seconds,
-                   tracer.dynamic)
+                   tracer.dynamic, refusal, codegen.takes_function)

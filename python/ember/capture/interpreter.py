@@ -29,7 +29,12 @@ from ember.capture.bytecode import (
 from ember.capture.sources import BuiltinSource, Source, globals_item
 from ember.capture.tracer import Tracer
 from ember.capture.variables.array import VIEW_OPS, ArrayVariable
-from ember.capture.variables.base import NULL, CellVariable, VariableTracker
+from ember.capture.variables.base import (
+    NULL,
+    CellVariable,
+    DeferredAttributeVariable,
+    VariableTracker,
+)
 from ember.capture.variables.constant import ConstantVariable
 from ember.capture.variables.containers import (
     DictVariable,
@@ -56,10 +61,19 @@ class FrameState:
     stack: list[VariableTracker]  # bottom first; NULL where the 3.11 call protocol has NULL
     locals: dict[str, VariableTracker]
     cells: dict[str, CellVariable]
+    visits: int = 0  # how many times the frame had started this instruction, this one included
 
     @property
     def null_slots(self) -> list[int]:
         return [i for i, vt in enumerate(self.stack) if vt is NULL]
+
+
+class StopCapture(Exception):
+    """Capture reached the instruction it was asked to stop before (`Interpreter.stop_at`)."""
+
+    def __init__(self, state: FrameState) -> None:
+        super().__init__(f"stopped at offset {state.offset}")
+        self.state = state
 
 
 def annotate(exc: Unsupported, filename: str, lineno: int | None) -> None:
@@ -91,6 +105,10 @@ class Interpreter(BuildingOpcodes):
         self.result: VariableTracker | None = None
         self.yielded: list[VariableTracker] | None = None  # a generator's values so far
         self.lineno: int | None = code.co_firstlineno
+        # Times each instruction was started (the captured frame only: a graph break there is
+        # found again by index and visit on a second capture), and where to stop.
+        self.visits: list[int] | None = [0] * len(self.instructions) if depth == 0 else None
+        self.stop_at: tuple[int, int] | None = None
 
     @property
     def root_globals(self) -> dict[str, Any]:
@@ -104,10 +122,15 @@ class Interpreter(BuildingOpcodes):
     def run(self) -> VariableTracker:
         inst = self.instructions[self.ip]
         stack_before: list[VariableTracker] = []
+        visits = self.visits
         try:
             while self.result is None:
                 inst = self.instructions[self.ip]
                 self.lineno = inst.lineno
+                if visits is not None:
+                    visits[self.ip] += 1
+                    if self.stop_at is not None and self.stop_at == (self.ip, visits[self.ip]):
+                        raise StopCapture(self.state(inst, self.stack[:]))
                 self.ip += 1
                 # Handlers pop before they may refuse: keep the stack as it was.
                 stack_before = self.stack[:]
@@ -121,10 +144,15 @@ class Interpreter(BuildingOpcodes):
             states = getattr(exc, "frame_states", None)
             if states is None:
                 states = exc.frame_states = []  # type: ignore[attr-defined]
-            states.append(FrameState(self.code, inst.index, inst.offset, stack_before,
-                                     dict(self.locals), dict(self.cells)))
+            states.append(self.state(inst, stack_before))
             raise
         return self.result
+
+    def state(self, inst: Instruction, stack: list[VariableTracker]) -> FrameState:
+        """The frame's state before `inst`, with `stack` as its value stack."""
+        visits = self.visits[inst.index] if self.visits is not None else 0
+        return FrameState(self.code, inst.index, inst.offset, stack, dict(self.locals),
+                          dict(self.cells), visits)
 
     def push(self, vt: VariableTracker) -> None:
         self.stack.append(vt)
@@ -273,7 +301,13 @@ class Interpreter(BuildingOpcodes):
     def LOAD_METHOD(self, inst: Instruction) -> None:
         obj = self.pop()
         self.push(NULL)
-        self.push(obj.getattr(self, inst.argval))
+        try:
+            method = obj.getattr(self, inst.argval)
+        except Unsupported as exc:
+            # LOAD_METHOD pushes NULL or not depending on the value, so a graph cannot break
+            # here: the method is read in Python when its call breaks.
+            method = DeferredAttributeVariable(obj, inst.argval, exc)
+        self.push(method)
 
     def STORE_ATTR(self, inst: Instruction) -> None:
         obj = self.stack[-1]

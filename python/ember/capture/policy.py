@@ -150,7 +150,8 @@ def on_cache_miss(func: FunctionType, args: tuple[Any, ...]) -> Any:
     stats.count("captures")
     try:
         capture = convert(func, args, backend=options.backend, dynamic=dynamic,
-                          options=dict(options.backend_options))
+                          options=dict(options.backend_options),
+                          allow_breaks=not options.fullgraph)
     except Unsupported as exc:
         return _on_break(exc, code, record, options)
     except Exception as exc:
@@ -164,18 +165,31 @@ def on_cache_miss(func: FunctionType, args: tuple[Any, ...]) -> Any:
     if options.dynamic is None and record.dynamic:
         record.dynamic = capture.dynamic  # a failed symbolic attempt is not repeated
     record.guard_trees.append(capture.guards)
+    if capture.refusal is not None:
+        _report_break(capture.refusal, code, resumed=True)
     _notify("capture", capture)
+    if capture.takes_function:
+        return capture.guards, capture.entry, True
     return capture.guards, capture.entry
+
+
+def _report_break(exc: Unsupported, code: CodeType, *, resumed: bool) -> BreakEvent:
+    """Count, log and announce a graph break (`resumed`: the entry steps over it in Python;
+    otherwise the whole frame runs as plain Python)."""
+    filename, lineno = getattr(exc, "location", None) or (code.co_filename, None)
+    event = BreakEvent(exc.reason, exc.hint, exc.kind, filename, lineno, code.co_qualname)
+    stats.record_break(exc.reason, failed_frame=not resumed)
+    how = "" if resumed else " [the whole frame runs as plain Python]"
+    ember_logging.log("breaks", f"{filename}:{lineno}: {exc.reason} ({exc.hint}){how}")
+    _notify("break", event)
+    return event
 
 
 def _on_break(exc: Unsupported, code: CodeType, record: CodeRecord, options: Options) -> Any:
     from ember import _core
 
-    filename, lineno = getattr(exc, "location", None) or (code.co_filename, None)
-    event = BreakEvent(exc.reason, exc.hint, exc.kind, filename, lineno, code.co_qualname)
-    stats.record_break(exc.reason)
-    ember_logging.log("breaks", f"{filename}:{lineno}: {exc.reason} ({exc.hint})")
-    _notify("break", event)
+    event = _report_break(exc, code, resumed=False)
+    filename, lineno = event.filename, event.lineno
     if options.fullgraph:
         raise GraphBreakError(
             f"{filename}:{lineno}: cannot capture {code.co_qualname} as one graph: "

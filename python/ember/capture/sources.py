@@ -19,6 +19,7 @@ class Embedder(Protocol):
     def builtins_name(self) -> str: ...
     def embed(self, obj: Any, hint: str) -> str: ...
     def local_name(self, index: int) -> str: ...
+    def function_name(self) -> str: ...
 
 
 class Source:
@@ -94,9 +95,9 @@ class BuiltinSource(Source):
 class ClosureSource(Source):
     """The contents of cell `index` of the frame function's `__closure__`.
 
-    Entries are shared by every function object of one code, and the entry is not handed the
-    function, so a value reloaded from a cell is embedded by identity (and guarded by ID_MATCH
-    where it is reloaded, see guards.py)."""
+    Entries are shared by every function object of one code, so an entry that reloads a cell
+    is handed the frame's function (`Embedder.function_name`). `value` is the contents seen
+    at capture, for messages."""
 
     cell_name: str
     index: int
@@ -109,7 +110,7 @@ class ClosureSource(Source):
         return (("closure", self.index),)
 
     def reload(self, emb: Embedder) -> str:
-        return emb.embed(self.value, self.cell_name)
+        return f"{emb.function_name()}.__closure__[{self.index}].cell_contents"
 
     def __hash__(self) -> int:
         return hash((ClosureSource, self.cell_name, self.index))

@@ -257,7 +257,7 @@ def make_step(
                            _exit(code, facts, jump, nulls, bound), make_continuation)
     _steps.setdefault(code, {})[key] = step
     if ember_logging.enabled("code"):
-        ember_logging.log("code", f"{step.co_name}:\n{disassemble(step)}")
+        ember_logging.log("code", f"step of {code.co_name} at {start}:\n{disassemble(step)}")
     return step
 
 

@@ -177,6 +177,7 @@ def finish(
     name: str,
     stacksize: int,
     extra_varnames: tuple[str, ...] = (),
+    qualname: str | None = None,
 ) -> CodeType:
     """Assemble ``body`` as a function of ``argnames`` whose closure holds ``code``'s free
     variables then its cell variables."""
@@ -194,7 +195,7 @@ def finish(
     if freevars:
         body.flags |= bc.CompilerFlags.NESTED
     body.name = name
-    body.qualname = name
+    body.qualname = qualname or name
     # A docstring would become the function's __doc__; it has none.
     body.docstring = None
     new = body.to_code(stacksize=stacksize, compute_exception_stack_depths=False)

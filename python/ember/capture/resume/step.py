@@ -77,7 +77,9 @@ class Exit:
 
 
 def step_name(code: CodeType, offset: int) -> str:
-    return f"__step_at_{offset}_{code.co_name}"
+    """A step runs the user's own instruction: tracebacks through it name the user's
+    function (the frame hook knows step codes by identity, not by name)."""
+    return code.co_name
 
 
 def group_end(facts: CodeFacts, start: int) -> int:
@@ -150,7 +152,7 @@ def build_step_code(
     temporaries = tuple(_temporary(slot) for slot in range(max(
         (e.stack_depth for e in exits), default=0)))
     return finish(body, code, argnames, step_name(code, start),
-                  max(code.co_stacksize, need), temporaries)
+                  max(code.co_stacksize, need), temporaries, qualname=code.co_qualname)
 
 
 def _temporary(slot: int) -> str:

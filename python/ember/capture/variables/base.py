@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ember.capture.breaks import graph_break
 from ember.capture.sources import Source
+from ember.errors import Unsupported
 
 if TYPE_CHECKING:
     from ember.capture.interpreter import Interpreter
@@ -97,3 +98,27 @@ class CellVariable(VariableTracker):
 
     def describe(self) -> str:
         return f"cell {self.name!r}"
+
+
+class DeferredAttributeVariable(VariableTracker):
+    """`obj.name` that capture could not read (for a method call): using it raises the
+    break the read would have raised; a graph break rebuilds it as a plain attribute read."""
+
+    def __init__(self, obj: VariableTracker, name: str, refusal: Unsupported) -> None:
+        self.obj = obj
+        self.name = name
+        self.refusal = refusal
+
+    def describe(self) -> str:
+        return f"{self.obj.describe()}.{self.name}"
+
+    def _refuse(self) -> Unsupported:
+        r = self.refusal
+        return Unsupported(r.reason, r.hint, r.kind)
+
+    def call(self, tx: Interpreter, args: list[VariableTracker],
+             kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        raise self._refuse()
+
+    def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
+        raise self._refuse()

@@ -67,7 +67,7 @@ class BuiltinVariable(VariableTracker):
         if fn in SIDE_EFFECT_BUILTINS:
             raise graph_break("side_effect", what=f"{fn.__name__}()")
         if isinstance(fn, type) and issubclass(fn, BaseException):
-            return ExceptionVariable(fn)
+            return ExceptionVariable(fn, args, kwargs)
         rule = _RULES.get(fn)
         if rule is not None:
             result = rule(tx, args, kwargs)

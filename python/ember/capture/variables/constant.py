@@ -130,18 +130,21 @@ class ConstantVariable(VariableTracker):
     def call(self, tx: Interpreter, args: list[VariableTracker],
              kwargs: dict[str, VariableTracker]) -> VariableTracker:
         if isinstance(self.value, type) and issubclass(self.value, BaseException):
-            return ExceptionVariable(self.value)
+            return ExceptionVariable(self.value, args, kwargs)
         if not is_foldable(self.value):
             return super().call(tx, args, kwargs)
         return fold_call(self.value, self.describe(), args, kwargs)
 
 
 class ExceptionVariable(VariableTracker):
-    """An exception instance about to be raised: raising is a break (the frame runs as plain
-    Python and raises it), so only its class is kept."""
+    """An exception instance about to be raised: raising is a graph break where the exception
+    is built (from the class and the arguments kept here) and raised in Python."""
 
-    def __init__(self, cls: type[BaseException]) -> None:
+    def __init__(self, cls: type[BaseException], args: list[VariableTracker] | None = None,
+                 kwargs: dict[str, VariableTracker] | None = None) -> None:
         self.cls = cls
+        self.args = args
+        self.kwargs = kwargs or {}
 
     def describe(self) -> str:
         return f"{self.cls.__name__}(...)"

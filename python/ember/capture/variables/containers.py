@@ -2,7 +2,7 @@
 
 Containers created during capture are the frame's own and may be mutated freely; containers
 read from the frame (they have a source) belong to the caller, and mutating them is a side
-effect capture does not replay yet, so it breaks.
+effect that runs in Python, so it breaks the graph.
 """
 
 from __future__ import annotations

@@ -1,0 +1,285 @@
+"""Rebuilding trackers as Python values in a generated entry.
+
+An entry must turn what capture knew into real objects: the function's return value, and at
+a graph break the frame's whole live state (value stack, locals, cells) for the step function.
+`Rebuilder.expr(vt)` gives a Python expression for a tracker: arrays come from the graph's
+outputs (or are the inputs themselves), values read from the frame are reloaded by their
+source, constants are literals or embedded objects, and things capture built (lists, dicts,
+iterators, closures, bound methods) are built again. A mutable value is built once, by a
+statement of the `prelude`, so that every reference to it shares one object, as in Python.
+
+Anything that cannot be rebuilt is a graph break (the frame then runs as plain Python).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import types
+from typing import Any
+
+import numpy as np
+
+from ember.capture.breaks import graph_break
+from ember.capture.sources import ClosureSource, Source
+from ember.capture.tracer import Tracer
+from ember.capture.variables.array import (
+    VIEW_OPS,
+    ArrayMethodVariable,
+    ArrayVariable,
+    NumpyFunctionVariable,
+)
+from ember.capture.variables.base import (
+    CellVariable,
+    DeferredAttributeVariable,
+    NullVariable,
+    VariableTracker,
+)
+from ember.capture.variables.builtins import BuiltinVariable
+from ember.capture.variables.constant import (
+    ConstantMethodVariable,
+    ConstantVariable,
+    ExceptionVariable,
+)
+from ember.capture.variables.containers import (
+    ContainerMethodVariable,
+    DictVariable,
+    IteratorVariable,
+    ListVariable,
+    SequenceVariable,
+    TupleVariable,
+)
+from ember.capture.variables.functions import (
+    BoundMethodVariable,
+    DisabledFunctionVariable,
+    NestedFunctionVariable,
+    PartialTypeVariable,
+    PartialVariable,
+    UserFunctionVariable,
+)
+from ember.capture.variables.objects import ModuleVariable, OpaqueVariable, UserObjectVariable
+from ember.graph import Node, Value
+
+_LITERAL_TYPES = (type(None), bool, int, str)
+FUNCTION = "__ember_func"  # the entry's first parameter, where it takes the frame's function
+
+
+def _make_function(code: types.CodeType, fn_globals: dict[str, Any], defaults: tuple,
+                   kwdefaults: dict[str, Any], closure: tuple | None) -> types.FunctionType:
+    """What MAKE_FUNCTION builds, for a function capture created in the frame."""
+    fn = types.FunctionType(code, fn_globals, code.co_name, defaults or None, closure)
+    fn.__qualname__ = code.co_qualname
+    if kwdefaults:
+        fn.__kwdefaults__ = kwdefaults
+    return fn
+
+
+class Rebuilder:
+    """Expressions for trackers, and the namespace and statements they need."""
+
+    def __init__(self, tracer: Tracer, params: list[str], takes_function: bool) -> None:
+        self.tracer = tracer
+        self.params = params
+        self.takes_function = takes_function
+        self.namespace: dict[str, Any] = {
+            "__ember_g": tracer.root_globals,
+            "__ember_b": tracer.root_builtins,
+            "__ember_asarray": np.asarray,
+        }
+        self.outputs: list[Value] = []
+        self.prelude: list[str] = []
+        self._embedded: dict[int, str] = {}
+        self._built: dict[int, str] = {}
+        self._producer_of: dict[int, Node] | None = None
+
+    # Embedder protocol (sources.py)
+    def globals_name(self) -> str:
+        return "__ember_g"
+
+    def builtins_name(self) -> str:
+        return "__ember_b"
+
+    def local_name(self, index: int) -> str:
+        return self.params[index]
+
+    def function_name(self) -> str:
+        assert self.takes_function, "a closure source without the frame's function"
+        return FUNCTION
+
+    def embed(self, obj: Any, hint: str) -> str:
+        key = id(obj)
+        if key not in self._embedded:
+            name = f"__ember_c{len(self._embedded)}"
+            self._embedded[key] = name
+            self.namespace[name] = obj
+        return self._embedded[key]
+
+    def reload(self, source: Source) -> str:
+        return source.reload(self)
+
+    def output(self, value: Value) -> int:
+        for i, v in enumerate(self.outputs):
+            if v is value:
+                return i
+        self.outputs.append(value)
+        return len(self.outputs) - 1
+
+    # ---- expressions ---------------------------------------------------------------------------
+
+    def expr(self, vt: VariableTracker) -> str:
+        """A Python expression for `vt`'s value after the graph has run."""
+        if isinstance(vt, ArrayVariable):
+            return self._array(vt)
+        if isinstance(vt, ConstantVariable):
+            return self.constant(vt.value)
+        if vt.source is not None and isinstance(vt, (
+                SequenceVariable, DictVariable, UserObjectVariable, ModuleVariable,
+                UserFunctionVariable, OpaqueVariable, PartialVariable,
+                DisabledFunctionVariable)):
+            return self.reload(vt.source)
+        if isinstance(vt, TupleVariable):
+            items = [self.expr(i) for i in vt.items]
+            return "(" + "".join(f"{i}, " for i in items).rstrip(" ") + ")"
+        if isinstance(vt, (ListVariable, DictVariable, IteratorVariable, NestedFunctionVariable,
+                           CellVariable)):
+            return self._built_once(vt)
+        if isinstance(vt, (BuiltinVariable, NumpyFunctionVariable, PartialTypeVariable)):
+            return self.embed(vt.constant() if not isinstance(vt, PartialTypeVariable)
+                              else functools.partial, "callable")
+        if isinstance(vt, (UserFunctionVariable, DisabledFunctionVariable)):
+            return self.embed(vt.fn, "function")
+        if isinstance(vt, ModuleVariable):
+            return self.embed(vt.module, "module")
+        if isinstance(vt, OpaqueVariable):
+            return self.embed(vt.value, "value")
+        if isinstance(vt, UserObjectVariable) and not vt.stored:
+            return self.embed(vt.obj, "object")  # read from a stable module: fixed
+        if isinstance(vt, ConstantMethodVariable):
+            return self.embed(vt.method, "method")
+        if isinstance(vt, (ArrayMethodVariable, ContainerMethodVariable,
+                           DeferredAttributeVariable)):
+            owner = {ArrayMethodVariable: "array", ContainerMethodVariable: "owner",
+                     DeferredAttributeVariable: "obj"}[type(vt)]
+            return f"{self.expr(getattr(vt, owner))}.{vt.name}"
+        if isinstance(vt, BoundMethodVariable):
+            method = self.embed(types.MethodType, "MethodType")
+            return f"{method}({self.expr(vt.function)}, {self.expr(vt.receiver)})"
+        if isinstance(vt, PartialVariable):
+            args = [self.expr(a) for a in vt.args]
+            args += [f"{k}={self.expr(v)}" for k, v in vt.kwargs.items()]
+            return f"{self.embed(functools.partial, 'partial')}({', '.join([self.expr(vt.function), *args])})"
+        if isinstance(vt, ExceptionVariable) and vt.args is not None:
+            args = [self.expr(a) for a in vt.args]
+            args += [f"{k}={self.expr(v)}" for k, v in vt.kwargs.items()]
+            return f"{self.embed(vt.cls, vt.cls.__name__)}({', '.join(args)})"
+        if vt.is_constant() and not isinstance(vt, NullVariable):
+            return self.constant(vt.constant())
+        raise graph_break("type", what=f"rebuilding {vt.describe()}", type=vt.type_name())
+
+    def _built_once(self, vt: VariableTracker) -> str:
+        """A statement of the prelude builds `vt`; the expression is its name."""
+        key = id(vt)
+        if key in self._built:
+            return self._built[key]
+        name = f"__ember_v{len(self._built)}"
+        self._built[key] = name  # before the items: a list may contain itself
+        self.prelude.append(f"{name} = {self._construct(vt)}")
+        return name
+
+    def _construct(self, vt: VariableTracker) -> str:
+        if isinstance(vt, ListVariable):
+            return "[" + ", ".join(self.expr(i) for i in vt.items) + "]"
+        if isinstance(vt, DictVariable):
+            pairs = (f"{self.constant(k)}: {self.expr(v)}" for k, v in vt.items.items())
+            return "{" + ", ".join(pairs) + "}"
+        if isinstance(vt, IteratorVariable):
+            rest = vt.items[vt.index:]
+            items = "".join(f"{self.expr(i)}, " for i in rest)
+            return f"iter(({items}))"
+        if isinstance(vt, CellVariable):
+            return self.cell(vt)
+        assert isinstance(vt, NestedFunctionVariable)
+        defaults = "".join(f"{self.expr(d)}, " for d in vt.defaults(None))
+        kwdefaults = ", ".join(f"{k!r}: {self.expr(v)}" for k, v in vt.kwdefaults(None).items())
+        cells = vt.closure_cells(None)
+        closure = "(" + "".join(f"{self.expr(c)}, " for c in cells) + ")" if cells else "None"
+        make = self.embed(_make_function, "make_function")
+        return (f"{make}({self.embed(vt.code, 'code')}, {self.embed(vt.fn_globals, 'globals')}, "
+                f"({defaults}), {{{kwdefaults}}}, {closure})")
+
+    def cell(self, vt: CellVariable) -> str:
+        """A real cell for a cell tracker: the frame function's own cell where it came from
+        its closure (entries serve every function of the code), the very cell of a function
+        read from the frame (guarded by identity), otherwise a new cell with the contents."""
+        raw = getattr(vt, "raw", None)
+        if raw is not None:
+            if isinstance(vt.cell_source, ClosureSource):
+                return f"{self.function_name()}.__closure__[{vt.cell_source.index}]"
+            return self.embed(raw, "cell")
+        cell_type = self.embed(types.CellType, "CellType")
+        if vt.contents is None:
+            return f"{cell_type}()"
+        return f"{cell_type}({self.expr(vt.contents)})"
+
+    def _array(self, vt: ArrayVariable) -> str:
+        if any(m is vt for m in self.tracer.mutated):  # the argument itself, updated
+            return self.reload(vt.source)
+        return self._value(vt.value)
+
+    def _value(self, value: Value) -> str:
+        """An array the graph computed; a view (transpose, slice, reshape...) is taken again
+        from its base, as NumPy returns it, so that it shares the base's memory."""
+        for graph_input in self.tracer.inputs:
+            if graph_input.value is value:
+                return self.reload(graph_input.source)
+        if not (value.scalar or value.weak):
+            node = self._producers().get(id(value))
+            if node is not None and node.op in VIEW_OPS:
+                return self._view(node, self._value(node.inputs[0]))
+        out = f"__ember_out[{self.output(value)}]"
+        if value.weak:
+            return f"{out}.item()"
+        if value.scalar:
+            return f"{out}[()]"
+        return out
+
+    def _producers(self) -> dict[int, Node]:
+        if self._producer_of is None:
+            self._producer_of = {id(n.out): n for n in self.tracer.graph.nodes}
+        return self._producer_of
+
+    def _view(self, node: Node, base: str) -> str:
+        """`node` (a view op) applied to `base` in NumPy."""
+        attrs = node.attrs
+        if node.op == "slice":
+            index = tuple(slice(a, None if b < 0 else b, c)
+                          for a, b, c in zip(attrs["start"], attrs["stop"], attrs["step"]))
+            return f"{base}[{self.embed(index, 'index')}]"
+        if node.op == "transpose":
+            return f"{base}.transpose({tuple(attrs['perm'])!r})"
+        np_name = self.embed(np, "np")
+        if node.op in ("reshape", "broadcast_to"):
+            return f"{np_name}.{node.op}({base}, {self._dims(attrs['shape'])})"
+        return f"{np_name}.{node.op}({base}, {tuple(attrs['axis'])!r})"
+
+    def _dims(self, dims: list[int | str]) -> str:
+        """A shape as an expression; a symbolic size is read off an input that has it."""
+        parts = []
+        for d in dims:
+            if isinstance(d, int):
+                parts.append(repr(d))
+                continue
+            found = next(((i, axis) for i in self.tracer.inputs
+                          for axis, size in enumerate(i.value.shape) if size == d), None)
+            if found is None:
+                raise graph_break("dynamic_shape", what=f"size {d}")
+            graph_input, axis = found
+            parts.append(f"{self.reload(graph_input.source)}.shape[{axis}]")
+        return "(" + "".join(f"{p}, " for p in parts) + ")"
+
+    def constant(self, value: Any) -> str:
+        if type(value) in _LITERAL_TYPES:
+            return repr(value)
+        if type(value) is float and math.isfinite(value):
+            return repr(value)
+        return self.embed(value, "constant")
