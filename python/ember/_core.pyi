@@ -23,7 +23,9 @@ def set_callback(
     positional parameters, keyword-only parameters, then the `*args` tuple and the `**kwargs`
     dict when the code has them. The callback runs with the hook disabled on this thread.
     It returns `(guards, entry)` (stored on the code, then `entry(*args)` runs and its result is
-    the frame's result), `SKIP`, `CACHE_ONLY`, or `None` (run this frame normally, store nothing).
+    the frame's result), `(guards, entry, True)` (the same, called as `entry(func, *args)` with
+    the frame's function first), `SKIP`, `CACHE_ONLY`, or `None` (run this frame normally,
+    store nothing).
     """
 
 def enable(on: bool) -> bool:
