@@ -65,6 +65,15 @@ class VariableBuilder:
     def __init__(self, tracer: Tracer) -> None:
         self.tracer = tracer
         self.cache: dict[Source, VariableTracker] = {}
+        # id of each list and dict read from the frame -> the trackers wrapping it (the
+        # objects stay alive: the frame holds them while capture runs).
+        self.containers: dict[int, list[VariableTracker]] = {}
+
+    def aliased(self, container: VariableTracker) -> bool:
+        """Whether the object behind a list or dict tracker is also wrapped by another one
+        (read through two paths): mutating one tracker would not show in the other."""
+        return any(len(trackers) > 1 and any(t is container for t in trackers)
+                   for trackers in self.containers.values())
 
     def wrap(self, value: Any, source: Source | None) -> VariableTracker:
         if source is not None and source in self.cache:
@@ -107,7 +116,7 @@ class VariableBuilder:
         if type(value) is list:
             guard(source, "TYPE_MATCH", list)
             guard(source, "LEN_MATCH", len(value))
-            return ListVariable(self._items(value, source), source)
+            return self._container(value, ListVariable(self._items(value, source), source))
         if type(value) is dict:
             if not all(_equals_matchable(k) for k in value):
                 return OpaqueVariable(value, source)
@@ -115,8 +124,13 @@ class VariableBuilder:
             guard(source, "DICT_KEYS_MATCH", tuple(value.keys()))
             items = {k: self.wrap(v, ItemSource(source, k) if source else None)
                      for k, v in value.items()}
-            return DictVariable(items, source)
+            return self._container(value, DictVariable(items, source))
         return self._wrap_callable_or_object(value, source)
+
+    def _container(self, value: Any, vt: VariableTracker) -> VariableTracker:
+        if vt.source is not None:
+            self.containers.setdefault(id(value), []).append(vt)
+        return vt
 
     def _items(self, value: list | tuple, source: Source | None) -> list[VariableTracker]:
         return [self.wrap(v, ItemSource(source, i) if source else None)

@@ -8,8 +8,9 @@ from typing import Any
 from ember.capture.breaks import graph_break
 from ember.capture.bytecode import Instruction
 from ember.capture.variables.base import VariableTracker
-from ember.capture.variables.constant import ConstantVariable, fold
-from ember.capture.variables.containers import DictVariable, ListVariable, TupleVariable
+from ember.capture.variables.array import ArrayVariable
+from ember.capture.variables.constant import ConstantVariable, FormattedVariable, fold
+from ember.capture.variables.containers import DictVariable, ListVariable, TupleVariable, claim
 
 
 class BuildingOpcodes:
@@ -46,11 +47,10 @@ class BuildingOpcodes:
         self.push(ConstantVariable(slice(*[p.constant() for p in parts])))
 
     def _owned(self, inst: Instruction) -> Any:
-        """The container `inst` adds to: one built in this frame (a comprehension resumed
-        after a graph break holds a real list, whose mutation must happen in Python)."""
+        """The container `inst` adds to (a comprehension resumed after a graph break holds a
+        real list: see `claim`)."""
         container = self.stack[-inst.arg - 1]
-        if container.source is not None:
-            raise graph_break("mutation", what=container.describe())
+        claim(self, container)
         return container
 
     def LIST_APPEND(self, inst: Instruction) -> None:
@@ -68,8 +68,7 @@ class BuildingOpcodes:
     def MAP_ADD(self, inst: Instruction) -> None:
         # The container sits below the key and the value.
         container = self.stack[-inst.arg - 2]
-        if container.source is not None:
-            raise graph_break("mutation", what=container.describe())
+        claim(self, container)
         value, key = self.pop(), self.pop()
         container.items[self._key(key)] = value
 
@@ -102,14 +101,30 @@ class BuildingOpcodes:
         self.stack.extend(reversed(ordered))
 
     def FORMAT_VALUE(self, inst: Instruction) -> None:
-        spec = self.pop() if inst.arg & 0x04 else ConstantVariable("")
-        value = self.pop()
-        if not value.is_constant():
-            raise graph_break("data_dependent_value", what=f"formatting {value.describe()}")
+        has_spec = bool(inst.arg & 0x04)
+        spec = self.stack[-1] if has_spec else ConstantVariable("")
+        value = self.stack[-1 - has_spec]
         conversion = (None, str, repr, ascii)[inst.arg & 0x03]
-        v = value.constant() if conversion is None else conversion(value.constant())
-        self.push(ConstantVariable(fold("format()", format, v, spec.constant())))
+        if value.is_constant() and spec.is_constant():
+            v = value.constant() if conversion is None else conversion(value.constant())
+            result: VariableTracker = ConstantVariable(fold("format()", format, v,
+                                                            spec.constant()))
+        elif isinstance(value, ArrayVariable) and spec.is_constant():
+            # Formatted in Python where the string is used (arrays format as NumPy does).
+            result = FormattedVariable([(value, conversion, spec.constant())])
+        else:
+            raise graph_break("data_dependent_value", what=f"formatting {value.describe()}")
+        self.popn(1 + has_spec)
+        self.push(result)
 
     def BUILD_STRING(self, inst: Instruction) -> None:
-        parts = self.popn(inst.arg)
-        self.push(ConstantVariable("".join(p.constant() for p in parts)))
+        parts = self.stack[len(self.stack) - inst.arg:]
+        if all(p.is_constant() for p in parts):
+            result: VariableTracker = ConstantVariable("".join(p.constant() for p in parts))
+        else:
+            pieces: list = []
+            for p in parts:
+                pieces += p.parts if isinstance(p, FormattedVariable) else [p.constant()]
+            result = FormattedVariable(pieces)
+        self.popn(inst.arg)
+        self.push(result)

@@ -25,6 +25,7 @@ from ember.capture.bytecode import CO_VARARGS, CO_VARKEYWORDS, argument_names
 from ember.capture.rebuild import FUNCTION, Rebuilder
 from ember.capture.resume import trampoline
 from ember.capture.tracer import Tracer
+from ember.capture.variables.containers import DictVariable
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,25 @@ class EntryCodegen(Rebuilder):
             f"{self.expr(value)})"
             for obj in tracer.attribute_stores
             for name, value in obj.stored.items()
-        ]
+        ] + self.store_lines()
+
+    def store_lines(self) -> list[str]:
+        """Statements writing back what capture assigned outside the frame: globals, closure
+        cells, lists and dicts read from the frame (their whole final contents)."""
+        lines = [f"__ember_g[{name!r}] = {self.expr(value)}"
+                 for name, value in self.tracer.global_stores.items()]
+        for cell in self.tracer.cell_stores:
+            lines.append(f"{self.cell(cell)}.cell_contents = {self.expr(cell.contents)}")
+        for container in self.tracer.container_stores:
+            target = self.reload(container.source)
+            if isinstance(container, DictVariable):
+                items = ", ".join(f"{self.constant(k)}: {self.expr(v)}"
+                                  for k, v in container.items.items())
+                lines.append(f"{self.embed(_refill_dict, 'refill_dict')}({target}, {{{items}}})")
+            else:
+                items = "".join(f"{self.expr(v)}, " for v in container.items)
+                lines.append(f"{target}[:] = [{items}]")
+        return lines
 
     def input_exprs(self) -> list[str]:
         exprs = []
@@ -134,6 +153,11 @@ class EntryCodegen(Rebuilder):
         if tail.trampoline:
             return [f"return {self.embed(trampoline, 'trampoline')}({call}, __ember_g)"]
         return [f"return {call}"]
+
+
+def _refill_dict(target: dict, items: dict) -> None:
+    target.clear()
+    target.update(items)
 
 
 def _unsafe_writeback(inputs: tuple[Any, ...], targets: tuple[int, ...]) -> bool:

@@ -256,7 +256,10 @@ class Interpreter(BuildingOpcodes):
         name = inst.argval
         if inst.push_null:
             self.push(NULL)
-        if name in self.fn_globals:
+        stored = self.tracer.global_stores
+        if self.globals_source is None and name in stored:
+            self.push(stored[name])
+        elif name in self.fn_globals:
             self.push(self.wrap(self.fn_globals[name], globals_item(self.globals_source, name)))
         elif name in self.tracer.root_builtins:
             self.push(self.wrap(self.tracer.root_builtins[name], BuiltinSource(name)))
@@ -264,7 +267,12 @@ class Interpreter(BuildingOpcodes):
             raise graph_break("name", name=repr(name))
 
     def STORE_GLOBAL(self, inst: Instruction) -> None:
-        raise graph_break("side_effect", what=f"assignment to global {inst.argval!r}")
+        if self.globals_source is not None:  # an inlined function of another module
+            raise graph_break("side_effect", what=f"assignment to global {inst.argval!r}")
+        # Replayed by the entry after the graph; reads in this capture see the new value.
+        stored = self.tracer.global_stores
+        stored.pop(inst.argval, None)  # keep the order of the last assignments
+        stored[inst.argval] = self.pop()
 
     def MAKE_CELL(self, inst: Instruction) -> None:
         name = inst.argval
@@ -291,8 +299,9 @@ class Interpreter(BuildingOpcodes):
     def STORE_DEREF(self, inst: Instruction) -> None:
         cell = self.cells[inst.argval]
         if hasattr(cell, "raw"):
-            raise graph_break("side_effect", what=f"assignment to closure variable "
-                                                  f"{inst.argval!r}")
+            # A cell that lives on (the frame function's, or an inlined function's): the
+            # entry writes its new contents back after the graph.
+            self.tracer.mark_cell_store(cell)
         cell.contents = self.pop()
 
     def LOAD_ATTR(self, inst: Instruction) -> None:
@@ -370,6 +379,18 @@ class Interpreter(BuildingOpcodes):
             raise graph_break("type", what="keyword defaults", type=kwdefaults.type_name())
         self.push(NestedFunctionVariable(code, self.fn_globals, self.globals_source, defaults,
                                          dict(kwdefaults.items), closure))
+
+    def BEFORE_WITH(self, inst: Instruction) -> None:
+        manager = self.stack[-1]
+        if not isinstance(manager, UserObjectVariable):
+            raise graph_break("call", name=f"{manager.describe()}.__enter__")
+        # An exception in the block is a graph break: __exit__ then runs in Python, from the
+        # step's copy of the exception table.
+        exit_method = manager.getattr(self, "__exit__")
+        entered = manager.getattr(self, "__enter__").call(self, [], {})
+        self.pop()
+        self.push(exit_method)
+        self.push(entered)
 
     def RETURN_VALUE(self, inst: Instruction) -> None:
         self.result = self.pop()

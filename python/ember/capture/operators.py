@@ -30,6 +30,7 @@ from ember.capture.variables.containers import (
     ListVariable,
     SequenceVariable,
     TupleVariable,
+    claim,
 )
 
 if TYPE_CHECKING:
@@ -83,8 +84,9 @@ def inplace_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker,
     `x[i] op= b`, which the next instruction stores into `x`, so the new contents are
     returned as a new array instead."""
     if isinstance(a, ListVariable) and op == "+":
-        a.check_mutable()
-        a.items.extend(b.unpack(tx))
+        items = b.unpack(tx)
+        claim(tx, a)
+        a.items.extend(items)
         return a
     if not isinstance(a, ArrayVariable) or a.value.scalar:
         return binary_op(tx, op, a, b)

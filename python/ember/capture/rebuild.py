@@ -40,6 +40,7 @@ from ember.capture.variables.constant import (
     ConstantMethodVariable,
     ConstantVariable,
     ExceptionVariable,
+    FormattedVariable,
 )
 from ember.capture.variables.containers import (
     ContainerMethodVariable,
@@ -168,6 +169,8 @@ class Rebuilder:
             args = [self.expr(a) for a in vt.args]
             args += [f"{k}={self.expr(v)}" for k, v in vt.kwargs.items()]
             return f"{self.embed(functools.partial, 'partial')}({', '.join([self.expr(vt.function), *args])})"
+        if isinstance(vt, FormattedVariable):
+            return self._fstring(vt)
         if isinstance(vt, ExceptionVariable) and vt.args is not None:
             args = [self.expr(a) for a in vt.args]
             args += [f"{k}={self.expr(v)}" for k, v in vt.kwargs.items()]
@@ -175,6 +178,20 @@ class Rebuilder:
         if vt.is_constant() and not isinstance(vt, NullVariable):
             return self.constant(vt.constant())
         raise graph_break("type", what=f"rebuilding {vt.describe()}", type=vt.type_name())
+
+    def _fstring(self, vt: FormattedVariable) -> str:
+        pieces = []
+        fmt = self.embed(format, "format")
+        for part in vt.parts:
+            if isinstance(part, str):
+                pieces.append(repr(part))
+                continue
+            value, conversion, spec = part
+            text = self.expr(value)
+            if conversion is not None:
+                text = f"{self.embed(conversion, conversion.__name__)}({text})"
+            pieces.append(f"{fmt}({text}, {spec!r})")
+        return "''.join((" + "".join(f"{p}, " for p in pieces) + "))"
 
     def _built_once(self, vt: VariableTracker) -> str:
         """A statement of the prelude builds `vt`; the expression is its name."""

@@ -51,6 +51,11 @@ class Tracer:
         self.temporary_views: list[Value] = []
         # Objects whose attributes were assigned; the entry replays the assignments.
         self.attribute_stores: list[VariableTracker] = []
+        # Lists and dicts read from the frame and mutated, globals and closure cells assigned:
+        # the entry writes their final contents back after the graph.
+        self.container_stores: list[VariableTracker] = []
+        self.global_stores: dict[str, VariableTracker] = {}
+        self.cell_stores: list[VariableTracker] = []
 
     def wrap(self, value: Any, source: Source | None) -> VariableTracker:
         return self.builder.wrap(value, source)
@@ -106,6 +111,19 @@ class Tracer:
     def mark_attribute_store(self, obj: VariableTracker) -> None:
         if all(o is not obj for o in self.attribute_stores):
             self.attribute_stores.append(obj)
+
+    def claim_container(self, container: VariableTracker) -> bool:
+        """Whether a list or dict read from the frame may be mutated by capture (no other
+        tracker holds the same object); if so its contents are written back by the entry."""
+        if self.builder.aliased(container):
+            return False
+        if all(c is not container for c in self.container_stores):
+            self.container_stores.append(container)
+        return True
+
+    def mark_cell_store(self, cell: VariableTracker) -> None:
+        if all(c is not cell for c in self.cell_stores):
+            self.cell_stores.append(cell)
 
     def tick(self) -> None:
         self.instructions_run += 1

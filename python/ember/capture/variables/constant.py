@@ -153,6 +153,24 @@ class ExceptionVariable(VariableTracker):
         return self.cls
 
 
+class FormattedVariable(VariableTracker):
+    """An f-string with parts known only at run time (an array formatted): built in Python,
+    where it is used outside the graph (a graph break rebuilds it from its parts)."""
+
+    def __init__(self, parts: list[tuple[VariableTracker, Any, str] | str]) -> None:
+        # A part is a literal string, or (value, conversion: str/repr/ascii/None, spec).
+        self.parts = parts
+
+    def describe(self) -> str:
+        return "an f-string"
+
+    def type_name(self) -> str:
+        return "str"
+
+    def python_type(self) -> type:
+        return str
+
+
 class ConstantMethodVariable(VariableTracker):
     """A method of an immutable constant (`shape.index`, `dtype.newbyteorder`...)."""
 

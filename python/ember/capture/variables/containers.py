@@ -18,6 +18,14 @@ if TYPE_CHECKING:
     from ember.capture.interpreter import Interpreter
 
 
+def claim(tx: Interpreter, container: VariableTracker) -> None:
+    """Allow capture to mutate `container`: one the frame built, or one read from the frame
+    that no other tracker aliases, whose final contents the entry then writes back into the
+    real object after the graph. Anything else is a graph break."""
+    if container.source is not None and not tx.tracer.claim_container(container):
+        raise graph_break("mutation", what=container.describe())
+
+
 def _index(tx: Interpreter, index: VariableTracker, what: str) -> Any:
     if not index.is_constant():
         raise graph_break("type", what=f"index {index.describe()} into {what}",
@@ -100,16 +108,9 @@ class NamedTupleVariable(TupleVariable):
 class ListVariable(SequenceVariable):
     python_class = list
 
-    def is_local(self) -> bool:
-        return self.source is None
-
-    def check_mutable(self) -> None:
-        if not self.is_local():
-            raise graph_break("mutation", what=self.describe())
-
     def setitem(self, tx: Interpreter, index: VariableTracker, value: VariableTracker) -> None:
-        self.check_mutable()
         key = _index(tx, index, self.describe())
+        claim(tx, self)
         fold("item assignment", self.items.__setitem__, key, value)
 
     def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
@@ -146,9 +147,9 @@ class DictVariable(VariableTracker):
         return fold("dict lookup", self.items.__getitem__, key)
 
     def setitem(self, tx: Interpreter, index: VariableTracker, value: VariableTracker) -> None:
-        if self.source is not None:
-            raise graph_break("mutation", what=self.describe())
-        self.items[_index(tx, index, self.describe())] = value
+        key = _index(tx, index, self.describe())
+        claim(tx, self)
+        self.items[key] = value
 
     def contains(self, key: VariableTracker) -> bool:
         return _index(None, key, self.describe()) in self.items  # type: ignore[arg-type]
@@ -203,8 +204,8 @@ class ContainerMethodVariable(VariableTracker):
         owner, name = self.owner, self.name
         if kwargs:
             raise graph_break("call", name=f"{self.describe()} with keyword arguments")
-        if _mutating(name) and owner.source is not None:
-            raise graph_break("mutation", what=owner.describe())
+        if _mutating(name):
+            claim(tx, owner)
         if isinstance(owner, DictVariable):
             return self._dict_method(tx, owner, args)
         assert isinstance(owner, SequenceVariable)
