@@ -7,8 +7,8 @@ from typing import Any
 
 from ember.capture.breaks import graph_break
 from ember.capture.bytecode import Instruction
-from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.array import ArrayVariable
+from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable, FormattedVariable, fold
 from ember.capture.variables.containers import DictVariable, ListVariable, TupleVariable, claim
 
