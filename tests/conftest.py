@@ -17,14 +17,20 @@ from ember.backends import eager
 
 
 class RecordingBackend:
-    """A callable backend that keeps every graph it is given and runs it eagerly."""
+    """A callable backend that keeps every graph it is given and runs it eagerly (or with
+    the backend named)."""
 
-    def __init__(self) -> None:
+    def __init__(self, backend=None) -> None:
         self.graphs = []
+        self.backend = backend
 
     def __call__(self, graph, example_inputs):
         self.graphs.append(graph)
-        return eager.compile(graph, example_inputs)
+        if self.backend is None:
+            return eager.compile(graph, example_inputs)
+        from ember.backends import lookup_backend
+
+        return lookup_backend(self.backend)(graph, example_inputs)
 
     @property
     def op_counts(self) -> list[int]:

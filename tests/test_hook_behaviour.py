@@ -374,3 +374,35 @@ def test_garbage_collector_callbacks_run_as_plain_python(recorder):
     reasons = ember.stats()["break_reasons"]
     assert all("perf_counter" not in reason for reason in reasons), reasons
     assert gc.callbacks.count(gc.callbacks[0]) == 1
+
+
+def test_frames_called_by_the_standard_library_run_as_plain_python(recorder):
+    # A logging handler is called by the logging module, not by the compiled function.
+    import logging
+
+    seen = []
+
+    class Handler(logging.Handler):
+        def emit(self, record):
+            seen.append(record.getMessage())
+
+    logger = logging.getLogger("ember.tests.stdlib_callers")
+    logger.propagate = False
+    handler = Handler()
+    logger.addHandler(handler)
+    try:
+        def warns(x):
+            y = x * 2
+            logger.warning("y has %d items", y.size)
+            return y + 1
+
+        f = ember.compile(warns, backend=recorder)
+        assert_same(f(np.ones(3)), np.full(3, 3.0))
+    finally:
+        logger.removeHandler(handler)
+    assert seen == ["y has 3 items"]
+    # The function and its resume function; never the handler (emit, format...).
+    names = [g.name for g in recorder.graphs]
+    assert names[0] == "warns" and all(n.startswith("__resume_at_") for n in names[1:]), names
+    reasons = ember.stats()["break_reasons"]
+    assert len(reasons) == 1 and "getLogger" not in str(reasons) and "emit" not in str(reasons)

@@ -13,6 +13,7 @@ import numpy as np
 
 from ember import numpy_api
 from ember.capture.breaks import graph_break
+from ember.capture.resume.continuation import ResumableIterator
 from ember.capture.sources import AttrSource, ItemSource, Source
 from ember.capture.variables.array import ArrayVariable, NumpyFunctionVariable
 from ember.capture.variables.base import VariableTracker
@@ -20,6 +21,7 @@ from ember.capture.variables.builtins import BuiltinVariable
 from ember.capture.variables.constant import ConstantVariable, is_constant_value, is_foldable
 from ember.capture.variables.containers import (
     DictVariable,
+    IteratorVariable,
     ListVariable,
     NamedTupleVariable,
     TupleVariable,
@@ -65,19 +67,20 @@ class VariableBuilder:
     def __init__(self, tracer: Tracer) -> None:
         self.tracer = tracer
         self.cache: dict[Source, VariableTracker] = {}
-        # id of each list and dict read from the frame -> the trackers wrapping it (the
-        # objects stay alive: the frame holds them while capture runs).
-        self.containers: dict[int, list[VariableTracker]] = {}
-
-    def aliased(self, container: VariableTracker) -> bool:
-        """Whether the object behind a list or dict tracker is also wrapped by another one
-        (read through two paths): mutating one tracker would not show in the other."""
-        return any(len(trackers) > 1 and any(t is container for t in trackers)
-                   for trackers in self.containers.values())
+        # Each list and dict read from the frame, by id (the frame keeps them alive while
+        # capture runs), so that one reached by two paths is one tracker; the entry checks
+        # that the paths still meet (`alias_pairs`) and that mutated ones are not shared.
+        self.containers: dict[int, VariableTracker] = {}
+        self.alias_pairs: list[tuple[Source, Source]] = []
 
     def wrap(self, value: Any, source: Source | None) -> VariableTracker:
         if source is not None and source in self.cache:
             return self.cache[source]
+        known = self.containers.get(id(value)) if type(value) in (list, dict) else None
+        if known is not None and source is not None:
+            self.alias_pairs.append((known.source, source))
+            self.cache[source] = known
+            return known
         vt = self._wrap(value, source)
         if source is not None:
             self.cache[source] = vt
@@ -129,7 +132,7 @@ class VariableBuilder:
 
     def _container(self, value: Any, vt: VariableTracker) -> VariableTracker:
         if vt.source is not None:
-            self.containers.setdefault(id(value), []).append(vt)
+            self.containers[id(value)] = vt
         return vt
 
     def _items(self, value: list | tuple, source: Source | None) -> list[VariableTracker]:
@@ -138,6 +141,18 @@ class VariableBuilder:
 
     def _wrap_callable_or_object(self, value: Any, source: Source | None) -> VariableTracker:
         guard = self._guard
+        if type(value) is ResumableIterator and source is not None:
+            guard(source, "TYPE_MATCH", ResumableIterator)
+            items = self.wrap(value.items, AttrSource(source, "items"))
+            self.wrap(value.index, AttrSource(source, "index"))
+            return IteratorVariable(items.unpack(None), source, value.index)
+        if (isinstance(value, types.BuiltinMethodType) and type(value.__self__) in (list, dict)
+                and source is not None):
+            # `lst.append` handed on at a graph break (a call's method on the stack).
+            guard(source, "TYPE_MATCH", types.BuiltinMethodType)
+            name = self.wrap(value.__name__, AttrSource(source, "__name__")).constant()
+            owner = self.wrap(value.__self__, AttrSource(source, "__self__"))
+            return owner.getattr(None, name)
         original = getattr(value, "__ember_original__", None)
         if original is not None:  # an ember.compile wrapper: inline the function it wraps
             guard(source, "ID_MATCH", value)
@@ -164,7 +179,15 @@ class VariableBuilder:
             guard(source, "ID_MATCH", value)
             return NumpyFunctionVariable(value, handler, source)
         if isinstance(value, types.FunctionType):
-            guard(source, "ID_MATCH", value)
+            if "<locals>" in value.__qualname__ and source is not None:
+                # A nested function is made anew by each call of its parent (and by entries
+                # at graph breaks): guard its code and globals; its defaults and cells are
+                # read through it and guarded where they are used.
+                guard(source, "TYPE_MATCH", types.FunctionType)
+                guard(AttrSource(source, "__code__"), "ID_MATCH", value.__code__)
+                guard(AttrSource(source, "__globals__"), "ID_MATCH", value.__globals__)
+            else:
+                guard(source, "ID_MATCH", value)
             return UserFunctionVariable(value, source)
         if isinstance(value, types.MethodType) and isinstance(value.__func__, types.FunctionType):
             # A bound method passed in (`f(model.forward, x)`): its function and receiver.

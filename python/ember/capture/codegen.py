@@ -25,7 +25,7 @@ from ember.capture.bytecode import CO_VARARGS, CO_VARKEYWORDS, argument_names
 from ember.capture.rebuild import FUNCTION, Rebuilder
 from ember.capture.resume import trampoline
 from ember.capture.tracer import Tracer
-from ember.capture.variables.containers import DictVariable
+from ember.capture.variables.containers import DictVariable, IteratorVariable
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,19 @@ class EntryCodegen(Rebuilder):
             for name, value in obj.stored.items()
         ] + self.store_lines()
 
+    def alias_check(self) -> str:
+        """A condition under which the entry's view of lists and dicts is wrong for this call:
+        two paths that met at capture now hold different objects, or a list or dict it
+        mutates is also reached by another path it read."""
+        builder = self.tracer.builder
+        tests = [f"{self.reload(a)} is not {self.reload(b)}" for a, b in builder.alias_pairs]
+        for mutated in self.tracer.container_stores:
+            if mutated.source is None:
+                continue
+            tests += [f"{self.reload(mutated.source)} is {self.reload(other.source)}"
+                      for other in builder.containers.values() if other is not mutated]
+        return " or ".join(tests)
+
     def store_lines(self) -> list[str]:
         """Statements writing back what capture assigned outside the frame: globals, closure
         cells, lists and dicts read from the frame (their whole final contents)."""
@@ -68,6 +81,9 @@ class EntryCodegen(Rebuilder):
                  for name, value in self.tracer.global_stores.items()]
         for cell in self.tracer.cell_stores:
             lines.append(f"{self.cell(cell)}.cell_contents = {self.expr(cell.contents)}")
+        for vt in self.tracer.builder.cache.values():
+            if isinstance(vt, IteratorVariable) and vt.index != vt.start:
+                lines.append(f"{self.reload(vt.source)}.index = {vt.index}")
         for container in self.tracer.container_stores:
             target = self.reload(container.source)
             if isinstance(container, DictVariable):
@@ -97,6 +113,9 @@ class EntryCodegen(Rebuilder):
         fallback_call = (f"__ember_fallback({FUNCTION}, {params})" if self.takes_function
                          else f"__ember_fallback(None, {params})")
         body: list[str] = []  # may raise: inside the try
+        alias_check = self.alias_check()
+        if alias_check:
+            body += [f"if {alias_check}:", f"    return {fallback_call}"]
         if compiled is not None:
             self.namespace["__ember_graph"] = compiled
             call = ", ".join(self.input_exprs())

@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 
 from ember.capture.breaks import graph_break
-from ember.capture.sources import ClosureSource, Source
+from ember.capture.resume.continuation import ResumableIterator
+from ember.capture.sources import AttrSource, ClosureSource, Source
 from ember.capture.tracer import Tracer
 from ember.capture.variables.array import (
     VIEW_OPS,
@@ -141,6 +142,8 @@ class Rebuilder:
         if isinstance(vt, TupleVariable):
             items = [self.expr(i) for i in vt.items]
             return "(" + "".join(f"{i}, " for i in items).rstrip(" ") + ")"
+        if isinstance(vt, IteratorVariable) and vt.source is not None:
+            return self.reload(vt.source)  # its position is written back (`store_lines`)
         if isinstance(vt, (ListVariable, DictVariable, IteratorVariable, NestedFunctionVariable,
                            CellVariable)):
             return self._built_once(vt)
@@ -212,7 +215,7 @@ class Rebuilder:
         if isinstance(vt, IteratorVariable):
             rest = vt.items[vt.index:]
             items = "".join(f"{self.expr(i)}, " for i in rest)
-            return f"iter(({items}))"
+            return f"{self.embed(ResumableIterator, 'ResumableIterator')}(({items}))"
         if isinstance(vt, CellVariable):
             return self.cell(vt)
         assert isinstance(vt, NestedFunctionVariable)
@@ -230,8 +233,11 @@ class Rebuilder:
         read from the frame (guarded by identity), otherwise a new cell with the contents."""
         raw = getattr(vt, "raw", None)
         if raw is not None:
-            if isinstance(vt.cell_source, ClosureSource):
-                return f"{self.function_name()}.__closure__[{vt.cell_source.index}]"
+            source = vt.cell_source
+            if isinstance(source, ClosureSource):
+                return f"{self.function_name()}.__closure__[{source.index}]"
+            if isinstance(source, AttrSource) and source.attr == "cell_contents":
+                return self.reload(source.base)  # `fn.__closure__[i]` of a function read
             return self.embed(raw, "cell")
         cell_type = self.embed(types.CellType, "CellType")
         if vt.contents is None:

@@ -113,10 +113,9 @@ class Tracer:
             self.attribute_stores.append(obj)
 
     def claim_container(self, container: VariableTracker) -> bool:
-        """Whether a list or dict read from the frame may be mutated by capture (no other
-        tracker holds the same object); if so its contents are written back by the entry."""
-        if self.builder.aliased(container):
-            return False
+        """Whether a list or dict read from the frame may be mutated by capture: yes, and
+        its contents are written back by the entry (which first checks that it shares the
+        object with no other list or dict it read, see `EntryCodegen.alias_check`)."""
         if all(c is not container for c in self.container_stores):
             self.container_stores.append(container)
         return True

@@ -45,8 +45,8 @@ pub struct CodeCache {
     mode: Cell<Mode>,
     /// `mark_skip`: survives `reset`, unlike `mode`, because it is a user declaration.
     marked_skip: Cell<bool>,
-    /// (skip-list generation, whether the code's file is skipped).
-    file_skip: Cell<(u32, bool)>,
+    /// (skip-list generation, whether the code's file is skipped, whether it is a library's).
+    file_skip: Cell<(u32, bool, bool)>,
     filename: String,
 }
 
@@ -56,14 +56,24 @@ impl CodeCache {
         if self.marked_skip.get() || self.mode.get() == Mode::Skip {
             return true;
         }
+        self.file_class().0
+    }
+
+    /// Whether the code is a library's (standard library, numpy): frames it calls are run
+    /// untouched (see `skip`).
+    pub fn is_library(&self) -> bool {
+        self.file_class().1
+    }
+
+    fn file_class(&self) -> (bool, bool) {
         let generation = skip::generation();
-        let (seen, skipped) = self.file_skip.get();
+        let (seen, skipped, library) = self.file_skip.get();
         if seen == generation {
-            return skipped;
+            return (skipped, library);
         }
-        let skipped = skip::is_skipped(&self.filename);
-        self.file_skip.set((generation, skipped));
-        skipped
+        let (skipped, library) = skip::classify(&self.filename);
+        self.file_skip.set((generation, skipped, library));
+        (skipped, library)
     }
 
     /// The converter's verdict on this code.
@@ -191,7 +201,7 @@ pub unsafe fn get_or_create<'a>(py: Python<'_>, code: *mut CodeObject) -> PyResu
         entries: RefCell::new(Vec::new()),
         mode: Cell::new(Mode::Convert),
         marked_skip: Cell::new(false),
-        file_skip: Cell::new((0, false)),
+        file_skip: Cell::new((0, false, false)),
         filename,
     });
     let ptr = Box::into_raw(cache);

@@ -157,6 +157,50 @@ pub unsafe fn at_first_instruction(frame: *const InterpreterFrame) -> bool {
         std::ptr::eq((*frame).prev_instr, start.wrapping_sub(1))
     }
 }
+/// The head of `struct _ts` (`PyThreadState`) of CPython 3.11, up to `cframe`.
+#[repr(C)]
+pub struct ThreadStateHead {
+    prev: *mut PyThreadState,
+    next: *mut PyThreadState,
+    interp: *mut PyInterpreterState,
+    _initialized: c_int,
+    _static: c_int,
+    recursion_remaining: c_int,
+    recursion_limit: c_int,
+    recursion_headroom: c_int,
+    tracing: c_int,
+    tracing_what: c_int,
+    /// The C frame of the innermost running `_PyEval_EvalFrameDefault`.
+    pub cframe: *mut CFrame,
+}
+
+/// `_PyCFrame` of CPython 3.11 (`Include/cpython/pystate.h`).
+#[repr(C)]
+pub struct CFrame {
+    use_tracing: u8,
+    /// The frame being executed: while the eval-frame function runs for a new frame, its
+    /// caller (the new frame becomes current only once it is evaluated).
+    pub current_frame: *mut InterpreterFrame,
+    previous: *mut CFrame,
+}
+
+/// The Python frame that is calling the frame about to be evaluated (NULL at the bottom).
+/// A frame's own `previous` is only set once it is evaluated, so it cannot tell.
+///
+/// # Safety
+/// `tstate` must be the current thread state, with the GIL held.
+pub unsafe fn calling_frame(tstate: *mut PyThreadState) -> *mut InterpreterFrame {
+    // SAFETY: the caller guarantees a live thread state; `cframe` points into the C stack of
+    // the running evaluation loop, or is the thread state's root C frame.
+    unsafe {
+        let cframe = (*tstate.cast::<ThreadStateHead>()).cframe;
+        if cframe.is_null() {
+            std::ptr::null_mut()
+        } else {
+            (*cframe).current_frame
+        }
+    }
+}
 
 /// Number of argument slots at the start of `localsplus`: positional and keyword-only
 /// parameters, then `*args` and `**kwargs` when the code has them.
@@ -245,6 +289,11 @@ pub fn layout() -> Vec<(&'static str, usize)> {
         (
             "PyFunctionObject.func_closure",
             offset_of!(PyFunctionObject, func_closure),
+        ),
+        ("PyThreadState.cframe", offset_of!(ThreadStateHead, cframe)),
+        (
+            "_PyCFrame.current_frame",
+            offset_of!(CFrame, current_frame),
         ),
     ]
 }

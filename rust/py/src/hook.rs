@@ -222,7 +222,13 @@ unsafe fn intercept(
     };
     // SAFETY: the frame holds a strong reference to its code for the whole call.
     let cache = unsafe { cache::get_or_create(py, code)? };
-    if cache.skips() {
+    // SAFETY: the calling frame is null or live (it is running), and holds a strong reference
+    // to its code.
+    let called_by_library = unsafe {
+        let caller = cpython::calling_frame(tstate);
+        !caller.is_null() && cache::get_or_create(py, (*caller).f_code)?.is_library()
+    };
+    if cache.skips() || called_by_library {
         bump(&STATS.frames_skipped, 1);
         return Ok(evaluate());
     }

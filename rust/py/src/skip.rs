@@ -1,6 +1,8 @@
 //! Which source files the frame hook never hands to the converter: the standard library,
 //! numpy, ember's own package, ember's generated code (`<ember...>`) and frozen modules, plus
-//! prefixes that Python adds with `set_skip_files`.
+//! prefixes that Python adds with `set_skip_files`. The standard library and numpy are also
+//! *libraries*: a frame they call (a logging handler, a `copy` hook, an `np.vectorize`
+//! function) runs untouched too, since it is not on the compiled function's own path.
 //!
 //! The prefixes are computed once, before the hook is installed, because computing them runs
 //! Python code (`sysconfig`) that the hook would otherwise intercept. A code object caches its
@@ -21,8 +23,10 @@ struct SkipFiles {
     stdlib: Vec<String>,
     /// site-packages, which lies under the standard library but holds user code too.
     site_packages: Vec<String>,
-    /// numpy's and ember's package directories.
-    packages: Vec<String>,
+    /// numpy's package directories.
+    libraries: Vec<String>,
+    /// ember's own package directories.
+    own: Vec<String>,
     /// Prefixes added by `set_skip_files`.
     extra: Vec<String>,
     /// Whether the defaults have been computed.
@@ -95,9 +99,12 @@ pub fn ensure_defaults(py: Python<'_>) -> PyResult<()> {
         }
     }
     py.import("numpy")?;
-    for module in ["numpy", "ember._core", "ember"] {
+    for dir in package_dirs(py, "numpy")? {
+        push_dir(&mut files.libraries, &dir);
+    }
+    for module in ["ember._core", "ember"] {
         for dir in package_dirs(py, module)? {
-            push_dir(&mut files.packages, &dir);
+            push_dir(&mut files.own, &dir);
         }
     }
     let mut guard = lock();
@@ -126,27 +133,29 @@ pub fn current() -> [Vec<String>; 4] {
         Some(f) => [
             f.stdlib.clone(),
             f.site_packages.clone(),
-            f.packages.clone(),
+            [f.libraries.clone(), f.own.clone()].concat(),
             f.extra.clone(),
         ],
         None => Default::default(),
     }
 }
 
-/// Whether frames of code from `filename` are skipped.
-pub fn is_skipped(filename: &str) -> bool {
+/// Whether frames of code from `filename` are skipped, and whether the file is a library's
+/// (the standard library or numpy), whose calls into other code are skipped too.
+pub fn classify(filename: &str) -> (bool, bool) {
     if PSEUDO_FILES.iter().any(|p| filename.starts_with(p)) {
-        return true;
+        return (true, false);
     }
     let guard = lock();
     let Some(files) = guard.as_ref() else {
-        return false;
+        return (false, false);
     };
     let under = |prefixes: &[String]| prefixes.iter().any(|p| filename.starts_with(p.as_str()));
-    under(&files.extra)
-        || under(&files.packages)
-        || (under(&files.stdlib) && !under(&files.site_packages))
+    let library =
+        under(&files.libraries) || (under(&files.stdlib) && !under(&files.site_packages));
+    (library || under(&files.extra) || under(&files.own), library)
 }
+
 
 fn lock() -> std::sync::MutexGuard<'static, Option<SkipFiles>> {
     SKIP_FILES
@@ -156,7 +165,11 @@ fn lock() -> std::sync::MutexGuard<'static, Option<SkipFiles>> {
 
 #[cfg(test)]
 mod tests {
-    use super::{as_dir, is_skipped};
+    use super::{as_dir, classify};
+
+    fn is_skipped(filename: &str) -> bool {
+        classify(filename).0
+    }
 
     #[test]
     fn generated_and_frozen_code_is_always_skipped() {

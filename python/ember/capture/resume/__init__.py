@@ -43,12 +43,18 @@ from ember.capture.resume.assemble import (
     disassemble,
     stack_argname,
 )
-from ember.capture.resume.continuation import Continuation, make_continuation, trampoline
+from ember.capture.resume.continuation import (
+    Continuation,
+    ResumableIterator,
+    make_continuation,
+    trampoline,
+)
 from ember.capture.resume.step import Exit, build_step_code, group_end, null_slots_after, successors
 
 __all__ = [
     "NULL",
     "Continuation",
+    "ResumableIterator",
     "ResumeError",
     "ResumeOrigin",
     "clear_cache",

@@ -1,4 +1,6 @@
-"""Continuations: what a step function hands back instead of calling the resume function.
+"""Continuations, and the other runtime objects of graph breaks.
+
+Continuations are what a step function hands back instead of calling the resume function.
 
 A step stub returns ``Continuation(resume_code, closure, values)``. The entry of the frame
 that started the chain (the user's function, never a resume function) runs the trampoline:
@@ -45,3 +47,28 @@ def trampoline(result: Any, fn_globals: dict[str, Any]) -> Any:
         resume = FunctionType(code, fn_globals, code.co_name, None, result.closure)
         result = resume(*result.values)
     return result
+
+
+class ResumableIterator:
+    """An iterator capture built (a loop's, a `zip`'s), handed on at a graph break: its items
+    and position are plain attributes, so the resume function's capture reads them without
+    consuming anything, and writes the position back when it consumed items."""
+
+    __slots__ = ("index", "items")
+
+    def __init__(self, items: tuple[Any, ...], index: int = 0) -> None:
+        self.items = items
+        self.index = index
+
+    def __iter__(self) -> ResumableIterator:
+        return self
+
+    def __next__(self) -> Any:
+        i = self.index
+        if i >= len(self.items):
+            raise StopIteration
+        self.index = i + 1
+        return self.items[i]
+
+    def __length_hint__(self) -> int:
+        return len(self.items) - self.index

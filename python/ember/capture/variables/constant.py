@@ -184,7 +184,25 @@ class ConstantMethodVariable(VariableTracker):
 
     def call(self, tx: Interpreter, args: list[VariableTracker],
              kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        if (self.name == "join" and isinstance(self.owner, str) and len(args) == 1
+                and not kwargs and not args[0].is_constant()):
+            return _join(tx, self.owner, args[0])
         return fold_call(self.method, self.describe(), args, kwargs)
+
+
+def _join(tx: Interpreter, separator: str, iterable: VariableTracker) -> VariableTracker:
+    """`sep.join(strings)` where some strings are f-strings built in Python: one more."""
+    parts: list = []
+    for i, item in enumerate(iterable.unpack(tx)):
+        if i and separator:
+            parts.append(separator)
+        if isinstance(item, FormattedVariable):
+            parts += item.parts
+        elif item.is_constant() and isinstance(item.constant(), str):
+            parts.append(item.constant())
+        else:
+            raise graph_break("call", name=f"str.join of {item.describe()}")
+    return FormattedVariable(parts)
 
 
 def fold_call(fn: Any, what: str, args: list[VariableTracker],

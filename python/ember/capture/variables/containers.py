@@ -164,9 +164,13 @@ class IteratorVariable(VariableTracker):
     """An iterator over a static list of items (`GET_ITER` on a tuple, list, range, array's
     first axis, `zip`, `enumerate`). Mutable: `FOR_ITER` advances it."""
 
-    def __init__(self, items: list[VariableTracker]) -> None:
+    def __init__(self, items: list[VariableTracker], source: Source | None = None,
+                 index: int = 0) -> None:
         self.items = items
-        self.index = 0
+        self.index = index
+        # A `ResumableIterator` read from the frame: its position when capture started.
+        self.source = source
+        self.start = index
 
     def type_name(self) -> str:
         return "iterator"

@@ -70,15 +70,31 @@ class UserFunctionVariable(FunctionVariable):
         else:
             raise graph_break("call", name=f"{self.name} (globals of another module)")
 
+    def _by_code(self) -> bool:
+        """Whether the function is guarded by its code rather than by identity (a nested
+        function, see builder.py): then what it holds is guarded where it is read."""
+        return "<locals>" in self.name and self.source is not None
+
     def defaults(self, tx: Interpreter) -> list[VariableTracker]:
         src = self._member("__defaults__")
-        return [tx.wrap(v, ItemSource(src, i) if src else None)
-                for i, v in enumerate(self.fn.__defaults__ or ())]
+        if not self._by_code():
+            return [tx.wrap(v, ItemSource(src, i) if src else None)
+                    for i, v in enumerate(self.fn.__defaults__ or ())]
+        found = tx.wrap(self.fn.__defaults__, src)  # guards how many there are
+        return [] if found.is_constant() and found.constant() is None else found.unpack(tx)
 
     def kwdefaults(self, tx: Interpreter) -> dict[str, VariableTracker]:
         src = self._member("__kwdefaults__")
-        return {k: tx.wrap(v, ItemSource(src, k) if src else None)
-                for k, v in (self.fn.__kwdefaults__ or {}).items()}
+        if not self._by_code():
+            return {k: tx.wrap(v, ItemSource(src, k) if src else None)
+                    for k, v in (self.fn.__kwdefaults__ or {}).items()}
+        found = tx.wrap(self.fn.__kwdefaults__, src)
+        if found.is_constant() and found.constant() is None:
+            return {}
+        if not isinstance(found, DictVariable):
+            raise graph_break("type", what=f"keyword defaults of {self.describe()}",
+                              type=found.type_name())
+        return dict(found.items)
 
     def closure_cells(self, tx: Interpreter) -> list[CellVariable]:
         cells = []
