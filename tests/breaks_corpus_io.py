@@ -136,7 +136,9 @@ CASES = [
     Program(report_norm, lambda: (normal(5),), graphs=2, breaks=1),
     Program(trace_layers, lambda: (normal(3, 4), normal(4, 5, seed=1),
                                    normal(5, 2, seed=2)), graphs=2, breaks=2),
-    Program(print_every_few, lambda: (np.ones(3),), graphs=3, breaks=2),
+    # Resumed inside the loop, the loop's FOR_ITER runs in Python and `step` is an input, so
+    # `step % 3 == 0` is a branch on a value too.
+    Program(print_every_few, lambda: (np.ones(3),), graphs=2, breaks=5),
     Program(loss_item, lambda: (np.arange(4.0), np.ones(4)), graphs=2, breaks=1),
     Program(float_of_mean, lambda: (normal(6),), graphs=2, breaks=1),
     Program(int_of_argmax, lambda: (np.array([1.0, 5.0, 2.0]),), graphs=2, breaks=1),
@@ -147,7 +149,8 @@ CASES = [
             graphs=2, breaks=1),
     Program(uses_sort, lambda: (normal(5),), graphs=2, breaks=1),
     Program(uses_random, lambda: (np.ones(4),), graphs=1, breaks=2),
-    Program(string_report, lambda: (np.array([1.0, 4.0, 2.5]),), graphs=2, breaks=2),
+    # Two float() calls, and the FOR_ITER of the loop resumed between them (twice).
+    Program(string_report, lambda: (np.array([1.0, 4.0, 2.5]),), graphs=2, breaks=4),
     Program(repr_of_array, lambda: (np.arange(3.0),), graphs=2, breaks=1),
     Program(math_on_value, lambda: (np.arange(1.0, 4.0),), graphs=2, breaks=1),
     Program(round_trip_python_list, lambda: (np.arange(3.0),), graphs=2, breaks=1),

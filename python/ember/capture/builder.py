@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 _BUILTIN_FUNCTIONS = frozenset(
     v for v in vars(builtins).values() if isinstance(v, (types.BuiltinFunctionType, type))
 )
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 # EQUALS_MATCH compares these exactly; other constants are guarded by identity.
 _EQUALS_TYPES = (type(None), bool, int, float, str)
 
@@ -100,9 +101,10 @@ class VariableBuilder:
         if isinstance(value, np.generic) and source is not None:
             guard(source, "TYPE_MATCH", type(value))
             return ArrayVariable(self.tracer.add_scalar_input(value, source), source)
-        if type(value) is float and self.tracer.dynamic and source is not None:
-            guard(source, "TYPE_MATCH", float)
-            return ArrayVariable(self.tracer.add_python_float_input(value, source), source)
+        if type(value) in (float, int) and self.tracer.dynamic_scalars and source is not None and (
+                type(value) is float or _INT64_MIN <= value <= _INT64_MAX):
+            guard(source, "TYPE_MATCH", type(value))
+            return ArrayVariable(self.tracer.add_python_scalar_input(value, source), source)
         if _equals_matchable(value):
             guard(source, "EQUALS_MATCH", value)
             return ConstantVariable(value, source)
@@ -143,8 +145,12 @@ class VariableBuilder:
         guard = self._guard
         if type(value) is ResumableIterator and source is not None:
             guard(source, "TYPE_MATCH", ResumableIterator)
+            if self.tracer.dynamic_scalars:
+                # Resumed at another position each time (a loop with a break inside): its
+                # FOR_ITER runs in Python rather than unrolling from a guarded position.
+                return OpaqueVariable(value, source)
             items = self.wrap(value.items, AttrSource(source, "items"))
-            self.wrap(value.index, AttrSource(source, "index"))
+            guard(AttrSource(source, "index"), "EQUALS_MATCH", value.index)
             return IteratorVariable(items.unpack(None), source, value.index)
         if (isinstance(value, types.BuiltinMethodType) and type(value.__self__) in (list, dict)
                 and source is not None):

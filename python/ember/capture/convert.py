@@ -51,19 +51,23 @@ def _disable_hook(on: bool) -> bool:
 
 
 def capture_frame(func: FunctionType, args: tuple[Any, ...], *, dynamic: bool | None = None,
-                  stop_at: tuple[int, int] | None = None
+                  stop_at: tuple[int, int] | None = None, loop_scalars: bool = False
                   ) -> tuple[Tracer, VariableTracker | None, FrameState | None]:
     """Run the frame's bytecode symbolically: the tracer, and the return tracker or, when
     `stop_at` (instruction index, visit) is reached, the frame's state there.
 
     A resume function's frame is run as its original code from the offset it resumes at,
     with its arguments as the stack and the live locals (so offsets, breaks and resume
-    functions are always the original's)."""
+    functions are always the original's). With `loop_scalars`, a resume function that
+    continues inside a loop takes its Python ints and floats (loop counters, running
+    values) as inputs and its loop's iterator as it is, from the start: they change on
+    every trip round the loop."""
     code = func.__code__
     origin = resume_origin(code)
     if origin is None and is_generator_like(code):
         raise graph_break("generator", name=code.co_qualname)
-    tracer = Tracer(func, dynamic=dynamic)
+    scalars = True if loop_scalars and origin is not None and origin.in_loop else None
+    tracer = Tracer(func, dynamic=dynamic, scalars=scalars)
     slots = {
         name: tracer.wrap(args[i], LocalSource(name, i))
         for i, name in enumerate(argument_names(code))
@@ -98,6 +102,11 @@ def capture_frame(func: FunctionType, args: tuple[Any, ...], *, dynamic: bool | 
     return tracer, result, None
 
 
+def _symbolic(exc: Unsupported) -> bool:
+    """Whether a refusal comes from symbolic sizes."""
+    return exc.kind == "dynamic_shape" or "symbolic" in exc.reason
+
+
 def _where(exc: Unsupported) -> tuple[int, int] | None:
     """Where in the captured frame a refusal happened (offset, visit)."""
     states = getattr(exc, "frame_states", None)
@@ -105,23 +114,25 @@ def _where(exc: Unsupported) -> tuple[int, int] | None:
 
 
 def _capture(func: FunctionType, args: tuple[Any, ...], dynamic: bool | None,
-             allow_breaks: bool) -> tuple[Tracer, VariableTracker | None, FrameState | None,
-                                          Unsupported | None]:
+             allow_breaks: bool, loop_scalars: bool = False
+             ) -> tuple[Tracer, VariableTracker | None, FrameState | None, Unsupported | None]:
     """Capture the frame whole, or up to the instruction that breaks the graph: then the
     second tracer holds just what comes before it, and the state there (a second capture
     that stops before that instruction, so nothing an inlined call did before refusing
     leaks into the graph, the guards or the state)."""
     try:
-        tracer, result, _ = capture_frame(func, args, dynamic=dynamic)
+        tracer, result, _ = capture_frame(func, args, dynamic=dynamic,
+                                          loop_scalars=loop_scalars)
         return tracer, result, None, None
     except Unsupported as exc:
-        if dynamic and exc.kind != "user_error":
-            # Something may need a static size or value (a shape or a float read in Python,
-            # an op ember compiles for static shapes only): static capture may get further.
+        if dynamic and exc.kind != "user_error" and (_symbolic(exc) or not allow_breaks):
+            # Something needs a static size (a shape read in Python, an op ember compiles for
+            # static shapes only): static capture may get further. A break on a Python scalar
+            # passed in stays dynamic: one more break beats a recompile on every new value.
             ember_logging.log("recompiles", f"{func.__code__.co_qualname}: symbolic capture "
                                             f"stopped ({exc.reason}); capturing static shapes")
             try:
-                static = _capture(func, args, False, allow_breaks)
+                static = _capture(func, args, False, allow_breaks, loop_scalars)
             except Unsupported:
                 if not allow_breaks:
                     raise
@@ -130,7 +141,8 @@ def _capture(func: FunctionType, args: tuple[Any, ...], dynamic: bool | None,
                     return static
         if not allow_breaks:
             raise
-        tracer, _, state = capture_frame(func, args, dynamic=dynamic, stop_at=_stop_point(exc))
+        tracer, _, state = capture_frame(func, args, dynamic=dynamic, stop_at=_stop_point(exc),
+                                         loop_scalars=loop_scalars)
         if state is None:
             raise exc from None
         return tracer, None, state, exc
@@ -172,19 +184,20 @@ def _step_tail(codegen: EntryCodegen, state: FrameState, func: FunctionType) -> 
 
 def convert(func: FunctionType, args: tuple[Any, ...], *, backend: Any = None,
             dynamic: bool | None = None, options: dict[str, Any] | None = None,
-            allow_breaks: bool = False) -> Capture:
+            allow_breaks: bool = False, loop_scalars: bool = False) -> Capture:
     """Capture `func` called with the argument slots `args` and compile its graph with
     `backend(graph, example_inputs, **options)`. On a graph break: with `allow_breaks` the
     entry runs the graph up to it and steps over the refused instruction in Python (the
-    break is in `Capture.breaks`); otherwise, or where no step can be made, `Unsupported`
-    is raised with the user's location."""
+    break is `Capture.refusal`); otherwise, or where no step can be made, `Unsupported`
+    is raised with the user's location. `loop_scalars`: see `capture_frame`."""
     from ember.backends import lookup_backend
 
     compile_graph = lookup_backend(backend if backend is not None else "eager")
     seconds: dict[str, float] = {}
     start = time.perf_counter()
     with stats.stage("capture"):
-        tracer, result, state, refusal = _capture(func, args, dynamic, allow_breaks)
+        tracer, result, state, refusal = _capture(func, args, dynamic, allow_breaks,
+                                                  loop_scalars)
     seconds["capture"] = time.perf_counter() - start
 
     codegen = EntryCodegen(tracer)

@@ -208,11 +208,12 @@ class Failure:
         v = self.value
         return type(v) is np.ndarray and v.dtype == dtype and v.ndim == len(shape)
 
-    def is_float_change(self) -> bool:
-        """A Python float argument with another value: what makes automatic dynamic capture
-        pass floats as inputs instead of specialising on them."""
+    def is_scalar_change(self) -> bool:
+        """A Python float or int with another value (a learning rate, a step counter, a loop
+        position handed to a resume function): what makes automatic dynamic capture pass
+        them as inputs instead of specialising on them."""
         return (self.check is not None and self.check[0] == "EQUALS_MATCH"
-                and type(self.check[1]) is float and type(self.value) is float)
+                and type(self.check[1]) in (float, int) and type(self.value) is type(self.check[1]))
 
 
 def find_failure(tree: list, func: FunctionType, args: tuple) -> Failure | None:

@@ -88,8 +88,8 @@ def inplace_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker,
         claim(tx, a)
         a.items.extend(items)
         return a
-    if not isinstance(a, ArrayVariable) or a.value.scalar:
-        return binary_op(tx, op, a, b)
+    if not isinstance(a, ArrayVariable) or a.value.scalar or a.value.weak:
+        return binary_op(tx, op, a, b)  # immutable: `a op= b` rebinds
     if not (stored_back or a.is_fresh(tx) or a.is_mutable_input(tx)):
         raise graph_break("inplace", name=a.describe())
     result = binary_op(tx, op, a, b)

@@ -143,7 +143,7 @@ def on_cache_miss(func: FunctionType, args: tuple[Any, ...]) -> Any:
         stats.record_recompile(name, reason)
         ember_logging.log("recompiles", f"{name}: {reason}")
         if (dynamic is None and record.dynamic is None and failure is not None
-                and (failure.is_shape_change() or failure.is_float_change())):
+                and (failure.is_shape_change() or failure.is_scalar_change())):
             record.dynamic = True
     if dynamic is None:
         dynamic = bool(record.dynamic)
@@ -151,7 +151,8 @@ def on_cache_miss(func: FunctionType, args: tuple[Any, ...]) -> Any:
     try:
         capture = convert(func, args, backend=options.backend, dynamic=dynamic,
                           options=dict(options.backend_options),
-                          allow_breaks=not options.fullgraph)
+                          allow_breaks=not options.fullgraph,
+                          loop_scalars=options.dynamic is not False)
     except Unsupported as exc:
         return _on_break(exc, code, record, options)
     except Exception as exc:

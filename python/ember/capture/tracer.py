@@ -31,7 +31,8 @@ class GraphInput:
 
 
 class Tracer:
-    def __init__(self, func: FunctionType, *, dynamic: bool | None = None) -> None:
+    def __init__(self, func: FunctionType, *, dynamic: bool | None = None,
+                 scalars: bool | None = None) -> None:
         self.func = func
         self.code = func.__code__
         self.root_globals = func.__globals__
@@ -42,7 +43,9 @@ class Tracer:
         self.guards = GuardBuilder()
         self.builder = VariableBuilder(self)
         self.inputs: list[GraphInput] = []
-        self.dynamic = bool(dynamic)
+        self.dynamic = bool(dynamic)  # symbolic sizes
+        # Python ints and floats read from the frame become inputs rather than constants.
+        self.dynamic_scalars = self.dynamic if scalars is None else scalars
         self.symbols: dict[int, str] = {}  # size -> symbol ("duck sizing": equal sizes share)
         self.instructions_run = 0
         # Argument arrays updated in place; the entry writes their final values back.
@@ -79,14 +82,16 @@ class Tracer:
             self.symbols[size] = f"s{len(self.symbols)}"
         return self.symbols[size]
 
-    def add_python_float_input(self, number: float, source: Source) -> Value:
-        """A Python float as a weak 0-d input (dynamic capture), instead of a constant."""
+    def add_python_scalar_input(self, number: float, source: Source) -> Value:
+        """A Python float or int (within int64) as a weak 0-d input (dynamic capture), instead
+        of a constant."""
+        dtype = np.float64 if type(number) is float else np.int64
         try:
-            value = self.graph.add_input(np.float64, (), weak=True)
+            value = self.graph.add_input(dtype, (), weak=True)
         except Unsupported as exc:
-            raise graph_break("type", what=f"a float argument ({exc.reason})",
-                              type="float") from exc
-        self.inputs.append(GraphInput(value, source, True, np.asarray(number)))
+            raise graph_break("type", what=f"a {type(number).__name__} argument ({exc.reason})",
+                              type=type(number).__name__) from exc
+        self.inputs.append(GraphInput(value, source, True, np.asarray(number, dtype)))
         return value
 
     def add_scalar_input(self, scalar: np.generic, source: Source) -> Value:

@@ -31,6 +31,7 @@ from typing import Self
 
 from ember import logging as ember_logging
 from ember.capture.resume.analysis import (
+    BACKWARD_JUMPS,
     CodeFacts,
     ResumeError,
     analyse,
@@ -105,6 +106,7 @@ class ResumeOrigin:
     stack_depth: int
     null_slots: frozenset[int]
     live_locals: tuple[str, ...]
+    in_loop: bool  # a backward jump at or after the offset reaches it or a point before it
 
 
 # resume code -> its origin. Facts about code objects, so `clear_cache` keeps them.
@@ -203,7 +205,9 @@ def make_resume(
     _check_arguments(code, stack_depth, nulls, live)
     resume = build_resume_code(code, facts, start, stack_depth, nulls, live)
     _resumes.setdefault(code, {})[key] = resume
-    _origins[resume] = ResumeOrigin(code, start, stack_depth, nulls, live)
+    in_loop = any(inst.opname in BACKWARD_JUMPS and inst.argval <= start <= inst.offset
+                  for inst in facts.instructions.values())
+    _origins[resume] = ResumeOrigin(code, start, stack_depth, nulls, live, in_loop)
     if ember_logging.enabled("code"):
         ember_logging.log("code", f"{resume.co_name}:\n{disassemble(resume)}")
     return resume

@@ -30,6 +30,9 @@ _NO_FALLTHROUGH = frozenset(
     for name in UNCONDITIONAL_JUMPS | {"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"}
 )
 _JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
+BACKWARD_JUMPS = frozenset({"JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT",
+                            "POP_JUMP_BACKWARD_IF_TRUE", "POP_JUMP_BACKWARD_IF_FALSE",
+                            "POP_JUMP_BACKWARD_IF_NONE", "POP_JUMP_BACKWARD_IF_NOT_NONE"})
 
 
 class ResumeError(Unsupported):
