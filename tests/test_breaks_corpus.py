@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import ember
 import pytest
+from breaks_corpus_data import CASES as DATA_CASES
 from breaks_corpus_flow import CASES as FLOW_CASES
 from breaks_corpus_io import CASES as IO_CASES
 from breaks_harness import check_program
 
-CASES = IO_CASES + FLOW_CASES
+CASES = IO_CASES + FLOW_CASES + DATA_CASES
 
 
 @pytest.mark.parametrize("backend", [None, "cranelift"], ids=["eager", "cranelift"])

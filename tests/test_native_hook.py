@@ -229,11 +229,18 @@ def test_generators_and_coroutines_are_never_converted(hook):
     assert "outer" in seen
 
 
+def call_from_user_code(fn, *args):
+    """Frames called by ember's generated code itself run untouched (like the standard
+    library's callbacks); a call made from user code is intercepted."""
+    return fn(*args)
+
+
 def test_recursion_through_entries(hook):
     def fact(n):
         return "plain"
 
-    entry = ember_entry("n, = args\n    return 1 if n <= 1 else n * fact(n - 1)", fact=fact)
+    entry = ember_entry("n, = args\n    return 1 if n <= 1 else n * call(fact, n - 1)",
+                        fact=fact, call=call_from_user_code)
     conv = hook(Converter(fact, verdict=lambda func, args: ([], entry)))
     assert run_enabled(fact, 10) == 3628800
     assert len(conv.calls) == 1
@@ -244,9 +251,19 @@ def test_runaway_entry_recursion_raises_recursion_error(hook):
     def f(x):
         return x
 
-    hook(Converter(f, verdict=lambda func, args: ([], ember_entry("return f(*args)", f=f))))
+    entry = ember_entry("return call(f, *args)", f=f, call=call_from_user_code)
+    hook(Converter(f, verdict=lambda func, args: ([], entry)))
     with pytest.raises(RecursionError):
         run_enabled(f, 1)
+
+
+def test_frames_called_by_generated_code_run_untouched(hook):
+    def f(x):
+        return "plain"
+
+    entry = ember_entry("return ('entry', f(*args))", f=f)
+    hook(Converter(f, verdict=lambda func, args: ([], entry)))
+    assert run_enabled(f, 1) == ("entry", "plain")
 
 
 def user_helper_that_fails(x):

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import builtins
 import functools
-import inspect
 import types
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +17,12 @@ from ember.capture.sources import AttrSource, ItemSource, Source
 from ember.capture.variables.array import ArrayVariable, NumpyFunctionVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.builtins import BuiltinVariable
-from ember.capture.variables.constant import ConstantVariable, is_constant_value, is_foldable
+from ember.capture.variables.constant import (
+    ConstantVariable,
+    is_constant_value,
+    is_foldable,
+    is_namedtuple_type,
+)
 from ember.capture.variables.containers import (
     DictVariable,
     IteratorVariable,
@@ -115,7 +119,7 @@ class VariableBuilder:
             guard(source, "TYPE_MATCH", tuple)
             guard(source, "LEN_MATCH", len(value))
             return TupleVariable(self._items(value, source), source)
-        if isinstance(value, tuple) and _is_namedtuple_type(type(value)) and source is not None:
+        if isinstance(value, tuple) and is_namedtuple_type(type(value)) and source is not None:
             guard(source, "TYPE_MATCH", type(value))
             return NamedTupleVariable(self._items(value, source), type(value), source)
         if type(value) is list:
@@ -212,17 +216,6 @@ class VariableBuilder:
             guard(source, "TYPE_MATCH", type(value))
             return UserObjectVariable(value, source)
         return OpaqueVariable(value, source)
-
-
-def _is_namedtuple_type(cls: type) -> bool:
-    """A `collections.namedtuple` / `typing.NamedTuple` class with the stock accessors."""
-    fields = getattr(cls, "_fields", None)
-    return (
-        isinstance(fields, tuple)
-        and cls.__getattribute__ is tuple.__getattribute__
-        and all(type(inspect.getattr_static(cls, f, None)).__name__ == "_tuplegetter"
-                for f in fields)
-    )
 
 
 def _wrapped_source(source: Source) -> Source:

@@ -48,6 +48,7 @@ from ember.capture.variables.containers import (
     DictVariable,
     IteratorVariable,
     ListVariable,
+    NamedTupleVariable,
     SequenceVariable,
     TupleVariable,
 )
@@ -139,6 +140,9 @@ class Rebuilder:
                 UserFunctionVariable, OpaqueVariable, PartialVariable,
                 DisabledFunctionVariable)):
             return self.reload(vt.source)
+        if isinstance(vt, NamedTupleVariable):
+            fields = ", ".join(self.expr(i) for i in vt.items)
+            return f"{self.embed(vt.cls, vt.cls.__name__)}({fields})"
         if isinstance(vt, TupleVariable):
             items = [self.expr(i) for i in vt.items]
             return "(" + "".join(f"{i}, " for i in items).rstrip(" ") + ")"

@@ -1,8 +1,9 @@
 //! Which source files the frame hook never hands to the converter: the standard library,
 //! numpy, ember's own package, ember's generated code (`<ember...>`) and frozen modules, plus
 //! prefixes that Python adds with `set_skip_files`. The standard library and numpy are also
-//! *libraries*: a frame they call (a logging handler, a `copy` hook, an `np.vectorize`
-//! function) runs untouched too, since it is not on the compiled function's own path.
+//! *libraries*, and so is ember's generated code: a frame they call (a logging handler, a
+//! `copy` hook, an `np.vectorize` function) runs untouched too, since it is not on the
+//! compiled function's own path.
 //!
 //! The prefixes are computed once, before the hook is installed, because computing them runs
 //! Python code (`sysconfig`) that the hook would otherwise intercept. A code object caches its
@@ -144,7 +145,9 @@ pub fn current() -> [Vec<String>; 4] {
 /// (the standard library or numpy), whose calls into other code are skipped too.
 pub fn classify(filename: &str) -> (bool, bool) {
     if PSEUDO_FILES.iter().any(|p| filename.starts_with(p)) {
-        return (true, false);
+        // Entries call only the graph, step functions (skipped themselves) and what rebuilds
+        // values (a namedtuple's `__new__`); resume functions are called by the trampoline.
+        return (true, true);
     }
     let guard = lock();
     let Some(files) = guard.as_ref() else {

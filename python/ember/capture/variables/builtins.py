@@ -198,14 +198,24 @@ def _map(tx, args, kwargs):
 
 
 def _sorted(tx, args, kwargs):
-    items = args[0].unpack(tx) if len(args) == 1 else None
-    if items is None or not all(i.is_constant() for i in items) or not all(
-        v.is_constant() for v in kwargs.values()
-    ):
+    """`sorted(items, key=..., reverse=...)`: the keys must be constants (a key function is
+    inlined on each item), the items may be anything; Python's stable sort orders them."""
+    if len(args) != 1 or set(kwargs) - {"key", "reverse"}:
         return None
-    values = fold("sorted()", sorted, [i.constant() for i in items],
-                  **{k: v.constant() for k, v in kwargs.items()})
-    return ListVariable([ConstantVariable(v) for v in values])
+    items = args[0].unpack(tx)
+    key = kwargs.get("key")
+    reverse = kwargs.get("reverse", ConstantVariable(False))
+    if not reverse.is_constant():
+        return None
+    if key is None or (key.is_constant() and key.constant() is None):
+        keys = items
+    else:
+        keys = [key.call(tx, [item], {}) for item in items]
+    if not all(k.is_constant() for k in keys):
+        return None
+    order = fold("sorted()", sorted, range(len(items)), key=lambda i: keys[i].constant(),
+                 reverse=bool(reverse.constant()))
+    return ListVariable([items[i] for i in order])
 
 
 def _iter(tx, args, kwargs):

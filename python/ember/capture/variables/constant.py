@@ -131,9 +131,49 @@ class ConstantVariable(VariableTracker):
              kwargs: dict[str, VariableTracker]) -> VariableTracker:
         if isinstance(self.value, type) and issubclass(self.value, BaseException):
             return ExceptionVariable(self.value, args, kwargs)
+        if isinstance(self.value, type) and is_namedtuple_type(self.value):
+            return _namedtuple(self.value, args, kwargs)
         if not is_foldable(self.value):
             return super().call(tx, args, kwargs)
         return fold_call(self.value, self.describe(), args, kwargs)
+
+
+def is_namedtuple_type(cls: type) -> bool:
+    """A `collections.namedtuple` / `typing.NamedTuple` class with the stock accessors."""
+    import inspect
+
+    fields = getattr(cls, "_fields", None)
+    return (
+        isinstance(fields, tuple)
+        and issubclass(cls, tuple)
+        and cls.__getattribute__ is tuple.__getattribute__
+        and getattr(cls, "__new__", None) is not None
+        and all(type(inspect.getattr_static(cls, f, None)).__name__ == "_tuplegetter"
+                for f in fields)
+    )
+
+
+def _namedtuple(cls: type, args: list[VariableTracker],
+                kwargs: dict[str, VariableTracker]) -> VariableTracker:
+    """`Point(x, y=...)`: its fields bound as the generated `__new__` binds them."""
+    from ember.capture.variables.containers import NamedTupleVariable
+
+    fields = cls._fields  # type: ignore[attr-defined]
+    defaults = {k: ConstantVariable(v) for k, v in cls._field_defaults.items()}  # type: ignore[attr-defined]
+    if len(args) > len(fields) or set(kwargs) - set(fields):
+        raise graph_break("user_error", type="TypeError",
+                          message=f"{cls.__name__}() got unexpected arguments")
+    bound = dict(zip(fields, args))
+    for name, value in kwargs.items():
+        if name in bound:
+            raise graph_break("user_error", type="TypeError",
+                              message=f"{cls.__name__}() got multiple values for {name!r}")
+        bound[name] = value
+    missing = [f for f in fields if f not in bound and f not in defaults]
+    if missing:
+        raise graph_break("user_error", type="TypeError",
+                          message=f"{cls.__name__}() missing arguments {missing}")
+    return NamedTupleVariable([bound.get(f, defaults.get(f)) for f in fields], cls, None)
 
 
 class ExceptionVariable(VariableTracker):
@@ -207,11 +247,16 @@ def _join(tx: Interpreter, separator: str, iterable: VariableTracker) -> Variabl
 
 def fold_call(fn: Any, what: str, args: list[VariableTracker],
               kwargs: dict[str, VariableTracker]) -> VariableTracker:
-    """Call `fn` on constant arguments at capture time; the result must be a constant too."""
+    """Call `fn` on constant arguments at capture time; the result must be a constant too, or
+    a new list of constants (`str.split`)."""
+    from ember.capture.variables.containers import ListVariable
+
     if not all(a.is_constant() for a in args) or not all(v.is_constant() for v in kwargs.values()):
         raise graph_break("call", name=f"{what} with non-constant arguments")
     result = fold(what, fn, *[a.constant() for a in args],
                   **{k: v.constant() for k, v in kwargs.items()})
+    if type(result) is list and all(is_constant_value(v) for v in result):
+        return ListVariable([ConstantVariable(v) for v in result])
     if not is_constant_value(result):
         raise graph_break("type", what=f"the result of {what}", type=type(result).__name__)
     return ConstantVariable(result)
