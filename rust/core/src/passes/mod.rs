@@ -57,6 +57,8 @@ pub struct Options {
     pub stages: bool,
 }
 
+// Derivable only in release builds, where `cfg!(debug_assertions)` is false.
+#[allow(clippy::derivable_impls)]
 impl Default for Options {
     fn default() -> Self {
         Options {
