@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import io
+import types
 from collections.abc import Callable
 from dataclasses import dataclass, field, is_dataclass
 from typing import Any
@@ -74,7 +75,8 @@ def snapshot(value: Any) -> Any:
         return {k: snapshot(v) for k, v in value.items()}
     if isinstance(value, np.ndarray):
         return value.copy()
-    if is_dataclass(value) or hasattr(value, "__dict__") and not callable(value):
+    if is_dataclass(value) or hasattr(value, "__dict__") and not isinstance(
+            value, (types.FunctionType, type, types.ModuleType)):
         return (type(value), snapshot(dict(vars(value))))
     return copy.copy(value)
 

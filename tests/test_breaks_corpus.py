@@ -11,9 +11,10 @@ import pytest
 from breaks_corpus_data import CASES as DATA_CASES
 from breaks_corpus_flow import CASES as FLOW_CASES
 from breaks_corpus_io import CASES as IO_CASES
+from breaks_corpus_state import CASES as STATE_CASES
 from breaks_harness import check_program
 
-CASES = IO_CASES + FLOW_CASES + DATA_CASES
+CASES = IO_CASES + FLOW_CASES + DATA_CASES + STATE_CASES
 
 
 @pytest.mark.parametrize("backend", [None, "cranelift"], ids=["eager", "cranelift"])
@@ -23,6 +24,6 @@ def test_program_like_python(program, backend):
     check_program(program, backend)
 
 
-def test_corpus_names_are_unique():
+def test_corpus_size_and_names():
     names = [p.name for p in CASES]
-    assert len(names) == len(set(names))
+    assert len(names) == len(set(names)) >= 80

@@ -32,6 +32,7 @@ from ember.capture.variables.containers import (
     TupleVariable,
     claim,
 )
+from ember.graph import Value
 
 if TYPE_CHECKING:
     from ember.capture.interpreter import Interpreter
@@ -94,14 +95,39 @@ def inplace_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker,
         raise graph_break("inplace", name=a.describe())
     result = binary_op(tx, op, a, b)
     assert isinstance(result, ArrayVariable)
-    target = a.value
-    if tuple(result.value.shape) != tuple(target.shape):
-        raise graph_break(
-            "user_error", type="ValueError",
-            message=f"non-broadcastable output operand with shape {target.shape} doesn't "
-                    f"match the broadcast shape {result.value.shape}",
-        )
-    new = result.value
+    if stored_back:
+        return ArrayVariable(_cast_into(tx, a.value, result.value, broadcast=False))
+    return write_into(tx, a, result.value, broadcast=False)
+
+
+def write_into(tx: Interpreter, target: ArrayVariable, result: Value, *,
+               broadcast: bool = True) -> ArrayVariable:
+    """Store a ufunc's `result` into `target` as `out=` (and `target op= ...`) do: cast with
+    'same_kind', the result broadcast to the target's shape where `broadcast`. The target
+    must be the frame's own array or an argument nothing views (it is updated functionally
+    and written back)."""
+    if not (target.is_fresh(tx) or target.is_mutable_input(tx)):
+        raise graph_break("inplace", name=target.describe())
+    target.update_in_place(_cast_into(tx, target.value, result, broadcast=broadcast))
+    if target.source is not None:
+        tx.tracer.mark_mutated(target)
+    return target
+
+
+def _cast_into(tx: Interpreter, target: Value, new: Value, *, broadcast: bool) -> Value:
+    shape = tuple(target.shape)
+    if tuple(new.shape) != shape:
+        try:
+            fits = broadcast and np.broadcast_shapes(tuple(new.shape), shape) == shape
+        except (TypeError, ValueError):  # symbolic or incompatible sizes
+            fits = False
+        if not fits:
+            raise graph_break(
+                "user_error", type="ValueError",
+                message=f"non-broadcastable output operand with shape {shape} doesn't "
+                        f"match the broadcast shape {tuple(new.shape)}",
+            )
+        new = tx.graph.op("broadcast_to", [new], shape=list(shape))
     if new.dtype != target.dtype:
         if not np.can_cast(new.dtype, target.dtype, "same_kind"):
             raise graph_break(
@@ -110,12 +136,7 @@ def inplace_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker,
                         f"dtype('{target.dtype}') with casting rule 'same_kind'",
             )
         new = tx.graph.op("astype", [new], dtype=target.dtype)
-    if stored_back:
-        return ArrayVariable(new)
-    a.update_in_place(new)
-    if a.source is not None:
-        tx.tracer.mark_mutated(a)
-    return a
+    return new
 
 
 def compare_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker

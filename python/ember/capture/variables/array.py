@@ -213,8 +213,30 @@ class NumpyFunctionVariable(VariableTracker):
 
     def call(self, tx: Interpreter, args: list[VariableTracker],
              kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        out = kwargs.get("out")
+        if out is not None and (isinstance(self.fn, np.ufunc) or self.fn is np.clip):
+            return self._into(tx, args, kwargs)
         result = call_numpy_api(
             self.describe(), self.handler, tx.graph,
             *[to_api(a) for a in args], **{k: to_api(v) for k, v in kwargs.items()},
         )
         return wrap_api_result(result)
+
+    def _into(self, tx: Interpreter, args: list[VariableTracker],
+              kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        """`ufunc(..., out=o)`: the result computed as without `out`, then stored into `o`
+        (see `write_into`), which is what the call returns."""
+        from ember.capture.operators import write_into
+        from ember.capture.variables.containers import TupleVariable
+
+        kwargs = dict(kwargs)
+        out = kwargs.pop("out")
+        if isinstance(out, TupleVariable) and len(out.items) == 1:
+            out = out.items[0]
+        if not isinstance(out, ArrayVariable) or out.value.scalar or out.value.weak:
+            raise graph_break("numpy", reason=f"{self.describe()} with out={out.describe()}")
+        result = self.call(tx, args, kwargs)
+        if not isinstance(result, ArrayVariable):
+            raise graph_break("numpy", reason=f"{self.describe()} with out= and several "
+                                              "results")
+        return write_into(tx, out, result.value)
