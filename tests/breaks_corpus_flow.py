@@ -195,7 +195,7 @@ CASES = [
     Program(power_iteration, lambda: (np.array([[2.0, 1.0], [1.0, 3.0]]),), graphs=3,
             breaks=4, rtol=1e-6),
     Program(gradient_descent, lambda: (np.array([[1.0, 0.5], [0.2, 1.0], [0.3, 0.1]]),
-                                       np.array([1.0, 2.0, 0.5])), graphs=3, breaks=3),
+                                       np.array([1.0, 2.0, 0.5])), graphs=2, breaks=3),
     Program(bisection, lambda: (2.0, 3.0), graphs=0, breaks=0),
     Program(loop_with_print, lambda: (np.ones(2),), graphs=2, breaks=3),
     Program(early_return_inside_loop, lambda: (np.ones(2),), graphs=2, breaks=3),

@@ -4,6 +4,7 @@ sizes read as Python values fall back to static capture."""
 
 from __future__ import annotations
 
+import functools
 import math
 
 import ember
@@ -117,3 +118,31 @@ def test_float_inputs_keep_their_python_type(recorder):
     for lr in (0.5, 0.25, 0.125):
         assert_same(f(w, lr), typed_step(w, lr))
     assert recorder.graphs[-1].inputs[1].weak
+
+
+def product(xs):
+    return functools.reduce(lambda a, b: a * b, xs, 1)
+
+
+def test_python_ints_stay_exact_when_they_become_inputs():
+    # The lambda's ints change on every call: they become inputs, and Python computes on
+    # them (29! does not fit int64).
+    f = ember.compile(product)
+    assert f(list(range(1, 30))) == math.factorial(29)
+    assert f(list(range(1, 30))) == math.factorial(29)
+
+
+def inverse_rate(x, rate):
+    return x * (1.0 / rate)
+
+
+def test_python_scalar_errors_are_pythons(recorder):
+    f = ember.compile(inverse_rate, backend=recorder)
+    x = np.ones(2)
+    for rate in (2.0, 4.0):
+        assert_same(f(x, rate), inverse_rate(x, rate))
+    with pytest.raises(ZeroDivisionError):
+        f(x, 0.0)  # Python's error for 1 / 0.0, not a float64 inf
+    assert_same(f(x, 8.0), inverse_rate(x, 8.0))
+    # The rate is a weak scalar computed by the entry: 1 / rate never is a graph op.
+    assert "div" not in [n.op for g in recorder.graphs for n in g.nodes]

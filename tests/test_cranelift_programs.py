@@ -22,10 +22,8 @@ def assert_native() -> None:
 
 # Cases where the Python graph and the Rust core disagree on a type, so that the core rejects
 # the graph (it then runs eagerly, with NumPy's results): strict, so a fix shows up here.
-DISAGREEMENTS = {
-    ("black_scholes", True): "-r of a dynamic Python float is declared weak by the Python "
-                             "graph, the core infers a strong f64",
-}
+# (program, dynamic) -> why the native backend disagrees with NumPy (an xfail).
+DISAGREEMENTS: dict[tuple[str, bool | None], str] = {}
 
 
 def corpus_params():

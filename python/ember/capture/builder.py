@@ -38,6 +38,7 @@ from ember.capture.variables.functions import (
     UserFunctionVariable,
 )
 from ember.capture.variables.objects import ModuleVariable, OpaqueVariable, UserObjectVariable
+from ember.capture.variables.scalar import PythonScalarVariable
 
 if TYPE_CHECKING:
     from ember.capture.tracer import Tracer
@@ -45,7 +46,6 @@ if TYPE_CHECKING:
 _BUILTIN_FUNCTIONS = frozenset(
     v for v in vars(builtins).values() if isinstance(v, (types.BuiltinFunctionType, type))
 )
-_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 # EQUALS_MATCH compares these exactly; other constants are guarded by identity.
 _EQUALS_TYPES = (type(None), bool, int, float, str)
 
@@ -105,10 +105,9 @@ class VariableBuilder:
         if isinstance(value, np.generic) and source is not None:
             guard(source, "TYPE_MATCH", type(value))
             return ArrayVariable(self.tracer.add_scalar_input(value, source), source)
-        if type(value) in (float, int) and self.tracer.dynamic_scalars and source is not None and (
-                type(value) is float or _INT64_MIN <= value <= _INT64_MAX):
+        if type(value) in (float, int) and self.tracer.dynamic_scalars and source is not None:
             guard(source, "TYPE_MATCH", type(value))
-            return ArrayVariable(self.tracer.add_python_scalar_input(value, source), source)
+            return PythonScalarVariable(self.tracer, type(value), value, source=source)
         if _equals_matchable(value):
             guard(source, "EQUALS_MATCH", value)
             return ConstantVariable(value, source)

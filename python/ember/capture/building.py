@@ -11,6 +11,7 @@ from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable, FormattedVariable, fold
 from ember.capture.variables.containers import DictVariable, ListVariable, TupleVariable, claim
+from ember.capture.variables.scalar import PythonScalarVariable
 
 
 class BuildingOpcodes:
@@ -109,7 +110,7 @@ class BuildingOpcodes:
             v = value.constant() if conversion is None else conversion(value.constant())
             result: VariableTracker = ConstantVariable(fold("format()", format, v,
                                                             spec.constant()))
-        elif isinstance(value, ArrayVariable) and spec.is_constant():
+        elif isinstance(value, (ArrayVariable, PythonScalarVariable)) and spec.is_constant():
             # Formatted in Python where the string is used (arrays format as NumPy does).
             result = FormattedVariable([(value, conversion, spec.constant())])
         else:

@@ -10,6 +10,7 @@ import numpy as np
 
 from ember import numpy_api
 from ember.capture.breaks import graph_break
+from ember.capture.variables import scalar
 from ember.capture.variables.array import (
     ArrayVariable,
     call_numpy_api,
@@ -32,6 +33,7 @@ from ember.capture.variables.containers import (
     TupleVariable,
     claim,
 )
+from ember.capture.variables.scalar import PythonScalarVariable, is_python_number
 from ember.graph import Value
 
 if TYPE_CHECKING:
@@ -53,8 +55,16 @@ def _items(vt: VariableTracker, tx: Interpreter) -> list[VariableTracker] | None
     return None
 
 
+def _scalars_meet(a: VariableTracker, b: VariableTracker) -> bool:
+    """Python numbers, one known only at run time: Python computes it, in the entry."""
+    return ((isinstance(a, PythonScalarVariable) or isinstance(b, PythonScalarVariable))
+            and is_python_number(a) and is_python_number(b))
+
+
 def binary_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
               ) -> VariableTracker:
+    if _scalars_meet(a, b):
+        return scalar.binary(op, a, b)
     if isinstance(a, ArrayVariable) or isinstance(b, ArrayVariable):
         result = call_numpy_api(f"operator {op}", numpy_api.binary_op, tx.graph, op,
                                 to_api(a), to_api(b))
@@ -141,6 +151,8 @@ def _cast_into(tx: Interpreter, target: Value, new: Value, *, broadcast: bool) -
 
 def compare_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
                ) -> VariableTracker:
+    if _scalars_meet(a, b):
+        return scalar.binary(op, a, b)
     if isinstance(a, ArrayVariable) or isinstance(b, ArrayVariable):
         result = call_numpy_api(f"operator {op}", numpy_api.compare_op, tx.graph, op,
                                 to_api(a), to_api(b))
@@ -182,6 +194,8 @@ def contains_op(tx: Interpreter, item: VariableTracker, container: VariableTrack
 def unary_op(tx: Interpreter, op: str, a: VariableTracker) -> VariableTracker:
     if op == "not":
         return ConstantVariable(not a.truth(tx))
+    if isinstance(a, PythonScalarVariable):
+        return scalar.unary(op, a)
     if isinstance(a, ArrayVariable):
         if op == "abs":
             handler = numpy_api.lookup_function(np.absolute)

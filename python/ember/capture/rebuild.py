@@ -24,6 +24,7 @@ from ember.capture.breaks import graph_break
 from ember.capture.resume.continuation import ResumableIterator
 from ember.capture.sources import AttrSource, ClosureSource, Source
 from ember.capture.tracer import Tracer
+from ember.capture.variables import scalar
 from ember.capture.variables.array import (
     VIEW_OPS,
     ArrayMethodVariable,
@@ -61,6 +62,7 @@ from ember.capture.variables.functions import (
     UserFunctionVariable,
 )
 from ember.capture.variables.objects import ModuleVariable, OpaqueVariable, UserObjectVariable
+from ember.capture.variables.scalar import PythonScalarVariable
 from ember.graph import Node, Value
 
 _LITERAL_TYPES = (type(None), bool, int, str)
@@ -178,6 +180,8 @@ class Rebuilder:
             return f"{self.embed(functools.partial, 'partial')}({', '.join([self.expr(vt.function), *args])})"
         if isinstance(vt, FormattedVariable):
             return self._fstring(vt)
+        if isinstance(vt, PythonScalarVariable):
+            return scalar.render(vt, lambda leaf: self.reload(leaf.source))
         if isinstance(vt, ExceptionVariable) and vt.args is not None:
             args = [self.expr(a) for a in vt.args]
             args += [f"{k}={self.expr(v)}" for k, v in vt.kwargs.items()]

@@ -14,9 +14,12 @@ from ember.capture.builder import VariableBuilder
 from ember.capture.guards import GuardBuilder
 from ember.capture.sources import Source
 from ember.capture.variables.base import VariableTracker
+from ember.capture.variables.scalar import ComputedSource, PythonScalarVariable
 from ember.config import config
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
+
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
 @dataclass(frozen=True)
@@ -82,16 +85,23 @@ class Tracer:
             self.symbols[size] = f"s{len(self.symbols)}"
         return self.symbols[size]
 
-    def add_python_scalar_input(self, number: float, source: Source) -> Value:
-        """A Python float or int (within int64) as a weak 0-d input (dynamic capture), instead
-        of a constant."""
-        dtype = np.float64 if type(number) is float else np.int64
+    def scalar_input(self, scalar: PythonScalarVariable) -> Value:
+        """The weak 0-d input carrying a Python scalar computed at run time into the graph
+        (one per scalar; the entry evaluates it before the call)."""
+        source = ComputedSource(scalar)
+        for graph_input in self.inputs:
+            if graph_input.source == source:
+                return graph_input.value
+        dtype = {bool: np.bool_, int: np.int64, float: np.float64}[scalar.python_class]
         try:
             value = self.graph.add_input(dtype, (), weak=True)
         except Unsupported as exc:
-            raise graph_break("type", what=f"a {type(number).__name__} argument ({exc.reason})",
-                              type=type(number).__name__) from exc
-        self.inputs.append(GraphInput(value, source, True, np.asarray(number, dtype)))
+            raise graph_break("type", what=f"{scalar.describe()} ({exc.reason})",
+                              type=scalar.type_name()) from exc
+        example = scalar.example
+        if scalar.python_class is int and not _INT64_MIN <= example <= _INT64_MAX:
+            raise graph_break("type", what=f"{scalar.describe()} (outside int64)", type="int")
+        self.inputs.append(GraphInput(value, source, True, np.asarray(example, dtype)))
         return value
 
     def add_scalar_input(self, scalar: np.generic, source: Source) -> Value:

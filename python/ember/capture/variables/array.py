@@ -43,9 +43,12 @@ def call_numpy_api(what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
 def to_api(vt: VariableTracker) -> Any:
     """The `numpy_api` argument for a tracker: a Value, a constant, or a tuple/list of them."""
     from ember.capture.variables.containers import ListVariable, TupleVariable
+    from ember.capture.variables.scalar import PythonScalarVariable
 
     if isinstance(vt, ArrayVariable):
         return vt.value
+    if isinstance(vt, PythonScalarVariable):
+        return vt.graph_value()  # a weak scalar, as NumPy takes a Python number
     if isinstance(vt, TupleVariable):
         return tuple(to_api(item) for item in vt.items)
     if isinstance(vt, ListVariable):

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ember.capture.breaks import graph_break
 from ember.capture.sources import Source
+from ember.capture.variables import scalar
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import (
@@ -24,6 +25,7 @@ from ember.capture.variables.containers import (
     ListVariable,
     TupleVariable,
 )
+from ember.capture.variables.scalar import PythonScalarVariable
 
 if TYPE_CHECKING:
     from ember.capture.interpreter import Interpreter
@@ -119,10 +121,16 @@ def _bad_key(key):
     raise graph_break("type", what=f"dict key {key.describe()}", type=key.type_name())
 
 
-def _scalar_conversion(tx, args, kwargs):
-    if args and isinstance(args[0], ArrayVariable):
-        raise graph_break("data_dependent_value", what=f"converting {args[0].describe()} to a "
-                                                       "Python scalar")
+def _scalar_conversion(kind: type):
+    def rule(tx, args, kwargs):
+        if args and isinstance(args[0], ArrayVariable):
+            raise graph_break("data_dependent_value", what=f"converting {args[0].describe()} "
+                                                           "to a Python scalar")
+        if len(args) == 1 and not kwargs and isinstance(args[0], PythonScalarVariable):
+            return scalar.convert(kind, args[0])
+        return None
+
+    return rule
 
 
 def _bool(tx, args, kwargs):
@@ -132,7 +140,7 @@ def _bool(tx, args, kwargs):
 
 
 def _abs(tx, args, kwargs):
-    if len(args) == 1 and isinstance(args[0], ArrayVariable):
+    if len(args) == 1 and isinstance(args[0], (ArrayVariable, PythonScalarVariable)):
         return tx.unary_op("abs", args[0])
     return None
 
@@ -281,8 +289,8 @@ _RULES = {
     builtins.tuple: _sequence(tuple),
     builtins.list: _sequence(list),
     builtins.dict: _dict,
-    builtins.float: _scalar_conversion,
-    builtins.int: _scalar_conversion,
+    builtins.float: _scalar_conversion(float),
+    builtins.int: _scalar_conversion(int),
     builtins.complex: _scalar_conversion,
     builtins.bool: _bool,
     builtins.abs: _abs,

@@ -111,7 +111,10 @@ class UserObjectVariable(VariableTracker):
             and hasattr(self.obj, "__dict__")
             and not hasattr(type(inspect.getattr_static(cls, name, None)), "__set__")
         )
-        if not settable or not (isinstance(value, ArrayVariable) or value.is_constant()):
+        from ember.capture.variables.scalar import PythonScalarVariable
+
+        rebuildable = isinstance(value, (ArrayVariable, PythonScalarVariable))
+        if not settable or not (rebuildable or value.is_constant()):
             raise graph_break("side_effect", what=f"assignment to {self.describe()}.{name}")
         self.stored.pop(name, None)  # keep the order of the last assignments
         self.stored[name] = value
