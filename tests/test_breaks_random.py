@@ -31,8 +31,8 @@ BREAKS = [
     "{v} = np.sort({v})",
     "log.append(float({v}.max()))",
     "COUNT[0] += 1",
-    "try:\n    {v} = {v} + np.ones(len(log) % 2 + {v}.shape[0])\nexcept ValueError:\n"
-    "    print('mismatch')",
+    ("try:\n    {v} = {v} + np.ones(len(log) % 2 + {v}.shape[0])\nexcept ValueError:\n"
+     "    print('mismatch')"),
     "for k in range(2):\n    print('trip', k)\n    {v} = {v} * 0.5",
     "s = {v}.sum().item()",
 ]
