@@ -256,3 +256,30 @@ def test_internal_errors_raise_unless_suppressed():
         assert list(s["break_reasons"]) == ["internal error: RuntimeError: backend exploded"]
     finally:
         ember.config.suppress_errors = False
+
+
+def staged(x):
+    y = x * 2
+    print("y ready")
+    z = np.sort(y)
+    if z[-1] > 1:
+        z = z - 1
+    return z * 3
+
+
+def test_explain_lists_every_break_with_reason_line_and_hint(capsys):
+    report = ember.explain(staged, np.arange(3.0))
+    first = staged.__code__.co_firstlineno
+    assert [b.line for b in report.break_reasons] == [first + 2, first + 3, first + 4]
+    functions = [b.function for b in report.break_reasons]
+    assert functions[0] == "staged"  # then the resume functions after each break
+    assert all(f.startswith("__resume_at_") and f.endswith("_staged") for f in functions[1:])
+    reasons = [b.reason for b in report.break_reasons]
+    assert "print()" in reasons[0] and "numpy.sort" in reasons[1]
+    assert "branch on the value of an array" in reasons[2]
+    assert all(b.hint and b.file == __file__ for b in report.break_reasons)
+    # The graph before the print, the one after the sort, and the branch taken.
+    assert report.graph_count == 3 and report.graph_break_count == 3
+    text = str(report)
+    assert "graph breaks: 3" in text and f"{__file__}:{first + 3}" in text
+    assert capsys.readouterr().out == "y ready\n"
