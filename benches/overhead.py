@@ -7,6 +7,10 @@
   generated entry, the backend call). Medians over repeats, per call.
 - capture: converting a 30-op function (bytecode run symbolically, guards, entry codegen),
   median over fresh captures; and its first compiled call after `ember.reset()`.
+- graph breaks: a function broken once by a call ember does not capture (the graph before,
+  the call run in Python by a step function, the resume function's graph after), and a
+  `while` loop on an array's value (a break per trip), per call / per trip, against plain
+  Python; and the first call of the broken function (two captures, a step and a resume code).
 """
 
 from __future__ import annotations
@@ -32,6 +36,25 @@ def thirty_ops(x, y):
     f = e * e - c
     g = np.where(f > 0.0, f, -f)
     return (g * a + b).sum(axis=0) - e.max()
+
+
+def opaque(v):
+    return v  # stands for any call ember does not capture
+
+
+opaque_call = ember.disable(opaque)
+
+
+def broken_once(x, y):
+    a = x * y + 1.0
+    b = opaque_call(a)
+    return b * x - y
+
+
+def halve_until_small(x):
+    while x.max() > 1.0:
+        x = x * 0.5
+    return x
 
 
 def null_backend(graph, example_inputs):
@@ -88,6 +111,18 @@ def main() -> None:
     capture_s = capture_time(thirty_ops, (big_x, big_y))
     first_s = first_call_time(thirty_ops, (big_x, big_y))
 
+    broken = ember.compile(broken_once)
+    broken(x, y)
+    broken_plain_s = per_call(broken_once, (x, y))
+    broken_s = per_call(broken, (x, y))
+    start_x = np.full(8, 2.0**20)  # 21 trips round the loop
+    looped = ember.compile(halve_until_small)
+    looped(start_x)
+    trips = 21
+    loop_plain_s = per_call(halve_until_small, (start_x,), calls=200) / trips
+    loop_s = per_call(looped, (start_x,), calls=200) / trips
+    broken_first_s = first_call_time(broken_once, (x, y))
+
     rows = [
         ("elementwise 2 inputs, 8 elements: plain Python", plain_s * 1e6, "us/call"),
         ("elementwise 2 inputs, 8 elements: ember eager, cache hit", compiled_s * 1e6,
@@ -97,6 +132,12 @@ def main() -> None:
          "us/call"),
         (f"capture of a {cap.op_count}-op function (convert)", capture_s * 1e3, "ms"),
         ("first compiled call of it (after reset)", first_s * 1e3, "ms"),
+        ("one graph break, 8 elements: plain Python", broken_plain_s * 1e6, "us/call"),
+        ("one graph break, 8 elements: ember, cached", broken_s * 1e6, "us/call"),
+        ("  overhead over plain", (broken_s - broken_plain_s) * 1e6, "us/call"),
+        ("while loop on an array's value: plain Python", loop_plain_s * 1e6, "us/trip"),
+        ("while loop on an array's value: ember, a break per trip", loop_s * 1e6, "us/trip"),
+        ("first call of the function broken once (after reset)", broken_first_s * 1e3, "ms"),
     ]
     width = max(len(r[0]) for r in rows)
     print(f"{'measurement':<{width}}  {'median':>10}")
