@@ -209,7 +209,7 @@ CASES = [
     Program(generator_consumer, lambda: (np.ones(3),), graphs=1, breaks=0),
     # The caller's inlined attempt, then float() and FOR_ITER per item in the comprehension.
     Program(break_inside_comprehension, lambda: ([np.ones(2), np.arange(3.0)],), graphs=2,
-            breaks=5),
+            breaks=4),
     # Loop indices are inputs once resumed inside the loops: `out[i, j]` then runs in Python.
     Program(nested_loops_with_branch, lambda: (np.array([[1.0, -1.0], [2.0, 0.5]]),),
             graphs=3, breaks=7),

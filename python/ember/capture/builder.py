@@ -13,7 +13,7 @@ import numpy as np
 from ember import numpy_api
 from ember.capture.breaks import graph_break
 from ember.capture.resume.continuation import ResumableIterator
-from ember.capture.sources import AttrSource, ItemSource, Source
+from ember.capture.sources import AttrSource, ItemSource, LocalSource, Source
 from ember.capture.variables.array import ArrayVariable, NumpyFunctionVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.builtins import BuiltinVariable
@@ -121,10 +121,22 @@ class VariableBuilder:
         if isinstance(value, tuple) and is_namedtuple_type(type(value)) and source is not None:
             guard(source, "TYPE_MATCH", type(value))
             return NamedTupleVariable(self._items(value, source), type(value), source)
-        if type(value) is list:
+        if isinstance(value, range) and source is not None:
+            guard(source, "TYPE_MATCH", range)
+            for part in ("start", "stop", "step"):
+                guard(AttrSource(source, part), "EQUALS_MATCH", getattr(value, part))
+            return ConstantVariable(value, source)
+        if type(value) is list and source is not None:
             guard(source, "TYPE_MATCH", list)
-            guard(source, "LEN_MATCH", len(value))
-            return self._container(value, ListVariable(self._items(value, source), source))
+
+            def materialize(value: list = value, source: Source = source) -> list:
+                guard(source, "LEN_MATCH", len(value))
+                return self._items(value, source)
+
+            reads_break = self.tracer.loop_resume and isinstance(source, LocalSource)
+            return self._container(value, ListVariable.lazy(source, materialize, reads_break))
+        if type(value) is list:
+            return ListVariable(self._items(value, None))
         if type(value) is dict:
             if not all(_equals_matchable(k) for k in value):
                 return OpaqueVariable(value, source)

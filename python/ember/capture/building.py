@@ -11,7 +11,7 @@ from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable, FormattedVariable, fold
 from ember.capture.variables.containers import DictVariable, ListVariable, TupleVariable, claim
-from ember.capture.variables.scalar import PythonScalarVariable
+from ember.capture.variables.scalar import PythonScalarVariable, structural
 
 
 class BuildingOpcodes:
@@ -42,7 +42,7 @@ class BuildingOpcodes:
         return key.constant()
 
     def BUILD_SLICE(self, inst: Instruction) -> None:
-        parts = self.popn(inst.arg)
+        parts = [structural(p) for p in self.popn(inst.arg)]
         if not all(p.is_constant() for p in parts):
             raise graph_break("type", what="a slice with non-constant bounds", type="slice")
         self.push(ConstantVariable(slice(*[p.constant() for p in parts])))
@@ -55,7 +55,7 @@ class BuildingOpcodes:
         return container
 
     def LIST_APPEND(self, inst: Instruction) -> None:
-        self._owned(inst).items.append(self.stack[-1])
+        self._owned(inst).append_item(self.stack[-1])
         self.pop()
 
     def LIST_EXTEND(self, inst: Instruction) -> None:

@@ -25,7 +25,7 @@ from ember.capture.bytecode import CO_VARARGS, CO_VARKEYWORDS, argument_names
 from ember.capture.rebuild import FUNCTION, Rebuilder
 from ember.capture.resume import trampoline
 from ember.capture.tracer import Tracer
-from ember.capture.variables.containers import DictVariable, IteratorVariable
+from ember.capture.variables.containers import DictVariable, IteratorVariable, ListVariable
 
 
 @dataclass(frozen=True)
@@ -86,7 +86,10 @@ class EntryCodegen(Rebuilder):
                 lines.append(f"{self.reload(vt.source)}.index = {vt.index}")
         for container in self.tracer.container_stores:
             target = self.reload(container.source)
-            if isinstance(container, DictVariable):
+            if isinstance(container, ListVariable) and container.unread:
+                items = "".join(f"{self.expr(v)}, " for v in container.appended)
+                lines.append(f"{target}.extend(({items}))")
+            elif isinstance(container, DictVariable):
                 items = ", ".join(f"{self.constant(k)}: {self.expr(v)}"
                                   for k, v in container.items.items())
                 lines.append(f"{self.embed(_refill_dict, 'refill_dict')}({target}, {{{items}}})")

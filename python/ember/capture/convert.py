@@ -51,23 +51,25 @@ def _disable_hook(on: bool) -> bool:
 
 
 def capture_frame(func: FunctionType, args: tuple[Any, ...], *, dynamic: bool | None = None,
-                  stop_at: tuple[int, int] | None = None, loop_scalars: bool = False
+                  stop_at: tuple[int, int] | None = None, scalars: bool | None = False
                   ) -> tuple[Tracer, VariableTracker | None, FrameState | None]:
     """Run the frame's bytecode symbolically: the tracer, and the return tracker or, when
     `stop_at` (instruction index, visit) is reached, the frame's state there.
 
     A resume function's frame is run as its original code from the offset it resumes at,
     with its arguments as the stack and the live locals (so offsets, breaks and resume
-    functions are always the original's). With `loop_scalars`, a resume function that
-    continues inside a loop takes its Python ints and floats (loop counters, running
-    values) as inputs and its loop's iterator as it is, from the start: they change on
-    every trip round the loop."""
+    functions are always the original's). `dynamic`: symbolic sizes. `scalars`: Python ints
+    and floats read from the frame are run-time values rather than constants; None: so for
+    a resume function that continues inside a loop (they change on every trip round it,
+    and its loop's iterator is taken as it is), and as `dynamic` otherwise."""
     code = func.__code__
     origin = resume_origin(code)
     if origin is None and is_generator_like(code):
         raise graph_break("generator", name=code.co_qualname)
-    scalars = True if loop_scalars and origin is not None and origin.in_loop else None
+    if scalars is None:
+        scalars = bool(dynamic) or (origin is not None and origin.in_loop)
     tracer = Tracer(func, dynamic=dynamic, scalars=scalars)
+    tracer.loop_resume = origin is not None and origin.in_loop
     slots = {
         name: tracer.wrap(args[i], LocalSource(name, i))
         for i, name in enumerate(argument_names(code))
@@ -114,15 +116,14 @@ def _where(exc: Unsupported) -> tuple[int, int] | None:
 
 
 def _capture(func: FunctionType, args: tuple[Any, ...], dynamic: bool | None,
-             allow_breaks: bool, loop_scalars: bool = False
+             allow_breaks: bool, scalars: bool | None = False
              ) -> tuple[Tracer, VariableTracker | None, FrameState | None, Unsupported | None]:
     """Capture the frame whole, or up to the instruction that breaks the graph: then the
     second tracer holds just what comes before it, and the state there (a second capture
     that stops before that instruction, so nothing an inlined call did before refusing
     leaks into the graph, the guards or the state)."""
     try:
-        tracer, result, _ = capture_frame(func, args, dynamic=dynamic,
-                                          loop_scalars=loop_scalars)
+        tracer, result, _ = capture_frame(func, args, dynamic=dynamic, scalars=scalars)
         return tracer, result, None, None
     except Unsupported as exc:
         if dynamic and exc.kind != "user_error" and (_symbolic(exc) or not allow_breaks):
@@ -132,7 +133,7 @@ def _capture(func: FunctionType, args: tuple[Any, ...], dynamic: bool | None,
             ember_logging.log("recompiles", f"{func.__code__.co_qualname}: symbolic capture "
                                             f"stopped ({exc.reason}); capturing static shapes")
             try:
-                static = _capture(func, args, False, allow_breaks, loop_scalars)
+                static = _capture(func, args, False, allow_breaks, scalars)
             except Unsupported:
                 if not allow_breaks:
                     raise
@@ -142,7 +143,7 @@ def _capture(func: FunctionType, args: tuple[Any, ...], dynamic: bool | None,
         if not allow_breaks:
             raise
         tracer, _, state = capture_frame(func, args, dynamic=dynamic, stop_at=_stop_point(exc),
-                                         loop_scalars=loop_scalars)
+                                         scalars=scalars)
         if state is None:
             raise exc from None
         return tracer, None, state, exc
@@ -184,20 +185,19 @@ def _step_tail(codegen: EntryCodegen, state: FrameState, func: FunctionType) -> 
 
 def convert(func: FunctionType, args: tuple[Any, ...], *, backend: Any = None,
             dynamic: bool | None = None, options: dict[str, Any] | None = None,
-            allow_breaks: bool = False, loop_scalars: bool = False) -> Capture:
+            allow_breaks: bool = False, scalars: bool | None = False) -> Capture:
     """Capture `func` called with the argument slots `args` and compile its graph with
     `backend(graph, example_inputs, **options)`. On a graph break: with `allow_breaks` the
     entry runs the graph up to it and steps over the refused instruction in Python (the
     break is `Capture.refusal`); otherwise, or where no step can be made, `Unsupported`
-    is raised with the user's location. `loop_scalars`: see `capture_frame`."""
+    is raised with the user's location. `dynamic`, `scalars`: see `capture_frame`."""
     from ember.backends import lookup_backend
 
     compile_graph = lookup_backend(backend if backend is not None else "eager")
     seconds: dict[str, float] = {}
     start = time.perf_counter()
     with stats.stage("capture"):
-        tracer, result, state, refusal = _capture(func, args, dynamic, allow_breaks,
-                                                  loop_scalars)
+        tracer, result, state, refusal = _capture(func, args, dynamic, allow_breaks, scalars)
     seconds["capture"] = time.perf_counter() - start
 
     codegen = EntryCodegen(tracer)

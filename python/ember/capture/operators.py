@@ -55,6 +55,11 @@ def _items(vt: VariableTracker, tx: Interpreter) -> list[VariableTracker] | None
     return None
 
 
+def _operand(vt: VariableTracker) -> object:
+    """An operand of an array operator: a run-time Python number is a weak scalar input."""
+    return vt.graph_value() if isinstance(vt, PythonScalarVariable) else to_api(vt)
+
+
 def _scalars_meet(a: VariableTracker, b: VariableTracker) -> bool:
     """Python numbers, one known only at run time: Python computes it, in the entry."""
     return ((isinstance(a, PythonScalarVariable) or isinstance(b, PythonScalarVariable))
@@ -67,7 +72,7 @@ def binary_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
         return scalar.binary(op, a, b)
     if isinstance(a, ArrayVariable) or isinstance(b, ArrayVariable):
         result = call_numpy_api(f"operator {op}", numpy_api.binary_op, tx.graph, op,
-                                to_api(a), to_api(b))
+                                _operand(a), _operand(b))
         return wrap_api_result(result)
     if a.is_constant() and b.is_constant():
         value = fold(f"operator {op}", BINARY_OPERATORS[op], a.constant(), b.constant())
@@ -155,7 +160,7 @@ def compare_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
         return scalar.binary(op, a, b)
     if isinstance(a, ArrayVariable) or isinstance(b, ArrayVariable):
         result = call_numpy_api(f"operator {op}", numpy_api.compare_op, tx.graph, op,
-                                to_api(a), to_api(b))
+                                _operand(a), _operand(b))
         return wrap_api_result(result)
     if a.is_constant() and b.is_constant():
         value = fold(f"operator {op}", COMPARE_OPERATORS[op], a.constant(), b.constant())

@@ -43,9 +43,11 @@ class CodeRecord:
 
     guard_trees: list[list] = field(default_factory=list)
     warned: bool = False
-    # Automatic dynamic capture: None until a shape (or Python float) change is seen, then
-    # whether symbolic capture worked (True: keep capturing so; False: it failed, specialise).
+    # Automatic dynamic capture: None until a shape change is seen, then whether symbolic
+    # capture worked (True: keep capturing so; False: it failed, specialise).
     dynamic: bool | None = None
+    # Whether a Python int or float changed: from then on they are run-time values.
+    scalars: bool = False
     # Breaks that depend on the inputs (a NumPy error, a raise reached) leave the code to be
     # tried again; a code that keeps failing that way is given up on like any other break.
     input_failures: int = 0
@@ -136,23 +138,26 @@ def on_cache_miss(func: FunctionType, args: tuple[Any, ...]) -> Any:
                 RuntimeWarning, stacklevel=2,
             )
         return _core.CACHE_ONLY
-    dynamic = options.dynamic
     if record.guard_trees:
         failure = find_failure(record.guard_trees[-1], func, args)
         reason = str(failure) if failure is not None else "guards failed"
         stats.record_recompile(name, reason)
         ember_logging.log("recompiles", f"{name}: {reason}")
-        if (dynamic is None and record.dynamic is None and failure is not None
-                and (failure.is_shape_change() or failure.is_scalar_change())):
-            record.dynamic = True
+        if options.dynamic is None and failure is not None:
+            if failure.is_shape_change() and record.dynamic is None:
+                record.dynamic = True
+            if failure.is_scalar_change():
+                record.scalars = True
+    dynamic: bool | None = options.dynamic
+    scalars: bool | None = options.dynamic
     if dynamic is None:
         dynamic = bool(record.dynamic)
+        scalars = True if record.scalars else None  # None: by where the code resumes
     stats.count("captures")
     try:
         capture = convert(func, args, backend=options.backend, dynamic=dynamic,
                           options=dict(options.backend_options),
-                          allow_breaks=not options.fullgraph,
-                          loop_scalars=options.dynamic is not False)
+                          allow_breaks=not options.fullgraph, scalars=scalars)
     except Unsupported as exc:
         return _on_break(exc, code, record, options)
     except Exception as exc:

@@ -47,8 +47,10 @@ class Tracer:
         self.builder = VariableBuilder(self)
         self.inputs: list[GraphInput] = []
         self.dynamic = bool(dynamic)  # symbolic sizes
-        # Python ints and floats read from the frame become inputs rather than constants.
-        self.dynamic_scalars = self.dynamic if scalars is None else scalars
+        # Python ints and floats read from the frame are run-time values, not constants.
+        self.dynamic_scalars = self.dynamic if scalars is None else bool(scalars)
+        # A resume function continuing inside a loop: lists it receives are append-only.
+        self.loop_resume = False
         self.symbols: dict[int, str] = {}  # size -> symbol ("duck sizing": equal sizes share)
         self.instructions_run = 0
         # Argument arrays updated in place; the entry writes their final values back.

@@ -48,6 +48,8 @@ def to_api(vt: VariableTracker) -> Any:
     if isinstance(vt, ArrayVariable):
         return vt.value
     if isinstance(vt, PythonScalarVariable):
+        if vt.python_class is int:  # an axis, a size, an index: specialised on
+            return vt.specialise().constant()
         return vt.graph_value()  # a weak scalar, as NumPy takes a Python number
     if isinstance(vt, TupleVariable):
         return tuple(to_api(item) for item in vt.items)
@@ -133,6 +135,15 @@ class ArrayVariable(VariableTracker):
         return wrap_api_result(result)
 
     def getitem(self, tx: Interpreter, index: VariableTracker) -> VariableTracker:
+        from ember.capture.variables.containers import TupleVariable
+        from ember.capture.variables.scalar import PythonScalarVariable
+
+        parts = index.items if isinstance(index, TupleVariable) else [index]
+        if any(isinstance(p, PythonScalarVariable) for p in parts):
+            # A loop's index changes on every trip: indexing with it runs in Python rather
+            # than compiling a graph per position.
+            raise graph_break("data_dependent_value",
+                              what=f"indexing {self.describe()} with a run-time int")
         result = call_numpy_api("indexing", numpy_api.getitem, tx.graph, self.value,
                                 to_api(index))
         return wrap_api_result(result)

@@ -246,6 +246,7 @@ def _next(tx, args, kwargs):
 
 
 def _range(tx, args, kwargs):
+    args = [scalar.structural(a) for a in args]
     if all(a.is_constant() for a in args) and not kwargs:
         return ConstantVariable(fold("range()", range, *[a.constant() for a in args]))
     raise graph_break("call", name="range() of non-constant values")

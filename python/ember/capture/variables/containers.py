@@ -7,6 +7,7 @@ effect that runs in Python, so it breaks the graph.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ember.capture.breaks import graph_break
@@ -27,6 +28,9 @@ def claim(tx: Interpreter, container: VariableTracker) -> None:
 
 
 def _index(tx: Interpreter, index: VariableTracker, what: str) -> Any:
+    from ember.capture.variables.scalar import structural
+
+    index = structural(index)
     if not index.is_constant():
         raise graph_break("type", what=f"index {index.describe()} into {what}",
                           type=index.type_name())
@@ -106,7 +110,53 @@ class NamedTupleVariable(TupleVariable):
 
 
 class ListVariable(SequenceVariable):
+    """A list. One read from the frame is lazy: its items are wrapped (and its length
+    guarded) only when capture reads them, so a list that is only appended to (a history of
+    losses on an object) does not recompile as it grows. For a resume function inside a loop
+    (which gets the list at another length on every trip) reading it is a graph break."""
+
     python_class = list
+
+    def __init__(self, items: list[VariableTracker], source: Source | None = None) -> None:
+        super().__init__(items, source)
+        self._materialize: Callable[[], list[VariableTracker]] | None = None
+        self.reads_break = False
+        self.appended: list[VariableTracker] = []  # appends while the items are unread
+
+    @classmethod
+    def lazy(cls, source: Source, materialize: Callable[[], list[VariableTracker]],
+             reads_break: bool) -> ListVariable:
+        vt = cls([], source)
+        vt._items = None
+        vt._materialize = materialize
+        vt.reads_break = reads_break
+        return vt
+
+    @property
+    def items(self) -> list[VariableTracker]:
+        if self._items is None:
+            if self.reads_break:
+                raise graph_break("type", what=f"reading {self.describe()}, which a loop "
+                                               "resumed here appends to", type="list")
+            assert self._materialize is not None
+            self._items = self._materialize() + self.appended
+            self.appended = []
+        return self._items
+
+    @items.setter
+    def items(self, value: list[VariableTracker]) -> None:
+        self._items = value
+
+    @property
+    def unread(self) -> bool:
+        """Whether the items were never read (only appended to)."""
+        return self._items is None
+
+    def append_item(self, value: VariableTracker) -> None:
+        if self._items is None:
+            self.appended.append(value)
+        else:
+            self._items.append(value)
 
     def setitem(self, tx: Interpreter, index: VariableTracker, value: VariableTracker) -> None:
         key = _index(tx, index, self.describe())
@@ -210,6 +260,9 @@ class ContainerMethodVariable(VariableTracker):
             raise graph_break("call", name=f"{self.describe()} with keyword arguments")
         if _mutating(name):
             claim(tx, owner)
+        if isinstance(owner, ListVariable) and name == "append" and len(args) == 1:
+            owner.append_item(args[0])
+            return ConstantVariable(None)
         if isinstance(owner, DictVariable):
             return self._dict_method(tx, owner, args)
         assert isinstance(owner, SequenceVariable)

@@ -46,6 +46,21 @@ class PythonScalarVariable(VariableTracker):
         """The weak scalar input that brings this value into the graph."""
         return self.tracer.scalar_input(self)
 
+    def specialise(self) -> VariableTracker:
+        """The value as a constant, guarded on every value it was computed from: where an
+        int is structure (an axis, a size, an index, a `range` bound), not data."""
+        from ember.capture.variables.constant import ConstantVariable
+
+        for leaf in self.leaves():
+            self.tracer.guards.add(leaf.source, ("EQUALS_MATCH", leaf.example))
+        return ConstantVariable(self.example)
+
+    def leaves(self) -> list[PythonScalarVariable]:
+        if self.op is None:
+            return [self]
+        return [leaf for x in self.operands if isinstance(x, PythonScalarVariable)
+                for leaf in x.leaves()]
+
     def describe(self) -> str:
         if self.source is not None:
             return self.source.name()
@@ -59,6 +74,13 @@ class PythonScalarVariable(VariableTracker):
 
     def truth(self, tx: Interpreter) -> bool:
         raise graph_break("data_dependent_branch", name=self.describe())
+
+
+def structural(vt: VariableTracker) -> VariableTracker:
+    """`vt`, or a run-time Python int as the constant it is now (see `specialise`)."""
+    if isinstance(vt, PythonScalarVariable) and vt.python_class is int:
+        return vt.specialise()
+    return vt
 
 
 def is_python_number(vt: VariableTracker) -> bool:
