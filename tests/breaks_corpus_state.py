@@ -203,8 +203,8 @@ def globals_state():
 
 CASES = [
     Program(inplace_scale, lambda: (np.arange(3.0), 2.0), graphs=1, breaks=0),
-    # `x[:, 0]` views the argument, so the second assignment into it runs in Python.
-    Program(setitem_row, lambda: (normal(2, 3),), graphs=1, breaks=1),
+    # `x[:, 0]` is a view used and dropped: the assignment into `x` is still traced.
+    Program(setitem_row, lambda: (normal(2, 3),), graphs=1, breaks=0),
     Program(out_argument, lambda: (np.arange(3.0), np.zeros(3)), graphs=1, breaks=0),
     Program(clip_in_place, lambda: (normal(4),), graphs=1, breaks=0),
     # `row` is handed on as a real view of `x`, so it sees the update made after the break.
@@ -229,4 +229,68 @@ CASES = [
     Program(two_layer_train_step, lambda: (Layer(3, 4, 1), Layer(4, 2, 2), normal(5, 3),
                                            normal(5, 2, seed=3), 0.1), graphs=1, breaks=0),
     Program(print_and_mutate, lambda: (np.ones(2), [1]), graphs=2, breaks=1),
+]
+
+
+class TinyMLP:
+    def __init__(self, seed):
+        rng = np.random.default_rng(seed)
+        self.w1 = rng.standard_normal((4, 8)) * 0.3
+        self.w2 = rng.standard_normal((8, 1)) * 0.3
+        self.history = []
+
+    def step(self, x, y, lr):
+        h = np.tanh(x @ self.w1)
+        err = h @ self.w2 - y
+        loss = float((err**2).mean())
+        gh = err @ self.w2.T * (1 - h**2)
+        self.w2 -= lr * (h.T @ err) / len(x)
+        self.w1 -= lr * (x.T @ gh) / len(x)
+        self.history.append(loss)
+        return loss
+
+
+def training_loop(model, x, y):
+    for epoch in range(12):
+        loss = model.step(x, y, 0.1 / (1 + 0.1 * epoch))
+        if epoch % 5 == 0:
+            print(f"epoch {epoch} loss {loss:.6f}")
+    return model.history[-1], len(model.history)
+
+
+def kmeans(points, k):
+    centers = points[:k].copy()
+    for it in range(10):
+        d = ((points[:, None, :] - centers[None, :, :]) ** 2).sum(-1)
+        labels = d.argmin(axis=1)
+        new = np.stack([points[labels == j].mean(axis=0) for j in range(k)])
+        if np.allclose(new, centers):
+            break
+        centers = new
+    return centers, it
+
+
+def jacobi(a, b):
+    x = np.zeros_like(b)
+    d = np.diag(a)
+    rest = a - np.diagflat(d)
+    for n in range(200):
+        new = (b - rest @ x) / d
+        if np.abs(new - x).max() < 1e-12:
+            return new, n
+        x = new
+    return x, -1
+
+
+def _clusters():
+    rng = np.random.default_rng(4)
+    return np.concatenate([rng.standard_normal((10, 2)) + c for c in ([0, 0], [6, 6])])
+
+
+CASES += [
+    Program(training_loop, lambda: (TinyMLP(1), normal(16, 4), normal(16, 1, seed=2)),
+            graphs=4, breaks=8, rtol=1e-7),
+    Program(kmeans, lambda: (_clusters(), 2), graphs=6, breaks=9),
+    Program(jacobi, lambda: (np.array([[4.0, 1, 0], [1, 5, 2], [0, 2, 6]]),
+                             np.array([1.0, 2, 3])), graphs=3, breaks=5),
 ]

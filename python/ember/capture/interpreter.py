@@ -123,6 +123,7 @@ class Interpreter(BuildingOpcodes):
         inst = self.instructions[self.ip]
         stack_before: list[VariableTracker] = []
         visits = self.visits
+        self.tracer.frames.append(self)
         try:
             while self.result is None:
                 inst = self.instructions[self.ip]
@@ -146,6 +147,8 @@ class Interpreter(BuildingOpcodes):
                 states = exc.frame_states = []  # type: ignore[attr-defined]
             states.append(self.state(inst, stack_before))
             raise
+        finally:
+            self.tracer.frames.pop()
         return self.result
 
     def state(self, inst: Instruction, stack: list[VariableTracker]) -> FrameState:

@@ -57,6 +57,8 @@ class Tracer:
         self.mutated: list[VariableTracker] = []
         # Views that only lived on the stack of `x[i] op= y` and so alias nothing.
         self.temporary_views: list[Value] = []
+        # The interpreters running now: the frame's and those of the calls inlined into it.
+        self.frames: list[Any] = []
         # Objects whose attributes were assigned; the entry replays the assignments.
         self.attribute_stores: list[VariableTracker] = []
         # Lists and dicts read from the frame and mutated, globals and closure cells assigned:
@@ -140,6 +142,27 @@ class Tracer:
     def mark_cell_store(self, cell: VariableTracker) -> None:
         if all(c is not cell for c in self.cell_stores):
             self.cell_stores.append(cell)
+
+    def held_values(self) -> set[int]:
+        """Ids of the graph values that trackers can still reach: what the running frames hold
+        (stacks, locals, cells) and what the entry will write out (attributes, globals, cells,
+        lists and dicts). An array updated in place is safe from a view no one holds."""
+        roots: list[Any] = [*self.attribute_stores, *self.global_stores.values(),
+                            *self.cell_stores, *self.container_stores]
+        for frame in self.frames:
+            roots += [*frame.stack, *frame.locals.values(), *frame.cells.values()]
+        held: set[int] = set()
+        seen: set[int] = set()
+        while roots:
+            vt = roots.pop()
+            if id(vt) in seen:
+                continue
+            seen.add(id(vt))
+            value = getattr(vt, "value", None)
+            if isinstance(value, Value):
+                held.add(id(value))
+            roots.extend(vt.children())
+        return held
 
     def tick(self) -> None:
         self.instructions_run += 1

@@ -18,7 +18,7 @@ from ember.capture.sources import Source
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable, is_constant_value
 from ember.errors import Unsupported
-from ember.graph import Graph, Value
+from ember.graph import Value
 
 if TYPE_CHECKING:
     from ember.capture.interpreter import Interpreter
@@ -73,13 +73,6 @@ def wrap_api_result(result: Any) -> VariableTracker:
     if is_constant_value(result):
         return ConstantVariable(result)
     raise graph_break("type", what="a NumPy result", type=type(result).__name__)
-
-
-def _read_as_scalar(graph: Graph, view: Value) -> bool:
-    """Whether `view` only ever became a NumPy scalar (`x[i]` indexing every axis): the scalar
-    is a copy, so the view does not alias its base."""
-    users = [node for node in graph.nodes if view in node.inputs]
-    return len(users) == 1 and users[0].op == "squeeze" and users[0].out.scalar
 
 
 class ArrayVariable(VariableTracker):
@@ -175,11 +168,20 @@ class ArrayVariable(VariableTracker):
         return False
 
     def _viewed(self, tx: Interpreter) -> bool:
-        graph = self.value.graph
-        temporary = tx.tracer.temporary_views
-        return any(node.op in VIEW_OPS and self.value in node.inputs
-                   and not _read_as_scalar(graph, node.out)
-                   and not any(node.out is t for t in temporary) for node in graph.nodes)
+        """Whether a view of this array (or a view of a view) is still held by a tracker: it
+        would have to show the update, which the functional graph does not do. Views used
+        and dropped (`x.T` inside an expression) do not count."""
+        views: set[int] = set()
+        frontier = {id(self.value)}
+        for node in tx.graph.nodes:  # in order, so views of views follow their bases
+            # A NumPy scalar (`x[i]` of every axis) is a copy, not a view.
+            if (node.op in VIEW_OPS and not node.out.scalar
+                    and id(node.inputs[0]) in frontier | views):
+                views.add(id(node.out))
+        if not views:
+            return False
+        temporary = {id(t) for t in tx.tracer.temporary_views}
+        return bool((views - temporary) & tx.tracer.held_values())
 
     def update_in_place(self, value: Value) -> None:
         self.value = value
@@ -195,6 +197,9 @@ class ArrayMethodVariable(VariableTracker):
 
     def describe(self) -> str:
         return f"{self.array.describe()}.{self.name}"
+
+    def children(self) -> tuple[VariableTracker, ...]:
+        return (self.array,)
 
     def call(self, tx: Interpreter, args: list[VariableTracker],
              kwargs: dict[str, VariableTracker]) -> VariableTracker:

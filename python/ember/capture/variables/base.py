@@ -8,6 +8,7 @@ arrays updated in place) and are shared by reference exactly as the Python value
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ember.capture.breaks import graph_break
@@ -72,6 +73,11 @@ class VariableTracker:
     def length(self, tx: Interpreter) -> int:
         raise graph_break("type", what=f"len() of {self.describe()}", type=self.type_name())
 
+    def children(self) -> Iterable[Any]:
+        """The trackers this one holds (items, attributes assigned, cells...), to find which
+        arrays are still reachable (see `Tracer.held_values`)."""
+        return ()
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.describe()}>"
 
@@ -99,6 +105,9 @@ class CellVariable(VariableTracker):
     def describe(self) -> str:
         return f"cell {self.name!r}"
 
+    def children(self) -> Iterable[Any]:
+        return () if self.contents is None else (self.contents,)
+
 
 class DeferredAttributeVariable(VariableTracker):
     """`obj.name` that capture could not read (for a method call): using it raises the
@@ -111,6 +120,9 @@ class DeferredAttributeVariable(VariableTracker):
 
     def describe(self) -> str:
         return f"{self.obj.describe()}.{self.name}"
+
+    def children(self) -> Iterable[Any]:
+        return (self.obj,)
 
     def _refuse(self) -> Unsupported:
         r = self.refusal

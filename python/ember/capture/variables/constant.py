@@ -189,6 +189,9 @@ class ExceptionVariable(VariableTracker):
     def describe(self) -> str:
         return f"{self.cls.__name__}(...)"
 
+    def children(self) -> list[VariableTracker]:
+        return [*(self.args or ()), *self.kwargs.values()]
+
     def python_type(self) -> type:
         return self.cls
 
@@ -203,6 +206,9 @@ class FormattedVariable(VariableTracker):
 
     def describe(self) -> str:
         return "an f-string"
+
+    def children(self) -> list[VariableTracker]:
+        return [p[0] for p in self.parts if not isinstance(p, str)]
 
     def type_name(self) -> str:
         return "str"

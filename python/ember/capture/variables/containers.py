@@ -61,6 +61,9 @@ class SequenceVariable(VariableTracker):
     def unpack(self, tx: Interpreter) -> list[VariableTracker]:
         return list(self.items)
 
+    def children(self) -> list[VariableTracker]:
+        return self.items
+
     def getitem(self, tx: Interpreter, index: VariableTracker) -> VariableTracker:
         key = _index(tx, index, self.describe())
         if isinstance(key, slice):
@@ -152,6 +155,9 @@ class ListVariable(SequenceVariable):
         """Whether the items were never read (only appended to)."""
         return self._items is None
 
+    def children(self) -> list[VariableTracker]:
+        return (self._items or []) + self.appended
+
     def append_item(self, value: VariableTracker) -> None:
         if self._items is None:
             self.appended.append(value)
@@ -189,6 +195,9 @@ class DictVariable(VariableTracker):
     def length(self, tx: Interpreter) -> int:
         return len(self.items)
 
+    def children(self) -> list[VariableTracker]:
+        return list(self.items.values())
+
     def unpack(self, tx: Interpreter) -> list[VariableTracker]:
         return [ConstantVariable(k) for k in self.items]
 
@@ -225,6 +234,9 @@ class IteratorVariable(VariableTracker):
     def type_name(self) -> str:
         return "iterator"
 
+    def children(self) -> list[VariableTracker]:
+        return self.items[self.index:]
+
     def next(self) -> VariableTracker | None:
         if self.index >= len(self.items):
             return None
@@ -252,6 +264,9 @@ class ContainerMethodVariable(VariableTracker):
 
     def describe(self) -> str:
         return f"{self.owner.describe()}.{self.name}"
+
+    def children(self) -> tuple[VariableTracker, ...]:
+        return (self.owner,)
 
     def call(self, tx: Interpreter, args: list[VariableTracker],
              kwargs: dict[str, VariableTracker]) -> VariableTracker:

@@ -123,6 +123,9 @@ class NestedFunctionVariable(FunctionVariable):
     def bind_globals(self, tx: Interpreter) -> None:
         pass
 
+    def children(self) -> list[VariableTracker]:
+        return [*self._defaults, *self._kwdefaults.values(), *self._closure]
+
     def defaults(self, tx: Interpreter) -> list[VariableTracker]:
         return self._defaults
 
@@ -139,6 +142,9 @@ class BoundMethodVariable(VariableTracker):
     def __init__(self, function: VariableTracker, receiver: VariableTracker) -> None:
         self.function = function
         self.receiver = receiver
+
+    def children(self) -> tuple[VariableTracker, ...]:
+        return (self.function, self.receiver)
 
     def describe(self) -> str:
         return f"{self.receiver.describe()}.{self.function.describe().rsplit('.', 1)[-1]}"
@@ -160,6 +166,9 @@ class PartialVariable(VariableTracker):
 
     def describe(self) -> str:
         return self.source.name() if self.source else f"partial({self.function.describe()})"
+
+    def children(self) -> list[VariableTracker]:
+        return [self.function, *self.args, *self.kwargs.values()]
 
     def call(self, tx: Interpreter, args: list[VariableTracker],
              kwargs: dict[str, VariableTracker]) -> VariableTracker:

@@ -99,6 +99,9 @@ class UserObjectVariable(VariableTracker):
     def python_type(self) -> type:
         return type(self.obj)
 
+    def children(self) -> list[VariableTracker]:
+        return list(self.stored.values())
+
     def setattr(self, tx: Interpreter, name: str, value: VariableTracker) -> None:
         """`obj.name = value` for a plain instance attribute (no `__setattr__`, no descriptor
         on the class) holding an array or a constant."""
