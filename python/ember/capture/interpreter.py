@@ -20,15 +20,12 @@ from ember.capture.building import BuildingOpcodes
 from ember.capture.bytecode import (
     CO_GENERATOR,
     CO_GENERATOR_LIKE,
-    NONE_JUMPS,
-    TRUTH_JUMPS,
-    UNCONDITIONAL_JUMPS,
     Instruction,
     decode,
 )
+from ember.capture.flow import FlowOpcodes
 from ember.capture.sources import BuiltinSource, Source, globals_item
 from ember.capture.tracer import Tracer
-from ember.capture.variables.array import VIEW_OPS, ArrayVariable
 from ember.capture.variables.base import (
     NULL,
     CellVariable,
@@ -82,7 +79,7 @@ def annotate(exc: Unsupported, filename: str, lineno: int | None) -> None:
         exc.location = (filename, lineno)  # type: ignore[attr-defined]
 
 
-class Interpreter(BuildingOpcodes):
+class Interpreter(BuildingOpcodes, FlowOpcodes):
     """Runs one code object symbolically until RETURN_VALUE."""
 
     def __init__(
@@ -407,120 +404,3 @@ class Interpreter(BuildingOpcodes):
             raise graph_break("bytecode", opname=inst.opname)
         self.yielded.append(self.pop())
         self.push(ConstantVariable(None))
-
-    # ---- operators ---------------------------------------------------------------------------
-
-    def BINARY_OP(self, inst: Instruction) -> None:
-        b, a = self.pop(), self.pop()
-        op, inplace = inst.binary_op()
-        if inplace and self._stores_back(a):
-            self.push(operators.inplace_op(self, op, a, b, stored_back=True))
-        elif inplace:
-            self.push(operators.inplace_op(self, op, a, b))
-        else:
-            self.push(operators.binary_op(self, op, a, b))
-
-    def _stores_back(self, view: VariableTracker) -> bool:
-        """Whether `view` is the temporary `x[i]` of `x[i] op= y` (the compiler emits
-        `COPY 2; COPY 2; BINARY_SUBSCR ... BINARY_OP; SWAP 3; SWAP 2; STORE_SUBSCR`). If so,
-        the views from `x` to it are marked temporary: nothing else can hold them."""
-        following = [(i.opname, i.arg) for i in self.instructions[self.ip : self.ip + 3]]
-        if following != [("SWAP", 3), ("SWAP", 2), ("STORE_SUBSCR", None)]:
-            return False
-        base = self.stack[-2] if len(self.stack) >= 2 else None
-        if not (isinstance(view, ArrayVariable) and isinstance(base, ArrayVariable)):
-            return False
-        chain, value = [], view.value
-        while value is not base.value:
-            node = next((n for n in self.tracer.graph.nodes if n.out is value), None)
-            if node is None or node.op not in VIEW_OPS:
-                return False
-            chain.append(value)
-            value = node.inputs[0]
-        self.tracer.temporary_views.extend(chain)
-        return True
-
-    def COMPARE_OP(self, inst: Instruction) -> None:
-        b, a = self.pop(), self.pop()
-        self.push(operators.compare_op(self, inst.argval, a, b))
-
-    def IS_OP(self, inst: Instruction) -> None:
-        b, a = self.pop(), self.pop()
-        self.push(ConstantVariable(operators.is_op(self, a, b) != bool(inst.arg)))
-
-    def CONTAINS_OP(self, inst: Instruction) -> None:
-        b, a = self.pop(), self.pop()
-        self.push(ConstantVariable(operators.contains_op(self, a, b) != bool(inst.arg)))
-
-    def UNARY_NEGATIVE(self, inst: Instruction) -> None:
-        self.push(operators.unary_op(self, "-", self.pop()))
-
-    def UNARY_POSITIVE(self, inst: Instruction) -> None:
-        self.push(operators.unary_op(self, "+", self.pop()))
-
-    def UNARY_INVERT(self, inst: Instruction) -> None:
-        self.push(operators.unary_op(self, "~", self.pop()))
-
-    def UNARY_NOT(self, inst: Instruction) -> None:
-        self.push(operators.unary_op(self, "not", self.pop()))
-
-    def BINARY_SUBSCR(self, inst: Instruction) -> None:
-        index, obj = self.pop(), self.pop()
-        self.push(obj.getitem(self, index))
-
-    def STORE_SUBSCR(self, inst: Instruction) -> None:
-        index, obj, value = self.pop(), self.pop(), self.pop()
-        obj.setitem(self, index, value)
-
-    # ---- control flow ------------------------------------------------------------------------
-
-    def GET_ITER(self, inst: Instruction) -> None:
-        obj = self.pop()
-        self.push(obj if isinstance(obj, IteratorVariable) else IteratorVariable(obj.unpack(self)))
-
-    def FOR_ITER(self, inst: Instruction) -> None:
-        iterator = self.stack[-1]
-        if not isinstance(iterator, IteratorVariable):
-            # A comprehension's frame captured on its own receives the caller's live
-            # iterator as `.0`; reading it here would consume the user's items.
-            raise graph_break("type", what="iteration over an argument",
-                              type=iterator.type_name())
-        item = iterator.next()
-        if item is None:
-            self.pop()
-            self.jump(inst)
-        else:
-            self.push(item)
-
-    def _jump_unconditional(self, inst: Instruction) -> None:
-        self.jump(inst)
-
-    def _jump_on_truth(self, inst: Instruction) -> None:
-        jump_if, always_pop = TRUTH_JUMPS[inst.opname]
-        value = self.stack[-1]
-        taken = value.truth(self) == jump_if
-        if always_pop or not taken:
-            self.pop()
-        if taken:
-            self.jump(inst)
-
-    def _jump_on_none(self, inst: Instruction) -> None:
-        value = self.pop()
-        is_none = operators.is_op(self, value, ConstantVariable(None))
-        if is_none == NONE_JUMPS[inst.opname]:
-            self.jump(inst)
-
-    def LOAD_ASSERTION_ERROR(self, inst: Instruction) -> None:
-        self.push(ConstantVariable(AssertionError))
-
-    def RAISE_VARARGS(self, inst: Instruction) -> None:
-        exc = self.stack[-1] if inst.arg else None
-        raise graph_break("raise", what=exc.describe() if exc is not None else "(re-raise)")
-
-
-for _name in UNCONDITIONAL_JUMPS:
-    setattr(Interpreter, _name, Interpreter._jump_unconditional)
-for _name in TRUTH_JUMPS:
-    setattr(Interpreter, _name, Interpreter._jump_on_truth)
-for _name in NONE_JUMPS:
-    setattr(Interpreter, _name, Interpreter._jump_on_none)
