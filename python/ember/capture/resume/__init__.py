@@ -47,6 +47,7 @@ from ember.capture.resume.assemble import (
 from ember.capture.resume.continuation import (
     Continuation,
     ResumableIterator,
+    clear_functions,
     make_continuation,
     trampoline,
 )
@@ -119,6 +120,7 @@ def clear_cache() -> None:
     _resumes.clear()
     _steps.clear()
     clear_templates()
+    clear_functions()
 
 
 def resume_origin(code: CodeType) -> ResumeOrigin | None:

@@ -20,12 +20,13 @@ from typing import Any
 
 
 class Continuation:
-    """Call ``resume_code`` (with ``closure``) on ``values`` to go on with the frame."""
+    """Call `resume_code` (with `closure`) on `values` to go on with the frame. Step stubs
+    build one directly (`Continuation(code, closure, *values)`: a constant of every step)."""
 
     __slots__ = ("closure", "resume_code", "values")
 
     def __init__(self, resume_code: CodeType, closure: tuple[CellType, ...] | None,
-                 values: tuple[Any, ...]) -> None:
+                 *values: Any) -> None:
         self.resume_code = resume_code
         self.closure = closure
         self.values = values
@@ -34,17 +35,27 @@ class Continuation:
         return f"<Continuation {self.resume_code.co_name} with {len(self.values)} values>"
 
 
-def make_continuation(resume_code: CodeType, closure: tuple[CellType, ...] | None,
-                      *values: Any) -> Continuation:
-    """Called by step stubs (a constant of every step code)."""
-    return Continuation(resume_code, closure, values)
+make_continuation = Continuation
+
+# Resume functions without cells, by (code, globals): built once rather than on every trip.
+_functions: dict[tuple[CodeType, int], FunctionType] = {}
+
+
+def clear_functions() -> None:
+    _functions.clear()
 
 
 def trampoline(result: Any, fn_globals: dict[str, Any]) -> Any:
     """Follow continuations until a frame returns a plain result."""
     while type(result) is Continuation:
         code = result.resume_code
-        resume = FunctionType(code, fn_globals, code.co_name, None, result.closure)
+        if result.closure is None:
+            key = (code, id(fn_globals))
+            resume = _functions.get(key)
+            if resume is None or resume.__globals__ is not fn_globals:
+                resume = _functions[key] = FunctionType(code, fn_globals, code.co_name)
+        else:
+            resume = FunctionType(code, fn_globals, code.co_name, None, result.closure)
         result = resume(*result.values)
     return result
 
