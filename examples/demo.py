@@ -5,9 +5,8 @@
 
 import time
 
-import numpy as np
-
 import ember
+import numpy as np
 
 
 def layernorm_(x, g, b):
@@ -30,9 +29,22 @@ def mlp_block_(x, w, g, b):
     return gelu(layernorm_(x, g, b)) @ w
 
 
+def newton_sqrt_(a, tol=1e-12):
+    # A convergence loop on an array's value, with a print: ember compiles the arithmetic and
+    # runs the `while` test and the print in Python between graphs (a break per trip).
+    x = a.copy()
+    steps = 0
+    while np.abs(x * x - a).max() > tol:
+        x = 0.5 * (x + a / x)
+        steps += 1
+    print(f"  newton_sqrt converged in {steps} steps, max error {np.abs(x * x - a).max():.1e}")
+    return x
+
+
 layernorm = ember.compile(layernorm_)
 softmax = ember.compile(softmax_)
 mlp_block = ember.compile(mlp_block_)
+newton_sqrt = ember.compile(newton_sqrt_)
 
 
 def timed(fn, *args, repeat=7):
@@ -54,7 +66,7 @@ def show(name, compiled, plain, *args):
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
     assert got.dtype == want.dtype and got.shape == want.shape
     t_np, t_em = timed(plain, *args), timed(compiled, *args)
-    print(f"{name:<12} {str(got.shape):<14} {str(got.dtype):<8} first call {first * 1e3:6.1f} ms"
+    print(f"{name:<12} {got.shape!s:<14} {got.dtype!s:<8} first call {first * 1e3:6.1f} ms"
           f"   NumPy {t_np * 1e3:7.2f} ms   ember {t_em * 1e3:7.2f} ms   x{t_np / t_em:5.2f}")
 
 
@@ -69,6 +81,15 @@ def main():
     show("layernorm", layernorm, layernorm_, x, g, b)
     show("softmax", softmax, softmax_, x)
     show("mlp_block", mlp_block, mlp_block_, x, w, g, b)
+
+    print("\nGraph breaks: code ember cannot capture runs in Python between graphs\n")
+    a = np.linspace(1.0, 100.0, 8)
+    got = newton_sqrt(a)
+    np.testing.assert_allclose(got, np.sqrt(a), rtol=1e-12)
+    report = ember.explain(newton_sqrt_, a)  # captures and runs it once more
+    print(f"  graphs: {report.graph_count}, graph breaks: {report.graph_break_count}")
+    for reason in report.break_reasons:
+        print(f"  line {reason.line}: {reason.reason}")
 
     print("\nWhat ember captured for layernorm (ember.explain):\n")
     print(ember.explain(layernorm_, x[:4, :8], g[:8], b[:8]))

@@ -283,3 +283,10 @@ def test_explain_lists_every_break_with_reason_line_and_hint(capsys):
     text = str(report)
     assert "graph breaks: 3" in text and f"{__file__}:{first + 3}" in text
     assert capsys.readouterr().out == "y ready\n"
+
+
+def test_explain_after_compiled_calls_reports_the_resume_functions_too(capsys):
+    f = ember.compile(staged)
+    f(np.arange(3.0))
+    report = ember.explain(staged, np.arange(3.0))
+    assert report.graph_count == 3 and report.graph_break_count == 3

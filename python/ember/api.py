@@ -123,12 +123,16 @@ def stats() -> dict[str, Any]:
 def explain(fn: Callable, *args: Any, **kwargs: Any) -> ExplainReport:
     """Compile `fn`, call it once with these arguments, and report what was captured: graphs
     (IR), op and guard counts, graph breaks with reasons, file:line and hints."""
+    from ember.capture.resume import resume_codes_of
+
     original = getattr(fn, "__ember_original__", fn)
     backend = "eager"
     code = getattr(original, "__code__", None)
     if code is not None:
-        _core().clear_cache(code)
-        policy.forget(code)
+        # The function and its resume functions are captured afresh, to be reported.
+        for each in (code, *resume_codes_of(code)):
+            _core().clear_cache(each)
+            policy.forget(each)
     report = ExplainReport()
     listeners = policy.listeners()
     listeners.append(report.observe)

@@ -67,6 +67,7 @@ __all__ = [
     "make_step",
     "make_step_function",
     "reexecute_offset",
+    "resume_codes_of",
     "resume_origin",
     "resume_stack_depth",
     "stack_argname",
@@ -121,6 +122,11 @@ def clear_cache() -> None:
     _steps.clear()
     clear_templates()
     clear_functions()
+
+
+def resume_codes_of(code: CodeType) -> list[CodeType]:
+    """The resume codes made for `code` so far."""
+    return list(_resumes.get(code, {}).values())
 
 
 def resume_origin(code: CodeType) -> ResumeOrigin | None:
