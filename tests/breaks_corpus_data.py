@@ -174,6 +174,19 @@ def item_of_dict_get(table, key):
     return w @ w.T
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class Budget:
+    lines: int
+    chars: int
+
+
+def frozen_dataclass_built_inside(x, n):
+    # Its __init__ (and __hash__, which reads the fields) runs while half-built: capture must
+    # not hash it. Building it is a call ember does not inline: the __init__ runs on its own.
+    b = Budget(n, n * 2)
+    return x * (b.lines + b.chars)
+
+
 def pure_python_fallback(text):
     words = text.split()
     return {w: len(w) for w in sorted(set(words))}
@@ -218,6 +231,7 @@ CASES = [
     Program(tuple_swap_and_min, lambda: (np.ones(4), np.arange(2.0)), graphs=1, breaks=0),
     Program(item_of_dict_get, lambda: ({"default": normal(2, 3), "w": normal(2, 2)}, "z"),
             graphs=1, breaks=0),
+    Program(frozen_dataclass_built_inside, lambda: (np.ones(2), 3), graphs=1, breaks=3),
     # No arrays: nothing to compile; set() and iterating the set run in Python.
     Program(pure_python_fallback, lambda: ("b a c a",), graphs=0, breaks=2),
 ]

@@ -11,6 +11,7 @@ from ember import gc_pause
 from ember import stats as _stats
 from ember.backends import lookup_backend
 from ember.capture import policy
+from ember.capture.resume import resume_origin, trampoline
 from ember.explain import ExplainReport
 
 _hook_baseline: dict[str, int] = {}
@@ -57,6 +58,11 @@ def compile(fn: Callable | None = None, *, backend: Any = "cranelift", fullgraph
     _install()
 
     slot, enable = policy.active, core.enable
+    code = getattr(original, "__code__", None)
+    if code is not None and resume_origin(code) is not None:
+        # A resume function compiled on its own (not called by a trampoline): its entries
+        # hand back continuations, which this call follows.
+        original = _following_continuations(original)
 
     @functools.wraps(original)
     def compiled(*args: Any, **kwargs: Any) -> Any:
@@ -71,6 +77,15 @@ def compile(fn: Callable | None = None, *, backend: Any = "cranelift", fullgraph
 
     compiled.__ember_original__ = original  # type: ignore[attr-defined]
     return compiled
+
+
+def _following_continuations(fn: Callable) -> Callable:
+    @functools.wraps(fn)
+    def follow(*args: Any, **kwargs: Any) -> Any:
+        return trampoline(fn(*args, **kwargs), fn.__globals__)
+
+    follow.__ember_original__ = fn  # type: ignore[attr-defined]
+    return follow
 
 
 def _check_options(name: Any, backend_fn: Callable, options: dict[str, Any]) -> None:

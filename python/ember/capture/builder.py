@@ -233,7 +233,15 @@ def _wrapped_source(source: Source) -> Source:
     return AttrSource(source, "__ember_original__")
 
 
+def user_hash(value: Any) -> bool:
+    """Whether hashing `value` runs Python code of its class (a dataclass's `__hash__`):
+    looking it up among known functions must not, as capture may see it half-built."""
+    return isinstance(getattr(type(value), "__hash__", None), types.FunctionType)
+
+
 def _numpy_handler(value: Any) -> Any:
+    if user_hash(value):
+        return None
     try:
         return numpy_api.lookup_function(value)
     except TypeError:  # unhashable values cannot be NumPy functions
@@ -241,6 +249,8 @@ def _numpy_handler(value: Any) -> Any:
 
 
 def _is_builtin(value: Any) -> bool:
+    if user_hash(value):
+        return False
     try:
         return value in _BUILTIN_FUNCTIONS
     except TypeError:

@@ -62,11 +62,12 @@ class EntryCodegen(Rebuilder):
         ] + self.store_lines()
 
     def alias_check(self) -> str:
-        """A condition under which the entry's view of lists and dicts is wrong for this call:
-        two paths that met at capture now hold different objects, or a list or dict it
+        """A condition under which the entry's view of lists, dicts and cells is wrong for this
+        call: two paths that met at capture now hold different objects, or a list or dict it
         mutates is also reached by another path it read."""
         builder = self.tracer.builder
         tests = [f"{self.reload(a)} is not {self.reload(b)}" for a, b in builder.alias_pairs]
+        tests += [f"{self.cell(a)} is not {self.cell(b)}" for a, b in self.tracer.cell_aliases]
         for mutated in self.tracer.container_stores:
             if mutated.source is None:
                 continue

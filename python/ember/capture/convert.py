@@ -81,9 +81,7 @@ def capture_frame(func: FunctionType, args: tuple[Any, ...], *, dynamic: bool | 
             contents = cell.cell_contents
         except ValueError:
             contents = None
-        cv = CellVariable(None, ClosureSource(name, i, contents), name)
-        cv.raw = cell  # type: ignore[attr-defined]
-        cells[name] = cv
+        cells[name] = tracer.cell_for(cell, ClosureSource(name, i, contents), name)
     if origin is None:
         root = Interpreter(tracer, code, slots, cells, func.__globals__, None)
     else:

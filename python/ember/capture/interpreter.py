@@ -201,9 +201,7 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
 
     def source_cell(self, cell: Any, source: Source | None, name: str) -> CellVariable:
         """A cell of a function read from the frame: its contents load on first use."""
-        vt = CellVariable(None, source, name)
-        vt.raw = cell  # type: ignore[attr-defined]
-        return vt
+        return self.tracer.cell_for(cell, source, name)
 
     def binary_op(self, op: str, a: VariableTracker, b: VariableTracker) -> VariableTracker:
         return operators.binary_op(self, op, a, b)

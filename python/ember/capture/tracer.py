@@ -13,7 +13,7 @@ from ember.capture.breaks import graph_break
 from ember.capture.builder import VariableBuilder
 from ember.capture.guards import GuardBuilder
 from ember.capture.sources import Source
-from ember.capture.variables.base import VariableTracker
+from ember.capture.variables.base import CellVariable, VariableTracker
 from ember.capture.variables.scalar import ComputedSource, PythonScalarVariable
 from ember.config import config
 from ember.errors import Unsupported
@@ -66,6 +66,9 @@ class Tracer:
         self.container_stores: list[VariableTracker] = []
         self.global_stores: dict[str, VariableTracker] = {}
         self.cell_stores: list[VariableTracker] = []
+        self.cells_by_id: dict[int, CellVariable] = {}
+        self.cell_aliases: list[tuple[CellVariable, CellVariable]] = []
+        self._cell_objects: list[Any] = []
 
     def wrap(self, value: Any, source: Source | None) -> VariableTracker:
         return self.builder.wrap(value, source)
@@ -138,6 +141,21 @@ class Tracer:
         if all(c is not container for c in self.container_stores):
             self.container_stores.append(container)
         return True
+
+    def cell_for(self, raw: Any, source: Source | None, name: str) -> CellVariable:
+        """The tracker of a real cell (the frame function's, or a function's read from the
+        frame): one per cell object, so a nested function and the frame writing the same
+        `nonlocal` see each other's writes. A second path to a known cell is recorded for the
+        entry to check that the paths still meet (`cell_aliases`)."""
+        known = self.cells_by_id.get(id(raw))
+        vt = CellVariable(None, source, name)
+        vt.raw = raw  # type: ignore[attr-defined]
+        if known is None:
+            self.cells_by_id[id(raw)] = vt
+            self._cell_objects.append(raw)  # keeps the id valid while capture runs
+            return vt
+        self.cell_aliases.append((known, vt))
+        return known
 
     def mark_cell_store(self, cell: VariableTracker) -> None:
         if all(c is not cell for c in self.cell_stores):

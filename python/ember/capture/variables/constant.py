@@ -55,6 +55,8 @@ def is_constant_value(value: Any) -> bool:
 
 def is_foldable(fn: Any) -> bool:
     """Whether calling `fn` on constants may be done at capture time."""
+    if isinstance(getattr(type(fn), "__hash__", None), types.FunctionType):
+        return False  # hashing it would run its class's code
     try:
         if fn in FOLDABLE_CALLABLES:
             return True
