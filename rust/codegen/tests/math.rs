@@ -98,17 +98,45 @@ fn ulps32(a: f32, b: f32) -> u64 {
     key(a).abs_diff(key(b))
 }
 
-/// Points spread over `[lo, hi]` (linearly and log-spaced) plus the special values.
+/// Points spread over `[lo, hi]`: evenly, log-spaced over the whole float range, uniformly at
+/// random (a fixed generator, so failures reproduce), densely near the thresholds where the
+/// functions switch between code paths, plus the special values.
 fn samples(lo: f64, hi: f64) -> Vec<f64> {
     let mut v: Vec<f64> = (0..4001)
         .map(|i| lo + (hi - lo) * i as f64 / 4000.0)
         .collect();
-    for e in -300..300 {
-        let m = 10f64.powf(e as f64 / 10.0);
+    for e in -30000..30000 {
+        let m = 10f64.powf(e as f64 / 100.0);
         for s in [1.0, -1.0] {
             let x = s * m * 1.2345;
             if x >= lo && x <= hi {
                 v.push(x);
+            }
+        }
+    }
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut uniform = || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let (dlo, dhi) = (lo.max(-40.0), hi.min(40.0));
+    for _ in 0..200_000 {
+        v.push(lo + (hi - lo) * uniform());
+        v.push(dlo + (dhi - dlo) * uniform());
+    }
+    let edges = [
+        20.0, 40.0, 86.0, 87.3, 88.7, 89.0, 103.9, 104.0, 706.0, 708.4, 709.8, 710.0, 745.1, 746.0,
+        1e3, 1e4,
+    ];
+    for t in edges {
+        for s in [1.0, -1.0] {
+            for i in -200..=200 {
+                let x = s * t * (1.0 + i as f64 * 1e-5);
+                if x >= lo && x <= hi {
+                    v.push(x);
+                }
             }
         }
     }
@@ -121,6 +149,10 @@ fn samples(lo: f64, hi: f64) -> Vec<f64> {
         5e-324,
         -5e-324,
         2.2e-308,
+        1.4e-45,
+        1.2e-38,
+        f64::MAX,
+        -f64::MAX,
     ]);
     v
 }

@@ -184,19 +184,49 @@ impl Emitter<'_, '_> {
         j: Value,
         splats: &HashMap<usize, Value>,
     ) -> Value {
-        let mut memo: HashMap<usize, Value> = HashMap::new();
+        self.eval_many(root, mode, &[j], splats)[0]
+    }
+
+    /// Evaluates `root` at each inner index of `js`, node by node: the copies' instructions
+    /// alternate, so independent work sits next to each dependent chain (Cranelift keeps the
+    /// order it is given, and a chain emitted whole fills the CPU's scheduler with waiting
+    /// instructions).
+    pub(crate) fn eval_many(
+        &mut self,
+        root: usize,
+        mode: Mode,
+        js: &[Value],
+        splats: &HashMap<usize, Value>,
+    ) -> Vec<Value> {
+        let mut memo: Vec<HashMap<usize, Value>> = vec![HashMap::new(); js.len()];
         for i in self.needed(root) {
-            let v = if self.invariant[i] {
-                match mode {
-                    Mode::Scalar => self.row_values[&i],
-                    Mode::Vector(_) => splats[&i],
+            if let ExprOp::Unary(op, x) = self.k.exprs[i].op {
+                let xt = self.k.exprs[x].ty;
+                if !self.invariant[i] && xt.is_float() && expr::is_polynomial(op) {
+                    let xs: Vec<Value> = memo
+                        .iter()
+                        .map(|m| m.get(&x).copied().unwrap_or_else(|| self.row_values[&x]))
+                        .collect();
+                    let vs = self.unary_group(op, &xs, xt, mode);
+                    for (m, v) in memo.iter_mut().zip(vs) {
+                        m.insert(i, v);
+                    }
+                    continue;
                 }
-            } else {
-                self.node(i, mode, j, &memo)
-            };
-            memo.insert(i, v);
+            }
+            for (u, &j) in js.iter().enumerate() {
+                let v = if self.invariant[i] {
+                    match mode {
+                        Mode::Scalar => self.row_values[&i],
+                        Mode::Vector(_) => splats[&i],
+                    }
+                } else {
+                    self.node(i, mode, j, &memo[u])
+                };
+                memo[u].insert(i, v);
+            }
         }
-        memo[&root]
+        memo.iter().map(|m| m[&root]).collect()
     }
 
     /// Broadcasts the row-invariant nodes `root` needs into `mode`.

@@ -88,9 +88,11 @@ impl Emitter<'_, '_> {
             let lanes = mode.lanes() as i64;
             let step = lanes * UNROLL as i64;
             self.loop_while(j, step, n, |em, jv| {
-                for u in 0..UNROLL as i64 {
-                    let ju = em.b.ins().iadd_imm_s(jv, u * lanes);
-                    let v = em.eval(value, mode, ju, &splats);
+                let js: Vec<Value> = (0..UNROLL as i64)
+                    .map(|u| em.b.ins().iadd_imm_s(jv, u * lanes))
+                    .collect();
+                let vs = em.eval_many(value, mode, &js, &splats);
+                for (v, ju) in vs.into_iter().zip(js) {
                     let a = em.addr(buffer, ju, mode);
                     em.b.ins().store(mem(), v, a, 0);
                 }
@@ -239,9 +241,11 @@ impl Emitter<'_, '_> {
             em.b.def_var(limit, lim);
             let lim = em.b.use_var(limit);
             em.loop_while(j, lanes * UNROLL as i64, lim, |em, jv| {
-                for (u, a) in accs.iter().enumerate() {
-                    let ju = em.b.ins().iadd_imm_s(jv, u as i64 * lanes);
-                    let v = em.eval(value, mode, ju, &splats);
+                let js: Vec<Value> = (0..UNROLL as i64)
+                    .map(|u| em.b.ins().iadd_imm_s(jv, u * lanes))
+                    .collect();
+                let vs = em.eval_many(value, mode, &js, &splats);
+                for (a, v) in accs.iter().zip(vs) {
                     let av = em.b.use_var(*a);
                     let r = em.combine(op, av, v, ty, mode);
                     em.b.def_var(*a, r);
