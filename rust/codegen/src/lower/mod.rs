@@ -187,10 +187,8 @@ impl Emitter<'_, '_> {
         self.eval_many(root, mode, &[j], splats)[0]
     }
 
-    /// Evaluates `root` at each inner index of `js`, node by node: the copies' instructions
-    /// alternate, so independent work sits next to each dependent chain (Cranelift keeps the
-    /// order it is given, and a chain emitted whole fills the CPU's scheduler with waiting
-    /// instructions).
+    /// Evaluates `root` at each inner index of `js` (one per unrolled copy); polynomial
+    /// functions get the whole group at once (see [`math`]).
     pub(crate) fn eval_many(
         &mut self,
         root: usize,

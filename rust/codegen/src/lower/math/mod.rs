@@ -6,12 +6,11 @@
 //! unchanged. Error bounds are measured by the tests in `tests/math.rs` against the platform
 //! libm over wide ranges (including infinities, NaN, denormals and negative inputs).
 //!
-//! Every function works on a *group*: one value per unrolled copy of a loop body, and each
-//! step is emitted for all of them before the next step. Cranelift keeps instructions in the
-//! order they are built, and the CPU's out-of-order window only holds so much: a polynomial
-//! emitted whole for one copy is a chain of dependent instructions that stalls it, where the
-//! interleaved copies give it independent work at every step. A group of length 1 is a
-//! constant shared by the whole group.
+//! Every function works on a *group*: one value per unrolled copy of a loop body, or a single
+//! value (a constant) shared by the whole group. A function can then share work across the
+//! copies, such as one range check and one branch to its full-range form for all of them.
+//! (The order of the emitted instructions does not matter: Cranelift's e-graph pass
+//! re-places pure instructions next to their first use.)
 
 mod exp;
 mod log;
