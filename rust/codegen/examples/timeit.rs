@@ -1,7 +1,10 @@
 //! Times the compiled form of an ember IR file on preallocated arrays (no allocation or page
 //! faults in the timed region): median nanoseconds per call and per output element.
 //!
-//! `cargo run --release -p ember-codegen --example timeit -- graph.ir [threads] [repeats]`
+//! `cargo run --release -p ember-codegen --example timeit -- graph.ir [threads] [repeats] [fresh]`
+//!
+//! With `fresh`, every call writes into newly allocated outputs, as a Python caller's are
+//! (their first touch then costs page faults inside the timed region).
 
 use ember_codegen::{compile, ArrayView, ArrayViewMut, Options};
 use ember_core::ir::{parse, DType, Type};
@@ -54,6 +57,7 @@ fn main() {
     let text = std::fs::read_to_string(&args[1]).expect("readable IR file");
     let threads = args.get(2).map_or(1, |s| s.parse().unwrap());
     let repeats = args.get(3).map_or(15, |s| s.parse().unwrap());
+    let fresh = args.get(4).is_some_and(|s| s == "fresh");
     let graph = parse(&text).expect("valid ember IR");
     let (graph, _) = ember_core::passes::run_pipeline(&graph, false).expect("optimisable graph");
     let t0 = Instant::now();
@@ -77,19 +81,29 @@ fn main() {
             unsafe { ArrayView::new(b.as_ptr() as *const u8, t.dtype, shape, strides(t)) }
         })
         .collect();
-    let outs: Vec<ArrayViewMut> = cg
-        .output_types()
-        .iter()
-        .zip(&mut outputs)
-        .map(|(t, b)| {
-            let shape = t.static_shape().unwrap();
-            // SAFETY: as above, and nothing else touches `b` meanwhile.
-            unsafe { ArrayViewMut::new(b.as_mut_ptr() as *mut u8, t.dtype, shape, strides(t)) }
-        })
-        .collect();
-    cg.run(&ins, &outs).unwrap();
+    let views = |outputs: &mut [Vec<u64>]| -> Vec<ArrayViewMut> {
+        cg.output_types()
+            .iter()
+            .zip(outputs)
+            .map(|(t, b)| {
+                let shape = t.static_shape().unwrap();
+                // SAFETY: `b` holds the whole array, and nothing else touches it during a run.
+                unsafe { ArrayViewMut::new(b.as_mut_ptr() as *mut u8, t.dtype, shape, strides(t)) }
+            })
+            .collect()
+    };
+    cg.run(&ins, &views(&mut outputs)).unwrap();
     let mut samples: Vec<f64> = (0..repeats)
         .map(|_| {
+            let mut fresh_out: Vec<Vec<u64>> = if fresh {
+                cg.output_types()
+                    .iter()
+                    .map(|t| vec![0u64; (elements(t) * size(t.dtype)).div_ceil(8).max(1)])
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let outs = views(if fresh { &mut fresh_out } else { &mut outputs });
             let t = Instant::now();
             cg.run(&ins, &outs).unwrap();
             t.elapsed().as_secs_f64()

@@ -175,6 +175,7 @@ fn check(
             .map(|(x, g)| (ulps64(*g, reference(*x)), *x, *g))
             .max_by_key(|t| t.0)
             .unwrap();
+        eprintln!("{op:?} f64 contiguous={contiguous}: worst {} ulp", worst.0);
         assert!(
             worst.0 <= max64,
             "{op:?} f64 contiguous={contiguous}: {} ulp at x={} got {} want {}",
@@ -190,6 +191,7 @@ fn check(
             .map(|(x, g)| (ulps32(*g as f32, ref32(*x as f32)), *x as f32, *g))
             .max_by_key(|t| t.0)
             .unwrap();
+        eprintln!("{op:?} f32 contiguous={contiguous}: worst {} ulp", worst.0);
         assert!(
             worst.0 <= max32,
             "{op:?} f32 contiguous={contiguous}: {} ulp at x={} got {} want {}",

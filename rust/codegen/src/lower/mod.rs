@@ -22,7 +22,7 @@ use cranelift_module::Module;
 use std::collections::HashMap;
 
 /// Vector bodies are unrolled this many times (Cranelift does not unroll).
-pub(crate) const UNROLL: usize = 4;
+pub(crate) const UNROLL: usize = 8;
 
 /// Whether values are scalars or 128-bit vectors of lanes `width` bytes wide.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

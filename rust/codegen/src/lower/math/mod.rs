@@ -16,7 +16,7 @@ mod exp;
 mod log;
 mod trig;
 
-use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{types, Endianness, InstBuilder, MemFlagsData, Type, Value};
 use cranelift_frontend::FunctionBuilder;
 
@@ -72,7 +72,7 @@ macro_rules! unary_ops {
 
 impl Math<'_, '_> {
     binary_ops!(fadd, fsub, fmul, fdiv, iadd, isub, band, bor, bxor, band_not);
-    unary_ops!(fabs, nearest);
+    unary_ops!(fabs);
 
     fn is_f64(&self) -> bool {
         self.ty.lane_type() == types::F64
@@ -174,12 +174,6 @@ impl Math<'_, '_> {
             .fcmp(cc, x, y))
     }
 
-    fn icmp(&mut self, cc: IntCC, x: &[Value], y: &[Value]) -> Group {
-        zip_groups!(self.b, [x, y], |b: &mut FunctionBuilder, x, y| b
-            .ins()
-            .icmp(cc, x, y))
-    }
-
     /// `cond ? x : y` for a comparison result of the working type's lane layout.
     fn pick(&mut self, cond: &[Value], x: &[Value], y: &[Value]) -> Group {
         let (vector, ty) = (self.ty.is_vector(), self.ty);
@@ -277,23 +271,7 @@ impl Math<'_, '_> {
         self.float_of_bits(&r)
     }
 
-    /// The integer value of an integral float `k` with `|k| < 2^22`, in the low bits of the
-    /// integer lanes (two's complement).
-    fn int_of(&mut self, k: &[Value]) -> Group {
-        // Adding 1.5 * 2^mant places k's integer value in the low bits of the sum.
-        let magic = if self.is_f64() {
-            6755399441055744.0
-        } else {
-            12582912.0
-        };
-        let mc = self.c(magic);
-        let t = self.fadd(k, &mc);
-        let t = self.bits(&t);
-        let mbits = self.bits(&mc);
-        self.isub(&t, &mbits)
-    }
-
-    /// `2^i` for integers `i` (from [`Math::int_of`]) inside the exponent range of normal
+    /// `2^i` for integers `i` (from [`Math::int_of_magic`]) inside the exponent range of normal
     /// numbers.
     fn pow2i(&mut self, i: &[Value]) -> Group {
         let (mant, bias) = self.mant_bias();

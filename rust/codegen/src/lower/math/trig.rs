@@ -1,24 +1,31 @@
-//! `sin` and `cos`: `x = k pi/2 + r` with `|r| <= pi/4`, the sine or cosine series of `r`
-//! chosen per lane by the quadrant `k mod 4`.
+//! `sin` and `cos`: `x = n pi/2 + r` with `n` even for `sin` and odd for `cos`, so that both
+//! are `+-sin(r)` with `|r| <= pi/2`: one odd polynomial, its sign flipped by the parity of
+//! `n / 2` (an integer xor, no per-lane choice between two series).
 
 use super::{Group, Math};
-use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::Value;
 
-/// Coefficients of `sin(r) / r` (`cos = false`) or `cos(r)` as series in `r^2`.
-fn series(n: usize, cos: bool) -> Vec<f64> {
-    (0..n)
-        .map(|i| {
-            let top = if cos { 2 * i } else { 2 * i + 1 };
-            let d: f64 = (1..=top).map(|j| j as f64).product();
-            if i % 2 == 0 {
-                1.0 / d
-            } else {
-                -1.0 / d
-            }
-        })
-        .collect()
-}
+/// `Q(z)` with `sin(r) = r + r z Q(z)`, `z = r^2 <= (pi/2)^2` (`tools/minimax.py sin_f64`:
+/// 0.27 half-ulp in sin once `Q`'s error is scaled by `z Q / (1 + z Q)`).
+const SIN_F64: [f64; 8] = [
+    -0.16666666666666666,
+    0.008333333333333314,
+    -0.0001984126984125427,
+    2.755731921898823e-06,
+    -2.5052107596264525e-08,
+    1.6058976051830266e-10,
+    -7.643932293207709e-13,
+    2.730994805783041e-15,
+];
+
+/// As [`SIN_F64`], coefficients exact in f32 (`sin_f32`).
+const SIN_F32: [f64; 5] = [
+    -0.1666666716337204,
+    0.00833339523524046,
+    -0.00019853442790918052,
+    2.8323331662249984e-06,
+    -3.97946848806896e-08,
+];
 
 impl Math<'_, '_> {
     /// `sin(x)` (`cos = false`) or `cos(x)` (`cos = true`): max error 2 ulp for
@@ -28,10 +35,27 @@ impl Math<'_, '_> {
     #[allow(clippy::excessive_precision)]
     pub fn sincos(&mut self, x: &[Value], cos: bool) -> Group {
         let f64ty = self.is_f64();
-        let two_over_pi = self.c(std::f64::consts::FRAC_2_PI);
-        let t = self.fmul(x, &two_over_pi);
-        let k = self.nearest(&t);
-        // pi/2 in pieces of few enough bits that k * piece is exact (fdlibm's pio2_1..3t).
+        let (mant, _) = self.mant_bias();
+        let magic = self.c(1.5 * 2f64.powi(mant as i32));
+        let inv_pi = self.c(std::f64::consts::FRAC_1_PI);
+        // k = nearest(x/pi) for sin, nearest(x/pi - 1/2) for cos; t = k + magic holds k's
+        // integer value in its low bits.
+        let t = if cos {
+            let mhalf = self.c(-0.5);
+            let u = self.mul_add(x, &inv_pi, &mhalf);
+            self.fadd(&u, &magic)
+        } else {
+            self.mul_add(x, &inv_pi, &magic)
+        };
+        let k = self.fsub(&t, &magic);
+        let n = if cos {
+            let two = self.c(2.0);
+            let one = self.c(1.0);
+            self.mul_add(&k, &two, &one)
+        } else {
+            self.fadd(&k, &k)
+        };
+        // pi/2 in pieces of few enough bits that n * piece is exact (fdlibm's pio2_1..3t).
         let parts: &[f64] = if f64ty {
             &[
                 1.57079632673412561417e+00,
@@ -45,29 +69,21 @@ impl Math<'_, '_> {
         let mut r = x.to_vec();
         for &p in parts {
             let pc = self.c(-p);
-            r = self.mul_add(&k, &pc, &r);
+            r = self.mul_add(&n, &pc, &r);
         }
         let z = self.fmul(&r, &r);
-        let n = if f64ty { 9 } else { 6 };
-        let ps = self.poly(&z, &series(n, false));
-        let s = self.fmul(&ps, &r);
-        let c = self.poly(&z, &series(n + 1, true));
-        // Quadrant q = k mod 4 from k's low integer bits; cos(x) = sin(x + pi/2).
-        let mut q = self.int_of(&k);
+        let q = self.poly(&z, if f64ty { &SIN_F64 } else { &SIN_F32 });
+        let zq = self.fmul(&z, &q);
+        let s = self.mul_add(&r, &zq, &r);
+        // sin(x) = (-1)^k sin(r); cos(x) = (-1)^(k+1) sin(r). k's parity is t's lowest bit.
+        let mut tb = self.bits(&t);
         if cos {
             let one = self.ic(1);
-            q = self.iadd(&q, &one);
+            tb = self.iadd(&tb, &one);
         }
-        let one = self.ic(1);
-        let two = self.ic(2);
-        let zero = self.ic(0);
-        let q1 = self.band(&q, &one);
-        let swap = self.icmp(IntCC::NotEqual, &q1, &zero);
-        let v = self.pick(&swap, &c, &s);
-        let q2 = self.band(&q, &two);
-        let q2 = self.ishl_imm(&q2, if f64ty { 62 } else { 30 });
-        let vb = self.bits(&v);
-        let vb = self.bxor(&vb, &q2);
-        self.float_of_bits(&vb)
+        let sign = self.ishl_imm(&tb, if f64ty { 63 } else { 31 });
+        let sb = self.bits(&s);
+        let sb = self.bxor(&sb, &sign);
+        self.float_of_bits(&sb)
     }
 }
