@@ -53,6 +53,14 @@ pub(crate) fn mem() -> MemFlagsData {
     MemFlagsData::new().with_notrap()
 }
 
+/// Flags for loads of a buffer the kernel never writes. Read-only and movable, they are pure
+/// to Cranelift, which then places each load next to its first use instead of keeping every
+/// load where it was emitted (which keeps all unrolled copies' inputs live at once). They
+/// stay inside their loop: every address depends on the loop's index.
+pub(crate) fn mem_input() -> MemFlagsData {
+    mem().with_readonly().with_can_move()
+}
+
 /// Per-function lowering state.
 pub(crate) struct Emitter<'a, 'b> {
     pub(crate) b: FunctionBuilder<'b>,
@@ -67,6 +75,8 @@ pub(crate) struct Emitter<'a, 'b> {
     pub(crate) row_values: HashMap<usize, Value>,
     /// Which expression nodes are row-invariant.
     pub(crate) invariant: Vec<bool>,
+    /// Which buffers the kernel writes (the others are loaded as movable, read-only memory).
+    pub(crate) written: Vec<bool>,
     /// Whether the SIMD paths may be emitted at all.
     pub(crate) vectorize: bool,
     /// Whether the ISA has fused multiply-add.
@@ -187,8 +197,19 @@ impl Emitter<'_, '_> {
         self.eval_many(root, mode, &[j], splats)[0]
     }
 
+    /// Whether computing `root` involves a polynomial function (see [`math`]).
+    pub(crate) fn has_polynomial(&self, root: usize) -> bool {
+        self.needed(root).into_iter().any(|i| {
+            !self.invariant[i]
+                && matches!(self.k.exprs[i].op, ExprOp::Unary(op, x)
+                    if self.k.exprs[x].ty.is_float() && expr::is_polynomial(op))
+        })
+    }
+
     /// Evaluates `root` at each inner index of `js` (one per unrolled copy); polynomial
-    /// functions get the whole group at once (see [`math`]).
+    /// functions get the whole group at once (see [`math`]). Every copy's loads come first,
+    /// so for expressions without such functions callers do better to evaluate (and store or
+    /// accumulate) copy by copy, keeping fewer values live.
     pub(crate) fn eval_many(
         &mut self,
         root: usize,
@@ -269,7 +290,8 @@ impl Emitter<'_, '_> {
             ExprOp::Load(b) => {
                 let a = self.addr(b, j, mode);
                 let t = expr::cl_type(e.ty, mode);
-                let v = self.b.ins().load(t, mem(), a, 0);
+                let flags = if self.written[b] { mem() } else { mem_input() };
+                let v = self.b.ins().load(t, flags, a, 0);
                 if e.ty == crate::kernel::Scalar::Bool {
                     // Any non-zero byte is true.
                     let z = self.b.ins().iconst(types::I8, 0);
@@ -330,6 +352,14 @@ pub(crate) fn build(
         inner_stride: Vec::new(),
         row_values: HashMap::new(),
         invariant: k.row_invariant(),
+        written: (0..k.buffers.len())
+            .map(|b| {
+                k.stages.iter().any(|s| {
+                    matches!(*s, Stage::Map { buffer, .. } | Stage::RowStore { buffer, .. }
+                        if buffer == b)
+                })
+            })
+            .collect(),
         vectorize,
         fma,
         contiguous: None,

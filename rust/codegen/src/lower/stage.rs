@@ -85,16 +85,20 @@ impl Emitter<'_, '_> {
             self.b.switch_to_block(vec);
             self.b.seal_block(vec);
             let splats = self.splat_invariants(value, mode);
+            let grouped = self.has_polynomial(value);
             let lanes = mode.lanes() as i64;
             let step = lanes * UNROLL as i64;
             self.loop_while(j, step, n, |em, jv| {
                 let js: Vec<Value> = (0..UNROLL as i64)
                     .map(|u| em.b.ins().iadd_imm_s(jv, u * lanes))
                     .collect();
-                let vs = em.eval_many(value, mode, &js, &splats);
-                for (v, ju) in vs.into_iter().zip(js) {
-                    let a = em.addr(buffer, ju, mode);
-                    em.b.ins().store(mem(), v, a, 0);
+                let group = if grouped { js.len() } else { 1 };
+                for chunk in js.chunks(group) {
+                    let vs = em.eval_many(value, mode, chunk, &splats);
+                    for (v, &ju) in vs.into_iter().zip(chunk) {
+                        let a = em.addr(buffer, ju, mode);
+                        em.b.ins().store(mem(), v, a, 0);
+                    }
                 }
             });
             self.loop_while(j, lanes, n, |em, jv| {
@@ -230,18 +234,22 @@ impl Emitter<'_, '_> {
         let lanes = mode.lanes() as i64;
         let vt = cl_type(ty, mode);
         let extreme = ty.is_float() && matches!(op, ReduceOp::Max | ReduceOp::Min);
+        let grouped = self.has_polynomial(value);
         let block = if extreme { i64::MAX / 4 } else { BLOCK };
         let accs: Vec<Variable> = (0..UNROLL).map(|_| self.b.declare_var(vt)).collect();
-        // Lanes that have seen a NaN (the float extremes' accumulators skip NaNs).
+        // Lanes that have seen a NaN (the float extremes' accumulators skip NaNs); two masks
+        // shared by the copies keep registers for the accumulators.
         let mt = cl_type(Scalar::Bool, mode);
-        let nans: Vec<Variable> = (0..UNROLL).map(|_| self.b.declare_var(mt)).collect();
+        let nans: Vec<Variable> = (0..2).map(|_| self.b.declare_var(mt)).collect();
         let limit = self.b.declare_var(types::I64);
         self.loop_while(j, lanes, n, |em, jv| {
             // One block: [j, min(j + block, n)).
             let id = em.constant(Self::identity(op, ty), ty, mode);
             let none = em.constant(Const::Int(0), Scalar::Bool, mode);
-            for (a, m) in accs.iter().zip(&nans) {
+            for a in &accs {
                 em.b.def_var(*a, id);
+            }
+            for m in &nans {
                 em.b.def_var(*m, none);
             }
             let end = em.b.ins().iadd_imm_s(jv, block);
@@ -252,9 +260,9 @@ impl Emitter<'_, '_> {
                 let av = em.b.use_var(accs[u]);
                 let r = if extreme {
                     let nan = em.b.ins().fcmp(FloatCC::Unordered, v, v);
-                    let seen = em.b.use_var(nans[u]);
+                    let seen = em.b.use_var(nans[u % 2]);
                     let seen = em.b.ins().bor(seen, nan);
-                    em.b.def_var(nans[u], seen);
+                    em.b.def_var(nans[u % 2], seen);
                     em.vector_extreme(op, av, v, ty, mode)
                 } else {
                     em.combine(op, av, v, ty, mode)
@@ -265,9 +273,12 @@ impl Emitter<'_, '_> {
                 let js: Vec<Value> = (0..UNROLL as i64)
                     .map(|u| em.b.ins().iadd_imm_s(jv, u * lanes))
                     .collect();
-                let vs = em.eval_many(value, mode, &js, &splats);
-                for (u, v) in vs.into_iter().enumerate() {
-                    step(em, u, v);
+                let group = if grouped { js.len() } else { 1 };
+                for (c, chunk) in js.chunks(group).enumerate() {
+                    let vs = em.eval_many(value, mode, chunk, &splats);
+                    for (u, v) in vs.into_iter().enumerate() {
+                        step(em, c * group + u, v);
+                    }
                 }
             });
             let lim = em.b.use_var(limit);
