@@ -11,6 +11,7 @@ mod binary;
 pub(crate) mod expr;
 pub(crate) mod math;
 mod stage;
+mod touch;
 
 use crate::kernel::{ExprOp, InnerAccess, Kernel, Stage};
 use cranelift_codegen::ir::{
@@ -69,6 +70,12 @@ pub(crate) struct Emitter<'a, 'b> {
     pub(crate) libm_refs: HashMap<(String, usize), FuncRef>,
     /// Row base pointer of each buffer for the current row.
     pub(crate) row_ptr: Vec<Value>,
+    /// Per buffer to touch ahead: its next row's base pointer (the current row's in the
+    /// last row, so that every touched address stays inside the buffer).
+    pub(crate) next_row_ptr: Vec<(usize, Value)>,
+    /// The stage whose vector loop touches the next row of `next_row_ptr`'s buffers.
+    pub(crate) touch_stage: Option<usize>,
+    pub(crate) stage_index: usize,
     /// Inner stride in bytes of each buffer.
     pub(crate) inner_stride: Vec<Value>,
     /// Row-invariant values of the current row, as scalars.
@@ -349,6 +356,9 @@ pub(crate) fn build(
         module,
         libm_refs: HashMap::new(),
         row_ptr: Vec::new(),
+        next_row_ptr: Vec::new(),
+        touch_stage: None,
+        stage_index: 0,
         inner_stride: Vec::new(),
         row_values: HashMap::new(),
         invariant: k.row_invariant(),
@@ -416,8 +426,10 @@ pub(crate) fn build(
             em.b.ins().iadd(base[i], off)
         })
         .collect();
+    em.plan_touches(rv, rows, &rstride);
     em.row_values.clear();
     for (s, stage) in k.stages.iter().enumerate() {
+        em.stage_index = s;
         match *stage {
             Stage::Reduce { op, value } => {
                 let res = em.reduce(op, value);

@@ -92,6 +92,9 @@ impl Emitter<'_, '_> {
                 let js: Vec<Value> = (0..UNROLL as i64)
                     .map(|u| em.b.ins().iadd_imm_s(jv, u * lanes))
                     .collect();
+                if em.touch_stage == Some(em.stage_index) {
+                    em.touch_next_rows(jv, step);
+                }
                 let group = if grouped { js.len() } else { 1 };
                 for chunk in js.chunks(group) {
                     let vs = em.eval_many(value, mode, chunk, &splats);

@@ -120,11 +120,16 @@ impl Math<'_, '_> {
         let lim = self.c(if self.is_f64() { 706.0 } else { 86.0 });
         let ax = self.fabs(x);
         let out = self.fcmp(FloatCC::UnorderedOrGreaterThan, &ax, &lim);
-        let (t, _, r) = self.split_ln2(x);
-        let p = self.poly(&r, self.exp_coeffs());
-        let kexp = self.k_exponent(&t);
-        let fast = self.add_exponent(&p, &kexp);
-        self.unless_any(&out, fast, |m| m.exp_full_range(x))
+        self.unless_any(
+            &out,
+            |m| {
+                let (t, _, r) = m.split_ln2(x);
+                let p = m.poly(&r, m.exp_coeffs());
+                let kexp = m.k_exponent(&t);
+                m.add_exponent(&p, &kexp)
+            },
+            |m| m.exp_full_range(x),
+        )
     }
 
     /// `exp` for any argument: clamped to where it is inf or 0, scaled in two steps so that
@@ -169,9 +174,14 @@ impl Math<'_, '_> {
         let lim = self.c(if self.is_f64() { 40.0 } else { 20.0 });
         let ax = self.fabs(x);
         let out = self.fcmp(FloatCC::UnorderedOrGreaterThan, &ax, &lim);
-        let (em1, s, _) = self.expm1_parts(x);
-        let fast = self.expm1_join(&em1, &s);
-        self.unless_any(&out, fast, |m| m.expm1_full_range(x))
+        self.unless_any(
+            &out,
+            |m| {
+                let (em1, s, _) = m.expm1_parts(x);
+                m.expm1_join(&em1, &s)
+            },
+            |m| m.expm1_full_range(x),
+        )
     }
 
     fn expm1_full_range(&mut self, x: &[Value]) -> Group {

@@ -38,8 +38,7 @@ impl Math<'_, '_> {
         let low = self.fcmp(FloatCC::UnorderedOrLessThan, x, &tiny);
         let top = self.fcmp(FloatCC::Equal, x, &inf);
         let out = self.bor(&low, &top);
-        let fast = self.log_normal(x, None);
-        self.unless_any(&out, fast, |m| m.log_full_range(x))
+        self.unless_any(&out, |m| m.log_normal(x, None), |m| m.log_full_range(x))
     }
 
     /// `log(x) + adj` for positive, normal, finite `x` (`adj` an integral float).

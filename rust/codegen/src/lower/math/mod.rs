@@ -20,9 +20,6 @@ use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{types, Endianness, InstBuilder, MemFlagsData, Type, Value};
 use cranelift_frontend::FunctionBuilder;
 
-/// Coefficients of a polynomial evaluated by Horner's rule before the Estrin part.
-const HORNER_TERMS: usize = 3;
-
 /// One value per copy, or a single value shared by every copy.
 pub(crate) type Group = Vec<Value>;
 
@@ -62,17 +59,8 @@ macro_rules! binary_ops {
     )*};
 }
 
-macro_rules! unary_ops {
-    ($($name:ident),*) => {$(
-        pub fn $name(&mut self, x: &[Value]) -> Group {
-            zip_groups!(self.b, [x], |b: &mut FunctionBuilder, x| b.ins().$name(x))
-        }
-    )*};
-}
-
 impl Math<'_, '_> {
     binary_ops!(fadd, fsub, fmul, fdiv, iadd, isub, band, bor, bxor, band_not);
-    unary_ops!(fabs);
 
     fn is_f64(&self) -> bool {
         self.ty.lane_type() == types::F64
@@ -220,39 +208,30 @@ impl Math<'_, '_> {
         }
     }
 
-    /// `c[0] + c[1] x + c[2] x^2 + ...`: Horner's rule for the [`HORNER_TERMS`] lowest
-    /// coefficients, whose rounding decides the result's last bit, and Estrin's scheme for the
-    /// rest (pairs `c[2i] + c[2i+1] x`, then pairs of those with `x^2`, and so on), whose
-    /// terms are small. The dependency chain is then about `HORNER_TERMS + log2(len)`
-    /// multiply-adds long where Horner's alone is `len - 1`.
+    /// `c[0] + c[1] x + c[2] x^2 + ...` by Horner's rule. Its chain of dependent
+    /// multiply-adds is long, but the unrolled copies run side by side and hide it; Estrin's
+    /// shorter chain measured no faster, as it needs register copies (x86's multiply-add
+    /// overwrites an operand) and a few more instructions.
     fn poly(&mut self, x: &[Value], c: &[f64]) -> Group {
-        let h = HORNER_TERMS.min(c.len() - 1);
-        let mut acc = self.estrin(x, &c[h..]);
-        for &k in c[..h].iter().rev() {
+        let mut acc = self.c(c[c.len() - 1]);
+        for &k in c[..c.len() - 1].iter().rev() {
             let k = self.c(k);
             acc = self.mul_add(&acc, x, &k);
         }
         acc
     }
 
-    fn estrin(&mut self, x: &[Value], c: &[f64]) -> Group {
-        let mut terms: Vec<Group> = c.iter().map(|&k| self.c(k)).collect();
-        let mut p: Group = x.to_vec();
-        while terms.len() > 1 {
-            let mut next = Vec::with_capacity(terms.len().div_ceil(2));
-            for pair in terms.chunks(2) {
-                next.push(match pair {
-                    [lo, hi] => self.mul_add(hi, &p, lo),
-                    [lo] => lo.clone(),
-                    _ => unreachable!(),
-                });
-            }
-            terms = next;
-            if terms.len() > 1 {
-                p = self.fmul(&p, &p);
-            }
-        }
-        terms.pop().unwrap()
+    /// `|x|`: one `and` with a constant mask (Cranelift rebuilds the mask at every vector
+    /// `fabs`).
+    fn fabs(&mut self, x: &[Value]) -> Group {
+        let mask = self.ic(if self.is_f64() {
+            i64::MAX
+        } else {
+            i32::MAX as i64
+        });
+        let xb = self.bits(x);
+        let r = self.band(&xb, &mask);
+        self.float_of_bits(&r)
     }
 
     /// The sign bit of `sign` on the magnitude of `mag`.
@@ -314,12 +293,13 @@ impl Math<'_, '_> {
         self.isub(&tb, &mb)
     }
 
-    /// `fast`, unless a lane of any copy has its `out` mask set: then the whole group is
-    /// what `slow` computes, in a block of its own that the common case jumps over.
+    /// What `fast` computes, unless a lane of any copy has its `out` mask set: then the whole
+    /// group is what `slow` computes. Each runs in a block of its own, and the common case
+    /// jumps over the other.
     fn unless_any(
         &mut self,
         out: &[Value],
-        fast: Group,
+        fast: impl FnOnce(&mut Self) -> Group,
         slow: impl FnOnce(&mut Self) -> Group,
     ) -> Group {
         use cranelift_codegen::ir::BlockArg;
@@ -331,20 +311,31 @@ impl Math<'_, '_> {
             any = self.b.ins().vany_true(any);
         }
         let slow_block = self.b.create_block();
+        let fast_block = self.b.create_block();
         let join = self.b.create_block();
-        for _ in &fast {
-            self.b.append_block_param(join, self.ty);
+        self.b.ins().brif(any, slow_block, &[], fast_block, &[]);
+        let mut n = 0;
+        for (block, f) in [
+            (
+                fast_block,
+                Box::new(fast) as Box<dyn FnOnce(&mut Self) -> Group>,
+            ),
+            (slow_block, Box::new(slow)),
+        ] {
+            self.b.switch_to_block(block);
+            self.b.seal_block(block);
+            let vals = f(self);
+            if n == 0 {
+                n = vals.len().max(out.len());
+                for _ in 0..n {
+                    self.b.append_block_param(join, self.ty);
+                }
+            }
+            let args: Vec<BlockArg> = (0..n)
+                .map(|i| BlockArg::Value(vals[i.min(vals.len() - 1)]))
+                .collect();
+            self.b.ins().jump(join, &args);
         }
-        let args: Vec<BlockArg> = fast.iter().map(|&v| BlockArg::Value(v)).collect();
-        self.b.ins().brif(any, slow_block, &[], join, &args);
-        self.b.switch_to_block(slow_block);
-        self.b.seal_block(slow_block);
-        let slow = slow(self);
-        let n = fast.len();
-        let args: Vec<BlockArg> = (0..n)
-            .map(|i| BlockArg::Value(slow[i.min(slow.len() - 1)]))
-            .collect();
-        self.b.ins().jump(join, &args);
         self.b.switch_to_block(join);
         self.b.seal_block(join);
         self.b.block_params(join).to_vec()
