@@ -122,6 +122,16 @@ impl Emitter<'_, '_> {
         });
     }
 
+    /// Stores a reduced value at inner index `j` of [`Emitter::reduce_store`]'s buffer, if any:
+    /// a map whose output the next stage reduces runs in the reduction's loop.
+    fn store_reduced(&mut self, v: Value, j: Value, mode: Mode) {
+        if let Some(b) = self.reduce_store {
+            let v = self.store_form(v, self.k.buffers[b].dtype);
+            let a = self.addr(b, j, mode);
+            self.b.ins().store(mem(), v, a, 0);
+        }
+    }
+
     /// The scalar type a reduction accumulates in.
     fn acc_type(op: ReduceOp, ty: Scalar) -> Scalar {
         match (op, ty) {
@@ -180,8 +190,9 @@ impl Emitter<'_, '_> {
             ReduceOp::Prod | ReduceOp::Max | ReduceOp::Min => ty.is_float(),
             _ => false,
         };
+        let store_dtype = self.reduce_store.map(|b| self.k.buffers[b].dtype);
         let mode = if vector_op {
-            self.stage_mode(value, None)
+            self.stage_mode(value, store_dtype)
         } else {
             Mode::Scalar
         };
@@ -209,6 +220,7 @@ impl Emitter<'_, '_> {
         let splats = std::collections::HashMap::new();
         self.loop_while(j, 1, n, |em, jv| {
             let v = em.eval(value, Mode::Scalar, jv, &splats);
+            em.store_reduced(v, jv, Mode::Scalar);
             let v = em.cast(v, ty, acc_ty, Mode::Scalar);
             let a = em.b.use_var(acc);
             let r = em.combine(op, a, v, acc_ty, Mode::Scalar);
@@ -259,7 +271,8 @@ impl Emitter<'_, '_> {
             let lim = em.b.ins().smin(end, n);
             em.b.def_var(limit, lim);
             let lim = em.b.use_var(limit);
-            let step = |em: &mut Self, u: usize, v: Value| {
+            let step = |em: &mut Self, u: usize, v: Value, ju: Value| {
+                em.store_reduced(v, ju, mode);
                 let av = em.b.use_var(accs[u]);
                 let r = if extreme {
                     let nan = em.b.ins().fcmp(FloatCC::Unordered, v, v);
@@ -273,21 +286,24 @@ impl Emitter<'_, '_> {
                 em.b.def_var(accs[u], r);
             };
             em.loop_while(j, lanes * UNROLL as i64, lim, |em, jv| {
+                if em.touch_stage == Some(em.stage_index) {
+                    em.touch_next_rows(jv, lanes * UNROLL as i64);
+                }
                 let js: Vec<Value> = (0..UNROLL as i64)
                     .map(|u| em.b.ins().iadd_imm_s(jv, u * lanes))
                     .collect();
                 let group = if grouped { js.len() } else { 1 };
                 for (c, chunk) in js.chunks(group).enumerate() {
                     let vs = em.eval_many(value, mode, chunk, &splats);
-                    for (u, v) in vs.into_iter().enumerate() {
-                        step(em, c * group + u, v);
+                    for (u, (v, &ju)) in vs.into_iter().zip(chunk).enumerate() {
+                        step(em, c * group + u, v, ju);
                     }
                 }
             });
             let lim = em.b.use_var(limit);
             em.loop_while(j, lanes, lim, |em, jv| {
                 let v = em.eval(value, mode, jv, &splats);
-                step(em, 0, v);
+                step(em, 0, v, jv);
             });
             let mut a: Vec<Value> = accs.iter().map(|v| em.b.use_var(*v)).collect();
             while a.len() > 1 {
