@@ -244,3 +244,50 @@ fn sin_cos_within_2_ulp() {
     check(UnaryOp::Sin, f64::sin, f32::sin, -1e300, 1e300, 2, 2);
     check(UnaryOp::Cos, f64::cos, f32::cos, -1e300, 1e300, 2, 2);
 }
+
+#[test]
+fn signed_zeros_tiny_and_special_inputs_match_libm_bit_for_bit() {
+    let xs = [
+        0.0,
+        -0.0,
+        5e-324,
+        -5e-324,
+        1e-310,
+        -1e-310,
+        1e-300,
+        -1e-300,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+    ];
+    type Pair = (UnaryOp, fn(f64) -> f64, fn(f32) -> f32);
+    let ops: [Pair; 7] = [
+        (UnaryOp::Exp, f64::exp, f32::exp),
+        (UnaryOp::Expm1, f64::exp_m1, f32::exp_m1),
+        (UnaryOp::Log, f64::ln, f32::ln),
+        (UnaryOp::Log1p, f64::ln_1p, f32::ln_1p),
+        (UnaryOp::Tanh, f64::tanh, f32::tanh),
+        (UnaryOp::Sin, f64::sin, f32::sin),
+        (UnaryOp::Cos, f64::cos, f32::cos),
+    ];
+    for (op, r64, r32) in ops {
+        for contiguous in [true, false] {
+            let got = run_unary(op, Scalar::F64, &xs, contiguous);
+            for (x, g) in xs.iter().zip(&got) {
+                let want = r64(*x);
+                assert!(
+                    g.to_bits() == want.to_bits() || g.is_nan() && want.is_nan(),
+                    "{op:?} f64 contiguous={contiguous} x={x:e}: got {g:e} want {want:e}"
+                );
+            }
+            let got = run_unary(op, Scalar::F32, &xs, contiguous);
+            for (x, g) in xs.iter().zip(&got) {
+                let (x, g) = (*x as f32, *g as f32);
+                let want = r32(x);
+                assert!(
+                    g.to_bits() == want.to_bits() || g.is_nan() && want.is_nan(),
+                    "{op:?} f32 contiguous={contiguous} x={x:e}: got {g:e} want {want:e}"
+                );
+            }
+        }
+    }
+}

@@ -162,11 +162,13 @@ impl Math<'_, '_> {
         (em1, s, t)
     }
 
-    /// `2^k (e^r - 1) + (2^k - 1)`.
+    /// `2^k (e^r - 1) - (1 - 2^k)`: subtracting the exact `1 - 2^k` rather than adding
+    /// `2^k - 1` keeps `expm1(-0) = -0` (at `k = 0` the sum would be `-0 + 0 = +0`).
     fn expm1_join(&mut self, em1: &[Value], s: &[Value]) -> Group {
         let one = self.c(1.0);
-        let sm1 = self.fsub(s, &one);
-        self.mul_add(s, em1, &sm1)
+        let oms = self.fsub(&one, s);
+        let neg = self.fneg(&oms);
+        self.mul_add(s, em1, &neg)
     }
 
     /// `exp(x) - 1` without cancellation near 0: max error 2 ulp (f64 and f32).

@@ -221,6 +221,11 @@ impl Math<'_, '_> {
         acc
     }
 
+    /// `-x` (folded into a multiply-add that consumes it).
+    fn fneg(&mut self, x: &[Value]) -> Group {
+        zip_groups!(self.b, [x], |b: &mut FunctionBuilder, x| b.ins().fneg(x))
+    }
+
     /// `|x|`: one `and` with a constant mask (Cranelift rebuilds the mask at every vector
     /// `fabs`).
     fn fabs(&mut self, x: &[Value]) -> Group {

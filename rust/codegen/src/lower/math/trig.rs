@@ -73,8 +73,20 @@ impl Math<'_, '_> {
         }
         let z = self.fmul(&r, &r);
         let q = self.poly(&z, if f64ty { &SIN_F64 } else { &SIN_F32 });
-        let zq = self.fmul(&z, &q);
-        let s = self.mul_add(&r, &zq, &r);
+        // r + (r z) Q: near |r| = pi/2 (where cos(0) lands) rounding r z costs less than
+        // rounding z Q, which r would then scale up.
+        let rz = self.fmul(&r, &z);
+        let mut s = self.mul_add(&rz, &q, &r);
+        if !cos {
+            // sin(r) has r's sign on [-pi/2, pi/2]; or-ing it in makes sin(-0) = -0 (the sum
+            // above is -0 + +0 there). cos's r is never zero.
+            let signbit = self.ic(if f64ty { i64::MIN } else { i32::MIN as i64 });
+            let rb = self.bits(&r);
+            let rs = self.band(&rb, &signbit);
+            let sb = self.bits(&s);
+            let sb = self.bor(&sb, &rs);
+            s = self.float_of_bits(&sb);
+        }
         // sin(x) = (-1)^k sin(r); cos(x) = (-1)^(k+1) sin(r). k's parity is t's lowest bit.
         let mut tb = self.bits(&t);
         if cos {
@@ -84,6 +96,15 @@ impl Math<'_, '_> {
         let sign = self.ishl_imm(&tb, if f64ty { 63 } else { 31 });
         let sb = self.bits(&s);
         let sb = self.bxor(&sb, &sign);
-        self.float_of_bits(&sb)
+        let v = self.float_of_bits(&sb);
+        if !cos {
+            return v;
+        }
+        // cos(+-0) lands on r = -pi/2, the end of the polynomial's interval, where its error
+        // peaks (f32 gave 1 - ulp): the exact 1 is one compare and select.
+        let zero = self.c(0.0);
+        let one = self.c(1.0);
+        let at_zero = self.fcmp(cranelift_codegen::ir::condcodes::FloatCC::Equal, x, &zero);
+        self.pick(&at_zero, &one, &v)
     }
 }
