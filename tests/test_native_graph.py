@@ -247,12 +247,13 @@ def test_compile_errors():
         core.compile_ir(ADD, num_threads=-1)
 
 
+# Large enough that one call outlasts the 10 ms window below (about 30 ms on one core).
 HEAVY = """ember-ir 1
-func @f(%0: f64[1048576]) -> (f64[1048576]) {
-  %1 = sin(%0) : f64[1048576]
-  %2 = exp(%1) : f64[1048576]
-  %3 = cos(%2) : f64[1048576]
-  %4 = tanh(%3) : f64[1048576]
+func @f(%0: f64[4194304]) -> (f64[4194304]) {
+  %1 = sin(%0) : f64[4194304]
+  %2 = exp(%1) : f64[4194304]
+  %3 = cos(%2) : f64[4194304]
+  %4 = tanh(%3) : f64[4194304]
   return %4
 }
 """
@@ -260,7 +261,7 @@ func @f(%0: f64[1048576]) -> (f64[1048576]) {
 
 def test_kernels_run_with_the_gil_released():
     graph = core.compile_ir(HEAVY, num_threads=1)
-    x = np.linspace(-3.0, 3.0, 1048576)
+    x = np.linspace(-3.0, 3.0, 4194304)
     window = []
     started = threading.Event()
 

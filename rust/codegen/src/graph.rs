@@ -133,6 +133,19 @@ pub fn compile(graph: &Graph, options: &Options) -> Result<CompiledGraph, Error>
     })
 }
 
+/// The Cranelift IR and machine code of every kernel `graph` compiles to, for reading what
+/// the lowering emits (the SIMD form, with the scalar fallback's listing after it when the
+/// SIMD form failed).
+pub fn disassemble(graph: &Graph) -> Result<Vec<String>, Error> {
+    let plan = schedule::schedule(graph)?;
+    let mut jit = Jit::new()?;
+    jit.keep_listings();
+    for k in &plan.kernels {
+        jit.add(k)?;
+    }
+    Ok(jit.listings().to_vec())
+}
+
 /// Assigns temps to physical buffers: a buffer is reused once its last reader has run.
 fn plan_buffers(plan: &Plan) -> (Vec<usize>, Vec<usize>) {
     let nt = plan.temps.len();

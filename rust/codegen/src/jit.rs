@@ -20,6 +20,8 @@ pub struct Jit {
     pending: Vec<FuncId>,
     count: usize,
     fallbacks: Vec<String>,
+    /// When set, each kernel's Cranelift IR and machine code, for [`crate::disassemble`].
+    listings: Option<Vec<String>>,
 }
 
 // SAFETY: the module is only mutated through `&mut self`; finalized code is immutable and the
@@ -61,6 +63,7 @@ impl Jit {
             pending: Vec::new(),
             count: 0,
             fallbacks: Vec::new(),
+            listings: None,
         })
     }
 
@@ -77,6 +80,16 @@ impl Jit {
         }
     }
 
+    /// Keeps the Cranelift IR and the machine code of every kernel added from now on.
+    pub fn keep_listings(&mut self) {
+        self.listings.get_or_insert_with(Vec::new);
+    }
+
+    /// The listings kept since [`Jit::keep_listings`], one per kernel.
+    pub fn listings(&self) -> &[String] {
+        self.listings.as_deref().unwrap_or(&[])
+    }
+
     /// Why kernels fell back to scalar loops (one entry per such kernel).
     pub fn scalar_fallbacks(&self) -> &[String] {
         &self.fallbacks
@@ -87,6 +100,11 @@ impl Jit {
         self.ctx.clear();
         self.ctx.func.signature = module.make_signature();
         lower::build(module, &mut self.ctx.func, &mut self.fctx, k, vectorize);
+        let clif = self
+            .listings
+            .as_ref()
+            .map(|_| self.ctx.func.display().to_string());
+        self.ctx.set_disasm(clif.is_some());
         let name = format!("kernel{}", self.count);
         self.count += 1;
         let id = module
@@ -95,6 +113,14 @@ impl Jit {
         module
             .define_function(id, &mut self.ctx)
             .map_err(|e| Error::Codegen(format!("{e:?}")))?;
+        if let (Some(list), Some(clif)) = (self.listings.as_mut(), clif) {
+            let code = self.ctx.compiled_code();
+            list.push(format!(
+                "{name} ({} bytes)\n{clif}\n{}",
+                code.map_or(0, |c| c.code_buffer().len()),
+                code.and_then(|c| c.vcode.clone()).unwrap_or_default()
+            ));
+        }
         self.pending.push(id);
         Ok(id)
     }

@@ -31,7 +31,7 @@ mod matmul;
 mod reuse;
 mod schedule;
 
-pub use graph::{compile, ArrayView, ArrayViewMut, CompiledGraph, Options};
+pub use graph::{compile, disassemble, ArrayView, ArrayViewMut, CompiledGraph, Options};
 
 use std::fmt;
 

@@ -299,3 +299,73 @@ fn long_rows_split_across_threads() {
         }
     }
 }
+
+/// NumPy's max/min of a row: NaN if any element is NaN, else the extreme.
+fn fold_extreme(xs: &[f64], max: bool) -> f64 {
+    let init = if max {
+        f64::NEG_INFINITY
+    } else {
+        f64::INFINITY
+    };
+    xs.iter().fold(init, |acc, &x| {
+        if acc.is_nan() || x.is_nan() {
+            f64::NAN
+        } else if max {
+            acc.max(x)
+        } else {
+            acc.min(x)
+        }
+    })
+}
+
+#[test]
+fn float_max_min_match_a_scalar_fold_for_every_length_and_special_position() {
+    for ty in [Scalar::F32, Scalar::F64] {
+        for rop in [ReduceOp::Max, ReduceOp::Min] {
+            let mut k = Kernel::default();
+            let x = k.buffer(ty, InnerAccess::Strided);
+            let out = k.buffer(ty, InnerAccess::Row);
+            let lx = k.load(x);
+            k.stages.push(Stage::Reduce { op: rop, value: lx });
+            let r = k.stage_result(0);
+            k.stages.push(Stage::RowStore {
+                buffer: out,
+                value: r,
+            });
+            let (_jit, f) = compile(&k);
+            let run = |xs: &[f64]| -> f64 {
+                if ty == Scalar::F64 {
+                    let mut a = xs.to_vec();
+                    let mut o = [0.0f64];
+                    let ops = [op(&mut a, &[8]), op(&mut o, &[0])];
+                    unsafe { launch(f, &[xs.len()], &ops, 1, false) };
+                    o[0]
+                } else {
+                    let mut a: Vec<f32> = xs.iter().map(|&v| v as f32).collect();
+                    let mut o = [0.0f32];
+                    let ops = [op(&mut a, &[4]), op(&mut o, &[0])];
+                    unsafe { launch(f, &[xs.len()], &ops, 1, false) };
+                    o[0] as f64
+                }
+            };
+            for n in 0..=80usize {
+                let base: Vec<f64> = (0..n).map(|i| ((i * 37) % 23) as f64 - 11.0).collect();
+                let want = fold_extreme(&base, rop == ReduceOp::Max);
+                let got = run(&base);
+                assert!(got == want, "{ty} {rop:?} n={n}: {got} != {want}");
+                for special in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+                    for p in 0..n {
+                        let mut xs = base.clone();
+                        xs[p] = special;
+                        let want = fold_extreme(&xs, rop == ReduceOp::Max);
+                        let got = run(&xs);
+                        assert!(
+                            got == want || got.is_nan() && want.is_nan(),
+                            "{ty} {rop:?} n={n} {special} at {p}: {got} != {want}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}

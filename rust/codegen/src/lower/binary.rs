@@ -40,7 +40,7 @@ impl Emitter<'_, '_> {
                         ty: cl_type(ty, mode),
                         fma: self.fma,
                     };
-                    m.copysign(x, y)
+                    m.copysign(&[x], &[y])[0]
                 }
                 Eq | Ne | Lt | Le | Gt | Ge => self.b.ins().fcmp(cc(op), x, y),
                 Pow => self.libm("pow", &[x, y], ty),
@@ -198,7 +198,7 @@ impl Emitter<'_, '_> {
                 ty: cl_type(ty, mode),
                 fma: self.fma,
             }
-            .copysign(zero, y);
+            .copysign(&[zero], &[y])[0];
             let r = self.b.ins().select(mnz, mfix, zs);
             let ynz = self.b.ins().fcmp(FloatCC::NotEqual, y, zero);
             return self.b.ins().select(ynz, r, m);
@@ -220,7 +220,7 @@ impl Emitter<'_, '_> {
             ty: cl_type(ty, mode),
             fma: self.fma,
         }
-        .copysign(zero, q);
+        .copysign(&[zero], &[q])[0];
         let dz = self.b.ins().fcmp(FloatCC::Equal, div, zero);
         let r = self.b.ins().select(dz, zq, fl);
         let ynz = self.b.ins().fcmp(FloatCC::NotEqual, y, zero);

@@ -33,6 +33,13 @@ pub(crate) fn cl_type(s: Scalar, mode: Mode) -> Type {
     }
 }
 
+/// Whether `op` is a polynomial function (see [`super::math`]), emitted for all unrolled
+/// copies at once by [`Emitter::unary_group`].
+pub(crate) fn is_polynomial(op: UnaryOp) -> bool {
+    use UnaryOp::*;
+    matches!(op, Exp | Expm1 | Log | Log1p | Tanh | Sin | Cos)
+}
+
 /// Whether `op` on operands of type `ty` has a vector lowering.
 pub(crate) fn vector_unary(op: UnaryOp, ty: Scalar) -> bool {
     use UnaryOp::*;
@@ -182,6 +189,35 @@ impl<'b> Emitter<'_, 'b> {
         self.b.inst_results(call)[0]
     }
 
+    /// `op` applied to one value per unrolled copy, step by step across the copies (see
+    /// [`super::math`]); `op` must satisfy [`is_polynomial`].
+    pub(crate) fn unary_group(
+        &mut self,
+        op: UnaryOp,
+        xs: &[Value],
+        ty: Scalar,
+        mode: Mode,
+    ) -> Vec<Value> {
+        use UnaryOp::*;
+        match op {
+            Exp => self.math(ty, mode).exp(xs),
+            Expm1 => self.math(ty, mode).expm1(xs),
+            Log => self.math(ty, mode).log(xs),
+            Log1p => self.math(ty, mode).log1p(xs),
+            Tanh => self.math(ty, mode).tanh(xs),
+            Sin | Cos if mode == Mode::Scalar => {
+                let name = if op == Sin { "sin" } else { "cos" };
+                xs.iter().map(|&x| self.libm(name, &[x], ty)).collect()
+            }
+            Sin | Cos => {
+                let r = self.math(ty, mode).sincos(xs, op == Cos);
+                let name = if op == Sin { "sin" } else { "cos" };
+                self.large_args_via_libm(xs, r, name, ty, mode)
+            }
+            _ => panic!("{op:?} is not a polynomial function"),
+        }
+    }
+
     /// `op(x)` where `x` has type `ty`.
     pub(crate) fn unary(&mut self, op: UnaryOp, x: Value, ty: Scalar, mode: Mode) -> Value {
         use UnaryOp::*;
@@ -199,21 +235,9 @@ impl<'b> Emitter<'_, 'b> {
                 Ceil => self.b.ins().ceil(x),
                 Trunc => self.b.ins().trunc(x),
                 Rint => self.b.ins().nearest(x),
-                Exp => self.math(ty, mode).exp(x),
-                Expm1 => self.math(ty, mode).expm1(x),
-                Log => self.math(ty, mode).log(x),
-                Log1p => self.math(ty, mode).log1p(x),
-                Tanh => self.math(ty, mode).tanh(x),
-                Sin if mode != Mode::Scalar => {
-                    let r = self.math(ty, mode).sincos(x, false);
-                    self.large_args_via_libm(x, r, "sin", ty, mode)
+                Exp | Expm1 | Log | Log1p | Tanh | Sin | Cos => {
+                    self.unary_group(op, &[x], ty, mode)[0]
                 }
-                Cos if mode != Mode::Scalar => {
-                    let r = self.math(ty, mode).sincos(x, true);
-                    self.large_args_via_libm(x, r, "cos", ty, mode)
-                }
-                Sin => self.libm("sin", &[x], ty),
-                Cos => self.libm("cos", &[x], ty),
                 Sign => {
                     let zero = self.constant(Const::Float(0.0), ty, mode);
                     let one = self.constant(Const::Float(1.0), ty, mode);
@@ -317,47 +341,51 @@ impl<'b> Emitter<'_, 'b> {
         }
     }
 
-    /// Recomputes every lane with libm when any lane of `x` is beyond the range where the
+    /// Recomputes every lane with libm when any lane of `xs` is beyond the range where the
     /// polynomial `sin`/`cos` keep their error bound (a branch that large inputs rarely take).
     fn large_args_via_libm(
         &mut self,
-        x: Value,
-        fast: Value,
+        xs: &[Value],
+        fast: Vec<Value>,
         name: &str,
         ty: Scalar,
         mode: Mode,
-    ) -> Value {
+    ) -> Vec<Value> {
+        use cranelift_codegen::ir::BlockArg;
         let vt = cl_type(ty, mode);
         let limit = if ty == Scalar::F64 { 1e4 } else { 1e3 };
-        let ax = self.b.ins().fabs(x);
         let lim = self.constant(Const::Float(limit), ty, mode);
         // NaN lanes compare unordered: the polynomial already returns NaN for them.
-        let big = self.b.ins().fcmp(FloatCC::GreaterThan, ax, lim);
-        let any = self.b.ins().vany_true(big);
+        let mut big = None;
+        for &x in xs {
+            let ax = self.b.ins().fabs(x);
+            let b = self.b.ins().fcmp(FloatCC::GreaterThan, ax, lim);
+            big = Some(big.map_or(b, |a| self.b.ins().bor(a, b)));
+        }
+        let any = self.b.ins().vany_true(big.expect("a non-empty group"));
         let slow = self.b.create_block();
         let join = self.b.create_block();
-        self.b.append_block_param(join, vt);
-        self.b.ins().brif(
-            any,
-            slow,
-            &[],
-            join,
-            &[cranelift_codegen::ir::BlockArg::Value(fast)],
-        );
+        for _ in xs {
+            self.b.append_block_param(join, vt);
+        }
+        let args: Vec<BlockArg> = fast.iter().map(|&v| BlockArg::Value(v)).collect();
+        self.b.ins().brif(any, slow, &[], join, &args);
         self.b.switch_to_block(slow);
         self.b.seal_block(slow);
-        let mut v = fast;
-        for lane in 0..mode.lanes() as u8 {
-            let xl = self.b.ins().extractlane(x, lane);
-            let r = self.libm(name, &[xl], ty);
-            v = self.b.ins().insertlane(v, r, lane);
+        let mut args = Vec::new();
+        for (&x, &f) in xs.iter().zip(&fast) {
+            let mut v = f;
+            for lane in 0..mode.lanes() as u8 {
+                let xl = self.b.ins().extractlane(x, lane);
+                let r = self.libm(name, &[xl], ty);
+                v = self.b.ins().insertlane(v, r, lane);
+            }
+            args.push(BlockArg::Value(v));
         }
-        self.b
-            .ins()
-            .jump(join, &[cranelift_codegen::ir::BlockArg::Value(v)]);
+        self.b.ins().jump(join, &args);
         self.b.switch_to_block(join);
         self.b.seal_block(join);
-        self.b.block_params(join)[0]
+        self.b.block_params(join).to_vec()
     }
 
     /// `c ? x : y` where `c` is a bool of `mode` and `x`, `y` have type `ty`.

@@ -8,21 +8,22 @@
 //! scalar loop that serves both as the SIMD path's tail and as the strided fallback.
 
 mod binary;
+mod build;
 pub(crate) mod expr;
 pub(crate) mod math;
 mod stage;
+mod touch;
 
-use crate::kernel::{ExprOp, InnerAccess, Kernel, Stage};
-use cranelift_codegen::ir::{
-    types, AbiParam, Endianness, FuncRef, InstBuilder, MemFlagsData, Value,
-};
-use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+pub(crate) use build::build;
+
+use crate::kernel::{ExprOp, InnerAccess, Kernel};
+use cranelift_codegen::ir::{types, Endianness, FuncRef, InstBuilder, MemFlagsData, Value};
+use cranelift_frontend::FunctionBuilder;
 use cranelift_jit::JITModule;
-use cranelift_module::Module;
 use std::collections::HashMap;
 
 /// Vector bodies are unrolled this many times (Cranelift does not unroll).
-pub(crate) const UNROLL: usize = 4;
+pub(crate) const UNROLL: usize = 8;
 
 /// Whether values are scalars or 128-bit vectors of lanes `width` bytes wide.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -53,6 +54,14 @@ pub(crate) fn mem() -> MemFlagsData {
     MemFlagsData::new().with_notrap()
 }
 
+/// Flags for loads of a buffer the kernel never writes. Read-only and movable, they are pure
+/// to Cranelift, which then places each load next to its first use instead of keeping every
+/// load where it was emitted (which keeps all unrolled copies' inputs live at once). They
+/// stay inside their loop: every address depends on the loop's index.
+pub(crate) fn mem_input() -> MemFlagsData {
+    mem().with_readonly().with_can_move()
+}
+
 /// Per-function lowering state.
 pub(crate) struct Emitter<'a, 'b> {
     pub(crate) b: FunctionBuilder<'b>,
@@ -61,12 +70,22 @@ pub(crate) struct Emitter<'a, 'b> {
     pub(crate) libm_refs: HashMap<(String, usize), FuncRef>,
     /// Row base pointer of each buffer for the current row.
     pub(crate) row_ptr: Vec<Value>,
+    /// Per buffer to touch ahead: its next row's base pointer (the current row's in the
+    /// last row, so that every touched address stays inside the buffer).
+    pub(crate) next_row_ptr: Vec<(usize, Value)>,
+    /// The stage whose vector loop touches the next row of `next_row_ptr`'s buffers.
+    pub(crate) touch_stage: Option<usize>,
+    pub(crate) stage_index: usize,
+    /// While set, the reduction being emitted also stores each reduced value here.
+    pub(crate) reduce_store: Option<usize>,
     /// Inner stride in bytes of each buffer.
     pub(crate) inner_stride: Vec<Value>,
     /// Row-invariant values of the current row, as scalars.
     pub(crate) row_values: HashMap<usize, Value>,
     /// Which expression nodes are row-invariant.
     pub(crate) invariant: Vec<bool>,
+    /// Which buffers the kernel writes (the others are loaded as movable, read-only memory).
+    pub(crate) written: Vec<bool>,
     /// Whether the SIMD paths may be emitted at all.
     pub(crate) vectorize: bool,
     /// Whether the ISA has fused multiply-add.
@@ -77,6 +96,18 @@ pub(crate) struct Emitter<'a, 'b> {
 }
 
 impl Emitter<'_, '_> {
+    /// Makes the per-row result of reduction stage `s` available to later stages.
+    fn set_stage_result(&mut self, s: usize, res: Value) {
+        if let Some(id) = self
+            .k
+            .exprs
+            .iter()
+            .position(|e| e.op == ExprOp::StageResult(s))
+        {
+            self.row_values.insert(id, res);
+        }
+    }
+
     /// Nodes that `root` depends on (itself included), in definition order.
     pub(crate) fn needed(&self, root: usize) -> Vec<usize> {
         let mut mark = vec![false; root + 1];
@@ -184,19 +215,58 @@ impl Emitter<'_, '_> {
         j: Value,
         splats: &HashMap<usize, Value>,
     ) -> Value {
-        let mut memo: HashMap<usize, Value> = HashMap::new();
+        self.eval_many(root, mode, &[j], splats)[0]
+    }
+
+    /// Whether computing `root` involves a polynomial function (see [`math`]).
+    pub(crate) fn has_polynomial(&self, root: usize) -> bool {
+        self.needed(root).into_iter().any(|i| {
+            !self.invariant[i]
+                && matches!(self.k.exprs[i].op, ExprOp::Unary(op, x)
+                    if self.k.exprs[x].ty.is_float() && expr::is_polynomial(op))
+        })
+    }
+
+    /// Evaluates `root` at each inner index of `js` (one per unrolled copy); polynomial
+    /// functions get the whole group at once (see [`math`]). Every copy's loads come first,
+    /// so for expressions without such functions callers do better to evaluate (and store or
+    /// accumulate) copy by copy, keeping fewer values live.
+    pub(crate) fn eval_many(
+        &mut self,
+        root: usize,
+        mode: Mode,
+        js: &[Value],
+        splats: &HashMap<usize, Value>,
+    ) -> Vec<Value> {
+        let mut memo: Vec<HashMap<usize, Value>> = vec![HashMap::new(); js.len()];
         for i in self.needed(root) {
-            let v = if self.invariant[i] {
-                match mode {
-                    Mode::Scalar => self.row_values[&i],
-                    Mode::Vector(_) => splats[&i],
+            if let ExprOp::Unary(op, x) = self.k.exprs[i].op {
+                let xt = self.k.exprs[x].ty;
+                if !self.invariant[i] && xt.is_float() && expr::is_polynomial(op) {
+                    let xs: Vec<Value> = memo
+                        .iter()
+                        .map(|m| m.get(&x).copied().unwrap_or_else(|| self.row_values[&x]))
+                        .collect();
+                    let vs = self.unary_group(op, &xs, xt, mode);
+                    for (m, v) in memo.iter_mut().zip(vs) {
+                        m.insert(i, v);
+                    }
+                    continue;
                 }
-            } else {
-                self.node(i, mode, j, &memo)
-            };
-            memo.insert(i, v);
+            }
+            for (u, &j) in js.iter().enumerate() {
+                let v = if self.invariant[i] {
+                    match mode {
+                        Mode::Scalar => self.row_values[&i],
+                        Mode::Vector(_) => splats[&i],
+                    }
+                } else {
+                    self.node(i, mode, j, &memo[u])
+                };
+                memo[u].insert(i, v);
+            }
         }
-        memo[&root]
+        memo.iter().map(|m| m[&root]).collect()
     }
 
     /// Broadcasts the row-invariant nodes `root` needs into `mode`.
@@ -241,7 +311,8 @@ impl Emitter<'_, '_> {
             ExprOp::Load(b) => {
                 let a = self.addr(b, j, mode);
                 let t = expr::cl_type(e.ty, mode);
-                let v = self.b.ins().load(t, mem(), a, 0);
+                let flags = if self.written[b] { mem() } else { mem_input() };
+                let v = self.b.ins().load(t, flags, a, 0);
                 if e.ty == crate::kernel::Scalar::Bool {
                     // Any non-zero byte is true.
                     let z = self.b.ins().iconst(types::I8, 0);
@@ -275,115 +346,4 @@ impl Emitter<'_, '_> {
             }
         }
     }
-}
-
-/// Builds the kernel function into `ctx.func`; `vectorize = false` emits only scalar loops.
-pub(crate) fn build(
-    module: &mut JITModule,
-    func: &mut cranelift_codegen::ir::Function,
-    fctx: &mut FunctionBuilderContext,
-    k: &Kernel,
-    vectorize: bool,
-) {
-    let ptr = types::I64;
-    for _ in 0..3 {
-        func.signature.params.push(AbiParam::new(ptr));
-    }
-    func.signature.params.push(AbiParam::new(types::I64));
-    func.signature.params.push(AbiParam::new(types::I64));
-    let fma = module.isa().has_native_fma();
-    let b = FunctionBuilder::new(func, fctx);
-    let mut em = Emitter {
-        b,
-        k,
-        module,
-        libm_refs: HashMap::new(),
-        row_ptr: Vec::new(),
-        inner_stride: Vec::new(),
-        row_values: HashMap::new(),
-        invariant: k.row_invariant(),
-        vectorize,
-        fma,
-        contiguous: None,
-        n: None,
-    };
-    let entry = em.b.create_block();
-    em.b.append_block_params_for_function_params(entry);
-    em.b.switch_to_block(entry);
-    em.b.seal_block(entry);
-    let params = em.b.block_params(entry).to_vec();
-    let (bases, row_strides, inner_strides, rows, n) =
-        (params[0], params[1], params[2], params[3], params[4]);
-    em.n = Some(n);
-    let mut base = Vec::new();
-    let mut rstride = Vec::new();
-    let mut contiguous = em.b.ins().iconst(types::I8, 1);
-    for (i, buf) in k.buffers.iter().enumerate() {
-        let off = (8 * i) as i32;
-        base.push(em.b.ins().load(ptr, mem(), bases, off));
-        rstride.push(em.b.ins().load(types::I64, mem(), row_strides, off));
-        let s = em.b.ins().load(types::I64, mem(), inner_strides, off);
-        em.inner_stride.push(s);
-        if buf.inner == InnerAccess::Strided {
-            let unit = em.b.ins().icmp_imm_s(
-                cranelift_codegen::ir::condcodes::IntCC::Equal,
-                s,
-                buf.dtype.size() as i64,
-            );
-            contiguous = em.b.ins().band(contiguous, unit);
-        }
-    }
-    em.contiguous = Some(contiguous);
-
-    let r = em.b.declare_var(types::I64);
-    let zero = em.b.ins().iconst(types::I64, 0);
-    em.b.def_var(r, zero);
-    let head = em.b.create_block();
-    let body = em.b.create_block();
-    let exit = em.b.create_block();
-    em.b.ins().jump(head, &[]);
-    em.b.switch_to_block(head);
-    let rv = em.b.use_var(r);
-    let more = em.b.ins().icmp(
-        cranelift_codegen::ir::condcodes::IntCC::SignedLessThan,
-        rv,
-        rows,
-    );
-    em.b.ins().brif(more, body, &[], exit, &[]);
-    em.b.switch_to_block(body);
-    em.b.seal_block(body);
-    em.row_ptr = (0..k.buffers.len())
-        .map(|i| {
-            let off = em.b.ins().imul(rv, rstride[i]);
-            em.b.ins().iadd(base[i], off)
-        })
-        .collect();
-    em.row_values.clear();
-    for (s, stage) in k.stages.iter().enumerate() {
-        match *stage {
-            Stage::Reduce { op, value } => {
-                let res = em.reduce(op, value);
-                if let Some(id) = k.exprs.iter().position(|e| e.op == ExprOp::StageResult(s)) {
-                    em.row_values.insert(id, res);
-                }
-            }
-            Stage::Map { buffer, value } => em.map(buffer, value),
-            Stage::RowStore { buffer, value } => {
-                em.compute_invariants(value);
-                let v = em.row_values[&value];
-                let v = em.store_form(v, k.buffers[buffer].dtype);
-                let a = em.row_ptr[buffer];
-                em.b.ins().store(mem(), v, a, 0);
-            }
-        }
-    }
-    let one = em.b.ins().iadd_imm_s(rv, 1);
-    em.b.def_var(r, one);
-    em.b.ins().jump(head, &[]);
-    em.b.seal_block(head);
-    em.b.switch_to_block(exit);
-    em.b.seal_block(exit);
-    em.b.ins().return_(&[]);
-    let config = em.module.isa().frontend_config();
-    em.b.finalize(config);
 }

@@ -85,14 +85,23 @@ impl Emitter<'_, '_> {
             self.b.switch_to_block(vec);
             self.b.seal_block(vec);
             let splats = self.splat_invariants(value, mode);
+            let grouped = self.has_polynomial(value);
             let lanes = mode.lanes() as i64;
             let step = lanes * UNROLL as i64;
             self.loop_while(j, step, n, |em, jv| {
-                for u in 0..UNROLL as i64 {
-                    let ju = em.b.ins().iadd_imm_s(jv, u * lanes);
-                    let v = em.eval(value, mode, ju, &splats);
-                    let a = em.addr(buffer, ju, mode);
-                    em.b.ins().store(mem(), v, a, 0);
+                let js: Vec<Value> = (0..UNROLL as i64)
+                    .map(|u| em.b.ins().iadd_imm_s(jv, u * lanes))
+                    .collect();
+                if em.touch_stage == Some(em.stage_index) {
+                    em.touch_next_rows(jv, step);
+                }
+                let group = if grouped { js.len() } else { 1 };
+                for chunk in js.chunks(group) {
+                    let vs = em.eval_many(value, mode, chunk, &splats);
+                    for (v, &ju) in vs.into_iter().zip(chunk) {
+                        let a = em.addr(buffer, ju, mode);
+                        em.b.ins().store(mem(), v, a, 0);
+                    }
                 }
             });
             self.loop_while(j, lanes, n, |em, jv| {
@@ -111,6 +120,16 @@ impl Emitter<'_, '_> {
             let a = em.addr(buffer, jv, Mode::Scalar);
             em.b.ins().store(mem(), v, a, 0);
         });
+    }
+
+    /// Stores a reduced value at inner index `j` of [`Emitter::reduce_store`]'s buffer, if any:
+    /// a map whose output the next stage reduces runs in the reduction's loop.
+    fn store_reduced(&mut self, v: Value, j: Value, mode: Mode) {
+        if let Some(b) = self.reduce_store {
+            let v = self.store_form(v, self.k.buffers[b].dtype);
+            let a = self.addr(b, j, mode);
+            self.b.ins().store(mem(), v, a, 0);
+        }
     }
 
     /// The scalar type a reduction accumulates in.
@@ -171,8 +190,9 @@ impl Emitter<'_, '_> {
             ReduceOp::Prod | ReduceOp::Max | ReduceOp::Min => ty.is_float(),
             _ => false,
         };
+        let store_dtype = self.reduce_store.map(|b| self.k.buffers[b].dtype);
         let mode = if vector_op {
-            self.stage_mode(value, None)
+            self.stage_mode(value, store_dtype)
         } else {
             Mode::Scalar
         };
@@ -200,6 +220,7 @@ impl Emitter<'_, '_> {
         let splats = std::collections::HashMap::new();
         self.loop_while(j, 1, n, |em, jv| {
             let v = em.eval(value, Mode::Scalar, jv, &splats);
+            em.store_reduced(v, jv, Mode::Scalar);
             let v = em.cast(v, ty, acc_ty, Mode::Scalar);
             let a = em.b.use_var(acc);
             let r = em.combine(op, a, v, acc_ty, Mode::Scalar);
@@ -209,8 +230,9 @@ impl Emitter<'_, '_> {
         self.cast(a, acc_ty, op.result_type(ty), Mode::Scalar)
     }
 
-    /// The SIMD part of a reduction: blocks of [`BLOCK`] elements in [`UNROLL`] vector
-    /// accumulators, each block's total folded into the scalar accumulator `acc`.
+    /// The SIMD part of a reduction: [`UNROLL`] vector accumulators folded into the scalar
+    /// accumulator `acc`. Sums and products fold after every block of [`BLOCK`] elements (f32
+    /// ones into an f64 accumulator); max and min are exact in any order and fold once.
     #[allow(clippy::too_many_arguments)]
     fn vector_reduce(
         &mut self,
@@ -226,45 +248,89 @@ impl Emitter<'_, '_> {
         let splats = self.splat_invariants(value, mode);
         let lanes = mode.lanes() as i64;
         let vt = cl_type(ty, mode);
+        let extreme = ty.is_float() && matches!(op, ReduceOp::Max | ReduceOp::Min);
+        let grouped = self.has_polynomial(value);
+        let block = if extreme { i64::MAX / 4 } else { BLOCK };
         let accs: Vec<Variable> = (0..UNROLL).map(|_| self.b.declare_var(vt)).collect();
+        // Lanes that have seen a NaN (the float extremes' accumulators skip NaNs); two masks
+        // shared by the copies keep registers for the accumulators.
+        let mt = cl_type(Scalar::Bool, mode);
+        let nans: Vec<Variable> = (0..2).map(|_| self.b.declare_var(mt)).collect();
         let limit = self.b.declare_var(types::I64);
         self.loop_while(j, lanes, n, |em, jv| {
-            // One block: [j, min(j + BLOCK, n)).
+            // One block: [j, min(j + block, n)).
             let id = em.constant(Self::identity(op, ty), ty, mode);
+            let none = em.constant(Const::Int(0), Scalar::Bool, mode);
             for a in &accs {
                 em.b.def_var(*a, id);
             }
-            let end = em.b.ins().iadd_imm_s(jv, BLOCK);
+            for m in &nans {
+                em.b.def_var(*m, none);
+            }
+            let end = em.b.ins().iadd_imm_s(jv, block);
             let lim = em.b.ins().smin(end, n);
             em.b.def_var(limit, lim);
             let lim = em.b.use_var(limit);
+            let step = |em: &mut Self, u: usize, v: Value, ju: Value| {
+                em.store_reduced(v, ju, mode);
+                let av = em.b.use_var(accs[u]);
+                let r = if extreme {
+                    let nan = em.b.ins().fcmp(FloatCC::Unordered, v, v);
+                    let seen = em.b.use_var(nans[u % 2]);
+                    let seen = em.b.ins().bor(seen, nan);
+                    em.b.def_var(nans[u % 2], seen);
+                    em.vector_extreme(op, av, v, ty, mode)
+                } else {
+                    em.combine(op, av, v, ty, mode)
+                };
+                em.b.def_var(accs[u], r);
+            };
             em.loop_while(j, lanes * UNROLL as i64, lim, |em, jv| {
-                for (u, a) in accs.iter().enumerate() {
-                    let ju = em.b.ins().iadd_imm_s(jv, u as i64 * lanes);
-                    let v = em.eval(value, mode, ju, &splats);
-                    let av = em.b.use_var(*a);
-                    let r = em.combine(op, av, v, ty, mode);
-                    em.b.def_var(*a, r);
+                if em.touch_stage == Some(em.stage_index) {
+                    em.touch_next_rows(jv, lanes * UNROLL as i64);
+                }
+                let js: Vec<Value> = (0..UNROLL as i64)
+                    .map(|u| em.b.ins().iadd_imm_s(jv, u * lanes))
+                    .collect();
+                let group = if grouped { js.len() } else { 1 };
+                for (c, chunk) in js.chunks(group).enumerate() {
+                    let vs = em.eval_many(value, mode, chunk, &splats);
+                    for (u, (v, &ju)) in vs.into_iter().zip(chunk).enumerate() {
+                        step(em, c * group + u, v, ju);
+                    }
                 }
             });
             let lim = em.b.use_var(limit);
             em.loop_while(j, lanes, lim, |em, jv| {
                 let v = em.eval(value, mode, jv, &splats);
-                let av = em.b.use_var(accs[0]);
-                let r = em.combine(op, av, v, ty, mode);
-                em.b.def_var(accs[0], r);
+                step(em, 0, v, jv);
             });
-            let a0 = em.b.use_var(accs[0]);
-            let a1 = em.b.use_var(accs[1]);
-            let a2 = em.b.use_var(accs[2]);
-            let a3 = em.b.use_var(accs[3]);
-            let s01 = em.combine(op, a0, a1, ty, mode);
-            let s23 = em.combine(op, a2, a3, ty, mode);
-            let s = em.combine(op, s01, s23, ty, mode);
+            let mut a: Vec<Value> = accs.iter().map(|v| em.b.use_var(*v)).collect();
+            while a.len() > 1 {
+                let (x, y) = (a[a.len() - 2], a[a.len() - 1]);
+                a.truncate(a.len() - 2);
+                let r = if extreme {
+                    em.vector_extreme(op, x, y, ty, mode)
+                } else {
+                    em.combine(op, x, y, ty, mode)
+                };
+                a.insert(0, r);
+            }
+            let s = a[0];
             let mut total = em.b.ins().extractlane(s, 0);
             for l in 1..lanes as u8 {
                 let x = em.b.ins().extractlane(s, l);
                 total = em.combine(op, total, x, ty, Mode::Scalar);
+            }
+            if extreme {
+                let mut seen = em.b.use_var(nans[0]);
+                for m in &nans[1..] {
+                    let other = em.b.use_var(*m);
+                    seen = em.b.ins().bor(seen, other);
+                }
+                let any = em.b.ins().vany_true(seen);
+                let nan = em.constant(Const::Float(f64::NAN), ty, Mode::Scalar);
+                total = em.b.ins().select(any, nan, total);
             }
             let total = em.cast(total, ty, acc_ty, Mode::Scalar);
             let av = em.b.use_var(acc);
@@ -275,6 +341,25 @@ impl Emitter<'_, '_> {
             let back = em.b.ins().iadd_imm_s(jv, -lanes);
             em.b.def_var(j, back);
         });
+    }
+
+    /// `acc` moved towards `v` for float `max`/`min` reductions: the compare-select forms that
+    /// lower to one `maxps`/`minps`, which keep `acc` when `v` is NaN (the caller tracks NaNs
+    /// apart). Ties keep `acc`, the earlier element, as the scalar loop does.
+    fn vector_extreme(
+        &mut self,
+        op: ReduceOp,
+        acc: Value,
+        v: Value,
+        ty: Scalar,
+        mode: Mode,
+    ) -> Value {
+        let moves = if op == ReduceOp::Max {
+            self.b.ins().fcmp(FloatCC::LessThan, acc, v)
+        } else {
+            self.b.ins().fcmp(FloatCC::LessThan, v, acc)
+        };
+        self.pick(moves, v, acc, ty, mode)
     }
 
     /// First index of the maximum (minimum); a NaN counts as the extreme, as in NumPy.
