@@ -291,10 +291,7 @@ pub fn layout() -> Vec<(&'static str, usize)> {
             offset_of!(PyFunctionObject, func_closure),
         ),
         ("PyThreadState.cframe", offset_of!(ThreadStateHead, cframe)),
-        (
-            "_PyCFrame.current_frame",
-            offset_of!(CFrame, current_frame),
-        ),
+        ("_PyCFrame.current_frame", offset_of!(CFrame, current_frame)),
     ]
 }
 

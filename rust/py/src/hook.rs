@@ -349,7 +349,9 @@ fn call_entry(
     }
     let with_function: Vec<*mut PyObject>;
     let slots = if entry.takes_function {
-        with_function = std::iter::once(func.cast()).chain(args.iter().copied()).collect();
+        with_function = std::iter::once(func.cast())
+            .chain(args.iter().copied())
+            .collect();
         &with_function[..]
     } else {
         args

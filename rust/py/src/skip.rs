@@ -154,11 +154,9 @@ pub fn classify(filename: &str) -> (bool, bool) {
         return (false, false);
     };
     let under = |prefixes: &[String]| prefixes.iter().any(|p| filename.starts_with(p.as_str()));
-    let library =
-        under(&files.libraries) || (under(&files.stdlib) && !under(&files.site_packages));
+    let library = under(&files.libraries) || (under(&files.stdlib) && !under(&files.site_packages));
     (library || under(&files.extra) || under(&files.own), library)
 }
-
 
 fn lock() -> std::sync::MutexGuard<'static, Option<SkipFiles>> {
     SKIP_FILES
