@@ -284,3 +284,27 @@ def test_kernels_run_with_the_gil_released():
     # Holding the GIL through the kernels would leave this thread a tick at most.
     assert window[1] - window[0] > 0.01
     assert len(inside) >= 4, (len(inside), window[1] - window[0])
+
+
+def test_outputs_are_recycled_only_once_dropped():
+    graph = core.compile_ir(
+        "ember-ir 1\nfunc @f(%0: f64[4]) -> (f64[4]) {\n"
+        "  %1 = const() value=2 : i64[] weak\n  %2 = mul(%0, %1) : f64[4]\n  return %2\n}\n"
+    )
+    x = np.arange(4.0)
+    (first,) = graph(x)
+    (second,) = graph(x + 1)
+    assert first is not second  # the first result is still held: not overwritten
+    np.testing.assert_array_equal(first, x * 2)
+    np.testing.assert_array_equal(second, (x + 1) * 2)
+    address = second.__array_interface__["data"][0]
+    del second  # dropped: its memory is written by the next call
+    (third,) = graph(x + 2)
+    assert third.__array_interface__["data"][0] == address
+    np.testing.assert_array_equal(third, (x + 2) * 2)
+    view = third[1:]
+    del third  # a view still holds it: not reused
+    (fourth,) = graph(x + 3)
+    np.testing.assert_array_equal(view, ((x + 2) * 2)[1:])
+    np.testing.assert_array_equal(fourth, (x + 3) * 2)
+    assert not np.shares_memory(fourth, view)

@@ -1,8 +1,16 @@
 //! `CompiledGraph`: an `ember_codegen` executable called with NumPy arrays. Inputs are checked
 //! here (so that a bad call raises a clear TypeError/ValueError before native code runs),
-//! outputs are fresh NumPy arrays of exactly the result types, and the kernels run with the GIL
+//! outputs are NumPy arrays of exactly the result types, and the kernels run with the GIL
 //! released so that other Python threads (and other calls of the same graph) proceed.
+//!
+//! Outputs are new arrays, except that an output array of the previous call that nobody holds
+//! any more is written again (`runtime::reuse`): fresh memory costs a page fault per 4 KiB on
+//! first touch, as much as a pass of compute for large outputs. The graph keeps its last
+//! outputs alive for that, until it is dropped (`ember.reset`).
 
+use std::sync::Mutex;
+
+use numpy::PyUntypedArray;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
@@ -17,6 +25,8 @@ pub struct CompiledGraph {
     #[pyo3(get)]
     ir: String,
     graph: ember_codegen::CompiledGraph,
+    /// The outputs of the last call, one slot per output (taken while a call runs).
+    recycled: Mutex<Vec<Option<Py<PyUntypedArray>>>>,
 }
 
 /// The views of one call, moved to the thread-free section together.
@@ -26,14 +36,19 @@ struct CallViews {
 }
 
 // SAFETY: the views address NumPy arrays that the calling frame keeps alive (the input tuple
-// and the freshly allocated outputs) until `run_detached` returns; nothing else writes to the
-// outputs meanwhile because nobody else has seen them yet.
+// and the outputs) until `run_detached` returns; nothing else writes to the outputs meanwhile:
+// they are fresh, or recycled arrays that nothing else references.
 unsafe impl Send for CallViews {}
 
 impl CompiledGraph {
     /// Wraps a compiled graph and the IR it came from.
     pub fn new(ir: String, graph: ember_codegen::CompiledGraph) -> Self {
-        CompiledGraph { ir, graph }
+        let slots = graph.output_types().len();
+        CompiledGraph {
+            ir,
+            graph,
+            recycled: Mutex::new((0..slots).map(|_| None).collect()),
+        }
     }
 }
 
@@ -49,14 +64,23 @@ impl CompiledGraph {
             runtime::check_inputs(inputs, self.graph.input_types(), &mut owners)?;
         let mut outputs = Vec::new();
         let mut raw_outputs: Vec<RawArray> = Vec::new();
+        // Taken out of the pool under the GIL: a concurrent call cannot get the same array.
+        let previous: Vec<_> =
+            std::mem::take(&mut *self.recycled.lock().unwrap_or_else(|p| p.into_inner()));
+        let mut previous = previous.into_iter();
         for ty in self.graph.output_types() {
-            let (array, raw) = runtime::allocate(py, ty, &bindings)?;
+            let slot = previous.next().flatten();
+            let (array, raw) = match runtime::reuse(py, slot, ty, &bindings)? {
+                Some(found) => found,
+                None => runtime::allocate(py, ty, &bindings)?,
+            };
             outputs.push(array);
             raw_outputs.push(raw);
         }
         // SAFETY: every input was checked to be an aligned ndarray of the declared dtype and
-        // shape, so its strides address readable elements; the outputs are fresh C-contiguous
-        // arrays of the result types, writable and unaliased.
+        // shape, so its strides address readable elements; the outputs are C-contiguous
+        // arrays of the result types that this module allocated, writable and unaliased
+        // (a recycled one has no other reference, so no input or view shares it).
         let views = unsafe {
             CallViews {
                 inputs: raw_inputs
@@ -75,6 +99,8 @@ impl CompiledGraph {
             graph.run(&views.inputs, &views.outputs)
         })?;
         drop(owners);
+        *self.recycled.lock().unwrap_or_else(|p| p.into_inner()) =
+            outputs.iter().map(|a| Some(a.clone().unbind())).collect();
         PyTuple::new(py, outputs)
     }
 

@@ -254,6 +254,34 @@ pub fn allocate<'py>(
     Ok((array, raw))
 }
 
+/// An array returned by an earlier call that its caller has since dropped (this pool holds
+/// the only reference), of the shape `ty` now has and still writable: its memory is written
+/// again instead of allocating fresh memory, whose first touch costs a page fault per page.
+pub fn reuse<'py>(
+    py: Python<'py>,
+    previous: Option<Py<PyUntypedArray>>,
+    ty: &Type,
+    bindings: &Bindings,
+) -> PyResult<Option<(Bound<'py, PyUntypedArray>, RawArray)>> {
+    let Some(previous) = previous else {
+        return Ok(None);
+    };
+    let array = previous.into_bound(py);
+    // SAFETY: the GIL is held, so the reference count cannot change under us.
+    if unsafe { pyo3::ffi::Py_REFCNT(array.as_ptr()) } != 1 {
+        return Ok(None);
+    }
+    let shape = concrete_shape(ty, bindings)?;
+    // SAFETY: `array` is an ndarray this module allocated.
+    let flags = unsafe { (*(array.as_array_ptr() as *const PyArrayObject)).flags };
+    let writable = flags & numpy::npyffi::NPY_ARRAY_WRITEABLE != 0;
+    if !writable || array.shape() != shape.as_slice() || shape.contains(&0) {
+        return Ok(None);
+    }
+    let raw = raw(&array, ty.dtype);
+    Ok(Some((array, raw)))
+}
+
 fn c_strides(shape: &[usize], itemsize: usize) -> Vec<isize> {
     let mut strides = vec![0isize; shape.len()];
     let mut step = itemsize as isize;
