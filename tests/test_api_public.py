@@ -290,3 +290,23 @@ def test_explain_after_compiled_calls_reports_the_resume_functions_too(capsys):
     f(np.arange(3.0))
     report = ember.explain(staged, np.arange(3.0))
     assert report.graph_count == 3 and report.graph_break_count == 3
+
+
+def test_each_compile_options_get_their_own_entries():
+    # One function compiled twice, with different backends: each call uses its own options'
+    # entries, never the other's (the frame hook's cache holds both).
+    seen = []
+
+    def recording(graph, example_inputs):
+        seen.append(graph)
+        return eager.compile(graph, example_inputs)
+
+    plain = ember.compile(affine, backend="eager")
+    recorded = ember.compile(affine, backend=recording)
+    x = np.ones(2)
+    for _ in range(2):
+        assert_same(plain(x), affine(x))
+        assert_same(recorded(x), affine(x))
+    s = ember.stats()
+    assert len(seen) == 1 and s["captures"] == 2 and s["cache_hits"] == 2
+    assert s["recompile_reasons"][0][1] == "other compile options"

@@ -28,9 +28,12 @@ def set_callback(
     store nothing).
     """
 
-def enable(on: bool) -> bool:
-    """Set this thread's enable flag, returning the previous one. The eval-frame function is
-    installed (chained to the one found) the first time a thread enables it."""
+def enable(token: int | bool) -> int:
+    """Set this thread's enable token, returning the previous one: 0 (False) turns the hook
+    off on this thread, any other value turns it on, and entries are stored under the token in
+    force and used only under it (`ember.compile` gives each set of options its own). The
+    eval-frame function is installed (chained to the one found) the first time a thread
+    enables it."""
 
 def uninstall() -> None:
     """Restore the previous eval-frame function."""

@@ -58,6 +58,7 @@ def compile(fn: Callable | None = None, *, backend: Any = "cranelift", fullgraph
     _install()
 
     slot, enable = policy.active, core.enable
+    token = policy.token_for(opts)
     code = getattr(original, "__code__", None)
     if code is not None and resume_origin(code) is not None:
         # A resume function compiled on its own (not called by a trampoline): its entries
@@ -68,7 +69,7 @@ def compile(fn: Callable | None = None, *, backend: Any = "cranelift", fullgraph
     def compiled(*args: Any, **kwargs: Any) -> Any:
         outer = slot.current
         slot.current = opts
-        previous = enable(True)
+        previous = enable(token)
         try:
             return original(*args, **kwargs)
         finally:

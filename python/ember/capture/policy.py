@@ -9,6 +9,7 @@ Past `config.recompile_limit` entries a code stops compiling (`CACHE_ONLY`) with
 
 from __future__ import annotations
 
+import itertools
 import threading
 import warnings
 import weakref
@@ -80,6 +81,23 @@ class OptionsSlot(threading.local):
 active = OptionsSlot()
 
 
+_tokens: dict[Options, int] = {}
+_next_token = itertools.count(2)  # 0: the hook off, 1: plain `enable(True)`
+
+
+def token_for(options: Options) -> int:
+    """The frame hook's token for these options: entries compiled under one set of options
+    (another backend, other backend settings, fullgraph) are never used under another."""
+    with _lock:
+        try:
+            token = _tokens.get(options)
+        except TypeError:  # unhashable options (a backend that is not hashable)
+            return next(_next_token)
+        if token is None:
+            token = _tokens[options] = next(_next_token)
+        return token
+
+
 def current_options() -> Options:
     return active.current or Options()
 
@@ -140,7 +158,8 @@ def on_cache_miss(func: FunctionType, args: tuple[Any, ...]) -> Any:
         return _core.CACHE_ONLY
     if record.guard_trees:
         failure = find_failure(record.guard_trees[-1], func, args)
-        reason = str(failure) if failure is not None else "guards failed"
+        # Guards that pass: the entries were compiled under other options (another backend).
+        reason = str(failure) if failure is not None else "other compile options"
         stats.record_recompile(name, reason)
         ember_logging.log("recompiles", f"{name}: {reason}")
         if options.dynamic is None and failure is not None:

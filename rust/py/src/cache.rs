@@ -26,6 +26,8 @@ pub struct Entry {
     /// Whether `entry` takes the frame's function object before the argument slots (entries
     /// that rebuild closures or call resume functions need its `__closure__`).
     pub takes_function: bool,
+    /// The compile options' token it was made under (`hook::enable`).
+    pub token: u32,
 }
 
 /// What the converter said about a code object as a whole.
@@ -101,11 +103,13 @@ impl CodeCache {
         self.entries.borrow_mut().insert(0, entry);
     }
 
-    /// The first entry whose guards pass, and the number of entries whose guards failed.
+    /// The first entry made under `token` whose guards pass, and the number of entries whose
+    /// guards failed.
     pub fn lookup(
         &self,
         py: Python<'_>,
         frame: &FrameView<'_>,
+        token: u32,
     ) -> PyResult<(Option<Arc<Entry>>, u64)> {
         let mut failures = 0;
         let mut i = 0;
@@ -115,11 +119,14 @@ impl CodeCache {
             let Some(entry) = self.entries.borrow().get(i).cloned() else {
                 return Ok((None, failures));
             };
+            i += 1;
+            if entry.token != token {
+                continue;
+            }
             if entry.guards.check(py, frame)? {
                 return Ok((Some(entry), failures));
             }
             failures += 1;
-            i += 1;
         }
     }
 

@@ -15,10 +15,12 @@ fn set_callback(callback: Option<Py<PyAny>>) -> Option<Py<PyAny>> {
     hook::set_callback(callback)
 }
 
-/// Sets this thread's enable flag, returning the previous one; installs the hook on first use.
+/// Sets this thread's enable token (False/0: off, True: 1, or an options token), returning
+/// the previous one; installs the hook on first use.
 #[pyfunction]
-fn enable(py: Python<'_>, on: bool) -> PyResult<bool> {
-    hook::enable(py, on)
+fn enable(py: Python<'_>, token: u32) -> PyResult<u32> {
+    // A bool is an int: True is token 1.
+    hook::enable(py, token)
 }
 
 /// Restores the eval-frame function found when the hook was installed.

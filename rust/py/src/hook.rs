@@ -26,7 +26,9 @@ pub const SKIP: &str = "skip";
 pub const CACHE_ONLY: &str = "cache_only";
 
 thread_local! {
-    static ENABLED: Cell<bool> = const { Cell::new(false) };
+    /// 0: the hook is off on this thread; otherwise the token of the compile options in force
+    /// (entries are used only under the token they were compiled with).
+    static ENABLED: Cell<u32> = const { Cell::new(0) };
 }
 
 /// The eval-frame function found when ours was installed (0: not installed).
@@ -97,19 +99,20 @@ fn callback(py: Python<'_>) -> Option<Py<PyAny>> {
         .map(|c| c.clone_ref(py))
 }
 
-/// Sets this thread's flag, returning the previous one.
-pub fn set_enabled(on: bool) -> bool {
-    ENABLED.with(|flag| flag.replace(on))
+/// Sets this thread's token (0: off), returning the previous one.
+pub fn set_enabled(token: u32) -> u32 {
+    ENABLED.with(|flag| flag.replace(token))
 }
 
-/// `enable(on)`: sets the flag and installs the eval-frame function if needed.
-pub fn enable(py: Python<'_>, on: bool) -> PyResult<bool> {
+/// `enable(token)`: sets the token and installs the eval-frame function if needed.
+pub fn enable(py: Python<'_>, token: u32) -> PyResult<u32> {
+    let on = token != 0;
     if on && !INSTALLED.load(Ordering::Relaxed) {
         // Computed now, while nothing intercepts the Python code this runs.
         skip::ensure_defaults(py)?;
         install();
     }
-    Ok(set_enabled(on))
+    Ok(set_enabled(token))
 }
 
 fn install() {
@@ -160,7 +163,8 @@ unsafe extern "C" fn eval_frame(
     frame: *mut InterpreterFrame,
     throwflag: c_int,
 ) -> *mut PyObject {
-    if !ENABLED.with(Cell::get) {
+    let token = ENABLED.with(Cell::get);
+    if token == 0 {
         // SAFETY: forwarding the interpreter's own arguments to the previous function.
         return unsafe { previous()(tstate, frame, throwflag) };
     }
@@ -169,7 +173,7 @@ unsafe extern "C" fn eval_frame(
     let py = unsafe { Python::assume_attached() };
     // SAFETY: `frame` is the live frame CPython is about to evaluate.
     let outcome = catch_unwind(AssertUnwindSafe(|| unsafe {
-        intercept(py, tstate, frame, throwflag)
+        intercept(py, tstate, frame, throwflag, token)
     }));
     match outcome {
         Ok(Ok(result)) => result,
@@ -209,6 +213,7 @@ unsafe fn intercept(
     tstate: *mut PyThreadState,
     frame: *mut InterpreterFrame,
     throwflag: c_int,
+    token: u32,
 ) -> PyResult<*mut PyObject> {
     // SAFETY: forwarding the interpreter's own arguments.
     let evaluate = move || unsafe { previous()(tstate, frame, throwflag) };
@@ -254,9 +259,9 @@ unsafe fn intercept(
     };
     // Guards run with the hook disabled: Python code they reach (properties, `__eq__`) is
     // plain evaluation, never a conversion.
-    let was_enabled = set_enabled(false);
-    let looked_up = cache.lookup(py, &view);
-    set_enabled(was_enabled);
+    set_enabled(0);
+    let looked_up = cache.lookup(py, &view, token);
+    set_enabled(token);
     let (hit, failures) = looked_up?;
     bump(&STATS.guard_failures, failures);
     if let Some(entry) = hit {
@@ -276,9 +281,9 @@ unsafe fn intercept(
         let items = args.iter().map(|&a| Bound::from_borrowed_ptr(py, a));
         (func_obj, PyTuple::new(py, items)?)
     };
-    let was_enabled = set_enabled(false);
-    let stored = store_verdict(callback.bind(py), func_obj, arg_tuple, cache);
-    set_enabled(was_enabled);
+    set_enabled(0);
+    let stored = store_verdict(callback.bind(py), func_obj, arg_tuple, cache, token);
+    set_enabled(token);
     match stored? {
         Some(entry) => call_entry(py, &entry, func, args),
         None => Ok(evaluate()),
@@ -292,6 +297,7 @@ fn store_verdict(
     func: Bound<'_, PyAny>,
     args: Bound<'_, PyTuple>,
     cache: &cache::CodeCache,
+    token: u32,
 ) -> PyResult<Option<Arc<Entry>>> {
     let verdict = callback.call1((func, args))?;
     if verdict.is_none() {
@@ -328,6 +334,7 @@ fn store_verdict(
         guards: compile_tree(&guards)?,
         entry: entry.unbind(),
         takes_function,
+        token,
     });
     cache.push(Arc::clone(&entry));
     Ok(Some(entry))
