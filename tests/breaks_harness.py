@@ -49,6 +49,18 @@ class Seen:
     notes: list[str] = field(default_factory=list)
 
 
+def run_once(fn: Callable[..., Any], make_args: Callable[[], tuple]) -> tuple:
+    """`fn` on fresh arguments: (value, exception, printed output, the arguments after)."""
+    args = make_args()
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        try:
+            value, error = fn(*args), None
+        except Exception as exc:  # noqa: BLE001 - raising is an outcome to compare
+            value, error = None, exc
+    return value, error, out.getvalue(), args
+
+
 def observe(program: Program, fn: Callable[..., Any]) -> Seen:
     if program.reset is not None:
         program.reset()

@@ -10,12 +10,9 @@ must give plain Python's results, printed output and mutations exactly.
 
 from __future__ import annotations
 
-import contextlib
-import io
-
 import ember
 import numpy as np
-from breaks_harness import same
+from breaks_harness import run_once, same
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -61,17 +58,6 @@ def programs(draw):
     return source
 
 
-def _run(fn, make_args):
-    args = make_args()
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        try:
-            value, error = fn(*args), None
-        except Exception as exc:  # noqa: BLE001 - raising is an outcome to compare
-            value, error = None, exc
-    return value, error, out.getvalue(), args
-
-
 def _make_args():
     rng = np.random.default_rng(5)
     return rng.standard_normal(4), rng.standard_normal(4), [0.5]
@@ -84,13 +70,13 @@ def test_random_programs_with_breaks_match_python(source, backend):
     exec(compile(source, "<random program>", "exec"), namespace)  # noqa: S102 - generated
     program = namespace["program"]
     namespace["COUNT"][0] = 0
-    want = _run(program, _make_args)
+    want = run_once(program, _make_args)
     want_count = namespace["COUNT"][0]
     ember.reset()
     compiled = ember.compile(program, backend=backend)
     for call in range(2):
         namespace["COUNT"][0] = 0
-        got = _run(compiled, _make_args)
+        got = run_once(compiled, _make_args)
         where = f"call {call + 1} of\n{source}"
         if want[1] is not None:
             assert type(got[1]) is type(want[1]) and str(got[1]) == str(want[1]), where

@@ -208,9 +208,7 @@ def make_resume(
     cached = _resumes.get(code, {}).get(key)
     if cached is not None:
         return cached
-    facts = _facts_of(code)
-    start = check_resumable(code, facts, offset, stack_depth)
-    _check_arguments(code, stack_depth, nulls, live)
+    facts, start = _checked(code, offset, stack_depth, nulls, live)
     resume = build_resume_code(code, facts, start, stack_depth, nulls, live)
     _resumes.setdefault(code, {})[key] = resume
     in_loop = any(inst.opname in BACKWARD_JUMPS and inst.argval <= start <= inst.offset
@@ -219,6 +217,16 @@ def make_resume(
     if ember_logging.enabled("code"):
         ember_logging.log("code", f"{resume.co_name}:\n{disassemble(resume)}")
     return resume
+
+
+def _checked(code: CodeType, offset: int, stack_depth: int, nulls: frozenset[int],
+             live: tuple[str, ...]) -> tuple[CodeFacts, int]:
+    """The code's facts and the instruction a resume or step code starts with, once the
+    offset and the arguments are checked (`ResumeError`, `ValueError`)."""
+    facts = _facts_of(code)
+    start = check_resumable(code, facts, offset, stack_depth)
+    _check_arguments(code, stack_depth, nulls, live)
+    return facts, start
 
 
 def _check_arguments(code: CodeType, stack_depth: int, nulls: frozenset[int],
@@ -259,9 +267,7 @@ def make_step(
     cached = _steps.get(code, {}).get(key)
     if cached is not None:
         return cached
-    facts = _facts_of(code)
-    start = check_resumable(code, facts, offset, stack_depth)
-    _check_arguments(code, stack_depth, nulls, live)
+    facts, start = _checked(code, offset, stack_depth, nulls, live)
     end = facts.instructions[group_end(facts, start)]
     # The locals bound after the instruction: those passed, and the one it stores.
     bound = set(live)
