@@ -163,13 +163,13 @@ class EntryCodegen(Rebuilder):
 
     def _step_lines(self, tail: StepTail, body: list[str]) -> list[str]:
         body.append("__ember_args = (" + "".join(f"{a}, " for a in tail.args) + ")")
-        step = self.embed(tail.step, "step code")
         if tail.closure is None:
             fn = self.embed(FunctionType(tail.step, self.tracer.root_globals, tail.step.co_name),
                             "step")
             call = f"{fn}(*__ember_args)"
         else:
             body.append(f"__ember_closure = {tail.closure}")
+            step = self.embed(tail.step, "step code")
             make = self.embed(FunctionType, "FunctionType")
             call = (f"{make}({step}, __ember_g, {tail.step.co_name!r}, None, __ember_closure)"
                     "(*__ember_args)")
@@ -203,7 +203,7 @@ def _param_name(name: str, index: int) -> str:
     return f"__ember_arg{index}"
 
 
-def make_fallback(func: FunctionType, disable: Callable[[bool], bool]) -> Callable:
+def make_fallback(func: FunctionType, disable: Callable[[int], int]) -> Callable:
     """`fallback(fn, *slots)`: call the frame's function (`fn`, or `func` when the entry is not
     handed it) from the frame's argument slots with the frame hook off on this thread."""
     code: CodeType = func.__code__

@@ -44,10 +44,10 @@ class Capture:
     takes_function: bool = False  # the entry's first parameter is the frame's function
 
 
-def _disable_hook(on: bool) -> bool:
+def _disable_hook(token: int) -> int:
     from ember import _core
 
-    return _core.enable(on)
+    return _core.enable(token)
 
 
 def capture_frame(func: FunctionType, args: tuple[Any, ...], *, dynamic: bool | None = None,

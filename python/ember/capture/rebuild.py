@@ -138,9 +138,10 @@ class Rebuilder:
         if isinstance(vt, ConstantVariable):
             return self.constant(vt.value)
         if vt.source is not None and isinstance(vt, (
-                SequenceVariable, DictVariable, UserObjectVariable, ModuleVariable,
-                UserFunctionVariable, OpaqueVariable, PartialVariable,
+                SequenceVariable, DictVariable, IteratorVariable, UserObjectVariable,
+                ModuleVariable, UserFunctionVariable, OpaqueVariable, PartialVariable,
                 DisabledFunctionVariable)):
+            # Reloaded: what capture changed in it is written back (`store_lines`).
             return self.reload(vt.source)
         if isinstance(vt, NamedTupleVariable):
             fields = ", ".join(self.expr(i) for i in vt.items)
@@ -148,8 +149,6 @@ class Rebuilder:
         if isinstance(vt, TupleVariable):
             items = [self.expr(i) for i in vt.items]
             return "(" + "".join(f"{i}, " for i in items).rstrip(" ") + ")"
-        if isinstance(vt, IteratorVariable) and vt.source is not None:
-            return self.reload(vt.source)  # its position is written back (`store_lines`)
         if isinstance(vt, (ListVariable, DictVariable, IteratorVariable, NestedFunctionVariable,
                            CellVariable)):
             return self._built_once(vt)
@@ -177,7 +176,8 @@ class Rebuilder:
         if isinstance(vt, PartialVariable):
             args = [self.expr(a) for a in vt.args]
             args += [f"{k}={self.expr(v)}" for k, v in vt.kwargs.items()]
-            return f"{self.embed(functools.partial, 'partial')}({', '.join([self.expr(vt.function), *args])})"
+            partial = self.embed(functools.partial, "partial")
+            return f"{partial}({', '.join([self.expr(vt.function), *args])})"
         if isinstance(vt, FormattedVariable):
             return self._fstring(vt)
         if isinstance(vt, PythonScalarVariable):

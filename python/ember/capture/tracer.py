@@ -68,7 +68,6 @@ class Tracer:
         self.cell_stores: list[VariableTracker] = []
         self.cells_by_id: dict[int, CellVariable] = {}
         self.cell_aliases: list[tuple[CellVariable, CellVariable]] = []
-        self._cell_objects: list[Any] = []
 
     def wrap(self, value: Any, source: Source | None) -> VariableTracker:
         return self.builder.wrap(value, source)
@@ -134,13 +133,12 @@ class Tracer:
         if all(o is not obj for o in self.attribute_stores):
             self.attribute_stores.append(obj)
 
-    def claim_container(self, container: VariableTracker) -> bool:
-        """Whether a list or dict read from the frame may be mutated by capture: yes, and
-        its contents are written back by the entry (which first checks that it shares the
-        object with no other list or dict it read, see `EntryCodegen.alias_check`)."""
+    def claim_container(self, container: VariableTracker) -> None:
+        """A list or dict read from the frame is mutated by capture: the entry writes its
+        contents back (after checking that it shares the object with no other list or dict
+        it read, see `EntryCodegen.alias_check`)."""
         if all(c is not container for c in self.container_stores):
             self.container_stores.append(container)
-        return True
 
     def cell_for(self, raw: Any, source: Source | None, name: str) -> CellVariable:
         """The tracker of a real cell (the frame function's, or a function's read from the
@@ -151,8 +149,7 @@ class Tracer:
         vt = CellVariable(None, source, name)
         vt.raw = raw  # type: ignore[attr-defined]
         if known is None:
-            self.cells_by_id[id(raw)] = vt
-            self._cell_objects.append(raw)  # keeps the id valid while capture runs
+            self.cells_by_id[id(raw)] = vt  # `vt.raw` keeps the id valid while capture runs
             return vt
         self.cell_aliases.append((known, vt))
         return known

@@ -20,11 +20,11 @@ if TYPE_CHECKING:
 
 
 def claim(tx: Interpreter, container: VariableTracker) -> None:
-    """Allow capture to mutate `container`: one the frame built, or one read from the frame
-    that no other tracker aliases, whose final contents the entry then writes back into the
-    real object after the graph. Anything else is a graph break."""
-    if container.source is not None and not tx.tracer.claim_container(container):
-        raise graph_break("mutation", what=container.describe())
+    """Let capture mutate `container`: one the frame built, or one read from the frame, whose
+    final contents the entry then writes back into the real object after the graph (a list
+    or dict reached by two paths is one tracker, see `VariableBuilder.wrap`)."""
+    if container.source is not None:
+        tx.tracer.claim_container(container)
 
 
 def _index(tx: Interpreter, index: VariableTracker, what: str) -> Any:
