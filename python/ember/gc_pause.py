@@ -18,8 +18,8 @@ from typing import Any
 
 
 class _Paused(threading.local):
-    # This thread's enable flag from before the collection (None: not paused).
-    previous: bool | None = None
+    # This thread's enable token from before the collection (None: not paused).
+    previous: int | None = None
 
 
 _paused = _Paused()
