@@ -9,8 +9,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import settings
 
 sys.path.insert(0, str(Path(__file__).parent))
+
+# Every run generates the same examples (a fixed seed, no example database), without deadlines:
+# a failure is reproducible and the suite never flakes on timing.
+settings.register_profile("ember", derandomize=True, database=None, deadline=None,
+                          print_blob=True)
+settings.load_profile("ember")
 
 import ember
 from ember.backends import eager

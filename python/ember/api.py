@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import collections
 import functools
 import inspect
+import marshal
+import sys
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -54,30 +58,131 @@ def compile(fn: Callable | None = None, *, backend: Any = "cranelift", fullgraph
     opts = policy.Options(backend=backend, fullgraph=fullgraph, dynamic=dynamic,
                           backend_options=tuple(sorted((options or {}).items())))
     original = getattr(fn, "__ember_original__", fn)
-    core = _core()
     _install()
-
-    slot, enable = policy.active, core.enable
-    token = policy.token_for(opts)
     code = getattr(original, "__code__", None)
     if code is not None and resume_origin(code) is not None:
         # A resume function compiled on its own (not called by a trampoline): its entries
         # hand back continuations, which this call follows.
         original = _following_continuations(original)
+    return CompiledFunction(original, opts, (backend, fullgraph, dynamic, options))
 
-    @functools.wraps(original)
-    def compiled(*args: Any, **kwargs: Any) -> Any:
+
+class CompiledFunction:
+    """What `ember.compile` returns: calls the function with the frame hook enabled under this
+    compile's options. It binds as a method, and pickles (see `__reduce__`)."""
+
+    __slots__ = (
+        "__dict__",
+        "__ember_original__",
+        "__weakref__",
+        "_arguments",
+        "_enable",
+        "_opts",
+        "_token",
+    )
+
+    def __init__(self, original: Callable, opts: policy.Options,
+                 arguments: tuple[Any, ...]) -> None:
+        self.__ember_original__ = original
+        self._opts = opts
+        self._token = policy.token_for(opts)
+        self._enable = _core().enable
+        self._arguments = arguments
+        functools.update_wrapper(self, original)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        slot = policy.active
         outer = slot.current
-        slot.current = opts
-        previous = enable(token)
+        slot.current = self._opts
+        enable = self._enable
+        previous = enable(self._token)
         try:
-            return original(*args, **kwargs)
+            return self.__ember_original__(*args, **kwargs)
         finally:
             enable(previous)
             slot.current = outer
 
-    compiled.__ember_original__ = original  # type: ignore[attr-defined]
-    return compiled
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        return self if obj is None else types.MethodType(self, obj)
+
+    def __repr__(self) -> str:
+        return f"<ember compiled function {self.__qualname__}>"
+
+    def __reduce__(self) -> Any:
+        """By reference where the function is reachable by its module and name (decorated at
+        module level), as pickle does for functions; otherwise by value: the function itself
+        (which cloudpickle pickles by value for closures, lambdas and `__main__`) and the
+        compile arguments, compiled again on the other side on first call."""
+        module = sys.modules.get(getattr(self, "__module__", None) or "")
+        qualname = getattr(self, "__qualname__", "")
+        found: Any = module
+        for part in qualname.split("."):
+            found = getattr(found, part, None)
+        if found is self and not (module.__name__ == "__main__" and _by_value_pickler()):
+            return qualname
+        backend, fullgraph, dynamic, options = self._arguments
+        return (_rebuild, (self.__ember_original__, backend, fullgraph, dynamic, options))
+
+
+def _rebuild(fn: Callable, backend: Any, fullgraph: bool, dynamic: bool | None,
+             options: dict[str, Any] | None) -> CompiledFunction:
+    return compile(_shared_code(fn), backend=backend, fullgraph=fullgraph, dynamic=dynamic,
+                   options=options)
+
+
+# Functions that arrived by value, by (module, name, marshalled code): the most recent few,
+# held strongly, since a Dask worker unpickles a task's function anew for every task and drops
+# it after.
+_arrived: collections.OrderedDict[tuple[str, str, bytes], types.FunctionType] = (
+    collections.OrderedDict())
+_ARRIVED_LIMIT = 64
+
+
+def _shared_code(fn: Any) -> Any:
+    """`fn`, or an equal function on the code object and globals of one that arrived earlier.
+
+    Compiled entries live on the code object; a function sent by value arrives with a new code
+    object and a new globals dict each time, which would compile it again per arrival. Its
+    globals are a namespace of its own (the sender's `__main__`, rebuilt): the earlier one is
+    updated with the values that came with this one, and the guards check those as usual."""
+    if not isinstance(fn, types.FunctionType):
+        return fn
+    module = sys.modules.get(fn.__module__ or "")
+    if module is not None and fn.__globals__ is module.__dict__:
+        return fn  # an importable module's function: its code is already shared
+    try:
+        key = (fn.__module__ or "", fn.__qualname__, marshal.dumps(fn.__code__))
+    except ValueError:
+        return fn
+    earlier = _arrived.get(key)
+    if earlier is None:
+        _arrived[key] = fn
+        while len(_arrived) > _ARRIVED_LIMIT:
+            _arrived.popitem(last=False)
+        return fn
+    _arrived.move_to_end(key)
+    namespace = earlier.__globals__
+    namespace.update(fn.__globals__)
+    shared = types.FunctionType(earlier.__code__, namespace, fn.__name__, fn.__defaults__,
+                                fn.__closure__)
+    shared.__kwdefaults__ = fn.__kwdefaults__
+    shared.__qualname__ = fn.__qualname__
+    shared.__dict__.update(fn.__dict__)
+    return shared
+
+
+def _by_value_pickler() -> bool:
+    """Whether a pickler that sends `__main__` functions by value (cloudpickle, as Dask and
+    `concurrent.futures` wrappers use) is the one asking: the other process's `__main__` is
+    not this script, so the function must travel, not its name."""
+    frame = sys._getframe(2)
+    for _ in range(8):
+        if frame is None:
+            return False
+        if frame.f_globals.get("__name__", "").partition(".")[0] == "cloudpickle":
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _following_continuations(fn: Callable) -> Callable:
@@ -123,6 +228,7 @@ def reset() -> None:
     core.reset()
     _install()
     policy.clear()
+    _arrived.clear()
     _stats.clear()
     _hook_baseline.clear()
     _hook_baseline.update(core.hook_stats())

@@ -5,6 +5,26 @@
 //! and any dims further out are walked here. Large launches split the rows across threads.
 
 use crate::jit::KernelFn;
+use std::sync::OnceLock;
+
+/// The process that first used rayon's global pool. A child made by `fork` inherits the
+/// pool's bookkeeping but not its threads, so work sent there would wait forever: a forked
+/// child (as `multiprocessing` makes) spawns scoped threads instead.
+static POOL_OWNER: OnceLock<u32> = OnceLock::new();
+
+/// Whether rayon's global pool has live threads in this process.
+pub fn pool_usable() -> bool {
+    *POOL_OWNER.get_or_init(std::process::id) == std::process::id()
+}
+
+/// The threads `num_threads == 0` means: rayon's pool, or the cores in a forked child.
+pub fn default_threads() -> usize {
+    if pool_usable() {
+        rayon::current_num_threads()
+    } else {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    }
+}
 
 /// One buffer's addressing for a launch.
 #[derive(Clone, Debug)]
@@ -87,7 +107,7 @@ pub unsafe fn launch(
     let outer_count: usize = outer.iter().product();
     let total = outer_count * rows * n;
     let threads = if num_threads == 0 {
-        rayon::current_num_threads()
+        default_threads()
     } else {
         num_threads
     };
@@ -190,7 +210,7 @@ pub unsafe fn launch(
         }
     };
     let run = &pool_job;
-    if num_threads == 0 {
+    if num_threads == 0 && pool_usable() {
         rayon::scope(|s| {
             for c in 0..chunks {
                 s.spawn(move |_| run(c));

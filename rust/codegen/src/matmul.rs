@@ -111,7 +111,7 @@ unsafe fn one(
     if m == 0 || n == 0 {
         return;
     }
-    let par = if threads == 1 || m * n * k < 64 * 64 * 64 {
+    let par = if threads == 1 || m * n * k < 64 * 64 * 64 || !crate::exec::pool_usable() {
         gemm::Parallelism::None
     } else {
         gemm::Parallelism::Rayon(threads)
