@@ -1,0 +1,107 @@
+"""NumPy kernels written the way their users write them (`tests/user_kernels.py`), run
+verbatim: plain NumPy, ember (`ember.compile`), and Numba's `njit` on the same source where
+Numba compiles it. One process; medians of repeated runs on fresh copies of the inputs;
+ratios are NumPy's time over the contender's (above 1: faster than NumPy). Results are
+checked against NumPy's before timing; `first` is the first call (capture and compile).
+
+    python benches/kernels.py [--scale N] [kernel ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import importlib
+import math
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+import ember
+from kernel_cases import CASES
+
+try:
+    numba = importlib.import_module("numba")
+except ImportError:
+    numba = None
+
+
+def median_time(fn, inputs, budget: float = 1.0, repeats: int = 15) -> float:
+    times: list[float] = []
+    start = time.perf_counter()
+    while len(times) < repeats and (len(times) < 3 or time.perf_counter() - start < budget):
+        args = copy.deepcopy(inputs)
+        t = time.perf_counter()
+        fn(*args)
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def agrees(fn, contender, inputs) -> bool:
+    a, b = copy.deepcopy(inputs), copy.deepcopy(inputs)
+    want, got = fn(*a), contender(*b)
+    pairs = [(got, want), *zip(b, a)]
+    try:
+        return all(np.allclose(np.asarray(g, float), np.asarray(w, float), rtol=1e-4, atol=1e-6)
+                   for g, w in pairs if w is not None or g is not None)
+    except (TypeError, ValueError):
+        return False
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--scale", type=int, default=4)
+    parser.add_argument("kernels", nargs="*")
+    args = parser.parse_args()
+    rows = []
+    print(f"{'kernel':18} {'NumPy':>10} {'ember':>10} {'x NumPy':>8} {'first':>9} "
+          f"{'graphs':>6} {'breaks':>6} {'numba':>10} {'x NumPy':>8} {'first':>9}")
+    for name, fn, make in CASES:
+        if args.kernels and name not in args.kernels:
+            continue
+        inputs = make(np.random.default_rng(0), args.scale)
+        ember.reset()
+        compiled = ember.compile(fn)
+        t = time.perf_counter()
+        compiled(*copy.deepcopy(inputs))
+        first = time.perf_counter() - t
+        stats = ember.stats()
+        ok = agrees(fn, compiled, inputs)
+        t_np = median_time(fn, inputs)
+        t_em = median_time(compiled, inputs)
+        line = (f"{name:18} {t_np * 1e3:8.3f}ms {t_em * 1e3:8.3f}ms {t_np / t_em:8.2f} "
+                f"{first * 1e3:7.1f}ms {stats['compiles']:6} {stats['graph_breaks']:6}")
+        nb = None
+        if numba is not None:
+            try:
+                jitted = numba.njit(fn)
+                t = time.perf_counter()
+                jitted(*copy.deepcopy(inputs))
+                nb_first = time.perf_counter() - t
+                if agrees(fn, jitted, inputs):
+                    nb = median_time(jitted, inputs)
+                    line += f" {nb * 1e3:8.3f}ms {t_np / nb:8.2f} {nb_first * 1e3:7.1f}ms"
+                else:
+                    line += f" {'differs':>10}"
+            except Exception:  # noqa: BLE001 -- a kernel Numba does not compile
+                line += f" {'rejects':>10}"
+        print(line + ("" if ok else "  WRONG"), flush=True)
+        rows.append((name, t_np / t_em, first, None if nb is None else t_np / nb))
+    ratios = [r[1] for r in rows]
+    firsts = [r[2] for r in rows]
+    print(f"\nember: geomean {math.exp(statistics.mean(map(math.log, ratios))):.2f}x NumPy, "
+          f"slowest {min(ratios):.2f}x, median first call {statistics.median(firsts) * 1e3:.1f} ms")
+    both = [(r[1], r[3]) for r in rows if r[3] is not None]
+    if both:
+        ge = math.exp(statistics.mean(math.log(e) for e, _ in both))
+        gn = math.exp(statistics.mean(math.log(n) for _, n in both))
+        print(f"on the {len(both)} kernels Numba compiles: ember geomean {ge:.2f}x NumPy, "
+              f"Numba {gn:.2f}x NumPy")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,69 @@
+"""Inputs for the kernels of `user_kernels.py`: (name, function, make inputs(rng, scale))."""
+
+from __future__ import annotations
+
+import numpy as np
+import user_kernels as K
+
+
+def _spd(rng, n):
+    a = rng.random((n, n))
+    return a @ a.T + n * np.eye(n)
+
+
+def _lower(rng, n):
+    return np.tril(rng.random((n, n))) + n * np.eye(n)
+
+
+def _f32(*arrays):
+    return tuple(a.astype(np.float32) for a in arrays)
+
+
+# scale 1: small sizes for tests; benches use larger scales.
+CASES = [
+    ("jacobi_1d", K.jacobi_1d, lambda r, s: (10 * s, r.random(100 * s), r.random(100 * s))),
+    ("jacobi_2d", K.jacobi_2d, lambda r, s: (5 * s, r.random((20 * s, 20 * s)),
+                                             r.random((20 * s, 20 * s)))),
+    ("seidel_2d", K.seidel_2d, lambda r, s: (3, 10 * s, r.random((10 * s, 10 * s)))),
+    ("trisolv", K.trisolv, lambda r, s: (_lower(r, 20 * s), np.zeros(20 * s), r.random(20 * s))),
+    ("cholesky", K.cholesky, lambda r, s: (_spd(r, 12 * s),)),
+    ("lu", K.lu, lambda r, s: (_spd(r, 12 * s),)),
+    ("floyd_warshall", K.floyd_warshall,
+     lambda r, s: (r.integers(1, 100, (12 * s, 12 * s)).astype(np.int64),)),
+    ("recurrence", K.recurrence, lambda r, s: (r.random(200 * s),)),
+    ("crc16", K.crc16, lambda r, s: (r.integers(0, 256, 40 * s, dtype=np.uint8),)),
+    ("edit_distance", K.edit_distance,
+     lambda r, s: (r.integers(0, 4, 12 * s), r.integers(0, 4, 10 * s))),
+    ("go_fast", K.go_fast, lambda r, s: (r.random((20 * s, 20 * s)),)),
+    ("nbody_step", K.nbody_step,
+     lambda r, s: (r.random((6 * s, 3)), r.random((6 * s, 3)), r.random(6 * s), 0.01)),
+    ("softmax", K.softmax, lambda r, s: _f32(r.random((8, 16 * s, 32)))),
+    ("mlp", K.mlp, lambda r, s: _f32(r.random((8, 32 * s)), r.random((32 * s, 64)),
+                                     r.random(64), r.random((64, 64)), r.random(64),
+                                     r.random((64, 10)), r.random(10))),
+    ("gemver", K.gemver, lambda r, s: (1.5, 1.2, r.random((30 * s, 30 * s)),
+                                       *[r.random(30 * s) for _ in range(8)])),
+    ("atax", K.atax, lambda r, s: (r.random((40 * s, 50 * s)), r.random(50 * s))),
+    ("arc_distance", K.arc_distance, lambda r, s: tuple(r.random(1000 * s) for _ in range(4))),
+    ("prefix_sum", K.prefix_sum, lambda r, s: (r.random(300 * s),)),
+    ("horner", K.horner, lambda r, s: (r.random(12), r.random(1000 * s))),
+    ("mandelbrot_count", K.mandelbrot_count, lambda r, s: (-0.5, 0.3, 50 * s)),
+    ("matmul_loops", K.matmul_loops, lambda r, s: (r.random((6 * s, 7 * s)),
+                                                   r.random((7 * s, 5 * s)))),
+    ("insertion_sort", K.insertion_sort, lambda r, s: (r.random(20 * s),)),
+    ("histogram_loop", K.histogram_loop, lambda r, s: (r.random(200 * s), 16, 0.0, 1.0)),
+    ("covariance", K.covariance, lambda r, s: (8 * s, 12.0 * s, r.random((12 * s, 8 * s)))),
+    ("heat_3d", K.heat_3d, lambda r, s: (4 * s, r.random((8 * s,) * 3), r.random((8 * s,) * 3))),
+    ("conv2d_loops", K.conv2d_loops, lambda r, s: (r.random((10 * s, 10 * s)), r.random((3, 3)))),
+    ("batchnorm_relu", K.batchnorm_relu,
+     lambda r, s: _f32(r.random((32 * s, 16)), r.random(16), r.random(16))),
+    ("attention", K.attention, lambda r, s: tuple(r.random((16 * s, 8)) for _ in range(3))),
+    ("wave_1d", K.wave_1d, lambda r, s: (r.random(50 * s), r.random(50 * s), 0.1, 10 * s)),
+    ("pairwise_distance", K.pairwise_distance, lambda r, s: (r.random((10 * s, 3)),)),
+    ("lcs_length", K.lcs_length,
+     lambda r, s: (r.integers(0, 4, 16 * s), r.integers(0, 4, 14 * s))),
+    ("sieve", K.sieve, lambda r, s: (200 * s,)),
+    ("moving_average", K.moving_average, lambda r, s: (r.random(300 * s), 8)),
+    ("logistic_map", K.logistic_map, lambda r, s: (np.float32(3.7), 0.3, 100 * s)),
+    ("power_iteration", K.power_iteration, lambda r, s: (r.random((20 * s, 20 * s)), 10)),
+]

@@ -1,0 +1,47 @@
+"""Kernels written the way NumPy users write them (`user_kernels.py`), run verbatim under
+`ember.compile` on both backends against plain NumPy: results (values, dtype, shape, Python
+type) and every input's state afterwards, on two calls (the second a cache hit)."""
+
+from __future__ import annotations
+
+import copy
+
+import ember
+import numpy as np
+import pytest
+from kernel_cases import CASES
+
+
+def _same(got, want) -> str | None:
+    if isinstance(want, tuple):
+        if not isinstance(got, tuple) or len(got) != len(want):
+            return f"{got!r} is not a tuple like {want!r}"
+        return next((d for g, w in zip(got, want) if (d := _same(g, w))), None)
+    if type(got) is not type(want):
+        return f"type {type(got).__name__}, want {type(want).__name__}"
+    if isinstance(want, (np.ndarray, np.generic)):
+        if got.dtype != want.dtype or got.shape != want.shape:
+            return f"{got.dtype}{got.shape}, want {want.dtype}{want.shape}"
+        tol = 1e-4 if want.dtype == np.float32 else 1e-9
+        if not np.allclose(got, want, rtol=tol, atol=tol, equal_nan=True):
+            return f"values {got!r}, want {want!r}"
+        return None
+    if want is None:
+        return None if got is None else f"{got!r}, want None"
+    return None if np.isclose(got, want, rtol=1e-9) else f"{got!r}, want {want!r}"
+
+
+@pytest.mark.parametrize("backend", ["eager", "cranelift"])
+@pytest.mark.parametrize("name,fn,make", CASES, ids=[c[0] for c in CASES])
+def test_kernel_like_numpy(name, fn, make, backend):
+    compiled = ember.compile(fn, backend=backend)
+    for call in range(2):
+        inputs = make(np.random.default_rng(call), 1)
+        plain_inputs, compiled_inputs = copy.deepcopy(inputs), copy.deepcopy(inputs)
+        want = fn(*plain_inputs)
+        got = compiled(*compiled_inputs)
+        problem = _same(got, want)
+        assert problem is None, f"{name}, call {call}: result {problem}"
+        for i, (g, w) in enumerate(zip(compiled_inputs, plain_inputs)):
+            problem = _same(g, w)
+            assert problem is None, f"{name}, call {call}: argument {i} afterwards {problem}"
