@@ -159,6 +159,10 @@ def value_and_grad(fn: Callable, argnums: int | Sequence[int] = 0, has_aux: bool
                    backend: str = "cranelift") -> Callable:
     """`fn`'s value and its gradient with respect to the arguments `argnums` (pytrees of
     float arrays and floats): `(value, grad)`, or `((value, aux), grad)` with `has_aux`."""
+    key = ("value_and_grad", _key(argnums), has_aux, backend)
+    made = _wrapper(fn, key)
+    if made is not None:
+        return made
 
     @functools.wraps(fn)
     @_hook_off
@@ -170,14 +174,17 @@ def value_and_grad(fn: Callable, argnums: int | Sequence[int] = 0, has_aux: bool
         grad = grads[0] if isinstance(argnums, int) else tuple(grads)
         return ((value, aux) if has_aux else value), grad
 
-    value_and_grad_fn.__ember_autodiff__ = True  # type: ignore[attr-defined]
-    return value_and_grad_fn
+    return _remember(fn, key, value_and_grad_fn)
 
 
 def grad(fn: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, *,
          backend: str = "cranelift") -> Callable:
     """The gradient of scalar-valued `fn` with respect to the arguments `argnums`
     (`(grad, aux)` with `has_aux`)."""
+    key = ("grad", _key(argnums), has_aux, backend)
+    made = _wrapper(fn, key)
+    if made is not None:
+        return made
     both = value_and_grad(fn, argnums, has_aux, backend=backend)
 
     @functools.wraps(fn)
@@ -185,8 +192,35 @@ def grad(fn: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, 
         value, g = both(*args, **kwargs)
         return (g, value[1]) if has_aux else g
 
-    grad_fn.__ember_autodiff__ = True  # type: ignore[attr-defined]
-    return grad_fn
+    return _remember(fn, key, grad_fn)
+
+
+# Wrappers made per function and settings, so that a training loop calling
+# `value_and_grad(loss)(...)` on each step under `ember.compile` meets the same object (its
+# guards hold) rather than a new one that forces a recompile.
+_wrappers: weakref.WeakKeyDictionary[Callable, dict[tuple, Callable]] = (
+    weakref.WeakKeyDictionary())
+
+
+def _key(argnums: int | Sequence[int]) -> Any:
+    return argnums if isinstance(argnums, int) else tuple(argnums)
+
+
+def _wrapper(fn: Callable, key: tuple) -> Callable | None:
+    try:
+        return _wrappers.get(fn, {}).get(key)
+    except TypeError:  # not weak-referenceable
+        return None
+
+
+def _remember(fn: Callable, key: tuple, wrapper: Callable) -> Callable:
+    # Compiled code calls these as plain Python (a graph break at the call), never inlined.
+    wrapper.__ember_disabled__ = True  # type: ignore[attr-defined]
+    try:
+        _wrappers.setdefault(fn, {})[key] = wrapper
+    except TypeError:
+        pass
+    return wrapper
 
 
 @_hook_off
@@ -213,3 +247,7 @@ def vjp(fn: Callable, *primals: Any, has_aux: bool = False,
         return tuple(_gradients(tape, seeds, leaves, treedefs, backend))
 
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
+
+
+for _api in (grad, value_and_grad, vjp):
+    _api.__ember_disabled__ = True  # type: ignore[attr-defined]

@@ -27,6 +27,7 @@ import numpy as np
 
 from ember import _core
 from ember import logging as ember_logging
+from ember.autodiff.report import AotReport
 from ember.backends import lookup_backend
 from ember.graph import Graph
 from ember.graph.parse import from_ir
@@ -102,7 +103,7 @@ class Split:
 
 
 # Listeners receiving each new split's report (ember.explain collects them).
-split_listeners: list[Callable[[dict[str, Any]], None]] = []
+split_listeners: list[Callable[[AotReport], None]] = []
 
 
 class Taped:
@@ -154,7 +155,7 @@ class Taped:
         fwd, bwd, report = _core.joint_partition(self.graph.to_ir(), list(wrt), flags)
         report["function"] = self.graph.name
         for listener in split_listeners:
-            listener(report)
+            listener(AotReport.from_core(report, fwd, bwd))
         ember_logging.log("aot", f"@{self.graph.name} differentiated with respect to inputs "
                                  f"{list(wrt)}\n{report['text']}")
         backward = from_ir(bwd)
