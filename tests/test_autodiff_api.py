@@ -157,6 +157,20 @@ def test_integer_arguments_and_non_scalar_outputs_are_refused():
         ember.grad(lambda v: v * 2)(np.ones(3))
 
 
+def test_numpy_work_run_in_python_is_refused_not_silently_constant():
+    with pytest.raises(ember.GraphBreakError, match="numpy.sort.*cannot run this in Python"):
+        ember.grad(lambda v: (np.sort(v) * np.arange(3.0)).sum())(np.array([0.3, 0.1, 0.2]))
+
+
+def test_many_shapes_keep_compiling_past_the_recompile_limit():
+    def f(v):
+        return (np.sin(v) * v).sum()
+
+    for n in range(1, ember.config.recompile_limit + 4):
+        x = np.linspace(0.1, 1.0, n)
+        np.testing.assert_allclose(ember.grad(f)(x), np.cos(x) * x + np.sin(x), rtol=1e-12)
+
+
 def test_unreached_leaves_get_zero_gradients_of_their_type():
     g = ember.grad(lambda a, b: a.sum(), argnums=(0, 1))(np.ones(2), np.ones(3, np.float32))
     np.testing.assert_array_equal(g[1], np.zeros(3, np.float32))

@@ -20,6 +20,8 @@ import numpy as np
 from ember import _core
 from ember.autodiff import pytree
 from ember.autodiff.tape import Tape, Taped, backward
+from ember.capture import policy
+from ember.errors import Unsupported
 from ember.graph import Graph
 
 _compiled: weakref.WeakKeyDictionary[Callable, dict[str, Callable]] = weakref.WeakKeyDictionary()
@@ -39,8 +41,25 @@ def _taped_backend(name: str) -> Callable[[Graph, Sequence[Any]], Taped]:
     return backend
 
 
+# Graph breaks after which NumPy work on differentiated arrays would run in Python, unseen:
+# a differentiated function refuses them with a clear error instead of a wrong gradient.
+# (Branches on values and `float(x)` are fine: those values are constants; other Python
+# code in between, such as logging, is left alone.)
+_UNDIFFERENTIABLE_BREAKS = frozenset({"numpy", "inplace"})
+
+
+def _refuse_in_gradient(exc: Unsupported) -> str | None:
+    numpy_call = exc.kind == "call" and ("numpy" in exc.reason or "ndarray" in exc.reason)
+    if exc.kind not in _UNDIFFERENTIABLE_BREAKS and not numpy_call:
+        return None
+    return ("a differentiated function cannot run this in Python, where its gradient would be "
+            "lost; use NumPy operations ember captures (docs/IR.md)")
+
+
 def _captured(fn: Callable, backend: str) -> Callable:
-    from ember.api import compile as ember_compile
+    """`fn` compiled for differentiation: its graphs go to the taped backend, shapes are
+    static, and breaks that would lose gradients raise GraphBreakError."""
+    from ember import api
 
     original = getattr(fn, "__ember_original__", fn)
     try:
@@ -48,9 +67,25 @@ def _captured(fn: Callable, backend: str) -> Callable:
     except TypeError:  # not weak-referenceable: compile afresh
         per_fn = {}
     compiled = per_fn.get(backend)
-    if compiled is None:
-        compiled = per_fn[backend] = ember_compile(original, backend=_taped_backend(backend),
-                                                   dynamic=False)
+    if compiled is not None:
+        return compiled
+    opts = policy.Options(backend=_taped_backend(backend), dynamic=False,
+                          refuse_break=_refuse_in_gradient)
+    token = policy.token_for(opts)
+    api._install()
+    slot, enable = policy.active, _core.enable
+
+    def compiled(*args: Any, **kwargs: Any) -> Any:
+        outer = slot.current
+        slot.current = opts
+        previous = enable(token)
+        try:
+            return original(*args, **kwargs)
+        finally:
+            enable(previous)
+            slot.current = outer
+
+    per_fn[backend] = compiled
     return compiled
 
 
