@@ -201,12 +201,17 @@ def test_explain_and_aot_logs_show_the_cut():
     collector = logging.Handler()
     collector.emit = lambda record: messages.append(record.getMessage())
     logging.getLogger("ember.aot").addHandler(collector)
+    root = logging.getLogger("ember")
+    handlers, propagate = root.handlers[:], root.propagate
     ember_logging.set_logs("aot")
     try:
         ember.grad(f)(x)
     finally:
+        # Leave logging as found: ember's stderr handler would format other tests' records.
         ember_logging.set_logs()
         logging.getLogger("ember.aot").removeHandler(collector)
+        root.handlers[:] = handlers
+        root.propagate = propagate
     (message,) = messages
     assert message.startswith("@f differentiated with respect to inputs [0]")
     assert "residual bytes: 512 with the min-cut partitioner, 1536 saving every" in message
