@@ -248,6 +248,40 @@ fn ties_split_the_cotangent_equally() {
     assert_eq!(grads[0].to_string(), "f64[3]{0.5, 0.0, 0.5}");
 }
 
+/// Gradients of `sum(f(x))` at a given point, through the partitioned graphs.
+fn gradient_at(text: &str, x: &str) -> String {
+    let g = ir::parse(text).unwrap();
+    let split = differentiate(&g, &[0], &[true], Strategy::MinCut).unwrap();
+    let x = HostArray::parse(x).unwrap();
+    let p = &split.partition;
+    let fwd = interp::run(&p.forward, std::slice::from_ref(&x)).unwrap();
+    let mut args: Vec<HostArray> = p
+        .residuals
+        .iter()
+        .map(|r| match *r {
+            Residual::Input(_) => x.clone(),
+            Residual::Output(j) => fwd[j].clone(),
+        })
+        .collect();
+    args.push(HostArray::parse("f64[]{1.0}").unwrap());
+    interp::run(&p.backward, &args).unwrap()[0].to_string()
+}
+
+#[test]
+fn prod_gradient_is_the_product_of_the_others_even_at_zeros() {
+    let text = "ember-ir 1\nfunc @f(%0: f64[2,3]) -> (f64[]) {\n  %1 = prod(%0) axis=[1] \
+                keepdims=false : f64[2]\n  %2 = sum(%1) axis=none keepdims=false : f64[]\n  \
+                return %2\n}\n";
+    assert_eq!(
+        gradient_at(text, "f64[2,3]{2.0, 0.0, 5.0, 0.0, 3.0, 0.0}"),
+        "f64[2,3]{0.0, 10.0, 0.0, 0.0, 0.0, 0.0}"
+    );
+    assert_eq!(
+        gradient_at(text, "f64[2,3]{2.0, 4.0, 5.0, 1.0, 3.0, 2.0}"),
+        "f64[2,3]{20.0, 10.0, 8.0, 6.0, 2.0, 3.0}"
+    );
+}
+
 #[test]
 fn integer_inputs_and_missing_paths() {
     let g = ir::parse(

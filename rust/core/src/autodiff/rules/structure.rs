@@ -26,12 +26,7 @@ pub fn reduce(
             let gb = spread(e, g)?;
             e.scale(gb, 1.0 / n as f64)?
         }
-        // d(prod)/dx_i = prod / x_i (not defined where an element is zero).
-        ReduceKind::Prod => {
-            let gy = e.mul(g, y)?;
-            let gb = spread(e, gy)?;
-            e.div(gb, x)?
-        }
+        ReduceKind::Prod => prod_grad(e, x, g, &shape, axes, keepdims)?,
         // The cotangent is shared equally by the elements equal to the extremum, as JAX does.
         ReduceKind::Max | ReduceKind::Min => {
             let dtype = e.ty(g).dtype;
@@ -47,6 +42,41 @@ pub fn reduce(
         ReduceKind::Any | ReduceKind::All => return Ok(None),
     };
     Ok(Some(grad))
+}
+
+/// d(prod)/dx_i is the product of the other elements: `prod / x_i` without zeros; with one
+/// zero, the product of the nonzero elements at the zero and 0 elsewhere; with more, 0.
+fn prod_grad(
+    e: &mut Emitter,
+    x: ValueId,
+    g: ValueId,
+    shape: &[Dim],
+    axes: Option<&[usize]>,
+    keepdims: bool,
+) -> Result<ValueId> {
+    let dtype = e.ty(x).dtype;
+    let zero = e.float(0.0)?;
+    let one = e.float(1.0)?;
+    let is_zero = e.binary(BinaryOp::Eq, x, zero)?;
+    let nonzero = e.op(Op::Where, vec![is_zero, one, x])?;
+    let reduce = |kind| Op::Reduce {
+        kind,
+        axes: axes.map(<[usize]>::to_vec),
+        keepdims: true,
+    };
+    let others = e.op(reduce(ReduceKind::Prod), vec![nonzero])?;
+    let zeros = e.cast(is_zero, dtype)?;
+    let zeros = e.op(reduce(ReduceKind::Sum), vec![zeros])?;
+    let others = e.broadcast(others, shape)?;
+    let zeros = e.broadcast(zeros, shape)?;
+    let no_zero = e.binary(BinaryOp::Eq, zeros, zero)?;
+    let one_zero = e.binary(BinaryOp::Eq, zeros, one)?;
+    let lone_zero = e.binary(BinaryOp::LogicalAnd, one_zero, is_zero)?;
+    let at_lone_zero = e.op(Op::Where, vec![lone_zero, others, zero])?;
+    let without_x = e.div(others, nonzero)?;
+    let slope = e.op(Op::Where, vec![no_zero, without_x, at_lone_zero])?;
+    let gb = e.unreduce(g, shape, axes, keepdims)?;
+    e.mul(gb, slope)
 }
 
 /// The views that keep every element once: the inverse view of the cotangent.
