@@ -94,6 +94,20 @@ def test_grad_of_grad():
         rtol=1e-6)
 
 
+def test_grad_of_a_grad_function_and_wrappers_made_once():
+    def f(v):
+        return (v ** 4).sum()
+
+    assert ember.grad(f) is ember.grad(f)
+    assert ember.grad(f) is not ember.grad(f, argnums=(0,))
+    second = ember.grad(lambda v: ember.grad(f)(v).sum())
+    x = np.array([0.5, 2.0])
+    np.testing.assert_allclose(second(x), 12 * x ** 2)
+    h = ember.grad(ember.grad(lambda v: v ** 4))
+    assert h is not ember.grad(h)
+    assert h(0.5) == pytest.approx(12 * 0.25) and isinstance(h(0.5), float)
+
+
 def test_graph_breaks_chain_the_graphs_and_python_values_are_constants(recorder):
     def f(v):
         s = v.sum()

@@ -116,6 +116,12 @@ def test_reductions(name):
     check(REDUCTIONS[name], [(3, 4)])
 
 
+def test_prod_gradient_is_the_product_of_the_others_at_zeros():
+    x = np.array([[2.0, 0.0, 5.0], [0.0, 3.0, 0.0], [1.5, 2.0, 4.0]])
+    others = np.array([[np.prod(np.delete(row, i)) for i in range(3)] for row in x])
+    np.testing.assert_allclose(ember.grad(lambda v: v.prod(axis=1).sum())(x), others)
+
+
 def test_max_ties_split_the_gradient_equally():
     x = np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]])
     np.testing.assert_allclose(ember.grad(lambda v: v.max(axis=1).sum())(x),

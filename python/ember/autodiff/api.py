@@ -11,7 +11,6 @@ gradient and are refused as differentiated arguments.
 from __future__ import annotations
 
 import functools
-import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -24,7 +23,8 @@ from ember.capture import policy
 from ember.errors import Unsupported
 from ember.graph import Graph
 
-_compiled: weakref.WeakKeyDictionary[Callable, dict[str, Callable]] = weakref.WeakKeyDictionary()
+# The compile options of differentiated functions and their frame-hook token, per backend.
+_options: dict[str, tuple[policy.Options, int]] = {}
 _backends: dict[str, Callable[[Graph, Sequence[Any]], Taped]] = {}
 
 
@@ -62,16 +62,12 @@ def _captured(fn: Callable, backend: str) -> Callable:
     from ember import api
 
     original = getattr(fn, "__ember_original__", fn)
-    try:
-        per_fn = _compiled.setdefault(original, {})
-    except TypeError:  # not weak-referenceable: compile afresh
-        per_fn = {}
-    compiled = per_fn.get(backend)
-    if compiled is not None:
-        return compiled
-    opts = policy.Options(backend=_taped_backend(backend), dynamic=False,
-                          refuse_break=_refuse_in_gradient)
-    token = policy.token_for(opts)
+    found = _options.get(backend)
+    if found is None:
+        opts = policy.Options(backend=_taped_backend(backend), dynamic=False,
+                              refuse_break=_refuse_in_gradient)
+        found = _options[backend] = (opts, policy.token_for(opts))
+    opts, token = found
     api._install()
     slot, enable = policy.active, _core.enable
 
@@ -85,7 +81,6 @@ def _captured(fn: Callable, backend: str) -> Callable:
             enable(previous)
             slot.current = outer
 
-    per_fn[backend] = compiled
     return compiled
 
 
@@ -230,11 +225,11 @@ def grad(fn: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, 
     return _remember(fn, key, grad_fn)
 
 
-# Wrappers made per function and settings, so that a training loop calling
-# `value_and_grad(loss)(...)` on each step under `ember.compile` meets the same object (its
-# guards hold) rather than a new one that forces a recompile.
-_wrappers: weakref.WeakKeyDictionary[Callable, dict[tuple, Callable]] = (
-    weakref.WeakKeyDictionary())
+# Wrappers are made once per function and settings and kept on the function itself (they
+# live as long as it does), so that a training loop calling `value_and_grad(loss)(...)` on
+# each step under `ember.compile` meets the same object (its guards hold) rather than a new
+# one that forces a recompile.
+_WRAPPERS = "__ember_autodiff_wrappers__"
 
 
 def _key(argnums: int | Sequence[int]) -> Any:
@@ -242,19 +237,16 @@ def _key(argnums: int | Sequence[int]) -> Any:
 
 
 def _wrapper(fn: Callable, key: tuple) -> Callable | None:
-    try:
-        return _wrappers.get(fn, {}).get(key)
-    except TypeError:  # not weak-referenceable
-        return None
+    return getattr(fn, "__dict__", {}).get(_WRAPPERS, {}).get(key)
 
 
 def _remember(fn: Callable, key: tuple, wrapper: Callable) -> Callable:
     # Compiled code calls these as plain Python (a graph break at the call), never inlined.
     wrapper.__ember_disabled__ = True  # type: ignore[attr-defined]
-    try:
-        _wrappers.setdefault(fn, {})[key] = wrapper
-    except TypeError:
-        pass
+    wrapper.__dict__.pop(_WRAPPERS, None)  # copied from `fn` by functools.wraps
+    namespace = getattr(fn, "__dict__", None)
+    if isinstance(namespace, dict):
+        namespace.setdefault(_WRAPPERS, {})[key] = wrapper
     return wrapper
 
 
