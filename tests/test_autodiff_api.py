@@ -124,6 +124,26 @@ def test_graph_breaks_chain_the_graphs_and_python_values_are_constants(recorder)
     assert report.graph_break_count >= 1 and len(report.aot) >= 2
 
 
+def test_scalars_crossing_a_graph_break_keep_their_gradient():
+    def f(v):
+        s = (v * v).sum()
+        print("between graphs")
+        return s * v.sum() + np.exp(v).max()
+
+    x = np.array([0.3, -0.5, 0.9])
+    want = 2 * x * x.sum() + (x * x).sum() + np.exp(x) * (x == x.max())
+    np.testing.assert_allclose(ember.grad(f)(x), want, rtol=1e-12)
+
+
+def test_integer_and_bool_values_inside_a_graph_carry_no_gradient():
+    def f(v):
+        onehot = v.argmax() == np.arange(v.shape[0])
+        return (v * v * onehot).sum() + np.where(v > 0, v, 0.0).sum()
+
+    x = np.array([0.3, -0.5, 0.9])
+    np.testing.assert_allclose(ember.grad(f)(x), [1.0, 0.0, 2.8])
+
+
 def test_vjp_with_pytree_outputs():
     def f(a, b):
         return {"prod": a * b, "sum": (a + b).sum()}
