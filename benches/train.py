@@ -9,6 +9,8 @@ installed. Also: the step's cold compile time (capture, joint graph, partition a
 generation of every graph, measured on the first call after `ember.reset()`), and the
 residual bytes with the min-cut partitioner against saving every value the backward reads.
 Times are medians of repeated runs; ratios are the NumPy step's time over the contender's.
+NumPy's BLAS picks its own thread count: run with `OPENBLAS_NUM_THREADS=1` to compare
+single-threaded steps on a busy machine, where a threaded BLAS loses most of its time waiting.
 """
 
 from __future__ import annotations

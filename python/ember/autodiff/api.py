@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ember import _core
+from ember import api as ember_api
 from ember.autodiff import pytree
 from ember.autodiff.tape import Tape, Taped, backward
 from ember.capture import policy
@@ -59,8 +60,6 @@ def _refuse_in_gradient(exc: Unsupported) -> str | None:
 def _captured(fn: Callable, backend: str) -> Callable:
     """`fn` compiled for differentiation: its graphs go to the taped backend, shapes are
     static, and breaks that would lose gradients raise GraphBreakError."""
-    from ember import api
-
     original = getattr(fn, "__ember_original__", fn)
     found = _options.get(backend)
     if found is None:
@@ -68,7 +67,7 @@ def _captured(fn: Callable, backend: str) -> Callable:
                               refuse_break=_refuse_in_gradient)
         found = _options[backend] = (opts, policy.token_for(opts))
     opts, token = found
-    api._install()
+    ember_api._install()
     slot, enable = policy.active, _core.enable
 
     def compiled(*args: Any, **kwargs: Any) -> Any:
