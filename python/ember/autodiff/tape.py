@@ -56,7 +56,7 @@ class Tape:
     records: list[Record] = field(default_factory=list)
     origins: dict[int, Origin] = field(default_factory=dict)
     alive: list[Any] = field(default_factory=list)
-    scalars: list[tuple[float, Origin]] = field(default_factory=list)
+    scalars: list[tuple[float, np.dtype, Origin]] = field(default_factory=list)
 
     def __enter__(self) -> Self:
         active_tapes().append(self)
@@ -69,16 +69,17 @@ class Tape:
         self.origins[id(obj)] = origin
         self.alive.append(obj)
         if np.ndim(obj) == 0:
-            self.scalars.append((float(obj), origin))
+            self.scalars.append((float(obj), np.asarray(obj).dtype, origin))
 
     def lookup(self, obj: Any) -> Origin | None:
         origin = self.origins.get(id(obj))
         if origin is not None or not self.scalars:
             return origin
         if isinstance(obj, (np.ndarray, np.generic)) and obj.ndim == 0 and obj.dtype.kind == "f":
-            value = float(obj)
-            for known, origin in reversed(self.scalars):
-                if known == value or (math.isnan(known) and math.isnan(value)):
+            value, dtype = float(obj), obj.dtype
+            for known, known_dtype, origin in reversed(self.scalars):
+                same = known == value or (math.isnan(known) and math.isnan(value))
+                if same and known_dtype == dtype:
                     return origin
         return None
 
