@@ -59,7 +59,7 @@ pub fn differentiate(
     let split = partition::partition(&joint, strategy)?;
     verify(&split.forward)?;
     verify(&split.backward)?;
-    let save_all_bytes = partition::partition(&joint, Strategy::SaveAll)?.residual_bytes;
+    let save_all_bytes = partition::save_all_bytes(&joint);
     Ok(Differentiated {
         joint,
         partition: split,

@@ -68,14 +68,10 @@ pub fn value_bytes(graph: &Graph, v: ValueId) -> u64 {
 /// Split `joint` into forward and backward graphs.
 pub fn partition(joint: &Joint, strategy: Strategy) -> Result<Partition> {
     let g = &joint.graph;
-    let n = g.num_values();
     let tangent = tangent_values(joint);
     let users = primal_uses_by_backward(joint, &tangent);
     let saved: Vec<ValueId> = match strategy {
-        Strategy::SaveAll => (0..n)
-            .filter(|&v| users[v] && !is_creation(g, ValueId(v as u32)))
-            .map(|v| ValueId(v as u32))
-            .collect(),
+        Strategy::SaveAll => read_by_backward(g, &users),
         Strategy::MinCut => min_cut(joint, &tangent, &users),
     };
     let mut forward = Graph::new(g.name.clone(), g.params[..joint.num_primals].to_vec());
@@ -118,6 +114,24 @@ pub fn partition(joint: &Joint, strategy: Strategy) -> Result<Partition> {
         residuals,
         residual_bytes,
     })
+}
+
+/// Bytes of the residuals [`Strategy::SaveAll`] would save, without splitting the graph.
+pub fn save_all_bytes(joint: &Joint) -> u64 {
+    let g = &joint.graph;
+    let users = primal_uses_by_backward(joint, &tangent_values(joint));
+    read_by_backward(g, &users)
+        .into_iter()
+        .map(|v| value_bytes(g, v))
+        .sum()
+}
+
+/// The primal values the backward ops read, creation ops excepted (free to recompute).
+fn read_by_backward(g: &Graph, users: &[bool]) -> Vec<ValueId> {
+    (0..g.num_values())
+        .map(|v| ValueId(v as u32))
+        .filter(|&v| users[v.index()] && !is_creation(g, v))
+        .collect()
 }
 
 /// Values computed from a cotangent.
