@@ -205,6 +205,27 @@ def test_many_shapes_keep_compiling_past_the_recompile_limit():
         np.testing.assert_allclose(ember.grad(f)(x), np.cos(x) * x + np.sin(x), rtol=1e-12)
 
 
+def test_in_place_updates_of_values_the_gradient_needs_are_refused():
+    def scales_input(v):
+        v *= 2.0
+        return (v * v).sum()
+
+    x = np.ones(3)
+    with pytest.raises(ValueError, match="updates in place an array its gradient depends on"):
+        ember.grad(scales_input)(x)
+    np.testing.assert_array_equal(x, np.ones(3))
+    assert x.flags.writeable  # given back as it came
+
+    def copies_first(v):
+        w = v * 1.0
+        w[0] = 5.0
+        return (w * v).sum()
+
+    np.testing.assert_allclose(ember.grad(copies_first)(x), [5.0, 2.0, 2.0])
+    g = ember.grad(copies_first)(x)
+    g += 1.0  # gradients are ordinary writeable arrays
+
+
 def test_unreached_leaves_get_zero_gradients_of_their_type():
     g = ember.grad(lambda a, b: a.sum(), argnums=(0, 1))(np.ones(2), np.ones(3, np.float32))
     np.testing.assert_array_equal(g[1], np.zeros(3, np.float32))

@@ -153,10 +153,20 @@ def _forward(fn: Callable, args: tuple[Any, ...], kwargs: dict[str, Any],
         leaves += mine
         treedefs.append((treedef, len(mine)))
     tape = Tape()
-    for k, leaf in enumerate(leaves):
-        tape.watch(leaf.array, (-1, k))
-    with tape:
-        out = _captured(fn, backend)(*args_list, **kwargs)
+    try:
+        for k, leaf in enumerate(leaves):
+            tape.watch(leaf.array, (-1, k))
+        with tape:
+            out = _captured(fn, backend)(*args_list, **kwargs)
+    except ValueError as exc:
+        if "read-only" not in str(exc):
+            raise
+        raise ValueError(
+            f"{getattr(fn, '__qualname__', fn)!s} updates in place an array its gradient "
+            "depends on (a differentiated argument, a value computed from one, or an array "
+            "the backward pass reads); write `x = x * 2` rather than `x *= 2`") from exc
+    finally:
+        tape.release()
     return tape, out, leaves, treedefs
 
 

@@ -57,6 +57,8 @@ class Tape:
     origins: dict[int, Origin] = field(default_factory=dict)
     alive: list[Any] = field(default_factory=list)
     scalars: list[tuple[float, np.dtype, Origin]] = field(default_factory=list)
+    # Arrays this tape made read-only while the function runs forward (see `protect`).
+    protected: list[np.ndarray] = field(default_factory=list)
 
     def __enter__(self) -> Self:
         active_tapes().append(self)
@@ -68,8 +70,22 @@ class Tape:
     def watch(self, obj: Any, origin: Origin) -> None:
         self.origins[id(obj)] = origin
         self.alive.append(obj)
+        self.protect(obj)
         if np.ndim(obj) == 0:
             self.scalars.append((float(obj), np.asarray(obj).dtype, origin))
+
+    def protect(self, obj: Any) -> None:
+        """Make a tracked or saved array read-only until `release`: an in-place update of it
+        while the function runs would change a value the backward pass reads (NumPy then
+        raises, as it does for any read-only array)."""
+        if isinstance(obj, np.ndarray) and obj.flags.writeable:
+            obj.flags.writeable = False
+            self.protected.append(obj)
+
+    def release(self) -> None:
+        for array in self.protected:
+            array.flags.writeable = True
+        self.protected.clear()
 
     def lookup(self, obj: Any) -> Origin | None:
         origin = self.origins.get(id(obj))
@@ -144,6 +160,8 @@ class Taped:
         residuals = [args[i] if kind == "input" else outs[i] for kind, i in split.residuals]
         residuals = [float(r) if weak else r
                      for r, weak in zip(residuals, split.residual_weak, strict=True)]
+        for r in residuals:
+            tape.protect(r)
         index = len(tape.records)
         tape.records.append(Record(split, [origins[i] for i in wrt], residuals))
         for j in split.differentiated:
