@@ -12,6 +12,7 @@ from ember.capture.bytecode import check_python_version as _check_python_version
 _check_python_version()  # before anything else touches 3.11 internals
 
 from ember.api import compile, disable, explain, reset, stats
+from ember.autodiff import grad, value_and_grad, vjp
 from ember.backends import list_backends, register_backend
 from ember.config import config
 from ember.errors import BackendError, EmberError, GraphBreakError, Unsupported
@@ -28,8 +29,11 @@ __all__ = [
     "config",
     "disable",
     "explain",
+    "grad",
     "list_backends",
     "register_backend",
     "reset",
     "stats",
+    "value_and_grad",
+    "vjp",
 ]

@@ -104,3 +104,15 @@ class CompiledGraph:
 def compile_ir(text: str, num_threads: int = 0) -> CompiledGraph:
     """Parse, verify, optimise and compile. IRError for bad IR, NotImplementedError for an op
     or shape the native back end does not handle (e.g. symbolic dims)."""
+
+def joint_partition(
+    text: str, wrt: list[int], differentiate_outputs: list[bool], min_cut: bool = True
+) -> tuple[str, str, dict[str, Any]]:
+    """Differentiate the graph `text` with respect to inputs `wrt`, seeding a cotangent for
+    each output flagged in `differentiate_outputs`, and split the joint graph (min cut, or
+    saving every value the backward reads). Returns (forward IR, backward IR, report):
+    the forward graph takes the inputs and returns the outputs then extra residuals; the
+    backward graph takes the residuals then one cotangent per flagged output and returns one
+    gradient per `wrt` input. Report keys: joint (IR), saved (joint value names), residuals
+    (("input", i) or ("output", j) per backward residual parameter), residual_bytes,
+    save_all_bytes, text (a readable account). IRError names an op without a gradient rule."""

@@ -13,6 +13,7 @@ from typing import Any
 
 from ember import gc_pause
 from ember import stats as _stats
+from ember.autodiff import tape as autodiff_tape
 from ember.backends import lookup_backend
 from ember.capture import policy
 from ember.capture.resume import resume_origin, trampoline
@@ -230,6 +231,7 @@ def reset() -> None:
     policy.clear()
     _arrived.clear()
     _stats.clear()
+    autodiff_tape.clear()
     _hook_baseline.clear()
     _hook_baseline.update(core.hook_stats())
 
@@ -245,21 +247,26 @@ def stats() -> dict[str, Any]:
 def explain(fn: Callable, *args: Any, **kwargs: Any) -> ExplainReport:
     """Compile `fn`, call it once with these arguments, and report what was captured: graphs
     (IR), op and guard counts, graph breaks with reasons, file:line and hints."""
+    from ember.autodiff import tape
     from ember.capture.resume import resume_codes_of
 
     original = getattr(fn, "__ember_original__", fn)
     backend = "eager"
-    code = getattr(original, "__code__", None)
-    if code is not None:
-        # The function and its resume functions are captured afresh, to be reported.
-        for each in (code, *resume_codes_of(code)):
-            _core().clear_cache(each)
-            policy.forget(each)
+    # The function and its resume functions are captured afresh, to be reported; so is the
+    # function a gradient wrapper differentiates (`ember.explain(ember.grad(f), x)`).
+    for each_fn in {original, inspect.unwrap(original)}:
+        code = getattr(getattr(each_fn, "__ember_original__", each_fn), "__code__", None)
+        if code is not None:
+            for each in (code, *resume_codes_of(code)):
+                _core().clear_cache(each)
+                policy.forget(each)
     report = ExplainReport()
     listeners = policy.listeners()
     listeners.append(report.observe)
+    tape.split_listeners.append(report.aot.append)
     try:
         compile(original, backend=backend)(*args, **kwargs)
     finally:
         listeners.remove(report.observe)
+        tape.split_listeners.remove(report.aot.append)
     return report

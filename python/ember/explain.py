@@ -28,6 +28,8 @@ class ExplainReport:
     op_count: int = 0
     guards: list[str] = field(default_factory=list)
     entries: int = 0
+    # Graphs differentiated while the function ran (`ember.grad` and friends).
+    aot: list[Any] = field(default_factory=list)
 
     @property
     def graph_count(self) -> int:
@@ -51,6 +53,12 @@ class ExplainReport:
                             event.function)
             )
 
+    def dot(self, index: int = 0) -> str:
+        """Graph `index` drawn as Graphviz DOT text."""
+        from ember.graph.dot import to_dot
+
+        return to_dot(self.graphs[index])
+
     def __str__(self) -> str:
         lines = [
             (f"graphs: {self.graph_count}, graph breaks: {self.graph_break_count}, "
@@ -65,4 +73,7 @@ class ExplainReport:
         for i, ir in enumerate(self.graphs):
             lines.append(f"graph {i}:")
             lines += [f"  {line}" for line in ir.rstrip("\n").splitlines()]
+        for i, aot in enumerate(self.aot):
+            lines.append(f"differentiated graph {i}:")
+            lines += [f"  {line}" for line in str(aot).splitlines()]
         return "\n".join(lines)

@@ -3,7 +3,8 @@
 Channels: `graph` (IR of each captured graph), `guards` (guard tree of each entry),
 `recompiles` (why a code object was compiled again), `breaks` (graph-break reasons with the
 user's file:line), `code` (the generated entry source), `backend` (graphs a backend could not
-compile, with the reason). Set `EMBER_LOGS=graph,guards` or call
+compile, with the reason), `aot` (joint graphs of `ember.grad` and friends: the cut, both
+graphs, residual bytes). Set `EMBER_LOGS=graph,guards` or call
 `ember.logging.set_logs("graph", "breaks")`. Messages go to the standard `logging` logger
 `ember.<channel>`; a stderr handler is attached the first time a channel is enabled.
 """
@@ -14,7 +15,7 @@ import logging as _logging
 
 from ember.config import config
 
-CHANNELS = ("graph", "guards", "recompiles", "breaks", "code", "backend")
+CHANNELS = ("graph", "guards", "recompiles", "breaks", "code", "backend", "aot")
 
 _root = _logging.getLogger("ember")
 

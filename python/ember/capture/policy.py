@@ -36,6 +36,9 @@ class Options:
     fullgraph: bool = False
     dynamic: bool | None = None
     backend_options: tuple[tuple[str, Any], ...] = ()
+    # Breaks these options cannot tolerate: a function returning why (raised as
+    # GraphBreakError) or None (differentiated functions refuse NumPy work done in Python).
+    refuse_break: Callable[[Unsupported], str | None] | None = None
 
 
 @dataclass
@@ -144,7 +147,9 @@ def on_cache_miss(func: FunctionType, args: tuple[Any, ...]) -> Any:
     code = func.__code__
     record = record_for(code)
     name = code.co_qualname
-    if len(record.guard_trees) >= config.recompile_limit:
+    # Options that refuse breaks (differentiated functions) cannot run a frame as plain
+    # Python either: they keep compiling past the limit.
+    if len(record.guard_trees) >= config.recompile_limit and options.refuse_break is None:
         stats.count("recompile_limit_hits")
         if not record.warned:
             record.warned = True
@@ -180,7 +185,7 @@ def on_cache_miss(func: FunctionType, args: tuple[Any, ...]) -> Any:
     except Unsupported as exc:
         return _on_break(exc, code, record, options)
     except Exception as exc:
-        if not config.suppress_errors:
+        if not config.suppress_errors or options.refuse_break is not None:
             raise
         # A bug in capture or a backend failure: the code runs as plain Python from now on.
         stats.record_break(f"internal error: {type(exc).__name__}: {exc}")
@@ -192,6 +197,7 @@ def on_cache_miss(func: FunctionType, args: tuple[Any, ...]) -> Any:
     record.guard_trees.append(capture.guards)
     if capture.refusal is not None:
         _report_break(capture.refusal, code, resumed=True)
+        _check_refused(options, capture.refusal, code)
     _notify("capture", capture)
     if capture.takes_function:
         return capture.guards, capture.entry, True
@@ -210,10 +216,18 @@ def _report_break(exc: Unsupported, code: CodeType, *, resumed: bool) -> BreakEv
     return event
 
 
+def _check_refused(options: Options, exc: Unsupported, code: CodeType) -> None:
+    why = options.refuse_break(exc) if options.refuse_break is not None else None
+    if why is not None:
+        filename, lineno = getattr(exc, "location", None) or (code.co_filename, None)
+        raise GraphBreakError(f"{filename}:{lineno}: in {code.co_qualname}: {exc.reason}: {why}")
+
+
 def _on_break(exc: Unsupported, code: CodeType, record: CodeRecord, options: Options) -> Any:
     from ember import _core
 
     event = _report_break(exc, code, resumed=False)
+    _check_refused(options, exc, code)
     filename, lineno = event.filename, event.lineno
     if options.fullgraph:
         raise GraphBreakError(

@@ -1,6 +1,7 @@
 //! ember's compiler core: the IR, its text form, inference, passes and a reference interpreter.
 //!
 //! Crate map:
+//! - [`autodiff`]: VJP rules, the joint forward+backward graph and the min-cut partitioner.
 //! - [`ir`]: dtypes, types, ops, graphs; `ir::parse` and `ir::print` for the text form.
 //! - [`infer`]: the result type of an op from its operands' types (NumPy 2 / NEP 50).
 //! - [`verify`]: checks a graph: definitions before use, arity, attributes, declared types.
@@ -37,6 +38,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod autodiff;
 pub mod error;
 pub mod infer;
 pub mod interp;

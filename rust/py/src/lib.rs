@@ -11,9 +11,11 @@
 //! - `frame_api`: the Python functions of the hook and guard half.
 //! - `graph`, `compiled`, `runtime`: IR round trip, pass stages, `CompiledGraph` over
 //!   `ember_codegen` with NumPy inputs and outputs.
+//! - `autodiff`: `joint_partition`, the core's joint graph and partitioner on IR text.
 //! - `errors`: the one place where Rust errors and panics become Python exceptions.
 #![deny(missing_docs)]
 
+mod autodiff;
 mod cache;
 mod compiled;
 mod cpython;
@@ -30,5 +32,6 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     frame_api::register(m)?;
+    autodiff::register(m)?;
     graph::register(m)
 }

@@ -1,0 +1,81 @@
+"""Gradients of model code written by others' conventions (layers, losses, numerics over
+pytrees) against an independent autodiff library, autograd, on the same NumPy source."""
+
+from __future__ import annotations
+
+import autograd
+import autograd.numpy as anp
+import ember
+import numpy as np
+import pytest
+
+
+def layernorm_gelu(xp, p, x):
+    mu = x.mean(axis=-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
+    y = (x - mu) / xp.sqrt(var + 1e-5) * p["g"] + p["b"]
+    gelu = 0.5 * y * (1.0 + xp.tanh(0.7978845608028654 * (y + 0.044715 * y ** 3)))
+    return (gelu * gelu).sum()
+
+
+def softmax_cross_entropy(xp, p, x, labels):
+    logits = xp.dot(xp.tanh(xp.dot(x, p["w0"]) + p["b0"]), p["w1"]) + p["b1"]
+    shifted = logits - xp.max(logits, axis=1, keepdims=True)
+    log_probs = shifted - xp.log(xp.sum(xp.exp(shifted), axis=1, keepdims=True))
+    return -xp.sum(log_probs * labels) / x.shape[0]
+
+
+def attention(xp, p, x):
+    q, k, v = xp.dot(x, p["q"]), xp.dot(x, p["k"]), xp.dot(x, p["v"])
+    scores = xp.dot(q, k.T) / np.sqrt(q.shape[1])
+    weights = xp.exp(scores - xp.max(scores, axis=1, keepdims=True))
+    weights = weights / xp.sum(weights, axis=1, keepdims=True)
+    return xp.sum(xp.dot(weights, v) ** 2)
+
+
+def huber_and_l2(xp, p, x, target):
+    err = xp.dot(x, p["w"]) - target
+    small = xp.abs(err) < 1.0
+    huber = xp.where(small, 0.5 * err ** 2, xp.abs(err) - 0.5)
+    return xp.mean(huber) + 1e-2 * xp.sum(p["w"] ** 2) + xp.std(err)
+
+
+def logistic_regression(xp, p, x, y):
+    z = xp.dot(x, p["w"]) + p["b"]
+    return xp.mean(xp.log1p(xp.exp(-xp.abs(z))) + xp.maximum(z, 0.0) - y * z)
+
+
+RNG = np.random.default_rng(7)
+CASES = {
+    "layernorm_gelu": (layernorm_gelu,
+                       {"g": RNG.normal(size=16), "b": RNG.normal(size=16)},
+                       (RNG.normal(size=(4, 16)),)),
+    "softmax_cross_entropy": (softmax_cross_entropy,
+                              {"w0": RNG.normal(size=(8, 6)) / 3, "b0": RNG.normal(size=6),
+                               "w1": RNG.normal(size=(6, 5)), "b1": np.zeros(5)},
+                              (RNG.normal(size=(10, 8)), np.eye(5)[RNG.integers(0, 5, 10)])),
+    "attention": (attention,
+                  {"q": RNG.normal(size=(6, 4)), "k": RNG.normal(size=(6, 4)),
+                   "v": RNG.normal(size=(6, 4))},
+                  (RNG.normal(size=(5, 6)),)),
+    "huber_and_l2": (huber_and_l2, {"w": RNG.normal(size=(3, 2))},
+                     (RNG.normal(size=(20, 3)) * 2, RNG.normal(size=(20, 2)))),
+    "logistic_regression": (logistic_regression, {"w": RNG.normal(size=4), "b": 0.3},
+                            (RNG.normal(size=(30, 4)), RNG.integers(0, 2, 30) * 1.0)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_gradients_equal_autograd(name):
+    fn, params, data = CASES[name]
+    value, got = ember.value_and_grad(lambda p, *d: fn(np, p, *d))(params, *data)
+    want_value = fn(anp, params, *data)
+    want = autograd.grad(lambda p, *d: fn(anp, p, *d))(params, *data)
+    assert value == pytest.approx(want_value, rel=1e-12)
+    assert set(got) == set(want)
+    for key in want:
+        if isinstance(params[key], float):  # a Python float's gradient is a float
+            assert isinstance(got[key], float)
+        else:
+            assert got[key].dtype == params[key].dtype and got[key].shape == params[key].shape
+        np.testing.assert_allclose(got[key], want[key], rtol=1e-9, atol=1e-12, err_msg=key)
