@@ -123,13 +123,12 @@ def run(graph: Graph, *args: Any) -> tuple[np.ndarray, ...]:
     """Evaluate the graph; every output comes back as an ndarray (0-d ones included)."""
     if len(args) != len(graph.inputs):
         raise TypeError(f"graph {graph.name} takes {len(graph.inputs)} inputs, got {len(args)}")
+    from ember.backends.eager_regions import run_func
+
     sizes: dict[str, int] = {}
-    env: dict[int, Array] = {
-        v.id: _input(v, a, sizes) for v, a in zip(graph.inputs, args, strict=True)
-    }
-    for node in graph.nodes:
-        env[node.out.id] = run_node(node, [env[v.id] for v in node.inputs], sizes)
-    return tuple(np.asarray(env[v.id]) for v in graph.outputs)
+    inputs = [_input(v, a, sizes) for v, a in zip(graph.inputs, args, strict=True)]
+    results, _ = run_func(graph, inputs, sizes, [False] * len(inputs))
+    return tuple(np.asarray(r) for r in results)
 
 
 def compile(graph: Graph, example_inputs: Sequence[Any]) -> Callable[..., tuple[np.ndarray, ...]]:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from ember.capture import operators
 from ember.capture.breaks import graph_break
 from ember.capture.bytecode import NONE_JUMPS, TRUTH_JUMPS, UNCONDITIONAL_JUMPS, Instruction
+from ember.capture.loops import start_loop
 from ember.capture.variables.array import VIEW_OPS, ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
@@ -89,8 +90,17 @@ class FlowOpcodes:
         obj.setitem(self, index, value)
 
     def GET_ITER(self, inst: Instruction) -> None:
+        from ember.capture.loops.ranges import DynamicRangeIterator, DynamicRangeVariable
+
         obj = self.pop()
-        self.push(obj if isinstance(obj, IteratorVariable) else IteratorVariable(obj.unpack(self)))
+        if isinstance(obj, IteratorVariable):
+            self.push(obj)
+        elif isinstance(obj, DynamicRangeVariable):
+            self.push(DynamicRangeIterator(obj))
+        else:
+            iterator = IteratorVariable(obj.unpack(self))
+            iterator.origin = obj  # what a loop op over it iterates (capture/loops)
+            self.push(iterator)
 
     def FOR_ITER(self, inst: Instruction) -> None:
         iterator = self.stack[-1]
@@ -99,6 +109,8 @@ class FlowOpcodes:
             # iterator as `.0`; reading it here would consume the user's items.
             raise graph_break("type", what="iteration over an argument",
                               type=iterator.type_name())
+        if start_loop(self, inst, iterator):
+            return
         item = iterator.next()
         if item is None:
             self.pop()

@@ -24,6 +24,7 @@ from ember.capture.bytecode import (
     decode,
 )
 from ember.capture.flow import FlowOpcodes
+from ember.capture.loops import refuse_in_loop_body
 from ember.capture.sources import BuiltinSource, Source, globals_item
 from ember.capture.tracer import Tracer
 from ember.capture.variables.base import (
@@ -265,6 +266,7 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
             raise graph_break("name", name=repr(name))
 
     def STORE_GLOBAL(self, inst: Instruction) -> None:
+        refuse_in_loop_body(self, f"assignment to global {inst.argval!r}")
         if self.globals_source is not None:  # an inlined function of another module
             raise graph_break("side_effect", what=f"assignment to global {inst.argval!r}")
         # Replayed by the entry after the graph; reads in this capture see the new value.
@@ -295,6 +297,7 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
         self.push(cell.contents)
 
     def STORE_DEREF(self, inst: Instruction) -> None:
+        refuse_in_loop_body(self, f"assignment to cell {inst.argval!r}")
         cell = self.cells[inst.argval]
         if hasattr(cell, "raw"):
             # A cell that lives on (the frame function's, or an inlined function's): the

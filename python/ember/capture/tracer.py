@@ -68,6 +68,10 @@ class Tracer:
         self.cell_stores: list[VariableTracker] = []
         self.cells_by_id: dict[int, CellVariable] = {}
         self.cell_aliases: list[tuple[CellVariable, CellVariable]] = []
+        # Loops (code, FOR_ITER offset) that cannot be one loop op, found by earlier attempts
+        # of this capture, and whether the backend runs loop ops at all (capture/loops).
+        self.unrolled_loops: set[tuple[Any, int]] = set()
+        self.loop_ops = True
 
     def wrap(self, value: Any, source: Source | None) -> VariableTracker:
         return self.builder.wrap(value, source)
@@ -99,6 +103,7 @@ class Tracer:
             if graph_input.source == source:
                 return graph_input.value
         dtype = {bool: np.bool_, int: np.int64, float: np.float64}[scalar.python_class]
+        self._refuse_in_loop_body(scalar.describe())
         try:
             value = self.graph.add_input(dtype, (), weak=True)
         except Unsupported as exc:
@@ -115,7 +120,14 @@ class Tracer:
         self.inputs.append(GraphInput(value, source, True, np.asarray(scalar)))
         return value
 
+    def _refuse_in_loop_body(self, what: str) -> None:
+        # A region sees only its parameters: a new input of the frame found while a loop
+        # body is traced cannot enter it.
+        if self.graph.parent is not None:
+            raise graph_break("loop_body", what=f"reading {what}, not a local of the frame,")
+
     def _input(self, dtype: np.dtype, shape: tuple, scalar: bool) -> Value:
+        self._refuse_in_loop_body("an array")
         try:
             return self.graph.add_input(dtype, shape, scalar=scalar)
         except Unsupported as exc:  # a dtype ember does not compile (float16, complex...)

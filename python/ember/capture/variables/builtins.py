@@ -249,6 +249,11 @@ def _range(tx, args, kwargs):
     args = [scalar.structural(a) for a in args]
     if all(a.is_constant() for a in args) and not kwargs:
         return ConstantVariable(fold("range()", range, *[a.constant() for a in args]))
+    from ember.capture.loops.ranges import dynamic_range
+
+    found = dynamic_range(tx, args) if not kwargs else None
+    if found is not None:
+        return found
     raise graph_break("call", name="range() of non-constant values")
 
 

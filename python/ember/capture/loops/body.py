@@ -1,0 +1,31 @@
+"""Running a loop body's instructions once, for the region that stands for every trip."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ember.capture.breaks import graph_break
+
+if TYPE_CHECKING:
+    from ember.capture.interpreter import Interpreter
+
+
+def run_body(tx: Interpreter, for_index: int, start: int, stop: int) -> None:
+    """Run from `start` until control comes back to the loop's FOR_ITER (the end of the body
+    or a `continue`); leaving `[start, stop)` otherwise is a `break` or a `return`."""
+    depth = len(tx.stack)
+    while tx.ip != for_index:
+        if not start <= tx.ip < stop:
+            raise graph_break("loop_body", what="a break or return")
+        inst = tx.instructions[tx.ip]
+        tx.lineno = inst.lineno
+        tx.ip += 1
+        tx.tracer.tick()
+        handler = getattr(tx, inst.opname, None)
+        if handler is None:
+            raise graph_break("bytecode", opname=inst.opname)
+        handler(inst)
+        if tx.result is not None:
+            raise graph_break("loop_body", what="a return")
+    if len(tx.stack) != depth - 1:
+        raise graph_break("loop_body", what="a body that leaves values on the stack")
