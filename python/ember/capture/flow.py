@@ -10,6 +10,7 @@ from ember.capture import operators
 from ember.capture.breaks import graph_break
 from ember.capture.bytecode import NONE_JUMPS, TRUTH_JUMPS, UNCONDITIONAL_JUMPS, Instruction
 from ember.capture.loops import start_loop
+from ember.capture.loops.branches import capture_if, is_loop_condition
 from ember.capture.variables.array import VIEW_OPS, ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
@@ -124,6 +125,9 @@ class FlowOpcodes:
     def _jump_on_truth(self, inst: Instruction) -> None:
         jump_if, always_pop = TRUTH_JUMPS[inst.opname]
         value = self.stack[-1]
+        if is_loop_condition(self, value):
+            capture_if(self, inst)
+            return
         taken = value.truth(self) == jump_if
         if always_pop or not taken:
             self.pop()

@@ -72,6 +72,7 @@ class Tracer:
         # of this capture, and whether the backend runs loop ops at all (capture/loops).
         self.unrolled_loops: set[tuple[Any, int]] = set()
         self.loop_ops = True
+        self.loop_bodies: list[tuple[int, int]] = []  # instruction spans being traced
 
     def wrap(self, value: Any, source: Source | None) -> VariableTracker:
         return self.builder.wrap(value, source)

@@ -14,18 +14,39 @@ def run_body(tx: Interpreter, for_index: int, start: int, stop: int) -> None:
     """Run from `start` until control comes back to the loop's FOR_ITER (the end of the body
     or a `continue`); leaving `[start, stop)` otherwise is a `break` or a `return`."""
     depth = len(tx.stack)
-    while tx.ip != for_index:
-        if not start <= tx.ip < stop:
-            raise graph_break("loop_body", what="a break or return")
-        inst = tx.instructions[tx.ip]
-        tx.lineno = inst.lineno
-        tx.ip += 1
-        tx.tracer.tick()
-        handler = getattr(tx, inst.opname, None)
-        if handler is None:
-            raise graph_break("bytecode", opname=inst.opname)
-        handler(inst)
-        if tx.result is not None:
-            raise graph_break("loop_body", what="a return")
+    tx.tracer.loop_bodies.append((for_index, start, stop))
+    try:
+        while tx.ip != for_index:
+            if not start <= tx.ip < stop:
+                raise graph_break("loop_body", what="a break or return")
+            _step(tx)
+    finally:
+        tx.tracer.loop_bodies.pop()
     if len(tx.stack) != depth - 1:
         raise graph_break("loop_body", what="a body that leaves values on the stack")
+
+
+def run_span(tx: Interpreter, start: int, stop: int | None) -> None:
+    """Run one path of a branch from `start` until it reaches `stop` (None: only the end of
+    the trip) or jumps past it, or comes back to the loop's FOR_ITER (the end of the trip, by
+    the body's end or a `continue`); a jump out of the loop body (`break`) refuses."""
+    for_index, _, body_stop = tx.tracer.loop_bodies[-1]
+    while tx.ip != for_index and (stop is None or tx.ip < stop):
+        if tx.ip < start or tx.ip >= body_stop:
+            raise graph_break("loop_body", what="a jump out of a branch")
+        _step(tx)
+    if tx.ip >= body_stop:
+        raise graph_break("loop_body", what="a break or return inside a branch")
+
+
+def _step(tx: Interpreter) -> None:
+    inst = tx.instructions[tx.ip]
+    tx.lineno = inst.lineno
+    tx.ip += 1
+    tx.tracer.tick()
+    handler = getattr(tx, inst.opname, None)
+    if handler is None:
+        raise graph_break("bytecode", opname=inst.opname)
+    handler(inst)
+    if tx.result is not None:
+        raise graph_break("loop_body", what="a return")

@@ -58,6 +58,7 @@ class BodyArray(ArrayVariable):
     def __init__(self, value: Value, mutable: bool) -> None:
         super().__init__(value)
         self.mutable = mutable
+        self.param = value
 
     def is_fresh(self, tx: Interpreter) -> bool:
         return self.mutable and not self._viewed(tx)
