@@ -149,8 +149,7 @@ def floyd_warshall(D):
     for k in range(n):
         for i in range(n):
             for j in range(n):
-                if D[i, k] + D[k, j] < D[i, j]:
-                    D[i, j] = D[i, k] + D[k, j]
+                D[i, j] = min(D[i, j], D[i, k] + D[k, j])
     return D
 
 

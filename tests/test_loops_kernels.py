@@ -3,13 +3,12 @@
 
 from __future__ import annotations
 
+import ember
 import numpy as np
 import pytest
 from conftest import RecordingBackend, assert_same
-from loops_kernels import kernel_inputs
-
-import ember
 from ember.backends import runs_loop_ops
+from loops_kernels import kernel_inputs
 
 KERNELS = kernel_inputs(24)
 # The backends that run loop ops; Cranelift joins once the native core compiles IR version 2.

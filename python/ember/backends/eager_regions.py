@@ -9,6 +9,7 @@ Arrays the caller passed in (the user's inputs) are never written."""
 from __future__ import annotations
 
 import warnings
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,15 +25,30 @@ _VIEW_OPS = frozenset({"reshape", "transpose", "broadcast_to", "expand_dims", "s
                        "slice", "flip"})
 
 
+_LAST_USES: weakref.WeakKeyDictionary[Graph, dict[int, int]] = weakref.WeakKeyDictionary()
+
+
 def _last_uses(graph: Graph) -> dict[int, int]:
-    """For each value, the index of the last node reading it (outputs read at the end)."""
-    last: dict[int, int] = {}
-    for n, node in enumerate(graph.nodes):
-        for v in node.inputs:
-            last[v.id] = n
-    for v in graph.outputs:
-        last[v.id] = len(graph.nodes)
+    """For each value, the index of the last node reading it (outputs read at the end);
+    computed once per func, since a loop body runs once per trip."""
+    last = _LAST_USES.get(graph)
+    if last is None:
+        last = {}
+        for n, node in enumerate(graph.nodes):
+            for v in node.inputs:
+                last[v.id] = n
+        for v in graph.outputs:
+            last[v.id] = len(graph.nodes)
+        _LAST_USES[graph] = last
     return last
+
+
+def _handed(node: Node, position: int, n: int, mine: set[int], last: dict[int, int]) -> bool:
+    """Whether operand `position` of node `n` is a buffer of the func read for the last
+    time (and not also a later operand of the node)."""
+    v = node.inputs[position]
+    return v.id in mine and last.get(v.id) == n and all(
+        w is not v for w in node.inputs[position + 1:])
 
 
 def run_func(graph: Graph, args: Sequence[Array], sizes: dict[str, int],
@@ -46,29 +62,27 @@ def run_func(graph: Graph, args: Sequence[Array], sizes: dict[str, int],
     mine = {v.id for v, o in zip(graph.inputs, owned, strict=True) if o}
     last = _last_uses(graph)
     for n, node in enumerate(graph.nodes):
+        op = node.op
         operands = [env[v.id] for v in node.inputs]
-
-        def handed(position: int, node: Node = node, n: int = n) -> bool:
-            v = node.inputs[position]
-            return v.id in mine and last.get(v.id) == n and all(
-                w is not v for w in node.inputs[position + 1:])
-
-        if node.op == "loop":
-            results, flags = _run_loop(node, operands, sizes, handed)
-        elif node.op == "if":
-            results, flags = _run_if(node, operands, sizes, handed)
-        elif node.op == "store":
-            results, flags = [_store(operands, in_place=handed(0))], [True]
-        elif node.op == "load":
-            results, flags = [_load(node, operands)], [False]
-        else:
-            results, flags = [run_node(node, operands, sizes)], [False]
-            if node.op in _VIEW_OPS:
-                mine.discard(node.inputs[0].id)  # a view would see later in-place stores
-        for out, result, flag in zip(node.results, results, flags, strict=True):
-            env[out.id] = result
-            if flag:
-                mine.add(out.id)
+        if op == "load":
+            env[node.out.id] = _load(operands)
+            continue
+        if op == "store":
+            env[node.out.id] = _store(operands, in_place=_handed(node, 0, n, mine, last))
+            mine.add(node.out.id)
+            continue
+        if op == "loop" or op == "if":
+            handed = [_handed(node, p, n, mine, last) for p in range(len(operands))]
+            run = _run_loop if op == "loop" else _run_if
+            results, flags = run(node, operands, sizes, handed)
+            for out, result, flag in zip(node.results, results, flags, strict=True):
+                env[out.id] = result
+                if flag:
+                    mine.add(out.id)
+            continue
+        env[node.out.id] = run_node(node, operands, sizes)
+        if op in _VIEW_OPS:
+            mine.discard(node.inputs[0].id)  # a view would see later in-place stores
     values = [env[v.id] for v in graph.outputs]
     flags: list[bool] = []
     given: set[int] = set()
@@ -78,13 +92,9 @@ def run_func(graph: Graph, args: Sequence[Array], sizes: dict[str, int],
     return values, flags
 
 
-def _index(node: Node, operands: Sequence[Array]) -> tuple[int, ...]:
-    return tuple(int(i) for i in operands)
-
-
-def _load(node: Node, operands: Sequence[Array]) -> Array:
+def _load(operands: Sequence[Array]) -> Array:
     array, *indices = operands
-    return np.asarray(array)[_index(node, indices)]
+    return array[tuple(int(i) for i in indices)]
 
 
 def _store(operands: Sequence[Array], *, in_place: bool) -> Array:
@@ -119,15 +129,18 @@ def _run_loop(node: Node, operands: Sequence[Array], sizes: dict[str, int],
         raise ValueError("range() arg 3 must not be zero")
     carried = list(operands[3:3 + carried_count])
     invariant = list(operands[3 + carried_count:])
-    flags = [handed(3 + j) for j in range(carried_count)]
+    flags = handed[3:3 + carried_count]
     carried = _fresh(carried, flags)
     owned = [True] * carried_count
     params = body.inputs
+    weak = [p.weak for p in params[1:1 + carried_count]]
+    invariant = [_as_param(p, a) for p, a in zip(params[1 + carried_count:], invariant,
+                                                strict=True)]
+    owned_args = [False, *owned, *[False] * len(invariant)]
     for i in range(lo, hi, step):
-        args = [i, *(_as_param(p, a) for p, a in zip(params[1:], [*carried, *invariant],
-                                                     strict=True))]
-        results, result_flags = run_func(body, args, sizes,
-                                         [False, *owned, *[False] * len(invariant)])
+        args = [i, *(_as_param(p, a) if w else a
+                     for p, a, w in zip(params[1:], carried, weak, strict=False)), *invariant]
+        results, result_flags = run_func(body, args, sizes, owned_args)
         go, carried = results[0], results[1:]
         owned = result_flags[1:]
         carried = _fresh(carried, owned)
@@ -141,6 +154,6 @@ def _run_if(node: Node, operands: Sequence[Array], sizes: dict[str, int],
             handed: Any) -> tuple[list[Array], list[bool]]:
     cond, *args = operands
     region: Graph = node.attrs["then"] if bool(cond) else node.attrs["else"]
-    owned = [handed(1 + j) for j in range(len(args))]
+    owned = handed[1:]
     params = [_as_param(p, a) for p, a in zip(region.inputs, args, strict=True)]
     return run_func(region, params, sizes, owned)

@@ -136,9 +136,13 @@ def _merge(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Pat
             continue
         if x is inner_x and y is inner_y:
             continue  # the same array on both paths (updated in place or not)
-        if any(isinstance(v, BodyArray) for v in (x, y)):
-            raise graph_break("loop_body", what=f"local {name!r} bound to another array "
-                                                "on one branch")
+        own = (inner_x, inner_y)
+        for v, mine in zip((x, y), own, strict=True):
+            if isinstance(v, BodyArray) and (v is not mine or v.value is not v.param):
+                # Another array of the frame, or this one updated in place: the name's
+                # aliasing would depend on the branch taken.
+                raise graph_break("loop_body", what=f"local {name!r} bound to another "
+                                                    "array on one branch")
         key = (id(x), id(y))
         if key not in pairs:
             pairs[key] = (_value_in(then, x), _value_in(orelse, y), [])
@@ -151,10 +155,7 @@ def _merge(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Pat
         slots.append((_value_in(then, x), _value_in(orelse, y), ("stack", position)))
     if not slots:
         return
-    for vx, vy, _ in slots:
-        if (vx.dtype, vx.shape, vx.weak) != (vy.dtype, vy.shape, vy.weak):
-            raise graph_break("loop_body", what=f"branches giving {vx.type_str} and "
-                                                f"{vy.type_str}")
+    slots = [_promoted(then, orelse, slot) for slot in slots]
     then.region.set_outputs([s[0] for s in slots])
     orelse.region.set_outputs([s[1] for s in slots])
     results = tx.graph.if_(cond, [vt.value for vt in entries], then.region, orelse.region)
@@ -190,3 +191,20 @@ def _outer_of(vt: VariableTracker, path: Path, entries: list[ArrayVariable]
     if isinstance(vt, ArrayVariable) and vt.value.graph is path.region:
         raise graph_break("loop_body", what="a value of one branch used after it")
     return vt
+
+
+def _promoted(then: Path, orelse: Path, slot: tuple[Value, Value, object]
+              ) -> tuple[Value, Value, object]:
+    """Both branches' values of a slot, of one type. A Python number on one branch and a
+    NumPy scalar of the same dtype on the other (`s += limit` / `s += x[i]`) merge as the
+    NumPy scalar, which is what the number becomes once the other branch has run."""
+    vx, vy, how = slot
+    if (vx.dtype, vx.shape) == (vy.dtype, vy.shape) and vx.weak != vy.weak:
+        if vx.weak:
+            vx = then.region.op("astype", [vx], dtype=vx.dtype, scalar=True)
+        else:
+            vy = orelse.region.op("astype", [vy], dtype=vy.dtype, scalar=True)
+    if (vx.dtype, vx.shape, vx.weak) != (vy.dtype, vy.shape, vy.weak):
+        raise graph_break("loop_body", what=f"branches giving {vx.type_str} and "
+                                            f"{vy.type_str}")
+    return vx, vy, how

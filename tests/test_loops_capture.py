@@ -1,0 +1,274 @@
+"""Python loops in capture: one loop op per loop, the unrolling cost rule, and NumPy's
+semantics for what loop bodies do (element reads and writes, Python ints, branches, inputs
+mutated, views, errors)."""
+
+from __future__ import annotations
+
+import ember
+import ember.backends
+import numpy as np
+import pytest
+from conftest import RecordingBackend, assert_same
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+
+def run_both(fn, *args, backend="eager"):
+    """`fn` compiled and plain on copies of `args`: results and the inputs afterwards."""
+    copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    want = fn(*copies)
+    inputs = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    got = ember.compile(fn, backend=backend)(*inputs)
+    assert_same(got, want)
+    for g, w in zip(inputs, copies, strict=True):
+        if isinstance(w, np.ndarray):
+            np.testing.assert_array_equal(g, w)
+    return got
+
+
+def loop_ops(recorder: RecordingBackend) -> int:
+    return sum(1 for graph in recorder.graphs for node in graph.nodes if node.op == "loop")
+
+
+def recurrence(x):
+    y = np.empty_like(x)
+    y[0] = x[0]
+    for i in range(1, x.shape[0]):
+        y[i] = 0.9 * y[i - 1] + x[i]
+    return y
+
+
+def test_recurrence_is_one_loop_op_whatever_its_length(recorder) -> None:
+    for n in (100, 2000):
+        recorder.graphs.clear()
+        ember.reset()
+        x = np.random.default_rng(n).random(n)
+        assert_same(ember.compile(recurrence, backend=recorder)(x), recurrence(x))
+        assert recorder.op_counts == [13] and loop_ops(recorder) == 1
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(n=st.integers(1, 60), dtype=st.sampled_from([np.float32, np.float64, np.int64]))
+def test_recurrence_matches_numpy_for_any_length_and_dtype(n: int, dtype) -> None:
+    ember.reset()
+    x = (np.random.default_rng(n).random(n) * 10).astype(dtype)
+    run_both(recurrence, x)
+
+
+def accumulate_into_list(x):
+    parts = []
+    for i in range(x.shape[0]):
+        parts.append(x[i] * 2.0)
+    return parts[-1]
+
+
+def test_a_long_loop_that_cannot_be_one_op_runs_the_frame_as_python(recorder) -> None:
+    x = np.arange(2000.0)
+    assert_same(ember.compile(accumulate_into_list, backend=recorder)(x),
+                accumulate_into_list(x))
+    assert recorder.graphs == []
+    assert any("2000 trips" in r for r in ember.stats()["break_reasons"])
+
+
+def test_a_short_loop_that_cannot_be_one_op_still_unrolls(recorder) -> None:
+    x = np.arange(12.0)
+    assert_same(ember.compile(accumulate_into_list, backend=recorder)(x),
+                accumulate_into_list(x))
+    assert len(recorder.graphs) == 1
+
+
+def test_without_loop_ops_a_long_recurrence_runs_as_python(recorder, monkeypatch) -> None:
+    """The floor while a backend cannot run loop ops: no graph of thousands of ops."""
+    monkeypatch.setattr(ember.backends, "runs_loop_ops", lambda backend: False)
+    x = np.random.default_rng(1).random(2000)
+    assert_same(ember.compile(recurrence, backend=recorder)(x), recurrence(x))
+    assert recorder.graphs == []
+
+
+def test_fullgraph_raises_when_a_long_loop_cannot_be_captured() -> None:
+    with pytest.raises(ember.GraphBreakError, match="2000 trips"):
+        ember.compile(accumulate_into_list, backend="eager", fullgraph=True)(np.ones(2000))
+
+
+def short_loops(x):
+    for k in range(3):
+        x = x * 2 + k
+    return x
+
+
+def test_short_constant_loops_unroll(recorder) -> None:
+    assert_same(ember.compile(short_loops, backend=recorder)(np.ones(4)), short_loops(np.ones(4)))
+    assert loop_ops(recorder) == 0
+
+
+def cumulative_in_place(x):
+    for i in range(1, x.shape[0]):
+        x[i] += x[i - 1]
+
+
+def test_an_argument_updated_in_a_loop_is_written_back() -> None:
+    x = np.arange(40.0)
+    want = x.copy()
+    cumulative_in_place(want)
+    got = x.copy()
+    assert ember.compile(cumulative_in_place, backend="eager")(got) is None
+    np.testing.assert_array_equal(got, want)
+
+
+def view_sees_the_loop(x):
+    y = np.zeros(30)
+    tail = y[5:]
+    for i in range(30):
+        y[i] = x[i] * 2
+    return tail.sum(), y
+
+
+def test_a_view_held_across_the_loop_sees_its_writes() -> None:
+    run_both(view_sees_the_loop, np.arange(30.0))
+
+
+def shifted_copy(x):
+    y = np.zeros_like(x)
+    for i in range(x.shape[0]):
+        y[i + 1] = x[i]
+    return y
+
+
+def test_an_index_out_of_range_raises_numpys_index_error() -> None:
+    with pytest.raises(IndexError, match="index 20 is out of bounds for axis 0 with size 20"):
+        ember.compile(shifted_copy, backend="eager")(np.ones(20))
+
+
+def python_ints(n):
+    acc = 0
+    for i in range(-n, 3 * n):
+        acc = (acc * 31 + i // 3 - i % 7 + (i >> 2) ^ (i & 5)) % 1000003
+    return acc
+
+
+def test_python_int_arithmetic_keeps_pythons_semantics() -> None:
+    run_both(python_ints, 17)
+
+
+def last_index(x):
+    for i in range(x.shape[0]):
+        x[i] = i
+    return i
+
+
+def test_the_loop_variable_keeps_its_last_value() -> None:
+    run_both(last_index, np.zeros(25))
+
+
+def sum_elements(x):
+    s = 0
+    for v in x:
+        s += v
+    return s
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int16, np.float64])
+def test_a_loop_over_an_array_reads_its_elements(dtype, recorder) -> None:
+    x = np.arange(30).astype(dtype)
+    assert_same(ember.compile(sum_elements, backend=recorder)(x), sum_elements(x))
+    assert loop_ops(recorder) == 1
+
+
+def negative_steps(x):
+    out = np.zeros_like(x)
+    j = 0
+    for i in range(x.shape[0] - 1, -1, -2):
+        out[j] = x[i]
+        j += 1
+    return out, j
+
+
+def test_negative_steps() -> None:
+    run_both(negative_steps, np.arange(41.0))
+
+
+def clipped_sum(x, limit):
+    s = 0.0
+    count = 0
+    for i in range(x.shape[0]):
+        if x[i] > limit:
+            s += limit
+        else:
+            s += x[i]
+            count += 1
+    return s, count
+
+
+def test_a_branch_on_loop_values_is_an_if_op(recorder) -> None:
+    x = np.random.default_rng(3).random(50)
+    assert_same(ember.compile(clipped_sum, backend=recorder)(x, 0.5), clipped_sum(x, 0.5))
+    assert "if" in [n.op for g in recorder.graphs for f in _funcs(g) for n in f.nodes]
+
+
+def _funcs(graph):
+    from ember.graph.regions import region_funcs
+
+    return [graph, *region_funcs(graph)]
+
+
+def triangle(n_rows):
+    T = np.zeros((n_rows, n_rows), dtype=np.int64)
+    for i in range(n_rows):
+        for j in range(i + 1):
+            T[i, j] = 1 if j == 0 or j == i else T[i - 1, j - 1] + T[i - 1, j]
+    return T
+
+
+def test_nested_loops_with_bounds_from_the_outer_index(recorder) -> None:
+    assert_same(ember.compile(triangle, backend=recorder)(20), triangle(20))
+    assert len(recorder.graphs) == 1 and loop_ops(recorder) == 1
+
+
+def zero_trips_inside(x):
+    out = np.zeros_like(x)
+    for i in range(x.shape[0]):
+        s = x[i]
+        for j in range(i):
+            s = s - x[j]
+        out[i] = s
+    return out
+
+
+def test_inner_loops_of_zero_trips() -> None:
+    run_both(zero_trips_inside, np.arange(20.0))
+
+
+def type_changes(x):
+    s = 0
+    for i in range(x.shape[0]):
+        s += x[i]
+    return s
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_a_carried_python_number_becoming_a_numpy_scalar(dtype) -> None:
+    run_both(type_changes, np.arange(20).astype(dtype))
+
+
+def sweeps(u):
+    for _ in range(50):
+        u = u.copy()
+        u[1:-1] = 0.5 * (u[:-2] + u[2:])
+    return u
+
+
+def test_static_shape_array_ops_in_a_body(recorder) -> None:
+    u = np.random.default_rng(4).random(32)
+    assert_same(ember.compile(sweeps, backend=recorder)(u), sweeps(u))
+    assert loop_ops(recorder) == 1 and recorder.op_counts[0] < 10
+
+
+def stores_casting(x):
+    out = np.zeros(x.shape[0], dtype=np.int32)
+    for i in range(x.shape[0]):
+        out[i] = x[i] * 3.7
+    return out
+
+
+def test_element_stores_cast_as_numpy() -> None:
+    run_both(stores_casting, np.arange(-20.0, 20.0))
