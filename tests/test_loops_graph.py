@@ -123,7 +123,7 @@ def test_loop_stops_after_the_trip_whose_go_is_false() -> None:
     x = g.add_input(np.float64, (6,))
     body = g.region("loop")
     i = body.add_input(np.int64, (), weak=True)
-    found = body.add_input(np.int64, (), weak=True)
+    body.add_input(np.int64, (), weak=True)
     xs = body.add_input(np.float64, (6,))
     small = body.op("lt", [body.op("load", [xs, i]), body.const(0.5)])
     body.set_outputs([small, i])
