@@ -13,7 +13,7 @@ from ember.capture.breaks import WHOLE_FRAME_KINDS, graph_break
 from ember.capture.bytecode import argument_names, decode, is_generator_like
 from ember.capture.codegen import EntryCodegen, StepTail, make_fallback
 from ember.capture.interpreter import FrameState, Interpreter, StopCapture, annotate
-from ember.capture.loops.region import LoopRefused
+from ember.capture.loops.region import LoopRefused, LoopTooLong
 from ember.capture.resume import (
     live_locals_at,
     make_step,
@@ -58,9 +58,13 @@ def capture_frame(func: FunctionType, args: tuple[Any, ...], *, dynamic: bool | 
     """`_capture_once`, again without the loop op for each loop that refuses to be one
     (capture/loops/region.py); `loop_ops`: whether the backend runs loop ops."""
     unrolled: set[tuple[Any, int]] = set()
+    long: set[tuple[Any, int]] = set()
     while True:
         try:
-            return _capture_once(func, args, dynamic, stop_at, scalars, loop_ops, unrolled)
+            return _capture_once(func, args, dynamic, stop_at, scalars, loop_ops, unrolled,
+                                 long)
+        except LoopTooLong as too_long:
+            long.add(too_long.key)
         except LoopRefused as refused:
             ember_logging.log("breaks", f"{func.__code__.co_qualname}: the loop at offset "
                                         f"{refused.key[1]} is not one loop op "
@@ -70,7 +74,7 @@ def capture_frame(func: FunctionType, args: tuple[Any, ...], *, dynamic: bool | 
 
 def _capture_once(func: FunctionType, args: tuple[Any, ...], dynamic: bool | None,
                   stop_at: tuple[int, int] | None, scalars: bool | None, loop_ops: bool,
-                  unrolled: set[tuple[Any, int]]
+                  unrolled: set[tuple[Any, int]], long: set[tuple[Any, int]]
                   ) -> tuple[Tracer, VariableTracker | None, FrameState | None]:
     """Run the frame's bytecode symbolically: the tracer, and the return tracker or, when
     `stop_at` (instruction index, visit) is reached, the frame's state there.
@@ -91,6 +95,7 @@ def _capture_once(func: FunctionType, args: tuple[Any, ...], dynamic: bool | Non
     tracer.loop_resume = origin is not None and origin.in_loop
     tracer.loop_ops = loop_ops
     tracer.unrolled_loops = unrolled
+    tracer.long_loops = long
     slots = {
         name: tracer.wrap(args[i], LocalSource(name, i))
         for i, name in enumerate(argument_names(code))

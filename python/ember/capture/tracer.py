@@ -71,6 +71,7 @@ class Tracer:
         # Loops (code, FOR_ITER offset) that cannot be one loop op, found by earlier attempts
         # of this capture, and whether the backend runs loop ops at all (capture/loops).
         self.unrolled_loops: set[tuple[Any, int]] = set()
+        self.long_loops: set[tuple[Any, int]] = set()  # short loops past the op budget
         self.loop_ops = True
         self.loop_bodies: list[tuple[int, int]] = []  # instruction spans being traced
 

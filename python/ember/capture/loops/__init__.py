@@ -3,7 +3,9 @@
 A `FOR_ITER` that starts a loop decides once how the loop is captured (`start_loop`):
 
 - a loop of at most `config.unroll_max_trips` trips unrolls (its trips are traced one after
-  another, as capture always did) while the ops it adds stay within `config.unroll_op_limit`;
+  another, as capture always did) while the ops it adds stay within `config.unroll_op_budget`;
+  past that, capture starts again with it as a loop op (`LoopTooLong`), and if it cannot be
+  one, it unrolls up to `config.unroll_op_limit` ops;
 - a longer loop over `range(...)` or over an array's first axis whose body ember can trace is
   captured as ONE `loop` op (`capture/loops/region.py`): compile time does not grow with the
   trip count;
@@ -15,7 +17,7 @@ A `FOR_ITER` that starts a loop decides once how the loop is captured (`start_lo
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ember.capture.breaks import graph_break
 from ember.config import config
@@ -24,17 +26,21 @@ from ember.graph import Graph
 if TYPE_CHECKING:
     from ember.capture.bytecode import Instruction
     from ember.capture.flow import FlowOpcodes
+    from ember.capture.interpreter import Interpreter
     from ember.capture.variables.containers import IteratorVariable
 
 
 @dataclass
 class UnrollAccount:
-    """What an unrolled loop has added so far, in the graph it adds to."""
+    """What an unrolled loop has added so far, in the graph it adds to. `may_loop`: a short
+    loop not yet tried as a loop op, which is tried once it goes over budget."""
 
     graph: Graph
     nodes_at_start: int
     first_index: int
     trips: int
+    key: tuple[Any, int]
+    may_loop: bool
 
     def check(self, index: int) -> None:
         """Refuse once the ops added exceed the budget, or once a long loop's trips so far
@@ -46,18 +52,22 @@ class UnrollAccount:
             budget = config.unroll_op_budget
             over = projected > budget
         else:
-            budget = config.unroll_op_limit
+            budget = config.unroll_op_budget if self.may_loop else config.unroll_op_limit
             over = added > budget
+        if over and self.may_loop:
+            from ember.capture.loops.region import LoopTooLong
+
+            raise LoopTooLong(self.key, f"{added} ops unrolled")
         if over:
             raise graph_break("loop_budget", trips=self.trips, ops=max(added, projected),
                               budget=budget)
 
 
-def start_loop(tx: FlowOpcodes, inst: Instruction, iterator: IteratorVariable) -> bool:
+def start_loop(tx: Interpreter, inst: Instruction, iterator: IteratorVariable) -> bool:
     """Called at each `FOR_ITER`: True when the whole loop was captured as a loop op (the
     interpreter then continues after the loop); False to trace the next trip."""
     from ember.capture.loops.ranges import DynamicRangeIterator
-    from ember.capture.loops.region import capture_loop
+    from ember.capture.loops.region import capture_loop, loop_key
 
     if isinstance(iterator, DynamicRangeIterator):
         if capture_loop(tx, inst, iterator, iterator.origin.bounds):
@@ -70,11 +80,25 @@ def start_loop(tx: FlowOpcodes, inst: Instruction, iterator: IteratorVariable) -
         iterator.unroll.check(iterator.index)
         return False
     trips = len(iterator.items) - iterator.index
-    if trips > config.unroll_max_trips and capture_loop(tx, inst, iterator):
+    key = loop_key(tx, inst)
+    tracer = tx.tracer
+    long = trips > config.unroll_max_trips or key in tracer.long_loops
+    if long and capture_loop(tx, inst, iterator):
         return True
-    iterator.unroll = UnrollAccount(tx.tracer.graph, len(tx.tracer.graph.nodes),
-                                    iterator.index, trips)
+    may_loop = (not long and tracer.loop_ops and key not in tracer.unrolled_loops
+                and _loopable(iterator))
+    iterator.unroll = UnrollAccount(tracer.graph, len(tracer.graph.nodes), iterator.index,
+                                    trips, key, may_loop)
     return False
+
+
+def _loopable(iterator: IteratorVariable) -> bool:
+    from ember.capture.variables.array import ArrayVariable
+    from ember.capture.variables.constant import ConstantVariable
+
+    origin = iterator.origin
+    return isinstance(origin, ArrayVariable) or (
+        isinstance(origin, ConstantVariable) and isinstance(origin.constant(), range))
 
 
 def refuse_in_loop_body(tx: FlowOpcodes, what: str) -> None:

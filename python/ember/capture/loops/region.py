@@ -51,6 +51,10 @@ class LoopRefused(Exception):
         self.reason = reason
 
 
+class LoopTooLong(LoopRefused):
+    """A short loop unrolled past the op budget: capture starts again with it as a loop op."""
+
+
 class BodyArray(ArrayVariable):
     """An array inside a loop body, standing for an array of the frame: updatable in place
     there exactly when the frame's array was."""
