@@ -272,3 +272,64 @@ def stores_casting(x):
 
 def test_element_stores_cast_as_numpy() -> None:
     run_both(stores_casting, np.arange(-20.0, 20.0))
+
+
+def first_above(x, t):
+    idx = -1
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            idx = i
+            break
+    return idx
+
+
+@pytest.mark.parametrize("threshold", [1.5, 99.0, -99.0])
+def test_break_stops_the_loop_op(threshold, recorder) -> None:
+    x = np.random.default_rng(5).standard_normal(50)
+    assert_same(ember.compile(first_above, backend=recorder)(x, threshold),
+                first_above(x, threshold))
+    assert loop_ops(recorder) == 1
+
+
+def skip_negative(x):
+    s = 0.0
+    n = 0
+    for i in range(x.shape[0]):
+        if x[i] < 0:
+            continue
+        s += x[i]
+        n += 1
+    return s, n
+
+
+def test_continue_skips_the_rest_of_the_trip(recorder) -> None:
+    x = np.random.default_rng(6).standard_normal(40)
+    assert_same(ember.compile(skip_negative, backend=recorder)(x), skip_negative(x))
+    assert loop_ops(recorder) == 1
+
+
+def running_sum_until(x, limit):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += x[i]
+        if s > limit:
+            break
+        x[i] = s
+    return s
+
+
+def test_break_after_an_in_place_update_of_an_argument() -> None:
+    x = np.random.default_rng(7).random(40)
+    run_both(running_sum_until, x, 4.0)
+
+
+def fibonacci(n):
+    a, b = 0, 1
+    for _ in range(n):
+        a, b = b, a + b
+    return a
+
+
+def test_swapped_python_ints(recorder) -> None:
+    assert ember.compile(fibonacci, backend=recorder)(60) == fibonacci(60)
+    assert loop_ops(recorder) == 1

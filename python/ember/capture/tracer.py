@@ -73,7 +73,8 @@ class Tracer:
         self.unrolled_loops: set[tuple[Any, int]] = set()
         self.long_loops: set[tuple[Any, int]] = set()  # short loops past the op budget
         self.loop_ops = True
-        self.loop_bodies: list[tuple[int, int]] = []  # instruction spans being traced
+        # Loop bodies being traced: FOR_ITER index, body span, the loop's iterator.
+        self.loop_bodies: list[tuple[int, int, int, Any]] = []
 
     def wrap(self, value: Any, source: Source | None) -> VariableTracker:
         return self.builder.wrap(value, source)

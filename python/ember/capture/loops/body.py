@@ -5,6 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ember.capture.breaks import graph_break
+from ember.capture.variables.constant import ConstantVariable
+
+# The pseudo-local holding whether the trip goes on (False once a `break` ran): the loop
+# body's `go` result. Not a valid Python name, so no code can read or write it.
+GO = ".go"
 
 if TYPE_CHECKING:
     from ember.capture.interpreter import Interpreter
@@ -14,7 +19,7 @@ def run_body(tx: Interpreter, for_index: int, start: int, stop: int) -> None:
     """Run from `start` until control comes back to the loop's FOR_ITER (the end of the body
     or a `continue`); leaving `[start, stop)` otherwise is a `break` or a `return`."""
     depth = len(tx.stack)
-    tx.tracer.loop_bodies.append((for_index, start, stop))
+    tx.tracer.loop_bodies.append((for_index, start, stop, tx.stack[-2]))
     try:
         while tx.ip != for_index:
             if not start <= tx.ip < stop:
@@ -29,14 +34,23 @@ def run_body(tx: Interpreter, for_index: int, start: int, stop: int) -> None:
 def run_span(tx: Interpreter, start: int, stop: int | None) -> None:
     """Run one path of a branch from `start` until it reaches `stop` (None: only the end of
     the trip) or jumps past it, or comes back to the loop's FOR_ITER (the end of the trip, by
-    the body's end or a `continue`); a jump out of the loop body (`break`) refuses."""
-    for_index, _, body_stop = tx.tracer.loop_bodies[-1]
-    while tx.ip != for_index and (stop is None or tx.ip < stop):
+    the body's end or a `continue`). A `break` (the iterator popped, a jump to the loop's
+    exit) ends the trip too: the path stops as at the FOR_ITER, with the trip's `go` false."""
+    for_index, _, body_stop, iterator = tx.tracer.loop_bodies[-1]
+    depth = len(tx.stack)
+    while True:
+        if tx.ip == body_stop and len(tx.stack) == depth - 1:
+            tx.stack.append(iterator)
+            tx.locals[GO] = ConstantVariable(False)
+            tx.ip = for_index
+            return
+        if tx.ip == for_index or (stop is not None and tx.ip >= stop):
+            break
         if tx.ip < start or tx.ip >= body_stop:
             raise graph_break("loop_body", what="a jump out of a branch")
         _step(tx)
     if tx.ip >= body_stop:
-        raise graph_break("loop_body", what="a break or return inside a branch")
+        raise graph_break("loop_body", what="a return inside a branch")
 
 
 def _step(tx: Interpreter) -> None:

@@ -61,6 +61,11 @@ def capture_if(tx: Interpreter, inst: Instruction) -> None:
     meet = fall_path.end
     jump_path = _trace(tx, entries, target, None if meet == for_index else meet,
                        "else" if not jump_if else "then")
+    if jump_path.end == for_index and meet != for_index:
+        # The jumping path ended the trip (`continue`, `break`): the other one runs to the
+        # end of the trip as well, so that the rest of the body happens on its path only.
+        fall_path = _trace(tx, entries, fall, None, "then" if not jump_if else "else")
+        meet = for_index
     if jump_path.end != meet:
         raise graph_break("loop_body", what="branches that do not meet")
     then, orelse = (fall_path, jump_path) if not jump_if else (jump_path, fall_path)
@@ -138,7 +143,8 @@ def _merge(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Pat
             continue  # the same array on both paths (updated in place or not)
         own = (inner_x, inner_y)
         for v, mine in zip((x, y), own, strict=True):
-            if isinstance(v, BodyArray) and (v is not mine or v.value is not v.param):
+            if isinstance(v, BodyArray) and v.value.shape and (
+                    v is not mine or v.value is not v.param):
                 # Another array of the frame, or this one updated in place: the name's
                 # aliasing would depend on the branch taken.
                 raise graph_break("loop_body", what=f"local {name!r} bound to another "

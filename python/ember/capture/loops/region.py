@@ -91,6 +91,16 @@ class Trace:
     region: Graph
     index: Value
     groups: list[Group] = field(default_factory=list)
+    go: Value | None = None  # whether the trip goes on; None: always (no `break`)
+
+
+def _go_value(region: Graph, vt: VariableTracker) -> Value | None:
+    if isinstance(vt, ConstantVariable) and vt.constant() is True:
+        return None
+    value = _final_value(region, vt)
+    if value.dtype != np.bool_ or value.shape:
+        raise graph_break("loop_body", what="a break flag that is not a bool")
+    return region.op("astype", [value], dtype=np.bool_) if value.weak else value
 
 
 def loop_key(tx: Interpreter, inst: Instruction) -> tuple[Any, int]:
@@ -142,7 +152,7 @@ def _initial(tx: Interpreter, vt: VariableTracker) -> Value | None:
 def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
            bounds: tuple[Value, Value, Value] | None, forced: dict[str, tuple]
            ) -> bool | dict[str, tuple]:
-    from ember.capture.loops.body import run_body
+    from ember.capture.loops.body import GO, run_body
     from ember.capture.resume import live_locals_at
 
     start, exit_index = _body_range(tx, inst)
@@ -188,17 +198,21 @@ def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
         for name in group.names:
             tx.locals[name] = group.inner
     tx.stack.append(item)
+    tx.locals[GO] = ConstantVariable(True)
     tx.ip = start
     try:
         with _graph_swapped(tx, region):
             run_body(tx, inst.index, start, exit_index)
         end_locals = dict(tx.locals)
+        trace.go = _go_value(region, end_locals.pop(GO))
     finally:
         tx.locals.clear()
         tx.locals.update(saved_locals)
         tx.stack[:] = saved_stack
         tx.ip = saved_ip
 
+    if trace.go is not None and loop_var.argval in live:
+        raise graph_break("loop_body", what="a loop variable read after a loop with a break")
     retrace = _collect(trace, end_locals, stored, live, str(loop_var.argval))
     if retrace:
         return retrace
@@ -272,7 +286,11 @@ def _collect(trace: Trace, end_locals: dict[str, VariableTracker], stored: set[s
         final = seen[0] if seen else group.inner
         other = inner_ids.get(id(final))
         if other is not None and other is not group:
-            raise graph_break("loop_body", what="a local bound to another carried value")
+            # `a, b = b, a + b`: fine for values nothing updates in place, whose identity
+            # no one can see; arrays updated in place would swap objects from trip to trip.
+            if final.value.shape or other.inner.value is not other.param:  # type: ignore[attr-defined]
+                raise graph_break("loop_body", what="a local bound to another carried array")
+            final = ArrayVariable(final.value)  # type: ignore[attr-defined]
         if id(final) in finals:
             raise graph_break("loop_body", what="two carried locals bound to one value")
         finals[id(final)] = group
@@ -313,8 +331,8 @@ def _emit(tx: Interpreter, inst: Instruction, iterator: IteratorVariable, trace:
     region, graph = trace.region, tx.graph
     carried = [g for g in trace.groups if g.carried]
     invariant = [g for g in trace.groups if not g.carried and _used(region, g.param)]
-    true = region.const(True, weak=False)
-    region.set_outputs([true, *[g.final_value for g in carried]])  # type: ignore[attr-defined]
+    go = trace.go if trace.go is not None else region.const(True, weak=False)
+    region.set_outputs([go, *[g.final_value for g in carried]])  # type: ignore[attr-defined]
     region.inputs[:] = [trace.index, *[g.param for g in carried],
                         *[g.param for g in invariant]]
     if bounds is None:
