@@ -333,3 +333,43 @@ def fibonacci(n):
 def test_swapped_python_ints(recorder) -> None:
     assert ember.compile(fibonacci, backend=recorder)(60) == fibonacci(60)
     assert loop_ops(recorder) == 1
+
+
+def insertion_sort(a):
+    a = a.copy()
+    for i in range(1, a.shape[0]):
+        key = a[i]
+        j = i - 1
+        while j >= 0 and a[j] > key:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = key
+    return a
+
+
+def collatz_steps(x):
+    out = np.zeros(x.shape[0], dtype=np.int64)
+    for i in range(x.shape[0]):
+        n = int(x[i])
+        steps = 0
+        while n != 1:
+            if n % 2 == 0:
+                n = n // 2
+            else:
+                n = 3 * n + 1
+            steps += 1
+        out[i] = steps
+    return out
+
+
+@pytest.mark.parametrize(("fn", "make"), [
+    (insertion_sort, lambda rng: rng.random(30)),
+    (insertion_sort, lambda rng: np.arange(30.0)),  # no trip of the while loop
+    (collatz_steps, lambda rng: rng.integers(1, 100, 20)),
+])
+def test_while_loops_on_loop_values_are_loop_ops(fn, make, recorder) -> None:
+    x = make(np.random.default_rng(8))
+    assert_same(ember.compile(fn, backend=recorder)(x), fn(x))
+    assert len(recorder.graphs) == 1
+    text = recorder.graphs[0].to_ir()
+    assert text.count("= loop(") == 2 and "= if(" in text

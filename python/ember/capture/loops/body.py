@@ -24,7 +24,7 @@ def run_body(tx: Interpreter, for_index: int, start: int, stop: int) -> None:
         while tx.ip != for_index:
             if not start <= tx.ip < stop:
                 raise graph_break("loop_body", what="a break or return")
-            _step(tx)
+            step_instruction(tx)
     finally:
         tx.tracer.loop_bodies.pop()
     if len(tx.stack) != depth - 1:
@@ -39,8 +39,10 @@ def run_span(tx: Interpreter, start: int, stop: int | None) -> None:
     for_index, _, body_stop, iterator = tx.tracer.loop_bodies[-1]
     depth = len(tx.stack)
     while True:
-        if tx.ip == body_stop and len(tx.stack) == depth - 1:
-            tx.stack.append(iterator)
+        popped = 1 if iterator is not None else 0  # a `for` loop's break pops its iterator
+        if tx.ip == body_stop and len(tx.stack) == depth - popped:
+            if iterator is not None:
+                tx.stack.append(iterator)
             tx.locals[GO] = ConstantVariable(False)
             tx.ip = for_index
             return
@@ -48,12 +50,12 @@ def run_span(tx: Interpreter, start: int, stop: int | None) -> None:
             break
         if tx.ip < start or tx.ip >= body_stop:
             raise graph_break("loop_body", what="a jump out of a branch")
-        _step(tx)
+        step_instruction(tx)
     if tx.ip >= body_stop:
         raise graph_break("loop_body", what="a return inside a branch")
 
 
-def _step(tx: Interpreter) -> None:
+def step_instruction(tx: Interpreter) -> None:
     inst = tx.instructions[tx.ip]
     tx.lineno = inst.lineno
     tx.ip += 1

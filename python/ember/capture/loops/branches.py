@@ -50,21 +50,29 @@ def _truth(tx: Interpreter, value: Value) -> Value:
 
 
 def capture_if(tx: Interpreter, inst: Instruction) -> None:
+    from ember.capture.loops import whiles
+
     jump_if, always_pop = TRUTH_JUMPS[inst.opname]
+    if always_pop and whiles.is_bottom_test(tx, inst):
+        whiles.bottom_test(tx, inst, jump_if)
+        return
     if not always_pop or inst.target is None or inst.target < tx.ip:
         raise graph_break("loop_body", what=f"{inst.opname} on a loop value")
     cond = _truth(tx, tx.pop().value)  # type: ignore[attr-defined]
     for_index = tx.tracer.loop_bodies[-1][0]
     fall, target = tx.ip, inst.target
     entries = _entries(tx)
-    fall_path = _trace(tx, entries, fall, target, "then" if not jump_if else "else")
+    loop_exit = whiles.while_exit(tx, inst)
+    fall_path = _trace(tx, entries, fall, target, "then" if not jump_if else "else",
+                       loop_exit)
     meet = fall_path.end
     jump_path = _trace(tx, entries, target, None if meet == for_index else meet,
                        "else" if not jump_if else "then")
     if jump_path.end == for_index and meet != for_index:
         # The jumping path ended the trip (`continue`, `break`): the other one runs to the
         # end of the trip as well, so that the rest of the body happens on its path only.
-        fall_path = _trace(tx, entries, fall, None, "then" if not jump_if else "else")
+        fall_path = _trace(tx, entries, fall, None, "then" if not jump_if else "else",
+                           loop_exit)
         meet = for_index
     if jump_path.end != meet:
         raise graph_break("loop_body", what="branches that do not meet")
@@ -82,7 +90,7 @@ def _entries(tx: Interpreter) -> list[ArrayVariable]:
 
 
 def _trace(tx: Interpreter, entries: list[ArrayVariable], start: int, stop: int | None,
-           kind: str) -> Path:
+           kind: str, loop_exit: int | None = None) -> Path:
     region = tx.graph.region(kind)
     inner: dict[int, BodyArray] = {}
     for vt in entries:
@@ -96,6 +104,10 @@ def _trace(tx: Interpreter, entries: list[ArrayVariable], start: int, stop: int 
     tx.ip = start
     try:
         with _graph_swapped(tx, region):
+            if loop_exit is not None:
+                from ember.capture.loops.whiles import capture_while
+
+                capture_while(tx, start, loop_exit)
             run_span(tx, start, stop)
         return Path(region, inner, dict(tx.locals), list(tx.stack), tx.ip)
     finally:

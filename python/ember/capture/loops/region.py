@@ -163,35 +163,9 @@ def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
         raise graph_break("loop_body", what="a loop target that is not one local")
     if bounds is not None and loop_var.argval in live:
         raise graph_break("loop_body", what="a loop variable read after the loop")
-    outer_graph = tx.graph
-    region = outer_graph.region("loop")
-    index = region.add_input(np.int64, (), weak=True)
-    trace = Trace(region, index)
-
-    by_tracker: dict[int, Group] = {}
-    for name, vt in tx.locals.items():
-        group = by_tracker.get(id(vt))
-        if group is not None:
-            group.names.append(name)
-            continue
-        if isinstance(vt, ConstantVariable) and name not in stored:
-            continue  # a Python constant read in the body: specialised, as everywhere
-        initial = _initial(tx, vt)
-        if initial is None:
-            continue
-        shape_of = forced.get(name)
-        dtype, shape, weak, scalar = shape_of or (initial.dtype, initial.shape, initial.weak,
-                                                  initial.scalar)
-        if shape_of is not None:
-            initial = _cast(outer_graph, initial, dtype, weak, scalar)
-        param = region.add_input(dtype, shape, weak=weak, scalar=scalar)
-        mutable = isinstance(vt, ArrayVariable) and initial.shape != () and (
-            vt.is_fresh(tx) or vt.is_mutable_input(tx))
-        inner = BodyArray(param, mutable)
-        group = Group([name], vt, initial, param, inner, shape_of)
-        by_tracker[id(vt)] = group
-        trace.groups.append(group)
-
+    region = tx.graph.region("loop")
+    trace = Trace(region, region.add_input(np.int64, (), weak=True))
+    by_tracker = build_groups(tx, trace, stored, forced)
     item = _item(tx, iterator, trace, by_tracker)
     saved_locals, saved_stack, saved_ip = dict(tx.locals), list(tx.stack), tx.ip
     for group in trace.groups:
@@ -218,6 +192,37 @@ def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
         return retrace
     _emit(tx, inst, iterator, trace, bounds, str(loop_var.argval))
     return True
+
+
+def build_groups(tx: Interpreter, trace: Trace, stored: set[str], forced: dict[str, tuple]
+                 ) -> dict[int, Group]:
+    """A parameter of the body for each tracker of the frame's locals holding a graph value,
+    and for each Python number the body assigns (`stored`); `forced`: types from a trace
+    that changed them."""
+    outer_graph, region = tx.graph, trace.region
+    by_tracker: dict[int, Group] = {}
+    for name, vt in tx.locals.items():
+        group = by_tracker.get(id(vt))
+        if group is not None:
+            group.names.append(name)
+            continue
+        if isinstance(vt, ConstantVariable) and name not in stored:
+            continue  # a Python constant read in the body: specialised, as everywhere
+        initial = _initial(tx, vt)
+        if initial is None:
+            continue
+        shape_of = forced.get(name)
+        dtype, shape, weak, scalar = shape_of or (initial.dtype, initial.shape, initial.weak,
+                                                  initial.scalar)
+        if shape_of is not None:
+            initial = _cast(outer_graph, initial, dtype, weak, scalar)
+        param = region.add_input(dtype, shape, weak=weak, scalar=scalar)
+        mutable = isinstance(vt, ArrayVariable) and initial.shape != () and (
+            vt.is_fresh(tx) or vt.is_mutable_input(tx))
+        group = Group([name], vt, initial, param, BodyArray(param, mutable), shape_of)
+        by_tracker[id(vt)] = group
+        trace.groups.append(group)
+    return by_tracker
 
 
 def _cast(graph: Graph, value: Value, dtype: np.dtype, weak: bool, scalar: bool) -> Value:
@@ -328,6 +333,19 @@ def _emit(tx: Interpreter, inst: Instruction, iterator: IteratorVariable, trace:
           bounds: tuple[Value, Value, Value] | None, loop_var: str) -> None:
     """The loop op in the enclosing graph; locals rebound to its results; the interpreter
     continues after the loop."""
+    graph = tx.graph
+    lo, hi, step = _static_bounds(graph, iterator) if bounds is None else bounds
+    emit_loop(tx, trace, lo, hi, step)
+    if bounds is None and iterator.index < len(iterator.items):
+        tx.locals[loop_var] = iterator.items[-1]  # Python leaves the last item bound
+    iterator.index = len(iterator.items)
+    tx.pop()
+    tx.jump(inst)
+
+
+def emit_loop(tx: Interpreter, trace: Trace, lo: Value, hi: Value, step: Value) -> None:
+    """The loop op of a traced body in the enclosing graph, the frame's locals rebound to
+    its results (arrays updated in place through their tracker, so aliases see it)."""
     region, graph = trace.region, tx.graph
     carried = [g for g in trace.groups if g.carried]
     invariant = [g for g in trace.groups if not g.carried and _used(region, g.param)]
@@ -335,10 +353,9 @@ def _emit(tx: Interpreter, inst: Instruction, iterator: IteratorVariable, trace:
     region.set_outputs([go, *[g.final_value for g in carried]])  # type: ignore[attr-defined]
     region.inputs[:] = [trace.index, *[g.param for g in carried],
                         *[g.param for g in invariant]]
-    if bounds is None:
-        lo, hi, step = _static_bounds(graph, iterator)
-    else:
-        lo, hi, step = bounds
+    if not carried:
+        # Its only effects would be its errors (an index out of range): not worth a loop op.
+        raise graph_break("loop_body", what="a loop whose body changes nothing")
     results = graph.loop(lo, hi, step, [g.initial for g in carried],
                          [g.initial for g in invariant], region)
     for group, result in zip(carried, results, strict=True):
@@ -352,11 +369,6 @@ def _emit(tx: Interpreter, inst: Instruction, iterator: IteratorVariable, trace:
         for name in group.names:
             if tx.locals.get(name) is group.outer:
                 tx.locals[name] = new
-    if bounds is None and iterator.index < len(iterator.items):
-        tx.locals[loop_var] = iterator.items[-1]  # Python leaves the last item bound
-    iterator.index = len(iterator.items)
-    tx.pop()
-    tx.jump(inst)
 
 
 def _used(region: Graph, value: Value) -> bool:
