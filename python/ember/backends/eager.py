@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ember.backends.eager_regions import run_func
 from ember.errors import BackendError
 from ember.graph import OPS, Graph, Node, Value
 from ember.graph.dtypes import weak_python_type
@@ -123,8 +124,6 @@ def run(graph: Graph, *args: Any) -> tuple[np.ndarray, ...]:
     """Evaluate the graph; every output comes back as an ndarray (0-d ones included)."""
     if len(args) != len(graph.inputs):
         raise TypeError(f"graph {graph.name} takes {len(graph.inputs)} inputs, got {len(args)}")
-    from ember.backends.eager_regions import run_func
-
     sizes: dict[str, int] = {}
     inputs = [_input(v, a, sizes) for v, a in zip(graph.inputs, args, strict=True)]
     results, _ = run_func(graph, inputs, sizes, [False] * len(inputs))
