@@ -373,3 +373,61 @@ def test_while_loops_on_loop_values_are_loop_ops(fn, make, recorder) -> None:
     assert len(recorder.graphs) == 1
     text = recorder.graphs[0].to_ir()
     assert text.count("= loop(") == 2 and "= if(" in text
+
+
+def forward_by_dot(L, b):
+    n = b.shape[0]
+    x = np.zeros_like(b)
+    for i in range(n):
+        x[i] = (b[i] - L[i, :i] @ x[:i]) / L[i, i]
+    return x
+
+
+def row_sums(A):
+    out = np.zeros(A.shape[0])
+    for i in range(A.shape[0]):
+        out[i] = A[i, :i + 1].sum() + np.sum(A[i, i:]) + A[i, -3:].sum()
+    return out
+
+
+def cholesky_by_dot(A):
+    n = A.shape[0]
+    L = np.zeros_like(A)
+    for j in range(n):
+        s = A[j, j] - np.dot(L[j, :j], L[j, :j])
+        L[j, j] = np.sqrt(s)
+        for i in range(j + 1, n):
+            L[i, j] = (A[i, j] - L[i, :j] @ L[j, :j]) / L[j, j]
+    return L
+
+
+def int_prefix_sums(x):
+    out = np.zeros(x.shape[0], dtype=np.int64)
+    for i in range(x.shape[0]):
+        out[i] = x[:i].sum()
+    return out
+
+
+@pytest.mark.parametrize(("fn", "make"), [
+    (forward_by_dot, lambda rng: (np.tril(rng.random((30, 30))) + 30 * np.eye(30),
+                                  rng.random(30))),
+    (row_sums, lambda rng: (rng.random((25, 25)),)),
+    (cholesky_by_dot, lambda rng: (np.cov(rng.random((30, 60))) + 30 * np.eye(30),)),
+    (int_prefix_sums, lambda rng: (rng.integers(-5, 5, 40).astype(np.int32),)),
+])
+def test_reductions_over_slices_with_loop_bounds_are_inner_loops(fn, make, recorder) -> None:
+    args = make(np.random.default_rng(9))
+    assert_same(ember.compile(fn, backend=recorder)(*args), fn(*args), rtol=1e-9)
+    assert len(recorder.graphs) == 1 and loop_ops(recorder) == 1
+
+
+def mismatched_dot(L, x):
+    out = np.zeros(x.shape[0])
+    for i in range(x.shape[0] - 1):
+        out[i] = L[i, :i] @ x[:i + 1]
+    return out
+
+
+def test_a_product_of_slices_of_different_lengths_raises_as_numpy() -> None:
+    with pytest.raises(ValueError, match="mismatch in its core dimension"):
+        ember.compile(mismatched_dot, backend="eager")(np.ones((20, 20)), np.ones(20))

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from ember.capture import operators
 from ember.capture.breaks import graph_break
 from ember.capture.bytecode import NONE_JUMPS, TRUTH_JUMPS, UNCONDITIONAL_JUMPS, Instruction
-from ember.capture.loops import start_loop
+from ember.capture.loops import runs, start_loop
 from ember.capture.loops.branches import capture_if, is_loop_condition
 from ember.capture.variables.array import VIEW_OPS, ArrayVariable
 from ember.capture.variables.base import VariableTracker
@@ -31,7 +31,10 @@ class FlowOpcodes:
     def BINARY_OP(self, inst: Instruction) -> None:
         b, a = self.pop(), self.pop()
         op, inplace = inst.binary_op()
-        if inplace and self._stores_back(a):
+        found = runs.binary(self, op, a, b) if self.tracer.graph.parent is not None else None
+        if found is not None:
+            self.push(found)
+        elif inplace and self._stores_back(a):
             self.push(operators.inplace_op(self, op, a, b, stored_back=True))
         elif inplace:
             self.push(operators.inplace_op(self, op, a, b))

@@ -47,6 +47,15 @@ def element_indices(tx: Interpreter, array: ArrayVariable, index: VariableTracke
     return values
 
 
+def index_value(tx: Interpreter, part: VariableTracker) -> Value:
+    """A 0-d integer index as a graph value."""
+    if _is_index_value(part):
+        return part.value  # type: ignore[attr-defined]
+    if isinstance(part, ConstantVariable) and type(part.constant()) is int:
+        return tx.graph.const(part.constant())
+    raise graph_break("loop_body", what=f"an index {part.describe()} next to a run-time one")
+
+
 def load(tx: Interpreter, array: ArrayVariable, indices: list[Value]) -> VariableTracker:
     from ember.capture.variables.array import ArrayVariable
 

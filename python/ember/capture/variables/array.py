@@ -133,6 +133,11 @@ class ArrayVariable(VariableTracker):
         from ember.capture.variables.scalar import PythonScalarVariable
 
         if tx.graph.parent is not None:
+            from ember.capture.loops.runs import run_of
+
+            run = run_of(tx, self, index)
+            if run is not None:
+                return run
             indices = elements.element_indices(tx, self, index)
             if indices is not None:
                 return elements.load(tx, self, indices)
@@ -242,6 +247,12 @@ class NumpyFunctionVariable(VariableTracker):
 
     def call(self, tx: Interpreter, args: list[VariableTracker],
              kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        if tx.graph.parent is not None:
+            from ember.capture.loops.runs import numpy_call
+
+            found = numpy_call(tx, self.fn, args, kwargs)
+            if found is not None:
+                return found
         out = kwargs.get("out")
         if out is not None and (isinstance(self.fn, np.ufunc) or self.fn is np.clip):
             return self._into(tx, args, kwargs)
