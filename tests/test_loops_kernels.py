@@ -55,3 +55,12 @@ def test_op_count_is_independent_of_the_trip_count(name: str) -> None:
         ember.compile(fn, backend=recorder)(*fresh(args))
         counts.append(recorder.op_counts)
     assert counts[0] == counts[1]
+
+
+@pytest.mark.parametrize("name", sorted(KERNELS))
+def test_kernel_with_the_native_backend_matches_numpy(name: str) -> None:
+    """Whether or not the native core runs loop ops yet: loop ops natively, or the frame as
+    plain Python (the cost rule), never a wrong result."""
+    fn, args = KERNELS[name]
+    assert_same(ember.compile(fn, backend="cranelift")(*fresh(args)), fn(*fresh(args)),
+                rtol=1e-9)

@@ -44,9 +44,12 @@ class Path:
 
 
 def _truth(tx: Interpreter, value: Value) -> Value:
-    if value.dtype == np.bool_:
-        return value
-    return tx.graph.op("ne", [value, tx.graph.const(0)])
+    """Python's truth of a 0-d value, as the strong `bool[]` an `if` op takes."""
+    if value.dtype != np.bool_:
+        value = tx.graph.op("ne", [value, tx.graph.const(0)])
+    if value.weak:
+        value = tx.graph.op("astype", [value], dtype=np.bool_)
+    return value
 
 
 def capture_if(tx: Interpreter, inst: Instruction) -> None:
