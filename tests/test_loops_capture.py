@@ -431,3 +431,33 @@ def mismatched_dot(L, x):
 def test_a_product_of_slices_of_different_lengths_raises_as_numpy() -> None:
     with pytest.raises(ValueError, match="mismatch in its core dimension"):
         ember.compile(mismatched_dot, backend="eager")(np.ones((20, 20)), np.ones(20))
+
+
+def closure_scale(x):
+    w = x * 2.0
+
+    def scaled(i):
+        return w[i] * 3.0
+
+    out = np.zeros_like(x)
+    for i in range(x.shape[0]):
+        out[i] = scaled(i)
+    return out
+
+
+class Holder:
+    def __init__(self, w):
+        self.w = w
+
+
+def attribute_reads(h, x):
+    out = np.zeros_like(x)
+    for i in range(x.shape[0]):
+        out[i] = h.w[i] + x[i]
+    return out
+
+
+def test_graph_values_reached_other_than_as_locals() -> None:
+    x = np.arange(30.0)
+    run_both(closure_scale, x)
+    run_both(attribute_reads, Holder(np.ones(30)), x)

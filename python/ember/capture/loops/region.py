@@ -119,6 +119,10 @@ def capture_loop(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
             result = _trace(tx, inst, iterator, bounds, forced)
         except Unsupported as exc:
             raise LoopRefused(key, exc.reason) from exc
+        except TypeError as exc:
+            # A value of the enclosing graph reached the body other than as a local (a
+            # closure cell, an object's attribute): `Graph.op` refuses foreign operands.
+            raise LoopRefused(key, str(exc)) from exc
         if result is True:
             return True
         forced = result
