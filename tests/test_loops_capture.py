@@ -461,3 +461,22 @@ def test_graph_values_reached_other_than_as_locals() -> None:
     x = np.arange(30.0)
     run_both(closure_scale, x)
     run_both(attribute_reads, Holder(np.ones(30)), x)
+
+
+def crc_bytes(data):
+    crc = 0xFFFFFFFF
+    for i in range(data.shape[0]):
+        crc ^= int(data[i])
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0xEDB88320 & -(crc & 1))
+    return crc ^ 0xFFFFFFFF
+
+
+def test_a_break_in_every_cheap_trip_runs_the_frame_as_python(recorder, monkeypatch) -> None:
+    """Without loop ops, `int(data[i])` breaks on each of 200 trips of a few ops: one graph
+    call per trip would cost more than NumPy, so the frame runs as plain Python."""
+    monkeypatch.setattr(ember.backends, "runs_loop_ops", lambda backend: False)
+    data = np.random.default_rng(10).integers(0, 256, 200).astype(np.uint8)
+    assert ember.compile(crc_bytes, backend=recorder)(data) == crc_bytes(data)
+    assert recorder.graphs == []
+    assert any("inside a loop of 200 trips" in r for r in ember.stats()["break_reasons"])

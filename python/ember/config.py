@@ -66,6 +66,11 @@ class Config:
     unroll_max_trips: int = 8
     unroll_op_budget: int = 256
     unroll_op_limit: int = 4096
+    # A graph break inside an unrolled loop of at least `cheap_loop_trips` trips averaging
+    # fewer than `cheap_trip_ops` ops runs the frame as plain Python (a graph call per trip
+    # would cost more than NumPy's own ops).
+    cheap_loop_trips: int = 64
+    cheap_trip_ops: int = 32
 
 
 config = Config()

@@ -63,6 +63,11 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         ("the frame runs as plain Python with NumPy; a loop whose body ember captures "
          "becomes one loop op instead (see docs/ARCHITECTURE.md, loops)"),
     ),
+    "loop_break": (
+        "{reason}, inside a loop of {trips} trips",
+        ("the frame runs as plain Python: a graph break on every trip costs more than NumPy; "
+         "a loop whose body ember captures becomes one loop op instead"),
+    ),
     "loop_body": (
         "{what} inside a loop body captured as one loop op",
         "the loop is unrolled if it is short, else the frame runs as plain Python",
@@ -115,4 +120,4 @@ INPUT_DEPENDENT_KINDS = frozenset({"user_error", "raise", "name"})
 
 # Kinds that are never stepped over: the whole frame runs as plain Python (a loop too costly to
 # unroll would otherwise run one graph call per trip).
-WHOLE_FRAME_KINDS = frozenset({"loop_budget"})
+WHOLE_FRAME_KINDS = frozenset({"loop_budget", "loop_break"})

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from ember.capture import operators
 from ember.capture.breaks import graph_break
 from ember.capture.bytecode import NONE_JUMPS, TRUTH_JUMPS, UNCONDITIONAL_JUMPS, Instruction
-from ember.capture.loops import runs, start_loop
+from ember.capture.loops import end_loop, runs, start_loop
 from ember.capture.loops.branches import capture_if, is_loop_condition
 from ember.capture.variables.array import VIEW_OPS, ArrayVariable
 from ember.capture.variables.base import VariableTracker
@@ -117,6 +117,7 @@ class FlowOpcodes:
             return
         item = iterator.next()
         if item is None:
+            end_loop(self, iterator)
             self.pop()
             self.jump(inst)
         else:

@@ -15,7 +15,7 @@ from types import CodeType
 from typing import Any
 
 from ember.capture import operators
-from ember.capture.breaks import graph_break
+from ember.capture.breaks import INPUT_DEPENDENT_KINDS, WHOLE_FRAME_KINDS, graph_break
 from ember.capture.building import BuildingOpcodes
 from ember.capture.bytecode import (
     CO_GENERATOR,
@@ -140,6 +140,12 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
                 handler(inst)
         except Unsupported as exc:
             annotate(exc, self.code.co_filename, self.lineno)
+            cheap = [a for a in self.tracer.long_unrolls if a.cheap_trips()]
+            if self.depth == 0 and cheap and exc.kind not in (
+                    WHOLE_FRAME_KINDS | INPUT_DEPENDENT_KINDS):
+                whole = graph_break("loop_break", reason=exc.reason, trips=cheap[-1].trips)
+                whole.location = exc.location  # type: ignore[attr-defined]
+                raise whole from exc
             states = getattr(exc, "frame_states", None)
             if states is None:
                 states = exc.frame_states = []  # type: ignore[attr-defined]

@@ -72,6 +72,10 @@ class Tracer:
         # of this capture, and whether the backend runs loop ops at all (capture/loops).
         self.unrolled_loops: set[tuple[Any, int]] = set()
         self.long_loops: set[tuple[Any, int]] = set()  # short loops past the op budget
+        # The long loops being unrolled now (`loops.UnrollAccount`): a graph break inside one
+        # whose trips are cheap would cost a graph call per trip, more than NumPy's own ops,
+        # so it runs the frame as plain Python instead.
+        self.long_unrolls: list[Any] = []
         self.loop_ops = True
         # Loop bodies being traced: FOR_ITER index, body span, the loop's iterator.
         self.loop_bodies: list[tuple[int, int, int, Any]] = []

@@ -41,12 +41,21 @@ class UnrollAccount:
     trips: int
     key: tuple[Any, int]
     may_loop: bool
+    done: int = 0  # trips traced
+
+    def cheap_trips(self) -> bool:
+        """Whether the trips traced so far average few ops (a break on each would cost more
+        than the work it compiles)."""
+        if self.trips < config.cheap_loop_trips:
+            return False
+        added = len(self.graph.nodes) - self.nodes_at_start
+        return added < config.cheap_trip_ops * max(self.done, 1)
 
     def check(self, index: int) -> None:
         """Refuse once the ops added exceed the budget, or once a long loop's trips so far
         project over it."""
         added = len(self.graph.nodes) - self.nodes_at_start
-        done = index - self.first_index
+        done = self.done = index - self.first_index
         projected = added if done == 0 else added * self.trips // done
         if self.trips > config.unroll_max_trips:
             budget = config.unroll_op_budget
@@ -89,7 +98,17 @@ def start_loop(tx: Interpreter, inst: Instruction, iterator: IteratorVariable) -
                 and _loopable(iterator))
     iterator.unroll = UnrollAccount(tracer.graph, len(tracer.graph.nodes), iterator.index,
                                     trips, key, may_loop)
+    if trips > config.unroll_max_trips:
+        tracer.long_unrolls.append(iterator.unroll)
     return False
+
+
+def end_loop(tx: Interpreter, iterator: IteratorVariable) -> None:
+    """FOR_ITER found `iterator` exhausted: a long unrolled loop is over."""
+    account = iterator.unroll
+    if account is not None and account.trips > config.unroll_max_trips:
+        tx.tracer.long_unrolls.remove(account)
+        iterator.unroll = None
 
 
 def _loopable(iterator: IteratorVariable) -> bool:

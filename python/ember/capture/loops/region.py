@@ -83,6 +83,7 @@ class Group:
     inner: VariableTracker
     forced: tuple[np.dtype, tuple, bool, bool] | None = None
     final: VariableTracker | None = None
+    final_value: Value | None = None  # what the body returns for it, when carried
     carried: bool = False
 
 
@@ -317,7 +318,7 @@ def _collect(trace: Trace, end_locals: dict[str, VariableTracker], stored: set[s
             continue
         group.carried = True
         group.final = ArrayVariable(value) if final is not group.inner else final
-        group.final_value = value  # type: ignore[attr-defined]
+        group.final_value = value
     for name in stored - {loop_var}:
         if name in live and not any(name in g.names for g in trace.groups):
             raise graph_break("loop_body", what=f"local {name!r} first assigned in the body "
@@ -354,7 +355,7 @@ def emit_loop(tx: Interpreter, trace: Trace, lo: Value, hi: Value, step: Value) 
     carried = [g for g in trace.groups if g.carried]
     invariant = [g for g in trace.groups if not g.carried and _used(region, g.param)]
     go = trace.go if trace.go is not None else region.const(True, weak=False)
-    region.set_outputs([go, *[g.final_value for g in carried]])  # type: ignore[attr-defined]
+    region.set_outputs([go, *[g.final_value for g in carried if g.final_value is not None]])
     region.inputs[:] = [trace.index, *[g.param for g in carried],
                         *[g.param for g in invariant]]
     if not carried:
