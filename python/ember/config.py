@@ -69,7 +69,7 @@ class Config:
     # A graph break inside an unrolled loop of at least `cheap_loop_trips` trips averaging
     # fewer than `cheap_trip_ops` ops runs the frame as plain Python (a graph call per trip
     # would cost more than NumPy's own ops).
-    cheap_loop_trips: int = 64
+    cheap_loop_trips: int = 16
     cheap_trip_ops: int = 32
 
 
