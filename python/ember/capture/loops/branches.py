@@ -179,7 +179,12 @@ def _merge(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Pat
     slots = [_promoted(then, orelse, slot) for slot in slots]
     then.region.set_outputs([s[0] for s in slots])
     orelse.region.set_outputs([s[1] for s in slots])
-    results = tx.graph.if_(cond, [vt.value for vt in entries], then.region, orelse.region)
+    # Operands neither path reads are not passed.
+    kept = [k for k in range(len(entries))
+            if _reads(then.region, k) or _reads(orelse.region, k)]
+    for path in (then, orelse):
+        path.region.inputs[:] = [path.region.inputs[k] for k in kept]
+    results = tx.graph.if_(cond, [entries[k].value for k in kept], then.region, orelse.region)
     base_stack = [_outer_of(vt, then, entries) for vt in then.stack]
     for (_, _, (how, what)), result in zip(slots, results, strict=True):
         if how == "inplace":
@@ -229,3 +234,9 @@ def _promoted(then: Path, orelse: Path, slot: tuple[Value, Value, object]
         raise graph_break("loop_body", what=f"branches giving {vx.type_str} and "
                                             f"{vy.type_str}")
     return vx, vy, how
+
+
+def _reads(region: Graph, k: int) -> bool:
+    param = region.inputs[k]
+    return any(v is param for node in region.nodes for v in node.inputs) or any(
+        v is param for v in region.outputs)

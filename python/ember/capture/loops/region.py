@@ -170,7 +170,7 @@ def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
         raise graph_break("loop_body", what="a loop variable read after the loop")
     region = tx.graph.region("loop")
     trace = Trace(region, region.add_input(np.int64, (), weak=True))
-    by_tracker = build_groups(tx, trace, stored, forced)
+    by_tracker = build_groups(tx, trace, stored - {str(loop_var.argval)}, forced)
     item = _item(tx, iterator, trace, by_tracker)
     saved_locals, saved_stack, saved_ip = dict(tx.locals), list(tx.stack), tx.ip
     for group in trace.groups:
