@@ -190,10 +190,10 @@ CASES = [
     Program(relu_or_tanh, lambda: (np.arange(-2.0, 2.0), True), graphs=1, breaks=0),
     Program(any_nan_guard, lambda: (np.array([1.0, -2.0]),), graphs=1, breaks=1),
     Program(newton_sqrt, lambda: (np.array([2.0, 9.0]),), graphs=2, breaks=2),
-    # Per iteration: float(), the data-dependent `if`, and the loop's FOR_ITER (a loop resumed
-    # at a new position each time runs its FOR_ITER in Python; its counters are inputs).
-    Program(power_iteration, lambda: (np.array([[2.0, 1.0], [1.0, 3.0]]),), graphs=3,
-            breaks=4, rtol=1e-6),
+    # One loop op: float() of a loop value is a weak float, the data-dependent `if` an if op
+    # whose `break` ends the loop (docs/ARCHITECTURE.md, section 12).
+    Program(power_iteration, lambda: (np.array([[2.0, 1.0], [1.0, 3.0]]),), graphs=1,
+            breaks=0, rtol=1e-6),
     Program(gradient_descent, lambda: (np.array([[1.0, 0.5], [0.2, 1.0], [0.3, 0.1]]),
                                        np.array([1.0, 2.0, 0.5])), graphs=2, breaks=3),
     Program(bisection, lambda: (2.0, 3.0), graphs=0, breaks=0),

@@ -106,6 +106,18 @@ def test_every_op_in_the_table_runs() -> None:
     g.op("concatenate", [x, x], axis=0)
     g.op("matmul", [x, g.op("transpose", [x], perm=[1, 0])])
     g.op("copy", [x])
+    zero, one = g.const(0), g.const(1)
+    g.op("load", [x, zero, one])
+    g.op("store", [x, g.const(2.5), one, zero])
+    body = g.region("loop")
+    index, carried = body.add_input(np.int64, (), weak=True), body.add_input(np.float64, (2, 3))
+    body.set_outputs([body.const(True, weak=False),
+                      body.op("store", [carried, index, body.const(0), index])])
+    g.loop(zero, g.const(2), one, [x], [], body)
+    then, orelse = g.region("then"), g.region("else")
+    for region, op in ((then, "neg"), (orelse, "positive")):
+        region.set_outputs([region.op(op, [region.add_input(np.float64, (2, 3))])])
+    g.if_(g.op("load", [b, zero, zero]), [x], then, orelse)
     assert {n.op for n in g.nodes} == set(OPS)
     g.set_outputs([n.out for n in g.nodes])
     with np.errstate(all="ignore"):

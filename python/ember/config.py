@@ -58,6 +58,19 @@ class Config:
     # (loops are unrolled): past these, capture gives up with a graph break.
     inline_depth_limit: int = 32
     instruction_limit: int = 200_000
+    # The unrolling cost rule (docs/ARCHITECTURE.md, section 12): a loop of up to
+    # `unroll_max_trips` trips unrolls while it adds at most `unroll_op_budget` ops (then it
+    # is tried as a loop op, and unrolls up to `unroll_op_limit` ops if it cannot be one); a
+    # longer one becomes a loop op, or unrolls only when its trips project at most
+    # `unroll_op_budget` ops, or the frame runs as plain Python.
+    unroll_max_trips: int = 8
+    unroll_op_budget: int = 256
+    unroll_op_limit: int = 4096
+    # A graph break inside an unrolled loop of at least `cheap_loop_trips` trips averaging
+    # fewer than `cheap_trip_ops` ops runs the frame as plain Python (a graph call per trip
+    # would cost more than NumPy's own ops).
+    cheap_loop_trips: int = 16
+    cheap_trip_ops: int = 32
 
 
 config = Config()

@@ -54,3 +54,16 @@ def lookup_backend(backend: str | Backend) -> Backend:
         return getattr(module, attr)
     raise ValueError(f"unknown backend {backend!r}; choose from {list_backends()} or pass a "
                      "callable backend(graph, example_inputs)")
+
+
+def runs_loop_ops(backend: str | Backend | None) -> bool:
+    """Whether a backend runs IR version 2 (loop and if ops): the eager backend and any
+    callable do; the Cranelift backend when the native core parses version-2 text (a loop
+    it would run eagerly is slower than the frame as plain Python)."""
+    if backend is None or callable(backend) or backend == "eager":
+        return True
+    if backend == "cranelift":
+        from ember.backends.cranelift import parses_version_2
+
+        return parses_version_2()
+    return backend in _registered

@@ -66,6 +66,36 @@ def compile(graph: Graph, example_inputs: Sequence[Any], *,
     return native if native is not None else eager.compile(graph, example_inputs)
 
 
+_VERSION_2_PROBE = """ember-ir 2
+func @probe(%0: f64[2]) -> (f64[2]) {
+  %1 = const() value=0 : i64[] weak
+  %2 = const() value=2 : i64[] weak
+  %3 = const() value=1 : i64[] weak
+  %4 = loop(%1, %2, %3, %0) body=@probe_loop0 carried=1 : f64[2]
+  return %4
+}
+func @probe_loop0(%0: i64[] weak, %1: f64[2]) -> (bool[], f64[2]) {
+  %2 = load(%1, %0) : f64[]
+  %3 = store(%1, %2, %0) : f64[2]
+  %4 = const() value=true : bool[]
+  return %4, %3
+}
+"""
+_parses_version_2: list[bool] = []
+
+
+def parses_version_2() -> bool:
+    """Whether the native core compiles IR version 2 (loops): asked once, with a probe."""
+    if not _parses_version_2:
+        try:
+            _core.compile_ir(_VERSION_2_PROBE, 1)
+        except Exception:  # noqa: BLE001 -- any rejection means: no loop ops
+            _parses_version_2.append(False)
+        else:
+            _parses_version_2.append(True)
+    return _parses_version_2[0]
+
+
 def compile_native(graph: Graph, text: str, num_threads: int) -> Compiled | None:
     """The native compiled graph, or None (recorded and logged) where the core rejects it."""
     try:

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ember.backends.eager_regions import run_func
 from ember.errors import BackendError
 from ember.graph import OPS, Graph, Node, Value
 from ember.graph.dtypes import weak_python_type
@@ -124,12 +125,9 @@ def run(graph: Graph, *args: Any) -> tuple[np.ndarray, ...]:
     if len(args) != len(graph.inputs):
         raise TypeError(f"graph {graph.name} takes {len(graph.inputs)} inputs, got {len(args)}")
     sizes: dict[str, int] = {}
-    env: dict[int, Array] = {
-        v.id: _input(v, a, sizes) for v, a in zip(graph.inputs, args, strict=True)
-    }
-    for node in graph.nodes:
-        env[node.out.id] = run_node(node, [env[v.id] for v in node.inputs], sizes)
-    return tuple(np.asarray(env[v.id]) for v in graph.outputs)
+    inputs = [_input(v, a, sizes) for v, a in zip(graph.inputs, args, strict=True)]
+    results, _ = run_func(graph, inputs, sizes, [False] * len(inputs))
+    return tuple(np.asarray(r) for r in results)
 
 
 def compile(graph: Graph, example_inputs: Sequence[Any]) -> Callable[..., tuple[np.ndarray, ...]]:

@@ -58,6 +58,20 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         ("loops over static ranges are unrolled; the rest of a very long loop continues in "
          "further graphs"),
     ),
+    "loop_budget": (
+        "a loop of {trips} trips would add about {ops} ops unrolled (budget {budget})",
+        ("the frame runs as plain Python with NumPy; a loop whose body ember captures "
+         "becomes one loop op instead (see docs/ARCHITECTURE.md, loops)"),
+    ),
+    "loop_break": (
+        "{reason}, inside a loop of {trips} trips",
+        ("the frame runs as plain Python: a graph break on every trip costs more than NumPy; "
+         "a loop whose body ember captures becomes one loop op instead"),
+    ),
+    "loop_body": (
+        "{what} inside a loop body captured as one loop op",
+        "the loop is unrolled if it is short, else the frame runs as plain Python",
+    ),
     "raise": (
         "the function raises {what}",
         "the exception is raised in Python, from the user's line",
@@ -103,3 +117,7 @@ def from_numpy_api(exc: Unsupported) -> Unsupported:
 # Kinds whose failure depends on these particular inputs (a shape mismatch, a static assert):
 # the frame runs as plain Python this time, but the code is not given up on.
 INPUT_DEPENDENT_KINDS = frozenset({"user_error", "raise", "name"})
+
+# Kinds that are never stepped over: the whole frame runs as plain Python (a loop too costly to
+# unroll would otherwise run one graph call per trip).
+WHOLE_FRAME_KINDS = frozenset({"loop_budget", "loop_break"})

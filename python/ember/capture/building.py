@@ -7,6 +7,7 @@ from typing import Any
 
 from ember.capture.breaks import graph_break
 from ember.capture.bytecode import Instruction
+from ember.capture.loops.runs import build_slice
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable, FormattedVariable, fold
@@ -43,6 +44,10 @@ class BuildingOpcodes:
 
     def BUILD_SLICE(self, inst: Instruction) -> None:
         parts = [structural(p) for p in self.popn(inst.arg)]
+        found = build_slice(self, parts)
+        if found is not None:
+            self.push(found)
+            return
         if not all(p.is_constant() for p in parts):
             raise graph_break("type", what="a slice with non-constant bounds", type="slice")
         self.push(ConstantVariable(slice(*[p.constant() for p in parts])))

@@ -9,10 +9,11 @@ from typing import Any
 
 from ember import logging as ember_logging
 from ember import stats
-from ember.capture.breaks import graph_break
+from ember.capture.breaks import WHOLE_FRAME_KINDS, graph_break
 from ember.capture.bytecode import argument_names, decode, is_generator_like
 from ember.capture.codegen import EntryCodegen, StepTail, make_fallback
 from ember.capture.interpreter import FrameState, Interpreter, StopCapture, annotate
+from ember.capture.loops.region import LoopRefused, LoopTooLong
 from ember.capture.resume import (
     live_locals_at,
     make_step,
@@ -51,7 +52,29 @@ def _disable_hook(token: int) -> int:
 
 
 def capture_frame(func: FunctionType, args: tuple[Any, ...], *, dynamic: bool | None = None,
-                  stop_at: tuple[int, int] | None = None, scalars: bool | None = False
+                  stop_at: tuple[int, int] | None = None, scalars: bool | None = False,
+                  loop_ops: bool = True
+                  ) -> tuple[Tracer, VariableTracker | None, FrameState | None]:
+    """`_capture_once`, again without the loop op for each loop that refuses to be one
+    (capture/loops/region.py); `loop_ops`: whether the backend runs loop ops."""
+    unrolled: set[tuple[Any, int]] = set()
+    long: set[tuple[Any, int]] = set()
+    while True:
+        try:
+            return _capture_once(func, args, dynamic, stop_at, scalars, loop_ops, unrolled,
+                                 long)
+        except LoopTooLong as too_long:
+            long.add(too_long.key)
+        except LoopRefused as refused:
+            ember_logging.log("breaks", f"{func.__code__.co_qualname}: the loop at offset "
+                                        f"{refused.key[1]} is not one loop op "
+                                        f"({refused.reason})")
+            unrolled.add(refused.key)
+
+
+def _capture_once(func: FunctionType, args: tuple[Any, ...], dynamic: bool | None,
+                  stop_at: tuple[int, int] | None, scalars: bool | None, loop_ops: bool,
+                  unrolled: set[tuple[Any, int]], long: set[tuple[Any, int]]
                   ) -> tuple[Tracer, VariableTracker | None, FrameState | None]:
     """Run the frame's bytecode symbolically: the tracer, and the return tracker or, when
     `stop_at` (instruction index, visit) is reached, the frame's state there.
@@ -70,6 +93,9 @@ def capture_frame(func: FunctionType, args: tuple[Any, ...], *, dynamic: bool | 
         scalars = bool(dynamic) or (origin is not None and origin.in_loop)
     tracer = Tracer(func, dynamic=dynamic, scalars=scalars)
     tracer.loop_resume = origin is not None and origin.in_loop
+    tracer.loop_ops = loop_ops
+    tracer.unrolled_loops = unrolled
+    tracer.long_loops = long
     slots = {
         name: tracer.wrap(args[i], LocalSource(name, i))
         for i, name in enumerate(argument_names(code))
@@ -114,16 +140,19 @@ def _where(exc: Unsupported) -> tuple[int, int] | None:
 
 
 def _capture(func: FunctionType, args: tuple[Any, ...], dynamic: bool | None,
-             allow_breaks: bool, scalars: bool | None = False
+             allow_breaks: bool, scalars: bool | None = False, loop_ops: bool = True
              ) -> tuple[Tracer, VariableTracker | None, FrameState | None, Unsupported | None]:
     """Capture the frame whole, or up to the instruction that breaks the graph: then the
     second tracer holds just what comes before it, and the state there (a second capture
     that stops before that instruction, so nothing an inlined call did before refusing
     leaks into the graph, the guards or the state)."""
     try:
-        tracer, result, _ = capture_frame(func, args, dynamic=dynamic, scalars=scalars)
+        tracer, result, _ = capture_frame(func, args, dynamic=dynamic, scalars=scalars,
+                                          loop_ops=loop_ops)
         return tracer, result, None, None
     except Unsupported as exc:
+        if exc.kind in WHOLE_FRAME_KINDS:
+            raise
         if dynamic and exc.kind != "user_error" and (_symbolic(exc) or not allow_breaks):
             # Something needs a static size (a shape read in Python, an op ember compiles for
             # static shapes only): static capture may get further. A break on a Python scalar
@@ -131,7 +160,7 @@ def _capture(func: FunctionType, args: tuple[Any, ...], dynamic: bool | None,
             ember_logging.log("recompiles", f"{func.__code__.co_qualname}: symbolic capture "
                                             f"stopped ({exc.reason}); capturing static shapes")
             try:
-                static = _capture(func, args, False, allow_breaks, scalars)
+                static = _capture(func, args, False, allow_breaks, scalars, loop_ops)
             except Unsupported:
                 if not allow_breaks:
                     raise
@@ -141,7 +170,7 @@ def _capture(func: FunctionType, args: tuple[Any, ...], dynamic: bool | None,
         if not allow_breaks:
             raise
         tracer, _, state = capture_frame(func, args, dynamic=dynamic, stop_at=_stop_point(exc),
-                                         scalars=scalars)
+                                         scalars=scalars, loop_ops=loop_ops)
         if state is None:
             raise exc from None
         return tracer, None, state, exc
@@ -189,13 +218,14 @@ def convert(func: FunctionType, args: tuple[Any, ...], *, backend: Any = None,
     entry runs the graph up to it and steps over the refused instruction in Python (the
     break is `Capture.refusal`); otherwise, or where no step can be made, `Unsupported`
     is raised with the user's location. `dynamic`, `scalars`: see `capture_frame`."""
-    from ember.backends import lookup_backend
+    from ember.backends import lookup_backend, runs_loop_ops
 
     compile_graph = lookup_backend(backend if backend is not None else "eager")
     seconds: dict[str, float] = {}
     start = time.perf_counter()
     with stats.stage("capture"):
-        tracer, result, state, refusal = _capture(func, args, dynamic, allow_breaks, scalars)
+        tracer, result, state, refusal = _capture(func, args, dynamic, allow_breaks, scalars,
+                                                  runs_loop_ops(backend))
     seconds["capture"] = time.perf_counter() - start
 
     codegen = EntryCodegen(tracer)

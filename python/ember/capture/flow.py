@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 from ember.capture import operators
 from ember.capture.breaks import graph_break
 from ember.capture.bytecode import NONE_JUMPS, TRUTH_JUMPS, UNCONDITIONAL_JUMPS, Instruction
+from ember.capture.loops import end_loop, runs, start_loop
+from ember.capture.loops.branches import capture_if, is_loop_condition
 from ember.capture.variables.array import VIEW_OPS, ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
@@ -29,7 +31,10 @@ class FlowOpcodes:
     def BINARY_OP(self, inst: Instruction) -> None:
         b, a = self.pop(), self.pop()
         op, inplace = inst.binary_op()
-        if inplace and self._stores_back(a):
+        found = runs.binary(self, op, a, b) if self.tracer.graph.parent is not None else None
+        if found is not None:
+            self.push(found)
+        elif inplace and self._stores_back(a):
             self.push(operators.inplace_op(self, op, a, b, stored_back=True))
         elif inplace:
             self.push(operators.inplace_op(self, op, a, b))
@@ -89,8 +94,17 @@ class FlowOpcodes:
         obj.setitem(self, index, value)
 
     def GET_ITER(self, inst: Instruction) -> None:
+        from ember.capture.loops.ranges import DynamicRangeIterator, DynamicRangeVariable
+
         obj = self.pop()
-        self.push(obj if isinstance(obj, IteratorVariable) else IteratorVariable(obj.unpack(self)))
+        if isinstance(obj, IteratorVariable):
+            self.push(obj)
+        elif isinstance(obj, DynamicRangeVariable):
+            self.push(DynamicRangeIterator(obj))
+        else:
+            iterator = IteratorVariable(obj.unpack(self))
+            iterator.origin = obj  # what a loop op over it iterates (capture/loops)
+            self.push(iterator)
 
     def FOR_ITER(self, inst: Instruction) -> None:
         iterator = self.stack[-1]
@@ -99,8 +113,11 @@ class FlowOpcodes:
             # iterator as `.0`; reading it here would consume the user's items.
             raise graph_break("type", what="iteration over an argument",
                               type=iterator.type_name())
+        if start_loop(self, inst, iterator):
+            return
         item = iterator.next()
         if item is None:
+            end_loop(self, iterator)
             self.pop()
             self.jump(inst)
         else:
@@ -112,6 +129,9 @@ class FlowOpcodes:
     def _jump_on_truth(self, inst: Instruction) -> None:
         jump_if, always_pop = TRUTH_JUMPS[inst.opname]
         value = self.stack[-1]
+        if is_loop_condition(self, value):
+            capture_if(self, inst)
+            return
         taken = value.truth(self) == jump_if
         if always_pop or not taken:
             self.pop()

@@ -15,7 +15,7 @@ from types import CodeType
 from typing import Any
 
 from ember.capture import operators
-from ember.capture.breaks import graph_break
+from ember.capture.breaks import INPUT_DEPENDENT_KINDS, WHOLE_FRAME_KINDS, graph_break
 from ember.capture.building import BuildingOpcodes
 from ember.capture.bytecode import (
     CO_GENERATOR,
@@ -24,6 +24,7 @@ from ember.capture.bytecode import (
     decode,
 )
 from ember.capture.flow import FlowOpcodes
+from ember.capture.loops import refuse_in_loop_body
 from ember.capture.sources import BuiltinSource, Source, globals_item
 from ember.capture.tracer import Tracer
 from ember.capture.variables.base import (
@@ -139,6 +140,12 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
                 handler(inst)
         except Unsupported as exc:
             annotate(exc, self.code.co_filename, self.lineno)
+            cheap = [a for a in self.tracer.long_unrolls if a.cheap_trips()]
+            if self.depth == 0 and cheap and exc.kind not in (
+                    WHOLE_FRAME_KINDS | INPUT_DEPENDENT_KINDS):
+                whole = graph_break("loop_break", reason=exc.reason, trips=cheap[-1].trips)
+                whole.location = exc.location  # type: ignore[attr-defined]
+                raise whole from exc
             states = getattr(exc, "frame_states", None)
             if states is None:
                 states = exc.frame_states = []  # type: ignore[attr-defined]
@@ -265,6 +272,7 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
             raise graph_break("name", name=repr(name))
 
     def STORE_GLOBAL(self, inst: Instruction) -> None:
+        refuse_in_loop_body(self, f"assignment to global {inst.argval!r}")
         if self.globals_source is not None:  # an inlined function of another module
             raise graph_break("side_effect", what=f"assignment to global {inst.argval!r}")
         # Replayed by the entry after the graph; reads in this capture see the new value.
@@ -295,6 +303,7 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
         self.push(cell.contents)
 
     def STORE_DEREF(self, inst: Instruction) -> None:
+        refuse_in_loop_body(self, f"assignment to cell {inst.argval!r}")
         cell = self.cells[inst.argval]
         if hasattr(cell, "raw"):
             # A cell that lives on (the frame function's, or an inlined function's): the

@@ -68,6 +68,17 @@ class Tracer:
         self.cell_stores: list[VariableTracker] = []
         self.cells_by_id: dict[int, CellVariable] = {}
         self.cell_aliases: list[tuple[CellVariable, CellVariable]] = []
+        # Loops (code, FOR_ITER offset) that cannot be one loop op, found by earlier attempts
+        # of this capture, and whether the backend runs loop ops at all (capture/loops).
+        self.unrolled_loops: set[tuple[Any, int]] = set()
+        self.long_loops: set[tuple[Any, int]] = set()  # short loops past the op budget
+        # The long loops being unrolled now (`loops.UnrollAccount`): a graph break inside one
+        # whose trips are cheap would cost a graph call per trip, more than NumPy's own ops,
+        # so it runs the frame as plain Python instead.
+        self.long_unrolls: list[Any] = []
+        self.loop_ops = True
+        # Loop bodies being traced: FOR_ITER index, body span, the loop's iterator.
+        self.loop_bodies: list[tuple[int, int, int, Any]] = []
 
     def wrap(self, value: Any, source: Source | None) -> VariableTracker:
         return self.builder.wrap(value, source)
@@ -99,6 +110,7 @@ class Tracer:
             if graph_input.source == source:
                 return graph_input.value
         dtype = {bool: np.bool_, int: np.int64, float: np.float64}[scalar.python_class]
+        self._refuse_in_loop_body(scalar.describe())
         try:
             value = self.graph.add_input(dtype, (), weak=True)
         except Unsupported as exc:
@@ -115,7 +127,14 @@ class Tracer:
         self.inputs.append(GraphInput(value, source, True, np.asarray(scalar)))
         return value
 
+    def _refuse_in_loop_body(self, what: str) -> None:
+        # A region sees only its parameters: a new input of the frame found while a loop
+        # body is traced cannot enter it.
+        if self.graph.parent is not None:
+            raise graph_break("loop_body", what=f"reading {what}, not a local of the frame,")
+
     def _input(self, dtype: np.dtype, shape: tuple, scalar: bool) -> Value:
+        self._refuse_in_loop_body("an array")
         try:
             return self.graph.add_input(dtype, shape, scalar=scalar)
         except Unsupported as exc:  # a dtype ember does not compile (float16, complex...)

@@ -12,6 +12,7 @@ from ember.errors import Unsupported
 from ember.graph.dtypes import WEAK_DTYPES, as_dtype, check_supported, python_value
 from ember.graph.ops import OPS, check_attr
 from ember.graph.printer import to_ir
+from ember.graph.regions import check_if, check_loop
 from ember.graph.shapes import Shape
 from ember.graph.value import Node, Value
 
@@ -24,12 +25,61 @@ class Graph:
     """Inputs, nodes (each defining one Value) and outputs. `op` infers every result's type as
     NumPy would and raises NumPy's exception where NumPy itself would raise."""
 
-    def __init__(self, name: str = "graph") -> None:
+    def __init__(self, name: str = "graph", parent: Graph | None = None) -> None:
         self.name = _ir_name(name)
         self.inputs: list[Value] = []
         self.outputs: list[Value] = []
         self.nodes: list[Node] = []
         self._next_id = 0
+        # A region (a loop body, an if branch) knows the graph whose op runs it; the entry
+        # graph numbers the module's regions so that their names are unique.
+        self.parent = parent
+        self._regions_made = 0
+
+    @property
+    def root(self) -> Graph:
+        graph = self
+        while graph.parent is not None:
+            graph = graph.parent
+        return graph
+
+    def region(self, kind: str) -> Graph:
+        """A new, empty region of this graph's module, named `<entry>_<kind><n>`."""
+        root = self.root
+        name = f"{root.name}_{kind}{root._regions_made}"
+        root._regions_made += 1
+        return Graph(name, parent=self)
+
+    def loop(self, lo: Value, hi: Value, step: Value, carried: Sequence[Value],
+             invariant: Sequence[Value], body: Graph) -> list[Value]:
+        """`for i in range(lo, hi, step): (go, carried) = body(i, carried, invariant)`, stopping
+        after a trip whose `go` is false: the carried values after the last trip."""
+        operands = (lo, hi, step, *carried, *invariant)
+        self._check_operands("loop", operands)
+        check_loop(body, lo, hi, step, carried, invariant)
+        return self._multi("loop", operands, {"body": body, "carried": len(carried)},
+                           list(carried))
+
+    def if_(self, cond: Value, args: Sequence[Value], then: Graph, orelse: Graph
+            ) -> list[Value]:
+        """`then(args) if cond else orelse(args)`; only the taken region runs."""
+        operands = (cond, *args)
+        self._check_operands("if", operands)
+        check_if(cond, args, then, orelse)
+        return self._multi("if", operands, {"then": then, "else": orelse}, then.outputs)
+
+    def _multi(self, name: str, operands: tuple[Value, ...], attrs: dict[str, Any],
+               types: Sequence[Value]) -> list[Value]:
+        if not types:
+            raise TypeError(f"{name}: an op without results has no effect")
+        outs = [self._value(t.dtype, t.shape, t.weak, t.scalar) for t in types]
+        self.nodes.append(Node(name, operands, attrs, outs[0], tuple(outs[1:])))
+        return outs
+
+    def _check_operands(self, name: str, inputs: Sequence[Value]) -> None:
+        for v in inputs:
+            if not isinstance(v, Value) or v.graph is not self:
+                raise TypeError(f"{name}: operand {v!r} is not a value of this graph")
 
     def _value(self, dtype: np.dtype, shape: Shape, weak: bool, scalar: bool) -> Value:
         value = Value(self, self._next_id, dtype, shape, weak, scalar)
@@ -57,9 +107,7 @@ class Graph:
         if (opdef.arity is None and not inputs) or opdef.arity not in (None, len(inputs)):
             raise TypeError(f"{name} takes {opdef.arity or 'one or more'} operands, "
                             f"got {len(inputs)}")
-        for v in inputs:
-            if not isinstance(v, Value) or v.graph is not self:
-                raise TypeError(f"{name}: operand {v!r} is not a value of this graph")
+        self._check_operands(name, inputs)
         if attrs or opdef.attrs:
             schema = dict(opdef.attrs)
             unknown = set(attrs) - set(schema) - set(opdef.type_params)

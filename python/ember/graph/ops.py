@@ -9,11 +9,12 @@ from typing import Any
 
 import numpy as np
 
-from ember.graph import infer
+from ember.graph import infer, regions
 
 # Attribute kinds: how a value is checked and printed.
 #   number: bool | int | float     dtype: np.dtype        bool: bool        int: int
 #   axes:   list[int] | None       axis: int | None       ints: list[int]   dims: list[int | str]
+#   func:   a Graph (a region of the module, printed `@name`)
 AttrKind = str
 
 
@@ -91,6 +92,10 @@ _define("flip", 1, (("axis", "ints"),), infer.flip, "shape")
 _define("concatenate", None, (("axis", "int"),), infer.concatenate, "shape")
 _define("matmul", 2, (), infer.matmul, "other", {"matmul": np.matmul})
 _define("copy", 1, (), infer.copy, "other")
+_define("load", None, (), regions.load, "other")
+_define("store", None, (), regions.store, "other")
+_define("loop", None, (("body", "func"), ("carried", "int")), regions.refuse, "region")
+_define("if", None, (("then", "func"), ("else", "func")), regions.refuse, "region")
 
 
 def check_attr(op: str, name: str, kind: AttrKind, value: Any) -> Any:
@@ -115,6 +120,10 @@ def check_attr(op: str, name: str, kind: AttrKind, value: Any) -> Any:
     elif kind == "axis":
         ok = value is None or is_int(value)
         value = None if value is None else int(value) if ok else value
+    elif kind == "func":
+        from ember.graph.graph import Graph
+
+        ok = isinstance(value, Graph)
     elif kind in ("ints", "axes", "dims"):
         if kind == "axes" and value is None:
             return None

@@ -37,13 +37,25 @@ def format_attr(value: Any) -> str:
         return ir_name(value)
     if isinstance(value, str):  # a symbolic dim in a shape list
         return value
+    if hasattr(value, "nodes"):  # a region func of the module
+        return f"@{value.name}"
     if isinstance(value, (list, tuple)):
         return "[" + ",".join(format_attr(v) for v in value) + "]"
     raise TypeError(f"attribute value {value!r} has no IR form")
 
 
 def to_ir(graph: Graph) -> str:
-    """The graph's IR text: parameters numbered first, then each node in definition order."""
+    """The module's IR text: the entry func, then the regions its loop and if ops name. The
+    header says 1 for a single func without version-2 ops (so version-1 text is unchanged)."""
+    from ember.graph.regions import region_funcs, uses_v2
+
+    funcs = [graph, *region_funcs(graph)]
+    version = 2 if len(funcs) > 1 or uses_v2(graph) else IR_VERSION
+    return f"ember-ir {version}\n" + "".join(func_text(f) for f in funcs)
+
+
+def func_text(graph: Graph) -> str:
+    """One func: parameters numbered first, then each node's results in definition order."""
     number: dict[int, int] = {}
 
     def name(v: Value) -> str:
@@ -53,14 +65,17 @@ def to_ir(graph: Graph) -> str:
         number[v.id] = len(number)
     params = ", ".join(f"{name(v)}: {v.type_str}" for v in graph.inputs)
     results = ", ".join(v.type_str for v in graph.outputs)
-    lines = [f"ember-ir {IR_VERSION}", f"func @{graph.name}({params}) -> ({results}) {{"]
+    lines = [f"func @{graph.name}({params}) -> ({results}) {{"]
     for node in graph.nodes:
-        number[node.out.id] = len(number)
+        for out in node.results:
+            number[out.id] = len(number)
         operands = ", ".join(name(v) for v in node.inputs)
         attrs = "".join(
             f" {attr}={format_attr(node.attrs[attr])}" for attr, _ in OPS[node.op].attrs
         )
-        lines.append(f"  {name(node.out)} = {node.op}({operands}){attrs} : {node.out.type_str}")
+        defined = ", ".join(name(v) for v in node.results)
+        types = ", ".join(v.type_str for v in node.results)
+        lines.append(f"  {defined} = {node.op}({operands}){attrs} : {types}")
     ret = ", ".join(name(v) for v in graph.outputs)
     lines.append("  return" + (f" {ret}" if ret else ""))
     lines.append("}")

@@ -64,9 +64,15 @@ class Value:
 
 @dataclass(frozen=True)
 class Node:
-    """`out = op(*inputs, **attrs)`; attrs are stored in the op table's print order."""
+    """`out = op(*inputs, **attrs)`; attrs are stored in the op table's print order. A
+    `loop` or `if` defines several results: `out` is the first, `extra` the others."""
 
     op: str
     inputs: tuple[Value, ...]
     attrs: dict[str, Any] = field(hash=False)
     out: Value
+    extra: tuple[Value, ...] = ()
+
+    @property
+    def results(self) -> tuple[Value, ...]:
+        return (self.out, *self.extra)

@@ -14,6 +14,7 @@ import numpy as np
 
 from ember import numpy_api
 from ember.capture.breaks import from_numpy_api, graph_break
+from ember.capture.loops import elements
 from ember.capture.sources import Source
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable, is_constant_value
@@ -131,6 +132,15 @@ class ArrayVariable(VariableTracker):
         from ember.capture.variables.containers import TupleVariable
         from ember.capture.variables.scalar import PythonScalarVariable
 
+        if tx.graph.parent is not None:
+            from ember.capture.loops.runs import run_of
+
+            run = run_of(tx, self, index)
+            if run is not None:
+                return run
+            indices = elements.element_indices(tx, self, index)
+            if indices is not None:
+                return elements.load(tx, self, indices)
         parts = index.items if isinstance(index, TupleVariable) else [index]
         if any(isinstance(p, PythonScalarVariable) for p in parts):
             # A loop's index changes on every trip: indexing with it runs in Python rather
@@ -142,6 +152,11 @@ class ArrayVariable(VariableTracker):
         return wrap_api_result(result)
 
     def setitem(self, tx: Interpreter, index: VariableTracker, value: VariableTracker) -> None:
+        if tx.graph.parent is not None:
+            indices = elements.element_indices(tx, self, index)
+            if indices is not None:
+                elements.store(tx, self, indices, value)
+                return
         if not (self.is_fresh(tx) or self.is_mutable_input(tx)):
             super().setitem(tx, index, value)
         self.update_in_place(call_numpy_api("item assignment", numpy_api.setitem, tx.graph,
@@ -163,7 +178,7 @@ class ArrayVariable(VariableTracker):
             return False
         graph = self.value.graph
         for node in reversed(graph.nodes):
-            if node.out is self.value:
+            if any(out is self.value for out in node.results):
                 return node.op not in VIEW_OPS
         return False
 
@@ -232,6 +247,12 @@ class NumpyFunctionVariable(VariableTracker):
 
     def call(self, tx: Interpreter, args: list[VariableTracker],
              kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        if tx.graph.parent is not None:
+            from ember.capture.loops.runs import numpy_call
+
+            found = numpy_call(tx, self.fn, args, kwargs)
+            if found is not None:
+                return found
         out = kwargs.get("out")
         if out is not None and (isinstance(self.fn, np.ufunc) or self.fn is np.clip):
             return self._into(tx, args, kwargs)

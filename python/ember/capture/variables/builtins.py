@@ -8,6 +8,7 @@ import builtins
 from typing import TYPE_CHECKING, Any
 
 from ember.capture.breaks import graph_break
+from ember.capture.loops import scalars as loop_scalars
 from ember.capture.sources import Source
 from ember.capture.variables import scalar
 from ember.capture.variables.array import ArrayVariable
@@ -123,6 +124,10 @@ def _bad_key(key):
 
 def _scalar_conversion(kind: type):
     def rule(tx, args, kwargs):
+        if len(args) == 1 and not kwargs and loop_scalars.in_body(tx):
+            converted = loop_scalars.convert(tx, kind, args[0])
+            if converted is not None:
+                return converted
         if args and isinstance(args[0], ArrayVariable):
             raise graph_break("data_dependent_value", what=f"converting {args[0].describe()} "
                                                            "to a Python scalar")
@@ -157,6 +162,10 @@ def _sum(tx, args, kwargs):
 def _min_max(fn):
     def rule(tx, args, kwargs):
         items = args[0].unpack(tx) if len(args) == 1 else list(args)
+        if not kwargs and loop_scalars.in_body(tx):
+            found = loop_scalars.min_max(tx, fn, items)
+            if found is not None:
+                return found
         if not all(i.is_constant() for i in items):
             _no_min_max(fn, items)
         if not all(v.is_constant() for v in kwargs.values()):
@@ -249,6 +258,11 @@ def _range(tx, args, kwargs):
     args = [scalar.structural(a) for a in args]
     if all(a.is_constant() for a in args) and not kwargs:
         return ConstantVariable(fold("range()", range, *[a.constant() for a in args]))
+    from ember.capture.loops.ranges import dynamic_range
+
+    found = dynamic_range(tx, args) if not kwargs else None
+    if found is not None:
+        return found
     raise graph_break("call", name="range() of non-constant values")
 
 

@@ -23,6 +23,9 @@ def claim(tx: Interpreter, container: VariableTracker) -> None:
     """Let capture mutate `container`: one the frame built, or one read from the frame, whose
     final contents the entry then writes back into the real object after the graph (a list
     or dict reached by two paths is one tracker, see `VariableBuilder.wrap`)."""
+    from ember.capture.loops import refuse_in_loop_body
+
+    refuse_in_loop_body(tx, f"mutation of {container.describe()}")
     if container.source is not None:
         tx.tracer.claim_container(container)
 
@@ -230,6 +233,9 @@ class IteratorVariable(VariableTracker):
         # A `ResumableIterator` read from the frame: its position when capture started.
         self.source = source
         self.start = index
+        # Set by the first FOR_ITER that unrolls it: the cost rule's account (capture/loops).
+        self.unroll: Any = None
+        self.origin: VariableTracker | None = None  # the iterable GET_ITER was given
 
     def type_name(self) -> str:
         return "iterator"

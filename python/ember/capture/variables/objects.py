@@ -105,8 +105,10 @@ class UserObjectVariable(VariableTracker):
     def setattr(self, tx: Interpreter, name: str, value: VariableTracker) -> None:
         """`obj.name = value` for a plain instance attribute (no `__setattr__`, no descriptor
         on the class) holding an array or a constant."""
+        from ember.capture.loops import refuse_in_loop_body
         from ember.capture.variables.array import ArrayVariable
 
+        refuse_in_loop_body(tx, f"assignment to {self.describe()}.{name}")
         cls = type(self.obj)
         settable = (
             self.source is not None

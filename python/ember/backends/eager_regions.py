@@ -1,0 +1,159 @@
+"""The eager backend's funcs: a graph or region run node by node, with `loop`, `if`, `load`
+and `store` as NumPy and Python run them (docs/IR.md, version 2).
+
+`store` is functional in the IR; here it writes into the array in place when that cannot be
+seen: the array's buffer belongs to the func (a carried copy, or an earlier store's result),
+no view of it was taken, and the stored-into version is never read again. Otherwise it copies.
+Arrays the caller passed in (the user's inputs) are never written."""
+
+from __future__ import annotations
+
+import warnings
+import weakref
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ember.graph import Graph, Node, Value
+from ember.graph.dtypes import weak_python_type
+
+Array = Any
+
+# Ops whose NumPy result may share memory with their first operand.
+_VIEW_OPS = frozenset({"reshape", "transpose", "broadcast_to", "expand_dims", "squeeze",
+                       "slice", "flip"})
+
+
+_LAST_USES: weakref.WeakKeyDictionary[Graph, dict[int, int]] = weakref.WeakKeyDictionary()
+
+
+def _last_uses(graph: Graph) -> dict[int, int]:
+    """For each value, the index of the last node reading it (outputs read at the end);
+    computed once per func, since a loop body runs once per trip."""
+    last = _LAST_USES.get(graph)
+    if last is None:
+        last = {}
+        for n, node in enumerate(graph.nodes):
+            for v in node.inputs:
+                last[v.id] = n
+        for v in graph.outputs:
+            last[v.id] = len(graph.nodes)
+        _LAST_USES[graph] = last
+    return last
+
+
+def _handed(node: Node, position: int, n: int, mine: set[int], last: dict[int, int]) -> bool:
+    """Whether operand `position` of node `n` is a buffer of the func read for the last
+    time (and not also a later operand of the node)."""
+    v = node.inputs[position]
+    return v.id in mine and last.get(v.id) == n and all(
+        w is not v for w in node.inputs[position + 1:])
+
+
+def run_func(graph: Graph, args: Sequence[Array], sizes: dict[str, int],
+             owned: Sequence[bool]) -> tuple[list[Array], list[bool]]:
+    """The func's results for `args` (already in the ops' form: Python scalars for weak
+    values), and for each whether the func hands over a buffer no one else holds. `owned[i]`:
+    the caller gives up argument i's buffer."""
+    from ember.backends.eager import run_node
+
+    env: dict[int, Array] = {v.id: a for v, a in zip(graph.inputs, args, strict=True)}
+    mine = {v.id for v, o in zip(graph.inputs, owned, strict=True) if o}
+    last = _last_uses(graph)
+    for n, node in enumerate(graph.nodes):
+        op = node.op
+        operands = [env[v.id] for v in node.inputs]
+        if op == "load":
+            env[node.out.id] = _load(operands)
+            continue
+        if op == "store":
+            env[node.out.id] = _store(operands, in_place=_handed(node, 0, n, mine, last))
+            mine.add(node.out.id)
+            continue
+        if op == "loop" or op == "if":
+            handed = [_handed(node, p, n, mine, last) for p in range(len(operands))]
+            run = _run_loop if op == "loop" else _run_if
+            results, flags = run(node, operands, sizes, handed)
+            for out, result, flag in zip(node.results, results, flags, strict=True):
+                env[out.id] = result
+                if flag:
+                    mine.add(out.id)
+            continue
+        env[node.out.id] = run_node(node, operands, sizes)
+        if op in _VIEW_OPS:
+            mine.discard(node.inputs[0].id)  # a view would see later in-place stores
+    values = [env[v.id] for v in graph.outputs]
+    flags: list[bool] = []
+    given: set[int] = set()
+    for v in graph.outputs:
+        flags.append(v.id in mine and v.id not in given)
+        given.add(v.id)
+    return values, flags
+
+
+def _load(operands: Sequence[Array]) -> Array:
+    array, *indices = operands
+    return array[tuple(int(i) for i in indices)]
+
+
+def _store(operands: Sequence[Array], *, in_place: bool) -> Array:
+    array, value, *indices = operands
+    out = array if in_place else np.array(array, copy=True)
+    index = tuple(int(i) for i in indices)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        converted = np.asarray(value).astype(out.dtype)
+    out[index] = converted
+    return out
+
+
+def _as_param(value: Value, arg: Array) -> Array:
+    if value.weak:
+        return weak_python_type(value.dtype)(np.asarray(arg).item())
+    return arg
+
+
+def _fresh(values: Sequence[Array], flags: Sequence[bool]) -> list[Array]:
+    """The carried arrays the loop may write into: copies of the ones it does not own."""
+    return [v if f or not isinstance(v, np.ndarray) else np.array(v, copy=True)
+            for v, f in zip(values, flags, strict=True)]
+
+
+def _run_loop(node: Node, operands: Sequence[Array], sizes: dict[str, int],
+              handed: Any) -> tuple[list[Array], list[bool]]:
+    body: Graph = node.attrs["body"]
+    carried_count: int = node.attrs["carried"]
+    lo, hi, step = (int(b) for b in operands[:3])
+    if step == 0:
+        raise ValueError("range() arg 3 must not be zero")
+    carried = list(operands[3:3 + carried_count])
+    invariant = list(operands[3 + carried_count:])
+    flags = handed[3:3 + carried_count]
+    carried = _fresh(carried, flags)
+    owned = [True] * carried_count
+    params = body.inputs
+    weak = [p.weak for p in params[1:1 + carried_count]]
+    invariant = [_as_param(p, a) for p, a in zip(params[1 + carried_count:], invariant,
+                                                strict=True)]
+    owned_args = [False, *owned, *[False] * len(invariant)]
+    for i in range(lo, hi, step):
+        args = [i, *(_as_param(p, a) if w else a
+                     for p, a, w in zip(params[1:], carried, weak, strict=False)), *invariant]
+        results, result_flags = run_func(body, args, sizes, owned_args)
+        go, carried = results[0], results[1:]
+        owned = result_flags[1:]
+        carried = _fresh(carried, owned)
+        owned = [True] * carried_count
+        if not bool(go):
+            break
+    return carried, [isinstance(c, np.ndarray) for c in carried]
+
+
+def _run_if(node: Node, operands: Sequence[Array], sizes: dict[str, int],
+            handed: Any) -> tuple[list[Array], list[bool]]:
+    cond, *args = operands
+    region: Graph = node.attrs["then"] if bool(cond) else node.attrs["else"]
+    owned = handed[1:]
+    params = [_as_param(p, a) for p, a in zip(region.inputs, args, strict=True)]
+    return run_func(region, params, sizes, owned)

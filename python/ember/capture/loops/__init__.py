@@ -1,0 +1,127 @@
+"""Python `for` loops in capture: the unrolling cost rule, and loops captured as one `loop` op.
+
+A `FOR_ITER` that starts a loop decides once how the loop is captured (`start_loop`):
+
+- a loop of at most `config.unroll_max_trips` trips unrolls (its trips are traced one after
+  another, as capture always did) while the ops it adds stay within `config.unroll_op_budget`;
+  past that, capture starts again with it as a loop op (`LoopTooLong`), and if it cannot be
+  one, it unrolls up to `config.unroll_op_limit` ops;
+- a longer loop over `range(...)` or over an array's first axis whose body ember can trace is
+  captured as ONE `loop` op (`capture/loops/region.py`): compile time does not grow with the
+  trip count;
+- otherwise it unrolls only while its first trip, times the trip count, projects within the
+  budget; a loop over budget never unrolls: the whole frame runs as plain Python with NumPy
+  (the `loop_budget` break), so ember is never dramatically slower than NumPy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ember.capture.breaks import graph_break
+from ember.config import config
+from ember.graph import Graph
+
+if TYPE_CHECKING:
+    from ember.capture.bytecode import Instruction
+    from ember.capture.flow import FlowOpcodes
+    from ember.capture.interpreter import Interpreter
+    from ember.capture.variables.containers import IteratorVariable
+
+
+@dataclass
+class UnrollAccount:
+    """What an unrolled loop has added so far, in the graph it adds to. `may_loop`: a short
+    loop not yet tried as a loop op, which is tried once it goes over budget."""
+
+    graph: Graph
+    nodes_at_start: int
+    first_index: int
+    trips: int
+    key: tuple[Any, int]
+    may_loop: bool
+    done: int = 0  # trips traced
+
+    def cheap_trips(self) -> bool:
+        """Whether the trips traced so far average few ops (a break on each would cost more
+        than the work it compiles)."""
+        if self.trips < config.cheap_loop_trips:
+            return False
+        added = len(self.graph.nodes) - self.nodes_at_start
+        return added < config.cheap_trip_ops * max(self.done, 1)
+
+    def check(self, index: int) -> None:
+        """Refuse once the ops added exceed the budget, or once a long loop's trips so far
+        project over it."""
+        added = len(self.graph.nodes) - self.nodes_at_start
+        done = self.done = index - self.first_index
+        projected = added if done == 0 else added * self.trips // done
+        if self.trips > config.unroll_max_trips:
+            budget = config.unroll_op_budget
+            over = projected > budget
+        else:
+            budget = config.unroll_op_budget if self.may_loop else config.unroll_op_limit
+            over = added > budget
+        if over and self.may_loop:
+            from ember.capture.loops.region import LoopTooLong
+
+            raise LoopTooLong(self.key, f"{added} ops unrolled")
+        if over:
+            raise graph_break("loop_budget", trips=self.trips, ops=max(added, projected),
+                              budget=budget)
+
+
+def start_loop(tx: Interpreter, inst: Instruction, iterator: IteratorVariable) -> bool:
+    """Called at each `FOR_ITER`: True when the whole loop was captured as a loop op (the
+    interpreter then continues after the loop); False to trace the next trip."""
+    from ember.capture.loops.ranges import DynamicRangeIterator
+    from ember.capture.loops.region import capture_loop, loop_key
+
+    if isinstance(iterator, DynamicRangeIterator):
+        if capture_loop(tx, inst, iterator, iterator.origin.bounds):
+            return True
+        raise graph_break("loop_body", what="a loop over a range() with run-time bounds")
+    if iterator.source is not None:
+        # A loop resumed mid-way: its FOR_ITER already runs in Python, trip by trip.
+        return False
+    if iterator.unroll is not None:
+        iterator.unroll.check(iterator.index)
+        return False
+    trips = len(iterator.items) - iterator.index
+    key = loop_key(tx, inst)
+    tracer = tx.tracer
+    long = trips > config.unroll_max_trips or key in tracer.long_loops
+    if long and capture_loop(tx, inst, iterator):
+        return True
+    may_loop = (not long and tracer.loop_ops and key not in tracer.unrolled_loops
+                and _loopable(iterator))
+    iterator.unroll = UnrollAccount(tracer.graph, len(tracer.graph.nodes), iterator.index,
+                                    trips, key, may_loop)
+    if trips > config.unroll_max_trips:
+        tracer.long_unrolls.append(iterator.unroll)
+    return False
+
+
+def end_loop(tx: Interpreter, iterator: IteratorVariable) -> None:
+    """FOR_ITER found `iterator` exhausted: a long unrolled loop is over."""
+    account = iterator.unroll
+    if account is not None and account.trips > config.unroll_max_trips:
+        tx.tracer.long_unrolls.remove(account)
+        iterator.unroll = None
+
+
+def _loopable(iterator: IteratorVariable) -> bool:
+    from ember.capture.variables.array import ArrayVariable
+    from ember.capture.variables.constant import ConstantVariable
+
+    origin = iterator.origin
+    return isinstance(origin, ArrayVariable) or (
+        isinstance(origin, ConstantVariable) and isinstance(origin.constant(), range))
+
+
+def refuse_in_loop_body(tx: FlowOpcodes, what: str) -> None:
+    """Refuse a side effect on state outside the graph while a loop body is traced: the body
+    is traced once for every trip, so the effect would happen once."""
+    if tx.tracer.graph.parent is not None:
+        raise graph_break("loop_body", what=what)

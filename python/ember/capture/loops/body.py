@@ -1,0 +1,68 @@
+"""Running a loop body's instructions once, for the region that stands for every trip."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ember.capture.breaks import graph_break
+from ember.capture.variables.constant import ConstantVariable
+
+# The pseudo-local holding whether the trip goes on (False once a `break` ran): the loop
+# body's `go` result. Not a valid Python name, so no code can read or write it.
+GO = ".go"
+
+if TYPE_CHECKING:
+    from ember.capture.interpreter import Interpreter
+
+
+def run_body(tx: Interpreter, for_index: int, start: int, stop: int) -> None:
+    """Run from `start` until control comes back to the loop's FOR_ITER (the end of the body
+    or a `continue`); leaving `[start, stop)` otherwise is a `break` or a `return`."""
+    depth = len(tx.stack)
+    tx.tracer.loop_bodies.append((for_index, start, stop, tx.stack[-2]))
+    try:
+        while tx.ip != for_index:
+            if not start <= tx.ip < stop:
+                raise graph_break("loop_body", what="a break or return")
+            step_instruction(tx)
+    finally:
+        tx.tracer.loop_bodies.pop()
+    if len(tx.stack) != depth - 1:
+        raise graph_break("loop_body", what="a body that leaves values on the stack")
+
+
+def run_span(tx: Interpreter, start: int, stop: int | None) -> None:
+    """Run one path of a branch from `start` until it reaches `stop` (None: only the end of
+    the trip) or jumps past it, or comes back to the loop's FOR_ITER (the end of the trip, by
+    the body's end or a `continue`). A `break` (the iterator popped, a jump to the loop's
+    exit) ends the trip too: the path stops as at the FOR_ITER, with the trip's `go` false."""
+    for_index, _, body_stop, iterator = tx.tracer.loop_bodies[-1]
+    depth = len(tx.stack)
+    while True:
+        popped = 1 if iterator is not None else 0  # a `for` loop's break pops its iterator
+        if tx.ip == body_stop and len(tx.stack) == depth - popped:
+            if iterator is not None:
+                tx.stack.append(iterator)
+            tx.locals[GO] = ConstantVariable(False)
+            tx.ip = for_index
+            return
+        if tx.ip == for_index or (stop is not None and tx.ip >= stop):
+            break
+        if tx.ip < start or tx.ip >= body_stop:
+            raise graph_break("loop_body", what="a jump out of a branch")
+        step_instruction(tx)
+    if tx.ip >= body_stop:
+        raise graph_break("loop_body", what="a return inside a branch")
+
+
+def step_instruction(tx: Interpreter) -> None:
+    inst = tx.instructions[tx.ip]
+    tx.lineno = inst.lineno
+    tx.ip += 1
+    tx.tracer.tick()
+    handler = getattr(tx, inst.opname, None)
+    if handler is None:
+        raise graph_break("bytecode", opname=inst.opname)
+    handler(inst)
+    if tx.result is not None:
+        raise graph_break("loop_body", what="a return")

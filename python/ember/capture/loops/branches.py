@@ -1,0 +1,242 @@
+"""A branch on a loop value inside a loop body (`if a[i] > m:`, `c = 0 if x == y else 1`)
+becomes one `if` op: both paths are traced, each as a region, from the jump to where they
+meet again, and what either changed (locals rebound, arrays updated in place, a value left
+on the stack) is merged into the op's results.
+
+The paths must meet going forward inside the loop body; a `break`, `continue` or `return`
+inside a branch refuses (the enclosing loop is then not a loop op)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ember.capture.breaks import graph_break
+from ember.capture.bytecode import TRUTH_JUMPS
+from ember.capture.loops.body import run_span
+from ember.capture.loops.region import BodyArray, _graph_swapped
+from ember.capture.variables.array import ArrayVariable
+from ember.capture.variables.base import VariableTracker
+from ember.capture.variables.constant import ConstantVariable
+from ember.graph import Graph, Value
+
+if TYPE_CHECKING:
+    from ember.capture.bytecode import Instruction
+    from ember.capture.interpreter import Interpreter
+
+
+def is_loop_condition(tx: Interpreter, vt: VariableTracker) -> bool:
+    return (tx.graph.parent is not None and isinstance(vt, ArrayVariable)
+            and not vt.value.shape and vt.value.dtype.kind in "biuf")
+
+
+@dataclass
+class Path:
+    """One traced path: its region, and the locals and stack it ended with."""
+
+    region: Graph
+    inner: dict[int, BodyArray]  # id(outer tracker) -> its stand-in
+    locals: dict[str, VariableTracker]
+    stack: list[VariableTracker]
+    end: int
+
+
+def _truth(tx: Interpreter, value: Value) -> Value:
+    """Python's truth of a 0-d value, as the strong `bool[]` an `if` op takes."""
+    if value.dtype != np.bool_:
+        value = tx.graph.op("ne", [value, tx.graph.const(0)])
+    if value.weak:
+        value = tx.graph.op("astype", [value], dtype=np.bool_)
+    return value
+
+
+def capture_if(tx: Interpreter, inst: Instruction) -> None:
+    from ember.capture.loops import whiles
+
+    jump_if, always_pop = TRUTH_JUMPS[inst.opname]
+    if always_pop and whiles.is_bottom_test(tx, inst):
+        whiles.bottom_test(tx, inst, jump_if)
+        return
+    if not always_pop or inst.target is None or inst.target < tx.ip:
+        raise graph_break("loop_body", what=f"{inst.opname} on a loop value")
+    cond = _truth(tx, tx.pop().value)  # type: ignore[attr-defined]
+    for_index = tx.tracer.loop_bodies[-1][0]
+    fall, target = tx.ip, inst.target
+    entries = _entries(tx)
+    loop_exit = whiles.while_exit(tx, inst)
+    fall_path = _trace(tx, entries, fall, target, "then" if not jump_if else "else",
+                       loop_exit)
+    meet = fall_path.end
+    jump_path = _trace(tx, entries, target, None if meet == for_index else meet,
+                       "else" if not jump_if else "then")
+    if jump_path.end == for_index and meet != for_index:
+        # The jumping path ended the trip (`continue`, `break`): the other one runs to the
+        # end of the trip as well, so that the rest of the body happens on its path only.
+        fall_path = _trace(tx, entries, fall, None, "then" if not jump_if else "else",
+                           loop_exit)
+        meet = for_index
+    if jump_path.end != meet:
+        raise graph_break("loop_body", what="branches that do not meet")
+    then, orelse = (fall_path, jump_path) if not jump_if else (jump_path, fall_path)
+    _merge(tx, cond, entries, then, orelse, meet)
+
+
+def _entries(tx: Interpreter) -> list[ArrayVariable]:
+    """The trackers holding graph values the paths may read: locals and stack items."""
+    found: dict[int, ArrayVariable] = {}
+    for vt in [*tx.locals.values(), *tx.stack]:
+        if isinstance(vt, ArrayVariable) and vt.value.graph is tx.graph:
+            found.setdefault(id(vt), vt)
+    return list(found.values())
+
+
+def _trace(tx: Interpreter, entries: list[ArrayVariable], start: int, stop: int | None,
+           kind: str, loop_exit: int | None = None) -> Path:
+    region = tx.graph.region(kind)
+    inner: dict[int, BodyArray] = {}
+    for vt in entries:
+        v = vt.value
+        param = region.add_input(v.dtype, v.shape, weak=v.weak, scalar=v.scalar)
+        mutable = bool(v.shape) and (vt.is_fresh(tx) or vt.is_mutable_input(tx))
+        inner[id(vt)] = BodyArray(param, mutable)
+    saved_locals, saved_stack, saved_ip = dict(tx.locals), list(tx.stack), tx.ip
+    tx.locals.update({n: inner.get(id(vt), vt) for n, vt in tx.locals.items()})
+    tx.stack[:] = [inner.get(id(vt), vt) for vt in tx.stack]
+    tx.ip = start
+    try:
+        with _graph_swapped(tx, region):
+            if loop_exit is not None:
+                from ember.capture.loops.whiles import capture_while
+
+                capture_while(tx, start, loop_exit)
+            run_span(tx, start, stop)
+        return Path(region, inner, dict(tx.locals), list(tx.stack), tx.ip)
+    finally:
+        tx.locals.clear()
+        tx.locals.update(saved_locals)
+        tx.stack[:] = saved_stack
+        tx.ip = saved_ip
+
+
+def _value_in(path: Path, vt: VariableTracker | None) -> Value:
+    if isinstance(vt, ArrayVariable) and vt.value.graph is path.region:
+        return vt.value
+    if isinstance(vt, ConstantVariable) and type(vt.constant()) in (bool, int, float):
+        return path.region.const(vt.constant())
+    raise graph_break("loop_body", what="a branch that leaves a value ember cannot merge")
+
+
+def _merge(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Path,
+           orelse: Path, meet: int) -> None:
+    from ember.capture.resume import live_locals_at
+
+    live = set(live_locals_at(tx.code, tx.instructions[meet].offset))
+    if len(then.stack) != len(orelse.stack):
+        raise graph_break("loop_body", what="branches that leave different stacks")
+    # Slots: (value in then, value in else, how to bind the result).
+    slots: list[tuple[Value, Value, object]] = []
+    for vt in entries:
+        a, b = then.inner[id(vt)], orelse.inner[id(vt)]
+        if a.value is not a.param or b.value is not b.param:
+            slots.append((a.value, b.value, ("inplace", vt)))
+    names = set(then.locals) | set(orelse.locals)
+    pairs: dict[tuple[int, int], tuple[Value, Value, list]] = {}
+    for name in sorted(names):
+        x, y = then.locals.get(name), orelse.locals.get(name)
+        start = tx.locals.get(name)
+        if x is None or y is None:
+            if name in live:
+                raise graph_break("loop_body", what=f"local {name!r} bound on one branch only")
+            continue
+        inner_x = then.inner.get(id(start)) if start is not None else None
+        inner_y = orelse.inner.get(id(start)) if start is not None else None
+        if x is start and y is start:
+            continue
+        if x is inner_x and y is inner_y:
+            continue  # the same array on both paths (updated in place or not)
+        own = (inner_x, inner_y)
+        for v, mine in zip((x, y), own, strict=True):
+            if isinstance(v, BodyArray) and v.value.shape and (
+                    v is not mine or v.value is not v.param):
+                # Another array of the frame, or this one updated in place: the name's
+                # aliasing would depend on the branch taken.
+                raise graph_break("loop_body", what=f"local {name!r} bound to another "
+                                                    "array on one branch")
+        key = (id(x), id(y))
+        if key not in pairs:
+            pairs[key] = (_value_in(then, x), _value_in(orelse, y), [])
+        pairs[key][2].append(name)
+    for vx, vy, bound in pairs.values():
+        slots.append((vx, vy, ("names", bound)))
+    for position, (x, y) in enumerate(zip(then.stack, orelse.stack, strict=True)):
+        if x is y:
+            continue
+        slots.append((_value_in(then, x), _value_in(orelse, y), ("stack", position)))
+    if not slots:
+        return
+    slots = [_promoted(then, orelse, slot) for slot in slots]
+    then.region.set_outputs([s[0] for s in slots])
+    orelse.region.set_outputs([s[1] for s in slots])
+    # Operands neither path reads are not passed.
+    kept = [k for k in range(len(entries))
+            if _reads(then.region, k) or _reads(orelse.region, k)]
+    for path in (then, orelse):
+        path.region.inputs[:] = [path.region.inputs[k] for k in kept]
+    results = tx.graph.if_(cond, [entries[k].value for k in kept], then.region, orelse.region)
+    base_stack = [_outer_of(vt, then, entries) for vt in then.stack]
+    for (_, _, (how, what)), result in zip(slots, results, strict=True):
+        if how == "inplace":
+            outer = what
+            outer.update_in_place(result)
+            if outer.source is not None:
+                tx.tracer.mark_mutated(outer)
+        elif how == "names":
+            new = ArrayVariable(result)
+            for name in what:
+                tx.locals[name] = new
+        else:
+            base_stack[what] = ArrayVariable(result)
+    for name in list(tx.locals):
+        if name not in then.locals or name not in orelse.locals:
+            del tx.locals[name]
+    for name in then.locals:
+        if name not in tx.locals and name in orelse.locals:
+            tx.locals[name] = _outer_of(then.locals[name], then, entries)
+    tx.stack[:] = base_stack
+    tx.ip = meet
+
+
+def _outer_of(vt: VariableTracker, path: Path, entries: list[ArrayVariable]
+              ) -> VariableTracker:
+    """The enclosing frame's tracker a path's stand-in came from (unchanged trackers)."""
+    for outer in entries:
+        if path.inner[id(outer)] is vt:
+            return outer
+    if isinstance(vt, ArrayVariable) and vt.value.graph is path.region:
+        raise graph_break("loop_body", what="a value of one branch used after it")
+    return vt
+
+
+def _promoted(then: Path, orelse: Path, slot: tuple[Value, Value, object]
+              ) -> tuple[Value, Value, object]:
+    """Both branches' values of a slot, of one type. A Python number on one branch and a
+    NumPy scalar of the same dtype on the other (`s += limit` / `s += x[i]`) merge as the
+    NumPy scalar, which is what the number becomes once the other branch has run."""
+    vx, vy, how = slot
+    if (vx.dtype, vx.shape) == (vy.dtype, vy.shape) and vx.weak != vy.weak:
+        if vx.weak:
+            vx = then.region.op("astype", [vx], dtype=vx.dtype, scalar=True)
+        else:
+            vy = orelse.region.op("astype", [vy], dtype=vy.dtype, scalar=True)
+    if (vx.dtype, vx.shape, vx.weak) != (vy.dtype, vy.shape, vy.weak):
+        raise graph_break("loop_body", what=f"branches giving {vx.type_str} and "
+                                            f"{vy.type_str}")
+    return vx, vy, how
+
+
+def _reads(region: Graph, k: int) -> bool:
+    param = region.inputs[k]
+    return any(v is param for node in region.nodes for v in node.inputs) or any(
+        v is param for v in region.outputs)

@@ -1,0 +1,79 @@
+"""Element reads and writes inside loop bodies: `a[i]`, `a[i, j - 1]`, `a[i] = v`,
+`a[i, j] += v` with run-time indices become `load` and `store` (docs/IR.md, version 2)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ember.capture.breaks import graph_break
+from ember.capture.variables.base import VariableTracker
+from ember.capture.variables.constant import ConstantVariable
+from ember.graph import Value
+
+if TYPE_CHECKING:
+    from ember.capture.interpreter import Interpreter
+    from ember.capture.variables.array import ArrayVariable
+
+
+def _is_index_value(vt: VariableTracker) -> bool:
+    from ember.capture.variables.array import ArrayVariable
+
+    return (isinstance(vt, ArrayVariable) and not vt.value.shape
+            and vt.value.dtype.kind in "iu")
+
+
+def element_indices(tx: Interpreter, array: ArrayVariable, index: VariableTracker
+                    ) -> list[Value] | None:
+    """The index values of `array[index]` when it names one element with at least one index
+    known only at run time (a loop value); None for any other index."""
+    from ember.capture.variables.containers import TupleVariable
+
+    parts = index.items if isinstance(index, TupleVariable) else [index]
+    if not any(_is_index_value(p) for p in parts):
+        return None
+    if len(parts) != array.value.ndim:
+        raise graph_break("loop_body", what=f"indexing {array.describe()} "
+                                            f"({array.value.ndim}-d) with {len(parts)} "
+                                            "run-time indices")
+    values: list[Value] = []
+    for part in parts:
+        if _is_index_value(part):
+            values.append(part.value)  # type: ignore[attr-defined]
+        elif isinstance(part, ConstantVariable) and type(part.constant()) is int:
+            values.append(tx.graph.const(part.constant()))
+        else:
+            raise graph_break("loop_body", what=f"an index {part.describe()} next to a "
+                                                "run-time one")
+    return values
+
+
+def index_value(tx: Interpreter, part: VariableTracker) -> Value:
+    """A 0-d integer index as a graph value."""
+    if _is_index_value(part):
+        return part.value  # type: ignore[attr-defined]
+    if isinstance(part, ConstantVariable) and type(part.constant()) is int:
+        return tx.graph.const(part.constant())
+    raise graph_break("loop_body", what=f"an index {part.describe()} next to a run-time one")
+
+
+def load(tx: Interpreter, array: ArrayVariable, indices: list[Value]) -> VariableTracker:
+    from ember.capture.variables.array import ArrayVariable
+
+    return ArrayVariable(tx.graph.op("load", [array.value, *indices]))
+
+
+def store(tx: Interpreter, array: ArrayVariable, indices: list[Value],
+          value: VariableTracker) -> None:
+    from ember.capture.variables.array import ArrayVariable
+
+    if not (array.is_fresh(tx) or array.is_mutable_input(tx)):
+        raise graph_break("inplace", name=array.describe())
+    if isinstance(value, ArrayVariable) and not value.value.shape:
+        element = value.value
+    elif isinstance(value, ConstantVariable) and type(value.constant()) in (bool, int, float):
+        element = tx.graph.const(value.constant())
+    else:
+        raise graph_break("loop_body", what=f"storing {value.describe()} into one element")
+    array.update_in_place(tx.graph.op("store", [array.value, element, *indices]))
+    if array.source is not None:
+        tx.tracer.mark_mutated(array)

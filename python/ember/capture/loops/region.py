@@ -1,0 +1,390 @@
+"""A `for` loop captured as one `loop` op: its body traced once, as a region.
+
+The body's instructions run once on the interpreter with the graph swapped for a new region
+whose first parameter is the loop index (`i64[] weak`, a Python int). Every array (and
+run-time scalar) the frame's locals hold enters the region as a parameter; the Python
+numbers the body assigns become parameters too. After the trip, a local group (the names
+bound to one tracker) whose value changed is *carried*: the region returns its new value and
+the op's result replaces it after the loop (in the tracker itself when the body updated it
+in place, so every alias sees the change, as in NumPy). The rest are loop invariants; those
+the body never read are dropped.
+
+Anything the body does that one trace cannot stand for (a graph break, a side effect on a
+list, a `break` or `return`, a value whose type changes from trip to trip twice) refuses:
+the capture restarts with this loop left to the unrolling rule (`LoopRefused`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ember.capture.breaks import graph_break
+from ember.capture.variables.array import ArrayVariable
+from ember.capture.variables.base import VariableTracker
+from ember.capture.variables.constant import ConstantVariable
+from ember.capture.variables.scalar import PythonScalarVariable
+from ember.errors import Unsupported
+from ember.graph import Graph, Value
+
+if TYPE_CHECKING:
+    from ember.capture.bytecode import Instruction
+    from ember.capture.interpreter import Interpreter
+    from ember.capture.variables.containers import IteratorVariable
+
+# Retraces allowed when a carried value's type changes on the first trip (`s = 0.0` then
+# `s += a[i]` makes a Python float a NumPy float64): the second trace starts from the type the
+# first ended with.
+_RETRACES = 2
+_STORE_OPS = frozenset({"STORE_FAST", "DELETE_FAST"})
+
+
+class LoopRefused(Exception):
+    """The loop at `key` (code, offset) cannot be one loop op: capture starts again and leaves
+    it to the unrolling rule."""
+
+    def __init__(self, key: tuple[Any, int], reason: str) -> None:
+        super().__init__(reason)
+        self.key = key
+        self.reason = reason
+
+
+class LoopTooLong(LoopRefused):
+    """A short loop unrolled past the op budget: capture starts again with it as a loop op."""
+
+
+class BodyArray(ArrayVariable):
+    """An array inside a loop body, standing for an array of the frame: updatable in place
+    there exactly when the frame's array was."""
+
+    def __init__(self, value: Value, mutable: bool) -> None:
+        super().__init__(value)
+        self.mutable = mutable
+        self.param = value
+
+    def is_fresh(self, tx: Interpreter) -> bool:
+        return self.mutable and not self._viewed(tx)
+
+    def is_mutable_input(self, tx: Interpreter) -> bool:
+        return False
+
+
+@dataclass
+class Group:
+    """Locals bound to one tracker when the loop starts (`outer`), its stand-in in the body
+    (`inner`, whose value starts as `param`), and what the body left."""
+
+    names: list[str]
+    outer: VariableTracker
+    initial: Value  # in the enclosing graph
+    param: Value
+    inner: VariableTracker
+    forced: tuple[np.dtype, tuple, bool, bool] | None = None
+    final: VariableTracker | None = None
+    final_value: Value | None = None  # what the body returns for it, when carried
+    carried: bool = False
+
+
+@dataclass
+class Trace:
+    region: Graph
+    index: Value
+    groups: list[Group] = field(default_factory=list)
+    go: Value | None = None  # whether the trip goes on; None: always (no `break`)
+
+
+def _go_value(region: Graph, vt: VariableTracker) -> Value | None:
+    if isinstance(vt, ConstantVariable) and vt.constant() is True:
+        return None
+    value = _final_value(region, vt)
+    if value.dtype != np.bool_ or value.shape:
+        raise graph_break("loop_body", what="a break flag that is not a bool")
+    return region.op("astype", [value], dtype=np.bool_) if value.weak else value
+
+
+def loop_key(tx: Interpreter, inst: Instruction) -> tuple[Any, int]:
+    return (tx.code, inst.offset)
+
+
+def capture_loop(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
+                 bounds: tuple[Value, Value, Value] | None = None) -> bool:
+    """Capture the loop `inst` (its FOR_ITER) starts as one loop op, or refuse."""
+    key = loop_key(tx, inst)
+    if key in tx.tracer.unrolled_loops or not tx.tracer.loop_ops:
+        return False
+    forced: dict[str, tuple] = {}
+    for _ in range(_RETRACES + 1):
+        try:
+            result = _trace(tx, inst, iterator, bounds, forced)
+        except Unsupported as exc:
+            raise LoopRefused(key, exc.reason) from exc
+        except TypeError as exc:
+            # A value of the enclosing graph reached the body other than as a local (a
+            # closure cell, an object's attribute): `Graph.op` refuses foreign operands.
+            raise LoopRefused(key, str(exc)) from exc
+        if result is True:
+            return True
+        forced = result
+    raise LoopRefused(key, "a carried value changes type on every trace")
+
+
+def _body_range(tx: Interpreter, inst: Instruction) -> tuple[int, int]:
+    start, exit_index = inst.index + 1, inst.target
+    assert exit_index is not None
+    last = tx.instructions[exit_index - 1]
+    if last.opname != "JUMP_BACKWARD" or last.target != inst.index:
+        raise graph_break("loop_body", what="a loop whose body does not end in its jump back")
+    return start, exit_index
+
+
+def _stored_names(tx: Interpreter, start: int, stop: int) -> set[str]:
+    return {str(i.argval) for i in tx.instructions[start:stop] if i.opname in _STORE_OPS}
+
+
+def _initial(tx: Interpreter, vt: VariableTracker) -> Value | None:
+    """The enclosing graph's value for a local the body may read or carry."""
+    if isinstance(vt, ArrayVariable):
+        return vt.value
+    if isinstance(vt, PythonScalarVariable):
+        return vt.graph_value()
+    if isinstance(vt, ConstantVariable) and type(vt.constant()) in (bool, int, float):
+        return tx.graph.const(vt.constant())
+    return None
+
+
+def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
+           bounds: tuple[Value, Value, Value] | None, forced: dict[str, tuple]
+           ) -> bool | dict[str, tuple]:
+    from ember.capture.loops.body import GO, run_body
+    from ember.capture.resume import live_locals_at
+
+    start, exit_index = _body_range(tx, inst)
+    stored = _stored_names(tx, start, exit_index)
+    live = set(live_locals_at(tx.code, inst.offset))
+    loop_var = tx.instructions[start]
+    if loop_var.opname != "STORE_FAST":
+        raise graph_break("loop_body", what="a loop target that is not one local")
+    if bounds is not None and loop_var.argval in live:
+        raise graph_break("loop_body", what="a loop variable read after the loop")
+    region = tx.graph.region("loop")
+    trace = Trace(region, region.add_input(np.int64, (), weak=True))
+    by_tracker = build_groups(tx, trace, stored - {str(loop_var.argval)}, forced)
+    item = _item(tx, iterator, trace, by_tracker)
+    saved_locals, saved_stack, saved_ip = dict(tx.locals), list(tx.stack), tx.ip
+    for group in trace.groups:
+        for name in group.names:
+            tx.locals[name] = group.inner
+    tx.stack.append(item)
+    tx.locals[GO] = ConstantVariable(True)
+    tx.ip = start
+    try:
+        with _graph_swapped(tx, region):
+            run_body(tx, inst.index, start, exit_index)
+        end_locals = dict(tx.locals)
+        trace.go = _go_value(region, end_locals.pop(GO))
+    finally:
+        tx.locals.clear()
+        tx.locals.update(saved_locals)
+        tx.stack[:] = saved_stack
+        tx.ip = saved_ip
+
+    if trace.go is not None and loop_var.argval in live:
+        raise graph_break("loop_body", what="a loop variable read after a loop with a break")
+    retrace = _collect(trace, end_locals, stored, live, str(loop_var.argval))
+    if retrace:
+        return retrace
+    _emit(tx, inst, iterator, trace, bounds, str(loop_var.argval))
+    return True
+
+
+def build_groups(tx: Interpreter, trace: Trace, stored: set[str], forced: dict[str, tuple]
+                 ) -> dict[int, Group]:
+    """A parameter of the body for each tracker of the frame's locals holding a graph value,
+    and for each Python number the body assigns (`stored`); `forced`: types from a trace
+    that changed them."""
+    outer_graph, region = tx.graph, trace.region
+    by_tracker: dict[int, Group] = {}
+    for name, vt in tx.locals.items():
+        group = by_tracker.get(id(vt))
+        if group is not None:
+            group.names.append(name)
+            continue
+        if isinstance(vt, ConstantVariable) and name not in stored:
+            continue  # a Python constant read in the body: specialised, as everywhere
+        initial = _initial(tx, vt)
+        if initial is None:
+            continue
+        shape_of = forced.get(name)
+        dtype, shape, weak, scalar = shape_of or (initial.dtype, initial.shape, initial.weak,
+                                                  initial.scalar)
+        if shape_of is not None:
+            initial = _cast(outer_graph, initial, dtype, weak, scalar)
+        param = region.add_input(dtype, shape, weak=weak, scalar=scalar)
+        mutable = isinstance(vt, ArrayVariable) and initial.shape != () and (
+            vt.is_fresh(tx) or vt.is_mutable_input(tx))
+        group = Group([name], vt, initial, param, BodyArray(param, mutable), shape_of)
+        by_tracker[id(vt)] = group
+        trace.groups.append(group)
+    return by_tracker
+
+
+def _cast(graph: Graph, value: Value, dtype: np.dtype, weak: bool, scalar: bool) -> Value:
+    if value.dtype == dtype and value.weak == weak:
+        return value
+    if weak:
+        raise graph_break("loop_body", what=f"a carried value {value.type_str} made weak")
+    return graph.op("astype", [value], dtype=dtype, scalar=scalar)
+
+
+class _graph_swapped:
+    """Ops go to `region` while the body is traced: the tracer's graph and every running
+    interpreter's."""
+
+    def __init__(self, tx: Interpreter, region: Graph) -> None:
+        self.tx, self.region = tx, region
+
+    def __enter__(self) -> None:
+        tracer = self.tx.tracer
+        self.saved = tracer.graph
+        tracer.graph = self.region
+        for frame in tracer.frames:
+            frame.graph = self.region
+        self.tx.graph = self.region
+
+    def __exit__(self, *exc: object) -> None:
+        tracer = self.tx.tracer
+        tracer.graph = self.saved
+        for frame in tracer.frames:
+            frame.graph = self.saved
+        self.tx.graph = self.saved
+
+
+def _item(tx: Interpreter, iterator: IteratorVariable, trace: Trace,
+          by_tracker: dict[int, Group]) -> VariableTracker:
+    """What FOR_ITER pushes on each trip, in terms of the loop index: the index itself over a
+    range, an element over a 1-d array (read when the trip starts)."""
+    origin = iterator.origin
+    if not isinstance(origin, ArrayVariable):
+        return ArrayVariable(trace.index)
+    array = origin.value
+    if array.ndim != 1 or array.weak:
+        raise graph_break("loop_body", what="iteration over the rows of an n-d array")
+    group = by_tracker.get(id(origin))
+    if group is None:
+        param = trace.region.add_input(array.dtype, array.shape, scalar=array.scalar)
+        group = Group([], origin, array, param, BodyArray(param, False))
+        by_tracker[id(origin)] = group
+        trace.groups.append(group)
+    return ArrayVariable(trace.region.op("load", [group.param, trace.index]))
+
+
+def _collect(trace: Trace, end_locals: dict[str, VariableTracker], stored: set[str],
+             live: set[str], loop_var: str) -> dict[str, tuple]:
+    """Decide what is carried; a non-empty result asks for a retrace with those types."""
+    region = trace.region
+    inner_ids = {id(g.inner): g for g in trace.groups}
+    finals: dict[int, Group] = {}
+    retrace: dict[str, tuple] = {}
+    for group in trace.groups:
+        seen = [end_locals.get(n) for n in group.names if n in live or n not in stored]
+        seen = [vt for vt in seen if vt is not None]
+        kinds = {id(vt) for vt in seen}
+        if len(kinds) > 1:
+            raise graph_break("loop_body", what="locals that stop sharing one array")
+        final = seen[0] if seen else group.inner
+        other = inner_ids.get(id(final))
+        if other is not None and other is not group:
+            # `a, b = b, a + b`: fine for values nothing updates in place, whose identity
+            # no one can see; arrays updated in place would swap objects from trip to trip.
+            if final.value.shape or other.inner.value is not other.param:  # type: ignore[attr-defined]
+                raise graph_break("loop_body", what="a local bound to another carried array")
+            final = ArrayVariable(final.value)  # type: ignore[attr-defined]
+        if id(final) in finals:
+            raise graph_break("loop_body", what="two carried locals bound to one value")
+        finals[id(final)] = group
+        value = _final_value(region, final)
+        group.final = final
+        if value is group.param:
+            continue
+        p = group.param
+        if (value.dtype, value.shape, value.weak) != (p.dtype, p.shape, p.weak):
+            if value.shape != p.shape:
+                raise graph_break("loop_body", what=f"a carried value whose shape changes "
+                                                    f"({p.type_str} -> {value.type_str})")
+            for name in group.names:
+                retrace[name] = (value.dtype, value.shape, value.weak, value.scalar)
+            continue
+        group.carried = True
+        group.final = ArrayVariable(value) if final is not group.inner else final
+        group.final_value = value
+    for name in stored - {loop_var}:
+        if name in live and not any(name in g.names for g in trace.groups):
+            raise graph_break("loop_body", what=f"local {name!r} first assigned in the body "
+                                                "and read after the loop")
+    return retrace
+
+
+def _final_value(region: Graph, vt: VariableTracker) -> Value:
+    if isinstance(vt, ArrayVariable) and vt.value.graph is region:
+        return vt.value
+    if isinstance(vt, ConstantVariable) and type(vt.constant()) in (bool, int, float):
+        return region.const(vt.constant())
+    raise graph_break("loop_body", what=f"a carried {vt.describe()}")
+
+
+def _emit(tx: Interpreter, inst: Instruction, iterator: IteratorVariable, trace: Trace,
+          bounds: tuple[Value, Value, Value] | None, loop_var: str) -> None:
+    """The loop op in the enclosing graph; locals rebound to its results; the interpreter
+    continues after the loop."""
+    graph = tx.graph
+    lo, hi, step = _static_bounds(graph, iterator) if bounds is None else bounds
+    emit_loop(tx, trace, lo, hi, step)
+    if bounds is None and iterator.index < len(iterator.items):
+        tx.locals[loop_var] = iterator.items[-1]  # Python leaves the last item bound
+    iterator.index = len(iterator.items)
+    tx.pop()
+    tx.jump(inst)
+
+
+def emit_loop(tx: Interpreter, trace: Trace, lo: Value, hi: Value, step: Value) -> None:
+    """The loop op of a traced body in the enclosing graph, the frame's locals rebound to
+    its results (arrays updated in place through their tracker, so aliases see it)."""
+    region, graph = trace.region, tx.graph
+    carried = [g for g in trace.groups if g.carried]
+    invariant = [g for g in trace.groups if not g.carried and _used(region, g.param)]
+    go = trace.go if trace.go is not None else region.const(True, weak=False)
+    region.set_outputs([go, *[g.final_value for g in carried if g.final_value is not None]])
+    region.inputs[:] = [trace.index, *[g.param for g in carried],
+                        *[g.param for g in invariant]]
+    if not carried:
+        # Its only effects would be its errors (an index out of range): not worth a loop op.
+        raise graph_break("loop_body", what="a loop whose body changes nothing")
+    results = graph.loop(lo, hi, step, [g.initial for g in carried],
+                         [g.initial for g in invariant], region)
+    for group, result in zip(carried, results, strict=True):
+        if group.final is group.inner and isinstance(group.outer, ArrayVariable):
+            group.outer.update_in_place(result)
+            if group.outer.source is not None:
+                tx.tracer.mark_mutated(group.outer)
+            new: VariableTracker = group.outer
+        else:
+            new = ArrayVariable(result)
+        for name in group.names:
+            if tx.locals.get(name) is group.outer:
+                tx.locals[name] = new
+
+
+def _used(region: Graph, value: Value) -> bool:
+    return any(v is value for node in region.nodes for v in node.inputs) or any(
+        v is value for v in region.outputs)
+
+
+def _static_bounds(graph: Graph, iterator: IteratorVariable) -> tuple[Value, Value, Value]:
+    origin = getattr(iterator, "origin", None)
+    if isinstance(origin, ConstantVariable) and isinstance(origin.constant(), range):
+        r = origin.constant()
+        start = r.start + iterator.index * r.step
+        return graph.const(start), graph.const(r.stop), graph.const(r.step)
+    return graph.const(iterator.index), graph.const(len(iterator.items)), graph.const(1)

@@ -1,0 +1,216 @@
+"""Slices whose bounds are loop values (`L[i, :i]`, `x[:i]`, `A[i, j:]`) inside loop bodies.
+
+Their length is known only at run time, so they never become arrays of the graph: a slice is
+kept as a *run* (an array, the fixed indices of its other axes, the bounds along one axis),
+and what may be done with it are the reductions NumPy users write over such slices, each
+lowered to an inner `loop` op over the run's elements: `run.sum()`, `np.sum(run)`,
+`run @ other`, `np.dot(run, other)`. Anything else refuses (the enclosing loop is then not a
+loop op). A product needs both runs to have the same bounds written the same way over axes
+of the same size, so that their lengths agree for every trip, as NumPy requires."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ember.capture.breaks import graph_break
+from ember.capture.variables.array import ArrayVariable
+from ember.capture.variables.base import VariableTracker
+from ember.capture.variables.constant import ConstantVariable
+from ember.graph import Graph, Value
+
+if TYPE_CHECKING:
+    from ember.capture.interpreter import Interpreter
+
+
+class DynamicSliceVariable(VariableTracker):
+    """`lo:hi` where a bound is a loop value (step 1)."""
+
+    def __init__(self, start: VariableTracker, stop: VariableTracker) -> None:
+        self.start = start
+        self.stop = stop
+
+    def type_name(self) -> str:
+        return "slice"
+
+    def describe(self) -> str:
+        return "a slice with run-time bounds"
+
+
+def _is_loop_int(vt: VariableTracker) -> bool:
+    return (isinstance(vt, ArrayVariable) and not vt.value.shape
+            and vt.value.dtype.kind in "iu")
+
+
+def build_slice(tx: Interpreter, parts: list[VariableTracker]) -> DynamicSliceVariable | None:
+    """BUILD_SLICE inside a loop body with a loop value as a bound; None otherwise."""
+    if tx.graph.parent is None or not any(_is_loop_int(p) for p in parts):
+        return None
+    if len(parts) == 3 and not (isinstance(parts[2], ConstantVariable)
+                                and parts[2].constant() in (None, 1)):
+        raise graph_break("loop_body", what="a slice with run-time bounds and a step")
+    for part in parts[:2]:
+        if not (_is_loop_int(part) or (isinstance(part, ConstantVariable)
+                                       and (part.constant() is None
+                                            or type(part.constant()) is int))):
+            raise graph_break("loop_body", what=f"a slice bound {part.describe()}")
+    return DynamicSliceVariable(parts[0], parts[1])
+
+
+@dataclass(eq=False)
+class RunVariable(VariableTracker):
+    """`array[..., lo:hi, ...]`: one axis sliced by run-time bounds, every other axis indexed
+    by one integer."""
+
+    array: ArrayVariable
+    indices: list[Value | None]  # None at `axis`
+    axis: int
+    bounds: DynamicSliceVariable
+
+    def type_name(self) -> str:
+        return "ndarray"
+
+    def describe(self) -> str:
+        return f"a slice of {self.array.describe()} with run-time bounds"
+
+    def children(self) -> list[VariableTracker]:
+        return [self.array]
+
+    def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
+        if name == "sum":
+            return RunMethodVariable(self)
+        raise graph_break("loop_body", what=f"{self.describe()}.{name}")
+
+
+@dataclass(eq=False)
+class RunMethodVariable(VariableTracker):
+    run: RunVariable
+
+    def call(self, tx: Interpreter, args: list[VariableTracker],
+             kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        if args or kwargs:
+            raise graph_break("loop_body", what="sum() with arguments of a run-time slice")
+        return reduce_runs(tx, [self.run])
+
+
+def run_of(tx: Interpreter, array: ArrayVariable, index: VariableTracker) -> RunVariable | None:
+    """`array[index]` as a run, when the index holds a slice with run-time bounds."""
+    from ember.capture.loops.elements import index_value
+    from ember.capture.variables.containers import TupleVariable
+
+    parts = index.items if isinstance(index, TupleVariable) else [index]
+    if any(_is_loop_int(p) for p in parts):
+        # `A[i, -3:]`: a constant slice next to a loop index is a run too.
+        parts = [_constant_slice(p) for p in parts]
+    axes = [k for k, p in enumerate(parts) if isinstance(p, DynamicSliceVariable)]
+    if not axes:
+        return None
+    if len(axes) > 1 or len(parts) != array.value.ndim:
+        raise graph_break("loop_body", what="a slice with run-time bounds of an n-d result")
+    size = array.value.shape[axes[0]]
+    if isinstance(size, str):
+        raise graph_break("loop_body", what="a run-time slice of an axis of symbolic size")
+    indices: list[Value | None] = []
+    for k, part in enumerate(parts):
+        indices.append(None if k == axes[0] else index_value(tx, part))
+    return RunVariable(array, indices, axes[0], parts[axes[0]])  # type: ignore[arg-type]
+
+
+def _constant_slice(part: VariableTracker) -> VariableTracker:
+    if isinstance(part, ConstantVariable) and isinstance(part.constant(), slice):
+        bounds = part.constant()
+        if bounds.step in (None, 1):
+            return DynamicSliceVariable(ConstantVariable(bounds.start),
+                                        ConstantVariable(bounds.stop))
+    return part
+
+
+def _bound(graph: Graph, vt: VariableTracker, size: int, default: int) -> Value:
+    """A slice bound as `slice.indices` normalises it (step 1): negatives count from the
+    end, then clamped to [0, size]."""
+    if isinstance(vt, ConstantVariable):
+        value = vt.constant()
+        if value is None:
+            return graph.const(default)
+        return graph.const(slice(value, None).indices(size)[0])
+    value = vt.value  # type: ignore[attr-defined]
+    shifted = graph.op("where", [graph.op("lt", [value, graph.const(0)]),
+                                 graph.op("add", [value, graph.const(size)]), value])
+    return graph.op("minimum", [graph.op("maximum", [shifted, graph.const(0)]),
+                                graph.const(size)])
+
+
+def _same_bounds(a: RunVariable, b: RunVariable) -> bool:
+    def same(x: VariableTracker, y: VariableTracker) -> bool:
+        if isinstance(x, ConstantVariable) and isinstance(y, ConstantVariable):
+            return x.constant() == y.constant()
+        return x is y
+
+    return (a.array.value.shape[a.axis] == b.array.value.shape[b.axis]
+            and same(a.bounds.start, b.bounds.start) and same(a.bounds.stop, b.bounds.stop))
+
+
+def reduce_runs(tx: Interpreter, runs: list[RunVariable]) -> VariableTracker:
+    """`runs[0].sum()` (one run) or `runs[0] @ runs[1]` (two), as an inner loop op."""
+    graph = tx.graph
+    first = runs[0]
+    if len(runs) == 2 and not _same_bounds(*runs):
+        raise graph_break("loop_body", what="a product of run-time slices whose lengths "
+                                            "may differ")
+    arrays = [r.array.value for r in runs]
+    if len(runs) == 1:
+        dtype = np.sum(np.zeros(1, arrays[0].dtype)).dtype
+    else:
+        dtype = np.dot(np.zeros(1, arrays[0].dtype), np.zeros(1, arrays[1].dtype)).dtype
+    size = first.array.value.shape[first.axis]
+    lo = _bound(graph, first.bounds.start, size, 0)
+    hi = _bound(graph, first.bounds.stop, size, size)
+    body = graph.region("loop")
+    k = body.add_input(np.int64, (), weak=True)
+    acc = body.add_input(dtype, (), scalar=True)
+    invariants: list[Value] = []
+    loaded: list[Value] = []
+    for run in runs:
+        array = body.add_input(run.array.value.dtype, run.array.value.shape)
+        invariants.append(run.array.value)
+        indices = []
+        for index in run.indices:
+            if index is None:
+                indices.append(k)
+            else:
+                indices.append(body.add_input(index.dtype, (), weak=index.weak))
+                invariants.append(index)
+        loaded.append(body.op("load", [array, *indices]))
+    term = loaded[0] if len(loaded) == 1 else body.op("mul", loaded)
+    total = body.op("add", [acc, term])
+    if total.dtype != dtype:
+        total = body.op("astype", [total], dtype=dtype, scalar=True)
+    body.set_outputs([body.const(True, weak=False), total])
+    zero = graph.const(dtype.type(0))
+    (result,) = graph.loop(lo, hi, graph.const(1), [zero], invariants, body)
+    return ArrayVariable(result)
+
+
+def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker) -> Any:
+    """`a @ b` with run operands; None when neither is a run."""
+    if not (isinstance(a, RunVariable) or isinstance(b, RunVariable)):
+        return None
+    if op == "@" and isinstance(a, RunVariable) and isinstance(b, RunVariable):
+        return reduce_runs(tx, [a, b])
+    raise graph_break("loop_body", what=f"operator {op} on a slice with run-time bounds")
+
+
+def numpy_call(tx: Interpreter, fn: Any, args: list[VariableTracker],
+               kwargs: dict[str, VariableTracker]) -> VariableTracker | None:
+    """`np.sum(run)`, `np.dot(run, run)`; None when no argument is a run."""
+    if not any(isinstance(a, RunVariable) for a in [*args, *kwargs.values()]):
+        return None
+    if fn is np.sum and len(args) == 1 and not kwargs:
+        return reduce_runs(tx, args)  # type: ignore[arg-type]
+    if fn is np.dot and len(args) == 2 and not kwargs and all(
+            isinstance(a, RunVariable) for a in args):
+        return reduce_runs(tx, args)  # type: ignore[arg-type]
+    raise graph_break("loop_body", what=f"np.{getattr(fn, '__name__', fn)} of a slice with "
+                                        "run-time bounds")

@@ -1,0 +1,121 @@
+"""`while` loops inside loop bodies whose condition is a loop value (`while j >= 0 and
+a[j] > key:`): the `if` of the first test holds a loop op over an unbounded range whose body
+ends with the test again, as the trip's `go`.
+
+CPython 3.11 compiles `while c: body` as `c; POP_JUMP_FORWARD_IF_FALSE exit; top: body; c;
+POP_JUMP_BACKWARD_IF_TRUE top; exit:`; the first test is traced as a branch
+(`branches.capture_if`), and its path into the loop calls `capture_while` at `top`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ember.capture.breaks import graph_break
+from ember.capture.loops.body import GO, step_instruction
+from ember.capture.loops.region import (
+    Trace,
+    _collect,
+    _go_value,
+    _graph_swapped,
+    build_groups,
+    emit_loop,
+)
+from ember.capture.variables.constant import ConstantVariable
+
+if TYPE_CHECKING:
+    from ember.capture.bytecode import Instruction
+    from ember.capture.interpreter import Interpreter
+
+_BACK_JUMPS = frozenset({"POP_JUMP_BACKWARD_IF_TRUE", "POP_JUMP_BACKWARD_IF_FALSE",
+                         "JUMP_BACKWARD"})
+_STORE_OPS = frozenset({"STORE_FAST", "DELETE_FAST"})
+_UNBOUNDED = 2**63 - 1
+
+
+def while_exit(tx: Interpreter, inst: Instruction) -> int | None:
+    """The exit of the `while` loop whose first test is `inst`, or None for a plain `if`."""
+    target = inst.target
+    if target is None or target < 1:
+        return None
+    back = tx.instructions[target - 1]
+    return target if back.opname in _BACK_JUMPS and back.target == tx.ip else None
+
+
+def capture_while(tx: Interpreter, top: int, exit_index: int) -> None:
+    """Trace the body from `top` once as a loop op's region, emit the op, continue at exit."""
+    from ember.capture.resume import live_locals_at
+
+    stored = {str(i.argval) for i in tx.instructions[top:exit_index]
+              if i.opname in _STORE_OPS}
+    live = set(live_locals_at(tx.code, tx.instructions[top].offset)) | set(
+        live_locals_at(tx.code, tx.instructions[exit_index].offset))
+    forced: dict[str, tuple] = {}
+    for _ in range(3):
+        region = tx.graph.region("loop")
+        trace = Trace(region, region.add_input(np.int64, (), weak=True))
+        build_groups(tx, trace, stored, forced)
+        saved_locals, saved_stack = dict(tx.locals), list(tx.stack)
+        for group in trace.groups:
+            for name in group.names:
+                tx.locals[name] = group.inner
+        tx.locals[GO] = ConstantVariable(True)
+        tx.ip = top
+        tx.tracer.loop_bodies.append((top, top, exit_index, None))
+        try:
+            with _graph_swapped(tx, region):
+                _run_trip(tx, top, exit_index)
+            end_locals = dict(tx.locals)
+            trace.go = _go_value(region, end_locals.pop(GO))
+            if len(tx.stack) != len(saved_stack):
+                raise graph_break("loop_body", what="a while body that leaves values")
+        finally:
+            tx.tracer.loop_bodies.pop()
+            tx.locals.clear()
+            tx.locals.update(saved_locals)
+            tx.stack[:] = saved_stack
+        if trace.go is None:
+            raise graph_break("loop_body", what="a while loop that never ends")
+        forced = _collect(trace, end_locals, stored, live, "")
+        if not forced:
+            graph = tx.graph
+            emit_loop(tx, trace, graph.const(0), graph.const(_UNBOUNDED), graph.const(1))
+            tx.ip = exit_index
+            return
+    raise graph_break("loop_body", what="a carried value that changes type on every trace")
+
+
+def _run_trip(tx: Interpreter, top: int, exit_index: int) -> None:
+    """One trip: until control is back at `top` (the test passed) or at the exit."""
+    while True:
+        if not top <= tx.ip < exit_index:
+            raise graph_break("loop_body", what="a jump out of a while loop")
+        step_instruction(tx)
+        if tx.ip == top:
+            return
+        if tx.ip == exit_index:
+            tx.locals[GO] = ConstantVariable(False)
+            return
+
+
+def is_bottom_test(tx: Interpreter, inst: Instruction) -> bool:
+    """Whether `inst` jumps back to the top of the `while` loop being traced."""
+    bodies = tx.tracer.loop_bodies
+    return bool(bodies) and bodies[-1][3] is None and inst.target == bodies[-1][0]
+
+
+def bottom_test(tx: Interpreter, inst: Instruction, jump_if: bool) -> None:
+    """The test at the end of a while body: the trip's `go` (the loop goes on when the jump
+    back would be taken)."""
+    cond = tx.pop()
+    value = cond.value  # type: ignore[attr-defined]
+    graph = tx.graph
+    if value.dtype != np.bool_:
+        value = graph.op("ne", [value, graph.const(0)])
+    if not jump_if:
+        value = graph.op("logical_not", [value])
+    from ember.capture.variables.array import ArrayVariable
+
+    tx.locals[GO] = ArrayVariable(value)
+    tx.ip = inst.target  # type: ignore[assignment]

@@ -1,0 +1,129 @@
+"""IR version 2: element access (`load`, `store`) and the ops that run regions (`loop`, `if`).
+
+A region is a `Graph` of its own (a func of the module, docs/IR.md) that sees nothing but its
+parameters. `Graph.loop` and `Graph.if_` check a region's signature against the op's operands
+as the contract states it, and define the op's several results."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ember.graph.infer import Inferred
+from ember.graph.value import Value
+
+if TYPE_CHECKING:
+    from ember.graph.graph import Graph
+
+REGION_OPS = frozenset({"loop", "if"})
+ELEMENT_OPS = frozenset({"load", "store"})
+V2_OPS = REGION_OPS | ELEMENT_OPS
+
+
+def _check_indices(name: str, array: Value, indices: Sequence[Value]) -> None:
+    if array.weak:
+        raise TypeError(f"{name}: the array operand is a Python scalar")
+    if len(indices) != array.ndim:
+        raise TypeError(f"{name}: {array.type_str} takes {array.ndim} indices, "
+                        f"got {len(indices)}")
+    for index in indices:
+        if index.shape or index.dtype.kind not in "iu":
+            raise TypeError(f"{name}: index {index.type_str} is not a 0-d integer")
+
+
+def load(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
+         attrs: dict[str, Any]) -> Inferred:
+    """`a[i, j]` of every axis: a NumPy scalar of a's dtype."""
+    array, *indices = inputs
+    _check_indices(name, array, indices)
+    return Inferred(array.dtype, (), scalar=True)
+
+
+def store(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
+          attrs: dict[str, Any]) -> Inferred:
+    """A copy of `a` with one element set: a's type."""
+    array, value, *indices = inputs
+    _check_indices(name, array, indices)
+    if value.shape:
+        raise TypeError(f"{name}: the stored value {value.type_str} is not 0-d")
+    return Inferred(array.dtype, array.shape, scalar=array.scalar)
+
+
+def refuse(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
+           attrs: dict[str, Any]) -> Inferred:
+    raise TypeError(f"{name} defines several results: build it with Graph.loop or Graph.if_")
+
+
+def same_type(a: Value, b: Value) -> bool:
+    return a.dtype == b.dtype and a.shape == b.shape and a.weak == b.weak
+
+
+def check_loop(body: Graph, lo: Value, hi: Value, step: Value, carried: Sequence[Value],
+               invariant: Sequence[Value]) -> None:
+    for bound in (lo, hi, step):
+        if bound.shape or bound.dtype.kind not in "iu":
+            raise TypeError(f"loop: bound {bound.type_str} is not a 0-d integer")
+    params = body.inputs
+    expected = 1 + len(carried) + len(invariant)
+    if len(params) != expected:
+        raise TypeError(f"loop: @{body.name} takes {len(params)} params, the op passes "
+                        f"{expected}")
+    index = params[0]
+    if not (index.weak and index.dtype == np.int64 and not index.shape):
+        raise TypeError(f"loop: @{body.name}'s first param is {index.type_str}, not i64[] weak")
+    for param, operand in zip(params[1:], [*carried, *invariant], strict=True):
+        if not same_type(param, operand):
+            raise TypeError(f"loop: @{body.name} param {param.type_str} is passed "
+                            f"{operand.type_str}")
+    results = body.outputs
+    if len(results) != 1 + len(carried):
+        raise TypeError(f"loop: @{body.name} returns {len(results)} values, not "
+                        f"{1 + len(carried)}")
+    go = results[0]
+    if go.dtype != np.bool_ or go.shape:
+        raise TypeError(f"loop: @{body.name}'s first result is {go.type_str}, not bool[]")
+    for result, operand in zip(results[1:], carried, strict=True):
+        if not same_type(result, operand):
+            raise TypeError(f"loop: @{body.name} returns {result.type_str} for a carried "
+                            f"{operand.type_str}")
+
+
+def check_if(cond: Value, args: Sequence[Value], then: Graph, orelse: Graph) -> None:
+    if cond.dtype != np.bool_ or cond.shape:
+        raise TypeError(f"if: condition {cond.type_str} is not bool[]")
+    for region in (then, orelse):
+        if len(region.inputs) != len(args) or not all(
+            same_type(p, a) for p, a in zip(region.inputs, args, strict=True)
+        ):
+            raise TypeError(f"if: @{region.name}'s params do not match the op's operands")
+    if len(then.outputs) != len(orelse.outputs) or not all(
+        same_type(a, b) for a, b in zip(then.outputs, orelse.outputs, strict=True)
+    ):
+        raise TypeError(f"if: @{then.name} and @{orelse.name} return different types")
+
+
+def region_funcs(graph: Graph) -> list[Graph]:
+    """The funcs `graph`'s region ops name, depth first in the order they are named, each
+    once: what follows the entry func in the module text."""
+    order: list[Graph] = []
+    seen: set[int] = set()
+    stack = list(reversed(_named(graph)))
+    while stack:
+        func = stack.pop()
+        if id(func) in seen:
+            continue
+        seen.add(id(func))
+        order.append(func)
+        stack.extend(reversed(_named(func)))
+    return order
+
+
+def _named(func: Graph) -> list[Graph]:
+    return [node.attrs[a] for node in func.nodes if node.op in REGION_OPS
+            for a in ("body", "then", "else") if a in node.attrs]
+
+
+def uses_v2(graph: Graph) -> bool:
+    return any(node.op in V2_OPS for node in graph.nodes)
