@@ -41,7 +41,6 @@ class Capture:
     dynamic: bool = False  # captured with symbolic sizes
     # The graph break the entry steps over in Python (None: the whole frame was captured).
     refusal: Unsupported | None = None
-    takes_function: bool = False  # the entry's first parameter is the frame's function
 
 
 def _disable_hook(token: int) -> int:
@@ -233,4 +232,4 @@ def convert(func: FunctionType, args: tuple[Any, ...], *, backend: Any = None,
     ember_logging.log("code", source)
     op_count = len(graph.nodes) if graph is not None else 0
     return Capture(guards, entry, graph, guard_lines, source, op_count, seconds,
-                   tracer.dynamic, refusal, codegen.takes_function)
+                   tracer.dynamic, refusal)

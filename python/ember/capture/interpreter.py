@@ -24,7 +24,7 @@ from ember.capture.bytecode import (
     decode,
 )
 from ember.capture.flow import FlowOpcodes
-from ember.capture.sources import BuiltinSource, Source, globals_item
+from ember.capture.sources import BuiltinSource, Source, globals_dict, globals_item
 from ember.capture.tracer import Tracer
 from ember.capture.variables.base import (
     NULL,
@@ -260,6 +260,8 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
         elif name in self.fn_globals:
             self.push(self.wrap(self.fn_globals[name], globals_item(self.globals_source, name)))
         elif name in self.tracer.root_builtins:
+            # A global of that name defined later would shadow the builtin.
+            self.tracer.guards.add(globals_dict(self.globals_source), ("DICT_LACKS", name))
             self.push(self.wrap(self.tracer.root_builtins[name], BuiltinSource(name)))
         else:
             raise graph_break("name", name=repr(name))

@@ -23,7 +23,7 @@ from ember import stats
 from ember.capture import bytecode
 from ember.capture.breaks import INPUT_DEPENDENT_KINDS
 from ember.capture.convert import convert
-from ember.capture.guards import find_failure, first_failure
+from ember.capture.guards import find_failure, first_failure, weaken
 from ember.config import config
 from ember.errors import GraphBreakError, Unsupported
 
@@ -189,13 +189,12 @@ def on_cache_miss(func: FunctionType, args: tuple[Any, ...]) -> Any:
         return _core.CACHE_ONLY if record.guard_trees else _core.SKIP
     if options.dynamic is None and record.dynamic:
         record.dynamic = capture.dynamic  # a failed symbolic attempt is not repeated
-    record.guard_trees.append(capture.guards)
+    record.guard_trees.append(weaken(capture.guards))
     if capture.refusal is not None:
         _report_break(capture.refusal, code, resumed=True)
     _notify("capture", capture)
-    if capture.takes_function:
-        return capture.guards, capture.entry, True
-    return capture.guards, capture.entry
+    # Entries take the frame's function first: they read its globals and closure from it.
+    return capture.guards, capture.entry, True
 
 
 def _report_break(exc: Unsupported, code: CodeType, *, resumed: bool) -> BreakEvent:

@@ -82,15 +82,14 @@ def _make_function(code: types.CodeType, fn_globals: dict[str, Any], defaults: t
 class Rebuilder:
     """Expressions for trackers, and the namespace and statements they need."""
 
-    def __init__(self, tracer: Tracer, params: list[str], takes_function: bool) -> None:
+    def __init__(self, tracer: Tracer, params: list[str]) -> None:
         self.tracer = tracer
         self.params = params
-        self.takes_function = takes_function
-        self.namespace: dict[str, Any] = {
-            "__ember_g": tracer.root_globals,
-            "__ember_b": tracer.root_builtins,
-            "__ember_asarray": np.asarray,
-        }
+        # Nothing that can reach the frame's function (its globals, the function itself) is
+        # stored here: the entry lives in the code's cache, which the garbage collector
+        # cannot see, so such a reference would keep function and code alive forever. The
+        # entry reads them from the frame's function, its first parameter.
+        self.namespace: dict[str, Any] = {"__ember_asarray": np.asarray}
         self.outputs: list[Value] = []
         self.prelude: list[str] = []
         self._embedded: dict[int, str] = {}
@@ -108,7 +107,6 @@ class Rebuilder:
         return self.params[index]
 
     def function_name(self) -> str:
-        assert self.takes_function, "a closure source without the frame's function"
         return FUNCTION
 
     def embed(self, obj: Any, hint: str) -> str:
@@ -232,7 +230,9 @@ class Rebuilder:
         cells = vt.closure_cells(None)
         closure = "(" + "".join(f"{self.expr(c)}, " for c in cells) + ")" if cells else "None"
         make = self.embed(_make_function, "make_function")
-        return (f"{make}({self.embed(vt.code, 'code')}, {self.embed(vt.fn_globals, 'globals')}, "
+        fn_globals = (self.globals_name() if vt.fn_globals is self.tracer.root_globals
+                      else self.embed(vt.fn_globals, "globals"))
+        return (f"{make}({self.embed(vt.code, 'code')}, {fn_globals}, "
                 f"({defaults}), {{{kwdefaults}}}, {closure})")
 
     def cell(self, vt: CellVariable) -> str:

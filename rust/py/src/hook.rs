@@ -354,14 +354,20 @@ fn call_entry(
     if unsafe { ffi::Py_EnterRecursiveCall(c" in an ember entry".as_ptr()) } != 0 {
         return Err(PyErr::fetch(py));
     }
-    let with_function: Vec<*mut PyObject>;
-    let slots = if entry.takes_function {
-        with_function = std::iter::once(func.cast())
+    // Most frames have a few arguments: prepend the function on the stack, not the heap.
+    let mut on_stack = [std::ptr::null_mut::<PyObject>(); 8];
+    let on_heap: Vec<*mut PyObject>;
+    let slots = if !entry.takes_function {
+        args
+    } else if args.len() < on_stack.len() {
+        on_stack[0] = func.cast();
+        on_stack[1..=args.len()].copy_from_slice(args);
+        &on_stack[..=args.len()]
+    } else {
+        on_heap = std::iter::once(func.cast())
             .chain(args.iter().copied())
             .collect();
-        &with_function[..]
-    } else {
-        args
+        &on_heap[..]
     };
     // SAFETY: the function and the slots are live borrowed references owned by the frame,
     // which outlives the call; vectorcall borrows its arguments and returns a new reference or
