@@ -57,7 +57,7 @@ def compile(fn: Callable | None = None, *, backend: Any = "cranelift", fullgraph
     core = _core()
     _install()
 
-    slot, enable = policy.active, core.enable
+    slot, enable, pause = policy.active, core.enable, gc_pause.state
     token = policy.token_for(opts)
     code = getattr(original, "__code__", None)
     if code is not None and resume_origin(code) is not None:
@@ -70,6 +70,8 @@ def compile(fn: Callable | None = None, *, backend: Any = "cranelift", fullgraph
         outer = slot.current
         slot.current = opts
         previous = enable(token)
+        if not pause.installed:  # taken out by `ember.reset`
+            gc_pause.install()
         try:
             return original(*args, **kwargs)
         finally:
@@ -118,10 +120,17 @@ def disable(fn: Callable) -> Callable:
 
 
 def reset() -> None:
-    """Drop every compiled entry, verdict and counter, as if the process had just started."""
+    """Drop every compiled entry, verdict and counter, as if the process had just started:
+    the eval-frame function and the garbage-collector callback are taken out again (a
+    compiled function puts them back when it is next called)."""
     core = _core()
     core.reset()
-    _install()
+    try:
+        core.uninstall()
+    except RuntimeError:
+        pass  # another eval-frame function was installed over ember's: it stays chained
+    gc_pause.uninstall()
+    core.set_callback(policy.on_cache_miss)
     policy.clear()
     _stats.clear()
     _hook_baseline.clear()

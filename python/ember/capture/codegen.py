@@ -152,7 +152,9 @@ class EntryCodegen(Rebuilder):
         source = "\n".join(lines) + "\n"
         code = compile(source, f"<ember entry {name}>", "exec")
         exec(code, self.namespace)  # noqa: S102 - our own generated source
-        entry = self.namespace["__ember_entry"]
+        # Taken out of its own globals: no cycle, so it dies as soon as its code's cache
+        # drops it, with its compiled graph and the outputs that graph keeps for reuse.
+        entry = self.namespace.pop("__ember_entry")
         entry.__qualname__ = entry.__name__ = f"__ember_entry_{name}"
         return entry, source
 

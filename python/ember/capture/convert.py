@@ -85,6 +85,8 @@ def capture_frame(func: FunctionType, args: tuple[Any, ...], *, dynamic: bool | 
         root = Interpreter(tracer, code, slots, cells, func.__globals__, None)
     else:
         target = origin.code
+        if target is None:  # the function it resumes is gone: run it as plain Python
+            raise graph_break("bytecode", opname=f"a resume of a freed {code.co_qualname}")
         root = Interpreter(tracer, target, {n: slots[n] for n in origin.live_locals}, cells,
                            func.__globals__, None)
         root.stack = [NULL if s in origin.null_slots else slots[stack_argname(target, s)]

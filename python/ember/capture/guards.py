@@ -115,7 +115,8 @@ def format_check(check: Check) -> str:
         text = f"ARRAY_MATCH {np.dtype(dtype)} {dims}"
         return text + (f" strides={strides}" if strides is not None else "")
     if kind == "ADDRESS_MATCH":
-        return f"{kind} {type(_unheld(check[1])).__name__}"
+        target = check[1]
+        return f"{kind} {target.type_name if isinstance(target, _Held) else type(target).__name__}"
     if kind == "MODULE_ATTR_IS":
         target = _unheld(check[2])
         shown = _label(target) if callable(target) else repr(target)
@@ -134,10 +135,11 @@ class _Held:
     """An object of a remembered guard tree: weakly where it can be (functions, classes,
     modules may reach the code the tree is about), by id alone for dicts (ADDRESS_MATCH)."""
 
-    __slots__ = ("address", "ref", "strong")
+    __slots__ = ("address", "ref", "strong", "type_name")
 
     def __init__(self, obj: Any, *, address_only: bool = False) -> None:
         self.address = id(obj)
+        self.type_name = type(obj).__name__
         self.ref = self.strong = None
         if address_only:
             return
@@ -274,6 +276,8 @@ class Failure:
     def __str__(self) -> str:
         if self.check is None:
             return f"{self.name} cannot be read"
+        if self.check[0] == "ADDRESS_MATCH":
+            return f"{self.name} failed ADDRESS_MATCH: another {type(self.value).__name__}"
         return f"{self.name} failed {format_check(self.check)}: got {_summary(self.value)}"
 
     def is_shape_change(self) -> bool:

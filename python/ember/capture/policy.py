@@ -68,7 +68,10 @@ INPUT_FAILURE_LIMIT = 4
 
 _local = threading.local()
 _lock = threading.Lock()
-_records: weakref.WeakKeyDictionary[CodeType, CodeRecord] = weakref.WeakKeyDictionary()
+# By code identity (equal code objects, e.g. one source exec'd twice, are distinct codes with
+# their own entries), dropped when the code dies; a record holds nothing that can reach its
+# code (guard trees are kept `weaken`ed).
+_records: dict[int, tuple[weakref.ref, CodeRecord]] = {}
 
 
 class OptionsSlot(threading.local):
@@ -125,14 +128,21 @@ def clear() -> None:
 def forget(code: CodeType) -> None:
     """Forget one code's record (its entries were cleared)."""
     with _lock:
-        _records.pop(code, None)
+        found = _records.get(id(code))
+        if found is not None and found[0]() is code:
+            del _records[id(code)]
 
 
 def record_for(code: CodeType) -> CodeRecord:
     with _lock:
-        record = _records.get(code)
-        if record is None:
-            record = _records[code] = CodeRecord()
+        key = id(code)
+        found = _records.get(key)
+        if found is not None and found[0]() is code:
+            return found[1]
+        record = CodeRecord()
+        # The callback runs as the code dies, before its id can be reused; it takes no lock
+        # (it may run inside this very function, at any allocation).
+        _records[key] = (weakref.ref(code, lambda _, key=key: _records.pop(key, None)), record)
         return record
 
 

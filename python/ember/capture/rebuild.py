@@ -134,6 +134,10 @@ class Rebuilder:
         if isinstance(vt, ArrayVariable):
             return self._array(vt)
         if isinstance(vt, ConstantVariable):
+            if vt.source is not None and not self.is_literal(vt.value):
+                # A class or other object read from the frame: reloaded (it is guarded by
+                # identity), not embedded, as it may reach the function being compiled.
+                return self.reload(vt.source)
             return self.constant(vt.value)
         if vt.source is not None and isinstance(vt, (
                 SequenceVariable, DictVariable, IteratorVariable, UserObjectVariable,
@@ -308,9 +312,12 @@ class Rebuilder:
             parts.append(f"{self.reload(graph_input.source)}.shape[{axis}]")
         return "(" + "".join(f"{p}, " for p in parts) + ")"
 
+    @staticmethod
+    def is_literal(value: Any) -> bool:
+        """Whether `constant` writes `value` as a literal rather than embedding it."""
+        return type(value) in _LITERAL_TYPES or (type(value) is float and math.isfinite(value))
+
     def constant(self, value: Any) -> str:
-        if type(value) in _LITERAL_TYPES:
-            return repr(value)
-        if type(value) is float and math.isfinite(value):
+        if self.is_literal(value):
             return repr(value)
         return self.embed(value, "constant")

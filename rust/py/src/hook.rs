@@ -129,6 +129,11 @@ fn install() {
     INSTALLED.store(true, Ordering::Relaxed);
 }
 
+/// Whether the eval-frame function is installed (by `enable`, until `uninstall`).
+pub fn installed() -> bool {
+    INSTALLED.load(Ordering::Relaxed)
+}
+
 /// Restores the eval-frame function found at installation.
 pub fn uninstall() -> PyResult<()> {
     if !INSTALLED.load(Ordering::Relaxed) {
@@ -233,7 +238,7 @@ unsafe fn intercept(
         let caller = cpython::calling_frame(tstate);
         !caller.is_null() && cache::get_or_create(py, (*caller).f_code)?.is_library()
     };
-    if cache.skips() || called_by_library {
+    if cache.skips(token) || called_by_library {
         bump(&STATS.frames_skipped, 1);
         return Ok(evaluate());
     }
@@ -269,7 +274,7 @@ unsafe fn intercept(
         return call_entry(py, &entry, func, args);
     }
     bump(&STATS.cache_misses, 1);
-    if cache.mode() == Mode::CacheOnly {
+    if cache.mode(token) == Mode::CacheOnly {
         return Ok(evaluate());
     }
     let Some(callback) = callback(py) else {
@@ -305,8 +310,8 @@ fn store_verdict(
     }
     if let Ok(word) = verdict.cast::<PyString>() {
         match word.to_str()? {
-            SKIP => cache.set_mode(Mode::Skip),
-            CACHE_ONLY => cache.set_mode(Mode::CacheOnly),
+            SKIP => cache.set_mode(token, Mode::Skip),
+            CACHE_ONLY => cache.set_mode(token, Mode::CacheOnly),
             other => {
                 return Err(PyTypeError::new_err(format!(
                     "the frame converter returned {other:?}; expected (guards, entry), SKIP, CACHE_ONLY or None"

@@ -11,6 +11,7 @@
 //! - `frame_api`: the Python functions of the hook and guard half.
 //! - `graph`, `compiled`, `runtime`: IR round trip, pass stages, `CompiledGraph` over
 //!   `ember_codegen` with NumPy inputs and outputs.
+//! - `recycle`: the process-wide, budgeted pool of output arrays kept for reuse.
 //! - `errors`: the one place where Rust errors and panics become Python exceptions.
 #![deny(missing_docs)]
 
@@ -22,6 +23,7 @@ mod frame_api;
 mod graph;
 mod guards;
 mod hook;
+mod recycle;
 mod runtime;
 mod skip;
 
