@@ -18,11 +18,15 @@ from conftest import assert_same
 
 
 def compiled_once(fn, *args, backend="cranelift"):
-    """`ember.compile(fn)` and its first result, checked to come from a compiled graph."""
+    """`ember.compile(fn)` and its first result, checked to come from a compiled graph, then
+    called once more (a cache hit)."""
     fast = ember.compile(fn, backend=backend)
-    before = ember.stats()["compiles"]
+    before = ember.stats()
     out = fast(*args)
-    assert ember.stats()["compiles"] > before, "the first call compiled nothing"
+    fast(*args)  # a cache hit: the guards pass once, and remember the dicts' versions
+    after = ember.stats()
+    assert after["compiles"] > before["compiles"], "the first call compiled nothing"
+    assert after["cache_hits"] > before["cache_hits"], "the second call was no cache hit"
     return fast, out
 
 
