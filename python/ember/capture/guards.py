@@ -174,7 +174,7 @@ def _weaken_check(check: Check) -> Check:
     if check[0] == "ADDRESS_MATCH":
         return (check[0], _Held(check[1], address_only=True))
     at = _HELD_AT.get(check[0])
-    if at is None or not isinstance(check[at], (FunctionType, ModuleType, type)):
+    if at is None:
         return check
     return (*check[:at], _Held(check[at]), *check[at + 1:])
 
