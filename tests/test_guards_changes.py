@@ -141,6 +141,27 @@ def test_range_shadowed_in_a_real_module(tmp_path, monkeypatch):
     sys.modules.pop("ember_shadow_mod", None)
 
 
+def test_builtin_shadowed_in_the_module_of_an_inlined_helper(tmp_path, monkeypatch):
+    (tmp_path / "ember_inlined_helpers.py").write_text(
+        "import numpy as np\n"
+        "def count_scale(v):\n    return v * len(v) + np.sqrt(v)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import ember_inlined_helpers as helpers
+
+    def f(x):
+        return helpers.count_scale(x) + 1
+
+    x = np.arange(3.0)
+    fast, out = compiled_once(f, x)
+    assert_same(out, f(x))
+    monkeypatch.setattr(helpers, "len", lambda v: 10, raising=False)
+    assert_same(fast(x), f(x))
+    monkeypatch.setattr(helpers.np, "sqrt", np.negative)  # numpy itself, seen from there
+    assert_same(fast(x), f(x))
+    sys.modules.pop("ember_inlined_helpers", None)
+
+
 # ---- one code object, several globals dicts -----------------------------------------------------
 
 SHARED = compile(
