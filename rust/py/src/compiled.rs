@@ -68,10 +68,10 @@ impl CompiledGraph {
         let mut outputs = Vec::new();
         let mut raw_outputs: Vec<RawArray> = Vec::new();
         // Taken out of the pool under the GIL: a concurrent call cannot get the same array.
-        let previous = recycle::take(self.pool_id, self.graph.output_types().len());
-        let mut previous = previous.into_iter();
-        for ty in self.graph.output_types() {
-            let slot = previous.next().flatten();
+        let mut recycled = recycle::take(self.pool_id);
+        recycled.resize_with(self.graph.output_types().len(), || None);
+        for (i, ty) in self.graph.output_types().iter().enumerate() {
+            let slot = recycled[i].take();
             let (array, raw) = match runtime::reuse(py, slot, ty, &bindings)? {
                 Some(found) => found,
                 None => runtime::allocate(py, ty, &bindings)?,
@@ -101,11 +101,10 @@ impl CompiledGraph {
             graph.run(&views.inputs, &views.outputs)
         })?;
         drop(owners);
-        recycle::put(
-            py,
-            self.pool_id,
-            outputs.iter().map(|a| Some(a.clone().unbind())).collect(),
-        );
+        for (slot, array) in recycled.iter_mut().zip(&outputs) {
+            *slot = Some(array.clone().unbind());
+        }
+        recycle::put(py, self.pool_id, recycled);
         PyTuple::new(py, outputs)
     }
 

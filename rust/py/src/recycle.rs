@@ -54,15 +54,16 @@ impl Pool {
         Some(held.outputs)
     }
 
-    /// Evicts least recently used outputs until `room` more bytes fit in the budget.
-    fn make_room(&mut self, room: usize, evicted: &mut Vec<Outputs>) {
+    /// Evicts least recently used outputs (other than `keep`'s) until `room` more bytes fit.
+    fn make_room(&mut self, room: usize, keep: u64, evicted: &mut Vec<Outputs>) {
         while self.total + room > self.budget {
-            let Some(oldest) = self
+            let oldest = self
                 .held
                 .iter()
+                .filter(|(k, h)| **k != keep && h.bytes > 0)
                 .min_by_key(|(_, h)| h.last_use)
-                .map(|(k, _)| *k)
-            else {
+                .map(|(k, _)| *k);
+            let Some(oldest) = oldest else {
                 return;
             };
             evicted.extend(self.remove(oldest));
@@ -70,15 +71,22 @@ impl Pool {
     }
 }
 
-/// Takes graph `id`'s outputs out of the pool for a call (empty slots when none are held).
-pub fn take(id: u64, slots: usize) -> Outputs {
-    let taken = pool().remove(id);
-    taken.unwrap_or_else(|| (0..slots).map(|_| None).collect())
+/// Takes graph `id`'s outputs out of the pool for a call. The graph's slot stays (empty, not
+/// counted) and the vector comes back with `put`, so a call allocates nothing here.
+pub fn take(id: u64) -> Outputs {
+    let mut pool = pool();
+    let Some(held) = pool.held.get_mut(&id) else {
+        return Vec::new();
+    };
+    let (outputs, bytes) = (std::mem::take(&mut held.outputs), held.bytes);
+    held.bytes = 0;
+    pool.total -= bytes;
+    outputs
 }
 
 /// Keeps graph `id`'s outputs for its next call, if they fit in the budget. Python objects
 /// leave the pool (and may be freed) only after the lock is released.
-pub fn put(py: Python<'_>, id: u64, outputs: Outputs) {
+pub fn put(py: Python<'_>, id: u64, mut outputs: Outputs) {
     let bytes = outputs
         .iter()
         .flatten()
@@ -90,22 +98,24 @@ pub fn put(py: Python<'_>, id: u64, outputs: Outputs) {
     let mut dropped = Vec::new();
     {
         let mut pool = pool();
-        dropped.extend(pool.remove(id));
-        if bytes > pool.budget {
-            dropped.push(outputs);
+        let stored = if bytes > pool.budget {
+            dropped.push(std::mem::take(&mut outputs));
+            0
         } else {
-            pool.make_room(bytes, &mut dropped);
-            pool.clock += 1;
-            let last_use = pool.clock;
-            pool.total += bytes;
-            pool.held.insert(
-                id,
-                Held {
-                    outputs,
-                    bytes,
-                    last_use,
-                },
-            );
+            pool.make_room(bytes, id, &mut dropped);
+            bytes
+        };
+        pool.clock += 1;
+        let last_use = pool.clock;
+        pool.total += stored;
+        let held = Held {
+            outputs,
+            bytes: stored,
+            last_use,
+        };
+        if let Some(previous) = pool.held.insert(id, held) {
+            pool.total -= previous.bytes;
+            dropped.push(previous.outputs);
         }
     }
     drop(dropped);
@@ -123,7 +133,7 @@ pub fn set_budget(bytes: usize) {
     {
         let mut pool = pool();
         pool.budget = bytes;
-        pool.make_room(0, &mut evicted);
+        pool.make_room(0, 0, &mut evicted);
     }
     drop(evicted);
 }
