@@ -220,6 +220,26 @@ def test_exec_of_the_same_source_twice_keeps_each_namespace():
     assert_same(fa(np.zeros(2)), np.ones(2))
 
 
+def test_equal_code_objects_are_distinct_functions(recwarn):
+    """One source exec'd in many namespaces makes code objects that compare equal: each is
+    its own function, compiled once, and none counts toward another's recompile limit."""
+    from ember import _core
+
+    functions = []
+    for i in range(12):
+        namespace = {"OFFSET": float(i)}
+        exec(compile("def f(x):\n    return x + OFFSET\n", f"<copy {i}>", "exec"),  # noqa: S102
+             namespace)
+        functions.append(namespace["f"])
+    assert functions[0].__code__ == functions[1].__code__
+    for i, fn in enumerate(functions):
+        assert_same(ember.compile(fn)(np.zeros(2)), np.full(2, float(i)))
+        assert _core.cache_size(fn.__code__) == 1
+    stats = ember.stats()
+    assert stats["recompiles"] == 0 and stats["recompile_limit_hits"] == 0
+    assert not [w for w in recwarn if "recompile_limit" in str(w.message)]
+
+
 # ---- attributes of modules -----------------------------------------------------------------------
 
 def uses_math_and_numpy(x):
