@@ -189,7 +189,7 @@ def test_ember_logs_channels():
     assert "[ember.graph]" in err and "ember-ir 1" in err
     assert "[ember.guards]" in err and "L['x']: ARRAY_MATCH float64 (2,)" in err
     assert "[ember.recompiles] f: L['x'] failed ARRAY_MATCH" in err
-    assert "[ember.code] def __ember_entry(x):" in err
+    assert "[ember.code] def __ember_entry(__ember_func, x):" in err
     quiet = _run(code)
     assert "[ember." not in quiet.stderr
 

@@ -58,7 +58,7 @@ def test_construct_captures_and_matches_numpy(name):
     fn = CAPTURED[name]
     x = np.random.default_rng(1).random((4, 3))
     cap = convert(fn, (x,))
-    assert_same(cap.entry(x), fn(x), rtol=1e-6)
+    assert_same(cap.entry(fn, x), fn(x), rtol=1e-6)
 
 
 async def _coroutine(x):
@@ -96,6 +96,6 @@ def test_sequence_concatenation_and_repetition():
         return len(a), t, len(u), (x,) * 2
 
     x = np.ones(2)
-    assert_same(convert(f, (x,)).entry(x), f(x))
+    assert_same(convert(f, (x,)).entry(f, x), f(x))
     with pytest.raises(Unsupported, match="concatenate"):
         convert(lambda x: [x] + (x,), (x,))

@@ -52,7 +52,7 @@ def test_global_array_and_scalar_guards():
     cap, _ = both(uses_global, (x,), (np.ones((4, 4)),))
     assert "G['W']: ARRAY_MATCH float64 (3, 2)" in cap.guard_lines
     assert "G['SCALE']: EQUALS_MATCH 2.0" in cap.guard_lines
-    np.testing.assert_array_equal(cap.entry(x), x @ W * 2.0)
+    np.testing.assert_array_equal(cap.entry(uses_global, x), x @ W * 2.0)
     SCALE = 3.0
     try:
         assert not _core.check_guards(cap.guards, uses_global, (x,))
@@ -82,7 +82,6 @@ def test_closure_arrays_are_reloaded_through_the_frames_function():
     inner = make_closure(a)
     x = np.zeros(3)
     cap = convert(inner, (x,))
-    assert cap.takes_function
     assert "C['a']: ARRAY_MATCH float64 (3,)" in cap.guard_lines
     assert not any("ID_MATCH" in line for line in cap.guard_lines if line.startswith("C["))
     assert _core.check_guards(cap.guards, inner, (x,))
@@ -102,7 +101,7 @@ def test_strides_are_free_by_default():
     cap = convert(f, (base[:, :3],))
     assert _core.check_guards(cap.guards, f, (np.ones((4, 3)),))
     assert _core.check_guards(cap.guards, f, (base[:, ::2],))
-    np.testing.assert_array_equal(cap.entry(base[:, ::2]), base[:, ::2] * 2)
+    np.testing.assert_array_equal(cap.entry(f, base[:, ::2]), base[:, ::2] * 2)
 
 
 def test_array_subclasses_and_wrong_types_fail():
@@ -166,7 +165,6 @@ def test_globals_of_an_inlined_function_from_another_module(tmp_path, monkeypatc
     cap = convert(f, (x,))
     assert "C['helpers'].shift.__globals__['BIAS']: ARRAY_MATCH float64 (3,)" in cap.guard_lines
     assert "C['helpers'].shift.__globals__['K']: EQUALS_MATCH 4.0" in cap.guard_lines
-    assert cap.takes_function  # `helpers` is a closure cell of f
     np.testing.assert_array_equal(cap.entry(f, x), np.full(3, 5.0))
     assert _core.check_guards(cap.guards, f, (x,))
     helpers.K = 5.0
@@ -188,11 +186,11 @@ def uses_params(p, x):
 def test_namedtuples_are_guarded_by_type_and_items():
     p, x = Params(np.ones((3, 2))), np.ones((4, 3))
     cap, reason = both(uses_params, (p, x), (Params(np.ones((3, 2)), 3.0), x))
-    assert cap.guard_lines[:3] == ["L['p']: TYPE_MATCH Params",
+    assert cap.guard_lines[2:5] == ["L['p']: TYPE_MATCH Params",
                                    "L['p'][0]: ARRAY_MATCH float64 (3, 2)",
                                    "L['p'][1]: EQUALS_MATCH 2.0"]
     assert reason == "L['p'][1] failed EQUALS_MATCH 2.0: got 3.0"
-    out, same = cap.entry(p, x)
+    out, same = cap.entry(uses_params, p, x)
     assert same is p
     np.testing.assert_array_equal(out, x @ p.w * 2.0)
     assert not _core.check_guards(cap.guards, uses_params, ((np.ones((3, 2)), 2.0), x))

@@ -13,23 +13,42 @@ import ember
 import numpy as np
 import pytest
 from conftest import assert_same
+from ember import _core
 
 BACKENDS = ["eager", "cranelift"]
 
 
 def run_like_numpy(fn, backend, *args, rtol=1e-6, atol=1e-12, calls=2, **kwargs):
     """Call `fn` plainly and compiled (twice: capture, then the cached entry) on copies of
-    the arguments; everything observable must agree."""
-    for _ in range(calls):
+    the arguments; everything observable must agree, and the compiled calls must really
+    have run compiled code (an entry stored for `fn`, cache hits after the first call, no
+    entry falling back to plain Python)."""
+    for call in range(calls):
         want_args = copy.deepcopy(args)
         with redirect_stdout(io.StringIO()) as want_out:
             want = fn(*want_args, **kwargs)
         got_args = copy.deepcopy(args)
+        before = ember.stats()
         with redirect_stdout(io.StringIO()) as got_out:
             got = ember.compile(fn, backend=backend)(*got_args, **kwargs)
+        after = ember.stats()
         assert_same(got, want, rtol=rtol, atol=atol)
         assert_same(got_args, want_args, rtol=rtol, atol=atol, path="arguments")
         assert got_out.getvalue() == want_out.getvalue()
+        assert_compiled(fn, before, after, first=call == 0)
+
+
+def assert_compiled(fn, before, after, *, first):
+    """`fn`'s call between the `ember.stats()` snapshots `before` and `after` ran compiled."""
+    assert _core.cache_size(fn.__code__) > 0, f"{fn.__name__} ran as plain Python"
+    assert after["entry_fallbacks"] == before["entry_fallbacks"], (
+        f"{fn.__name__}: a compiled entry fell back to plain Python")
+    if first:
+        # Not necessarily a graph: a function returning a view of its argument, or computing
+        # on Python floats, has an entry and no graph.
+        assert after["captures"] > before["captures"], f"{fn.__name__}: nothing captured"
+    else:
+        assert after["cache_hits"] > before["cache_hits"], f"{fn.__name__}: no cache hit"
 
 
 RNG = np.random.default_rng(0)

@@ -38,6 +38,9 @@ def enable(token: int | bool) -> int:
 def uninstall() -> None:
     """Restore the previous eval-frame function."""
 
+def hook_installed() -> bool:
+    """Whether ember's eval-frame function is installed (`enable` installs it)."""
+
 def mark_skip(code: CodeType) -> None:
     """Never hand frames of `code` to the callback (kept across `reset`)."""
 
@@ -64,11 +67,21 @@ def skip_files() -> dict[str, list[str]]:
 # A guard tree is a list of nodes; a node is `(accessor, checks, children)`.
 # Root accessors read the frame:          ("local", i)  ("global", name)  ("builtin", name)
 #                                         ("closure", i)   -- cell contents of func.__closure__[i]
+#                                         ("globals_dict", None)  ("builtins_dict", None)
+#                                                          -- the frame's globals/builtins dicts
 # Child accessors read the parent value:  ("attr", name)  ("item", index_or_key)
 # A value that cannot be read (missing global, attribute error, index out of range) fails.
 # Checks on the node's value:
 #   ("TYPE_MATCH", type)          exact type (type(v) is t)
-#   ("ID_MATCH", obj)             v is obj
+#   ("ID_MATCH", obj)             v is obj (functions, modules, Python classes and their
+#                                 instances are held weakly: a dead one matches nothing; the
+#                                 same for TYPE_MATCH's type)
+#   ("ADDRESS_MATCH", obj)        id(v) == id(obj); obj is not kept alive (globals/builtins
+#                                 dicts, which hold the function whose code holds the guard)
+#   ("DICT_LACKS", name)          v is a dict and name not in v
+#   ("MODULE_ATTR_IS", name, obj) v is a module and v.__dict__[name] is obj
+#   (DICT_LACKS and MODULE_ATTR_IS pass at once while the dict's version tag is the one they
+#   last passed with)
 #   ("EQUALS_MATCH", value)       exact type and equal (None, bool, int, float, str, tuples of those;
 #                                 element types exact too; floats by bit pattern: nan matches nan,
 #                                 -0.0 does not match 0.0)
@@ -100,6 +113,13 @@ class CompiledGraph:
         """Run with the GIL released on arrays of the parameter types (any strides; a Python
         scalar of the matching kind where a parameter is weak); returns new C-contiguous arrays.
         Wrong count or type/dtype: TypeError; wrong shape or unaligned data: ValueError."""
+
+def set_recycle_budget(bytes: int) -> None:
+    """Bytes of output arrays that compiled graphs keep for reuse, all graphs together (least
+    recently used evicted first; 0 keeps none). `ember.config.recycle_bytes` sets it."""
+
+def recycle_usage() -> tuple[int, int]:
+    """(budget, bytes held now) of the recycled outputs."""
 
 def compile_ir(text: str, num_threads: int = 0) -> CompiledGraph:
     """Parse, verify, optimise and compile. IRError for bad IR, NotImplementedError for an op

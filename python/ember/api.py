@@ -97,6 +97,8 @@ class CompiledFunction:
         slot.current = self._opts
         enable = self._enable
         previous = enable(self._token)
+        if not gc_pause.state.installed:  # taken out by `ember.reset`
+            gc_pause.install()
         try:
             return self.__ember_original__(*args, **kwargs)
         finally:
@@ -224,10 +226,17 @@ def disable(fn: Callable) -> Callable:
 
 
 def reset() -> None:
-    """Drop every compiled entry, verdict and counter, as if the process had just started."""
+    """Drop every compiled entry, verdict and counter, as if the process had just started:
+    the eval-frame function and the garbage-collector callback are taken out again (a
+    compiled function puts them back when it is next called)."""
     core = _core()
     core.reset()
-    _install()
+    try:
+        core.uninstall()
+    except RuntimeError:
+        pass  # another eval-frame function was installed over ember's: it stays chained
+    gc_pause.uninstall()
+    core.set_callback(policy.on_cache_miss)
     policy.clear()
     _arrived.clear()
     _stats.clear()

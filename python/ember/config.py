@@ -8,6 +8,8 @@
 - `EMBER_NUM_THREADS`      threads for compiled kernels (0: one per core)
 - `EMBER_CACHE_DIR`        on-disk cache (default `$XDG_CACHE_HOME/ember` or `~/.cache/ember`)
 - `EMBER_LOGS`             comma-separated log channels (see `ember.logging`)
+- `EMBER_RECYCLE_BYTES`    bytes of output arrays compiled graphs keep for reuse, all graphs
+                           together, least recently used evicted first (256 MiB; 0: none)
 """
 
 from __future__ import annotations
@@ -72,5 +74,22 @@ class Config:
     cheap_loop_trips: int = 16
     cheap_trip_ops: int = 32
 
+    # Held by the native pool of recycled outputs (one budget for the whole process), so that
+    # a change takes effect at once: a property, not a field.
+    @property
+    def recycle_bytes(self) -> int:
+        from ember import _core
+
+        return _core.recycle_usage()[0]
+
+    @recycle_bytes.setter
+    def recycle_bytes(self, value: int) -> None:
+        from ember import _core
+
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"recycle_bytes must be an int >= 0, got {value!r}")
+        _core.set_recycle_budget(value)
+
 
 config = Config()
+config.recycle_bytes = _env_int("EMBER_RECYCLE_BYTES", 256 << 20)

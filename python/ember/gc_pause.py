@@ -45,15 +45,32 @@ def _restore(phase: str, info: dict[str, Any]) -> None:
         _enable(previous)
 
 
+class _State:
+    # Whether `_on_collect` was put in `gc.callbacks` (and not removed by `uninstall` since):
+    # compiled functions check it on each call, as `ember.reset` takes it out.
+    installed = False
+
+
+state = _State()
+
+
 def install() -> None:
     """Put the pause first in `gc.callbacks` (again, if something was inserted before it)."""
     global _enable
     from ember import _core
 
     _enable = _core.enable
+    state.installed = True
     callbacks = gc.callbacks
     if callbacks and callbacks[0] is _on_collect:
         return
     while _on_collect in callbacks:
         callbacks.remove(_on_collect)
     callbacks.insert(0, _on_collect)
+
+
+def uninstall() -> None:
+    """Take the pause out of `gc.callbacks` (part of `ember.reset`)."""
+    state.installed = False
+    while _on_collect in gc.callbacks:
+        gc.callbacks.remove(_on_collect)

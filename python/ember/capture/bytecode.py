@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import dis
 import sys
-import weakref
 from dataclasses import dataclass
 from types import CodeType
+
+from ember.capture.code_map import CodeMap
 
 PYTHON_VERSION = (3, 11)
 
@@ -106,9 +107,7 @@ _JUMP_OPCODES = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
 
 
 # code -> decoded instructions (immutable, so shared by every capture); `clear_cache` empties it.
-_decoded: weakref.WeakKeyDictionary[CodeType, tuple[Instruction, ...]] = (
-    weakref.WeakKeyDictionary()
-)
+_decoded: CodeMap[tuple[Instruction, ...]] = CodeMap()
 
 
 def clear_cache() -> None:

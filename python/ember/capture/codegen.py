@@ -13,6 +13,7 @@ exception from their own line.
 from __future__ import annotations
 
 import keyword
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import CodeType, FunctionType
@@ -47,7 +48,7 @@ class EntryCodegen(Rebuilder):
     def __init__(self, tracer: Tracer) -> None:
         code = tracer.code
         params = [_param_name(name, i) for i, name in enumerate(argument_names(code))]
-        super().__init__(tracer, params, takes_function=bool(code.co_freevars))
+        super().__init__(tracer, params)
         # (graph input position, output index) per argument array updated in place.
         self.writebacks = [
             (next(k for k, i in enumerate(tracer.inputs) if i.source == vt.source),
@@ -111,11 +112,9 @@ class EntryCodegen(Rebuilder):
         """The entry: run the graph, rebuild what the frame returns (or, at a graph break, its
         live state), replay side effects, then return (or call the step). If the graph or a
         rebuild raises, the frame runs as plain Python instead, for Python's own error."""
-        params = ", ".join(self.params)
-        signature = f"{FUNCTION}, {params}" if self.takes_function else params
+        signature = ", ".join([FUNCTION, *self.params])
         self.namespace["__ember_fallback"] = fallback
-        fallback_call = (f"__ember_fallback({FUNCTION}, {params})" if self.takes_function
-                         else f"__ember_fallback(None, {params})")
+        fallback_call = f"__ember_fallback({signature})"
         body: list[str] = []  # may raise: inside the try
         alias_check = self.alias_check()
         if alias_check:
@@ -141,6 +140,7 @@ class EntryCodegen(Rebuilder):
         effects = [f"__ember_copyto(__ember_in[{k}], __ember_out[{o}])"
                    for k, o in self.writebacks] + self.attribute_lines
         lines = [f"def __ember_entry({signature}):"]
+        lines += self._namespace_lines(effects + body + tail)
         if compiled is None and not isinstance(result, StepTail) and not self.prelude:
             lines += [f"    {line}" for line in effects + [f"return {result}"]]
         else:
@@ -152,9 +152,20 @@ class EntryCodegen(Rebuilder):
         source = "\n".join(lines) + "\n"
         code = compile(source, f"<ember entry {name}>", "exec")
         exec(code, self.namespace)  # noqa: S102 - our own generated source
-        entry = self.namespace["__ember_entry"]
+        # Taken out of its own globals: no cycle, so it dies as soon as its code's cache
+        # drops it, with its compiled graph and the outputs that graph keeps for reuse.
+        entry = self.namespace.pop("__ember_entry")
         entry.__qualname__ = entry.__name__ = f"__ember_entry_{name}"
         return entry, source
+
+    @staticmethod
+    def _namespace_lines(lines: list[str]) -> list[str]:
+        """The frame's globals and builtins, read from its function where the entry uses
+        them (one attribute load each)."""
+        text = "\n".join(lines)
+        return [f"    {name} = {FUNCTION}.{attr}"
+                for name, attr in (("__ember_g", "__globals__"), ("__ember_b", "__builtins__"))
+                if re.search(rf"\b{name}\b", text)]
 
     def prelude_into(self, body: list[str]) -> list[str]:
         """`body` with the prelude's statements after the graph call (they read its outputs)."""
@@ -163,16 +174,15 @@ class EntryCodegen(Rebuilder):
 
     def _step_lines(self, tail: StepTail, body: list[str]) -> list[str]:
         body.append("__ember_args = (" + "".join(f"{a}, " for a in tail.args) + ")")
-        if tail.closure is None:
-            fn = self.embed(FunctionType(tail.step, self.tracer.root_globals, tail.step.co_name),
-                            "step")
-            call = f"{fn}(*__ember_args)"
-        else:
+        closure = "None"
+        if tail.closure is not None:
             body.append(f"__ember_closure = {tail.closure}")
-            step = self.embed(tail.step, "step code")
-            make = self.embed(FunctionType, "FunctionType")
-            call = (f"{make}({step}, __ember_g, {tail.step.co_name!r}, None, __ember_closure)"
-                    "(*__ember_args)")
+            closure = "__ember_closure"
+        # Made per call, in the frame's own globals (an entry keeps no reference to them).
+        step = self.embed(tail.step, "step code")
+        make = self.embed(FunctionType, "FunctionType")
+        call = (f"{make}({step}, __ember_g, {tail.step.co_name!r}, None, {closure})"
+                "(*__ember_args)")
         if tail.trampoline:
             return [f"return {self.embed(trampoline, 'trampoline')}({call}, __ember_g)"]
         return [f"return {call}"]
@@ -204,8 +214,8 @@ def _param_name(name: str, index: int) -> str:
 
 
 def make_fallback(func: FunctionType, disable: Callable[[int], int]) -> Callable:
-    """`fallback(fn, *slots)`: call the frame's function (`fn`, or `func` when the entry is not
-    handed it) from the frame's argument slots with the frame hook off on this thread."""
+    """`fallback(fn, *slots)`: call the frame's function `fn` (of `func`'s code, which it
+    does not keep) from the frame's argument slots with the frame hook off on this thread."""
     code: CodeType = func.__code__
     nargs, nkw = code.co_argcount, code.co_kwonlyargcount
     kwnames = code.co_varnames[nargs : nargs + nkw]
@@ -224,7 +234,7 @@ def make_fallback(func: FunctionType, disable: Callable[[int], int]) -> Callable
             kwargs.update(slots[at])
         previous = disable(False)
         try:
-            return (fn or func)(*positional, **kwargs)
+            return fn(*positional, **kwargs)
         finally:
             disable(previous)
 

@@ -42,7 +42,6 @@ class Capture:
     dynamic: bool = False  # captured with symbolic sizes
     # The graph break the entry steps over in Python (None: the whole frame was captured).
     refusal: Unsupported | None = None
-    takes_function: bool = False  # the entry's first parameter is the frame's function
 
 
 def _disable_hook(token: int) -> int:
@@ -112,6 +111,8 @@ def _capture_once(func: FunctionType, args: tuple[Any, ...], dynamic: bool | Non
         root = Interpreter(tracer, code, slots, cells, func.__globals__, None)
     else:
         target = origin.code
+        if target is None:  # the function it resumes is gone: run it as plain Python
+            raise graph_break("bytecode", opname=f"a resume of a freed {code.co_qualname}")
         root = Interpreter(tracer, target, {n: slots[n] for n in origin.live_locals}, cells,
                            func.__globals__, None)
         root.stack = [NULL if s in origin.null_slots else slots[stack_argname(target, s)]
@@ -263,4 +264,4 @@ def convert(func: FunctionType, args: tuple[Any, ...], *, backend: Any = None,
     ember_logging.log("code", source)
     op_count = len(graph.nodes) if graph is not None else 0
     return Capture(guards, entry, graph, guard_lines, source, op_count, seconds,
-                   tracer.dynamic, refusal, codegen.takes_function)
+                   tracer.dynamic, refusal)

@@ -5,14 +5,20 @@ Checks are recorded per source while capture reads values (see builder.py): arra
 ARRAY_MATCH (dtype and shape; strides are left free because compiled graphs take any
 strides), Python scalars by EQUALS_MATCH (they are specialised as constants), containers by
 TYPE_MATCH + LEN_MATCH (dicts by DICT_KEYS_MATCH), modules and functions by ID_MATCH, objects
-by TYPE_MATCH with their attributes as children. This module also evaluates a tree in Python
-to say *which* check failed, for recompile reasons and `explain`.
+by TYPE_MATCH with their attributes as children. The globals and builtins dicts are checked
+by identity (ADDRESS_MATCH), names resolved in builtins by their absence from the globals
+(DICT_LACKS), methods by the absence of their name from the instance `__dict__`, and
+attributes of NumPy and `math` by MODULE_ATTR_IS. This module also evaluates a tree in Python
+to say *which* check failed, for recompile reasons and `explain`, on a copy that holds
+functions, classes and modules weakly (`weaken`), so that what ember remembers about a code
+never keeps the code's own function alive.
 """
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
-from types import FunctionType
+from types import FunctionType, ModuleType
 from typing import Any
 
 import numpy as np
@@ -108,11 +114,75 @@ def format_check(check: Check) -> str:
         dims = tuple("*" if d is None else d for d in shape)
         text = f"ARRAY_MATCH {np.dtype(dtype)} {dims}"
         return text + (f" strides={strides}" if strides is not None else "")
-    if kind in ("TYPE_MATCH", "ID_MATCH"):
+    if kind == "ADDRESS_MATCH":
         target = check[1]
-        label = getattr(target, "__qualname__", None) or getattr(target, "__name__", None)
-        return f"{kind} {label or type(target).__name__}"
+        return f"{kind} {target.type_name if isinstance(target, _Held) else type(target).__name__}"
+    if kind == "MODULE_ATTR_IS":
+        target = _unheld(check[2])
+        shown = _label(target) if callable(target) else repr(target)
+        return f"{kind} {check[1]} is {shown}"
+    if kind in ("TYPE_MATCH", "ID_MATCH"):
+        return f"{kind} {_label(_unheld(check[1]))}"
     return f"{kind} {check[1]!r}"
+
+
+def _label(target: Any) -> str:
+    label = getattr(target, "__qualname__", None) or getattr(target, "__name__", None)
+    return label if isinstance(label, str) else type(target).__name__
+
+
+class _Held:
+    """An object of a remembered guard tree: weakly where it can be (functions, classes,
+    modules may reach the code the tree is about), by id alone for dicts (ADDRESS_MATCH)."""
+
+    __slots__ = ("address", "ref", "strong", "type_name")
+
+    def __init__(self, obj: Any, *, address_only: bool = False) -> None:
+        self.address = id(obj)
+        self.type_name = type(obj).__name__
+        self.ref = self.strong = None
+        if address_only:
+            return
+        try:
+            self.ref = weakref.ref(obj)
+        except TypeError:
+            self.strong = obj
+
+    def get(self) -> Any:
+        if self.ref is not None:
+            return self.ref()
+        return self.strong
+
+    def is_(self, value: Any) -> bool:
+        if id(value) != self.address:
+            return False
+        return self.ref is None or self.ref() is value
+
+
+def _unheld(obj: Any) -> Any:
+    return obj.get() if isinstance(obj, _Held) else obj
+
+
+def _is(value: Any, target: Any) -> bool:
+    return target.is_(value) if isinstance(target, _Held) else value is target
+
+
+_HELD_AT = {"TYPE_MATCH": 1, "ID_MATCH": 1, "MODULE_ATTR_IS": 2}
+
+
+def _weaken_check(check: Check) -> Check:
+    if check[0] == "ADDRESS_MATCH":
+        return (check[0], _Held(check[1], address_only=True))
+    at = _HELD_AT.get(check[0])
+    if at is None:
+        return check
+    return (*check[:at], _Held(check[at]), *check[at + 1:])
+
+
+def weaken(tree: list) -> list:
+    """A copy of a wire-format tree for remembering: see `_Held`."""
+    return [(accessor, [_weaken_check(c) for c in checks], weaken(children))
+            for accessor, checks, children in tree]
 
 
 def _describe(node: _Node, lines: list[str]) -> None:
@@ -139,6 +209,10 @@ def _read_root(accessor: Accessor, func: FunctionType, args: tuple) -> Any:
             return (b if isinstance(b, dict) else vars(b))[arg]
         if kind == "closure":
             return func.__closure__[arg].cell_contents
+        if kind == "globals_dict":
+            return func.__globals__
+        if kind == "builtins_dict":
+            return func.__builtins__
     except (IndexError, KeyError, ValueError, TypeError):
         return _MISSING
     raise ValueError(f"unknown root accessor {kind!r}")
@@ -165,9 +239,14 @@ def _equals_exact(value: Any, expected: Any) -> bool:
 def check_passes(check: Check, value: Any) -> bool:
     kind = check[0]
     if kind == "TYPE_MATCH":
-        return type(value) is check[1]
-    if kind == "ID_MATCH":
-        return value is check[1]
+        return _is(type(value), check[1])
+    if kind in ("ID_MATCH", "ADDRESS_MATCH"):
+        return _is(value, check[1])
+    if kind == "DICT_LACKS":
+        return type(value) is dict and check[1] not in value
+    if kind == "MODULE_ATTR_IS":
+        return (isinstance(value, ModuleType)
+                and _is(value.__dict__.get(check[1], _MISSING), check[2]))
     if kind == "EQUALS_MATCH":
         return _equals_exact(value, check[1])
     if kind == "LEN_MATCH":
@@ -197,6 +276,8 @@ class Failure:
     def __str__(self) -> str:
         if self.check is None:
             return f"{self.name} cannot be read"
+        if self.check[0] == "ADDRESS_MATCH":
+            return f"{self.name} failed ADDRESS_MATCH: another {type(self.value).__name__}"
         return f"{self.name} failed {format_check(self.check)}: got {_summary(self.value)}"
 
     def is_shape_change(self) -> bool:
@@ -238,6 +319,8 @@ def _root_name(accessor: Accessor, func: FunctionType) -> str:
         return f"L[{func.__code__.co_varnames[arg]!r}]"
     if kind == "closure":
         return f"C[{func.__code__.co_freevars[arg]!r}]"
+    if kind in ("globals_dict", "builtins_dict"):
+        return kind[0].upper()
     return f"{kind[0].upper()}[{arg!r}]"
 
 

@@ -25,7 +25,7 @@ from ember.capture.bytecode import (
 )
 from ember.capture.flow import FlowOpcodes
 from ember.capture.loops import refuse_in_loop_body
-from ember.capture.sources import BuiltinSource, Source, globals_item
+from ember.capture.sources import BuiltinSource, Source, globals_dict, globals_item
 from ember.capture.tracer import Tracer
 from ember.capture.variables.base import (
     NULL,
@@ -267,6 +267,8 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
         elif name in self.fn_globals:
             self.push(self.wrap(self.fn_globals[name], globals_item(self.globals_source, name)))
         elif name in self.tracer.root_builtins:
+            # A global of that name defined later would shadow the builtin.
+            self.tracer.guards.add(globals_dict(self.globals_source), ("DICT_LACKS", name))
             self.push(self.wrap(self.tracer.root_builtins[name], BuiltinSource(name)))
         else:
             raise graph_break("name", name=repr(name))

@@ -23,7 +23,7 @@ from ember import stats
 from ember.capture import bytecode
 from ember.capture.breaks import INPUT_DEPENDENT_KINDS
 from ember.capture.convert import convert
-from ember.capture.guards import find_failure, first_failure
+from ember.capture.guards import find_failure, first_failure, weaken
 from ember.config import config
 from ember.errors import GraphBreakError, Unsupported
 
@@ -71,7 +71,10 @@ INPUT_FAILURE_LIMIT = 4
 
 _local = threading.local()
 _lock = threading.Lock()
-_records: weakref.WeakKeyDictionary[CodeType, CodeRecord] = weakref.WeakKeyDictionary()
+# By code identity (equal code objects, e.g. one source exec'd twice, are distinct codes with
+# their own entries), dropped when the code dies; a record holds nothing that can reach its
+# code (guard trees are kept `weaken`ed).
+_records: dict[int, tuple[weakref.ref, CodeRecord]] = {}
 
 
 class OptionsSlot(threading.local):
@@ -128,14 +131,21 @@ def clear() -> None:
 def forget(code: CodeType) -> None:
     """Forget one code's record (its entries were cleared)."""
     with _lock:
-        _records.pop(code, None)
+        found = _records.get(id(code))
+        if found is not None and found[0]() is code:
+            del _records[id(code)]
 
 
 def record_for(code: CodeType) -> CodeRecord:
     with _lock:
-        record = _records.get(code)
-        if record is None:
-            record = _records[code] = CodeRecord()
+        key = id(code)
+        found = _records.get(key)
+        if found is not None and found[0]() is code:
+            return found[1]
+        record = CodeRecord()
+        # The callback runs as the code dies, before its id can be reused; it takes no lock
+        # (it may run inside this very function, at any allocation).
+        _records[key] = (weakref.ref(code, lambda _, key=key: _records.pop(key, None)), record)
         return record
 
 
@@ -194,14 +204,13 @@ def on_cache_miss(func: FunctionType, args: tuple[Any, ...]) -> Any:
         return _core.CACHE_ONLY if record.guard_trees else _core.SKIP
     if options.dynamic is None and record.dynamic:
         record.dynamic = capture.dynamic  # a failed symbolic attempt is not repeated
-    record.guard_trees.append(capture.guards)
+    record.guard_trees.append(weaken(capture.guards))
     if capture.refusal is not None:
         _report_break(capture.refusal, code, resumed=True)
         _check_refused(options, capture.refusal, code)
     _notify("capture", capture)
-    if capture.takes_function:
-        return capture.guards, capture.entry, True
-    return capture.guards, capture.entry
+    # Entries take the frame's function first: they read its globals and closure from it.
+    return capture.guards, capture.entry, True
 
 
 def _report_break(exc: Unsupported, code: CodeType, *, resumed: bool) -> BreakEvent:

@@ -82,15 +82,14 @@ def _make_function(code: types.CodeType, fn_globals: dict[str, Any], defaults: t
 class Rebuilder:
     """Expressions for trackers, and the namespace and statements they need."""
 
-    def __init__(self, tracer: Tracer, params: list[str], takes_function: bool) -> None:
+    def __init__(self, tracer: Tracer, params: list[str]) -> None:
         self.tracer = tracer
         self.params = params
-        self.takes_function = takes_function
-        self.namespace: dict[str, Any] = {
-            "__ember_g": tracer.root_globals,
-            "__ember_b": tracer.root_builtins,
-            "__ember_asarray": np.asarray,
-        }
+        # Nothing that can reach the frame's function (its globals, the function itself) is
+        # stored here: the entry lives in the code's cache, which the garbage collector
+        # cannot see, so such a reference would keep function and code alive forever. The
+        # entry reads them from the frame's function, its first parameter.
+        self.namespace: dict[str, Any] = {"__ember_asarray": np.asarray}
         self.outputs: list[Value] = []
         self.prelude: list[str] = []
         self._embedded: dict[int, str] = {}
@@ -108,7 +107,6 @@ class Rebuilder:
         return self.params[index]
 
     def function_name(self) -> str:
-        assert self.takes_function, "a closure source without the frame's function"
         return FUNCTION
 
     def embed(self, obj: Any, hint: str) -> str:
@@ -136,6 +134,10 @@ class Rebuilder:
         if isinstance(vt, ArrayVariable):
             return self._array(vt)
         if isinstance(vt, ConstantVariable):
+            if vt.source is not None and not self.is_literal(vt.value):
+                # A class or other object read from the frame: reloaded (it is guarded by
+                # identity), not embedded, as it may reach the function being compiled.
+                return self.reload(vt.source)
             return self.constant(vt.value)
         if vt.source is not None and isinstance(vt, (
                 SequenceVariable, DictVariable, IteratorVariable, UserObjectVariable,
@@ -232,7 +234,9 @@ class Rebuilder:
         cells = vt.closure_cells(None)
         closure = "(" + "".join(f"{self.expr(c)}, " for c in cells) + ")" if cells else "None"
         make = self.embed(_make_function, "make_function")
-        return (f"{make}({self.embed(vt.code, 'code')}, {self.embed(vt.fn_globals, 'globals')}, "
+        fn_globals = (self.globals_name() if vt.fn_globals is self.tracer.root_globals
+                      else self.embed(vt.fn_globals, "globals"))
+        return (f"{make}({self.embed(vt.code, 'code')}, {fn_globals}, "
                 f"({defaults}), {{{kwdefaults}}}, {closure})")
 
     def cell(self, vt: CellVariable) -> str:
@@ -308,9 +312,12 @@ class Rebuilder:
             parts.append(f"{self.reload(graph_input.source)}.shape[{axis}]")
         return "(" + "".join(f"{p}, " for p in parts) + ")"
 
+    @staticmethod
+    def is_literal(value: Any) -> bool:
+        """Whether `constant` writes `value` as a literal rather than embedding it."""
+        return type(value) in _LITERAL_TYPES or (type(value) is float and math.isfinite(value))
+
     def constant(self, value: Any) -> str:
-        if type(value) in _LITERAL_TYPES:
-            return repr(value)
-        if type(value) is float and math.isfinite(value):
+        if self.is_literal(value):
             return repr(value)
         return self.embed(value, "constant")

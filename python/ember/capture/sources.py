@@ -92,6 +92,34 @@ class BuiltinSource(Source):
 
 
 @dataclass(frozen=True)
+class GlobalsDictSource(Source):
+    """The frame's globals dict itself (guarded by identity, and for names it must lack)."""
+
+    def name(self) -> str:
+        return "G"
+
+    def accessors(self) -> tuple[tuple, ...]:
+        return (("globals_dict", None),)
+
+    def reload(self, emb: Embedder) -> str:
+        return emb.globals_name()
+
+
+@dataclass(frozen=True)
+class BuiltinsDictSource(Source):
+    """The frame's builtins dict itself."""
+
+    def name(self) -> str:
+        return "B"
+
+    def accessors(self) -> tuple[tuple, ...]:
+        return (("builtins_dict", None),)
+
+    def reload(self, emb: Embedder) -> str:
+        return emb.builtins_name()
+
+
+@dataclass(frozen=True)
 class ClosureSource(Source):
     """The contents of cell `index` of the frame function's `__closure__`.
 
@@ -160,6 +188,11 @@ class ItemSource(Source):
 
     def root(self) -> Source:
         return self.base.root()
+
+
+def globals_dict(globals_source: Source | None) -> Source:
+    """The source of a function's globals dict (None: the frame's own)."""
+    return GlobalsDictSource() if globals_source is None else globals_source
 
 
 def globals_item(globals_source: Source | None, name: str) -> Source:

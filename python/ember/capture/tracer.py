@@ -12,7 +12,7 @@ import numpy as np
 from ember.capture.breaks import graph_break
 from ember.capture.builder import VariableBuilder
 from ember.capture.guards import GuardBuilder
-from ember.capture.sources import Source
+from ember.capture.sources import BuiltinsDictSource, GlobalsDictSource, Source
 from ember.capture.variables.base import CellVariable, VariableTracker
 from ember.capture.variables.scalar import ComputedSource, PythonScalarVariable
 from ember.config import config
@@ -44,6 +44,11 @@ class Tracer:
             builtins)
         self.graph = Graph(self.code.co_name)
         self.guards = GuardBuilder()
+        # The globals and builtins dicts by identity, first (the cheapest checks): a function
+        # made from this code with other globals (one code object exec'd in two namespaces)
+        # gets its own entry.
+        self.guards.add(GlobalsDictSource(), ("ADDRESS_MATCH", self.root_globals))
+        self.guards.add(BuiltinsDictSource(), ("ADDRESS_MATCH", self.root_builtins))
         self.builder = VariableBuilder(self)
         self.inputs: list[GraphInput] = []
         self.dynamic = bool(dynamic)  # symbolic sizes

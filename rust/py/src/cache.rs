@@ -30,7 +30,7 @@ pub struct Entry {
     pub token: u32,
 }
 
-/// What the converter said about a code object as a whole.
+/// What the converter said about a code object as a whole, under one options token.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Mode {
     /// Look up entries; call the converter on a miss.
@@ -44,7 +44,9 @@ pub enum Mode {
 /// Everything ember keeps on one code object.
 pub struct CodeCache {
     entries: RefCell<Vec<Arc<Entry>>>,
-    mode: Cell<Mode>,
+    /// The converter's verdicts other than `Convert`, per options token: a function refused
+    /// under one backend may still compile under another.
+    modes: RefCell<Vec<(u32, Mode)>>,
     /// `mark_skip`: survives `reset`, unlike `mode`, because it is a user declaration.
     marked_skip: Cell<bool>,
     /// (skip-list generation, whether the code's file is skipped, whether it is a library's).
@@ -53,9 +55,9 @@ pub struct CodeCache {
 }
 
 impl CodeCache {
-    /// Whether frames of this code are run untouched.
-    pub fn skips(&self) -> bool {
-        if self.marked_skip.get() || self.mode.get() == Mode::Skip {
+    /// Whether frames of this code are run untouched under `token`.
+    pub fn skips(&self, token: u32) -> bool {
+        if self.marked_skip.get() || self.mode(token) == Mode::Skip {
             return true;
         }
         self.file_class().0
@@ -78,14 +80,22 @@ impl CodeCache {
         (skipped, library)
     }
 
-    /// The converter's verdict on this code.
-    pub fn mode(&self) -> Mode {
-        self.mode.get()
+    /// The converter's verdict on this code under `token`.
+    pub fn mode(&self, token: u32) -> Mode {
+        self.modes
+            .borrow()
+            .iter()
+            .find(|(t, _)| *t == token)
+            .map_or(Mode::Convert, |(_, mode)| *mode)
     }
 
-    /// Records the converter's verdict.
-    pub fn set_mode(&self, mode: Mode) {
-        self.mode.set(mode);
+    /// Records the converter's verdict under `token`.
+    pub fn set_mode(&self, token: u32, mode: Mode) {
+        let mut modes = self.modes.borrow_mut();
+        modes.retain(|(t, _)| *t != token);
+        if mode != Mode::Convert {
+            modes.push((token, mode));
+        }
     }
 
     /// Marks the code as never to be converted.
@@ -133,7 +143,7 @@ impl CodeCache {
     /// Removes every entry and the converter's verdict, returning the entries so that the
     /// caller drops them (which may run Python code) after all borrows are gone.
     fn take(&self) -> Vec<Arc<Entry>> {
-        self.mode.set(Mode::Convert);
+        self.modes.borrow_mut().clear();
         self.entries.take()
     }
 }
@@ -206,7 +216,7 @@ pub unsafe fn get_or_create<'a>(py: Python<'_>, code: *mut CodeObject) -> PyResu
     let filename = filename.extract::<String>().unwrap_or_default();
     let cache = Box::new(CodeCache {
         entries: RefCell::new(Vec::new()),
-        mode: Cell::new(Mode::Convert),
+        modes: RefCell::new(Vec::new()),
         marked_skip: Cell::new(false),
         file_skip: Cell::new((0, false, false)),
         filename,

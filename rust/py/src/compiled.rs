@@ -5,17 +5,15 @@
 //!
 //! Outputs are new arrays, except that an output array of the previous call that nobody holds
 //! any more is written again (`runtime::reuse`): fresh memory costs a page fault per 4 KiB on
-//! first touch, as much as a pass of compute for large outputs. The graph keeps its last
-//! outputs alive for that, until it is dropped (`ember.reset`).
+//! first touch, as much as a pass of compute for large outputs. The last outputs are kept for
+//! that in the process-wide pool of `recycle.rs`, under its budget, until the graph is dropped.
 
-use std::sync::Mutex;
-
-use numpy::PyUntypedArray;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
 use ember_codegen::{ArrayView, ArrayViewMut};
 
+use crate::recycle;
 use crate::runtime::{self, RawArray};
 
 /// A graph compiled to native code.
@@ -25,8 +23,8 @@ pub struct CompiledGraph {
     #[pyo3(get)]
     ir: String,
     graph: ember_codegen::CompiledGraph,
-    /// The outputs of the last call, one slot per output (taken while a call runs).
-    recycled: Mutex<Vec<Option<Py<PyUntypedArray>>>>,
+    /// Its key in the pool of recycled outputs.
+    pool_id: u64,
 }
 
 /// The views of one call, moved to the thread-free section together.
@@ -43,12 +41,17 @@ unsafe impl Send for CallViews {}
 impl CompiledGraph {
     /// Wraps a compiled graph and the IR it came from.
     pub fn new(ir: String, graph: ember_codegen::CompiledGraph) -> Self {
-        let slots = graph.output_types().len();
         CompiledGraph {
             ir,
             graph,
-            recycled: Mutex::new((0..slots).map(|_| None).collect()),
+            pool_id: recycle::new_id(),
         }
+    }
+}
+
+impl Drop for CompiledGraph {
+    fn drop(&mut self) {
+        recycle::forget(self.pool_id);
     }
 }
 
@@ -65,11 +68,10 @@ impl CompiledGraph {
         let mut outputs = Vec::new();
         let mut raw_outputs: Vec<RawArray> = Vec::new();
         // Taken out of the pool under the GIL: a concurrent call cannot get the same array.
-        let previous: Vec<_> =
-            std::mem::take(&mut *self.recycled.lock().unwrap_or_else(|p| p.into_inner()));
-        let mut previous = previous.into_iter();
-        for ty in self.graph.output_types() {
-            let slot = previous.next().flatten();
+        let mut recycled = recycle::take(self.pool_id);
+        recycled.resize_with(self.graph.output_types().len(), || None);
+        for (i, ty) in self.graph.output_types().iter().enumerate() {
+            let slot = recycled[i].take();
             let (array, raw) = match runtime::reuse(py, slot, ty, &bindings)? {
                 Some(found) => found,
                 None => runtime::allocate(py, ty, &bindings)?,
@@ -99,8 +101,10 @@ impl CompiledGraph {
             graph.run(&views.inputs, &views.outputs)
         })?;
         drop(owners);
-        *self.recycled.lock().unwrap_or_else(|p| p.into_inner()) =
-            outputs.iter().map(|a| Some(a.clone().unbind())).collect();
+        for (slot, array) in recycled.iter_mut().zip(&outputs) {
+            *slot = Some(array.clone().unbind());
+        }
+        recycle::put(py, self.pool_id, recycled);
         PyTuple::new(py, outputs)
     }
 

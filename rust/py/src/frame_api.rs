@@ -29,6 +29,12 @@ fn uninstall() -> PyResult<()> {
     hook::uninstall()
 }
 
+/// Whether ember's eval-frame function is installed in the interpreter.
+#[pyfunction]
+fn hook_installed() -> bool {
+    hook::installed()
+}
+
 /// Never hand frames of `code` to the converter (kept across `reset`).
 #[pyfunction]
 fn mark_skip(code: &Bound<'_, PyCode>) -> PyResult<()> {
@@ -131,6 +137,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(set_callback, m)?)?;
     m.add_function(wrap_pyfunction!(enable, m)?)?;
     m.add_function(wrap_pyfunction!(uninstall, m)?)?;
+    m.add_function(wrap_pyfunction!(hook_installed, m)?)?;
     m.add_function(wrap_pyfunction!(mark_skip, m)?)?;
     m.add_function(wrap_pyfunction!(cache_size, m)?)?;
     m.add_function(wrap_pyfunction!(clear_cache, m)?)?;

@@ -56,12 +56,26 @@ fn compile_ir(py: Python<'_>, text: &str, num_threads: usize) -> PyResult<Compil
     ))
 }
 
+/// Sets the process-wide budget, in bytes, of output arrays kept for reuse (0: none).
+#[pyfunction]
+fn set_recycle_budget(bytes: usize) {
+    crate::recycle::set_budget(bytes);
+}
+
+/// `(budget, bytes held now)` of the pool of output arrays kept for reuse.
+#[pyfunction]
+fn recycle_usage() -> (usize, usize) {
+    crate::recycle::usage()
+}
+
 /// Adds the compiled-graph functions and types to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("IRError", m.py().get_type::<IRError>())?;
     m.add_function(wrap_pyfunction!(parse_ir, m)?)?;
     m.add_function(wrap_pyfunction!(pipeline_stages, m)?)?;
     m.add_function(wrap_pyfunction!(compile_ir, m)?)?;
+    m.add_function(wrap_pyfunction!(set_recycle_budget, m)?)?;
+    m.add_function(wrap_pyfunction!(recycle_usage, m)?)?;
     m.add_class::<CompiledGraph>()?;
     Ok(())
 }

@@ -129,6 +129,11 @@ fn install() {
     INSTALLED.store(true, Ordering::Relaxed);
 }
 
+/// Whether the eval-frame function is installed (by `enable`, until `uninstall`).
+pub fn installed() -> bool {
+    INSTALLED.load(Ordering::Relaxed)
+}
+
 /// Restores the eval-frame function found at installation.
 pub fn uninstall() -> PyResult<()> {
     if !INSTALLED.load(Ordering::Relaxed) {
@@ -233,7 +238,7 @@ unsafe fn intercept(
         let caller = cpython::calling_frame(tstate);
         !caller.is_null() && cache::get_or_create(py, (*caller).f_code)?.is_library()
     };
-    if cache.skips() || called_by_library {
+    if cache.skips(token) || called_by_library {
         bump(&STATS.frames_skipped, 1);
         return Ok(evaluate());
     }
@@ -269,7 +274,7 @@ unsafe fn intercept(
         return call_entry(py, &entry, func, args);
     }
     bump(&STATS.cache_misses, 1);
-    if cache.mode() == Mode::CacheOnly {
+    if cache.mode(token) == Mode::CacheOnly {
         return Ok(evaluate());
     }
     let Some(callback) = callback(py) else {
@@ -305,8 +310,8 @@ fn store_verdict(
     }
     if let Ok(word) = verdict.cast::<PyString>() {
         match word.to_str()? {
-            SKIP => cache.set_mode(Mode::Skip),
-            CACHE_ONLY => cache.set_mode(Mode::CacheOnly),
+            SKIP => cache.set_mode(token, Mode::Skip),
+            CACHE_ONLY => cache.set_mode(token, Mode::CacheOnly),
             other => {
                 return Err(PyTypeError::new_err(format!(
                     "the frame converter returned {other:?}; expected (guards, entry), SKIP, CACHE_ONLY or None"
@@ -354,14 +359,20 @@ fn call_entry(
     if unsafe { ffi::Py_EnterRecursiveCall(c" in an ember entry".as_ptr()) } != 0 {
         return Err(PyErr::fetch(py));
     }
-    let with_function: Vec<*mut PyObject>;
-    let slots = if entry.takes_function {
-        with_function = std::iter::once(func.cast())
+    // Most frames have a few arguments: prepend the function on the stack, not the heap.
+    let mut on_stack = [std::ptr::null_mut::<PyObject>(); 8];
+    let on_heap: Vec<*mut PyObject>;
+    let slots = if !entry.takes_function {
+        args
+    } else if args.len() < on_stack.len() {
+        on_stack[0] = func.cast();
+        on_stack[1..=args.len()].copy_from_slice(args);
+        &on_stack[..=args.len()]
+    } else {
+        on_heap = std::iter::once(func.cast())
             .chain(args.iter().copied())
             .collect();
-        &with_function[..]
-    } else {
-        args
+        &on_heap[..]
     };
     // SAFETY: the function and the slots are live borrowed references owned by the frame,
     // which outlives the call; vectorcall borrows its arguments and returns a new reference or

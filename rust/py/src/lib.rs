@@ -12,6 +12,7 @@
 //! - `graph`, `compiled`, `runtime`: IR round trip, pass stages, `CompiledGraph` over
 //!   `ember_codegen` with NumPy inputs and outputs.
 //! - `autodiff`: `joint_partition`, the core's joint graph and partitioner on IR text.
+//! - `recycle`: the process-wide, budgeted pool of output arrays kept for reuse.
 //! - `errors`: the one place where Rust errors and panics become Python exceptions.
 #![deny(missing_docs)]
 
@@ -24,6 +25,7 @@ mod frame_api;
 mod graph;
 mod guards;
 mod hook;
+mod recycle;
 mod runtime;
 mod skip;
 

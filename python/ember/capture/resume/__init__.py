@@ -30,6 +30,7 @@ from types import CodeType, FunctionType
 from typing import Self
 
 from ember import logging as ember_logging
+from ember.capture.code_map import CodeMap
 from ember.capture.resume.analysis import (
     BACKWARD_JUMPS,
     CodeFacts,
@@ -47,7 +48,6 @@ from ember.capture.resume.assemble import (
 from ember.capture.resume.continuation import (
     Continuation,
     ResumableIterator,
-    clear_functions,
     make_continuation,
     trampoline,
 )
@@ -93,26 +93,33 @@ NULL = _Null()
 
 # code -> facts, and code -> {(offset, depth, null slots, live locals): resume code}. Weak on
 # the code object so that a collected function takes its resume functions with it.
-_facts: weakref.WeakKeyDictionary[CodeType, CodeFacts] = weakref.WeakKeyDictionary()
-_resumes: weakref.WeakKeyDictionary[CodeType, dict[tuple, CodeType]] = weakref.WeakKeyDictionary()
-_steps: weakref.WeakKeyDictionary[CodeType, dict[tuple, CodeType]] = weakref.WeakKeyDictionary()
+_facts: CodeMap[CodeFacts] = CodeMap()
+_resumes: CodeMap[dict[tuple, CodeType]] = CodeMap()
+_steps: CodeMap[dict[tuple, CodeType]] = CodeMap()
 
 
 @dataclass(frozen=True)
 class ResumeOrigin:
     """Where a resume code continues: ``code`` at ``offset``, its parameters being the non-NULL
-    slots of a stack of ``stack_depth`` then ``live_locals`` (see the calling convention)."""
+    slots of a stack of ``stack_depth`` then ``live_locals`` (see the calling convention).
+    The original code is held weakly: it owns its resume codes (``_resumes``), not the
+    other way round, or neither would ever be freed."""
 
-    code: CodeType
+    code_ref: weakref.ref
     offset: int
     stack_depth: int
     null_slots: frozenset[int]
     live_locals: tuple[str, ...]
     in_loop: bool  # a backward jump at or after the offset reaches it or a point before it
 
+    @property
+    def code(self) -> CodeType | None:
+        """The original code (None once it died)."""
+        return self.code_ref()
+
 
 # resume code -> its origin. Facts about code objects, so `clear_cache` keeps them.
-_origins: weakref.WeakKeyDictionary[CodeType, ResumeOrigin] = weakref.WeakKeyDictionary()
+_origins: CodeMap[ResumeOrigin] = CodeMap()
 
 
 def clear_cache() -> None:
@@ -121,7 +128,6 @@ def clear_cache() -> None:
     _resumes.clear()
     _steps.clear()
     clear_templates()
-    clear_functions()
 
 
 def resume_codes_of(code: CodeType) -> list[CodeType]:
@@ -213,7 +219,7 @@ def make_resume(
     _resumes.setdefault(code, {})[key] = resume
     in_loop = any(inst.opname in BACKWARD_JUMPS and inst.argval <= start <= inst.offset
                   for inst in facts.instructions.values())
-    _origins[resume] = ResumeOrigin(code, start, stack_depth, nulls, live, in_loop)
+    _origins[resume] = ResumeOrigin(weakref.ref(code), start, stack_depth, nulls, live, in_loop)
     if ember_logging.enabled("code"):
         ember_logging.log("code", f"{resume.co_name}:\n{disassemble(resume)}")
     return resume

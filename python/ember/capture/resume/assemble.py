@@ -24,13 +24,13 @@ from __future__ import annotations
 import copy
 import dis
 import io
-import weakref
 from dataclasses import dataclass
 from types import CodeType
 
 import bytecode as bc
 from bytecode.instr import InstrLocation
 
+from ember.capture.code_map import CodeMap
 from ember.capture.resume.analysis import CodeFacts, super_first_argument
 
 _PROLOGUE_OPS = frozenset({"MAKE_CELL", "COPY_FREE_VARS", "RESUME"})
@@ -72,7 +72,7 @@ class _Template:
     index_of: dict[int, int]
 
 
-_templates: weakref.WeakKeyDictionary[CodeType, _Template] = weakref.WeakKeyDictionary()
+_templates: CodeMap[_Template] = CodeMap()
 
 
 def clear_templates() -> None:

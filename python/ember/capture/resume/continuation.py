@@ -37,25 +37,13 @@ class Continuation:
 
 make_continuation = Continuation
 
-# Resume functions without cells, by (code, globals): built once rather than on every trip.
-_functions: dict[tuple[CodeType, int], FunctionType] = {}
-
-
-def clear_functions() -> None:
-    _functions.clear()
-
-
 def trampoline(result: Any, fn_globals: dict[str, Any]) -> Any:
     """Follow continuations until a frame returns a plain result."""
     while type(result) is Continuation:
         code = result.resume_code
-        if result.closure is None:
-            key = (code, id(fn_globals))
-            resume = _functions.get(key)
-            if resume is None or resume.__globals__ is not fn_globals:
-                resume = _functions[key] = FunctionType(code, fn_globals, code.co_name)
-        else:
-            resume = FunctionType(code, fn_globals, code.co_name, None, result.closure)
+        # Made per trip (a fraction of a microsecond): a cache of them would keep their
+        # globals, and so the user's functions, alive.
+        resume = FunctionType(code, fn_globals, code.co_name, None, result.closure)
         result = resume(*result.values)
     return result
 

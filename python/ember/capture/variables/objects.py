@@ -46,7 +46,11 @@ class ModuleVariable(VariableTracker):
                 "user_error", type="AttributeError",
                 message=f"module {self.module.__name__!r} has no attribute {name!r}",
             ) from None
-        if is_stable_module(self.module):
+        if is_stable_module(self.module) and not isinstance(value, types.ModuleType):
+            # Read as a constant (no source: not a run-time scalar), but guarded through the
+            # module's dict, so a patched `np.sqrt` or `math.pi` is seen.
+            if self.source is not None:
+                tx.tracer.guards.add(self.source, ("MODULE_ATTR_IS", name, value))
             return tx.wrap(value, None)
         source = AttrSource(self.source, name) if self.source is not None else None
         return tx.wrap(value, source)
@@ -142,6 +146,10 @@ class UserObjectVariable(VariableTracker):
         if kind in ("instance", "class"):
             return tx.wrap(value, AttrSource(self.source, name))
         if kind in ("function", "static"):
+            if type(getattr(self.obj, "__dict__", None)) is dict:
+                # An instance attribute of that name set later (`mock.patch.object(obj,
+                # "method", ...)`) would shadow the class's function.
+                tx.tracer.guards.add(AttrSource(self.source, "__dict__"), ("DICT_LACKS", name))
             owner = AttrSource(AttrSource(self.source, "__class__"), name)
             fn = tx.wrap(getattr(type(self.obj), name), owner)
             return fn if kind == "static" else BoundMethodVariable(fn, self)

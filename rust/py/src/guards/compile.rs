@@ -7,7 +7,9 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PySequence, PyString, PyTuple, PyType};
 
-use super::{Accessor, ArrayMatch, Check, GuardNode, GuardTree};
+use std::sync::atomic::AtomicU64;
+
+use super::{Accessor, ArrayMatch, Check, DictLacks, GuardNode, GuardTree, ModuleAttrIs, Target};
 
 /// Compiles a guard tree (`list` of `(accessor, checks, children)` nodes).
 pub fn compile_tree(guards: &Bound<'_, PyAny>) -> PyResult<GuardTree> {
@@ -55,6 +57,8 @@ fn compile_accessor(accessor: &Bound<'_, PyAny>, root: bool, path: &str) -> PyRe
         "global" => Accessor::Global(name(arg, path)?),
         "builtin" => Accessor::Builtin(name(arg, path)?),
         "closure" => Accessor::Closure(index(arg, path)?),
+        "globals_dict" => Accessor::GlobalsDict,
+        "builtins_dict" => Accessor::BuiltinsDict,
         "attr" => Accessor::Attr(name(arg, path)?),
         "item" => Accessor::Item {
             index: if arg.is_instance_of::<PyInt>() {
@@ -72,7 +76,12 @@ fn compile_accessor(accessor: &Bound<'_, PyAny>, root: bool, path: &str) -> PyRe
     };
     let is_root = matches!(
         accessor,
-        Accessor::Local(_) | Accessor::Global(_) | Accessor::Builtin(_) | Accessor::Closure(_)
+        Accessor::Local(_)
+            | Accessor::Global(_)
+            | Accessor::Builtin(_)
+            | Accessor::Closure(_)
+            | Accessor::GlobalsDict
+            | Accessor::BuiltinsDict
     );
     if is_root != root {
         let place = if root { "a root node" } else { "a child node" };
@@ -109,11 +118,30 @@ fn compile_check(check: &Bound<'_, PyAny>, path: &str) -> PyResult<Check> {
                     args[0].repr().map(|r| r.to_string()).unwrap_or_default()
                 ))
             })?;
-            Ok(Check::TypeMatch(ty.clone().unbind()))
+            Ok(Check::TypeMatch(Target::new(ty.as_any())?))
         }
         "ID_MATCH" => {
             arity(1)?;
-            Ok(Check::IdMatch(args[0].clone().unbind()))
+            Ok(Check::IdMatch(Target::new(&args[0])?))
+        }
+        "ADDRESS_MATCH" => {
+            arity(1)?;
+            Ok(Check::AddressMatch(args[0].as_ptr() as usize))
+        }
+        "DICT_LACKS" => {
+            arity(1)?;
+            Ok(Check::DictLacks(DictLacks {
+                name: name(&args[0], path)?,
+                passed_version: AtomicU64::new(0),
+            }))
+        }
+        "MODULE_ATTR_IS" => {
+            arity(2)?;
+            Ok(Check::ModuleAttrIs(ModuleAttrIs {
+                name: name(&args[0], path)?,
+                target: Target::new(&args[1])?,
+                passed_version: AtomicU64::new(0),
+            }))
         }
         "EQUALS_MATCH" => {
             arity(1)?;

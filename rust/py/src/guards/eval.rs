@@ -12,7 +12,9 @@ use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFloat, PyList, PyTuple};
 
-use super::{Accessor, ArrayMatch, Check, FrameView, GuardNode, GuardTree};
+use super::{
+    Accessor, ArrayMatch, Check, DictLacks, FrameView, GuardNode, GuardTree, ModuleAttrIs,
+};
 
 impl GuardTree {
     /// Whether every root node passes against `frame`.
@@ -78,6 +80,11 @@ fn read_root<'py>(
                 ))
             }
         }
+        // SAFETY: a frame's globals and builtins are live dicts for the whole call.
+        Accessor::GlobalsDict => Ok(Some(unsafe { Bound::from_borrowed_ptr(py, frame.globals) })),
+        Accessor::BuiltinsDict => Ok(Some(unsafe {
+            Bound::from_borrowed_ptr(py, frame.builtins)
+        })),
         Accessor::Attr(_) | Accessor::Item { .. } => Ok(None),
     }
 }
@@ -154,8 +161,11 @@ impl Check {
     fn check(&self, value: &Bound<'_, PyAny>) -> PyResult<bool> {
         let py = value.py();
         match self {
-            Check::TypeMatch(ty) => Ok(std::ptr::eq(value.get_type_ptr(), ty.as_ptr().cast())),
-            Check::IdMatch(obj) => Ok(std::ptr::eq(value.as_ptr(), obj.as_ptr())),
+            Check::TypeMatch(ty) => Ok(ty.is(value.get_type_ptr().cast())),
+            Check::IdMatch(obj) => Ok(obj.is(value.as_ptr())),
+            Check::AddressMatch(address) => Ok(value.as_ptr() as usize == *address),
+            Check::DictLacks(lacks) => dict_lacks(value, lacks),
+            Check::ModuleAttrIs(attr) => module_attr_is(value, attr),
             Check::EqualsMatch(expected) => equals_exact(value, expected.bind(py)),
             Check::LenMatch(n) => Ok(length(value)? == Some(*n)),
             Check::DictKeysMatch(keys) => dict_keys_match(value, keys.bind(py)),
@@ -196,6 +206,51 @@ fn equals_exact(value: &Bound<'_, PyAny>, expected: &Bound<'_, PyAny>) -> PyResu
     // Exact int or str (None and bool are singletons, matched by identity above): the built-in
     // comparison runs no Python code.
     value.eq(expected)
+}
+
+/// The version tag of an exact dict (`ma_version_tag`: a fresh number from one process-wide
+/// counter on every creation and mutation, so equal tags mean the same dict, unchanged).
+fn dict_version(dict: &Bound<'_, PyDict>) -> u64 {
+    // SAFETY: an exact dict is a `PyDictObject`.
+    unsafe { (*(dict.as_ptr() as *const ffi::PyDictObject)).ma_version_tag }
+}
+
+fn dict_lacks(value: &Bound<'_, PyAny>, lacks: &DictLacks) -> PyResult<bool> {
+    let Ok(dict) = value.cast_exact::<PyDict>() else {
+        return Ok(false);
+    };
+    let version = dict_version(dict);
+    if version == lacks.passed_version.load(Ordering::Relaxed) {
+        return Ok(true);
+    }
+    let absent = dict_get(value.py(), dict.as_ptr(), lacks.name.as_ptr())?.is_none();
+    if absent {
+        lacks.passed_version.store(version, Ordering::Relaxed);
+    }
+    Ok(absent)
+}
+
+fn module_attr_is(value: &Bound<'_, PyAny>, attr: &ModuleAttrIs) -> PyResult<bool> {
+    // SAFETY: `value` is live; `PyModule_GetDict` returns the module's dict, borrowed.
+    let dict = unsafe {
+        if ffi::PyModule_Check(value.as_ptr()) == 0 {
+            return Ok(false);
+        }
+        Bound::from_borrowed_ptr(value.py(), ffi::PyModule_GetDict(value.as_ptr()))
+    };
+    let Ok(dict) = dict.cast_exact::<PyDict>() else {
+        return Ok(false);
+    };
+    let version = dict_version(dict);
+    if version == attr.passed_version.load(Ordering::Relaxed) {
+        return Ok(true);
+    }
+    let same = dict_get(value.py(), dict.as_ptr(), attr.name.as_ptr())?
+        .is_some_and(|item| attr.target.is(item.as_ptr()));
+    if same {
+        attr.passed_version.store(version, Ordering::Relaxed);
+    }
+    Ok(same)
 }
 
 fn length(value: &Bound<'_, PyAny>) -> PyResult<Option<isize>> {

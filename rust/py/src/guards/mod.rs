@@ -3,13 +3,17 @@
 
 mod compile;
 mod eval;
+mod target;
 
 pub use compile::compile_tree;
+pub use target::Target;
+
+use std::sync::atomic::AtomicU64;
 
 use numpy::PyArrayDescr;
 use pyo3::ffi::PyObject;
 use pyo3::prelude::*;
-use pyo3::types::{PyString, PyTuple, PyType};
+use pyo3::types::{PyString, PyTuple};
 
 /// What a guard reads: the frame (root accessors) or its parent's value (child accessors).
 #[derive(Debug)]
@@ -22,6 +26,10 @@ pub enum Accessor {
     Builtin(Py<PyString>),
     /// `("closure", i)`: the contents of `func.__closure__[i]`.
     Closure(usize),
+    /// `("globals_dict", None)`: the frame's globals dict itself.
+    GlobalsDict,
+    /// `("builtins_dict", None)`: the frame's builtins dict itself.
+    BuiltinsDict,
     /// `("attr", name)`: `getattr(parent, name)`.
     Attr(Py<PyString>),
     /// `("item", key)`: `parent[key]`; `index` caches an int key for the tuple/list fast path.
@@ -38,9 +46,20 @@ pub enum Accessor {
 #[allow(clippy::enum_variant_names)]
 pub enum Check {
     /// `type(v) is t`.
-    TypeMatch(Py<PyType>),
-    /// `v is obj` (the strong reference keeps `id(obj)` from being reused).
-    IdMatch(Py<PyAny>),
+    TypeMatch(Target),
+    /// `v is obj`.
+    IdMatch(Target),
+    /// `v` is the object that had this address at capture. Only the address is kept: used
+    /// for globals and builtins dicts, which cannot be weakly referenced and must not be kept
+    /// alive (they hold the function, whose code holds the entry). Sound because everything
+    /// an entry reads from those dicts is guarded by value, and names it resolved elsewhere
+    /// by [`Check::DictLacks`].
+    AddressMatch(usize),
+    /// `name not in v` for a dict `v` (a global that would shadow a builtin, an instance
+    /// attribute that would shadow a method).
+    DictLacks(DictLacks),
+    /// `v.__dict__[name] is obj` for a module `v`, read without running Python code.
+    ModuleAttrIs(ModuleAttrIs),
     /// Same exact type and equal, recursively through tuples; floats compare by bit pattern
     /// (NaN equals NaN, `-0.0` differs from `0.0`) because a specialised constant must be exact.
     EqualsMatch(Py<PyAny>),
@@ -50,6 +69,27 @@ pub enum Check {
     DictKeysMatch(Py<PyTuple>),
     /// An exact `np.ndarray` of this dtype, rank, shape and strides (`None` matches any).
     ArrayMatch(ArrayMatch),
+}
+
+/// The fields of a `DICT_LACKS` check.
+#[derive(Debug)]
+pub struct DictLacks {
+    /// The name that must be absent.
+    pub name: Py<PyString>,
+    /// The dict's version tag (`ma_version_tag`, unique across all dicts and changed by every
+    /// mutation) when the check last passed: an unchanged dict passes without a lookup.
+    pub passed_version: AtomicU64,
+}
+
+/// The fields of a `MODULE_ATTR_IS` check.
+#[derive(Debug)]
+pub struct ModuleAttrIs {
+    /// The attribute's name.
+    pub name: Py<PyString>,
+    /// The object it held at capture.
+    pub target: Target,
+    /// The module dict's version tag when the check last passed (see [`DictLacks`]).
+    pub passed_version: AtomicU64,
 }
 
 /// The fields of an `ARRAY_MATCH` check.
