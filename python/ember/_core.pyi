@@ -104,3 +104,8 @@ class CompiledGraph:
 def compile_ir(text: str, num_threads: int = 0) -> CompiledGraph:
     """Parse, verify, optimise and compile. IRError for bad IR, NotImplementedError for an op
     or shape the native back end does not handle (e.g. symbolic dims)."""
+
+def set_blas(addresses: tuple[int, int, int, int] | None, ilp64: bool = True) -> bool:
+    """Float products call this CBLAS (addresses of `sgemm`, `dgemm`, `sgemv`, `dgemv` of a
+    library loaded in the process; `ilp64`: 64-bit integers); None: the `gemm` crate. Returns
+    whether one was registered before. Wrong addresses crash the process."""

@@ -5,7 +5,8 @@
 //!   and are computed inside the kernels that read them; reductions over one axis form a group
 //!   kernel per (shape, axis) that also takes the elementwise work reading their per-row
 //!   results (softmax and layernorm are one kernel: one read and one write of memory);
-//!   reductions over an outer axis accumulate whole rows; matmul is an extern `gemm` call;
+//!   reductions over an outer axis accumulate whole rows; matmul is an extern call (the host's
+//!   CBLAS where registered, else the `gemm` crate);
 //!   concatenate is strided copies into the output.
 //! - [`kernel`]: the loop-level IR those kernels are written in.
 //! - `lower`: a kernel as a Cranelift function, with 128-bit SIMD paths (unrolled, several
@@ -32,6 +33,7 @@ mod reuse;
 mod schedule;
 
 pub use graph::{compile, disassemble, ArrayView, ArrayViewMut, CompiledGraph, Options};
+pub use matmul::blas::{register as register_blas, registered as registered_blas, Blas};
 
 use std::fmt;
 
