@@ -65,11 +65,9 @@ impl CompiledGraph {
         let mut outputs = Vec::new();
         let mut raw_outputs: Vec<RawArray> = Vec::new();
         // Taken out of the pool under the GIL: a concurrent call cannot get the same array.
-        let previous: Vec<_> =
-            std::mem::take(&mut *self.recycled.lock().unwrap_or_else(|p| p.into_inner()));
-        let mut previous = previous.into_iter();
-        for ty in self.graph.output_types() {
-            let slot = previous.next().flatten();
+        let mut recycled = self.recycled.lock().unwrap_or_else(|p| p.into_inner());
+        for (i, ty) in self.graph.output_types().iter().enumerate() {
+            let slot = recycled.get_mut(i).and_then(Option::take);
             let (array, raw) = match runtime::reuse(py, slot, ty, &bindings)? {
                 Some(found) => found,
                 None => runtime::allocate(py, ty, &bindings)?,
@@ -77,6 +75,7 @@ impl CompiledGraph {
             outputs.push(array);
             raw_outputs.push(raw);
         }
+        drop(recycled);
         // SAFETY: every input was checked to be an aligned ndarray of the declared dtype and
         // shape, so its strides address readable elements; the outputs are C-contiguous
         // arrays of the result types that this module allocated, writable and unaliased
@@ -99,8 +98,10 @@ impl CompiledGraph {
             graph.run(&views.inputs, &views.outputs)
         })?;
         drop(owners);
-        *self.recycled.lock().unwrap_or_else(|p| p.into_inner()) =
-            outputs.iter().map(|a| Some(a.clone().unbind())).collect();
+        let mut recycled = self.recycled.lock().unwrap_or_else(|p| p.into_inner());
+        for (slot, array) in recycled.iter_mut().zip(&outputs) {
+            *slot = Some(array.clone().unbind());
+        }
         PyTuple::new(py, outputs)
     }
 
