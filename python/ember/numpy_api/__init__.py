@@ -20,6 +20,7 @@ from ember.numpy_api import (
     elementwise,
     linalg,
     manipulation,
+    norms,
     reductions,
     shape_ops,
 )
@@ -32,6 +33,7 @@ Handler = Callable[..., Any]
 _FUNCTIONS: dict[Any, Handler] = {
     **elementwise.functions(), **reductions.functions(), **shape_ops.functions(),
     **creation.functions(), **linalg.functions(), **manipulation.functions(),
+    **norms.functions(),
 }
 _METHODS: dict[str, Handler] = {
     **reductions.methods(), **shape_ops.methods(), **linalg.methods(), **manipulation.methods(),
