@@ -17,6 +17,7 @@ from ember.errors import Unsupported
 from ember.graph import Graph, Value
 from ember.numpy_api import (
     creation,
+    einsum,
     elementwise,
     linalg,
     manipulation,
@@ -33,7 +34,7 @@ Handler = Callable[..., Any]
 _FUNCTIONS: dict[Any, Handler] = {
     **elementwise.functions(), **reductions.functions(), **shape_ops.functions(),
     **creation.functions(), **linalg.functions(), **manipulation.functions(),
-    **norms.functions(),
+    **norms.functions(), **einsum.functions(),
 }
 _METHODS: dict[str, Handler] = {
     **reductions.methods(), **shape_ops.methods(), **linalg.methods(), **manipulation.methods(),
