@@ -23,6 +23,7 @@
 //! anything else is [`Error::Unsupported`], for the caller to run another way.
 #![deny(missing_docs)]
 
+mod buffers;
 pub mod exec;
 mod graph;
 pub mod jit;
