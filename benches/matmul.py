@@ -4,7 +4,7 @@
 
 For each shape class (matrix-vector, vector-matrix, small squares, tall-skinny, batched,
 broadcast batch, transposed operands, a product with a fused bias and activation) and each of
-float32 and float64, the median seconds per call of `np` (plain NumPy) and of the same function
+float32 and float64, the median seconds per call (samples interleaved) of `np` (plain NumPy) and of the same function
 compiled by ember (cranelift backend, a cached call), and their ratio (NumPy time / ember time:
 above 1 means ember is faster). NumPy's BLAS thread count is printed; ember's products run on
 the same BLAS with the same threads where NumPy ships one.
@@ -57,23 +57,26 @@ def shapes(dtype):
     ]
 
 
-def per_call(fn, args, budget: float) -> float:
-    """Median seconds per call over repeats of about `budget / 9` seconds each."""
-    fn(*args)
-    start = time.perf_counter()
-    calls = 0
-    while time.perf_counter() - start < budget / 20 or calls < 3:
+def per_call(fns, args, budget: float) -> list[float]:
+    """Median seconds per call of each function, their samples interleaved (9 rounds of about
+    `budget / 9` seconds each), so that a change in machine load affects all of them alike."""
+    inner = []
+    for fn in fns:
         fn(*args)
-        calls += 1
-    per = (time.perf_counter() - start) / calls
-    inner = max(1, int(budget / 9 / per))
-    samples = []
-    for _ in range(9):
         start = time.perf_counter()
-        for _ in range(inner):
+        calls = 0
+        while time.perf_counter() - start < budget / 20 or calls < 3:
             fn(*args)
-        samples.append((time.perf_counter() - start) / inner)
-    return statistics.median(samples)
+            calls += 1
+        inner.append(max(1, int(budget / 9 / ((time.perf_counter() - start) / calls))))
+    samples: list[list[float]] = [[] for _ in fns]
+    for _ in range(9):
+        for fn, n, out in zip(fns, inner, samples, strict=True):
+            start = time.perf_counter()
+            for _ in range(n):
+                fn(*args)
+            out.append((time.perf_counter() - start) / n)
+    return [statistics.median(out) for out in samples]
 
 
 def blas_threads() -> str:
@@ -96,8 +99,7 @@ def main() -> None:
         for name, fn, args in shapes(dtype):
             compiled = ember.compile(fn)
             np.testing.assert_allclose(compiled(*args), fn(*args), rtol=1e-3, atol=1e-3)
-            t_np = per_call(fn, args, budget)
-            t_em = per_call(compiled, args, budget)
+            t_np, t_em = per_call([fn, compiled], args, budget)
             ratios.append(t_np / t_em)
             print(f"{name:<34} {t_np * 1e6:>8.1f}us {t_em * 1e6:>8.1f}us {t_np / t_em:>6.2f}x")
     print(f"\ngeomean ratio {statistics.geometric_mean(ratios):.2f}x, min {min(ratios):.2f}x")
