@@ -106,6 +106,8 @@ def test_every_op_in_the_table_runs() -> None:
     g.op("concatenate", [x, x], axis=0)
     g.op("matmul", [x, g.op("transpose", [x], perm=[1, 0])])
     g.op("copy", [x])
+    g.op("cumsum", [i], axis=1)
+    g.op("cumprod", [x], axis=0)
     assert {n.op for n in g.nodes} == set(OPS)
     g.set_outputs([n.out for n in g.nodes])
     with np.errstate(all="ignore"):

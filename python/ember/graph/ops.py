@@ -91,6 +91,8 @@ _define("flip", 1, (("axis", "ints"),), infer.flip, "shape")
 _define("concatenate", None, (("axis", "int"),), infer.concatenate, "shape")
 _define("matmul", 2, (), infer.matmul, "other", {"matmul": np.matmul})
 _define("copy", 1, (), infer.copy, "other")
+_define("cumsum cumprod", 1, (("axis", "int"),), infer.scan, "other",
+        {"cumsum": np.cumsum, "cumprod": np.cumprod})
 
 
 def check_attr(op: str, name: str, kind: AttrKind, value: Any) -> Any:

@@ -12,6 +12,7 @@ pub(crate) fn plan_buffers(plan: &Plan) -> (Vec<usize>, Vec<usize>) {
         let slots: Vec<Slot> = match step {
             Step::Kernel { operands, .. } => operands.iter().map(|(v, _)| v.slot).collect(),
             Step::Matmul { a, b, out, .. } => vec![a.slot, b.slot, out.slot],
+            Step::Scan { input, out, .. } => vec![input.slot, out.slot],
         };
         for s in slots {
             if let Slot::Temp(t) = s {

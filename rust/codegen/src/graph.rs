@@ -6,6 +6,7 @@ use crate::exec::{self, Operand};
 use crate::jit::{Jit, KernelFn};
 use crate::kernel::Scalar;
 use crate::matmul::{self, Mat};
+use crate::scan;
 use crate::schedule::{self, IndexMap, Plan, Slot, Step, ValueRef};
 use crate::Error;
 use ember_core::ir::{DType, Graph, Type};
@@ -456,6 +457,19 @@ impl Runtime<'_> {
                 // strides come from those shapes through views the core validated; only
                 // elementwise (collapsible) kernels may be split inside a row.
                 unsafe { exec::launch(self.g.fns[*kernel], &dims, &ops, threads, *collapse) };
+            }
+            Step::Scan {
+                kind,
+                axis,
+                input,
+                out,
+                dtype,
+            } => {
+                let (pi, _, li) = self.resolve(input);
+                let (po, _, lo) = self.resolve(out);
+                // SAFETY: as for kernels; `out` is a fresh temp or a caller output of the
+                // input's shape.
+                unsafe { scan::scan(*kind, *dtype, *axis, (pi, &li), (po, &lo)) };
             }
             Step::Matmul { a, b, out, dtype } => {
                 let (pa, _, la) = self.resolve(a);

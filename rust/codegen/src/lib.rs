@@ -7,7 +7,7 @@
 //!   results (softmax and layernorm are one kernel: one read and one write of memory);
 //!   reductions over an outer axis accumulate whole rows; matmul is an extern call (the host's
 //!   CBLAS where registered, else the `gemm` crate);
-//!   concatenate is strided copies into the output.
+//!   concatenate is strided copies into the output; `cumsum`/`cumprod` are an extern scan.
 //! - [`kernel`]: the loop-level IR those kernels are written in.
 //! - `lower`: a kernel as a Cranelift function, with 128-bit SIMD paths (unrolled, several
 //!   accumulators), a strided scalar fallback, and vectorised `exp`, `expm1`, `log`, `log1p`,
@@ -31,6 +31,7 @@ pub mod kernel;
 mod lower;
 mod matmul;
 mod reuse;
+mod scan;
 mod schedule;
 
 pub use graph::{compile, disassemble, ArrayView, ArrayViewMut, CompiledGraph, Options};
