@@ -7,6 +7,9 @@
   generated entry, the backend call). Medians over repeats, per call.
 - capture: converting a 30-op function (bytecode run symbolically, guards, entry codegen),
   median over fresh captures; and its first compiled call after `ember.reset()`.
+- small arrays: a 4x4 add and a 4x4 matrix product, plain NumPy vs compiled with the
+  cranelift backend (the native call's own cost: input checks, output reuse, one kernel or
+  BLAS call); and 300 scalar ops (`t += np.tanh(a[i, i])` unrolled over a diagonal).
 - graph breaks: a function broken once by a call ember does not capture (the graph before,
   the call run in Python by a step function, the resume function's graph after), and a
   `while` loop on an array's value (a break per trip), per call / per trip, against plain
@@ -36,6 +39,21 @@ def thirty_ops(x, y):
     f = e * e - c
     g = np.where(f > 0.0, f, -f)
     return (g * a + b).sum(axis=0) - e.max()
+
+
+def add(x, y):
+    return x + y
+
+
+def product(x, y):
+    return x @ y
+
+
+def diagonal_tanh(a):
+    t = 0.0
+    for i in range(300):
+        t += np.tanh(a[i, i])
+    return t
 
 
 def opaque(v):
@@ -111,6 +129,26 @@ def main() -> None:
     capture_s = capture_time(thirty_ops, (big_x, big_y))
     first_s = first_call_time(thirty_ops, (big_x, big_y))
 
+    small = np.linspace(0.0, 1.0, 16).reshape(4, 4), np.linspace(1.0, 2.0, 16).reshape(4, 4)
+    native_add = ember.compile(add, backend="cranelift")
+    native_add(*small)
+    native_product = ember.compile(product, backend="cranelift")
+    native_product(*small)
+    diagonal = (np.linspace(0.0, 1.0, 300 * 300).reshape(300, 300),)
+    native_diagonal = ember.compile(diagonal_tanh, backend="cranelift")
+    native_diagonal(*diagonal)
+    small_rows = [
+        ("4x4 add: plain NumPy", per_call(add, small) * 1e6, "us/call"),
+        ("4x4 add: ember cranelift, cache hit", per_call(native_add, small) * 1e6, "us/call"),
+        ("4x4 matmul: plain NumPy", per_call(product, small) * 1e6, "us/call"),
+        ("4x4 matmul: ember cranelift, cache hit", per_call(native_product, small) * 1e6,
+         "us/call"),
+        ("300 scalar tanh+add: plain NumPy", per_call(diagonal_tanh, diagonal, calls=100) * 1e6,
+         "us/call"),
+        ("300 scalar tanh+add: ember cranelift",
+         per_call(native_diagonal, diagonal, calls=100) * 1e6, "us/call"),
+    ]
+
     broken = ember.compile(broken_once)
     broken(x, y)
     broken_plain_s = per_call(broken_once, (x, y))
@@ -138,6 +176,7 @@ def main() -> None:
         ("while loop on an array's value: plain Python", loop_plain_s * 1e6, "us/trip"),
         ("while loop on an array's value: ember, a break per trip", loop_s * 1e6, "us/trip"),
         ("first call of the function broken once (after reset)", broken_first_s * 1e3, "ms"),
+        *small_rows,
     ]
     width = max(len(r[0]) for r in rows)
     print(f"{'measurement':<{width}}  {'median':>10}")

@@ -67,8 +67,8 @@ async def _coroutine(x):
 
 BREAKS = [
     (lambda x: _coroutine(x), "generator", "coroutine"),
-    (lambda x: np.linalg.norm(x), "call", "numpy.linalg.norm"),
-    (lambda x: x[np.array([0, 1])], "call", "numpy.array"),
+    (lambda x: np.linalg.svd(x), "call", "numpy.linalg.svd"),
+    (lambda x: x[np.array([0, 1])], "type", "ndarray"),
     (lambda x: np.where(x > 0.5), "numpy", "data-dependent"),
     (lambda x: x.sum().item(), "numpy", "item"),
     (lambda x: x[x > 0.5], "numpy", "data-dependent"),

@@ -118,6 +118,8 @@ def test_every_op_in_the_table_runs() -> None:
     for region, op in ((then, "neg"), (orelse, "positive")):
         region.set_outputs([region.op(op, [region.add_input(np.float64, (2, 3))])])
     g.if_(g.op("load", [b, zero, zero]), [x], then, orelse)
+    g.op("cumsum", [i], axis=1)
+    g.op("cumprod", [x], axis=0)
     assert {n.op for n in g.nodes} == set(OPS)
     g.set_outputs([n.out for n in g.nodes])
     with np.errstate(all="ignore"):

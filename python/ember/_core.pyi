@@ -136,3 +136,7 @@ def joint_partition(
     gradient per `wrt` input. Report keys: joint (IR), saved (joint value names), residuals
     (("input", i) or ("output", j) per backward residual parameter), residual_bytes,
     save_all_bytes, text (a readable account). IRError names an op without a gradient rule."""
+def set_blas(addresses: tuple[int, int, int, int] | None, ilp64: bool = True) -> bool:
+    """Float products call this CBLAS (addresses of `sgemm`, `dgemm`, `sgemv`, `dgemv` of a
+    library loaded in the process; `ilp64`: 64-bit integers); None: the `gemm` crate. Returns
+    whether one was registered before. Wrong addresses crash the process."""

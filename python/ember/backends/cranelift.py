@@ -27,12 +27,14 @@ import numpy as np
 
 from ember import _core
 from ember import logging as ember_logging
-from ember.backends import eager
+from ember.backends import blas, eager
 from ember.config import config
 from ember.graph import Graph
 from ember.stats import record_backend_fallback
 
 Compiled = Callable[..., tuple[np.ndarray, ...]]
+
+blas.register()
 
 # Specialisations kept per symbolic graph: enough for a few alternating batch sizes, few enough
 # that a stream of ever-new shapes does not hoard JIT memory.

@@ -58,6 +58,8 @@ _RUNNERS: dict[str, Callable[..., Array]] = {
     "concatenate": lambda node, *xs: np.concatenate(xs, axis=node.attrs["axis"]),
     "matmul": lambda node, x, y: np.matmul(x, y),
     "copy": lambda node, x: np.array(x, copy=True),
+    "cumsum": lambda node, x: np.cumsum(x, axis=node.attrs["axis"]),
+    "cumprod": lambda node, x: np.cumprod(x, axis=node.attrs["axis"]),
 }
 
 

@@ -123,6 +123,16 @@ def reduction(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
     return Inferred(dtype, shape, scalar=not shape)
 
 
+def scan(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
+         attrs: dict[str, Any]) -> Inferred:
+    """cumsum cumprod along one axis: the dtype NumPy accumulates in (that of sum / prod),
+    the input's shape."""
+    assert fn is not None
+    (x,) = inputs
+    attrs["axis"] = normalize_axes(attrs["axis"], x.ndim)[0]  # type: ignore[index]
+    return Inferred(_reduction_dtype(fn, name, x.dtype), x.shape)
+
+
 def arg_reduction(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
                   attrs: dict[str, Any]) -> Inferred:
     (x,) = inputs

@@ -96,6 +96,8 @@ _define("load", None, (), regions.load, "other")
 _define("store", None, (), regions.store, "other")
 _define("loop", None, (("body", "func"), ("carried", "int")), regions.refuse, "region")
 _define("if", None, (("then", "func"), ("else", "func")), regions.refuse, "region")
+_define("cumsum cumprod", 1, (("axis", "int"),), infer.scan, "other",
+        {"cumsum": np.cumsum, "cumprod": np.cumprod})
 
 
 def check_attr(op: str, name: str, kind: AttrKind, value: Any) -> Any:

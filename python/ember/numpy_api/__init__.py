@@ -17,9 +17,11 @@ from ember.errors import Unsupported
 from ember.graph import Graph, Value
 from ember.numpy_api import (
     creation,
+    einsum,
     elementwise,
     linalg,
     manipulation,
+    norms,
     reductions,
     shape_ops,
 )
@@ -32,6 +34,7 @@ Handler = Callable[..., Any]
 _FUNCTIONS: dict[Any, Handler] = {
     **elementwise.functions(), **reductions.functions(), **shape_ops.functions(),
     **creation.functions(), **linalg.functions(), **manipulation.functions(),
+    **norms.functions(), **einsum.functions(),
 }
 _METHODS: dict[str, Handler] = {
     **reductions.methods(), **shape_ops.methods(), **linalg.methods(), **manipulation.methods(),

@@ -12,13 +12,14 @@ from ember.errors import Unsupported
 from ember.graph import Graph, Value
 from ember.graph.dtypes import as_dtype
 from ember.numpy_api.convert import (
+    any_value,
     as_array,
     dtype_arg,
     shape_arg,
     static_number,
     to_value,
 )
-from ember.numpy_api.shape_ops import stack
+from ember.numpy_api.literals import literal_value
 
 
 def _check_layout(what: str, order: str, like: object = None) -> None:
@@ -176,20 +177,37 @@ def asarray(graph: Graph, a: object, dtype: object = None, order: object = None,
     """np.asarray: an array unchanged (cast to `dtype`); scalars become 0-d arrays; a list of
     arrays of one shape is stacked."""
     _check_layout("np.asarray", order or "K", like)
-    if isinstance(a, (list, tuple)) and a and all(isinstance(v, Value) for v in a):
-        if any(v.shape != a[0].shape for v in a):  # type: ignore[attr-defined]
-            raise Unsupported("np.asarray of arrays of different shapes")
-        x = stack(graph, list(a))
-    elif isinstance(a, (list, tuple)):
-        raise Unsupported("np.asarray of a Python sequence (an array constant)")
-    else:
-        x = as_array(graph, to_value(graph, a, "np.asarray"))
     dt = dtype_arg(dtype, "np.asarray")
+    if isinstance(a, (list, tuple)) and any_value([a]):
+        return literal_value(graph, a, dt)
+    if isinstance(a, (list, tuple)):
+        raise Unsupported("np.asarray of a Python sequence (an array constant)")
+    x = as_array(graph, to_value(graph, a, "np.asarray"))
     if dt is not None and dt != x.dtype:
         x = graph.op("astype", [x], dtype=dt)
     if copy and x is a:
         x = graph.op("copy", [x])
     return x
+
+
+def array(graph: Graph, object: object, dtype: object = None, *, copy: object = True,
+          order: str = "K", subok: bool = False, ndmin: int = 0, like: object = None) -> Any:
+    """np.array: a copy of a traced array (cast to `dtype`), or a nested list of traced
+    values and Python scalars stacked as NumPy stacks it; without traced values, NumPy's own
+    constant."""
+    _check_layout("np.array", order, like)
+    if not any_value([object]):
+        return np.array(object, dtype=dtype, copy=copy, order=order,  # type: ignore
+                        subok=subok, ndmin=ndmin)
+    if ndmin or copy is False:
+        raise Unsupported("np.array with ndmin= or copy=False")
+    dt = dtype_arg(dtype, "np.array")
+    if isinstance(object, (list, tuple)):
+        return literal_value(graph, object, dt)
+    x = as_array(graph, to_value(graph, object, "np.array"))
+    if dt is not None and dt != x.dtype:
+        return graph.op("astype", [x], dtype=dt)
+    return graph.op("copy", [x])
 
 
 def ascontiguousarray(graph: Graph, a: object, dtype: object = None, *,
@@ -230,6 +248,6 @@ def functions() -> dict[Any, Any]:
         np.zeros_like: _like("zeros_like", 0), np.ones_like: _like("ones_like", 1),
         np.empty_like: _like("empty_like", 0), np.full_like: full_like,
         np.arange: arange, np.linspace: linspace, np.eye: eye, np.identity: identity,
-        np.asarray: asarray, np.asanyarray: asarray,
+        np.array: array, np.asarray: asarray, np.asanyarray: asarray,
         np.ascontiguousarray: ascontiguousarray, np.tril: tril, np.triu: triu,
     }

@@ -1,4 +1,5 @@
-"""Reductions as functions and methods: sum prod max min mean any all argmax argmin var std."""
+"""Reductions as functions and methods: sum prod max min mean any all argmax argmin var std,
+and the running cumsum cumprod."""
 
 from __future__ import annotations
 
@@ -12,11 +13,14 @@ from ember.graph.shapes import normalize_axes
 from ember.numpy_api.convert import (
     NO_VALUE,
     any_value,
+    as_array,
     axis_arg,
     dtype_arg,
+    static_int,
     static_number,
     to_value,
 )
+from ember.numpy_api.shape_ops import reshape_value
 
 
 def _fold(fn: Any, what: str, *args: Any, **kwargs: Any) -> Any:
@@ -191,6 +195,33 @@ def nansum(graph: Graph, a: object, axis: object = None, dtype: object = None,
     return _reduce(graph, "sum", x, axis, keepdims, dtype)
 
 
+def _scan_like(op: str) -> Any:
+    """np.cumsum / np.cumprod: without an axis, over the flattened array; with `dtype=`,
+    the elements are cast first and the running value kept in that dtype."""
+    def handler(graph: Graph, a: object, axis: object = None, dtype: object = None,
+                out: object = None) -> Any:
+        what = f"np.{op}"
+        if out is not None:
+            raise Unsupported(f"{what} with out=")
+        if not any_value([a]):
+            return _fold(getattr(np, op), what, a, axis=axis, dtype=dtype)
+        x = as_array(graph, to_value(graph, a, what))
+        if axis is None or x.ndim == 0:  # NumPy scans a 0-d array as one of shape (1,)
+            x = reshape_value(graph, x, (-1,))
+            axis = 0 if axis is None else axis
+        dt = dtype_arg(dtype, what)
+        if dt is not None and x.dtype != dt:
+            x = graph.op("astype", [x], dtype=dt)
+        result = graph.op(op, [x], axis=static_int(axis, what))
+        if dt is not None and result.dtype != dt:
+            # cumsum(int8, dtype=int8) wraps: accumulating in i64 and casting back agrees.
+            result = graph.op("astype", [result], dtype=dt)
+        return result
+
+    handler.__name__ = op
+    return handler
+
+
 def functions() -> dict[Any, Any]:
     table: dict[Any, Any] = {
         np.sum: _sum_like("sum"), np.prod: _sum_like("prod"), np.mean: mean,
@@ -198,6 +229,7 @@ def functions() -> dict[Any, Any]:
         np.any: _any_like("any"), np.all: _any_like("all"),
         np.argmax: _arg_like("argmax"), np.argmin: _arg_like("argmin"),
         np.var: var, np.std: std, np.ptp: ptp, np.nansum: nansum,
+        np.cumsum: _scan_like("cumsum"), np.cumprod: _scan_like("cumprod"),
     }
     table[np.amax] = table[np.max]
     table[np.amin] = table[np.min]
@@ -209,5 +241,5 @@ def methods() -> dict[str, Any]:
     return {name: table[fn] for name, fn in (
         ("sum", np.sum), ("prod", np.prod), ("mean", np.mean), ("max", np.max), ("min", np.min),
         ("any", np.any), ("all", np.all), ("argmax", np.argmax), ("argmin", np.argmin),
-        ("var", np.var), ("std", np.std),
+        ("var", np.var), ("std", np.std), ("cumsum", np.cumsum), ("cumprod", np.cumprod),
     )}

@@ -25,6 +25,7 @@ pub fn default_threads() -> usize {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     }
 }
+use smallvec::{smallvec, SmallVec};
 
 /// One buffer's addressing for a launch.
 #[derive(Clone, Debug)]
@@ -36,31 +37,34 @@ pub struct Operand {
 }
 
 /// Drops size-1 dims and merges neighbours that every operand walks as one (elementwise
-/// kernels only: a reduction's inner extent must stay separate).
+/// kernels only: a reduction's inner extent must stay separate). Rewrites the operands'
+/// strides in place: a merged dim only ever moves to a lower index, so nothing is allocated
+/// but the returned dims.
 pub fn collapse(dims: &[usize], ops: &mut [Operand]) -> Vec<usize> {
-    let keep: Vec<usize> = (0..dims.len()).filter(|&d| dims[d] != 1).collect();
-    let mut out: Vec<usize> = Vec::new();
-    let mut strides: Vec<Vec<isize>> = vec![Vec::new(); ops.len()];
-    for &d in &keep {
-        let mergeable = !out.is_empty()
-            && ops.iter().enumerate().all(|(i, o)| {
-                let last = *strides[i].last().unwrap();
-                last == o.strides[d] * dims[d] as isize
-            });
+    let mut out: Vec<usize> = Vec::with_capacity(dims.len());
+    for (d, &extent) in dims.iter().enumerate() {
+        if extent == 1 {
+            continue;
+        }
+        let w = out.len();
+        let mergeable = w > 0
+            && ops
+                .iter()
+                .all(|o| o.strides[w - 1] == o.strides[d] * extent as isize);
         if mergeable {
-            *out.last_mut().unwrap() *= dims[d];
-            for (i, o) in ops.iter().enumerate() {
-                *strides[i].last_mut().unwrap() = o.strides[d];
+            out[w - 1] *= extent;
+            for o in ops.iter_mut() {
+                o.strides[w - 1] = o.strides[d];
             }
         } else {
-            out.push(dims[d]);
-            for (i, o) in ops.iter().enumerate() {
-                strides[i].push(o.strides[d]);
+            out.push(extent);
+            for o in ops.iter_mut() {
+                o.strides[w] = o.strides[d];
             }
         }
     }
-    for (o, s) in ops.iter_mut().zip(strides) {
-        o.strides = s;
+    for o in ops.iter_mut() {
+        o.strides.truncate(out.len());
     }
     out
 }
@@ -87,22 +91,8 @@ pub unsafe fn launch(
     if nd > 0 && dims[..nd - 1].contains(&0) {
         return;
     }
-    let (n, inner): (usize, Vec<i64>) = if nd == 0 {
-        (1, vec![0; ops.len()])
-    } else {
-        (
-            dims[nd - 1],
-            ops.iter().map(|o| o.strides[nd - 1] as i64).collect(),
-        )
-    };
-    let (rows, row): (usize, Vec<i64>) = if nd >= 2 {
-        (
-            dims[nd - 2],
-            ops.iter().map(|o| o.strides[nd - 2] as i64).collect(),
-        )
-    } else {
-        (1, vec![0; ops.len()])
-    };
+    let n = if nd == 0 { 1 } else { dims[nd - 1] };
+    let rows = if nd >= 2 { dims[nd - 2] } else { 1 };
     let outer = if nd > 2 { &dims[..nd - 2] } else { &[][..] };
     let outer_count: usize = outer.iter().product();
     let total = outer_count * rows * n;
@@ -111,6 +101,30 @@ pub unsafe fn launch(
     } else {
         num_threads
     };
+    let lines = outer_count * rows;
+    // Pieces per row: enough work items for every thread when rows are few and long.
+    let pieces = if elementwise && lines < threads * 4 {
+        (threads * 4)
+            .div_ceil(lines)
+            .min(n.div_ceil(PARALLEL_THRESHOLD / 4))
+            .max(1)
+    } else {
+        1
+    };
+    if threads <= 1 || total < PARALLEL_THRESHOLD || lines * pieces < 2 {
+        // SAFETY: the caller's contract.
+        unsafe { launch_serial(f, dims, ops) };
+        return;
+    }
+    let stride_of = |o: &Operand, d: Option<usize>| d.map_or(0, |d| o.strides[d] as i64);
+    let inner: Vec<i64> = ops
+        .iter()
+        .map(|o| stride_of(o, nd.checked_sub(1)))
+        .collect();
+    let row: Vec<i64> = ops
+        .iter()
+        .map(|o| stride_of(o, nd.checked_sub(2)))
+        .collect();
     // Addresses travel as integers so that the closures below can cross threads; the caller's
     // contract keeps every address formed here inside its operand.
     let base0: Vec<usize> = ops.iter().map(|o| o.base as usize).collect();
@@ -144,22 +158,6 @@ pub unsafe fn launch(
             )
         };
     };
-    let lines = outer_count * rows;
-    // Pieces per row: enough work items for every thread when rows are few and long.
-    let pieces = if elementwise && lines < threads * 4 {
-        (threads * 4)
-            .div_ceil(lines)
-            .min(n.div_ceil(PARALLEL_THRESHOLD / 4))
-            .max(1)
-    } else {
-        1
-    };
-    if threads <= 1 || total < PARALLEL_THRESHOLD || lines * pieces < 2 {
-        for flat in 0..outer_count {
-            run_rows(flat, 0, rows);
-        }
-        return;
-    }
     let piece_len = n.div_ceil(pieces).next_multiple_of(16);
     let run_piece = |line: usize, p: usize| {
         let (j0, j1) = ((p * piece_len).min(n), ((p + 1) * piece_len).min(n));
@@ -227,5 +225,56 @@ pub unsafe fn launch(
                 });
             }
         });
+    }
+}
+
+/// `launch` on the calling thread: the small launches that dominate graphs of many small ops
+/// allocate nothing (operand addressing lives on the stack for up to 8 operands), and outer
+/// dims are walked by stepping the base pointers.
+///
+/// # Safety
+/// As for [`launch`].
+unsafe fn launch_serial(f: KernelFn, dims: &[usize], ops: &[Operand]) {
+    let nd = dims.len();
+    let stride_of = |o: &Operand, d: Option<usize>| d.map_or(0, |d| o.strides[d] as i64);
+    let inner: SmallVec<[i64; 8]> = ops
+        .iter()
+        .map(|o| stride_of(o, nd.checked_sub(1)))
+        .collect();
+    let row: SmallVec<[i64; 8]> = ops
+        .iter()
+        .map(|o| stride_of(o, nd.checked_sub(2)))
+        .collect();
+    let mut bases: SmallVec<[*mut u8; 8]> = ops.iter().map(|o| o.base).collect();
+    let n = if nd == 0 { 1 } else { dims[nd - 1] };
+    let rows = if nd >= 2 { dims[nd - 2] } else { 1 };
+    let outer = &dims[..nd.saturating_sub(2)];
+    let mut idx: SmallVec<[usize; 4]> = smallvec![0; outer.len()];
+    for _ in 0..outer.iter().product::<usize>() {
+        // SAFETY: the bases address this outer index's rows, all in bounds.
+        unsafe {
+            f(
+                bases.as_ptr(),
+                row.as_ptr(),
+                inner.as_ptr(),
+                rows as i64,
+                n as i64,
+            )
+        };
+        for d in (0..outer.len()).rev() {
+            idx[d] += 1;
+            let back = if idx[d] < outer[d] {
+                1
+            } else {
+                1 - outer[d] as isize
+            };
+            for (b, o) in bases.iter_mut().zip(ops) {
+                *b = b.wrapping_offset(back * o.strides[d]);
+            }
+            if idx[d] < outer[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
     }
 }

@@ -1,10 +1,12 @@
 //! The executable graph: compiled kernels, the step list, buffer planning, and the runtime
 //! entry that takes caller arrays as raw strided views.
 
+use crate::buffers;
 use crate::exec::{self, Operand};
 use crate::jit::{Jit, KernelFn};
 use crate::kernel::Scalar;
 use crate::matmul::{self, Mat};
+use crate::scan;
 use crate::schedule::{self, IndexMap, Plan, Slot, Step, ValueRef};
 use crate::Error;
 use ember_core::ir::{DType, Graph, Type};
@@ -102,7 +104,7 @@ pub fn compile(graph: &Graph, options: &Options) -> Result<CompiledGraph, Error>
         .collect::<Result<Vec<_>, _>>()?;
     jit.finalize()?;
     let fns = ids.iter().map(|&id| jit.get(id)).collect();
-    let (temp_buffer, buffer_sizes) = plan_buffers(&plan);
+    let (temp_buffer, buffer_sizes) = buffers::plan_buffers(&plan);
     let consts = plan
         .consts
         .iter()
@@ -144,58 +146,6 @@ pub fn disassemble(graph: &Graph) -> Result<Vec<String>, Error> {
         jit.add(k)?;
     }
     Ok(jit.listings().to_vec())
-}
-
-/// Assigns temps to physical buffers: a buffer is reused once its last reader has run.
-fn plan_buffers(plan: &Plan) -> (Vec<usize>, Vec<usize>) {
-    let nt = plan.temps.len();
-    let mut first = vec![usize::MAX; nt];
-    let mut last = vec![0usize; nt];
-    for (i, step) in plan.steps.iter().enumerate() {
-        let slots: Vec<Slot> = match step {
-            Step::Kernel { operands, .. } => operands.iter().map(|(v, _)| v.slot).collect(),
-            Step::Matmul { a, b, out, .. } => vec![a.slot, b.slot, out.slot],
-        };
-        for s in slots {
-            if let Slot::Temp(t) = s {
-                first[t] = first[t].min(i);
-                last[t] = last[t].max(i);
-            }
-        }
-    }
-    let bytes = |t: usize| {
-        let (d, shape) = &plan.temps[t];
-        shape.iter().product::<usize>() * d.size()
-    };
-    let mut assign = vec![usize::MAX; nt];
-    let mut sizes: Vec<usize> = Vec::new();
-    let mut free: Vec<usize> = Vec::new();
-    for i in 0..plan.steps.len() {
-        for t in (0..nt).filter(|&t| first[t] == i) {
-            let need = bytes(t);
-            let best = free
-                .iter()
-                .enumerate()
-                .filter(|(_, &b)| sizes[b] >= need)
-                .min_by_key(|(_, &b)| sizes[b])
-                .map(|(k, _)| k);
-            assign[t] = match best {
-                Some(k) => free.swap_remove(k),
-                None => {
-                    sizes.push(need);
-                    sizes.len() - 1
-                }
-            };
-        }
-        for t in (0..nt).filter(|&t| last[t] == i && first[t] != usize::MAX) {
-            free.push(assign[t]);
-        }
-    }
-    for a in assign.iter_mut().filter(|a| **a == usize::MAX) {
-        sizes.push(0);
-        *a = sizes.len() - 1;
-    }
-    (assign, sizes)
 }
 
 fn check(
@@ -321,6 +271,15 @@ impl CompiledGraph {
     }
 }
 
+/// Where a slot's strides come from on the allocation-free operand path.
+#[derive(Clone, Copy)]
+enum Strides<'a> {
+    /// A caller's array: byte strides.
+    Bytes(&'a [isize]),
+    /// A contiguous buffer of this shape.
+    Contiguous(&'a [usize]),
+}
+
 struct Runtime<'a> {
     g: &'a CompiledGraph,
     inputs: &'a [ArrayView],
@@ -399,7 +358,61 @@ impl Runtime<'_> {
         (ptr, d, layout)
     }
 
+    /// The data pointer, element size and element strides of a slot read without views,
+    /// with no allocation: caller arrays give their own strides, temps and constants are
+    /// contiguous.
+    fn direct<'s>(&'s self, vr: &'s ValueRef) -> (*mut u8, usize, Strides<'s>) {
+        let plan = &self.g.plan;
+        match vr.slot {
+            Slot::Input(i) => (
+                self.inputs[i].data as *mut u8,
+                plan.inputs[i].0.size(),
+                Strides::Bytes(&self.inputs[i].strides),
+            ),
+            Slot::Output(i) => (
+                self.outputs[i].data,
+                plan.outputs[i].0.size(),
+                Strides::Bytes(&self.outputs[i].strides),
+            ),
+            Slot::Temp(t) => (
+                self.buffers[self.g.temp_buffer[t]],
+                plan.temps[t].0.size(),
+                Strides::Contiguous(&vr.base_shape),
+            ),
+            Slot::Const(c) => (
+                self.g.consts[c].as_ptr() as *mut u8,
+                plan.consts[c].0.size(),
+                Strides::Contiguous(&vr.base_shape),
+            ),
+        }
+    }
+
     fn operand(&mut self, vr: &ValueRef, map: &IndexMap, ndims: usize) -> Operand {
+        if vr.views.is_empty() {
+            let (ptr, size, strides) = self.direct(vr);
+            let mut pos = 0isize;
+            let mut out = vec![0isize; ndims];
+            let mut inner = 1isize;
+            for (a, m) in map.iter().enumerate().rev() {
+                // Strides in elements, as the views path computes them.
+                let stride = match strides {
+                    Strides::Bytes(b) => b[a] / size as isize,
+                    Strides::Contiguous(shape) => {
+                        let s = inner;
+                        inner *= shape[a].max(1) as isize;
+                        s
+                    }
+                };
+                pos += m.start * stride;
+                if let Some(k) = m.dim {
+                    out[k] += m.step * stride * size as isize;
+                }
+            }
+            return Operand {
+                base: ptr.wrapping_offset(pos * size as isize),
+                strides: out,
+            };
+        }
         let (ptr, d, l) = self.resolve(vr);
         let size = d.size() as isize;
         let mut pos = l.offset;
@@ -444,6 +457,19 @@ impl Runtime<'_> {
                 // strides come from those shapes through views the core validated; only
                 // elementwise (collapsible) kernels may be split inside a row.
                 unsafe { exec::launch(self.g.fns[*kernel], &dims, &ops, threads, *collapse) };
+            }
+            Step::Scan {
+                kind,
+                axis,
+                input,
+                out,
+                dtype,
+            } => {
+                let (pi, _, li) = self.resolve(input);
+                let (po, _, lo) = self.resolve(out);
+                // SAFETY: as for kernels; `out` is a fresh temp or a caller output of the
+                // input's shape.
+                unsafe { scan::scan(*kind, *dtype, *axis, (pi, &li), (po, &lo)) };
             }
             Step::Matmul { a, b, out, dtype } => {
                 let (pa, _, la) = self.resolve(a);

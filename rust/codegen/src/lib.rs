@@ -5,8 +5,9 @@
 //!   and are computed inside the kernels that read them; reductions over one axis form a group
 //!   kernel per (shape, axis) that also takes the elementwise work reading their per-row
 //!   results (softmax and layernorm are one kernel: one read and one write of memory);
-//!   reductions over an outer axis accumulate whole rows; matmul is an extern `gemm` call;
-//!   concatenate is strided copies into the output.
+//!   reductions over an outer axis accumulate whole rows; matmul is an extern call (the host's
+//!   CBLAS where registered, else the `gemm` crate);
+//!   concatenate is strided copies into the output; `cumsum`/`cumprod` are an extern scan.
 //! - [`kernel`]: the loop-level IR those kernels are written in.
 //! - `lower`: a kernel as a Cranelift function, with 128-bit SIMD paths (unrolled, several
 //!   accumulators), a strided scalar fallback, and vectorised `exp`, `expm1`, `log`, `log1p`,
@@ -22,6 +23,7 @@
 //! anything else is [`Error::Unsupported`], for the caller to run another way.
 #![deny(missing_docs)]
 
+mod buffers;
 pub mod exec;
 mod graph;
 pub mod jit;
@@ -29,9 +31,11 @@ pub mod kernel;
 mod lower;
 mod matmul;
 mod reuse;
+mod scan;
 mod schedule;
 
 pub use graph::{compile, disassemble, ArrayView, ArrayViewMut, CompiledGraph, Options};
+pub use matmul::blas::{register as register_blas, registered as registered_blas, Blas};
 
 use std::fmt;
 

@@ -3,7 +3,9 @@
 
 mod common;
 use common::check_all_layouts;
-use ember_core::ir::{print, ArgReduceKind, DType, Graph, Op, ReduceKind, Type, ValueId};
+use ember_core::ir::{
+    print, ArgReduceKind, DType, Graph, Op, ReduceKind, ScanKind, Type, UnaryOp, ValueId,
+};
 
 const DTYPES: [DType; 5] = [DType::Bool, DType::I32, DType::I64, DType::F32, DType::F64];
 
@@ -133,6 +135,27 @@ fn matmul_shapes_and_dtypes() {
             })
             .unwrap();
             check_all_layouts(&ir, 29, if d == DType::F32 { 1e-5 } else { 1e-12 });
+        }
+    }
+}
+
+#[test]
+fn scans_every_kind_axis_and_dtype() {
+    for d in [DType::F32, DType::F64, DType::I32, DType::I64, DType::Bool] {
+        for &kind in ScanKind::ALL {
+            for axis in 0..3 {
+                for shape in [vec![3usize, 4, 5], vec![4, 1, 3]] {
+                    let ir = build(&[Type::of(d, &shape)], |g| {
+                        let x = g.add(Op::Unary(UnaryOp::Abs), vec![g.param(0)])?;
+                        Ok(vec![
+                            g.add(Op::Scan { kind, axis }, vec![g.param(0)])?,
+                            g.add(Op::Scan { kind, axis }, vec![x])?,
+                        ])
+                    })
+                    .unwrap();
+                    check_all_layouts(&ir, 31, 0.0);
+                }
+            }
         }
     }
 }

@@ -68,6 +68,29 @@ fn recycle_usage() -> (usize, usize) {
     crate::recycle::usage()
 }
 
+/// Makes float products call a CBLAS library already loaded in this process: the addresses
+/// of its `sgemm`, `dgemm`, `sgemv`, `dgemv` and whether its integers are 64-bit. `None`
+/// returns every product to the `gemm` crate. Returns whether a BLAS was registered before.
+///
+/// Calling it with addresses that are not those functions crashes the process: the Python
+/// package passes only symbols it resolved by name in NumPy's own BLAS.
+#[pyfunction]
+#[pyo3(signature = (addresses, ilp64 = true))]
+fn set_blas(addresses: Option<(usize, usize, usize, usize)>, ilp64: bool) -> bool {
+    let before = ember_codegen::registered_blas().is_some();
+    let blas = addresses.map(|(sgemm, dgemm, sgemv, dgemv)| ember_codegen::Blas {
+        sgemm,
+        dgemm,
+        sgemv,
+        dgemv,
+        ilp64,
+    });
+    // SAFETY: the addresses are resolved by name from a loaded library (see above), which
+    // NumPy keeps loaded for the life of the process.
+    unsafe { ember_codegen::register_blas(blas) };
+    before
+}
+
 /// Adds the compiled-graph functions and types to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("IRError", m.py().get_type::<IRError>())?;
@@ -76,6 +99,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compile_ir, m)?)?;
     m.add_function(wrap_pyfunction!(set_recycle_budget, m)?)?;
     m.add_function(wrap_pyfunction!(recycle_usage, m)?)?;
+    m.add_function(wrap_pyfunction!(set_blas, m)?)?;
     m.add_class::<CompiledGraph>()?;
     Ok(())
 }

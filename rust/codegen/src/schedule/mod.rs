@@ -17,7 +17,7 @@ pub(crate) use lazy::IndexMap;
 
 use crate::kernel::{Kernel, Scalar, Stage};
 use crate::Error;
-use ember_core::ir::{DType, Graph, Op};
+use ember_core::ir::{DType, Graph, Op, ScanKind};
 use group::Group;
 use lazy::{inst, KernelBuilder, LOp, Lazy, Refuse, L};
 use std::collections::HashMap;
@@ -78,6 +78,14 @@ pub(crate) enum Step {
     Matmul {
         a: ValueRef,
         b: ValueRef,
+        out: ValueRef,
+        dtype: Scalar,
+    },
+    /// `out = cumsum(input, axis)` (or `cumprod`), both of `dtype`.
+    Scan {
+        kind: ScanKind,
+        axis: usize,
+        input: ValueRef,
         out: ValueRef,
         dtype: Scalar,
     },

@@ -282,11 +282,30 @@ impl Scheduler<'_> {
                 });
                 self.leaf(out, dtype)
             }
+            Op::Scan { kind, axis } => {
+                // NumPy casts each element to the result dtype, then accumulates in it.
+                let x = self.defs[arg(0).index()];
+                let x = self.cast_to(x, dtype);
+                let input = self.materialise(x, None)?;
+                self.settle(input.slot)?;
+                let dest = self
+                    .result_slot(v, done)
+                    .unwrap_or_else(|| self.new_temp(dtype, &shape));
+                let out = ValueRef::of(dest, &shape);
+                self.steps.push(Step::Scan {
+                    kind: *kind,
+                    axis: *axis,
+                    input,
+                    out: out.clone(),
+                    dtype,
+                });
+                self.leaf(out, dtype)
+            }
         })
     }
 
     /// The first output slot returning `v`, marked written, for ops that write their result
-    /// directly (matmul, concatenate).
+    /// directly (matmul, scans, concatenate).
     fn result_slot(&self, v: ValueId, done: &mut [bool]) -> Option<Slot> {
         let j = (0..self.g.results.len()).find(|&j| self.g.results[j] == v && !done[j])?;
         done[j] = true;

@@ -5,7 +5,7 @@ pub mod dtypes;
 pub mod shapes;
 
 use crate::error::{Error, Result};
-use crate::ir::{Arity, DType, Dim, Kind, Op, Scalar, Type};
+use crate::ir::{Arity, DType, Dim, Kind, Op, ReduceKind, Scalar, ScanKind, Type};
 
 /// The result type of `op` applied to operands of these types (arity included), or an error
 /// that names what is wrong (the caller adds the op and value).
@@ -105,6 +105,18 @@ pub fn infer(op: &Op, inputs: &[&Type]) -> Result<Type> {
                 None => Vec::new(),
             };
             Ok(Type::new(DType::I64, shape))
+        }
+        Op::Scan { kind, axis } => {
+            let x = inputs[0];
+            shapes::check_axes("axis", &[*axis], x.ndim())?;
+            let total = match kind {
+                ScanKind::Cumsum => ReduceKind::Sum,
+                ScanKind::Cumprod => ReduceKind::Prod,
+            };
+            Ok(Type::new(
+                dtypes::reduce_result(total, x.dtype),
+                x.shape.clone(),
+            ))
         }
         Op::Reshape { shape } => view(inputs[0], shapes::reshape(&inputs[0].shape, shape)?),
         Op::Transpose { perm } => view(inputs[0], shapes::transpose(&inputs[0].shape, perm)?),

@@ -11,7 +11,7 @@ pub use array::{Data, Elem, HostArray};
 
 use crate::error::{Error, Result};
 use crate::infer::dtypes;
-use crate::ir::{BinaryOp, DType, Dim, Graph, Node, Op, Scalar, Type, UnaryOp};
+use crate::ir::{BinaryOp, DType, Dim, Graph, Node, Op, Scalar, ScanKind, Type, UnaryOp};
 use crate::views::{self, Layout};
 
 /// The largest result the interpreter builds (it holds 32 bytes per element while computing).
@@ -243,8 +243,31 @@ pub(crate) fn eval(
         }
         Op::Concatenate { axis } => concatenate(args, *axis, out),
         Op::Matmul => matmul(arg(0), arg(1), out, &shape),
+        Op::Scan { kind, axis } => scan(*kind, arg(0), *axis, out)?,
     };
     Ok(HostArray::from_elems(out, shape, &elems))
+}
+
+/// `np.cumsum` / `np.cumprod` along `axis`: each element cast to the result dtype, then
+/// combined in order with the running value, rounded (or wrapped) in that dtype at each step.
+fn scan(kind: ScanKind, x: &HostArray, axis: usize, out: DType) -> Result<Vec<Elem>> {
+    let op = match kind {
+        ScanKind::Cumsum => BinaryOp::Add,
+        ScanKind::Cumprod => BinaryOp::Mul,
+    };
+    let mut elems = cast_from(x.elems(), x.dtype(), out);
+    let n = x.shape[axis];
+    let inner: usize = x.shape[axis + 1..].iter().product();
+    for block in 0..x.shape[..axis].iter().product::<usize>() {
+        for j in 0..inner {
+            for i in 1..n {
+                let at = (block * n + i) * inner + j;
+                let previous = elems[at - inner];
+                elems[at] = scalar::fit(scalar::binary(op, out, previous, elems[at])?, out);
+            }
+        }
+    }
+    Ok(elems)
 }
 
 /// Element `i` of `np.arange`: `start + i*step`, exact for integers.

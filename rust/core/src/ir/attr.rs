@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use super::{ArgReduceKind, BinaryOp, DType, Dim, Op, ReduceKind, Scalar, Type, UnaryOp};
+use super::{ArgReduceKind, BinaryOp, DType, Dim, Op, ReduceKind, Scalar, ScanKind, Type, UnaryOp};
 
 /// An attribute value of the text form (`avalue` in the grammar).
 #[derive(Clone, Debug, PartialEq)]
@@ -230,6 +230,12 @@ impl Op {
                 kind,
                 axis,
                 keepdims: a.boolean(1)?,
+            });
+        }
+        if let Some(kind) = ScanKind::from_name(name) {
+            return Ok(Op::Scan {
+                kind,
+                axis: a.index(0)?,
             });
         }
         Ok(match name {

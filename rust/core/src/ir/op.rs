@@ -101,6 +101,14 @@ pub enum ArgReduceKind {
     Argmin,
 }
 
+/// Running operations along one axis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum ScanKind {
+    Cumsum,
+    Cumprod,
+}
+
 /// An IR op with its attributes. Creation ops also carry the dtype and shape of their result
 /// (the statement's type in the text), so that inference needs nothing but the op.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -222,6 +230,13 @@ pub enum Op {
     Matmul,
     /// A fresh contiguous copy.
     Copy,
+    /// `cumsum cumprod` along one axis, accumulated in the result dtype in order.
+    Scan {
+        /// Which running operation.
+        kind: ScanKind,
+        /// The axis (non-negative).
+        axis: usize,
+    },
 }
 
 /// The broad class of an op, which decides how passes and back ends treat it.
@@ -243,6 +258,8 @@ pub enum OpClass {
     Concatenate,
     /// `matmul`.
     Matmul,
+    /// `cumsum cumprod`.
+    Scan,
 }
 
 /// How many operands an op takes.
@@ -316,6 +333,8 @@ name_table!(ReduceKind {
 
 name_table!(ArgReduceKind { Argmax => "argmax", Argmin => "argmin", });
 
+name_table!(ScanKind { Cumsum => "cumsum", Cumprod => "cumprod", });
+
 /// The text names of the ops that are not unary, binary or reductions.
 const OTHER_OPS: [&str; 16] = [
     "where",
@@ -360,6 +379,7 @@ impl Op {
             Op::Concatenate { .. } => "concatenate",
             Op::Matmul => "matmul",
             Op::Copy => "copy",
+            Op::Scan { kind, .. } => kind.name(),
         }
     }
 
@@ -369,6 +389,7 @@ impl Op {
         names.extend(BinaryOp::ALL.iter().map(|b| b.name()));
         names.extend(ReduceKind::ALL.iter().map(|r| r.name()));
         names.extend(ArgReduceKind::ALL.iter().map(|r| r.name()));
+        names.extend(ScanKind::ALL.iter().map(|r| r.name()));
         names.extend(OTHER_OPS);
         names
     }
@@ -379,6 +400,7 @@ impl Op {
             || BinaryOp::from_name(name).is_some()
             || ReduceKind::from_name(name).is_some()
             || ArgReduceKind::from_name(name).is_some()
+            || ScanKind::from_name(name).is_some()
             || OTHER_OPS.contains(&name)
     }
 
@@ -401,6 +423,7 @@ impl Op {
             | Op::Flip { .. } => OpClass::View,
             Op::Concatenate { .. } => OpClass::Concatenate,
             Op::Matmul => OpClass::Matmul,
+            Op::Scan { .. } => OpClass::Scan,
         }
     }
 
@@ -408,7 +431,9 @@ impl Op {
     pub fn arity(&self) -> Arity {
         match self.class() {
             OpClass::Creation => Arity::Exactly(0),
-            OpClass::Unary | OpClass::Reduction | OpClass::View => Arity::Exactly(1),
+            OpClass::Unary | OpClass::Reduction | OpClass::View | OpClass::Scan => {
+                Arity::Exactly(1)
+            }
             OpClass::Binary | OpClass::Matmul => Arity::Exactly(2),
             OpClass::Ternary => Arity::Exactly(3),
             OpClass::Concatenate => Arity::AtLeast(1),
@@ -419,6 +444,9 @@ impl Op {
     pub fn attr_names(name: &str) -> Option<&'static [&'static str]> {
         if ReduceKind::from_name(name).is_some() || ArgReduceKind::from_name(name).is_some() {
             return Some(&["axis", "keepdims"]);
+        }
+        if ScanKind::from_name(name).is_some() {
+            return Some(&["axis"]);
         }
         if UnaryOp::from_name(name).is_some() || BinaryOp::from_name(name).is_some() {
             return Some(&[]);
@@ -476,7 +504,9 @@ impl Op {
                 ("stop", i64s(stop)),
                 ("step", i64s(step)),
             ],
-            Op::Concatenate { axis } => vec![("axis", AttrValue::Int(*axis as i128))],
+            Op::Concatenate { axis } | Op::Scan { axis, .. } => {
+                vec![("axis", AttrValue::Int(*axis as i128))]
+            }
         }
     }
 }

@@ -1,113 +1,25 @@
-//! `matmul` as an extern kernel: `gemm` for floats (strided operands, no copies), a plain
-//! loop for integers and bools. NumPy's rules: 1-D operands are promoted to a row / column
-//! and the added axis removed from the result; batch dims broadcast.
+//! Products the BLAS cannot take: any strides (the `gemm` crate, no copies), integers and
+//! bools (a plain loop, wrapping as NumPy's integer products do), and the empty sum of k = 0.
 
+use super::Product;
 use crate::kernel::Scalar;
-use ember_core::views::Layout;
 
-/// A matrix operand: base pointer and layout in elements.
-pub(crate) struct Mat {
-    pub ptr: *mut u8,
-    pub layout: Layout,
-}
-
-/// `out = a @ b`.
+/// One product `o = a @ b`.
 ///
 /// # Safety
-/// The pointers and layouts must describe valid arrays of `dtype` with the shapes the graph
-/// declared (checked by the caller); `out` must not overlap `a` or `b`.
-pub(crate) unsafe fn matmul(dtype: Scalar, a: Mat, b: Mat, out: Mat, threads: usize) {
-    let (mut al, mut bl, mut ol) = (a.layout, b.layout, out.layout);
-    let a1 = al.shape.len() == 1;
-    let b1 = bl.shape.len() == 1;
-    if a1 {
-        al.shape.insert(0, 1);
-        al.strides.insert(0, 0);
-    }
-    if b1 {
-        bl.shape.push(1);
-        bl.strides.push(0);
-    }
-    if a1 {
-        let at = ol.shape.len() - usize::from(!b1);
-        ol.shape.insert(at, 1);
-        ol.strides.insert(at, 0);
-    }
-    if b1 {
-        ol.shape.push(1);
-        ol.strides.push(0);
-    }
-    let nd = ol.shape.len();
-    let (m, n) = (ol.shape[nd - 2], ol.shape[nd - 1]);
-    let k = al.shape[al.shape.len() - 1];
-    let batch = &ol.shape[..nd - 2];
-    let count: usize = batch.iter().product();
-    let size = dtype.size() as isize;
-    let batch_offset = |l: &Layout, idx: &[usize]| -> isize {
-        let lb = l.shape.len() - 2;
-        let off = idx.len() - lb;
-        let mut pos = l.offset;
-        for d in 0..lb {
-            if l.shape[d] != 1 {
-                pos += idx[d + off] as isize * l.strides[d];
-            }
-        }
-        pos
-    };
-    let mut idx = vec![0usize; batch.len()];
-    for _ in 0..count {
-        let pa = a.ptr.wrapping_offset(batch_offset(&al, &idx) * size);
-        let pb = b.ptr.wrapping_offset(batch_offset(&bl, &idx) * size);
-        let po = out.ptr.wrapping_offset(batch_offset(&ol, &idx) * size);
-        let (ars, acs) = (
-            al.strides[al.shape.len() - 2],
-            al.strides[al.shape.len() - 1],
-        );
-        let (brs, bcs) = (
-            bl.strides[bl.shape.len() - 2],
-            bl.strides[bl.shape.len() - 1],
-        );
-        let (ors, ocs) = (ol.strides[nd - 2], ol.strides[nd - 1]);
-        // SAFETY: the offsets stay inside each operand by the caller's contract.
-        unsafe {
-            one(
-                dtype,
-                m,
-                n,
-                k,
-                pa,
-                (ars, acs),
-                pb,
-                (brs, bcs),
-                po,
-                (ors, ocs),
-                threads,
-            )
-        };
-        for d in (0..batch.len()).rev() {
-            idx[d] += 1;
-            if idx[d] < batch[d] {
-                break;
-            }
-            idx[d] = 0;
-        }
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-unsafe fn one(
-    dtype: Scalar,
-    m: usize,
-    n: usize,
-    k: usize,
-    a: *mut u8,
-    (ars, acs): (isize, isize),
-    b: *mut u8,
-    (brs, bcs): (isize, isize),
-    o: *mut u8,
-    (ors, ocs): (isize, isize),
-    threads: usize,
-) {
+/// The pointers and strides must address valid matrices of `dtype`; `o` must not overlap.
+pub(super) unsafe fn one(dtype: Scalar, p: &Product, threads: usize) {
+    let Product {
+        m,
+        n,
+        k,
+        a,
+        a_strides: (ars, acs),
+        b,
+        b_strides: (brs, bcs),
+        o,
+        o_strides: (ors, ocs),
+    } = *p;
     if m == 0 || n == 0 {
         return;
     }

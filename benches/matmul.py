@@ -1,0 +1,109 @@
+"""Matrix products compiled by ember against NumPy's own `@`, in one process.
+
+    python benches/matmul.py [--quick]
+
+For each shape class (matrix-vector, vector-matrix, small squares, tall-skinny, batched,
+broadcast batch, transposed operands, a product with a fused bias and activation) and each of
+float32 and float64, the median seconds per call (samples interleaved) of `np` (plain NumPy) and of the same function
+compiled by ember (cranelift backend, a cached call), and their ratio (NumPy time / ember time:
+above 1 means ember is faster). NumPy's BLAS thread count is printed; ember's products run on
+the same BLAS with the same threads where NumPy ships one.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+
+import ember
+import numpy as np
+
+
+def product(a, b):
+    return a @ b
+
+
+def transposed_left(a, b):
+    return a.T @ b
+
+
+def dense_layer(x, w, bias):
+    return np.maximum(x @ w + bias, 0.0)
+
+
+def shapes(dtype):
+    rng = np.random.default_rng(0)
+
+    def r(*shape):
+        return rng.standard_normal(shape).astype(dtype)
+
+    return [
+        ("mat-vec 1024x1024 @ 1024", product, (r(1024, 1024), r(1024))),
+        ("mat-vec 256x256 @ 256", product, (r(256, 256), r(256))),
+        ("vec-mat 1024 @ 1024x1024", product, (r(1024), r(1024, 1024))),
+        ("small 4x4", product, (r(4, 4), r(4, 4))),
+        ("small 16x16", product, (r(16, 16), r(16, 16))),
+        ("small 64x64", product, (r(64, 64), r(64, 64))),
+        ("square 256x256", product, (r(256, 256), r(256, 256))),
+        ("square 512x512", product, (r(512, 512), r(512, 512))),
+        ("tall-skinny 10000x16 @ 16x16", product, (r(10000, 16), r(16, 16))),
+        ("tall-skinny 16x10000 @ 10000x16", product, (r(16, 10000), r(10000, 16))),
+        ("batched 64x32x32 @ 64x32x32", product, (r(64, 32, 32), r(64, 32, 32))),
+        ("batched 8x128x128 @ 8x128x128", product, (r(8, 128, 128), r(8, 128, 128))),
+        ("broadcast 64x32x32 @ 32x32", product, (r(64, 32, 32), r(32, 32))),
+        ("transposed A.T @ B 256", transposed_left, (r(256, 256), r(256, 256))),
+        ("dense relu(x@w+b) 256x512x256", dense_layer, (r(256, 512), r(512, 256), r(256))),
+    ]
+
+
+def per_call(fns, args, budget: float) -> list[float]:
+    """Median seconds per call of each function, their samples interleaved (9 rounds of about
+    `budget / 9` seconds each), so that a change in machine load affects all of them alike."""
+    inner = []
+    for fn in fns:
+        fn(*args)
+        start = time.perf_counter()
+        calls = 0
+        while time.perf_counter() - start < budget / 20 or calls < 3:
+            fn(*args)
+            calls += 1
+        inner.append(max(1, int(budget / 9 / ((time.perf_counter() - start) / calls))))
+    samples: list[list[float]] = [[] for _ in fns]
+    for _ in range(9):
+        for fn, n, out in zip(fns, inner, samples, strict=True):
+            start = time.perf_counter()
+            for _ in range(n):
+                fn(*args)
+            out.append((time.perf_counter() - start) / n)
+    return [statistics.median(out) for out in samples]
+
+
+def blas_threads() -> str:
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return "unknown (threadpoolctl not installed)"
+    return ", ".join(f"{i['internal_api']}={i['num_threads']}" for i in threadpool_info())
+
+
+def main() -> None:
+    budget = 0.2 if "--quick" in sys.argv else 0.6
+    # One function per shape class would exceed the recompile limit of a single code object.
+    ember.config.recompile_limit = 64
+    print(f"numpy {np.__version__}; BLAS threads: {blas_threads()}; "
+          f"ember threads: {ember.config.num_threads or 'all cores'}")
+    ratios = []
+    for dtype in (np.float32, np.float64):
+        print(f"\n{np.dtype(dtype).name:<34} {'numpy':>10} {'ember':>10} {'ratio':>7}")
+        for name, fn, args in shapes(dtype):
+            compiled = ember.compile(fn)
+            np.testing.assert_allclose(compiled(*args), fn(*args), rtol=1e-3, atol=1e-3)
+            t_np, t_em = per_call([fn, compiled], args, budget)
+            ratios.append(t_np / t_em)
+            print(f"{name:<34} {t_np * 1e6:>8.1f}us {t_em * 1e6:>8.1f}us {t_np / t_em:>6.2f}x")
+    print(f"\ngeomean ratio {statistics.geometric_mean(ratios):.2f}x, min {min(ratios):.2f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,74 @@
+"""NumPy's own BLAS for the Cranelift backend's matrix products.
+
+NumPy wheels bundle OpenBLAS (`numpy.libs/libscipy_openblas64_-*.so`, entry points renamed
+`scipy_cblas_dgemm64_` and so on, 64-bit integers). `register()` finds that library, already
+loaded by NumPy, resolves `?gemm` and `?gemv` by name and hands their addresses to
+`_core.set_blas`, so compiled products run the very code NumPy's `@` runs, with the thread
+count NumPy's BLAS is set to (`threadpoolctl` and `OPENBLAS_NUM_THREADS` apply to both).
+Where no known library is found (a NumPy built against another BLAS), products use the
+`gemm` crate compiled into ember.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import glob
+import os
+
+import numpy as np
+
+from ember import _core
+
+# (prefix, suffix) of the renamed CBLAS symbols, most specific first. A "64_" suffix marks
+# the 64-bit-integer interface; names without it use NumPy's reported integer width.
+_SYMBOL_FORMS = (("scipy_cblas_", "64_"), ("cblas_", "64_"), ("scipy_cblas_", ""), ("cblas_", ""))
+_FUNCTIONS = ("sgemm", "dgemm", "sgemv", "dgemv")
+
+
+def _numpy_blas_libraries() -> list[str]:
+    libs = os.path.join(os.path.dirname(os.path.dirname(np.__file__)), "numpy.libs")
+    return sorted(glob.glob(os.path.join(libs, "*openblas*.so*")))
+
+
+def _numpy_blas_ilp64() -> bool:
+    try:
+        blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
+    except (KeyError, TypeError):
+        return False
+    return "64BITINT" in str(blas.get("openblas configuration", "")).upper()
+
+
+def find() -> tuple[tuple[int, int, int, int], bool] | None:
+    """The addresses of NumPy's `sgemm`, `dgemm`, `sgemv`, `dgemv` and whether they take
+    64-bit integers, or None."""
+    for path in _numpy_blas_libraries():
+        try:
+            # RTLD_NOLOAD: only the copy NumPy already loaded, never a second one.
+            lib = ctypes.CDLL(path, mode=os.RTLD_NOLOAD | os.RTLD_LOCAL)
+        except OSError:
+            continue
+        for prefix, suffix in _SYMBOL_FORMS:
+            try:
+                pointers = [getattr(lib, f"{prefix}{name}{suffix}") for name in _FUNCTIONS]
+            except AttributeError:
+                continue
+            addresses = tuple(ctypes.cast(p, ctypes.c_void_p).value for p in pointers)
+            ilp64 = suffix == "64_" or _numpy_blas_ilp64()
+            return addresses, ilp64  # type: ignore[return-value]
+    return None
+
+
+def register() -> bool:
+    """Registers NumPy's BLAS with the native backend; False where none was found."""
+    found = find()
+    if found is None:
+        _core.set_blas(None)
+        return False
+    addresses, ilp64 = found
+    _core.set_blas(addresses, ilp64)
+    return True
+
+
+def unregister() -> None:
+    """Every product back to the `gemm` crate (for comparing the two paths)."""
+    _core.set_blas(None)

@@ -1,0 +1,156 @@
+"""np.einsum lowered to the ops ember already compiles: transposes, reshapes, broadcast
+multiplies, `sum` and `matmul`.
+
+Operands are contracted left to right. Per operand, a label repeated inside it takes the
+diagonal (`where(eye, x, 0)` summed over the repeat) and a label no other operand and not the
+output uses is summed away. Each pairwise step is a batched `matmul` (labels shared and kept
+are the batch, shared and not kept the inner dimension, the rest rows and columns, each group
+reshaped to one dimension) or, with nothing to contract, a broadcast multiply. The result is
+cast to the operands' result type, which is einsum's: integer sums wrap in that type, as
+NumPy's do. Float sums run in another order than NumPy's einsum loops (within rounding).
+
+Ellipses, the interleaved operand form, `out=`/`dtype=`/`casting=`, labels whose sizes differ
+between operands (broadcasting of size-1 dims) are left to NumPy (a graph break); malformed
+subscripts raise NumPy's own error.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ember.errors import Unsupported
+from ember.graph import Graph, Value
+from ember.numpy_api.convert import any_value, as_array, to_value
+from ember.numpy_api.shape_ops import reshape_value
+
+Labelled = tuple[Value, str]
+
+
+def _numpy_error(subscripts: str, values: list[Value]) -> Exception:
+    """NumPy's exception for these subscripts, found on empty stand-ins of the same ranks."""
+    try:
+        np.einsum(subscripts, *(np.zeros((0,) * v.ndim, v.dtype) for v in values))
+    except Exception as exc:  # noqa: BLE001 -- whatever NumPy raises is the answer
+        return exc
+    return Unsupported(f"np.einsum({subscripts!r}) with these operand shapes")
+
+
+def _parse(subscripts: str, values: list[Value]) -> tuple[list[str], str]:
+    spec = subscripts.replace(" ", "")
+    if "." in spec:
+        raise Unsupported("np.einsum with an ellipsis")
+    lhs, arrow, rhs = spec.partition("->")
+    inputs = lhs.split(",")
+    letters = "".join(inputs)
+    if not arrow:
+        rhs = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    valid = (len(inputs) == len(values)
+             and all(c.isalpha() and c.isascii() for c in letters + rhs)
+             and all(len(s) == v.ndim for s, v in zip(inputs, values, strict=True))
+             and len(set(rhs)) == len(rhs) and set(rhs) <= set(letters))
+    if not valid:
+        raise _numpy_error(subscripts, values)
+    sizes: dict[str, int | str] = {}
+    for s, v in zip(inputs, values, strict=True):
+        for c, n in zip(s, v.shape, strict=True):
+            if sizes.setdefault(c, n) != n or isinstance(n, str):
+                raise Unsupported("np.einsum with a label of differing or symbolic sizes")
+    return inputs, rhs
+
+
+def _transpose(graph: Graph, x: Labelled, order: str) -> Value:
+    value, labels = x
+    perm = [labels.index(c) for c in order]
+    if perm == list(range(len(perm))):
+        return value
+    return graph.op("transpose", [value], perm=perm)
+
+
+def _sum(graph: Graph, value: Value, axes: list[int]) -> Value:
+    return graph.op("sum", [value], axis=axes, keepdims=False) if axes else value
+
+
+def _diagonal(graph: Graph, x: Labelled) -> Labelled:
+    """Each repeated label reduced to one axis: the diagonal, as einsum reads it."""
+    value, labels = x
+    while len(set(labels)) < len(labels):
+        c = next(c for c in labels if labels.count(c) > 1)
+        i = labels.index(c)
+        j = labels.index(c, i + 1)
+        n = value.shape[i]
+        rows = graph.op("expand_dims", [graph.arange(0, 1, n, np.int64)], axis=[1])
+        cols = graph.op("expand_dims", [graph.arange(0, 1, n, np.int64)], axis=[0])
+        eye = graph.op("eq", [rows, cols])
+        shape = [1] * value.ndim
+        shape[i] = shape[j] = n
+        mask = reshape_value(graph, eye, tuple(shape))
+        zero = graph.const(0, value.dtype, weak=False)
+        value = _sum(graph, graph.op("where", [mask, value, zero]), [j])
+        labels = labels[:j] + labels[j + 1:]
+    return value, labels
+
+
+def _contract(graph: Graph, a: Labelled, b: Labelled, keep: set[str]) -> Labelled:
+    la, lb = a[1], b[1]
+    batch = "".join(c for c in la if c in lb and c in keep)
+    inner = "".join(c for c in la if c in lb and c not in keep)
+    rows = "".join(c for c in la if c not in lb)
+    cols = "".join(c for c in lb if c not in la)
+    size = {c: a[0].shape[la.index(c)] for c in la} | {c: b[0].shape[lb.index(c)] for c in lb}
+    nb = len(batch)
+    if not inner:
+        x = _transpose(graph, a, batch + rows)
+        y = _transpose(graph, b, batch + cols)
+        x = graph.op("expand_dims", [x], axis=list(range(nb + len(rows),
+                                                         nb + len(rows) + len(cols))))
+        y = graph.op("expand_dims", [y], axis=list(range(nb, nb + len(rows))))
+        return graph.op("mul", [x, y]), batch + rows + cols
+    batch_shape = tuple(size[c] for c in batch)
+    m = math.prod(size[c] for c in rows)
+    k = math.prod(size[c] for c in inner)
+    n = math.prod(size[c] for c in cols)
+    x = reshape_value(graph, _transpose(graph, a, batch + rows + inner), (*batch_shape, m, k))
+    y = reshape_value(graph, _transpose(graph, b, batch + inner + cols), (*batch_shape, k, n))
+    product = graph.op("matmul", [x, y])
+    full = (*batch_shape, *(size[c] for c in rows), *(size[c] for c in cols))
+    return reshape_value(graph, product, full), batch + rows + cols
+
+
+def einsum(graph: Graph, *operands: object, out: object = None, dtype: object = None,
+           order: str = "K", casting: str = "safe", optimize: object = False) -> Any:
+    if out is not None or dtype is not None or casting != "safe" or order not in "KCA":
+        raise Unsupported("np.einsum with out=, dtype=, casting= or order=")
+    if not operands or not isinstance(operands[0], str):
+        raise Unsupported("np.einsum with operands and sublists interleaved")
+    subscripts, arrays = operands[0], list(operands[1:])
+    if not any_value(arrays):
+        return np.einsum(subscripts, *arrays)  # type: ignore[arg-type]
+    values = [as_array(graph, v if isinstance(v, Value) else graph.const(
+        v, np.asarray(v).dtype, weak=False) if isinstance(v, (bool, int, float)) else
+        to_value(graph, v, "np.einsum")) for v in arrays]
+    inputs, output = _parse(subscripts, values)
+    result_dtype = np.result_type(*(v.dtype for v in values))
+    terms = [_diagonal(graph, (v, s)) for v, s in zip(values, inputs, strict=True)]
+    reduced: list[Labelled] = []
+    for i, (value, labels) in enumerate(terms):
+        elsewhere = set(output).union(*(t[1] for j, t in enumerate(terms) if j != i))
+        gone = [axis for axis, c in enumerate(labels) if c not in elsewhere]
+        reduced.append((_sum(graph, value, gone),
+                        "".join(c for c in labels if c in elsewhere)))
+    acc = reduced[0]
+    for i in range(1, len(reduced)):
+        keep = set(output).union(*(t[1] for t in reduced[i + 1:]))
+        acc = _contract(graph, acc, reduced[i], keep)
+    result = _transpose(graph, acc, output)
+    if result.dtype != result_dtype:
+        result = graph.op("astype", [result], dtype=result_dtype)
+    if result.ndim == 0 and not result.scalar:  # einsum returns a 0-d result as a scalar
+        result = graph.op("squeeze", [result], axis=[], scalar=True)
+    return result
+
+
+def functions() -> dict[Any, Any]:
+    return {np.einsum: einsum}

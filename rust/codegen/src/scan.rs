@@ -1,0 +1,125 @@
+//! `cumsum` and `cumprod` as an extern step: along one axis of strided input and output
+//! layouts of one dtype, each output element is the previous one combined with the input's,
+//! in order, in that dtype (integers wrap), exactly as NumPy accumulates.
+
+use crate::kernel::Scalar;
+use ember_core::ir::ScanKind;
+use ember_core::views::Layout;
+
+/// A numeric element the scan combines.
+trait Element: Copy {
+    fn combine(self, other: Self, kind: ScanKind) -> Self;
+}
+
+macro_rules! wrapping_element {
+    ($t:ty) => {
+        impl Element for $t {
+            fn combine(self, other: Self, kind: ScanKind) -> Self {
+                match kind {
+                    ScanKind::Cumsum => self.wrapping_add(other),
+                    ScanKind::Cumprod => self.wrapping_mul(other),
+                }
+            }
+        }
+    };
+}
+
+macro_rules! float_element {
+    ($t:ty) => {
+        impl Element for $t {
+            fn combine(self, other: Self, kind: ScanKind) -> Self {
+                match kind {
+                    ScanKind::Cumsum => self + other,
+                    ScanKind::Cumprod => self * other,
+                }
+            }
+        }
+    };
+}
+
+wrapping_element!(i32);
+wrapping_element!(i64);
+float_element!(f32);
+float_element!(f64);
+
+impl Element for bool {
+    fn combine(self, other: Self, kind: ScanKind) -> Self {
+        match kind {
+            ScanKind::Cumsum => self || other,
+            ScanKind::Cumprod => self && other,
+        }
+    }
+}
+
+/// `out = cumsum(input)` (or `cumprod`) along `axis`; layouts in elements.
+///
+/// # Safety
+/// Both pointers and layouts must describe valid arrays of `dtype` of one shape; `out` must be
+/// writable and must not overlap `input`.
+pub(crate) unsafe fn scan(
+    kind: ScanKind,
+    dtype: Scalar,
+    axis: usize,
+    (input, li): (*mut u8, &Layout),
+    (out, lo): (*mut u8, &Layout),
+) {
+    // SAFETY: the caller's contract, with the element type of `dtype`.
+    unsafe {
+        match dtype {
+            Scalar::Bool => typed::<bool>(kind, axis, input, li, out, lo),
+            Scalar::I32 => typed::<i32>(kind, axis, input, li, out, lo),
+            Scalar::I64 => typed::<i64>(kind, axis, input, li, out, lo),
+            Scalar::F32 => typed::<f32>(kind, axis, input, li, out, lo),
+            Scalar::F64 => typed::<f64>(kind, axis, input, li, out, lo),
+        }
+    }
+}
+
+/// # Safety
+/// As for [`scan`], with `T` the element type.
+unsafe fn typed<T: Element>(
+    kind: ScanKind,
+    axis: usize,
+    input: *mut u8,
+    li: &Layout,
+    out: *mut u8,
+    lo: &Layout,
+) {
+    let shape = &li.shape;
+    if shape.contains(&0) {
+        return;
+    }
+    let n = shape[axis];
+    let (si, so) = (li.strides[axis], lo.strides[axis]);
+    let others: Vec<usize> = (0..shape.len()).filter(|&d| d != axis).collect();
+    let mut idx = vec![0usize; others.len()];
+    let (input, out) = (input as *const T, out as *mut T);
+    loop {
+        let (mut pi, mut po) = (li.offset, lo.offset);
+        for (k, &d) in others.iter().enumerate() {
+            pi += idx[k] as isize * li.strides[d];
+            po += idx[k] as isize * lo.strides[d];
+        }
+        // SAFETY: every position is an index inside the shape of both layouts.
+        unsafe {
+            let mut acc = *input.offset(pi);
+            *out.offset(po) = acc;
+            for i in 1..n as isize {
+                acc = acc.combine(*input.offset(pi + i * si), kind);
+                *out.offset(po + i * so) = acc;
+            }
+        }
+        let mut k = others.len();
+        loop {
+            if k == 0 {
+                return;
+            }
+            k -= 1;
+            idx[k] += 1;
+            if idx[k] < shape[others[k]] {
+                break;
+            }
+            idx[k] = 0;
+        }
+    }
+}
