@@ -67,9 +67,15 @@ def compile(graph: Graph, example_inputs: Sequence[Any], *,
 
 
 def compile_native(graph: Graph, text: str, num_threads: int) -> Compiled | None:
-    """The native compiled graph, or None (recorded and logged) where the core rejects it."""
+    """The native compiled graph, or None (recorded and logged) where the core rejects it.
+
+    A run whose kernels raised a floating-point flag that the caller's `np.errstate` does not
+    ignore is run again op by op with NumPy (`fp_rerun`), so warnings, `FloatingPointError`
+    and errstate handlers are NumPy's own."""
     try:
-        return _core.compile_ir(text, num_threads)
+        native = _core.compile_ir(text, num_threads)
+        native.set_fp_rerun(numpy_rerun(graph))
+        return native
     except Exception as exc:  # noqa: BLE001 -- any rejection means: run this graph eagerly
         record_fallback(graph, text, exc)
     except BaseException as exc:
@@ -79,6 +85,16 @@ def compile_native(graph: Graph, text: str, num_threads: int) -> Compiled | None
             raise
         record_fallback(graph, text, exc)
     return None
+
+
+def numpy_rerun(graph: Graph) -> Compiled:
+    """The graph run op by op with NumPy, every output a new array as the native graph's are
+    (an eager view of an input must not let the caller write through to it)."""
+
+    def rerun(*args: Any) -> tuple[np.ndarray, ...]:
+        return tuple(np.array(out, copy=True) for out in eager.run(graph, *args))
+
+    return rerun
 
 
 def eager_reason(graph: Graph) -> str | None:

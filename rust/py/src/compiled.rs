@@ -7,6 +7,13 @@
 //! any more is written again (`runtime::reuse`): fresh memory costs a page fault per 4 KiB on
 //! first touch, as much as a pass of compute for large outputs. The graph keeps its last
 //! outputs alive for that, until it is dropped (`ember.reset`).
+//!
+//! NumPy's floating-point error handling: a run that raised an exception flag (divide by
+//! zero, overflow, invalid, underflow) whose `np.errstate` category is not `ignore` is run
+//! again by the graph's `fp_rerun` callable (the graph op by op with NumPy, set by the
+//! Cranelift backend), whose results are returned instead: NumPy itself then warns, raises
+//! `FloatingPointError` or calls the handler, under the caller's errstate. Nothing the caller
+//! sees was written before that decision.
 
 use std::sync::Mutex;
 
@@ -14,6 +21,7 @@ use numpy::PyUntypedArray;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
+use ember_codegen::fpstatus::FpStatus;
 use ember_codegen::{ArrayView, ArrayViewMut};
 
 use crate::runtime::{self, RawArray};
@@ -27,6 +35,9 @@ pub struct CompiledGraph {
     graph: ember_codegen::CompiledGraph,
     /// The outputs of the last call, one slot per output (taken while a call runs).
     recycled: Mutex<Vec<Option<Py<PyUntypedArray>>>>,
+    /// Runs the graph with NumPy (same inputs, a tuple of new arrays) when a run raised a
+    /// floating-point flag the caller's errstate does not ignore.
+    fp_rerun: Mutex<Option<Py<PyAny>>>,
 }
 
 /// The views of one call, moved to the thread-free section together.
@@ -48,7 +59,25 @@ impl CompiledGraph {
             ir,
             graph,
             recycled: Mutex::new((0..slots).map(|_| None).collect()),
+            fp_rerun: Mutex::new(None),
         }
+    }
+
+    /// Whether NumPy would do anything about `status` under the caller's errstate: one of its
+    /// flags has a category that is not `ignore` (`np.geterr()`, read only when a flag is set).
+    fn errstate_acts_on(py: Python<'_>, status: FpStatus) -> PyResult<bool> {
+        let modes = py.import("numpy")?.call_method0("geterr")?;
+        for (flag, category) in [
+            (FpStatus::DIVIDE, "divide"),
+            (FpStatus::OVERFLOW, "over"),
+            (FpStatus::UNDERFLOW, "under"),
+            (FpStatus::INVALID, "invalid"),
+        ] {
+            if status.has(flag) && modes.get_item(category)?.extract::<String>()? != "ignore" {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 }
 
@@ -94,14 +123,31 @@ impl CompiledGraph {
             }
         };
         let graph = &self.graph;
-        runtime::run_detached(py, "a compiled graph", move || {
+        let status = runtime::run_detached(py, "a compiled graph", move || {
             let views = views;
             graph.run(&views.inputs, &views.outputs)
         })?;
         drop(owners);
         *self.recycled.lock().unwrap_or_else(|p| p.into_inner()) =
             outputs.iter().map(|a| Some(a.clone().unbind())).collect();
+        if !status.is_empty() && Self::errstate_acts_on(py, status)? {
+            let rerun = self
+                .fp_rerun
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .as_ref()
+                .map(|f| f.clone_ref(py));
+            if let Some(rerun) = rerun {
+                return Ok(rerun.bind(py).call1(inputs)?.cast_into::<PyTuple>()?);
+            }
+        }
         PyTuple::new(py, outputs)
+    }
+
+    /// Sets the callable that reruns the graph with NumPy when a run raised a floating-point
+    /// flag the caller's errstate does not ignore (None: keep the native results).
+    fn set_fp_rerun(&self, rerun: Option<Py<PyAny>>) {
+        *self.fp_rerun.lock().unwrap_or_else(|p| p.into_inner()) = rerun;
     }
 
     fn __repr__(&self) -> String {
