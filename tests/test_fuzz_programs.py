@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import os
 
+import ember
 import numpy as np
 from conftest import aliasing, assert_same
 from fuzz_programs import Outcome, Program, make_args, programs, run
 from hypothesis import HealthCheck, Phase, given, settings
-
-import ember
 
 EXAMPLES = int(os.environ.get("EMBER_FUZZ_EXAMPLES", "120"))
 
