@@ -69,6 +69,19 @@ def view_then_update(x):
     return y
 
 
+def one_view_twice(x):
+    t = x.T
+    return t, t
+
+
+def reversed_when_it_changes_nothing(x):
+    return x[:1, :1][::-1, ::-1], x[:0][::-1]
+
+
+def copies_and_the_array_itself(x):
+    return x.astype(x.dtype), np.asarray(x), x.astype(x.dtype, copy=False), np.pad(x, 0)
+
+
 def result_and_argument(x, y):
     return x + y, x, y[::-1]
 
@@ -76,7 +89,8 @@ def result_and_argument(x, y):
 PROGRAMS = [returned_argument, updated_then_sliced, updated_then_transposed,
             updated_then_reshaped, updated_transposed_then_reshaped, updated_returned,
             two_views_of_an_argument, two_views_of_a_result, one_result_twice,
-            updated_view_then_updated_again, view_then_update]
+            updated_view_then_updated_again, view_then_update, one_view_twice,
+            reversed_when_it_changes_nothing, copies_and_the_array_itself]
 
 
 def _arguments(layout):

@@ -187,6 +187,7 @@ def test_ordinary_inputs_raise_no_flag_in_fast_paths():
         with np.errstate(all="raise"):
             got = ember.compile(f)(x, y)
             expected = f(x, y)
+        assert ember.stats()["fp_reruns"] == 0
         for a, b in zip(got, expected, strict=True):
             np.testing.assert_allclose(a, b, rtol=1e-4 if dtype == np.float32 else 1e-9)
 
@@ -201,3 +202,4 @@ def test_warning_once_per_call_under_default_filters():
         for _ in range(3):
             compiled(np.zeros(4))
     assert [str(w.message) for w in caught] == ["divide by zero encountered in log"] * 3
+    assert ember.stats()["fp_reruns"] == 3

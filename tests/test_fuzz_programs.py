@@ -46,6 +46,8 @@ def assert_same_outcome(got: Outcome, want: Outcome, program: Program) -> None:
         except AssertionError as exc:
             raise AssertionError(f"{exc}{context}") from None
         assert aliasing(got.value, got.args) == aliasing(want.value, want.args), context
+    if want.error is not None and "negative integer powers" in str(want.error):
+        return  # NumPy leaves the updated argument's contents undefined (they vary per run)
     try:
         assert_same(got.args, want.args, rtol=_tolerance(want), atol=1e-30, path="arguments")
     except AssertionError as exc:

@@ -264,11 +264,25 @@ class Rebuilder:
         if any(m is vt for m in self.tracer.mutated):  # the argument itself, updated
             return self.reload(vt.source)
         expr = self._value(vt.value)
-        if vt.source is None and self._is_argument(vt.value) and not vt.value.scalar:
+        if vt.source is not None or vt.value.scalar or vt.value.weak:
+            return expr
+        if self._is_argument(vt.value):
             # Another object over the argument's memory (`x[::-1]` of an empty or length-1
             # `x`, which capture reduces to `x`): NumPy gives a new view, not `x` itself.
-            return f"{expr}.view()"
+            return self._once(vt, f"{expr}.view()")
+        node = self._producers().get(id(vt.value))
+        if node is not None and node.op in VIEW_OPS:
+            return self._once(vt, expr)  # one view object, however often it is referenced
         return expr
+
+    def _once(self, vt: VariableTracker, expr: str) -> str:
+        """`expr` evaluated once, by a statement of the prelude, for every reference to `vt`."""
+        key = id(vt)
+        if key not in self._built:
+            name = f"__ember_v{len(self._built)}"
+            self._built[key] = name
+            self.prelude.append(f"{name} = {expr}")
+        return self._built[key]
 
     def _is_argument(self, value: Value) -> bool:
         return any(i.value is value for i in self.tracer.inputs) or any(
