@@ -203,3 +203,4 @@ def test_warning_once_per_call_under_default_filters():
             compiled(np.zeros(4))
     assert [str(w.message) for w in caught] == ["divide by zero encountered in log"] * 3
     assert ember.stats()["fp_reruns"] == 3
+    assert ember.stats()["entry_fallbacks"] == 0  # rerun inside the graph call, not as Python

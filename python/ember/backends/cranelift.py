@@ -25,12 +25,12 @@ from typing import Any
 
 import numpy as np
 
-from ember import _core, stats
+from ember import _core
 from ember import logging as ember_logging
 from ember.backends import eager
 from ember.config import config
 from ember.graph import Graph
-from ember.stats import record_backend_fallback
+from ember.stats import count, record_backend_fallback
 
 Compiled = Callable[..., tuple[np.ndarray, ...]]
 
@@ -92,7 +92,7 @@ def numpy_rerun(graph: Graph) -> Compiled:
     (an eager view of an input must not let the caller write through to it)."""
 
     def rerun(*args: Any) -> tuple[np.ndarray, ...]:
-        stats.count("fp_reruns")
+        count("fp_reruns")
         return tuple(np.array(out, copy=True) for out in eager.run(graph, *args))
 
     return rerun
