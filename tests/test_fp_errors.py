@@ -204,3 +204,19 @@ def test_warning_once_per_call_under_default_filters():
     assert [str(w.message) for w in caught] == ["divide by zero encountered in log"] * 3
     assert ember.stats()["fp_reruns"] == 3
     assert ember.stats()["entry_fallbacks"] == 0  # rerun inside the graph call, not as Python
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_unused_results_still_warn(backend):
+    def statement(x):
+        np.log(x)
+        return x * 2
+
+    def through_a_view(x):
+        t = x / x
+        u = t.T  # noqa: F841 - unused, as the program has it
+        return x + 1
+
+    for fn in (statement, through_a_view):
+        assert_same_fp_behaviour(fn, (np.zeros((2, 3)),), backend)
+        assert_same_fp_behaviour(fn, (np.zeros((2, 3)),), backend, all="raise")

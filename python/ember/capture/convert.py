@@ -186,11 +186,12 @@ def unused_results(graph: Graph, outputs: list[Value]) -> list[Value]:
     left unread). NumPy still computes them, and their floating-point warnings and errors are
     part of the program's behaviour, so the graph keeps them as extra outputs, after those the
     entry reads, instead of letting dead-code elimination drop them."""
-    wanted = {id(v) for v in outputs}
-    read = {id(v) for node in graph.nodes for v in node.inputs}
+    live = {id(v) for v in outputs}
+    for node in reversed(graph.nodes):
+        if id(node.out) in live:
+            live.update(id(v) for v in node.inputs)
     return [node.out for node in graph.nodes
-            if id(node.out) not in wanted and id(node.out) not in read
-            and OPS[node.op].kind in ("elementwise", "reduction")]
+            if id(node.out) not in live and OPS[node.op].kind in ("elementwise", "reduction")]
 
 
 def convert(func: FunctionType, args: tuple[Any, ...], *, backend: Any = None,
