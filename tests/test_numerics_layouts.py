@@ -4,11 +4,10 @@ division, modulo, reciprocal, abs and shifts at their extremes, on both backends
 
 from __future__ import annotations
 
+import ember
 import numpy as np
 import pytest
 from conftest import assert_same
-
-import ember
 
 BACKENDS = ["cranelift", "eager"]
 
