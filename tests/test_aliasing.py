@@ -78,6 +78,11 @@ def reversed_when_it_changes_nothing(x):
     return x[:1, :1][::-1, ::-1], x[:0][::-1]
 
 
+def a_copy_and_its_reversal(x):
+    t = x[:1, :1].astype(x.dtype)
+    return t, t[::-1], t
+
+
 def copies_and_the_array_itself(x):
     return x.astype(x.dtype), np.asarray(x), x.astype(x.dtype, copy=False), np.pad(x, 0)
 
@@ -90,7 +95,8 @@ PROGRAMS = [returned_argument, updated_then_sliced, updated_then_transposed,
             updated_then_reshaped, updated_transposed_then_reshaped, updated_returned,
             two_views_of_an_argument, two_views_of_a_result, one_result_twice,
             updated_view_then_updated_again, view_then_update, one_view_twice,
-            reversed_when_it_changes_nothing, copies_and_the_array_itself]
+            reversed_when_it_changes_nothing, copies_and_the_array_itself,
+            a_copy_and_its_reversal]
 
 
 def _arguments(layout):

@@ -103,6 +103,7 @@ class Rebuilder:
         self.prelude: list[str] = []
         self._embedded: dict[int, str] = {}
         self._built: dict[int, str] = {}
+        self._owners: dict[int, int] = {}  # graph value -> the tracker rebuilt as it
         self._producer_of: dict[int, Node] | None = None
 
     # Embedder protocol (sources.py)
@@ -269,6 +270,11 @@ class Rebuilder:
         if self._is_argument(vt.value):
             # Another object over the argument's memory (`x[::-1]` of an empty or length-1
             # `x`, which capture reduces to `x`): NumPy gives a new view, not `x` itself.
+            return self._once(vt, f"{expr}.view()")
+        owner = self._owners.setdefault(id(vt.value), id(vt))
+        if owner != id(vt):
+            # Two Python objects with one graph value (`t[::-1]` of an empty `t`): the second
+            # is another view of the first, as NumPy's indexing gives.
             return self._once(vt, f"{expr}.view()")
         node = self._producers().get(id(vt.value))
         if node is not None and node.op in VIEW_OPS:
