@@ -246,3 +246,18 @@ def test_simplified_away_operands_still_warn(backend):
     x = np.array([np.inf, 0.0, 1.0, -1.0])
     assert_same_fp_behaviour(constant_condition, (x,), backend)
     assert_same_fp_behaviour(constant_condition, (x,), backend, all="raise")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_sums_with_nan_and_opposite_infinities_warn_as_numpy(backend):
+    """NumPy's summation order meets `inf + -inf` before the NaN here; the compiled order
+    meets the NaN first, so a NaN sum is rerun for NumPy's warning."""
+
+    def f(x):
+        return np.sum(x), x.sum(axis=-1), np.prod(x, axis=-1)
+
+    x = np.array([[-np.inf, -1e30, 100, 0.5, 2.5, 0, -0.0, 0],
+                  [1, np.inf, np.inf, 1e-40, 100, -1e30, 89.5, np.nan]], np.float32)
+    for arr in (x, x[:, ::-1], np.asfortranarray(x)):
+        assert_same_fp_behaviour(f, (arr,), backend)
+        assert_same_fp_behaviour(f, (arr.astype(np.float64),), backend)

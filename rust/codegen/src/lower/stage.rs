@@ -230,7 +230,27 @@ impl Emitter<'_, '_> {
             em.b.def_var(acc, r);
         });
         let a = self.b.use_var(acc);
+        let a = if acc_ty.is_float() && matches!(op, ReduceOp::Sum | ReduceOp::Prod) {
+            self.nan_raises_invalid(a, acc_ty)
+        } else {
+            a
+        };
         self.cast(a, acc_ty, op.result_type(ty), Mode::Scalar)
+    }
+
+    /// `v` unchanged, raising the invalid flag when it is NaN. A sum or product that ends in
+    /// NaN may have met `inf - inf` or `0 * inf` in NumPy's order of operations even where
+    /// ours met a NaN first (which raises nothing): the flag makes the caller rerun it with
+    /// NumPy, whose order decides the warning.
+    fn nan_raises_invalid(&mut self, v: Value, ty: Scalar) -> Value {
+        let nan = self.b.ins().fcmp(FloatCC::Unordered, v, v);
+        let inf = self.constant(Const::Float(f64::INFINITY), ty, Mode::Scalar);
+        let zero = self.constant(Const::Float(0.0), ty, Mode::Scalar);
+        let t = self.b.ins().select(nan, inf, zero);
+        let invalid = self.b.ins().fsub(t, t);
+        // NaN + NaN keeps the first operand's NaN: `v` itself where it is NaN.
+        let kept = self.b.ins().fadd(v, invalid);
+        self.b.ins().select(nan, kept, v)
     }
 
     /// The SIMD part of a reduction: [`UNROLL`] vector accumulators folded into the scalar
