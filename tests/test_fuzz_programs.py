@@ -17,7 +17,7 @@ from conftest import aliasing, assert_same
 from fuzz_programs import Outcome, Program, make_args, programs, run
 from hypothesis import HealthCheck, Phase, given, settings
 
-EXAMPLES = int(os.environ.get("EMBER_FUZZ_EXAMPLES", "120"))
+EXAMPLES = int(os.environ.get("EMBER_FUZZ_EXAMPLES", "1000"))
 
 
 def _compile(source: str):
