@@ -19,7 +19,7 @@ from typing import Any
 
 import ember
 import numpy as np
-from conftest import RecordingBackend
+from conftest import RecordingBackend, aliasing
 
 
 @dataclass
@@ -48,6 +48,7 @@ class Seen:
     output: str = ""
     args: Any = None
     state: Any = None
+    aliasing: list = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
 
@@ -75,6 +76,7 @@ def observe(program: Program, fn: Callable[..., Any]) -> Seen:
         except Exception as error:  # noqa: BLE001 - raising is an outcome to compare
             seen.error = error
     seen.output = out.getvalue() + err.getvalue()
+    seen.aliasing = aliasing(seen.value, args)
     seen.args = snapshot(args)
     seen.state = snapshot(program.state()) if program.state is not None else None
     return seen
@@ -137,6 +139,8 @@ def differences(got: Seen, want: Seen, rtol: float) -> list[str]:
         diffs += same(got.value, want.value, rtol, "result")
     if got.output != want.output:
         diffs.append(f"printed {got.output!r}, want {want.output!r}")
+    if got.error is None and want.error is None and got.aliasing != want.aliasing:
+        diffs.append(f"aliasing {got.aliasing}, want {want.aliasing}")
     diffs += same(got.args, want.args, rtol, "arguments after the call")
     diffs += same(got.state, want.state, rtol, "state after the call")
     return diffs

@@ -85,3 +85,36 @@ def assert_same(got, want, *, rtol: float = 1e-6, atol: float = 1e-12, path: str
         assert type(got) is type(want), f"{path}: {type(got).__name__}, want {type(want).__name__}"
         both_nan = isinstance(want, float) and math.isnan(want) and math.isnan(got)
         assert got == want or both_nan, f"{path}: {got!r}, want {want!r}"
+
+
+def _arrays_in(value, path: str = "result"):
+    """(path, array) for every ndarray in a result, through tuples, lists and dicts."""
+    if isinstance(value, np.ndarray):
+        yield path, value
+    elif isinstance(value, (tuple, list)):
+        for i, item in enumerate(value):
+            yield from _arrays_in(item, f"{path}[{i}]")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _arrays_in(item, f"{path}[{key!r}]")
+
+
+def aliasing(result, args) -> list[tuple[str, str, bool, bool]]:
+    """How the arrays of `result` relate to the arguments and to each other: for every pair,
+    (result path, other path, `is`, `np.shares_memory`). Compared between compiled code and
+    NumPy, it says that views, in-place updates and returned arguments alias as in NumPy."""
+    outs = list(_arrays_in(result))
+    ins = list(_arrays_in(tuple(args), "arg"))
+    relations = []
+    for i, (path, out) in enumerate(outs):
+        for other_path, other in ins + outs[:i]:
+            relations.append((path, other_path, out is other, bool(np.shares_memory(out, other))))
+    return relations
+
+
+def assert_same_aliasing(got, got_args, want, want_args) -> None:
+    """Compiled results alias the arguments and each other exactly as NumPy's do."""
+    got_relations, want_relations = aliasing(got, got_args), aliasing(want, want_args)
+    for g, w in zip(got_relations, want_relations, strict=True):
+        assert g == w, f"{g[0]} vs {g[1]}: is={g[2]}, shares memory={g[3]}; NumPy: is={w[2]}, " \
+                       f"shares memory={w[3]}"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ember
 import numpy as np
 import pytest
-from conftest import assert_same
+from conftest import assert_same, assert_same_aliasing
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_programs_corpus import CASES
@@ -44,6 +44,7 @@ def test_corpus_compiled_natively_matches_numpy(name, fn, make_args, dynamic):
     f32 = "float32" in repr(args) or name in ("gelu", "mlp", "linear_call")
     rtol = 2e-5 if f32 else 1e-7
     assert_same(got, want, rtol=rtol, atol=1e-6 if f32 else 1e-12)
+    assert_same_aliasing(got, args, want, args)
     assert_same(compiled(*args), want, rtol=rtol, atol=1e-6 if f32 else 1e-12)
     s = ember.stats()
     assert s["graph_breaks"] == 0 and s["captures"] == 1 and s["cache_hits"] >= 1, s
@@ -69,6 +70,7 @@ def _run_program(source: str, n_args: int, rows: int, dtype: type, seed: int,
     got = ember.compile(program, fullgraph=True)(*args)
     f32 = dtype is np.float32
     assert_same(got, want, rtol=1e-5 if f32 else 1e-12, atol=1e-5 if f32 else 1e-12)
+    assert_same_aliasing(got, args, want, args)
     assert ember.stats()["graph_breaks"] == 0, source
     assert_native()
 

@@ -9,7 +9,7 @@ import math
 import ember
 import numpy as np
 import pytest
-from conftest import assert_same
+from conftest import assert_same, assert_same_aliasing
 
 rng = np.random.default_rng(0)
 
@@ -254,6 +254,7 @@ def test_compiled_matches_numpy(name, fn, make_args, dynamic, recorder):
     compiled = ember.compile(fn, backend=recorder, fullgraph=True, dynamic=dynamic)
     got = compiled(*args)
     assert_same(got, want, rtol=2e-5 if "f32" in repr(args) or name == "gelu" else 1e-7)
+    assert_same_aliasing(got, args, want, args)
     # Called again with the same kinds of inputs: a cache hit, no new capture.
     again = compiled(*args)
     assert_same(again, want, rtol=2e-5)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ember
 import numpy as np
-from conftest import assert_same
+from conftest import assert_same, assert_same_aliasing
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -78,4 +78,5 @@ def test_random_programs_match_numpy(case):
     ember.reset()
     got = ember.compile(program, fullgraph=True)(*args)
     assert_same(got, want, rtol=1e-5 if dtype is np.float32 else 1e-12, atol=1e-6)
+    assert_same_aliasing(got, args, want, args)
     assert ember.stats()["graph_breaks"] == 0, source

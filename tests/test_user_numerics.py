@@ -12,7 +12,7 @@ from contextlib import redirect_stdout
 import ember
 import numpy as np
 import pytest
-from conftest import assert_same
+from conftest import assert_same, assert_same_aliasing
 from ember import _core
 
 BACKENDS = ["eager", "cranelift"]
@@ -34,6 +34,7 @@ def run_like_numpy(fn, backend, *args, rtol=1e-6, atol=1e-12, calls=2, **kwargs)
         after = ember.stats()
         assert_same(got, want, rtol=rtol, atol=atol)
         assert_same(got_args, want_args, rtol=rtol, atol=atol, path="arguments")
+        assert_same_aliasing(got, got_args, want, want_args)
         assert got_out.getvalue() == want_out.getvalue()
         assert_compiled(fn, before, after, first=call == 0)
 

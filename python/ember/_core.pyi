@@ -112,7 +112,12 @@ class CompiledGraph:
     def __call__(self, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
         """Run with the GIL released on arrays of the parameter types (any strides; a Python
         scalar of the matching kind where a parameter is weak); returns new C-contiguous arrays.
-        Wrong count or type/dtype: TypeError; wrong shape or unaligned data: ValueError."""
+        Wrong count or type/dtype: TypeError; wrong shape or unaligned data: ValueError.
+        A run that raised a floating-point flag the caller's `np.errstate` does not ignore
+        returns `fp_rerun(*inputs)` instead, when one is set."""
+    def set_fp_rerun(self, rerun: Callable[..., tuple[np.ndarray, ...]] | None) -> None:
+        """What reruns the graph with NumPy when a run raised a floating-point flag that the
+        caller's `np.errstate` does not ignore (None: keep the native results)."""
 
 def set_recycle_budget(bytes: int) -> None:
     """Bytes of output arrays that compiled graphs keep for reuse, all graphs together (least

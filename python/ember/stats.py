@@ -23,6 +23,7 @@ class Stats:
     recompile_limit_hits: int = 0
     entry_fallbacks: int = 0  # a compiled graph raised and the frame re-ran as Python
     backend_fallbacks: Counter = field(default_factory=Counter)  # reason -> graphs run eagerly
+    fp_reruns: int = 0  # native runs that raised a floating-point flag and re-ran with NumPy
 
 
 _lock = threading.Lock()
@@ -94,6 +95,7 @@ def snapshot(hook: dict[str, int] | None) -> dict[str, object]:
                 "recompile_limit_hits": s.recompile_limit_hits,
                 "entry_fallbacks": s.entry_fallbacks,
                 "backend_fallbacks": dict(s.backend_fallbacks),
+                "fp_reruns": s.fp_reruns,
                 "compile_time": {k: round(v, 6) for k, v in s.stage_seconds.items()},
             }
         )

@@ -30,7 +30,7 @@ from ember import logging as ember_logging
 from ember.backends import blas, eager
 from ember.config import config
 from ember.graph import Graph
-from ember.stats import record_backend_fallback
+from ember.stats import count, record_backend_fallback
 
 Compiled = Callable[..., tuple[np.ndarray, ...]]
 
@@ -99,9 +99,15 @@ def parses_version_2() -> bool:
 
 
 def compile_native(graph: Graph, text: str, num_threads: int) -> Compiled | None:
-    """The native compiled graph, or None (recorded and logged) where the core rejects it."""
+    """The native compiled graph, or None (recorded and logged) where the core rejects it.
+
+    A run whose kernels raised a floating-point flag that the caller's `np.errstate` does not
+    ignore is run again op by op with NumPy (`fp_rerun`), so warnings, `FloatingPointError`
+    and errstate handlers are NumPy's own."""
     try:
-        return _core.compile_ir(text, num_threads)
+        native = _core.compile_ir(text, num_threads)
+        native.set_fp_rerun(numpy_rerun(graph))
+        return native
     except Exception as exc:  # noqa: BLE001 -- any rejection means: run this graph eagerly
         record_fallback(graph, text, exc)
     except BaseException as exc:
@@ -111,6 +117,17 @@ def compile_native(graph: Graph, text: str, num_threads: int) -> Compiled | None
             raise
         record_fallback(graph, text, exc)
     return None
+
+
+def numpy_rerun(graph: Graph) -> Compiled:
+    """The graph run op by op with NumPy, every output a new array as the native graph's are
+    (an eager view of an input must not let the caller write through to it)."""
+
+    def rerun(*args: Any) -> tuple[np.ndarray, ...]:
+        count("fp_reruns")
+        return tuple(np.array(out, copy=True) for out in eager.run(graph, *args))
+
+    return rerun
 
 
 def eager_reason(graph: Graph) -> str | None:

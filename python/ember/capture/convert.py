@@ -25,7 +25,7 @@ from ember.capture.sources import ClosureSource, LocalSource
 from ember.capture.tracer import Tracer
 from ember.capture.variables.base import NULL, CellVariable, VariableTracker
 from ember.errors import Unsupported
-from ember.graph import Graph
+from ember.graph import OPS, Graph, Value
 
 
 @dataclass
@@ -211,6 +211,19 @@ def _step_tail(codegen: EntryCodegen, state: FrameState, func: FunctionType) -> 
     return StepTail(step, args, closure, trampoline=resume_origin(func.__code__) is None)
 
 
+def unused_results(graph: Graph, outputs: list[Value]) -> list[Value]:
+    """Results the program computes and never uses (`np.log(x)` as a statement, a temporary
+    left unread). NumPy still computes them, and their floating-point warnings and errors are
+    part of the program's behaviour, so the graph keeps them as extra outputs, after those the
+    entry reads, instead of letting dead-code elimination drop them."""
+    live = {id(v) for v in outputs}
+    for node in reversed(graph.nodes):
+        if id(node.out) in live:
+            live.update(id(v) for v in node.inputs)
+    return [node.out for node in graph.nodes
+            if id(node.out) not in live and OPS[node.op].kind in ("elementwise", "reduction")]
+
+
 def convert(func: FunctionType, args: tuple[Any, ...], *, backend: Any = None,
             dynamic: bool | None = None, options: dict[str, Any] | None = None,
             allow_breaks: bool = False, scalars: bool | None = False) -> Capture:
@@ -239,10 +252,11 @@ def convert(func: FunctionType, args: tuple[Any, ...], *, backend: Any = None,
         # The break stands: report the refused instruction, not why no step could be made.
         refusal.hint = f"{refusal.hint} (the frame runs as plain Python: {exc.reason})"
         raise refusal from exc
-    graph: Graph | None = tracer.graph if codegen.outputs else None
+    outputs = codegen.outputs + unused_results(tracer.graph, codegen.outputs)
+    graph: Graph | None = tracer.graph if outputs else None
     compiled = None
     if graph is not None:
-        graph.set_outputs(codegen.outputs)
+        graph.set_outputs(outputs)
         if ember_logging.enabled("graph"):
             ember_logging.log("graph", f"{func.__code__.co_qualname}:\n{graph.to_ir()}")
         start = time.perf_counter()

@@ -79,6 +79,14 @@ def _make_function(code: types.CodeType, fn_globals: dict[str, Any], defaults: t
     return fn
 
 
+def _reshape_view(base: np.ndarray, shape: tuple[int, ...], computed: np.ndarray) -> np.ndarray:
+    """`base` reshaped without a copy where NumPy's reshape gives a view, else `computed`."""
+    try:
+        return np.reshape(base, shape, copy=False)
+    except ValueError:
+        return computed
+
+
 class Rebuilder:
     """Expressions for trackers, and the namespace and statements they need."""
 
@@ -94,6 +102,7 @@ class Rebuilder:
         self.prelude: list[str] = []
         self._embedded: dict[int, str] = {}
         self._built: dict[int, str] = {}
+        self._owners: dict[int, int] = {}  # graph value -> the tracker rebuilt as it
         self._producer_of: dict[int, Node] | None = None
 
     # Embedder protocol (sources.py)
@@ -259,7 +268,35 @@ class Rebuilder:
     def _array(self, vt: ArrayVariable) -> str:
         if any(m is vt for m in self.tracer.mutated):  # the argument itself, updated
             return self.reload(vt.source)
-        return self._value(vt.value)
+        expr = self._value(vt.value)
+        if vt.source is not None or vt.value.scalar or vt.value.weak:
+            return expr
+        if self._is_argument(vt.value):
+            # Another object over the argument's memory (`x[::-1]` of an empty or length-1
+            # `x`, which capture reduces to `x`): NumPy gives a new view, not `x` itself.
+            return self._once(vt, f"{expr}.view()")
+        owner = self._owners.setdefault(id(vt.value), id(vt))
+        if owner != id(vt):
+            # Two Python objects with one graph value (`t[::-1]` of an empty `t`): the second
+            # is another view of the first, as NumPy's indexing gives.
+            return self._once(vt, f"{expr}.view()")
+        node = self._producers().get(id(vt.value))
+        if node is not None and node.op in VIEW_OPS:
+            return self._once(vt, expr)  # one view object, however often it is referenced
+        return expr
+
+    def _once(self, vt: VariableTracker, expr: str) -> str:
+        """`expr` evaluated once, by a statement of the prelude, for every reference to `vt`."""
+        key = id(vt)
+        if key not in self._built:
+            name = f"__ember_v{len(self._built)}"
+            self._built[key] = name
+            self.prelude.append(f"{name} = {expr}")
+        return self._built[key]
+
+    def _is_argument(self, value: Value) -> bool:
+        return any(i.value is value for i in self.tracer.inputs) or any(
+            m.value is value for m in self.tracer.mutated)
 
     def _value(self, value: Value) -> str:
         """An array the graph computed; a view (transpose, slice, reshape...) is taken again
@@ -267,16 +304,38 @@ class Rebuilder:
         for graph_input in self.tracer.inputs:
             if graph_input.value is value:
                 return self.reload(graph_input.source)
+        for mutated in self.tracer.mutated:
+            # The argument updated in place: the entry writes the new contents back into it,
+            # so views of it are taken from the argument itself and see them, as in NumPy.
+            if mutated.value is value:
+                return self.reload(mutated.source)
         if not (value.scalar or value.weak):
             node = self._producers().get(id(value))
             if node is not None and node.op in VIEW_OPS:
-                return self._view(node, self._value(node.inputs[0]))
+                base = self._value(node.inputs[0])
+                if node.op == "reshape" and self._reaches_mutated(node.inputs[0]):
+                    # Taken before the write-back: a reshape that must copy would copy the old
+                    # contents, so it takes the graph's result instead (a copy, as NumPy's is).
+                    computed = f"__ember_out[{self.output(value)}]"
+                    return (f"{self.embed(_reshape_view, 'reshape_view')}({base}, "
+                            f"{self._dims(node.attrs['shape'])}, {computed})")
+                return self._view(node, base)
         out = f"__ember_out[{self.output(value)}]"
         if value.weak:
             return f"{out}.item()"
         if value.scalar:
             return f"{out}[()]"
         return out
+
+    def _reaches_mutated(self, value: Value) -> bool:
+        """Whether `value` is an updated argument, or a view of one."""
+        while True:
+            if any(m.value is value for m in self.tracer.mutated):
+                return True
+            node = self._producers().get(id(value))
+            if node is None or node.op not in VIEW_OPS:
+                return False
+            value = node.inputs[0]
 
     def _producers(self) -> dict[int, Node]:
         if self._producer_of is None:

@@ -113,7 +113,7 @@ def pad(graph: Graph, array: object, pad_width: object, mode: object = "constant
     if mode != "constant" or set(kwargs) - {"constant_values"}:
         raise Unsupported(f"np.pad with mode={mode!r}")
     fill = static_number(kwargs.get("constant_values", 0), "np.pad")
-    x = array_arg(graph, array, "np.pad")
+    x = padded = array_arg(graph, array, "np.pad")
     # NumPy stores the value through np.asarray and an unsafe cast (300 -> 44 in uint8).
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -129,6 +129,8 @@ def pad(graph: Graph, array: object, pad_width: object, mode: object = "constant
                 raise Unsupported("np.pad along a symbolic dimension")
             joined = [p for p in (parts[0], x, parts[1]) if p is not None]
             x = graph.op("concatenate", joined, axis=axis)
+    if x is padded:
+        return graph.op("copy", [x])  # no padding: still a new array, as NumPy's
     return x
 
 

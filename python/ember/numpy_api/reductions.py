@@ -98,7 +98,20 @@ def mean(graph: Graph, a: object, axis: object = None, dtype: object = None, out
     _check_common("np.mean", out, where)
     if not any_value([a]):
         return _fold(np.mean, "np.mean", a, axis=axis, dtype=dtype, keepdims=keepdims)
+    x = to_value(graph, a, "np.mean")
+    if _count(x, normalize_axes(axis_arg(axis, "np.mean"), x.ndim)) == 0:
+        raise Unsupported("np.mean of an empty slice (NumPy warns 'Mean of empty slice')")
     return _reduce(graph, "mean", a, axis, keepdims, dtype)
+
+
+def _count(x: Value, axes: tuple[int, ...] | None) -> int | None:
+    """How many elements each result of a reduction over `axes` takes (None: symbolic)."""
+    count = 1
+    for i in range(x.ndim) if axes is None else axes:
+        if isinstance(x.shape[i], str):
+            return None
+        count *= x.shape[i]  # type: ignore[assignment]
+    return count
 
 
 def _arg_like(op: str) -> Any:
@@ -135,15 +148,17 @@ def _var(graph: Graph, what: str, a: object, axis: object, dtype: object, out: o
     ddof_value = static_number(ddof, what)
     axes = normalize_axes(axis_arg(axis, what), x.ndim)
     axis_list = None if axes is None else list(axes)
+    known = _count(x, axes)
+    if known is not None and known <= ddof_value:
+        # NumPy warns from Python ('Degrees of freedom <= 0 for slice'): run it as NumPy.
+        raise Unsupported(f"{what} with no degrees of freedom")
     centre = graph.op("mean", [x], axis=axis_list, keepdims=True)
     squares = graph.op("square", [graph.op("sub", [x, centre])])
     if ddof_value == 0:
         return graph.op("mean", [squares], axis=axis_list, keepdims=bool(keepdims))
-    count = 1
-    for i in range(x.ndim) if axes is None else axes:
-        if isinstance(x.shape[i], str):
-            raise Unsupported(f"{what} with ddof over symbolic dimension {x.shape[i]!r}")
-        count *= x.shape[i]  # type: ignore[assignment]
+    if known is None:
+        raise Unsupported(f"{what} with ddof over a symbolic dimension")
+    count = known
     ssd = graph.op("sum", [squares], axis=axis_list, keepdims=bool(keepdims))
     dof = count - ddof_value
     divisor = np.intp(max(dof, 0)) if isinstance(dof, int) else np.float64(max(dof, 0.0))

@@ -255,7 +255,8 @@ def astype(graph: Graph, a: object, dtype: object, order: str = "K", casting: st
     if order != "K" or casting != "unsafe":
         raise Unsupported("astype with order= or casting=")
     if dt == x.dtype and not x.weak:
-        return x
+        # NumPy copies unless told it need not (a copy is a new array, aliasing nothing).
+        return x if copy is False or x.scalar else graph.op("copy", [x])
     return graph.op("astype", [x], dtype=dt)
 
 

@@ -4,6 +4,9 @@
 //! iteration dims; the last dim is the inner extent, the one before it the native row loop,
 //! and any dims further out are walked here. Large launches split the rows across threads.
 
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use crate::fpstatus::{self, FpStatus};
 use crate::jit::KernelFn;
 use std::sync::OnceLock;
 
@@ -207,7 +210,17 @@ pub unsafe fn launch(
             i += r1 - r0;
         }
     };
-    let run = &pool_job;
+    // Exception flags are per thread: each job starts from clear flags on whatever thread runs
+    // it and hands what it raised to the caller, whose flags are restored afterwards (a job
+    // may run on the calling thread itself).
+    let raised = AtomicU32::new(0);
+    let job = |c: usize| {
+        let saved = fpstatus::take();
+        pool_job(c);
+        raised.fetch_or(fpstatus::take().0, Ordering::Relaxed);
+        fpstatus::raise(saved);
+    };
+    let run = &job;
     if num_threads == 0 && pool_usable() {
         rayon::scope(|s| {
             for c in 0..chunks {
@@ -226,6 +239,7 @@ pub unsafe fn launch(
             }
         });
     }
+    fpstatus::raise(FpStatus(raised.into_inner()));
 }
 
 /// `launch` on the calling thread: the small launches that dominate graphs of many small ops

@@ -3,6 +3,7 @@
 
 use crate::buffers;
 use crate::exec::{self, Operand};
+use crate::fpstatus::{self, FpStatus};
 use crate::jit::{Jit, KernelFn};
 use crate::kernel::Scalar;
 use crate::matmul::{self, Mat};
@@ -198,8 +199,10 @@ impl CompiledGraph {
         (self.fns.len(), self.plan.steps.len())
     }
 
-    /// Runs the graph: reads `inputs`, writes every element of `outputs`.
-    pub fn run(&self, inputs: &[ArrayView], outputs: &[ArrayViewMut]) -> Result<(), Error> {
+    /// Runs the graph: reads `inputs`, writes every element of `outputs`, and returns the
+    /// floating-point exception flags the kernels raised (on any thread); the calling thread's
+    /// own flags are as they were before the call.
+    pub fn run(&self, inputs: &[ArrayView], outputs: &[ArrayViewMut]) -> Result<FpStatus, Error> {
         if inputs.len() != self.plan.inputs.len() || outputs.len() != self.plan.outputs.len() {
             return Err(Error::Mismatch(format!(
                 "expected {} inputs and {} outputs, got {} and {}",
@@ -260,14 +263,17 @@ impl CompiledGraph {
                 .collect(),
             scratch: Vec::new(),
         };
+        let saved = fpstatus::take();
         for step in &self.plan.steps {
             rt.step(step);
         }
+        let status = fpstatus::take();
+        fpstatus::raise(saved);
         drop(rt);
         if let Ok(mut p) = self.pool.lock() {
             p.push(buffers);
         }
-        Ok(())
+        Ok(status)
     }
 }
 

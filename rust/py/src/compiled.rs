@@ -7,10 +7,18 @@
 //! any more is written again (`runtime::reuse`): fresh memory costs a page fault per 4 KiB on
 //! first touch, as much as a pass of compute for large outputs. The last outputs are kept for
 //! that in the process-wide pool of `recycle.rs`, under its budget, until the graph is dropped.
+//!
+//! NumPy's floating-point error handling: a run that raised an exception flag (divide by
+//! zero, overflow, invalid, underflow) whose `np.errstate` category is not `ignore` is run
+//! again by the graph's `fp_rerun` callable (the graph op by op with NumPy, set by the
+//! Cranelift backend), whose results are returned instead: NumPy itself then warns, raises
+//! `FloatingPointError` or calls the handler, under the caller's errstate. Nothing the caller
+//! sees was written before that decision.
 
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
+use ember_codegen::fpstatus::FpStatus;
 use ember_codegen::{ArrayView, ArrayViewMut};
 
 use crate::recycle;
@@ -25,6 +33,9 @@ pub struct CompiledGraph {
     graph: ember_codegen::CompiledGraph,
     /// Its key in the pool of recycled outputs.
     pool_id: u64,
+    /// Runs the graph with NumPy (same inputs, a tuple of new arrays) when a run raised a
+    /// floating-point flag the caller's errstate does not ignore.
+    fp_rerun: Mutex<Option<Py<PyAny>>>,
 }
 
 /// The views of one call, moved to the thread-free section together.
@@ -45,7 +56,25 @@ impl CompiledGraph {
             ir,
             graph,
             pool_id: recycle::new_id(),
+            fp_rerun: Mutex::new(None),
         }
+    }
+
+    /// Whether NumPy would do anything about `status` under the caller's errstate: one of its
+    /// flags has a category that is not `ignore` (`np.geterr()`, read only when a flag is set).
+    fn errstate_acts_on(py: Python<'_>, status: FpStatus) -> PyResult<bool> {
+        let modes = py.import("numpy")?.call_method0("geterr")?;
+        for (flag, category) in [
+            (FpStatus::DIVIDE, "divide"),
+            (FpStatus::OVERFLOW, "over"),
+            (FpStatus::UNDERFLOW, "under"),
+            (FpStatus::INVALID, "invalid"),
+        ] {
+            if status.has(flag) && modes.get_item(category)?.extract::<String>()? != "ignore" {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 }
 
@@ -96,7 +125,7 @@ impl CompiledGraph {
             }
         };
         let graph = &self.graph;
-        runtime::run_detached(py, "a compiled graph", move || {
+        let status = runtime::run_detached(py, "a compiled graph", move || {
             let views = views;
             graph.run(&views.inputs, &views.outputs)
         })?;
@@ -105,7 +134,24 @@ impl CompiledGraph {
             *slot = Some(array.clone().unbind());
         }
         recycle::put(py, self.pool_id, recycled);
+        if !status.is_empty() && Self::errstate_acts_on(py, status)? {
+            let rerun = self
+                .fp_rerun
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .as_ref()
+                .map(|f| f.clone_ref(py));
+            if let Some(rerun) = rerun {
+                return Ok(rerun.bind(py).call1(inputs)?.cast_into::<PyTuple>()?);
+            }
+        }
         PyTuple::new(py, outputs)
+    }
+
+    /// Sets the callable that reruns the graph with NumPy when a run raised a floating-point
+    /// flag the caller's errstate does not ignore (None: keep the native results).
+    fn set_fp_rerun(&self, rerun: Option<Py<PyAny>>) {
+        *self.fp_rerun.lock().unwrap_or_else(|p| p.into_inner()) = rerun;
     }
 
     fn __repr__(&self) -> String {

@@ -31,6 +31,10 @@ VIEW_OPS = frozenset(
 )
 
 
+# Functions that return their array argument itself when it needs no conversion.
+_RETURN_THE_ARRAY = (np.asarray, np.asanyarray)
+
+
 def call_numpy_api(what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
     """Call a `numpy_api` entry point, turning its refusals and NumPy errors into breaks."""
     try:
@@ -222,6 +226,10 @@ class ArrayMethodVariable(VariableTracker):
             f"ndarray.{self.name}", self.handler, tx.graph, self.array.value,
             *[to_api(a) for a in args], **{k: to_api(v) for k, v in kwargs.items()},
         )
+        if self.name == "astype" and result is self.array.value:
+            copy = kwargs.get("copy")
+            if copy is not None and copy.is_constant() and copy.constant() is False:
+                return self.array  # NumPy returns the array itself: no cast, no copy asked
         return wrap_api_result(result)
 
 
@@ -260,6 +268,9 @@ class NumpyFunctionVariable(VariableTracker):
             self.describe(), self.handler, tx.graph,
             *[to_api(a) for a in args], **{k: to_api(v) for k, v in kwargs.items()},
         )
+        if (self.fn in _RETURN_THE_ARRAY and args and isinstance(args[0], ArrayVariable)
+                and result is args[0].value):
+            return args[0]  # NumPy returns the argument itself, not a view of it
         return wrap_api_result(result)
 
     def _into(self, tx: Interpreter, args: list[VariableTracker],

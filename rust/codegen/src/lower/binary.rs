@@ -8,6 +8,15 @@ use crate::kernel::{BinaryOp, Const, Scalar};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{types, InstBuilder, Value};
 
+/// The float operation [`Emitter::raising_flag`] runs to raise a flag.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FlagOp {
+    /// Divide-by-zero (`1 / 0`).
+    Divide,
+    /// Overflow (`MAX * MAX`).
+    Overflow,
+}
+
 impl Emitter<'_, '_> {
     /// `op(x, y)` with both operands of type `ty`.
     pub(crate) fn binary(
@@ -147,14 +156,16 @@ impl Emitter<'_, '_> {
         self.pick(take_x, x, y, ty, mode)
     }
 
-    /// NumPy's integer `//` and `%`: floor semantics, 0 for a zero divisor, no trap on
-    /// `MIN // -1` (wraps to MIN as NumPy does).
+    /// NumPy's integer `//` and `%`: floor semantics, 0 for a zero divisor, `MIN // -1`
+    /// wraps to MIN (no trap); the flags NumPy warns with are raised: divide-by-zero for a
+    /// zero divisor, overflow for `MIN // -1`.
     fn int_divmod(&mut self, x: Value, y: Value, ty: Scalar, want_div: bool) -> Value {
         let t = cl_type(ty, Mode::Scalar);
         let zero = self.b.ins().iconst(t, 0);
         let one = self.b.ins().iconst(t, 1);
         let m1 = self.b.ins().iconst(t, -1);
         let y0 = self.b.ins().icmp(IntCC::Equal, y, zero);
+        let y0 = self.raising_flag(y0, FlagOp::Divide, ty, Mode::Scalar);
         let ym1 = self.b.ins().icmp(IntCC::Equal, y, m1);
         let unsafe_y = self.b.ins().bor(y0, ym1);
         let ys = self.b.ins().select(unsafe_y, one, y);
@@ -168,14 +179,64 @@ impl Emitter<'_, '_> {
         if want_div {
             let q1 = self.b.ins().isub(q, one);
             let q = self.b.ins().select(adj, q1, q);
+            let min = self.b.ins().iconst(
+                t,
+                if ty == Scalar::I32 {
+                    i32::MIN as i64
+                } else {
+                    i64::MIN
+                },
+            );
+            let xmin = self.b.ins().icmp(IntCC::Equal, x, min);
+            let wraps = self.b.ins().band(xmin, ym1);
+            let wraps = self.raising_flag(wraps, FlagOp::Overflow, ty, Mode::Scalar);
             let negx = self.b.ins().ineg(x);
             let q = self.b.ins().select(ym1, negx, q);
+            let q = self.b.ins().select(wraps, min, q);
             self.b.ins().select(y0, zero, q)
         } else {
             let r1 = self.b.ins().iadd(r, ys);
             let r = self.b.ins().select(adj, r1, r);
             self.b.ins().select(unsafe_y, zero, r)
         }
+    }
+
+    /// `cond` (an integer comparison of `ty`'s lanes) recomputed through a float operation
+    /// that raises `flag` in exactly the lanes where it holds: `1 / 0` for divide-by-zero,
+    /// `MAX * MAX` for overflow. The condition's users keep the operation alive, so integer
+    /// kernels raise the flags NumPy warns with (`fpstatus`).
+    pub(crate) fn raising_flag(
+        &mut self,
+        cond: Value,
+        flag: FlagOp,
+        ty: Scalar,
+        mode: Mode,
+    ) -> Value {
+        let ft = if ty.size() == 4 {
+            Scalar::F32
+        } else {
+            Scalar::F64
+        };
+        let one = self.constant(Const::Float(1.0), ft, mode);
+        let (hit, res) = match flag {
+            FlagOp::Divide => (Const::Float(0.0), Const::Float(f64::INFINITY)),
+            FlagOp::Overflow => (
+                Const::Float(if ft == Scalar::F32 {
+                    f32::MAX as f64
+                } else {
+                    f64::MAX
+                }),
+                Const::Float(f64::INFINITY),
+            ),
+        };
+        let hit = self.constant(hit, ft, mode);
+        let operand = self.pick(cond, hit, one, ft, mode);
+        let out = match flag {
+            FlagOp::Divide => self.b.ins().fdiv(one, operand),
+            FlagOp::Overflow => self.b.ins().fmul(operand, operand),
+        };
+        let res = self.constant(res, ft, mode);
+        self.b.ins().fcmp(FloatCC::Equal, out, res)
     }
 
     /// NumPy's float `//` and `%` (`npy_divmod`): built on `fmod`, sign of the divisor.

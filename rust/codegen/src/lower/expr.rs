@@ -318,13 +318,23 @@ impl<'b> Emitter<'_, 'b> {
                 self.pick(gt, one, r, ty, mode)
             }
             Reciprocal => {
-                // Integer 1/x: 1 and -1 are their own reciprocals, everything else truncates to 0.
+                // Integer 1/x: 1 and -1 are their own reciprocals, everything else truncates to
+                // 0, and 1/0 is NumPy's `(int)(1.0 / 0)`: the minimum, with divide-by-zero.
                 let one = self.constant(Const::Int(1), ty, mode);
                 let m1 = self.constant(Const::Int(-1), ty, mode);
                 let zero = self.constant(Const::Int(0), ty, mode);
+                let min = if ty == Scalar::I32 {
+                    i32::MIN as i64
+                } else {
+                    i64::MIN
+                };
+                let min = self.constant(Const::Int(min), ty, mode);
                 let is1 = self.b.ins().icmp(IntCC::Equal, x, one);
                 let ism1 = self.b.ins().icmp(IntCC::Equal, x, m1);
-                let r = self.pick(ism1, m1, zero, ty, mode);
+                let is0 = self.b.ins().icmp(IntCC::Equal, x, zero);
+                let is0 = self.raising_flag(is0, super::binary::FlagOp::Divide, ty, mode);
+                let r = self.pick(is0, min, zero, ty, mode);
+                let r = self.pick(ism1, m1, r, ty, mode);
                 self.pick(is1, one, r, ty, mode)
             }
             Isnan | Isinf => self.constant(Const::Int(0), Scalar::Bool, mode),

@@ -1,8 +1,9 @@
 //! Loops of one stage: maps store every inner element, reductions fold them.
 //!
-//! Float `f32` sums and products accumulate in `f64`: the SIMD path folds blocks of
-//! [`BLOCK`] elements in several `f32x4` accumulators and adds each block's total into an `f64`
-//! scalar, which keeps the error below NumPy's pairwise summation's for any length.
+//! Float `f32` sums accumulate in `f64`: the SIMD path folds blocks of [`BLOCK`] elements in
+//! several `f32x4` accumulators and adds each block's total into an `f64` scalar, which keeps
+//! the error below NumPy's pairwise summation's for any length. Products stay in `f32`, so
+//! they overflow to inf where NumPy's do.
 
 use super::expr::cl_type;
 use super::{mem, Emitter, Mode, UNROLL};
@@ -134,8 +135,10 @@ impl Emitter<'_, '_> {
 
     /// The scalar type a reduction accumulates in.
     fn acc_type(op: ReduceOp, ty: Scalar) -> Scalar {
+        // Products stay in their type: NumPy's float32 `prod` overflows to inf where an f64
+        // accumulator would stay finite.
         match (op, ty) {
-            (ReduceOp::Sum | ReduceOp::Prod, Scalar::F32) => Scalar::F64,
+            (ReduceOp::Sum, Scalar::F32) => Scalar::F64,
             _ => ty,
         }
     }
@@ -227,12 +230,32 @@ impl Emitter<'_, '_> {
             em.b.def_var(acc, r);
         });
         let a = self.b.use_var(acc);
+        let a = if acc_ty.is_float() && matches!(op, ReduceOp::Sum | ReduceOp::Prod) {
+            self.nan_raises_invalid(a, acc_ty)
+        } else {
+            a
+        };
         self.cast(a, acc_ty, op.result_type(ty), Mode::Scalar)
+    }
+
+    /// `v` unchanged, raising the invalid flag when it is NaN. A sum or product that ends in
+    /// NaN may have met `inf - inf` or `0 * inf` in NumPy's order of operations even where
+    /// ours met a NaN first (which raises nothing): the flag makes the caller rerun it with
+    /// NumPy, whose order decides the warning.
+    fn nan_raises_invalid(&mut self, v: Value, ty: Scalar) -> Value {
+        let nan = self.b.ins().fcmp(FloatCC::Unordered, v, v);
+        let inf = self.constant(Const::Float(f64::INFINITY), ty, Mode::Scalar);
+        let zero = self.constant(Const::Float(0.0), ty, Mode::Scalar);
+        let t = self.b.ins().select(nan, inf, zero);
+        let invalid = self.b.ins().fsub(t, t);
+        // NaN + NaN keeps the first operand's NaN: `v` itself where it is NaN.
+        let kept = self.b.ins().fadd(v, invalid);
+        self.b.ins().select(nan, kept, v)
     }
 
     /// The SIMD part of a reduction: [`UNROLL`] vector accumulators folded into the scalar
     /// accumulator `acc`. Sums and products fold after every block of [`BLOCK`] elements (f32
-    /// ones into an f64 accumulator); max and min are exact in any order and fold once.
+    /// sums into an f64 accumulator); max and min are exact in any order and fold once.
     #[allow(clippy::too_many_arguments)]
     fn vector_reduce(
         &mut self,

@@ -2,6 +2,7 @@
 //! bools (a plain loop, wrapping as NumPy's integer products do), and the empty sum of k = 0.
 
 use super::Product;
+use crate::fpstatus::{self, FpStatus};
 use crate::kernel::Scalar;
 
 /// One product `o = a @ b`.
@@ -23,10 +24,11 @@ pub(super) unsafe fn one(dtype: Scalar, p: &Product, threads: usize) {
     if m == 0 || n == 0 {
         return;
     }
-    let par = if threads == 1 || m * n * k < 64 * 64 * 64 || !crate::exec::pool_usable() {
-        gemm::Parallelism::None
-    } else {
+    let parallel = !(threads == 1 || m * n * k < 64 * 64 * 64 || !crate::exec::pool_usable());
+    let par = if parallel {
         gemm::Parallelism::Rayon(threads)
+    } else {
+        gemm::Parallelism::None
     };
     match dtype {
         Scalar::F64 if k > 0 => {
@@ -125,10 +127,43 @@ pub(super) unsafe fn one(dtype: Scalar, p: &Product, threads: usize) {
             }
         }
     }
+    if parallel && dtype.is_float() && k > 0 {
+        // The exception flags of gemm's worker threads are lost; a non-finite result is
+        // where an overflow or invalid operation may have happened, and the flags make the
+        // caller rerun the product with NumPy, which then warns exactly as it does.
+        // SAFETY: the m x n output was just written.
+        if unsafe { any_non_finite(dtype, m, n, o, (ors, ocs)) } {
+            fpstatus::raise(FpStatus(FpStatus::OVERFLOW | FpStatus::INVALID));
+        }
+    }
 }
 
 /// An element read by the fallback loop.
 enum Elem {
     I(i64),
     F(f64),
+}
+
+/// Whether any element of the `m x n` float matrix at `o` is infinite or NaN.
+///
+/// # Safety
+/// `o` and the strides (in elements) must describe a valid `m x n` matrix of `dtype`.
+unsafe fn any_non_finite(
+    dtype: Scalar,
+    m: usize,
+    n: usize,
+    o: *mut u8,
+    (ors, ocs): (isize, isize),
+) -> bool {
+    let size = dtype.size() as isize;
+    (0..m as isize).any(|i| {
+        (0..n as isize).any(|j| {
+            // SAFETY: (i, j) is inside the matrix.
+            let q = unsafe { o.offset((i * ors + j * ocs) * size) };
+            match dtype {
+                Scalar::F32 => !unsafe { *(q as *const f32) }.is_finite(),
+                _ => !unsafe { *(q as *const f64) }.is_finite(),
+            }
+        })
+    })
 }

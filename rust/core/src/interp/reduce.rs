@@ -45,7 +45,8 @@ fn pairwise_sum(xs: &[f64]) -> f64 {
 }
 
 /// `sum prod max min mean any all` over `axes` (all when `None`); the output shape is given.
-/// Float sums and products are accumulated in f64 and rounded once to the result dtype.
+/// Float sums are accumulated in f64 and rounded once to the result dtype; float32 products
+/// multiply in float32.
 pub fn reduce(
     kind: ReduceKind,
     x: &HostArray,
@@ -97,6 +98,10 @@ fn arithmetic(kind: ReduceKind, group: &[Elem], out: DType) -> Elem {
         })
         .collect();
     Elem::F(match kind {
+        // float32 products multiply in float32, overflowing to inf where NumPy's do.
+        ReduceKind::Prod if out == DType::F32 => {
+            floats.iter().fold(1f32, |acc, &x| acc * x as f32) as f64
+        }
         ReduceKind::Prod => floats.iter().product(),
         ReduceKind::Mean => pairwise_sum(&floats) / floats.len() as f64,
         _ => pairwise_sum(&floats),

@@ -37,7 +37,7 @@ const RULES: &[(&str, Rule)] = &[
     ("not_not", |rw, n| unary(n, U::LogicalNot).and_then(|x| operand_of(rw, x, &Op::Unary(U::LogicalNot))).map(Same)),  // not(not x) -> x (x bool)
     ("positive", |_, n| unary(n, U::Positive).map(Same)),  // +x -> x
     ("astype_same", |rw, n| match n.op { Op::Astype { dtype } if rw.type_of(n.inputs[0]).is_some_and(|t| t.dtype == dtype) => Some(Same(n.inputs[0])), _ => None }),  // x.astype(x.dtype) -> x
-    ("where_same", |_, n| (n.op == Op::Where && n.inputs[1] == n.inputs[2]).then(|| Same(n.inputs[1]))),  // where(c, x, x) -> x
+    ("where_same", |rw, n| (n.op == Op::Where && n.inputs[1] == n.inputs[2] && computes_nothing(rw, n.inputs[0])).then(|| Same(n.inputs[1]))),  // where(c, x, x) -> x (c computed by nothing whose floating-point warnings would be lost)
     ("identity_view", |rw, n| is_identity_view(rw, n).then(|| Same(n.inputs[0]))),  // transpose by id, reshape/broadcast_to to the same shape, expand_dims/squeeze/flip of no axes, full slice -> x
     ("pow_two", |rw, n| binary(n, B::Pow).and_then(|(x, y)| is_value(rw, y, 2.0).then(|| New(Op::Binary(B::Mul), vec![x, x])))),  // x**2 -> x*x
     ("pow_half", |rw, n| binary(n, B::Pow).and_then(|(x, y)| (is_value(rw, y, 0.5) && is_0d(rw, y) && n.ty.dtype.is_float()).then(|| New(Op::Unary(U::Sqrt), vec![x])))),  // x**0.5 -> sqrt(x) (NumPy's own scalar-exponent path, -0.0 and -inf included)
@@ -49,7 +49,7 @@ const RULES: &[(&str, Rule)] = &[
     ("not_not_bits", |rw, n| unary(n, U::BitwiseNot).and_then(|x| operand_of(rw, x, &Op::Unary(U::BitwiseNot))).map(Same)),  // ~~x -> x
     ("abs_abs", |rw, n| unary(n, U::Abs).and_then(|x| rw.producer(x).filter(|p| p.op == Op::Unary(U::Abs)).map(|_| Same(x)))),  // abs(abs(x)) -> abs(x)
     ("idempotent_self", |_, n| matches!(n.op, Op::Binary(B::Maximum | B::Minimum | B::Fmax | B::Fmin | B::LogicalAnd | B::LogicalOr | B::BitwiseAnd | B::BitwiseOr)).then(|| n.inputs[0]).filter(|&x| x == n.inputs[1]).map(Same)),  // max(x, x) -> x, x & x -> x, ...
-    ("where_const", |rw, n| (n.op == Op::Where).then(|| constant(rw, n.inputs[0])).flatten().filter(|c| is_0d(rw, n.inputs[0]) && !matches!(c, Scalar::Float(x) if x.is_nan())).map(|c| Same(n.inputs[if c.to_f64() != 0.0 { 1 } else { 2 }]))),  // where(True, x, y) -> x, where(False, x, y) -> y
+    ("where_const", |rw, n| (n.op == Op::Where).then(|| constant(rw, n.inputs[0])).flatten().filter(|c| is_0d(rw, n.inputs[0]) && !matches!(c, Scalar::Float(x) if x.is_nan())).filter(|c| computes_nothing(rw, n.inputs[if c.to_f64() != 0.0 { 2 } else { 1 }])).map(|c| Same(n.inputs[if c.to_f64() != 0.0 { 1 } else { 2 }]))),  // where(True, x, y) -> x, where(False, x, y) -> y (the dropped one computed by nothing)
     ("astype_roundtrip", astype_roundtrip),  // x.astype(B).astype(A) -> x when A is x's dtype and B holds every A value
     ("copy_copy", |rw, n| (n.op == Op::Copy).then(|| rw.producer(n.inputs[0]).filter(|p| p.op == Op::Copy).map(|_| Same(n.inputs[0]))).flatten()),  // copy(copy(x)) -> copy(x)
 ];
@@ -103,6 +103,12 @@ fn either(
     } else {
         None
     }
+}
+
+/// Whether `v` is an input or a constant: dropping it loses no computation, and so none of
+/// the floating-point warnings NumPy would give for one.
+fn computes_nothing(rw: &Rewriter, v: ValueId) -> bool {
+    rw.producer(v).is_none() || constant(rw, v).is_some()
 }
 
 fn constant(rw: &Rewriter, v: ValueId) -> Option<Scalar> {

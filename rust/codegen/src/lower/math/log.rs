@@ -107,16 +107,25 @@ impl Math<'_, '_> {
         let adj_on = self.c(-scale_exp);
         let adj = self.pick(&is_tiny, &adj_on, &zero);
         let r = self.log_normal(&xn, Some(&adj));
-        // Special values, last wins: inf -> inf, 0 -> -inf, negative or NaN -> NaN.
+        // Special values, last wins: inf -> inf, 0 -> -inf, negative -> NaN (negative, as
+        // NumPy's), NaN -> itself. The -inf and the negative lanes' NaN come from a division
+        // by zero and `inf - inf` in just those lanes, raising the flags NumPy warns with.
         let inf = self.c(f64::INFINITY);
         let is_inf = self.fcmp(FloatCC::Equal, x, &inf);
         let r = self.pick(&is_inf, &inf, &r);
-        let ninf = self.c(f64::NEG_INFINITY);
         let is_zero = self.fcmp(FloatCC::Equal, x, &zero);
+        let one = self.c(1.0);
+        let divisor = self.pick(&is_zero, &zero, &one);
+        let minus_one = self.c(-1.0);
+        let ninf = self.fdiv(&minus_one, &divisor);
         let r = self.pick(&is_zero, &ninf, &r);
-        let nan = self.c(f64::NAN);
         let bad = self.fcmp(FloatCC::UnorderedOrLessThan, x, &zero);
-        self.pick(&bad, &nan, &r)
+        let is_nan = self.fcmp(FloatCC::Unordered, x, x);
+        let negative = self.band_not(&bad, &is_nan);
+        let infs = self.pick(&negative, &inf, &zero);
+        let nan = self.fsub(&infs, &infs);
+        let r = self.pick(&negative, &nan, &r);
+        self.pick(&is_nan, x, &r)
     }
 
     /// `log(1 + x)` without losing small `x`: max error 2 ulp. Uses `u = 1 + x` and the

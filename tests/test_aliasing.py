@@ -1,0 +1,143 @@
+"""Compiled functions return arrays that alias their arguments and each other exactly as
+NumPy's do: a returned argument is the argument, a view of an argument updated in place is a
+view of the argument (writes through it reach the caller's array), views of one base share it.
+"""
+
+from __future__ import annotations
+
+import ember
+import numpy as np
+import pytest
+from conftest import assert_same, assert_same_aliasing
+
+BACKENDS = ["cranelift", "eager"]
+
+
+def returned_argument(x):
+    return x
+
+
+def updated_then_sliced(x):
+    x += 1
+    return x[::2]
+
+
+def updated_then_transposed(x):
+    x[0] = 5
+    return x.T
+
+
+def updated_then_reshaped(x):
+    x += 1
+    return x.reshape(-1)
+
+
+def updated_transposed_then_reshaped(x):
+    x += 1
+    return x.T.reshape(-1)
+
+
+def updated_returned(x):
+    x *= 2
+    return x
+
+
+def two_views_of_an_argument(x):
+    return x.T, x[1:]
+
+
+def two_views_of_a_result(x):
+    y = x * 2
+    return y, y[1:], y.T
+
+
+def one_result_twice(x):
+    y = x + 1
+    return y, y
+
+
+def updated_view_then_updated_again(x):
+    x += 1
+    y = x[::2]
+    x *= 3
+    return y
+
+
+def view_then_update(x):
+    y = x[:, 1:]
+    x += 1
+    return y
+
+
+def one_view_twice(x):
+    t = x.T
+    return t, t
+
+
+def reversed_when_it_changes_nothing(x):
+    return x[:1, :1][::-1, ::-1], x[:0][::-1]
+
+
+def a_copy_and_its_reversal(x):
+    t = x[:1, :1].astype(x.dtype)
+    return t, t[::-1], t
+
+
+def copies_and_the_array_itself(x):
+    return x.astype(x.dtype), np.asarray(x), x.astype(x.dtype, copy=False), np.pad(x, 0)
+
+
+def result_and_argument(x, y):
+    return x + y, x, y[::-1]
+
+
+PROGRAMS = [returned_argument, updated_then_sliced, updated_then_transposed,
+            updated_then_reshaped, updated_transposed_then_reshaped, updated_returned,
+            two_views_of_an_argument, two_views_of_a_result, one_result_twice,
+            updated_view_then_updated_again, view_then_update, one_view_twice,
+            reversed_when_it_changes_nothing, copies_and_the_array_itself,
+            a_copy_and_its_reversal]
+
+
+def _arguments(layout):
+    base = np.arange(24.0).reshape(4, 6)
+    return {"contiguous": base, "transposed": base.T, "strided": base[:, ::2],
+            "reversed": base[::-1]}[layout]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "strided", "reversed"])
+@pytest.mark.parametrize("fn", PROGRAMS, ids=lambda f: f.__name__)
+def test_results_alias_as_numpy(fn, layout, backend):
+    want_x = _arguments(layout).copy(order="K")
+    got_x = _arguments(layout).copy(order="K")
+    want = fn(want_x)
+    got = ember.compile(fn, backend=backend)(got_x)
+    assert_same(got, want)
+    assert_same(got_x, want_x, path="argument")
+    assert_same_aliasing(got, (got_x,), want, (want_x,))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_writing_through_a_returned_view_reaches_the_argument(backend):
+    x = np.zeros(8)
+    view = ember.compile(updated_then_sliced, backend=backend)(x)
+    view[:] = 42.0
+    np.testing.assert_array_equal(x, [42.0, 1.0] * 4)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_returned_argument_is_the_argument(backend):
+    x = np.ones(3)
+    assert ember.compile(updated_returned, backend=backend)(x) is x
+    assert ember.compile(returned_argument, backend=backend)(x) is x
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_two_arguments_and_a_result(backend):
+    x, y = np.arange(5.0), np.arange(5.0, 10.0)
+    got = ember.compile(result_and_argument, backend=backend)(x, y)
+    want = result_and_argument(x, y)
+    assert_same(got, want)
+    assert_same_aliasing(got, (x, y), want, (x, y))
+    assert got[1] is x

@@ -1,0 +1,263 @@
+"""NumPy's floating-point error handling in compiled code: the same RuntimeWarnings under the
+default errstate, FloatingPointError under `raise`, silence under `ignore`, handlers under
+`call`, for float and integer ops, reductions, SIMD and strided paths, on both backends."""
+
+from __future__ import annotations
+
+import warnings
+
+import ember
+import numpy as np
+import pytest
+from fp_harness import assert_same_fp_behaviour, observe
+
+BACKENDS = ["cranelift", "eager"]
+
+# Every input class that makes some op below warn, plus ordinary values around it.
+SPECIALS = [0.0, -0.0, 1.0, -1.0, 0.5, -2.0, 1e3, -1e3, 1e300, -1e300, 1e-310, np.inf,
+            -np.inf, np.nan, 89.0, 710.0, 3.0, 2.0]
+
+UNARY = {
+    "log": np.log, "log1p": np.log1p, "log2": np.log2, "log10": np.log10, "sqrt": np.sqrt,
+    "exp": np.exp, "expm1": np.expm1, "exp2": np.exp2, "sin": np.sin, "cos": np.cos,
+    "tan": np.tan, "tanh": np.tanh, "arcsin": np.arcsin, "arccos": np.arccos,
+    "arctanh": np.arctanh, "arccosh": np.arccosh, "sinh": np.sinh, "cosh": np.cosh,
+    "reciprocal": np.reciprocal, "square": np.square, "cbrt": np.cbrt,
+}
+
+
+def _layouts(values, dtype):
+    """The same values contiguous (long enough for the SIMD path), strided and reversed."""
+    base = np.array(values * 4, dtype=dtype)
+    return {"contiguous": base, "strided": np.repeat(base, 2)[::2], "reversed": base[::-1]}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary_special_values_warn_as_numpy(name, dtype, backend):
+    fn = UNARY[name]
+
+    def f(x):
+        return fn(x)
+
+    with np.errstate(all="ignore"):
+        layouts = _layouts(SPECIALS, dtype)
+    for layout, x in layouts.items():
+        for value in SPECIALS:
+            with np.errstate(all="ignore"):
+                single = np.full(9, value, dtype=dtype)
+            assert_same_fp_behaviour(f, (single,), backend)
+        assert_same_fp_behaviour(f, (x,), backend), layout
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("mode", ["raise", "ignore", "warn"])
+def test_errstate_modes(mode, backend):
+    def f(x, y):
+        return np.log(x) + x / y
+
+    x = np.array([0.0, 1.0, 2.0, -1.0] * 3)
+    y = np.array([0.0, 1.0, 0.0, 2.0] * 3)
+    assert_same_fp_behaviour(f, (x, y), backend, all=mode)
+    assert_same_fp_behaviour(f, (x, y), backend, divide=mode, invalid="ignore")
+    assert_same_fp_behaviour(f, (x, y), backend, divide="ignore", invalid=mode)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_errstate_call_handler_sees_numpy_calls(backend):
+    def f(x):
+        return np.sqrt(x) * 2
+
+    x = np.array([-1.0, 4.0, 9.0])
+    calls, expected_calls = [], []
+    with np.errstate(all="call", call=lambda kind, flag: calls.append(kind)):
+        got = ember.compile(f, backend=backend)(x)
+    with np.errstate(all="call", call=lambda kind, flag: expected_calls.append(kind)):
+        expected = f(x)
+    assert calls == expected_calls == ["invalid value"]
+    np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_seterr_is_honoured(backend):
+    def f(x):
+        return 1.0 / x
+
+    old = np.seterr(divide="raise")
+    try:
+        with pytest.raises(FloatingPointError, match="divide by zero encountered in divide"):
+            ember.compile(f, backend=backend)(np.zeros(5))
+    finally:
+        np.seterr(**old)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_default_warning_text_and_category(backend):
+    def f(x):
+        return np.exp(x)
+
+    _, caught = observe(ember.compile(f, backend=backend), (np.array([1e4, 0.0]),))
+    assert caught == [(RuntimeWarning, "overflow encountered in exp")]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_integer_division_and_reciprocal(dtype, backend):
+    info = np.iinfo(dtype)
+    x = np.array([7, -7, info.min, info.min, 0, 5, info.max, 1, -1] * 3, dtype=dtype)
+    y = np.array([0, 2, -1, 1, 0, -3, -1, 0, 3] * 3, dtype=dtype)
+    for fn in (lambda a, b: a // b, lambda a, b: a % b, lambda a, b: np.floor_divide(a, b),
+               lambda a, b: np.remainder(a, b)):
+        def f(a, b, fn=fn):
+            return fn(a, b)
+
+        assert_same_fp_behaviour(f, (x, y), backend)
+        assert_same_fp_behaviour(f, (x[::2], y[::2]), backend)
+        assert_same_fp_behaviour(f, (x, y), backend, all="raise")
+        assert_same_fp_behaviour(f, (x, np.where(y == 0, 1, y).astype(dtype)), backend)
+
+    def recip(a):
+        return np.reciprocal(a)
+
+    assert_same_fp_behaviour(recip, (x,), backend)
+    assert_same_fp_behaviour(recip, (x[::-3],), backend)
+    assert_same_fp_behaviour(recip, (np.array([1, -1, 2, 3] * 4, dtype=dtype),), backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_casts_warn_as_numpy(backend):
+    def to_int(x):
+        return x.astype(np.int32)
+
+    def to_f32(x):
+        return x.astype(np.float32)
+
+    x = np.array([np.nan, 1e300, -3.5, 2.0, np.inf] * 3)
+    assert_same_fp_behaviour(to_int, (x,), backend)
+    assert_same_fp_behaviour(to_f32, (x,), backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("axis", [None, 0, -1])
+def test_reductions_overflow_and_warn(axis, backend):
+    def total(x):
+        return x.sum(axis=axis)
+
+    def product(x):
+        return x.prod(axis=axis)
+
+    def mean(x):
+        return x.mean(axis=axis)
+
+    big = np.full((4, 40), 3e38, np.float32)
+    for x in (big, big.T, big[:, ::-2], np.array([[1e30, 1e30, 1e-30, 1e-30]] * 3, np.float32)):
+        for fn in (total, product, mean):
+            assert_same_fp_behaviour(fn, (x,), backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_nothing_is_written_back_before_an_error(backend):
+    def f(x):
+        x += 1.0
+        x /= 0.0
+        return x
+
+    x = np.arange(6.0)
+    with np.errstate(divide="raise"), pytest.raises(FloatingPointError):
+        ember.compile(f, backend=backend)(x)
+    expected = np.arange(6.0)
+    with np.errstate(divide="raise"), pytest.raises(FloatingPointError):
+        f(expected)
+    np.testing.assert_array_equal(x, expected)
+
+
+def test_ordinary_inputs_raise_no_flag_in_fast_paths():
+    """The vectorised math and reductions raise no flag on ordinary data, so no call pays
+    for a NumPy rerun (which `raise` would turn into an error)."""
+
+    def f(x, y):
+        s = np.exp(x) + np.log(y) + np.tanh(x) + np.sin(x) * np.cos(x) + np.expm1(x)
+        return s + np.log1p(y) / y, (x - x.max(axis=-1, keepdims=True)).sum(axis=-1)
+
+    rng = np.random.default_rng(0)
+    for dtype in (np.float32, np.float64):
+        x = rng.standard_normal((64, 67)).astype(dtype) * 10
+        y = rng.uniform(1e-3, 1e3, (64, 67)).astype(dtype)
+        with np.errstate(all="raise"):
+            got = ember.compile(f)(x, y)
+            expected = f(x, y)
+        assert ember.stats()["fp_reruns"] == 0
+        for a, b in zip(got, expected, strict=True):
+            np.testing.assert_allclose(a, b, rtol=1e-4 if dtype == np.float32 else 1e-9)
+
+
+def test_warning_once_per_call_under_default_filters():
+    def f(x):
+        return np.log(x)
+
+    compiled = ember.compile(f)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(3):
+            compiled(np.zeros(4))
+    assert [str(w.message) for w in caught] == ["divide by zero encountered in log"] * 3
+    assert ember.stats()["fp_reruns"] == 3
+    assert ember.stats()["entry_fallbacks"] == 0  # rerun inside the graph call, not as Python
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_unused_results_still_warn(backend):
+    def statement(x):
+        np.log(x)
+        return x * 2
+
+    def through_a_view(x):
+        t = x / x
+        u = t.T  # noqa: F841 - unused, as the program has it
+        return x + 1
+
+    for fn in (statement, through_a_view):
+        assert_same_fp_behaviour(fn, (np.zeros((2, 3)),), backend)
+        assert_same_fp_behaviour(fn, (np.zeros((2, 3)),), backend, all="raise")
+
+
+@pytest.mark.parametrize("threads", [0, 1])
+@pytest.mark.parametrize("n", [4, 96])
+def test_matmul_overflow_warns_on_every_thread_count(n, threads):
+    def f(a, b):
+        return a @ b
+
+    a = np.full((n, n), 1e200)
+    ember.config.num_threads = threads
+    try:
+        assert_same_fp_behaviour(f, (a, a), "cranelift")
+        assert_same_fp_behaviour(f, (a, a), "cranelift", over="raise")
+        assert_same_fp_behaviour(f, (a / 1e200, a / 1e200), "cranelift", all="raise")
+    finally:
+        ember.config.num_threads = 0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_simplified_away_operands_still_warn(backend):
+    def constant_condition(x):
+        return np.where(True, x, np.log(x))
+
+    x = np.array([np.inf, 0.0, 1.0, -1.0])
+    assert_same_fp_behaviour(constant_condition, (x,), backend)
+    assert_same_fp_behaviour(constant_condition, (x,), backend, all="raise")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_sums_with_nan_and_opposite_infinities_warn_as_numpy(backend):
+    """NumPy's summation order meets `inf + -inf` before the NaN here; the compiled order
+    meets the NaN first, so a NaN sum is rerun for NumPy's warning."""
+
+    def f(x):
+        return np.sum(x), x.sum(axis=-1), np.prod(x, axis=-1)
+
+    x = np.array([[-np.inf, -1e30, 100, 0.5, 2.5, 0, -0.0, 0],
+                  [1, np.inf, np.inf, 1e-40, 100, -1e30, 89.5, np.nan]], np.float32)
+    for arr in (x, x[:, ::-1], np.asfortranarray(x)):
+        assert_same_fp_behaviour(f, (arr,), backend)
+        assert_same_fp_behaviour(f, (arr.astype(np.float64),), backend)
