@@ -22,6 +22,8 @@ pub enum AttrValue {
     Sym(String),
     /// `[a,b,...]`.
     List(Vec<AttrValue>),
+    /// `@name`: a function of the module (a region).
+    Func(String),
 }
 
 impl AttrValue {
@@ -42,6 +44,7 @@ impl AttrValue {
             AttrValue::DType(_) => "a dtype".into(),
             AttrValue::Sym(_) => "a symbol".into(),
             AttrValue::List(_) => "a list".into(),
+            AttrValue::Func(_) => "a function reference".into(),
         }
     }
 }
@@ -65,6 +68,7 @@ impl fmt::Display for AttrValue {
             AttrValue::None => f.write_str("none"),
             AttrValue::DType(d) => f.write_str(d.name()),
             AttrValue::Sym(s) => f.write_str(s),
+            AttrValue::Func(name) => write!(f, "@{name}"),
             AttrValue::List(items) => {
                 f.write_str("[")?;
                 for (i, item) in items.iter().enumerate() {
@@ -126,6 +130,17 @@ impl Attrs<'_> {
         match self.values[i] {
             AttrValue::Int(v) if (0..=i128::from(u32::MAX)).contains(&v) => Ok(v as usize),
             _ => Err(self.err(i, "a non-negative integer")),
+        }
+    }
+
+    /// A region reference, resolved by the parser once every function is read (until then an
+    /// empty graph carrying only the name).
+    fn region(&self, i: usize) -> Result<super::op::Region, AttrError> {
+        match &self.values[i] {
+            AttrValue::Func(name) => {
+                Ok(std::sync::Arc::new(super::Graph::new(name.clone(), vec![])))
+            }
+            _ => Err(self.err(i, "a function reference `@name`")),
         }
     }
 
@@ -282,6 +297,16 @@ impl Op {
                 step: a.i64s(2)?,
             },
             "concatenate" => Op::Concatenate { axis: a.index(0)? },
+            "load" => Op::Load,
+            "store" => Op::Store,
+            "loop" => Op::Loop {
+                body: a.region(0)?,
+                carried: a.index(1)?,
+            },
+            "if" => Op::If {
+                then: a.region(0)?,
+                otherwise: a.region(1)?,
+            },
             _ => return Err((None, format!("unknown op `{name}`"))),
         })
     }

@@ -12,7 +12,7 @@ mod types;
 pub use attr::{AttrError, AttrValue};
 pub use dtype::{DType, Kind};
 pub use graph::{Graph, Node, ValueId};
-pub use op::{ArgReduceKind, Arity, BinaryOp, Op, OpClass, ReduceKind, UnaryOp};
+pub use op::{ArgReduceKind, Arity, BinaryOp, Op, OpClass, ReduceKind, Region, UnaryOp};
 pub use parser::{parse, VERSION};
 pub use printer::print;
 pub use types::{format_float, Dim, Scalar, Type};

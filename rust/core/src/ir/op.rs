@@ -1,7 +1,12 @@
 //! The ops of the IR: one enum, attributes as typed fields, and the per-op tables (text name,
 //! arity, attribute schema, class) as exhaustive matches.
 
-use super::{AttrValue, DType, Dim, Scalar};
+use std::sync::Arc;
+
+use super::{AttrValue, DType, Dim, Graph, Scalar, Type};
+
+/// A function of the module run by a `loop` or `if` statement. It sees only its parameters.
+pub type Region = Arc<Graph>;
 
 /// Elementwise ops of one operand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -222,6 +227,33 @@ pub enum Op {
     Matmul,
     /// A fresh contiguous copy.
     Copy,
+    /// `for i in range(lo, hi, step)`: operands `lo, hi, step, c_0.., k_0..`; the body maps
+    /// `(i, c, k)` to `(go, c')` and the results are the carried values after the last iteration.
+    Loop {
+        /// The body region.
+        body: Region,
+        /// How many operands after `step` are carried (the rest are loop-invariant).
+        carried: usize,
+    },
+    /// `then(a) if cond else otherwise(a)`: operands `cond, a_0..`.
+    If {
+        /// The region run when the condition is true.
+        then: Region,
+        /// The region run when it is false (`else=` in the text).
+        otherwise: Region,
+    },
+    /// `a[i_0, ..., i_{r-1}]`, one 0-d integer index per axis.
+    Load,
+    /// A copy of `a` with `a[i...] = v`: operands `a, v, i_0..`.
+    Store,
+    /// Result `index` (1 or more) of the multi-result statement that is its only operand. Never
+    /// printed on its own: `%7, %8 = loop(...)` is a `loop` statement followed by one of these.
+    Result {
+        /// Which result of the statement.
+        index: usize,
+        /// Its type.
+        ty: Type,
+    },
 }
 
 /// The broad class of an op, which decides how passes and back ends treat it.
@@ -243,6 +275,12 @@ pub enum OpClass {
     Concatenate,
     /// `matmul`.
     Matmul,
+    /// Statements that run a region: `loop`, `if`.
+    Region,
+    /// Element access: `load`, `store`.
+    Access,
+    /// A further result of a multi-result statement.
+    Projection,
 }
 
 /// How many operands an op takes.
@@ -317,7 +355,7 @@ name_table!(ReduceKind {
 name_table!(ArgReduceKind { Argmax => "argmax", Argmin => "argmin", });
 
 /// The text names of the ops that are not unary, binary or reductions.
-const OTHER_OPS: [&str; 16] = [
+const OTHER_OPS: [&str; 20] = [
     "where",
     "astype",
     "const",
@@ -334,6 +372,10 @@ const OTHER_OPS: [&str; 16] = [
     "concatenate",
     "matmul",
     "copy",
+    "loop",
+    "if",
+    "load",
+    "store",
 ];
 
 impl Op {
@@ -360,6 +402,11 @@ impl Op {
             Op::Concatenate { .. } => "concatenate",
             Op::Matmul => "matmul",
             Op::Copy => "copy",
+            Op::Loop { .. } => "loop",
+            Op::If { .. } => "if",
+            Op::Load => "load",
+            Op::Store => "store",
+            Op::Result { .. } => "result",
         }
     }
 
@@ -401,17 +448,28 @@ impl Op {
             | Op::Flip { .. } => OpClass::View,
             Op::Concatenate { .. } => OpClass::Concatenate,
             Op::Matmul => OpClass::Matmul,
+            Op::Loop { .. } | Op::If { .. } => OpClass::Region,
+            Op::Load | Op::Store => OpClass::Access,
+            Op::Result { .. } => OpClass::Projection,
         }
     }
 
     /// How many operands the op takes.
     pub fn arity(&self) -> Arity {
+        match self {
+            Op::Loop { .. } => return Arity::AtLeast(3),
+            Op::If { .. } | Op::Load => return Arity::AtLeast(1),
+            Op::Store => return Arity::AtLeast(2),
+            _ => {}
+        }
         match self.class() {
             OpClass::Creation => Arity::Exactly(0),
-            OpClass::Unary | OpClass::Reduction | OpClass::View => Arity::Exactly(1),
+            OpClass::Unary | OpClass::Reduction | OpClass::View | OpClass::Projection => {
+                Arity::Exactly(1)
+            }
             OpClass::Binary | OpClass::Matmul => Arity::Exactly(2),
             OpClass::Ternary => Arity::Exactly(3),
-            OpClass::Concatenate => Arity::AtLeast(1),
+            OpClass::Concatenate | OpClass::Region | OpClass::Access => Arity::AtLeast(1),
         }
     }
 
@@ -424,7 +482,9 @@ impl Op {
             return Some(&[]);
         }
         Some(match name {
-            "where" | "matmul" | "copy" => &[],
+            "where" | "matmul" | "copy" | "load" | "store" => &[],
+            "loop" => &["body", "carried"],
+            "if" => &["then", "else"],
             "astype" => &["dtype"],
             "const" | "full" => &["value"],
             "arange" => &["start", "step"],
@@ -437,6 +497,54 @@ impl Op {
         })
     }
 
+    /// The regions the op runs, in attribute order.
+    pub fn regions(&self) -> Vec<&Region> {
+        match self {
+            Op::Loop { body, .. } => vec![body],
+            Op::If { then, otherwise } => vec![then, otherwise],
+            _ => Vec::new(),
+        }
+    }
+
+    /// The same op with its regions replaced, in [`Op::regions`] order.
+    pub fn with_regions(&self, mut regions: impl Iterator<Item = Region>) -> Op {
+        let mut next = |old: &Region| regions.next().unwrap_or_else(|| old.clone());
+        match self {
+            Op::Loop { body, carried } => Op::Loop {
+                body: next(body),
+                carried: *carried,
+            },
+            Op::If { then, otherwise } => Op::If {
+                then: next(then),
+                otherwise: next(otherwise),
+            },
+            other => other.clone(),
+        }
+    }
+
+    /// How many values the statement defines (`loop`, `if`: one per region result).
+    pub fn result_count(&self) -> usize {
+        match self {
+            Op::Loop { carried, .. } => *carried,
+            Op::If { then, .. } => then.results.len(),
+            _ => 1,
+        }
+    }
+
+    /// Whether the op may fail at run time (an index out of bounds, `range` with step 0, or a
+    /// region that does), so that passes keep it even when its value is unused.
+    pub fn may_raise(&self) -> bool {
+        matches!(self.class(), OpClass::Region | OpClass::Access)
+    }
+
+    /// Whether the op exists only in version 2 of the text.
+    pub fn is_v2(&self) -> bool {
+        matches!(
+            self.class(),
+            OpClass::Region | OpClass::Access | OpClass::Projection
+        )
+    }
+
     /// The attributes in print order, as generic values.
     pub fn attrs(&self) -> Vec<(&'static str, AttrValue)> {
         let ints =
@@ -445,7 +553,22 @@ impl Op {
             |v: &[i64]| AttrValue::List(v.iter().map(|&i| AttrValue::Int(i128::from(i))).collect());
         let dims = |v: &[Dim]| AttrValue::List(v.iter().map(AttrValue::from_dim).collect());
         match self {
-            Op::Unary(_) | Op::Binary(_) | Op::Where | Op::Matmul | Op::Copy => vec![],
+            Op::Unary(_)
+            | Op::Binary(_)
+            | Op::Where
+            | Op::Matmul
+            | Op::Copy
+            | Op::Load
+            | Op::Store
+            | Op::Result { .. } => vec![],
+            Op::Loop { body, carried } => vec![
+                ("body", AttrValue::Func(body.name.clone())),
+                ("carried", AttrValue::Int(*carried as i128)),
+            ],
+            Op::If { then, otherwise } => vec![
+                ("then", AttrValue::Func(then.name.clone())),
+                ("else", AttrValue::Func(otherwise.name.clone())),
+            ],
             Op::Astype { dtype } => vec![("dtype", AttrValue::DType(*dtype))],
             Op::Const { value, .. } | Op::Full { value, .. } => {
                 vec![("value", AttrValue::from(*value))]
