@@ -77,6 +77,7 @@ impl ArrayViewMut {
 pub struct CompiledGraph {
     plan: Plan,
     fns: Vec<KernelFn>,
+    natives: Vec<crate::native::NativeFn>,
     input_types: Vec<Type>,
     output_types: Vec<Type>,
     /// Per temp slot: the physical buffer holding it.
@@ -100,8 +101,14 @@ pub fn compile(graph: &Graph, options: &Options) -> Result<CompiledGraph, Error>
         .iter()
         .map(|k| jit.add(k))
         .collect::<Result<Vec<_>, _>>()?;
+    let native_ids = plan
+        .natives
+        .iter()
+        .map(|st| jit.add_native(st))
+        .collect::<Result<Vec<_>, _>>()?;
     jit.finalize()?;
     let fns = ids.iter().map(|&id| jit.get(id)).collect();
+    let natives = native_ids.iter().map(|&id| jit.get_native(id)).collect();
     let (temp_buffer, buffer_sizes) = plan_buffers(&plan);
     let consts = plan
         .consts
@@ -125,6 +132,7 @@ pub fn compile(graph: &Graph, options: &Options) -> Result<CompiledGraph, Error>
         output_types: graph.result_types(),
         plan,
         fns,
+        natives,
         temp_buffer,
         buffer_sizes,
         pool: Mutex::new(Vec::new()),
@@ -143,6 +151,9 @@ pub fn disassemble(graph: &Graph) -> Result<Vec<String>, Error> {
     for k in &plan.kernels {
         jit.add(k)?;
     }
+    for st in &plan.natives {
+        jit.add_native(st)?;
+    }
     Ok(jit.listings().to_vec())
 }
 
@@ -155,6 +166,9 @@ fn plan_buffers(plan: &Plan) -> (Vec<usize>, Vec<usize>) {
         let slots: Vec<Slot> = match step {
             Step::Kernel { operands, .. } => operands.iter().map(|(v, _)| v.slot).collect(),
             Step::Matmul { a, b, out, .. } => vec![a.slot, b.slot, out.slot],
+            Step::Native {
+                operands, results, ..
+            } => operands.iter().chain(results).map(|v| v.slot).collect(),
         };
         for s in slots {
             if let Slot::Temp(t) = s {
@@ -310,14 +324,18 @@ impl CompiledGraph {
                 .collect(),
             scratch: Vec::new(),
         };
+        let mut outcome = Ok(());
         for step in &self.plan.steps {
-            rt.step(step);
+            outcome = rt.step(step);
+            if outcome.is_err() {
+                break;
+            }
         }
         drop(rt);
         if let Ok(mut p) = self.pool.lock() {
             p.push(buffers);
         }
-        Ok(())
+        outcome
     }
 }
 
@@ -399,6 +417,27 @@ impl Runtime<'_> {
         (ptr, d, layout)
     }
 
+    fn native(
+        &mut self,
+        native: usize,
+        operands: &[ValueRef],
+        results: &[ValueRef],
+    ) -> Result<(), Error> {
+        let ops: Vec<_> = operands.iter().map(|v| self.resolve(v)).collect();
+        let outs: Vec<_> = results.iter().map(|v| self.resolve(v)).collect();
+        // SAFETY: operands resolve to checked caller arrays or planned buffers; results are
+        // fresh temps (never shared with an operand: a temp is reused only after its last
+        // reader ran), and the function is the one compiled for this statement.
+        unsafe {
+            crate::native::run::call(
+                self.g.natives[native],
+                &self.g.plan.natives[native],
+                &ops,
+                &outs,
+            )
+        }
+    }
+
     fn operand(&mut self, vr: &ValueRef, map: &IndexMap, ndims: usize) -> Operand {
         let (ptr, d, l) = self.resolve(vr);
         let size = d.size() as isize;
@@ -416,8 +455,13 @@ impl Runtime<'_> {
         }
     }
 
-    fn step(&mut self, step: &Step) {
+    fn step(&mut self, step: &Step) -> Result<(), Error> {
         match step {
+            Step::Native {
+                native,
+                operands,
+                results,
+            } => return self.native(*native, operands, results),
             Step::Kernel {
                 kernel,
                 dims,
@@ -462,5 +506,6 @@ impl Runtime<'_> {
                 };
             }
         }
+        Ok(())
     }
 }

@@ -11,7 +11,7 @@
 mod columns;
 mod group;
 mod lazy;
-mod nodes;
+pub(crate) mod nodes;
 
 pub(crate) use lazy::IndexMap;
 
@@ -74,6 +74,13 @@ pub(crate) enum Step {
         /// Whether rows must run in order on one thread (they accumulate into one output row).
         serial: bool,
     },
+    /// Native statement `native` (a loop, branch or element access): `operands` are read,
+    /// each donated operand is first copied into its result, then the function runs.
+    Native {
+        native: usize,
+        operands: Vec<ValueRef>,
+        results: Vec<ValueRef>,
+    },
     /// `out = a @ b` (NumPy semantics, batch broadcasting).
     Matmul {
         a: ValueRef,
@@ -87,6 +94,7 @@ pub(crate) enum Step {
 pub(crate) struct Plan {
     pub steps: Vec<Step>,
     pub kernels: Vec<Kernel>,
+    pub natives: Vec<crate::native::NativeStatement>,
     /// Per temp slot: dtype and shape.
     pub temps: Vec<(Scalar, Vec<usize>)>,
     /// Per const slot: dtype, shape, bytes.
@@ -119,6 +127,9 @@ pub(crate) struct Scheduler<'g> {
     pub groups: Vec<Group>,
     pub steps: Vec<Step>,
     pub kernels: Vec<Kernel>,
+    pub natives: Vec<crate::native::NativeStatement>,
+    /// The further results of the last multi-result statement, for its projections.
+    pub further: Vec<L>,
     pub temps: Vec<(Scalar, Vec<usize>)>,
     pub consts: Vec<(Scalar, Vec<usize>, Vec<u8>)>,
     /// Slots an open group will write when it runs.
@@ -319,6 +330,8 @@ pub(crate) fn schedule(g: &Graph) -> Result<Plan, Error> {
         groups: Vec::new(),
         steps: Vec::new(),
         kernels: Vec::new(),
+        natives: Vec::new(),
+        further: Vec::new(),
         temps: Vec::new(),
         consts: Vec::new(),
         pending: HashMap::new(),
@@ -345,6 +358,7 @@ pub(crate) fn schedule(g: &Graph) -> Result<Plan, Error> {
     Ok(Plan {
         steps: s.steps,
         kernels: s.kernels,
+        natives: s.natives,
         temps: s.temps,
         consts: s.consts,
         inputs,

@@ -9,7 +9,7 @@ use ember_core::ir::{
     ArgReduceKind, BinaryOp, Graph, Node, Op, ReduceKind, Type, UnaryOp, ValueId,
 };
 
-fn unary_op(op: UnaryOp) -> Option<KU> {
+pub(crate) fn unary_op(op: UnaryOp) -> Option<KU> {
     use UnaryOp::*;
     Some(match op {
         Positive => return None,
@@ -52,7 +52,7 @@ fn unary_op(op: UnaryOp) -> Option<KU> {
     })
 }
 
-fn binary_op(op: BinaryOp) -> KB {
+pub(crate) fn binary_op(op: BinaryOp) -> KB {
     use BinaryOp::*;
     match op {
         Add => KB::Add,
@@ -86,7 +86,7 @@ fn binary_op(op: BinaryOp) -> KB {
     }
 }
 
-fn const_of(v: ember_core::ir::Scalar) -> Const {
+pub(crate) fn const_of(v: ember_core::ir::Scalar) -> Const {
     match v {
         ember_core::ir::Scalar::Bool(b) => Const::Int(b as i64),
         ember_core::ir::Scalar::Int(i) => Const::Int(i as i64),
@@ -261,6 +261,8 @@ impl Scheduler<'_> {
                 }
                 self.leaf(out, dtype)
             }
+            Op::Loop { .. } | Op::If { .. } | Op::Load | Op::Store => self.native(node, v)?,
+            Op::Result { index, .. } => self.further[*index - 1],
             Op::Matmul => {
                 let a = self.defs[arg(0).index()];
                 let b = self.defs[arg(1).index()];
@@ -283,6 +285,41 @@ impl Scheduler<'_> {
                 self.leaf(out, dtype)
             }
         })
+    }
+
+    /// A statement compiled to one native function: operands stored, one fresh buffer per
+    /// result; the projections that follow take the further results.
+    fn native(&mut self, node: &Node, v: ValueId) -> Result<L, Error> {
+        let inputs: Vec<Type> = node.inputs.iter().map(|&v| self.ty(v).clone()).collect();
+        let start = v.index() - self.g.params.len();
+        let results: Vec<Type> = (0..node.op.result_count())
+            .map(|k| self.g.nodes[start + k].ty.clone())
+            .collect();
+        let statement = crate::native::NativeStatement::new(node, &inputs, &results)?;
+        let mut operands = Vec::new();
+        for &x in &node.inputs {
+            let vr = self.materialise(self.defs[x.index()], None)?;
+            self.settle(vr.slot)?;
+            operands.push(vr);
+        }
+        let mut leaves = Vec::new();
+        let mut refs = Vec::new();
+        for ty in &results {
+            let dtype = scalar_of(ty.dtype)?;
+            let shape = ty.static_shape().expect("checked static");
+            let slot = self.new_temp(dtype, &shape);
+            let vr = ValueRef::of(slot, &shape);
+            leaves.push(self.leaf(vr.clone(), dtype));
+            refs.push(vr);
+        }
+        self.natives.push(statement);
+        self.steps.push(Step::Native {
+            native: self.natives.len() - 1,
+            operands,
+            results: refs,
+        });
+        self.further = leaves.split_off(1);
+        Ok(leaves[0])
     }
 
     /// The first output slot returning `v`, marked written, for ops that write their result
