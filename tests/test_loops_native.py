@@ -4,10 +4,9 @@ inputs left untouched)."""
 
 import re
 
+import ember._core as core
 import numpy as np
 import pytest
-
-import ember._core as core
 
 RECURRENCE = """ember-ir 2
 func @rec(%0: f64[N]) -> (f64[N]) {
@@ -158,7 +157,15 @@ func @body(%0: i64[] weak, %1: f64[]) -> (bool[], f64[]) {
 
 @pytest.mark.parametrize(
     ("lo", "hi", "step"),
-    [(0, 10, 1), (10, 0, -3), (5, 5, 1), (7, 2, 1), (-4, 9, 4), (0, 3, 0), (2**62, 2**63 - 1, 2**61)],
+    [
+        (0, 10, 1),
+        (10, 0, -3),
+        (5, 5, 1),
+        (7, 2, 1),
+        (-4, 9, 4),
+        (0, 3, 0),
+        (2**62, 2**63 - 1, 2**61),
+    ],
 )
 def test_range_semantics_and_step_zero(lo, hi, step):
     graph = core.compile_ir(STEP)
