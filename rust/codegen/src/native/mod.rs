@@ -39,6 +39,9 @@ pub(crate) const RANGE_STEP_ZERO: i64 = 2;
 pub(crate) struct NativeStatement {
     pub graph: Graph,
     pub donated: Vec<Option<usize>>,
+    /// Per result: its buffer is the donated operand's own (dead after the statement), so
+    /// no copy is made.
+    pub in_place: Vec<bool>,
 }
 
 impl NativeStatement {
@@ -80,7 +83,12 @@ impl NativeStatement {
                 }
             }
         }
-        Ok(NativeStatement { graph, donated })
+        let in_place = vec![false; donated.len()];
+        Ok(NativeStatement {
+            graph,
+            donated,
+            in_place,
+        })
     }
 }
 

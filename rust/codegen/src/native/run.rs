@@ -10,6 +10,35 @@ use ember_core::views::Layout;
 /// origin), dtype and element layout.
 pub(crate) type Resolved = (*mut u8, Scalar, Layout);
 
+/// Copies the elements of `src` into `dst` (same dtype and shape, any layouts).
+fn copy(src: &Resolved, dst: &Resolved) {
+    let size = src.1.size();
+    let contiguous = |l: &Layout| *l == Layout { offset: l.offset, ..Layout::contiguous(&l.shape) };
+    if contiguous(&src.2) && contiguous(&dst.2) {
+        // SAFETY: both hold `size()` contiguous elements from their origin; they do not
+        // overlap (the caller's promise).
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                src.0.offset(src.2.offset * size as isize),
+                dst.0.offset(dst.2.offset * size as isize),
+                src.2.size() * size,
+            )
+        };
+        return;
+    }
+    for (from, to) in src.2.positions().into_iter().zip(dst.2.positions()) {
+        // SAFETY: both positions address elements of their arrays.
+        unsafe {
+            let (s, d) = (src.0.offset(from * size as isize), dst.0.offset(to * size as isize));
+            match size {
+                8 => (d as *mut u64).write_unaligned((s as *const u64).read_unaligned()),
+                4 => (d as *mut u32).write_unaligned((s as *const u32).read_unaligned()),
+                _ => std::ptr::copy_nonoverlapping(s, d, size),
+            }
+        }
+    }
+}
+
 /// Runs `f` for statement `st` on resolved operands, writing `results` (fresh C-contiguous
 /// buffers of the result types).
 ///
@@ -34,22 +63,11 @@ pub(crate) unsafe fn call(
     for (p, operand) in operands.iter().enumerate() {
         match st.donated.iter().position(|&d| d == Some(p)) {
             Some(j) => {
-                let (src, dst) = (operand, &results[j]);
-                let size = src.1.size();
-                let base = origin(src);
-                for (k, pos) in src.2.positions().into_iter().enumerate() {
-                    let pos = pos - src.2.offset;
-                    // SAFETY: `pos` addresses an element of the operand, `k` one of the result
-                    // (same shape, C-contiguous); they do not overlap (the caller's promise).
-                    unsafe {
-                        std::ptr::copy_nonoverlapping(
-                            base.offset(pos * size as isize),
-                            dst.0.add(k * size),
-                            size,
-                        )
-                    };
+                let dst = &results[j];
+                if !st.in_place[j] {
+                    copy(operand, dst);
                 }
-                ptrs.push(dst.0);
+                ptrs.push(origin(dst));
                 strides.extend(byte_strides(dst));
             }
             None => {
