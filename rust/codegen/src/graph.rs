@@ -423,7 +423,17 @@ impl Runtime<'_> {
         operands: &[ValueRef],
         results: &[ValueRef],
     ) -> Result<(), Error> {
-        let ops: Vec<_> = operands.iter().map(|v| self.resolve(v)).collect();
+        // Constant operands are compiled in: a null pointer stands for them.
+        let ops: Vec<_> = operands
+            .iter()
+            .map(|v| {
+                if v.slot == crate::native::COMPILED_IN {
+                    (std::ptr::null_mut(), Scalar::I64, Layout::contiguous(&[]))
+                } else {
+                    self.resolve(v)
+                }
+            })
+            .collect();
         let outs: Vec<_> = results.iter().map(|v| self.resolve(v)).collect();
         // SAFETY: operands resolve to checked caller arrays or planned buffers; results are
         // fresh temps (never shared with an operand: a temp is reused only after its last

@@ -17,7 +17,20 @@ impl Native<'_, '_> {
         for (axis, index) in indices.iter().enumerate() {
             let i = self.value_as(index, Scalar::I64);
             let size = a.shape[axis] as i64;
+            let known = self.ranges.get(&i).copied();
             let b = &mut self.em.b;
+            let always = |lo: i128, hi: i128| known.is_some_and(|(a, b)| a >= lo && b <= hi);
+            if always(0, i128::from(size) - 1) || always(-i128::from(size), -1) {
+                // Proven in bounds: at most a constant shift, no check.
+                let wrapped = if always(0, i128::from(size) - 1) {
+                    i
+                } else {
+                    b.ins().iadd_imm_s(i, size)
+                };
+                let step = b.ins().imul(wrapped, a.strides[axis]);
+                offset = b.ins().iadd(offset, step);
+                continue;
+            }
             let negative = b.ins().icmp_imm_s(IntCC::SignedLessThan, i, 0);
             let from_end = b.ins().iadd_imm_s(i, size);
             let wrapped = b.ins().select(negative, from_end, i);

@@ -40,6 +40,9 @@ pub(crate) struct Native<'a, 'b> {
     /// Block params: index as given, axis, axis size.
     pub fail_index: Block,
     pub fail_range: Block,
+    /// Bounds known at compile time of `i64` registers (induction variables, constants and
+    /// sums of them), which let element accesses skip their checks.
+    pub ranges: HashMap<Value, (i128, i128)>,
 }
 
 /// Builds the native function of `st` into `func`.
@@ -77,6 +80,7 @@ pub(crate) fn build(
     let mut nt = Native {
         fail_index: Block::from_u32(0),
         fail_range: Block::from_u32(0),
+        ranges: HashMap::new(),
         em,
     };
     let b = &mut nt.em.b;
@@ -98,6 +102,10 @@ pub(crate) fn build(
     let mut stride_at = 0;
     let mut inputs = Vec::new();
     for (p, ty) in g.params.iter().enumerate() {
+        if let Some(c) = st.consts[p] {
+            inputs.push(Val::Const(c, scalar_of(ty.dtype)?));
+            continue;
+        }
         let (val, used) = nt.bind(ty, p, ptrs, strides, stride_at)?;
         stride_at += used;
         inputs.push(val);
@@ -316,6 +324,9 @@ impl Native<'_, '_> {
         b.switch_to_block(body_block);
         b.seal_block(body_block);
         let iv = b.use_var(i);
+        if let Some(range) = self.induction_range(lo, hi, known_step) {
+            self.ranges.insert(iv, range);
+        }
         let mut params = vec![Val::Scalar(iv, Scalar::I64)];
         for (c, var) in args[3..3 + carried].iter().zip(&vars) {
             params.push(match var {
@@ -361,6 +372,17 @@ impl Native<'_, '_> {
                 None => c.clone(),
             })
             .collect())
+    }
+
+    /// The values the induction variable takes, when the bounds are known and the step is a
+    /// constant (an empty range gives no iteration, so any answer is right for it).
+    fn induction_range(&self, lo: Value, hi: Value, step: Option<i64>) -> Option<(i128, i128)> {
+        let (lo, hi) = (*self.ranges.get(&lo)?, *self.ranges.get(&hi)?);
+        match step? {
+            s if s > 0 => Some((lo.0, hi.1 - 1)),
+            s if s < 0 => Some((hi.0 + 1, lo.1)),
+            _ => None,
+        }
     }
 
     fn lower_if(

@@ -22,6 +22,9 @@ pub(crate) use lower::build;
 use crate::Error;
 use ember_core::ir::{Graph, Node, Op, Type, ValueId};
 
+/// The slot standing for an operand compiled into the code as a constant (never read).
+pub(crate) const COMPILED_IN: crate::schedule::Slot = crate::schedule::Slot::Const(usize::MAX);
+
 /// The native entry of a statement.
 pub type NativeFn = unsafe extern "C" fn(*const *mut u8, *const i64, *mut i64) -> i64;
 
@@ -42,6 +45,8 @@ pub(crate) struct NativeStatement {
     /// Per result: its buffer is the donated operand's own (dead after the statement), so
     /// no copy is made.
     pub in_place: Vec<bool>,
+    /// Per parameter: the constant it always is (compiled in; its operand is not passed).
+    pub consts: Vec<Option<crate::kernel::Const>>,
 }
 
 impl NativeStatement {
@@ -84,10 +89,12 @@ impl NativeStatement {
             }
         }
         let in_place = vec![false; donated.len()];
+        let consts = vec![None; inputs.len()];
         Ok(NativeStatement {
             graph,
             donated,
             in_place,
+            consts,
         })
     }
 }

@@ -13,7 +13,12 @@ pub(crate) type Resolved = (*mut u8, Scalar, Layout);
 /// Copies the elements of `src` into `dst` (same dtype and shape, any layouts).
 fn copy(src: &Resolved, dst: &Resolved) {
     let size = src.1.size();
-    let contiguous = |l: &Layout| *l == Layout { offset: l.offset, ..Layout::contiguous(&l.shape) };
+    let contiguous = |l: &Layout| {
+        *l == Layout {
+            offset: l.offset,
+            ..Layout::contiguous(&l.shape)
+        }
+    };
     if contiguous(&src.2) && contiguous(&dst.2) {
         // SAFETY: both hold `size()` contiguous elements from their origin; they do not
         // overlap (the caller's promise).
@@ -29,7 +34,10 @@ fn copy(src: &Resolved, dst: &Resolved) {
     for (from, to) in src.2.positions().into_iter().zip(dst.2.positions()) {
         // SAFETY: both positions address elements of their arrays.
         unsafe {
-            let (s, d) = (src.0.offset(from * size as isize), dst.0.offset(to * size as isize));
+            let (s, d) = (
+                src.0.offset(from * size as isize),
+                dst.0.offset(to * size as isize),
+            );
             match size {
                 8 => (d as *mut u64).write_unaligned((s as *const u64).read_unaligned()),
                 4 => (d as *mut u32).write_unaligned((s as *const u32).read_unaligned()),

@@ -40,9 +40,37 @@ impl Native<'_, '_> {
     /// `v` converted to `dtype`, in a register.
     pub(crate) fn value_as(&mut self, v: &Val, dtype: Scalar) -> Value {
         match self.cast_val(v, dtype) {
+            Val::Const(Const::Int(c), Scalar::I64) => {
+                let r = self.em.constant(Const::Int(c), Scalar::I64, MODE);
+                self.ranges.insert(r, (i128::from(c), i128::from(c)));
+                r
+            }
             Val::Const(c, d) => self.em.constant(c, d, MODE),
             Val::Scalar(x, _) => x,
             Val::Array(_) => unreachable!("arrays are never cast inside native code"),
+        }
+    }
+
+    /// Records the range of `v = op(a, b)` on `i64` when it follows from the operands' and
+    /// cannot wrap around.
+    fn track(&mut self, op: KB, a: Value, b: Value, v: Value) {
+        let (Some(&(a0, a1)), Some(&(b0, b1))) = (self.ranges.get(&a), self.ranges.get(&b)) else {
+            return;
+        };
+        let (lo, hi) = match op {
+            KB::Add => (a0 + b0, a1 + b1),
+            KB::Sub => (a0 - b1, a1 - b0),
+            KB::Mul => {
+                let corners = [a0 * b0, a0 * b1, a1 * b0, a1 * b1];
+                (
+                    *corners.iter().min().unwrap(),
+                    *corners.iter().max().unwrap(),
+                )
+            }
+            _ => return,
+        };
+        if lo >= i128::from(i64::MIN) && hi <= i128::from(i64::MAX) {
+            self.ranges.insert(v, (lo, hi));
         }
     }
 
@@ -108,6 +136,9 @@ impl Native<'_, '_> {
                 let b = self.value_as(&args[1], lp);
                 let kop = binary_op(*op);
                 let v = self.em.binary(kop, a, b, lp, MODE);
+                if lp == Scalar::I64 {
+                    self.track(kop, a, b, v);
+                }
                 let ty = if KB::gives_bool(kop) {
                     Scalar::Bool
                 } else {

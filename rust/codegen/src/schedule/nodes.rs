@@ -296,8 +296,18 @@ impl Scheduler<'_> {
             .map(|k| self.g.nodes[start + k].ty.clone())
             .collect();
         let statement = crate::native::NativeStatement::new(node, &inputs, &results)?;
+        let mut statement = statement;
         let mut operands: Vec<ValueRef> = Vec::new();
-        for &x in &node.inputs {
+        for (p, &x) in node.inputs.iter().enumerate() {
+            // 0-d constants are compiled into the code (known trip counts and indices let
+            // element accesses skip their bounds checks); their operand is never read.
+            if let LOp::Const(c) = self.lazy.nodes[self.defs[x.index()]].op {
+                if inputs[p].shape.is_empty() {
+                    statement.consts[p] = Some(c);
+                    operands.push(ValueRef::of(crate::native::COMPILED_IN, &[]));
+                    continue;
+                }
+            }
             let vr = self.materialise(self.defs[x.index()], None)?;
             self.settle(vr.slot)?;
             operands.push(vr);
@@ -306,7 +316,6 @@ impl Scheduler<'_> {
         for g in 0..self.groups.len() {
             self.close(g)?;
         }
-        let mut statement = statement;
         let mut leaves = Vec::new();
         let mut refs = Vec::new();
         for (k, ty) in results.iter().enumerate() {
@@ -350,8 +359,7 @@ impl Scheduler<'_> {
     /// Whether `x` is read by no statement after `at` and is not a graph result.
     fn dead_after(&self, x: ValueId, at: ValueId) -> bool {
         let first = at.index() - self.g.params.len() + 1;
-        !self.g.results.contains(&x)
-            && self.g.nodes[first..].iter().all(|n| !n.inputs.contains(&x))
+        !self.g.results.contains(&x) && self.g.nodes[first..].iter().all(|n| !n.inputs.contains(&x))
     }
 
     /// Whether `vr` is a whole temp that no lazy value but `x`'s own definition reads (so that
