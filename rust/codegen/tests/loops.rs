@@ -92,3 +92,54 @@ fn range_step_zero_is_a_value_error() {
         );
     }
 }
+
+/// `sum(a[i + off] for i in range(lo, hi, step))` with every bound a compiled-in constant, so
+/// that the proven-range path (no check, or a constant shift for negative indices) and the
+/// checked path both run.
+fn constant_range_sum(lo: i64, hi: i64, step: i64, off: i64) -> String {
+    format!(
+        "ember-ir 2
+func @f(%0: f64[5]) -> (f64[]) {{
+  %1 = const() value=0.0 : f64[]
+  %2 = const() value={lo} : i64[] weak
+  %3 = const() value={hi} : i64[] weak
+  %4 = const() value={step} : i64[] weak
+  %5 = loop(%2, %3, %4, %1, %0) body=@body carried=1 : f64[]
+  return %5
+}}
+func @body(%0: i64[] weak, %1: f64[], %2: f64[5]) -> (bool[], f64[]) {{
+  %3 = const() value={off} : i64[] weak
+  %4 = add(%0, %3) : i64[] weak
+  %5 = load(%2, %4) : f64[]
+  %6 = add(%1, %5) : f64[]
+  %7 = const() value=true : bool[]
+  return %7, %6
+}}
+"
+    )
+}
+
+#[test]
+fn proven_and_checked_indices_agree_with_the_interpreter() {
+    let x = arrays("f64[5]{1.0, 2.0, 4.0, 8.0, 16.0}");
+    let mut rng = common::Rng(11);
+    let mut cases = vec![(0, 5, 1, 0), (-5, 0, 1, 0), (0, 6, 1, 0), (-6, 0, 1, 0), (4, -1, -1, 0)];
+    for _ in 0..60 {
+        let pick = |r: &mut common::Rng, span: u64| r.below(2 * span + 1) as i64 - span as i64;
+        let step = [1, 2, 3, -1, -2][common::Rng::below(&mut rng, 5) as usize];
+        cases.push((pick(&mut rng, 7), pick(&mut rng, 7), step, pick(&mut rng, 4)));
+    }
+    for (lo, hi, step, off) in cases {
+        let ir = constant_range_sum(lo, hi, step, off);
+        let graph = ember_core::ir::parse(&ir).unwrap();
+        match ember_core::interp::run(&graph, &x) {
+            Ok(_) => {
+                check_ir(&ir, &x, Layout::Reversed, 1, 0.0);
+            }
+            Err(e) => {
+                let err = run_jit(&ir, &x, Layout::C, 1).unwrap_err();
+                assert_eq!(err, ember_codegen::Error::Index(e.message), "{ir}");
+            }
+        }
+    }
+}
