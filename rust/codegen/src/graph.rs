@@ -78,6 +78,8 @@ pub struct CompiledGraph {
     plan: Plan,
     fns: Vec<KernelFn>,
     natives: Vec<crate::native::NativeFn>,
+    /// The compiled bodies of loops that compute with arrays.
+    bodies: Vec<CompiledGraph>,
     input_types: Vec<Type>,
     output_types: Vec<Type>,
     /// Per temp slot: the physical buffer holding it.
@@ -107,6 +109,11 @@ pub fn compile(graph: &Graph, options: &Options) -> Result<CompiledGraph, Error>
         .map(|st| jit.add_native(st))
         .collect::<Result<Vec<_>, _>>()?;
     jit.finalize()?;
+    let bodies = plan
+        .bodies
+        .iter()
+        .map(|body| compile(body, options))
+        .collect::<Result<Vec<_>, _>>()?;
     let fns = ids.iter().map(|&id| jit.get(id)).collect();
     let natives = native_ids.iter().map(|&id| jit.get_native(id)).collect();
     let (temp_buffer, buffer_sizes) = plan_buffers(&plan);
@@ -133,6 +140,7 @@ pub fn compile(graph: &Graph, options: &Options) -> Result<CompiledGraph, Error>
         plan,
         fns,
         natives,
+        bodies,
         temp_buffer,
         buffer_sizes,
         pool: Mutex::new(Vec::new()),
@@ -167,6 +175,9 @@ fn plan_buffers(plan: &Plan) -> (Vec<usize>, Vec<usize>) {
             Step::Kernel { operands, .. } => operands.iter().map(|(v, _)| v.slot).collect(),
             Step::Matmul { a, b, out, .. } => vec![a.slot, b.slot, out.slot],
             Step::Native {
+                operands, results, ..
+            }
+            | Step::BodyLoop {
                 operands, results, ..
             } => operands.iter().chain(results).map(|v| v.slot).collect(),
         };
@@ -472,6 +483,20 @@ impl Runtime<'_> {
                 operands,
                 results,
             } => return self.native(*native, operands, results),
+            Step::BodyLoop {
+                body,
+                carried,
+                operands,
+                results,
+            } => {
+                let ops: Vec<_> = operands.iter().map(|v| self.resolve(v)).collect();
+                let outs: Vec<_> = results.iter().map(|v| self.resolve(v)).collect();
+                // SAFETY: operands resolve to checked caller arrays or planned buffers, results
+                // to fresh temps or caller outputs of the carried types.
+                return unsafe {
+                    crate::body_loop::run(&self.g.bodies[*body], *carried, &ops, &outs)
+                };
+            }
             Step::Kernel {
                 kernel,
                 dims,

@@ -143,3 +143,56 @@ fn proven_and_checked_indices_agree_with_the_interpreter() {
         }
     }
 }
+
+/// A Jacobi sweep `u[1:-1, 1:-1] = 0.25 * (four neighbours)` repeated `iters` times on an
+/// `n x n` grid: a loop whose body computes with whole arrays.
+pub fn jacobi(n: usize, iters: usize) -> String {
+    let m = n - 2;
+    let sl = |r0: usize, r1: usize, c0: usize, c1: usize| {
+        format!("start=[{r0},{c0}] stop=[{r1},{c1}] step=[1,1]")
+    };
+    format!(
+        "ember-ir 2
+func @f(%0: f64[{n},{n}]) -> (f64[{n},{n}]) {{
+  %1 = const() value=0 : i64[] weak
+  %2 = const() value={iters} : i64[] weak
+  %3 = const() value=1 : i64[] weak
+  %4 = loop(%1, %2, %3, %0) body=@sweep carried=1 : f64[{n},{n}]
+  return %4
+}}
+func @sweep(%0: i64[] weak, %1: f64[{n},{n}]) -> (bool[], f64[{n},{n}]) {{
+  %2 = slice(%1) {up} : f64[{m},{m}]
+  %3 = slice(%1) {down} : f64[{m},{m}]
+  %4 = slice(%1) {left} : f64[{m},{m}]
+  %5 = slice(%1) {right} : f64[{m},{m}]
+  %6 = add(%2, %3) : f64[{m},{m}]
+  %7 = add(%6, %4) : f64[{m},{m}]
+  %8 = add(%7, %5) : f64[{m},{m}]
+  %9 = const() value=0.25 : f64[] weak
+  %10 = mul(%9, %8) : f64[{m},{m}]
+  %11 = slice(%1) {west} : f64[{m},1]
+  %12 = slice(%1) {east} : f64[{m},1]
+  %13 = concatenate(%11, %10, %12) axis=1 : f64[{m},{n}]
+  %14 = slice(%1) {top} : f64[1,{n}]
+  %15 = slice(%1) {bottom} : f64[1,{n}]
+  %16 = concatenate(%14, %13, %15) axis=0 : f64[{n},{n}]
+  %17 = const() value=true : bool[]
+  return %17, %16
+}}
+",
+        up = sl(0, n - 2, 1, n - 1),
+        down = sl(2, n, 1, n - 1),
+        left = sl(1, n - 1, 0, n - 2),
+        right = sl(1, n - 1, 2, n),
+        west = sl(1, n - 1, 0, 1),
+        east = sl(1, n - 1, n - 1, n),
+        top = sl(0, 1, 0, n),
+        bottom = sl(n - 1, n, 0, n),
+    )
+}
+
+#[test]
+fn loops_over_array_bodies_run_the_body_per_iteration() {
+    check_all_layouts(&jacobi(9, 5), 3, 1e-12);
+    check_all_layouts(&jacobi(6, 0), 3, 0.0);
+}

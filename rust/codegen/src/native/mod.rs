@@ -16,6 +16,9 @@ mod access;
 mod lower;
 pub(crate) mod run;
 mod scalar;
+mod support;
+
+pub(crate) use support::supports;
 
 pub(crate) use lower::build;
 

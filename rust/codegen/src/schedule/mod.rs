@@ -81,6 +81,13 @@ pub(crate) enum Step {
         operands: Vec<ValueRef>,
         results: Vec<ValueRef>,
     },
+    /// A loop whose body computes with arrays: body graph `body` runs once per iteration.
+    BodyLoop {
+        body: usize,
+        carried: usize,
+        operands: Vec<ValueRef>,
+        results: Vec<ValueRef>,
+    },
     /// `out = a @ b` (NumPy semantics, batch broadcasting).
     Matmul {
         a: ValueRef,
@@ -95,6 +102,8 @@ pub(crate) struct Plan {
     pub steps: Vec<Step>,
     pub kernels: Vec<Kernel>,
     pub natives: Vec<crate::native::NativeStatement>,
+    /// The bodies of `BodyLoop` steps.
+    pub bodies: Vec<Graph>,
     /// Per temp slot: dtype and shape.
     pub temps: Vec<(Scalar, Vec<usize>)>,
     /// Per const slot: dtype, shape, bytes.
@@ -128,6 +137,7 @@ pub(crate) struct Scheduler<'g> {
     pub steps: Vec<Step>,
     pub kernels: Vec<Kernel>,
     pub natives: Vec<crate::native::NativeStatement>,
+    pub bodies: Vec<Graph>,
     /// The further results of the last multi-result statement, for its projections.
     pub further: Vec<L>,
     pub temps: Vec<(Scalar, Vec<usize>)>,
@@ -331,6 +341,7 @@ pub(crate) fn schedule(g: &Graph) -> Result<Plan, Error> {
         steps: Vec::new(),
         kernels: Vec::new(),
         natives: Vec::new(),
+        bodies: Vec::new(),
         further: Vec::new(),
         temps: Vec::new(),
         consts: Vec::new(),
@@ -359,6 +370,7 @@ pub(crate) fn schedule(g: &Graph) -> Result<Plan, Error> {
         steps: s.steps,
         kernels: s.kernels,
         natives: s.natives,
+        bodies: s.bodies,
         temps: s.temps,
         consts: s.consts,
         inputs,

@@ -290,6 +290,9 @@ impl Scheduler<'_> {
     /// A statement compiled to one native function: operands stored, one fresh buffer per
     /// result; the projections that follow take the further results.
     fn native(&mut self, node: &Node, v: ValueId, done: &mut [bool]) -> Result<L, Error> {
+        if !crate::native::supports(&node.op) {
+            return self.body_loop(node, v, done);
+        }
         let inputs: Vec<Type> = node.inputs.iter().map(|&v| self.ty(v).clone()).collect();
         let start = v.index() - self.g.params.len();
         let results: Vec<Type> = (0..node.op.result_count())
@@ -346,6 +349,47 @@ impl Scheduler<'_> {
             native: self.natives.len() - 1,
             operands,
             results: refs,
+        });
+        self.further = leaves.split_off(1);
+        Ok(leaves[0])
+    }
+
+    /// A loop whose body computes with arrays: every operand stored, one buffer per result.
+    fn body_loop(&mut self, node: &Node, v: ValueId, done: &mut [bool]) -> Result<L, Error> {
+        let Op::Loop { body, carried } = &node.op else {
+            return Err(Error::Unsupported(
+                "array operations inside a branch (only 0-d values, load and store)".into(),
+            ));
+        };
+        let mut operands = Vec::new();
+        for &x in &node.inputs {
+            let vr = self.materialise(self.defs[x.index()], None)?;
+            self.settle(vr.slot)?;
+            operands.push(vr);
+        }
+        for g in 0..self.groups.len() {
+            self.close(g)?;
+        }
+        let mut leaves = Vec::new();
+        let mut results = Vec::new();
+        for k in 0..*carried {
+            let ty = self.ty(node.inputs[3 + k]).clone();
+            let dtype = scalar_of(ty.dtype)?;
+            let shape = ty.static_shape().expect("checked static");
+            let slot = match self.result_slot(ValueId(v.0 + k as u32), done) {
+                Some(out) => out,
+                None => self.new_temp(dtype, &shape),
+            };
+            let vr = ValueRef::of(slot, &shape);
+            leaves.push(self.leaf(vr.clone(), dtype));
+            results.push(vr);
+        }
+        self.bodies.push((**body).clone());
+        self.steps.push(Step::BodyLoop {
+            body: self.bodies.len() - 1,
+            carried: *carried,
+            operands,
+            results,
         });
         self.further = leaves.split_off(1);
         Ok(leaves[0])
