@@ -21,9 +21,8 @@ import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests"))
 
-from test_loops_native import DP, RECURRENCE, recurrence  # noqa: E402
-
-import ember._core as core  # noqa: E402
+import ember._core as core
+from test_loops_native import DP, RECURRENCE, jacobi, jacobi_ir, recurrence
 
 try:
     numba = importlib.import_module("numba")
@@ -69,7 +68,7 @@ def main():
     n = 100_000 if args.quick else 1_000_000
     m = 100 if args.quick else 300
     print(f"{'workload':<28}{'compile ms':>10}{'ember ms':>10}{'numba ms':>9}{'x numba':>6}")
-    print(f"{'':<63}{'python ms':>12}")
+    print(f"{'':<63}{'python ms':>12}  (jacobi: numpy ms)")
 
     x = np.random.default_rng(0).standard_normal(n)
     start = time.perf_counter()
@@ -83,7 +82,13 @@ def main():
         numba_s = median_seconds(lambda: jitted(x), repeats)
     short = x[: n // 100]
     python_s = median_seconds(lambda: recurrence(short), 3) * 100
-    row(f"recurrence n={n}", compile_ms, median_seconds(lambda: graph(x), repeats), numba_s, python_s)
+    row(
+        f"recurrence n={n}",
+        compile_ms,
+        median_seconds(lambda: graph(x), repeats),
+        numba_s,
+        python_s,
+    )
 
     rng = np.random.default_rng(1)
     a, b = rng.integers(0, 4, m), rng.integers(0, 4, m)
@@ -96,7 +101,28 @@ def main():
         np.testing.assert_array_equal(graph(a, b)[0], jitted(a, b))
         numba_s = median_seconds(lambda: jitted(a, b), repeats)
     python_s = median_seconds(lambda: lcs(a, b), 1)
-    row(f"lcs table {m}x{m}", compile_ms, median_seconds(lambda: graph(a, b), repeats), numba_s, python_s)
+    row(
+        f"lcs table {m}x{m}",
+        compile_ms,
+        median_seconds(lambda: graph(a, b), repeats),
+        numba_s,
+        python_s,
+    )
+
+    g = 256
+    u = np.random.default_rng(2).standard_normal((g, g))
+    start = time.perf_counter()
+    graph = core.compile_ir(jacobi_ir(g, 50))
+    compile_ms = (time.perf_counter() - start) * 1e3
+    np.testing.assert_allclose(graph(u)[0], jacobi(u, 50), rtol=1e-12)
+    numpy_s = median_seconds(lambda: jacobi(u, 50), repeats)
+    row(
+        f"jacobi {g}x{g} x50 (numpy)",
+        compile_ms,
+        median_seconds(lambda: graph(u), repeats),
+        None,
+        numpy_s,
+    )
 
 
 if __name__ == "__main__":

@@ -232,3 +232,55 @@ def test_dp_table_with_integer_dtype():
     graph = core.compile_ir(DP.replace("N", str(n)).replace("P", str(n + 1)))
     (out,) = graph(a, b)
     np.testing.assert_array_equal(out, table)
+
+
+def jacobi_ir(n, iters):
+    m = n - 2
+
+    def sl(r0, r1, c0, c1):
+        return f"start=[{r0},{c0}] stop=[{r1},{c1}] step=[1,1]"
+
+    return f"""ember-ir 2
+func @f(%0: f64[{n},{n}]) -> (f64[{n},{n}]) {{
+  %1 = const() value=0 : i64[] weak
+  %2 = const() value={iters} : i64[] weak
+  %3 = const() value=1 : i64[] weak
+  %4 = loop(%1, %2, %3, %0) body=@sweep carried=1 : f64[{n},{n}]
+  return %4
+}}
+func @sweep(%0: i64[] weak, %1: f64[{n},{n}]) -> (bool[], f64[{n},{n}]) {{
+  %2 = slice(%1) {sl(0, n - 2, 1, n - 1)} : f64[{m},{m}]
+  %3 = slice(%1) {sl(2, n, 1, n - 1)} : f64[{m},{m}]
+  %4 = slice(%1) {sl(1, n - 1, 0, n - 2)} : f64[{m},{m}]
+  %5 = slice(%1) {sl(1, n - 1, 2, n)} : f64[{m},{m}]
+  %6 = add(%2, %3) : f64[{m},{m}]
+  %7 = add(%6, %4) : f64[{m},{m}]
+  %8 = add(%7, %5) : f64[{m},{m}]
+  %9 = const() value=0.25 : f64[] weak
+  %10 = mul(%9, %8) : f64[{m},{m}]
+  %11 = slice(%1) {sl(1, n - 1, 0, 1)} : f64[{m},1]
+  %12 = slice(%1) {sl(1, n - 1, n - 1, n)} : f64[{m},1]
+  %13 = concatenate(%11, %10, %12) axis=1 : f64[{m},{n}]
+  %14 = slice(%1) {sl(0, 1, 0, n)} : f64[1,{n}]
+  %15 = slice(%1) {sl(n - 1, n, 0, n)} : f64[1,{n}]
+  %16 = concatenate(%14, %13, %15) axis=0 : f64[{n},{n}]
+  %17 = const() value=true : bool[]
+  return %17, %16
+}}
+"""
+
+
+def jacobi(u, iters):
+    u = u.copy()
+    for _ in range(iters):
+        u[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
+    return u
+
+
+@pytest.mark.parametrize(("n", "iters"), [(12, 50), (5, 0), (7, 1)])
+def test_loop_with_array_body_matches_numpy(n, iters):
+    u = np.random.default_rng(n).standard_normal((n, 2 * n))[:, ::2]
+    before = u.copy()
+    (out,) = core.compile_ir(jacobi_ir(n, iters))(u)
+    np.testing.assert_allclose(out, jacobi(u, iters), rtol=1e-13)
+    np.testing.assert_array_equal(u, before)
