@@ -21,9 +21,27 @@ fn arrays(text: &str) -> Vec<HostArray> {
 
 #[test]
 fn golden_loops_match_the_interpreter_in_every_layout() {
-    for name in ["loop_recurrence.ir", "loop_nested_if.ir", "loop_break.ir"] {
+    for name in [
+        "loop_recurrence.ir",
+        "loop_nested_if.ir",
+        "loop_break.ir",
+        "loop_if_store.ir",
+    ] {
         check_all_layouts(&golden(name), 7, 1e-12);
     }
+}
+
+#[test]
+fn a_branch_stores_into_a_carried_array() {
+    let ir = golden("loop_if_store.ir");
+    let x = arrays("f32[6]{1.5, -2.0, 0.0, 3.25, -0.5, 7.0}; i32[]{-1}");
+    for layout in [Layout::C, Layout::Reversed, Layout::Strided] {
+        check_ir(&ir, &x, layout, 1, 0.0);
+    }
+    let x = arrays("f32[6]{1.5, -2.0, 0.0, 3.25, -0.5, 7.0}; i32[]{6}");
+    let err = run_jit(&ir, &x, Layout::C, 1).unwrap_err();
+    let message = "index 6 is out of bounds for axis 0 with size 6";
+    assert_eq!(err, ember_codegen::Error::Index(message.into()));
 }
 
 #[test]

@@ -30,6 +30,7 @@ fn version_two_text_prints_back_byte_for_byte() {
         "loop_break.ir",
         "loop_zero_trip.ir",
         "load_store.ir",
+        "loop_if_store.ir",
     ] {
         let text = golden_input(name);
         let graph = parse(&text).unwrap();
