@@ -135,7 +135,12 @@ pub(crate) unsafe fn run(
     let invariants: Vec<ArrayView> = operands[3 + carried..]
         .iter()
         .map(|r| unsafe {
-            ArrayView::new(origin(r), dtype_of(r.1), r.2.shape.clone(), byte_strides(r.1, &r.2))
+            ArrayView::new(
+                origin(r),
+                dtype_of(r.1),
+                r.2.shape.clone(),
+                byte_strides(r.1, &r.2),
+            )
         })
         .collect();
     let mut i = i128::from(lo);

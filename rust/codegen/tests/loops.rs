@@ -141,11 +141,22 @@ func @body(%0: i64[] weak, %1: f64[], %2: f64[5]) -> (bool[], f64[]) {{
 fn proven_and_checked_indices_agree_with_the_interpreter() {
     let x = arrays("f64[5]{1.0, 2.0, 4.0, 8.0, 16.0}");
     let mut rng = common::Rng(11);
-    let mut cases = vec![(0, 5, 1, 0), (-5, 0, 1, 0), (0, 6, 1, 0), (-6, 0, 1, 0), (4, -1, -1, 0)];
+    let mut cases = vec![
+        (0, 5, 1, 0),
+        (-5, 0, 1, 0),
+        (0, 6, 1, 0),
+        (-6, 0, 1, 0),
+        (4, -1, -1, 0),
+    ];
     for _ in 0..60 {
         let pick = |r: &mut common::Rng, span: u64| r.below(2 * span + 1) as i64 - span as i64;
         let step = [1, 2, 3, -1, -2][common::Rng::below(&mut rng, 5) as usize];
-        cases.push((pick(&mut rng, 7), pick(&mut rng, 7), step, pick(&mut rng, 4)));
+        cases.push((
+            pick(&mut rng, 7),
+            pick(&mut rng, 7),
+            step,
+            pick(&mut rng, 4),
+        ));
     }
     for (lo, hi, step, off) in cases {
         let ir = constant_range_sum(lo, hi, step, off);

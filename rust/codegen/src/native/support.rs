@@ -15,8 +15,7 @@ fn region_supported(g: &Graph) -> bool {
         OpClass::Access | OpClass::Projection => true,
         _ => {
             n.ty.shape.is_empty()
-                && n
-                    .inputs
+                && n.inputs
                     .iter()
                     .all(|&v| g.value_type(v).is_some_and(|t| t.shape.is_empty()))
         }
