@@ -225,3 +225,28 @@ fn loops_over_array_bodies_run_the_body_per_iteration() {
     check_all_layouts(&jacobi(9, 5), 3, 1e-12);
     check_all_layouts(&jacobi(6, 0), 3, 0.0);
 }
+
+#[test]
+fn integer_power_with_a_negative_exponent_raises() {
+    let ir = "ember-ir 2
+func @f(%0: i64[3]) -> (i64[]) {
+  %1 = const() value=1 : i64[]
+  %2 = const() value=0 : i64[] weak
+  %3 = const() value=3 : i64[] weak
+  %4 = const() value=1 : i64[] weak
+  %5 = loop(%2, %3, %4, %1, %0) body=@body carried=1 : i64[]
+  return %5
+}
+func @body(%0: i64[] weak, %1: i64[], %2: i64[3]) -> (bool[], i64[]) {
+  %3 = load(%2, %0) : i64[]
+  %4 = pow(%3, %3) : i64[]
+  %5 = add(%1, %4) : i64[]
+  %6 = const() value=true : bool[]
+  return %6, %5
+}
+";
+    check_ir(ir, &arrays("i64[3]{2, 3, 0}"), Layout::C, 1, 0.0);
+    let err = run_jit(ir, &arrays("i64[3]{2, -1, 3}"), Layout::C, 1).unwrap_err();
+    let message = "Integers to negative integer powers are not allowed.";
+    assert_eq!(err, ember_codegen::Error::Value(message.into()));
+}

@@ -1,7 +1,7 @@
 //! The native function of a statement: parameters in, the statement (its regions inlined as
 //! loops and branches), results out, and the cold error exits.
 
-use super::{NativeStatement, INDEX_ERROR, OK, RANGE_STEP_ZERO};
+use super::{NativeStatement, INDEX_ERROR, NEGATIVE_POWER, OK, RANGE_STEP_ZERO};
 use crate::kernel::{Const, Kernel, Scalar};
 use crate::lower::expr::cl_type;
 use crate::lower::{mem, Emitter, Mode};
@@ -40,6 +40,7 @@ pub(crate) struct Native<'a, 'b> {
     /// Block params: index as given, axis, axis size.
     pub fail_index: Block,
     pub fail_range: Block,
+    pub fail_power: Block,
     /// Bounds known at compile time of `i64` registers (induction variables, constants and
     /// sums of them), which let element accesses skip their checks.
     pub ranges: HashMap<Value, (i128, i128)>,
@@ -80,6 +81,7 @@ pub(crate) fn build(
     let mut nt = Native {
         fail_index: Block::from_u32(0),
         fail_range: Block::from_u32(0),
+        fail_power: Block::from_u32(0),
         ranges: HashMap::new(),
         em,
     };
@@ -88,6 +90,8 @@ pub(crate) fn build(
     b.append_block_params_for_function_params(entry);
     nt.fail_index = b.create_block();
     nt.fail_range = b.create_block();
+    nt.fail_power = b.create_block();
+    b.set_cold_block(nt.fail_power);
     for _ in 0..3 {
         b.append_block_param(nt.fail_index, types::I64);
     }
@@ -141,6 +145,9 @@ pub(crate) fn build(
     b.ins().return_(&[code]);
     b.switch_to_block(nt.fail_range);
     let code = b.ins().iconst(types::I64, RANGE_STEP_ZERO);
+    b.ins().return_(&[code]);
+    b.switch_to_block(nt.fail_power);
+    let code = b.ins().iconst(types::I64, NEGATIVE_POWER);
     b.ins().return_(&[code]);
     b.seal_all_blocks();
     let config = nt.em.module.isa().frontend_config();

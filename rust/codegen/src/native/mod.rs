@@ -10,7 +10,7 @@
 //! `ptrs` holds one data pointer per parameter of the statement's wrapper graph (a donated
 //! parameter points at its result buffer), then one per result; `strides` the byte strides of
 //! every parameter, then of every result, concatenated. It returns [`OK`], [`INDEX_ERROR`]
-//! (`err` = index, axis, size) or [`RANGE_STEP_ZERO`].
+//! (`err` = index, axis, size), [`RANGE_STEP_ZERO`] or [`NEGATIVE_POWER`].
 
 mod access;
 mod lower;
@@ -37,6 +37,11 @@ pub(crate) const OK: i64 = 0;
 pub(crate) const INDEX_ERROR: i64 = 1;
 /// `range()` with a zero step.
 pub(crate) const RANGE_STEP_ZERO: i64 = 2;
+/// An integer raised to a negative integer power.
+pub(crate) const NEGATIVE_POWER: i64 = 3;
+
+/// NumPy's message for an integer raised to a negative integer power.
+const NEGATIVE_POWER_MESSAGE: &str = "Integers to negative integer powers are not allowed.";
 
 /// One statement as a graph of its own (parameters: its operands; one statement; results:
 /// all its values), and for each result the parameter it is a new version of (its buffer is
@@ -111,6 +116,7 @@ pub(crate) fn raised(code: i64, record: &[i64; 3]) -> Error {
             record[2] as usize,
         )),
         RANGE_STEP_ZERO => Error::Value(ember_core::interp::RANGE_STEP_ZERO.into()),
+        NEGATIVE_POWER => Error::Value(NEGATIVE_POWER_MESSAGE.into()),
         other => Error::Codegen(format!("native code returned unknown status {other}")),
     }
 }

@@ -11,7 +11,8 @@ use crate::Error;
 
 /// Native code computes one element at a time.
 const MODE: Mode = Mode::Scalar;
-use cranelift_codegen::ir::Value;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{InstBuilder, Value};
 use ember_core::infer::dtypes;
 use ember_core::ir::{BinaryOp, Node, Op, Type};
 
@@ -134,6 +135,14 @@ impl Native<'_, '_> {
                     }
                 }
                 let b = self.value_as(&args[1], lp);
+                if *op == BinaryOp::Pow && lp.is_int() && !matches!(args[1], Val::Const(..)) {
+                    // NumPy raises where the array kernels cannot; native code can.
+                    let bad = self.em.b.ins().icmp_imm_s(IntCC::SignedLessThan, b, 0);
+                    let go_on = self.em.b.create_block();
+                    self.em.b.ins().brif(bad, self.fail_power, &[], go_on, &[]);
+                    self.em.b.switch_to_block(go_on);
+                    self.em.b.seal_block(go_on);
+                }
                 let kop = binary_op(*op);
                 let v = self.em.binary(kop, a, b, lp, MODE);
                 if lp == Scalar::I64 {
