@@ -1,6 +1,7 @@
 //! The executable graph: compiled kernels, the step list, buffer planning, and the runtime
 //! entry that takes caller arrays as raw strided views.
 
+pub use crate::arrays::{ArrayView, ArrayViewMut};
 use crate::exec::{self, Operand};
 use crate::jit::{Jit, KernelFn};
 use crate::kernel::Scalar;
@@ -16,61 +17,6 @@ use std::sync::Mutex;
 pub struct Options {
     /// Threads for large kernels; 0 means all cores, 1 keeps everything on the caller thread.
     pub num_threads: usize,
-}
-
-/// A read-only strided array owned by the caller.
-#[derive(Clone, Debug)]
-pub struct ArrayView {
-    data: *const u8,
-    dtype: DType,
-    shape: Vec<usize>,
-    strides: Vec<isize>,
-}
-
-/// A writable strided array owned by the caller.
-#[derive(Clone, Debug)]
-pub struct ArrayViewMut {
-    data: *mut u8,
-    dtype: DType,
-    shape: Vec<usize>,
-    strides: Vec<isize>,
-}
-
-impl ArrayView {
-    /// A view of `shape` elements of `dtype` at `data`, with byte `strides`.
-    ///
-    /// # Safety
-    /// Every element addressed by `data + sum(i_k * strides[k])` for indices inside `shape` must
-    /// be readable memory holding a `dtype` value for as long as the view is used.
-    pub unsafe fn new(
-        data: *const u8,
-        dtype: DType,
-        shape: Vec<usize>,
-        strides: Vec<isize>,
-    ) -> Self {
-        ArrayView {
-            data,
-            dtype,
-            shape,
-            strides,
-        }
-    }
-}
-
-impl ArrayViewMut {
-    /// A writable view; see [`ArrayView::new`].
-    ///
-    /// # Safety
-    /// As for [`ArrayView::new`], and the memory must be writable and not read or written by
-    /// anyone else (including the inputs of the same call) while `run` uses it.
-    pub unsafe fn new(data: *mut u8, dtype: DType, shape: Vec<usize>, strides: Vec<isize>) -> Self {
-        ArrayViewMut {
-            data,
-            dtype,
-            shape,
-            strides,
-        }
-    }
 }
 
 /// A graph compiled to native code. Its JIT memory is freed when it drops.

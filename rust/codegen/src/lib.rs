@@ -22,6 +22,7 @@
 //! anything else is [`Error::Unsupported`], for the caller to run another way.
 #![deny(missing_docs)]
 
+mod arrays;
 mod body_loop;
 pub mod exec;
 mod graph;

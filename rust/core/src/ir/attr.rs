@@ -311,3 +311,87 @@ impl Op {
         })
     }
 }
+
+impl Op {
+    /// The attribute names of an op text name, in print order (`None` for an unknown op).
+    pub fn attr_names(name: &str) -> Option<&'static [&'static str]> {
+        if ReduceKind::from_name(name).is_some() || ArgReduceKind::from_name(name).is_some() {
+            return Some(&["axis", "keepdims"]);
+        }
+        if UnaryOp::from_name(name).is_some() || BinaryOp::from_name(name).is_some() {
+            return Some(&[]);
+        }
+        Some(match name {
+            "where" | "matmul" | "copy" | "load" | "store" => &[],
+            "loop" => &["body", "carried"],
+            "if" => &["then", "else"],
+            "astype" => &["dtype"],
+            "const" | "full" => &["value"],
+            "arange" => &["start", "step"],
+            "eye" => &["k"],
+            "reshape" | "broadcast_to" => &["shape"],
+            "transpose" => &["perm"],
+            "expand_dims" | "squeeze" | "flip" | "concatenate" => &["axis"],
+            "slice" => &["start", "stop", "step"],
+            _ => return None,
+        })
+    }
+
+    /// The attributes in print order, as generic values.
+    pub fn attrs(&self) -> Vec<(&'static str, AttrValue)> {
+        let ints =
+            |v: &[usize]| AttrValue::List(v.iter().map(|&i| AttrValue::Int(i as i128)).collect());
+        let i64s =
+            |v: &[i64]| AttrValue::List(v.iter().map(|&i| AttrValue::Int(i128::from(i))).collect());
+        let dims = |v: &[Dim]| AttrValue::List(v.iter().map(AttrValue::from_dim).collect());
+        match self {
+            Op::Unary(_)
+            | Op::Binary(_)
+            | Op::Where
+            | Op::Matmul
+            | Op::Copy
+            | Op::Load
+            | Op::Store
+            | Op::Result { .. } => vec![],
+            Op::Loop { body, carried } => vec![
+                ("body", AttrValue::Func(body.name.clone())),
+                ("carried", AttrValue::Int(*carried as i128)),
+            ],
+            Op::If { then, otherwise } => vec![
+                ("then", AttrValue::Func(then.name.clone())),
+                ("else", AttrValue::Func(otherwise.name.clone())),
+            ],
+            Op::Astype { dtype } => vec![("dtype", AttrValue::DType(*dtype))],
+            Op::Const { value, .. } | Op::Full { value, .. } => {
+                vec![("value", AttrValue::from(*value))]
+            }
+            Op::Arange { start, step, .. } => vec![
+                ("start", AttrValue::from(*start)),
+                ("step", AttrValue::from(*step)),
+            ],
+            Op::Eye { k, .. } => vec![("k", AttrValue::Int(i128::from(*k)))],
+            Op::Reduce { axes, keepdims, .. } => vec![
+                ("axis", axes.as_ref().map_or(AttrValue::None, |a| ints(a))),
+                ("keepdims", AttrValue::Bool(*keepdims)),
+            ],
+            Op::ArgReduce { axis, keepdims, .. } => vec![
+                (
+                    "axis",
+                    axis.map_or(AttrValue::None, |a| AttrValue::Int(a as i128)),
+                ),
+                ("keepdims", AttrValue::Bool(*keepdims)),
+            ],
+            Op::Reshape { shape } | Op::BroadcastTo { shape } => vec![("shape", dims(shape))],
+            Op::Transpose { perm } => vec![("perm", ints(perm))],
+            Op::ExpandDims { axes } | Op::Squeeze { axes } | Op::Flip { axes } => {
+                vec![("axis", ints(axes))]
+            }
+            Op::Slice { start, stop, step } => vec![
+                ("start", i64s(start)),
+                ("stop", i64s(stop)),
+                ("step", i64s(step)),
+            ],
+            Op::Concatenate { axis } => vec![("axis", AttrValue::Int(*axis as i128))],
+        }
+    }
+}

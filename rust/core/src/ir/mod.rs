@@ -7,6 +7,7 @@ mod lexer;
 mod op;
 mod parser;
 mod printer;
+mod region;
 mod types;
 
 pub use attr::{AttrError, AttrValue};
