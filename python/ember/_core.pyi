@@ -99,8 +99,12 @@ class CompiledGraph:
     def __call__(self, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
         """Run with the GIL released on arrays of the parameter types (any strides; a Python
         scalar of the matching kind where a parameter is weak); returns new C-contiguous arrays.
-        Wrong count or type/dtype: TypeError; wrong shape or unaligned data: ValueError."""
+        Wrong count or type/dtype: TypeError; wrong shape or unaligned data: ValueError.
+        Errors the graph's loops and element accesses raise keep NumPy's and Python's type and
+        message: IndexError (an index out of bounds), ValueError (`range()` with step 0, an
+        integer to a negative integer power)."""
 
 def compile_ir(text: str, num_threads: int = 0) -> CompiledGraph:
-    """Parse, verify, optimise and compile. IRError for bad IR, NotImplementedError for an op
-    or shape the native back end does not handle (e.g. symbolic dims)."""
+    """Parse, verify, optimise and compile IR of version 1 or 2 (loops, branches, element
+    access). IRError for bad IR, NotImplementedError for an op or shape the native back end
+    does not handle (e.g. symbolic dims, array operations inside a branch)."""
