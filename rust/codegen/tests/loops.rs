@@ -250,3 +250,34 @@ func @body(%0: i64[] weak, %1: i64[], %2: i64[3]) -> (bool[], i64[]) {
     let message = "Integers to negative integer powers are not allowed.";
     assert_eq!(err, ember_codegen::Error::Value(message.into()));
 }
+
+#[test]
+fn stores_into_loop_invariant_arrays_are_refused() {
+    // Functionally each iteration stores into a fresh copy of the invariant %2; updating it
+    // in place would let later iterations see the store.
+    let ir = "ember-ir 2
+func @f(%0: f64[], %1: f64[3]) -> (f64[]) {
+  %2 = const() value=0 : i64[] weak
+  %3 = const() value=3 : i64[] weak
+  %4 = const() value=1 : i64[] weak
+  %5 = loop(%2, %3, %4, %0, %1) body=@body carried=1 : f64[]
+  return %5
+}
+func @body(%0: i64[] weak, %1: f64[], %2: f64[3]) -> (bool[], f64[]) {
+  %3 = const() value=0 : i64[] weak
+  %4 = load(%2, %3) : f64[]
+  %5 = add(%1, %4) : f64[]
+  %6 = store(%2, %5, %3) : f64[3]
+  %7 = load(%6, %3) : f64[]
+  %8 = const() value=true : bool[]
+  return %8, %7
+}
+";
+    let g = ember_core::ir::parse(ir).unwrap();
+    ember_core::verify(&g).unwrap();
+    let err = ember_codegen::compile(&g, &ember_codegen::Options::default()).err();
+    assert!(
+        matches!(&err, Some(ember_codegen::Error::Unsupported(m)) if m.contains("does not carry")),
+        "{err:?}"
+    );
+}

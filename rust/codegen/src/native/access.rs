@@ -70,6 +70,9 @@ impl Native<'_, '_> {
     pub(crate) fn store(&mut self, args: &[Val], ty: &Type) -> Result<Val, Error> {
         let dtype = scalar_of(ty.dtype)?;
         match &args[0] {
+            Val::Array(a) if !a.writable => Err(Error::Unsupported(
+                "a store into an array the loop does not carry (or an input)".into(),
+            )),
             Val::Array(a) => {
                 let v = self.value_as(&args[1], dtype);
                 let addr = self.element(a, &args[2..]);

@@ -23,6 +23,10 @@ pub(crate) struct Array {
     pub strides: Vec<Value>,
     pub shape: Vec<usize>,
     pub dtype: Scalar,
+    /// Whether stores may go to it: a donated buffer, or an array carried by the loop being
+    /// lowered. A loop-invariant array is read-only in the body (every iteration must see it
+    /// unchanged), and a caller's array is never written.
+    pub writable: bool,
 }
 
 /// A value while lowering: a compile-time constant (folded as the scheduler folds them), a
@@ -110,8 +114,11 @@ pub(crate) fn build(
             inputs.push(Val::Const(c, scalar_of(ty.dtype)?));
             continue;
         }
-        let (val, used) = nt.bind(ty, p, ptrs, strides, stride_at)?;
+        let (mut val, used) = nt.bind(ty, p, ptrs, strides, stride_at)?;
         stride_at += used;
+        if let Val::Array(a) = &mut val {
+            Rc::get_mut(a).expect("a fresh handle").writable = st.donated.contains(&Some(p));
+        }
         inputs.push(val);
     }
     let results = nt.lower_graph(g, inputs)?;
@@ -189,6 +196,7 @@ impl Native<'_, '_> {
             strides,
             shape,
             dtype,
+            writable: false,
         };
         Ok((Val::Array(Rc::new(array)), used))
     }
@@ -341,7 +349,17 @@ impl Native<'_, '_> {
                 None => c.clone(),
             });
         }
-        params.extend(args[3 + carried..].iter().cloned());
+        params.extend(args[3 + carried..].iter().map(|k| match k {
+            Val::Array(a) if a.writable => Val::Array(Rc::new(Array {
+                buffer: a.buffer,
+                base: a.base,
+                strides: a.strides.clone(),
+                shape: a.shape.clone(),
+                dtype: a.dtype,
+                writable: false,
+            })),
+            other => other.clone(),
+        }));
         let results = self.lower_graph(body, params)?;
         for (j, (c, var)) in args[3..3 + carried].iter().zip(&vars).enumerate() {
             let next = &results[1 + j];
