@@ -51,16 +51,22 @@ impl Scheduler<'_> {
             let dtype = scalar_of(ty.dtype)?;
             let shape = ty.static_shape().expect("checked static");
             let value = ValueId(v.0 + k as u32);
-            // A donated operand that nothing else reads is updated where it lies (no copy),
-            // unless the result is a graph output, which is then written directly.
+            // A donated operand that nothing else reads is updated where it lies (no copy);
+            // when the result is a graph output, the steps that built that operand are made
+            // to write the output instead, so the statement updates the output in place.
             let reuse = statement.donated[k].filter(|&p| {
-                self.result_slot_free(value)
-                    && self.dead_after(node.inputs[p], v)
+                self.dead_after(node.inputs[p], v)
                     && node.inputs.iter().filter(|&&y| y == node.inputs[p]).count() == 1
                     && self.sole_reader(&operands[p], node.inputs[p])
             });
             let vr = match (reuse, self.result_slot(value, done)) {
-                (_, Some(out)) => ValueRef::of(out, &shape),
+                (Some(p), Some(out)) => {
+                    self.retarget(operands[p].slot, out);
+                    operands[p] = ValueRef::of(out, &shape);
+                    statement.in_place[k] = true;
+                    operands[p].clone()
+                }
+                (None, Some(out)) => ValueRef::of(out, &shape),
                 (Some(p), None) => {
                     statement.in_place[k] = true;
                     operands[p].clone()
@@ -121,9 +127,32 @@ impl Scheduler<'_> {
         Ok(leaves[0])
     }
 
-    /// Whether no graph output returns `v` (so its buffer may be an operand's).
-    fn result_slot_free(&self, v: ValueId) -> bool {
-        !self.g.results.contains(&v)
+    /// Makes every step and lazy value built so far use slot `to` instead of temp `from`
+    /// (which only the statement being scheduled reads from now on).
+    fn retarget(&mut self, from: Slot, to: Slot) {
+        let mut refs: Vec<&mut ValueRef> = Vec::new();
+        for step in &mut self.steps {
+            match step {
+                Step::Kernel { operands, .. } => refs.extend(operands.iter_mut().map(|(v, _)| v)),
+                Step::Matmul { a, b, out, .. } => refs.extend([a, b, out]),
+                Step::Native {
+                    operands, results, ..
+                }
+                | Step::BodyLoop {
+                    operands, results, ..
+                } => refs.extend(operands.iter_mut().chain(results.iter_mut())),
+            }
+        }
+        for node in &mut self.lazy.nodes {
+            if let LOp::Leaf(vr) = &mut node.op {
+                refs.push(vr);
+            }
+        }
+        for vr in refs {
+            if vr.slot == from {
+                vr.slot = to;
+            }
+        }
     }
 
     /// Whether `x` is read by no statement after `at` and is not a graph result.
