@@ -114,7 +114,10 @@ class CompiledGraph:
         scalar of the matching kind where a parameter is weak); returns new C-contiguous arrays.
         Wrong count or type/dtype: TypeError; wrong shape or unaligned data: ValueError.
         A run that raised a floating-point flag the caller's `np.errstate` does not ignore
-        returns `fp_rerun(*inputs)` instead, when one is set."""
+        returns `fp_rerun(*inputs)` instead, when one is set. Errors the graph's loops and
+        element accesses raise keep NumPy's and Python's type and message: IndexError (an index
+        out of bounds), ValueError (`range()` with step 0, an integer to a negative integer
+        power)."""
     def set_fp_rerun(self, rerun: Callable[..., tuple[np.ndarray, ...]] | None) -> None:
         """What reruns the graph with NumPy when a run raised a floating-point flag that the
         caller's `np.errstate` does not ignore (None: keep the native results)."""
@@ -127,8 +130,9 @@ def recycle_usage() -> tuple[int, int]:
     """(budget, bytes held now) of the recycled outputs."""
 
 def compile_ir(text: str, num_threads: int = 0) -> CompiledGraph:
-    """Parse, verify, optimise and compile. IRError for bad IR, NotImplementedError for an op
-    or shape the native back end does not handle (e.g. symbolic dims)."""
+    """Parse, verify, optimise and compile IR of version 1 or 2 (loops, branches, element
+    access). IRError for bad IR, NotImplementedError for an op or shape the native back end
+    does not handle (e.g. symbolic dims, array operations inside a branch)."""
 
 def joint_partition(
     text: str, wrt: list[int], differentiate_outputs: list[bool], min_cut: bool = True
@@ -141,6 +145,7 @@ def joint_partition(
     gradient per `wrt` input. Report keys: joint (IR), saved (joint value names), residuals
     (("input", i) or ("output", j) per backward residual parameter), residual_bytes,
     save_all_bytes, text (a readable account). IRError names an op without a gradient rule."""
+
 def set_blas(addresses: tuple[int, int, int, int] | None, ilp64: bool = True) -> bool:
     """Float products call this CBLAS (addresses of `sgemm`, `dgemm`, `sgemv`, `dgemv` of a
     library loaded in the process; `ilp64`: 64-bit integers); None: the `gemm` crate. Returns

@@ -13,6 +13,12 @@ pub(crate) fn plan_buffers(plan: &Plan) -> (Vec<usize>, Vec<usize>) {
             Step::Kernel { operands, .. } => operands.iter().map(|(v, _)| v.slot).collect(),
             Step::Matmul { a, b, out, .. } => vec![a.slot, b.slot, out.slot],
             Step::Scan { input, out, .. } => vec![input.slot, out.slot],
+            Step::Native {
+                operands, results, ..
+            }
+            | Step::BodyLoop {
+                operands, results, ..
+            } => operands.iter().chain(results).map(|v| v.slot).collect(),
         };
         for s in slots {
             if let Slot::Temp(t) = s {

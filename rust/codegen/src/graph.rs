@@ -1,6 +1,7 @@
 //! The executable graph: compiled kernels, the step list, buffer planning, and the runtime
 //! entry that takes caller arrays as raw strided views.
 
+pub use crate::arrays::{ArrayView, ArrayViewMut};
 use crate::buffers;
 use crate::exec::{self, Operand};
 use crate::fpstatus::{self, FpStatus};
@@ -21,65 +22,13 @@ pub struct Options {
     pub num_threads: usize,
 }
 
-/// A read-only strided array owned by the caller.
-#[derive(Clone, Debug)]
-pub struct ArrayView {
-    data: *const u8,
-    dtype: DType,
-    shape: Vec<usize>,
-    strides: Vec<isize>,
-}
-
-/// A writable strided array owned by the caller.
-#[derive(Clone, Debug)]
-pub struct ArrayViewMut {
-    data: *mut u8,
-    dtype: DType,
-    shape: Vec<usize>,
-    strides: Vec<isize>,
-}
-
-impl ArrayView {
-    /// A view of `shape` elements of `dtype` at `data`, with byte `strides`.
-    ///
-    /// # Safety
-    /// Every element addressed by `data + sum(i_k * strides[k])` for indices inside `shape` must
-    /// be readable memory holding a `dtype` value for as long as the view is used.
-    pub unsafe fn new(
-        data: *const u8,
-        dtype: DType,
-        shape: Vec<usize>,
-        strides: Vec<isize>,
-    ) -> Self {
-        ArrayView {
-            data,
-            dtype,
-            shape,
-            strides,
-        }
-    }
-}
-
-impl ArrayViewMut {
-    /// A writable view; see [`ArrayView::new`].
-    ///
-    /// # Safety
-    /// As for [`ArrayView::new`], and the memory must be writable and not read or written by
-    /// anyone else (including the inputs of the same call) while `run` uses it.
-    pub unsafe fn new(data: *mut u8, dtype: DType, shape: Vec<usize>, strides: Vec<isize>) -> Self {
-        ArrayViewMut {
-            data,
-            dtype,
-            shape,
-            strides,
-        }
-    }
-}
-
 /// A graph compiled to native code. Its JIT memory is freed when it drops.
 pub struct CompiledGraph {
     plan: Plan,
     fns: Vec<KernelFn>,
+    natives: Vec<crate::native::NativeFn>,
+    /// The compiled bodies of loops that compute with arrays.
+    bodies: Vec<CompiledGraph>,
     input_types: Vec<Type>,
     output_types: Vec<Type>,
     /// Per temp slot: the physical buffer holding it.
@@ -103,8 +52,19 @@ pub fn compile(graph: &Graph, options: &Options) -> Result<CompiledGraph, Error>
         .iter()
         .map(|k| jit.add(k))
         .collect::<Result<Vec<_>, _>>()?;
+    let native_ids = plan
+        .natives
+        .iter()
+        .map(|st| jit.add_native(st))
+        .collect::<Result<Vec<_>, _>>()?;
     jit.finalize()?;
+    let bodies = plan
+        .bodies
+        .iter()
+        .map(|body| compile(body, options))
+        .collect::<Result<Vec<_>, _>>()?;
     let fns = ids.iter().map(|&id| jit.get(id)).collect();
+    let natives = native_ids.iter().map(|&id| jit.get_native(id)).collect();
     let (temp_buffer, buffer_sizes) = buffers::plan_buffers(&plan);
     let consts = plan
         .consts
@@ -128,6 +88,8 @@ pub fn compile(graph: &Graph, options: &Options) -> Result<CompiledGraph, Error>
         output_types: graph.result_types(),
         plan,
         fns,
+        natives,
+        bodies,
         temp_buffer,
         buffer_sizes,
         pool: Mutex::new(Vec::new()),
@@ -145,6 +107,9 @@ pub fn disassemble(graph: &Graph) -> Result<Vec<String>, Error> {
     jit.keep_listings();
     for k in &plan.kernels {
         jit.add(k)?;
+    }
+    for st in &plan.natives {
+        jit.add_native(st)?;
     }
     Ok(jit.listings().to_vec())
 }
@@ -264,8 +229,12 @@ impl CompiledGraph {
             scratch: Vec::new(),
         };
         let saved = fpstatus::take();
+        let mut outcome = Ok(());
         for step in &self.plan.steps {
-            rt.step(step);
+            outcome = rt.step(step);
+            if outcome.is_err() {
+                break;
+            }
         }
         let status = fpstatus::take();
         fpstatus::raise(saved);
@@ -273,7 +242,7 @@ impl CompiledGraph {
         if let Ok(mut p) = self.pool.lock() {
             p.push(buffers);
         }
-        Ok(status)
+        outcome.map(|()| status)
     }
 }
 
@@ -393,6 +362,37 @@ impl Runtime<'_> {
         }
     }
 
+    fn native(
+        &mut self,
+        native: usize,
+        operands: &[ValueRef],
+        results: &[ValueRef],
+    ) -> Result<(), Error> {
+        // Constant operands are compiled in: a null pointer stands for them.
+        let ops: Vec<_> = operands
+            .iter()
+            .map(|v| {
+                if v.slot == crate::native::COMPILED_IN {
+                    (std::ptr::null_mut(), Scalar::I64, Layout::contiguous(&[]))
+                } else {
+                    self.resolve(v)
+                }
+            })
+            .collect();
+        let outs: Vec<_> = results.iter().map(|v| self.resolve(v)).collect();
+        // SAFETY: operands resolve to checked caller arrays or planned buffers; results are
+        // fresh temps (never shared with an operand: a temp is reused only after its last
+        // reader ran), and the function is the one compiled for this statement.
+        unsafe {
+            crate::native::run::call(
+                self.g.natives[native],
+                &self.g.plan.natives[native],
+                &ops,
+                &outs,
+            )
+        }
+    }
+
     fn operand(&mut self, vr: &ValueRef, map: &IndexMap, ndims: usize) -> Operand {
         if vr.views.is_empty() {
             let (ptr, size, strides) = self.direct(vr);
@@ -435,8 +435,27 @@ impl Runtime<'_> {
         }
     }
 
-    fn step(&mut self, step: &Step) {
+    fn step(&mut self, step: &Step) -> Result<(), Error> {
         match step {
+            Step::Native {
+                native,
+                operands,
+                results,
+            } => return self.native(*native, operands, results),
+            Step::BodyLoop {
+                body,
+                carried,
+                operands,
+                results,
+            } => {
+                let ops: Vec<_> = operands.iter().map(|v| self.resolve(v)).collect();
+                let outs: Vec<_> = results.iter().map(|v| self.resolve(v)).collect();
+                // SAFETY: operands resolve to checked caller arrays or planned buffers, results
+                // to fresh temps or caller outputs of the carried types.
+                return unsafe {
+                    crate::body_loop::run(&self.g.bodies[*body], *carried, &ops, &outs)
+                };
+            }
             Step::Kernel {
                 kernel,
                 dims,
@@ -494,5 +513,6 @@ impl Runtime<'_> {
                 };
             }
         }
+        Ok(())
     }
 }

@@ -125,6 +125,52 @@ impl Jit {
         Ok(id)
     }
 
+    /// Compiles a native statement (see [`crate::native`]); callable after [`Jit::finalize`].
+    pub(crate) fn add_native(
+        &mut self,
+        st: &crate::native::NativeStatement,
+    ) -> Result<FuncId, Error> {
+        let module = self.module.as_mut().expect("module alive");
+        self.ctx.clear();
+        self.ctx.func.signature = module.make_signature();
+        crate::native::build(module, &mut self.ctx.func, &mut self.fctx, st)?;
+        let clif = self
+            .listings
+            .as_ref()
+            .map(|_| self.ctx.func.display().to_string());
+        self.ctx.set_disasm(clif.is_some());
+        let name = format!("native{}", self.count);
+        self.count += 1;
+        let id = module
+            .declare_function(&name, Linkage::Local, &self.ctx.func.signature)
+            .map_err(|e| Error::Codegen(e.to_string()))?;
+        module
+            .define_function(id, &mut self.ctx)
+            .map_err(|e| Error::Codegen(format!("{e:?}")))?;
+        if let (Some(list), Some(clif)) = (self.listings.as_mut(), clif) {
+            let code = self.ctx.compiled_code();
+            list.push(format!(
+                "{name} ({} bytes)\n{clif}\n{}",
+                code.map_or(0, |c| c.code_buffer().len()),
+                code.and_then(|c| c.vcode.clone()).unwrap_or_default()
+            ));
+        }
+        self.pending.push(id);
+        Ok(id)
+    }
+
+    /// The entry of a finalized native statement.
+    pub(crate) fn get_native(&self, id: FuncId) -> crate::native::NativeFn {
+        let p = self
+            .module
+            .as_ref()
+            .expect("module alive")
+            .get_finalized_function(id);
+        // SAFETY: `p` is the finalized code of a function built by `native::build` with
+        // exactly the `NativeFn` signature in the host's default calling convention.
+        unsafe { std::mem::transmute::<*const u8, crate::native::NativeFn>(p) }
+    }
+
     /// Makes every added kernel callable.
     pub fn finalize(&mut self) -> Result<(), Error> {
         self.module

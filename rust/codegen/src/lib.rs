@@ -24,6 +24,8 @@
 //! anything else is [`Error::Unsupported`], for the caller to run another way.
 #![deny(missing_docs)]
 
+mod arrays;
+mod body_loop;
 mod buffers;
 pub mod exec;
 pub mod fpstatus;
@@ -32,6 +34,7 @@ pub mod jit;
 pub mod kernel;
 mod lower;
 mod matmul;
+mod native;
 mod reuse;
 mod scan;
 mod schedule;
@@ -50,6 +53,10 @@ pub enum Error {
     Codegen(String),
     /// A caller-provided array does not match the compiled signature.
     Mismatch(String),
+    /// Python's `IndexError`, raised by running code (an element index out of bounds).
+    Index(String),
+    /// Python's `ValueError`, raised by running code (`range()` with a zero step).
+    Value(String),
 }
 
 impl fmt::Display for Error {
@@ -58,6 +65,7 @@ impl fmt::Display for Error {
             Error::Unsupported(m) => write!(f, "not supported by the cranelift backend: {m}"),
             Error::Codegen(m) => write!(f, "code generation failed: {m}"),
             Error::Mismatch(m) => write!(f, "argument mismatch: {m}"),
+            Error::Index(m) | Error::Value(m) => f.write_str(m),
         }
     }
 }

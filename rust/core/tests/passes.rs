@@ -67,6 +67,7 @@ fn the_manager_verifies_between_passes() {
     let pass = Pass {
         name: "broken",
         run: broken,
+        in_regions: false,
     };
     let err = run_passes(
         &graph,

@@ -74,10 +74,10 @@ fn error_of(text: &str) -> (usize, usize, String) {
 
 #[test]
 fn errors_name_line_and_column() {
-    let (line, col, msg) = error_of("ember-ir 2\n");
+    let (line, col, msg) = error_of("ember-ir 3\n");
     assert_eq!((line, col), (1, 10));
     assert!(
-        msg.contains("version 2") && msg.contains("version 1"),
+        msg.contains("version 3") && msg.contains("versions 1 and 2"),
         "{msg}"
     );
 

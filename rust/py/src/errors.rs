@@ -2,7 +2,7 @@
 
 use std::any::Any;
 
-use pyo3::exceptions::{PyNotImplementedError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyIndexError, PyNotImplementedError, PyRuntimeError, PyValueError};
 use pyo3::panic::PanicException;
 use pyo3::prelude::*;
 
@@ -16,12 +16,16 @@ pub fn ir_error(err: ember_core::Error) -> PyErr {
 
 /// Code generation and runtime failures: an op the back end lacks → `NotImplementedError` (the
 /// caller can fall back to another backend), arrays that do not fit → `ValueError`, a code
-/// generator failure → `RuntimeError`.
+/// generator failure → `RuntimeError`; errors the running code raises as Python would
+/// (an index out of bounds → `IndexError`, `range()` with step 0 → `ValueError`) keep their
+/// type and message.
 pub fn codegen_error(err: ember_codegen::Error) -> PyErr {
     match err {
         ember_codegen::Error::Unsupported(_) => PyNotImplementedError::new_err(err.to_string()),
         ember_codegen::Error::Mismatch(_) => PyValueError::new_err(err.to_string()),
         ember_codegen::Error::Codegen(_) => PyRuntimeError::new_err(err.to_string()),
+        ember_codegen::Error::Index(m) => PyIndexError::new_err(m),
+        ember_codegen::Error::Value(m) => PyValueError::new_err(m),
     }
 }
 

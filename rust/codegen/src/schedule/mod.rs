@@ -11,7 +11,8 @@
 mod columns;
 mod group;
 mod lazy;
-mod nodes;
+pub(crate) mod nodes;
+mod statements;
 
 pub(crate) use lazy::IndexMap;
 
@@ -74,6 +75,20 @@ pub(crate) enum Step {
         /// Whether rows must run in order on one thread (they accumulate into one output row).
         serial: bool,
     },
+    /// Native statement `native` (a loop, branch or element access): `operands` are read,
+    /// each donated operand is first copied into its result, then the function runs.
+    Native {
+        native: usize,
+        operands: Vec<ValueRef>,
+        results: Vec<ValueRef>,
+    },
+    /// A loop whose body computes with arrays: body graph `body` runs once per iteration.
+    BodyLoop {
+        body: usize,
+        carried: usize,
+        operands: Vec<ValueRef>,
+        results: Vec<ValueRef>,
+    },
     /// `out = a @ b` (NumPy semantics, batch broadcasting).
     Matmul {
         a: ValueRef,
@@ -95,6 +110,9 @@ pub(crate) enum Step {
 pub(crate) struct Plan {
     pub steps: Vec<Step>,
     pub kernels: Vec<Kernel>,
+    pub natives: Vec<crate::native::NativeStatement>,
+    /// The bodies of `BodyLoop` steps.
+    pub bodies: Vec<Graph>,
     /// Per temp slot: dtype and shape.
     pub temps: Vec<(Scalar, Vec<usize>)>,
     /// Per const slot: dtype, shape, bytes.
@@ -127,6 +145,10 @@ pub(crate) struct Scheduler<'g> {
     pub groups: Vec<Group>,
     pub steps: Vec<Step>,
     pub kernels: Vec<Kernel>,
+    pub natives: Vec<crate::native::NativeStatement>,
+    pub bodies: Vec<Graph>,
+    /// The further results of the last multi-result statement, for its projections.
+    pub further: Vec<L>,
     pub temps: Vec<(Scalar, Vec<usize>)>,
     pub consts: Vec<(Scalar, Vec<usize>, Vec<u8>)>,
     /// Slots an open group will write when it runs.
@@ -327,6 +349,9 @@ pub(crate) fn schedule(g: &Graph) -> Result<Plan, Error> {
         groups: Vec::new(),
         steps: Vec::new(),
         kernels: Vec::new(),
+        natives: Vec::new(),
+        bodies: Vec::new(),
+        further: Vec::new(),
         temps: Vec::new(),
         consts: Vec::new(),
         pending: HashMap::new(),
@@ -353,6 +378,8 @@ pub(crate) fn schedule(g: &Graph) -> Result<Plan, Error> {
     Ok(Plan {
         steps: s.steps,
         kernels: s.kernels,
+        natives: s.natives,
+        bodies: s.bodies,
         temps: s.temps,
         consts: s.consts,
         inputs,

@@ -9,7 +9,7 @@ use ember_core::ir::{
     ArgReduceKind, BinaryOp, Graph, Node, Op, ReduceKind, Type, UnaryOp, ValueId,
 };
 
-fn unary_op(op: UnaryOp) -> Option<KU> {
+pub(crate) fn unary_op(op: UnaryOp) -> Option<KU> {
     use UnaryOp::*;
     Some(match op {
         Positive => return None,
@@ -52,7 +52,7 @@ fn unary_op(op: UnaryOp) -> Option<KU> {
     })
 }
 
-fn binary_op(op: BinaryOp) -> KB {
+pub(crate) fn binary_op(op: BinaryOp) -> KB {
     use BinaryOp::*;
     match op {
         Add => KB::Add,
@@ -86,7 +86,7 @@ fn binary_op(op: BinaryOp) -> KB {
     }
 }
 
-fn const_of(v: ember_core::ir::Scalar) -> Const {
+pub(crate) fn const_of(v: ember_core::ir::Scalar) -> Const {
     match v {
         ember_core::ir::Scalar::Bool(b) => Const::Int(b as i64),
         ember_core::ir::Scalar::Int(i) => Const::Int(i as i64),
@@ -95,7 +95,7 @@ fn const_of(v: ember_core::ir::Scalar) -> Const {
 }
 
 impl Scheduler<'_> {
-    fn ty(&self, v: ValueId) -> &Type {
+    pub(crate) fn ty(&self, v: ValueId) -> &Type {
         self.g.value_type(v).expect("verified graph")
     }
 
@@ -261,6 +261,8 @@ impl Scheduler<'_> {
                 }
                 self.leaf(out, dtype)
             }
+            Op::Loop { .. } | Op::If { .. } | Op::Load | Op::Store => self.native(node, v, done)?,
+            Op::Result { index, .. } => self.further[*index - 1],
             Op::Matmul => {
                 let a = self.defs[arg(0).index()];
                 let b = self.defs[arg(1).index()];
@@ -306,7 +308,7 @@ impl Scheduler<'_> {
 
     /// The first output slot returning `v`, marked written, for ops that write their result
     /// directly (matmul, scans, concatenate).
-    fn result_slot(&self, v: ValueId, done: &mut [bool]) -> Option<Slot> {
+    pub(crate) fn result_slot(&self, v: ValueId, done: &mut [bool]) -> Option<Slot> {
         let j = (0..self.g.results.len()).find(|&j| self.g.results[j] == v && !done[j])?;
         done[j] = true;
         Some(Slot::Output(j))

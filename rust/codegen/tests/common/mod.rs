@@ -182,6 +182,22 @@ pub fn check_ir(
 ) -> Vec<HostArray> {
     let g = parse(ir).unwrap_or_else(|e| panic!("{e}\n{ir}"));
     let want = ember_core::interp::run(&g, inputs).unwrap_or_else(|e| panic!("interp: {e}\n{ir}"));
+    let got = run_jit(ir, inputs, layout, threads).unwrap_or_else(|e| panic!("run: {e}\n{ir}"));
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_close(g, w, rtol, &format!("result {i} ({layout:?}) of\n{ir}"));
+    }
+    got
+}
+
+/// Compiles `ir` and runs it on `inputs` laid out as `layout` with `threads` (compile
+/// failures panic; run failures are returned).
+pub fn run_jit(
+    ir: &str,
+    inputs: &[HostArray],
+    layout: Layout,
+    threads: usize,
+) -> Result<Vec<HostArray>, ember_codegen::Error> {
+    let g = parse(ir).unwrap_or_else(|e| panic!("{e}\n{ir}"));
     let cg = compile(
         &g,
         &Options {
@@ -223,7 +239,7 @@ pub fn check_ir(
             unsafe { ArrayViewMut::new(b.as_mut_ptr() as *mut u8, t.dtype, shape, strides) }
         })
         .collect();
-    cg.run(&views, &out_views).unwrap();
+    cg.run(&views, &out_views)?;
     let got: Vec<HostArray> = out_types
         .iter()
         .zip(&outs)
@@ -237,10 +253,7 @@ pub fn check_ir(
             )
         })
         .collect();
-    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-        assert_close(g, w, rtol, &format!("result {i} ({layout:?}) of\n{ir}"));
-    }
-    got
+    Ok(got)
 }
 
 pub fn dsize(d: DType) -> usize {

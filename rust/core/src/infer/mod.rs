@@ -2,7 +2,10 @@
 //! (promotion, NEP 50 weak scalars, broadcasting with symbolic dims). See docs/IR.md.
 
 pub mod dtypes;
+pub mod regions;
 pub mod shapes;
+
+pub use regions::infer_results;
 
 use crate::error::{Error, Result};
 use crate::ir::{Arity, DType, Dim, Kind, Op, ReduceKind, Scalar, ScanKind, Type};
@@ -149,6 +152,10 @@ pub fn infer(op: &Op, inputs: &[&Type]) -> Result<Type> {
             let shape = shapes::matmul(&a.shape, &b.shape)?;
             Ok(Type::new(DType::promote(a.dtype, b.dtype), shape))
         }
+        Op::Loop { .. } | Op::If { .. } => Ok(infer_results(op, inputs)?.remove(0)),
+        Op::Load => regions::load(inputs),
+        Op::Store => regions::store(inputs),
+        Op::Result { ty, .. } => Ok(ty.clone()),
     }
 }
 

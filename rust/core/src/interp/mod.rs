@@ -2,12 +2,16 @@
 //! semantics. It is the oracle the JIT is tested against, and constant folding uses it.
 
 mod array;
+mod control;
 mod reduce;
 pub mod scalar;
 
 use std::collections::HashMap;
 
 pub use array::{Data, Elem, HostArray};
+pub use control::{index_error, RANGE_STEP_ZERO};
+
+use crate::infer::regions::induction_type;
 
 use crate::error::{Error, Result};
 use crate::infer::dtypes;
@@ -33,29 +37,7 @@ pub fn run(graph: &Graph, inputs: &[HostArray]) -> Result<Vec<HostArray>> {
     for (i, (ty, x)) in graph.params.iter().zip(inputs).enumerate() {
         bind(ty, x, &mut symbols).map_err(|e| Error::new(format!("input %{i}: {}", e.message)))?;
     }
-    let mut values: Vec<HostArray> = inputs.to_vec();
-    for (i, node) in graph.nodes.iter().enumerate() {
-        let value = graph.node_value(i);
-        let types: Vec<&Type> = node
-            .inputs
-            .iter()
-            .filter_map(|&v| graph.value_type(v))
-            .collect();
-        let args: Vec<&HostArray> = node.inputs.iter().map(|v| &values[v.index()]).collect();
-        let result =
-            eval(node, &types, &args, &symbols).map_err(|e| e.with_value(node.op.name(), value))?;
-        values.push(result);
-    }
-    graph
-        .results
-        .iter()
-        .map(|v| {
-            values
-                .get(v.index())
-                .cloned()
-                .ok_or_else(|| Error::new(format!("result {v} is not defined")))
-        })
-        .collect()
+    control::run_graph(graph, inputs.to_vec(), &symbols)
 }
 
 fn bind(ty: &Type, x: &HostArray, symbols: &mut HashMap<String, usize>) -> Result<()> {
@@ -244,6 +226,15 @@ pub(crate) fn eval(
         Op::Concatenate { axis } => concatenate(args, *axis, out),
         Op::Matmul => matmul(arg(0), arg(1), out, &shape),
         Op::Scan { kind, axis } => scan(*kind, arg(0), *axis, out)?,
+        Op::Load => vec![arg(0).get(control::element(arg(0), &args[1..])?)],
+        Op::Store => {
+            let mut elems = arg(0).elems();
+            elems[control::element(arg(0), &args[2..])?] = scalar::cast(arg(1).get(0), out);
+            elems
+        }
+        Op::Loop { .. } | Op::If { .. } | Op::Result { .. } => {
+            return Err(Error::new("a statement with regions runs in its graph"))
+        }
     };
     Ok(HostArray::from_elems(out, shape, &elems))
 }

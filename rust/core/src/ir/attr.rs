@@ -22,6 +22,8 @@ pub enum AttrValue {
     Sym(String),
     /// `[a,b,...]`.
     List(Vec<AttrValue>),
+    /// `@name`: a function of the module (a region).
+    Func(String),
 }
 
 impl AttrValue {
@@ -42,6 +44,7 @@ impl AttrValue {
             AttrValue::DType(_) => "a dtype".into(),
             AttrValue::Sym(_) => "a symbol".into(),
             AttrValue::List(_) => "a list".into(),
+            AttrValue::Func(_) => "a function reference".into(),
         }
     }
 }
@@ -65,6 +68,7 @@ impl fmt::Display for AttrValue {
             AttrValue::None => f.write_str("none"),
             AttrValue::DType(d) => f.write_str(d.name()),
             AttrValue::Sym(s) => f.write_str(s),
+            AttrValue::Func(name) => write!(f, "@{name}"),
             AttrValue::List(items) => {
                 f.write_str("[")?;
                 for (i, item) in items.iter().enumerate() {
@@ -126,6 +130,17 @@ impl Attrs<'_> {
         match self.values[i] {
             AttrValue::Int(v) if (0..=i128::from(u32::MAX)).contains(&v) => Ok(v as usize),
             _ => Err(self.err(i, "a non-negative integer")),
+        }
+    }
+
+    /// A region reference, resolved by the parser once every function is read (until then an
+    /// empty graph carrying only the name).
+    fn region(&self, i: usize) -> Result<super::op::Region, AttrError> {
+        match &self.values[i] {
+            AttrValue::Func(name) => {
+                Ok(std::sync::Arc::new(super::Graph::new(name.clone(), vec![])))
+            }
+            _ => Err(self.err(i, "a function reference `@name`")),
         }
     }
 
@@ -288,7 +303,106 @@ impl Op {
                 step: a.i64s(2)?,
             },
             "concatenate" => Op::Concatenate { axis: a.index(0)? },
+            "load" => Op::Load,
+            "store" => Op::Store,
+            "loop" => Op::Loop {
+                body: a.region(0)?,
+                carried: a.index(1)?,
+            },
+            "if" => Op::If {
+                then: a.region(0)?,
+                otherwise: a.region(1)?,
+            },
             _ => return Err((None, format!("unknown op `{name}`"))),
         })
+    }
+}
+
+impl Op {
+    /// The attribute names of an op text name, in print order (`None` for an unknown op).
+    pub fn attr_names(name: &str) -> Option<&'static [&'static str]> {
+        if ReduceKind::from_name(name).is_some() || ArgReduceKind::from_name(name).is_some() {
+            return Some(&["axis", "keepdims"]);
+        }
+        if ScanKind::from_name(name).is_some() {
+            return Some(&["axis"]);
+        }
+        if UnaryOp::from_name(name).is_some() || BinaryOp::from_name(name).is_some() {
+            return Some(&[]);
+        }
+        Some(match name {
+            "where" | "matmul" | "copy" | "load" | "store" => &[],
+            "loop" => &["body", "carried"],
+            "if" => &["then", "else"],
+            "astype" => &["dtype"],
+            "const" | "full" => &["value"],
+            "arange" => &["start", "step"],
+            "eye" => &["k"],
+            "reshape" | "broadcast_to" => &["shape"],
+            "transpose" => &["perm"],
+            "expand_dims" | "squeeze" | "flip" | "concatenate" => &["axis"],
+            "slice" => &["start", "stop", "step"],
+            _ => return None,
+        })
+    }
+
+    /// The attributes in print order, as generic values.
+    pub fn attrs(&self) -> Vec<(&'static str, AttrValue)> {
+        let ints =
+            |v: &[usize]| AttrValue::List(v.iter().map(|&i| AttrValue::Int(i as i128)).collect());
+        let i64s =
+            |v: &[i64]| AttrValue::List(v.iter().map(|&i| AttrValue::Int(i128::from(i))).collect());
+        let dims = |v: &[Dim]| AttrValue::List(v.iter().map(AttrValue::from_dim).collect());
+        match self {
+            Op::Unary(_)
+            | Op::Binary(_)
+            | Op::Where
+            | Op::Matmul
+            | Op::Copy
+            | Op::Load
+            | Op::Store
+            | Op::Result { .. } => vec![],
+            Op::Loop { body, carried } => vec![
+                ("body", AttrValue::Func(body.name.clone())),
+                ("carried", AttrValue::Int(*carried as i128)),
+            ],
+            Op::If { then, otherwise } => vec![
+                ("then", AttrValue::Func(then.name.clone())),
+                ("else", AttrValue::Func(otherwise.name.clone())),
+            ],
+            Op::Astype { dtype } => vec![("dtype", AttrValue::DType(*dtype))],
+            Op::Const { value, .. } | Op::Full { value, .. } => {
+                vec![("value", AttrValue::from(*value))]
+            }
+            Op::Arange { start, step, .. } => vec![
+                ("start", AttrValue::from(*start)),
+                ("step", AttrValue::from(*step)),
+            ],
+            Op::Eye { k, .. } => vec![("k", AttrValue::Int(i128::from(*k)))],
+            Op::Reduce { axes, keepdims, .. } => vec![
+                ("axis", axes.as_ref().map_or(AttrValue::None, |a| ints(a))),
+                ("keepdims", AttrValue::Bool(*keepdims)),
+            ],
+            Op::ArgReduce { axis, keepdims, .. } => vec![
+                (
+                    "axis",
+                    axis.map_or(AttrValue::None, |a| AttrValue::Int(a as i128)),
+                ),
+                ("keepdims", AttrValue::Bool(*keepdims)),
+            ],
+            Op::Reshape { shape } | Op::BroadcastTo { shape } => vec![("shape", dims(shape))],
+            Op::Transpose { perm } => vec![("perm", ints(perm))],
+            Op::ExpandDims { axes } | Op::Squeeze { axes } | Op::Flip { axes } => {
+                vec![("axis", ints(axes))]
+            }
+            Op::Slice { start, stop, step } => vec![
+                ("start", i64s(start)),
+                ("stop", i64s(stop)),
+                ("step", i64s(step)),
+            ],
+            Op::Concatenate { axis } | Op::Scan { axis, .. } => {
+                vec![("axis", AttrValue::Int(*axis as i128))]
+            }
+        }
     }
 }

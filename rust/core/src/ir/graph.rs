@@ -34,7 +34,7 @@ pub struct Node {
 }
 
 /// A function of the IR. Value ids are dense: `params.len()` parameters, then one per node.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Graph {
     /// The function name (after `@`).
     pub name: String,
@@ -112,5 +112,87 @@ impl Graph {
             .collect::<Result<_>>()?;
         let ty = crate::infer::infer(&op, &types)?;
         Ok(self.push(op, inputs, ty))
+    }
+
+    /// The parameter whose contents `v` is a new version of, through `store` and the carried
+    /// values of `loop` and `if`: the buffer a back end may update in place for `v` (linear
+    /// use makes that valid). `None` for values computed any other way.
+    pub fn version_root(&self, v: ValueId) -> Option<usize> {
+        let mut v = v;
+        loop {
+            if v.index() < self.params.len() {
+                return Some(v.index());
+            }
+            let node = self.node(v)?;
+            let (statement, index) = match node.op {
+                Op::Result { index, .. } => (*node.inputs.first()?, index),
+                _ => (v, 0),
+            };
+            let node = self.node(statement)?;
+            v = match &node.op {
+                Op::Store => node.inputs[0],
+                Op::Loop { .. } => *node.inputs.get(3 + index)?,
+                Op::If { then, otherwise } => {
+                    let p = then.version_root(*then.results.get(index)?)?;
+                    let q = otherwise.version_root(*otherwise.results.get(index)?)?;
+                    if p != q {
+                        return None;
+                    }
+                    *node.inputs.get(1 + p)?
+                }
+                _ => return None,
+            };
+        }
+    }
+
+    /// The operands a statement consumes (positions in its operand list): the array a `store`
+    /// writes, the carried arrays of a `loop`, and the operands whose region parameter the
+    /// region consumes. A consumed version is never read again (linear use), so a back end may
+    /// update its buffer in place.
+    pub fn consumed_operands(&self, node: &Node) -> Vec<usize> {
+        let array = |pos: &usize| {
+            node.inputs
+                .get(*pos)
+                .and_then(|&v| self.value_type(v))
+                .is_some_and(|t| !t.shape.is_empty())
+        };
+        let mut consumed: Vec<usize> = match &node.op {
+            Op::Store => vec![0],
+            Op::Loop { body, carried } => (3..3 + carried)
+                .filter(array)
+                .chain(
+                    body.consumed_params()
+                        .into_iter()
+                        .filter(|&p| p > 0)
+                        .map(|p| p + 2),
+                )
+                .collect(),
+            Op::If { then, otherwise } => then
+                .consumed_params()
+                .into_iter()
+                .chain(otherwise.consumed_params())
+                .map(|p| p + 1)
+                .collect(),
+            _ => Vec::new(),
+        };
+        consumed.sort_unstable();
+        consumed.dedup();
+        consumed
+    }
+
+    /// The parameters some statement of this graph consumes a version of.
+    pub fn consumed_params(&self) -> Vec<usize> {
+        let mut params: Vec<usize> = self
+            .nodes
+            .iter()
+            .flat_map(|n| {
+                self.consumed_operands(n)
+                    .into_iter()
+                    .filter_map(|pos| self.version_root(n.inputs[pos]))
+            })
+            .collect();
+        params.sort_unstable();
+        params.dedup();
+        params
     }
 }

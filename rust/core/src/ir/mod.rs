@@ -7,12 +7,13 @@ mod lexer;
 mod op;
 mod parser;
 mod printer;
+mod region;
 mod types;
 
 pub use attr::{AttrError, AttrValue};
 pub use dtype::{DType, Kind};
 pub use graph::{Graph, Node, ValueId};
-pub use op::{ArgReduceKind, Arity, BinaryOp, Op, OpClass, ReduceKind, ScanKind, UnaryOp};
+pub use op::{ArgReduceKind, Arity, BinaryOp, Op, OpClass, ReduceKind, Region, ScanKind, UnaryOp};
 pub use parser::{parse, VERSION};
 pub use printer::print;
 pub use types::{format_float, Dim, Scalar, Type};

@@ -1,7 +1,12 @@
 //! The ops of the IR: one enum, attributes as typed fields, and the per-op tables (text name,
 //! arity, attribute schema, class) as exhaustive matches.
 
-use super::{AttrValue, DType, Dim, Scalar};
+use std::sync::Arc;
+
+use super::{DType, Dim, Graph, Scalar, Type};
+
+/// A function of the module run by a `loop` or `if` statement. It sees only its parameters.
+pub type Region = Arc<Graph>;
 
 /// Elementwise ops of one operand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -237,6 +242,33 @@ pub enum Op {
         /// The axis (non-negative).
         axis: usize,
     },
+    /// `for i in range(lo, hi, step)`: operands `lo, hi, step, c_0.., k_0..`; the body maps
+    /// `(i, c, k)` to `(go, c')` and the results are the carried values after the last iteration.
+    Loop {
+        /// The body region.
+        body: Region,
+        /// How many operands after `step` are carried (the rest are loop-invariant).
+        carried: usize,
+    },
+    /// `then(a) if cond else otherwise(a)`: operands `cond, a_0..`.
+    If {
+        /// The region run when the condition is true.
+        then: Region,
+        /// The region run when it is false (`else=` in the text).
+        otherwise: Region,
+    },
+    /// `a[i_0, ..., i_{r-1}]`, one 0-d integer index per axis.
+    Load,
+    /// A copy of `a` with `a[i...] = v`: operands `a, v, i_0..`.
+    Store,
+    /// Result `index` (1 or more) of the multi-result statement that is its only operand. Never
+    /// printed on its own: `%7, %8 = loop(...)` is a `loop` statement followed by one of these.
+    Result {
+        /// Which result of the statement.
+        index: usize,
+        /// Its type.
+        ty: Type,
+    },
 }
 
 /// The broad class of an op, which decides how passes and back ends treat it.
@@ -260,6 +292,12 @@ pub enum OpClass {
     Matmul,
     /// `cumsum cumprod`.
     Scan,
+    /// Statements that run a region: `loop`, `if`.
+    Region,
+    /// Element access: `load`, `store`.
+    Access,
+    /// A further result of a multi-result statement.
+    Projection,
 }
 
 /// How many operands an op takes.
@@ -336,7 +374,7 @@ name_table!(ArgReduceKind { Argmax => "argmax", Argmin => "argmin", });
 name_table!(ScanKind { Cumsum => "cumsum", Cumprod => "cumprod", });
 
 /// The text names of the ops that are not unary, binary or reductions.
-const OTHER_OPS: [&str; 16] = [
+const OTHER_OPS: [&str; 20] = [
     "where",
     "astype",
     "const",
@@ -353,6 +391,10 @@ const OTHER_OPS: [&str; 16] = [
     "concatenate",
     "matmul",
     "copy",
+    "loop",
+    "if",
+    "load",
+    "store",
 ];
 
 impl Op {
@@ -380,6 +422,11 @@ impl Op {
             Op::Matmul => "matmul",
             Op::Copy => "copy",
             Op::Scan { kind, .. } => kind.name(),
+            Op::Loop { .. } => "loop",
+            Op::If { .. } => "if",
+            Op::Load => "load",
+            Op::Store => "store",
+            Op::Result { .. } => "result",
         }
     }
 
@@ -424,89 +471,30 @@ impl Op {
             Op::Concatenate { .. } => OpClass::Concatenate,
             Op::Matmul => OpClass::Matmul,
             Op::Scan { .. } => OpClass::Scan,
+            Op::Loop { .. } | Op::If { .. } => OpClass::Region,
+            Op::Load | Op::Store => OpClass::Access,
+            Op::Result { .. } => OpClass::Projection,
         }
     }
 
     /// How many operands the op takes.
     pub fn arity(&self) -> Arity {
+        match self {
+            Op::Loop { .. } => return Arity::AtLeast(3),
+            Op::If { .. } | Op::Load => return Arity::AtLeast(1),
+            Op::Store => return Arity::AtLeast(2),
+            _ => {}
+        }
         match self.class() {
             OpClass::Creation => Arity::Exactly(0),
-            OpClass::Unary | OpClass::Reduction | OpClass::View | OpClass::Scan => {
-                Arity::Exactly(1)
-            }
+            OpClass::Unary
+            | OpClass::Reduction
+            | OpClass::View
+            | OpClass::Scan
+            | OpClass::Projection => Arity::Exactly(1),
             OpClass::Binary | OpClass::Matmul => Arity::Exactly(2),
             OpClass::Ternary => Arity::Exactly(3),
-            OpClass::Concatenate => Arity::AtLeast(1),
-        }
-    }
-
-    /// The attribute names of an op text name, in print order (`None` for an unknown op).
-    pub fn attr_names(name: &str) -> Option<&'static [&'static str]> {
-        if ReduceKind::from_name(name).is_some() || ArgReduceKind::from_name(name).is_some() {
-            return Some(&["axis", "keepdims"]);
-        }
-        if ScanKind::from_name(name).is_some() {
-            return Some(&["axis"]);
-        }
-        if UnaryOp::from_name(name).is_some() || BinaryOp::from_name(name).is_some() {
-            return Some(&[]);
-        }
-        Some(match name {
-            "where" | "matmul" | "copy" => &[],
-            "astype" => &["dtype"],
-            "const" | "full" => &["value"],
-            "arange" => &["start", "step"],
-            "eye" => &["k"],
-            "reshape" | "broadcast_to" => &["shape"],
-            "transpose" => &["perm"],
-            "expand_dims" | "squeeze" | "flip" | "concatenate" => &["axis"],
-            "slice" => &["start", "stop", "step"],
-            _ => return None,
-        })
-    }
-
-    /// The attributes in print order, as generic values.
-    pub fn attrs(&self) -> Vec<(&'static str, AttrValue)> {
-        let ints =
-            |v: &[usize]| AttrValue::List(v.iter().map(|&i| AttrValue::Int(i as i128)).collect());
-        let i64s =
-            |v: &[i64]| AttrValue::List(v.iter().map(|&i| AttrValue::Int(i128::from(i))).collect());
-        let dims = |v: &[Dim]| AttrValue::List(v.iter().map(AttrValue::from_dim).collect());
-        match self {
-            Op::Unary(_) | Op::Binary(_) | Op::Where | Op::Matmul | Op::Copy => vec![],
-            Op::Astype { dtype } => vec![("dtype", AttrValue::DType(*dtype))],
-            Op::Const { value, .. } | Op::Full { value, .. } => {
-                vec![("value", AttrValue::from(*value))]
-            }
-            Op::Arange { start, step, .. } => vec![
-                ("start", AttrValue::from(*start)),
-                ("step", AttrValue::from(*step)),
-            ],
-            Op::Eye { k, .. } => vec![("k", AttrValue::Int(i128::from(*k)))],
-            Op::Reduce { axes, keepdims, .. } => vec![
-                ("axis", axes.as_ref().map_or(AttrValue::None, |a| ints(a))),
-                ("keepdims", AttrValue::Bool(*keepdims)),
-            ],
-            Op::ArgReduce { axis, keepdims, .. } => vec![
-                (
-                    "axis",
-                    axis.map_or(AttrValue::None, |a| AttrValue::Int(a as i128)),
-                ),
-                ("keepdims", AttrValue::Bool(*keepdims)),
-            ],
-            Op::Reshape { shape } | Op::BroadcastTo { shape } => vec![("shape", dims(shape))],
-            Op::Transpose { perm } => vec![("perm", ints(perm))],
-            Op::ExpandDims { axes } | Op::Squeeze { axes } | Op::Flip { axes } => {
-                vec![("axis", ints(axes))]
-            }
-            Op::Slice { start, stop, step } => vec![
-                ("start", i64s(start)),
-                ("stop", i64s(stop)),
-                ("step", i64s(step)),
-            ],
-            Op::Concatenate { axis } | Op::Scan { axis, .. } => {
-                vec![("axis", AttrValue::Int(*axis as i128))]
-            }
+            OpClass::Concatenate | OpClass::Region | OpClass::Access => Arity::AtLeast(1),
         }
     }
 }

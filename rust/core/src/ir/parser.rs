@@ -2,12 +2,15 @@
 //! spacing is canonical); `#` starts a comment to the end of the line; blank lines are skipped.
 //! Every malformed input is an [`Error`] with line and column, never a panic.
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use super::lexer::{Lexer, Tok};
 use super::{AttrValue, DType, Dim, Graph, Node, Op, Type, ValueId};
 use crate::error::{Error, Result};
 
-/// The IR version this crate reads and writes.
-pub const VERSION: u32 = 1;
+/// The newest IR version this crate reads and writes (it reads version 1 too).
+pub const VERSION: u32 = 2;
 
 struct Parser<'a> {
     lexer: Lexer<'a>,
@@ -16,9 +19,11 @@ struct Parser<'a> {
     col: usize,
 }
 
-/// Parse IR text into a graph. Checks the syntax, the version, the dense numbering and that
-/// operands are defined before use, and builds typed ops from the attributes; the types are
-/// checked by [`crate::verify`].
+/// Parse IR text into a graph: the module's entry function, with the regions its `loop` and
+/// `if` statements name resolved into their ops. Checks the syntax, the version, the dense
+/// numbering, that operands are defined before use and that every function but the entry is
+/// a region named exactly where it is used (no recursion), and builds typed ops from the
+/// attributes; the types are checked by [`crate::verify`].
 pub fn parse(text: &str) -> Result<Graph> {
     let mut lexer = Lexer::new(text.as_bytes());
     let (tok, line, col) = lexer.next()?;
@@ -95,23 +100,35 @@ impl Parser<'_> {
         self.keyword("ember")?;
         self.punct('-')?;
         self.keyword("ir")?;
-        match self.tok {
-            Tok::Int(v) if v == i128::from(VERSION) => {}
+        let version = match self.tok {
+            Tok::Int(v) if v == 1 || v == i128::from(VERSION) => v,
             Tok::Int(v) => {
                 return self.error(format!(
-                    "unsupported ember IR version {v}: this parser reads version {VERSION}"
+                    "unsupported ember IR version {v}: this parser reads versions 1 and {VERSION}"
                 ));
             }
             _ => return self.expected("the IR version"),
-        }
+        };
         self.advance()?;
         self.newline()?;
-        let graph = self.func()?;
+        let mut funcs = vec![self.func()?];
         self.skip_blank_lines()?;
-        if self.tok != Tok::Eof {
-            return self.expected("end of input after the function");
+        while self.tok != Tok::Eof {
+            if version == 1 {
+                return self.expected("end of input after the function (version 1 has one)");
+            }
+            funcs.push(self.func()?);
+            self.skip_blank_lines()?;
         }
-        Ok(graph)
+        if version == 1 {
+            if let Some(node) = funcs[0].nodes.iter().find(|n| n.op.is_v2()) {
+                return Err(Error::new(format!(
+                    "`{}` needs ember IR version 2 (the header says 1)",
+                    node.op.name()
+                )));
+            }
+        }
+        resolve_module(funcs)
     }
 
     fn func(&mut self) -> Result<Graph> {
@@ -146,8 +163,8 @@ impl Parser<'_> {
         self.punct('{')?;
         self.newline()?;
         while self.tok != Tok::Ident("return".into()) {
-            let node = self.stmt(&graph)?;
-            graph.nodes.push(node);
+            let nodes = self.stmt(&graph)?;
+            graph.nodes.extend(nodes);
         }
         self.advance()?;
         while !matches!(self.tok, Tok::Newline | Tok::Eof) {
@@ -204,9 +221,16 @@ impl Parser<'_> {
         }
     }
 
-    fn stmt(&mut self, graph: &Graph) -> Result<Node> {
+    /// One statement: its node, then a [`Op::Result`] node per further result.
+    fn stmt(&mut self, graph: &Graph) -> Result<Vec<Node>> {
         let value = graph.num_values();
         self.define(value)?;
+        let mut count = 1;
+        while self.tok == Tok::Punct(',') {
+            self.advance()?;
+            self.define(value + count)?;
+            count += 1;
+        }
         self.punct('=')?;
         let (op_line, op_col) = (self.line, self.col);
         let name = self.ident("an op name")?;
@@ -252,15 +276,45 @@ impl Parser<'_> {
             return self.error(format!("{name}: missing attribute `{missing}`"));
         }
         self.punct(':')?;
-        let ty = self.ty()?;
+        let mut types = vec![self.ty()?];
+        while self.tok == Tok::Punct(',') {
+            self.advance()?;
+            types.push(self.ty()?);
+        }
+        if types.len() != count {
+            return self.error(format!(
+                "the statement defines {count} value(s) but lists {} type(s)",
+                types.len()
+            ));
+        }
         self.newline()?;
+        let ty = types[0].clone();
         let op = Op::from_text(&name, &values, &ty).map_err(|(at, message)| {
             let (line, col) = at
                 .and_then(|i| positions.get(i).copied())
                 .unwrap_or((op_line, op_col));
             Error::at(line, col, message)
         })?;
-        Ok(Node { op, inputs, ty })
+        if count > 1 && op.regions().is_empty() {
+            return Err(Error::at(
+                op_line,
+                op_col,
+                format!("{name} defines one value, not {count}"),
+            ));
+        }
+        let first = ValueId(value as u32);
+        let mut nodes = vec![Node { op, inputs, ty }];
+        for (index, ty) in types.into_iter().enumerate().skip(1) {
+            nodes.push(Node {
+                op: Op::Result {
+                    index,
+                    ty: ty.clone(),
+                },
+                inputs: vec![first],
+                ty,
+            });
+        }
+        Ok(nodes)
     }
 
     fn avalue(&mut self) -> Result<AttrValue> {
@@ -277,6 +331,7 @@ impl Parser<'_> {
                     None => AttrValue::Sym(symbol(word, line, col)?),
                 },
             },
+            Tok::Punct('@') => AttrValue::Func(self.ident("a function name")?),
             Tok::Punct('[') => {
                 let mut items = Vec::new();
                 while self.tok != Tok::Punct(']') {
@@ -332,6 +387,66 @@ impl Parser<'_> {
         }
         Ok(Type { dtype, shape, weak })
     }
+}
+
+/// Puts each region into the ops that name it, depth first from the entry (the first
+/// function). Every other function must be named somewhere, and never by itself or a caller.
+fn resolve_module(funcs: Vec<Graph>) -> Result<Graph> {
+    let mut index = HashMap::new();
+    for (i, f) in funcs.iter().enumerate() {
+        if index.insert(f.name.clone(), i).is_some() {
+            return Err(Error::new(format!("function @{} is defined twice", f.name)));
+        }
+    }
+    let mut resolved: Vec<Option<Arc<Graph>>> = vec![None; funcs.len()];
+    let mut stack = Vec::new();
+    let entry = resolve_func(0, &funcs, &index, &mut resolved, &mut stack)?;
+    if let Some(i) = (1..funcs.len()).find(|&i| resolved[i].is_none()) {
+        return Err(Error::new(format!(
+            "function @{} is never used (only the first function is an entry)",
+            funcs[i].name
+        )));
+    }
+    Ok(Arc::unwrap_or_clone(entry))
+}
+
+fn resolve_func(
+    i: usize,
+    funcs: &[Graph],
+    index: &HashMap<String, usize>,
+    resolved: &mut Vec<Option<Arc<Graph>>>,
+    stack: &mut Vec<usize>,
+) -> Result<Arc<Graph>> {
+    if let Some(done) = &resolved[i] {
+        return Ok(done.clone());
+    }
+    stack.push(i);
+    let mut graph = funcs[i].clone();
+    for node in &mut graph.nodes {
+        let mut regions = Vec::new();
+        for region in node.op.regions() {
+            let Some(&j) = index.get(&region.name) else {
+                return Err(Error::new(format!(
+                    "@{}: unknown function @{}",
+                    funcs[i].name, region.name
+                )));
+            };
+            if stack.contains(&j) {
+                return Err(Error::new(format!(
+                    "@{}: region @{} is recursive (it runs itself or a function that runs it)",
+                    funcs[i].name, region.name
+                )));
+            }
+            regions.push(resolve_func(j, funcs, index, resolved, stack)?);
+        }
+        if !regions.is_empty() {
+            node.op = node.op.with_regions(regions.into_iter());
+        }
+    }
+    stack.pop();
+    let graph = Arc::new(graph);
+    resolved[i] = Some(graph.clone());
+    Ok(graph)
 }
 
 /// A shape symbol: `[a-z_][a-z0-9_]*`.

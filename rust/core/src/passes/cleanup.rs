@@ -4,13 +4,23 @@ use std::collections::HashMap;
 
 use super::rewrite::rewrite;
 use crate::error::Result;
-use crate::ir::{Graph, Node, ValueId};
+use crate::ir::{Graph, Node, Op, OpClass, ValueId};
 
-/// Drop statements whose values no result depends on.
+/// Drop statements whose values no result depends on. Statements that may raise (element
+/// access, loops, branches) stay, so that their errors do too; a multi-result statement stays
+/// with all its projections.
 pub fn dce(graph: &Graph) -> Result<Graph> {
     let mut live = vec![false; graph.num_values()];
     for &v in &graph.results {
         live[v.index()] = true;
+    }
+    for (i, node) in graph.nodes.iter().enumerate() {
+        if node.op.may_raise() {
+            let count = node.op.result_count();
+            for k in 0..count {
+                live[graph.node_value(i + k).index()] = true;
+            }
+        }
     }
     for (i, node) in graph.nodes.iter().enumerate().rev() {
         if live[graph.node_value(i).index()] {
@@ -27,9 +37,15 @@ pub fn dce(graph: &Graph) -> Result<Graph> {
 }
 
 /// Replace a statement by an earlier identical one (same op, attributes, operands and type).
+/// Statements with regions, stores and projections are never merged: each consumes or
+/// belongs to a version of an array.
 pub fn cse(graph: &Graph) -> Result<Graph> {
     let mut seen: HashMap<Node, ValueId> = HashMap::new();
     rewrite(graph, |rw, node| {
+        if matches!(node.op.class(), OpClass::Region | OpClass::Projection) || node.op == Op::Store
+        {
+            return Ok(None);
+        }
         if let Some(&earlier) = seen.get(node) {
             return Ok(Some(earlier));
         }

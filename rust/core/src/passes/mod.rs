@@ -7,7 +7,9 @@ mod rewrite;
 mod simplify;
 
 use crate::error::{Error, Result};
-use crate::ir::{print, Graph};
+use std::sync::Arc;
+
+use crate::ir::{print, Graph, Region};
 use crate::verify;
 
 /// A named graph-to-graph transformation.
@@ -17,6 +19,10 @@ pub struct Pass {
     pub name: &'static str,
     /// The transformation.
     pub run: fn(&Graph) -> Result<Graph>,
+    /// Whether it also runs inside regions. Rewrites that may replace a value by another
+    /// (simplify, cse) stay outside: inside a region they could make a consumed array be read
+    /// again, breaking linear use.
+    pub in_regions: bool,
 }
 
 /// The IR text after one pass.
@@ -33,18 +39,22 @@ pub const PIPELINE: [Pass; 4] = [
     Pass {
         name: "fold",
         run: fold::fold_constants,
+        in_regions: true,
     },
     Pass {
         name: "simplify",
         run: simplify::simplify,
+        in_regions: false,
     },
     Pass {
         name: "cse",
         run: cleanup::cse,
+        in_regions: false,
     },
     Pass {
         name: "dce",
         run: cleanup::dce,
+        in_regions: true,
     },
 ];
 
@@ -81,6 +91,26 @@ pub fn run_pipeline(graph: &Graph, stages: bool) -> Result<(Graph, Vec<Stage>)> 
     )
 }
 
+/// One pass on a graph, and on its regions (innermost first) when the pass runs there.
+fn run_pass(pass: &Pass, graph: &Graph) -> Result<Graph> {
+    let mut graph = (pass.run)(graph)?;
+    if pass.in_regions {
+        for node in &mut graph.nodes {
+            if node.op.regions().is_empty() {
+                continue;
+            }
+            let regions: Vec<Region> = node
+                .op
+                .regions()
+                .into_iter()
+                .map(|r| run_pass(pass, r).map(Arc::new))
+                .collect::<Result<_>>()?;
+            node.op = node.op.with_regions(regions.into_iter());
+        }
+    }
+    Ok(graph)
+}
+
 /// Run some passes in order.
 pub fn run_passes(graph: &Graph, passes: &[Pass], options: Options) -> Result<(Graph, Vec<Stage>)> {
     if options.verify {
@@ -89,7 +119,7 @@ pub fn run_passes(graph: &Graph, passes: &[Pass], options: Options) -> Result<(G
     let mut current = graph.clone();
     let mut stages = Vec::new();
     for pass in passes {
-        current = (pass.run)(&current)?;
+        current = run_pass(pass, &current)?;
         if options.verify {
             verify(&current)
                 .map_err(|e| Error::new(format!("pass {} produced invalid IR: {e}", pass.name)))?;

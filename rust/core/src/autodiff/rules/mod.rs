@@ -10,7 +10,7 @@ mod elementwise;
 mod structure;
 
 use crate::error::{Error, Result};
-use crate::ir::{Node, Op, ValueId};
+use crate::ir::{Node, Op, ScanKind, ValueId};
 
 use super::emit::Emitter;
 
@@ -53,6 +53,31 @@ pub fn vjp(
         Op::Slice { start, step, .. } => Ok(vec![Some(structure::slice(e, x[0], g, start, step)?)]),
         Op::Concatenate { axis } => structure::concatenate(e, x, g, *axis),
         Op::Matmul => structure::matmul(e, x[0], x[1], g, wanted),
+        // d(cumsum x)[j] / dx[i] = [i <= j]: the cotangent summed from the end.
+        Op::Scan {
+            kind: ScanKind::Cumsum,
+            axis,
+        } => {
+            let flip = Op::Flip { axes: vec![*axis] };
+            let reversed = e.op(flip.clone(), vec![g])?;
+            let summed = e.op(
+                Op::Scan {
+                    kind: ScanKind::Cumsum,
+                    axis: *axis,
+                },
+                vec![reversed],
+            )?;
+            Ok(vec![Some(e.op(flip, vec![summed])?)])
+        }
+        Op::Scan {
+            kind: ScanKind::Cumprod,
+            ..
+        }
+        | Op::Loop { .. }
+        | Op::If { .. }
+        | Op::Load
+        | Op::Store
+        | Op::Result { .. } => Err(no_rule(node.op.name())),
     }
 }
 

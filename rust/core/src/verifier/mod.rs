@@ -1,13 +1,23 @@
 //! The verifier: every statement's operands are defined earlier, its arity and attributes are
-//! valid and its declared type equals the inferred one; results are defined.
+//! valid and its declared type equals the inferred one; results are defined. Regions are
+//! checked the same way, and inside them arrays are used linearly (see [`linear`]).
+
+mod linear;
 
 use crate::error::{Error, Result};
 use crate::infer::dtypes;
-use crate::infer::infer;
+use crate::infer::{infer, infer_results};
 use crate::ir::{DType, Graph, Node, Op, Scalar, Type};
 
-/// Check a graph; the error names the op and value and what is wrong.
+/// Check a graph and its regions; the error names the op and value (and the region) and what
+/// is wrong.
 pub fn verify(graph: &Graph) -> Result<()> {
+    verify_func(graph)
+}
+
+fn verify_func(graph: &Graph) -> Result<()> {
+    // The projections still expected after a multi-result statement: (statement, types).
+    let mut projections: Option<(crate::ir::ValueId, Vec<Type>)> = None;
     for (i, ty) in graph.params.iter().enumerate() {
         check_type(ty).map_err(|e| Error::new(format!("parameter %{i}: {}", e.message)))?;
     }
@@ -29,6 +39,38 @@ pub fn verify(graph: &Graph) -> Result<()> {
             );
         }
         check_type(&node.ty).map_err(|e| e.with_value(name, value))?;
+        if let Op::Result { index, .. } = node.op {
+            let expected = projections.as_mut().and_then(|(stmt, types)| {
+                (node.inputs == [*stmt] && value.index() == stmt.index() + index)
+                    .then(|| types.get(index).cloned())
+                    .flatten()
+            });
+            match expected {
+                Some(ty) if ty == node.ty => continue,
+                _ => return Err(Error::new(
+                    "a further result must directly follow its statement, in order, with its type",
+                )
+                .with_value(name, value)),
+            }
+        }
+        if let Some((stmt, types)) = &projections {
+            if value.index() < stmt.index() + types.len() {
+                return Err(Error::new(format!(
+                    "{stmt} defines {} values but this statement comes first",
+                    types.len()
+                ))
+                .with_value(name, value));
+            }
+        }
+        for region in node.op.regions() {
+            verify_func(region).map_err(|e| {
+                Error::new(format!("in region @{}: {e}", region.name)).with_value(name, value)
+            })?;
+        }
+        if !node.op.regions().is_empty() {
+            let all = infer_results(&node.op, &types).map_err(|e| e.with_value(name, value))?;
+            projections = Some((value, all));
+        }
         let inferred = infer(&node.op, &types).map_err(|e| e.with_value(name, value))?;
         check_weak_constants(graph, node).map_err(|e| e.with_value(name, value))?;
         if inferred != node.ty {
@@ -42,10 +84,19 @@ pub fn verify(graph: &Graph) -> Result<()> {
             .with_value(name, value));
         }
     }
+    if let Some((stmt, types)) = &projections {
+        if graph.num_values() < stmt.index() + types.len() {
+            return Err(Error::new(format!("{stmt} defines {} values", types.len())));
+        }
+    }
     for &v in &graph.results {
         if v.index() >= graph.num_values() {
             return Err(Error::new(format!("result {v} is not defined")));
         }
+    }
+    for region in graph.nodes.iter().flat_map(|n| n.op.regions()) {
+        linear::check(region)
+            .map_err(|e| Error::new(format!("in region @{}: {e}", region.name)))?;
     }
     Ok(())
 }

@@ -1,0 +1,166 @@
+//! Loops whose body computes with whole arrays (a Jacobi sweep over slices): the body is a
+//! graph compiled on its own, run once per iteration on two sets of carried buffers that take
+//! turns as input and output, so no iteration allocates.
+
+use crate::graph::{ArrayView, ArrayViewMut, CompiledGraph};
+use crate::kernel::Scalar;
+use crate::Error;
+use ember_core::ir::DType;
+use ember_core::views::Layout;
+
+/// An array resolved by the runtime: data pointer, dtype and element layout.
+pub(crate) type Resolved = (*mut u8, Scalar, Layout);
+
+fn dtype_of(s: Scalar) -> DType {
+    match s {
+        Scalar::Bool => DType::Bool,
+        Scalar::I32 => DType::I32,
+        Scalar::I64 => DType::I64,
+        Scalar::F32 => DType::F32,
+        Scalar::F64 => DType::F64,
+    }
+}
+
+fn byte_strides(d: Scalar, l: &Layout) -> Vec<isize> {
+    l.strides.iter().map(|s| s * d.size() as isize).collect()
+}
+
+fn origin(r: &Resolved) -> *mut u8 {
+    r.0.wrapping_offset(r.2.offset * r.1.size() as isize)
+}
+
+/// A C-contiguous, 16-byte aligned buffer for one carried value.
+struct Buffer {
+    words: Vec<u128>,
+    dtype: Scalar,
+    shape: Vec<usize>,
+}
+
+impl Buffer {
+    fn new(dtype: Scalar, shape: &[usize]) -> Buffer {
+        let n: usize = shape.iter().product();
+        Buffer {
+            words: vec![0; (n * dtype.size()).div_ceil(16).max(1)],
+            dtype,
+            shape: shape.to_vec(),
+        }
+    }
+
+    fn strides(&self) -> Vec<isize> {
+        byte_strides(self.dtype, &Layout::contiguous(&self.shape))
+    }
+
+    fn view(&self) -> ArrayView {
+        // SAFETY: the buffer holds `shape` contiguous elements of `dtype`.
+        unsafe {
+            ArrayView::new(
+                self.words.as_ptr() as *const u8,
+                dtype_of(self.dtype),
+                self.shape.clone(),
+                self.strides(),
+            )
+        }
+    }
+
+    fn view_mut(&mut self) -> ArrayViewMut {
+        // SAFETY: as for `view`; the caller uses it while nothing else reads the buffer.
+        unsafe {
+            ArrayViewMut::new(
+                self.words.as_mut_ptr() as *mut u8,
+                dtype_of(self.dtype),
+                self.shape.clone(),
+                self.strides(),
+            )
+        }
+    }
+
+    /// Copies from or to a resolved array of the same dtype and shape.
+    fn exchange(&mut self, other: &Resolved, into_self: bool) {
+        let size = self.dtype.size();
+        let base = origin(other);
+        let mine = self.words.as_mut_ptr() as *mut u8;
+        for (k, pos) in other.2.positions().into_iter().enumerate() {
+            let there = base.wrapping_offset((pos - other.2.offset) * size as isize);
+            // SAFETY: `pos` addresses an element of `other`, `k` one of this buffer.
+            unsafe {
+                if into_self {
+                    std::ptr::copy_nonoverlapping(there, mine.add(k * size), size)
+                } else {
+                    std::ptr::copy_nonoverlapping(mine.add(k * size), there, size)
+                }
+            }
+        }
+    }
+}
+
+fn read_i64(r: &Resolved) -> i64 {
+    // SAFETY: a 0-d i64 operand (the verifier's loop signature) at its origin.
+    unsafe { (origin(r) as *const i64).read_unaligned() }
+}
+
+/// Runs `for i in range(lo, hi, step)` with `body` over operands `lo, hi, step, c.., k..`,
+/// writing the final carried values into `results`.
+///
+/// # Safety
+/// Operands must address readable memory of their layouts, results writable memory of theirs.
+pub(crate) unsafe fn run(
+    body: &CompiledGraph,
+    carried: usize,
+    operands: &[Resolved],
+    results: &[Resolved],
+) -> Result<(), Error> {
+    let (lo, hi, step) = (
+        read_i64(&operands[0]),
+        read_i64(&operands[1]),
+        read_i64(&operands[2]),
+    );
+    if step == 0 {
+        return Err(Error::Value(ember_core::interp::RANGE_STEP_ZERO.into()));
+    }
+    let mut current: Vec<Buffer> = operands[3..3 + carried]
+        .iter()
+        .map(|r| {
+            let mut b = Buffer::new(r.1, &r.2.shape);
+            b.exchange(r, true);
+            b
+        })
+        .collect();
+    let mut next: Vec<Buffer> = current
+        .iter()
+        .map(|b| Buffer::new(b.dtype, &b.shape))
+        .collect();
+    let mut index = Buffer::new(Scalar::I64, &[]);
+    let mut go = Buffer::new(Scalar::Bool, &[]);
+    // SAFETY: invariant operands are readable arrays of their layouts (the caller's promise).
+    let invariants: Vec<ArrayView> = operands[3 + carried..]
+        .iter()
+        .map(|r| unsafe {
+            ArrayView::new(
+                origin(r),
+                dtype_of(r.1),
+                r.2.shape.clone(),
+                byte_strides(r.1, &r.2),
+            )
+        })
+        .collect();
+    let mut i = i128::from(lo);
+    let (hi, step) = (i128::from(hi), i128::from(step));
+    while (step > 0 && i < hi) || (step < 0 && i > hi) {
+        index.words[0] = i as i64 as u64 as u128;
+        let mut inputs = vec![index.view()];
+        inputs.extend(current.iter().map(Buffer::view));
+        inputs.extend(invariants.iter().cloned());
+        let mut outputs = vec![go.view_mut()];
+        outputs.extend(next.iter_mut().map(Buffer::view_mut));
+        body.run(&inputs, &outputs)?;
+        std::mem::swap(&mut current, &mut next);
+        if go.words[0] & 0xff == 0 {
+            break;
+        }
+        i += step;
+    }
+    for (b, r) in current.iter_mut().zip(results) {
+        b.exchange(r, false);
+    }
+    Ok(())
+}

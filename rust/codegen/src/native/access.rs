@@ -1,0 +1,93 @@
+//! `load` and `store`: NumPy's index wrapping and bounds check per axis (a compare and a
+//! branch to the cold `IndexError` exit), then one memory access.
+
+use super::lower::{Native, Val};
+use crate::kernel::Scalar;
+use crate::lower::mem;
+use crate::schedule::scalar_of;
+use crate::Error;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{types, BlockArg, InstBuilder, Value};
+use ember_core::ir::Type;
+
+impl Native<'_, '_> {
+    /// The address of `a[indices]`, after the bounds checks.
+    fn element(&mut self, a: &super::lower::Array, indices: &[Val]) -> Value {
+        let mut offset = self.em.b.ins().iconst(types::I64, 0);
+        for (axis, index) in indices.iter().enumerate() {
+            let i = self.value_as(index, Scalar::I64);
+            let size = a.shape[axis] as i64;
+            let known = self.ranges.get(&i).copied();
+            let b = &mut self.em.b;
+            let always = |lo: i128, hi: i128| known.is_some_and(|(a, b)| a >= lo && b <= hi);
+            if always(0, i128::from(size) - 1) || always(-i128::from(size), -1) {
+                // Proven in bounds: at most a constant shift, no check.
+                let wrapped = if always(0, i128::from(size) - 1) {
+                    i
+                } else {
+                    b.ins().iadd_imm_s(i, size)
+                };
+                let step = b.ins().imul(wrapped, a.strides[axis]);
+                offset = b.ins().iadd(offset, step);
+                continue;
+            }
+            let negative = b.ins().icmp_imm_s(IntCC::SignedLessThan, i, 0);
+            let from_end = b.ins().iadd_imm_s(i, size);
+            let wrapped = b.ins().select(negative, from_end, i);
+            // One unsigned compare rejects both a still-negative index and one past the end.
+            let inside = b.ins().icmp_imm_s(IntCC::UnsignedLessThan, wrapped, size);
+            let go_on = b.create_block();
+            let axis_v = b.ins().iconst(types::I64, axis as i64);
+            let size_v = b.ins().iconst(types::I64, size);
+            let record = [
+                BlockArg::Value(i),
+                BlockArg::Value(axis_v),
+                BlockArg::Value(size_v),
+            ];
+            b.ins().brif(inside, go_on, &[], self.fail_index, &record);
+            b.switch_to_block(go_on);
+            b.seal_block(go_on);
+            let step = b.ins().imul(wrapped, a.strides[axis]);
+            offset = b.ins().iadd(offset, step);
+        }
+        self.em.b.ins().iadd(a.base, offset)
+    }
+
+    /// `load(a, i...)`; of a 0-d value, the value itself.
+    pub(crate) fn load(&mut self, args: &[Val]) -> Result<Val, Error> {
+        match &args[0] {
+            Val::Array(a) => {
+                let addr = self.element(a, &args[1..]);
+                let v = self.load_scalar(addr, a.dtype);
+                Ok(Val::Scalar(v, a.dtype))
+            }
+            scalar => Ok(scalar.clone()),
+        }
+    }
+
+    /// `store(a, v, i...)` in place (linear use makes the old version dead); of a 0-d value,
+    /// `v` converted to its dtype.
+    pub(crate) fn store(&mut self, args: &[Val], ty: &Type) -> Result<Val, Error> {
+        let dtype = scalar_of(ty.dtype)?;
+        match &args[0] {
+            Val::Array(a) if !a.writable => Err(Error::Unsupported(
+                "a store into an array the loop does not carry (or an input)".into(),
+            )),
+            Val::Array(a) => {
+                let v = self.value_as(&args[1], dtype);
+                let addr = self.element(a, &args[2..]);
+                self.em.b.ins().store(mem(), v, addr, 0);
+                Ok(args[0].clone())
+            }
+            _ => Ok(self.cast_val(&args[1], dtype)),
+        }
+    }
+
+    /// The codegen dtype of a 0-d value.
+    pub(crate) fn dtype_of(&self, v: &Val) -> Scalar {
+        match v {
+            Val::Const(_, d) | Val::Scalar(_, d) => *d,
+            Val::Array(a) => a.dtype,
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! 0-d elementwise statements inside native code, lowered exactly as the scheduler lowers
+//! them for arrays (same loop dtypes, same constant folding of casts, same expression
+//! lowering), so that a loop body computes what the array kernels compute.
+
+use super::lower::{Native, Val};
+use crate::kernel::{BinaryOp as KB, Const, Scalar, UnaryOp as KU};
+use crate::lower::Mode;
+use crate::schedule::nodes::{binary_op, const_of, unary_op};
+use crate::schedule::scalar_of;
+use crate::Error;
+
+/// Native code computes one element at a time.
+const MODE: Mode = Mode::Scalar;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{InstBuilder, Value};
+use ember_core::infer::dtypes;
+use ember_core::ir::{BinaryOp, Node, Op, Type};
+
+/// A constant converted at compile time, as the scheduler converts constants.
+fn fold_cast(c: Const, dtype: Scalar) -> Const {
+    match (c, dtype) {
+        (Const::Int(i), Scalar::F32 | Scalar::F64) => Const::Float(i as f64),
+        (Const::Float(f), Scalar::Bool) => Const::Int((f != 0.0) as i64),
+        (Const::Float(f), Scalar::I32 | Scalar::I64) => Const::Int(f as i64),
+        (Const::Int(i), Scalar::Bool) => Const::Int((i != 0) as i64),
+        (c, _) => c,
+    }
+}
+
+impl Native<'_, '_> {
+    /// `v` converted to `dtype` (constants stay constants).
+    pub(crate) fn cast_val(&mut self, v: &Val, dtype: Scalar) -> Val {
+        match v {
+            Val::Const(c, from) if *from == dtype => Val::Const(*c, dtype),
+            Val::Const(c, _) => Val::Const(fold_cast(*c, dtype), dtype),
+            Val::Scalar(x, from) => Val::Scalar(self.em.cast(*x, *from, dtype, MODE), dtype),
+            Val::Array(_) => unreachable!("arrays are never cast inside native code"),
+        }
+    }
+
+    /// `v` converted to `dtype`, in a register.
+    pub(crate) fn value_as(&mut self, v: &Val, dtype: Scalar) -> Value {
+        match self.cast_val(v, dtype) {
+            Val::Const(Const::Int(c), Scalar::I64) => {
+                let r = self.em.constant(Const::Int(c), Scalar::I64, MODE);
+                self.ranges.insert(r, (i128::from(c), i128::from(c)));
+                r
+            }
+            Val::Const(c, d) => self.em.constant(c, d, MODE),
+            Val::Scalar(x, _) => x,
+            Val::Array(_) => unreachable!("arrays are never cast inside native code"),
+        }
+    }
+
+    /// Records the range of `v = op(a, b)` on `i64` when it follows from the operands' and
+    /// cannot wrap around.
+    fn track(&mut self, op: KB, a: Value, b: Value, v: Value) {
+        let (Some(&(a0, a1)), Some(&(b0, b1))) = (self.ranges.get(&a), self.ranges.get(&b)) else {
+            return;
+        };
+        let (lo, hi) = match op {
+            KB::Add => (a0 + b0, a1 + b1),
+            KB::Sub => (a0 - b1, a1 - b0),
+            KB::Mul => {
+                let corners = [a0 * b0, a0 * b1, a1 * b0, a1 * b1];
+                (
+                    *corners.iter().min().unwrap(),
+                    *corners.iter().max().unwrap(),
+                )
+            }
+            _ => return,
+        };
+        if lo >= i128::from(i64::MIN) && hi <= i128::from(i64::MAX) {
+            self.ranges.insert(v, (lo, hi));
+        }
+    }
+
+    /// A 0-d elementwise statement.
+    pub(crate) fn scalar_node(
+        &mut self,
+        node: &Node,
+        types: &[&Type],
+        args: &[Val],
+    ) -> Result<Val, Error> {
+        if !node.ty.shape.is_empty() || args.iter().any(|a| matches!(a, Val::Array(_))) {
+            return Err(Error::Unsupported(
+                "array operations inside a loop or branch (only 0-d values, load and store)".into(),
+            ));
+        }
+        let out = scalar_of(node.ty.dtype)?;
+        let unsupported = |e: ember_core::Error| Error::Unsupported(e.message);
+        let val = match &node.op {
+            Op::Const { value, .. } => Val::Const(const_of(*value), out),
+            Op::Astype { .. } | Op::Copy => self.cast_val(&args[0], out),
+            Op::Unary(op) => {
+                let Some(kop) = unary_op(*op) else {
+                    return Ok(args[0].clone());
+                };
+                let lp = scalar_of(dtypes::unary_loop(*op, types[0].dtype).map_err(unsupported)?)?;
+                let x = self.value_as(&args[0], lp);
+                let v = self.em.unary(kop, x, lp, MODE);
+                let ty = match kop {
+                    KU::LogicalNot | KU::Isnan | KU::Isinf | KU::Isfinite | KU::Signbit => {
+                        Scalar::Bool
+                    }
+                    _ => lp,
+                };
+                Val::Scalar(v, ty)
+            }
+            Op::Binary(op) => {
+                let (ds, _) = dtypes::resolve_operands(&[types[0], types[1]]);
+                let lp = dtypes::binary_loop(*op, ds[0], ds[1]).map_err(unsupported)?;
+                let lp = if matches!(
+                    op,
+                    BinaryOp::LogicalAnd | BinaryOp::LogicalOr | BinaryOp::LogicalXor
+                ) {
+                    Scalar::Bool
+                } else {
+                    scalar_of(lp)?
+                };
+                if *op == BinaryOp::Pow && lp.is_int() {
+                    if let Val::Const(Const::Int(e), _) = args[1] {
+                        if e < 0 {
+                            return Err(Error::Unsupported(
+                                "Integers to negative integer powers are not allowed.".into(),
+                            ));
+                        }
+                    }
+                }
+                let a = self.value_as(&args[0], lp);
+                if *op == BinaryOp::Pow && lp.is_float() {
+                    if let Val::Const(Const::Float(2.0) | Const::Int(2), _) = args[1] {
+                        let v = self.em.unary(KU::Square, a, lp, MODE);
+                        return Ok(self.cast_val(&Val::Scalar(v, lp), out));
+                    }
+                }
+                let b = self.value_as(&args[1], lp);
+                if *op == BinaryOp::Pow && lp.is_int() && !matches!(args[1], Val::Const(..)) {
+                    // NumPy raises where the array kernels cannot; native code can.
+                    let bad = self.em.b.ins().icmp_imm_s(IntCC::SignedLessThan, b, 0);
+                    let go_on = self.em.b.create_block();
+                    self.em.b.ins().brif(bad, self.fail_power, &[], go_on, &[]);
+                    self.em.b.switch_to_block(go_on);
+                    self.em.b.seal_block(go_on);
+                }
+                let kop = binary_op(*op);
+                let v = self.em.binary(kop, a, b, lp, MODE);
+                if lp == Scalar::I64 {
+                    self.track(kop, a, b, v);
+                }
+                let ty = if KB::gives_bool(kop) {
+                    Scalar::Bool
+                } else {
+                    lp
+                };
+                Val::Scalar(v, ty)
+            }
+            Op::Where => {
+                let c = self.value_as(&args[0], Scalar::Bool);
+                let x = self.value_as(&args[1], out);
+                let y = self.value_as(&args[2], out);
+                Val::Scalar(self.em.pick(c, x, y, out, MODE), out)
+            }
+            other => {
+                return Err(Error::Unsupported(format!(
+                    "{} inside a loop or branch",
+                    other.name()
+                )))
+            }
+        };
+        Ok(self.cast_val(&val, out))
+    }
+}
