@@ -15,6 +15,8 @@
 //! `FloatingPointError` or calls the handler, under the caller's errstate. Nothing the caller
 //! sees was written before that decision.
 
+use std::sync::Mutex;
+
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
