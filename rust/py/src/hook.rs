@@ -224,7 +224,9 @@ unsafe fn intercept(
     let evaluate = move || unsafe { previous()(tstate, frame, throwflag) };
     // SAFETY: `frame` is live for this call (contract of `eval_frame`).
     let code = unsafe {
-        if untouchable(frame, throwflag) {
+        // A trace or profile function (a debugger, a coverage tracer) is not the compiled
+        // program: its frames, and whatever they call, run as the interpreter would run them.
+        if untouchable(frame, throwflag) || cpython::in_trace_function(tstate) {
             bump(&STATS.frames_skipped, 1);
             return Ok(evaluate());
         }
