@@ -234,6 +234,8 @@ unsafe fn intercept(
     };
     // SAFETY: the frame holds a strong reference to its code for the whole call.
     let cache = unsafe { cache::get_or_create(py, code)? };
+    // Guards, the converter and entries run Python code, which may call `ember.reset()`.
+    let _pin = cache.pin();
     // SAFETY: the calling frame is null or live (it is running), and holds a strong reference
     // to its code.
     let called_by_library = unsafe {
