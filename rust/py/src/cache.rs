@@ -52,6 +52,20 @@ pub struct CodeCache {
     /// (skip-list generation, whether the code's file is skipped, whether it is a library's).
     file_skip: Cell<(u32, bool, bool)>,
     filename: String,
+    /// The code object that owns this cache (borrowed: the code frees the cache when it dies).
+    code: *mut CodeObject,
+    /// Frames of this code between the hook's lookup and the end of their conversion: `reset`
+    /// must not free the cache under them.
+    pins: Cell<u32>,
+}
+
+/// Keeps a cache attached to its code object while a frame of it is being handled.
+pub struct Pin<'a>(&'a CodeCache);
+
+impl Drop for Pin<'_> {
+    fn drop(&mut self) {
+        self.0.pins.set(self.0.pins.get() - 1);
+    }
 }
 
 impl CodeCache {
@@ -140,6 +154,12 @@ impl CodeCache {
         }
     }
 
+    /// Marks the cache as in use until the returned pin is dropped.
+    pub fn pin(&self) -> Pin<'_> {
+        self.pins.set(self.pins.get() + 1);
+        Pin(self)
+    }
+
     /// Removes every entry and the converter's verdict, returning the entries so that the
     /// caller drops them (which may run Python code) after all borrows are gone.
     fn take(&self) -> Vec<Arc<Entry>> {
@@ -220,6 +240,8 @@ pub unsafe fn get_or_create<'a>(py: Python<'_>, code: *mut CodeObject) -> PyResu
         marked_skip: Cell::new(false),
         file_skip: Cell::new((0, false, false)),
         filename,
+        code,
+        pins: Cell::new(0),
     });
     let ptr = Box::into_raw(cache);
     // SAFETY: the slot is empty (checked above, and nothing ran Python code since), so nothing
@@ -255,6 +277,12 @@ pub fn size(code: &Bound<'_, PyCode>) -> usize {
     unsafe { get(code_ptr(code)) }.map_or(0, CodeCache::len)
 }
 
+/// Whether `code` carries a cache.
+pub fn attached(code: &Bound<'_, PyCode>) -> bool {
+    // SAFETY: as in `for_code`.
+    unsafe { get(code_ptr(code)) }.is_some()
+}
+
 /// Drops the entries and verdict of one code object.
 pub fn clear(code: &Bound<'_, PyCode>) {
     // SAFETY: as in `for_code`.
@@ -262,7 +290,11 @@ pub fn clear(code: &Bound<'_, PyCode>) {
     drop(taken);
 }
 
-/// Drops the entries and verdicts of every code object.
+/// Drops the entries and verdicts of every code object, then detaches the emptied caches from
+/// their code objects, so that the code objects are as they were before ember saw them. A
+/// cache stays attached (empty) while a frame of its code is being handled (pinned), or when
+/// it carries `mark_skip`, which outlives a reset. The extra slot's index stays reserved:
+/// CPython has no call to give it back.
 pub fn clear_all() {
     let live: Vec<usize> = registry()
         .as_ref()
@@ -279,4 +311,33 @@ pub fn clear_all() {
         })
         .collect();
     drop(taken);
+    detach_idle();
+}
+
+fn detach_idle() {
+    let live: Vec<usize> = registry()
+        .as_ref()
+        .map(|r| r.iter().copied().collect())
+        .unwrap_or_default();
+    for ptr in live {
+        // Re-checked per cache: detaching one runs no Python code, but stay exact anyway.
+        if !registry().as_ref().is_some_and(|r| r.contains(&ptr)) {
+            continue;
+        }
+        // SAFETY: registered pointers are live caches (they leave the registry when freed).
+        let cache = unsafe { &*(ptr as *const CodeCache) };
+        if cache.pins.get() != 0 || cache.marked_skip.get() || cache.len() != 0 {
+            continue;
+        }
+        // SAFETY: the cache's code object is alive (it owns the cache). Setting the slot to
+        // NULL makes CPython call `free_cache` on the old value, which unregisters it and
+        // drops the box; the box is empty, so that runs no Python code.
+        unsafe {
+            cpython::_PyCode_SetExtra(
+                cache.code.cast(),
+                EXTRA_INDEX.load(Ordering::Relaxed),
+                std::ptr::null_mut(),
+            );
+        }
+    }
 }

@@ -168,6 +168,7 @@ pub struct ThreadStateHead {
     recursion_remaining: c_int,
     recursion_limit: c_int,
     recursion_headroom: c_int,
+    /// Non-zero while a `sys.settrace` / `sys.setprofile` function runs on this thread.
     tracing: c_int,
     tracing_what: c_int,
     /// The C frame of the innermost running `_PyEval_EvalFrameDefault`.
@@ -200,6 +201,16 @@ pub unsafe fn calling_frame(tstate: *mut PyThreadState) -> *mut InterpreterFrame
             (*cframe).current_frame
         }
     }
+}
+
+/// Whether a trace or profile function (`sys.settrace`, `sys.setprofile`) is running on this
+/// thread: CPython raises `tracing` around each call to one, and frames it calls run inside.
+///
+/// # Safety
+/// `tstate` must be the current thread state, with the GIL held.
+pub unsafe fn in_trace_function(tstate: *mut PyThreadState) -> bool {
+    // SAFETY: the caller guarantees a live thread state; `tracing` is a plain int field.
+    unsafe { (*tstate.cast::<ThreadStateHead>()).tracing != 0 }
 }
 
 /// Number of argument slots at the start of `localsplus`: positional and keyword-only
@@ -289,6 +300,10 @@ pub fn layout() -> Vec<(&'static str, usize)> {
         (
             "PyFunctionObject.func_closure",
             offset_of!(PyFunctionObject, func_closure),
+        ),
+        (
+            "PyThreadState.tracing",
+            offset_of!(ThreadStateHead, tracing),
         ),
         ("PyThreadState.cframe", offset_of!(ThreadStateHead, cframe)),
         ("_PyCFrame.current_frame", offset_of!(CFrame, current_frame)),

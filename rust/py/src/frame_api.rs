@@ -48,6 +48,12 @@ fn cache_size(code: &Bound<'_, PyCode>) -> usize {
     cache::size(code)
 }
 
+/// Whether ember's cache is attached to `code` (`reset` detaches idle ones).
+#[pyfunction]
+fn _cache_attached(code: &Bound<'_, PyCode>) -> bool {
+    cache::attached(code)
+}
+
 /// Drops the entries of `code` and the converter's SKIP/CACHE_ONLY verdict on it.
 #[pyfunction]
 fn clear_cache(code: &Bound<'_, PyCode>) {
@@ -141,6 +147,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(mark_skip, m)?)?;
     m.add_function(wrap_pyfunction!(cache_size, m)?)?;
     m.add_function(wrap_pyfunction!(clear_cache, m)?)?;
+    m.add_function(wrap_pyfunction!(_cache_attached, m)?)?;
     m.add_function(wrap_pyfunction!(reset, m)?)?;
     m.add_function(wrap_pyfunction!(hook_stats, m)?)?;
     m.add_function(wrap_pyfunction!(set_skip_files, m)?)?;

@@ -224,7 +224,9 @@ unsafe fn intercept(
     let evaluate = move || unsafe { previous()(tstate, frame, throwflag) };
     // SAFETY: `frame` is live for this call (contract of `eval_frame`).
     let code = unsafe {
-        if untouchable(frame, throwflag) {
+        // A trace or profile function (a debugger, a coverage tracer) is not the compiled
+        // program: its frames, and whatever they call, run as the interpreter would run them.
+        if untouchable(frame, throwflag) || cpython::in_trace_function(tstate) {
             bump(&STATS.frames_skipped, 1);
             return Ok(evaluate());
         }
@@ -232,6 +234,8 @@ unsafe fn intercept(
     };
     // SAFETY: the frame holds a strong reference to its code for the whole call.
     let cache = unsafe { cache::get_or_create(py, code)? };
+    // Guards, the converter and entries run Python code, which may call `ember.reset()`.
+    let _pin = cache.pin();
     // SAFETY: the calling frame is null or live (it is running), and holds a strong reference
     // to its code.
     let called_by_library = unsafe {
