@@ -121,28 +121,25 @@ pub(crate) fn build(
         }
         inputs.push(val);
     }
-    let results = nt.lower_graph(g, inputs)?;
-    for (j, (val, ty)) in results.iter().zip(g.result_types()).enumerate() {
-        match (val, st.donated[j]) {
-            (Val::Array(a), Some(p)) if a.buffer == p => {}
-            (Val::Array(_), _) => {
-                return Err(Error::Unsupported(format!(
-                    "result {j} is not updated in the buffer of its operand"
-                )))
-            }
-            (scalar, _) => {
-                let dtype = scalar_of(ty.dtype)?;
-                let v = nt.value_as(scalar, dtype);
-                let at = ((g.params.len() + j) * 8) as i32;
-                let dst = nt.em.b.ins().load(types::I64, mem(), ptrs, at);
-                nt.em.b.ins().store(mem(), v, dst, 0);
-            }
+    // Two versions of the body: one for the layouts seen most (every array C-contiguous),
+    // with strides compiled in so index arithmetic folds into shifts and addressing modes,
+    // and one reading the strides given.
+    match nt.contiguous_inputs(&inputs) {
+        Some((all_contiguous, fast)) => {
+            let b = &mut nt.em.b;
+            let (fast_block, general_block) = (b.create_block(), b.create_block());
+            b.ins()
+                .brif(all_contiguous, fast_block, &[], general_block, &[]);
+            b.switch_to_block(fast_block);
+            b.seal_block(fast_block);
+            nt.body(st, fast, ptrs)?;
+            nt.em.b.switch_to_block(general_block);
+            nt.em.b.seal_block(general_block);
+            nt.body(st, inputs, ptrs)?;
         }
+        None => nt.body(st, inputs, ptrs)?,
     }
     let b = &mut nt.em.b;
-    let ok = b.ins().iconst(types::I64, OK);
-    b.ins().return_(&[ok]);
-
     b.switch_to_block(nt.fail_index);
     let record = b.block_params(nt.fail_index).to_vec();
     for (k, &v) in record.iter().enumerate() {
@@ -163,6 +160,32 @@ pub(crate) fn build(
 }
 
 impl Native<'_, '_> {
+    /// The statement on `inputs`, its scalar results stored, then a return of [`OK`].
+    fn body(&mut self, st: &NativeStatement, inputs: Vec<Val>, ptrs: Value) -> Result<(), Error> {
+        let g = &st.graph;
+        let results = self.lower_graph(g, inputs)?;
+        for (j, (val, ty)) in results.iter().zip(g.result_types()).enumerate() {
+            match (val, st.donated[j]) {
+                (Val::Array(a), Some(p)) if a.buffer == p => {}
+                (Val::Array(_), _) => {
+                    return Err(Error::Unsupported(format!(
+                        "result {j} is not updated in the buffer of its operand"
+                    )))
+                }
+                (scalar, _) => {
+                    let dtype = scalar_of(ty.dtype)?;
+                    let v = self.value_as(scalar, dtype);
+                    let at = ((g.params.len() + j) * 8) as i32;
+                    let dst = self.em.b.ins().load(types::I64, mem(), ptrs, at);
+                    self.em.b.ins().store(mem(), v, dst, 0);
+                }
+            }
+        }
+        let ok = self.em.b.ins().iconst(types::I64, OK);
+        self.em.b.ins().return_(&[ok]);
+        Ok(())
+    }
+
     /// Parameter `p`: a 0-d one is loaded into a register, an array keeps its address and
     /// strides. Returns the value and how many strides it took.
     fn bind(

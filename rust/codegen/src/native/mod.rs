@@ -13,6 +13,7 @@
 //! (`err` = index, axis, size), [`RANGE_STEP_ZERO`] or [`NEGATIVE_POWER`].
 
 mod access;
+mod layout;
 mod lower;
 pub(crate) mod run;
 mod scalar;
