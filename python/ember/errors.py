@@ -25,3 +25,9 @@ class GraphBreakError(EmberError):
 
 class BackendError(EmberError):
     """A backend failed to compile a graph it accepted."""
+
+
+class RegionsRejected(BackendError):
+    """A backend cannot run natively a graph holding loop or if ops. Run op by op, such a
+    graph would be far slower than the frame as plain Python, so capture takes the frame
+    again without region ops (short loops unroll, the others run as Python)."""

@@ -24,6 +24,7 @@ class Stats:
     entry_fallbacks: int = 0  # a compiled graph raised and the frame re-ran as Python
     backend_fallbacks: Counter = field(default_factory=Counter)  # reason -> graphs run eagerly
     fp_reruns: int = 0  # native runs that raised a floating-point flag and re-ran with NumPy
+    region_recaptures: int = 0  # loop graphs native code refused, captured again without loops
 
 
 _lock = threading.Lock()
@@ -96,6 +97,7 @@ def snapshot(hook: dict[str, int] | None) -> dict[str, object]:
                 "entry_fallbacks": s.entry_fallbacks,
                 "backend_fallbacks": dict(s.backend_fallbacks),
                 "fp_reruns": s.fp_reruns,
+                "region_recaptures": s.region_recaptures,
                 "compile_time": {k: round(v, 6) for k, v in s.stage_seconds.items()},
             }
         )

@@ -11,7 +11,9 @@ substituted into the IR text and that text compiled, with a few specialisations 
 
 A graph the native compiler rejects (an op or dtype it lacks), or one native kernels cannot
 run as NumPy does (`eager_reason`: integer powers that must raise on negative exponents), runs
-with the eager backend instead; the reason is counted in `ember.stats()["backend_fallbacks"]`
+with the eager backend instead -- unless it holds loop or if ops: those raise `RegionsRejected`
+and capture takes the frame again without them (see `eager_or_recapture`). The reason is
+counted in `ember.stats()["backend_fallbacks"]`
 and logged on the `backend` channel (`EMBER_LOGS=backend`). The program never fails because
 of it.
 """
@@ -29,7 +31,9 @@ from ember import _core
 from ember import logging as ember_logging
 from ember.backends import blas, eager
 from ember.config import config
+from ember.errors import RegionsRejected
 from ember.graph import Graph
+from ember.graph.regions import REGION_OPS
 from ember.stats import count, record_backend_fallback
 
 Compiled = Callable[..., tuple[np.ndarray, ...]]
@@ -56,16 +60,33 @@ def compile(graph: Graph, example_inputs: Sequence[Any], *,
     text = graph.to_ir()
     reason = eager_reason(graph)
     if reason is not None:
-        record_fallback(graph, text, reason)
-        return eager.compile(graph, example_inputs)
+        return eager_or_recapture(graph, text, example_inputs, reason)
     symbolic = symbolic_inputs(graph)
     if symbolic:
         specialising = SpecialisingGraph(graph, text, symbolic, threads, example_inputs)
         if not specialising.rejected:
             return specialising.dispatcher()
-        return eager.compile(graph, example_inputs)
-    native = compile_native(graph, text, threads)
-    return native if native is not None else eager.compile(graph, example_inputs)
+        return eager_or_recapture(graph, text, example_inputs, specialising.reason)
+    native = try_native(graph, text, threads)
+    if not isinstance(native, str):
+        return native
+    return eager_or_recapture(graph, text, example_inputs, native)
+
+
+def eager_or_recapture(graph: Graph, text: str, example_inputs: Sequence[Any],
+                       reason: str) -> Compiled:
+    """The eager run of a graph native code cannot run, or -- where it holds loop or if ops,
+    which the eager backend runs op by op, hundreds of times slower than Python --
+    `RegionsRejected`, so that capture takes the frame again without region ops. `reason`
+    is recorded here when the rejection was not already recorded."""
+    if any(node.op in REGION_OPS for node in graph.nodes):
+        count("region_recaptures")
+        if ember_logging.enabled("backend"):
+            ember_logging.log("backend", f"graph @{graph.name} is captured again without "
+                                         f"loop ops: {reason}\n{text}")
+        raise RegionsRejected(f"graph @{graph.name}: {reason}")
+    record_fallback(graph, text, reason)
+    return eager.compile(graph, example_inputs)
 
 
 _VERSION_2_PROBE = """ember-ir 2
@@ -99,7 +120,16 @@ def parses_version_2() -> bool:
 
 
 def compile_native(graph: Graph, text: str, num_threads: int) -> Compiled | None:
-    """The native compiled graph, or None (recorded and logged) where the core rejects it.
+    """The native compiled graph, or None (recorded and logged) where the core rejects it."""
+    native = try_native(graph, text, num_threads)
+    if isinstance(native, str):
+        record_fallback(graph, text, native)
+        return None
+    return native
+
+
+def try_native(graph: Graph, text: str, num_threads: int) -> Compiled | str:
+    """The native compiled graph, or why the core rejects it.
 
     A run whose kernels raised a floating-point flag that the caller's `np.errstate` does not
     ignore is run again op by op with NumPy (`fp_rerun`), so warnings, `FloatingPointError`
@@ -108,15 +138,14 @@ def compile_native(graph: Graph, text: str, num_threads: int) -> Compiled | None
         native = _core.compile_ir(text, num_threads)
         native.set_fp_rerun(numpy_rerun(graph))
         return native
-    except Exception as exc:  # noqa: BLE001 -- any rejection means: run this graph eagerly
-        record_fallback(graph, text, exc)
+    except Exception as exc:  # noqa: BLE001 -- any rejection means: do not run it natively
+        return f"{type(exc).__name__}: {exc}"
     except BaseException as exc:
         # A panic in the code generator arrives as PyO3's PanicException, which derives from
         # BaseException: a bug in ember, but still no reason to fail the user's program.
         if type(exc).__name__ != "PanicException":
             raise
-        record_fallback(graph, text, exc)
-    return None
+        return f"{type(exc).__name__}: {exc}"
 
 
 def numpy_rerun(graph: Graph) -> Compiled:
@@ -166,7 +195,8 @@ class SpecialisingGraph:
     """A graph with symbolic dims, compiled once per concrete shape of its symbolic inputs;
     `dispatcher()` is what calls go through."""
 
-    __slots__ = ("_cache", "_inputs", "graph", "num_threads", "rejected", "symbolic", "text")
+    __slots__ = ("_cache", "_inputs", "graph", "num_threads", "reason", "rejected", "symbolic",
+                 "text")
 
     def __init__(self, graph: Graph, text: str, symbolic: tuple[int, ...], num_threads: int,
                  example_inputs: Sequence[Any]) -> None:
@@ -180,14 +210,16 @@ class SpecialisingGraph:
         # the core rejects for these shapes (an op it lacks) is reported once and run eagerly
         # as a whole rather than tried again for every new shape.
         self.rejected = False
+        self.reason = ""
         if len(example_inputs) == len(graph.inputs):
             try:
                 sizes = self.bind(tuple(np.shape(example_inputs[i]) for i in symbolic))
             except ValueError:  # examples that do not fit the types: the first call tells
                 return
-            native = compile_native(graph, specialise_text(text, sizes), num_threads)
-            if native is None:
+            native = try_native(graph, specialise_text(text, sizes), num_threads)
+            if isinstance(native, str):
                 self.rejected = True
+                self.reason = native
             else:
                 self._cache[tuple(np.shape(example_inputs[i]) for i in symbolic)] = native
 

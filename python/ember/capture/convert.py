@@ -24,7 +24,7 @@ from ember.capture.resume import (
 from ember.capture.sources import ClosureSource, LocalSource
 from ember.capture.tracer import Tracer
 from ember.capture.variables.base import NULL, CellVariable, VariableTracker
-from ember.errors import Unsupported
+from ember.errors import RegionsRejected, Unsupported
 from ember.graph import OPS, Graph, Value
 
 
@@ -226,20 +226,26 @@ def unused_results(graph: Graph, outputs: list[Value]) -> list[Value]:
 
 def convert(func: FunctionType, args: tuple[Any, ...], *, backend: Any = None,
             dynamic: bool | None = None, options: dict[str, Any] | None = None,
-            allow_breaks: bool = False, scalars: bool | None = False) -> Capture:
+            allow_breaks: bool = False, scalars: bool | None = False,
+            loop_ops: bool | None = None) -> Capture:
     """Capture `func` called with the argument slots `args` and compile its graph with
     `backend(graph, example_inputs, **options)`. On a graph break: with `allow_breaks` the
     entry runs the graph up to it and steps over the refused instruction in Python (the
     break is `Capture.refusal`); otherwise, or where no step can be made, `Unsupported`
-    is raised with the user's location. `dynamic`, `scalars`: see `capture_frame`."""
+    is raised with the user's location. `dynamic`, `scalars`: see `capture_frame`.
+    `loop_ops`: whether loops may become loop ops (None: where the backend runs them); a
+    backend that cannot run a graph's loop ops raises `RegionsRejected`, and the frame is
+    captured again without them."""
     from ember.backends import lookup_backend, runs_loop_ops
 
     compile_graph = lookup_backend(backend if backend is not None else "eager")
     seconds: dict[str, float] = {}
     start = time.perf_counter()
     with stats.stage("capture"):
+        if loop_ops is None:
+            loop_ops = runs_loop_ops(backend)
         tracer, result, state, refusal = _capture(func, args, dynamic, allow_breaks, scalars,
-                                                  runs_loop_ops(backend))
+                                                  loop_ops)
     seconds["capture"] = time.perf_counter() - start
 
     codegen = EntryCodegen(tracer)
@@ -260,9 +266,15 @@ def convert(func: FunctionType, args: tuple[Any, ...], *, backend: Any = None,
         if ember_logging.enabled("graph"):
             ember_logging.log("graph", f"{func.__code__.co_qualname}:\n{graph.to_ir()}")
         start = time.perf_counter()
-        with stats.stage("backend"):
-            compiled = compile_graph(graph, [i.example for i in tracer.inputs],
-                                     **(options or {}))
+        try:
+            with stats.stage("backend"):
+                compiled = compile_graph(graph, [i.example for i in tracer.inputs],
+                                         **(options or {}))
+        except RegionsRejected:
+            if not loop_ops:
+                raise
+            return convert(func, args, backend=backend, dynamic=dynamic, options=options,
+                           allow_breaks=allow_breaks, scalars=scalars, loop_ops=False)
         seconds["backend"] = time.perf_counter() - start
         stats.count("compiles")
     start = time.perf_counter()

@@ -127,6 +127,19 @@ fn verifier_names_op_and_value() {
     );
 }
 
+#[test]
+fn verifier_accepts_a_weak_declaration_only_for_python_scalars() {
+    let ok = "ember-ir 2\nfunc @f(%0: u8[]) -> (i64[] weak) {\n  %1 = astype(%0) dtype=i64 : i64[] weak\n  %2 = bitwise_not(%1) : i64[] weak\n  return %2\n}\n";
+    verify(&parse(ok).unwrap()).unwrap_or_else(|e| panic!("{e}"));
+    for refused in [
+        "ember-ir 2\nfunc @f(%0: u8[2]) -> (i64[2] weak) {\n  %1 = astype(%0) dtype=i64 : i64[2] weak\n  return %1\n}\n",
+        "ember-ir 2\nfunc @f(%0: u8[]) -> (i32[] weak) {\n  %1 = astype(%0) dtype=i32 : i32[] weak\n  return %1\n}\n",
+        "ember-ir 2\nfunc @f(%0: u8[]) -> (f64[] weak) {\n  %1 = astype(%0) dtype=i64 : f64[] weak\n  return %1\n}\n",
+    ] {
+        assert!(verify(&parse(refused).unwrap()).is_err(), "{refused}");
+    }
+}
+
 /// A small deterministic generator (xorshift), so failures reproduce.
 struct Rng(u64);
 

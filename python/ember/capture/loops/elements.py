@@ -30,7 +30,9 @@ def element_indices(tx: Interpreter, array: ArrayVariable, index: VariableTracke
 
     parts = index.items if isinstance(index, TupleVariable) else [index]
     if not any(_is_index_value(p) for p in parts):
-        return None
+        if isinstance(index, ConstantVariable) and type(index.constant()) is tuple:
+            parts = [ConstantVariable(c) for c in index.constant()]
+        return _constant_element(tx, array, parts)
     if len(parts) != array.value.ndim:
         raise graph_break("loop_body", what=f"indexing {array.describe()} "
                                             f"({array.value.ndim}-d) with {len(parts)} "
@@ -44,6 +46,23 @@ def element_indices(tx: Interpreter, array: ArrayVariable, index: VariableTracke
         else:
             raise graph_break("loop_body", what=f"an index {part.describe()} next to a "
                                                 "run-time one")
+    return values
+
+
+def _constant_element(tx: Interpreter, array: ArrayVariable, parts: list[VariableTracker]
+                      ) -> list[Value] | None:
+    """The index values of an element named by in-range constant ints (`w[p, q]` of an
+    unrolled loop in a body): one `load` rather than a slice and a squeeze per element. None
+    for anything else, out-of-range indices included (indexing then raises NumPy's error)."""
+    shape = array.value.shape
+    if len(parts) != len(shape) or not parts:
+        return None
+    values: list[Value] = []
+    for part, dim in zip(parts, shape, strict=True):
+        if not (isinstance(part, ConstantVariable) and type(part.constant()) is int
+                and isinstance(dim, int) and -dim <= part.constant() < dim):
+            return None
+        values.append(tx.graph.const(part.constant() % dim))
     return values
 
 

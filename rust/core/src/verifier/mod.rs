@@ -73,7 +73,7 @@ fn verify_func(graph: &Graph) -> Result<()> {
         }
         let inferred = infer(&node.op, &types).map_err(|e| e.with_value(name, value))?;
         check_weak_constants(graph, node).map_err(|e| e.with_value(name, value))?;
-        if inferred != node.ty {
+        if inferred != node.ty && !declared_python_scalar(&inferred, &node.ty) {
             let operands: Vec<String> = types.iter().map(|t: &&Type| t.to_string()).collect();
             return Err(Error::new(format!(
                 "declared type {} differs from the inferred type {} (operands: {})",
@@ -143,4 +143,17 @@ fn check_type(ty: &Type) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+/// Whether `declared` is `inferred` marked weak: a 0-d `bool`, `i64` or `f64` that capture
+/// knows to be a Python scalar (`int(x)` of a NumPy scalar, `~crc` of a Python int carried
+/// round a loop). Weakness changes only how later ops promote, and each of those is checked
+/// against its own declaration, so the value computed is the same.
+fn declared_python_scalar(inferred: &Type, declared: &Type) -> bool {
+    declared.weak
+        && !inferred.weak
+        && declared.shape.is_empty()
+        && inferred.shape.is_empty()
+        && declared.dtype == inferred.dtype
+        && matches!(declared.dtype, DType::Bool | DType::I64 | DType::F64)
 }
