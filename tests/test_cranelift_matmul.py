@@ -92,6 +92,24 @@ def test_transposed_operands_and_outputs(product_path: str, dtype: type) -> None
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
+def test_transposes_of_computed_values_as_operands(product_path: str, dtype: type) -> None:
+    """A computed value transposed into a product is stored once in its own order and read
+    through the transposed view: the backward pass of a layer (`tanh(z).T @ d`), the value
+    also used elementwise, transposes of transposes, batched swaps of the last two axes."""
+    z, d = floats((40, 24), dtype, seed=15), floats((40, 7), dtype, seed=16)
+    assert check(lambda xp, z, d: (xp.tanh(z).T @ d, (1 - xp.tanh(z) ** 2) * 3.0,
+                                   d.T @ xp.exp(z * 0.1), (z * 2.0).T.T @ (z + 1.0).T,
+                                   (z - 1.0).T @ (d * 0.5)),
+                 z, d, sums=True, ulps=4) is not None
+    s, t = floats((3, 9, 5), dtype, seed=17), floats((3, 9, 4), dtype, seed=18)
+    assert check(lambda xp, s, t: (xp.swapaxes(s * 2.0, 1, 2) @ t,
+                                   xp.transpose(s + t[..., :1], (0, 2, 1)) @ (t - 1.0)),
+                 s, t, sums=True, ulps=4) is not None
+    i, j = (z * 8).astype(np.int64), (d * 8).astype(np.int64)
+    assert check(lambda xp, i, j: (i + 1).T @ (j * 2), i, j) is not None
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
 def test_epilogues_after_products(product_path: str, dtype: type) -> None:
     x, w = floats((16, 24), dtype, seed=7), floats((24, 12), dtype, seed=8)
     bias = floats((12,), dtype, seed=9)
