@@ -1,11 +1,15 @@
-"""Loop bodies captured as one loop op: NumPy scalars carried with their dtype, and arrays
-private to the frame swapped from trip to trip."""
+"""Loop bodies captured as one loop op: NumPy scalars carried with their dtype, arrays
+private to the frame swapped from trip to trip, bodies long enough that the jump back lands
+on an EXTENDED_ARG."""
 
 from __future__ import annotations
+
+import dis
 
 import ember
 import numpy as np
 import pytest
+import user_kernels as K
 from conftest import assert_same
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -37,6 +41,14 @@ def test_a_numpy_scalar_carried_is_one_loop_op(recorder) -> None:
 def test_a_numpy_scalar_carried_keeps_its_dtype(backend, n, x0, r, dtype) -> None:
     ember.reset()
     run_both(logistic_map, dtype(r), x0, n, backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_numpy_scalar_widened_on_the_first_trip_computes_that_trip_narrow(backend) -> None:
+    """`r` float64: the first trip's `1 - x` is float32, later ones float64; r = 4 is chaotic,
+    so a first trip computed in float64 shows within 20 trips."""
+    args = (np.float64(4.0), 0.15372442412816945, 20)
+    assert_same(ember.compile(logistic_map, backend=backend)(*args), logistic_map(*args))
 
 
 def wave(u0, u1, c, steps):
@@ -97,3 +109,23 @@ def test_swapped_inputs_keep_their_identity(backend) -> None:
     assert got[0] is b and got[1] is a
     np.testing.assert_array_equal(a, wa)
     np.testing.assert_array_equal(b, wb)
+
+
+def test_a_loop_whose_jump_back_needs_an_extended_arg_is_one_loop_op(recorder) -> None:
+    ops = [i.opname for i in dis.get_instructions(K.heat_3d)]
+    assert ops[ops.index("FOR_ITER") - 1] == "EXTENDED_ARG"
+    rng = np.random.default_rng(1)
+    a, b = rng.random((8, 8, 8)), rng.random((8, 8, 8))
+    got_a, got_b = a.copy(), b.copy()
+    ember.compile(K.heat_3d, backend=recorder)(9, got_a, got_b)
+    K.heat_3d(9, a, b)
+    assert len(recorder.graphs) == 1 and loop_ops(recorder) == 1
+    np.testing.assert_allclose(got_a, a, rtol=1e-12)
+    np.testing.assert_allclose(got_b, b, rtol=1e-12)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("steps", [1, 2, 5, 12])
+def test_a_long_body_loop_matches_numpy(backend, steps) -> None:
+    rng = np.random.default_rng(steps)
+    run_both(K.heat_3d, steps, rng.random((6, 7, 8)), rng.random((6, 7, 8)), backend=backend)

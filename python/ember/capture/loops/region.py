@@ -138,9 +138,17 @@ def _body_range(tx: Interpreter, inst: Instruction) -> tuple[int, int]:
     start, exit_index = inst.index + 1, inst.target
     assert exit_index is not None
     last = tx.instructions[exit_index - 1]
-    if last.opname != "JUMP_BACKWARD" or last.target != inst.index:
+    if last.opname != "JUMP_BACKWARD" or loop_head(tx, last.target) != inst.index:
         raise graph_break("loop_body", what="a loop whose body does not end in its jump back")
     return start, exit_index
+
+
+def loop_head(tx: Interpreter, index: int | None) -> int | None:
+    """Where a jump to `index` lands: a jump to an instruction with a long argument lands on
+    its EXTENDED_ARG prefix (a no-op here), and so reaches the instruction itself."""
+    while index is not None and tx.instructions[index].opname == "EXTENDED_ARG":
+        index += 1
+    return index
 
 
 def _stored_names(tx: Interpreter, start: int, stop: int) -> set[str]:
@@ -250,6 +258,11 @@ def _cast(graph: Graph, value: Value, dtype: np.dtype, weak: bool, scalar: bool)
         return value
     if weak:
         raise graph_break("loop_body", what=f"a carried value {value.type_str} made weak")
+    if not value.weak:
+        # `x = np.float32(x0)` then `x = r * x * (1 - x)` with a float64 `r`: the first trip
+        # computes `1 - x` in float32, which a body traced with `x` float64 would not.
+        raise graph_break("loop_body", what=f"a carried {value.type_str} whose dtype changes "
+                                            f"to {dtype} on the first trip")
     return graph.op("astype", [value], dtype=dtype, scalar=scalar)
 
 
