@@ -16,11 +16,11 @@ if TYPE_CHECKING:
 
 
 def loop_head(tx: Interpreter, index: int) -> int:
-    from ember.capture.loops.region import loop_head as head
-
-    result = head(tx, index)
-    assert result is not None
-    return result
+    """Where a jump to `index` lands: a jump to an instruction with a long argument lands on
+    its EXTENDED_ARG prefix (a no-op here), and so reaches the instruction itself."""
+    while tx.instructions[index].opname == "EXTENDED_ARG":
+        index += 1
+    return index
 
 
 def run_body(tx: Interpreter, for_index: int, start: int, stop: int) -> None:

@@ -135,20 +135,15 @@ def capture_loop(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
 
 
 def _body_range(tx: Interpreter, inst: Instruction) -> tuple[int, int]:
+    from ember.capture.loops.body import loop_head
+
     start, exit_index = inst.index + 1, inst.target
     assert exit_index is not None
     last = tx.instructions[exit_index - 1]
-    if last.opname != "JUMP_BACKWARD" or loop_head(tx, last.target) != inst.index:
+    if last.opname != "JUMP_BACKWARD" or last.target is None or (
+            loop_head(tx, last.target) != inst.index):
         raise graph_break("loop_body", what="a loop whose body does not end in its jump back")
     return start, exit_index
-
-
-def loop_head(tx: Interpreter, index: int | None) -> int | None:
-    """Where a jump to `index` lands: a jump to an instruction with a long argument lands on
-    its EXTENDED_ARG prefix (a no-op here), and so reaches the instruction itself."""
-    while index is not None and tx.instructions[index].opname == "EXTENDED_ARG":
-        index += 1
-    return index
 
 
 def _stored_names(tx: Interpreter, start: int, stop: int) -> set[str]:
