@@ -15,6 +15,14 @@ if TYPE_CHECKING:
     from ember.capture.interpreter import Interpreter
 
 
+def loop_head(tx: Interpreter, index: int) -> int:
+    """Where a jump to `index` lands: a jump to an instruction with a long argument lands on
+    its EXTENDED_ARG prefix (a no-op here), and so reaches the instruction itself."""
+    while tx.instructions[index].opname == "EXTENDED_ARG":
+        index += 1
+    return index
+
+
 def run_body(tx: Interpreter, for_index: int, start: int, stop: int) -> None:
     """Run from `start` until control comes back to the loop's FOR_ITER (the end of the body
     or a `continue`); leaving `[start, stop)` otherwise is a `break` or a `return`."""
@@ -22,6 +30,9 @@ def run_body(tx: Interpreter, for_index: int, start: int, stop: int) -> None:
     tx.tracer.loop_bodies.append((for_index, start, stop, tx.stack[-2]))
     try:
         while tx.ip != for_index:
+            if loop_head(tx, tx.ip) == for_index:
+                tx.ip = for_index
+                break
             if not start <= tx.ip < stop:
                 raise graph_break("loop_body", what="a break or return")
             step_instruction(tx)
@@ -46,7 +57,10 @@ def run_span(tx: Interpreter, start: int, stop: int | None) -> None:
             tx.locals[GO] = ConstantVariable(False)
             tx.ip = for_index
             return
-        if tx.ip == for_index or (stop is not None and tx.ip >= stop):
+        if loop_head(tx, tx.ip) == for_index:
+            tx.ip = for_index
+            break
+        if stop is not None and tx.ip >= stop:
             break
         if tx.ip < start or tx.ip >= body_stop:
             raise graph_break("loop_body", what="a jump out of a branch")

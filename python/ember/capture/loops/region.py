@@ -63,6 +63,7 @@ class BodyArray(ArrayVariable):
         super().__init__(value)
         self.mutable = mutable
         self.param = value
+        self.private = False  # whether the frame's array is private to it (`Group.private`)
 
     def is_fresh(self, tx: Interpreter) -> bool:
         return self.mutable and not self._viewed(tx)
@@ -85,6 +86,9 @@ class Group:
     final: VariableTracker | None = None
     final_value: Value | None = None  # what the body returns for it, when carried
     carried: bool = False
+    # An array created in the frame that nothing else views: its identity is seen by no one
+    # but these locals, so the body may swap it with another such array.
+    private: bool = False
 
 
 @dataclass
@@ -131,10 +135,13 @@ def capture_loop(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
 
 
 def _body_range(tx: Interpreter, inst: Instruction) -> tuple[int, int]:
+    from ember.capture.loops.body import loop_head
+
     start, exit_index = inst.index + 1, inst.target
     assert exit_index is not None
     last = tx.instructions[exit_index - 1]
-    if last.opname != "JUMP_BACKWARD" or last.target != inst.index:
+    if last.opname != "JUMP_BACKWARD" or last.target is None or (
+            loop_head(tx, last.target) != inst.index):
         raise graph_break("loop_body", what="a loop whose body does not end in its jump back")
     return start, exit_index
 
@@ -149,9 +156,17 @@ def _initial(tx: Interpreter, vt: VariableTracker) -> Value | None:
         return vt.value
     if isinstance(vt, PythonScalarVariable):
         return vt.graph_value()
-    if isinstance(vt, ConstantVariable) and type(vt.constant()) in (bool, int, float):
+    if isinstance(vt, ConstantVariable) and _number_constant(vt.constant()):
         return tx.graph.const(vt.constant())
     return None
+
+
+def _number_constant(value: object) -> bool:
+    """A Python number, or a NumPy number scalar (`x = np.float32(x0)`), carried with its
+    dtype."""
+    if isinstance(value, np.generic):
+        return value.dtype.kind in "biuf"
+    return type(value) in (bool, int, float)
 
 
 def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
@@ -225,6 +240,9 @@ def build_groups(tx: Interpreter, trace: Trace, stored: set[str], forced: dict[s
         mutable = isinstance(vt, ArrayVariable) and initial.shape != () and (
             vt.is_fresh(tx) or vt.is_mutable_input(tx))
         group = Group([name], vt, initial, param, BodyArray(param, mutable), shape_of)
+        group.private = isinstance(vt, ArrayVariable) and initial.shape != () and (
+            vt.private if isinstance(vt, BodyArray) else vt.is_fresh(tx))
+        group.inner.private = group.private  # type: ignore[attr-defined]
         by_tracker[id(vt)] = group
         trace.groups.append(group)
     return by_tracker
@@ -235,6 +253,11 @@ def _cast(graph: Graph, value: Value, dtype: np.dtype, weak: bool, scalar: bool)
         return value
     if weak:
         raise graph_break("loop_body", what=f"a carried value {value.type_str} made weak")
+    if not value.weak:
+        # `x = np.float32(x0)` then `x = r * x * (1 - x)` with a float64 `r`: the first trip
+        # computes `1 - x` in float32, which a body traced with `x` float64 would not.
+        raise graph_break("loop_body", what=f"a carried {value.type_str} whose dtype changes "
+                                            f"to {dtype} on the first trip")
     return graph.op("astype", [value], dtype=dtype, scalar=scalar)
 
 
@@ -296,9 +319,11 @@ def _collect(trace: Trace, end_locals: dict[str, VariableTracker], stored: set[s
         final = seen[0] if seen else group.inner
         other = inner_ids.get(id(final))
         if other is not None and other is not group:
-            # `a, b = b, a + b`: fine for values nothing updates in place, whose identity
-            # no one can see; arrays updated in place would swap objects from trip to trip.
-            if final.value.shape or other.inner.value is not other.param:  # type: ignore[attr-defined]
+            # `a, b = b, a + b`: fine for values whose identity no one can see: scalars
+            # nothing updates in place, and arrays private to the frame (`u_prev, u = u,
+            # u_next`), which the results replace after the loop as new objects.
+            scalar = not final.value.shape and other.inner.value is other.param  # type: ignore[attr-defined]
+            if not (scalar or (group.private and other.private)):
                 raise graph_break("loop_body", what="a local bound to another carried array")
             final = ArrayVariable(final.value)  # type: ignore[attr-defined]
         if id(final) in finals:
@@ -329,7 +354,7 @@ def _collect(trace: Trace, end_locals: dict[str, VariableTracker], stored: set[s
 def _final_value(region: Graph, vt: VariableTracker) -> Value:
     if isinstance(vt, ArrayVariable) and vt.value.graph is region:
         return vt.value
-    if isinstance(vt, ConstantVariable) and type(vt.constant()) in (bool, int, float):
+    if isinstance(vt, ConstantVariable) and _number_constant(vt.constant()):
         return region.const(vt.constant())
     raise graph_break("loop_body", what=f"a carried {vt.describe()}")
 
