@@ -100,12 +100,19 @@ impl Jit {
         self.ctx.clear();
         self.ctx.func.signature = module.make_signature();
         lower::build(module, &mut self.ctx.func, &mut self.fctx, k, vectorize);
+        self.finish("kernel")
+    }
+
+    /// Declares and compiles the function just built in the context, named `prefix` and the
+    /// next number, keeping its listing when listings are asked for.
+    fn finish(&mut self, prefix: &str) -> Result<FuncId, Error> {
+        let module = self.module.as_mut().expect("module alive");
         let clif = self
             .listings
             .as_ref()
             .map(|_| self.ctx.func.display().to_string());
         self.ctx.set_disasm(clif.is_some());
-        let name = format!("kernel{}", self.count);
+        let name = format!("{prefix}{}", self.count);
         self.count += 1;
         let id = module
             .declare_function(&name, Linkage::Local, &self.ctx.func.signature)
@@ -134,29 +141,7 @@ impl Jit {
         self.ctx.clear();
         self.ctx.func.signature = module.make_signature();
         crate::native::build(module, &mut self.ctx.func, &mut self.fctx, st)?;
-        let clif = self
-            .listings
-            .as_ref()
-            .map(|_| self.ctx.func.display().to_string());
-        self.ctx.set_disasm(clif.is_some());
-        let name = format!("native{}", self.count);
-        self.count += 1;
-        let id = module
-            .declare_function(&name, Linkage::Local, &self.ctx.func.signature)
-            .map_err(|e| Error::Codegen(e.to_string()))?;
-        module
-            .define_function(id, &mut self.ctx)
-            .map_err(|e| Error::Codegen(format!("{e:?}")))?;
-        if let (Some(list), Some(clif)) = (self.listings.as_mut(), clif) {
-            let code = self.ctx.compiled_code();
-            list.push(format!(
-                "{name} ({} bytes)\n{clif}\n{}",
-                code.map_or(0, |c| c.code_buffer().len()),
-                code.and_then(|c| c.vcode.clone()).unwrap_or_default()
-            ));
-        }
-        self.pending.push(id);
-        Ok(id)
+        self.finish("native")
     }
 
     /// The entry of a finalized native statement.

@@ -28,7 +28,7 @@ impl Native<'_, '_> {
             let mut strides = vec![a.strides[0]; a.shape.len()];
             for k in (0..a.shape.len()).rev() {
                 if a.shape[k] > 1 {
-                    let same = b.ins().icmp_imm(IntCC::Equal, a.strides[k], expected);
+                    let same = b.ins().icmp_imm_s(IntCC::Equal, a.strides[k], expected);
                     all = b.ins().band(all, same);
                 }
                 strides[k] = b.ins().iconst(types::I64, expected);
