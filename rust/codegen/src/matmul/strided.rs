@@ -31,58 +31,34 @@ pub(super) unsafe fn one(dtype: Scalar, p: &Product, threads: usize) {
         gemm::Parallelism::None
     };
     match dtype {
-        Scalar::F64 if k > 0 => {
-            // SAFETY: strides in elements describe valid m x k, k x n and m x n matrices.
-            unsafe {
-                gemm::gemm::<f64>(
-                    m,
-                    n,
-                    k,
-                    o as *mut f64,
-                    ocs,
-                    ors,
-                    false,
-                    a as *const f64,
-                    acs,
-                    ars,
-                    b as *const f64,
-                    bcs,
-                    brs,
-                    0.0,
-                    1.0,
-                    false,
-                    false,
-                    false,
-                    par,
-                )
-            }
-        }
-        Scalar::F32 if k > 0 => {
-            // SAFETY: as above.
-            unsafe {
-                gemm::gemm::<f32>(
-                    m,
-                    n,
-                    k,
-                    o as *mut f32,
-                    ocs,
-                    ors,
-                    false,
-                    a as *const f32,
-                    acs,
-                    ars,
-                    b as *const f32,
-                    bcs,
-                    brs,
-                    0.0,
-                    1.0,
-                    false,
-                    false,
-                    false,
-                    par,
-                )
-            }
-        }
+        // SAFETY: strides in elements describe valid m x k, k x n and m x n matrices.
+        Scalar::F64 if k > 0 => unsafe {
+            float_gemm::<f64>(
+                (m, n, k),
+                o,
+                (ors, ocs),
+                a,
+                (ars, acs),
+                b,
+                (brs, bcs),
+                1.0,
+                par,
+            )
+        },
+        // SAFETY: as above.
+        Scalar::F32 if k > 0 => unsafe {
+            float_gemm::<f32>(
+                (m, n, k),
+                o,
+                (ors, ocs),
+                a,
+                (ars, acs),
+                b,
+                (brs, bcs),
+                1.0,
+                par,
+            )
+        },
         _ => {
             // Integers, bools, and the empty sum of k = 0.
             let size = dtype.size() as isize;
@@ -166,4 +142,46 @@ unsafe fn any_non_finite(
             }
         })
     })
+}
+
+/// `out = a @ b` by the gemm crate for one float type; strides are (row, column) in elements.
+///
+/// # Safety
+/// The pointers and strides must describe valid m x k, k x n and m x n matrices of `T`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn float_gemm<T: 'static + Copy + Default>(
+    (m, n, k): (usize, usize, usize),
+    o: *mut u8,
+    (ors, ocs): (isize, isize),
+    a: *mut u8,
+    (ars, acs): (isize, isize),
+    b: *mut u8,
+    (brs, bcs): (isize, isize),
+    one: T,
+    par: gemm::Parallelism,
+) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        gemm::gemm::<T>(
+            m,
+            n,
+            k,
+            o as *mut T,
+            ocs,
+            ors,
+            false,
+            a as *const T,
+            acs,
+            ars,
+            b as *const T,
+            bcs,
+            brs,
+            T::default(),
+            one,
+            false,
+            false,
+            false,
+            par,
+        )
+    }
 }
