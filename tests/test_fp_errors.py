@@ -98,7 +98,8 @@ def test_default_warning_text_and_category(backend):
         return np.exp(x)
 
     _, caught = observe(ember.compile(f, backend=backend), (np.array([1e4, 0.0]),))
-    assert caught == [(RuntimeWarning, "overflow encountered in exp")]
+    line = f.__code__.co_firstlineno + 1
+    assert caught == [(RuntimeWarning, "overflow encountered in exp", __file__, line)]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

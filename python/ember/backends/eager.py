@@ -3,11 +3,14 @@ against, so each op calls the NumPy function it means, with NumPy's own evaluati
 
 from __future__ import annotations
 
+import functools
+import types
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
+from ember.backends import fp_warnings
 from ember.backends.eager_regions import run_func
 from ember.errors import BackendError
 from ember.graph import OPS, Graph, Node, Value
@@ -78,6 +81,42 @@ _SHAPED = {"full": None, "arange": None, "eye": None, "reshape": "shape",
 def run_node(node: Node, args: Sequence[Array], sizes: dict[str, int] | None = None) -> Array:
     """One node's result: a Python scalar for weak values, else an array or NumPy scalar.
     `sizes` gives the symbolic dims' sizes (bound from the inputs by `run`)."""
+    rec = fp_warnings.recorder()
+    try:
+        if rec is not None and node.op in _numpy_python_ops():
+            with rec.as_caller():
+                result = _compute(node, args, sizes)
+        else:
+            result = _compute(node, args, sizes)
+    except FloatingPointError as exc:
+        if node.warns_as is None:
+            raise
+        text = str(exc).rpartition(" in ")[0]
+        raise FloatingPointError(f"{text} in {node.warns_as}") from None
+    if rec is not None and rec.pending:
+        rec.give(node.where, lambda: _compute(node, args, sizes), _ufunc_name(node),
+                 node.warns_as)
+    return result
+
+
+@functools.cache
+def _numpy_python_ops() -> frozenset[str]:
+    """Ops whose NumPy function is written in Python (reductions, `cumsum`): their warnings
+    come from NumPy's own frames."""
+    python_level = set()
+    for name, opdef in OPS.items():
+        impl = getattr(opdef.numpy, "_implementation", opdef.numpy)
+        if isinstance(impl, types.FunctionType):
+            python_level.add(name)
+    return frozenset(python_level)
+
+
+def _ufunc_name(node: Node) -> str:
+    fn = OPS[node.op].numpy
+    return "cast" if node.op == "astype" else getattr(fn, "__name__", node.op)
+
+
+def _compute(node: Node, args: Sequence[Array], sizes: dict[str, int] | None) -> Array:
     opdef = OPS[node.op]
     if node.op in _SHAPED:
         attr = _SHAPED[node.op]
@@ -128,7 +167,8 @@ def run(graph: Graph, *args: Any) -> tuple[np.ndarray, ...]:
         raise TypeError(f"graph {graph.name} takes {len(graph.inputs)} inputs, got {len(args)}")
     sizes: dict[str, int] = {}
     inputs = [_input(v, a, sizes) for v, a in zip(graph.inputs, args, strict=True)]
-    results, _ = run_func(graph, inputs, sizes, [False] * len(inputs))
+    with fp_warnings.attributed():
+        results, _ = run_func(graph, inputs, sizes, [False] * len(inputs))
     return tuple(np.asarray(r) for r in results)
 
 

@@ -8,7 +8,6 @@ Arrays the caller passed in (the user's inputs) are never written."""
 
 from __future__ import annotations
 
-import warnings
 import weakref
 from collections.abc import Sequence
 from typing import Any
@@ -17,6 +16,7 @@ import numpy as np
 
 from ember.graph import Graph, Node, Value
 from ember.graph.dtypes import weak_python_type
+from ember.quiet import quiet
 
 Array = Any
 
@@ -101,8 +101,7 @@ def _store(operands: Sequence[Array], *, in_place: bool) -> Array:
     array, value, *indices = operands
     out = array if in_place else np.array(array, copy=True)
     index = tuple(int(i) for i in indices)
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with quiet():
         converted = np.asarray(value).astype(out.dtype)
     out[index] = converted
     return out

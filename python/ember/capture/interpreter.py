@@ -122,10 +122,14 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
         stack_before: list[VariableTracker] = []
         visits = self.visits
         self.tracer.frames.append(self)
+        filename = self.code.co_filename
+        module = self.fn_globals.get("__name__", "<string>")
+        here = self.graph.at
         try:
             while self.result is None:
                 inst = self.instructions[self.ip]
                 self.lineno = inst.lineno
+                here(None if inst.lineno is None else (filename, inst.lineno, module))
                 if visits is not None:
                     visits[self.ip] += 1
                     if self.stop_at is not None and self.stop_at == (self.ip, visits[self.ip]):

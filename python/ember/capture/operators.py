@@ -4,6 +4,7 @@ sequences are concatenated and repeated item by item."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -34,7 +35,7 @@ from ember.capture.variables.containers import (
     claim,
 )
 from ember.capture.variables.scalar import PythonScalarVariable, is_python_number
-from ember.graph import Value
+from ember.graph import OPS, Graph, Value
 
 if TYPE_CHECKING:
     from ember.capture.interpreter import Interpreter
@@ -150,8 +151,24 @@ def _cast_into(tx: Interpreter, target: Value, new: Value, *, broadcast: bool) -
                 message=f"Cannot cast ufunc output from dtype('{new.dtype}') to "
                         f"dtype('{target.dtype}') with casting rule 'same_kind'",
             )
+        ufunc = _producing_ufunc(tx.graph, new)
         new = tx.graph.op("astype", [new], dtype=target.dtype)
+        if ufunc is not None:
+            # NumPy casts inside the ufunc's loop, and its warnings name the ufunc.
+            tx.graph.nodes[-1] = dataclasses.replace(tx.graph.nodes[-1], warns_as=ufunc)
     return new
+
+
+def _producing_ufunc(graph: Graph, value: Value) -> str | None:
+    """The name of the ufunc whose result `value` is (through a broadcast), if it is one."""
+    for node in reversed(graph.nodes):
+        if node.out is not value:
+            continue
+        if node.op == "broadcast_to":
+            return _producing_ufunc(graph, node.inputs[0])
+        fn = OPS[node.op].numpy
+        return fn.__name__ if isinstance(fn, np.ufunc) else None
+    return None
 
 
 def compare_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from ember.errors import Unsupported
+from ember.quiet import quiet
 
 # IR name of every supported dtype, in the order docs/IR.md lists them.
 IR_NAMES: dict[np.dtype, str] = {
@@ -65,8 +64,7 @@ def python_value(value: object, dtype: np.dtype) -> bool | int | float:
     """`value` converted to `dtype` exactly as NumPy stores it in an array (np.full's unsafe
     cast: 2.7 -> 2, nan -> INT_MIN), as the plain Python number attributes hold; a Python int
     out of the dtype's range is NumPy's OverflowError."""
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with quiet():
         return np.full((), value, dtype).item()  # type: ignore[no-any-return]
 
 

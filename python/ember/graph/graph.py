@@ -35,6 +35,14 @@ class Graph:
         # graph numbers the module's regions so that their names are unique.
         self.parent = parent
         self._regions_made = 0
+        # The source location capture is at, shared by every graph of the module (see
+        # `Node.where`); None outside capture.
+        self._where: list[tuple[str, int, str] | None] = (
+            parent._where if parent is not None else [None])
+
+    def at(self, where: tuple[str, int, str] | None) -> None:
+        """Attribute the nodes added from now on to `where` (filename, line, module name)."""
+        self._where[0] = where
 
     @property
     def root(self) -> Graph:
@@ -73,7 +81,7 @@ class Graph:
         if not types:
             raise TypeError(f"{name}: an op without results has no effect")
         outs = [self._value(t.dtype, t.shape, t.weak, t.scalar) for t in types]
-        self.nodes.append(Node(name, operands, attrs, outs[0], tuple(outs[1:])))
+        self.nodes.append(Node(name, operands, attrs, outs[0], tuple(outs[1:]), self._where[0]))
         return outs
 
     def _check_operands(self, name: str, inputs: Sequence[Value]) -> None:
@@ -127,7 +135,7 @@ class Graph:
         if out_weak and (result.shape or result.dtype not in _WEAK_RESULT_DTYPES):
             raise ValueError(f"{name}: a weak result must be 0-d bool, i64 or f64")
         out = self._value(result.dtype, result.shape, out_weak, out_scalar and not out_weak)
-        self.nodes.append(Node(name, inputs, ordered, out))
+        self.nodes.append(Node(name, inputs, ordered, out, where=self._where[0]))
         return out
 
     def const(self, value: bool | float | np.generic, dtype: Any = None, *,

@@ -8,7 +8,6 @@ combinations it has no loop for. Shapes are computed here, symbolic dims include
 from __future__ import annotations
 
 import functools
-import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -25,6 +24,7 @@ from ember.graph.shapes import (
     normalize_axis,
 )
 from ember.graph.value import Value
+from ember.quiet import quiet
 
 
 class Inferred(NamedTuple):
@@ -43,8 +43,7 @@ Rule = Callable[[str, Callable[..., Any] | None, Sequence[Value], dict[str, Any]
 def _numpy_dtype(fn: Callable[..., Any], what: str,
                  operands: tuple[tuple[np.dtype, bool], ...]) -> np.dtype:
     args = [representative(dt, weak) for dt, weak in operands]
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with quiet():
         result = fn(*args)
     return check_supported(np.asarray(result).dtype, what)
 

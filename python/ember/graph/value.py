@@ -72,6 +72,12 @@ class Node:
     attrs: dict[str, Any] = field(hash=False)
     out: Value
     extra: tuple[Value, ...] = ()
+    # Where capture was in the user's source when it added the node: (filename, line,
+    # module name), so a warning NumPy gives while running it can name that line.
+    where: tuple[str, int, str] | None = field(default=None, compare=False, hash=False)
+    # The ufunc a floating-point warning of this node names, where it is not the node's own:
+    # the cast of `a += b` into a narrower `a` happens inside NumPy's `add`.
+    warns_as: str | None = field(default=None, compare=False, hash=False)
 
     @property
     def results(self) -> tuple[Value, ...]:

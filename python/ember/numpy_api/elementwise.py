@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -19,6 +18,7 @@ from ember.numpy_api.convert import (
     static_int,
     to_value,
 )
+from ember.quiet import quiet
 
 BINARY_OPERATORS = {
     "+": "add", "-": "sub", "*": "mul", "/": "div", "//": "floordiv", "%": "mod", "**": "pow",
@@ -48,8 +48,7 @@ def check_python_scalars(fn: Callable[..., Any], args: list[object]) -> None:
     if not any(isinstance(a, int) and not isinstance(a, bool) for a in args):
         return
     stand_ins = [_stand_in(a, fn is np.matmul) if isinstance(a, Value) else a for a in args]
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with quiet():
         fn(*stand_ins)
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import itertools
 import operator
-import warnings
 from typing import Any
 
 import numpy as np
@@ -16,6 +15,7 @@ from ember.graph.shapes import normalize_axis
 from ember.numpy_api.convert import static_int, static_number, to_value
 from ember.numpy_api.indexing import getitem
 from ember.numpy_api.shape_ops import array_arg, reshape_value
+from ember.quiet import quiet
 
 
 def _static_dims(x: Value, what: str) -> tuple[int, ...]:
@@ -115,8 +115,7 @@ def pad(graph: Graph, array: object, pad_width: object, mode: object = "constant
     fill = static_number(kwargs.get("constant_values", 0), "np.pad")
     x = padded = array_arg(graph, array, "np.pad")
     # NumPy stores the value through np.asarray and an unsafe cast (300 -> 44 in uint8).
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with quiet():
         fill = np.asarray(fill).astype(x.dtype).item()
     for axis, (before, after) in enumerate(_pad_pairs(pad_width, x.ndim)):
         parts = []

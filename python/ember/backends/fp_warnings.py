@@ -1,0 +1,126 @@
+"""NumPy's floating-point warnings from an eager run, given at the user's line.
+
+NumPy warns from C with the innermost Python frame as the location: the line of the user's
+function that called the ufunc. A graph run by the eager backend (or rerun after a native
+kernel raised a flag) has no such frame, so the warning would name ember's own file, and
+the "default" filter would show it once for every program at all. While a graph runs, each
+errstate category the caller left at "warn" is switched to "call" with a recorder; after the
+node that raised it, the warning is given with `warnings.warn_explicit` at the node's source
+line (`Node.where`), with the text NumPy's own warning has (taken from the
+`FloatingPointError` of running the node once more with only that category raising), and
+with the registry of the user's module, so filters and once-per-location behave as NumPy's.
+`np.errstate` is a context variable, so this changes nothing for other threads.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+import numpy as np
+
+_KIND = {"divide": "divide by zero", "over": "overflow", "under": "underflow",
+         "invalid": "invalid value"}
+# NumPy calls the errstate callback once per raised category with the category's name and
+# the whole status word (several bits when one ufunc raised several).
+_CATEGORY = {kind: category for category, kind in _KIND.items()}
+# Registries for code whose module is not in sys.modules (exec'd strings), per file name.
+_REGISTRIES: dict[str, dict[Any, Any]] = {}
+
+
+class Recorder:
+    """The errstate callback of one graph run: the categories the running node raised."""
+
+    __slots__ = ("modes", "pending", "user_call")
+
+    def __init__(self, modes: dict[str, str], user_call: Any) -> None:
+        self.modes = modes
+        self.user_call = user_call
+        self.pending: list[str] = []
+
+    def __call__(self, kind: str, flag: int) -> None:
+        category = _CATEGORY.get(kind)
+        if category is not None and self.modes[category] == "warn":
+            self.pending.append(category)
+        elif callable(self.user_call):
+            self.user_call(kind, flag)
+
+    @contextmanager
+    def as_caller(self) -> Iterator[None]:
+        """The caller's own errstate, for a node NumPy computes in Python code of its own
+        (`np.sum`, `x.mean()`): NumPy's warnings then name NumPy's line, as they do when the
+        user calls it."""
+        token = _current.set(None)
+        try:
+            with np.errstate(call=self.user_call, **self.modes):
+                yield
+        finally:
+            _current.reset(token)
+
+    def give(self, where: tuple[str, int, str] | None, rerun: Callable[[], Any],
+             ufunc: str, warns_as: str | None = None) -> None:
+        """Give the warnings the node just raised, in NumPy's order, at `where`; `warns_as`
+        names the ufunc NumPy's text names when it is not the node's own."""
+        categories, self.pending = self.pending, []
+        for category in dict.fromkeys(categories):
+            text = None if warns_as is not None else _numpy_text(category, rerun)
+            text = text or f"{_KIND[category]} encountered in {warns_as or ufunc}"
+            if where is None:
+                warnings.warn(text, RuntimeWarning, stacklevel=2)
+                continue
+            filename, lineno, module = where
+            warnings.warn_explicit(text, RuntimeWarning, filename, lineno, module,
+                                   _registry(module, filename))
+
+
+_current: ContextVar[Recorder | None] = ContextVar("ember_fp_recorder", default=None)
+
+
+def recorder() -> Recorder | None:
+    return _current.get()
+
+
+@contextmanager
+def attributed() -> Iterator[None]:
+    """Run a graph with its "warn" categories recorded (nothing changes when the caller warns
+    for none, or uses "log", whose object the recorder cannot stand in for)."""
+    if _current.get() is not None:
+        yield  # a region run inside a run already recorded
+        return
+    modes = np.geterr()
+    if "log" in modes.values() or "warn" not in modes.values():
+        yield
+        return
+    rec = Recorder(modes, np.geterrcall())
+    switched = {c: "call" for c, m in modes.items() if m in ("warn", "call")}
+    token = _current.set(rec)
+    try:
+        with np.errstate(call=rec, **switched):
+            yield
+    finally:
+        _current.reset(token)
+
+
+def _numpy_text(category: str, rerun: Callable[[], Any]) -> str | None:
+    """NumPy's message for `category` raised by the node (its FloatingPointError's text)."""
+    token = _current.set(None)
+    try:
+        with np.errstate(all="ignore", **{category: "raise"}):
+            rerun()
+    except FloatingPointError as exc:
+        return str(exc)
+    finally:
+        _current.reset(token)
+    return None
+
+
+def _registry(module: str, filename: str) -> dict[Any, Any]:
+    mod = sys.modules.get(module)
+    namespace = getattr(mod, "__dict__", None)
+    if isinstance(namespace, dict) and getattr(mod, "__file__", filename) == filename:
+        return namespace.setdefault("__warningregistry__", {})
+    return _REGISTRIES.setdefault(filename, {})
