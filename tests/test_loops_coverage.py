@@ -129,3 +129,28 @@ def test_a_loop_whose_jump_back_needs_an_extended_arg_is_one_loop_op(recorder) -
 def test_a_long_body_loop_matches_numpy(backend, steps) -> None:
     rng = np.random.default_rng(steps)
     run_both(K.heat_3d, steps, rng.random((6, 7, 8)), rng.random((6, 7, 8)), backend=backend)
+
+
+def running_max(x):
+    best = -np.inf
+    for v in x:
+        best = max(best, v)
+    return best
+
+
+def running_min_abs(x):
+    m = abs(x[0])
+    for i in range(1, x.shape[0]):
+        m = min(m, abs(x[i]), m + 1.0)
+    return m
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [running_max, running_min_abs])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+def test_builtin_min_max_of_numpy_scalars_give_numpy_scalars(fn, dtype, backend) -> None:
+    """`best = max(best, v)` returns one of its operands, a NumPy scalar here: the carried
+    value comes out as that scalar type, not a 0-d array."""
+    x = (np.random.default_rng(3).standard_normal(300) * 50).astype(dtype)
+    got = ember.compile(fn, backend=backend)(x)
+    assert_same(got, fn(x), rtol=0)

@@ -50,6 +50,11 @@ def min_max(tx: Interpreter, fn: Any, items: list[VariableTracker]) -> VariableT
     values = [_scalar_value(tx, item) for item in items]
     if len(values) < 2 or any(v is None for v in values):
         return None
+    strong = {v.dtype for v in values if v is not None and not v.weak}
+    if len(strong) > 1 or (strong and any(
+            v is not None and v.weak and v.dtype.kind != next(iter(strong)).kind
+            for v in values)):
+        return None  # the object returned, so its type, would depend on the data
     graph = tx.graph
     best = values[0]
     assert best is not None
@@ -57,7 +62,10 @@ def min_max(tx: Interpreter, fn: Any, items: list[VariableTracker]) -> VariableT
         assert value is not None
         better = graph.op("lt" if fn is min else "gt", [value, best])
         weak = value.weak and best.weak and value.dtype == best.dtype
-        chosen = graph.op("where", [better, value, best])
+        # Python returns one of the objects itself: a NumPy scalar unless both are Python
+        # numbers (a mix of the two has a type that depends on the data; the NumPy scalar,
+        # what the body's carried value becomes on its first trip, is taken).
+        chosen = graph.op("where", [better, value, best], scalar=not weak)
         if weak:
             chosen = graph.op("astype", [chosen], dtype=np.dtype(chosen.dtype), weak=True)
         best = chosen
