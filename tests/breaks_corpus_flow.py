@@ -159,7 +159,7 @@ def generator_consumer(x):
 
 
 def break_inside_comprehension(xs):
-    return [float(v.sum()) for v in xs]
+    return [int(v.sum()) for v in xs]
 
 
 def nested_loops_with_branch(grid):
@@ -207,7 +207,8 @@ CASES = [
     Program(while_data_dependent_count, lambda: (np.full(3, 4.0),), graphs=2, breaks=2),
     Program(recursive_halving, lambda: (np.full(2, 5.0),), graphs=2, breaks=2),
     Program(generator_consumer, lambda: (np.ones(3),), graphs=1, breaks=0),
-    # The caller's inlined attempt, then float() and FOR_ITER per item in the comprehension.
+    # The caller's inlined attempt, then int() (of a float: it may raise) and FOR_ITER per
+    # item in the comprehension.
     Program(break_inside_comprehension, lambda: ([np.ones(2), np.arange(3.0)],), graphs=2,
             breaks=4),
     # Loop indices are inputs once resumed inside the loops: `out[i, j]` then runs in Python.

@@ -70,7 +70,7 @@ BREAKS = [
     (lambda x: np.linalg.svd(x), "call", "numpy.linalg.svd"),
     (lambda x: x[np.array([0, 1])], "type", "ndarray"),
     (lambda x: np.where(x > 0.5), "numpy", "data-dependent"),
-    (lambda x: x.sum().item(), "numpy", "item"),
+    (lambda x: x.tobytes(), "numpy", "tobytes"),
     (lambda x: x[x > 0.5], "numpy", "data-dependent"),
     (lambda x: x * 1j, "numpy", "complex"),
     (lambda x: x.__iadd__(1), "numpy", "__iadd__"),

@@ -38,6 +38,7 @@ def _taped_backend(name: str) -> Callable[[Graph, Sequence[Any]], Taped]:
             return Taped(graph, name)
 
         backend.__name__ = f"autodiff_{name}"
+        backend.differentiates = True  # type: ignore[attr-defined]
         _backends[name] = backend
     return backend
 

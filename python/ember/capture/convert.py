@@ -26,6 +26,7 @@ from ember.capture.tracer import Tracer
 from ember.capture.variables.base import NULL, CellVariable, VariableTracker
 from ember.errors import RegionsRejected, Unsupported
 from ember.graph import OPS, Graph, Value
+from ember.numpy_api.scalars import numbers_in_graph
 
 
 @dataclass
@@ -244,8 +245,12 @@ def convert(func: FunctionType, args: tuple[Any, ...], *, backend: Any = None,
     with stats.stage("capture"):
         if loop_ops is None:
             loop_ops = runs_loop_ops(backend)
-        tracer, result, state, refusal = _capture(func, args, dynamic, allow_breaks, scalars,
-                                                  loop_ops)
+        token = numbers_in_graph.set(not getattr(backend, "differentiates", False))
+        try:
+            tracer, result, state, refusal = _capture(func, args, dynamic, allow_breaks,
+                                                      scalars, loop_ops)
+        finally:
+            numbers_in_graph.reset(token)
     seconds["capture"] = time.perf_counter() - start
 
     codegen = EntryCodegen(tracer)

@@ -23,6 +23,7 @@ from ember.numpy_api import (
     manipulation,
     norms,
     reductions,
+    scalars,
     shape_ops,
 )
 from ember.numpy_api.assignment import setitem
@@ -38,6 +39,7 @@ _FUNCTIONS: dict[Any, Handler] = {
 }
 _METHODS: dict[str, Handler] = {
     **reductions.methods(), **shape_ops.methods(), **linalg.methods(), **manipulation.methods(),
+    **scalars.methods(),
     "clip": elementwise.clip, "round": elementwise.round_,
 }
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 import builtins
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ember.capture.breaks import graph_break
 from ember.capture.loops import scalars as loop_scalars
 from ember.capture.sources import Source
@@ -27,6 +29,7 @@ from ember.capture.variables.containers import (
     TupleVariable,
 )
 from ember.capture.variables.scalar import PythonScalarVariable
+from ember.numpy_api.scalars import numbers_in_graph
 
 if TYPE_CHECKING:
     from ember.capture.interpreter import Interpreter
@@ -129,6 +132,11 @@ def _scalar_conversion(kind: type):
             if converted is not None:
                 return converted
         if args and isinstance(args[0], ArrayVariable):
+            exact = _exact_conversion(kind, args[0].value) and numbers_in_graph.get()
+            if exact and len(args) == 1 and not kwargs:
+                converted = loop_scalars.convert(tx, kind, args[0])
+                if converted is not None:
+                    return converted
             raise graph_break("data_dependent_value", what=f"converting {args[0].describe()} "
                                                            "to a Python scalar")
         if len(args) == 1 and not kwargs and isinstance(args[0], PythonScalarVariable):
@@ -136,6 +144,15 @@ def _scalar_conversion(kind: type):
         return None
 
     return rule
+
+
+def _exact_conversion(kind: type, value) -> bool:
+    """`float(v)` of any 0-d number and `int(v)` of a 0-d integer or bool are graph values:
+    they cannot fail. `int()` of a float raises for NaN and infinity in Python: it stays in
+    Python."""
+    if value.shape or value.dtype.kind not in "biuf" or value.dtype == np.uint64:
+        return False
+    return kind is float or (kind is int and value.dtype.kind in "biu")
 
 
 def _bool(tx, args, kwargs):

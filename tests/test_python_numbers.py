@@ -1,0 +1,110 @@
+"""Python numbers made from arrays inside a compiled function: `float(v)`, `int(v)` of an
+integer, `v.item()` stay in the graph as Python numbers (no graph break) with the type and
+value NumPy gives; conversions that can fail in Python (`int(nan)`) still fail the same way."""
+
+from __future__ import annotations
+
+import ember
+import numpy as np
+import pytest
+from conftest import assert_same
+
+BACKENDS = ["cranelift", "eager"]
+DTYPES = [np.float32, np.float64, np.int8, np.int32, np.int64, np.uint8, np.uint32, np.bool_]
+
+
+def conversions(x):
+    total = x.sum()
+    return (float(total), float(x[0]), x[1].item(), x.max().item(), (x > 0).any().item(),
+            x[:1].item())
+
+
+def int_conversions(x):
+    return int(x.sum()), int(x[0]) * 2, int(x[1]) + int(x[2])
+
+
+def loss_and_count(x, y):
+    loss = float(np.mean((x - y) ** 2))
+    count = int(np.sum(x > y))
+    return loss * 2.0, count + 1, x * loss
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_float_and_item_are_graph_values(dtype, backend):
+    x = (np.arange(6) - 2).astype(dtype)
+    ember.reset()
+    got = ember.compile(conversions, backend=backend)(x)
+    assert_same(got, conversions(x), rtol=1e-6)
+    # A uint64 sum does not fit a Python int held as int64: that conversion runs in Python.
+    assert ember.stats()["graph_breaks"] == (x.sum().dtype == np.uint64)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.bool_])
+def test_int_of_integers_is_a_graph_value(dtype, backend):
+    x = np.array([3, 1, 2, 0], dtype=dtype)
+    ember.reset()
+    assert_same(ember.compile(int_conversions, backend=backend)(x), int_conversions(x))
+    assert ember.stats()["graph_breaks"] == 0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_training_style_function_runs_as_one_graph(backend):
+    rng = np.random.default_rng(0)
+    x, y = rng.standard_normal(50), rng.standard_normal(50)
+    ember.reset()
+    assert_same(ember.compile(loss_and_count, backend=backend)(x, y), loss_and_count(x, y),
+                rtol=1e-12)
+    assert ember.stats()["graph_breaks"] == 0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf, 2.7, -2.7])
+def test_int_of_a_float_fails_as_python_does(value, backend):
+    def f(x):
+        return int(x[0] * 2.0)
+
+    x = np.array([value, 1.0])
+    try:
+        want = f(x)
+    except (ValueError, OverflowError) as exc:
+        with pytest.raises(type(exc), match=str(exc)):
+            ember.compile(f, backend=backend)(x)
+        return
+    assert_same(ember.compile(f, backend=backend)(x), want)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_item_of_a_larger_array_raises_numpy_error(backend):
+    def f(x):
+        return (x * 2).item()
+
+    with pytest.raises(ValueError, match="can only convert an array of size 1"):
+        f(np.ones(3))
+    with pytest.raises(ValueError, match="can only convert an array of size 1"):
+        ember.compile(f, backend=backend)(np.ones(3))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_uint64_item_stays_exact(backend):
+    def f(x):
+        return x[0].item() + 1
+
+    x = np.array([2**64 - 2, 1], dtype=np.uint64)
+    assert_same(ember.compile(f, backend=backend)(x), f(x))
+
+
+def test_a_number_taken_out_is_a_constant_of_the_gradient():
+    """`float(v)` and `v.item()` in a differentiated function are constants, as in PyTorch:
+    the gradient does not flow through them."""
+
+    def loss(w):
+        scale = float(np.sum(w * w))
+        shift = (w.sum() * 2.0).item()
+        return np.sum(w * scale) + shift * np.sum(w)
+
+    w = np.array([0.5, -1.0, 2.0])
+    scale, shift = float(np.sum(w * w)), float(w.sum() * 2.0)
+    want = np.full(3, scale + shift)
+    np.testing.assert_allclose(ember.grad(loss)(w), want, rtol=1e-12)
