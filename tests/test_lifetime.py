@@ -233,3 +233,15 @@ def test_a_result_still_held_by_the_caller_is_never_overwritten(budget):
     assert kept is not again and not np.shares_memory(kept, again)
     np.testing.assert_array_equal(kept, x * 2)
     np.testing.assert_array_equal(again, (x + 1) * 2)
+
+
+def test_a_result_with_a_live_weak_reference_is_not_reused():
+    """A dropped result that a weak reference still watches is never written again: the
+    reference sees it die (as with NumPy), not come back holding the next call's values."""
+    compiled = ember.compile(lambda x: np.sin(x) * 2.0 + 1.0)
+    x = np.linspace(0.0, 1.0, 4096)
+    watched = weakref.ref(compiled(x))
+    again = compiled(x + 1.0)
+    assert watched() is None or watched() is not again
+    if watched() is not None:
+        np.testing.assert_allclose(watched(), np.sin(x) * 2.0 + 1.0)

@@ -273,9 +273,14 @@ pub fn reuse<'py>(
     }
     let shape = concrete_shape(ty, bindings)?;
     // SAFETY: `array` is an ndarray this module allocated.
-    let flags = unsafe { (*(array.as_array_ptr() as *const PyArrayObject)).flags };
+    let (flags, weakrefs) = unsafe {
+        let object = &*(array.as_array_ptr() as *const PyArrayObject);
+        (object.flags, object.weakreflist)
+    };
     let writable = flags & numpy::npyffi::NPY_ARRAY_WRITEABLE != 0;
-    if !writable || array.shape() != shape.as_slice() || shape.contains(&0) {
+    // A live weak reference (a `weakref.finalize`, a WeakValueDictionary) must see the array
+    // die, not come back with new contents.
+    if !weakrefs.is_null() || !writable || array.shape() != shape.as_slice() || shape.contains(&0) {
         return Ok(None);
     }
     let raw = raw(&array, ty.dtype);
