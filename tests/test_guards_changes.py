@@ -298,3 +298,71 @@ def test_hits_stay_hits_when_nothing_changes():
     stats = ember.stats()
     assert stats["cache_hits"] - hits == 15
     assert stats["recompiles"] == 0
+
+
+# ---- attributes of classes defined in Python ---------------------------------------------------
+
+class Settings:
+    lr = 0.1
+    width = np.float32(2.0)
+
+    @staticmethod
+    def act(x):
+        return np.tanh(x)
+
+
+settings_module = types.ModuleType("settings_module")
+settings_module.Settings = Settings
+
+
+def _class_attributes(x):
+    return Settings.act(x) * Settings.lr + Settings.width
+
+
+def _class_through_module(x):
+    return x * settings_module.Settings.lr
+
+
+@pytest.mark.parametrize("backend", ["cranelift", "eager"])
+@pytest.mark.parametrize("fn", [_class_attributes, _class_through_module])
+def test_class_attributes_set_again_are_seen(fn, backend):
+    x = np.linspace(-1.0, 1.0, 8)
+    saved = dict(vars(Settings))
+    try:
+        fast, out = compiled_once(fn, x, backend=backend)
+        assert_same(out, fn(x))
+        Settings.lr = 0.5
+        assert_same(fast(x), fn(x))
+        Settings.width = np.float32(-3.0)
+        Settings.act = staticmethod(np.sin)
+        assert_same(fast(x), fn(x))
+        assert any("lr" in r or "width" in r or "act" in r for r in recompile_reasons())
+    finally:
+        for name in ("lr", "width", "act"):
+            setattr(Settings, name, saved[name])
+
+
+class AnswersEverything:
+    """A proxy whose `__getattr__` answers every name, ember's own markers included."""
+
+    def __getattr__(self, name):
+        return 7.0
+
+
+proxy = AnswersEverything()
+
+
+def _reads_proxy(x):
+    return x * proxy.scale
+
+
+@pytest.mark.parametrize("backend", ["cranelift", "eager"])
+def test_an_object_answering_every_attribute_is_an_ordinary_object(backend):
+    x = np.arange(4.0)
+    fast, out = compiled_once(_reads_proxy, x, backend=backend)
+    assert_same(out, _reads_proxy(x))
+    AnswersEverything.__getattr__ = lambda self, name: 9.0
+    try:
+        assert_same(fast(x), _reads_proxy(x))
+    finally:
+        AnswersEverything.__getattr__ = lambda self, name: 7.0

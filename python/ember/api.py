@@ -18,6 +18,7 @@ from ember.backends import lookup_backend
 from ember.capture import policy
 from ember.capture.resume import resume_origin, trampoline
 from ember.explain import ExplainReport
+from ember.markers import ember_attribute
 
 _hook_baseline: dict[str, int] = {}
 
@@ -58,7 +59,7 @@ def compile(fn: Callable | None = None, *, backend: Any = "cranelift", fullgraph
         _check_options(backend, backend_fn, options)
     opts = policy.Options(backend=backend, fullgraph=fullgraph, dynamic=dynamic,
                           backend_options=tuple(sorted((options or {}).items())))
-    original = getattr(fn, "__ember_original__", fn)
+    original = ember_attribute(fn, "__ember_original__", fn)
     _install()
     code = getattr(original, "__code__", None)
     if code is not None and resume_origin(code) is not None:
@@ -259,12 +260,12 @@ def explain(fn: Callable, *args: Any, **kwargs: Any) -> ExplainReport:
     from ember.autodiff import tape
     from ember.capture.resume import resume_codes_of
 
-    original = getattr(fn, "__ember_original__", fn)
+    original = ember_attribute(fn, "__ember_original__", fn)
     backend = "eager"
     # The function and its resume functions are captured afresh, to be reported; so is the
     # function a gradient wrapper differentiates (`ember.explain(ember.grad(f), x)`).
     for each_fn in {original, inspect.unwrap(original)}:
-        code = getattr(getattr(each_fn, "__ember_original__", each_fn), "__code__", None)
+        code = getattr(ember_attribute(each_fn, "__ember_original__", each_fn), "__code__", None)
         if code is not None:
             for each in (code, *resume_codes_of(code)):
                 _core().clear_cache(each)

@@ -23,6 +23,7 @@ from ember.autodiff.tape import Tape, Taped, backward
 from ember.capture import policy
 from ember.errors import Unsupported
 from ember.graph import Graph
+from ember.markers import ember_attribute
 
 # The compile options of differentiated functions and their frame-hook token, per backend.
 _options: dict[str, tuple[policy.Options, int]] = {}
@@ -61,7 +62,7 @@ def _refuse_in_gradient(exc: Unsupported) -> str | None:
 def _captured(fn: Callable, backend: str) -> Callable:
     """`fn` compiled for differentiation: its graphs go to the taped backend, shapes are
     static, and breaks that would lose gradients raise GraphBreakError."""
-    original = getattr(fn, "__ember_original__", fn)
+    original = ember_attribute(fn, "__ember_original__", fn)
     found = _options.get(backend)
     if found is None:
         opts = policy.Options(backend=_taped_backend(backend), dynamic=False,

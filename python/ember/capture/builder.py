@@ -39,6 +39,7 @@ from ember.capture.variables.functions import (
 )
 from ember.capture.variables.objects import ModuleVariable, OpaqueVariable, UserObjectVariable
 from ember.capture.variables.scalar import PythonScalarVariable
+from ember.markers import ember_attribute
 
 if TYPE_CHECKING:
     from ember.capture.tracer import Tracer
@@ -174,7 +175,7 @@ class VariableBuilder:
             name = self.wrap(value.__name__, AttrSource(source, "__name__")).constant()
             owner = self.wrap(value.__self__, AttrSource(source, "__self__"))
             return owner.getattr(None, name)
-        original = getattr(value, "__ember_original__", None)
+        original = ember_attribute(value, "__ember_original__")
         if original is not None:  # an ember.compile wrapper: inline the function it wraps
             guard(source, "ID_MATCH", value)
             return UserFunctionVariable(original, None) if source is None else (
@@ -192,7 +193,7 @@ class VariableBuilder:
             kwargs = self.wrap(value.keywords, AttrSource(source, "keywords"))
             if isinstance(kwargs, DictVariable):
                 return PartialVariable(fn, args, dict(kwargs.items), source)
-        if getattr(value, "__ember_disabled__", False):
+        if ember_attribute(value, "__ember_disabled__", False):
             guard(source, "ID_MATCH", value)
             return DisabledFunctionVariable(value, source)
         handler = _numpy_handler(value)

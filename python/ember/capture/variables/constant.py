@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ember.capture.breaks import graph_break
-from ember.capture.sources import Source
+from ember.capture.sources import AttrSource, Source
 from ember.capture.variables.base import VariableTracker
 
 if TYPE_CHECKING:
@@ -77,6 +77,10 @@ def fold(what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
         raise graph_break("user_error", type=type(exc).__name__, message=f"{what}: {exc}") from exc
 
 
+# Py_TPFLAGS_IMMUTABLETYPE: builtin and extension types, whose attributes cannot be set.
+_IMMUTABLE_TYPE = 1 << 8
+
+
 class ConstantVariable(VariableTracker):
     """An immutable Python value."""
 
@@ -120,6 +124,13 @@ class ConstantVariable(VariableTracker):
     def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
         if name.startswith("__") or not isinstance(self.value, IMMUTABLE_TYPES + (type,)):
             return super().getattr(tx, name)
+        if isinstance(self.value, type) and not self.value.__flags__ & _IMMUTABLE_TYPE:
+            # A class defined in Python: its attributes can be set again (`Config.lr = 0.5`),
+            # so what is read is guarded through its source like any other value.
+            if self.source is None or tx is None:
+                return super().getattr(tx, name)
+            attr = fold(f"attribute {name}", getattr, self.value, name)
+            return tx.wrap(attr, AttrSource(self.source, name))
         attr = fold(f"attribute {name}", getattr, self.value, name)
         if isinstance(attr, (types.BuiltinMethodType, types.MethodWrapperType)) or (
             callable(attr) and not isinstance(attr, type)
