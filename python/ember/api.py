@@ -11,6 +11,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+from ember import _core as _core_module
 from ember import gc_pause
 from ember import stats as _stats
 from ember.autodiff import tape as autodiff_tape
@@ -68,9 +69,12 @@ def compile(fn: Callable | None = None, *, backend: Any = "cranelift", fullgraph
     return CompiledFunction(original, opts, (backend, fullgraph, dynamic, options))
 
 
-class CompiledFunction:
+class CompiledFunction(_core_module.Dispatch):
     """What `ember.compile` returns: calls the function with the frame hook enabled under this
-    compile's options. It binds as a method, and pickles (see `__reduce__`)."""
+    compile's options. It binds as a method, and pickles (see `__reduce__`).
+
+    Its native base (`_core.Dispatch`) receives every call first: a cache hit on an entry that
+    is one native graph runs there without Python bytecode; any other call runs `__call__`."""
 
     __slots__ = (
         "__dict__",
@@ -90,6 +94,7 @@ class CompiledFunction:
         self._enable = _core().enable
         self._arguments = arguments
         functools.update_wrapper(self, original)
+        self._bind(original, self._token)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         slot = policy.active

@@ -209,8 +209,9 @@ def on_cache_miss(func: FunctionType, args: tuple[Any, ...]) -> Any:
         _report_break(capture.refusal, code, resumed=True)
         _check_refused(options, capture.refusal, code)
     _notify("capture", capture)
-    # Entries take the frame's function first: they read its globals and closure from it.
-    return capture.guards, capture.entry, True
+    # Entries take the frame's function first: they read its globals and closure from it. An
+    # entry that only runs one native graph also comes in the form the fast path runs.
+    return capture.guards, capture.entry, True, getattr(capture.entry, "__ember_direct__", None)
 
 
 def _report_break(exc: Unsupported, code: CodeType, *, resumed: bool) -> BreakEvent:

@@ -86,12 +86,11 @@ impl Drop for CompiledGraph {
     }
 }
 
-#[pymethods]
 impl CompiledGraph {
     /// Runs the graph on NumPy arrays (any strides; a Python scalar where the parameter is
-    /// weak), returning new arrays, one per result.
-    #[pyo3(signature = (*inputs))]
-    fn __call__<'py>(&self, inputs: &Bound<'py, PyTuple>) -> PyResult<Bound<'py, PyTuple>> {
+    /// weak), returning new arrays, one per result: `__call__`, and the native fast path of
+    /// `dispatch.rs`.
+    pub fn call<'py>(&self, inputs: &Bound<'py, PyTuple>) -> PyResult<Bound<'py, PyTuple>> {
         let py = inputs.py();
         let mut owners = Vec::new();
         let (raw_inputs, bindings) =
@@ -148,6 +147,15 @@ impl CompiledGraph {
             }
         }
         PyTuple::new(py, outputs)
+    }
+}
+
+#[pymethods]
+impl CompiledGraph {
+    /// Runs the graph on NumPy arrays (see [`CompiledGraph::call`]).
+    #[pyo3(signature = (*inputs))]
+    fn __call__<'py>(&self, inputs: &Bound<'py, PyTuple>) -> PyResult<Bound<'py, PyTuple>> {
+        self.call(inputs)
     }
 
     /// Sets the callable that reruns the graph with NumPy when a run raised a floating-point
