@@ -258,6 +258,25 @@ def stats() -> dict[str, Any]:
     return _stats.snapshot(hook)
 
 
+def _entry_failures(fn: Any, args: tuple, kwargs: dict[str, Any]) -> list[str]:
+    """Why the entries `fn` had were not used for these arguments, newest first."""
+    from ember.capture.guards import entry_failures
+
+    code = getattr(fn, "__code__", None)
+    trees = policy.remembered_trees(code) if code is not None else []
+    if not trees:
+        return []
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs)
+    except TypeError:
+        return []
+    bound.apply_defaults()
+    names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount
+                             + bool(code.co_flags & inspect.CO_VARARGS)
+                             + bool(code.co_flags & inspect.CO_VARKEYWORDS)]
+    return entry_failures(trees, fn, tuple(bound.arguments[name] for name in names))
+
+
 def explain(fn: Callable, *args: Any, **kwargs: Any) -> ExplainReport:
     """Compile `fn`, call it once with these arguments, and report what was captured: graphs
     (IR), op and guard counts, graph breaks with reasons, file:line and hints."""
@@ -266,6 +285,8 @@ def explain(fn: Callable, *args: Any, **kwargs: Any) -> ExplainReport:
 
     original = getattr(fn, "__ember_original__", fn)
     backend = "eager"
+    report = ExplainReport()
+    report.guard_failures = _entry_failures(original, args, kwargs)
     # The function and its resume functions are captured afresh, to be reported; so is the
     # function a gradient wrapper differentiates (`ember.explain(ember.grad(f), x)`).
     for each_fn in {original, inspect.unwrap(original)}:
@@ -274,7 +295,6 @@ def explain(fn: Callable, *args: Any, **kwargs: Any) -> ExplainReport:
             for each in (code, *resume_codes_of(code)):
                 _core().clear_cache(each)
                 policy.forget(each)
-    report = ExplainReport()
     listeners = policy.listeners()
     listeners.append(report.observe)
     tape.split_listeners.append(report.aot.append)

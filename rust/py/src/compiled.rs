@@ -95,11 +95,12 @@ impl CompiledGraph {
         let mut owners = Vec::new();
         let (raw_inputs, bindings) =
             runtime::check_inputs(inputs, self.graph.input_types(), &mut owners)?;
-        let mut outputs = Vec::new();
-        let mut raw_outputs: Vec<RawArray> = Vec::new();
+        let count = self.graph.output_types().len();
+        let mut outputs = Vec::with_capacity(count);
+        let mut raw_outputs: Vec<RawArray> = Vec::with_capacity(count);
         // Taken out of the pool under the GIL: a concurrent call cannot get the same array.
         let mut recycled = recycle::take(self.pool_id);
-        recycled.resize_with(self.graph.output_types().len(), || None);
+        recycled.resize_with(count, || None);
         for (i, ty) in self.graph.output_types().iter().enumerate() {
             let slot = recycled[i].take();
             let (array, raw) = match runtime::reuse(py, slot, ty, &bindings)? {

@@ -255,23 +255,26 @@ unsafe extern "C" fn dispatch_vectorcall(
     nargsf: usize,
     kwnames: *mut PyObject,
 ) -> *mut PyObject {
-    // SAFETY: CPython calls vectorcall slots with the GIL held.
-    let py = unsafe { Python::assume_attached() };
-    // SAFETY: the arguments are CPython's own, live for the call.
-    let outcome = catch_unwind(AssertUnwindSafe(|| unsafe {
-        call(py, callable, args, nargsf, kwnames)
-    }));
-    match outcome {
-        Ok(Ok(result)) => result,
-        Ok(Err(err)) => {
-            err.restore(py);
-            std::ptr::null_mut()
+    // CPython calls vectorcall slots with the GIL held; `attach` also tells PyO3 so, so that
+    // references dropped during the call are released at once rather than deferred to a
+    // pool (which would keep a recycled output's count above one).
+    Python::attach(|py| {
+        // SAFETY: the arguments are CPython's own, live for the call.
+        let outcome = catch_unwind(AssertUnwindSafe(|| unsafe {
+            call(py, callable, args, nargsf, kwnames)
+        }));
+        match outcome {
+            Ok(Ok(result)) => result,
+            Ok(Err(err)) => {
+                err.restore(py);
+                std::ptr::null_mut()
+            }
+            Err(payload) => {
+                errors::panic_error(payload, "a compiled function's native call").restore(py);
+                std::ptr::null_mut()
+            }
         }
-        Err(payload) => {
-            errors::panic_error(payload, "a compiled function's native call").restore(py);
-            std::ptr::null_mut()
-        }
-    }
+    })
 }
 
 /// # Safety
