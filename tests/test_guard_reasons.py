@@ -89,10 +89,10 @@ def test_explain_reports_why_earlier_entries_were_not_used():
     compiled(np.ones(5), np.ones(5))
     report = ember.explain(compiled, np.ones(4, np.int64), np.ones(4, np.int64))
     assert report.guard_failures == [
-        "L['x'] failed ARRAY_MATCH float64 (5,): got ndarray int64 (4,) "
-        "(dtype int64, expected float64)",
-        "L['x'] failed ARRAY_MATCH float64 (3,): got ndarray int64 (4,) "
-        "(dtype int64, expected float64)",
+        ("L['x'] failed ARRAY_MATCH float64 (5,): got ndarray int64 (4,) "
+        "(dtype int64, expected float64)"),
+        ("L['x'] failed ARRAY_MATCH float64 (3,): got ndarray int64 (4,) "
+        "(dtype int64, expected float64)"),
     ]
     text = str(report)
     assert "entries compiled before, not used for these arguments (newest first):" in text
