@@ -282,6 +282,25 @@ def test_methods_and_tracing():
     assert not native and "__call__" in seen
     assert_same(result, multiply_add(x, x), rtol=0, atol=0)
 
+    inside = []
+
+    def profiler(frame, event, arg):
+        if event == "call" and frame.f_code.co_name == "trigger" and not inside:
+            before = native_calls()
+            inside.append((compiled(x, x), native_calls() - before))
+
+    def trigger():
+        return None
+
+    sys.setprofile(profiler)
+    try:
+        trigger()
+    finally:
+        sys.setprofile(None)
+    (value, native_delta), = inside
+    assert native_delta == 0  # inside a profile function: the hook's path, as always
+    assert_same(value, multiply_add(x, x), rtol=0, atol=0)
+
 
 def test_disabled_hook_and_reset():
     compiled = ember.compile(multiply_add)

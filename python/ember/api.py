@@ -252,7 +252,8 @@ def reset() -> None:
 
 def stats() -> dict[str, Any]:
     """Counters since the last `reset()`: frames seen/skipped, cache hits/misses, guard
-    failures (from the frame hook), captures, compiles, recompiles with reasons, graph breaks
+    failures (from the frame hook), native calls (cache hits answered by the native fast
+    path, counted as hits too), captures, compiles, recompiles with reasons, graph breaks
     with reasons, compile time per stage in seconds."""
     hook = {k: v - _hook_baseline.get(k, 0) for k, v in _core().hook_stats().items()}
     return _stats.snapshot(hook)

@@ -370,7 +370,13 @@ unsafe fn fast_call(
 ) -> PyResult<Option<*mut PyObject>> {
     // SAFETY: `func` is live; an exact function's fields are live while it is.
     let (code, view) = unsafe {
-        if ffi::PyFunction_Check(func) == 0 || cpython::tracing_active(ffi::PyThreadState_Get()) {
+        // A trace or profile function set, or running (the hook leaves the frames it calls
+        // alone): the hook's path decides, as it always did.
+        let tstate = ffi::PyThreadState_Get();
+        if ffi::PyFunction_Check(func) == 0
+            || cpython::tracing_active(tstate)
+            || cpython::in_trace_function(tstate)
+        {
             return Ok(None);
         }
         let function = func as *mut ffi::PyFunctionObject;
