@@ -71,17 +71,20 @@ impl OutputForm {
     }
 }
 
+/// The converter's description of a direct entry, as extracted from Python.
+type DirectSpec<'py> = (
+    Bound<'py, PyAny>,
+    Vec<usize>,
+    Vec<(usize, u8)>,
+    bool,
+    Py<PyAny>,
+);
+
 impl DirectCall {
     /// Reads the converter's `(graph, input_slots, outputs, returns_tuple, fallback)`, where
     /// `outputs` holds `(output index, form)` pairs.
     pub fn from_spec(spec: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let (graph, inputs, outputs, returns_tuple, fallback): (
-            Bound<'_, PyAny>,
-            Vec<usize>,
-            Vec<(usize, u8)>,
-            bool,
-            Py<PyAny>,
-        ) = spec.extract()?;
+        let (graph, inputs, outputs, returns_tuple, fallback): DirectSpec<'_> = spec.extract()?;
         let outputs = outputs
             .into_iter()
             .map(|(k, form)| Ok((k, OutputForm::of(form)?)))
@@ -111,16 +114,16 @@ impl DirectCall {
         func: *mut PyObject,
         args: &[*mut PyObject],
     ) -> PyResult<*mut PyObject> {
-        let mut inputs = Vec::with_capacity(self.inputs.len());
-        for &slot in &self.inputs {
-            let Some(&arg) = args.get(slot) else {
-                return Err(PyValueError::new_err(
-                    "a direct entry reads a missing argument",
-                ));
-            };
-            // SAFETY: the argument slots are live references borrowed from the caller.
-            inputs.push(unsafe { Bound::from_borrowed_ptr(py, arg) });
+        if self.inputs.iter().any(|&slot| slot >= args.len()) {
+            return Err(PyValueError::new_err(
+                "a direct entry reads a missing argument",
+            ));
         }
+        // SAFETY: the argument slots are live references borrowed from the caller.
+        let inputs = self
+            .inputs
+            .iter()
+            .map(|&slot| unsafe { Bound::from_borrowed_ptr(py, args[slot]) });
         let inputs = PyTuple::new(py, inputs)?;
         match self.results(&inputs) {
             Ok(result) => Ok(result.into_ptr()),
