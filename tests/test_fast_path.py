@@ -122,6 +122,30 @@ def test_calls_the_fast_path_leaves_to_the_frame_hook(fn, args):
     assert aliasing(result, args) == aliasing(fn(*args), args)
 
 
+def test_python_scalar_arguments_go_in_natively():
+    def scaled_by(x, s, n):
+        return x * s + n
+
+    compiled = ember.compile(scaled_by)
+    x = np.arange(4.0)
+    compiled(x, 2.0, 1)
+    compiled(x, 3.0, 2)  # another value: scalars become run-time inputs (one recompile)
+    compiles = ember.stats()["compiles"]
+    for s, n in [(4.0, 3), (-0.5, -7), (1e300, 2**62)]:
+        result, native = answered_natively(compiled, x, s, n)
+        assert native
+        assert_same(result, scaled_by(x, s, n), rtol=0, atol=0)
+    assert ember.stats()["compiles"] == compiles
+    result, native = answered_natively(compiled, x, 2.0, 2**70)  # beyond int64: NumPy's way
+    assert native and type(result) is type(scaled_by(x, 2.0, 2**70))
+    assert_same(result, scaled_by(x, 2.0, 2**70), rtol=0, atol=0)
+    with np.errstate(over="raise"), pytest.raises(FloatingPointError):
+        compiled(x, 1e308, 1)
+    for call in (compiled, lambda *a: through_hook(compiled, *a)):
+        assert_same(call(np.arange(4.0), np.float64(2.0), 1), scaled_by(x, np.float64(2.0), 1),
+                    rtol=0, atol=0)
+
+
 def test_keyword_arguments_take_the_frame_hook():
     compiled = ember.compile(multiply_add)
     x, y = np.arange(3.0), np.arange(3.0)

@@ -178,7 +178,10 @@ class EntryCodegen(Rebuilder):
         slots = []
         for graph_input in self.tracer.inputs:
             name = self.reload(graph_input.source)
-            if graph_input.scalar or name not in self.params:
+            # A Python scalar argument goes in as it is: the graph takes a weak 0-d parameter
+            # from a bool, int or float itself (`runtime.rs: python_scalar`), as the entry's
+            # `np.asarray` gives it; a NumPy scalar argument needs the entry's conversion.
+            if (graph_input.scalar and not graph_input.value.weak) or name not in self.params:
                 return None
             slots.append(self.params.index(name))
         returns_tuple = result.startswith("(")
