@@ -326,6 +326,46 @@ def test_methods_and_tracing():
     assert_same(value, multiply_add(x, x), rtol=0, atol=0)
 
 
+def test_entries_whose_guards_read_attributes_stay_on_the_hook():
+    class Model:
+        def __init__(self):
+            self.w = np.arange(3.0)
+
+        @ember.compile
+        def forward(self, x):
+            return x * self.w
+
+    model, x = Model(), np.ones(3)
+    model.forward(x)
+    result, native = answered_natively(model.forward, x)
+    assert not native  # the guard on `self.w` reads an attribute: the hook evaluates it
+    assert_same(result, x * model.w, rtol=0, atol=0)
+    model.w = np.arange(3.0) + 1
+    assert_same(model.forward(x), x * model.w, rtol=0, atol=0)
+
+
+def test_pickled_compiled_functions_go_native_on_the_other_side():
+    import pickle
+
+    import cloudpickle
+    import travel_module
+
+    offset = 0.5
+
+    def shifted(v):
+        return v * 2.0 + offset
+
+    args = (np.arange(4.0),)
+    by_reference = pickle.loads(pickle.dumps(travel_module.affine))
+    by_value = pickle.loads(cloudpickle.dumps(ember.compile(shifted)))
+    for restored, plain in [(by_reference, travel_module.affine.__ember_original__),
+                            (by_value, shifted)]:
+        restored(*args)
+        result, native = answered_natively(restored, *args)
+        assert native
+        assert_same(result, plain(*args), rtol=0, atol=0)
+
+
 def test_disabled_hook_and_reset():
     compiled = ember.compile(multiply_add)
     x = np.arange(3.0)
