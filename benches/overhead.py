@@ -2,6 +2,14 @@
 
     python benches/overhead.py
 
+- dispatch: `x * y + 1` on 8 float64 elements, per call, side by side in one process: the
+  plain function; ember (cranelift) on a cache hit through the native fast path, and the same
+  entry through the frame hook (`CompiledFunction.__call__`, the path every call took
+  before the fast path); an entry with Python around its graph (it returns a list); a guard
+  failure (entries for other shapes, past the recompile limit: the frame runs as plain
+  Python); a miss (capture and compile, after `ember.reset()`); Numba's `@njit` and
+  `@njit(cache=True)` dispatch (where installed). Medians; ratios against the plain function
+  and against Numba.
 - call overhead: a 2-input elementwise function on 8-element float64 arrays, plain Python vs
   compiled with the eager backend (cache hit: the frame hook's guard check in Rust, the
   generated entry, the backend call). Medians over repeats, per call.
@@ -18,12 +26,27 @@
 
 from __future__ import annotations
 
+import importlib
 import statistics
 import time
 
 import ember
 import numpy as np
 from ember.capture.convert import convert
+from ember.config import config
+
+try:
+    numba = importlib.import_module("numba")
+except ImportError:
+    numba = None
+
+
+def multiply_add(x, y):
+    return x * y + 1
+
+
+def multiply_add_listed(x, y):
+    return [x * y + 1]  # the list is built by the entry, in Python
 
 
 def elementwise(x, y):
@@ -112,7 +135,69 @@ def first_call_time(fn, args, repeats: int = 15) -> float:
     return statistics.median(samples)
 
 
+def dispatch_rows() -> list[tuple[str, float, str]]:
+    """Per-call cost of `x * y + 1` on 8 float64 elements by every path, in microseconds."""
+    x, y = np.linspace(0.0, 1.0, 8), np.linspace(1.0, 2.0, 8)
+    ember.reset()
+    fast = ember.compile(multiply_add)
+    fast(x, y)
+    listed = ember.compile(multiply_add_listed)
+    listed(x, y)
+    before = ember.stats()["native_calls"]
+    fast(x, y)
+    assert ember.stats()["native_calls"] == before + 1, "the fast path did not answer"
+    hook_path = type(fast).__call__
+
+    failing = ember.compile(lambda x, y: x * y + 1)
+    limit = config.recompile_limit
+    config.recompile_limit = 1
+    try:
+        failing(x[:4], y[:4])
+        failing(x, y)  # past the limit: the code keeps its entry and runs these as Python
+        times = {
+            "plain": per_call(multiply_add, (x, y), calls=20000),
+            "fast": per_call(fast, (x, y), calls=20000),
+            "hook": per_call(lambda a, b: hook_path(fast, a, b), (x, y), calls=20000),
+            "listed": per_call(listed, (x, y), calls=20000),
+            "guard failure": per_call(failing, (x, y), calls=20000),
+        }
+    finally:
+        config.recompile_limit = limit
+    times["miss"] = first_call_time(multiply_add, (x, y))
+    if numba is not None:
+        jitted = numba.njit(multiply_add)
+        cached = numba.njit(cache=True)(multiply_add)
+        jitted(x, y)
+        cached(x, y)
+        times["numba"] = per_call(jitted, (x, y), calls=20000)
+        times["numba cache"] = per_call(cached, (x, y), calls=20000)
+    us = {k: v * 1e6 for k, v in times.items()}
+    rows = [
+        ("x*y+1, 8 float64: plain function", us["plain"], "us/call"),
+        ("  ember hit, native fast path", us["fast"], "us/call"),
+        ("  ember hit, through the frame hook", us["hook"], "us/call"),
+        ("  ember hit, Python around the graph (returns a list)", us["listed"], "us/call"),
+        ("  ember guard failure (past the recompile limit: plain Python)",
+         us["guard failure"], "us/call"),
+        ("  ember miss: capture and compile, first call after reset", us["miss"], "us/call"),
+        ("  fast path overhead over the plain function", us["fast"] - us["plain"], "us/call"),
+        ("  fast path / plain function", us["fast"] / us["plain"], "x"),
+        ("  frame hook path / fast path", us["hook"] / us["fast"], "x"),
+    ]
+    if numba is not None:
+        rows += [
+            ("  numba @njit", us["numba"], "us/call"),
+            ("  numba @njit(cache=True)", us["numba cache"], "us/call"),
+            ("  fast path / numba @njit", us["fast"] / us["numba"], "x"),
+            ("  fast path / numba @njit(cache=True)", us["fast"] / us["numba cache"], "x"),
+        ]
+    else:
+        rows.append(("  numba not installed: no Numba rows", float("nan"), ""))
+    return rows
+
+
 def main() -> None:
+    dispatch = dispatch_rows()
     x, y = np.linspace(0.0, 1.0, 8), np.linspace(1.0, 2.0, 8)
     compiled = ember.compile(elementwise)
     compiled(x, y)
@@ -162,6 +247,7 @@ def main() -> None:
     broken_first_s = first_call_time(broken_once, (x, y))
 
     rows = [
+        *dispatch,
         ("elementwise 2 inputs, 8 elements: plain Python", plain_s * 1e6, "us/call"),
         ("elementwise 2 inputs, 8 elements: ember eager, cache hit", compiled_s * 1e6,
          "us/call"),

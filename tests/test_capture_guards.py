@@ -123,7 +123,9 @@ def test_builder_merges_paths_and_deduplicates_checks():
     b.add(GlobalSource("np"), ("ID_MATCH", np))
     tree = b.build()
     assert len(tree) == 2 and b.count() == 4
-    (acc, checks, children), _ = tree
+    # Cheapest first: the global's identity before the node that reads attributes.
+    (first, _, _), (acc, checks, children) = tree
+    assert first == ("global", "np")
     assert acc == ("local", 0) and checks == [("TYPE_MATCH", Holder)]
     assert [c[0] for c in children] == [("attr", "w"), ("attr", "items")]
     assert children[1][1] == [] and children[1][2][0][0] == ("item", 0)

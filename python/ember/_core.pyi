@@ -24,9 +24,26 @@ def set_callback(
     dict when the code has them. The callback runs with the hook disabled on this thread.
     It returns `(guards, entry)` (stored on the code, then `entry(*args)` runs and its result is
     the frame's result), `(guards, entry, True)` (the same, called as `entry(func, *args)` with
-    the frame's function first), `SKIP`, `CACHE_ONLY`, or `None` (run this frame normally,
-    store nothing).
+    the frame's function first), `(guards, entry, takes_function, direct)`, `SKIP`,
+    `CACHE_ONLY`, or `None` (run this frame normally, store nothing).
+
+    `direct`, when not None, says that `entry` only runs one native graph on the frame's
+    arguments: `(graph, input_slots, outputs, returns_tuple, fallback)` with `graph` a
+    `CompiledGraph`, `input_slots` the argument slot of each graph input, `outputs` pairs
+    `(output index, form)` (0: the array, 1: `out[()]`, 2: `out.item()`), and
+    `fallback(func, *args)` what the entry runs when the graph raises. `Dispatch` runs such
+    an entry natively on a cache hit, when its guards run no Python code.
     """
+
+class Dispatch:
+    """Native base class of `ember.api.CompiledFunction`: every call of an instance goes
+    through its vectorcall slot, which answers a cache hit on a direct entry (see
+    `set_callback`) of the bound function natively, for positional calls with no trace or
+    profile function set, and hands any other call to the subclass's `__call__`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def _bind(self, func: Callable[..., Any], token: int) -> None:
+        """Set the function and options token of the fast path."""
 
 def enable(token: int | bool) -> int:
     """Set this thread's enable token, returning the previous one: 0 (False) turns the hook
@@ -53,7 +70,9 @@ def reset() -> None:
     callback's SKIP/CACHE_ONLY answers, and zero `hook_stats`."""
 
 def hook_stats() -> dict[str, int]:
-    """frames_seen, frames_skipped, cache_hits, cache_misses, guard_failures."""
+    """frames_seen, frames_skipped, cache_hits, cache_misses, guard_failures, native_calls
+    (cache hits answered by `Dispatch`'s fast path, counted in frames_seen and cache_hits
+    too)."""
 
 def set_skip_files(prefixes: list[str]) -> None:
     """Filename prefixes skipped in addition to the defaults (standard library except

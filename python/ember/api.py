@@ -11,6 +11,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+from ember import _core as _core_module
 from ember import gc_pause
 from ember import stats as _stats
 from ember.autodiff import tape as autodiff_tape
@@ -69,9 +70,12 @@ def compile(fn: Callable | None = None, *, backend: Any = "cranelift", fullgraph
     return CompiledFunction(original, opts, (backend, fullgraph, dynamic, options))
 
 
-class CompiledFunction:
+class CompiledFunction(_core_module.Dispatch):
     """What `ember.compile` returns: calls the function with the frame hook enabled under this
-    compile's options. It binds as a method, and pickles (see `__reduce__`)."""
+    compile's options. It binds as a method, and pickles (see `__reduce__`).
+
+    Its native base (`_core.Dispatch`) receives every call first: a cache hit on an entry that
+    is one native graph runs there without Python bytecode; any other call runs `__call__`."""
 
     __slots__ = (
         "__dict__",
@@ -91,6 +95,7 @@ class CompiledFunction:
         self._enable = _core().enable
         self._arguments = arguments
         functools.update_wrapper(self, original)
+        self._bind(original, self._token)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         slot = policy.active
@@ -248,10 +253,30 @@ def reset() -> None:
 
 def stats() -> dict[str, Any]:
     """Counters since the last `reset()`: frames seen/skipped, cache hits/misses, guard
-    failures (from the frame hook), captures, compiles, recompiles with reasons, graph breaks
+    failures (from the frame hook), native calls (cache hits answered by the native fast
+    path, counted as hits too), captures, compiles, recompiles with reasons, graph breaks
     with reasons, compile time per stage in seconds."""
     hook = {k: v - _hook_baseline.get(k, 0) for k, v in _core().hook_stats().items()}
     return _stats.snapshot(hook)
+
+
+def _entry_failures(fn: Any, args: tuple, kwargs: dict[str, Any]) -> list[str]:
+    """Why the entries `fn` had were not used for these arguments, newest first."""
+    from ember.capture.guards import entry_failures
+
+    code = getattr(fn, "__code__", None)
+    trees = policy.remembered_trees(code) if code is not None else []
+    if not trees:
+        return []
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs)
+    except TypeError:
+        return []
+    bound.apply_defaults()
+    names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount
+                             + bool(code.co_flags & inspect.CO_VARARGS)
+                             + bool(code.co_flags & inspect.CO_VARKEYWORDS)]
+    return entry_failures(trees, fn, tuple(bound.arguments[name] for name in names))
 
 
 def explain(fn: Callable, *args: Any, **kwargs: Any) -> ExplainReport:
@@ -262,6 +287,8 @@ def explain(fn: Callable, *args: Any, **kwargs: Any) -> ExplainReport:
 
     original = ember_attribute(fn, "__ember_original__", fn)
     backend = "eager"
+    report = ExplainReport()
+    report.guard_failures = _entry_failures(original, args, kwargs)
     # The function and its resume functions are captured afresh, to be reported; so is the
     # function a gradient wrapper differentiates (`ember.explain(ember.grad(f), x)`).
     for each_fn in {original, inspect.unwrap(original)}:
@@ -270,7 +297,6 @@ def explain(fn: Callable, *args: Any, **kwargs: Any) -> ExplainReport:
             for each in (code, *resume_codes_of(code)):
                 _core().clear_cache(each)
                 policy.forget(each)
-    report = ExplainReport()
     listeners = policy.listeners()
     listeners.append(report.observe)
     tape.split_listeners.append(report.aot.append)

@@ -28,6 +28,10 @@ class ExplainReport:
     op_count: int = 0
     guards: list[str] = field(default_factory=list)
     entries: int = 0
+    # Why entries compiled before did not serve this call (`L['x'] failed ARRAY_MATCH ...`),
+    # newest first, and the recompiles of functions called while it ran.
+    guard_failures: list[str] = field(default_factory=list)
+    recompiles: list[str] = field(default_factory=list)
     # Graphs differentiated while the function ran (`ember.grad` and friends).
     aot: list[Any] = field(default_factory=list)
 
@@ -47,6 +51,9 @@ class ExplainReport:
                 self.graphs.append(event.graph.to_ir())
             self.op_count += event.op_count
             self.guards.extend(event.guard_lines)
+        elif kind == "recompile":
+            function, reason = event
+            self.recompiles.append(f"{function}: {reason}")
         elif kind == "break":
             self.break_reasons.append(
                 BreakReason(event.reason, event.filename, event.lineno, event.hint,
@@ -67,6 +74,12 @@ class ExplainReport:
         if self.break_reasons:
             lines.append("break reasons:")
             lines += [f"  {i + 1}. {b}" for i, b in enumerate(self.break_reasons)]
+        if self.guard_failures:
+            lines.append("entries compiled before, not used for these arguments (newest first):")
+            lines += [f"  {i + 1}. {f}" for i, f in enumerate(self.guard_failures)]
+        if self.recompiles:
+            lines.append("recompiles:")
+            lines += [f"  {r}" for r in self.recompiles]
         if self.guards:
             lines.append("guards:")
             lines += [f"  {g}" for g in self.guards]

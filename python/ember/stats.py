@@ -82,6 +82,7 @@ def snapshot(hook: dict[str, int] | None) -> dict[str, object]:
             "cache_hits": 0,
             "cache_misses": 0,
             "guard_failures": 0,
+            "native_calls": 0,
         }
         out.update(hook or {})
         out.update(

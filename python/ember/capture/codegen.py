@@ -28,6 +28,11 @@ from ember.capture.resume import trampoline
 from ember.capture.tracer import Tracer
 from ember.capture.variables.containers import DictVariable, IteratorVariable, ListVariable
 
+# A graph output as an entry returns it: the array, `[()]` (a NumPy scalar from a 0-d array)
+# or `.item()` (a Python scalar); the forms' numbers are `dispatch.rs`'s `OutputForm`.
+_DIRECT_OUTPUT = re.compile(r"__ember_out\[(\d+)\](|\[\(\)\]|\.item\(\))")
+_OUTPUT_FORMS = {"": 0, "[()]": 1, ".item()": 2}
+
 
 @dataclass(frozen=True)
 class StepTail:
@@ -156,7 +161,40 @@ class EntryCodegen(Rebuilder):
         # drops it, with its compiled graph and the outputs that graph keeps for reuse.
         entry = self.namespace.pop("__ember_entry")
         entry.__qualname__ = entry.__name__ = f"__ember_entry_{name}"
+        if not (alias_check or effects or self.prelude):
+            entry.__ember_direct__ = self.direct_form(result, compiled, fallback)
         return entry, source
+
+    def direct_form(self, result: str | StepTail, compiled: Callable | None,
+                    fallback: Callable) -> tuple | None:
+        """What the entry amounts to when it calls one native graph on the frame's arguments
+        and returns graph outputs (as they are, as a tuple, `[()]` or `.item()` of 0-d ones):
+        `(graph, input_slots, outputs, returns_tuple, fallback)`, which the native fast path
+        runs without the entry (`rust/py/src/dispatch.rs`); None for any other entry."""
+        from ember import _core
+
+        if not isinstance(compiled, _core.CompiledGraph) or not isinstance(result, str):
+            return None
+        slots = []
+        for graph_input in self.tracer.inputs:
+            name = self.reload(graph_input.source)
+            # A Python scalar argument goes in as it is: the graph takes a weak 0-d parameter
+            # from a bool, int or float itself (`runtime.rs: python_scalar`), as the entry's
+            # `np.asarray` gives it; a NumPy scalar argument needs the entry's conversion.
+            if (graph_input.scalar and not graph_input.value.weak) or name not in self.params:
+                return None
+            slots.append(self.params.index(name))
+        returns_tuple = result.startswith("(")
+        items = result[1:-1].split(",") if returns_tuple else [result]
+        outputs = []
+        for item in items:
+            found = _DIRECT_OUTPUT.fullmatch(item.strip())
+            if found is None:
+                if item.strip() or not returns_tuple:
+                    return None
+                continue
+            outputs.append((int(found[1]), _OUTPUT_FORMS[found[2]]))
+        return compiled, tuple(slots), tuple(outputs), returns_tuple, fallback
 
     @staticmethod
     def _namespace_lines(lines: list[str]) -> list[str]:

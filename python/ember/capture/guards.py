@@ -69,8 +69,10 @@ class GuardBuilder:
         return node
 
     def build(self) -> list:
-        """The wire format: a list of `(accessor, checks, children)`."""
-        return [_emit(node) for node in self.roots.values()]
+        """The wire format: a list of `(accessor, checks, children)`, cheapest first (see
+        `_root_cost`), so that a call that misses is told so by the first checks it runs."""
+        roots = sorted(self.roots.values(), key=_root_cost)
+        return [_emit(node) for node in roots]
 
     def count(self) -> int:
         """Number of checks in the tree."""
@@ -99,8 +101,24 @@ def _path_names(source: Source) -> list[str]:
     return list(reversed(chain))
 
 
+# Roots by what reading their value costs: an argument slot, the frame's dicts themselves, a
+# closure cell or a lookup by interned name; nodes with children read attributes or items,
+# which may run Python code, so they come last.
+_ROOT_COST = {"local": 0, "globals_dict": 1, "builtins_dict": 1, "closure": 2, "global": 2,
+              "builtin": 2}
+# Checks by cost; a type is checked before anything that relies on it (a length, dict keys).
+_CHECK_COST = {"TYPE_MATCH": 0, "ID_MATCH": 0, "ADDRESS_MATCH": 0, "EQUALS_MATCH": 1,
+               "ARRAY_MATCH": 1, "LEN_MATCH": 2, "DICT_LACKS": 2, "MODULE_ATTR_IS": 2,
+               "DICT_KEYS_MATCH": 3}
+
+
+def _root_cost(node: _Node) -> tuple[int, int]:
+    return (1 if node.children else 0, _ROOT_COST.get(node.accessor[0], 3))
+
+
 def _emit(node: _Node) -> tuple:
-    return (node.accessor, list(node.checks), [_emit(c) for c in node.children.values()])
+    checks = sorted(node.checks, key=lambda c: _CHECK_COST.get(c[0], 4))
+    return (node.accessor, checks, [_emit(c) for c in node.children.values()])
 
 
 def _count(node: _Node) -> int:
@@ -278,7 +296,9 @@ class Failure:
             return f"{self.name} cannot be read"
         if self.check[0] == "ADDRESS_MATCH":
             return f"{self.name} failed ADDRESS_MATCH: another {type(self.value).__name__}"
-        return f"{self.name} failed {format_check(self.check)}: got {_summary(self.value)}"
+        why = _why(self.check, self.value)
+        return (f"{self.name} failed {format_check(self.check)}: got {_summary(self.value)}"
+                + (f" ({why})" if why else ""))
 
     def is_shape_change(self) -> bool:
         """An array of the same dtype and rank with other sizes: what makes automatic
@@ -295,6 +315,41 @@ class Failure:
         them as inputs instead of specialising on them."""
         return (self.check is not None and self.check[0] == "EQUALS_MATCH"
                 and type(self.check[1]) in (float, int) and type(self.value) is type(self.check[1]))
+
+
+def _why(check: Check, value: Any) -> str:
+    """What differs, where the check and the value alone do not make it plain."""
+    kind = check[0]
+    if kind == "ARRAY_MATCH":
+        dtype, shape, strides = check[1:]
+        if type(value) is not np.ndarray:
+            return f"not an ndarray but {type(value).__name__}"
+        if value.dtype != dtype:
+            return f"dtype {value.dtype}, expected {np.dtype(dtype)}"
+        if value.ndim != len(shape):
+            return f"{value.ndim} dimensions, expected {len(shape)}"
+        for axis, (want, got) in enumerate(zip(shape, value.shape)):
+            if want is not None and want != got:
+                return f"dimension {axis} is {got}, expected {want}"
+        return f"strides {value.strides}, expected {tuple(strides)}"
+    if kind == "TYPE_MATCH":
+        return f"type {type(value).__qualname__}"
+    if kind == "LEN_MATCH" and hasattr(value, "__len__"):
+        return f"length {len(value)}"
+    if kind == "DICT_LACKS":
+        return f"{check[1]!r} was added" if isinstance(value, dict) else "not a dict"
+    if kind == "MODULE_ATTR_IS" and isinstance(value, ModuleType):
+        now = value.__dict__.get(check[1], _MISSING)
+        return f"{check[1]} was deleted" if now is _MISSING else f"{check[1]} is now {now!r}"
+    return ""
+
+
+def entry_failures(trees: list[list], func: FunctionType, args: tuple) -> list[str]:
+    """Why each of a code's entries (their remembered trees, oldest first) does not serve
+    this call, newest first as the frame hook tries them; entries whose guards pass (compiled
+    under other options) are left out."""
+    found = (find_failure(tree, func, args) for tree in reversed(trees))
+    return [str(f) for f in found if f is not None]
 
 
 def find_failure(tree: list, func: FunctionType, args: tuple) -> Failure | None:

@@ -23,7 +23,7 @@ from ember import stats
 from ember.capture import bytecode
 from ember.capture.breaks import INPUT_DEPENDENT_KINDS
 from ember.capture.convert import convert
-from ember.capture.guards import find_failure, first_failure, weaken
+from ember.capture.guards import entry_failures, find_failure, first_failure, weaken
 from ember.config import config
 from ember.errors import GraphBreakError, Unsupported
 
@@ -128,6 +128,13 @@ def clear() -> None:
     bytecode.clear_cache()
 
 
+def remembered_trees(code: CodeType) -> list[list]:
+    """The guard trees of `code`'s entries, oldest first (none when it has no record)."""
+    with _lock:
+        found = _records.get(id(code))
+    return list(found[1].guard_trees) if found is not None and found[0]() is code else []
+
+
 def forget(code: CodeType) -> None:
     """Forget one code's record (its entries were cleared)."""
     with _lock:
@@ -175,8 +182,14 @@ def on_cache_miss(func: FunctionType, args: tuple[Any, ...]) -> Any:
         failure = find_failure(record.guard_trees[-1], func, args)
         # Guards that pass: the entries were compiled under other options (another backend).
         reason = str(failure) if failure is not None else "other compile options"
+        older = entry_failures(record.guard_trees[:-1], func, args)
+        if older:
+            shown = "; ".join(f"entry {k + 2}: {r}" for k, r in enumerate(older[:3]))
+            more = f"; and {len(older) - 3} more" if len(older) > 3 else ""
+            reason += f" (older entries, newest first: {shown}{more})"
         stats.record_recompile(name, reason)
         ember_logging.log("recompiles", f"{name}: {reason}")
+        _notify("recompile", (name, reason))
         if options.dynamic is None and failure is not None:
             if failure.is_shape_change() and record.dynamic is None:
                 record.dynamic = True
@@ -209,8 +222,9 @@ def on_cache_miss(func: FunctionType, args: tuple[Any, ...]) -> Any:
         _report_break(capture.refusal, code, resumed=True)
         _check_refused(options, capture.refusal, code)
     _notify("capture", capture)
-    # Entries take the frame's function first: they read its globals and closure from it.
-    return capture.guards, capture.entry, True
+    # Entries take the frame's function first: they read its globals and closure from it. An
+    # entry that only runs one native graph also comes in the form the fast path runs.
+    return capture.guards, capture.entry, True, getattr(capture.entry, "__ember_direct__", None)
 
 
 def _report_break(exc: Unsupported, code: CodeType, *, resumed: bool) -> BreakEvent:

@@ -8,16 +8,31 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::fpstatus::{self, FpStatus};
 use crate::jit::KernelFn;
-use std::sync::OnceLock;
+use std::sync::atomic::AtomicBool;
+use std::sync::Once;
 
-/// The process that first used rayon's global pool. A child made by `fork` inherits the
-/// pool's bookkeeping but not its threads, so work sent there would wait forever: a forked
-/// child (as `multiprocessing` makes) spawns scoped threads instead.
-static POOL_OWNER: OnceLock<u32> = OnceLock::new();
+/// Set in a child made by `fork` after the pool was first used. The child inherits rayon's
+/// global pool's bookkeeping but not its threads, so work sent there would wait forever: a
+/// forked child (as `multiprocessing` makes) spawns scoped threads instead. A fork handler
+/// rather than comparing process ids: `getpid` is a system call on every launch.
+static FORKED: AtomicBool = AtomicBool::new(false);
+static FORK_HANDLER: Once = Once::new();
 
-/// Whether rayon's global pool has live threads in this process.
+extern "C" fn note_fork_in_child() {
+    FORKED.store(true, Ordering::Relaxed);
+}
+
+/// Whether rayon's global pool has live threads in this process: it does unless the process
+/// was forked after its first use.
 pub fn pool_usable() -> bool {
-    *POOL_OWNER.get_or_init(std::process::id) == std::process::id()
+    FORK_HANDLER.call_once(|| {
+        // SAFETY: registers a handler that only stores to an atomic, which is
+        // async-signal-safe as a fork child handler must be.
+        unsafe {
+            libc::pthread_atfork(None, None, Some(note_fork_in_child));
+        }
+    });
+    !FORKED.load(Ordering::Relaxed)
 }
 
 /// The threads `num_threads == 0` means: rayon's pool, or the cores in a forked child.

@@ -14,6 +14,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyCode;
 
 use crate::cpython::{self, CodeObject};
+use crate::dispatch::DirectCall;
 use crate::guards::{FrameView, GuardTree};
 use crate::skip;
 
@@ -28,6 +29,9 @@ pub struct Entry {
     pub takes_function: bool,
     /// The compile options' token it was made under (`hook::enable`).
     pub token: u32,
+    /// The graph call that `entry` amounts to, when it is nothing more and its guards run no
+    /// Python code: what the native fast path (`dispatch.rs`) runs instead of `entry`.
+    pub direct: Option<DirectCall>,
 }
 
 /// What the converter said about a code object as a whole, under one options token.
@@ -149,6 +153,35 @@ impl CodeCache {
             }
             if entry.guards.check(py, frame)? {
                 return Ok((Some(entry), failures));
+            }
+            failures += 1;
+        }
+    }
+
+    /// For the native fast path: the first entry made under `token` whose guards pass, when
+    /// it and every entry tried before it have a direct form (their guards run no Python
+    /// code), with the number of entries that failed; None when the frame hook must decide.
+    pub fn lookup_direct(
+        &self,
+        py: Python<'_>,
+        frame: &FrameView<'_>,
+        token: u32,
+    ) -> PyResult<Option<(Arc<Entry>, u64)>> {
+        let mut failures = 0;
+        let mut i = 0;
+        loop {
+            let Some(entry) = self.entries.borrow().get(i).cloned() else {
+                return Ok(None);
+            };
+            i += 1;
+            if entry.token != token {
+                continue;
+            }
+            if entry.direct.is_none() {
+                return Ok(None);
+            }
+            if entry.guards.check(py, frame)? {
+                return Ok(Some((entry, failures)));
             }
             failures += 1;
         }

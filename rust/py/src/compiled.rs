@@ -86,21 +86,21 @@ impl Drop for CompiledGraph {
     }
 }
 
-#[pymethods]
 impl CompiledGraph {
     /// Runs the graph on NumPy arrays (any strides; a Python scalar where the parameter is
-    /// weak), returning new arrays, one per result.
-    #[pyo3(signature = (*inputs))]
-    fn __call__<'py>(&self, inputs: &Bound<'py, PyTuple>) -> PyResult<Bound<'py, PyTuple>> {
+    /// weak), returning new arrays, one per result: `__call__`, and the native fast path of
+    /// `dispatch.rs`.
+    pub fn call<'py>(&self, inputs: &Bound<'py, PyTuple>) -> PyResult<Bound<'py, PyTuple>> {
         let py = inputs.py();
         let mut owners = Vec::new();
         let (raw_inputs, bindings) =
             runtime::check_inputs(inputs, self.graph.input_types(), &mut owners)?;
-        let mut outputs = Vec::new();
-        let mut raw_outputs: Vec<RawArray> = Vec::new();
+        let count = self.graph.output_types().len();
+        let mut outputs = Vec::with_capacity(count);
+        let mut raw_outputs: Vec<RawArray> = Vec::with_capacity(count);
         // Taken out of the pool under the GIL: a concurrent call cannot get the same array.
         let mut recycled = recycle::take(self.pool_id);
-        recycled.resize_with(self.graph.output_types().len(), || None);
+        recycled.resize_with(count, || None);
         for (i, ty) in self.graph.output_types().iter().enumerate() {
             let slot = recycled[i].take();
             let (array, raw) = match runtime::reuse(py, slot, ty, &bindings)? {
@@ -148,6 +148,15 @@ impl CompiledGraph {
             }
         }
         PyTuple::new(py, outputs)
+    }
+}
+
+#[pymethods]
+impl CompiledGraph {
+    /// Runs the graph on NumPy arrays (see [`CompiledGraph::call`]).
+    #[pyo3(signature = (*inputs))]
+    fn __call__<'py>(&self, inputs: &Bound<'py, PyTuple>) -> PyResult<Bound<'py, PyTuple>> {
+        self.call(inputs)
     }
 
     /// Sets the callable that reruns the graph with NumPy when a run raised a floating-point

@@ -140,6 +140,9 @@ extern "C" {
     pub fn _PyCode_SetExtra(code: *mut PyObject, index: isize, extra: *mut c_void) -> c_int;
     /// A cell's contents as a new reference, NULL (no error) when the cell is empty.
     pub fn PyCell_Get(cell: *mut PyObject) -> *mut PyObject;
+    /// The attribute `name` found on `ty` or its bases (borrowed, NULL when absent; sets no
+    /// error).
+    pub fn _PyType_Lookup(ty: *mut pyo3::ffi::PyTypeObject, name: *mut PyObject) -> *mut PyObject;
 }
 
 /// Whether `frame` is about to run its first instruction (`prev_instr == _PyCode_CODE(code) - 1`).
@@ -211,6 +214,20 @@ pub unsafe fn calling_frame(tstate: *mut PyThreadState) -> *mut InterpreterFrame
 pub unsafe fn in_trace_function(tstate: *mut PyThreadState) -> bool {
     // SAFETY: the caller guarantees a live thread state; `tracing` is a plain int field.
     unsafe { (*tstate.cast::<ThreadStateHead>()).tracing != 0 }
+}
+
+/// Whether a trace or profile function is set on this thread (`cframe->use_tracing`, which
+/// CPython 3.11 raises for both `sys.settrace` and `sys.setprofile`).
+///
+/// # Safety
+/// `tstate` must be the current thread state, with the GIL held.
+pub unsafe fn tracing_active(tstate: *mut PyThreadState) -> bool {
+    // SAFETY: the caller guarantees a live thread state; `cframe` is never NULL on a thread
+    // that runs Python code (it starts as the thread state's root C frame).
+    unsafe {
+        let cframe = (*tstate.cast::<ThreadStateHead>()).cframe;
+        !cframe.is_null() && (*cframe).use_tracing != 0
+    }
 }
 
 /// Number of argument slots at the start of `localsplus`: positional and keyword-only

@@ -16,6 +16,7 @@ use pyo3::types::{PyString, PyTuple};
 
 use crate::cache::{self, Entry, Mode};
 use crate::cpython::{self, EvalFrameFn, InterpreterFrame, CO_RESUMABLE, FRAME_OWNED_BY_THREAD};
+use crate::dispatch::DirectCall;
 use crate::errors;
 use crate::guards::{compile_tree, FrameView};
 use crate::skip;
@@ -43,6 +44,7 @@ pub struct Stats {
     cache_hits: AtomicU64,
     cache_misses: AtomicU64,
     guard_failures: AtomicU64,
+    native_calls: AtomicU64,
 }
 
 static STATS: Stats = Stats {
@@ -51,6 +53,7 @@ static STATS: Stats = Stats {
     cache_hits: AtomicU64::new(0),
     cache_misses: AtomicU64::new(0),
     guard_failures: AtomicU64::new(0),
+    native_calls: AtomicU64::new(0),
 };
 
 /// Counts with a plain load and store rather than a locked read-modify-write: every caller
@@ -59,8 +62,17 @@ fn bump(counter: &AtomicU64, n: u64) {
     counter.store(counter.load(Ordering::Relaxed) + n, Ordering::Relaxed);
 }
 
+/// Counts a call the native fast path answered: a frame the hook would have seen, a cache
+/// hit, and the entries whose guards failed before it.
+pub fn count_fast_hit(failures: u64) {
+    bump(&STATS.native_calls, 1);
+    bump(&STATS.frames_seen, 1);
+    bump(&STATS.cache_hits, 1);
+    bump(&STATS.guard_failures, failures);
+}
+
 /// The counters as (name, value) pairs.
-pub fn stats() -> [(&'static str, u64); 5] {
+pub fn stats() -> [(&'static str, u64); 6] {
     let s = &STATS;
     [
         ("frames_seen", s.frames_seen.load(Ordering::Relaxed)),
@@ -68,6 +80,7 @@ pub fn stats() -> [(&'static str, u64); 5] {
         ("cache_hits", s.cache_hits.load(Ordering::Relaxed)),
         ("cache_misses", s.cache_misses.load(Ordering::Relaxed)),
         ("guard_failures", s.guard_failures.load(Ordering::Relaxed)),
+        ("native_calls", s.native_calls.load(Ordering::Relaxed)),
     ]
 }
 
@@ -79,6 +92,7 @@ pub fn reset_stats() {
         &STATS.cache_hits,
         &STATS.cache_misses,
         &STATS.guard_failures,
+        &STATS.native_calls,
     ] {
         counter.store(0, Ordering::Relaxed);
     }
@@ -327,23 +341,39 @@ fn store_verdict(
     let malformed = || {
         PyTypeError::new_err(
             "the frame converter must return (guards, entry), (guards, entry, takes_function), \
-             SKIP, CACHE_ONLY or None",
+             (guards, entry, takes_function, direct), SKIP, CACHE_ONLY or None",
         )
     };
-    let (guards, entry, takes_function): (Bound<'_, PyAny>, Bound<'_, PyAny>, bool) =
-        match verdict.len().map_err(|_| malformed())? {
-            2 => {
-                let (guards, entry) = verdict.extract().map_err(|_| malformed())?;
-                (guards, entry, false)
-            }
-            3 => verdict.extract().map_err(|_| malformed())?,
-            _ => return Err(malformed()),
-        };
+    let (guards, entry, takes_function, direct): (
+        Bound<'_, PyAny>,
+        Bound<'_, PyAny>,
+        bool,
+        Option<Bound<'_, PyAny>>,
+    ) = match verdict.len().map_err(|_| malformed())? {
+        2 => {
+            let (guards, entry) = verdict.extract().map_err(|_| malformed())?;
+            (guards, entry, false, None)
+        }
+        3 => {
+            let (guards, entry, takes) = verdict.extract().map_err(|_| malformed())?;
+            (guards, entry, takes, None)
+        }
+        4 => verdict.extract().map_err(|_| malformed())?,
+        _ => return Err(malformed()),
+    };
+    let guards = compile_tree(&guards)?;
+    let direct = match direct {
+        Some(spec) if !spec.is_none() && guards.runs_no_python() => {
+            Some(DirectCall::from_spec(&spec)?)
+        }
+        _ => None,
+    };
     let entry = Arc::new(Entry {
-        guards: compile_tree(&guards)?,
+        guards,
         entry: entry.unbind(),
         takes_function,
         token,
+        direct,
     });
     cache.push(Arc::clone(&entry));
     Ok(Some(entry))

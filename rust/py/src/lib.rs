@@ -5,6 +5,8 @@
 //! Crate map:
 //! - `cpython`: the private 3.11 API (eval-frame function, code extras) and struct mirrors.
 //! - `hook`: the eval-frame function: skip policy, cache lookup, converter call, entry call.
+//! - `dispatch`: the native base class of compiled functions: the fast path of a cache hit
+//!   on an entry that is one compiled graph, run without Python bytecode.
 //! - `cache`: the per-code cache in a code object's extra slot; `reset`.
 //! - `skip`: which source files are never converted.
 //! - `guards`: guard trees compiled from their wire format and evaluated against a frame.
@@ -20,6 +22,7 @@ mod autodiff;
 mod cache;
 mod compiled;
 mod cpython;
+mod dispatch;
 mod errors;
 mod frame_api;
 mod graph;
@@ -34,6 +37,7 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     frame_api::register(m)?;
+    dispatch::register(m)?;
     autodiff::register(m)?;
     graph::register(m)
 }

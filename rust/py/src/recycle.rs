@@ -115,7 +115,10 @@ pub fn put(py: Python<'_>, id: u64, mut outputs: Outputs) {
         };
         if let Some(previous) = pool.held.insert(id, held) {
             pool.total -= previous.bytes;
-            dropped.push(previous.outputs);
+            // Usually the vector `take` emptied: nothing to drop, nothing to allocate for.
+            if !previous.outputs.is_empty() {
+                dropped.push(previous.outputs);
+            }
         }
     }
     drop(dropped);

@@ -1,0 +1,432 @@
+//! The native fast path of a compiled function. `Dispatch` is the native base class of
+//! `ember.api.CompiledFunction`; its instances are called through a vectorcall slot. A call
+//! with positional arguments only, no trace or profile function set, and a cache hit on an
+//! entry that is one compiled graph and nothing more (its inputs are the function's arguments,
+//! its outputs returned as they are or as a tuple: [`DirectCall`]) runs here without running
+//! any Python bytecode: the guards in Rust against the argument array, the graph with the GIL
+//! released, the result built from the graph's outputs. Every other call goes to the Python
+//! class's `__call__`, the path through the frame hook.
+//!
+//! The fast path keeps the entry's behaviour: the graph's own output recycling and
+//! floating-point reruns (`CompiledGraph::call`), and, when the graph raises, the entry's
+//! fallback (the function run as plain Python, for NumPy's own error).
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use pyo3::exceptions::{PyException, PyTypeError, PyValueError};
+use pyo3::ffi::{self, PyObject};
+use pyo3::gc::PyVisit;
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+use pyo3::PyTraverseError;
+
+use crate::cache;
+use crate::compiled::CompiledGraph;
+use crate::cpython::{self, CodeObject, CO_RESUMABLE};
+use crate::errors;
+use crate::guards::FrameView;
+use crate::hook;
+
+/// What an entry amounts to when it only calls one compiled graph on its arguments.
+pub struct DirectCall {
+    graph: Py<CompiledGraph>,
+    /// The argument slot of each graph input.
+    inputs: Vec<usize>,
+    /// The graph outputs the function returns, each in its form.
+    outputs: Vec<(usize, OutputForm)>,
+    /// Whether they are returned as a tuple (otherwise `outputs` holds one index).
+    returns_tuple: bool,
+    /// `fallback(func, *args)`: the function run as plain Python, when the graph raises.
+    fallback: Py<PyAny>,
+}
+
+/// How a returned graph output is given to the caller (`codegen.py: _OUTPUT_FORMS`).
+#[derive(Clone, Copy, Debug)]
+enum OutputForm {
+    /// The array itself.
+    Array,
+    /// `out[()]`: a NumPy scalar from a 0-d array.
+    NumpyScalar,
+    /// `out.item()`: a Python scalar from a 0-d array.
+    PythonScalar,
+}
+
+impl OutputForm {
+    fn of(code: u8) -> PyResult<Self> {
+        match code {
+            0 => Ok(OutputForm::Array),
+            1 => Ok(OutputForm::NumpyScalar),
+            2 => Ok(OutputForm::PythonScalar),
+            _ => Err(PyValueError::new_err(format!("unknown output form {code}"))),
+        }
+    }
+
+    fn apply<'py>(self, array: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let py = array.py();
+        match self {
+            OutputForm::Array => Ok(array),
+            OutputForm::NumpyScalar => array.get_item(PyTuple::empty(py)),
+            OutputForm::PythonScalar => array.call_method0(pyo3::intern!(py, "item")),
+        }
+    }
+}
+
+/// The converter's description of a direct entry, as extracted from Python.
+type DirectSpec<'py> = (
+    Bound<'py, PyAny>,
+    Vec<usize>,
+    Vec<(usize, u8)>,
+    bool,
+    Py<PyAny>,
+);
+
+impl DirectCall {
+    /// Reads the converter's `(graph, input_slots, outputs, returns_tuple, fallback)`, where
+    /// `outputs` holds `(output index, form)` pairs.
+    pub fn from_spec(spec: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let (graph, inputs, outputs, returns_tuple, fallback): DirectSpec<'_> = spec.extract()?;
+        let outputs = outputs
+            .into_iter()
+            .map(|(k, form)| Ok((k, OutputForm::of(form)?)))
+            .collect::<PyResult<Vec<_>>>()?;
+        let graph = graph.cast_into::<CompiledGraph>().map_err(|_| {
+            PyTypeError::new_err("a direct entry's graph must be a native CompiledGraph")
+        })?;
+        if !returns_tuple && outputs.len() != 1 {
+            return Err(PyValueError::new_err(
+                "a direct entry returning one value names exactly one output",
+            ));
+        }
+        Ok(DirectCall {
+            graph: graph.unbind(),
+            inputs,
+            outputs,
+            returns_tuple,
+            fallback,
+        })
+    }
+
+    /// Runs the graph on the argument slots and builds the function's result; if the graph
+    /// raises an `Exception`, returns `fallback(func, *args)` instead, as the entry does.
+    fn run(
+        &self,
+        py: Python<'_>,
+        func: *mut PyObject,
+        args: &[*mut PyObject],
+    ) -> PyResult<*mut PyObject> {
+        if self.inputs.iter().any(|&slot| slot >= args.len()) {
+            return Err(PyValueError::new_err(
+                "a direct entry reads a missing argument",
+            ));
+        }
+        // SAFETY: the argument slots are live references borrowed from the caller.
+        let inputs = self
+            .inputs
+            .iter()
+            .map(|&slot| unsafe { Bound::from_borrowed_ptr(py, args[slot]) });
+        let inputs = PyTuple::new(py, inputs)?;
+        match self.results(&inputs) {
+            Ok(result) => Ok(result.into_ptr()),
+            Err(err) if err.is_instance_of::<PyException>(py) => {
+                call_with_first(py, self.fallback.as_ptr(), func, args)
+            }
+            Err(err) => Err(err),
+        }
+    }
+
+    /// The graph's run and the function's result built from its outputs.
+    fn results<'py>(&self, inputs: &Bound<'py, PyTuple>) -> PyResult<Bound<'py, PyAny>> {
+        let outputs = self.graph.get().call(inputs)?;
+        let pick = |&(k, form): &(usize, OutputForm)| form.apply(outputs.get_item(k)?);
+        if !self.returns_tuple {
+            return pick(&self.outputs[0]);
+        }
+        let picked = self
+            .outputs
+            .iter()
+            .map(pick)
+            .collect::<PyResult<Vec<_>>>()?;
+        Ok(PyTuple::new(inputs.py(), picked)?.into_any())
+    }
+}
+
+/// `callable(first, *args)` by vectorcall, the arguments on the stack when they are few.
+fn call_with_first(
+    py: Python<'_>,
+    callable: *mut PyObject,
+    first: *mut PyObject,
+    args: &[*mut PyObject],
+) -> PyResult<*mut PyObject> {
+    let mut on_stack = [std::ptr::null_mut::<PyObject>(); 8];
+    let on_heap: Vec<*mut PyObject>;
+    let slots = if args.len() < on_stack.len() {
+        on_stack[0] = first;
+        on_stack[1..=args.len()].copy_from_slice(args);
+        &on_stack[..=args.len()]
+    } else {
+        on_heap = std::iter::once(first).chain(args.iter().copied()).collect();
+        &on_heap[..]
+    };
+    // SAFETY: every pointer is a live reference borrowed for the call; vectorcall returns a
+    // new reference or NULL with an exception set.
+    let result = unsafe {
+        ffi::PyObject_Vectorcall(callable, slots.as_ptr(), slots.len(), std::ptr::null_mut())
+    };
+    if result.is_null() {
+        Err(PyErr::fetch(py))
+    } else {
+        Ok(result)
+    }
+}
+
+/// The native base of `CompiledFunction`: the function it compiles and its options token,
+/// and the vectorcall slot every call of an instance goes through.
+#[pyclass(module = "ember._core", subclass)]
+pub struct Dispatch {
+    /// Read by CPython at `tp_vectorcall_offset` (set by `_bind` on the instance's type).
+    vectorcall: ffi::vectorcallfunc,
+    func: Option<Py<PyAny>>,
+    token: u32,
+}
+
+#[pymethods]
+impl Dispatch {
+    #[new]
+    #[pyo3(signature = (*_args, **_kwargs))]
+    fn new(_args: &Bound<'_, PyTuple>, _kwargs: Option<&Bound<'_, PyAny>>) -> Self {
+        Dispatch {
+            vectorcall: dispatch_vectorcall,
+            func: None,
+            token: 0,
+        }
+    }
+
+    /// Sets the function and the options token the fast path uses, and makes calls of this
+    /// type's instances go through the vectorcall slot.
+    fn _bind(slf: &Bound<'_, Self>, func: Py<PyAny>, token: u32) -> PyResult<()> {
+        let offset = {
+            let mut this = slf.borrow_mut();
+            this.func = Some(func);
+            this.token = token;
+            std::ptr::addr_of!(this.vectorcall) as usize - slf.as_ptr() as usize
+        };
+        // SAFETY: the type of a live object is a live type object. Python classes derived from
+        // `Dispatch` keep its layout as their prefix, so the slot lies at the same offset in
+        // every instance of the type; CPython 3.11 does not pass the vectorcall flag on to
+        // heap subtypes, so it is set here, once per type, before any call through it.
+        unsafe {
+            let ty = ffi::Py_TYPE(slf.as_ptr());
+            if offset >= (*ty).tp_basicsize as usize {
+                return Err(PyTypeError::new_err("Dispatch: unexpected object layout"));
+            }
+            if (*ty).tp_flags & ffi::Py_TPFLAGS_HAVE_VECTORCALL == 0 {
+                (*ty).tp_vectorcall_offset = offset as ffi::Py_ssize_t;
+                (*ty).tp_flags |= ffi::Py_TPFLAGS_HAVE_VECTORCALL;
+            }
+        }
+        Ok(())
+    }
+
+    /// Calls without the fast path (the Python class defines the real `__call__`).
+    #[pyo3(signature = (*_args, **_kwargs))]
+    fn __call__(
+        &self,
+        _args: &Bound<'_, PyTuple>,
+        _kwargs: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        Err(PyTypeError::new_err(
+            "ember._core.Dispatch is a base class: its subclass defines __call__",
+        ))
+    }
+
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        if let Some(func) = &self.func {
+            visit.call(func)?;
+        }
+        Ok(())
+    }
+
+    fn __clear__(&mut self) {
+        self.func = None;
+    }
+}
+
+/// The vectorcall slot of `Dispatch` instances.
+unsafe extern "C" fn dispatch_vectorcall(
+    callable: *mut PyObject,
+    args: *const *mut PyObject,
+    nargsf: usize,
+    kwnames: *mut PyObject,
+) -> *mut PyObject {
+    // CPython calls vectorcall slots with the GIL held; `attach` also tells PyO3 so, so that
+    // references dropped during the call are released at once rather than deferred to a
+    // pool (which would keep a recycled output's count above one).
+    Python::attach(|py| {
+        // SAFETY: the arguments are CPython's own, live for the call.
+        let outcome = catch_unwind(AssertUnwindSafe(|| unsafe {
+            call(py, callable, args, nargsf, kwnames)
+        }));
+        match outcome {
+            Ok(Ok(result)) => result,
+            Ok(Err(err)) => {
+                err.restore(py);
+                std::ptr::null_mut()
+            }
+            Err(payload) => {
+                errors::panic_error(payload, "a compiled function's native call").restore(py);
+                std::ptr::null_mut()
+            }
+        }
+    })
+}
+
+/// # Safety
+/// The arguments of a vectorcall of a `Dispatch` instance.
+unsafe fn call(
+    py: Python<'_>,
+    callable: *mut PyObject,
+    args: *const *mut PyObject,
+    nargsf: usize,
+    kwnames: *mut PyObject,
+) -> PyResult<*mut PyObject> {
+    // SAFETY: vectorcall passes `nargs` positional arguments, then one per keyword name.
+    let (positional, keywords) = unsafe {
+        let nargs = ffi::PyVectorcall_NARGS(nargsf) as usize;
+        let keywords = if kwnames.is_null() {
+            0
+        } else {
+            ffi::PyTuple_GET_SIZE(kwnames) as usize
+        };
+        let positional: &[*mut PyObject] = if nargs == 0 {
+            &[]
+        } else {
+            std::slice::from_raw_parts(args, nargs)
+        };
+        (positional, keywords)
+    };
+    if keywords == 0 {
+        // SAFETY: `callable` is a `Dispatch` instance (this slot is only set on its types).
+        let this = unsafe { Borrowed::from_ptr(py, callable).cast_unchecked::<Dispatch>() };
+        let bound = {
+            let this = this.try_borrow()?;
+            this.func.as_ref().map(|f| (f.clone_ref(py), this.token))
+        };
+        if let Some((func, token)) = bound {
+            // SAFETY: `func` is held for the call; the slots are live.
+            if let Some(result) = unsafe { fast_call(py, func.as_ptr(), token, positional)? } {
+                return Ok(result);
+            }
+        }
+    }
+    // SAFETY: as above; the keyword values follow the positional arguments.
+    unsafe {
+        let all = std::slice::from_raw_parts(args, positional.len() + keywords);
+        python_call(py, callable, all, positional.len(), kwnames)
+    }
+}
+
+/// The Python class's `__call__(self, *args, **kwargs)`: the path through the frame hook.
+///
+/// # Safety
+/// `callable` is a live `Dispatch` instance; `all` holds `nargs` positional arguments and one
+/// value per name of `kwnames` (NULL or a tuple of str).
+unsafe fn python_call(
+    py: Python<'_>,
+    callable: *mut PyObject,
+    all: &[*mut PyObject],
+    nargs: usize,
+    kwnames: *mut PyObject,
+) -> PyResult<*mut PyObject> {
+    let name = pyo3::intern!(py, "__call__");
+    // SAFETY: `_PyType_Lookup` returns a borrowed reference (or NULL) and sets no error;
+    // the type holds it for the call.
+    let method = unsafe { cpython::_PyType_Lookup(ffi::Py_TYPE(callable), name.as_ptr()) };
+    if method.is_null() {
+        return Err(PyTypeError::new_err("a compiled function without __call__"));
+    }
+    let method = unsafe { Bound::from_borrowed_ptr(py, method) };
+    let mut slots = Vec::with_capacity(all.len() + 1);
+    slots.push(callable);
+    slots.extend_from_slice(all);
+    // SAFETY: live borrowed references; `kwnames` names the trailing values.
+    let result =
+        unsafe { ffi::PyObject_Vectorcall(method.as_ptr(), slots.as_ptr(), nargs + 1, kwnames) };
+    if result.is_null() {
+        Err(PyErr::fetch(py))
+    } else {
+        Ok(result)
+    }
+}
+
+/// The native call, or None when the frame hook must handle it: a function that is not a
+/// plain Python function of positional parameters called with all of them, a trace or
+/// profile function set, a code without entries or marked skip, or no direct entry whose
+/// guards pass before an entry that is not direct.
+///
+/// # Safety
+/// `func` is a live object; `args` are live borrowed references.
+unsafe fn fast_call(
+    py: Python<'_>,
+    func: *mut PyObject,
+    token: u32,
+    args: &[*mut PyObject],
+) -> PyResult<Option<*mut PyObject>> {
+    // SAFETY: `func` is live; an exact function's fields are live while it is.
+    let (code, view) = unsafe {
+        // A trace or profile function set, or running (the hook leaves the frames it calls
+        // alone): the hook's path decides, as it always did.
+        let tstate = ffi::PyThreadState_Get();
+        if ffi::PyFunction_Check(func) == 0
+            || cpython::tracing_active(tstate)
+            || cpython::in_trace_function(tstate)
+        {
+            return Ok(None);
+        }
+        let function = func as *mut ffi::PyFunctionObject;
+        let code = (*function).func_code as *mut CodeObject;
+        let flags = (*code).co_flags;
+        let plain = flags & (CO_RESUMABLE | ffi::CO_VARARGS | ffi::CO_VARKEYWORDS) == 0
+            && flags & ffi::CO_OPTIMIZED != 0
+            && (*code).co_kwonlyargcount == 0
+            && (*code).co_argcount as usize == args.len();
+        if !plain {
+            return Ok(None);
+        }
+        let view = FrameView {
+            locals: args,
+            globals: (*function).func_globals,
+            builtins: (*function).func_builtins,
+            closure: (*function).func_closure,
+        };
+        (code, view)
+    };
+    // SAFETY: the function holds its code alive for the call; the cache reference is not
+    // used past the lookup, which runs no Python code (direct entries' guards run none).
+    let found = unsafe {
+        let Some(cache) = cache::get(code) else {
+            return Ok(None);
+        };
+        if cache.skips(token) {
+            return Ok(None);
+        }
+        cache.lookup_direct(py, &view, token)?
+    };
+    let Some((entry, failures)) = found else {
+        return Ok(None);
+    };
+    hook::count_fast_hit(failures);
+    let Some(direct) = entry.direct.as_ref() else {
+        return Ok(None);
+    };
+    // The entry runs under its options' token, as on the hook's path (a floating-point rerun
+    // runs Python code).
+    let previous = hook::set_enabled(token);
+    let result = direct.run(py, func, args);
+    hook::set_enabled(previous);
+    result.map(Some)
+}
+
+/// Registers `Dispatch`.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Dispatch>()
+}

@@ -1,0 +1,398 @@
+"""The native fast path of compiled functions (`rust/py/src/dispatch.rs`) against the path
+through the frame hook (`CompiledFunction.__call__`) and plain NumPy: the same results,
+dtypes, shapes, aliasing, output recycling, floating-point reruns, warnings and exceptions;
+and which calls it answers (`ember.stats()["native_calls"]`) and which it leaves to the hook
+(keyword arguments, defaults, entries with Python around their graph, tracing, misses).
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+
+import ember
+import numpy as np
+import pytest
+from conftest import aliasing, assert_same
+from fuzz_programs import Program, make_args, programs, run
+from hypothesis import HealthCheck, Phase, given, settings
+from test_fuzz_programs import assert_same_outcome
+
+SCALE = 2.0
+
+
+def native_calls() -> int:
+    return ember.stats()["native_calls"]
+
+
+def through_hook(compiled, *args, **kwargs):
+    """The call as it runs without the fast path: the Python `__call__`, the frame hook."""
+    return type(compiled).__call__(compiled, *args, **kwargs)
+
+
+def answered_natively(compiled, *args) -> tuple[object, bool]:
+    before = native_calls()
+    result = compiled(*args)
+    return result, native_calls() == before + 1
+
+
+@pytest.fixture(autouse=True)
+def _fresh():
+    ember.reset()
+    yield
+    ember.reset()
+
+
+def multiply_add(x, y):
+    return x * y + 1
+
+
+def two_results(x, y):
+    return x + y, x * y
+
+
+def total(x):
+    return (x * x).sum()
+
+
+def scaled(x):
+    return x * SCALE
+
+
+def absolute(x):
+    return abs(x) + 1.0
+
+
+def mean_rows(x):
+    return x.mean(axis=1)
+
+
+def with_default(x, y=2.0):
+    return x * y
+
+
+def listed(x, y):
+    return [x * y]
+
+
+def returns_argument(x, y):
+    return x, x + y
+
+
+CASES = [
+    (multiply_add, lambda: (np.linspace(0.0, 1.0, 8), np.linspace(1.0, 2.0, 8))),
+    (multiply_add, lambda: (np.arange(6, dtype=np.int32), np.arange(6, dtype=np.int64))),
+    (multiply_add, lambda: (np.ones((3, 4), np.float32)[:, ::2], np.float32(3.0) * np.ones(2,
+                                                                                          np.float32))),
+    (two_results, lambda: (np.linspace(-1.0, 1.0, 5), np.linspace(1.0, 2.0, 5))),
+    (total, lambda: (np.linspace(0.0, 1.0, 10),)),
+    (scaled, lambda: (np.arange(4.0),)),
+    (absolute, lambda: (np.linspace(-2.0, 2.0, 7),)),
+    (mean_rows, lambda: (np.arange(12.0).reshape(3, 4).T,)),
+]
+
+
+@pytest.mark.parametrize("fn, make", CASES, ids=lambda c: getattr(c, "__name__", ""))
+def test_fast_path_matches_hook_path_and_numpy(fn, make):
+    compiled = ember.compile(fn)
+    want = fn(*make())
+    first = compiled(*make())
+    fast, native = answered_natively(compiled, *make())
+    hooked = through_hook(compiled, *make())
+    assert native, f"{fn.__name__}: the fast path did not answer the cache hit"
+    for got in (first, fast, hooked):
+        assert type(got) is type(want)
+        assert_same(got, want, rtol=1e-6, atol=0)
+    args = make()
+    assert aliasing(compiled(*args), args) == aliasing(fn(*args), args)
+
+
+@pytest.mark.parametrize("fn, args", [
+    (with_default, (np.arange(3.0),)),
+    (listed, (np.arange(3.0), np.arange(3.0))),
+    (returns_argument, (np.arange(3.0), np.arange(3.0))),
+])
+def test_calls_the_fast_path_leaves_to_the_frame_hook(fn, args):
+    compiled = ember.compile(fn)
+    compiled(*args)
+    result, native = answered_natively(compiled, *args)
+    assert not native
+    assert_same(result, fn(*args), rtol=0, atol=0)
+    assert ember.stats()["cache_hits"] >= 1
+    assert aliasing(result, args) == aliasing(fn(*args), args)
+
+
+def test_python_scalar_arguments_go_in_natively():
+    def scaled_by(x, s, n):
+        return x * s + n
+
+    compiled = ember.compile(scaled_by)
+    x = np.arange(4.0)
+    compiled(x, 2.0, 1)
+    compiled(x, 3.0, 2)  # another value: scalars become run-time inputs (one recompile)
+    compiles = ember.stats()["compiles"]
+    for s, n in [(4.0, 3), (-0.5, -7), (1e300, 2**62)]:
+        result, native = answered_natively(compiled, x, s, n)
+        assert native
+        assert_same(result, scaled_by(x, s, n), rtol=0, atol=0)
+    assert ember.stats()["compiles"] == compiles
+    result, native = answered_natively(compiled, x, 2.0, 2**70)  # beyond int64: NumPy's way
+    assert native and type(result) is type(scaled_by(x, 2.0, 2**70))
+    assert_same(result, scaled_by(x, 2.0, 2**70), rtol=0, atol=0)
+    with np.errstate(over="raise"), pytest.raises(FloatingPointError):
+        compiled(x, 1e308, 1)
+    for call in (compiled, lambda *a: through_hook(compiled, *a)):
+        assert_same(call(np.arange(4.0), np.float64(2.0), 1), scaled_by(x, np.float64(2.0), 1),
+                    rtol=0, atol=0)
+
+
+def test_keyword_arguments_take_the_frame_hook():
+    compiled = ember.compile(multiply_add)
+    x, y = np.arange(3.0), np.arange(3.0)
+    compiled(x, y)
+    before = native_calls()
+    assert_same(compiled(x, y=y), multiply_add(x, y), rtol=0, atol=0)
+    assert_same(compiled(y=y, x=x), multiply_add(x, y), rtol=0, atol=0)
+    assert native_calls() == before
+    with pytest.raises(TypeError, match="unexpected keyword argument 'z'"):
+        compiled(x, z=y)
+
+
+def test_wrong_argument_count_raises_pythons_error():
+    compiled = ember.compile(multiply_add)
+    compiled(np.arange(3.0), np.arange(3.0))
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'y'"):
+        compiled(np.arange(3.0))
+    with pytest.raises(TypeError, match="takes 2 positional arguments but 3 were given"):
+        compiled(np.arange(3.0), np.arange(3.0), 1)
+
+
+def test_guard_failures_recompile_and_entries_are_tried_newest_first():
+    compiled = ember.compile(multiply_add, dynamic=False)
+    a = np.arange(3.0), np.arange(3.0)
+    b = np.arange(5.0), np.arange(5.0)
+    compiled(*a)
+    compiled(*b)  # a miss: recompiled through the hook
+    assert ember.stats()["compiles"] == 2
+    failures = ember.stats()["guard_failures"]
+    _, native = answered_natively(compiled, *b)
+    assert native and ember.stats()["guard_failures"] == failures  # the newest entry first
+    result, native = answered_natively(compiled, *a)
+    assert native and ember.stats()["guard_failures"] == failures + 1
+    assert_same(result, multiply_add(*a), rtol=0, atol=0)
+
+
+def test_changed_global_closure_and_builtin_are_seen():
+    global SCALE
+    compiled = ember.compile(scaled)
+    x = np.arange(4.0)
+    compiled(x)
+    assert answered_natively(compiled, x)[1]
+    SCALE = 3.0
+    try:
+        assert_same(compiled(x), x * 3.0, rtol=0, atol=0)
+    finally:
+        SCALE = 2.0
+    assert_same(compiled(x), x * 2.0, rtol=0, atol=0)
+
+    factor = 2.0
+
+    def closure(v):
+        return v * factor
+
+    compiled_closure = ember.compile(closure)
+    compiled_closure(x)
+    assert answered_natively(compiled_closure, x)[1]
+    factor = 5.0
+    assert_same(compiled_closure(x), x * 5.0, rtol=0, atol=0)
+
+    namespace = {"np": np}
+    exec("def shadowed(v):\n    return abs(v) * 2.0\n", namespace)  # noqa: S102
+    compiled_shadowed = ember.compile(namespace["shadowed"])
+    compiled_shadowed(-x)
+    assert answered_natively(compiled_shadowed, -x)[1]
+    namespace["abs"] = lambda v: v
+    assert_same(compiled_shadowed(-x), -x * 2.0, rtol=0, atol=0)
+
+
+def test_outputs_are_recycled_alike_on_both_paths():
+    compiled = ember.compile(multiply_add)
+    x, y = np.linspace(0.0, 1.0, 64), np.linspace(1.0, 2.0, 64)
+    compiled(x, y)
+    for call in (compiled, lambda *a: through_hook(compiled, *a)):
+        kept = call(x, y)
+        address = kept.ctypes.data
+        del kept
+        again = call(x, y)
+        assert again.ctypes.data == address  # the dropped output's memory, written again
+        held = call(x, y)
+        assert held.ctypes.data != again.ctypes.data  # one still held is never written
+        assert_same(held, multiply_add(x, y), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("mode", ["raise", "warn", "ignore"])
+def test_floating_point_errors_rerun_alike(mode):
+    def log_of(x):
+        return np.log(x) + 1.0
+
+    compiled = ember.compile(log_of)
+    x = np.array([1.0, 0.0, 2.0])
+    with np.errstate(all="ignore"):
+        compiled(x)
+    outcomes = []
+    for call in (log_of, compiled, lambda v: through_hook(compiled, v)):
+        reruns = ember.stats()["fp_reruns"]
+        with np.errstate(divide=mode), warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                value, error = call(x), None
+            except FloatingPointError as exc:
+                value, error = None, str(exc)
+        outcomes.append((value, error, [str(w.message) for w in caught],
+                         ember.stats()["fp_reruns"] - reruns))
+    want, fast, hooked = outcomes
+    assert fast[1] == hooked[1] == want[1]
+    assert fast[2] == hooked[2] == want[2]
+    assert fast[3] == hooked[3] == (0 if mode == "ignore" else 1)
+    if want[0] is not None:
+        assert_same(fast[0], want[0], rtol=0, atol=0)
+        assert_same(hooked[0], want[0], rtol=0, atol=0)
+
+
+def test_a_graph_that_raises_falls_back_to_python():
+    compiled = ember.compile(multiply_add)
+    x, y = np.arange(8.0), np.arange(8.0)
+    compiled(x, y)
+    raw = np.zeros(8 * 8 + 1, np.uint8)
+    unaligned = raw[1:].view(np.float64)  # the graph refuses misaligned data
+    assert not unaligned.flags.aligned
+    unaligned[:] = np.arange(8.0)
+    fallbacks = ember.stats()["entry_fallbacks"]
+    result, native = answered_natively(compiled, unaligned, y)
+    assert native and ember.stats()["entry_fallbacks"] == fallbacks + 1
+    assert_same(result, multiply_add(unaligned, y), rtol=0, atol=0)
+
+
+def test_numpy_errors_keep_their_type_and_message():
+    compiled = ember.compile(multiply_add)
+    compiled(np.arange(3.0), np.arange(3.0))
+    with pytest.raises(ValueError) as want:
+        multiply_add(np.arange(3.0), np.arange(4.0))
+    with pytest.raises(ValueError) as got:
+        compiled(np.arange(3.0), np.arange(4.0))
+    assert str(got.value) == str(want.value)
+
+
+def test_methods_and_tracing():
+    class Layer:
+        @ember.compile
+        def forward(self, x):
+            return x * 2.0 + 1.0
+
+    layer, x = Layer(), np.arange(5.0)
+    layer.forward(x)
+    result, native = answered_natively(layer.forward, x)
+    assert_same(result, x * 2.0 + 1.0, rtol=0, atol=0)
+    assert native
+
+    compiled = ember.compile(multiply_add)
+    compiled(x, x)
+    seen = []
+    sys.setprofile(lambda frame, event, arg: seen.append(frame.f_code.co_name))
+    try:
+        result, native = answered_natively(compiled, x, x)
+    finally:
+        sys.setprofile(None)
+    assert not native and "__call__" in seen
+    assert_same(result, multiply_add(x, x), rtol=0, atol=0)
+
+    inside = []
+
+    def profiler(frame, event, arg):
+        if event == "call" and frame.f_code.co_name == "trigger" and not inside:
+            before = native_calls()
+            inside.append((compiled(x, x), native_calls() - before))
+
+    def trigger():
+        return None
+
+    sys.setprofile(profiler)
+    try:
+        trigger()
+    finally:
+        sys.setprofile(None)
+    (value, native_delta), = inside
+    assert native_delta == 0  # inside a profile function: the hook's path, as always
+    assert_same(value, multiply_add(x, x), rtol=0, atol=0)
+
+
+def test_entries_whose_guards_read_attributes_stay_on_the_hook():
+    class Model:
+        def __init__(self):
+            self.w = np.arange(3.0)
+
+        @ember.compile
+        def forward(self, x):
+            return x * self.w
+
+    model, x = Model(), np.ones(3)
+    model.forward(x)
+    result, native = answered_natively(model.forward, x)
+    assert not native  # the guard on `self.w` reads an attribute: the hook evaluates it
+    assert_same(result, x * model.w, rtol=0, atol=0)
+    model.w = np.arange(3.0) + 1
+    assert_same(model.forward(x), x * model.w, rtol=0, atol=0)
+
+
+def test_pickled_compiled_functions_go_native_on_the_other_side():
+    import pickle
+
+    import cloudpickle
+    import travel_module
+
+    offset = 0.5
+
+    def shifted(v):
+        return v * 2.0 + offset
+
+    args = (np.arange(4.0),)
+    by_reference = pickle.loads(pickle.dumps(travel_module.affine))
+    by_value = pickle.loads(cloudpickle.dumps(ember.compile(shifted)))
+    for restored, plain in [(by_reference, travel_module.affine.__ember_original__),
+                            (by_value, shifted)]:
+        restored(*args)
+        result, native = answered_natively(restored, *args)
+        assert native
+        assert_same(result, plain(*args), rtol=0, atol=0)
+
+
+def test_disabled_hook_and_reset():
+    compiled = ember.compile(multiply_add)
+    x = np.arange(3.0)
+    compiled(x, x)
+    ember.reset()
+    result, native = answered_natively(compiled, x, x)
+    assert not native and ember.stats()["compiles"] == 1
+    assert answered_natively(compiled, x, x)[1]
+    assert_same(result, multiply_add(x, x), rtol=0, atol=0)
+
+
+@settings(max_examples=150, deadline=None, derandomize=True, database=None,
+          suppress_health_check=list(HealthCheck), phases=[Phase.generate])
+@given(program=programs())
+def test_fuzzed_programs_alike_on_both_paths(program: Program) -> None:
+    namespace = {"np": np}
+    exec(compile(program.source, "<fuzzed program>", "exec"), namespace)  # noqa: S102
+    fn = namespace["program"]
+    want = run(fn, make_args(program.args), program.errstate)
+    ember.reset()
+    compiled = ember.compile(fn)
+    run(compiled, make_args(program.args), program.errstate)
+    before = native_calls()
+    fast = run(compiled, make_args(program.args), program.errstate)
+    native = native_calls() > before
+    hooked = run(lambda *a: through_hook(compiled, *a), make_args(program.args),
+                 program.errstate)
+    assert_same_outcome(fast, hooked, program)
+    if native:
+        assert_same_outcome(fast, want, program)
