@@ -3,7 +3,8 @@
     python benches/matmul.py [--quick]
 
 For each shape class (matrix-vector, vector-matrix, small squares, tall-skinny, batched,
-broadcast batch, transposed operands, a product with a fused bias and activation) and each of
+broadcast batch, transposed operands, products with bias, activation, scaling and residual
+epilogues at sizes 64 to 1024, a two-layer block) and each of
 float32 and float64, the median seconds per call (samples interleaved) of `np` (plain NumPy) and of the same function
 compiled by ember (cranelift backend, a cached call), and their ratio (NumPy time / ember time:
 above 1 means ember is faster). NumPy's BLAS thread count is printed; ember's products run on
@@ -32,6 +33,16 @@ def dense_layer(x, w, bias):
     return np.maximum(x @ w + bias, 0.0)
 
 
+def scaled_tanh_layer(x, w, bias):
+    return np.tanh(x @ w + bias) * 0.5
+
+
+def mlp_block(x, w1, b1, w2, b2):
+    """Two layers with a residual add: the product epilogues of a training step's forward."""
+    h = np.maximum(x @ w1 + b1, 0.0)
+    return x + (h @ w2 + b2) * 0.1
+
+
 def shapes(dtype):
     rng = np.random.default_rng(0)
 
@@ -54,6 +65,11 @@ def shapes(dtype):
         ("broadcast 64x32x32 @ 32x32", product, (r(64, 32, 32), r(32, 32))),
         ("transposed A.T @ B 256", transposed_left, (r(256, 256), r(256, 256))),
         ("dense relu(x@w+b) 256x512x256", dense_layer, (r(256, 512), r(512, 256), r(256))),
+        *[(f"relu(x@w+b) {n}", dense_layer, (r(n, n), r(n, n), r(n))) for n in (64, 256, 1024)],
+        *[(f"tanh(x@w+b)*s {n}", scaled_tanh_layer, (r(n, n), r(n, n), r(n)))
+          for n in (64, 256, 1024)],
+        *[(f"mlp block {b}x{n}", mlp_block, (r(b, n), r(n, 2 * n), r(2 * n), r(2 * n, n), r(n)))
+          for b, n in ((32, 64), (128, 256), (256, 1024))],
     ]
 
 
