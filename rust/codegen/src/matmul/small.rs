@@ -278,3 +278,96 @@ unsafe fn tiles<T: Element, const NR: usize>(p: &Product, buf: &mut Vec<u64>, ti
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Deterministic values in [-1, 1).
+    fn values(n: usize, seed: usize) -> Vec<f64> {
+        (0..n)
+            .map(|i| ((i * 7919 + seed * 104_729) % 2001) as f64 / 1000.0 - 1.0)
+            .collect()
+    }
+
+    /// Runs an m x k by k x n product through `product` with every operand stored row-major
+    /// or transposed, against a sum in f64.
+    fn check<T: Copy + Into<f64>>(from: fn(f64) -> T, dtype: Scalar, tol: f64) {
+        for (m, n, k) in [
+            (1, 1, 1),
+            (4, 4, 4),
+            (3, 17, 5),
+            (9, 1, 7),
+            (1, 9, 7),
+            (16, 16, 16),
+        ] {
+            for layout in 0..8 {
+                let (ta, tb, to) = (layout & 1 != 0, layout & 2 != 0, layout & 4 != 0);
+                let a: Vec<T> = values(m * k, 1).into_iter().map(from).collect();
+                let b: Vec<T> = values(k * n, 2).into_iter().map(from).collect();
+                let mut o: Vec<T> = vec![from(f64::NAN); m * n];
+                let st = |t: bool, r: usize, c: usize| {
+                    if t {
+                        (1, r as isize)
+                    } else {
+                        (c as isize, 1)
+                    }
+                };
+                let p = Product {
+                    m,
+                    n,
+                    k,
+                    a: a.as_ptr() as *mut u8,
+                    a_strides: st(ta, m, k),
+                    b: b.as_ptr() as *mut u8,
+                    b_strides: st(tb, k, n),
+                    o: o.as_mut_ptr() as *mut u8,
+                    o_strides: st(to, m, n),
+                };
+                // SAFETY: the buffers hold the m x k, k x n and m x n matrices the strides
+                // describe.
+                assert!(unsafe { product(dtype, &p) }, "{m}x{n}x{k} taken");
+                let at = |v: &[T], (rs, cs): (isize, isize), i: usize, j: usize| -> f64 {
+                    v[(i as isize * rs + j as isize * cs) as usize].into()
+                };
+                for i in 0..m {
+                    for j in 0..n {
+                        let want: f64 = (0..k)
+                            .map(|q| at(&a, p.a_strides, i, q) * at(&b, p.b_strides, q, j))
+                            .sum();
+                        let got = at(&o, p.o_strides, i, j);
+                        assert!(
+                            (got - want).abs() <= tol * k as f64,
+                            "{m}x{n}x{k} layout {layout} ({i}, {j}): {got} vs {want}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn small_products_match_a_sum_in_f64_for_every_layout() {
+        check::<f32>(|x| x as f32, Scalar::F32, 1e-6);
+        check::<f64>(|x| x, Scalar::F64, 1e-15);
+    }
+
+    #[test]
+    fn large_products_and_integers_are_left_alone() {
+        let p = Product {
+            m: 17,
+            n: 16,
+            k: 16,
+            a: std::ptr::null_mut(),
+            a_strides: (16, 1),
+            b: std::ptr::null_mut(),
+            b_strides: (16, 1),
+            o: std::ptr::null_mut(),
+            o_strides: (16, 1),
+        };
+        // SAFETY: a product this size is refused before any pointer is read.
+        assert!(!unsafe { product(Scalar::F32, &p) });
+        // SAFETY: integer products are refused before any pointer is read.
+        assert!(!unsafe { product(Scalar::I64, &Product { m: 2, ..p }) });
+    }
+}
