@@ -4,7 +4,8 @@
 
 For each shape class (matrix-vector, vector-matrix, small squares, tall-skinny, batched,
 broadcast batch, transposed operands, products with bias, activation, scaling and residual
-epilogues at sizes 64 to 1024, a two-layer block) and each of
+epilogues at sizes 64 to 1024, a two-layer block; a call with no product and eight chained
+small products, which separate the fixed cost of a compiled call from the products) and each of
 float32 and float64, the median seconds per call (samples interleaved) of `np` (plain NumPy) and of the same function
 compiled by ember (cranelift backend, a cached call), and their ratio (NumPy time / ember time:
 above 1 means ember is faster). NumPy's BLAS thread count is printed; ember's products run on
@@ -33,6 +34,18 @@ def dense_layer(x, w, bias):
     return np.maximum(x @ w + bias, 0.0)
 
 
+def chained_products(a, b):
+    """Eight products in one compiled call: the fixed cost of a call is paid once."""
+    for _ in range(8):
+        a = a @ b
+    return a
+
+
+def call_cost(a, b):
+    """No product at all: what a compiled call costs on 4x4 operands."""
+    return a + b
+
+
 def scaled_tanh_layer(x, w, bias):
     return np.tanh(x @ w + bias) * 0.5
 
@@ -56,6 +69,8 @@ def shapes(dtype):
         ("small 4x4", product, (r(4, 4), r(4, 4))),
         ("small 16x16", product, (r(16, 16), r(16, 16))),
         ("small 64x64", product, (r(64, 64), r(64, 64))),
+        ("call cost only: 4x4 a + b", call_cost, (r(4, 4), r(4, 4))),
+        ("8 chained products 16x16", chained_products, (r(16, 16), r(16, 16) * 0.25)),
         ("square 256x256", product, (r(256, 256), r(256, 256))),
         ("square 512x512", product, (r(512, 512), r(512, 512))),
         ("tall-skinny 10000x16 @ 16x16", product, (r(10000, 16), r(16, 16))),
