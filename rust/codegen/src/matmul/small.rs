@@ -1,4 +1,5 @@
-//! Small float products where no BLAS is registered. The `gemm` crate spends a fixed few
+//! Small float products that no BLAS takes (none registered, or a layout it refuses, such
+//! as a reversed or broadcast axis). The `gemm` crate spends a fixed few
 //! hundred nanoseconds per call (packing buffers, blocking and thread decisions) before its
 //! first multiply, more than a 4 x 4 product takes, and a batch of small products pays it per
 //! matrix. Here the product runs as a register-tiled loop on the calling thread: `B` is read
@@ -136,15 +137,9 @@ avx2_tile!(
 );
 
 /// Whether the AVX2 tiles can run here.
+#[cfg(target_arch = "x86_64")]
 fn has_avx2_fma() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
+    std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
 }
 
 /// Multiply-adds the tiled loop would execute for an `m x n` output with inner extent `k`.
@@ -175,14 +170,20 @@ fn transposed(p: &Product) -> Product {
 /// # Safety
 /// `p` must describe valid matrices of `dtype`, the output not overlapping the operands.
 pub(super) unsafe fn product(dtype: Scalar, p: &Product) -> bool {
-    let avx2 = has_avx2_fma();
-    // SAFETY: the caller's contract; the AVX2 tiles only where the CPU has the features.
+    #[cfg(target_arch = "x86_64")]
+    if has_avx2_fma() {
+        // SAFETY: the caller's contract; the CPU has the features the tiles use.
+        return unsafe {
+            match dtype {
+                Scalar::F32 => oriented::<f32, 16>(p, avx2_tile_f32),
+                Scalar::F64 => oriented::<f64, 8>(p, avx2_tile_f64),
+                _ => false,
+            }
+        };
+    }
+    // SAFETY: the caller's contract.
     unsafe {
         match dtype {
-            #[cfg(target_arch = "x86_64")]
-            Scalar::F32 if avx2 => oriented::<f32, 16>(p, avx2_tile_f32),
-            #[cfg(target_arch = "x86_64")]
-            Scalar::F64 if avx2 => oriented::<f64, 8>(p, avx2_tile_f64),
             Scalar::F32 => oriented::<f32, 16>(p, portable_tile::<f32, 16>),
             Scalar::F64 => oriented::<f64, 8>(p, portable_tile::<f64, 8>),
             _ => false,
@@ -290,9 +291,9 @@ mod tests {
             .collect()
     }
 
-    /// Runs an m x k by k x n product through `product` with every operand stored row-major
-    /// or transposed, against a sum in f64.
-    fn check<T: Copy + Into<f64>>(from: fn(f64) -> T, dtype: Scalar, tol: f64) {
+    /// Runs an m x k by k x n product through `run` with every operand stored row-major or
+    /// transposed, against a sum in f64.
+    fn check<T: Copy + Into<f64>>(from: fn(f64) -> T, run: unsafe fn(&Product) -> bool, tol: f64) {
         for (m, n, k) in [
             (1, 1, 1),
             (4, 4, 4),
@@ -326,7 +327,7 @@ mod tests {
                 };
                 // SAFETY: the buffers hold the m x k, k x n and m x n matrices the strides
                 // describe.
-                assert!(unsafe { product(dtype, &p) }, "{m}x{n}x{k} taken");
+                assert!(unsafe { run(&p) }, "{m}x{n}x{k} taken");
                 let at = |v: &[T], (rs, cs): (isize, isize), i: usize, j: usize| -> f64 {
                     v[(i as isize * rs + j as isize * cs) as usize].into()
                 };
@@ -348,8 +349,24 @@ mod tests {
 
     #[test]
     fn small_products_match_a_sum_in_f64_for_every_layout() {
-        check::<f32>(|x| x as f32, Scalar::F32, 1e-6);
-        check::<f64>(|x| x, Scalar::F64, 1e-15);
+        // SAFETY (both): `check` hands over products over its own buffers.
+        check::<f32>(|x| x as f32, |p| unsafe { product(Scalar::F32, p) }, 1e-6);
+        check::<f64>(|x| x, |p| unsafe { product(Scalar::F64, p) }, 1e-15);
+    }
+
+    #[test]
+    fn portable_tiles_match_a_sum_in_f64_for_every_layout() {
+        // SAFETY (both): as above; the portable tiles run on any CPU.
+        check::<f32>(
+            |x| x as f32,
+            |p| unsafe { oriented::<f32, 16>(p, portable_tile) },
+            1e-6,
+        );
+        check::<f64>(
+            |x| x,
+            |p| unsafe { oriented::<f64, 8>(p, portable_tile) },
+            1e-15,
+        );
     }
 
     #[test]
