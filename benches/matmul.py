@@ -134,6 +134,31 @@ def main() -> None:
             ratios.append(t_np / t_em)
             print(f"{name:<34} {t_np * 1e6:>8.1f}us {t_em * 1e6:>8.1f}us {t_np / t_em:>6.2f}x")
     print(f"\ngeomean ratio {statistics.geometric_mean(ratios):.2f}x, min {min(ratios):.2f}x")
+    product_paths(budget)
+
+
+def product_paths(budget: float) -> None:
+    """Small products through NumPy's BLAS and through the tiled loop that takes them where
+    no BLAS is registered, both compiled: which path should own small products."""
+    from ember.backends import blas
+
+    print(f"\n{'small products, compiled':<34} {'blas':>10} {'tiled':>10} {'tiled/blas':>11}")
+    rng = np.random.default_rng(1)
+    for dtype in (np.float32, np.float64):
+        for s in (4, 8, 16):
+            for batch in ((), (64,)):
+                a, b = (rng.standard_normal((*batch, s, s)).astype(dtype) for _ in range(2))
+                compiled = ember.compile(product)
+                blas.register()
+                t_blas = per_call([compiled], (a, b), budget)[0]
+                blas.unregister()
+                try:
+                    t_tiled = per_call([compiled], (a, b), budget)[0]
+                finally:
+                    blas.register()
+                name = f"{np.dtype(dtype).name} {'x'.join(map(str, (*batch, s, s)))}"
+                print(f"{name:<34} {t_blas * 1e6:>8.1f}us {t_tiled * 1e6:>8.1f}us "
+                      f"{t_tiled / t_blas:>10.2f}x")
 
 
 if __name__ == "__main__":
