@@ -66,6 +66,16 @@ def test_strided_transposed_and_broadcast_operands(product_path: str, dtype: typ
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
+def test_outer_products_with_strided_rows(product_path: str, dtype: type) -> None:
+    """k = 1: each output row is a scaled copy of B's single row, which may be strided."""
+    for n in (8, 16, 17, 32):
+        col = floats((4, 1), dtype, seed=n)
+        wide = floats((1, 2 * n), dtype, seed=n + 1)
+        for b in (wide[:, ::2], wide[:, ::-2], np.broadcast_to(wide[:, :1], (1, n))):
+            assert check(lambda xp, a, b: (a @ b, b.T @ a.T), col, b, sums=True) is not None
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
 def test_batches_with_broadcasting(product_path: str, dtype: type) -> None:
     cases = [((64, 4, 4), (64, 4, 4)), ((64, 8, 8), (8, 8)), ((3, 1, 5, 6), (1, 4, 6, 2)),
              ((7, 6), (2, 3, 6, 5)), ((10, 3, 7), (7,)), ((7,), (10, 7, 3)), ((0, 4, 4), (4, 4))]

@@ -238,7 +238,7 @@ unsafe fn tiles<T: Element, const NR: usize>(p: &Product, buf: &mut Vec<u64>, ti
     let packed = buf.as_mut_ptr() as *mut T;
     for j0 in (0..n).step_by(NR) {
         let cols = (n - j0).min(NR);
-        let (panel, stride) = if cols == NR && (bcs == 1 || k == 1) {
+        let (panel, stride) = if cols == NR && bcs == 1 {
             (b.wrapping_offset(j0 as isize * bcs), brs)
         } else {
             for q in 0..k {
@@ -301,6 +301,7 @@ mod tests {
             (9, 1, 7),
             (1, 9, 7),
             (16, 16, 16),
+            (4, 32, 1),
         ] {
             for layout in 0..8 {
                 let (ta, tb, to) = (layout & 1 != 0, layout & 2 != 0, layout & 4 != 0);
