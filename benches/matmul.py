@@ -3,7 +3,9 @@
     python benches/matmul.py [--quick]
 
 For each shape class (matrix-vector, vector-matrix, small squares, tall-skinny, batched,
-broadcast batch, transposed operands, a product with a fused bias and activation) and each of
+broadcast batch, transposed operands, products with bias, activation, scaling and residual
+epilogues at sizes 64 to 1024, a two-layer block; a call with no product and eight chained
+small products, which separate the fixed cost of a compiled call from the products) and each of
 float32 and float64, the median seconds per call (samples interleaved) of `np` (plain NumPy) and of the same function
 compiled by ember (cranelift backend, a cached call), and their ratio (NumPy time / ember time:
 above 1 means ember is faster). NumPy's BLAS thread count is printed; ember's products run on
@@ -32,6 +34,28 @@ def dense_layer(x, w, bias):
     return np.maximum(x @ w + bias, 0.0)
 
 
+def chained_products(a, b):
+    """Eight products in one compiled call: the fixed cost of a call is paid once."""
+    for _ in range(8):
+        a = a @ b
+    return a
+
+
+def call_cost(a, b):
+    """No product at all: what a compiled call costs on 4x4 operands."""
+    return a + b
+
+
+def scaled_tanh_layer(x, w, bias):
+    return np.tanh(x @ w + bias) * 0.5
+
+
+def mlp_block(x, w1, b1, w2, b2):
+    """Two layers with a residual add: the product epilogues of a training step's forward."""
+    h = np.maximum(x @ w1 + b1, 0.0)
+    return x + (h @ w2 + b2) * 0.1
+
+
 def shapes(dtype):
     rng = np.random.default_rng(0)
 
@@ -45,6 +69,8 @@ def shapes(dtype):
         ("small 4x4", product, (r(4, 4), r(4, 4))),
         ("small 16x16", product, (r(16, 16), r(16, 16))),
         ("small 64x64", product, (r(64, 64), r(64, 64))),
+        ("call cost only: 4x4 a + b", call_cost, (r(4, 4), r(4, 4))),
+        ("8 chained products 16x16", chained_products, (r(16, 16), r(16, 16) * 0.25)),
         ("square 256x256", product, (r(256, 256), r(256, 256))),
         ("square 512x512", product, (r(512, 512), r(512, 512))),
         ("tall-skinny 10000x16 @ 16x16", product, (r(10000, 16), r(16, 16))),
@@ -54,6 +80,11 @@ def shapes(dtype):
         ("broadcast 64x32x32 @ 32x32", product, (r(64, 32, 32), r(32, 32))),
         ("transposed A.T @ B 256", transposed_left, (r(256, 256), r(256, 256))),
         ("dense relu(x@w+b) 256x512x256", dense_layer, (r(256, 512), r(512, 256), r(256))),
+        *[(f"relu(x@w+b) {n}", dense_layer, (r(n, n), r(n, n), r(n))) for n in (64, 256, 1024)],
+        *[(f"tanh(x@w+b)*s {n}", scaled_tanh_layer, (r(n, n), r(n, n), r(n)))
+          for n in (64, 256, 1024)],
+        *[(f"mlp block {b}x{n}", mlp_block, (r(b, n), r(n, 2 * n), r(2 * n), r(2 * n, n), r(n)))
+          for b, n in ((32, 64), (128, 256), (256, 1024))],
     ]
 
 
@@ -103,6 +134,31 @@ def main() -> None:
             ratios.append(t_np / t_em)
             print(f"{name:<34} {t_np * 1e6:>8.1f}us {t_em * 1e6:>8.1f}us {t_np / t_em:>6.2f}x")
     print(f"\ngeomean ratio {statistics.geometric_mean(ratios):.2f}x, min {min(ratios):.2f}x")
+    product_paths(budget)
+
+
+def product_paths(budget: float) -> None:
+    """Small products through NumPy's BLAS and through the tiled loop that takes them where
+    no BLAS is registered, both compiled: which path should own small products."""
+    from ember.backends import blas
+
+    print(f"\n{'small products, compiled':<34} {'blas':>10} {'tiled':>10} {'tiled/blas':>11}")
+    rng = np.random.default_rng(1)
+    for dtype in (np.float32, np.float64):
+        for s in (4, 8, 16):
+            for batch in ((), (64,)):
+                a, b = (rng.standard_normal((*batch, s, s)).astype(dtype) for _ in range(2))
+                compiled = ember.compile(product)
+                blas.register()
+                t_blas = per_call([compiled], (a, b), budget)[0]
+                blas.unregister()
+                try:
+                    t_tiled = per_call([compiled], (a, b), budget)[0]
+                finally:
+                    blas.register()
+                name = f"{np.dtype(dtype).name} {'x'.join(map(str, (*batch, s, s)))}"
+                print(f"{name:<34} {t_blas * 1e6:>8.1f}us {t_tiled * 1e6:>8.1f}us "
+                      f"{t_tiled / t_blas:>10.2f}x")
 
 
 if __name__ == "__main__":

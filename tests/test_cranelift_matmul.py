@@ -127,9 +127,10 @@ def test_mixed_and_integer_dtypes_take_the_strided_path(product_path: str) -> No
 
 
 def test_products_agree_bit_for_bit_with_numpy_on_the_blas_path(product_path: str) -> None:
-    """Through NumPy's own BLAS, the same call gives the same bits as NumPy's `@`."""
-    a, b = floats((48, 40), np.float64, seed=12), floats((40, 32), np.float64, seed=13)
-    v = floats((40,), np.float64, seed=14)
+    """Through NumPy's own BLAS, the same call gives the same bits as NumPy's `@` (shapes
+    above the size of the products that run without a library call)."""
+    a, b = floats((160, 120), np.float64, seed=12), floats((120, 96), np.float64, seed=13)
+    v = floats((120,), np.float64, seed=14)
     graph = check(lambda xp, a, b, v: (a @ b, a @ v), a, b, v, sums=True)
     assert graph is not None
     if product_path == "blas":

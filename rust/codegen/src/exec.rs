@@ -114,6 +114,13 @@ pub unsafe fn launch(
     let outer = if nd > 2 { &dims[..nd - 2] } else { &[][..] };
     let outer_count: usize = outer.iter().product();
     let total = outer_count * rows * n;
+    // Decided before the thread count: finding rayon's pool asks the kernel for the process
+    // id, a system call that costs more than a small launch's whole kernel.
+    if num_threads == 1 || total < PARALLEL_THRESHOLD {
+        // SAFETY: the caller's contract.
+        unsafe { launch_serial(f, dims, ops) };
+        return;
+    }
     let threads = if num_threads == 0 {
         default_threads()
     } else {

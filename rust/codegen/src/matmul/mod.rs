@@ -5,9 +5,12 @@
 //! Each float product goes to the CBLAS the host process registered ([`blas`]: the one NumPy
 //! ships, so products run exactly as fast as NumPy's own, with its thread setting) when its
 //! operands fit BLAS layouts (one unit stride per matrix, positive leading dimensions);
-//! anything else, and integers, go to [`strided`].
+//! anything else, and integers, go to [`strided`]. Small float products that no BLAS takes
+//! (none registered, or layouts it refuses) run in place ([`small`]: a register-tiled loop,
+//! no library call).
 
 pub mod blas;
+mod small;
 mod strided;
 
 use crate::kernel::Scalar;
@@ -95,7 +98,10 @@ pub(crate) unsafe fn matmul(dtype: Scalar, a: Mat, b: Mat, out: Mat, threads: us
             o_strides: last_two(&ol),
         };
         // SAFETY: the offsets stay inside each operand by the caller's contract.
-        let done = blas.is_some_and(|blas| unsafe { blas.product(dtype, &p) });
+        let done = match blas {
+            Some(blas) => unsafe { blas.product(dtype, &p) || small::product(dtype, &p) },
+            None => unsafe { small::product(dtype, &p) },
+        };
         if !done {
             // SAFETY: as above.
             unsafe { strided::one(dtype, &p, threads) };
