@@ -27,6 +27,7 @@
 mod arrays;
 mod body_loop;
 mod buffers;
+mod dynamic;
 pub mod exec;
 pub mod fpstatus;
 mod graph;
@@ -39,6 +40,7 @@ mod reuse;
 mod scan;
 mod schedule;
 
+pub use dynamic::counters;
 pub use graph::{compile, disassemble, ArrayView, ArrayViewMut, CompiledGraph, Options};
 pub use matmul::blas::{register as register_blas, registered as registered_blas, Blas};
 
