@@ -104,9 +104,10 @@ pub(crate) struct Dynamic {
 pub(crate) fn is_symbolic(graph: &Graph) -> bool {
     let symbolic = |t: &Type| t.shape.iter().any(|d| matches!(d, Dim::Sym(_)));
     graph.params.iter().any(symbolic)
-        || graph.nodes.iter().any(|n| {
-            symbolic(&n.ty) || n.op.regions().iter().any(|r| is_symbolic(r.as_ref()))
-        })
+        || graph
+            .nodes
+            .iter()
+            .any(|n| symbolic(&n.ty) || n.op.regions().iter().any(|r| is_symbolic(r.as_ref())))
 }
 
 fn symbols_of(types: &[Type], into: &mut Vec<String>) {
@@ -222,7 +223,12 @@ impl Dynamic {
             .zip(sizes.iter().copied())
             .collect();
         let concrete = substitute(&self.graph, &bindings);
-        let compiled = Arc::new(compile_static(&concrete, &self.options, &self.kernels)?);
+        let compiled = Arc::new(compile_static(
+            &concrete,
+            &self.options,
+            &self.kernels,
+            true,
+        )?);
         PLANS_MADE.fetch_add(1, Ordering::Relaxed);
         let mut plans = self.plans.lock().unwrap_or_else(|p| p.into_inner());
         plans.insert(0, (sizes.to_vec(), compiled.clone()));
@@ -244,7 +250,9 @@ impl Dynamic {
 
 fn dim(d: &Dim, bindings: &HashMap<&str, usize>) -> Dim {
     match d {
-        Dim::Sym(s) => bindings.get(s.as_str()).map_or(d.clone(), |&n| Dim::Static(n)),
+        Dim::Sym(s) => bindings
+            .get(s.as_str())
+            .map_or(d.clone(), |&n| Dim::Static(n)),
         Dim::Static(_) => d.clone(),
     }
 }
@@ -291,12 +299,8 @@ pub(crate) fn substitute(graph: &Graph, bindings: &HashMap<&str, usize>) -> Grap
                 n: dim(n, bindings),
                 m: dim(m, bindings),
             },
-            Op::Reshape { shape } => Op::Reshape {
-                shape: dims(shape),
-            },
-            Op::BroadcastTo { shape } => Op::BroadcastTo {
-                shape: dims(shape),
-            },
+            Op::Reshape { shape } => Op::Reshape { shape: dims(shape) },
+            Op::BroadcastTo { shape } => Op::BroadcastTo { shape: dims(shape) },
             Op::Result { index, ty: t } => Op::Result {
                 index: *index,
                 ty: ty(t, bindings),

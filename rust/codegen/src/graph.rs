@@ -63,7 +63,7 @@ pub fn compile(graph: &Graph, options: &Options) -> Result<CompiledGraph, Error>
     let shapes = if is_symbolic(graph) {
         Shapes::Dynamic(Dynamic::new(graph, options)?)
     } else {
-        Shapes::Static(compile_static(graph, options, &Arc::default())?)
+        Shapes::Static(compile_static(graph, options, &Arc::default(), false)?)
     };
     Ok(CompiledGraph {
         input_types: graph.params.clone(),
@@ -72,13 +72,15 @@ pub fn compile(graph: &Graph, options: &Options) -> Result<CompiledGraph, Error>
     })
 }
 
-/// Compiles a graph of static shapes, taking kernels `kernels` already holds from there.
+/// Compiles a graph of static shapes, taking kernels `kernels` already holds from there
+/// (`sizes_vary`: a binding of a symbolic graph, see [`schedule::schedule_sizes`]).
 pub(crate) fn compile_static(
     graph: &Graph,
     options: &Options,
     kernels: &Arc<KernelCache>,
+    sizes_vary: bool,
 ) -> Result<StaticGraph, Error> {
-    let plan = schedule::schedule(graph)?;
+    let plan = schedule::schedule_sizes(graph, sizes_vary)?;
     let mut store = kernels.lock();
     let (keys, missing) = store.missing(&plan.kernels);
     let mut natives = Vec::new();
