@@ -79,6 +79,11 @@ impl KernelStore {
         self.fns.insert(key, f);
     }
 
+    /// How many distinct kernels the store holds.
+    pub(crate) fn len(&self) -> usize {
+        self.fns.len()
+    }
+
     /// The entry of a kernel compiled before.
     pub(crate) fn get(&self, key: &str) -> KernelFn {
         self.fns[key]
@@ -156,6 +161,11 @@ impl Dynamic {
             plans: Mutex::new(Vec::new()),
             options: options.clone(),
         })
+    }
+
+    /// The kernels every binding shares.
+    pub(crate) fn kernels(&self) -> &KernelCache {
+        &self.kernels
     }
 
     /// The size of every symbol given the input shapes, in [`Dynamic::symbols`] order; a

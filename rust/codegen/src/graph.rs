@@ -53,7 +53,7 @@ pub(crate) struct StaticGraph {
     pool: Mutex<Vec<Vec<Vec<u128>>>>,
     options: Options,
     /// Owns the code of `fns` (shared with the other bindings of a symbolic graph).
-    _kernels: Arc<KernelCache>,
+    kernels: Arc<KernelCache>,
 }
 
 /// Compiles a verified, optimised graph. Static shapes are planned now; a graph with
@@ -137,7 +137,7 @@ pub(crate) fn compile_static(
         buffer_sizes,
         pool: Mutex::new(Vec::new()),
         options: options.clone(),
-        _kernels: kernels.clone(),
+        kernels: kernels.clone(),
     })
 }
 
@@ -220,6 +220,15 @@ impl CompiledGraph {
         match &self.shapes {
             Shapes::Static(g) => (g.fns.len(), g.plan.steps.len()),
             Shapes::Dynamic(_) => (0, 0),
+        }
+    }
+
+    /// How many distinct kernels Cranelift generated for this graph, all bindings of its
+    /// symbols together.
+    pub fn generated_kernels(&self) -> usize {
+        match &self.shapes {
+            Shapes::Static(g) => g.kernels.lock().len(),
+            Shapes::Dynamic(d) => d.kernels().lock().len(),
         }
     }
 
