@@ -32,7 +32,7 @@ pub struct CompiledGraph {
 
 /// Static shapes: one plan; symbolic dims: a plan per binding of the symbols.
 enum Shapes {
-    Static(StaticGraph),
+    Static(Box<StaticGraph>),
     Dynamic(Dynamic),
 }
 
@@ -63,7 +63,12 @@ pub fn compile(graph: &Graph, options: &Options) -> Result<CompiledGraph, Error>
     let shapes = if is_symbolic(graph) {
         Shapes::Dynamic(Dynamic::new(graph, options)?)
     } else {
-        Shapes::Static(compile_static(graph, options, &Arc::default(), false)?)
+        Shapes::Static(Box::new(compile_static(
+            graph,
+            options,
+            &Arc::default(),
+            false,
+        )?))
     };
     Ok(CompiledGraph {
         input_types: graph.params.clone(),
