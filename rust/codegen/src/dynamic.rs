@@ -241,6 +241,10 @@ impl Dynamic {
         )?);
         PLANS_MADE.fetch_add(1, Ordering::Relaxed);
         let mut plans = self.plans.lock().unwrap_or_else(|p| p.into_inner());
+        // Another thread may have planned the same binding meanwhile: keep one.
+        if let Some(k) = plans.iter().position(|(key, _)| key == sizes) {
+            return Ok(plans[k].1.clone());
+        }
         plans.insert(0, (sizes.to_vec(), compiled.clone()));
         plans.truncate(PLAN_LIMIT);
         Ok(compiled)
