@@ -149,6 +149,18 @@ def test_mark_dynamic_compiles_once_from_the_first_call():
     assert ember.stats()["compiles"] == 1
 
 
+def test_a_marked_dim_read_as_a_python_value_is_captured_static():
+    def f(x):
+        return x.reshape(x.shape[0] * 3, -1) + 1
+
+    compiled = ember.compile(f)
+    x = _rows(4, 6)
+    ember.mark_dynamic(x, 0)
+    assert_same(compiled(x), f(x))
+    s = ember.stats()
+    assert s["graph_breaks"] == 0 and s["compiles"] == 1
+
+
 def test_mark_static_keeps_a_dim_specialised_under_dynamic_true():
     def f(x):
         return x.sum(axis=1)
