@@ -5,7 +5,7 @@
 Per workload and batch size: `static` is the function compiled with `dynamic=False` (sizes
 compiled in, one compile per size); `dynamic` is one compile with `dynamic=True`, warmed on
 another batch size first, so the timed calls run kernels generated once for symbolic sizes
-with a plan made for each new size. `dyn/static` is the ratio of their medians (1.00: no cost;
+with a plan made for each new size. `dyn/static` is the ratio of their medians (samples of all contenders taken in turn) (1.00: no cost;
 the target is at most 1.10). `np/dyn` is NumPy's time over the dynamic one (higher is better);
 Numba (`njit`, row loops where NumPy code does not compile under it) where installed. Last, the
 batch-size sweep: one function called with 100 batch sizes, and the compiles, kernels generated
@@ -71,21 +71,24 @@ def numba_version(name):
     return numba.njit(fn)
 
 
-def median_time(fn, args, repeat):
-    fn(*args)
+def medians(fns, args, repeat):
+    """The median time of each function on `args`, their samples taken in turn (one sample of
+    each, then the next round) so that load on the machine falls on all of them alike."""
     number = 1
-    t0 = time.perf_counter()
-    fn(*args)
-    once = time.perf_counter() - t0
-    if once < 1e-3:
-        number = max(1, int(1e-3 / max(once, 1e-7)))
-    samples = []
-    for _ in range(repeat):
+    for fn in fns:
+        fn(*args)
         t0 = time.perf_counter()
-        for _ in range(number):
-            fn(*args)
-        samples.append((time.perf_counter() - t0) / number)
-    return statistics.median(samples)
+        fn(*args)
+        once = time.perf_counter() - t0
+        number = max(number, int(1e-3 / max(once, 1e-7)))
+    samples = [[] for _ in fns]
+    for _ in range(repeat):
+        for fn, out in zip(fns, samples, strict=True):
+            t0 = time.perf_counter()
+            for _ in range(number):
+                fn(*args)
+            out.append((time.perf_counter() - t0) / number)
+    return [statistics.median(s) for s in samples]
 
 
 def check_equal(got, want, name):
@@ -113,10 +116,9 @@ def run_table(sizes, repeat):
             want = fn(*args)
             check_equal(dynamic(*args), want, name)
             check_equal(static(*args), want, name)
-            t_np = median_time(fn, args, repeat)
-            t_st = median_time(static, args, repeat)
-            t_dy = median_time(dynamic, args, repeat)
-            t_nb = median_time(nb, args, repeat) if nb is not None else float("nan")
+            fns = [fn, static, dynamic] + ([nb] if nb is not None else [])
+            t_np, t_st, t_dy, *rest = medians(fns, args, repeat)
+            t_nb = rest[0] if rest else float("nan")
             ratios.append(t_dy / t_st)
             print(f"{name:15} {rows:6} {t_np * 1e6:9.1f}u {t_st * 1e6:9.1f}u {t_dy * 1e6:9.1f}u "
                   f"{t_nb * 1e6:9.1f}u {t_dy / t_st:10.2f} {t_np / t_dy:7.2f}")
