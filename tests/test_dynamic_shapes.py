@@ -295,3 +295,28 @@ def test_random_programs_in_dynamic_mode_generate_kernels_once(case):
     assert s["graph_breaks"] == 0 and s["entry_fallbacks"] == 0, source
     if rows > 1 and s["compiles"] == 1:
         assert s["kernels_generated"] == generated, source
+
+
+def test_threads_calling_one_dynamic_graph_with_many_sizes():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ember import _core
+
+    text = """ember-ir 1
+func @f(%0: f64[s0,4]) -> (f64[s0], f64[4]) {
+  %1 = sum(%0) axis=[1] keepdims=false : f64[s0]
+  %2 = mean(%0) axis=[0] keepdims=false : f64[4]
+  return %1, %2
+}
+"""
+    graph = _core.compile_ir(text, 1, [(2, 4)])
+
+    def call(n: int) -> None:
+        x = np.arange(n * 4, dtype=np.float64).reshape(n, 4) / (n + 1)
+        for _ in range(20):
+            rows, cols = graph(x)
+            np.testing.assert_allclose(rows, x.sum(axis=1), rtol=1e-12)
+            np.testing.assert_allclose(cols, x.mean(axis=0), rtol=1e-12)
+
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(call, [n % 40 + 2 for n in range(64)]))
