@@ -32,7 +32,9 @@ def test_automatic_dynamic_after_a_shape_change(recorder):
     assert len(recorder.graphs) == 2
     static, symbolic = recorder.graphs
     assert static.inputs[0].shape == (4, 3)
-    assert symbolic.inputs[0].shape == ("s0", "s1") == symbolic.inputs[1].shape
+    # Only the dim that changed is symbolic, as torch.compile does it; equal sizes share one
+    # symbol (duck sizing), so x and y stay broadcast-compatible.
+    assert symbolic.inputs[0].shape == ("s0", 3) == symbolic.inputs[1].shape
     s = ember.stats()
     assert s["recompiles"] == 1 and s["cache_hits"] == 2
 

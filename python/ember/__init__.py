@@ -14,6 +14,7 @@ _check_python_version()  # before anything else touches 3.11 internals
 from ember.api import compile, disable, explain, reset, stats
 from ember.autodiff import grad, value_and_grad, vjp
 from ember.backends import list_backends, register_backend
+from ember.capture.marks import mark_dynamic, mark_static
 from ember.config import config
 from ember.errors import BackendError, EmberError, GraphBreakError, Unsupported
 from ember.explain import BreakReason, ExplainReport
@@ -31,6 +32,8 @@ __all__ = [
     "explain",
     "grad",
     "list_backends",
+    "mark_dynamic",
+    "mark_static",
     "register_backend",
     "reset",
     "stats",

@@ -16,12 +16,13 @@ from ember import gc_pause
 from ember import stats as _stats
 from ember.autodiff import tape as autodiff_tape
 from ember.backends import lookup_backend
-from ember.capture import policy
+from ember.capture import marks, policy
 from ember.capture.resume import resume_origin, trampoline
 from ember.explain import ExplainReport
 from ember.markers import ember_attribute
 
 _hook_baseline: dict[str, int] = {}
+_codegen_baseline: list[int] = [0, 0]
 
 
 def _core():
@@ -44,8 +45,12 @@ def compile(fn: Callable | None = None, *, backend: Any = "cranelift", fullgraph
 
     `backend`: a registered name (`"eager"`, `"cranelift"`) or `backend(graph,
     example_inputs) -> callable`. `fullgraph=True` raises `GraphBreakError` instead of running
-    a frame that cannot be captured as plain Python. `dynamic`: None or False specialise on
-    every input shape. `options`: backend settings (`num_threads`).
+    a frame that cannot be captured as plain Python. `dynamic`: None (automatic) specialises
+    on the first shapes, then makes the dims seen to change size symbolic (one recompile, then
+    any size of those dims runs the same code); True makes every dim of 2 or more symbolic
+    from the start; False specialises on every shape. `ember.mark_dynamic(x, dim)` and
+    `ember.mark_static(x, dim)` decide single dims. `options`: backend settings
+    (`num_threads`).
     Usable as `@ember.compile`, `@ember.compile(backend=...)` or `ember.compile(fn)`.
     """
     if fn is None:
@@ -249,6 +254,8 @@ def reset() -> None:
     autodiff_tape.clear()
     _hook_baseline.clear()
     _hook_baseline.update(core.hook_stats())
+    _codegen_baseline[:] = core.codegen_counters()
+    marks.clear()
 
 
 def stats() -> dict[str, Any]:
@@ -257,7 +264,13 @@ def stats() -> dict[str, Any]:
     path, counted as hits too), captures, compiles, recompiles with reasons, graph breaks
     with reasons, compile time per stage in seconds."""
     hook = {k: v - _hook_baseline.get(k, 0) for k, v in _core().hook_stats().items()}
-    return _stats.snapshot(hook)
+    out = _stats.snapshot(hook)
+    # Native code generation, process-wide: kernels Cranelift generated, and plans made for
+    # new sizes of graphs with symbolic dims (which generate no kernels).
+    generated, plans = _core().codegen_counters()
+    out["kernels_generated"] = generated - _codegen_baseline[0]
+    out["shape_plans"] = plans - _codegen_baseline[1]
+    return out
 
 
 def _entry_failures(fn: Any, args: tuple, kwargs: dict[str, Any]) -> list[str]:

@@ -4,10 +4,10 @@
 the native `CompiledGraph` itself, so a call costs one native call and no Python frame: the
 native side checks the inputs, allocates the outputs and runs the kernels with the GIL released.
 
-The code generator compiles static shapes. A graph with symbolic dims (`f32[s0,3]`, from
-dynamic capture) is specialised at call time: the symbols are bound from the input shapes,
-substituted into the IR text and that text compiled, with a few specialisations kept per graph
-(a compile takes milliseconds; a steady shape costs one dict lookup per call).
+A graph with symbolic dims (`f32[s0,3]`, from dynamic capture) is native too: its kernels take
+their sizes at run time, so they are generated once (for the example inputs, here) and every
+call binds the symbols from its input shapes; a new binding costs a plan (microseconds), never
+code generation. Inputs that give one symbol two sizes raise ValueError.
 
 A graph the native compiler rejects (an op or dtype it lacks), or one native kernels cannot
 run as NumPy does (`eager_reason`: integer powers that must raise on negative exponents), runs
@@ -20,8 +20,6 @@ of it.
 
 from __future__ import annotations
 
-import builtins
-import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -40,13 +38,6 @@ Compiled = Callable[..., tuple[np.ndarray, ...]]
 
 blas.register()
 
-# Specialisations kept per symbolic graph: enough for a few alternating batch sizes, few enough
-# that a stream of ever-new shapes does not hoard JIT memory.
-SPECIALISATION_LIMIT = 8
-
-# A bracketed dim or attribute list of the IR text (`[s0,3]`, `shape=[s0,4]`, `axis=[1]`).
-_BRACKETS = re.compile(r"\[([^\[\]]*)\]")
-
 
 def compile(graph: Graph, example_inputs: Sequence[Any], *,
             num_threads: int | None = None) -> Compiled:
@@ -61,13 +52,7 @@ def compile(graph: Graph, example_inputs: Sequence[Any], *,
     reason = eager_reason(graph)
     if reason is not None:
         return eager_or_recapture(graph, text, example_inputs, reason)
-    symbolic = symbolic_inputs(graph)
-    if symbolic:
-        specialising = SpecialisingGraph(graph, text, symbolic, threads, example_inputs)
-        if not specialising.rejected:
-            return specialising.dispatcher()
-        return eager_or_recapture(graph, text, example_inputs, specialising.reason)
-    native = try_native(graph, text, threads)
+    native = try_native(graph, text, threads, example_shapes(graph, example_inputs))
     if not isinstance(native, str):
         return native
     return eager_or_recapture(graph, text, example_inputs, native)
@@ -128,14 +113,32 @@ def compile_native(graph: Graph, text: str, num_threads: int) -> Compiled | None
     return native
 
 
-def try_native(graph: Graph, text: str, num_threads: int) -> Compiled | str:
-    """The native compiled graph, or why the core rejects it.
+def example_shapes(graph: Graph, example_inputs: Sequence[Any]) -> list[tuple[int, ...]] | None:
+    """The example inputs' shapes, for a graph with symbolic dims to plan (and generate its
+    kernels) at compile time; None when the graph is static or the examples do not fit."""
+    if not any(isinstance(d, str) for v in graph.inputs for d in v.shape):
+        return None
+    if len(example_inputs) != len(graph.inputs):
+        return None
+    shapes = [tuple(np.shape(x)) for x in example_inputs]
+    if any(len(s) != v.ndim for s, v in zip(shapes, graph.inputs, strict=True)):
+        return None
+    return shapes
+
+
+def try_native(graph: Graph, text: str, num_threads: int,
+               shapes: list[tuple[int, ...]] | None = None) -> Compiled | str:
+    """The native compiled graph, or why the core rejects it (`shapes`: the example inputs'
+    shapes, planned now when the graph has symbolic dims).
 
     A run whose kernels raised a floating-point flag that the caller's `np.errstate` does not
     ignore is run again op by op with NumPy (`fp_rerun`), so warnings, `FloatingPointError`
     and errstate handlers are NumPy's own."""
     try:
-        native = _core.compile_ir(text, num_threads)
+        if shapes is None:
+            native = _core.compile_ir(text, num_threads)
+        else:
+            native = _core.compile_ir(text, num_threads, shapes)
         native.set_fp_rerun(numpy_rerun(graph))
         return native
     except Exception as exc:  # noqa: BLE001 -- any rejection means: do not run it natively
@@ -183,119 +186,3 @@ def record_fallback(graph: Graph, text: str, exc: BaseException | str) -> None:
     record_backend_fallback(reason)
     if ember_logging.enabled("backend"):
         ember_logging.log("backend", f"graph @{graph.name} runs eagerly: {reason}\n{text}")
-
-
-def symbolic_inputs(graph: Graph) -> tuple[int, ...]:
-    """Positions of the inputs whose shape holds a symbol."""
-    return tuple(i for i, v in enumerate(graph.inputs)
-                 if any(isinstance(d, str) for d in v.shape))
-
-
-class SpecialisingGraph:
-    """A graph with symbolic dims, compiled once per concrete shape of its symbolic inputs;
-    `dispatcher()` is what calls go through."""
-
-    __slots__ = ("_cache", "_inputs", "graph", "num_threads", "reason", "rejected", "symbolic",
-                 "text")
-
-    def __init__(self, graph: Graph, text: str, symbolic: tuple[int, ...], num_threads: int,
-                 example_inputs: Sequence[Any]) -> None:
-        self.graph = graph
-        self.text = text
-        self.symbolic = symbolic
-        self.num_threads = num_threads
-        self._inputs = graph.inputs
-        self._cache: dict[tuple[tuple[int, ...], ...], Compiled] = {}
-        # Compile for the example now: the first call does not pay for a compile, and a graph
-        # the core rejects for these shapes (an op it lacks) is reported once and run eagerly
-        # as a whole rather than tried again for every new shape.
-        self.rejected = False
-        self.reason = ""
-        if len(example_inputs) == len(graph.inputs):
-            try:
-                sizes = self.bind(tuple(np.shape(example_inputs[i]) for i in symbolic))
-            except ValueError:  # examples that do not fit the types: the first call tells
-                return
-            native = try_native(graph, specialise_text(text, sizes), num_threads)
-            if isinstance(native, str):
-                self.rejected = True
-                self.reason = native
-            else:
-                self._cache[tuple(np.shape(example_inputs[i]) for i in symbolic)] = native
-
-    def dispatcher(self) -> Compiled:
-        """The callable the backend returns: a plain function, generated for this graph's
-        symbolic positions, that takes their shapes as the cache key and calls the native graph
-        (a method call and a loop over positions would cost as much as the native call)."""
-        key = "".join(f"args[{i}].shape, " for i in self.symbolic)
-        source = (
-            "def dispatch(*args):\n"
-            "    try:\n"
-            f"        key = ({key})\n"
-            "    except (AttributeError, IndexError):\n"
-            "        raise bad_inputs(args) from None\n"
-            "    compiled = get(key)\n"
-            "    if compiled is None:\n"
-            "        compiled = specialise(args, key)\n"
-            "    return compiled(*args)\n"
-        )
-        namespace = {"get": self._cache.get, "specialise": self._specialise,
-                     "bad_inputs": self._bad_inputs}
-        # The `<ember` filename keeps the frame hook away from the dispatcher's frames.
-        code = builtins.compile(source, f"<ember cranelift @{self.graph.name}>", "exec")
-        exec(code, namespace)  # noqa: S102
-        dispatch = namespace["dispatch"]
-        dispatch.specialising = self
-        return dispatch
-
-    def _bad_inputs(self, args: tuple[Any, ...]) -> TypeError:
-        if len(args) != len(self._inputs):
-            return TypeError(f"the compiled graph takes {len(self._inputs)} input(s), "
-                             f"got {len(args)}")
-        for i in self.symbolic:
-            if not isinstance(args[i], np.ndarray):
-                return TypeError(f"input {i}: expected a numpy.ndarray of type "
-                                 f"{self._inputs[i].type_str}, got {type(args[i]).__name__}")
-        return TypeError("the compiled graph takes numpy.ndarray inputs")
-
-    def _specialise(self, args: Sequence[Any], key: tuple[tuple[int, ...], ...]) -> Compiled:
-        sizes = self.bind(key)
-        text = specialise_text(self.text, sizes)
-        compiled = compile_native(self.graph, text, self.num_threads)
-        if compiled is None:
-            compiled = eager.compile(self.graph, args)
-        if len(self._cache) >= SPECIALISATION_LIMIT:
-            del self._cache[next(iter(self._cache))]  # the oldest specialisation goes first
-        self._cache[key] = compiled
-        return compiled
-
-    def bind(self, key: tuple[tuple[int, ...], ...]) -> dict[str, int]:
-        """The size of each symbol given the shapes of the symbolic inputs; a shape that does
-        not fit the graph's types raises ValueError naming the input."""
-        sizes: dict[str, int] = {}
-        for i, shape in zip(self.symbolic, key, strict=True):
-            value = self._inputs[i]
-            if len(shape) != value.ndim:
-                raise ValueError(f"input {i}: expected shape {value.type_str}, got "
-                                 f"{list(shape)}")
-            for axis, (dim, size) in enumerate(zip(value.shape, shape, strict=True)):
-                if isinstance(dim, str):
-                    bound = sizes.setdefault(dim, size)
-                    if bound != size:
-                        raise ValueError(f"input {i}: dimension {axis} is {size}, but {dim} = "
-                                         f"{bound} from an earlier input")
-                elif dim != size:
-                    raise ValueError(f"input {i}: expected shape {value.type_str}, got "
-                                     f"{list(shape)}")
-        return sizes
-
-
-def specialise_text(text: str, sizes: dict[str, int]) -> str:
-    """The IR text with every symbolic dim replaced by its size: symbols only occur inside
-    bracketed lists (types and the `shape=` of reshape and broadcast_to)."""
-
-    def substitute(match: re.Match[str]) -> str:
-        items = match.group(1).split(",")
-        return "[" + ",".join(str(sizes.get(item, item)) for item in items) + "]"
-
-    return _BRACKETS.sub(substitute, text)

@@ -155,7 +155,9 @@ def _capture(func: FunctionType, args: tuple[Any, ...], dynamic: bool | None,
     except Unsupported as exc:
         if exc.kind in WHOLE_FRAME_KINDS:
             raise
-        if dynamic and exc.kind != "user_error" and (_symbolic(exc) or not allow_breaks):
+        # Under automatic shapes (None) only arrays marked dynamic carry symbols.
+        symbolic = dynamic or (dynamic is None and _symbolic(exc))
+        if symbolic and exc.kind != "user_error" and (_symbolic(exc) or not allow_breaks):
             # Something needs a static size (a shape read in Python, an op ember compiles for
             # static shapes only): static capture may get further. A break on a Python scalar
             # passed in stays dynamic: one more break beats a recompile on every new value.

@@ -129,7 +129,7 @@ def format_check(check: Check) -> str:
     kind = check[0]
     if kind == "ARRAY_MATCH":
         dtype, shape, strides = check[1:]
-        dims = tuple("*" if d is None else d for d in shape)
+        dims = tuple("*" if d is None else ">=2" if d == SYMBOLIC_DIM else d for d in shape)
         text = f"ARRAY_MATCH {np.dtype(dtype)} {dims}"
         return text + (f" strides={strides}" if strides is not None else "")
     if kind == "ADDRESS_MATCH":
@@ -254,6 +254,46 @@ def _equals_exact(value: Any, expected: Any) -> bool:
     return value == expected
 
 
+# The ARRAY_MATCH shape entry of a symbolic dim: any size of 2 or more (sizes 0 and 1 change
+# broadcasting and emptiness, so they are never symbolic).
+SYMBOLIC_DIM = -1
+
+
+def dim_passes(expected: int | None, size: int) -> bool:
+    """Whether one dim of an array passes its ARRAY_MATCH entry."""
+    if expected is None:
+        return True
+    return size >= 2 if expected == SYMBOLIC_DIM else size == expected
+
+
+def changed_dims(tree: list, func: FunctionType, args: tuple) -> dict[str, set[int]]:
+    """Per array source (by name), the dims whose size fails its ARRAY_MATCH for this call
+    while dtype and rank still match: what automatic dynamic shapes makes symbolic."""
+    changed: dict[str, set[int]] = {}
+
+    def visit(value: Any, checks: list, children: list, name: str) -> None:
+        if value is _MISSING:
+            return
+        for check in checks:
+            if check[0] != "ARRAY_MATCH" or type(value) is not np.ndarray:
+                continue
+            dtype, shape, _ = check[1:]
+            if value.dtype != dtype or value.ndim != len(shape):
+                continue
+            dims = {i for i, (d, n) in enumerate(zip(shape, value.shape))
+                    if not dim_passes(d, n)}
+            if dims:
+                changed.setdefault(name, set()).update(dims)
+        for child_accessor, child_checks, grandchildren in children:
+            kind, arg = child_accessor
+            child_name = f"{name}.{arg}" if kind == "attr" else f"{name}[{arg!r}]"
+            visit(_read_child(child_accessor, value), child_checks, grandchildren, child_name)
+
+    for accessor, checks, children in tree:
+        visit(_read_root(accessor, func, args), checks, children, _root_name(accessor, func))
+    return changed
+
+
 def check_passes(check: Check, value: Any) -> bool:
     kind = check[0]
     if kind == "TYPE_MATCH":
@@ -275,7 +315,7 @@ def check_passes(check: Check, value: Any) -> bool:
         dtype, shape, strides = check[1:]
         if type(value) is not np.ndarray or value.dtype != dtype or value.ndim != len(shape):
             return False
-        if any(d is not None and d != s for d, s in zip(shape, value.shape)):
+        if any(not dim_passes(d, s) for d, s in zip(shape, value.shape)):
             return False
         return strides is None or all(
             d is None or d == s for d, s in zip(strides, value.strides)

@@ -23,7 +23,14 @@ from ember import stats
 from ember.capture import bytecode
 from ember.capture.breaks import INPUT_DEPENDENT_KINDS
 from ember.capture.convert import convert
-from ember.capture.guards import entry_failures, find_failure, first_failure, weaken
+from ember.capture.guards import (
+    changed_dims,
+    entry_failures,
+    find_failure,
+    first_failure,
+    weaken,
+)
+from ember.capture.tracer import DynamicDims
 from ember.config import config
 from ember.errors import GraphBreakError, Unsupported
 
@@ -50,6 +57,8 @@ class CodeRecord:
     # Automatic dynamic capture: None until a shape change is seen, then whether symbolic
     # capture worked (True: keep capturing so; False: it failed, specialise).
     dynamic: bool | None = None
+    # The dims seen to change size, per array source name: symbolic in later captures.
+    dynamic_dims: dict[str, frozenset[int]] = field(default_factory=dict)
     # Whether a Python int or float changed: from then on they are run-time values.
     scalars: bool = False
     # Breaks that depend on the inputs (a NumPy error, a raise reached) leave the code to be
@@ -191,14 +200,14 @@ def on_cache_miss(func: FunctionType, args: tuple[Any, ...]) -> Any:
         ember_logging.log("recompiles", f"{name}: {reason}")
         _notify("recompile", (name, reason))
         if options.dynamic is None and failure is not None:
-            if failure.is_shape_change() and record.dynamic is None:
-                record.dynamic = True
+            if failure.is_shape_change() and record.dynamic is not False:
+                _mark_changed_dims(record, record.guard_trees[-1], func, args, name)
             if failure.is_scalar_change():
                 record.scalars = True
-    dynamic: bool | None = options.dynamic
+    dynamic: bool | DynamicDims | None = options.dynamic
     scalars: bool | None = options.dynamic
     if dynamic is None:
-        dynamic = bool(record.dynamic)
+        dynamic = dict(record.dynamic_dims) if record.dynamic else None
         scalars = True if record.scalars else None  # None: by where the code resumes
     stats.count("captures")
     try:
@@ -225,6 +234,21 @@ def on_cache_miss(func: FunctionType, args: tuple[Any, ...]) -> Any:
     # Entries take the frame's function first: they read its globals and closure from it. An
     # entry that only runs one native graph also comes in the form the fast path runs.
     return capture.guards, capture.entry, True, getattr(capture.entry, "__ember_direct__", None)
+
+
+def _mark_changed_dims(record: CodeRecord, tree: list, func: FunctionType, args: tuple,
+                       name: str) -> None:
+    """Automatic dynamic shapes, as torch.compile does it: the dims whose size differs from
+    the last entry's become symbolic in the next capture (and stay so); the others stay
+    static."""
+    changed = changed_dims(tree, func, args)
+    for source, dims in changed.items():
+        record.dynamic_dims[source] = record.dynamic_dims.get(source, frozenset()) | dims
+    if changed:
+        record.dynamic = True
+        listed = ", ".join(f"{source} dim {sorted(dims)}" for source, dims in changed.items())
+        ember_logging.log("recompiles", f"{name}: size changed at {listed}: captured again "
+                                        "with these dims symbolic")
 
 
 def _report_break(exc: Unsupported, code: CodeType, *, resumed: bool) -> BreakEvent:

@@ -11,7 +11,8 @@ import numpy as np
 
 from ember.capture.breaks import graph_break
 from ember.capture.builder import VariableBuilder
-from ember.capture.guards import GuardBuilder
+from ember.capture.guards import SYMBOLIC_DIM, GuardBuilder
+from ember.capture.marks import marked_dims
 from ember.capture.sources import BuiltinsDictSource, GlobalsDictSource, Source
 from ember.capture.variables.base import CellVariable, VariableTracker
 from ember.capture.variables.scalar import ComputedSource, PythonScalarVariable
@@ -20,6 +21,9 @@ from ember.errors import Unsupported
 from ember.graph import Graph, Value
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+# Automatic dynamic shapes: per array source name (`L['x']`), the dims to make symbolic.
+DynamicDims = dict[str, frozenset[int]]
 
 
 @dataclass(frozen=True)
@@ -34,7 +38,7 @@ class GraphInput:
 
 
 class Tracer:
-    def __init__(self, func: FunctionType, *, dynamic: bool | None = None,
+    def __init__(self, func: FunctionType, *, dynamic: bool | DynamicDims | None = None,
                  scalars: bool | None = None) -> None:
         self.func = func
         self.code = func.__code__
@@ -51,7 +55,13 @@ class Tracer:
         self.guards.add(BuiltinsDictSource(), ("ADDRESS_MATCH", self.root_builtins))
         self.builder = VariableBuilder(self)
         self.inputs: list[GraphInput] = []
-        self.dynamic = bool(dynamic)  # symbolic sizes
+        # Symbolic sizes: True makes every dim symbolic, a mapping only the dims it names
+        # (automatic dynamic shapes: the dims seen to change), None or False none; arrays'
+        # own marks (`ember.mark_dynamic`/`mark_static`) apply except under False.
+        self.dynamic = bool(dynamic)
+        self.dynamic_dims: DynamicDims | None = dynamic if isinstance(dynamic, dict) else None
+        self.every_dim_dynamic = dynamic is True
+        self.honour_marks = dynamic is not False
         # Python ints and floats read from the frame are run-time values, not constants.
         self.dynamic_scalars = self.dynamic if scalars is None else bool(scalars)
         # A resume function continuing inside a loop: lists it receives are append-only.
@@ -89,14 +99,30 @@ class Tracer:
         return self.builder.wrap(value, source)
 
     def add_array_input(self, array: np.ndarray, source: Source) -> Value:
-        shape: tuple[int | str, ...] = tuple(array.shape)
-        if self.dynamic:
-            shape = tuple(self._symbol(d) for d in array.shape)
+        symbolic = self._symbolic_dims(array, source)
+        shape: tuple[int | str, ...] = tuple(
+            self._symbol(d) if i in symbolic else d for i, d in enumerate(array.shape))
+        if any(isinstance(d, str) for d in shape):
+            self.dynamic = True
         value = self._input(array.dtype, shape, False)
-        guarded = tuple(None if isinstance(d, str) else d for d in shape)
+        guarded = tuple(SYMBOLIC_DIM if isinstance(d, str) else d for d in shape)
         self.guards.add(source, ("ARRAY_MATCH", array.dtype, guarded, None))
         self.inputs.append(GraphInput(value, source, False, array))
         return value
+
+    def _symbolic_dims(self, array: np.ndarray, source: Source) -> set[int]:
+        """The dims of an argument array that get a symbol (if their size is 2 or more)."""
+        if self.dynamic_dims is not None:
+            dims = set(self.dynamic_dims.get(source.name(), ()))
+        else:
+            dims = set(range(array.ndim)) if self.every_dim_dynamic else set()
+        if self.honour_marks:
+            for dim, dynamic in marked_dims(array).items():
+                if dynamic:
+                    dims.add(dim)
+                else:
+                    dims.discard(dim)
+        return dims
 
     def _symbol(self, size: int) -> int | str:
         """Sizes 0 and 1 stay static (they change broadcasting and emptiness); others become

@@ -3,6 +3,7 @@
 
 pub use crate::arrays::{ArrayView, ArrayViewMut};
 use crate::buffers;
+use crate::dynamic::{is_symbolic, Dynamic, KernelCache};
 use crate::exec::{self, Operand};
 use crate::fpstatus::{self, FpStatus};
 use crate::jit::{Jit, KernelFn};
@@ -13,7 +14,7 @@ use crate::schedule::{self, IndexMap, Plan, Slot, Step, ValueRef};
 use crate::Error;
 use ember_core::ir::{DType, Graph, Type};
 use ember_core::views::{self, Layout};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// Compilation options.
 #[derive(Clone, Debug, Default)]
@@ -24,13 +25,24 @@ pub struct Options {
 
 /// A graph compiled to native code. Its JIT memory is freed when it drops.
 pub struct CompiledGraph {
+    input_types: Vec<Type>,
+    output_types: Vec<Type>,
+    shapes: Shapes,
+}
+
+/// Static shapes: one plan; symbolic dims: a plan per binding of the symbols.
+enum Shapes {
+    Static(Box<StaticGraph>),
+    Dynamic(Dynamic),
+}
+
+/// A graph of static shapes: its plan, kernels and buffers.
+pub(crate) struct StaticGraph {
     plan: Plan,
     fns: Vec<KernelFn>,
     natives: Vec<crate::native::NativeFn>,
     /// The compiled bodies of loops that compute with arrays.
     bodies: Vec<CompiledGraph>,
-    input_types: Vec<Type>,
-    output_types: Vec<Type>,
     /// Per temp slot: the physical buffer holding it.
     temp_buffer: Vec<usize>,
     /// Byte size of each physical buffer.
@@ -40,31 +52,69 @@ pub struct CompiledGraph {
     /// Recycled buffer sets: first touch of fresh memory costs more than the kernels.
     pool: Mutex<Vec<Vec<Vec<u128>>>>,
     options: Options,
-    _jit: Jit,
+    /// Owns the code of `fns` (shared with the other bindings of a symbolic graph).
+    kernels: Arc<KernelCache>,
 }
 
-/// Compiles a verified, optimised graph with static shapes.
+/// Compiles a verified, optimised graph. Static shapes are planned now; a graph with
+/// symbolic dims is planned per binding of its symbols at run time, with its kernels
+/// generated once (`dynamic.rs`).
 pub fn compile(graph: &Graph, options: &Options) -> Result<CompiledGraph, Error> {
-    let plan = schedule::schedule(graph)?;
-    let mut jit = Jit::new()?;
-    let ids = plan
-        .kernels
-        .iter()
-        .map(|k| jit.add(k))
-        .collect::<Result<Vec<_>, _>>()?;
-    let native_ids = plan
-        .natives
-        .iter()
-        .map(|st| jit.add_native(st))
-        .collect::<Result<Vec<_>, _>>()?;
-    jit.finalize()?;
+    let shapes = if is_symbolic(graph) {
+        Shapes::Dynamic(Dynamic::new(graph, options)?)
+    } else {
+        Shapes::Static(Box::new(compile_static(
+            graph,
+            options,
+            &Arc::default(),
+            false,
+        )?))
+    };
+    Ok(CompiledGraph {
+        input_types: graph.params.clone(),
+        output_types: graph.result_types(),
+        shapes,
+    })
+}
+
+/// Compiles a graph of static shapes, taking kernels `kernels` already holds from there
+/// (`sizes_vary`: a binding of a symbolic graph, see [`schedule::schedule_sizes`]).
+pub(crate) fn compile_static(
+    graph: &Graph,
+    options: &Options,
+    kernels: &Arc<KernelCache>,
+    sizes_vary: bool,
+) -> Result<StaticGraph, Error> {
+    let plan = schedule::schedule_sizes(graph, sizes_vary)?;
+    let mut store = kernels.lock();
+    let (keys, missing) = store.missing(&plan.kernels);
+    let mut natives = Vec::new();
+    // A binding whose kernels were all generated before makes no module at all.
+    if !missing.is_empty() || !plan.natives.is_empty() {
+        let mut jit = Jit::new()?;
+        let ids = missing
+            .iter()
+            .map(|&k| jit.add(&plan.kernels[k]))
+            .collect::<Result<Vec<_>, _>>()?;
+        let native_ids = plan
+            .natives
+            .iter()
+            .map(|st| jit.add_native(st))
+            .collect::<Result<Vec<_>, _>>()?;
+        jit.finalize()?;
+        for (&k, &id) in missing.iter().zip(&ids) {
+            store.insert(keys[k].clone(), jit.get(id));
+        }
+        natives = native_ids.iter().map(|&id| jit.get_native(id)).collect();
+        store.keep(jit);
+    }
+    let fns = keys.iter().map(|k| store.get(k)).collect();
+    drop(store);
     let bodies = plan
         .bodies
         .iter()
         .map(|body| compile(body, options))
         .collect::<Result<Vec<_>, _>>()?;
-    let fns = ids.iter().map(|&id| jit.get(id)).collect();
-    let natives = native_ids.iter().map(|&id| jit.get_native(id)).collect();
     let (temp_buffer, buffer_sizes) = buffers::plan_buffers(&plan);
     let consts = plan
         .consts
@@ -82,10 +132,8 @@ pub fn compile(graph: &Graph, options: &Options) -> Result<CompiledGraph, Error>
             v
         })
         .collect();
-    Ok(CompiledGraph {
+    Ok(StaticGraph {
         consts,
-        input_types: graph.params.clone(),
-        output_types: graph.result_types(),
         plan,
         fns,
         natives,
@@ -94,7 +142,7 @@ pub fn compile(graph: &Graph, options: &Options) -> Result<CompiledGraph, Error>
         buffer_sizes,
         pool: Mutex::new(Vec::new()),
         options: options.clone(),
-        _jit: jit,
+        kernels: kernels.clone(),
     })
 }
 
@@ -149,7 +197,7 @@ fn check(
 }
 
 impl CompiledGraph {
-    /// The parameter types, in order.
+    /// The parameter types, in order (symbolic dims are bound by each call's inputs).
     pub fn input_types(&self) -> &[Type] {
         &self.input_types
     }
@@ -159,15 +207,69 @@ impl CompiledGraph {
         &self.output_types
     }
 
-    /// Number of native kernels and of steps (kernels plus extern calls), for tests and logs.
+    /// Number of native kernels and of steps (kernels plus extern calls), for tests and logs;
+    /// a symbolic graph counts those of the binding of `shapes` (one shape per input).
+    pub fn kernel_count_for(&self, shapes: &[&[usize]]) -> Result<(usize, usize), Error> {
+        match &self.shapes {
+            Shapes::Static(g) => Ok((g.fns.len(), g.plan.steps.len())),
+            Shapes::Dynamic(d) => {
+                let g = d.plan_for(&d.bind(shapes)?)?;
+                Ok((g.fns.len(), g.plan.steps.len()))
+            }
+        }
+    }
+
+    /// Number of native kernels and of steps of a graph of static shapes ((0, 0) for a
+    /// symbolic one, which is planned per call: see [`CompiledGraph::kernel_count_for`]).
     pub fn kernel_count(&self) -> (usize, usize) {
-        (self.fns.len(), self.plan.steps.len())
+        match &self.shapes {
+            Shapes::Static(g) => (g.fns.len(), g.plan.steps.len()),
+            Shapes::Dynamic(_) => (0, 0),
+        }
+    }
+
+    /// How many distinct kernels Cranelift generated for this graph, all bindings of its
+    /// symbols together.
+    pub fn generated_kernels(&self) -> usize {
+        match &self.shapes {
+            Shapes::Static(g) => g.kernels.lock().len(),
+            Shapes::Dynamic(d) => d.kernels().lock().len(),
+        }
+    }
+
+    /// Whether the graph has symbolic dims (planned per binding at run time).
+    pub fn is_dynamic(&self) -> bool {
+        matches!(self.shapes, Shapes::Dynamic(_))
+    }
+
+    /// Plans the graph now for inputs of these shapes (one per input), so that the first call
+    /// with them does not, and so that a binding code generation rejects is reported at
+    /// compile time. Nothing to do for static shapes.
+    pub fn prepare(&self, shapes: &[&[usize]]) -> Result<(), Error> {
+        if let Shapes::Dynamic(d) = &self.shapes {
+            d.plan_for(&d.bind(shapes)?)?;
+        }
+        Ok(())
     }
 
     /// Runs the graph: reads `inputs`, writes every element of `outputs`, and returns the
     /// floating-point exception flags the kernels raised (on any thread); the calling thread's
     /// own flags are as they were before the call.
     pub fn run(&self, inputs: &[ArrayView], outputs: &[ArrayViewMut]) -> Result<FpStatus, Error> {
+        match &self.shapes {
+            Shapes::Static(g) => g.run(inputs, outputs),
+            Shapes::Dynamic(d) => d.run(inputs, outputs),
+        }
+    }
+}
+
+impl StaticGraph {
+    /// [`CompiledGraph::run`] on this plan.
+    pub(crate) fn run(
+        &self,
+        inputs: &[ArrayView],
+        outputs: &[ArrayViewMut],
+    ) -> Result<FpStatus, Error> {
         if inputs.len() != self.plan.inputs.len() || outputs.len() != self.plan.outputs.len() {
             return Err(Error::Mismatch(format!(
                 "expected {} inputs and {} outputs, got {} and {}",
@@ -256,7 +358,7 @@ enum Strides<'a> {
 }
 
 struct Runtime<'a> {
-    g: &'a CompiledGraph,
+    g: &'a StaticGraph,
     inputs: &'a [ArrayView],
     outputs: &'a [ArrayViewMut],
     buffers: Vec<*mut u8>,

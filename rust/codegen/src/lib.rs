@@ -15,18 +15,22 @@
 //! - [`jit`]: one JIT module per compiled graph, freed with it.
 //! - [`exec`]: runs a kernel over an iteration space, on threads when it is large.
 //! - `graph`: [`compile`] and [`CompiledGraph::run`], with buffer reuse for intermediates.
+//! - `dynamic`: graphs with symbolic dims: kernels by structure, a plan per binding.
 //! - [`fpstatus`]: the floating-point exception flags a run raised, on every thread it used.
 //!
 //! Runtime contract: [`CompiledGraph::run`] takes the caller's arrays as raw strided views
 //! ([`ArrayView`], [`ArrayViewMut`]), checks dtype, shape, whole-element strides and alignment
 //! against [`CompiledGraph::input_types`] / [`CompiledGraph::output_types`], and writes every
-//! element of the outputs, returning the floating-point exception flags the run raised. Graphs must have static shapes and use bool, i32, i64, f32 or f64;
-//! anything else is [`Error::Unsupported`], for the caller to run another way.
+//! element of the outputs, returning the floating-point exception flags the run raised. Graphs use
+//! bool, i32, i64, f32 or f64; anything else is [`Error::Unsupported`], for the caller to run
+//! another way. A graph with symbolic dims (`f32[s0,3]`) is planned per binding of its symbols
+//! at run time, with its kernels generated once (`dynamic`).
 #![deny(missing_docs)]
 
 mod arrays;
 mod body_loop;
 mod buffers;
+mod dynamic;
 pub mod exec;
 pub mod fpstatus;
 mod graph;
@@ -39,6 +43,7 @@ mod reuse;
 mod scan;
 mod schedule;
 
+pub use dynamic::counters;
 pub use graph::{compile, disassemble, ArrayView, ArrayViewMut, CompiledGraph, Options};
 pub use matmul::blas::{register as register_blas, registered as registered_blas, Blas};
 

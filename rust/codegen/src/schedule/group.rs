@@ -112,7 +112,11 @@ impl Scheduler<'_> {
         let dtype = self.lazy.nodes[x].dtype;
         let nd = shape.len();
         let accumulates = !matches!(op, ReduceOp::Argmax | ReduceOp::Argmin);
-        if accumulates && axis + 1 < nd && shape[nd - 1] >= 4 && shape[axis] > 0 {
+        // Rows shorter than 4 reduce faster in a group kernel walking down each column; when
+        // other sizes share the kernels, every row of 2 or more (any size of a symbolic dim)
+        // accumulates whole rows, so that every binding schedules the same kernels.
+        let long_rows = if self.sizes_vary { 2 } else { 4 };
+        if accumulates && axis + 1 < nd && shape[nd - 1] >= long_rows && shape[axis] > 0 {
             return self.reduce_columns(x, axis, op);
         }
         if shape[axis] == 0

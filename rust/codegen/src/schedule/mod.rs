@@ -155,6 +155,9 @@ pub(crate) struct Scheduler<'g> {
     pub pending: HashMap<Slot, usize>,
     /// The lazy node an open group writes into a slot (its own later stages recompute it).
     pub slot_lazy: HashMap<Slot, L>,
+    /// Whether other bindings of the same symbolic graph share these kernels: sizes must then
+    /// reach kernels as data, never as compiled-in constants.
+    pub sizes_vary: bool,
 }
 
 impl lazy::Context for Scheduler<'_> {
@@ -323,6 +326,13 @@ impl Scheduler<'_> {
 
 /// Schedules `g` (static shapes only).
 pub(crate) fn schedule(g: &Graph) -> Result<Plan, Error> {
+    schedule_sizes(g, false)
+}
+
+/// [`schedule`]; with `sizes_vary` (one binding of a symbolic graph) no size is compiled into
+/// a kernel: a `mean`'s element count is read from a constant buffer of the plan, so every
+/// binding schedules the same kernels.
+pub(crate) fn schedule_sizes(g: &Graph, sizes_vary: bool) -> Result<Plan, Error> {
     let static_type = |t: &ember_core::ir::Type| -> Result<(Scalar, Vec<usize>), Error> {
         let shape = t.static_shape().ok_or_else(|| {
             Error::Unsupported(format!("symbolic shape {t} (compile with static shapes)"))
@@ -356,6 +366,7 @@ pub(crate) fn schedule(g: &Graph) -> Result<Plan, Error> {
         consts: Vec::new(),
         pending: HashMap::new(),
         slot_lazy: HashMap::new(),
+        sizes_vary,
     };
     let mut done = vec![false; g.results.len()];
     for (i, (dtype, shape)) in inputs.iter().enumerate() {

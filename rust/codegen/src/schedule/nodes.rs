@@ -389,9 +389,7 @@ impl Scheduler<'_> {
         }
         if kind == ReduceKind::Mean {
             let count: usize = axes.iter().map(|&a| xs[a]).product();
-            let n = self
-                .lazy
-                .push(LOp::Const(Const::Float(count as f64)), dtype, vec![]);
+            let n = self.size_value(count as f64, dtype);
             let cs = self.lazy.nodes[cur].shape.clone();
             let n = self.lazy.broadcast(n, &cs);
             cur = self.lazy.push(LOp::Binary(KB::Div, cur, n), dtype, cs);
@@ -436,6 +434,23 @@ impl Scheduler<'_> {
         }
         let r = self.reduce_axis(x, axis, op)?;
         Ok(self.finish_reduce(r, shape))
+    }
+
+    /// A float derived from sizes: a compiled-in constant, or -- when other sizes share the
+    /// kernels -- a 0-d constant buffer of this plan, which the kernel loads.
+    fn size_value(&mut self, value: f64, dtype: Scalar) -> L {
+        let bytes = match dtype {
+            Scalar::F32 if self.sizes_vary => (value as f32).to_ne_bytes().to_vec(),
+            Scalar::F64 if self.sizes_vary => value.to_ne_bytes().to_vec(),
+            _ => {
+                return self
+                    .lazy
+                    .push(LOp::Const(Const::Float(value)), dtype, vec![])
+            }
+        };
+        self.consts.push((dtype, Vec::new(), bytes));
+        let slot = Slot::Const(self.consts.len() - 1);
+        self.leaf(ValueRef::of(slot, &[]), dtype)
     }
 
     /// `arange` and `eye`: computed once at compile time by the reference interpreter.

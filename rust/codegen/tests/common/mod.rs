@@ -3,7 +3,7 @@
 
 #![allow(dead_code)]
 
-use ember_codegen::{compile, ArrayView, ArrayViewMut, Options};
+use ember_codegen::{compile, ArrayView, ArrayViewMut, CompiledGraph, Options};
 use ember_core::interp::{Data, HostArray};
 use ember_core::ir::{parse, DType};
 
@@ -205,6 +205,22 @@ pub fn run_jit(
         },
     )
     .unwrap_or_else(|e| panic!("compile: {e}\n{ir}"));
+    let shapes: Vec<Vec<usize>> = cg
+        .output_types()
+        .iter()
+        .map(|t| t.static_shape().unwrap())
+        .collect();
+    run_compiled(&cg, inputs, layout, &shapes)
+}
+
+/// Runs a compiled graph on `inputs` laid out as `layout`, into C-contiguous outputs of
+/// `out_shapes` (a graph with symbolic dims takes any shapes that bind its symbols).
+pub fn run_compiled(
+    cg: &CompiledGraph,
+    inputs: &[HostArray],
+    layout: Layout,
+    out_shapes: &[Vec<usize>],
+) -> Result<Vec<HostArray>, ember_codegen::Error> {
     let mut bufs: Vec<(Vec<u64>, usize, Vec<isize>)> =
         inputs.iter().map(|a| lay_out(a, layout)).collect();
     let views: Vec<ArrayView> = inputs
@@ -219,37 +235,41 @@ pub fn run_jit(
             )
         })
         .collect();
-    let out_types = cg.output_types().to_vec();
+    let out_types: Vec<(DType, Vec<usize>)> = cg
+        .output_types()
+        .iter()
+        .zip(out_shapes)
+        .map(|(t, s)| (t.dtype, s.clone()))
+        .collect();
     let mut outs: Vec<Vec<u64>> = out_types
         .iter()
-        .map(|t| {
-            let n: usize = t.static_shape().unwrap().iter().product();
-            vec![0x5555_5555_5555_5555u64; (n * dsize(t.dtype)).div_ceil(8)]
+        .map(|(dtype, shape)| {
+            let n: usize = shape.iter().product();
+            vec![0x5555_5555_5555_5555u64; (n * dsize(*dtype)).div_ceil(8)]
         })
         .collect();
     let out_views: Vec<ArrayViewMut> = out_types
         .iter()
         .zip(outs.iter_mut())
-        .map(|(t, b)| {
-            let shape = t.static_shape().unwrap();
-            let mut strides = vec![dsize(t.dtype) as isize; shape.len()];
+        .map(|((dtype, shape), b)| {
+            let shape = shape.clone();
+            let mut strides = vec![dsize(*dtype) as isize; shape.len()];
             for i in (0..shape.len().saturating_sub(1)).rev() {
                 strides[i] = strides[i + 1] * shape[i + 1] as isize;
             }
-            unsafe { ArrayViewMut::new(b.as_mut_ptr() as *mut u8, t.dtype, shape, strides) }
+            unsafe { ArrayViewMut::new(b.as_mut_ptr() as *mut u8, *dtype, shape, strides) }
         })
         .collect();
     cg.run(&views, &out_views)?;
     let got: Vec<HostArray> = out_types
         .iter()
         .zip(&outs)
-        .map(|(t, b)| {
-            let shape = t.static_shape().unwrap();
+        .map(|((dtype, shape), b)| {
             let n: usize = shape.iter().product();
             from_bytes(
-                t.dtype,
-                &shape,
-                &bytes_of(&mut b.clone())[..n * dsize(t.dtype)],
+                *dtype,
+                shape,
+                &bytes_of(&mut b.clone())[..n * dsize(*dtype)],
             )
         })
         .collect();

@@ -14,6 +14,7 @@ use pyo3::types::{PyDict, PyFloat, PyList, PyTuple};
 
 use super::{
     Accessor, ArrayMatch, Check, DictLacks, FrameView, GuardNode, GuardTree, ModuleAttrIs,
+    SYMBOLIC_DIM,
 };
 
 impl GuardTree {
@@ -331,7 +332,7 @@ fn array_match(value: &Bound<'_, PyAny>, expected: &ArrayMatch) -> bool {
             return true;
         }
         let shape = std::slice::from_raw_parts((*array).dimensions, nd);
-        if !dims_match(shape, &expected.shape) {
+        if !shape_matches(shape, &expected.shape) {
             return false;
         }
         match &expected.strides {
@@ -339,6 +340,14 @@ fn array_match(value: &Bound<'_, PyAny>, expected: &ArrayMatch) -> bool {
             Some(strides) => dims_match(std::slice::from_raw_parts((*array).strides, nd), strides),
         }
     }
+}
+
+fn shape_matches(actual: &[isize], expected: &[Option<isize>]) -> bool {
+    actual.iter().zip(expected).all(|(a, e)| match *e {
+        None => true,
+        Some(SYMBOLIC_DIM) => *a >= 2,
+        Some(e) => e == *a,
+    })
 }
 
 fn dims_match(actual: &[isize], expected: &[Option<isize>]) -> bool {
@@ -350,7 +359,7 @@ fn dims_match(actual: &[isize], expected: &[Option<isize>]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{dims_match, normalise};
+    use super::{dims_match, normalise, shape_matches, SYMBOLIC_DIM};
 
     #[test]
     fn indices_normalise_like_python() {
@@ -366,5 +375,17 @@ mod tests {
         assert!(dims_match(&[4, 5], &[None, Some(5)]));
         assert!(!dims_match(&[4, 5], &[Some(3), None]));
         assert!(dims_match(&[], &[]));
+    }
+
+    #[test]
+    fn symbolic_dims_take_sizes_of_two_or_more() {
+        let want = [Some(SYMBOLIC_DIM), Some(3)];
+        assert!(shape_matches(&[2, 3], &want));
+        assert!(shape_matches(&[1000, 3], &want));
+        assert!(!shape_matches(&[1, 3], &want));
+        assert!(!shape_matches(&[0, 3], &want));
+        assert!(!shape_matches(&[5, 4], &want));
+        // A stride of -1 (a reversed bool array) is an exact stride, not a symbol.
+        assert!(!dims_match(&[1], &[Some(-1)]));
     }
 }

@@ -97,11 +97,16 @@ pub struct ModuleAttrIs {
 pub struct ArrayMatch {
     /// The expected dtype.
     pub dtype: Py<PyArrayDescr>,
-    /// One entry per dimension; `None` is a wildcard.
+    /// One entry per dimension; `None` is a wildcard, [`SYMBOLIC_DIM`] any size of 2 or more
+    /// (a symbolic dim: sizes 0 and 1 change broadcasting and emptiness, so they are never
+    /// symbolic).
     pub shape: Vec<Option<isize>>,
     /// Byte strides per dimension; `None` (whole or per dimension) is a wildcard.
     pub strides: Option<Vec<Option<isize>>>,
 }
+
+/// The `ARRAY_MATCH` shape entry of a symbolic dim: any size of 2 or more.
+pub const SYMBOLIC_DIM: isize = -1;
 
 /// One node of a guard tree: read a value, check it, then check its children.
 #[derive(Debug)]

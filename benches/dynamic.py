@@ -1,0 +1,160 @@
+"""Dynamic-shape kernels against static ones on the same sizes, with NumPy and Numba alongside.
+
+    python benches/dynamic.py [--quick] [--threads N]
+
+Per workload and batch size: `static` is the function compiled with `dynamic=False` (sizes
+compiled in, one compile per size); `dynamic` is one compile with `dynamic=True`, warmed on
+another batch size first, so the timed calls run kernels generated once for symbolic sizes
+with a plan made for each new size. `dyn/static` is the ratio of their medians (samples of all contenders taken in turn) (1.00: no cost;
+the target is at most 1.10). `np/dyn` is NumPy's time over the dynamic one (higher is better);
+Numba (`njit`, row loops where NumPy code does not compile under it) where installed. Last, the
+batch-size sweep: one function called with 100 batch sizes, and the compiles, kernels generated
+and plans made it took (`ember.stats()`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import statistics
+import sys
+import time
+
+import ember
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(__file__))
+from compare import _rows, expr, layernorm_gelu, softmax
+
+try:
+    numba = importlib.import_module("numba")
+except ImportError:
+    numba = None
+
+
+def mlp(x, w, b):
+    return np.maximum(x @ w + b, 0.0)
+
+
+def column_stats(x):
+    return x.mean(axis=0), x.max(axis=0)
+
+
+def make_inputs(name, rows, rng):
+    if name == "expr":
+        a = rng.random(rows * 1024)
+        return (a, rng.random(rows * 1024))
+    if name in ("softmax", "column_stats"):
+        return (rng.standard_normal((rows, 1024)).astype(np.float32),)
+    if name == "layernorm_gelu":
+        return (rng.standard_normal((rows, 1024)).astype(np.float32),
+                rng.standard_normal(1024).astype(np.float32),
+                rng.standard_normal(1024).astype(np.float32))
+    if name == "mlp":
+        return (rng.standard_normal((rows, 256)), rng.standard_normal((256, 256)),
+                rng.standard_normal(256))
+    raise KeyError(name)
+
+
+WORKLOADS = {"expr": expr, "softmax": softmax, "layernorm_gelu": layernorm_gelu, "mlp": mlp,
+             "column_stats": column_stats}
+
+
+def numba_version(name):
+    if numba is None:
+        return None
+    rows = _rows(range)
+    fn = rows.get(name, WORKLOADS[name])
+    if name == "column_stats":
+        return None  # axis reductions of a 2-D array do not compile under Numba
+    return numba.njit(fn)
+
+
+def medians(fns, args, repeat):
+    """The median time of each function on `args`, their samples taken in turn (one sample of
+    each, then the next round) so that load on the machine falls on all of them alike."""
+    number = 1
+    for fn in fns:
+        fn(*args)
+        t0 = time.perf_counter()
+        fn(*args)
+        once = time.perf_counter() - t0
+        number = max(number, int(1e-3 / max(once, 1e-7)))
+    samples = [[] for _ in fns]
+    for _ in range(repeat):
+        for fn, out in zip(fns, samples, strict=True):
+            t0 = time.perf_counter()
+            for _ in range(number):
+                fn(*args)
+            out.append((time.perf_counter() - t0) / number)
+    return [statistics.median(s) for s in samples]
+
+
+def check_equal(got, want, name):
+    got = got if isinstance(got, tuple) else (got,)
+    want = want if isinstance(want, tuple) else (want,)
+    for g, w in zip(got, want, strict=True):
+        tol = 1e-4 if w.dtype == np.float32 else 1e-9
+        assert g.dtype == w.dtype and g.shape == w.shape, name
+        np.testing.assert_allclose(g, w, rtol=tol, atol=tol, err_msg=name)
+
+
+def run_table(sizes, repeat):
+    rng = np.random.default_rng(0)
+    print(f"{'workload':15} {'rows':>6} {'NumPy':>10} {'static':>10} {'dynamic':>10} "
+          f"{'Numba':>10} {'dyn/static':>10} {'np/dyn':>7}")
+    ratios = []
+    for name, fn in WORKLOADS.items():
+        ember.reset()
+        dynamic = ember.compile(fn, dynamic=True)
+        dynamic(*make_inputs(name, 3, rng))  # compiled (kernels generated) on another size
+        nb = numba_version(name)
+        for rows in sizes:
+            args = make_inputs(name, rows, rng)
+            static = ember.compile(fn, dynamic=False)
+            want = fn(*args)
+            check_equal(dynamic(*args), want, name)
+            check_equal(static(*args), want, name)
+            fns = [fn, static, dynamic] + ([nb] if nb is not None else [])
+            t_np, t_st, t_dy, *rest = medians(fns, args, repeat)
+            t_nb = rest[0] if rest else float("nan")
+            ratios.append(t_dy / t_st)
+            print(f"{name:15} {rows:6} {t_np * 1e6:9.1f}u {t_st * 1e6:9.1f}u {t_dy * 1e6:9.1f}u "
+                  f"{t_nb * 1e6:9.1f}u {t_dy / t_st:10.2f} {t_np / t_dy:7.2f}")
+    print(f"median dyn/static over all rows: {statistics.median(ratios):.3f} "
+          f"(max {max(ratios):.3f})")
+
+
+def run_sweep():
+    ember.reset()
+    rng = np.random.default_rng(1)
+    w, b = rng.standard_normal((64, 32)), rng.standard_normal(32)
+    f = ember.compile(mlp)
+    t0 = time.perf_counter()
+    for rows in rng.permutation(np.arange(2, 102)):
+        x = rng.standard_normal((int(rows), 64))
+        check_equal(f(x, w, b), mlp(x, w, b), "sweep")
+    elapsed = time.perf_counter() - t0
+    s = ember.stats()
+    print(f"100 batch sizes: compiles={s['compiles']} kernels_generated={s['kernels_generated']} "
+          f"shape_plans={s['shape_plans']} recompiles={s['recompiles']} "
+          f"total {elapsed * 1e3:.1f} ms")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--threads", type=int, default=1)
+    args = parser.parse_args()
+    ember.config.num_threads = args.threads
+    if numba is not None:
+        numba.set_num_threads(min(args.threads, numba.config.NUMBA_NUM_THREADS))
+    sizes = [7, 64, 512] if args.quick else [7, 64, 512, 2048]
+    print(f"threads={args.threads}, medians of {5 if args.quick else 15} runs")
+    run_table(sizes, 5 if args.quick else 15)
+    run_sweep()
+
+
+if __name__ == "__main__":
+    main()
