@@ -13,7 +13,9 @@
 //! (`err` = index, axis, size), [`RANGE_STEP_ZERO`] or [`NEGATIVE_POWER`].
 
 mod access;
+mod branch;
 mod layout;
+mod loops;
 mod lower;
 pub(crate) mod run;
 mod scalar;
