@@ -9,6 +9,7 @@ use crate::schedule::scalar_of;
 use crate::Error;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, BlockArg, InstBuilder, Value};
+use cranelift_frontend::Variable;
 use ember_core::ir::Type;
 
 impl Native<'_, '_> {
@@ -80,7 +81,13 @@ impl Native<'_, '_> {
 
     /// `store(a, v, i...)` in place (linear use makes the old version dead); of a 0-d value,
     /// `v` converted to its dtype.
-    pub(crate) fn store(&mut self, args: &[Val], ty: &Type) -> Result<Val, Error> {
+    /// `forward`: the variable that also keeps the stored value (`forward.rs`).
+    pub(crate) fn store(
+        &mut self,
+        args: &[Val],
+        ty: &Type,
+        forward: Option<Variable>,
+    ) -> Result<Val, Error> {
         let dtype = scalar_of(ty.dtype)?;
         match &args[0] {
             Val::Array(a) if !a.writable => Err(Error::Unsupported(
@@ -104,10 +111,14 @@ impl Native<'_, '_> {
                             key,
                             addr,
                             value: v,
+                            forward,
                         });
                     }
                     None => {
                         self.em.b.ins().store(mem(), v, addr, 0);
+                        if let Some(var) = forward {
+                            self.em.b.def_var(var, v);
+                        }
                     }
                 }
                 Ok(args[0].clone())

@@ -13,6 +13,7 @@ use crate::lower::{little, mem, Mode};
 use crate::schedule::scalar_of;
 use crate::Error;
 use cranelift_codegen::ir::{types, BlockArg, InstBuilder, TrapCode, Value};
+use cranelift_frontend::Variable;
 use ember_core::ir::{BinaryOp, DType, Graph, Op, UnaryOp};
 use std::rc::Rc;
 
@@ -33,6 +34,8 @@ pub(crate) struct Deferred {
     pub key: Vec<IndexKey>,
     pub addr: Value,
     pub value: Value,
+    /// The variable that also keeps the stored value (`forward.rs`).
+    pub forward: Option<Variable>,
 }
 
 impl IndexKey {
@@ -179,6 +182,7 @@ impl Native<'_, '_> {
             };
             let v = self.select_bits(cond, t.value, otherwise);
             self.em.b.ins().store(mem(), v, t.addr, 0);
+            self.keep_stored(t.forward.or(other.and_then(|e| e.forward)), v, t.value);
         }
         for (k, e) in else_stores.iter().enumerate() {
             if paired.contains(&k) {
@@ -187,6 +191,7 @@ impl Native<'_, '_> {
             let old = self.old_value(e);
             let v = self.select_bits(cond, old, e.value);
             self.em.b.ins().store(mem(), v, e.addr, 0);
+            self.keep_stored(e.forward, v, e.value);
         }
         let mut out = Vec::new();
         for (j, ((t, e), ty)) in then_results
@@ -211,6 +216,19 @@ impl Native<'_, '_> {
             });
         }
         Ok(out)
+    }
+
+    /// Defines `forward` as the stored `bits`, typed as `like`.
+    fn keep_stored(&mut self, forward: Option<Variable>, bits: Value, like: Value) {
+        let Some(var) = forward else { return };
+        let b = &mut self.em.b;
+        let ty = b.func.dfg.value_type(like);
+        let v = if b.func.dfg.value_type(bits) == ty {
+            bits
+        } else {
+            b.ins().bitcast(ty, little(), bits)
+        };
+        b.def_var(var, v);
     }
 
     /// The element a deferred store overwrites, as it is before the store.

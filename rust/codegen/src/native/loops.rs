@@ -4,6 +4,7 @@
 //! itself is compared with the bound; otherwise a separate trip counter (computed without
 //! overflow) decides.
 
+use super::forward::{self, Forward};
 use super::lower::{Array, Native, Val};
 use crate::kernel::{Const, Scalar};
 use crate::lower::expr::cl_type;
@@ -49,6 +50,18 @@ impl Native<'_, '_> {
             b.ins().brif(zero, self.fail_range, &[], go_on, &[]);
             b.switch_to_block(go_on);
             b.seal_block(go_on);
+        }
+        let mut forwarded = Vec::new();
+        for f in known_step.map_or_else(Vec::new, |s| forward::plan(body, carried, s)) {
+            if let Some(var) = self.first_element(&f, args, lo)? {
+                for &key in &f.loads {
+                    self.forward_loads.insert(key, var);
+                }
+                for &key in &f.stores {
+                    self.forward_stores.insert(key, var);
+                }
+                forwarded.push(f);
+            }
         }
         let (entered, exit_test) = match known_step.filter(|&s| self.steps_stay_in_range(hi, s)) {
             Some(s) => {
@@ -148,6 +161,14 @@ impl Native<'_, '_> {
         b.seal_block(body_block);
         b.switch_to_block(exit);
         b.seal_block(exit);
+        for f in &forwarded {
+            for key in &f.loads {
+                self.forward_loads.remove(key);
+            }
+            for key in &f.stores {
+                self.forward_stores.remove(key);
+            }
+        }
         Ok(args[3..3 + carried]
             .iter()
             .zip(&vars)
@@ -156,6 +177,56 @@ impl Native<'_, '_> {
                 None => c.clone(),
             })
             .collect())
+    }
+
+    /// A variable holding the element of forwarded array `f` the first iteration reads,
+    /// loaded here when that element is proven in bounds (else `None`: no forwarding).
+    fn first_element(
+        &mut self,
+        f: &Forward,
+        args: &[Val],
+        lo: Value,
+    ) -> Result<Option<Variable>, Error> {
+        let array = args[2 + f.buffer].clone();
+        let Val::Array(a) = &array else {
+            return Ok(None);
+        };
+        let mut load_args = vec![array.clone()];
+        for (axis, form) in f.first.iter().enumerate() {
+            let mut v = self.em.b.ins().iconst(types::I64, form.c);
+            let mut range = (i128::from(form.c), i128::from(form.c));
+            if form.ind != 0 {
+                let Some(&(l0, l1)) = self.ranges.get(&lo) else {
+                    return Ok(None);
+                };
+                let (x, y) = (l0 * i128::from(form.ind), l1 * i128::from(form.ind));
+                range = (range.0 + x.min(y), range.1 + x.max(y));
+                let t = self.em.b.ins().imul_imm_s(lo, form.ind);
+                v = self.em.b.ins().iadd(v, t);
+            }
+            if let Some(p) = form.atom {
+                let x = self.int64(&args[2 + p]);
+                let Some(&(x0, x1)) = self.ranges.get(&x) else {
+                    return Ok(None);
+                };
+                range = (range.0 + x0, range.1 + x1);
+                v = self.em.b.ins().iadd(v, x);
+            }
+            let size = a.shape[axis] as i128;
+            let inside = |lo: i128, hi: i128| range.0 >= lo && range.1 <= hi;
+            if !inside(0, size - 1) && !inside(-size, -1) {
+                return Ok(None);
+            }
+            self.ranges.insert(v, range);
+            load_args.push(Val::Scalar(v, Scalar::I64));
+        }
+        let Val::Scalar(first, _) = self.load(&load_args)? else {
+            return Ok(None);
+        };
+        let b = &mut self.em.b;
+        let var = b.declare_var(b.func.dfg.value_type(first));
+        b.def_var(var, first);
+        Ok(Some(var))
     }
 
     /// Whether `i + step` cannot overflow while `i` is inside `range(.., hi, step)`: always for

@@ -1,6 +1,7 @@
 //! The native function of a statement: parameters in, the statement (its regions inlined as
 //! loops and branches), results out, and the cold error exits.
 
+use super::forward::{node_key, NodeKey};
 use super::{NativeStatement, INDEX_ERROR, NEGATIVE_POWER, OK, RANGE_STEP_ZERO};
 use crate::kernel::{Const, Kernel, Scalar};
 use crate::lower::expr::cl_type;
@@ -9,7 +10,7 @@ use crate::schedule::scalar_of;
 use crate::Error;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, AbiParam, Block, InstBuilder, Value};
-use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::JITModule;
 use cranelift_module::Module;
 use ember_core::ir::{Graph, Op, Type};
@@ -50,6 +51,10 @@ pub(crate) struct Native<'a, 'b> {
     pub ranges: HashMap<Value, (i128, i128)>,
     /// While a region of an `if` is computed without branching: its stores, deferred.
     pub spec: Option<Vec<super::branch::Deferred>>,
+    /// Loads served from, and stores also kept in, a variable holding the element the
+    /// previous iteration stored (`forward.rs`).
+    pub forward_loads: HashMap<NodeKey, Variable>,
+    pub forward_stores: HashMap<NodeKey, Variable>,
 }
 
 /// Builds the native function of `st` into `func`.
@@ -90,6 +95,8 @@ pub(crate) fn build(
         fail_power: Block::from_u32(0),
         ranges: HashMap::new(),
         spec: None,
+        forward_loads: HashMap::new(),
+        forward_stores: HashMap::new(),
         em,
     };
     let b = &mut nt.em.b;
@@ -280,8 +287,14 @@ impl Native<'_, '_> {
                     results.remove(0)
                 }
                 Op::Result { .. } => further.pop().expect("verified projections"),
-                Op::Load => self.load(&args).map_err(located)?,
-                Op::Store => self.store(&args, &node.ty).map_err(located)?,
+                Op::Load => match self.forward_loads.get(&node_key(graph, i)) {
+                    Some(&var) => Val::Scalar(self.em.b.use_var(var), scalar_of(node.ty.dtype)?),
+                    None => self.load(&args).map_err(located)?,
+                },
+                Op::Store => {
+                    let forward = self.forward_stores.get(&node_key(graph, i)).copied();
+                    self.store(&args, &node.ty, forward).map_err(located)?
+                }
                 _ => self.scalar_node(node, &types, &args).map_err(located)?,
             };
             vals.push(val);

@@ -14,6 +14,7 @@
 
 mod access;
 mod branch;
+mod forward;
 mod layout;
 mod loops;
 mod lower;
