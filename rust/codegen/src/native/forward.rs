@@ -202,9 +202,8 @@ impl Scan {
     }
 }
 
-/// The arrays of loop `body` (with `carried` carried values and a constant `step`) whose
-/// loads can be forwarded from the previous iteration's store.
-pub(crate) fn plan(body: &Graph, carried: usize, step: i64) -> Vec<Forward> {
+/// The accesses of loop `body` (with `carried` carried values) outside nested loops.
+fn scan(body: &Graph, carried: usize) -> (Scan, Stored) {
     let mut params = vec![Form::Affine(Affine {
         ind: 1,
         atom: None,
@@ -212,7 +211,7 @@ pub(crate) fn plan(body: &Graph, carried: usize, step: i64) -> Vec<Forward> {
     })];
     for (p, ty) in body.params.iter().enumerate().skip(1) {
         params.push(match (ty.shape.is_empty(), p <= carried) {
-            (false, true) if ty.dtype != DType::Bool => Form::Buffer(p),
+            (false, _) => Form::Buffer(p),
             (true, false) if is_int(ty.dtype) => Form::Affine(Affine {
                 ind: 0,
                 atom: Some(p),
@@ -224,9 +223,35 @@ pub(crate) fn plan(body: &Graph, carried: usize, step: i64) -> Vec<Forward> {
     let mut scan = Scan::default();
     let mut stored = Stored::default();
     scan.walk(body, params, &mut stored, false);
+    (scan, stored)
+}
+
+/// Every element access of loop `body` outside nested loops: the array (a body parameter)
+/// and, per axis, the index when it is affine.
+pub(crate) fn accesses(body: &Graph, carried: usize) -> Vec<(usize, Vec<Option<Affine>>)> {
+    let (scan, _) = scan(body, carried);
+    let affine = |f: &Form| match f {
+        Form::Affine(a) => Some(*a),
+        _ => None,
+    };
+    scan.loads
+        .iter()
+        .chain(&scan.stores)
+        .flat_map(|(&p, list)| {
+            list.iter()
+                .map(move |a| (p, a.index.iter().map(affine).collect()))
+        })
+        .collect()
+}
+
+/// The arrays of loop `body` (with `carried` carried values and a constant `step`) whose
+/// loads can be forwarded from the previous iteration's store.
+pub(crate) fn plan(body: &Graph, carried: usize, step: i64) -> Vec<Forward> {
+    let (scan, stored) = scan(body, carried);
     let mut plans = Vec::new();
     for (&p, stores) in &scan.stores {
-        if scan.spoiled.contains(&p) || !stored.always.contains(&p) {
+        let bool_array = body.params[p].dtype == DType::Bool;
+        if p > carried || bool_array || scan.spoiled.contains(&p) || !stored.always.contains(&p) {
             continue;
         }
         let index: Option<Vec<Affine>> = stores[0]

@@ -16,6 +16,15 @@ use cranelift_frontend::Variable;
 use ember_core::ir::Graph;
 use std::rc::Rc;
 
+/// A loop's `range()` arguments as `i64` registers, and the step when it is a constant.
+#[derive(Clone, Copy)]
+pub(crate) struct Bounds {
+    pub lo: Value,
+    pub hi: Value,
+    pub step: Value,
+    pub known_step: Option<i64>,
+}
+
 /// How a loop decides whether it runs again.
 enum Exit {
     /// `i + step` compared with the bound (`<` for a positive step, `>` for a negative one).
@@ -26,7 +35,7 @@ enum Exit {
 
 impl Native<'_, '_> {
     /// A 0-d value as an `i64` register.
-    fn int64(&mut self, v: &Val) -> Value {
+    pub(crate) fn int64(&mut self, v: &Val) -> Value {
         self.value_as(v, Scalar::I64)
     }
 
@@ -51,9 +60,34 @@ impl Native<'_, '_> {
             b.switch_to_block(go_on);
             b.seal_block(go_on);
         }
+        let bounds = Bounds {
+            lo,
+            hi,
+            step,
+            known_step,
+        };
+        self.versioned_loop(body, carried, args, &bounds)
+    }
+
+    /// The loop itself; `window`, when given, holds every value the induction variable takes
+    /// (the caller checked it at run time).
+    pub(crate) fn emit_loop(
+        &mut self,
+        body: &Graph,
+        carried: usize,
+        args: &[Val],
+        bounds: &Bounds,
+        window: Option<(i128, i128)>,
+    ) -> Result<Vec<Val>, Error> {
+        let Bounds {
+            lo,
+            hi,
+            step,
+            known_step,
+        } = *bounds;
         let mut forwarded = Vec::new();
         for f in known_step.map_or_else(Vec::new, |s| forward::plan(body, carried, s)) {
-            if let Some(var) = self.first_element(&f, args, lo)? {
+            if let Some(var) = self.first_element(&f, args, lo, window)? {
                 for &key in &f.loads {
                     self.forward_loads.insert(key, var);
                 }
@@ -105,7 +139,7 @@ impl Native<'_, '_> {
         b.ins().brif(entered, body_block, &[], exit, &[]);
         b.switch_to_block(body_block);
         let iv = b.use_var(i);
-        if let Some(range) = self.induction_range(lo, hi, known_step) {
+        if let Some(range) = window.or_else(|| self.induction_range(lo, hi, known_step)) {
             self.ranges.insert(iv, range);
         }
         let mut params = vec![Val::Scalar(iv, Scalar::I64)];
@@ -186,6 +220,7 @@ impl Native<'_, '_> {
         f: &Forward,
         args: &[Val],
         lo: Value,
+        window: Option<(i128, i128)>,
     ) -> Result<Option<Variable>, Error> {
         let array = args[2 + f.buffer].clone();
         let Val::Array(a) = &array else {
@@ -196,7 +231,7 @@ impl Native<'_, '_> {
             let mut v = self.em.b.ins().iconst(types::I64, form.c);
             let mut range = (i128::from(form.c), i128::from(form.c));
             if form.ind != 0 {
-                let Some(&(l0, l1)) = self.ranges.get(&lo) else {
+                let Some((l0, l1)) = window.or_else(|| self.ranges.get(&lo).copied()) else {
                     return Ok(None);
                 };
                 let (x, y) = (l0 * i128::from(form.ind), l1 * i128::from(form.ind));
@@ -268,7 +303,12 @@ impl Native<'_, '_> {
 
     /// The values the induction variable takes, when the bounds are known and the step is a
     /// constant (an empty range gives no iteration, so any answer is right for it).
-    fn induction_range(&self, lo: Value, hi: Value, step: Option<i64>) -> Option<(i128, i128)> {
+    pub(crate) fn induction_range(
+        &self,
+        lo: Value,
+        hi: Value,
+        step: Option<i64>,
+    ) -> Option<(i128, i128)> {
         let (lo, hi) = (*self.ranges.get(&lo)?, *self.ranges.get(&hi)?);
         match step? {
             s if s > 0 => Some((lo.0, hi.1 - 1)),

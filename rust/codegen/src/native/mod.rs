@@ -15,6 +15,7 @@
 mod access;
 mod branch;
 mod forward;
+mod hoist;
 mod layout;
 mod loops;
 mod lower;
