@@ -42,6 +42,12 @@ def mirrored(out, bounds, data):
             out[k] = data[n - 1 - k]
 
 
+def every_third(out, bounds, data):
+    for i in range(bounds.shape[0] - 1):
+        for k in range(bounds[i], bounds[i + 1], 3):
+            out[k + 1] = data[k] - out[k]
+
+
 def compare(fn, *args):
     """`fn` plain and compiled on copies: the same error (or none) and the same arrays after."""
     want_args = [a.copy() for a in args]
@@ -68,7 +74,7 @@ def compare(fn, *args):
 BOUNDS = np.array([0, 3, 5, 9, 12, 12, 15, 18, 20, 24, 29])
 
 
-@pytest.mark.parametrize("fn", [scale_segments, descending, mirrored])
+@pytest.mark.parametrize("fn", [scale_segments, descending, mirrored, every_third])
 def test_bounds_inside(fn) -> None:
     compare(fn, np.zeros(31), BOUNDS, np.arange(30.0))
 
@@ -80,7 +86,7 @@ def test_reads_one_past_the_last_segment() -> None:
     compare(segment_sums, edge, np.arange(30.0))
 
 
-@pytest.mark.parametrize("fn", [scale_segments, descending, mirrored])
+@pytest.mark.parametrize("fn", [scale_segments, descending, mirrored, every_third])
 @pytest.mark.parametrize("last", [30, 31, 32, 40])
 def test_an_index_out_of_range_in_the_last_iteration(fn, last) -> None:
     bounds = BOUNDS.copy()
@@ -104,7 +110,7 @@ def test_strided_and_reversed_arrays() -> None:
 
 @settings(max_examples=25, deadline=None, derandomize=True)
 @given(bounds=st.lists(st.integers(-35, 35), min_size=10, max_size=14),
-       fn=st.sampled_from([scale_segments, descending, mirrored]))
+       fn=st.sampled_from([scale_segments, descending, mirrored, every_third]))
 def test_arbitrary_bounds(bounds, fn) -> None:
     compare(fn, np.zeros(31), np.array(bounds), np.arange(30.0))
 
