@@ -58,8 +58,10 @@ fn speculable(g: &Graph) -> bool {
     g.nodes.len() <= MAX_SELECT_NODES
         && g.nodes.iter().all(|n| match &n.op {
             Op::Const { .. } | Op::Load | Op::Store | Op::Where => true,
+            // A float converted to an integer or narrower float can raise a flag.
             Op::Astype { .. } | Op::Copy => {
-                !n.inputs.iter().any(float) || matches!(n.ty.dtype, DType::F32 | DType::F64)
+                !n.inputs.iter().any(float)
+                    || g.value_type(n.inputs[0]).map(|t| t.dtype) == Some(n.ty.dtype)
             }
             Op::Binary(op) => {
                 let compare = matches!(
