@@ -213,7 +213,7 @@ impl Native<'_, '_> {
                     let dtype = scalar_of(ty.dtype)?;
                     let (x, y) = (self.value_as(t, dtype), self.value_as(e, dtype));
                     let bits = self.select_bits(cond, x, y);
-                    Val::Scalar(self.from_bits(bits, dtype), dtype)
+                    Val::Scalar(self.typed_from_bits(bits, dtype), dtype)
                 }
             });
         }
@@ -255,7 +255,7 @@ impl Native<'_, '_> {
     }
 
     /// A value of `dtype` back from the bits [`Self::select_bits`] gave.
-    fn from_bits(&mut self, bits: Value, dtype: Scalar) -> Value {
+    fn typed_from_bits(&mut self, bits: Value, dtype: Scalar) -> Value {
         let ty = cl_type(dtype, Mode::Scalar);
         if self.em.b.func.dfg.value_type(bits) == ty {
             bits
