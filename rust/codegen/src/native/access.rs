@@ -1,6 +1,7 @@
 //! `load` and `store`: NumPy's index wrapping and bounds check per axis (a compare and a
 //! branch to the cold `IndexError` exit), then one memory access.
 
+use super::branch::{Deferred, IndexKey};
 use super::lower::{Native, Val};
 use crate::kernel::Scalar;
 use crate::lower::mem;
@@ -8,11 +9,12 @@ use crate::schedule::scalar_of;
 use crate::Error;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, BlockArg, InstBuilder, Value};
+use cranelift_frontend::Variable;
 use ember_core::ir::Type;
 
 impl Native<'_, '_> {
     /// The address of `a[indices]`, after the bounds checks.
-    fn element(&mut self, a: &super::lower::Array, indices: &[Val]) -> Value {
+    fn element(&mut self, a: &super::lower::Array, indices: &[Val]) -> Result<Value, Error> {
         let mut offset = self.em.b.ins().iconst(types::I64, 0);
         for (axis, index) in indices.iter().enumerate() {
             let i = self.value_as(index, Scalar::I64);
@@ -30,6 +32,11 @@ impl Native<'_, '_> {
                 let step = b.ins().imul(wrapped, a.strides[axis]);
                 offset = b.ins().iadd(offset, step);
                 continue;
+            }
+            if self.spec.is_some() {
+                return Err(Error::Unsupported(
+                    "a speculated access that needs a bounds check".into(),
+                ));
             }
             let negative = b.ins().icmp_imm_s(IntCC::SignedLessThan, i, 0);
             let from_end = b.ins().iadd_imm_s(i, size);
@@ -50,14 +57,21 @@ impl Native<'_, '_> {
             let step = b.ins().imul(wrapped, a.strides[axis]);
             offset = b.ins().iadd(offset, step);
         }
-        self.em.b.ins().iadd(a.base, offset)
+        Ok(self.em.b.ins().iadd(a.base, offset))
     }
 
     /// `load(a, i...)`; of a 0-d value, the value itself.
     pub(crate) fn load(&mut self, args: &[Val]) -> Result<Val, Error> {
         match &args[0] {
             Val::Array(a) => {
-                let addr = self.element(a, &args[1..]);
+                if let Some(stores) = &self.spec {
+                    if stores.iter().any(|d| d.buffer == a.buffer) {
+                        return Err(Error::Unsupported(
+                            "a speculated load after a store into the same array".into(),
+                        ));
+                    }
+                }
+                let addr = self.element(a, &args[1..])?;
                 let v = self.load_scalar(addr, a.dtype);
                 Ok(Val::Scalar(v, a.dtype))
             }
@@ -67,7 +81,13 @@ impl Native<'_, '_> {
 
     /// `store(a, v, i...)` in place (linear use makes the old version dead); of a 0-d value,
     /// `v` converted to its dtype.
-    pub(crate) fn store(&mut self, args: &[Val], ty: &Type) -> Result<Val, Error> {
+    /// `forward`: the variable that also keeps the stored value (`forward.rs`).
+    pub(crate) fn store(
+        &mut self,
+        args: &[Val],
+        ty: &Type,
+        forward: Option<Variable>,
+    ) -> Result<Val, Error> {
         let dtype = scalar_of(ty.dtype)?;
         match &args[0] {
             Val::Array(a) if !a.writable => Err(Error::Unsupported(
@@ -75,8 +95,32 @@ impl Native<'_, '_> {
             )),
             Val::Array(a) => {
                 let v = self.value_as(&args[1], dtype);
-                let addr = self.element(a, &args[2..]);
-                self.em.b.ins().store(mem(), v, addr, 0);
+                let addr = self.element(a, &args[2..])?;
+                match self.spec.as_mut() {
+                    Some(stores) => {
+                        let key: Option<Vec<IndexKey>> =
+                            args[2..].iter().map(IndexKey::of).collect();
+                        let key = key.ok_or_else(|| Error::Unsupported("an array index".into()))?;
+                        if stores.iter().any(|d| d.buffer == a.buffer && d.key == key) {
+                            return Err(Error::Unsupported(
+                                "a speculated region storing one element twice".into(),
+                            ));
+                        }
+                        stores.push(Deferred {
+                            buffer: a.buffer,
+                            key,
+                            addr,
+                            value: v,
+                            forward,
+                        });
+                    }
+                    None => {
+                        self.em.b.ins().store(mem(), v, addr, 0);
+                        if let Some(var) = forward {
+                            self.em.b.def_var(var, v);
+                        }
+                    }
+                }
                 Ok(args[0].clone())
             }
             _ => Ok(self.cast_val(&args[1], dtype)),

@@ -1,6 +1,7 @@
 //! The native function of a statement: parameters in, the statement (its regions inlined as
 //! loops and branches), results out, and the cold error exits.
 
+use super::forward::{node_key, NodeKey};
 use super::{NativeStatement, INDEX_ERROR, NEGATIVE_POWER, OK, RANGE_STEP_ZERO};
 use crate::kernel::{Const, Kernel, Scalar};
 use crate::lower::expr::cl_type;
@@ -8,8 +9,8 @@ use crate::lower::{mem, Emitter, Mode};
 use crate::schedule::scalar_of;
 use crate::Error;
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{types, AbiParam, Block, BlockArg, InstBuilder, Value};
-use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_codegen::ir::{types, AbiParam, Block, InstBuilder, Value};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::JITModule;
 use cranelift_module::Module;
 use ember_core::ir::{Graph, Op, Type};
@@ -48,6 +49,12 @@ pub(crate) struct Native<'a, 'b> {
     /// Bounds known at compile time of `i64` registers (induction variables, constants and
     /// sums of them), which let element accesses skip their checks.
     pub ranges: HashMap<Value, (i128, i128)>,
+    /// While a region of an `if` is computed without branching: its stores, deferred.
+    pub spec: Option<Vec<super::branch::Deferred>>,
+    /// Loads served from, and stores also kept in, a variable holding the element the
+    /// previous iteration stored (`forward.rs`).
+    pub forward_loads: HashMap<NodeKey, Variable>,
+    pub forward_stores: HashMap<NodeKey, Variable>,
 }
 
 /// Builds the native function of `st` into `func`.
@@ -87,6 +94,9 @@ pub(crate) fn build(
         fail_range: Block::from_u32(0),
         fail_power: Block::from_u32(0),
         ranges: HashMap::new(),
+        spec: None,
+        forward_loads: HashMap::new(),
+        forward_stores: HashMap::new(),
         em,
     };
     let b = &mut nt.em.b;
@@ -277,8 +287,14 @@ impl Native<'_, '_> {
                     results.remove(0)
                 }
                 Op::Result { .. } => further.pop().expect("verified projections"),
-                Op::Load => self.load(&args).map_err(located)?,
-                Op::Store => self.store(&args, &node.ty).map_err(located)?,
+                Op::Load => match self.forward_loads.get(&node_key(graph, i)) {
+                    Some(&var) => Val::Scalar(self.em.b.use_var(var), scalar_of(node.ty.dtype)?),
+                    None => self.load(&args).map_err(located)?,
+                },
+                Op::Store => {
+                    let forward = self.forward_stores.get(&node_key(graph, i)).copied();
+                    self.store(&args, &node.ty, forward).map_err(located)?
+                }
                 _ => self.scalar_node(node, &types, &args).map_err(located)?,
             };
             vals.push(val);
@@ -287,203 +303,6 @@ impl Native<'_, '_> {
             .results
             .iter()
             .map(|v| vals[v.index()].clone())
-            .collect())
-    }
-
-    /// A 0-d value as an `i64` register.
-    fn int64(&mut self, v: &Val) -> Value {
-        self.value_as(v, Scalar::I64)
-    }
-
-    fn lower_loop(
-        &mut self,
-        body: &Graph,
-        carried: usize,
-        args: &[Val],
-    ) -> Result<Vec<Val>, Error> {
-        let lo = self.int64(&args[0]);
-        let hi = self.int64(&args[1]);
-        let step = self.int64(&args[2]);
-        let known_step = match args[2] {
-            Val::Const(Const::Int(s), _) => Some(s),
-            _ => None,
-        };
-        let b = &mut self.em.b;
-        if known_step.is_none_or(|s| s == 0) {
-            let zero = b.ins().icmp_imm_s(IntCC::Equal, step, 0);
-            let go_on = b.create_block();
-            b.ins().brif(zero, self.fail_range, &[], go_on, &[]);
-            b.switch_to_block(go_on);
-            b.seal_block(go_on);
-        }
-        // Iterations of range(lo, hi, step), computed without overflow: |hi - lo| as unsigned
-        // over |step|.
-        let up = b.ins().icmp_imm_s(IntCC::SignedGreaterThan, step, 0);
-        let hl = b.ins().isub(hi, lo);
-        let lh = b.ins().isub(lo, hi);
-        let diff = b.ins().select(up, hl, lh);
-        let neg_step = b.ins().ineg(step);
-        let magnitude = b.ins().select(up, step, neg_step);
-        let lt = b.ins().icmp(IntCC::SignedLessThan, lo, hi);
-        let gt = b.ins().icmp(IntCC::SignedGreaterThan, lo, hi);
-        let nonempty = b.ins().select(up, lt, gt);
-        let d1 = b.ins().iadd_imm_s(diff, -1);
-        let q = b.ins().udiv(d1, magnitude);
-        let q1 = b.ins().iadd_imm_s(q, 1);
-        let zero = b.ins().iconst(types::I64, 0);
-        let trips = b.ins().select(nonempty, q1, zero);
-
-        let k = b.declare_var(types::I64);
-        b.def_var(k, zero);
-        let i = b.declare_var(types::I64);
-        b.def_var(i, lo);
-        let mut vars = Vec::new();
-        for c in &args[3..3 + carried] {
-            vars.push(match c {
-                Val::Array(_) => None,
-                scalar => {
-                    let dtype = self.dtype_of(scalar);
-                    let v = self.value_as(scalar, dtype);
-                    let var = self.em.b.declare_var(cl_type(dtype, Mode::Scalar));
-                    self.em.b.def_var(var, v);
-                    Some((var, dtype))
-                }
-            });
-        }
-        let b = &mut self.em.b;
-        let header = b.create_block();
-        let body_block = b.create_block();
-        let exit = b.create_block();
-        b.ins().jump(header, &[]);
-        b.switch_to_block(header);
-        let kv = b.use_var(k);
-        let more = b.ins().icmp(IntCC::UnsignedLessThan, kv, trips);
-        b.ins().brif(more, body_block, &[], exit, &[]);
-        b.switch_to_block(body_block);
-        b.seal_block(body_block);
-        let iv = b.use_var(i);
-        if let Some(range) = self.induction_range(lo, hi, known_step) {
-            self.ranges.insert(iv, range);
-        }
-        let mut params = vec![Val::Scalar(iv, Scalar::I64)];
-        for (c, var) in args[3..3 + carried].iter().zip(&vars) {
-            params.push(match var {
-                Some((var, dtype)) => Val::Scalar(self.em.b.use_var(*var), *dtype),
-                None => c.clone(),
-            });
-        }
-        params.extend(args[3 + carried..].iter().map(|k| match k {
-            Val::Array(a) if a.writable => Val::Array(Rc::new(Array {
-                buffer: a.buffer,
-                base: a.base,
-                strides: a.strides.clone(),
-                shape: a.shape.clone(),
-                dtype: a.dtype,
-                writable: false,
-            })),
-            other => other.clone(),
-        }));
-        let results = self.lower_graph(body, params)?;
-        for (j, (c, var)) in args[3..3 + carried].iter().zip(&vars).enumerate() {
-            let next = &results[1 + j];
-            match (var, c, next) {
-                (Some((var, dtype)), _, _) => {
-                    let v = self.value_as(next, *dtype);
-                    self.em.b.def_var(*var, v);
-                }
-                (None, Val::Array(a), Val::Array(n)) if a.buffer == n.buffer => {}
-                _ => {
-                    return Err(Error::Unsupported(format!(
-                        "carried array {j} is not updated in place by @{}",
-                        body.name
-                    )))
-                }
-            }
-        }
-        let go = self.value_as(&results[0], Scalar::Bool);
-        let b = &mut self.em.b;
-        let iv = b.use_var(i);
-        let inext = b.ins().iadd(iv, step);
-        b.def_var(i, inext);
-        let kv = b.use_var(k);
-        let knext = b.ins().iadd_imm_s(kv, 1);
-        b.def_var(k, knext);
-        b.ins().brif(go, header, &[], exit, &[]);
-        b.seal_block(header);
-        b.switch_to_block(exit);
-        b.seal_block(exit);
-        Ok(args[3..3 + carried]
-            .iter()
-            .zip(&vars)
-            .map(|(c, var)| match var {
-                Some((var, dtype)) => Val::Scalar(self.em.b.use_var(*var), *dtype),
-                None => c.clone(),
-            })
-            .collect())
-    }
-
-    /// The values the induction variable takes, when the bounds are known and the step is a
-    /// constant (an empty range gives no iteration, so any answer is right for it).
-    fn induction_range(&self, lo: Value, hi: Value, step: Option<i64>) -> Option<(i128, i128)> {
-        let (lo, hi) = (*self.ranges.get(&lo)?, *self.ranges.get(&hi)?);
-        match step? {
-            s if s > 0 => Some((lo.0, hi.1 - 1)),
-            s if s < 0 => Some((hi.0 + 1, lo.1)),
-            _ => None,
-        }
-    }
-
-    fn lower_if(
-        &mut self,
-        then: &Graph,
-        otherwise: &Graph,
-        args: &[Val],
-    ) -> Result<Vec<Val>, Error> {
-        let cond = self.value_as(&args[0], Scalar::Bool);
-        let result_types = then.result_types();
-        let b = &mut self.em.b;
-        let (tb, eb, merge) = (b.create_block(), b.create_block(), b.create_block());
-        let mut merged: Vec<Option<Val>> = Vec::new();
-        for ty in &result_types {
-            if ty.shape.is_empty() {
-                let dtype = scalar_of(ty.dtype)?;
-                let v = b.append_block_param(merge, cl_type(dtype, Mode::Scalar));
-                merged.push(Some(Val::Scalar(v, dtype)));
-            } else {
-                merged.push(None);
-            }
-        }
-        b.ins().brif(cond, tb, &[], eb, &[]);
-        let mut arrays: Vec<Option<Rc<Array>>> = vec![None; result_types.len()];
-        for (block, region) in [(tb, then), (eb, otherwise)] {
-            self.em.b.switch_to_block(block);
-            self.em.b.seal_block(block);
-            let results = self.lower_graph(region, args[1..].to_vec())?;
-            let mut jump_args = Vec::new();
-            for (j, (r, ty)) in results.iter().zip(&result_types).enumerate() {
-                match r {
-                    Val::Array(a) => match &arrays[j] {
-                        Some(seen) if seen.buffer != a.buffer => {
-                            return Err(Error::Unsupported(format!(
-                                "the branches return different arrays as result {j}"
-                            )))
-                        }
-                        _ => arrays[j] = Some(a.clone()),
-                    },
-                    scalar => {
-                        let dtype = scalar_of(ty.dtype)?;
-                        jump_args.push(BlockArg::Value(self.value_as(scalar, dtype)));
-                    }
-                }
-            }
-            self.em.b.ins().jump(merge, &jump_args);
-        }
-        self.em.b.switch_to_block(merge);
-        self.em.b.seal_block(merge);
-        Ok(merged
-            .into_iter()
-            .zip(arrays)
-            .map(|(m, a)| m.unwrap_or_else(|| Val::Array(a.expect("an array result"))))
             .collect())
     }
 }

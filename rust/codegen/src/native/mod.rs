@@ -2,9 +2,12 @@
 //! runs, into ONE Cranelift function. Loop-carried scalars live in registers (Cranelift
 //! variables), arrays are a base pointer and byte strides, carried arrays are updated in place
 //! in the statement's result buffer (the runtime first copies the initial value there), and
-//! every element access wraps negative indices once and checks bounds, branching to a cold
-//! block that reports NumPy's `IndexError` through the error record instead of touching memory
-//! outside the array.
+//! every element access not proven in bounds (by constant ranges, or by a test at loop entry:
+//! `hoist.rs`) wraps negative indices once and checks bounds, branching to a cold block that
+//! reports NumPy's `IndexError` through the error record instead of touching memory outside
+//! the array. Loops are rotated (`loops.rs`), loads of the element the previous iteration
+//! stored come from a register (`forward.rs`), and short branches that cannot raise run as
+//! selects (`branch.rs`).
 //!
 //! The function: `fn(ptrs: *const *mut u8, strides: *const i64, err: *mut i64) -> i64`.
 //! `ptrs` holds one data pointer per parameter of the statement's wrapper graph (a donated
@@ -13,7 +16,11 @@
 //! (`err` = index, axis, size), [`RANGE_STEP_ZERO`] or [`NEGATIVE_POWER`].
 
 mod access;
+mod branch;
+mod forward;
+mod hoist;
 mod layout;
+mod loops;
 mod lower;
 pub(crate) mod run;
 mod scalar;

@@ -68,6 +68,8 @@ impl Native<'_, '_> {
                     *corners.iter().max().unwrap(),
                 )
             }
+            KB::Maximum => (a0.max(b0), a1.max(b1)),
+            KB::Minimum => (a0.min(b0), a1.min(b1)),
             _ => return,
         };
         if lo >= i128::from(i64::MIN) && hi <= i128::from(i64::MAX) {
@@ -159,7 +161,16 @@ impl Native<'_, '_> {
                 let c = self.value_as(&args[0], Scalar::Bool);
                 let x = self.value_as(&args[1], out);
                 let y = self.value_as(&args[2], out);
-                Val::Scalar(self.em.pick(c, x, y, out, MODE), out)
+                let v = self.em.pick(c, x, y, out, MODE);
+                // Either side's values: the slice-bound clamps of `a[i, :j]` keep a range.
+                if let (Some(&(x0, x1)), Some(&(y0, y1))) =
+                    (self.ranges.get(&x), self.ranges.get(&y))
+                {
+                    if out == Scalar::I64 {
+                        self.ranges.insert(v, (x0.min(y0), x1.max(y1)));
+                    }
+                }
+                Val::Scalar(v, out)
             }
             other => {
                 return Err(Error::Unsupported(format!(

@@ -1,0 +1,320 @@
+//! `if` statements. A branch on data (`a[i] == b[j]` in a DP table) mispredicts about as
+//! often as the data is random, so an `if` whose two regions are short, cannot raise and
+//! touch only elements proven in bounds runs as straight-line code instead: both regions are
+//! computed, scalar results are picked with `select` (a `cmov`), and the stores either region
+//! makes are deferred and then made unconditionally, each storing the element's new value
+//! when its region is the one taken and its old value otherwise. Anything else (a loop, a
+//! check, an operation that could set a floating-point flag or trap) keeps the branches.
+
+use super::lower::{Array, Native, Val};
+use crate::kernel::{Const, Scalar};
+use crate::lower::expr::cl_type;
+use crate::lower::{little, mem, Mode};
+use crate::schedule::scalar_of;
+use crate::Error;
+use cranelift_codegen::ir::{types, BlockArg, InstBuilder, TrapCode, Value};
+use cranelift_frontend::Variable;
+use ember_core::ir::{BinaryOp, DType, Graph, Op, UnaryOp};
+use std::rc::Rc;
+
+/// Region nodes above which both sides cost more than a mispredicted branch.
+const MAX_SELECT_NODES: usize = 24;
+
+/// One index of a deferred store: the same register or the same constant is the same
+/// element.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum IndexKey {
+    Reg(Value),
+    Const(i64),
+}
+
+/// A store a speculated region makes, deferred until both regions are computed.
+pub(crate) struct Deferred {
+    pub buffer: usize,
+    pub key: Vec<IndexKey>,
+    pub addr: Value,
+    pub value: Value,
+    /// The variable that also keeps the stored value (`forward.rs`).
+    pub forward: Option<Variable>,
+}
+
+impl IndexKey {
+    pub(crate) fn of(v: &Val) -> Option<IndexKey> {
+        match v {
+            Val::Const(Const::Int(c), _) => Some(IndexKey::Const(*c)),
+            Val::Scalar(r, _) => Some(IndexKey::Reg(*r)),
+            _ => None,
+        }
+    }
+}
+
+/// Whether `g` is short and made only of operations that neither branch, trap nor set a
+/// floating-point flag, whatever values they see.
+fn speculable(g: &Graph) -> bool {
+    let float = |v: &ember_core::ir::ValueId| {
+        g.value_type(*v)
+            .is_some_and(|t| matches!(t.dtype, DType::F32 | DType::F64))
+    };
+    g.nodes.len() <= MAX_SELECT_NODES
+        && g.nodes.iter().all(|n| match &n.op {
+            Op::Const { .. } | Op::Load | Op::Store | Op::Where => true,
+            // A float converted to an integer or narrower float can raise a flag.
+            Op::Astype { .. } | Op::Copy => {
+                !n.inputs.iter().any(float)
+                    || g.value_type(n.inputs[0]).map(|t| t.dtype) == Some(n.ty.dtype)
+            }
+            Op::Binary(op) => {
+                let compare = matches!(
+                    op,
+                    BinaryOp::Eq
+                        | BinaryOp::Ne
+                        | BinaryOp::Lt
+                        | BinaryOp::Le
+                        | BinaryOp::Gt
+                        | BinaryOp::Ge
+                );
+                let integer = matches!(
+                    op,
+                    BinaryOp::Add
+                        | BinaryOp::Sub
+                        | BinaryOp::Mul
+                        | BinaryOp::Maximum
+                        | BinaryOp::Minimum
+                        | BinaryOp::LogicalAnd
+                        | BinaryOp::LogicalOr
+                        | BinaryOp::LogicalXor
+                        | BinaryOp::BitwiseAnd
+                        | BinaryOp::BitwiseOr
+                        | BinaryOp::BitwiseXor
+                );
+                compare || (integer && !n.inputs.iter().any(float))
+            }
+            Op::Unary(op) => match op {
+                UnaryOp::LogicalNot | UnaryOp::Isnan | UnaryOp::Signbit => true,
+                UnaryOp::Neg | UnaryOp::Positive | UnaryOp::Abs | UnaryOp::BitwiseNot => {
+                    !n.inputs.iter().any(float)
+                }
+                _ => false,
+            },
+            _ => false,
+        })
+}
+
+impl Native<'_, '_> {
+    pub(crate) fn lower_if(
+        &mut self,
+        then: &Graph,
+        otherwise: &Graph,
+        args: &[Val],
+    ) -> Result<Vec<Val>, Error> {
+        if speculable(then) && speculable(otherwise) {
+            if let Some(results) = self.lower_selected(then, otherwise, args)? {
+                return Ok(results);
+            }
+        }
+        self.lower_branches(then, otherwise, args)
+    }
+
+    /// Both regions computed in a block of their own, joined by selects; `None` (the block
+    /// left unreachable) when a region needs a bounds check or its stores cannot be merged.
+    fn lower_selected(
+        &mut self,
+        then: &Graph,
+        otherwise: &Graph,
+        args: &[Val],
+    ) -> Result<Option<Vec<Val>>, Error> {
+        let cond = self.value_as(&args[0], Scalar::Bool);
+        let from = self.em.b.current_block().expect("lowering inside a block");
+        let block = self.em.b.create_block();
+        self.em.b.switch_to_block(block);
+        let merged = self.speculate(then, otherwise, args, cond);
+        match merged {
+            Ok(results) => {
+                self.em.b.switch_to_block(from);
+                self.em.b.ins().jump(block, &[]);
+                self.em.b.switch_to_block(block);
+                self.em.b.seal_block(block);
+                Ok(Some(results))
+            }
+            Err(_) => {
+                self.spec = None;
+                self.em.b.ins().trap(TrapCode::unwrap_user(1));
+                self.em.b.switch_to_block(from);
+                Ok(None)
+            }
+        }
+    }
+
+    /// Each region with its stores deferred, then the merge.
+    fn speculate(
+        &mut self,
+        then: &Graph,
+        otherwise: &Graph,
+        args: &[Val],
+        cond: Value,
+    ) -> Result<Vec<Val>, Error> {
+        let mut sides = Vec::new();
+        for region in [then, otherwise] {
+            self.spec = Some(Vec::new());
+            let results = self.lower_graph(region, args[1..].to_vec())?;
+            sides.push((results, self.spec.take().expect("set above")));
+        }
+        let (else_results, else_stores) = sides.pop().expect("two sides");
+        let (then_results, then_stores) = sides.pop().expect("two sides");
+        // Paired stores are made in the then-region's order, so the elements both regions
+        // store must come in the same order in the other.
+        let paired: Vec<usize> = then_stores
+            .iter()
+            .filter_map(|t| {
+                else_stores
+                    .iter()
+                    .position(|e| e.buffer == t.buffer && e.key == t.key)
+            })
+            .collect();
+        if paired.windows(2).any(|w| w[0] > w[1]) {
+            return Err(Error::Unsupported("stores in different orders".into()));
+        }
+        for t in &then_stores {
+            let other = else_stores
+                .iter()
+                .find(|e| e.buffer == t.buffer && e.key == t.key);
+            let otherwise = match other {
+                Some(e) => e.value,
+                None => self.old_value(t),
+            };
+            let v = self.select_bits(cond, t.value, otherwise);
+            self.em.b.ins().store(mem(), v, t.addr, 0);
+            self.keep_stored(t.forward.or(other.and_then(|e| e.forward)), v, t.value);
+        }
+        for (k, e) in else_stores.iter().enumerate() {
+            if paired.contains(&k) {
+                continue;
+            }
+            let old = self.old_value(e);
+            let v = self.select_bits(cond, old, e.value);
+            self.em.b.ins().store(mem(), v, e.addr, 0);
+            self.keep_stored(e.forward, v, e.value);
+        }
+        let mut out = Vec::new();
+        for (j, ((t, e), ty)) in then_results
+            .iter()
+            .zip(&else_results)
+            .zip(then.result_types())
+            .enumerate()
+        {
+            out.push(match (t, e) {
+                (Val::Array(a), Val::Array(b)) if a.buffer == b.buffer => Val::Array(Rc::clone(a)),
+                (Val::Array(_), _) | (_, Val::Array(_)) => {
+                    return Err(Error::Unsupported(format!(
+                        "the branches return different arrays as result {j}"
+                    )))
+                }
+                _ => {
+                    let dtype = scalar_of(ty.dtype)?;
+                    let (x, y) = (self.value_as(t, dtype), self.value_as(e, dtype));
+                    let bits = self.select_bits(cond, x, y);
+                    Val::Scalar(self.typed_from_bits(bits, dtype), dtype)
+                }
+            });
+        }
+        Ok(out)
+    }
+
+    /// Defines `forward` as the stored `bits`, typed as `like`.
+    fn keep_stored(&mut self, forward: Option<Variable>, bits: Value, like: Value) {
+        let Some(var) = forward else { return };
+        let b = &mut self.em.b;
+        let ty = b.func.dfg.value_type(like);
+        let v = if b.func.dfg.value_type(bits) == ty {
+            bits
+        } else {
+            b.ins().bitcast(ty, little(), bits)
+        };
+        b.def_var(var, v);
+    }
+
+    /// The element a deferred store overwrites, as it is before the store.
+    fn old_value(&mut self, d: &Deferred) -> Value {
+        let ty = self.em.b.func.dfg.value_type(d.value);
+        self.em.b.ins().load(ty, mem(), d.addr, 0)
+    }
+
+    /// `cond ? x : y` as integer bits: a float is moved to an integer register first, where
+    /// a select is a `cmov` rather than a branch.
+    fn select_bits(&mut self, cond: Value, x: Value, y: Value) -> Value {
+        let b = &mut self.em.b;
+        let ty = b.func.dfg.value_type(x);
+        let bits = match ty {
+            types::F64 => types::I64,
+            types::F32 => types::I32,
+            _ => return b.ins().select(cond, x, y),
+        };
+        let xb = b.ins().bitcast(bits, little(), x);
+        let yb = b.ins().bitcast(bits, little(), y);
+        b.ins().select(cond, xb, yb)
+    }
+
+    /// A value of `dtype` back from the bits [`Self::select_bits`] gave.
+    fn typed_from_bits(&mut self, bits: Value, dtype: Scalar) -> Value {
+        let ty = cl_type(dtype, Mode::Scalar);
+        if self.em.b.func.dfg.value_type(bits) == ty {
+            bits
+        } else {
+            self.em.b.ins().bitcast(ty, little(), bits)
+        }
+    }
+    /// Both regions as blocks and a conditional branch.
+    fn lower_branches(
+        &mut self,
+        then: &Graph,
+        otherwise: &Graph,
+        args: &[Val],
+    ) -> Result<Vec<Val>, Error> {
+        let cond = self.value_as(&args[0], Scalar::Bool);
+        let result_types = then.result_types();
+        let b = &mut self.em.b;
+        let (tb, eb, merge) = (b.create_block(), b.create_block(), b.create_block());
+        let mut merged: Vec<Option<Val>> = Vec::new();
+        for ty in &result_types {
+            if ty.shape.is_empty() {
+                let dtype = scalar_of(ty.dtype)?;
+                let v = b.append_block_param(merge, cl_type(dtype, Mode::Scalar));
+                merged.push(Some(Val::Scalar(v, dtype)));
+            } else {
+                merged.push(None);
+            }
+        }
+        b.ins().brif(cond, tb, &[], eb, &[]);
+        let mut arrays: Vec<Option<Rc<Array>>> = vec![None; result_types.len()];
+        for (block, region) in [(tb, then), (eb, otherwise)] {
+            self.em.b.switch_to_block(block);
+            self.em.b.seal_block(block);
+            let results = self.lower_graph(region, args[1..].to_vec())?;
+            let mut jump_args = Vec::new();
+            for (j, (r, ty)) in results.iter().zip(&result_types).enumerate() {
+                match r {
+                    Val::Array(a) => match &arrays[j] {
+                        Some(seen) if seen.buffer != a.buffer => {
+                            return Err(Error::Unsupported(format!(
+                                "the branches return different arrays as result {j}"
+                            )))
+                        }
+                        _ => arrays[j] = Some(a.clone()),
+                    },
+                    scalar => {
+                        let dtype = scalar_of(ty.dtype)?;
+                        jump_args.push(BlockArg::Value(self.value_as(scalar, dtype)));
+                    }
+                }
+            }
+            self.em.b.ins().jump(merge, &jump_args);
+        }
+        self.em.b.switch_to_block(merge);
+        self.em.b.seal_block(merge);
+        Ok(merged
+            .into_iter()
+            .zip(arrays)
+            .map(|(m, a)| m.unwrap_or_else(|| Val::Array(a.expect("an array result"))))
+            .collect())
+    }
+}

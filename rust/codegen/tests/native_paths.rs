@@ -1,0 +1,190 @@
+//! Native loop paths against the interpreter: a DP loop whose data branch runs as selects,
+//! a recurrence whose loads are forwarded from the previous iteration's store, and loops
+//! over bounds read from an array, whose checks one entry test hoists (bounds inside, at
+//! the edge, past the end and negative, in every layout).
+
+mod common;
+
+use common::{check_all_layouts, check_ir, run_jit, Layout};
+use ember_core::interp::HostArray;
+
+const DP: &str = r#"ember-ir 2
+func @lcs_length(%0: i64[10], %1: i64[9]) -> (i32[]) {
+  %2 = full() value=0 : i32[11,10]
+  %3 = const() value=1 : i64[] weak
+  %4 = const() value=11 : i64[] weak
+  %5 = const() value=1 : i64[] weak
+  %6 = loop(%3, %4, %5, %2, %0, %1) body=@lcs_length_loop0 carried=1 : i32[11,10]
+  %7 = slice(%6) start=[10,9] stop=[11,10] step=[1,1] : i32[1,1]
+  %8 = squeeze(%7) axis=[0,1] : i32[]
+  return %8
+}
+func @lcs_length_loop0(%0: i64[] weak, %1: i32[11,10], %2: i64[10], %3: i64[9]) -> (bool[], i32[11,10]) {
+  %4 = const() value=1 : i64[] weak
+  %5 = const() value=10 : i64[] weak
+  %6 = const() value=1 : i64[] weak
+  %7 = loop(%4, %5, %6, %1, %2, %3, %0) body=@lcs_length_loop1 carried=1 : i32[11,10]
+  %8 = const() value=true : bool[]
+  return %8, %7
+}
+func @lcs_length_loop1(%0: i64[] weak, %1: i32[11,10], %2: i64[10], %3: i64[9], %4: i64[] weak) -> (bool[], i32[11,10]) {
+  %5 = const() value=1 : i64[] weak
+  %6 = sub(%4, %5) : i64[] weak
+  %7 = load(%2, %6) : i64[]
+  %8 = const() value=1 : i64[] weak
+  %9 = sub(%0, %8) : i64[] weak
+  %10 = load(%3, %9) : i64[]
+  %11 = eq(%7, %10) : bool[]
+  %12 = if(%11, %1, %4, %0) then=@lcs_length_then2 else=@lcs_length_else3 : i32[11,10]
+  %13 = const() value=true : bool[]
+  return %13, %12
+}
+func @lcs_length_then2(%0: i32[11,10], %1: i64[] weak, %2: i64[] weak) -> (i32[11,10]) {
+  %3 = const() value=1 : i64[] weak
+  %4 = sub(%1, %3) : i64[] weak
+  %5 = const() value=1 : i64[] weak
+  %6 = sub(%2, %5) : i64[] weak
+  %7 = load(%0, %4, %6) : i32[]
+  %8 = const() value=1 : i64[] weak
+  %9 = add(%7, %8) : i32[]
+  %10 = store(%0, %9, %1, %2) : i32[11,10]
+  return %10
+}
+func @lcs_length_else3(%0: i32[11,10], %1: i64[] weak, %2: i64[] weak) -> (i32[11,10]) {
+  %3 = const() value=1 : i64[] weak
+  %4 = sub(%1, %3) : i64[] weak
+  %5 = load(%0, %4, %2) : i32[]
+  %6 = const() value=1 : i64[] weak
+  %7 = sub(%2, %6) : i64[] weak
+  %8 = load(%0, %1, %7) : i32[]
+  %9 = gt(%8, %5) : bool[]
+  %10 = where(%9, %8, %5) : i32[]
+  %11 = store(%0, %10, %1, %2) : i32[11,10]
+  return %11
+}"#;
+
+const RECURRENCE: &str = r#"ember-ir 2
+func @recurrence(%0: f64[40]) -> (f64[40]) {
+  %1 = full() value=0.0 : f64[40]
+  %2 = slice(%0) start=[0] stop=[1] step=[1] : f64[1]
+  %3 = squeeze(%2) axis=[0] : f64[]
+  %4 = slice(%1) start=[0] stop=[1] step=[1] : f64[1]
+  %5 = squeeze(%4) axis=[0] : f64[]
+  %6 = reshape(%3) shape=[1] : f64[1]
+  %7 = slice(%1) start=[0] stop=[1] step=[1] : f64[1]
+  %8 = slice(%1) start=[1] stop=[40] step=[1] : f64[39]
+  %9 = concatenate(%6, %8) axis=0 : f64[40]
+  %10 = const() value=1 : i64[] weak
+  %11 = const() value=40 : i64[] weak
+  %12 = const() value=1 : i64[] weak
+  %13 = loop(%10, %11, %12, %9, %0) body=@recurrence_loop0 carried=1 : f64[40]
+  return %13
+}
+func @recurrence_loop0(%0: i64[] weak, %1: f64[40], %2: f64[40]) -> (bool[], f64[40]) {
+  %3 = const() value=1 : i64[] weak
+  %4 = sub(%0, %3) : i64[] weak
+  %5 = load(%1, %4) : f64[]
+  %6 = const() value=0.9 : f64[] weak
+  %7 = mul(%6, %5) : f64[]
+  %8 = load(%2, %0) : f64[]
+  %9 = add(%7, %8) : f64[]
+  %10 = store(%1, %9, %0) : f64[40]
+  %11 = const() value=true : bool[]
+  return %11, %10
+}"#;
+
+const SEGMENTS: &str = r#"ember-ir 2
+func @scale_segments(%0: f64[31], %1: i64[11], %2: f64[30]) -> (f64[31]) {
+  %3 = const() value=0 : i64[] weak
+  %4 = const() value=10 : i64[] weak
+  %5 = const() value=1 : i64[] weak
+  %6 = loop(%3, %4, %5, %0, %1, %2) body=@scale_segments_loop0 carried=1 : f64[31]
+  return %6
+}
+func @scale_segments_loop0(%0: i64[] weak, %1: f64[31], %2: i64[11], %3: f64[30]) -> (bool[], f64[31]) {
+  %4 = load(%2, %0) : i64[]
+  %5 = const() value=1 : i64[] weak
+  %6 = add(%0, %5) : i64[] weak
+  %7 = load(%2, %6) : i64[]
+  %8 = const() value=1 : i64[] weak
+  %9 = loop(%4, %7, %8, %1, %3) body=@scale_segments_loop1 carried=1 : f64[31]
+  %10 = const() value=true : bool[]
+  return %10, %9
+}
+func @scale_segments_loop1(%0: i64[] weak, %1: f64[31], %2: f64[30]) -> (bool[], f64[31]) {
+  %3 = load(%2, %0) : f64[]
+  %4 = const() value=2.0 : f64[] weak
+  %5 = mul(%3, %4) : f64[]
+  %6 = const() value=1 : i64[] weak
+  %7 = sub(%0, %6) : i64[] weak
+  %8 = load(%1, %7) : f64[]
+  %9 = add(%5, %8) : f64[]
+  %10 = store(%1, %9, %0) : f64[31]
+  %11 = const() value=true : bool[]
+  return %11, %10
+}"#;
+
+fn arrays(text: &str) -> Vec<HostArray> {
+    text.split(';')
+        .map(|a| HostArray::parse(a).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_dp_branch_on_data_runs_as_selects() {
+    check_all_layouts(DP, 3, 0.0);
+    let x = arrays("i64[10]{0, 1, 2, 1, 0, 1, 2, 2, 1, 0}; i64[9]{1, 0, 2, 1, 1, 0, 2, 0, 1}");
+    for layout in [Layout::C, Layout::F, Layout::Reversed, Layout::Strided] {
+        check_ir(DP, &x, layout, 1, 0.0);
+    }
+    let graph = ember_core::ir::parse(DP).unwrap();
+    let listings = ember_codegen::disassemble(&graph).unwrap();
+    let native = listings.iter().find(|l| l.starts_with("native")).unwrap();
+    assert!(native.contains(" select"), "{native}");
+}
+
+#[test]
+fn a_recurrence_reads_the_previous_store() {
+    check_all_layouts(RECURRENCE, 5, 0.0);
+}
+
+#[test]
+fn bounds_read_at_run_time() {
+    let data: Vec<String> = (0..30).map(|k| format!("{k}.5")).collect();
+    let data = data.join(", ");
+    let zeros = vec!["0.0"; 31].join(", ");
+    for bounds in [
+        "0, 3, 5, 9, 12, 12, 15, 18, 20, 24, 30",
+        "1, 3, 5, 9, 12, 12, 15, 18, 20, 24, 30",
+        "-30, -20, -5, 0, 12, 12, 15, 18, 20, 24, 29",
+        "5, 3, 5, 9, 12, 12, 15, 18, 20, 24, 2",
+    ] {
+        let x = arrays(&format!(
+            "f64[31]{{{zeros}}}; i64[11]{{{bounds}}}; f64[30]{{{data}}}"
+        ));
+        for layout in [Layout::C, Layout::Reversed, Layout::Strided] {
+            check_ir(SEGMENTS, &x, layout, 1, 0.0);
+        }
+    }
+    for (last, index) in [("31", 30), ("32", 30), ("-31", -31)] {
+        let bounds = if last.starts_with('-') {
+            format!("{last}, 3, 5, 9, 12, 12, 15, 18, 20, 24, 30")
+        } else {
+            format!("0, 3, 5, 9, 12, 12, 15, 18, 20, 24, {last}")
+        };
+        let x = arrays(&format!(
+            "f64[31]{{{zeros}}}; i64[11]{{{bounds}}}; f64[30]{{{data}}}"
+        ));
+        let err = run_jit(SEGMENTS, &x, Layout::C, 1).unwrap_err();
+        let g = ember_core::ir::parse(SEGMENTS).unwrap();
+        let want = ember_core::interp::run(&g, &x).unwrap_err();
+        assert!(
+            want.to_string().ends_with(&err.to_string()),
+            "{err} vs {want}"
+        );
+        assert!(
+            err.to_string().contains(&format!("index {index} ")),
+            "{err}"
+        );
+    }
+}
