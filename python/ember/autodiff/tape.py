@@ -181,6 +181,9 @@ class Taped:
         flags = [v.dtype.kind == "f" for v in outputs]
         fwd, bwd, report = _core.joint_partition(self.graph.to_ir(), list(wrt), flags)
         report["function"] = self.graph.name
+        # The joint graph starts with the forward graph's parameters and statements.
+        report["primals"] = len(self.graph.inputs)
+        report["forward_nodes"] = len(self.graph.nodes)
         for listener in split_listeners:
             listener(AotReport.from_core(report, fwd, bwd))
         ember_logging.log("aot", f"@{self.graph.name} differentiated with respect to inputs "
