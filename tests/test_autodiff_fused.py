@@ -303,3 +303,46 @@ def test_grad_of_grad_inside_compile():
     x = np.linspace(-1.0, 1.0, 5)
     got = ember.compile(second)(x)
     np.testing.assert_allclose(got, 2 * np.cos(x) - x * np.sin(x), rtol=1e-12)
+
+
+def test_changing_batch_sizes_recompile_and_stay_one_graph():
+    def loss(w, x, y):
+        return np.mean((np.tanh(x @ w) - y) ** 2) + 0.01 * np.sum(w ** 2)
+
+    def step(w, x, y):
+        value, g = ember.value_and_grad(loss)(w, x, y)
+        return value, w - 0.1 * g
+
+    backend = CountingBackend()
+    compiled = ember.compile(step, backend=backend)
+    rng = np.random.default_rng(6)
+    w, x, y = rng.normal(size=(3, 2)), rng.normal(size=(9, 3)), rng.normal(size=(9, 2))
+    for n in (9, 7, 9, 3):
+        runs = backend.runs
+        got = compiled(w, x[:n], y[:n])
+        assert backend.runs - runs == 1
+        r = np.tanh(x[:n] @ w) - y[:n]
+        g = 2 * x[:n].T @ (r * (1 - np.tanh(x[:n] @ w) ** 2)) / r.size + 0.02 * w
+        np.testing.assert_allclose(got[0], np.mean(r ** 2) + 0.01 * np.sum(w ** 2), rtol=1e-12)
+        np.testing.assert_allclose(got[1], w - 0.1 * g, rtol=1e-12)
+
+
+def test_an_rnn_loss_with_a_loop_is_unrolled_into_the_step():
+    def loss(p, xs):
+        h = np.zeros((xs.shape[0], 4))
+        for t in range(xs.shape[1]):
+            h = np.tanh(xs[:, t] @ p["wx"] + h @ p["wh"])
+        return (h ** 2).sum()
+
+    def step(p, xs):
+        value, g = ember.value_and_grad(loss)(p, xs)
+        return value, {k: p[k] - 0.1 * g[k] for k in p}
+
+    backend = CountingBackend()
+    rng = np.random.default_rng(7)
+    p = {"wx": rng.normal(size=(3, 4)) / 2, "wh": rng.normal(size=(4, 4)) / 2}
+    xs = rng.normal(size=(2, 6, 3))
+    got = ember.compile(step, backend=backend)(p, xs)
+    assert backend.runs == 1
+    assert not any(n.op == "loop" for n in backend.graphs[0].nodes)
+    assert_trees_close(got, step(p, xs))
