@@ -346,3 +346,23 @@ def test_an_rnn_loss_with_a_loop_is_unrolled_into_the_step():
     assert backend.runs == 1
     assert not any(n.op == "loop" for n in backend.graphs[0].nodes)
     assert_trees_close(got, step(p, xs))
+
+
+def test_none_subtrees_and_nested_containers_keep_their_structure():
+    def loss(p, x):
+        (w, extra), b = p["layers"][0], p["bias"]
+        return ((x @ w + b) ** 2).sum() + (0.0 if extra is None else extra.sum())
+
+    def step(p, x):
+        return ember.grad(loss)(p, x)
+
+    rng = np.random.default_rng(8)
+    p = {"layers": [(rng.normal(size=(3, 2)), None)], "bias": rng.normal(size=2)}
+    x = rng.normal(size=(4, 3))
+    backend = CountingBackend()
+    got = ember.compile(step, backend=backend)(p, x)
+    assert backend.runs == 1
+    want = step(p, x)
+    assert got["layers"][0][1] is None and isinstance(got["layers"][0], tuple)
+    assert_trees_close(got["layers"][0][0], want["layers"][0][0])
+    assert_trees_close(got["bias"], want["bias"])

@@ -155,6 +155,8 @@ def _flatten(vt: VariableTracker) -> tuple[list[ArrayVariable], Any]:
     """The leaves of a pytree of trackers and a function rebuilding it from new leaves."""
     if isinstance(vt, ArrayVariable):
         return [vt], lambda new: new[0]
+    if vt.is_constant() and vt.constant() is None:  # an empty subtree, as in JAX
+        return [], lambda new: vt
     if isinstance(vt, DictVariable):
         keys = list(vt.items)
         parts = [_flatten(vt.items[k]) for k in keys]
