@@ -112,3 +112,33 @@ def test_gradients_inside_a_compiled_step_equal_autograd(name):
     want = autograd.grad(lambda p, *d: fn(anp, p, *d))(params, *data)
     assert float(value) == pytest.approx(fn(anp, params, *data), rel=1e-12)
     assert_gradients_equal(got, want, params)
+
+
+UNSUPPORTED = {
+    "sort": (lambda w: np.sort(w).sum(), "numpy.sort"),
+    "solve": (lambda w: np.linalg.solve(np.eye(3) + np.outer(w, w), w).sum(),
+              "numpy.linalg.solve"),
+    "inv": (lambda w: np.linalg.inv(np.eye(3) + np.outer(w, w)).sum(), "numpy.linalg.inv"),
+    "cumprod": (lambda w: np.cumprod(w).sum(), "cumprod"),
+    "gather by argmax": (lambda w: w[np.argmax(w)], "integer index array"),
+    "nuclear norm": (lambda w: np.linalg.norm(np.outer(w, w), ord="nuc"), "ord='nuc'"),
+    "boolean mask": (lambda w: w[w > 0].sum(), "boolean mask"),
+    "logaddexp": (lambda w: np.logaddexp(w, 0.0).sum(), "numpy.logaddexp"),
+    "median": (lambda w: np.median(w), "numpy.median"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNSUPPORTED))
+@pytest.mark.parametrize("compiled", [False, True])
+def test_what_cannot_be_differentiated_is_an_error_naming_it(name, compiled):
+    """Never a wrong (zero, or constant) gradient: an exception that names the operation,
+    the same whether the gradient is taken in Python or inside a compiled step."""
+    fn, names = UNSUPPORTED[name]
+
+    def gradient(w):
+        return ember.grad(fn)(w)
+
+    w = np.array([0.5, -1.0, 2.0])
+    with pytest.raises((ember.GraphBreakError, ValueError)) as error:
+        (ember.compile(gradient) if compiled else gradient)(w)
+    assert names in str(error.value)
