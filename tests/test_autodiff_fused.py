@@ -366,3 +366,23 @@ def test_none_subtrees_and_nested_containers_keep_their_structure():
     assert got["layers"][0][1] is None and isinstance(got["layers"][0], tuple)
     assert_trees_close(got["layers"][0][0], want["layers"][0][0])
     assert_trees_close(got["bias"], want["bias"])
+
+
+def test_compiling_a_gradient_function_makes_one_graph():
+    backend = CountingBackend()
+    compiled = ember.compile(ember.value_and_grad(mlp_loss), backend=backend)
+    other = ember.compile(ember.grad(mlp_loss, argnums=(0, 1)), backend=backend)
+    p, x, y = mlp_data()
+    for _ in range(2):
+        runs = backend.runs
+        value, g = compiled(p, x, y)
+        assert backend.runs - runs == 1  # forward and backward, one graph
+        want_value, want = ember.value_and_grad(mlp_loss)(p, x, y)
+        np.testing.assert_allclose(value, want_value, rtol=1e-12)
+        assert_trees_close(g, want)
+    g_p, g_x = other(p, x, y)
+    assert_trees_close(g_p, ember.grad(mlp_loss)(p, x, y))
+    assert g_x.shape == x.shape
+    assert len(backend.graphs) == 2
+    # explain still reports the differentiated graphs of the Python path.
+    assert ember.explain(ember.value_and_grad(mlp_loss), p, x, y).aot

@@ -293,6 +293,34 @@ def _loss_nodes(graph: Graph, mark: int, loss: Value) -> list[Any]:
     return chosen
 
 
+def is_gradient_function(fn: Any) -> bool:
+    """Whether `fn` is a function `grad` or `value_and_grad` returned."""
+    return isinstance(getattr(fn, WRAPPER, None), tuple)
+
+
+def compiled_gradient(fn: Any) -> Any:
+    """What `ember.compile(value_and_grad(f))` compiles: a function calling the gradient
+    function, whose frame capture takes (the gradient function's own frame, and any frame of
+    ember's own files, is never captured), so that the forward and backward passes become one graph. Each gets a code
+    object of its own, so that entries and recompile counts are per compiled function."""
+    if not is_gradient_function(fn):
+        return fn
+
+    def gradient(*args: Any, **kwargs: Any) -> Any:
+        return fn(*args, **kwargs)
+
+    name = getattr(fn, "__name__", "gradient")
+    # Outside ember's own files and its `<ember...>` pseudo-files, whose frames the hook
+    # never captures.
+    gradient.__code__ = gradient.__code__.replace(co_name=name,
+                                                  co_filename=f"<gradient of {name}>")
+    gradient.__name__ = name
+    gradient.__qualname__ = getattr(fn, "__qualname__", name)
+    gradient.__doc__ = fn.__doc__
+    gradient.__module__ = fn.__module__
+    return gradient
+
+
 def mark_transform(fn: Any, kind: str) -> None:
     setattr(fn, TRANSFORM, kind)
 
