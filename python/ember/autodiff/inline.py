@@ -33,7 +33,7 @@ from ember.capture.variables.containers import (
 )
 from ember.graph import Graph, Value
 from ember.graph.ops import OPS
-from ember.graph.parse import from_ir
+from ember.graph.parse import append_statements
 
 if TYPE_CHECKING:
     from ember.capture.interpreter import Interpreter
@@ -260,20 +260,14 @@ def splice_gradients(graph: Graph, mark: int, leaves: list[Value], loss: Value) 
         _, _, report = _core.joint_partition(sub.to_ir(), list(range(len(leaves))), [True])
     except ValueError as exc:
         raise graph_break("numpy", reason=f"no gradient: {exc}") from exc
-    joint = from_ir(report["joint"])
-    values: dict[int, Value] = {}
-    for j_in, v in zip(joint.inputs, outer, strict=False):
-        values[id(j_in)] = v
-    seed = joint.inputs[len(outer)]
-    values[id(seed)] = graph.op("full", [], value=1.0, shape=(), dtype=loss.dtype)
-    for j_node, out in zip(joint.nodes, copies, strict=False):
-        values[id(j_node.out)] = out
-    for j_node in joint.nodes[len(copies):]:
-        if j_node.extra:
-            raise graph_break("call", name=f"a gradient through {j_node.op}")
-        inputs = [values[id(v)] for v in j_node.inputs]
-        values[id(j_node.out)] = _replay(graph, j_node.op, inputs, j_node.out, j_node.attrs)
-    return [values[id(v)] for v in joint.outputs[1:]]
+    # The joint graph: the sub-graph's parameters, the cotangent, the forward statements
+    # copied in order, then the backward ones, which are the only ones parsed.
+    known = {i: v for i, v in enumerate(outer)}
+    known[len(outer)] = graph.op("full", [], value=1.0, shape=(), dtype=loss.dtype)
+    for k, out in enumerate(copies):
+        known[len(outer) + 1 + k] = out
+    returned = append_statements(report["joint"], graph, known, len(known))
+    return returned[1:]
 
 
 def _zeros_or_seed(graph: Graph, leaf: Value, is_loss: bool) -> Value:
