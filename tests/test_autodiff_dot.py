@@ -144,3 +144,24 @@ def test_svg_without_graphviz_is_none(monkeypatch):
     report = ember.explain(mlp_softmax, np.ones((2, 3)), np.ones((3, 4)), np.ones((4, 2)))
     assert report.svg(0) is None
     assert report.dot(0).startswith("digraph")
+
+
+def test_a_graph_with_a_loop_op_draws_its_body_as_a_region_cluster():
+    def f(x, n):
+        s = np.zeros(3)
+        for i in range(n):
+            s = s + np.sin(x) * i
+        return s
+
+    report = ember.explain(f, np.ones(3), 500)
+    text = report.dot(0)
+    lines = text.splitlines()
+    region = next(i for i, line in enumerate(lines) if "subgraph cluster_region_" in line)
+    name = lines[region].split("cluster_region_")[1].split()[0]
+    end = lines.index("  }", region)
+    inside = [line.strip() for line in lines[region + 1:end]]
+    assert any('= sin\\n' in line for line in inside)
+    assert all(line.startswith(("label=", "r0_")) for line in inside)
+    loop = next(line for line in lines if "= loop" in line and line.strip().startswith("v"))
+    loop_id = loop.strip().split()[0]
+    assert f"{loop_id} -> r0_0 [style=dotted" in text and f"lhead=cluster_region_{name}" in text
