@@ -395,9 +395,12 @@ fn static_type(t: &ember_core::ir::Type) -> Result<(Scalar, Vec<usize>), Error> 
     Ok((scalar_of(t.dtype)?, shape))
 }
 
-/// Runs the scheduler over `g`; also returns, per statement, the lazy node it defined and
-/// the extern step (matmul, scan, native statement, loop) that computes it, if any.
-fn run(g: &Graph) -> Result<(Scheduler<'_>, Vec<(L, Option<usize>)>), Error> {
+/// Per statement: the lazy node it defined and the extern step (matmul, scan, native
+/// statement, loop) that computes it, if any.
+type Trace = Vec<(L, Option<usize>)>;
+
+/// Runs the scheduler over `g`, tracing what computes each statement.
+fn run(g: &Graph) -> Result<(Scheduler<'_>, Trace), Error> {
     let inputs = g
         .params
         .iter()
