@@ -350,9 +350,9 @@ pub(crate) fn schedule(g: &Graph) -> Result<Plan, Error> {
 }
 
 /// What each step of `g`'s schedule is (`kernel`, `matmul`, `scan`, `native`, `loop`), and
-/// for each statement of `g` the step that computes it: a fused kernel (the first one, where
-/// several recompute it), or its own extern step. `None`: computed by no step (a value only
-/// ever stored as it is, or folded away).
+/// for each statement of `g` the step that computes it: the step that stores it at once (a
+/// matmul, a scan, a column reduction), else the first fused kernel that computes it (several
+/// may recompute it). `None`: computed by no step of its own (a view of a stored value).
 pub fn fusion_groups(g: &Graph) -> Result<(Vec<&'static str>, Vec<Option<usize>>), Error> {
     let (s, trace) = run(g)?;
     let kinds = s
@@ -443,9 +443,10 @@ fn run(g: &Graph) -> Result<(Scheduler<'_>, Trace), Error> {
             Error::Unsupported(m) => Error::Unsupported(format!("{v} = {}: {m}", node.op.name())),
             other => other,
         })?;
-        let own = (before..s.steps.len())
-            .rev()
-            .find(|&k| !matches!(s.steps[k], Step::Kernel { .. }));
+        // A statement computed and stored at once (a matmul, a column reduction) comes back
+        // as a leaf reading what the last step it pushed wrote.
+        let stored = matches!(s.lazy.nodes[l].op, LOp::Leaf(_));
+        let own = stored.then(|| (before..s.steps.len()).last()).flatten();
         trace.push((l, own));
         s.defs.push(l);
         s.emit_results(v, &mut done)?;
