@@ -257,7 +257,9 @@ def splice_gradients(graph: Graph, mark: int, leaves: list[Value], loss: Value) 
         return [_zeros_or_seed(graph, leaf, leaf is loss) for leaf in leaves]
     sub.set_outputs([mapping[id(loss)]])
     try:
-        _, _, report = _core.joint_partition(sub.to_ir(), list(range(len(leaves))), [True])
+        # Only the joint graph is used: the cheapest split (no max-flow) will do.
+        _, _, report = _core.joint_partition(sub.to_ir(), list(range(len(leaves))), [True],
+                                             min_cut=False)
     except ValueError as exc:
         raise graph_break("numpy", reason=f"no gradient: {exc}") from exc
     # The joint graph: the sub-graph's parameters, the cotangent, the forward statements
