@@ -5,10 +5,10 @@ float32, plain SGD, side by side in one process, at 1 and 2 threads.
 
 Contenders: the step compiled by ember (`ember.value_and_grad` inside `ember.compile`), the
 same step written by hand in NumPy (forward and backward), and autograd / JAX where
-installed. Also: the step's cold compile time (capture, joint graph, partition and code
+installed. Also: the graphs per step, the step's cold compile time (capture, gradient and code
 generation of every graph, measured on the first call after `ember.reset()`), and the
 residual bytes with the min-cut partitioner against saving every value the backward reads.
-Times are medians of repeated runs; ratios are the NumPy step's time over the contender's.
+Times are medians of repeated runs, the contenders taking turns; ratios are the NumPy step's time over the contender's.
 NumPy's BLAS picks its own thread count: run with `OPENBLAS_NUM_THREADS=1` to compare
 single-threaded steps on a busy machine, where a threaded BLAS loses most of its time waiting.
 """
@@ -113,16 +113,22 @@ def data(seed=0):
     return p, x, y
 
 
-def steps_per_second(step, p, x, y, repeats, steps):
-    step(p, x, y)
-    times = []
+def steps_per_second(contenders, p, x, y, repeats, steps):
+    """Steps per second of each contender (None: not installed). The contenders take turns
+    within each repeat, so a busy machine slows them alike and the ratios stay fair."""
+    live = {name: step for name, step in contenders.items() if step is not None}
+    for step in live.values():
+        step(p, x, y)
+    times: dict[str, list[float]] = {name: [] for name in live}
     for _ in range(repeats):
-        params = p
-        start = time.perf_counter()
-        for _ in range(steps):
-            _, params = step(params, x, y)
-        times.append((time.perf_counter() - start) / steps)
-    return 1.0 / statistics.median(times)
+        for name, step in live.items():
+            params = p
+            start = time.perf_counter()
+            for _ in range(steps):
+                _, params = step(params, x, y)
+            times[name].append((time.perf_counter() - start) / steps)
+    return {name: 1.0 / statistics.median(times[name]) if name in live else None
+            for name in contenders}
 
 
 def main():
@@ -132,11 +138,13 @@ def main():
     repeats, steps = (3, 10) if args.quick else (7, 30)
     p, x, y = data()
 
-    ember.reset()
-    compiled = ember.compile(ember_step)
-    start = time.perf_counter()
-    compiled(p, x, y)
-    cold = time.perf_counter() - start
+    colds = []
+    for _ in range(repeats):
+        ember.reset()
+        compiled = ember.compile(ember_step)
+        start = time.perf_counter()
+        compiled(p, x, y)
+        colds.append(time.perf_counter() - start)
     loss_e, new_e = compiled(p, x, y)
     loss_n, new_n = numpy_step(p, x, y)
     assert abs(float(loss_e) - float(loss_n)) < 1e-4 * abs(float(loss_n))
@@ -145,19 +153,20 @@ def main():
     report = ember.explain(ember.value_and_grad(loss_fn), p, x, y)
     residual = sum(a.residual_bytes for a in report.aot)
     save_all = sum(a.save_all_bytes for a in report.aot)
-    print(f"cold compile of the step: {cold * 1e3:.1f} ms")
+    step_report = ember.explain(ember_step, p, x, y)
+    print(f"graphs per step: {step_report.graph_count}, graph breaks: "
+          f"{step_report.graph_break_count}, ops: {step_report.op_count}")
+    print(f"cold compile of the step: {statistics.median(colds) * 1e3:.1f} ms (median of "
+          f"{len(colds)}; the first in this process {colds[0] * 1e3:.1f} ms)")
     print(f"residual bytes: {residual} with the min-cut partitioner, {save_all} saving every "
           "value the backward reads")
 
-    contenders = {"numpy by hand": numpy_step, "autograd": autograd_step(), "jax.jit": jax_step()}
+    others = {"numpy by hand": numpy_step, "autograd": autograd_step(), "jax.jit": jax_step()}
     for threads in (1, 2):
         ember.config.num_threads = threads
         ember.reset()
-        compiled = ember.compile(ember_step)
-        rows = {"ember": steps_per_second(compiled, p, x, y, repeats, steps)}
-        for name, step in contenders.items():
-            rows[name] = None if step is None else steps_per_second(step, p, x, y, repeats,
-                                                                      steps)
+        rows = steps_per_second({"ember": ember.compile(ember_step), **others}, p, x, y,
+                                repeats, steps)
         base = rows["numpy by hand"]
         print(f"\n{threads} thread(s) for ember's kernels (NumPy's BLAS uses its own setting)")
         for name, rate in rows.items():

@@ -1,5 +1,6 @@
 """Train a small MLP on scikit-learn's bundled digits (8x8 images, no download) with
 `ember.value_and_grad` inside an `ember.compile`d SGD step, written as NumPy users write one.
+The step compiles to one graph: forward pass, backward pass and the update, fused.
 
     python examples/train_mlp.py
 """

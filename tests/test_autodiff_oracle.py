@@ -8,6 +8,7 @@ import autograd.numpy as anp
 import ember
 import numpy as np
 import pytest
+from autodiff_oracle_cases import CASES as MORE_CASES
 
 
 def layernorm_gelu(xp, p, x):
@@ -65,17 +66,79 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+ALL_CASES = {**CASES, **MORE_CASES}
+
+
+def assert_gradients_equal(got, want, params, path="grad"):
+    if isinstance(want, dict):
+        assert isinstance(got, dict) and set(got) == set(want), path
+        for key in want:
+            assert_gradients_equal(got[key], want[key], params[key], f"{path}[{key!r}]")
+    elif isinstance(want, (list, tuple)):
+        assert type(got) is type(params) and len(got) == len(want), path
+        for i, (g, w, p) in enumerate(zip(got, want, params, strict=True)):
+            assert_gradients_equal(g, w, p, f"{path}[{i}]")
+    else:
+        if isinstance(params, float):  # a Python float's gradient is a float
+            assert isinstance(got, float), path
+        else:
+            assert got.dtype == params.dtype and got.shape == params.shape, path
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12, err_msg=path)
+
+
+@pytest.mark.parametrize("name", sorted(ALL_CASES))
 def test_gradients_equal_autograd(name):
-    fn, params, data = CASES[name]
+    fn, params, data = ALL_CASES[name]
     value, got = ember.value_and_grad(lambda p, *d: fn(np, p, *d))(params, *data)
     want_value = fn(anp, params, *data)
     want = autograd.grad(lambda p, *d: fn(anp, p, *d))(params, *data)
     assert value == pytest.approx(want_value, rel=1e-12)
-    assert set(got) == set(want)
-    for key in want:
-        if isinstance(params[key], float):  # a Python float's gradient is a float
-            assert isinstance(got[key], float)
-        else:
-            assert got[key].dtype == params[key].dtype and got[key].shape == params[key].shape
-        np.testing.assert_allclose(got[key], want[key], rtol=1e-9, atol=1e-12, err_msg=key)
+    assert_gradients_equal(got, want, params)
+
+
+@pytest.mark.parametrize("name", sorted(ALL_CASES))
+def test_gradients_inside_a_compiled_step_equal_autograd(name):
+    """The same gradients with `value_and_grad` captured into a compiled function's graph."""
+    fn, params, data = ALL_CASES[name]
+
+    def loss(p, *d):
+        return fn(np, p, *d)
+
+    @ember.compile
+    def step(p, *d):
+        return ember.value_and_grad(loss)(p, *d)
+
+    value, got = step(params, *data)
+    want = autograd.grad(lambda p, *d: fn(anp, p, *d))(params, *data)
+    assert float(value) == pytest.approx(fn(anp, params, *data), rel=1e-12)
+    assert_gradients_equal(got, want, params)
+
+
+UNSUPPORTED = {
+    "sort": (lambda w: np.sort(w).sum(), "numpy.sort"),
+    "solve": (lambda w: np.linalg.solve(np.eye(3) + np.outer(w, w), w).sum(),
+              "numpy.linalg.solve"),
+    "inv": (lambda w: np.linalg.inv(np.eye(3) + np.outer(w, w)).sum(), "numpy.linalg.inv"),
+    "cumprod": (lambda w: np.cumprod(w).sum(), "cumprod"),
+    "gather by argmax": (lambda w: w[np.argmax(w)], "integer index array"),
+    "nuclear norm": (lambda w: np.linalg.norm(np.outer(w, w), ord="nuc"), "ord='nuc'"),
+    "boolean mask": (lambda w: w[w > 0].sum(), "boolean mask"),
+    "logaddexp": (lambda w: np.logaddexp(w, 0.0).sum(), "numpy.logaddexp"),
+    "median": (lambda w: np.median(w), "numpy.median"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNSUPPORTED))
+@pytest.mark.parametrize("compiled", [False, True])
+def test_what_cannot_be_differentiated_is_an_error_naming_it(name, compiled):
+    """Never a wrong (zero, or constant) gradient: an exception that names the operation,
+    the same whether the gradient is taken in Python or inside a compiled step."""
+    fn, names = UNSUPPORTED[name]
+
+    def gradient(w):
+        return ember.grad(fn)(w)
+
+    w = np.array([0.5, -1.0, 2.0])
+    with pytest.raises((ember.GraphBreakError, ValueError)) as error:
+        (ember.compile(gradient) if compiled else gradient)(w)
+    assert names in str(error.value)

@@ -93,3 +93,27 @@ def test_random_programs_match_central_differences(case):
         assert g.shape == args[i].shape and g.dtype == np.float64, source
         np.testing.assert_allclose(g, want, rtol=1e-5, atol=1e-7, err_msg=source)
         np.testing.assert_allclose(g, e, rtol=1e-10, atol=1e-12, err_msg=source)
+
+
+@seed(20261204)
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(programs())
+def test_random_programs_fused_into_a_compiled_step_equal_the_tape(case):
+    """`value_and_grad` inside `ember.compile` (captured into the caller's graph) gives the
+    values and gradients of the Python path (a tape of separately compiled graphs)."""
+    source, args = case
+    fn = build(source)
+    argnums = tuple(range(len(args)))
+
+    def step(*xs):
+        value, grads = ember.value_and_grad(fn, argnums=argnums)(*xs)
+        return value, tuple(x - 0.1 * g for x, g in zip(xs, grads, strict=True))
+
+    report = ember.explain(step, *args)
+    assert (report.graph_count, report.graph_break_count) == (1, 0), source
+    value, updated = ember.compile(step)(*args)
+    want_value, want = step(*args)
+    np.testing.assert_allclose(value, want_value, rtol=1e-12, err_msg=source)
+    for got, expected in zip(updated, want, strict=True):
+        assert got.shape == expected.shape and got.dtype == expected.dtype, source
+        np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12, err_msg=source)

@@ -51,3 +51,15 @@ def test_digits_mlp_reaches_95_percent():
     accuracy, losses = train_mlp.train(epochs=12)
     assert losses[-1] < losses[0] / 4
     assert accuracy >= 0.95, accuracy
+
+
+def test_the_example_step_is_one_graph_without_breaks():
+    import ember
+
+    rng = np.random.default_rng(4)
+    params = train_mlp.init_params(rng, (64, 32, 10))
+    x = rng.uniform(size=(16, 64)).astype(np.float32)
+    y = np.eye(10, dtype=np.float32)[rng.integers(0, 10, size=16)]
+    report = ember.explain(train_mlp.sgd_step, params, x, y, 0.5)
+    assert (report.graph_count, report.graph_break_count) == (1, 0)
+    assert sum(line.count("= matmul(") for line in report.graphs[0].splitlines()) == 5

@@ -174,6 +174,12 @@ def joint_partition(
     (("input", i) or ("output", j) per backward residual parameter), residual_bytes,
     save_all_bytes, text (a readable account). IRError names an op without a gradient rule."""
 
+def fusion_groups(text: str) -> tuple[list[str], list[int | None]]:
+    """The code generator's schedule of the graph `text` as it stands (no passes): the kind
+    of each step (`kernel`, `matmul`, `scan`, `native`, `loop`) and, per statement, the
+    index of the step computing it (a fused kernel, or its own extern step), None where no
+    step does. NotImplementedError where the native back end cannot schedule the graph."""
+
 def set_blas(addresses: tuple[int, int, int, int] | None, ilp64: bool = True) -> bool:
     """Float products call this CBLAS (addresses of `sgemm`, `dgemm`, `sgemv`, `dgemv` of a
     library loaded in the process; `ilp64`: 64-bit integers); None: the `gemm` crate. Returns

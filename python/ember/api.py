@@ -15,6 +15,7 @@ from ember import _core as _core_module
 from ember import gc_pause
 from ember import stats as _stats
 from ember.autodiff import tape as autodiff_tape
+from ember.autodiff.inline import compiled_gradient, is_gradient_function
 from ember.backends import lookup_backend
 from ember.capture import marks, policy
 from ember.capture.resume import resume_origin, trampoline
@@ -65,7 +66,7 @@ def compile(fn: Callable | None = None, *, backend: Any = "cranelift", fullgraph
         _check_options(backend, backend_fn, options)
     opts = policy.Options(backend=backend, fullgraph=fullgraph, dynamic=dynamic,
                           backend_options=tuple(sorted((options or {}).items())))
-    original = ember_attribute(fn, "__ember_original__", fn)
+    original = compiled_gradient(ember_attribute(fn, "__ember_original__", fn))
     _install()
     code = getattr(original, "__code__", None)
     if code is not None and resume_origin(code) is not None:
@@ -314,7 +315,9 @@ def explain(fn: Callable, *args: Any, **kwargs: Any) -> ExplainReport:
     listeners.append(report.observe)
     tape.split_listeners.append(report.aot.append)
     try:
-        compile(original, backend=backend)(*args, **kwargs)
+        # A gradient function runs as it is: its report is the differentiated graphs.
+        run = original if is_gradient_function(original) else compile(original, backend=backend)
+        run(*args, **kwargs)
     finally:
         listeners.remove(report.observe)
         tape.split_listeners.remove(report.aot.append)

@@ -60,11 +60,24 @@ class ExplainReport:
                             event.function)
             )
 
-    def dot(self, index: int = 0) -> str:
-        """Graph `index` drawn as Graphviz DOT text."""
-        from ember.graph.dot import to_dot
+    def dot(self, index: int = 0, *, optimised: bool = True) -> str:
+        """Graph `index` drawn as Graphviz DOT text: as the code generator receives it (after
+        the core's passes; `optimised=False`: as captured), its statements clustered by the
+        fused kernel that computes them, extern calls marked."""
+        from ember import _core
+        from ember.graph.dot import fusion_groups, to_dot
 
-        return to_dot(self.graphs[index])
+        text = self.graphs[index]
+        stages = _core.pipeline_stages(text) if optimised else []
+        if stages:
+            text = stages[-1][1]
+        return to_dot(text, groups=fusion_groups(text))
+
+    def svg(self, index: int = 0) -> str | None:
+        """`dot(index)` drawn as SVG, or None where Graphviz is not installed."""
+        from ember.graph.dot import to_svg
+
+        return to_svg(self.dot(index))
 
     def __str__(self) -> str:
         lines = [

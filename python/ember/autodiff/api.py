@@ -18,10 +18,11 @@ import numpy as np
 
 from ember import _core
 from ember import api as ember_api
-from ember.autodiff import pytree
+from ember.autodiff import inline, pytree
 from ember.autodiff.tape import Tape, Taped, backward
 from ember.capture import policy
-from ember.errors import Unsupported
+from ember.capture.breaks import WHOLE_FRAME_KINDS
+from ember.errors import RegionsRejected, Unsupported
 from ember.graph import Graph
 from ember.markers import ember_attribute
 
@@ -36,6 +37,9 @@ def _taped_backend(name: str) -> Callable[[Graph, Sequence[Any]], Taped]:
     backend = _backends.get(name)
     if backend is None:
         def backend(graph: Graph, example_inputs: Sequence[Any]) -> Taped:
+            if any(node.op in ("loop", "if") for node in graph.nodes):
+                # Loop and if ops have no gradient rule: capture unrolls the loops instead.
+                raise RegionsRejected(f"graph @{graph.name}: differentiated graphs unroll loops")
             return Taped(graph, name)
 
         backend.__name__ = f"autodiff_{name}"
@@ -48,7 +52,8 @@ def _taped_backend(name: str) -> Callable[[Graph, Sequence[Any]], Taped]:
 # a differentiated function refuses them with a clear error instead of a wrong gradient.
 # (Branches on values and `float(x)` are fine: those values are constants; other Python
 # code in between, such as logging, is left alone.)
-_UNDIFFERENTIABLE_BREAKS = frozenset({"numpy", "inplace"})
+# A loop too long to unroll makes the whole frame run as plain Python, unseen as well.
+_UNDIFFERENTIABLE_BREAKS = frozenset({"numpy", "inplace", *WHOLE_FRAME_KINDS})
 
 
 def _refuse_in_gradient(exc: Unsupported) -> str | None:
@@ -160,6 +165,8 @@ def _forward(fn: Callable, args: tuple[Any, ...], kwargs: dict[str, Any],
             tape.watch(leaf.array, (-1, k))
         with tape:
             out = _captured(fn, backend)(*args_list, **kwargs)
+        if tape.failure is not None:
+            raise tape.failure
     except ValueError as exc:
         if "read-only" not in str(exc):
             raise
@@ -215,6 +222,7 @@ def value_and_grad(fn: Callable, argnums: int | Sequence[int] = 0, has_aux: bool
         grad = grads[0] if isinstance(argnums, int) else tuple(grads)
         return ((value, aux) if has_aux else value), grad
 
+    inline.mark_wrapper(value_and_grad_fn, "value_and_grad", fn, argnums, has_aux)
     return _remember(fn, key, value_and_grad_fn)
 
 
@@ -233,6 +241,7 @@ def grad(fn: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, 
         value, g = both(*args, **kwargs)
         return (g, value[1]) if has_aux else g
 
+    inline.mark_wrapper(grad_fn, "grad", fn, argnums, has_aux)
     return _remember(fn, key, grad_fn)
 
 
@@ -289,3 +298,5 @@ def vjp(fn: Callable, *primals: Any, has_aux: bool = False,
 
 for _api in (grad, value_and_grad, vjp):
     _api.__ember_disabled__ = True  # type: ignore[attr-defined]
+inline.mark_transform(grad, "grad")
+inline.mark_transform(value_and_grad, "value_and_grad")

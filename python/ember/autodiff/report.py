@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ember.graph.dot import to_dot
+from ember.graph.dot import fusion_groups, to_dot, to_svg
 
 
 @dataclass(frozen=True)
@@ -19,15 +19,27 @@ class AotReport:
     saved: tuple[str, ...]
     residual_bytes: int
     save_all_bytes: int
+    # The joint graph's statements and parameters that belong to the forward half.
+    forward_nodes: int | None = None
+    primals: int | None = None
 
     @classmethod
     def from_core(cls, report: dict[str, Any], forward: str, backward: str) -> AotReport:
         return cls(report["function"], report["joint"], forward, backward,
-                   tuple(report["saved"]), report["residual_bytes"], report["save_all_bytes"])
+                   tuple(report["saved"]), report["residual_bytes"], report["save_all_bytes"],
+                   report.get("forward_nodes"), report.get("primals"))
 
     def dot(self) -> str:
-        """The joint graph as DOT, the saved values highlighted."""
-        return to_dot(self.joint, highlight=self.saved, title=f"{self.function} (joint)")
+        """The joint graph as DOT: the saved values filled, the cut drawn on the edges from
+        the forward half into the backward half, statements clustered by the kernel that
+        would compute them were the joint graph compiled whole."""
+        return to_dot(self.joint, highlight=self.saved, title=f"{self.function} (joint)",
+                      groups=fusion_groups(self.joint), forward_nodes=self.forward_nodes,
+                      primals=self.primals)
+
+    def svg(self) -> str | None:
+        """`dot()` drawn as SVG, or None where Graphviz is not installed."""
+        return to_svg(self.dot())
 
     def __str__(self) -> str:
         def indent(text: str) -> str:

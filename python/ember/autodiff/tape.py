@@ -59,6 +59,10 @@ class Tape:
     scalars: list[tuple[float, np.dtype, Origin]] = field(default_factory=list)
     # Arrays this tape made read-only while the function runs forward (see `protect`).
     protected: list[np.ndarray] = field(default_factory=list)
+    # The first graph that could not be differentiated. Compiled entries rerun a frame as
+    # plain Python when their graph raises (for NumPy's own error), which would lose the
+    # gradient silently: the function's caller raises this instead.
+    failure: Exception | None = None
 
     def __enter__(self) -> Self:
         active_tapes().append(self)
@@ -155,7 +159,11 @@ class Taped:
             return self.run(args, outer)
         split = self._splits.get(wrt)
         if split is None:
-            split = self._splits[wrt] = self._split(wrt)
+            try:
+                split = self._splits[wrt] = self._split(wrt)
+            except Exception as exc:
+                tape.failure = tape.failure or exc
+                raise
         outs = split.forward.run(args, outer)
         residuals = [args[i] if kind == "input" else outs[i] for kind, i in split.residuals]
         residuals = [float(r) if weak else r
@@ -173,6 +181,9 @@ class Taped:
         flags = [v.dtype.kind == "f" for v in outputs]
         fwd, bwd, report = _core.joint_partition(self.graph.to_ir(), list(wrt), flags)
         report["function"] = self.graph.name
+        # The joint graph starts with the forward graph's parameters and statements.
+        report["primals"] = len(self.graph.inputs)
+        report["forward_nodes"] = len(self.graph.nodes)
         for listener in split_listeners:
             listener(AotReport.from_core(report, fwd, bwd))
         ember_logging.log("aot", f"@{self.graph.name} differentiated with respect to inputs "

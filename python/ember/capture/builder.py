@@ -195,7 +195,10 @@ class VariableBuilder:
                 return PartialVariable(fn, args, dict(kwargs.items), source)
         if ember_attribute(value, "__ember_disabled__", False):
             guard(source, "ID_MATCH", value)
-            return DisabledFunctionVariable(value, source)
+            from ember.autodiff.inline import variable_for
+
+            gradient = variable_for(value, source, self.wrap)
+            return DisabledFunctionVariable(value, source) if gradient is None else gradient
         handler = _numpy_handler(value)
         if handler is not None:
             guard(source, "ID_MATCH", value)

@@ -49,6 +49,34 @@ def from_ir(text: str) -> Graph:
     return graph
 
 
+def append_statements(text: str, graph: Graph, known: dict[int, Value], start: int
+                      ) -> list[Value]:
+    """Append to `graph` the statements of the IR `text` numbered `start` and on, reading the
+    values numbered below `start` from `known` (IR number -> a value of `graph`); returns
+    the values the function returns. The statements before `start` are not parsed at all."""
+    lines = text.strip().splitlines()
+    values = dict(known)
+    for line in lines[2:-2]:
+        stmt = _STMT.match(line)
+        if stmt is None:
+            raise ValueError(f"not an ember IR statement: {line!r}")
+        number, op, operands, attrs, dtype, dims, weak = stmt.groups()
+        if int(number) < start:
+            continue
+        inputs = [values[int(v.strip()[1:])] for v in operands.split(",") if v.strip()]
+        kwargs = {name: _attr(value) for name, value in _ATTR.findall(attrs)}
+        params = OPS[op].type_params
+        if "dtype" in params:
+            kwargs["dtype"] = _DTYPES[dtype]
+        if "shape" in params:
+            kwargs["shape"] = _dims(dims)
+        if op == "const":
+            kwargs["weak"] = bool(weak)
+        values[int(number)] = graph.op(op, inputs, **kwargs)
+    ret = lines[-2].strip()[len("return"):]
+    return [values[int(v.strip()[1:])] for v in ret.split(",") if v.strip()]
+
+
 def _dims(text: str) -> tuple[int | str, ...]:
     return tuple(int(d) if d.lstrip("-").isdigit() else d for d in text.split(",") if d)
 

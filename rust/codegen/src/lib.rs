@@ -46,6 +46,7 @@ mod schedule;
 pub use dynamic::counters;
 pub use graph::{compile, disassemble, ArrayView, ArrayViewMut, CompiledGraph, Options};
 pub use matmul::blas::{register as register_blas, registered as registered_blas, Blas};
+pub use schedule::fusion_groups;
 
 use std::fmt;
 

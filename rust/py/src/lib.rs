@@ -14,6 +14,7 @@
 //! - `graph`, `compiled`, `runtime`: IR round trip, pass stages, `CompiledGraph` over
 //!   `ember_codegen` with NumPy inputs and outputs.
 //! - `autodiff`: `joint_partition`, the core's joint graph and partitioner on IR text.
+//! - `explain`: `fusion_groups`, which step of the code generator's schedule computes what.
 //! - `recycle`: the process-wide, budgeted pool of output arrays kept for reuse.
 //! - `errors`: the one place where Rust errors and panics become Python exceptions.
 #![deny(missing_docs)]
@@ -24,6 +25,7 @@ mod compiled;
 mod cpython;
 mod dispatch;
 mod errors;
+mod explain;
 mod frame_api;
 mod graph;
 mod guards;
@@ -39,5 +41,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     frame_api::register(m)?;
     dispatch::register(m)?;
     autodiff::register(m)?;
+    explain::register(m)?;
     graph::register(m)
 }

@@ -94,6 +94,7 @@ impl Scheduler<'_> {
                 buffer: b,
                 value: v,
             });
+            self.kernel_nodes.push(kb.computed());
             self.kernels.push(kb.kernel);
             self.steps.push(Step::Kernel {
                 kernel: self.kernels.len() - 1,

@@ -184,6 +184,7 @@ impl Scheduler<'_> {
         crate::reuse::store_reduced_once(&mut kb.kernel);
         let dims = group.dims.clone();
         self.pending.retain(|_, owner| *owner != g);
+        self.kernel_nodes.push(kb.computed());
         self.kernels.push(kb.kernel);
         self.steps.push(Step::Kernel {
             kernel: self.kernels.len() - 1,

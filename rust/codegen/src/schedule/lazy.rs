@@ -247,6 +247,14 @@ pub(crate) struct KernelBuilder {
 }
 
 impl KernelBuilder {
+    /// The lazy nodes this kernel computes (for drawing fusion groups).
+    pub fn computed(&self) -> Vec<L> {
+        let mut nodes: Vec<L> = self.memo.keys().map(|k| k.0).collect();
+        nodes.sort_unstable();
+        nodes.dedup();
+        nodes
+    }
+
     /// An empty kernel over `ndims` iteration dims.
     pub fn new(ndims: usize, group: Option<usize>) -> Self {
         KernelBuilder {

@@ -145,6 +145,8 @@ pub(crate) struct Scheduler<'g> {
     pub groups: Vec<Group>,
     pub steps: Vec<Step>,
     pub kernels: Vec<Kernel>,
+    /// Per kernel: the lazy nodes it computes.
+    pub kernel_nodes: Vec<Vec<L>>,
     pub natives: Vec<crate::native::NativeStatement>,
     pub bodies: Vec<Graph>,
     /// The further results of the last multi-result statement, for its projections.
@@ -300,6 +302,7 @@ impl Scheduler<'_> {
             buffer: b,
             value: e,
         });
+        self.kernel_nodes.push(kb.computed());
         self.kernels.push(kb.kernel);
         self.steps.push(Step::Kernel {
             kernel: self.kernels.len() - 1,
@@ -333,19 +336,87 @@ pub(crate) fn schedule(g: &Graph) -> Result<Plan, Error> {
 /// a kernel: a `mean`'s element count is read from a constant buffer of the plan, so every
 /// binding schedules the same kernels.
 pub(crate) fn schedule_sizes(g: &Graph, sizes_vary: bool) -> Result<Plan, Error> {
-    let static_type = |t: &ember_core::ir::Type| -> Result<(Scalar, Vec<usize>), Error> {
-        let shape = t.static_shape().ok_or_else(|| {
-            Error::Unsupported(format!("symbolic shape {t} (compile with static shapes)"))
-        })?;
-        Ok((scalar_of(t.dtype)?, shape))
-    };
+    let (s, _) = run(g, sizes_vary)?;
+    Ok(Plan {
+        steps: s.steps,
+        kernels: s.kernels,
+        natives: s.natives,
+        bodies: s.bodies,
+        temps: s.temps,
+        consts: s.consts,
+        inputs: s
+            .g
+            .params
+            .iter()
+            .map(|t| static_type(t).expect("checked"))
+            .collect(),
+        outputs: s
+            .g
+            .result_types()
+            .iter()
+            .map(|t| static_type(t).expect("checked"))
+            .collect(),
+    })
+}
+
+/// What each step of `g`'s schedule is (`kernel`, `matmul`, `scan`, `native`, `loop`), and
+/// for each statement of `g` the step that computes it: the step that stores it at once (a
+/// matmul, a scan, a column reduction), else the first fused kernel that computes it (several
+/// may recompute it). `None`: computed by no step of its own (a view of a stored value).
+pub fn fusion_groups(g: &Graph) -> Result<(Vec<&'static str>, Vec<Option<usize>>), Error> {
+    let (s, trace) = run(g, false)?;
+    let kinds = s
+        .steps
+        .iter()
+        .map(|step| match step {
+            Step::Kernel { .. } => "kernel",
+            Step::Matmul { .. } => "matmul",
+            Step::Scan { .. } => "scan",
+            Step::Native { .. } => "native",
+            Step::BodyLoop { .. } => "loop",
+        })
+        .collect();
+    let kernel_step: HashMap<usize, usize> = s
+        .steps
+        .iter()
+        .enumerate()
+        .filter_map(|(i, step)| match step {
+            Step::Kernel { kernel, .. } => Some((*kernel, i)),
+            _ => None,
+        })
+        .collect();
+    let groups = trace
+        .iter()
+        .map(|&(l, own)| {
+            own.or_else(|| {
+                (0..s.kernels.len())
+                    .find(|&k| s.kernel_nodes[k].binary_search(&l).is_ok())
+                    .map(|k| kernel_step[&k])
+            })
+        })
+        .collect();
+    Ok((kinds, groups))
+}
+
+fn static_type(t: &ember_core::ir::Type) -> Result<(Scalar, Vec<usize>), Error> {
+    let shape = t.static_shape().ok_or_else(|| {
+        Error::Unsupported(format!("symbolic shape {t} (compile with static shapes)"))
+    })?;
+    Ok((scalar_of(t.dtype)?, shape))
+}
+
+/// Per statement: the lazy node it defined and the extern step (matmul, scan, native
+/// statement, loop) that computes it, if any.
+type Trace = Vec<(L, Option<usize>)>;
+
+/// Runs the scheduler over `g`, tracing what computes each statement.
+fn run(g: &Graph, sizes_vary: bool) -> Result<(Scheduler<'_>, Trace), Error> {
     let inputs = g
         .params
         .iter()
         .map(static_type)
         .collect::<Result<Vec<_>, _>>()?;
-    let outputs = g
-        .result_types()
+    g.result_types()
         .iter()
         .map(static_type)
         .collect::<Result<Vec<_>, _>>()?;
@@ -359,6 +430,7 @@ pub(crate) fn schedule_sizes(g: &Graph, sizes_vary: bool) -> Result<Plan, Error>
         groups: Vec::new(),
         steps: Vec::new(),
         kernels: Vec::new(),
+        kernel_nodes: Vec::new(),
         natives: Vec::new(),
         bodies: Vec::new(),
         further: Vec::new(),
@@ -374,28 +446,26 @@ pub(crate) fn schedule_sizes(g: &Graph, sizes_vary: bool) -> Result<Plan, Error>
         s.defs.push(l);
         s.emit_results(g.param(i), &mut done)?;
     }
+    let mut trace = Vec::with_capacity(g.nodes.len());
     for (i, node) in g.nodes.iter().enumerate() {
         let v = g.node_value(i);
+        let before = s.steps.len();
         let l = s.node(node, v, &mut done).map_err(|e| match e {
             Error::Unsupported(m) => Error::Unsupported(format!("{v} = {}: {m}", node.op.name())),
             other => other,
         })?;
+        // A statement computed and stored at once (a matmul, a column reduction) comes back
+        // as a leaf reading what the last step it pushed wrote.
+        let stored = matches!(s.lazy.nodes[l].op, LOp::Leaf(_));
+        let own = stored.then(|| (before..s.steps.len()).last()).flatten();
+        trace.push((l, own));
         s.defs.push(l);
         s.emit_results(v, &mut done)?;
     }
     for gi in 0..s.groups.len() {
         s.close(gi)?;
     }
-    Ok(Plan {
-        steps: s.steps,
-        kernels: s.kernels,
-        natives: s.natives,
-        bodies: s.bodies,
-        temps: s.temps,
-        consts: s.consts,
-        inputs,
-        outputs,
-    })
+    Ok((s, trace))
 }
 
 impl Scheduler<'_> {
