@@ -253,6 +253,11 @@ class NumpyFunctionVariable(VariableTracker):
     def python_type(self) -> type:
         return type(self.fn)
 
+    def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
+        if isinstance(self.fn, np.ufunc) and name in ("at", "outer"):
+            return UfuncMethodVariable(self, name)
+        return super().getattr(tx, name)
+
     def call(self, tx: Interpreter, args: list[VariableTracker],
              kwargs: dict[str, VariableTracker]) -> VariableTracker:
         if tx.graph.parent is not None:
@@ -291,3 +296,34 @@ class NumpyFunctionVariable(VariableTracker):
             raise graph_break("numpy", reason=f"{self.describe()} with out= and several "
                                               "results")
         return write_into(tx, out, result.value)
+
+
+class UfuncMethodVariable(VariableTracker):
+    """`np.add.at`, `np.multiply.outer`...: a method of a ufunc `numpy_api` knows."""
+
+    def __init__(self, ufunc: NumpyFunctionVariable, name: str) -> None:
+        self.ufunc = ufunc
+        self.name = name
+
+    def describe(self) -> str:
+        return f"{self.ufunc.describe()}.{self.name}"
+
+    def children(self) -> tuple[VariableTracker, ...]:
+        return (self.ufunc,)
+
+    def call(self, tx: Interpreter, args: list[VariableTracker],
+             kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        from ember.capture.operators import write_into
+
+        if kwargs:
+            raise graph_break("numpy", reason=f"{self.describe()} with keyword arguments")
+        values = [to_api(a) for a in args]
+        if self.name == "outer":
+            return wrap_api_result(call_numpy_api(self.describe(), numpy_api.ufunc_outer,
+                                                  tx.graph, self.ufunc.fn, *values))
+        if not args or not isinstance(args[0], ArrayVariable):
+            raise graph_break("numpy", reason=f"{self.describe()} of a non-array")
+        updated = call_numpy_api(self.describe(), numpy_api.ufunc_at, tx.graph, self.ufunc.fn,
+                                 *values)
+        write_into(tx, args[0], updated, broadcast=False)
+        return ConstantVariable(None)
