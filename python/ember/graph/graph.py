@@ -35,6 +35,9 @@ class Graph:
         # graph numbers the module's regions so that their names are unique.
         self.parent = parent
         self._regions_made = 0
+        # Whether the backend runs region ops: NumPy functions lowered to loop nests
+        # (`numpy_api/loop_nest.py`) refuse where it does not. Read on the entry graph.
+        self.loop_ops = True
 
     @property
     def root(self) -> Graph:

@@ -113,15 +113,21 @@ def histogram(graph: Graph, a: object, bins: object = 10, range: object = None,
         raise ValueError("`bins` must be positive, when an integer")
     x = reshape_value(graph, array_arg(graph, a, what), (-1,))
     if x.dtype == np.bool_:
-        raise TypeError("numpy boolean subtract, the `-` operator, is not supported, use the "
-                        "bitwise_xor, the `^` operator, or the logical_xor function instead.")
+        raise Unsupported("np.histogram of booleans (NumPy converts them with a warning)")
     first, last = _outer_edges(range)
     bin_dtype = np.result_type(first, last, np.empty(0, x.dtype))
     if bin_dtype.kind in "iu":
         bin_dtype = np.result_type(bin_dtype, float)
+    known = np.linspace(first, last, n_bins + 1, endpoint=True, dtype=bin_dtype)
+    if np.any(known[:-1] >= known[1:]):
+        raise ValueError(f"Too many bins for data range. Cannot create {n_bins} finite-sized "
+                         "bins.")
     edges = linspace(graph, first, last, n_bins + 1, True, False, bin_dtype)
     assert isinstance(edges, Value)
-    denom = graph.const(_unsigned_subtract(last, first))
+    denom = _unsigned_subtract(last, first)
+    # An integer range subtracts as uint64; a float array divided by it computes in float64,
+    # which holds the difference exactly below 2**53.
+    denom = graph.const(np.float64(denom) if denom.dtype.kind == "u" else denom)
     invariants = [x, edges]
     w_dtype = None
     if weights is not None:

@@ -33,6 +33,9 @@ class LoopNest:
 
     def run(self, graph: Graph, carried: Sequence[Value], invariants: Sequence[Value]
             ) -> list[Value]:
+        if not graph.root.loop_ops:
+            raise Unsupported("an element loop (gather, scatter, sort, count) on a backend "
+                              "that does not run loop ops")
         for d in self.shape:
             if not isinstance(d, int):
                 raise Unsupported(f"an element loop over a symbolic dimension {d!r}")
