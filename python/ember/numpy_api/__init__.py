@@ -29,7 +29,7 @@ from ember.numpy_api import (
     shape_ops,
     sorting,
 )
-from ember.numpy_api.assignment import setitem
+from ember.numpy_api.assignment import Selected, setitem
 from ember.numpy_api.elementwise import binary_op, compare_op, unary_op
 from ember.numpy_api.indexing import getitem
 from ember.numpy_api.take import take_along_axis, ufunc_at, ufunc_outer
@@ -96,6 +96,6 @@ def get_attribute(value: Value, name: str) -> Any:
 
 
 __all__ = [
-    "binary_op", "compare_op", "get_attribute", "getitem", "lookup_function", "lookup_method",
+    "Selected", "binary_op", "compare_op", "get_attribute", "getitem", "lookup_function", "lookup_method",
     "setitem", "ufunc_at", "ufunc_outer", "unary_op",
 ]

@@ -4,12 +4,22 @@ update cannot be observed through an alias."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
 from ember.numpy_api import gather
 from ember.numpy_api.indexing import _slice_part, getitem
+
+
+@dataclass(frozen=True)
+class Selected:
+    """The value of `a[mask] = a[mask] op ...`: one value per selected element, held in the
+    selected places of an array of `a`'s shape (`capture/variables/masked.py`)."""
+
+    values: Value
 
 
 def setitem(graph: Graph, a: Value, index: object, value: object) -> Value:
@@ -116,6 +126,9 @@ def _masked(graph: Graph, a: Value, mask: Value, value: object) -> Value:
         raise IndexError(f"too many indices for array: array is {a.ndim}-dimensional, but "
                          f"{mask.ndim} were indexed")
     rest = tuple(a.shape[mask.ndim:])
+    if isinstance(value, Selected):
+        value = value.values
+        rest = tuple(a.shape)
     v = _converted(graph, value, a.dtype)
     shape = tuple(v.shape)
     if len(shape) > len(rest):
@@ -130,6 +143,6 @@ def _masked(graph: Graph, a: Value, mask: Value, value: object) -> Value:
     if not fits:
         raise Unsupported("boolean mask assignment of one value per selected element")
     selected = mask
-    if rest:
-        selected = graph.op("reshape", [mask], shape=[*mask.shape, *[1] * len(rest)])
+    if a.ndim > mask.ndim:
+        selected = graph.op("reshape", [mask], shape=[*mask.shape, *[1] * (a.ndim - mask.ndim)])
     return graph.op("where", [selected, v, a])

@@ -145,6 +145,12 @@ class ArrayVariable(VariableTracker):
             indices = elements.element_indices(tx, self, index)
             if indices is not None:
                 return elements.load(tx, self, indices)
+        if (isinstance(index, ArrayVariable) and index.value.dtype == np.bool_
+                and index.value.ndim and not self.value.scalar):
+            from ember.capture.variables import masked
+
+            return call_numpy_api("boolean mask indexing", masked.select, tx, self,
+                                  index.value)
         parts = index.items if isinstance(index, TupleVariable) else [index]
         if any(isinstance(p, PythonScalarVariable) for p in parts):
             # A loop's index changes on every trip: indexing with it runs in Python rather
@@ -163,8 +169,18 @@ class ArrayVariable(VariableTracker):
                 return
         if not (self.is_fresh(tx) or self.is_mutable_input(tx)):
             super().setitem(tx, index, value)
-        self.update_in_place(call_numpy_api("item assignment", numpy_api.setitem, tx.graph,
-                                            self.value, to_api(index), to_api(value)))
+        from ember.capture.variables.masked import MaskedVariable
+
+        if isinstance(value, MaskedVariable):
+            if not (isinstance(index, ArrayVariable) and index.value is value.mask):
+                raise graph_break("data_dependent_value", what="assigning a boolean-mask "
+                                                                "selection through another index")
+            new = call_numpy_api("item assignment", numpy_api.setitem, tx.graph, self.value,
+                                 index.value, numpy_api.Selected(value.values))
+        else:
+            new = call_numpy_api("item assignment", numpy_api.setitem, tx.graph, self.value,
+                                 to_api(index), to_api(value))
+        self.update_in_place(new)
         if self.source is not None:
             tx.tracer.mark_mutated(self)
 
@@ -266,6 +282,11 @@ class NumpyFunctionVariable(VariableTracker):
             found = numpy_call(tx, self.fn, args, kwargs)
             if found is not None:
                 return found
+        from ember.capture.variables import masked
+
+        reduced = masked.numpy_call(tx, self.fn, args, kwargs)
+        if reduced is not None:
+            return reduced
         out = kwargs.get("out")
         if out is not None and (isinstance(self.fn, np.ufunc) or self.fn is np.clip):
             return self._into(tx, args, kwargs)
