@@ -151,3 +151,12 @@ def test_random_gathers_match_numpy(draw: st.DataObject) -> None:
     ember.reset()
     check(lambda x, i: np.take(x, i, axis=axis), x, idx, backend=backend)
     assert np.asarray(x)[index].shape == np.take(x, idx, axis=axis).shape
+
+
+def test_gradients_through_element_loops_are_refused_not_zero() -> None:
+    idx = np.array([0, 2, 2])
+    x = np.array([1.0, 2.0, 3.0])
+    with pytest.raises(ember.GraphBreakError, match="element loop"):
+        ember.grad(lambda x: (x[idx] * x).sum())(x)
+    with pytest.raises(ember.GraphBreakError, match="element loop"):
+        ember.grad(lambda v: (np.sort(v) * np.arange(3.0)).sum())(x)

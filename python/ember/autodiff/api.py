@@ -38,6 +38,9 @@ def _taped_backend(name: str) -> Callable[[Graph, Sequence[Any]], Taped]:
             return Taped(graph, name)
 
         backend.__name__ = f"autodiff_{name}"
+        # Loop and if ops have no gradient rules: loops unroll, and NumPy functions lowered
+        # to element loops (gathers, sorts) are refused rather than differentiated as zero.
+        backend.runs_loop_ops = False  # type: ignore[attr-defined]
         _backends[name] = backend
     return backend
 
