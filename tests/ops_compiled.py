@@ -54,6 +54,7 @@ def check(fn: Callable[..., Any], *args: Any, backend: str = "cranelift",
         assert stats["graph_breaks"] == 0, stats["break_reasons"]
         assert len(recorder.graphs) == 1
         assert stats["entry_fallbacks"] == 0
+        assert not stats["backend_fallbacks"], stats["backend_fallbacks"]  # native, not eager
         for op in ops:
             assert op in recorder.ops(0), recorder.ops(0)
     return recorder

@@ -73,6 +73,32 @@ def test_histogram_bins_match_numpy(backend: str) -> None:
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_histogram_range_from_the_data(backend: str) -> None:
+    rng = np.random.default_rng(1)
+    for dtype in (np.float64, np.float32, np.int64, np.int32):
+        x = (rng.standard_normal(300) * 5).astype(dtype)
+        for bins in (1, 7, 64):
+            check(lambda x, b=bins: np.histogram(x, bins=b), x, backend=backend)
+            ember.reset()
+        check(lambda x: np.histogram(x[::3].reshape(10, 10)), x, backend=backend)
+        ember.reset()
+        check(lambda x: np.histogram(x[:5] * 0 + 3), x, backend=backend)  # min == max
+        ember.reset()
+    check(lambda x: np.histogram(x), np.zeros(0), backend=backend, ops=())  # range (0, 1)
+    ember.reset()
+    w = rng.random(300)
+    check(lambda x, w: np.histogram(x, 5, weights=w, density=True), x, w, backend=backend)
+    ember.reset()
+    tiny = np.array([1.0, 1.0 + 2e-16, 1.0], np.float64)
+    check(lambda x: np.histogram(x, bins=30), tiny, backend=backend)  # too many bins
+    for bad in (np.inf, np.nan):
+        x = rng.standard_normal(20)
+        x[3] = bad
+        ember.reset()
+        check(lambda x: np.histogram(x), x, backend=backend)  # NumPy's ValueError
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_histogram_errors_are_numpys(backend: str) -> None:
     x = data(np.float64, (5,))
     check(histogram_of(3, (2, 1)), x, backend=backend)

@@ -22,6 +22,7 @@ from ember.numpy_api import (
     creation,
     einsum,
     elementwise,
+    histogram,
     linalg,
     manipulation,
     norms,
@@ -40,6 +41,7 @@ _FUNCTIONS: dict[Any, Handler] = {
     **elementwise.functions(), **reductions.functions(), **shape_ops.functions(),
     **creation.functions(), **linalg.functions(), **manipulation.functions(),
     **norms.functions(), **einsum.functions(), **sorting.functions(), **counting.functions(),
+    **histogram.functions(),
     np.take_along_axis: take_along_axis,
 }
 _METHODS: dict[str, Handler] = {

@@ -1,11 +1,8 @@
 """`np.sort`, `np.argsort` and `np.searchsorted` in NumPy's order, where NaN sorts after
 every number.
 
-A sort is a rank and a scatter: element i of a row goes to position
-`#{j: a[j] < a[i]} + #{j < i: a[j] == a[i]}`, which is the stable order (so every `kind`
-gives NumPy's `kind="stable"` result, a valid answer for the others). The ranks are a
-broadcast comparison summed over the row, which the scheduler fuses into one reduction
-kernel; it costs n comparisons per element, so rows longer than `MAX_ROW` are left to NumPy.
+`sort` and `argsort` are ops of their own (an extern step in native code, `sort.rs`), stable
+for every `kind`: NumPy's `kind="stable"` result, a valid answer for the others.
 `searchsorted` is a branch-free binary search per value: a loop op of
 `ceil(log2(n + 1))` trips over the sorted array."""
 
@@ -22,7 +19,6 @@ from ember.numpy_api.convert import static_int, to_value
 from ember.numpy_api.loop_nest import LoopNest
 from ember.numpy_api.shape_ops import array_arg, reshape_value
 
-MAX_ROW = 4096  # past this many elements per row, n comparisons per element cost too much
 _KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
 
 
@@ -34,50 +30,6 @@ def less(graph: Graph, x: Value, y: Value) -> Value:
     nan_last = graph.op("logical_and", [graph.op("isnan", [y]),
                                         graph.op("logical_not", [graph.op("isnan", [x])])])
     return graph.op("logical_or", [lt, nan_last])
-
-
-def _equal(graph: Graph, x: Value, y: Value) -> Value:
-    eq = graph.op("eq", [x, y])
-    if x.dtype.kind != "f":
-        return eq
-    both_nan = graph.op("logical_and", [graph.op("isnan", [x]), graph.op("isnan", [y])])
-    return graph.op("logical_or", [eq, both_nan])
-
-
-def _ranks(graph: Graph, x: Value) -> Value:
-    """Each element's position in the stable sort of its row (the last axis), as int64."""
-    n = x.shape[-1]
-    mine = graph.op("expand_dims", [x], axis=[x.ndim])  # (..., n, 1): element i
-    other = graph.op("expand_dims", [x], axis=[x.ndim - 1])  # (..., 1, n): element j
-    before = less(graph, other, mine)
-    order = graph.arange(0, 1, n, np.int64)
-    earlier = graph.op("lt", [graph.op("expand_dims", [order], axis=[0]),
-                              graph.op("expand_dims", [order], axis=[1])])  # j < i
-    tie = graph.op("logical_and", [_equal(graph, other, mine), earlier])
-    counted = graph.op("logical_or", [before, tie])
-    return graph.op("sum", [counted], axis=[x.ndim], keepdims=False)
-
-
-def _sort_rows(graph: Graph, x: Value, values: bool) -> Value:
-    """Sort the last axis of x: its values, or the permutation (`argsort`)."""
-    shape = tuple(x.shape)
-    if any(isinstance(d, str) for d in shape):
-        raise Unsupported("sorting an array with symbolic dimensions")
-    n = shape[-1]
-    if n > MAX_ROW:
-        raise Unsupported(f"sorting rows of more than {MAX_ROW} elements")
-    ranks = _ranks(graph, x)
-    out_dtype = x.dtype if values else np.dtype(np.int64)
-
-    def body(g: Graph, indices: list[Value], carried: list[Value], inv: list[Value]
-             ) -> list[Value]:
-        target = g.op("load", [inv[0], *indices])
-        element = g.op("load", [inv[1], *indices]) if values else indices[-1]
-        return [g.op("store", [carried[0], element, *indices[:-1], target])]
-
-    initial = graph.full(shape, False if out_dtype == np.bool_ else 0, out_dtype)
-    (out,) = LoopNest(shape, body).run(graph, [initial], [ranks, x])
-    return out
 
 
 def _along(graph: Graph, a: object, axis: object, kind: object, order: object,
@@ -96,16 +48,14 @@ def _along(graph: Graph, a: object, axis: object, kind: object, order: object,
         if x.ndim == 0:
             raise np.exceptions.AxisError(static_int(axis, what), 0)
         ax = normalize_axis(static_int(axis, what), x.ndim)
-    last = x.ndim - 1
-    if ax != last:
-        perm = [d for d in range(x.ndim) if d != ax] + [ax]
-        x = graph.op("transpose", [x], perm=perm)
-    out = _sort_rows(graph, x, values)
-    if ax != last:
-        back = list(range(last))
-        back.insert(ax, last)
-        out = graph.op("copy", [graph.op("transpose", [out], perm=back)])
-    return out
+    if any(isinstance(d, str) for d in x.shape):
+        raise Unsupported(f"{what} of an array with symbolic dimensions")
+    if values and not graph.root.loop_ops:
+        # Differentiated functions capture without region ops; `sort` has no gradient rule
+        # either, and must not be differentiated as a constant.
+        raise Unsupported(f"{what} in a graph captured without loop ops (a differentiated "
+                          "function: sort has no gradient rule)")
+    return graph.op("sort" if values else "argsort", [x], axis=ax)
 
 
 def sort(graph: Graph, a: object, axis: object = -1, kind: object = None,

@@ -38,6 +38,7 @@ mod native;
 mod reuse;
 mod scan;
 mod schedule;
+mod sort;
 
 pub use graph::{compile, disassemble, ArrayView, ArrayViewMut, CompiledGraph, Options};
 pub use matmul::blas::{register as register_blas, registered as registered_blas, Blas};

@@ -46,7 +46,7 @@ class MaskedVariable(VariableTracker):
         return np.ndarray
 
     def describe(self) -> str:
-        return "a boolean-mask selection"
+        return "a boolean-mask selection (of a length only the data knows)"
 
     def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
         if name in _REDUCTIONS:
