@@ -67,6 +67,21 @@ def test_sort_edge_cases(backend: str) -> None:
     check(lambda x: np.sort(x, kind="bogus"), np.zeros(3), backend=backend)
 
 
+def sort_in_place(x, y):
+    x.sort()
+    z = y * 2
+    z.sort(axis=0, kind="stable")
+    return z
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_sort_method_sorts_in_place(backend: str) -> None:
+    for dtype in DTYPES:
+        check(sort_in_place, with_ties_and_nans(dtype, (3, 6)),
+              with_ties_and_nans(dtype, (5, 2), seed=3), backend=backend, ops=("sort",))
+        ember.reset()
+
+
 def top_k(x):
     order = np.argsort(-x, kind="stable")[:3]
     return order, x[order]

@@ -141,4 +141,5 @@ def functions() -> dict[Any, Any]:
 
 
 def methods() -> dict[str, Any]:
-    return {"argsort": argsort, "searchsorted": searchsorted}
+    # `a.sort()` returns the sorted values here; capture writes them into `a`.
+    return {"argsort": argsort, "searchsorted": searchsorted, "sort": sort}

@@ -242,6 +242,11 @@ class ArrayMethodVariable(VariableTracker):
             f"ndarray.{self.name}", self.handler, tx.graph, self.array.value,
             *[to_api(a) for a in args], **{k: to_api(v) for k, v in kwargs.items()},
         )
+        if self.name == "sort":  # sorts in place and returns None
+            from ember.capture.operators import write_into
+
+            write_into(tx, self.array, result, broadcast=False)
+            return ConstantVariable(None)
         if self.name == "astype" and result is self.array.value:
             copy = kwargs.get("copy")
             if copy is not None and copy.is_constant() and copy.constant() is False:
