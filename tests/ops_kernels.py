@@ -43,6 +43,12 @@ def top_k(scores):
     return order, np.take_along_axis(scores, order, axis=1)
 
 
+def row_median(x):
+    s = np.sort(x, axis=1)
+    n = x.shape[1]
+    return 0.5 * (s[:, (n - 1) // 2] + s[:, n // 2])
+
+
 def histogram(x):
     return np.histogram(x, bins=64, range=(-4.0, 4.0))
 
@@ -76,6 +82,7 @@ def kernel_inputs(scale: int) -> dict[str, tuple[Callable[..., Any], tuple[Any, 
         "k_means_assign": (k_means_assign, (rng.standard_normal((4 * n, 3)),
                                             rng.standard_normal((8, 3)))),
         "top_k": (top_k, (rng.standard_normal((scale, 64)),)),
+        "row_median": (row_median, (rng.standard_normal((scale, 4 * n)),)),
         "histogram": (histogram, (rng.standard_normal(64 * n),)),
         "bucketize": (bucketize, (np.sort(rng.standard_normal(n)),
                                   rng.standard_normal(16 * n))),
