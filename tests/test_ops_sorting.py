@@ -108,6 +108,10 @@ def test_searchsorted(backend: str, side: str) -> None:
               backend=backend, ops=("loop",) if n else ())
         ember.reset()
     check(lambda a, v: np.searchsorted(a, v + 1.5, side=side), a, 2, backend=backend)
+    ember.reset()
+    shuffled = with_ties_and_nans(np.float64, (9,), seed=4)
+    check(lambda a, v: np.searchsorted(a, v, side=side, sorter=np.argsort(a)), shuffled,
+          with_ties_and_nans(np.float64, (5,), seed=5), backend=backend)
 
 
 @given(st.data())

@@ -71,14 +71,22 @@ def argsort(graph: Graph, a: object, axis: object = -1, kind: object = None,
 def searchsorted(graph: Graph, a: object, v: object, side: object = "left",
                  sorter: object = None) -> Any:
     """np.searchsorted: per value of `v`, the first position `lo` in the sorted 1-d `a` with
-    `not a[lo] < v` ('left') or `v < a[lo]` ('right'), NaN sorting last."""
-    if sorter is not None:
-        raise Unsupported("np.searchsorted with sorter=")
+    `not a[lo] < v` ('left') or `v < a[lo]` ('right'), NaN sorting last. With `sorter`, the
+    search runs over `a[sorter]` (a gather, its indices checked)."""
     if side not in ("left", "right"):
         raise ValueError(f"side must be 'left' or 'right' (got {side!r})")
     sorted_ = array_arg(graph, a, "np.searchsorted")
     if sorted_.ndim != 1:
         raise ValueError("object too deep for desired array")
+    if sorter is not None:
+        order = to_value(graph, sorter, "np.searchsorted")
+        if order.dtype.kind not in "iu" or order.ndim != 1:
+            raise Unsupported("np.searchsorted with a sorter that is not a 1-d integer array")
+        if order.shape != sorted_.shape:
+            raise ValueError("sorter.size must equal a.size")
+        from ember.numpy_api import gather
+
+        sorted_ = gather.gather(graph, gather.plan(graph, sorted_, order))
     n = sorted_.shape[0]
     values = to_value(graph, v, "np.searchsorted")
     if isinstance(n, str) or any(isinstance(d, str) for d in values.shape):
