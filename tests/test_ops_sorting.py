@@ -114,6 +114,17 @@ def test_searchsorted(backend: str, side: str) -> None:
           with_ties_and_nans(np.float64, (5,), seed=5), backend=backend)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("right", [False, True])
+def test_digitize(backend: str, right: bool) -> None:
+    x = with_ties_and_nans(np.float64, (4, 5), seed=2)
+    for bins in (np.array([-2.0, 0.0, 0.0, 1.5]), np.array([3.0, 1.0, 1.0, -1.0]),
+                 np.array([1.0]), np.array([0.0, 2.0, 1.0]), np.array([2.0, 2.0, 2.0])):
+        check(lambda x, b: np.digitize(x, b, right=right), x, bins, backend=backend)
+        ember.reset()
+    check(lambda x, b: np.digitize(x[0, 0], b), x, np.arange(3.0), backend=backend)
+
+
 @given(st.data())
 def test_random_sorts_match_numpy(draw: st.DataObject) -> None:
     shape = tuple(draw.draw(st.lists(st.integers(1, 6), min_size=1, max_size=2)))

@@ -15,7 +15,7 @@ import numpy as np
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
 from ember.graph.shapes import normalize_axis
-from ember.numpy_api.convert import static_int, to_value
+from ember.numpy_api.convert import as_numpy_scalar, static_int, to_value
 from ember.numpy_api.loop_nest import LoopNest
 from ember.numpy_api.shape_ops import array_arg, reshape_value
 
@@ -138,6 +138,30 @@ def searchsorted(graph: Graph, a: object, v: object, side: object = "left",
     return out
 
 
+def digitize(graph: Graph, x: object, bins: object, right: object = False) -> Any:
+    """np.digitize as NumPy defines it: `searchsorted(bins, x)` for increasing bins,
+    `len(bins) - searchsorted(bins[::-1], x)` for decreasing ones (both computed, one taken
+    by the bins' order). Bins in neither order make the graph raise (a load past the end of
+    the bins), so the frame reruns and NumPy raises its ValueError."""
+    edges = array_arg(graph, bins, "np.digitize")
+    if edges.ndim != 1 or isinstance(edges.shape[0], str):
+        raise Unsupported("np.digitize with bins that are not a 1-d array of static size")
+    n = int(edges.shape[0])
+    side = "left" if right else "right"
+    rising = searchsorted(graph, edges, x, side=side)
+    if n < 2:
+        return rising
+    reversed_ = graph.op("flip", [edges], axis=[0])
+    falling = graph.op("sub", [graph.const(n), searchsorted(graph, reversed_, x, side=side)])
+    head = graph.op("slice", [edges], start=[0], stop=[n - 1], step=[1])
+    tail = graph.op("slice", [edges], start=[1], stop=[n], step=[1])
+    up = graph.op("all", [graph.op("le", [head, tail])], axis=None, keepdims=False)
+    down = graph.op("all", [graph.op("ge", [head, tail])], axis=None, keepdims=False)
+    ordered = graph.op("logical_or", [up, down])
+    graph.op("load", [edges, graph.op("where", [ordered, graph.const(0), graph.const(n)])])
+    return as_numpy_scalar(graph, graph.op("where", [up, rising, falling]))
+
+
 def _as_i64(graph: Graph, v: Value) -> Value:
     if v.dtype == np.int64 and v.scalar and not v.weak:
         return v
@@ -145,7 +169,8 @@ def _as_i64(graph: Graph, v: Value) -> Value:
 
 
 def functions() -> dict[Any, Any]:
-    return {np.sort: sort, np.argsort: argsort, np.searchsorted: searchsorted}
+    return {np.sort: sort, np.argsort: argsort, np.searchsorted: searchsorted,
+            np.digitize: digitize}
 
 
 def methods() -> dict[str, Any]:
