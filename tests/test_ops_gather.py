@@ -136,6 +136,25 @@ def test_take_along_axis(backend: str, axis: int | None) -> None:
     check(lambda x, k: np.take_along_axis(x, k, axis=1), x, keep, backend=backend)
 
 
+def put_along(x, i, v, axis):
+    np.put_along_axis(x, i, v, axis=axis)
+    return x.sum()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_put_along_axis(backend: str) -> None:
+    x = data(np.float64, (4, 6))
+    top = np.array([[0], [5], [2], [-1]])
+    check(put_along, x, top, 9.5, 1, backend=backend)
+    ember.reset()
+    check(put_along, x, np.array([[1, 1, 0, 3, 2, 0]]), data(np.float64, (1, 6)), 0,
+          backend=backend)
+    ember.reset()
+    check(put_along, x.astype(np.int32), top, 2.7, -1, backend=backend)
+    ember.reset()
+    check(put_along, x, np.array([[7], [0], [0], [0]]), 1.0, 1, backend=backend)  # IndexError
+
+
 @given(st.data())
 def test_random_gathers_match_numpy(draw: st.DataObject) -> None:
     shape = tuple(draw.draw(st.lists(st.integers(1, 5), min_size=1, max_size=3)))

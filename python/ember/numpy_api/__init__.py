@@ -33,7 +33,7 @@ from ember.numpy_api import (
 from ember.numpy_api.assignment import Selected, setitem
 from ember.numpy_api.elementwise import binary_op, compare_op, unary_op
 from ember.numpy_api.indexing import getitem
-from ember.numpy_api.take import take_along_axis, ufunc_at, ufunc_outer
+from ember.numpy_api.take import put_along_axis, take_along_axis, ufunc_at, ufunc_outer
 
 Handler = Callable[..., Any]
 
@@ -42,8 +42,11 @@ _FUNCTIONS: dict[Any, Handler] = {
     **creation.functions(), **linalg.functions(), **manipulation.functions(),
     **norms.functions(), **einsum.functions(), **sorting.functions(), **counting.functions(),
     **histogram.functions(),
-    np.take_along_axis: take_along_axis,
+    np.take_along_axis: take_along_axis, np.put_along_axis: put_along_axis,
 }
+# Functions that update their first argument in place and return None: their handler
+# returns the argument's new value, which capture writes into it.
+IN_PLACE = frozenset({np.put_along_axis})
 _METHODS: dict[str, Handler] = {
     **reductions.methods(), **shape_ops.methods(), **linalg.methods(), **manipulation.methods(),
     **sorting.methods(),
@@ -98,6 +101,6 @@ def get_attribute(value: Value, name: str) -> Any:
 
 
 __all__ = [
-    "Selected", "binary_op", "compare_op", "get_attribute", "getitem", "lookup_function", "lookup_method",
+    "IN_PLACE", "Selected", "binary_op", "compare_op", "get_attribute", "getitem", "lookup_function", "lookup_method",
     "setitem", "ufunc_at", "ufunc_outer", "unary_op",
 ]

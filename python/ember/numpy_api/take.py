@@ -58,7 +58,28 @@ def take(graph: Graph, x: Value, indices: object, axis: object, mode: str) -> Va
 def take_along_axis(graph: Graph, arr: object, indices: object, axis: object = -1) -> Value:
     """np.take_along_axis as NumPy builds it: `arr[fancy]` where `fancy` holds `indices` on
     `axis` and `arange(n)` shaped to broadcast on every other axis."""
-    x = array_arg(graph, arr, "np.take_along_axis")
+    x, fancy = _along_axis(graph, array_arg(graph, arr, "np.take_along_axis"), indices, axis)
+    return gather.gather(graph, gather.plan(graph, x, fancy))
+
+
+def put_along_axis(graph: Graph, arr: object, indices: object, values: object,
+                   axis: object) -> Value:
+    """`arr` after np.put_along_axis: `arr[fancy] = values` with take_along_axis's index."""
+    if not isinstance(arr, Value) or arr.scalar or arr.weak:
+        raise Unsupported("np.put_along_axis into something other than an array")
+    if axis is None:
+        raise Unsupported("np.put_along_axis with axis=None (a flattened view)")
+    _, fancy = _along_axis(graph, arr, indices, axis)
+    from ember.numpy_api.assignment import _converted
+
+    return gather.scatter(graph, gather.plan(graph, arr, fancy),
+                          _converted(graph, values, arr.dtype))
+
+
+def _along_axis(graph: Graph, x: Value, indices: object, axis: object
+                ) -> tuple[Value, tuple[Value, ...]]:
+    """NumPy's `_make_along_axis_idx`: `indices` on `axis`, aranges on the other axes (and
+    the array indexed: flattened for `axis=None`)."""
     index = to_value(graph, indices, "np.take_along_axis")
     if index.dtype.kind not in "iu":
         raise IndexError("`indices` must be an integer array")
@@ -81,7 +102,7 @@ def take_along_axis(graph: Graph, arr: object, indices: object, axis: object = -
         shape = [1] * x.ndim
         shape[dim] = size
         fancy.append(graph.op("reshape", [graph.arange(0, 1, size, np.int64)], shape=shape))
-    return gather.gather(graph, gather.plan(graph, x, tuple(fancy)))
+    return x, tuple(fancy)
 
 
 def ufunc_at(graph: Graph, ufunc: np.ufunc, a: Value, indices: object, b: object = None

@@ -299,6 +299,13 @@ class NumpyFunctionVariable(VariableTracker):
             self.describe(), self.handler, tx.graph,
             *[to_api(a) for a in args], **{k: to_api(v) for k, v in kwargs.items()},
         )
+        if self.fn in numpy_api.IN_PLACE:
+            from ember.capture.operators import write_into
+
+            if not args or not isinstance(args[0], ArrayVariable):
+                raise graph_break("numpy", reason=f"{self.describe()} of a non-array")
+            write_into(tx, args[0], result, broadcast=False)
+            return ConstantVariable(None)
         if (self.fn in _RETURN_THE_ARRAY and args and isinstance(args[0], ArrayVariable)
                 and result is args[0].value):
             return args[0]  # NumPy returns the argument itself, not a view of it
