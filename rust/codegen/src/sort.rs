@@ -97,8 +97,10 @@ unsafe fn typed<T: Key>(
     let mut idx = vec![0usize; others.len()];
     let input = input as *const T;
     let mut line: Vec<T> = Vec::with_capacity(n);
-    let mut keys: Vec<T::K> = Vec::with_capacity(n);
-    let mut order: Vec<i64> = Vec::with_capacity(n);
+    // (key, position) pairs side by side: the sort moves them together and never looks a
+    // key up elsewhere, which keeps large lines in cache; ordering whole pairs makes equal
+    // keys keep their positions' order, so an unstable sort gives the stable result.
+    let mut pairs: Vec<(T::K, usize)> = Vec::with_capacity(n);
     loop {
         let (mut pi, mut po) = (li.offset, lo.offset);
         for (k, &d) in others.iter().enumerate() {
@@ -106,24 +108,21 @@ unsafe fn typed<T: Key>(
             po += idx[k] as isize * lo.strides[d];
         }
         line.clear();
+        pairs.clear();
         // SAFETY: every position is an index inside the shape of both layouts.
         unsafe {
             line.extend((0..n as isize).map(|i| *input.offset(pi + i * si)));
+            pairs.extend(line.iter().enumerate().map(|(i, v)| (v.key(), i)));
+            pairs.sort_unstable();
             if indices {
-                keys.clear();
-                keys.extend(line.iter().map(|v| v.key()));
-                order.clear();
-                order.extend(0..n as i64);
-                order.sort_by_key(|&i| keys[i as usize]);
                 let out = out as *mut i64;
-                for (i, &from) in order.iter().enumerate() {
-                    *out.offset(po + i as isize * so) = from;
+                for (i, &(_, from)) in pairs.iter().enumerate() {
+                    *out.offset(po + i as isize * so) = from as i64;
                 }
             } else {
-                line.sort_by_key(|v| v.key());
                 let out = out as *mut T;
-                for (i, &value) in line.iter().enumerate() {
-                    *out.offset(po + i as isize * so) = value;
+                for (i, &(_, from)) in pairs.iter().enumerate() {
+                    *out.offset(po + i as isize * so) = line[from];
                 }
             }
         }
