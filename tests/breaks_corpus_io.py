@@ -82,7 +82,7 @@ def uses_linalg(a, b):
 
 def uses_sort(x):
     y = x * x - 1
-    s = np.sort(y)
+    s = np.partition(y, 0)
     return s[-1] - s[0], y.mean()
 
 

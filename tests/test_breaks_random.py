@@ -25,7 +25,7 @@ BREAKS = [
     "print(f'{v} sum {{float({v}.sum()):.6f}}')",
     "{v} = {v} * (1.0 + float({v}.mean() > 0))",
     "if {v}.sum() > 0:\n    {v} = {v} - 1\nelse:\n    {v} = {v} + 1",
-    "{v} = np.sort({v})",
+    "{v} = np.partition({v}, 0)",
     "log.append(float({v}.max()))",
     "COUNT[0] += 1",
     ("try:\n    {v} = {v} + np.ones(len(log) % 2 + {v}.shape[0])\nexcept ValueError:\n"

@@ -71,7 +71,6 @@ BREAKS = [
     (lambda x: x[np.array([0, 1])], "type", "ndarray"),
     (lambda x: np.where(x > 0.5), "numpy", "data-dependent"),
     (lambda x: x.tobytes(), "numpy", "tobytes"),
-    (lambda x: x[x > 0.5], "numpy", "data-dependent"),
     (lambda x: x * 1j, "numpy", "complex"),
     (lambda x: x.__iadd__(1), "numpy", "__iadd__"),
     (lambda x: [v for v in x if v.sum() > 0], "data_dependent_branch", "branch"),

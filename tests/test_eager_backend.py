@@ -120,6 +120,8 @@ def test_every_op_in_the_table_runs() -> None:
     g.if_(g.op("load", [b, zero, zero]), [x], then, orelse)
     g.op("cumsum", [i], axis=1)
     g.op("cumprod", [x], axis=0)
+    g.op("sort", [x], axis=1)
+    g.op("argsort", [i], axis=0)
     assert {n.op for n in g.nodes} == set(OPS)
     g.set_outputs([n.out for n in g.nodes])
     with np.errstate(all="ignore"):

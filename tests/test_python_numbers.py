@@ -108,3 +108,22 @@ def test_a_number_taken_out_is_a_constant_of_the_gradient():
     scale, shift = float(np.sum(w * w)), float(w.sum() * 2.0)
     want = np.full(3, scale + shift)
     np.testing.assert_allclose(ember.grad(loss)(w), want, rtol=1e-12)
+
+
+def test_a_number_taken_out_is_a_constant_in_a_compiled_training_step():
+    def loss(w, x):
+        scale = float(np.mean(w * w))
+        return np.sum((x @ w) ** 2) * scale
+
+    @ember.compile
+    def step(w, x):
+        value, g = ember.value_and_grad(loss)(w, x)
+        return value, w - 0.01 * g
+
+    rng = np.random.default_rng(4)
+    w, x = rng.standard_normal(3), rng.standard_normal((5, 3))
+    scale = float(np.mean(w * w))
+    want_grad = 2.0 * scale * (x.T @ (x @ w))
+    value, new_w = step(w, x)
+    np.testing.assert_allclose(value, loss(w, x), rtol=1e-12)
+    np.testing.assert_allclose(new_w, w - 0.01 * want_grad, rtol=1e-10)

@@ -44,6 +44,9 @@ def _taped_backend(name: str) -> Callable[[Graph, Sequence[Any]], Taped]:
 
         backend.__name__ = f"autodiff_{name}"
         backend.differentiates = True  # type: ignore[attr-defined]
+        # Loop and if ops have no gradient rules: loops unroll, and NumPy functions lowered
+        # to element loops (gathers, sorts) are refused rather than differentiated as zero.
+        backend.runs_loop_ops = False  # type: ignore[attr-defined]
         _backends[name] = backend
     return backend
 

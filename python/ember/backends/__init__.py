@@ -60,6 +60,8 @@ def runs_loop_ops(backend: str | Backend | None) -> bool:
     """Whether a backend runs IR version 2 (loop and if ops): the eager backend and any
     callable do; the Cranelift backend when the native core parses version-2 text (a loop
     it would run eagerly is slower than the frame as plain Python)."""
+    if getattr(backend, "runs_loop_ops", True) is False:
+        return False
     if backend is None or callable(backend) or backend == "eager":
         return True
     if backend == "cranelift":

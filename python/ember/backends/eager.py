@@ -63,6 +63,8 @@ _RUNNERS: dict[str, Callable[..., Array]] = {
     "copy": lambda node, x: np.array(x, copy=True),
     "cumsum": lambda node, x: np.cumsum(x, axis=node.attrs["axis"]),
     "cumprod": lambda node, x: np.cumprod(x, axis=node.attrs["axis"]),
+    "sort": lambda node, x: np.sort(x, axis=node.attrs["axis"], kind="stable"),
+    "argsort": lambda node, x: np.argsort(x, axis=node.attrs["axis"], kind="stable"),
 }
 
 

@@ -93,7 +93,7 @@ def _capture_once(func: FunctionType, args: tuple[Any, ...], dynamic: bool | Non
         scalars = bool(dynamic) or (origin is not None and origin.in_loop)
     tracer = Tracer(func, dynamic=dynamic, scalars=scalars)
     tracer.loop_resume = origin is not None and origin.in_loop
-    tracer.loop_ops = loop_ops
+    tracer.loop_ops = tracer.graph.loop_ops = loop_ops
     tracer.unrolled_loops = unrolled
     tracer.long_loops = long
     slots = {

@@ -11,7 +11,7 @@ import numpy as np
 
 from ember import numpy_api
 from ember.capture.breaks import graph_break
-from ember.capture.variables import scalar
+from ember.capture.variables import masked, scalar
 from ember.capture.variables.array import (
     ArrayVariable,
     call_numpy_api,
@@ -71,6 +71,8 @@ def binary_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
               ) -> VariableTracker:
     if _scalars_meet(a, b):
         return scalar.binary(op, a, b)
+    if isinstance(a, masked.MaskedVariable) or isinstance(b, masked.MaskedVariable):
+        return masked.binary(tx, op, a, b)
     if isinstance(a, ArrayVariable) or isinstance(b, ArrayVariable):
         result = call_numpy_api(f"operator {op}", numpy_api.binary_op, tx.graph, op,
                                 _operand(a), _operand(b))
@@ -175,6 +177,8 @@ def compare_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
                ) -> VariableTracker:
     if _scalars_meet(a, b):
         return scalar.binary(op, a, b)
+    if isinstance(a, masked.MaskedVariable) or isinstance(b, masked.MaskedVariable):
+        return masked.compare(tx, op, a, b)
     if isinstance(a, ArrayVariable) or isinstance(b, ArrayVariable):
         result = call_numpy_api(f"operator {op}", numpy_api.compare_op, tx.graph, op,
                                 _operand(a), _operand(b))

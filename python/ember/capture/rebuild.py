@@ -61,6 +61,7 @@ from ember.capture.variables.functions import (
     PartialVariable,
     UserFunctionVariable,
 )
+from ember.capture.variables.masked import MaskedVariable
 from ember.capture.variables.objects import ModuleVariable, OpaqueVariable, UserObjectVariable
 from ember.capture.variables.scalar import PythonScalarVariable
 from ember.graph import Node, Value
@@ -142,6 +143,9 @@ class Rebuilder:
         """A Python expression for `vt`'s value after the graph has run."""
         if isinstance(vt, ArrayVariable):
             return self._array(vt)
+        if isinstance(vt, MaskedVariable):
+            # `x[mask]` as NumPy makes it, from the values in place and the mask.
+            return self._once(vt, f"{self._value(vt.values)}[{self._value(vt.mask)}]")
         if isinstance(vt, ConstantVariable):
             if vt.source is not None and not self.is_literal(vt.value):
                 # A class or other object read from the frame: reloaded (it is guarded by

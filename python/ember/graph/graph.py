@@ -39,6 +39,9 @@ class Graph:
         # `Node.where`); None outside capture.
         self._where: list[tuple[str, int, str] | None] = (
             parent._where if parent is not None else [None])
+        # Whether the backend runs region ops: NumPy functions lowered to loop nests
+        # (`numpy_api/loop_nest.py`) refuse where it does not. Read on the entry graph.
+        self.loop_ops = True
 
     def at(self, where: tuple[str, int, str] | None) -> None:
         """Attribute the nodes added from now on to `where` (filename, line, module name)."""

@@ -132,6 +132,15 @@ def scan(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
     return Inferred(_reduction_dtype(fn, name, x.dtype), x.shape)
 
 
+def sort(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
+         attrs: dict[str, Any]) -> Inferred:
+    """sort argsort along one axis (stable, NaN last): the input's dtype, or int64 positions;
+    the input's shape."""
+    (x,) = inputs
+    attrs["axis"] = normalize_axes(attrs["axis"], x.ndim)[0]  # type: ignore[index]
+    return Inferred(x.dtype if name == "sort" else np.dtype(np.int64), x.shape)
+
+
 def arg_reduction(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
                   attrs: dict[str, Any]) -> Inferred:
     (x,) = inputs

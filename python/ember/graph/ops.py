@@ -98,6 +98,8 @@ _define("loop", None, (("body", "func"), ("carried", "int")), regions.refuse, "r
 _define("if", None, (("then", "func"), ("else", "func")), regions.refuse, "region")
 _define("cumsum cumprod", 1, (("axis", "int"),), infer.scan, "other",
         {"cumsum": np.cumsum, "cumprod": np.cumprod})
+_define("sort argsort", 1, (("axis", "int"),), infer.sort, "other",
+        {"sort": np.sort, "argsort": np.argsort})
 
 
 def check_attr(op: str, name: str, kind: AttrKind, value: Any) -> Any:

@@ -13,33 +13,45 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
 from ember.numpy_api import (
+    counting,
     creation,
     einsum,
     elementwise,
+    histogram,
     linalg,
     manipulation,
     norms,
     reductions,
     scalars,
     shape_ops,
+    sorting,
 )
-from ember.numpy_api.assignment import setitem
+from ember.numpy_api.assignment import Selected, setitem
 from ember.numpy_api.elementwise import binary_op, compare_op, unary_op
 from ember.numpy_api.indexing import getitem
+from ember.numpy_api.take import put_along_axis, take_along_axis, ufunc_at, ufunc_outer
 
 Handler = Callable[..., Any]
 
 _FUNCTIONS: dict[Any, Handler] = {
     **elementwise.functions(), **reductions.functions(), **shape_ops.functions(),
     **creation.functions(), **linalg.functions(), **manipulation.functions(),
-    **norms.functions(), **einsum.functions(),
+    **norms.functions(), **einsum.functions(), **sorting.functions(), **counting.functions(),
+    **histogram.functions(),
+    np.take_along_axis: take_along_axis, np.put_along_axis: put_along_axis,
 }
+# Functions that update their first argument in place and return None: their handler
+# returns the argument's new value, which capture writes into it.
+IN_PLACE = frozenset({np.put_along_axis})
 _METHODS: dict[str, Handler] = {
     **reductions.methods(), **shape_ops.methods(), **linalg.methods(), **manipulation.methods(),
     **scalars.methods(),
+    **sorting.methods(),
     "clip": elementwise.clip, "round": elementwise.round_,
 }
 
@@ -91,6 +103,6 @@ def get_attribute(value: Value, name: str) -> Any:
 
 
 __all__ = [
-    "binary_op", "compare_op", "get_attribute", "getitem", "lookup_function", "lookup_method",
-    "setitem", "unary_op",
+    "IN_PLACE", "Selected", "binary_op", "compare_op", "get_attribute", "getitem", "lookup_function", "lookup_method",
+    "setitem", "ufunc_at", "ufunc_outer", "unary_op",
 ]

@@ -4,17 +4,34 @@ update cannot be observed through an alias."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
+from ember.numpy_api import gather
 from ember.numpy_api.indexing import _slice_part, getitem
+
+
+@dataclass(frozen=True)
+class Selected:
+    """The value of `a[mask] = a[mask] op ...`: one value per selected element, held in the
+    selected places of an array of `a`'s shape (`capture/variables/masked.py`)."""
+
+    values: Value
 
 
 def setitem(graph: Graph, a: Value, index: object, value: object) -> Value:
     """`a` after `a[index] = value`, for integer and step-1 slice indices (and `...`): slices
     of `a` around the value, concatenated axis by axis."""
     items = index if isinstance(index, tuple) else (index,)
+    if len(items) == 1 and isinstance(items[0], Value) and items[0].dtype == np.bool_ \
+            and items[0].ndim and not a.scalar:
+        return _masked(graph, a, items[0], value)
+    if any(isinstance(item, Value) for item in items) and not a.scalar:
+        found = gather.plan(graph, a, index)
+        return gather.scatter(graph, found, _converted(graph, value, a.dtype))
     if any(item is None or isinstance(item, (list, Value, np.ndarray)) for item in items):
         raise Unsupported("item assignment with index arrays or np.newaxis")
     if a.scalar:
@@ -94,3 +111,38 @@ def _place(graph: Graph, a: Value, region: list[tuple[int, int]], v: Value) -> V
     if stop < size:
         pieces.append(cut(stop, size))
     return pieces[0] if len(pieces) == 1 else graph.op("concatenate", pieces, axis=axis)
+
+
+def _masked(graph: Graph, a: Value, mask: Value, value: object) -> Value:
+    """`a[mask] = value` where `value` is the same for every selected element (a scalar, or
+    an array of the shape of one selection): `where(mask, value, a)`. A value with one entry
+    per selected element has a shape only the data decides, and is left to NumPy."""
+    for axis, (m, d) in enumerate(zip(mask.shape, a.shape, strict=False)):
+        if m != d:
+            raise IndexError(f"boolean index did not match indexed array along axis {axis}; "
+                             f"size of axis is {d} but size of corresponding boolean axis "
+                             f"is {m}")
+    if mask.ndim > a.ndim:
+        raise IndexError(f"too many indices for array: array is {a.ndim}-dimensional, but "
+                         f"{mask.ndim} were indexed")
+    rest = tuple(a.shape[mask.ndim:])
+    if isinstance(value, Selected):
+        value = value.values
+        rest = tuple(a.shape)
+    v = _converted(graph, value, a.dtype)
+    shape = tuple(v.shape)
+    if len(shape) > len(rest):
+        if len(shape) != len(rest) + 1 or shape[0] != 1:
+            raise Unsupported("boolean mask assignment of one value per selected element")
+        v = graph.op("reshape", [v], shape=list(shape[1:]))
+        shape = shape[1:]
+    try:
+        fits = np.broadcast_shapes(shape, rest) == rest  # type: ignore[arg-type]
+    except ValueError:
+        fits = False
+    if not fits:
+        raise Unsupported("boolean mask assignment of one value per selected element")
+    selected = mask
+    if a.ndim > mask.ndim:
+        selected = graph.op("reshape", [mask], shape=[*mask.shape, *[1] * (a.ndim - mask.ndim)])
+    return graph.op("where", [selected, v, a])

@@ -8,6 +8,7 @@ import numpy as np
 
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
+from ember.numpy_api import gather
 
 _VALID = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer "
           "or boolean arrays are valid indices")
@@ -37,14 +38,15 @@ def getitem(graph: Graph, a: Value, index: object) -> Value:
     """`a[index]` as slice, squeeze and expand_dims ops. A fully integer-indexed result is a
     NumPy scalar, as NumPy returns."""
     items = index if isinstance(index, tuple) else (index,)
+    if any(isinstance(item, Value) for item in items):
+        if a.scalar:
+            raise IndexError("invalid index to scalar variable.")
+        return gather.gather(graph, gather.plan(graph, a, index))
     if any(isinstance(item, list) for item in items):
         return _take_list(graph, a, items)
     for item in items:
-        if isinstance(item, (Value, list, np.ndarray)):
-            if item.dtype == np.bool_:  # type: ignore[union-attr]
-                raise Unsupported("boolean mask indexing has a data-dependent result shape")
-            raise Unsupported("indexing with an integer index array (a gather, which ember "
-                              "IR has no op for)")
+        if isinstance(item, np.ndarray):
+            raise Unsupported("indexing with a constant NumPy array")
         if isinstance(item, (bool, np.bool_)):
             raise Unsupported("indexing with a boolean scalar")
         if not (item is None or item is Ellipsis or isinstance(item, slice)

@@ -12,6 +12,7 @@ import numpy as np
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
 from ember.graph.shapes import normalize_axis
+from ember.numpy_api import take as take_module
 from ember.numpy_api.convert import static_int, static_number, to_value
 from ember.numpy_api.indexing import getitem
 from ember.numpy_api.shape_ops import array_arg, reshape_value
@@ -135,13 +136,15 @@ def pad(graph: Graph, array: object, pad_width: object, mode: object = "constant
 
 def take(graph: Graph, a: object, indices: object, axis: object = None, out: object = None,
          mode: str = "raise") -> Value:
-    """np.take with static indices: indexing with them along `axis` (the flattened array
-    without one)."""
-    if out is not None or mode != "raise":
-        raise Unsupported("np.take with out= or mode=")
+    """np.take: indexing with `indices` along `axis` (the flattened array without one);
+    index arrays computed at run time are gathers (`take.py`)."""
+    if out is not None:
+        raise Unsupported("np.take with out=")
     x = array_arg(graph, a, "np.take")
     if isinstance(indices, Value):
-        raise Unsupported("np.take with indices computed from array data")
+        return take_module.take(graph, x, indices, axis, mode)
+    if mode != "raise":
+        raise Unsupported("np.take of static indices with mode=")
     if axis is None:
         x = reshape_value(graph, x, (-1,))
         ax = 0

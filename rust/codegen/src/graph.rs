@@ -591,12 +591,13 @@ impl Runtime<'_> {
                 input,
                 out,
                 dtype,
+                in_dtype,
             } => {
                 let (pi, _, li) = self.resolve(input);
                 let (po, _, lo) = self.resolve(out);
                 // SAFETY: as for kernels; `out` is a fresh temp or a caller output of the
-                // input's shape.
-                unsafe { scan::scan(*kind, *dtype, *axis, (pi, &li), (po, &lo)) };
+                // input's shape, of `dtype` (`i64` for argsort), the input of `in_dtype`.
+                unsafe { scan::scan(*kind, *dtype, *in_dtype, *axis, (pi, &li), (po, &lo)) };
             }
             Step::Matmul { a, b, out, dtype } => {
                 let (pa, _, la) = self.resolve(a);

@@ -42,6 +42,7 @@ mod native;
 mod reuse;
 mod scan;
 mod schedule;
+mod sort;
 
 pub use dynamic::counters;
 pub use graph::{compile, disassemble, ArrayView, ArrayViewMut, CompiledGraph, Options};

@@ -1,23 +1,32 @@
 //! `cumsum` and `cumprod` as an extern step: along one axis of strided input and output
 //! layouts of one dtype, each output element is the previous one combined with the input's,
-//! in order, in that dtype (integers wrap), exactly as NumPy accumulates.
+//! in order, in that dtype (integers wrap), exactly as NumPy accumulates. `sort` and
+//! `argsort` share the step (`sort.rs`).
 
 use crate::kernel::Scalar;
+use crate::sort;
 use ember_core::ir::ScanKind;
 use ember_core::views::Layout;
 
+/// How a running scan combines the previous result with the next element.
+#[derive(Clone, Copy)]
+enum Running {
+    Sum,
+    Product,
+}
+
 /// A numeric element the scan combines.
 trait Element: Copy {
-    fn combine(self, other: Self, kind: ScanKind) -> Self;
+    fn combine(self, other: Self, kind: Running) -> Self;
 }
 
 macro_rules! wrapping_element {
     ($t:ty) => {
         impl Element for $t {
-            fn combine(self, other: Self, kind: ScanKind) -> Self {
+            fn combine(self, other: Self, kind: Running) -> Self {
                 match kind {
-                    ScanKind::Cumsum => self.wrapping_add(other),
-                    ScanKind::Cumprod => self.wrapping_mul(other),
+                    Running::Sum => self.wrapping_add(other),
+                    Running::Product => self.wrapping_mul(other),
                 }
             }
         }
@@ -27,10 +36,10 @@ macro_rules! wrapping_element {
 macro_rules! float_element {
     ($t:ty) => {
         impl Element for $t {
-            fn combine(self, other: Self, kind: ScanKind) -> Self {
+            fn combine(self, other: Self, kind: Running) -> Self {
                 match kind {
-                    ScanKind::Cumsum => self + other,
-                    ScanKind::Cumprod => self * other,
+                    Running::Sum => self + other,
+                    Running::Product => self * other,
                 }
             }
         }
@@ -43,26 +52,39 @@ float_element!(f32);
 float_element!(f64);
 
 impl Element for bool {
-    fn combine(self, other: Self, kind: ScanKind) -> Self {
+    fn combine(self, other: Self, kind: Running) -> Self {
         match kind {
-            ScanKind::Cumsum => self || other,
-            ScanKind::Cumprod => self && other,
+            Running::Sum => self || other,
+            Running::Product => self && other,
         }
     }
 }
 
-/// `out = cumsum(input)` (or `cumprod`) along `axis`; layouts in elements.
+/// `out = cumsum(input)` (or `cumprod`, `sort`, `argsort`) along `axis`; layouts in
+/// elements.
 ///
 /// # Safety
-/// Both pointers and layouts must describe valid arrays of `dtype` of one shape; `out` must be
+/// Both pointers and layouts must describe valid arrays of one shape, `input` of `in_dtype`
+/// and `out` of `dtype` (the same but for `argsort`, whose output is `i64`); `out` must be
 /// writable and must not overlap `input`.
 pub(crate) unsafe fn scan(
     kind: ScanKind,
     dtype: Scalar,
+    in_dtype: Scalar,
     axis: usize,
     (input, li): (*mut u8, &Layout),
     (out, lo): (*mut u8, &Layout),
 ) {
+    let kind = match kind {
+        ScanKind::Cumsum => Running::Sum,
+        ScanKind::Cumprod => Running::Product,
+        ScanKind::Sort | ScanKind::Argsort => {
+            let indices = kind == ScanKind::Argsort;
+            // SAFETY: the caller's contract.
+            unsafe { sort::sort(indices, in_dtype, axis, (input, li), (out, lo)) };
+            return;
+        }
+    };
     // SAFETY: the caller's contract, with the element type of `dtype`.
     unsafe {
         match dtype {
@@ -78,7 +100,7 @@ pub(crate) unsafe fn scan(
 /// # Safety
 /// As for [`scan`], with `T` the element type.
 unsafe fn typed<T: Element>(
-    kind: ScanKind,
+    kind: Running,
     axis: usize,
     input: *mut u8,
     li: &Layout,

@@ -145,6 +145,12 @@ class ArrayVariable(VariableTracker):
             indices = elements.element_indices(tx, self, index)
             if indices is not None:
                 return elements.load(tx, self, indices)
+        if (isinstance(index, ArrayVariable) and index.value.dtype == np.bool_
+                and index.value.ndim and not self.value.scalar):
+            from ember.capture.variables import masked
+
+            return call_numpy_api("boolean mask indexing", masked.select, tx, self,
+                                  index.value)
         parts = index.items if isinstance(index, TupleVariable) else [index]
         if any(isinstance(p, PythonScalarVariable) for p in parts):
             # A loop's index changes on every trip: indexing with it runs in Python rather
@@ -163,8 +169,18 @@ class ArrayVariable(VariableTracker):
                 return
         if not (self.is_fresh(tx) or self.is_mutable_input(tx)):
             super().setitem(tx, index, value)
-        self.update_in_place(call_numpy_api("item assignment", numpy_api.setitem, tx.graph,
-                                            self.value, to_api(index), to_api(value)))
+        from ember.capture.variables.masked import MaskedVariable
+
+        if isinstance(value, MaskedVariable):
+            if not (isinstance(index, ArrayVariable) and index.value is value.mask):
+                raise graph_break("data_dependent_value", what="assigning a boolean-mask "
+                                                                "selection through another index")
+            new = call_numpy_api("item assignment", numpy_api.setitem, tx.graph, self.value,
+                                 index.value, numpy_api.Selected(value.values))
+        else:
+            new = call_numpy_api("item assignment", numpy_api.setitem, tx.graph, self.value,
+                                 to_api(index), to_api(value))
+        self.update_in_place(new)
         if self.source is not None:
             tx.tracer.mark_mutated(self)
 
@@ -226,6 +242,11 @@ class ArrayMethodVariable(VariableTracker):
             f"ndarray.{self.name}", self.handler, tx.graph, self.array.value,
             *[to_api(a) for a in args], **{k: to_api(v) for k, v in kwargs.items()},
         )
+        if self.name == "sort":  # sorts in place and returns None
+            from ember.capture.operators import write_into
+
+            write_into(tx, self.array, result, broadcast=False)
+            return ConstantVariable(None)
         if self.name == "astype" and result is self.array.value:
             copy = kwargs.get("copy")
             if copy is not None and copy.is_constant() and copy.constant() is False:
@@ -253,6 +274,11 @@ class NumpyFunctionVariable(VariableTracker):
     def python_type(self) -> type:
         return type(self.fn)
 
+    def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
+        if isinstance(self.fn, np.ufunc) and name in ("at", "outer"):
+            return UfuncMethodVariable(self, name)
+        return super().getattr(tx, name)
+
     def call(self, tx: Interpreter, args: list[VariableTracker],
              kwargs: dict[str, VariableTracker]) -> VariableTracker:
         if tx.graph.parent is not None:
@@ -261,6 +287,11 @@ class NumpyFunctionVariable(VariableTracker):
             found = numpy_call(tx, self.fn, args, kwargs)
             if found is not None:
                 return found
+        from ember.capture.variables import masked
+
+        reduced = masked.numpy_call(tx, self.fn, args, kwargs)
+        if reduced is not None:
+            return reduced
         out = kwargs.get("out")
         if out is not None and (isinstance(self.fn, np.ufunc) or self.fn is np.clip):
             return self._into(tx, args, kwargs)
@@ -268,6 +299,13 @@ class NumpyFunctionVariable(VariableTracker):
             self.describe(), self.handler, tx.graph,
             *[to_api(a) for a in args], **{k: to_api(v) for k, v in kwargs.items()},
         )
+        if self.fn in numpy_api.IN_PLACE:
+            from ember.capture.operators import write_into
+
+            if not args or not isinstance(args[0], ArrayVariable):
+                raise graph_break("numpy", reason=f"{self.describe()} of a non-array")
+            write_into(tx, args[0], result, broadcast=False)
+            return ConstantVariable(None)
         if (self.fn in _RETURN_THE_ARRAY and args and isinstance(args[0], ArrayVariable)
                 and result is args[0].value):
             return args[0]  # NumPy returns the argument itself, not a view of it
@@ -291,3 +329,34 @@ class NumpyFunctionVariable(VariableTracker):
             raise graph_break("numpy", reason=f"{self.describe()} with out= and several "
                                               "results")
         return write_into(tx, out, result.value)
+
+
+class UfuncMethodVariable(VariableTracker):
+    """`np.add.at`, `np.multiply.outer`...: a method of a ufunc `numpy_api` knows."""
+
+    def __init__(self, ufunc: NumpyFunctionVariable, name: str) -> None:
+        self.ufunc = ufunc
+        self.name = name
+
+    def describe(self) -> str:
+        return f"{self.ufunc.describe()}.{self.name}"
+
+    def children(self) -> tuple[VariableTracker, ...]:
+        return (self.ufunc,)
+
+    def call(self, tx: Interpreter, args: list[VariableTracker],
+             kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        from ember.capture.operators import write_into
+
+        if kwargs:
+            raise graph_break("numpy", reason=f"{self.describe()} with keyword arguments")
+        values = [to_api(a) for a in args]
+        if self.name == "outer":
+            return wrap_api_result(call_numpy_api(self.describe(), numpy_api.ufunc_outer,
+                                                  tx.graph, self.ufunc.fn, *values))
+        if not args or not isinstance(args[0], ArrayVariable):
+            raise graph_break("numpy", reason=f"{self.describe()} of a non-array")
+        updated = call_numpy_api(self.describe(), numpy_api.ufunc_at, tx.graph, self.ufunc.fn,
+                                 *values)
+        write_into(tx, args[0], updated, broadcast=False)
+        return ConstantVariable(None)

@@ -96,13 +96,15 @@ pub(crate) enum Step {
         out: ValueRef,
         dtype: Scalar,
     },
-    /// `out = cumsum(input, axis)` (or `cumprod`), both of `dtype`.
+    /// `out = cumsum(input, axis)` (or `cumprod`, `sort`, `argsort`): `out` of `dtype`,
+    /// `input` of `in_dtype` (the same but for `argsort`, whose output is `i64`).
     Scan {
         kind: ScanKind,
         axis: usize,
         input: ValueRef,
         out: ValueRef,
         dtype: Scalar,
+        in_dtype: Scalar,
     },
 }
 

@@ -6,7 +6,7 @@ use crate::kernel::{BinaryOp as KB, Const, ReduceOp, Scalar, UnaryOp as KU};
 use crate::Error;
 use ember_core::infer::dtypes;
 use ember_core::ir::{
-    ArgReduceKind, BinaryOp, Graph, Node, Op, ReduceKind, Type, UnaryOp, ValueId,
+    ArgReduceKind, BinaryOp, Graph, Node, Op, ReduceKind, ScanKind, Type, UnaryOp, ValueId,
 };
 
 pub(crate) fn unary_op(op: UnaryOp) -> Option<KU> {
@@ -285,9 +285,15 @@ impl Scheduler<'_> {
                 self.leaf(out, dtype)
             }
             Op::Scan { kind, axis } => {
-                // NumPy casts each element to the result dtype, then accumulates in it.
+                // NumPy casts each element to the result dtype, then accumulates in it; an
+                // argsort reads the elements as they are.
                 let x = self.defs[arg(0).index()];
-                let x = self.cast_to(x, dtype);
+                let x = if *kind == ScanKind::Argsort {
+                    x
+                } else {
+                    self.cast_to(x, dtype)
+                };
+                let in_dtype = self.lazy.nodes[x].dtype;
                 let input = self.materialise(x, None)?;
                 self.settle(input.slot)?;
                 let dest = self
@@ -300,6 +306,7 @@ impl Scheduler<'_> {
                     input,
                     out: out.clone(),
                     dtype,
+                    in_dtype,
                 });
                 self.leaf(out, dtype)
             }

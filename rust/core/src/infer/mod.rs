@@ -112,14 +112,13 @@ pub fn infer(op: &Op, inputs: &[&Type]) -> Result<Type> {
         Op::Scan { kind, axis } => {
             let x = inputs[0];
             shapes::check_axes("axis", &[*axis], x.ndim())?;
-            let total = match kind {
-                ScanKind::Cumsum => ReduceKind::Sum,
-                ScanKind::Cumprod => ReduceKind::Prod,
+            let dtype = match kind {
+                ScanKind::Cumsum => dtypes::reduce_result(ReduceKind::Sum, x.dtype),
+                ScanKind::Cumprod => dtypes::reduce_result(ReduceKind::Prod, x.dtype),
+                ScanKind::Sort => x.dtype,
+                ScanKind::Argsort => DType::I64,
             };
-            Ok(Type::new(
-                dtypes::reduce_result(total, x.dtype),
-                x.shape.clone(),
-            ))
+            Ok(Type::new(dtype, x.shape.clone()))
         }
         Op::Reshape { shape } => view(inputs[0], shapes::reshape(&inputs[0].shape, shape)?),
         Op::Transpose { perm } => view(inputs[0], shapes::transpose(&inputs[0].shape, perm)?),

@@ -245,6 +245,7 @@ fn scan(kind: ScanKind, x: &HostArray, axis: usize, out: DType) -> Result<Vec<El
     let op = match kind {
         ScanKind::Cumsum => BinaryOp::Add,
         ScanKind::Cumprod => BinaryOp::Mul,
+        ScanKind::Sort | ScanKind::Argsort => return Ok(sort(kind, x, axis)),
     };
     let mut elems = cast_from(x.elems(), x.dtype(), out);
     let n = x.shape[axis];
@@ -259,6 +260,43 @@ fn scan(kind: ScanKind, x: &HostArray, axis: usize, out: DType) -> Result<Vec<El
         }
     }
     Ok(elems)
+}
+
+/// `np.sort` / `np.argsort` along `axis`, stable, NaN after every number (NumPy's order).
+fn sort(kind: ScanKind, x: &HostArray, axis: usize) -> Vec<Elem> {
+    let elems = x.elems();
+    let n = x.shape[axis];
+    let inner: usize = x.shape[axis + 1..].iter().product();
+    let mut out = elems.clone();
+    for block in 0..x.shape[..axis].iter().product::<usize>() {
+        for j in 0..inner {
+            let at = |i: usize| (block * n + i) * inner + j;
+            let mut order: Vec<usize> = (0..n).collect();
+            order.sort_by(|&a, &b| sort_order(elems[at(a)], elems[at(b)]));
+            for (i, &from) in order.iter().enumerate() {
+                out[at(i)] = match kind {
+                    ScanKind::Argsort => Elem::I(from as i128),
+                    _ => elems[at(from)],
+                };
+            }
+        }
+    }
+    out
+}
+
+/// NumPy's sort order of two elements: numbers by value (-0.0 equal to 0.0), NaN last.
+fn sort_order(a: Elem, b: Elem) -> std::cmp::Ordering {
+    match (a, b) {
+        (Elem::B(a), Elem::B(b)) => a.cmp(&b),
+        (Elem::I(a), Elem::I(b)) => a.cmp(&b),
+        (Elem::F(a), Elem::F(b)) => match (a.is_nan(), b.is_nan()) {
+            (true, true) => std::cmp::Ordering::Equal,
+            (true, false) => std::cmp::Ordering::Greater,
+            (false, true) => std::cmp::Ordering::Less,
+            (false, false) => a.partial_cmp(&b).unwrap_or(std::cmp::Ordering::Equal),
+        },
+        _ => std::cmp::Ordering::Equal,
+    }
 }
 
 /// Element `i` of `np.arange`: `start + i*step`, exact for integers.

@@ -106,12 +106,16 @@ pub enum ArgReduceKind {
     Argmin,
 }
 
-/// Running operations along one axis.
+/// Operations along one axis that read the whole line: running totals and sorting.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[allow(missing_docs)]
 pub enum ScanKind {
     Cumsum,
     Cumprod,
+    /// `np.sort(kind="stable")`: NaN after every number, ties in their order.
+    Sort,
+    /// `np.argsort(kind="stable")`: the permutation that sorts the line, as `i64`.
+    Argsort,
 }
 
 /// An IR op with its attributes. Creation ops also carry the dtype and shape of their result
@@ -235,7 +239,8 @@ pub enum Op {
     Matmul,
     /// A fresh contiguous copy.
     Copy,
-    /// `cumsum cumprod` along one axis, accumulated in the result dtype in order.
+    /// `cumsum cumprod` along one axis, accumulated in the result dtype in order;
+    /// `sort argsort` along one axis (stable, NaN last).
     Scan {
         /// Which running operation.
         kind: ScanKind,
@@ -290,7 +295,7 @@ pub enum OpClass {
     Concatenate,
     /// `matmul`.
     Matmul,
-    /// `cumsum cumprod`.
+    /// `cumsum cumprod sort argsort`.
     Scan,
     /// Statements that run a region: `loop`, `if`.
     Region,
@@ -371,7 +376,9 @@ name_table!(ReduceKind {
 
 name_table!(ArgReduceKind { Argmax => "argmax", Argmin => "argmin", });
 
-name_table!(ScanKind { Cumsum => "cumsum", Cumprod => "cumprod", });
+name_table!(ScanKind {
+    Cumsum => "cumsum", Cumprod => "cumprod", Sort => "sort", Argsort => "argsort",
+});
 
 /// The text names of the ops that are not unary, binary or reductions.
 const OTHER_OPS: [&str; 20] = [

@@ -69,8 +69,13 @@ pub fn vjp(
             )?;
             Ok(vec![Some(e.op(flip, vec![summed])?)])
         }
+        // An integer permutation: no gradient flows through it.
         Op::Scan {
-            kind: ScanKind::Cumprod,
+            kind: ScanKind::Argsort,
+            ..
+        } => Ok(vec![None]),
+        Op::Scan {
+            kind: ScanKind::Cumprod | ScanKind::Sort,
             ..
         }
         | Op::Loop { .. }

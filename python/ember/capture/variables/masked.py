@@ -1,0 +1,227 @@
+"""`x[mask]` for a boolean array `mask`: a selection whose length only the data knows.
+
+It never becomes an array of the graph. It is kept as the array's values in their places
+(unselected places hold 1, so that arithmetic on them raises no floating-point flag) and the
+mask, and what users do with a selection is expressed on those: arithmetic with scalars or
+with one value per selected row (`x[m] * 2`, `x[m] += v`), reductions (`x[m].sum()`,
+`np.mean(x[m])`, `x[m].max(axis=0)`: the unselected places replaced by the reduction's
+identity), and assignment back through the same mask (`x[m] = x[m] * 2`: `where`).
+Anything else (its length, indexing it, passing it to other functions) is a graph break."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ember import numpy_api
+from ember.capture.breaks import graph_break
+from ember.capture.variables.array import ArrayVariable, call_numpy_api, to_api
+from ember.capture.variables.base import VariableTracker
+from ember.capture.variables.constant import ConstantVariable
+from ember.graph import Graph, Value
+
+if TYPE_CHECKING:
+    from ember.capture.interpreter import Interpreter
+
+_REDUCTIONS = ("sum", "prod", "max", "min", "any", "all", "mean")
+_ARITHMETIC = ("+", "-", "*", "/", "//", "%", "**", "&", "|", "^")
+
+
+def _refuse(what: str) -> Exception:
+    return graph_break("data_dependent_value", what=f"{what} of a boolean-mask selection")
+
+
+class MaskedVariable(VariableTracker):
+    """`array[mask]`: `values` has the array's shape, `mask` its leading axes."""
+
+    def __init__(self, values: Value, mask: Value) -> None:
+        self.values = values
+        self.mask = mask
+
+    def type_name(self) -> str:
+        return "ndarray"
+
+    def python_type(self) -> type:
+        return np.ndarray
+
+    def describe(self) -> str:
+        return "a boolean-mask selection (of a length only the data knows)"
+
+    def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
+        if name in _REDUCTIONS:
+            return MaskedMethodVariable(self, name)
+        if name == "dtype":
+            return ConstantVariable(self.values.dtype)
+        if name == "ndim":
+            return ConstantVariable(1 + self.values.ndim - self.mask.ndim)
+        raise _refuse(f".{name}")
+
+    def length(self, tx: Interpreter) -> int:
+        raise _refuse("len()")
+
+    def getitem(self, tx: Interpreter, index: VariableTracker) -> VariableTracker:
+        raise _refuse("indexing")
+
+    def selected(self, graph: Graph, fill: object) -> Value:
+        """The values, `fill` in every unselected place."""
+        return graph.op("where", [self.spread(graph), self.values,
+                                  graph.const(self.values.dtype.type(fill))])
+
+    def spread(self, graph: Graph) -> Value:
+        """The mask with size-1 axes for the array's trailing axes."""
+        extra = self.values.ndim - self.mask.ndim
+        if not extra:
+            return self.mask
+        return graph.op("reshape", [self.mask], shape=[*self.mask.shape, *[1] * extra])
+
+
+def select(tx: Interpreter, array: ArrayVariable, mask: Value) -> MaskedVariable:
+    """`array[mask]`, checking the mask's shape as NumPy does."""
+    x = array.value
+    if mask.ndim > x.ndim:
+        raise IndexError(f"too many indices for array: array is {x.ndim}-dimensional, but "
+                         f"{mask.ndim} were indexed")
+    for axis, (m, d) in enumerate(zip(mask.shape, x.shape, strict=False)):
+        if m != d:
+            raise IndexError(f"boolean index did not match indexed array along axis {axis}; "
+                             f"size of axis is {d} but size of corresponding boolean axis "
+                             f"is {m}")
+    selection = MaskedVariable(x, mask)
+    one = True if x.dtype == np.bool_ else 1
+    return MaskedVariable(selection.selected(tx.graph, one), mask)
+
+
+def _operand(tx: Interpreter, vt: VariableTracker, mask: Value, rows: int) -> Any:
+    """An operand that is the same for every selected element: a scalar, or an array of the
+    shape of one selected row (broadcasting against the trailing axes)."""
+    if isinstance(vt, MaskedVariable):
+        if vt.mask is not mask:
+            raise _refuse("arithmetic with another mask")
+        return vt.values
+    value = to_api(vt)
+    if isinstance(value, Value) and value.ndim > rows:
+        raise _refuse("arithmetic with an array of one value per element")
+    return value
+
+
+def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
+           ) -> VariableTracker:
+    """`selection op other` (either side), a new selection under the same mask."""
+    masked = a if isinstance(a, MaskedVariable) else b
+    assert isinstance(masked, MaskedVariable)
+    if op not in _ARITHMETIC:
+        raise _refuse(f"operator {op}")
+    rows = masked.values.ndim - masked.mask.ndim
+    left = _operand(tx, a, masked.mask, rows)
+    right = _operand(tx, b, masked.mask, rows)
+    result = call_numpy_api(f"operator {op}", numpy_api.binary_op, tx.graph, op, left, right)
+    return MaskedVariable(result, masked.mask)
+
+
+def compare(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
+            ) -> VariableTracker:
+    masked = a if isinstance(a, MaskedVariable) else b
+    assert isinstance(masked, MaskedVariable)
+    rows = masked.values.ndim - masked.mask.ndim
+    left = _operand(tx, a, masked.mask, rows)
+    right = _operand(tx, b, masked.mask, rows)
+    result = call_numpy_api(f"operator {op}", numpy_api.compare_op, tx.graph, op, left, right)
+    return MaskedVariable(result, masked.mask)
+
+
+class MaskedMethodVariable(VariableTracker):
+    def __init__(self, selection: MaskedVariable, name: str) -> None:
+        self.selection = selection
+        self.name = name
+
+    def describe(self) -> str:
+        return f"{self.selection.describe()}.{self.name}"
+
+    def call(self, tx: Interpreter, args: list[VariableTracker],
+             kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        return reduce(tx, self.name, self.selection, args, kwargs)
+
+
+def reduce(tx: Interpreter, name: str, selection: MaskedVariable,
+           args: list[VariableTracker], kwargs: dict[str, VariableTracker]) -> VariableTracker:
+    """`selection.name(axis=None)` over the selected elements."""
+    if len(args) > 1 or set(kwargs) - {"axis"}:
+        raise _refuse(f".{name}() with arguments other than axis")
+    axis_vt = args[0] if args else kwargs.get("axis")
+    axis = None if axis_vt is None else to_api(axis_vt)
+    graph = tx.graph
+    values = selection.values
+    rows = values.ndim - selection.mask.ndim
+    if axis is None:
+        axes: list[int] | None = None
+    elif isinstance(axis, int) and -(rows + 1) <= axis <= rows:
+        axis %= rows + 1
+        if axis:
+            return _reduce_rows(tx, name, selection, axis + selection.mask.ndim - 1)
+        axes = list(range(selection.mask.ndim))
+    else:
+        raise _refuse(f".{name}() with axis={axis!r}")
+    dtype = values.dtype
+    if name in ("max", "min"):
+        _raise_if_empty(graph, selection)
+        fill = _extreme(dtype, low=name == "max")
+    else:
+        fill = {"sum": -0.0 if dtype.kind == "f" else 0, "mean": -0.0 if dtype.kind == "f" else 0,
+                "prod": 1, "any": False, "all": True}[name]
+    filled = selection.selected(graph, fill)
+    op = "sum" if name == "mean" else name
+    if name == "mean" and dtype.kind in "biu":
+        filled = graph.op("astype", [filled], dtype=np.dtype(np.float64))
+    result = graph.op(op, [filled], axis=axes, keepdims=False)
+    if name == "mean":
+        spread = graph.op("broadcast_to", [selection.spread(graph)], shape=list(values.shape))
+        count = graph.op("sum", [spread], axis=axes, keepdims=False)
+        mean = graph.op("div", [result, count])
+        result = mean if mean.dtype == result.dtype else graph.op(
+            "astype", [mean], dtype=result.dtype)
+    if not result.shape:
+        result = graph.op("squeeze", [result], axis=[], scalar=True)
+    return ArrayVariable(result)
+
+
+def _reduce_rows(tx: Interpreter, name: str, selection: MaskedVariable, axis: int
+                 ) -> VariableTracker:
+    """A reduction along an axis of each selected row: NumPy's own reduction of every row,
+    selected or not, and a selection under the same mask."""
+    handler = numpy_api.lookup_method(name)
+    reduced = call_numpy_api(f"ndarray.{name}", handler, tx.graph, selection.values, axis)
+    one = True if reduced.dtype == np.bool_ else 1
+    return MaskedVariable(MaskedVariable(reduced, selection.mask).selected(tx.graph, one),
+                          selection.mask)
+
+
+def _extreme(dtype: np.dtype, *, low: bool) -> object:
+    if dtype == np.bool_:
+        return not low
+    if dtype.kind == "f":
+        return -np.inf if low else np.inf
+    info = np.iinfo(dtype)
+    return info.min if low else info.max
+
+
+def _raise_if_empty(graph: Graph, selection: MaskedVariable) -> None:
+    """NumPy's max/min of nothing raises ValueError: a load past the end of the mask when
+    nothing is selected makes the graph raise, and the frame reruns in NumPy."""
+    flat = graph.op("reshape", [selection.mask], shape=[int(np.prod(selection.mask.shape))])
+    anything = graph.op("any", [flat], axis=None, keepdims=False)
+    index = graph.op("where", [anything, graph.const(0), graph.const(flat.shape[0])])
+    graph.op("load", [flat, index])
+
+
+def numpy_call(tx: Interpreter, fn: Any, args: list[VariableTracker],
+               kwargs: dict[str, VariableTracker]) -> VariableTracker | None:
+    """`np.sum(selection)`, `np.mean(...)`, ...; None when no argument is a selection."""
+    if not any(isinstance(a, MaskedVariable) for a in [*args, *kwargs.values()]):
+        return None
+    names = {np.sum: "sum", np.prod: "prod", np.max: "max", np.min: "min", np.amax: "max",
+             np.amin: "min", np.any: "any", np.all: "all", np.mean: "mean"}
+    name = names.get(fn)
+    if name is None or not args or not isinstance(args[0], MaskedVariable):
+        raise _refuse(f"np.{getattr(fn, '__name__', fn)}")
+    return reduce(tx, name, args[0], args[1:], kwargs)

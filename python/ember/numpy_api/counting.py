@@ -1,0 +1,71 @@
+"""`np.bincount` as a loop op that adds each element into its bin (`histogram.py` builds on
+the same loop).
+
+Its length must be known while tracing: it needs `minlength=`, and a value past it (or a
+negative one) makes the compiled graph raise `IndexError` (the bin index is out of bounds),
+so the frame runs again as Python and NumPy gives its own longer result or error."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ember.errors import Unsupported
+from ember.graph import Graph, Value
+from ember.numpy_api.convert import static_int
+from ember.numpy_api.loop_nest import LoopNest
+from ember.numpy_api.shape_ops import array_arg
+
+
+def _flat_length(x: Value, what: str) -> int:
+    if any(isinstance(d, str) for d in x.shape):
+        raise Unsupported(f"{what} of an array with symbolic dimensions")
+    return int(np.prod(x.shape, dtype=np.int64))
+
+
+def bincount(graph: Graph, x: object, weights: object = None, minlength: object = 0) -> Value:
+    what = "np.bincount"
+    values = array_arg(graph, x, what)
+    length = static_int(minlength, what)
+    if length < 0:
+        raise ValueError("'minlength' must not be negative")
+    if values.ndim != 1:
+        raise ValueError("object too deep for desired array" if values.ndim > 1 else
+                         "object of too small depth for desired array")
+    if not np.can_cast(values.dtype, np.intp, "safe"):
+        raise TypeError(f"Cannot cast array data from dtype('{values.dtype}') to "
+                        "dtype('int64') according to the rule 'safe'")
+    if length == 0:
+        raise Unsupported("np.bincount without minlength= (its length is the largest value)")
+    n = _flat_length(values, what)
+    invariants = [values]
+    out_dtype = np.dtype(np.int64)
+    if weights is not None:
+        w = array_arg(graph, weights, what)
+        if tuple(w.shape) != tuple(values.shape):
+            raise ValueError("The weights and list don't have the same length.")
+        if w.dtype != np.float64:
+            w = graph.op("astype", [w], dtype=np.dtype(np.float64))
+        invariants.append(w)
+        out_dtype = np.dtype(np.float64)
+
+    def body(g: Graph, indices: list[Value], carried: list[Value], inv: list[Value]
+             ) -> list[Value]:
+        value = g.op("load", [inv[0], *indices])
+        if value.dtype != np.int64:
+            value = g.op("astype", [value], dtype=np.dtype(np.int64), scalar=True)
+        # A negative value is sent past the end, so the store raises instead of wrapping.
+        negative = g.op("lt", [value, g.const(0)])
+        at = g.op("where", [negative, g.const(length), value])
+        step = g.op("load", [inv[1], *indices]) if len(inv) > 1 else g.const(np.int64(1))
+        total = g.op("add", [g.op("load", [carried[0], at]), step])
+        return [g.op("store", [carried[0], total, at])]
+
+    (out,) = LoopNest((n,), body).run(graph, [graph.full((length,), 0, out_dtype)],
+                                      invariants)
+    return out
+
+
+def functions() -> dict[Any, Any]:
+    return {np.bincount: bincount}

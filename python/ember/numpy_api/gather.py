@@ -1,0 +1,229 @@
+"""Advanced indexing with integer arrays computed at run time: `x[idx]`, `x[:, idx]`,
+`x[i_arr, j_arr]`, `x[idx] = v`, `np.take`, `np.take_along_axis`, `ufunc.at`.
+
+Each is a loop nest (`loop_nest.py`) over the indexing result's shape, reading the index
+arrays with `load` and moving elements with `load`/`store`: the native code bounds-checks
+every index and raises NumPy's `IndexError` message. The result's shape follows NumPy's rule:
+the index arrays broadcast together to a shape B; B replaces the indexed axes where they are
+adjacent, and comes first otherwise. An integer next to an index array is an index array of
+shape ()."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ember.errors import Unsupported
+from ember.graph import Graph, Value
+from ember.numpy_api.loop_nest import Body, Hoist, LoopNest, element_of
+
+_VALID = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer "
+          "or boolean arrays are valid indices")
+
+
+def is_index_array(item: object) -> bool:
+    """Whether an index item is a traced integer array (of any rank, 0-d included)."""
+    return isinstance(item, Value) and item.dtype.kind in "iu"
+
+
+@dataclass
+class Plan:
+    """An advanced index resolved against an array: per axis either an index value (a
+    broadcast index array, or a constant for an integer) or a slice's (start, step,
+    length); where the broadcast index shape sits in the result."""
+
+    array: Value
+    axes: list[Value | tuple[int, int, int]]
+    index_shape: tuple[int, ...]
+    result_dims: list[tuple[str, int]]  # ("axis", array axis) or ("index", axis of B)
+
+    @property
+    def result_shape(self) -> tuple[int, ...]:
+        return tuple(self.index_shape[j] if kind == "index" else self._length(j)
+                     for kind, j in self.result_dims)
+
+    def _length(self, axis: int) -> int:
+        spec = self.axes[axis]
+        assert isinstance(spec, tuple)
+        return spec[2]
+
+    @property
+    def index_arrays(self) -> list[Value]:
+        return [a for a in self.axes if isinstance(a, Value)]
+
+    def index_depth(self) -> int:
+        """The loop depth at which every axis of B has its loop index."""
+        positions = [p for p, (kind, _) in enumerate(self.result_dims) if kind == "index"]
+        return positions[-1] + 1 if positions else 0
+
+    def hoist(self, offset: int) -> Hoist:
+        """Reads the index arrays (invariants `offset..`) at the current index of B."""
+        count = len(self.index_arrays)
+
+        def read(graph: Graph, indices: list[Value], invariants: list[Value]) -> list[Value]:
+            b = [indices[p] for p, (kind, _) in enumerate(self.result_dims) if kind == "index"]
+            return [element_of(graph, a, b) for a in invariants[offset:offset + count]]
+
+        return read
+
+    def source(self, graph: Graph, indices: list[Value], loaded: list[Value]) -> list[Value]:
+        """The array's index per axis at the result position `indices`."""
+        by_axis = {j: indices[p] for p, (kind, j) in enumerate(self.result_dims)
+                   if kind == "axis"}
+        values = iter(loaded)
+        out: list[Value] = []
+        for axis, spec in enumerate(self.axes):
+            if isinstance(spec, Value):
+                out.append(next(values))
+                continue
+            start, step, _ = spec
+            k = by_axis[axis]
+            if step != 1:
+                k = graph.op("mul", [k, graph.const(step)])
+            out.append(k if start == 0 else graph.op("add", [k, graph.const(start)]))
+        return out
+
+    def nest(self, body: Body, offset: int) -> LoopNest:
+        """The loop nest over the result, the index arrays passed at invariants `offset..`
+        and read once per index of B (appended to the invariants after that)."""
+        return LoopNest(self.result_shape, body, {self.index_depth(): self.hoist(offset)})
+
+
+def _static_shape(v: Value, what: str) -> tuple[int, ...]:
+    if any(isinstance(d, str) for d in v.shape):
+        raise Unsupported(f"{what} with symbolic dimensions")
+    return tuple(int(d) for d in v.shape)
+
+
+def plan(graph: Graph, a: Value, index: object) -> Plan:
+    """Resolve `a[index]` where index holds at least one integer index array."""
+    items = index if isinstance(index, tuple) else (index,)
+    shape = _static_shape(a, "advanced indexing")
+    for item in items:
+        if item is None:
+            raise Unsupported("np.newaxis next to an index array")
+        if isinstance(item, (list, np.ndarray)):
+            raise Unsupported("a list index next to an index array")
+        if isinstance(item, Value) and item.dtype == np.bool_:
+            raise Unsupported("boolean mask indexing has a data-dependent result shape")
+        if isinstance(item, Value) and not is_index_array(item):
+            raise IndexError("arrays used as indices must be of integer (or boolean) type")
+        if isinstance(item, (bool, np.bool_)):
+            raise Unsupported("indexing with a boolean scalar")
+        if not (item is Ellipsis or isinstance(item, (slice, Value, int, np.integer))):
+            raise IndexError(_VALID)
+    if sum(item is Ellipsis for item in items) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    consumed = sum(1 for item in items if item is not Ellipsis)
+    if consumed > a.ndim:
+        raise IndexError(f"too many indices for array: array is {a.ndim}-dimensional, but "
+                         f"{consumed} were indexed")
+    has_ellipsis = any(item is Ellipsis for item in items)
+    expanded: list[object] = []
+    for item in (*items, *([] if has_ellipsis else [Ellipsis])):
+        expanded.extend([slice(None)] * (a.ndim - consumed) if item is Ellipsis else [item])
+    _dry_run(shape, a.dtype, expanded)
+
+    axes: list[Value | tuple[int, int, int]] = []
+    for axis, item in enumerate(expanded):
+        if isinstance(item, slice):
+            start, stop, step = item.indices(shape[axis])
+            axes.append((start, step, len(range(start, stop, step))))
+        elif isinstance(item, Value):
+            axes.append(item)
+        else:
+            i = int(item)  # type: ignore[call-overload]
+            if not -shape[axis] <= i < shape[axis]:
+                raise IndexError(f"index {i} is out of bounds for axis {axis} with size "
+                                 f"{shape[axis]}")
+            axes.append(graph.const(i % shape[axis]))
+    indexed = [axis for axis, spec in enumerate(axes) if isinstance(spec, Value)]
+    index_shape = np.broadcast_shapes(*[_static_shape(axes[k], "an index array")  # type: ignore[arg-type]
+                                        for k in indexed])
+    others = [("axis", axis) for axis in range(a.ndim) if axis not in indexed]
+    b_dims = [("index", j) for j in range(len(index_shape))]
+    if indexed == list(range(indexed[0], indexed[-1] + 1)):
+        cut = sum(1 for _, axis in others if axis < indexed[0])
+        result_dims = [*others[:cut], *b_dims, *others[cut:]]
+    else:
+        result_dims = [*b_dims, *others]
+    found = Plan(a, axes, tuple(index_shape), result_dims)
+    if 0 in found.result_shape and 0 not in index_shape:
+        # NumPy still checks every index against its axis; an empty loop would not.
+        raise Unsupported("index arrays selecting from an array with an empty axis")
+    return found
+
+
+def _dry_run(shape: tuple[int, ...], dtype: np.dtype, expanded: list[object]) -> None:
+    """Index a zero-strided stand-in with zero index arrays of the same shapes, so that
+    NumPy raises its own error for index arrays that do not broadcast together."""
+    stand_in = np.broadcast_to(np.zeros((), dtype), shape)
+    dummy = tuple(np.zeros(_static_shape(item, "an index array"), np.intp)
+                  if isinstance(item, Value) else item for item in expanded)
+    try:
+        stand_in[dummy]
+    except IndexError as exc:
+        if "shape mismatch" in str(exc):
+            raise
+
+
+def _zeros(graph: Graph, shape: tuple[int, ...], dtype: np.dtype) -> Value:
+    return graph.full(shape, False if dtype == np.bool_ else 0, dtype)
+
+
+def gather(graph: Graph, found: Plan) -> Value:
+    """`a[index]`: a new array of the result's shape (a NumPy scalar when it is 0-d)."""
+    a = found.array
+    arrays = found.index_arrays
+
+    def body(g: Graph, indices: list[Value], carried: list[Value], inv: list[Value]
+             ) -> list[Value]:
+        loaded = inv[1 + len(arrays):]
+        element = g.op("load", [inv[0], *found.source(g, indices, loaded)])
+        if not carried:
+            return [element]
+        return [g.op("store", [carried[0], element, *indices])]
+
+    shape = found.result_shape
+    initial = [_zeros(graph, shape, a.dtype)] if shape else []
+    (out,) = found.nest(body, 1).run(graph, initial, [a, *arrays])
+    return out
+
+
+def scatter(graph: Graph, found: Plan, value: Value) -> Value:
+    """`a` after `a[index] = value`, elements written in index order (a repeated index keeps
+    the last value written, as NumPy's assignment does). `value` is converted as `astype`
+    converts, which is NumPy's unsafe casting of assignment."""
+    shape = found.result_shape
+    value_shape = _static_shape(value, "an assigned value")
+    try:
+        fits = np.broadcast_shapes(value_shape, shape) == shape
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(f"shape mismatch: value array of shape {value_shape} could not be "
+                         f"broadcast to indexing result of shape {shape}")
+    return update(graph, found, [value], lambda g, old, new: new[0], reads_old=False)
+
+
+Combine = Callable[[Graph, "Value | None", list[Value]], Value]
+
+
+def update(graph: Graph, found: Plan, operands: list[Value], combine: Combine, *,
+           reads_old: bool = True) -> Value:
+    """`a` with each indexed element replaced by `combine(g, old, operand elements)`, in
+    index order, so a repeated index sees what its previous visit wrote (`ufunc.at`)."""
+    arrays = found.index_arrays
+    k = len(operands)
+
+    def body(g: Graph, indices: list[Value], carried: list[Value], inv: list[Value]
+             ) -> list[Value]:
+        at = found.source(g, indices, inv[k + len(arrays):])
+        old = g.op("load", [carried[0], *at]) if reads_old else None
+        new = [element_of(g, v, indices) for v in inv[:k]]
+        return [g.op("store", [carried[0], combine(g, old, new), *at])]
+
+    (out,) = found.nest(body, k).run(graph, [found.array], [*operands, *arrays])
+    return out

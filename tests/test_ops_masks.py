@@ -1,0 +1,127 @@
+"""Boolean-mask selections `x[mask]` against NumPy on both backends: their reductions
+(`x[m].sum()`, `np.mean(x[m])`, `x[m].max(axis=0)`), arithmetic and assignment back through
+the mask (`x[m] += v`, `x[m] = x[m] * 2`), empty selections, NumPy's errors; what needs the
+selection's length is a graph break."""
+
+from __future__ import annotations
+
+import ember
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from ops_compiled import BACKENDS, check
+from test_ops_gather import DTYPES, data
+
+
+def reductions(x):
+    m = x > 0
+    return (x[m].sum(), x[m].prod(), x[m].max(), x[m].min(), x[m].any(), x[m].all(),
+            np.sum(x[m]), np.mean(x[m]), np.amax(x[~m]) if x.size else x.sum())
+
+
+def rows(x):
+    m = x[:, 0] > 0
+    return (x[m].sum(axis=0), x[m].mean(axis=0), x[m].max(axis=-1).sum(),
+            (x[m] * 2).min(axis=1).max(), x[m].sum(), x[m].ndim)
+
+
+def add_where_positive(x):
+    x[x > 0] += 1
+
+
+def scale_rows(x, v):
+    m = x[:, 0] > 0
+    x[m] = x[m] * v - 1
+    return x
+
+
+def shift_selected(x):
+    m = np.isfinite(x)
+    x[m] = 2 * x[m] + 1
+    y = x.copy()
+    y[y < 0] -= y[y < 0].mean() * 0 + 3
+    return y
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", DTYPES[:4])
+def test_reductions_of_a_selection(backend: str, dtype: type) -> None:
+    x = data(dtype, (5, 4))
+    check(reductions, x, backend=backend, ops=("where",))
+    ember.reset()
+    check(rows, x, backend=backend, ops=("where",))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_updates_through_a_mask(backend: str) -> None:
+    for dtype in DTYPES[:4]:
+        x = data(dtype, (5, 4))
+        check(add_where_positive, x, backend=backend, ops=("where",))
+        ember.reset()
+        check(scale_rows, x, data(dtype, (4,), seed=2), backend=backend, ops=("where",))
+        ember.reset()
+    x = data(np.float64, (7,))
+    x[[1, 4]] = [np.inf, np.nan]
+    check(shift_selected, x, backend=backend, ops=("where",))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_returned_selection_is_numpys_array(backend: str) -> None:
+    for dtype in DTYPES:
+        x = data(dtype, (4, 3))
+        check(lambda x: (x[x > 0], x[x[:, 1] > 0] * 2), x, backend=backend, ops=("where",))
+        ember.reset()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_empty_selections(backend: str) -> None:
+    x = -np.abs(data(np.float64, (6,))) - 1
+    check(lambda x: x[x > 0].sum(), x, backend=backend, ops=("where",))
+    ember.reset()
+    check(lambda x: x[x > 0].max(), x, backend=backend)  # NumPy's ValueError
+    ember.reset()
+    check(lambda x: np.min(x[x > 0]), x.astype(np.int32), backend=backend)
+    ember.reset()
+    with np.errstate(invalid="ignore"):
+        check(lambda x: x[x > 0].mean(), x, backend=backend, ops=("where",))
+
+
+def selection_in_python(x):
+    members = x[x[:, 0] > 0]
+    total = members.sum(axis=0)
+    if len(members):  # the length: a break, the selection rebuilt for Python as NumPy's
+        total = total + members.mean(axis=0)
+    return total, members
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_mask_errors_and_breaks(backend: str) -> None:
+    x = data(np.float64, (4, 3))
+    check(lambda x, m: x[m].sum(), x, np.ones(3, bool), backend=backend)  # IndexError
+    ember.reset()
+    compiled = ember.compile(lambda x: len(x[x > 0]) + x[x > 0].shape[0], backend=backend)
+    assert compiled(x) == 2 * (x > 0).sum()
+    assert ember.stats()["graph_breaks"] >= 1
+    for y in (x, -np.abs(x)):
+        ember.reset()
+        got = ember.compile(selection_in_python, backend=backend)(y.copy())
+        want = selection_in_python(y.copy())
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_allclose(g, w)
+            assert g.shape == w.shape and g.dtype == w.dtype
+        assert ember.stats()["failed_frames"] == 0
+
+
+@given(st.data())
+def test_random_selections_match_numpy(draw: st.DataObject) -> None:
+    shape = tuple(draw.draw(st.lists(st.integers(0, 5), min_size=1, max_size=3)))
+    dtype = draw.draw(st.sampled_from(DTYPES[:4]))
+    x = data(dtype, shape, seed=draw.draw(st.integers(0, 100)))
+    threshold = draw.draw(st.integers(-5, 5))
+    backend = draw.draw(st.sampled_from(BACKENDS))
+    ember.reset()
+    check(lambda x: (x[x > threshold].sum(), np.any(x[x < threshold])), x, backend=backend,
+          ops=("where",))
+    ember.reset()
+    check(add_where_positive, x, backend=backend, ops=("where",))

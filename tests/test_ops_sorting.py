@@ -1,0 +1,139 @@
+"""`np.sort`, `np.argsort` and `np.searchsorted` against NumPy on both backends: every axis,
+NaNs last, ties (the stable order exactly; the default kind a valid sort), empty arrays,
+non-contiguous inputs."""
+
+from __future__ import annotations
+
+import ember
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from ops_compiled import BACKENDS, check
+from test_ops_gather import DTYPES, data
+
+
+def with_ties_and_nans(dtype: type, shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    x = rng.integers(-3, 4, shape).astype(dtype)
+    if np.dtype(dtype).kind == "f" and x.size:
+        x.flat[:: 3] = np.nan
+        x.flat[1:: 5] = -0.0
+    return x
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_stable_sort_and_argsort_on_every_axis(backend: str, dtype: type) -> None:
+    x = with_ties_and_nans(dtype, (4, 5, 3))
+    for axis in (0, 1, -1, None):
+        check(lambda x, a=axis: np.sort(x, axis=a, kind="stable"), x, backend=backend,
+              ops=("sort",))
+        ember.reset()
+        check(lambda x, a=axis: np.argsort(x, axis=a, stable=True), x, backend=backend,
+              ops=("argsort",))
+        ember.reset()
+    check(lambda x: x.argsort(kind="stable") * 2, x[:, ::-2].T, backend=backend,
+          ops=("argsort",))
+    ember.reset()
+    check(lambda x: np.sort(np.exp(x[::2]) + 1, axis=0), x.astype(np.float64),
+          backend=backend, ops=("sort",))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_default_kind_gives_a_valid_sort(backend: str) -> None:
+    x = with_ties_and_nans(np.float64, (3, 9))
+    order = ember.compile(lambda x: np.argsort(x, axis=1), backend=backend)(x)
+    values = ember.compile(lambda x: np.sort(x, axis=1), backend=backend)(x)
+    assert order.dtype == np.argsort(x).dtype
+    for row, perm, got in zip(x, order, values, strict=True):
+        assert sorted(perm.tolist()) == list(range(9))
+        np.testing.assert_array_equal(row[perm], np.sort(row))
+        np.testing.assert_array_equal(got, np.sort(row))
+    assert ember.stats()["graph_breaks"] == 0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_sort_edge_cases(backend: str) -> None:
+    check(lambda x: np.sort(x), np.zeros((3, 0)), backend=backend, ops=("sort",))
+    ember.reset()
+    check(lambda x: np.argsort(x, axis=0, kind="stable"), np.zeros((0, 2)), backend=backend,
+          ops=("argsort",))
+    ember.reset()
+    check(lambda x: np.sort(x, axis=None), np.ones((3, 1)), backend=backend, ops=("sort",))
+    ember.reset()
+    check(lambda x: np.sort(x, axis=2), np.zeros((2, 2)), backend=backend)  # AxisError
+    ember.reset()
+    check(lambda x: np.sort(x, kind="bogus"), np.zeros(3), backend=backend)
+
+
+def sort_in_place(x, y):
+    x.sort()
+    z = y * 2
+    z.sort(axis=0, kind="stable")
+    return z
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_sort_method_sorts_in_place(backend: str) -> None:
+    for dtype in DTYPES:
+        check(sort_in_place, with_ties_and_nans(dtype, (3, 6)),
+              with_ties_and_nans(dtype, (5, 2), seed=3), backend=backend, ops=("sort",))
+        ember.reset()
+
+
+def top_k(x):
+    order = np.argsort(-x, kind="stable")[:3]
+    return order, x[order]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_top_k(backend: str) -> None:
+    check(top_k, data(np.float64, (20,)), backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_searchsorted(backend: str, side: str) -> None:
+    for dtype in (np.float64, np.float32, np.int64, np.int32):
+        a = np.sort(with_ties_and_nans(dtype, (11,)))
+        v = with_ties_and_nans(dtype, (3, 4), seed=1)
+        check(lambda a, v: np.searchsorted(a, v, side=side), a, v, backend=backend)
+        ember.reset()
+        check(lambda a, v: a.searchsorted(v[0, 1], side=side), a, v, backend=backend)
+        ember.reset()
+    a = np.array([1.0, 2.0, 2.0, 3.0])
+    for n in range(5):
+        check(lambda a, v: np.searchsorted(a, v, side=side), a[:n], np.arange(5) * 0.75,
+              backend=backend, ops=("loop",) if n else ())
+        ember.reset()
+    check(lambda a, v: np.searchsorted(a, v + 1.5, side=side), a, 2, backend=backend)
+    ember.reset()
+    shuffled = with_ties_and_nans(np.float64, (9,), seed=4)
+    check(lambda a, v: np.searchsorted(a, v, side=side, sorter=np.argsort(a)), shuffled,
+          with_ties_and_nans(np.float64, (5,), seed=5), backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("right", [False, True])
+def test_digitize(backend: str, right: bool) -> None:
+    x = with_ties_and_nans(np.float64, (4, 5), seed=2)
+    for bins in (np.array([-2.0, 0.0, 0.0, 1.5]), np.array([3.0, 1.0, 1.0, -1.0]),
+                 np.array([1.0]), np.array([0.0, 2.0, 1.0]), np.array([2.0, 2.0, 2.0])):
+        check(lambda x, b: np.digitize(x, b, right=right), x, bins, backend=backend)
+        ember.reset()
+    check(lambda x, b: np.digitize(x[0, 0], b), x, np.arange(3.0), backend=backend)
+
+
+@given(st.data())
+def test_random_sorts_match_numpy(draw: st.DataObject) -> None:
+    shape = tuple(draw.draw(st.lists(st.integers(1, 6), min_size=1, max_size=2)))
+    dtype = draw.draw(st.sampled_from(DTYPES))
+    x = with_ties_and_nans(dtype, shape, seed=draw.draw(st.integers(0, 100)))
+    axis = draw.draw(st.integers(-len(shape), len(shape) - 1))
+    backend = draw.draw(st.sampled_from(BACKENDS))
+    ember.reset()
+    check(lambda x: np.argsort(x, axis=axis, kind="stable"), x, backend=backend,
+          ops=("argsort",))
+    ember.reset()
+    check(lambda x: np.sort(x, axis=axis), x, backend=backend, ops=("sort",))
