@@ -142,8 +142,8 @@ CASES = [
     # `.item()` and float() of a 0-d value are Python numbers in the graph: no break.
     Program(loss_item, lambda: (np.arange(4.0), np.ones(4)), graphs=1, breaks=0),
     Program(float_of_mean, lambda: (normal(6),), graphs=1, breaks=0),
-    # int() of an int64 stays in the graph; indexing with it runs in Python.
-    Program(int_of_argmax, lambda: (np.array([1.0, 5.0, 2.0]),), graphs=1, breaks=1),
+    # int() of an int64 stays in the graph, and so does indexing with it (a gather).
+    Program(int_of_argmax, lambda: (np.array([1.0, 5.0, 2.0]),), graphs=1, breaks=0),
     Program(tolist_then_sum, lambda: (np.arange(4.0),), graphs=1, breaks=1),
     Program(scalar_in_fstring, lambda: (np.arange(1.0, 4.0),), graphs=1, breaks=0),
     Program(logs_warning, lambda: (np.array([0.0, 0.1, 0.2, 9.0]),), graphs=2, breaks=2),

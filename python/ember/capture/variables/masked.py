@@ -20,6 +20,7 @@ from ember.capture.variables.array import ArrayVariable, call_numpy_api, to_api
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
 from ember.graph import Graph, Value
+from ember.numpy_api.scalars import numbers_in_graph
 
 if TYPE_CHECKING:
     from ember.capture.interpreter import Interpreter
@@ -29,6 +30,10 @@ _ARITHMETIC = ("+", "-", "*", "/", "//", "%", "**", "&", "|", "^")
 
 
 def _refuse(what: str) -> Exception:
+    if not numbers_in_graph.get():
+        # Differentiating: at the break the selection would be made in Python, where its
+        # values carry no gradient. A NumPy refusal makes that a clear error instead.
+        return graph_break("numpy", reason=f"{what} of a boolean-mask selection")
     return graph_break("data_dependent_value", what=f"{what} of a boolean-mask selection")
 
 
