@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from ember.capture import operators
 from ember.capture.breaks import graph_break
 from ember.capture.bytecode import NONE_JUMPS, TRUTH_JUMPS, UNCONDITIONAL_JUMPS, Instruction
-from ember.capture.loops import end_loop, runs, start_loop
+from ember.capture.loops import end_loop, runs, start_loop, windows
 from ember.capture.loops.branches import capture_if, is_loop_condition
 from ember.capture.variables.array import VIEW_OPS, ArrayVariable
 from ember.capture.variables.base import VariableTracker
@@ -51,6 +51,8 @@ class FlowOpcodes:
         base = self.stack[-2] if len(self.stack) >= 2 else None
         if not (isinstance(view, ArrayVariable) and isinstance(base, ArrayVariable)):
             return False
+        if isinstance(view, windows.WindowVariable):
+            return view.base is base  # a copy: nothing views `x` through it
         chain, value = [], view.value
         while value is not base.value:
             node = next((n for n in self.tracer.graph.nodes if n.out is value), None)

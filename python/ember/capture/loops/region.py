@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ember.capture.breaks import graph_break
+from ember.capture.loops import windows
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
@@ -292,14 +293,18 @@ def _item(tx: Interpreter, iterator: IteratorVariable, trace: Trace,
     if not isinstance(origin, ArrayVariable):
         return ArrayVariable(trace.index)
     array = origin.value
-    if array.ndim != 1 or array.weak:
-        raise graph_break("loop_body", what="iteration over the rows of an n-d array")
+    if array.ndim == 0 or array.weak:
+        raise graph_break("loop_body", what="iteration over a 0-d array")
     group = by_tracker.get(id(origin))
     if group is None:
         param = trace.region.add_input(array.dtype, array.shape, scalar=array.scalar)
         group = Group([], origin, array, param, BodyArray(param, False))
         by_tracker[id(origin)] = group
         trace.groups.append(group)
+    if array.ndim > 1:
+        # A row is a view at a run-time position: a window (`loops/windows.py`).
+        return windows.gather(trace.region, group.inner,
+                              windows.row_axes(array.shape, trace.index))
     return ArrayVariable(trace.region.op("load", [group.param, trace.index]))
 
 

@@ -142,6 +142,11 @@ class ArrayVariable(VariableTracker):
             run = run_of(tx, self, index)
             if run is not None:
                 return run
+            from ember.capture.loops import windows
+
+            axes = windows.window_axes(tx, self, index)
+            if axes is not None:
+                return windows.gather(tx.graph, self, axes)
             indices = elements.element_indices(tx, self, index)
             if indices is not None:
                 return elements.load(tx, self, indices)
@@ -157,6 +162,12 @@ class ArrayVariable(VariableTracker):
 
     def setitem(self, tx: Interpreter, index: VariableTracker, value: VariableTracker) -> None:
         if tx.graph.parent is not None:
+            from ember.capture.loops import windows
+
+            axes = windows.window_axes(tx, self, index)
+            if axes is not None:
+                windows.scatter(tx, self, axes, value)
+                return
             indices = elements.element_indices(tx, self, index)
             if indices is not None:
                 elements.store(tx, self, indices, value)

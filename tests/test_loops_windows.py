@@ -1,0 +1,164 @@
+"""Rows, columns and fixed-size slices at a run-time index inside loop bodies (`pos[j]`,
+`A[i, 1:-1]`, `path[:, k]`, `for row in X`): gathered as windows and scattered back, with
+NumPy's view semantics (updates seen through the view, reads after the array changed,
+errors) on both backends."""
+
+from __future__ import annotations
+
+import ember
+import numpy as np
+import pytest
+from conftest import RecordingBackend, assert_same
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+
+def run_both(fn, *args, backend="eager"):
+    copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    want = fn(*copies)
+    inputs = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    got = ember.compile(fn, backend=backend)(*inputs)
+    assert_same(got, want)
+    for g, w in zip(inputs, copies, strict=True):
+        if isinstance(w, np.ndarray):
+            np.testing.assert_array_equal(g, w)
+    return got
+
+
+def loop_ops(recorder: RecordingBackend) -> int:
+    return sum(1 for graph in recorder.graphs for node in graph.nodes if node.op == "loop")
+
+
+def row_differences(pos):
+    out = np.zeros(pos.shape[0])
+    for i in range(pos.shape[0]):
+        for j in range(pos.shape[0]):
+            d = pos[j] - pos[i]
+            out[i] += np.sqrt(d[0] * d[0] + d[1] * d[1])
+    return out
+
+
+def smooth_rows(A):
+    for i in range(1, A.shape[0] - 1):
+        A[i, 1:-1] += 0.5 * (A[i - 1, :-2] + A[i - 1, 2:]) - A[i + 1, 1:-1]
+    return A
+
+
+def add_columns(M):
+    total = np.zeros(M.shape[0])
+    for k in range(M.shape[1]):
+        total += M[:, k] * k
+    return total
+
+
+def every_other(A):
+    out = np.zeros((A.shape[0], (A.shape[1] + 1) // 2))
+    for i in range(A.shape[0]):
+        out[i] = A[i, ::2] * 2.0
+        out[i, -1] = A[-1 - i, -1]
+    return out
+
+
+def planes(V):
+    s = np.zeros((V.shape[1], V.shape[2]))
+    for i in range(V.shape[0]):
+        s = s + V[i] * V[V.shape[0] - 1 - i]
+    return s
+
+
+def rows_loop(X):
+    total = np.zeros(X.shape[1])
+    for row in X:
+        total = total + row * row
+    return total
+
+
+def set_row(A, v):
+    for i in range(A.shape[0]):
+        A[i] = v + i
+        A[i, 0] = -i
+    return A
+
+
+def stale_row(A):
+    s = 0.0
+    for i in range(A.shape[0]):
+        r = A[i]
+        A[i, 0] = 100.0
+        s += r[0]
+    return s
+
+
+def update_through_row(A):
+    for i in range(A.shape[0]):
+        r = A[i]
+        r += 1.0
+    return A
+
+
+def out_of_range_row(A, k):
+    s = 0.0
+    for i in range(A.shape[0]):
+        s += A[i + k].sum()
+    return s
+
+
+CASES = [
+    (row_differences, lambda r, n: (r.random((n, 2)),)),
+    (smooth_rows, lambda r, n: (r.random((n, n + 3)),)),
+    (add_columns, lambda r, n: (r.random((n, n + 1)),)),
+    (every_other, lambda r, n: (r.random((n, 2 * n + 1)),)),
+    (planes, lambda r, n: (r.random((n, 3, 4)),)),
+    (rows_loop, lambda r, n: (r.random((n, 12)),)),
+    (set_row, lambda r, n: (r.random((n, 5)), r.random(5))),
+]
+
+
+@pytest.mark.parametrize("backend", ["eager", "cranelift"])
+@pytest.mark.parametrize("fn,make", CASES, ids=[c[0].__name__ for c in CASES])
+def test_windows_match_numpy(fn, make, backend) -> None:
+    for n in (9, 12):
+        ember.reset()
+        run_both(fn, *make(np.random.default_rng(n), n), backend=backend)
+
+
+@pytest.mark.parametrize("fn,make", CASES, ids=[c[0].__name__ for c in CASES])
+def test_windows_compile_to_loop_ops(fn, make, recorder) -> None:
+    args = make(np.random.default_rng(0), 12)
+    ember.compile(fn, backend=recorder)(*args)
+    assert ember.stats()["graph_breaks"] == 0
+    assert loop_ops(recorder) >= 1
+    assert all(n <= 120 for n in recorder.op_counts)
+
+
+@settings(max_examples=20, deadline=None, derandomize=True)
+@given(n=st.integers(2, 14), m=st.integers(1, 20))
+def test_row_sums_any_shape(n: int, m: int) -> None:
+    ember.reset()
+    run_both(rows_loop, np.random.default_rng(n * m).random((n, m)))
+    run_both(add_columns, np.random.default_rng(n + m).random((m, n)))
+
+
+@pytest.mark.parametrize("backend", ["eager", "cranelift"])
+def test_row_read_after_its_array_changed_sees_the_change(backend) -> None:
+    ember.reset()
+    run_both(stale_row, np.random.default_rng(1).random((12, 4)), backend=backend)
+
+
+@pytest.mark.parametrize("backend", ["eager", "cranelift"])
+def test_row_updated_in_place_updates_the_array(backend) -> None:
+    ember.reset()
+    run_both(update_through_row, np.random.default_rng(2).random((12, 4)), backend=backend)
+
+
+@pytest.mark.parametrize("backend", ["eager", "cranelift"])
+def test_row_out_of_range_raises_numpys_index_error(backend) -> None:
+    ember.reset()
+    A = np.random.default_rng(3).random((12, 4))
+    with pytest.raises(IndexError) as want:
+        out_of_range_row(A, 1)
+    with pytest.raises(IndexError) as got:
+        ember.compile(out_of_range_row, backend=backend)(A, 1)
+    assert str(got.value) == str(want.value)
+    ember.reset()
+    run_both(out_of_range_row, A, -3, backend=backend)
