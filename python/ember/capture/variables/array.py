@@ -264,6 +264,15 @@ class NumpyFunctionVariable(VariableTracker):
     def python_type(self) -> type:
         return type(self.fn)
 
+    def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
+        from ember.capture.variables.ufunc_methods import method_handler
+
+        if isinstance(self.fn, np.ufunc):
+            handler = method_handler(self.fn, self.handler, name)
+            if handler is not None:
+                return NumpyFunctionVariable(getattr(self.fn, name), handler)
+        return super().getattr(tx, name)
+
     def call(self, tx: Interpreter, args: list[VariableTracker],
              kwargs: dict[str, VariableTracker]) -> VariableTracker:
         if tx.graph.parent is not None:
