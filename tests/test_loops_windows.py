@@ -162,3 +162,4 @@ def test_row_out_of_range_raises_numpys_index_error(backend) -> None:
     assert str(got.value) == str(want.value)
     ember.reset()
     run_both(out_of_range_row, A, -3, backend=backend)
+
