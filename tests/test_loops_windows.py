@@ -163,3 +163,80 @@ def test_row_out_of_range_raises_numpys_index_error(backend) -> None:
     ember.reset()
     run_both(out_of_range_row, A, -3, backend=backend)
 
+
+
+def vector_math(P, w):
+    n = P.shape[0]
+    out = np.zeros((n, 4))
+    for i in range(n):
+        d = P[i] - P[(i + 1) % n]
+        e = -np.abs(d) * w[i % 3] + np.sqrt(d * d)
+        out[i, 0] = d @ e + np.dot(d, d)
+        out[i, 1] = e.max() - np.min(d) + e.sum() + np.prod(d)
+        out[i, 2] = np.sum(d > 0.1) + (e <= d)[1]
+        out[i, 3] = np.linalg.norm(d)
+    return out
+
+
+def vector_into_rows(P):
+    Q = np.zeros_like(P)
+    for i in range(1, P.shape[0]):
+        Q[i] = P[i] * 2.0 - Q[i - 1]
+        Q[i - 1, :] += P[i]
+        Q[i, 1:] -= 0.5 * P[i - 1, :-1]
+    return Q
+
+
+def int_rows(M):
+    total = np.zeros(M.shape[1], dtype=M.dtype)
+    for i in range(M.shape[0]):
+        total += M[i] * 3 - M[i] // 2
+    return total
+
+
+def computed_vector_updated(P):
+    s = 0.0
+    for i in range(P.shape[0]):
+        f = P[i] * 1.0
+        g = f
+        f += 1.0
+        s += g[0]
+    return s
+
+
+def stale_vector(P):
+    s = 0.0
+    for i in range(P.shape[0]):
+        r = P[i]
+        P[i, 1] = -1.0
+        s += r[1]
+    return s
+
+
+VECTOR_CASES = [
+    (vector_math, lambda r, n: (r.random((n, 3)), r.random(3))),
+    (vector_into_rows, lambda r, n: (r.random((n, 4)),)),
+    (int_rows, lambda r, n: (r.integers(-50, 50, (n, 5)).astype(np.int32),)),
+    (computed_vector_updated, lambda r, n: (r.random((n, 3)),)),
+    (stale_vector, lambda r, n: (r.random((n, 3)),)),
+]
+
+
+@pytest.mark.parametrize("backend", ["eager", "cranelift"])
+@pytest.mark.parametrize("fn,make", VECTOR_CASES, ids=[c[0].__name__ for c in VECTOR_CASES])
+def test_short_rows_as_vectors_match_numpy(fn, make, backend) -> None:
+    for n in (10, 13):
+        ember.reset()
+        run_both(fn, *make(np.random.default_rng(n), n), backend=backend)
+
+
+@pytest.mark.parametrize("fn", [vector_math, vector_into_rows, int_rows])
+def test_short_rows_compute_on_elements(fn, recorder) -> None:
+    args = dict(VECTOR_CASES)[fn](np.random.default_rng(0), 12)
+    ember.compile(fn, backend=recorder)(*args)
+    assert ember.stats()["graph_breaks"] == 0 and loop_ops(recorder) >= 1
+    body = [node for graph in recorder.graphs for loop in graph.nodes if loop.op == "loop"
+            for node in loop.attrs["body"].nodes]
+    assert any(node.op == "load" for node in body)
+    if fn is vector_into_rows:  # rows read, computed and written back element by element
+        assert all(not node.out.shape or node.op == "store" for node in body)

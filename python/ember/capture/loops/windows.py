@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ember.capture.breaks import graph_break
+from ember.capture.loops import vectors
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
@@ -77,15 +78,18 @@ def _is_loop_int(vt: VariableTracker) -> bool:
             and vt.value.dtype.kind in "iu")
 
 
-def window_axes(tx: Interpreter, array: ArrayVariable, index: VariableTracker
-                ) -> list[Axis] | None:
+def window_axes(tx: Interpreter, array: ArrayVariable, index: VariableTracker,
+                short_rows: bool = False) -> list[Axis] | None:
     """The axes of `array[index]` when the index holds a loop value and keeps at least one
     axis, each other part an int or a slice of constants; None when no part is a loop
-    value. Refuses the other indexes mixing loop values with slices."""
+    value. Refuses the other indexes mixing loop values with slices. `short_rows`: also
+    the axes of a row at constant positions that a vector holds (`C[j]` of an unrolled
+    loop), so that its elements are loaded rather than viewed."""
     from ember.capture.variables.containers import TupleVariable
 
     parts = list(index.items) if isinstance(index, TupleVariable) else [index]
-    if not any(_is_loop_int(p) for p in parts):
+    if not any(_is_loop_int(p) for p in parts) and not (short_rows
+                                                         and _short_row(array, parts)):
         return None
     shape = array.value.shape
     if len(parts) > len(shape):
@@ -119,6 +123,16 @@ def window_axes(tx: Interpreter, array: ArrayVariable, index: VariableTracker
         # NumPy still checks the run-time position of an empty slice; no load would.
         raise graph_break("loop_body", what="an empty slice at a run-time index")
     return axes
+
+
+def _short_row(array: ArrayVariable, parts: list[VariableTracker]) -> bool:
+    """`array[parts]` is a row of a vector's length picked by constant ints."""
+    shape = array.value.shape
+    if not 0 < len(parts) < len(shape) or any(
+            not (isinstance(p, ConstantVariable) and type(p.constant()) is int) for p in parts):
+        return False
+    rest = shape[len(parts):]
+    return len(rest) == 1 and isinstance(rest[0], int) and 0 < rest[0] <= vectors.MAX_LENGTH
 
 
 def _shape(axes: list[Axis]) -> tuple[int, ...]:
@@ -162,19 +176,31 @@ def _const_coords(graph: Graph, flat: int, shape: tuple[int, ...]) -> list[Value
     return [graph.const(int(c)) for c in np.unravel_index(flat, shape)]
 
 
-def gather(graph: Graph, array: ArrayVariable, axes: list[Axis]) -> WindowVariable:
+def _element_indices(graph: Graph, axes: list[Axis], flat: int, shape: tuple[int, ...],
+                     positions: list[Value]) -> list[Value]:
+    """The array's index of window element `flat`, its window axes constants."""
+    coords = iter(int(c) for c in np.unravel_index(flat, shape))
+    at = iter(positions)
+    return [next(at) if axis.at is not None else graph.const(axis.start + axis.step * next(coords))
+            for axis in axes]
+
+
+def gather(graph: Graph, array: ArrayVariable, axes: list[Axis]
+           ) -> WindowVariable | vectors.VectorVariable:
     """`array[index]` as a window (a copy of the viewed elements)."""
     source = array.value
     shape = _shape(axes)
     positions = [axis.at for axis in axes if axis.at is not None]
-    out = graph.full(shape, False if source.dtype == np.bool_ else 0, source.dtype)
     total = math.prod(shape)
+    if len(shape) == 1 and total <= vectors.MAX_LENGTH:
+        return vectors.gather(graph, array, [
+            _element_indices(graph, axes, k, shape, positions) for k in range(total)])
+    out = graph.full(shape, False if source.dtype == np.bool_ else 0, source.dtype)
     if total <= _UNROLLED_ELEMENTS:
         for flat in range(total):
-            coords = _const_coords(graph, flat, shape)
-            element = graph.op("load", [source, *_array_indices(graph, axes, coords,
-                                                                 positions)])
-            out = graph.op("store", [out, element, *coords])
+            element = graph.op("load", [source, *_element_indices(graph, axes, flat, shape,
+                                                                  positions)])
+            out = graph.op("store", [out, element, *_const_coords(graph, flat, shape)])
         return WindowVariable(out, array)
     body = graph.region("loop")
     flat_index = body.add_input(np.int64, (), weak=True)
@@ -209,6 +235,18 @@ def scatter(tx: Interpreter, array: ArrayVariable, axes: list[Axis],
         raise graph_break("inplace", name=array.describe())
     graph, target = tx.graph, array.value
     shape = _shape(axes)
+    positions = [axis.at for axis in axes if axis.at is not None]
+    if isinstance(value, vectors.VectorVariable) and len(shape) == 1 and len(
+            value.elements) == shape[0]:
+        for k, element in enumerate(value.elements):
+            index = _element_indices(graph, axes, k, shape, positions)
+            target = graph.op("store", [target, element, *index])
+        array.update_in_place(target)
+        if array.source is not None:
+            tx.tracer.mark_mutated(array)
+        return
+    if isinstance(value, vectors.VectorVariable):
+        value = vectors.materialise(tx, value)
     if isinstance(value, ArrayVariable):
         new = value.value
     elif isinstance(value, PythonScalarVariable):
@@ -234,14 +272,12 @@ def scatter(tx: Interpreter, array: ArrayVariable, axes: list[Axis],
             raise graph_break("loop_body", what=f"assigning {new.type_str} to a slice of "
                                                 f"shape {shape}") from None
         new = graph.op("broadcast_to", [new], shape=shape)
-    positions = [axis.at for axis in axes if axis.at is not None]
     total = math.prod(shape)
     if total <= _UNROLLED_ELEMENTS:
         for flat in range(total):
-            coords = _const_coords(graph, flat, shape)
-            element = graph.op("load", [new, *coords])
+            element = graph.op("load", [new, *_const_coords(graph, flat, shape)])
             target = graph.op("store", [target, element,
-                                        *_array_indices(graph, axes, coords, positions)])
+                                        *_element_indices(graph, axes, flat, shape, positions)])
     else:
         body = graph.region("loop")
         flat_index = body.add_input(np.int64, (), weak=True)

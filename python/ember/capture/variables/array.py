@@ -52,6 +52,10 @@ def to_api(vt: VariableTracker) -> Any:
 
     if isinstance(vt, ArrayVariable):
         return vt.value
+    from ember.capture.loops.vectors import VectorVariable, materialise
+
+    if isinstance(vt, VectorVariable):
+        return materialise(None, vt).value
     if isinstance(vt, PythonScalarVariable):
         if vt.python_class is int:  # an axis, a size, an index: specialised on
             return vt.specialise().constant()
@@ -144,7 +148,7 @@ class ArrayVariable(VariableTracker):
                 return run
             from ember.capture.loops import windows
 
-            axes = windows.window_axes(tx, self, index)
+            axes = windows.window_axes(tx, self, index, short_rows=True)
             if axes is not None:
                 return windows.gather(tx.graph, self, axes)
             indices = elements.element_indices(tx, self, index)
@@ -279,6 +283,11 @@ class NumpyFunctionVariable(VariableTracker):
             from ember.capture.loops.runs import numpy_call
 
             found = numpy_call(tx, self.fn, args, kwargs)
+            if found is not None:
+                return found
+            from ember.capture.loops import vectors
+
+            found = vectors.numpy_call(tx, self.fn, self.handler, args, kwargs)
             if found is not None:
                 return found
         out = kwargs.get("out")
