@@ -69,8 +69,10 @@ def capture_if(tx: Interpreter, inst: Instruction) -> None:
     fall_path = _trace(tx, entries, fall, target, "then" if not jump_if else "else",
                        loop_exit)
     meet = fall_path.end
-    jump_path = _trace(tx, entries, target, None if meet == for_index else meet,
-                       "else" if not jump_if else "then")
+    # A meeting point before the jump's target is an unrolled inner loop's FOR_ITER, which
+    # the jumping path reaches by its own jump back.
+    jump_path = _trace(tx, entries, target, None if meet == for_index or meet < target
+                       else meet, "else" if not jump_if else "then")
     if jump_path.end == for_index and meet != for_index:
         # The jumping path ended the trip (`continue`, `break`): the other one runs to the
         # end of the trip as well, so that the rest of the body happens on its path only.
