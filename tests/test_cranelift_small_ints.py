@@ -100,7 +100,7 @@ def crc16(data, poly=0x8408):
     crc = 0xFFFF
     for b in data:
         cur_byte = 0xFF & b
-        for _ in range(0, 8):
+        for _ in range(8):
             if (crc & 0x0001) ^ (cur_byte & 0x0001):
                 crc = (crc >> 1) ^ poly
             else:
