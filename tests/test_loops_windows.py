@@ -240,3 +240,46 @@ def test_short_rows_compute_on_elements(fn, recorder) -> None:
     assert any(node.op == "load" for node in body)
     if fn is vector_into_rows:  # rows read, computed and written back element by element
         assert all(not node.out.shape or node.op == "store" for node in body)
+
+
+def window_across_branch(A, c):
+    s = 0.0
+    for i in range(A.shape[0]):
+        r = A[i]
+        if c[i] > 0.5:
+            A[i, 0] = 100.0
+            s += r[0]
+        else:
+            s -= r[1]
+    return s
+
+
+@pytest.mark.parametrize("backend", ["eager", "cranelift"])
+def test_row_held_across_a_branch_that_updates_its_array(backend) -> None:
+    r = np.random.default_rng(5)
+    for width in (3, 20):
+        ember.reset()
+        run_both(window_across_branch, r.random((12, width)), r.random(12), backend=backend)
+
+
+def forces_with_cutoff(pos, cutoff):
+    f = np.zeros_like(pos)
+    for i in range(pos.shape[0]):
+        for j in range(pos.shape[0]):
+            d = pos[i] - pos[j]
+            r2 = d @ d
+            if 0.0 < r2 < cutoff:
+                f[i] += d / r2
+            elif r2 > 0.5:
+                f[i] -= 0.1 * d
+    return f
+
+
+def test_short_rows_cross_branches_as_elements(recorder) -> None:
+    pos = np.random.default_rng(6).random((10, 3))
+    for backend in ("eager", "cranelift"):
+        ember.reset()
+        run_both(forces_with_cutoff, pos, 0.3, backend=backend)
+    ember.reset()
+    ember.compile(forces_with_cutoff, backend=recorder)(pos, 0.3)
+    assert ember.stats()["graph_breaks"] == 0 and loop_ops(recorder) >= 1
