@@ -64,6 +64,9 @@ def capture_if(tx: Interpreter, inst: Instruction) -> None:
     if always_pop and whiles.is_bottom_test(tx, inst):
         whiles.bottom_test(tx, inst, jump_if)
         return
+    if always_pop and inst.target is not None and inst.target < tx.ip:
+        _rest_of_while(tx, inst, jump_if)
+        return
     if not always_pop or inst.target is None or inst.target < tx.ip:
         raise graph_break("loop_body", what=f"{inst.opname} on a loop value")
     cond = _truth(tx, tx.pop().value)  # type: ignore[attr-defined]
@@ -88,6 +91,24 @@ def capture_if(tx: Interpreter, inst: Instruction) -> None:
         raise graph_break("loop_body", what="branches that do not meet")
     then, orelse = (fall_path, jump_path) if not jump_if else (jump_path, fall_path)
     _merge(tx, cond, entries, then, orelse, meet)
+
+
+def _rest_of_while(tx: Interpreter, inst: Instruction, jump_if: bool) -> None:
+    """The test at the bottom of a `while` loop whose earlier tests were Python values (its
+    first trip ran as ordinary code): the rest of the loop is an `if` on this test holding
+    the loop op a `while` on a loop value becomes (`whiles.capture_while`)."""
+    cond = _truth(tx, tx.pop().value)  # type: ignore[attr-defined]
+    top, exit_index = inst.target, tx.ip
+    assert top is not None
+    entries, vectors = _entries(tx)
+    looping = _trace(tx, entries, vectors, top, exit_index, "then" if jump_if else "else",
+                     exit_index)
+    done = _trace(tx, entries, vectors, exit_index, exit_index,
+                  "else" if jump_if else "then")
+    if looping.end != exit_index or done.end != exit_index:
+        raise graph_break("loop_body", what="a while loop left other than at its exit")
+    then, orelse = (looping, done) if jump_if else (done, looping)
+    _merge(tx, cond, entries, then, orelse, exit_index)
 
 
 def _entries(tx: Interpreter) -> tuple[list[ArrayVariable], list[HeldVector]]:
