@@ -144,3 +144,16 @@ def in_cheap_while(tx: Interpreter, index: int) -> bool:
             return True
     return False
 
+
+def retry_as_loop_op(tx: Interpreter, reason: str) -> None:
+    """A break on an array value inside a short loop being unrolled that was not yet tried as
+    a loop op: capture starts again with the outermost such loop as one (`LoopTooLong`),
+    whose body may hold the branch as an `if` op. No-op otherwise."""
+    from ember.capture.loops.region import LoopTooLong
+    from ember.capture.variables.containers import IteratorVariable
+
+    for vt in tx.stack:
+        account = vt.unroll if isinstance(vt, IteratorVariable) else None
+        if account is not None and account.may_loop and _loopable(vt):
+            raise LoopTooLong(account.key, reason)
+
