@@ -24,7 +24,12 @@ from ember.capture.bytecode import (
     decode,
 )
 from ember.capture.flow import FlowOpcodes
-from ember.capture.loops import in_cheap_while, refuse_in_loop_body, retry_as_loop_op
+from ember.capture.loops import (
+    in_cheap_while,
+    inside_while,
+    refuse_in_loop_body,
+    retry_as_loop_op,
+)
 from ember.capture.sources import BuiltinSource, Source, globals_dict, globals_item
 from ember.capture.tracer import Tracer
 from ember.capture.variables.base import (
@@ -145,7 +150,8 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
                 # A `while` whose trips branch on or read array values: each trip would
                 # break, and recompile for the Python ints it specialises on.
                 data_dependent = exc.kind in ("data_dependent_branch", "data_dependent_value")
-                if data_dependent:
+                if data_dependent and inside_while(self, inst.index):
+                    # Else the whole frame would run as plain Python (below).
                     retry_as_loop_op(self, exc.reason)
                 trips = cheap[-1].trips if cheap else (
                     "an unknown number of" if data_dependent and in_cheap_while(

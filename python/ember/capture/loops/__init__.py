@@ -132,10 +132,14 @@ def in_cheap_while(tx: Interpreter, index: int) -> bool:
     is not a FOR_ITER) of a frame whose graph so far is small: a graph break there would
     recur on every trip, whose count capture cannot know, each costing more than the few
     NumPy ops it compiles (cost rule 4, for loops without a trip count)."""
+    return len(tx.tracer.graph.nodes) < config.cheap_trip_ops and inside_while(tx, index)
+
+
+def inside_while(tx: Interpreter, index: int) -> bool:
+    """Whether instruction `index` lies in a `while` loop: a jump back over it to a head
+    that is not a FOR_ITER."""
     from ember.capture.loops.body import loop_head
 
-    if len(tx.tracer.graph.nodes) >= config.cheap_trip_ops:
-        return False
     for inst in tx.instructions[index:]:
         if not inst.opname.startswith(("JUMP_BACKWARD", "POP_JUMP_BACKWARD")):
             continue
@@ -148,7 +152,8 @@ def in_cheap_while(tx: Interpreter, index: int) -> bool:
 def retry_as_loop_op(tx: Interpreter, reason: str) -> None:
     """A break on an array value inside a short loop being unrolled that was not yet tried as
     a loop op: capture starts again with the outermost such loop as one (`LoopTooLong`),
-    whose body may hold the branch as an `if` op. No-op otherwise."""
+    whose body may hold the branch as an `if` op (or a `while` on loop values). No-op
+    otherwise."""
     from ember.capture.loops.region import LoopTooLong
     from ember.capture.variables.containers import IteratorVariable
 

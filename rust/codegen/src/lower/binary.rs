@@ -227,6 +227,26 @@ impl Emitter<'_, '_> {
         ty: Scalar,
         mode: Mode,
     ) -> Value {
+        if mode == Mode::Scalar {
+            // A call Cranelift cannot fold: the flag is raised even where `cond` is known at
+            // compile time (a division by a literal 0), where an `fdiv` of constants would
+            // fold away. glibc's log(0) raises divide-by-zero, exp(1000) overflow.
+            let raise = self.b.create_block();
+            let join = self.b.create_block();
+            self.b.ins().brif(cond, raise, &[], join, &[]);
+            self.b.switch_to_block(raise);
+            self.b.seal_block(raise);
+            let (name, arg) = match flag {
+                FlagOp::Divide => ("log", 0.0),
+                FlagOp::Overflow => ("exp", 1000.0),
+            };
+            let arg = self.constant(Const::Float(arg), Scalar::F64, mode);
+            self.libm(name, &[arg], Scalar::F64);
+            self.b.ins().jump(join, &[]);
+            self.b.switch_to_block(join);
+            self.b.seal_block(join);
+            return cond;
+        }
         let ft = if ty.size() == 4 {
             Scalar::F32
         } else {
@@ -246,6 +266,7 @@ impl Emitter<'_, '_> {
         };
         let hit = self.constant(hit, ft, mode);
         let operand = self.pick(cond, hit, one, ft, mode);
+
         let out = match flag {
             FlagOp::Divide => self.b.ins().fdiv(one, operand),
             FlagOp::Overflow => self.b.ins().fmul(operand, operand),
@@ -364,6 +385,8 @@ impl Emitter<'_, '_> {
                 if to.is_float() {
                     let w = self.b.ins().uextend(types::I32, x);
                     self.b.ins().fcvt_from_sint(tt, w)
+                } else if tt == types::I8 {
+                    x // already 0 or 1 in a byte
                 } else {
                     self.b.ins().uextend(tt, x)
                 }

@@ -309,6 +309,14 @@ impl<'b> Emitter<'_, 'b> {
                 _ => panic!("{op:?} of bool reached codegen"),
             };
         }
+        if op == Reciprocal && !matches!(ty, Scalar::I32 | Scalar::I64) {
+            // NumPy's loop: 1/x in double, converted back (1/0 raises divide-by-zero, and
+            // its infinity converts to 0 in these types).
+            let xf = self.cast(x, ty, Scalar::F64, mode);
+            let one = self.constant(Const::Float(1.0), Scalar::F64, mode);
+            let r = self.b.ins().fdiv(one, xf);
+            return self.cast(r, Scalar::F64, ty, mode);
+        }
         if ty.is_unsigned() {
             match op {
                 Abs | Floor | Ceil | Trunc | Rint => return x,
