@@ -189,13 +189,18 @@ CASES = [
     Program(clip_if_large, lambda: (np.array([0.5, 3.0]),), graphs=2, breaks=1),
     Program(relu_or_tanh, lambda: (np.arange(-2.0, 2.0), True), graphs=1, breaks=0),
     Program(any_nan_guard, lambda: (np.array([1.0, -2.0]),), graphs=1, breaks=1),
-    Program(newton_sqrt, lambda: (np.array([2.0, 9.0]),), graphs=2, breaks=2),
+    # The test at the top breaks; the resumed loop's test breaks on every trip of a cheap
+    # `while`, so that frame runs as plain Python (docs/ARCHITECTURE.md, section 12, rule 4).
+    Program(newton_sqrt, lambda: (np.array([2.0, 9.0]),), graphs=1, breaks=2,
+            python_frames=1),
     # One loop op: float() of a loop value is a weak float, the data-dependent `if` an if op
     # whose `break` ends the loop (docs/ARCHITECTURE.md, section 12).
     Program(power_iteration, lambda: (np.array([[2.0, 1.0], [1.0, 3.0]]),), graphs=1,
             breaks=0, rtol=1e-6),
+    # A cheap `while` whose test reads an array on every trip runs as plain Python.
     Program(gradient_descent, lambda: (np.array([[1.0, 0.5], [0.2, 1.0], [0.3, 0.1]]),
-                                       np.array([1.0, 2.0, 0.5])), graphs=2, breaks=3),
+                                       np.array([1.0, 2.0, 0.5])), graphs=0, breaks=1,
+            python_frames=1),
     Program(bisection, lambda: (2.0, 3.0), graphs=0, breaks=0),
     Program(loop_with_print, lambda: (np.ones(2),), graphs=2, breaks=3),
     Program(early_return_inside_loop, lambda: (np.ones(2),), graphs=2, breaks=3),
@@ -204,7 +209,8 @@ CASES = [
     Program(raise_on_bad_input, lambda: (np.array([1.0, -1.0]),), graphs=1, breaks=2),
     Program(catch_and_reraise, lambda: (np.zeros((2, 2)),), graphs=0, breaks=1),
     Program(with_block_around_break, lambda: (np.ones(2), Log()), graphs=2, breaks=1),
-    Program(while_data_dependent_count, lambda: (np.full(3, 4.0),), graphs=2, breaks=2),
+    Program(while_data_dependent_count, lambda: (np.full(3, 4.0),), graphs=1, breaks=2,
+            python_frames=1),
     Program(recursive_halving, lambda: (np.full(2, 5.0),), graphs=2, breaks=2),
     Program(generator_consumer, lambda: (np.ones(3),), graphs=1, breaks=0),
     # The caller's inlined attempt, then int() (of a float: it may raise) and FOR_ITER per

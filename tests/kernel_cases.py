@@ -19,6 +19,13 @@ def _f32(*arrays):
     return tuple(a.astype(np.float32) for a in arrays)
 
 
+def _csr(rng, n):
+    dense = rng.random((n, n)) * (rng.random((n, n)) < 0.2)
+    indptr = np.concatenate([[0], np.cumsum((dense != 0).sum(axis=1))]).astype(np.int64)
+    rows, cols = np.nonzero(dense)
+    return dense[rows, cols], cols.astype(np.int64), indptr
+
+
 # scale 1: small sizes for tests; benches use larger scales.
 CASES = [
     ("jacobi_1d", K.jacobi_1d, lambda r, s: (10 * s, r.random(100 * s), r.random(100 * s))),
@@ -66,4 +73,24 @@ CASES = [
     ("moving_average", K.moving_average, lambda r, s: (r.random(300 * s), 8)),
     ("logistic_map", K.logistic_map, lambda r, s: (np.float32(3.7), 0.3, 100 * s)),
     ("power_iteration", K.power_iteration, lambda r, s: (r.random((20 * s, 20 * s)), 10)),
+    ("conjugate_gradient", K.conjugate_gradient, lambda r, s: (_spd(r, 20 * s), r.random(20 * s), 8)),
+    ("gramschmidt", K.gramschmidt, lambda r, s: (r.random((10 * s, 8 * s)) + np.eye(10 * s, 8 * s),)),
+    ("fdtd_2d", K.fdtd_2d, lambda r, s: (5 * s, r.random((12 * s, 14 * s)), r.random((12 * s, 14 * s)),
+                                         r.random((12 * s, 14 * s)), r.random(5 * s))),
+    ("kmeans_assign", K.kmeans_assign, lambda r, s: (r.random((40 * s, 3)), r.random((5, 3)))),
+    ("floyd_loops", K.floyd_loops, lambda r, s: (r.integers(1, 100, (10 * s, 10 * s)),)),
+    ("knapsack", K.knapsack, lambda r, s: (r.integers(1, 10, 10 * s), r.random(10 * s), 20 * s)),
+    ("needleman_wunsch", K.needleman_wunsch,
+     lambda r, s: (r.integers(0, 4, 15 * s), r.integers(0, 4, 12 * s))),
+    ("lennard_jones", K.lennard_jones, lambda r, s: (r.random((8 * s, 3)) * 4,)),
+    ("spmv_csr", K.spmv_csr, lambda r, s: (*_csr(r, 30 * s), r.random(30 * s))),
+    ("conv_net", K.conv_net, lambda r, s: (r.random((16 * s, 16 * s)), r.random((3, 3)),
+                                           r.random((3, 3)))),
+    ("layernorm_gelu", K.layernorm_gelu,
+     lambda r, s: _f32(r.random((16 * s, 64)), r.random(64), r.random(64))),
+    ("rmsprop", K.rmsprop, lambda r, s: (r.random(100 * s), r.random((10 * s, 100 * s)))),
+    ("crc32", K.crc32, lambda r, s: (r.integers(0, 256, 40 * s, dtype=np.uint8),)),
+    ("mandelbrot_grid", K.mandelbrot_grid,
+     lambda r, s: (np.linspace(-2, 0.5, 8 * s), np.linspace(-1, 1, 6 * s), 30)),
+    ("gauss_seidel", K.gauss_seidel, lambda r, s: (_spd(r, 12 * s), r.random(12 * s), 4)),
 ]

@@ -45,3 +45,24 @@ def test_kernel_like_numpy(name, fn, make, backend):
         for i, (g, w) in enumerate(zip(compiled_inputs, plain_inputs)):
             problem = _same(g, w)
             assert problem is None, f"{name}, call {call}: argument {i} afterwards {problem}"
+
+
+# Kernels that are not compiled, by design: Python scalars only (nothing to compile), and a
+# sieve whose `while` branches on array values (a cheap while loop runs as plain Python).
+NOT_COMPILED = {"mandelbrot_count": "no array", "sieve": "branch on an array in a while loop"}
+
+
+@pytest.mark.parametrize("name,fn,make", CASES, ids=[c[0] for c in CASES])
+def test_kernel_compiles_to_native_code(name, fn, make):
+    """Every other kernel runs as compiled graphs on the Cranelift backend: no graph break,
+    no recapture without loop ops, no graph left to the eager fallback."""
+    ember.reset()
+    compiled = ember.compile(fn)
+    for call in range(2):
+        compiled(*make(np.random.default_rng(call), 1))
+    stats = ember.stats()
+    if name in NOT_COMPILED:
+        assert stats["compiles"] == 0, NOT_COMPILED[name]
+        return
+    assert stats["compiles"] >= 1 and stats["graph_breaks"] == 0, stats["break_reasons"]
+    assert stats["region_recaptures"] == 0 and not stats["backend_fallbacks"]

@@ -330,3 +330,189 @@ def power_iteration(A, iters):
         b = A @ b
         b = b / np.linalg.norm(b)
     return b
+
+
+def conjugate_gradient(A, b, iters):
+    x = np.zeros_like(b)
+    r = b - A @ x
+    p = r.copy()
+    rs = r @ r
+    for _ in range(iters):
+        Ap = A @ p
+        alpha = rs / (p @ Ap)
+        x = x + alpha * p
+        r = r - alpha * Ap
+        rs_new = r @ r
+        p = r + (rs_new / rs) * p
+        rs = rs_new
+    return x
+
+
+def gramschmidt(A):
+    m, n = A.shape
+    Q = np.zeros((m, n))
+    R = np.zeros((n, n))
+    for k in range(n):
+        nrm = 0.0
+        for i in range(m):
+            nrm += A[i, k] * A[i, k]
+        R[k, k] = np.sqrt(nrm)
+        for i in range(m):
+            Q[i, k] = A[i, k] / R[k, k]
+        for j in range(k + 1, n):
+            s = 0.0
+            for i in range(m):
+                s += Q[i, k] * A[i, j]
+            R[k, j] = s
+            for i in range(m):
+                A[i, j] = A[i, j] - Q[i, k] * R[k, j]
+    return Q, R
+
+
+def fdtd_2d(TMAX, ex, ey, hz, fict):
+    for t in range(TMAX):
+        ey[0, :] = fict[t]
+        ey[1:, :] -= 0.5 * (hz[1:, :] - hz[:-1, :])
+        ex[:, 1:] -= 0.5 * (hz[:, 1:] - hz[:, :-1])
+        hz[:-1, :-1] -= 0.7 * (ex[:-1, 1:] - ex[:-1, :-1] + ey[1:, :-1] - ey[:-1, :-1])
+
+
+def kmeans_assign(X, C):
+    n, k = X.shape[0], C.shape[0]
+    labels = np.zeros(n, dtype=np.int64)
+    for i in range(n):
+        best = np.inf
+        for j in range(k):
+            d = np.sum((X[i] - C[j]) ** 2)
+            if d < best:
+                best = d
+                labels[i] = j
+    return labels
+
+
+def floyd_loops(dist):
+    n = dist.shape[0]
+    for k in range(n):
+        for i in range(n):
+            for j in range(n):
+                if dist[i, k] + dist[k, j] < dist[i, j]:
+                    dist[i, j] = dist[i, k] + dist[k, j]
+    return dist
+
+
+def knapsack(weights, values, capacity):
+    best = np.zeros(capacity + 1)
+    for i in range(weights.shape[0]):
+        w = weights[i]
+        for c in range(capacity, w - 1, -1):
+            if best[c - w] + values[i] > best[c]:
+                best[c] = best[c - w] + values[i]
+    return best[capacity]
+
+
+def needleman_wunsch(a, b, gap=-1.0, match=1.0, mismatch=-1.0):
+    n, m = a.shape[0], b.shape[0]
+    F = np.zeros((n + 1, m + 1))
+    for i in range(n + 1):
+        F[i, 0] = gap * i
+    for j in range(m + 1):
+        F[0, j] = gap * j
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            s = match if a[i - 1] == b[j - 1] else mismatch
+            F[i, j] = max(F[i - 1, j - 1] + s, F[i - 1, j] + gap, F[i, j - 1] + gap)
+    return F
+
+
+def lennard_jones(pos, eps=1.0, sigma=0.5):
+    n = pos.shape[0]
+    forces = np.zeros_like(pos)
+    energy = 0.0
+    for i in range(n):
+        for j in range(i + 1, n):
+            d = pos[i] - pos[j]
+            r2 = np.sum(d * d)
+            sr6 = (sigma * sigma / r2) ** 3
+            energy += 4.0 * eps * (sr6 * sr6 - sr6)
+            f = 24.0 * eps * (2.0 * sr6 * sr6 - sr6) / r2 * d
+            forces[i] += f
+            forces[j] -= f
+    return energy, forces
+
+
+def spmv_csr(data, indices, indptr, x):
+    n = indptr.shape[0] - 1
+    y = np.zeros(n)
+    for i in range(n):
+        s = 0.0
+        for k in range(indptr[i], indptr[i + 1]):
+            s += data[k] * x[indices[k]]
+        y[i] = s
+    return y
+
+
+def conv_net(x, w1, w2):
+    def conv(img, w):
+        kh, kw = w.shape
+        H, W = img.shape[0] - kh + 1, img.shape[1] - kw + 1
+        out = np.zeros((H, W))
+        for p in range(kh):
+            for q in range(kw):
+                out += w[p, q] * img[p:p + H, q:q + W]
+        return out
+    h = np.maximum(conv(x, w1), 0.0)
+    return np.tanh(conv(h, w2))
+
+
+def layernorm_gelu(x, g, b):
+    mu = x.mean(axis=-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
+    y = (x - mu) / np.sqrt(var + 1e-5) * g + b
+    return 0.5 * y * (1.0 + np.tanh(0.7978845608 * (y + 0.044715 * y ** 3)))
+
+
+def rmsprop(w, grads, lr=0.01, decay=0.9, eps=1e-8):
+    cache = np.zeros_like(w)
+    for t in range(grads.shape[0]):
+        g = grads[t]
+        cache = decay * cache + (1 - decay) * g * g
+        w = w - lr * g / (np.sqrt(cache) + eps)
+    return w
+
+
+def crc32(data):
+    crc = 0xFFFFFFFF
+    for byte in data:
+        crc ^= int(byte)
+        for _ in range(8):
+            if crc & 1:
+                crc = (crc >> 1) ^ 0xEDB88320
+            else:
+                crc >>= 1
+    return crc ^ 0xFFFFFFFF
+
+
+def mandelbrot_grid(xs, ys, maxiter):
+    counts = np.zeros((ys.shape[0], xs.shape[0]), dtype=np.int64)
+    for i in range(ys.shape[0]):
+        for j in range(xs.shape[0]):
+            zr, zi = 0.0, 0.0
+            n = 0
+            while n < maxiter and zr * zr + zi * zi <= 4.0:
+                zr, zi = zr * zr - zi * zi + xs[j], 2.0 * zr * zi + ys[i]
+                n += 1
+            counts[i, j] = n
+    return counts
+
+
+def gauss_seidel(A, b, sweeps):
+    n = b.shape[0]
+    x = np.zeros(n)
+    for _ in range(sweeps):
+        for i in range(n):
+            s = b[i]
+            for j in range(n):
+                if j != i:
+                    s -= A[i, j] * x[j]
+            x[i] = s / A[i, i]
+    return x

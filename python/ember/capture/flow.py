@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from ember.capture import operators
 from ember.capture.breaks import graph_break
 from ember.capture.bytecode import NONE_JUMPS, TRUTH_JUMPS, UNCONDITIONAL_JUMPS, Instruction
-from ember.capture.loops import end_loop, runs, start_loop
+from ember.capture.loops import end_loop, runs, start_loop, vectors, windows
 from ember.capture.loops.branches import capture_if, is_loop_condition
 from ember.capture.variables.array import VIEW_OPS, ArrayVariable
 from ember.capture.variables.base import VariableTracker
@@ -31,7 +31,14 @@ class FlowOpcodes:
     def BINARY_OP(self, inst: Instruction) -> None:
         b, a = self.pop(), self.pop()
         op, inplace = inst.binary_op()
-        found = runs.binary(self, op, a, b) if self.tracer.graph.parent is not None else None
+        found = None
+        if self.tracer.graph.parent is not None:
+            found = runs.binary(self, op, a, b)
+            if found is None and op == "@":
+                found = vectors.matmul(self, a, b)
+            if found is None:
+                found = vectors.binary(self, op, a, b, inplace=inplace,
+                                       stored_back=inplace and self._stores_back(a))
         if found is not None:
             self.push(found)
         elif inplace and self._stores_back(a):
@@ -49,8 +56,12 @@ class FlowOpcodes:
         if following != [("SWAP", 3), ("SWAP", 2), ("STORE_SUBSCR", None)]:
             return False
         base = self.stack[-2] if len(self.stack) >= 2 else None
+        if isinstance(view, vectors.VectorVariable):
+            return view.base is not None and view.base is base
         if not (isinstance(view, ArrayVariable) and isinstance(base, ArrayVariable)):
             return False
+        if isinstance(view, windows.WindowVariable):
+            return view.base is base  # a copy: nothing views `x` through it
         chain, value = [], view.value
         while value is not base.value:
             node = next((n for n in self.tracer.graph.nodes if n.out is value), None)
@@ -63,7 +74,9 @@ class FlowOpcodes:
 
     def COMPARE_OP(self, inst: Instruction) -> None:
         b, a = self.pop(), self.pop()
-        self.push(operators.compare_op(self, inst.argval, a, b))
+        found = vectors.binary(self, inst.argval, a, b, inplace=False, stored_back=False,
+                               compare=True)
+        self.push(found if found is not None else operators.compare_op(self, inst.argval, a, b))
 
     def IS_OP(self, inst: Instruction) -> None:
         b, a = self.pop(), self.pop()

@@ -24,7 +24,12 @@ from ember.capture.bytecode import (
     decode,
 )
 from ember.capture.flow import FlowOpcodes
-from ember.capture.loops import refuse_in_loop_body
+from ember.capture.loops import (
+    in_cheap_while,
+    inside_while,
+    refuse_in_loop_body,
+    retry_as_loop_op,
+)
 from ember.capture.sources import BuiltinSource, Source, globals_dict, globals_item
 from ember.capture.tracer import Tracer
 from ember.capture.variables.base import (
@@ -145,11 +150,20 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
         except Unsupported as exc:
             annotate(exc, self.code.co_filename, self.lineno)
             cheap = [a for a in self.tracer.long_unrolls if a.cheap_trips()]
-            if self.depth == 0 and cheap and exc.kind not in (
-                    WHOLE_FRAME_KINDS | INPUT_DEPENDENT_KINDS):
-                whole = graph_break("loop_break", reason=exc.reason, trips=cheap[-1].trips)
-                whole.location = exc.location  # type: ignore[attr-defined]
-                raise whole from exc
+            if self.depth == 0 and exc.kind not in WHOLE_FRAME_KINDS | INPUT_DEPENDENT_KINDS:
+                # A `while` whose trips branch on or read array values: each trip would
+                # break, and recompile for the Python ints it specialises on.
+                data_dependent = exc.kind in ("data_dependent_branch", "data_dependent_value")
+                if data_dependent and inside_while(self, inst.index):
+                    # Else the whole frame would run as plain Python (below).
+                    retry_as_loop_op(self, exc.reason)
+                trips = cheap[-1].trips if cheap else (
+                    "an unknown number of" if data_dependent and in_cheap_while(
+                        self, inst.index) else None)
+                if trips is not None:
+                    whole = graph_break("loop_break", reason=exc.reason, trips=trips)
+                    whole.location = exc.location  # type: ignore[attr-defined]
+                    raise whole from exc
             states = getattr(exc, "frame_states", None)
             if states is None:
                 states = exc.frame_states = []  # type: ignore[attr-defined]

@@ -222,6 +222,10 @@ def unary_op(tx: Interpreter, op: str, a: VariableTracker) -> VariableTracker:
         return ConstantVariable(not a.truth(tx))
     if isinstance(a, PythonScalarVariable):
         return scalar.unary(op, a)
+    from ember.capture.loops.vectors import VectorVariable, unary
+
+    if isinstance(a, VectorVariable):
+        return unary(tx, op, a)
     if isinstance(a, ArrayVariable):
         if op == "abs":
             handler = numpy_api.lookup_function(np.absolute)

@@ -14,6 +14,12 @@ pub(crate) type Resolved = (*mut u8, Scalar, Layout);
 fn dtype_of(s: Scalar) -> DType {
     match s {
         Scalar::Bool => DType::Bool,
+        Scalar::I8 => DType::I8,
+        Scalar::I16 => DType::I16,
+        Scalar::U8 => DType::U8,
+        Scalar::U16 => DType::U16,
+        Scalar::U32 => DType::U32,
+        Scalar::U64 => DType::U64,
         Scalar::I32 => DType::I32,
         Scalar::I64 => DType::I64,
         Scalar::F32 => DType::F32,

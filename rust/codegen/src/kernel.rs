@@ -16,10 +16,22 @@ use std::fmt;
 pub enum Scalar {
     /// `bool`, stored as one byte holding 0 or 1.
     Bool,
+    /// `i8`.
+    I8,
+    /// `i16`.
+    I16,
     /// `i32`.
     I32,
     /// `i64`.
     I64,
+    /// `u8`.
+    U8,
+    /// `u16`.
+    U16,
+    /// `u32`.
+    U32,
+    /// `u64`.
+    U64,
     /// `f32`.
     F32,
     /// `f64`.
@@ -30,9 +42,10 @@ impl Scalar {
     /// Size of one element in bytes.
     pub fn size(self) -> usize {
         match self {
-            Scalar::Bool => 1,
-            Scalar::I32 | Scalar::F32 => 4,
-            Scalar::I64 | Scalar::F64 => 8,
+            Scalar::Bool | Scalar::I8 | Scalar::U8 => 1,
+            Scalar::I16 | Scalar::U16 => 2,
+            Scalar::I32 | Scalar::U32 | Scalar::F32 => 4,
+            Scalar::I64 | Scalar::U64 | Scalar::F64 => 8,
         }
     }
 
@@ -41,17 +54,67 @@ impl Scalar {
         matches!(self, Scalar::F32 | Scalar::F64)
     }
 
-    /// Whether this is `i32` or `i64`.
+    /// Whether this is an integer type, signed or not.
     pub fn is_int(self) -> bool {
-        matches!(self, Scalar::I32 | Scalar::I64)
+        !matches!(self, Scalar::Bool | Scalar::F32 | Scalar::F64)
+    }
+
+    /// Whether this is an unsigned integer type.
+    pub fn is_unsigned(self) -> bool {
+        matches!(self, Scalar::U8 | Scalar::U16 | Scalar::U32 | Scalar::U64)
+    }
+
+    /// Whether 128-bit vector code handles this type (the others compute lane by lane:
+    /// their division, shifts, comparisons and conversions differ from `i32`/`i64`'s).
+    pub fn vectorizes(self) -> bool {
+        matches!(
+            self,
+            Scalar::Bool | Scalar::I32 | Scalar::I64 | Scalar::F32 | Scalar::F64
+        )
+    }
+
+    /// The smallest and largest value of an integer type, as `i128`.
+    pub fn int_range(self) -> (i128, i128) {
+        match self {
+            Scalar::I8 => (i8::MIN.into(), i8::MAX.into()),
+            Scalar::I16 => (i16::MIN.into(), i16::MAX.into()),
+            Scalar::I32 => (i32::MIN.into(), i32::MAX.into()),
+            Scalar::U8 => (0, u8::MAX.into()),
+            Scalar::U16 => (0, u16::MAX.into()),
+            Scalar::U32 => (0, u32::MAX.into()),
+            Scalar::U64 => (0, u64::MAX.into()),
+            Scalar::Bool => (0, 1),
+            _ => (i64::MIN.into(), i64::MAX.into()),
+        }
+    }
+
+    /// `v` wrapped to this integer type's width, as held in a `Const::Int` (unsigned 64-bit
+    /// values as their bit pattern).
+    pub fn wrap(self, v: i64) -> i64 {
+        match self {
+            Scalar::I8 => i64::from(v as i8),
+            Scalar::I16 => i64::from(v as i16),
+            Scalar::I32 => i64::from(v as i32),
+            Scalar::U8 => i64::from(v as u8),
+            Scalar::U16 => i64::from(v as u16),
+            Scalar::U32 => i64::from(v as u32),
+            Scalar::Bool => i64::from(v != 0),
+            _ => v,
+        }
     }
 
     /// The IR's name of the dtype.
     pub fn name(self) -> &'static str {
         match self {
             Scalar::Bool => "bool",
+            Scalar::I8 => "i8",
+            Scalar::I16 => "i16",
             Scalar::I32 => "i32",
             Scalar::I64 => "i64",
+            Scalar::U8 => "u8",
+            Scalar::U16 => "u16",
+            Scalar::U32 => "u32",
+            Scalar::U64 => "u64",
             Scalar::F32 => "f32",
             Scalar::F64 => "f64",
         }
@@ -186,6 +249,51 @@ pub enum Const {
     Int(i64),
     /// Float value.
     Float(f64),
+}
+
+impl Const {
+    /// The constant converted to `dtype` at compile time, as `astype` converts it: integers
+    /// wrap to the type's width, floats to integers as the kernels convert them (truncation
+    /// in range; NumPy's x86-64 values out of range, see `lower::binary`).
+    pub fn cast_to(self, dtype: Scalar) -> Const {
+        match (self, dtype) {
+            (Const::Int(i), Scalar::F32 | Scalar::F64) => Const::Float(i as f64),
+            (Const::Float(f), Scalar::Bool) => Const::Int((f != 0.0) as i64),
+            (Const::Int(i), Scalar::Bool) => Const::Int((i != 0) as i64),
+            (Const::Float(f), Scalar::I64) => Const::Int(float_to_i64(f)),
+            (Const::Float(f), Scalar::I32) => Const::Int(float_to_i32(f)),
+            (Const::Float(f), t) if t.is_int() => {
+                let wide = match t {
+                    Scalar::U32 => float_to_i64(f),
+                    Scalar::U64 if f >= 2f64.powi(64) => 0,
+                    Scalar::U64 if f >= 2f64.powi(63) => (f - 2f64.powi(63)) as i64 ^ i64::MIN,
+                    Scalar::U64 => float_to_i64(f),
+                    _ => float_to_i32(f),
+                };
+                Const::Int(t.wrap(wide))
+            }
+            (Const::Int(i), t) if t.is_int() => Const::Int(t.wrap(i)),
+            (c, _) => c,
+        }
+    }
+}
+
+/// `f` to `i64` as x86-64 converts it: truncation in range, `i64::MIN` otherwise (NaN too).
+fn float_to_i64(f: f64) -> i64 {
+    if f.trunc() >= -(2f64.powi(63)) && f.trunc() < 2f64.powi(63) {
+        f as i64
+    } else {
+        i64::MIN
+    }
+}
+
+/// `f` to `i32` as x86-64 converts it: truncation in range, `i32::MIN` otherwise (NaN too).
+fn float_to_i32(f: f64) -> i64 {
+    if f.trunc() >= -(2f64.powi(31)) && f.trunc() < 2f64.powi(31) {
+        f as i64
+    } else {
+        i64::from(i32::MIN)
+    }
 }
 
 /// What an expression node computes.

@@ -46,7 +46,13 @@ macro_rules! float_element {
     };
 }
 
+wrapping_element!(i8);
+wrapping_element!(i16);
 wrapping_element!(i32);
+wrapping_element!(u8);
+wrapping_element!(u16);
+wrapping_element!(u32);
+wrapping_element!(u64);
 wrapping_element!(i64);
 float_element!(f32);
 float_element!(f64);
@@ -89,7 +95,13 @@ pub(crate) unsafe fn scan(
     unsafe {
         match dtype {
             Scalar::Bool => typed::<bool>(kind, axis, input, li, out, lo),
+            Scalar::I8 => typed::<i8>(kind, axis, input, li, out, lo),
+            Scalar::I16 => typed::<i16>(kind, axis, input, li, out, lo),
             Scalar::I32 => typed::<i32>(kind, axis, input, li, out, lo),
+            Scalar::U8 => typed::<u8>(kind, axis, input, li, out, lo),
+            Scalar::U16 => typed::<u16>(kind, axis, input, li, out, lo),
+            Scalar::U32 => typed::<u32>(kind, axis, input, li, out, lo),
+            Scalar::U64 => typed::<u64>(kind, axis, input, li, out, lo),
             Scalar::I64 => typed::<i64>(kind, axis, input, li, out, lo),
             Scalar::F32 => typed::<f32>(kind, axis, input, li, out, lo),
             Scalar::F64 => typed::<f64>(kind, axis, input, li, out, lo),

@@ -125,3 +125,40 @@ def refuse_in_loop_body(tx: FlowOpcodes, what: str) -> None:
     is traced once for every trip, so the effect would happen once."""
     if tx.tracer.graph.parent is not None:
         raise graph_break("loop_body", what=what)
+
+
+def in_cheap_while(tx: Interpreter, index: int) -> bool:
+    """Whether instruction `index` lies in a `while` loop (a jump back over it to a head that
+    is not a FOR_ITER) of a frame whose graph so far is small: a graph break there would
+    recur on every trip, whose count capture cannot know, each costing more than the few
+    NumPy ops it compiles (cost rule 4, for loops without a trip count)."""
+    return len(tx.tracer.graph.nodes) < config.cheap_trip_ops and inside_while(tx, index)
+
+
+def inside_while(tx: Interpreter, index: int) -> bool:
+    """Whether instruction `index` lies in a `while` loop: a jump back over it to a head
+    that is not a FOR_ITER."""
+    from ember.capture.loops.body import loop_head
+
+    for inst in tx.instructions[index:]:
+        if not inst.opname.startswith(("JUMP_BACKWARD", "POP_JUMP_BACKWARD")):
+            continue
+        if inst.target is not None and inst.target <= index and (
+                tx.instructions[loop_head(tx, inst.target)].opname != "FOR_ITER"):
+            return True
+    return False
+
+
+def retry_as_loop_op(tx: Interpreter, reason: str) -> None:
+    """A break on an array value inside a short loop being unrolled that was not yet tried as
+    a loop op: capture starts again with the outermost such loop as one (`LoopTooLong`),
+    whose body may hold the branch as an `if` op (or a `while` on loop values). No-op
+    otherwise."""
+    from ember.capture.loops.region import LoopTooLong
+    from ember.capture.variables.containers import IteratorVariable
+
+    for vt in tx.stack:
+        account = vt.unroll if isinstance(vt, IteratorVariable) else None
+        if account is not None and account.may_loop and _loopable(vt):
+            raise LoopTooLong(account.key, reason)
+

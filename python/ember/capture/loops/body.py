@@ -47,7 +47,7 @@ def run_span(tx: Interpreter, start: int, stop: int | None) -> None:
     the trip) or jumps past it, or comes back to the loop's FOR_ITER (the end of the trip, by
     the body's end or a `continue`). A `break` (the iterator popped, a jump to the loop's
     exit) ends the trip too: the path stops as at the FOR_ITER, with the trip's `go` false."""
-    for_index, _, body_stop, iterator = tx.tracer.loop_bodies[-1]
+    for_index, body_start, body_stop, iterator = tx.tracer.loop_bodies[-1]
     depth = len(tx.stack)
     while True:
         popped = 1 if iterator is not None else 0  # a `for` loop's break pops its iterator
@@ -61,6 +61,12 @@ def run_span(tx: Interpreter, start: int, stop: int | None) -> None:
             tx.ip = for_index
             break
         if stop is not None and tx.ip >= stop:
+            break
+        head = loop_head(tx, tx.ip)
+        if (body_start <= tx.ip < start and tx.instructions[head].opname == "FOR_ITER"):
+            # The end of a trip of a loop unrolled inside the body (`if c: a else: b` last
+            # in its body jumps back from both paths): the paths meet at its FOR_ITER.
+            tx.ip = head
             break
         if tx.ip < start or tx.ip >= body_stop:
             raise graph_break("loop_body", what="a jump out of a branch")

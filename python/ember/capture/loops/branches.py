@@ -17,6 +17,7 @@ from ember.capture.breaks import graph_break
 from ember.capture.bytecode import TRUTH_JUMPS
 from ember.capture.loops.body import run_span
 from ember.capture.loops.region import BodyArray, _graph_swapped
+from ember.capture.loops.vectors import VectorVariable
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
@@ -30,6 +31,10 @@ if TYPE_CHECKING:
 def is_loop_condition(tx: Interpreter, vt: VariableTracker) -> bool:
     return (tx.graph.parent is not None and isinstance(vt, ArrayVariable)
             and not vt.value.shape and vt.value.dtype.kind in "biuf")
+
+
+# A short row held when a branch starts, and one entry per element.
+HeldVector = tuple[VectorVariable, list[ArrayVariable]]
 
 
 @dataclass
@@ -59,22 +64,27 @@ def capture_if(tx: Interpreter, inst: Instruction) -> None:
     if always_pop and whiles.is_bottom_test(tx, inst):
         whiles.bottom_test(tx, inst, jump_if)
         return
+    if always_pop and inst.target is not None and inst.target < tx.ip:
+        _rest_of_while(tx, inst, jump_if)
+        return
     if not always_pop or inst.target is None or inst.target < tx.ip:
         raise graph_break("loop_body", what=f"{inst.opname} on a loop value")
     cond = _truth(tx, tx.pop().value)  # type: ignore[attr-defined]
     for_index = tx.tracer.loop_bodies[-1][0]
     fall, target = tx.ip, inst.target
-    entries = _entries(tx)
+    entries, vectors = _entries(tx)
     loop_exit = whiles.while_exit(tx, inst)
-    fall_path = _trace(tx, entries, fall, target, "then" if not jump_if else "else",
+    fall_path = _trace(tx, entries, vectors, fall, target, "then" if not jump_if else "else",
                        loop_exit)
     meet = fall_path.end
-    jump_path = _trace(tx, entries, target, None if meet == for_index else meet,
-                       "else" if not jump_if else "then")
+    # A meeting point before the jump's target is an unrolled inner loop's FOR_ITER, which
+    # the jumping path reaches by its own jump back.
+    jump_path = _trace(tx, entries, vectors, target, None if meet == for_index or meet < target
+                       else meet, "else" if not jump_if else "then")
     if jump_path.end == for_index and meet != for_index:
         # The jumping path ended the trip (`continue`, `break`): the other one runs to the
         # end of the trip as well, so that the rest of the body happens on its path only.
-        fall_path = _trace(tx, entries, fall, None, "then" if not jump_if else "else",
+        fall_path = _trace(tx, entries, vectors, fall, None, "then" if not jump_if else "else",
                            loop_exit)
         meet = for_index
     if jump_path.end != meet:
@@ -83,17 +93,47 @@ def capture_if(tx: Interpreter, inst: Instruction) -> None:
     _merge(tx, cond, entries, then, orelse, meet)
 
 
-def _entries(tx: Interpreter) -> list[ArrayVariable]:
-    """The trackers holding graph values the paths may read: locals and stack items."""
+def _rest_of_while(tx: Interpreter, inst: Instruction, jump_if: bool) -> None:
+    """The test at the bottom of a `while` loop whose earlier tests were Python values (its
+    first trip ran as ordinary code): the rest of the loop is an `if` on this test holding
+    the loop op a `while` on a loop value becomes (`whiles.capture_while`)."""
+    cond = _truth(tx, tx.pop().value)  # type: ignore[attr-defined]
+    top, exit_index = inst.target, tx.ip
+    assert top is not None
+    entries, vectors = _entries(tx)
+    looping = _trace(tx, entries, vectors, top, exit_index, "then" if jump_if else "else",
+                     exit_index)
+    done = _trace(tx, entries, vectors, exit_index, exit_index,
+                  "else" if jump_if else "then")
+    if looping.end != exit_index or done.end != exit_index:
+        raise graph_break("loop_body", what="a while loop left other than at its exit")
+    then, orelse = (looping, done) if jump_if else (done, looping)
+    _merge(tx, cond, entries, then, orelse, exit_index)
+
+
+def _entries(tx: Interpreter) -> tuple[list[ArrayVariable], list[HeldVector]]:
+    """The trackers holding graph values the paths may read: locals and stack items, and
+    each element of the short rows held (`loops/vectors.py`) as one more entry."""
+    from ember.capture.loops.windows import WindowVariable
+
     found: dict[int, ArrayVariable] = {}
+    vectors: dict[int, HeldVector] = {}
     for vt in [*tx.locals.values(), *tx.stack]:
+        if isinstance(vt, VectorVariable) and id(vt) not in vectors:
+            vectors[id(vt)] = (vt, [ArrayVariable(e) for e in vt.elements])
+            continue
+        if isinstance(vt, WindowVariable):
+            # A path would see a copy where NumPy sees a view of an array it may update.
+            raise graph_break("loop_body", what="a row at a run-time index held across a "
+                                                "branch")
         if isinstance(vt, ArrayVariable) and vt.value.graph is tx.graph:
             found.setdefault(id(vt), vt)
-    return list(found.values())
+    elements = [e for _, held in vectors.values() for e in held]
+    return [*found.values(), *elements], list(vectors.values())
 
 
-def _trace(tx: Interpreter, entries: list[ArrayVariable], start: int, stop: int | None,
-           kind: str, loop_exit: int | None = None) -> Path:
+def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVector],
+           start: int, stop: int | None, kind: str, loop_exit: int | None = None) -> Path:
     region = tx.graph.region(kind)
     inner: dict[int, BodyArray] = {}
     for vt in entries:
@@ -101,6 +141,12 @@ def _trace(tx: Interpreter, entries: list[ArrayVariable], start: int, stop: int 
         param = region.add_input(v.dtype, v.shape, weak=v.weak, scalar=v.scalar)
         mutable = bool(v.shape) and (vt.is_fresh(tx) or vt.is_mutable_input(tx))
         inner[id(vt)] = BodyArray(param, mutable)
+    for vector, elements in vectors:
+        # Its base, when a path can reach it, is that path's stand-in, so that a read after
+        # the path updated the array refuses as outside branches.
+        base = inner.get(id(vector.base)) if vector.base is not None else None
+        inner[id(vector)] = VectorVariable([inner[id(e)].value for e in elements],
+                                           base)  # type: ignore[assignment]
     saved_locals, saved_stack, saved_ip = dict(tx.locals), list(tx.stack), tx.ip
     tx.locals.update({n: inner.get(id(vt), vt) for n, vt in tx.locals.items()})
     tx.stack[:] = [inner.get(id(vt), vt) for vt in tx.stack]

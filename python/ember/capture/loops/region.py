@@ -22,12 +22,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ember.capture.breaks import graph_break
+from ember.capture.loops import windows
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
 from ember.capture.variables.scalar import PythonScalarVariable
+from ember.config import config
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
+from ember.graph.ops import OPS
 
 if TYPE_CHECKING:
     from ember.capture.bytecode import Instruction
@@ -210,8 +213,24 @@ def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
     retrace = _collect(trace, end_locals, stored, live, str(loop_var.argval))
     if retrace:
         return retrace
+    if bounds is None and fuses_unrolled(trace.region, len(iterator.items) - iterator.index):
+        raise LoopRefused(loop_key(tx, inst), "a short loop of whole-array elementwise "
+                                              "trips, which fuse when unrolled")
     _emit(tx, inst, iterator, trace, bounds, str(loop_var.argval))
     return True
+
+
+def fuses_unrolled(region: Graph, trips: int) -> bool:
+    """Whether a body of whole-array elementwise ops (`r = r * x + c`) is better unrolled:
+    its trips then fuse into one kernel, where a loop op runs a kernel per trip. Only while
+    the unrolled ops stay well within the budget (an unrolled trip may take a few more ops
+    than its region, a `load` becoming a slice and a squeeze)."""
+    if trips * (len(region.nodes) + 2) > config.unroll_op_budget // 2:
+        return False
+    if not all(node.op in ("const", "load") or OPS[node.op].kind == "elementwise"
+               for node in region.nodes):
+        return False
+    return any(node.out.shape for node in region.nodes)
 
 
 def build_groups(tx: Interpreter, trace: Trace, stored: set[str], forced: dict[str, tuple]
@@ -292,14 +311,18 @@ def _item(tx: Interpreter, iterator: IteratorVariable, trace: Trace,
     if not isinstance(origin, ArrayVariable):
         return ArrayVariable(trace.index)
     array = origin.value
-    if array.ndim != 1 or array.weak:
-        raise graph_break("loop_body", what="iteration over the rows of an n-d array")
+    if array.ndim == 0 or array.weak:
+        raise graph_break("loop_body", what="iteration over a 0-d array")
     group = by_tracker.get(id(origin))
     if group is None:
         param = trace.region.add_input(array.dtype, array.shape, scalar=array.scalar)
         group = Group([], origin, array, param, BodyArray(param, False))
         by_tracker[id(origin)] = group
         trace.groups.append(group)
+    if array.ndim > 1:
+        # A row is a view at a run-time position: a window (`loops/windows.py`).
+        return windows.gather(trace.region, group.inner,
+                              windows.row_axes(array.shape, trace.index))
     return ArrayVariable(trace.region.op("load", [group.param, trace.index]))
 
 

@@ -101,6 +101,8 @@ def run_of(tx: Interpreter, array: ArrayVariable, index: VariableTracker) -> Run
     from ember.capture.variables.containers import TupleVariable
 
     parts = index.items if isinstance(index, TupleVariable) else [index]
+    if not any(isinstance(p, DynamicSliceVariable) for p in parts):
+        return None  # static slices at a loop index are windows (`loops/windows.py`)
     if any(_is_loop_int(p) for p in parts):
         # `A[i, -3:]`: a constant slice next to a loop index is a run too.
         parts = [_constant_slice(p) for p in parts]

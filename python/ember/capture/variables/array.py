@@ -52,6 +52,10 @@ def to_api(vt: VariableTracker) -> Any:
 
     if isinstance(vt, ArrayVariable):
         return vt.value
+    from ember.capture.loops.vectors import VectorVariable, materialise
+
+    if isinstance(vt, VectorVariable):
+        return materialise(None, vt).value
     if isinstance(vt, PythonScalarVariable):
         if vt.python_class is int:  # an axis, a size, an index: specialised on
             return vt.specialise().constant()
@@ -142,6 +146,11 @@ class ArrayVariable(VariableTracker):
             run = run_of(tx, self, index)
             if run is not None:
                 return run
+            from ember.capture.loops import windows
+
+            axes = windows.window_axes(tx, self, index, short_rows=True)
+            if axes is not None:
+                return windows.gather(tx.graph, self, axes)
             indices = elements.element_indices(tx, self, index)
             if indices is not None:
                 return elements.load(tx, self, indices)
@@ -163,6 +172,12 @@ class ArrayVariable(VariableTracker):
 
     def setitem(self, tx: Interpreter, index: VariableTracker, value: VariableTracker) -> None:
         if tx.graph.parent is not None:
+            from ember.capture.loops import windows
+
+            axes = windows.window_axes(tx, self, index)
+            if axes is not None:
+                windows.scatter(tx, self, axes, value)
+                return
             indices = elements.element_indices(tx, self, index)
             if indices is not None:
                 elements.store(tx, self, indices, value)
@@ -275,8 +290,16 @@ class NumpyFunctionVariable(VariableTracker):
         return type(self.fn)
 
     def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
-        if isinstance(self.fn, np.ufunc) and name in ("at", "outer"):
-            return UfuncMethodVariable(self, name)
+        from ember.capture.variables.ufunc_methods import method_handler
+
+        if isinstance(self.fn, np.ufunc):
+            if name == "at":
+                return UfuncMethodVariable(self, name)
+            handler = method_handler(self.fn, self.handler, name)
+            if handler is not None:
+                return NumpyFunctionVariable(getattr(self.fn, name), handler)
+            if name == "outer":
+                return UfuncMethodVariable(self, name)
         return super().getattr(tx, name)
 
     def call(self, tx: Interpreter, args: list[VariableTracker],
@@ -285,6 +308,11 @@ class NumpyFunctionVariable(VariableTracker):
             from ember.capture.loops.runs import numpy_call
 
             found = numpy_call(tx, self.fn, args, kwargs)
+            if found is not None:
+                return found
+            from ember.capture.loops import vectors
+
+            found = vectors.numpy_call(tx, self.fn, self.handler, args, kwargs)
             if found is not None:
                 return found
         from ember.capture.variables import masked

@@ -61,13 +61,18 @@ impl Emitter<'_, '_> {
                 | LeftShift | RightShift => panic!("{op:?} of {ty} reached codegen"),
             };
         }
-        let icc = |op| match op {
-            Eq => IntCC::Equal,
-            Ne => IntCC::NotEqual,
-            Lt => IntCC::SignedLessThan,
-            Le => IntCC::SignedLessThanOrEqual,
-            Gt => IntCC::SignedGreaterThan,
-            _ => IntCC::SignedGreaterThanOrEqual,
+        let unsigned = ty.is_unsigned();
+        let icc = |op| match (op, unsigned) {
+            (Eq, _) => IntCC::Equal,
+            (Ne, _) => IntCC::NotEqual,
+            (Lt, false) => IntCC::SignedLessThan,
+            (Le, false) => IntCC::SignedLessThanOrEqual,
+            (Gt, false) => IntCC::SignedGreaterThan,
+            (_, false) => IntCC::SignedGreaterThanOrEqual,
+            (Lt, true) => IntCC::UnsignedLessThan,
+            (Le, true) => IntCC::UnsignedLessThanOrEqual,
+            (Gt, true) => IntCC::UnsignedGreaterThan,
+            (_, true) => IntCC::UnsignedGreaterThanOrEqual,
         };
         if ty == Scalar::Bool {
             return match op {
@@ -98,6 +103,8 @@ impl Emitter<'_, '_> {
             Add => self.b.ins().iadd(x, y),
             Sub => self.b.ins().isub(x, y),
             Mul => self.b.ins().imul(x, y),
+            Maximum | Fmax if unsigned => self.b.ins().umax(x, y),
+            Minimum | Fmin if unsigned => self.b.ins().umin(x, y),
             Maximum | Fmax => self.b.ins().smax(x, y),
             Minimum | Fmin => self.b.ins().smin(x, y),
             BitwiseAnd | LogicalAnd => self.b.ins().band(x, y),
@@ -116,6 +123,9 @@ impl Emitter<'_, '_> {
                     .icmp(IntCC::UnsignedGreaterThanOrEqual, y, width);
                 if op == LeftShift {
                     let s = self.b.ins().ishl(x, y);
+                    self.b.ins().select(out, zero, s)
+                } else if unsigned {
+                    let s = self.b.ins().ushr(x, y);
                     self.b.ins().select(out, zero, s)
                 } else {
                     let s = self.b.ins().sshr(x, y);
@@ -163,6 +173,18 @@ impl Emitter<'_, '_> {
         let t = cl_type(ty, Mode::Scalar);
         let zero = self.b.ins().iconst(t, 0);
         let one = self.b.ins().iconst(t, 1);
+        if ty.is_unsigned() {
+            // Truncation is flooring for unsigned operands; by zero both give 0.
+            let y0 = self.b.ins().icmp(IntCC::Equal, y, zero);
+            let y0 = self.raising_flag(y0, FlagOp::Divide, ty, Mode::Scalar);
+            let ys = self.b.ins().select(y0, one, y);
+            let r = if want_div {
+                self.b.ins().udiv(x, ys)
+            } else {
+                self.b.ins().urem(x, ys)
+            };
+            return self.b.ins().select(y0, zero, r);
+        }
         let m1 = self.b.ins().iconst(t, -1);
         let y0 = self.b.ins().icmp(IntCC::Equal, y, zero);
         let y0 = self.raising_flag(y0, FlagOp::Divide, ty, Mode::Scalar);
@@ -179,14 +201,7 @@ impl Emitter<'_, '_> {
         if want_div {
             let q1 = self.b.ins().isub(q, one);
             let q = self.b.ins().select(adj, q1, q);
-            let min = self.b.ins().iconst(
-                t,
-                if ty == Scalar::I32 {
-                    i32::MIN as i64
-                } else {
-                    i64::MIN
-                },
-            );
+            let min = self.b.ins().iconst(t, ty.int_range().0 as i64);
             let xmin = self.b.ins().icmp(IntCC::Equal, x, min);
             let wraps = self.b.ins().band(xmin, ym1);
             let wraps = self.raising_flag(wraps, FlagOp::Overflow, ty, Mode::Scalar);
@@ -212,6 +227,26 @@ impl Emitter<'_, '_> {
         ty: Scalar,
         mode: Mode,
     ) -> Value {
+        if mode == Mode::Scalar {
+            // A call Cranelift cannot fold: the flag is raised even where `cond` is known at
+            // compile time (a division by a literal 0), where an `fdiv` of constants would
+            // fold away. glibc's log(0) raises divide-by-zero, exp(1000) overflow.
+            let raise = self.b.create_block();
+            let join = self.b.create_block();
+            self.b.ins().brif(cond, raise, &[], join, &[]);
+            self.b.switch_to_block(raise);
+            self.b.seal_block(raise);
+            let (name, arg) = match flag {
+                FlagOp::Divide => ("log", 0.0),
+                FlagOp::Overflow => ("exp", 1000.0),
+            };
+            let arg = self.constant(Const::Float(arg), Scalar::F64, mode);
+            self.libm(name, &[arg], Scalar::F64);
+            self.b.ins().jump(join, &[]);
+            self.b.switch_to_block(join);
+            self.b.seal_block(join);
+            return cond;
+        }
         let ft = if ty.size() == 4 {
             Scalar::F32
         } else {
@@ -231,6 +266,7 @@ impl Emitter<'_, '_> {
         };
         let hit = self.constant(hit, ft, mode);
         let operand = self.pick(cond, hit, one, ft, mode);
+
         let out = match flag {
             FlagOp::Divide => self.b.ins().fdiv(one, operand),
             FlagOp::Overflow => self.b.ins().fmul(operand, operand),
@@ -301,7 +337,14 @@ impl Emitter<'_, '_> {
             let prod = self.b.ins().imul(acc, base);
             acc = self.b.ins().select(bit, prod, acc);
             base = self.b.ins().imul(base, base);
-            e = self.b.ins().sshr_imm_s(e, 1);
+            e = if ty.is_unsigned() {
+                self.b.ins().ushr_imm_s(e, 1)
+            } else {
+                self.b.ins().sshr_imm_s(e, 1)
+            };
+        }
+        if ty.is_unsigned() {
+            return acc;
         }
         let zero = self.b.ins().iconst(t, 0);
         let neg = self.b.ins().icmp(IntCC::SignedLessThan, y, zero);
@@ -342,11 +385,48 @@ impl Emitter<'_, '_> {
                 if to.is_float() {
                     let w = self.b.ins().uextend(types::I32, x);
                     self.b.ins().fcvt_from_sint(tt, w)
+                } else if tt == types::I8 {
+                    x // already 0 or 1 in a byte
                 } else {
                     self.b.ins().uextend(tt, x)
                 }
             }
+            (f, t, Mode::Scalar) if f.is_int() && t.is_float() => {
+                if f == Scalar::U64 {
+                    self.b.ins().fcvt_from_uint(tt, x)
+                } else if f.size() < 8 {
+                    // Every narrower integer is exact in i64.
+                    let wide = if f.is_unsigned() {
+                        self.b.ins().uextend(types::I64, x)
+                    } else {
+                        self.b.ins().sextend(types::I64, x)
+                    };
+                    self.b.ins().fcvt_from_sint(tt, wide)
+                } else {
+                    self.b.ins().fcvt_from_sint(tt, x)
+                }
+            }
             (f, t, _) if f.is_int() && t.is_float() => self.b.ins().fcvt_from_sint(tt, x),
+            (f, t, Mode::Scalar)
+                if f.is_float() && t.is_int() && !matches!(t, Scalar::I32 | Scalar::I64) =>
+            {
+                self.float_to_narrow_int(x, f, t)
+            }
+            (f, t, Mode::Scalar) if f.is_int() && t.is_int() => {
+                let ft = cl_type(f, mode);
+                if t.size() > f.size() {
+                    if f.is_unsigned() {
+                        self.b.ins().uextend(tt, x)
+                    } else {
+                        self.b.ins().sextend(tt, x)
+                    }
+                } else if t.size() < f.size() {
+                    self.b.ins().ireduce(tt, x)
+                } else {
+                    debug_assert_eq!(ft, tt);
+                    x
+                }
+            }
             (f, t, _) if f.is_float() && t.is_int() => {
                 // x86's cvttsd2si, which NumPy's casts compile to: NaN and out-of-range values
                 // give the integer minimum.
@@ -372,9 +452,38 @@ impl Emitter<'_, '_> {
             }
             (Scalar::F32, Scalar::F64, Mode::Scalar) => self.b.ins().fpromote(tt, x),
             (Scalar::F64, Scalar::F32, Mode::Scalar) => self.b.ins().fdemote(tt, x),
-            (Scalar::I32, Scalar::I64, Mode::Scalar) => self.b.ins().sextend(tt, x),
-            (Scalar::I64, Scalar::I32, Mode::Scalar) => self.b.ins().ireduce(tt, x),
             _ => panic!("cast {from} -> {to} has no {mode:?} lowering"),
+        }
+    }
+
+    /// A float to an integer type other than `i32`/`i64`, as NumPy converts on x86-64: to
+    /// `i8`, `i16`, `u8`, `u16` through `i32` (then wrapped), to `u32` through `i64`, to
+    /// `u64` through `i64` below 2**63, offset by 2**63 up to 2**64, 0 beyond.
+    fn float_to_narrow_int(&mut self, x: Value, from: Scalar, to: Scalar) -> Value {
+        let mode = Mode::Scalar;
+        let tt = cl_type(to, mode);
+        match to {
+            Scalar::U64 => {
+                let low = self.cast(x, from, Scalar::I64, mode);
+                let two63 = self.constant(Const::Float(2f64.powi(63)), from, mode);
+                let two64 = self.constant(Const::Float(2f64.powi(64)), from, mode);
+                let shifted = self.b.ins().fsub(x, two63);
+                let high = self.cast(shifted, from, Scalar::I64, mode);
+                let high = self.b.ins().bxor_imm_s(high, i64::MIN);
+                let is_high = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, x, two63);
+                let beyond = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, x, two64);
+                let zero = self.b.ins().iconst(types::I64, 0);
+                let r = self.b.ins().select(is_high, high, low);
+                self.b.ins().select(beyond, zero, r)
+            }
+            Scalar::U32 => {
+                let wide = self.cast(x, from, Scalar::I64, mode);
+                self.b.ins().ireduce(tt, wide)
+            }
+            _ => {
+                let wide = self.cast(x, from, Scalar::I32, mode);
+                self.b.ins().ireduce(tt, wide)
+            }
         }
     }
 }

@@ -15,9 +15,10 @@ use cranelift_module::{Linkage, Module};
 pub(crate) fn cl_type(s: Scalar, mode: Mode) -> Type {
     match mode {
         Mode::Scalar => match s {
-            Scalar::Bool => types::I8,
-            Scalar::I32 => types::I32,
-            Scalar::I64 => types::I64,
+            Scalar::Bool | Scalar::I8 | Scalar::U8 => types::I8,
+            Scalar::I16 | Scalar::U16 => types::I16,
+            Scalar::I32 | Scalar::U32 => types::I32,
+            Scalar::I64 | Scalar::U64 => types::I64,
             Scalar::F32 => types::F32,
             Scalar::F64 => types::F64,
         },
@@ -69,6 +70,7 @@ pub(crate) fn vector_unary(op: UnaryOp, ty: Scalar) -> bool {
             matches!(op, Neg | Square | BitwiseNot | Floor | Ceil | Trunc | Rint)
         }
         Scalar::Bool => matches!(op, LogicalNot | BitwiseNot),
+        _ => false,
     }
 }
 
@@ -101,6 +103,7 @@ pub(crate) fn vector_binary(op: BinaryOp, ty: Scalar) -> bool {
             op,
             LogicalAnd | LogicalOr | LogicalXor | BitwiseAnd | BitwiseOr | BitwiseXor | Eq | Ne
         ),
+        _ => false,
     }
 }
 
@@ -125,9 +128,13 @@ impl<'b> Emitter<'_, 'b> {
                     Const::Float(v) => v as i64,
                 };
                 let t = cl_type(ty, Mode::Scalar);
-                self.b
-                    .ins()
-                    .iconst(t, if t == types::I32 { v as i32 as i64 } else { v })
+                let v = match t {
+                    types::I8 => v as i8 as i64,
+                    types::I16 => v as i16 as i64,
+                    types::I32 => v as i32 as i64,
+                    _ => v,
+                };
+                self.b.ins().iconst(t, v)
             }
         };
         self.splat(s, ty, mode)
@@ -302,6 +309,27 @@ impl<'b> Emitter<'_, 'b> {
                 _ => panic!("{op:?} of bool reached codegen"),
             };
         }
+        if op == Reciprocal && !matches!(ty, Scalar::I32 | Scalar::I64) {
+            // NumPy's loop: 1/x in double, converted back (1/0 raises divide-by-zero, and
+            // its infinity converts to 0 in these types).
+            let xf = self.cast(x, ty, Scalar::F64, mode);
+            let one = self.constant(Const::Float(1.0), Scalar::F64, mode);
+            let r = self.b.ins().fdiv(one, xf);
+            return self.cast(r, Scalar::F64, ty, mode);
+        }
+        if ty.is_unsigned() {
+            match op {
+                Abs | Floor | Ceil | Trunc | Rint => return x,
+                Sign => {
+                    let zero = self.constant(Const::Int(0), ty, mode);
+                    let one = self.constant(Const::Int(1), ty, mode);
+                    let nz = self.b.ins().icmp(IntCC::NotEqual, x, zero);
+                    return self.pick(nz, one, zero, ty, mode);
+                }
+                Signbit => return self.constant(Const::Int(0), Scalar::Bool, mode),
+                _ => {}
+            }
+        }
         match op {
             Neg => self.b.ins().ineg(x),
             Abs => self.b.ins().iabs(x),
@@ -323,10 +351,11 @@ impl<'b> Emitter<'_, 'b> {
                 let one = self.constant(Const::Int(1), ty, mode);
                 let m1 = self.constant(Const::Int(-1), ty, mode);
                 let zero = self.constant(Const::Int(0), ty, mode);
-                let min = if ty == Scalar::I32 {
-                    i32::MIN as i64
+                // NumPy's loops give 0 for 1/0 below 32 bits and for unsigned types.
+                let min = if ty.is_unsigned() || ty.size() < 4 {
+                    0
                 } else {
-                    i64::MIN
+                    ty.int_range().0 as i64
                 };
                 let min = self.constant(Const::Int(min), ty, mode);
                 let is1 = self.b.ins().icmp(IntCC::Equal, x, one);
@@ -334,7 +363,12 @@ impl<'b> Emitter<'_, 'b> {
                 let is0 = self.b.ins().icmp(IntCC::Equal, x, zero);
                 let is0 = self.raising_flag(is0, super::binary::FlagOp::Divide, ty, mode);
                 let r = self.pick(is0, min, zero, ty, mode);
-                let r = self.pick(ism1, m1, r, ty, mode);
+                // An unsigned all-ones is not -1: its reciprocal truncates to 0.
+                let r = if ty.is_unsigned() {
+                    r
+                } else {
+                    self.pick(ism1, m1, r, ty, mode)
+                };
                 self.pick(is1, one, r, ty, mode)
             }
             Isnan | Isinf => self.constant(Const::Int(0), Scalar::Bool, mode),

@@ -139,6 +139,9 @@ impl Emitter<'_, '_> {
         if !self.vectorize {
             return Mode::Scalar;
         }
+        if extra.is_some_and(|s| !s.vectorizes()) {
+            return Mode::Scalar;
+        }
         let nodes = self.needed(root);
         let mut width = extra.map(|s| s.size());
         for &i in &nodes {
@@ -146,10 +149,13 @@ impl Emitter<'_, '_> {
                 continue;
             }
             let e = &self.k.exprs[i];
+            if !e.ty.vectorizes() {
+                return Mode::Scalar;
+            }
             let w = match e.op {
                 ExprOp::Load(b) => {
                     let d = self.k.buffers[b].dtype;
-                    if d == Scalar::Bool {
+                    if d == Scalar::Bool || !d.vectorizes() {
                         return Mode::Scalar;
                     }
                     Some(d.size())

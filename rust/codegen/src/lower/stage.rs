@@ -149,16 +149,8 @@ impl Emitter<'_, '_> {
             (ReduceOp::Prod | ReduceOp::All, _) => Const::Int(1),
             (ReduceOp::Max | ReduceOp::Argmax, true) => Const::Float(f64::NEG_INFINITY),
             (ReduceOp::Min | ReduceOp::Argmin, true) => Const::Float(f64::INFINITY),
-            (ReduceOp::Max | ReduceOp::Argmax, false) => Const::Int(match ty {
-                Scalar::Bool => 0,
-                Scalar::I32 => i32::MIN as i64,
-                _ => i64::MIN,
-            }),
-            (ReduceOp::Min | ReduceOp::Argmin, false) => Const::Int(match ty {
-                Scalar::Bool => 1,
-                Scalar::I32 => i32::MAX as i64,
-                _ => i64::MAX,
-            }),
+            (ReduceOp::Max | ReduceOp::Argmax, false) => Const::Int(ty.int_range().0 as i64),
+            (ReduceOp::Min | ReduceOp::Argmin, false) => Const::Int(ty.int_range().1 as i64),
         }
     }
 
@@ -171,8 +163,10 @@ impl Emitter<'_, '_> {
             ReduceOp::Prod if f => self.b.ins().fmul(acc, v),
             ReduceOp::Prod => self.b.ins().imul(acc, v),
             ReduceOp::Max if f => self.float_extreme(BinaryOp::Maximum, acc, v, ty, mode),
+            ReduceOp::Max if ty.is_unsigned() => self.b.ins().umax(acc, v),
             ReduceOp::Max => self.b.ins().smax(acc, v),
             ReduceOp::Min if f => self.float_extreme(BinaryOp::Minimum, acc, v, ty, mode),
+            ReduceOp::Min if ty.is_unsigned() => self.b.ins().umin(acc, v),
             ReduceOp::Min => self.b.ins().smin(acc, v),
             ReduceOp::Any => self.b.ins().bor(acc, v),
             ReduceOp::All => self.b.ins().band(acc, v),
@@ -412,10 +406,11 @@ impl Emitter<'_, '_> {
                 let first_nan = em.b.ins().band(vnan, bok);
                 em.b.ins().bor(gt, first_nan)
             } else {
-                let cc = if op == ReduceOp::Argmax {
-                    IntCC::SignedGreaterThan
-                } else {
-                    IntCC::SignedLessThan
+                let cc = match (op == ReduceOp::Argmax, ty.is_unsigned()) {
+                    (true, false) => IntCC::SignedGreaterThan,
+                    (false, false) => IntCC::SignedLessThan,
+                    (true, true) => IntCC::UnsignedGreaterThan,
+                    (false, true) => IntCC::UnsignedLessThan,
                 };
                 em.b.ins().icmp(cc, v, bv)
             };

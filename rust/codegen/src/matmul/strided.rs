@@ -68,7 +68,14 @@ pub(super) unsafe fn one(dtype: Scalar, p: &Product, threads: usize) {
                     let q = p.offset(i * size);
                     match dtype {
                         Scalar::Bool => Elem::I(i64::from(*q != 0)),
+                        Scalar::I8 => Elem::I(i64::from(*(q as *const i8))),
+                        Scalar::I16 => Elem::I(i64::from(*(q as *const i16))),
                         Scalar::I32 => Elem::I(i64::from(*(q as *const i32))),
+                        Scalar::U8 => Elem::I(i64::from(*q)),
+                        Scalar::U16 => Elem::I(i64::from(*(q as *const u16))),
+                        Scalar::U32 => Elem::I(i64::from(*(q as *const u32))),
+                        // Wrapping products and sums agree with u64's in their low bits.
+                        Scalar::U64 => Elem::I(*(q as *const u64) as i64),
                         Scalar::I64 => Elem::I(*(q as *const i64)),
                         Scalar::F32 => Elem::F(f64::from(*(q as *const f32))),
                         Scalar::F64 => Elem::F(*(q as *const f64)),
@@ -93,7 +100,13 @@ pub(super) unsafe fn one(dtype: Scalar, p: &Product, threads: usize) {
                         let q = o.offset((i * ors + j * ocs) * size);
                         match dtype {
                             Scalar::Bool => *q = u8::from(acc_i != 0),
+                            Scalar::I8 => *(q as *mut i8) = acc_i as i8,
+                            Scalar::I16 => *(q as *mut i16) = acc_i as i16,
                             Scalar::I32 => *(q as *mut i32) = acc_i as i32,
+                            Scalar::U8 => *q = acc_i as u8,
+                            Scalar::U16 => *(q as *mut u16) = acc_i as u16,
+                            Scalar::U32 => *(q as *mut u32) = acc_i as u32,
+                            Scalar::U64 => *(q as *mut u64) = acc_i as u64,
                             Scalar::I64 => *(q as *mut i64) = acc_i,
                             Scalar::F32 => *(q as *mut f32) = acc_f as f32,
                             Scalar::F64 => *(q as *mut f64) = acc_f,

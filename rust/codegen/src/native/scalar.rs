@@ -18,13 +18,7 @@ use ember_core::ir::{BinaryOp, Node, Op, Type};
 
 /// A constant converted at compile time, as the scheduler converts constants.
 fn fold_cast(c: Const, dtype: Scalar) -> Const {
-    match (c, dtype) {
-        (Const::Int(i), Scalar::F32 | Scalar::F64) => Const::Float(i as f64),
-        (Const::Float(f), Scalar::Bool) => Const::Int((f != 0.0) as i64),
-        (Const::Float(f), Scalar::I32 | Scalar::I64) => Const::Int(f as i64),
-        (Const::Int(i), Scalar::Bool) => Const::Int((i != 0) as i64),
-        (c, _) => c,
-    }
+    c.cast_to(dtype)
 }
 
 impl Native<'_, '_> {
@@ -137,7 +131,11 @@ impl Native<'_, '_> {
                     }
                 }
                 let b = self.value_as(&args[1], lp);
-                if *op == BinaryOp::Pow && lp.is_int() && !matches!(args[1], Val::Const(..)) {
+                if *op == BinaryOp::Pow
+                    && lp.is_int()
+                    && !lp.is_unsigned()
+                    && !matches!(args[1], Val::Const(..))
+                {
                     // NumPy raises where the array kernels cannot; native code can.
                     let bad = self.em.b.ins().icmp_imm_s(IntCC::SignedLessThan, b, 0);
                     let go_on = self.em.b.create_block();

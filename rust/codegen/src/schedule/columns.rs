@@ -4,7 +4,7 @@
 
 use super::lazy::{inst, AxisMap, IndexMap, KernelBuilder, LOp, Refuse, L};
 use super::{Scheduler, Step, ValueRef};
-use crate::kernel::{BinaryOp, Const, ReduceOp, Scalar, Stage};
+use crate::kernel::{BinaryOp, Const, ReduceOp, Stage};
 use crate::Error;
 
 impl Scheduler<'_> {
@@ -22,16 +22,8 @@ impl Scheduler<'_> {
             (ReduceOp::Prod | ReduceOp::All, _) => Const::Int(1),
             (ReduceOp::Max, true) => Const::Float(f64::NEG_INFINITY),
             (ReduceOp::Min, true) => Const::Float(f64::INFINITY),
-            (ReduceOp::Max, false) => Const::Int(match dtype {
-                Scalar::Bool => 0,
-                Scalar::I32 => i32::MIN as i64,
-                _ => i64::MIN,
-            }),
-            (ReduceOp::Min, false) => Const::Int(match dtype {
-                Scalar::Bool => 1,
-                Scalar::I32 => i32::MAX as i64,
-                _ => i64::MAX,
-            }),
+            (ReduceOp::Max, false) => Const::Int(dtype.int_range().0 as i64),
+            (ReduceOp::Min, false) => Const::Int(dtype.int_range().1 as i64),
             (ReduceOp::Argmax | ReduceOp::Argmin, _) => {
                 unreachable!("arg reductions track indices")
             }

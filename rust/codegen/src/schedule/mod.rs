@@ -128,15 +128,16 @@ pub(crate) struct Plan {
 pub(crate) fn scalar_of(d: DType) -> Result<Scalar, Error> {
     Ok(match d {
         DType::Bool => Scalar::Bool,
+        DType::I8 => Scalar::I8,
+        DType::I16 => Scalar::I16,
         DType::I32 => Scalar::I32,
         DType::I64 => Scalar::I64,
+        DType::U8 => Scalar::U8,
+        DType::U16 => Scalar::U16,
+        DType::U32 => Scalar::U32,
+        DType::U64 => Scalar::U64,
         DType::F32 => Scalar::F32,
         DType::F64 => Scalar::F64,
-        other => {
-            return Err(Error::Unsupported(format!(
-                "dtype {other} (the cranelift backend handles bool, i32, i64, f32, f64)"
-            )))
-        }
     })
 }
 

@@ -103,13 +103,7 @@ impl Scheduler<'_> {
     fn cast_to(&mut self, x: L, dtype: Scalar) -> L {
         if let LOp::Const(c) = self.lazy.nodes[x].op {
             if self.lazy.nodes[x].dtype != dtype {
-                let c = match (c, dtype) {
-                    (Const::Int(i), Scalar::F32 | Scalar::F64) => Const::Float(i as f64),
-                    (Const::Float(f), Scalar::Bool) => Const::Int((f != 0.0) as i64),
-                    (Const::Float(f), Scalar::I32 | Scalar::I64) => Const::Int(f as i64),
-                    (Const::Int(i), Scalar::Bool) => Const::Int((i != 0) as i64),
-                    (c, _) => c,
-                };
+                let c = c.cast_to(dtype);
                 let shape = self.lazy.nodes[x].shape.clone();
                 return self.lazy.push(LOp::Const(c), dtype, shape);
             }

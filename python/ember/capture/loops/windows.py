@@ -1,0 +1,296 @@
+"""Rows, columns and fixed-size slices at a run-time position inside loop bodies: `pos[j]`,
+`A[i, 1:-1]`, `path[:, k]`, `for row in X`.
+
+Their shape is known when the body is traced, only their position is a loop value, so NumPy's
+view is read as a *window*: a copy gathered element by element (`load`s into a new array,
+an inner `loop` op when it is long), and written back by scattering (`store`s) when the
+body assigns to the same index (`A[i, 1:-1] = v`, `acc[i] += f`). A copy behaves as the view
+as long as neither changes while the copy is in use, which the window checks: it refuses
+to be updated in place (`row += 1` must write through to the array) and refuses to be read
+once its array has changed since the gather; the enclosing loop is then not a loop op.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ember.capture.breaks import graph_break
+from ember.capture.loops import vectors
+from ember.capture.variables.array import ArrayVariable
+from ember.capture.variables.base import VariableTracker
+from ember.capture.variables.constant import ConstantVariable
+from ember.graph import Graph, Value
+
+if TYPE_CHECKING:
+    from ember.capture.interpreter import Interpreter
+
+# Windows of at most this many elements are gathered and scattered by straight-line loads
+# and stores; longer ones by an inner loop op, so the body does not grow with their size.
+_UNROLLED_ELEMENTS = 8
+
+
+@dataclass(frozen=True)
+class Axis:
+    """One axis of the indexed array: at one position (`at`, a 0-d integer value), or a
+    static range `start, start + step, ...` of `length` elements kept in the window."""
+
+    at: Value | None = None
+    start: int = 0
+    step: int = 1
+    length: int = 0
+
+
+class WindowVariable(ArrayVariable):
+    """A gathered copy standing for a view of `base` at a run-time position."""
+
+    def __init__(self, value: Value, base: ArrayVariable) -> None:
+        self.base = base
+        self.base_value = base.value
+        super().__init__(value)
+
+    @property  # type: ignore[override]
+    def value(self) -> Value:
+        if self.base.value is not self.base_value:
+            raise graph_break("loop_body", what="a row or slice at a run-time index read "
+                                                "after its array changed")
+        return self._value
+
+    @value.setter
+    def value(self, value: Value) -> None:
+        self._value = value
+
+    def describe(self) -> str:
+        return f"a view of {self.base.describe()} at a run-time index"
+
+    def is_fresh(self, tx: Interpreter) -> bool:
+        return False  # an update must reach the array it views
+
+    def is_mutable_input(self, tx: Interpreter) -> bool:
+        return False
+
+
+def _is_loop_int(vt: VariableTracker) -> bool:
+    return (isinstance(vt, ArrayVariable) and not vt.value.shape
+            and vt.value.dtype.kind in "iu")
+
+
+def window_axes(tx: Interpreter, array: ArrayVariable, index: VariableTracker,
+                short_rows: bool = False) -> list[Axis] | None:
+    """The axes of `array[index]` when the index holds a loop value and keeps at least one
+    axis, each other part an int or a slice of constants; None when no part is a loop
+    value. Refuses the other indexes mixing loop values with slices. `short_rows`: also
+    the axes of a row at constant positions that a vector holds (`C[j]` of an unrolled
+    loop), so that its elements are loaded rather than viewed."""
+    from ember.capture.variables.containers import TupleVariable
+
+    parts = list(index.items) if isinstance(index, TupleVariable) else [index]
+    if not any(_is_loop_int(p) for p in parts) and not (short_rows
+                                                         and _short_row(array, parts)):
+        return None
+    shape = array.value.shape
+    if len(parts) > len(shape):
+        raise graph_break("loop_body", what=f"too many indices for {array.describe()}")
+    if len(parts) == len(shape) and not any(isinstance(p, ConstantVariable)
+                                            and isinstance(p.constant(), slice) for p in parts):
+        return None  # one element: `load`
+    parts += [ConstantVariable(slice(None))] * (len(shape) - len(parts))
+    axes: list[Axis] = []
+    for part, size in zip(parts, shape, strict=True):
+        if isinstance(size, str):
+            raise graph_break("loop_body", what="a run-time index of an array of symbolic "
+                                                "shape")
+        if _is_loop_int(part):
+            axes.append(Axis(at=part.value))  # type: ignore[attr-defined]
+            continue
+        constant = part.constant() if isinstance(part, ConstantVariable) else None
+        if type(constant) is int:
+            if not -size <= constant < size:
+                raise graph_break("loop_body", what=f"an index {constant} out of range")
+            axes.append(Axis(at=tx.graph.const(constant % size)))
+        elif isinstance(constant, slice) and all(
+                b is None or type(b) is int for b in (constant.start, constant.stop,
+                                                      constant.step)):
+            start, stop, step = constant.indices(size)
+            axes.append(Axis(start=start, step=step, length=len(range(start, stop, step))))
+        else:
+            raise graph_break("loop_body", what=f"an index {part.describe()} next to a "
+                                                "run-time one")
+    if math.prod(_shape(axes)) == 0:
+        # NumPy still checks the run-time position of an empty slice; no load would.
+        raise graph_break("loop_body", what="an empty slice at a run-time index")
+    return axes
+
+
+def _short_row(array: ArrayVariable, parts: list[VariableTracker]) -> bool:
+    """`array[parts]` is a row of a vector's length picked by constant ints."""
+    shape = array.value.shape
+    if not 0 < len(parts) < len(shape) or any(
+            not (isinstance(p, ConstantVariable) and type(p.constant()) is int) for p in parts):
+        return False
+    rest = shape[len(parts):]
+    return len(rest) == 1 and isinstance(rest[0], int) and 0 < rest[0] <= vectors.MAX_LENGTH
+
+
+def _shape(axes: list[Axis]) -> tuple[int, ...]:
+    return tuple(axis.length for axis in axes if axis.at is None)
+
+
+def _coords(graph: Graph, flat: Value, shape: tuple[int, ...]) -> list[Value]:
+    """The window position of element `flat` (C order)."""
+    coords: list[Value] = []
+    stride = math.prod(shape)
+    for size in shape:
+        stride //= size
+        coord = graph.op("floordiv", [flat, graph.const(stride)]) if stride > 1 else flat
+        if size * stride < math.prod(shape):
+            coord = graph.op("mod", [coord, graph.const(size)])
+        coords.append(coord)
+    return coords
+
+
+def _array_indices(graph: Graph, axes: list[Axis], coords: list[Value],
+                   positions: list[Value]) -> list[Value]:
+    """The array's index of the window element at `coords`; `positions`: the `at` values
+    as this graph sees them."""
+    found: list[Value] = []
+    at = iter(positions)
+    window = iter(coords)
+    for axis in axes:
+        if axis.at is not None:
+            found.append(next(at))
+            continue
+        coord = next(window)
+        if axis.step != 1:
+            coord = graph.op("mul", [coord, graph.const(axis.step)])
+        if axis.start:
+            coord = graph.op("add", [coord, graph.const(axis.start)])
+        found.append(coord)
+    return found
+
+
+def _const_coords(graph: Graph, flat: int, shape: tuple[int, ...]) -> list[Value]:
+    return [graph.const(int(c)) for c in np.unravel_index(flat, shape)]
+
+
+def _element_indices(graph: Graph, axes: list[Axis], flat: int, shape: tuple[int, ...],
+                     positions: list[Value]) -> list[Value]:
+    """The array's index of window element `flat`, its window axes constants."""
+    coords = iter(int(c) for c in np.unravel_index(flat, shape))
+    at = iter(positions)
+    return [next(at) if axis.at is not None else graph.const(axis.start + axis.step * next(coords))
+            for axis in axes]
+
+
+def gather(graph: Graph, array: ArrayVariable, axes: list[Axis]
+           ) -> WindowVariable | vectors.VectorVariable:
+    """`array[index]` as a window (a copy of the viewed elements)."""
+    source = array.value
+    shape = _shape(axes)
+    positions = [axis.at for axis in axes if axis.at is not None]
+    total = math.prod(shape)
+    if len(shape) == 1 and total <= vectors.MAX_LENGTH:
+        return vectors.gather(graph, array, [
+            _element_indices(graph, axes, k, shape, positions) for k in range(total)])
+    out = graph.full(shape, False if source.dtype == np.bool_ else 0, source.dtype)
+    if total <= _UNROLLED_ELEMENTS:
+        for flat in range(total):
+            element = graph.op("load", [source, *_element_indices(graph, axes, flat, shape,
+                                                                  positions)])
+            out = graph.op("store", [out, element, *_const_coords(graph, flat, shape)])
+        return WindowVariable(out, array)
+    body = graph.region("loop")
+    flat_index = body.add_input(np.int64, (), weak=True)
+    acc = body.add_input(out.dtype, shape)
+    inner = body.add_input(source.dtype, source.shape)
+    inner_positions = [body.add_input(p.dtype, (), weak=p.weak) for p in positions]
+    coords = _coords(body, flat_index, shape)
+    element = body.op("load", [inner, *_array_indices(body, axes, coords, inner_positions)])
+    body.set_outputs([body.const(True, weak=False), body.op("store", [acc, element, *coords])])
+    (result,) = graph.loop(graph.const(0), graph.const(total), graph.const(1), [out],
+                           [source, *positions], body)
+    return WindowVariable(result, array)
+
+
+def row_axes(shape: tuple[int | str, ...], index: Value) -> list[Axis]:
+    """The axes of `array[index]`, a whole row of an n-d array (`for row in X`)."""
+    if any(isinstance(size, str) for size in shape):
+        raise graph_break("loop_body", what="iteration over the rows of an array of symbolic "
+                                            "shape")
+    if 0 in shape:
+        raise graph_break("loop_body", what="iteration over empty rows")
+    return [Axis(at=index), *[Axis(length=size) for size in shape[1:]]]
+
+
+def scatter(tx: Interpreter, array: ArrayVariable, axes: list[Axis],
+            value: VariableTracker) -> None:
+    """`array[index] = value`: the value broadcast to the window and stored element by
+    element, as NumPy copies it into the view."""
+    from ember.capture.variables.scalar import PythonScalarVariable
+
+    if not (array.is_fresh(tx) or array.is_mutable_input(tx)):
+        raise graph_break("inplace", name=array.describe())
+    graph, target = tx.graph, array.value
+    shape = _shape(axes)
+    positions = [axis.at for axis in axes if axis.at is not None]
+    if isinstance(value, vectors.VectorVariable) and len(shape) == 1 and len(
+            value.elements) == shape[0]:
+        for k, element in enumerate(value.elements):
+            index = _element_indices(graph, axes, k, shape, positions)
+            target = graph.op("store", [target, element, *index])
+        array.update_in_place(target)
+        if array.source is not None:
+            tx.tracer.mark_mutated(array)
+        return
+    if isinstance(value, vectors.VectorVariable):
+        value = vectors.materialise(tx, value)
+    if isinstance(value, ArrayVariable):
+        new = value.value
+    elif isinstance(value, PythonScalarVariable):
+        new = value.graph_value()
+    elif isinstance(value, ConstantVariable) and type(value.constant()) in (bool, int, float):
+        constant = value.constant()
+        if type(constant) is int and target.dtype.kind in "iu" and not (
+                np.iinfo(target.dtype).min <= constant <= np.iinfo(target.dtype).max):
+            raise graph_break("loop_body", what=f"Python int {constant} out of the bounds of "
+                                                f"{target.dtype}")
+        new = graph.const(constant)
+    else:
+        raise graph_break("loop_body", what=f"assigning {value.describe()} to a slice at a "
+                                            "run-time index")
+    while new.ndim > len(shape) and new.shape[0] == 1:
+        new = graph.op("squeeze", [new], axis=[0])
+    if tuple(new.shape) != shape:
+        try:
+            np.broadcast_shapes(tuple(new.shape), shape)
+            if np.broadcast_shapes(tuple(new.shape), shape) != shape:
+                raise ValueError
+        except ValueError:
+            raise graph_break("loop_body", what=f"assigning {new.type_str} to a slice of "
+                                                f"shape {shape}") from None
+        new = graph.op("broadcast_to", [new], shape=shape)
+    total = math.prod(shape)
+    if total <= _UNROLLED_ELEMENTS:
+        for flat in range(total):
+            element = graph.op("load", [new, *_const_coords(graph, flat, shape)])
+            target = graph.op("store", [target, element,
+                                        *_element_indices(graph, axes, flat, shape, positions)])
+    else:
+        body = graph.region("loop")
+        flat_index = body.add_input(np.int64, (), weak=True)
+        acc = body.add_input(target.dtype, target.shape)
+        inner = body.add_input(new.dtype, new.shape)
+        inner_positions = [body.add_input(p.dtype, (), weak=p.weak) for p in positions]
+        coords = _coords(body, flat_index, shape)
+        element = body.op("load", [inner, *coords])
+        stored = body.op("store", [acc, element, *_array_indices(body, axes, coords,
+                                                                 inner_positions)])
+        body.set_outputs([body.const(True, weak=False), stored])
+        (target,) = graph.loop(graph.const(0), graph.const(total), graph.const(1),
+                               [target], [new, *positions], body)
+    array.update_in_place(target)
+    if array.source is not None:
+        tx.tracer.mark_mutated(array)

@@ -1,0 +1,57 @@
+"""The methods of NumPy's binary ufuncs: `np.add.outer(a, b)` for every binary ufunc ember
+compiles, and `reduce` / `accumulate` of the ufuncs that have a reduction or scan of their own
+(`np.add.reduce` is `np.sum` over axis 0, `np.multiply.accumulate` is `np.cumprod`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ember import numpy_api
+from ember.errors import Unsupported
+from ember.graph import Graph, Value
+
+_REDUCE = {np.add: np.sum, np.multiply: np.prod, np.maximum: np.max, np.minimum: np.min,
+           np.logical_and: np.all, np.logical_or: np.any}
+_ACCUMULATE = {np.add: np.cumsum, np.multiply: np.cumprod}
+METHODS = ("outer", "reduce", "accumulate")
+
+
+def method_handler(ufunc: np.ufunc, handler: Any, name: str) -> Any:
+    """The `numpy_api`-style handler of `ufunc.<name>`; None when ember has none."""
+    if ufunc.nin != 2 or name not in METHODS:
+        return None
+    what = f"np.{ufunc.__name__}.{name}"
+    if name == "outer":
+        def outer(graph: Graph, a: object, b: object, **kwargs: object) -> Any:
+            if kwargs:
+                raise Unsupported(f"{what} with keyword arguments")
+            if not (isinstance(a, Value) and isinstance(b, Value)):
+                raise Unsupported(f"{what} of a Python scalar or a list")
+            if b.ndim:
+                # out[i..., j...] = ufunc(a[i...], b[j...]): a gets b's axes, then broadcast.
+                a = graph.op("expand_dims", [a], axis=list(range(a.ndim, a.ndim + b.ndim)))
+            return handler(graph, a, b)
+
+        return outer
+    table = _REDUCE if name == "reduce" else _ACCUMULATE
+    target = table.get(ufunc)
+    if target is None:
+        return None
+    inner = numpy_api.lookup_function(target)
+    if inner is None:
+        return None
+
+    def reduce(graph: Graph, a: object, axis: object = 0, dtype: object = None,
+               out: object = None, **kwargs: object) -> Any:
+        if dtype is not None or out is not None or (
+                name == "accumulate" and kwargs) or set(kwargs) - {"keepdims"}:
+            raise Unsupported(f"{what} with dtype=, out=, initial= or where=")
+        if not isinstance(a, Value) or a.ndim == 0:
+            raise Unsupported(f"{what} of a 0-d value")
+        if name == "accumulate" and axis is None:
+            raise Unsupported(f"{what} with axis=None")
+        return inner(graph, a, axis=axis, **kwargs)
+
+    return reduce
