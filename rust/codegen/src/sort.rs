@@ -46,8 +46,14 @@ macro_rules! float_key {
 }
 
 ordered_key!(bool);
+ordered_key!(i8);
+ordered_key!(i16);
 ordered_key!(i32);
 ordered_key!(i64);
+ordered_key!(u8);
+ordered_key!(u16);
+ordered_key!(u32);
+ordered_key!(u64);
 float_key!(f32, u32);
 float_key!(f64, u64);
 
@@ -69,8 +75,14 @@ pub(crate) unsafe fn sort(
     unsafe {
         match dtype {
             Scalar::Bool => typed::<bool>(indices, axis, input, li, out, lo),
+            Scalar::I8 => typed::<i8>(indices, axis, input, li, out, lo),
+            Scalar::I16 => typed::<i16>(indices, axis, input, li, out, lo),
             Scalar::I32 => typed::<i32>(indices, axis, input, li, out, lo),
             Scalar::I64 => typed::<i64>(indices, axis, input, li, out, lo),
+            Scalar::U8 => typed::<u8>(indices, axis, input, li, out, lo),
+            Scalar::U16 => typed::<u16>(indices, axis, input, li, out, lo),
+            Scalar::U32 => typed::<u32>(indices, axis, input, li, out, lo),
+            Scalar::U64 => typed::<u64>(indices, axis, input, li, out, lo),
             Scalar::F32 => typed::<f32>(indices, axis, input, li, out, lo),
             Scalar::F64 => typed::<f64>(indices, axis, input, li, out, lo),
         }
