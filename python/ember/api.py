@@ -243,13 +243,17 @@ def reset() -> None:
     autodiff_tape.clear()
     _hook_baseline.clear()
     _hook_baseline.update(core.hook_stats())
+    _hook_baseline.update(core.disk_cache_stats())
 
 
 def stats() -> dict[str, Any]:
     """Counters since the last `reset()`: frames seen/skipped, cache hits/misses, guard
     failures (from the frame hook), captures, compiles, recompiles with reasons, graph breaks
-    with reasons, compile time per stage in seconds."""
-    hook = {k: v - _hook_baseline.get(k, 0) for k, v in _core().hook_stats().items()}
+    with reasons, compile time per stage in seconds, and the persistent compile cache's
+    counters per compiled function (`disk_hits`, `disk_misses`, `disk_writes`,
+    `disk_rejected`, `disk_evictions`)."""
+    native = {**_core().hook_stats(), **_core().disk_cache_stats()}
+    hook = {k: v - _hook_baseline.get(k, 0) for k, v in native.items()}
     return _stats.snapshot(hook)
 
 

@@ -12,7 +12,8 @@
 //! - `lower`: a kernel as a Cranelift function, with 128-bit SIMD paths (unrolled, several
 //!   accumulators), a strided scalar fallback, and vectorised `exp`, `expm1`, `log`, `log1p`,
 //!   `tanh`, `sin`, `cos` (error bounds in ulps on each function).
-//! - [`jit`]: one JIT module per compiled graph, freed with it.
+//! - [`jit`]: one JIT module per compiled graph, freed with it; its Cranelift compiles go
+//!   through the persistent cache of [`diskcache`] when one is configured.
 //! - [`exec`]: runs a kernel over an iteration space, on threads when it is large.
 //! - `graph`: [`compile`] and [`CompiledGraph::run`], with buffer reuse for intermediates.
 //! - [`fpstatus`]: the floating-point exception flags a run raised, on every thread it used.
@@ -27,6 +28,7 @@
 mod arrays;
 mod body_loop;
 mod buffers;
+pub mod diskcache;
 pub mod exec;
 pub mod fpstatus;
 mod graph;

@@ -12,6 +12,7 @@
 //! - `graph`, `compiled`, `runtime`: IR round trip, pass stages, `CompiledGraph` over
 //!   `ember_codegen` with NumPy inputs and outputs.
 //! - `autodiff`: `joint_partition`, the core's joint graph and partitioner on IR text.
+//! - `diskcache`: settings and counters of the persistent compile cache.
 //! - `recycle`: the process-wide, budgeted pool of output arrays kept for reuse.
 //! - `errors`: the one place where Rust errors and panics become Python exceptions.
 #![deny(missing_docs)]
@@ -20,6 +21,7 @@ mod autodiff;
 mod cache;
 mod compiled;
 mod cpython;
+mod diskcache;
 mod errors;
 mod frame_api;
 mod graph;
@@ -35,5 +37,6 @@ use pyo3::prelude::*;
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     frame_api::register(m)?;
     autodiff::register(m)?;
+    diskcache::register(m)?;
     graph::register(m)
 }
