@@ -3,8 +3,12 @@ compiled results with NumPy's (value, dtype, shape, scalar-ness, container struc
 
 from __future__ import annotations
 
+import atexit
 import math
+import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +22,12 @@ sys.path.insert(0, str(Path(__file__).parent))
 settings.register_profile("ember", derandomize=True, database=None, deadline=None,
                           print_blob=True)
 settings.load_profile("ember")
+
+# The suite, and every process it starts, writes its persistent compile cache into a
+# directory of its own, never into the user's.
+_TEST_CACHE_DIR = tempfile.mkdtemp(prefix="ember-test-cache-")
+os.environ["EMBER_CACHE_DIR"] = _TEST_CACHE_DIR
+atexit.register(shutil.rmtree, _TEST_CACHE_DIR, True)
 
 import ember
 from ember.backends import eager

@@ -148,6 +148,16 @@ def set_recycle_budget(bytes: int) -> None:
 def recycle_usage() -> tuple[int, int]:
     """(budget, bytes held now) of the recycled outputs."""
 
+def set_disk_cache(dir: str | None, max_bytes: int, salt: str) -> None:
+    """Turns the persistent compile cache on in `dir` (created at the first write), bounded
+    by `max_bytes`, every key salted with `salt`; None turns it off. `ember.config.cache_dir`
+    and `cache_max_bytes` set it."""
+
+def disk_cache_stats() -> dict[str, int]:
+    """Since the process started, per compiled function: `disk_hits`, `disk_misses`,
+    `disk_writes`, `disk_rejected` (files ignored: truncated, corrupted, other versions),
+    `disk_evictions` (files removed to stay under the bound)."""
+
 def compile_ir(text: str, num_threads: int = 0,
                example_shapes: list[tuple[int, ...]] | None = None) -> CompiledGraph:
     """Parse, verify, optimise and compile IR of version 1 or 2 (loops, branches, element

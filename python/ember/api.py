@@ -257,14 +257,18 @@ def reset() -> None:
     _hook_baseline.update(core.hook_stats())
     _codegen_baseline[:] = core.codegen_counters()
     marks.clear()
+    _hook_baseline.update(core.disk_cache_stats())
 
 
 def stats() -> dict[str, Any]:
     """Counters since the last `reset()`: frames seen/skipped, cache hits/misses, guard
     failures (from the frame hook), native calls (cache hits answered by the native fast
     path, counted as hits too), captures, compiles, recompiles with reasons, graph breaks
-    with reasons, compile time per stage in seconds."""
-    hook = {k: v - _hook_baseline.get(k, 0) for k, v in _core().hook_stats().items()}
+    with reasons, compile time per stage in seconds, and the persistent compile cache's
+    counters per compiled function (`disk_hits`, `disk_misses`, `disk_writes`,
+    `disk_rejected`, `disk_evictions`)."""
+    native = {**_core().hook_stats(), **_core().disk_cache_stats()}
+    hook = {k: v - _hook_baseline.get(k, 0) for k, v in native.items()}
     out = _stats.snapshot(hook)
     # Native code generation, process-wide: kernels Cranelift generated, and plans made for
     # new sizes of graphs with symbolic dims (which generate no kernels).

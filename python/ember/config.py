@@ -6,7 +6,10 @@
 - `EMBER_RECOMPILE_LIMIT`  entries per code object before ember stops compiling it (8)
 - `EMBER_SUPPRESS_ERRORS`  `1`: an internal error in capture runs the frame as plain Python
 - `EMBER_NUM_THREADS`      threads for compiled kernels (0: one per core)
-- `EMBER_CACHE_DIR`        on-disk cache (default `$XDG_CACHE_HOME/ember` or `~/.cache/ember`)
+- `EMBER_CACHE_DIR`        persistent compile cache: machine code of compiled kernels, reused
+                           by later processes (default `$XDG_CACHE_HOME/ember` or
+                           `~/.cache/ember`; set but empty: no cache, nothing written)
+- `EMBER_CACHE_MAX_BYTES`  bound on that directory, least recently used files evicted (256 MiB)
 - `EMBER_LOGS`             comma-separated log channels (see `ember.logging`)
 - `EMBER_RECYCLE_BYTES`    bytes of output arrays compiled graphs keep for reuse, all graphs
                            together, least recently used evicted first (256 MiB; 0: none)
@@ -15,6 +18,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass, field
 
 
@@ -35,9 +39,12 @@ def _env_int(name: str, default: int) -> int:
         raise ValueError(f"{name}={value!r} is not an integer") from None
 
 
-def _default_cache_dir() -> str:
+def _default_cache_dir() -> str | None:
+    explicit = os.environ.get("EMBER_CACHE_DIR")
+    if explicit is not None:
+        return explicit.strip() or None
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.environ.get("EMBER_CACHE_DIR") or os.path.join(base, "ember")
+    return os.path.join(base, "ember")
 
 
 def _env_logs() -> frozenset[str]:
@@ -54,7 +61,6 @@ class Config:
         default_factory=lambda: _env_bool("EMBER_SUPPRESS_ERRORS", False)
     )
     num_threads: int = field(default_factory=lambda: _env_int("EMBER_NUM_THREADS", 0))
-    cache_dir: str = field(default_factory=_default_cache_dir)
     logs: frozenset[str] = field(default_factory=_env_logs)
     # How deep user functions are inlined, and how many instructions one capture may execute
     # (loops are unrolled): past these, capture gives up with a graph break.
@@ -91,5 +97,43 @@ class Config:
         _core.set_recycle_budget(value)
 
 
+    # The persistent compile cache lives in the native code generator (one per process), so
+    # that a change applies to the next compile at once: properties, not fields.
+    @property
+    def cache_dir(self) -> str | None:
+        """Directory of the persistent compile cache; None: no cache."""
+        return getattr(self, "_cache_dir", None)
+
+    @cache_dir.setter
+    def cache_dir(self, value: str | os.PathLike | None) -> None:
+        if value is not None and not isinstance(value, (str, os.PathLike)):
+            raise ValueError(f"cache_dir must be a path or None, got {value!r}")
+        path = None if value is None else os.fspath(value)
+        self._cache_dir = path or None
+        self._apply_disk_cache()
+
+    @property
+    def cache_max_bytes(self) -> int:
+        """Bound on the bytes the cache directory holds (least recently used files go)."""
+        return getattr(self, "_cache_max_bytes", 256 << 20)
+
+    @cache_max_bytes.setter
+    def cache_max_bytes(self, value: int) -> None:
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"cache_max_bytes must be an int >= 0, got {value!r}")
+        self._cache_max_bytes = value
+        self._apply_disk_cache()
+
+    def _apply_disk_cache(self) -> None:
+        from ember import _core
+
+        # Machine code does not depend on the interpreter, but a file written under another
+        # Python (another build of the extension for it) is never trusted.
+        salt = f"python {sys.version} {sys.implementation.cache_tag}"
+        _core.set_disk_cache(self.cache_dir, self.cache_max_bytes, salt)
+
+
 config = Config()
+config.cache_max_bytes = _env_int("EMBER_CACHE_MAX_BYTES", 256 << 20)
+config.cache_dir = _default_cache_dir()
 config.recycle_bytes = _env_int("EMBER_RECYCLE_BYTES", 256 << 20)

@@ -1,13 +1,17 @@
-//! The JIT: one Cranelift module per compiled graph, freed with it.
+//! The JIT: one Cranelift module per compiled graph, freed with it. Compiles go through the
+//! persistent cache ([`crate::diskcache`]) when one is configured.
 
+use crate::diskcache::{self, FileStore};
 use crate::kernel::Kernel;
 use crate::lower;
 use crate::Error;
+use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_codegen::Context;
 use cranelift_frontend::FunctionBuilderContext;
 use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
+use cranelift_module::{default_libcall_names, FuncId, Linkage, Module, ModuleReloc};
+use std::sync::atomic::Ordering;
 
 /// The native entry of a kernel: `(bases, row_strides, inner_strides, rows, n)`.
 pub type KernelFn = unsafe extern "C" fn(*const *mut u8, *const i64, *const i64, i64, i64);
@@ -22,6 +26,9 @@ pub struct Jit {
     fallbacks: Vec<String>,
     /// When set, each kernel's Cranelift IR and machine code, for [`crate::disassemble`].
     listings: Option<Vec<String>>,
+    /// The persistent cache, when configured and no listings are asked for (a cached
+    /// function has no listing to show).
+    store: Option<FileStore>,
 }
 
 // SAFETY: the module is only mutated through `&mut self`; finalized code is immutable and the
@@ -64,6 +71,7 @@ impl Jit {
             count: 0,
             fallbacks: Vec::new(),
             listings: None,
+            store: diskcache::store(),
         })
     }
 
@@ -83,6 +91,7 @@ impl Jit {
     /// Keeps the Cranelift IR and the machine code of every kernel added from now on.
     pub fn keep_listings(&mut self) {
         self.listings.get_or_insert_with(Vec::new);
+        self.store = None;
     }
 
     /// The listings kept since [`Jit::keep_listings`], one per kernel.
@@ -117,9 +126,12 @@ impl Jit {
         let id = module
             .declare_function(&name, Linkage::Local, &self.ctx.func.signature)
             .map_err(|e| Error::Codegen(e.to_string()))?;
-        module
-            .define_function(id, &mut self.ctx)
-            .map_err(|e| Error::Codegen(format!("{e:?}")))?;
+        match self.store.as_mut() {
+            Some(store) => define_cached(module, id, &mut self.ctx, store)?,
+            None => module
+                .define_function(id, &mut self.ctx)
+                .map_err(|e| Error::Codegen(format!("{e:?}")))?,
+        }
         if let (Some(list), Some(clif)) = (self.listings.as_mut(), clif) {
             let code = self.ctx.compiled_code();
             list.push(format!(
@@ -178,6 +190,43 @@ impl Jit {
         // the `KernelFn` signature in the host's default calling convention.
         unsafe { std::mem::transmute::<*const u8, KernelFn>(p) }
     }
+}
+
+/// Defines function `id` from the context's function as `Module::define_function` does, with
+/// the machine code taken from the persistent cache when it holds this exact function for
+/// this ISA, and stored there otherwise. Calls keep their callees' names, resolved by the
+/// module like any other definition's.
+fn define_cached(
+    module: &mut JITModule,
+    id: FuncId,
+    ctx: &mut Context,
+    store: &mut FileStore,
+) -> Result<(), Error> {
+    let (alignment, hit) = {
+        let (code, hit) = ctx
+            .compile_with_cache(module.isa(), store, &mut ControlPlane::default())
+            .map_err(|e| Error::Codegen(format!("{:?}", e.inner)))?;
+        (u64::from(code.buffer.alignment), hit)
+    };
+    let counters = &diskcache::COUNTERS;
+    if hit {
+        counters.hits.fetch_add(1, Ordering::Relaxed);
+    } else {
+        counters.misses.fetch_add(1, Ordering::Relaxed);
+        if store.served() {
+            counters.rejected.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+    let code = ctx.compiled_code().expect("compiled just above");
+    let relocs: Vec<ModuleReloc> = code
+        .buffer
+        .relocs()
+        .iter()
+        .map(|r| ModuleReloc::from_mach_reloc(r, &ctx.func, id))
+        .collect();
+    module
+        .define_function_bytes(id, alignment, code.code_buffer(), &relocs)
+        .map_err(|e| Error::Codegen(format!("{e:?}")))
 }
 
 impl Drop for Jit {

@@ -12,7 +12,8 @@
 //! - `lower`: a kernel as a Cranelift function, with 128-bit SIMD paths (unrolled, several
 //!   accumulators), a strided scalar fallback, and vectorised `exp`, `expm1`, `log`, `log1p`,
 //!   `tanh`, `sin`, `cos` (error bounds in ulps on each function).
-//! - [`jit`]: one JIT module per compiled graph, freed with it.
+//! - [`jit`]: one JIT module per compiled graph, freed with it; its Cranelift compiles go
+//!   through the persistent cache of [`diskcache`] when one is configured.
 //! - [`exec`]: runs a kernel over an iteration space, on threads when it is large.
 //! - `graph`: [`compile`] and [`CompiledGraph::run`], with buffer reuse for intermediates.
 //! - `dynamic`: graphs with symbolic dims: kernels by structure, a plan per binding.
@@ -31,6 +32,7 @@ mod arrays;
 mod body_loop;
 mod buffers;
 mod dynamic;
+pub mod diskcache;
 pub mod exec;
 pub mod fpstatus;
 mod graph;

@@ -15,6 +15,7 @@
 //!   `ember_codegen` with NumPy inputs and outputs.
 //! - `autodiff`: `joint_partition`, the core's joint graph and partitioner on IR text.
 //! - `explain`: `fusion_groups`, which step of the code generator's schedule computes what.
+//! - `diskcache`: settings and counters of the persistent compile cache.
 //! - `recycle`: the process-wide, budgeted pool of output arrays kept for reuse.
 //! - `errors`: the one place where Rust errors and panics become Python exceptions.
 #![deny(missing_docs)]
@@ -24,6 +25,7 @@ mod cache;
 mod compiled;
 mod cpython;
 mod dispatch;
+mod diskcache;
 mod errors;
 mod explain;
 mod frame_api;
@@ -42,5 +44,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     dispatch::register(m)?;
     autodiff::register(m)?;
     explain::register(m)?;
+    diskcache::register(m)?;
     graph::register(m)
 }
