@@ -31,8 +31,8 @@
 mod arrays;
 mod body_loop;
 mod buffers;
-mod dynamic;
 pub mod diskcache;
+mod dynamic;
 pub mod exec;
 pub mod fpstatus;
 mod graph;
