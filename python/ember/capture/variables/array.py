@@ -293,13 +293,11 @@ class NumpyFunctionVariable(VariableTracker):
         from ember.capture.variables.ufunc_methods import method_handler
 
         if isinstance(self.fn, np.ufunc):
-            if name == "at":
+            if name in ("at", "outer"):
                 return UfuncMethodVariable(self, name)
             handler = method_handler(self.fn, self.handler, name)
             if handler is not None:
                 return NumpyFunctionVariable(getattr(self.fn, name), handler)
-            if name == "outer":
-                return UfuncMethodVariable(self, name)
         return super().getattr(tx, name)
 
     def call(self, tx: Interpreter, args: list[VariableTracker],

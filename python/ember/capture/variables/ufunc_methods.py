@@ -1,6 +1,6 @@
-"""The methods of NumPy's binary ufuncs: `np.add.outer(a, b)` for every binary ufunc ember
-compiles, and `reduce` / `accumulate` of the ufuncs that have a reduction or scan of their own
-(`np.add.reduce` is `np.sum` over axis 0, `np.multiply.accumulate` is `np.cumprod`)."""
+"""`reduce` / `accumulate` of NumPy's binary ufuncs that have a reduction or scan of their own
+(`np.add.reduce` is `np.sum` over axis 0, `np.multiply.accumulate` is `np.cumprod`). `outer`
+and `at` are `numpy_api.take`'s (`UfuncMethodVariable`)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from ember.graph import Graph, Value
 _REDUCE = {np.add: np.sum, np.multiply: np.prod, np.maximum: np.max, np.minimum: np.min,
            np.logical_and: np.all, np.logical_or: np.any}
 _ACCUMULATE = {np.add: np.cumsum, np.multiply: np.cumprod}
-METHODS = ("outer", "reduce", "accumulate")
+METHODS = ("reduce", "accumulate")
 
 
 def method_handler(ufunc: np.ufunc, handler: Any, name: str) -> Any:
@@ -23,18 +23,6 @@ def method_handler(ufunc: np.ufunc, handler: Any, name: str) -> Any:
     if ufunc.nin != 2 or name not in METHODS:
         return None
     what = f"np.{ufunc.__name__}.{name}"
-    if name == "outer":
-        def outer(graph: Graph, a: object, b: object, **kwargs: object) -> Any:
-            if kwargs:
-                raise Unsupported(f"{what} with keyword arguments")
-            if not (isinstance(a, Value) and isinstance(b, Value)):
-                raise Unsupported(f"{what} of a Python scalar or a list")
-            if b.ndim:
-                # out[i..., j...] = ufunc(a[i...], b[j...]): a gets b's axes, then broadcast.
-                a = graph.op("expand_dims", [a], axis=list(range(a.ndim, a.ndim + b.ndim)))
-            return handler(graph, a, b)
-
-        return outer
     table = _REDUCE if name == "reduce" else _ACCUMULATE
     target = table.get(ufunc)
     if target is None:
