@@ -221,8 +221,10 @@ def test_recompile_limit_warns_once_then_runs_as_python(recorder):
             warnings.simplefilter("always")
             for n in range(1, 8):
                 assert_same(f(np.ones(n)), add_one(np.ones(n)))
-        messages = [str(w.message) for w in caught if "recompile_limit" in str(w.message)]
+        limit = [w for w in caught if "recompile_limit" in str(w.message)]
+        messages = [str(w.message) for w in limit]
         assert len(messages) == 1
+        assert limit[0].filename == __file__  # the call site, not ember's own code
         assert "add_one" in messages[0] and "ARRAY_MATCH" in messages[0]
         assert len(recorder.graphs) == 3
         assert ember.stats()["recompile_limit_hits"] >= 1

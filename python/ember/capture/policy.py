@@ -10,6 +10,8 @@ Past `config.recompile_limit` entries a code stops compiling (`CACHE_ONLY`) with
 from __future__ import annotations
 
 import itertools
+import os
+import sys
 import threading
 import warnings
 import weakref
@@ -165,6 +167,25 @@ def record_for(code: CodeType) -> CodeRecord:
         return record
 
 
+def _caller_level(code: CodeType) -> int:
+    """The `stacklevel` that points a warning given in `on_cache_miss` at the line that called
+    the function being compiled: past ember's own frames and the function's frame, which the
+    hook holds before its first instruction."""
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if frame.f_code is not code and not filename.startswith(_EMBER_DIR) \
+                and not filename.startswith("<ember"):
+            return level
+        frame = frame.f_back
+        level += 1
+    return 2
+
+
+_EMBER_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
 def on_cache_miss(func: FunctionType, args: tuple[Any, ...]) -> Any:
     """The frame hook's callback (`_core.set_callback`)."""
     from ember import _core
@@ -184,7 +205,7 @@ def on_cache_miss(func: FunctionType, args: tuple[Any, ...]) -> Any:
                 f"ember: {name} ({code.co_filename}:{code.co_firstlineno}) was compiled "
                 f"{config.recompile_limit} times (ember.config.recompile_limit); it now runs "
                 f"as plain Python for new inputs. Last recompile: {reason}",
-                RuntimeWarning, stacklevel=2,
+                RuntimeWarning, stacklevel=_caller_level(code),
             )
         return _core.CACHE_ONLY
     if record.guard_trees:
