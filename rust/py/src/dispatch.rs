@@ -266,17 +266,7 @@ unsafe extern "C" fn dispatch_vectorcall(
         let outcome = catch_unwind(AssertUnwindSafe(|| unsafe {
             call(py, callable, args, nargsf, kwnames)
         }));
-        match outcome {
-            Ok(Ok(result)) => result,
-            Ok(Err(err)) => {
-                err.restore(py);
-                std::ptr::null_mut()
-            }
-            Err(payload) => {
-                errors::panic_error(payload, "a compiled function's native call").restore(py);
-                std::ptr::null_mut()
-            }
-        }
+        errors::into_c_result(py, outcome, "a compiled function's native call")
     })
 }
 

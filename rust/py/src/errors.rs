@@ -1,6 +1,7 @@
 //! The one place where Rust failures become Python exceptions.
 
 use std::any::Any;
+use std::thread::Result as Caught;
 
 use pyo3::exceptions::{PyIndexError, PyNotImplementedError, PyRuntimeError, PyValueError};
 use pyo3::panic::PanicException;
@@ -37,4 +38,25 @@ pub fn panic_error(payload: Box<dyn Any + Send>, context: &str) -> PyErr {
         .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
         .unwrap_or_default();
     PanicException::new_err(format!("panic in {context}: {message}"))
+}
+
+/// The object pointer a C entry point (an eval-frame function, a vectorcall slot) returns for
+/// what a call under `catch_unwind` gave: the result, or NULL with the error (or the panic,
+/// as `PanicException` naming `context`) set as the pending Python exception.
+pub fn into_c_result(
+    py: Python<'_>,
+    outcome: Caught<PyResult<*mut pyo3::ffi::PyObject>>,
+    context: &str,
+) -> *mut pyo3::ffi::PyObject {
+    match outcome {
+        Ok(Ok(result)) => result,
+        Ok(Err(err)) => {
+            err.restore(py);
+            std::ptr::null_mut()
+        }
+        Err(payload) => {
+            panic_error(payload, context).restore(py);
+            std::ptr::null_mut()
+        }
+    }
 }

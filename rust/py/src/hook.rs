@@ -194,17 +194,7 @@ unsafe extern "C" fn eval_frame(
     let outcome = catch_unwind(AssertUnwindSafe(|| unsafe {
         intercept(py, tstate, frame, throwflag, token)
     }));
-    match outcome {
-        Ok(Ok(result)) => result,
-        Ok(Err(err)) => {
-            err.restore(py);
-            std::ptr::null_mut()
-        }
-        Err(payload) => {
-            errors::panic_error(payload, "ember's frame hook").restore(py);
-            std::ptr::null_mut()
-        }
-    }
+    errors::into_c_result(py, outcome, "ember's frame hook")
 }
 
 /// Whether the hook must leave this frame alone whatever its code's cache says: frames not
