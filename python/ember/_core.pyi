@@ -190,6 +190,10 @@ def fusion_groups(text: str) -> tuple[list[str], list[int | None]]:
     index of the step computing it (a fused kernel, or its own extern step), None where no
     step does. NotImplementedError where the native back end cannot schedule the graph."""
 
+def op_table() -> list[tuple[str, str, str]]:
+    """The core's ops that mean one NumPy function, as `(class, IR name, NumPy name)`; class is
+    `unary`, `binary`, `reduce`, `arg_reduce` or `scan`."""
+
 def set_blas(addresses: tuple[int, int, int, int] | None, ilp64: bool = True) -> bool:
     """Float products call this CBLAS (addresses of `sgemm`, `dgemm`, `sgemv`, `dgemv` of a
     library loaded in the process; `ilp64`: 64-bit integers); None: the `gemm` crate. Returns

@@ -1,5 +1,6 @@
 """The op table: every IR op's name, arity, attribute schema (in print order), type rule and
-the NumPy function it means. docs/IR.md is the contract; this table is its one home in Python."""
+the NumPy function it means. docs/IR.md is the contract. The elementwise ops, reductions and
+scans, with their NumPy functions, come from the Rust core's op table (`_core.op_table`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from ember import _core
 from ember.graph import infer, regions
 
 # Attribute kinds: how a value is checked and printed.
@@ -40,31 +42,19 @@ def _define(names: str, arity: int | None, attrs: tuple[tuple[str, AttrKind], ..
         OPS[name] = OpDef(name, arity, attrs, rule, fn, kind, type_params)
 
 
-_BINARY = {
-    "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
-    "floordiv": np.floor_divide, "mod": np.remainder, "pow": np.power,
-    "maximum": np.maximum, "minimum": np.minimum, "fmax": np.fmax, "fmin": np.fmin,
-    "arctan2": np.arctan2, "hypot": np.hypot, "copysign": np.copysign,
-    "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
-    "gt": np.greater, "ge": np.greater_equal,
-    "logical_and": np.logical_and, "logical_or": np.logical_or, "logical_xor": np.logical_xor,
-    "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor,
-    "left_shift": np.left_shift, "right_shift": np.right_shift,
-}
-_UNARY = {
-    "neg": np.negative, "positive": np.positive, "abs": np.absolute, "sign": np.sign,
-    "square": np.square, "reciprocal": np.reciprocal,
-    "sqrt": np.sqrt, "cbrt": np.cbrt, "exp": np.exp, "exp2": np.exp2, "expm1": np.expm1,
-    "log": np.log, "log2": np.log2, "log10": np.log10, "log1p": np.log1p,
-    "sin": np.sin, "cos": np.cos, "tan": np.tan, "arcsin": np.arcsin, "arccos": np.arccos,
-    "arctan": np.arctan, "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh,
-    "arcsinh": np.arcsinh, "arccosh": np.arccosh, "arctanh": np.arctanh,
-    "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc, "rint": np.rint,
-    "logical_not": np.logical_not, "bitwise_not": np.invert, "isnan": np.isnan,
-    "isinf": np.isinf, "isfinite": np.isfinite, "signbit": np.signbit,
-}
-_REDUCTIONS = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min, "mean": np.mean,
-               "any": np.any, "all": np.all}
+def _core_table() -> dict[str, dict[str, Any]]:
+    """The core's ops that mean one NumPy function, by class: `{class: {IR name: function}}`.
+    The Rust op table is the one list of them; a name NumPy lacks fails here, at import."""
+    table: dict[str, dict[str, Any]] = {}
+    for cls, name, numpy_name in _core.op_table():
+        table.setdefault(cls, {})[name] = getattr(np, numpy_name)
+    return table
+
+
+_TABLE = _core_table()
+_BINARY = _TABLE["binary"]
+_UNARY = _TABLE["unary"]
+_REDUCTIONS = _TABLE["reduce"]
 
 _define(" ".join(_BINARY), 2, (), infer.elementwise, "elementwise", _BINARY)
 _define(" ".join(_UNARY), 1, (), infer.elementwise, "elementwise", _UNARY)
@@ -79,8 +69,8 @@ _define("arange", 0, (("start", "number"), ("step", "number")), infer.creation, 
 _define("eye", 0, (("k", "int"),), infer.creation, "creation", type_params=("shape", "dtype"))
 _define(" ".join(_REDUCTIONS), 1, (("axis", "axes"), ("keepdims", "bool")), infer.reduction,
         "reduction", _REDUCTIONS)
-_define("argmax argmin", 1, (("axis", "axis"), ("keepdims", "bool")), infer.arg_reduction,
-        "reduction", {"argmax": np.argmax, "argmin": np.argmin})
+_define(" ".join(_TABLE["arg_reduce"]), 1, (("axis", "axis"), ("keepdims", "bool")),
+        infer.arg_reduction, "reduction", _TABLE["arg_reduce"])
 _define("reshape", 1, (("shape", "dims"),), infer.reshape, "shape")
 _define("transpose", 1, (("perm", "ints"),), infer.transpose, "shape")
 _define("broadcast_to", 1, (("shape", "dims"),), infer.broadcast_to, "shape")
@@ -96,10 +86,8 @@ _define("load", None, (), regions.load, "other")
 _define("store", None, (), regions.store, "other")
 _define("loop", None, (("body", "func"), ("carried", "int")), regions.refuse, "region")
 _define("if", None, (("then", "func"), ("else", "func")), regions.refuse, "region")
-_define("cumsum cumprod", 1, (("axis", "int"),), infer.scan, "other",
-        {"cumsum": np.cumsum, "cumprod": np.cumprod})
-_define("sort argsort", 1, (("axis", "int"),), infer.sort, "other",
-        {"sort": np.sort, "argsort": np.argsort})
+_define("cumsum cumprod", 1, (("axis", "int"),), infer.scan, "other", _TABLE["scan"])
+_define("sort argsort", 1, (("axis", "int"),), infer.sort, "other", _TABLE["scan"])
 
 
 def check_attr(op: str, name: str, kind: AttrKind, value: Any) -> Any:

@@ -130,94 +130,10 @@ impl fmt::Display for Scalar {
 /// Index of an expression node inside [`Kernel::exprs`].
 pub type ExprId = usize;
 
-/// Elementwise functions of one operand (the IR's names).
-#[allow(missing_docs)]
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum UnaryOp {
-    Neg,
-    Abs,
-    Sign,
-    Square,
-    Reciprocal,
-    Sqrt,
-    Cbrt,
-    Exp,
-    Exp2,
-    Expm1,
-    Log,
-    Log2,
-    Log10,
-    Log1p,
-    Sin,
-    Cos,
-    Tan,
-    Arcsin,
-    Arccos,
-    Arctan,
-    Sinh,
-    Cosh,
-    Tanh,
-    Arcsinh,
-    Arccosh,
-    Arctanh,
-    Floor,
-    Ceil,
-    Trunc,
-    Rint,
-    LogicalNot,
-    BitwiseNot,
-    Isnan,
-    Isinf,
-    Isfinite,
-    Signbit,
-}
+pub use ember_core::ir::{BinaryOp, UnaryOp};
 
-/// Elementwise functions of two operands (the IR's names).
-#[allow(missing_docs)]
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum BinaryOp {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Floordiv,
-    Mod,
-    Pow,
-    Maximum,
-    Minimum,
-    Fmax,
-    Fmin,
-    Arctan2,
-    Hypot,
-    Copysign,
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-    LogicalAnd,
-    LogicalOr,
-    LogicalXor,
-    BitwiseAnd,
-    BitwiseOr,
-    BitwiseXor,
-    LeftShift,
-    RightShift,
-}
-
-impl BinaryOp {
-    /// Comparisons and logical ops produce `bool` whatever their operands are.
-    pub fn gives_bool(self) -> bool {
-        use BinaryOp::*;
-        matches!(
-            self,
-            Eq | Ne | Lt | Le | Gt | Ge | LogicalAnd | LogicalOr | LogicalXor
-        )
-    }
-}
-
-/// Reductions over the inner extent.
+/// Reductions over the inner extent: the per-row accumulation, not the IR op (`mean` is a
+/// `Sum` and a division, `argmax`/`argmin` track an index beside the extreme).
 #[allow(missing_docs)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ReduceOp {
@@ -421,10 +337,10 @@ impl Kernel {
 
     /// `op(x)` keeping `x`'s type, or `bool` for predicates.
     pub fn unary(&mut self, op: UnaryOp, x: ExprId) -> ExprId {
-        use UnaryOp::*;
-        let ty = match op {
-            LogicalNot | Isnan | Isinf | Isfinite | Signbit => Scalar::Bool,
-            _ => self.exprs[x].ty,
+        let ty = if op.gives_bool() {
+            Scalar::Bool
+        } else {
+            self.exprs[x].ty
         };
         self.expr(ExprOp::Unary(op, x), ty)
     }

@@ -111,6 +111,40 @@ fn set_blas(addresses: Option<(usize, usize, usize, usize)>, ilp64: bool) -> boo
     before
 }
 
+/// The IR's ops that mean one NumPy function, as `(class, IR name, NumPy name)` with class
+/// `unary`, `binary`, `reduce`, `arg_reduce` or `scan`: Python's op table is built from it.
+#[pyfunction]
+fn op_table() -> Vec<(&'static str, &'static str, &'static str)> {
+    use ember_core::ir::{ArgReduceKind, BinaryOp, ReduceKind, ScanKind, UnaryOp};
+    let mut table = Vec::new();
+    table.extend(
+        UnaryOp::ALL
+            .iter()
+            .map(|o| ("unary", o.name(), o.numpy_name())),
+    );
+    table.extend(
+        BinaryOp::ALL
+            .iter()
+            .map(|o| ("binary", o.name(), o.numpy_name())),
+    );
+    table.extend(
+        ReduceKind::ALL
+            .iter()
+            .map(|o| ("reduce", o.name(), o.numpy_name())),
+    );
+    table.extend(
+        ArgReduceKind::ALL
+            .iter()
+            .map(|o| ("arg_reduce", o.name(), o.numpy_name())),
+    );
+    table.extend(
+        ScanKind::ALL
+            .iter()
+            .map(|o| ("scan", o.name(), o.numpy_name())),
+    );
+    table
+}
+
 /// Adds the compiled-graph functions and types to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("IRError", m.py().get_type::<IRError>())?;
@@ -121,6 +155,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(set_recycle_budget, m)?)?;
     m.add_function(wrap_pyfunction!(recycle_usage, m)?)?;
     m.add_function(wrap_pyfunction!(set_blas, m)?)?;
+    m.add_function(wrap_pyfunction!(op_table, m)?)?;
     m.add_class::<CompiledGraph>()?;
     Ok(())
 }

@@ -230,6 +230,8 @@ impl<'b> Emitter<'_, 'b> {
         use UnaryOp::*;
         if ty.is_float() {
             return match op {
+                // The scheduler forwards `positive` without a node; native code may still ask.
+                Positive => x,
                 Neg => self.b.ins().fneg(x),
                 Abs => self.b.ins().fabs(x),
                 Square => self.b.ins().fmul(x, x),

@@ -3,9 +3,9 @@
 //! lowering), so that a loop body computes what the array kernels compute.
 
 use super::lower::{Native, Val};
-use crate::kernel::{BinaryOp as KB, Const, Scalar, UnaryOp as KU};
+use crate::kernel::{Const, Scalar};
 use crate::lower::Mode;
-use crate::schedule::nodes::{binary_op, const_of, unary_op};
+use crate::schedule::nodes::const_of;
 use crate::schedule::scalar_of;
 use crate::Error;
 
@@ -14,7 +14,7 @@ const MODE: Mode = Mode::Scalar;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{InstBuilder, Value};
 use ember_core::infer::dtypes;
-use ember_core::ir::{BinaryOp, Node, Op, Type};
+use ember_core::ir::{BinaryOp, Node, Op, Type, UnaryOp};
 
 /// A constant converted at compile time, as the scheduler converts constants.
 fn fold_cast(c: Const, dtype: Scalar) -> Const {
@@ -48,22 +48,22 @@ impl Native<'_, '_> {
 
     /// Records the range of `v = op(a, b)` on `i64` when it follows from the operands' and
     /// cannot wrap around.
-    fn track(&mut self, op: KB, a: Value, b: Value, v: Value) {
+    fn track(&mut self, op: BinaryOp, a: Value, b: Value, v: Value) {
         let (Some(&(a0, a1)), Some(&(b0, b1))) = (self.ranges.get(&a), self.ranges.get(&b)) else {
             return;
         };
         let (lo, hi) = match op {
-            KB::Add => (a0 + b0, a1 + b1),
-            KB::Sub => (a0 - b1, a1 - b0),
-            KB::Mul => {
+            BinaryOp::Add => (a0 + b0, a1 + b1),
+            BinaryOp::Sub => (a0 - b1, a1 - b0),
+            BinaryOp::Mul => {
                 let corners = [a0 * b0, a0 * b1, a1 * b0, a1 * b1];
                 (
                     *corners.iter().min().unwrap(),
                     *corners.iter().max().unwrap(),
                 )
             }
-            KB::Maximum => (a0.max(b0), a1.max(b1)),
-            KB::Minimum => (a0.min(b0), a1.min(b1)),
+            BinaryOp::Maximum => (a0.max(b0), a1.max(b1)),
+            BinaryOp::Minimum => (a0.min(b0), a1.min(b1)),
             _ => return,
         };
         if lo >= i128::from(i64::MIN) && hi <= i128::from(i64::MAX) {
@@ -89,18 +89,13 @@ impl Native<'_, '_> {
             Op::Const { value, .. } => Val::Const(const_of(*value), out),
             Op::Astype { .. } | Op::Copy => self.cast_val(&args[0], out),
             Op::Unary(op) => {
-                let Some(kop) = unary_op(*op) else {
+                if *op == UnaryOp::Positive {
                     return Ok(args[0].clone());
-                };
+                }
                 let lp = scalar_of(dtypes::unary_loop(*op, types[0].dtype).map_err(unsupported)?)?;
                 let x = self.value_as(&args[0], lp);
-                let v = self.em.unary(kop, x, lp, MODE);
-                let ty = match kop {
-                    KU::LogicalNot | KU::Isnan | KU::Isinf | KU::Isfinite | KU::Signbit => {
-                        Scalar::Bool
-                    }
-                    _ => lp,
-                };
+                let v = self.em.unary(*op, x, lp, MODE);
+                let ty = if op.gives_bool() { Scalar::Bool } else { lp };
                 Val::Scalar(v, ty)
             }
             Op::Binary(op) => {
@@ -126,7 +121,7 @@ impl Native<'_, '_> {
                 let a = self.value_as(&args[0], lp);
                 if *op == BinaryOp::Pow && lp.is_float() {
                     if let Val::Const(Const::Float(2.0) | Const::Int(2), _) = args[1] {
-                        let v = self.em.unary(KU::Square, a, lp, MODE);
+                        let v = self.em.unary(UnaryOp::Square, a, lp, MODE);
                         return Ok(self.cast_val(&Val::Scalar(v, lp), out));
                     }
                 }
@@ -143,16 +138,11 @@ impl Native<'_, '_> {
                     self.em.b.switch_to_block(go_on);
                     self.em.b.seal_block(go_on);
                 }
-                let kop = binary_op(*op);
-                let v = self.em.binary(kop, a, b, lp, MODE);
+                let v = self.em.binary(*op, a, b, lp, MODE);
                 if lp == Scalar::I64 {
-                    self.track(kop, a, b, v);
+                    self.track(*op, a, b, v);
                 }
-                let ty = if KB::gives_bool(kop) {
-                    Scalar::Bool
-                } else {
-                    lp
-                };
+                let ty = if op.gives_bool() { Scalar::Bool } else { lp };
                 Val::Scalar(v, ty)
             }
             Op::Where => {

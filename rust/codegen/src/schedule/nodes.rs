@@ -2,89 +2,12 @@
 
 use super::lazy::{pull, AxisMap, LOp, Refuse, L};
 use super::{scalar_of, Scheduler, Slot, Step, ValueRef};
-use crate::kernel::{BinaryOp as KB, Const, ReduceOp, Scalar, UnaryOp as KU};
+use crate::kernel::{Const, ReduceOp, Scalar};
 use crate::Error;
 use ember_core::infer::dtypes;
 use ember_core::ir::{
     ArgReduceKind, BinaryOp, Graph, Node, Op, ReduceKind, ScanKind, Type, UnaryOp, ValueId,
 };
-
-pub(crate) fn unary_op(op: UnaryOp) -> Option<KU> {
-    use UnaryOp::*;
-    Some(match op {
-        Positive => return None,
-        Neg => KU::Neg,
-        Abs => KU::Abs,
-        Sign => KU::Sign,
-        Square => KU::Square,
-        Reciprocal => KU::Reciprocal,
-        Sqrt => KU::Sqrt,
-        Cbrt => KU::Cbrt,
-        Exp => KU::Exp,
-        Exp2 => KU::Exp2,
-        Expm1 => KU::Expm1,
-        Log => KU::Log,
-        Log2 => KU::Log2,
-        Log10 => KU::Log10,
-        Log1p => KU::Log1p,
-        Sin => KU::Sin,
-        Cos => KU::Cos,
-        Tan => KU::Tan,
-        Arcsin => KU::Arcsin,
-        Arccos => KU::Arccos,
-        Arctan => KU::Arctan,
-        Sinh => KU::Sinh,
-        Cosh => KU::Cosh,
-        Tanh => KU::Tanh,
-        Arcsinh => KU::Arcsinh,
-        Arccosh => KU::Arccosh,
-        Arctanh => KU::Arctanh,
-        Floor => KU::Floor,
-        Ceil => KU::Ceil,
-        Trunc => KU::Trunc,
-        Rint => KU::Rint,
-        LogicalNot => KU::LogicalNot,
-        BitwiseNot => KU::BitwiseNot,
-        Isnan => KU::Isnan,
-        Isinf => KU::Isinf,
-        Isfinite => KU::Isfinite,
-        Signbit => KU::Signbit,
-    })
-}
-
-pub(crate) fn binary_op(op: BinaryOp) -> KB {
-    use BinaryOp::*;
-    match op {
-        Add => KB::Add,
-        Sub => KB::Sub,
-        Mul => KB::Mul,
-        Div => KB::Div,
-        Floordiv => KB::Floordiv,
-        Mod => KB::Mod,
-        Pow => KB::Pow,
-        Maximum => KB::Maximum,
-        Minimum => KB::Minimum,
-        Fmax => KB::Fmax,
-        Fmin => KB::Fmin,
-        Arctan2 => KB::Arctan2,
-        Hypot => KB::Hypot,
-        Copysign => KB::Copysign,
-        Eq => KB::Eq,
-        Ne => KB::Ne,
-        Lt => KB::Lt,
-        Le => KB::Le,
-        Gt => KB::Gt,
-        Ge => KB::Ge,
-        LogicalAnd => KB::LogicalAnd,
-        LogicalOr => KB::LogicalOr,
-        LogicalXor => KB::LogicalXor,
-        BitwiseAnd => KB::BitwiseAnd,
-        BitwiseOr => KB::BitwiseOr,
-        BitwiseXor => KB::BitwiseXor,
-        LeftShift => KB::LeftShift,
-        RightShift => KB::RightShift,
-    }
-}
 
 pub(crate) fn const_of(v: ember_core::ir::Scalar) -> Const {
     match v {
@@ -119,15 +42,15 @@ impl Scheduler<'_> {
         Ok(match &node.op {
             Op::Unary(op) => {
                 let x = self.defs[arg(0).index()];
-                let Some(kop) = unary_op(*op) else {
+                if *op == UnaryOp::Positive {
                     return Ok(x);
-                };
+                }
                 let xt = self.ty(arg(0)).dtype;
                 let lp = scalar_of(
                     dtypes::unary_loop(*op, xt).map_err(|e| Error::Unsupported(e.message))?,
                 )?;
                 let x = self.cast_to(x, lp);
-                self.lazy.push(LOp::Unary(kop, x), dtype, shape)
+                self.lazy.push(LOp::Unary(*op, x), dtype, shape)
             }
             Op::Binary(op) => {
                 let (ta, tb) = (self.ty(arg(0)).clone(), self.ty(arg(1)).clone());
@@ -159,14 +82,13 @@ impl Scheduler<'_> {
                     // x ** 2 is x * x exactly (pow is correctly rounded there): no libm call.
                     if let LOp::Const(Const::Float(2.0) | Const::Int(2)) = self.lazy.nodes[b].op {
                         let a = self.lazy.broadcast(a, &shape);
-                        return Ok(self.lazy.push(LOp::Unary(KU::Square, a), dtype, shape));
+                        return Ok(self.lazy.push(LOp::Unary(UnaryOp::Square, a), dtype, shape));
                     }
                 }
                 let b = self.cast_to(b, lp);
                 let a = self.lazy.broadcast(a, &shape);
                 let b = self.lazy.broadcast(b, &shape);
-                self.lazy
-                    .push(LOp::Binary(binary_op(*op), a, b), dtype, shape)
+                self.lazy.push(LOp::Binary(*op, a, b), dtype, shape)
             }
             Op::Where => {
                 let c = self.defs[arg(0).index()];
@@ -393,7 +315,9 @@ impl Scheduler<'_> {
             let n = self.size_value(count as f64, dtype);
             let cs = self.lazy.nodes[cur].shape.clone();
             let n = self.lazy.broadcast(n, &cs);
-            cur = self.lazy.push(LOp::Binary(KB::Div, cur, n), dtype, cs);
+            cur = self
+                .lazy
+                .push(LOp::Binary(BinaryOp::Div, cur, n), dtype, cs);
         }
         Ok(self.finish_reduce(cur, shape))
     }

@@ -52,13 +52,10 @@ pub fn unary_loop(op: UnaryOp, x: DType) -> Result<DType> {
 /// The result dtype of a unary op for a strong input dtype.
 pub fn unary_result(op: UnaryOp, x: DType) -> Result<DType> {
     let loop_dtype = unary_loop(op, x)?;
-    Ok(match op {
-        UnaryOp::LogicalNot
-        | UnaryOp::Isnan
-        | UnaryOp::Isinf
-        | UnaryOp::Isfinite
-        | UnaryOp::Signbit => DType::Bool,
-        _ => loop_dtype,
+    Ok(if op.gives_bool() {
+        DType::Bool
+    } else {
+        loop_dtype
     })
 }
 
@@ -97,22 +94,13 @@ pub fn binary_loop(op: BinaryOp, a: DType, b: DType) -> Result<DType> {
     }
 }
 
-/// Whether a binary op gives `bool` whatever its loop dtype.
-pub fn binary_gives_bool(op: BinaryOp) -> bool {
-    use BinaryOp::*;
-    matches!(
-        op,
-        Eq | Ne | Lt | Le | Gt | Ge | LogicalAnd | LogicalOr | LogicalXor
-    )
-}
-
 /// Whether a Python int `value` can take the integer loop dtype of a binary op (NEP 50). An
 /// out-of-range value is NumPy's `OverflowError`, except in comparisons and logical ops, which
 /// NumPy evaluates exactly: then `Ok(false)` says to compare the value as it is.
 pub fn weak_int_fits(op: BinaryOp, loop_dtype: DType, value: i128) -> Result<bool> {
     match loop_dtype.int_range() {
         Some((lo, hi)) if loop_dtype.is_int() && !(lo..=hi).contains(&value) => {
-            if binary_gives_bool(op) {
+            if op.gives_bool() {
                 Ok(false)
             } else {
                 Err(Error::new(format!(
@@ -128,7 +116,7 @@ pub fn weak_int_fits(op: BinaryOp, loop_dtype: DType, value: i128) -> Result<boo
 /// The result dtype of a binary op for strong dtypes.
 pub fn binary_result(op: BinaryOp, a: DType, b: DType) -> Result<DType> {
     let loop_dtype = binary_loop(op, a, b)?;
-    Ok(if binary_gives_bool(op) {
+    Ok(if op.gives_bool() {
         DType::Bool
     } else {
         loop_dtype

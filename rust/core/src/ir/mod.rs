@@ -3,6 +3,7 @@
 mod attr;
 mod dtype;
 mod graph;
+mod kinds;
 mod lexer;
 mod op;
 mod parser;
@@ -13,7 +14,8 @@ mod types;
 pub use attr::{AttrError, AttrValue};
 pub use dtype::{DType, Kind};
 pub use graph::{Graph, Node, ValueId};
-pub use op::{ArgReduceKind, Arity, BinaryOp, Op, OpClass, ReduceKind, Region, ScanKind, UnaryOp};
+pub use kinds::{ArgReduceKind, BinaryOp, ReduceKind, ScanKind, UnaryOp};
+pub use op::{Arity, Op, OpClass, Region};
 pub use parser::{parse, VERSION};
 pub use printer::print;
 pub use types::{format_float, Dim, Scalar, Type};

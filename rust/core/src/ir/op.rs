@@ -1,122 +1,15 @@
 //! The ops of the IR: one enum, attributes as typed fields, and the per-op tables (text name,
-//! arity, attribute schema, class) as exhaustive matches.
+//! arity, attribute schema, class) as exhaustive matches. The kinds of the elementwise ops,
+//! reductions and scans are declared in `kinds.rs`.
 
 use std::sync::Arc;
 
-use super::{DType, Dim, Graph, Scalar, Type};
+use super::{
+    ArgReduceKind, BinaryOp, DType, Dim, Graph, ReduceKind, Scalar, ScanKind, Type, UnaryOp,
+};
 
 /// A function of the module run by a `loop` or `if` statement. It sees only its parameters.
 pub type Region = Arc<Graph>;
-
-/// Elementwise ops of one operand.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[allow(missing_docs)]
-pub enum UnaryOp {
-    Neg,
-    Positive,
-    Abs,
-    Sign,
-    Square,
-    Reciprocal,
-    Sqrt,
-    Cbrt,
-    Exp,
-    Exp2,
-    Expm1,
-    Log,
-    Log2,
-    Log10,
-    Log1p,
-    Sin,
-    Cos,
-    Tan,
-    Arcsin,
-    Arccos,
-    Arctan,
-    Sinh,
-    Cosh,
-    Tanh,
-    Arcsinh,
-    Arccosh,
-    Arctanh,
-    Floor,
-    Ceil,
-    Trunc,
-    Rint,
-    LogicalNot,
-    BitwiseNot,
-    Isnan,
-    Isinf,
-    Isfinite,
-    Signbit,
-}
-
-/// Elementwise ops of two broadcast operands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[allow(missing_docs)]
-pub enum BinaryOp {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Floordiv,
-    Mod,
-    Pow,
-    Maximum,
-    Minimum,
-    Fmax,
-    Fmin,
-    Arctan2,
-    Hypot,
-    Copysign,
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-    LogicalAnd,
-    LogicalOr,
-    LogicalXor,
-    BitwiseAnd,
-    BitwiseOr,
-    BitwiseXor,
-    LeftShift,
-    RightShift,
-}
-
-/// Reductions over a set of axes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[allow(missing_docs)]
-pub enum ReduceKind {
-    Sum,
-    Prod,
-    Max,
-    Min,
-    Mean,
-    Any,
-    All,
-}
-
-/// Index reductions over one axis or the flattened array.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[allow(missing_docs)]
-pub enum ArgReduceKind {
-    Argmax,
-    Argmin,
-}
-
-/// Operations along one axis that read the whole line: running totals and sorting.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[allow(missing_docs)]
-pub enum ScanKind {
-    Cumsum,
-    Cumprod,
-    /// `np.sort(kind="stable")`: NaN after every number, ties in their order.
-    Sort,
-    /// `np.argsort(kind="stable")`: the permutation that sorts the line, as `i64`.
-    Argsort,
-}
 
 /// An IR op with its attributes. Creation ops also carry the dtype and shape of their result
 /// (the statement's type in the text), so that inference needs nothing but the op.
@@ -323,62 +216,6 @@ impl Arity {
         }
     }
 }
-
-macro_rules! name_table {
-    ($ty:ident { $($variant:ident => $name:literal,)* }) => {
-        impl $ty {
-            /// Every variant.
-            pub const ALL: &'static [$ty] = &[$($ty::$variant,)*];
-
-            /// The IR text name.
-            pub fn name(self) -> &'static str {
-                match self {
-                    $($ty::$variant => $name,)*
-                }
-            }
-
-            /// The variant of an IR text name.
-            pub fn from_name(name: &str) -> Option<$ty> {
-                match name {
-                    $($name => Some($ty::$variant),)*
-                    _ => None,
-                }
-            }
-        }
-    };
-}
-
-name_table!(UnaryOp {
-    Neg => "neg", Positive => "positive", Abs => "abs", Sign => "sign", Square => "square",
-    Reciprocal => "reciprocal", Sqrt => "sqrt", Cbrt => "cbrt", Exp => "exp", Exp2 => "exp2",
-    Expm1 => "expm1", Log => "log", Log2 => "log2", Log10 => "log10", Log1p => "log1p",
-    Sin => "sin", Cos => "cos", Tan => "tan", Arcsin => "arcsin", Arccos => "arccos",
-    Arctan => "arctan", Sinh => "sinh", Cosh => "cosh", Tanh => "tanh", Arcsinh => "arcsinh",
-    Arccosh => "arccosh", Arctanh => "arctanh", Floor => "floor", Ceil => "ceil",
-    Trunc => "trunc", Rint => "rint", LogicalNot => "logical_not", BitwiseNot => "bitwise_not",
-    Isnan => "isnan", Isinf => "isinf", Isfinite => "isfinite", Signbit => "signbit",
-});
-
-name_table!(BinaryOp {
-    Add => "add", Sub => "sub", Mul => "mul", Div => "div", Floordiv => "floordiv",
-    Mod => "mod", Pow => "pow", Maximum => "maximum", Minimum => "minimum", Fmax => "fmax",
-    Fmin => "fmin", Arctan2 => "arctan2", Hypot => "hypot", Copysign => "copysign",
-    Eq => "eq", Ne => "ne", Lt => "lt", Le => "le", Gt => "gt", Ge => "ge",
-    LogicalAnd => "logical_and", LogicalOr => "logical_or", LogicalXor => "logical_xor",
-    BitwiseAnd => "bitwise_and", BitwiseOr => "bitwise_or", BitwiseXor => "bitwise_xor",
-    LeftShift => "left_shift", RightShift => "right_shift",
-});
-
-name_table!(ReduceKind {
-    Sum => "sum", Prod => "prod", Max => "max", Min => "min", Mean => "mean", Any => "any",
-    All => "all",
-});
-
-name_table!(ArgReduceKind { Argmax => "argmax", Argmin => "argmin", });
-
-name_table!(ScanKind {
-    Cumsum => "cumsum", Cumprod => "cumprod", Sort => "sort", Argsort => "argsort",
-});
 
 /// The text names of the ops that are not unary, binary or reductions.
 const OTHER_OPS: [&str; 20] = [
