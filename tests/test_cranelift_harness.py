@@ -30,7 +30,7 @@ ULPS = 4
 APPROXIMATE = {
     "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan",
     "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh",
-    "arctan2", "hypot", "power", "pow",
+    "arctan2", "hypot", "logaddexp", "power", "pow",
 }
 # Float reductions whose summation order may differ from NumPy's pairwise order.
 SUMMING = {"sum", "mean", "prod", "var", "std", "matmul", "dot"}

@@ -165,7 +165,18 @@ fn unary_rules_match_central_differences() {
 #[test]
 fn binary_rules_sum_broadcast_cotangents_back() {
     for op in [
-        "add", "sub", "mul", "div", "pow", "maximum", "minimum", "fmax", "fmin", "arctan2", "hypot",
+        "add",
+        "sub",
+        "mul",
+        "div",
+        "pow",
+        "maximum",
+        "minimum",
+        "fmax",
+        "fmin",
+        "arctan2",
+        "hypot",
+        "logaddexp",
     ] {
         check_gradients(&binary_graph(op));
     }

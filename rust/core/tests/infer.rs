@@ -70,6 +70,17 @@ fn dtype_table_matches_numpy() {
         checked += 1;
     }
     assert!(checked > 6000, "only {checked} table rows");
+    let kinds = UnaryOp::ALL.iter().map(|u| ("unary", u.name()));
+    let kinds = kinds.chain(BinaryOp::ALL.iter().map(|b| ("binary", b.name())));
+    let kinds = kinds.chain(ReduceKind::ALL.iter().map(|r| ("reduce", r.name())));
+    let kinds = kinds.chain(ArgReduceKind::ALL.iter().map(|r| ("reduce", r.name())));
+    for (kind, name) in kinds {
+        // A new op kind needs its row in gen_dtype_table.py, and the table written again.
+        assert!(
+            table.contains(&format!("\n{kind} {name} ")),
+            "{kind} {name} is not in dtype_table.txt"
+        );
+    }
     assert!(
         wrong.is_empty(),
         "{} mismatches:\n{}",

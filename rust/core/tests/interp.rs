@@ -155,6 +155,14 @@ fn interpreter_matches_numpy() {
         }
     }
     assert!(checked > 1500, "only {checked} rows");
+    let kinds = UnaryOp::ALL.iter().map(|u| ("unary", u.name()));
+    for (kind, name) in kinds.chain(BinaryOp::ALL.iter().map(|b| ("binary", b.name()))) {
+        // A new elementwise op needs its row in gen_dtype_table.py, and the table written again.
+        assert!(
+            table.contains(&format!("{kind} {name} |")),
+            "{kind} {name} is not in ops_table.txt"
+        );
+    }
     assert!(
         wrong.is_empty(),
         "{} of {checked} differ from NumPy:\n{}",

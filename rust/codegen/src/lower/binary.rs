@@ -55,6 +55,7 @@ impl Emitter<'_, '_> {
                 Pow => self.libm("pow", &[x, y], ty),
                 Arctan2 => self.libm("atan2", &[x, y], ty),
                 Hypot => self.libm("hypot", &[x, y], ty),
+                Logaddexp => self.logaddexp(x, y, ty, mode),
                 Floordiv => self.float_divmod(x, y, ty, true),
                 Mod => self.float_divmod(x, y, ty, false),
                 LogicalAnd | LogicalOr | LogicalXor | BitwiseAnd | BitwiseOr | BitwiseXor
@@ -135,7 +136,7 @@ impl Emitter<'_, '_> {
                 }
             }
             Pow => self.int_pow(x, y, ty),
-            Div | Arctan2 | Hypot | Copysign => {
+            Div | Arctan2 | Hypot | Copysign | Logaddexp => {
                 panic!("{op:?} of {ty} reached codegen (the scheduler casts to float)")
             }
         }

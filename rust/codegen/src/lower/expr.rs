@@ -225,6 +225,24 @@ impl<'b> Emitter<'_, 'b> {
         }
     }
 
+    /// `logaddexp(x, y)` as NumPy's `npy_logaddexp`: the larger operand plus
+    /// `log1p(exp(-|x - y|))`, with the vectorised `exp` and `log1p`; `x + ln 2` where the
+    /// operands are equal, so that equal infinities (whose difference is NaN) stay infinite.
+    pub(crate) fn logaddexp(&mut self, x: Value, y: Value, ty: Scalar, mode: Mode) -> Value {
+        let d = self.b.ins().fsub(x, y);
+        let d = self.b.ins().fabs(d);
+        let d = self.b.ins().fneg(d);
+        let e = self.unary_group(UnaryOp::Exp, &[d], ty, mode)[0];
+        let l = self.unary_group(UnaryOp::Log1p, &[e], ty, mode)[0];
+        // NaN in either operand gives NaN here and in the sum.
+        let m = self.b.ins().fmax(x, y);
+        let r = self.b.ins().fadd(m, l);
+        let ln2 = self.constant(Const::Float(std::f64::consts::LN_2), ty, mode);
+        let tie = self.b.ins().fadd(x, ln2);
+        let eq = self.b.ins().fcmp(FloatCC::Equal, x, y);
+        self.pick(eq, tie, r, ty, mode)
+    }
+
     /// `op(x)` where `x` has type `ty`.
     pub(crate) fn unary(&mut self, op: UnaryOp, x: Value, ty: Scalar, mode: Mode) -> Value {
         use UnaryOp::*;

@@ -74,7 +74,7 @@ pub fn binary_loop(op: BinaryOp, a: DType, b: DType) -> Result<DType> {
         Div => Ok(DType::F64),
         // NumPy picks the smallest float loop both operands cast to safely, which is not always
         // the float loop of their promotion (`arctan2(i8, u8)` is f16, not f32 as for i16).
-        Arctan2 | Hypot | Copysign => {
+        Arctan2 | Hypot | Copysign | Logaddexp => {
             let bits = float_bits(a).max(float_bits(b));
             match bits {
                 64 => Ok(DType::F64),

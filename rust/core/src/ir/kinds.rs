@@ -117,6 +117,7 @@ op_kinds!(
         Arctan2 => "arctan2",
         Hypot => "hypot",
         Copysign => "copysign",
+        Logaddexp => "logaddexp",
         Eq => "eq" ("equal"),
         Ne => "ne" ("not_equal"),
         Lt => "lt" ("less"),
@@ -188,8 +189,8 @@ impl BinaryOp {
         match self {
             Eq | Ne | Lt | Le | Gt | Ge | LogicalAnd | LogicalOr | LogicalXor => true,
             Add | Sub | Mul | Div | Floordiv | Mod | Pow | Maximum | Minimum | Fmax | Fmin
-            | Arctan2 | Hypot | Copysign | BitwiseAnd | BitwiseOr | BitwiseXor | LeftShift
-            | RightShift => false,
+            | Arctan2 | Hypot | Copysign | Logaddexp | BitwiseAnd | BitwiseOr | BitwiseXor
+            | LeftShift | RightShift => false,
         }
     }
 }

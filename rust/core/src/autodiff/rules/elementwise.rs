@@ -184,6 +184,18 @@ pub fn binary(
             let q = e.div(g, z)?;
             (Some(e.mul(q, x)?), Some(e.mul(q, y)?))
         }
+        // z = log(e^x + e^y): dz/dx = e^x / (e^x + e^y) = e^(x - z).
+        Logaddexp => {
+            let share = |e: &mut Emitter, a: ValueId| -> Result<ValueId> {
+                let d = e.binary(Sub, a, z)?;
+                let w = e.unary(UnaryOp::Exp, d)?;
+                e.mul(g, w)
+            };
+            (
+                if wx { Some(share(e, x)?) } else { None },
+                if wy { Some(share(e, y)?) } else { None },
+            )
+        }
         // |copysign(x, y)| = |x|: the slope is sign(x) * sign(z); `y` only chooses the sign.
         Copysign => {
             let sx = e.unary(UnaryOp::Sign, x)?;
