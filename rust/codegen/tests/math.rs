@@ -32,11 +32,11 @@ fn run_unary(op: UnaryOp, ty: Scalar, xs: &[f64], contiguous: bool) -> Vec<f64> 
         let ops = [
             Operand {
                 base: a.as_mut_ptr() as *mut u8,
-                strides: vec![8 * gap as isize],
+                strides: vec![8 * gap as isize].into(),
             },
             Operand {
                 base: o.as_mut_ptr() as *mut u8,
-                strides: vec![8],
+                strides: vec![8].into(),
             },
         ];
         unsafe { launch(f, &[n], &ops, 1, false) };
@@ -50,11 +50,11 @@ fn run_unary(op: UnaryOp, ty: Scalar, xs: &[f64], contiguous: bool) -> Vec<f64> 
         let ops = [
             Operand {
                 base: a.as_mut_ptr() as *mut u8,
-                strides: vec![4 * gap as isize],
+                strides: vec![4 * gap as isize].into(),
             },
             Operand {
                 base: o.as_mut_ptr() as *mut u8,
-                strides: vec![4],
+                strides: vec![4].into(),
             },
         ];
         unsafe { launch(f, &[n], &ops, 1, false) };
