@@ -103,6 +103,17 @@ impl Emitter<'_, '_> {
             Add => self.b.ins().iadd(x, y),
             Sub => self.b.ins().isub(x, y),
             Mul => self.b.ins().imul(x, y),
+            // x86 has no 64-bit lane min/max below AVX-512, where Cranelift takes the lanes
+            // apart; a compare (`pcmpgtq`) and a blend keep them together.
+            Maximum | Fmax | Minimum | Fmin if matches!(mode, Mode::Vector(8)) && !unsigned => {
+                let (a, b) = if matches!(op, Maximum | Fmax) {
+                    (y, x)
+                } else {
+                    (x, y)
+                };
+                let lt = self.b.ins().icmp(IntCC::SignedLessThan, a, b);
+                self.pick(lt, x, y, ty, mode)
+            }
             Maximum | Fmax if unsigned => self.b.ins().umax(x, y),
             Minimum | Fmin if unsigned => self.b.ins().umin(x, y),
             Maximum | Fmax => self.b.ins().smax(x, y),

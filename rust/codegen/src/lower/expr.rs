@@ -97,7 +97,21 @@ pub(crate) fn vector_binary(op: BinaryOp, ty: Scalar) -> bool {
         ),
         Scalar::I32 | Scalar::I64 => matches!(
             op,
-            Add | Sub | Mul | BitwiseAnd | BitwiseOr | BitwiseXor | Eq | Ne | Lt | Le | Gt | Ge
+            Add | Sub
+                | Mul
+                | Maximum
+                | Minimum
+                | Fmax
+                | Fmin
+                | BitwiseAnd
+                | BitwiseOr
+                | BitwiseXor
+                | Eq
+                | Ne
+                | Lt
+                | Le
+                | Gt
+                | Ge
         ),
         Scalar::Bool => matches!(
             op,
