@@ -53,7 +53,8 @@ impl Emitter<'_, '_> {
                 }
                 Eq | Ne | Lt | Le | Gt | Ge => self.b.ins().fcmp(cc(op), x, y),
                 Pow => self.libm("pow", &[x, y], ty),
-                Arctan2 => self.libm("atan2", &[x, y], ty),
+                Arctan2 if mode == Mode::Scalar => self.libm("atan2", &[x, y], ty),
+                Arctan2 => self.math(ty, mode).atan2(&[x], &[y])[0],
                 Hypot => self.libm("hypot", &[x, y], ty),
                 Floordiv => self.float_divmod(x, y, ty, true),
                 Mod => self.float_divmod(x, y, ty, false),
