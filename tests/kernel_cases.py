@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import user_kernels as K
+import user_kernels_poly as P
 
 
 def _spd(rng, n):
@@ -93,4 +94,37 @@ CASES = [
     ("mandelbrot_grid", K.mandelbrot_grid,
      lambda r, s: (np.linspace(-2, 0.5, 8 * s), np.linspace(-1, 1, 6 * s), 30)),
     ("gauss_seidel", K.gauss_seidel, lambda r, s: (_spd(r, 12 * s), r.random(12 * s), 4)),
+    ("syrk", P.syrk, lambda r, s: (1.5, 1.2, r.random((12 * s, 12 * s)), r.random((12 * s, 10 * s)))),
+    ("syr2k", P.syr2k, lambda r, s: (1.5, 1.2, r.random((12 * s, 12 * s)),
+                                     r.random((12 * s, 10 * s)), r.random((12 * s, 10 * s)))),
+    ("symm", P.symm, lambda r, s: (1.5, 1.2, r.random((10 * s, 12 * s)), r.random((10 * s, 10 * s)),
+                                   r.random((10 * s, 12 * s)))),
+    ("trmm", P.trmm, lambda r, s: (1.5, r.random((10 * s, 10 * s)), r.random((10 * s, 12 * s)))),
+    ("doitgen", P.doitgen, lambda r, s: (5 * s, 6, 7, r.random((5 * s, 6, 7)), r.random((7, 7)))),
+    ("mvt_loops", P.mvt_loops, lambda r, s: tuple(r.random(12 * s) for _ in range(4))
+     + (r.random((12 * s, 12 * s)),)),
+    ("bicg_loops", P.bicg_loops, lambda r, s: (r.random((12 * s, 10 * s)), r.random(10 * s),
+                                               r.random(12 * s))),
+    ("durbin", P.durbin, lambda r, s: (r.random(20 * s) / (20 * s),)),
+    ("ludcmp", P.ludcmp, lambda r, s: (_spd(r, 12 * s), r.random(12 * s))),
+    ("correlation", P.correlation, lambda r, s: (8 * s, 12.0 * s, r.random((12 * s, 8 * s)))),
+    ("nussinov", P.nussinov, lambda r, s: (10 * s, r.integers(0, 4, 10 * s).astype(np.int32))),
+    ("adi", P.adi, lambda r, s: (3, 8 * s, r.random((8 * s, 8 * s)))),
+    ("deriche", P.deriche, lambda r, s: (0.25, r.random((10 * s, 12 * s)))),
+    ("bubble_sort", P.bubble_sort, lambda r, s: (r.random(20 * s),)),
+    ("selection_sort", P.selection_sort, lambda r, s: (r.random(20 * s),)),
+    ("djb2", P.djb2, lambda r, s: (r.integers(0, 256, 40 * s, dtype=np.uint8),)),
+    ("life_step", P.life_step, lambda r, s: ((r.random((8 * s, 9 * s)) < 0.4).astype(np.int64),)),
+    ("life_roll", P.life_roll, lambda r, s: ((r.random((8 * s, 9 * s)) < 0.4).astype(np.int64), 4)),
+    ("viterbi", P.viterbi, lambda r, s: (r.integers(0, 3, 12 * s), r.dirichlet(np.ones(4)),
+                                         r.dirichlet(np.ones(4), 4), r.dirichlet(np.ones(3), 4))),
+    ("levenshtein_bounded", P.levenshtein_bounded,
+     lambda r, s: (r.integers(0, 4, 12 * s), r.integers(0, 4, 10 * s), 6 * s)),
+    ("pic_push", P.pic_push, lambda r, s: (r.random(50 * s) * 8.0, r.random(50 * s) - 0.5,
+                                           r.random(16) - 0.5, 0.5, 0.1, 8.0)),
+    ("wave_2d", P.wave_2d, lambda r, s: (r.random((10 * s, 10 * s)), r.random((10 * s, 10 * s)),
+                                         0.1, 5 * s)),
+    ("softmax_loops", P.softmax_loops, lambda r, s: (r.random((6 * s, 10)),)),
+    ("running_max", P.running_max, lambda r, s: (r.random(100 * s),)),
+    ("bisect_roots", P.bisect_roots, lambda r, s: (r.random(10 * s) * 8.0, 0.0, 2.0, 1e-9)),
 ]

@@ -157,3 +157,19 @@ def test_where_astype_clip(dt: type) -> None:
             x = np.where(np.isfinite(x) & (np.abs(x) < 100), x, 3).astype(dt)
             x = np.abs(x) if np.dtype(to).kind == "u" else x
         assert check(lambda xp, x, to=to: x.astype(to), x) is not None
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("op", ["maximum", "minimum"])
+def test_integer_extremes_in_vector_lanes(op, dtype):
+    """Integer maximum/minimum run in vector lanes (a compare and a blend for 64-bit ones):
+    signed order at the type's extremes, odd lengths (a scalar tail), strided operands."""
+    info = np.iinfo(dtype)
+    x = np.array([info.min, -1, 0, 1, info.max, -7, 3, info.min + 1, 5], dtype=dtype)
+    y = np.array([info.max, 0, -1, 1, info.min, 7, -3, info.min, 5], dtype=dtype)
+    if op == "maximum":
+        progs = [lambda xp, a, b: xp.maximum(a, b), lambda xp, a, b: xp.maximum(a[::2], b[::-2])]
+    else:
+        progs = [lambda xp, a, b: xp.minimum(a, b), lambda xp, a, b: xp.minimum(a[::2], b[::-2])]
+    for prog in progs:
+        assert check(prog, x, y) is not None

@@ -277,7 +277,7 @@ def jacobi(u, iters):
     return u
 
 
-@pytest.mark.parametrize(("n", "iters"), [(12, 50), (5, 0), (7, 1)])
+@pytest.mark.parametrize(("n", "iters"), [(12, 50), (5, 0), (7, 1), (8, 2), (6, 3)])
 def test_loop_with_array_body_matches_numpy(n, iters):
     u = np.random.default_rng(n).standard_normal((n, 2 * n))[:, ::2]
     before = u.copy()

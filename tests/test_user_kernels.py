@@ -1,6 +1,7 @@
-"""Kernels written the way NumPy users write them (`user_kernels.py`), run verbatim under
-`ember.compile` on both backends against plain NumPy: results (values, dtype, shape, Python
-type) and every input's state afterwards, on two calls (the second a cache hit)."""
+"""Kernels written the way NumPy users write them (`user_kernels.py`, `user_kernels_poly.py`),
+run verbatim under `ember.compile` on both backends against plain NumPy: results (values,
+dtype, shape, Python type) and every input's state afterwards, on two calls (the second a
+cache hit)."""
 
 from __future__ import annotations
 
@@ -51,8 +52,22 @@ def test_kernel_like_numpy(name, fn, make, backend):
 # sieve whose `while` branches on array values (a cheap while loop runs as plain Python).
 NOT_COMPILED = {"mandelbrot_count": "no array", "sieve": "branch on an array in a while loop"}
 
+# Kernels whose loops are not yet loop ops: they run correctly (above) but, in part, as plain
+# Python. Strict, so each one fails here once it compiles and must leave this table.
+NOT_YET_NATIVE = {
+    "symm": "elementwise arithmetic on a slice with run-time bounds in a loop body",
+    "trmm": "a product of run-time slices along axes of different arrays",
+    "durbin": "np.flip of a slice with run-time bounds in a loop body",
+    "nussinov": "max() of array values outside a loop body (a short loop unrolled)",
+    "selection_sort": "a tuple swap through a loop-carried index",
+    "levenshtein_bounded": "a return inside a loop body",
+}
 
-@pytest.mark.parametrize("name,fn,make", CASES, ids=[c[0] for c in CASES])
+
+@pytest.mark.parametrize("name,fn,make", [
+    pytest.param(*case, id=case[0], marks=[pytest.mark.xfail(
+        strict=True, reason=NOT_YET_NATIVE[case[0]])] if case[0] in NOT_YET_NATIVE else [])
+    for case in CASES])
 def test_kernel_compiles_to_native_code(name, fn, make):
     """Every other kernel runs as compiled graphs on the Cranelift backend: no graph break,
     no recapture without loop ops, no graph left to the eager fallback."""

@@ -1,8 +1,9 @@
 //! Loops whose body computes with whole arrays (a Jacobi sweep over slices): the body is a
 //! graph compiled on its own, run once per iteration on two sets of carried buffers that take
-//! turns as input and output, so no iteration allocates.
+//! turns as input and output, so no iteration allocates: the views of both turns are made
+//! once, and the body's kernel launches are worked out on the first trip ([`Prepared`]).
 
-use crate::graph::{ArrayView, ArrayViewMut, CompiledGraph};
+use crate::graph::{ArrayView, ArrayViewMut, CompiledGraph, Prepared};
 use crate::kernel::Scalar;
 use crate::Error;
 use ember_core::ir::DType;
@@ -137,6 +138,8 @@ pub(crate) unsafe fn run(
         .collect();
     let mut index = Buffer::new(Scalar::I64, &[]);
     let mut go = Buffer::new(Scalar::Bool, &[]);
+    let index_at = index.words.as_mut_ptr() as *mut i64;
+    let go_at = go.words.as_mut_ptr() as *const u8;
     // SAFETY: invariant operands are readable arrays of their layouts (the caller's promise).
     let invariants: Vec<ArrayView> = operands[3 + carried..]
         .iter()
@@ -149,21 +152,43 @@ pub(crate) unsafe fn run(
             )
         })
         .collect();
-    let mut i = i128::from(lo);
-    let (hi, step) = (i128::from(hi), i128::from(step));
-    while (step > 0 && i < hi) || (step < 0 && i > hi) {
-        index.words[0] = i as i64 as u64 as u128;
+    // The two sets of carried buffers take turns: even trips read `current` and write
+    // `next`, odd trips the other way round. Their views are made once (the buffers never
+    // move), so a trip allocates nothing.
+    let mut views = |from: &[Buffer], to: &mut [Buffer]| {
         let mut inputs = vec![index.view()];
-        inputs.extend(current.iter().map(Buffer::view));
+        inputs.extend(from.iter().map(Buffer::view));
         inputs.extend(invariants.iter().cloned());
         let mut outputs = vec![go.view_mut()];
-        outputs.extend(next.iter_mut().map(Buffer::view_mut));
-        body.run(&inputs, &outputs)?;
-        std::mem::swap(&mut current, &mut next);
-        if go.words[0] & 0xff == 0 {
+        outputs.extend(to.iter_mut().map(Buffer::view_mut));
+        (inputs, outputs)
+    };
+    let even = views(&current, &mut next);
+    let odd = views(&next, &mut current);
+    let mut prepared = Prepared::default();
+    let mut i = i128::from(lo);
+    let (hi, step) = (i128::from(hi), i128::from(step));
+    let mut trips = 0usize;
+    let mut outcome = Ok(());
+    while (step > 0 && i < hi) || (step < 0 && i > hi) {
+        // SAFETY: the index buffer holds one i64; the body reads it only during the run.
+        unsafe { index_at.write(i as i64) };
+        let (inputs, outputs) = if trips.is_multiple_of(2) { &even } else { &odd };
+        trips += 1;
+        if let Err(e) = body.run_prepared(inputs, outputs, &mut prepared) {
+            outcome = Err(e);
+            break;
+        }
+        // SAFETY: the body wrote its `go` result, one bool, into the buffer.
+        if unsafe { go_at.read() } == 0 {
             break;
         }
         i += step;
+    }
+    body.release(prepared);
+    outcome?;
+    if !trips.is_multiple_of(2) {
+        std::mem::swap(&mut current, &mut next);
     }
     for (b, r) in current.iter_mut().zip(results) {
         b.exchange(r, false);

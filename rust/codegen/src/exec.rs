@@ -50,8 +50,9 @@ use smallvec::{smallvec, SmallVec};
 pub struct Operand {
     /// Address of the element at index 0 of every iteration dim.
     pub base: *mut u8,
-    /// Byte stride for each iteration dim (0 where the buffer is broadcast).
-    pub strides: Vec<isize>,
+    /// Byte stride for each iteration dim (0 where the buffer is broadcast); inline up to 4
+    /// dims, so that a launch allocates nothing.
+    pub strides: SmallVec<[isize; 4]>,
 }
 
 /// Drops size-1 dims and merges neighbours that every operand walks as one (elementwise
@@ -153,7 +154,7 @@ pub unsafe fn launch(
     // Addresses travel as integers so that the closures below can cross threads; the caller's
     // contract keeps every address formed here inside its operand.
     let base0: Vec<usize> = ops.iter().map(|o| o.base as usize).collect();
-    let outer_strides: Vec<Vec<isize>> = ops.iter().map(|o| o.strides.clone()).collect();
+    let outer_strides: Vec<SmallVec<[isize; 4]>> = ops.iter().map(|o| o.strides.clone()).collect();
     let bases_of = |flat: usize| -> Vec<usize> {
         let mut rem = flat;
         let mut bases = base0.clone();

@@ -14,6 +14,7 @@ use crate::schedule::{self, IndexMap, Plan, Slot, Step, ValueRef};
 use crate::Error;
 use ember_core::ir::{DType, Graph, Type};
 use ember_core::views::{self, Layout};
+use smallvec::{smallvec, SmallVec};
 use std::sync::{Arc, Mutex};
 
 /// Compilation options.
@@ -261,6 +262,47 @@ impl CompiledGraph {
             Shapes::Dynamic(d) => d.run(inputs, outputs),
         }
     }
+
+    /// [`CompiledGraph::run`] again on arrays of the dtypes, shapes and strides of the first
+    /// run given `prepared` (a loop's trips); [`CompiledGraph::release`] ends its use.
+    pub(crate) fn run_prepared(
+        &self,
+        inputs: &[ArrayView],
+        outputs: &[ArrayViewMut],
+        prepared: &mut Prepared,
+    ) -> Result<FpStatus, Error> {
+        match &self.shapes {
+            Shapes::Static(g) => g.run_with(inputs, outputs, Some(prepared)),
+            Shapes::Dynamic(d) => d.run(inputs, outputs),
+        }
+    }
+
+    /// Hands back the buffers a [`Prepared`] held.
+    pub(crate) fn release(&self, prepared: Prepared) {
+        if let Shapes::Static(g) = &self.shapes {
+            g.release(prepared);
+        }
+    }
+}
+
+/// What a run of a static plan works out from its arrays' layouts alone: each kernel step's
+/// iteration dims and operands as (slot, byte offset from the slot's data, byte strides).
+/// A loop that runs one body plan per trip on arrays whose dtypes, shapes and strides never
+/// change (`body_loop.rs`) keeps one across its trips, with the plan's buffers: later trips
+/// skip the checks, the view arithmetic and every allocation of a kernel launch.
+#[derive(Default)]
+pub(crate) struct Prepared {
+    checked: bool,
+    kernels: Vec<Option<PreparedKernel>>,
+    buffers: Option<Vec<Vec<u128>>>,
+}
+
+/// An operand's slot, byte offset from the slot's data and byte strides.
+type PreparedOperand = (Slot, isize, SmallVec<[isize; 4]>);
+
+struct PreparedKernel {
+    dims: Vec<usize>,
+    operands: SmallVec<[PreparedOperand; 8]>,
 }
 
 impl StaticGraph {
@@ -270,6 +312,75 @@ impl StaticGraph {
         inputs: &[ArrayView],
         outputs: &[ArrayViewMut],
     ) -> Result<FpStatus, Error> {
+        self.run_with(inputs, outputs, None)
+    }
+
+    /// Gives the buffers a [`Prepared`] held back to the plan's pool.
+    pub(crate) fn release(&self, prepared: Prepared) {
+        if let (Some(b), Ok(mut p)) = (prepared.buffers, self.pool.lock()) {
+            p.push(b);
+        }
+    }
+
+    /// [`StaticGraph::run`], with what earlier runs on arrays of the same layouts prepared.
+    pub(crate) fn run_with(
+        &self,
+        inputs: &[ArrayView],
+        outputs: &[ArrayViewMut],
+        mut prepared: Option<&mut Prepared>,
+    ) -> Result<FpStatus, Error> {
+        if !prepared.as_ref().is_some_and(|p| p.checked) {
+            self.check_all(inputs, outputs)?;
+        }
+        let held = prepared.as_mut().and_then(|p| p.buffers.take());
+        let mut buffers = held
+            .or_else(|| self.pool.lock().map(|mut p| p.pop()).ok().flatten())
+            .unwrap_or_else(|| {
+                self.buffer_sizes
+                    .iter()
+                    .map(|&b| vec![0u128; b.div_ceil(16)])
+                    .collect()
+            });
+        let mut rt = Runtime {
+            g: self,
+            inputs,
+            outputs,
+            buffers: buffers
+                .iter_mut()
+                .map(|b| b.as_mut_ptr() as *mut u8)
+                .collect(),
+            scratch: Vec::new(),
+            prepared: prepared.as_deref_mut().map(|p| {
+                p.kernels.resize_with(self.plan.steps.len(), || None);
+                &mut p.kernels
+            }),
+        };
+        let saved = fpstatus::take();
+        let mut outcome = Ok(());
+        for (k, step) in self.plan.steps.iter().enumerate() {
+            outcome = rt.step(k, step);
+            if outcome.is_err() {
+                break;
+            }
+        }
+        let status = fpstatus::take();
+        fpstatus::raise(saved);
+        drop(rt);
+        match prepared {
+            Some(p) => {
+                p.checked = outcome.is_ok();
+                p.buffers = Some(buffers);
+            }
+            None => {
+                if let Ok(mut p) = self.pool.lock() {
+                    p.push(buffers);
+                }
+            }
+        }
+        outcome.map(|()| status)
+    }
+
+    fn check_all(&self, inputs: &[ArrayView], outputs: &[ArrayViewMut]) -> Result<(), Error> {
         if inputs.len() != self.plan.inputs.len() || outputs.len() != self.plan.outputs.len() {
             return Err(Error::Mismatch(format!(
                 "expected {} inputs and {} outputs, got {} and {}",
@@ -308,43 +419,7 @@ impl StaticGraph {
                 return Err(Error::Mismatch(format!("output {i} has a zero stride")));
             }
         }
-        let mut buffers = self
-            .pool
-            .lock()
-            .map(|mut p| p.pop())
-            .ok()
-            .flatten()
-            .unwrap_or_else(|| {
-                self.buffer_sizes
-                    .iter()
-                    .map(|&b| vec![0u128; b.div_ceil(16)])
-                    .collect()
-            });
-        let mut rt = Runtime {
-            g: self,
-            inputs,
-            outputs,
-            buffers: buffers
-                .iter_mut()
-                .map(|b| b.as_mut_ptr() as *mut u8)
-                .collect(),
-            scratch: Vec::new(),
-        };
-        let saved = fpstatus::take();
-        let mut outcome = Ok(());
-        for step in &self.plan.steps {
-            outcome = rt.step(step);
-            if outcome.is_err() {
-                break;
-            }
-        }
-        let status = fpstatus::take();
-        fpstatus::raise(saved);
-        drop(rt);
-        if let Ok(mut p) = self.pool.lock() {
-            p.push(buffers);
-        }
-        outcome.map(|()| status)
+        Ok(())
     }
 }
 
@@ -364,9 +439,21 @@ struct Runtime<'a> {
     buffers: Vec<*mut u8>,
     /// Contiguous copies made when a reshape cannot view a caller's strided array.
     scratch: Vec<Vec<u128>>,
+    /// Per step, the kernel launches worked out by an earlier run ([`Prepared`]).
+    prepared: Option<&'a mut Vec<Option<PreparedKernel>>>,
 }
 
 impl Runtime<'_> {
+    /// The data pointer of a slot.
+    fn slot_data(&self, slot: Slot) -> *mut u8 {
+        match slot {
+            Slot::Input(i) => self.inputs[i].data as *mut u8,
+            Slot::Output(i) => self.outputs[i].data,
+            Slot::Temp(t) => self.buffers[self.g.temp_buffer[t]],
+            Slot::Const(c) => self.g.consts[c].as_ptr() as *mut u8,
+        }
+    }
+
     fn slot(&self, slot: Slot, shape: &[usize]) -> (*mut u8, Scalar, Layout) {
         let plan = &self.g.plan;
         let from_bytes = |strides: &[isize], size: usize| Layout {
@@ -499,7 +586,7 @@ impl Runtime<'_> {
         if vr.views.is_empty() {
             let (ptr, size, strides) = self.direct(vr);
             let mut pos = 0isize;
-            let mut out = vec![0isize; ndims];
+            let mut out: SmallVec<[isize; 4]> = smallvec![0isize; ndims];
             let mut inner = 1isize;
             for (a, m) in map.iter().enumerate().rev() {
                 // Strides in elements, as the views path computes them.
@@ -524,7 +611,7 @@ impl Runtime<'_> {
         let (ptr, d, l) = self.resolve(vr);
         let size = d.size() as isize;
         let mut pos = l.offset;
-        let mut strides = vec![0isize; ndims];
+        let mut strides: SmallVec<[isize; 4]> = smallvec![0isize; ndims];
         for (a, m) in map.iter().enumerate() {
             pos += m.start * l.strides[a];
             if let Some(k) = m.dim {
@@ -537,7 +624,23 @@ impl Runtime<'_> {
         }
     }
 
-    fn step(&mut self, step: &Step) -> Result<(), Error> {
+    /// A kernel launch as a [`Prepared`] holds it.
+    fn prepare_kernel(&self, ops: &[(&ValueRef, Operand)], dims: Vec<usize>) -> PreparedKernel {
+        let operands = ops
+            .iter()
+            .map(|(v, o)| {
+                let data = self.slot_data(v.slot);
+                (
+                    v.slot,
+                    (o.base as isize).wrapping_sub(data as isize),
+                    o.strides.clone(),
+                )
+            })
+            .collect();
+        PreparedKernel { dims, operands }
+    }
+
+    fn step(&mut self, index: usize, step: &Step) -> Result<(), Error> {
         match step {
             Step::Native {
                 native,
@@ -565,7 +668,29 @@ impl Runtime<'_> {
                 collapse,
                 serial,
             } => {
-                let mut ops: Vec<Operand> = operands
+                // Serial kernels accumulate every row into one output row: no row splitting.
+                let threads = if *serial {
+                    1
+                } else {
+                    self.g.options.num_threads
+                };
+                let f = self.g.fns[*kernel];
+                if let Some(Some(p)) = self.prepared.as_ref().map(|p| &p[index]) {
+                    let ops: SmallVec<[Operand; 8]> = p
+                        .operands
+                        .iter()
+                        .map(|(slot, offset, strides)| Operand {
+                            base: self.slot_data(*slot).wrapping_offset(*offset),
+                            strides: strides.clone(),
+                        })
+                        .collect();
+                    // SAFETY: as below, for the layouts of the run that prepared it, which
+                    // this run's arrays share.
+                    unsafe { exec::launch(f, &p.dims, &ops, threads, *collapse) };
+                    return Ok(());
+                }
+                let scratch = self.scratch.len();
+                let mut ops: SmallVec<[Operand; 8]> = operands
                     .iter()
                     .map(|(v, m)| self.operand(v, m, dims.len()))
                     .collect();
@@ -574,16 +699,19 @@ impl Runtime<'_> {
                 } else {
                     dims.clone()
                 };
-                // Serial kernels accumulate every row into one output row: no row splitting.
-                let threads = if *serial {
-                    1
-                } else {
-                    self.g.options.num_threads
-                };
                 // SAFETY: shapes were checked against the graph's types, and every operand's
                 // strides come from those shapes through views the core validated; only
                 // elementwise (collapsible) kernels may be split inside a row.
-                unsafe { exec::launch(self.g.fns[*kernel], &dims, &ops, threads, *collapse) };
+                unsafe { exec::launch(f, &dims, &ops, threads, *collapse) };
+                // An operand copied to scratch memory has an address of this run only.
+                if self.prepared.is_some() && self.scratch.len() == scratch {
+                    let pairs: SmallVec<[(&ValueRef, Operand); 8]> =
+                        operands.iter().map(|(v, _)| v).zip(ops).collect();
+                    let p = self.prepare_kernel(&pairs, dims);
+                    if let Some(prepared) = self.prepared.as_mut() {
+                        prepared[index] = Some(p);
+                    }
+                }
             }
             Step::Scan {
                 kind,

@@ -20,7 +20,7 @@ fn compile(k: &Kernel) -> (Jit, ember_codegen::jit::KernelFn) {
 fn op<T>(v: &mut [T], strides: &[isize]) -> Operand {
     Operand {
         base: v.as_mut_ptr() as *mut u8,
-        strides: strides.to_vec(),
+        strides: strides.into(),
     }
 }
 
@@ -176,7 +176,7 @@ fn reductions_sum_max_argmax_any() {
                 op_of(&mut a),
                 Operand {
                     base: o.as_mut_ptr(),
-                    strides: vec![0],
+                    strides: vec![0].into(),
                 },
             ];
             unsafe { launch(f, &[n], &ops, 1, false) };
@@ -200,7 +200,7 @@ fn reductions_sum_max_argmax_any() {
 fn op_of(a: &mut [f64]) -> Operand {
     Operand {
         base: a.as_mut_ptr() as *mut u8,
-        strides: vec![8],
+        strides: vec![8].into(),
     }
 }
 

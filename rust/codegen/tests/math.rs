@@ -32,11 +32,11 @@ fn run_unary(op: UnaryOp, ty: Scalar, xs: &[f64], contiguous: bool) -> Vec<f64> 
         let ops = [
             Operand {
                 base: a.as_mut_ptr() as *mut u8,
-                strides: vec![8 * gap as isize],
+                strides: vec![8 * gap as isize].into(),
             },
             Operand {
                 base: o.as_mut_ptr() as *mut u8,
-                strides: vec![8],
+                strides: vec![8].into(),
             },
         ];
         unsafe { launch(f, &[n], &ops, 1, false) };
@@ -50,11 +50,11 @@ fn run_unary(op: UnaryOp, ty: Scalar, xs: &[f64], contiguous: bool) -> Vec<f64> 
         let ops = [
             Operand {
                 base: a.as_mut_ptr() as *mut u8,
-                strides: vec![4 * gap as isize],
+                strides: vec![4 * gap as isize].into(),
             },
             Operand {
                 base: o.as_mut_ptr() as *mut u8,
-                strides: vec![4],
+                strides: vec![4].into(),
             },
         ];
         unsafe { launch(f, &[n], &ops, 1, false) };
@@ -246,6 +246,119 @@ fn sin_cos_within_2_ulp() {
 }
 
 #[test]
+fn arctan_within_1_ulp_f64_3_ulp_f32() {
+    check(UnaryOp::Arctan, f64::atan, f32::atan, -1e300, 1e300, 1, 3);
+    check(UnaryOp::Arctan, f64::atan, f32::atan, -3.0, 3.0, 1, 3);
+}
+
+/// `arctan2(ys, xs)` by a compiled kernel, on the SIMD path (contiguous) or the scalar one.
+fn run_atan2(ty: Scalar, ys: &[f64], xs: &[f64], contiguous: bool) -> Vec<f64> {
+    let mut k = Kernel::default();
+    let y = k.buffer(ty, InnerAccess::Strided);
+    let x = k.buffer(ty, InnerAccess::Strided);
+    let out = k.buffer(ty, InnerAccess::Strided);
+    let (ly, lx) = (k.load(y), k.load(x));
+    let v = k.binary(BinaryOp::Arctan2, ly, lx);
+    k.stages.push(Stage::Map {
+        buffer: out,
+        value: v,
+    });
+    let mut jit = Jit::new().unwrap();
+    let id = jit.add(&k).unwrap();
+    jit.finalize().unwrap();
+    let f = jit.get(id);
+    let n = xs.len();
+    let gap = if contiguous { 1 } else { 3 };
+    let size = if ty == Scalar::F64 { 8 } else { 4 };
+    let spread = |v: &[f64]| {
+        let mut a = vec![0u8; n * gap * size];
+        for (i, x) in v.iter().enumerate() {
+            let at = i * gap * size;
+            if ty == Scalar::F64 {
+                a[at..at + 8].copy_from_slice(&x.to_ne_bytes());
+            } else {
+                a[at..at + 4].copy_from_slice(&(*x as f32).to_ne_bytes());
+            }
+        }
+        a
+    };
+    let (mut a, mut b) = (spread(ys), spread(xs));
+    let mut o = vec![0u8; n * size];
+    let op = |v: &mut Vec<u8>, step: usize| Operand {
+        base: v.as_mut_ptr(),
+        strides: vec![(step * size) as isize].into(),
+    };
+    let ops = [op(&mut a, gap), op(&mut b, gap), op(&mut o, 1)];
+    unsafe { launch(f, &[n], &ops, 1, false) };
+    o.chunks(size)
+        .map(|c| {
+            if ty == Scalar::F64 {
+                f64::from_ne_bytes(c.try_into().unwrap())
+            } else {
+                f32::from_ne_bytes(c.try_into().unwrap()) as f64
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn arctan2_within_1_ulp_f64_3_ulp_f32_in_every_octant() {
+    let special = [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        5e-324,
+        -5e-324,
+        1e-310,
+        1e308,
+        -1e308,
+        f64::MAX,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+    ];
+    let mut ys = Vec::new();
+    let mut xs = Vec::new();
+    for &a in &special {
+        for &b in &special {
+            ys.push(a);
+            xs.push(b);
+        }
+    }
+    let wide = samples(-1e300, 1e300);
+    let near = samples(-3.0, 3.0);
+    for v in [&wide, &near] {
+        ys.extend(v.iter());
+        xs.extend(v.iter().rev());
+        ys.extend(v.iter().map(|t| t * 0.6));
+        xs.extend(v.iter());
+    }
+    for contiguous in [true, false] {
+        let got = run_atan2(Scalar::F64, &ys, &xs, contiguous);
+        for ((y, x), g) in ys.iter().zip(&xs).zip(&got) {
+            let want = y.atan2(*x);
+            let u = ulps64(*g, want);
+            let zeros_alike = *g != 0.0 || g.to_bits() == want.to_bits();
+            assert!(
+                u <= 1 && zeros_alike,
+                "f64 contiguous={contiguous} atan2({y:e}, {x:e}): got {g:e} want {want:e}"
+            );
+        }
+        let got = run_atan2(Scalar::F32, &ys, &xs, contiguous);
+        for ((y, x), g) in ys.iter().zip(&xs).zip(&got) {
+            let (y, x, g) = (*y as f32, *x as f32, *g as f32);
+            let want = y.atan2(x);
+            let zeros_alike = g != 0.0 || g.to_bits() == want.to_bits();
+            assert!(
+                ulps32(g, want) <= 3 && zeros_alike,
+                "f32 contiguous={contiguous} atan2({y:e}, {x:e}): got {g:e} want {want:e}"
+            );
+        }
+    }
+}
+
+#[test]
 fn signed_zeros_tiny_and_special_inputs_match_libm_bit_for_bit() {
     let xs = [
         0.0,
@@ -260,7 +373,7 @@ fn signed_zeros_tiny_and_special_inputs_match_libm_bit_for_bit() {
         f64::NEG_INFINITY,
     ];
     type Pair = (UnaryOp, fn(f64) -> f64, fn(f32) -> f32);
-    let ops: [Pair; 7] = [
+    let ops: [Pair; 8] = [
         (UnaryOp::Exp, f64::exp, f32::exp),
         (UnaryOp::Expm1, f64::exp_m1, f32::exp_m1),
         (UnaryOp::Log, f64::ln, f32::ln),
@@ -268,6 +381,7 @@ fn signed_zeros_tiny_and_special_inputs_match_libm_bit_for_bit() {
         (UnaryOp::Tanh, f64::tanh, f32::tanh),
         (UnaryOp::Sin, f64::sin, f32::sin),
         (UnaryOp::Cos, f64::cos, f32::cos),
+        (UnaryOp::Arctan, f64::atan, f32::atan),
     ];
     for (op, r64, r32) in ops {
         for contiguous in [true, false] {

@@ -53,7 +53,8 @@ impl Emitter<'_, '_> {
                 }
                 Eq | Ne | Lt | Le | Gt | Ge => self.b.ins().fcmp(cc(op), x, y),
                 Pow => self.libm("pow", &[x, y], ty),
-                Arctan2 => self.libm("atan2", &[x, y], ty),
+                Arctan2 if mode == Mode::Scalar => self.libm("atan2", &[x, y], ty),
+                Arctan2 => self.math(ty, mode).atan2(&[x], &[y])[0],
                 Hypot => self.libm("hypot", &[x, y], ty),
                 Logaddexp => self.logaddexp(x, y, ty, mode),
                 Floordiv => self.float_divmod(x, y, ty, true),
@@ -104,6 +105,17 @@ impl Emitter<'_, '_> {
             Add => self.b.ins().iadd(x, y),
             Sub => self.b.ins().isub(x, y),
             Mul => self.b.ins().imul(x, y),
+            // x86 has no 64-bit lane min/max below AVX-512, where Cranelift takes the lanes
+            // apart; a compare (`pcmpgtq`) and a blend keep them together.
+            Maximum | Fmax | Minimum | Fmin if matches!(mode, Mode::Vector(8)) && !unsigned => {
+                let (a, b) = if matches!(op, Maximum | Fmax) {
+                    (y, x)
+                } else {
+                    (x, y)
+                };
+                let lt = self.b.ins().icmp(IntCC::SignedLessThan, a, b);
+                self.pick(lt, x, y, ty, mode)
+            }
             Maximum | Fmax if unsigned => self.b.ins().umax(x, y),
             Minimum | Fmin if unsigned => self.b.ins().umin(x, y),
             Maximum | Fmax => self.b.ins().smax(x, y),

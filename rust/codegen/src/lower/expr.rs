@@ -58,6 +58,7 @@ pub(crate) fn vector_unary(op: UnaryOp, ty: Scalar) -> bool {
                 | Sin
                 | Cos
                 | Tanh
+                | Arctan
                 | Floor
                 | Ceil
                 | Trunc
@@ -88,6 +89,7 @@ pub(crate) fn vector_binary(op: BinaryOp, ty: Scalar) -> bool {
                 | Fmax
                 | Fmin
                 | Copysign
+                | Arctan2
                 | Eq
                 | Ne
                 | Lt
@@ -97,7 +99,21 @@ pub(crate) fn vector_binary(op: BinaryOp, ty: Scalar) -> bool {
         ),
         Scalar::I32 | Scalar::I64 => matches!(
             op,
-            Add | Sub | Mul | BitwiseAnd | BitwiseOr | BitwiseXor | Eq | Ne | Lt | Le | Gt | Ge
+            Add | Sub
+                | Mul
+                | Maximum
+                | Minimum
+                | Fmax
+                | Fmin
+                | BitwiseAnd
+                | BitwiseOr
+                | BitwiseXor
+                | Eq
+                | Ne
+                | Lt
+                | Le
+                | Gt
+                | Ge
         ),
         Scalar::Bool => matches!(
             op,
@@ -157,7 +173,7 @@ impl<'b> Emitter<'_, 'b> {
         }
     }
 
-    fn math(&mut self, ty: Scalar, mode: Mode) -> Math<'_, 'b> {
+    pub(crate) fn math(&mut self, ty: Scalar, mode: Mode) -> Math<'_, 'b> {
         let t = cl_type(ty, mode);
         Math {
             b: &mut self.b,
@@ -304,7 +320,8 @@ impl<'b> Emitter<'_, 'b> {
                 Tan => self.libm("tan", &[x], ty),
                 Arcsin => self.libm("asin", &[x], ty),
                 Arccos => self.libm("acos", &[x], ty),
-                Arctan => self.libm("atan", &[x], ty),
+                Arctan if mode == Mode::Scalar => self.libm("atan", &[x], ty),
+                Arctan => self.math(ty, mode).atan(&[x])[0],
                 Sinh => self.libm("sinh", &[x], ty),
                 Cosh => self.libm("cosh", &[x], ty),
                 Arcsinh => self.libm("asinh", &[x], ty),

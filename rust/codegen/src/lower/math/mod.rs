@@ -12,6 +12,7 @@
 //! (The order of the emitted instructions does not matter: Cranelift's e-graph pass
 //! re-places pure instructions next to their first use.)
 
+mod atan;
 mod exp;
 mod log;
 mod trig;
