@@ -11,6 +11,7 @@ mod binary;
 mod build;
 pub(crate) mod expr;
 pub(crate) mod math;
+mod pairwise;
 mod stage;
 mod touch;
 

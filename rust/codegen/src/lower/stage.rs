@@ -1,9 +1,7 @@
 //! Loops of one stage: maps store every inner element, reductions fold them.
 //!
-//! Float `f32` sums accumulate in `f64`: the SIMD path folds blocks of [`BLOCK`] elements in
-//! several `f32x4` accumulators and adds each block's total into an `f64` scalar, which keeps
-//! the error below NumPy's pairwise summation's for any length. Products stay in `f32`, so
-//! they overflow to inf where NumPy's do.
+//! Float sums add in NumPy's pairwise order ([`super::pairwise`]) and float products in
+//! order, both in the array's dtype, so they round and overflow to inf as NumPy's do.
 
 use super::expr::cl_type;
 use super::{mem, Emitter, Mode, UNROLL};
@@ -31,7 +29,7 @@ impl Emitter<'_, '_> {
 
     /// A counted loop `while j + step <= limit { body(j); j += step }`; returns with the
     /// builder in the exit block.
-    fn loop_while(
+    pub(crate) fn loop_while(
         &mut self,
         j: Variable,
         step: i64,
@@ -125,21 +123,11 @@ impl Emitter<'_, '_> {
 
     /// Stores a reduced value at inner index `j` of [`Emitter::reduce_store`]'s buffer, if any:
     /// a map whose output the next stage reduces runs in the reduction's loop.
-    fn store_reduced(&mut self, v: Value, j: Value, mode: Mode) {
+    pub(crate) fn store_reduced(&mut self, v: Value, j: Value, mode: Mode) {
         if let Some(b) = self.reduce_store {
             let v = self.store_form(v, self.k.buffers[b].dtype);
             let a = self.addr(b, j, mode);
             self.b.ins().store(mem(), v, a, 0);
-        }
-    }
-
-    /// The scalar type a reduction accumulates in.
-    fn acc_type(op: ReduceOp, ty: Scalar) -> Scalar {
-        // Products stay in their type: NumPy's float32 `prod` overflows to inf where an f64
-        // accumulator would stay finite.
-        match (op, ty) {
-            (ReduceOp::Sum, Scalar::F32) => Scalar::F64,
-            _ => ty,
         }
     }
 
@@ -181,10 +169,11 @@ impl Emitter<'_, '_> {
         if matches!(op, ReduceOp::Argmax | ReduceOp::Argmin) {
             return self.arg_reduce(op, value, ty);
         }
-        let acc_ty = Self::acc_type(op, ty);
+        let acc_ty = ty;
+        // A float product multiplies in order, as NumPy's loop does (no pairwise tree).
         let vector_op = match op {
             ReduceOp::Sum => ty != Scalar::Bool,
-            ReduceOp::Prod | ReduceOp::Max | ReduceOp::Min => ty.is_float(),
+            ReduceOp::Max | ReduceOp::Min => ty.is_float(),
             _ => false,
         };
         let store_dtype = self.reduce_store.map(|b| self.k.buffers[b].dtype);
@@ -193,6 +182,11 @@ impl Emitter<'_, '_> {
         } else {
             Mode::Scalar
         };
+        if op == ReduceOp::Sum && ty.is_float() {
+            let r = self.pairwise_sum(value, ty, mode);
+            let r = self.nan_raises_invalid(r, ty);
+            return self.cast(r, ty, op.result_type(ty), Mode::Scalar);
+        }
         let n = self.n.unwrap();
         let acc = self.b.declare_var(cl_type(acc_ty, Mode::Scalar));
         let init = self.constant(Self::identity(op, acc_ty), acc_ty, Mode::Scalar);
@@ -248,8 +242,8 @@ impl Emitter<'_, '_> {
     }
 
     /// The SIMD part of a reduction: [`UNROLL`] vector accumulators folded into the scalar
-    /// accumulator `acc`. Sums and products fold after every block of [`BLOCK`] elements (f32
-    /// sums into an f64 accumulator); max and min are exact in any order and fold once.
+    /// accumulator `acc`. Integer sums fold after every block of [`BLOCK`] elements; max and
+    /// min are exact in any order and fold once.
     #[allow(clippy::too_many_arguments)]
     fn vector_reduce(
         &mut self,
