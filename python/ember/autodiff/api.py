@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
+from types import CodeType
 from typing import Any
 
 import numpy as np
@@ -59,7 +60,19 @@ def _taped_backend(name: str) -> Callable[[Graph, Sequence[Any]], Taped]:
 _UNDIFFERENTIABLE_BREAKS = frozenset({"numpy", "inplace", *WHOLE_FRAME_KINDS})
 
 
-def _refuse_in_gradient(exc: Unsupported) -> str | None:
+# Errors raised in Python from the user's line (NumPy's for these inputs, or the function's
+# own `raise`). Uncaught, they reach the caller as they are; a frame with a handler may catch
+# them and go on in Python, unseen, so there they are refused.
+_RAISING_BREAKS = frozenset({"user_error", "raise"})
+
+
+def _refuse_in_gradient(exc: Unsupported, code: CodeType) -> str | None:
+    if exc.kind in _RAISING_BREAKS:
+        if not code.co_exceptiontable:
+            return None
+        return ("a differentiated function that may catch this error would go on in Python, "
+                "where its gradient would be lost; test the condition with NumPy operations "
+                "(np.where, a bounds check) rather than catching the error")
     numpy_call = exc.kind == "call" and ("numpy" in exc.reason or "ndarray" in exc.reason)
     if exc.kind not in _UNDIFFERENTIABLE_BREAKS and not numpy_call:
         return None
