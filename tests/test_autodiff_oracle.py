@@ -165,3 +165,73 @@ def test_what_cannot_be_differentiated_is_an_error_naming_it(name, compiled):
     with pytest.raises((ember.GraphBreakError, ValueError)) as error:
         (ember.compile(gradient) if compiled else gradient)(w)
     assert names in str(error.value)
+
+
+def _caught_numpy_error(w):
+    try:
+        v = w[int(np.argmax(w)) + 5]
+    except IndexError:
+        v = w.sum()
+    return v * 2
+
+
+def _caught_raise(w):
+    try:
+        if w.shape[0] > 2:
+            raise ValueError("too long")
+        v = w * 3
+    except ValueError:
+        v = w * w
+    return v.sum()
+
+
+def _helper_raising(w):
+    return w[w.shape[0] + 1]
+
+
+def _caught_in_caller(w):
+    try:
+        v = _helper_raising(w)
+    except IndexError:
+        v = w.sum()
+    return v * 2
+
+
+def _helper_in_its_own_frame(w):
+    print(end="")  # a graph break: the helper is captured as a frame of its own
+    return w[w.shape[0] + 1]
+
+
+def _caught_from_a_frame_below(w):
+    try:
+        v = _helper_in_its_own_frame(w)
+    except IndexError:
+        v = w.sum()
+    return v * 2
+
+
+@pytest.mark.parametrize("fn", [_caught_numpy_error, _caught_raise, _caught_in_caller,
+                                _caught_from_a_frame_below])
+@pytest.mark.parametrize("compiled", [False, True])
+def test_an_error_the_function_catches_is_refused_not_a_zero_gradient(fn, compiled):
+    """The error is raised in Python from the user's line, and the handler would run there,
+    unrecorded: the gradient would be zero. Such a frame is refused, naming the error."""
+
+    def gradient(w):
+        return ember.grad(fn)(w)
+
+    w = np.array([0.5, -1.0, 2.0])
+    with pytest.raises(ember.GraphBreakError, match="catch this error") as error:
+        (ember.compile(gradient) if compiled else gradient)(w)
+    assert ("IndexError" in str(error.value)) == (fn is not _caught_raise)
+
+
+@pytest.mark.parametrize("fn", [lambda v: v[int(np.argmax(v)) + 5] * 2,
+                                lambda v: _helper_in_its_own_frame(v) * 2])
+@pytest.mark.parametrize("compiled", [False, True])
+def test_an_error_nothing_catches_reaches_the_caller_as_numpys(fn, compiled):
+    def gradient(w):
+        return ember.grad(fn)(w)
+
+    with pytest.raises(IndexError, match="out of bounds"):
+        (ember.compile(gradient) if compiled else gradient)(np.array([0.5, -1.0, 2.0]))

@@ -11,7 +11,10 @@ gradient and are refused as differentiated arguments.
 from __future__ import annotations
 
 import functools
+import os
+import sys
 from collections.abc import Callable, Sequence
+from types import CodeType
 from typing import Any
 
 import numpy as np
@@ -59,7 +62,38 @@ def _taped_backend(name: str) -> Callable[[Graph, Sequence[Any]], Taped]:
 _UNDIFFERENTIABLE_BREAKS = frozenset({"numpy", "inplace", *WHOLE_FRAME_KINDS})
 
 
-def _refuse_in_gradient(exc: Unsupported) -> str | None:
+# Errors raised in Python from the user's line (NumPy's for these inputs, or the function's
+# own `raise`). Uncaught, they reach the caller as they are; a frame with a handler, this one
+# or one of the differentiated function's frames that called it, may catch them and go on in
+# Python, unseen, so there they are refused.
+_RAISING_BREAKS = frozenset({"user_error", "raise"})
+_EMBER_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _caller_may_catch() -> bool:
+    """Whether a frame between the differentiated function's entry (`_captured`'s wrapper)
+    and the frame being captured has an exception handler. The frame being captured is not on
+    the stack yet (the frame hook runs before it); ember's own frames, and the entries it
+    generates, are passed over."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        code = frame.f_code
+        if code.co_filename.startswith((_EMBER_DIR, "<ember")):
+            if code is _ENTRY_CODE:
+                return False
+        elif code.co_exceptiontable:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _refuse_in_gradient(exc: Unsupported, code: CodeType) -> str | None:
+    if exc.kind in _RAISING_BREAKS:
+        if not code.co_exceptiontable and not _caller_may_catch():
+            return None
+        return ("a differentiated function that may catch this error would go on in Python, "
+                "where its gradient would be lost; test the condition with NumPy operations "
+                "(np.where, a bounds check) rather than catching the error")
     numpy_call = exc.kind == "call" and ("numpy" in exc.reason or "ndarray" in exc.reason)
     if exc.kind not in _UNDIFFERENTIABLE_BREAKS and not numpy_call:
         return None
@@ -91,6 +125,10 @@ def _captured(fn: Callable, backend: str) -> Callable:
             slot.current = outer
 
     return compiled
+
+
+_ENTRY_CODE = next(c for c in _captured.__code__.co_consts
+                   if isinstance(c, CodeType) and c.co_name == "compiled")
 
 
 def _hook_off(fn: Callable) -> Callable:

@@ -45,9 +45,10 @@ class Options:
     fullgraph: bool = False
     dynamic: bool | None = None
     backend_options: tuple[tuple[str, Any], ...] = ()
-    # Breaks these options cannot tolerate: a function returning why (raised as
-    # GraphBreakError) or None (differentiated functions refuse NumPy work done in Python).
-    refuse_break: Callable[[Unsupported], str | None] | None = None
+    # Breaks these options cannot tolerate: a function of the break and the frame's code
+    # returning why (raised as GraphBreakError) or None (differentiated functions refuse NumPy
+    # work done in Python).
+    refuse_break: Callable[[Unsupported, CodeType], str | None] | None = None
 
 
 @dataclass
@@ -285,7 +286,7 @@ def _report_break(exc: Unsupported, code: CodeType, *, resumed: bool) -> BreakEv
 
 
 def _check_refused(options: Options, exc: Unsupported, code: CodeType) -> None:
-    why = options.refuse_break(exc) if options.refuse_break is not None else None
+    why = options.refuse_break(exc, code) if options.refuse_break is not None else None
     if why is not None:
         filename, lineno = getattr(exc, "location", None) or (code.co_filename, None)
         raise GraphBreakError(f"{filename}:{lineno}: in {code.co_qualname}: {exc.reason}: {why}")
