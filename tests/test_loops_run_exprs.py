@@ -76,3 +76,24 @@ def test_float_step_into_int_slice_raises_numpys_error():
         int_target_float_step(a.copy())
     with pytest.raises(type(want.value)):
         ember.compile(int_target_float_step)(a.copy())
+
+
+def mirrored_fill_then_overwrite(M, data):
+    g = np.zeros((M, M))
+    for i in range(M):
+        g[i:M, i] = g[i, i:M] = data[:, i] @ data[:, i:M]
+        e = data[:, i] @ data[:, i:M] * 2.0
+        g[i:M, i] = e
+        g[i, i] = -1.0
+        g[i, i:M] = e
+    return g
+
+
+def test_a_stored_run_read_back_only_while_its_array_holds_it():
+    """A chained store reads the first store's elements back; once the array changed the
+    expression is computed again, as NumPy's evaluated array would be."""
+    data = np.random.default_rng(5).random((12, 10))
+    ember.reset()
+    got = ember.compile(mirrored_fill_then_overwrite)(10, data)
+    np.testing.assert_allclose(got, mirrored_fill_then_overwrite(10, data), rtol=1e-12)
+    assert ember.stats()["graph_breaks"] == 0

@@ -109,12 +109,21 @@ def _same_place(a: RunVariable, b: RunVariable) -> bool:
         for x, y in zip(a.indices, b.indices, strict=True)))
 
 
+def _mirrored(a: RunVariable, b: RunVariable) -> bool:
+    """`A[lo:hi, c]` and `A[c, lo:hi]` of a 2-d `A` (a symmetric fill): element `k` of one
+    and element `k'` of the other are one element only where `k == k' == c`."""
+    return (len(a.indices) == 2 and a.axis != b.axis and _same_bounds(a, b)
+            and _same_value(a.indices[1 - a.axis], b.indices[1 - b.axis]))  # type: ignore[arg-type]
+
+
 def _run_element(run: RunVariable) -> Element:
     def element(body: _Body, k: Value) -> Value:
         indices = [k if index is None else body.outer(index) for index in run.indices]
         target = body.target
-        if target is not None and run.array.value is target[0] and _same_place(run, target[1]):
-            # NumPy reads the whole right side first; element k is read before it is stored.
+        if target is not None and run.array.value is target[0] and (
+                _same_place(run, target[1]) or _mirrored(run, target[1])):
+            # NumPy reads the whole right side first; the element read at `k` is stored
+            # only at `k`, after the read, so the carried array still holds it.
             return body.graph.op("load", [target[2], *indices])
         return body.graph.op("load", [body.outer(run.array.value), *indices])
 
@@ -253,9 +262,12 @@ def store(tx: Interpreter, target: ArrayVariable, run: RunVariable, value: Varia
     if not (target.is_fresh(tx) or target.is_mutable_input(tx)):
         raise graph_break("inplace", name=target.describe())
 
+    dtypes = []
+
     def trip(body: _Body, k: Value, carried: list[Value]) -> list[Value]:
         body.target = (target.value, run, carried[0])
         v = element(body, k)
+        dtypes.append(v.dtype)
         if not np.can_cast(v.dtype, carried[0].dtype, "same_kind"):
             raise graph_break("loop_body", what=f"storing {v.dtype} into a "
                                                 f"{carried[0].dtype} slice")
@@ -266,4 +278,20 @@ def store(tx: Interpreter, target: ArrayVariable, run: RunVariable, value: Varia
     target.update_in_place(result)
     if target.source is not None:
         tx.tracer.mark_mutated(target)
+    if isinstance(value, RunExprVariable) and dtypes == [result.dtype]:
+        # Stored again (`a[i:M, i] = a[i, i:M] = expr`), it is read back from this store
+        # while the array still holds it, rather than computed twice.
+        value.element = _read_back(value.element, target, result,
+                                   RunVariable(ArrayVariable(result), run.indices, run.axis,
+                                               run.bounds))
     return True
+
+
+def _read_back(element: Element, target: ArrayVariable, stored: Value, run: RunVariable
+               ) -> Element:
+    stored_element = _run_element(run)
+
+    def again(body: _Body, k: Value) -> Value:
+        return (stored_element if target.value is stored else element)(body, k)
+
+    return again
