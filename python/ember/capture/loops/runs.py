@@ -4,8 +4,8 @@ Their length is known only at run time, so they never become arrays of the graph
 kept as a *run* (an array, the fixed indices of its other axes, the bounds along one axis),
 and what may be done with it are the reductions NumPy users write over such slices, each
 lowered to an inner `loop` op over the run's elements: `run.sum()`, `np.sum(run)`,
-`run @ other`, `np.dot(run, other)`. Anything else refuses (the enclosing loop is then not a
-loop op). A product needs both runs to have the same bounds written the same way over axes
+`run @ other`, `np.dot(run, other)`; arithmetic on runs and stores into them are
+`run_exprs.py`'s. Anything else refuses (the enclosing loop is then not a loop op). A product needs both runs to have the same bounds written the same way over axes
 of the same size, so that their lengths agree for every trip, as NumPy requires."""
 
 from __future__ import annotations
@@ -95,8 +95,10 @@ class RunMethodVariable(VariableTracker):
         return reduce_runs(tx, [self.run])
 
 
-def run_of(tx: Interpreter, array: ArrayVariable, index: VariableTracker) -> RunVariable | None:
-    """`array[index]` as a run, when the index holds a slice with run-time bounds."""
+def run_of(tx: Interpreter, array: ArrayVariable, index: VariableTracker
+           ) -> VariableTracker | None:
+    """`array[index]` as a run, when the index holds a slice with run-time bounds (`A[:, lo:hi]`
+    as the columns `run_exprs` multiplies)."""
     from ember.capture.loops.elements import index_value
     from ember.capture.variables.containers import TupleVariable
 
@@ -109,6 +111,12 @@ def run_of(tx: Interpreter, array: ArrayVariable, index: VariableTracker) -> Run
     axes = [k for k, p in enumerate(parts) if isinstance(p, DynamicSliceVariable)]
     if not axes:
         return None
+    if (len(parts) == array.value.ndim == 2 and axes == [1]
+            and isinstance(parts[0], ConstantVariable) and parts[0].constant() == slice(None)
+            and isinstance(array.value.shape[1], int)):
+        from ember.capture.loops import run_exprs
+
+        return run_exprs.columns(RunVariable(array, [None, None], 1, parts[1]))
     if len(axes) > 1 or len(parts) != array.value.ndim:
         raise graph_break("loop_body", what="a slice with run-time bounds of an n-d result")
     size = array.value.shape[axes[0]]
@@ -144,10 +152,30 @@ def _bound(graph: Graph, vt: VariableTracker, size: int, default: int) -> Value:
                                 graph.const(size)])
 
 
+_PURE = {"add", "sub", "mul", "neg", "minimum", "maximum", "where", "lt", "astype", "const"}
+
+
+def _same_value(x: Value, y: Value, depth: int = 4) -> bool:
+    """Whether `x` and `y` are one value or computed alike from the same values (`i + 1`
+    written twice): the pure ops that bounds are written with, a few levels deep."""
+    if x is y:
+        return True
+    if depth == 0 or x.graph is not y.graph:
+        return False
+    made = {id(n.out): n for n in x.graph.nodes if not n.extra}
+    nx, ny = made.get(id(x)), made.get(id(y))
+    return (nx is not None and ny is not None and nx.op == ny.op and nx.op in _PURE
+            and nx.attrs == ny.attrs and x.dtype == y.dtype and x.weak == y.weak
+            and len(nx.inputs) == len(ny.inputs)
+            and all(_same_value(a, b, depth - 1) for a, b in zip(nx.inputs, ny.inputs)))
+
+
 def _same_bounds(a: RunVariable, b: RunVariable) -> bool:
     def same(x: VariableTracker, y: VariableTracker) -> bool:
         if isinstance(x, ConstantVariable) and isinstance(y, ConstantVariable):
             return x.constant() == y.constant()
+        if isinstance(x, ArrayVariable) and isinstance(y, ArrayVariable):
+            return _same_value(x.value, y.value)
         return x is y
 
     return (a.array.value.shape[a.axis] == b.array.value.shape[b.axis]
@@ -197,22 +225,42 @@ def reduce_runs(tx: Interpreter, runs: list[RunVariable]) -> VariableTracker:
 
 def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker) -> Any:
     """`a @ b` with run operands; None when neither is a run."""
-    if not (isinstance(a, RunVariable) or isinstance(b, RunVariable)):
+    from ember.capture.loops import run_exprs
+
+    lazy = (RunVariable, run_exprs.RunExprVariable, run_exprs.ColumnsVariable)
+    if not (isinstance(a, lazy) or isinstance(b, lazy)):
         return None
     if op == "@" and isinstance(a, RunVariable) and isinstance(b, RunVariable):
         return reduce_runs(tx, [a, b])
+    if op == "@" and isinstance(b, run_exprs.ColumnsVariable):
+        return run_exprs.vector_columns(tx, a, b)
+    found = (run_exprs.reduce(tx, a, b) if op == "@"
+             else run_exprs.binary(tx, op, a, b))
+    if found is not None:
+        return found
     raise graph_break("loop_body", what=f"operator {op} on a slice with run-time bounds")
 
 
 def numpy_call(tx: Interpreter, fn: Any, args: list[VariableTracker],
                kwargs: dict[str, VariableTracker]) -> VariableTracker | None:
     """`np.sum(run)`, `np.dot(run, run)`; None when no argument is a run."""
-    if not any(isinstance(a, RunVariable) for a in [*args, *kwargs.values()]):
+    from ember.capture.loops import run_exprs
+
+    lazy = (RunVariable, run_exprs.RunExprVariable, run_exprs.ColumnsVariable)
+    if not any(isinstance(a, lazy) for a in [*args, *kwargs.values()]):
         return None
-    if fn is np.sum and len(args) == 1 and not kwargs:
+    if fn is np.sum and len(args) == 1 and not kwargs and isinstance(args[0], RunVariable):
         return reduce_runs(tx, args)  # type: ignore[arg-type]
     if fn is np.dot and len(args) == 2 and not kwargs and all(
             isinstance(a, RunVariable) for a in args):
         return reduce_runs(tx, args)  # type: ignore[arg-type]
+    if fn is np.dot and len(args) == 2 and not kwargs and isinstance(
+            args[1], run_exprs.ColumnsVariable):
+        return run_exprs.vector_columns(tx, args[0], args[1])
+    found = None
+    if fn in (np.sum, np.dot) and len(args) == (1 if fn is np.sum else 2) and not kwargs:
+        found = run_exprs.reduce(tx, args[0], args[1] if fn is np.dot else None)
+    if found is not None:
+        return found
     raise graph_break("loop_body", what=f"np.{getattr(fn, '__name__', fn)} of a slice with "
                                         "run-time bounds")

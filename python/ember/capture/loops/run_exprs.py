@@ -1,0 +1,297 @@
+"""Elementwise arithmetic on slices with run-time bounds (`loops/runs.py`), and stores into
+them: `C[i, :i + 1] *= beta`, `C[:i, j] += alpha * B[i, j] * A[i, :i]`, `y[:k] = 0.0`,
+`cov[i:M, i] = data[:, i] @ data[:, i:M] / n`.
+
+A run's elements exist only inside a loop over its bounds, so arithmetic on runs stays
+lazy: a `RunExprVariable` holds how to compute its `k`-th element inside a loop body. It is
+reduced (`.sum()`, `@`) by one inner loop op, or stored into a run of the same bounds by one
+loop op carrying the target array (`store` per element). Operands are runs of the same bounds
+(as `runs._same_bounds` requires, so that lengths agree on every trip), 0-d values and Python
+numbers. `vector @ A[:, lo:hi]` (a 2-d slice with run-time bounds on its second axis, full on
+its first) is the run of column products, each an inner loop. Anything else refuses, as for
+runs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ember.capture.breaks import graph_break
+from ember.capture.loops.runs import RunVariable, _bound, _same_bounds, _same_value
+from ember.capture.variables.array import ArrayVariable
+from ember.capture.variables.base import VariableTracker
+from ember.capture.variables.constant import ConstantVariable
+from ember.graph import Graph, Value
+
+if TYPE_CHECKING:
+    from ember.capture.interpreter import Interpreter
+
+_OPS = {"+": "add", "-": "sub", "*": "mul", "/": "div"}
+
+
+class _Body:
+    """A loop body being built: outer values become its invariant inputs, once each."""
+
+    def __init__(self, body: Graph) -> None:
+        self.graph = body
+        self.invariants: list[Value] = []
+        self._inputs: dict[int, Value] = {}
+        # A store's target (the array before the loop, the run stored into, the carried
+        # array): read only at the element being stored, from the carried array.
+        self.target: tuple[Value, RunVariable, Value] | None = None
+
+    def outer(self, value: Value) -> Value:
+        if self.target is not None and value is self.target[0]:
+            raise graph_break("loop_body", what="a slice with run-time bounds assigned from "
+                                                "elements of its own array elsewhere")
+        found = self._inputs.get(id(value))
+        if found is None:
+            found = self.graph.add_input(value.dtype, value.shape, weak=value.weak,
+                                         scalar=value.scalar)
+            self._inputs[id(value)] = found
+            self.invariants.append(value)
+        return found
+
+
+Element = Callable[[_Body, Value], Value]
+
+
+@dataclass(eq=False)
+class RunExprVariable(VariableTracker):
+    """Elementwise ops on runs: `element(body, k)` builds the `k`-th element in `body`."""
+
+    like: RunVariable
+    element: Element
+
+    def type_name(self) -> str:
+        return "ndarray"
+
+    def describe(self) -> str:
+        return "arithmetic on a slice with run-time bounds"
+
+    def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
+        if name == "sum":
+            return _SumVariable(self)
+        raise graph_break("loop_body", what=f"{self.describe()}.{name}")
+
+
+@dataclass(eq=False)
+class _SumVariable(VariableTracker):
+    expr: RunExprVariable
+
+    def call(self, tx: Interpreter, args: list[VariableTracker],
+             kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        found = None if args or kwargs else reduce(tx, self.expr, None)
+        if found is None:
+            raise graph_break("loop_body", what="sum() with arguments of a run-time slice")
+        return found
+
+
+@dataclass(eq=False)
+class ColumnsVariable(VariableTracker):
+    """`A[:, lo:hi]` of a 2-d `A`: only `vector @` it is computed."""
+
+    like: RunVariable
+
+    def type_name(self) -> str:
+        return "ndarray"
+
+    def describe(self) -> str:
+        return "a 2-d slice with run-time bounds"
+
+
+def _same_place(a: RunVariable, b: RunVariable) -> bool:
+    return (a.axis == b.axis and _same_bounds(a, b) and all(
+        (x is None) == (y is None) and (x is None or _same_value(x, y))  # type: ignore[arg-type]
+        for x, y in zip(a.indices, b.indices, strict=True)))
+
+
+def _mirrored(a: RunVariable, b: RunVariable) -> bool:
+    """`A[lo:hi, c]` and `A[c, lo:hi]` of a 2-d `A` (a symmetric fill): element `k` of one
+    and element `k'` of the other are one element only where `k == k' == c`."""
+    return (len(a.indices) == 2 and a.axis != b.axis and _same_bounds(a, b)
+            and _same_value(a.indices[1 - a.axis], b.indices[1 - b.axis]))  # type: ignore[arg-type]
+
+
+def _run_element(run: RunVariable) -> Element:
+    def element(body: _Body, k: Value) -> Value:
+        indices = [k if index is None else body.outer(index) for index in run.indices]
+        target = body.target
+        if target is not None and run.array.value is target[0] and (
+                _same_place(run, target[1]) or _mirrored(run, target[1])):
+            # NumPy reads the whole right side first; the element read at `k` is stored
+            # only at `k`, after the read, so the carried array still holds it.
+            return body.graph.op("load", [target[2], *indices])
+        return body.graph.op("load", [body.outer(run.array.value), *indices])
+
+    return element
+
+
+def _operand(vt: VariableTracker) -> tuple[RunVariable | None, Element] | None:
+    """What an operand contributes: its run (None for a scalar) and its element."""
+    if isinstance(vt, RunExprVariable):
+        return vt.like, vt.element
+    if isinstance(vt, RunVariable):
+        return vt, _run_element(vt)
+    if isinstance(vt, ArrayVariable) and not vt.value.shape:
+        value = vt.value
+        return None, lambda body, k: body.outer(value)
+    if isinstance(vt, ConstantVariable) and type(vt.constant()) in (bool, int, float):
+        number = vt.constant()
+        return None, lambda body, k: body.graph.const(number)
+    return None
+
+
+def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
+           ) -> VariableTracker | None:
+    """`a op b` elementwise where an operand is a run or run arithmetic; None when this
+    module has no rule for it (the caller refuses)."""
+    name = _OPS.get(op.rstrip("="))
+    left, right = _operand(a), _operand(b)
+    if name is None or left is None or right is None:
+        return None
+    runs = [r for r in (left[0], right[0]) if r is not None]
+    if not runs:
+        return None
+    if len(runs) == 2 and not _same_bounds(*runs):
+        raise graph_break("loop_body", what="arithmetic on run-time slices whose lengths "
+                                            "may differ")
+    ea, eb = left[1], right[1]
+    return RunExprVariable(runs[0], lambda body, k: body.graph.op(name, [ea(body, k),
+                                                                         eb(body, k)]))
+
+
+def columns(run: RunVariable) -> ColumnsVariable:
+    return ColumnsVariable(run)
+
+
+def vector_columns(tx: Interpreter, a: VariableTracker, b: ColumnsVariable
+                   ) -> VariableTracker:
+    """`w @ A[:, lo:hi]`: element `k` is `w @ A[:, k]`, an inner loop over `A`'s rows."""
+    from ember.capture.loops import vectors
+
+    if isinstance(a, vectors.VectorVariable):
+        a = vectors.materialise(tx, a)
+    matrix = b.like.array.value
+    if not (isinstance(a, ArrayVariable) and a.value.ndim == 1
+            and a.value.shape[0] == matrix.shape[0] and isinstance(matrix.shape[0], int)):
+        raise graph_break("loop_body", what=f"{a.describe()} @ {b.describe()}")
+    vector = a.value
+    dtype = np.dot(np.zeros(1, vector.dtype), np.zeros(1, matrix.dtype)).dtype
+
+    def element(body: _Body, k: Value) -> Value:
+        g = body.graph
+        inner = g.region("loop")
+        r = inner.add_input(np.int64, (), weak=True)
+        acc = inner.add_input(dtype, (), scalar=True)
+        w = inner.add_input(vector.dtype, vector.shape)
+        m = inner.add_input(matrix.dtype, matrix.shape)
+        col = inner.add_input(k.dtype, (), weak=k.weak)
+        term = inner.op("mul", [inner.op("load", [w, r]), inner.op("load", [m, r, col])])
+        total = inner.op("add", [acc, term])
+        if total.dtype != dtype:
+            total = inner.op("astype", [total], dtype=dtype, scalar=True)
+        inner.set_outputs([inner.const(True, weak=False), total])
+        (result,) = g.loop(g.const(0), g.const(matrix.shape[0]), g.const(1),
+                           [g.const(dtype.type(0))],
+                           [body.outer(vector), body.outer(matrix), k], inner)
+        return result
+
+    return RunExprVariable(b.like, element)
+
+
+def _loop_over(tx: Interpreter, like: RunVariable, carried: list[Value],
+               build: Callable[[_Body, Value, list[Value]], list[Value]]) -> list[Value]:
+    """A loop op over `like`'s bounds carrying `carried`; `build(body, k, carried)` gives
+    the carried values after a trip."""
+    graph = tx.graph
+    size = like.array.value.shape[like.axis]
+    lo = _bound(graph, like.bounds.start, size, 0)
+    hi = _bound(graph, like.bounds.stop, size, size)
+    body = _Body(graph.region("loop"))
+    k = body.graph.add_input(np.int64, (), weak=True)
+    inner = [body.graph.add_input(c.dtype, c.shape, scalar=c.scalar) for c in carried]
+    outs = build(body, k, inner)
+    body.graph.set_outputs([body.graph.const(True, weak=False), *outs])
+    return graph.loop(lo, hi, graph.const(1), carried, body.invariants, body.graph)
+
+
+def reduce(tx: Interpreter, a: VariableTracker, b: VariableTracker | None
+           ) -> VariableTracker | None:
+    """`a.sum()` (`b` None) or `a @ b` where an operand is run arithmetic."""
+    operands = [_operand(v) for v in (a, b) if v is not None]
+    if any(o is None or o[0] is None for o in operands):
+        return None
+    runs = [o[0] for o in operands]  # type: ignore[index]
+    if len(runs) == 2 and not _same_bounds(*runs):  # type: ignore[arg-type]
+        raise graph_break("loop_body", what="a product of run-time slices whose lengths "
+                                            "may differ")
+    elements = [o[1] for o in operands]  # type: ignore[index]
+
+    def trip(body: _Body, k: Value, carried: list[Value]) -> list[Value]:
+        values = [e(body, k) for e in elements]
+        term = values[0] if len(values) == 1 else body.graph.op("mul", values)
+        total = body.graph.op("add", [carried[0], term])
+        if total.dtype != carried[0].dtype:
+            total = body.graph.op("astype", [total], dtype=carried[0].dtype, scalar=True)
+        return [total]
+
+    probe = _Body(tx.graph.region("loop"))
+    k = probe.graph.add_input(np.int64, (), weak=True)
+    probes = [e(probe, k) for e in elements]
+    zeros = [np.zeros(1, p.dtype) for p in probes]
+    dtype = np.sum(zeros[0]).dtype if len(zeros) == 1 else np.dot(*zeros).dtype
+    (result,) = _loop_over(tx, runs[0], [tx.graph.const(dtype.type(0))], trip)
+    return ArrayVariable(result)
+
+
+def store(tx: Interpreter, target: ArrayVariable, run: RunVariable, value: VariableTracker
+          ) -> bool:
+    """`target[run] = value`, elementwise over the run's bounds; False when `value` is none
+    of a run, run arithmetic or a scalar."""
+    found = _operand(value)
+    if found is None:
+        return False
+    source, element = found
+    if source is not None and not _same_bounds(run, source):
+        raise graph_break("loop_body", what="assigning a run-time slice to one whose length "
+                                            "may differ")
+    if not (target.is_fresh(tx) or target.is_mutable_input(tx)):
+        raise graph_break("inplace", name=target.describe())
+
+    dtypes = []
+
+    def trip(body: _Body, k: Value, carried: list[Value]) -> list[Value]:
+        body.target = (target.value, run, carried[0])
+        v = element(body, k)
+        dtypes.append(v.dtype)
+        if not np.can_cast(v.dtype, carried[0].dtype, "same_kind"):
+            raise graph_break("loop_body", what=f"storing {v.dtype} into a "
+                                                f"{carried[0].dtype} slice")
+        indices = [k if index is None else body.outer(index) for index in run.indices]
+        return [body.graph.op("store", [carried[0], v, *indices])]
+
+    (result,) = _loop_over(tx, run, [target.value], trip)
+    target.update_in_place(result)
+    if target.source is not None:
+        tx.tracer.mark_mutated(target)
+    if isinstance(value, RunExprVariable) and dtypes == [result.dtype]:
+        # Stored again (`a[i:M, i] = a[i, i:M] = expr`), it is read back from this store
+        # while the array still holds it, rather than computed twice.
+        value.element = _read_back(value.element, target, result,
+                                   RunVariable(ArrayVariable(result), run.indices, run.axis,
+                                               run.bounds))
+    return True
+
+
+def _read_back(element: Element, target: ArrayVariable, stored: Value, run: RunVariable
+               ) -> Element:
+    stored_element = _run_element(run)
+
+    def again(body: _Body, k: Value) -> Value:
+        return (stored_element if target.value is stored else element)(body, k)
+
+    return again
