@@ -9,7 +9,8 @@ small products, which separate the fixed cost of a compiled call from the produc
 float32 and float64, the median seconds per call (samples interleaved) of `np` (plain NumPy) and of the same function
 compiled by ember (cranelift backend, a cached call), and their ratio (NumPy time / ember time:
 above 1 means ember is faster). NumPy's BLAS thread count is printed; ember's products run on
-the same BLAS with the same threads where NumPy ships one.
+the same BLAS with the same threads where NumPy ships one. Two last sections time small
+products through BLAS and through the tiled loop, and the epilogues alone on a stored product.
 """
 
 from __future__ import annotations
@@ -135,6 +136,29 @@ def main() -> None:
             print(f"{name:<34} {t_np * 1e6:>8.1f}us {t_em * 1e6:>8.1f}us {t_np / t_em:>6.2f}x")
     print(f"\ngeomean ratio {statistics.geometric_mean(ratios):.2f}x, min {min(ratios):.2f}x")
     product_paths(budget)
+    epilogues_alone(budget)
+
+
+def epilogues_alone(budget: float) -> None:
+    """The elementwise epilogues of the rows above on a product already stored (256x256):
+    what the epilogue itself costs against NumPy's ufuncs, apart from any pass over memory
+    (the operands fit in L2, so a fused pass would save little here)."""
+    print(f"\n{'epilogue on a stored product 256²':<34} {'numpy':>10} {'ember':>10} {'ratio':>7}")
+    rng = np.random.default_rng(2)
+    epilogues = [
+        ("tanh(z)", lambda z, b: np.tanh(z)),
+        ("tanh(z + b) * s", lambda z, b: np.tanh(z + b) * 0.5),
+        ("relu(z + b)", lambda z, b: np.maximum(z + b, 0.0)),
+    ]
+    for dtype in (np.float32, np.float64):
+        z = rng.standard_normal((256, 256)).astype(dtype)
+        b = rng.standard_normal(256).astype(dtype)
+        for name, fn in epilogues:
+            compiled = ember.compile(fn)
+            np.testing.assert_allclose(compiled(z, b), fn(z, b), rtol=1e-5, atol=1e-6)
+            t_np, t_em = per_call([fn, compiled], (z, b), budget)
+            label = f"{np.dtype(dtype).name} {name}"
+            print(f"{label:<34} {t_np * 1e6:>8.1f}us {t_em * 1e6:>8.1f}us {t_np / t_em:>6.2f}x")
 
 
 def product_paths(budget: float) -> None:
