@@ -20,46 +20,50 @@ fn run_unary(op: UnaryOp, ty: Scalar, xs: &[f64], contiguous: bool) -> Vec<f64> 
     let id = jit.add(&k).unwrap();
     jit.finalize().unwrap();
     assert!(jit.scalar_fallbacks().is_empty());
-    let f = jit.get(id);
-    let n = xs.len();
+    launch_map(jit.get(id), ty, &[xs], contiguous)
+}
+
+/// Runs a compiled one-dim map kernel over `inputs` (converted to `ty`), each spread every
+/// third element unless `contiguous`, into a contiguous output it returns as f64.
+fn launch_map(
+    f: ember_codegen::jit::KernelFn,
+    ty: Scalar,
+    inputs: &[&[f64]],
+    contiguous: bool,
+) -> Vec<f64> {
+    let n = inputs[0].len();
     let gap = if contiguous { 1 } else { 3 };
-    if ty == Scalar::F64 {
-        let mut a = vec![0.0f64; n * gap];
-        for (i, v) in xs.iter().enumerate() {
-            a[i * gap] = *v;
+    let size = if ty == Scalar::F64 { 8 } else { 4 };
+    let spread = |v: &[f64]| {
+        let mut a = vec![0u8; n * gap * size];
+        for (i, x) in v.iter().enumerate() {
+            let at = i * gap * size;
+            if ty == Scalar::F64 {
+                a[at..at + 8].copy_from_slice(&x.to_ne_bytes());
+            } else {
+                a[at..at + 4].copy_from_slice(&(*x as f32).to_ne_bytes());
+            }
         }
-        let mut o = vec![0.0f64; n];
-        let ops = [
-            Operand {
-                base: a.as_mut_ptr() as *mut u8,
-                strides: vec![8 * gap as isize].into(),
-            },
-            Operand {
-                base: o.as_mut_ptr() as *mut u8,
-                strides: vec![8].into(),
-            },
-        ];
-        unsafe { launch(f, &[n], &ops, 1, false) };
-        o
-    } else {
-        let mut a = vec![0.0f32; n * gap];
-        for (i, v) in xs.iter().enumerate() {
-            a[i * gap] = *v as f32;
-        }
-        let mut o = vec![0.0f32; n];
-        let ops = [
-            Operand {
-                base: a.as_mut_ptr() as *mut u8,
-                strides: vec![4 * gap as isize].into(),
-            },
-            Operand {
-                base: o.as_mut_ptr() as *mut u8,
-                strides: vec![4].into(),
-            },
-        ];
-        unsafe { launch(f, &[n], &ops, 1, false) };
-        o.into_iter().map(|v| v as f64).collect()
-    }
+        a
+    };
+    let mut bufs: Vec<Vec<u8>> = inputs.iter().map(|v| spread(v)).collect();
+    let mut o = vec![0u8; n * size];
+    let op = |v: &mut Vec<u8>, step: usize| Operand {
+        base: v.as_mut_ptr(),
+        strides: vec![(step * size) as isize].into(),
+    };
+    let mut ops: Vec<Operand> = bufs.iter_mut().map(|b| op(b, gap)).collect();
+    ops.push(op(&mut o, 1));
+    unsafe { launch(f, &[n], &ops, 1, false) };
+    o.chunks(size)
+        .map(|c| {
+            if ty == Scalar::F64 {
+                f64::from_ne_bytes(c.try_into().unwrap())
+            } else {
+                f32::from_ne_bytes(c.try_into().unwrap()) as f64
+            }
+        })
+        .collect()
 }
 
 fn ulps64(a: f64, b: f64) -> u64 {
@@ -266,39 +270,7 @@ fn run_atan2(ty: Scalar, ys: &[f64], xs: &[f64], contiguous: bool) -> Vec<f64> {
     let mut jit = Jit::new().unwrap();
     let id = jit.add(&k).unwrap();
     jit.finalize().unwrap();
-    let f = jit.get(id);
-    let n = xs.len();
-    let gap = if contiguous { 1 } else { 3 };
-    let size = if ty == Scalar::F64 { 8 } else { 4 };
-    let spread = |v: &[f64]| {
-        let mut a = vec![0u8; n * gap * size];
-        for (i, x) in v.iter().enumerate() {
-            let at = i * gap * size;
-            if ty == Scalar::F64 {
-                a[at..at + 8].copy_from_slice(&x.to_ne_bytes());
-            } else {
-                a[at..at + 4].copy_from_slice(&(*x as f32).to_ne_bytes());
-            }
-        }
-        a
-    };
-    let (mut a, mut b) = (spread(ys), spread(xs));
-    let mut o = vec![0u8; n * size];
-    let op = |v: &mut Vec<u8>, step: usize| Operand {
-        base: v.as_mut_ptr(),
-        strides: vec![(step * size) as isize].into(),
-    };
-    let ops = [op(&mut a, gap), op(&mut b, gap), op(&mut o, 1)];
-    unsafe { launch(f, &[n], &ops, 1, false) };
-    o.chunks(size)
-        .map(|c| {
-            if ty == Scalar::F64 {
-                f64::from_ne_bytes(c.try_into().unwrap())
-            } else {
-                f32::from_ne_bytes(c.try_into().unwrap()) as f64
-            }
-        })
-        .collect()
+    launch_map(jit.get(id), ty, &[ys, xs], contiguous)
 }
 
 #[test]
