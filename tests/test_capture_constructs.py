@@ -68,7 +68,6 @@ async def _coroutine(x):
 BREAKS = [
     (lambda x: _coroutine(x), "generator", "coroutine"),
     (lambda x: np.linalg.svd(x), "call", "numpy.linalg.svd"),
-    (lambda x: x[np.array([0, 1])], "type", "ndarray"),
     (lambda x: np.where(x > 0.5), "numpy", "data-dependent"),
     (lambda x: x.tobytes(), "numpy", "tobytes"),
     (lambda x: x * 1j, "numpy", "complex"),

@@ -27,15 +27,20 @@ def any_value(args: Sequence[object]) -> bool:
 
 def to_value(graph: Graph, x: object, what: str) -> Value:
     """A graph value for an array argument: Values pass through, Python scalars become weak
-    constants, NumPy scalars strong ones. Anything else cannot be traced."""
+    constants, NumPy scalars strong ones, lists and tuples the arrays np.asarray makes of
+    them. Anything else cannot be traced."""
     if isinstance(x, Value):
         return x
     if isinstance(x, (bool, int, float)):
         return graph.const(x)
     if isinstance(x, (np.bool_, np.integer, np.floating)):
         return graph.const(x)
-    if isinstance(x, (list, tuple)):
-        raise Unsupported(f"{what}: array arguments given as Python {type(x).__name__}s")
+    if isinstance(x, (list, tuple)):  # converted as NumPy does, with np.asarray
+        from ember.numpy_api.literals import constant_array, literal_value
+
+        if any_value([x]):
+            return literal_value(graph, x, None)
+        return constant_array(graph, np.asarray(x))
     raise Unsupported(f"{what}: argument of type {type(x).__name__}")
 
 

@@ -19,7 +19,7 @@ from ember.numpy_api.convert import (
     static_number,
     to_value,
 )
-from ember.numpy_api.literals import literal_value
+from ember.numpy_api.literals import constant_array, literal_value
 
 
 def _check_layout(what: str, order: str, like: object = None) -> None:
@@ -181,7 +181,7 @@ def asarray(graph: Graph, a: object, dtype: object = None, order: object = None,
     if isinstance(a, (list, tuple)) and any_value([a]):
         return literal_value(graph, a, dt)
     if isinstance(a, (list, tuple)):
-        raise Unsupported("np.asarray of a Python sequence (an array constant)")
+        return constant_array(graph, np.asarray(a, dtype=dt))
     x = as_array(graph, to_value(graph, a, "np.asarray"))
     if dt is not None and dt != x.dtype:
         x = graph.op("astype", [x], dtype=dt)
@@ -197,8 +197,9 @@ def array(graph: Graph, object: object, dtype: object = None, *, copy: object = 
     constant."""
     _check_layout("np.array", order, like)
     if not any_value([object]):
-        return np.array(object, dtype=dtype, copy=copy, order=order,  # type: ignore
+        made = np.array(object, dtype=dtype, copy=copy, order=order,  # type: ignore
                         subok=subok, ndmin=ndmin)
+        return constant_array(graph, made) if type(made) is np.ndarray else made
     if ndmin or copy is False:
         raise Unsupported("np.array with ndmin= or copy=False")
     dt = dtype_arg(dtype, "np.array")

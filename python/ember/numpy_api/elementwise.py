@@ -18,6 +18,7 @@ from ember.numpy_api.convert import (
     static_int,
     to_value,
 )
+from ember.numpy_api.literals import constant_array
 from ember.quiet import quiet
 
 BINARY_OPERATORS = {
@@ -66,8 +67,8 @@ def apply(graph: Graph, op: str, args: list[object], *, operator: bool) -> Any:
     what = f"np.{fn.__name__}"
     if not any_value(args):
         result = fn(*args)
-        if isinstance(result, np.ndarray):
-            raise Unsupported(f"{what} of Python sequences")
+        if type(result) is np.ndarray:
+            return constant_array(graph, result)
         return result
     check_python_scalars(fn, args)
     values = [to_value(graph, a, what) for a in args]
