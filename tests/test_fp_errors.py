@@ -17,6 +17,10 @@ BACKENDS = ["cranelift", "eager"]
 SPECIALS = [0.0, -0.0, 1.0, -1.0, 0.5, -2.0, 1e3, -1e3, 1e300, -1e300, 1e-310, np.inf,
             -np.inf, np.nan, 89.0, 710.0, 3.0, 2.0]
 
+# Tiny inputs, where NumPy raises underflow in some ops that return a value near 1 or near x:
+# float64 and float32 subnormals, and a float32 whose square underflows.
+TINY = [1e-310, -1e-310, 1e-40, -1e-40, 3e-39, 1e-20, -1e-20, 2e-19, 0.0]
+
 UNARY = {
     "log": np.log, "log1p": np.log1p, "log2": np.log2, "log10": np.log10, "sqrt": np.sqrt,
     "exp": np.exp, "expm1": np.expm1, "exp2": np.exp2, "sin": np.sin, "cos": np.cos,
@@ -49,6 +53,24 @@ def test_unary_special_values_warn_as_numpy(name, dtype, backend):
                 single = np.full(9, value, dtype=dtype)
             assert_same_fp_behaviour(f, (single,), backend)
         assert_same_fp_behaviour(f, (x,), backend), layout
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_tiny_inputs_underflow_as_numpy(name, dtype, backend):
+    fn = UNARY[name]
+
+    def f(x):
+        return fn(x)
+
+    for value in TINY:
+        for n in (1, 9):  # a scalar loop and the SIMD loop
+            with np.errstate(all="ignore"):
+                x = np.full(n, value, dtype=dtype)
+            x[0] = 0.5
+            for mode in ("raise", "warn"):
+                assert_same_fp_behaviour(f, (x,), backend, under=mode)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -12,6 +12,15 @@ use cranelift_codegen::ir::{types, AbiParam, InstBuilder, Type, Value};
 use cranelift_module::{Linkage, Module};
 
 /// The Cranelift type of a value of type `s` in `mode`.
+/// The smallest normal number of a float type.
+fn min_normal(ty: Scalar) -> f64 {
+    if ty == Scalar::F32 {
+        f32::MIN_POSITIVE as f64
+    } else {
+        f64::MIN_POSITIVE
+    }
+}
+
 pub(crate) fn cl_type(s: Scalar, mode: Mode) -> Type {
     match mode {
         Mode::Scalar => match s {
@@ -223,17 +232,36 @@ impl<'b> Emitter<'_, 'b> {
     ) -> Vec<Value> {
         use UnaryOp::*;
         match op {
+            Exp if ty == Scalar::F32 => {
+                let mut m = self.math(ty, mode);
+                let r = m.exp(xs);
+                m.raise_underflow_if_tiny(&r, xs, f32::MIN_POSITIVE as f64)
+            }
             Exp => self.math(ty, mode).exp(xs),
-            Expm1 => self.math(ty, mode).expm1(xs),
+            Expm1 => {
+                let mut m = self.math(ty, mode);
+                let r = m.expm1(xs);
+                m.raise_underflow_if_tiny(&r, xs, min_normal(ty))
+            }
             Log => self.math(ty, mode).log(xs),
-            Log1p => self.math(ty, mode).log1p(xs),
+            Log1p => {
+                let mut m = self.math(ty, mode);
+                let r = m.log1p(xs);
+                m.raise_underflow_if_tiny(&r, xs, min_normal(ty))
+            }
             Tanh => self.math(ty, mode).tanh(xs),
             Sin | Cos if mode == Mode::Scalar => {
                 let name = if op == Sin { "sin" } else { "cos" };
                 xs.iter().map(|&x| self.libm(name, &[x], ty)).collect()
             }
             Sin | Cos => {
-                let r = self.math(ty, mode).sincos(xs, op == Cos);
+                let mut m = self.math(ty, mode);
+                let mut r = m.sincos(xs, op == Cos);
+                if op == Cos && ty == Scalar::F32 {
+                    // NumPy's float32 cos underflows below about 2.6557e-19 (a power of x
+                    // in its polynomial); a spare flag only costs a rerun.
+                    r = m.raise_underflow_if_tiny(&r, xs, 2.6558e-19);
+                }
                 let name = if op == Sin { "sin" } else { "cos" };
                 self.large_args_via_libm(xs, r, name, ty, mode)
             }

@@ -240,6 +240,31 @@ impl Math<'_, '_> {
         self.float_of_bits(&r)
     }
 
+    /// `r`, having raised the underflow flag in the lanes where `0 < |x| < below`: NumPy's own
+    /// loops raise it for a subnormal `x` in the ops that return it (nearly) unchanged
+    /// (`expm1`, `log1p`) and in float32 `exp`, and in float32 `cos` wherever a power of
+    /// `x` in its polynomial underflows. The flag is only read after the
+    /// kernel (`fpstatus.rs`), where a set flag reruns the graph with NumPy under the
+    /// caller's errstate, so a flag raised here never changes a result; a missing one would
+    /// hide NumPy's `FloatingPointError`.
+    pub fn raise_underflow_if_tiny(&mut self, r: &[Value], x: &[Value], below: f64) -> Group {
+        let ax = self.fabs(x);
+        let limit = self.c(below);
+        let zero = self.c(0.0);
+        let below = self.fcmp(FloatCC::LessThan, &ax, &limit);
+        let nonzero = self.fcmp(FloatCC::GreaterThan, &ax, &zero);
+        let tiny = self.band(&below, &nonzero);
+        let t = self.pick(&tiny, &ax, &zero);
+        // Below every subnormal: the product rounds to +0, inexact exactly where `t` is not 0
+        // (`t` is below 2^-61 in float32, 2^-1022 in float64).
+        let scale = self.c(2f64.powi(-100));
+        let u = self.fmul(&t, &scale);
+        let rb = self.bits(r);
+        let ub = self.bits(&u);
+        let rb = self.bor(&rb, &ub);
+        self.float_of_bits(&rb)
+    }
+
     /// The sign bit of `sign` on the magnitude of `mag`.
     pub fn copysign(&mut self, mag: &[Value], sign: &[Value]) -> Group {
         let signbit = if self.is_f64() {
