@@ -44,11 +44,19 @@ def convert(tx: Interpreter, kind: type, vt: VariableTracker) -> VariableTracker
     return ArrayVariable(tx.graph.op("astype", [value], dtype=dtype, weak=True))
 
 
-def min_max(tx: Interpreter, fn: Any, items: list[VariableTracker]) -> VariableTracker | None:
+def min_max(tx: Interpreter, fn: Any, items: list[VariableTracker], *,
+            exact: bool = False) -> VariableTracker | None:
     """`min(a, b, ...)`: the first item no later item is less than (`max`: greater than),
-    compared as Python compares them, so NaNs and ties pick what Python picks."""
+    compared as Python compares them, so NaNs and ties pick what Python picks.
+
+    With `exact` (outside a loop body) the items must all be NumPy scalars of one dtype or
+    all Python numbers of one type, so the type of the object returned never depends on the
+    data."""
     values = [_scalar_value(tx, item) for item in items]
     if len(values) < 2 or any(v is None for v in values):
+        return None
+    if exact and (len({(v.dtype, v.weak) for v in values if v is not None}) > 1
+                  or all(isinstance(i, ConstantVariable) for i in items)):
         return None
     strong = {v.dtype for v in values if v is not None and not v.weak}
     if len(strong) > 1 or (strong and any(

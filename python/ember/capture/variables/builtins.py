@@ -179,8 +179,8 @@ def _sum(tx, args, kwargs):
 def _min_max(fn):
     def rule(tx, args, kwargs):
         items = args[0].unpack(tx) if len(args) == 1 else list(args)
-        if not kwargs and loop_scalars.in_body(tx):
-            found = loop_scalars.min_max(tx, fn, items)
+        if not kwargs:
+            found = loop_scalars.min_max(tx, fn, items, exact=not loop_scalars.in_body(tx))
             if found is not None:
                 return found
         if not all(i.is_constant() for i in items):
