@@ -284,3 +284,20 @@ def test_sums_with_nan_and_opposite_infinities_warn_as_numpy(backend):
     for arr in (x, x[:, ::-1], np.asfortranarray(x)):
         assert_same_fp_behaviour(f, (arr,), backend)
         assert_same_fp_behaviour(f, (arr.astype(np.float64),), backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("errstate", [{}, {"over": "raise"}, {"invalid": "raise"},
+                                      {"all": "warn"}, {"over": "raise", "under": "raise"}])
+def test_in_place_cast_reports_flags_in_numpys_order(errstate, backend):
+    """`a *= c` with float32 `a` and int32 `c` is one NumPy loop (float64 multiply, cast to
+    float32): its flags are checked together, divide, over, under, invalid, and a raise stops
+    the rest (`inf * 0` is invalid, `-1e30 * 2**31` overflows the cast)."""
+
+    def f(a, c):
+        a *= c
+        return a
+
+    a = np.array([np.inf, -1e30, 1.0, 2.0] * 3, dtype=np.float32)
+    c = np.array([0, -(2**31), 3, 4] * 3, dtype=np.int32)
+    assert_same_fp_behaviour(f, (a, c), backend, **errstate)

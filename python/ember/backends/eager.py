@@ -80,9 +80,13 @@ _SHAPED = {"full": None, "arange": None, "eye": None, "reshape": "shape",
            "broadcast_to": "shape"}
 
 
-def run_node(node: Node, args: Sequence[Array], sizes: dict[str, int] | None = None) -> Array:
+def run_node(node: Node, args: Sequence[Array], sizes: dict[str, int] | None = None, *,
+             defer: bool = False) -> Array:
     """One node's result: a Python scalar for weak values, else an array or NumPy scalar.
-    `sizes` gives the symbolic dims' sizes (bound from the inputs by `run`)."""
+    `sizes` gives the symbolic dims' sizes (bound from the inputs by `run`). With `defer`
+    (the ufunc part of a ufunc whose output NumPy casts in its loop, `a *= b`) the warnings
+    it raised wait for the cast's node, which gives them with its own, as NumPy's one loop
+    does."""
     rec = fp_warnings.recorder()
     try:
         if rec is not None and node.op in _numpy_python_ops():
@@ -94,8 +98,11 @@ def run_node(node: Node, args: Sequence[Array], sizes: dict[str, int] | None = N
         if node.warns_as is None:
             raise
         text = str(exc).rpartition(" in ")[0]
+        if rec is not None and rec.pending:
+            rec.drop_after(exc)
+            rec.give(node.where, lambda: None, _ufunc_name(node), node.warns_as)
         raise FloatingPointError(f"{text} in {node.warns_as}") from None
-    if rec is not None and rec.pending:
+    if rec is not None and rec.pending and not defer:
         rec.give(node.where, lambda: _compute(node, args, sizes), _ufunc_name(node),
                  node.warns_as)
     return result

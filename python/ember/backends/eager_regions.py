@@ -43,6 +43,31 @@ def _last_uses(graph: Graph) -> dict[int, int]:
     return last
 
 
+_CAST_OPERANDS: weakref.WeakKeyDictionary[Graph, frozenset[int]] = weakref.WeakKeyDictionary()
+
+
+def _cast_operands(graph: Graph) -> frozenset[int]:
+    """The values a cast that warns as its ufunc (`Node.warns_as`) reads, directly or through
+    a `broadcast_to`: their nodes' warnings wait for the cast's (`run_node(defer=)`)."""
+    found = _CAST_OPERANDS.get(graph)
+    if found is None:
+        producers = {node.out.id: node for node in graph.nodes if node.op != "loop"
+                     and node.op != "if"}
+        ids: set[int] = set()
+        for node in graph.nodes:
+            if node.warns_as is None:
+                continue
+            v = node.inputs[0]
+            while v.id in producers and v.id not in ids:
+                ids.add(v.id)
+                producer = producers[v.id]
+                if producer.op != "broadcast_to":
+                    break
+                v = producer.inputs[0]
+        found = _CAST_OPERANDS[graph] = frozenset(ids)
+    return found
+
+
 def _handed(node: Node, position: int, n: int, mine: set[int], last: dict[int, int]) -> bool:
     """Whether operand `position` of node `n` is a buffer of the func read for the last
     time (and not also a later operand of the node)."""
@@ -61,6 +86,7 @@ def run_func(graph: Graph, args: Sequence[Array], sizes: dict[str, int],
     env: dict[int, Array] = {v.id: a for v, a in zip(graph.inputs, args, strict=True)}
     mine = {v.id for v, o in zip(graph.inputs, owned, strict=True) if o}
     last = _last_uses(graph)
+    deferred = _cast_operands(graph)
     for n, node in enumerate(graph.nodes):
         op = node.op
         operands = [env[v.id] for v in node.inputs]
@@ -80,7 +106,7 @@ def run_func(graph: Graph, args: Sequence[Array], sizes: dict[str, int],
                 if flag:
                     mine.add(out.id)
             continue
-        env[node.out.id] = run_node(node, operands, sizes)
+        env[node.out.id] = run_node(node, operands, sizes, defer=node.out.id in deferred)
         if op in _VIEW_OPS:
             mine.discard(node.inputs[0].id)  # a view would see later in-place stores
     values = [env[v.id] for v in graph.outputs]

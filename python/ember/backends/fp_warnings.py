@@ -66,7 +66,7 @@ class Recorder:
         """Give the warnings the node just raised, in NumPy's order, at `where`; `warns_as`
         names the ufunc NumPy's text names when it is not the node's own."""
         categories, self.pending = self.pending, []
-        for category in dict.fromkeys(categories):
+        for category in sorted(dict.fromkeys(categories), key=list(_KIND).index):
             text = None if warns_as is not None else _numpy_text(category, rerun)
             text = text or f"{_KIND[category]} encountered in {warns_as or ufunc}"
             if where is None:
@@ -75,6 +75,18 @@ class Recorder:
             filename, lineno, module = where
             warnings.warn_explicit(text, RuntimeWarning, filename, lineno, module,
                                    _registry(module, filename))
+
+
+    def drop_after(self, raised: FloatingPointError) -> None:
+        """NumPy checks a ufunc's flags in the order divide, over, under, invalid and stops at
+        the first that raises: of the categories a node's operand left pending (the ufunc
+        part of a ufunc whose output is cast, `a *= b`), those after the raised one are never
+        reported."""
+        kinds = [k for k in _KIND if str(raised).startswith(_KIND[k])]
+        if kinds:
+            order = list(_KIND)
+            cut = order.index(kinds[0])
+            self.pending = [c for c in self.pending if order.index(c) < cut]
 
 
 _current: ContextVar[Recorder | None] = ContextVar("ember_fp_recorder", default=None)
