@@ -301,3 +301,19 @@ def test_in_place_cast_reports_flags_in_numpys_order(errstate, backend):
     a = np.array([np.inf, -1e30, 1.0, 2.0] * 3, dtype=np.float32)
     c = np.array([0, -(2**31), 3, 4] * 3, dtype=np.int32)
     assert_same_fp_behaviour(f, (a, c), backend, **errstate)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("errstate", [{}, {"all": "raise"}, {"divide": "ignore"}])
+def test_operators_on_numpy_scalars_warn_as_scalar_math(errstate, backend):
+    """An operator on NumPy scalars is NumPy's scalar math, whose messages say "scalar
+    divide"; the same op on a 0-d or larger array, or np.divide itself, is the ufunc's."""
+
+    def f(x):
+        s, z, big = x[0], x[1], x[2]
+        return (s / z, z / z, s // z, s % z, big * big, big + big, (big * 0 + np.inf) - np.inf,
+                big ** 2.0, np.divide(s, z), x[:1] / z)
+
+    x = np.array([2.0, 0.0, 1e300])
+    assert_same_fp_behaviour(f, (x,), backend, **errstate)
+    assert_same_fp_behaviour(f, (x.astype(np.float32),), backend, **errstate)

@@ -55,7 +55,7 @@ def _cast_operands(graph: Graph) -> frozenset[int]:
                      and node.op != "if"}
         ids: set[int] = set()
         for node in graph.nodes:
-            if node.warns_as is None:
+            if node.warns_as is None or node.op != "astype":
                 continue
             v = node.inputs[0]
             while v.id in producers and v.id not in ids:
