@@ -5,6 +5,7 @@
 //! inputs is kept from the start, so the common call costs one contiguity test per input,
 //! and answers for other layouts are kept per input strides.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Mutex;
 
@@ -41,10 +42,10 @@ impl OutputLayouts {
         }
     }
 
-    /// The orders for this call's inputs.
-    pub fn orders(&self, py: Python<'_>, inputs: &[RawArray]) -> PyResult<Orders> {
+    /// The orders for this call's inputs (borrowed, with no allocation, for C inputs).
+    pub fn orders(&self, py: Python<'_>, inputs: &[RawArray]) -> PyResult<Cow<'_, Orders>> {
         if inputs.iter().all(is_c_contiguous) {
-            return Ok(self.c_orders.clone());
+            return Ok(Cow::Borrowed(&self.c_orders));
         }
         let key: Vec<isize> = inputs
             .iter()
@@ -53,7 +54,7 @@ impl OutputLayouts {
             })
             .collect();
         if let Some(found) = self.lock().get(&key) {
-            return Ok(found.clone());
+            return Ok(Cow::Owned(found.clone()));
         }
         let strides = inputs
             .iter()
@@ -69,7 +70,7 @@ impl OutputLayouts {
             kept.clear();
         }
         kept.insert(key, found.clone());
-        Ok(found)
+        Ok(Cow::Owned(found))
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Vec<isize>, Orders>> {
