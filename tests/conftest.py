@@ -76,6 +76,7 @@ def assert_same(got, want, *, rtol: float = 1e-6, atol: float = 1e-12, path: str
         assert type(got) is np.ndarray, f"{path}: {type(got).__name__}, want ndarray"
         assert got.dtype == want.dtype, f"{path}: dtype {got.dtype}, want {want.dtype}"
         assert got.shape == want.shape, f"{path}: shape {got.shape}, want {want.shape}"
+        assert_same_layout(got, want, path)
         np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True,
                                    err_msg=path)
     elif isinstance(want, np.generic):
@@ -95,6 +96,21 @@ def assert_same(got, want, *, rtol: float = 1e-6, atol: float = 1e-12, path: str
         assert type(got) is type(want), f"{path}: {type(got).__name__}, want {type(want).__name__}"
         both_nan = isinstance(want, float) and math.isnan(want) and math.isnan(got)
         assert got == want or both_nan, f"{path}: {got!r}, want {want!r}"
+
+
+def layout(a: np.ndarray) -> tuple:
+    """What NumPy's memory order makes visible: the contiguity flags and the strides of the
+    axes longer than 1 (a size-1 axis's stride addresses nothing, and NumPy's own differ)."""
+    if a.size == 0:
+        return ()
+    return (a.flags.c_contiguous, a.flags.f_contiguous,
+            tuple(s for s, d in zip(a.strides, a.shape, strict=True) if d > 1))
+
+
+def assert_same_layout(got: np.ndarray, want: np.ndarray, path: str = "result") -> None:
+    """`got` is laid out in memory as NumPy laid out `want` (`x.T + 1` is F-ordered)."""
+    assert layout(got) == layout(want), \
+        f"{path}: layout (C, F, strides) {layout(got)}, NumPy's {layout(want)}"
 
 
 def _arrays_in(value, path: str = "result"):

@@ -137,6 +137,8 @@ class CompiledGraph:
         element accesses raise keep NumPy's and Python's type and message: IndexError (an index
         out of bounds), ValueError (`range()` with step 0, an integer to a negative integer
         power)."""
+    def set_output_layouts(self, rule: Callable[[tuple[tuple[int, ...], ...]], list[list[int]]],
+                           c_orders: list[list[int]]) -> None: ...
     def set_fp_rerun(self, rerun: Callable[..., tuple[np.ndarray, ...]] | None) -> None:
         """What reruns the graph with NumPy when a run raised a floating-point flag that the
         caller's `np.errstate` does not ignore (None: keep the native results)."""

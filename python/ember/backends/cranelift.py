@@ -30,7 +30,7 @@ from ember import logging as ember_logging
 from ember.backends import blas, eager
 from ember.config import config
 from ember.errors import RegionsRejected
-from ember.graph import Graph
+from ember.graph import Graph, layouts
 from ember.graph.regions import REGION_OPS
 from ember.stats import count, record_backend_fallback
 
@@ -140,6 +140,7 @@ def try_native(graph: Graph, text: str, num_threads: int,
         else:
             native = _core.compile_ir(text, num_threads, shapes)
         native.set_fp_rerun(numpy_rerun(graph))
+        set_layouts(native, graph)
         return native
     except Exception as exc:  # noqa: BLE001 -- any rejection means: do not run it natively
         return f"{type(exc).__name__}: {exc}"
@@ -151,13 +152,27 @@ def try_native(graph: Graph, text: str, num_threads: int,
         return f"{type(exc).__name__}: {exc}"
 
 
+def set_layouts(native: Any, graph: Graph) -> None:
+    """Outputs in NumPy's memory order for the inputs' layouts (`graph/layouts.py`): the
+    answer for C-contiguous inputs now, others when a call meets them."""
+    if not any(v.ndim > 1 for v in graph.outputs):
+        return  # 0-d and 1-d outputs have one order
+
+    def rule(strides: tuple[tuple[int, ...], ...]) -> list[list[int]]:
+        return layouts.output_orders(graph, strides)
+
+    c_strides = [layouts.c_strides(v.shape, v.dtype.itemsize) for v in graph.inputs]
+    native.set_output_layouts(rule, layouts.output_orders(graph, c_strides))
+
+
 def numpy_rerun(graph: Graph) -> Compiled:
     """The graph run op by op with NumPy, every output a new array as the native graph's are
     (an eager view of an input must not let the caller write through to it)."""
 
     def rerun(*args: Any) -> tuple[np.ndarray, ...]:
         count("fp_reruns")
-        return tuple(np.array(out, copy=True) for out in eager.run(graph, *args))
+        fresh = tuple(np.array(out, copy=True) for out in eager.run(graph, *args))
+        return layouts.arrange(graph, args, fresh)
 
     return rerun
 

@@ -13,7 +13,7 @@ import numpy as np
 from ember.backends import fp_warnings
 from ember.backends.eager_regions import run_func
 from ember.errors import BackendError
-from ember.graph import OPS, Graph, Node, Value
+from ember.graph import OPS, Graph, Node, Value, layouts
 from ember.graph.dtypes import weak_python_type
 
 Array = Any  # an ndarray, a NumPy scalar, or a Python scalar for weak values
@@ -186,7 +186,7 @@ def compile(graph: Graph, example_inputs: Sequence[Any]) -> Callable[..., tuple[
     del example_inputs  # eager evaluation needs nothing from them
 
     def compiled(*args: Any) -> tuple[np.ndarray, ...]:
-        return run(graph, *args)
+        return layouts.arrange(graph, args, run(graph, *args))
 
     return compiled
 

@@ -42,6 +42,9 @@ class Graph:
         # Whether the backend runs region ops: NumPy functions lowered to loop nests
         # (`numpy_api/loop_nest.py`) refuse where it does not. Read on the entry graph.
         self.loop_ops = True
+        # The memory-order rule of values whose op alone does not say it (`layouts.py`):
+        # value id -> "c", "map" or ("like", prototype id).
+        self.layouts: dict[int, object] = {}
 
     def at(self, where: tuple[str, int, str] | None) -> None:
         """Attribute the nodes added from now on to `where` (filename, line, module name)."""

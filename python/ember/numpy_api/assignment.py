@@ -23,6 +23,14 @@ class Selected:
 
 
 def setitem(graph: Graph, a: Value, index: object, value: object) -> Value:
+    """`a` after `a[index] = value`: the same array, so it keeps `a`'s memory order."""
+    result = _setitem(graph, a, index, value)
+    if result is not a and result.ndim == a.ndim:
+        graph.layouts[result.id] = ("like", a.id)
+    return result
+
+
+def _setitem(graph: Graph, a: Value, index: object, value: object) -> Value:
     """`a` after `a[index] = value`, for integer and step-1 slice indices (and `...`): slices
     of `a` around the value, concatenated axis by axis."""
     items = index if isinstance(index, tuple) else (index,)

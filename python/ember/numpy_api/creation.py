@@ -80,7 +80,10 @@ def _like(name: str, fill: object) -> Any:
         proto = to_value(graph, a, what)
         dt = dtype_arg(dtype, what) or proto.dtype
         target = proto.shape if shape is None else shape_arg(shape, what)
-        return _full(graph, what, target, fill, dt)
+        made = _full(graph, what, target, fill, dt)
+        if shape is None and isinstance(made, Value):
+            graph.layouts[made.id] = ("like", proto.id)
+        return made
 
     handler.__name__ = name
     return handler
@@ -184,7 +187,9 @@ def asarray(graph: Graph, a: object, dtype: object = None, order: object = None,
         return constant_array(graph, np.asarray(a, dtype=dt))
     x = as_array(graph, to_value(graph, a, "np.asarray"))
     if dt is not None and dt != x.dtype:
-        x = graph.op("astype", [x], dtype=dt)
+        cast = graph.op("astype", [x], dtype=dt)
+        graph.layouts[cast.id] = ("like", x.id)
+        x = cast
     if copy and x is a:
         x = graph.op("copy", [x])
     return x
@@ -207,7 +212,9 @@ def array(graph: Graph, object: object, dtype: object = None, *, copy: object = 
         return literal_value(graph, object, dt)
     x = as_array(graph, to_value(graph, object, "np.array"))
     if dt is not None and dt != x.dtype:
-        return graph.op("astype", [x], dtype=dt)
+        cast = graph.op("astype", [x], dtype=dt)
+        graph.layouts[cast.id] = ("like", x.id)
+        return cast
     return graph.op("copy", [x])
 
 

@@ -189,7 +189,9 @@ def clip(graph: Graph, a: object, a_min: object = None, a_max: object = None, ou
         if type(hi) is int and hi > info.max:
             hi = None
     if lo is None and hi is None:
-        return graph.op("copy", [x], scalar=x.ndim == 0)
+        clipped = graph.op("copy", [x], scalar=x.ndim == 0)
+        graph.layouts[clipped.id] = "map"  # a ufunc's result, not np.copy's
+        return clipped
     # Promotion is associative over ember's dtypes, so maximum then minimum computes in the
     # dtype np.clip would use for all three operands at once.
     result = x

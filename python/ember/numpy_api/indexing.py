@@ -41,7 +41,11 @@ def getitem(graph: Graph, a: Value, index: object) -> Value:
     if any(isinstance(item, Value) for item in items):
         if a.scalar:
             raise IndexError("invalid index to scalar variable.")
-        return gather.gather(graph, gather.plan(graph, a, index))
+        found = gather.plan(graph, a, index)
+        out = gather.gather(graph, found)
+        if isinstance(out, Value):  # NumPy puts the index dims outermost in memory
+            graph.layouts[out.id] = ("index", a.id, tuple(found.result_dims))
+        return out
     if any(isinstance(item, list) for item in items):
         return _take_list(graph, a, items)
     for item in items:

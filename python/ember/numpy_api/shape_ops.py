@@ -257,7 +257,9 @@ def astype(graph: Graph, a: object, dtype: object, order: str = "K", casting: st
     if dt == x.dtype and not x.weak:
         # NumPy copies unless told it need not (a copy is a new array, aliasing nothing).
         return x if copy is False or x.scalar else graph.op("copy", [x])
-    return graph.op("astype", [x], dtype=dt)
+    cast = graph.op("astype", [x], dtype=dt)
+    graph.layouts[cast.id] = ("like", x.id)  # order='K' as np.copy, not as a ufunc
+    return cast
 
 
 def np_astype(graph: Graph, x: object, dtype: object, /, *, copy: bool = True,
@@ -287,7 +289,10 @@ def copy(graph: Graph, a: object, order: str = "K", subok: bool = False) -> Valu
 
 def copy_method(graph: Graph, a: object, order: str = "C") -> Value:
     x = to_value(graph, a, "ndarray.copy")
-    return graph.op("copy", [x], scalar=x.scalar)
+    copied = graph.op("copy", [x], scalar=x.scalar)
+    if order == "C":  # the method's default, unlike np.copy's 'K'
+        graph.layouts[copied.id] = "c"
+    return copied
 
 
 def flip(graph: Graph, m: object, axis: object = None) -> Value:

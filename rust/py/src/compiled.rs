@@ -15,7 +15,7 @@
 //! `FloatingPointError` or calls the handler, under the caller's errstate. Nothing the caller
 //! sees was written before that decision.
 
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
@@ -23,6 +23,7 @@ use pyo3::types::PyTuple;
 use ember_codegen::fpstatus::FpStatus;
 use ember_codegen::{ArrayView, ArrayViewMut};
 
+use crate::layouts::OutputLayouts;
 use crate::recycle;
 use crate::runtime::{self, RawArray};
 
@@ -38,6 +39,8 @@ pub struct CompiledGraph {
     /// Runs the graph with NumPy (same inputs, a tuple of new arrays) when a run raised a
     /// floating-point flag the caller's errstate does not ignore.
     fp_rerun: Mutex<Option<Py<PyAny>>>,
+    /// The memory order of each output for the inputs' layouts (C order when unset).
+    layouts: OnceLock<OutputLayouts>,
 }
 
 /// The views of one call, moved to the thread-free section together.
@@ -59,6 +62,7 @@ impl CompiledGraph {
             graph,
             pool_id: recycle::new_id(),
             fp_rerun: Mutex::new(None),
+            layouts: OnceLock::new(),
         }
     }
 
@@ -101,18 +105,24 @@ impl CompiledGraph {
         // Taken out of the pool under the GIL: a concurrent call cannot get the same array.
         let mut recycled = recycle::take(self.pool_id);
         recycled.resize_with(count, || None);
+        let orders = match self.layouts.get() {
+            Some(layouts) => Some(layouts.orders(py, &raw_inputs)?),
+            None => None,
+        };
         for (i, ty) in self.graph.output_types().iter().enumerate() {
             let slot = recycled[i].take();
-            let (array, raw) = match runtime::reuse(py, slot, ty, &bindings)? {
+            let order = orders.as_ref().and_then(|o| o.get(i)).map(Vec::as_slice);
+            let (array, raw) = match runtime::reuse(py, slot, ty, &bindings, order)? {
                 Some(found) => found,
-                None => runtime::allocate(py, ty, &bindings)?,
+                None => crate::layouts::allocate(py, ty, &bindings, order)?,
             };
             outputs.push(array);
             raw_outputs.push(raw);
         }
         // SAFETY: every input was checked to be an aligned ndarray of the declared dtype and
-        // shape, so its strides address readable elements; the outputs are C-contiguous
-        // arrays of the result types that this module allocated, writable and unaliased
+        // shape, so its strides address readable elements; the outputs are dense arrays (in
+        // NumPy's order for them) of the result types that this module allocated, writable
+        // and unaliased
         // (a recycled one has no other reference, so no input or view shares it).
         let views = unsafe {
             CallViews {
@@ -163,6 +173,19 @@ impl CompiledGraph {
     /// flag the caller's errstate does not ignore (None: keep the native results).
     fn set_fp_rerun(&self, rerun: Option<Py<PyAny>>) {
         *self.fp_rerun.lock().unwrap_or_else(|p| p.into_inner()) = rerun;
+    }
+
+    /// Sets the rule giving each output's axis order (slowest first) from the input strides,
+    /// with its answer for C-contiguous inputs; once per graph.
+    fn set_output_layouts(&self, rule: Py<PyAny>, c_orders: Vec<Vec<usize>>) -> PyResult<()> {
+        if c_orders.len() != self.graph.output_types().len() {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "one order per output",
+            ));
+        }
+        self.layouts
+            .set(OutputLayouts::new(rule, c_orders))
+            .map_err(|_| pyo3::exceptions::PyRuntimeError::new_err("output layouts already set"))
     }
 
     fn __repr__(&self) -> String {

@@ -93,7 +93,7 @@ pub fn numpy_dtype(py: Python<'_>, dt: DType) -> Bound<'_, PyArrayDescr> {
     with_element!(dt, T => dtype::<T>(py))
 }
 
-fn raw(array: &Bound<'_, PyUntypedArray>, dtype: DType) -> RawArray {
+pub fn raw(array: &Bound<'_, PyUntypedArray>, dtype: DType) -> RawArray {
     // SAFETY: `array` is an ndarray, so its struct has `nd` dims and strides.
     unsafe {
         let obj = array.as_array_ptr() as *const PyArrayObject;
@@ -262,6 +262,7 @@ pub fn reuse<'py>(
     previous: Option<Py<PyUntypedArray>>,
     ty: &Type,
     bindings: &Bindings,
+    order: Option<&[usize]>,
 ) -> PyResult<Option<(Bound<'py, PyUntypedArray>, RawArray)>> {
     let Some(previous) = previous else {
         return Ok(None);
@@ -284,6 +285,21 @@ pub fn reuse<'py>(
         return Ok(None);
     }
     let raw = raw(&array, ty.dtype);
+    // The memory order this call's inputs give the output must be the old array's too.
+    let itemsize = ty.dtype.itemsize();
+    let wanted = order
+        .and_then(|o| crate::layouts::ordered_strides(&shape, itemsize, o))
+        .unwrap_or_else(|| c_strides(&shape, itemsize));
+    let dims_match =
+        |(&(extent, have), want): (&(usize, isize), &isize)| extent == 1 || have == *want;
+    let pairs: Vec<(usize, isize)> = shape
+        .iter()
+        .copied()
+        .zip(raw.strides.iter().copied())
+        .collect();
+    if !pairs.iter().zip(&wanted).all(dims_match) {
+        return Ok(None);
+    }
     Ok(Some((array, raw)))
 }
 

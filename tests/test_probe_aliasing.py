@@ -1,0 +1,82 @@
+"""Aliasing probed as a new user would: views returned, in-place updates through views of
+one base passed twice, `out=`, `np.asarray`, returned arguments; `is` and shared memory
+compared with NumPy's, and writes through the results reaching the same arrays."""
+
+from __future__ import annotations
+
+import ember
+import numpy as np
+import pytest
+from conftest import assert_same, assert_same_aliasing
+
+
+def _both(fn, make_args):
+    want_args = make_args()
+    want = fn(*want_args)
+    got_args = make_args()
+    got = ember.compile(fn)(*got_args)
+    assert_same(got, want)
+    assert_same_aliasing(got, got_args, want, want_args)
+    for g, w in zip(got_args, want_args, strict=True):
+        np.testing.assert_array_equal(g, w)
+    return got, got_args, want, want_args
+
+
+def test_a_view_of_a_mutated_argument_writes_through_to_it():
+    def f(x):
+        x += 1
+        return x[::2]
+
+    got, got_args, want, want_args = _both(f, lambda: [np.arange(6.0)])
+    got[0], want[0] = 100.0, 100.0
+    np.testing.assert_array_equal(got_args[0], want_args[0])
+
+
+@pytest.mark.parametrize("view", [
+    lambda x: x.T, lambda x: x[1:], lambda x: x.reshape(-1), lambda x: x[:, None],
+    lambda x: x[::-1], lambda x: np.asarray(x), lambda x: x, lambda x: x[...],
+    lambda x: (x, x.T, x[0]), lambda x: np.transpose(x), lambda x: x.ravel(),
+])
+def test_views_and_arguments_returned(view):
+    _both(view, lambda: [np.arange(6.0).reshape(2, 3)])
+
+
+def test_in_place_on_overlapping_views_of_one_base():
+    def f(p, q):
+        p += q
+        return p
+
+    base_np, base_em = np.arange(8.0), np.arange(8.0)
+    f(base_np[:5], base_np[1:6])
+    ember.compile(f)(base_em[:5], base_em[1:6])
+    np.testing.assert_array_equal(base_em, base_np)
+
+
+def test_the_same_array_passed_twice():
+    def f(a, b):
+        a *= 2
+        return a + b
+
+    x_np, x_em = np.arange(4.0), np.arange(4.0)
+    want = f(x_np, x_np)
+    got = ember.compile(f)(x_em, x_em)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(x_em, x_np)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x, y: np.add(x, 1, out=y),
+    lambda x, y: np.multiply(x, x, out=x),
+    lambda x, y: (np.negative(x, out=y), y),
+    lambda x, y: np.sqrt(x, out=y) is y,
+])
+def test_out_arguments_are_returned_and_written(fn):
+    _both(fn, lambda: [np.arange(1.0, 4.0), np.zeros(3)])
+
+
+def test_results_do_not_alias_each_other_unless_numpy_does():
+    def f(x):
+        y = x + 1
+        return y, y[0], y.T, y.copy()
+
+    _both(f, lambda: [np.ones((2, 3))])
