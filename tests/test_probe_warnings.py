@@ -102,10 +102,6 @@ def test_a_warnings_filter_around_the_call_turns_the_warning_into_an_error():
     assert_behaves_as_numpy(log, np.array([0.0, 3.0]), context=_ErrorFilter)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "NumPy's float32 SIMD exp raises underflow for a subnormal argument; the native "
-    "polynomial's fused multiply-adds do not, so no flag reruns the graph with NumPy "
-    "(found by the fuzzer under errstate(all='raise'))"))
 def test_float32_exp_of_a_subnormal_under_underflow_raise():
     assert_behaves_as_numpy(lambda a: np.exp(a), np.array([1e-40], np.float32),
                             context=lambda: np.errstate(all="raise"))
