@@ -36,15 +36,27 @@ def _layouts(values, dtype):
     return {"contiguous": base, "strided": np.repeat(base, 2)[::2], "reversed": base[::-1]}
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("name", sorted(UNARY))
-def test_unary_special_values_warn_as_numpy(name, dtype, backend):
+def _each_unary(test):
+    """Run `test(f, dtype, backend)` for every op of UNARY, as `f(x) = op(x)`."""
+    for mark in (pytest.mark.parametrize("backend", BACKENDS),
+                 pytest.mark.parametrize("dtype", [np.float32, np.float64]),
+                 pytest.mark.parametrize("name", sorted(UNARY))):
+        test = mark(test)
+    return test
+
+
+def _calling(name):
     fn = UNARY[name]
 
     def f(x):
         return fn(x)
 
+    return f
+
+
+@_each_unary
+def test_unary_special_values_warn_as_numpy(name, dtype, backend):
+    f = _calling(name)
     with np.errstate(all="ignore"):
         layouts = _layouts(SPECIALS, dtype)
     for layout, x in layouts.items():
@@ -55,15 +67,9 @@ def test_unary_special_values_warn_as_numpy(name, dtype, backend):
         assert_same_fp_behaviour(f, (x,), backend), layout
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("name", sorted(UNARY))
+@_each_unary
 def test_tiny_inputs_underflow_as_numpy(name, dtype, backend):
-    fn = UNARY[name]
-
-    def f(x):
-        return fn(x)
-
+    f = _calling(name)
     for value in TINY:
         for n in (1, 9):  # a scalar loop and the SIMD loop
             with np.errstate(all="ignore"):

@@ -11,16 +11,26 @@ use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{types, AbiParam, InstBuilder, Type, Value};
 use cranelift_module::{Linkage, Module};
 
-/// The Cranelift type of a value of type `s` in `mode`.
-/// The smallest normal number of a float type.
-fn min_normal(ty: Scalar) -> f64 {
-    if ty == Scalar::F32 {
+/// Below which `|x|` (nonzero) NumPy's loop for `op` raises the underflow flag where ours
+/// would not ([`Math::raise_underflow_if_tiny`]): subnormals for `expm1`, `log1p` and
+/// float32 `exp`; for float32 `cos`, about 2.6557e-19, where a power of `x` in NumPy's
+/// polynomial underflows (a spare flag only costs a rerun).
+fn tiny_underflow_limit(op: UnaryOp, ty: Scalar, mode: Mode) -> Option<f64> {
+    let f32 = ty == Scalar::F32;
+    let min_normal = if f32 {
         f32::MIN_POSITIVE as f64
     } else {
         f64::MIN_POSITIVE
+    };
+    match op {
+        UnaryOp::Expm1 | UnaryOp::Log1p => Some(min_normal),
+        UnaryOp::Exp if f32 => Some(min_normal),
+        UnaryOp::Cos if f32 && mode != Mode::Scalar => Some(2.6558e-19),
+        _ => None,
     }
 }
 
+/// The Cranelift type of a value of type `s` in `mode`.
 pub(crate) fn cl_type(s: Scalar, mode: Mode) -> Type {
     match mode {
         Mode::Scalar => match s {
@@ -231,41 +241,26 @@ impl<'b> Emitter<'_, 'b> {
         mode: Mode,
     ) -> Vec<Value> {
         use UnaryOp::*;
-        match op {
-            Exp if ty == Scalar::F32 => {
-                let mut m = self.math(ty, mode);
-                let r = m.exp(xs);
-                m.raise_underflow_if_tiny(&r, xs, f32::MIN_POSITIVE as f64)
-            }
+        let r = match op {
             Exp => self.math(ty, mode).exp(xs),
-            Expm1 => {
-                let mut m = self.math(ty, mode);
-                let r = m.expm1(xs);
-                m.raise_underflow_if_tiny(&r, xs, min_normal(ty))
-            }
+            Expm1 => self.math(ty, mode).expm1(xs),
             Log => self.math(ty, mode).log(xs),
-            Log1p => {
-                let mut m = self.math(ty, mode);
-                let r = m.log1p(xs);
-                m.raise_underflow_if_tiny(&r, xs, min_normal(ty))
-            }
+            Log1p => self.math(ty, mode).log1p(xs),
             Tanh => self.math(ty, mode).tanh(xs),
             Sin | Cos if mode == Mode::Scalar => {
                 let name = if op == Sin { "sin" } else { "cos" };
                 xs.iter().map(|&x| self.libm(name, &[x], ty)).collect()
             }
             Sin | Cos => {
-                let mut m = self.math(ty, mode);
-                let mut r = m.sincos(xs, op == Cos);
-                if op == Cos && ty == Scalar::F32 {
-                    // NumPy's float32 cos underflows below about 2.6557e-19 (a power of x
-                    // in its polynomial); a spare flag only costs a rerun.
-                    r = m.raise_underflow_if_tiny(&r, xs, 2.6558e-19);
-                }
+                let r = self.math(ty, mode).sincos(xs, op == Cos);
                 let name = if op == Sin { "sin" } else { "cos" };
                 self.large_args_via_libm(xs, r, name, ty, mode)
             }
             _ => panic!("{op:?} is not a polynomial function"),
+        };
+        match tiny_underflow_limit(op, ty, mode) {
+            Some(limit) => self.math(ty, mode).raise_underflow_if_tiny(&r, xs, limit),
+            None => r,
         }
     }
 
