@@ -1,8 +1,9 @@
 """The native fast path of compiled functions (`rust/py/src/dispatch.rs`) against the path
 through the frame hook (`CompiledFunction.__call__`) and plain NumPy: the same results,
 dtypes, shapes, aliasing, output recycling, floating-point reruns, warnings and exceptions;
-and which calls it answers (`ember.stats()["native_calls"]`) and which it leaves to the hook
-(keyword arguments, defaults, entries with Python around their graph, tracing, misses).
+and which calls it answers (`ember.stats()["native_calls"]`: keyword arguments, defaults,
+methods, attributes of arguments) and which it leaves to the hook (entries with Python around
+their graph, attributes only Python code can read, tracing, misses).
 """
 
 from __future__ import annotations
@@ -30,9 +31,9 @@ def through_hook(compiled, *args, **kwargs):
     return type(compiled).__call__(compiled, *args, **kwargs)
 
 
-def answered_natively(compiled, *args) -> tuple[object, bool]:
+def answered_natively(compiled, *args, **kwargs) -> tuple[object, bool]:
     before = native_calls()
-    result = compiled(*args)
+    result = compiled(*args, **kwargs)
     return result, native_calls() == before + 1
 
 
@@ -108,7 +109,6 @@ def test_fast_path_matches_hook_path_and_numpy(fn, make):
 
 
 @pytest.mark.parametrize("fn, args", [
-    (with_default, (np.arange(3.0),)),
     (listed, (np.arange(3.0), np.arange(3.0))),
     (returns_argument, (np.arange(3.0), np.arange(3.0))),
 ])
@@ -146,16 +146,52 @@ def test_python_scalar_arguments_go_in_natively():
                     rtol=0, atol=0)
 
 
-def test_keyword_arguments_take_the_frame_hook():
+def test_keyword_arguments_and_defaults_bind_natively():
     compiled = ember.compile(multiply_add)
-    x, y = np.arange(3.0), np.arange(3.0)
+    x, y = np.arange(3.0), np.arange(3.0) + 1.0
     compiled(x, y)
-    before = native_calls()
-    assert_same(compiled(x, y=y), multiply_add(x, y), rtol=0, atol=0)
-    assert_same(compiled(y=y, x=x), multiply_add(x, y), rtol=0, atol=0)
-    assert native_calls() == before
+    for args, kwargs in [((x,), {"y": y}), ((), {"y": y, "x": x}), ((), {"x": x, "y": y})]:
+        result, native = answered_natively(compiled, *args, **kwargs)
+        assert native
+        assert_same(result, multiply_add(x, y), rtol=0, atol=0)
     with pytest.raises(TypeError, match="unexpected keyword argument 'z'"):
         compiled(x, z=y)
+    with pytest.raises(TypeError, match="multiple values for argument 'x'"):
+        compiled(x, x=y)
+
+    defaulted = ember.compile(with_default)
+    defaulted(x)
+    for args, kwargs, want in [((x,), {}, with_default(x)), ((x, 3.0), {}, with_default(x, 3.0)),
+                               ((), {"x": x}, with_default(x)), ((x,), {"y": 2.0}, x * 2.0)]:
+        defaulted(*args, **kwargs)  # a new value of `y` is a guard failure: a recompile
+        result, native = answered_natively(defaulted, *args, **kwargs)
+        assert_same(result, want, rtol=0, atol=0)
+        assert native
+
+    def ordered(x, /, y, *, z=1.0):
+        return x * y + z
+
+    special = ember.compile(ordered)  # positional-only and keyword-only: the hook binds them
+    special(x, y)
+    for args, kwargs in [((x, y), {}), ((x,), {"y": y}), ((x, y), {"z": 2.0})]:
+        result, native = answered_natively(special, *args, **kwargs)
+        assert not native
+        assert_same(result, ordered(*args, **kwargs), rtol=0, atol=0)
+    with pytest.raises(TypeError, match="positional-only"):
+        special(x=x, y=y)
+
+
+def test_defaults_are_read_at_each_call():
+    compiled = ember.compile(with_default)
+    x = np.arange(4.0)
+    compiled(x)
+    assert answered_natively(compiled, x)[1]
+    with_default.__defaults__ = (5.0,)
+    try:
+        assert_same(compiled(x), x * 5.0, rtol=0, atol=0)
+    finally:
+        with_default.__defaults__ = (2.0,)
+    assert_same(compiled(x), x * 2.0, rtol=0, atol=0)
 
 
 def test_wrong_argument_count_raises_pythons_error():
@@ -326,22 +362,64 @@ def test_methods_and_tracing():
     assert_same(value, multiply_add(x, x), rtol=0, atol=0)
 
 
-def test_entries_whose_guards_read_attributes_stay_on_the_hook():
+def test_methods_reading_instance_attributes_go_native():
     class Model:
         def __init__(self):
             self.w = np.arange(3.0)
+            self.scale = 2.0
+
+        @ember.compile
+        def forward(self, x):
+            return x * self.w + self.scale
+
+    model, x = Model(), np.ones(3)
+    model.forward(x)
+    result, native = answered_natively(model.forward, x)
+    assert native  # `self.w` and `self.scale` live in the instance's dict: read natively
+    assert_same(result, x * model.w + 2.0, rtol=0, atol=0)
+    model.w = np.arange(3.0) + 1  # a new array of the same layout: the same entry
+    result, native = answered_natively(model.forward, x)
+    assert native
+    assert_same(result, x * model.w + 2.0, rtol=0, atol=0)
+    model.scale = 3.0  # a guarded constant: recompiled, then native again
+    assert_same(model.forward(x), x * model.w + 3.0, rtol=0, atol=0)
+    result, native = answered_natively(model.forward, x)
+    assert native and np.array_equal(result, x * model.w + 3.0)
+    other = Model()
+    del other.w
+    with pytest.raises(AttributeError, match="'w'"):
+        other.forward(x)
+
+
+def test_attributes_only_python_can_read_stay_on_the_hook():
+    class WithProperty:
+        calls = 0
+
+        @property
+        def w(self):
+            type(self).calls += 1
+            return np.arange(3.0)
 
         @ember.compile
         def forward(self, x):
             return x * self.w
 
-    model, x = Model(), np.ones(3)
-    model.forward(x)
-    result, native = answered_natively(model.forward, x)
-    assert not native  # the guard on `self.w` reads an attribute: the hook evaluates it
-    assert_same(result, x * model.w, rtol=0, atol=0)
-    model.w = np.arange(3.0) + 1
-    assert_same(model.forward(x), x * model.w, rtol=0, atol=0)
+    class WithGetattr:
+        def __getattr__(self, name):
+            return np.arange(3.0) + 1
+
+        @ember.compile
+        def forward(self, x):
+            return x * self.w
+
+    x = np.ones(3)
+    for model in (WithProperty(), WithGetattr()):
+        want = x * (np.arange(3.0) + (1 if isinstance(model, WithGetattr) else 0))
+        model.forward(x)
+        result, native = answered_natively(model.forward, x)
+        assert not native  # reading `self.w` runs Python code: the hook's guards do it
+        assert_same(result, want, rtol=0, atol=0)
+    assert WithProperty.calls >= 2  # the property ran on every call, as in plain Python
 
 
 def test_pickled_compiled_functions_go_native_on_the_other_side():

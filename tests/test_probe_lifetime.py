@@ -24,6 +24,7 @@ def test_an_exec_function_and_its_code_die_with_it():
 
 
 def test_a_dropped_result_dies_at_once_without_recycling():
+    budget = ember.config.recycle_bytes
     ember.config.recycle_bytes = 0
     try:
         compiled = ember.compile(lambda x: x * 2)
@@ -32,6 +33,7 @@ def test_a_dropped_result_dies_at_once_without_recycling():
         del result
         assert ref() is None
     finally:
+        ember.config.recycle_bytes = budget  # a setting: reset() leaves it as it is
         ember.reset()
 
 

@@ -28,11 +28,13 @@ def set_callback(
     `CACHE_ONLY`, or `None` (run this frame normally, store nothing).
 
     `direct`, when not None, says that `entry` only runs one native graph on the frame's
-    arguments: `(graph, input_slots, outputs, returns_tuple, fallback)` with `graph` a
-    `CompiledGraph`, `input_slots` the argument slot of each graph input, `outputs` pairs
+    arguments: `(graph, inputs, outputs, returns_tuple, fallback)` with `graph` a
+    `CompiledGraph`, `inputs` a pair `(argument slot, attribute name or None)` per graph
+    input (the argument itself, or its attribute as `self.w`), `outputs` pairs
     `(output index, form)` (0: the array, 1: `out[()]`, 2: `out.item()`), and
     `fallback(func, *args)` what the entry runs when the graph raises. `Dispatch` runs such
-    an entry natively on a cache hit, when its guards run no Python code.
+    an entry natively on a cache hit (keyword arguments and defaults bound as Python binds
+    them), when its guards can be checked without running Python code.
     """
 
 class Dispatch:

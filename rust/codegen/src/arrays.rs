@@ -39,6 +39,24 @@ impl ArrayView {
             strides,
         }
     }
+
+    /// The same view of another array of the same dtype, shape and strides.
+    ///
+    /// # Safety
+    /// As for [`ArrayView::new`], for `data` with this view's dtype, shape and strides.
+    pub unsafe fn set_data(&mut self, data: *const u8) {
+        self.data = data;
+    }
+
+    /// Byte strides of each dimension.
+    pub fn strides(&self) -> &[isize] {
+        &self.strides
+    }
+
+    /// Extent of each dimension.
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
 }
 
 impl ArrayViewMut {
@@ -54,5 +72,23 @@ impl ArrayViewMut {
             shape,
             strides,
         }
+    }
+
+    /// The same view of another array of the same dtype, shape and strides.
+    ///
+    /// # Safety
+    /// As for [`ArrayViewMut::new`], for `data` with this view's dtype, shape and strides.
+    pub unsafe fn set_data(&mut self, data: *mut u8) {
+        self.data = data;
+    }
+
+    /// Byte strides of each dimension.
+    pub fn strides(&self) -> &[isize] {
+        &self.strides
+    }
+
+    /// Extent of each dimension.
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
     }
 }

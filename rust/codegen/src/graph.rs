@@ -264,8 +264,9 @@ impl CompiledGraph {
     }
 
     /// [`CompiledGraph::run`] again on arrays of the dtypes, shapes and strides of the first
-    /// run given `prepared` (a loop's trips); [`CompiledGraph::release`] ends its use.
-    pub(crate) fn run_prepared(
+    /// run given `prepared` (a loop's trips, repeated calls on one layout); the caller
+    /// guarantees those layouts are the same. [`CompiledGraph::release`] ends its use.
+    pub fn run_prepared(
         &self,
         inputs: &[ArrayView],
         outputs: &[ArrayViewMut],
@@ -278,7 +279,7 @@ impl CompiledGraph {
     }
 
     /// Hands back the buffers a [`Prepared`] held.
-    pub(crate) fn release(&self, prepared: Prepared) {
+    pub fn release(&self, prepared: Prepared) {
         if let Shapes::Static(g) = &self.shapes {
             g.release(prepared);
         }
@@ -291,7 +292,7 @@ impl CompiledGraph {
 /// change (`body_loop.rs`) keeps one across its trips, with the plan's buffers: later trips
 /// skip the checks, the view arithmetic and every allocation of a kernel launch.
 #[derive(Default)]
-pub(crate) struct Prepared {
+pub struct Prepared {
     checked: bool,
     kernels: Vec<Option<PreparedKernel>>,
     buffers: Option<Vec<Vec<u128>>>,

@@ -47,7 +47,7 @@ mod schedule;
 mod sort;
 
 pub use dynamic::counters;
-pub use graph::{compile, disassemble, ArrayView, ArrayViewMut, CompiledGraph, Options};
+pub use graph::{compile, disassemble, ArrayView, ArrayViewMut, CompiledGraph, Options, Prepared};
 pub use matmul::blas::{register as register_blas, registered as registered_blas, Blas};
 pub use schedule::fusion_groups;
 

@@ -159,8 +159,9 @@ impl CodeCache {
     }
 
     /// For the native fast path: the first entry made under `token` whose guards pass, when
-    /// it and every entry tried before it have a direct form (their guards run no Python
-    /// code), with the number of entries that failed; None when the frame hook must decide.
+    /// it and every entry tried before it have a direct form and guards that could be
+    /// evaluated without running Python code ([`GuardTree::check_pure`]), with the number of
+    /// entries that failed; None when the frame hook must decide.
     pub fn lookup_direct(
         &self,
         py: Python<'_>,
@@ -180,10 +181,11 @@ impl CodeCache {
             if entry.direct.is_none() {
                 return Ok(None);
             }
-            if entry.guards.check(py, frame)? {
-                return Ok(Some((entry, failures)));
+            match entry.guards.check_pure(py, frame)? {
+                Some(true) => return Ok(Some((entry, failures))),
+                Some(false) => failures += 1,
+                None => return Ok(None),
             }
-            failures += 1;
         }
     }
 

@@ -22,6 +22,10 @@ use pyo3::types::PyTuple;
 
 use ember_codegen::fpstatus::FpStatus;
 use ember_codegen::{ArrayView, ArrayViewMut};
+use numpy::PyUntypedArray;
+use smallvec::SmallVec;
+
+use crate::hot::{Hot, HotRun, HotSlot};
 
 use crate::layouts::OutputLayouts;
 use crate::recycle;
@@ -41,6 +45,8 @@ pub struct CompiledGraph {
     fp_rerun: Mutex<Option<Py<PyAny>>>,
     /// The memory order of each output for the inputs' layouts (C order when unset).
     layouts: OnceLock<OutputLayouts>,
+    /// What the last call worked out from its arrays' layouts.
+    hot: HotSlot,
 }
 
 /// The views of one call, moved to the thread-free section together.
@@ -49,10 +55,11 @@ struct CallViews {
     outputs: Vec<ArrayViewMut>,
 }
 
-// SAFETY: the views address NumPy arrays that the calling frame keeps alive (the input tuple
-// and the outputs) until `run_detached` returns; nothing else writes to the outputs meanwhile:
+// SAFETY: the views address NumPy arrays that the calling frame keeps alive (the inputs and
+// the outputs) until `run_detached` returns; nothing else writes to the outputs meanwhile:
 // they are fresh, or recycled arrays that nothing else references.
 unsafe impl Send for CallViews {}
+unsafe impl Sync for CallViews {}
 
 impl CompiledGraph {
     /// Wraps a compiled graph and the IR it came from.
@@ -63,6 +70,7 @@ impl CompiledGraph {
             pool_id: recycle::new_id(),
             fp_rerun: Mutex::new(None),
             layouts: OnceLock::new(),
+            hot: HotSlot::default(),
         }
     }
 
@@ -90,17 +98,87 @@ impl Drop for CompiledGraph {
     }
 }
 
+/// A call's results, one per graph output.
+pub type Results<'py> = SmallVec<[Bound<'py, PyAny>; 4]>;
+
 impl CompiledGraph {
     /// Runs the graph on NumPy arrays (any strides; a Python scalar where the parameter is
     /// weak), returning new arrays, one per result: `__call__`, and the native fast path of
-    /// `dispatch.rs`.
-    pub fn call<'py>(&self, inputs: &Bound<'py, PyTuple>) -> PyResult<Bound<'py, PyTuple>> {
-        let py = inputs.py();
+    /// `dispatch.rs`. A call on the layouts of the last one takes [`hot`]'s path.
+    pub fn call<'py>(
+        &self,
+        py: Python<'py>,
+        inputs: &[Bound<'py, PyAny>],
+    ) -> PyResult<Results<'py>> {
+        if let Some(mut hot) = self.hot.take() {
+            if hot.bind_inputs(inputs) {
+                if let Some(results) = self.call_hot(py, &mut hot)? {
+                    self.hot.put(hot);
+                    return self.after_run(py, inputs, results);
+                }
+            }
+        }
+        self.call_full(py, inputs)
+    }
+
+    /// The call on the kept layouts, None when a fresh output came out in another layout.
+    fn call_hot<'py>(
+        &self,
+        py: Python<'py>,
+        hot: &mut Hot,
+    ) -> PyResult<Option<(Results<'py>, FpStatus)>> {
+        let types = self.graph.output_types();
+        let mut recycled = recycle::take(self.pool_id);
+        recycled.resize_with(types.len(), || None);
+        let mut outputs: SmallVec<[Bound<'py, PyUntypedArray>; 4]> = SmallVec::new();
+        for (i, ty) in types.iter().enumerate() {
+            let array = match recycled[i].take().map(|a| a.into_bound(py)) {
+                Some(array) if hot.reuse_output(i, &array) => array,
+                _ => {
+                    let order = hot
+                        .orders
+                        .as_ref()
+                        .and_then(|o| o.get(i))
+                        .map(Vec::as_slice);
+                    let (array, _) = crate::layouts::allocate(py, ty, &hot.bindings, order)?;
+                    if !hot.point_output(i, &array) {
+                        recycle::put(py, self.pool_id, recycled);
+                        return Ok(None);
+                    }
+                    array
+                }
+            };
+            outputs.push(array);
+        }
+        let graph = &self.graph;
+        let run = HotRun {
+            inputs: &hot.inputs,
+            outputs: &hot.outputs,
+            prepared: &mut hot.prepared,
+        };
+        let status = runtime::run_detached(py, "a compiled graph", move || {
+            let run = run;
+            graph.run_prepared(run.inputs, run.outputs, run.prepared)
+        })?;
+        for (slot, array) in recycled.iter_mut().zip(&outputs) {
+            *slot = Some(array.clone().unbind());
+        }
+        recycle::put_sized(self.pool_id, recycled, hot.output_bytes);
+        let results = outputs.into_iter().map(Bound::into_any).collect();
+        Ok(Some((results, status)))
+    }
+
+    /// The call with every check, keeping what it worked out for the next call on its layouts.
+    fn call_full<'py>(
+        &self,
+        py: Python<'py>,
+        inputs: &[Bound<'py, PyAny>],
+    ) -> PyResult<Results<'py>> {
         let mut owners = Vec::new();
         let (raw_inputs, bindings) =
-            runtime::check_inputs(inputs, self.graph.input_types(), &mut owners)?;
+            runtime::check_inputs(py, inputs, self.graph.input_types(), &mut owners)?;
         let count = self.graph.output_types().len();
-        let mut outputs = Vec::with_capacity(count);
+        let mut outputs: Results<'py> = SmallVec::with_capacity(count);
         let mut raw_outputs: Vec<RawArray> = Vec::with_capacity(count);
         // Taken out of the pool under the GIL: a concurrent call cannot get the same array.
         let mut recycled = recycle::take(self.pool_id);
@@ -116,9 +194,13 @@ impl CompiledGraph {
                 Some(found) => found,
                 None => crate::layouts::allocate(py, ty, &bindings, order)?,
             };
-            outputs.push(array);
+            outputs.push(array.into_any());
             raw_outputs.push(raw);
         }
+        let output_bytes = raw_outputs
+            .iter()
+            .map(|a| a.shape.iter().product::<usize>() * a.dtype.itemsize())
+            .sum();
         // SAFETY: every input was checked to be an aligned ndarray of the declared dtype and
         // shape, so its strides address readable elements; the outputs are dense arrays (in
         // NumPy's order for them) of the result types that this module allocated, writable
@@ -137,27 +219,54 @@ impl CompiledGraph {
             }
         };
         let graph = &self.graph;
+        let shared = &views;
         let status = runtime::run_detached(py, "a compiled graph", move || {
-            let views = views;
+            let views = shared;
             graph.run(&views.inputs, &views.outputs)
         })?;
+        let kept = owners.is_empty().then(|| {
+            let orders = orders.map(|o| o.into_owned());
+            Hot::new(
+                inputs,
+                (views.inputs, views.outputs),
+                bindings,
+                orders,
+                output_bytes,
+            )
+        });
         drop(owners);
         for (slot, array) in recycled.iter_mut().zip(&outputs) {
-            *slot = Some(array.clone().unbind());
+            *slot = Some(array.clone().cast_into::<PyUntypedArray>()?.unbind());
         }
-        recycle::put(py, self.pool_id, recycled);
-        if !status.is_empty() && Self::errstate_acts_on(py, status)? {
-            let rerun = self
-                .fp_rerun
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .as_ref()
-                .map(|f| f.clone_ref(py));
-            if let Some(rerun) = rerun {
-                return Ok(rerun.bind(py).call1(inputs)?.cast_into::<PyTuple>()?);
-            }
+        recycle::put_sized(self.pool_id, recycled, output_bytes);
+        if let Some(Some(hot)) = kept {
+            self.hot.put(Box::new(hot));
         }
-        PyTuple::new(py, outputs)
+        self.after_run(py, inputs, (outputs, status))
+    }
+
+    /// The run's results, or NumPy's when it raised a floating-point flag the caller's
+    /// errstate acts on.
+    fn after_run<'py>(
+        &self,
+        py: Python<'py>,
+        inputs: &[Bound<'py, PyAny>],
+        (results, status): (Results<'py>, FpStatus),
+    ) -> PyResult<Results<'py>> {
+        if status.is_empty() || !Self::errstate_acts_on(py, status)? {
+            return Ok(results);
+        }
+        let rerun = self
+            .fp_rerun
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .map(|f| f.clone_ref(py));
+        let Some(rerun) = rerun else {
+            return Ok(results);
+        };
+        let rerun = rerun.bind(py).call1(PyTuple::new(py, inputs)?)?;
+        rerun.cast_into::<PyTuple>()?.iter().map(Ok).collect()
     }
 }
 
@@ -166,7 +275,8 @@ impl CompiledGraph {
     /// Runs the graph on NumPy arrays (see [`CompiledGraph::call`]).
     #[pyo3(signature = (*inputs))]
     fn __call__<'py>(&self, inputs: &Bound<'py, PyTuple>) -> PyResult<Bound<'py, PyTuple>> {
-        self.call(inputs)
+        let py = inputs.py();
+        PyTuple::new(py, self.call(py, inputs.as_slice())?)
     }
 
     /// Sets the callable that reruns the graph with NumPy when a run raised a floating-point
@@ -183,6 +293,7 @@ impl CompiledGraph {
                 "one order per output",
             ));
         }
+        self.hot.clear();
         self.layouts
             .set(OutputLayouts::new(rule, c_orders))
             .map_err(|_| pyo3::exceptions::PyRuntimeError::new_err("output layouts already set"))

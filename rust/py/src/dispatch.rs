@@ -17,8 +17,9 @@ use pyo3::exceptions::{PyException, PyTypeError, PyValueError};
 use pyo3::ffi::{self, PyObject};
 use pyo3::gc::PyVisit;
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
+use pyo3::types::{PyString, PyTuple};
 use pyo3::PyTraverseError;
+use smallvec::SmallVec;
 
 use crate::cache;
 use crate::compiled::CompiledGraph;
@@ -30,8 +31,9 @@ use crate::hook;
 /// What an entry amounts to when it only calls one compiled graph on its arguments.
 pub struct DirectCall {
     graph: Py<CompiledGraph>,
-    /// The argument slot of each graph input.
-    inputs: Vec<usize>,
+    /// The argument slot of each graph input, and the attribute of that argument it reads
+    /// (`self.w`) or None for the argument itself.
+    inputs: Vec<(usize, Option<Py<PyString>>)>,
     /// The graph outputs the function returns, each in its form.
     outputs: Vec<(usize, OutputForm)>,
     /// Whether they are returned as a tuple (otherwise `outputs` holds one index).
@@ -74,7 +76,7 @@ impl OutputForm {
 /// The converter's description of a direct entry, as extracted from Python.
 type DirectSpec<'py> = (
     Bound<'py, PyAny>,
-    Vec<usize>,
+    Vec<(usize, Option<Py<PyString>>)>,
     Vec<(usize, u8)>,
     bool,
     Py<PyAny>,
@@ -114,7 +116,7 @@ impl DirectCall {
         func: *mut PyObject,
         args: &[*mut PyObject],
     ) -> PyResult<*mut PyObject> {
-        if self.inputs.iter().any(|&slot| slot >= args.len()) {
+        if self.inputs.iter().any(|(slot, _)| *slot >= args.len()) {
             return Err(PyValueError::new_err(
                 "a direct entry reads a missing argument",
             ));
@@ -123,9 +125,15 @@ impl DirectCall {
         let inputs = self
             .inputs
             .iter()
-            .map(|&slot| unsafe { Bound::from_borrowed_ptr(py, args[slot]) });
-        let inputs = PyTuple::new(py, inputs)?;
-        match self.results(&inputs) {
+            .map(|(slot, attr)| {
+                let arg = unsafe { Bound::from_borrowed_ptr(py, args[*slot]) };
+                match attr {
+                    Some(name) => arg.getattr(name.bind(py)),
+                    None => Ok(arg),
+                }
+            })
+            .collect::<PyResult<SmallVec<[Bound<'_, PyAny>; 8]>>>();
+        match inputs.and_then(|inputs| self.results(py, &inputs)) {
             Ok(result) => Ok(result.into_ptr()),
             Err(err) if err.is_instance_of::<PyException>(py) => {
                 call_with_first(py, self.fallback.as_ptr(), func, args)
@@ -135,18 +143,32 @@ impl DirectCall {
     }
 
     /// The graph's run and the function's result built from its outputs.
-    fn results<'py>(&self, inputs: &Bound<'py, PyTuple>) -> PyResult<Bound<'py, PyAny>> {
-        let outputs = self.graph.get().call(inputs)?;
-        let pick = |&(k, form): &(usize, OutputForm)| form.apply(outputs.get_item(k)?);
+    fn results<'py>(
+        &self,
+        py: Python<'py>,
+        inputs: &[Bound<'py, PyAny>],
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let mut outputs = self.graph.get().call(py, inputs)?;
         if !self.returns_tuple {
-            return pick(&self.outputs[0]);
+            let (k, form) = self.outputs[0];
+            if k >= outputs.len() {
+                return Err(PyValueError::new_err(
+                    "a direct entry names a missing output",
+                ));
+            }
+            return form.apply(outputs.swap_remove(k));
         }
         let picked = self
             .outputs
             .iter()
-            .map(pick)
-            .collect::<PyResult<Vec<_>>>()?;
-        Ok(PyTuple::new(inputs.py(), picked)?.into_any())
+            .map(|&(k, form)| match outputs.get(k) {
+                Some(output) => form.apply(output.clone()),
+                None => Err(PyValueError::new_err(
+                    "a direct entry names a missing output",
+                )),
+            })
+            .collect::<PyResult<SmallVec<[_; 4]>>>()?;
+        Ok(PyTuple::new(py, picked)?.into_any())
     }
 }
 
@@ -294,7 +316,7 @@ unsafe fn call(
         };
         (positional, keywords)
     };
-    if keywords == 0 {
+    {
         // SAFETY: `callable` is a `Dispatch` instance (this slot is only set on its types).
         let this = unsafe { Borrowed::from_ptr(py, callable).cast_unchecked::<Dispatch>() };
         let bound = {
@@ -302,8 +324,12 @@ unsafe fn call(
             this.func.as_ref().map(|f| (f.clone_ref(py), this.token))
         };
         if let Some((func, token)) = bound {
-            // SAFETY: `func` is held for the call; the slots are live.
-            if let Some(result) = unsafe { fast_call(py, func.as_ptr(), token, positional)? } {
+            // SAFETY: `func` is held for the call; the slots and keyword values are live.
+            let result = unsafe {
+                let values = std::slice::from_raw_parts(args.add(positional.len()), keywords);
+                fast_call(py, func.as_ptr(), token, positional, kwnames, values)?
+            };
+            if let Some(result) = result {
                 return Ok(result);
             }
         }
@@ -359,10 +385,12 @@ unsafe fn fast_call(
     py: Python<'_>,
     func: *mut PyObject,
     token: u32,
-    args: &[*mut PyObject],
+    positional: &[*mut PyObject],
+    kwnames: *mut PyObject,
+    keywords: &[*mut PyObject],
 ) -> PyResult<Option<*mut PyObject>> {
     // SAFETY: `func` is live; an exact function's fields are live while it is.
-    let (code, view) = unsafe {
+    let (code, globals, builtins, closure, args) = unsafe {
         // A trace or profile function set, or running (the hook leaves the frames it calls
         // alone): the hook's path decides, as it always did.
         let tstate = ffi::PyThreadState_Get();
@@ -377,18 +405,27 @@ unsafe fn fast_call(
         let flags = (*code).co_flags;
         let plain = flags & (CO_RESUMABLE | ffi::CO_VARARGS | ffi::CO_VARKEYWORDS) == 0
             && flags & ffi::CO_OPTIMIZED != 0
-            && (*code).co_kwonlyargcount == 0
-            && (*code).co_argcount as usize == args.len();
+            && (*code).co_kwonlyargcount == 0;
         if !plain {
             return Ok(None);
         }
-        let view = FrameView {
-            locals: args,
-            globals: (*function).func_globals,
-            builtins: (*function).func_builtins,
-            closure: (*function).func_closure,
+        let Some(args) = bind_arguments(function, code, positional, kwnames, keywords) else {
+            return Ok(None);
         };
-        (code, view)
+        let function = &*function;
+        (
+            code,
+            function.func_globals,
+            function.func_builtins,
+            function.func_closure,
+            args,
+        )
+    };
+    let view = FrameView {
+        locals: &args,
+        globals,
+        builtins,
+        closure,
     };
     // SAFETY: the function holds its code alive for the call; the cache reference is not
     // used past the lookup, which runs no Python code (direct entries' guards run none).
@@ -411,9 +448,65 @@ unsafe fn fast_call(
     // The entry runs under its options' token, as on the hook's path (a floating-point rerun
     // runs Python code).
     let previous = hook::set_enabled(token);
-    let result = direct.run(py, func, args);
+    let result = direct.run(py, func, &args);
     hook::set_enabled(previous);
     result.map(Some)
+}
+
+/// The function's parameters as its frame would hold them at its start: the positional
+/// arguments, then each keyword argument in its parameter's slot, then the defaults of the
+/// parameters left; None where Python would raise (a missing, repeated or unknown argument)
+/// or a keyword names a positional-only parameter, which the frame hook's path handles.
+///
+/// # Safety
+/// `function` is a live function of `code`, a plain code of no keyword-only parameters;
+/// `keywords` holds one live value per name of `kwnames` (NULL or a tuple of str).
+unsafe fn bind_arguments(
+    function: *mut ffi::PyFunctionObject,
+    code: *mut CodeObject,
+    positional: &[*mut PyObject],
+    kwnames: *mut PyObject,
+    keywords: &[*mut PyObject],
+) -> Option<SmallVec<[*mut PyObject; 8]>> {
+    // SAFETY: as the caller promises; tuple items are borrowed from live tuples.
+    unsafe {
+        let count = (*code).co_argcount as usize;
+        if positional.len() > count {
+            return None;
+        }
+        if keywords.is_empty() && positional.len() == count {
+            return Some(SmallVec::from_slice(positional));
+        }
+        let mut slots: SmallVec<[*mut PyObject; 8]> =
+            SmallVec::from_elem(std::ptr::null_mut(), count);
+        slots[..positional.len()].copy_from_slice(positional);
+        let names = (*code).co_localsplusnames;
+        let posonly = (*code).co_posonlyargcount as usize;
+        for (k, &value) in keywords.iter().enumerate() {
+            let key = ffi::PyTuple_GET_ITEM(kwnames, k as ffi::Py_ssize_t);
+            let slot = (0..count).find(|&p| {
+                let name = ffi::PyTuple_GET_ITEM(names, p as ffi::Py_ssize_t);
+                name == key || ffi::PyUnicode_Compare(name, key) == 0
+            })?;
+            if slot < posonly || !slots[slot].is_null() {
+                return None;
+            }
+            slots[slot] = value;
+        }
+        let defaults = (*function).func_defaults;
+        let given = if defaults.is_null() {
+            0
+        } else {
+            ffi::PyTuple_GET_SIZE(defaults) as usize
+        };
+        for (p, slot) in slots.iter_mut().enumerate() {
+            if slot.is_null() {
+                let k = (p + given).checked_sub(count)?;
+                *slot = ffi::PyTuple_GET_ITEM(defaults, k as ffi::Py_ssize_t);
+            }
+        }
+        Some(slots)
+    }
 }
 
 /// Registers `Dispatch`.

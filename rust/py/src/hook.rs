@@ -353,9 +353,7 @@ fn store_verdict(
     };
     let guards = compile_tree(&guards)?;
     let direct = match direct {
-        Some(spec) if !spec.is_none() && guards.runs_no_python() => {
-            Some(DirectCall::from_spec(&spec)?)
-        }
+        Some(spec) if !spec.is_none() => Some(DirectCall::from_spec(&spec)?),
         _ => None,
     };
     let entry = Arc::new(Entry {

@@ -32,6 +32,7 @@ mod frame_api;
 mod graph;
 mod guards;
 mod hook;
+mod hot;
 mod layouts;
 mod recycle;
 mod runtime;

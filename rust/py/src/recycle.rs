@@ -86,7 +86,7 @@ pub fn take(id: u64) -> Outputs {
 
 /// Keeps graph `id`'s outputs for its next call, if they fit in the budget. Python objects
 /// leave the pool (and may be freed) only after the lock is released.
-pub fn put(py: Python<'_>, id: u64, mut outputs: Outputs) {
+pub fn put(py: Python<'_>, id: u64, outputs: Outputs) {
     let bytes = outputs
         .iter()
         .flatten()
@@ -95,6 +95,11 @@ pub fn put(py: Python<'_>, id: u64, mut outputs: Outputs) {
             a.len() * a.dtype().itemsize()
         })
         .sum();
+    put_sized(id, outputs, bytes);
+}
+
+/// [`put`] of outputs whose sizes add up to `bytes`.
+pub fn put_sized(id: u64, mut outputs: Outputs, bytes: usize) {
     let mut dropped = Vec::new();
     {
         let mut pool = pool();

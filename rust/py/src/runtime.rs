@@ -14,7 +14,7 @@ use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 
 use crate::errors;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyFloat, PyInt, PyTuple};
+use pyo3::types::{PyBool, PyFloat, PyInt};
 
 /// An array as native code sees it: data pointer, dtype, shape and byte strides.
 #[derive(Clone, Debug)]
@@ -122,11 +122,11 @@ pub fn raw(array: &Bound<'_, PyUntypedArray>, dtype: DType) -> RawArray {
 /// Python scalars it converted into 0-d arrays are pushed onto `owners`, which the caller keeps
 /// alive while the views are in use.
 pub fn check_inputs<'py>(
-    inputs: &Bound<'py, PyTuple>,
+    py: Python<'py>,
+    inputs: &[Bound<'py, PyAny>],
     params: &[Type],
     owners: &mut Vec<Bound<'py, PyAny>>,
 ) -> PyResult<(Vec<RawArray>, Bindings)> {
-    let py = inputs.py();
     if inputs.len() != params.len() {
         return Err(PyTypeError::new_err(format!(
             "the compiled graph takes {} input(s), got {}",
@@ -137,12 +137,12 @@ pub fn check_inputs<'py>(
     let mut bindings = Bindings::new();
     let mut arrays = Vec::with_capacity(params.len());
     for (i, (input, ty)) in inputs.iter().zip(params).enumerate() {
-        let input = match python_scalar(&input, ty)? {
+        let input = match python_scalar(input, ty)? {
             Some(array) => {
                 owners.push(array.clone());
                 array
             }
-            None => input,
+            None => input.clone(),
         };
         let array = input.cast::<PyUntypedArray>().map_err(|_| {
             PyTypeError::new_err(format!(

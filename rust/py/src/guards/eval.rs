@@ -10,7 +10,7 @@ use numpy::{PyArrayDescr, PyArrayDescrMethods};
 use pyo3::exceptions::{PyAttributeError, PyLookupError, PyTypeError};
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyFloat, PyList, PyTuple};
+use pyo3::types::{PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use super::{
     Accessor, ArrayMatch, Check, DictLacks, FrameView, GuardNode, GuardTree, ModuleAttrIs,
@@ -20,35 +20,104 @@ use super::{
 impl GuardTree {
     /// Whether every root node passes against `frame`.
     pub fn check(&self, py: Python<'_>, frame: &FrameView<'_>) -> PyResult<bool> {
+        Ok(self.walk(py, frame, false)? == Some(true))
+    }
+
+    /// [`GuardTree::check`] without running any Python code: None where a value could only
+    /// be read, or a check made, by running some (an attribute a class defines or a
+    /// `__getattr__` gives, the length or keys of a container that is not a built-in one).
+    pub fn check_pure(&self, py: Python<'_>, frame: &FrameView<'_>) -> PyResult<Option<bool>> {
+        self.walk(py, frame, true)
+    }
+
+    fn walk(&self, py: Python<'_>, frame: &FrameView<'_>, pure: bool) -> PyResult<Option<bool>> {
         for node in &self.roots {
             let Some(value) = read_root(py, &node.accessor, frame)? else {
-                return Ok(false);
+                return Ok(Some(false));
             };
-            if !node.check_value(&value)? {
-                return Ok(false);
+            match node.walk(&value, pure)? {
+                Some(true) => {}
+                other => return Ok(other),
             }
         }
-        Ok(true)
+        Ok(Some(true))
     }
 }
 
 impl GuardNode {
-    fn check_value(&self, value: &Bound<'_, PyAny>) -> PyResult<bool> {
+    fn walk(&self, value: &Bound<'_, PyAny>, pure: bool) -> PyResult<Option<bool>> {
         for check in &self.checks {
+            if pure && !check.is_pure_on(value) {
+                return Ok(None);
+            }
             if !check.check(value)? {
-                return Ok(false);
+                return Ok(Some(false));
             }
         }
         for child in &self.children {
-            let Some(child_value) = read_child(&child.accessor, value)? else {
-                return Ok(false);
+            let read = if pure {
+                match read_child_pure(&child.accessor, value)? {
+                    Some(read) => read,
+                    None => return Ok(None),
+                }
+            } else {
+                read_child(&child.accessor, value)?
             };
-            if !child.check_value(&child_value)? {
-                return Ok(false);
+            let Some(child_value) = read else {
+                return Ok(Some(false));
+            };
+            match child.walk(&child_value, pure)? {
+                Some(true) => {}
+                other => return Ok(other),
             }
         }
-        Ok(true)
+        Ok(Some(true))
     }
+}
+
+/// Whether `obj.name` is read from the instance's own dict by CPython's generic lookup alone:
+/// the type neither customises attribute access nor defines `name` (no descriptor, method or
+/// class attribute), so no Python code can run for it.
+///
+/// # Safety
+/// `obj` and `name` are live; `name` is a str.
+pub unsafe fn plain_instance_attr(obj: *mut ffi::PyObject, name: *mut ffi::PyObject) -> bool {
+    // SAFETY: as the caller promises; `_PyType_Lookup` returns a borrowed reference or NULL
+    // and sets no error.
+    unsafe {
+        let ty = ffi::Py_TYPE(obj);
+        let generic: ffi::getattrofunc = ffi::PyObject_GenericGetAttr;
+        (*ty)
+            .tp_getattro
+            .is_some_and(|f| std::ptr::fn_addr_eq(f, generic))
+            && crate::cpython::_PyType_Lookup(ty, name).is_null()
+    }
+}
+
+/// [`read_child`] where it runs no Python code: Some(the value, or None for a failed read),
+/// None where it would run some.
+fn read_child_pure<'py>(
+    accessor: &Accessor,
+    value: &Bound<'py, PyAny>,
+) -> PyResult<Option<Option<Bound<'py, PyAny>>>> {
+    let pure = match accessor {
+        // SAFETY: live objects; an attribute name is a str.
+        Accessor::Attr(name) => unsafe { plain_instance_attr(value.as_ptr(), name.as_ptr()) },
+        Accessor::Item { key, index } => {
+            let key = key.bind(value.py());
+            (index.is_some()
+                && (value.is_exact_instance_of::<PyTuple>()
+                    || value.is_exact_instance_of::<PyList>()))
+                || (value.is_exact_instance_of::<PyDict>()
+                    && (key.is_exact_instance_of::<PyString>()
+                        || key.is_exact_instance_of::<PyInt>()))
+        }
+        _ => false,
+    };
+    if !pure {
+        return Ok(None);
+    }
+    read_child(accessor, value).map(Some)
 }
 
 fn read_root<'py>(
@@ -159,6 +228,19 @@ fn is_read_failure(py: Python<'_>, err: &PyErr) -> bool {
 }
 
 impl Check {
+    /// Whether checking `value` runs no Python code.
+    fn is_pure_on(&self, value: &Bound<'_, PyAny>) -> bool {
+        match self {
+            Check::LenMatch(_) => {
+                value.is_exact_instance_of::<PyTuple>()
+                    || value.is_exact_instance_of::<PyList>()
+                    || value.is_exact_instance_of::<PyDict>()
+            }
+            Check::DictKeysMatch(_) => value.is_exact_instance_of::<PyDict>(),
+            _ => true,
+        }
+    }
+
     fn check(&self, value: &Bound<'_, PyAny>) -> PyResult<bool> {
         let py = value.py();
         match self {

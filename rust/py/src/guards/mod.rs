@@ -126,22 +126,6 @@ pub struct GuardTree {
     pub roots: Vec<GuardNode>,
 }
 
-impl GuardTree {
-    /// Whether evaluating the tree can never run Python code: root reads only (slots, dict
-    /// lookups by interned name, closure cells) and checks that read object structs. Only
-    /// such trees are evaluated by the native fast path, which may evaluate a tree and then
-    /// hand the call to the frame hook, which evaluates it again.
-    pub fn runs_no_python(&self) -> bool {
-        self.roots.iter().all(|node| {
-            node.children.is_empty()
-                && node
-                    .checks
-                    .iter()
-                    .all(|check| !matches!(check, Check::LenMatch(_) | Check::DictKeysMatch(_)))
-        })
-    }
-}
-
 /// What root accessors read: borrowed pointers into a frame (or a function plus arguments).
 pub struct FrameView<'a> {
     /// The argument slots, `localsplus[0..n]`.

@@ -1,0 +1,201 @@
+//! The repeated call of a compiled graph on arrays of one layout. Most programs call a compiled
+//! function again and again with arrays of the same dtypes, shapes and strides; what a call
+//! works out from those alone (the inputs' checks, the outputs' memory order, each kernel
+//! launch's strides, the views handed to native code) is kept from the last call as a [`Hot`]
+//! state, and a call whose inputs match it only sets data pointers: no allocation, no Python
+//! call, no view arithmetic (`compiled.rs` falls back to the full path on any difference).
+
+use std::sync::Mutex;
+
+use ember_codegen::{ArrayView, ArrayViewMut, Prepared};
+use numpy::npyffi::{PyArrayObject, NPY_ARRAY_ALIGNED, NPY_ARRAY_WRITEABLE};
+use numpy::{PyUntypedArray, PyUntypedArrayMethods};
+use pyo3::ffi;
+use pyo3::prelude::*;
+use smallvec::SmallVec;
+
+use crate::runtime::Bindings;
+
+/// One input's dtype descriptor, held so that its address stays its own (its shape and byte
+/// strides are those of its view in [`Hot::inputs`]).
+struct InputKey {
+    descr: Py<PyAny>,
+}
+
+/// What the last call on one layout worked out.
+pub struct Hot {
+    keys: SmallVec<[InputKey; 4]>,
+    /// The views of the inputs and outputs, re-pointed at each call's arrays.
+    pub inputs: Vec<ArrayView>,
+    pub outputs: Vec<ArrayViewMut>,
+    /// The symbolic dims' sizes and the outputs' orders (for a fresh output).
+    pub bindings: Bindings,
+    pub orders: Option<Vec<Vec<usize>>>,
+    /// The outputs' bytes, for the recycling pool's budget.
+    pub output_bytes: usize,
+    pub prepared: Prepared,
+}
+
+// SAFETY: between calls the views' data pointers are never dereferenced: every call points
+// them at its own arrays first (`bind_inputs`, `reuse_output`, `point_output`), and a state
+// is used by one call at a time (taken out of its `HotSlot`).
+unsafe impl Send for Hot {}
+
+/// The views and the kernel launches of one call, moved to the thread-free section.
+pub struct HotRun<'a> {
+    pub inputs: &'a [ArrayView],
+    pub outputs: &'a [ArrayViewMut],
+    pub prepared: &'a mut Prepared,
+}
+
+// SAFETY: the views address arrays the calling frame keeps alive (its inputs, and outputs it
+// owns) until the run returns; the outputs are fresh or recycled arrays nothing else holds.
+unsafe impl Send for HotRun<'_> {}
+
+/// The ndarray struct of `object`, when it is an exact `numpy.ndarray`.
+fn exact_array(object: &Bound<'_, PyAny>) -> Option<*const PyArrayObject> {
+    let py = object.py();
+    // SAFETY: comparing type pointers of a live object.
+    let exact = unsafe {
+        ffi::Py_TYPE(object.as_ptr())
+            == numpy::npyffi::PY_ARRAY_API
+                .get_type_object(py, numpy::npyffi::NpyTypes::PyArray_Type)
+    };
+    exact.then(|| object.as_ptr() as *const PyArrayObject)
+}
+
+/// Whether `array` has exactly `shape` and, along dims longer than one, `strides`.
+///
+/// # Safety
+/// `array` is a live ndarray.
+unsafe fn same_layout(array: *const PyArrayObject, shape: &[usize], strides: &[isize]) -> bool {
+    // SAFETY: a live ndarray has `nd` dims and strides.
+    unsafe {
+        let nd = (*array).nd as usize;
+        if nd != shape.len() {
+            return false;
+        }
+        let dims = std::slice::from_raw_parts((*array).dimensions, nd);
+        let have = std::slice::from_raw_parts((*array).strides, nd);
+        (0..nd).all(|k| dims[k] as usize == shape[k] && (shape[k] == 1 || have[k] == strides[k]))
+    }
+}
+
+impl Hot {
+    /// The state of a call that ran on `inputs` (every one an exact, non-empty ndarray) with
+    /// these views; None when a call on them cannot be repeated this way.
+    pub fn new(
+        inputs: &[Bound<'_, PyAny>],
+        views: (Vec<ArrayView>, Vec<ArrayViewMut>),
+        bindings: Bindings,
+        orders: Option<Vec<Vec<usize>>>,
+        output_bytes: usize,
+    ) -> Option<Hot> {
+        let (in_views, out_views) = views;
+        let empty = |shape: &[usize]| shape.contains(&0);
+        if in_views.iter().any(|v| empty(v.shape())) || out_views.iter().any(|v| empty(v.shape())) {
+            return None;
+        }
+        let mut keys = SmallVec::new();
+        for input in inputs {
+            let array = exact_array(input)?;
+            // SAFETY: a live ndarray's descriptor is a live object.
+            let descr = unsafe { Borrowed::from_ptr(input.py(), (*array).descr.cast()) }
+                .to_owned()
+                .unbind();
+            keys.push(InputKey { descr });
+        }
+        Some(Hot {
+            keys,
+            inputs: in_views,
+            outputs: out_views,
+            bindings,
+            orders,
+            output_bytes,
+            prepared: Prepared::default(),
+        })
+    }
+
+    /// Points the input views at `inputs` when they have this state's layouts (exact ndarrays
+    /// of the same descriptors, shapes and strides, aligned); false leaves the full path to
+    /// check them.
+    pub fn bind_inputs(&mut self, inputs: &[Bound<'_, PyAny>]) -> bool {
+        if inputs.len() != self.keys.len() {
+            return false;
+        }
+        for ((input, key), view) in inputs.iter().zip(&self.keys).zip(&self.inputs) {
+            let Some(array) = exact_array(input) else {
+                return false;
+            };
+            // SAFETY: a live ndarray's fields.
+            let matches = unsafe {
+                (*array).descr.cast() == key.descr.as_ptr()
+                    && (*array).flags & NPY_ARRAY_ALIGNED != 0
+                    && same_layout(array, view.shape(), view.strides())
+            };
+            if !matches {
+                return false;
+            }
+        }
+        for (input, view) in inputs.iter().zip(&mut self.inputs) {
+            // SAFETY: the array has the view's dtype, shape and strides (checked above) and
+            // the caller holds it for the run.
+            unsafe { view.set_data((*(input.as_ptr() as *const PyArrayObject)).data as *const u8) };
+        }
+        true
+    }
+
+    /// Points output `i`'s view at `array` when it has the view's layout and can be written
+    /// again: nothing else references it (not even weakly) and it is writable.
+    pub fn reuse_output(&mut self, i: usize, array: &Bound<'_, PyUntypedArray>) -> bool {
+        let view = &mut self.outputs[i];
+        let object = array.as_array_ptr() as *const PyArrayObject;
+        // SAFETY: the GIL is held, so the count cannot change; a live ndarray's fields.
+        let reusable = unsafe {
+            ffi::Py_REFCNT(array.as_ptr()) == 1
+                && (*object).weakreflist.is_null()
+                && (*object).flags & NPY_ARRAY_WRITEABLE != 0
+                && same_layout(object, view.shape(), view.strides())
+        };
+        if reusable {
+            // SAFETY: as checked, an unshared writable array of the view's layout.
+            unsafe { view.set_data((*object).data as *mut u8) };
+        }
+        reusable
+    }
+
+    /// Points output `i`'s view at a fresh `array` allocated for it, when its layout is the
+    /// view's (it is, for the same bindings and order).
+    pub fn point_output(&mut self, i: usize, array: &Bound<'_, PyUntypedArray>) -> bool {
+        let view = &mut self.outputs[i];
+        let object = array.as_array_ptr() as *const PyArrayObject;
+        // SAFETY: a live ndarray this module just allocated.
+        unsafe {
+            if !same_layout(object, view.shape(), view.strides()) {
+                return false;
+            }
+            view.set_data((*object).data as *mut u8);
+        }
+        true
+    }
+}
+
+/// A graph's kept state: taken out for a call (so a concurrent call takes the full path) and
+/// put back after it.
+#[derive(Default)]
+pub struct HotSlot(Mutex<Option<Box<Hot>>>);
+
+impl HotSlot {
+    pub fn take(&self) -> Option<Box<Hot>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).take()
+    }
+
+    pub fn put(&self, hot: Box<Hot>) {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(hot);
+    }
+
+    pub fn clear(&self) {
+        let dropped = self.take();
+        drop(dropped);
+    }
+}
