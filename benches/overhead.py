@@ -45,6 +45,23 @@ def multiply_add(x, y):
     return x * y + 1
 
 
+def multiply_add_default(x, y, c=1.0):
+    return x * y + c
+
+
+class Affine:
+    """A method reading an array attribute (`self.w`) and a float one."""
+
+    def __init__(self, n: int) -> None:
+        self.w = np.linspace(1.0, 2.0, n)
+        self.c = 1.0
+
+    def plain(self, x):
+        return x * self.w + self.c
+
+    forward = ember.compile(plain)
+
+
 def multiply_add_listed(x, y):
     return [x * y + 1]  # the list is built by the entry, in Python
 
@@ -143,6 +160,10 @@ def dispatch_rows() -> list[tuple[str, float, str]]:
     fast(x, y)
     listed = ember.compile(multiply_add_listed)
     listed(x, y)
+    defaulted = ember.compile(multiply_add_default)
+    defaulted(x, y=y)
+    layer = Affine(8)
+    layer.forward(x)
     before = ember.stats()["native_calls"]
     fast(x, y)
     assert ember.stats()["native_calls"] == before + 1, "the fast path did not answer"
@@ -158,6 +179,11 @@ def dispatch_rows() -> list[tuple[str, float, str]]:
             "plain": per_call(multiply_add, (x, y), calls=20000),
             "fast": per_call(fast, (x, y), calls=20000),
             "hook": per_call(lambda a, b: hook_path(fast, a, b), (x, y), calls=20000),
+            "plain keyword": per_call(lambda a, b: multiply_add_default(a, y=b), (x, y),
+                                      calls=20000),
+            "keyword": per_call(lambda a, b: defaulted(a, y=b), (x, y), calls=20000),
+            "plain method": per_call(layer.plain, (x,), calls=20000),
+            "method": per_call(layer.forward, (x,), calls=20000),
             "listed": per_call(listed, (x, y), calls=20000),
             "guard failure": per_call(failing, (x, y), calls=20000),
         }
@@ -176,6 +202,11 @@ def dispatch_rows() -> list[tuple[str, float, str]]:
         ("x*y+1, 8 float64: plain function", us["plain"], "us/call"),
         ("  ember hit, native fast path", us["fast"], "us/call"),
         ("  ember hit, through the frame hook", us["hook"], "us/call"),
+        ("x*y+c, y by keyword, c defaulted: plain function (in a lambda)", us["plain keyword"],
+         "us/call"),
+        ("  ember hit, native fast path (in a lambda)", us["keyword"], "us/call"),
+        ("layer.forward(x) = x*self.w+self.c: plain method", us["plain method"], "us/call"),
+        ("  ember hit, native fast path", us["method"], "us/call"),
         ("  ember hit, Python around the graph (returns a list)", us["listed"], "us/call"),
         ("  ember guard failure (past the recompile limit: plain Python)",
          us["guard failure"], "us/call"),
