@@ -126,13 +126,16 @@ def _capture_once(func: FunctionType, args: tuple[Any, ...], dynamic: bool | Non
         return tracer, None, stop.state
     except Unsupported as exc:
         annotate(exc, root.code.co_filename, root.lineno)
+        exc.symbolic_sizes_read = tracer.symbolic_sizes_read
         raise
     return tracer, result, None
 
 
 def _symbolic(exc: Unsupported) -> bool:
-    """Whether a refusal comes from symbolic sizes."""
-    return exc.kind == "dynamic_shape" or "symbolic" in exc.reason
+    """Whether a refusal comes from symbolic sizes (or came after one was read as a Python
+    int, which static shapes make a constant)."""
+    return (exc.kind == "dynamic_shape" or "symbolic" in exc.reason
+            or getattr(exc, "symbolic_sizes_read", False))
 
 
 def _where(exc: Unsupported) -> tuple[int, int] | None:

@@ -66,6 +66,9 @@ class Tracer:
         self.dynamic_scalars = self.dynamic if scalars is None else bool(scalars)
         # A resume function continuing inside a loop: lists it receives are append-only.
         self.loop_resume = False
+        # Whether a symbolic size was read as a Python int (see `symbolic_size`): a capture
+        # that then fails is tried again with static shapes, as one that read none refuses.
+        self.symbolic_sizes_read = False
         self.symbols: dict[int, str] = {}  # size -> symbol ("duck sizing": equal sizes share)
         self.instructions_run = 0
         # Argument arrays updated in place; the entry writes their final values back.
@@ -152,6 +155,26 @@ class Tracer:
             raise graph_break("type", what=f"{scalar.describe()} (outside int64)", type="int")
         self.inputs.append(GraphInput(value, source, True, np.asarray(example, dtype)))
         return value
+
+    def symbolic_size(self, symbol: str) -> Any:
+        """The run-time Python int a symbolic dim stands for (`x.shape[0]`, `len(x)`), read by
+        the entry from the first argument array that carries the symbol, so the graph stays
+        symbolic: it goes in as a weak scalar where it is data (`total / n`), and is a guarded
+        constant where it is structure (a `range` bound, a reshape size), as any run-time int.
+        None where it has no such source."""
+        from ember.capture.sources import AttrSource, ItemSource
+        from ember.capture.variables.scalar import PythonScalarVariable
+
+        for graph_input in self.inputs:
+            shape = graph_input.value.shape
+            if graph_input.scalar or symbol not in shape:
+                continue
+            axis = shape.index(symbol)
+            source = ItemSource(AttrSource(graph_input.source, "shape"), axis)
+            self.symbolic_sizes_read = True
+            return PythonScalarVariable(self, int, int(graph_input.example.shape[axis]),
+                                        source=source)
+        return None
 
     def add_scalar_input(self, scalar: np.generic, source: Source) -> Value:
         value = self._input(scalar.dtype, (), True)

@@ -121,6 +121,23 @@ class ArrayVariable(VariableTracker):
             raise graph_break("dynamic_shape", what=f"len({self.describe()})")
         return n
 
+    def size_variable(self, tx: Interpreter, axis: int, what: str) -> VariableTracker:
+        """The size of `axis` as a tracker: a constant, or the run-time int of a symbolic
+        dim outside loop bodies (`Tracer.symbolic_size`)."""
+        n = self.value.shape[axis]
+        if not isinstance(n, str):
+            return ConstantVariable(n)
+        size = tx.tracer.symbolic_size(n) if tx.graph.parent is None else None
+        if size is None:
+            raise graph_break("dynamic_shape", what=what)
+        return size
+
+    def len_variable(self, tx: Interpreter) -> VariableTracker:
+        """`len(x)`: see `size_variable`."""
+        if self.value.ndim == 0:
+            raise graph_break("user_error", type="TypeError", message="len() of unsized object")
+        return self.size_variable(tx, 0, f"len({self.describe()})")
+
     def unpack(self, tx: Interpreter) -> list[VariableTracker]:
         if self.value.ndim == 0:
             raise graph_break("user_error", type="TypeError",
@@ -131,6 +148,20 @@ class ArrayVariable(VariableTracker):
         handler = numpy_api.lookup_method(name)
         if handler is not None:
             return ArrayMethodVariable(self, name, handler)
+        if name in ("shape", "size") and any(isinstance(d, str) for d in self.value.shape):
+            from ember.capture.variables import scalar
+            from ember.capture.variables.containers import TupleVariable
+
+            what = f"{self.describe()}.{name}"
+            sizes = [self.size_variable(tx, k, what) for k in range(self.value.ndim)]
+            if name == "shape":
+                return TupleVariable(sizes)
+            total = sizes[0]
+            for size in sizes[1:]:
+                total = (ConstantVariable(total.constant() * size.constant())
+                         if total.is_constant() and size.is_constant()
+                         else scalar.binary("*", total, size))
+            return total
         result = call_numpy_api(f"attribute {name}", numpy_api.get_attribute, self.value, name)
         if isinstance(result, tuple) and any(isinstance(d, str) for d in result):
             raise graph_break("dynamic_shape", what=f"{self.describe()}.{name}")

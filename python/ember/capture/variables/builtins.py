@@ -85,6 +85,10 @@ class BuiltinVariable(VariableTracker):
 
 
 def _len(tx, args, kwargs):
+    from ember.capture.variables.array import ArrayVariable
+
+    if type(args[0]) is ArrayVariable:
+        return args[0].len_variable(tx)
     return ConstantVariable(args[0].length(tx))
 
 
