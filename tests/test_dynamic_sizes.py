@@ -121,3 +121,21 @@ def test_a_size_read_in_a_loop_body_still_compiles():
     for n in (4, 5, 6):
         x = _args(n)[0]
         assert_same(compiled(x), normalised_rows(x), rtol=1e-12)
+
+
+@pytest.mark.parametrize("fn", [mean_by_shape, mean_by_len, float32_count],
+                         ids=lambda f: f.__name__)
+def test_symbolic_entries_reading_sizes_take_the_native_fast_path(fn):
+    """A size read as it is goes in natively; one computed in Python (`x.size`, `rows * cols`)
+    is computed by the entry (`by_size`, `unpacked`: the path through the frame hook)."""
+    ember.reset()
+    compiled = ember.compile(fn)
+    for n in BATCHES[:3]:
+        compiled(*_args(n))
+    for n in BATCHES[3:]:
+        x, y = _args(n)
+        before = ember.stats()["native_calls"]
+        got = compiled(x, y)
+        assert ember.stats()["native_calls"] == before + 1  # sizes read natively as ints
+        assert_same(got, fn(x, y), rtol=1e-12)
+    assert ember.stats()["compiles"] == 2

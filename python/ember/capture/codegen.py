@@ -170,7 +170,8 @@ class EntryCodegen(Rebuilder):
         """What the entry amounts to when it calls one native graph on the frame's arguments
         and returns graph outputs (as they are, as a tuple, `[()]` or `.item()` of 0-d ones):
         `(graph, inputs, outputs, returns_tuple, fallback)`, each input an argument slot and
-        an attribute name or None, which the native fast path runs without the entry (`rust/py/src/dispatch.rs`); None for any other entry."""
+        what is read of it (None: itself; a str: that attribute; an int: the size of that
+        dim of the array), which the native fast path runs without the entry (`rust/py/src/dispatch.rs`); None for any other entry."""
         from ember import _core
 
         if not isinstance(compiled, _core.CompiledGraph) or not isinstance(result, str):
@@ -181,12 +182,16 @@ class EntryCodegen(Rebuilder):
             # A Python scalar argument goes in as it is: the graph takes a weak 0-d parameter
             # from a bool, int or float itself (`runtime.rs: python_scalar`), as the entry's
             # `np.asarray` gives it; a NumPy scalar argument needs the entry's conversion.
-            # An attribute of an argument (`self.w`) is read natively as the entry reads it.
+            # An attribute of an argument (`self.w`) and the size of an argument array's dim
+            # (`x.shape[0]`, a symbolic size read as an int) are read natively as the entry
+            # reads them.
             param, _, attr = name.partition(".")
+            size = re.fullmatch(r"shape\[(\d+)\]", attr)
+            read = int(size[1]) if size else (attr or None)
             if ((graph_input.scalar and not graph_input.value.weak) or param not in self.params
-                    or (attr and not attr.isidentifier())):
+                    or (attr and not size and not attr.isidentifier())):
                 return None
-            slots.append((self.params.index(param), attr or None))
+            slots.append((self.params.index(param), read))
         returns_tuple = result.startswith("(")
         items = result[1:-1].split(",") if returns_tuple else [result]
         outputs = []

@@ -224,22 +224,20 @@ impl CompiledGraph {
             let views = shared;
             graph.run(&views.inputs, &views.outputs)
         })?;
-        let kept = owners.is_empty().then(|| {
-            let orders = orders.map(|o| o.into_owned());
-            Hot::new(
-                inputs,
-                (views.inputs, views.outputs),
-                bindings,
-                orders,
-                output_bytes,
-            )
-        });
+        let kept = Hot::new(
+            inputs,
+            self.graph.input_types(),
+            (views.inputs, views.outputs),
+            bindings,
+            orders.map(|o| o.into_owned()),
+            output_bytes,
+        );
         drop(owners);
         for (slot, array) in recycled.iter_mut().zip(&outputs) {
             *slot = Some(array.clone().cast_into::<PyUntypedArray>()?.unbind());
         }
         recycle::put_sized(self.pool_id, recycled, output_bytes);
-        if let Some(Some(hot)) = kept {
+        if let Some(hot) = kept {
             self.hot.put(Box::new(hot));
         }
         self.after_run(py, inputs, (outputs, status))

@@ -13,6 +13,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use numpy::{PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyException, PyTypeError, PyValueError};
 use pyo3::ffi::{self, PyObject};
 use pyo3::gc::PyVisit;
@@ -31,15 +32,52 @@ use crate::hook;
 /// What an entry amounts to when it only calls one compiled graph on its arguments.
 pub struct DirectCall {
     graph: Py<CompiledGraph>,
-    /// The argument slot of each graph input, and the attribute of that argument it reads
-    /// (`self.w`) or None for the argument itself.
-    inputs: Vec<(usize, Option<Py<PyString>>)>,
+    /// The argument slot of each graph input, and what it reads of that argument.
+    inputs: Vec<(usize, Read)>,
     /// The graph outputs the function returns, each in its form.
     outputs: Vec<(usize, OutputForm)>,
     /// Whether they are returned as a tuple (otherwise `outputs` holds one index).
     returns_tuple: bool,
     /// `fallback(func, *args)`: the function run as plain Python, when the graph raises.
     fallback: Py<PyAny>,
+}
+
+/// What a graph input reads of its argument.
+enum Read {
+    /// The argument itself.
+    Argument,
+    /// An attribute of it (`self.w`).
+    Attribute(Py<PyString>),
+    /// The size of one dim of it, an ndarray (`x.shape[0]`), as a Python int.
+    Size(usize),
+}
+
+impl Read {
+    fn of(spec: Option<Bound<'_, PyAny>>) -> PyResult<Self> {
+        Ok(match spec {
+            None => Read::Argument,
+            Some(s) if s.is_instance_of::<PyString>() => Read::Attribute(s.cast_into()?.unbind()),
+            Some(s) => Read::Size(s.extract()?),
+        })
+    }
+
+    /// The input read from `arg`.
+    fn apply<'py>(&self, arg: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let py = arg.py();
+        match self {
+            Read::Argument => Ok(arg),
+            Read::Attribute(name) => arg.getattr(name.bind(py)),
+            Read::Size(axis) => {
+                let array = arg.cast::<PyUntypedArray>().map_err(|_| {
+                    PyTypeError::new_err("a direct entry reads the size of a non-array")
+                })?;
+                match array.shape().get(*axis) {
+                    Some(&n) => Ok(n.into_pyobject(py)?.into_any()),
+                    None => Err(PyValueError::new_err("a direct entry reads a missing dim")),
+                }
+            }
+        }
+    }
 }
 
 /// How a returned graph output is given to the caller (`codegen.py: _OUTPUT_FORMS`).
@@ -76,7 +114,7 @@ impl OutputForm {
 /// The converter's description of a direct entry, as extracted from Python.
 type DirectSpec<'py> = (
     Bound<'py, PyAny>,
-    Vec<(usize, Option<Py<PyString>>)>,
+    Vec<(usize, Option<Bound<'py, PyAny>>)>,
     Vec<(usize, u8)>,
     bool,
     Py<PyAny>,
@@ -90,6 +128,10 @@ impl DirectCall {
         let outputs = outputs
             .into_iter()
             .map(|(k, form)| Ok((k, OutputForm::of(form)?)))
+            .collect::<PyResult<Vec<_>>>()?;
+        let inputs = inputs
+            .into_iter()
+            .map(|(slot, read)| Ok((slot, Read::of(read)?)))
             .collect::<PyResult<Vec<_>>>()?;
         let graph = graph.cast_into::<CompiledGraph>().map_err(|_| {
             PyTypeError::new_err("a direct entry's graph must be a native CompiledGraph")
@@ -125,13 +167,7 @@ impl DirectCall {
         let inputs = self
             .inputs
             .iter()
-            .map(|(slot, attr)| {
-                let arg = unsafe { Bound::from_borrowed_ptr(py, args[*slot]) };
-                match attr {
-                    Some(name) => arg.getattr(name.bind(py)),
-                    None => Ok(arg),
-                }
-            })
+            .map(|(slot, read)| read.apply(unsafe { Bound::from_borrowed_ptr(py, args[*slot]) }))
             .collect::<PyResult<SmallVec<[Bound<'_, PyAny>; 8]>>>();
         match inputs.and_then(|inputs| self.results(py, &inputs)) {
             Ok(result) => Ok(result.into_ptr()),

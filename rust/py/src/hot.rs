@@ -8,18 +8,24 @@
 use std::sync::Mutex;
 
 use ember_codegen::{ArrayView, ArrayViewMut, Prepared};
+use ember_core::ir::{DType, Type};
 use numpy::npyffi::{PyArrayObject, NPY_ARRAY_ALIGNED, NPY_ARRAY_WRITEABLE};
 use numpy::{PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::ffi;
 use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyFloat, PyInt};
 use smallvec::SmallVec;
 
-use crate::runtime::Bindings;
+use crate::runtime::{is_python_scalar_for, Bindings};
 
-/// One input's dtype descriptor, held so that its address stays its own (its shape and byte
-/// strides are those of its view in [`Hot::inputs`]).
-struct InputKey {
-    descr: Py<PyAny>,
+/// What one input must be for a call to repeat the kept layouts.
+enum InputKey {
+    /// An exact ndarray of this dtype descriptor, held so that its address stays its own (its
+    /// shape and byte strides are those of its view in [`Hot::inputs`]).
+    Array(Py<PyAny>),
+    /// A Python bool, int or float for a weak 0-d parameter of this dtype, its value written
+    /// into the input's slot of [`Hot::scalars`], which its view addresses.
+    Scalar(DType),
 }
 
 /// What the last call on one layout worked out.
@@ -34,6 +40,9 @@ pub struct Hot {
     /// The outputs' bytes, for the recycling pool's budget.
     pub output_bytes: usize,
     pub prepared: Prepared,
+    /// One 8-byte slot per input: the value of a Python scalar input (a heap block, so its
+    /// address stays put while the state moves).
+    scalars: Box<[u64]>,
 }
 
 // SAFETY: between calls the views' data pointers are never dereferenced: every call points
@@ -51,6 +60,28 @@ pub struct HotRun<'a> {
 // SAFETY: the views address arrays the calling frame keeps alive (its inputs, and outputs it
 // owns) until the run returns; the outputs are fresh or recycled arrays nothing else holds.
 unsafe impl Send for HotRun<'_> {}
+
+/// The bits of the element a Python scalar gives a weak 0-d parameter of `dtype` (as
+/// `np.asarray(value, dtype)` would hold it), in a slot's low bytes; None for any other object
+/// or an int outside int64 (the full path gives NumPy's error for it).
+fn scalar_bits(object: &Bound<'_, PyAny>, dtype: DType) -> Option<u64> {
+    match dtype {
+        DType::F64 if object.is_exact_instance_of::<PyFloat>() => {
+            // SAFETY: an exact float.
+            Some(unsafe { ffi::PyFloat_AS_DOUBLE(object.as_ptr()) }.to_bits())
+        }
+        DType::I64 if object.is_exact_instance_of::<PyInt>() => {
+            let mut overflow = 0;
+            // SAFETY: an exact int; with an overflow flag the call raises nothing.
+            let v = unsafe { ffi::PyLong_AsLongLongAndOverflow(object.as_ptr(), &mut overflow) };
+            (overflow == 0).then_some(v as u64)
+        }
+        DType::Bool if object.is_exact_instance_of::<PyBool>() => {
+            Some(u64::from(object.is_truthy().ok()?))
+        }
+        _ => None,
+    }
+}
 
 /// The ndarray struct of `object`, when it is an exact `numpy.ndarray`.
 fn exact_array(object: &Bound<'_, PyAny>) -> Option<*const PyArrayObject> {
@@ -82,28 +113,42 @@ unsafe fn same_layout(array: *const PyArrayObject, shape: &[usize], strides: &[i
 }
 
 impl Hot {
-    /// The state of a call that ran on `inputs` (every one an exact, non-empty ndarray) with
-    /// these views; None when a call on them cannot be repeated this way.
+    /// The state of a call that ran on `inputs` (exact, non-empty ndarrays, or Python scalars
+    /// for weak 0-d parameters of `params`) with these views; None when a call on them cannot
+    /// be repeated this way.
     pub fn new(
         inputs: &[Bound<'_, PyAny>],
+        params: &[Type],
         views: (Vec<ArrayView>, Vec<ArrayViewMut>),
         bindings: Bindings,
         orders: Option<Vec<Vec<usize>>>,
         output_bytes: usize,
     ) -> Option<Hot> {
-        let (in_views, out_views) = views;
+        let (mut in_views, out_views) = views;
         let empty = |shape: &[usize]| shape.contains(&0);
         if in_views.iter().any(|v| empty(v.shape())) || out_views.iter().any(|v| empty(v.shape())) {
             return None;
         }
+        let mut scalars = vec![0u64; inputs.len()].into_boxed_slice();
         let mut keys = SmallVec::new();
-        for input in inputs {
+        for (k, (input, ty)) in inputs.iter().zip(params).enumerate() {
+            if is_python_scalar_for(input, ty) {
+                let dtype = ty.dtype;
+                scalars[k] = scalar_bits(input, dtype)?;
+                // SAFETY: the slot holds an element of `dtype` (0-d: no stride) for as long as
+                // the state lives; every call writes its value before the run.
+                in_views[k] = unsafe {
+                    ArrayView::new(scalars[k..].as_ptr().cast(), dtype, Vec::new(), Vec::new())
+                };
+                keys.push(InputKey::Scalar(dtype));
+                continue;
+            }
             let array = exact_array(input)?;
             // SAFETY: a live ndarray's descriptor is a live object.
             let descr = unsafe { Borrowed::from_ptr(input.py(), (*array).descr.cast()) }
                 .to_owned()
                 .unbind();
-            keys.push(InputKey { descr });
+            keys.push(InputKey::Array(descr));
         }
         Some(Hot {
             keys,
@@ -113,6 +158,7 @@ impl Hot {
             orders,
             output_bytes,
             prepared: Prepared::default(),
+            scalars,
         })
     }
 
@@ -123,24 +169,37 @@ impl Hot {
         if inputs.len() != self.keys.len() {
             return false;
         }
-        for ((input, key), view) in inputs.iter().zip(&self.keys).zip(&self.inputs) {
-            let Some(array) = exact_array(input) else {
-                return false;
-            };
-            // SAFETY: a live ndarray's fields.
-            let matches = unsafe {
-                (*array).descr.cast() == key.descr.as_ptr()
-                    && (*array).flags & NPY_ARRAY_ALIGNED != 0
-                    && same_layout(array, view.shape(), view.strides())
-            };
-            if !matches {
-                return false;
+        for (k, ((input, key), view)) in inputs.iter().zip(&self.keys).zip(&self.inputs).enumerate()
+        {
+            match key {
+                InputKey::Scalar(dtype) => match scalar_bits(input, *dtype) {
+                    Some(bits) => self.scalars[k] = bits,
+                    None => return false,
+                },
+                InputKey::Array(descr) => {
+                    let Some(array) = exact_array(input) else {
+                        return false;
+                    };
+                    // SAFETY: a live ndarray's fields.
+                    let matches = unsafe {
+                        (*array).descr.cast() == descr.as_ptr()
+                            && (*array).flags & NPY_ARRAY_ALIGNED != 0
+                            && same_layout(array, view.shape(), view.strides())
+                    };
+                    if !matches {
+                        return false;
+                    }
+                }
             }
         }
-        for (input, view) in inputs.iter().zip(&mut self.inputs) {
-            // SAFETY: the array has the view's dtype, shape and strides (checked above) and
-            // the caller holds it for the run.
-            unsafe { view.set_data((*(input.as_ptr() as *const PyArrayObject)).data as *const u8) };
+        for ((input, key), view) in inputs.iter().zip(&self.keys).zip(&mut self.inputs) {
+            if let InputKey::Array(_) = key {
+                // SAFETY: the array has the view's dtype, shape and strides (checked above)
+                // and the caller holds it for the run.
+                unsafe {
+                    view.set_data((*(input.as_ptr() as *const PyArrayObject)).data as *const u8)
+                };
+            }
         }
         true
     }

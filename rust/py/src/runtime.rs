@@ -177,16 +177,21 @@ pub fn check_inputs<'py>(
     Ok((arrays, bindings))
 }
 
-/// A weak parameter is a Python scalar: accept one of the matching kind (bool for `bool`,
-/// int for `i64`, float for `f64`) as a 0-d array.
-fn python_scalar<'py>(input: &Bound<'py, PyAny>, ty: &Type) -> PyResult<Option<Bound<'py, PyAny>>> {
+/// Whether `input` is the Python scalar a weak 0-d parameter of `ty` takes as it is (bool
+/// for `bool`, int for `i64`, float for `f64`).
+pub fn is_python_scalar_for(input: &Bound<'_, PyAny>, ty: &Type) -> bool {
     let kind_matches = match ty.dtype {
         DType::Bool => input.is_exact_instance_of::<PyBool>(),
         DType::I64 => input.is_exact_instance_of::<PyInt>(),
         DType::F64 => input.is_exact_instance_of::<PyFloat>(),
         _ => false,
     };
-    if !(ty.weak && ty.shape.is_empty() && kind_matches) {
+    ty.weak && ty.shape.is_empty() && kind_matches
+}
+
+/// A weak parameter is a Python scalar: accept one of the matching kind as a 0-d array.
+fn python_scalar<'py>(input: &Bound<'py, PyAny>, ty: &Type) -> PyResult<Option<Bound<'py, PyAny>>> {
+    if !is_python_scalar_for(input, ty) {
         return Ok(None);
     }
     let py = input.py();
