@@ -95,11 +95,17 @@ fn exact_array(object: &Bound<'_, PyAny>) -> Option<*const PyArrayObject> {
     exact.then(|| object.as_ptr() as *const PyArrayObject)
 }
 
-/// Whether `array` has exactly `shape` and, along dims longer than one, `strides`.
+/// Whether `array` has exactly `shape` and `strides` (`any_unit`: any stride along dims of
+/// one element, which address nothing but the first).
 ///
 /// # Safety
 /// `array` is a live ndarray.
-unsafe fn same_layout(array: *const PyArrayObject, shape: &[usize], strides: &[isize]) -> bool {
+unsafe fn same_layout(
+    array: *const PyArrayObject,
+    shape: &[usize],
+    strides: &[isize],
+    any_unit: bool,
+) -> bool {
     // SAFETY: a live ndarray has `nd` dims and strides.
     unsafe {
         let nd = (*array).nd as usize;
@@ -108,7 +114,9 @@ unsafe fn same_layout(array: *const PyArrayObject, shape: &[usize], strides: &[i
         }
         let dims = std::slice::from_raw_parts((*array).dimensions, nd);
         let have = std::slice::from_raw_parts((*array).strides, nd);
-        (0..nd).all(|k| dims[k] as usize == shape[k] && (shape[k] == 1 || have[k] == strides[k]))
+        (0..nd).all(|k| {
+            dims[k] as usize == shape[k] && ((any_unit && shape[k] == 1) || have[k] == strides[k])
+        })
     }
 }
 
@@ -184,7 +192,7 @@ impl Hot {
                     let matches = unsafe {
                         (*array).descr.cast() == descr.as_ptr()
                             && (*array).flags & NPY_ARRAY_ALIGNED != 0
-                            && same_layout(array, view.shape(), view.strides())
+                            && same_layout(array, view.shape(), view.strides(), false)
                     };
                     if !matches {
                         return false;
@@ -214,7 +222,7 @@ impl Hot {
             ffi::Py_REFCNT(array.as_ptr()) == 1
                 && (*object).weakreflist.is_null()
                 && (*object).flags & NPY_ARRAY_WRITEABLE != 0
-                && same_layout(object, view.shape(), view.strides())
+                && same_layout(object, view.shape(), view.strides(), true)
         };
         if reusable {
             // SAFETY: as checked, an unshared writable array of the view's layout.
@@ -230,7 +238,7 @@ impl Hot {
         let object = array.as_array_ptr() as *const PyArrayObject;
         // SAFETY: a live ndarray this module just allocated.
         unsafe {
-            if !same_layout(object, view.shape(), view.strides()) {
+            if !same_layout(object, view.shape(), view.strides(), true) {
                 return false;
             }
             view.set_data((*object).data as *mut u8);
