@@ -62,6 +62,10 @@ class Affine:
     forward = ember.compile(plain)
 
 
+def scaled_by(x, s, n):
+    return x * s + n
+
+
 def multiply_add_listed(x, y):
     return [x * y + 1]  # the list is built by the entry, in Python
 
@@ -164,6 +168,9 @@ def dispatch_rows() -> list[tuple[str, float, str]]:
     defaulted(x, y=y)
     layer = Affine(8)
     layer.forward(x)
+    scalars = ember.compile(scaled_by)
+    scalars(x, 2.0, 1)
+    scalars(x, 3.0, 2)  # a second value: the scalars become run-time inputs
     before = ember.stats()["native_calls"]
     fast(x, y)
     assert ember.stats()["native_calls"] == before + 1, "the fast path did not answer"
@@ -184,6 +191,8 @@ def dispatch_rows() -> list[tuple[str, float, str]]:
             "keyword": per_call(lambda a, b: defaulted(a, y=b), (x, y), calls=20000),
             "plain method": per_call(layer.plain, (x,), calls=20000),
             "method": per_call(layer.forward, (x,), calls=20000),
+            "plain scalars": per_call(scaled_by, (x, 2.5, 3), calls=20000),
+            "scalars": per_call(scalars, (x, 2.5, 3), calls=20000),
             "listed": per_call(listed, (x, y), calls=20000),
             "guard failure": per_call(failing, (x, y), calls=20000),
         }
@@ -207,6 +216,9 @@ def dispatch_rows() -> list[tuple[str, float, str]]:
         ("  ember hit, native fast path (in a lambda)", us["keyword"], "us/call"),
         ("layer.forward(x) = x*self.w+self.c: plain method", us["plain method"], "us/call"),
         ("  ember hit, native fast path", us["method"], "us/call"),
+        ("x*s+n, Python float and int arguments: plain function", us["plain scalars"],
+         "us/call"),
+        ("  ember hit, native fast path (scalars as run-time inputs)", us["scalars"], "us/call"),
         ("  ember hit, Python around the graph (returns a list)", us["listed"], "us/call"),
         ("  ember guard failure (past the recompile limit: plain Python)",
          us["guard failure"], "us/call"),
