@@ -57,7 +57,8 @@ struct CallViews {
 
 // SAFETY: the views address NumPy arrays that the calling frame keeps alive (the inputs and
 // the outputs) until `run_detached` returns; nothing else writes to the outputs meanwhile:
-// they are fresh, or recycled arrays that nothing else references.
+// they are fresh, or recycled arrays that nothing else references. The run borrows them
+// (kept afterwards for the next call's `Hot`), and only it reads them meanwhile.
 unsafe impl Send for CallViews {}
 unsafe impl Sync for CallViews {}
 
