@@ -57,7 +57,6 @@ NOT_COMPILED = {"mandelbrot_count": "no array", "sieve": "branch on an array in 
 NOT_YET_NATIVE = {
     "durbin": "np.flip of a slice with run-time bounds in a loop body",
     "nussinov": "max() of array values outside a loop body (a short loop unrolled)",
-    "selection_sort": "a tuple swap through a loop-carried index",
     "levenshtein_bounded": "a return inside a loop body",
 }
 

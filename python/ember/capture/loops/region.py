@@ -242,7 +242,7 @@ def build_groups(tx: Interpreter, trace: Trace, stored: set[str], forced: dict[s
     by_tracker: dict[int, Group] = {}
     for name, vt in tx.locals.items():
         group = by_tracker.get(id(vt))
-        if group is not None:
+        if group is not None and not _immutable(group.initial):
             group.names.append(name)
             continue
         if isinstance(vt, ConstantVariable) and name not in stored:
@@ -262,9 +262,15 @@ def build_groups(tx: Interpreter, trace: Trace, stored: set[str], forced: dict[s
         group.private = isinstance(vt, ArrayVariable) and initial.shape != () and (
             vt.private if isinstance(vt, BodyArray) else vt.is_fresh(tx))
         group.inner.private = group.private  # type: ignore[attr-defined]
-        by_tracker[id(vt)] = group
+        by_tracker.setdefault(id(vt), group)
         trace.groups.append(group)
     return by_tracker
+
+
+def _immutable(value: Value) -> bool:
+    """A Python number or NumPy scalar: an object no one updates in place, so locals bound
+    to one (`min_idx = i`) are separate parameters, each rebound on its own."""
+    return value.weak or (value.scalar and not value.shape)
 
 
 def _cast(graph: Graph, value: Value, dtype: np.dtype, weak: bool, scalar: bool) -> Value:
