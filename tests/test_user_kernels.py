@@ -56,8 +56,6 @@ NOT_COMPILED = {"mandelbrot_count": "no array", "sieve": "branch on an array in 
 # Python. Strict, so each one fails here once it compiles and must leave this table.
 NOT_YET_NATIVE = {
     "durbin": "np.flip of a slice with run-time bounds in a loop body",
-    "nussinov": "max() of array values outside a loop body (a short loop unrolled)",
-    "levenshtein_bounded": "a return inside a loop body",
 }
 
 

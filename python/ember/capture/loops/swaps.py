@@ -1,0 +1,45 @@
+"""Two arrays private to the frame swapped between locals in a loop body (`prev, cur = cur,
+prev`), carried as each array's own buffer with the other's contents.
+
+Python swaps the objects; as nothing else sees them (`Group.private`: created in the frame,
+viewed by nothing), swapping their contents at the end of the trip is the same program, and
+keeps every carried array updated in place, as a native loop needs: one more loop op over the
+elements per trip, where the trip already touches them."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ember.graph import Graph, Value
+
+
+def swappable(a: Value, b: Value) -> bool:
+    return (a.dtype == b.dtype and a.shape == b.shape and a.ndim > 0
+            and all(isinstance(d, int) for d in a.shape))
+
+
+def swap_contents(graph: Graph, a: Value, b: Value) -> tuple[Value, Value]:
+    """`a` with `b`'s elements and `b` with `a`'s, each in its own buffer: a loop op per
+    axis, loading both elements and storing each into the other."""
+    return _swap(graph, a, b, [])
+
+
+def _swap(graph: Graph, a: Value, b: Value, prefix: list[Value]) -> tuple[Value, Value]:
+    axis = len(prefix)
+    body = graph.region("loop")
+    index = body.add_input(np.int64, (), weak=True)
+    pa = body.add_input(a.dtype, a.shape, scalar=a.scalar)
+    pb = body.add_input(b.dtype, b.shape, scalar=b.scalar)
+    outer = [body.add_input(np.int64, (), weak=True) for _ in prefix]
+    indices = [*outer, index]
+    if axis == a.ndim - 1:
+        x = body.op("load", [pa, *indices])
+        y = body.op("load", [pb, *indices])
+        na = body.op("store", [pa, y, *indices])
+        nb = body.op("store", [pb, x, *indices])
+    else:
+        na, nb = _swap(body, pa, pb, indices)
+    body.set_outputs([body.const(True, weak=False), na, nb])
+    na, nb = graph.loop(graph.const(0), graph.const(a.shape[axis]), graph.const(1), [a, b],
+                        prefix, body)
+    return na, nb

@@ -1,0 +1,161 @@
+"""`return` inside loop ops (`capture/loops/returns.py`): an early return on a loop value,
+in the loop's body or an inner loop's, of Python numbers, NumPy scalars and arrays, taken on
+the first trip, a later one or never; checked against NumPy (value, Python type, dtype, the
+arguments afterwards) over calls whose data take each outcome, and that the frame compiled
+to one native graph without a break or a recapture."""
+
+from __future__ import annotations
+
+import ember
+import numpy as np
+import pytest
+from conftest import assert_same
+
+
+def run_calls(fn, calls, *, native=True):
+    """Each call's result and arguments as NumPy's; with `native`, one graph for them all
+    (same shapes: one compile), no break, nothing recaptured or run eagerly."""
+    compiled = ember.compile(fn)
+    for args in calls:
+        # Thresholds as NumPy scalars: run-time values, where a Python float is a constant.
+        args = [np.float64(a) if type(a) is float else a for a in args]
+        want_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        got_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        want = fn(*want_args)
+        got = compiled(*got_args)
+        assert_same(got, want)
+        for g, w in zip(got_args, want_args, strict=True):
+            if isinstance(w, np.ndarray):
+                np.testing.assert_array_equal(g, w)
+    stats = ember.stats()
+    if native:
+        assert stats["graph_breaks"] == 0, stats["break_reasons"]
+        assert stats["compiles"] == 1, stats["recompile_reasons"]
+        assert stats["region_recaptures"] == 0 and not stats["backend_fallbacks"]
+    return stats
+
+
+def first_above(x, t):
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            return i
+    return -1
+
+
+def first_value_above(x, t):
+    total = 0.0
+    for i in range(x.shape[0]):
+        total += x[i]
+        if x[i] > t:
+            return x[i]
+    return total
+
+
+def position_in_matrix(A, t):
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            if A[i, j] > t:
+                return i * 100 + j
+    return -1
+
+
+def counted_then_returned(x, out, t):
+    count = 0
+    for i in range(x.shape[0]):
+        out[i] = x[i] * 2.0
+        count += 1
+        if out[i] > t:
+            return count
+    return count + 1000
+
+
+def bounded_steps(x, limit):
+    s = np.float32(0.0)
+    for i in range(x.shape[0]):
+        s = s + x[i]
+        if s > limit:
+            return s
+    return s * np.float32(2.0)
+
+
+def scaled_on_negative(x):
+    for i in range(x.shape[0]):
+        if x[i] < 0.0:
+            return x * 2.0
+    return x
+
+
+def _helper_search(x, t):
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            return i
+    return x.shape[0]
+
+
+def calls_a_returning_loop(x, t):
+    return _helper_search(x, t) + 1
+
+
+def rows_then_total(A, t):
+    out = np.zeros(A.shape[0])
+    for i in range(A.shape[0]):
+        acc = 0.0
+        for j in range(A.shape[1]):
+            acc += A[i, j]
+        out[i] = acc
+        if acc > t:
+            return out
+    return out * 0.5
+
+
+def _vec(values):
+    return np.array(values, dtype=np.float64)
+
+
+X = np.random.default_rng(0).random(20)
+
+
+@pytest.mark.parametrize("t", [-1.0, 0.5, 2.0])  # first trip, a later one, never
+def test_return_of_a_python_int(t) -> None:
+    run_calls(first_above, [(X, t), (X, 0.9), (X, 5.0), (X, -3.0)])
+
+
+def test_return_of_a_numpy_scalar_or_a_python_float_after() -> None:
+    run_calls(first_value_above, [(X, 0.95), (X, 2.0), (X, -1.0), (X, 0.7)])
+
+
+def test_return_in_an_inner_loop() -> None:
+    A = np.random.default_rng(1).random((12, 10))
+    run_calls(position_in_matrix, [(A, 0.99), (A, 2.0), (A, -1.0), (A, 0.9)])
+
+
+def test_updates_before_the_return_reach_the_argument() -> None:
+    x = np.random.default_rng(2).random(16)
+    run_calls(counted_then_returned,
+              [(x, np.zeros(16), 1.5), (x, np.zeros(16), 9.0), (x, np.zeros(16), -1.0)])
+
+
+def test_return_of_a_float32_scalar() -> None:
+    x = np.random.default_rng(3).random(24).astype(np.float32)
+    run_calls(bounded_steps, [(x, np.float32(3.0)), (x, np.float32(100.0)),
+                              (x, np.float32(-1.0))])
+
+
+def test_return_from_a_loop_in_a_called_function() -> None:
+    run_calls(calls_a_returning_loop, [(X, 0.9), (X, 5.0), (X, -1.0)])
+
+
+def test_return_of_an_array_computed_after_inner_loops() -> None:
+    A = np.random.default_rng(4).random((10, 12))
+    run_calls(rows_then_total, [(A, 6.5), (A, 100.0), (A, -1.0)], native=False)
+
+
+def test_return_of_an_array_or_the_argument_itself() -> None:
+    # Returns a new array on one path, the argument object on the other: never one graph
+    # value, refused as a loop op, NumPy's result all the same (identity included).
+    x = _vec(np.linspace(1.0, 2.0, 12))
+    y = x.copy()
+    y[7] = -1.0
+    compiled = ember.compile(scaled_on_negative)
+    assert compiled(x) is x
+    assert_same(compiled(y), scaled_on_negative(y))
