@@ -96,7 +96,7 @@ def calls_a_returning_loop(x, t):
     return _helper_search(x, t) + 1
 
 
-def rows_then_total(A, t):
+def row_sums_until(A, t):
     out = np.zeros(A.shape[0])
     for i in range(A.shape[0]):
         acc = 0.0
@@ -105,7 +105,24 @@ def rows_then_total(A, t):
         out[i] = acc
         if acc > t:
             return out
+    return out
+
+
+def halved_unless_found(A, t):
+    out = np.zeros(A.shape[0])
+    for i in range(A.shape[0]):
+        out[i] = A[i, 0] + A[i, 1]
+        if out[i] > t:
+            return out
     return out * 0.5
+
+
+def fill_until_negative(x, out):
+    for i in range(x.shape[0]):
+        if x[i] < 0.0:
+            return out
+        out[i] = x[i] * 3.0
+    return x
 
 
 def _vec(values):
@@ -145,9 +162,26 @@ def test_return_from_a_loop_in_a_called_function() -> None:
     run_calls(calls_a_returning_loop, [(X, 0.9), (X, 5.0), (X, -1.0)])
 
 
-def test_return_of_an_array_computed_after_inner_loops() -> None:
+def test_return_of_the_frames_array_after_inner_loops() -> None:
     A = np.random.default_rng(4).random((10, 12))
-    run_calls(rows_then_total, [(A, 6.5), (A, 100.0), (A, -1.0)], native=False)
+    run_calls(row_sums_until, [(A, 6.5), (A, 100.0), (A, -1.0)])
+
+
+def test_return_of_an_argument_or_another_array() -> None:
+    x = np.random.default_rng(5).random(14)
+    y = x.copy()
+    y[5] = -1.0
+    run_calls(fill_until_negative, [(x, np.zeros(14)), (y, np.zeros(14)), (-x, np.ones(14))])
+    # The object itself, as Python returns it.
+    compiled, out = ember.compile(fill_until_negative), np.zeros(14)
+    assert compiled(y, out) is out and compiled(x, out) is x
+
+
+def test_array_arithmetic_after_the_loop_is_correct() -> None:
+    # The rest of the frame is an `if` holding array ops, which the native core does not
+    # compile in a branch: captured again without loop ops, NumPy's result all the same.
+    A = np.random.default_rng(6).random((12, 3))
+    run_calls(halved_unless_found, [(A, 1.5), (A, 9.0), (A, -1.0)], native=False)
 
 
 def test_return_of_an_array_or_the_argument_itself() -> None:

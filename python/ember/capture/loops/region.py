@@ -100,6 +100,8 @@ class Trace:
     index: Value
     groups: list[Group] = field(default_factory=list)
     go: Value | None = None  # whether the trip goes on; None: always (no `break`)
+    # The frame's array a `return` in the body returns (`returns.carry_return`).
+    returned_array: VariableTracker | None = None
 
 
 def _go_value(region: Graph, vt: VariableTracker) -> Value | None:
@@ -222,7 +224,7 @@ def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
                                               "trips, which fuse when unrolled")
     _emit(tx, inst, iterator, trace, bounds, str(loop_var.argval))
     if may_return:
-        returns.after_loop(tx)
+        returns.after_loop(tx, trace)
     return True
 
 

@@ -63,8 +63,17 @@ def carry_return(tx: Interpreter, trace: Trace, end_locals: dict[str, VariableTr
         raise graph_break("loop_body", what="a return flag that is not a bool")
     if flag.weak:
         flag = region.op("astype", [flag], dtype=np.bool_)
-    value = returned_value(region, retval)
-    for name, v in ((RET, flag), (RETVAL, value)):
+    own = next((g for g in trace.groups if g.inner is retval), None)
+    if own is not None and own.inner.value.shape:  # type: ignore[attr-defined]
+        # One of the frame's arrays (`return out`), updated in place or not: after the loop
+        # its tracker stands for the object returned, as it was when the trip returned.
+        if own.final is not own.inner:
+            raise graph_break("loop_body", what="a return of an array the body rebinds")
+        trace.returned_array = own.outer
+        pairs = [(RET, flag)]
+    else:
+        pairs = [(RET, flag), (RETVAL, returned_value(region, retval))]
+    for name, v in pairs:
         param = region.add_input(v.dtype, v.shape, weak=v.weak, scalar=v.scalar)
         outer = tx.locals.get(name, ConstantVariable(None))
         group = Group([name], outer, placeholder(tx.graph, v), param, BodyArray(param, False))
@@ -108,7 +117,13 @@ def fill_missing(then: Path, orelse: Path) -> None:
     if (x is None) == (y is None):
         return
     have, lack = (then, orelse) if x is not None else (orelse, then)
-    value = returned_value(have.region, have.locals[RETVAL])
+    vt = have.locals[RETVAL]
+    entry = next((k for k, inner in have.inner.items() if inner is vt), None)
+    if entry is not None and vt.value.shape:  # type: ignore[attr-defined]
+        # One of the frame's arrays (`return out`): the same object on both paths.
+        lack.locals[RETVAL] = lack.inner[entry]
+        return
+    value = returned_value(have.region, vt)
     lack.locals[RETVAL] = ArrayVariable(placeholder(lack.region, value))
 
 
@@ -139,11 +154,13 @@ def adopt_bindings(dead: Path, going: Path, entries: list[ArrayVariable]) -> Non
             del dead.locals[name]
 
 
-def after_loop(tx: Interpreter) -> None:
+def after_loop(tx: Interpreter, trace: Trace) -> None:
     """After a loop op that may return: the rest of the trip of an outer loop op, or the rest
     of the frame, as an `if` on `.ret` (see the module's doc)."""
     from ember.capture.loops.branches import _entries, _merge, _trace
 
+    if trace.returned_array is not None:
+        tx.locals[RETVAL] = trace.returned_array
     cond = tx.locals[RET].value  # type: ignore[attr-defined]
     entries, vectors = _entries(tx)
     body, rest = enclosing_body(tx), tx.ip

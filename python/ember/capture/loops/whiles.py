@@ -87,7 +87,7 @@ def capture_while(tx: Interpreter, top: int, exit_index: int) -> None:
             emit_loop(tx, trace, graph.const(0), graph.const(_UNBOUNDED), graph.const(1))
             tx.ip = exit_index
             if may_return:
-                returns.after_loop(tx)
+                returns.after_loop(tx, trace)
             return
     raise graph_break("loop_body", what="a carried value that changes type on every trace")
 
