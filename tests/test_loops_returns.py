@@ -125,6 +125,70 @@ def fill_until_negative(x, out):
     return x
 
 
+def halving_until(x, tol):
+    for i in range(x.shape[0]):
+        v = x[i] * 1.0
+        while v > tol:
+            v = v * 0.5
+            if v < 0.01:
+                return i
+    return -1
+
+
+def two_returning_loops(x, t):
+    s = 0.0
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            return s
+        s += x[i]
+    for i in range(x.shape[0]):
+        if x[i] < -t:
+            return -s
+    return s * 2.0
+
+
+def return_in_else_last(x, t):
+    acc = 0
+    for i in range(x.shape[0]):
+        if x[i] < t:
+            acc += 1
+        else:
+            return acc
+    return acc
+
+
+def return_in_a_nested_branch(x, t):
+    n = 0
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            if x[i] > 2 * t:
+                return n * 10
+            n += 2
+        n += 1
+    return n
+
+
+def continue_break_and_return(A, t):
+    best = 0
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            if A[i, j] < 0.2:
+                continue
+            if A[i, j] > t:
+                break
+            if A[i, j] < 0.201:
+                return -1
+            best += 1
+    return best
+
+
+def return_of_a_tuple(x, t):
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            return i, x[i]
+    return -1, 0.0
+
+
 def _vec(values):
     return np.array(values, dtype=np.float64)
 
@@ -182,6 +246,33 @@ def test_array_arithmetic_after_the_loop_is_correct() -> None:
     # compile in a branch: captured again without loop ops, NumPy's result all the same.
     A = np.random.default_rng(6).random((12, 3))
     run_calls(halved_unless_found, [(A, 1.5), (A, 9.0), (A, -1.0)], native=False)
+
+
+def test_return_in_a_while_loop_in_a_loop_body() -> None:
+    x = X * 3.0
+    run_calls(halving_until, [(x, 0.05), (X, 0.5), (X * 0.0 + 0.5, 0.3)])
+
+
+def test_two_loops_that_may_return() -> None:
+    run_calls(two_returning_loops, [(X, 0.9), (X, 2.0), (X - 0.5, 0.45), (X - 0.5, 0.6)])
+
+
+def test_return_on_the_else_path_last_in_the_body() -> None:
+    run_calls(return_in_else_last, [(X, 0.95), (X, 2.0), (X, 0.0)])
+
+
+def test_return_in_a_nested_branch() -> None:
+    run_calls(return_in_a_nested_branch, [(X, 0.3), (X, 0.6), (X, 2.0)])
+
+
+def test_return_with_continue_and_break_in_the_same_body() -> None:
+    A = np.random.default_rng(8).random((10, 12))
+    A[6, 3] = 0.2005
+    run_calls(continue_break_and_return, [(A, 0.9), (A, 2.0), (A * 0.5 + 0.1, 0.95)])
+
+
+def test_return_of_a_tuple_is_refused_and_right() -> None:
+    run_calls(return_of_a_tuple, [(X, 0.9), (X, 2.0)], native=False)
 
 
 def test_return_of_an_array_or_the_argument_itself() -> None:

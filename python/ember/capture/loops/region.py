@@ -144,9 +144,16 @@ def _body_range(tx: Interpreter, inst: Instruction) -> tuple[int, int]:
 
     start, exit_index = inst.index + 1, inst.target
     assert exit_index is not None
+
+    def jumps_back(i: Instruction) -> bool:
+        return i.opname == "JUMP_BACKWARD" and i.target is not None and (
+            loop_head(tx, i.target) == inst.index)
+
     last = tx.instructions[exit_index - 1]
-    if last.opname != "JUMP_BACKWARD" or last.target is None or (
-            loop_head(tx, last.target) != inst.index):
+    # A body whose last statement is an `if`/`else` with a `return` on its `else` ends in
+    # that RETURN_VALUE; the other path jumps back before it.
+    if not (jumps_back(last) or (last.opname == "RETURN_VALUE" and any(
+            jumps_back(i) for i in tx.instructions[start:exit_index]))):
         raise graph_break("loop_body", what="a loop whose body does not end in its jump back")
     return start, exit_index
 
