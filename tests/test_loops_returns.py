@@ -189,6 +189,15 @@ def return_of_a_tuple(x, t):
     return -1, 0.0
 
 
+def tuple_from_inner_loop(A, out, t):
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            out[i] += A[i, j]
+            if A[i, j] > t:
+                return out, i, A[i, j] * 2.0
+    return out, -1, 0.0
+
+
 def _vec(values):
     return np.array(values, dtype=np.float64)
 
@@ -271,8 +280,13 @@ def test_return_with_continue_and_break_in_the_same_body() -> None:
     run_calls(continue_break_and_return, [(A, 0.9), (A, 2.0), (A * 0.5 + 0.1, 0.95)])
 
 
-def test_return_of_a_tuple_is_refused_and_right() -> None:
-    run_calls(return_of_a_tuple, [(X, 0.9), (X, 2.0)], native=False)
+def test_return_of_a_tuple() -> None:
+    run_calls(return_of_a_tuple, [(X, 0.9), (X, 2.0), (X, -1.0)])
+
+
+def test_return_of_a_tuple_of_arrays_and_numbers_in_an_inner_loop() -> None:
+    A = np.random.default_rng(9).random((8, 9))
+    run_calls(tuple_from_inner_loop, [(A, np.zeros(8), 0.97), (A, np.zeros(8), 2.0)])
 
 
 def test_return_of_an_array_or_the_argument_itself() -> None:

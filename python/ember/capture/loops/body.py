@@ -133,11 +133,12 @@ def _run_function_span(tx: Interpreter, start: int, stop: int | None) -> None:
     """One path of a branch in a frame that is not tracing a loop body (a function called
     from one, or the rest of a frame after a loop op that may return): until `stop` or a
     jump past it, or the frame's return (`tx.ip` is then `RETURNED`, the value in
-    `RETVAL`)."""
+    `RETVAL`). `stop` RETURNED: only the return ends it, jumps back included."""
+    to_return = stop == RETURNED
     while True:
-        if stop is not None and tx.ip >= stop:
+        if stop is not None and not to_return and tx.ip >= stop:
             return
-        if tx.ip < start:
+        if tx.ip < start and not to_return:
             head = loop_head(tx, tx.ip)
             if tx.instructions[head].opname == "FOR_ITER":
                 tx.ip = head  # the end of a trip of a loop unrolled around the branch

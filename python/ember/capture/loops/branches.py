@@ -209,7 +209,7 @@ def _merge(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Pat
         raise graph_break("loop_body", what="branches that leave different stacks")
     for dead, going in ((then, orelse), (orelse, then)):
         if returns.returned(dead) and not returns.returned(going):
-            returns.adopt_bindings(dead, going, entries)
+            returns.adopt_bindings(dead, going)
     returns.fill_missing(then, orelse)
     names = set(then.locals) | set(orelse.locals)
     pairs: dict[tuple[int, int], tuple[Value, Value, list]] = {}
@@ -224,6 +224,9 @@ def _merge(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Pat
         inner_x = then.inner.get(id(start)) if start is not None else None
         inner_y = orelse.inner.get(id(start)) if start is not None else None
         if x is start and y is start:
+            continue
+        if x is y:
+            rebound[name] = x  # one object bound on both paths (a tuple returned before)
             continue
         if x is inner_x and y is inner_y:
             continue  # the same array on both paths (updated in place or not)
@@ -269,6 +272,7 @@ def _merge(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Pat
         if name not in tx.locals and name in orelse.locals:
             tx.locals[name] = _outer_of(then.locals[name], then, entries)
     tx.locals.update(rebound)
+    returns.join_items(tx)
     tx.stack[:] = base_stack
     tx.ip = meet
 
@@ -313,7 +317,9 @@ def _promoted(then: Path, orelse: Path, slot: tuple[Value, Value, object]
     NumPy scalar of the same dtype on the other (`s += limit` / `s += x[i]`) merge as the
     NumPy scalar, which is what the number becomes once the other branch has run."""
     vx, vy, how = slot
-    if how[0] == "names" and RETVAL in how[1] and vx.weak != vy.weak:  # type: ignore[index]
+    returned = how[0] == "names" and any(  # type: ignore[index]
+        n.split("#")[0] == RETVAL for n in how[1])  # type: ignore[index]
+    if returned and vx.weak != vy.weak:
         # A Python number returned on one path, a NumPy scalar on the other: the frame's
         # result would change type with the path.
         raise graph_break("loop_body", what=f"returns of {vx.type_str} and {vy.type_str}")

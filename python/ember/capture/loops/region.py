@@ -100,8 +100,10 @@ class Trace:
     index: Value
     groups: list[Group] = field(default_factory=list)
     go: Value | None = None  # whether the trip goes on; None: always (no `break`)
-    # The frame's array a `return` in the body returns (`returns.carry_return`).
-    returned_array: VariableTracker | None = None
+    # What a `return` in the body returns (`returns.carry_return`): the frame's arrays by
+    # pseudo-local, and a tuple's length.
+    returned_arrays: dict[str, VariableTracker] = field(default_factory=dict)
+    returned_tuple: int | None = None
 
 
 def _go_value(region: Graph, vt: VariableTracker) -> Value | None:
@@ -275,7 +277,8 @@ def build_groups(tx: Interpreter, trace: Trace, stored: set[str], forced: dict[s
             vt.is_fresh(tx) or vt.is_mutable_input(tx))
         group = Group([name], vt, initial, param, BodyArray(param, mutable), shape_of)
         group.private = isinstance(vt, ArrayVariable) and initial.shape != () and (
-            vt.private if isinstance(vt, BodyArray) else vt.is_fresh(tx))
+            vt.private if isinstance(vt, BodyArray) else vt.is_fresh(tx)) and (
+            not swaps.held_elsewhere(tx, vt))
         group.inner.private = group.private  # type: ignore[attr-defined]
         by_tracker.setdefault(id(vt), group)
         trace.groups.append(group)

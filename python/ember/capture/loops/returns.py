@@ -63,16 +63,22 @@ def carry_return(tx: Interpreter, trace: Trace, end_locals: dict[str, VariableTr
         raise graph_break("loop_body", what="a return flag that is not a bool")
     if flag.weak:
         flag = region.op("astype", [flag], dtype=np.bool_)
-    own = next((g for g in trace.groups if g.inner is retval), None)
-    if own is not None and own.inner.value.shape:  # type: ignore[attr-defined]
-        # One of the frame's arrays (`return out`), updated in place or not: after the loop
-        # its tracker stands for the object returned, as it was when the trip returned.
-        if own.final is not own.inner:
-            raise graph_break("loop_body", what="a return of an array the body rebinds")
-        trace.returned_array = own.outer
-        pairs = [(RET, flag)]
+    pairs = [(RET, flag)]
+    if _plain_tuple(retval):
+        trace.returned_tuple = len(retval.items)  # type: ignore[attr-defined]
+        items = [(_item_name(k), vt) for k, vt in enumerate(retval.items)]  # type: ignore[attr-defined]
     else:
-        pairs = [(RET, flag), (RETVAL, returned_value(region, retval))]
+        items = [(RETVAL, retval)]
+    for name, vt in items:
+        own = next((g for g in trace.groups if g.inner is vt), None)
+        if own is not None and own.inner.value.shape:  # type: ignore[attr-defined]
+            # One of the frame's arrays (`return out`), updated in place or not: after the
+            # loop its tracker stands for the object returned, as it was when returned.
+            if own.final is not own.inner:
+                raise graph_break("loop_body", what="a return of an array the body rebinds")
+            trace.returned_arrays[name] = own.outer
+        else:
+            pairs.append((name, returned_value(region, vt)))
     for name, v in pairs:
         param = region.add_input(v.dtype, v.shape, weak=v.weak, scalar=v.scalar)
         outer = tx.locals.get(name, ConstantVariable(None))
@@ -110,21 +116,52 @@ def placeholder(graph: Graph, like: Value) -> Value:
     return value
 
 
+def _plain_tuple(vt: VariableTracker | None) -> bool:
+    return isinstance(vt, TupleVariable) and type(vt) is TupleVariable
+
+
+def _item_name(k: int) -> str:
+    return f"{RETVAL}#{k}"
+
+
 def fill_missing(then: Path, orelse: Path) -> None:
     """`.retval` bound on one path only (the other did not return): the other gets a
-    placeholder of its type, so the name merges like any other."""
+    placeholder of its type, so the name merges like any other. A tuple returned is merged
+    item by item (`.retval#k`), joined again by `join_items`."""
     x, y = then.locals.get(RETVAL), orelse.locals.get(RETVAL)
-    if (x is None) == (y is None):
+    if x is not None and x is y:
+        return
+    if x is None and y is None:
+        return
+    for path, vt in ((then, x), (orelse, y)):
+        if _plain_tuple(vt):
+            for k, item in enumerate(vt.items):  # type: ignore[union-attr]
+                path.locals[_item_name(k)] = item
+            del path.locals[RETVAL]
+    if x is not None and y is not None:
+        if _plain_tuple(x) != _plain_tuple(y) or (_plain_tuple(x) and len(x.items) != len(
+                y.items)):  # type: ignore[attr-defined]
+            raise graph_break("loop_body", what="returns of different kinds in one loop")
         return
     have, lack = (then, orelse) if x is not None else (orelse, then)
-    vt = have.locals[RETVAL]
-    entry = next((k for k, inner in have.inner.items() if inner is vt), None)
-    if entry is not None and vt.value.shape:  # type: ignore[attr-defined]
-        # One of the frame's arrays (`return out`): the same object on both paths.
-        lack.locals[RETVAL] = lack.inner[entry]
-        return
-    value = returned_value(have.region, vt)
-    lack.locals[RETVAL] = ArrayVariable(placeholder(lack.region, value))
+    names = [n for n in have.locals if n == RETVAL or n.startswith(f"{RETVAL}#")]
+    for name in names:
+        vt = have.locals[name]
+        entry = next((k for k, inner in have.inner.items() if inner is vt), None)
+        if entry is not None and vt.value.shape:  # type: ignore[attr-defined]
+            # One of the frame's arrays (`return out`): the same object on both paths.
+            lack.locals[name] = lack.inner[entry]
+            continue
+        value = returned_value(have.region, vt)
+        lack.locals[name] = ArrayVariable(placeholder(lack.region, value))
+
+
+def join_items(tx: Interpreter) -> None:
+    """A tuple returned, merged item by item, is one tuple again."""
+    count = sum(1 for n in tx.locals if n.startswith(f"{RETVAL}#"))
+    if count:
+        tx.locals[RETVAL] = TupleVariable([tx.locals.pop(_item_name(k))
+                                           for k in range(count)])
 
 
 def returned(path: Path) -> bool:
@@ -134,17 +171,17 @@ def returned(path: Path) -> bool:
     return isinstance(flag, ConstantVariable) and flag.constant() is True
 
 
-def adopt_bindings(dead: Path, going: Path, entries: list[ArrayVariable]) -> None:
+def adopt_bindings(dead: Path, going: Path) -> None:
     """A path that returned takes the other path's bindings (its own stand-ins of the same
     arrays, placeholders of the same types for new values): its locals are never read, and
     a swap of arrays (`prev, cur = cur, prev`) on the other path must not refuse for them.
     Arrays it updated in place keep their own values (the `if` op's in-place results)."""
     for name, vt in going.locals.items():
-        if name in (GO, RET, RETVAL):
+        if name in (GO, RET, RETVAL) or name.startswith(f"{RETVAL}#"):
             continue
-        entry = next((e for e in entries if going.inner[id(e)] is vt), None)
-        if entry is not None:
-            dead.locals[name] = dead.inner[id(entry)]
+        entry = next((k for k, inner in going.inner.items() if inner is vt), None)
+        if entry is not None:  # an array or a short row of the frame
+            dead.locals[name] = dead.inner[entry]  # type: ignore[assignment]
         elif isinstance(vt, ArrayVariable) and vt.value.graph is going.region:
             dead.locals[name] = ArrayVariable(placeholder(dead.region, vt.value))
         else:
@@ -159,8 +196,10 @@ def after_loop(tx: Interpreter, trace: Trace) -> None:
     of the frame, as an `if` on `.ret` (see the module's doc)."""
     from ember.capture.loops.branches import _entries, _merge, _trace
 
-    if trace.returned_array is not None:
-        tx.locals[RETVAL] = trace.returned_array
+    tx.locals.update(trace.returned_arrays)
+    if trace.returned_tuple is not None:
+        tx.locals[RETVAL] = TupleVariable([tx.locals.pop(_item_name(k))
+                                           for k in range(trace.returned_tuple)])
     cond = tx.locals[RET].value  # type: ignore[attr-defined]
     entries, vectors = _entries(tx)
     body, rest = enclosing_body(tx), tx.ip
@@ -179,7 +218,9 @@ def after_loop(tx: Interpreter, trace: Trace) -> None:
 
         meet, action = RETURNED, give_back
     returned = _trace(tx, entries, vectors, rest, None, "then", action=action)
-    going = _trace(tx, entries, vectors, rest, None, "else")
+    # Outside a loop body, the rest of the frame runs to its return, the trips left of loops
+    # unrolled around this one included (a stop at RETURNED).
+    going = _trace(tx, entries, vectors, rest, None if body is not None else RETURNED, "else")
     if going.end != meet:
         raise graph_break("loop_body", what="code after a loop that may return that does "
                                             "not end the trip or the frame")

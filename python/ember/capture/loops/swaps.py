@@ -8,9 +8,40 @@ elements per trip, where the trip already touches them."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ember.graph import Graph, Value
+
+if TYPE_CHECKING:
+    from ember.capture.interpreter import Interpreter
+    from ember.capture.variables.base import VariableTracker
+
+
+def held_elsewhere(tx: Interpreter, vt: VariableTracker) -> bool:
+    """Whether anything but `tx`'s locals bound to `vt` itself reaches it (a list holding the
+    array, another frame, a cell, the stack): its identity is then seen, so it is not private
+    to the frame and may not be swapped."""
+    tracer = tx.tracer
+    roots: list = [*tracer.attribute_stores, *tracer.global_stores.values(),
+                   *tracer.cell_stores, *tracer.container_stores]
+    for frame in tracer.frames:
+        roots += [*frame.stack, *frame.cells.values()]
+        if frame is not tx:
+            roots += frame.locals.values()
+    roots += [child for local in tx.locals.values() if local is not vt
+              for child in [local, *local.children()]]
+    seen: set[int] = set()
+    while roots:
+        found = roots.pop()
+        if found is vt:
+            return True
+        if id(found) in seen:
+            continue
+        seen.add(id(found))
+        roots.extend(found.children())
+    return False
 
 
 def swappable(a: Value, b: Value) -> bool:
