@@ -1,7 +1,7 @@
 """`np.flip` of slices with run-time bounds inside loop ops (`loops/run_exprs.py: flip`):
 reduced, stored into another array, and stored into its own array at other elements (which
-NumPy evaluates first: a temporary), for float and int dtypes, rows of 2-d arrays and both
-bounds run-time; against NumPy, compiled to one native graph without a break."""
+NumPy evaluates first: by mirrored pairs, or a temporary), for float and int dtypes, rows of
+2-d arrays and both bounds run-time; against NumPy, compiled to one native graph without a break."""
 
 from __future__ import annotations
 
@@ -51,6 +51,12 @@ def middle_reversals(x):
     return x
 
 
+def rows_from_the_row_before(A):
+    for i in range(1, A.shape[0]):
+        A[i, :i] += np.flip(A[i - 1, :i]) * 0.5 + A[i - 1, :i]
+    return A
+
+
 RNG = np.random.default_rng(11)
 
 
@@ -71,6 +77,11 @@ def test_prefix_reversed_in_place(dtype) -> None:
 @pytest.mark.parametrize("dtype", [np.float64, np.int32])
 def test_rows_of_a_matrix(dtype) -> None:
     run_calls(reversed_rows, [((RNG.random((9, 9)) * 50).astype(dtype),) for _ in range(2)])
+
+
+def test_a_right_side_reading_another_row_of_the_target() -> None:
+    # Not the stored element nor its mirror: computed first into a temporary.
+    run_calls(rows_from_the_row_before, [(RNG.random((9, 9)),) for _ in range(2)])
 
 
 def test_both_bounds_at_run_time() -> None:

@@ -43,6 +43,8 @@ class _Body:
         # array): read only at the element being stored, from the carried array.
         self.target: tuple[Value, RunVariable, Value] | None = None
         self.shifted = False  # building an element at another index than the trip's (flip)
+        # A store by mirrored pairs (`store`): the target may be read at the mirrored index.
+        self.pairwise = False
 
     def outer(self, value: Value) -> Value:
         if self.target is not None and value is self.target[0]:
@@ -126,8 +128,10 @@ def _run_element(run: RunVariable) -> Element:
     def element(body: _Body, k: Value) -> Value:
         indices = [k if index is None else body.outer(index) for index in run.indices]
         target = body.target
-        if target is not None and not body.shifted and run.array.value is target[0] and (
-                _same_place(run, target[1]) or _mirrored(run, target[1])):
+        if target is not None and run.array.value is target[0] and (
+                (not body.shifted and (_same_place(run, target[1])
+                                       or _mirrored(run, target[1])))
+                or (body.shifted and body.pairwise and _same_place(run, target[1]))):
             # NumPy reads the whole right side first; the element read at `k` is stored
             # only at `k`, after the read, so the carried array still holds it.
             return body.graph.op("load", [target[2], *indices])
@@ -291,7 +295,10 @@ def store(tx: Interpreter, target: ArrayVariable, run: RunVariable, value: Varia
                                             "may differ")
     if not (target.is_fresh(tx) or target.is_mutable_input(tx)):
         raise graph_break("inplace", name=target.describe())
-    if _reads_target(tx, target, run, element):
+    if _reads_target(tx, target, run, element, pairwise=False):
+        if not _reads_target(tx, target, run, element, pairwise=True):
+            _store_pairs(tx, target, run, element)
+            return True
         element = _evaluated_first(tx, target, run, element)
 
     dtypes = []
@@ -320,9 +327,11 @@ def store(tx: Interpreter, target: ArrayVariable, run: RunVariable, value: Varia
 
 
 def _reads_target(tx: Interpreter, target: ArrayVariable, run: RunVariable,
-                  element: Element) -> bool:
-    """Whether the right side reads the target at other elements than the one stored."""
+                  element: Element, pairwise: bool) -> bool:
+    """Whether the right side reads the target at other elements than the one stored (and,
+    with `pairwise`, than its mirror in the run)."""
     probe = _Body(tx.graph.region("loop"))
+    probe.pairwise = pairwise
     k = probe.graph.add_input(np.int64, (), weak=True)
     v = target.value
     probe.target = (v, run, probe.graph.add_input(v.dtype, v.shape, scalar=v.scalar))
@@ -331,6 +340,41 @@ def _reads_target(tx: Interpreter, target: ArrayVariable, run: RunVariable,
     except _ReadsTarget:
         return True
     return False
+
+
+def _store_pairs(tx: Interpreter, target: ArrayVariable, run: RunVariable,
+                 element: Element) -> None:
+    """A right side that reads the target only at the element stored and its mirror in the
+    run (`y[:k] += alpha * np.flip(y[:k])`): one loop op over the first half of the run,
+    computing the elements at `k` and at `lo + hi - 1 - k` from the array as it was, then
+    storing both (the middle element of an odd run twice, with one value), which is what
+    NumPy's evaluated right side gives, without a temporary."""
+    graph = tx.graph
+    size = target.value.shape[run.axis]
+    lo = _bound(graph, run.bounds.start, size, 0)
+    hi = _bound(graph, run.bounds.stop, size, size)
+    last = graph.op("sub", [graph.op("add", [lo, hi]), graph.const(1)])
+    half = graph.op("floordiv", [graph.op("add", [graph.op("sub", [hi, lo]),
+                                                  graph.const(1)]), graph.const(2)])
+    body = _Body(graph.region("loop"))
+    k = body.graph.add_input(np.int64, (), weak=True)
+    v = target.value
+    carried = body.graph.add_input(v.dtype, v.shape, scalar=v.scalar)
+    body.target, body.pairwise = (v, run, carried), True
+    mirror = body.graph.op("sub", [body.outer(last), k])
+    values = [element(body, k), element(body, mirror)]
+    stored = carried
+    for value, at in zip(values, (k, mirror), strict=True):
+        if not np.can_cast(value.dtype, v.dtype, "same_kind"):
+            raise graph_break("loop_body", what=f"storing {value.dtype} into a {v.dtype} slice")
+        indices = [at if index is None else body.outer(index) for index in run.indices]
+        stored = body.graph.op("store", [stored, value, *indices])
+    body.graph.set_outputs([body.graph.const(True, weak=False), stored])
+    (result,) = graph.loop(lo, graph.op("add", [lo, half]), graph.const(1), [v],
+                           body.invariants, body.graph)
+    target.update_in_place(result)
+    if target.source is not None:
+        tx.tracer.mark_mutated(target)
 
 
 def _evaluated_first(tx: Interpreter, target: ArrayVariable, run: RunVariable,
