@@ -55,10 +55,6 @@ NOT_COMPILED = {"mandelbrot_count": "no array", "sieve": "branch on an array in 
 # Kernels whose loops are not yet loop ops: they run correctly (above) but, in part, as plain
 # Python. Strict, so each one fails here once it compiles and must leave this table.
 NOT_YET_NATIVE = {
-    "durbin": "np.flip of a slice with run-time bounds in a loop body",
-    "nussinov": "max() of array values outside a loop body (a short loop unrolled)",
-    "selection_sort": "a tuple swap through a loop-carried index",
-    "levenshtein_bounded": "a return inside a loop body",
 }
 
 

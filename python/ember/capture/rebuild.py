@@ -38,6 +38,7 @@ from ember.capture.variables.base import (
     VariableTracker,
 )
 from ember.capture.variables.builtins import BuiltinVariable
+from ember.capture.variables.choice import ChoiceVariable
 from ember.capture.variables.constant import (
     ConstantMethodVariable,
     ConstantVariable,
@@ -195,6 +196,9 @@ class Rebuilder:
             return f"{partial}({', '.join([self.expr(vt.function), *args])})"
         if isinstance(vt, FormattedVariable):
             return self._fstring(vt)
+        if isinstance(vt, ChoiceVariable):
+            return (f"({self.expr(vt.if_true)} if {self.expr(vt.flag)} "
+                    f"else {self.expr(vt.if_false)})")
         if isinstance(vt, PythonScalarVariable):
             return scalar.render(vt, lambda leaf: self.reload(leaf.source))
         if isinstance(vt, ExceptionVariable) and vt.args is not None:

@@ -95,8 +95,8 @@ class Tracer:
         # so it runs the frame as plain Python instead.
         self.long_unrolls: list[Any] = []
         self.loop_ops = True
-        # Loop bodies being traced: FOR_ITER index, body span, the loop's iterator.
-        self.loop_bodies: list[tuple[int, int, int, Any]] = []
+        # Loop bodies being traced (`loops.body.Body`): where each is, and whose frame.
+        self.loop_bodies: list[Any] = []
 
     def wrap(self, value: Any, source: Source | None) -> VariableTracker:
         return self.builder.wrap(value, source)

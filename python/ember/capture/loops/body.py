@@ -1,18 +1,47 @@
-"""Running a loop body's instructions once, for the region that stands for every trip."""
+"""Running a loop body's instructions once, for the region that stands for every trip, and
+one path of a branch in it (or in a function called from it)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from ember.capture.breaks import graph_break
 from ember.capture.variables.constant import ConstantVariable
 
-# The pseudo-local holding whether the trip goes on (False once a `break` ran): the loop
-# body's `go` result. Not a valid Python name, so no code can read or write it.
+# Pseudo-locals of a trip, merged by branches like any local. Not valid Python names, so no
+# code can read or write them. `.go`: whether the trip goes on (False once a `break` or a
+# `return` ran), the loop body's `go` result; `.ret`: whether a `return` ran; `.retval`: what
+# it returned (meaningful only when `.ret`).
 GO = ".go"
+RET = ".ret"
+RETVAL = ".retval"
+# Where a path of a branch ends when its frame returned: a function called in a loop body,
+# or the rest of a frame after a loop op that may return. Its value is in `RETVAL`.
+RETURNED = -1
 
 if TYPE_CHECKING:
     from ember.capture.interpreter import Interpreter
+
+
+@dataclass
+class Body:
+    """A loop body being traced: its FOR_ITER (a `while` loop's top), the span of its
+    instructions, the loop's iterator (None for a `while` loop), the frame running it, and
+    that frame's stack when a trip ends."""
+
+    for_index: int
+    start: int
+    stop: int
+    iterator: Any
+    frame: Interpreter
+    end_stack: list[Any]
+
+
+def enclosing_body(tx: Interpreter) -> Body | None:
+    """The loop body `tx` itself is tracing; None in a function called from one."""
+    bodies = tx.tracer.loop_bodies
+    return bodies[-1] if bodies and bodies[-1].frame is tx else None
 
 
 def loop_head(tx: Interpreter, index: int) -> int:
@@ -25,9 +54,10 @@ def loop_head(tx: Interpreter, index: int) -> int:
 
 def run_body(tx: Interpreter, for_index: int, start: int, stop: int) -> None:
     """Run from `start` until control comes back to the loop's FOR_ITER (the end of the body
-    or a `continue`); leaving `[start, stop)` otherwise is a `break` or a `return`."""
+    or a `continue`); leaving `[start, stop)` otherwise is a `break` or a `return` outside any
+    branch, which refuses."""
     depth = len(tx.stack)
-    tx.tracer.loop_bodies.append((for_index, start, stop, tx.stack[-2]))
+    tx.tracer.loop_bodies.append(Body(for_index, start, stop, tx.stack[-2], tx, tx.stack[:-1]))
     try:
         while tx.ip != for_index:
             if loop_head(tx, tx.ip) == for_index:
@@ -46,8 +76,15 @@ def run_span(tx: Interpreter, start: int, stop: int | None) -> None:
     """Run one path of a branch from `start` until it reaches `stop` (None: only the end of
     the trip) or jumps past it, or comes back to the loop's FOR_ITER (the end of the trip, by
     the body's end or a `continue`). A `break` (the iterator popped, a jump to the loop's
-    exit) ends the trip too: the path stops as at the FOR_ITER, with the trip's `go` false."""
-    for_index, body_start, body_stop, iterator = tx.tracer.loop_bodies[-1]
+    exit) ends the trip too: the path stops as at the FOR_ITER, with the trip's `go` false;
+    so does a `return`, with `.ret` true and its value in `.retval`. In a function called
+    from a loop body, the path runs until `stop` or the function's return (`RETURNED`)."""
+    body = enclosing_body(tx)
+    if body is None:
+        _run_function_span(tx, start, stop)
+        return
+    for_index, body_start, body_stop, iterator = (body.for_index, body.start, body.stop,
+                                                  body.iterator)
     depth = len(tx.stack)
     while True:
         popped = 1 if iterator is not None else 0  # a `for` loop's break pops its iterator
@@ -70,9 +107,57 @@ def run_span(tx: Interpreter, start: int, stop: int | None) -> None:
             break
         if tx.ip < start or tx.ip >= body_stop:
             raise graph_break("loop_body", what="a jump out of a branch")
+        if tx.instructions[tx.ip].opname == "RETURN_VALUE":
+            _return_from_trip(tx, body)
+            return
         step_instruction(tx)
     if tx.ip >= body_stop:
         raise graph_break("loop_body", what="a return inside a branch")
+
+
+def _return_from_trip(tx: Interpreter, body: Body) -> None:
+    """A `return` on a path of a branch in the loop body: the trip ends as by a `break`, with
+    the value kept for the frame to return after the loop. The frame's iterators, which the
+    bytecode popped before its RETURN_VALUE, are back on the stack as at a trip's end."""
+    value = tx.pop()
+    if tx.stack:
+        raise graph_break("loop_body", what="a return that leaves values on the stack")
+    tx.stack[:] = list(body.end_stack)
+    tx.locals[RET] = ConstantVariable(True)
+    tx.locals[RETVAL] = value
+    tx.locals[GO] = ConstantVariable(False)
+    tx.ip = body.for_index
+
+
+def _run_function_span(tx: Interpreter, start: int, stop: int | None) -> None:
+    """One path of a branch in a frame that is not tracing a loop body (a function called
+    from one, or the rest of a frame after a loop op that may return): until `stop` or a
+    jump past it, or the frame's return (`tx.ip` is then `RETURNED`, the value in
+    `RETVAL`). `stop` RETURNED: only the return ends it, jumps back included."""
+    to_return = stop == RETURNED
+    while True:
+        if stop is not None and not to_return and tx.ip >= stop:
+            return
+        if tx.ip < start and not to_return:
+            head = loop_head(tx, tx.ip)
+            if tx.instructions[head].opname == "FOR_ITER":
+                tx.ip = head  # the end of a trip of a loop unrolled around the branch
+                return
+            raise graph_break("loop_body", what="a jump out of a branch")
+        inst = tx.instructions[tx.ip]
+        tx.lineno = inst.lineno
+        tx.ip += 1
+        tx.tracer.tick()
+        handler = getattr(tx, inst.opname, None)
+        if handler is None:
+            raise graph_break("bytecode", opname=inst.opname)
+        handler(inst)
+        if tx.result is not None:
+            # RETURN_VALUE, or a branch whose paths both returned (`capture_if`).
+            tx.locals[RETVAL] = tx.result
+            tx.result = None
+            tx.ip = RETURNED
+            return
 
 
 def step_instruction(tx: Interpreter) -> None:

@@ -3,11 +3,13 @@ becomes one `if` op: both paths are traced, each as a region, from the jump to w
 meet again, and what either changed (locals rebound, arrays updated in place, a value left
 on the stack) is merged into the op's results.
 
-The paths must meet going forward inside the loop body; a `break`, `continue` or `return`
-inside a branch refuses (the enclosing loop is then not a loop op)."""
+The paths meet going forward inside the loop body, or end the trip (`continue`, `break`,
+`return`: see `body.run_span`). In a function called from a loop body, a path may end with
+the function's return, whose values merge (`returns.merge_results`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -15,7 +17,7 @@ import numpy as np
 
 from ember.capture.breaks import graph_break
 from ember.capture.bytecode import TRUTH_JUMPS
-from ember.capture.loops.body import run_span
+from ember.capture.loops.body import RETURNED, RETVAL, enclosing_body, run_span
 from ember.capture.loops.region import BodyArray, _graph_swapped
 from ember.capture.loops.vectors import VectorVariable
 from ember.capture.variables.array import ArrayVariable
@@ -70,7 +72,9 @@ def capture_if(tx: Interpreter, inst: Instruction) -> None:
     if not always_pop or inst.target is None or inst.target < tx.ip:
         raise graph_break("loop_body", what=f"{inst.opname} on a loop value")
     cond = _truth(tx, tx.pop().value)  # type: ignore[attr-defined]
-    for_index = tx.tracer.loop_bodies[-1][0]
+    body = enclosing_body(tx)
+    # Where a path that leaves ends: the trip's end, or the function's return.
+    for_index = body.for_index if body is not None else RETURNED
     fall, target = tx.ip, inst.target
     entries, vectors = _entries(tx)
     loop_exit = whiles.while_exit(tx, inst)
@@ -82,8 +86,9 @@ def capture_if(tx: Interpreter, inst: Instruction) -> None:
     jump_path = _trace(tx, entries, vectors, target, None if meet == for_index or meet < target
                        else meet, "else" if not jump_if else "then")
     if jump_path.end == for_index and meet != for_index:
-        # The jumping path ended the trip (`continue`, `break`): the other one runs to the
-        # end of the trip as well, so that the rest of the body happens on its path only.
+        # The jumping path ended the trip (`continue`, `break`, `return`): the other one runs
+        # to the end of the trip (or the return) as well, so that the rest of the body
+        # happens on its path only.
         fall_path = _trace(tx, entries, vectors, fall, None, "then" if not jump_if else "else",
                            loop_exit)
         meet = for_index
@@ -133,7 +138,10 @@ def _entries(tx: Interpreter) -> tuple[list[ArrayVariable], list[HeldVector]]:
 
 
 def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVector],
-           start: int, stop: int | None, kind: str, loop_exit: int | None = None) -> Path:
+           start: int, stop: int | None, kind: str, loop_exit: int | None = None,
+           action: Callable[[Interpreter], None] | None = None) -> Path:
+    """One path as a region from `start`; `action`: what the path does instead of running
+    instructions (`returns.after_loop`)."""
     region = tx.graph.region(kind)
     inner: dict[int, BodyArray] = {}
     for vt in entries:
@@ -157,7 +165,10 @@ def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVect
                 from ember.capture.loops.whiles import capture_while
 
                 capture_while(tx, start, loop_exit)
-            run_span(tx, start, stop)
+            if action is not None:
+                action(tx)
+            else:
+                run_span(tx, start, stop)
         return Path(region, inner, dict(tx.locals), list(tx.stack), tx.ip)
     finally:
         tx.locals.clear()
@@ -176,19 +187,33 @@ def _value_in(path: Path, vt: VariableTracker | None) -> Value:
 
 def _merge(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Path,
            orelse: Path, meet: int) -> None:
+    from ember.capture.loops import returns
     from ember.capture.resume import live_locals_at
 
-    live = set(live_locals_at(tx.code, tx.instructions[meet].offset))
-    if len(then.stack) != len(orelse.stack):
-        raise graph_break("loop_body", what="branches that leave different stacks")
     # Slots: (value in then, value in else, how to bind the result).
     slots: list[tuple[Value, Value, object]] = []
     for vt in entries:
         a, b = then.inner[id(vt)], orelse.inner[id(vt)]
         if a.value is not a.param or b.value is not b.param:
             slots.append((a.value, b.value, ("inplace", vt)))
+    if meet == RETURNED:
+        # Both paths returned from the function: its locals and stack are gone.
+        finish = returns.merge_results(
+            tx, cond, then, orelse, lambda vt, path: _outer_of(vt, path, entries), slots)
+        results = _emit_if(tx, cond, entries, then, orelse, slots) if slots else []
+        _bind_inplace(tx, slots, results)
+        finish(results)
+        return
+    live = set(live_locals_at(tx.code, tx.instructions[meet].offset))
+    if len(then.stack) != len(orelse.stack):
+        raise graph_break("loop_body", what="branches that leave different stacks")
+    for dead, going in ((then, orelse), (orelse, then)):
+        if returns.returned(dead) and not returns.returned(going):
+            returns.adopt_bindings(dead, going)
+    returns.fill_missing(then, orelse)
     names = set(then.locals) | set(orelse.locals)
     pairs: dict[tuple[int, int], tuple[Value, Value, list]] = {}
+    rebound: dict[str, VariableTracker] = {}
     for name in sorted(names):
         x, y = then.locals.get(name), orelse.locals.get(name)
         start = tx.locals.get(name)
@@ -200,8 +225,16 @@ def _merge(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Pat
         inner_y = orelse.inner.get(id(start)) if start is not None else None
         if x is start and y is start:
             continue
+        if x is y:
+            rebound[name] = x  # one object bound on both paths (a tuple returned before)
+            continue
         if x is inner_x and y is inner_y:
             continue  # the same array on both paths (updated in place or not)
+        same = next((e for e in entries if then.inner[id(e)] is x
+                     and orelse.inner[id(e)] is y), None)
+        if same is not None:
+            rebound[name] = same  # another array of the frame, the same on both paths
+            continue
         own = (inner_x, inner_y)
         for v, mine in zip((x, y), own, strict=True):
             if isinstance(v, BodyArray) and v.value.shape and (
@@ -220,25 +253,13 @@ def _merge(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Pat
         if x is y:
             continue
         slots.append((_value_in(then, x), _value_in(orelse, y), ("stack", position)))
-    if not slots:
-        return
-    slots = [_promoted(then, orelse, slot) for slot in slots]
-    then.region.set_outputs([s[0] for s in slots])
-    orelse.region.set_outputs([s[1] for s in slots])
-    # Operands neither path reads are not passed.
-    kept = [k for k in range(len(entries))
-            if _reads(then.region, k) or _reads(orelse.region, k)]
-    for path in (then, orelse):
-        path.region.inputs[:] = [path.region.inputs[k] for k in kept]
-    results = tx.graph.if_(cond, [entries[k].value for k in kept], then.region, orelse.region)
+    results = _emit_if(tx, cond, entries, then, orelse, slots) if slots else []
+    _bind_inplace(tx, slots, results)
     base_stack = [_outer_of(vt, then, entries) for vt in then.stack]
     for (_, _, (how, what)), result in zip(slots, results, strict=True):
         if how == "inplace":
-            outer = what
-            outer.update_in_place(result)
-            if outer.source is not None:
-                tx.tracer.mark_mutated(outer)
-        elif how == "names":
+            continue
+        if how == "names":
             new = ArrayVariable(result)
             for name in what:
                 tx.locals[name] = new
@@ -250,8 +271,33 @@ def _merge(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Pat
     for name in then.locals:
         if name not in tx.locals and name in orelse.locals:
             tx.locals[name] = _outer_of(then.locals[name], then, entries)
+    tx.locals.update(rebound)
+    returns.join_items(tx)
     tx.stack[:] = base_stack
     tx.ip = meet
+
+
+def _emit_if(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Path,
+             orelse: Path, slots: list[tuple[Value, Value, object]]) -> list[Value]:
+    slots[:] = [_promoted(then, orelse, slot) for slot in slots]
+    then.region.set_outputs([s[0] for s in slots])
+    orelse.region.set_outputs([s[1] for s in slots])
+    # Operands neither path reads are not passed.
+    kept = [k for k in range(len(entries))
+            if _reads(then.region, k) or _reads(orelse.region, k)]
+    for path in (then, orelse):
+        path.region.inputs[:] = [path.region.inputs[k] for k in kept]
+    return tx.graph.if_(cond, [entries[k].value for k in kept], then.region, orelse.region)
+
+
+def _bind_inplace(tx: Interpreter, slots: list[tuple[Value, Value, object]],
+                  results: list[Value]) -> None:
+    """Arrays the paths updated in place take the `if` op's result, so aliases see it."""
+    for (_, _, (how, what)), result in zip(slots, results, strict=True):
+        if how == "inplace":
+            what.update_in_place(result)  # type: ignore[attr-defined]
+            if what.source is not None:  # type: ignore[attr-defined]
+                tx.tracer.mark_mutated(what)
 
 
 def _outer_of(vt: VariableTracker, path: Path, entries: list[ArrayVariable]
@@ -271,6 +317,12 @@ def _promoted(then: Path, orelse: Path, slot: tuple[Value, Value, object]
     NumPy scalar of the same dtype on the other (`s += limit` / `s += x[i]`) merge as the
     NumPy scalar, which is what the number becomes once the other branch has run."""
     vx, vy, how = slot
+    returned = how[0] == "names" and any(  # type: ignore[index]
+        n.split("#")[0] == RETVAL for n in how[1])  # type: ignore[index]
+    if returned and vx.weak != vy.weak:
+        # A Python number returned on one path, a NumPy scalar on the other: the frame's
+        # result would change type with the path.
+        raise graph_break("loop_body", what=f"returns of {vx.type_str} and {vy.type_str}")
     if (vx.dtype, vx.shape) == (vy.dtype, vy.shape) and vx.weak != vy.weak:
         if vx.weak:
             vx = then.region.op("astype", [vx], dtype=vx.dtype, scalar=True)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ember.capture.breaks import graph_break
-from ember.capture.loops import windows
+from ember.capture.loops import swaps, windows
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
@@ -100,6 +100,10 @@ class Trace:
     index: Value
     groups: list[Group] = field(default_factory=list)
     go: Value | None = None  # whether the trip goes on; None: always (no `break`)
+    # What a `return` in the body returns (`returns.carry_return`): the frame's arrays by
+    # pseudo-local, and a tuple's length.
+    returned_arrays: dict[str, VariableTracker] = field(default_factory=dict)
+    returned_tuple: int | None = None
 
 
 def _go_value(region: Graph, vt: VariableTracker) -> Value | None:
@@ -142,9 +146,16 @@ def _body_range(tx: Interpreter, inst: Instruction) -> tuple[int, int]:
 
     start, exit_index = inst.index + 1, inst.target
     assert exit_index is not None
+
+    def jumps_back(i: Instruction) -> bool:
+        return i.opname == "JUMP_BACKWARD" and i.target is not None and (
+            loop_head(tx, i.target) == inst.index)
+
     last = tx.instructions[exit_index - 1]
-    if last.opname != "JUMP_BACKWARD" or last.target is None or (
-            loop_head(tx, last.target) != inst.index):
+    # A body whose last statement is an `if`/`else` with a `return` on its `else` ends in
+    # that RETURN_VALUE; the other path jumps back before it.
+    if not (jumps_back(last) or (last.opname == "RETURN_VALUE" and any(
+            jumps_back(i) for i in tx.instructions[start:exit_index]))):
         raise graph_break("loop_body", what="a loop whose body does not end in its jump back")
     return start, exit_index
 
@@ -175,6 +186,7 @@ def _number_constant(value: object) -> bool:
 def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
            bounds: tuple[Value, Value, Value] | None, forced: dict[str, tuple]
            ) -> bool | dict[str, tuple]:
+    from ember.capture.loops import returns
     from ember.capture.loops.body import GO, run_body
     from ember.capture.resume import live_locals_at
 
@@ -196,6 +208,7 @@ def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
             tx.locals[name] = group.inner
     tx.stack.append(item)
     tx.locals[GO] = ConstantVariable(True)
+    returns.start_trip(tx)
     tx.ip = start
     try:
         with _graph_swapped(tx, region):
@@ -210,13 +223,17 @@ def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
 
     if trace.go is not None and loop_var.argval in live:
         raise graph_break("loop_body", what="a loop variable read after a loop with a break")
+    returning = {n: end_locals.pop(n) for n in returns.PSEUDO if n in end_locals}
     retrace = _collect(trace, end_locals, stored, live, str(loop_var.argval))
     if retrace:
         return retrace
+    may_return = returns.carry_return(tx, trace, returning)
     if bounds is None and fuses_unrolled(trace.region, len(iterator.items) - iterator.index):
         raise LoopRefused(loop_key(tx, inst), "a short loop of whole-array elementwise "
                                               "trips, which fuse when unrolled")
     _emit(tx, inst, iterator, trace, bounds, str(loop_var.argval))
+    if may_return:
+        returns.after_loop(tx, trace)
     return True
 
 
@@ -242,7 +259,7 @@ def build_groups(tx: Interpreter, trace: Trace, stored: set[str], forced: dict[s
     by_tracker: dict[int, Group] = {}
     for name, vt in tx.locals.items():
         group = by_tracker.get(id(vt))
-        if group is not None:
+        if group is not None and not _immutable(group.initial):
             group.names.append(name)
             continue
         if isinstance(vt, ConstantVariable) and name not in stored:
@@ -260,11 +277,18 @@ def build_groups(tx: Interpreter, trace: Trace, stored: set[str], forced: dict[s
             vt.is_fresh(tx) or vt.is_mutable_input(tx))
         group = Group([name], vt, initial, param, BodyArray(param, mutable), shape_of)
         group.private = isinstance(vt, ArrayVariable) and initial.shape != () and (
-            vt.private if isinstance(vt, BodyArray) else vt.is_fresh(tx))
+            vt.private if isinstance(vt, BodyArray) else vt.is_fresh(tx)) and (
+            not swaps.held_elsewhere(tx, vt))
         group.inner.private = group.private  # type: ignore[attr-defined]
-        by_tracker[id(vt)] = group
+        by_tracker.setdefault(id(vt), group)
         trace.groups.append(group)
     return by_tracker
+
+
+def _immutable(value: Value) -> bool:
+    """A Python number or NumPy scalar: an object no one updates in place, so locals bound
+    to one (`min_idx = i`) are separate parameters, each rebound on its own."""
+    return value.weak or (value.scalar and not value.shape)
 
 
 def _cast(graph: Graph, value: Value, dtype: np.dtype, weak: bool, scalar: bool) -> Value:
@@ -332,6 +356,8 @@ def _collect(trace: Trace, end_locals: dict[str, VariableTracker], stored: set[s
     region = trace.region
     inner_ids = {id(g.inner): g for g in trace.groups}
     finals: dict[int, Group] = {}
+    kept: list[VariableTracker] = []
+    swapped: dict[int, Group] = {}  # id(group) -> the group whose array it ends bound to
     retrace: dict[str, tuple] = {}
     for group in trace.groups:
         seen = [end_locals.get(n) for n in group.names if n in live or n not in stored]
@@ -348,10 +374,13 @@ def _collect(trace: Trace, end_locals: dict[str, VariableTracker], stored: set[s
             scalar = not final.value.shape and other.inner.value is other.param  # type: ignore[attr-defined]
             if not (scalar or (group.private and other.private)):
                 raise graph_break("loop_body", what="a local bound to another carried array")
+            if not scalar:
+                swapped[id(group)] = other
             final = ArrayVariable(final.value)  # type: ignore[attr-defined]
         if id(final) in finals:
             raise graph_break("loop_body", what="two carried locals bound to one value")
         finals[id(final)] = group
+        kept.append(final)  # alive until the end, so that its id is not reused
         value = _final_value(region, final)
         group.final = final
         if value is group.param:
@@ -367,11 +396,28 @@ def _collect(trace: Trace, end_locals: dict[str, VariableTracker], stored: set[s
         group.carried = True
         group.final = ArrayVariable(value) if final is not group.inner else final
         group.final_value = value
+    if not retrace:
+        _swap_in_place(region, trace.groups, swapped)
     for name in stored - {loop_var}:
         if name in live and not any(name in g.names for g in trace.groups):
             raise graph_break("loop_body", what=f"local {name!r} first assigned in the body "
                                                 "and read after the loop")
     return retrace
+
+
+def _swap_in_place(region: Graph, groups: list[Group], swapped: dict[int, Group]) -> None:
+    """Private arrays swapped pairwise (`prev, cur = cur, prev`): each keeps its buffer and
+    takes the other's contents (`loops/swaps.py`), so both are updated in place."""
+    for group in groups:
+        other = swapped.get(id(group))
+        if other is None or swapped.get(id(other)) is not group or id(group) > id(other):
+            continue
+        a, b = group.inner.value, other.inner.value  # type: ignore[attr-defined]
+        if not swaps.swappable(a, b):
+            continue
+        na, nb = swaps.swap_contents(region, a, b)
+        for g, value in ((group, na), (other, nb)):
+            g.carried, g.final, g.final_value = True, g.inner, value
 
 
 def _final_value(region: Graph, vt: VariableTracker) -> Value:
@@ -420,7 +466,8 @@ def emit_loop(tx: Interpreter, trace: Trace, lo: Value, hi: Value, step: Value) 
         else:
             new = ArrayVariable(result)
         for name in group.names:
-            if tx.locals.get(name) is group.outer:
+            # `.ret` and `.retval` may be bound for the first time here.
+            if tx.locals.get(name, group.outer) is group.outer:
                 tx.locals[name] = new
 
 

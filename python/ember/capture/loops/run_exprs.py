@@ -42,11 +42,14 @@ class _Body:
         # A store's target (the array before the loop, the run stored into, the carried
         # array): read only at the element being stored, from the carried array.
         self.target: tuple[Value, RunVariable, Value] | None = None
+        self.shifted = False  # building an element at another index than the trip's (flip)
+        # A store by mirrored pairs (`store`): the target may be read at the mirrored index.
+        self.pairwise = False
 
     def outer(self, value: Value) -> Value:
         if self.target is not None and value is self.target[0]:
-            raise graph_break("loop_body", what="a slice with run-time bounds assigned from "
-                                                "elements of its own array elsewhere")
+            raise _ReadsTarget
+
         found = self._inputs.get(id(value))
         if found is None:
             found = self.graph.add_input(value.dtype, value.shape, weak=value.weak,
@@ -54,6 +57,11 @@ class _Body:
             self._inputs[id(value)] = found
             self.invariants.append(value)
         return found
+
+
+class _ReadsTarget(Exception):
+    """A store's right side reads its target at other elements than the one stored: NumPy
+    evaluates it first, so `store` computes it into a temporary."""
 
 
 Element = Callable[[_Body, Value], Value]
@@ -121,7 +129,9 @@ def _run_element(run: RunVariable) -> Element:
         indices = [k if index is None else body.outer(index) for index in run.indices]
         target = body.target
         if target is not None and run.array.value is target[0] and (
-                _same_place(run, target[1]) or _mirrored(run, target[1])):
+                (not body.shifted and (_same_place(run, target[1])
+                                       or _mirrored(run, target[1])))
+                or (body.shifted and body.pairwise and _same_place(run, target[1]))):
             # NumPy reads the whole right side first; the element read at `k` is stored
             # only at `k`, after the read, so the carried array still holds it.
             return body.graph.op("load", [target[2], *indices])
@@ -143,6 +153,30 @@ def _operand(vt: VariableTracker) -> tuple[RunVariable | None, Element] | None:
         number = vt.constant()
         return None, lambda body, k: body.graph.const(number)
     return None
+
+
+def flip(tx: Interpreter, vt: VariableTracker) -> VariableTracker | None:
+    """`np.flip(run)` of a 1-d run or run arithmetic: element `k` of `x[lo:hi]` reversed is
+    `x[lo + hi - 1 - k]`; None for other operands."""
+    found = _operand(vt)
+    if found is None or found[0] is None:
+        return None
+    like, element = found
+    size = like.array.value.shape[like.axis]
+    graph = tx.graph
+    lo = _bound(graph, like.bounds.start, size, 0)
+    hi = _bound(graph, like.bounds.stop, size, size)
+    last = graph.op("sub", [graph.op("add", [lo, hi]), graph.const(1)])
+
+    def flipped(body: _Body, k: Value) -> Value:
+        mirrored = body.graph.op("sub", [body.outer(last), k])
+        shifted, body.shifted = body.shifted, True
+        try:
+            return element(body, mirrored)
+        finally:
+            body.shifted = shifted
+
+    return RunExprVariable(like, flipped)
 
 
 def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
@@ -261,6 +295,11 @@ def store(tx: Interpreter, target: ArrayVariable, run: RunVariable, value: Varia
                                             "may differ")
     if not (target.is_fresh(tx) or target.is_mutable_input(tx)):
         raise graph_break("inplace", name=target.describe())
+    if _reads_target(tx, target, run, element, pairwise=False):
+        if not _reads_target(tx, target, run, element, pairwise=True):
+            _store_pairs(tx, target, run, element)
+            return True
+        element = _evaluated_first(tx, target, run, element)
 
     dtypes = []
 
@@ -285,6 +324,74 @@ def store(tx: Interpreter, target: ArrayVariable, run: RunVariable, value: Varia
                                    RunVariable(ArrayVariable(result), run.indices, run.axis,
                                                run.bounds))
     return True
+
+
+def _reads_target(tx: Interpreter, target: ArrayVariable, run: RunVariable,
+                  element: Element, pairwise: bool) -> bool:
+    """Whether the right side reads the target at other elements than the one stored (and,
+    with `pairwise`, than its mirror in the run)."""
+    probe = _Body(tx.graph.region("loop"))
+    probe.pairwise = pairwise
+    k = probe.graph.add_input(np.int64, (), weak=True)
+    v = target.value
+    probe.target = (v, run, probe.graph.add_input(v.dtype, v.shape, scalar=v.scalar))
+    try:
+        element(probe, k)
+    except _ReadsTarget:
+        return True
+    return False
+
+
+def _store_pairs(tx: Interpreter, target: ArrayVariable, run: RunVariable,
+                 element: Element) -> None:
+    """A right side that reads the target only at the element stored and its mirror in the
+    run (`y[:k] += alpha * np.flip(y[:k])`): one loop op over the first half of the run,
+    computing the elements at `k` and at `lo + hi - 1 - k` from the array as it was, then
+    storing both (the middle element of an odd run twice, with one value), which is what
+    NumPy's evaluated right side gives, without a temporary."""
+    graph = tx.graph
+    size = target.value.shape[run.axis]
+    lo = _bound(graph, run.bounds.start, size, 0)
+    hi = _bound(graph, run.bounds.stop, size, size)
+    last = graph.op("sub", [graph.op("add", [lo, hi]), graph.const(1)])
+    half = graph.op("floordiv", [graph.op("add", [graph.op("sub", [hi, lo]),
+                                                  graph.const(1)]), graph.const(2)])
+    body = _Body(graph.region("loop"))
+    k = body.graph.add_input(np.int64, (), weak=True)
+    v = target.value
+    carried = body.graph.add_input(v.dtype, v.shape, scalar=v.scalar)
+    body.target, body.pairwise = (v, run, carried), True
+    mirror = body.graph.op("sub", [body.outer(last), k])
+    values = [element(body, k), element(body, mirror)]
+    stored = carried
+    for value, at in zip(values, (k, mirror), strict=True):
+        if not np.can_cast(value.dtype, v.dtype, "same_kind"):
+            raise graph_break("loop_body", what=f"storing {value.dtype} into a {v.dtype} slice")
+        indices = [at if index is None else body.outer(index) for index in run.indices]
+        stored = body.graph.op("store", [stored, value, *indices])
+    body.graph.set_outputs([body.graph.const(True, weak=False), stored])
+    (result,) = graph.loop(lo, graph.op("add", [lo, half]), graph.const(1), [v],
+                           body.invariants, body.graph)
+    target.update_in_place(result)
+    if target.source is not None:
+        tx.tracer.mark_mutated(target)
+
+
+def _evaluated_first(tx: Interpreter, target: ArrayVariable, run: RunVariable,
+                     element: Element) -> Element:
+    """The right side computed over the run's bounds into a temporary (`y[:k] += alpha *
+    np.flip(y[:k])`, as NumPy evaluates it before storing): one loop op fills it, its
+    elements are then stored."""
+    probe = _Body(tx.graph.region("loop"))
+    dtype = element(probe, probe.graph.add_input(np.int64, (), weak=True)).dtype
+    size = run.array.value.shape[run.axis]
+    empty = tx.graph.full((size,), dtype.type(0).item(), dtype)
+
+    def fill(body: _Body, k: Value, carried: list[Value]) -> list[Value]:
+        return [body.graph.op("store", [carried[0], element(body, k), k])]
+
+    (temporary,) = _loop_over(tx, run, [empty], fill)
+    return lambda body, k: body.graph.op("load", [body.outer(temporary), k])
 
 
 def _read_back(element: Element, target: ArrayVariable, stored: Value, run: RunVariable

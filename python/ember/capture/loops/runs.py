@@ -249,6 +249,10 @@ def numpy_call(tx: Interpreter, fn: Any, args: list[VariableTracker],
     lazy = (RunVariable, run_exprs.RunExprVariable, run_exprs.ColumnsVariable)
     if not any(isinstance(a, lazy) for a in [*args, *kwargs.values()]):
         return None
+    if fn is np.flip and len(args) == 1 and not kwargs:
+        found = run_exprs.flip(tx, args[0])
+        if found is not None:
+            return found
     if fn is np.sum and len(args) == 1 and not kwargs and isinstance(args[0], RunVariable):
         return reduce_runs(tx, args)  # type: ignore[arg-type]
     if fn is np.dot and len(args) == 2 and not kwargs and all(

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ember.capture.breaks import graph_break
-from ember.capture.loops.body import GO, step_instruction
+from ember.capture.loops.body import GO, Body, enclosing_body, step_instruction
 from ember.capture.loops.region import (
     Trace,
     _collect,
@@ -45,6 +45,7 @@ def while_exit(tx: Interpreter, inst: Instruction) -> int | None:
 
 def capture_while(tx: Interpreter, top: int, exit_index: int) -> None:
     """Trace the body from `top` once as a loop op's region, emit the op, continue at exit."""
+    from ember.capture.loops import returns
     from ember.capture.resume import live_locals_at
 
     stored = {str(i.argval) for i in tx.instructions[top:exit_index]
@@ -61,8 +62,9 @@ def capture_while(tx: Interpreter, top: int, exit_index: int) -> None:
             for name in group.names:
                 tx.locals[name] = group.inner
         tx.locals[GO] = ConstantVariable(True)
+        returns.start_trip(tx)
         tx.ip = top
-        tx.tracer.loop_bodies.append((top, top, exit_index, None))
+        tx.tracer.loop_bodies.append(Body(top, top, exit_index, None, tx, list(tx.stack)))
         try:
             with _graph_swapped(tx, region):
                 _run_trip(tx, top, exit_index)
@@ -77,11 +79,15 @@ def capture_while(tx: Interpreter, top: int, exit_index: int) -> None:
             tx.stack[:] = saved_stack
         if trace.go is None:
             raise graph_break("loop_body", what="a while loop that never ends")
+        returning = {n: end_locals.pop(n) for n in returns.PSEUDO if n in end_locals}
         forced = _collect(trace, end_locals, stored, live, "")
         if not forced:
+            may_return = returns.carry_return(tx, trace, returning)
             graph = tx.graph
             emit_loop(tx, trace, graph.const(0), graph.const(_UNBOUNDED), graph.const(1))
             tx.ip = exit_index
+            if may_return:
+                returns.after_loop(tx, trace)
             return
     raise graph_break("loop_body", what="a carried value that changes type on every trace")
 
@@ -101,8 +107,8 @@ def _run_trip(tx: Interpreter, top: int, exit_index: int) -> None:
 
 def is_bottom_test(tx: Interpreter, inst: Instruction) -> bool:
     """Whether `inst` jumps back to the top of the `while` loop being traced."""
-    bodies = tx.tracer.loop_bodies
-    return bool(bodies) and bodies[-1][3] is None and inst.target == bodies[-1][0]
+    body = enclosing_body(tx)
+    return body is not None and body.iterator is None and inst.target == body.for_index
 
 
 def bottom_test(tx: Interpreter, inst: Instruction, jump_if: bool) -> None:

@@ -1,0 +1,73 @@
+"""Arrays private to the frame swapped in a loop body (`prev, cur = cur, prev`), carried in
+place with swapped contents (`capture/loops/swaps.py`), and numbers bound to several locals
+(`min_idx = i`): against NumPy, native where the arrays are private, and right where a list
+also holds them (their identity is then seen, so they are not swapped in place)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_loops_returns import run_calls
+
+
+def rolling_rows(x, steps):
+    prev = np.zeros(x.shape[0])
+    cur = np.zeros(x.shape[0])
+    for t in range(steps):
+        for i in range(x.shape[0]):
+            cur[i] = prev[i] * 0.5 + x[i] * t
+        prev, cur = cur, prev
+    return prev, cur
+
+
+def swapped_2d(a):
+    u = a.copy()
+    v = np.zeros_like(a)
+    for t in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            v[t, j] = u[t, j] + 1
+        u, v = v, u
+    return u - v
+
+
+def held_by_a_list(x):
+    prev = np.zeros(x.shape[0])
+    cur = np.ones(x.shape[0])
+    saved = [prev, cur]
+    for i in range(x.shape[0]):
+        cur[i] = prev[i] + x[i]
+        prev, cur = cur, prev
+    return saved[0], saved[1], prev, cur
+
+
+def argmin_by_index(a):
+    n = a.shape[0]
+    for i in range(n):
+        min_idx = i
+        for j in range(i + 1, n):
+            if a[j] < a[min_idx]:
+                min_idx = j
+        a[i], a[min_idx] = a[min_idx], a[i]
+    return a
+
+
+RNG = np.random.default_rng(12)
+
+
+@pytest.mark.parametrize("steps", [9, 10])  # an odd and an even number of swaps
+def test_private_arrays_swapped(steps) -> None:
+    run_calls(rolling_rows, [(RNG.random(12), steps) for _ in range(2)])
+
+
+def test_private_2d_arrays_swapped() -> None:
+    run_calls(swapped_2d, [(RNG.random((9, 4)),) for _ in range(2)])
+
+
+@pytest.mark.parametrize("n", [9, 10])
+def test_arrays_a_list_holds_keep_their_identity(n) -> None:
+    run_calls(held_by_a_list, [(np.arange(float(n)),)], native=False)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int32])
+def test_tuple_swap_through_a_carried_index(dtype) -> None:
+    run_calls(argmin_by_index, [((RNG.random(20) * 100).astype(dtype),) for _ in range(3)])
