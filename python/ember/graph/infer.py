@@ -227,7 +227,12 @@ def slice_(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
     shape: list[int] = []
     for d, a, b, s in zip(x.shape, start, stop, step, strict=True):
         if isinstance(d, str):
-            raise Unsupported(f"slicing symbolic dimension {d!r}")
+            # A symbolic dim is only taken whole, written 0:-1:1 (Python reads the stop of
+            # -1 as the end; the core substitutes the size once it is known).
+            if (a, b, s) != (0, -1, 1):
+                raise Unsupported(f"slicing symbolic dimension {d!r}")
+            shape.append(d)
+            continue
         if s == 0 or (a, b, s) != slice(a, b if b >= 0 else None, s).indices(d):
             raise ValueError(f"slice: ({a}, {b}, {s}) is not normalised for size {d}")
         shape.append(len(range(a, b, s)))

@@ -93,9 +93,10 @@ def getitem(graph: Graph, a: Value, index: object) -> Value:
             if parts[2] == 0:
                 raise ValueError("slice step cannot be zero")
             if isinstance(size, str):
-                if parts != (None, None, None):
+                if parts not in ((None, None, None), (0, None, None), (None, None, 1),
+                                 (0, None, 1)):
                     raise Unsupported(f"slicing symbolic dimension {size!r}")
-                start, stop, step = 0, 0, 1
+                start, stop, step = 0, -1, 1  # the whole dim (graph/infer.py: slice_)
             else:
                 start, stop, step = slice(*parts).indices(size)
                 if not range(start, stop, step):
@@ -120,8 +121,6 @@ def getitem(graph: Graph, a: Value, index: object) -> Value:
 
     result = a
     if not identity:
-        if any(isinstance(d, str) for d in a.shape):
-            raise Unsupported("slicing an array with symbolic dimensions")
         result = graph.op("slice", [result], start=starts, stop=stops, step=steps)
     # NumPy returns a scalar exactly when integers index every axis (`()` for a 0-d array).
     scalar = not has_ellipsis and not new_axes and len(squeeze) == a.ndim

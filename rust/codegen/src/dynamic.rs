@@ -15,6 +15,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use ember_core::infer::shapes::whole_symbolic;
 use ember_core::ir::{Dim, Graph, Op, Type};
 
 use crate::graph::{compile_static, ArrayView, ArrayViewMut, Options, StaticGraph};
@@ -315,6 +316,25 @@ pub(crate) fn substitute(graph: &Graph, bindings: &HashMap<&str, usize>) -> Grap
             },
             Op::Reshape { shape } => Op::Reshape { shape: dims(shape) },
             Op::BroadcastTo { shape } => Op::BroadcastTo { shape: dims(shape) },
+            // A symbolic dim sliced whole (`0:-1:1`) becomes `0:n:1` of its size.
+            Op::Slice { start, stop, step } => {
+                let input = node.inputs.first().and_then(|&v| graph.value_type(v));
+                let stop = stop
+                    .iter()
+                    .enumerate()
+                    .map(|(a, &b)| match input.map(|t| &t.shape[a]) {
+                        Some(d @ Dim::Sym(_)) if whole_symbolic(start[a], b, step[a]) => {
+                            dim(d, bindings).as_static().map_or(b, |n| n as i64)
+                        }
+                        _ => b,
+                    })
+                    .collect();
+                Op::Slice {
+                    start: start.clone(),
+                    stop,
+                    step: step.clone(),
+                }
+            }
             Op::Result { index, ty: t } => Op::Result {
                 index: *index,
                 ty: ty(t, bindings),

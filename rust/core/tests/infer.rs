@@ -249,6 +249,13 @@ fn views() {
     assert!(infer_text(slice(vec![0], vec![11], vec![1]), &["f32[10]"]).contains("not normalised"));
     assert!(infer_text(slice(vec![0], vec![1], vec![0]), &["f32[10]"]).starts_with("error"));
     assert!(infer_text(slice(vec![0], vec![1], vec![1]), &["f32[s0]"]).contains("symbolic"));
+    // A symbolic dim taken whole (0:-1:1) beside a static one sliced.
+    assert_eq!(
+        infer_text(slice(vec![0, 1], vec![-1, 3], vec![1, 1]), &["f32[s0,4]"]),
+        "f32[s0,2]"
+    );
+    assert!(infer_text(slice(vec![0], vec![-1], vec![1]), &["f32[10]"]).contains("not normalised"));
+    assert!(infer_text(slice(vec![1], vec![-1], vec![1]), &["f32[s0]"]).contains("symbolic"));
     assert_eq!(
         infer_text(Op::Flip { axes: vec![1] }, &["u8[2,3]"]),
         "u8[2,3]"

@@ -207,8 +207,13 @@ pub fn slice_len(n: usize, start: i64, stop: i64, step: i64) -> Result<usize> {
     Ok(len as usize)
 }
 
-/// The shape of a slice; sliced dims must be static (a symbolic dim only with the whole range,
-/// which cannot be written, so symbolic dims are rejected).
+/// Whether `start:stop:step` is the whole of a symbolic dim, written `0:-1:1` (a stop of -1 with
+/// a positive step is otherwise never normalised; Python reads it as "through the end").
+pub fn whole_symbolic(start: i64, stop: i64, step: i64) -> bool {
+    (start, stop, step) == (0, -1, 1)
+}
+
+/// The shape of a slice; a symbolic dim is only taken whole ([`whole_symbolic`]).
 pub fn slice(shape: &[Dim], start: &[i64], stop: &[i64], step: &[i64]) -> Result<Vec<Dim>> {
     if start.len() != shape.len() || stop.len() != shape.len() || step.len() != shape.len() {
         return Err(Error::new(format!(
@@ -221,8 +226,9 @@ pub fn slice(shape: &[Dim], start: &[i64], stop: &[i64], step: &[i64]) -> Result
         .enumerate()
         .map(|(i, d)| match d {
             Dim::Static(n) => slice_len(*n, start[i], stop[i], step[i]).map(Dim::Static),
+            Dim::Sym(s) if whole_symbolic(start[i], stop[i], step[i]) => Ok(Dim::Sym(s.clone())),
             Dim::Sym(s) => Err(Error::new(format!(
-                "slice of the symbolic dim {s} (axis {i}) is not supported"
+                "slice of the symbolic dim {s} (axis {i}) other than the whole of it (0:-1:1)"
             ))),
         })
         .collect()

@@ -3,7 +3,7 @@
 
 use crate::error::Result;
 use crate::infer::shapes;
-use crate::ir::{BinaryOp, Dim, Op, ReduceKind, ValueId};
+use crate::ir::{BinaryOp, Dim, Op, ReduceKind, Type, ValueId};
 
 use super::super::emit::{reduced_count, static_dims, Emitter};
 
@@ -109,14 +109,22 @@ pub fn slice(
     step: &[i64],
 ) -> Result<ValueId> {
     let xty = e.ty(x);
-    let dims = static_dims(&xty.shape, "slice")?;
-    let gdims = static_dims(&e.ty(g).shape, "slice")?;
+    let gty = e.ty(g);
+    // A symbolic dim is only ever sliced whole: its cotangent needs no padding.
+    let sliced: Vec<usize> = (0..xty.ndim())
+        .filter(|&a| !matches!(xty.shape[a], Dim::Sym(_)))
+        .collect();
+    let static_of = |ty: &Type| -> Result<Vec<usize>> {
+        let kept: Vec<Dim> = sliced.iter().map(|&a| ty.shape[a].clone()).collect();
+        static_dims(&kept, "slice")
+    };
+    let (dims, gdims) = (static_of(&xty)?, static_of(&gty)?);
     if gdims.contains(&0) {
-        return e.zeros(&xty.with_dtype(e.ty(g).dtype));
+        return e.zeros(&xty.with_dtype(gty.dtype));
     }
     let mut g = g;
-    for axis in 0..dims.len() {
-        let (n, m) = (dims[axis], gdims[axis]);
+    for (k, &axis) in sliced.iter().enumerate() {
+        let (n, m) = (dims[k], gdims[k]);
         let stride = step[axis].unsigned_abs() as usize;
         let lo = if step[axis] < 0 {
             g = e.op(Op::Flip { axes: vec![axis] }, vec![g])?;
