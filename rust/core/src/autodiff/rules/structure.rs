@@ -3,7 +3,7 @@
 
 use crate::error::Result;
 use crate::infer::shapes;
-use crate::ir::{BinaryOp, Dim, Op, ReduceKind, Type, ValueId};
+use crate::ir::{BinaryOp, Dim, Op, ReduceKind, Scalar, Type, ValueId};
 
 use super::super::emit::{reduced_count, static_dims, Emitter};
 
@@ -22,9 +22,26 @@ pub fn reduce(
     let grad = match kind {
         ReduceKind::Sum => spread(e, g)?,
         ReduceKind::Mean => {
-            let n = reduced_count(&shape, axes, kind.name())?;
             let gb = spread(e, g)?;
-            e.scale(gb, 1.0 / n as f64)?
+            match reduced_count(&shape, axes, kind.name()) {
+                Ok(n) => e.scale(gb, 1.0 / n as f64)?,
+                // Over a symbolic dim the count is known only at run time: the sum of ones
+                // over the reduced axes (exact in the cotangent's dtype up to its mantissa).
+                Err(_) => {
+                    let dtype = e.ty(gb).dtype;
+                    let ones = e.op(
+                        Op::Full {
+                            value: Scalar::Int(1),
+                            dtype,
+                            shape: shape.clone(),
+                        },
+                        vec![],
+                    )?;
+                    let count = e.sum(ones, axes.map(<[usize]>::to_vec), true)?;
+                    let count = e.broadcast(count, &shape)?;
+                    e.div(gb, count)?
+                }
+            }
         }
         ReduceKind::Prod => prod_grad(e, x, g, &shape, axes, keepdims)?,
         // The cotangent is shared equally by the elements equal to the extremum, as JAX does.
