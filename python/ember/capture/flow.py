@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from ember.capture import operators
 from ember.capture.breaks import graph_break
 from ember.capture.bytecode import NONE_JUMPS, TRUTH_JUMPS, UNCONDITIONAL_JUMPS, Instruction
-from ember.capture.loops import end_loop, runs, start_loop, vectors, windows
+from ember.capture.loops import end_loop, runs, start_loop, vectors, window_exprs, windows
 from ember.capture.loops.branches import capture_if, is_loop_condition
 from ember.capture.variables.array import VIEW_OPS, ArrayVariable
 from ember.capture.variables.base import VariableTracker
@@ -34,6 +34,10 @@ class FlowOpcodes:
         found = None
         if self.tracer.graph.parent is not None:
             found = runs.binary(self, op, a, b)
+            if found is None:
+                found = window_exprs.binary(self, op, a, b, inplace=inplace,
+                                            stored_back=inplace and window_exprs.is_lazy(a)
+                                            and self._stores_back(a))
             if found is None and op == "@":
                 found = vectors.matmul(self, a, b)
             if found is None:

@@ -233,6 +233,10 @@ def scatter(tx: Interpreter, array: ArrayVariable, axes: list[Axis],
 
     if not (array.is_fresh(tx) or array.is_mutable_input(tx)):
         raise graph_break("inplace", name=array.describe())
+    from ember.capture.loops import window_exprs
+
+    if window_exprs.store(tx, array, axes, value):
+        return
     graph, target = tx.graph, array.value
     shape = _shape(axes)
     positions = [axis.at for axis in axes if axis.at is not None]

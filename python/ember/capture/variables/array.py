@@ -181,7 +181,9 @@ class ArrayVariable(VariableTracker):
 
             axes = windows.window_axes(tx, self, index, short_rows=True)
             if axes is not None:
-                return windows.gather(tx.graph, self, axes)
+                from ember.capture.loops import window_exprs
+
+                return window_exprs.window(tx.graph, self, axes)
             indices = elements.element_indices(tx, self, index)
             if indices is not None:
                 return elements.load(tx, self, indices)

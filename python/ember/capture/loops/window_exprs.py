@@ -1,0 +1,283 @@
+"""Elementwise arithmetic on windows longer than a vector, and stores of it into windows:
+`y1[:, j] = a1 * imgIn[:, j] + b1 * y1[:, j - 1] + b2 * y1[:, j - 2]`,
+`p[1:N - 1, j] += q[1:N - 1, j - 1] * 2.0` in a loop body.
+
+A window read (`loops/windows.py`) of more than `_UNROLLED_ELEMENTS` elements is kept lazy,
+a `LazyWindowVariable`: its array, the array's value when it was read and its axes. Arithmetic
+on such windows (of one shape), arrays of that shape, 0-d values and Python numbers is a
+`WindowExprVariable` that knows how to build its element `k` (flat, C order) inside a loop
+body, with NumPy's rules for each element's op (NEP 50: a Python number is weak, a 0-d value
+promotes as the array would). Stored into a window of its shape, it is one loop op carrying
+the target and storing element by element: no array is gathered, computed and scattered on
+every trip. Anything else reads the lazy value, built then as `windows.gather` or a loop op
+filling a new array: the window or expression as it was when read (the values it was built
+from are the graph's values of that moment).
+
+NumPy evaluates the right side before it stores. The store reads the target, from the array
+it carries, only at the element being stored (the same window) or in a window that can share
+no element with the stored one (one index of one axis differs from the stored window's by a
+constant that is no multiple of the axis size: `y1[:, j - 1]` beside `y1[:, j]`). A right side
+that reads it anywhere else, or a store NumPy's casting of `+=` would reject, is not lowered:
+the value is computed first and scattered as before."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ember import numpy_api
+from ember.capture.breaks import graph_break
+from ember.capture.loops import windows
+from ember.capture.loops.run_exprs import _Body, _ReadsTarget
+from ember.capture.loops.runs import _same_value
+from ember.capture.variables.array import ArrayVariable
+from ember.capture.variables.base import VariableTracker
+from ember.capture.variables.constant import ConstantVariable
+from ember.graph import Graph, Value
+
+if TYPE_CHECKING:
+    from ember.capture.interpreter import Interpreter
+
+Element = Callable[[_Body, Value], Value]
+_OPS = {"+", "-", "*", "/", "//", "%", "**"}
+
+
+class LazyWindowVariable(windows.WindowVariable):
+    """A window not gathered yet: gathered in `graph` when its value is read."""
+
+    def __init__(self, graph: Graph, base: ArrayVariable, axes: list[windows.Axis]) -> None:
+        self.base = base
+        self.base_value = base.value
+        self.source = None
+        self.graph = graph
+        self.axes = axes
+        self.shape = windows._shape(axes)
+        self._value: Value | None = None
+
+    def check(self) -> None:
+        if self.base.value is not self.base_value:
+            raise graph_break("loop_body", what="a row or slice at a run-time index read "
+                                                "after its array changed")
+
+    @property  # type: ignore[override]
+    def value(self) -> Value:
+        self.check()
+        if self._value is None:
+            gathered = windows.gather(self.graph, self.base, self.axes)
+            self._value = gathered._value  # type: ignore[union-attr]
+        return self._value
+
+    @value.setter
+    def value(self, value: Value) -> None:
+        self._value = value
+
+    def element(self, body: _Body, k: Value) -> Value:
+        g = body.graph
+        coords = windows._coords(g, k, self.shape)
+        source = self.base_value
+        target = body.target
+        if target is not None and source is target[0]:
+            if not (_same_place(self.axes, target[1])
+                    or _disjoint(self.axes, target[1], source.shape)):
+                raise _ReadsTarget
+            array = target[2]  # read before element `k` is stored, or never stored
+        else:
+            array = body.outer(source)
+        positions = [body.outer(axis.at) for axis in self.axes if axis.at is not None]
+        return g.op("load", [array, *windows._array_indices(g, self.axes, coords, positions)])
+
+
+class WindowExprVariable(ArrayVariable):
+    """Elementwise ops on lazy windows: `element(body, k)` builds element `k` in `body`; the
+    array itself is filled in `graph` when its value is read."""
+
+    def __init__(self, graph: Graph, shape: tuple[int, ...], dtype: np.dtype,
+                 element: Element) -> None:
+        self.graph = graph
+        self.shape = shape
+        self.dtype = dtype
+        self.element = element
+        self.source = None
+        self._value: Value | None = None
+
+    @property  # type: ignore[override]
+    def value(self) -> Value:
+        if self._value is None:
+            self._value = _fill(self.graph, self.shape, self.dtype, self.element)
+        return self._value
+
+    @value.setter
+    def value(self, value: Value) -> None:
+        self._value = value
+
+    def describe(self) -> str:
+        return f"arithmetic on rows at a run-time index {self.dtype}{list(self.shape)}"
+
+
+_LAZY = (LazyWindowVariable, WindowExprVariable)
+
+
+def is_lazy(vt: VariableTracker) -> bool:
+    return isinstance(vt, _LAZY)
+
+
+def window(graph: Graph, array: ArrayVariable, axes: list[windows.Axis]) -> VariableTracker:
+    """`array[index]` at a run-time position: lazy when longer than a straight-line gather."""
+    if math.prod(windows._shape(axes)) > windows._UNROLLED_ELEMENTS:
+        return LazyWindowVariable(graph, array, axes)
+    return windows.gather(graph, array, axes)
+
+
+def _fill(graph: Graph, shape: tuple[int, ...], dtype: np.dtype, element: Element) -> Value:
+    body = _Body(graph.region("loop"))
+    k = body.graph.add_input(np.int64, (), weak=True)
+    acc = body.graph.add_input(dtype, shape)
+    value = element(body, k)
+    stored = body.graph.op("store", [acc, value, *windows._coords(body.graph, k, shape)])
+    body.graph.set_outputs([body.graph.const(True, weak=False), stored])
+    out = graph.full(shape, False if dtype == np.bool_ else 0, dtype)
+    (result,) = graph.loop(graph.const(0), graph.const(math.prod(shape)), graph.const(1),
+                           [out], body.invariants, body.graph)
+    return result
+
+
+def _offset(value: Value) -> tuple[Value | None, int]:
+    """`value` as `base + constant` (base None for a constant), as index values are written."""
+    node = next((n for n in value.graph.nodes if n.out is value), None)
+    if node is None:
+        return value, 0
+    if node.op == "const" and type(node.attrs.get("value")) is int:
+        return None, node.attrs["value"]
+    if node.op in ("add", "sub") and len(node.inputs) == 2:
+        a, b = (_offset(v) for v in node.inputs)
+        if b[0] is None:
+            return a[0], a[1] + (b[1] if node.op == "add" else -b[1])
+        if a[0] is None and node.op == "add":
+            return b[0], a[1] + b[1]
+    return value, 0
+
+
+def _same_place(a: list[windows.Axis], b: list[windows.Axis]) -> bool:
+    return len(a) == len(b) and all(
+        (x.at is None) == (y.at is None)
+        and (_same_value(x.at, y.at) if x.at is not None else x == y)  # type: ignore[arg-type]
+        for x, y in zip(a, b, strict=True))
+
+
+def _disjoint(a: list[windows.Axis], b: list[windows.Axis], shape: tuple) -> bool:
+    """Whether the windows can share no element: at one axis both take one position, and
+    the positions differ by a constant that is no multiple of the axis size (a negative
+    index counts from the end)."""
+    for x, y, size in zip(a, b, shape, strict=True):
+        if x.at is None or y.at is None or not isinstance(size, int):
+            continue
+        (bx, cx), (by, cy) = _offset(x.at), _offset(y.at)
+        same = bx is None and by is None or (
+            bx is not None and by is not None and _same_value(bx, by))
+        if same and (cx - cy) % size != 0:
+            return True
+    return False
+
+
+def _element(tx: Interpreter, vt: VariableTracker, shape: tuple[int, ...]) -> Element | None:
+    from ember.capture.operators import _operand
+    from ember.capture.variables.scalar import PythonScalarVariable
+
+    if isinstance(vt, LazyWindowVariable):
+        if vt.shape != shape:
+            return None
+        vt.check()  # NumPy reads the view now
+        return vt.element
+    if isinstance(vt, WindowExprVariable):
+        return vt.element if vt.shape == shape else None
+    if isinstance(vt, ArrayVariable):
+        value = vt.value
+        if not value.shape:
+            return lambda body, k: body.outer(value)
+        if tuple(value.shape) == shape:
+            return lambda body, k: body.graph.op(
+                "load", [body.outer(value), *windows._coords(body.graph, k, shape)])
+        return None
+    if isinstance(vt, ConstantVariable) and isinstance(vt.constant(), np.generic) and (
+            vt.constant().dtype.kind in "biuf"):
+        scalar = vt.constant()  # a NumPy scalar folded at capture: strong, of its dtype
+        return lambda body, k: body.graph.const(scalar)
+    if isinstance(vt, PythonScalarVariable) or (
+            isinstance(vt, ConstantVariable) and type(vt.constant()) in (bool, int, float)):
+        number = _operand(vt)
+        if isinstance(number, Value):
+            return lambda body, k: body.outer(number)  # type: ignore[arg-type]
+        return lambda body, k: number  # type: ignore[return-value]
+    return None
+
+
+def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker, *,
+           inplace: bool, stored_back: bool) -> VariableTracker | None:
+    """`a op b` elementwise where an operand is a lazy window or window arithmetic; None
+    when this module has no rule for it (the caller computes it on arrays)."""
+    lazy = next((v for v in (a, b) if isinstance(v, _LAZY)), None)
+    if lazy is None or op not in _OPS or (inplace and not stored_back):
+        return None
+    shape = lazy.shape  # type: ignore[union-attr]
+    ea, eb = _element(tx, a, shape), _element(tx, b, shape)
+    if ea is None or eb is None:
+        return None
+
+    def element(body: _Body, k: Value) -> Value:
+        result = numpy_api.binary_op(body.graph, op, ea(body, k), eb(body, k))
+        if not isinstance(result, Value) or result.shape:
+            raise graph_break("loop_body", what=f"operator {op} on rows at a run-time index")
+        return result
+
+    probe = _Body(tx.graph.region("loop"))
+    try:
+        dtype = element(probe, probe.graph.add_input(np.int64, (), weak=True)).dtype
+    except Exception:  # NumPy's own error or a refusal: the array path gives it
+        return None
+    return WindowExprVariable(tx.graph, shape, dtype, element)
+
+
+def store(tx: Interpreter, array: ArrayVariable, axes: list[windows.Axis],
+          value: VariableTracker) -> bool:
+    """`array[index] = value` of lazy window arithmetic of the window's shape, element by
+    element in one loop op; False when not lowered (the caller scatters the value)."""
+    shape = windows._shape(axes)
+    if not isinstance(value, _LAZY) or value.shape != shape:
+        return False
+    if isinstance(value, LazyWindowVariable):
+        value.check()
+    element = value.element
+    target = array.value
+    total = math.prod(shape)
+    if total <= windows._UNROLLED_ELEMENTS:
+        return False
+    probe = _Body(tx.graph.region("loop"))
+    k = probe.graph.add_input(np.int64, (), weak=True)
+    probe.target = (target, axes, probe.graph.add_input(target.dtype, target.shape,
+                                                        scalar=target.scalar))
+    try:
+        dtype = element(probe, k).dtype
+    except _ReadsTarget:
+        return False
+    if not np.can_cast(dtype, target.dtype, "same_kind"):
+        return False
+    body = _Body(tx.graph.region("loop"))
+    k = body.graph.add_input(np.int64, (), weak=True)
+    carried = body.graph.add_input(target.dtype, target.shape, scalar=target.scalar)
+    body.target = (target, axes, carried)  # type: ignore[assignment]
+    new = element(body, k)
+    positions = [body.outer(axis.at) for axis in axes if axis.at is not None]
+    coords = windows._coords(body.graph, k, shape)
+    stored = body.graph.op("store", [carried, new, *windows._array_indices(
+        body.graph, axes, coords, positions)])
+    body.graph.set_outputs([body.graph.const(True, weak=False), stored])
+    graph = tx.graph
+    (result,) = graph.loop(graph.const(0), graph.const(total), graph.const(1), [target],
+                           body.invariants, body.graph)
+    array.update_in_place(result)
+    if array.source is not None:
+        tx.tracer.mark_mutated(array)
+    return True

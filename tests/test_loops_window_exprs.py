@@ -1,0 +1,204 @@
+"""Elementwise arithmetic on rows, columns and fixed-size slices at a loop index longer than a
+vector, stored into such a window (`capture/loops/window_exprs.py`): against NumPy (values,
+dtypes, arguments afterwards), compiled natively as one graph, and lowered to element
+arithmetic (no array is computed on each trip of the loop)."""
+
+from __future__ import annotations
+
+import ember
+import numpy as np
+import pytest
+from conftest import RecordingBackend, assert_same
+
+
+def column_recurrence(alpha, img):
+    y = np.empty_like(img)
+    y[:, 0] = alpha * img[:, 0]
+    y[:, 1] = alpha * img[:, 1] + 0.5 * y[:, 0]
+    for j in range(2, img.shape[1]):
+        y[:, j] = alpha * img[:, j] + 0.25 * img[:, j - 1] + 0.5 * y[:, j - 1] - 0.125 * y[:, j - 2]
+    return y
+
+
+def row_recurrence_backwards(a, b):
+    out = np.zeros_like(a)
+    for i in range(a.shape[0] - 2, -1, -1):
+        out[i, :] = a[i + 1, :] * b[i, :] + out[i + 1, :] / 3.0
+    return out
+
+
+def adi_like(p, q, a, b, c):
+    n = p.shape[0]
+    for j in range(1, p.shape[1]):
+        p[1:n - 1, j] = -c / (a * p[1:n - 1, j - 1] + b)
+        q[1:n - 1, j] = (q[1:n - 1, j - 1] * a - p[1:n - 1, j]) / 2.0
+    return p, q
+
+
+def inplace_add(acc, x):
+    for j in range(1, x.shape[1]):
+        acc[:, j] += x[:, j - 1] * 2.0 + acc[:, j - 1]
+    return acc
+
+
+def two_trips_back(x):
+    for i in range(2, x.shape[0]):
+        x[i, 1:-1] = x[i - 2, 1:-1] - x[i - 1, 1:-1] * 0.5
+    return x
+
+
+def float32_rows(x, s):
+    for i in range(1, x.shape[0]):
+        x[i, :] = x[i, :] * np.float32(0.5) + x[i - 1, :] * s + 1
+    return x
+
+
+def int_columns(m):
+    for j in range(1, m.shape[1]):
+        m[:, j] = m[:, j - 1] * 3 + m[:, j] // 2 - 1
+    return m
+
+
+def reads_and_writes_same_window(x, y):
+    for j in range(x.shape[1]):
+        x[:, j] = x[:, j] * x[:, j] + y[:, j]
+    return x
+
+
+def overlapping_shift(x):
+    for j in range(x.shape[1]):
+        x[1:, j] = x[:-1, j] + 1.0  # reads the target where it stores: evaluated first
+    return x
+
+
+def promotes_to_float64(x32, scale):
+    out = np.zeros(x32.shape)
+    for j in range(x32.shape[1]):
+        out[:, j] = x32[:, j] * scale
+    return out
+
+
+def _rng(seed):
+    return np.random.default_rng(seed)
+
+
+CASES = [
+    (column_recurrence, lambda r: (0.75, r.random((12, 9)))),
+    (row_recurrence_backwards, lambda r: (r.random((10, 11)), r.random((10, 11)))),
+    (adi_like, lambda r: (r.random((11, 10)), r.random((11, 10)), -0.3, 1.7, 0.4)),
+    (inplace_add, lambda r: (r.random((13, 9)), r.random((13, 9)))),
+    (two_trips_back, lambda r: (r.random((10, 14)),)),
+    (float32_rows, lambda r: (r.random((9, 12)).astype(np.float32), 0.25)),
+    (int_columns, lambda r: (r.integers(-50, 50, (11, 8)).astype(np.int32),)),
+    (reads_and_writes_same_window, lambda r: (r.random((12, 7)), r.random((12, 7)))),
+    (overlapping_shift, lambda r: (r.random((12, 9)),)),
+    (promotes_to_float64, lambda r: (r.random((10, 9)).astype(np.float32), np.float64(1.5))),
+]
+LOWERED = [c[0] for c in CASES if c[0] is not overlapping_shift]
+
+
+def _copies(args):
+    return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+
+
+@pytest.mark.parametrize("fn,make", CASES, ids=[c[0].__name__ for c in CASES])
+def test_window_arithmetic_matches_numpy(fn, make):
+    ember.reset()
+    compiled = ember.compile(fn)
+    for seed in range(2):
+        args = make(_rng(seed))
+        want_in, got_in = _copies(args), _copies(args)
+        want, got = fn(*want_in), compiled(*got_in)
+        assert_same(got, want, rtol=1e-6 if np.float32 in (
+            getattr(a, "dtype", None) for a in args) else 1e-12)
+        for g, w in zip(got_in, want_in, strict=True):
+            if isinstance(w, np.ndarray):
+                assert g.dtype == w.dtype
+                np.testing.assert_allclose(g, w, rtol=1e-6)
+    stats = ember.stats()
+    assert stats["graph_breaks"] == 0, stats["break_reasons"]
+    assert stats["captures"] == stats["compiles"] == 1 and stats["entry_fallbacks"] == 0, stats
+    assert not stats["backend_fallbacks"] and stats["region_recaptures"] == 0, stats
+
+
+def _array_ops_in_loops(graph, inside=False):
+    """Ops computing arrays inside loop bodies, other than the stores into carried arrays and
+    the loop ops themselves."""
+    found = []
+    for node in graph.nodes:
+        if inside and node.out.shape and node.op not in ("store", "loop"):
+            found.append(node.op)
+        if node.op in ("loop", "if"):
+            for key in ("body", "then", "else"):
+                region = node.attrs.get(key)
+                if region is not None:
+                    found += _array_ops_in_loops(region, True)
+    return found
+
+
+@pytest.mark.parametrize("fn", LOWERED, ids=[f.__name__ for f in LOWERED])
+def test_window_arithmetic_is_element_arithmetic(fn):
+    ember.reset()
+    recorder = RecordingBackend("cranelift")
+    args = dict(CASES)[fn](_rng(0))
+    ember.compile(fn, backend=recorder)(*_copies(args))
+    assert len(recorder.graphs) == 1
+    assert _array_ops_in_loops(recorder.graphs[0]) == []
+
+
+def test_overlapping_store_keeps_numpys_order():
+    ember.reset()
+    x = _rng(3).random((12, 9))
+    want = overlapping_shift(x.copy())
+    got = ember.compile(overlapping_shift)(x.copy())
+    np.testing.assert_array_equal(got, want)
+
+
+def test_window_read_after_its_array_changed_is_the_old_values():
+    def stale(x, y):
+        for j in range(1, x.shape[1]):
+            t = x[:, j - 1] * 2.0
+            x[:, j - 1] = 0.0
+            y[:, j] = t + x[:, j - 1]
+        return x, y
+
+    ember.reset()
+    args = (_rng(4).random((10, 9)), _rng(5).random((10, 9)))
+    want = stale(*_copies(args))
+    got = ember.compile(stale)(*_copies(args))
+    assert_same(got, want)
+
+
+def test_store_of_values_read_before_the_target_changed():
+    def older_target(x):
+        for j in range(1, x.shape[1]):
+            t = x[:, j] * 2.0
+            x[:, j - 1] = 1.0
+            x[:, j] = t + x[:, j - 1]
+        return x
+
+    ember.reset()
+    x = _rng(6).random((11, 9))
+    want = older_target(x.copy())
+    got = ember.compile(older_target)(x.copy())
+    assert_same(got, want)
+
+
+def test_numpys_errors_stay_numpys():
+    def int8_overflow(m):
+        for j in range(1, m.shape[1]):
+            m[:, j] = m[:, j - 1] * 300
+        return m
+
+    def float_into_int(m):
+        for j in range(1, m.shape[1]):
+            m[:, j] += m[:, j - 1] * 0.5
+        return m
+
+    for fn, dtype in ((int8_overflow, np.int8), (float_into_int, np.int64)):
+        ember.reset()
+        m = np.arange(99).reshape(11, 9).astype(dtype)
+        with pytest.raises(Exception) as want:
+            fn(m.copy())
+        with pytest.raises(type(want.value)):
+            ember.compile(fn)(m.copy())
