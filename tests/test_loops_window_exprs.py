@@ -78,6 +78,12 @@ def promotes_to_float64(x32, scale):
     return out
 
 
+def ufuncs_and_negation(x, y):
+    for j in range(1, x.shape[1]):
+        y[:, j] = np.maximum(np.exp(-x[:, j]) - y[:, j - 1], 0.25) + abs(x[:, j - 1] - 0.5)
+    return y
+
+
 def _rng(seed):
     return np.random.default_rng(seed)
 
@@ -93,6 +99,7 @@ CASES = [
     (reads_and_writes_same_window, lambda r: (r.random((12, 7)), r.random((12, 7)))),
     (overlapping_shift, lambda r: (r.random((12, 9)),)),
     (promotes_to_float64, lambda r: (r.random((10, 9)).astype(np.float32), np.float64(1.5))),
+    (ufuncs_and_negation, lambda r: (r.random((12, 10)), r.random((12, 10)))),
 ]
 LOWERED = [c[0] for c in CASES if c[0] is not overlapping_shift]
 

@@ -226,6 +226,12 @@ def unary_op(tx: Interpreter, op: str, a: VariableTracker) -> VariableTracker:
 
     if isinstance(a, VectorVariable):
         return unary(tx, op, a)
+    from ember.capture.loops import window_exprs
+
+    if window_exprs.is_lazy(a):
+        found = window_exprs.unary(tx, op, a)
+        if found is not None:
+            return found
     if isinstance(a, ArrayVariable):
         if op == "abs":
             handler = numpy_api.lookup_function(np.absolute)

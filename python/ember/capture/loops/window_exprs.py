@@ -4,8 +4,8 @@
 
 A window read (`loops/windows.py`) of more than `_UNROLLED_ELEMENTS` elements is kept lazy,
 a `LazyWindowVariable`: its array, the array's value when it was read and its axes. Arithmetic
-on such windows (of one shape), arrays of that shape, 0-d values and Python numbers is a
-`WindowExprVariable` that knows how to build its element `k` (flat, C order) inside a loop
+on such windows (operators, unary `-` and `abs`, ufuncs; of one shape), arrays of that shape,
+0-d values and Python numbers is a `WindowExprVariable` that knows how to build its element `k` (flat, C order) inside a loop
 body, with NumPy's rules for each element's op (NEP 50: a Python number is weak, a 0-d value
 promotes as the array would). Stored into a window of its shape, it is one loop op carrying
 the target and storing element by element: no array is gathered, computed and scattered on
@@ -218,18 +218,27 @@ def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker, *,
            inplace: bool, stored_back: bool) -> VariableTracker | None:
     """`a op b` elementwise where an operand is a lazy window or window arithmetic; None
     when this module has no rule for it (the caller computes it on arrays)."""
-    lazy = next((v for v in (a, b) if isinstance(v, _LAZY)), None)
-    if lazy is None or op not in _OPS or (inplace and not stored_back):
+    if op not in _OPS or (inplace and not stored_back):
+        return None
+    return _lazy_of(tx, [a, b], lambda g, xs: numpy_api.binary_op(g, op, xs[0], xs[1]))
+
+
+def _lazy_of(tx: Interpreter, operands: list[VariableTracker],
+             each: Callable[[Graph, list[object]], object]) -> VariableTracker | None:
+    """Elementwise `each(graph, elements)` of the operands, one of them lazy; None when an
+    operand has no element here or the op refuses on elements (the array path runs it)."""
+    lazy = next((v for v in operands if isinstance(v, _LAZY)), None)
+    if lazy is None:
         return None
     shape = lazy.shape  # type: ignore[union-attr]
-    ea, eb = _element(tx, a, shape), _element(tx, b, shape)
-    if ea is None or eb is None:
+    parts = [_element(tx, v, shape) for v in operands]
+    if any(p is None for p in parts):
         return None
 
     def element(body: _Body, k: Value) -> Value:
-        result = numpy_api.binary_op(body.graph, op, ea(body, k), eb(body, k))
+        result = each(body.graph, [p(body, k) for p in parts])  # type: ignore[misc]
         if not isinstance(result, Value) or result.shape:
-            raise graph_break("loop_body", what=f"operator {op} on rows at a run-time index")
+            raise graph_break("loop_body", what="an op on rows at a run-time index")
         return result
 
     probe = _Body(tx.graph.region("loop"))
@@ -238,6 +247,25 @@ def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker, *,
     except Exception:  # NumPy's own error or a refusal: the array path gives it
         return None
     return WindowExprVariable(tx.graph, shape, dtype, element)
+
+
+def unary(tx: Interpreter, op: str, a: VariableTracker) -> VariableTracker | None:
+    """`-a`, `abs(a)` of a lazy window or window arithmetic."""
+    if op == "-":
+        return _lazy_of(tx, [a], lambda g, xs: numpy_api.unary_op(g, op, xs[0]))
+    if op == "abs":
+        handler = numpy_api.lookup_function(np.absolute)
+        return _lazy_of(tx, [a], lambda g, xs: handler(g, xs[0]))
+    return None
+
+
+def numpy_call(tx: Interpreter, fn: object, handler: object, args: list[VariableTracker],
+               kwargs: dict[str, VariableTracker]) -> VariableTracker | None:
+    """A ufunc (`np.exp`, `np.maximum`) of lazy windows, element by element."""
+    if not (isinstance(fn, np.ufunc) and handler is not None and not kwargs
+            and len(args) == fn.nin and fn.nout == 1):
+        return None
+    return _lazy_of(tx, args, lambda g, xs: handler(g, *xs))  # type: ignore[operator]
 
 
 def store(tx: Interpreter, array: ArrayVariable, axes: list[windows.Axis],

@@ -351,6 +351,11 @@ class NumpyFunctionVariable(VariableTracker):
             found = vectors.numpy_call(tx, self.fn, self.handler, args, kwargs)
             if found is not None:
                 return found
+            from ember.capture.loops import window_exprs
+
+            found = window_exprs.numpy_call(tx, self.fn, self.handler, args, kwargs)
+            if found is not None:
+                return found
         from ember.capture.variables import masked
 
         reduced = masked.numpy_call(tx, self.fn, args, kwargs)
