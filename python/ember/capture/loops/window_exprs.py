@@ -3,15 +3,16 @@
 `p[1:N - 1, j] += q[1:N - 1, j - 1] * 2.0` in a loop body.
 
 A window read (`loops/windows.py`) of more than `_UNROLLED_ELEMENTS` elements is kept lazy,
-a `LazyWindowVariable`: its array, the array's value when it was read and its axes. Arithmetic
-on such windows (operators, unary `-` and `abs`, ufuncs; of one shape), arrays of that shape,
-0-d values and Python numbers is a `WindowExprVariable` that knows how to build its element `k` (flat, C order) inside a loop
-body, with NumPy's rules for each element's op (NEP 50: a Python number is weak, a 0-d value
-promotes as the array would). Stored into a window of its shape, it is one loop op carrying
-the target and storing element by element: no array is gathered, computed and scattered on
-every trip. Anything else reads the lazy value, built then as `windows.gather` or a loop op
-filling a new array: the window or expression as it was when read (the values it was built
-from are the graph's values of that moment).
+a `LazyWindowVariable`: its array, the array's value when it was read and its axes.
+Arithmetic on such windows (operators, unary `-` and `abs`, ufuncs; of one shape), arrays of
+that shape, 0-d values and Python numbers is a `WindowExprVariable` that knows how to build
+its element `k` (flat, C order) inside a loop body, with NumPy's rules for each element's op
+(NEP 50: a Python number is weak, a 0-d value promotes as the array would). Stored into a
+window of its shape, it is one loop op carrying the target and storing element by element:
+no array is gathered, computed and scattered on every trip. Anything else reads the lazy
+value, built then as `windows.gather` or a loop op filling a new array: the window or
+expression as it was when read (the values it was built from are the graph's values of that
+moment).
 
 NumPy evaluates the right side before it stores. The store reads the target, from the array
 it carries, only at the element being stored (the same window) or in a window that can share
