@@ -209,3 +209,29 @@ def test_numpys_errors_stay_numpys():
             fn(m.copy())
         with pytest.raises(type(want.value)):
             ember.compile(fn)(m.copy())
+
+
+def test_a_chain_of_squares_builds_each_element_once():
+    def squares(x):
+        for j in range(1, x.shape[1]):
+            t = x[:, j - 1] * 0.5
+            for _ in range(6):  # unrolled: twenty-four squarings of one expression
+                t = t * t
+                t = t * t
+                t = t * t
+                t = t * t
+            x[:, j] = t + 1.0
+        return x
+
+    ember.reset()
+    recorder = RecordingBackend("cranelift")
+    x = _rng(7).random((10, 9))
+    want = squares(x.copy())
+    got = ember.compile(squares, backend=recorder)(x.copy())
+    assert_same(got, want)
+    assert _nodes(recorder.graphs[0]) < 1000
+
+
+def _nodes(graph):
+    return sum(1 + sum(_nodes(r) for r in (node.attrs.get(k) for k in ("body", "then", "else"))
+                       if r is not None) for node in graph.nodes)

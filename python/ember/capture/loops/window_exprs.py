@@ -237,9 +237,16 @@ def _lazy_of(tx: Interpreter, operands: list[VariableTracker],
         return None
 
     def element(body: _Body, k: Value) -> Value:
+        # Built once per body: `d = a - b; e = d * d` reads `d` twice, and a chain of such
+        # steps would otherwise grow the body exponentially.
+        built = body.__dict__.setdefault("window_elements", {})
+        found = built.get((id(element), id(k)))
+        if found is not None:
+            return found[2]
         result = each(body.graph, [p(body, k) for p in parts])  # type: ignore[misc]
         if not isinstance(result, Value) or result.shape:
             raise graph_break("loop_body", what="an op on rows at a run-time index")
+        built[(id(element), id(k))] = (element, k, result)
         return result
 
     probe = _Body(tx.graph.region("loop"))
