@@ -230,6 +230,11 @@ def unary_op(tx: Interpreter, op: str, a: VariableTracker) -> VariableTracker:
         if op == "abs":
             handler = numpy_api.lookup_function(np.absolute)
             result = call_numpy_api("abs()", handler, tx.graph, a.value)
+            if (isinstance(result, Value) and a.value.scalar and tx.graph.nodes
+                    and tx.graph.nodes[-1].out is result):
+                # NumPy's scalar math, not the ufunc: "overflow encountered in scalar absolute"
+                tx.graph.nodes[-1] = dataclasses.replace(tx.graph.nodes[-1],
+                                                         warns_as="scalar absolute")
         else:
             result = call_numpy_api(f"operator {op}", numpy_api.unary_op, tx.graph, op, a.value)
         return wrap_api_result(result)
