@@ -10,12 +10,12 @@ already raises NumPy's flags natively (`MIN // -1`).
 Capture marks such a node (`Node.warns_as` "scalar add", ...). The eager backend computes it
 with the Python operator on NumPy scalars, so NumPy itself warns. For native code,
 `with_checks` gives a copy of the graph in which each marked `add`, `sub`, `mul`, `neg` and
-`abs` of an integer dtype is followed by its overflow condition, computed with IR ops in the
-result's dtype, and by an `i64` floor division `MIN // -1` taken in exactly the runs where
-the condition holds: that division raises the overflow flag natively, so the run is redone
-op by op with NumPy (`fp_rerun`), which gives NumPy's own warning. The condition feeds the
-result through a `where` whose test never holds, which keeps it computed; the rerun runs the
-original graph, without the checks.
+`abs` of an integer dtype is followed by its overflow condition, computed with IR ops (sign
+bits for `add` and `sub`, the distance of the f64 product for `mul`), and by an f64 product
+`1e300 * 1e300` taken in exactly the runs where the condition holds: it raises the overflow
+flag natively, so the run is redone op by op with NumPy (`fp_rerun`), which gives NumPy's
+own warning. The product feeds the result through a `where` whose test never holds, which
+keeps it computed; the rerun runs the original graph, without the checks.
 """
 
 from __future__ import annotations
@@ -35,7 +35,6 @@ SCALAR_OPERATORS: dict[str, Callable[..., Any]] = {
     "add": operator.add, "sub": operator.sub, "mul": operator.mul, "neg": operator.neg,
     "abs": abs,
 }
-_I64 = np.dtype(np.int64)
 _BOOL = np.dtype(bool)
 _F64 = np.dtype(np.float64)
 
@@ -103,13 +102,12 @@ class _Builder:
         t = node.out.dtype
         raw = self.op(node.op, node.inputs, t, node.attrs)
         wraps = self.overflows(node.op, node.inputs, raw)
-        # MIN // -1 in i64 raises the overflow flag (and gives MIN); 0 // -1 gives 0. Neither
-        # is 1, so the result is `raw`, kept after the division.
-        minimum = self.const(int(np.iinfo(np.int64).min), _I64)
-        zero = self.const(0, _I64)
-        quotient = self.op("floordiv", (self.op("where", (wraps, minimum, zero), _I64),
-                                        self.const(-1, _I64)), _I64)
-        never = self.op("eq", (quotient, self.const(1, _I64)), _BOOL)
+        # 1e300 * 1e300 raises the overflow flag (inf), 1.0 * 1e300 raises none; neither
+        # is 0, so the result is `raw`, kept after the product.
+        big = self.const(1e300, _F64)
+        product = self.op("mul", (self.op("where", (wraps, big, self.const(1.0, _F64)), _F64),
+                                  big), _F64)
+        never = self.op("eq", (product, self.const(0.0, _F64)), _BOOL)
         self.nodes.append(Node("where", (never, self.const(0, t), raw), {}, node.out,
                                where=node.where, warns_as=node.warns_as))
 
