@@ -40,14 +40,15 @@ def _reciprocal(x):
     (lambda x: np.sqrt(x), (np.array([-1.0]),)),
     (lambda x: x * np.float32(1e30), (np.array([1e30], np.float32),)),
     (_reciprocal, (np.array([0, 1, 2, -1]),)),
+    (_reciprocal, (np.array([0, 1, 2, -1], np.int32),)),
+    (_reciprocal, (np.array([0, 1, 2, -1], np.int8),)),
+    (_reciprocal, (np.array([0, 1, 2], np.uint16),)),
+    (_reciprocal, (np.arange(-3, 20)[::-2],)),
+    (_reciprocal, (np.array([1, -1, 7]),)),
 ])
 @pytest.mark.parametrize("errstate", [None, {"all": "raise"}, {"divide": "ignore"},
                                       {"all": "warn"}, {"invalid": "raise"}])
-def test_warnings_and_errors_under_errstate(fn, args, errstate, request):
-    if fn is _reciprocal and errstate == {"divide": "ignore"}:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=(
-            "integer reciprocal(0) raises only divide-by-zero natively; NumPy raises invalid "
-            "too, which divide='ignore' leaves visible")))
+def test_warnings_and_errors_under_errstate(fn, args, errstate):
     context = (lambda: np.errstate(**errstate)) if errstate else None
     if context is None:
         assert_behaves_as_numpy(fn, *args)
