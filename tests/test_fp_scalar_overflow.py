@@ -250,3 +250,48 @@ def test_errstate_call_gets_numpy_arguments():
     with np.errstate(over="call", call=lambda kind, flag: calls_compiled.append(kind)):
         got = compiled(x)
     assert repr(got) == repr(want) and calls_compiled == calls_numpy == ["overflow"]
+
+
+K = np.int8(127)
+
+
+def _constant_int_sum(x):
+    return x + (np.int8(127) + np.int8(1))
+
+
+def _constant_negation(x):
+    return x, -K - np.int8(2)
+
+
+def _constant_float_product(x):
+    return x + np.float64(1e308) * 10
+
+
+def _constant_ufunc(x):
+    return x + np.exp(1000.0)
+
+
+def _constant_invalid(x):
+    return x + np.sqrt(np.float64(-1.0))
+
+
+def _constant_underflow(x):
+    return x * (np.float64(1e-300) * 1e-300)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("fn", "x"), [
+    (_constant_int_sum, np.ones(2, np.int8)), (_constant_negation, np.ones(2, np.int8)),
+    (_constant_float_product, np.ones(2)), (_constant_ufunc, np.ones(2)),
+    (_constant_invalid, np.ones(2)), (_constant_underflow, np.ones(2)),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_numpy_math_on_constants_warns_on_every_call(fn, x, backend):
+    # Capture does not fold NumPy math that sets a floating-point flag into a constant (it
+    # would warn once, from ember's own line, and then never): it runs in Python each call.
+    ember.reset()
+    compiled = ember.compile(fn, backend=backend)
+    for errstate in ERRSTATES + [{"under": "warn"}]:
+        want = observe(fn, (x,), **errstate)
+        for _ in range(2):
+            assert repr(observe(compiled, (x,), **errstate)) == repr(want), errstate
+    assert ember.stats()["compiles"] >= 1
