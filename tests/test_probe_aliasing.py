@@ -80,3 +80,34 @@ def test_results_do_not_alias_each_other_unless_numpy_does():
         return y, y[0], y.T, y.copy()
 
     _both(f, lambda: [np.ones((2, 3))])
+
+
+def _mutate_then_fail(a, b):
+    a += b
+    return np.sum(a)[::-1]  # IndexError: a NumPy scalar takes no slice
+
+
+def _mutate_then_raise(a, b):
+    a *= 2
+    b[0] = 1.0
+    raise ValueError("after the update")
+
+
+@pytest.mark.parametrize("backend", ["cranelift", "eager"])
+@pytest.mark.parametrize("fn", [_mutate_then_fail, _mutate_then_raise],
+                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("shared", [True, False])
+def test_an_error_after_an_update_in_place_updates_once(fn, shared, backend):
+    # Arguments sharing memory send the frame to plain Python; when the user's own code
+    # then raises, the frame must not be run a second time (updating the array twice).
+    def make():
+        a = np.array([1.0, -7.0, 3.0])
+        return (a, a) if shared else (a, np.array([1.0, 1.0, 1.0]))
+
+    outcomes = []
+    for run in (fn, ember.compile(fn, backend=backend)):
+        args = make()
+        with pytest.raises(Exception) as caught:
+            run(*args)
+        outcomes.append((caught.type, str(caught.value), repr(args)))
+    assert outcomes[1] == outcomes[0]
