@@ -111,3 +111,48 @@ def test_an_error_after_an_update_in_place_updates_once(fn, shared, backend):
             run(*args)
         outcomes.append((caught.type, str(caught.value), repr(args)))
     assert outcomes[1] == outcomes[0]
+
+
+def _view_after_setitem(a):
+    a[0] = 1
+    t1 = a[-1:]  # all of a one-row a: the same graph value as a
+    a += a
+    return (t1,)
+
+
+def _view_between_updates(a):
+    a += a
+    t1 = a[-1:]
+    a += a
+    return (t1,)
+
+
+def _view_then_cast(a):
+    a[0] = 1
+    t1 = a[-1:]
+    t1 += a
+    return (a.astype(np.bool_), a + a)
+
+
+def _asarray_then_update(a):
+    b = np.asarray(a)
+    np.logical_not(a, out=a)
+    return b + 0, b
+
+
+@pytest.mark.parametrize("backend", ["cranelift", "eager"])
+@pytest.mark.parametrize("fn", [_view_after_setitem, _view_between_updates, _view_then_cast,
+                                _asarray_then_update], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("dtype", [np.int32, np.bool_])
+def test_an_identity_view_sees_later_updates_in_place(fn, dtype, backend):
+    # `a[-1:]` of a one-row array is all of it: capture gives it a's own graph value, so an
+    # update in place of a must still show through it (and the result share a's memory).
+    def make():
+        return [np.array([[1]], dtype)]
+
+    want_args, got_args = make(), make()
+    want = fn(*want_args)
+    got = ember.compile(fn, backend=backend)(*got_args)
+    assert_same(got, want)
+    assert_same_aliasing(got, got_args, want, want_args)
+    assert repr(got_args) == repr(want_args)
