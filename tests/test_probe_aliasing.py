@@ -156,3 +156,32 @@ def test_an_identity_view_sees_later_updates_in_place(fn, dtype, backend):
     assert_same(got, want)
     assert_same_aliasing(got, got_args, want, want_args)
     assert repr(got_args) == repr(want_args)
+
+
+def _reshape_and_its_view(a):
+    t0 = a.reshape(-1)  # a copy where a is not C-contiguous
+    return t0, t0[::-1]
+
+
+def _views_of_one_reshape(a):
+    t = a.T.reshape(-1)
+    u = t[1:]
+    return t, u, t.reshape(2, -1), u[::2]
+
+
+@pytest.mark.parametrize("backend", ["cranelift", "eager"])
+@pytest.mark.parametrize("fn", [_reshape_and_its_view, _views_of_one_reshape],
+                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("layout", ["C", "F", "strided"])
+def test_views_of_a_copying_reshape_share_its_memory(fn, layout, backend):
+    # The reshape is rebuilt by the entry (a view of the argument where NumPy's is one, else
+    # a copy): every view of it must be taken from that one array, as NumPy's are.
+    def make():
+        base = np.arange(12.0).reshape(3, 4)
+        return [{"C": base, "F": np.asfortranarray(base), "strided": base[:, ::2]}[layout]]
+
+    want_args, got_args = make(), make()
+    want = fn(*want_args)
+    got = ember.compile(fn, backend=backend)(*got_args)
+    assert_same(got, want)
+    assert_same_aliasing(got, got_args, want, want_args)
