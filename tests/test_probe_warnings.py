@@ -106,3 +106,22 @@ def test_a_warnings_filter_around_the_call_turns_the_warning_into_an_error():
 def test_float32_exp_of_a_subnormal_under_underflow_raise():
     assert_behaves_as_numpy(lambda a: np.exp(a), np.array([1e-40], np.float32),
                             context=lambda: np.errstate(all="raise"))
+
+
+def _cast_then_cancelled(a):
+    t0 = a.astype(np.int32)
+    return t0 - t0
+
+
+@pytest.mark.parametrize("backend", [
+    pytest.param("cranelift", marks=pytest.mark.xfail(strict=True, reason=(
+        "Cranelift folds t0 - t0 (t0 * 0, t0 ^ t0) of integers to 0, so the float-to-int "
+        "conversion that would raise invalid is dead code and dropped: no rerun, no "
+        "warning"))),
+    "eager",
+])
+def test_a_cast_whose_result_cancels_still_warns(backend):
+    from fp_harness import assert_same_fp_behaviour
+
+    assert_same_fp_behaviour(_cast_then_cancelled, (np.array([[np.nan, 1.0]], np.float32),),
+                             backend)
