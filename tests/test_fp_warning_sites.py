@@ -105,3 +105,52 @@ def test_default_filter_shows_each_location_once(backend, tmp_path):
         outputs.append(run.stderr.replace(script.name, "script.py"))
     assert outputs[1] == outputs[0]
     assert outputs[0].count("RuntimeWarning") == 2
+
+
+def _body_float(x):
+    s = x[0]
+    for _ in range(x.shape[0] * 20):
+        s = s * 1e300
+    return s
+
+
+def _body_int(x):
+    s = x[0]
+    for i in range(x.shape[0] * 20):
+        s = s + i
+    return s
+
+
+def _body_while(x):
+    s = x[0]
+    i = 0
+    while i < 50:
+        s = s * np.int64(2**40)
+        i += 1
+    return s
+
+
+def _body_branch(x):
+    s = x[0]
+    for i in range(60):
+        if i > 50:
+            s = s * 1e300
+        else:
+            s = s - 1.0
+    return s
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("fn", "x"), [
+    (_body_float, np.array([100.0, 2.0])), (_body_int, np.array([100, 2], np.int8)),
+    (_body_while, np.array([3, 1])), (_body_branch, np.array([2.0, 1.0])),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_warnings_of_a_loop_body_name_the_body_line(fn, x, backend):
+    # A loop captured as one loop op: the warning names the body's statement, not the
+    # `for` line, as NumPy's does.
+    want = observe(fn, (x,))
+    assert want[1], "the program warns in NumPy"
+    ember.reset()
+    for _ in range(2):
+        assert repr(observe(ember.compile(fn, backend=backend), (x,))) == repr(want)
+    assert ember.stats()["compiles"] >= 1

@@ -93,3 +93,52 @@ def test_three_dimensional_permuted_input():
                lambda a: np.copy(a), lambda a: a.astype(np.float32)):
         assert_same(ember.compile(fn)(x), fn(x))
         ember.reset()
+
+
+def _in_place_then_read(x, y):
+    x += y
+    return x + x, np.sin(x)
+
+
+def _ufunc_out_then_read(x, y):
+    np.multiply(x, y, out=x)
+    return x * 2
+
+
+def _twice_in_place(x, y):
+    x *= 2
+    x -= y
+    return (x + 1).T, x > 0
+
+
+def _fresh_in_place(x, y):
+    z = x.copy()
+    z += y
+    return z + 1
+
+
+def _cast_in_place(x, y):
+    x += (y > 0)  # bool into float: a cast into the target
+    return x + 1
+
+
+IN_PLACE = [_in_place_then_read, _ufunc_out_then_read, _twice_in_place, _fresh_in_place,
+            _cast_in_place]
+
+
+@pytest.mark.parametrize("backend", ["cranelift", "eager"])
+@pytest.mark.parametrize("layout_name", ["C", "F", "T", "reversed", "rows_reversed", "strided"])
+@pytest.mark.parametrize("fn", IN_PLACE, ids=lambda f: f.__name__)
+def test_results_computed_from_an_array_updated_in_place_follow_its_layout(fn, layout_name,
+                                                                          backend):
+    # `x += y` writes into x's own memory, so what is computed from x afterwards follows
+    # x's layout, not that of the ufunc's fresh output (C order, where y is C-ordered).
+    want_x = INPUTS[layout_name]()
+    y = np.arange(want_x.size, dtype=np.float64).reshape(want_x.shape) - 5.0
+    want = fn(want_x, y)
+    compiled = ember.compile(fn, backend=backend)
+    for _ in range(2):
+        got_x = INPUTS[layout_name]()
+        assert_same(compiled(got_x, y), want)
+        assert_same(got_x, want_x)
+    assert ember.stats()["graph_breaks"] == 0

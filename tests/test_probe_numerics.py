@@ -67,9 +67,7 @@ def extremes(x):
 
 @pytest.mark.parametrize("x", [
     np.array([1.0, np.nan, 3.0]), np.array([1.0, np.inf, -np.inf]), np.array([np.nan, np.nan]),
-    pytest.param(np.array([-0.0, 0.0]), marks=pytest.mark.xfail(strict=True, reason=(
-        "NumPy's maximum of equal zeros returns the second operand (+0.0 here); native "
-        "max/maximum return the first"))),
+    np.array([-0.0, 0.0]),
     np.array([np.inf, np.nan, -np.inf], np.float32),
 ])
 def test_nan_and_inf_in_max_min_argmax(x):

@@ -40,14 +40,15 @@ def _reciprocal(x):
     (lambda x: np.sqrt(x), (np.array([-1.0]),)),
     (lambda x: x * np.float32(1e30), (np.array([1e30], np.float32),)),
     (_reciprocal, (np.array([0, 1, 2, -1]),)),
+    (_reciprocal, (np.array([0, 1, 2, -1], np.int32),)),
+    (_reciprocal, (np.array([0, 1, 2, -1], np.int8),)),
+    (_reciprocal, (np.array([0, 1, 2], np.uint16),)),
+    (_reciprocal, (np.arange(-3, 20)[::-2],)),
+    (_reciprocal, (np.array([1, -1, 7]),)),
 ])
 @pytest.mark.parametrize("errstate", [None, {"all": "raise"}, {"divide": "ignore"},
                                       {"all": "warn"}, {"invalid": "raise"}])
-def test_warnings_and_errors_under_errstate(fn, args, errstate, request):
-    if fn is _reciprocal and errstate == {"divide": "ignore"}:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=(
-            "integer reciprocal(0) raises only divide-by-zero natively; NumPy raises invalid "
-            "too, which divide='ignore' leaves visible")))
+def test_warnings_and_errors_under_errstate(fn, args, errstate):
     context = (lambda: np.errstate(**errstate)) if errstate else None
     if context is None:
         assert_behaves_as_numpy(fn, *args)
@@ -105,3 +106,22 @@ def test_a_warnings_filter_around_the_call_turns_the_warning_into_an_error():
 def test_float32_exp_of_a_subnormal_under_underflow_raise():
     assert_behaves_as_numpy(lambda a: np.exp(a), np.array([1e-40], np.float32),
                             context=lambda: np.errstate(all="raise"))
+
+
+def _cast_then_cancelled(a):
+    t0 = a.astype(np.int32)
+    return t0 - t0
+
+
+@pytest.mark.parametrize("backend", [
+    pytest.param("cranelift", marks=pytest.mark.xfail(strict=True, reason=(
+        "Cranelift folds t0 - t0 (t0 * 0, t0 ^ t0) of integers to 0, so the float-to-int "
+        "conversion that would raise invalid is dead code and dropped: no rerun, no "
+        "warning"))),
+    "eager",
+])
+def test_a_cast_whose_result_cancels_still_warns(backend):
+    from fp_harness import assert_same_fp_behaviour
+
+    assert_same_fp_behaviour(_cast_then_cancelled, (np.array([[np.nan, 1.0]], np.float32),),
+                             backend)

@@ -28,6 +28,7 @@ import numpy as np
 from ember import _core
 from ember import logging as ember_logging
 from ember.backends import blas, eager
+from ember.backends.scalar_overflow import with_checks
 from ember.config import config
 from ember.errors import RegionsRejected
 from ember.graph import Graph, layouts
@@ -48,7 +49,7 @@ def compile(graph: Graph, example_inputs: Sequence[Any], *,
     threads = config.num_threads if num_threads is None else int(num_threads)
     if threads < 0:
         raise ValueError(f"num_threads must be 0 (one per core) or more, got {threads}")
-    text = graph.to_ir()
+    text = with_checks(graph).to_ir()
     reason = eager_reason(graph)
     if reason is not None:
         return eager_or_recapture(graph, text, example_inputs, reason)

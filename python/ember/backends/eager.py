@@ -12,6 +12,7 @@ import numpy as np
 
 from ember.backends import fp_warnings
 from ember.backends.eager_regions import run_func
+from ember.backends.scalar_overflow import SCALAR_OPERATORS, checks_overflow
 from ember.errors import BackendError
 from ember.graph import OPS, Graph, Node, Value, layouts
 from ember.graph.dtypes import weak_python_type
@@ -136,6 +137,10 @@ def _compute(node: Node, args: Sequence[Array], sizes: dict[str, int] | None) ->
         result = _RUNNERS[node.op](node, *args)
     elif opdef.kind == "reduction":
         result = _reduce(node, *args)
+    elif checks_overflow(node):
+        # NumPy's scalar math, which warns where an integer result wraps
+        result = SCALAR_OPERATORS[node.op](*(a if isinstance(a, (bool, int)) else
+                                             np.asarray(a)[()] for a in args))
     else:
         assert opdef.numpy is not None, node.op
         result = opdef.numpy(*args)

@@ -121,9 +121,12 @@ class EntryCodegen(Rebuilder):
         self.namespace["__ember_fallback"] = fallback
         fallback_call = f"__ember_fallback({signature})"
         body: list[str] = []  # may raise: inside the try
+        # A check that sends the frame to plain Python raises, so that the frame runs once,
+        # after the try: an exception of the user's own code must not run it again.
+        self.namespace["__ember_rerun"] = _Rerun
         alias_check = self.alias_check()
         if alias_check:
-            body += [f"if {alias_check}:", f"    return {fallback_call}"]
+            body += [f"if {alias_check}:", "    raise __ember_rerun"]
         if compiled is not None:
             self.namespace["__ember_graph"] = compiled
             call = ", ".join(self.input_exprs())
@@ -133,7 +136,7 @@ class EntryCodegen(Rebuilder):
                 targets = tuple(k for k, _ in self.writebacks)
                 body += [f"__ember_in = ({call},)",
                          f"if __ember_unsafe(__ember_in, {targets!r}):",
-                         f"    return {fallback_call}"]
+                         "    raise __ember_rerun"]
                 call = "*__ember_in"
             body.append(f"__ember_out = __ember_graph({call})")
         if isinstance(result, StepTail):
@@ -237,6 +240,10 @@ class EntryCodegen(Rebuilder):
 def _refill_dict(target: dict, items: dict) -> None:
     target.clear()
     target.update(items)
+
+
+class _Rerun(Exception):  # noqa: N818 -- a signal inside the generated entry, not an error
+    """Raised inside an entry's try: run the frame as plain Python after it."""
 
 
 def _unsafe_writeback(inputs: tuple[Any, ...], targets: tuple[int, ...]) -> bool:

@@ -126,7 +126,12 @@ def write_into(tx: Interpreter, target: ArrayVariable, result: Value, *,
     and written back)."""
     if not (target.is_fresh(tx) or target.is_mutable_input(tx)):
         raise graph_break("inplace", name=target.describe())
-    target.update_in_place(_cast_into(tx, target.value, result, broadcast=broadcast))
+    new = _cast_into(tx, target.value, result, broadcast=broadcast)
+    if new is not target.value and new.ndim > 1:
+        # The array is still the target's memory: what is computed from it later follows
+        # the target's layout, not the order of the ufunc's fresh output.
+        tx.graph.layouts[new.id] = ("alias", target.value.id)
+    target.update_in_place(new)
     if target.source is not None:
         tx.tracer.mark_mutated(target)
     return target
@@ -236,6 +241,11 @@ def unary_op(tx: Interpreter, op: str, a: VariableTracker) -> VariableTracker:
         if op == "abs":
             handler = numpy_api.lookup_function(np.absolute)
             result = call_numpy_api("abs()", handler, tx.graph, a.value)
+            if (isinstance(result, Value) and a.value.scalar and tx.graph.nodes
+                    and tx.graph.nodes[-1].out is result):
+                # NumPy's scalar math, not the ufunc: "overflow encountered in scalar absolute"
+                tx.graph.nodes[-1] = dataclasses.replace(tx.graph.nodes[-1],
+                                                         warns_as="scalar absolute")
         else:
             result = call_numpy_api(f"operator {op}", numpy_api.unary_op, tx.graph, op, a.value)
         return wrap_api_result(result)

@@ -103,7 +103,7 @@ class Rebuilder:
         self.outputs: list[Value] = []
         self.prelude: list[str] = []
         self._embedded: dict[int, str] = {}
-        self._built: dict[int, str] = {}
+        self._built: dict[int | tuple[str, int], str] = {}
         self._owners: dict[int, int] = {}  # graph value -> the tracker rebuilt as it
         self._producer_of: dict[int, Node] | None = None
 
@@ -288,14 +288,12 @@ class Rebuilder:
             # Two Python objects with one graph value (`t[::-1]` of an empty `t`): the second
             # is another view of the first, as NumPy's indexing gives.
             return self._once(vt, f"{expr}.view()")
-        node = self._producers().get(id(vt.value))
-        if node is not None and node.op in VIEW_OPS:
-            return self._once(vt, expr)  # one view object, however often it is referenced
-        return expr
+        return expr  # a view is taken once per value (`_value`), however often referenced
 
-    def _once(self, vt: VariableTracker, expr: str) -> str:
-        """`expr` evaluated once, by a statement of the prelude, for every reference to `vt`."""
-        key = id(vt)
+    def _once(self, vt: VariableTracker | Value, expr: str) -> str:
+        """`expr` evaluated once, by a statement of the prelude, for every reference to `vt`
+        (a tracker, or a graph value: every view of it is then taken from one array)."""
+        key: int | tuple[str, int] = ("value", id(vt)) if isinstance(vt, Value) else id(vt)
         if key not in self._built:
             name = f"__ember_v{len(self._built)}"
             self._built[key] = name
@@ -325,9 +323,12 @@ class Rebuilder:
                     # Taken before the write-back: a reshape that must copy would copy the old
                     # contents, so it takes the graph's result instead (a copy, as NumPy's is).
                     computed = f"__ember_out[{self.output(value)}]"
-                    return (f"{self.embed(_reshape_view, 'reshape_view')}({base}, "
-                            f"{self._dims(node.attrs['shape'])}, {computed})")
-                return self._view(node, base)
+                    return self._once(value, f"{self.embed(_reshape_view, 'reshape_view')}("
+                                             f"{base}, {self._dims(node.attrs['shape'])}, "
+                                             f"{computed})")
+                # Once per value: a reshape that copies (of a non-contiguous argument) is one
+                # array, and views of it (`t[::-1]` of `t = a.reshape(-1)`) share its memory.
+                return self._once(value, self._view(node, base))
         out = f"__ember_out[{self.output(value)}]"
         if value.weak:
             return f"{out}.item()"

@@ -235,11 +235,20 @@ class Tracer:
         """Ids of the graph values that trackers can still reach: what the running frames hold
         (stacks, locals, cells) and what the entry will write out (attributes, globals, cells,
         lists and dicts). An array updated in place is safe from a view no one holds."""
+        return set(self._holders())
+
+    def holders(self, value: Value) -> int:
+        """How many distinct trackers still reachable hold `value`: more than one where an
+        identity view (`a[-1:]` of a one-row `a`, `np.asarray(a)`) gave a second array the
+        same graph value, which an update in place of either must show."""
+        return self._holders().get(id(value), 0)
+
+    def _holders(self) -> dict[int, int]:
         roots: list[Any] = [*self.attribute_stores, *self.global_stores.values(),
                             *self.cell_stores, *self.container_stores]
         for frame in self.frames:
             roots += [*frame.stack, *frame.locals.values(), *frame.cells.values()]
-        held: set[int] = set()
+        held: dict[int, int] = {}
         seen: set[int] = set()
         while roots:
             vt = roots.pop()
@@ -248,7 +257,7 @@ class Tracer:
             seen.add(id(vt))
             value = getattr(vt, "value", None)
             if isinstance(value, Value):
-                held.add(id(value))
+                held[id(value)] = held.get(id(value), 0) + 1
             roots.extend(vt.children())
         return held
 

@@ -21,8 +21,9 @@ Every value is tracked as strides in arbitrary units (only their order and zeros
 output comes out as its axes from slowest to fastest. Outputs NumPy would return with negative
 strides (a reversed view of a temporary) are allocated with positive ones: a compiled output
 always owns dense memory. The graph records the rule a `copy`/`astype`/`full` node follows in
-`Graph.layouts` (value id -> "like" with a prototype id, "map" or "c"); the default is the
-op's NumPy meaning.
+`Graph.layouts` (value id -> "like" with a prototype id, "map" or "c"; "alias" with the id
+of the array an in-place op wrote it into, whose strides it keeps); the default is the op's
+NumPy meaning.
 """
 
 from __future__ import annotations
@@ -197,6 +198,8 @@ def _node_strides(node, args: list[Strides], rule, known: dict[int, Strides]) ->
             return _dense(c_order, shape)
         if rule == "map":
             return _dense(_iterator_order(args, shape, shapes), shape)
+        if rule[0] == "alias" and len(known.get(rule[1], ())) == out.ndim:
+            return known[rule[1]]  # written into that array in place: its own strides
         if rule[0] == "index" and rule[1] in known:
             return _dense(_index_order(known[rule[1]], rule[2]), shape)
         if rule[0] == "like" and rule[1] in known:

@@ -67,7 +67,12 @@ def apply(graph: Graph, op: str, args: list[object], *, operator: bool) -> Any:
     assert fn is not None
     what = f"np.{fn.__name__}"
     if not any_value(args):
-        result = fn(*args)
+        try:
+            with np.errstate(all="raise"):
+                result = fn(*args)
+        except FloatingPointError as exc:
+            # NumPy warns on every call: not a constant of the graph
+            raise Unsupported(f"{what} of constants sets a floating-point flag ({exc})") from exc
         if type(result) is np.ndarray:
             return constant_array(graph, result)
         return result

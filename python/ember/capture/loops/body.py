@@ -68,6 +68,7 @@ def run_body(tx: Interpreter, for_index: int, start: int, stop: int) -> None:
             step_instruction(tx)
     finally:
         tx.tracer.loop_bodies.pop()
+        _locate(tx, tx.instructions[for_index].lineno)  # the loop op is the `for` line's
     if len(tx.stack) != depth - 1:
         raise graph_break("loop_body", what="a body that leaves values on the stack")
 
@@ -163,6 +164,7 @@ def _run_function_span(tx: Interpreter, start: int, stop: int | None) -> None:
 def step_instruction(tx: Interpreter) -> None:
     inst = tx.instructions[tx.ip]
     tx.lineno = inst.lineno
+    _locate(tx, inst.lineno)
     tx.ip += 1
     tx.tracer.tick()
     handler = getattr(tx, inst.opname, None)
@@ -171,3 +173,11 @@ def step_instruction(tx: Interpreter) -> None:
     handler(inst)
     if tx.result is not None:
         raise graph_break("loop_body", what="a return")
+
+
+def _locate(tx: Interpreter, lineno: int | None) -> None:
+    """Attribute the nodes added from now on to `lineno` of the frame's code, so that a
+    warning NumPy gives for a body's op names the body's line (`Node.where`), as the
+    interpreter's own loop does."""
+    module = tx.fn_globals.get("__name__", "<string>")
+    tx.graph.at(None if lineno is None else (tx.code.co_filename, lineno, module))

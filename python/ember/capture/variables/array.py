@@ -259,6 +259,8 @@ class ArrayVariable(VariableTracker):
         """Whether a view of this array (or a view of a view) is still held by a tracker: it
         would have to show the update, which the functional graph does not do. Views used
         and dropped (`x.T` inside an expression) do not count."""
+        if tx.tracer.holders(self.value) > 1:
+            return True  # an identity view holds the same value
         views: set[int] = set()
         frontier = {id(self.value)}
         for node in tx.graph.nodes:  # in order, so views of views follow their bases

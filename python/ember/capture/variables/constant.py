@@ -70,9 +70,14 @@ def is_foldable(fn: Any) -> bool:
 
 def fold(what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
     """Call `fn` at capture time; an exception becomes a break that runs the frame as plain
-    Python, so the user sees Python's own error."""
+    Python, so the user sees Python's own error. NumPy math that sets a floating-point flag
+    (`np.int8(127) + np.int8(1)`, `np.float64(1e308) * 10`) is not folded: NumPy warns on
+    every call, so the instruction runs in Python between two graphs."""
     try:
-        return fn(*args, **kwargs)
+        with np.errstate(all="raise"):
+            return fn(*args, **kwargs)
+    except FloatingPointError as exc:
+        raise graph_break("side_effect", what=f"{what} ({exc})") from exc
     except Exception as exc:
         raise graph_break("user_error", type=type(exc).__name__, message=f"{what}: {exc}") from exc
 

@@ -15,6 +15,8 @@ pub(crate) enum FlagOp {
     Divide,
     /// Overflow (`MAX * MAX`).
     Overflow,
+    /// Invalid (`0 / 0`).
+    Invalid,
 }
 
 impl Emitter<'_, '_> {
@@ -154,9 +156,9 @@ impl Emitter<'_, '_> {
         }
     }
 
-    /// NumPy's loops, operand order included: `maximum` is `x >= y || isnan(x) ? x : y`
+    /// NumPy's loops, operand order included: `maximum` is `x > y || isnan(x) ? x : y`
     /// (NaN propagates), `fmax` is `x >= y || isnan(y) ? x : y` (NaN ignored); `minimum` and
-    /// `fmin` likewise with `<=`.
+    /// `fmin` likewise with `<` and `<=`.
     pub(crate) fn float_extreme(
         &mut self,
         op: BinaryOp,
@@ -165,8 +167,12 @@ impl Emitter<'_, '_> {
         ty: Scalar,
         mode: Mode,
     ) -> Value {
+        // On ties (0.0 and -0.0) `maximum` and `minimum` return the second operand, as
+        // NumPy's loops do in every layout; `fmax` and `fmin` the first, as its scalar loop.
         let cc = match op {
-            BinaryOp::Maximum | BinaryOp::Fmax => FloatCC::GreaterThanOrEqual,
+            BinaryOp::Maximum => FloatCC::GreaterThan,
+            BinaryOp::Minimum => FloatCC::LessThan,
+            BinaryOp::Fmax => FloatCC::GreaterThanOrEqual,
             _ => FloatCC::LessThanOrEqual,
         };
         let keep = self.b.ins().fcmp(cc, x, y);
@@ -231,8 +237,8 @@ impl Emitter<'_, '_> {
 
     /// `cond` (an integer comparison of `ty`'s lanes) recomputed through a float operation
     /// that raises `flag` in exactly the lanes where it holds: `1 / 0` for divide-by-zero,
-    /// `MAX * MAX` for overflow. The condition's users keep the operation alive, so integer
-    /// kernels raise the flags NumPy warns with (`fpstatus`).
+    /// `MAX * MAX` for overflow, `0 / 0` for invalid. The condition's users keep the
+    /// operation alive, so integer kernels raise the flags NumPy warns with (`fpstatus`).
     pub(crate) fn raising_flag(
         &mut self,
         cond: Value,
@@ -252,6 +258,7 @@ impl Emitter<'_, '_> {
             let (name, arg) = match flag {
                 FlagOp::Divide => ("log", 0.0),
                 FlagOp::Overflow => ("exp", 1000.0),
+                FlagOp::Invalid => ("log", -1.0),
             };
             let arg = self.constant(Const::Float(arg), Scalar::F64, mode);
             self.libm(name, &[arg], Scalar::F64);
@@ -268,6 +275,7 @@ impl Emitter<'_, '_> {
         let one = self.constant(Const::Float(1.0), ft, mode);
         let (hit, res) = match flag {
             FlagOp::Divide => (Const::Float(0.0), Const::Float(f64::INFINITY)),
+            FlagOp::Invalid => (Const::Float(0.0), Const::Float(f64::NAN)),
             FlagOp::Overflow => (
                 Const::Float(if ft == Scalar::F32 {
                     f32::MAX as f64
@@ -283,7 +291,11 @@ impl Emitter<'_, '_> {
         let out = match flag {
             FlagOp::Divide => self.b.ins().fdiv(one, operand),
             FlagOp::Overflow => self.b.ins().fmul(operand, operand),
+            FlagOp::Invalid => self.b.ins().fdiv(operand, operand),
         };
+        if flag == FlagOp::Invalid {
+            return self.b.ins().fcmp(FloatCC::Unordered, out, out);
+        }
         let res = self.constant(res, ft, mode);
         self.b.ins().fcmp(FloatCC::Equal, out, res)
     }

@@ -407,7 +407,8 @@ impl<'b> Emitter<'_, 'b> {
             }
             Reciprocal => {
                 // Integer 1/x: 1 and -1 are their own reciprocals, everything else truncates to
-                // 0, and 1/0 is NumPy's `(int)(1.0 / 0)`: the minimum, with divide-by-zero.
+                // 0, and 1/0 is NumPy's `(int)(1.0 / 0)`: the minimum, with divide-by-zero
+                // (the division) and invalid (the conversion of its infinity).
                 let one = self.constant(Const::Int(1), ty, mode);
                 let m1 = self.constant(Const::Int(-1), ty, mode);
                 let zero = self.constant(Const::Int(0), ty, mode);
@@ -422,6 +423,7 @@ impl<'b> Emitter<'_, 'b> {
                 let ism1 = self.b.ins().icmp(IntCC::Equal, x, m1);
                 let is0 = self.b.ins().icmp(IntCC::Equal, x, zero);
                 let is0 = self.raising_flag(is0, super::binary::FlagOp::Divide, ty, mode);
+                let is0 = self.raising_flag(is0, super::binary::FlagOp::Invalid, ty, mode);
                 let r = self.pick(is0, min, zero, ty, mode);
                 // An unsigned all-ones is not -1: its reciprocal truncates to 0.
                 let r = if ty.is_unsigned() {

@@ -355,8 +355,8 @@ impl Emitter<'_, '_> {
     }
 
     /// `acc` moved towards `v` for float `max`/`min` reductions: the compare-select forms that
-    /// lower to one `maxps`/`minps`, which keep `acc` when `v` is NaN (the caller tracks NaNs
-    /// apart). Ties keep `acc`, the earlier element, as the scalar loop does.
+    /// lower to one `maxps(acc, v)`/`minps(acc, v)` (NaNs the caller tracks apart). Ties take
+    /// `v`, the later element, as the scalar loop and NumPy's do.
     fn vector_extreme(
         &mut self,
         op: ReduceOp,
@@ -365,12 +365,12 @@ impl Emitter<'_, '_> {
         ty: Scalar,
         mode: Mode,
     ) -> Value {
-        let moves = if op == ReduceOp::Max {
-            self.b.ins().fcmp(FloatCC::LessThan, acc, v)
-        } else {
+        let stays = if op == ReduceOp::Max {
             self.b.ins().fcmp(FloatCC::LessThan, v, acc)
+        } else {
+            self.b.ins().fcmp(FloatCC::LessThan, acc, v)
         };
-        self.pick(moves, v, acc, ty, mode)
+        self.pick(stays, acc, v, ty, mode)
     }
 
     /// First index of the maximum (minimum); a NaN counts as the extreme, as in NumPy.
