@@ -4,12 +4,11 @@ symbolic batch dim dividing by a count computed at run time. Gradients equal aut
 
 from __future__ import annotations
 
+import autograd as ag
+import autograd.numpy as anp
 import ember
 import numpy as np
 import pytest
-
-ag = pytest.importorskip("autograd")
-anp = pytest.importorskip("autograd.numpy")
 
 BATCHES = (4, 5, 6, 7, 3, 9, 12, 4, 2, 30, 5)
 
