@@ -145,14 +145,7 @@ def _run_function_span(tx: Interpreter, start: int, stop: int | None) -> None:
                 tx.ip = head  # the end of a trip of a loop unrolled around the branch
                 return
             raise graph_break("loop_body", what="a jump out of a branch")
-        inst = tx.instructions[tx.ip]
-        tx.lineno = inst.lineno
-        tx.ip += 1
-        tx.tracer.tick()
-        handler = getattr(tx, inst.opname, None)
-        if handler is None:
-            raise graph_break("bytecode", opname=inst.opname)
-        handler(inst)
+        execute(tx)
         if tx.result is not None:
             # RETURN_VALUE, or a branch whose paths both returned (`capture_if`).
             tx.locals[RETVAL] = tx.result
@@ -161,7 +154,8 @@ def _run_function_span(tx: Interpreter, start: int, stop: int | None) -> None:
             return
 
 
-def step_instruction(tx: Interpreter) -> None:
+def execute(tx: Interpreter) -> None:
+    """Run the instruction at `tx.ip`, the nodes it adds attributed to its line."""
     inst = tx.instructions[tx.ip]
     tx.lineno = inst.lineno
     _locate(tx, inst.lineno)
@@ -171,6 +165,10 @@ def step_instruction(tx: Interpreter) -> None:
     if handler is None:
         raise graph_break("bytecode", opname=inst.opname)
     handler(inst)
+
+
+def step_instruction(tx: Interpreter) -> None:
+    execute(tx)
     if tx.result is not None:
         raise graph_break("loop_body", what="a return")
 
