@@ -66,6 +66,10 @@ def scaled_by(x, s, n):
     return x * s + n
 
 
+def scaled_by_numpy(x, s, n):
+    return x * s + n
+
+
 def multiply_add_listed(x, y):
     return [x * y + 1]  # the list is built by the entry, in Python
 
@@ -171,6 +175,9 @@ def dispatch_rows() -> list[tuple[str, float, str]]:
     scalars = ember.compile(scaled_by)
     scalars(x, 2.0, 1)
     scalars(x, 3.0, 2)  # a second value: the scalars become run-time inputs
+    np_scalars = ember.compile(scaled_by_numpy)
+    np_scalars(x, np.float64(2.0), np.int64(1))
+    np_scalars(x, np.float64(3.0), np.int64(2))
     before = ember.stats()["native_calls"]
     fast(x, y)
     assert ember.stats()["native_calls"] == before + 1, "the fast path did not answer"
@@ -193,6 +200,10 @@ def dispatch_rows() -> list[tuple[str, float, str]]:
             "method": per_call(layer.forward, (x,), calls=20000),
             "plain scalars": per_call(scaled_by, (x, 2.5, 3), calls=20000),
             "scalars": per_call(scalars, (x, 2.5, 3), calls=20000),
+            "plain numpy scalars": per_call(scaled_by_numpy, (x, np.float64(2.5), np.int64(3)),
+                                            calls=20000),
+            "numpy scalars": per_call(np_scalars, (x, np.float64(2.5), np.int64(3)),
+                                      calls=20000),
             "listed": per_call(listed, (x, y), calls=20000),
             "guard failure": per_call(failing, (x, y), calls=20000),
         }
@@ -219,6 +230,9 @@ def dispatch_rows() -> list[tuple[str, float, str]]:
         ("x*s+n, Python float and int arguments: plain function", us["plain scalars"],
          "us/call"),
         ("  ember hit, native fast path (scalars as run-time inputs)", us["scalars"], "us/call"),
+        ("x*s+n, np.float64 and np.int64 arguments: plain function", us["plain numpy scalars"],
+         "us/call"),
+        ("  ember hit, native fast path", us["numpy scalars"], "us/call"),
         ("  ember hit, Python around the graph (returns a list)", us["listed"], "us/call"),
         ("  ember guard failure (past the recompile limit: plain Python)",
          us["guard failure"], "us/call"),

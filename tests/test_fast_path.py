@@ -146,6 +146,31 @@ def test_python_scalar_arguments_go_in_natively():
                     rtol=0, atol=0)
 
 
+@pytest.mark.parametrize("scalar_type", [np.float64, np.float32, np.int64, np.int32, np.int16,
+                                         np.int8, np.uint8, np.uint16, np.uint32, np.bool_])
+@pytest.mark.parametrize("array_dtype", [np.float64, np.float32, np.int64, np.uint8])
+def test_numpy_scalar_arguments_go_in_natively(scalar_type, array_dtype):
+    def scaled_by(x, s):
+        return x * s + s
+
+    compiled = ember.compile(scaled_by)
+    x = np.arange(1, 6).astype(array_dtype)
+    values = [scalar_type(v) for v in (3, 1, 0, 2)]
+    compiled(x, values[0])
+    compiled(x, values[1])  # another value: the scalar becomes a run-time input
+    compiles = ember.stats()["compiles"]
+    for v in values:
+        want = scaled_by(x, v)
+        got, native = answered_natively(compiled, x, v)
+        assert native, f"{scalar_type.__name__} with {array_dtype.__name__} arrays"
+        assert type(got) is type(want)
+        assert_same(got, want, rtol=0, atol=0)
+    assert ember.stats()["compiles"] == compiles
+    # Another type than the guards saw: not the fast path's to answer, and still NumPy's.
+    for other in (np.asarray(values[2]), float(values[3]), np.longlong(2)):
+        assert_same(compiled(x, other), scaled_by(x, other), rtol=0, atol=0)
+
+
 def test_keyword_arguments_and_defaults_bind_natively():
     compiled = ember.compile(multiply_add)
     x, y = np.arange(3.0), np.arange(3.0) + 1.0

@@ -182,17 +182,17 @@ class EntryCodegen(Rebuilder):
         slots = []
         for graph_input in self.tracer.inputs:
             name = self.reload(graph_input.source)
-            # A Python scalar argument goes in as it is: the graph takes a weak 0-d parameter
-            # from a bool, int or float itself (`runtime.rs: python_scalar`), as the entry's
-            # `np.asarray` gives it; a NumPy scalar argument needs the entry's conversion.
+            # A scalar argument goes in as it is: the graph takes a weak 0-d parameter from a
+            # bool, int or float itself, a strong one from the NumPy scalar of its dtype
+            # (`runtime.rs: is_scalar_for`), as the entry's `np.asarray` gives it; the guards
+            # hold the argument's type, and any other object takes the full path.
             # An attribute of an argument (`self.w`) and the size of an argument array's dim
             # (`x.shape[0]`, a symbolic size read as an int) are read natively as the entry
             # reads them.
             param, _, attr = name.partition(".")
             size = re.fullmatch(r"shape\[(\d+)\]", attr)
             read = int(size[1]) if size else (attr or None)
-            if ((graph_input.scalar and not graph_input.value.weak) or param not in self.params
-                    or (attr and not size and not attr.isidentifier())):
+            if param not in self.params or (attr and not size and not attr.isidentifier()):
                 return None
             slots.append((self.params.index(param), read))
         returns_tuple = result.startswith("(")

@@ -16,16 +16,17 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyInt};
 use smallvec::SmallVec;
 
-use crate::runtime::{is_python_scalar_for, Bindings};
+use crate::runtime::{is_numpy_scalar_of, is_scalar_for, Bindings};
 
 /// What one input must be for a call to repeat the kept layouts.
 enum InputKey {
     /// An exact ndarray of this dtype descriptor, held so that its address stays its own (its
     /// shape and byte strides are those of its view in [`Hot::inputs`]).
     Array(Py<PyAny>),
-    /// A Python bool, int or float for a weak 0-d parameter of this dtype, its value written
+    /// A scalar for a 0-d parameter of this dtype (a Python bool, int or float for a weak one,
+    /// the NumPy scalar of the dtype for a strong one: the bool says which), its value written
     /// into the input's slot of [`Hot::scalars`], which its view addresses.
-    Scalar(DType),
+    Scalar(DType, bool),
 }
 
 /// What the last call on one layout worked out.
@@ -61,10 +62,27 @@ pub struct HotRun<'a> {
 // owns) until the run returns; the outputs are fresh or recycled arrays nothing else holds.
 unsafe impl Send for HotRun<'_> {}
 
-/// The bits of the element a Python scalar gives a weak 0-d parameter of `dtype` (as
-/// `np.asarray(value, dtype)` would hold it), in a slot's low bytes; None for any other object
-/// or an int outside int64 (the full path gives NumPy's error for it).
-fn scalar_bits(object: &Bound<'_, PyAny>, dtype: DType) -> Option<u64> {
+/// The bits of the element a scalar gives a 0-d parameter of `dtype` (as `np.asarray(value,
+/// dtype)` would hold it), in a slot's low bytes: a Python scalar for a weak parameter, the
+/// NumPy scalar of `dtype` for a strong one; None for any other object or an int outside int64
+/// (the full path gives NumPy's error for it).
+fn scalar_bits(object: &Bound<'_, PyAny>, dtype: DType, weak: bool) -> Option<u64> {
+    if !weak {
+        if !is_numpy_scalar_of(object, dtype) {
+            return None;
+        }
+        let mut bits = 0u64;
+        // SAFETY: a NumPy scalar of `dtype`, whose element (at most 8 bytes) is written into
+        // the low bytes of `bits`.
+        unsafe {
+            numpy::npyffi::PY_ARRAY_API.PyArray_ScalarAsCtype(
+                object.py(),
+                object.as_ptr(),
+                (&mut bits as *mut u64).cast(),
+            )
+        };
+        return Some(bits);
+    }
     match dtype {
         DType::F64 if object.is_exact_instance_of::<PyFloat>() => {
             // SAFETY: an exact float.
@@ -140,15 +158,15 @@ impl Hot {
         let mut scalars = vec![0u64; inputs.len()].into_boxed_slice();
         let mut keys = SmallVec::new();
         for (k, (input, ty)) in inputs.iter().zip(params).enumerate() {
-            if is_python_scalar_for(input, ty) {
+            if is_scalar_for(input, ty) {
                 let dtype = ty.dtype;
-                scalars[k] = scalar_bits(input, dtype)?;
+                scalars[k] = scalar_bits(input, dtype, ty.weak)?;
                 // SAFETY: the slot holds an element of `dtype` (0-d: no stride) for as long as
                 // the state lives; every call writes its value before the run.
                 in_views[k] = unsafe {
                     ArrayView::new(scalars[k..].as_ptr().cast(), dtype, Vec::new(), Vec::new())
                 };
-                keys.push(InputKey::Scalar(dtype));
+                keys.push(InputKey::Scalar(dtype, ty.weak));
                 continue;
             }
             let array = exact_array(input)?;
@@ -180,7 +198,7 @@ impl Hot {
         for (k, ((input, key), view)) in inputs.iter().zip(&self.keys).zip(&self.inputs).enumerate()
         {
             match key {
-                InputKey::Scalar(dtype) => match scalar_bits(input, *dtype) {
+                InputKey::Scalar(dtype, weak) => match scalar_bits(input, *dtype, *weak) {
                     Some(bits) => self.scalars[k] = bits,
                     None => return false,
                 },

@@ -177,21 +177,33 @@ pub fn check_inputs<'py>(
     Ok((arrays, bindings))
 }
 
-/// Whether `input` is the Python scalar a weak 0-d parameter of `ty` takes as it is (bool
-/// for `bool`, int for `i64`, float for `f64`).
-pub fn is_python_scalar_for(input: &Bound<'_, PyAny>, ty: &Type) -> bool {
-    let kind_matches = match ty.dtype {
+/// Whether `input` is a scalar a 0-d parameter of `ty` takes as it is: for a weak parameter
+/// the Python scalar of its kind (bool for `bool`, int for `i64`, float for `f64`), for a strong
+/// one the NumPy scalar of exactly its dtype (`np.float32` for `f32`).
+pub fn is_scalar_for(input: &Bound<'_, PyAny>, ty: &Type) -> bool {
+    if !ty.shape.is_empty() {
+        return false;
+    }
+    if !ty.weak {
+        return is_numpy_scalar_of(input, ty.dtype);
+    }
+    match ty.dtype {
         DType::Bool => input.is_exact_instance_of::<PyBool>(),
         DType::I64 => input.is_exact_instance_of::<PyInt>(),
         DType::F64 => input.is_exact_instance_of::<PyFloat>(),
         _ => false,
-    };
-    ty.weak && ty.shape.is_empty() && kind_matches
+    }
 }
 
-/// A weak parameter is a Python scalar: accept one of the matching kind as a 0-d array.
+/// Whether `input`'s type is exactly the NumPy scalar type of `dtype` (a subclass or another
+/// type of the same dtype, such as `np.longlong`, takes `np.asarray` on the full path).
+pub fn is_numpy_scalar_of(input: &Bound<'_, PyAny>, dtype: DType) -> bool {
+    numpy_dtype(input.py(), dtype).typeobj().is(&input.get_type())
+}
+
+/// A scalar parameter's argument (`is_scalar_for`) as a 0-d array of its dtype.
 fn python_scalar<'py>(input: &Bound<'py, PyAny>, ty: &Type) -> PyResult<Option<Bound<'py, PyAny>>> {
-    if !is_python_scalar_for(input, ty) {
+    if !is_scalar_for(input, ty) {
         return Ok(None);
     }
     let py = input.py();
