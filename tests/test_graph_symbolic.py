@@ -52,7 +52,23 @@ def test_reshape_and_ir_with_symbols() -> None:
     with pytest.raises(Unsupported):
         api.lookup_method("reshape")(g, x, 5, -1)
     with pytest.raises(Unsupported):
-        api.getitem(g, x, 0)
+        api.getitem(g, x, slice(None, None, 2))  # a symbolic axis takes step 1 only
+
+
+def test_slices_of_symbolic_dims() -> None:
+    g = Graph("dyn")
+    x = g.add_input(np.float32, ("s0", 3))
+    head, tail = api.getitem(g, x, slice(1, None)), api.getitem(g, x, slice(None, -1))
+    inner = api.getitem(g, head, slice(1, -2))
+    first, last = api.getitem(g, x, 0), api.getitem(g, x, -3)
+    window = api.getitem(g, x, slice(-4, -1))
+    g.set_outputs([head, tail, inner, first, last, window])
+    assert [v.shape for v in (head, tail, inner, first, last, window)] == [
+        ("s0-1", 3), ("s0-1", 3), ("s0-4", 3), (3,), (3,), (3, 3)]
+    # Each bound inside the dim, each dim left 2 or more: `x[1:][1:-2]` needs s0 >= 6.
+    assert g.size_minimums == {"s0": 6}
+    assert "slice(%0) start=[1,0] stop=[-1,3] step=[1,1] : f32[s0-1,3]" in g.to_ir()
+    assert "slice(%0) start=[-5,0] stop=[-2,3] step=[1,1] : f32[3,3]" in g.to_ir()
 
 
 def test_programs_with_symbolic_dims_match_numpy() -> None:

@@ -16,14 +16,13 @@ from ember.backends.scalar_overflow import SCALAR_OPERATORS, checks_overflow
 from ember.errors import BackendError
 from ember.graph import OPS, Graph, Node, Value, layouts
 from ember.graph.dtypes import weak_python_type
+from ember.graph.shapes import python_slice
 
 Array = Any  # an ndarray, a NumPy scalar, or a Python scalar for weak values
 
 
 def _slice(x: Array, start: list[int], stop: list[int], step: list[int]) -> Array:
-    # A stop of -1 with a negative step means "through the front", which Python spells None.
-    index = tuple(slice(a, None if b < 0 else b, s) for a, b, s in zip(start, stop, step,
-                                                                    strict=True))
+    index = tuple(map(python_slice, start, stop, step))
     return np.asarray(x)[index]
 
 

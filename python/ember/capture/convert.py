@@ -40,7 +40,9 @@ class Capture:
     entry_source: str
     op_count: int
     seconds: dict[str, float] = field(default_factory=dict)
-    dynamic: bool = False  # captured with symbolic sizes
+    # Captured with symbolic sizes, or static only because this call's sizes are below what
+    # the graph's slices of a symbol need (`Graph.require_size`): later calls try symbols again.
+    dynamic: bool = False
     # The graph break the entry steps over in Python (None: the whole frame was captured).
     refusal: Unsupported | None = None
 
@@ -173,6 +175,7 @@ def _capture(func: FunctionType, args: tuple[Any, ...], dynamic: bool | None,
                     raise
             else:
                 if static[3] is None or _where(static[3]) != _where(exc):
+                    static[0].symbolic_later = getattr(exc, "below_minimum", False)
                     return static
         if not allow_breaks:
             raise
@@ -291,6 +294,7 @@ def convert(func: FunctionType, args: tuple[Any, ...], *, backend: Any = None,
     with stats.stage("codegen"):
         fallback = make_fallback(func, _disable_hook)
         entry, source = codegen.build(tail, compiled, fallback, func.__code__.co_name)
+        tracer.guard_size_minimums()
         guards = tracer.guards.build()
     seconds["codegen"] = time.perf_counter() - start
     guard_lines = tracer.guards.describe()
@@ -300,4 +304,4 @@ def convert(func: FunctionType, args: tuple[Any, ...], *, backend: Any = None,
     ember_logging.log("code", source)
     op_count = len(graph.nodes) if graph is not None else 0
     return Capture(guards, entry, graph, guard_lines, source, op_count, seconds,
-                   tracer.dynamic, refusal)
+                   tracer.dynamic or tracer.symbolic_later, refusal)

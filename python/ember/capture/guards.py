@@ -54,6 +54,11 @@ class GuardBuilder:
         if not any(_same_check(check, c) for c in node.checks):
             node.checks.append(check)
 
+    def replace(self, source: Source, old: Check, new: Check) -> None:
+        """`new` in place of `old`, a check added on `source`."""
+        checks = self._node(source).checks
+        checks[next(i for i, c in enumerate(checks) if _same_check(old, c))] = new
+
     def _node(self, source: Source) -> _Node:
         accessors = source.accessors()
         level = self.roots
@@ -129,7 +134,8 @@ def format_check(check: Check) -> str:
     kind = check[0]
     if kind == "ARRAY_MATCH":
         dtype, shape, strides = check[1:]
-        dims = tuple("*" if d is None else ">=2" if d == SYMBOLIC_DIM else d for d in shape)
+        dims = tuple("*" if d is None else f">={symbolic_minimum(d)}" if d <= SYMBOLIC_DIM
+                     else d for d in shape)
         text = f"ARRAY_MATCH {np.dtype(dtype)} {dims}"
         return text + (f" strides={strides}" if strides is not None else "")
     if kind == "ADDRESS_MATCH":
@@ -255,15 +261,26 @@ def _equals_exact(value: Any, expected: Any) -> bool:
 
 
 # The ARRAY_MATCH shape entry of a symbolic dim: any size of 2 or more (sizes 0 and 1 change
-# broadcasting and emptiness, so they are never symbolic).
+# broadcasting and emptiness, so they are never symbolic). An entry -k below it takes sizes of
+# k + 1 or more: a symbol the graph slices (`x[2:]` needs 4 to leave 2).
 SYMBOLIC_DIM = -1
+
+
+def symbolic_entry(minimum: int) -> int:
+    """The ARRAY_MATCH entry of a symbolic dim taking sizes of `minimum` (2 or more) or more."""
+    return 1 - max(minimum, 2)
+
+
+def symbolic_minimum(entry: int) -> int:
+    """The least size a symbolic ARRAY_MATCH entry takes."""
+    return 1 - entry
 
 
 def dim_passes(expected: int | None, size: int) -> bool:
     """Whether one dim of an array passes its ARRAY_MATCH entry."""
     if expected is None:
         return True
-    return size >= 2 if expected == SYMBOLIC_DIM else size == expected
+    return size >= symbolic_minimum(expected) if expected <= SYMBOLIC_DIM else size == expected
 
 
 def changed_dims(tree: list, func: FunctionType, args: tuple) -> dict[str, set[int]]:

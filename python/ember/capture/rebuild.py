@@ -66,6 +66,7 @@ from ember.capture.variables.masked import MaskedVariable
 from ember.capture.variables.objects import ModuleVariable, OpaqueVariable, UserObjectVariable
 from ember.capture.variables.scalar import PythonScalarVariable
 from ember.graph import Node, Value
+from ember.graph.shapes import python_slice
 
 _LITERAL_TYPES = (type(None), bool, int, str)
 FUNCTION = "__ember_func"  # the entry's first parameter, where it takes the frame's function
@@ -355,8 +356,7 @@ class Rebuilder:
         """`node` (a view op) applied to `base` in NumPy."""
         attrs = node.attrs
         if node.op == "slice":
-            index = tuple(slice(a, None if b < 0 else b, c)
-                          for a, b, c in zip(attrs["start"], attrs["stop"], attrs["step"]))
+            index = tuple(map(python_slice, attrs["start"], attrs["stop"], attrs["step"]))
             return f"{base}[{self.embed(index, 'index')}]"
         if node.op == "transpose":
             return f"{base}.transpose({tuple(attrs['perm'])!r})"

@@ -11,7 +11,7 @@ import numpy as np
 
 from ember.capture.breaks import graph_break
 from ember.capture.builder import VariableBuilder
-from ember.capture.guards import SYMBOLIC_DIM, GuardBuilder
+from ember.capture.guards import SYMBOLIC_DIM, GuardBuilder, symbolic_entry
 from ember.capture.marks import marked_dims
 from ember.capture.sources import BuiltinsDictSource, GlobalsDictSource, Source
 from ember.capture.variables.base import CellVariable, VariableTracker
@@ -64,6 +64,8 @@ class Tracer:
         self.honour_marks = dynamic is not False
         # Python ints and floats read from the frame are run-time values, not constants.
         self.dynamic_scalars = self.dynamic if scalars is None else bool(scalars)
+        # Captured static only because the call's sizes are below what symbolic slices need.
+        self.symbolic_later = False
         # A resume function continuing inside a loop: lists it receives are append-only.
         self.loop_resume = False
         # Whether a symbolic size was read as a Python int (see `symbolic_size`): a capture
@@ -113,6 +115,23 @@ class Tracer:
         self.inputs.append(GraphInput(value, source, False, array))
         return value
 
+    def guard_size_minimums(self) -> None:
+        """Raise the least size the ARRAY_MATCH guards admit for each symbol the graph slices
+        (`Graph.require_size`: `x[2:]` needs 4 to leave 2)."""
+        minimums = self.graph.size_minimums
+        if not minimums:
+            return
+        for graph_input in self.inputs:
+            shape = graph_input.value.shape
+            if graph_input.scalar or not any(d in minimums for d in shape):
+                continue
+            old = tuple(SYMBOLIC_DIM if isinstance(d, str) else d for d in shape)
+            new = tuple(symbolic_entry(minimums.get(d, 2)) if isinstance(d, str) else d
+                        for d in shape)
+            dtype = graph_input.example.dtype
+            self.guards.replace(graph_input.source, ("ARRAY_MATCH", dtype, old, None),
+                                ("ARRAY_MATCH", dtype, new, None))
+
     def _symbolic_dims(self, array: np.ndarray, source: Source) -> set[int]:
         """The dims of an argument array that get a symbol (if their size is 2 or more)."""
         if self.dynamic_dims is not None:
@@ -134,6 +153,7 @@ class Tracer:
             return size
         if size not in self.symbols:
             self.symbols[size] = f"s{len(self.symbols)}"
+            self.graph.symbol_examples[self.symbols[size]] = size
         return self.symbols[size]
 
     def scalar_input(self, scalar: PythonScalarVariable) -> Value:

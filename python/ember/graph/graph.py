@@ -13,7 +13,7 @@ from ember.graph.dtypes import WEAK_DTYPES, as_dtype, check_supported, python_va
 from ember.graph.ops import OPS, check_attr
 from ember.graph.printer import to_ir
 from ember.graph.regions import check_if, check_loop
-from ember.graph.shapes import Shape
+from ember.graph.shapes import Shape, parse_dim
 from ember.graph.value import Node, Value
 
 _NAME = re.compile(r"[a-z_][a-z0-9_]*")
@@ -45,6 +45,26 @@ class Graph:
         # The memory-order rule of values whose op alone does not say it (`layouts.py`):
         # value id -> "c", "map" or ("like", prototype id).
         self.layouts: dict[int, object] = {}
+        # The least size of each symbol the graph's slices need (`require_size`), kept on
+        # the entry graph; the guards admit no smaller one.
+        self.size_minimums: dict[str, int] = {}
+        # The size each symbol has in the call being captured (set by the tracer).
+        self.symbol_examples: dict[str, int] = {}
+
+    def require_size(self, dim: str, minimum: int) -> None:
+        """Record that the symbolic dim `dim` (`s0`, or `s0-1`: `s0` less 1) is at least
+        `minimum` wherever this graph runs, with any dim it leaves at least 2."""
+        name, less = parse_dim(dim)
+        root = self.root
+        minimum += less
+        if root.symbol_examples.get(name, minimum) < minimum:
+            # Its guards would not admit the call being captured: captured static instead.
+            exc = Unsupported(f"slicing symbolic dimension {dim!r} of a size below {minimum}",
+                              "captured static for this size; larger ones stay symbolic",
+                              "dynamic_shape")
+            exc.below_minimum = True  # type: ignore[attr-defined]
+            raise exc
+        root.size_minimums[name] = max(root.size_minimums.get(name, 2), minimum)
 
     def at(self, where: tuple[str, int, str] | None) -> None:
         """Attribute the nodes added from now on to `where` (filename, line, module name)."""

@@ -19,9 +19,11 @@ from ember.graph.shapes import (
     Shape,
     Size,
     broadcast_shapes,
+    dim_plus,
     format_shape,
     normalize_axes,
     normalize_axis,
+    symbolic_slice,
 )
 from ember.graph.value import Value
 from ember.quiet import quiet
@@ -227,11 +229,12 @@ def slice_(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
     shape: list[int] = []
     for d, a, b, s in zip(x.shape, start, stop, step, strict=True):
         if isinstance(d, str):
-            # A symbolic dim is only taken whole, written 0:-1:1 (Python reads the stop of
-            # -1 as the end; the core substitutes the size once it is known).
-            if (a, b, s) != (0, -1, 1):
-                raise Unsupported(f"slicing symbolic dimension {d!r}")
-            shape.append(d)
+            # Bounds from the front or counted from the end (`shapes.python_slice`); the core
+            # resolves them once the size is known.
+            length = symbolic_slice(d, a, b, s)
+            if length is None:
+                raise Unsupported(f"slicing symbolic dimension {d!r} by {a}:{b}:{s}")
+            shape.append(length)
             continue
         if s == 0 or (a, b, s) != slice(a, b if b >= 0 else None, s).indices(d):
             raise ValueError(f"slice: ({a}, {b}, {s}) is not normalised for size {d}")
@@ -260,6 +263,7 @@ def concatenate(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value
     axis = normalize_axes(attrs["axis"], first.ndim)[0]  # type: ignore[index]
     attrs["axis"] = axis
     total = 0
+    symbolic: str | None = None
     for i, v in enumerate(inputs):
         if v.ndim != first.ndim:
             raise ValueError(
@@ -279,11 +283,17 @@ def concatenate(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value
                     f"{first.shape[d]} and the array at index {i} has size {v.shape[d]}"
                 )
         if isinstance(v.shape[axis], str):
-            raise Unsupported("concatenating along a symbolic dimension")
-        total += v.shape[axis]  # type: ignore[operator]
+            if symbolic is not None:
+                raise Unsupported("concatenating along two symbolic dimensions")
+            symbolic = v.shape[axis]
+        else:
+            total += v.shape[axis]
     dtype = _numpy_dtype(_concatenate, "np.concatenate", tuple((v.dtype, False) for v in inputs))
     shape = list(first.shape)
-    shape[axis] = total
+    # One symbolic operand along the axis: that dim plus the others (`[x[1:], zeros(1)]`).
+    shape[axis] = total if symbolic is None else dim_plus(symbolic, total)
+    if shape[axis] is None:
+        raise Unsupported("concatenating along a symbolic dimension")
     return Inferred(dtype, tuple(shape))
 
 

@@ -92,6 +92,6 @@ def _attr(text: str) -> Any:
         return _DTYPES[text]
     if re.fullmatch(r"-?\d+", text):
         return int(text)
-    if re.fullmatch(r"[a-z_][a-z0-9_]*", text) and text not in ("inf", "nan"):
-        return text  # a symbolic dim
+    if re.fullmatch(r"[a-z_][a-z0-9_]*(-\d+)?", text) and text not in ("inf", "nan"):
+        return text  # a symbolic dim (`s0`, or `s0-1`: less a constant)
     return float(text)

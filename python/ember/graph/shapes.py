@@ -21,6 +21,48 @@ def format_shape(shape: Shape, sep: str = ", ") -> str:
     return "(" + sep.join(str(d) for d in shape) + ")"
 
 
+def parse_dim(d: str) -> tuple[str, int]:
+    """A symbolic dim as its symbol and the constant it is less: `s0` is `("s0", 0)`, `s0-1`
+    (what `x[1:]` leaves of `s0`) is `("s0", 1)`."""
+    name, _, less = d.partition("-")
+    return name, int(less) if less else 0
+
+
+def dim_plus(d: Dim, by: int) -> Dim | None:
+    """The dim `d + by`; None where that is no dim (below 0, or more than its symbol)."""
+    if isinstance(d, int):
+        return d + by if d + by >= 0 else None
+    name, less = parse_dim(d)
+    less -= by
+    if less < 0:
+        return None
+    return name if less == 0 else f"{name}-{less}"
+
+
+def symbolic_slice(d: str, start: int, stop: int, step: int) -> Dim | None:
+    """The length of the slice `start:stop:step` of the symbolic dim `d`, its bounds from the
+    front (0 or more) or counted from the end (negative: -1 the end itself, -2 one before it),
+    as the core's `infer/shapes.rs: slice` computes it; None where the core takes no such
+    slice (a step other than 1, a start from the end before a stop from the front)."""
+    if step != 1:
+        return None
+    if (start >= 0) == (stop >= 0):
+        return max(stop - start, 0)
+    if start >= 0:
+        return dim_plus(d, 1 + stop - start)
+    return None
+
+
+def python_slice(start: int, stop: int, step: int) -> slice:
+    """The Python slice of one axis of a `slice` op: normalised bounds, where a negative step's
+    stop of -1 is "through the front" (None), and bounds counted from the end of a symbolic
+    axis (negative, with a positive step: -1 the end, None; -2 one before it, -1...)."""
+    if step < 0:
+        return slice(start, None if stop < 0 else stop, step)
+    return slice(start + 1 if start < 0 else start,
+                 (None if stop == -1 else stop + 1) if stop < 0 else stop, step)
+
+
 def broadcast_shapes(*shapes: Shape) -> Shape:
     """NumPy's broadcasting. Symbolic dims are taken to be at least 2 (sizes 0 and 1 are
     always specialised), so a symbol only broadcasts against 1 or the same symbol."""

@@ -93,10 +93,8 @@ def getitem(graph: Graph, a: Value, index: object) -> Value:
             if parts[2] == 0:
                 raise ValueError("slice step cannot be zero")
             if isinstance(size, str):
-                if parts not in ((None, None, None), (0, None, None), (None, None, 1),
-                                 (0, None, 1)):
-                    raise Unsupported(f"slicing symbolic dimension {size!r}")
-                start, stop, step = 0, -1, 1  # the whole dim (graph/infer.py: slice_)
+                start, stop, step = _symbolic_slice(graph, size, parts)
+                identity = identity and (start, stop) == (0, -1)
             else:
                 start, stop, step = slice(*parts).indices(size)
                 if not range(start, stop, step):
@@ -107,12 +105,15 @@ def getitem(graph: Graph, a: Value, index: object) -> Value:
             i = _int(item)
             assert i is not None
             if isinstance(size, str):
-                raise Unsupported(f"integer index into symbolic dimension {size!r}")
-            if not -size <= i < size:
-                raise IndexError(f"index {i} is out of bounds for axis {axis} with size {size}")
-            i %= size
-            start, stop, step = i, i + 1, 1
-            identity = identity and size == 1
+                start, stop, step = _symbolic_slice(graph, size, (i, (i + 1) or None, 1))
+                identity = False
+            else:
+                if not -size <= i < size:
+                    raise IndexError(f"index {i} is out of bounds for axis {axis} with size "
+                                     f"{size}")
+                i %= size
+                start, stop, step = i, i + 1, 1
+                identity = identity and size == 1
             squeeze.append(axis)
         starts.append(start)
         stops.append(stop)
@@ -129,6 +130,29 @@ def getitem(graph: Graph, a: Value, index: object) -> Value:
     if new_axes:
         result = graph.op("expand_dims", [result], axis=new_axes)
     return result
+
+
+def _symbolic_slice(graph: Graph, size: str, parts: tuple[int | None, ...]) -> tuple[int, ...]:
+    """The `slice` op's bounds of a Python slice of the symbolic dim `size`: from the front, or
+    counted from its end (`-1` the end, `-2` one before it: `shapes.python_slice`). The sizes
+    it is right for (every bound inside the dim, a dim it leaves at least 2, as symbols are)
+    are recorded for the guards (`Graph.require_size`); smaller ones compile apart."""
+    start, stop, step = parts
+    if step not in (None, 1):
+        raise Unsupported(f"slicing symbolic dimension {size!r} with a step")
+    a = 0 if start is None else start if start >= 0 else start - 1
+    b = -1 if stop is None else stop if stop >= 0 else stop - 1
+    if a < 0 <= b:
+        raise Unsupported(f"slicing symbolic dimension {size!r} from its end to its front")
+    if (a >= 0) == (b >= 0) and b <= a:
+        return 0, 0, 1  # empty at any size
+    if a >= 0 and b >= 0:
+        graph.require_size(size, b)
+    elif a >= 0:
+        graph.require_size(size, 1 + a - b)
+    else:
+        graph.require_size(size, -1 - a)
+    return a, b, 1
 
 
 def _take_list(graph: Graph, a: Value, items: tuple[object, ...]) -> Value:

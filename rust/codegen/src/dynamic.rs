@@ -15,7 +15,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use ember_core::infer::shapes::whole_symbolic;
+use ember_core::infer::shapes::resolve_slice;
 use ember_core::ir::{Dim, Graph, Op, Type};
 
 use crate::graph::{compile_static, ArrayView, ArrayViewMut, Options, StaticGraph};
@@ -104,11 +104,13 @@ pub(crate) struct Dynamic {
     kernels: Arc<KernelCache>,
     plans: Mutex<Vec<(Vec<usize>, Arc<StaticGraph>)>>,
     options: Options,
+    /// Whether a slice takes part of a symbolic axis (its bounds fit only some sizes).
+    slices_symbolic: bool,
 }
 
 /// Whether any type of `graph` (regions included) has a symbolic dim.
 pub(crate) fn is_symbolic(graph: &Graph) -> bool {
-    let symbolic = |t: &Type| t.shape.iter().any(|d| matches!(d, Dim::Sym(_)));
+    let symbolic = |t: &Type| t.shape.iter().any(Dim::is_symbolic);
     graph.params.iter().any(symbolic)
         || graph
             .nodes
@@ -116,12 +118,31 @@ pub(crate) fn is_symbolic(graph: &Graph) -> bool {
             .any(|n| symbolic(&n.ty) || n.op.regions().iter().any(|r| is_symbolic(r.as_ref())))
 }
 
+/// Whether a slice of `graph` (regions included) takes less than the whole of a symbolic axis.
+fn slices_symbolic(graph: &Graph) -> bool {
+    graph.nodes.iter().any(|n| {
+        let partial = match &n.op {
+            Op::Slice { start, stop, step } => {
+                let input = n.inputs.first().and_then(|&v| graph.value_type(v));
+                input.is_some_and(|t| {
+                    t.shape
+                        .iter()
+                        .enumerate()
+                        .any(|(a, d)| d.is_symbolic() && (start[a], stop[a], step[a]) != (0, -1, 1))
+                })
+            }
+            _ => false,
+        };
+        partial || n.op.regions().iter().any(|r| slices_symbolic(r.as_ref()))
+    })
+}
+
 fn symbols_of(types: &[Type], into: &mut Vec<String>) {
     for t in types {
         for d in &t.shape {
-            if let Dim::Sym(s) = d {
-                if !into.contains(s) {
-                    into.push(s.clone());
+            if let Some(s) = d.symbol() {
+                if !into.iter().any(|known| known == s) {
+                    into.push(s.to_string());
                 }
             }
         }
@@ -161,6 +182,7 @@ impl Dynamic {
             kernels: Arc::new(KernelCache::default()),
             plans: Mutex::new(Vec::new()),
             options: options.clone(),
+            slices_symbolic: slices_symbolic(graph),
         })
     }
 
@@ -196,6 +218,11 @@ impl Dynamic {
                         )))
                     }
                     Dim::Static(_) => {}
+                    Dim::Less(..) => {
+                        return Err(Error::Mismatch(format!(
+                            "input {i}: a parameter's dim is static or a symbol, not {dim}"
+                        )))
+                    }
                     Dim::Sym(name) => {
                         let k = self.symbols.iter().position(|s| s == name).unwrap_or(0);
                         match sizes[k] {
@@ -234,6 +261,13 @@ impl Dynamic {
             .zip(sizes.iter().copied())
             .collect();
         let concrete = substitute(&self.graph, &bindings);
+        // Slices of symbolic axes hold bounds that only fit sizes the guards let through:
+        // checked for this binding, so that no kernel is planned on bounds past an array.
+        if self.slices_symbolic {
+            ember_core::verify(&concrete).map_err(|e| {
+                Error::Mismatch(format!("the graph does not hold for these sizes: {e}"))
+            })?;
+        }
         let compiled = Arc::new(compile_static(
             &concrete,
             &self.options,
@@ -264,12 +298,8 @@ impl Dynamic {
 }
 
 fn dim(d: &Dim, bindings: &HashMap<&str, usize>) -> Dim {
-    match d {
-        Dim::Sym(s) => bindings
-            .get(s.as_str())
-            .map_or(d.clone(), |&n| Dim::Static(n)),
-        Dim::Static(_) => d.clone(),
-    }
+    d.resolve(|s| bindings.get(s).copied())
+        .map_or(d.clone(), Dim::Static)
 }
 
 fn ty(t: &Type, bindings: &HashMap<&str, usize>) -> Type {
@@ -316,21 +346,22 @@ pub(crate) fn substitute(graph: &Graph, bindings: &HashMap<&str, usize>) -> Grap
             },
             Op::Reshape { shape } => Op::Reshape { shape: dims(shape) },
             Op::BroadcastTo { shape } => Op::BroadcastTo { shape: dims(shape) },
-            // A symbolic dim sliced whole (`0:-1:1`) becomes `0:n:1` of its size.
+            // Bounds counted from the end of a symbolic axis (`shapes.rs: resolve_bound`)
+            // become positions in its size.
             Op::Slice { start, stop, step } => {
                 let input = node.inputs.first().and_then(|&v| graph.value_type(v));
-                let stop = stop
-                    .iter()
-                    .enumerate()
-                    .map(|(a, &b)| match input.map(|t| &t.shape[a]) {
-                        Some(d @ Dim::Sym(_)) if whole_symbolic(start[a], b, step[a]) => {
-                            dim(d, bindings).as_static().map_or(b, |n| n as i64)
-                        }
-                        _ => b,
-                    })
-                    .collect();
+                let sizes: Option<Vec<usize>> = input.and_then(|t| {
+                    t.shape
+                        .iter()
+                        .map(|d| dim(d, bindings).as_static())
+                        .collect()
+                });
+                let (start, stop) = match sizes {
+                    Some(sizes) => resolve_slice(&sizes, start, stop, step),
+                    None => (start.clone(), stop.clone()),
+                };
                 Op::Slice {
-                    start: start.clone(),
+                    start,
                     stop,
                     step: step.clone(),
                 }

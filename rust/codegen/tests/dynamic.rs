@@ -143,3 +143,59 @@ func @f(%0: f64[3]) -> (f64[3]) {
         Ok(_) => panic!("compiled a graph whose symbol no input binds"),
     }
 }
+
+/// Slices of a symbolic axis, bounds from the front or counted from the end (`-1` the end):
+/// the compiled graph against the interpreter on the same symbolic graph for many sizes, and
+/// against `x[1:] - x[:-1]` computed here; a size too small for a bound is refused, never run.
+#[test]
+fn slices_of_a_symbolic_axis() {
+    let ir = "ember-ir 1
+func @f(%0: f64[s0,3]) -> (f64[s0-1,3], f64[3], f64[s0], f64[s0-3,3]) {
+  %1 = slice(%0) start=[1,0] stop=[-1,3] step=[1,1] : f64[s0-1,3]
+  %2 = slice(%0) start=[0,0] stop=[-2,3] step=[1,1] : f64[s0-1,3]
+  %3 = sub(%1, %2) : f64[s0-1,3]
+  %4 = slice(%0) start=[-3,0] stop=[-2,3] step=[1,1] : f64[1,3]
+  %5 = squeeze(%4) axis=[0] : f64[3]
+  %6 = slice(%0) start=[0,1] stop=[-1,2] step=[1,1] : f64[s0,1]
+  %7 = squeeze(%6) axis=[1] : f64[s0]
+  %8 = slice(%1) start=[1,0] stop=[-2,3] step=[1,1] : f64[s0-3,3]
+  return %3, %5, %7, %8
+}
+";
+    let cg = compile_symbolic(ir);
+    let symbolic = parse(ir).unwrap();
+    let mut rng = Rng(0x51ce);
+    for n in [5, 3, 9, 64, 4, 300] {
+        let x = random_array(&mut rng, ember_core::ir::DType::F64, &[n, 3]);
+        let want = ember_core::interp::run(&symbolic, std::slice::from_ref(&x)).unwrap();
+        let shapes: Vec<Vec<usize>> = want.iter().map(|a| a.shape.clone()).collect();
+        assert_eq!(shapes, [vec![n - 1, 3], vec![3], vec![n], vec![n - 3, 3]]);
+        let elems = x.elems();
+        let diff = want[0].elems();
+        for (k, d) in diff.iter().enumerate() {
+            let (a, b) = (&elems[k + 3], &elems[k]);
+            use ember_core::interp::Elem;
+            let (Elem::F(a), Elem::F(b), Elem::F(d)) = (a, b, d) else {
+                panic!("f64 elements")
+            };
+            assert_eq!(*d, a - b, "x[1:] - x[:-1] at {k}, n={n}");
+        }
+        for layout in [Layout::C, Layout::F, Layout::Reversed, Layout::Strided] {
+            let got = run_compiled(&cg, std::slice::from_ref(&x), layout, &shapes).unwrap();
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert_close(g, w, 0.0, &format!("result {i} at n={n} {layout:?}"));
+            }
+        }
+    }
+    // `%8` has s0-3 rows: a binding of 2 would give it a negative size.
+    let x = random_array(&mut rng, ember_core::ir::DType::F64, &[2, 3]);
+    match run_compiled(
+        &cg,
+        &[x],
+        Layout::C,
+        &[vec![1, 3], vec![3], vec![2], vec![0, 3]],
+    ) {
+        Err(Error::Mismatch(m)) => assert!(m.contains("does not hold for these sizes"), "{m}"),
+        other => panic!("expected a refusal, got {:?}", other.map(|_| ())),
+    }
+}

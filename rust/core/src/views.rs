@@ -5,6 +5,7 @@
 //! that no strides can express) and a copy is needed first.
 
 use crate::infer::infer;
+use crate::infer::shapes::resolve_slice;
 use crate::ir::{DType, Dim, Op, Type};
 
 /// Where the elements of an array lie in a buffer: element `idx` is at
@@ -81,9 +82,18 @@ pub fn apply(input: &Layout, op: &Op, out_shape: &[usize]) -> Option<Layout> {
     // Anything that does not type-check (wrong rank, bad axes, another result shape) is no
     // view. Shape attributes may hold symbols, which stand for the sizes in `out_shape`.
     let dims = || out_shape.iter().map(|&n| Dim::Static(n)).collect();
+    // Slice bounds counted from the end of a symbolic axis are resolved for the sizes here.
     let concrete = match op {
         Op::Reshape { .. } => Op::Reshape { shape: dims() },
         Op::BroadcastTo { .. } => Op::BroadcastTo { shape: dims() },
+        Op::Slice { start, stop, step } => {
+            let (start, stop) = resolve_slice(&input.shape, start, stop, step);
+            Op::Slice {
+                start,
+                stop,
+                step: step.clone(),
+            }
+        }
         _ => op.clone(),
     };
     let operand = Type::of(DType::F64, &input.shape);
@@ -98,7 +108,7 @@ pub fn apply(input: &Layout, op: &Op, out_shape: &[usize]) -> Option<Layout> {
         shape,
         strides,
     } = input;
-    match op {
+    match &concrete {
         Op::Transpose { perm } => Some(Layout {
             offset: *offset,
             shape: perm.iter().map(|&p| shape[p]).collect(),

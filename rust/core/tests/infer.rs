@@ -90,15 +90,18 @@ fn dtype_table_matches_numpy() {
 }
 
 fn ty(text: &str) -> Type {
-    // `f32[2,s0]` or `f64[] weak`
+    // `f32[2,s0]`, `f32[s0-1]` or `f64[] weak`
     let (dtype, rest) = text.split_once('[').expect("[");
     let (dims, tail) = rest.split_once(']').expect("]");
     let shape = dims
         .split(',')
         .filter(|d| !d.is_empty())
-        .map(|d| {
-            d.parse::<usize>()
-                .map_or_else(|_| Dim::Sym(d.to_string()), Dim::Static)
+        .map(|d| match d.parse::<usize>() {
+            Ok(n) => Dim::Static(n),
+            Err(_) => match d.split_once('-') {
+                Some((s, k)) => Dim::Less(s.to_string(), k.parse().expect("s-k")),
+                None => Dim::Sym(d.to_string()),
+            },
         })
         .collect();
     Type {
@@ -248,14 +251,35 @@ fn views() {
     );
     assert!(infer_text(slice(vec![0], vec![11], vec![1]), &["f32[10]"]).contains("not normalised"));
     assert!(infer_text(slice(vec![0], vec![1], vec![0]), &["f32[10]"]).starts_with("error"));
-    assert!(infer_text(slice(vec![0], vec![1], vec![1]), &["f32[s0]"]).contains("symbolic"));
+    // Slices of a symbolic dim: bounds from the front, or counted from the end (-1 the end).
+    assert_eq!(
+        infer_text(slice(vec![0], vec![1], vec![1]), &["f32[s0]"]),
+        "f32[1]"
+    );
+    assert_eq!(
+        infer_text(slice(vec![1], vec![-1], vec![1]), &["f32[s0]"]),
+        "f32[s0-1]"
+    );
+    assert_eq!(
+        infer_text(slice(vec![2], vec![-3], vec![1]), &["f32[s0]"]),
+        "f32[s0-4]"
+    );
+    assert_eq!(
+        infer_text(slice(vec![1], vec![-1], vec![1]), &["f32[s0-1]"]),
+        "f32[s0-2]"
+    );
+    assert_eq!(
+        infer_text(slice(vec![-4], vec![-2], vec![1]), &["f32[s0]"]),
+        "f32[2]"
+    );
+    assert!(infer_text(slice(vec![-2], vec![3], vec![1]), &["f32[s0]"]).contains("symbolic"));
+    assert!(infer_text(slice(vec![0], vec![-1], vec![2]), &["f32[s0]"]).contains("step 1"));
     // A symbolic dim taken whole (0:-1:1) beside a static one sliced.
     assert_eq!(
         infer_text(slice(vec![0, 1], vec![-1, 3], vec![1, 1]), &["f32[s0,4]"]),
         "f32[s0,2]"
     );
     assert!(infer_text(slice(vec![0], vec![-1], vec![1]), &["f32[10]"]).contains("not normalised"));
-    assert!(infer_text(slice(vec![1], vec![-1], vec![1]), &["f32[s0]"]).contains("symbolic"));
     assert_eq!(
         infer_text(Op::Flip { axes: vec![1] }, &["u8[2,3]"]),
         "u8[2,3]"
@@ -288,7 +312,13 @@ fn matmul_and_concatenate() {
         infer_text(cat(1), &["f32[s0,2]", "i32[s0,5]", "f32[s0,1]"]),
         "f64[s0,8]"
     );
-    assert!(infer_text(cat(0), &["f32[s0,2]", "f32[3,2]"]).contains("symbolic"));
+    // One operand symbolic along the axis: that dim plus the others.
+    assert_eq!(
+        infer_text(cat(0), &["f32[s0-1,2]", "f32[1,2]"]),
+        "f32[s0,2]"
+    );
+    assert!(infer_text(cat(0), &["f32[s0,2]", "f32[3,2]"]).contains("past its symbol"));
+    assert!(infer_text(cat(0), &["f32[s0,2]", "f32[s0,2]"]).contains("two symbolic"));
     assert!(infer_text(cat(0), &["f32[2,2]", "f32[3,3]"]).contains("must match exactly"));
     assert!(infer_text(cat(0), &["f32[]"]).contains("zero-dimensional"));
 }

@@ -198,7 +198,9 @@ pub fn is_scalar_for(input: &Bound<'_, PyAny>, ty: &Type) -> bool {
 /// Whether `input`'s type is exactly the NumPy scalar type of `dtype` (a subclass or another
 /// type of the same dtype, such as `np.longlong`, takes `np.asarray` on the full path).
 pub fn is_numpy_scalar_of(input: &Bound<'_, PyAny>, dtype: DType) -> bool {
-    numpy_dtype(input.py(), dtype).typeobj().is(&input.get_type())
+    numpy_dtype(input.py(), dtype)
+        .typeobj()
+        .is(&input.get_type())
 }
 
 /// A scalar parameter's argument (`is_scalar_for`) as a 0-d array of its dtype.
@@ -219,8 +221,11 @@ fn check_shape(i: usize, shape: &[usize], ty: &Type, bindings: &mut Bindings) ->
     }
     for (axis, (&size, dim)) in shape.iter().zip(&ty.shape).enumerate() {
         match dim {
-            Dim::Static(n) if *n != size => return Err(mismatch()),
-            Dim::Static(_) => {}
+            Dim::Static(_) | Dim::Less(..) => {
+                if dim.resolve(|s| bindings.get(s).copied()) != Some(size) {
+                    return Err(mismatch());
+                }
+            }
             Dim::Sym(name) => match bindings.get(name) {
                 Some(&bound) if bound != size => {
                     return Err(PyValueError::new_err(format!(
@@ -241,11 +246,10 @@ fn check_shape(i: usize, shape: &[usize], ty: &Type, bindings: &mut Bindings) ->
 pub fn concrete_shape(ty: &Type, bindings: &Bindings) -> PyResult<Vec<usize>> {
     ty.shape
         .iter()
-        .map(|d| match d {
-            Dim::Static(n) => Ok(*n),
-            Dim::Sym(name) => bindings.get(name).copied().ok_or_else(|| {
-                PyRuntimeError::new_err(format!("output dimension {name} is bound by no input"))
-            }),
+        .map(|d| {
+            d.resolve(|s| bindings.get(s).copied()).ok_or_else(|| {
+                PyRuntimeError::new_err(format!("output dimension {d} is not given by the inputs"))
+            })
         })
         .collect()
 }

@@ -35,7 +35,7 @@ pub fn broadcast(shapes: &[&[Dim]]) -> Result<Vec<Dim>> {
         for (i, d) in shape.iter().enumerate() {
             out[offset + i] = broadcast_dim(&out[offset + i], d).ok_or_else(|| {
                 let all: Vec<String> = shapes.iter().map(|s| show(s)).collect();
-                let symbolic = matches!((&out[offset + i], d), (Dim::Sym(_), _) | (_, Dim::Sym(_)));
+                let symbolic = out[offset + i].is_symbolic() || d.is_symbolic();
                 let why = if symbolic {
                     " (a symbolic dim broadcasts only with itself or 1)"
                 } else {
@@ -85,13 +85,13 @@ pub fn reduce(shape: &[Dim], axes: Option<&[usize]>, keepdims: bool) -> Result<V
 }
 
 /// Split a shape into its static product and its sorted symbols, to compare sizes.
-fn size_parts(shape: &[Dim]) -> Option<(usize, Vec<&str>)> {
+fn size_parts(shape: &[Dim]) -> Option<(usize, Vec<&Dim>)> {
     let mut product: usize = 1;
     let mut symbols = Vec::new();
     for d in shape {
         match d {
             Dim::Static(n) => product = product.checked_mul(*n)?,
-            Dim::Sym(s) => symbols.push(s.as_str()),
+            symbolic => symbols.push(symbolic),
         }
     }
     symbols.sort_unstable();
@@ -207,13 +207,58 @@ pub fn slice_len(n: usize, start: i64, stop: i64, step: i64) -> Result<usize> {
     Ok(len as usize)
 }
 
-/// Whether `start:stop:step` is the whole of a symbolic dim, written `0:-1:1` (a stop of -1 with
-/// a positive step is otherwise never normalised; Python reads it as "through the end").
+/// Whether `start:stop:step` is the whole of a symbolic dim, written `0:-1:1` (see
+/// [`resolve_bound`]).
 pub fn whole_symbolic(start: i64, stop: i64, step: i64) -> bool {
     (start, stop, step) == (0, -1, 1)
 }
 
-/// The shape of a slice; a symbolic dim is only taken whole ([`whole_symbolic`]).
+/// Where a slice bound along an axis of `size` lies. Bounds along static axes are normalised
+/// (as `slice.indices` gives), so only a negative step's stop is negative there (-1: before the
+/// front). Along a symbolic axis, whose size is not known, a negative bound with a positive
+/// step counts from the end: `-1` is the end itself, `-2` one before it (`size + 1 + bound`).
+pub fn resolve_bound(bound: i64, size: usize, step: i64) -> i64 {
+    if step > 0 && bound < 0 {
+        size as i64 + 1 + bound
+    } else {
+        bound
+    }
+}
+
+/// A slice's bounds with those counted from the end ([`resolve_bound`]) resolved for the
+/// operand's sizes.
+pub fn resolve_slice(
+    shape: &[usize],
+    start: &[i64],
+    stop: &[i64],
+    step: &[i64],
+) -> (Vec<i64>, Vec<i64>) {
+    let resolve = |bounds: &[i64]| -> Vec<i64> {
+        bounds
+            .iter()
+            .zip(shape.iter().zip(step))
+            .map(|(&b, (&n, &s))| resolve_bound(b, n, s))
+            .collect()
+    };
+    (resolve(start), resolve(stop))
+}
+
+/// The length of a slice of a symbolic dim `d` (step 1 only): between two bounds counted from
+/// the same side a static length, from the front to one counted from the end `d` less a
+/// constant. The guards keep `d` large enough for the bounds (`capture`'s size minimums).
+fn symbolic_slice(d: &Dim, start: i64, stop: i64, step: i64) -> Option<Dim> {
+    if step != 1 {
+        return None;
+    }
+    match (start >= 0, stop >= 0) {
+        (true, true) | (false, false) => Some(Dim::Static((stop - start).max(0) as usize)),
+        (true, false) => d.plus(1 + stop - start),
+        (false, true) => None,
+    }
+}
+
+/// The shape of a slice; a symbolic dim takes step 1 with bounds from the front or counted
+/// from its end ([`resolve_bound`]).
 pub fn slice(shape: &[Dim], start: &[i64], stop: &[i64], step: &[i64]) -> Result<Vec<Dim>> {
     if start.len() != shape.len() || stop.len() != shape.len() || step.len() != shape.len() {
         return Err(Error::new(format!(
@@ -226,10 +271,12 @@ pub fn slice(shape: &[Dim], start: &[i64], stop: &[i64], step: &[i64]) -> Result
         .enumerate()
         .map(|(i, d)| match d {
             Dim::Static(n) => slice_len(*n, start[i], stop[i], step[i]).map(Dim::Static),
-            Dim::Sym(s) if whole_symbolic(start[i], stop[i], step[i]) => Ok(Dim::Sym(s.clone())),
-            Dim::Sym(s) => Err(Error::new(format!(
-                "slice of the symbolic dim {s} (axis {i}) other than the whole of it (0:-1:1)"
-            ))),
+            symbolic => symbolic_slice(symbolic, start[i], stop[i], step[i]).ok_or_else(|| {
+                Error::new(format!(
+                    "slice {}:{}:{} of the symbolic dim {symbolic} (axis {i}): a symbolic dim takes step 1, bounds from the front or from the end (a negative bound, -1 the end), and none from the end before one from the front",
+                    start[i], stop[i], step[i]
+                ))
+            }),
         })
         .collect()
 }
@@ -271,7 +318,8 @@ pub fn matmul(a: &[Dim], b: &[Dim]) -> Result<Vec<Dim>> {
     Ok(out)
 }
 
-/// The shape of `np.concatenate(xs, axis)`: the joined axis must be static in every operand.
+/// The shape of `np.concatenate(xs, axis)`: the joined axis may be symbolic in one operand
+/// (`[x[1:], zeros(1)]` joins to `s0`), when its length is that dim plus the others'.
 pub fn concatenate(shapes: &[&[Dim]], axis: usize) -> Result<Vec<Dim>> {
     let first = shapes
         .first()
@@ -286,6 +334,7 @@ pub fn concatenate(shapes: &[&[Dim]], axis: usize) -> Result<Vec<Dim>> {
         )));
     }
     let mut total = 0usize;
+    let mut symbolic: Option<&Dim> = None;
     for (i, shape) in shapes.iter().enumerate() {
         if shape.len() != first.len() {
             return Err(Error::new(format!(
@@ -301,16 +350,24 @@ pub fn concatenate(shapes: &[&[Dim]], axis: usize) -> Result<Vec<Dim>> {
                 )));
             }
         }
-        match &shape[axis] {
-            Dim::Static(n) => total += n,
-            Dim::Sym(s) => {
+        match (&shape[axis], symbolic) {
+            (Dim::Static(n), _) => total += n,
+            (d, None) => symbolic = Some(d),
+            (d, Some(other)) => {
                 return Err(Error::new(format!(
-                    "concatenate along the symbolic dim {s} is not supported"
+                    "concatenate along two symbolic dims ({other} and {d}) is not supported"
                 )))
             }
         }
     }
     let mut out = first.to_vec();
-    out[axis] = Dim::Static(total);
+    out[axis] = match symbolic {
+        None => Dim::Static(total),
+        Some(d) => d.plus(total as i64).ok_or_else(|| {
+            Error::new(format!(
+                "concatenate along the symbolic dim {d}: {d} + {total} is past its symbol, which a dim cannot be"
+            ))
+        })?,
+    };
     Ok(out)
 }

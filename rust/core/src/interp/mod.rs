@@ -57,6 +57,12 @@ fn bind(ty: &Type, x: &HostArray, symbols: &mut HashMap<String, usize>) -> Resul
                     )));
                 }
             }
+            // A parameter's dim is a symbol or static; a symbol less a constant only checks.
+            less @ Dim::Less(..) => {
+                if less.resolve(|s| symbols.get(s).copied()) != Some(n) {
+                    return Err(mismatch());
+                }
+            }
         }
     }
     Ok(())
@@ -65,12 +71,9 @@ fn bind(ty: &Type, x: &HostArray, symbols: &mut HashMap<String, usize>) -> Resul
 fn concrete(shape: &[Dim], symbols: &HashMap<String, usize>) -> Result<Vec<usize>> {
     shape
         .iter()
-        .map(|d| match d {
-            Dim::Static(n) => Ok(*n),
-            Dim::Sym(s) => symbols
-                .get(s)
-                .copied()
-                .ok_or_else(|| Error::new(format!("symbol {s} is not bound by any input"))),
+        .map(|d| {
+            d.resolve(|s| symbols.get(s).copied())
+                .ok_or_else(|| Error::new(format!("the dim {d} is not given by the inputs' sizes")))
         })
         .collect()
 }

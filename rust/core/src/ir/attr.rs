@@ -18,8 +18,8 @@ pub enum AttrValue {
     None,
     /// A dtype name.
     DType(DType),
-    /// A shape symbol inside a shape list (`shape=[s0,4]`).
-    Sym(String),
+    /// A symbolic dim inside a shape list (`shape=[s0,4]`, `shape=[s0-1]`).
+    Sym(Dim),
     /// `[a,b,...]`.
     List(Vec<AttrValue>),
     /// `@name`: a function of the module (a region).
@@ -31,7 +31,7 @@ impl AttrValue {
     pub fn from_dim(d: &Dim) -> AttrValue {
         match d {
             Dim::Static(n) => AttrValue::Int(*n as i128),
-            Dim::Sym(s) => AttrValue::Sym(s.clone()),
+            symbolic => AttrValue::Sym(symbolic.clone()),
         }
     }
 
@@ -67,7 +67,7 @@ impl fmt::Display for AttrValue {
             AttrValue::Bool(b) => write!(f, "{b}"),
             AttrValue::None => f.write_str("none"),
             AttrValue::DType(d) => f.write_str(d.name()),
-            AttrValue::Sym(s) => f.write_str(s),
+            AttrValue::Sym(d) => write!(f, "{d}"),
             AttrValue::Func(name) => write!(f, "@{name}"),
             AttrValue::List(items) => {
                 f.write_str("[")?;
@@ -187,7 +187,7 @@ impl Attrs<'_> {
                 AttrValue::Int(v) if (0..=i128::from(u32::MAX)).contains(v) => {
                     Ok(Dim::Static(*v as usize))
                 }
-                AttrValue::Sym(s) => Ok(Dim::Sym(s.clone())),
+                AttrValue::Sym(d) => Ok(d.clone()),
                 _ => Err(self.err(i, "a list of sizes or symbols")),
             })
             .collect()

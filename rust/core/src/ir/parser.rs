@@ -328,7 +328,7 @@ impl Parser<'_> {
                 "none" => AttrValue::None,
                 _ => match DType::from_name(&word) {
                     Some(d) => AttrValue::DType(d),
-                    None => AttrValue::Sym(symbol(word, line, col)?),
+                    None => AttrValue::Sym(self.symbolic_dim(word, line, col)?),
                 },
             },
             Tok::Punct('@') => AttrValue::Func(self.ident("a function name")?),
@@ -354,6 +354,19 @@ impl Parser<'_> {
         Ok(value)
     }
 
+    /// A symbolic dim after its symbol `word`: the symbol itself, or less a constant when a
+    /// negative integer follows (`s0-1`).
+    fn symbolic_dim(&mut self, word: String, line: usize, col: usize) -> Result<Dim> {
+        let name = symbol(word, line, col)?;
+        if let Tok::Int(n) = self.tok {
+            if n < 0 && -n <= i128::from(u32::MAX) {
+                self.advance()?;
+                return Ok(Dim::Less(name, (-n) as usize));
+            }
+        }
+        Ok(Dim::Sym(name))
+    }
+
     fn ty(&mut self) -> Result<Type> {
         let (line, col) = (self.line, self.col);
         let name = self.ident("a dtype")?;
@@ -369,7 +382,7 @@ impl Parser<'_> {
             let (line, col) = (self.line, self.col);
             let dim = match self.advance()? {
                 Tok::Int(n) if (0..=i128::from(u32::MAX)).contains(&n) => Dim::Static(n as usize),
-                Tok::Ident(s) => Dim::Sym(symbol(s, line, col)?),
+                Tok::Ident(s) => self.symbolic_dim(s, line, col)?,
                 other => {
                     return Err(Error::at(
                         line,

@@ -11,6 +11,9 @@ pub enum Dim {
     Static(usize),
     /// A size named by a symbol, known when the graph runs.
     Sym(String),
+    /// A symbol less a constant (`s0-1`, never less 0): what slicing a symbolic dim leaves
+    /// (`x[1:]`). Guards keep the symbol large enough that this is 2 or more, as a symbol is.
+    Less(String, usize),
 }
 
 impl Dim {
@@ -18,7 +21,44 @@ impl Dim {
     pub fn as_static(&self) -> Option<usize> {
         match self {
             Dim::Static(n) => Some(*n),
-            Dim::Sym(_) => None,
+            Dim::Sym(_) | Dim::Less(..) => None,
+        }
+    }
+
+    /// Whether the size is only known when the graph runs.
+    pub fn is_symbolic(&self) -> bool {
+        !matches!(self, Dim::Static(_))
+    }
+
+    /// The symbol the size depends on, if any.
+    pub fn symbol(&self) -> Option<&str> {
+        match self {
+            Dim::Static(_) => None,
+            Dim::Sym(s) | Dim::Less(s, _) => Some(s),
+        }
+    }
+
+    /// The size given the symbols' sizes; None for an unbound symbol or a negative size.
+    pub fn resolve(&self, size_of: impl Fn(&str) -> Option<usize>) -> Option<usize> {
+        match self {
+            Dim::Static(n) => Some(*n),
+            Dim::Sym(s) => size_of(s),
+            Dim::Less(s, k) => size_of(s)?.checked_sub(*k),
+        }
+    }
+
+    /// This size plus `by` (which may be negative); None where that is not a dim
+    /// (a negative static size, or more than the symbol).
+    pub fn plus(&self, by: i64) -> Option<Dim> {
+        let less = |s: &str, k: i64| match k {
+            0 => Some(Dim::Sym(s.to_string())),
+            k if k > 0 => Some(Dim::Less(s.to_string(), k as usize)),
+            _ => None,
+        };
+        match self {
+            Dim::Static(n) => usize::try_from(*n as i64 + by).ok().map(Dim::Static),
+            Dim::Sym(s) => less(s, -by),
+            Dim::Less(s, k) => less(s, *k as i64 - by),
         }
     }
 }
@@ -34,6 +74,7 @@ impl fmt::Display for Dim {
         match self {
             Dim::Static(n) => write!(f, "{n}"),
             Dim::Sym(s) => f.write_str(s),
+            Dim::Less(s, k) => write!(f, "{s}-{k}"),
         }
     }
 }

@@ -13,8 +13,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use super::{
-    Accessor, ArrayMatch, Check, DictLacks, FrameView, GuardNode, GuardTree, ModuleAttrIs,
-    SYMBOLIC_DIM,
+    symbolic_minimum, Accessor, ArrayMatch, Check, DictLacks, FrameView, GuardNode, GuardTree,
+    ModuleAttrIs, SYMBOLIC_DIM,
 };
 
 impl GuardTree {
@@ -427,7 +427,7 @@ fn array_match(value: &Bound<'_, PyAny>, expected: &ArrayMatch) -> bool {
 fn shape_matches(actual: &[isize], expected: &[Option<isize>]) -> bool {
     actual.iter().zip(expected).all(|(a, e)| match *e {
         None => true,
-        Some(SYMBOLIC_DIM) => *a >= 2,
+        Some(e) if e <= SYMBOLIC_DIM => *a >= symbolic_minimum(e),
         Some(e) => e == *a,
     })
 }
@@ -467,6 +467,10 @@ mod tests {
         assert!(!shape_matches(&[1, 3], &want));
         assert!(!shape_matches(&[0, 3], &want));
         assert!(!shape_matches(&[5, 4], &want));
+        // A symbol sliced by `x[2:]` keeps sizes of 4 or more (entry -3).
+        let sliced = [Some(SYMBOLIC_DIM - 2)];
+        assert!(shape_matches(&[4], &sliced));
+        assert!(!shape_matches(&[3], &sliced));
         // A stride of -1 (a reversed bool array) is an exact stride, not a symbol.
         assert!(!dims_match(&[1], &[Some(-1)]));
     }

@@ -97,16 +97,22 @@ pub struct ModuleAttrIs {
 pub struct ArrayMatch {
     /// The expected dtype.
     pub dtype: Py<PyArrayDescr>,
-    /// One entry per dimension; `None` is a wildcard, [`SYMBOLIC_DIM`] any size of 2 or more
-    /// (a symbolic dim: sizes 0 and 1 change broadcasting and emptiness, so they are never
-    /// symbolic).
+    /// One entry per dimension; `None` is a wildcard, [`SYMBOLIC_DIM`] or less a symbolic dim
+    /// (see [`symbolic_minimum`]).
     pub shape: Vec<Option<isize>>,
     /// Byte strides per dimension; `None` (whole or per dimension) is a wildcard.
     pub strides: Option<Vec<Option<isize>>>,
 }
 
-/// The `ARRAY_MATCH` shape entry of a symbolic dim: any size of 2 or more.
+/// The `ARRAY_MATCH` shape entry of a symbolic dim: any size of 2 or more (sizes 0 and 1
+/// change broadcasting and emptiness, so they are never symbolic). An entry `-k` below it
+/// takes sizes of `k + 1` or more: a symbol the graph slices (`x[2:]` needs 4 to leave 2).
 pub const SYMBOLIC_DIM: isize = -1;
+
+/// The least size a symbolic `ARRAY_MATCH` entry (`SYMBOLIC_DIM` or below) takes.
+pub fn symbolic_minimum(entry: isize) -> isize {
+    1 - entry
+}
 
 /// One node of a guard tree: read a value, check it, then check its children.
 #[derive(Debug)]

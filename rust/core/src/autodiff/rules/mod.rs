@@ -50,7 +50,9 @@ pub fn vjp(
         | Op::ExpandDims { .. }
         | Op::Squeeze { .. }
         | Op::Flip { .. } => Ok(vec![Some(structure::view(e, &node.op, x[0], g)?)]),
-        Op::Slice { start, step, .. } => Ok(vec![Some(structure::slice(e, x[0], g, start, step)?)]),
+        Op::Slice { start, stop, step } => {
+            Ok(vec![Some(structure::slice(e, x[0], g, start, stop, step)?)])
+        }
         Op::Concatenate { axis } => structure::concatenate(e, x, g, *axis),
         Op::Matmul => structure::matmul(e, x[0], x[1], g, wanted),
         // d(cumsum x)[j] / dx[i] = [i <= j]: the cotangent summed from the end.

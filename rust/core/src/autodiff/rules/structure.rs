@@ -1,7 +1,7 @@
 //! Rules of the ops that move or combine elements: reductions, views, slices, concatenation
 //! and matmul. Each sends the cotangent back to where its elements came from.
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::infer::shapes;
 use crate::ir::{BinaryOp, Dim, Op, ReduceKind, Scalar, Type, ValueId};
 
@@ -123,20 +123,19 @@ pub fn slice(
     x: ValueId,
     g: ValueId,
     start: &[i64],
+    stop: &[i64],
     step: &[i64],
 ) -> Result<ValueId> {
     let xty = e.ty(x);
     let gty = e.ty(g);
-    // A symbolic dim is only ever sliced whole: its cotangent needs no padding.
-    let sliced: Vec<usize> = (0..xty.ndim())
-        .filter(|&a| !matches!(xty.shape[a], Dim::Sym(_)))
-        .collect();
+    let is_static = |a: &usize| !xty.shape[*a].is_symbolic();
+    let sliced: Vec<usize> = (0..xty.ndim()).filter(is_static).collect();
     let static_of = |ty: &Type| -> Result<Vec<usize>> {
         let kept: Vec<Dim> = sliced.iter().map(|&a| ty.shape[a].clone()).collect();
         static_dims(&kept, "slice")
     };
     let (dims, gdims) = (static_of(&xty)?, static_of(&gty)?);
-    if gdims.contains(&0) {
+    if gdims.contains(&0) || gty.shape.iter().any(|d| *d == Dim::Static(0)) {
         return e.zeros(&xty.with_dtype(gty.dtype));
     }
     let mut g = g;
@@ -153,19 +152,43 @@ pub fn slice(
             g = interleave_zeros(e, g, axis, stride)?;
         }
         let span = (m - 1) * stride + 1;
-        let mut parts = Vec::new();
-        if lo > 0 {
-            parts.push(zeros_along(e, g, axis, lo)?);
-        }
-        parts.push(g);
-        if n > lo + span {
-            parts.push(zeros_along(e, g, axis, n - lo - span)?);
-        }
-        if parts.len() > 1 {
-            g = e.op(Op::Concatenate { axis }, parts)?;
-        }
+        let after = n.saturating_sub(lo + span);
+        g = pad_along(e, g, axis, Dim::Static(lo), Dim::Static(after))?;
+    }
+    // A symbolic axis (step 1) is padded by what lies before and after its bounds, each
+    // static or the dim less a constant (`shapes.rs: resolve_bound`); taken whole, by nothing.
+    for axis in (0..xty.ndim()).filter(|a| !is_static(a)) {
+        let n = &xty.shape[axis];
+        let side = |bound: i64, front: bool| -> Result<Dim> {
+            let from_end = bound < 0;
+            let dim = match (front, from_end) {
+                (true, false) => Some(Dim::Static(bound as usize)),
+                (true, true) => n.plus(1 + bound),
+                (false, true) => Some(Dim::Static((-1 - bound) as usize)),
+                (false, false) => n.plus(-bound),
+            };
+            dim.ok_or_else(|| Error::new(format!("slice of the symbolic dim {n} past its size")))
+        };
+        let (lo, hi) = (side(start[axis], true)?, side(stop[axis], false)?);
+        g = pad_along(e, g, axis, lo, hi)?;
     }
     Ok(g)
+}
+
+/// `g` with zeros of `before` and `after` elements on either side along `axis`.
+fn pad_along(e: &mut Emitter, g: ValueId, axis: usize, before: Dim, after: Dim) -> Result<ValueId> {
+    let mut parts = Vec::new();
+    if before != Dim::Static(0) {
+        parts.push(zeros_dim(e, g, axis, before)?);
+    }
+    parts.push(g);
+    if after != Dim::Static(0) {
+        parts.push(zeros_dim(e, g, axis, after)?);
+    }
+    if parts.len() == 1 {
+        return Ok(g);
+    }
+    e.op(Op::Concatenate { axis }, parts)
 }
 
 /// `g` with `stride - 1` zeros after each element along `axis`, the trailing ones cut off.
@@ -204,8 +227,13 @@ fn interleave_zeros(e: &mut Emitter, g: ValueId, axis: usize, stride: usize) -> 
 
 /// Zeros shaped like `like` except `len` along `axis`.
 fn zeros_along(e: &mut Emitter, like: ValueId, axis: usize, len: usize) -> Result<ValueId> {
+    zeros_dim(e, like, axis, Dim::Static(len))
+}
+
+/// Zeros shaped like `like` except `dim` along `axis`.
+fn zeros_dim(e: &mut Emitter, like: ValueId, axis: usize, dim: Dim) -> Result<ValueId> {
     let mut ty = e.ty(like);
-    ty.shape[axis] = Dim::Static(len);
+    ty.shape[axis] = dim;
     ty.weak = false;
     e.zeros(&ty)
 }
