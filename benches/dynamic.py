@@ -8,7 +8,8 @@ another batch size first, so the timed calls run kernels generated once for symb
 with a plan made for each new size. `dyn/static` is the ratio of their medians (samples of all contenders taken in turn) (1.00: no cost;
 the target is at most 1.10). `np/dyn` is NumPy's time over the dynamic one (higher is better);
 Numba (`njit`, row loops where NumPy code does not compile under it) where installed. Last, the
-batch-size sweep: one function called with 100 batch sizes, and the compiles, kernels generated
+batch-size sweep: one function called with 100 batch sizes (and one slicing its symbolic axis
+`x[1:]` over 100 lengths), and the compiles, kernels generated
 and plans made it took (`ember.stats()`).
 """
 
@@ -126,20 +127,29 @@ def run_table(sizes, repeat):
           f"(max {max(ratios):.3f})")
 
 
+def series_step(x, w):
+    pred = x[:-1] @ w
+    return ((pred - x[1:]) ** 2).mean(axis=0), x[-1] + x[0]
+
+
 def run_sweep():
-    ember.reset()
     rng = np.random.default_rng(1)
     w, b = rng.standard_normal((64, 32)), rng.standard_normal(32)
-    f = ember.compile(mlp)
-    t0 = time.perf_counter()
-    for rows in rng.permutation(np.arange(2, 102)):
-        x = rng.standard_normal((int(rows), 64))
-        check_equal(f(x, w, b), mlp(x, w, b), "sweep")
-    elapsed = time.perf_counter() - t0
-    s = ember.stats()
-    print(f"100 batch sizes: compiles={s['compiles']} kernels_generated={s['kernels_generated']} "
-          f"shape_plans={s['shape_plans']} recompiles={s['recompiles']} "
-          f"total {elapsed * 1e3:.1f} ms")
+    sweeps = [("batch sizes (x @ w + b)", mlp, lambda x: (x, w, b)),
+              ("series lengths (x[:-1] @ w - x[1:], x[-1])", series_step,
+               lambda x: (x, rng.standard_normal((64, 64))))]
+    for what, fn, make in sweeps:
+        ember.reset()
+        f = ember.compile(fn)
+        t0 = time.perf_counter()
+        for rows in rng.permutation(np.arange(2, 102)):
+            args = make(rng.standard_normal((int(rows), 64)))
+            check_equal(f(*args), fn(*args), "sweep")
+        elapsed = time.perf_counter() - t0
+        s = ember.stats()
+        print(f"100 {what}: compiles={s['compiles']} "
+              f"kernels_generated={s['kernels_generated']} shape_plans={s['shape_plans']} "
+              f"recompiles={s['recompiles']} total {elapsed * 1e3:.1f} ms")
 
 
 def main():
