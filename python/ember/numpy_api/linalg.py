@@ -1,4 +1,5 @@
-"""Matrix products: np.matmul / `@` (any rank) and np.dot (ranks 0-2, as NumPy defines it)."""
+"""Matrix products: np.matmul / `@` (any rank), np.dot (ranks 0-2, as NumPy defines it),
+np.outer and np.tensordot; diagonals: np.diagonal, np.diag and np.trace."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ember.errors import Unsupported
-from ember.graph import Graph
+from ember.graph import Graph, Value
 from ember.graph.shapes import format_shape
 from ember.numpy_api.convert import any_value, to_value
 from ember.numpy_api.elementwise import apply, check_python_scalars
@@ -61,9 +62,108 @@ def outer(graph: Graph, a: object, b: object, out: object = None) -> Any:
     return graph.op("mul", [column, row])
 
 
+def tensordot(graph: Graph, a: object, b: object, axes: object = 2) -> Any:
+    """np.tensordot: the last `axes` axes of `a` against the first of `b` (or the two lists of
+    axes given), as an einsum of their labels."""
+    from ember.numpy_api.einsum import einsum
+
+    if not any_value([a, b]):
+        return np.tensordot(a, b, axes)  # type: ignore[arg-type]
+    x, y = (to_value(graph, v, "np.tensordot") for v in (a, b))
+    if isinstance(axes, (int, np.integer)) and not isinstance(axes, bool):
+        n = int(axes)
+        if n < 0 or n > min(x.ndim, y.ndim):
+            raise ValueError("shape-mismatch for sum")
+        pairs = (list(range(x.ndim - n, x.ndim)), list(range(n)))
+    else:
+        try:
+            first, second = axes  # type: ignore[misc]
+        except (TypeError, ValueError):
+            raise Unsupported("np.tensordot with these axes") from None
+        pairs = tuple([int(k) for k in (ax if isinstance(ax, (list, tuple)) else [ax])]
+                      for ax in (first, second))
+    if len(pairs[0]) != len(pairs[1]):
+        raise ValueError("shape-mismatch for sum")
+    letters = iter("abcdefghijklmnopqrstuvwxyz")
+    left = [next(letters) for _ in range(x.ndim)]
+    right = [next(letters) for _ in range(y.ndim)]
+    for i, j in zip(*pairs, strict=True):
+        if x.shape[i] != y.shape[j]:
+            raise ValueError("shape-mismatch for sum")
+        right[j] = left[i]
+    summed = {left[i] for i in pairs[0]}
+    kept = [c for c in left if c not in summed] + [c for c in right if c not in summed]
+    result = einsum(graph, f"{''.join(left)},{''.join(right)}->{''.join(kept)}", x, y)
+    if result.ndim == 0 and result.scalar:  # np.tensordot gives a 0-d array, not a scalar
+        result = graph.op("squeeze", [result], axis=[], scalar=False)
+    return result
+
+
+def _static_2d(x: Value, what: str) -> tuple[int, int]:
+    if x.ndim != 2:
+        raise Unsupported(f"{what} of an array of {x.ndim} dimensions")
+    n, m = x.shape
+    if not (isinstance(n, int) and isinstance(m, int)):
+        raise Unsupported(f"{what} of symbolic dimensions")
+    return n, m
+
+
+def diagonal(graph: Graph, a: object, offset: object = 0, axis1: object = 0,
+             axis2: object = 1) -> Any:
+    """np.diagonal of a 2-D array: every `m + 1`-th element of it flattened, from `offset`
+    (NumPy returns a read-only view; this is a new array of the same values)."""
+    from ember.numpy_api.indexing import getitem
+
+    if not any_value([a]):
+        return np.diagonal(a, offset, axis1, axis2)  # type: ignore[arg-type]
+    x = to_value(graph, a, "np.diagonal")
+    if (axis1, axis2) not in ((0, 1), (-2, -1)) or not isinstance(offset, (int, np.integer)):
+        raise Unsupported("np.diagonal across other axes")
+    n, m = _static_2d(x, "np.diagonal")
+    k = int(offset)
+    start, length = (k, min(n, m - k)) if k >= 0 else (-k * m, min(n + k, m))
+    length = max(length, 0)
+    flat = reshape_value(graph, x, (n * m,))
+    return getitem(graph, flat, slice(start, start + length * (m + 1), m + 1) if length else
+                   slice(0, 0))
+
+
+def diag(graph: Graph, v: object, k: object = 0) -> Any:
+    """np.diag: the diagonal of a 2-D array, or the square array with a 1-D one on its
+    diagonal (zeros elsewhere)."""
+    if not any_value([v]):
+        return np.diag(v, k)  # type: ignore[arg-type]
+    x = to_value(graph, v, "np.diag")
+    if x.ndim == 2:
+        return diagonal(graph, x, k)
+    if x.ndim != 1:
+        raise ValueError("Input must be 1- or 2-d.")
+    if k != 0 or not isinstance(x.shape[0], int):
+        raise Unsupported("np.diag of a 1-D array off the main diagonal or of symbolic size")
+    n = x.shape[0]
+    rows = graph.op("expand_dims", [graph.arange(0, 1, n, np.int64)], axis=[1])
+    cols = graph.op("expand_dims", [graph.arange(0, 1, n, np.int64)], axis=[0])
+    on = graph.op("eq", [rows, cols])
+    row = graph.op("expand_dims", [x], axis=[0])
+    return graph.op("where", [on, row, graph.const(0, x.dtype, weak=False)])
+
+
+def trace(graph: Graph, a: object, offset: object = 0, axis1: object = 0, axis2: object = 1,
+          dtype: object = None, out: object = None) -> Any:
+    """np.trace of a 2-D array: the sum of its diagonal (np.sum's dtype rules)."""
+    from ember.numpy_api.reductions import functions as reductions
+
+    if out is not None:
+        raise Unsupported("np.trace with out=")
+    if not any_value([a]):
+        return np.trace(a, offset, axis1, axis2, dtype)  # type: ignore[arg-type]
+    return reductions()[np.sum](graph, diagonal(graph, a, offset, axis1, axis2), dtype=dtype)
+
+
 def functions() -> dict[Any, Any]:
-    return {np.matmul: matmul, np.dot: dot, np.outer: outer}
+    return {np.matmul: matmul, np.dot: dot, np.outer: outer, np.tensordot: tensordot,
+            np.diagonal: diagonal, np.diag: diag, np.trace: trace}
 
 
 def methods() -> dict[str, Any]:
-    return {"dot": dot}
+    return {"dot": dot, "diagonal": diagonal, "trace": trace}
