@@ -184,6 +184,37 @@ def test_training_step_inside_compile_updates_parameters_correctly():
     assert ember.stats()["recompiles"] == 0, ember.stats()["recompile_reasons"]
 
 
+def test_float_leaves_inside_compile_stay_floats_and_one_graph():
+    """A Python float among the differentiated leaves of a gradient inside `ember.compile`
+    (a bias, a temperature) is a weak graph value there: the float32 loss stays float32 as in
+    NumPy, its gradient is a Python float, and the step is one graph even as its value
+    changes from call to call."""
+    def loss(p, x):
+        return ((x @ p["w"] + p["b"]) ** 2).mean() * p["t"] + p["b"] ** 2
+
+    def step(p, x):
+        value, g = ember.value_and_grad(loss)(p, x)
+        return value, {k: p[k] - 0.1 * g[k] for k in p}
+
+    x = RNG.normal(size=(6, 3)).astype(np.float32)
+    p = {"w": RNG.normal(size=3).astype(np.float32), "b": 0.5, "t": 2.0}
+    compiled = ember.compile(step)
+    for call in range(4):
+        value, new = compiled(p, x)
+        assert type(value) is type(loss(p, x)) is np.float32
+        assert value == pytest.approx(loss(p, x), rel=1e-5)
+        assert type(new["b"]) is float and type(new["t"]) is float
+        assert new["w"].dtype == np.float32
+        for k in ("b", "t"):
+            def of(v, k=k):
+                return loss({**p, k: float(v[0])}, x.astype(np.float64))
+            want = numeric_grad(of, [np.array([p[k]])], 0)[0]
+            assert (p[k] - new[k]) / 0.1 == pytest.approx(want, rel=1e-3)
+        p = {**new, "b": new["b"] + call}
+    stats = ember.stats()
+    assert stats["graph_breaks"] == 0, stats["break_reasons"]
+
+
 def test_integer_arguments_and_non_scalar_outputs_are_refused():
     with pytest.raises(TypeError, match="only float arrays and Python floats"):
         ember.grad(lambda v: v.sum())(np.arange(3))

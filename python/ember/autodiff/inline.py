@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ember import _core
 from ember.capture.breaks import graph_break
 from ember.capture.sources import AttrSource, Source
@@ -34,7 +36,8 @@ from ember.capture.variables.containers import (
 from ember.graph import Graph, Value
 from ember.graph.ops import OPS
 from ember.graph.parse import append_statements
-from ember.numpy_api.scalars import numbers_in_graph
+from ember.capture.variables.scalar import PythonScalarVariable
+from ember.numpy_api.scalars import numbers_in_graph, python_number
 
 if TYPE_CHECKING:
     from ember.capture.interpreter import Interpreter
@@ -111,9 +114,15 @@ class GradFunctionVariable(VariableTracker):
         if graph.parent is not None:
             raise graph_break("loop_body", what=f"ember.{self.kind}")
         nums = _argnums(self.argnums, len(args))
-        trees = [_flatten(args[i]) for i in nums]
+        trees = [_flatten(args[i], graph) for i in nums]
         leaves = [leaf for tree in trees for leaf in tree[0]]
         _check_leaves(leaves, [a for i, a in enumerate(args) if i not in nums], kwargs)
+        # A Python float leaf enters the function as a weak 0-d graph value, so that its
+        # arithmetic there is graph ops the gradient follows (and promotes as a float does).
+        args = list(args)
+        for i, (tree_leaves, rebuild) in zip(nums, trees, strict=True):
+            if any(leaf.value.weak for leaf in tree_leaves):
+                args[i] = rebuild(tree_leaves)
         mark = len(graph.nodes)
         # Loop and if ops have no gradient rule: loops in the differentiated function unroll.
         loop_ops, tx.tracer.loop_ops = tx.tracer.loop_ops, False
@@ -135,6 +144,9 @@ class GradFunctionVariable(VariableTracker):
             raise graph_break("call", name=f"ember.{self.kind} of a function not returning "
                                            "a float scalar")
         grads = splice_gradients(graph, mark, [leaf.value for leaf in leaves], value.value)
+        # The gradient of a float leaf is a Python float, as `ember.grad` on its own gives.
+        grads = [python_number(graph, g, "a gradient") if leaf.value.weak else g
+                 for leaf, g in zip(leaves, grads, strict=True)]
         grad_trees = []
         start = 0
         for (tree_leaves, rebuild) in trees:
@@ -155,22 +167,28 @@ def _argnums(argnums: Any, nargs: int) -> tuple[int, ...]:
     return tuple(i % nargs for i in nums)
 
 
-def _flatten(vt: VariableTracker) -> tuple[list[ArrayVariable], Any]:
-    """The leaves of a pytree of trackers and a function rebuilding it from new leaves."""
+def _flatten(vt: VariableTracker, graph: Graph) -> tuple[list[ArrayVariable], Any]:
+    """The leaves of a pytree of trackers and a function rebuilding it from new leaves; a
+    Python float leaf (a constant or a run-time input) becomes a weak 0-d graph value."""
     if isinstance(vt, ArrayVariable):
         return [vt], lambda new: new[0]
+    if isinstance(vt, PythonScalarVariable) and vt.python_class is float:
+        return [ArrayVariable(vt.graph_value())], lambda new: new[0]
+    if vt.is_constant() and type(vt.constant()) is float:
+        return [ArrayVariable(graph.const(vt.constant(), np.float64, weak=True))], \
+            lambda new: new[0]
     if vt.is_constant() and vt.constant() is None:  # an empty subtree, as in JAX
         return [], lambda new: vt
     if isinstance(vt, DictVariable):
         keys = list(vt.items)
-        parts = [_flatten(vt.items[k]) for k in keys]
+        parts = [_flatten(vt.items[k], graph) for k in keys]
 
         def rebuild_dict(new: list[VariableTracker]) -> VariableTracker:
             return DictVariable(dict(zip(keys, _rebuild(parts, new), strict=True)))
 
         return [leaf for part in parts for leaf in part[0]], rebuild_dict
     if isinstance(vt, (TupleVariable, ListVariable)):
-        parts = [_flatten(item) for item in vt.items]
+        parts = [_flatten(item, graph) for item in vt.items]
         if isinstance(vt, NamedTupleVariable):
             cls = vt.cls
 
@@ -201,7 +219,7 @@ def _check_leaves(leaves: list[ArrayVariable], others: list[VariableTracker],
     seen: set[int] = set()
     for leaf in leaves:
         v = leaf.value
-        if v.dtype.kind != "f" or v.weak:
+        if v.dtype.kind != "f":
             raise graph_break("type", what="a differentiated argument leaf", type=str(v.dtype))
         if id(v) in seen:
             raise graph_break("call", name="a gradient function given one array twice")
