@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from test_ops_elementwise import DTYPES, sample
+from test_cranelift_harness import check as check_native
 from test_ops_harness import check
 
 
@@ -91,3 +92,16 @@ def test_fill_values_are_cast_as_numpy_casts_them() -> None:
     check(lambda xp: (xp.full(3, 2.7, np.int8), xp.full(2, 1e300, np.float32)))
     check(lambda xp: xp.full(2, np.nan, np.int32))
     check(lambda xp: xp.full(2, np.float32(1.5), np.float64))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+                                   np.uint32, np.uint64, np.float32, np.float64, np.bool_])
+def test_constant_arrays_of_every_dtype_natively(dtype) -> None:
+    """Aranges and identities of every dtype are constants of the compiled graph, which must
+    hold every element (they are read by the kernels that use them)."""
+    x = np.linspace(-2.0, 2.0, 12).reshape(3, 4)
+    if dtype is not np.bool_:
+        assert check_native(lambda xp, x: xp.arange(4, dtype=dtype) * 2 + x, x)
+        assert check_native(lambda xp, x: (xp.arange(3, dtype=dtype)[:, None]
+                                           >= xp.arange(4, dtype=dtype)) * x, x)
+    assert check_native(lambda xp, x: xp.eye(3, 4, dtype=dtype) + x, x)

@@ -385,6 +385,13 @@ impl Scheduler<'_> {
         g.results.push(v);
         let out = ember_core::interp::run(&g, &[]).map_err(|e| Error::Unsupported(e.message))?;
         let bytes = host_bytes(&out[0]);
+        if bytes.len() != shape.iter().product::<usize>() * dtype.size() {
+            return Err(Error::Unsupported(format!(
+                "a constant {} array of {} bytes for shape {shape:?}",
+                node.op.name(),
+                bytes.len()
+            )));
+        }
         self.consts.push((dtype, shape.to_vec(), bytes));
         let slot = Slot::Const(self.consts.len() - 1);
         Ok(self.leaf(ValueRef::of(slot, shape), dtype))
@@ -394,12 +401,18 @@ impl Scheduler<'_> {
 /// The raw bytes of a host array in native byte order (bool as one byte 0/1).
 pub(crate) fn host_bytes(a: &ember_core::interp::HostArray) -> Vec<u8> {
     use ember_core::interp::Data;
+    // Every dtype, so that a constant buffer always holds all its elements.
     match &a.data {
         Data::Bool(v) => v.iter().map(|&b| b as u8).collect(),
+        Data::I8(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
+        Data::I16(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
         Data::I32(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
         Data::I64(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
+        Data::U8(v) => v.clone(),
+        Data::U16(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
+        Data::U32(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
+        Data::U64(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
         Data::F32(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
         Data::F64(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
-        _ => Vec::new(),
     }
 }
