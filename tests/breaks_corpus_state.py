@@ -292,8 +292,8 @@ CASES += [
             graphs=2, breaks=5, rtol=1e-7),
     Program(kmeans, lambda: (_clusters(), 2), graphs=2, breaks=3),
     # The convergence loop (200 trips of a few ops, a `return` on a data-dependent test) is
-    # one loop op whose trips may return (docs/ARCHITECTURE.md, section 12): the graph after
-    # the np.diag and np.diagflat breaks holds it.
+    # one loop op whose trips may return (docs/ARCHITECTURE.md, section 12), in one graph
+    # with np.diag and np.diagflat.
     Program(jacobi, lambda: (np.array([[4.0, 1, 0], [1, 5, 2], [0, 2, 6]]),
-                             np.array([1.0, 2, 3])), graphs=2, breaks=2),
+                             np.array([1.0, 2, 3])), graphs=1, breaks=0),
 ]

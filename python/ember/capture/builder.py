@@ -37,7 +37,12 @@ from ember.capture.variables.functions import (
     PartialVariable,
     UserFunctionVariable,
 )
-from ember.capture.variables.objects import ModuleVariable, OpaqueVariable, UserObjectVariable
+from ember.capture.variables.objects import (
+    ModuleVariable,
+    OpaqueVariable,
+    UserObjectVariable,
+    numpy_python_function,
+)
 from ember.capture.variables.scalar import PythonScalarVariable
 from ember.markers import ember_attribute
 
@@ -203,6 +208,15 @@ class VariableBuilder:
         if handler is not None:
             guard(source, "ID_MATCH", value)
             return NumpyFunctionVariable(value, handler, source)
+        wrapped = numpy_python_function(value)
+        if wrapped is not None:
+            # A NumPy function ember has no handler for, written in Python (`np.fliplr`,
+            # `np.isclose`): inlined, NumPy's own module globals read as constants (as `np.*`
+            # is: the function itself is what is guarded).
+            guard(source, "ID_MATCH", value)
+            inlined = UserFunctionVariable(wrapped, None)
+            inlined.numpy_name = f"{value.__module__}.{value.__name__}"
+            return inlined
         if isinstance(value, types.FunctionType):
             if "<locals>" in value.__qualname__ and source is not None:
                 # A nested function is made anew by each call of its parent (and by entries

@@ -9,6 +9,7 @@ which is what stopping at an instruction (for a resume function) needs.
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 from dataclasses import dataclass
 from types import CodeType
@@ -30,7 +31,13 @@ from ember.capture.loops import (
     refuse_in_loop_body,
     retry_as_loop_op,
 )
-from ember.capture.sources import BuiltinSource, Source, globals_dict, globals_item
+from ember.capture.sources import (
+    STABLE_GLOBALS,
+    BuiltinSource,
+    Source,
+    globals_dict,
+    globals_item,
+)
 from ember.capture.tracer import Tracer
 from ember.capture.variables.base import (
     NULL,
@@ -69,6 +76,14 @@ class FrameState:
     @property
     def null_slots(self) -> list[int]:
         return [i for i, vt in enumerate(self.stack) if vt is NULL]
+
+_MISSING = object()
+# Refusals inside an inlined NumPy function reported as a refused call of it (others, such as
+# a symbolic size read, keep their kind: capture reacts to them).
+_RENAMED_INSIDE_NUMPY = frozenset({
+    "", "call", "numpy", "type", "attribute", "side_effect", "bytecode", "name",
+    "user_error",
+})
 
 
 class StopCapture(Exception):
@@ -148,7 +163,8 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
                     raise graph_break("bytecode", opname=inst.opname)
                 handler(inst)
         except Unsupported as exc:
-            annotate(exc, self.code.co_filename, self.lineno)
+            if self.globals_source is not STABLE_GLOBALS:  # NumPy's own lines: the caller's
+                annotate(exc, self.code.co_filename, self.lineno)
             cheap = [a for a in self.tracer.long_unrolls if a.cheap_trips()]
             if self.depth == 0 and exc.kind not in WHOLE_FRAME_KINDS | INPUT_DEPENDENT_KINDS:
                 # A `while` whose trips branch on or read array values: each trip would
@@ -222,7 +238,17 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
             child.yielded = []
             child.run()
             return IteratorVariable(child.yielded)
-        return child.run()
+        if fn.globals_source is not STABLE_GLOBALS or self.globals_source is STABLE_GLOBALS:
+            return child.run()
+        try:
+            return child.run()
+        except Unsupported as exc:
+            # A NumPy function inlined from user code, refused inside: named as the user
+            # called it (`numpy.linalg.inv`), not by the NumPy internals that refused.
+            if exc.kind not in _RENAMED_INSIDE_NUMPY:
+                raise
+            name = getattr(fn, "numpy_name", None) or f"numpy.{fn.name}"
+            raise graph_break("call", name=f"{name} ({exc.reason})") from exc
 
     def source_cell(self, cell: Any, source: Source | None, name: str) -> CellVariable:
         """A cell of a function read from the frame: its contents load on first use."""
@@ -282,6 +308,11 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
         stored = self.tracer.global_stores
         if self.globals_source is None and name in stored:
             self.push(stored[name])
+        elif self.globals_source is STABLE_GLOBALS:  # a NumPy function's: constants
+            found = self.fn_globals.get(name, self.tracer.root_builtins.get(name, _MISSING))
+            if found is _MISSING:
+                raise graph_break("name", name=repr(name))
+            self.push(self.wrap(found, None))
         elif name in self.fn_globals:
             self.push(self.wrap(self.fn_globals[name], globals_item(self.globals_source, name)))
         elif name in self.tracer.root_builtins:
@@ -353,9 +384,15 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
         obj.setattr(self, inst.argval, value)
 
     def IMPORT_NAME(self, inst: Instruction) -> None:
-        fromlist, level = self.popn(2)
+        level, fromlist = self.popn(2)  # TOS is the fromlist, TOS1 the level
         name = inst.argval
-        if level.constant() != 0 or name not in sys.modules:
+        if level.constant() != 0:  # relative, inside a package (NumPy's own functions)
+            package = self.fn_globals.get("__package__")
+            try:
+                name = importlib.util.resolve_name("." * level.constant() + name, package)
+            except (ImportError, ValueError):
+                raise graph_break("side_effect", what=f"import of {name}") from None
+        if name not in sys.modules:
             raise graph_break("side_effect", what=f"import of {name}")
         module = sys.modules[name if fromlist.constant() else name.partition(".")[0]]
         self.push(self.wrap(module, None))

@@ -190,6 +190,21 @@ class ItemSource(Source):
         return self.base.root()
 
 
+class StableGlobals(Source):
+    """The globals of a function of NumPy's own (inlined where ember has no handler for it):
+    read as constants, unguarded, as the attributes of `np` are (the NumPy function called
+    is what is guarded)."""
+
+    def name(self) -> str:
+        return "<NumPy's globals>"
+
+    def accessors(self) -> tuple[tuple, ...]:
+        raise AssertionError("NumPy's globals are read as constants, never guarded")
+
+
+STABLE_GLOBALS = StableGlobals()
+
+
 def globals_dict(globals_source: Source | None) -> Source:
     """The source of a function's globals dict (None: the frame's own)."""
     return GlobalsDictSource() if globals_source is None else globals_source

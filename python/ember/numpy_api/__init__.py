@@ -20,6 +20,7 @@ from ember.graph import Graph, Value
 from ember.numpy_api import (
     counting,
     creation,
+    derived,
     einsum,
     elementwise,
     histogram,
@@ -42,12 +43,12 @@ _FUNCTIONS: dict[Any, Handler] = {
     **elementwise.functions(), **reductions.functions(), **shape_ops.functions(),
     **creation.functions(), **linalg.functions(), **manipulation.functions(),
     **norms.functions(), **einsum.functions(), **sorting.functions(), **counting.functions(),
-    **histogram.functions(),
+    **histogram.functions(), **derived.functions(),
     np.take_along_axis: take_along_axis, np.put_along_axis: put_along_axis,
 }
 # Functions that update their first argument in place and return None: their handler
 # returns the argument's new value, which capture writes into it.
-IN_PLACE = frozenset({np.put_along_axis})
+IN_PLACE = frozenset({np.put_along_axis, np.copyto})
 _METHODS: dict[str, Handler] = {
     **reductions.methods(), **shape_ops.methods(), **linalg.methods(), **manipulation.methods(),
     **scalars.methods(),

@@ -150,6 +150,8 @@ def _ufunc_handler(op: str) -> Handler:
                 casting: str = "same_kind", order: str = "K", dtype: object = None,
                 subok: bool = True) -> Any:
         what = f"np.{fn.__name__}"
+        if len(args) == nin + 1 and out is None:  # `out` given positionally (None: none)
+            *args, out = args
         if len(args) != nin:
             raise TypeError(f"{what}() takes from {nin} to {nin + 1} positional arguments but "
                             f"{len(args)} were given")

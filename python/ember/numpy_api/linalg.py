@@ -1,5 +1,5 @@
 """Matrix products: np.matmul / `@` (any rank), np.dot (ranks 0-2, as NumPy defines it),
-np.outer and np.tensordot; diagonals: np.diagonal, np.diag and np.trace."""
+np.outer and np.tensordot; diagonals: np.diagonal, np.diag, np.diagflat and np.trace."""
 
 from __future__ import annotations
 
@@ -148,6 +148,13 @@ def diag(graph: Graph, v: object, k: object = 0) -> Any:
     return graph.op("where", [on, row, graph.const(0, x.dtype, weak=False)])
 
 
+def diagflat(graph: Graph, v: object, k: object = 0) -> Any:
+    """np.diagflat: the square array with `v` flattened on its diagonal."""
+    if not any_value([v]):
+        return np.diagflat(v, k)  # type: ignore[arg-type]
+    return diag(graph, reshape_value(graph, to_value(graph, v, "np.diagflat"), (-1,)), k)
+
+
 def trace(graph: Graph, a: object, offset: object = 0, axis1: object = 0, axis2: object = 1,
           dtype: object = None, out: object = None) -> Any:
     """np.trace of a 2-D array: the sum of its diagonal (np.sum's dtype rules)."""
@@ -162,7 +169,7 @@ def trace(graph: Graph, a: object, offset: object = 0, axis1: object = 0, axis2:
 
 def functions() -> dict[Any, Any]:
     return {np.matmul: matmul, np.dot: dot, np.outer: outer, np.tensordot: tensordot,
-            np.diagonal: diagonal, np.diag: diag, np.trace: trace}
+            np.diagonal: diagonal, np.diag: diag, np.diagflat: diagflat, np.trace: trace}
 
 
 def methods() -> dict[str, Any]:

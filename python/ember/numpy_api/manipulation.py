@@ -175,10 +175,47 @@ def diff(graph: Graph, a: object, n: object = 1, axis: object = -1, **kwargs: ob
     return x
 
 
+def copyto(graph: Graph, dst: object, src: object, casting: object = "same_kind",
+           where: object = True) -> Value:
+    """`dst` after np.copyto: `src` broadcast to its shape and cast to its dtype (NumPy's
+    casting check, by a dry run on 0-d arrays of the same kinds), kept where `where` is
+    false. The capture writes it into `dst` (`IN_PLACE`)."""
+    d = to_value(graph, dst, "np.copyto")
+    if not isinstance(casting, str):
+        raise Unsupported("np.copyto with a non-constant casting=")
+    if isinstance(src, Value):
+        example: object = np.zeros((), src.dtype)
+        s = src
+    elif isinstance(src, (bool, int, float, np.generic)):
+        example = src
+        s = graph.const(src, None if isinstance(src, np.generic) else
+                        {bool: np.bool_, int: np.int64, float: np.float64}[type(src)],
+                        weak=not isinstance(src, np.generic))
+    else:
+        raise Unsupported("np.copyto from a non-array source")
+    with quiet():
+        np.copyto(np.zeros((), d.dtype), example, casting=casting)  # NumPy's TypeError
+    if tuple(s.shape) != tuple(d.shape):
+        np.broadcast_shapes(tuple(s.shape), tuple(d.shape))  # NumPy's ValueError
+        if np.broadcast_shapes(tuple(s.shape), tuple(d.shape)) != tuple(d.shape):
+            raise ValueError(f"could not broadcast input array from shape {tuple(s.shape)} "
+                             f"into shape {tuple(d.shape)}")
+        s = graph.op("broadcast_to", [s], shape=list(d.shape))
+    if s.dtype != d.dtype or s.weak:
+        s = graph.op("astype", [s], dtype=d.dtype)
+    if where is True:
+        return s
+    mask = to_value(graph, where, "np.copyto")
+    if mask.dtype != np.bool_:
+        raise TypeError("Cannot cast array data from dtype('{}') to dtype('bool') according "
+                        "to the rule 'safe'".format(mask.dtype))
+    return graph.op("where", [mask, s, d])
+
+
 def functions() -> dict[Any, Any]:
     return {
         np.repeat: repeat, np.tile: tile, np.split: split, np.array_split: array_split,
-        np.pad: pad, np.take: take, np.diff: diff,
+        np.pad: pad, np.take: take, np.diff: diff, np.copyto: copyto,
     }
 
 

@@ -35,6 +35,7 @@ UNARY_OPERATORS = {"-": operator.neg, "+": operator.pos, "~": operator.invert,
 IMMUTABLE_TYPES = (
     int, float, bool, complex, str, bytes, type(None), tuple, frozenset, slice, range,
     type(Ellipsis), type(NotImplemented), np.dtype, np.generic, np.finfo, np.iinfo,
+    type(np._NoValue),  # NumPy's "argument not given" sentinel, compared by identity
 )
 
 # Callables whose result depends only on their (constant) arguments.
@@ -42,6 +43,7 @@ FOLDABLE_CALLABLES = frozenset({
     int, float, bool, complex, str, tuple, slice, range, abs, round, divmod, pow, len, min, max,
     sum, any, all, sorted, repr, isinstance, issubclass, hash, chr, ord, frozenset,
     np.dtype, np.finfo, np.iinfo, np.result_type, np.promote_types, np.can_cast, np.issubdtype,
+    operator.index, np.lib.array_utils.normalize_axis_index,  # (as NumPy's own code uses them)
 })
 
 

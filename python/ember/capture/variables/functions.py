@@ -8,9 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 from ember.capture.breaks import graph_break
 from ember.capture.bytecode import CO_VARARGS, CO_VARKEYWORDS
-from ember.capture.sources import AttrSource, ItemSource, Source
+from ember.capture.sources import STABLE_GLOBALS, AttrSource, ItemSource, Source
 from ember.capture.variables.base import CellVariable, VariableTracker
 from ember.capture.variables.containers import DictVariable, TupleVariable
+from ember.capture.variables.objects import numpy_python_function
 
 if TYPE_CHECKING:
     from ember.capture.interpreter import Interpreter
@@ -67,6 +68,8 @@ class UserFunctionVariable(FunctionVariable):
             self.globals_source = None
         elif self.source is not None:
             self.globals_source = AttrSource(self.source, "__globals__")
+        elif numpy_python_function(self.fn) is self.fn:
+            self.globals_source = STABLE_GLOBALS
         else:
             raise graph_break("call", name=f"{self.name} (globals of another module)")
 

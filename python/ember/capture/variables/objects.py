@@ -56,6 +56,20 @@ class ModuleVariable(VariableTracker):
         return tx.wrap(value, source)
 
 
+def numpy_python_function(value: Any) -> types.FunctionType | None:
+    """The Python implementation of a NumPy function written in Python: behind its
+    array-function dispatcher (`np.fliplr.__wrapped__`) or the function itself."""
+    if isinstance(value, types.FunctionType):
+        wrapped = value  # one without array arguments, so not dispatched (`np.tri`)
+    elif type(value).__name__ == "_ArrayFunctionDispatcher":
+        wrapped = getattr(value, "__wrapped__", None)
+    else:
+        return None
+    if not isinstance(wrapped, types.FunctionType):
+        return None
+    return wrapped if (wrapped.__module__ or "").split(".")[0] == "numpy" else None
+
+
 def plain_attribute(obj: Any, name: str) -> tuple[str, Any]:
     """Classify `obj.name` without running user code: ("instance", value),
     ("function", fn) for a method on the class, ("class", value) for other class data,
