@@ -32,7 +32,7 @@ def _result_dtype(fn: np.ufunc, args: list[object]) -> np.dtype:
         return np.asarray(fn(*(_example(a) for a in args))).dtype
 
 
-def _scaling(fn: np.ufunc, factor: float) -> Any:
+def _scaling(fn: np.ufunc, numerator: float, denominator: float) -> Any:
     def handler(graph: Graph, x: object, /, out: object = None, **kwargs: object) -> Any:
         if out is not None or kwargs:
             raise Unsupported(f"np.{fn.__name__} with out= or ufunc keywords")
@@ -42,8 +42,11 @@ def _scaling(fn: np.ufunc, factor: float) -> Any:
         dtype = _result_dtype(fn, [v])
         if v.dtype != dtype:
             v = graph.op("astype", [v], dtype=dtype)
-        # NumPy multiplies by the constant rounded to the result dtype (`NPY_PIf / 180.0f`).
-        scale = graph.const(np.dtype(dtype).type(factor), dtype, weak=False)
+        # NumPy multiplies by the quotient computed in the result dtype (`NPY_PIf / 180.0f`).
+        kind = np.dtype(dtype).type
+        with quiet():
+            factor = kind(numerator) / kind(denominator)
+        scale = graph.const(factor, dtype, weak=False)
         return apply(graph, "mul", [v, scale], operator=False)
 
     handler.__name__ = fn.__name__
@@ -101,8 +104,8 @@ def result_type(graph: Graph, *arrays_and_dtypes: object) -> np.dtype:
 
 
 def functions() -> dict[Any, Any]:
-    radians = _scaling(np.deg2rad, math.pi / 180.0)
-    degrees = _scaling(np.rad2deg, 180.0 / math.pi)
+    radians = _scaling(np.deg2rad, math.pi, 180.0)
+    degrees = _scaling(np.rad2deg, 180.0, math.pi)
     return {np.deg2rad: radians, np.radians: radians, np.rad2deg: degrees,
             np.degrees: degrees, np.heaviside: heaviside, np.inner: inner, np.vdot: vdot,
             np.result_type: result_type}
