@@ -160,6 +160,9 @@ pub(crate) struct Scheduler<'g> {
     pub pending: HashMap<Slot, usize>,
     /// The lazy node an open group writes into a slot (its own later stages recompute it).
     pub slot_lazy: HashMap<Slot, L>,
+    /// Computed values stored whole for an extern step (a matmul operand), each with a leaf
+    /// reading its store: later kernels load them rather than compute them again.
+    pub stored: HashMap<L, L>,
     /// Whether other bindings of the same symbolic graph share these kernels: sizes must then
     /// reach kernels as data, never as compiled-in constants.
     pub sizes_vary: bool,
@@ -185,6 +188,13 @@ impl lazy::Context for Scheduler<'_> {
     fn stage_index(&self, group: usize, stage: usize) -> usize {
         self.groups[group].reduces[stage].0
     }
+    fn stored(&self, l: L) -> Option<L> {
+        let leaf = *self.stored.get(&l)?;
+        match &self.lazy.nodes[leaf].op {
+            LOp::Leaf(vr) if !self.pending.contains_key(&vr.slot) => Some(leaf),
+            _ => None,
+        }
+    }
 }
 
 impl Scheduler<'_> {
@@ -202,6 +212,10 @@ impl Scheduler<'_> {
     /// Stores `l` into `dest` (a fresh temp when `None`); a stored value without a destination
     /// is returned as it is.
     pub(crate) fn materialise(&mut self, l: L, dest: Option<Slot>) -> Result<ValueRef, Error> {
+        let l = match dest {
+            None => lazy::Context::stored(self, l).unwrap_or(l),
+            Some(_) => l,
+        };
         if let (LOp::Leaf(vr), None) = (&self.lazy.nodes[l].op, dest) {
             return Ok(vr.clone());
         }
@@ -441,6 +455,7 @@ fn run(g: &Graph, sizes_vary: bool) -> Result<(Scheduler<'_>, Trace), Error> {
         consts: Vec::new(),
         pending: HashMap::new(),
         slot_lazy: HashMap::new(),
+        stored: HashMap::new(),
         sizes_vary,
     };
     let mut done = vec![false; g.results.len()];
@@ -485,5 +500,59 @@ impl Scheduler<'_> {
             self.defs[v.index()] = self.leaf(vr, dtype);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::schedule;
+    use crate::kernel::{ExprOp, UnaryOp};
+    use ember_core::ir::parse;
+
+    /// How many kernels of `ir`'s schedule compute a `tanh`.
+    fn kernels_with_tanh(ir: &str) -> usize {
+        let plan = schedule(&parse(ir).unwrap()).unwrap();
+        plan.kernels
+            .iter()
+            .filter(|k| {
+                k.exprs
+                    .iter()
+                    .any(|e| matches!(e.op, ExprOp::Unary(UnaryOp::Tanh, _)))
+            })
+            .count()
+    }
+
+    #[test]
+    fn a_value_stored_for_a_matmul_is_read_not_computed_again() {
+        // A backward pass's shape: `tanh(z)` feeds a product, its transpose another, and
+        // `1 - h*h` a reduction and a third product.
+        let ir = "ember-ir 1
+func @f(%0: f32[8,6], %1: f32[6,5], %2: f32[5,3], %3: f32[8,3]) -> (f32[8,3], f32[5,3], f32[1,5], f32[6,5]) {
+  %4 = matmul(%0, %1) : f32[8,5]
+  %5 = tanh(%4) : f32[8,5]
+  %6 = matmul(%5, %2) : f32[8,3]
+  %7 = transpose(%5) perm=[1,0] : f32[5,8]
+  %8 = matmul(%7, %3) : f32[5,3]
+  %9 = mul(%5, %5) : f32[8,5]
+  %10 = sum(%9) axis=[0] keepdims=true : f32[1,5]
+  %11 = transpose(%0) perm=[1,0] : f32[6,8]
+  %12 = matmul(%11, %9) : f32[6,5]
+  return %6, %8, %10, %12
+}
+";
+        assert_eq!(kernels_with_tanh(ir), 1);
+    }
+
+    #[test]
+    fn a_value_only_reductions_read_is_computed_where_it_is_read() {
+        let ir = "ember-ir 1
+func @f(%0: f32[8,5]) -> (f32[1,5], f32[8,1]) {
+  %1 = tanh(%0) : f32[8,5]
+  %2 = sum(%1) axis=[0] keepdims=true : f32[1,5]
+  %3 = sum(%1) axis=[1] keepdims=true : f32[8,1]
+  return %2, %3
+}
+";
+        assert_eq!(kernels_with_tanh(ir), 2);
     }
 }

@@ -241,7 +241,42 @@ impl Scheduler<'_> {
             vr.views.push((op, shape));
             return Ok(vr);
         }
-        self.materialise(x, None)
+        let vr = self.materialise(x, None)?;
+        self.remember_store(x, &vr);
+        Ok(vr)
+    }
+
+    /// Records that computed value `x` now lies whole in `vr`, so that kernels built later
+    /// read it there (a backward pass reads `tanh(z)` again after storing it for a product):
+    /// unless computing it reads less memory than the store would (a broadcast constant).
+    fn remember_store(&mut self, x: L, vr: &ValueRef) {
+        if matches!(self.lazy.nodes[x].op, LOp::Leaf(_)) || !self.reads_whole(x) {
+            return;
+        }
+        let dtype = self.lazy.nodes[x].dtype;
+        let leaf = self.leaf(vr.clone(), dtype);
+        self.stored.insert(x, leaf);
+    }
+
+    /// Whether computing `x` reads a stored value with as many elements as `x` has.
+    fn reads_whole(&self, x: L) -> bool {
+        let size = |l: L| self.lazy.nodes[l].shape.iter().product::<usize>();
+        let whole = size(x);
+        let mut todo = vec![x];
+        while let Some(l) = todo.pop() {
+            match &self.lazy.nodes[l].op {
+                LOp::Leaf(_) | LOp::Stage { .. } => {
+                    if size(l) >= whole {
+                        return true;
+                    }
+                }
+                LOp::Const(_) => {}
+                LOp::Unary(_, a) | LOp::Cast(a) | LOp::View(_, a) => todo.push(*a),
+                LOp::Binary(_, a, b) => todo.extend([*a, *b]),
+                LOp::Where(a, b, c) => todo.extend([*a, *b, *c]),
+            }
+        }
+        false
     }
 
     /// The first output slot returning `v`, marked written, for ops that write their result
