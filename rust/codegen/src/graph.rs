@@ -728,7 +728,13 @@ impl Runtime<'_> {
                 // input's shape, of `dtype` (`i64` for argsort), the input of `in_dtype`.
                 unsafe { scan::scan(*kind, *dtype, *in_dtype, *axis, (pi, &li), (po, &lo)) };
             }
-            Step::Matmul { a, b, out, dtype } => {
+            Step::Matmul {
+                a,
+                b,
+                out,
+                dtype,
+                update,
+            } => {
                 let (pa, _, la) = self.resolve(a);
                 let (pb, _, lb) = self.resolve(b);
                 let (po, _, lo) = self.resolve(out);
@@ -741,6 +747,7 @@ impl Runtime<'_> {
                         mat(pb, lb),
                         mat(po, lo),
                         self.g.options.num_threads,
+                        *update,
                     )
                 };
             }

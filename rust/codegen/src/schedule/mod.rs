@@ -89,12 +89,14 @@ pub(crate) enum Step {
         operands: Vec<ValueRef>,
         results: Vec<ValueRef>,
     },
-    /// `out = a @ b` (NumPy semantics, batch broadcasting).
+    /// `out = a @ b` (NumPy semantics, batch broadcasting); with `update = Some(alpha)`,
+    /// `out += alpha * (a @ b)` on what `out` already holds.
     Matmul {
         a: ValueRef,
         b: ValueRef,
         out: ValueRef,
         dtype: Scalar,
+        update: Option<f64>,
     },
     /// `out = cumsum(input, axis)` (or `cumprod`, `sort`, `argsort`): `out` of `dtype`,
     /// `input` of `in_dtype` (the same but for `argsort`, whose output is `i64`).
@@ -163,6 +165,8 @@ pub(crate) struct Scheduler<'g> {
     /// Computed values stored whole for an extern step (a matmul operand), each with a leaf
     /// reading its store: later kernels load them rather than compute them again.
     pub stored: HashMap<L, L>,
+    /// Updates a product computes itself (`Step::Matmul`'s `update`): the leaf reading each.
+    pub updated: HashMap<ember_core::ir::ValueId, L>,
     /// Whether other bindings of the same symbolic graph share these kernels: sizes must then
     /// reach kernels as data, never as compiled-in constants.
     pub sizes_vary: bool,
@@ -456,6 +460,7 @@ fn run(g: &Graph, sizes_vary: bool) -> Result<(Scheduler<'_>, Trace), Error> {
         pending: HashMap::new(),
         slot_lazy: HashMap::new(),
         stored: HashMap::new(),
+        updated: HashMap::new(),
         sizes_vary,
     };
     let mut done = vec![false; g.results.len()];
@@ -505,7 +510,7 @@ impl Scheduler<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::schedule;
+    use super::{schedule, Step};
     use crate::kernel::{ExprOp, UnaryOp};
     use ember_core::ir::parse;
 
@@ -554,5 +559,38 @@ func @f(%0: f32[8,5]) -> (f32[1,5], f32[8,1]) {
 }
 ";
         assert_eq!(kernels_with_tanh(ir), 2);
+    }
+
+    /// The factor of each product step that updates its output (`None`: writes it).
+    fn updates(ir: &str) -> Vec<Option<f64>> {
+        let plan = schedule(&parse(ir).unwrap()).unwrap();
+        plan.steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Matmul { update, .. } => Some(*update),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_update_by_a_product_is_computed_by_the_product() {
+        let ir = "ember-ir 1
+func @f(%0: f32[6,4], %1: f32[8,6], %2: f32[8,4], %3: f32[4]) -> (f32[6,4], f32[6,4], f32[4]) {
+  %4 = transpose(%1) perm=[1,0] : f32[6,8]
+  %5 = matmul(%4, %2) : f32[6,4]
+  %6 = const() value=0.5 : f64[] weak
+  %7 = mul(%6, %5) : f32[6,4]
+  %8 = sub(%0, %7) : f32[6,4]
+  %9 = matmul(%4, %2) : f32[6,4]
+  %10 = add(%9, %0) : f32[6,4]
+  %12 = matmul(%4, %2) : f32[6,4]
+  %13 = sum(%12) axis=[0] keepdims=false : f32[4]
+  %14 = sub(%3, %13) : f32[4]
+  return %8, %10, %14
+}
+";
+        // The third product is reduced before the update: it is stored as it is.
+        assert_eq!(updates(ir), [Some(-0.5), Some(1.0), None]);
     }
 }
