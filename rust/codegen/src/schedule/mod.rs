@@ -584,10 +584,10 @@ func @f(%0: f32[6,4], %1: f32[8,6], %2: f32[8,4], %3: f32[4]) -> (f32[6,4], f32[
   %8 = sub(%0, %7) : f32[6,4]
   %9 = matmul(%4, %2) : f32[6,4]
   %10 = add(%9, %0) : f32[6,4]
-  %12 = matmul(%4, %2) : f32[6,4]
-  %13 = sum(%12) axis=[0] keepdims=false : f32[4]
-  %14 = sub(%3, %13) : f32[4]
-  return %8, %10, %14
+  %11 = matmul(%4, %2) : f32[6,4]
+  %12 = sum(%11) axis=[0] keepdims=false : f32[4]
+  %13 = sub(%3, %12) : f32[4]
+  return %8, %10, %13
 }
 ";
         // The third product is reduced before the update: it is stored as it is.
