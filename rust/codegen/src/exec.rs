@@ -132,6 +132,12 @@ pub fn collapse(dims: &[usize], ops: &mut [Operand]) -> Vec<usize> {
 /// Work below this many inner iterations stays on the calling thread.
 pub const PARALLEL_THRESHOLD: usize = 1 << 16;
 
+/// The same for kernels that only move data ([`crate::kernel::Kernel::memory_bound`]): a
+/// second thread shares the first one's memory bandwidth, so below this the split only adds
+/// the wait for the slower thread (a training step's copy of a 784x256 weight ran slower
+/// split in two on a busy machine).
+pub const MEMORY_BOUND_THRESHOLD: usize = 1 << 20;
+
 /// Runs `f` over the iteration space `dims` (row-major, last = inner extent).
 /// `elementwise` kernels (no reductions, no per-row stores) may also have their inner extent
 /// split across threads, which a collapsed 1-D array needs to use more than one core.
