@@ -130,7 +130,8 @@ def test_updates_by_a_product(product_path: str, dtype: type) -> None:
     assert check(lambda xp, x, d, w, v, b: (w - 0.01 * (x.T @ d), w + (x.T @ d) * 0.5,
                                             w - x.T @ d, x.T @ d + w, w - 2 * (x.T @ d),
                                             b - 0.1 * (x.T @ v), w * 2.0 - 0.1 * (x.T @ d),
-                                            w - 0.1 * (x[::2].T @ d[::2])),
+                                            w - 0.1 * (x[::2].T @ d[::2]),
+                                            w - 0.1 * (x[:0].T @ d[:0])),
                  x, d, w, v, b, sums=True) is not None
     assert check(lambda xp, x, d, w, b: ((m := x.T @ d), w - 0.1 * m, w - np.float64(0.1) * m,
                                          b[:, None] - 0.1 * (x.T @ d)),

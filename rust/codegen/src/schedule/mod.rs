@@ -593,4 +593,26 @@ func @f(%0: f32[6,4], %1: f32[8,6], %2: f32[8,4], %3: f32[4]) -> (f32[6,4], f32[
         // The third product is reduced before the update: it is stored as it is.
         assert_eq!(updates(ir), [Some(-0.5), Some(1.0), None]);
     }
+
+    #[test]
+    fn kernels_that_only_move_data_are_memory_bound() {
+        let plan = schedule(
+            &parse(
+                "ember-ir 1
+func @f(%0: f32[6,4], %1: f32[6,4]) -> (f32[6,4], f32[6,4], f32[6,4]) {
+  %2 = const() value=0.5 : f64[] weak
+  %3 = mul(%2, %1) : f32[6,4]
+  %4 = sub(%0, %3) : f32[6,4]
+  %5 = tanh(%0) : f32[6,4]
+  %6 = div(%0, %1) : f32[6,4]
+  return %4, %5, %6
+}
+",
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        let bound: Vec<bool> = plan.kernels.iter().map(|k| k.memory_bound()).collect();
+        assert_eq!(bound, [true, false, false]);
+    }
 }
