@@ -118,6 +118,29 @@ def test_epilogues_after_products(product_path: str, dtype: type) -> None:
                  x, w, bias, sums=True, ulps=4) is not None
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_updates_by_a_product(product_path: str, dtype: type) -> None:
+    """`w - lr * (x.T @ d)` (and `+`, no factor, the factor on either side) is computed by the
+    product itself onto a copy of `w`: matrix and matrix-vector products, layouts BLAS does
+    not take, batches, a computed `w`; a product read elsewhere too, a strong float64 factor
+    and a broadcast `w` are computed as written."""
+    x, d = floats((40, 24), dtype, seed=19), floats((40, 12), dtype, seed=20)
+    w, v = floats((24, 12), dtype, seed=21), floats((40,), dtype, seed=22)
+    b = floats((24,), dtype, seed=23)
+    assert check(lambda xp, x, d, w, v, b: (w - 0.01 * (x.T @ d), w + (x.T @ d) * 0.5,
+                                            w - x.T @ d, x.T @ d + w, w - 2 * (x.T @ d),
+                                            b - 0.1 * (x.T @ v), w * 2.0 - 0.1 * (x.T @ d),
+                                            w - 0.1 * (x[::2].T @ d[::2]),
+                                            w - 0.1 * (x[:0].T @ d[:0])),
+                 x, d, w, v, b, sums=True) is not None
+    assert check(lambda xp, x, d, w, b: ((m := x.T @ d), w - 0.1 * m, w - np.float64(0.1) * m,
+                                         b[:, None] - 0.1 * (x.T @ d)),
+                 x, d, w, b, sums=True) is not None
+    s, t = floats((3, 9, 5), dtype, seed=24), floats((3, 5, 4), dtype, seed=25)
+    u = floats((3, 9, 4), dtype, seed=26)
+    assert check(lambda xp, s, t, u: u - 0.1 * (s @ t), s, t, u, sums=True) is not None
+
+
 def test_mixed_and_integer_dtypes_take_the_strided_path(product_path: str) -> None:
     a = floats((9, 7), np.float32, seed=10)
     b = floats((7, 5), np.float64, seed=11)

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use crate::fpstatus::{self, FpStatus};
 use crate::jit::KernelFn;
 use std::sync::atomic::AtomicBool;
-use std::sync::Once;
+use std::sync::{Mutex, Once};
 
 /// Set in a child made by `fork` after the pool was first used. The child inherits rayon's
 /// global pool's bookkeeping but not its threads, so work sent there would wait forever: a
@@ -44,6 +44,47 @@ pub fn default_threads() -> usize {
     }
 }
 use smallvec::{smallvec, SmallVec};
+
+/// The pools of thread counts other than the global pool's, made on first use and kept for
+/// the process: starting threads for every launch cost more than a launch's own work.
+static POOLS: Mutex<Vec<(usize, &'static rayon::ThreadPool)>> = Mutex::new(Vec::new());
+
+/// Where a launch's threaded pieces run.
+enum Threads {
+    /// Rayon's global pool (`num_threads == 0`, or the global pool's own count).
+    Global,
+    /// A pool of another count, started on first use and kept for the process.
+    Pool(&'static rayon::ThreadPool),
+    /// Threads started for this launch: a forked child, whose inherited pools have no threads.
+    Scoped,
+}
+
+fn threads_for(num_threads: usize) -> Threads {
+    if !pool_usable() {
+        return Threads::Scoped;
+    }
+    if num_threads == 0 || num_threads == rayon::current_num_threads() {
+        return Threads::Global;
+    }
+    let Ok(mut pools) = POOLS.lock() else {
+        return Threads::Scoped;
+    };
+    if let Some(&(_, pool)) = pools.iter().find(|(n, _)| *n == num_threads) {
+        return Threads::Pool(pool);
+    }
+    match rayon::ThreadPoolBuilder::new()
+        .num_threads(num_threads)
+        .thread_name(|i| format!("ember-{i}"))
+        .build()
+    {
+        Ok(pool) => {
+            let pool: &'static rayon::ThreadPool = Box::leak(Box::new(pool));
+            pools.push((num_threads, pool));
+            Threads::Pool(pool)
+        }
+        Err(_) => Threads::Scoped,
+    }
+}
 
 /// One buffer's addressing for a launch.
 #[derive(Clone, Debug)]
@@ -90,6 +131,12 @@ pub fn collapse(dims: &[usize], ops: &mut [Operand]) -> Vec<usize> {
 
 /// Work below this many inner iterations stays on the calling thread.
 pub const PARALLEL_THRESHOLD: usize = 1 << 16;
+
+/// The same for kernels that only move data ([`crate::kernel::Kernel::memory_bound`]): a
+/// second thread shares the first one's memory bandwidth, so below this the split only adds
+/// the wait for the slower thread (a training step's copy of a 784x256 weight ran slower
+/// split in two on a busy machine).
+pub const MEMORY_BOUND_THRESHOLD: usize = 1 << 20;
 
 /// Runs `f` over the iteration space `dims` (row-major, last = inner extent).
 /// `elementwise` kernels (no reductions, no per-row stores) may also have their inner extent
@@ -244,14 +291,10 @@ pub unsafe fn launch(
         fpstatus::raise(saved);
     };
     let run = &job;
-    if num_threads == 0 && pool_usable() {
-        rayon::scope(|s| {
-            for c in 0..chunks {
-                s.spawn(move |_| run(c));
-            }
-        });
-    } else {
-        std::thread::scope(|s| {
+    match threads_for(num_threads) {
+        Threads::Global => rayon::scope(|s| spawn_chunks(s, chunks, run)),
+        Threads::Pool(pool) => pool.scope(|s| spawn_chunks(s, chunks, run)),
+        Threads::Scoped => std::thread::scope(|s| {
             let per_thread = chunks.div_ceil(threads);
             for t in 0..threads {
                 s.spawn(move || {
@@ -260,9 +303,16 @@ pub unsafe fn launch(
                     }
                 });
             }
-        });
+        }),
     }
     fpstatus::raise(FpStatus(raised.into_inner()));
+}
+
+/// Spawns job `c` for each of `chunks` chunks into a pool's scope.
+fn spawn_chunks<'s>(s: &rayon::Scope<'s>, chunks: usize, run: &'s (dyn Fn(usize) + Sync)) {
+    for c in 0..chunks {
+        s.spawn(move |_| run(c));
+    }
 }
 
 /// `launch` on the calling thread: the small launches that dominate graphs of many small ops

@@ -50,6 +50,8 @@ pub(crate) struct StaticGraph {
     buffer_sizes: Vec<usize>,
     /// Constant arrays, copied to 16-byte aligned storage (gemm reads them as typed slices).
     consts: Vec<Vec<u128>>,
+    /// Per kernel of the plan: whether it only moves data (`Kernel::memory_bound`).
+    memory_bound: Vec<bool>,
     /// Recycled buffer sets: first touch of fresh memory costs more than the kernels.
     pool: Mutex<Vec<Vec<Vec<u128>>>>,
     options: Options,
@@ -133,7 +135,9 @@ pub(crate) fn compile_static(
             v
         })
         .collect();
+    let memory_bound = plan.kernels.iter().map(|k| k.memory_bound()).collect();
     Ok(StaticGraph {
+        memory_bound,
         consts,
         plan,
         fns,
@@ -670,7 +674,11 @@ impl Runtime<'_> {
                 serial,
             } => {
                 // Serial kernels accumulate every row into one output row: no row splitting.
-                let threads = if *serial {
+                let small = || {
+                    self.g.memory_bound[*kernel]
+                        && dims.iter().product::<usize>() < exec::MEMORY_BOUND_THRESHOLD
+                };
+                let threads = if *serial || small() {
                     1
                 } else {
                     self.g.options.num_threads
@@ -728,7 +736,13 @@ impl Runtime<'_> {
                 // input's shape, of `dtype` (`i64` for argsort), the input of `in_dtype`.
                 unsafe { scan::scan(*kind, *dtype, *in_dtype, *axis, (pi, &li), (po, &lo)) };
             }
-            Step::Matmul { a, b, out, dtype } => {
+            Step::Matmul {
+                a,
+                b,
+                out,
+                dtype,
+                update,
+            } => {
                 let (pa, _, la) = self.resolve(a);
                 let (pb, _, lb) = self.resolve(b);
                 let (po, _, lo) = self.resolve(out);
@@ -741,6 +755,7 @@ impl Runtime<'_> {
                         mat(pb, lb),
                         mat(po, lo),
                         self.g.options.num_threads,
+                        *update,
                     )
                 };
             }

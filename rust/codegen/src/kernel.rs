@@ -299,6 +299,16 @@ pub struct Kernel {
 }
 
 impl Kernel {
+    /// Whether the kernel only moves data (loads, constants, casts, selects, additions and
+    /// multiplications): its time is memory bandwidth, which threads share.
+    pub fn memory_bound(&self) -> bool {
+        self.exprs.iter().all(|e| match e.op {
+            ExprOp::Unary(..) => false,
+            ExprOp::Binary(op, ..) => matches!(op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul),
+            _ => true,
+        })
+    }
+
     /// Adds a buffer and returns its index.
     pub fn buffer(&mut self, dtype: Scalar, inner: InnerAccess) -> usize {
         self.buffers.push(BufferParam { dtype, inner });

@@ -89,28 +89,33 @@ fn int<I: Int>(x: usize) -> Option<I> {
 
 impl Blas {
     /// Runs `p` through BLAS if its dtype and layouts allow; false leaves `p` untouched.
+    /// With `update = Some(alpha)` the output is updated, `o += alpha * a @ b` (BLAS's own
+    /// `beta = 1`), instead of written.
     ///
     /// # Safety
     /// `p` must describe valid, non-overlapping matrices of `dtype` (see `matmul`).
-    pub(crate) unsafe fn product(&self, dtype: Scalar, p: &Product) -> bool {
+    pub(crate) unsafe fn product(&self, dtype: Scalar, p: &Product, update: Option<f64>) -> bool {
         // k = 0 is the empty sum, which BLAS may leave unwritten with beta = 0.
         if p.m == 0 || p.n == 0 || p.k == 0 {
             return false;
         }
+        let (alpha, beta) = update.map_or((1.0, 0.0), |alpha| (alpha, 1.0));
         // SAFETY: the addresses were registered as these functions (`register`'s contract).
         unsafe {
             match (dtype, self.ilp64) {
                 (Scalar::F32, true) => {
-                    call::<f32, i64>(self.sgemm, self.sgemv, p, 0.0, 1.0).is_some()
+                    call::<f32, i64>(self.sgemm, self.sgemv, p, beta as f32, alpha as f32)
+                        .is_some()
                 }
                 (Scalar::F32, false) => {
-                    call::<f32, i32>(self.sgemm, self.sgemv, p, 0.0, 1.0).is_some()
+                    call::<f32, i32>(self.sgemm, self.sgemv, p, beta as f32, alpha as f32)
+                        .is_some()
                 }
                 (Scalar::F64, true) => {
-                    call::<f64, i64>(self.dgemm, self.dgemv, p, 0.0, 1.0).is_some()
+                    call::<f64, i64>(self.dgemm, self.dgemv, p, beta, alpha).is_some()
                 }
                 (Scalar::F64, false) => {
-                    call::<f64, i32>(self.dgemm, self.dgemv, p, 0.0, 1.0).is_some()
+                    call::<f64, i32>(self.dgemm, self.dgemv, p, beta, alpha).is_some()
                 }
                 _ => false,
             }
@@ -118,8 +123,8 @@ impl Blas {
     }
 }
 
-/// `o = a @ b` by gemv when one side of the output is a single row or column (NumPy's
-/// choice too: a matrix-vector product streams the matrix once), else by gemm.
+/// `o = alpha * a @ b + beta * o` by gemv when one side of the output is a single row or
+/// column (NumPy's choice too: a matrix-vector product streams the matrix once), else by gemm.
 ///
 /// # Safety
 /// `gemm` and `gemv` must be CBLAS functions for `T` with integers `I`; `p` as in `product`.
@@ -127,8 +132,8 @@ unsafe fn call<T: Copy, I: Int>(
     gemm: usize,
     gemv: usize,
     p: &Product,
-    zero: T,
-    one: T,
+    beta: T,
+    alpha: T,
 ) -> Option<()> {
     let (m, n, k) = (p.m, p.n, p.k);
     if n == 1 || m == 1 {
@@ -175,12 +180,12 @@ unsafe fn call<T: Copy, I: Int>(
                 flag,
                 sr,
                 sc,
-                one,
+                alpha,
                 mat as *const T,
                 ld,
                 x as *const T,
                 incx,
-                zero,
+                beta,
                 y as *mut T,
                 incy,
             )
@@ -210,12 +215,12 @@ unsafe fn call<T: Copy, I: Int>(
             mi,
             ni,
             ki,
-            one,
+            alpha,
             p.a as *const T,
             lda,
             p.b as *const T,
             ldb,
-            zero,
+            beta,
             p.o as *mut T,
             ldo,
         )

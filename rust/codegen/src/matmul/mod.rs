@@ -36,12 +36,21 @@ pub(crate) struct Product {
     pub o_strides: (isize, isize),
 }
 
-/// `out = a @ b`.
+/// `out = a @ b`, or with `update = Some(alpha)` (float dtypes), `out += alpha * (a @ b)`:
+/// a training step's `w - lr * (x.T @ d)` as one BLAS call on a copy of `w`, without a
+/// pass of its own over the product.
 ///
 /// # Safety
 /// The pointers and layouts must describe valid arrays of `dtype` with the shapes the graph
 /// declared (checked by the caller); `out` must not overlap `a` or `b`.
-pub(crate) unsafe fn matmul(dtype: Scalar, a: Mat, b: Mat, out: Mat, threads: usize) {
+pub(crate) unsafe fn matmul(
+    dtype: Scalar,
+    a: Mat,
+    b: Mat,
+    out: Mat,
+    threads: usize,
+    update: Option<f64>,
+) {
     let (mut al, mut bl, mut ol) = (a.layout, b.layout, out.layout);
     let a1 = al.shape.len() == 1;
     let b1 = bl.shape.len() == 1;
@@ -98,13 +107,15 @@ pub(crate) unsafe fn matmul(dtype: Scalar, a: Mat, b: Mat, out: Mat, threads: us
             o_strides: last_two(&ol),
         };
         // SAFETY: the offsets stay inside each operand by the caller's contract.
-        let done = match blas {
-            Some(blas) => unsafe { blas.product(dtype, &p) || small::product(dtype, &p) },
-            None => unsafe { small::product(dtype, &p) },
-        };
+        let done = blas.is_some_and(|blas| unsafe { blas.product(dtype, &p, update) });
         if !done {
             // SAFETY: as above.
-            unsafe { strided::one(dtype, &p, threads) };
+            unsafe {
+                match update {
+                    Some(alpha) => update_through_scratch(dtype, &p, alpha, threads),
+                    None => product(dtype, &p, threads),
+                }
+            };
         }
         for d in (0..batch.len()).rev() {
             idx[d] += 1;
@@ -112,6 +123,56 @@ pub(crate) unsafe fn matmul(dtype: Scalar, a: Mat, b: Mat, out: Mat, threads: us
                 break;
             }
             idx[d] = 0;
+        }
+    }
+}
+
+/// `p` without BLAS: the register-tiled loop for small products, else [`strided`].
+///
+/// # Safety
+/// As for [`matmul`].
+unsafe fn product(dtype: Scalar, p: &Product, threads: usize) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        if !small::product(dtype, p) {
+            strided::one(dtype, p, threads);
+        }
+    }
+}
+
+/// `o += alpha * a @ b` where BLAS does not take `p`: the product into a scratch matrix, then
+/// added in, each element rounded as `o + alpha * x`.
+///
+/// # Safety
+/// As for [`matmul`]; `dtype` is a float dtype.
+unsafe fn update_through_scratch(dtype: Scalar, p: &Product, alpha: f64, threads: usize) {
+    let (m, n) = (p.m, p.n);
+    let mut scratch = vec![0f64; m * n];
+    let q = Product {
+        o: scratch.as_mut_ptr() as *mut u8,
+        o_strides: (n as isize, 1),
+        ..*p
+    };
+    // SAFETY: `scratch` holds m x n elements of `dtype` (at most 8 bytes each) in C order.
+    unsafe { product(dtype, &q, threads) };
+    let at = |i: usize, j: usize| i as isize * p.o_strides.0 + j as isize * p.o_strides.1;
+    for i in 0..m {
+        for j in 0..n {
+            // SAFETY: (i, j) lies in both the output and the scratch matrix.
+            unsafe {
+                match dtype {
+                    Scalar::F32 => {
+                        let o = (p.o as *mut f32).offset(at(i, j));
+                        let x = *(scratch.as_ptr() as *const f32).add(i * n + j);
+                        *o += alpha as f32 * x;
+                    }
+                    Scalar::F64 => {
+                        let o = (p.o as *mut f64).offset(at(i, j));
+                        *o += alpha * scratch[i * n + j];
+                    }
+                    _ => unreachable!("only float products are updated in place"),
+                }
+            }
         }
     }
 }

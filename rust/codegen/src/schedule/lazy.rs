@@ -303,6 +303,9 @@ pub(crate) trait Context {
     fn stage_store(&self, group: usize, stage: usize) -> ValueRef;
     /// The kernel stage index of reduction `stage` of `group`.
     fn stage_index(&self, group: usize, stage: usize) -> usize;
+    /// A leaf reading where `l` was already stored whole, when reading it there costs no
+    /// more than computing it again.
+    fn stored(&self, l: L) -> Option<L>;
 }
 
 /// Instantiates lazy node `l` read through `map` into the kernel under construction.
@@ -314,6 +317,11 @@ pub(crate) fn inst(
 ) -> Result<ExprId, Refuse> {
     let key = (l, map.clone());
     if let Some(&e) = kb.memo.get(&key) {
+        return Ok(e);
+    }
+    if let Some(leaf) = cx.stored(l) {
+        let e = inst(cx, kb, leaf, map)?;
+        kb.memo.insert(key, e);
         return Ok(e);
     }
     let node = cx.lazy().nodes[l].clone();

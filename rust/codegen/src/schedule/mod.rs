@@ -89,12 +89,14 @@ pub(crate) enum Step {
         operands: Vec<ValueRef>,
         results: Vec<ValueRef>,
     },
-    /// `out = a @ b` (NumPy semantics, batch broadcasting).
+    /// `out = a @ b` (NumPy semantics, batch broadcasting); with `update = Some(alpha)`,
+    /// `out += alpha * (a @ b)` on what `out` already holds.
     Matmul {
         a: ValueRef,
         b: ValueRef,
         out: ValueRef,
         dtype: Scalar,
+        update: Option<f64>,
     },
     /// `out = cumsum(input, axis)` (or `cumprod`, `sort`, `argsort`): `out` of `dtype`,
     /// `input` of `in_dtype` (the same but for `argsort`, whose output is `i64`).
@@ -160,6 +162,11 @@ pub(crate) struct Scheduler<'g> {
     pub pending: HashMap<Slot, usize>,
     /// The lazy node an open group writes into a slot (its own later stages recompute it).
     pub slot_lazy: HashMap<Slot, L>,
+    /// Computed values stored whole for an extern step (a matmul operand), each with a leaf
+    /// reading its store: later kernels load them rather than compute them again.
+    pub stored: HashMap<L, L>,
+    /// Updates a product computes itself (`Step::Matmul`'s `update`): the leaf reading each.
+    pub updated: HashMap<ember_core::ir::ValueId, L>,
     /// Whether other bindings of the same symbolic graph share these kernels: sizes must then
     /// reach kernels as data, never as compiled-in constants.
     pub sizes_vary: bool,
@@ -185,6 +192,13 @@ impl lazy::Context for Scheduler<'_> {
     fn stage_index(&self, group: usize, stage: usize) -> usize {
         self.groups[group].reduces[stage].0
     }
+    fn stored(&self, l: L) -> Option<L> {
+        let leaf = *self.stored.get(&l)?;
+        match &self.lazy.nodes[leaf].op {
+            LOp::Leaf(vr) if !self.pending.contains_key(&vr.slot) => Some(leaf),
+            _ => None,
+        }
+    }
 }
 
 impl Scheduler<'_> {
@@ -202,6 +216,10 @@ impl Scheduler<'_> {
     /// Stores `l` into `dest` (a fresh temp when `None`); a stored value without a destination
     /// is returned as it is.
     pub(crate) fn materialise(&mut self, l: L, dest: Option<Slot>) -> Result<ValueRef, Error> {
+        let l = match dest {
+            None => lazy::Context::stored(self, l).unwrap_or(l),
+            Some(_) => l,
+        };
         if let (LOp::Leaf(vr), None) = (&self.lazy.nodes[l].op, dest) {
             return Ok(vr.clone());
         }
@@ -441,6 +459,8 @@ fn run(g: &Graph, sizes_vary: bool) -> Result<(Scheduler<'_>, Trace), Error> {
         consts: Vec::new(),
         pending: HashMap::new(),
         slot_lazy: HashMap::new(),
+        stored: HashMap::new(),
+        updated: HashMap::new(),
         sizes_vary,
     };
     let mut done = vec![false; g.results.len()];
@@ -485,5 +505,114 @@ impl Scheduler<'_> {
             self.defs[v.index()] = self.leaf(vr, dtype);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{schedule, Step};
+    use crate::kernel::{ExprOp, UnaryOp};
+    use ember_core::ir::parse;
+
+    /// How many kernels of `ir`'s schedule compute a `tanh`.
+    fn kernels_with_tanh(ir: &str) -> usize {
+        let plan = schedule(&parse(ir).unwrap()).unwrap();
+        plan.kernels
+            .iter()
+            .filter(|k| {
+                k.exprs
+                    .iter()
+                    .any(|e| matches!(e.op, ExprOp::Unary(UnaryOp::Tanh, _)))
+            })
+            .count()
+    }
+
+    #[test]
+    fn a_value_stored_for_a_matmul_is_read_not_computed_again() {
+        // A backward pass's shape: `tanh(z)` feeds a product, its transpose another, and
+        // `1 - h*h` a reduction and a third product.
+        let ir = "ember-ir 1
+func @f(%0: f32[8,6], %1: f32[6,5], %2: f32[5,3], %3: f32[8,3]) -> (f32[8,3], f32[5,3], f32[1,5], f32[6,5]) {
+  %4 = matmul(%0, %1) : f32[8,5]
+  %5 = tanh(%4) : f32[8,5]
+  %6 = matmul(%5, %2) : f32[8,3]
+  %7 = transpose(%5) perm=[1,0] : f32[5,8]
+  %8 = matmul(%7, %3) : f32[5,3]
+  %9 = mul(%5, %5) : f32[8,5]
+  %10 = sum(%9) axis=[0] keepdims=true : f32[1,5]
+  %11 = transpose(%0) perm=[1,0] : f32[6,8]
+  %12 = matmul(%11, %9) : f32[6,5]
+  return %6, %8, %10, %12
+}
+";
+        assert_eq!(kernels_with_tanh(ir), 1);
+    }
+
+    #[test]
+    fn a_value_only_reductions_read_is_computed_where_it_is_read() {
+        let ir = "ember-ir 1
+func @f(%0: f32[8,5]) -> (f32[1,5], f32[8,1]) {
+  %1 = tanh(%0) : f32[8,5]
+  %2 = sum(%1) axis=[0] keepdims=true : f32[1,5]
+  %3 = sum(%1) axis=[1] keepdims=true : f32[8,1]
+  return %2, %3
+}
+";
+        assert_eq!(kernels_with_tanh(ir), 2);
+    }
+
+    /// The factor of each product step that updates its output (`None`: writes it).
+    fn updates(ir: &str) -> Vec<Option<f64>> {
+        let plan = schedule(&parse(ir).unwrap()).unwrap();
+        plan.steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Matmul { update, .. } => Some(*update),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_update_by_a_product_is_computed_by_the_product() {
+        let ir = "ember-ir 1
+func @f(%0: f32[6,4], %1: f32[8,6], %2: f32[8,4], %3: f32[4]) -> (f32[6,4], f32[6,4], f32[4]) {
+  %4 = transpose(%1) perm=[1,0] : f32[6,8]
+  %5 = matmul(%4, %2) : f32[6,4]
+  %6 = const() value=0.5 : f64[] weak
+  %7 = mul(%6, %5) : f32[6,4]
+  %8 = sub(%0, %7) : f32[6,4]
+  %9 = matmul(%4, %2) : f32[6,4]
+  %10 = add(%9, %0) : f32[6,4]
+  %11 = matmul(%4, %2) : f32[6,4]
+  %12 = sum(%11) axis=[0] keepdims=false : f32[4]
+  %13 = sub(%3, %12) : f32[4]
+  return %8, %10, %13
+}
+";
+        // The third product is reduced before the update: it is stored as it is.
+        assert_eq!(updates(ir), [Some(-0.5), Some(1.0), None]);
+    }
+
+    #[test]
+    fn kernels_that_only_move_data_are_memory_bound() {
+        let plan = schedule(
+            &parse(
+                "ember-ir 1
+func @f(%0: f32[6,4], %1: f32[6,4]) -> (f32[6,4], f32[6,4], f32[6,4]) {
+  %2 = const() value=0.5 : f64[] weak
+  %3 = mul(%2, %1) : f32[6,4]
+  %4 = sub(%0, %3) : f32[6,4]
+  %5 = tanh(%0) : f32[6,4]
+  %6 = div(%0, %1) : f32[6,4]
+  return %4, %5, %6
+}
+",
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        let bound: Vec<bool> = plan.kernels.iter().map(|k| k.memory_bound()).collect();
+        assert_eq!(bound, [true, false, false]);
     }
 }

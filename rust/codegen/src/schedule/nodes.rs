@@ -17,6 +17,17 @@ pub(crate) fn const_of(v: ember_core::ir::Scalar) -> Const {
     }
 }
 
+/// A product's update of another value (see `Scheduler::update_of`).
+#[derive(Clone, Copy)]
+struct Update {
+    /// The statement computing the update.
+    target: ValueId,
+    /// The value updated.
+    start: ValueId,
+    /// The product's factor.
+    alpha: f64,
+}
+
 impl Scheduler<'_> {
     pub(crate) fn ty(&self, v: ValueId) -> &Type {
         self.g.value_type(v).expect("verified graph")
@@ -39,6 +50,9 @@ impl Scheduler<'_> {
         let shape = node.ty.static_shape().expect("checked static");
         let dtype = scalar_of(node.ty.dtype)?;
         let arg = |i: usize| node.inputs[i];
+        if let Some(&l) = self.updated.get(&v) {
+            return Ok(l);
+        }
         Ok(match &node.op {
             Op::Unary(op) => {
                 let x = self.defs[arg(0).index()];
@@ -188,17 +202,29 @@ impl Scheduler<'_> {
                 let b = self.matmul_operand(b)?;
                 self.settle(a.slot)?;
                 self.settle(b.slot)?;
+                let update = self.update_of(v, dtype);
+                let written = update.map_or(v, |u| u.target);
                 let dest = self
-                    .result_slot(v, done)
+                    .result_slot(written, done)
                     .unwrap_or_else(|| self.new_temp(dtype, &shape));
                 let out = ValueRef::of(dest, &shape);
+                if let Some(u) = update {
+                    let start = self.defs[u.start.index()];
+                    self.materialise(start, Some(dest))?;
+                    self.settle(dest)?;
+                }
                 self.steps.push(Step::Matmul {
                     a,
                     b,
                     out: out.clone(),
                     dtype,
+                    update: update.map(|u| u.alpha),
                 });
-                self.leaf(out, dtype)
+                let leaf = self.leaf(out, dtype);
+                if let Some(u) = update {
+                    self.updated.insert(u.target, leaf);
+                }
+                leaf
             }
             Op::Scan { kind, axis } => {
                 // NumPy casts each element to the result dtype, then accumulates in it; an
@@ -241,7 +267,118 @@ impl Scheduler<'_> {
             vr.views.push((op, shape));
             return Ok(vr);
         }
-        self.materialise(x, None)
+        let vr = self.materialise(x, None)?;
+        self.remember_store(x, &vr);
+        Ok(vr)
+    }
+
+    /// Whether product `v` only feeds an update `start - c * v` (or `start + c * v`, `c` a
+    /// constant, 1 when absent) of a value of its own type: that update is then computed by
+    /// the product itself, onto a copy of `start` (`Step::Matmul`'s `update`), so the product
+    /// is never stored on its own nor read again by a pass over it.
+    fn update_of(&self, v: ValueId, dtype: Scalar) -> Option<Update> {
+        if !dtype.is_float() {
+            return None;
+        }
+        let ty = self.ty(v).clone();
+        let (mut alpha, mut term) = (1.0, v);
+        let mut reader = self.sole_reader_node(term)?;
+        if let Op::Binary(BinaryOp::Mul) = reader.op {
+            let other = *reader.inputs.iter().find(|&&x| x != term)?;
+            let c = self.constant_value(other)?;
+            alpha = if dtype == Scalar::F32 { c as f32 as f64 } else { c };
+            term = self.value_of(reader);
+            if *self.ty(term) != ty {
+                return None;
+            }
+            reader = self.sole_reader_node(term)?;
+        }
+        let (op, x, y) = match (&reader.op, reader.inputs.as_slice()) {
+            (Op::Binary(op), &[x, y]) => (*op, x, y),
+            _ => return None,
+        };
+        let (start, alpha) = match op {
+            BinaryOp::Sub if y == term && x != term => (x, -alpha),
+            BinaryOp::Add if y == term && x != term => (x, alpha),
+            BinaryOp::Add if x == term && y != term => (y, alpha),
+            _ => return None,
+        };
+        let target = self.value_of(reader);
+        // `start` must be computed already (it is copied before the product runs).
+        let ok = *self.ty(target) == ty && *self.ty(start) == ty && start.index() < v.index();
+        ok.then_some(Update {
+            target,
+            start,
+            alpha,
+        })
+    }
+
+    /// The one statement reading `v` (once), when `v` is no graph result.
+    fn sole_reader_node(&self, v: ValueId) -> Option<&'_ Node> {
+        if self.g.results.contains(&v) {
+            return None;
+        }
+        let mut readers = self.g.nodes.iter().filter(|n| n.inputs.contains(&v));
+        let node = readers.next()?;
+        let once = readers.next().is_none() && node.inputs.iter().filter(|&&x| x == v).count() == 1;
+        once.then_some(node)
+    }
+
+    /// The value a (single-result) statement defines.
+    fn value_of(&self, node: &Node) -> ValueId {
+        let i = self
+            .g
+            .nodes
+            .iter()
+            .position(|n| std::ptr::eq(n, node))
+            .expect("a statement of this graph");
+        self.g.node_value(i)
+    }
+
+    /// The number a 0-d constant statement holds.
+    fn constant_value(&self, v: ValueId) -> Option<f64> {
+        let i = v.index().checked_sub(self.g.params.len())?;
+        match &self.g.nodes[i].op {
+            Op::Const { value, .. } if self.ty(v).shape.is_empty() => match *value {
+                ember_core::ir::Scalar::Float(x) => Some(x),
+                ember_core::ir::Scalar::Int(x) => Some(x as f64),
+                ember_core::ir::Scalar::Bool(_) => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// Records that computed value `x` now lies whole in `vr`, so that kernels built later
+    /// read it there (a backward pass reads `tanh(z)` again after storing it for a product):
+    /// unless computing it reads less memory than the store would (a broadcast constant).
+    fn remember_store(&mut self, x: L, vr: &ValueRef) {
+        if matches!(self.lazy.nodes[x].op, LOp::Leaf(_)) || !self.reads_whole(x) {
+            return;
+        }
+        let dtype = self.lazy.nodes[x].dtype;
+        let leaf = self.leaf(vr.clone(), dtype);
+        self.stored.insert(x, leaf);
+    }
+
+    /// Whether computing `x` reads a stored value with as many elements as `x` has.
+    fn reads_whole(&self, x: L) -> bool {
+        let size = |l: L| self.lazy.nodes[l].shape.iter().product::<usize>();
+        let whole = size(x);
+        let mut todo = vec![x];
+        while let Some(l) = todo.pop() {
+            match &self.lazy.nodes[l].op {
+                LOp::Leaf(_) | LOp::Stage { .. } => {
+                    if size(l) >= whole {
+                        return true;
+                    }
+                }
+                LOp::Const(_) => {}
+                LOp::Unary(_, a) | LOp::Cast(a) | LOp::View(_, a) => todo.push(*a),
+                LOp::Binary(_, a, b) => todo.extend([*a, *b]),
+                LOp::Where(a, b, c) => todo.extend([*a, *b, *c]),
+            }
+        }
+        false
     }
 
     /// The first output slot returning `v`, marked written, for ops that write their result
