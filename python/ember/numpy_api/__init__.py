@@ -26,6 +26,7 @@ from ember.numpy_api import (
     linalg,
     manipulation,
     norms,
+    polynomials,
     reductions,
     scalars,
     shape_ops,
@@ -42,7 +43,7 @@ _FUNCTIONS: dict[Any, Handler] = {
     **elementwise.functions(), **reductions.functions(), **shape_ops.functions(),
     **creation.functions(), **linalg.functions(), **manipulation.functions(),
     **norms.functions(), **einsum.functions(), **sorting.functions(), **counting.functions(),
-    **histogram.functions(),
+    **histogram.functions(), **polynomials.functions(),
     np.take_along_axis: take_along_axis, np.put_along_axis: put_along_axis,
 }
 # Functions that update their first argument in place and return None: their handler

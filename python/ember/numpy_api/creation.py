@@ -64,6 +64,14 @@ def empty(graph: Graph, shape: object, dtype: object = float, order: str = "C", 
                  dtype_arg(dtype, "np.empty"))
 
 
+def ndarray(graph: Graph, shape: object, dtype: object = float, buffer: object = None,
+            offset: object = 0, strides: object = None, order: object = None) -> Value:
+    """`np.ndarray(shape, dtype)`, the low-level constructor, without a buffer: np.empty."""
+    if buffer is not None or strides is not None:
+        raise Unsupported("np.ndarray with buffer= or strides= (a view of existing memory)")
+    return empty(graph, shape, dtype, "C" if order is None else order)
+
+
 def full(graph: Graph, shape: object, fill_value: object, dtype: object = None,
          order: str = "C", *, device: object = None, like: object = None) -> Value:
     _check_layout("np.full", order, like)
@@ -252,7 +260,7 @@ def triu(graph: Graph, m: object, k: object = 0) -> Value:
 
 def functions() -> dict[Any, Any]:
     return {
-        np.zeros: zeros, np.ones: ones, np.empty: empty, np.full: full,
+        np.zeros: zeros, np.ones: ones, np.empty: empty, np.full: full, np.ndarray: ndarray,
         np.zeros_like: _like("zeros_like", 0), np.ones_like: _like("ones_like", 1),
         np.empty_like: _like("empty_like", 0), np.full_like: full_like,
         np.arange: arange, np.linspace: linspace, np.eye: eye, np.identity: identity,
