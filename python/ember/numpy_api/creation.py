@@ -97,6 +97,9 @@ def _like(name: str, fill: object) -> Any:
     return handler
 
 
+zeros_like = _like("zeros_like", 0)
+
+
 def full_like(graph: Graph, a: object, fill_value: object, dtype: object = None,
               order: str = "K", subok: bool = True, shape: object = None, *,
               device: object = None) -> Value:
@@ -261,7 +264,7 @@ def triu(graph: Graph, m: object, k: object = 0) -> Value:
 def functions() -> dict[Any, Any]:
     return {
         np.zeros: zeros, np.ones: ones, np.empty: empty, np.full: full, np.ndarray: ndarray,
-        np.zeros_like: _like("zeros_like", 0), np.ones_like: _like("ones_like", 1),
+        np.zeros_like: zeros_like, np.ones_like: _like("ones_like", 1),
         np.empty_like: _like("empty_like", 0), np.full_like: full_like,
         np.arange: arange, np.linspace: linspace, np.eye: eye, np.identity: identity,
         np.array: array, np.asarray: asarray, np.asanyarray: asarray,

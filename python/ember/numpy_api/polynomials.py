@@ -13,6 +13,7 @@ import numpy as np
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
 from ember.numpy_api.convert import as_array, to_value
+from ember.numpy_api.creation import zeros_like
 from ember.numpy_api.elementwise import binary_op
 from ember.numpy_api.indexing import getitem
 
@@ -33,7 +34,7 @@ def polyval(graph: Graph, p: object, x: object) -> Any:
     (a NumPy scalar of p's dtype), so dtypes, rounding and warnings are NumPy's."""
     coefficients = as_array(graph, to_value(graph, p, "np.polyval"))
     at = as_array(graph, to_value(graph, x, "np.polyval"))  # np.asanyarray(x)
-    y: Any = graph.op("broadcast_to", [graph.const(at.dtype.type(0))], shape=list(at.shape))
+    y: Any = zeros_like(graph, at)
     for i in range(_terms(coefficients, "np.polyval")):
         y = binary_op(graph, "+", binary_op(graph, "*", y, at),
                       getitem(graph, coefficients, i))
