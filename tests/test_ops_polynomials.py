@@ -1,5 +1,5 @@
-"""`np.polyval`, `np.convolve`, `np.count_nonzero` and the `np.ndarray(shape, dtype)`
-constructor, compiled, against NumPy on both backends: values, dtypes, shapes, the scalar
+"""`np.polyval`, `np.convolve`, `np.count_nonzero`, the `np.ndarray(shape, dtype)`
+constructor and `ndarray.fill`, compiled, against NumPy on both backends: values, dtypes, shapes, the scalar
 NumPy returns for a scalar `x`, every `mode=`, the longer sequence given second, NumPy's
 errors; what ember does not unroll (too many coefficients) runs as NumPy."""
 
@@ -94,7 +94,32 @@ def test_ndarray_constructor_is_empty(backend: str) -> None:
         c = np.ndarray(shape=(n,))
         a[:] = 1.5
         b[...] = 7
-        c[:] = 2
+        c.fill(2)
         return a, b, c, a.dtype, c.dtype
 
     check(fill, 4, backend=backend, ops=())
+
+
+def fill_all(x, value):
+    x.fill(value)
+    y = np.empty_like(x)
+    y.fill(1)
+    return y
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_fill_stores_as_numpy_stores(backend: str) -> None:
+    for dtype in (np.float64, np.float32, np.int64, np.int8, np.bool_):
+        for value in (2.7, 3, True, -0.0):
+            check(fill_all, data(dtype, (3, 4)), value, backend=backend, ops=())
+            ember.reset()
+    x = data(np.float64, (5,))
+    check(lambda x: x.fill(x[2]), x, backend=backend, ops=())
+
+
+def test_fill_numpy_refuses_runs_as_numpy() -> None:
+    compiled = ember.compile(fill_all)
+    with pytest.raises(OverflowError, match="out of bounds for int8"):
+        compiled(np.zeros(3, np.int8), 300)
+    with pytest.raises(ValueError, match="NaN"):
+        compiled(np.zeros(3, np.int64), float("nan"))

@@ -53,7 +53,7 @@ _METHODS: dict[str, Handler] = {
     **reductions.methods(), **shape_ops.methods(), **linalg.methods(), **manipulation.methods(),
     **scalars.methods(),
     **sorting.methods(),
-    "clip": elementwise.clip, "round": elementwise.round_,
+    "clip": elementwise.clip, "round": elementwise.round_, "fill": creation.fill,
 }
 
 

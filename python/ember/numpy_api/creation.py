@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import operator
+import warnings
 from typing import Any
 
 import numpy as np
@@ -70,6 +71,24 @@ def ndarray(graph: Graph, shape: object, dtype: object = float, buffer: object =
     if buffer is not None or strides is not None:
         raise Unsupported("np.ndarray with buffer= or strides= (a view of existing memory)")
     return empty(graph, shape, dtype, "C" if order is None else order)
+
+
+def fill(graph: Graph, a: Value, value: object) -> Value:
+    """`a.fill(value)`: the array's new contents, which capture writes into it. A constant is
+    stored as NumPy stores it (found by NumPy itself: an error or a warning there runs the
+    call in NumPy); a traced value only where it casts safely."""
+    if isinstance(value, Value):
+        if not np.can_cast(value.dtype, a.dtype, "safe") or value.ndim:
+            raise Unsupported("ndarray.fill with a traced value that does not cast safely")
+        return _full(graph, "ndarray.fill", a.shape, value, a.dtype)
+    probe = np.empty((), a.dtype)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            probe.fill(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError, OverflowError, Warning) as exc:
+        raise Unsupported(f"ndarray.fill with {value!r} ({exc})") from exc
+    return graph.full(a.shape, probe.item(), a.dtype)
 
 
 def full(graph: Graph, shape: object, fill_value: object, dtype: object = None,

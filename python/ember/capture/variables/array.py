@@ -297,7 +297,7 @@ class ArrayMethodVariable(VariableTracker):
             f"ndarray.{self.name}", self.handler, tx.graph, self.array.value,
             *[to_api(a) for a in args], **{k: to_api(v) for k, v in kwargs.items()},
         )
-        if self.name == "sort":  # sorts in place and returns None
+        if self.name in ("sort", "fill"):  # update the array in place and return None
             from ember.capture.operators import write_into
 
             write_into(tx, self.array, result, broadcast=False)
