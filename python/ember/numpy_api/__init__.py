@@ -25,6 +25,7 @@ from ember.numpy_api import (
     histogram,
     linalg,
     manipulation,
+    matrices,
     norms,
     polynomials,
     reductions,
@@ -44,6 +45,7 @@ _FUNCTIONS: dict[Any, Handler] = {
     **creation.functions(), **linalg.functions(), **manipulation.functions(),
     **norms.functions(), **einsum.functions(), **sorting.functions(), **counting.functions(),
     **histogram.functions(), **polynomials.functions(),
+    **matrices.functions(),
     np.take_along_axis: take_along_axis, np.put_along_axis: put_along_axis,
 }
 # Functions that update their first argument in place and return None: their handler
@@ -52,7 +54,7 @@ IN_PLACE = frozenset({np.put_along_axis})
 _METHODS: dict[str, Handler] = {
     **reductions.methods(), **shape_ops.methods(), **linalg.methods(), **manipulation.methods(),
     **scalars.methods(),
-    **sorting.methods(),
+    **sorting.methods(), **matrices.methods(),
     "clip": elementwise.clip, "round": elementwise.round_, "fill": creation.fill,
 }
 
