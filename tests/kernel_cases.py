@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import user_kernels as K
 import user_kernels_poly as P
+import user_kernels_others as O
 
 
 def _spd(rng, n):
@@ -18,6 +19,35 @@ def _lower(rng, n):
 
 def _f32(*arrays):
     return tuple(a.astype(np.float32) for a in arrays)
+
+
+def _cavity(rng, s):
+    n = 8 * s
+    return (n, n, 3 * s, 5, np.zeros((n, n)), np.zeros((n, n)), 0.001, 2 / (n - 1),
+            2 / (n - 1), np.zeros((n, n)), 1.0, 0.1)
+
+
+def _lenet(rng, s):
+    n = 2 * s
+    w = [rng.random(shape).astype(np.float32) - 0.5 for shape in (
+        (28, 28, 1), (5, 5, 1, 6), (6,), (5, 5, 6, 16), (16,), (256, 120), (120,), (120, 84),
+        (84,), (84, 10), (10,))]
+    return (rng.random((n, 28, 28, 1)).astype(np.float32), *w[1:], n, 256)
+
+
+def _nbody(rng, s):
+    n = 10 * s
+    return (rng.random((n, 1)) + 1.0, rng.standard_normal((n, 3)), rng.standard_normal((n, 3)),
+            n, 4 * s, 0.01, 1.0, 0.1)
+
+
+def _csr_rows(rng, n):
+    val, col, row = _csr(rng, n)
+    return row, col, val, rng.random(n)
+
+
+def _tridiagonal(rng, n):
+    return rng.random(n), rng.random(n) + 4.0, rng.random(n), rng.random(n)
 
 
 def _csr(rng, n):
@@ -127,4 +157,51 @@ CASES = [
     ("softmax_loops", P.softmax_loops, lambda r, s: (r.random((6 * s, 10)),)),
     ("running_max", P.running_max, lambda r, s: (r.random(100 * s),)),
     ("bisect_roots", P.bisect_roots, lambda r, s: (r.random(10 * s) * 8.0, 0.0, 2.0, 1e-9)),
+    ("azimint_naive", O.azimint_naive, lambda r, s: (r.random(400 * s), r.random(400 * s), 20)),
+    ("azimint_hist", O.azimint_hist, lambda r, s: (r.random(400 * s), r.random(400 * s), 20)),
+    ("cavity_flow", O.cavity_flow, lambda r, s: _cavity(r, s)),
+    ("hdiff", O.hdiff, lambda r, s: (r.random((8 * s + 4, 8 * s + 4, 5)), np.zeros((8 * s, 8 * s, 5)),
+                                     r.random((8 * s, 8 * s, 5)))),
+    ("conv2d_bias", O.conv2d_bias, lambda r, s: _f32(r.random((2, 6 * s, 6 * s, 3)),
+                                                     r.random((3, 3, 3, 4)), r.random(4))),
+    ("lenet5", O.lenet5, lambda r, s: _lenet(r, s)),
+    ("resnet_basicblock", O.resnet_basicblock,
+     lambda r, s: _f32(r.random((2, 4 * s, 4 * s, 8)), r.random((1, 1, 8, 4)),
+                       r.random((3, 3, 4, 4)), r.random((1, 1, 4, 8)))),
+    ("k2mm", O.k2mm, lambda r, s: (1.5, 1.2, r.random((10 * s, 12 * s)), r.random((12 * s, 9 * s)),
+                                   r.random((9 * s, 11 * s)), r.random((10 * s, 11 * s)))),
+    ("k3mm", O.k3mm, lambda r, s: (r.random((10 * s, 12 * s)), r.random((12 * s, 9 * s)),
+                                   r.random((9 * s, 11 * s)), r.random((11 * s, 8 * s)))),
+    ("gemm", O.gemm, lambda r, s: (1.5, 1.2, r.random((10 * s, 11 * s)), r.random((10 * s, 12 * s)),
+                                   r.random((12 * s, 11 * s)))),
+    ("gesummv", O.gesummv, lambda r, s: (1.5, 1.2, r.random((30 * s, 30 * s)),
+                                         r.random((30 * s, 30 * s)), r.random(30 * s))),
+    ("bicg", O.bicg, lambda r, s: (r.random((30 * s, 25 * s)), r.random(25 * s), r.random(30 * s))),
+    ("mvt", O.mvt, lambda r, s: tuple(r.random(30 * s) for _ in range(4)) + (r.random((30 * s, 30 * s)),)),
+    ("spmv", O.spmv, lambda r, s: _csr_rows(r, 30 * s)),
+    ("compute", O.compute, lambda r, s: (r.integers(0, 20, (30 * s, 30 * s)),
+                                         r.integers(0, 20, (30 * s, 30 * s)), 4, 3, 9)),
+    ("nbody", O.nbody, lambda r, s: _nbody(r, s)),
+    ("cholesky2", O.cholesky2, lambda r, s: (_spd(r, 12 * s),)),
+    ("dft", O.dft, lambda r, s: (r.random(16 * s),)),
+    ("rk4_oscillator", O.rk4_oscillator, lambda r, s: (np.array([1.0, 0.0]), 0.0, 10.0, 100 * s, 2.0)),
+    ("kmeans", O.kmeans, lambda r, s: (r.random((60 * s, 2)), r.random((4, 2)), 5)),
+    ("logistic_regression", O.logistic_regression,
+     lambda r, s: (r.standard_normal((50 * s, 4)), (r.random(50 * s) < 0.5).astype(np.float64), 0.1, 20)),
+    ("monte_carlo_pi", O.monte_carlo_pi, lambda r, s: (r.random((1000 * s, 2)),)),
+    ("bincount_cumsum", O.bincount_cumsum,
+     lambda r, s: (r.integers(0, 10, 200 * s), r.random(200 * s), 12)),
+    ("convolve_1d", O.convolve_1d, lambda r, s: (r.random(200 * s), r.random(7))),
+    ("convolve_loops", O.convolve_loops, lambda r, s: (r.random(200 * s), r.random(7))),
+    ("sor", O.sor, lambda r, s: (r.random((10 * s, 10 * s)), r.random((10 * s, 10 * s)), 0.1, 1.5, 3)),
+    ("thomas", O.thomas, lambda r, s: _tridiagonal(r, 50 * s)),
+    ("polyval_horner", O.polyval_horner, lambda r, s: (r.random(8), r.random(500 * s))),
+    ("pic_deposit", O.pic_deposit, lambda r, s: (r.random(200 * s) * 16.0, r.random(200 * s), 16, 1.0)),
+    ("box_blur", O.box_blur, lambda r, s: (r.random((16 * s, 16 * s)), 3)),
+    ("maxpool_reshape", O.maxpool_reshape, lambda r, s: (r.random((3, 8 * s, 8 * s)),)),
+    ("logsumexp_softmax", O.logsumexp_softmax, lambda r, s: (r.random((10 * s, 16)),)),
+    ("einsum_contract", O.einsum_contract, lambda r, s: (r.random((8 * s, 8 * s)), r.random((8 * s, 6)),
+                                                         r.random((3, 5, 8 * s)))),
+    ("distance_matrix", O.distance_matrix, lambda r, s: (r.random((20 * s, 3)), r.random((15 * s, 3)))),
+    ("where_heavy", O.where_heavy, lambda r, s: (r.random((20 * s, 20 * s)), r.random((20 * s, 20 * s)))),
 ]

@@ -70,7 +70,7 @@ BREAKS = [
     (lambda x: np.linalg.svd(x), "call", "numpy.linalg.svd"),
     (lambda x: np.where(x > 0.5), "numpy", "data-dependent"),
     (lambda x: x.tobytes(), "numpy", "tobytes"),
-    (lambda x: x * 1j, "numpy", "complex"),
+    (lambda x: x * 1j, "complex", "complex"),
     (lambda x: x.__iadd__(1), "numpy", "__iadd__"),
     (lambda x: [v for v in x if v.sum() > 0], "data_dependent_branch", "branch"),
     (lambda x: {1, 2}, "bytecode", "BUILD_SET"),

@@ -122,6 +122,65 @@ def test_calls_the_fast_path_leaves_to_the_frame_hook(fn, args):
     assert aliasing(result, args) == aliasing(fn(*args), args)
 
 
+def add_into(x, y):
+    x += y
+
+
+def update_rows(c, a, alpha):
+    c[:] = alpha * a @ a.T + c
+    return c.sum()
+
+
+def two_updates(x, y):
+    x *= 2.0
+    y[1:] += x[:-1]
+    return x[0]
+
+
+@pytest.mark.parametrize("fn, make", [
+    (add_into, lambda: (np.arange(6.0), np.linspace(0.0, 1.0, 6))),
+    (add_into, lambda: (np.arange(12.0).reshape(3, 4)[:, ::2], np.ones(2))),
+    (add_into, lambda: (np.arange(12.0).reshape(3, 4).T, np.arange(3.0))),
+    (update_rows, lambda: (np.ones((3, 3)), np.arange(6.0).reshape(3, 2), 0.5)),
+    (two_updates, lambda: (np.arange(5.0), np.arange(5.0, 10.0))),
+], ids=["add", "strided", "transposed", "rows", "two"])
+def test_arguments_updated_in_place_are_written_back_natively(fn, make):
+    compiled = ember.compile(fn)
+    want_args = make()
+    want = fn(*want_args)
+    compiled(*make())
+    for native_path in (True, False):
+        args = make()
+        if native_path:
+            got, native = answered_natively(compiled, *args)
+            assert native, f"{fn.__name__}: the fast path did not answer the cache hit"
+        else:
+            got = through_hook(compiled, *args)
+        assert_same(got, want, rtol=1e-12, atol=0)
+        for arg, expected in zip(args, want_args, strict=True):
+            assert_same(arg, expected, rtol=1e-12, atol=0)
+
+
+def test_updates_of_arguments_sharing_memory_or_read_only_run_as_numpy():
+    compiled = ember.compile(add_into)
+    compiled(np.arange(4.0), np.ones(4))
+    a = np.arange(4.0)
+    compiled(a, a)  # the graph read y before x changed: NumPy reads the updated x
+    np.testing.assert_array_equal(a, np.arange(4.0) * 2)
+    a = np.arange(5.0)
+    compiled(a[1:], a[:-1])
+    want = np.arange(5.0)
+    add_into(want[1:], want[:-1])
+    np.testing.assert_array_equal(a, want)
+    fallbacks = ember.stats()["entry_fallbacks"]
+    frozen = np.arange(4.0)
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        compiled(frozen, np.ones(4))
+    np.testing.assert_array_equal(frozen, np.arange(4.0))
+    assert ember.stats()["entry_fallbacks"] > fallbacks
+
+
 def test_python_scalar_arguments_go_in_natively():
     def scaled_by(x, s, n):
         return x * s + n

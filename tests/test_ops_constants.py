@@ -151,6 +151,35 @@ def test_unsupported_dtype_constant_is_left_to_numpy() -> None:
     assert_same(ember.compile(complex_literal)(X), complex_literal(X))
 
 
+def dft(x):
+    n = np.arange(x.shape[0])
+    m = np.exp(-2j * np.pi * n.reshape(-1, 1) * n / x.shape[0])
+    return m @ x, np.abs(m).sum()
+
+
+def real_then_complex(x):
+    y = np.sqrt(x) + 1
+    return np.abs(np.exp(1j * y)).sum() + y.sum(), (x * 1j).real
+
+
+@pytest.mark.parametrize("fn, args", [
+    (dft, (np.linspace(0.0, 1.0, 8),)),
+    (real_then_complex, (np.linspace(0.0, 1.0, 5),)),
+    (lambda z: (z * 2 + 1, np.abs(z)), (np.array([1 + 2j, -3j]),)),
+    (lambda x, c: x * c, (np.ones(3), 2 - 1j)),
+])
+def test_frames_with_complex_numbers_run_whole_as_numpy(fn, args) -> None:
+    """A complex number or array (ember has no complex dtype) sends the whole frame to NumPy:
+    no graph before it that would hand complex values across a break."""
+    ember.reset()
+    compiled = ember.compile(fn)
+    for _ in range(2):
+        assert_same(compiled(*args), fn(*args))
+    stats = ember.stats()
+    assert stats["compiles"] == 0 and stats["failed_frames"] == 1, stats["break_reasons"]
+    assert "complex" in next(iter(stats["break_reasons"]))
+
+
 @pytest.mark.parametrize("values", [[1, 2, 3], [True, False], [0.5, 2.0], [[1, 2], [3, 4]],
                                     [2**40, -1]])
 def test_constant_dtype_discovery(values) -> None:

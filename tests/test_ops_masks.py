@@ -66,6 +66,48 @@ def test_updates_through_a_mask(backend: str) -> None:
     check(shift_selected, x, backend=backend, ops=("where",))
 
 
+def invert_nonzero(x):
+    x[x != 0] = 1.0 / x[x != 0]
+    return x
+
+
+def pow_positive(x, y):
+    z = x.copy()
+    z[z > 0] = z[z > 0] ** (-1.5)
+    r = y[(y > 1) & (z < 0)] / z[(y > 1) & (z < 0)]
+    return z, r.sum()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.filterwarnings("error")  # NumPy computes only the selected elements: no 1/0
+def test_a_mask_written_twice_is_one_mask(backend: str) -> None:
+    x = data(np.float64, (5, 4))
+    x[1, 2] = x[3, 0] = 0.0
+    check(invert_nonzero, x, backend=backend, ops=("where",))
+    ember.reset()
+    check(pow_positive, x, data(np.float64, (5, 4), seed=3), backend=backend, ops=("where",))
+
+
+def other_masks(x):
+    x[x > 0] = x[x > 1] * 2  # a different mask: NumPy's error or assignment, in Python
+    return x
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_different_mask_is_not_the_same_mask(backend: str) -> None:
+    for x in (np.array([2.0, 3.0, -1.0]), np.array([0.5, 3.0, -1.0])):
+        ember.reset()
+        compiled = ember.compile(other_masks, backend=backend)
+        try:
+            want = other_masks(x.copy())
+        except ValueError as exc:
+            with pytest.raises(ValueError, match=str(exc).split(" ")[0]):
+                compiled(x.copy())
+        else:
+            np.testing.assert_array_equal(compiled(x.copy()), want)
+        assert ember.stats()["graph_breaks"] >= 1
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_returned_selection_is_numpys_array(backend: str) -> None:
     for dtype in DTYPES:

@@ -18,6 +18,12 @@ class Unsupported(EmberError):
         self.kind = kind
 
 
+def complex_number(what: str) -> Unsupported:
+    """The refusal of a complex number or array (the `complex` break: ember has no complex
+    dtype, and the whole frame runs as plain Python)."""
+    return Unsupported(f"{what} is complex, which ember does not support", "", "complex")
+
+
 class GraphBreakError(EmberError):
     """`fullgraph=True` and the function cannot be captured as one graph: names the reason and
     the user's file:line."""

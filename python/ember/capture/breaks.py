@@ -68,6 +68,11 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         ("the frame runs as plain Python: a graph break on every trip costs more than NumPy; "
          "a loop whose body ember captures becomes one loop op instead"),
     ),
+    "complex": (
+        "{what}",
+        ("ember has no complex dtype: the frame runs as plain Python with NumPy (its arrays "
+         "and numbers would cross into Python at every break)"),
+    ),
     "loop_body": (
         "{what} inside a loop body captured as one loop op",
         "the loop is unrolled if it is short, else the frame runs as plain Python",
@@ -119,5 +124,6 @@ def from_numpy_api(exc: Unsupported) -> Unsupported:
 INPUT_DEPENDENT_KINDS = frozenset({"user_error", "raise", "name"})
 
 # Kinds that are never stepped over: the whole frame runs as plain Python (a loop too costly to
-# unroll would otherwise run one graph call per trip).
-WHOLE_FRAME_KINDS = frozenset({"loop_budget", "loop_break"})
+# unroll would otherwise run one graph call per trip; complex numbers, once they appear, flow
+# through the rest of the frame, each use a break).
+WHOLE_FRAME_KINDS = frozenset({"loop_budget", "loop_break", "complex"})

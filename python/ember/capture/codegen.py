@@ -164,17 +164,21 @@ class EntryCodegen(Rebuilder):
         # drops it, with its compiled graph and the outputs that graph keeps for reuse.
         entry = self.namespace.pop("__ember_entry")
         entry.__qualname__ = entry.__name__ = f"__ember_entry_{name}"
-        if not (alias_check or effects or self.prelude):
+        if not (alias_check or self.attribute_lines or self.prelude):
             entry.__ember_direct__ = self.direct_form(result, compiled, fallback)
         return entry, source
 
     def direct_form(self, result: str | StepTail, compiled: Callable | None,
                     fallback: Callable) -> tuple | None:
-        """What the entry amounts to when it calls one native graph on the frame's arguments
-        and returns graph outputs (as they are, as a tuple, `[()]` or `.item()` of 0-d ones):
-        `(graph, inputs, outputs, returns_tuple, fallback)`, each input an argument slot and
-        what is read of it (None: itself; a str: that attribute; an int: the size of that
-        dim of the array), which the native fast path runs without the entry (`rust/py/src/dispatch.rs`); None for any other entry."""
+        """What the entry amounts to when it calls one native graph on the frame's arguments,
+        returns graph outputs (as they are, as a tuple, `[()]` or `.item()` of 0-d ones) and
+        writes the arrays it updates back into their inputs: `(graph, inputs, outputs,
+        returns_tuple, fallback, writebacks)` (no outputs and no tuple: it returns None),
+        each input an argument slot and what is read
+        of it (None: itself; a str: that attribute; an int: the size of that dim of the
+        array), each writeback `(input position, output index)`, which the native fast path
+        runs without the entry (`rust/py/src/dispatch.rs`, with `_unsafe_writeback`'s check);
+        None for any other entry."""
         from ember import _core
 
         if not isinstance(compiled, _core.CompiledGraph) or not isinstance(result, str):
@@ -196,6 +200,8 @@ class EntryCodegen(Rebuilder):
                 return None
             slots.append((self.params.index(param), read))
         returns_tuple = result.startswith("(")
+        if result == "None":  # a function that only updates its arguments
+            return (compiled, tuple(slots), (), False, fallback, tuple(self.writebacks))
         items = result[1:-1].split(",") if returns_tuple else [result]
         outputs = []
         for item in items:
@@ -205,7 +211,8 @@ class EntryCodegen(Rebuilder):
                     return None
                 continue
             outputs.append((int(found[1]), _OUTPUT_FORMS[found[2]]))
-        return compiled, tuple(slots), tuple(outputs), returns_tuple, fallback
+        return (compiled, tuple(slots), tuple(outputs), returns_tuple, fallback,
+                tuple(self.writebacks))
 
     @staticmethod
     def _namespace_lines(lines: list[str]) -> list[str]:

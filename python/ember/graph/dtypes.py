@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ember.errors import Unsupported
+from ember.errors import Unsupported, complex_number
 from ember.quiet import quiet
 
 # IR name of every supported dtype, in the order docs/IR.md lists them.
@@ -40,6 +40,8 @@ def ir_name(dtype: np.dtype) -> str:
 def check_supported(dtype: np.dtype, what: str) -> np.dtype:
     """Return `dtype` as an `np.dtype`, or raise Unsupported naming `what` produced it."""
     dt = np.dtype(dtype)
+    if dt.kind == "c":
+        raise complex_number(f"{what} of dtype {dt}")
     if dt not in IR_NAMES:
         raise Unsupported(f"{what} gives dtype {dt}, which ember does not support")
     return dt

@@ -26,7 +26,9 @@ from ember.numpy_api import (
     histogram,
     linalg,
     manipulation,
+    matrices,
     norms,
+    polynomials,
     reductions,
     scalars,
     shape_ops,
@@ -43,7 +45,8 @@ _FUNCTIONS: dict[Any, Handler] = {
     **elementwise.functions(), **reductions.functions(), **shape_ops.functions(),
     **creation.functions(), **linalg.functions(), **manipulation.functions(),
     **norms.functions(), **einsum.functions(), **sorting.functions(), **counting.functions(),
-    **histogram.functions(), **derived.functions(),
+    **histogram.functions(), **derived.functions(), **polynomials.functions(),
+    **matrices.functions(),
     np.take_along_axis: take_along_axis, np.put_along_axis: put_along_axis,
 }
 # Functions that update their first argument in place and return None: their handler
@@ -52,8 +55,8 @@ IN_PLACE = frozenset({np.put_along_axis, np.copyto})
 _METHODS: dict[str, Handler] = {
     **reductions.methods(), **shape_ops.methods(), **linalg.methods(), **manipulation.methods(),
     **scalars.methods(),
-    **sorting.methods(),
-    "clip": elementwise.clip, "round": elementwise.round_,
+    **sorting.methods(), **matrices.methods(),
+    "clip": elementwise.clip, "round": elementwise.round_, "fill": creation.fill,
 }
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ember.errors import Unsupported
+from ember.errors import Unsupported, complex_number
 from ember.graph import Graph, Value
 from ember.graph.dtypes import as_dtype
 
@@ -41,6 +41,8 @@ def to_value(graph: Graph, x: object, what: str) -> Value:
         if any_value([x]):
             return literal_value(graph, x, None)
         return constant_array(graph, np.asarray(x))
+    if isinstance(x, (complex, np.complexfloating)):
+        raise complex_number(f"{what}: an argument {x!r}")
     raise Unsupported(f"{what}: argument of type {type(x).__name__}")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import operator
+import warnings
 from typing import Any
 
 import numpy as np
@@ -64,6 +65,32 @@ def empty(graph: Graph, shape: object, dtype: object = float, order: str = "C", 
                  dtype_arg(dtype, "np.empty"))
 
 
+def ndarray(graph: Graph, shape: object, dtype: object = float, buffer: object = None,
+            offset: object = 0, strides: object = None, order: object = None) -> Value:
+    """`np.ndarray(shape, dtype)`, the low-level constructor, without a buffer: np.empty."""
+    if buffer is not None or strides is not None:
+        raise Unsupported("np.ndarray with buffer= or strides= (a view of existing memory)")
+    return empty(graph, shape, dtype, "C" if order is None else order)
+
+
+def fill(graph: Graph, a: Value, value: object) -> Value:
+    """`a.fill(value)`: the array's new contents, which capture writes into it. A constant is
+    stored as NumPy stores it (found by NumPy itself: an error or a warning there runs the
+    call in NumPy); a traced value only where it casts safely."""
+    if isinstance(value, Value):
+        if not np.can_cast(value.dtype, a.dtype, "safe") or value.ndim:
+            raise Unsupported("ndarray.fill with a traced value that does not cast safely")
+        return _full(graph, "ndarray.fill", a.shape, value, a.dtype)
+    probe = np.empty((), a.dtype)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            probe.fill(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError, OverflowError, Warning) as exc:
+        raise Unsupported(f"ndarray.fill with {value!r} ({exc})") from exc
+    return graph.full(a.shape, probe.item(), a.dtype)
+
+
 def full(graph: Graph, shape: object, fill_value: object, dtype: object = None,
          order: str = "C", *, device: object = None, like: object = None) -> Value:
     _check_layout("np.full", order, like)
@@ -87,6 +114,9 @@ def _like(name: str, fill: object) -> Any:
 
     handler.__name__ = name
     return handler
+
+
+zeros_like = _like("zeros_like", 0)
 
 
 def full_like(graph: Graph, a: object, fill_value: object, dtype: object = None,
@@ -252,8 +282,8 @@ def triu(graph: Graph, m: object, k: object = 0) -> Value:
 
 def functions() -> dict[Any, Any]:
     return {
-        np.zeros: zeros, np.ones: ones, np.empty: empty, np.full: full,
-        np.zeros_like: _like("zeros_like", 0), np.ones_like: _like("ones_like", 1),
+        np.zeros: zeros, np.ones: ones, np.empty: empty, np.full: full, np.ndarray: ndarray,
+        np.zeros_like: zeros_like, np.ones_like: _like("ones_like", 1),
         np.empty_like: _like("empty_like", 0), np.full_like: full_like,
         np.arange: arange, np.linspace: linspace, np.eye: eye, np.identity: identity,
         np.array: array, np.asarray: asarray, np.asanyarray: asarray,

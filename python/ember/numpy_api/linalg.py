@@ -133,19 +133,14 @@ def diag(graph: Graph, v: object, k: object = 0) -> Any:
     diagonal (zeros elsewhere)."""
     if not any_value([v]):
         return np.diag(v, k)  # type: ignore[arg-type]
+    from ember.numpy_api.matrices import diag_of_vector
+
     x = to_value(graph, v, "np.diag")
     if x.ndim == 2:
         return diagonal(graph, x, k)
     if x.ndim != 1:
         raise ValueError("Input must be 1- or 2-d.")
-    if k != 0 or not isinstance(x.shape[0], int):
-        raise Unsupported("np.diag of a 1-D array off the main diagonal or of symbolic size")
-    n = x.shape[0]
-    rows = graph.op("expand_dims", [graph.arange(0, 1, n, np.int64)], axis=[1])
-    cols = graph.op("expand_dims", [graph.arange(0, 1, n, np.int64)], axis=[0])
-    on = graph.op("eq", [rows, cols])
-    row = graph.op("expand_dims", [x], axis=[0])
-    return graph.op("where", [on, row, graph.const(0, x.dtype, weak=False)])
+    return diag_of_vector(graph, x, k)
 
 
 def diagflat(graph: Graph, v: object, k: object = 0) -> Any:

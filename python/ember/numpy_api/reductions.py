@@ -210,6 +210,17 @@ def nansum(graph: Graph, a: object, axis: object = None, dtype: object = None,
     return _reduce(graph, "sum", x, axis, keepdims, dtype)
 
 
+def count_nonzero(graph: Graph, a: object, axis: object = None, *,
+                  keepdims: object = False) -> Any:
+    """np.count_nonzero: NumPy's `a.astype(bool).sum(axis, dtype=np.intp)`."""
+    if not any_value([a]):
+        return _fold(np.count_nonzero, "np.count_nonzero", a, axis=axis, keepdims=keepdims)
+    x = to_value(graph, a, "np.count_nonzero")
+    if x.dtype != np.bool_:
+        x = graph.op("astype", [x], dtype=np.dtype(np.bool_))
+    return _reduce(graph, "sum", x, axis, keepdims, np.intp)
+
+
 def _scan_like(op: str) -> Any:
     """np.cumsum / np.cumprod: without an axis, over the flattened array; with `dtype=`,
     the elements are cast first and the running value kept in that dtype."""
@@ -244,6 +255,7 @@ def functions() -> dict[Any, Any]:
         np.any: _any_like("any"), np.all: _any_like("all"),
         np.argmax: _arg_like("argmax"), np.argmin: _arg_like("argmin"),
         np.var: var, np.std: std, np.ptp: ptp, np.nansum: nansum,
+        np.count_nonzero: count_nonzero,
         np.cumsum: _scan_like("cumsum"), np.cumprod: _scan_like("cumprod"),
     }
     table[np.amax] = table[np.max]

@@ -8,12 +8,15 @@
 //! class's `__call__`, the path through the frame hook.
 //!
 //! The fast path keeps the entry's behaviour: the graph's own output recycling and
-//! floating-point reruns (`CompiledGraph::call`), and, when the graph raises, the entry's
-//! fallback (the function run as plain Python, for NumPy's own error).
+//! floating-point reruns (`CompiledGraph::call`), the updated arrays written back into the
+//! arguments the function updates in place (after the same check of their memory as the
+//! entry's `_unsafe_writeback`), and, when the graph raises, the entry's fallback (the
+//! function run as plain Python, for NumPy's own error).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use numpy::{PyUntypedArray, PyUntypedArrayMethods};
+use numpy::npyffi::{PyArrayObject, NPY_ARRAY_WRITEABLE, PY_ARRAY_API};
+use numpy::{PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyException, PyTypeError, PyValueError};
 use pyo3::ffi::{self, PyObject};
 use pyo3::gc::PyVisit;
@@ -36,10 +39,14 @@ pub struct DirectCall {
     inputs: Vec<(usize, Read)>,
     /// The graph outputs the function returns, each in its form.
     outputs: Vec<(usize, OutputForm)>,
-    /// Whether they are returned as a tuple (otherwise `outputs` holds one index).
+    /// Whether they are returned as a tuple (otherwise `outputs` holds one index, or none
+    /// for a function that returns None).
     returns_tuple: bool,
     /// `fallback(func, *args)`: the function run as plain Python, when the graph raises.
     fallback: Py<PyAny>,
+    /// `(input position, output index)`: the arrays updated in place, each written back
+    /// into the graph input it was read from (`np.copyto(input, output)`).
+    writebacks: Vec<(usize, usize)>,
 }
 
 /// What a graph input reads of its argument.
@@ -118,13 +125,20 @@ type DirectSpec<'py> = (
     Vec<(usize, u8)>,
     bool,
     Py<PyAny>,
+    Vec<(usize, usize)>,
 );
 
 impl DirectCall {
-    /// Reads the converter's `(graph, input_slots, outputs, returns_tuple, fallback)`, where
-    /// `outputs` holds `(output index, form)` pairs.
+    /// Reads the converter's `(graph, input_slots, outputs, returns_tuple, fallback,
+    /// writebacks)`, where `outputs` holds `(output index, form)` pairs.
     pub fn from_spec(spec: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let (graph, inputs, outputs, returns_tuple, fallback): DirectSpec<'_> = spec.extract()?;
+        let (graph, inputs, outputs, returns_tuple, fallback, writebacks): DirectSpec<'_> =
+            spec.extract()?;
+        if writebacks.iter().any(|&(k, _)| k >= inputs.len()) {
+            return Err(PyValueError::new_err(
+                "a direct entry writes back into a missing input",
+            ));
+        }
         let outputs = outputs
             .into_iter()
             .map(|(k, form)| Ok((k, OutputForm::of(form)?)))
@@ -136,9 +150,9 @@ impl DirectCall {
         let graph = graph.cast_into::<CompiledGraph>().map_err(|_| {
             PyTypeError::new_err("a direct entry's graph must be a native CompiledGraph")
         })?;
-        if !returns_tuple && outputs.len() != 1 {
+        if !returns_tuple && outputs.len() > 1 {
             return Err(PyValueError::new_err(
-                "a direct entry returning one value names exactly one output",
+                "a direct entry returning one value names at most one output (none: None)",
             ));
         }
         Ok(DirectCall {
@@ -147,6 +161,7 @@ impl DirectCall {
             outputs,
             returns_tuple,
             fallback,
+            writebacks,
         })
     }
 
@@ -169,8 +184,28 @@ impl DirectCall {
             .iter()
             .map(|(slot, read)| read.apply(unsafe { Bound::from_borrowed_ptr(py, args[*slot]) }))
             .collect::<PyResult<SmallVec<[Bound<'_, PyAny>; 8]>>>();
-        match inputs.and_then(|inputs| self.results(py, &inputs)) {
-            Ok(result) => Ok(result.into_ptr()),
+        let inputs = match inputs {
+            Ok(inputs) if self.unsafe_writeback(&inputs) => {
+                return call_with_first(py, self.fallback.as_ptr(), func, args);
+            }
+            inputs => inputs,
+        };
+        let ran = inputs.and_then(|inputs| {
+            let outputs = self.graph.get().call(py, &inputs)?;
+            let result = self.result(py, &outputs)?;
+            Ok((inputs, outputs, result))
+        });
+        match ran {
+            // Written back once the result is built, as the entry does (outside its `try`).
+            Ok((inputs, outputs, result)) => {
+                for &(k, o) in &self.writebacks {
+                    let output = outputs.get(o).ok_or_else(|| {
+                        PyValueError::new_err("a direct entry writes back a missing output")
+                    })?;
+                    copy_into(&inputs[k], output)?;
+                }
+                Ok(result.into_ptr())
+            }
             Err(err) if err.is_instance_of::<PyException>(py) => {
                 call_with_first(py, self.fallback.as_ptr(), func, args)
             }
@@ -178,22 +213,12 @@ impl DirectCall {
         }
     }
 
-    /// The graph's run and the function's result built from its outputs.
-    fn results<'py>(
+    /// The function's result built from the graph's outputs.
+    fn result<'py>(
         &self,
         py: Python<'py>,
-        inputs: &[Bound<'py, PyAny>],
+        outputs: &[Bound<'py, PyAny>],
     ) -> PyResult<Bound<'py, PyAny>> {
-        let mut outputs = self.graph.get().call(py, inputs)?;
-        if !self.returns_tuple {
-            let (k, form) = self.outputs[0];
-            if k >= outputs.len() {
-                return Err(PyValueError::new_err(
-                    "a direct entry names a missing output",
-                ));
-            }
-            return form.apply(outputs.swap_remove(k));
-        }
         let picked = self
             .outputs
             .iter()
@@ -204,7 +229,82 @@ impl DirectCall {
                 )),
             })
             .collect::<PyResult<SmallVec<[_; 4]>>>()?;
+        if !self.returns_tuple {
+            // At most one output, checked in `from_spec`; none: the function returns None.
+            return Ok(picked.into_iter().next().unwrap_or_else(|| py.None().into_bound(py)));
+        }
         Ok(PyTuple::new(py, picked)?.into_any())
+    }
+}
+
+impl DirectCall {
+    /// Whether writing the updated arrays back could differ from NumPy (`codegen.py:
+    /// _unsafe_writeback`): a target that is not a writable ndarray, or one whose memory
+    /// bounds overlap another array input's (the graph read that input's old contents).
+    fn unsafe_writeback(&self, inputs: &[Bound<'_, PyAny>]) -> bool {
+        self.writebacks.iter().any(|&(k, _)| {
+            let Ok(target) = inputs[k].cast::<PyUntypedArray>() else {
+                return true;
+            };
+            // SAFETY: a live ndarray's fields, read with the GIL held.
+            let writeable =
+                unsafe { (*(target.as_array_ptr() as *const PyArrayObject)).flags }
+                    & NPY_ARRAY_WRITEABLE
+                    != 0;
+            let bounds = memory_bounds(target);
+            !writeable
+                || inputs.iter().enumerate().any(|(j, other)| {
+                    j != k
+                        && other
+                            .cast::<PyUntypedArray>()
+                            .is_ok_and(|other| overlap(bounds, memory_bounds(other)))
+                })
+        })
+    }
+}
+
+/// The bytes an array's elements may occupy, `[low, high)` (empty for no elements), as
+/// `np.may_share_memory` bounds them.
+fn memory_bounds(array: &Bound<'_, PyUntypedArray>) -> (usize, usize) {
+    let shape = array.shape();
+    if shape.contains(&0) {
+        return (0, 0);
+    }
+    // SAFETY: a live ndarray's data pointer.
+    let data = unsafe { (*(array.as_array_ptr() as *const PyArrayObject)).data } as isize;
+    let (mut low, mut high) = (data, data + array.dtype().itemsize() as isize);
+    for (&n, &stride) in shape.iter().zip(array.strides()) {
+        let extent = (n as isize - 1) * stride;
+        if extent < 0 {
+            low += extent;
+        } else {
+            high += extent;
+        }
+    }
+    (low as usize, high as usize)
+}
+
+fn overlap(a: (usize, usize), b: (usize, usize)) -> bool {
+    a.0 < a.1 && b.0 < b.1 && a.0 < b.1 && b.0 < a.1
+}
+
+/// `np.copyto(target, source)` of two arrays of one shape and dtype.
+fn copy_into(target: &Bound<'_, PyAny>, source: &Bound<'_, PyAny>) -> PyResult<()> {
+    let py = target.py();
+    let (Ok(target), Ok(source)) = (
+        target.cast::<PyUntypedArray>(),
+        source.cast::<PyUntypedArray>(),
+    ) else {
+        return Err(PyTypeError::new_err("a direct entry writes back a non-array"));
+    };
+    // SAFETY: two live ndarrays; NumPy sets an exception where it returns -1.
+    let status = unsafe {
+        PY_ARRAY_API.PyArray_CopyInto(py, target.as_array_ptr(), source.as_array_ptr())
+    };
+    if status < 0 {
+        Err(PyErr::fetch(py))
+    } else {
+        Ok(())
     }
 }
 

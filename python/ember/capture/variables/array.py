@@ -222,10 +222,10 @@ class ArrayVariable(VariableTracker):
                 return
         if not (self.is_fresh(tx) or self.is_mutable_input(tx)):
             super().setitem(tx, index, value)
-        from ember.capture.variables.masked import MaskedVariable
+        from ember.capture.variables.masked import MaskedVariable, same_mask
 
         if isinstance(value, MaskedVariable):
-            if not (isinstance(index, ArrayVariable) and index.value is value.mask):
+            if not (isinstance(index, ArrayVariable) and same_mask(index.value, value.mask)):
                 raise graph_break("data_dependent_value", what="assigning a boolean-mask "
                                                                 "selection through another index")
             new = call_numpy_api("item assignment", numpy_api.setitem, tx.graph, self.value,
@@ -297,7 +297,7 @@ class ArrayMethodVariable(VariableTracker):
             f"ndarray.{self.name}", self.handler, tx.graph, self.array.value,
             *[to_api(a) for a in args], **{k: to_api(v) for k, v in kwargs.items()},
         )
-        if self.name == "sort":  # sorts in place and returns None
+        if self.name in ("sort", "fill"):  # update the array in place and return None
             from ember.capture.operators import write_into
 
             write_into(tx, self.array, result, broadcast=False)

@@ -20,6 +20,8 @@ from ember.capture.variables.array import ArrayVariable, call_numpy_api, to_api
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
 from ember.graph import Graph, Value
+from ember.graph.ops import OPS
+from ember.graph.value import Node
 from ember.numpy_api.scalars import numbers_in_graph
 
 if TYPE_CHECKING:
@@ -27,6 +29,8 @@ if TYPE_CHECKING:
 
 _REDUCTIONS = ("sum", "prod", "max", "min", "any", "all", "mean")
 _ARITHMETIC = ("+", "-", "*", "/", "//", "%", "**", "&", "|", "^")
+# Ops whose result depends on nothing but their operands and attributes.
+_PURE_KINDS = ("elementwise", "creation", "reduction", "shape")
 
 
 def _refuse(what: str) -> Exception:
@@ -97,11 +101,40 @@ def select(tx: Interpreter, array: ArrayVariable, mask: Value) -> MaskedVariable
     return MaskedVariable(selection.selected(tx.graph, one), mask)
 
 
+def same_mask(a: Value, b: Value, depth: int = 8) -> bool:
+    """Whether two masks are one computation: `x[x > 0] = x[x > 0] ** -1.5` builds `x > 0`
+    twice. Values never change, so the same pure op on the same operands (compared the same
+    way, `depth` ops deep) gives the same mask."""
+    if a is b:
+        return True
+    if depth == 0 or a.graph is not b.graph or (a.dtype, a.shape, a.weak, a.scalar) != (
+            b.dtype, b.shape, b.weak, b.scalar):
+        return False
+    na, nb = _producer(a), _producer(b)
+    if na is None or nb is None or na.op != nb.op or OPS[na.op].kind not in _PURE_KINDS:
+        return False
+    if len(na.inputs) != len(nb.inputs) or not _same_attrs(na, nb):
+        return False
+    return all(same_mask(x, y, depth - 1) for x, y in zip(na.inputs, nb.inputs, strict=True))
+
+
+def _producer(value: Value) -> Node | None:
+    """The node defining `value` (None for a graph input)."""
+    return next((n for n in reversed(value.graph.nodes) if n.out is value), None)
+
+
+def _same_attrs(a: Node, b: Node) -> bool:
+    try:
+        return bool(a.attrs == b.attrs)
+    except (TypeError, ValueError):  # attributes that do not compare as one bool
+        return False
+
+
 def _operand(tx: Interpreter, vt: VariableTracker, mask: Value, rows: int) -> Any:
     """An operand that is the same for every selected element: a scalar, or an array of the
     shape of one selected row (broadcasting against the trailing axes)."""
     if isinstance(vt, MaskedVariable):
-        if vt.mask is not mask:
+        if not same_mask(vt.mask, mask):
             raise _refuse("arithmetic with another mask")
         return vt.values
     value = to_api(vt)

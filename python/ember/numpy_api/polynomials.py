@@ -1,0 +1,88 @@
+"""Polynomials: `np.polyval` (Horner's rule, NumPy's own loop) and `np.convolve` (the product
+of two coefficient sequences), for coefficient sequences of a length known while tracing.
+
+Both unroll over the coefficients, so they refuse sequences longer than `MAX_TERMS` (a graph
+op per term) and the frame runs them in NumPy."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ember.errors import Unsupported
+from ember.graph import Graph, Value
+from ember.numpy_api.convert import as_array, to_value
+from ember.numpy_api.creation import zeros_like
+from ember.numpy_api.elementwise import binary_op
+from ember.numpy_api.indexing import getitem
+
+MAX_TERMS = 64
+
+
+def _terms(x: Value, what: str) -> int:
+    """The length of a 1-d coefficient sequence, within `MAX_TERMS`."""
+    if x.ndim != 1 or isinstance(x.shape[0], str):
+        raise Unsupported(f"{what} of a coefficient array that is not 1-d of a known length")
+    if x.shape[0] > MAX_TERMS:
+        raise Unsupported(f"{what} of more than {MAX_TERMS} coefficients")
+    return int(x.shape[0])
+
+
+def polyval(graph: Graph, p: object, x: object) -> Any:
+    """NumPy's loop: `y = zeros_like(x)`, then `y = y * x + pv` for each coefficient `pv`
+    (a NumPy scalar of p's dtype), so dtypes, rounding and warnings are NumPy's."""
+    coefficients = as_array(graph, to_value(graph, p, "np.polyval"))
+    at = as_array(graph, to_value(graph, x, "np.polyval"))  # np.asanyarray(x)
+    y: Any = zeros_like(graph, at)
+    for i in range(_terms(coefficients, "np.polyval")):
+        y = binary_op(graph, "+", binary_op(graph, "*", y, at),
+                      getitem(graph, coefficients, i))
+    return y
+
+
+def convolve(graph: Graph, a: object, v: object, mode: object = "full") -> Value:
+    """`np.convolve`: the longer sequence, zero-padded on both sides, times each element of
+    the shorter, shifted and summed (NumPy's correlate sums the same products per output,
+    in another order); then the part `mode` keeps."""
+    if mode not in ("full", "same", "valid"):
+        raise Unsupported(f"np.convolve with mode={mode!r}")
+    a_value = to_value(graph, a, "np.convolve")
+    v_value = to_value(graph, v, "np.convolve")
+    if a_value.ndim == 0 or v_value.ndim == 0:  # array(..., ndmin=1)
+        raise Unsupported("np.convolve of a scalar")
+    if a_value.ndim != 1 or v_value.ndim != 1:
+        raise ValueError("object too deep for desired array")
+    if a_value.dtype == np.bool_ or v_value.dtype == np.bool_:
+        raise Unsupported("np.convolve of booleans")
+    if any(isinstance(d, str) for d in (*a_value.shape, *v_value.shape)):
+        raise Unsupported("np.convolve of arrays with symbolic lengths")
+    if v_value.shape[0] > a_value.shape[0]:
+        a_value, v_value = v_value, a_value
+    n, m = int(a_value.shape[0]), int(v_value.shape[0])
+    if m == 0:
+        raise ValueError("a cannot be empty" if n == 0 else "v cannot be empty")
+    _terms(v_value, "np.convolve")
+    dtype = np.result_type(a_value.dtype, v_value.dtype)
+    longer = a_value if a_value.dtype == dtype else graph.op("astype", [a_value], dtype=dtype)
+    if m > 1:
+        zeros = graph.full((m - 1,), 0, dtype)
+        longer = graph.op("concatenate", [zeros, longer, zeros], axis=0)
+    full = n + m - 1
+    total: Any = None
+    for j in range(m):
+        start = m - 1 - j
+        term = binary_op(graph, "*", getitem(graph, longer, slice(start, start + full)),
+                         getitem(graph, v_value, j))
+        total = term if total is None else binary_op(graph, "+", total, term)
+    if total.dtype != dtype:
+        total = graph.op("astype", [total], dtype=dtype)
+    if mode == "same":
+        return getitem(graph, total, slice((m - 1) // 2, (m - 1) // 2 + n))
+    if mode == "valid":
+        return getitem(graph, total, slice(m - 1, n))
+    return total
+
+
+def functions() -> dict[Any, Any]:
+    return {np.polyval: polyval, np.convolve: convolve}

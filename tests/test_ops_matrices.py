@@ -1,0 +1,96 @@
+"""`np.trace`, `np.diag` of a vector, `np.meshgrid`, `np.column_stack` and `np.select`,
+compiled, against NumPy on both backends: values, dtypes, shapes, memory layouts, NaN and
+-0.0 kept, NumPy's errors; `np.diag` of a matrix (a read-only view) runs as NumPy."""
+
+from __future__ import annotations
+
+import ember
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from ops_compiled import BACKENDS, check
+from test_ops_gather import DTYPES, data
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_trace(backend: str) -> None:
+    for dtype in DTYPES:
+        for shape in ((5, 5), (4, 6), (6, 3), (0, 3)):
+            check(lambda a: (np.trace(a), np.trace(a, 1), np.trace(a, -2), a.trace(),
+                             np.trace(a, 9)), data(dtype, shape), backend=backend, ops=())
+            ember.reset()
+    check(lambda a: np.trace(a, dtype=np.float32) + np.trace(a, offset=1, dtype=np.int8),
+          data(np.float64, (4, 4)), backend=backend, ops=())
+
+
+@given(rows=st.integers(1, 6), cols=st.integers(1, 6), k=st.integers(-7, 7),
+       backend=st.sampled_from(BACKENDS))
+def test_random_traces_match_numpy(rows: int, cols: int, k: int, backend: str) -> None:
+    ember.reset()
+    check(lambda a: np.trace(a, k), data(np.float64, (rows, cols), seed=rows * 7 + cols),
+          backend=backend, ops=())
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_diag_of_a_vector(backend: str) -> None:
+    for dtype in DTYPES:
+        v = data(dtype, (4,))
+        check(lambda v: (np.diag(v), np.diag(v, 2), np.diag(v, k=-1)), v, backend=backend,
+              ops=("where",))
+        ember.reset()
+    v = np.array([np.nan, -0.0, np.inf, 1.0])
+    check(lambda v: np.diag(v, 1), v, backend=backend, ops=("where",))
+
+
+def test_diag_of_a_matrix_is_numpys_view() -> None:
+    a = data(np.float64, (3, 3))
+    got = ember.compile(lambda a: np.diag(a))(a)
+    assert not got.flags.writeable and np.shares_memory(got, a)
+    np.testing.assert_array_equal(got, np.diag(a))
+    assert ember.stats()["graph_breaks"] == 1
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("indexing", ["xy", "ij"])
+def test_meshgrid(backend: str, indexing: str) -> None:
+    x, y, z = data(np.float64, (4,)), data(np.float32, (3,), seed=1), data(np.int64, (2,))
+    check(lambda x, y: np.meshgrid(x, y, indexing=indexing), x, y, backend=backend, ops=())
+    ember.reset()
+    check(lambda x, y, z: np.meshgrid(x, y, z, indexing=indexing), x, y, z, backend=backend,
+          ops=())
+    ember.reset()
+    check(lambda x: np.meshgrid(x, indexing=indexing), x, backend=backend, ops=())
+    ember.reset()
+    check(lambda x: np.meshgrid(x, indexing="yx"), x, backend=backend)  # NumPy's ValueError
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_column_stack(backend: str) -> None:
+    v, m = data(np.float64, (4,)), data(np.float32, (4, 2), seed=1)
+    check(lambda v, m: (np.column_stack([v, m, v * 2]), np.column_stack((v, v))), v, m,
+          backend=backend, ops=())
+    ember.reset()
+    check(lambda v, m: np.column_stack([v[:3], m]), v, m, backend=backend)  # ValueError
+
+
+def select_bands(x):
+    return np.select([x < -5, x > 5], [x, -x], default=0.0)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_select(backend: str) -> None:
+    for dtype in DTYPES[:4]:
+        x = data(dtype, (3, 5))
+        check(select_bands, x, backend=backend, ops=("where",))
+        ember.reset()
+        check(lambda x: (np.select([x < 0, x > 3], [1, 2]),
+                         np.select([x > 0], [x.astype(np.float32)], 5),
+                         np.select([x < 0, x > 3], [x[0], 2.5], default=x[:, :1])),
+              x, backend=backend, ops=("where",))
+        ember.reset()
+    x = data(np.float64, (4,))
+    for fn in (lambda x: np.select([x > 0], [x, x]), lambda x: np.select([], []),
+               lambda x: np.select([x], [x])):
+        check(fn, x, backend=backend)  # NumPy's ValueError / TypeError
+        ember.reset()
