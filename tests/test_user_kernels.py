@@ -48,9 +48,8 @@ def test_kernel_like_numpy(name, fn, make, backend):
             assert problem is None, f"{name}, call {call}: argument {i} afterwards {problem}"
 
 
-# Kernels that are not compiled, by design: Python scalars only (nothing to compile), and a
-# sieve whose `while` branches on array values (a cheap while loop runs as plain Python).
-NOT_COMPILED = {"mandelbrot_count": "no array", "sieve": "branch on an array in a while loop"}
+# Kernels that are not compiled, by design: Python scalars only (nothing to compile).
+NOT_COMPILED = {"mandelbrot_count": "no array"}
 
 # Kernels whose loops are not yet loop ops: they run correctly (above) but, in part, as plain
 # Python. Strict, so each one fails here once it compiles and must leave this table.
