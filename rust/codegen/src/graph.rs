@@ -8,7 +8,7 @@ use crate::exec::{self, Operand};
 use crate::fpstatus::{self, FpStatus};
 use crate::jit::{Jit, KernelFn};
 use crate::kernel::Scalar;
-use crate::matmul::{self, Mat};
+use crate::matmul;
 use crate::scan;
 use crate::schedule::{self, IndexMap, Plan, Slot, Step, ValueRef};
 use crate::Error;
@@ -294,8 +294,15 @@ impl CompiledGraph {
 #[derive(Default)]
 pub struct Prepared {
     checked: bool,
-    kernels: Vec<Option<PreparedKernel>>,
+    steps: Vec<Option<PreparedStep>>,
     buffers: Option<Vec<Vec<u128>>>,
+}
+
+/// A step as an earlier run worked it out.
+enum PreparedStep {
+    Kernel(PreparedKernel),
+    /// A product's plan, and its operands' slots and byte offsets from their data.
+    Matmul(matmul::Planned, [(Slot, isize); 3]),
 }
 
 /// An operand's slot, byte offset from the slot's data and byte strides.
@@ -352,8 +359,8 @@ impl StaticGraph {
                 .collect(),
             scratch: Vec::new(),
             prepared: prepared.as_deref_mut().map(|p| {
-                p.kernels.resize_with(self.plan.steps.len(), || None);
-                &mut p.kernels
+                p.steps.resize_with(self.plan.steps.len(), || None);
+                &mut p.steps
             }),
         };
         let saved = fpstatus::take();
@@ -440,8 +447,9 @@ struct Runtime<'a> {
     buffers: Vec<*mut u8>,
     /// Contiguous copies made when a reshape cannot view a caller's strided array.
     scratch: Vec<Vec<u128>>,
-    /// Per step, the kernel launches worked out by an earlier run ([`Prepared`]).
-    prepared: Option<&'a mut Vec<Option<PreparedKernel>>>,
+    /// Per step, the kernel launches and products worked out by an earlier run
+    /// ([`Prepared`]).
+    prepared: Option<&'a mut Vec<Option<PreparedStep>>>,
 }
 
 impl Runtime<'_> {
@@ -676,7 +684,9 @@ impl Runtime<'_> {
                     self.g.options.num_threads
                 };
                 let f = self.g.fns[*kernel];
-                if let Some(Some(p)) = self.prepared.as_ref().map(|p| &p[index]) {
+                if let Some(Some(PreparedStep::Kernel(p))) =
+                    self.prepared.as_ref().map(|p| &p[index])
+                {
                     let ops: SmallVec<[Operand; 8]> = p
                         .operands
                         .iter()
@@ -710,7 +720,7 @@ impl Runtime<'_> {
                         operands.iter().map(|(v, _)| v).zip(ops).collect();
                     let p = self.prepare_kernel(&pairs, dims);
                     if let Some(prepared) = self.prepared.as_mut() {
-                        prepared[index] = Some(p);
+                        prepared[index] = Some(PreparedStep::Kernel(p));
                     }
                 }
             }
@@ -729,20 +739,33 @@ impl Runtime<'_> {
                 unsafe { scan::scan(*kind, *dtype, *in_dtype, *axis, (pi, &li), (po, &lo)) };
             }
             Step::Matmul { a, b, out, dtype } => {
+                let threads = self.g.options.num_threads;
+                if let Some(Some(PreparedStep::Matmul(planned, at))) =
+                    self.prepared.as_ref().map(|p| &p[index])
+                {
+                    let [pa, pb, po] =
+                        at.map(|(slot, offset)| self.slot_data(slot).wrapping_offset(offset));
+                    // SAFETY: as below, for the layouts of the run that planned it, which
+                    // this run's arrays share.
+                    unsafe { matmul::run(*dtype, planned, pa, pb, po, threads) };
+                    return Ok(());
+                }
+                let scratch = self.scratch.len();
                 let (pa, _, la) = self.resolve(a);
                 let (pb, _, lb) = self.resolve(b);
                 let (po, _, lo) = self.resolve(out);
-                let mat = |ptr, layout| Mat { ptr, layout };
+                let planned = matmul::plan(*dtype, &la, &lb, &lo);
                 // SAFETY: as for kernels; `out` is a fresh temp or a caller output.
-                unsafe {
-                    matmul::matmul(
-                        *dtype,
-                        mat(pa, la),
-                        mat(pb, lb),
-                        mat(po, lo),
-                        self.g.options.num_threads,
-                    )
-                };
+                unsafe { matmul::run(*dtype, &planned, pa, pb, po, threads) };
+                // An operand copied to scratch memory has an address of this run only.
+                if self.prepared.is_some() && self.scratch.len() == scratch {
+                    let at = [(a, pa), (b, pb), (out, po)].map(|(v, ptr)| {
+                        (v.slot, (ptr as isize).wrapping_sub(self.slot_data(v.slot) as isize))
+                    });
+                    if let Some(prepared) = self.prepared.as_mut() {
+                        prepared[index] = Some(PreparedStep::Matmul(planned, at));
+                    }
+                }
             }
         }
         Ok(())
