@@ -175,7 +175,7 @@ pub(crate) unsafe fn run(
         unsafe { index_at.write(i as i64) };
         let (inputs, outputs) = if trips.is_multiple_of(2) { &even } else { &odd };
         trips += 1;
-        if let Err(e) = body.run_prepared(inputs, outputs, &mut prepared) {
+        if let Err(e) = body.run_trip(inputs, outputs, &mut prepared) {
             outcome = Err(e);
             break;
         }

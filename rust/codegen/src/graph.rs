@@ -273,8 +273,24 @@ impl CompiledGraph {
         prepared: &mut Prepared,
     ) -> Result<FpStatus, Error> {
         match &self.shapes {
-            Shapes::Static(g) => g.run_with(inputs, outputs, Some(prepared)),
+            Shapes::Static(g) => g.run_with(inputs, outputs, Some(prepared), true),
             Shapes::Dynamic(d) => d.run(inputs, outputs),
+        }
+    }
+
+    /// [`CompiledGraph::run_prepared`] as one trip of a loop inside a run: the flags the
+    /// trip raises are left set on the calling thread, for the enclosing run to read with
+    /// its own, instead of being read and cleared around every trip (`stmxcsr`/`ldmxcsr`
+    /// stall the pipeline, a cost a short trip notices).
+    pub fn run_trip(
+        &self,
+        inputs: &[ArrayView],
+        outputs: &[ArrayViewMut],
+        prepared: &mut Prepared,
+    ) -> Result<(), Error> {
+        match &self.shapes {
+            Shapes::Static(g) => g.run_with(inputs, outputs, Some(prepared), false).map(drop),
+            Shapes::Dynamic(d) => d.run(inputs, outputs).map(fpstatus::raise),
         }
     }
 
@@ -320,7 +336,7 @@ impl StaticGraph {
         inputs: &[ArrayView],
         outputs: &[ArrayViewMut],
     ) -> Result<FpStatus, Error> {
-        self.run_with(inputs, outputs, None)
+        self.run_with(inputs, outputs, None, true)
     }
 
     /// Gives the buffers a [`Prepared`] held back to the plan's pool.
@@ -330,12 +346,15 @@ impl StaticGraph {
         }
     }
 
-    /// [`StaticGraph::run`], with what earlier runs on arrays of the same layouts prepared.
+    /// [`StaticGraph::run`], with what earlier runs on arrays of the same layouts prepared;
+    /// without `own_flags` the flags raised stay set on the thread and the status returned
+    /// is empty ([`CompiledGraph::run_trip`]).
     pub(crate) fn run_with(
         &self,
         inputs: &[ArrayView],
         outputs: &[ArrayViewMut],
         mut prepared: Option<&mut Prepared>,
+        own_flags: bool,
     ) -> Result<FpStatus, Error> {
         if !prepared.as_ref().is_some_and(|p| p.checked) {
             self.check_all(inputs, outputs)?;
@@ -363,7 +382,7 @@ impl StaticGraph {
                 &mut p.steps
             }),
         };
-        let saved = fpstatus::take();
+        let saved = if own_flags { fpstatus::take() } else { FpStatus::default() };
         let mut outcome = Ok(());
         for (k, step) in self.plan.steps.iter().enumerate() {
             outcome = rt.step(k, step);
@@ -371,8 +390,11 @@ impl StaticGraph {
                 break;
             }
         }
-        let status = fpstatus::take();
-        fpstatus::raise(saved);
+        let mut status = FpStatus::default();
+        if own_flags {
+            status = fpstatus::take();
+            fpstatus::raise(saved);
+        }
         drop(rt);
         match prepared {
             Some(p) => {
