@@ -319,6 +319,8 @@ enum PreparedStep {
     Kernel(PreparedKernel),
     /// A product's plan, and its operands' slots and byte offsets from their data.
     Matmul(matmul::Planned, [(Slot, isize); 3]),
+    /// A loop's buffers, views and body plan.
+    BodyLoop(Box<crate::body_loop::State>),
 }
 
 /// An operand's slot, byte offset from the slot's data and byte strides.
@@ -686,11 +688,26 @@ impl Runtime<'_> {
             } => {
                 let ops: Vec<_> = operands.iter().map(|v| self.resolve(v)).collect();
                 let outs: Vec<_> = results.iter().map(|v| self.resolve(v)).collect();
-                // SAFETY: operands resolve to checked caller arrays or planned buffers, results
-                // to fresh temps or caller outputs of the carried types.
-                return unsafe {
-                    crate::body_loop::run(&self.g.bodies[*body], *carried, &ops, &outs)
+                let body = &self.g.bodies[*body];
+                let mut state = match self.prepared.as_mut().map(|p| p[index].take()) {
+                    Some(Some(PreparedStep::BodyLoop(state))) => Some(state),
+                    _ => None,
                 };
+                // SAFETY: operands resolve to checked caller arrays or planned buffers, results
+                // to fresh temps or caller outputs of the carried types; a state kept is from a
+                // run on arrays of these layouts.
+                let outcome = unsafe {
+                    crate::body_loop::run(body, *carried, &ops, &outs, &mut state)
+                };
+                // Kept for the next run on these layouts; an error drops what a trip left.
+                match (self.prepared.as_mut(), state) {
+                    (Some(prepared), Some(state)) if outcome.is_ok() => {
+                        prepared[index] = Some(PreparedStep::BodyLoop(state));
+                    }
+                    (_, Some(state)) => state.release(body),
+                    _ => {}
+                }
+                return outcome;
             }
             Step::Kernel {
                 kernel,
