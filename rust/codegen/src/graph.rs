@@ -321,6 +321,9 @@ enum PreparedStep {
     Matmul(matmul::Planned, [(Slot, isize); 3]),
     /// A loop's buffers, views and body plan.
     BodyLoop(Box<crate::body_loop::State>),
+    /// A native statement's call, and each operand's and result's slot and byte offset
+    /// from its data (None: a constant compiled in).
+    Native(crate::native::run::Call, Vec<Option<(Slot, isize)>>),
 }
 
 /// An operand's slot, byte offset from the slot's data and byte strides.
@@ -586,10 +589,27 @@ impl Runtime<'_> {
 
     fn native(
         &mut self,
+        index: usize,
         native: usize,
         operands: &[ValueRef],
         results: &[ValueRef],
     ) -> Result<(), Error> {
+        use crate::native::run;
+        let f = self.g.natives[native];
+        if let Some(Some(PreparedStep::Native(call, at))) =
+            self.prepared.as_ref().map(|p| &p[index])
+        {
+            let origin = |a: &Option<(Slot, isize)>| match a {
+                Some((slot, offset)) => self.slot_data(*slot).wrapping_offset(*offset),
+                None => std::ptr::null_mut(),
+            };
+            let ops: SmallVec<[*mut u8; 8]> = at[..operands.len()].iter().map(origin).collect();
+            let outs: SmallVec<[*mut u8; 4]> = at[operands.len()..].iter().map(origin).collect();
+            // SAFETY: as below, for the layouts of the run that prepared it, which this
+            // run's arrays share.
+            return unsafe { run::call_prepared(f, call, &ops, &outs) };
+        }
+        let scratch = self.scratch.len();
         // Constant operands are compiled in: a null pointer stands for them.
         let ops: Vec<_> = operands
             .iter()
@@ -602,17 +622,30 @@ impl Runtime<'_> {
             })
             .collect();
         let outs: Vec<_> = results.iter().map(|v| self.resolve(v)).collect();
+        let call = run::prepare(&self.g.plan.natives[native], &ops, &outs);
+        let origins: Vec<*mut u8> = ops.iter().chain(&outs).map(run::origin).collect();
         // SAFETY: operands resolve to checked caller arrays or planned buffers; results are
         // fresh temps (never shared with an operand: a temp is reused only after its last
         // reader ran), and the function is the one compiled for this statement.
-        unsafe {
-            crate::native::run::call(
-                self.g.natives[native],
-                &self.g.plan.natives[native],
-                &ops,
-                &outs,
-            )
+        let outcome =
+            unsafe { run::call_prepared(f, &call, &origins[..ops.len()], &origins[ops.len()..]) };
+        // An operand copied to scratch memory has an address of this run only.
+        if self.prepared.is_some() && self.scratch.len() == scratch {
+            let at = operands
+                .iter()
+                .chain(results)
+                .zip(&origins)
+                .map(|(v, &ptr)| {
+                    (v.slot != crate::native::COMPILED_IN).then(|| {
+                        (v.slot, (ptr as isize).wrapping_sub(self.slot_data(v.slot) as isize))
+                    })
+                })
+                .collect();
+            if let Some(prepared) = self.prepared.as_mut() {
+                prepared[index] = Some(PreparedStep::Native(call, at));
+            }
         }
+        outcome
     }
 
     fn operand(&mut self, vr: &ValueRef, map: &IndexMap, ndims: usize) -> Operand {
@@ -679,7 +712,7 @@ impl Runtime<'_> {
                 native,
                 operands,
                 results,
-            } => return self.native(*native, operands, results),
+            } => return self.native(index, *native, operands, results),
             Step::BodyLoop {
                 body,
                 carried,
