@@ -71,3 +71,48 @@ def test_arrays_a_list_holds_keep_their_identity(n) -> None:
 @pytest.mark.parametrize("dtype", [np.float64, np.int32])
 def test_tuple_swap_through_a_carried_index(dtype) -> None:
     run_calls(argmin_by_index, [((RNG.random(20) * 100).astype(dtype),) for _ in range(3)])
+
+
+def wave_passed_on(u, u_prev, c2, steps):
+    for _ in range(steps):
+        u_next = np.zeros_like(u)
+        u_next[1:-1] = 2 * u[1:-1] - u_prev[1:-1] + c2 * (u[2:] - 2 * u[1:-1] + u[:-2])
+        u_prev, u = u, u_next
+    return u
+
+
+def wave_prev_read_after(u, u_prev, c2, steps):
+    for _ in range(steps):
+        u_next = np.zeros_like(u)
+        u_next[1:-1] = 2 * u[1:-1] - u_prev[1:-1] + c2 * (u[2:] - 2 * u[1:-1] + u[:-2])
+        u_prev, u = u, u_next
+    u_prev[0] = -1.0  # the argument `u` itself after one trip
+    return u
+
+
+def wave_prev_scaled(u, u_prev, steps):
+    for _ in range(steps):
+        u_next = u * 0.5 + u_prev
+        u_prev *= 0.9  # an argument, on the first trip
+        u_prev, u = u, u_next
+    return u
+
+
+@pytest.mark.parametrize("steps", [1, 2, 9, 30])
+def test_arguments_passed_on_to_another_local(steps) -> None:
+    rng = np.random.default_rng(steps)
+    run_calls(wave_passed_on, [(rng.random(20), rng.random(20), 0.1, steps)
+                               for _ in range(2)], native=steps > 8)
+
+
+@pytest.mark.parametrize("steps", [1, 2, 9, 30])
+def test_arguments_passed_on_and_read_after_the_loop(steps) -> None:
+    rng = np.random.default_rng(steps)
+    run_calls(wave_prev_read_after, [(rng.random(20), rng.random(20), 0.1, steps)],
+              native=False)
+
+
+@pytest.mark.parametrize("steps", [1, 9, 30])
+def test_arguments_passed_on_after_an_update_in_place(steps) -> None:
+    rng = np.random.default_rng(steps)
+    run_calls(wave_prev_scaled, [(rng.random(20), rng.random(20), steps)], native=False)

@@ -48,10 +48,9 @@ def test_kernel_like_numpy(name, fn, make, backend):
             assert problem is None, f"{name}, call {call}: argument {i} afterwards {problem}"
 
 
-# Kernels that are not compiled, by design: Python scalars only (nothing to compile), a
-# sieve whose `while` branches on array values (a cheap while loop runs as plain Python), and
+# Kernels that are not compiled, by design: Python scalars only (nothing to compile), and
 # complex numbers.
-NOT_COMPILED = {"mandelbrot_count": "no array", "sieve": "branch on an array in a while loop",
+NOT_COMPILED = {"mandelbrot_count": "no array",
                 "dft": "complex numbers: ember has no complex dtype, the frame runs as NumPy"}
 
 # Kernels whose loops are not yet loop ops: they run correctly (above) but, in part, as plain

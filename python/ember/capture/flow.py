@@ -11,6 +11,7 @@ from ember.capture.breaks import graph_break
 from ember.capture.bytecode import NONE_JUMPS, TRUTH_JUMPS, UNCONDITIONAL_JUMPS, Instruction
 from ember.capture.loops import end_loop, runs, start_loop, vectors, window_exprs, windows
 from ember.capture.loops.branches import capture_if, is_loop_condition
+from ember.capture.loops.whiles import python_while
 from ember.capture.variables.array import VIEW_OPS, ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
@@ -152,6 +153,8 @@ class FlowOpcodes:
         taken = value.truth(self) == jump_if
         if always_pop or not taken:
             self.pop()
+        if always_pop and python_while(self, inst, not taken):
+            return
         if taken:
             self.jump(inst)
 

@@ -172,7 +172,7 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
                 data_dependent = exc.kind in ("data_dependent_branch", "data_dependent_value")
                 if data_dependent and inside_while(self, inst.index):
                     # Else the whole frame would run as plain Python (below).
-                    retry_as_loop_op(self, exc.reason)
+                    retry_as_loop_op(self, inst.index, exc.reason)
                 trips = cheap[-1].trips if cheap else (
                     "an unknown number of" if data_dependent and in_cheap_while(
                         self, inst.index) else None)

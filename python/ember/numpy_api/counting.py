@@ -1,5 +1,5 @@
 """`np.bincount` as a loop op that adds each element into its bin (`histogram.py` builds on
-the same loop).
+the same loop); `np.count_nonzero` as a sum.
 
 Its length must be known while tracing: it needs `minlength=`, and a value past it (or a
 negative one) makes the compiled graph raise `IndexError` (the bin index is out of bounds),
@@ -13,7 +13,7 @@ import numpy as np
 
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
-from ember.numpy_api.convert import static_int
+from ember.numpy_api.convert import axis_arg, static_int
 from ember.numpy_api.loop_nest import LoopNest
 from ember.numpy_api.shape_ops import array_arg
 
@@ -67,5 +67,25 @@ def bincount(graph: Graph, x: object, weights: object = None, minlength: object 
     return out
 
 
+def nonzero_count(graph: Graph, x: Value, axis: object = None, keepdims: bool = False
+                  ) -> Value:
+    """How many elements of `x` are nonzero (NaN is): int64 counts along `axis`."""
+    nonzero = x if x.dtype == np.bool_ else graph.op("ne", [x, graph.const(0)])
+    ones = graph.op("astype", [nonzero], dtype=np.dtype(np.int64))
+    return graph.op("sum", [ones], axis=axis_arg(axis, "np.count_nonzero"),
+                    keepdims=keepdims)
+
+
+def count_nonzero(graph: Graph, a: object, axis: object = None, *, keepdims: object = False
+                  ) -> Value:
+    """np.count_nonzero: an int64 scalar over the whole array, else an int64 array."""
+    return nonzero_count(graph, array_arg(graph, a, "np.count_nonzero"), axis, bool(keepdims))
+
+
+def nonzero(graph: Graph, a: object) -> Value:
+    """np.nonzero: only its lengths are captured (`capture/variables/nonzero.py`)."""
+    raise Unsupported("np.nonzero's indices have a data-dependent shape")
+
+
 def functions() -> dict[Any, Any]:
-    return {np.bincount: bincount}
+    return {np.bincount: bincount, np.count_nonzero: count_nonzero, np.nonzero: nonzero}

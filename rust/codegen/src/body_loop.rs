@@ -105,8 +105,97 @@ fn read_i64(r: &Resolved) -> i64 {
     unsafe { (origin(r) as *const i64).read_unaligned() }
 }
 
+/// What a loop keeps between its runs on operands of the same layouts (a compiled
+/// function called again, an inner loop on every trip of an outer one): both sets of
+/// carried buffers, the index and `go` buffers, the views of both turns and the body's
+/// [`Prepared`], so that a run only copies the initial values in and the results out.
+pub(crate) struct State {
+    current: Vec<Buffer>,
+    next: Vec<Buffer>,
+    // The views point into these buffers' heap memory, which never moves.
+    _index: Buffer,
+    _go: Buffer,
+    index_at: *mut i64,
+    go_at: *const u8,
+    even: (Vec<ArrayView>, Vec<ArrayViewMut>),
+    odd: (Vec<ArrayView>, Vec<ArrayViewMut>),
+    prepared: Prepared,
+}
+
+// SAFETY: the raw pointers address the state's own buffers (heap memory it owns) and the
+// invariant operands of the run using it, refreshed at the start of every run; a state is
+// used by one run at a time.
+unsafe impl Send for State {}
+
+impl State {
+    /// Buffers shaped as the carried operands, views of both turns over them and the
+    /// invariant operands.
+    fn new(operands: &[Resolved], carried: usize) -> Box<State> {
+        let current: Vec<Buffer> = operands[3..3 + carried]
+            .iter()
+            .map(|r| Buffer::new(r.1, &r.2.shape))
+            .collect();
+        let mut next: Vec<Buffer> = current
+            .iter()
+            .map(|b| Buffer::new(b.dtype, &b.shape))
+            .collect();
+        let mut current = current;
+        let mut index = Buffer::new(Scalar::I64, &[]);
+        let mut go = Buffer::new(Scalar::Bool, &[]);
+        // SAFETY: invariant operands are readable arrays of their layouts (the caller's
+        // promise); later runs refresh their data pointers.
+        let invariants: Vec<ArrayView> = operands[3 + carried..]
+            .iter()
+            .map(|r| unsafe {
+                ArrayView::new(
+                    origin(r),
+                    dtype_of(r.1),
+                    r.2.shape.clone(),
+                    byte_strides(r.1, &r.2),
+                )
+            })
+            .collect();
+        let mut views = |from: &[Buffer], to: &mut [Buffer]| {
+            let mut inputs = vec![index.view()];
+            inputs.extend(from.iter().map(Buffer::view));
+            inputs.extend(invariants.iter().cloned());
+            let mut outputs = vec![go.view_mut()];
+            outputs.extend(to.iter_mut().map(Buffer::view_mut));
+            (inputs, outputs)
+        };
+        let even = views(&current, &mut next);
+        let odd = views(&next, &mut current);
+        Box::new(State {
+            current,
+            next,
+            index_at: index.words.as_mut_ptr() as *mut i64,
+            go_at: go.words.as_ptr() as *const u8,
+            _index: index,
+            _go: go,
+            even,
+            odd,
+            prepared: Prepared::default(),
+        })
+    }
+
+    /// Points both turns' views of the invariant operands at this run's arrays.
+    fn refresh(&mut self, operands: &[Resolved], carried: usize) {
+        let first = 1 + carried;
+        for (k, r) in operands[3 + carried..].iter().enumerate() {
+            self.even.0[first + k].data = origin(r);
+            self.odd.0[first + k].data = origin(r);
+        }
+    }
+
+    /// Hands the body's buffers back to its pool.
+    pub(crate) fn release(self: Box<State>, body: &CompiledGraph) {
+        body.release(self.prepared);
+    }
+}
+
 /// Runs `for i in range(lo, hi, step)` with `body` over operands `lo, hi, step, c.., k..`,
-/// writing the final carried values into `results`.
+/// writing the final carried values into `results`. `state`: what an earlier run on
+/// operands of the same layouts kept (None: made here, and left there for the next run).
 ///
 /// # Safety
 /// Operands must address readable memory of their layouts, results writable memory of theirs.
@@ -115,6 +204,7 @@ pub(crate) unsafe fn run(
     carried: usize,
     operands: &[Resolved],
     results: &[Resolved],
+    state: &mut Option<Box<State>>,
 ) -> Result<(), Error> {
     let (lo, hi, step) = (
         read_i64(&operands[0]),
@@ -124,73 +214,41 @@ pub(crate) unsafe fn run(
     if step == 0 {
         return Err(Error::Value(ember_core::interp::RANGE_STEP_ZERO.into()));
     }
-    let mut current: Vec<Buffer> = operands[3..3 + carried]
-        .iter()
-        .map(|r| {
-            let mut b = Buffer::new(r.1, &r.2.shape);
-            b.exchange(r, true);
-            b
-        })
-        .collect();
-    let mut next: Vec<Buffer> = current
-        .iter()
-        .map(|b| Buffer::new(b.dtype, &b.shape))
-        .collect();
-    let mut index = Buffer::new(Scalar::I64, &[]);
-    let mut go = Buffer::new(Scalar::Bool, &[]);
-    let index_at = index.words.as_mut_ptr() as *mut i64;
-    let go_at = go.words.as_mut_ptr() as *const u8;
-    // SAFETY: invariant operands are readable arrays of their layouts (the caller's promise).
-    let invariants: Vec<ArrayView> = operands[3 + carried..]
-        .iter()
-        .map(|r| unsafe {
-            ArrayView::new(
-                origin(r),
-                dtype_of(r.1),
-                r.2.shape.clone(),
-                byte_strides(r.1, &r.2),
-            )
-        })
-        .collect();
-    // The two sets of carried buffers take turns: even trips read `current` and write
-    // `next`, odd trips the other way round. Their views are made once (the buffers never
-    // move), so a trip allocates nothing.
-    let mut views = |from: &[Buffer], to: &mut [Buffer]| {
-        let mut inputs = vec![index.view()];
-        inputs.extend(from.iter().map(Buffer::view));
-        inputs.extend(invariants.iter().cloned());
-        let mut outputs = vec![go.view_mut()];
-        outputs.extend(to.iter_mut().map(Buffer::view_mut));
-        (inputs, outputs)
+    let st = match state {
+        Some(st) => {
+            st.refresh(operands, carried);
+            st
+        }
+        None => state.insert(State::new(operands, carried)),
     };
-    let even = views(&current, &mut next);
-    let odd = views(&next, &mut current);
-    let mut prepared = Prepared::default();
+    for (b, r) in st.current.iter_mut().zip(&operands[3..3 + carried]) {
+        b.exchange(r, true);
+    }
+    // The two sets of carried buffers take turns: even trips read `current` and write
+    // `next`, odd trips the other way round. Their views were made once (the buffers never
+    // move), so a trip allocates nothing.
     let mut i = i128::from(lo);
     let (hi, step) = (i128::from(hi), i128::from(step));
     let mut trips = 0usize;
     let mut outcome = Ok(());
     while (step > 0 && i < hi) || (step < 0 && i > hi) {
         // SAFETY: the index buffer holds one i64; the body reads it only during the run.
-        unsafe { index_at.write(i as i64) };
-        let (inputs, outputs) = if trips.is_multiple_of(2) { &even } else { &odd };
+        unsafe { st.index_at.write(i as i64) };
+        let (inputs, outputs) = if trips.is_multiple_of(2) { &st.even } else { &st.odd };
         trips += 1;
-        if let Err(e) = body.run_prepared(inputs, outputs, &mut prepared) {
+        if let Err(e) = body.run_trip(inputs, outputs, &mut st.prepared) {
             outcome = Err(e);
             break;
         }
         // SAFETY: the body wrote its `go` result, one bool, into the buffer.
-        if unsafe { go_at.read() } == 0 {
+        if unsafe { st.go_at.read() } == 0 {
             break;
         }
         i += step;
     }
-    body.release(prepared);
     outcome?;
-    if !trips.is_multiple_of(2) {
-        std::mem::swap(&mut current, &mut next);
-    }
-    for (b, r) in current.iter_mut().zip(results) {
+    let last = if trips.is_multiple_of(2) { &mut st.current } else { &mut st.next };
+    for (b, r) in last.iter_mut().zip(results) {
         b.exchange(r, false);
     }
     Ok(())

@@ -8,7 +8,7 @@ use crate::exec::{self, Operand};
 use crate::fpstatus::{self, FpStatus};
 use crate::jit::{Jit, KernelFn};
 use crate::kernel::Scalar;
-use crate::matmul::{self, Mat};
+use crate::matmul;
 use crate::scan;
 use crate::schedule::{self, IndexMap, Plan, Slot, Step, ValueRef};
 use crate::Error;
@@ -277,8 +277,24 @@ impl CompiledGraph {
         prepared: &mut Prepared,
     ) -> Result<FpStatus, Error> {
         match &self.shapes {
-            Shapes::Static(g) => g.run_with(inputs, outputs, Some(prepared)),
+            Shapes::Static(g) => g.run_with(inputs, outputs, Some(prepared), true),
             Shapes::Dynamic(d) => d.run(inputs, outputs),
+        }
+    }
+
+    /// [`CompiledGraph::run_prepared`] as one trip of a loop inside a run: the flags the
+    /// trip raises are left set on the calling thread, for the enclosing run to read with
+    /// its own, instead of being read and cleared around every trip (`stmxcsr`/`ldmxcsr`
+    /// stall the pipeline, a cost a short trip notices).
+    pub fn run_trip(
+        &self,
+        inputs: &[ArrayView],
+        outputs: &[ArrayViewMut],
+        prepared: &mut Prepared,
+    ) -> Result<(), Error> {
+        match &self.shapes {
+            Shapes::Static(g) => g.run_with(inputs, outputs, Some(prepared), false).map(drop),
+            Shapes::Dynamic(d) => d.run(inputs, outputs).map(fpstatus::raise),
         }
     }
 
@@ -298,8 +314,20 @@ impl CompiledGraph {
 #[derive(Default)]
 pub struct Prepared {
     checked: bool,
-    kernels: Vec<Option<PreparedKernel>>,
+    steps: Vec<Option<PreparedStep>>,
     buffers: Option<Vec<Vec<u128>>>,
+}
+
+/// A step as an earlier run worked it out.
+enum PreparedStep {
+    Kernel(PreparedKernel),
+    /// A product's plan, and its operands' slots and byte offsets from their data.
+    Matmul(matmul::Planned, [(Slot, isize); 3]),
+    /// A loop's buffers, views and body plan.
+    BodyLoop(Box<crate::body_loop::State>),
+    /// A native statement's call, and each operand's and result's slot and byte offset
+    /// from its data (None: a constant compiled in).
+    Native(crate::native::run::Call, Vec<Option<(Slot, isize)>>),
 }
 
 /// An operand's slot, byte offset from the slot's data and byte strides.
@@ -317,7 +345,7 @@ impl StaticGraph {
         inputs: &[ArrayView],
         outputs: &[ArrayViewMut],
     ) -> Result<FpStatus, Error> {
-        self.run_with(inputs, outputs, None)
+        self.run_with(inputs, outputs, None, true)
     }
 
     /// Gives the buffers a [`Prepared`] held back to the plan's pool.
@@ -327,12 +355,15 @@ impl StaticGraph {
         }
     }
 
-    /// [`StaticGraph::run`], with what earlier runs on arrays of the same layouts prepared.
+    /// [`StaticGraph::run`], with what earlier runs on arrays of the same layouts prepared;
+    /// without `own_flags` the flags raised stay set on the thread and the status returned
+    /// is empty ([`CompiledGraph::run_trip`]).
     pub(crate) fn run_with(
         &self,
         inputs: &[ArrayView],
         outputs: &[ArrayViewMut],
         mut prepared: Option<&mut Prepared>,
+        own_flags: bool,
     ) -> Result<FpStatus, Error> {
         if !prepared.as_ref().is_some_and(|p| p.checked) {
             self.check_all(inputs, outputs)?;
@@ -356,11 +387,11 @@ impl StaticGraph {
                 .collect(),
             scratch: Vec::new(),
             prepared: prepared.as_deref_mut().map(|p| {
-                p.kernels.resize_with(self.plan.steps.len(), || None);
-                &mut p.kernels
+                p.steps.resize_with(self.plan.steps.len(), || None);
+                &mut p.steps
             }),
         };
-        let saved = fpstatus::take();
+        let saved = if own_flags { fpstatus::take() } else { FpStatus::default() };
         let mut outcome = Ok(());
         for (k, step) in self.plan.steps.iter().enumerate() {
             outcome = rt.step(k, step);
@@ -368,8 +399,11 @@ impl StaticGraph {
                 break;
             }
         }
-        let status = fpstatus::take();
-        fpstatus::raise(saved);
+        let mut status = FpStatus::default();
+        if own_flags {
+            status = fpstatus::take();
+            fpstatus::raise(saved);
+        }
         drop(rt);
         match prepared {
             Some(p) => {
@@ -444,8 +478,9 @@ struct Runtime<'a> {
     buffers: Vec<*mut u8>,
     /// Contiguous copies made when a reshape cannot view a caller's strided array.
     scratch: Vec<Vec<u128>>,
-    /// Per step, the kernel launches worked out by an earlier run ([`Prepared`]).
-    prepared: Option<&'a mut Vec<Option<PreparedKernel>>>,
+    /// Per step, the kernel launches and products worked out by an earlier run
+    /// ([`Prepared`]).
+    prepared: Option<&'a mut Vec<Option<PreparedStep>>>,
 }
 
 impl Runtime<'_> {
@@ -558,10 +593,27 @@ impl Runtime<'_> {
 
     fn native(
         &mut self,
+        index: usize,
         native: usize,
         operands: &[ValueRef],
         results: &[ValueRef],
     ) -> Result<(), Error> {
+        use crate::native::run;
+        let f = self.g.natives[native];
+        if let Some(Some(PreparedStep::Native(call, at))) =
+            self.prepared.as_ref().map(|p| &p[index])
+        {
+            let origin = |a: &Option<(Slot, isize)>| match a {
+                Some((slot, offset)) => self.slot_data(*slot).wrapping_offset(*offset),
+                None => std::ptr::null_mut(),
+            };
+            let ops: SmallVec<[*mut u8; 8]> = at[..operands.len()].iter().map(origin).collect();
+            let outs: SmallVec<[*mut u8; 4]> = at[operands.len()..].iter().map(origin).collect();
+            // SAFETY: as below, for the layouts of the run that prepared it, which this
+            // run's arrays share.
+            return unsafe { run::call_prepared(f, call, &ops, &outs) };
+        }
+        let scratch = self.scratch.len();
         // Constant operands are compiled in: a null pointer stands for them.
         let ops: Vec<_> = operands
             .iter()
@@ -574,17 +626,30 @@ impl Runtime<'_> {
             })
             .collect();
         let outs: Vec<_> = results.iter().map(|v| self.resolve(v)).collect();
+        let call = run::prepare(&self.g.plan.natives[native], &ops, &outs);
+        let origins: Vec<*mut u8> = ops.iter().chain(&outs).map(run::origin).collect();
         // SAFETY: operands resolve to checked caller arrays or planned buffers; results are
         // fresh temps (never shared with an operand: a temp is reused only after its last
         // reader ran), and the function is the one compiled for this statement.
-        unsafe {
-            crate::native::run::call(
-                self.g.natives[native],
-                &self.g.plan.natives[native],
-                &ops,
-                &outs,
-            )
+        let outcome =
+            unsafe { run::call_prepared(f, &call, &origins[..ops.len()], &origins[ops.len()..]) };
+        // An operand copied to scratch memory has an address of this run only.
+        if self.prepared.is_some() && self.scratch.len() == scratch {
+            let at = operands
+                .iter()
+                .chain(results)
+                .zip(&origins)
+                .map(|(v, &ptr)| {
+                    (v.slot != crate::native::COMPILED_IN).then(|| {
+                        (v.slot, (ptr as isize).wrapping_sub(self.slot_data(v.slot) as isize))
+                    })
+                })
+                .collect();
+            if let Some(prepared) = self.prepared.as_mut() {
+                prepared[index] = Some(PreparedStep::Native(call, at));
+            }
         }
+        outcome
     }
 
     fn operand(&mut self, vr: &ValueRef, map: &IndexMap, ndims: usize) -> Operand {
@@ -651,7 +716,7 @@ impl Runtime<'_> {
                 native,
                 operands,
                 results,
-            } => return self.native(*native, operands, results),
+            } => return self.native(index, *native, operands, results),
             Step::BodyLoop {
                 body,
                 carried,
@@ -660,11 +725,26 @@ impl Runtime<'_> {
             } => {
                 let ops: Vec<_> = operands.iter().map(|v| self.resolve(v)).collect();
                 let outs: Vec<_> = results.iter().map(|v| self.resolve(v)).collect();
-                // SAFETY: operands resolve to checked caller arrays or planned buffers, results
-                // to fresh temps or caller outputs of the carried types.
-                return unsafe {
-                    crate::body_loop::run(&self.g.bodies[*body], *carried, &ops, &outs)
+                let body = &self.g.bodies[*body];
+                let mut state = match self.prepared.as_mut().map(|p| p[index].take()) {
+                    Some(Some(PreparedStep::BodyLoop(state))) => Some(state),
+                    _ => None,
                 };
+                // SAFETY: operands resolve to checked caller arrays or planned buffers, results
+                // to fresh temps or caller outputs of the carried types; a state kept is from a
+                // run on arrays of these layouts.
+                let outcome = unsafe {
+                    crate::body_loop::run(body, *carried, &ops, &outs, &mut state)
+                };
+                // Kept for the next run on these layouts; an error drops what a trip left.
+                match (self.prepared.as_mut(), state) {
+                    (Some(prepared), Some(state)) if outcome.is_ok() => {
+                        prepared[index] = Some(PreparedStep::BodyLoop(state));
+                    }
+                    (_, Some(state)) => state.release(body),
+                    _ => {}
+                }
+                return outcome;
             }
             Step::Kernel {
                 kernel,
@@ -684,7 +764,9 @@ impl Runtime<'_> {
                     self.g.options.num_threads
                 };
                 let f = self.g.fns[*kernel];
-                if let Some(Some(p)) = self.prepared.as_ref().map(|p| &p[index]) {
+                if let Some(Some(PreparedStep::Kernel(p))) =
+                    self.prepared.as_ref().map(|p| &p[index])
+                {
                     let ops: SmallVec<[Operand; 8]> = p
                         .operands
                         .iter()
@@ -718,7 +800,7 @@ impl Runtime<'_> {
                         operands.iter().map(|(v, _)| v).zip(ops).collect();
                     let p = self.prepare_kernel(&pairs, dims);
                     if let Some(prepared) = self.prepared.as_mut() {
-                        prepared[index] = Some(p);
+                        prepared[index] = Some(PreparedStep::Kernel(p));
                     }
                 }
             }
@@ -743,21 +825,33 @@ impl Runtime<'_> {
                 dtype,
                 update,
             } => {
+                let threads = self.g.options.num_threads;
+                if let Some(Some(PreparedStep::Matmul(planned, at))) =
+                    self.prepared.as_ref().map(|p| &p[index])
+                {
+                    let [pa, pb, po] =
+                        at.map(|(slot, offset)| self.slot_data(slot).wrapping_offset(offset));
+                    // SAFETY: as below, for the layouts of the run that planned it, which
+                    // this run's arrays share.
+                    unsafe { matmul::run(*dtype, planned, pa, pb, po, threads, *update) };
+                    return Ok(());
+                }
+                let scratch = self.scratch.len();
                 let (pa, _, la) = self.resolve(a);
                 let (pb, _, lb) = self.resolve(b);
                 let (po, _, lo) = self.resolve(out);
-                let mat = |ptr, layout| Mat { ptr, layout };
+                let planned = matmul::plan(*dtype, &la, &lb, &lo);
                 // SAFETY: as for kernels; `out` is a fresh temp or a caller output.
-                unsafe {
-                    matmul::matmul(
-                        *dtype,
-                        mat(pa, la),
-                        mat(pb, lb),
-                        mat(po, lo),
-                        self.g.options.num_threads,
-                        *update,
-                    )
-                };
+                unsafe { matmul::run(*dtype, &planned, pa, pb, po, threads, *update) };
+                // An operand copied to scratch memory has an address of this run only.
+                if self.prepared.is_some() && self.scratch.len() == scratch {
+                    let at = [(a, pa), (b, pb), (out, po)].map(|(v, ptr)| {
+                        (v.slot, (ptr as isize).wrapping_sub(self.slot_data(v.slot) as isize))
+                    });
+                    if let Some(prepared) = self.prepared.as_mut() {
+                        prepared[index] = Some(PreparedStep::Matmul(planned, at));
+                    }
+                }
             }
         }
         Ok(())

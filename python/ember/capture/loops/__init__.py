@@ -149,11 +149,13 @@ def inside_while(tx: Interpreter, index: int) -> bool:
     return False
 
 
-def retry_as_loop_op(tx: Interpreter, reason: str) -> None:
-    """A break on an array value inside a short loop being unrolled that was not yet tried as
-    a loop op: capture starts again with the outermost such loop as one (`LoopTooLong`),
-    whose body may hold the branch as an `if` op (or a `while` on loop values). No-op
-    otherwise."""
+def retry_as_loop_op(tx: Interpreter, index: int, reason: str) -> None:
+    """A break on an array value at instruction `index` inside a short loop being unrolled
+    that was not yet tried as a loop op: capture starts again with the outermost such loop
+    as one (`LoopTooLong`), whose body may hold the branch as an `if` op (or a `while` on
+    loop values). Outside any such loop, a `while` of the frame's graph whose tests were
+    Python values (`while i * i <= n:`) is tried as a loop op the same way
+    (`whiles.python_while`). No-op otherwise."""
     from ember.capture.loops.region import LoopTooLong
     from ember.capture.variables.containers import IteratorVariable
 
@@ -161,4 +163,13 @@ def retry_as_loop_op(tx: Interpreter, reason: str) -> None:
         account = vt.unroll if isinstance(vt, IteratorVariable) else None
         if account is not None and account.may_loop and _loopable(vt):
             raise LoopTooLong(account.key, reason)
+    if tx.graph.parent is not None or not tx.tracer.loop_ops:
+        return
+    from ember.capture.loops.whiles import python_while_around
+
+    first_test = python_while_around(tx, index)
+    if first_test is not None:
+        key = (tx.code, first_test.offset)
+        if key not in tx.tracer.unrolled_loops and key not in tx.tracer.long_loops:
+            raise LoopTooLong(key, reason)
 

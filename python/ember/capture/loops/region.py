@@ -224,7 +224,8 @@ def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
     if trace.go is not None and loop_var.argval in live:
         raise graph_break("loop_body", what="a loop variable read after a loop with a break")
     returning = {n: end_locals.pop(n) for n in returns.PSEUDO if n in end_locals}
-    retrace = _collect(trace, end_locals, stored, live, str(loop_var.argval))
+    after = set(live_locals_at(tx.code, tx.instructions[exit_index].offset))
+    retrace = _collect(trace, end_locals, stored, live, after, str(loop_var.argval))
     if retrace:
         return retrace
     may_return = returns.carry_return(tx, trace, returning)
@@ -351,8 +352,9 @@ def _item(tx: Interpreter, iterator: IteratorVariable, trace: Trace,
 
 
 def _collect(trace: Trace, end_locals: dict[str, VariableTracker], stored: set[str],
-             live: set[str], loop_var: str) -> dict[str, tuple]:
-    """Decide what is carried; a non-empty result asks for a retrace with those types."""
+             live: set[str], after: set[str], loop_var: str) -> dict[str, tuple]:
+    """Decide what is carried; a non-empty result asks for a retrace with those types.
+    `live`: the locals live at the loop's head; `after`: those live after the loop."""
     region = trace.region
     inner_ids = {id(g.inner): g for g in trace.groups}
     finals: dict[int, Group] = {}
@@ -372,7 +374,8 @@ def _collect(trace: Trace, end_locals: dict[str, VariableTracker], stored: set[s
             # nothing updates in place, and arrays private to the frame (`u_prev, u = u,
             # u_next`), which the results replace after the loop as new objects.
             scalar = not final.value.shape and other.inner.value is other.param  # type: ignore[attr-defined]
-            if not (scalar or (group.private and other.private)):
+            if not (scalar or (group.private and other.private)
+                    or _passed_on(group, other, after)):
                 raise graph_break("loop_body", what="a local bound to another carried array")
             if not scalar:
                 swapped[id(group)] = other
@@ -403,6 +406,16 @@ def _collect(trace: Trace, end_locals: dict[str, VariableTracker], stored: set[s
             raise graph_break("loop_body", what=f"local {name!r} first assigned in the body "
                                                 "and read after the loop")
     return retrace
+
+
+def _passed_on(group: Group, other: Group, after: set[str]) -> bool:
+    """Whether `group`'s locals end the trip bound to `other`'s array as the trip found it
+    (`u_prev, u = u, u_next`, arguments included) where no one can tell the loop's result
+    from that object: the body updates neither in place, and the locals are dead after the
+    loop, so only the next trip reads them."""
+    return (other.inner.value is other.param  # type: ignore[attr-defined]
+            and group.inner.value is group.param  # type: ignore[attr-defined]
+            and not any(name in after for name in group.names))
 
 
 def _swap_in_place(region: Graph, groups: list[Group], swapped: dict[int, Group]) -> None:

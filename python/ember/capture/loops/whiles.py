@@ -50,8 +50,8 @@ def capture_while(tx: Interpreter, top: int, exit_index: int) -> None:
 
     stored = {str(i.argval) for i in tx.instructions[top:exit_index]
               if i.opname in _STORE_OPS}
-    live = set(live_locals_at(tx.code, tx.instructions[top].offset)) | set(
-        live_locals_at(tx.code, tx.instructions[exit_index].offset))
+    after = set(live_locals_at(tx.code, tx.instructions[exit_index].offset))
+    live = set(live_locals_at(tx.code, tx.instructions[top].offset)) | after
     forced: dict[str, tuple] = {}
     for _ in range(3):
         region = tx.graph.region("loop")
@@ -80,7 +80,7 @@ def capture_while(tx: Interpreter, top: int, exit_index: int) -> None:
         if trace.go is None:
             raise graph_break("loop_body", what="a while loop that never ends")
         returning = {n: end_locals.pop(n) for n in returns.PSEUDO if n in end_locals}
-        forced = _collect(trace, end_locals, stored, live, "")
+        forced = _collect(trace, end_locals, stored, live, after, "")
         if not forced:
             may_return = returns.carry_return(tx, trace, returning)
             graph = tx.graph
@@ -125,3 +125,47 @@ def bottom_test(tx: Interpreter, inst: Instruction, jump_if: bool) -> None:
 
     tx.locals[GO] = ArrayVariable(value)
     tx.ip = inst.target  # type: ignore[assignment]
+
+
+def python_while_around(tx: Interpreter, index: int) -> Instruction | None:
+    """The first test of the outermost `while` loop around instruction `index` that has one
+    (`while c:`, not `while True:`), or None."""
+    from ember.capture.bytecode import TRUTH_JUMPS
+    from ember.capture.loops.body import loop_head
+
+    found = None
+    for back in tx.instructions[index:]:
+        top = back.target
+        if back.opname not in _BACK_JUMPS or top is None or not 0 < top <= index:
+            continue
+        first = tx.instructions[top - 1]
+        if (tx.instructions[loop_head(tx, top)].opname != "FOR_ITER"
+                and TRUTH_JUMPS.get(first.opname, (None, False))[1]
+                and first.target == back.index + 1):
+            found = first
+    return found
+
+
+def python_while(tx: Interpreter, inst: Instruction, enters: bool) -> bool:
+    """The first test `inst` of a `while` whose tests are Python values, at `tx.ip` after
+    it: when capture was told to (a branch on an array value in its body, which would break
+    on every trip), the loop is one loop op whose own tests are loop values (`i` of `while i
+    * i <= n: ...; i += 1` carried); `enters`: the first test's outcome. True when done
+    (the interpreter continues at the loop's exit)."""
+    from ember.capture.loops.region import LoopRefused, loop_key
+    from ember.errors import Unsupported
+
+    key = loop_key(tx, inst)
+    if key not in tx.tracer.long_loops or key in tx.tracer.unrolled_loops:
+        return False
+    exit_index = while_exit(tx, inst)
+    if exit_index is None:
+        return False
+    if not enters:
+        tx.ip = exit_index
+        return True
+    try:
+        capture_while(tx, tx.ip, exit_index)
+    except Unsupported as exc:
+        raise LoopRefused(key, exc.reason) from exc
+    return True

@@ -358,8 +358,11 @@ class NumpyFunctionVariable(VariableTracker):
             found = window_exprs.numpy_call(tx, self.fn, self.handler, args, kwargs)
             if found is not None:
                 return found
-        from ember.capture.variables import masked
+        from ember.capture.variables import masked, nonzero
 
+        counted = nonzero.numpy_call(tx, self.fn, args, kwargs)
+        if counted is not None:
+            return counted
         reduced = masked.numpy_call(tx, self.fn, args, kwargs)
         if reduced is not None:
             return reduced

@@ -87,7 +87,9 @@ class BuiltinVariable(VariableTracker):
 def _len(tx, args, kwargs):
     from ember.capture.variables.array import ArrayVariable
 
-    if type(args[0]) is ArrayVariable:
+    from ember.capture.variables.nonzero import NonzeroIndexVariable
+
+    if type(args[0]) is ArrayVariable or isinstance(args[0], NonzeroIndexVariable):
         return args[0].len_variable(tx)
     return ConstantVariable(args[0].length(tx))
 

@@ -16,12 +16,6 @@ mod strided;
 use crate::kernel::Scalar;
 use ember_core::views::Layout;
 
-/// A matrix operand: base pointer and layout in elements.
-pub(crate) struct Mat {
-    pub ptr: *mut u8,
-    pub layout: Layout,
-}
-
 /// One m x k by k x n product: pointers and (row, column) strides in elements.
 #[derive(Clone, Copy)]
 pub(crate) struct Product {
@@ -36,22 +30,20 @@ pub(crate) struct Product {
     pub o_strides: (isize, isize),
 }
 
-/// `out = a @ b`, or with `update = Some(alpha)` (float dtypes), `out += alpha * (a @ b)`:
-/// a training step's `w - lr * (x.T @ d)` as one BLAS call on a copy of `w`, without a
-/// pass of its own over the product.
-///
-/// # Safety
-/// The pointers and layouts must describe valid arrays of `dtype` with the shapes the graph
-/// declared (checked by the caller); `out` must not overlap `a` or `b`.
-pub(crate) unsafe fn matmul(
-    dtype: Scalar,
-    a: Mat,
-    b: Mat,
-    out: Mat,
-    threads: usize,
-    update: Option<f64>,
-) {
-    let (mut al, mut bl, mut ol) = (a.layout, b.layout, out.layout);
+/// The products of one `matmul`, worked out from its operands' layouts alone: their
+/// sizes and strides in elements, and each batch index's byte offsets from the three
+/// operands' data. A loop body running the same product on every trip plans it once.
+pub(crate) struct Planned {
+    m: usize,
+    n: usize,
+    k: usize,
+    strides: [(isize, isize); 3],
+    offsets: Vec<[isize; 3]>,
+}
+
+/// Plans `out = a @ b` for arrays of these layouts (offsets included).
+pub(crate) fn plan(dtype: Scalar, a: &Layout, b: &Layout, out: &Layout) -> Planned {
+    let (mut al, mut bl, mut ol) = (a.clone(), b.clone(), out.clone());
     let a1 = al.shape.len() == 1;
     let b1 = bl.shape.len() == 1;
     if a1 {
@@ -86,25 +78,66 @@ pub(crate) unsafe fn matmul(
                 pos += idx[d + off] as isize * l.strides[d];
             }
         }
-        pos
+        pos * size
     };
     let last_two = |l: &Layout| {
         let r = l.shape.len();
         (l.strides[r - 2], l.strides[r - 1])
     };
-    let blas = blas::registered();
+    let mut offsets = Vec::with_capacity(count);
     let mut idx = vec![0usize; batch.len()];
     for _ in 0..count {
+        offsets.push([
+            batch_offset(&al, &idx),
+            batch_offset(&bl, &idx),
+            batch_offset(&ol, &idx),
+        ]);
+        for d in (0..batch.len()).rev() {
+            idx[d] += 1;
+            if idx[d] < batch[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+    Planned {
+        m,
+        n,
+        k,
+        strides: [last_two(&al), last_two(&bl), last_two(&ol)],
+        offsets,
+    }
+}
+
+/// Runs planned products on operands whose data start at `a`, `b`, `out`: `out = a @ b`, or
+/// with `update = Some(alpha)` (float dtypes), `out += alpha * (a @ b)` (a training step's
+/// `w - lr * (x.T @ d)` as one BLAS call on a copy of `w`, without a pass of its own over the
+/// product).
+///
+/// # Safety
+/// The data must hold arrays of `dtype` of the layouts `planned` was made for (checked by
+/// the caller); `out` must not overlap `a` or `b`.
+pub(crate) unsafe fn run(
+    dtype: Scalar,
+    planned: &Planned,
+    a: *mut u8,
+    b: *mut u8,
+    out: *mut u8,
+    threads: usize,
+    update: Option<f64>,
+) {
+    let blas = blas::registered();
+    for &[oa, ob, oo] in &planned.offsets {
         let p = Product {
-            m,
-            n,
-            k,
-            a: a.ptr.wrapping_offset(batch_offset(&al, &idx) * size),
-            a_strides: last_two(&al),
-            b: b.ptr.wrapping_offset(batch_offset(&bl, &idx) * size),
-            b_strides: last_two(&bl),
-            o: out.ptr.wrapping_offset(batch_offset(&ol, &idx) * size),
-            o_strides: last_two(&ol),
+            m: planned.m,
+            n: planned.n,
+            k: planned.k,
+            a: a.wrapping_offset(oa),
+            a_strides: planned.strides[0],
+            b: b.wrapping_offset(ob),
+            b_strides: planned.strides[1],
+            o: out.wrapping_offset(oo),
+            o_strides: planned.strides[2],
         };
         // SAFETY: the offsets stay inside each operand by the caller's contract.
         let done = blas.is_some_and(|blas| unsafe { blas.product(dtype, &p, update) });
@@ -117,20 +150,13 @@ pub(crate) unsafe fn matmul(
                 }
             };
         }
-        for d in (0..batch.len()).rev() {
-            idx[d] += 1;
-            if idx[d] < batch[d] {
-                break;
-            }
-            idx[d] = 0;
-        }
     }
 }
 
 /// `p` without BLAS: the register-tiled loop for small products, else [`strided`].
 ///
 /// # Safety
-/// As for [`matmul`].
+/// As for [`run`].
 unsafe fn product(dtype: Scalar, p: &Product, threads: usize) {
     // SAFETY: the caller's contract.
     unsafe {
@@ -144,7 +170,7 @@ unsafe fn product(dtype: Scalar, p: &Product, threads: usize) {
 /// added in, each element rounded as `o + alpha * x`.
 ///
 /// # Safety
-/// As for [`matmul`]; `dtype` is a float dtype.
+/// As for [`run`]; `dtype` is a float dtype.
 unsafe fn update_through_scratch(dtype: Scalar, p: &Product, alpha: f64, threads: usize) {
     let (m, n) = (p.m, p.n);
     let mut scratch = vec![0f64; m * n];

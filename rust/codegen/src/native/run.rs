@@ -1,67 +1,90 @@
 //! Calling a native statement: donated operands copied into their result buffers, the
-//! pointer and stride arrays, and the status turned into an error.
+//! pointer and stride arrays (prepared once per layout, [`Call`]), and the status turned
+//! into an error.
 
 use super::{raised, NativeFn, NativeStatement, OK};
 use crate::kernel::Scalar;
 use crate::Error;
 use ember_core::views::Layout;
+use smallvec::SmallVec;
 
 /// An array resolved by the runtime: data pointer (at element 0 of the layout's offset
 /// origin), dtype and element layout.
 pub(crate) type Resolved = (*mut u8, Scalar, Layout);
 
-/// Copies the elements of `src` into `dst` (same dtype and shape, any layouts).
-fn copy(src: &Resolved, dst: &Resolved) {
-    let size = src.1.size();
-    let contiguous = |l: &Layout| {
-        *l == Layout {
-            offset: l.offset,
-            ..Layout::contiguous(&l.shape)
+/// How a donated operand is copied into its result buffer, from the two arrays' origins.
+enum Copy {
+    /// Both contiguous: this many bytes at once.
+    Bytes(usize),
+    /// Element by element: byte offsets from each origin, and the element size.
+    Elements(Vec<(isize, isize)>, usize),
+}
+
+impl Copy {
+    /// The copy of `src` into `dst` (same dtype and shape, any layouts).
+    fn plan(src: &Resolved, dst: &Resolved) -> Copy {
+        let size = src.1.size();
+        let contiguous = |l: &Layout| l.strides == Layout::contiguous(&l.shape).strides;
+        if contiguous(&src.2) && contiguous(&dst.2) {
+            return Copy::Bytes(src.2.size() * size);
         }
-    };
-    if contiguous(&src.2) && contiguous(&dst.2) {
-        // SAFETY: both hold `size()` contiguous elements from their origin; they do not
-        // overlap (the caller's promise).
-        unsafe {
-            std::ptr::copy_nonoverlapping(
-                src.0.offset(src.2.offset * size as isize),
-                dst.0.offset(dst.2.offset * size as isize),
-                src.2.size() * size,
-            )
-        };
-        return;
+        let bytes = |pos: isize, l: &Layout| (pos - l.offset) * size as isize;
+        let pairs = src.2.positions().into_iter().zip(dst.2.positions());
+        Copy::Elements(
+            pairs
+                .map(|(from, to)| (bytes(from, &src.2), bytes(to, &dst.2)))
+                .collect(),
+            size,
+        )
     }
-    for (from, to) in src.2.positions().into_iter().zip(dst.2.positions()) {
-        // SAFETY: both positions address elements of their arrays.
-        unsafe {
-            let (s, d) = (
-                src.0.offset(from * size as isize),
-                dst.0.offset(to * size as isize),
-            );
-            match size {
-                8 => (d as *mut u64).write_unaligned((s as *const u64).read_unaligned()),
-                4 => (d as *mut u32).write_unaligned((s as *const u32).read_unaligned()),
-                _ => std::ptr::copy_nonoverlapping(s, d, size),
+
+    /// # Safety
+    /// `src` and `dst` must be the origins of non-overlapping arrays of the layouts planned.
+    unsafe fn run(&self, src: *const u8, dst: *mut u8) {
+        match self {
+            // SAFETY: both hold that many contiguous bytes from their origin (the caller's
+            // promise).
+            Copy::Bytes(n) => unsafe { std::ptr::copy_nonoverlapping(src, dst, *n) },
+            Copy::Elements(pairs, size) => {
+                for &(from, to) in pairs {
+                    // SAFETY: both offsets address elements of their arrays.
+                    unsafe {
+                        let (s, d) = (src.offset(from), dst.offset(to));
+                        match size {
+                            8 => (d as *mut u64).write_unaligned((s as *const u64).read_unaligned()),
+                            4 => (d as *mut u32).write_unaligned((s as *const u32).read_unaligned()),
+                            _ => std::ptr::copy_nonoverlapping(s, d, *size),
+                        }
+                    }
+                }
             }
         }
     }
 }
 
-/// Runs `f` for statement `st` on resolved operands, writing `results` (fresh C-contiguous
-/// buffers of the result types).
-///
-/// # Safety
-/// Every operand must address readable memory of its layout, every result writable memory of
-/// its layout, and results must not overlap operands or each other; `f` must be `st`'s code.
-pub(crate) unsafe fn call(
-    f: NativeFn,
-    st: &NativeStatement,
-    operands: &[Resolved],
-    results: &[Resolved],
-) -> Result<(), Error> {
-    let mut ptrs: Vec<*mut u8> = Vec::with_capacity(operands.len() + results.len());
-    let mut strides: Vec<i64> = Vec::new();
-    let origin = |(ptr, d, l): &Resolved| ptr.wrapping_offset(l.offset * d.size() as isize);
+/// A native call's arguments worked out from its operands' and results' layouts alone: the
+/// stride array, where each pointer argument comes from, the donated operands to copy. A
+/// loop body calling a statement on every trip makes it once (`graph::Prepared`).
+pub(crate) struct Call {
+    /// Per pointer argument: the origin of operand `k` (false) or result `k` (true).
+    sources: Vec<(bool, usize)>,
+    strides: Vec<i64>,
+    /// Donated operands copied into their result buffers first: (operand, result, how).
+    copies: Vec<(usize, usize, Copy)>,
+}
+
+/// The origin of a resolved array: its element at the layout's offset.
+pub(crate) fn origin((ptr, d, l): &Resolved) -> *mut u8 {
+    ptr.wrapping_offset(l.offset * d.size() as isize)
+}
+
+/// Prepares the call of statement `st` on operands and results of these layouts.
+pub(crate) fn prepare(st: &NativeStatement, operands: &[Resolved], results: &[Resolved]) -> Call {
+    let mut call = Call {
+        sources: Vec::with_capacity(operands.len() + results.len()),
+        strides: Vec::new(),
+        copies: Vec::new(),
+    };
     let byte_strides = |(_, d, l): &Resolved| -> Vec<i64> {
         l.strides
             .iter()
@@ -73,25 +96,51 @@ pub(crate) unsafe fn call(
             Some(j) => {
                 let dst = &results[j];
                 if !st.in_place[j] {
-                    copy(operand, dst);
+                    call.copies.push((p, j, Copy::plan(operand, dst)));
                 }
-                ptrs.push(origin(dst));
-                strides.extend(byte_strides(dst));
+                call.sources.push((true, j));
+                call.strides.extend(byte_strides(dst));
             }
             None => {
-                ptrs.push(origin(operand));
-                strides.extend(byte_strides(operand));
+                call.sources.push((false, p));
+                call.strides.extend(byte_strides(operand));
             }
         }
     }
-    for result in results {
-        ptrs.push(origin(result));
-        strides.extend(byte_strides(result));
+    for (j, result) in results.iter().enumerate() {
+        call.sources.push((true, j));
+        call.strides.extend(byte_strides(result));
     }
+    call
+}
+
+/// Runs `f` for the statement `prepared` was made for, on the origins of operands and
+/// results of the layouts it was made from: donated operands copied into their result
+/// buffers, then the call, its status turned into an error.
+///
+/// # Safety
+/// Every operand must address readable memory of its layout, every result writable memory of
+/// its layout, and results must not overlap operands or each other; `f` must be the
+/// statement's code.
+pub(crate) unsafe fn call_prepared(
+    f: NativeFn,
+    prepared: &Call,
+    operands: &[*mut u8],
+    results: &[*mut u8],
+) -> Result<(), Error> {
+    for (p, j, copy) in &prepared.copies {
+        // SAFETY: the caller's contract: distinct arrays of the layouts planned.
+        unsafe { copy.run(operands[*p], results[*j]) };
+    }
+    let ptrs: SmallVec<[*mut u8; 16]> = prepared
+        .sources
+        .iter()
+        .map(|&(result, k)| if result { results[k] } else { operands[k] })
+        .collect();
     let mut record = [0i64; 3];
     // SAFETY: the pointer and stride arrays follow the layout `native::build` reads; every
     // access the code makes is bounds-checked against the static shapes the runtime checked.
-    let status = unsafe { f(ptrs.as_ptr(), strides.as_ptr(), record.as_mut_ptr()) };
+    let status = unsafe { f(ptrs.as_ptr(), prepared.strides.as_ptr(), record.as_mut_ptr()) };
     if status == OK {
         Ok(())
     } else {

@@ -1,0 +1,92 @@
+"""`while` loops of the frame whose tests are Python values (`while i * i <= n:`) and whose
+body branches on array values: one loop op carrying the ints the body assigns as loop values
+(`capture/loops/whiles.py: python_while`), against NumPy; and such loops that cannot be one,
+which still run right."""
+
+from __future__ import annotations
+
+import ember
+import numpy as np
+import pytest
+from test_loops_returns import run_calls
+from test_loops_windows import run_both
+
+
+def sieve_count(n):
+    is_prime = np.ones(n + 1, dtype=np.bool_)
+    is_prime[:2] = False
+    i = 2
+    while i * i <= n:
+        if is_prime[i]:
+            for j in range(i * i, n + 1, i):
+                is_prime[j] = False
+        i += 1
+    return len(np.nonzero(is_prime)[0])
+
+
+def sieve_and_index(n):
+    is_prime = np.ones(n + 1, dtype=np.bool_)
+    is_prime[:2] = False
+    i = 2
+    while i * i <= n:
+        if is_prime[i]:
+            for j in range(i * i, n + 1, i):
+                is_prime[j] = False
+        i += 1
+    return is_prime, i
+
+
+def marks_until(x, limit):
+    out = np.zeros(x.shape[0], dtype=np.int32)
+    i = 0
+    total = 0.0
+    while i < x.shape[0]:
+        if x[i] > 0.5:
+            out[i] = 1
+            total += x[i]
+            if total >= limit:
+                break
+        i += 1
+    return out, total, i
+
+
+def marks_listed(x):
+    found = []
+    i = 0
+    while i < x.shape[0]:
+        if x[i] > 0.5:
+            found.append(i)
+        i += 1
+    return found
+
+
+@pytest.mark.parametrize("n", [3, 4, 30, 97, 600])
+def test_sieve_while_is_one_loop_op(n) -> None:
+    ember.reset()
+    run_calls(sieve_count, [(n,), (n,)])
+
+
+@pytest.mark.parametrize("n", [10, 49, 200])
+def test_while_carries_its_python_int_out(n) -> None:
+    ember.reset()
+    run_calls(sieve_and_index, [(n,)])
+
+
+@pytest.mark.parametrize("limit", [0.0, 2.5, 100.0])
+def test_while_left_by_a_break(limit) -> None:
+    ember.reset()
+    x = np.random.default_rng(3).random(40)
+    run_calls(marks_until, [(x, limit), (x[::-1].copy(), limit)])
+
+
+def test_while_that_cannot_be_a_loop_op_runs_as_python() -> None:
+    ember.reset()
+    x = np.random.default_rng(4).random(30)
+    stats = run_calls(marks_listed, [(x,)], native=False)
+    assert stats["graph_breaks"] >= 1
+
+
+@pytest.mark.parametrize("n", [30, 97])
+def test_sieve_while_on_the_eager_backend(n) -> None:
+    ember.reset()
+    run_both(sieve_and_index, n, backend="eager")

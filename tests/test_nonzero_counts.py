@@ -1,0 +1,75 @@
+"""`np.count_nonzero` and the lengths of `np.nonzero`'s indices (`len(np.nonzero(x)[0])`,
+`.shape[0]`, `.size`), compiled against NumPy on random arrays (fixed seed): values, types,
+no graph break; their values used as indices still break and run right."""
+
+from __future__ import annotations
+
+import ember
+import numpy as np
+from conftest import assert_same
+from hypothesis import HealthCheck, given, seed, settings
+from hypothesis import strategies as st
+
+
+def counts(x):
+    found = np.nonzero(x)
+    return (np.count_nonzero(x), len(found[0]), found[-1].shape[0], found[0].size,
+            len(found), np.count_nonzero(x, keepdims=True))
+
+
+def counts_along(x, axis):
+    return np.count_nonzero(x, axis=axis), np.count_nonzero(x, axis=axis, keepdims=True)
+
+
+def count_in_loop(A):
+    out = np.zeros(A.shape[0], dtype=np.int64)
+    for i in range(A.shape[0]):
+        out[i] = np.count_nonzero(A[i] > 0.5) + len(np.nonzero(A[i])[0])
+    return out
+
+
+def selected_by_nonzero(x):
+    return x[np.nonzero(x)] * 2
+
+
+@st.composite
+def arrays(draw):
+    shape = tuple(draw(st.lists(st.integers(1, 5), min_size=1, max_size=3)))
+    dtype = draw(st.sampled_from([np.bool_, np.int32, np.int64, np.float32, np.float64]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    x = rng.integers(-2, 3, shape).astype(dtype)
+    if dtype in (np.float32, np.float64) and draw(st.booleans()):
+        x.flat[rng.integers(0, x.size)] = np.nan  # NaN is nonzero
+    return x
+
+
+def _compiled_same(fn, *args):
+    ember.reset()
+    assert_same(ember.compile(fn)(*args), fn(*args))
+    stats = ember.stats()
+    assert stats["graph_breaks"] == 0 and stats["compiles"] == 1, stats["break_reasons"]
+
+
+@seed(20261206)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(arrays())
+def test_counts_match_numpy(x) -> None:
+    _compiled_same(counts, x)
+
+
+@seed(20261207)
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(arrays(), st.integers(0, 2))
+def test_counts_along_an_axis_match_numpy(x, axis) -> None:
+    _compiled_same(counts_along, x, axis % x.ndim)
+
+
+def test_counts_in_a_loop_body() -> None:
+    _compiled_same(count_in_loop, np.random.default_rng(5).random((12, 7)))
+
+
+def test_indices_used_as_values_break_and_match_numpy() -> None:
+    x = np.array([0.0, 1.5, 0.0, -2.0])
+    ember.reset()
+    assert_same(ember.compile(selected_by_nonzero)(x), selected_by_nonzero(x))
+    assert ember.stats()["graph_breaks"] >= 1
