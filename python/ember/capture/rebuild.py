@@ -82,6 +82,12 @@ def _make_function(code: types.CodeType, fn_globals: dict[str, Any], defaults: t
     return fn
 
 
+def _read_only(view: np.ndarray) -> np.ndarray:
+    """A view as NumPy hands out some (`np.diagonal`): not writable (nor are views of it)."""
+    view.flags.writeable = False
+    return view
+
+
 def _reshape_view(base: np.ndarray, shape: tuple[int, ...], computed: np.ndarray) -> np.ndarray:
     """`base` reshaped without a copy where NumPy's reshape gives a view, else `computed`."""
     try:
@@ -329,7 +335,10 @@ class Rebuilder:
                                              f"{computed})")
                 # Once per value: a reshape that copies (of a non-contiguous argument) is one
                 # array, and views of it (`t[::-1]` of `t = a.reshape(-1)`) share its memory.
-                return self._once(value, self._view(node, base))
+                view = self._view(node, base)
+                if value.id in self.tracer.graph.root.read_only:
+                    view = f"{self.embed(_read_only, 'read_only')}({view})"
+                return self._once(value, view)
         out = f"__ember_out[{self.output(value)}]"
         if value.weak:
             return f"{out}.item()"

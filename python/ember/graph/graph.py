@@ -50,6 +50,8 @@ class Graph:
         self.size_minimums: dict[str, int] = {}
         # The size each symbol has in the call being captured (set by the tracer).
         self.symbol_examples: dict[str, int] = {}
+        # Views NumPy makes read-only (`np.diagonal`): rebuilt for the caller as such.
+        self.read_only: set[int] = set()
 
     def require_size(self, dim: str, minimum: int) -> None:
         """Record that the symbolic dim `dim` (`s0`, or `s0-1`: `s0` less 1) is at least

@@ -55,7 +55,7 @@ IN_PLACE = frozenset({np.put_along_axis, np.copyto})
 _METHODS: dict[str, Handler] = {
     **reductions.methods(), **shape_ops.methods(), **linalg.methods(), **manipulation.methods(),
     **scalars.methods(),
-    **sorting.methods(), **matrices.methods(),
+    **sorting.methods(),
     "clip": elementwise.clip, "round": elementwise.round_, "fill": creation.fill,
 }
 

@@ -111,7 +111,7 @@ def _static_2d(x: Value, what: str) -> tuple[int, int]:
 def diagonal(graph: Graph, a: object, offset: object = 0, axis1: object = 0,
              axis2: object = 1) -> Any:
     """np.diagonal of a 2-D array: every `m + 1`-th element of it flattened, from `offset`
-    (NumPy returns a read-only view; this is a new array of the same values)."""
+    (a view, handed out read-only as NumPy's is)."""
     from ember.numpy_api.indexing import getitem
 
     if not any_value([a]):
@@ -124,8 +124,10 @@ def diagonal(graph: Graph, a: object, offset: object = 0, axis1: object = 0,
     start, length = (k, min(n, m - k)) if k >= 0 else (-k * m, min(n + k, m))
     length = max(length, 0)
     flat = reshape_value(graph, x, (n * m,))
-    return getitem(graph, flat, slice(start, start + length * (m + 1), m + 1) if length else
-                   slice(0, 0))
+    result = getitem(graph, flat, slice(start, start + length * (m + 1), m + 1) if length else
+                     slice(0, 0))
+    graph.root.read_only.add(result.id)  # NumPy's diagonal is a read-only view
+    return result
 
 
 def diag(graph: Graph, v: object, k: object = 0) -> Any:
