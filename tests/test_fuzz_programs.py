@@ -27,8 +27,10 @@ def _compile(source: str):
 
 
 def _tolerance(outcome: Outcome) -> float:
+    """Float rounding: float32 results or arguments (NumPy's float32 `pow` and friends are
+    not always correctly rounded, ember's may differ by an ulp) get float32's tolerance."""
     values = outcome.value if isinstance(outcome.value, tuple) else (outcome.value,)
-    f32 = any(getattr(v, "dtype", None) == np.float32 for v in values)
+    f32 = any(getattr(v, "dtype", None) == np.float32 for v in (*values, *(outcome.args or ())))
     return 1e-5 if f32 else 1e-10
 
 
