@@ -154,3 +154,28 @@ def test_warnings_of_a_loop_body_name_the_body_line(fn, x, backend):
     for _ in range(2):
         assert repr(observe(ember.compile(fn, backend=backend), (x,))) == repr(want)
     assert ember.stats()["compiles"] >= 1
+
+
+def _overwritten_edge(a):
+    a -= a
+    a[-1] = 1
+    return a
+
+
+def _overwritten_block(a, b):
+    c = a / b
+    c[1:, :2] = 0.0
+    return c.sum()
+
+
+@pytest.mark.parametrize("fn, make", [
+    (_overwritten_edge, lambda: (np.array([[1.0], [np.inf]], np.float32),)),
+    (_overwritten_block, lambda: (np.array([[1.0, 2, 3], [0.0, 1, 2]]),
+                                  np.array([[1.0, 1, 1], [0.0, 1, 1]]))),
+])
+@pytest.mark.parametrize("mode", [{}, {"all": "raise"}, {"all": "ignore"}])
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_elements_overwritten_after_computing_keep_their_warnings(fn, make, mode, backend):
+    """NumPy computes the whole array before an assignment overwrites part of it: the
+    floating-point flags of the overwritten elements are the program's too."""
+    assert_same_fp_behaviour(fn, make(), backend, **mode)

@@ -222,15 +222,17 @@ def _step_tail(codegen: EntryCodegen, state: FrameState, func: FunctionType) -> 
 
 def unused_results(graph: Graph, outputs: list[Value]) -> list[Value]:
     """Results the program computes and never uses (`np.log(x)` as a statement, a temporary
-    left unread). NumPy still computes them, and their floating-point warnings and errors are
+    left unread, the part of an array an assignment overwrites). NumPy still computes them, and their floating-point warnings and errors are
     part of the program's behaviour, so the graph keeps them as extra outputs, after those the
     entry reads, instead of letting dead-code elimination drop them."""
     live = {id(v) for v in outputs}
     for node in reversed(graph.nodes):
         if id(node.out) in live:
             live.update(id(v) for v in node.inputs)
-    return [node.out for node in graph.nodes
-            if id(node.out) not in live and OPS[node.op].kind in ("elementwise", "reduction")]
+    unused = [node.out for node in graph.nodes
+              if id(node.out) not in live and OPS[node.op].kind in ("elementwise", "reduction")]
+    # The regions of computed arrays an assignment overwrote (`Graph.overwritten`).
+    return unused + [v for v in graph.overwritten if id(v) not in live]
 
 
 def convert(func: FunctionType, args: tuple[Any, ...], *, backend: Any = None,

@@ -52,6 +52,10 @@ class Graph:
         self.symbol_examples: dict[str, int] = {}
         # Views NumPy makes read-only (`np.diagonal`): rebuilt for the caller as such.
         self.read_only: set[int] = set()
+        # Values NumPy computes whose elements the program then drops (the region of a
+        # computed array an assignment overwrites): kept as extra results, for their
+        # floating-point flags (`capture/convert.py: unused_results`).
+        self.overwritten: list[Value] = []
 
     def require_size(self, dim: str, minimum: int) -> None:
         """Record that the symbolic dim `dim` (`s0`, or `s0-1`: `s0` less 1) is at least

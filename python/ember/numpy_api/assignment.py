@@ -45,6 +45,10 @@ def _setitem(graph: Graph, a: Value, index: object, value: object) -> Value:
     if a.scalar:
         raise TypeError(f"'{a.dtype.type.__name__}' object does not support item assignment")
     target = getitem(graph, a, index)  # checks the index exactly as reading it does
+    if graph.parent is None and _computed(graph, a):
+        # NumPy computed the elements this assignment drops: their floating-point flags
+        # (`inf - inf` at an edge overwritten next) are still the program's.
+        graph.overwritten.append(target)
     if any(isinstance(d, str) for d in a.shape):
         raise Unsupported("item assignment into an array with symbolic dimensions")
     region = _region(a, items)
@@ -62,6 +66,16 @@ def _setitem(graph: Graph, a: Value, index: object, value: object) -> Value:
     placed = _place(graph, a, region, v)
     # The whole array assigned: a fresh buffer, never the assigned value itself.
     return graph.op("copy", [placed]) if placed is v else placed
+
+
+def _computed(graph: Graph, a: Value) -> bool:
+    """Whether `a` is the result of arithmetic that may raise floating-point flags (not an
+    input, a creation such as `np.zeros`, or a view)."""
+    from ember.graph.ops import OPS
+
+    node = next((n for n in reversed(graph.nodes) if n.out is a), None)
+    return node is not None and (OPS[node.op].kind in ("elementwise", "reduction")
+                                 or node.op == "matmul")
 
 
 def _region(a: Value, items: tuple[object, ...]) -> list[tuple[int, int]]:
