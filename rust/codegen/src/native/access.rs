@@ -13,8 +13,30 @@ use cranelift_frontend::Variable;
 use ember_core::ir::Type;
 
 impl Native<'_, '_> {
-    /// The address of `a[indices]`, after the bounds checks.
+    /// The address of `a[indices]`, after the bounds checks; computed once where an earlier
+    /// access to the element dominates (so its check is not repeated, and Cranelift sees one
+    /// address, whose loads it merges).
     fn element(&mut self, a: &super::lower::Array, indices: &[Val]) -> Result<Value, Error> {
+        let key = indices
+            .iter()
+            .map(IndexKey::of)
+            .collect::<Option<Vec<_>>>()
+            .map(|k| (a.base, a.strides.clone(), k));
+        if let Some(&addr) = key.as_ref().and_then(|k| self.addresses.get(k)) {
+            return Ok(addr);
+        }
+        let addr = self.checked_element(a, indices)?;
+        if let Some(key) = key {
+            self.addresses.insert(key, addr);
+        }
+        Ok(addr)
+    }
+
+    fn checked_element(
+        &mut self,
+        a: &super::lower::Array,
+        indices: &[Val],
+    ) -> Result<Value, Error> {
         let mut offset = self.em.b.ins().iconst(types::I64, 0);
         for (axis, index) in indices.iter().enumerate() {
             let i = self.value_as(index, Scalar::I64);

@@ -22,7 +22,7 @@ const MAX_SELECT_NODES: usize = 24;
 
 /// One index of a deferred store: the same register or the same constant is the same
 /// element.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub(crate) enum IndexKey {
     Reg(Value),
     Const(i64),

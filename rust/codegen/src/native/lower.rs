@@ -2,6 +2,7 @@
 //! loops and branches), results out, and the cold error exits.
 
 use super::forward::{node_key, NodeKey};
+use super::overflow;
 use super::{NativeStatement, INDEX_ERROR, NEGATIVE_POWER, OK, RANGE_STEP_ZERO};
 use crate::kernel::{Const, Kernel, Scalar};
 use crate::lower::expr::cl_type;
@@ -55,7 +56,15 @@ pub(crate) struct Native<'a, 'b> {
     /// previous iteration stored (`forward.rs`).
     pub forward_loads: HashMap<NodeKey, Variable>,
     pub forward_stores: HashMap<NodeKey, Variable>,
+    /// Whether a checked integer scalar operation overflowed (`overflow.rs`).
+    pub overflow: Variable,
+    /// Element addresses computed (and checked) in blocks that dominate the one being
+    /// filled, by array and index (`access.rs`).
+    pub addresses: HashMap<AddressKey, Value>,
 }
+
+/// An element address: the array's base and strides, and the indices.
+pub(crate) type AddressKey = (Value, Vec<Value>, Vec<super::branch::IndexKey>);
 
 /// Builds the native function of `st` into `func`.
 pub(crate) fn build(
@@ -97,8 +106,11 @@ pub(crate) fn build(
         spec: None,
         forward_loads: HashMap::new(),
         forward_stores: HashMap::new(),
+        overflow: Variable::from_u32(0),
+        addresses: HashMap::new(),
         em,
     };
+    nt.overflow = nt.em.b.declare_var(types::I8);
     let b = &mut nt.em.b;
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
@@ -115,6 +127,7 @@ pub(crate) fn build(
     b.seal_block(entry);
     let params = b.block_params(entry).to_vec();
     let (ptrs, strides, err) = (params[0], params[1], params[2]);
+    nt.clear_overflow();
 
     let g = &st.graph;
     let mut stride_at = 0;
@@ -191,6 +204,7 @@ impl Native<'_, '_> {
                 }
             }
         }
+        self.raise_deferred_overflow();
         let ok = self.em.b.ins().iconst(types::I64, OK);
         self.em.b.ins().return_(&[ok]);
         Ok(())
@@ -245,12 +259,25 @@ impl Native<'_, '_> {
         }
     }
 
+    /// `f` with the element addresses it computes forgotten afterwards: its blocks need not
+    /// dominate the code that follows (a branch's region, a loop's body, a version).
+    pub(crate) fn scoped<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        let known = self.addresses.clone();
+        let out = f(self);
+        self.addresses = known;
+        out
+    }
+
     /// Runs the statements of `graph` on `params`, returning its results.
     pub(crate) fn lower_graph(
         &mut self,
         graph: &Graph,
         params: Vec<Val>,
     ) -> Result<Vec<Val>, Error> {
+        self.scoped(|nt| nt.lower_statements(graph, params))
+    }
+
+    fn lower_statements(&mut self, graph: &Graph, params: Vec<Val>) -> Result<Vec<Val>, Error> {
         let mut vals = params;
         let mut further: Vec<Val> = Vec::new();
         for (i, node) in graph.nodes.iter().enumerate() {
@@ -295,7 +322,10 @@ impl Native<'_, '_> {
                     let forward = self.forward_stores.get(&node_key(graph, i)).copied();
                     self.store(&args, &node.ty, forward).map_err(located)?
                 }
-                _ => self.scalar_node(node, &types, &args).map_err(located)?,
+                _ => match overflow::condition(graph, i).filter(|_| self.spec.is_none()) {
+                    Some(c) => self.defer_overflow(&vals[c.index()].clone()),
+                    None => self.scalar_node(node, &types, &args).map_err(located)?,
+                },
             };
             vals.push(val);
         }

@@ -22,6 +22,7 @@ mod hoist;
 mod layout;
 mod loops;
 mod lower;
+mod overflow;
 pub(crate) mod run;
 mod scalar;
 mod support;

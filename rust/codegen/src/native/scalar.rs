@@ -145,6 +145,12 @@ impl Native<'_, '_> {
                 let ty = if op.gives_bool() { Scalar::Bool } else { lp };
                 Val::Scalar(v, ty)
             }
+            // A known test (a deferred overflow check's) picks its side at compile time.
+            Op::Where if matches!(args[0], Val::Const(..)) => {
+                let c = self.cast_val(&args[0], Scalar::Bool);
+                let taken = matches!(c, Val::Const(Const::Int(0), _));
+                self.cast_val(&args[if taken { 2 } else { 1 }], out)
+            }
             Op::Where => {
                 let c = self.value_as(&args[0], Scalar::Bool);
                 let x = self.value_as(&args[1], out);
