@@ -119,3 +119,68 @@ def test_arbitrary_bounds(bounds, fn) -> None:
 @given(bounds=st.lists(st.integers(-32, 32), min_size=10, max_size=14))
 def test_arbitrary_bounds_of_a_reduction(bounds) -> None:
     compare(segment_sums, np.array(bounds), np.arange(30.0))
+
+
+# Indices a branch's test narrows (`native/refine.rs`): inside the region the access skips
+# the checks (or the wrap) the test proves needless, and keeps the others.
+
+
+def in_range_only(out, idx):
+    n = out.shape[0]
+    for i in range(idx.shape[0]):
+        k = idx[i]
+        if 0 <= k < n:
+            out[k] += 1.0
+
+
+def non_negative_only(out, idx):
+    for i in range(idx.shape[0]):
+        k = idx[i]
+        if k >= 0:
+            out[k] += i  # the upper bound is still checked
+
+
+def negative_only(out, idx):
+    for i in range(idx.shape[0]):
+        k = idx[i]
+        if k < 0:
+            out[k] = out[k] * 0.5 + i  # wrapped; below -n still raises
+        else:
+            out[k - 1] += 1.0  # k - 1 may be -1: wraps
+
+
+def negated_test(out, idx):
+    n = out.shape[0]
+    for i in range(idx.shape[0]):
+        k = idx[i]
+        if not k < n:
+            out[n - 1] -= 1.0
+        elif not -n > k:
+            out[k] += 2.0
+
+
+def shifted_while(out, idx):
+    # a `while` test on a loop value narrows its body's first access
+    for i in range(idx.shape[0]):
+        j = idx[i]
+        while j >= 1 and out[j - 1] < 5.0:
+            out[j - 1] += 1.0
+            j -= 2
+
+
+REFINED = [in_range_only, non_negative_only, negative_only, negated_test, shifted_while]
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(idx=st.lists(st.integers(-25, 25), min_size=17, max_size=24),
+       fn=st.sampled_from(REFINED))
+def test_indices_narrowed_by_a_branch(idx, fn) -> None:
+    compare(fn, np.zeros(12), np.array(idx))
+
+
+@pytest.mark.parametrize("fn", REFINED)
+@pytest.mark.parametrize("bad", [12, 13, -13, -40, 40])
+def test_a_narrowed_index_out_of_range_raises_as_numpy(fn, bad) -> None:
+    idx = np.arange(-11, 11) % 12
+    idx[-3] = bad
+    compare(fn, np.zeros(12), idx)

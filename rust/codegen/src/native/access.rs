@@ -63,9 +63,16 @@ impl Native<'_, '_> {
                     "a speculated access that needs a bounds check".into(),
                 ));
             }
-            let negative = b.ins().icmp_imm_s(IntCC::SignedLessThan, i, 0);
-            let from_end = b.ins().iadd_imm_s(i, size);
-            let wrapped = b.ins().select(negative, from_end, i);
+            // A sign known from a branch's test (`refine.rs`) needs no wrap at run time.
+            let wrapped = match known {
+                Some((lo, _)) if lo >= 0 => i,
+                Some((_, hi)) if hi < 0 => b.ins().iadd_imm_s(i, size),
+                _ => {
+                    let negative = b.ins().icmp_imm_s(IntCC::SignedLessThan, i, 0);
+                    let from_end = b.ins().iadd_imm_s(i, size);
+                    b.ins().select(negative, from_end, i)
+                }
+            };
             // One unsigned compare rejects both a still-negative index and one past the end.
             let inside = b.ins().icmp_imm_s(IntCC::UnsignedLessThan, wrapped, size);
             let go_on = b.create_block();

@@ -7,6 +7,7 @@
 //! check, an operation that could set a floating-point flag or trap) keeps the branches.
 
 use super::lower::{Array, Native, Val};
+use super::refine::Fact;
 use crate::kernel::{Const, Scalar};
 use crate::lower::expr::cl_type;
 use crate::lower::{little, mem, Mode};
@@ -101,18 +102,20 @@ fn speculable(g: &Graph) -> bool {
 }
 
 impl Native<'_, '_> {
+    /// `facts`: what the test proves on each side (`refine.rs`), used where it branches.
     pub(crate) fn lower_if(
         &mut self,
         then: &Graph,
         otherwise: &Graph,
         args: &[Val],
+        facts: &[Fact],
     ) -> Result<Vec<Val>, Error> {
         if speculable(then) && speculable(otherwise) {
             if let Some(results) = self.lower_selected(then, otherwise, args)? {
                 return Ok(results);
             }
         }
-        self.lower_branches(then, otherwise, args)
+        self.lower_branches(then, otherwise, args, facts)
     }
 
     /// Both regions computed in a block of their own, joined by selects; `None` (the block
@@ -269,6 +272,7 @@ impl Native<'_, '_> {
         then: &Graph,
         otherwise: &Graph,
         args: &[Val],
+        facts: &[Fact],
     ) -> Result<Vec<Val>, Error> {
         let cond = self.value_as(&args[0], Scalar::Bool);
         let result_types = then.result_types();
@@ -286,10 +290,12 @@ impl Native<'_, '_> {
         }
         b.ins().brif(cond, tb, &[], eb, &[]);
         let mut arrays: Vec<Option<Rc<Array>>> = vec![None; result_types.len()];
-        for (block, region) in [(tb, then), (eb, otherwise)] {
+        for (block, region, taken) in [(tb, then, true), (eb, otherwise, false)] {
             self.em.b.switch_to_block(block);
             self.em.b.seal_block(block);
-            let results = self.lower_graph(region, args[1..].to_vec())?;
+            let results = self.assuming(facts, taken, |nt| {
+                nt.lower_graph(region, args[1..].to_vec())
+            })?;
             let mut jump_args = Vec::new();
             for (j, (r, ty)) in results.iter().zip(&result_types).enumerate() {
                 match r {

@@ -308,7 +308,10 @@ impl Native<'_, '_> {
                     results.remove(0)
                 }
                 Op::If { then, otherwise } => {
-                    let mut results = self.lower_if(then, otherwise, &args).map_err(located)?;
+                    let facts = self.facts(graph, node.inputs[0], &vals);
+                    let mut results = self
+                        .lower_if(then, otherwise, &args, &facts)
+                        .map_err(located)?;
                     further = results.split_off(1);
                     further.reverse();
                     results.remove(0)

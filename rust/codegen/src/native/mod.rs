@@ -23,6 +23,7 @@ mod layout;
 mod loops;
 mod lower;
 mod overflow;
+mod refine;
 pub(crate) mod run;
 mod scalar;
 mod support;
