@@ -104,7 +104,11 @@ impl Native<'_, '_> {
                     }
                 }
                 let addr = self.element(a, &args[1..])?;
+                if let Some(&(_, v)) = self.loaded.get(&addr) {
+                    return Ok(Val::Scalar(v, a.dtype));
+                }
                 let v = self.load_scalar(addr, a.dtype);
+                self.loaded.insert(addr, (a.buffer, v));
                 Ok(Val::Scalar(v, a.dtype))
             }
             scalar => Ok(scalar.clone()),
@@ -128,6 +132,8 @@ impl Native<'_, '_> {
             Val::Array(a) => {
                 let v = self.value_as(&args[1], dtype);
                 let addr = self.element(a, &args[2..])?;
+                self.stores += 1;
+                self.loaded.retain(|_, (buffer, _)| *buffer != a.buffer);
                 match self.spec.as_mut() {
                     Some(stores) => {
                         let key: Option<Vec<IndexKey>> =

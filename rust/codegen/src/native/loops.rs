@@ -158,6 +158,8 @@ impl Native<'_, '_> {
             })),
             other => other.clone(),
         }));
+        // Every iteration after the first sees the stores of the one before.
+        self.loaded.clear();
         let results = self.lower_graph(body, params)?;
         for (j, (c, var)) in args[3..3 + carried].iter().zip(&vars).enumerate() {
             let next = &results[1 + j];

@@ -2,6 +2,7 @@
 //! loops and branches), results out, and the cold error exits.
 
 use super::forward::{node_key, NodeKey};
+use super::branch::IndexKey;
 use super::overflow;
 use super::{NativeStatement, INDEX_ERROR, NEGATIVE_POWER, OK, RANGE_STEP_ZERO};
 use crate::kernel::{Const, Kernel, Scalar};
@@ -14,7 +15,7 @@ use cranelift_codegen::ir::{types, AbiParam, Block, InstBuilder, Value};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::JITModule;
 use cranelift_module::Module;
-use ember_core::ir::{Graph, Op, Type};
+use ember_core::ir::{BinaryOp, Graph, Op, Type};
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -61,10 +62,18 @@ pub(crate) struct Native<'a, 'b> {
     /// Element addresses computed (and checked) in blocks that dominate the one being
     /// filled, by array and index (`access.rs`).
     pub addresses: HashMap<AddressKey, Value>,
+    /// Elements loaded in blocks that dominate the one being filled, by address: the
+    /// array's buffer and the value, while no store may have changed them.
+    pub loaded: HashMap<Value, (usize, Value)>,
+    /// Stores lowered so far (deferred ones included), to tell whether a construct stored.
+    pub stores: usize,
+    /// `i64` index arithmetic computed in blocks that dominate the one being filled
+    /// (`j + 1` in a loop body and again in its branch's region is one value).
+    pub arithmetic: HashMap<(BinaryOp, IndexKey, IndexKey), Val>,
 }
 
 /// An element address: the array's base and strides, and the indices.
-pub(crate) type AddressKey = (Value, Vec<Value>, Vec<super::branch::IndexKey>);
+pub(crate) type AddressKey = (Value, Vec<Value>, Vec<IndexKey>);
 
 /// Builds the native function of `st` into `func`.
 pub(crate) fn build(
@@ -108,6 +117,9 @@ pub(crate) fn build(
         forward_stores: HashMap::new(),
         overflow: Variable::from_u32(0),
         addresses: HashMap::new(),
+        loaded: HashMap::new(),
+        stores: 0,
+        arithmetic: HashMap::new(),
         em,
     };
     nt.overflow = nt.em.b.declare_var(types::I8);
@@ -259,12 +271,21 @@ impl Native<'_, '_> {
         }
     }
 
-    /// `f` with the element addresses it computes forgotten afterwards: its blocks need not
-    /// dominate the code that follows (a branch's region, a loop's body, a version).
+    /// `f` with the element addresses and loads it makes forgotten afterwards: its blocks
+    /// need not dominate the code that follows (a branch's region, a loop's body, a
+    /// version). When it stored, no load made before is trusted either.
     pub(crate) fn scoped<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
         let known = self.addresses.clone();
+        let loaded = self.loaded.clone();
+        let arithmetic = self.arithmetic.clone();
+        let stores = self.stores;
         let out = f(self);
         self.addresses = known;
+        self.loaded = loaded;
+        self.arithmetic = arithmetic;
+        if self.stores != stores {
+            self.loaded.clear();
+        }
         out
     }
 
