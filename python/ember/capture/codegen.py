@@ -135,7 +135,7 @@ class EntryCodegen(Rebuilder):
                 # read-only target, or one sharing memory (`np.may_share_memory`) with
                 # another argument the graph read (it saw that argument's old contents).
                 # The entry then runs the function as Python.
-                self.namespace["__ember_unsafe"] = _core.unsafe_writeback
+                self.namespace["__ember_unsafe"] = _core.writeback_may_differ
                 self.namespace["__ember_copyto"] = np.copyto
                 targets = tuple(k for k, _ in self.writebacks)
                 body += [f"__ember_in = ({call},)",

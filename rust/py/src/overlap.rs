@@ -38,7 +38,7 @@ fn extent(array: &Bound<'_, PyUntypedArray>) -> Option<(isize, isize)> {
 /// differ from NumPy: a read-only target, or one whose memory bounds overlap another array
 /// argument's (the graph saw that argument's old contents).
 #[pyfunction]
-fn unsafe_writeback(inputs: &Bound<'_, PyTuple>, targets: Vec<usize>) -> PyResult<bool> {
+fn writeback_may_differ(inputs: &Bound<'_, PyTuple>, targets: Vec<usize>) -> PyResult<bool> {
     let arrays: Vec<Option<Bound<'_, PyUntypedArray>>> = inputs
         .iter()
         .map(|x| x.cast_into::<PyUntypedArray>().ok())
@@ -72,5 +72,5 @@ fn unsafe_writeback(inputs: &Bound<'_, PyTuple>, targets: Vec<usize>) -> PyResul
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(unsafe_writeback, m)?)
+    m.add_function(wrap_pyfunction!(writeback_may_differ, m)?)
 }

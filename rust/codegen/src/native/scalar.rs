@@ -113,8 +113,8 @@ impl Native<'_, '_> {
             // A known test (a deferred overflow check's) picks its side at compile time.
             Op::Where if matches!(args[0], Val::Const(..)) => {
                 let c = self.cast_val(&args[0], Scalar::Bool);
-                let taken = matches!(c, Val::Const(Const::Int(0), _));
-                self.cast_val(&args[if taken { 2 } else { 1 }], out)
+                let holds = !matches!(c, Val::Const(Const::Int(0), _));
+                self.cast_val(&args[if holds { 1 } else { 2 }], out)
             }
             Op::Where => {
                 let c = self.value_as(&args[0], Scalar::Bool);
