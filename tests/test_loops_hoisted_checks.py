@@ -6,6 +6,8 @@ bounds (NumPy's wrap-around), descending loops, empty segments and strided array
 
 from __future__ import annotations
 
+import re
+
 import ember
 import numpy as np
 import pytest
@@ -50,8 +52,8 @@ def every_third(out, bounds, data):
 
 def compare(fn, *args):
     """`fn` plain and compiled on copies: the same error (or none) and the same arrays after."""
-    want_args = [a.copy() for a in args]
-    got_args = [a.copy() for a in args]
+    want_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    got_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     want_error = got_error = None
     want = got = None
     try:
@@ -184,3 +186,68 @@ def test_a_narrowed_index_out_of_range_raises_as_numpy(fn, bad) -> None:
     idx = np.arange(-11, 11) % 12
     idx[-3] = bad
     compare(fn, np.zeros(12), idx)
+
+
+# Carried indices that only ever take the induction variable's, invariants' or constants'
+# values (`native/carried.rs`): their accesses are checked against the hull of those.
+
+
+def argmin_from(x, start):
+    best = start
+    for j in range(x.shape[0]):
+        if x[j] < x[best]:
+            best = j
+    return best, x[best]
+
+
+def last_big(x, fallback):
+    # the index is one of j, `fallback` (possibly out of bounds) or 99
+    idx = fallback
+    for j in range(x.shape[0]):
+        if x[j] > 0.9:
+            idx = j
+        elif x[j] < -0.99:
+            idx = 99
+        x[idx] = x[idx] * 0.5
+    return x
+
+
+def follows_data(x, k):
+    # the index comes from the data: every access keeps its check
+    idx = 0
+    for j in range(x.shape[0]):
+        if x[j] > 0.0:
+            idx = k[j]
+        x[idx] += 1.0
+    return x
+
+
+def pick_mix(x, a, b):
+    idx = a
+    for j in range(x.shape[0]):
+        if x[j] > 0.5:
+            idx = max(idx, min(j, b))
+        x[idx] -= 1.0
+    return x
+
+
+@pytest.mark.parametrize("start", [0, 5, 11, -1, -12, 12, -13])
+def test_a_carried_argmin_index(start) -> None:
+    x = np.random.default_rng(3).standard_normal(12)
+    try:
+        want = argmin_from(x, start)
+    except IndexError as e:
+        with pytest.raises(IndexError, match=re.escape(str(e))):
+            ember.compile(argmin_from)(x, start)
+        return
+    assert ember.compile(argmin_from)(x, start) == want
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(values=st.lists(st.floats(-1.0, 1.0), min_size=12, max_size=12),
+       a=st.integers(-14, 14), b=st.integers(-2, 16), seed=st.integers(0, 2**16))
+def test_carried_indices_of_known_and_unknown_values(values, a, b, seed) -> None:
+    x = np.array(values)
+    k = np.random.default_rng(seed).integers(-14, 14, 12)
+    for fn, args in [(last_big, (x, a)), (follows_data, (x, k)), (pick_mix, (x, a, b))]:
+        compare(fn, *args)

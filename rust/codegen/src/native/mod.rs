@@ -17,6 +17,7 @@
 
 mod access;
 mod branch;
+mod carried;
 mod forward;
 mod hoist;
 mod layout;
