@@ -225,3 +225,31 @@ def test_integer_pow_with_constant_or_unsigned_exponent_compiles_natively():
     base, exponent = g.add_input(np.int64, (3,)), g.add_input(np.uint8, (3,))
     g.set_outputs([g.op("pow", [base, exponent])])
     assert cranelift.eager_reason(g) is None  # an unsigned exponent is never negative
+
+
+def _prefix_max(x):
+    out = np.empty_like(x)
+    cur = x[0]
+    for i in range(x.shape[0]):
+        if x[i] > cur:
+            cur = x[i]
+        out[i] = cur
+    return out
+
+
+def test_clif_log_shows_each_function_optimised_with_its_machine_code(caplog):
+    ember_logger = logging.getLogger("ember")
+    ember_logger.addHandler(caplog.handler)
+    ember.logging.set_logs("clif")
+    try:
+        x = np.random.default_rng(0).random(40)
+        np.testing.assert_array_equal(ember.compile(_prefix_max)(x), _prefix_max(x))
+    finally:
+        ember.logging.set_logs()
+        ember_logger.removeHandler(caplog.handler)
+    natives = [r.getMessage() for r in caplog.records if "native" in r.getMessage()]
+    assert natives, [r.getMessage() for r in caplog.records]
+    listing = natives[0]
+    assert "function u0:0(i64, i64, i64) -> i64" in listing  # Cranelift IR
+    assert "fcmp" in listing and "store" in listing  # the loop's compare and stores
+    assert "ret" in listing.split("}")[-1]  # the machine code after the IR

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ember
 import numpy as np
 import pytest
+from conftest import RecordingBackend
 from fp_harness import observe
 
 BACKENDS = ["cranelift", "eager"]
@@ -295,3 +296,67 @@ def test_numpy_math_on_constants_warns_on_every_call(fn, x, backend):
         for _ in range(2):
             assert repr(observe(compiled, (x,), **errstate)) == repr(want), errstate
     assert ember.stats()["compiles"] >= 1
+
+
+# Loop ops: native code defers a loop's overflow conditions into one flag raised on the way
+# out; the run's outcome (values, warnings, errors) stays NumPy's.
+
+
+def long_sum(x):
+    s = x[0]
+    for i in range(1, x.shape[0]):
+        s += x[i]
+    return s
+
+
+def running_sums(x):
+    out = np.zeros_like(x)
+    out[0] = x[0]
+    for i in range(1, x.shape[0]):
+        out[i] = out[i - 1] + x[i]
+    return out
+
+
+def branchy_products(x):
+    s = x[0]
+    for i in range(1, x.shape[0]):
+        if x[i] > 2:
+            s = s * x[i]
+        else:
+            s = s - x[i]
+    return s
+
+
+def pair_minima(d):
+    # floyd's relaxation: the wrapped sum is compared, then stored
+    n = d.shape[0]
+    for i in range(n):
+        for j in range(n):
+            if d[i, 0] + d[0, j] < d[i, j]:
+                d[i, j] = d[i, 0] + d[0, j]
+    return d
+
+
+def _long(values, dtype, n=40):
+    return np.resize(np.array(values, dtype), n)
+
+
+@pytest.mark.parametrize(("fn", "args"), [
+    (long_sum, (_long([1, 2, 3], np.int64),)),
+    (long_sum, (_long([2**61, 2**60, -5], np.int64),)),
+    (long_sum, (_long([1, 2, 3], np.int8),)),
+    (long_sum, (_long([100, -90, 3], np.int8),)),
+    (long_sum, (_long([7, 9], np.uint16),)),
+    (long_sum, (_long([7000, 9], np.uint16),)),
+    (running_sums, (_long([1, -2, 3], np.int32),)),
+    (running_sums, (_long([2**29, 2**28, 5], np.int32),)),
+    (branchy_products, (_long([1, 2, 3], np.int64),)),
+    (branchy_products, (_long([3, 3, 3, 1], np.int64),)),
+    (branchy_products, (_long([3, 1, 5, 1], np.int16),)),
+    (pair_minima, (np.arange(144, dtype=np.int64).reshape(12, 12),)),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_loop_ops_warn_on_overflow_as_numpy(fn, args):
+    recorder = RecordingBackend("cranelift")
+    ember.compile(fn, backend=recorder)(*[a.copy() for a in args])
+    assert any(n.op == "loop" for g in recorder.graphs for n in g.nodes), "no loop op"
+    assert_scalar_math_as_numpy(fn, args, "cranelift")

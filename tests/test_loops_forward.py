@@ -6,6 +6,8 @@ recurrences in 2-d tables."""
 
 from __future__ import annotations
 
+import re
+
 import ember
 import numpy as np
 import pytest
@@ -111,8 +113,44 @@ def int32_counter(x):
     return c
 
 
+def row_products(x):
+    # an accumulator at an index the inner loop does not move (mvt's `x1[i]`)
+    n = x.shape[0]
+    out = np.zeros(n)
+    for i in range(n):
+        for j in range(n):
+            out[i] = out[i] + x[(i + j) % n] * x[j]
+    return out
+
+
+def last_slot(x):
+    y = np.zeros(3)
+    for i in range(x.shape[0]):
+        y[-1] = y[-1] * 0.5 + x[i]
+        y[0] = y[-1] - 1.0
+    return y
+
+
+def accumulator_read_at_moving_index(x):
+    # y[2] is also read through y[i] (at i == 2), after the iterations that stored it
+    y = x.copy()
+    for i in range(y.shape[0]):
+        y[2] = y[2] + y[i] * 0.25
+    return y
+
+
+def accumulator_in_one_branch(x):
+    y = np.zeros(2)
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            y[1] = y[1] + x[i]
+    return y
+
+
 KERNELS = [forward_recurrence, backward_recurrence, every_other, wraps_at_the_start,
-           read_twice, stored_in_both_sides, stored_in_one_side, read_back_after_store]
+           read_twice, stored_in_both_sides, stored_in_one_side, read_back_after_store,
+           row_products, last_slot, accumulator_read_at_moving_index,
+           accumulator_in_one_branch]
 
 
 @pytest.mark.parametrize("fn", KERNELS, ids=lambda f: f.__name__)
@@ -140,3 +178,22 @@ def test_two_dimensional(fn, order) -> None:
 
 def test_integer_wraparound_is_numpys() -> None:
     run_both(int32_counter, np.arange(40, dtype=np.int32))
+
+
+def accumulate_at(x, k):
+    y = np.zeros(4)
+    for i in range(x.shape[0]):
+        y[k] = y[k] + x[i]
+    return y
+
+
+@pytest.mark.parametrize("k", [0, 3, -4, 4, -5])
+def test_accumulator_index_out_of_bounds_raises_as_numpy(k) -> None:
+    x = np.arange(20.0)
+    try:
+        want = accumulate_at(x, k)
+    except IndexError as e:
+        with pytest.raises(IndexError, match=re.escape(str(e))):
+            ember.compile(accumulate_at)(x, k)
+        return
+    np.testing.assert_array_equal(ember.compile(accumulate_at)(x, k), want)

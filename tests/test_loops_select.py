@@ -168,3 +168,33 @@ def test_an_out_of_bounds_index_on_the_side_taken_raises_numpys_error() -> None:
     with pytest.raises(IndexError) as got:
         ember.compile(gather_where)(mask, idx, x)
     assert str(got.value) == str(want.value)
+
+
+def two_stores_one_side(a, b):
+    # two stores of one side whose elements meet in the middle (j == n - 1 - j)
+    n = a.shape[0]
+    for j in range(n):
+        if a[j] > b[j]:
+            a[j] = b[j]
+            a[n - 1 - j] = b[n - 1 - j]
+    return a
+
+
+def paired_and_aliased(a, b, c):
+    # the then-side stores a[j] (as the else side does) and a[n - 1 - j], which meets a[j]
+    n = a.shape[0]
+    for j in range(n):
+        if a[j] > b[j]:
+            a[j] = b[j]
+            a[n - 1 - j] = b[n - 1 - j]
+        else:
+            a[j] = c[j]
+    return a
+
+
+@pytest.mark.parametrize(("fn", "arrays"), [(two_stores_one_side, 2), (paired_and_aliased, 3)])
+@settings(max_examples=12, deadline=None, derandomize=True)
+@given(n=st.integers(9, 30), seed=st.integers(0, 2**16))
+def test_stores_of_a_side_that_meet_at_run_time(fn, arrays, n, seed) -> None:
+    rng = np.random.default_rng(seed)
+    run_both(fn, *(rng.random(n) for _ in range(arrays)))

@@ -4,7 +4,9 @@ Channels: `graph` (IR of each captured graph), `guards` (guard tree of each entr
 `recompiles` (why a code object was compiled again), `breaks` (graph-break reasons with the
 user's file:line), `code` (the generated entry source), `backend` (graphs a backend could not
 compile, with the reason), `aot` (joint graphs of `ember.grad` and friends: the cut, both
-graphs, residual bytes). Set `EMBER_LOGS=graph,guards` or call
+graphs, residual bytes), `clif` (each Cranelift function a graph compiles to: its IR after
+Cranelift's optimisations and its machine code; the graph is compiled once more to list
+them). Set `EMBER_LOGS=graph,guards` or call
 `ember.logging.set_logs("graph", "breaks")`. Messages go to the standard `logging` logger
 `ember.<channel>`; a stderr handler is attached the first time a channel is enabled.
 """
@@ -15,7 +17,7 @@ import logging as _logging
 
 from ember.config import config
 
-CHANNELS = ("graph", "guards", "recompiles", "breaks", "code", "backend", "aot")
+CHANNELS = ("graph", "guards", "recompiles", "breaks", "code", "backend", "aot", "clif")
 
 _root = _logging.getLogger("ember")
 

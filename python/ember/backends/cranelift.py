@@ -142,6 +142,7 @@ def try_native(graph: Graph, text: str, num_threads: int,
             native = _core.compile_ir(text, num_threads, shapes)
         native.set_fp_rerun(numpy_rerun(graph))
         set_layouts(native, graph)
+        log_listings(graph, text)
         return native
     except Exception as exc:  # noqa: BLE001 -- any rejection means: do not run it natively
         return f"{type(exc).__name__}: {exc}"
@@ -151,6 +152,18 @@ def try_native(graph: Graph, text: str, num_threads: int,
         if type(exc).__name__ != "PanicException":
             raise
         return f"{type(exc).__name__}: {exc}"
+
+
+def log_listings(graph: Graph, text: str) -> None:
+    """The Cranelift IR and machine code of `graph`'s functions, on the `clif` channel."""
+    if not ember_logging.enabled("clif"):
+        return
+    try:
+        listings = _core.disassemble_ir(text)
+    except Exception as exc:  # noqa: BLE001 -- a listing is a debugging aid, never a failure
+        listings = [f"(no listing: {type(exc).__name__}: {exc})"]
+    for listing in listings:
+        ember_logging.log("clif", f"graph @{graph.name}: {listing}")
 
 
 def set_layouts(native: Any, graph: Graph) -> None:

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ember import stats
+from ember import _core, stats
 from ember.capture.bytecode import CO_VARARGS, CO_VARKEYWORDS, argument_names
 from ember.capture.rebuild import FUNCTION, Rebuilder
 from ember.capture.resume import trampoline
@@ -131,7 +131,11 @@ class EntryCodegen(Rebuilder):
             self.namespace["__ember_graph"] = compiled
             call = ", ".join(self.input_exprs())
             if self.writebacks:
-                self.namespace["__ember_unsafe"] = _unsafe_writeback
+                # Whether writing the updated arguments back could differ from NumPy: a
+                # read-only target, or one sharing memory (`np.may_share_memory`) with
+                # another argument the graph read (it saw that argument's old contents).
+                # The entry then runs the function as Python.
+                self.namespace["__ember_unsafe"] = _core.writeback_may_differ
                 self.namespace["__ember_copyto"] = np.copyto
                 targets = tuple(k for k, _ in self.writebacks)
                 body += [f"__ember_in = ({call},)",
@@ -251,20 +255,6 @@ def _refill_dict(target: dict, items: dict) -> None:
 
 class _Rerun(Exception):  # noqa: N818 -- a signal inside the generated entry, not an error
     """Raised inside an entry's try: run the frame as plain Python after it."""
-
-
-def _unsafe_writeback(inputs: tuple[Any, ...], targets: tuple[int, ...]) -> bool:
-    """Whether writing the updated arguments back could differ from NumPy: a read-only
-    target, or one sharing memory with another argument the graph read (the graph saw that
-    argument's old contents). The entry then runs the function as Python."""
-    for k in targets:
-        target = inputs[k]
-        if not target.flags.writeable:
-            return True
-        for j, other in enumerate(inputs):
-            if j != k and isinstance(other, np.ndarray) and np.may_share_memory(target, other):
-                return True
-    return False
 
 
 def _param_name(name: str, index: int) -> str:

@@ -24,7 +24,8 @@ pub struct Jit {
     pending: Vec<FuncId>,
     count: usize,
     fallbacks: Vec<String>,
-    /// When set, each kernel's Cranelift IR and machine code, for [`crate::disassemble`].
+    /// When set, each kernel's Cranelift IR (after Cranelift's optimisations) and machine
+    /// code, for [`crate::disassemble`].
     listings: Option<Vec<String>>,
     /// The persistent cache, when configured and no listings are asked for (a cached
     /// function has no listing to show).
@@ -116,11 +117,8 @@ impl Jit {
     /// next number, keeping its listing when listings are asked for.
     fn finish(&mut self, prefix: &str) -> Result<FuncId, Error> {
         let module = self.module.as_mut().expect("module alive");
-        let clif = self
-            .listings
-            .as_ref()
-            .map(|_| self.ctx.func.display().to_string());
-        self.ctx.set_disasm(clif.is_some());
+        let listing = self.listings.is_some();
+        self.ctx.set_disasm(listing);
         let name = format!("{prefix}{}", self.count);
         self.count += 1;
         let id = module
@@ -132,11 +130,14 @@ impl Jit {
                 .define_function(id, &mut self.ctx)
                 .map_err(|e| Error::Codegen(format!("{e:?}")))?,
         }
-        if let (Some(list), Some(clif)) = (self.listings.as_mut(), clif) {
+        if let Some(list) = self.listings.as_mut() {
+            // Compiling optimised the context's function in place: this is the IR the
+            // machine code was selected from.
             let code = self.ctx.compiled_code();
             list.push(format!(
-                "{name} ({} bytes)\n{clif}\n{}",
+                "{name} ({} bytes)\n{}\n{}",
                 code.map_or(0, |c| c.code_buffer().len()),
+                self.ctx.func.display(),
                 code.and_then(|c| c.vcode.clone()).unwrap_or_default()
             ));
         }

@@ -34,6 +34,7 @@ mod guards;
 mod hook;
 mod hot;
 mod layouts;
+mod overlap;
 mod recycle;
 mod runtime;
 mod skip;
@@ -47,5 +48,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     autodiff::register(m)?;
     explain::register(m)?;
     diskcache::register(m)?;
+    overlap::register(m)?;
     graph::register(m)
 }

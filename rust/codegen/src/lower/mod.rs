@@ -7,7 +7,7 @@
 //! (checked once per call), that processes 128-bit vectors unrolled [`UNROLL`] times, and a
 //! scalar loop that serves both as the SIMD path's tail and as the strided fallback.
 
-mod binary;
+pub(crate) mod binary;
 mod build;
 pub(crate) mod expr;
 pub(crate) mod math;

@@ -13,9 +13,34 @@ use cranelift_frontend::Variable;
 use ember_core::ir::Type;
 
 impl Native<'_, '_> {
-    /// The address of `a[indices]`, after the bounds checks.
+    /// The address of `a[indices]`, after the bounds checks; computed once where an earlier
+    /// access to the element dominates (so its check is not repeated, and Cranelift sees one
+    /// address, whose loads it merges).
     fn element(&mut self, a: &super::lower::Array, indices: &[Val]) -> Result<Value, Error> {
-        let mut offset = self.em.b.ins().iconst(types::I64, 0);
+        let key = indices
+            .iter()
+            .map(IndexKey::of)
+            .collect::<Option<Vec<_>>>()
+            .map(|k| (a.base, a.strides.clone(), k));
+        if let Some(&addr) = key.as_ref().and_then(|k| self.addresses.get(k)) {
+            return Ok(addr);
+        }
+        let addr = self.checked_element(a, indices)?;
+        if let Some(key) = key {
+            self.addresses.insert(key, addr);
+        }
+        Ok(addr)
+    }
+
+    fn checked_element(
+        &mut self,
+        a: &super::lower::Array,
+        indices: &[Val],
+    ) -> Result<Value, Error> {
+        // The address grows from the base axis by axis, so its leading part (`A + i * s0` in
+        // a loop over `j`) is invariant in an inner loop and hoisted out of it, leaving one
+        // add that x86 folds into the access's addressing mode.
+        let mut addr = a.base;
         for (axis, index) in indices.iter().enumerate() {
             let i = self.value_as(index, Scalar::I64);
             let size = a.shape[axis] as i64;
@@ -30,7 +55,7 @@ impl Native<'_, '_> {
                     b.ins().iadd_imm_s(i, size)
                 };
                 let step = b.ins().imul(wrapped, a.strides[axis]);
-                offset = b.ins().iadd(offset, step);
+                addr = b.ins().iadd(addr, step);
                 continue;
             }
             if self.spec.is_some() {
@@ -38,9 +63,16 @@ impl Native<'_, '_> {
                     "a speculated access that needs a bounds check".into(),
                 ));
             }
-            let negative = b.ins().icmp_imm_s(IntCC::SignedLessThan, i, 0);
-            let from_end = b.ins().iadd_imm_s(i, size);
-            let wrapped = b.ins().select(negative, from_end, i);
+            // A sign known from a branch's test (`refine.rs`) needs no wrap at run time.
+            let wrapped = match known {
+                Some((lo, _)) if lo >= 0 => i,
+                Some((_, hi)) if hi < 0 => b.ins().iadd_imm_s(i, size),
+                _ => {
+                    let negative = b.ins().icmp_imm_s(IntCC::SignedLessThan, i, 0);
+                    let from_end = b.ins().iadd_imm_s(i, size);
+                    b.ins().select(negative, from_end, i)
+                }
+            };
             // One unsigned compare rejects both a still-negative index and one past the end.
             let inside = b.ins().icmp_imm_s(IntCC::UnsignedLessThan, wrapped, size);
             let go_on = b.create_block();
@@ -55,9 +87,9 @@ impl Native<'_, '_> {
             b.switch_to_block(go_on);
             b.seal_block(go_on);
             let step = b.ins().imul(wrapped, a.strides[axis]);
-            offset = b.ins().iadd(offset, step);
+            addr = b.ins().iadd(addr, step);
         }
-        Ok(self.em.b.ins().iadd(a.base, offset))
+        Ok(addr)
     }
 
     /// `load(a, i...)`; of a 0-d value, the value itself.
@@ -72,7 +104,11 @@ impl Native<'_, '_> {
                     }
                 }
                 let addr = self.element(a, &args[1..])?;
+                if let Some(&(_, v)) = self.loaded.get(&addr) {
+                    return Ok(Val::Scalar(v, a.dtype));
+                }
                 let v = self.load_scalar(addr, a.dtype);
+                self.loaded.insert(addr, (a.buffer, v));
                 Ok(Val::Scalar(v, a.dtype))
             }
             scalar => Ok(scalar.clone()),
@@ -96,6 +132,8 @@ impl Native<'_, '_> {
             Val::Array(a) => {
                 let v = self.value_as(&args[1], dtype);
                 let addr = self.element(a, &args[2..])?;
+                self.stores += 1;
+                self.loaded.retain(|_, (buffer, _)| *buffer != a.buffer);
                 match self.spec.as_mut() {
                     Some(stores) => {
                         let key: Option<Vec<IndexKey>> =

@@ -7,6 +7,7 @@
 //! check, an operation that could set a floating-point flag or trap) keeps the branches.
 
 use super::lower::{Array, Native, Val};
+use super::refine::Fact;
 use crate::kernel::{Const, Scalar};
 use crate::lower::expr::cl_type;
 use crate::lower::{little, mem, Mode};
@@ -15,6 +16,7 @@ use crate::Error;
 use cranelift_codegen::ir::{types, BlockArg, InstBuilder, TrapCode, Value};
 use cranelift_frontend::Variable;
 use ember_core::ir::{BinaryOp, DType, Graph, Op, UnaryOp};
+use std::collections::HashMap;
 use std::rc::Rc;
 
 /// Region nodes above which both sides cost more than a mispredicted branch.
@@ -22,7 +24,7 @@ const MAX_SELECT_NODES: usize = 24;
 
 /// One index of a deferred store: the same register or the same constant is the same
 /// element.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub(crate) enum IndexKey {
     Reg(Value),
     Const(i64),
@@ -101,18 +103,20 @@ fn speculable(g: &Graph) -> bool {
 }
 
 impl Native<'_, '_> {
+    /// `facts`: what the test proves on each side (`refine.rs`), used where it branches.
     pub(crate) fn lower_if(
         &mut self,
         then: &Graph,
         otherwise: &Graph,
         args: &[Val],
+        facts: &[Fact],
     ) -> Result<Vec<Val>, Error> {
         if speculable(then) && speculable(otherwise) {
             if let Some(results) = self.lower_selected(then, otherwise, args)? {
                 return Ok(results);
             }
         }
-        self.lower_branches(then, otherwise, args)
+        self.lower_branches(then, otherwise, args, facts)
     }
 
     /// Both regions computed in a block of their own, joined by selects; `None` (the block
@@ -153,6 +157,8 @@ impl Native<'_, '_> {
         args: &[Val],
         cond: Value,
     ) -> Result<Vec<Val>, Error> {
+        // What memory holds before either region's deferred stores are made.
+        let loaded = self.loaded.clone();
         let mut sides = Vec::new();
         for region in [then, otherwise] {
             self.spec = Some(Vec::new());
@@ -174,13 +180,22 @@ impl Native<'_, '_> {
         if paired.windows(2).any(|w| w[0] > w[1]) {
             return Err(Error::Unsupported("stores in different orders".into()));
         }
-        for t in &then_stores {
+        // Where no element is stored by both regions, the elements the then-region's stores
+        // overwrite are read before any is made: on the path not taken each keeps its value,
+        // even where two of them are one element. (A store pairing the else-region's value
+        // could be such an element too: then each is read just before its store.)
+        let olds: Vec<Option<Value>> = then_stores
+            .iter()
+            .map(|t| paired.is_empty().then(|| self.old_value(t, &loaded)))
+            .collect();
+        for (t, old) in then_stores.iter().zip(olds) {
             let other = else_stores
                 .iter()
                 .find(|e| e.buffer == t.buffer && e.key == t.key);
-            let otherwise = match other {
-                Some(e) => e.value,
-                None => self.old_value(t),
+            let otherwise = match (other, old) {
+                (Some(e), _) => e.value,
+                (None, Some(old)) => old,
+                (None, None) => self.old_value(t, &HashMap::new()),
             };
             let v = self.select_bits(cond, t.value, otherwise);
             self.em.b.ins().store(mem(), v, t.addr, 0);
@@ -190,7 +205,7 @@ impl Native<'_, '_> {
             if paired.contains(&k) {
                 continue;
             }
-            let old = self.old_value(e);
+            let old = self.old_value(e, &HashMap::new());
             let v = self.select_bits(cond, old, e.value);
             self.em.b.ins().store(mem(), v, e.addr, 0);
             self.keep_stored(e.forward, v, e.value);
@@ -233,10 +248,15 @@ impl Native<'_, '_> {
         b.def_var(var, v);
     }
 
-    /// The element a deferred store overwrites, as it is before the store.
-    fn old_value(&mut self, d: &Deferred) -> Value {
+    /// The element a deferred store overwrites, as it is before the store: a value `loaded`
+    /// before the branch (while memory is unchanged), else a load. A bool's byte is loaded
+    /// as it is (a loaded bool was normalised).
+    fn old_value(&mut self, d: &Deferred, loaded: &HashMap<Value, (usize, Value)>) -> Value {
         let ty = self.em.b.func.dfg.value_type(d.value);
-        self.em.b.ins().load(ty, mem(), d.addr, 0)
+        match loaded.get(&d.addr) {
+            Some(&(_, v)) if ty != types::I8 && self.em.b.func.dfg.value_type(v) == ty => v,
+            _ => self.em.b.ins().load(ty, mem(), d.addr, 0),
+        }
     }
 
     /// `cond ? x : y` as integer bits: a float is moved to an integer register first, where
@@ -269,6 +289,7 @@ impl Native<'_, '_> {
         then: &Graph,
         otherwise: &Graph,
         args: &[Val],
+        facts: &[Fact],
     ) -> Result<Vec<Val>, Error> {
         let cond = self.value_as(&args[0], Scalar::Bool);
         let result_types = then.result_types();
@@ -286,10 +307,12 @@ impl Native<'_, '_> {
         }
         b.ins().brif(cond, tb, &[], eb, &[]);
         let mut arrays: Vec<Option<Rc<Array>>> = vec![None; result_types.len()];
-        for (block, region) in [(tb, then), (eb, otherwise)] {
+        for (block, region, taken) in [(tb, then, true), (eb, otherwise, false)] {
             self.em.b.switch_to_block(block);
             self.em.b.seal_block(block);
-            let results = self.lower_graph(region, args[1..].to_vec())?;
+            let results = self.assuming(facts, taken, |nt| {
+                nt.lower_graph(region, args[1..].to_vec())
+            })?;
             let mut jump_args = Vec::new();
             for (j, (r, ty)) in results.iter().zip(&result_types).enumerate() {
                 match r {

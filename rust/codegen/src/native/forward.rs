@@ -263,7 +263,9 @@ pub(crate) fn plan(body: &Graph, carried: usize, step: i64) -> Vec<Forward> {
             })
             .collect();
         let Some(index) = index else { continue };
-        if index.iter().all(|a| a.ind == 0) || stores.iter().any(|s| s.index != stores[0].index) {
+        // An index that does not move (`x[i] = x[i] + A[i, j] * y[j]` over `j`) is its own
+        // previous element: the accumulator stays in a register.
+        if stores.iter().any(|s| s.index != stores[0].index) {
             continue;
         }
         let previous: Option<Vec<Affine>> = index

@@ -67,7 +67,7 @@ impl Native<'_, '_> {
         for (block, window) in [(unchecked, Some((l, h))), (checked, None)] {
             self.em.b.switch_to_block(block);
             self.em.b.seal_block(block);
-            let results = self.emit_loop(body, carried, args, bounds, window)?;
+            let results = self.scoped(|nt| nt.emit_loop(body, carried, args, bounds, window))?;
             let jump_args: Vec<BlockArg> = results
                 .iter()
                 .filter_map(|r| match r {

@@ -139,13 +139,24 @@ impl Native<'_, '_> {
         b.ins().brif(entered, body_block, &[], exit, &[]);
         b.switch_to_block(body_block);
         let iv = b.use_var(i);
-        if let Some(range) = window.or_else(|| self.induction_range(lo, hi, known_step)) {
+        let induction = window.or_else(|| self.induction_range(lo, hi, known_step));
+        if let Some(range) = induction {
             self.ranges.insert(iv, range);
         }
         let mut params = vec![Val::Scalar(iv, Scalar::I64)];
-        for (c, var) in args[3..3 + carried].iter().zip(&vars) {
+        // Through every trip and after the last (`carried.rs`).
+        let mut carried_ranges = Vec::new();
+        for (j, (c, var)) in args[3..3 + carried].iter().zip(&vars).enumerate() {
+            let range = self.carried_range(body, carried, j, args, c, induction);
+            carried_ranges.push(range);
             params.push(match var {
-                Some((var, dtype)) => Val::Scalar(self.em.b.use_var(*var), *dtype),
+                Some((var, dtype)) => {
+                    let v = self.em.b.use_var(*var);
+                    if let Some(range) = range {
+                        self.ranges.insert(v, range);
+                    }
+                    Val::Scalar(v, *dtype)
+                }
                 None => c.clone(),
             });
         }
@@ -158,6 +169,8 @@ impl Native<'_, '_> {
             })),
             other => other.clone(),
         }));
+        // Every iteration after the first sees the stores of the one before.
+        self.loaded.clear();
         let results = self.lower_graph(body, params)?;
         for (j, (c, var)) in args[3..3 + carried].iter().zip(&vars).enumerate() {
             let next = &results[1 + j];
@@ -203,14 +216,20 @@ impl Native<'_, '_> {
                 self.forward_stores.remove(key);
             }
         }
-        Ok(args[3..3 + carried]
-            .iter()
-            .zip(&vars)
-            .map(|(c, var)| match var {
-                Some((var, dtype)) => Val::Scalar(self.em.b.use_var(*var), *dtype),
+        let mut results = Vec::new();
+        for ((c, var), range) in args[3..3 + carried].iter().zip(&vars).zip(carried_ranges) {
+            results.push(match var {
+                Some((var, dtype)) => {
+                    let v = self.em.b.use_var(*var);
+                    if let Some(range) = range {
+                        self.ranges.insert(v, range);
+                    }
+                    Val::Scalar(v, *dtype)
+                }
                 None => c.clone(),
-            })
-            .collect())
+            });
+        }
+        Ok(results)
     }
 
     /// A variable holding the element of forwarded array `f` the first iteration reads,

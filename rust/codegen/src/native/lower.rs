@@ -2,6 +2,8 @@
 //! loops and branches), results out, and the cold error exits.
 
 use super::forward::{node_key, NodeKey};
+use super::branch::IndexKey;
+use super::overflow;
 use super::{NativeStatement, INDEX_ERROR, NEGATIVE_POWER, OK, RANGE_STEP_ZERO};
 use crate::kernel::{Const, Kernel, Scalar};
 use crate::lower::expr::cl_type;
@@ -13,7 +15,7 @@ use cranelift_codegen::ir::{types, AbiParam, Block, InstBuilder, Value};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::JITModule;
 use cranelift_module::Module;
-use ember_core::ir::{Graph, Op, Type};
+use ember_core::ir::{BinaryOp, Graph, Op, Type};
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -55,7 +57,23 @@ pub(crate) struct Native<'a, 'b> {
     /// previous iteration stored (`forward.rs`).
     pub forward_loads: HashMap<NodeKey, Variable>,
     pub forward_stores: HashMap<NodeKey, Variable>,
+    /// Whether a checked integer scalar operation overflowed (`overflow.rs`).
+    pub overflow: Variable,
+    /// Element addresses computed (and checked) in blocks that dominate the one being
+    /// filled, by array and index (`access.rs`).
+    pub addresses: HashMap<AddressKey, Value>,
+    /// Elements loaded in blocks that dominate the one being filled, by address: the
+    /// array's buffer and the value, while no store may have changed them.
+    pub loaded: HashMap<Value, (usize, Value)>,
+    /// Stores lowered so far (deferred ones included), to tell whether a construct stored.
+    pub stores: usize,
+    /// `i64` index arithmetic computed in blocks that dominate the one being filled
+    /// (`j + 1` in a loop body and again in its branch's region is one value).
+    pub arithmetic: HashMap<(BinaryOp, IndexKey, IndexKey), Val>,
 }
+
+/// An element address: the array's base and strides, and the indices.
+pub(crate) type AddressKey = (Value, Vec<Value>, Vec<IndexKey>);
 
 /// Builds the native function of `st` into `func`.
 pub(crate) fn build(
@@ -97,8 +115,14 @@ pub(crate) fn build(
         spec: None,
         forward_loads: HashMap::new(),
         forward_stores: HashMap::new(),
+        overflow: Variable::from_u32(0),
+        addresses: HashMap::new(),
+        loaded: HashMap::new(),
+        stores: 0,
+        arithmetic: HashMap::new(),
         em,
     };
+    nt.overflow = nt.em.b.declare_var(types::I8);
     let b = &mut nt.em.b;
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
@@ -115,6 +139,7 @@ pub(crate) fn build(
     b.seal_block(entry);
     let params = b.block_params(entry).to_vec();
     let (ptrs, strides, err) = (params[0], params[1], params[2]);
+    nt.clear_overflow();
 
     let g = &st.graph;
     let mut stride_at = 0;
@@ -191,6 +216,7 @@ impl Native<'_, '_> {
                 }
             }
         }
+        self.raise_deferred_overflow();
         let ok = self.em.b.ins().iconst(types::I64, OK);
         self.em.b.ins().return_(&[ok]);
         Ok(())
@@ -245,12 +271,34 @@ impl Native<'_, '_> {
         }
     }
 
+    /// `f` with the element addresses and loads it makes forgotten afterwards: its blocks
+    /// need not dominate the code that follows (a branch's region, a loop's body, a
+    /// version). When it stored, no load made before is trusted either.
+    pub(crate) fn scoped<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        let known = self.addresses.clone();
+        let loaded = self.loaded.clone();
+        let arithmetic = self.arithmetic.clone();
+        let stores = self.stores;
+        let out = f(self);
+        self.addresses = known;
+        self.loaded = loaded;
+        self.arithmetic = arithmetic;
+        if self.stores != stores {
+            self.loaded.clear();
+        }
+        out
+    }
+
     /// Runs the statements of `graph` on `params`, returning its results.
     pub(crate) fn lower_graph(
         &mut self,
         graph: &Graph,
         params: Vec<Val>,
     ) -> Result<Vec<Val>, Error> {
+        self.scoped(|nt| nt.lower_statements(graph, params))
+    }
+
+    fn lower_statements(&mut self, graph: &Graph, params: Vec<Val>) -> Result<Vec<Val>, Error> {
         let mut vals = params;
         let mut further: Vec<Val> = Vec::new();
         for (i, node) in graph.nodes.iter().enumerate() {
@@ -281,7 +329,10 @@ impl Native<'_, '_> {
                     results.remove(0)
                 }
                 Op::If { then, otherwise } => {
-                    let mut results = self.lower_if(then, otherwise, &args).map_err(located)?;
+                    let facts = self.facts(graph, node.inputs[0], &vals);
+                    let mut results = self
+                        .lower_if(then, otherwise, &args, &facts)
+                        .map_err(located)?;
                     further = results.split_off(1);
                     further.reverse();
                     results.remove(0)
@@ -295,7 +346,10 @@ impl Native<'_, '_> {
                     let forward = self.forward_stores.get(&node_key(graph, i)).copied();
                     self.store(&args, &node.ty, forward).map_err(located)?
                 }
-                _ => self.scalar_node(node, &types, &args).map_err(located)?,
+                _ => match overflow::condition(graph, i).filter(|_| self.spec.is_none()) {
+                    Some(c) => self.defer_overflow(&vals[c.index()].clone()),
+                    None => self.scalar_node(node, &types, &args).map_err(located)?,
+                },
             };
             vals.push(val);
         }

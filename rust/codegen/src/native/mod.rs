@@ -17,11 +17,14 @@
 
 mod access;
 mod branch;
+mod carried;
 mod forward;
 mod hoist;
 mod layout;
 mod loops;
 mod lower;
+mod overflow;
+mod refine;
 pub(crate) mod run;
 mod scalar;
 mod support;

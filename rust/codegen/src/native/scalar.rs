@@ -2,6 +2,7 @@
 //! them for arrays (same loop dtypes, same constant folding of casts, same expression
 //! lowering), so that a loop body computes what the array kernels compute.
 
+use super::branch::IndexKey;
 use super::lower::{Native, Val};
 use crate::kernel::{Const, Scalar};
 use crate::lower::Mode;
@@ -99,51 +100,21 @@ impl Native<'_, '_> {
                 Val::Scalar(v, ty)
             }
             Op::Binary(op) => {
-                let (ds, _) = dtypes::resolve_operands(&[types[0], types[1]]);
-                let lp = dtypes::binary_loop(*op, ds[0], ds[1]).map_err(unsupported)?;
-                let lp = if matches!(
-                    op,
-                    BinaryOp::LogicalAnd | BinaryOp::LogicalOr | BinaryOp::LogicalXor
-                ) {
-                    Scalar::Bool
-                } else {
-                    scalar_of(lp)?
-                };
-                if *op == BinaryOp::Pow && lp.is_int() {
-                    if let Val::Const(Const::Int(e), _) = args[1] {
-                        if e < 0 {
-                            return Err(Error::Unsupported(
-                                "Integers to negative integer powers are not allowed.".into(),
-                            ));
-                        }
-                    }
+                let key = self.index_arithmetic(*op, args, out);
+                if let Some(v) = key.and_then(|k| self.arithmetic.get(&k)) {
+                    return Ok(v.clone());
                 }
-                let a = self.value_as(&args[0], lp);
-                if *op == BinaryOp::Pow && lp.is_float() {
-                    if let Val::Const(Const::Float(2.0) | Const::Int(2), _) = args[1] {
-                        let v = self.em.unary(UnaryOp::Square, a, lp, MODE);
-                        return Ok(self.cast_val(&Val::Scalar(v, lp), out));
-                    }
+                let v = self.binary_node(*op, types, args, out)?;
+                if let Some(k) = key {
+                    self.arithmetic.insert(k, v.clone());
                 }
-                let b = self.value_as(&args[1], lp);
-                if *op == BinaryOp::Pow
-                    && lp.is_int()
-                    && !lp.is_unsigned()
-                    && !matches!(args[1], Val::Const(..))
-                {
-                    // NumPy raises where the array kernels cannot; native code can.
-                    let bad = self.em.b.ins().icmp_imm_s(IntCC::SignedLessThan, b, 0);
-                    let go_on = self.em.b.create_block();
-                    self.em.b.ins().brif(bad, self.fail_power, &[], go_on, &[]);
-                    self.em.b.switch_to_block(go_on);
-                    self.em.b.seal_block(go_on);
-                }
-                let v = self.em.binary(*op, a, b, lp, MODE);
-                if lp == Scalar::I64 {
-                    self.track(*op, a, b, v);
-                }
-                let ty = if op.gives_bool() { Scalar::Bool } else { lp };
-                Val::Scalar(v, ty)
+                return Ok(v);
+            }
+            // A known test (a deferred overflow check's) picks its side at compile time.
+            Op::Where if matches!(args[0], Val::Const(..)) => {
+                let c = self.cast_val(&args[0], Scalar::Bool);
+                let holds = !matches!(c, Val::Const(Const::Int(0), _));
+                self.cast_val(&args[if holds { 1 } else { 2 }], out)
             }
             Op::Where => {
                 let c = self.value_as(&args[0], Scalar::Bool);
@@ -168,5 +139,77 @@ impl Native<'_, '_> {
             }
         };
         Ok(self.cast_val(&val, out))
+    }
+
+    /// The key of an `i64` add, subtract or multiply of registers and constants, which is
+    /// computed once where it dominates.
+    fn index_arithmetic(
+        &self,
+        op: BinaryOp,
+        args: &[Val],
+        out: Scalar,
+    ) -> Option<(BinaryOp, IndexKey, IndexKey)> {
+        let int = |v: &Val| matches!(v, Val::Const(_, Scalar::I64) | Val::Scalar(_, Scalar::I64));
+        let pure = matches!(op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul);
+        if !pure || out != Scalar::I64 || !int(&args[0]) || !int(&args[1]) {
+            return None;
+        }
+        Some((op, IndexKey::of(&args[0])?, IndexKey::of(&args[1])?))
+    }
+
+    /// A 0-d binary statement.
+    fn binary_node(
+        &mut self,
+        op: BinaryOp,
+        types: &[&Type],
+        args: &[Val],
+        out: Scalar,
+    ) -> Result<Val, Error> {
+        let (ds, _) = dtypes::resolve_operands(&[types[0], types[1]]);
+        let lp = dtypes::binary_loop(op, ds[0], ds[1])
+            .map_err(|e| Error::Unsupported(e.message))?;
+        let lp = if matches!(
+            op,
+            BinaryOp::LogicalAnd | BinaryOp::LogicalOr | BinaryOp::LogicalXor
+        ) {
+            Scalar::Bool
+        } else {
+            scalar_of(lp)?
+        };
+        if op == BinaryOp::Pow && lp.is_int() {
+            if let Val::Const(Const::Int(e), _) = args[1] {
+                if e < 0 {
+                    return Err(Error::Unsupported(
+                        "Integers to negative integer powers are not allowed.".into(),
+                    ));
+                }
+            }
+        }
+        let a = self.value_as(&args[0], lp);
+        if op == BinaryOp::Pow && lp.is_float() {
+            if let Val::Const(Const::Float(2.0) | Const::Int(2), _) = args[1] {
+                let v = self.em.unary(UnaryOp::Square, a, lp, MODE);
+                return Ok(self.cast_val(&Val::Scalar(v, lp), out));
+            }
+        }
+        let b = self.value_as(&args[1], lp);
+        if op == BinaryOp::Pow
+            && lp.is_int()
+            && !lp.is_unsigned()
+            && !matches!(args[1], Val::Const(..))
+        {
+            // NumPy raises where the array kernels cannot; native code can.
+            let bad = self.em.b.ins().icmp_imm_s(IntCC::SignedLessThan, b, 0);
+            let go_on = self.em.b.create_block();
+            self.em.b.ins().brif(bad, self.fail_power, &[], go_on, &[]);
+            self.em.b.switch_to_block(go_on);
+            self.em.b.seal_block(go_on);
+        }
+        let v = self.em.binary(op, a, b, lp, MODE);
+        if lp == Scalar::I64 {
+            self.track(op, a, b, v);
+        }
+        let ty = if op.gives_bool() { Scalar::Bool } else { lp };
+        Ok(self.cast_val(&Val::Scalar(v, ty), out))
     }
 }

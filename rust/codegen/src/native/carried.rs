@@ -1,0 +1,107 @@
+//! Ranges of carried `i64` scalars that only ever take values of known range: selection
+//! sort's `min_idx` is `i` at first and then, trip after trip, either itself or the induction
+//! variable `j` (`min_idx = j` on one side of a branch). Whatever the data, its value is one
+//! of those, so `a[min_idx]` needs no check when they are all in bounds.
+
+use super::lower::{Native, Val};
+use crate::kernel::{Const, Scalar};
+use crate::schedule::nodes::const_of;
+use ember_core::ir::{BinaryOp, DType, Graph, Op, ValueId};
+
+/// A value a choice can pass on: a parameter of the loop body, or a constant.
+#[derive(Clone, Copy, PartialEq)]
+enum Leaf {
+    Param(usize),
+    Const(i64),
+}
+
+/// The values `v` of `g` can be (an `i64` passed on unchanged through `where`, `maximum`,
+/// `minimum` and the results of `if`s), or `None` when it may be computed otherwise.
+fn leaves(g: &Graph, v: ValueId, out: &mut Vec<Leaf>) -> Option<()> {
+    if v.index() < g.params.len() {
+        out.push(Leaf::Param(v.index()));
+        return Some(());
+    }
+    let node = g.node(v)?;
+    if node.ty.dtype != DType::I64 || !node.ty.shape.is_empty() {
+        return None;
+    }
+    match &node.op {
+        Op::Const { value, .. } => match const_of(*value) {
+            Const::Int(c) => out.push(Leaf::Const(c)),
+            Const::Float(_) => return None,
+        },
+        Op::Where => {
+            leaves(g, node.inputs[1], out)?;
+            leaves(g, node.inputs[2], out)?;
+        }
+        Op::Binary(BinaryOp::Maximum | BinaryOp::Minimum) => {
+            leaves(g, node.inputs[0], out)?;
+            leaves(g, node.inputs[1], out)?;
+        }
+        Op::If { .. } => region_results(g, v, 0, out)?,
+        Op::Result { index, .. } => region_results(g, node.inputs[0], *index, out)?,
+        _ => return None,
+    }
+    Some(())
+}
+
+/// The values result `r` of the `if` statement `s` of `g` can be: either region's, each
+/// region parameter being the statement's operand.
+fn region_results(g: &Graph, s: ValueId, r: usize, out: &mut Vec<Leaf>) -> Option<()> {
+    let node = g.node(s)?;
+    let Op::If { then, otherwise } = &node.op else {
+        return None;
+    };
+    for region in [then, otherwise] {
+        let mut inner = Vec::new();
+        leaves(region, *region.results.get(r)?, &mut inner)?;
+        for leaf in inner {
+            match leaf {
+                Leaf::Param(q) => leaves(g, *node.inputs.get(q + 1)?, out)?,
+                c => out.push(c),
+            }
+        }
+    }
+    Some(())
+}
+
+impl Native<'_, '_> {
+    /// The range of carried scalar `j` of loop `body` through every trip, when each value it
+    /// is given is its initial value `init`, itself, the induction variable (in `induction`)
+    /// or a loop-invariant value or constant of known range.
+    pub(crate) fn carried_range(
+        &self,
+        body: &Graph,
+        carried: usize,
+        j: usize,
+        args: &[Val],
+        init: &Val,
+        induction: Option<(i128, i128)>,
+    ) -> Option<(i128, i128)> {
+        let carried_param = 1 + j;
+        if body.params.get(carried_param)?.dtype != DType::I64 {
+            return None;
+        }
+        let range_of = |v: &Val| match v {
+            Val::Const(Const::Int(c), Scalar::I64) => Some((i128::from(*c), i128::from(*c))),
+            Val::Scalar(r, Scalar::I64) => self.ranges.get(r).copied(),
+            _ => None,
+        };
+        let mut hull = range_of(init)?;
+        let mut found = Vec::new();
+        leaves(body, *body.results.get(1 + j)?, &mut found)?;
+        for leaf in found {
+            let range = match leaf {
+                Leaf::Param(p) if p == carried_param => continue,
+                Leaf::Param(0) => induction?,
+                // Another carried value could change otherwise: only invariants.
+                Leaf::Param(p) if p <= carried => return None,
+                Leaf::Param(p) => range_of(args.get(2 + p)?)?,
+                Leaf::Const(c) => (i128::from(c), i128::from(c)),
+            };
+            hull = (hull.0.min(range.0), hull.1.max(range.1));
+        }
+        Some(hull)
+    }
+}

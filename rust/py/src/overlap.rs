@@ -1,0 +1,76 @@
+//! The entry's test before writing updated arguments back (`capture/codegen.py`): NumPy's
+//! `may_share_memory` (a comparison of memory bounds) between each target and every other
+//! array argument, without a Python call per pair.
+
+use numpy::npyffi::{PyArrayObject, NPY_ARRAY_WRITEABLE};
+use numpy::{PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+
+/// The bytes `[start, end)` an array's elements span, as NumPy's memory extents; `None` for
+/// an array of no elements, which shares memory with nothing.
+fn extent(array: &Bound<'_, PyUntypedArray>) -> Option<(isize, isize)> {
+    if array.len() == 0 {
+        return None;
+    }
+    // SAFETY: a live ndarray: `data`, and `nd` dims and strides.
+    unsafe {
+        let obj = array.as_array_ptr() as *const PyArrayObject;
+        let nd = (*obj).nd as usize;
+        let (mut start, mut end) = ((*obj).data as isize, (*obj).data as isize);
+        if nd > 0 {
+            let dims = std::slice::from_raw_parts((*obj).dimensions, nd);
+            let strides = std::slice::from_raw_parts((*obj).strides, nd);
+            for (&n, &s) in dims.iter().zip(strides) {
+                let reach = s * (n - 1);
+                if reach > 0 {
+                    end += reach;
+                } else {
+                    start += reach;
+                }
+            }
+        }
+        Some((start, end + array.dtype().itemsize() as isize))
+    }
+}
+
+/// Whether writing the updated arguments `targets` (positions in `inputs`) back could
+/// differ from NumPy: a read-only target, or one whose memory bounds overlap another array
+/// argument's (the graph saw that argument's old contents).
+#[pyfunction]
+fn writeback_may_differ(inputs: &Bound<'_, PyTuple>, targets: Vec<usize>) -> PyResult<bool> {
+    let arrays: Vec<Option<Bound<'_, PyUntypedArray>>> = inputs
+        .iter()
+        .map(|x| x.cast_into::<PyUntypedArray>().ok())
+        .collect();
+    let extents: Vec<Option<(isize, isize)>> = arrays
+        .iter()
+        .map(|a| a.as_ref().and_then(extent))
+        .collect();
+    for &k in &targets {
+        let Some(target) = arrays.get(k).and_then(Option::as_ref) else {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "argument {k} written back is not an ndarray"
+            )));
+        };
+        // SAFETY: a live ndarray's flags.
+        let flags = unsafe { (*(target.as_array_ptr() as *const PyArrayObject)).flags };
+        if flags & NPY_ARRAY_WRITEABLE == 0 {
+            return Ok(true);
+        }
+        let Some((start, end)) = extents[k] else {
+            continue;
+        };
+        let overlaps = extents.iter().enumerate().any(|(j, other)| {
+            j != k && other.is_some_and(|(s, e)| s < end && start < e)
+        });
+        if overlaps {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(writeback_may_differ, m)?)
+}
