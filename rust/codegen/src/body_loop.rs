@@ -234,7 +234,11 @@ pub(crate) unsafe fn run(
     while (step > 0 && i < hi) || (step < 0 && i > hi) {
         // SAFETY: the index buffer holds one i64; the body reads it only during the run.
         unsafe { st.index_at.write(i as i64) };
-        let (inputs, outputs) = if trips.is_multiple_of(2) { &st.even } else { &st.odd };
+        let (inputs, outputs) = if trips.is_multiple_of(2) {
+            &st.even
+        } else {
+            &st.odd
+        };
         trips += 1;
         if let Err(e) = body.run_trip(inputs, outputs, &mut st.prepared) {
             outcome = Err(e);
@@ -247,7 +251,11 @@ pub(crate) unsafe fn run(
         i += step;
     }
     outcome?;
-    let last = if trips.is_multiple_of(2) { &mut st.current } else { &mut st.next };
+    let last = if trips.is_multiple_of(2) {
+        &mut st.current
+    } else {
+        &mut st.next
+    };
     for (b, r) in last.iter_mut().zip(results) {
         b.exchange(r, false);
     }

@@ -391,7 +391,11 @@ impl StaticGraph {
                 &mut p.steps
             }),
         };
-        let saved = if own_flags { fpstatus::take() } else { FpStatus::default() };
+        let saved = if own_flags {
+            fpstatus::take()
+        } else {
+            FpStatus::default()
+        };
         let mut outcome = Ok(());
         for (k, step) in self.plan.steps.iter().enumerate() {
             outcome = rt.step(k, step);
@@ -641,7 +645,10 @@ impl Runtime<'_> {
                 .zip(&origins)
                 .map(|(v, &ptr)| {
                     (v.slot != crate::native::COMPILED_IN).then(|| {
-                        (v.slot, (ptr as isize).wrapping_sub(self.slot_data(v.slot) as isize))
+                        (
+                            v.slot,
+                            (ptr as isize).wrapping_sub(self.slot_data(v.slot) as isize),
+                        )
                     })
                 })
                 .collect();
@@ -733,9 +740,8 @@ impl Runtime<'_> {
                 // SAFETY: operands resolve to checked caller arrays or planned buffers, results
                 // to fresh temps or caller outputs of the carried types; a state kept is from a
                 // run on arrays of these layouts.
-                let outcome = unsafe {
-                    crate::body_loop::run(body, *carried, &ops, &outs, &mut state)
-                };
+                let outcome =
+                    unsafe { crate::body_loop::run(body, *carried, &ops, &outs, &mut state) };
                 // Kept for the next run on these layouts; an error drops what a trip left.
                 match (self.prepared.as_mut(), state) {
                     (Some(prepared), Some(state)) if outcome.is_ok() => {
@@ -846,7 +852,10 @@ impl Runtime<'_> {
                 // An operand copied to scratch memory has an address of this run only.
                 if self.prepared.is_some() && self.scratch.len() == scratch {
                     let at = [(a, pa), (b, pb), (out, po)].map(|(v, ptr)| {
-                        (v.slot, (ptr as isize).wrapping_sub(self.slot_data(v.slot) as isize))
+                        (
+                            v.slot,
+                            (ptr as isize).wrapping_sub(self.slot_data(v.slot) as isize),
+                        )
                     });
                     if let Some(prepared) = self.prepared.as_mut() {
                         prepared[index] = Some(PreparedStep::Matmul(planned, at));

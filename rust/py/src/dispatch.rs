@@ -15,8 +15,8 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use numpy::npyffi::{PyArrayObject, NPY_ARRAY_WRITEABLE, PY_ARRAY_API};
-use numpy::{PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
+use numpy::npyffi::PY_ARRAY_API;
+use numpy::{PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyException, PyTypeError, PyValueError};
 use pyo3::ffi::{self, PyObject};
 use pyo3::gc::PyVisit;
@@ -31,6 +31,7 @@ use crate::cpython::{self, CodeObject, CO_RESUMABLE};
 use crate::errors;
 use crate::guards::FrameView;
 use crate::hook;
+use crate::overlap;
 
 /// What an entry amounts to when it only calls one compiled graph on its arguments.
 pub struct DirectCall {
@@ -185,7 +186,12 @@ impl DirectCall {
             .map(|(slot, read)| read.apply(unsafe { Bound::from_borrowed_ptr(py, args[*slot]) }))
             .collect::<PyResult<SmallVec<[Bound<'_, PyAny>; 8]>>>();
         let inputs = match inputs {
-            Ok(inputs) if self.unsafe_writeback(&inputs) => {
+            Ok(inputs)
+                if overlap::may_differ(
+                    inputs.iter().cloned(),
+                    self.writebacks.iter().map(|&(k, _)| k),
+                ) =>
+            {
                 return call_with_first(py, self.fallback.as_ptr(), func, args);
             }
             inputs => inputs,
@@ -231,61 +237,13 @@ impl DirectCall {
             .collect::<PyResult<SmallVec<[_; 4]>>>()?;
         if !self.returns_tuple {
             // At most one output, checked in `from_spec`; none: the function returns None.
-            return Ok(picked.into_iter().next().unwrap_or_else(|| py.None().into_bound(py)));
+            return Ok(picked
+                .into_iter()
+                .next()
+                .unwrap_or_else(|| py.None().into_bound(py)));
         }
         Ok(PyTuple::new(py, picked)?.into_any())
     }
-}
-
-impl DirectCall {
-    /// Whether writing the updated arrays back could differ from NumPy (`codegen.py:
-    /// _unsafe_writeback`): a target that is not a writable ndarray, or one whose memory
-    /// bounds overlap another array input's (the graph read that input's old contents).
-    fn unsafe_writeback(&self, inputs: &[Bound<'_, PyAny>]) -> bool {
-        self.writebacks.iter().any(|&(k, _)| {
-            let Ok(target) = inputs[k].cast::<PyUntypedArray>() else {
-                return true;
-            };
-            // SAFETY: a live ndarray's fields, read with the GIL held.
-            let writeable =
-                unsafe { (*(target.as_array_ptr() as *const PyArrayObject)).flags }
-                    & NPY_ARRAY_WRITEABLE
-                    != 0;
-            let bounds = memory_bounds(target);
-            !writeable
-                || inputs.iter().enumerate().any(|(j, other)| {
-                    j != k
-                        && other
-                            .cast::<PyUntypedArray>()
-                            .is_ok_and(|other| overlap(bounds, memory_bounds(other)))
-                })
-        })
-    }
-}
-
-/// The bytes an array's elements may occupy, `[low, high)` (empty for no elements), as
-/// `np.may_share_memory` bounds them.
-fn memory_bounds(array: &Bound<'_, PyUntypedArray>) -> (usize, usize) {
-    let shape = array.shape();
-    if shape.contains(&0) {
-        return (0, 0);
-    }
-    // SAFETY: a live ndarray's data pointer.
-    let data = unsafe { (*(array.as_array_ptr() as *const PyArrayObject)).data } as isize;
-    let (mut low, mut high) = (data, data + array.dtype().itemsize() as isize);
-    for (&n, &stride) in shape.iter().zip(array.strides()) {
-        let extent = (n as isize - 1) * stride;
-        if extent < 0 {
-            low += extent;
-        } else {
-            high += extent;
-        }
-    }
-    (low as usize, high as usize)
-}
-
-fn overlap(a: (usize, usize), b: (usize, usize)) -> bool {
-    a.0 < a.1 && b.0 < b.1 && a.0 < b.1 && b.0 < a.1
 }
 
 /// `np.copyto(target, source)` of two arrays of one shape and dtype.
@@ -295,12 +253,13 @@ fn copy_into(target: &Bound<'_, PyAny>, source: &Bound<'_, PyAny>) -> PyResult<(
         target.cast::<PyUntypedArray>(),
         source.cast::<PyUntypedArray>(),
     ) else {
-        return Err(PyTypeError::new_err("a direct entry writes back a non-array"));
+        return Err(PyTypeError::new_err(
+            "a direct entry writes back a non-array",
+        ));
     };
     // SAFETY: two live ndarrays; NumPy sets an exception where it returns -1.
-    let status = unsafe {
-        PY_ARRAY_API.PyArray_CopyInto(py, target.as_array_ptr(), source.as_array_ptr())
-    };
+    let status =
+        unsafe { PY_ARRAY_API.PyArray_CopyInto(py, target.as_array_ptr(), source.as_array_ptr()) };
     if status < 0 {
         Err(PyErr::fetch(py))
     } else {

@@ -35,40 +35,52 @@ fn extent(array: &Bound<'_, PyUntypedArray>) -> Option<(isize, isize)> {
 }
 
 /// Whether writing the updated arguments `targets` (positions in `inputs`) back could
-/// differ from NumPy: a read-only target, or one whose memory bounds overlap another array
-/// argument's (the graph saw that argument's old contents).
-#[pyfunction]
-fn writeback_may_differ(inputs: &Bound<'_, PyTuple>, targets: Vec<usize>) -> PyResult<bool> {
-    let arrays: Vec<Option<Bound<'_, PyUntypedArray>>> = inputs
-        .iter()
+/// differ from NumPy: a target that is not a writable ndarray, or one whose memory bounds
+/// overlap another array argument's (the graph saw that argument's old contents). Shared by
+/// the entry (`writeback_may_differ`) and the native fast path (`dispatch.rs`).
+pub fn may_differ<'py>(
+    inputs: impl IntoIterator<Item = Bound<'py, PyAny>>,
+    targets: impl IntoIterator<Item = usize>,
+) -> bool {
+    let arrays: Vec<Option<Bound<'py, PyUntypedArray>>> = inputs
+        .into_iter()
         .map(|x| x.cast_into::<PyUntypedArray>().ok())
         .collect();
-    let extents: Vec<Option<(isize, isize)>> = arrays
-        .iter()
-        .map(|a| a.as_ref().and_then(extent))
-        .collect();
-    for &k in &targets {
+    let extents: Vec<Option<(isize, isize)>> =
+        arrays.iter().map(|a| a.as_ref().and_then(extent)).collect();
+    targets.into_iter().any(|k| {
         let Some(target) = arrays.get(k).and_then(Option::as_ref) else {
-            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
-                "argument {k} written back is not an ndarray"
-            )));
+            return true;
         };
         // SAFETY: a live ndarray's flags.
         let flags = unsafe { (*(target.as_array_ptr() as *const PyArrayObject)).flags };
         if flags & NPY_ARRAY_WRITEABLE == 0 {
-            return Ok(true);
+            return true;
         }
         let Some((start, end)) = extents[k] else {
-            continue;
+            return false;
         };
-        let overlaps = extents.iter().enumerate().any(|(j, other)| {
-            j != k && other.is_some_and(|(s, e)| s < end && start < e)
-        });
-        if overlaps {
-            return Ok(true);
-        }
+        extents
+            .iter()
+            .enumerate()
+            .any(|(j, other)| j != k && other.is_some_and(|(s, e)| s < end && start < e))
+    })
+}
+
+/// [`may_differ`] for the entry, which passes its input tuple; a target that is not an
+/// ndarray is an error there.
+#[pyfunction]
+fn writeback_may_differ(inputs: &Bound<'_, PyTuple>, targets: Vec<usize>) -> PyResult<bool> {
+    if let Some(&k) = targets.iter().find(|&&k| {
+        inputs
+            .get_item(k)
+            .map_or(true, |x| x.cast::<PyUntypedArray>().is_err())
+    }) {
+        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "argument {k} written back is not an ndarray"
+        )));
     }
-    Ok(false)
+    Ok(may_differ(inputs.iter(), targets))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -104,12 +104,10 @@ impl Blas {
         unsafe {
             match (dtype, self.ilp64) {
                 (Scalar::F32, true) => {
-                    call::<f32, i64>(self.sgemm, self.sgemv, p, beta as f32, alpha as f32)
-                        .is_some()
+                    call::<f32, i64>(self.sgemm, self.sgemv, p, beta as f32, alpha as f32).is_some()
                 }
                 (Scalar::F32, false) => {
-                    call::<f32, i32>(self.sgemm, self.sgemv, p, beta as f32, alpha as f32)
-                        .is_some()
+                    call::<f32, i32>(self.sgemm, self.sgemv, p, beta as f32, alpha as f32).is_some()
                 }
                 (Scalar::F64, true) => {
                     call::<f64, i64>(self.dgemm, self.dgemv, p, beta, alpha).is_some()

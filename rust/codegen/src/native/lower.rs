@@ -1,8 +1,8 @@
 //! The native function of a statement: parameters in, the statement (its regions inlined as
 //! loops and branches), results out, and the cold error exits.
 
-use super::forward::{node_key, NodeKey};
 use super::branch::IndexKey;
+use super::forward::{node_key, NodeKey};
 use super::overflow;
 use super::{NativeStatement, INDEX_ERROR, NEGATIVE_POWER, OK, RANGE_STEP_ZERO};
 use crate::kernel::{Const, Kernel, Scalar};

@@ -88,7 +88,11 @@ impl Native<'_, '_> {
             };
             let have = self.ranges.get(r).copied().unwrap_or(FULL);
             if let Some([holds, fails]) = split(op, have, bound) {
-                let (then, otherwise) = if negated { (fails, holds) } else { (holds, fails) };
+                let (then, otherwise) = if negated {
+                    (fails, holds)
+                } else {
+                    (holds, fails)
+                };
                 facts.push(Fact {
                     reg: *r,
                     then,
@@ -107,8 +111,10 @@ impl Native<'_, '_> {
         then: bool,
         f: impl FnOnce(&mut Self) -> T,
     ) -> T {
-        let before: Vec<(Value, Option<(i128, i128)>)> =
-            facts.iter().map(|k| (k.reg, self.ranges.get(&k.reg).copied())).collect();
+        let before: Vec<(Value, Option<(i128, i128)>)> = facts
+            .iter()
+            .map(|k| (k.reg, self.ranges.get(&k.reg).copied()))
+            .collect();
         for k in facts {
             let range = if then { k.then } else { k.otherwise };
             if range.0 <= range.1 {

@@ -51,8 +51,12 @@ impl Copy {
                     unsafe {
                         let (s, d) = (src.offset(from), dst.offset(to));
                         match size {
-                            8 => (d as *mut u64).write_unaligned((s as *const u64).read_unaligned()),
-                            4 => (d as *mut u32).write_unaligned((s as *const u32).read_unaligned()),
+                            8 => {
+                                (d as *mut u64).write_unaligned((s as *const u64).read_unaligned())
+                            }
+                            4 => {
+                                (d as *mut u32).write_unaligned((s as *const u32).read_unaligned())
+                            }
                             _ => std::ptr::copy_nonoverlapping(s, d, *size),
                         }
                     }
@@ -140,7 +144,13 @@ pub(crate) unsafe fn call_prepared(
     let mut record = [0i64; 3];
     // SAFETY: the pointer and stride arrays follow the layout `native::build` reads; every
     // access the code makes is bounds-checked against the static shapes the runtime checked.
-    let status = unsafe { f(ptrs.as_ptr(), prepared.strides.as_ptr(), record.as_mut_ptr()) };
+    let status = unsafe {
+        f(
+            ptrs.as_ptr(),
+            prepared.strides.as_ptr(),
+            record.as_mut_ptr(),
+        )
+    };
     if status == OK {
         Ok(())
     } else {

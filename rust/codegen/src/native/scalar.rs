@@ -166,8 +166,8 @@ impl Native<'_, '_> {
         out: Scalar,
     ) -> Result<Val, Error> {
         let (ds, _) = dtypes::resolve_operands(&[types[0], types[1]]);
-        let lp = dtypes::binary_loop(op, ds[0], ds[1])
-            .map_err(|e| Error::Unsupported(e.message))?;
+        let lp =
+            dtypes::binary_loop(op, ds[0], ds[1]).map_err(|e| Error::Unsupported(e.message))?;
         let lp = if matches!(
             op,
             BinaryOp::LogicalAnd | BinaryOp::LogicalOr | BinaryOp::LogicalXor

@@ -286,7 +286,11 @@ impl Scheduler<'_> {
         if let Op::Binary(BinaryOp::Mul) = reader.op {
             let other = *reader.inputs.iter().find(|&&x| x != term)?;
             let c = self.constant_value(other)?;
-            alpha = if dtype == Scalar::F32 { c as f32 as f64 } else { c };
+            alpha = if dtype == Scalar::F32 {
+                c as f32 as f64
+            } else {
+                c
+            };
             term = self.value_of(reader);
             if *self.ty(term) != ty {
                 return None;
