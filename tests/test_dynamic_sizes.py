@@ -139,3 +139,40 @@ def test_symbolic_entries_reading_sizes_take_the_native_fast_path(fn):
         assert ember.stats()["native_calls"] == before + 1  # sizes read natively as ints
         assert_same(got, fn(x, y), rtol=1e-12)
     assert ember.stats()["compiles"] == 2
+
+
+def _relax_all_pairs(path):
+    for k in range(path.shape[0]):
+        path[:] = np.minimum(path[:], np.add.outer(path[:, k], path[k, :]))
+
+
+def _integrate(x0, v0, dt, steps):
+    x, v = x0, v0
+    out = np.empty(steps)
+    for i in range(steps):
+        a = -x * 4.0
+        x, v = x + dt * v, v + dt * a
+        out[i] = x
+    return out
+
+
+@pytest.mark.parametrize("fn, make", [
+    (_relax_all_pairs, lambda n: (np.random.default_rng(n).integers(1, 50, (n, n)),)),
+    (_integrate, lambda n: (1.0, 0.0, 0.01, 40 * n)),
+])
+def test_loops_refused_under_run_time_sizes_are_captured_static(fn, make):
+    """A loop a capture with symbolic sizes (or run-time scalars) cannot make one loop op is
+    captured with them static, not left to plain Python, as each new size arrives."""
+    ember.reset()
+    compiled = ember.compile(fn)
+    for n in (4, 6, 9, 5):
+        want_args, got_args = make(n), make(n)
+        want = fn(*want_args)
+        got = compiled(*got_args)
+        if want is not None:
+            np.testing.assert_allclose(got, want, rtol=1e-12)
+        for g, w in zip(got_args, want_args, strict=True):
+            np.testing.assert_array_equal(g, w)
+    stats = ember.stats()
+    assert stats["failed_frames"] == 0 and stats["graph_breaks"] == 0, stats["break_reasons"]
+    assert stats["compiles"] == 4

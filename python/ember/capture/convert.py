@@ -159,6 +159,15 @@ def _capture(func: FunctionType, args: tuple[Any, ...], dynamic: bool | None,
         return tracer, result, None, None
     except Unsupported as exc:
         if exc.kind in WHOLE_FRAME_KINDS:
+            if dynamic or scalars:
+                # Symbolic sizes or run-time scalars can make a loop refuse to be one loop op
+                # (its body indexes an array of symbolic shape, reads a float computed at run
+                # time) where constants would not: the frame is captured with them static
+                # rather than run as plain Python.
+                ember_logging.log("recompiles", f"{func.__code__.co_qualname}: capture with "
+                                                f"run-time sizes or scalars refused "
+                                                f"({exc.reason}); capturing them static")
+                return _capture(func, args, False, allow_breaks, False, loop_ops)
             raise
         # Under automatic shapes (None) only arrays marked dynamic carry symbols.
         symbolic = dynamic or (dynamic is None and _symbolic(exc))
