@@ -7,7 +7,7 @@ use super::lower::{Native, Val};
 use crate::kernel::{Const, Scalar};
 use crate::lower::Mode;
 use crate::schedule::nodes::const_of;
-use crate::schedule::scalar_of;
+use crate::schedule::{binary_loop_scalar, scalar_of};
 use crate::Error;
 
 /// Native code computes one element at a time.
@@ -165,17 +165,7 @@ impl Native<'_, '_> {
         args: &[Val],
         out: Scalar,
     ) -> Result<Val, Error> {
-        let (ds, _) = dtypes::resolve_operands(&[types[0], types[1]]);
-        let lp =
-            dtypes::binary_loop(op, ds[0], ds[1]).map_err(|e| Error::Unsupported(e.message))?;
-        let lp = if matches!(
-            op,
-            BinaryOp::LogicalAnd | BinaryOp::LogicalOr | BinaryOp::LogicalXor
-        ) {
-            Scalar::Bool
-        } else {
-            scalar_of(lp)?
-        };
+        let lp = binary_loop_scalar(op, types[0], types[1])?;
         if op == BinaryOp::Pow && lp.is_int() {
             if let Val::Const(Const::Int(e), _) = args[1] {
                 if e < 0 {

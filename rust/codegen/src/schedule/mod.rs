@@ -18,7 +18,8 @@ pub(crate) use lazy::IndexMap;
 
 use crate::kernel::{Kernel, Scalar, Stage};
 use crate::Error;
-use ember_core::ir::{DType, Graph, Op, ScanKind};
+use ember_core::infer::dtypes;
+use ember_core::ir::{BinaryOp, DType, Graph, Op, ScanKind, Type};
 use group::Group;
 use lazy::{inst, KernelBuilder, LOp, Lazy, Refuse, L};
 use std::collections::HashMap;
@@ -124,6 +125,21 @@ pub(crate) struct Plan {
     /// Per input and output: dtype and shape.
     pub inputs: Vec<(Scalar, Vec<usize>)>,
     pub outputs: Vec<(Scalar, Vec<usize>)>,
+}
+
+/// The dtype a binary op computes in for operands of these types: NumPy's loop for them
+/// (the logical ops compute in bool).
+pub(crate) fn binary_loop_scalar(op: BinaryOp, a: &Type, b: &Type) -> Result<Scalar, Error> {
+    let (ds, _) = dtypes::resolve_operands(&[a, b]);
+    let lp = dtypes::binary_loop(op, ds[0], ds[1]).map_err(|e| Error::Unsupported(e.message))?;
+    if matches!(
+        op,
+        BinaryOp::LogicalAnd | BinaryOp::LogicalOr | BinaryOp::LogicalXor
+    ) {
+        Ok(Scalar::Bool)
+    } else {
+        scalar_of(lp)
+    }
 }
 
 /// The codegen dtype of an IR dtype.

@@ -1,7 +1,7 @@
 //! One handler per IR op: what lazy node (or stored value) each statement becomes.
 
 use super::lazy::{pull, AxisMap, LOp, Refuse, L};
-use super::{scalar_of, Scheduler, Slot, Step, ValueRef};
+use super::{binary_loop_scalar, scalar_of, Scheduler, Slot, Step, ValueRef};
 use crate::kernel::{Const, ReduceOp, Scalar};
 use crate::Error;
 use ember_core::infer::dtypes;
@@ -68,17 +68,7 @@ impl Scheduler<'_> {
             }
             Op::Binary(op) => {
                 let (ta, tb) = (self.ty(arg(0)).clone(), self.ty(arg(1)).clone());
-                let (ds, _) = dtypes::resolve_operands(&[&ta, &tb]);
-                let lp = dtypes::binary_loop(*op, ds[0], ds[1])
-                    .map_err(|e| Error::Unsupported(e.message))?;
-                let lp = if matches!(
-                    op,
-                    BinaryOp::LogicalAnd | BinaryOp::LogicalOr | BinaryOp::LogicalXor
-                ) {
-                    Scalar::Bool
-                } else {
-                    scalar_of(lp)?
-                };
+                let lp = binary_loop_scalar(*op, &ta, &tb)?;
                 if *op == BinaryOp::Pow && lp.is_int() {
                     if let LOp::Const(Const::Int(e)) = self.lazy.nodes[self.defs[arg(1).index()]].op
                     {
