@@ -323,3 +323,26 @@ def test_operators_on_numpy_scalars_warn_as_scalar_math(errstate, backend):
     x = np.array([2.0, 0.0, 1e300])
     assert_same_fp_behaviour(f, (x,), backend, **errstate)
     assert_same_fp_behaviour(f, (x.astype(np.float32),), backend, **errstate)
+
+
+def test_errstate_changes_are_seen_between_calls_of_one_graph():
+    """The errstate's verdict is kept with NumPy's errstate object: `np.seterr`, a context and
+    leaving it are each seen by the next call."""
+    def product(a, b):
+        return a @ b
+
+    a, b = np.array([[1e-300, 1.0]]), np.array([1e-300, 0.0])  # underflows
+    ember.reset()
+    compiled = ember.compile(product)
+    np.testing.assert_array_equal(compiled(a, b), product(a, b))  # ignored by default
+    old = np.seterr(under="raise")
+    try:
+        with pytest.raises(FloatingPointError, match="underflow"):
+            compiled(a, b)
+        with np.errstate(under="ignore"):
+            np.testing.assert_array_equal(compiled(a, b), product(a, b))
+        with pytest.raises(FloatingPointError, match="underflow"):
+            compiled(a, b)
+    finally:
+        np.seterr(**old)
+    np.testing.assert_array_equal(compiled(a, b), product(a, b))

@@ -76,21 +76,55 @@ impl CompiledGraph {
     }
 
     /// Whether NumPy would do anything about `status` under the caller's errstate: one of its
-    /// flags has a category that is not `ignore` (`np.geterr()`, read only when a flag is set).
+    /// flags has a category that is not `ignore` (read only when a flag is set).
     fn errstate_acts_on(py: Python<'_>, status: FpStatus) -> PyResult<bool> {
-        let modes = py.import("numpy")?.call_method0("geterr")?;
-        for (flag, category) in [
-            (FpStatus::DIVIDE, "divide"),
-            (FpStatus::OVERFLOW, "over"),
-            (FpStatus::UNDERFLOW, "under"),
-            (FpStatus::INVALID, "invalid"),
-        ] {
-            if status.has(flag) && modes.get_item(category)?.extract::<String>()? != "ignore" {
-                return Ok(true);
-            }
-        }
-        Ok(false)
+        Ok(status.0 & acted_on(py)? != 0)
     }
+}
+
+/// The flags the caller's errstate does not ignore, from `np.geterr()`. NumPy keeps the
+/// errstate in a context variable whose value is replaced whenever it changes, so the answer
+/// is kept with that value and `np.geterr()` (a dict per call) runs only after a change: a
+/// flag NumPy ignores by default (underflow in a BLAS product) then costs no Python call.
+fn acted_on(py: Python<'_>) -> PyResult<u32> {
+    static KEPT: Mutex<Option<(Py<PyAny>, u32)>> = Mutex::new(None);
+    static CONTEXT: OnceLock<Option<Py<PyAny>>> = OnceLock::new();
+    let numpy = py.import(pyo3::intern!(py, "numpy"))?;
+    let context = CONTEXT.get_or_init(|| {
+        numpy
+            .getattr("_core")
+            .and_then(|core| core.getattr("_ufunc_config"))
+            .and_then(|config| config.getattr("_extobj_contextvar"))
+            .ok()
+            .map(Bound::unbind)
+    });
+    let current = match context {
+        Some(var) => Some(var.bind(py).call_method0(pyo3::intern!(py, "get"))?),
+        None => None,
+    };
+    if let (Some(current), Some((kept, mask))) =
+        (&current, &*KEPT.lock().unwrap_or_else(|p| p.into_inner()))
+    {
+        if current.is(kept.bind(py)) {
+            return Ok(*mask);
+        }
+    }
+    let modes = numpy.call_method0("geterr")?;
+    let mut mask = 0;
+    for (flag, category) in [
+        (FpStatus::DIVIDE, "divide"),
+        (FpStatus::OVERFLOW, "over"),
+        (FpStatus::UNDERFLOW, "under"),
+        (FpStatus::INVALID, "invalid"),
+    ] {
+        if modes.get_item(category)?.extract::<String>()? != "ignore" {
+            mask |= flag;
+        }
+    }
+    if let Some(current) = current {
+        *KEPT.lock().unwrap_or_else(|p| p.into_inner()) = Some((current.unbind(), mask));
+    }
+    Ok(mask)
 }
 
 impl Drop for CompiledGraph {
