@@ -186,12 +186,7 @@ impl DirectCall {
             .map(|(slot, read)| read.apply(unsafe { Bound::from_borrowed_ptr(py, args[*slot]) }))
             .collect::<PyResult<SmallVec<[Bound<'_, PyAny>; 8]>>>();
         let inputs = match inputs {
-            Ok(inputs)
-                if overlap::may_differ(
-                    inputs.iter().cloned(),
-                    self.writebacks.iter().map(|&(k, _)| k),
-                ) =>
-            {
+            Ok(inputs) if overlap::may_differ(&inputs, self.writebacks.iter().map(|&(k, _)| k)) => {
                 return call_with_first(py, self.fallback.as_ptr(), func, args);
             }
             inputs => inputs,

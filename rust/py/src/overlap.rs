@@ -39,17 +39,20 @@ fn extent(array: &Bound<'_, PyUntypedArray>) -> Option<(isize, isize)> {
 /// overlap another array argument's (the graph saw that argument's old contents). Shared by
 /// the entry (`writeback_may_differ`) and the native fast path (`dispatch.rs`).
 pub fn may_differ<'py>(
-    inputs: impl IntoIterator<Item = Bound<'py, PyAny>>,
+    inputs: &[Bound<'py, PyAny>],
     targets: impl IntoIterator<Item = usize>,
 ) -> bool {
-    let arrays: Vec<Option<Bound<'py, PyUntypedArray>>> = inputs
-        .into_iter()
-        .map(|x| x.cast_into::<PyUntypedArray>().ok())
+    let mut targets = targets.into_iter().peekable();
+    if targets.peek().is_none() {
+        return false; // nothing written back: no memory bounds to read (the fast path's case)
+    }
+    let arrays: Vec<Option<&Bound<'py, PyUntypedArray>>> = inputs
+        .iter()
+        .map(|x| x.cast::<PyUntypedArray>().ok())
         .collect();
-    let extents: Vec<Option<(isize, isize)>> =
-        arrays.iter().map(|a| a.as_ref().and_then(extent)).collect();
-    targets.into_iter().any(|k| {
-        let Some(target) = arrays.get(k).and_then(Option::as_ref) else {
+    let extents: Vec<Option<(isize, isize)>> = arrays.iter().map(|a| a.and_then(extent)).collect();
+    targets.any(|k| {
+        let Some(target) = arrays.get(k).copied().flatten() else {
             return true;
         };
         // SAFETY: a live ndarray's flags.
@@ -80,7 +83,7 @@ fn writeback_may_differ(inputs: &Bound<'_, PyTuple>, targets: Vec<usize>) -> PyR
             "argument {k} written back is not an ndarray"
         )));
     }
-    Ok(may_differ(inputs.iter(), targets))
+    Ok(may_differ(inputs.as_slice(), targets))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
