@@ -130,6 +130,60 @@ impl Lazy {
         self.push(LOp::View(op, x), dtype, shape.to_vec())
     }
 
+    /// Work per element of computing `x` where it is read, in rough units of one add (a libm
+    /// call counts as [`LIBM_COST`]); `None` when `x` reads a reduction's per-row result,
+    /// whose group decides where it is computed. Nodes read at the same indices are shared
+    /// (counted once), but a view reads its operand at other indices, so the operand's work
+    /// is counted again for every view of it: a chain of slices of slices grows as fast as
+    /// the kernel that would compute it. Saturates at `limit`.
+    pub fn recompute_cost(&self, x: L, limit: usize) -> Option<usize> {
+        let mut views = HashMap::new();
+        self.region_cost(x, limit, &mut views)
+    }
+
+    fn region_cost(&self, x: L, limit: usize, views: &mut HashMap<L, usize>) -> Option<usize> {
+        let mut seen = std::collections::HashSet::new();
+        let mut stack = vec![x];
+        let mut cost = 0usize;
+        while let Some(l) = stack.pop() {
+            if !seen.insert(l) {
+                continue;
+            }
+            cost = cost.saturating_add(match &self.nodes[l].op {
+                LOp::Leaf(_) | LOp::Const(_) => 0,
+                LOp::Stage { .. } => return None,
+                LOp::View(_, a) => match views.get(a) {
+                    Some(&c) => c,
+                    None => {
+                        let c = self.region_cost(*a, limit, views)?;
+                        views.insert(*a, c);
+                        c
+                    }
+                },
+                LOp::Cast(a) => {
+                    stack.push(*a);
+                    1
+                }
+                LOp::Unary(op, a) => {
+                    stack.push(*a);
+                    unary_cost(*op)
+                }
+                LOp::Binary(op, a, b) => {
+                    stack.extend([*a, *b]);
+                    binary_cost(*op)
+                }
+                LOp::Where(c, a, b) => {
+                    stack.extend([*c, *a, *b]);
+                    1
+                }
+            });
+            if cost >= limit {
+                return Some(limit);
+            }
+        }
+        Some(cost)
+    }
+
     /// `x` cast to `dtype` (no node when it already has it).
     pub fn cast(&mut self, x: L, dtype: Scalar) -> L {
         if self.nodes[x].dtype == dtype {
@@ -137,6 +191,26 @@ impl Lazy {
         }
         let shape = self.nodes[x].shape.clone();
         self.push(LOp::Cast(x), dtype, shape)
+    }
+}
+
+/// What one libm call costs against an add in [`Lazy::recompute_cost`].
+pub(crate) const LIBM_COST: usize = 8;
+
+fn unary_cost(op: kernel::UnaryOp) -> usize {
+    use kernel::UnaryOp::*;
+    match op {
+        Cbrt | Exp | Exp2 | Expm1 | Log | Log2 | Log10 | Log1p | Sin | Cos | Tan | Arcsin
+        | Arccos | Arctan | Sinh | Cosh | Tanh | Arcsinh | Arccosh | Arctanh => LIBM_COST,
+        _ => 1,
+    }
+}
+
+fn binary_cost(op: kernel::BinaryOp) -> usize {
+    use kernel::BinaryOp::*;
+    match op {
+        Pow | Arctan2 | Hypot | Logaddexp | Mod | Floordiv => LIBM_COST,
+        _ => 1,
     }
 }
 

@@ -186,6 +186,8 @@ pub(crate) struct Scheduler<'g> {
     /// Whether other bindings of the same symbolic graph share these kernels: sizes must then
     /// reach kernels as data, never as compiled-in constants.
     pub sizes_vary: bool,
+    /// Per value (indexed like `defs`): how many operands and results read it.
+    pub readers: Vec<u32>,
 }
 
 impl lazy::Context for Scheduler<'_> {
@@ -442,6 +444,20 @@ fn static_type(t: &ember_core::ir::Type) -> Result<(Scalar, Vec<usize>), Error> 
     Ok((scalar_of(t.dtype)?, shape))
 }
 
+/// How many operands and results read each value (params first, then statements).
+fn readers(g: &Graph) -> Vec<u32> {
+    let mut n = vec![0u32; g.params.len() + g.nodes.len()];
+    for v in g
+        .nodes
+        .iter()
+        .flat_map(|node| &node.inputs)
+        .chain(&g.results)
+    {
+        n[v.index()] += 1;
+    }
+    n
+}
+
 /// Per statement: the lazy node it defined and the extern step (matmul, scan, native
 /// statement, loop) that computes it, if any.
 type Trace = Vec<(L, Option<usize>)>;
@@ -478,6 +494,7 @@ fn run(g: &Graph, sizes_vary: bool) -> Result<(Scheduler<'_>, Trace), Error> {
         stored: HashMap::new(),
         updated: HashMap::new(),
         sizes_vary,
+        readers: readers(g),
     };
     let mut done = vec![false; g.results.len()];
     for (i, (dtype, shape)) in inputs.iter().enumerate() {
@@ -562,6 +579,52 @@ func @f(%0: f32[8,6], %1: f32[6,5], %2: f32[5,3], %3: f32[8,3]) -> (f32[8,3], f3
 }
 ";
         assert_eq!(kernels_with_tanh(ir), 1);
+    }
+
+    /// `d = np.minimum(d, d[:, k:k+1] + d[k:k+1, :])` unrolled `levels` times on n x n.
+    fn shortest_paths(n: usize, levels: usize) -> String {
+        let mut ir = format!("ember-ir 1\nfunc @f(%0: f64[{n},{n}]) -> (f64[{n},{n}]) {{\n");
+        let mut d = 0;
+        for k in 0..levels {
+            let base = 1 + 4 * k;
+            ir += &format!(
+                "  %{a} = slice(%{d}) start=[0,{k}] stop=[{n},{k1}] step=[1,1] : f64[{n},1]\n\
+                 \x20 %{b} = slice(%{d}) start=[{k},0] stop=[{k1},{n}] step=[1,1] : f64[1,{n}]\n\
+                 \x20 %{s} = add(%{a}, %{b}) : f64[{n},{n}]\n\
+                 \x20 %{m} = minimum(%{d}, %{s}) : f64[{n},{n}]\n",
+                a = base,
+                b = base + 1,
+                s = base + 2,
+                m = base + 3,
+                k1 = k + 1,
+            );
+            d = base + 3;
+        }
+        ir + &format!("  return %{d}\n}}\n")
+    }
+
+    #[test]
+    fn views_of_views_of_computed_values_are_stored_not_recomputed() {
+        // Unrolled, every level reads the last one at three index maps; computed where it is
+        // read, the kernel grew with every level (12 levels: thousands of expressions).
+        let plan = schedule(&parse(&shortest_paths(12, 12)).unwrap()).unwrap();
+        let largest = plan.kernels.iter().map(|k| k.exprs.len()).max().unwrap();
+        assert!(largest <= 64, "a kernel of {largest} expressions");
+    }
+
+    #[test]
+    fn a_slice_read_once_is_computed_in_place() {
+        // Storing `exp(x)` whole would compute twice the exponentials the slice needs.
+        let ir = "ember-ir 1
+func @f(%0: f64[64]) -> (f64[32]) {
+  %1 = exp(%0) : f64[64]
+  %2 = slice(%1) start=[0] stop=[64] step=[2] : f64[32]
+  return %2
+}
+";
+        let plan = schedule(&parse(ir).unwrap()).unwrap();
+        assert_eq!(plan.kernels.len(), 1);
+        assert_eq!(plan.temps.len(), 0);
     }
 
     #[test]

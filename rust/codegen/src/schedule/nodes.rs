@@ -9,6 +9,13 @@ use ember_core::ir::{
     ArgReduceKind, BinaryOp, Graph, Node, Op, ReduceKind, ScanKind, Type, UnaryOp, ValueId,
 };
 
+/// Per-element cost (in adds) from which a computed value read through a view is stored.
+const DEEP_CHAIN: usize = 32;
+/// The same for a value other statements read too, which a view cannot share work with.
+const SHARED_CHAIN: usize = 8;
+/// Recomputation (elements times cost) a broadcast may cause before its operand is stored.
+const RECOMPUTE_LIMIT: usize = 4096;
+
 pub(crate) fn const_of(v: ember_core::ir::Scalar) -> Const {
     match v {
         ember_core::ir::Scalar::Bool(b) => Const::Int(b as i64),
@@ -90,20 +97,20 @@ impl Scheduler<'_> {
                     }
                 }
                 let b = self.cast_to(b, lp);
-                let a = self.lazy.broadcast(a, &shape);
-                let b = self.lazy.broadcast(b, &shape);
+                let a = self.spread(a, &shape)?;
+                let b = self.spread(b, &shape)?;
                 self.lazy.push(LOp::Binary(*op, a, b), dtype, shape)
             }
             Op::Where => {
                 let c = self.defs[arg(0).index()];
                 let c = self.cast_to(c, Scalar::Bool);
-                let c = self.lazy.broadcast(c, &shape);
+                let c = self.spread(c, &shape)?;
                 let x = self.defs[arg(1).index()];
                 let y = self.defs[arg(2).index()];
                 let x = self.cast_to(x, dtype);
                 let y = self.cast_to(y, dtype);
-                let x = self.lazy.broadcast(x, &shape);
-                let y = self.lazy.broadcast(y, &shape);
+                let x = self.spread(x, &shape)?;
+                let y = self.spread(y, &shape)?;
                 self.lazy.push(LOp::Where(c, x, y), dtype, shape)
             }
             Op::Astype { .. } => {
@@ -141,7 +148,8 @@ impl Scheduler<'_> {
             | Op::Slice { .. }
             | Op::Flip { .. } => {
                 let x = self.defs[arg(0).index()];
-                self.view(x, node.op.clone(), &shape)?
+                let shared = self.readers[arg(0).index()] > 1;
+                self.view(x, node.op.clone(), &shape, shared)?
             }
             Op::Concatenate { axis } => {
                 let dest = self
@@ -383,7 +391,8 @@ impl Scheduler<'_> {
         Some(Slot::Output(j))
     }
 
-    fn view(&mut self, x: L, op: Op, shape: &[usize]) -> Result<L, Error> {
+    /// View `op` of `x`; `shared`: other statements read `x` too.
+    fn view(&mut self, x: L, op: Op, shape: &[usize], shared: bool) -> Result<L, Error> {
         let dtype = self.lazy.nodes[x].dtype;
         if let LOp::Leaf(vr) = &self.lazy.nodes[x].op {
             let mut vr = vr.clone();
@@ -391,12 +400,61 @@ impl Scheduler<'_> {
             return Ok(self.leaf(vr, dtype));
         }
         let xs = self.lazy.nodes[x].shape.clone();
-        if pull(&op, &xs, shape, &super::lazy::identity(shape)).is_some() {
+        let stored = if self.worth_storing(x, shape, shared) {
+            self.store_for_views(x)?
+        } else if pull(&op, &xs, shape, &super::lazy::identity(shape)).is_some() {
             return Ok(self.lazy.push(LOp::View(op, x), dtype, shape.to_vec()));
-        }
-        let mut vr = self.materialise(x, None)?;
+        } else {
+            self.materialise(x, None)?
+        };
+        let mut vr = stored;
         vr.views.push((op, shape.to_vec()));
         Ok(self.leaf(vr, dtype))
+    }
+
+    /// Stores `x` whole; every later reader of `x` loads the store instead of computing it.
+    fn store_for_views(&mut self, x: L) -> Result<ValueRef, Error> {
+        let vr = self.materialise(x, None)?;
+        let dtype = self.lazy.nodes[x].dtype;
+        let leaf = self.leaf(vr.clone(), dtype);
+        self.stored.insert(x, leaf);
+        Ok(vr)
+    }
+
+    /// `x` broadcast to `shape`, stored first where [`Self::worth_storing`] says so.
+    fn spread(&mut self, x: L, shape: &[usize]) -> Result<L, Error> {
+        if self.lazy.nodes[x].shape == shape || !self.worth_storing(x, shape, false) {
+            return Ok(self.lazy.broadcast(x, shape));
+        }
+        let dtype = self.lazy.nodes[x].dtype;
+        let vr = self.store_for_views(x)?;
+        let stored = self.leaf(vr, dtype);
+        Ok(self.lazy.broadcast(stored, shape))
+    }
+
+    /// Whether a computed value read through a view of `shape` (a broadcast, a slice) is
+    /// better stored once than computed again wherever it is read. A view reads the value at
+    /// other indices than its other readers, so the kernel cannot share the work: a value
+    /// broadcast along a new axis is computed once per element of that axis, and chains of
+    /// views of views (`d = np.minimum(d, d[:, k:k+1] + d[k:k+1])` unrolled) compound that.
+    /// Stored: a value that costs [`DEEP_CHAIN`] per element, one that other statements
+    /// read too (`shared`) costing [`SHARED_CHAIN`], or one whose recomputation over the
+    /// extra elements of a broadcast costs [`RECOMPUTE_LIMIT`].
+    fn worth_storing(&self, x: L, shape: &[usize], shared: bool) -> bool {
+        let node = &self.lazy.nodes[x];
+        if matches!(node.op, LOp::Leaf(_) | LOp::Const(_)) || node.shape.is_empty() {
+            return false;
+        }
+        let Some(cost) = self.lazy.recompute_cost(x, RECOMPUTE_LIMIT) else {
+            return false;
+        };
+        let (own, read) = (
+            node.shape.iter().product::<usize>(),
+            shape.iter().product::<usize>(),
+        );
+        cost >= DEEP_CHAIN
+            || (shared && cost >= SHARED_CHAIN)
+            || cost.saturating_mul(read.saturating_sub(own)) >= RECOMPUTE_LIMIT
     }
 
     /// Reshape of the keepdims result to the statement's shape.
