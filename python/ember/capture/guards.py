@@ -3,7 +3,8 @@
 
 Checks are recorded per source while capture reads values (see builder.py): arrays by
 ARRAY_MATCH (dtype and shape; strides are left free because compiled graphs take any
-strides), Python scalars by EQUALS_MATCH (they are specialised as constants), containers by
+strides), Python scalars by EQUALS_MATCH (they are specialised as constants; an int a loop
+op's `range` takes at run time by INT_AT_LEAST, the value that gives one trip), containers by
 TYPE_MATCH + LEN_MATCH (dicts by DICT_KEYS_MATCH), modules and functions by ID_MATCH, objects
 by TYPE_MATCH with their attributes as children. The globals and builtins dicts are checked
 by identity (ADDRESS_MATCH), names resolved in builtins by their absence from the globals
@@ -113,7 +114,7 @@ _ROOT_COST = {"local": 0, "globals_dict": 1, "builtins_dict": 1, "closure": 2, "
               "builtin": 2}
 # Checks by cost; a type is checked before anything that relies on it (a length, dict keys).
 _CHECK_COST = {"TYPE_MATCH": 0, "ID_MATCH": 0, "ADDRESS_MATCH": 0, "EQUALS_MATCH": 1,
-               "ARRAY_MATCH": 1, "LEN_MATCH": 2, "DICT_LACKS": 2, "MODULE_ATTR_IS": 2,
+               "ARRAY_MATCH": 1, "INT_AT_LEAST": 1, "LEN_MATCH": 2, "DICT_LACKS": 2, "MODULE_ATTR_IS": 2,
                "DICT_KEYS_MATCH": 3}
 
 
@@ -326,6 +327,8 @@ def check_passes(check: Check, value: Any) -> bool:
         return _equals_exact(value, check[1])
     if kind == "LEN_MATCH":
         return len(value) == check[1]
+    if kind == "INT_AT_LEAST":
+        return type(value) is int and value >= check[1]
     if kind == "DICT_KEYS_MATCH":
         return tuple(value.keys()) == check[1]
     if kind == "ARRAY_MATCH":
@@ -391,6 +394,8 @@ def _why(check: Check, value: Any) -> str:
         return f"strides {value.strides}, expected {tuple(strides)}"
     if kind == "TYPE_MATCH":
         return f"type {type(value).__qualname__}"
+    if kind == "INT_AT_LEAST" and type(value) is int:
+        return f"below {check[1]}"
     if kind == "LEN_MATCH" and hasattr(value, "__len__"):
         return f"length {len(value)}"
     if kind == "DICT_LACKS":

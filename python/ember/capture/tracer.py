@@ -193,7 +193,7 @@ class Tracer:
             source = ItemSource(AttrSource(graph_input.source, "shape"), axis)
             self.symbolic_sizes_read = True
             return PythonScalarVariable(self, int, int(graph_input.example.shape[axis]),
-                                        source=source)
+                                        source=source, symbol=symbol)
         return None
 
     def add_scalar_input(self, scalar: np.generic, source: Source) -> Value:

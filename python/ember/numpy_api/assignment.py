@@ -9,9 +9,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ember.errors import Unsupported
-from ember.graph import Graph, Value
+from ember.graph import Graph, Value, shapes
 from ember.numpy_api import gather
-from ember.numpy_api.indexing import _slice_part, getitem
+from ember.numpy_api.indexing import _slice_part, _symbolic_slice, getitem
 
 
 @dataclass(frozen=True)
@@ -49,23 +49,27 @@ def _setitem(graph: Graph, a: Value, index: object, value: object) -> Value:
         # NumPy computed the elements this assignment drops: their floating-point flags
         # (`inf - inf` at an edge overwritten next) are still the program's.
         graph.overwritten.append(target)
-    if any(isinstance(d, str) for d in a.shape):
-        raise Unsupported("item assignment into an array with symbolic dimensions")
-    region = _region(a, items)
+    region, int_axes = _region(graph, a, items)
     v = _converted(graph, value, a.dtype)
-    if np.broadcast_shapes(v.shape, target.shape) != tuple(target.shape):
+    if not _broadcasts_to(v.shape, target.shape):
         raise ValueError(f"could not broadcast input array from shape {v.shape} into shape "
                          f"{tuple(target.shape)}")
-    if any(start == stop for start, stop in region):
+    if any(bounds is not None and _empty(bounds) for bounds in region):
         return a
     if tuple(v.shape) != tuple(target.shape):
         v = graph.op("broadcast_to", [v], shape=list(target.shape))
-    region_shape = [stop - start for start, stop in region]
-    if list(v.shape) != region_shape:
-        v = graph.op("reshape", [v], shape=region_shape)
+    if int_axes:
+        v = graph.op("expand_dims", [v], axis=int_axes)
     placed = _place(graph, a, region, v)
     # The whole array assigned: a fresh buffer, never the assigned value itself.
     return graph.op("copy", [placed]) if placed is v else placed
+
+
+def _broadcasts_to(shape: tuple, target: tuple) -> bool:
+    try:
+        return shapes.broadcast_shapes(tuple(shape), tuple(target)) == tuple(target)
+    except ValueError:
+        return False
 
 
 def _computed(graph: Graph, a: Value) -> bool:
@@ -78,26 +82,49 @@ def _computed(graph: Graph, a: Value) -> bool:
                                  or node.op == "matmul")
 
 
-def _region(a: Value, items: tuple[object, ...]) -> list[tuple[int, int]]:
-    """`(start, stop)` per axis of `a` for an index `getitem` accepted."""
+# Per axis of an assignment's region: the `slice` op's (start, stop) of the part assigned
+# (on a symbolic axis counted from the front or from its end, as `indexing._symbolic_slice`
+# gives them), or None for the whole axis.
+Region = list[tuple[int, int] | None]
+
+
+def _region(graph: Graph, a: Value, items: tuple[object, ...]) -> tuple[Region, list[int]]:
+    """The region an index `getitem` accepted assigns, and the axes integers index."""
     consumed = sum(1 for item in items if item is not Ellipsis)
     expanded: list[object] = []
     for item in items:
         expanded.extend([slice(None)] * (a.ndim - consumed) if item is Ellipsis else [item])
     expanded.extend([slice(None)] * (a.ndim - len(expanded)))
-    region = []
-    for item, size in zip(expanded, a.shape, strict=True):
-        assert isinstance(size, int)
+    region: Region = []
+    int_axes = []
+    for axis, (item, size) in enumerate(zip(expanded, a.shape, strict=True)):
         if isinstance(item, slice):
             parts = (_slice_part(item.start), _slice_part(item.stop), _slice_part(item.step))
-            start, stop, step = slice(*parts).indices(size)
-            if step != 1:
+            if parts[2] not in (None, 1):
                 raise Unsupported("item assignment through a slice with a step")
-            region.append((start, max(start, stop)))
+            if isinstance(size, str):
+                start, stop, _ = _symbolic_slice(graph, size, parts)
+                whole = (start, stop) == (0, -1)
+            else:
+                start, stop, _ = slice(*parts).indices(size)
+                stop = max(start, stop)
+                whole = (start, stop) == (0, size)
         else:
-            i = int(item) % size  # type: ignore[call-overload]
-            region.append((i, i + 1))
-    return region
+            i = int(item)  # type: ignore[call-overload]
+            int_axes.append(axis)
+            if isinstance(size, str):
+                start, stop, _ = _symbolic_slice(graph, size, (i, (i + 1) or None, 1))
+            else:
+                start, stop = i % size, i % size + 1
+            whole = False
+        region.append(None if whole else (start, stop))
+    return region, int_axes
+
+
+def _empty(bounds: tuple[int, int]) -> bool:
+    """Whether an axis's bounds select nothing (both from the same end, none between)."""
+    start, stop = bounds
+    return (start >= 0) == (stop >= 0) and stop <= start
 
 
 def _converted(graph: Graph, value: object, dtype: np.dtype) -> Value:
@@ -112,26 +139,27 @@ def _converted(graph: Graph, value: object, dtype: np.dtype) -> Value:
     raise Unsupported(f"item assignment of a {type(value).__name__}")
 
 
-def _place(graph: Graph, a: Value, region: list[tuple[int, int]], v: Value) -> Value:
-    """`a` with `region` replaced by `v` (which has the region's shape)."""
-    for axis, (start, stop) in enumerate(region):
-        size = a.shape[axis]
-        if (start, stop) != (0, size):
-            break
-    else:
+def _place(graph: Graph, a: Value, region: Region, v: Value) -> Value:
+    """`a` with `region` replaced by `v` (which has the region's shape): slices of `a` around
+    `v`, concatenated axis by axis."""
+    axis = next((k for k, bounds in enumerate(region) if bounds is not None), None)
+    if axis is None:
         return v
+    start, stop = region[axis]  # type: ignore[misc]
+    end = -1 if isinstance(a.shape[axis], str) else a.shape[axis]
 
     def cut(lo: int, hi: int) -> Value:
-        starts, stops = [0] * a.ndim, list(a.shape)
+        starts = [0] * a.ndim
+        stops = [-1 if isinstance(d, str) else d for d in a.shape]
         starts[axis], stops[axis] = lo, hi
         return graph.op("slice", [a], start=starts, stop=stops, step=[1] * a.ndim)
 
     inner_region = list(region)
-    inner_region[axis] = (0, stop - start)
-    pieces = [cut(0, start)] if start > 0 else []
+    inner_region[axis] = None
+    pieces = [cut(0, start)] if start != 0 else []
     pieces.append(_place(graph, cut(start, stop), inner_region, v))
-    if stop < size:
-        pieces.append(cut(stop, size))
+    if stop != end:
+        pieces.append(cut(stop, end))
     return pieces[0] if len(pieces) == 1 else graph.op("concatenate", pieces, axis=axis)
 
 

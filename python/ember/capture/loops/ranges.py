@@ -1,9 +1,10 @@
-"""`range(...)` whose bounds are loop values (`range(i)`, `range(i + 1, n)` in a loop body):
+"""`range(...)` whose bounds are loop values (`range(i)`, `range(i + 1, n)` in a loop body)
+or run-time ints of the frame (`range(n)` for an argument `n` under dynamic capture):
 known only at run time, so a loop over one is always a loop op with those bounds."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ember.capture.breaks import graph_break
 from ember.capture.variables.base import VariableTracker
@@ -18,8 +19,11 @@ if TYPE_CHECKING:
 class DynamicRangeVariable(VariableTracker):
     """`range(lo, hi, step)` with 0-d integer graph values as bounds."""
 
-    def __init__(self, lo: Value, hi: Value, step: Value) -> None:
+    def __init__(self, lo: Value, hi: Value, step: Value,
+                 frame_args: list[VariableTracker] | None = None) -> None:
         self.bounds = (lo, hi, step)
+        # `range`'s arguments where they are run-time ints of the frame (`runtime_range`).
+        self.frame_args = frame_args
 
     def type_name(self) -> str:
         return "range"
@@ -66,6 +70,106 @@ def dynamic_range(tx: Interpreter, args: list[VariableTracker]) -> DynamicRangeV
         raise graph_break("user_error", type="ValueError",
                           message="range() arg 3 must not be zero")
     return DynamicRangeVariable(*values)
+
+
+def runtime_range(tx: Interpreter, args: list[VariableTracker]) -> DynamicRangeVariable | None:
+    """`range(...)` outside loop bodies with a bound known only at run time (a Python int
+    argument under dynamic capture, a symbolic size such as `len(x)`) that the `for` right
+    after iterates: one loop op with those bounds, so that the next `n` runs the same
+    compiled loop instead of capturing it again. None (the int is then specialised, as
+    everywhere it is structure) elsewhere, with a constant or run-time step, and once the
+    loop refused to be one loop op (`capture/loops/region.py`: capture starts again with
+    it unrolled, which needs its trip count)."""
+    from ember.capture.loops.region import loop_key
+    from ember.capture.variables.scalar import PythonScalarVariable
+
+    def runtime_int(vt: VariableTracker) -> bool:
+        return isinstance(vt, PythonScalarVariable) and vt.python_class is int
+
+    if tx.graph.parent is not None or not tx.tracer.loop_ops or not 1 <= len(args) <= 3:
+        return None
+    bounds, step = (args, []) if len(args) < 3 else (args[:2], args[2:])
+    if not any(runtime_int(a) for a in bounds) or not all(
+            runtime_int(a) or (isinstance(a, ConstantVariable) and type(a.constant()) is int)
+            for a in bounds):
+        return None
+    if step and not (isinstance(step[0], ConstantVariable) and type(step[0].constant()) is int
+                     and step[0].constant() != 0):
+        return None
+    following = tx.instructions[tx.ip:tx.ip + 2]
+    if [i.opname for i in following] != ["GET_ITER", "FOR_ITER"] or (
+            loop_key(tx, following[1]) in tx.tracer.unrolled_loops):
+        return None
+    values = [a.graph_value() if runtime_int(a) else tx.graph.const(a.constant())
+              for a in args]
+    if len(values) == 1:
+        values.insert(0, tx.graph.const(0))
+    if len(values) == 2:
+        values.append(tx.graph.const(1))
+    return DynamicRangeVariable(*values, frame_args=list(args))
+
+
+def require_a_trip(tx: Interpreter, args: list[VariableTracker]) -> None:
+    """Make every call the entry serves run the loop over `range(*args)` (see
+    `runtime_range`) at least once, or refuse. A loop whose first trip changes the type of
+    a value it carries (`t = 0.0; for i in range(n): t += x[i]` makes `t` a `np.float64`)
+    gives the value its old type when it makes no trip, which one compiled loop cannot. Its
+    trip count must then be `n - c` for one run-time int `n` (a size of an argument or an
+    int argument), and the entry requires `n >= c + 1`: the symbolic size's minimum
+    (`Graph.require_size`) or an INT_AT_LEAST guard. Other calls capture apart."""
+    from ember.capture.variables.scalar import PythonScalarVariable
+
+    lo, hi, step = ([ConstantVariable(0), *args] if len(args) == 1 else list(args))[:3] + (
+        [ConstantVariable(1)] if len(args) < 3 else [])
+    first, last = (lo, hi) if step.constant() > 0 else (hi, lo)
+    leaves: dict[str, PythonScalarVariable] = {}
+    span = _linear(last, leaves), _linear(first, leaves)
+    if span[0] is None or span[1] is None:
+        raise graph_break("loop_body", what="a loop whose trip count is not one run-time int "
+                                            "less a constant")
+    (terms, const), (minus_terms, minus_const) = span
+    for leaf, k in minus_terms.items():
+        terms[leaf] = terms.get(leaf, 0) - k
+    terms = {leaf: k for leaf, k in terms.items() if k}
+    if len(terms) != 1 or next(iter(terms.values())) != 1:
+        raise graph_break("loop_body", what="a loop whose trip count is not one run-time int "
+                                            "less a constant")
+    leaf: PythonScalarVariable = leaves[next(iter(terms))]
+    minimum = 1 - (const - minus_const)
+    if leaf.example < minimum:
+        raise graph_break("loop_body", what="a loop that makes no trip for this call")
+    if leaf.symbol is not None:
+        tx.graph.require_size(leaf.symbol, minimum)
+    else:
+        tx.tracer.guards.add(leaf.source, ("INT_AT_LEAST", minimum))
+
+
+def _linear(vt: VariableTracker, leaves: dict[str, Any]) -> tuple[dict, int] | None:
+    """`vt` as a sum of run-time ints read from the frame times constants, plus a constant:
+    `({source name: coefficient}, constant)`, with each source's tracker in `leaves`; None
+    for anything else."""
+    from ember.capture.variables.scalar import PythonScalarVariable
+
+    if isinstance(vt, ConstantVariable) and type(vt.constant()) is int:
+        return {}, vt.constant()
+    if not isinstance(vt, PythonScalarVariable) or vt.python_class is not int:
+        return None
+    if vt.op is None:
+        if vt.source is None:
+            return None
+        leaves[vt.source.name()] = vt
+        return {vt.source.name(): 1}, 0
+    if vt.op not in ("+", "-") or len(vt.operands) != 2:
+        return None
+    parts = [_linear(x if isinstance(x, VariableTracker) else ConstantVariable(x), leaves)
+             for x in vt.operands]
+    if parts[0] is None or parts[1] is None:
+        return None
+    sign = 1 if vt.op == "+" else -1
+    terms = dict(parts[0][0])
+    for leaf, k in parts[1][0].items():
+        terms[leaf] = terms.get(leaf, 0) + sign * k
+    return terms, parts[0][1] + sign * parts[1][1]
 
 
 def _constant_zero(tx: Interpreter, value: Value) -> bool:

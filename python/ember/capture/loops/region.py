@@ -188,6 +188,7 @@ def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
            ) -> bool | dict[str, tuple]:
     from ember.capture.loops import returns
     from ember.capture.loops.body import GO, run_body
+    from ember.capture.loops.ranges import DynamicRangeIterator, require_a_trip
     from ember.capture.resume import live_locals_at
 
     start, exit_index = _body_range(tx, inst)
@@ -229,6 +230,8 @@ def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
     if retrace:
         return retrace
     may_return = returns.carry_return(tx, trace, returning)
+    if forced and isinstance(iterator, DynamicRangeIterator) and iterator.origin.frame_args:
+        require_a_trip(tx, iterator.origin.frame_args)
     if bounds is None and fuses_unrolled(trace.region, len(iterator.items) - iterator.index):
         raise LoopRefused(loop_key(tx, inst), "a short loop of whole-array elementwise "
                                               "trips, which fuse when unrolled")

@@ -69,6 +69,43 @@ def to_api(vt: VariableTracker) -> Any:
     raise graph_break("type", what=f"{vt.describe()} as a NumPy argument", type=vt.type_name())
 
 
+# NumPy functions whose first argument is a shape.
+_SHAPE_FIRST = (np.zeros, np.ones, np.empty, np.full)
+
+
+def shape_to_api(vt: VariableTracker) -> Any:
+    """A shape argument for `numpy_api`: as `to_api`, except that a size of an argument read
+    at run time (`n = len(x)`, `x.shape[0] - 1`) stays the symbolic dim it stands for
+    (`s0`, `s0-1`), so that `np.zeros(n)` keeps the graph symbolic."""
+    from ember.capture.variables.containers import ListVariable, TupleVariable
+
+    if isinstance(vt, (TupleVariable, ListVariable)):
+        return tuple(shape_to_api(item) for item in vt.items)
+    dim = symbolic_dim(vt)
+    return to_api(vt) if dim is None else dim
+
+
+def symbolic_dim(vt: VariableTracker) -> str | None:
+    """The symbolic dim a run-time int equals (`len(x)` is `s0`, `len(x) - 2` is `s0-2`), or
+    None."""
+    from ember.capture.variables.scalar import PythonScalarVariable
+    from ember.graph.shapes import dim_plus
+
+    if not isinstance(vt, PythonScalarVariable) or vt.python_class is not int:
+        return None
+    if vt.op is None:
+        return vt.symbol
+    if vt.op == "-" and len(vt.operands) == 2 and type(vt.operands[1]) is int:
+        base = vt.operands[0]
+        base_dim = symbolic_dim(base) if isinstance(base, VariableTracker) else None
+        moved = None if base_dim is None else dim_plus(base_dim, -vt.operands[1])
+        if not isinstance(moved, str):
+            return None
+        vt.tracer.graph.require_size(moved, 2)  # a symbol stands for 2 or more
+        return moved
+    return None
+
+
 def wrap_api_result(result: Any) -> VariableTracker:
     """A tracker for what `numpy_api` returned."""
     from ember.capture.variables.containers import ListVariable, TupleVariable
@@ -369,9 +406,11 @@ class NumpyFunctionVariable(VariableTracker):
         out = kwargs.get("out")
         if out is not None and (isinstance(self.fn, np.ufunc) or self.fn is np.clip):
             return self._into(tx, args, kwargs)
+        api_args = [shape_to_api(a) if i == 0 and self.fn in _SHAPE_FIRST else to_api(a)
+                    for i, a in enumerate(args)]
         result = call_numpy_api(
             self.describe(), self.handler, tx.graph,
-            *[to_api(a) for a in args], **{k: to_api(v) for k, v in kwargs.items()},
+            *api_args, **{k: to_api(v) for k, v in kwargs.items()},
         )
         if self.fn in numpy_api.IN_PLACE:
             from ember.capture.operators import write_into

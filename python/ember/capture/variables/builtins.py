@@ -278,6 +278,11 @@ def _next(tx, args, kwargs):
 
 
 def _range(tx, args, kwargs):
+    from ember.capture.loops.ranges import runtime_range
+
+    found = runtime_range(tx, args) if not kwargs else None
+    if found is not None:
+        return found
     args = [scalar.structural(a) for a in args]
     if all(a.is_constant() for a in args) and not kwargs:
         return ConstantVariable(fold("range()", range, *[a.constant() for a in args]))

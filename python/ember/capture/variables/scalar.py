@@ -34,8 +34,9 @@ class PythonScalarVariable(VariableTracker):
 
     def __init__(self, tracer: Any, python_class: type, example: Any, *,
                  source: Source | None = None, op: str | None = None,
-                 operands: tuple[Any, ...] = ()) -> None:
+                 operands: tuple[Any, ...] = (), symbol: str | None = None) -> None:
         self.tracer = tracer
+        self.symbol = symbol  # the symbolic dim a size read from an array stands for
         self.python_class = python_class
         self.example = example  # the value at capture (for the backend's example inputs)
         self.source = source

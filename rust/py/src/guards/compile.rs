@@ -153,6 +153,12 @@ fn compile_check(check: &Bound<'_, PyAny>, path: &str) -> PyResult<Check> {
             }
             Ok(Check::EqualsMatch(args[0].clone().unbind()))
         }
+        "INT_AT_LEAST" => {
+            arity(1)?;
+            Ok(Check::IntAtLeast(args[0].extract().map_err(|_| {
+                PyTypeError::new_err(format!("guard {path}: INT_AT_LEAST takes an int64"))
+            })?))
+        }
         "LEN_MATCH" => {
             arity(1)?;
             Ok(Check::LenMatch(count(&args[0], path)?))

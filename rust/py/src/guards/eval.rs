@@ -251,6 +251,7 @@ impl Check {
             Check::ModuleAttrIs(attr) => module_attr_is(value, attr),
             Check::EqualsMatch(expected) => equals_exact(value, expected.bind(py)),
             Check::LenMatch(n) => Ok(length(value)? == Some(*n)),
+            Check::IntAtLeast(n) => Ok(value.is_exact_instance_of::<PyInt>() && value.ge(*n)?),
             Check::DictKeysMatch(keys) => dict_keys_match(value, keys.bind(py)),
             Check::ArrayMatch(array) => Ok(array_match(value, array)),
         }

@@ -65,6 +65,9 @@ pub enum Check {
     EqualsMatch(Py<PyAny>),
     /// `len(v) == n`.
     LenMatch(isize),
+    /// An exact `int` of at least this value (a `range` bound a loop op takes at run time,
+    /// which must give the loop at least one trip).
+    IntAtLeast(i64),
     /// `tuple(v.keys()) == keys`.
     DictKeysMatch(Py<PyTuple>),
     /// An exact `np.ndarray` of this dtype, rank, shape and strides (`None` matches any).
