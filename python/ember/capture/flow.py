@@ -15,7 +15,7 @@ from ember.capture.loops.whiles import python_while
 from ember.capture.variables.array import VIEW_OPS, ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
-from ember.capture.variables.containers import IteratorVariable
+from ember.capture.variables.containers import IteratorVariable, lazy_items
 
 if TYPE_CHECKING:
     from ember.capture.tracer import Tracer
@@ -119,6 +119,10 @@ class FlowOpcodes:
             self.push(obj)
         elif isinstance(obj, DynamicRangeVariable):
             self.push(DynamicRangeIterator(obj))
+        elif isinstance(obj, ArrayVariable) and obj.value.ndim > 0:
+            iterator = IteratorVariable(lazy_items(self, obj))  # type: ignore[arg-type]
+            iterator.origin = obj
+            self.push(iterator)
         else:
             iterator = IteratorVariable(obj.unpack(self))
             iterator.origin = obj  # what a loop op over it iterates (capture/loops)

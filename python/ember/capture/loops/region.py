@@ -194,14 +194,12 @@ def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
     start, exit_index = _body_range(tx, inst)
     stored = _stored_names(tx, start, exit_index)
     live = set(live_locals_at(tx.code, inst.offset))
-    loop_var = tx.instructions[start]
-    if loop_var.opname != "STORE_FAST":
-        raise graph_break("loop_body", what="a loop target that is not one local")
-    if bounds is not None and loop_var.argval in live:
+    loop_vars = _loop_targets(tx, start, iterator)
+    if bounds is not None and live & set(loop_vars):
         raise graph_break("loop_body", what="a loop variable read after the loop")
     region = tx.graph.region("loop")
     trace = Trace(region, region.add_input(np.int64, (), weak=True))
-    by_tracker = build_groups(tx, trace, stored - {str(loop_var.argval)}, forced)
+    by_tracker = build_groups(tx, trace, stored - set(loop_vars), forced)
     item = _item(tx, iterator, trace, by_tracker)
     saved_locals, saved_stack, saved_ip = dict(tx.locals), list(tx.stack), tx.ip
     for group in trace.groups:
@@ -222,11 +220,14 @@ def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
         tx.stack[:] = saved_stack
         tx.ip = saved_ip
 
-    if trace.go is not None and loop_var.argval in live:
+    if trace.go is not None and live & set(loop_vars):
         raise graph_break("loop_body", what="a loop variable read after a loop with a break")
     returning = {n: end_locals.pop(n) for n in returns.PSEUDO if n in end_locals}
     after = set(live_locals_at(tx.code, tx.instructions[exit_index].offset))
-    retrace = _collect(trace, end_locals, stored, live, after, str(loop_var.argval))
+    if after & _array_targets(iterator, loop_vars):
+        # Its last trip's row, which the body may have written to before that trip read it.
+        raise graph_break("loop_body", what="an item of an array read after the loop")
+    retrace = _collect(trace, end_locals, stored, live, after, loop_vars)
     if retrace:
         return retrace
     may_return = returns.carry_return(tx, trace, returning)
@@ -235,7 +236,7 @@ def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
     if bounds is None and fuses_unrolled(trace.region, len(iterator.items) - iterator.index):
         raise LoopRefused(loop_key(tx, inst), "a short loop of whole-array elementwise "
                                               "trips, which fuse when unrolled")
-    _emit(tx, inst, iterator, trace, bounds, str(loop_var.argval))
+    _emit(tx, inst, iterator, trace, bounds, loop_vars)
     if may_return:
         returns.after_loop(tx, trace)
     return True
@@ -331,11 +332,61 @@ class _graph_swapped:
         self.tx.graph = self.saved
 
 
+def _loop_targets(tx: Interpreter, start: int, iterator: IteratorVariable) -> list[str]:
+    """The locals each trip's item is stored in: one (`for x in ...`), or one per position
+    of the tuples `enumerate`/`zip` yield (`for i, (a, b) in ...` is not taken)."""
+    from ember.capture.variables.containers import Zipped
+
+    first = tx.instructions[start]
+    if first.opname == "STORE_FAST":
+        return [str(first.argval)]
+    if first.opname == "UNPACK_SEQUENCE" and isinstance(iterator.origin, Zipped) and (
+            first.argval == len(iterator.origin.parts)):
+        stores = tx.instructions[start + 1:start + 1 + first.argval]
+        if all(i.opname == "STORE_FAST" for i in stores):
+            return [str(i.argval) for i in stores]
+    raise graph_break("loop_body", what="a loop target that is not one local")
+
+
+def _array_targets(iterator: IteratorVariable, loop_vars: list[str]) -> set[str]:
+    """The loop targets that hold an array's rows (the others hold ints)."""
+    from ember.capture.variables.containers import Zipped
+
+    origin = iterator.origin
+    parts = origin.parts if isinstance(origin, Zipped) else [origin]
+    return {name for name, part in zip(loop_vars, parts, strict=True)
+            if isinstance(part, ArrayVariable)}
+
+
 def _item(tx: Interpreter, iterator: IteratorVariable, trace: Trace,
           by_tracker: dict[int, Group]) -> VariableTracker:
     """What FOR_ITER pushes on each trip, in terms of the loop index: the index itself over a
-    range, an element over a 1-d array (read when the trip starts)."""
+    range, an element over a 1-d array (read when the trip starts), a tuple of those over
+    `enumerate` and `zip`."""
+    from ember.capture.variables.containers import TupleVariable, Zipped
+
     origin = iterator.origin
+    if not isinstance(origin, Zipped):
+        return _part_item(origin, trace, by_tracker)
+    region, index = trace.region, trace.index
+    parts = []
+    for part in origin.parts:
+        if part is None:  # enumerate's count
+            count = index if origin.start == 0 else region.op(
+                "add", [index, region.const(origin.start)])
+            parts.append(ArrayVariable(count))
+        elif isinstance(part, ArrayVariable):
+            parts.append(_part_item(part, trace, by_tracker))
+        else:
+            r = part.constant()
+            scaled = index if r.step == 1 else region.op("mul", [index, region.const(r.step)])
+            parts.append(ArrayVariable(scaled if r.start == 0 else region.op(
+                "add", [scaled, region.const(r.start)])))
+    return TupleVariable(parts)
+
+
+def _part_item(origin: VariableTracker | None, trace: Trace,
+               by_tracker: dict[int, Group]) -> VariableTracker:
     if not isinstance(origin, ArrayVariable):
         return ArrayVariable(trace.index)
     array = origin.value
@@ -355,7 +406,7 @@ def _item(tx: Interpreter, iterator: IteratorVariable, trace: Trace,
 
 
 def _collect(trace: Trace, end_locals: dict[str, VariableTracker], stored: set[str],
-             live: set[str], after: set[str], loop_var: str) -> dict[str, tuple]:
+             live: set[str], after: set[str], loop_vars: list[str]) -> dict[str, tuple]:
     """Decide what is carried; a non-empty result asks for a retrace with those types.
     `live`: the locals live at the loop's head; `after`: those live after the loop."""
     region = trace.region
@@ -404,7 +455,7 @@ def _collect(trace: Trace, end_locals: dict[str, VariableTracker], stored: set[s
         group.final_value = value
     if not retrace:
         _swap_in_place(region, trace.groups, swapped)
-    for name in stored - {loop_var}:
+    for name in stored - set(loop_vars):
         if name in live and not any(name in g.names for g in trace.groups):
             raise graph_break("loop_body", what=f"local {name!r} first assigned in the body "
                                                 "and read after the loop")
@@ -445,14 +496,17 @@ def _final_value(region: Graph, vt: VariableTracker) -> Value:
 
 
 def _emit(tx: Interpreter, inst: Instruction, iterator: IteratorVariable, trace: Trace,
-          bounds: tuple[Value, Value, Value] | None, loop_var: str) -> None:
+          bounds: tuple[Value, Value, Value] | None, loop_vars: list[str]) -> None:
     """The loop op in the enclosing graph; locals rebound to its results; the interpreter
     continues after the loop."""
     graph = tx.graph
     lo, hi, step = _static_bounds(graph, iterator) if bounds is None else bounds
     emit_loop(tx, trace, lo, hi, step)
     if bounds is None and iterator.index < len(iterator.items):
-        tx.locals[loop_var] = iterator.items[-1]  # Python leaves the last item bound
+        last = iterator.items[-1]  # Python leaves the last item bound
+        parts = last.items if len(loop_vars) > 1 else [last]  # type: ignore[attr-defined]
+        for name, part in zip(loop_vars, parts, strict=True):
+            tx.locals[name] = part
     iterator.index = len(iterator.items)
     tx.pop()
     tx.jump(inst)

@@ -25,8 +25,11 @@ from ember.capture.variables.constant import (
 from ember.capture.variables.containers import (
     DictVariable,
     IteratorVariable,
+    LazyItems,
     ListVariable,
     TupleVariable,
+    Zipped,
+    lazy_items,
 )
 from ember.capture.variables.scalar import PythonScalarVariable
 from ember.numpy_api.scalars import numbers_in_graph
@@ -41,7 +44,7 @@ SIDE_EFFECT_BUILTINS = frozenset({
 })
 
 
-def _iterator_result(items: list[VariableTracker]) -> IteratorVariable:
+def _iterator_result(items: Any) -> IteratorVariable:
     return IteratorVariable(items)
 
 
@@ -212,18 +215,32 @@ def _no_min_max(fn, items):
 def _enumerate(tx, args, kwargs):
     start = (args[1] if len(args) > 1 else kwargs.get("start", ConstantVariable(0)))
     first = start.constant()
-    return _iterator_result([TupleVariable([ConstantVariable(first + i), item])
-                             for i, item in enumerate(args[0].unpack(tx))])
+    inner = lazy_items(tx, args[0])
+    iterator = _iterator_result(LazyItems(
+        len(inner), lambda i: TupleVariable([ConstantVariable(first + i), inner[i]])))
+    if _loop_part(args[0]):
+        iterator.origin = Zipped([None, args[0]], first)
+    return iterator
 
 
 def _zip(tx, args, kwargs):
+    columns = [lazy_items(tx, a) for a in args]
     if kwargs.get("strict") is not None and kwargs["strict"].constant():
-        lengths = {len(a.unpack(tx)) for a in args}
-        if len(lengths) > 1:
+        if len({len(c) for c in columns}) > 1:
             raise graph_break("user_error", type="ValueError",
                               message="zip() arguments have different lengths")
-    columns = [a.unpack(tx) for a in args]
-    return _iterator_result([TupleVariable(list(row)) for row in zip(*columns)])
+    length = min((len(c) for c in columns), default=0)
+    iterator = _iterator_result(LazyItems(
+        length, lambda i: TupleVariable([c[i] for c in columns])))
+    if args and all(_loop_part(a) for a in args):
+        iterator.origin = Zipped(list(args))
+    return iterator
+
+
+def _loop_part(vt: VariableTracker) -> bool:
+    """What a loop op can iterate in step with its index: an array's first axis, a range."""
+    return (isinstance(vt, ArrayVariable) and vt.value.ndim > 0) or (
+        vt.is_constant() and isinstance(vt.constant(), range))
 
 
 def _reversed(tx, args, kwargs):

@@ -7,7 +7,7 @@ effect that runs in Python, so it breaks the graph.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ember.capture.breaks import graph_break
@@ -222,6 +222,56 @@ class DictVariable(VariableTracker):
         return super().getattr(tx, name)
 
 
+class LazyItems(Sequence):
+    """Items of an iterator built only when read (`make(i)`): over an array's first axis
+    (`for row in x`, `enumerate(x)`, `zip(x, y)`) each row is indexed from the array when
+    a trip reads it. A loop that becomes one loop op never reads them, and unpacking
+    thousands of rows up front cost thousands of ops (and seconds)."""
+
+    def __init__(self, length: int, make: Callable[[int], VariableTracker]) -> None:
+        self.length, self.make = length, make
+        self.built: dict[int, VariableTracker] = {}
+
+    def __len__(self) -> int:
+        return self.length
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self.length))]
+        i = range(self.length)[index]
+        if i not in self.built:
+            self.built[i] = self.make(i)
+        return self.built[i]
+
+
+def lazy_items(tx: Interpreter, vt: VariableTracker) -> Sequence:
+    """What iterating `vt` yields: rows of an array and the ints of a range built when read,
+    anything else unpacked now."""
+    from ember.capture.variables.array import ArrayVariable
+
+    if isinstance(vt, ArrayVariable) and vt.value.ndim > 0:
+        return LazyItems(vt.length(tx), lambda i: vt.getitem(tx, ConstantVariable(i)))
+    if vt.is_constant() and isinstance(vt.constant(), range):
+        r = vt.constant()
+        return LazyItems(len(r), lambda i: ConstantVariable(r[i]))
+    return vt.unpack(tx)
+
+
+class Zipped(VariableTracker):
+    """What an iterator over `enumerate(x)` or `zip(x, y, ...)` iterates, for a loop op:
+    per position of the tuples it yields, an array or range (or `None` for enumerate's
+    count, which starts at `start`)."""
+
+    def __init__(self, parts: list[VariableTracker | None], start: int = 0) -> None:
+        self.parts, self.start = parts, start
+
+    def type_name(self) -> str:
+        return "zip"
+
+    def children(self) -> list[VariableTracker]:
+        return [p for p in self.parts if p is not None]
+
+
 class IteratorVariable(VariableTracker):
     """An iterator over a static list of items (`GET_ITER` on a tuple, list, range, array's
     first axis, `zip`, `enumerate`). Mutable: `FOR_ITER` advances it."""
@@ -241,6 +291,9 @@ class IteratorVariable(VariableTracker):
         return "iterator"
 
     def children(self) -> list[VariableTracker]:
+        if isinstance(self.items, LazyItems):
+            rest = [v for i, v in self.items.built.items() if i >= self.index]
+            return rest + ([self.origin] if self.origin is not None else [])
         return self.items[self.index:]
 
     def next(self) -> VariableTracker | None:

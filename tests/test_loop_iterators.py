@@ -1,0 +1,150 @@
+"""`for` over `enumerate(...)` and `zip(...)` of arrays and ranges is one loop op, as a loop
+over `range` or an array's rows is (`loops/region.py: _item`, `containers.Zipped`), and rows
+are indexed only when a trip that is unrolled reads them (`containers.LazyItems`): iterating
+a long array no longer unpacks every row before the loop is captured. Every call equals
+NumPy, values, types and arguments."""
+
+from __future__ import annotations
+
+import copy
+
+import ember
+import numpy as np
+import pytest
+from conftest import assert_same
+
+
+def weighted_by_position(x):
+    t = 0.0
+    for i, v in enumerate(x):
+        t += i * v
+    return t
+
+
+def counted_from_one(x):
+    out = np.empty_like(x)
+    for k, v in enumerate(x, 1):
+        out[k - 1] = v / k
+    return out
+
+
+def dot_by_zip(x, y):
+    t = 0.0
+    for a, b in zip(x, y):
+        t += a * b
+    return t
+
+
+def zip_unequal_lengths(x, y):
+    t = x[0] * 0
+    for a, b in zip(x, y):
+        t = t + a - b
+    return t
+
+
+def zip_with_a_range(x):
+    t = 0.0
+    for j, v in zip(range(3, 100, 2), x):
+        t += j * v
+    return t
+
+
+def rows_enumerated(m):
+    out = np.zeros(m.shape[0])
+    for i, row in enumerate(m):
+        out[i] = row.sum() * i
+    return out
+
+
+def three_way_zip(x, y, z):
+    acc = np.zeros(1)
+    for a, b, c in zip(x, y, z):
+        acc[0] += a * b - c
+    return acc
+
+
+def last_items_left_bound(x):
+    for i, v in enumerate(x):
+        x[i] = v + 1
+    return i, v, x
+
+
+def rows_of_a_long_array(x):
+    t = 0
+    for v in x:
+        t += v
+    return t
+
+
+CASES = [
+    (weighted_by_position, lambda rng: (rng.random(300),)),
+    (counted_from_one, lambda rng: (rng.random(200),)),
+    (dot_by_zip, lambda rng: (rng.random(250), rng.random(250))),
+    (zip_unequal_lengths, lambda rng: (rng.random(40), rng.random(30))),
+    (zip_with_a_range, lambda rng: (rng.random(60),)),
+    (rows_enumerated, lambda rng: (rng.random((40, 5)),)),
+    (three_way_zip, lambda rng: (rng.random(50), rng.random(50), rng.random(50))),
+    (rows_of_a_long_array, lambda rng: (rng.integers(0, 9, 5000),)),
+]
+
+
+@pytest.mark.parametrize("fn, make", CASES, ids=lambda c: getattr(c, "__name__", ""))
+def test_enumerate_and_zip_loops_are_one_loop_op(fn, make):
+    ember.reset()
+    compiled = ember.compile(fn)
+    rng = np.random.default_rng(3)
+    for _ in range(2):
+        args = make(rng)
+        want_args, got_args = copy.deepcopy(args), copy.deepcopy(args)
+        assert_same(compiled(*got_args), fn(*want_args), rtol=1e-12)
+        assert_same(got_args, want_args, path="arguments")
+    stats = ember.stats()
+    assert stats["compiles"] == 1 and stats["graph_breaks"] == 0, stats["break_reasons"]
+
+
+@pytest.mark.parametrize("n", [5, 30])
+def test_the_items_left_bound_after_the_loop_are_the_last_trips(n):
+    """Python leaves the last trip's items bound; the body wrote the array after reading
+    them, so they are what that trip read (a loop op would give the row after the loop:
+    such a loop is unrolled, or runs as Python)."""
+    compiled = ember.compile(last_items_left_bound)
+    x = np.random.default_rng(n).random(n)
+    want_x, got_x = x.copy(), x.copy()
+    assert_same(compiled(got_x), last_items_left_bound(want_x))
+    assert_same(got_x, want_x)
+
+
+def test_a_short_enumerate_still_unrolls_and_equals_numpy():
+    def pairs(x):
+        return [(i, v * 2) for i, v in enumerate(x)], sum(v for _, v in zip(range(2), x))
+
+    compiled = ember.compile(pairs)
+    x = np.arange(4.0)
+    assert_same(compiled(x), pairs(x))
+
+
+def test_zip_strict_raises_as_python_does():
+    def strict(x, y):
+        t = 0.0
+        for a, b in zip(x, y, strict=True):
+            t += a * b
+        return t
+
+    compiled = ember.compile(strict)
+    with pytest.raises(ValueError):
+        compiled(np.ones(3), np.ones(4))
+    assert compiled(np.ones(3), np.ones(3)) == strict(np.ones(3), np.ones(3))
+
+
+def test_iterating_a_long_array_does_not_unpack_it_first():
+    """A loop op over 200,000 elements is captured without indexing each of them first
+    (two ops per element before, and seconds of capture): the graph holds a few ops."""
+    def total(x):
+        t = 0
+        for v in x:
+            t += v
+        return t
+
+    x = np.arange(200_000)
+    explained = ember.explain(total, x)
+    assert explained.graph_count == 1 and explained.op_count < 50, explained.op_count
