@@ -152,6 +152,16 @@ def _scalar_conversion(kind: type):
     return rule
 
 
+def _complex(tx, args, kwargs):
+    """`complex(re, im)` of anything but constants: ember has no complex dtype, so the frame
+    runs as NumPy (the `complex` break); of constants it is folded."""
+    if all(a.is_constant() for a in (*args, *kwargs.values())):
+        return None
+    from ember.errors import complex_number
+
+    raise complex_number(f"complex({', '.join(a.describe() for a in args)})")
+
+
 def _exact_conversion(kind: type, value) -> bool:
     """`float(v)` of any 0-d number and `int(v)` of a 0-d integer or bool are graph values:
     they cannot fail. `int()` of a float raises for NaN and infinity in Python: it stays in
@@ -329,7 +339,7 @@ _RULES = {
     builtins.dict: _dict,
     builtins.float: _scalar_conversion(float),
     builtins.int: _scalar_conversion(int),
-    builtins.complex: _scalar_conversion,
+    builtins.complex: _complex,
     builtins.bool: _bool,
     builtins.abs: _abs,
     builtins.sum: _sum,
