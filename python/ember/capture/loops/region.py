@@ -296,7 +296,11 @@ def _cast(graph: Graph, value: Value, dtype: np.dtype, weak: bool, scalar: bool)
     if value.dtype == dtype and value.weak == weak:
         return value
     if weak:
-        raise graph_break("loop_body", what=f"a carried value {value.type_str} made weak")
+        if not (value.weak and value.dtype.kind in "bi" and dtype.kind == "f"):
+            raise graph_break("loop_body", what=f"a carried value {value.type_str} made weak")
+        # `total = 0` then `total += math.sqrt(v)`: a Python int that the first trip makes a
+        # float, carried as the float (a loop of no trips leaves it 0.0 rather than 0).
+        return graph.op("astype", [value], dtype=dtype, weak=True)
     if not value.weak:
         # `x = np.float32(x0)` then `x = r * x * (1 - x)` with a float64 `r`: the first trip
         # computes `1 - x` in float32, which a body traced with `x` float64 would not.
