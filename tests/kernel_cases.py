@@ -239,4 +239,9 @@ CASES = [
     ("fib_mod", S.fib_mod, lambda r, s: (100 * s, 1000)),
     ("sign_runs", S.sign_runs, lambda r, s: (r.standard_normal(100 * s),)),
     ("fill_gaps", S.fill_gaps, lambda r, s: (np.where(r.random(100 * s) < 0.3, 0.0, r.random(100 * s)), 0.5)),
+    ("newton_helpers", S.newton_helpers, lambda r, s: (r.random(30 * s) * 3 + 1.5, 1e-12)),
+    ("rmse_zip", S.rmse_zip, lambda r, s: (r.random(100 * s), r.random(100 * s))),
+    ("weighted_positions", S.weighted_positions, lambda r, s: (r.random(100 * s),)),
+    ("round_histogram", S.round_histogram, lambda r, s: (r.random(200 * s), 11)),
+    ("base7_checksum", S.base7_checksum, lambda r, s: (r.random(50 * s) * 1e9,)),
 ]

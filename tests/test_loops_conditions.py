@@ -1,6 +1,7 @@
-"""`and`/`or`/`not` in loop bodies (tests of `if`, `while` and conditional expressions, and
-values), `math` functions of loop values, and `complex()`: random tests against Python on
-both backends, each a loop op with no graph break."""
+"""`and`/`or`/`not` in loop bodies (tests of `if`, `while`, `while True` and conditional
+expressions, and values), `math` functions, `round()` and `divmod()` of loop values, loops
+over `enumerate`/`zip`, and `complex()`: against Python on both backends, each a loop op
+with no graph break."""
 
 from __future__ import annotations
 
@@ -104,6 +105,22 @@ def kernel(x, y):
         out[i] = s
     return out
 """,
+    # A `while True` loop whose first trip runs as code, left by a `break` on the test.
+    "while true": """
+def kernel(x, y):
+    n = x.shape[0]
+    out = np.zeros(n)
+    for i in range(n):
+        k = i
+        s = 0.0
+        while True:
+            s += x[k] if x[k] == x[k] else 1.0
+            k += 1
+            if k >= n or ({e}):
+                break
+        out[i] = s + k
+    return out
+""",
 }
 
 
@@ -114,11 +131,15 @@ def _kernel(context: str, expr: str):
     return namespace["kernel"], source
 
 
+def _copies(args):
+    return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+
+
 def _check(fn, source: str, args, backend: str) -> None:
-    want = fn(*[a.copy() for a in args])
+    want = fn(*_copies(args))
     recorder = RecordingBackend(backend)
     ember.reset()
-    got = ember.compile(fn, backend=recorder)(*[a.copy() for a in args])
+    got = ember.compile(fn, backend=recorder)(*_copies(args))
     for g, w in zip(got if isinstance(got, tuple) else (got,),
                     want if isinstance(want, tuple) else (want,), strict=True):
         assert type(g) is type(w), source
@@ -254,3 +275,48 @@ def test_complex_of_traced_values_runs_as_numpy() -> None:
     np.testing.assert_allclose(got, complex_modulus(x))
     reasons = ember.stats()["break_reasons"]
     assert reasons and all("complex" in r for r in reasons), reasons
+
+
+def zipped_loops(x, y, m):
+    total = 0.0
+    for i, v in enumerate(x):
+        total += i * v
+    for j, (a) in enumerate(y[:m], 3):
+        total -= j * a
+    for a, b, k in zip(x, y, range(5, 100, 2)):
+        total += a * b + k
+    for row, w in zip(m * np.ones((x.shape[0], 2)), y):
+        total += row[1] * w
+    return total, i, v, a, b, k
+
+
+@pytest.mark.parametrize("backend", ["eager", "cranelift"])
+def test_loops_over_enumerate_and_zip(backend) -> None:
+    """Items are tuples of each part's item at the trip's index; `zip` stops at the shortest
+    part; the targets keep the last items after the loop."""
+    rng = np.random.default_rng(4)
+    x, y = rng.random(23), rng.random(19)
+    want = zipped_loops(x, y, 12)
+    recorder = RecordingBackend(backend)
+    got = ember.compile(zipped_loops, backend=recorder)(x, y, 12)
+    assert [type(g) for g in got] == [type(w) for w in want]
+    np.testing.assert_allclose(got, want)
+    assert ember.stats()["graph_breaks"] == 0 and loop_ops(recorder) == 4
+
+
+def round_divmod(x, d):
+    out = np.zeros((x.shape[0], 3), dtype=np.int64)
+    for i in range(x.shape[0]):
+        q, r = divmod(int(x[i]), d)
+        out[i, 0] = q
+        out[i, 1] = r
+        out[i, 2] = round(x[i] / 2.0) + round(i)
+    return out
+
+
+@pytest.mark.parametrize("backend", ["eager", "cranelift"])
+def test_round_and_divmod_of_loop_values(backend) -> None:
+    """Python's floor semantics for negative operands; halves round to even."""
+    x = np.concatenate([np.arange(-9.0, 10.0), np.random.default_rng(5).random(12) * 200 - 100])
+    for d in (7, -3):
+        _check(round_divmod, "round_divmod", (x, d), backend)

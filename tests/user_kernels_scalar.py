@@ -400,3 +400,64 @@ def fill_gaps(x, default):
         out[i] = v
         last = v
     return out
+
+
+def _f(x):
+    return x * x * x - 2.0 * x - 5.0
+
+
+def _df(x):
+    return 3.0 * x * x - 2.0
+
+
+def newton_helpers(starts, tol):
+    out = np.empty_like(starts)
+    for i in range(len(starts)):
+        x = starts[i]
+        while True:
+            dx = _f(x) / _df(x)
+            x -= dx
+            if abs(dx) < tol:
+                break
+        out[i] = x
+    return out
+
+
+def rmse_zip(pred, target):
+    s = 0.0
+    n = 0
+    for p, t in zip(pred, target):
+        err = p - t
+        s += err * err
+        n += 1
+    return math.sqrt(s / n)
+
+
+def weighted_positions(x):
+    total = 0.0
+    best_i = -1
+    for i, v in enumerate(x, 1):
+        total += i * v
+        if v > 0.9 and best_i < 0:
+            best_i = i
+    return total, best_i
+
+
+def round_histogram(x, bins):
+    counts = np.zeros(bins, dtype=np.int64)
+    for i in range(x.shape[0]):
+        k = round(x[i] * (bins - 1))
+        counts[k] += 1
+    return counts
+
+
+def base7_checksum(x):
+    out = np.zeros(x.shape[0], dtype=np.int64)
+    for i in range(x.shape[0]):
+        n = int(x[i])
+        check = 0
+        while n:
+            n, r = divmod(n, 7)
+            check = (check * 31 + r) % 1000003
+        out[i] = check
+    return out

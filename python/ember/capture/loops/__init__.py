@@ -115,8 +115,10 @@ def _loopable(iterator: IteratorVariable) -> bool:
     from ember.capture.variables.array import ArrayVariable
     from ember.capture.variables.constant import ConstantVariable
 
+    from ember.capture.loops.zipped import Zipped
+
     origin = iterator.origin
-    return isinstance(origin, ArrayVariable) or (
+    return isinstance(origin, (ArrayVariable, Zipped)) or (
         isinstance(origin, ConstantVariable) and isinstance(origin.constant(), range))
 
 

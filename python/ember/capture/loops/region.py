@@ -22,10 +22,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ember.capture.breaks import graph_break
-from ember.capture.loops import swaps, windows
+from ember.capture.loops import swaps, windows, zipped
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
+from ember.capture.variables.containers import TupleVariable
 from ember.capture.variables.scalar import PythonScalarVariable
 from ember.config import config
 from ember.errors import Unsupported
@@ -193,14 +194,15 @@ def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
     start, exit_index = _body_range(tx, inst)
     stored = _stored_names(tx, start, exit_index)
     live = set(live_locals_at(tx.code, inst.offset))
-    loop_var = tx.instructions[start]
-    if loop_var.opname != "STORE_FAST":
-        raise graph_break("loop_body", what="a loop target that is not one local")
-    if bounds is not None and loop_var.argval in live:
+    targets = zipped.loop_targets(tx, start)
+    if targets is None:
+        raise graph_break("loop_body", what="a loop target that is not one local or a tuple "
+                                            "of locals")
+    if bounds is not None and live.intersection(targets):
         raise graph_break("loop_body", what="a loop variable read after the loop")
     region = tx.graph.region("loop")
     trace = Trace(region, region.add_input(np.int64, (), weak=True))
-    by_tracker = build_groups(tx, trace, stored - {str(loop_var.argval)}, forced)
+    by_tracker = build_groups(tx, trace, stored - set(targets), forced)
     item = _item(tx, iterator, trace, by_tracker)
     saved_locals, saved_stack, saved_ip = dict(tx.locals), list(tx.stack), tx.ip
     for group in trace.groups:
@@ -221,18 +223,18 @@ def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
         tx.stack[:] = saved_stack
         tx.ip = saved_ip
 
-    if trace.go is not None and loop_var.argval in live:
+    if trace.go is not None and live.intersection(targets):
         raise graph_break("loop_body", what="a loop variable read after a loop with a break")
     returning = {n: end_locals.pop(n) for n in returns.PSEUDO if n in end_locals}
     after = set(live_locals_at(tx.code, tx.instructions[exit_index].offset))
-    retrace = _collect(trace, end_locals, stored, live, after, str(loop_var.argval))
+    retrace = _collect(trace, end_locals, stored, live, after, set(targets))
     if retrace:
         return retrace
     may_return = returns.carry_return(tx, trace, returning)
     if bounds is None and fuses_unrolled(trace.region, len(iterator.items) - iterator.index):
         raise LoopRefused(loop_key(tx, inst), "a short loop of whole-array elementwise "
                                               "trips, which fuse when unrolled")
-    _emit(tx, inst, iterator, trace, bounds, str(loop_var.argval))
+    _emit(tx, inst, iterator, trace, bounds, targets)
     if may_return:
         returns.after_loop(tx, trace)
     return True
@@ -335,10 +337,23 @@ class _graph_swapped:
 def _item(tx: Interpreter, iterator: IteratorVariable, trace: Trace,
           by_tracker: dict[int, Group]) -> VariableTracker:
     """What FOR_ITER pushes on each trip, in terms of the loop index: the index itself over a
-    range, an element over a 1-d array (read when the trip starts)."""
+    range, an element over a 1-d array (read when the trip starts), the tuple of each part's
+    item over `zip`/`enumerate` (`loops/zipped.py`)."""
     origin = iterator.origin
+    if isinstance(origin, zipped.Zipped):
+        return TupleVariable([_part_item(tx, part, trace, by_tracker)
+                              for part in origin.parts])
     if not isinstance(origin, ArrayVariable):
         return ArrayVariable(trace.index)
+    return _part_item(tx, origin, trace, by_tracker)
+
+
+def _part_item(tx: Interpreter, origin: VariableTracker, trace: Trace,
+               by_tracker: dict[int, Group]) -> VariableTracker:
+    """The item at the trip's index of a range or of an array's first axis."""
+    if isinstance(origin, ConstantVariable):
+        return ArrayVariable(zipped.range_item(trace.region, origin.constant(), trace.index))
+    assert isinstance(origin, ArrayVariable)
     array = origin.value
     if array.ndim == 0 or array.weak:
         raise graph_break("loop_body", what="iteration over a 0-d array")
@@ -356,7 +371,7 @@ def _item(tx: Interpreter, iterator: IteratorVariable, trace: Trace,
 
 
 def _collect(trace: Trace, end_locals: dict[str, VariableTracker], stored: set[str],
-             live: set[str], after: set[str], loop_var: str) -> dict[str, tuple]:
+             live: set[str], after: set[str], targets: set[str]) -> dict[str, tuple]:
     """Decide what is carried; a non-empty result asks for a retrace with those types.
     `live`: the locals live at the loop's head; `after`: those live after the loop."""
     region = trace.region
@@ -405,7 +420,7 @@ def _collect(trace: Trace, end_locals: dict[str, VariableTracker], stored: set[s
         group.final_value = value
     if not retrace:
         _swap_in_place(region, trace.groups, swapped)
-    for name in stored - {loop_var}:
+    for name in stored - targets:
         if name in live and not any(name in g.names for g in trace.groups):
             raise graph_break("loop_body", what=f"local {name!r} first assigned in the body "
                                                 "and read after the loop")
@@ -446,14 +461,17 @@ def _final_value(region: Graph, vt: VariableTracker) -> Value:
 
 
 def _emit(tx: Interpreter, inst: Instruction, iterator: IteratorVariable, trace: Trace,
-          bounds: tuple[Value, Value, Value] | None, loop_var: str) -> None:
+          bounds: tuple[Value, Value, Value] | None, targets: list[str]) -> None:
     """The loop op in the enclosing graph; locals rebound to its results; the interpreter
     continues after the loop."""
     graph = tx.graph
     lo, hi, step = _static_bounds(graph, iterator) if bounds is None else bounds
     emit_loop(tx, trace, lo, hi, step)
     if bounds is None and iterator.index < len(iterator.items):
-        tx.locals[loop_var] = iterator.items[-1]  # Python leaves the last item bound
+        # Python leaves the last item bound.
+        last = iterator.items[-1]
+        items = [last] if len(targets) == 1 else last.unpack(tx)
+        tx.locals.update(zip(targets, items, strict=True))
     iterator.index = len(iterator.items)
     tx.pop()
     tx.jump(inst)

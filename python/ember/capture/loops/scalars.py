@@ -1,5 +1,5 @@
 """Python's scalar builtins on loop values inside a loop body: `int(a[i])`, `float(s)`,
-`min(x, y, z)`, `max(...)`, `not v`, and `math` functions (`math.sqrt(v)`,
+`min(x, y, z)`, `max(...)`, `round(v)`, `not v`, and `math` functions (`math.sqrt(v)`,
 `math.floor(v)`, `math.isnan(v)`), computed by graph ops with Python's semantics."""
 
 from __future__ import annotations
@@ -44,6 +44,17 @@ def convert(tx: Interpreter, kind: type, vt: VariableTracker) -> VariableTracker
     if value.weak and value.dtype == dtype:
         return ArrayVariable(value)
     return ArrayVariable(tx.graph.op("astype", [value], dtype=dtype, weak=True))
+
+
+def round_to_int(tx: Interpreter, vt: VariableTracker) -> VariableTracker | None:
+    """`round(v)`: the nearest int, halves to even (a NumPy float's `__round__` too)."""
+    value = _scalar_value(tx, vt)
+    if value is None or isinstance(vt, ConstantVariable):
+        return None
+    if value.dtype.kind in "biu":
+        return convert(tx, int, vt)
+    return ArrayVariable(tx.graph.op("astype", [tx.graph.op("rint", [value])], dtype=np.int64,
+                                     weak=True))
 
 
 def min_max(tx: Interpreter, fn: Any, items: list[VariableTracker], *,

@@ -11,6 +11,7 @@ import numpy as np
 
 from ember.capture.breaks import graph_break
 from ember.capture.loops import scalars as loop_scalars
+from ember.capture.loops import zipped
 from ember.capture.sources import Source
 from ember.capture.variables import scalar
 from ember.capture.variables.array import ArrayVariable
@@ -162,6 +163,19 @@ def _complex(tx, args, kwargs):
     raise complex_number(f"complex({', '.join(a.describe() for a in args)})")
 
 
+def _round(tx, args, kwargs):
+    if len(args) == 1 and not kwargs and loop_scalars.in_body(tx):
+        return loop_scalars.round_to_int(tx, args[0])
+    return None
+
+
+def _divmod(tx, args, kwargs):
+    """`divmod(a, b)` is `(a // b, a % b)` for numbers and NumPy values alike."""
+    if len(args) != 2 or kwargs or all(a.is_constant() for a in args):
+        return None
+    return TupleVariable([tx.binary_op("//", *args), tx.binary_op("%", *args)])
+
+
 def _exact_conversion(kind: type, value) -> bool:
     """`float(v)` of any 0-d number and `int(v)` of a 0-d integer or bool are graph values:
     they cannot fail. `int()` of a float raises for NaN and infinity in Python: it stays in
@@ -222,8 +236,11 @@ def _no_min_max(fn, items):
 def _enumerate(tx, args, kwargs):
     start = (args[1] if len(args) > 1 else kwargs.get("start", ConstantVariable(0)))
     first = start.constant()
-    return _iterator_result([TupleVariable([ConstantVariable(first + i), item])
-                             for i, item in enumerate(args[0].unpack(tx))])
+    result = _iterator_result([TupleVariable([ConstantVariable(first + i), item])
+                               for i, item in enumerate(args[0].unpack(tx))])
+    counts = ConstantVariable(range(first, first + len(result.items)))
+    result.origin = zipped.origin_of([counts, args[0]])  # a loop op's items (capture/loops)
+    return result
 
 
 def _zip(tx, args, kwargs):
@@ -233,7 +250,9 @@ def _zip(tx, args, kwargs):
             raise graph_break("user_error", type="ValueError",
                               message="zip() arguments have different lengths")
     columns = [a.unpack(tx) for a in args]
-    return _iterator_result([TupleVariable(list(row)) for row in zip(*columns)])
+    result = _iterator_result([TupleVariable(list(row)) for row in zip(*columns)])
+    result.origin = zipped.origin_of(list(args))
+    return result
 
 
 def _reversed(tx, args, kwargs):
@@ -341,6 +360,8 @@ _RULES = {
     builtins.int: _scalar_conversion(int),
     builtins.complex: _complex,
     builtins.bool: _bool,
+    builtins.round: _round,
+    builtins.divmod: _divmod,
     builtins.abs: _abs,
     builtins.sum: _sum,
     builtins.min: _min_max(min),
