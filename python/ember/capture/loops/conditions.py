@@ -12,6 +12,7 @@ whose paths meet at the jump's target, one path keeping the tested value."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -128,7 +129,8 @@ def _at(tx: Interpreter, chain: Chain, pos: int) -> VariableTracker:
 
 
 def _choose(tx: Interpreter, value: VariableTracker, then_pos: int, else_pos: int, *,
-            meet: int, follow) -> VariableTracker:
+            meet: int, follow: Callable[[Interpreter, int], VariableTracker]
+            ) -> VariableTracker:
     """An `if` op on the truth of `value`, each path's outcome `follow(tx, pos)`."""
     from ember.capture.loops import branches
 

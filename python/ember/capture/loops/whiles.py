@@ -50,7 +50,15 @@ def loop_exit(tx: Interpreter, top: int, inside: int) -> int | None:
         return None
     backs = [i.index for i in tx.instructions[inside:]
              if i.opname in _BACK_JUMPS and i.target == top]
-    return backs[-1] + 1 if backs else None
+    if not backs:
+        return None
+    exit_index = backs[-1] + 1
+    # A jump past it: `top` is a `while c:` test that a `continue` goes back to, whose loop
+    # ends further on.
+    if any(i.target is not None and i.target > exit_index
+           for i in tx.instructions[top:exit_index]):
+        return None
+    return exit_index
 
 
 def capture_while(tx: Interpreter, top: int, exit_index: int) -> None:
