@@ -3,7 +3,8 @@
 programming (edit distance, LCS, 0/1 knapsack, longest increasing subsequence, coin change),
 number theory (gcd, Collatz, trial division, modular powers), escape-time fractals, root
 finding (Newton, bisection, secant), integration, random walks and 1-D particles, sorting by
-hand, running extrema, `math` functions, builtins of scalars, early returns. The tests
+hand, running extrema, `math` functions, builtins of scalars (`round`, `divmod`), early
+returns, `while True` with `break`, loops over `enumerate` and `zip`. The tests
 (`test_user_kernels.py`) and `benches/kernels.py` run them verbatim."""
 import math
 
