@@ -52,7 +52,8 @@ def agrees(fn, contender, inputs) -> bool:
         return False
     pairs = [*zip(_leaves(got), _leaves(want)), *zip(b, a)]
     try:
-        return all(np.allclose(np.asarray(g, float), np.asarray(w, float), rtol=1e-4, atol=1e-6)
+        return all(np.allclose(np.asarray(g, float), np.asarray(w, float), rtol=1e-4, atol=1e-6,
+                               equal_nan=True)
                    for g, w in pairs if w is not None or g is not None)
     except (TypeError, ValueError):
         return False

@@ -6,6 +6,7 @@ import numpy as np
 import user_kernels as K
 import user_kernels_poly as P
 import user_kernels_others as O
+import user_kernels_scalar as S
 
 
 def _spd(rng, n):
@@ -204,4 +205,43 @@ CASES = [
                                                          r.random((3, 5, 8 * s)))),
     ("distance_matrix", O.distance_matrix, lambda r, s: (r.random((20 * s, 3)), r.random((15 * s, 3)))),
     ("where_heavy", O.where_heavy, lambda r, s: (r.random((20 * s, 20 * s)), r.random((20 * s, 20 * s)))),
+    ("mandel_real", S.mandel_real, lambda r, s: (16 * s, 12 * s, 40)),
+    ("julia", S.julia, lambda r, s: (np.linspace(-1.5, 1.5, 16 * s), np.linspace(-1, 1, 12 * s),
+                                     -0.8, 0.156, 60)),
+    ("edit_distance_dp", S.edit_distance_dp,
+     lambda r, s: (r.integers(0, 4, 12 * s), r.integers(0, 4, 10 * s))),
+    ("lcs_table", S.lcs_table, lambda r, s: (r.integers(0, 4, 16 * s), r.integers(0, 4, 14 * s))),
+    ("knapsack_01", S.knapsack_01, lambda r, s: (r.integers(1, 10, 10 * s), r.random(10 * s), 20 * s)),
+    ("longest_increasing", S.longest_increasing, lambda r, s: (r.random(30 * s),)),
+    ("coin_change", S.coin_change, lambda r, s: (np.array([3, 7, 11]), 40 * s)),
+    ("gcd_pairs", S.gcd_pairs, lambda r, s: (r.integers(1, 10**6, 50 * s), r.integers(1, 10**6, 50 * s))),
+    ("collatz_lengths", S.collatz_lengths, lambda r, s: (60 * s,)),
+    ("primes_by_trial", S.primes_by_trial, lambda r, s: (200 * s,)),
+    ("modpow_all", S.modpow_all, lambda r, s: (r.integers(2, 10**4, 50 * s), 65537, 1000003)),
+    ("newton_sqrt", S.newton_sqrt, lambda r, s: (r.random(50 * s) * 100.0, 1e-12, 60)),
+    ("bisection_cubic", S.bisection_cubic, lambda r, s: (r.random(30 * s) * 20.0, 1e-10, 100)),
+    ("secant_kepler", S.secant_kepler, lambda r, s: (r.random(40 * s) * 6.0, 0.3, 1e-12)),
+    ("simpson_gauss", S.simpson_gauss, lambda r, s: (r.random(10 * s) * 3.0, 20 * s)),
+    ("random_walk", S.random_walk, lambda r, s: (r.random(300 * s), 0)),
+    ("particles_bounce", S.particles_bounce,
+     lambda r, s: (r.random(20 * s) * 10.0, r.standard_normal(20 * s), 0.1, 5 * s, 10.0)),
+    ("bubble_sort_early", S.bubble_sort_early, lambda r, s: (r.random(20 * s),)),
+    ("shell_sort", S.shell_sort, lambda r, s: (r.random(40 * s),)),
+    ("running_extrema", S.running_extrema,
+     lambda r, s: (np.where(r.random(100 * s) < 0.1, np.nan, r.random(100 * s)), 0.98)),
+    ("polar_features", S.polar_features, lambda r, s: (r.standard_normal(50 * s), r.standard_normal(50 * s))),
+    ("clamp_scores", S.clamp_scores, lambda r, s: (r.standard_normal(100 * s), -1.0, 1.5)),
+    ("digit_sums", S.digit_sums, lambda r, s: (r.random(50 * s) * 1e6,)),
+    ("first_above", S.first_above, lambda r, s: (r.random(100 * s), 0.97)),
+    ("back_substitution", S.back_substitution,
+     lambda r, s: (np.triu(r.random((12 * s, 12 * s))) + 12 * s * np.eye(12 * s), r.random(12 * s))),
+    ("pair_energy", S.pair_energy, lambda r, s: (r.random((20 * s, 2)) * 5.0, 2.5)),
+    ("fib_mod", S.fib_mod, lambda r, s: (100 * s, 1000)),
+    ("sign_runs", S.sign_runs, lambda r, s: (r.standard_normal(100 * s),)),
+    ("fill_gaps", S.fill_gaps, lambda r, s: (np.where(r.random(100 * s) < 0.3, 0.0, r.random(100 * s)), 0.5)),
+    ("newton_helpers", S.newton_helpers, lambda r, s: (r.random(30 * s) * 3 + 1.5, 1e-12)),
+    ("rmse_zip", S.rmse_zip, lambda r, s: (r.random(100 * s), r.random(100 * s))),
+    ("weighted_positions", S.weighted_positions, lambda r, s: (r.random(100 * s),)),
+    ("round_histogram", S.round_histogram, lambda r, s: (r.random(200 * s), 11)),
+    ("base7_checksum", S.base7_checksum, lambda r, s: (r.random(50 * s) * 1e9,)),
 ]

@@ -1,4 +1,4 @@
-"""Kernels written the way NumPy users write them (`user_kernels.py`, `user_kernels_poly.py`),
+"""Kernels written the way NumPy users write them (`user_kernels*.py`),
 run verbatim under `ember.compile` on both backends against plain NumPy: results (values,
 dtype, shape, Python type) and every input's state afterwards, on two calls (the second a
 cache hit)."""
@@ -62,6 +62,10 @@ NOT_YET_NATIVE = {
     "cholesky2": "np.linalg.cholesky has no op",
     "kmeans": "members.shape[0] of a boolean-mask selection is a length only the data knows",
     "where_heavy": "np.where(c > 0)[0] (np.nonzero) has a shape only the data knows",
+    "coin_change": "its loops are loop ops, but `dp[amount] if dp[amount] != INF else -1` "
+                   "after them branches on an array value outside any loop: a graph break",
+    "rmse_zip": "its loop is a loop op, but math.sqrt of the result outside any loop stays in "
+                "Python (it raises for a negative number where a graph op would give NaN)",
 }
 
 

@@ -74,6 +74,7 @@ def binary_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
     if isinstance(a, masked.MaskedVariable) or isinstance(b, masked.MaskedVariable):
         return masked.binary(tx, op, a, b)
     if isinstance(a, ArrayVariable) or isinstance(b, ArrayVariable):
+        a, b = _python_bools(tx, op, a, b)
         result = call_numpy_api(f"operator {op}", numpy_api.binary_op, tx.graph, op,
                                 _operand(a), _operand(b))
         return wrap_api_result(result)
@@ -94,6 +95,29 @@ def binary_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
                     items * count.constant())
     raise graph_break("type", what=f"operator {op} on {a.describe()} and {b.describe()}",
                       type=f"{a.type_name()}, {b.type_name()}")
+
+
+_BOOL_AS_INT = frozenset({"+", "-", "*", "/", "//", "%", "**"})
+
+
+def _python_bools(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
+                  ) -> tuple[VariableTracker, VariableTracker]:
+    """Between Python numbers, a bool in arithmetic is the int it stands for (`(i > 0) + (i >
+    1)` is 2, where NumPy's bool add is a logical or): weak bool values become weak ints."""
+    def python(vt: VariableTracker) -> bool:
+        if isinstance(vt, ArrayVariable):
+            return vt.value.weak
+        return vt.is_constant() and type(vt.constant()) in (bool, int, float)
+
+    if op not in _BOOL_AS_INT or not (python(a) and python(b)):
+        return a, b
+
+    def as_int(vt: VariableTracker) -> VariableTracker:
+        if isinstance(vt, ArrayVariable) and vt.value.dtype == np.bool_:
+            return ArrayVariable(tx.graph.op("astype", [vt.value], dtype=np.int64, weak=True))
+        return vt
+
+    return as_int(a), as_int(b)
 
 
 def inplace_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker,
@@ -224,7 +248,10 @@ def contains_op(tx: Interpreter, item: VariableTracker, container: VariableTrack
 
 def unary_op(tx: Interpreter, op: str, a: VariableTracker) -> VariableTracker:
     if op == "not":
-        return ConstantVariable(not a.truth(tx))
+        from ember.capture.loops import scalars as loop_scalars
+
+        negated = loop_scalars.logical_not(tx, a) if loop_scalars.in_body(tx) else None
+        return negated if negated is not None else ConstantVariable(not a.truth(tx))
     if isinstance(a, PythonScalarVariable):
         return scalar.unary(op, a)
     from ember.capture.loops.vectors import VectorVariable, unary

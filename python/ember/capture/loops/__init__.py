@@ -115,7 +115,7 @@ def _loopable(iterator: IteratorVariable) -> bool:
     from ember.capture.variables.array import ArrayVariable
     from ember.capture.variables.constant import ConstantVariable
 
-    from ember.capture.variables.containers import Zipped
+    from ember.capture.loops.zipped import Zipped
 
     origin = iterator.origin
     return isinstance(origin, (ArrayVariable, Zipped)) or (

@@ -106,6 +106,8 @@ def run_span(tx: Interpreter, start: int, stop: int | None) -> None:
             # in its body jumps back from both paths): the paths meet at its FOR_ITER.
             tx.ip = head
             break
+        if tx.ip < start and _rest_of_while_true(tx, start):
+            continue
         if tx.ip < start or tx.ip >= body_stop:
             raise graph_break("loop_body", what="a jump out of a branch")
         if tx.instructions[tx.ip].opname == "RETURN_VALUE":
@@ -114,6 +116,20 @@ def run_span(tx: Interpreter, start: int, stop: int | None) -> None:
         step_instruction(tx)
     if tx.ip >= body_stop:
         raise graph_break("loop_body", what="a return inside a branch")
+
+
+def _rest_of_while_true(tx: Interpreter, start: int) -> bool:
+    """A path that jumps back to the top of a loop around its branch (`while True: ...; if
+    abs(dx) < tol: break`, whose first trip ran as code): the rest of that loop is a loop op
+    on this path, which then goes on at the loop's exit. False for any other jump back."""
+    from ember.capture.loops.whiles import capture_while, loop_exit
+
+    top = tx.ip
+    exit_index = loop_exit(tx, top, start)
+    if exit_index is None:
+        return False
+    capture_while(tx, top, exit_index)
+    return True
 
 
 def _return_from_trip(tx: Interpreter, body: Body) -> None:

@@ -60,16 +60,24 @@ def _truth(tx: Interpreter, value: Value) -> Value:
 
 
 def capture_if(tx: Interpreter, inst: Instruction) -> None:
-    from ember.capture.loops import whiles
+    from ember.capture.loops import conditions, whiles
 
     jump_if, always_pop = TRUTH_JUMPS[inst.opname]
-    if always_pop and whiles.is_bottom_test(tx, inst):
+    if not always_pop:
+        conditions.value_branch(tx, inst)
+        return
+    chain = conditions.chain_from(tx, inst)
+    if len(chain.jumps) > 1:
+        # `and`/`or`: the whole test as one value, whether its last jump is taken.
+        tx.push(conditions.evaluate(tx, chain))
+        inst, jump_if = chain.last, True
+    if whiles.is_bottom_test(tx, inst):
         whiles.bottom_test(tx, inst, jump_if)
         return
-    if always_pop and inst.target is not None and inst.target < tx.ip:
+    if inst.target is not None and inst.target < tx.ip:
         _rest_of_while(tx, inst, jump_if)
         return
-    if not always_pop or inst.target is None or inst.target < tx.ip:
+    if inst.target is None:
         raise graph_break("loop_body", what=f"{inst.opname} on a loop value")
     cond = _truth(tx, tx.pop().value)  # type: ignore[attr-defined]
     body = enclosing_body(tx)
@@ -255,7 +263,9 @@ def _merge(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Pat
         slots.append((_value_in(then, x), _value_in(orelse, y), ("stack", position)))
     results = _emit_if(tx, cond, entries, then, orelse, slots) if slots else []
     _bind_inplace(tx, slots, results)
-    base_stack = [_outer_of(vt, then, entries) for vt in then.stack]
+    merged = {what for _, _, (how, what) in slots if how == "stack"}  # type: ignore[misc]
+    base_stack = [vt if k in merged else _outer_of(vt, then, entries)
+                  for k, vt in enumerate(then.stack)]
     for (_, _, (how, what)), result in zip(slots, results, strict=True):
         if how == "inplace":
             continue

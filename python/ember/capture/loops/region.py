@@ -22,10 +22,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ember.capture.breaks import graph_break
-from ember.capture.loops import swaps, windows
+from ember.capture.loops import swaps, windows, zipped
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
+from ember.capture.variables.containers import TupleVariable
 from ember.capture.variables.scalar import PythonScalarVariable
 from ember.config import config
 from ember.errors import Unsupported
@@ -194,12 +195,15 @@ def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
     start, exit_index = _body_range(tx, inst)
     stored = _stored_names(tx, start, exit_index)
     live = set(live_locals_at(tx.code, inst.offset))
-    loop_vars = _loop_targets(tx, start, iterator)
-    if bounds is not None and live & set(loop_vars):
+    targets = zipped.loop_targets(tx, start)
+    if targets is None:
+        raise graph_break("loop_body", what="a loop target that is not one local or a tuple "
+                                            "of locals")
+    if bounds is not None and live.intersection(targets):
         raise graph_break("loop_body", what="a loop variable read after the loop")
     region = tx.graph.region("loop")
     trace = Trace(region, region.add_input(np.int64, (), weak=True))
-    by_tracker = build_groups(tx, trace, stored - set(loop_vars), forced)
+    by_tracker = build_groups(tx, trace, stored - set(targets), forced)
     item = _item(tx, iterator, trace, by_tracker)
     saved_locals, saved_stack, saved_ip = dict(tx.locals), list(tx.stack), tx.ip
     for group in trace.groups:
@@ -220,23 +224,25 @@ def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
         tx.stack[:] = saved_stack
         tx.ip = saved_ip
 
-    if trace.go is not None and live & set(loop_vars):
+    if trace.go is not None and live.intersection(targets):
         raise graph_break("loop_body", what="a loop variable read after a loop with a break")
     returning = {n: end_locals.pop(n) for n in returns.PSEUDO if n in end_locals}
     after = set(live_locals_at(tx.code, tx.instructions[exit_index].offset))
-    if after & _array_targets(iterator, loop_vars):
-        # Its last trip's row, which the body may have written to before that trip read it.
-        raise graph_break("loop_body", what="an item of an array read after the loop")
-    retrace = _collect(trace, end_locals, stored, live, after, loop_vars)
+    retrace = _collect(trace, end_locals, stored, live, after, set(targets))
     if retrace:
         return retrace
     may_return = returns.carry_return(tx, trace, returning)
+    if after & _array_targets(iterator, targets) and _writes_iterated(iterator, by_tracker):
+        # Python leaves the last trip's row bound, as that trip read it: the body may have
+        # written it before, and the rows are taken from the array after the loop.
+        raise graph_break("loop_body", what="an item of an array the loop writes, read after "
+                                            "the loop")
     if forced and isinstance(iterator, DynamicRangeIterator) and iterator.origin.frame_args:
         require_a_trip(tx, iterator.origin.frame_args)
     if bounds is None and fuses_unrolled(trace.region, len(iterator.items) - iterator.index):
         raise LoopRefused(loop_key(tx, inst), "a short loop of whole-array elementwise "
                                               "trips, which fuse when unrolled")
-    _emit(tx, inst, iterator, trace, bounds, loop_vars)
+    _emit(tx, inst, iterator, trace, bounds, targets)
     if may_return:
         returns.after_loop(tx, trace)
     return True
@@ -300,7 +306,11 @@ def _cast(graph: Graph, value: Value, dtype: np.dtype, weak: bool, scalar: bool)
     if value.dtype == dtype and value.weak == weak:
         return value
     if weak:
-        raise graph_break("loop_body", what=f"a carried value {value.type_str} made weak")
+        if not (value.weak and value.dtype.kind in "bi" and dtype.kind == "f"):
+            raise graph_break("loop_body", what=f"a carried value {value.type_str} made weak")
+        # `total = 0` then `total += math.sqrt(v)`: a Python int that the first trip makes a
+        # float, carried as the float (a loop of no trips leaves it 0.0 rather than 0).
+        return graph.op("astype", [value], dtype=dtype, weak=True)
     if not value.weak:
         # `x = np.float32(x0)` then `x = r * x * (1 - x)` with a float64 `r`: the first trip
         # computes `1 - x` in float32, which a body traced with `x` float64 would not.
@@ -332,63 +342,44 @@ class _graph_swapped:
         self.tx.graph = self.saved
 
 
-def _loop_targets(tx: Interpreter, start: int, iterator: IteratorVariable) -> list[str]:
-    """The locals each trip's item is stored in: one (`for x in ...`), or one per position
-    of the tuples `enumerate`/`zip` yield (`for i, (a, b) in ...` is not taken)."""
-    from ember.capture.variables.containers import Zipped
-
-    first = tx.instructions[start]
-    if first.opname == "STORE_FAST":
-        return [str(first.argval)]
-    if first.opname == "UNPACK_SEQUENCE" and isinstance(iterator.origin, Zipped) and (
-            first.argval == len(iterator.origin.parts)):
-        stores = tx.instructions[start + 1:start + 1 + first.argval]
-        if all(i.opname == "STORE_FAST" for i in stores):
-            return [str(i.argval) for i in stores]
-    raise graph_break("loop_body", what="a loop target that is not one local")
-
-
-def _array_targets(iterator: IteratorVariable, loop_vars: list[str]) -> set[str]:
+def _array_targets(iterator: IteratorVariable, targets: list[str]) -> set[str]:
     """The loop targets that hold an array's rows (the others hold ints)."""
-    from ember.capture.variables.containers import Zipped
-
     origin = iterator.origin
-    parts = origin.parts if isinstance(origin, Zipped) else [origin]
-    return {name for name, part in zip(loop_vars, parts, strict=True)
+    parts = origin.parts if isinstance(origin, zipped.Zipped) else [origin]
+    if len(parts) != len(targets):  # `for pair in zip(x, y)`: the tuple holds the rows
+        return set(targets) if any(isinstance(p, ArrayVariable) for p in parts) else set()
+    return {name for name, part in zip(targets, parts, strict=True)
             if isinstance(part, ArrayVariable)}
+
+
+def _writes_iterated(iterator: IteratorVariable, by_tracker: dict[int, Group]) -> bool:
+    """Whether the body writes an array the loop iterates."""
+    origin = iterator.origin
+    parts = origin.parts if isinstance(origin, zipped.Zipped) else [origin]
+    return any(isinstance(p, ArrayVariable) and id(p) in by_tracker
+               and by_tracker[id(p)].carried for p in parts)
 
 
 def _item(tx: Interpreter, iterator: IteratorVariable, trace: Trace,
           by_tracker: dict[int, Group]) -> VariableTracker:
     """What FOR_ITER pushes on each trip, in terms of the loop index: the index itself over a
-    range, an element over a 1-d array (read when the trip starts), a tuple of those over
-    `enumerate` and `zip`."""
-    from ember.capture.variables.containers import TupleVariable, Zipped
-
+    range, an element over a 1-d array (read when the trip starts), the tuple of each part's
+    item over `zip`/`enumerate` (`loops/zipped.py`)."""
     origin = iterator.origin
-    if not isinstance(origin, Zipped):
-        return _part_item(origin, trace, by_tracker)
-    region, index = trace.region, trace.index
-    parts = []
-    for part in origin.parts:
-        if part is None:  # enumerate's count
-            count = index if origin.start == 0 else region.op(
-                "add", [index, region.const(origin.start)])
-            parts.append(ArrayVariable(count))
-        elif isinstance(part, ArrayVariable):
-            parts.append(_part_item(part, trace, by_tracker))
-        else:
-            r = part.constant()
-            scaled = index if r.step == 1 else region.op("mul", [index, region.const(r.step)])
-            parts.append(ArrayVariable(scaled if r.start == 0 else region.op(
-                "add", [scaled, region.const(r.start)])))
-    return TupleVariable(parts)
-
-
-def _part_item(origin: VariableTracker | None, trace: Trace,
-               by_tracker: dict[int, Group]) -> VariableTracker:
+    if isinstance(origin, zipped.Zipped):
+        return TupleVariable([_part_item(tx, part, trace, by_tracker)
+                              for part in origin.parts])
     if not isinstance(origin, ArrayVariable):
         return ArrayVariable(trace.index)
+    return _part_item(tx, origin, trace, by_tracker)
+
+
+def _part_item(tx: Interpreter, origin: VariableTracker, trace: Trace,
+               by_tracker: dict[int, Group]) -> VariableTracker:
+    """The item at the trip's index of a range or of an array's first axis."""
+    if isinstance(origin, ConstantVariable):
+        return ArrayVariable(zipped.range_item(trace.region, origin.constant(), trace.index))
+    assert isinstance(origin, ArrayVariable)
     array = origin.value
     if array.ndim == 0 or array.weak:
         raise graph_break("loop_body", what="iteration over a 0-d array")
@@ -406,7 +397,7 @@ def _part_item(origin: VariableTracker | None, trace: Trace,
 
 
 def _collect(trace: Trace, end_locals: dict[str, VariableTracker], stored: set[str],
-             live: set[str], after: set[str], loop_vars: list[str]) -> dict[str, tuple]:
+             live: set[str], after: set[str], targets: set[str]) -> dict[str, tuple]:
     """Decide what is carried; a non-empty result asks for a retrace with those types.
     `live`: the locals live at the loop's head; `after`: those live after the loop."""
     region = trace.region
@@ -455,7 +446,7 @@ def _collect(trace: Trace, end_locals: dict[str, VariableTracker], stored: set[s
         group.final_value = value
     if not retrace:
         _swap_in_place(region, trace.groups, swapped)
-    for name in stored - set(loop_vars):
+    for name in stored - targets:
         if name in live and not any(name in g.names for g in trace.groups):
             raise graph_break("loop_body", what=f"local {name!r} first assigned in the body "
                                                 "and read after the loop")
@@ -496,17 +487,17 @@ def _final_value(region: Graph, vt: VariableTracker) -> Value:
 
 
 def _emit(tx: Interpreter, inst: Instruction, iterator: IteratorVariable, trace: Trace,
-          bounds: tuple[Value, Value, Value] | None, loop_vars: list[str]) -> None:
+          bounds: tuple[Value, Value, Value] | None, targets: list[str]) -> None:
     """The loop op in the enclosing graph; locals rebound to its results; the interpreter
     continues after the loop."""
     graph = tx.graph
     lo, hi, step = _static_bounds(graph, iterator) if bounds is None else bounds
     emit_loop(tx, trace, lo, hi, step)
     if bounds is None and iterator.index < len(iterator.items):
-        last = iterator.items[-1]  # Python leaves the last item bound
-        parts = last.items if len(loop_vars) > 1 else [last]  # type: ignore[attr-defined]
-        for name, part in zip(loop_vars, parts, strict=True):
-            tx.locals[name] = part
+        # Python leaves the last item bound.
+        last = iterator.items[-1]
+        items = [last] if len(targets) == 1 else last.unpack(tx)
+        tx.locals.update(zip(targets, items, strict=True))
     iterator.index = len(iterator.items)
     tx.pop()
     tx.jump(inst)

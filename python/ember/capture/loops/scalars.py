@@ -1,8 +1,10 @@
 """Python's scalar builtins on loop values inside a loop body: `int(a[i])`, `float(s)`,
-`min(x, y, z)`, `max(...)`, computed by graph ops with Python's semantics."""
+`min(x, y, z)`, `max(...)`, `round(v)`, `not v`, and `math` functions (`math.sqrt(v)`,
+`math.floor(v)`, `math.isnan(v)`), computed by graph ops with Python's semantics."""
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -44,6 +46,17 @@ def convert(tx: Interpreter, kind: type, vt: VariableTracker) -> VariableTracker
     return ArrayVariable(tx.graph.op("astype", [value], dtype=dtype, weak=True))
 
 
+def round_to_int(tx: Interpreter, vt: VariableTracker) -> VariableTracker | None:
+    """`round(v)`: the nearest int, halves to even (a NumPy float's `__round__` too)."""
+    value = _scalar_value(tx, vt)
+    if value is None or isinstance(vt, ConstantVariable):
+        return None
+    if value.dtype.kind in "biu":
+        return convert(tx, int, vt)
+    return ArrayVariable(tx.graph.op("astype", [tx.graph.op("rint", [value])], dtype=np.int64,
+                                     weak=True))
+
+
 def min_max(tx: Interpreter, fn: Any, items: list[VariableTracker], *,
             exact: bool = False) -> VariableTracker | None:
     """`min(a, b, ...)`: the first item no later item is less than (`max`: greater than),
@@ -78,3 +91,46 @@ def min_max(tx: Interpreter, fn: Any, items: list[VariableTracker], *,
             chosen = graph.op("astype", [chosen], dtype=np.dtype(chosen.dtype), weak=True)
         best = chosen
     return ArrayVariable(best)
+
+
+def logical_not(tx: Interpreter, vt: VariableTracker) -> VariableTracker | None:
+    """`not v` of a 0-d loop value: a Python bool."""
+    value = _scalar_value(tx, vt)
+    if value is None or isinstance(vt, ConstantVariable):
+        return None
+    from ember.capture.loops.branches import _truth
+
+    negated = tx.graph.op("logical_not", [_truth(tx, value)])
+    return ArrayVariable(tx.graph.op("astype", [negated], dtype=np.bool_, weak=True))
+
+
+# `math` functions of floats: the ufunc of the same values (Python floats in, a Python float
+# out). Out of their domain (`math.sqrt(-1.0)`, `math.exp(1000.0)`) Python raises where the
+# ufunc gives NaN or infinity with NumPy's warning, as `/` of Python floats in a body does.
+_FLOAT_MATH = {
+    math.sqrt: "sqrt", math.exp: "exp", math.log: "log", math.log10: "log10",
+    math.log2: "log2", math.log1p: "log1p", math.expm1: "expm1", math.sin: "sin",
+    math.cos: "cos", math.tan: "tan", math.asin: "arcsin", math.acos: "arccos",
+    math.atan: "arctan", math.sinh: "sinh", math.cosh: "cosh", math.tanh: "tanh",
+    math.asinh: "arcsinh", math.acosh: "arccosh", math.atanh: "arctanh", math.fabs: "abs",
+    math.atan2: "arctan2", math.hypot: "hypot", math.pow: "pow", math.copysign: "copysign",
+}
+_INT_MATH = {math.floor: "floor", math.ceil: "ceil", math.trunc: "trunc"}  # Python ints
+_BOOL_MATH = {math.isnan: "isnan", math.isinf: "isinf", math.isfinite: "isfinite"}
+
+
+def math_call(tx: Interpreter, fn: Any, args: list[VariableTracker]) -> VariableTracker | None:
+    """`math.f(v, ...)` of loop values and Python numbers, or None where there is no rule."""
+    from ember.graph.ops import OPS
+
+    op = _FLOAT_MATH.get(fn) or _INT_MATH.get(fn) or _BOOL_MATH.get(fn)
+    values = [_scalar_value(tx, a) for a in args]
+    if op is None or any(v is None for v in values) or len(values) != OPS[op].arity:
+        return None
+    graph = tx.graph
+    if fn in _INT_MATH and all(v.dtype.kind in "biu" for v in values):  # type: ignore[union-attr]
+        return convert(tx, int, args[0])  # an int's floor is itself
+    floats = [graph.op("astype", [v], dtype=np.float64, weak=True) for v in values]
+    result = graph.op(op, floats)
+    kind = int if fn in _INT_MATH else bool if fn in _BOOL_MATH else float
+    return ArrayVariable(graph.op("astype", [result], dtype=WEAK_DTYPES[kind], weak=True))

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ember.capture.breaks import graph_break
-from ember.capture.loops.body import GO, Body, enclosing_body, step_instruction
+from ember.capture.loops.body import GO, Body, enclosing_body, loop_head, step_instruction
 from ember.capture.loops.region import (
     Trace,
     _collect,
@@ -41,6 +41,24 @@ def while_exit(tx: Interpreter, inst: Instruction) -> int | None:
         return None
     back = tx.instructions[target - 1]
     return target if back.opname in _BACK_JUMPS and back.target == tx.ip else None
+
+
+def loop_exit(tx: Interpreter, top: int, inside: int) -> int | None:
+    """The exit of the `while` loop whose trips go back to `top` and that holds instruction
+    `inside`: after its last jump back to `top`. None for a `for` loop's FOR_ITER."""
+    if tx.instructions[loop_head(tx, top)].opname == "FOR_ITER":
+        return None
+    backs = [i.index for i in tx.instructions[inside:]
+             if i.opname in _BACK_JUMPS and i.target == top]
+    if not backs:
+        return None
+    exit_index = backs[-1] + 1
+    # A jump past it: `top` is a `while c:` test that a `continue` goes back to, whose loop
+    # ends further on.
+    if any(i.target is not None and i.target > exit_index
+           for i in tx.instructions[top:exit_index]):
+        return None
+    return exit_index
 
 
 def capture_while(tx: Interpreter, top: int, exit_index: int) -> None:
@@ -80,7 +98,7 @@ def capture_while(tx: Interpreter, top: int, exit_index: int) -> None:
         if trace.go is None:
             raise graph_break("loop_body", what="a while loop that never ends")
         returning = {n: end_locals.pop(n) for n in returns.PSEUDO if n in end_locals}
-        forced = _collect(trace, end_locals, stored, live, after, "")
+        forced = _collect(trace, end_locals, stored, live, after, set())
         if not forced:
             may_return = returns.carry_return(tx, trace, returning)
             graph = tx.graph
@@ -131,7 +149,6 @@ def python_while_around(tx: Interpreter, index: int) -> Instruction | None:
     """The first test of the outermost `while` loop around instruction `index` that has one
     (`while c:`, not `while True:`), or None."""
     from ember.capture.bytecode import TRUTH_JUMPS
-    from ember.capture.loops.body import loop_head
 
     found = None
     for back in tx.instructions[index:]:

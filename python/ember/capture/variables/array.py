@@ -299,12 +299,13 @@ class ArrayVariable(VariableTracker):
         if tx.tracer.holders(self.value) > 1:
             return True  # an identity view holds the same value
         views: set[int] = set()
-        frontier = {id(self.value)}
+        reached = {id(self.value)}  # the array and its views so far
         for node in tx.graph.nodes:  # in order, so views of views follow their bases
             # A NumPy scalar (`x[i]` of every axis) is a copy, not a view.
             if (node.op in VIEW_OPS and not node.out.scalar
-                    and id(node.inputs[0]) in frontier | views):
+                    and id(node.inputs[0]) in reached):
                 views.add(id(node.out))
+                reached.add(id(node.out))
         if not views:
             return False
         temporary = {id(t) for t in tx.tracer.temporary_views}

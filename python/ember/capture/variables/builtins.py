@@ -11,6 +11,7 @@ import numpy as np
 
 from ember.capture.breaks import graph_break
 from ember.capture.loops import scalars as loop_scalars
+from ember.capture.loops import zipped
 from ember.capture.sources import Source
 from ember.capture.variables import scalar
 from ember.capture.variables.array import ArrayVariable
@@ -28,7 +29,6 @@ from ember.capture.variables.containers import (
     LazyItems,
     ListVariable,
     TupleVariable,
-    Zipped,
     lazy_items,
 )
 from ember.capture.variables.scalar import PythonScalarVariable
@@ -155,6 +155,29 @@ def _scalar_conversion(kind: type):
     return rule
 
 
+def _complex(tx, args, kwargs):
+    """`complex(re, im)` of anything but constants: ember has no complex dtype, so the frame
+    runs as NumPy (the `complex` break); of constants it is folded."""
+    if all(a.is_constant() for a in (*args, *kwargs.values())):
+        return None
+    from ember.errors import complex_number
+
+    raise complex_number(f"complex({', '.join(a.describe() for a in args)})")
+
+
+def _round(tx, args, kwargs):
+    if len(args) == 1 and not kwargs and loop_scalars.in_body(tx):
+        return loop_scalars.round_to_int(tx, args[0])
+    return None
+
+
+def _divmod(tx, args, kwargs):
+    """`divmod(a, b)` is `(a // b, a % b)` for numbers and NumPy values alike."""
+    if len(args) != 2 or kwargs or all(a.is_constant() for a in args):
+        return None
+    return TupleVariable([tx.binary_op("//", *args), tx.binary_op("%", *args)])
+
+
 def _exact_conversion(kind: type, value) -> bool:
     """`float(v)` of any 0-d number and `int(v)` of a 0-d integer or bool are graph values:
     they cannot fail. `int()` of a float raises for NaN and infinity in Python: it stays in
@@ -218,8 +241,8 @@ def _enumerate(tx, args, kwargs):
     inner = lazy_items(tx, args[0])
     iterator = _iterator_result(LazyItems(
         len(inner), lambda i: TupleVariable([ConstantVariable(first + i), inner[i]])))
-    if _loop_part(args[0]):
-        iterator.origin = Zipped([None, args[0]], first)
+    counts = ConstantVariable(range(first, first + len(inner)))
+    iterator.origin = zipped.origin_of([counts, args[0]])  # a loop op's items (capture/loops)
     return iterator
 
 
@@ -232,15 +255,8 @@ def _zip(tx, args, kwargs):
     length = min((len(c) for c in columns), default=0)
     iterator = _iterator_result(LazyItems(
         length, lambda i: TupleVariable([c[i] for c in columns])))
-    if args and all(_loop_part(a) for a in args):
-        iterator.origin = Zipped(list(args))
+    iterator.origin = zipped.origin_of(list(args))
     return iterator
-
-
-def _loop_part(vt: VariableTracker) -> bool:
-    """What a loop op can iterate in step with its index: an array's first axis, a range."""
-    return (isinstance(vt, ArrayVariable) and vt.value.ndim > 0) or (
-        vt.is_constant() and isinstance(vt.constant(), range))
 
 
 def _reversed(tx, args, kwargs):
@@ -351,8 +367,10 @@ _RULES = {
     builtins.dict: _dict,
     builtins.float: _scalar_conversion(float),
     builtins.int: _scalar_conversion(int),
-    builtins.complex: _scalar_conversion,
+    builtins.complex: _complex,
     builtins.bool: _bool,
+    builtins.round: _round,
+    builtins.divmod: _divmod,
     builtins.abs: _abs,
     builtins.sum: _sum,
     builtins.min: _min_max(min),

@@ -155,6 +155,12 @@ class ConstantVariable(VariableTracker):
             return _namedtuple(self.value, args, kwargs)
         if not is_foldable(self.value):
             return super().call(tx, args, kwargs)
+        from ember.capture.loops import scalars as loop_scalars
+
+        if not kwargs and loop_scalars.in_body(tx) and not all(a.is_constant() for a in args):
+            found = loop_scalars.math_call(tx, self.value, args)
+            if found is not None:
+                return found
         return fold_call(self.value, self.describe(), args, kwargs)
 
 

@@ -257,21 +257,6 @@ def lazy_items(tx: Interpreter, vt: VariableTracker) -> Sequence:
     return vt.unpack(tx)
 
 
-class Zipped(VariableTracker):
-    """What an iterator over `enumerate(x)` or `zip(x, y, ...)` iterates, for a loop op:
-    per position of the tuples it yields, an array or range (or `None` for enumerate's
-    count, which starts at `start`)."""
-
-    def __init__(self, parts: list[VariableTracker | None], start: int = 0) -> None:
-        self.parts, self.start = parts, start
-
-    def type_name(self) -> str:
-        return "zip"
-
-    def children(self) -> list[VariableTracker]:
-        return [p for p in self.parts if p is not None]
-
-
 class IteratorVariable(VariableTracker):
     """An iterator over a static list of items (`GET_ITER` on a tuple, list, range, array's
     first axis, `zip`, `enumerate`). Mutable: `FOR_ITER` advances it."""
@@ -293,7 +278,9 @@ class IteratorVariable(VariableTracker):
     def children(self) -> list[VariableTracker]:
         if isinstance(self.items, LazyItems):
             rest = [v for i, v in self.items.built.items() if i >= self.index]
-            return rest + ([self.origin] if self.origin is not None else [])
+            # The iterated arrays (`zip`'s are its origin's parts) hold the rows to come.
+            parts = getattr(self.origin, "parts", [self.origin])
+            return rest + [p for p in parts if isinstance(p, VariableTracker)]
         return self.items[self.index:]
 
     def next(self) -> VariableTracker | None:

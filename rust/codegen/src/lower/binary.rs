@@ -210,8 +210,15 @@ impl Emitter<'_, '_> {
         let ym1 = self.b.ins().icmp(IntCC::Equal, y, m1);
         let unsafe_y = self.b.ins().bor(y0, ym1);
         let ys = self.b.ins().select(unsafe_y, one, y);
-        let q = self.b.ins().sdiv(x, ys);
-        let r = self.b.ins().srem(x, ys);
+        // One division: Cranelift does not merge an `sdiv` and an `srem` of the same
+        // operands, and a 64-bit division costs tens of cycles (`%` in a gcd loop).
+        let (q, r) = if want_div {
+            let q = self.b.ins().sdiv(x, ys);
+            let qy = self.b.ins().imul(q, ys);
+            (q, self.b.ins().isub(x, qy))
+        } else {
+            (zero, self.b.ins().srem(x, ys))
+        };
         // Truncated to floored: adjust when the remainder is non-zero and signs differ.
         let rnz = self.b.ins().icmp(IntCC::NotEqual, r, zero);
         let sx = self.b.ins().bxor(r, ys);
