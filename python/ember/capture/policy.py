@@ -10,10 +10,8 @@ Past `config.recompile_limit` entries a code stops compiling (`CACHE_ONLY`) with
 from __future__ import annotations
 
 import itertools
-import os
-import sys
 import threading
-import warnings
+import logging
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -168,23 +166,8 @@ def record_for(code: CodeType) -> CodeRecord:
         return record
 
 
-def _caller_level(code: CodeType) -> int:
-    """The `stacklevel` that points a warning given in `on_cache_miss` at the line that called
-    the function being compiled: past ember's own frames and the function's frame, which the
-    hook holds before its first instruction."""
-    frame = sys._getframe(1)
-    level = 1
-    while frame is not None:
-        filename = frame.f_code.co_filename
-        if frame.f_code is not code and not filename.startswith(_EMBER_DIR) \
-                and not filename.startswith("<ember"):
-            return level
-        frame = frame.f_back
-        level += 1
-    return 2
-
-
-_EMBER_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+# The recompile limit's notice, given once per code (`ember.logging`'s `recompiles` channel).
+_LIMIT_LOG = logging.getLogger("ember.recompiles")
 
 
 def on_cache_miss(func: FunctionType, args: tuple[Any, ...]) -> Any:
@@ -202,12 +185,13 @@ def on_cache_miss(func: FunctionType, args: tuple[Any, ...]) -> Any:
         if not record.warned:
             record.warned = True
             reason = first_failure(record.guard_trees[-1], func, args) or "guards failed"
-            warnings.warn(
-                f"ember: {name} ({code.co_filename}:{code.co_firstlineno}) was compiled "
-                f"{config.recompile_limit} times (ember.config.recompile_limit); it now runs "
-                f"as plain Python for new inputs. Last recompile: {reason}",
-                RuntimeWarning, stacklevel=_caller_level(code),
-            )
+            # A log record, not a Python warning: under `warnings.simplefilter("error")` (or
+            # `python -W error`) a warning would raise in a program NumPy runs without one.
+            _LIMIT_LOG.warning(
+                "ember: %s (%s:%d) was compiled %d times (ember.config.recompile_limit); it "
+                "now runs as plain Python for new inputs. Last recompile: %s", name,
+                code.co_filename, code.co_firstlineno, config.recompile_limit, reason,
+                extra={"channel": "recompiles"})
         return _core.CACHE_ONLY
     if record.guard_trees:
         failure = find_failure(record.guard_trees[-1], func, args)
