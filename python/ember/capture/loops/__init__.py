@@ -10,7 +10,8 @@ A `FOR_ITER` that starts a loop decides once how the loop is captured (`start_lo
   captured as ONE `loop` op (`capture/loops/region.py`): compile time does not grow with the
   trip count;
 - otherwise it unrolls only while its first trip, times the trip count, projects within the
-  budget; a loop over budget never unrolls: the whole frame runs as plain Python with NumPy
+  budget (the limit where no loop ops are run: a differentiated function); a loop over
+  budget never unrolls: the whole frame runs as plain Python with NumPy
   (the `loop_budget` break), so ember is never dramatically slower than NumPy.
 """
 
@@ -58,7 +59,10 @@ class UnrollAccount:
         done = self.done = index - self.first_index
         projected = added if done == 0 else added * self.trips // done
         if self.trips > config.unroll_max_trips:
-            budget = config.unroll_op_budget
+            # Without loop ops (a differentiated function, whose gradient would be lost in
+            # Python) unrolling is the only way to capture the loop: up to the limit.
+            budget = config.unroll_op_budget if self.graph.root.loop_ops else (
+                config.unroll_op_limit)
             over = projected > budget
         else:
             budget = config.unroll_op_budget if self.may_loop else config.unroll_op_limit
