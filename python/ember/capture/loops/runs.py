@@ -102,9 +102,13 @@ def run_of(tx: Interpreter, array: ArrayVariable, index: VariableTracker
     from ember.capture.loops.elements import index_value
     from ember.capture.variables.containers import TupleVariable
 
+    from ember.capture.loops import windows
+
     parts = index.items if isinstance(index, TupleVariable) else [index]
     if not any(isinstance(p, DynamicSliceVariable) for p in parts):
         return None  # static slices at a loop index are windows (`loops/windows.py`)
+    if windows.fixed_slices(tx, array, list(parts)):
+        return None  # `img[i:i + K, j:j + K]`: a window of static shape too
     if any(_is_loop_int(p) for p in parts):
         # `A[i, -3:]`: a constant slice next to a loop index is a run too.
         parts = [_constant_slice(p) for p in parts]

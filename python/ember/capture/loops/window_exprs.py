@@ -31,7 +31,7 @@ import numpy as np
 
 from ember import numpy_api
 from ember.capture.breaks import graph_break
-from ember.capture.loops import windows
+from ember.capture.loops import intervals, windows
 from ember.capture.loops.run_exprs import _Body, _ReadsTarget
 from ember.capture.loops.runs import _same_value
 from ember.capture.variables.array import ArrayVariable
@@ -75,6 +75,9 @@ class LazyWindowVariable(windows.WindowVariable):
     def value(self, value: Value) -> None:
         self._value = value
 
+    def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
+        return _getattr(self, tx, name)
+
     def element(self, body: _Body, k: Value) -> Value:
         g = body.graph
         coords = windows._coords(g, k, self.shape)
@@ -87,7 +90,7 @@ class LazyWindowVariable(windows.WindowVariable):
             array = target[2]  # read before element `k` is stored, or never stored
         else:
             array = body.outer(source)
-        positions = [body.outer(axis.at) for axis in self.axes if axis.at is not None]
+        positions = [body.outer(v) for v in windows.runtime(self.axes)]
         return g.op("load", [array, *windows._array_indices(g, self.axes, coords, positions)])
 
 
@@ -117,6 +120,18 @@ class WindowExprVariable(ArrayVariable):
     def describe(self) -> str:
         return f"arithmetic on rows at a run-time index {self.dtype}{list(self.shape)}"
 
+    def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
+        return _getattr(self, tx, name)
+
+
+def _getattr(lazy: ArrayVariable, tx: Interpreter, name: str) -> VariableTracker:
+    """`w.sum` ... folds the elements (`window_reductions.py`); anything else is the array's."""
+    from ember.capture.loops import window_reductions
+
+    if name in window_reductions.METHODS:
+        return window_reductions.ReductionMethod(lazy, name)
+    return ArrayVariable.getattr(lazy, tx, name)
+
 
 _LAZY = (LazyWindowVariable, WindowExprVariable)
 
@@ -126,8 +141,10 @@ def is_lazy(vt: VariableTracker) -> bool:
 
 
 def window(graph: Graph, array: ArrayVariable, axes: list[windows.Axis]) -> VariableTracker:
-    """`array[index]` at a run-time position: lazy when longer than a straight-line gather."""
-    if math.prod(windows._shape(axes)) > windows._UNROLLED_ELEMENTS:
+    """`array[index]` at a run-time position: lazy when longer than a straight-line gather
+    or n-d (whose elements a reduction folds without gathering them)."""
+    shape = windows._shape(axes)
+    if math.prod(shape) > windows._UNROLLED_ELEMENTS or len(shape) > 1:
         return LazyWindowVariable(graph, array, axes)
     return windows.gather(graph, array, axes)
 
@@ -145,26 +162,12 @@ def _fill(graph: Graph, shape: tuple[int, ...], dtype: np.dtype, element: Elemen
     return result
 
 
-def _offset(value: Value) -> tuple[Value | None, int]:
-    """`value` as `base + constant` (base None for a constant), as index values are written."""
-    node = next((n for n in value.graph.nodes if n.out is value), None)
-    if node is None:
-        return value, 0
-    if node.op == "const" and type(node.attrs.get("value")) is int:
-        return None, node.attrs["value"]
-    if node.op in ("add", "sub") and len(node.inputs) == 2:
-        a, b = (_offset(v) for v in node.inputs)
-        if b[0] is None:
-            return a[0], a[1] + (b[1] if node.op == "add" else -b[1])
-        if a[0] is None and node.op == "add":
-            return b[0], a[1] + b[1]
-    return value, 0
-
-
 def _same_place(a: list[windows.Axis], b: list[windows.Axis]) -> bool:
     return len(a) == len(b) and all(
-        (x.at is None) == (y.at is None)
-        and (_same_value(x.at, y.at) if x.at is not None else x == y)  # type: ignore[arg-type]
+        (x.at is None) == (y.at is None) and (x.offset is None) == (y.offset is None)
+        and (_same_value(x.at, y.at) if x.at is not None  # type: ignore[arg-type]
+             else (x.start, x.step, x.length) == (y.start, y.step, y.length) and (
+                 x.offset is None or _same_value(x.offset, y.offset)))  # type: ignore[arg-type]
         for x, y in zip(a, b, strict=True))
 
 
@@ -175,7 +178,7 @@ def _disjoint(a: list[windows.Axis], b: list[windows.Axis], shape: tuple) -> boo
     for x, y, size in zip(a, b, shape, strict=True):
         if x.at is None or y.at is None or not isinstance(size, int):
             continue
-        (bx, cx), (by, cy) = _offset(x.at), _offset(y.at)
+        (bx, cx), (by, cy) = intervals.offset_of(x.at), intervals.offset_of(y.at)
         same = bx is None and by is None or (
             bx is not None and by is not None and _same_value(bx, by))
         if same and (cx - cy) % size != 0:
@@ -269,7 +272,13 @@ def unary(tx: Interpreter, op: str, a: VariableTracker) -> VariableTracker | Non
 
 def numpy_call(tx: Interpreter, fn: object, handler: object, args: list[VariableTracker],
                kwargs: dict[str, VariableTracker]) -> VariableTracker | None:
-    """A ufunc (`np.exp`, `np.maximum`) of lazy windows, element by element."""
+    """A ufunc (`np.exp`, `np.maximum`) of lazy windows, element by element; a reduction
+    of one over all its elements (`window_reductions.py`)."""
+    from ember.capture.loops import window_reductions
+
+    found = window_reductions.numpy_call(tx, fn, args, kwargs)
+    if found is not None:
+        return found
     if not (isinstance(fn, np.ufunc) and handler is not None and not kwargs
             and len(args) == fn.nin and fn.nout == 1):
         return None
@@ -305,7 +314,7 @@ def store(tx: Interpreter, array: ArrayVariable, axes: list[windows.Axis],
     carried = body.graph.add_input(target.dtype, target.shape, scalar=target.scalar)
     body.target = (target, axes, carried)  # type: ignore[assignment]
     new = element(body, k)
-    positions = [body.outer(axis.at) for axis in axes if axis.at is not None]
+    positions = [body.outer(v) for v in windows.runtime(axes)]
     coords = windows._coords(body.graph, k, shape)
     stored = body.graph.op("store", [carried, new, *windows._array_indices(
         body.graph, axes, coords, positions)])

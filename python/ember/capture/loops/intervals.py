@@ -1,0 +1,81 @@
+"""The least and greatest value a loop body's integer can take, where capture knows them:
+a loop index over a range of static bounds, an outer loop's index the body reads, and sums,
+differences and products of those with constants (`i + K`, `2 * j + 2`).
+
+They decide whether a slice with loop-value bounds has a length known when the body is
+traced: `img[i:i + K, j:j + K]` with `i` in `range(H - K + 1)` never reaches past the
+array's end, so NumPy never clips it and it is a `K x K` window at a run-time position
+(`loops/windows.py`) rather than a slice of run-time length."""
+
+from __future__ import annotations
+
+from ember.graph import Graph, Value
+
+Interval = tuple[int, int]
+
+
+def record(graph: Graph, value: Value, interval: Interval) -> None:
+    """`value`, an input of `graph`, lies in `interval` (both ends included) on every trip."""
+    graph.value_ranges[id(value)] = interval
+
+
+def record_range(graph: Graph, value: Value, r: range) -> None:
+    """`value` takes the values of `r`, a range of at least one item."""
+    if len(r):
+        record(graph, value, (min(r[0], r[-1]), max(r[0], r[-1])))
+
+
+def interval(value: Value, depth: int = 6) -> Interval | None:
+    """The range of the 0-d integer `value`; None when capture cannot bound it."""
+    if value.shape or value.dtype.kind not in "iu":
+        return None
+    known = value.graph.value_ranges.get(id(value))
+    if known is not None or depth == 0:
+        return known
+    node = next((n for n in value.graph.nodes if n.out is value), None)
+    if node is None:
+        return None
+    if node.op == "const":
+        constant = node.attrs.get("value")
+        return (int(constant), int(constant)) if isinstance(constant, int) else None
+    parts = [interval(v, depth - 1) for v in node.inputs]
+    if any(p is None for p in parts):
+        return None
+    return _combine(node.op, parts)  # type: ignore[arg-type]
+
+
+def _combine(op: str, parts: list[Interval]) -> Interval | None:
+    if op == "add" and len(parts) == 2:
+        (a, b), (c, d) = parts
+        return a + c, b + d
+    if op == "sub" and len(parts) == 2:
+        (a, b), (c, d) = parts
+        return a - d, b - c
+    if op == "mul" and len(parts) == 2:
+        (a, b), (c, d) = parts
+        products = [a * c, a * d, b * c, b * d]
+        return min(products), max(products)
+    if op == "neg" and len(parts) == 1:
+        (a, b), = parts
+        return -b, -a
+    if op in ("minimum", "maximum") and len(parts) == 2:
+        pick = min if op == "minimum" else max
+        (a, b), (c, d) = parts
+        return pick(a, c), pick(b, d)
+    return None
+
+
+def offset_of(value: Value) -> tuple[Value | None, int]:
+    """`value` as `base + constant` (base None for a constant), as index values are written."""
+    node = next((n for n in value.graph.nodes if n.out is value), None)
+    if node is None:
+        return value, 0
+    if node.op == "const" and type(node.attrs.get("value")) is int:
+        return None, node.attrs["value"]
+    if node.op in ("add", "sub") and len(node.inputs) == 2:
+        a, b = (offset_of(v) for v in node.inputs)
+        if b[0] is None:
+            return a[0], a[1] + (b[1] if node.op == "add" else -b[1])
+        if a[0] is None and node.op == "add":
+            return b[0], a[1] + b[1]
+    return value, 0
