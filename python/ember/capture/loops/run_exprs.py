@@ -155,6 +155,22 @@ def _operand(vt: VariableTracker) -> tuple[RunVariable | None, Element] | None:
     return None
 
 
+def take(tx: Interpreter, array: ArrayVariable, index: VariableTracker) -> RunExprVariable:
+    """`x[cols]` of a 1-d `x` and a run (or run arithmetic) of integers `cols`: element `k`
+    is `x[cols[k]]`, a `load` (a negative index counts from the end, one out of range
+    raises NumPy's IndexError) in whatever loop reduces or stores it (spmv's
+    `vals @ x[A_col[A_row[i]:A_row[i + 1]]]`)."""
+    like, element = _operand(index)  # type: ignore[misc]
+    probe = _Body(tx.graph.region("loop"))
+    dtype = element(probe, probe.graph.add_input(np.int64, (), weak=True)).dtype
+    if array.value.ndim != 1 or dtype.kind not in "iu":
+        raise graph_break("loop_body", what=f"indexing {array.describe()} with "
+                                            f"{index.describe()} of {dtype}")
+    source = array.value
+    return RunExprVariable(like, lambda body, k: body.graph.op(
+        "load", [body.outer(source), element(body, k)]))
+
+
 def flip(tx: Interpreter, vt: VariableTracker) -> VariableTracker | None:
     """`np.flip(run)` of a 1-d run or run arithmetic: element `k` of `x[lo:hi]` reversed is
     `x[lo + hi - 1 - k]`; None for other operands."""

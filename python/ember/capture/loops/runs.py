@@ -98,12 +98,15 @@ class RunMethodVariable(VariableTracker):
 def run_of(tx: Interpreter, array: ArrayVariable, index: VariableTracker
            ) -> VariableTracker | None:
     """`array[index]` as a run, when the index holds a slice with run-time bounds (`A[:, lo:hi]`
-    as the columns `run_exprs` multiplies)."""
+    as the columns `run_exprs` multiplies), or as run arithmetic when the index is a run of
+    integers (`x[cols]`, `run_exprs.take`)."""
     from ember.capture.loops.elements import index_value
     from ember.capture.variables.containers import TupleVariable
 
-    from ember.capture.loops import windows
+    from ember.capture.loops import run_exprs, windows
 
+    if isinstance(index, (RunVariable, run_exprs.RunExprVariable)):
+        return run_exprs.take(tx, array, index)
     parts = index.items if isinstance(index, TupleVariable) else [index]
     if not any(isinstance(p, DynamicSliceVariable) for p in parts):
         return None  # static slices at a loop index are windows (`loops/windows.py`)
@@ -156,7 +159,10 @@ def _bound(graph: Graph, vt: VariableTracker, size: int, default: int) -> Value:
                                 graph.const(size)])
 
 
-_PURE = {"add", "sub", "mul", "neg", "minimum", "maximum", "where", "lt", "astype", "const"}
+# `load` too: an array updated in place is a new value, so two loads of one array value at
+# alike indices read one element (`indptr[i]` written twice).
+_PURE = {"add", "sub", "mul", "neg", "minimum", "maximum", "where", "lt", "astype", "const",
+         "load"}
 
 
 def _same_value(x: Value, y: Value, depth: int = 4) -> bool:

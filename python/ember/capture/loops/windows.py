@@ -178,6 +178,38 @@ def window_axes(tx: Interpreter, array: ArrayVariable, index: VariableTracker,
     return axes
 
 
+def _is_new_axis(part: VariableTracker) -> bool:
+    return isinstance(part, ConstantVariable) and part.constant() is None
+
+
+def with_new_axes(tx: Interpreter, array: ArrayVariable, index: VariableTracker
+                  ) -> WindowVariable | None:
+    """`x[:, i:i + K, None]`: the window of the index without its `None`s, gathered, with an
+    axis of length 1 at each (`expand_dims`); None when the index has no `None` or is no
+    window's."""
+    from ember.capture.variables.containers import TupleVariable
+
+    parts = list(index.items) if isinstance(index, TupleVariable) else [index]
+    if not any(_is_new_axis(p) for p in parts):
+        return None
+    axes = window_axes(tx, array, TupleVariable([p for p in parts if not _is_new_axis(p)]))
+    if axes is None:
+        return None
+    positions, kept = [], 0
+    for part in parts:
+        if _is_new_axis(part):
+            positions.append(kept)
+        elif _is_loop_int(part) or (isinstance(part, ConstantVariable)
+                                    and type(part.constant()) is int):
+            continue
+        kept += 1
+    gathered = gather(tx.graph, array, axes)
+    if isinstance(gathered, vectors.VectorVariable):
+        gathered = vectors.materialise(tx, gathered)  # type: ignore[assignment]
+    value = tx.graph.op("expand_dims", [gathered.value], axis=positions)
+    return WindowVariable(value, array)
+
+
 def _short_row(array: ArrayVariable, parts: list[VariableTracker]) -> bool:
     """`array[parts]` is a row of a vector's length picked by constant ints."""
     shape = array.value.shape

@@ -179,6 +179,9 @@ class ArrayVariable(VariableTracker):
                 return run
             from ember.capture.loops import windows
 
+            expanded = windows.with_new_axes(tx, self, index)
+            if expanded is not None:
+                return expanded
             axes = windows.window_axes(tx, self, index, short_rows=True)
             if axes is not None:
                 from ember.capture.loops import window_exprs
