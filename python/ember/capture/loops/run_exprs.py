@@ -128,7 +128,8 @@ def _run_element(run: RunVariable) -> Element:
     def element(body: _Body, k: Value) -> Value:
         indices = [k if index is None else body.outer(index) for index in run.indices]
         target = body.target
-        if target is not None and run.array.value is target[0] and (
+        if target is not None and run.array.value is target[0] and isinstance(
+                target[1], RunVariable) and (
                 (not body.shifted and (_same_place(run, target[1])
                                        or _mirrored(run, target[1])))
                 or (body.shifted and body.pairwise and _same_place(run, target[1]))):

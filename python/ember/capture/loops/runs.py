@@ -124,6 +124,11 @@ def run_of(tx: Interpreter, array: ArrayVariable, index: VariableTracker
         from ember.capture.loops import run_exprs
 
         return run_exprs.columns(RunVariable(array, [None, None], 1, parts[1]))
+    from ember.capture.loops import blocks
+
+    block = blocks.block_of(array, list(parts))
+    if block is not None:
+        return block
     if len(axes) > 1 or len(parts) != array.value.ndim:
         raise graph_break("loop_body", what="a slice with run-time bounds of an n-d result")
     size = array.value.shape[axes[0]]
@@ -237,6 +242,11 @@ def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker) -> 
     """`a @ b` with run operands; None when neither is a run."""
     from ember.capture.loops import run_exprs
 
+    from ember.capture.loops import blocks
+
+    found = blocks.binary(tx, op, a, b)
+    if found is not None:
+        return found
     lazy = (RunVariable, run_exprs.RunExprVariable, run_exprs.ColumnsVariable)
     if not (isinstance(a, lazy) or isinstance(b, lazy)):
         return None
@@ -256,9 +266,17 @@ def numpy_call(tx: Interpreter, fn: Any, args: list[VariableTracker],
     """`np.sum(run)`, `np.dot(run, run)`; None when no argument is a run."""
     from ember.capture.loops import run_exprs
 
-    lazy = (RunVariable, run_exprs.RunExprVariable, run_exprs.ColumnsVariable)
+    from ember.capture.loops import blocks
+
+    lazy = (RunVariable, run_exprs.RunExprVariable, run_exprs.ColumnsVariable,
+            blocks.BlockVariable)
     if not any(isinstance(a, lazy) for a in [*args, *kwargs.values()]):
         return None
+    if fn is np.outer and len(args) == 2 and not kwargs:
+        return blocks.outer(tx, args[0], args[1])
+    if fn is np.dot and len(args) == 2 and not kwargs and isinstance(args[0],
+                                                                     blocks.BlockVariable):
+        return blocks.binary(tx, "@", args[0], args[1])
     if fn is np.flip and len(args) == 1 and not kwargs:
         found = run_exprs.flip(tx, args[0])
         if found is not None:

@@ -1,0 +1,321 @@
+"""2-d slices whose bounds are loop values on both axes inside loop bodies, and the
+products that make such blocks: Doolittle's `A[k + 1:, k + 1:] -= np.outer(A[k + 1:, k],
+A[k, k + 1:])`, Cholesky's `L[j + 1:, :j] @ L[j, :j]`.
+
+Their shape is known only at run time, so, like the 1-d runs of `runs.py`, a block is lazy:
+a `BlockVariable` holds the runs giving the bounds of its rows and of its columns, and how to
+build its element `(r, c)` inside a loop body. Operations: `+ - * /` of blocks of alike bounds
+(`runs._same_bounds`, per axis), 0-d values and Python numbers; `np.outer` of two runs;
+`block @ run` (a run over the block's rows, each element an inner loop over its columns); and
+stores into a 2-d slice (`=` and the in-place operators), one loop op over the rows holding
+one over the columns, carrying the target. The right side may read the target, from the
+carried array, at the element being stored, and in rows or columns the stored block never
+reaches (`A[k + 1:, k]` beside columns from `k + 1`: an index below the block's first row or
+column, written as the same value less a constant); NumPy evaluates the right side first,
+and neither read can see a stored element. Anything else refuses (the loop is then not a
+loop op)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ember.capture.breaks import graph_break
+from ember.capture.loops import intervals
+from ember.capture.loops.run_exprs import (
+    RunExprVariable,
+    _Body,
+    _loop_over,
+    _operand,
+    _ReadsTarget,
+)
+from ember.capture.loops.runs import DynamicSliceVariable, RunVariable, _same_bounds, _same_value
+from ember.capture.variables.array import ArrayVariable
+from ember.capture.variables.base import VariableTracker
+from ember.capture.variables.constant import ConstantVariable
+from ember.graph import Graph, Value
+
+if TYPE_CHECKING:
+    from ember.capture.interpreter import Interpreter
+
+BlockElement = Callable[[_Body, Value, Value], Value]
+_OPS = {"+": "add", "-": "sub", "*": "mul", "/": "div"}
+
+
+class _Nested(_Body):
+    """The body of a loop op inside another body: a value of any enclosing graph becomes an
+    invariant input, passed down level by level; the store's target goes along."""
+
+    def __init__(self, graph: Graph, parent: _Body, carried: Value | None = None) -> None:
+        """`carried`: the target as this body carries it (an input already added); else
+        the target, if any, is read as the parent has it."""
+        super().__init__(graph)
+        self.parent = parent
+        if parent.target is not None:
+            array, place, outer = parent.target
+            self.target = (array, place, carried if carried is not None else self.outer(outer))
+
+    def outer(self, value: Value) -> Value:
+        if self.target is not None and value is self.target[0]:
+            raise _ReadsTarget
+        if value.graph is self.graph:
+            return value
+        if value.graph is not self.parent.graph:
+            value = self.parent.outer(value)
+        found = self._inputs.get(id(value))
+        if found is None:
+            found = self.graph.add_input(value.dtype, value.shape, weak=value.weak,
+                                         scalar=value.scalar)
+            self._inputs[id(value)] = found
+            self.invariants.append(value)
+        return found
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a block store writes: the array before the store, the runs bounding its rows
+    and its columns."""
+
+    array: Value
+    rows: RunVariable
+    cols: RunVariable
+
+
+@dataclass(eq=False)
+class BlockVariable(VariableTracker):
+    """A 2-d block of run-time shape: `element(body, r, c)` builds element `(r, c)` (array
+    indices along `rows` and `cols`) in `body`. `place`: set for a plain slice of an array."""
+
+    rows: RunVariable
+    cols: RunVariable
+    element: BlockElement
+    place: Place | None = None
+
+    def type_name(self) -> str:
+        return "ndarray"
+
+    def describe(self) -> str:
+        return "a 2-d slice with run-time bounds"
+
+
+def _axis_run(array: ArrayVariable, axis: int, part: DynamicSliceVariable) -> RunVariable:
+    return RunVariable(array, [None, None], axis, part)
+
+
+def block_of(array: ArrayVariable, parts: list[VariableTracker]) -> BlockVariable | None:
+    """`array[lo0:hi0, lo1:hi1]` of a 2-d array, a bound a loop value; None otherwise."""
+    from ember.capture.loops.runs import _constant_slice
+
+    parts = [_constant_slice(p) for p in parts]
+    if array.value.ndim != 2 or len(parts) != 2 or not all(
+            isinstance(p, DynamicSliceVariable) for p in parts):
+        return None
+    if any(isinstance(size, str) for size in array.value.shape):
+        raise graph_break("loop_body", what="a run-time slice of an axis of symbolic size")
+    rows, cols = (_axis_run(array, axis, p) for axis, p in enumerate(parts))  # type: ignore[arg-type]
+    return BlockVariable(rows, cols, _plain_element(array, rows, cols),
+                         Place(array.value, rows, cols))
+
+
+def _same_place(a: Place, b: Place) -> bool:
+    return a.array is b.array and _same_bounds(a.rows, b.rows) and _same_bounds(a.cols, b.cols)
+
+
+def _before(index: Value | None, run: RunVariable) -> bool:
+    """Whether `index` (a position on `run`'s axis) lies before the run's first element on
+    every trip: written as the run's start less a constant, and never negative."""
+    start = run.bounds.start
+    if index is None or not (isinstance(start, ArrayVariable) or isinstance(
+            start, ConstantVariable) and type(start.constant()) is int):
+        return False
+    low = intervals.interval(index)
+    if low is None or low[0] < 0:
+        return False
+    if isinstance(start, ConstantVariable):
+        return low[1] < start.constant()
+    (base_i, ci), (base_s, cs) = intervals.offset_of(index), intervals.offset_of(start.value)
+    return (base_i is not None and base_s is not None and _same_value(base_i, base_s)
+            and ci < cs)
+
+
+def _outside(place: Place, run: RunVariable) -> bool:
+    """Whether the 1-d run of the stored array shares no element with the stored block: its
+    fixed index lies before the block's first row or column."""
+    fixed = run.indices[1 - run.axis]
+    return _before(fixed, place.cols if run.axis == 0 else place.rows)
+
+
+def _plain_element(array: ArrayVariable, rows: RunVariable, cols: RunVariable
+                   ) -> BlockElement:
+    source = array.value
+    place = Place(source, rows, cols)
+
+    def element(body: _Body, r: Value, c: Value) -> Value:
+        target = body.target
+        if target is not None and source is target[0]:
+            if not (isinstance(target[1], Place) and _same_place(place, target[1])):
+                raise _ReadsTarget
+            return body.graph.op("load", [target[2], r, c])
+        return body.graph.op("load", [body.outer(source), r, c])
+
+    return element
+
+
+def _run_element(vt: VariableTracker) -> tuple[RunVariable, Callable] | None:
+    """A run operand's bounds and element, reading a block store's target from the carried
+    array where the run is outside the stored block."""
+    found = _operand(vt)
+    if found is None or found[0] is None:
+        return None
+    run, element = found
+    if not isinstance(vt, RunVariable):
+        return run, element
+
+    def read(body: _Body, k: Value) -> Value:
+        target = body.target
+        if target is not None and vt.array.value is target[0] and isinstance(target[1], Place):
+            if not _outside(target[1], vt):
+                raise _ReadsTarget
+            indices = [k if i is None else body.outer(i) for i in vt.indices]
+            return body.graph.op("load", [target[2], *indices])
+        return element(body, k)
+
+    return run, read
+
+
+def outer(tx: Interpreter, a: VariableTracker, b: VariableTracker) -> BlockVariable:
+    """`np.outer(u, v)` of two runs (or run arithmetic)."""
+    left, right = _run_element(a), _run_element(b)
+    if left is None or right is None:
+        raise graph_break("loop_body", what=f"np.outer of {a.describe()} and {b.describe()}")
+    (rows, ea), (cols, eb) = left, right
+    return BlockVariable(rows, cols, lambda body, r, c: body.graph.op(
+        "mul", [ea(body, r), eb(body, c)]))
+
+
+def _scalar(vt: VariableTracker) -> Callable[[_Body], Value] | None:
+    if isinstance(vt, ArrayVariable) and not vt.value.shape:
+        value = vt.value
+        return lambda body: body.outer(value)
+    if isinstance(vt, ConstantVariable) and type(vt.constant()) in (bool, int, float):
+        number = vt.constant()
+        return lambda body: body.graph.const(number)
+    return None
+
+
+def _block_element(vt: VariableTracker, like: BlockVariable) -> BlockElement | None:
+    if isinstance(vt, BlockVariable):
+        if not (_same_bounds(vt.rows, like.rows) and _same_bounds(vt.cols, like.cols)):
+            raise graph_break("loop_body", what="arithmetic on 2-d run-time slices whose "
+                                                "shapes may differ")
+        return vt.element
+    scalar = _scalar(vt)
+    if scalar is None:
+        return None
+    return lambda body, r, c: scalar(body)
+
+
+def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
+           ) -> VariableTracker | None:
+    """`a op b` where an operand is a block; None when neither is one."""
+    like = next((v for v in (a, b) if isinstance(v, BlockVariable)), None)
+    if like is None:
+        return None
+    if op == "@" and isinstance(a, BlockVariable):
+        return _matvec(tx, a, b)
+    name = _OPS.get(op.rstrip("="))
+    ea, eb = _block_element(a, like), _block_element(b, like)
+    if name is None or ea is None or eb is None:
+        raise graph_break("loop_body", what=f"operator {op} on {a.describe()} and "
+                                            f"{b.describe()}")
+    return BlockVariable(like.rows, like.cols, lambda body, r, c: body.graph.op(
+        name, [ea(body, r, c), eb(body, r, c)]))
+
+
+def _matvec(tx: Interpreter, block: BlockVariable, vt: VariableTracker) -> RunExprVariable:
+    """`block @ run`: element `r` is the sum over the block's columns of `(r, c)` times the
+    run's element `c` (an inner loop op); the run's bounds are the columns'."""
+    found = _run_element(vt)
+    if found is None or not _same_bounds(found[0], block.cols):
+        raise graph_break("loop_body", what=f"{block.describe()} @ {vt.describe()}")
+    element = found[1]
+    probe = _Body(tx.graph.region("loop"))
+    k = probe.graph.add_input(np.int64, (), weak=True)
+    dtype = np.dot(np.zeros(1, block.element(probe, k, k).dtype),
+                   np.zeros(1, element(probe, k).dtype)).dtype
+    cols = block.cols
+
+    def row(body: _Body, r: Value) -> Value:
+        g = body.graph
+        size = cols.array.value.shape[1]
+        lo, hi = _bounds(body, cols, size)
+        inner = _Nested(g.region("loop"), body)
+        c = inner.graph.add_input(np.int64, (), weak=True)
+        acc = inner.graph.add_input(dtype, (), scalar=True)
+        term = inner.graph.op("mul", [block.element(inner, inner.outer(r), c),
+                                      element(inner, c)])
+        total = inner.graph.op("add", [acc, term])
+        if total.dtype != dtype:
+            total = inner.graph.op("astype", [total], dtype=dtype, scalar=True)
+        inner.graph.set_outputs([inner.graph.const(True, weak=False), total])
+        (result,) = g.loop(lo, hi, g.const(1), [g.const(dtype.type(0))], inner.invariants,
+                           inner.graph)
+        return result
+
+    return RunExprVariable(block.rows, row)
+
+
+def _bounds(body: _Body, run: RunVariable, size: int) -> tuple[Value, Value]:
+    """The run's bounds as values of `body` (built in the graph that starts the loop)."""
+    from ember.capture.loops.runs import _bound
+
+    root = body
+    while isinstance(root, _Nested):
+        root = root.parent
+    outer_graph = root.graph.parent
+    assert outer_graph is not None
+    lo = _bound(outer_graph, run.bounds.start, size, 0)
+    hi = _bound(outer_graph, run.bounds.stop, size, size)
+    return body.outer(lo), body.outer(hi)
+
+
+def store(tx: Interpreter, target: ArrayVariable, place: Place, value: VariableTracker
+          ) -> None:
+    """`target[rows, cols] = value`, element by element: a loop op over the rows holding
+    one over the columns, both carrying the target."""
+    like = BlockVariable(place.rows, place.cols, lambda body, r, c: r)
+    element = _block_element(value, like)
+    if element is None:
+        raise graph_break("loop_body", what=f"assigning {value.describe()} to a 2-d slice "
+                                            "with run-time bounds")
+    if not (target.is_fresh(tx) or target.is_mutable_input(tx)):
+        raise graph_break("inplace", name=target.describe())
+    size = target.value.shape[1]
+
+    def row(body: _Body, r: Value, carried: list[Value]) -> list[Value]:
+        body.target = (target.value, place, carried[0])
+        lo, hi = _bounds(body, place.cols, size)
+        region = body.graph.region("loop")
+        c = region.add_input(np.int64, (), weak=True)
+        array = region.add_input(carried[0].dtype, carried[0].shape)
+        inner = _Nested(region, body, carried=array)
+        new = element(inner, inner.outer(r), c)
+        if not np.can_cast(new.dtype, array.dtype, "same_kind"):
+            raise graph_break("loop_body", what=f"storing {new.dtype} into a {array.dtype} "
+                                                "slice")
+        stored = inner.graph.op("store", [array, new, inner.outer(r), c])
+        inner.graph.set_outputs([inner.graph.const(True, weak=False), stored])
+        g = body.graph
+        return g.loop(lo, hi, g.const(1), [carried[0]], inner.invariants, inner.graph)
+
+    try:
+        (result,) = _loop_over(tx, place.rows, [target.value], row)
+    except _ReadsTarget:
+        raise graph_break("loop_body", what="a right side that reads the 2-d slice it is "
+                                            "stored into elsewhere") from None
+    target.update_in_place(result)
+    if target.source is not None:
+        tx.tracer.mark_mutated(target)
