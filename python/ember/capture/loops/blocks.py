@@ -46,8 +46,9 @@ _OPS = {"+": "add", "-": "sub", "*": "mul", "/": "div"}
 
 
 class _Nested(_Body):
-    """The body of a loop op inside another body: a value of any enclosing graph becomes an
-    invariant input, passed down level by level; the store's target goes along."""
+    """The body of a loop op inside another body (its index and carried inputs added
+    first): a value of any enclosing graph becomes an invariant input, passed down level
+    by level; the store's target goes along."""
 
     def __init__(self, graph: Graph, parent: _Body, carried: Value | None = None) -> None:
         """`carried`: the target as this body carries it (an input already added); else
@@ -99,6 +100,16 @@ class BlockVariable(VariableTracker):
 
     def describe(self) -> str:
         return "a 2-d slice with run-time bounds"
+
+    def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
+        if name == "T":
+            return transpose(self)
+        raise graph_break("loop_body", what=f"{self.describe()}.{name}")
+
+
+def transpose(block: BlockVariable) -> BlockVariable:
+    element = block.element
+    return BlockVariable(block.cols, block.rows, lambda body, r, c: element(body, c, r))
 
 
 def _axis_run(array: ArrayVariable, axis: int, part: DynamicSliceVariable) -> RunVariable:
@@ -164,9 +175,37 @@ def _plain_element(array: ArrayVariable, rows: RunVariable, cols: RunVariable
     return element
 
 
-def _run_element(vt: VariableTracker) -> tuple[RunVariable, Callable] | None:
+def _whole(tx: Interpreter, vt: VariableTracker) -> tuple[RunVariable, Callable] | None:
+    """A 1-d operand of static length (an array, a row or column at a loop index) as a run
+    over all its elements."""
+    from ember.capture.loops import vectors, window_exprs
+
+    if isinstance(vt, vectors.VectorVariable):
+        vt = vectors.materialise(tx, vt)
+    if window_exprs.is_lazy(vt):
+        shape, element = vt.shape, vt.element  # type: ignore[attr-defined]
+    elif isinstance(vt, ArrayVariable) and vt.value.ndim == 1:
+        value = vt.value
+        shape = value.shape
+
+        def element(body: _Body, k: Value) -> Value:
+            return body.graph.op("load", [body.outer(value), k])
+    else:
+        return None
+    if len(shape) != 1 or not isinstance(shape[0], int):
+        return None
+    whole = DynamicSliceVariable(ConstantVariable(None), ConstantVariable(None))
+    length = tx.graph.full(shape, 0, np.int8)  # stands for the axis only: never read
+    return RunVariable(ArrayVariable(length), [None], 0, whole), element
+
+
+def _run_element(vt: VariableTracker, tx: Interpreter | None = None
+                 ) -> tuple[RunVariable, Callable] | None:
     """A run operand's bounds and element, reading a block store's target from the carried
-    array where the run is outside the stored block."""
+    array where the run is outside the stored block; with `tx`, also a 1-d operand of static
+    length (`_whole`)."""
+    if tx is not None and not isinstance(vt, (RunVariable, RunExprVariable)):
+        return _whole(tx, vt)
     found = _operand(vt)
     if found is None or found[0] is None:
         return None
@@ -226,6 +265,8 @@ def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
         return None
     if op == "@" and isinstance(a, BlockVariable):
         return _matvec(tx, a, b)
+    if op == "@" and not isinstance(a, BlockVariable):
+        return _matvec(tx, transpose(b), a)  # type: ignore[arg-type]
     name = _OPS.get(op.rstrip("="))
     ea, eb = _block_element(a, like), _block_element(b, like)
     if name is None or ea is None or eb is None:
@@ -235,10 +276,12 @@ def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
         name, [ea(body, r, c), eb(body, r, c)]))
 
 
-def _matvec(tx: Interpreter, block: BlockVariable, vt: VariableTracker) -> RunExprVariable:
+def _matvec(tx: Interpreter, block: BlockVariable, vt: VariableTracker) -> VariableTracker:
     """`block @ run`: element `r` is the sum over the block's columns of `(r, c)` times the
-    run's element `c` (an inner loop op); the run's bounds are the columns'."""
-    found = _run_element(vt)
+    run's element `c` (an inner loop op); the run's bounds are the columns'. A run over all
+    of an axis (`Q[:, :j] @ R[:j, j]`) is window arithmetic of static length instead
+    (`window_exprs.py`), which arrays meet elementwise."""
+    found = _run_element(vt, tx)
     if found is None or not _same_bounds(found[0], block.cols):
         raise graph_break("loop_body", what=f"{block.describe()} @ {vt.describe()}")
     element = found[1]
@@ -250,11 +293,11 @@ def _matvec(tx: Interpreter, block: BlockVariable, vt: VariableTracker) -> RunEx
 
     def row(body: _Body, r: Value) -> Value:
         g = body.graph
-        size = cols.array.value.shape[1]
-        lo, hi = _bounds(body, cols, size)
-        inner = _Nested(g.region("loop"), body)
-        c = inner.graph.add_input(np.int64, (), weak=True)
-        acc = inner.graph.add_input(dtype, (), scalar=True)
+        lo, hi = _bounds(body, cols, cols.array.value.shape[cols.axis])
+        region = g.region("loop")
+        c = region.add_input(np.int64, (), weak=True)
+        acc = region.add_input(dtype, (), scalar=True)
+        inner = _Nested(region, body)
         term = inner.graph.op("mul", [block.element(inner, inner.outer(r), c),
                                       element(inner, c)])
         total = inner.graph.op("add", [acc, term])
@@ -265,7 +308,22 @@ def _matvec(tx: Interpreter, block: BlockVariable, vt: VariableTracker) -> RunEx
                            inner.graph)
         return result
 
+    length = _static_length(block.rows)
+    if length is not None:
+        from ember.capture.loops.window_exprs import WindowExprVariable
+
+        return WindowExprVariable(tx.graph, (length,), dtype, row)
     return RunExprVariable(block.rows, row)
+
+
+def _static_length(run: RunVariable) -> int | None:
+    """The length of a run over all of its axis (constant bounds from 0 to the end)."""
+    start, stop = run.bounds.start, run.bounds.stop
+    if not (isinstance(start, ConstantVariable) and isinstance(stop, ConstantVariable)):
+        return None
+    size = run.array.value.shape[run.axis]
+    lo, hi, _ = slice(start.constant(), stop.constant()).indices(size)
+    return hi if lo == 0 and hi == size else None
 
 
 def _bounds(body: _Body, run: RunVariable, size: int) -> tuple[Value, Value]:

@@ -7,9 +7,8 @@ lazy: a `RunExprVariable` holds how to compute its `k`-th element inside a loop 
 reduced (`.sum()`, `@`) by one inner loop op, or stored into a run of the same bounds by one
 loop op carrying the target array (`store` per element). Operands are runs of the same bounds
 (as `runs._same_bounds` requires, so that lengths agree on every trip), 0-d values and Python
-numbers. `vector @ A[:, lo:hi]` (a 2-d slice with run-time bounds on its second axis, full on
-its first) is the run of column products, each an inner loop. Anything else refuses, as for
-runs."""
+numbers. 2-d slices with run-time bounds (`A[:, lo:hi]`, whose products with vectors are
+runs of inner loops) are `blocks.py`'s. Anything else refuses, as for runs."""
 
 from __future__ import annotations
 
@@ -96,19 +95,6 @@ class _SumVariable(VariableTracker):
         if found is None:
             raise graph_break("loop_body", what="sum() with arguments of a run-time slice")
         return found
-
-
-@dataclass(eq=False)
-class ColumnsVariable(VariableTracker):
-    """`A[:, lo:hi]` of a 2-d `A`: only `vector @` it is computed."""
-
-    like: RunVariable
-
-    def type_name(self) -> str:
-        return "ndarray"
-
-    def describe(self) -> str:
-        return "a 2-d slice with run-time bounds"
 
 
 def _same_place(a: RunVariable, b: RunVariable) -> bool:
@@ -213,45 +199,6 @@ def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
     ea, eb = left[1], right[1]
     return RunExprVariable(runs[0], lambda body, k: body.graph.op(name, [ea(body, k),
                                                                          eb(body, k)]))
-
-
-def columns(run: RunVariable) -> ColumnsVariable:
-    return ColumnsVariable(run)
-
-
-def vector_columns(tx: Interpreter, a: VariableTracker, b: ColumnsVariable
-                   ) -> VariableTracker:
-    """`w @ A[:, lo:hi]`: element `k` is `w @ A[:, k]`, an inner loop over `A`'s rows."""
-    from ember.capture.loops import vectors
-
-    if isinstance(a, vectors.VectorVariable):
-        a = vectors.materialise(tx, a)
-    matrix = b.like.array.value
-    if not (isinstance(a, ArrayVariable) and a.value.ndim == 1
-            and a.value.shape[0] == matrix.shape[0] and isinstance(matrix.shape[0], int)):
-        raise graph_break("loop_body", what=f"{a.describe()} @ {b.describe()}")
-    vector = a.value
-    dtype = np.dot(np.zeros(1, vector.dtype), np.zeros(1, matrix.dtype)).dtype
-
-    def element(body: _Body, k: Value) -> Value:
-        g = body.graph
-        inner = g.region("loop")
-        r = inner.add_input(np.int64, (), weak=True)
-        acc = inner.add_input(dtype, (), scalar=True)
-        w = inner.add_input(vector.dtype, vector.shape)
-        m = inner.add_input(matrix.dtype, matrix.shape)
-        col = inner.add_input(k.dtype, (), weak=k.weak)
-        term = inner.op("mul", [inner.op("load", [w, r]), inner.op("load", [m, r, col])])
-        total = inner.op("add", [acc, term])
-        if total.dtype != dtype:
-            total = inner.op("astype", [total], dtype=dtype, scalar=True)
-        inner.set_outputs([inner.const(True, weak=False), total])
-        (result,) = g.loop(g.const(0), g.const(matrix.shape[0]), g.const(1),
-                           [g.const(dtype.type(0))],
-                           [body.outer(vector), body.outer(matrix), k], inner)
-        return result
-
-    return RunExprVariable(b.like, element)
 
 
 def _loop_over(tx: Interpreter, like: RunVariable, carried: list[Value],

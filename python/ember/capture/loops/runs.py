@@ -118,12 +118,6 @@ def run_of(tx: Interpreter, array: ArrayVariable, index: VariableTracker
     axes = [k for k, p in enumerate(parts) if isinstance(p, DynamicSliceVariable)]
     if not axes:
         return None
-    if (len(parts) == array.value.ndim == 2 and axes == [1]
-            and isinstance(parts[0], ConstantVariable) and parts[0].constant() == slice(None)
-            and isinstance(array.value.shape[1], int)):
-        from ember.capture.loops import run_exprs
-
-        return run_exprs.columns(RunVariable(array, [None, None], 1, parts[1]))
     from ember.capture.loops import blocks
 
     block = blocks.block_of(array, list(parts))
@@ -247,13 +241,11 @@ def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker) -> 
     found = blocks.binary(tx, op, a, b)
     if found is not None:
         return found
-    lazy = (RunVariable, run_exprs.RunExprVariable, run_exprs.ColumnsVariable)
+    lazy = (RunVariable, run_exprs.RunExprVariable)
     if not (isinstance(a, lazy) or isinstance(b, lazy)):
         return None
     if op == "@" and isinstance(a, RunVariable) and isinstance(b, RunVariable):
         return reduce_runs(tx, [a, b])
-    if op == "@" and isinstance(b, run_exprs.ColumnsVariable):
-        return run_exprs.vector_columns(tx, a, b)
     found = (run_exprs.reduce(tx, a, b) if op == "@"
              else run_exprs.binary(tx, op, a, b))
     if found is not None:
@@ -268,14 +260,13 @@ def numpy_call(tx: Interpreter, fn: Any, args: list[VariableTracker],
 
     from ember.capture.loops import blocks
 
-    lazy = (RunVariable, run_exprs.RunExprVariable, run_exprs.ColumnsVariable,
-            blocks.BlockVariable)
+    lazy = (RunVariable, run_exprs.RunExprVariable, blocks.BlockVariable)
     if not any(isinstance(a, lazy) for a in [*args, *kwargs.values()]):
         return None
     if fn is np.outer and len(args) == 2 and not kwargs:
         return blocks.outer(tx, args[0], args[1])
-    if fn is np.dot and len(args) == 2 and not kwargs and isinstance(args[0],
-                                                                     blocks.BlockVariable):
+    if fn is np.dot and len(args) == 2 and not kwargs and any(
+            isinstance(a, blocks.BlockVariable) for a in args):
         return blocks.binary(tx, "@", args[0], args[1])
     if fn is np.flip and len(args) == 1 and not kwargs:
         found = run_exprs.flip(tx, args[0])
@@ -286,9 +277,6 @@ def numpy_call(tx: Interpreter, fn: Any, args: list[VariableTracker],
     if fn is np.dot and len(args) == 2 and not kwargs and all(
             isinstance(a, RunVariable) for a in args):
         return reduce_runs(tx, args)  # type: ignore[arg-type]
-    if fn is np.dot and len(args) == 2 and not kwargs and isinstance(
-            args[1], run_exprs.ColumnsVariable):
-        return run_exprs.vector_columns(tx, args[0], args[1])
     found = None
     if fn in (np.sum, np.dot) and len(args) == (1 if fn is np.sum else 2) and not kwargs:
         found = run_exprs.reduce(tx, args[0], args[1] if fn is np.dot else None)
