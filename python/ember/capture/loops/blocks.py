@@ -55,6 +55,11 @@ class _Nested(_Body):
         the target, if any, is read as the parent has it."""
         super().__init__(graph)
         self.parent = parent
+        # Its elements are at other indices than the one a store writes (an inner product's
+        # terms): the target is read here only where no store reaches.
+        self.shifted = True
+        # The element a block store writes in this body: (row, column), as its values.
+        self.stored_at: tuple[Value, Value] | None = None
         if parent.target is not None:
             array, place, outer = parent.target
             self.target = (array, place, carried if carried is not None else self.outer(outer))
@@ -167,7 +172,11 @@ def _plain_element(array: ArrayVariable, rows: RunVariable, cols: RunVariable
     def element(body: _Body, r: Value, c: Value) -> Value:
         target = body.target
         if target is not None and source is target[0]:
-            if not (isinstance(target[1], Place) and _same_place(place, target[1])):
+            # NumPy reads the right side first: only the element being stored, read just
+            # before its store, still holds what NumPy read.
+            if not (isinstance(target[1], Place) and _same_place(place, target[1])
+                    and isinstance(body, _Nested) and body.stored_at is not None
+                    and body.stored_at[0] is r and body.stored_at[1] is c):
                 raise _ReadsTarget
             return body.graph.op("load", [target[2], r, c])
         return body.graph.op("load", [body.outer(source), r, c])
@@ -182,6 +191,8 @@ def _whole(tx: Interpreter, vt: VariableTracker) -> tuple[RunVariable, Callable]
 
     if isinstance(vt, vectors.VectorVariable):
         vt = vectors.materialise(tx, vt)
+    if isinstance(vt, window_exprs.WindowExprVariable):
+        vt = ArrayVariable(vt.value)  # computed once, not once per use of each element
     if window_exprs.is_lazy(vt):
         shape, element = vt.shape, vt.element  # type: ignore[attr-defined]
     elif isinstance(vt, ArrayVariable) and vt.value.ndim == 1:
@@ -199,13 +210,17 @@ def _whole(tx: Interpreter, vt: VariableTracker) -> tuple[RunVariable, Callable]
     return RunVariable(ArrayVariable(length), [None], 0, whole), element
 
 
-def _run_element(vt: VariableTracker, tx: Interpreter | None = None
-                 ) -> tuple[RunVariable, Callable] | None:
+def _run_element(vt: VariableTracker, tx: Interpreter) -> tuple[RunVariable, Callable] | None:
     """A run operand's bounds and element, reading a block store's target from the carried
-    array where the run is outside the stored block; with `tx`, also a 1-d operand of static
-    length (`_whole`)."""
-    if tx is not None and not isinstance(vt, (RunVariable, RunExprVariable)):
+    array where the run is outside the stored block; also a 1-d operand of static length
+    (`_whole`). Run arithmetic is computed first (`runs.materialise`): a product reads each
+    of its elements once per row or column, and NumPy computes it before any store."""
+    from ember.capture.loops.runs import materialise
+
+    if not isinstance(vt, (RunVariable, RunExprVariable)):
         return _whole(tx, vt)
+    if isinstance(vt, RunExprVariable):
+        vt = materialise(tx, vt.like, vt.element)
     found = _operand(vt)
     if found is None or found[0] is None:
         return None
@@ -227,7 +242,7 @@ def _run_element(vt: VariableTracker, tx: Interpreter | None = None
 
 def outer(tx: Interpreter, a: VariableTracker, b: VariableTracker) -> BlockVariable:
     """`np.outer(u, v)` of two runs (or run arithmetic)."""
-    left, right = _run_element(a), _run_element(b)
+    left, right = _run_element(a, tx), _run_element(b, tx)
     if left is None or right is None:
         raise graph_break("loop_body", what=f"np.outer of {a.describe()} and {b.describe()}")
     (rows, ea), (cols, eb) = left, right
@@ -360,11 +375,12 @@ def store(tx: Interpreter, target: ArrayVariable, place: Place, value: VariableT
         c = region.add_input(np.int64, (), weak=True)
         array = region.add_input(carried[0].dtype, carried[0].shape)
         inner = _Nested(region, body, carried=array)
-        new = element(inner, inner.outer(r), c)
+        inner.stored_at = (inner.outer(r), c)
+        new = element(inner, *inner.stored_at)
         if not np.can_cast(new.dtype, array.dtype, "same_kind"):
             raise graph_break("loop_body", what=f"storing {new.dtype} into a {array.dtype} "
                                                 "slice")
-        stored = inner.graph.op("store", [array, new, inner.outer(r), c])
+        stored = inner.graph.op("store", [array, new, *inner.stored_at])
         inner.graph.set_outputs([inner.graph.const(True, weak=False), stored])
         g = body.graph
         return g.loop(lo, hi, g.const(1), [carried[0]], inner.invariants, inner.graph)

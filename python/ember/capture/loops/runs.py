@@ -79,20 +79,80 @@ class RunVariable(VariableTracker):
         return [self.array]
 
     def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
-        if name == "sum":
-            return RunMethodVariable(self)
+        if name in ("sum", "copy"):
+            return RunMethodVariable(self, name)
         raise graph_break("loop_body", what=f"{self.describe()}.{name}")
+
+    def getitem(self, tx: Interpreter, index: VariableTracker) -> VariableTracker:
+        """`run[0]`, `run[-1]`: one element, a `load`."""
+        return ArrayVariable(tx.graph.op("load", [self.array.value, *self._element(tx, index)]))
+
+    def setitem(self, tx: Interpreter, index: VariableTracker, value: VariableTracker) -> None:
+        """`run[0] = v`: a `store` into the run's array, which the run views."""
+        from ember.capture.loops import elements
+
+        elements.store(tx, self.array, self._element(tx, index), value)
+
+    def _element(self, tx: Interpreter, index: VariableTracker) -> list[Value]:
+        """The array's index of the run's element `index` (a constant int; negative counts
+        from the run's end). Out of the run's range it is the axis's size, so that the
+        `load` or `store` raises NumPy's IndexError."""
+        if not (isinstance(index, ConstantVariable) and type(index.constant()) is int):
+            raise graph_break("loop_body", what=f"indexing {self.describe()} with "
+                                                f"{index.describe()}")
+        graph, at = tx.graph, index.constant()
+        size = self.array.value.shape[self.axis]
+        lo = _bound(graph, self.bounds.start, size, 0)
+        hi = _bound(graph, self.bounds.stop, size, size)
+        length = graph.op("maximum", [graph.op("sub", [hi, lo]), graph.const(0)])
+        if at >= 0:
+            inside = graph.op("lt", [graph.const(at), length])
+            position = graph.op("add", [lo, graph.const(at)])
+        else:
+            inside = graph.op("le", [graph.const(-at), length])
+            position = graph.op("add", [hi, graph.const(at)])
+        position = graph.op("where", [inside, position, graph.const(size)])
+        return [position if i is None else i for i in self.indices]
 
 
 @dataclass(eq=False)
 class RunMethodVariable(VariableTracker):
     run: RunVariable
+    name: str
 
     def call(self, tx: Interpreter, args: list[VariableTracker],
              kwargs: dict[str, VariableTracker]) -> VariableTracker:
         if args or kwargs:
-            raise graph_break("loop_body", what="sum() with arguments of a run-time slice")
+            raise graph_break("loop_body", what=f"{self.name}() with arguments of a run-time "
+                                                "slice")
+        if self.name == "copy":
+            return copy_run(tx, self.run)
         return reduce_runs(tx, [self.run])
+
+
+def copy_run(tx: Interpreter, run: RunVariable) -> RunVariable:
+    """`run.copy()`: its elements in a new array (`materialise`)."""
+    from ember.capture.loops import run_exprs
+
+    return materialise(tx, run, run_exprs._run_element(run))
+
+
+def materialise(tx: Interpreter, like: RunVariable, element: Any) -> RunVariable:
+    """The elements `element` builds over `like`'s bounds, computed now by one loop op
+    into a new 1-d array the size of `like`'s axis, at their positions, and viewed by a run
+    of the same bounds (its length is still known only at run time)."""
+    from ember.capture.loops import run_exprs
+
+    probe = run_exprs._Body(tx.graph.region("loop"))
+    dtype = element(probe, probe.graph.add_input(np.int64, (), weak=True)).dtype
+    size = like.array.value.shape[like.axis]
+    empty = tx.graph.full((size,), False if dtype == np.bool_ else 0, dtype)
+
+    def fill(body: run_exprs._Body, k: Value, carried: list[Value]) -> list[Value]:
+        return [body.graph.op("store", [carried[0], element(body, k), k])]
+
+    (filled,) = run_exprs._loop_over(tx, like, [empty], fill)
+    return RunVariable(ArrayVariable(filled), [None], 0, like.bounds)
 
 
 def run_of(tx: Interpreter, array: ArrayVariable, index: VariableTracker

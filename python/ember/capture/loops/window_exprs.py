@@ -84,7 +84,8 @@ class LazyWindowVariable(windows.WindowVariable):
         source = self.base_value
         target = body.target
         if target is not None and source is target[0]:
-            if not isinstance(target[1], list) or not (_same_place(self.axes, target[1])
+            if not isinstance(target[1], list) or body.shifted or not (
+                    _same_place(self.axes, target[1])
                     or _disjoint(self.axes, target[1], source.shape)):
                 raise _ReadsTarget
             array = target[2]  # read before element `k` is stored, or never stored
