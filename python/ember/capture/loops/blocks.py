@@ -29,6 +29,7 @@ from ember.capture.loops.run_exprs import (
     RunExprVariable,
     _Body,
     _loop_over,
+    _Nested,
     _operand,
     _ReadsTarget,
 )
@@ -43,41 +44,6 @@ if TYPE_CHECKING:
 
 BlockElement = Callable[[_Body, Value, Value], Value]
 _OPS = {"+": "add", "-": "sub", "*": "mul", "/": "div"}
-
-
-class _Nested(_Body):
-    """The body of a loop op inside another body (its index and carried inputs added
-    first): a value of any enclosing graph becomes an invariant input, passed down level
-    by level; the store's target goes along."""
-
-    def __init__(self, graph: Graph, parent: _Body, carried: Value | None = None) -> None:
-        """`carried`: the target as this body carries it (an input already added); else
-        the target, if any, is read as the parent has it."""
-        super().__init__(graph)
-        self.parent = parent
-        # Its elements are at other indices than the one a store writes (an inner product's
-        # terms): the target is read here only where no store reaches.
-        self.shifted = True
-        # The element a block store writes in this body: (row, column), as its values.
-        self.stored_at: tuple[Value, Value] | None = None
-        if parent.target is not None:
-            array, place, outer = parent.target
-            self.target = (array, place, carried if carried is not None else self.outer(outer))
-
-    def outer(self, value: Value) -> Value:
-        if self.target is not None and value is self.target[0]:
-            raise _ReadsTarget
-        if value.graph is self.graph:
-            return value
-        if value.graph is not self.parent.graph:
-            value = self.parent.outer(value)
-        found = self._inputs.get(id(value))
-        if found is None:
-            found = self.graph.add_input(value.dtype, value.shape, weak=value.weak,
-                                         scalar=value.scalar)
-            self._inputs[id(value)] = found
-            self.invariants.append(value)
-        return found
 
 
 @dataclass(frozen=True)
@@ -234,7 +200,7 @@ def _run_element(vt: VariableTracker, tx: Interpreter) -> tuple[RunVariable, Cal
             if not _outside(target[1], vt):
                 raise _ReadsTarget
             indices = [k if i is None else body.outer(i) for i in vt.indices]
-            return body.graph.op("load", [target[2], *indices])
+            return body.graph.op("load", [body.carried_target(), *indices])
         return element(body, k)
 
     return run, read
@@ -327,7 +293,8 @@ def _matvec(tx: Interpreter, block: BlockVariable, vt: VariableTracker) -> Varia
     if length is not None:
         from ember.capture.loops.window_exprs import WindowExprVariable
 
-        return WindowExprVariable(tx.graph, (length,), dtype, row)
+        return WindowExprVariable(tx.graph, (length,), dtype,
+                                  lambda body, coords: row(body, coords[0]))
     return RunExprVariable(block.rows, row)
 
 

@@ -45,10 +45,59 @@ class _Body:
         # A store by mirrored pairs (`store`): the target may be read at the mirrored index.
         self.pairwise = False
 
+    def carried_target(self) -> Value:
+        """The store's target as this body carries it."""
+        assert self.target is not None
+        return self.target[2]
+
     def outer(self, value: Value) -> Value:
         if self.target is not None and value is self.target[0]:
             raise _ReadsTarget
 
+        found = self._inputs.get(id(value))
+        if found is None:
+            found = self.graph.add_input(value.dtype, value.shape, weak=value.weak,
+                                         scalar=value.scalar)
+            self._inputs[id(value)] = found
+            self.invariants.append(value)
+        return found
+
+
+class _Nested(_Body):
+    """The body of a loop op inside another body (its index and carried inputs added
+    first): a value of any enclosing graph becomes an invariant input, passed down level
+    by level; the store's target goes along."""
+
+    def __init__(self, graph: Graph, parent: _Body, carried: Value | None = None) -> None:
+        """`carried`: the target as this body carries it (an input already added); else
+        the target, if any, is read as the parent has it."""
+        super().__init__(graph)
+        self.parent = parent
+        # Its elements are at other indices than the one a store writes (an inner product's
+        # terms): the target is read here only where no store reaches.
+        self.shifted = True
+        # The element a block store writes in this body: (row, column), as its values.
+        self.stored_at: tuple[Value, Value] | None = None
+        if parent.target is not None:
+            # Passed down only when read (`carried_target`): an unused carried array given
+            # to an inner loop would still be an operand of every trip.
+            array, place, _ = parent.target
+            self.target = (array, place, carried)  # type: ignore[assignment]
+
+    def carried_target(self) -> Value:
+        assert self.target is not None
+        if self.target[2] is None:
+            array, place, _ = self.target
+            self.target = (array, place, self.outer(self.parent.carried_target()))
+        return self.target[2]
+
+    def outer(self, value: Value) -> Value:
+        if self.target is not None and value is self.target[0]:
+            raise _ReadsTarget
+        if value.graph is self.graph:
+            return value
+        if value.graph is not self.parent.graph:
+            value = self.parent.outer(value)
         found = self._inputs.get(id(value))
         if found is None:
             found = self.graph.add_input(value.dtype, value.shape, weak=value.weak,

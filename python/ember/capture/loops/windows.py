@@ -184,9 +184,10 @@ def _is_new_axis(part: VariableTracker) -> bool:
 
 def with_new_axes(tx: Interpreter, array: ArrayVariable, index: VariableTracker
                   ) -> WindowVariable | None:
-    """`x[:, i:i + K, None]`: the window of the index without its `None`s, gathered, with an
-    axis of length 1 at each (`expand_dims`); None when the index has no `None` or is no
-    window's."""
+    """`x[:, i:i + K, None]`: the window of the index without its `None`s, with an axis of
+    length 1 at each, lazy (`window_exprs.LazyWindowVariable`); None when the index has no
+    `None` or is no window's."""
+    from ember.capture.loops.window_exprs import LazyWindowVariable
     from ember.capture.variables.containers import TupleVariable
 
     parts = list(index.items) if isinstance(index, TupleVariable) else [index]
@@ -203,11 +204,7 @@ def with_new_axes(tx: Interpreter, array: ArrayVariable, index: VariableTracker
                                     and type(part.constant()) is int):
             continue
         kept += 1
-    gathered = gather(tx.graph, array, axes)
-    if isinstance(gathered, vectors.VectorVariable):
-        gathered = vectors.materialise(tx, gathered)  # type: ignore[assignment]
-    value = tx.graph.op("expand_dims", [gathered.value], axis=positions)
-    return WindowVariable(value, array)
+    return LazyWindowVariable(tx.graph, array, axes, tuple(positions))
 
 
 def _short_row(array: ArrayVariable, parts: list[VariableTracker]) -> bool:
