@@ -55,6 +55,26 @@ def block_sums(A):
     return out
 
 
+def block_reductions(A):
+    n = A.shape[0]
+    out = np.zeros(n)
+    for k in range(n):
+        out[k] = A[k:, k:].sum() - np.sum(A[:k, k:], axis=0) @ A[k, k:] + np.sum(
+            A[k:, :k + 1].T, axis=1).sum()
+    return out
+
+
+def clipped_window_sums(img, K):
+    """`i:i + K` over every `i`: the last windows clip, so they are blocks of run-time
+    shape."""
+    H, W_ = img.shape
+    out = np.zeros((H, W_))
+    for i in range(H):
+        for j in range(W_):
+            out[i, j] = img[i:i + K, j:j + K].sum()
+    return out
+
+
 def channel_maxpool(x):
     C, H, W_ = x.shape
     out = np.empty((C, H // 2, W_ // 2), x.dtype)
@@ -103,6 +123,8 @@ CASES = [
     (channel_maxpool, lambda r: (r.random((3, 20, 18)).astype(np.float32),)),
     (window_means, lambda r: (r.random((20, 20)).astype(np.float32), 3)),
     (new_axis_conv, lambda r: (r.random((2, 14, 14)), r.random((3, 3, 4)))),
+    (block_reductions, lambda r: (r.random((15, 15)),)),
+    (clipped_window_sums, lambda r: (r.random((12, 11)), 3)),
 ]
 
 
@@ -197,3 +219,16 @@ def test_right_side_reading_the_block_elsewhere_stays_numpys():
     want = inside(a.copy())
     got = ember.compile(inside)(a.copy())
     assert_same(got, want)
+
+
+def test_window_store_whose_reduction_reads_the_target_elsewhere():
+    """A reduction's terms are other elements than the one stored: the store reads none of
+    them from the array it updates, as NumPy computes the right side first."""
+
+    def mixes_columns(y, w):
+        for j in range(y.shape[1]):
+            y[:, j] = np.sum(y[None, :, j] * w, axis=1)
+        return y
+
+    rng = np.random.default_rng(7)
+    _check(mixes_columns, (rng.random((12, 10)), rng.random((12, 12))))

@@ -37,7 +37,7 @@ from ember.capture.loops.runs import DynamicSliceVariable, RunVariable, _same_bo
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
-from ember.graph import Graph, Value
+from ember.graph import Value
 
 if TYPE_CHECKING:
     from ember.capture.interpreter import Interpreter
@@ -75,16 +75,49 @@ class BlockVariable(VariableTracker):
     def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
         if name == "T":
             return transpose(self)
+        if name == "sum":
+            return _SumMethod(self)
         raise graph_break("loop_body", what=f"{self.describe()}.{name}")
+
+
+@dataclass(eq=False)
+class _SumMethod(VariableTracker):
+    block: BlockVariable
+
+    def call(self, tx: Interpreter, args: list[VariableTracker],
+             kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        return block_sum(tx, self.block, args, kwargs)
+
+
+def block_sum(tx: Interpreter, block: BlockVariable, args: list[VariableTracker],
+              kwargs: dict[str, VariableTracker]) -> VariableTracker:
+    """`block.sum()`, `np.sum(block, axis=1)`: sums along the columns (a run over the rows),
+    along the rows (of the transposed block), or of those sums (`run_exprs.reduce`)."""
+    from ember.capture.loops import run_exprs
+
+    axis_vt = args[0] if len(args) == 1 and not kwargs else kwargs.get("axis")
+    axis = axis_vt.constant() if isinstance(axis_vt, ConstantVariable) else None
+    if len(args) + len(kwargs) > 1 or (axis_vt is not None and axis not in (None, 0, 1, -1, -2)):
+        raise graph_break("loop_body", what=f"sum() with these arguments of {block.describe()}")
+    probe = _Body(tx.graph.region("loop"))
+    k = probe.graph.add_input(np.int64, (), weak=True)
+    dtype = np.sum(np.zeros(1, block.element(probe, k, k).dtype)).dtype
+    if axis in (0, -2):
+        block = transpose(block)
+    sums = _row_sums(tx, block, dtype, block.element)
+    if axis is not None:
+        return sums
+    found = run_exprs.reduce(tx, sums, None) if isinstance(sums, RunExprVariable) else None
+    if found is None:
+        from ember.capture.loops import window_reductions
+
+        found = window_reductions.reduce_all(tx, np.sum, sums)  # type: ignore[arg-type]
+    return found
 
 
 def transpose(block: BlockVariable) -> BlockVariable:
     element = block.element
     return BlockVariable(block.cols, block.rows, lambda body, r, c: element(body, c, r))
-
-
-def _axis_run(array: ArrayVariable, axis: int, part: DynamicSliceVariable) -> RunVariable:
-    return RunVariable(array, [None, None], axis, part)
 
 
 def block_of(array: ArrayVariable, parts: list[VariableTracker]) -> BlockVariable | None:
@@ -97,7 +130,8 @@ def block_of(array: ArrayVariable, parts: list[VariableTracker]) -> BlockVariabl
         return None
     if any(isinstance(size, str) for size in array.value.shape):
         raise graph_break("loop_body", what="a run-time slice of an axis of symbolic size")
-    rows, cols = (_axis_run(array, axis, p) for axis, p in enumerate(parts))  # type: ignore[arg-type]
+    rows, cols = (RunVariable(array, [None, None], axis, p)  # type: ignore[arg-type]
+                  for axis, p in enumerate(parts))
     return BlockVariable(rows, cols, _plain_element(array, rows, cols),
                          Place(array.value, rows, cols))
 
@@ -259,9 +293,7 @@ def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
 
 def _matvec(tx: Interpreter, block: BlockVariable, vt: VariableTracker) -> VariableTracker:
     """`block @ run`: element `r` is the sum over the block's columns of `(r, c)` times the
-    run's element `c` (an inner loop op); the run's bounds are the columns'. A run over all
-    of an axis (`Q[:, :j] @ R[:j, j]`) is window arithmetic of static length instead
-    (`window_exprs.py`), which arrays meet elementwise."""
+    run's element `c`; the run's bounds are the columns'."""
     found = _run_element(vt, tx)
     if found is None or not _same_bounds(found[0], block.cols):
         raise graph_break("loop_body", what=f"{block.describe()} @ {vt.describe()}")
@@ -270,6 +302,16 @@ def _matvec(tx: Interpreter, block: BlockVariable, vt: VariableTracker) -> Varia
     k = probe.graph.add_input(np.int64, (), weak=True)
     dtype = np.dot(np.zeros(1, block.element(probe, k, k).dtype),
                    np.zeros(1, element(probe, k).dtype)).dtype
+    return _row_sums(tx, block, dtype, lambda body, r, c: body.graph.op(
+        "mul", [block.element(body, r, c), element(body, c)]))
+
+
+def _row_sums(tx: Interpreter, block: BlockVariable, dtype: np.dtype, term: BlockElement
+              ) -> VariableTracker:
+    """Element `r`: the sum over the block's columns of `term(r, c)`, in `dtype` (an inner
+    loop op per element). A run over all of an axis of static length (`Q[:, :j] @ R[:j, j]`)
+    is window arithmetic of that length instead (`window_exprs.py`), which arrays meet
+    elementwise."""
     cols = block.cols
 
     def row(body: _Body, r: Value) -> Value:
@@ -279,9 +321,7 @@ def _matvec(tx: Interpreter, block: BlockVariable, vt: VariableTracker) -> Varia
         c = region.add_input(np.int64, (), weak=True)
         acc = region.add_input(dtype, (), scalar=True)
         inner = _Nested(region, body)
-        term = inner.graph.op("mul", [block.element(inner, inner.outer(r), c),
-                                      element(inner, c)])
-        total = inner.graph.op("add", [acc, term])
+        total = inner.graph.op("add", [acc, term(inner, inner.outer(r), c)])
         if total.dtype != dtype:
             total = inner.graph.op("astype", [total], dtype=dtype, scalar=True)
         inner.graph.set_outputs([inner.graph.const(True, weak=False), total])

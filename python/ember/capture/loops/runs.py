@@ -325,6 +325,8 @@ def numpy_call(tx: Interpreter, fn: Any, args: list[VariableTracker],
         return None
     if fn is np.outer and len(args) == 2 and not kwargs:
         return blocks.outer(tx, args[0], args[1])
+    if fn is np.sum and args and isinstance(args[0], blocks.BlockVariable):
+        return blocks.block_sum(tx, args[0], args[1:], kwargs)
     if fn is np.dot and len(args) == 2 and not kwargs and any(
             isinstance(a, blocks.BlockVariable) for a in args):
         return blocks.binary(tx, "@", args[0], args[1])

@@ -84,12 +84,18 @@ def _fold(body: _Body, at: At, shape: tuple[int, ...], axes: tuple[int, ...],
                                  b.graph.const(1), [acc], inner.invariants, region)
         return result
 
-    if fold == "add":
-        start = g.const(dtype.type(0))
-    else:  # folding the first element again leaves a maximum or minimum as it is
-        start = _cast(g, at(body, [fixed.get(d, g.const(0)) for d in range(len(shape))]),
-                      dtype)
-    acc = level(body, 0, fixed, start)
+    # The elements folded are not the one a store into a window writes: the store's target
+    # is read here only where it stores nothing (`window_exprs.LazyWindowVariable.at`).
+    shifted, body.shifted = body.shifted, True
+    try:
+        if fold == "add":
+            start = g.const(dtype.type(0))
+        else:  # folding the first element again leaves a maximum or minimum as it is
+            start = _cast(g, at(body, [fixed.get(d, g.const(0)) for d in range(len(shape))]),
+                          dtype)
+        acc = level(body, 0, fixed, start)
+    finally:
+        body.shifted = shifted
     if fn is np.mean:
         count = math.prod(shape[d] for d in axes)
         acc = _cast(g, g.op("div", [acc, g.const(count)]), dtype)
