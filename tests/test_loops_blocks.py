@@ -232,3 +232,20 @@ def test_window_store_whose_reduction_reads_the_target_elsewhere():
 
     rng = np.random.default_rng(7)
     _check(mixes_columns, (rng.random((12, 10)), rng.random((12, 12))))
+
+
+def rows_from_k(A, start):
+    """Rows `i` from `k + start` updated by row `k`: with `start` 0 the first update reads
+    its own row, which NumPy evaluates before storing."""
+    n = A.shape[0]
+    for k in range(n):
+        for i in range(k + start, n):
+            A[i, k:] -= 0.5 * A[k, k:]
+        A[k:, k] -= A[k, :k + 1].sum() * 0.01
+    return A
+
+
+@pytest.mark.parametrize("start", [0, 1, 2])
+def test_rows_updated_by_another_row(start):
+    a = np.random.default_rng(8).random((12, 12))
+    _check(rows_from_k, (a, start))

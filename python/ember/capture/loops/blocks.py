@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ember.capture.breaks import graph_break
-from ember.capture.loops import intervals
 from ember.capture.loops.run_exprs import (
     RunExprVariable,
     _Body,
@@ -33,7 +32,12 @@ from ember.capture.loops.run_exprs import (
     _operand,
     _ReadsTarget,
 )
-from ember.capture.loops.runs import DynamicSliceVariable, RunVariable, _same_bounds, _same_value
+from ember.capture.loops.runs import (
+    DynamicSliceVariable,
+    RunVariable,
+    _same_bounds,
+    outside,
+)
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
@@ -140,28 +144,11 @@ def _same_place(a: Place, b: Place) -> bool:
     return a.array is b.array and _same_bounds(a.rows, b.rows) and _same_bounds(a.cols, b.cols)
 
 
-def _before(index: Value | None, run: RunVariable) -> bool:
-    """Whether `index` (a position on `run`'s axis) lies before the run's first element on
-    every trip: written as the run's start less a constant, and never negative."""
-    start = run.bounds.start
-    if index is None or not (isinstance(start, ArrayVariable) or isinstance(
-            start, ConstantVariable) and type(start.constant()) is int):
-        return False
-    low = intervals.interval(index)
-    if low is None or low[0] < 0:
-        return False
-    if isinstance(start, ConstantVariable):
-        return low[1] < start.constant()
-    (base_i, ci), (base_s, cs) = intervals.offset_of(index), intervals.offset_of(start.value)
-    return (base_i is not None and base_s is not None and _same_value(base_i, base_s)
-            and ci < cs)
-
-
 def _outside(place: Place, run: RunVariable) -> bool:
     """Whether the 1-d run of the stored array shares no element with the stored block: its
-    fixed index lies before the block's first row or column."""
+    fixed index lies outside the block's rows or columns."""
     fixed = run.indices[1 - run.axis]
-    return _before(fixed, place.cols if run.axis == 0 else place.rows)
+    return outside(fixed, place.cols if run.axis == 0 else place.rows)
 
 
 def _plain_element(array: ArrayVariable, rows: RunVariable, cols: RunVariable
@@ -171,6 +158,11 @@ def _plain_element(array: ArrayVariable, rows: RunVariable, cols: RunVariable
 
     def element(body: _Body, r: Value, c: Value) -> Value:
         target = body.target
+        if target is not None and source is target[0] and isinstance(target[1], RunVariable):
+            stored = target[1]  # a run: read where it never stores (`L[j + 1:, :j]`, `j`)
+            if not outside(stored.indices[1 - stored.axis], rows if stored.axis == 1 else cols):
+                raise _ReadsTarget
+            return body.graph.op("load", [body.carried_target(), r, c])
         if target is not None and source is target[0]:
             # NumPy reads the right side first: only the element being stored, read just
             # before its store, still holds what NumPy read.

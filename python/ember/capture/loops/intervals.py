@@ -1,6 +1,7 @@
 """The least and greatest value a loop body's integer can take, where capture knows them:
 a loop index over a range of static bounds, an outer loop's index the body reads, and sums,
-differences and products of those with constants (`i + K`, `2 * j + 2`).
+differences and products of those with constants (`i + K`, `2 * j + 2`); and the value a loop
+index over `range(k + 1, n)` is at least (`k + 1`, its *floor*).
 
 They decide whether a slice with loop-value bounds has a length known when the body is
 traced: `img[i:i + K, j:j + K]` with `i` in `range(H - K + 1)` never reaches past the
@@ -8,6 +9,8 @@ array's end, so NumPy never clips it and it is a `K x K` window at a run-time po
 (`loops/windows.py`) rather than a slice of run-time length."""
 
 from __future__ import annotations
+
+import math
 
 from ember.graph import Graph, Value
 
@@ -17,6 +20,12 @@ Interval = tuple[int, int]
 def record(graph: Graph, value: Value, interval: Interval) -> None:
     """`value`, an input of `graph`, lies in `interval` (both ends included) on every trip."""
     graph.value_ranges[id(value)] = interval
+
+
+def record_floor(graph: Graph, value: Value, base: Value, constant: int) -> None:
+    """`value`, an input of `graph`, is at least `base + constant` on every trip (`base` a
+    value of `graph` too)."""
+    graph.value_floors[id(value)] = (base, constant)
 
 
 def record_range(graph: Graph, value: Value, r: range) -> None:
@@ -79,3 +88,52 @@ def offset_of(value: Value) -> tuple[Value | None, int]:
         if a[0] is None and node.op == "add":
             return b[0], a[1] + b[1]
     return value, 0
+
+
+Position = Value | int
+
+
+def _difference(x: Position, y: Position) -> tuple[float, float]:
+    """Bounds of `x - y` on every trip (infinite where unknown)."""
+    (bx, cx) = (None, x) if isinstance(x, int) else offset_of(x)
+    (by, cy) = (None, y) if isinstance(y, int) else offset_of(y)
+    low, high = -math.inf, math.inf
+    if (bx is None and by is None) or (bx is not None and by is not None
+                                       and _alike(bx, by)):
+        return cx - cy, cx - cy
+    if by is not None:
+        floor = by.graph.value_floors.get(id(by))
+        if floor is not None and bx is not None and _alike(bx, floor[0]):
+            high = cx - floor[1] - cy  # y >= base + c
+    if bx is not None:
+        floor = bx.graph.value_floors.get(id(bx))
+        if floor is not None and by is not None and _alike(by, floor[0]):
+            low = floor[1] + cx - cy
+    ix = (x, x) if isinstance(x, int) else interval(x)
+    iy = (y, y) if isinstance(y, int) else interval(y)
+    if ix is not None and iy is not None:
+        low, high = max(low, ix[0] - iy[1]), min(high, ix[1] - iy[0])
+    return low, high
+
+
+def _alike(x: Value, y: Value) -> bool:
+    from ember.capture.loops.runs import _same_value
+
+    return _same_value(x, y)
+
+
+def less(x: Position, y: Position) -> bool:
+    """Whether `x < y` on every trip."""
+    return _difference(x, y)[1] < 0
+
+
+def at_most(x: Position, y: Position) -> bool:
+    """Whether `x <= y` on every trip."""
+    return _difference(x, y)[1] <= 0
+
+
+def never_negative(x: Position) -> bool:
+    if isinstance(x, int):
+        return x >= 0
+    found = interval(x)
+    return found is not None and found[0] >= 0

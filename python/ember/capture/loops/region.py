@@ -302,11 +302,15 @@ def _record_intervals(trace: Trace, iterator: IteratorVariable,
         lo, hi, step = (intervals.interval(v) for v in bounds)
         if lo is not None and hi is not None and step == (1, 1) and lo[0] < hi[1]:
             intervals.record(region, trace.index, (lo[0], hi[1] - 1))
+    base, constant = (None, 0) if bounds is None else intervals.offset_of(bounds[0])
     for group in trace.groups:
         if not any(name in stored for name in group.names):
             found = intervals.interval(group.initial)
             if found is not None:
                 intervals.record(region, group.param, found)
+            if group.initial is base and bounds is not None and intervals.interval(
+                    bounds[2]) == (1, 1):
+                intervals.record_floor(region, trace.index, group.param, constant)
 
 
 def _immutable(value: Value) -> bool:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ember.capture.breaks import graph_break
-from ember.capture.loops.runs import RunVariable, _bound, _same_bounds, _same_value
+from ember.capture.loops.runs import RunVariable, _bound, _same_bounds, _same_value, disjoint
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
@@ -171,6 +171,11 @@ def _run_element(run: RunVariable) -> Element:
             # NumPy reads the whole right side first; the element read at `k` is stored
             # only at `k`, after the read, so the carried array still holds it.
             return body.graph.op("load", [target[2], *indices])
+        if target is not None and isinstance(target[1], RunVariable) and disjoint(
+                run, target[1]):
+            # Another row of the target (`A[k, k:]` beside a store into `A[i, k:]`, `i`
+            # from `k + 1`): the store never reaches it.
+            return body.graph.op("load", [body.carried_target(), *indices])
         return body.graph.op("load", [body.outer(run.array.value), *indices])
 
     return element

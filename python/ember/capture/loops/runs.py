@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ember.capture.breaks import graph_break
+from ember.capture.loops import intervals
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
@@ -237,6 +238,43 @@ def _same_value(x: Value, y: Value, depth: int = 4) -> bool:
             and nx.attrs == ny.attrs and x.dtype == y.dtype and x.weak == y.weak
             and len(nx.inputs) == len(ny.inputs)
             and all(_same_value(a, b, depth - 1) for a, b in zip(nx.inputs, ny.inputs)))
+
+
+def _plain(vt: VariableTracker, default: int) -> intervals.Position | None:
+    """A bound that never counts from the end, as a value or an int; None otherwise."""
+    if isinstance(vt, ConstantVariable):
+        value = vt.constant()
+        value = default if value is None else value
+        return value if type(value) is int and value >= 0 else None
+    value = vt.value  # type: ignore[attr-defined]
+    return value if intervals.never_negative(value) else None
+
+
+def outside(index: Value | None, run: RunVariable) -> bool:
+    """Whether the position `index` on `run`'s axis is none of the run's on every trip:
+    before its start or at or after its stop (neither counting from the end)."""
+    if index is None or not intervals.never_negative(index):
+        return False
+    start = _plain(run.bounds.start, 0)
+    stop = _plain(run.bounds.stop, run.array.value.shape[run.axis])  # type: ignore[arg-type]
+    return (start is not None and intervals.less(index, start)) or (
+        stop is not None and intervals.at_most(stop, index))
+
+
+def disjoint(a: RunVariable, b: RunVariable) -> bool:
+    """Whether runs of one array can share no element: at some axis both take one position
+    and the positions differ, or one takes a position outside the other's bounds."""
+    if a.array.value is not b.array.value:
+        return False
+    for x, y in zip(a.indices, b.indices, strict=True):
+        if x is not None and y is not None and intervals.never_negative(x) and (
+                intervals.never_negative(y)) and (intervals.less(x, y) or intervals.less(y, x)):
+            return True
+        if x is not None and y is None and outside(x, b):
+            return True
+        if x is None and y is not None and outside(y, a):
+            return True
+    return False
 
 
 def _same_bounds(a: RunVariable, b: RunVariable) -> bool:
