@@ -86,7 +86,9 @@ class RunVariable(VariableTracker):
 
     def getitem(self, tx: Interpreter, index: VariableTracker) -> VariableTracker:
         """`run[0]`, `run[-1]`: one element, a `load`."""
-        return ArrayVariable(tx.graph.op("load", [self.array.value, *self._element(tx, index)]))
+        from ember.capture.loops import elements
+
+        return elements.load(tx, self.array, self._element(tx, index))
 
     def setitem(self, tx: Interpreter, index: VariableTracker, value: VariableTracker) -> None:
         """`run[0] = v`: a `store` into the run's array, which the run views."""
