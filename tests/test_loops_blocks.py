@@ -249,3 +249,35 @@ def rows_from_k(A, start):
 def test_rows_updated_by_another_row(start):
     a = np.random.default_rng(8).random((12, 12))
     _check(rows_from_k, (a, start))
+
+
+def updates_a_copy(A, B):
+    out = np.zeros(A.shape[1])
+    acc = np.zeros(A.shape[0])
+    for j in range(A.shape[1]):
+        v = A[:, j].copy()
+        v -= B[:, j] * 0.5
+        v[0] = 1.0
+        acc += v * v
+        out[j] = v.sum() + A[0, j]
+    return out, acc
+
+
+def test_in_place_update_of_a_copied_window():
+    rng = np.random.default_rng(9)
+    _check(updates_a_copy, (rng.random((12, 10)), rng.random((12, 10))))
+
+
+def test_in_place_update_numpy_refuses_to_cast():
+    def into_ints(B):
+        m = np.zeros(B.shape[0], np.int64)
+        for j in range(B.shape[1]):
+            m -= B[:, j] * 0.5
+        return m
+
+    b = np.random.default_rng(10).random((12, 10))
+    with pytest.raises(TypeError) as want:
+        into_ints(b)
+    with pytest.raises(TypeError) as got:
+        ember.compile(into_ints)(b)
+    assert type(got.value) is type(want.value)

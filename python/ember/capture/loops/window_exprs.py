@@ -146,12 +146,26 @@ class WindowExprVariable(ArrayVariable):
 
 
 def _getattr(lazy: ArrayVariable, tx: Interpreter, name: str) -> VariableTracker:
-    """`w.sum` ... folds the elements (`window_reductions.py`); anything else is the array's."""
+    """`w.sum` ... folds the elements (`window_reductions.py`); `w.copy` is the array its
+    value already is (a gathered or filled copy); anything else is the array's."""
     from ember.capture.loops import window_reductions
 
     if name in window_reductions.METHODS:
         return window_reductions.ReductionMethod(lazy, name)
+    if name == "copy":
+        return _CopyMethod(lazy)
     return ArrayVariable.getattr(lazy, tx, name)
+
+
+class _CopyMethod(VariableTracker):
+    def __init__(self, lazy: ArrayVariable) -> None:
+        self.lazy = lazy
+
+    def call(self, tx: Interpreter, args: list[VariableTracker],
+             kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        if args or kwargs:
+            return ArrayVariable.getattr(self.lazy, tx, "copy").call(tx, args, kwargs)
+        return ArrayVariable(self.lazy.value)
 
 
 _LAZY = (LazyWindowVariable, WindowExprVariable)
@@ -266,9 +280,28 @@ def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker, *,
            inplace: bool, stored_back: bool) -> VariableTracker | None:
     """`a op b` elementwise where an operand is a lazy window or window arithmetic; None
     when this module has no rule for it (the caller computes it on arrays)."""
-    if op not in _OPS or (inplace and not stored_back):
+    if op not in _OPS:
         return None
+    if inplace and not stored_back:
+        return _into_array(tx, op, a, b)
     return _lazy_of(tx, [a, b], lambda g, xs: numpy_api.binary_op(g, op, xs[0], xs[1]))
+
+
+def _into_array(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
+                ) -> VariableTracker | None:
+    """`v -= expr` of an array of static shape the frame may update and lazy `expr`: one
+    loop op storing each element into `v` (read only at the element stored), as `store`
+    into a window over all of `v`; None otherwise (the array path runs it)."""
+    if not (isinstance(a, ArrayVariable) and not isinstance(a, _LAZY) and isinstance(b, _LAZY)
+            and a.value.shape and all(isinstance(n, int) for n in a.value.shape)
+            and (a.is_fresh(tx) or a.is_mutable_input(tx))):
+        return None
+    axes = [windows.Axis(length=n) for n in a.value.shape]
+    whole = LazyWindowVariable(tx.graph, a, axes)
+    found = _lazy_of(tx, [whole, b], lambda g, xs: numpy_api.binary_op(g, op, xs[0], xs[1]))
+    if found is None or not store(tx, a, axes, found):
+        return None
+    return a
 
 
 def _lazy_of(tx: Interpreter, operands: list[VariableTracker],
