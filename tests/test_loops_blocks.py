@@ -281,3 +281,21 @@ def test_in_place_update_numpy_refuses_to_cast():
     with pytest.raises(TypeError) as got:
         ember.compile(into_ints)(b)
     assert type(got.value) is type(want.value)
+
+
+def shifted_blocks(A, B, a, b, c, d):
+    n = A.shape[0]
+    out = np.zeros(n)
+    for k in range(n):
+        out[k] = A[k + a:k + b, c - k:d].sum()
+        B[k + a:k + b, c - k:d] = A[k + a:k + b, c - k:d] * 2.0 - 1.0
+    return out, B
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(bounds=st.lists(st.integers(-14, 14), min_size=4, max_size=4),
+       seed=st.integers(0, 2**16))
+def test_random_block_bounds_clip_and_wrap_as_numpy(bounds, seed):
+    """Bounds past either end, negative ones counting from the end, empty blocks."""
+    rng = np.random.default_rng(seed)
+    _check(shifted_blocks, (rng.random((11, 12)), rng.random((11, 12)), *bounds))
