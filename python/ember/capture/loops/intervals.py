@@ -11,8 +11,13 @@ array's end, so NumPy never clips it and it is a `K x K` window at a run-time po
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from ember.graph import Graph, Value
+
+if TYPE_CHECKING:
+    from ember.capture.loops.region import Group
+    from ember.capture.variables.containers import IteratorVariable
 
 Interval = tuple[int, int]
 
@@ -32,6 +37,34 @@ def record_range(graph: Graph, value: Value, r: range) -> None:
     """`value` takes the values of `r`, a range of at least one item."""
     if len(r):
         record(graph, value, (min(r[0], r[-1]), max(r[0], r[-1])))
+
+
+def record_body(region: Graph, index: Value, groups: list[Group], iterator: IteratorVariable,
+                bounds: tuple[Value, Value, Value] | None, stored: set[str]) -> None:
+    """What capture knows of a loop body's integers: its index's range (`iterator`'s items
+    left, or the run-time `bounds`) and floor, and the ranges of the integers the body reads
+    but never assigns (an outer loop's index); `groups`: the body's parameters."""
+    from ember.capture.variables.constant import ConstantVariable
+
+    if bounds is None:
+        origin = getattr(iterator, "origin", None)
+        if isinstance(origin, ConstantVariable) and isinstance(origin.constant(), range):
+            record_range(region, index, origin.constant()[iterator.index:])
+        elif iterator.index < len(iterator.items):
+            record(region, index, (iterator.index, len(iterator.items) - 1))
+    else:
+        lo, hi, step = (interval(v) for v in bounds)
+        if lo is not None and hi is not None and step == (1, 1) and lo[0] < hi[1]:
+            record(region, index, (lo[0], hi[1] - 1))
+    base, constant = (None, 0) if bounds is None else offset_of(bounds[0])
+    for group in groups:
+        if any(name in stored for name in group.names):
+            continue
+        found = interval(group.initial)
+        if found is not None:
+            record(region, group.param, found)
+        if group.initial is base and bounds is not None and interval(bounds[2]) == (1, 1):
+            record_floor(region, index, group.param, constant)
 
 
 def interval(value: Value, depth: int = 6) -> Interval | None:

@@ -201,7 +201,7 @@ def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
     region = tx.graph.region("loop")
     trace = Trace(region, region.add_input(np.int64, (), weak=True))
     by_tracker = build_groups(tx, trace, stored - {str(loop_var.argval)}, forced)
-    _record_intervals(trace, iterator, bounds, stored)
+    intervals.record_body(trace.region, trace.index, trace.groups, iterator, bounds, stored)
     item = _item(tx, iterator, trace, by_tracker)
     saved_locals, saved_stack, saved_ip = dict(tx.locals), list(tx.stack), tx.ip
     for group in trace.groups:
@@ -285,32 +285,6 @@ def build_groups(tx: Interpreter, trace: Trace, stored: set[str], forced: dict[s
         by_tracker.setdefault(id(vt), group)
         trace.groups.append(group)
     return by_tracker
-
-
-def _record_intervals(trace: Trace, iterator: IteratorVariable,
-                      bounds: tuple[Value, Value, Value] | None, stored: set[str]) -> None:
-    """What capture knows of the body's integers (`loops/intervals.py`): the index's range,
-    and the ranges of the integers the body reads but never assigns (an outer loop's index)."""
-    region = trace.region
-    if bounds is None:
-        origin = getattr(iterator, "origin", None)
-        if isinstance(origin, ConstantVariable) and isinstance(origin.constant(), range):
-            intervals.record_range(region, trace.index, origin.constant()[iterator.index:])
-        elif iterator.index < len(iterator.items):
-            intervals.record(region, trace.index, (iterator.index, len(iterator.items) - 1))
-    else:
-        lo, hi, step = (intervals.interval(v) for v in bounds)
-        if lo is not None and hi is not None and step == (1, 1) and lo[0] < hi[1]:
-            intervals.record(region, trace.index, (lo[0], hi[1] - 1))
-    base, constant = (None, 0) if bounds is None else intervals.offset_of(bounds[0])
-    for group in trace.groups:
-        if not any(name in stored for name in group.names):
-            found = intervals.interval(group.initial)
-            if found is not None:
-                intervals.record(region, group.param, found)
-            if group.initial is base and bounds is not None and intervals.interval(
-                    bounds[2]) == (1, 1):
-                intervals.record_floor(region, trace.index, group.param, constant)
 
 
 def _immutable(value: Value) -> bool:
