@@ -5,15 +5,14 @@ A[k, k + 1:])`, Cholesky's `L[j + 1:, :j] @ L[j, :j]`.
 Their shape is known only at run time, so, like the 1-d runs of `runs.py`, a block is lazy:
 a `BlockVariable` holds the runs giving the bounds of its rows and of its columns, and how to
 build its element `(r, c)` inside a loop body. Operations: `+ - * /` of blocks of alike bounds
-(`runs._same_bounds`, per axis), 0-d values and Python numbers; `np.outer` of two runs;
-`block @ run` (a run over the block's rows, each element an inner loop over its columns); and
-stores into a 2-d slice (`=` and the in-place operators), one loop op over the rows holding
-one over the columns, carrying the target. The right side may read the target, from the
-carried array, at the element being stored, and in rows or columns the stored block never
-reaches (`A[k + 1:, k]` beside columns from `k + 1`: an index below the block's first row or
-column, written as the same value less a constant); NumPy evaluates the right side first,
-and neither read can see a stored element. Anything else refuses (the loop is then not a
-loop op)."""
+(`runs._same_bounds`, per axis), 0-d values and Python numbers; `np.outer` of two runs; `.T`;
+`sum` over all or one axis; `block @ run` and `run @ block` (a run over the block's rows or
+columns, each element an inner loop); and stores into a 2-d slice (`=` and the in-place
+operators), one loop op over the rows holding one over the columns, carrying the target. The
+right side may read the target, from the carried array, at the element being stored, and in
+rows or columns the stored block never reaches (`A[k + 1:, k]` beside columns from `k + 1`,
+`runs.outside`); NumPy evaluates the right side first, and neither read can see a stored
+element. Anything else refuses (the loop is then not a loop op)."""
 
 from __future__ import annotations
 
@@ -101,7 +100,8 @@ def block_sum(tx: Interpreter, block: BlockVariable, args: list[VariableTracker]
 
     axis_vt = args[0] if len(args) == 1 and not kwargs else kwargs.get("axis")
     axis = axis_vt.constant() if isinstance(axis_vt, ConstantVariable) else None
-    if len(args) + len(kwargs) > 1 or (axis_vt is not None and axis not in (None, 0, 1, -1, -2)):
+    if len(args) + len(kwargs) > 1 or set(kwargs) - {"axis"} or (
+            axis_vt is not None and axis not in (None, 0, 1, -1, -2)):
         raise graph_break("loop_body", what=f"sum() with these arguments of {block.describe()}")
     probe = _Body(tx.graph.region("loop"))
     k = probe.graph.add_input(np.int64, (), weak=True)
