@@ -7,6 +7,7 @@ import user_kernels as K
 import user_kernels_poly as P
 import user_kernels_others as O
 import user_kernels_scalar as S
+import user_kernels_windows as Wn
 
 
 def _spd(rng, n):
@@ -244,4 +245,16 @@ CASES = [
     ("weighted_positions", S.weighted_positions, lambda r, s: (r.random(100 * s),)),
     ("round_histogram", S.round_histogram, lambda r, s: (r.random(200 * s), 11)),
     ("base7_checksum", S.base7_checksum, lambda r, s: (r.random(50 * s) * 1e9,)),
+    ("lu_outer", Wn.lu_outer, lambda r, s: (_spd(r, 16 * s),)),
+    ("conv2d_window", Wn.conv2d_window, lambda r, s: (r.random((16 * s, 16 * s)), r.random((3, 3)))),
+    ("conv2d_channels", Wn.conv2d_channels,
+     lambda r, s: (r.random((3, 16 * s, 16 * s)), r.random((3, 3, 3)))),
+    ("maxpool_channels", Wn.maxpool_channels, lambda r, s: (r.random((3, 16 * s, 16 * s)),)),
+    ("cholesky_rows", Wn.cholesky_rows, lambda r, s: (_spd(r, 16 * s),)),
+    ("gauss_solve", Wn.gauss_solve, lambda r, s: (_spd(r, 16 * s), r.random(16 * s))),
+    ("gram_schmidt", Wn.gram_schmidt, lambda r, s: (r.random((16 * s, 12 * s)) + np.eye(16 * s, 12 * s),)),
+    ("householder_qr", Wn.householder_qr, lambda r, s: (r.random((16 * s, 12 * s)),)),
+    ("forward_solve", Wn.forward_solve, lambda r, s: (_lower(r, 16 * s), r.random(16 * s))),
+    ("back_solve", Wn.back_solve, lambda r, s: (_lower(r, 16 * s).T.copy(), r.random(16 * s))),
+    ("spmv_slices", Wn.spmv_slices, lambda r, s: (*_csr(r, 30 * s), r.random(30 * s))),
 ]

@@ -56,6 +56,12 @@ class Graph:
         # computed array an assignment overwrites): kept as extra results, for their
         # floating-point flags (`capture/convert.py: unused_results`).
         self.overwritten: list[Value] = []
+        # The least and greatest value of some 0-d integer inputs of a region (a loop index
+        # over a static range): id -> (lo, hi), read by `capture/loops/intervals.py`.
+        self.value_ranges: dict[int, tuple[int, int]] = {}
+        # The least value of some 0-d integer inputs as another input plus a constant (the
+        # index of `range(k + 1, n)`): id -> (value, constant).
+        self.value_floors: dict[int, tuple[Value, int]] = {}
 
     def require_size(self, dim: str, minimum: int) -> None:
         """Record that the symbolic dim `dim` (`s0`, or `s0-1`: `s0` less 1) is at least

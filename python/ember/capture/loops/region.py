@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ember.capture.breaks import graph_break
-from ember.capture.loops import swaps, windows, zipped
+from ember.capture.loops import intervals, swaps, windows, zipped
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
@@ -204,6 +204,7 @@ def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
     region = tx.graph.region("loop")
     trace = Trace(region, region.add_input(np.int64, (), weak=True))
     by_tracker = build_groups(tx, trace, stored - set(targets), forced)
+    intervals.record_body(trace.region, trace.index, trace.groups, iterator, bounds, stored)
     item = _item(tx, iterator, trace, by_tracker)
     saved_locals, saved_stack, saved_ip = dict(tx.locals), list(tx.stack), tx.ip
     for group in trace.groups:

@@ -7,9 +7,8 @@ lazy: a `RunExprVariable` holds how to compute its `k`-th element inside a loop 
 reduced (`.sum()`, `@`) by one inner loop op, or stored into a run of the same bounds by one
 loop op carrying the target array (`store` per element). Operands are runs of the same bounds
 (as `runs._same_bounds` requires, so that lengths agree on every trip), 0-d values and Python
-numbers. `vector @ A[:, lo:hi]` (a 2-d slice with run-time bounds on its second axis, full on
-its first) is the run of column products, each an inner loop. Anything else refuses, as for
-runs."""
+numbers. 2-d slices with run-time bounds (`A[:, lo:hi]`, whose products with vectors are
+runs of inner loops) are `blocks.py`'s. Anything else refuses, as for runs."""
 
 from __future__ import annotations
 
@@ -20,7 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ember.capture.breaks import graph_break
-from ember.capture.loops.runs import RunVariable, _bound, _same_bounds, _same_value
+from ember.capture.loops.runs import RunVariable, _bound, _same_bounds, _same_value, disjoint
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
@@ -46,10 +45,59 @@ class _Body:
         # A store by mirrored pairs (`store`): the target may be read at the mirrored index.
         self.pairwise = False
 
+    def carried_target(self) -> Value:
+        """The store's target as this body carries it."""
+        assert self.target is not None
+        return self.target[2]
+
     def outer(self, value: Value) -> Value:
         if self.target is not None and value is self.target[0]:
             raise _ReadsTarget
 
+        found = self._inputs.get(id(value))
+        if found is None:
+            found = self.graph.add_input(value.dtype, value.shape, weak=value.weak,
+                                         scalar=value.scalar)
+            self._inputs[id(value)] = found
+            self.invariants.append(value)
+        return found
+
+
+class _Nested(_Body):
+    """The body of a loop op inside another body (its index and carried inputs added
+    first): a value of any enclosing graph becomes an invariant input, passed down level
+    by level; the store's target goes along."""
+
+    def __init__(self, graph: Graph, parent: _Body, carried: Value | None = None) -> None:
+        """`carried`: the target as this body carries it (an input already added); else
+        the target, if any, is read as the parent has it."""
+        super().__init__(graph)
+        self.parent = parent
+        # Its elements are at other indices than the one a store writes (an inner product's
+        # terms): the target is read here only where no store reaches.
+        self.shifted = True
+        # The element a block store writes in this body: (row, column), as its values.
+        self.stored_at: tuple[Value, Value] | None = None
+        if parent.target is not None:
+            # Passed down only when read (`carried_target`): an unused carried array given
+            # to an inner loop would still be an operand of every trip.
+            array, place, _ = parent.target
+            self.target = (array, place, carried)  # type: ignore[assignment]
+
+    def carried_target(self) -> Value:
+        assert self.target is not None
+        if self.target[2] is None:
+            array, place, _ = self.target
+            self.target = (array, place, self.outer(self.parent.carried_target()))
+        return self.target[2]
+
+    def outer(self, value: Value) -> Value:
+        if self.target is not None and value is self.target[0]:
+            raise _ReadsTarget
+        if value.graph is self.graph:
+            return value
+        if value.graph is not self.parent.graph:
+            value = self.parent.outer(value)
         found = self._inputs.get(id(value))
         if found is None:
             found = self.graph.add_input(value.dtype, value.shape, weak=value.weak,
@@ -98,19 +146,6 @@ class _SumVariable(VariableTracker):
         return found
 
 
-@dataclass(eq=False)
-class ColumnsVariable(VariableTracker):
-    """`A[:, lo:hi]` of a 2-d `A`: only `vector @` it is computed."""
-
-    like: RunVariable
-
-    def type_name(self) -> str:
-        return "ndarray"
-
-    def describe(self) -> str:
-        return "a 2-d slice with run-time bounds"
-
-
 def _same_place(a: RunVariable, b: RunVariable) -> bool:
     return (a.axis == b.axis and _same_bounds(a, b) and all(
         (x is None) == (y is None) and (x is None or _same_value(x, y))  # type: ignore[arg-type]
@@ -128,13 +163,19 @@ def _run_element(run: RunVariable) -> Element:
     def element(body: _Body, k: Value) -> Value:
         indices = [k if index is None else body.outer(index) for index in run.indices]
         target = body.target
-        if target is not None and run.array.value is target[0] and (
+        if target is not None and run.array.value is target[0] and isinstance(
+                target[1], RunVariable) and (
                 (not body.shifted and (_same_place(run, target[1])
                                        or _mirrored(run, target[1])))
                 or (body.shifted and body.pairwise and _same_place(run, target[1]))):
             # NumPy reads the whole right side first; the element read at `k` is stored
             # only at `k`, after the read, so the carried array still holds it.
             return body.graph.op("load", [target[2], *indices])
+        if target is not None and isinstance(target[1], RunVariable) and disjoint(
+                run, target[1]):
+            # Another row of the target (`A[k, k:]` beside a store into `A[i, k:]`, `i`
+            # from `k + 1`): the store never reaches it.
+            return body.graph.op("load", [body.carried_target(), *indices])
         return body.graph.op("load", [body.outer(run.array.value), *indices])
 
     return element
@@ -153,6 +194,22 @@ def _operand(vt: VariableTracker) -> tuple[RunVariable | None, Element] | None:
         number = vt.constant()
         return None, lambda body, k: body.graph.const(number)
     return None
+
+
+def take(tx: Interpreter, array: ArrayVariable, index: VariableTracker) -> RunExprVariable:
+    """`x[cols]` of a 1-d `x` and a run (or run arithmetic) of integers `cols`: element `k`
+    is `x[cols[k]]`, a `load` (a negative index counts from the end, one out of range
+    raises NumPy's IndexError) in whatever loop reduces or stores it (spmv's
+    `vals @ x[A_col[A_row[i]:A_row[i + 1]]]`)."""
+    like, element = _operand(index)  # type: ignore[misc]
+    probe = _Body(tx.graph.region("loop"))
+    dtype = element(probe, probe.graph.add_input(np.int64, (), weak=True)).dtype
+    if array.value.ndim != 1 or dtype.kind not in "iu":
+        raise graph_break("loop_body", what=f"indexing {array.describe()} with "
+                                            f"{index.describe()} of {dtype}")
+    source = array.value
+    return RunExprVariable(like, lambda body, k: body.graph.op(
+        "load", [body.outer(source), element(body, k)]))
 
 
 def flip(tx: Interpreter, vt: VariableTracker) -> VariableTracker | None:
@@ -196,45 +253,6 @@ def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
     ea, eb = left[1], right[1]
     return RunExprVariable(runs[0], lambda body, k: body.graph.op(name, [ea(body, k),
                                                                          eb(body, k)]))
-
-
-def columns(run: RunVariable) -> ColumnsVariable:
-    return ColumnsVariable(run)
-
-
-def vector_columns(tx: Interpreter, a: VariableTracker, b: ColumnsVariable
-                   ) -> VariableTracker:
-    """`w @ A[:, lo:hi]`: element `k` is `w @ A[:, k]`, an inner loop over `A`'s rows."""
-    from ember.capture.loops import vectors
-
-    if isinstance(a, vectors.VectorVariable):
-        a = vectors.materialise(tx, a)
-    matrix = b.like.array.value
-    if not (isinstance(a, ArrayVariable) and a.value.ndim == 1
-            and a.value.shape[0] == matrix.shape[0] and isinstance(matrix.shape[0], int)):
-        raise graph_break("loop_body", what=f"{a.describe()} @ {b.describe()}")
-    vector = a.value
-    dtype = np.dot(np.zeros(1, vector.dtype), np.zeros(1, matrix.dtype)).dtype
-
-    def element(body: _Body, k: Value) -> Value:
-        g = body.graph
-        inner = g.region("loop")
-        r = inner.add_input(np.int64, (), weak=True)
-        acc = inner.add_input(dtype, (), scalar=True)
-        w = inner.add_input(vector.dtype, vector.shape)
-        m = inner.add_input(matrix.dtype, matrix.shape)
-        col = inner.add_input(k.dtype, (), weak=k.weak)
-        term = inner.op("mul", [inner.op("load", [w, r]), inner.op("load", [m, r, col])])
-        total = inner.op("add", [acc, term])
-        if total.dtype != dtype:
-            total = inner.op("astype", [total], dtype=dtype, scalar=True)
-        inner.set_outputs([inner.const(True, weak=False), total])
-        (result,) = g.loop(g.const(0), g.const(matrix.shape[0]), g.const(1),
-                           [g.const(dtype.type(0))],
-                           [body.outer(vector), body.outer(matrix), k], inner)
-        return result
-
-    return RunExprVariable(b.like, element)
 
 
 def _loop_over(tx: Interpreter, like: RunVariable, carried: list[Value],

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ember.capture.breaks import graph_break
+from ember.capture.loops import intervals
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
@@ -79,44 +80,112 @@ class RunVariable(VariableTracker):
         return [self.array]
 
     def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
-        if name == "sum":
-            return RunMethodVariable(self)
+        if name in ("sum", "copy"):
+            return RunMethodVariable(self, name)
         raise graph_break("loop_body", what=f"{self.describe()}.{name}")
+
+    def getitem(self, tx: Interpreter, index: VariableTracker) -> VariableTracker:
+        """`run[0]`, `run[-1]`: one element, a `load`."""
+        from ember.capture.loops import elements
+
+        return elements.load(tx, self.array, self._element(tx, index))
+
+    def setitem(self, tx: Interpreter, index: VariableTracker, value: VariableTracker) -> None:
+        """`run[0] = v`: a `store` into the run's array, which the run views."""
+        from ember.capture.loops import elements
+
+        elements.store(tx, self.array, self._element(tx, index), value)
+
+    def _element(self, tx: Interpreter, index: VariableTracker) -> list[Value]:
+        """The array's index of the run's element `index` (a constant int; negative counts
+        from the run's end). Out of the run's range it is the axis's size, so that the
+        `load` or `store` raises NumPy's IndexError."""
+        if not (isinstance(index, ConstantVariable) and type(index.constant()) is int):
+            raise graph_break("loop_body", what=f"indexing {self.describe()} with "
+                                                f"{index.describe()}")
+        graph, at = tx.graph, index.constant()
+        size = self.array.value.shape[self.axis]
+        lo = _bound(graph, self.bounds.start, size, 0)
+        hi = _bound(graph, self.bounds.stop, size, size)
+        length = graph.op("maximum", [graph.op("sub", [hi, lo]), graph.const(0)])
+        if at >= 0:
+            inside = graph.op("lt", [graph.const(at), length])
+            position = graph.op("add", [lo, graph.const(at)])
+        else:
+            inside = graph.op("le", [graph.const(-at), length])
+            position = graph.op("add", [hi, graph.const(at)])
+        position = graph.op("where", [inside, position, graph.const(size)])
+        return [position if i is None else i for i in self.indices]
 
 
 @dataclass(eq=False)
 class RunMethodVariable(VariableTracker):
     run: RunVariable
+    name: str
 
     def call(self, tx: Interpreter, args: list[VariableTracker],
              kwargs: dict[str, VariableTracker]) -> VariableTracker:
         if args or kwargs:
-            raise graph_break("loop_body", what="sum() with arguments of a run-time slice")
+            raise graph_break("loop_body", what=f"{self.name}() with arguments of a run-time "
+                                                "slice")
+        if self.name == "copy":
+            return copy_run(tx, self.run)
         return reduce_runs(tx, [self.run])
+
+
+def copy_run(tx: Interpreter, run: RunVariable) -> RunVariable:
+    """`run.copy()`: its elements in a new array (`materialise`)."""
+    from ember.capture.loops import run_exprs
+
+    return materialise(tx, run, run_exprs._run_element(run))
+
+
+def materialise(tx: Interpreter, like: RunVariable, element: Any) -> RunVariable:
+    """The elements `element` builds over `like`'s bounds, computed now by one loop op
+    into a new 1-d array the size of `like`'s axis, at their positions, and viewed by a run
+    of the same bounds (its length is still known only at run time)."""
+    from ember.capture.loops import run_exprs
+
+    probe = run_exprs._Body(tx.graph.region("loop"))
+    dtype = element(probe, probe.graph.add_input(np.int64, (), weak=True)).dtype
+    size = like.array.value.shape[like.axis]
+    empty = tx.graph.full((size,), False if dtype == np.bool_ else 0, dtype)
+
+    def fill(body: run_exprs._Body, k: Value, carried: list[Value]) -> list[Value]:
+        return [body.graph.op("store", [carried[0], element(body, k), k])]
+
+    (filled,) = run_exprs._loop_over(tx, like, [empty], fill)
+    return RunVariable(ArrayVariable(filled), [None], 0, like.bounds)
 
 
 def run_of(tx: Interpreter, array: ArrayVariable, index: VariableTracker
            ) -> VariableTracker | None:
     """`array[index]` as a run, when the index holds a slice with run-time bounds (`A[:, lo:hi]`
-    as the columns `run_exprs` multiplies)."""
+    as the columns `run_exprs` multiplies), or as run arithmetic when the index is a run of
+    integers (`x[cols]`, `run_exprs.take`)."""
     from ember.capture.loops.elements import index_value
     from ember.capture.variables.containers import TupleVariable
 
+    from ember.capture.loops import run_exprs, windows
+
+    if isinstance(index, (RunVariable, run_exprs.RunExprVariable)):
+        return run_exprs.take(tx, array, index)
     parts = index.items if isinstance(index, TupleVariable) else [index]
     if not any(isinstance(p, DynamicSliceVariable) for p in parts):
         return None  # static slices at a loop index are windows (`loops/windows.py`)
+    if windows.fixed_slices(tx, array, list(parts)):
+        return None  # `img[i:i + K, j:j + K]`: a window of static shape too
     if any(_is_loop_int(p) for p in parts):
         # `A[i, -3:]`: a constant slice next to a loop index is a run too.
         parts = [_constant_slice(p) for p in parts]
     axes = [k for k, p in enumerate(parts) if isinstance(p, DynamicSliceVariable)]
     if not axes:
         return None
-    if (len(parts) == array.value.ndim == 2 and axes == [1]
-            and isinstance(parts[0], ConstantVariable) and parts[0].constant() == slice(None)
-            and isinstance(array.value.shape[1], int)):
-        from ember.capture.loops import run_exprs
+    from ember.capture.loops import blocks
 
-        return run_exprs.columns(RunVariable(array, [None, None], 1, parts[1]))
+    block = blocks.block_of(array, list(parts))
+    if block is not None:
+        return block
     if len(axes) > 1 or len(parts) != array.value.ndim:
         raise graph_break("loop_body", what="a slice with run-time bounds of an n-d result")
     size = array.value.shape[axes[0]]
@@ -152,7 +221,10 @@ def _bound(graph: Graph, vt: VariableTracker, size: int, default: int) -> Value:
                                 graph.const(size)])
 
 
-_PURE = {"add", "sub", "mul", "neg", "minimum", "maximum", "where", "lt", "astype", "const"}
+# `load` too: an array updated in place is a new value, so two loads of one array value at
+# alike indices read one element (`indptr[i]` written twice).
+_PURE = {"add", "sub", "mul", "neg", "minimum", "maximum", "where", "lt", "astype", "const",
+         "load"}
 
 
 def _same_value(x: Value, y: Value, depth: int = 4) -> bool:
@@ -168,6 +240,43 @@ def _same_value(x: Value, y: Value, depth: int = 4) -> bool:
             and nx.attrs == ny.attrs and x.dtype == y.dtype and x.weak == y.weak
             and len(nx.inputs) == len(ny.inputs)
             and all(_same_value(a, b, depth - 1) for a, b in zip(nx.inputs, ny.inputs)))
+
+
+def _plain(vt: VariableTracker, default: int) -> intervals.Position | None:
+    """A bound that never counts from the end, as a value or an int; None otherwise."""
+    if isinstance(vt, ConstantVariable):
+        value = vt.constant()
+        value = default if value is None else value
+        return value if type(value) is int and value >= 0 else None
+    value = vt.value  # type: ignore[attr-defined]
+    return value if intervals.never_negative(value) else None
+
+
+def outside(index: Value | None, run: RunVariable) -> bool:
+    """Whether the position `index` on `run`'s axis is none of the run's on every trip:
+    before its start or at or after its stop (neither counting from the end)."""
+    if index is None or not intervals.never_negative(index):
+        return False
+    start = _plain(run.bounds.start, 0)
+    stop = _plain(run.bounds.stop, run.array.value.shape[run.axis])  # type: ignore[arg-type]
+    return (start is not None and intervals.less(index, start)) or (
+        stop is not None and intervals.at_most(stop, index))
+
+
+def disjoint(a: RunVariable, b: RunVariable) -> bool:
+    """Whether runs of one array can share no element: at some axis both take one position
+    and the positions differ, or one takes a position outside the other's bounds."""
+    if a.array.value is not b.array.value:
+        return False
+    for x, y in zip(a.indices, b.indices, strict=True):
+        if x is not None and y is not None and intervals.never_negative(x) and (
+                intervals.never_negative(y)) and (intervals.less(x, y) or intervals.less(y, x)):
+            return True
+        if x is not None and y is None and outside(x, b):
+            return True
+        if x is None and y is not None and outside(y, a):
+            return True
+    return False
 
 
 def _same_bounds(a: RunVariable, b: RunVariable) -> bool:
@@ -227,13 +336,16 @@ def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker) -> 
     """`a @ b` with run operands; None when neither is a run."""
     from ember.capture.loops import run_exprs
 
-    lazy = (RunVariable, run_exprs.RunExprVariable, run_exprs.ColumnsVariable)
+    from ember.capture.loops import blocks
+
+    found = blocks.binary(tx, op, a, b)
+    if found is not None:
+        return found
+    lazy = (RunVariable, run_exprs.RunExprVariable)
     if not (isinstance(a, lazy) or isinstance(b, lazy)):
         return None
     if op == "@" and isinstance(a, RunVariable) and isinstance(b, RunVariable):
         return reduce_runs(tx, [a, b])
-    if op == "@" and isinstance(b, run_exprs.ColumnsVariable):
-        return run_exprs.vector_columns(tx, a, b)
     found = (run_exprs.reduce(tx, a, b) if op == "@"
              else run_exprs.binary(tx, op, a, b))
     if found is not None:
@@ -246,9 +358,18 @@ def numpy_call(tx: Interpreter, fn: Any, args: list[VariableTracker],
     """`np.sum(run)`, `np.dot(run, run)`; None when no argument is a run."""
     from ember.capture.loops import run_exprs
 
-    lazy = (RunVariable, run_exprs.RunExprVariable, run_exprs.ColumnsVariable)
+    from ember.capture.loops import blocks
+
+    lazy = (RunVariable, run_exprs.RunExprVariable, blocks.BlockVariable)
     if not any(isinstance(a, lazy) for a in [*args, *kwargs.values()]):
         return None
+    if fn is np.outer and len(args) == 2 and not kwargs:
+        return blocks.outer(tx, args[0], args[1])
+    if fn is np.sum and args and isinstance(args[0], blocks.BlockVariable):
+        return blocks.block_sum(tx, args[0], args[1:], kwargs)
+    if fn is np.dot and len(args) == 2 and not kwargs and any(
+            isinstance(a, blocks.BlockVariable) for a in args):
+        return blocks.binary(tx, "@", args[0], args[1])
     if fn is np.flip and len(args) == 1 and not kwargs:
         found = run_exprs.flip(tx, args[0])
         if found is not None:
@@ -258,9 +379,6 @@ def numpy_call(tx: Interpreter, fn: Any, args: list[VariableTracker],
     if fn is np.dot and len(args) == 2 and not kwargs and all(
             isinstance(a, RunVariable) for a in args):
         return reduce_runs(tx, args)  # type: ignore[arg-type]
-    if fn is np.dot and len(args) == 2 and not kwargs and isinstance(
-            args[1], run_exprs.ColumnsVariable):
-        return run_exprs.vector_columns(tx, args[0], args[1])
     found = None
     if fn in (np.sum, np.dot) and len(args) == (1 if fn is np.sum else 2) and not kwargs:
         found = run_exprs.reduce(tx, args[0], args[1] if fn is np.dot else None)

@@ -31,7 +31,7 @@ import numpy as np
 
 from ember import numpy_api
 from ember.capture.breaks import graph_break
-from ember.capture.loops import windows
+from ember.capture.loops import intervals, vectors, windows
 from ember.capture.loops.run_exprs import _Body, _ReadsTarget
 from ember.capture.loops.runs import _same_value
 from ember.capture.variables.array import ArrayVariable
@@ -43,19 +43,29 @@ if TYPE_CHECKING:
     from ember.capture.interpreter import Interpreter
 
 Element = Callable[[_Body, Value], Value]
+# An element at coordinates (one value per axis of the expression): what arithmetic and
+# reductions build from, without dividing a flat position back into coordinates.
+At = Callable[[_Body, list[Value]], Value]
 _OPS = {"+", "-", "*", "/", "//", "%", "**"}
 
 
 class LazyWindowVariable(windows.WindowVariable):
     """A window not gathered yet: gathered in `graph` when its value is read."""
 
-    def __init__(self, graph: Graph, base: ArrayVariable, axes: list[windows.Axis]) -> None:
+    def __init__(self, graph: Graph, base: ArrayVariable, axes: list[windows.Axis],
+                 new_axes: tuple[int, ...] = ()) -> None:
         self.base = base
         self.base_value = base.value
         self.source = None
         self.graph = graph
         self.axes = axes
-        self.shape = windows._shape(axes)
+        # `x[:, i:i + K, None]`: axes of length 1 at `new_axes`, which change no element's
+        # flat position.
+        self.new_axes = new_axes
+        shape = list(windows._shape(axes))
+        for axis in new_axes:
+            shape.insert(axis, 1)
+        self.shape = tuple(shape)
         self._value: Value | None = None
 
     def check(self) -> None:
@@ -68,46 +78,60 @@ class LazyWindowVariable(windows.WindowVariable):
         self.check()
         if self._value is None:
             gathered = windows.gather(self.graph, self.base, self.axes)
-            self._value = gathered._value  # type: ignore[union-attr]
+            if isinstance(gathered, vectors.VectorVariable):
+                gathered = vectors.materialise(None, gathered)  # type: ignore[assignment]
+            value = gathered.value
+            if self.new_axes:
+                value = self.graph.op("expand_dims", [value], axis=list(self.new_axes))
+            self._value = value
         return self._value
 
     @value.setter
     def value(self, value: Value) -> None:
         self._value = value
 
+    def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
+        return _getattr(self, tx, name)
+
     def element(self, body: _Body, k: Value) -> Value:
+        return self.at(body, windows._coords(body.graph, k, self.shape))
+
+    def at(self, body: _Body, coords: list[Value]) -> Value:
         g = body.graph
-        coords = windows._coords(g, k, self.shape)
+        coords = [c for axis, c in enumerate(coords) if axis not in self.new_axes]
         source = self.base_value
         target = body.target
         if target is not None and source is target[0]:
-            if not (_same_place(self.axes, target[1])
+            if not isinstance(target[1], list) or body.shifted or not (
+                    _same_place(self.axes, target[1])
                     or _disjoint(self.axes, target[1], source.shape)):
                 raise _ReadsTarget
             array = target[2]  # read before element `k` is stored, or never stored
         else:
             array = body.outer(source)
-        positions = [body.outer(axis.at) for axis in self.axes if axis.at is not None]
+        positions = [body.outer(v) for v in windows.runtime(self.axes)]
         return g.op("load", [array, *windows._array_indices(g, self.axes, coords, positions)])
 
 
 class WindowExprVariable(ArrayVariable):
-    """Elementwise ops on lazy windows: `element(body, k)` builds element `k` in `body`; the
-    array itself is filled in `graph` when its value is read."""
+    """Elementwise ops on lazy windows: `at(body, coords)` builds the element at `coords`
+    in `body`; the array itself is filled in `graph` when its value is read."""
 
-    def __init__(self, graph: Graph, shape: tuple[int, ...], dtype: np.dtype,
-                 element: Element) -> None:
+    def __init__(self, graph: Graph, shape: tuple[int, ...], dtype: np.dtype, at: At) -> None:
         self.graph = graph
         self.shape = shape
         self.dtype = dtype
-        self.element = element
+        self.at = at
         self.source = None
         self._value: Value | None = None
+
+    def element(self, body: _Body, k: Value) -> Value:
+        return self.at(body, windows._coords(body.graph, k, self.shape))
 
     @property  # type: ignore[override]
     def value(self) -> Value:
         if self._value is None:
-            self._value = _fill(self.graph, self.shape, self.dtype, self.element)
+            self._value = _fill(self.graph, self.shape, self.dtype, self.at)
         return self._value
 
     @value.setter
@@ -116,6 +140,32 @@ class WindowExprVariable(ArrayVariable):
 
     def describe(self) -> str:
         return f"arithmetic on rows at a run-time index {self.dtype}{list(self.shape)}"
+
+    def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
+        return _getattr(self, tx, name)
+
+
+def _getattr(lazy: ArrayVariable, tx: Interpreter, name: str) -> VariableTracker:
+    """`w.sum` ... folds the elements (`window_reductions.py`); `w.copy` is the array its
+    value already is (a gathered or filled copy); anything else is the array's."""
+    from ember.capture.loops import window_reductions
+
+    if name in window_reductions.METHODS:
+        return window_reductions.ReductionMethod(lazy, name)
+    if name == "copy":
+        return _CopyMethod(lazy)
+    return ArrayVariable.getattr(lazy, tx, name)
+
+
+class _CopyMethod(VariableTracker):
+    def __init__(self, lazy: ArrayVariable) -> None:
+        self.lazy = lazy
+
+    def call(self, tx: Interpreter, args: list[VariableTracker],
+             kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        if args or kwargs:
+            return ArrayVariable.getattr(self.lazy, tx, "copy").call(tx, args, kwargs)
+        return ArrayVariable(self.lazy.value)
 
 
 _LAZY = (LazyWindowVariable, WindowExprVariable)
@@ -126,18 +176,20 @@ def is_lazy(vt: VariableTracker) -> bool:
 
 
 def window(graph: Graph, array: ArrayVariable, axes: list[windows.Axis]) -> VariableTracker:
-    """`array[index]` at a run-time position: lazy when longer than a straight-line gather."""
-    if math.prod(windows._shape(axes)) > windows._UNROLLED_ELEMENTS:
+    """`array[index]` at a run-time position: lazy when longer than a straight-line gather
+    or n-d (whose elements a reduction folds without gathering them)."""
+    shape = windows._shape(axes)
+    if math.prod(shape) > windows._UNROLLED_ELEMENTS or len(shape) > 1:
         return LazyWindowVariable(graph, array, axes)
     return windows.gather(graph, array, axes)
 
 
-def _fill(graph: Graph, shape: tuple[int, ...], dtype: np.dtype, element: Element) -> Value:
+def _fill(graph: Graph, shape: tuple[int, ...], dtype: np.dtype, at: At) -> Value:
     body = _Body(graph.region("loop"))
     k = body.graph.add_input(np.int64, (), weak=True)
     acc = body.graph.add_input(dtype, shape)
-    value = element(body, k)
-    stored = body.graph.op("store", [acc, value, *windows._coords(body.graph, k, shape)])
+    coords = windows._coords(body.graph, k, shape)
+    stored = body.graph.op("store", [acc, at(body, coords), *coords])
     body.graph.set_outputs([body.graph.const(True, weak=False), stored])
     out = graph.full(shape, False if dtype == np.bool_ else 0, dtype)
     (result,) = graph.loop(graph.const(0), graph.const(math.prod(shape)), graph.const(1),
@@ -145,26 +197,12 @@ def _fill(graph: Graph, shape: tuple[int, ...], dtype: np.dtype, element: Elemen
     return result
 
 
-def _offset(value: Value) -> tuple[Value | None, int]:
-    """`value` as `base + constant` (base None for a constant), as index values are written."""
-    node = next((n for n in value.graph.nodes if n.out is value), None)
-    if node is None:
-        return value, 0
-    if node.op == "const" and type(node.attrs.get("value")) is int:
-        return None, node.attrs["value"]
-    if node.op in ("add", "sub") and len(node.inputs) == 2:
-        a, b = (_offset(v) for v in node.inputs)
-        if b[0] is None:
-            return a[0], a[1] + (b[1] if node.op == "add" else -b[1])
-        if a[0] is None and node.op == "add":
-            return b[0], a[1] + b[1]
-    return value, 0
-
-
 def _same_place(a: list[windows.Axis], b: list[windows.Axis]) -> bool:
     return len(a) == len(b) and all(
-        (x.at is None) == (y.at is None)
-        and (_same_value(x.at, y.at) if x.at is not None else x == y)  # type: ignore[arg-type]
+        (x.at is None) == (y.at is None) and (x.offset is None) == (y.offset is None)
+        and (_same_value(x.at, y.at) if x.at is not None  # type: ignore[arg-type]
+             else (x.start, x.step, x.length) == (y.start, y.step, y.length) and (
+                 x.offset is None or _same_value(x.offset, y.offset)))  # type: ignore[arg-type]
         for x, y in zip(a, b, strict=True))
 
 
@@ -175,7 +213,7 @@ def _disjoint(a: list[windows.Axis], b: list[windows.Axis], shape: tuple) -> boo
     for x, y, size in zip(a, b, shape, strict=True):
         if x.at is None or y.at is None or not isinstance(size, int):
             continue
-        (bx, cx), (by, cy) = _offset(x.at), _offset(y.at)
+        (bx, cx), (by, cy) = intervals.offset_of(x.at), intervals.offset_of(y.at)
         same = bx is None and by is None or (
             bx is not None and by is not None and _same_value(bx, by))
         if same and (cx - cy) % size != 0:
@@ -183,78 +221,125 @@ def _disjoint(a: list[windows.Axis], b: list[windows.Axis], shape: tuple) -> boo
     return False
 
 
-def _element(tx: Interpreter, vt: VariableTracker, shape: tuple[int, ...]) -> Element | None:
+def _element(tx: Interpreter, vt: VariableTracker) -> tuple[At, tuple[int, ...]] | None:
+    """An operand's element at coordinates, and its shape."""
     from ember.capture.operators import _operand
     from ember.capture.variables.scalar import PythonScalarVariable
 
     if isinstance(vt, LazyWindowVariable):
-        if vt.shape != shape:
-            return None
         vt.check()  # NumPy reads the view now
-        return vt.element
+        return vt.at, vt.shape
     if isinstance(vt, WindowExprVariable):
-        return vt.element if vt.shape == shape else None
+        return vt.at, vt.shape
     if isinstance(vt, ArrayVariable):
         value = vt.value
-        if not value.shape:
-            return lambda body, k: body.outer(value)
-        if tuple(value.shape) == shape:
-            return lambda body, k: body.graph.op(
-                "load", [body.outer(value), *windows._coords(body.graph, k, shape)])
-        return None
+        shape = tuple(value.shape)
+        if not all(isinstance(size, int) for size in shape):
+            return None
+        if not shape:
+            return (lambda body, k: body.outer(value)), ()
+        source, new_axes = _unexpanded(value)
+        return (lambda body, coords: body.graph.op("load", [body.outer(source), *[
+            c for axis, c in enumerate(coords) if axis not in new_axes]])), shape
     if isinstance(vt, ConstantVariable) and isinstance(vt.constant(), np.generic) and (
             vt.constant().dtype.kind in "biuf"):
         scalar = vt.constant()  # a NumPy scalar folded at capture: strong, of its dtype
-        return lambda body, k: body.graph.const(scalar)
+        return (lambda body, k: body.graph.const(scalar)), ()
     if isinstance(vt, PythonScalarVariable) or (
             isinstance(vt, ConstantVariable) and type(vt.constant()) in (bool, int, float)):
         number = _operand(vt)
         if isinstance(number, Value):
-            return lambda body, k: body.outer(number)  # type: ignore[arg-type]
-        return lambda body, k: number  # type: ignore[return-value]
+            return (lambda body, k: body.outer(number)), ()  # type: ignore[arg-type]
+        return (lambda body, k: number), ()  # type: ignore[return-value]
     return None
+
+
+def _unexpanded(value: Value) -> tuple[Value, set[int]]:
+    """`w[np.newaxis]` as `w` and the axes of length 1 it inserts: its elements are loaded
+    from `w`, rather than an `expand_dims` run on every trip (an array op in a native loop
+    body costs set-up)."""
+    node = next((n for n in value.graph.nodes if n.out is value), None)
+    if node is None or node.op != "expand_dims":
+        return value, set()
+    inserted = {a % value.ndim for a in node.attrs["axis"]}
+    return node.inputs[0], inserted
+
+
+def _broadcast(at: At, shape: tuple[int, ...], to: tuple[int, ...]) -> At:
+    """`at` of an operand of `shape` read at coordinates of `to`, the shape it broadcasts
+    to (a weight `w[np.newaxis]` against a batch of windows)."""
+    if shape == to:
+        return at
+    lead = len(to) - len(shape)
+    return lambda body, coords: at(body, [
+        coords[lead + axis] if size != 1 else body.graph.const(0)
+        for axis, size in enumerate(shape)])
 
 
 def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker, *,
            inplace: bool, stored_back: bool) -> VariableTracker | None:
     """`a op b` elementwise where an operand is a lazy window or window arithmetic; None
     when this module has no rule for it (the caller computes it on arrays)."""
-    if op not in _OPS or (inplace and not stored_back):
+    if op not in _OPS:
         return None
+    if inplace and not stored_back:
+        return _into_array(tx, op, a, b)
     return _lazy_of(tx, [a, b], lambda g, xs: numpy_api.binary_op(g, op, xs[0], xs[1]))
+
+
+def _into_array(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
+                ) -> VariableTracker | None:
+    """`v -= expr` of an array of static shape the frame may update and lazy `expr`: one
+    loop op storing each element into `v` (read only at the element stored), as `store`
+    into a window over all of `v`; None otherwise (the array path runs it)."""
+    if not (isinstance(a, ArrayVariable) and not isinstance(a, _LAZY) and isinstance(b, _LAZY)
+            and a.value.shape and all(isinstance(n, int) for n in a.value.shape)
+            and (a.is_fresh(tx) or a.is_mutable_input(tx))):
+        return None
+    axes = [windows.Axis(length=n) for n in a.value.shape]
+    whole = LazyWindowVariable(tx.graph, a, axes)
+    found = _lazy_of(tx, [whole, b], lambda g, xs: numpy_api.binary_op(g, op, xs[0], xs[1]))
+    if found is None or not store(tx, a, axes, found):
+        return None
+    return a
 
 
 def _lazy_of(tx: Interpreter, operands: list[VariableTracker],
              each: Callable[[Graph, list[object]], object]) -> VariableTracker | None:
     """Elementwise `each(graph, elements)` of the operands, one of them lazy; None when an
     operand has no element here or the op refuses on elements (the array path runs it)."""
-    lazy = next((v for v in operands if isinstance(v, _LAZY)), None)
-    if lazy is None:
+    if not any(isinstance(v, _LAZY) for v in operands):
         return None
-    shape = lazy.shape  # type: ignore[union-attr]
-    parts = [_element(tx, v, shape) for v in operands]
-    if any(p is None for p in parts):
+    found = [_element(tx, v) for v in operands]
+    if any(f is None for f in found):
         return None
+    try:
+        shape = tuple(np.broadcast_shapes(*[f[1] for f in found]))  # type: ignore[index]
+    except ValueError:
+        return None  # the array path raises NumPy's error
+    parts = [_broadcast(e, s, shape) for e, s in found]  # type: ignore[misc]
 
-    def element(body: _Body, k: Value) -> Value:
+    def at(body: _Body, coords: list[Value]) -> Value:
         # Built once per body: `d = a - b; e = d * d` reads `d` twice, and a chain of such
         # steps would otherwise grow the body exponentially.
         built = body.__dict__.setdefault("window_elements", {})
-        found = built.get((id(element), id(k)))
+        key = (id(at), *map(id, coords))
+        found = built.get(key)
         if found is not None:
             return found[2]
-        result = each(body.graph, [p(body, k) for p in parts])  # type: ignore[misc]
+        result = each(body.graph, [p(body, coords) for p in parts])  # type: ignore[misc]
         if not isinstance(result, Value) or result.shape:
             raise graph_break("loop_body", what="an op on rows at a run-time index")
-        built[(id(element), id(k))] = (element, k, result)
+        built[key] = (at, coords, result)
         return result
 
     probe = _Body(tx.graph.region("loop"))
+    k = probe.graph.add_input(np.int64, (), weak=True)
     try:
-        dtype = element(probe, probe.graph.add_input(np.int64, (), weak=True)).dtype
+        dtype = at(probe, windows._coords(probe.graph, k, shape)).dtype
     except Exception:  # NumPy's own error or a refusal: the array path gives it
         return None
-    return WindowExprVariable(tx.graph, shape, dtype, element)
+    return WindowExprVariable(tx.graph, shape, dtype, at)
 
 
 def unary(tx: Interpreter, op: str, a: VariableTracker) -> VariableTracker | None:
@@ -269,7 +354,13 @@ def unary(tx: Interpreter, op: str, a: VariableTracker) -> VariableTracker | Non
 
 def numpy_call(tx: Interpreter, fn: object, handler: object, args: list[VariableTracker],
                kwargs: dict[str, VariableTracker]) -> VariableTracker | None:
-    """A ufunc (`np.exp`, `np.maximum`) of lazy windows, element by element."""
+    """A ufunc (`np.exp`, `np.maximum`) of lazy windows, element by element; a reduction
+    of one over all its elements (`window_reductions.py`)."""
+    from ember.capture.loops import window_reductions
+
+    found = window_reductions.numpy_call(tx, fn, args, kwargs)
+    if found is not None:
+        return found
     if not (isinstance(fn, np.ufunc) and handler is not None and not kwargs
             and len(args) == fn.nin and fn.nout == 1):
         return None
@@ -285,17 +376,17 @@ def store(tx: Interpreter, array: ArrayVariable, axes: list[windows.Axis],
         return False
     if isinstance(value, LazyWindowVariable):
         value.check()
-    element = value.element
+    at = value.at
     target = array.value
     total = math.prod(shape)
-    if total <= windows._UNROLLED_ELEMENTS:
-        return False
+    if total <= windows._UNROLLED_ELEMENTS and isinstance(value, LazyWindowVariable):
+        return False  # a short copy: scattered straight-line
     probe = _Body(tx.graph.region("loop"))
     k = probe.graph.add_input(np.int64, (), weak=True)
     probe.target = (target, axes, probe.graph.add_input(target.dtype, target.shape,
                                                         scalar=target.scalar))
     try:
-        dtype = element(probe, k).dtype
+        dtype = at(probe, windows._coords(probe.graph, k, shape)).dtype
     except _ReadsTarget:
         return False
     if not np.can_cast(dtype, target.dtype, "same_kind"):
@@ -304,9 +395,9 @@ def store(tx: Interpreter, array: ArrayVariable, axes: list[windows.Axis],
     k = body.graph.add_input(np.int64, (), weak=True)
     carried = body.graph.add_input(target.dtype, target.shape, scalar=target.scalar)
     body.target = (target, axes, carried)  # type: ignore[assignment]
-    new = element(body, k)
-    positions = [body.outer(axis.at) for axis in axes if axis.at is not None]
     coords = windows._coords(body.graph, k, shape)
+    new = at(body, coords)
+    positions = [body.outer(v) for v in windows.runtime(axes)]
     stored = body.graph.op("store", [carried, new, *windows._array_indices(
         body.graph, axes, coords, positions)])
     body.graph.set_outputs([body.graph.const(True, weak=False), stored])

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ember.capture.breaks import graph_break
-from ember.capture.loops import vectors
+from ember.capture.loops import intervals, vectors
+from ember.capture.loops.runs import DynamicSliceVariable, _same_value
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
@@ -36,12 +37,21 @@ _UNROLLED_ELEMENTS = 8
 @dataclass(frozen=True)
 class Axis:
     """One axis of the indexed array: at one position (`at`, a 0-d integer value), or a
-    static range `start, start + step, ...` of `length` elements kept in the window."""
+    range `offset + start, offset + start + step, ...` of `length` elements kept in the
+    window, where `offset` is a 0-d integer value (`img[i:i + K]`) or None (zero)."""
 
     at: Value | None = None
     start: int = 0
     step: int = 1
     length: int = 0
+    offset: Value | None = None
+
+
+def runtime(axes: list[Axis]) -> list[Value]:
+    """The run-time values the axes' positions depend on, in axis order (`at` or
+    `offset`): what a loop op building the window takes as invariants."""
+    return [axis.at if axis.at is not None else axis.offset  # type: ignore[misc]
+            for axis in axes if axis.at is not None or axis.offset is not None]
 
 
 class WindowVariable(ArrayVariable):
@@ -78,6 +88,44 @@ def _is_loop_int(vt: VariableTracker) -> bool:
             and vt.value.dtype.kind in "iu")
 
 
+def fixed_slice(tx: Interpreter, part: VariableTracker, size: int | str) -> Axis | None:
+    """A slice with loop-value bounds whose length is known when the body is traced, as a
+    window axis: `lo:lo + c` where `lo`, by what capture knows of its range
+    (`loops/intervals.py`), never counts from the end and `lo + c` never passes the axis's
+    end, so NumPy never clips it (`img[i:i + K]` with `i` in `range(H - K + 1)`). None
+    otherwise: its length is a run-time value (`loops/runs.py`)."""
+    if not isinstance(part, DynamicSliceVariable) or not isinstance(size, int):
+        return None
+    bounds = []
+    for vt in (part.start, part.stop):
+        if _is_loop_int(vt):
+            bounds.append(vt.value)  # type: ignore[attr-defined]
+        elif isinstance(vt, ConstantVariable) and type(vt.constant()) is int:
+            bounds.append(tx.graph.const(vt.constant()))
+        else:
+            return None
+    (base_lo, lo), (base_hi, hi) = (intervals.offset_of(v) for v in bounds)
+    if base_lo is None or base_hi is None or not _same_value(base_lo, base_hi) or hi <= lo:
+        return None
+    first, last = intervals.interval(bounds[0]), intervals.interval(bounds[1])
+    if first is None or last is None or first[0] < 0 or last[1] > size:
+        return None
+    return Axis(length=hi - lo, offset=bounds[0])
+
+
+def fixed_slices(tx: Interpreter, array: ArrayVariable, parts: list[VariableTracker]) -> bool:
+    """Whether every slice with loop-value bounds in `parts` is a `fixed_slice`."""
+    shape = array.value.shape
+    axis = 0
+    for part in parts:
+        if isinstance(part, DynamicSliceVariable) and (
+                axis >= len(shape) or fixed_slice(tx, part, shape[axis]) is None):
+            return False
+        if not (isinstance(part, ConstantVariable) and part.constant() is None):
+            axis += 1
+    return True
+
+
 def window_axes(tx: Interpreter, array: ArrayVariable, index: VariableTracker,
                 short_rows: bool = False) -> list[Axis] | None:
     """The axes of `array[index]` when the index holds a loop value and keeps at least one
@@ -88,14 +136,15 @@ def window_axes(tx: Interpreter, array: ArrayVariable, index: VariableTracker,
     from ember.capture.variables.containers import TupleVariable
 
     parts = list(index.items) if isinstance(index, TupleVariable) else [index]
-    if not any(_is_loop_int(p) for p in parts) and not (short_rows
-                                                         and _short_row(array, parts)):
+    if not any(_is_loop_int(p) or isinstance(p, DynamicSliceVariable) for p in parts) and not (
+            short_rows and _short_row(array, parts)):
         return None
     shape = array.value.shape
     if len(parts) > len(shape):
         raise graph_break("loop_body", what=f"too many indices for {array.describe()}")
-    if len(parts) == len(shape) and not any(isinstance(p, ConstantVariable)
-                                            and isinstance(p.constant(), slice) for p in parts):
+    if len(parts) == len(shape) and not any(
+            isinstance(p, DynamicSliceVariable) or isinstance(p, ConstantVariable)
+            and isinstance(p.constant(), slice) for p in parts):
         return None  # one element: `load`
     parts += [ConstantVariable(slice(None))] * (len(shape) - len(parts))
     axes: list[Axis] = []
@@ -105,6 +154,10 @@ def window_axes(tx: Interpreter, array: ArrayVariable, index: VariableTracker,
                                                 "shape")
         if _is_loop_int(part):
             axes.append(Axis(at=part.value))  # type: ignore[attr-defined]
+            continue
+        fixed = fixed_slice(tx, part, size)
+        if fixed is not None:
+            axes.append(fixed)
             continue
         constant = part.constant() if isinstance(part, ConstantVariable) else None
         if type(constant) is int:
@@ -123,6 +176,35 @@ def window_axes(tx: Interpreter, array: ArrayVariable, index: VariableTracker,
         # NumPy still checks the run-time position of an empty slice; no load would.
         raise graph_break("loop_body", what="an empty slice at a run-time index")
     return axes
+
+
+def _is_new_axis(part: VariableTracker) -> bool:
+    return isinstance(part, ConstantVariable) and part.constant() is None
+
+
+def with_new_axes(tx: Interpreter, array: ArrayVariable, index: VariableTracker
+                  ) -> WindowVariable | None:
+    """`x[:, i:i + K, None]`: the window of the index without its `None`s, with an axis of
+    length 1 at each, lazy (`window_exprs.LazyWindowVariable`); None when the index has no
+    `None` or is no window's."""
+    from ember.capture.loops.window_exprs import LazyWindowVariable
+    from ember.capture.variables.containers import TupleVariable
+
+    parts = list(index.items) if isinstance(index, TupleVariable) else [index]
+    if not any(_is_new_axis(p) for p in parts):
+        return None
+    axes = window_axes(tx, array, TupleVariable([p for p in parts if not _is_new_axis(p)]))
+    if axes is None:
+        return None
+    positions, kept = [], 0
+    for part in parts:
+        if _is_new_axis(part):
+            positions.append(kept)
+        elif _is_loop_int(part) or (isinstance(part, ConstantVariable)
+                                    and type(part.constant()) is int):
+            continue
+        kept += 1
+    return LazyWindowVariable(tx.graph, array, axes, tuple(positions))
 
 
 def _short_row(array: ArrayVariable, parts: list[VariableTracker]) -> bool:
@@ -154,8 +236,8 @@ def _coords(graph: Graph, flat: Value, shape: tuple[int, ...]) -> list[Value]:
 
 def _array_indices(graph: Graph, axes: list[Axis], coords: list[Value],
                    positions: list[Value]) -> list[Value]:
-    """The array's index of the window element at `coords`; `positions`: the `at` values
-    as this graph sees them."""
+    """The array's index of the window element at `coords`; `positions`: the `runtime`
+    values as this graph sees them."""
     found: list[Value] = []
     at = iter(positions)
     window = iter(coords)
@@ -168,6 +250,8 @@ def _array_indices(graph: Graph, axes: list[Axis], coords: list[Value],
             coord = graph.op("mul", [coord, graph.const(axis.step)])
         if axis.start:
             coord = graph.op("add", [coord, graph.const(axis.start)])
+        if axis.offset is not None:
+            coord = graph.op("add", [coord, next(at)])
         found.append(coord)
     return found
 
@@ -181,8 +265,14 @@ def _element_indices(graph: Graph, axes: list[Axis], flat: int, shape: tuple[int
     """The array's index of window element `flat`, its window axes constants."""
     coords = iter(int(c) for c in np.unravel_index(flat, shape))
     at = iter(positions)
-    return [next(at) if axis.at is not None else graph.const(axis.start + axis.step * next(coords))
-            for axis in axes]
+    found: list[Value] = []
+    for axis in axes:
+        if axis.at is not None:
+            found.append(next(at))
+            continue
+        coord = graph.const(axis.start + axis.step * next(coords))
+        found.append(coord if axis.offset is None else graph.op("add", [next(at), coord]))
+    return found
 
 
 def gather(graph: Graph, array: ArrayVariable, axes: list[Axis]
@@ -190,7 +280,7 @@ def gather(graph: Graph, array: ArrayVariable, axes: list[Axis]
     """`array[index]` as a window (a copy of the viewed elements)."""
     source = array.value
     shape = _shape(axes)
-    positions = [axis.at for axis in axes if axis.at is not None]
+    positions = runtime(axes)
     total = math.prod(shape)
     if len(shape) == 1 and total <= vectors.MAX_LENGTH:
         return vectors.gather(graph, array, [
@@ -239,7 +329,7 @@ def scatter(tx: Interpreter, array: ArrayVariable, axes: list[Axis],
         return
     graph, target = tx.graph, array.value
     shape = _shape(axes)
-    positions = [axis.at for axis in axes if axis.at is not None]
+    positions = runtime(axes)
     if isinstance(value, vectors.VectorVariable) and len(shape) == 1 and len(
             value.elements) == shape[0]:
         for k, element in enumerate(value.elements):

@@ -216,6 +216,9 @@ class ArrayVariable(VariableTracker):
                 return run
             from ember.capture.loops import windows
 
+            expanded = windows.with_new_axes(tx, self, index)
+            if expanded is not None:
+                return expanded
             axes = windows.window_axes(tx, self, index, short_rows=True)
             if axes is not None:
                 from ember.capture.loops import window_exprs
@@ -242,11 +245,14 @@ class ArrayVariable(VariableTracker):
 
     def setitem(self, tx: Interpreter, index: VariableTracker, value: VariableTracker) -> None:
         if tx.graph.parent is not None:
-            from ember.capture.loops import run_exprs, windows
+            from ember.capture.loops import blocks, run_exprs, windows
             from ember.capture.loops.runs import RunVariable, run_of
 
             run = run_of(tx, self, index)
             if isinstance(run, RunVariable) and run_exprs.store(tx, self, run, value):
+                return
+            if isinstance(run, blocks.BlockVariable) and run.place is not None:
+                blocks.store(tx, self, run.place, value)
                 return
 
             axes = windows.window_axes(tx, self, index)

@@ -1,0 +1,172 @@
+"""The least and greatest value a loop body's integer can take, where capture knows them:
+a loop index over a range of static bounds, an outer loop's index the body reads, and sums,
+differences and products of those with constants (`i + K`, `2 * j + 2`); and the value a loop
+index over `range(k + 1, n)` is at least (`k + 1`, its *floor*).
+
+They decide whether a slice with loop-value bounds has a length known when the body is
+traced: `img[i:i + K, j:j + K]` with `i` in `range(H - K + 1)` never reaches past the
+array's end, so NumPy never clips it and it is a `K x K` window at a run-time position
+(`loops/windows.py`) rather than a slice of run-time length."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from ember.graph import Graph, Value
+
+if TYPE_CHECKING:
+    from ember.capture.loops.region import Group
+    from ember.capture.variables.containers import IteratorVariable
+
+Interval = tuple[int, int]
+
+
+def record(graph: Graph, value: Value, interval: Interval) -> None:
+    """`value`, an input of `graph`, lies in `interval` (both ends included) on every trip."""
+    graph.value_ranges[id(value)] = interval
+
+
+def record_floor(graph: Graph, value: Value, base: Value, constant: int) -> None:
+    """`value`, an input of `graph`, is at least `base + constant` on every trip (`base` a
+    value of `graph` too)."""
+    graph.value_floors[id(value)] = (base, constant)
+
+
+def record_range(graph: Graph, value: Value, r: range) -> None:
+    """`value` takes the values of `r`, a range of at least one item."""
+    if len(r):
+        record(graph, value, (min(r[0], r[-1]), max(r[0], r[-1])))
+
+
+def record_body(region: Graph, index: Value, groups: list[Group], iterator: IteratorVariable,
+                bounds: tuple[Value, Value, Value] | None, stored: set[str]) -> None:
+    """What capture knows of a loop body's integers: its index's range (`iterator`'s items
+    left, or the run-time `bounds`) and floor, and the ranges of the integers the body reads
+    but never assigns (an outer loop's index); `groups`: the body's parameters."""
+    from ember.capture.variables.constant import ConstantVariable
+
+    if bounds is None:
+        origin = getattr(iterator, "origin", None)
+        if isinstance(origin, ConstantVariable) and isinstance(origin.constant(), range):
+            record_range(region, index, origin.constant()[iterator.index:])
+        elif iterator.index < len(iterator.items):
+            record(region, index, (iterator.index, len(iterator.items) - 1))
+    else:
+        lo, hi, step = (interval(v) for v in bounds)
+        if lo is not None and hi is not None and step == (1, 1) and lo[0] < hi[1]:
+            record(region, index, (lo[0], hi[1] - 1))
+    base, constant = (None, 0) if bounds is None else offset_of(bounds[0])
+    for group in groups:
+        if any(name in stored for name in group.names):
+            continue
+        found = interval(group.initial)
+        if found is not None:
+            record(region, group.param, found)
+        if group.initial is base and bounds is not None and interval(bounds[2]) == (1, 1):
+            record_floor(region, index, group.param, constant)
+
+
+def interval(value: Value, depth: int = 6) -> Interval | None:
+    """The range of the 0-d integer `value`; None when capture cannot bound it."""
+    if value.shape or value.dtype.kind not in "iu":
+        return None
+    known = value.graph.value_ranges.get(id(value))
+    if known is not None or depth == 0:
+        return known
+    node = next((n for n in value.graph.nodes if n.out is value), None)
+    if node is None:
+        return None
+    if node.op == "const":
+        constant = node.attrs.get("value")
+        return (int(constant), int(constant)) if isinstance(constant, int) else None
+    parts = [interval(v, depth - 1) for v in node.inputs]
+    if any(p is None for p in parts):
+        return None
+    return _combine(node.op, parts)  # type: ignore[arg-type]
+
+
+def _combine(op: str, parts: list[Interval]) -> Interval | None:
+    if op == "add" and len(parts) == 2:
+        (a, b), (c, d) = parts
+        return a + c, b + d
+    if op == "sub" and len(parts) == 2:
+        (a, b), (c, d) = parts
+        return a - d, b - c
+    if op == "mul" and len(parts) == 2:
+        (a, b), (c, d) = parts
+        products = [a * c, a * d, b * c, b * d]
+        return min(products), max(products)
+    if op == "neg" and len(parts) == 1:
+        (a, b), = parts
+        return -b, -a
+    if op in ("minimum", "maximum") and len(parts) == 2:
+        pick = min if op == "minimum" else max
+        (a, b), (c, d) = parts
+        return pick(a, c), pick(b, d)
+    return None
+
+
+def offset_of(value: Value) -> tuple[Value | None, int]:
+    """`value` as `base + constant` (base None for a constant), as index values are written."""
+    node = next((n for n in value.graph.nodes if n.out is value), None)
+    if node is None:
+        return value, 0
+    if node.op == "const" and type(node.attrs.get("value")) is int:
+        return None, node.attrs["value"]
+    if node.op in ("add", "sub") and len(node.inputs) == 2:
+        a, b = (offset_of(v) for v in node.inputs)
+        if b[0] is None:
+            return a[0], a[1] + (b[1] if node.op == "add" else -b[1])
+        if a[0] is None and node.op == "add":
+            return b[0], a[1] + b[1]
+    return value, 0
+
+
+Position = Value | int
+
+
+def _difference(x: Position, y: Position) -> tuple[float, float]:
+    """Bounds of `x - y` on every trip (infinite where unknown)."""
+    (bx, cx) = (None, x) if isinstance(x, int) else offset_of(x)
+    (by, cy) = (None, y) if isinstance(y, int) else offset_of(y)
+    low, high = -math.inf, math.inf
+    if (bx is None and by is None) or (bx is not None and by is not None
+                                       and _alike(bx, by)):
+        return cx - cy, cx - cy
+    if by is not None:
+        floor = by.graph.value_floors.get(id(by))
+        if floor is not None and bx is not None and _alike(bx, floor[0]):
+            high = cx - floor[1] - cy  # y >= base + c
+    if bx is not None:
+        floor = bx.graph.value_floors.get(id(bx))
+        if floor is not None and by is not None and _alike(by, floor[0]):
+            low = floor[1] + cx - cy
+    ix = (x, x) if isinstance(x, int) else interval(x)
+    iy = (y, y) if isinstance(y, int) else interval(y)
+    if ix is not None and iy is not None:
+        low, high = max(low, ix[0] - iy[1]), min(high, ix[1] - iy[0])
+    return low, high
+
+
+def _alike(x: Value, y: Value) -> bool:
+    from ember.capture.loops.runs import _same_value
+
+    return _same_value(x, y)
+
+
+def less(x: Position, y: Position) -> bool:
+    """Whether `x < y` on every trip."""
+    return _difference(x, y)[1] < 0
+
+
+def at_most(x: Position, y: Position) -> bool:
+    """Whether `x <= y` on every trip."""
+    return _difference(x, y)[1] <= 0
+
+
+def never_negative(x: Position) -> bool:
+    if isinstance(x, int):
+        return x >= 0
+    found = interval(x)
+    return found is not None and found[0] >= 0
