@@ -65,6 +65,12 @@ _RUNNERS: dict[str, Callable[..., Array]] = {
     "cumprod": lambda node, x: np.cumprod(x, axis=node.attrs["axis"]),
     "sort": lambda node, x: np.sort(x, axis=node.attrs["axis"], kind="stable"),
     "argsort": lambda node, x: np.argsort(x, axis=node.attrs["axis"], kind="stable"),
+    "solve": lambda node, a, b: np.linalg.solve(a, b),
+    "inv": lambda node, x: np.linalg.inv(x),
+    "det": lambda node, x: np.linalg.det(x),
+    "slogdet": lambda node, x: np.stack(np.linalg.slogdet(x), axis=-1),
+    "cholesky": lambda node, x: np.linalg.cholesky(x),
+    "cholesky_upper": lambda node, x: np.linalg.cholesky(x, upper=True),
 }
 
 

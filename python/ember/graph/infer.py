@@ -329,6 +329,28 @@ def matmul(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
     return Inferred(dtype, shape, scalar=not shape)
 
 
+def linalg(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
+           attrs: dict[str, Any]) -> Inferred:
+    """The np.linalg ops: f64 stacks of square matrices (`solve`'s right-hand sides `(..., m,
+    k)`, batch broadcast); `det` of one matrix is a NumPy scalar, as NumPy's gufunc gives."""
+    a = inputs[0]
+    if any(v.dtype != np.float64 for v in inputs):
+        raise TypeError(f"{name} takes float64 operands")
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"{name}: the last 2 dimensions of {format_shape(a.shape, ',')} "
+                         "must be square")
+    batch, m = a.shape[:-2], a.shape[-1]
+    if name == "solve":
+        b = inputs[1]
+        if b.ndim < 2 or b.shape[-2] != m:
+            raise ValueError(f"solve: right-hand sides {format_shape(b.shape, ',')} do not "
+                             f"match the matrices {format_shape(a.shape, ',')}")
+        shape = broadcast_shapes(batch, b.shape[:-2]) + b.shape[-2:]
+    else:
+        shape = batch + {"det": (), "slogdet": (2,)}.get(name, (m, m))
+    return Inferred(np.dtype(np.float64), shape, scalar=not shape)
+
+
 def const(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
           attrs: dict[str, Any]) -> Inferred:
     """A NumPy scalar of the given dtype, or without one the Python scalar `value` (weak)."""

@@ -19,7 +19,7 @@ pub(crate) use lazy::IndexMap;
 use crate::kernel::{Kernel, Scalar, Stage};
 use crate::Error;
 use ember_core::infer::dtypes;
-use ember_core::ir::{BinaryOp, DType, Graph, Op, ScanKind, Type};
+use ember_core::ir::{BinaryOp, DType, Graph, LinalgKind, Op, ScanKind, Type};
 use group::Group;
 use lazy::{inst, KernelBuilder, LOp, Lazy, Refuse, L};
 use std::collections::HashMap;
@@ -108,6 +108,13 @@ pub(crate) enum Step {
         out: ValueRef,
         dtype: Scalar,
         in_dtype: Scalar,
+    },
+    /// `out = kind(a)` (or `solve(a, b)`), all `f64`, through the registered LAPACK.
+    Linalg {
+        kind: LinalgKind,
+        a: ValueRef,
+        b: Option<ValueRef>,
+        out: ValueRef,
     },
 }
 
@@ -409,6 +416,7 @@ pub fn fusion_groups(g: &Graph) -> Result<(Vec<&'static str>, Vec<Option<usize>>
             Step::Kernel { .. } => "kernel",
             Step::Matmul { .. } => "matmul",
             Step::Scan { .. } => "scan",
+            Step::Linalg { .. } => "linalg",
             Step::Native { .. } => "native",
             Step::BodyLoop { .. } => "loop",
         })

@@ -216,6 +216,33 @@ impl Scheduler<'_> {
                 }
                 leaf
             }
+            Op::Linalg { kind } => {
+                if crate::linalg::registered().is_none() {
+                    return Err(Error::Unsupported("np.linalg without NumPy's LAPACK".into()));
+                }
+                let a = self.defs[arg(0).index()];
+                let a = self.matmul_operand(a)?;
+                self.settle(a.slot)?;
+                let b = match node.inputs.get(1) {
+                    Some(&b) => {
+                        let b = self.matmul_operand(self.defs[b.index()])?;
+                        self.settle(b.slot)?;
+                        Some(b)
+                    }
+                    None => None,
+                };
+                let dest = self
+                    .result_slot(v, done)
+                    .unwrap_or_else(|| self.new_temp(dtype, &shape));
+                let out = ValueRef::of(dest, &shape);
+                self.steps.push(Step::Linalg {
+                    kind: *kind,
+                    a,
+                    b,
+                    out: out.clone(),
+                });
+                self.leaf(out, dtype)
+            }
             Op::Scan { kind, axis } => {
                 // NumPy casts each element to the result dtype, then accumulates in it; an
                 // argsort reads the elements as they are.

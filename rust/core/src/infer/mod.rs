@@ -151,6 +151,20 @@ pub fn infer(op: &Op, inputs: &[&Type]) -> Result<Type> {
             let shape = shapes::matmul(&a.shape, &b.shape)?;
             Ok(Type::new(DType::promote(a.dtype, b.dtype), shape))
         }
+        Op::Linalg { kind } => {
+            // NumPy computes every real `np.linalg` function in double (`signature='dd->d'`);
+            // capture casts the operands and the result.
+            if let Some(t) = inputs.iter().find(|t| t.dtype != DType::F64) {
+                return Err(Error::new(format!(
+                    "{} takes f64 operands, found {}",
+                    kind.name(),
+                    t.dtype
+                )));
+            }
+            let b = inputs.get(1).map(|t| t.shape.as_slice());
+            let shape = shapes::linalg(*kind, &inputs[0].shape, b)?;
+            Ok(Type::new(DType::F64, shape))
+        }
         Op::Loop { .. } | Op::If { .. } => Ok(infer_results(op, inputs)?.remove(0)),
         Op::Load => regions::load(inputs),
         Op::Store => regions::store(inputs),

@@ -1,8 +1,8 @@
-//! Result shapes: broadcasting with static and symbolic dims, reductions, views, matmul and
-//! concatenate.
+//! Result shapes: broadcasting with static and symbolic dims, reductions, views, matmul,
+//! concatenate and the `np.linalg` functions.
 
 use crate::error::{Error, Result};
-use crate::ir::Dim;
+use crate::ir::{Dim, LinalgKind};
 
 /// `(2,s0,3)` as NumPy prints shapes, for error messages.
 pub fn show(shape: &[Dim]) -> String {
@@ -316,6 +316,42 @@ pub fn matmul(a: &[Dim], b: &[Dim]) -> Result<Vec<Dim>> {
         out.push(n.clone());
     }
     Ok(out)
+}
+
+/// The shape of an `np.linalg` function of stacks of square matrices `a` (and, for `solve`,
+/// right-hand sides `b` of shape `(..., m, k)`, the batch broadcast with `a`'s).
+pub fn linalg(kind: LinalgKind, a: &[Dim], b: Option<&[Dim]>) -> Result<Vec<Dim>> {
+    let name = kind.name();
+    let n = a.len();
+    if n < 2 || a[n - 2] != a[n - 1] {
+        return Err(Error::new(format!(
+            "{name}: the last 2 dimensions of {} must be square",
+            show(a)
+        )));
+    }
+    let (batch, m) = (&a[..n - 2], &a[n - 1]);
+    let core = match (kind, b) {
+        (LinalgKind::Solve, Some(b)) => {
+            let nb = b.len();
+            if nb < 2 || &b[nb - 2] != m {
+                return Err(Error::new(format!(
+                    "solve: right-hand sides {} do not match the matrices {}",
+                    show(b),
+                    show(a)
+                )));
+            }
+            let mut out = broadcast(&[batch, &b[..nb - 2]])?;
+            out.extend_from_slice(&b[nb - 2..]);
+            return Ok(out);
+        }
+        (LinalgKind::Solve, None) => return Err(Error::new("solve takes 2 operands")),
+        (LinalgKind::Inv | LinalgKind::Cholesky | LinalgKind::CholeskyUpper, _) => {
+            vec![m.clone(), m.clone()]
+        }
+        (LinalgKind::Det, _) => vec![],
+        (LinalgKind::Slogdet, _) => vec![Dim::Static(2)],
+    };
+    Ok([batch, &core].concat())
 }
 
 /// The shape of `np.concatenate(xs, axis)`: the joined axis may be symbolic in one operand

@@ -168,6 +168,26 @@ op_kinds!(
     }
 );
 
+op_kinds!(
+    /// `np.linalg` functions over the last two axes (the leading ones are a batch), computed
+    /// in `f64` by LAPACK's routines as NumPy's own `_umath_linalg` calls them.
+    LinalgKind {
+        /// `np.linalg.solve(a, b)` for `b` of shape `(..., m, k)`.
+        Solve => "solve" ("linalg.solve"),
+        /// `np.linalg.inv(a)`.
+        Inv => "inv" ("linalg.inv"),
+        /// `np.linalg.det(a)`.
+        Det => "det" ("linalg.det"),
+        /// `np.linalg.slogdet(a)`: the sign and the log of the absolute value of the
+        /// determinant, as the two elements of a last axis of size 2.
+        Slogdet => "slogdet" ("linalg.slogdet"),
+        /// `np.linalg.cholesky(a)`: the lower factor `l` with `a = l @ l.T`.
+        Cholesky => "cholesky" ("linalg.cholesky"),
+        /// `np.linalg.cholesky(a, upper=True)`: the upper factor `u` with `a = u.T @ u`.
+        CholeskyUpper => "cholesky_upper" ("linalg.cholesky"),
+    }
+);
+
 impl UnaryOp {
     /// Whether the op is a predicate, giving `bool` whatever its loop dtype.
     pub fn gives_bool(self) -> bool {

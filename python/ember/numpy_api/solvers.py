@@ -1,0 +1,116 @@
+"""np.linalg's solvers and factorisations as graph ops computed by NumPy's own LAPACK:
+np.linalg.solve, inv, det, slogdet and cholesky.
+
+Each is written as `numpy/linalg/_linalg.py` writes it: the operands checked as stacks of
+square matrices, cast to float64 (NumPy's `signature='dd->d'`: every real dtype is solved in
+double), the op, and the result cast back to float32 where every operand was float32. A
+singular matrix (or one that is not positive definite) makes the compiled graph raise, and
+the frame runs again as Python for NumPy's own `LinAlgError`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ember.errors import Unsupported
+from ember.graph import Graph, Value
+from ember.numpy_api.indexing import getitem
+from ember.numpy_api.shape_ops import array_arg
+
+_SOLVE1 = "(m,m),(m)->(m)"
+_SOLVE = "(m,m),(m,n)->(m,n)"
+
+
+def _operand(graph: Graph, a: object, what: str) -> Value:
+    """An operand as `np.asarray` makes it, rejected as `_commonType` rejects it."""
+    x = array_arg(graph, a, what)
+    if x.dtype.kind == "f" and x.dtype not in (np.float32, np.float64):
+        raise TypeError(f"array type {x.dtype.name} is unsupported in linalg")
+    return x
+
+
+def _square(graph: Graph, a: object, what: str) -> Value:
+    """`_assert_stacked_square`: at least 2-D, the last two dimensions equal."""
+    x = _operand(graph, a, what)
+    if x.ndim < 2:
+        raise np.linalg.LinAlgError(
+            f"{x.ndim}-dimensional array given. Array must be at least two-dimensional")
+    if x.shape[-1] != x.shape[-2]:
+        raise np.linalg.LinAlgError("Last 2 dimensions of the array must be square")
+    return x
+
+
+def _double(graph: Graph, x: Value) -> Value:
+    return x if x.dtype == np.float64 else graph.op("astype", [x], dtype=np.float64)
+
+
+def _result(graph: Graph, r: Value, *operands: Value) -> Value:
+    """`r.astype(result_t, copy=False)`: float32 when every operand is float32."""
+    if all(x.dtype == np.float32 for x in operands):
+        return graph.op("astype", [r], dtype=np.float32)
+    return r
+
+
+def _core_mismatch(name: str, signature: str, got: object, want: object) -> ValueError:
+    return ValueError(f"{name}: Input operand 1 has a mismatch in its core dimension 0, with "
+                      f"gufunc signature {signature} (size {got} is different from {want})")
+
+
+def solve(graph: Graph, a: object, b: object) -> Value:
+    """np.linalg.solve: `b` of one dimension is one right-hand side (NumPy's `solve1`), else
+    a stack of `(m, n)` matrices whose batch broadcasts with `a`'s."""
+    x = _square(graph, a, "np.linalg.solve")
+    y = _operand(graph, b, "np.linalg.solve")
+    m = x.shape[-1]
+    if y.ndim == 1:
+        if y.shape[0] != m:
+            raise _core_mismatch("solve1", _SOLVE1, y.shape[0], m)
+        column = graph.op("expand_dims", [_double(graph, y)], axis=[1])
+        r = graph.op("solve", [_double(graph, x), column])
+        r = graph.op("squeeze", [r], axis=[r.ndim - 1])
+    else:
+        if y.ndim < 2:
+            raise ValueError(f"solve: Input operand 1 does not have enough dimensions (has "
+                             f"{y.ndim}, gufunc core with signature {_SOLVE} requires 2)")
+        if y.shape[-2] != m:
+            raise _core_mismatch("solve", _SOLVE, y.shape[-2], m)
+        r = graph.op("solve", [_double(graph, x), _double(graph, y)])
+    return _result(graph, r, x, y)
+
+
+def _of_square(graph: Graph, op: str, a: object, what: str) -> Value:
+    x = _square(graph, a, what)
+    return _result(graph, graph.op(op, [_double(graph, x)]), x)
+
+
+def inv(graph: Graph, a: object) -> Value:
+    return _of_square(graph, "inv", a, "np.linalg.inv")
+
+
+def det(graph: Graph, a: object) -> Value:
+    return _of_square(graph, "det", a, "np.linalg.det")
+
+
+def cholesky(graph: Graph, a: object, /, *, upper: object = False) -> Value:
+    """np.linalg.cholesky: the lower factor, or with `upper=True` the upper one."""
+    if isinstance(upper, Value):
+        raise Unsupported("np.linalg.cholesky with a computed upper=")
+    op = "cholesky_upper" if upper else "cholesky"
+    return _of_square(graph, op, a, "np.linalg.cholesky")
+
+
+def slogdet(graph: Graph, a: object) -> Any:
+    """np.linalg.slogdet: `SlogdetResult(sign, logabsdet)`, NumPy scalars for one matrix."""
+    x = _square(graph, a, "np.linalg.slogdet")
+    both = graph.op("slogdet", [_double(graph, x)])
+    # One matrix gives NumPy scalars (`both[0]`; `both[..., 0]` would be a 0-d array).
+    sign, logabsdet = (_result(graph, getitem(graph, both, i if both.ndim == 1 else (..., i)), x)
+                       for i in (0, 1))
+    return np.linalg._linalg.SlogdetResult(sign, logabsdet)
+
+
+def functions() -> dict[Any, Any]:
+    return {np.linalg.solve: solve, np.linalg.inv: inv, np.linalg.det: det,
+            np.linalg.slogdet: slogdet, np.linalg.cholesky: cholesky}

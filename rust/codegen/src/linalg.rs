@@ -1,0 +1,340 @@
+//! The `np.linalg` ops as an extern step calling the LAPACK of the host process (NumPy's own
+//! OpenBLAS, found by the Python package at import, as for [`crate::matmul::blas`]), exactly
+//! as NumPy's `_umath_linalg` calls it: each matrix of the batch is copied into a
+//! column-major scratch buffer (LAPACK overwrites its operands, and NumPy's arguments must
+//! stay untouched), factored or solved there (`dgesv`, `dgetrf`, `dpotrf`) and copied out, so
+//! results are bit for bit NumPy's. Until a LAPACK is registered the scheduler refuses these
+//! ops, and the graph runs on the eager backend.
+
+use std::ffi::c_char;
+use std::sync::RwLock;
+
+use crate::fpstatus;
+use crate::Error;
+use ember_core::interp::linalg::{NOT_POSITIVE_DEFINITE, SINGULAR};
+use ember_core::ir::LinalgKind;
+use ember_core::views::Layout;
+
+/// Addresses of the Fortran LAPACK routines the ops call (`dgesv_`, `dgetrf_`, `dpotrf_` or
+/// their renamed equivalents) and the width of their integer arguments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lapack {
+    /// `dgesv_`: LU factorisation and solve.
+    pub dgesv: usize,
+    /// `dgetrf_`: LU factorisation.
+    pub dgetrf: usize,
+    /// `dpotrf_`: Cholesky factorisation.
+    pub dpotrf: usize,
+    /// Integer arguments are 64-bit (an ILP64 build such as `scipy-openblas64`), else 32-bit.
+    pub ilp64: bool,
+}
+
+static REGISTERED: RwLock<Option<Lapack>> = RwLock::new(None);
+
+/// Makes the linalg ops call `lapack` from now on (`None`: graphs with them are refused).
+///
+/// # Safety
+/// Each address must be the named LAPACK routine of a library that stays loaded for the rest
+/// of the process, with the integer width `ilp64` says.
+pub unsafe fn register(lapack: Option<Lapack>) {
+    *REGISTERED.write().unwrap_or_else(|e| e.into_inner()) = lapack;
+}
+
+/// The registered LAPACK, if any.
+pub fn registered() -> Option<Lapack> {
+    *REGISTERED.read().unwrap_or_else(|e| e.into_inner())
+}
+
+/// LAPACK's integer type: `i32` or `i64`.
+trait Int: Copy + Default + TryFrom<usize> + Into<i64> {}
+impl Int for i32 {}
+impl Int for i64 {}
+
+fn int<I: Int>(x: usize) -> Result<I, Error> {
+    I::try_from(x).map_err(|_| Error::Unsupported("a matrix too large for LAPACK".into()))
+}
+
+type Gesv<I> =
+    unsafe extern "C" fn(*const I, *const I, *mut f64, *const I, *mut I, *mut f64, *const I, *mut I);
+type Getrf<I> = unsafe extern "C" fn(*const I, *const I, *mut f64, *const I, *mut I, *mut I);
+/// The trailing argument is the hidden length of the Fortran string `uplo`.
+type Potrf<I> = unsafe extern "C" fn(*const c_char, *const I, *mut f64, *const I, *mut I, usize);
+
+/// One square matrix (or a right-hand side) of an operand: its element offset and the
+/// strides of its last two axes, in elements.
+#[derive(Clone, Copy)]
+struct Matrix {
+    at: isize,
+    rows: isize,
+    cols: isize,
+}
+
+/// Computes `kind` over `f64` arrays: `a` the matrices, `b` the right-hand sides of `solve`,
+/// `out` the result; layouts in elements.
+///
+/// # Safety
+/// Each pointer and layout must describe a valid `f64` array of the shapes the op's type rule
+/// gives (`b`'s and `a`'s batch broadcast to `out`'s); `out` must be writable.
+pub(crate) unsafe fn run(
+    kind: LinalgKind,
+    (a, la): (*const f64, &Layout),
+    b: Option<(*const f64, &Layout)>,
+    (out, lo): (*mut f64, &Layout),
+) -> Result<(), Error> {
+    let lapack = registered()
+        .ok_or_else(|| Error::Unsupported("np.linalg without NumPy's LAPACK".into()))?;
+    // NumPy runs these routines with every floating-point error ignored: flags they raise
+    // (a NaN operand's comparisons) are no warning.
+    let saved = fpstatus::take();
+    // SAFETY: the caller's contract; the addresses were registered as these routines.
+    let result = unsafe {
+        if lapack.ilp64 {
+            typed::<i64>(&lapack, kind, (a, la), b, (out, lo))
+        } else {
+            typed::<i32>(&lapack, kind, (a, la), b, (out, lo))
+        }
+    };
+    fpstatus::take();
+    fpstatus::raise(saved);
+    result
+}
+
+/// # Safety
+/// As for [`run`], with `I` the registered routines' integer type.
+unsafe fn typed<I: Int>(
+    lapack: &Lapack,
+    kind: LinalgKind,
+    (a, la): (*const f64, &Layout),
+    b: Option<(*const f64, &Layout)>,
+    (out, lo): (*mut f64, &Layout),
+) -> Result<(), Error> {
+    let m = la.shape[la.shape.len() - 1];
+    let core = match kind {
+        LinalgKind::Det => 0,
+        LinalgKind::Slogdet => 1,
+        _ => 2,
+    };
+    let batch = &lo.shape[..lo.shape.len() - core];
+    let k = match b {
+        Some((_, lb)) => lb.shape[lb.shape.len() - 1],
+        None => m,
+    };
+    let mut work = Work::<I>::new(m, k)?;
+    for idx in batch_indices(batch) {
+        let ma = matrix(la, &idx, 2);
+        let mo = matrix(lo, &idx, core);
+        // SAFETY: every index is inside its array by the caller's shapes; the work buffers
+        // hold `m x m` and `m x k` elements.
+        unsafe {
+            gather(a, ma, m, m, &mut work.a);
+            match kind {
+                LinalgKind::Solve | LinalgKind::Inv => {
+                    match b {
+                        Some((pb, lb)) => gather(pb, matrix(lb, &idx, 2), m, k, &mut work.b),
+                        None => work.identity(),
+                    }
+                    work.gesv(lapack.dgesv)?;
+                    scatter(&work.b, m, k, out, mo);
+                }
+                LinalgKind::Det | LinalgKind::Slogdet => {
+                    let (sign, log) = work.slogdet(lapack.dgetrf);
+                    if kind == LinalgKind::Det {
+                        *out.offset(mo.at) = sign * log.exp();
+                    } else {
+                        let step = lo.strides[lo.strides.len() - 1];
+                        *out.offset(mo.at) = sign;
+                        *out.offset(mo.at + step) = log;
+                    }
+                }
+                LinalgKind::Cholesky | LinalgKind::CholeskyUpper => {
+                    work.potrf(lapack.dpotrf, kind == LinalgKind::Cholesky)?;
+                    scatter(&work.a, m, m, out, mo);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every index of `batch`, row-major.
+fn batch_indices(batch: &[usize]) -> impl Iterator<Item = Vec<usize>> + '_ {
+    let count: usize = batch.iter().product();
+    let mut idx = vec![0usize; batch.len()];
+    (0..count).map(move |_| {
+        let current = idx.clone();
+        for d in (0..batch.len()).rev() {
+            idx[d] += 1;
+            if idx[d] < batch[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+        current
+    })
+}
+
+/// The matrix of `l` (whose last `core` axes are the matrix) at batch index `idx`, `l`'s
+/// leading axes aligned with the end of `idx` and broadcast where of size 1.
+fn matrix(l: &Layout, idx: &[usize], core: usize) -> Matrix {
+    let lb = l.shape.len() - core;
+    let skip = idx.len() - lb;
+    let mut at = l.offset;
+    for d in 0..lb {
+        if l.shape[d] != 1 {
+            at += idx[d + skip] as isize * l.strides[d];
+        }
+    }
+    let stride = |back: usize| {
+        if core >= back {
+            l.strides[l.strides.len() - back]
+        } else {
+            0
+        }
+    };
+    Matrix {
+        at,
+        rows: stride(2),
+        cols: stride(1),
+    }
+}
+
+/// Copies the `r x c` matrix `x` into `dst` in column-major order.
+///
+/// # Safety
+/// `src` and `x` must address `r x c` valid elements.
+unsafe fn gather(src: *const f64, x: Matrix, r: usize, c: usize, dst: &mut [f64]) {
+    for j in 0..c {
+        for i in 0..r {
+            // SAFETY: the caller's contract.
+            dst[i + j * r] = unsafe { *src.offset(x.at + i as isize * x.rows + j as isize * x.cols) };
+        }
+    }
+}
+
+/// Copies column-major `src` into the `r x c` matrix `x` of `dst`.
+///
+/// # Safety
+/// `dst` and `x` must address `r x c` writable elements.
+unsafe fn scatter(src: &[f64], r: usize, c: usize, dst: *mut f64, x: Matrix) {
+    for j in 0..c {
+        for i in 0..r {
+            // SAFETY: the caller's contract.
+            unsafe { *dst.offset(x.at + i as isize * x.rows + j as isize * x.cols) = src[i + j * r] };
+        }
+    }
+}
+
+/// Column-major scratch for one matrix at a time: `a` (`m x m`), `b` (`m x k`), the pivots.
+struct Work<I> {
+    m: I,
+    k: I,
+    lda: I,
+    a: Vec<f64>,
+    b: Vec<f64>,
+    pivots: Vec<I>,
+    size: usize,
+}
+
+impl<I: Int> Work<I> {
+    fn new(m: usize, k: usize) -> Result<Self, Error> {
+        let cells = |n: usize| {
+            n.checked_mul(m)
+                .ok_or_else(|| Error::Unsupported("a matrix too large for LAPACK".into()))
+        };
+        Ok(Work {
+            m: int(m)?,
+            k: int(k)?,
+            lda: int(m.max(1))?,
+            a: vec![0.0; cells(m)?.max(1)],
+            b: vec![0.0; cells(k)?.max(1)],
+            pivots: vec![I::default(); m.max(1)],
+            size: m,
+        })
+    }
+
+    fn identity(&mut self) {
+        let m = self.size;
+        for (p, x) in self.b[..m * m].iter_mut().enumerate() {
+            *x = f64::from(u8::from(p % m == p / m));
+        }
+    }
+
+    /// `b = a^-1 b`, `a` left factored; a singular `a` is `LinAlgError`.
+    ///
+    /// # Safety
+    /// `dgesv` must be LAPACK's `dgesv_` for integers `I`.
+    unsafe fn gesv(&mut self, dgesv: usize) -> Result<(), Error> {
+        // SAFETY: the caller's contract.
+        let gesv: Gesv<I> = unsafe { std::mem::transmute::<usize, Gesv<I>>(dgesv) };
+        let mut info = I::default();
+        let (a, b, p) = (self.a.as_mut_ptr(), self.b.as_mut_ptr(), self.pivots.as_mut_ptr());
+        // SAFETY: the buffers hold `lda x m`, `lda x k` and `m` elements.
+        unsafe { gesv(&self.m, &self.k, a, &self.lda, p, b, &self.lda, &mut info) };
+        check(info, SINGULAR)
+    }
+
+    /// The sign and log magnitude of `a`'s determinant (`(0, -inf)` when singular), summed
+    /// over `getrf`'s diagonal as NumPy's `slogdet_single_element` does.
+    ///
+    /// # Safety
+    /// `dgetrf` must be LAPACK's `dgetrf_` for integers `I`.
+    unsafe fn slogdet(&mut self, dgetrf: usize) -> (f64, f64) {
+        // SAFETY: the caller's contract.
+        let getrf: Getrf<I> = unsafe { std::mem::transmute::<usize, Getrf<I>>(dgetrf) };
+        let mut info = I::default();
+        let (a, p) = (self.a.as_mut_ptr(), self.pivots.as_mut_ptr());
+        // SAFETY: the buffers hold `lda x m` and `m` elements.
+        unsafe { getrf(&self.m, &self.m, a, &self.lda, p, &mut info) };
+        if info.into() != 0 {
+            return (0.0, f64::NEG_INFINITY);
+        }
+        let m = self.size;
+        let swaps = (0..m)
+            .filter(|&i| self.pivots[i].into() != i as i64 + 1)
+            .count();
+        let mut sign = if swaps % 2 == 1 { -1.0 } else { 1.0 };
+        let mut log = 0.0;
+        for i in 0..m {
+            let mut d = self.a[i * (m + 1)];
+            if d < 0.0 {
+                sign = -sign;
+                d = -d;
+            }
+            log += d.ln();
+        }
+        (sign, log)
+    }
+
+    /// The Cholesky factor of `a` in place, the other triangle zeroed; `LinAlgError` when
+    /// `a` is not positive definite.
+    ///
+    /// # Safety
+    /// `dpotrf` must be LAPACK's `dpotrf_` for integers `I`.
+    unsafe fn potrf(&mut self, dpotrf: usize, lower: bool) -> Result<(), Error> {
+        // SAFETY: the caller's contract.
+        let potrf: Potrf<I> = unsafe { std::mem::transmute::<usize, Potrf<I>>(dpotrf) };
+        let uplo = if lower { b'L' } else { b'U' } as c_char;
+        let mut info = I::default();
+        // SAFETY: the buffer holds `lda x m` elements; `uplo` is one character.
+        unsafe { potrf(&uplo, &self.m, self.a.as_mut_ptr(), &self.lda, &mut info, 1) };
+        check(info, NOT_POSITIVE_DEFINITE)?;
+        let m = self.size;
+        for j in 0..m {
+            for i in 0..m {
+                // Column-major: element (i, j) is above the diagonal where i < j.
+                if (lower && i < j) || (!lower && i > j) {
+                    self.a[i + j * m] = 0.0;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn check<I: Int>(info: I, message: &str) -> Result<(), Error> {
+    match info.into() {
+        0 => Ok(()),
+        i if i > 0 => Err(Error::LinAlg(message.into())),
+        i => Err(Error::Codegen(format!("LAPACK rejected argument {}", -i))),
+    }
+}

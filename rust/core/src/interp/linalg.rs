@@ -1,0 +1,160 @@
+//! The `np.linalg` ops by textbook algorithms (LU with partial pivoting, Cholesky by columns):
+//! the reference for the LAPACK calls of native code, equal to them within rounding. Errors
+//! carry NumPy's `LinAlgError` messages.
+
+use super::{broadcast, Elem, HostArray};
+use crate::error::{Error, Result};
+use crate::ir::LinalgKind;
+
+/// `solve`'s and `inv`'s error for a matrix LU finds singular.
+pub const SINGULAR: &str = "Singular matrix";
+/// `cholesky`'s error for a matrix that is not positive definite.
+pub const NOT_POSITIVE_DEFINITE: &str = "Matrix is not positive definite";
+
+/// Evaluates `kind` on its operands (`f64`), for a result of `shape`.
+pub(super) fn eval(kind: LinalgKind, args: &[&HostArray], shape: &[usize]) -> Result<Vec<Elem>> {
+    let a = args[0];
+    let m = a.shape[a.shape.len() - 1];
+    let core = match kind {
+        LinalgKind::Det => 0,
+        LinalgKind::Slogdet => 1,
+        _ => 2,
+    };
+    let batch = &shape[..shape.len() - core];
+    let count: usize = batch.iter().product();
+    let matrices = floats(&broadcast(a, &[batch, &[m, m]].concat()));
+    let rhs = match (kind, args.get(1)) {
+        (LinalgKind::Solve, Some(b)) => floats(&broadcast(b, shape)),
+        _ => Vec::new(),
+    };
+    let k = shape.last().copied().unwrap_or(0);
+    let mut out = Vec::with_capacity(shape.iter().product());
+    for t in 0..count {
+        let a = &matrices[t * m * m..(t + 1) * m * m];
+        match kind {
+            LinalgKind::Solve => out.extend(solve(a, m, &rhs[t * m * k..(t + 1) * m * k], k)?),
+            LinalgKind::Inv => out.extend(solve(a, m, &identity(m), m)?),
+            LinalgKind::Det => {
+                let (sign, log) = slogdet(a, m);
+                out.push(sign * log.exp());
+            }
+            LinalgKind::Slogdet => out.extend(<[f64; 2]>::from(slogdet(a, m))),
+            LinalgKind::Cholesky => out.extend(cholesky(a, m)?),
+            LinalgKind::CholeskyUpper => out.extend(transpose(&cholesky(a, m)?, m)),
+        }
+    }
+    Ok(out.into_iter().map(Elem::F).collect())
+}
+
+fn floats(elems: &[Elem]) -> Vec<f64> {
+    elems
+        .iter()
+        .map(|e| match *e {
+            Elem::F(x) => x,
+            Elem::I(i) => i as f64,
+            Elem::B(b) => f64::from(u8::from(b)),
+        })
+        .collect()
+}
+
+fn identity(m: usize) -> Vec<f64> {
+    (0..m * m)
+        .map(|p| f64::from(u8::from(p / m == p % m)))
+        .collect()
+}
+
+fn transpose(a: &[f64], m: usize) -> Vec<f64> {
+    (0..m * m).map(|p| a[(p % m) * m + p / m]).collect()
+}
+
+/// The LU factors of row-major `a` in place (`L` below the diagonal, unit diagonal implied),
+/// pivoting on the first largest magnitude in each column as LAPACK's `getrf` does; returns
+/// the number of row swaps, or None when a pivot is zero.
+fn lu(a: &mut [f64], m: usize, rows: &mut [usize]) -> Option<usize> {
+    let mut swaps = 0;
+    let mut singular = false;
+    for j in 0..m {
+        let mut p = j;
+        for i in j + 1..m {
+            if a[i * m + j].abs() > a[p * m + j].abs() {
+                p = i;
+            }
+        }
+        if a[p * m + j] == 0.0 {
+            singular = true;
+            continue;
+        }
+        if p != j {
+            swaps += 1;
+            rows.swap(p, j);
+            for c in 0..m {
+                a.swap(p * m + c, j * m + c);
+            }
+        }
+        for i in j + 1..m {
+            let l = a[i * m + j] / a[j * m + j];
+            a[i * m + j] = l;
+            for c in j + 1..m {
+                a[i * m + c] -= l * a[j * m + c];
+            }
+        }
+    }
+    (!singular).then_some(swaps)
+}
+
+/// `x` with `a @ x = b` for the `m x k` row-major `b`.
+fn solve(a: &[f64], m: usize, b: &[f64], k: usize) -> Result<Vec<f64>> {
+    let mut lu_ = a.to_vec();
+    let mut rows: Vec<usize> = (0..m).collect();
+    lu(&mut lu_, m, &mut rows).ok_or_else(|| Error::new(SINGULAR))?;
+    let mut x: Vec<f64> = rows.iter().flat_map(|&r| b[r * k..(r + 1) * k].to_vec()).collect();
+    for c in 0..k {
+        for i in 0..m {
+            let s: f64 = (0..i).map(|j| lu_[i * m + j] * x[j * k + c]).sum();
+            x[i * k + c] -= s;
+        }
+        for i in (0..m).rev() {
+            let s: f64 = (i + 1..m).map(|j| lu_[i * m + j] * x[j * k + c]).sum();
+            x[i * k + c] = (x[i * k + c] - s) / lu_[i * m + i];
+        }
+    }
+    Ok(x)
+}
+
+/// The sign and log of the magnitude of the determinant: `(0, -inf)` for a singular matrix.
+fn slogdet(a: &[f64], m: usize) -> (f64, f64) {
+    let mut lu_ = a.to_vec();
+    let mut rows: Vec<usize> = (0..m).collect();
+    let Some(swaps) = lu(&mut lu_, m, &mut rows) else {
+        return (0.0, f64::NEG_INFINITY);
+    };
+    let mut sign = if swaps % 2 == 1 { -1.0 } else { 1.0 };
+    let mut log = 0.0;
+    for i in 0..m {
+        let d = lu_[i * m + i];
+        if d < 0.0 {
+            sign = -sign;
+        }
+        log += d.abs().ln();
+    }
+    (sign, log)
+}
+
+/// The lower Cholesky factor of row-major `a` (read from its lower triangle).
+fn cholesky(a: &[f64], m: usize) -> Result<Vec<f64>> {
+    let mut l = vec![0.0; m * m];
+    for j in 0..m {
+        let d = a[j * m + j] - (0..j).map(|p| l[j * m + p] * l[j * m + p]).sum::<f64>();
+        // LAPACK's test: NaN is not positive either.
+        if d.is_nan() || d <= 0.0 {
+            return Err(Error::new(NOT_POSITIVE_DEFINITE));
+        }
+        let d = d.sqrt();
+        l[j * m + j] = d;
+        for i in j + 1..m {
+            let s: f64 = (0..j).map(|p| l[i * m + p] * l[j * m + p]).sum();
+            l[i * m + j] = (a[i * m + j] - s) / d;
+        }
+    }
+    Ok(l)
+}
