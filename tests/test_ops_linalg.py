@@ -1,43 +1,305 @@
-"""matmul, `@` and dot against NumPy: 1-D, 2-D, batched, dtypes and shape errors."""
+"""np.linalg.solve, inv, det, slogdet and cholesky against NumPy on both backends: random
+well-conditioned and singular matrices, stacks with broadcast batches, every dtype NumPy
+takes, non-contiguous operands, NaNs, empty matrices, and NumPy's errors (a singular or
+non-positive-definite matrix, non-square input) with the arguments left untouched."""
 
 from __future__ import annotations
 
-import itertools
-
+import ember
 import numpy as np
 import pytest
-from test_ops_elementwise import sample
-from test_ops_harness import check
+from conftest import RecordingBackend
+from hypothesis import given, seed, settings
+from hypothesis import strategies as st
+from ops_compiled import BACKENDS, check
 
-SHAPES = [(3,), (2, 3), (3, 4), (4,), (5, 3, 4), (1, 4, 2), (2, 5, 3, 4), (), (0, 3), (3, 0)]
-
-
-@pytest.mark.parametrize(("xs", "ys"), list(itertools.product(SHAPES, repeat=2)))
-def test_matmul_shapes(xs: tuple[int, ...], ys: tuple[int, ...]) -> None:
-    x = sample(np.float64, xs)
-    y = sample(np.float64, ys, 1)
-    check(lambda xp, x, y: xp.matmul(x, y), x, y)
-    check(lambda xp, x, y: x @ y, x, y)
-    if len(xs) <= 2 and len(ys) <= 2:
-        check(lambda xp, x, y: (xp.dot(x, y), x.dot(y)), x, y)
+DTYPES = (np.float64, np.float32, np.int64, np.int32, np.bool_)
 
 
-def test_matmul_dtypes() -> None:
-    for dx, dy in itertools.product([np.bool_, np.int8, np.int32, np.uint16, np.float32,
-                                     np.float64], repeat=2):
-        x = sample(dx, (2, 3))
-        y = sample(dy, (3,), 1)
-        check(lambda xp, x, y: (x @ y, xp.dot(x, y), y @ x.T), x, y)
+def matrices(n: int, batch: tuple[int, ...] = (), dtype: type = np.float64,
+             seed_: int = 0) -> np.ndarray:
+    """Well-conditioned matrices: random entries plus a dominant diagonal."""
+    rng = np.random.default_rng(seed_)
+    if np.dtype(dtype).kind in "biu":
+        a = rng.integers(-3, 4, (*batch, n, n)) + 8 * np.eye(n, dtype=np.int64)
+        return (a != 0) if dtype is np.bool_ else a.astype(dtype)
+    return (rng.standard_normal((*batch, n, n)) + n * np.eye(n)).astype(dtype)
 
 
-def test_dot_with_scalars_is_multiply() -> None:
-    x = sample(np.float32, (2, 3))
-    check(lambda xp, x: (xp.dot(x, 2), xp.dot(2.5, x), xp.dot(x, np.float64(2))), x)
-    check(lambda xp, x: xp.dot(x, x), x)
+def positive_definite(n: int, batch: tuple[int, ...] = (), dtype: type = np.float64,
+                      seed_: int = 0) -> np.ndarray:
+    a = matrices(n, batch, np.float64, seed_)
+    return (a @ np.swapaxes(a, -1, -2)).astype(dtype)
 
 
-def test_outer() -> None:
-    for xs, ys in [((3,), (4,)), ((2, 2), (3,)), ((), (2,)), ((0,), (2,))]:
-        check(lambda xp, x, y: xp.outer(x, y), sample(np.float32, xs), sample(np.int16, ys, 1))
-    check(lambda xp, x: xp.outer(x, 2), sample(np.float32, (3,)))
+def solve(a, b):
+    return np.linalg.solve(a, b)
 
+
+def inv(a):
+    return np.linalg.inv(a)
+
+
+def det(a):
+    return np.linalg.det(a)
+
+
+def slogdet(a):
+    return np.linalg.slogdet(a)
+
+
+def slogdet_fields(a):
+    result = np.linalg.slogdet(a)
+    return result.sign * 2, result.logabsdet + 1
+
+
+def cholesky(a):
+    return np.linalg.cholesky(a)
+
+
+def cholesky_upper(a):
+    return np.linalg.cholesky(a, upper=True)
+
+
+UNARY = ((inv, "inv"), (det, "det"), (slogdet, "slogdet"), (slogdet_fields, "slogdet"))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_every_function_on_every_dtype(backend: str, dtype: type) -> None:
+    a = matrices(4, dtype=dtype)
+    for fn, op in UNARY:
+        check(fn, a, backend=backend, ops=(op,))
+        ember.reset()
+    spd = positive_definite(4, dtype=dtype) if dtype is not np.bool_ else np.eye(4, dtype=bool)
+    check(cholesky, spd, backend=backend, ops=("cholesky",))
+    ember.reset()
+    check(cholesky_upper, spd, backend=backend, ops=("cholesky_upper",))
+    ember.reset()
+    b = np.arange(4, dtype=dtype) if dtype is not np.bool_ else np.ones(4, bool)
+    check(solve, a, b, backend=backend, ops=("solve",))
+    ember.reset()
+    check(solve, a, np.stack([b, b[::-1]], axis=1), backend=backend, ops=("solve",))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_mixed_dtypes_solve_in_double(backend: str) -> None:
+    a = matrices(3, dtype=np.float32)
+    check(solve, a, np.ones(3, np.float64), backend=backend, ops=("solve",))
+    ember.reset()
+    check(solve, a, np.ones(3, np.int32), backend=backend, ops=("solve",))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_stacks_and_broadcast_batches(backend: str) -> None:
+    a = matrices(3, (2, 4))
+    for fn, op in UNARY:
+        check(fn, a, backend=backend, ops=(op,))
+        ember.reset()
+    check(cholesky, positive_definite(3, (5,)), backend=backend, ops=("cholesky",))
+    ember.reset()
+    rng = np.random.default_rng(1)
+    for b in (rng.standard_normal(3), rng.standard_normal((3, 2)), rng.standard_normal((4, 3, 2)),
+              rng.standard_normal((2, 1, 3, 5))):
+        check(solve, a, b, backend=backend, ops=("solve",))
+        ember.reset()
+    check(solve, matrices(3), rng.standard_normal((6, 3, 1)), backend=backend, ops=("solve",))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_non_contiguous_operands(backend: str) -> None:
+    a = matrices(5, (3,))
+    check(lambda a: np.linalg.inv(a.transpose(0, 2, 1)), a, backend=backend, ops=("inv",))
+    ember.reset()
+    check(lambda a: np.linalg.det(a[::2, ::-1, 1:4][:, :3]), a, backend=backend, ops=("det",))
+    ember.reset()
+    check(lambda a, b: np.linalg.solve(a[1], b[::2]), a, np.arange(10.0), backend=backend,
+          ops=("solve",))
+    ember.reset()
+    check(lambda a: np.linalg.cholesky(a @ a.transpose(0, 2, 1) + 1.0), a, backend=backend,
+          ops=("cholesky",))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_graphs_around_the_ops_fuse(backend: str) -> None:
+    a, b = matrices(6), np.arange(6.0)
+    check(lambda a, b: np.linalg.solve(a * 2 + 1, b) * 2 + 1, a, b, backend=backend,
+          ops=("solve",))
+    ember.reset()
+    check(lambda a: np.linalg.inv(a) * np.linalg.det(a), a, backend=backend, ops=("inv", "det"))
+    ember.reset()
+    check(lambda a: np.linalg.inv(np.linalg.inv(a.T)) - a.T, a, backend=backend, ops=("inv",))
+
+
+def test_compiled_results_are_numpys_bit_for_bit() -> None:
+    """The native step calls NumPy's own LAPACK routines on the same column-major copies."""
+    a, b = matrices(7, (3,)), np.random.default_rng(2).standard_normal((3, 7, 2))
+    fns = (solve, inv, det, slogdet, cholesky, cholesky_upper)
+    spd = positive_definite(7, (3,))
+    for fn in fns:
+        args = (a, b) if fn is solve else (spd,) if fn in (cholesky, cholesky_upper) else (a,)
+        got, want = ember.compile(fn)(*args), fn(*args)
+        for g, w in zip(got if isinstance(got, tuple) else (got,),
+                        want if isinstance(want, tuple) else (want,), strict=True):
+            np.testing.assert_array_equal(g, w)
+    assert not ember.stats()["backend_fallbacks"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_singular_matrices(backend: str) -> None:
+    singular = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.0, 1.0, 1.0]])
+    check(det, singular, backend=backend, ops=("det",))
+    ember.reset()
+    check(slogdet, np.stack([singular, matrices(3)]), backend=backend, ops=("slogdet",))
+    ember.reset()
+    # NumPy raises LinAlgError: the compiled function raises it too, arguments untouched.
+    check(inv, singular, backend=backend)
+    ember.reset()
+    check(solve, np.stack([matrices(3), singular]), np.ones(3), backend=backend)
+    ember.reset()
+    check(inv, np.zeros((2, 2), np.float32), backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_cholesky_of_matrices_not_positive_definite(backend: str) -> None:
+    check(cholesky, -np.eye(3), backend=backend)
+    ember.reset()
+    check(cholesky_upper, np.array([[1.0, 2.0], [2.0, 1.0]]), backend=backend)
+    ember.reset()
+    check(cholesky, np.stack([np.eye(2), [[0.0, 0.0], [0.0, 1.0]]]), backend=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_raised_error_after_a_good_call_comes_from_numpy(backend: str) -> None:
+    compiled = ember.compile(lambda a, b: np.linalg.solve(a, b) + 1, backend=backend)
+    a, b = matrices(3), np.ones(3)
+    np.testing.assert_allclose(compiled(a, b), np.linalg.solve(a, b) + 1)
+    singular = np.ones((3, 3))
+    kept = singular.copy()
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        compiled(singular, b)
+    np.testing.assert_array_equal(singular, kept)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_nans(backend: str) -> None:
+    a = matrices(3)
+    a[1, 2] = np.nan
+    for fn, op in UNARY:
+        check(fn, a, backend=backend, ops=(op,))
+        ember.reset()
+    check(solve, a, np.ones(3), backend=backend, ops=("solve",))
+    ember.reset()
+    nan_diagonal = np.eye(3)
+    nan_diagonal[0, 0] = np.nan
+    check(cholesky, nan_diagonal, backend=backend, ops=("cholesky",))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_empty_matrices(backend: str) -> None:
+    for fn, op in UNARY:
+        check(fn, np.zeros((0, 0)), backend=backend, ops=(op,))
+        ember.reset()
+        check(fn, np.zeros((2, 0, 0)), backend=backend, ops=(op,))
+        ember.reset()
+        check(fn, np.zeros((0, 3, 3)), backend=backend, ops=(op,))
+        ember.reset()
+    check(solve, np.zeros((0, 0)), np.zeros((0, 4)), backend=backend, ops=("solve",))
+    ember.reset()
+    check(solve, matrices(2), np.zeros((2, 0)), backend=backend, ops=("solve",))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_shape_and_dtype_errors_are_numpys(backend: str) -> None:
+    """Refused at capture (a graph break): the call runs as Python and NumPy raises."""
+    for fn, args in ((inv, (np.ones((2, 3)),)), (det, (np.ones(3),)),
+                     (cholesky, (np.ones((3, 2, 2, 4)),)), (solve, (matrices(3), np.ones(2))),
+                     (solve, (matrices(3), np.ones((2, 3)))),
+                     (solve, (matrices(3, (2,)), np.ones((3, 3, 1)))),
+                     (inv, (np.eye(2, dtype=np.float16),))):
+        compiled = ember.compile(fn, backend=backend)
+        try:
+            fn(*args)
+        except Exception as want:  # noqa: BLE001
+            with pytest.raises(type(want)) as got:
+                compiled(*args)
+            assert str(got.value) == str(want)
+        else:
+            raise AssertionError(f"NumPy accepted {fn.__name__}{[a.shape for a in args]}")
+        ember.reset()
+
+
+def test_no_gradient_rule() -> None:
+    with pytest.raises(Exception, match="no gradient rule for op `det`"):
+        ember.grad(lambda a: np.linalg.det(a) * 2.0)(matrices(3))
+    with pytest.raises(Exception, match="no gradient rule for op `solve`"):
+        ember.grad(lambda a: np.linalg.solve(a, np.ones(3)).sum())(matrices(3))
+
+
+def test_without_lapack_the_graph_runs_eagerly() -> None:
+    from ember import _core
+    from ember.backends import blas
+
+    a = matrices(3)
+    try:
+        _core.set_lapack(None)
+        assert ember.compile(inv)(a).tolist() == np.linalg.inv(a).tolist()
+        assert ember.stats()["backend_fallbacks"]
+        assert ember.stats()["graph_breaks"] == 0
+    finally:
+        blas.register()
+
+
+@seed(20261206)
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 6), batch=st.lists(st.integers(1, 3), max_size=2),
+       k=st.one_of(st.none(), st.integers(1, 3)), dtype=st.sampled_from(DTYPES[:3]),
+       singular=st.booleans(), data=st.integers(0, 2**16))
+def test_random_systems(n: int, batch: list[int], k: int | None, dtype: type,
+                        singular: bool, data: int) -> None:
+    a = matrices(n, tuple(batch), dtype, data)
+    if singular:
+        a[..., -1, :] = a[..., 0, :]
+    rng = np.random.default_rng(data)
+    b = rng.standard_normal(n if k is None else (*batch, n, k)).astype(dtype)
+    recorder = RecordingBackend("cranelift")
+
+    def program(a, b):
+        return np.linalg.solve(a, b) * 2, np.linalg.det(a) + 1, np.linalg.slogdet(a)
+
+    compiled = ember.compile(program, backend=recorder)
+    try:
+        want = program(a, b)
+    except np.linalg.LinAlgError:
+        with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+            compiled(a, b)
+        assert singular
+    else:
+        got = compiled(a, b)
+        rtol = 1e-5 if dtype is np.float32 else 1e-9
+        for g, w in zip(got[:2] + tuple(got[2]), want[:2] + tuple(want[2]), strict=True):
+            assert type(g) is type(w) and np.asarray(g).dtype == np.asarray(w).dtype
+            np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol)
+        assert {"solve", "det", "slogdet"} <= set(recorder.ops(0))
+    ember.reset()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_warnings_are_numpys(backend: str) -> None:
+    """det and slogdet warn under the caller's errstate (a NaN, an overflowing determinant);
+    solve, inv and cholesky ignore every floating-point error."""
+    import warnings
+
+    nan = np.eye(3)
+    nan[1, 2] = np.nan
+    for fn in (det, lambda a: np.linalg.slogdet(a)[1] + 1, lambda a: np.linalg.inv(a) + 1,
+               lambda a: np.linalg.solve(a, np.ones(3))):
+        for a in (nan, np.eye(3) * 1e200):
+            with warnings.catch_warnings(record=True) as want:
+                warnings.simplefilter("always")
+                fn(a)
+            with warnings.catch_warnings(record=True) as got:
+                warnings.simplefilter("always")
+                ember.compile(fn, backend=backend)(a)
+            assert [str(w.message) for w in got] == [str(w.message) for w in want]
+            ember.reset()

@@ -105,10 +105,17 @@ def slogdet(graph: Graph, a: object) -> Any:
     """np.linalg.slogdet: `SlogdetResult(sign, logabsdet)`, NumPy scalars for one matrix."""
     x = _square(graph, a, "np.linalg.slogdet")
     both = graph.op("slogdet", [_double(graph, x)])
-    # One matrix gives NumPy scalars (`both[0]`; `both[..., 0]` would be a 0-d array).
-    sign, logabsdet = (_result(graph, getitem(graph, both, i if both.ndim == 1 else (..., i)), x)
-                       for i in (0, 1))
-    return np.linalg._linalg.SlogdetResult(sign, logabsdet)
+    return np.linalg._linalg.SlogdetResult(*(_result(graph, _part(graph, both, i), x)
+                                              for i in (0, 1)))
+
+
+def _part(graph: Graph, both: Value, i: int) -> Value:
+    """Sign (0) or log (1) from the op's last axis: a NumPy scalar for one matrix (`both[0]`:
+    `both[..., 0]` would be a 0-d array), else an array of its own, as NumPy's gufunc gives
+    each output (a view would share memory with the other)."""
+    if both.ndim == 1:
+        return getitem(graph, both, i)
+    return graph.op("copy", [getitem(graph, both, (..., i))])
 
 
 def functions() -> dict[Any, Any]:

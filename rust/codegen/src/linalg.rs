@@ -83,9 +83,11 @@ pub(crate) unsafe fn run(
 ) -> Result<(), Error> {
     let lapack = registered()
         .ok_or_else(|| Error::Unsupported("np.linalg without NumPy's LAPACK".into()))?;
-    // NumPy runs these routines with every floating-point error ignored: flags they raise
-    // (a NaN operand's comparisons) are no warning.
-    let saved = fpstatus::take();
+    // NumPy runs `solve`, `inv` and `cholesky` with every floating-point error ignored:
+    // flags they raise are no warning. `det` and `slogdet` run under the caller's errstate
+    // (NaN operands and overflowing determinants warn), so their flags stay raised.
+    let quiet = !matches!(kind, LinalgKind::Det | LinalgKind::Slogdet);
+    let saved = quiet.then(fpstatus::take);
     // SAFETY: the caller's contract; the addresses were registered as these routines.
     let result = unsafe {
         if lapack.ilp64 {
@@ -94,8 +96,10 @@ pub(crate) unsafe fn run(
             typed::<i32>(&lapack, kind, (a, la), b, (out, lo))
         }
     };
-    fpstatus::take();
-    fpstatus::raise(saved);
+    if let Some(saved) = saved {
+        fpstatus::take();
+        fpstatus::raise(saved);
+    }
     result
 }
 
