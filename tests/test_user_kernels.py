@@ -59,7 +59,6 @@ NOT_YET_NATIVE = {
     "lenet5": "conv2d's and maxpool2d's loops slice n-d windows at run-time bounds (x[:, i:i+K]), "
               "which a loop op does not take, and unrolled they pass the op budget",
     "spmv": "a slice with run-time bounds (A_col[A_row[i]:A_row[i + 1]]) in a loop body",
-    "cholesky2": "np.linalg.cholesky has no op",
     "kmeans": "members.shape[0] of a boolean-mask selection is a length only the data knows",
     "where_heavy": "np.where(c > 0)[0] (np.nonzero) has a shape only the data knows",
 }
