@@ -124,7 +124,8 @@ def test_every_op_in_the_table_runs() -> None:
     g.op("argsort", [i], axis=0)
     identity = g.eye(2, 2, 0, np.float64)
     g.op("solve", [identity, x])
-    for op in ("inv", "det", "slogdet", "cholesky", "cholesky_upper"):
+    for op in ("inv", "det", "slogdet", "cholesky", "cholesky_upper", "eigh", "eigh_upper",
+               "eigvalsh", "eigvalsh_upper"):
         g.op(op, [identity])
     assert {n.op for n in g.nodes} == set(OPS)
     g.set_outputs([n.out for n in g.nodes])

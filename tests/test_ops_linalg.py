@@ -1,4 +1,5 @@
-"""np.linalg.solve, inv, det, slogdet and cholesky against NumPy on both backends: random
+"""np.linalg.solve, inv, det, slogdet, cholesky, eigh and eigvalsh against NumPy on both
+backends: random
 well-conditioned and singular matrices, stacks with broadcast batches, every dtype NumPy
 takes, non-contiguous operands, NaNs, empty matrices, and NumPy's errors (a singular or
 non-positive-definite matrix, non-square input) with the arguments left untouched."""
@@ -61,7 +62,23 @@ def cholesky_upper(a):
     return np.linalg.cholesky(a, upper=True)
 
 
+def eigh(a):
+    return np.linalg.eigh(a)
+
+
+def eigh_fields(a):
+    result = np.linalg.eigh(a, UPLO="U")
+    return result.eigenvalues + 1, result.eigenvectors * 2
+
+
+def eigvalsh(a):
+    return np.linalg.eigvalsh(a)
+
+
 UNARY = ((inv, "inv"), (det, "det"), (slogdet, "slogdet"), (slogdet_fields, "slogdet"))
+SYMMETRIC = ((cholesky, "cholesky"), (cholesky_upper, "cholesky_upper"), (eigh, "eigh"),
+             (eigh_fields, "eigh_upper"), (eigvalsh, "eigvalsh"),
+             (lambda a: np.linalg.eigvalsh(a, "u"), "eigvalsh_upper"))
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -72,10 +89,9 @@ def test_every_function_on_every_dtype(backend: str, dtype: type) -> None:
         check(fn, a, backend=backend, ops=(op,))
         ember.reset()
     spd = positive_definite(4, dtype=dtype) if dtype is not np.bool_ else np.eye(4, dtype=bool)
-    check(cholesky, spd, backend=backend, ops=("cholesky",))
-    ember.reset()
-    check(cholesky_upper, spd, backend=backend, ops=("cholesky_upper",))
-    ember.reset()
+    for fn, op in SYMMETRIC:
+        check(fn, spd, backend=backend, ops=(op,))
+        ember.reset()
     b = np.arange(4, dtype=dtype) if dtype is not np.bool_ else np.ones(4, bool)
     check(solve, a, b, backend=backend, ops=("solve",))
     ember.reset()
@@ -96,7 +112,11 @@ def test_stacks_and_broadcast_batches(backend: str) -> None:
     for fn, op in UNARY:
         check(fn, a, backend=backend, ops=(op,))
         ember.reset()
-    check(cholesky, positive_definite(3, (5,)), backend=backend, ops=("cholesky",))
+    for fn, op in SYMMETRIC:
+        check(fn, positive_definite(3, (5,)), backend=backend, ops=(op,))
+        ember.reset()
+    # Only one triangle is read: the other may hold anything.
+    check(eigh_fields, np.triu(positive_definite(4, (2,))), backend=backend, ops=("eigh_upper",))
     ember.reset()
     rng = np.random.default_rng(1)
     for b in (rng.standard_normal(3), rng.standard_normal((3, 2)), rng.standard_normal((4, 3, 2)),
@@ -134,10 +154,10 @@ def test_graphs_around_the_ops_fuse(backend: str) -> None:
 def test_compiled_results_are_numpys_bit_for_bit() -> None:
     """The native step calls NumPy's own LAPACK routines on the same column-major copies."""
     a, b = matrices(7, (3,)), np.random.default_rng(2).standard_normal((3, 7, 2))
-    fns = (solve, inv, det, slogdet, cholesky, cholesky_upper)
+    fns = (solve, inv, det, slogdet, cholesky, cholesky_upper, eigh, eigh_fields, eigvalsh)
     spd = positive_definite(7, (3,))
     for fn in fns:
-        args = (a, b) if fn is solve else (spd,) if fn in (cholesky, cholesky_upper) else (a,)
+        args = (a, b) if fn is solve else (a,) if fn in (inv, det, slogdet) else (spd,)
         got, want = ember.compile(fn)(*args), fn(*args)
         for g, w in zip(got if isinstance(got, tuple) else (got,),
                         want if isinstance(want, tuple) else (want,), strict=True):
@@ -193,11 +213,13 @@ def test_nans(backend: str) -> None:
     nan_diagonal = np.eye(3)
     nan_diagonal[0, 0] = np.nan
     check(cholesky, nan_diagonal, backend=backend, ops=("cholesky",))
+    ember.reset()
+    check(eigh, nan_diagonal, backend=backend, ops=("eigh",))
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_empty_matrices(backend: str) -> None:
-    for fn, op in UNARY:
+    for fn, op in UNARY + SYMMETRIC:
         check(fn, np.zeros((0, 0)), backend=backend, ops=(op,))
         ember.reset()
         check(fn, np.zeros((2, 0, 0)), backend=backend, ops=(op,))
@@ -216,7 +238,8 @@ def test_shape_and_dtype_errors_are_numpys(backend: str) -> None:
                      (cholesky, (np.ones((3, 2, 2, 4)),)), (solve, (matrices(3), np.ones(2))),
                      (solve, (matrices(3), np.ones((2, 3)))),
                      (solve, (matrices(3, (2,)), np.ones((3, 3, 1)))),
-                     (inv, (np.eye(2, dtype=np.float16),))):
+                     (inv, (np.eye(2, dtype=np.float16),)),
+                     (lambda a: np.linalg.eigh(a, UPLO="X"), (np.eye(2),))):
         compiled = ember.compile(fn, backend=backend)
         try:
             fn(*args)

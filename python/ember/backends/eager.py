@@ -37,6 +37,11 @@ def _arange(dtype: np.dtype, shape: tuple[int, ...], start: float, step: float) 
     return out
 
 
+def _packed_eigh(x: Array, uplo: str) -> Array:
+    values, vectors = np.linalg.eigh(x, UPLO=uplo)
+    return np.concatenate([values[..., None, :], vectors], axis=-2)
+
+
 # How each non-ufunc op runs; elementwise and reduction ops call the OpDef's NumPy function.
 _RUNNERS: dict[str, Callable[..., Array]] = {
     "where": lambda node, c, x, y: np.where(c, x, y),
@@ -71,6 +76,10 @@ _RUNNERS: dict[str, Callable[..., Array]] = {
     "slogdet": lambda node, x: np.stack(np.linalg.slogdet(x), axis=-1),
     "cholesky": lambda node, x: np.linalg.cholesky(x),
     "cholesky_upper": lambda node, x: np.linalg.cholesky(x, upper=True),
+    "eigh": lambda node, x: _packed_eigh(x, "L"),
+    "eigh_upper": lambda node, x: _packed_eigh(x, "U"),
+    "eigvalsh": lambda node, x: np.linalg.eigvalsh(x),
+    "eigvalsh_upper": lambda node, x: np.linalg.eigvalsh(x, UPLO="U"),
 }
 
 

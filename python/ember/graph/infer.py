@@ -347,7 +347,12 @@ def linalg(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
                              f"match the matrices {format_shape(a.shape, ',')}")
         shape = broadcast_shapes(batch, b.shape[:-2]) + b.shape[-2:]
     else:
-        shape = batch + {"det": (), "slogdet": (2,)}.get(name, (m, m))
+        core = {"det": (), "slogdet": (2,), "eigvalsh": (m,), "eigvalsh_upper": (m,)}
+        if name.startswith("eigh"):
+            if isinstance(m, str):
+                raise Unsupported(f"{name} of symbolic size {m!r}")
+            core[name] = (m + 1, m)  # the values, then the vectors: one row more
+        shape = batch + core.get(name, (m, m))
     return Inferred(np.dtype(np.float64), shape, scalar=not shape)
 
 

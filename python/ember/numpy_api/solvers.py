@@ -118,6 +118,34 @@ def _part(graph: Graph, both: Value, i: int) -> Value:
     return graph.op("copy", [getitem(graph, both, (..., i))])
 
 
+def _uplo(UPLO: object, what: str) -> str:
+    if not isinstance(UPLO, str):
+        raise Unsupported(f"{what} with a computed UPLO=")
+    uplo = UPLO.upper()
+    if uplo not in ("L", "U"):
+        raise ValueError("UPLO argument must be 'L' or 'U'")
+    return "" if uplo == "L" else "_upper"
+
+
+def eigh(graph: Graph, a: object, UPLO: object = "L") -> Any:
+    """np.linalg.eigh: `EighResult(eigenvalues, eigenvectors)`, from one op whose rows are
+    the values, then the vectors (each sliced into an array of its own)."""
+    op = "eigh" + _uplo(UPLO, "np.linalg.eigh")
+    x = _square(graph, a, "np.linalg.eigh")
+    both = graph.op(op, [_double(graph, x)])
+    m = x.shape[-1]
+    values = getitem(graph, both, (..., 0, slice(None)))
+    vectors = getitem(graph, both, (..., slice(1, m + 1), slice(None)))
+    return np.linalg._linalg.EighResult(
+        *(_result(graph, graph.op("copy", [v]), x) for v in (values, vectors)))
+
+
+def eigvalsh(graph: Graph, a: object, UPLO: object = "L") -> Value:
+    return _of_square(graph, "eigvalsh" + _uplo(UPLO, "np.linalg.eigvalsh"), a,
+                      "np.linalg.eigvalsh")
+
+
 def functions() -> dict[Any, Any]:
     return {np.linalg.solve: solve, np.linalg.inv: inv, np.linalg.det: det,
-            np.linalg.slogdet: slogdet, np.linalg.cholesky: cholesky}
+            np.linalg.slogdet: slogdet, np.linalg.cholesky: cholesky, np.linalg.eigh: eigh,
+            np.linalg.eigvalsh: eigvalsh}

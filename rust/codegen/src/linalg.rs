@@ -2,7 +2,8 @@
 //! OpenBLAS, found by the Python package at import, as for [`crate::matmul::blas`]), exactly
 //! as NumPy's `_umath_linalg` calls it: each matrix of the batch is copied into a
 //! column-major scratch buffer (LAPACK overwrites its operands, and NumPy's arguments must
-//! stay untouched), factored or solved there (`dgesv`, `dgetrf`, `dpotrf`) and copied out, so
+//! stay untouched), factored or solved there (`dgesv`, `dgetrf`, `dpotrf`, `dsyevd`) and
+//! copied out, so
 //! results are bit for bit NumPy's. Until a LAPACK is registered the scheduler refuses these
 //! ops, and the graph runs on the eager backend.
 
@@ -15,8 +16,8 @@ use ember_core::interp::linalg::{NOT_POSITIVE_DEFINITE, SINGULAR};
 use ember_core::ir::LinalgKind;
 use ember_core::views::Layout;
 
-/// Addresses of the Fortran LAPACK routines the ops call (`dgesv_`, `dgetrf_`, `dpotrf_` or
-/// their renamed equivalents) and the width of their integer arguments.
+/// Addresses of the Fortran LAPACK routines the ops call (`dgesv_`, `dgetrf_`, `dpotrf_`,
+/// `dsyevd_` or their renamed equivalents) and the width of their integer arguments.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Lapack {
     /// `dgesv_`: LU factorisation and solve.
@@ -25,6 +26,8 @@ pub struct Lapack {
     pub dgetrf: usize,
     /// `dpotrf_`: Cholesky factorisation.
     pub dpotrf: usize,
+    /// `dsyevd_`: eigenvalues and eigenvectors of a symmetric matrix.
+    pub dsyevd: usize,
     /// Integer arguments are 64-bit (an ILP64 build such as `scipy-openblas64`), else 32-bit.
     pub ilp64: bool,
 }
@@ -46,7 +49,7 @@ pub fn registered() -> Option<Lapack> {
 }
 
 /// LAPACK's integer type: `i32` or `i64`.
-trait Int: Copy + Default + TryFrom<usize> + Into<i64> {}
+trait Int: Copy + Default + TryFrom<usize> + Into<i64> + From<i8> {}
 impl Int for i32 {}
 impl Int for i64 {}
 
@@ -59,6 +62,22 @@ type Gesv<I> =
 type Getrf<I> = unsafe extern "C" fn(*const I, *const I, *mut f64, *const I, *mut I, *mut I);
 /// The trailing argument is the hidden length of the Fortran string `uplo`.
 type Potrf<I> = unsafe extern "C" fn(*const c_char, *const I, *mut f64, *const I, *mut I, usize);
+/// `jobz, uplo, n, a, lda, w, work, lwork, iwork, liwork, info`, then the two strings' lengths.
+type Syevd<I> = unsafe extern "C" fn(
+    *const c_char,
+    *const c_char,
+    *const I,
+    *mut f64,
+    *const I,
+    *mut f64,
+    *mut f64,
+    *const I,
+    *mut I,
+    *const I,
+    *mut I,
+    usize,
+    usize,
+);
 
 /// One square matrix (or a right-hand side) of an operand: its element offset and the
 /// strides of its last two axes, in elements.
@@ -113,17 +132,22 @@ unsafe fn typed<I: Int>(
     (out, lo): (*mut f64, &Layout),
 ) -> Result<(), Error> {
     let m = la.shape[la.shape.len() - 1];
-    let core = match kind {
-        LinalgKind::Det => 0,
-        LinalgKind::Slogdet => 1,
-        _ => 2,
-    };
+    let core = kind.result_axes();
     let batch = &lo.shape[..lo.shape.len() - core];
     let k = match b {
         Some((_, lb)) => lb.shape[lb.shape.len() - 1],
         None => m,
     };
     let mut work = Work::<I>::new(m, k)?;
+    let mut eigen = match kind {
+        LinalgKind::Eigh | LinalgKind::EighUpper | LinalgKind::Eigvalsh | LinalgKind::EigvalshUpper => {
+            let vectors = matches!(kind, LinalgKind::Eigh | LinalgKind::EighUpper);
+            let lower = matches!(kind, LinalgKind::Eigh | LinalgKind::Eigvalsh);
+            // SAFETY: the address was registered as `dsyevd_`.
+            Some(unsafe { Eigen::<I>::new(lapack.dsyevd, &mut work, vectors, lower)? })
+        }
+        _ => None,
+    };
     for idx in batch_indices(batch) {
         let ma = matrix(la, &idx, 2);
         let mo = matrix(lo, &idx, core);
@@ -153,6 +177,21 @@ unsafe fn typed<I: Int>(
                 LinalgKind::Cholesky | LinalgKind::CholeskyUpper => {
                     work.potrf(lapack.dpotrf, kind == LinalgKind::Cholesky)?;
                     scatter(&work.a, m, m, out, mo);
+                }
+                LinalgKind::Eigh
+                | LinalgKind::EighUpper
+                | LinalgKind::Eigvalsh
+                | LinalgKind::EigvalshUpper => {
+                    let eigen = eigen.as_mut().expect("made for these kinds");
+                    eigen.run(lapack.dsyevd, &mut work)?;
+                    // The values are row 0 of the packed result (or all of it), the vectors
+                    // the rows after it.
+                    let values = Matrix { rows: 0, ..mo };
+                    scatter(&eigen.values, 1, m, out, values);
+                    if eigen.vectors {
+                        let vectors = Matrix { at: mo.at + mo.rows, ..mo };
+                        scatter(&work.a, m, m, out, vectors);
+                    }
                 }
             }
         }
@@ -332,6 +371,77 @@ impl<I: Int> Work<I> {
             }
         }
         Ok(())
+    }
+}
+
+/// `dsyevd`'s settings and buffers, its workspace sized by LAPACK's own query once per run
+/// (as NumPy's `init_evd` does).
+struct Eigen<I> {
+    jobz: c_char,
+    uplo: c_char,
+    vectors: bool,
+    values: Vec<f64>,
+    work: Vec<f64>,
+    iwork: Vec<I>,
+}
+
+impl<I: Int> Eigen<I> {
+    /// # Safety
+    /// `dsyevd` must be LAPACK's `dsyevd_` for integers `I`.
+    unsafe fn new(dsyevd: usize, w: &mut Work<I>, vectors: bool, lower: bool) -> Result<Self, Error> {
+        let mut eigen = Eigen {
+            jobz: if vectors { b'V' } else { b'N' } as c_char,
+            uplo: if lower { b'L' } else { b'U' } as c_char,
+            vectors,
+            values: vec![0.0; w.size.max(1)],
+            work: vec![0.0; 1],
+            iwork: vec![I::default(); 1],
+        };
+        // SAFETY: the caller's contract; a query (sizes -1) writes one element of each.
+        unsafe { eigen.call(dsyevd, w, true)? };
+        let size = |x: i64| usize::try_from(x).unwrap_or(0).max(1);
+        eigen.work = vec![0.0; size(eigen.work[0] as i64)];
+        eigen.iwork = vec![I::default(); size(eigen.iwork[0].into())];
+        Ok(eigen)
+    }
+
+    /// # Safety
+    /// As for `new`.
+    unsafe fn run(&mut self, dsyevd: usize, w: &mut Work<I>) -> Result<(), Error> {
+        // SAFETY: the caller's contract; the workspace has the sizes the query gave.
+        unsafe { self.call(dsyevd, w, false) }
+    }
+
+    /// # Safety
+    /// As for `new`.
+    unsafe fn call(&mut self, dsyevd: usize, w: &mut Work<I>, query: bool) -> Result<(), Error> {
+        // SAFETY: the caller's contract.
+        let syevd: Syevd<I> = unsafe { std::mem::transmute::<usize, Syevd<I>>(dsyevd) };
+        let (lwork, liwork) = if query {
+            (I::from(-1), I::from(-1))
+        } else {
+            (int(self.work.len())?, int(self.iwork.len())?)
+        };
+        let mut info = I::default();
+        // SAFETY: `a` holds `lda x m` elements, `values` `m`, the workspaces their lengths.
+        unsafe {
+            syevd(
+                &self.jobz,
+                &self.uplo,
+                &w.m,
+                w.a.as_mut_ptr(),
+                &w.lda,
+                self.values.as_mut_ptr(),
+                self.work.as_mut_ptr(),
+                &lwork,
+                self.iwork.as_mut_ptr(),
+                &liwork,
+                &mut info,
+                1,
+                1,
+            )
+        };
+        check(info, "Eigenvalues did not converge")
     }
 }
 

@@ -118,3 +118,23 @@ fn type_rules() {
         "f32 operand accepted"
     );
 }
+
+#[test]
+fn symmetric_eigenproblems_from_one_triangle() {
+    let r = 0.5f64.sqrt();
+    // The lower triangle reads [[2, 1], [1, 2]]; the upper one [[2, 9], [9, 2]].
+    let a = "f64[2,2]{2, 9, 1, 2}";
+    assert_close(&run("eigvalsh", &[a], "f64[2]").unwrap(), &[1.0, 3.0]);
+    assert_close(&run("eigvalsh_upper", &[a], "f64[2]").unwrap(), &[-7.0, 11.0]);
+    let packed = run("eigh", &[a], "f64[3,2]").unwrap();
+    assert_close(&packed[..2], &[1.0, 3.0]);
+    // Columns of the vectors, up to their signs: (1, -1) and (1, 1) normalised.
+    let magnitudes: Vec<f64> = packed[2..].iter().map(|x| x.abs()).collect();
+    assert_close(&magnitudes, &[r, r, r, r]);
+    assert!(packed[2] * packed[4] < 0.0 && packed[3] * packed[5] > 0.0);
+    let diagonal = run("eigh_upper", &["f64[3,3]{3, 0, 0, 5, 1, 0, 7, 7, 2}"], "f64[4,3]");
+    assert_close(
+        &diagonal.unwrap(),
+        &[1.0, 2.0, 3.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0],
+    );
+}

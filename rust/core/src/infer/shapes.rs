@@ -350,6 +350,14 @@ pub fn linalg(kind: LinalgKind, a: &[Dim], b: Option<&[Dim]>) -> Result<Vec<Dim>
         }
         (LinalgKind::Det, _) => vec![],
         (LinalgKind::Slogdet, _) => vec![Dim::Static(2)],
+        (LinalgKind::Eigh | LinalgKind::EighUpper, _) => {
+            let rows = match m {
+                Dim::Static(n) => Dim::Static(n + 1),
+                _ => return Err(Error::new(format!("{name} of symbolic size {m}"))),
+            };
+            vec![rows, m.clone()]
+        }
+        (LinalgKind::Eigvalsh | LinalgKind::EigvalshUpper, _) => vec![m.clone()],
     };
     Ok([batch, &core].concat())
 }

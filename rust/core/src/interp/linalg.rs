@@ -1,6 +1,7 @@
-//! The `np.linalg` ops by textbook algorithms (LU with partial pivoting, Cholesky by columns):
-//! the reference for the LAPACK calls of native code, equal to them within rounding. Errors
-//! carry NumPy's `LinAlgError` messages.
+//! The `np.linalg` ops by textbook algorithms (LU with partial pivoting, Cholesky by columns,
+//! cyclic Jacobi rotations for symmetric eigenproblems): the reference for the LAPACK calls of
+//! native code, equal to them within rounding (eigenvectors up to their signs). Errors carry
+//! NumPy's `LinAlgError` messages.
 
 use super::{broadcast, Elem, HostArray};
 use crate::error::{Error, Result};
@@ -15,12 +16,7 @@ pub const NOT_POSITIVE_DEFINITE: &str = "Matrix is not positive definite";
 pub(super) fn eval(kind: LinalgKind, args: &[&HostArray], shape: &[usize]) -> Result<Vec<Elem>> {
     let a = args[0];
     let m = a.shape[a.shape.len() - 1];
-    let core = match kind {
-        LinalgKind::Det => 0,
-        LinalgKind::Slogdet => 1,
-        _ => 2,
-    };
-    let batch = &shape[..shape.len() - core];
+    let batch = &shape[..shape.len() - kind.result_axes()];
     let count: usize = batch.iter().product();
     let matrices = floats(&broadcast(a, &[batch, &[m, m]].concat()));
     let rhs = match (kind, args.get(1)) {
@@ -41,6 +37,14 @@ pub(super) fn eval(kind: LinalgKind, args: &[&HostArray], shape: &[usize]) -> Re
             LinalgKind::Slogdet => out.extend(<[f64; 2]>::from(slogdet(a, m))),
             LinalgKind::Cholesky => out.extend(cholesky(a, m)?),
             LinalgKind::CholeskyUpper => out.extend(transpose(&cholesky(a, m)?, m)),
+            LinalgKind::Eigh | LinalgKind::EighUpper => {
+                let (values, vectors) = eigh(a, m, kind == LinalgKind::Eigh);
+                out.extend(values);
+                out.extend(vectors);
+            }
+            LinalgKind::Eigvalsh | LinalgKind::EigvalshUpper => {
+                out.extend(eigh(a, m, kind == LinalgKind::Eigvalsh).0)
+            }
         }
     }
     Ok(out.into_iter().map(Elem::F).collect())
@@ -157,4 +161,66 @@ fn cholesky(a: &[f64], m: usize) -> Result<Vec<f64>> {
         }
     }
     Ok(l)
+}
+
+/// The eigenvalues (ascending) and eigenvectors (as columns, row-major) of the symmetric
+/// matrix whose lower (or upper) triangle `a` holds, by cyclic Jacobi rotations.
+fn eigh(a: &[f64], m: usize, lower: bool) -> (Vec<f64>, Vec<f64>) {
+    let mut s: Vec<f64> = (0..m * m)
+        .map(|p| {
+            let (i, j) = (p / m, p % m);
+            if (i >= j) == lower {
+                a[p]
+            } else {
+                a[j * m + i]
+            }
+        })
+        .collect();
+    let mut v = identity(m);
+    let scale: f64 = s.iter().map(|x| x * x).sum();
+    for _ in 0..64 {
+        let off: f64 = (0..m * m)
+            .filter(|p| p / m != p % m)
+            .map(|p| s[p] * s[p])
+            .sum();
+        if !(off > 1e-30 * scale) {
+            break;
+        }
+        for p in 0..m {
+            for q in p + 1..m {
+                rotate(&mut s, &mut v, m, p, q);
+            }
+        }
+    }
+    let mut order: Vec<usize> = (0..m).collect();
+    order.sort_by(|&i, &j| s[i * m + i].total_cmp(&s[j * m + j]));
+    let values = order.iter().map(|&i| s[i * m + i]).collect();
+    let vectors = (0..m * m).map(|p| v[(p / m) * m + order[p % m]]).collect();
+    (values, vectors)
+}
+
+/// One Jacobi rotation zeroing `s[p][q]`: `s = J^T s J`, `v = v J`.
+fn rotate(s: &mut [f64], v: &mut [f64], m: usize, p: usize, q: usize) {
+    let apq = s[p * m + q];
+    if apq == 0.0 {
+        return;
+    }
+    let theta = (s[q * m + q] - s[p * m + p]) / (2.0 * apq);
+    let t = theta.signum() / (theta.abs() + (theta * theta + 1.0).sqrt());
+    let c = 1.0 / (t * t + 1.0).sqrt();
+    let sn = t * c;
+    let columns = |x: &mut [f64]| {
+        for k in 0..m {
+            let (xp, xq) = (x[k * m + p], x[k * m + q]);
+            x[k * m + p] = c * xp - sn * xq;
+            x[k * m + q] = sn * xp + c * xq;
+        }
+    };
+    columns(s);
+    columns(v);
+    for k in 0..m {
+        let (sp, sq) = (s[p * m + k], s[q * m + k]);
+        s[p * m + k] = c * sp - sn * sq;
+        s[q * m + k] = sn * sp + c * sq;
+    }
 }

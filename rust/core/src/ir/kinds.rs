@@ -185,8 +185,31 @@ op_kinds!(
         Cholesky => "cholesky" ("linalg.cholesky"),
         /// `np.linalg.cholesky(a, upper=True)`: the upper factor `u` with `a = u.T @ u`.
         CholeskyUpper => "cholesky_upper" ("linalg.cholesky"),
+        /// `np.linalg.eigh(a)` (from the lower triangle): the eigenvalues in ascending order,
+        /// then the eigenvectors as columns, packed as `(..., m + 1, m)`: row 0 the values,
+        /// rows 1.. the vectors.
+        Eigh => "eigh" ("linalg.eigh"),
+        /// `np.linalg.eigh(a, UPLO="U")`, packed as `eigh`.
+        EighUpper => "eigh_upper" ("linalg.eigh"),
+        /// `np.linalg.eigvalsh(a)`: the eigenvalues alone, in ascending order.
+        Eigvalsh => "eigvalsh" ("linalg.eigvalsh"),
+        /// `np.linalg.eigvalsh(a, UPLO="U")`.
+        EigvalshUpper => "eigvalsh_upper" ("linalg.eigvalsh"),
     }
 );
+
+impl LinalgKind {
+    /// How many trailing axes of the result one matrix gives: 0 for `det`, 1 for `slogdet`
+    /// and the eigenvalues, 2 for matrices (the packed eigenvalues and vectors of `eigh`).
+    pub fn result_axes(self) -> usize {
+        use LinalgKind::*;
+        match self {
+            Det => 0,
+            Slogdet | Eigvalsh | EigvalshUpper => 1,
+            Solve | Inv | Cholesky | CholeskyUpper | Eigh | EighUpper => 2,
+        }
+    }
+}
 
 impl UnaryOp {
     /// Whether the op is a predicate, giving `bool` whatever its loop dtype.
