@@ -124,6 +124,8 @@ def test_every_op_in_the_table_runs() -> None:
     g.op("argsort", [i], axis=0)
     identity = g.eye(2, 2, 0, np.float64)
     g.op("solve", [identity, x])
+    g.op("lstsq", [g.eye(3, 2, 0, np.float64), g.op("transpose", [x], perm=[1, 0]),
+                   g.const(1e-10)])
     for op in ("inv", "det", "slogdet", "cholesky", "cholesky_upper", "eigh", "eigh_upper",
                "eigvalsh", "eigvalsh_upper"):
         g.op(op, [identity])

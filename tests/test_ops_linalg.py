@@ -1,5 +1,5 @@
-"""np.linalg.solve, inv, det, slogdet, cholesky, eigh and eigvalsh against NumPy on both
-backends: random
+"""np.linalg.solve, inv, det, slogdet, cholesky, eigh, eigvalsh and lstsq against NumPy on
+both backends: random
 well-conditioned and singular matrices, stacks with broadcast batches, every dtype NumPy
 takes, non-contiguous operands, NaNs, empty matrices, and NumPy's errors (a singular or
 non-positive-definite matrix, non-square input) with the arguments left untouched."""
@@ -162,6 +162,9 @@ def test_compiled_results_are_numpys_bit_for_bit() -> None:
         for g, w in zip(got if isinstance(got, tuple) else (got,),
                         want if isinstance(want, tuple) else (want,), strict=True):
             np.testing.assert_array_equal(g, w)
+    got = ember.compile(lstsq)(a[0, :, :4], b[0])
+    for g, w in zip(got, lstsq(a[0, :, :4], b[0]), strict=True):
+        np.testing.assert_array_equal(g, w)
     assert not ember.stats()["backend_fallbacks"]
 
 
@@ -326,3 +329,41 @@ def test_warnings_are_numpys(backend: str) -> None:
                 ember.compile(fn, backend=backend)(a)
             assert [str(w.message) for w in got] == [str(w.message) for w in want]
             ember.reset()
+
+
+def lstsq(a, b):
+    return np.linalg.lstsq(a, b, rcond=None)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", DTYPES[:3])
+def test_lstsq_of_full_rank(backend: str, dtype: type) -> None:
+    rng = np.random.default_rng(3)
+    for m, n in ((7, 3), (3, 3), (3, 5)):
+        a = (rng.standard_normal((m, n)) * 4).astype(dtype)
+        for b in (rng.standard_normal(m), rng.standard_normal((m, 2))):
+            check(lstsq, a, b.astype(dtype), backend=backend, ops=("lstsq",))
+            ember.reset()
+    a = rng.standard_normal((6, 2))
+    check(lambda a, b: np.linalg.lstsq(a.T, b[:2], rcond=1e-3)[0] * 2, a, np.ones(6),
+          backend=backend, ops=("lstsq",))
+    ember.reset()
+    check(lambda a, b: np.linalg.lstsq(a[::2], b[::2])[1] + 1, a, np.arange(6.0),
+          backend=backend, ops=("lstsq",))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_lstsq_below_full_rank_runs_as_numpy(backend: str) -> None:
+    """NumPy's residuals are empty then (a shape only the data decides): the graph fails and
+    the frame runs as Python, with NumPy's rank and residuals."""
+    a = np.ones((5, 3))
+    compiled = ember.compile(lstsq, backend=backend)
+    for b in (np.arange(5.0), np.arange(5.0) + 1):
+        got, want = compiled(a, b), lstsq(a, b)
+        assert got[2] == want[2] == 1 and got[1].shape == want[1].shape == (0,)
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_array_equal(g, w)
+    assert ember.stats()["entry_fallbacks"] == 2
+    ember.reset()
+    with pytest.raises(np.linalg.LinAlgError, match="Incompatible dimensions"):
+        ember.compile(lstsq, backend=backend)(a, np.ones(4))

@@ -37,6 +37,17 @@ def _arange(dtype: np.dtype, shape: tuple[int, ...], start: float, step: float) 
     return out
 
 
+def _packed_lstsq(a: Array, b: Array, rcond: Array) -> Array:
+    """The `lstsq` op: solution, residuals (NaN where NumPy gives none) and singular values,
+    flattened, for a matrix of full rank; another rank fails, as the native step does."""
+    x, residuals, rank, s = np.linalg.lstsq(a, b, rcond=float(rcond))
+    if rank != min(a.shape):
+        raise np.linalg.LinAlgError("lstsq of a matrix below full rank")
+    if not residuals.size:
+        residuals = np.full(b.shape[1], np.nan)
+    return np.concatenate([x.ravel(), residuals, s])
+
+
 def _packed_eigh(x: Array, uplo: str) -> Array:
     values, vectors = np.linalg.eigh(x, UPLO=uplo)
     return np.concatenate([values[..., None, :], vectors], axis=-2)
@@ -76,6 +87,7 @@ _RUNNERS: dict[str, Callable[..., Array]] = {
     "slogdet": lambda node, x: np.stack(np.linalg.slogdet(x), axis=-1),
     "cholesky": lambda node, x: np.linalg.cholesky(x),
     "cholesky_upper": lambda node, x: np.linalg.cholesky(x, upper=True),
+    "lstsq": lambda node, a, b, rcond: _packed_lstsq(a, b, rcond),
     "eigh": lambda node, x: _packed_eigh(x, "L"),
     "eigh_upper": lambda node, x: _packed_eigh(x, "U"),
     "eigvalsh": lambda node, x: np.linalg.eigvalsh(x),

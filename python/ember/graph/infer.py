@@ -336,9 +336,11 @@ def linalg(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
     a = inputs[0]
     if any(v.dtype != np.float64 for v in inputs):
         raise TypeError(f"{name} takes float64 operands")
-    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+    if name != "lstsq" and (a.ndim < 2 or a.shape[-1] != a.shape[-2]):
         raise ValueError(f"{name}: the last 2 dimensions of {format_shape(a.shape, ',')} "
                          "must be square")
+    if name == "lstsq":
+        return _lstsq(inputs)
     batch, m = a.shape[:-2], a.shape[-1]
     if name == "solve":
         b = inputs[1]
@@ -354,6 +356,19 @@ def linalg(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
             core[name] = (m + 1, m)  # the values, then the vectors: one row more
         shape = batch + core.get(name, (m, m))
     return Inferred(np.dtype(np.float64), shape, scalar=not shape)
+
+
+def _lstsq(inputs: Sequence[Value]) -> Inferred:
+    """`lstsq(a, b, rcond)` of static sizes: the solution, residuals and singular values
+    flattened into one vector."""
+    a, b, rcond = inputs
+    sizes = (*a.shape, *b.shape)
+    if (a.ndim, b.ndim, rcond.ndim) != (2, 2, 0) or a.shape[0] != b.shape[0] or any(
+            isinstance(d, str) for d in sizes):
+        raise ValueError(f"lstsq of {format_shape(a.shape, ',')} and "
+                         f"{format_shape(b.shape, ',')}")
+    (m, n), k = a.shape, b.shape[1]
+    return Inferred(np.dtype(np.float64), (n * k + k + min(m, n),))
 
 
 def const(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],

@@ -90,8 +90,9 @@ _define("if", None, (("then", "func"), ("else", "func")), regions.refuse, "regio
 _define("cumsum cumprod", 1, (("axis", "int"),), infer.scan, "other", _TABLE["scan"])
 _define("sort argsort", 1, (("axis", "int"),), infer.sort, "other", _TABLE["scan"])
 _define("solve", 2, (), infer.linalg, "other", _TABLE["linalg"])
-_define(" ".join(name for name in _TABLE["linalg"] if name != "solve"), 1, (), infer.linalg,
-        "other", _TABLE["linalg"])
+_define("lstsq", 3, (), infer.linalg, "other", _TABLE["linalg"])
+_define(" ".join(name for name in _TABLE["linalg"] if name not in ("solve", "lstsq")), 1, (),
+        infer.linalg, "other", _TABLE["linalg"])
 
 
 def check_attr(op: str, name: str, kind: AttrKind, value: Any) -> Any:

@@ -1,5 +1,5 @@
 """np.linalg's solvers and factorisations as graph ops computed by NumPy's own LAPACK:
-np.linalg.solve, inv, det, slogdet and cholesky.
+np.linalg.solve, inv, det, slogdet, cholesky, eigh, eigvalsh and lstsq.
 
 Each is written as `numpy/linalg/_linalg.py` writes it: the operands checked as stacks of
 square matrices, cast to float64 (NumPy's `signature='dd->d'`: every real dtype is solved in
@@ -16,8 +16,9 @@ import numpy as np
 
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
+from ember.numpy_api.convert import to_value
 from ember.numpy_api.indexing import getitem
-from ember.numpy_api.shape_ops import array_arg
+from ember.numpy_api.shape_ops import array_arg, reshape_value
 
 _SOLVE1 = "(m,m),(m)->(m)"
 _SOLVE = "(m,m),(m,n)->(m,n)"
@@ -145,7 +146,47 @@ def eigvalsh(graph: Graph, a: object, UPLO: object = "L") -> Value:
                       "np.linalg.eigvalsh")
 
 
+def lstsq(graph: Graph, a: object, b: object, rcond: object = None) -> Any:
+    """np.linalg.lstsq of one matrix of full rank: `(x, residuals, rank, s)`, the rank the
+    constant `min(m, n)`. A matrix below full rank makes the compiled graph fail, and the
+    frame runs as Python for NumPy's result, whose residuals then have another shape."""
+    what = "np.linalg.lstsq"
+    x, y = _operand(graph, a, what), _operand(graph, b, what)
+    vector = y.ndim == 1
+    if vector:
+        y = graph.op("expand_dims", [y], axis=[1])
+    for v in (x, y):
+        if v.ndim != 2:
+            raise np.linalg.LinAlgError(
+                f"{v.ndim}-dimensional array given. Array must be two-dimensional")
+    (m, n), (m2, k) = x.shape, y.shape
+    if any(isinstance(d, str) for d in (m, n, m2, k)):
+        raise Unsupported(f"{what} of symbolic dimensions")
+    if m != m2:
+        raise np.linalg.LinAlgError("Incompatible dimensions")
+    if 0 in (m, n, k):
+        raise Unsupported(f"{what} of an empty matrix")
+    if rcond is None:
+        rcond = float(np.finfo(np.float64).eps) * max(n, m)
+    r = to_value(graph, rcond, what)
+    if r.ndim != 0:
+        raise Unsupported(f"{what} with an array rcond")
+    packed = graph.op("lstsq", [_double(graph, x), _double(graph, y), _double(graph, r)])
+
+    def part(start: int, stop: int) -> Value:
+        return graph.op("copy", [getitem(graph, packed, slice(start, stop))])
+
+    solution = reshape_value(graph, part(0, n * k), (n,) if vector else (n, k))
+    if m > n:
+        residuals = part(n * k, n * k + k)
+    else:
+        residuals = graph.full((0,), 0.0, np.float64)
+    singular = part(n * k + k, n * k + k + min(m, n))
+    return (_result(graph, solution, x, y), _result(graph, residuals, x, y),
+            np.int32(min(m, n)), _result(graph, singular, x, y))
+
+
 def functions() -> dict[Any, Any]:
     return {np.linalg.solve: solve, np.linalg.inv: inv, np.linalg.det: det,
             np.linalg.slogdet: slogdet, np.linalg.cholesky: cholesky, np.linalg.eigh: eigh,
-            np.linalg.eigvalsh: eigvalsh}
+            np.linalg.eigvalsh: eigvalsh, np.linalg.lstsq: lstsq}

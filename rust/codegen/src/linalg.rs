@@ -12,7 +12,7 @@ use std::sync::RwLock;
 
 use crate::fpstatus;
 use crate::Error;
-use ember_core::interp::linalg::{NOT_POSITIVE_DEFINITE, SINGULAR};
+use ember_core::interp::linalg::{NOT_POSITIVE_DEFINITE, RANK_DEFICIENT, SINGULAR};
 use ember_core::ir::LinalgKind;
 use ember_core::views::Layout;
 
@@ -28,6 +28,8 @@ pub struct Lapack {
     pub dpotrf: usize,
     /// `dsyevd_`: eigenvalues and eigenvectors of a symmetric matrix.
     pub dsyevd: usize,
+    /// `dgelsd_`: least squares by the singular value decomposition.
+    pub dgelsd: usize,
     /// Integer arguments are 64-bit (an ILP64 build such as `scipy-openblas64`), else 32-bit.
     pub ilp64: bool,
 }
@@ -62,6 +64,23 @@ type Gesv<I> =
 type Getrf<I> = unsafe extern "C" fn(*const I, *const I, *mut f64, *const I, *mut I, *mut I);
 /// The trailing argument is the hidden length of the Fortran string `uplo`.
 type Potrf<I> = unsafe extern "C" fn(*const c_char, *const I, *mut f64, *const I, *mut I, usize);
+/// `m, n, nrhs, a, lda, b, ldb, s, rcond, rank, work, lwork, iwork, info`.
+type Gelsd<I> = unsafe extern "C" fn(
+    *const I,
+    *const I,
+    *const I,
+    *mut f64,
+    *const I,
+    *mut f64,
+    *const I,
+    *mut f64,
+    *const f64,
+    *mut I,
+    *mut f64,
+    *const I,
+    *mut I,
+    *mut I,
+);
 /// `jobz, uplo, n, a, lda, w, work, lwork, iwork, liwork, info`, then the two strings' lengths.
 type Syevd<I> = unsafe extern "C" fn(
     *const c_char,
@@ -88,16 +107,15 @@ struct Matrix {
     cols: isize,
 }
 
-/// Computes `kind` over `f64` arrays: `a` the matrices, `b` the right-hand sides of `solve`,
-/// `out` the result; layouts in elements.
+/// Computes `kind` over `f64` arrays: `inputs` the operands (the matrices, then `solve`'s
+/// right-hand sides or `lstsq`'s and its rcond), `out` the result; layouts in elements.
 ///
 /// # Safety
 /// Each pointer and layout must describe a valid `f64` array of the shapes the op's type rule
 /// gives (`b`'s and `a`'s batch broadcast to `out`'s); `out` must be writable.
 pub(crate) unsafe fn run(
     kind: LinalgKind,
-    (a, la): (*const f64, &Layout),
-    b: Option<(*const f64, &Layout)>,
+    inputs: &[(*const f64, Layout)],
     (out, lo): (*mut f64, &Layout),
 ) -> Result<(), Error> {
     let lapack = registered()
@@ -109,10 +127,11 @@ pub(crate) unsafe fn run(
     let saved = quiet.then(fpstatus::take);
     // SAFETY: the caller's contract; the addresses were registered as these routines.
     let result = unsafe {
-        if lapack.ilp64 {
-            typed::<i64>(&lapack, kind, (a, la), b, (out, lo))
-        } else {
-            typed::<i32>(&lapack, kind, (a, la), b, (out, lo))
+        match (kind, lapack.ilp64) {
+            (LinalgKind::Lstsq, true) => lstsq::<i64>(lapack.dgelsd, inputs, (out, lo)),
+            (LinalgKind::Lstsq, false) => lstsq::<i32>(lapack.dgelsd, inputs, (out, lo)),
+            (_, true) => typed::<i64>(&lapack, kind, inputs, (out, lo)),
+            (_, false) => typed::<i32>(&lapack, kind, inputs, (out, lo)),
         }
     };
     if let Some(saved) = saved {
@@ -127,10 +146,11 @@ pub(crate) unsafe fn run(
 unsafe fn typed<I: Int>(
     lapack: &Lapack,
     kind: LinalgKind,
-    (a, la): (*const f64, &Layout),
-    b: Option<(*const f64, &Layout)>,
+    inputs: &[(*const f64, Layout)],
     (out, lo): (*mut f64, &Layout),
 ) -> Result<(), Error> {
+    let (a, la) = (inputs[0].0, &inputs[0].1);
+    let b = inputs.get(1).map(|(p, l)| (*p, l));
     let m = la.shape[la.shape.len() - 1];
     let core = kind.result_axes();
     let batch = &lo.shape[..lo.shape.len() - core];
@@ -154,11 +174,11 @@ unsafe fn typed<I: Int>(
         // SAFETY: every index is inside its array by the caller's shapes; the work buffers
         // hold `m x m` and `m x k` elements.
         unsafe {
-            gather(a, ma, m, m, &mut work.a);
+            gather(a, ma, m, m, &mut work.a, m);
             match kind {
                 LinalgKind::Solve | LinalgKind::Inv => {
                     match b {
-                        Some((pb, lb)) => gather(pb, matrix(lb, &idx, 2), m, k, &mut work.b),
+                        Some((pb, lb)) => gather(pb, matrix(lb, &idx, 2), m, k, &mut work.b, m),
                         None => work.identity(),
                     }
                     work.gesv(lapack.dgesv)?;
@@ -178,6 +198,7 @@ unsafe fn typed<I: Int>(
                     work.potrf(lapack.dpotrf, kind == LinalgKind::Cholesky)?;
                     scatter(&work.a, m, m, out, mo);
                 }
+                LinalgKind::Lstsq => unreachable!("run by `lstsq`"),
                 LinalgKind::Eigh
                 | LinalgKind::EighUpper
                 | LinalgKind::Eigvalsh
@@ -241,15 +262,16 @@ fn matrix(l: &Layout, idx: &[usize], core: usize) -> Matrix {
     }
 }
 
-/// Copies the `r x c` matrix `x` into `dst` in column-major order.
+/// Copies the `r x c` matrix `x` into `dst` in column-major order, columns `ld` apart.
 ///
 /// # Safety
 /// `src` and `x` must address `r x c` valid elements.
-unsafe fn gather(src: *const f64, x: Matrix, r: usize, c: usize, dst: &mut [f64]) {
+unsafe fn gather(src: *const f64, x: Matrix, r: usize, c: usize, dst: &mut [f64], ld: usize) {
     for j in 0..c {
         for i in 0..r {
             // SAFETY: the caller's contract.
-            dst[i + j * r] = unsafe { *src.offset(x.at + i as isize * x.rows + j as isize * x.cols) };
+            dst[i + j * ld] =
+                unsafe { *src.offset(x.at + i as isize * x.rows + j as isize * x.cols) };
         }
     }
 }
@@ -443,6 +465,77 @@ impl<I: Int> Eigen<I> {
         };
         check(info, "Eigenvalues did not converge")
     }
+}
+
+/// `lstsq` as NumPy's `_umath_linalg.lstsq` computes it: `dgelsd` on column-major copies
+/// (`b` with `max(m, n)` rows), the workspace sized by its own query; the solution is `b`'s
+/// first `n` rows, each column's residual the sum of squares of the rest. A rank below
+/// `min(m, n)` is an error: NumPy's residuals then have another shape.
+///
+/// # Safety
+/// `dgelsd` must be LAPACK's `dgelsd_` for integers `I`; `inputs` an `(m, n)` matrix, `(m, k)`
+/// right-hand sides and a 0-d rcond, `out` a vector of `n * k + k + min(m, n)`.
+unsafe fn lstsq<I: Int>(
+    dgelsd: usize,
+    inputs: &[(*const f64, Layout)],
+    (out, lo): (*mut f64, &Layout),
+) -> Result<(), Error> {
+    // SAFETY: the caller's contract.
+    let gelsd: Gelsd<I> = unsafe { std::mem::transmute::<usize, Gelsd<I>>(dgelsd) };
+    let [(a, la), (b, lb), (rcond, lr)] = inputs else {
+        return Err(Error::Codegen("lstsq takes three operands".into()));
+    };
+    let (m, n, k) = (la.shape[0], la.shape[1], lb.shape[1]);
+    let (p, ld) = (m.min(n), m.max(n).max(1));
+    let mut aw = vec![0.0; m.max(1) * n.max(1)];
+    let mut bw = vec![0.0; ld * k.max(1)];
+    let mut s = vec![0.0; p.max(1)];
+    // SAFETY: the operands' layouts address these elements (the caller's contract).
+    let rcond = unsafe {
+        gather(*a, matrix(la, &[], 2), m, n, &mut aw, m.max(1));
+        gather(*b, matrix(lb, &[], 2), m, k, &mut bw, ld);
+        *rcond.offset(lr.offset)
+    };
+    let (mi, ni, ki, lda, ldb) = (int::<I>(m)?, int::<I>(n)?, int::<I>(k)?, int(m.max(1))?, int(ld)?);
+    let (mut rank, mut info) = (I::default(), I::default());
+    let (mut size, mut isize) = (0.0, I::default());
+    let query = I::from(-1);
+    // SAFETY: a workspace query writes one element of `work` and `iwork`.
+    unsafe {
+        gelsd(
+            &mi, &ni, &ki, aw.as_mut_ptr(), &lda, bw.as_mut_ptr(), &ldb, s.as_mut_ptr(), &rcond,
+            &mut rank, &mut size, &query, &mut isize, &mut info,
+        )
+    };
+    check(info, "SVD did not converge in Linear Least Squares")?;
+    let mut work = vec![0.0; (size as usize).max(1)];
+    let mut iwork = vec![I::default(); usize::try_from(isize.into()).unwrap_or(0).max(1)];
+    let lwork = int::<I>(work.len())?;
+    // SAFETY: the buffers have the sizes LAPACK asked for.
+    unsafe {
+        gelsd(
+            &mi, &ni, &ki, aw.as_mut_ptr(), &lda, bw.as_mut_ptr(), &ldb, s.as_mut_ptr(), &rcond,
+            &mut rank, work.as_mut_ptr(), &lwork, iwork.as_mut_ptr(), &mut info,
+        )
+    };
+    check(info, "SVD did not converge in Linear Least Squares")?;
+    if rank.into() != p as i64 {
+        return Err(Error::Unsupported(RANK_DEFICIENT.into()));
+    }
+    let residual = |c: usize| {
+        let column = &bw[c * ld + n..c * ld + m.max(n)];
+        column.iter().fold(0.0, |sum, x| sum + x * x)
+    };
+    let values = (0..n * k)
+        .map(|q| bw[(q % k) * ld + q / k])
+        .chain((0..k).map(|c| if m > n { residual(c) } else { f64::NAN }))
+        .chain(s[..p].iter().copied());
+    let step = lo.strides[0];
+    for (i, x) in values.enumerate() {
+        // SAFETY: `out` holds `n * k + k + p` elements `step` apart.
+        unsafe { *out.offset(lo.offset + i as isize * step) = x };
+    }
+    Ok(())
 }
 
 fn check<I: Int>(info: I, message: &str) -> Result<(), Error> {

@@ -138,3 +138,24 @@ fn symmetric_eigenproblems_from_one_triangle() {
         &[1.0, 2.0, 3.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0],
     );
 }
+
+#[test]
+fn least_squares_of_full_rank() {
+    // Fitting y = c0 + c1 t through (0, 1), (1, 3), (2, 2): c = (1.5, 0.5), residual 1.5.
+    let a = "f64[3,2]{1, 0, 1, 1, 1, 2}";
+    let b = "f64[3,1]{1, 3, 2}";
+    let packed = run("lstsq", &[a, b, "f64[]{1e-15}"], "f64[5]").unwrap();
+    assert_close(&packed[..3], &[1.5, 0.5, 1.5]);
+    // The singular values are the square roots of eigenvalues of [[3, 3], [3, 5]].
+    let root = |x: f64| x.sqrt();
+    assert_close(&packed[3..], &[root(4.0 + 10f64.sqrt()), root(4.0 - 10f64.sqrt())]);
+    assert_eq!(
+        run(
+            "lstsq",
+            &["f64[2,2]{1, 1, 1, 1}", "f64[2,1]{1, 2}", "f64[]{1e-15}"],
+            "f64[5]"
+        )
+        .unwrap_err(),
+        "lstsq of a matrix below full rank"
+    );
+}

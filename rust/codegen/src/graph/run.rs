@@ -371,23 +371,18 @@ impl Runtime<'_> {
                 // input's shape, of `dtype` (`i64` for argsort), the input of `in_dtype`.
                 unsafe { scan::scan(*kind, *dtype, *in_dtype, *axis, (pi, &li), (po, &lo)) };
             }
-            Step::Linalg { kind, a, b, out } => {
-                let (pa, _, la) = self.resolve(a);
-                let b = b.as_ref().map(|b| {
-                    let (pb, _, lb) = self.resolve(b);
-                    (pb as *const f64, lb)
-                });
+            Step::Linalg { kind, inputs, out } => {
+                let inputs: SmallVec<[(*const f64, Layout); 3]> = inputs
+                    .iter()
+                    .map(|x| {
+                        let (p, _, l) = self.resolve(x);
+                        (p as *const f64, l)
+                    })
+                    .collect();
                 let (po, _, lo) = self.resolve(out);
                 // SAFETY: as for kernels; every operand is `f64` of the shapes the op's type
                 // rule gives, `out` a fresh temp or a caller output.
-                unsafe {
-                    linalg::run(
-                        *kind,
-                        (pa as *const f64, &la),
-                        b.as_ref().map(|(p, l)| (*p, l)),
-                        (po as *mut f64, &lo),
-                    )
-                }?;
+                unsafe { linalg::run(*kind, &inputs, (po as *mut f64, &lo)) }?;
             }
             Step::Matmul {
                 a,

@@ -109,11 +109,10 @@ pub(crate) enum Step {
         dtype: Scalar,
         in_dtype: Scalar,
     },
-    /// `out = kind(a)` (or `solve(a, b)`), all `f64`, through the registered LAPACK.
+    /// `out = kind(inputs...)`, all `f64`, through the registered LAPACK.
     Linalg {
         kind: LinalgKind,
-        a: ValueRef,
-        b: Option<ValueRef>,
+        inputs: Vec<ValueRef>,
         out: ValueRef,
     },
 }

@@ -220,25 +220,19 @@ impl Scheduler<'_> {
                 if crate::linalg::registered().is_none() {
                     return Err(Error::Unsupported("np.linalg without NumPy's LAPACK".into()));
                 }
-                let a = self.defs[arg(0).index()];
-                let a = self.matmul_operand(a)?;
-                self.settle(a.slot)?;
-                let b = match node.inputs.get(1) {
-                    Some(&b) => {
-                        let b = self.matmul_operand(self.defs[b.index()])?;
-                        self.settle(b.slot)?;
-                        Some(b)
-                    }
-                    None => None,
-                };
+                let mut inputs = Vec::with_capacity(node.inputs.len());
+                for x in &node.inputs {
+                    let x = self.matmul_operand(self.defs[x.index()])?;
+                    self.settle(x.slot)?;
+                    inputs.push(x);
+                }
                 let dest = self
                     .result_slot(v, done)
                     .unwrap_or_else(|| self.new_temp(dtype, &shape));
                 let out = ValueRef::of(dest, &shape);
                 self.steps.push(Step::Linalg {
                     kind: *kind,
-                    a,
-                    b,
+                    inputs,
                     out: out.clone(),
                 });
                 self.leaf(out, dtype)

@@ -8,7 +8,7 @@ pub mod shapes;
 pub use regions::infer_results;
 
 use crate::error::{Error, Result};
-use crate::ir::{Arity, DType, Dim, Kind, Op, ReduceKind, Scalar, ScanKind, Type};
+use crate::ir::{Arity, DType, Dim, Kind, LinalgKind, Op, ReduceKind, Scalar, ScanKind, Type};
 
 /// The result type of `op` applied to operands of these types (arity included), or an error
 /// that names what is wrong (the caller adds the op and value).
@@ -160,6 +160,9 @@ pub fn infer(op: &Op, inputs: &[&Type]) -> Result<Type> {
                     kind.name(),
                     t.dtype
                 )));
+            }
+            if *kind == LinalgKind::Lstsq && !inputs[2].shape.is_empty() {
+                return Err(Error::new("lstsq takes a 0-d rcond"));
             }
             let b = inputs.get(1).map(|t| t.shape.as_slice());
             let shape = shapes::linalg(*kind, &inputs[0].shape, b)?;

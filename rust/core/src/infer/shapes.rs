@@ -322,6 +322,9 @@ pub fn matmul(a: &[Dim], b: &[Dim]) -> Result<Vec<Dim>> {
 /// right-hand sides `b` of shape `(..., m, k)`, the batch broadcast with `a`'s).
 pub fn linalg(kind: LinalgKind, a: &[Dim], b: Option<&[Dim]>) -> Result<Vec<Dim>> {
     let name = kind.name();
+    if kind == LinalgKind::Lstsq {
+        return lstsq(a, b.unwrap_or_default());
+    }
     let n = a.len();
     if n < 2 || a[n - 2] != a[n - 1] {
         return Err(Error::new(format!(
@@ -358,8 +361,23 @@ pub fn linalg(kind: LinalgKind, a: &[Dim], b: Option<&[Dim]>) -> Result<Vec<Dim>
             vec![rows, m.clone()]
         }
         (LinalgKind::Eigvalsh | LinalgKind::EigvalshUpper, _) => vec![m.clone()],
+        (LinalgKind::Lstsq, _) => return lstsq(a, b.unwrap_or_default()),
     };
     Ok([batch, &core].concat())
+}
+
+/// `lstsq` of an `(m, n)` matrix and `(m, k)` right-hand sides, static sizes: the solution,
+/// residuals and singular values flattened, `n * k + k + min(m, n)` elements.
+fn lstsq(a: &[Dim], b: &[Dim]) -> Result<Vec<Dim>> {
+    let sizes: Option<Vec<usize>> = a.iter().chain(b).map(Dim::as_static).collect();
+    match (sizes.as_deref(), a.len(), b.len()) {
+        (Some(&[m, n, m2, k]), 2, 2) if m == m2 => Ok(vec![Dim::Static(n * k + k + m.min(n))]),
+        _ => Err(Error::new(format!(
+            "lstsq takes an (m, n) matrix and (m, k) right-hand sides of static sizes, found {} and {}",
+            show(a),
+            show(b)
+        ))),
+    }
 }
 
 /// The shape of `np.concatenate(xs, axis)`: the joined axis may be symbolic in one operand

@@ -1,5 +1,5 @@
 //! The `np.linalg` ops by textbook algorithms (LU with partial pivoting, Cholesky by columns,
-//! cyclic Jacobi rotations for symmetric eigenproblems): the reference for the LAPACK calls of
+//! cyclic Jacobi rotations for symmetric eigenproblems, normal equations for least squares): the reference for the LAPACK calls of
 //! native code, equal to them within rounding (eigenvectors up to their signs). Errors carry
 //! NumPy's `LinAlgError` messages.
 
@@ -11,9 +11,15 @@ use crate::ir::LinalgKind;
 pub const SINGULAR: &str = "Singular matrix";
 /// `cholesky`'s error for a matrix that is not positive definite.
 pub const NOT_POSITIVE_DEFINITE: &str = "Matrix is not positive definite";
+/// `lstsq`'s error for a matrix below full rank, whose residuals NumPy leaves out (a shape
+/// only the data decides): the caller computes that case some other way.
+pub const RANK_DEFICIENT: &str = "lstsq of a matrix below full rank";
 
 /// Evaluates `kind` on its operands (`f64`), for a result of `shape`.
 pub(super) fn eval(kind: LinalgKind, args: &[&HostArray], shape: &[usize]) -> Result<Vec<Elem>> {
+    if kind == LinalgKind::Lstsq {
+        return Ok(lstsq(args)?.into_iter().map(Elem::F).collect());
+    }
     let a = args[0];
     let m = a.shape[a.shape.len() - 1];
     let batch = &shape[..shape.len() - kind.result_axes()];
@@ -45,6 +51,7 @@ pub(super) fn eval(kind: LinalgKind, args: &[&HostArray], shape: &[usize]) -> Re
             LinalgKind::Eigvalsh | LinalgKind::EigvalshUpper => {
                 out.extend(eigh(a, m, kind == LinalgKind::Eigvalsh).0)
             }
+            LinalgKind::Lstsq => unreachable!("handled above"),
         }
     }
     Ok(out.into_iter().map(Elem::F).collect())
@@ -68,7 +75,62 @@ fn identity(m: usize) -> Vec<f64> {
 }
 
 fn transpose(a: &[f64], m: usize) -> Vec<f64> {
-    (0..m * m).map(|p| a[(p % m) * m + p / m]).collect()
+    rectangular_transpose(a, m, m)
+}
+
+/// The transpose of row-major `r x c` `a`.
+fn rectangular_transpose(a: &[f64], r: usize, c: usize) -> Vec<f64> {
+    (0..r * c).map(|p| a[(p % r) * c + p / r]).collect()
+}
+
+/// Row-major `x (r x c) @ y (c x k)`.
+fn product(x: &[f64], r: usize, c: usize, y: &[f64], k: usize) -> Vec<f64> {
+    (0..r * k)
+        .map(|p| (0..c).map(|j| x[(p / k) * c + j] * y[j * k + p % k]).sum())
+        .collect()
+}
+
+/// `lstsq(a, b, rcond)` of full rank: the minimum-norm least-squares solution by the normal
+/// equations, each column's squared residual (NaN unless `m > n`), and the singular values
+/// from the eigenvalues of the smaller Gram matrix, flattened.
+fn lstsq(args: &[&HostArray]) -> Result<Vec<f64>> {
+    let (a, b) = (args[0], args[1]);
+    let (m, n, k) = (a.shape[0], a.shape[1], b.shape[1]);
+    let (av, bv) = (floats(&a.elems()), floats(&b.elems()));
+    let rcond = floats(&args[2].elems())[0];
+    // LAPACK's `dgelsd`: a negative rcond means the machine precision.
+    let rcond = if rcond < 0.0 { f64::EPSILON / 2.0 } else { rcond };
+    let at = rectangular_transpose(&av, m, n);
+    let p = m.min(n);
+    let gram = if m >= n {
+        product(&at, n, m, &av, n)
+    } else {
+        product(&av, m, n, &at, m)
+    };
+    let singular: Vec<f64> = eigh(&gram, p, true)
+        .0
+        .iter()
+        .rev()
+        .map(|v| v.max(0.0).sqrt())
+        .collect();
+    let largest = singular.first().copied().unwrap_or(0.0);
+    if singular.iter().filter(|&&s| s > rcond * largest).count() != p {
+        return Err(Error::new(RANK_DEFICIENT));
+    }
+    let x = if m >= n {
+        solve(&gram, n, &product(&at, n, m, &bv, k), k)?
+    } else {
+        product(&at, n, m, &solve(&gram, m, &bv, k)?, k)
+    };
+    let fitted = product(&av, m, n, &x, k);
+    let residuals = (0..k).map(|c| {
+        if m > n {
+            (0..m).map(|i| (bv[i * k + c] - fitted[i * k + c]).powi(2)).sum()
+        } else {
+            f64::NAN
+        }
+    });
+    Ok(x.iter().copied().chain(residuals).chain(singular).collect())
 }
 
 /// The LU factors of row-major `a` in place (`L` below the diagonal, unit diagonal implied),

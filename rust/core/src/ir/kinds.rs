@@ -195,6 +195,11 @@ op_kinds!(
         Eigvalsh => "eigvalsh" ("linalg.eigvalsh"),
         /// `np.linalg.eigvalsh(a, UPLO="U")`.
         EigvalshUpper => "eigvalsh_upper" ("linalg.eigvalsh"),
+        /// `np.linalg.lstsq(a, b, rcond)` of one `(m, n)` matrix, `b` `(m, k)` and `rcond` 0-d,
+        /// for a matrix of full rank (`min(m, n)`; another rank is an error at run time): the
+        /// solution `(n, k)`, the residuals `(k)` and the singular values `(min(m, n))`,
+        /// flattened one after the other into one vector.
+        Lstsq => "lstsq" ("linalg.lstsq"),
     }
 );
 
@@ -205,7 +210,7 @@ impl LinalgKind {
         use LinalgKind::*;
         match self {
             Det => 0,
-            Slogdet | Eigvalsh | EigvalshUpper => 1,
+            Slogdet | Eigvalsh | EigvalshUpper | Lstsq => 1,
             Solve | Inv | Cholesky | CholeskyUpper | Eigh | EighUpper => 2,
         }
     }

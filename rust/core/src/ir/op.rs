@@ -342,6 +342,9 @@ impl Op {
             Op::Linalg {
                 kind: LinalgKind::Solve,
             } => return Arity::Exactly(2),
+            Op::Linalg {
+                kind: LinalgKind::Lstsq,
+            } => return Arity::Exactly(3),
             _ => {}
         }
         match self.class() {
