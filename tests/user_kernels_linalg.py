@@ -2,7 +2,8 @@
 """Kernels around np.linalg as statistics, filtering and regression code writes them: a solve
 feeding elementwise work, inverse times determinant, ridge regression by the normal
 equations, a multivariate normal log-density through Cholesky, a Kalman filter step, a
-Gaussian-process posterior mean, many small systems solved at once. The tests
+Gaussian-process posterior mean, many small systems solved at once, a polynomial fit by
+least squares, principal components by a symmetric eigensolver. The tests
 (`test_user_kernels.py`) and `benches/kernels.py` run them verbatim."""
 import numpy as np
 
@@ -56,3 +57,17 @@ def gp_posterior_mean(X, y, Xs, length, noise):
 def batched_small_solves(A, b):
     x = np.linalg.solve(A, b[..., None])[..., 0]
     return x, np.linalg.det(A)
+
+
+def polyfit_lstsq(t, y):
+    X = np.column_stack([np.ones_like(t), t, t ** 2, t ** 3])
+    coef, residuals, rank, sv = np.linalg.lstsq(X, y, rcond=None)
+    return X @ coef, residuals
+
+
+def pca_eigh(X, k):
+    Xc = X - X.mean(axis=0)
+    C = Xc.T @ Xc / (X.shape[0] - 1)
+    w, V = np.linalg.eigh(C)
+    order = np.argsort(w)[::-1]
+    return Xc @ V[:, order[:k]], w[order[:k]] / np.sum(w)
