@@ -168,17 +168,17 @@ unsafe fn typed<I: Int>(
         }
         _ => None,
     };
-    for idx in batch_indices(batch) {
-        let ma = matrix(la, &idx, 2);
-        let mo = matrix(lo, &idx, core);
+    let mut rhs = b.map(|(pb, lb)| (pb, matrices(lb, batch, 2)));
+    for (ma, mo) in matrices(la, batch, 2).zip(matrices(lo, batch, core)) {
+        let mb = rhs.as_mut().and_then(|(pb, it)| Some((*pb, it.next()?)));
         // SAFETY: every index is inside its array by the caller's shapes; the work buffers
         // hold `m x m` and `m x k` elements.
         unsafe {
             gather(a, ma, m, m, &mut work.a, m);
             match kind {
                 LinalgKind::Solve | LinalgKind::Inv => {
-                    match b {
-                        Some((pb, lb)) => gather(pb, matrix(lb, &idx, 2), m, k, &mut work.b, m),
+                    match mb {
+                        Some((pb, mb)) => gather(pb, mb, m, k, &mut work.b, m),
                         None => work.identity(),
                     }
                     work.gesv(lapack.dgesv)?;
@@ -220,34 +220,21 @@ unsafe fn typed<I: Int>(
     Ok(())
 }
 
-/// Every index of `batch`, row-major.
-fn batch_indices(batch: &[usize]) -> impl Iterator<Item = Vec<usize>> + '_ {
-    let count: usize = batch.iter().product();
-    let mut idx = vec![0usize; batch.len()];
-    (0..count).map(move |_| {
-        let current = idx.clone();
-        for d in (0..batch.len()).rev() {
-            idx[d] += 1;
-            if idx[d] < batch[d] {
-                break;
-            }
-            idx[d] = 0;
-        }
-        current
-    })
-}
-
-/// The matrix of `l` (whose last `core` axes are the matrix) at batch index `idx`, `l`'s
-/// leading axes aligned with the end of `idx` and broadcast where of size 1.
-fn matrix(l: &Layout, idx: &[usize], core: usize) -> Matrix {
-    let lb = l.shape.len() - core;
-    let skip = idx.len() - lb;
-    let mut at = l.offset;
-    for d in 0..lb {
-        if l.shape[d] != 1 {
-            at += idx[d + skip] as isize * l.strides[d];
-        }
-    }
+/// The matrices of `l` (its last `core` axes) at every index of `batch`, row-major: `l`'s
+/// leading axes aligned with the end of `batch`, broadcast where of size 1.
+fn matrices<'a>(
+    l: &Layout,
+    batch: &'a [usize],
+    core: usize,
+) -> impl Iterator<Item = Matrix> + 'a {
+    let skip = batch.len() + core - l.shape.len();
+    // Each batch axis's step through `l` (0 where `l` lacks or broadcasts it).
+    let steps: Vec<isize> = (0..batch.len())
+        .map(|d| match d.checked_sub(skip) {
+            Some(e) if l.shape[e] != 1 => l.strides[e],
+            _ => 0,
+        })
+        .collect();
     let stride = |back: usize| {
         if core >= back {
             l.strides[l.strides.len() - back]
@@ -255,11 +242,22 @@ fn matrix(l: &Layout, idx: &[usize], core: usize) -> Matrix {
             0
         }
     };
-    Matrix {
-        at,
-        rows: stride(2),
-        cols: stride(1),
-    }
+    let (rows, cols) = (stride(2), stride(1));
+    let mut idx = vec![0usize; batch.len()];
+    let mut at = l.offset;
+    (0..batch.iter().product::<usize>()).map(move |_| {
+        let current = Matrix { at, rows, cols };
+        for d in (0..batch.len()).rev() {
+            idx[d] += 1;
+            at += steps[d];
+            if idx[d] < batch[d] {
+                break;
+            }
+            at -= steps[d] * batch[d] as isize;
+            idx[d] = 0;
+        }
+        current
+    })
 }
 
 /// Copies the `r x c` matrix `x` into `dst` in column-major order, columns `ld` apart.
@@ -492,8 +490,9 @@ unsafe fn lstsq<I: Int>(
     let mut s = vec![0.0; p.max(1)];
     // SAFETY: the operands' layouts address these elements (the caller's contract).
     let rcond = unsafe {
-        gather(*a, matrix(la, &[], 2), m, n, &mut aw, m.max(1));
-        gather(*b, matrix(lb, &[], 2), m, k, &mut bw, ld);
+        let one = |l| matrices(l, &[], 2).next().expect("one matrix");
+        gather(*a, one(la), m, n, &mut aw, m.max(1));
+        gather(*b, one(lb), m, k, &mut bw, ld);
         *rcond.offset(lr.offset)
     };
     let (mi, ni, ki, lda, ldb) = (int::<I>(m)?, int::<I>(n)?, int::<I>(k)?, int(m.max(1))?, int(ld)?);
