@@ -59,8 +59,16 @@ fn int<I: Int>(x: usize) -> Result<I, Error> {
     I::try_from(x).map_err(|_| Error::Unsupported("a matrix too large for LAPACK".into()))
 }
 
-type Gesv<I> =
-    unsafe extern "C" fn(*const I, *const I, *mut f64, *const I, *mut I, *mut f64, *const I, *mut I);
+type Gesv<I> = unsafe extern "C" fn(
+    *const I,
+    *const I,
+    *mut f64,
+    *const I,
+    *mut I,
+    *mut f64,
+    *const I,
+    *mut I,
+);
 type Getrf<I> = unsafe extern "C" fn(*const I, *const I, *mut f64, *const I, *mut I, *mut I);
 /// The trailing argument is the hidden length of the Fortran string `uplo`.
 type Potrf<I> = unsafe extern "C" fn(*const c_char, *const I, *mut f64, *const I, *mut I, usize);
@@ -160,7 +168,10 @@ unsafe fn typed<I: Int>(
     };
     let mut work = Work::<I>::new(m, k)?;
     let mut eigen = match kind {
-        LinalgKind::Eigh | LinalgKind::EighUpper | LinalgKind::Eigvalsh | LinalgKind::EigvalshUpper => {
+        LinalgKind::Eigh
+        | LinalgKind::EighUpper
+        | LinalgKind::Eigvalsh
+        | LinalgKind::EigvalshUpper => {
             let vectors = matches!(kind, LinalgKind::Eigh | LinalgKind::EighUpper);
             let lower = matches!(kind, LinalgKind::Eigh | LinalgKind::Eigvalsh);
             // SAFETY: the address was registered as `dsyevd_`.
@@ -210,7 +221,10 @@ unsafe fn typed<I: Int>(
                     let values = Matrix { rows: 0, ..mo };
                     scatter(&eigen.values, 1, m, out, values);
                     if eigen.vectors {
-                        let vectors = Matrix { at: mo.at + mo.rows, ..mo };
+                        let vectors = Matrix {
+                            at: mo.at + mo.rows,
+                            ..mo
+                        };
                         scatter(&work.a, m, m, out, vectors);
                     }
                 }
@@ -222,11 +236,7 @@ unsafe fn typed<I: Int>(
 
 /// The matrices of `l` (its last `core` axes) at every index of `batch`, row-major: `l`'s
 /// leading axes aligned with the end of `batch`, broadcast where of size 1.
-fn matrices<'a>(
-    l: &Layout,
-    batch: &'a [usize],
-    core: usize,
-) -> impl Iterator<Item = Matrix> + 'a {
+fn matrices<'a>(l: &Layout, batch: &'a [usize], core: usize) -> impl Iterator<Item = Matrix> + 'a {
     let skip = batch.len() + core - l.shape.len();
     // Each batch axis's step through `l` (0 where `l` lacks or broadcasts it).
     let steps: Vec<isize> = (0..batch.len())
@@ -282,7 +292,9 @@ unsafe fn scatter(src: &[f64], r: usize, c: usize, dst: *mut f64, x: Matrix) {
     for j in 0..c {
         for i in 0..r {
             // SAFETY: the caller's contract.
-            unsafe { *dst.offset(x.at + i as isize * x.rows + j as isize * x.cols) = src[i + j * r] };
+            unsafe {
+                *dst.offset(x.at + i as isize * x.rows + j as isize * x.cols) = src[i + j * r]
+            };
         }
     }
 }
@@ -330,7 +342,11 @@ impl<I: Int> Work<I> {
         // SAFETY: the caller's contract.
         let gesv: Gesv<I> = unsafe { std::mem::transmute::<usize, Gesv<I>>(dgesv) };
         let mut info = I::default();
-        let (a, b, p) = (self.a.as_mut_ptr(), self.b.as_mut_ptr(), self.pivots.as_mut_ptr());
+        let (a, b, p) = (
+            self.a.as_mut_ptr(),
+            self.b.as_mut_ptr(),
+            self.pivots.as_mut_ptr(),
+        );
         // SAFETY: the buffers hold `lda x m`, `lda x k` and `m` elements.
         unsafe { gesv(&self.m, &self.k, a, &self.lda, p, b, &self.lda, &mut info) };
         check(info, SINGULAR)
@@ -408,7 +424,12 @@ struct Eigen<I> {
 impl<I: Int> Eigen<I> {
     /// # Safety
     /// `dsyevd` must be LAPACK's `dsyevd_` for integers `I`.
-    unsafe fn new(dsyevd: usize, w: &mut Work<I>, vectors: bool, lower: bool) -> Result<Self, Error> {
+    unsafe fn new(
+        dsyevd: usize,
+        w: &mut Work<I>,
+        vectors: bool,
+        lower: bool,
+    ) -> Result<Self, Error> {
         let mut eigen = Eigen {
             jobz: if vectors { b'V' } else { b'N' } as c_char,
             uplo: if lower { b'L' } else { b'U' } as c_char,
@@ -495,15 +516,33 @@ unsafe fn lstsq<I: Int>(
         gather(*b, one(lb), m, k, &mut bw, ld);
         *rcond.offset(lr.offset)
     };
-    let (mi, ni, ki, lda, ldb) = (int::<I>(m)?, int::<I>(n)?, int::<I>(k)?, int(m.max(1))?, int(ld)?);
+    let (mi, ni, ki, lda, ldb) = (
+        int::<I>(m)?,
+        int::<I>(n)?,
+        int::<I>(k)?,
+        int(m.max(1))?,
+        int(ld)?,
+    );
     let (mut rank, mut info) = (I::default(), I::default());
     let (mut size, mut isize) = (0.0, I::default());
     let query = I::from(-1);
     // SAFETY: a workspace query writes one element of `work` and `iwork`.
     unsafe {
         gelsd(
-            &mi, &ni, &ki, aw.as_mut_ptr(), &lda, bw.as_mut_ptr(), &ldb, s.as_mut_ptr(), &rcond,
-            &mut rank, &mut size, &query, &mut isize, &mut info,
+            &mi,
+            &ni,
+            &ki,
+            aw.as_mut_ptr(),
+            &lda,
+            bw.as_mut_ptr(),
+            &ldb,
+            s.as_mut_ptr(),
+            &rcond,
+            &mut rank,
+            &mut size,
+            &query,
+            &mut isize,
+            &mut info,
         )
     };
     check(info, "SVD did not converge in Linear Least Squares")?;
@@ -513,8 +552,20 @@ unsafe fn lstsq<I: Int>(
     // SAFETY: the buffers have the sizes LAPACK asked for.
     unsafe {
         gelsd(
-            &mi, &ni, &ki, aw.as_mut_ptr(), &lda, bw.as_mut_ptr(), &ldb, s.as_mut_ptr(), &rcond,
-            &mut rank, work.as_mut_ptr(), &lwork, iwork.as_mut_ptr(), &mut info,
+            &mi,
+            &ni,
+            &ki,
+            aw.as_mut_ptr(),
+            &lda,
+            bw.as_mut_ptr(),
+            &ldb,
+            s.as_mut_ptr(),
+            &rcond,
+            &mut rank,
+            work.as_mut_ptr(),
+            &lwork,
+            iwork.as_mut_ptr(),
+            &mut info,
         )
     };
     check(info, "SVD did not converge in Linear Least Squares")?;

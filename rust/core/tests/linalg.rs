@@ -6,7 +6,10 @@ use ember_core::ir::parse;
 
 /// Runs `op` (`solve` with a second operand) on f64 arrays and returns the result's values.
 fn run(op: &str, inputs: &[&str], result: &str) -> Result<Vec<f64>, String> {
-    let arrays: Vec<HostArray> = inputs.iter().map(|t| HostArray::parse(t).unwrap()).collect();
+    let arrays: Vec<HostArray> = inputs
+        .iter()
+        .map(|t| HostArray::parse(t).unwrap())
+        .collect();
     let params: Vec<String> = arrays
         .iter()
         .enumerate()
@@ -40,7 +43,10 @@ fn assert_close(got: &[f64], want: &[f64]) {
 #[test]
 fn solve_inv_det_on_small_matrices() {
     let a = "f64[2,2]{4, 7, 2, 6}";
-    assert_close(&run("inv", &[a], "f64[2,2]").unwrap(), &[0.6, -0.7, -0.2, 0.4]);
+    assert_close(
+        &run("inv", &[a], "f64[2,2]").unwrap(),
+        &[0.6, -0.7, -0.2, 0.4],
+    );
     assert_close(&run("det", &[a], "f64[]").unwrap(), &[10.0]);
     let b = "f64[2,1]{1, 2}";
     assert_close(&run("solve", &[a, b], "f64[2,1]").unwrap(), &[-0.8, 0.6]);
@@ -65,7 +71,10 @@ fn batches_broadcast_and_empty_matrices() {
     );
     assert_close(&run("det", &[a], "f64[2]").unwrap(), &[1.0, 8.0]);
     assert_close(&run("det", &["f64[0,0]{}"], "f64[]").unwrap(), &[1.0]);
-    assert_close(&run("slogdet", &["f64[0,0]{}"], "f64[2]").unwrap(), &[1.0, 0.0]);
+    assert_close(
+        &run("slogdet", &["f64[0,0]{}"], "f64[2]").unwrap(),
+        &[1.0, 0.0],
+    );
 }
 
 #[test]
@@ -108,8 +117,12 @@ fn singular_and_indefinite_matrices() {
 fn type_rules() {
     let err = run("inv", &["f64[2,3]{1, 2, 3, 4, 5, 6}"], "f64[2,3]").unwrap_err();
     assert!(err.contains("must be square"), "{err}");
-    let err = run("solve", &["f64[2,2]{1, 0, 0, 1}", "f64[3,1]{1, 2, 3}"], "f64[2,1]")
-        .unwrap_err();
+    let err = run(
+        "solve",
+        &["f64[2,2]{1, 0, 0, 1}", "f64[3,1]{1, 2, 3}"],
+        "f64[2,1]",
+    )
+    .unwrap_err();
     assert!(err.contains("do not match"), "{err}");
     let text = "ember-ir 1\nfunc @f(%0: f32[2,2]) -> (f64[2,2]) {\n  %1 = inv(%0) : f64[2,2]\n  return %1\n}\n";
     let err = parse(text).and_then(|g| ember_core::verify(&g).map(|_| g));
@@ -125,14 +138,21 @@ fn symmetric_eigenproblems_from_one_triangle() {
     // The lower triangle reads [[2, 1], [1, 2]]; the upper one [[2, 9], [9, 2]].
     let a = "f64[2,2]{2, 9, 1, 2}";
     assert_close(&run("eigvalsh", &[a], "f64[2]").unwrap(), &[1.0, 3.0]);
-    assert_close(&run("eigvalsh_upper", &[a], "f64[2]").unwrap(), &[-7.0, 11.0]);
+    assert_close(
+        &run("eigvalsh_upper", &[a], "f64[2]").unwrap(),
+        &[-7.0, 11.0],
+    );
     let packed = run("eigh", &[a], "f64[3,2]").unwrap();
     assert_close(&packed[..2], &[1.0, 3.0]);
     // Columns of the vectors, up to their signs: (1, -1) and (1, 1) normalised.
     let magnitudes: Vec<f64> = packed[2..].iter().map(|x| x.abs()).collect();
     assert_close(&magnitudes, &[r, r, r, r]);
     assert!(packed[2] * packed[4] < 0.0 && packed[3] * packed[5] > 0.0);
-    let diagonal = run("eigh_upper", &["f64[3,3]{3, 0, 0, 5, 1, 0, 7, 7, 2}"], "f64[4,3]");
+    let diagonal = run(
+        "eigh_upper",
+        &["f64[3,3]{3, 0, 0, 5, 1, 0, 7, 7, 2}"],
+        "f64[4,3]",
+    );
     assert_close(
         &diagonal.unwrap(),
         &[1.0, 2.0, 3.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0],
@@ -148,7 +168,10 @@ fn least_squares_of_full_rank() {
     assert_close(&packed[..3], &[1.5, 0.5, 1.5]);
     // The singular values are the square roots of eigenvalues of [[3, 3], [3, 5]].
     let root = |x: f64| x.sqrt();
-    assert_close(&packed[3..], &[root(4.0 + 10f64.sqrt()), root(4.0 - 10f64.sqrt())]);
+    assert_close(
+        &packed[3..],
+        &[root(4.0 + 10f64.sqrt()), root(4.0 - 10f64.sqrt())],
+    );
     assert_eq!(
         run(
             "lstsq",

@@ -130,14 +130,16 @@ fn set_blas(addresses: Option<(usize, usize, usize, usize)>, ilp64: bool) -> boo
 #[pyfunction]
 #[pyo3(signature = (addresses, ilp64 = true))]
 fn set_lapack(addresses: Option<(usize, usize, usize, usize, usize)>, ilp64: bool) {
-    let lapack = addresses.map(|(dgesv, dgetrf, dpotrf, dsyevd, dgelsd)| ember_codegen::Lapack {
-        dgesv,
-        dgetrf,
-        dpotrf,
-        dsyevd,
-        dgelsd,
-        ilp64,
-    });
+    let lapack = addresses.map(
+        |(dgesv, dgetrf, dpotrf, dsyevd, dgelsd)| ember_codegen::Lapack {
+            dgesv,
+            dgetrf,
+            dpotrf,
+            dsyevd,
+            dgelsd,
+            ilp64,
+        },
+    );
     // SAFETY: as for `set_blas`.
     unsafe { ember_codegen::register_lapack(lapack) };
 }

@@ -218,7 +218,9 @@ impl Scheduler<'_> {
             }
             Op::Linalg { kind } => {
                 if crate::linalg::registered().is_none() {
-                    return Err(Error::Unsupported("np.linalg without NumPy's LAPACK".into()));
+                    return Err(Error::Unsupported(
+                        "np.linalg without NumPy's LAPACK".into(),
+                    ));
                 }
                 let mut inputs = Vec::with_capacity(node.inputs.len());
                 for x in &node.inputs {

@@ -99,7 +99,11 @@ fn lstsq(args: &[&HostArray]) -> Result<Vec<f64>> {
     let (av, bv) = (floats(&a.elems()), floats(&b.elems()));
     let rcond = floats(&args[2].elems())[0];
     // LAPACK's `dgelsd`: a negative rcond means the machine precision.
-    let rcond = if rcond < 0.0 { f64::EPSILON / 2.0 } else { rcond };
+    let rcond = if rcond < 0.0 {
+        f64::EPSILON / 2.0
+    } else {
+        rcond
+    };
     let at = rectangular_transpose(&av, m, n);
     let p = m.min(n);
     let gram = if m >= n {
@@ -125,7 +129,9 @@ fn lstsq(args: &[&HostArray]) -> Result<Vec<f64>> {
     let fitted = product(&av, m, n, &x, k);
     let residuals = (0..k).map(|c| {
         if m > n {
-            (0..m).map(|i| (bv[i * k + c] - fitted[i * k + c]).powi(2)).sum()
+            (0..m)
+                .map(|i| (bv[i * k + c] - fitted[i * k + c]).powi(2))
+                .sum()
         } else {
             f64::NAN
         }
@@ -173,7 +179,10 @@ fn solve(a: &[f64], m: usize, b: &[f64], k: usize) -> Result<Vec<f64>> {
     let mut lu_ = a.to_vec();
     let mut rows: Vec<usize> = (0..m).collect();
     lu(&mut lu_, m, &mut rows).ok_or_else(|| Error::new(SINGULAR))?;
-    let mut x: Vec<f64> = rows.iter().flat_map(|&r| b[r * k..(r + 1) * k].to_vec()).collect();
+    let mut x: Vec<f64> = rows
+        .iter()
+        .flat_map(|&r| b[r * k..(r + 1) * k].to_vec())
+        .collect();
     for c in 0..k {
         for i in 0..m {
             let s: f64 = (0..i).map(|j| lu_[i * m + j] * x[j * k + c]).sum();
@@ -245,7 +254,8 @@ fn eigh(a: &[f64], m: usize, lower: bool) -> (Vec<f64>, Vec<f64>) {
             .filter(|p| p / m != p % m)
             .map(|p| s[p] * s[p])
             .sum();
-        if !(off > 1e-30 * scale) {
+        // Converged (or NaN, which no rotation improves).
+        if off.is_nan() || off <= 1e-30 * scale {
             break;
         }
         for p in 0..m {
