@@ -367,3 +367,17 @@ def test_lstsq_below_full_rank_runs_as_numpy(backend: str) -> None:
     ember.reset()
     with pytest.raises(np.linalg.LinAlgError, match="Incompatible dimensions"):
         ember.compile(lstsq, backend=backend)(a, np.ones(4))
+
+
+def inverse_iteration(a, n):
+    x = np.ones(a.shape[0])
+    for _ in range(n):
+        x = np.linalg.solve(a, x)
+        x = x / np.sqrt(np.sum(x * x))
+    return x
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_inside_a_loop_op(backend: str) -> None:
+    recorder = check(inverse_iteration, matrices(5), 12, backend=backend, ops=("loop",))
+    assert "solve(" in recorder.graphs[0].to_ir()
