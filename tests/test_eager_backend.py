@@ -129,6 +129,8 @@ def test_every_op_in_the_table_runs() -> None:
     for op in ("inv", "det", "slogdet", "cholesky", "cholesky_upper", "eigh", "eigh_upper",
                "eigvalsh", "eigvalsh_upper"):
         g.op(op, [identity])
+    for op in ("svd", "svd_reduced", "svdvals"):
+        g.op(op, [x])
     assert {n.op for n in g.nodes} == set(OPS)
     g.set_outputs([n.out for n in g.nodes])
     with np.errstate(all="ignore"):

@@ -1,5 +1,5 @@
-"""np.linalg.solve, inv, det, slogdet, cholesky, eigh, eigvalsh and lstsq against NumPy on
-both backends: random
+"""np.linalg.solve, inv, det, slogdet, cholesky, eigh, eigvalsh, lstsq, svd, pinv and
+matrix_rank against NumPy on both backends: random
 well-conditioned and singular matrices, stacks with broadcast batches, every dtype NumPy
 takes, non-contiguous operands, NaNs, empty matrices, and NumPy's errors (a singular or
 non-positive-definite matrix, non-square input) with the arguments left untouched."""
@@ -381,3 +381,53 @@ def inverse_iteration(a, n):
 def test_inside_a_loop_op(backend: str) -> None:
     recorder = check(inverse_iteration, matrices(5), 12, backend=backend, ops=("loop",))
     assert "solve(" in recorder.graphs[0].to_ir()
+
+
+def svd(a):
+    return np.linalg.svd(a)
+
+
+def svd_reduced(a):
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    return u * 2, s + 1, vh
+
+
+def svdvals(a):
+    return np.linalg.svd(a, compute_uv=False)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", DTYPES[:3])
+def test_svd(backend: str, dtype: type) -> None:
+    rng = np.random.default_rng(4)
+    for shape in ((4, 4), (5, 3), (3, 5), (2, 4, 3)):
+        a = (rng.standard_normal(shape) * 4).astype(dtype)
+        for fn, op in ((svd, "svd"), (svd_reduced, "svd_reduced"), (svdvals, "svdvals")):
+            check(fn, a, backend=backend, ops=(op,))
+            ember.reset()
+            if backend == "cranelift":
+                got = ember.compile(fn)(a)
+                for g, w in zip(got if isinstance(got, tuple) else (got,),
+                                fn(a) if isinstance(got, tuple) else (fn(a),), strict=True):
+                    np.testing.assert_array_equal(g, w)
+                ember.reset()
+    nan = np.eye(3)
+    nan[0, 1] = np.nan
+    check(svd, nan, backend=backend)  # NumPy's LinAlgError, raised again by NumPy
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_pinv_and_matrix_rank(backend: str) -> None:
+    """Written around svd as NumPy writes them: a zero singular value is dropped without a
+    division (no warning), tolerances as NumPy defaults them."""
+    rng = np.random.default_rng(5)
+    full, low = rng.standard_normal((5, 3)), np.ones((4, 4))
+    stack = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    for a in (full, low, stack):
+        for fn, op in ((lambda a: np.linalg.pinv(a), "svd_reduced"),
+                       (lambda a: np.linalg.matrix_rank(a), "svdvals"),
+                       (lambda a: np.linalg.pinv(a, rcond=0.3) * 2, "svd_reduced"),
+                       (lambda a: np.linalg.matrix_rank(a, tol=0.5), "svdvals"),
+                       (lambda a: np.linalg.matrix_rank(a, rtol=0.1), "svdvals")):
+            check(fn, a, backend=backend, ops=(op,))
+            ember.reset()

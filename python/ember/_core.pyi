@@ -204,7 +204,8 @@ def set_blas(addresses: tuple[int, int, int, int] | None, ilp64: bool = True) ->
     library loaded in the process; `ilp64`: 64-bit integers); None: the `gemm` crate. Returns
     whether one was registered before. Wrong addresses crash the process."""
 
-def set_lapack(addresses: tuple[int, int, int, int, int] | None, ilp64: bool = True) -> None:
+def set_lapack(addresses: tuple[int, int, int, int, int, int] | None,
+               ilp64: bool = True) -> None:
     """The np.linalg ops call these LAPACK routines (addresses of `dgesv_`, `dgetrf_`,
-    `dpotrf_`, `dsyevd_`, `dgelsd_`); None: native compilation refuses graphs with them. Wrong addresses crash the
+    `dpotrf_`, `dsyevd_`, `dgelsd_`, `dgesdd_`); None: native compilation refuses graphs with them. Wrong addresses crash the
     process."""

@@ -28,7 +28,7 @@ _SYMBOL_FORMS = (("scipy_cblas_", "64_"), ("cblas_", "64_"), ("scipy_cblas_", ""
 _FUNCTIONS = ("sgemm", "dgemm", "sgemv", "dgemv")
 # The Fortran LAPACK routines: `scipy_dgesv_64_`, `dgesv_64_`, `scipy_dgesv_`, `dgesv_`.
 _LAPACK_FORMS = (("scipy_", "_64_"), ("", "_64_"), ("scipy_", "_"), ("", "_"))
-_LAPACK = ("dgesv", "dgetrf", "dpotrf", "dsyevd", "dgelsd")
+_LAPACK = ("dgesv", "dgetrf", "dpotrf", "dsyevd", "dgelsd", "dgesdd")
 
 
 def _numpy_blas_libraries() -> list[str]:
@@ -71,9 +71,9 @@ def find() -> tuple[tuple[int, int, int, int], bool] | None:
     return _resolve(_SYMBOL_FORMS, _FUNCTIONS)  # type: ignore[return-value]
 
 
-def find_lapack() -> tuple[tuple[int, int, int, int, int], bool] | None:
-    """The addresses of NumPy's `dgesv_`, `dgetrf_`, `dpotrf_`, `dsyevd_`, `dgelsd_` and
-    whether they take 64-bit integers, or None."""
+def find_lapack() -> tuple[tuple[int, ...], bool] | None:
+    """The addresses of NumPy's `dgesv_`, `dgetrf_`, `dpotrf_`, `dsyevd_`, `dgelsd_`,
+    `dgesdd_` and whether they take 64-bit integers, or None."""
     return _resolve(_LAPACK_FORMS, _LAPACK)  # type: ignore[return-value]
 
 

@@ -48,6 +48,12 @@ def _packed_lstsq(a: Array, b: Array, rcond: Array) -> Array:
     return np.concatenate([x.ravel(), residuals, s])
 
 
+def _packed_svd(x: Array, full: bool) -> Array:
+    u, s, vh = np.linalg.svd(x, full_matrices=full)
+    batch = x.shape[:-2]
+    return np.concatenate([u.reshape(*batch, -1), s, vh.reshape(*batch, -1)], axis=-1)
+
+
 def _packed_eigh(x: Array, uplo: str) -> Array:
     values, vectors = np.linalg.eigh(x, UPLO=uplo)
     return np.concatenate([values[..., None, :], vectors], axis=-2)
@@ -88,6 +94,9 @@ _RUNNERS: dict[str, Callable[..., Array]] = {
     "cholesky": lambda node, x: np.linalg.cholesky(x),
     "cholesky_upper": lambda node, x: np.linalg.cholesky(x, upper=True),
     "lstsq": lambda node, a, b, rcond: _packed_lstsq(a, b, rcond),
+    "svd": lambda node, x: _packed_svd(x, True),
+    "svd_reduced": lambda node, x: _packed_svd(x, False),
+    "svdvals": lambda node, x: np.linalg.svd(x, compute_uv=False),
     "eigh": lambda node, x: _packed_eigh(x, "L"),
     "eigh_upper": lambda node, x: _packed_eigh(x, "U"),
     "eigvalsh": lambda node, x: np.linalg.eigvalsh(x),

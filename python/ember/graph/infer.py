@@ -336,11 +336,14 @@ def linalg(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
     a = inputs[0]
     if any(v.dtype != np.float64 for v in inputs):
         raise TypeError(f"{name} takes float64 operands")
-    if name != "lstsq" and (a.ndim < 2 or a.shape[-1] != a.shape[-2]):
+    if name != "lstsq" and not name.startswith("svd") and (
+            a.ndim < 2 or a.shape[-1] != a.shape[-2]):
         raise ValueError(f"{name}: the last 2 dimensions of {format_shape(a.shape, ',')} "
                          "must be square")
     if name == "lstsq":
         return _lstsq(inputs)
+    if name.startswith("svd"):
+        return _svd(name, a)
     batch, m = a.shape[:-2], a.shape[-1]
     if name == "solve":
         b = inputs[1]
@@ -356,6 +359,19 @@ def linalg(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
             core[name] = (m + 1, m)  # the values, then the vectors: one row more
         shape = batch + core.get(name, (m, m))
     return Inferred(np.dtype(np.float64), shape, scalar=not shape)
+
+
+def svd_parts(name: str, m: int, n: int) -> tuple[int, int, int]:
+    """The sizes of `u`, `s` and `vh` in the last axis of an `svd` op of `(m, n)` matrices."""
+    k = min(m, n)
+    return {"svd": (m * m, k, n * n), "svd_reduced": (m * k, k, k * n)}.get(name, (0, k, 0))
+
+
+def _svd(name: str, a: Value) -> Inferred:
+    if a.ndim < 2 or any(isinstance(d, str) for d in a.shape[-2:]):
+        raise ValueError(f"{name} of {format_shape(a.shape, ',')}")
+    m, n = a.shape[-2:]
+    return Inferred(np.dtype(np.float64), (*a.shape[:-2], sum(svd_parts(name, m, n))))
 
 
 def _lstsq(inputs: Sequence[Value]) -> Inferred:

@@ -1,5 +1,6 @@
 """np.linalg's solvers and factorisations as graph ops computed by NumPy's own LAPACK:
-np.linalg.solve, inv, det, slogdet, cholesky, eigh, eigvalsh and lstsq.
+np.linalg.solve, inv, det, slogdet, cholesky, eigh, eigvalsh, lstsq and svd; pinv and
+matrix_rank written as NumPy writes them, around svd.
 
 Each is written as `numpy/linalg/_linalg.py` writes it: the operands checked as stacks of
 square matrices, cast to float64 (NumPy's `signature='dd->d'`: every real dtype is solved in
@@ -186,7 +187,115 @@ def lstsq(graph: Graph, a: object, b: object, rcond: object = None) -> Any:
             np.int32(min(m, n)), _result(graph, singular, x, y))
 
 
+def svd(graph: Graph, a: object, full_matrices: object = True, compute_uv: object = True,
+        hermitian: object = False) -> Any:
+    """np.linalg.svd: `SVDResult(U, S, Vh)` (or the singular values alone), from one op whose
+    last axis holds `u`, `s` and `vh` one after the other (each copied out on its own)."""
+    from ember.graph.infer import svd_parts
+
+    what = "np.linalg.svd"
+    if any(isinstance(flag, Value) for flag in (full_matrices, compute_uv, hermitian)):
+        raise Unsupported(f"{what} with computed flags")
+    if hermitian:
+        raise Unsupported(f"{what} with hermitian=True")
+    x = _operand(graph, a, what)
+    if x.ndim < 2:
+        raise np.linalg.LinAlgError(
+            f"{x.ndim}-dimensional array given. Array must be at least two-dimensional")
+    m, n = x.shape[-2:]
+    if isinstance(m, str) or isinstance(n, str):
+        raise Unsupported(f"{what} of symbolic dimensions")
+    if 0 in (m, n):
+        raise Unsupported(f"{what} of an empty matrix")
+    op = "svdvals" if not compute_uv else "svd" if full_matrices else "svd_reduced"
+    packed = graph.op(op, [_double(graph, x)])
+    sizes = svd_parts(op, m, n)
+    if not compute_uv:
+        return _result(graph, packed, x)
+    k, batch = min(m, n), x.shape[:-2]
+    shapes = ((*batch, m, sizes[0] // m), (*batch, k), (*batch, sizes[2] // n, n))
+    parts, start = [], 0
+    for size, shape in zip(sizes, shapes, strict=True):
+        part = getitem(graph, packed, (..., slice(start, start + size)))
+        parts.append(_result(graph, reshape_value(graph, graph.op("copy", [part]), shape), x))
+        start += size
+    return np.linalg._linalg.SVDResult(*parts)
+
+
+def _swap_last(graph: Graph, x: Value) -> Value:
+    perm = [*range(x.ndim - 2), x.ndim - 1, x.ndim - 2]
+    return graph.op("transpose", [x], perm=perm)
+
+
+def _tolerance(graph: Graph, value: object, what: str) -> Value:
+    """`asarray(value)[..., newaxis]` of a number: a strong 0-d float64 (broadcast alike)."""
+    if isinstance(value, Value) or not isinstance(value, (int, float, np.number)):
+        raise Unsupported(f"{what} with a computed or array tolerance")
+    return graph.const(np.float64(value))
+
+
+def pinv(graph: Graph, a: object, rcond: object = None, hermitian: object = False, *,
+         rtol: object = np._NoValue) -> Value:  # type: ignore[attr-defined]
+    """np.linalg.pinv: `vt.T @ (s_inv[..., None] * u.T)` from the reduced svd, `s_inv` the
+    reciprocals of the singular values above `rcond` times the largest, else 0."""
+    what = "np.linalg.pinv"
+    if hermitian is not False:
+        raise Unsupported(f"{what} with hermitian=")
+    x = _operand(graph, a, what)
+    if rcond is None:
+        if rtol is np._NoValue:  # type: ignore[attr-defined]
+            rcond = 1e-15
+        elif rtol is None:
+            if x.ndim < 2 or not all(isinstance(d, int) for d in x.shape[-2:]):
+                raise Unsupported(f"{what} of this shape with rtol=None")
+            rcond = max(x.shape[-2:]) * float(np.finfo(x.dtype).eps)
+        else:
+            rcond = rtol
+    elif rtol is not np._NoValue:  # type: ignore[attr-defined]
+        raise ValueError("`rtol` and `rcond` can't be both set.")
+    cut = _tolerance(graph, rcond, what)
+    u, s, vt = svd(graph, x, full_matrices=False)
+    largest = graph.op("max", [s], axis=[s.ndim - 1], keepdims=True)
+    large = graph.op("gt", [s, graph.op("mul", [cut, largest])])
+    # 1 / s only where it is kept: a zero singular value divides nothing.
+    safe = graph.op("where", [large, s, graph.const(1)])
+    s_inv = graph.op("where", [large, graph.op("div", [graph.const(1), safe]), graph.const(0)])
+    scaled = graph.op("mul", [graph.op("expand_dims", [s_inv], axis=[s_inv.ndim]),
+                              _swap_last(graph, u)])
+    return graph.op("matmul", [_swap_last(graph, vt), scaled])
+
+
+def matrix_rank(graph: Graph, A: object, tol: object = None, hermitian: object = False, *,
+                rtol: object = None) -> Value:
+    """np.linalg.matrix_rank of a stack of matrices: the singular values above the
+    tolerance, counted."""
+    from ember.numpy_api.counting import nonzero_count
+
+    what = "np.linalg.matrix_rank"
+    if rtol is not None and tol is not None:
+        raise ValueError("`tol` and `rtol` can't be both set.")
+    if hermitian is not False:
+        raise Unsupported(f"{what} with hermitian=")
+    x = _operand(graph, A, what)
+    if x.ndim < 2:
+        raise Unsupported(f"{what} of fewer than 2 dimensions (a Python int of the data)")
+    s = svd(graph, x, compute_uv=False)
+    if tol is None:
+        largest = graph.op("max", [s], axis=[s.ndim - 1], keepdims=True)
+        if rtol is None:
+            if not all(isinstance(d, int) for d in x.shape[-2:]):
+                raise Unsupported(f"{what} of symbolic dimensions")
+            factor = graph.const(max(x.shape[-2:]) * float(np.finfo(s.dtype).eps))
+        else:
+            factor = _tolerance(graph, rtol, what)
+        bound = graph.op("mul", [largest, factor])
+    else:
+        bound = _tolerance(graph, tol, what)
+    return nonzero_count(graph, graph.op("gt", [s, bound]), axis=-1)
+
+
 def functions() -> dict[Any, Any]:
     return {np.linalg.solve: solve, np.linalg.inv: inv, np.linalg.det: det,
             np.linalg.slogdet: slogdet, np.linalg.cholesky: cholesky, np.linalg.eigh: eigh,
-            np.linalg.eigvalsh: eigvalsh, np.linalg.lstsq: lstsq}
+            np.linalg.eigvalsh: eigvalsh, np.linalg.lstsq: lstsq, np.linalg.svd: svd,
+            np.linalg.pinv: pinv, np.linalg.matrix_rank: matrix_rank}

@@ -2,7 +2,8 @@
 //! OpenBLAS, found by the Python package at import, as for [`crate::matmul::blas`]), exactly
 //! as NumPy's `_umath_linalg` calls it: each matrix of the batch is copied into a
 //! column-major scratch buffer (LAPACK overwrites its operands, and NumPy's arguments must
-//! stay untouched), factored or solved there (`dgesv`, `dgetrf`, `dpotrf`, `dsyevd`) and
+//! stay untouched), factored or solved there (`dgesv`, `dgetrf`, `dpotrf`, `dsyevd`,
+//! `dgelsd`, `dgesdd`) and
 //! copied out, so
 //! results are bit for bit NumPy's. Until a LAPACK is registered the scheduler refuses these
 //! ops, and the graph runs on the eager backend.
@@ -30,6 +31,8 @@ pub struct Lapack {
     pub dsyevd: usize,
     /// `dgelsd_`: least squares by the singular value decomposition.
     pub dgelsd: usize,
+    /// `dgesdd_`: the singular value decomposition.
+    pub dgesdd: usize,
     /// Integer arguments are 64-bit (an ILP64 build such as `scipy-openblas64`), else 32-bit.
     pub ilp64: bool,
 }
@@ -72,6 +75,24 @@ type Gesv<I> = unsafe extern "C" fn(
 type Getrf<I> = unsafe extern "C" fn(*const I, *const I, *mut f64, *const I, *mut I, *mut I);
 /// The trailing argument is the hidden length of the Fortran string `uplo`.
 type Potrf<I> = unsafe extern "C" fn(*const c_char, *const I, *mut f64, *const I, *mut I, usize);
+/// `jobz, m, n, a, lda, s, u, ldu, vt, ldvt, work, lwork, iwork, info`, then `jobz`'s length.
+type Gesdd<I> = unsafe extern "C" fn(
+    *const c_char,
+    *const I,
+    *const I,
+    *mut f64,
+    *const I,
+    *mut f64,
+    *mut f64,
+    *const I,
+    *mut f64,
+    *const I,
+    *mut f64,
+    *const I,
+    *mut I,
+    *mut I,
+    usize,
+);
 /// `m, n, nrhs, a, lda, b, ldb, s, rcond, rank, work, lwork, iwork, info`.
 type Gelsd<I> = unsafe extern "C" fn(
     *const I,
@@ -138,6 +159,12 @@ pub(crate) unsafe fn run(
         match (kind, lapack.ilp64) {
             (LinalgKind::Lstsq, true) => lstsq::<i64>(lapack.dgelsd, inputs, (out, lo)),
             (LinalgKind::Lstsq, false) => lstsq::<i32>(lapack.dgelsd, inputs, (out, lo)),
+            (LinalgKind::Svd | LinalgKind::SvdReduced | LinalgKind::Svdvals, true) => {
+                svd::<i64>(lapack.dgesdd, kind, &inputs[0], (out, lo))
+            }
+            (LinalgKind::Svd | LinalgKind::SvdReduced | LinalgKind::Svdvals, false) => {
+                svd::<i32>(lapack.dgesdd, kind, &inputs[0], (out, lo))
+            }
             (_, true) => typed::<i64>(&lapack, kind, inputs, (out, lo)),
             (_, false) => typed::<i32>(&lapack, kind, inputs, (out, lo)),
         }
@@ -209,7 +236,10 @@ unsafe fn typed<I: Int>(
                     work.potrf(lapack.dpotrf, kind == LinalgKind::Cholesky)?;
                     scatter(&work.a, m, m, out, mo);
                 }
-                LinalgKind::Lstsq => unreachable!("run by `lstsq`"),
+                LinalgKind::Lstsq
+                | LinalgKind::Svd
+                | LinalgKind::SvdReduced
+                | LinalgKind::Svdvals => unreachable!("run by `lstsq` and `svd`"),
                 LinalgKind::Eigh
                 | LinalgKind::EighUpper
                 | LinalgKind::Eigvalsh
@@ -586,6 +616,117 @@ unsafe fn lstsq<I: Int>(
         unsafe { *out.offset(lo.offset + i as isize * step) = x };
     }
     Ok(())
+}
+
+/// `svd` as NumPy's `_umath_linalg.svd_*` computes it: `dgesdd` (`jobz` `A`, `S` or `N`) on
+/// a column-major copy of each matrix, the workspace sized by its own query; `u`, `s` and
+/// `vh` written one after the other along `out`'s last axis, `u` and `vh` row-major.
+///
+/// # Safety
+/// `dgesdd` must be LAPACK's `dgesdd_` for integers `I`; `a` a stack of `(m, n)` matrices,
+/// `out` its batch with a last axis of `svd_parts`' total.
+unsafe fn svd<I: Int>(
+    dgesdd: usize,
+    kind: LinalgKind,
+    (a, la): &(*const f64, Layout),
+    (out, lo): (*mut f64, &Layout),
+) -> Result<(), Error> {
+    let d = la.shape.len();
+    let (m, n) = (la.shape[d - 2], la.shape[d - 1]);
+    let k = m.min(n);
+    let (jobz, ucols, vrows) = match kind {
+        LinalgKind::Svd => (b'A', m, n),
+        LinalgKind::SvdReduced => (b'S', k, k),
+        _ => (b'N', 0, 0),
+    };
+    let mut sdd = Sdd::<I> {
+        jobz: jobz as c_char,
+        m: int(m)?,
+        n: int(n)?,
+        lda: int(m.max(1))?,
+        ldvt: int(vrows.max(1))?,
+        a: vec![0.0; m.max(1) * n.max(1)],
+        s: vec![0.0; k.max(1)],
+        u: vec![0.0; m.max(1) * ucols.max(1)],
+        vt: vec![0.0; vrows.max(1) * n.max(1)],
+        iwork: vec![I::default(); 8 * k.max(1)],
+        work: vec![0.0; 1],
+    };
+    // SAFETY: the caller's contract; a query writes one element of `work`.
+    unsafe { sdd.call(dgesdd, I::from(-1))? };
+    sdd.work = vec![0.0; (sdd.work[0] as usize).max(1)];
+    let lwork = int::<I>(sdd.work.len())?;
+    let (lda, ldvt) = (m.max(1), vrows.max(1));
+    let batch = &lo.shape[..lo.shape.len() - 1];
+    let step = lo.strides[lo.strides.len() - 1];
+    for (ma, mo) in matrices(la, batch, 2).zip(matrices(lo, batch, 1)) {
+        // SAFETY: `ma` addresses `m x n` elements of `a` (the caller's contract); the
+        // workspace has the size the query gave.
+        unsafe {
+            gather(*a, ma, m, n, &mut sdd.a, lda);
+            sdd.call(dgesdd, lwork)?;
+        }
+        let u = (0..m * ucols).map(|p| sdd.u[p / ucols + (p % ucols) * lda]);
+        let vh = (0..vrows * n).map(|p| sdd.vt[p / n + (p % n) * ldvt]);
+        for (i, x) in u.chain(sdd.s[..k].iter().copied()).chain(vh).enumerate() {
+            // SAFETY: `out`'s last axis holds `m * ucols + k + vrows * n` elements.
+            unsafe { *out.offset(mo.at + i as isize * step) = x };
+        }
+    }
+    Ok(())
+}
+
+/// `dgesdd`'s arguments and column-major buffers for one matrix at a time.
+struct Sdd<I> {
+    jobz: c_char,
+    m: I,
+    n: I,
+    lda: I,
+    ldvt: I,
+    a: Vec<f64>,
+    s: Vec<f64>,
+    u: Vec<f64>,
+    vt: Vec<f64>,
+    iwork: Vec<I>,
+    work: Vec<f64>,
+}
+
+impl<I: Int> Sdd<I> {
+    /// Runs `dgesdd` (a workspace query for `lwork = -1`); any failure, a NaN operand's
+    /// included, is NumPy's `LinAlgError`.
+    ///
+    /// # Safety
+    /// `dgesdd` must be LAPACK's `dgesdd_` for integers `I`, the buffers of the sizes it
+    /// reads for these arguments.
+    unsafe fn call(&mut self, dgesdd: usize, lwork: I) -> Result<(), Error> {
+        // SAFETY: the caller's contract.
+        let gesdd: Gesdd<I> = unsafe { std::mem::transmute::<usize, Gesdd<I>>(dgesdd) };
+        let mut info = I::default();
+        // SAFETY: the caller's contract.
+        unsafe {
+            gesdd(
+                &self.jobz,
+                &self.m,
+                &self.n,
+                self.a.as_mut_ptr(),
+                &self.lda,
+                self.s.as_mut_ptr(),
+                self.u.as_mut_ptr(),
+                &self.lda,
+                self.vt.as_mut_ptr(),
+                &self.ldvt,
+                self.work.as_mut_ptr(),
+                &lwork,
+                self.iwork.as_mut_ptr(),
+                &mut info,
+                1,
+            )
+        };
+        match info.into() {
+            0 => Ok(()),
+            _ => Err(Error::LinAlg("SVD did not converge".into())),
+        }
+    }
 }
 
 fn check<I: Int>(info: I, message: &str) -> Result<(), Error> {

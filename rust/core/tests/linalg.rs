@@ -182,3 +182,30 @@ fn least_squares_of_full_rank() {
         "lstsq of a matrix below full rank"
     );
 }
+
+#[test]
+fn singular_value_decompositions() {
+    let a = "f64[3,2]{1, 2, 3, 4, 5, 6}";
+    let values = run("svdvals", &[a], "f64[2]").unwrap();
+    // The squares of the singular values are the eigenvalues of a.T @ a = [[35, 44], [44, 56]].
+    let (t, d) = (91.0, 35.0 * 56.0 - 44.0 * 44.0);
+    let root = |x: f64| x.sqrt();
+    assert_close(
+        &values,
+        &[root((t + root(t * t - 4.0 * d)) / 2.0), root((t - root(t * t - 4.0 * d)) / 2.0)],
+    );
+    // Reduced: u (3, 2), s (2), vh (2, 2); u @ diag(s) @ vh is a again.
+    let p = run("svd_reduced", &[a], "f64[12]").unwrap();
+    let (u, s, vh) = (&p[..6], &p[6..8], &p[8..]);
+    let rebuilt: Vec<f64> = (0..6)
+        .map(|q| (0..2).map(|j| u[(q / 2) * 2 + j] * s[j] * vh[j * 2 + q % 2]).sum())
+        .collect();
+    assert_close(&rebuilt, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    // Full: u (3, 3) orthogonal, its last column completing the first two.
+    let p = run("svd", &[a], "f64[15]").unwrap();
+    let u = &p[..9];
+    let gram: Vec<f64> = (0..9)
+        .map(|q| (0..3).map(|r| u[r * 3 + q / 3] * u[r * 3 + q % 3]).sum())
+        .collect();
+    assert_close(&gram, &[1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]);
+}

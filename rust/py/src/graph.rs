@@ -121,25 +121,27 @@ fn set_blas(addresses: Option<(usize, usize, usize, usize)>, ilp64: bool) -> boo
 }
 
 /// Makes the `np.linalg` ops call LAPACK routines already loaded in this process: the
-/// addresses of its `dgesv_`, `dgetrf_`, `dpotrf_`, `dsyevd_`, `dgelsd_` and whether its
-/// integers are 64-bit.
+/// addresses of its `dgesv_`, `dgetrf_`, `dpotrf_`, `dsyevd_`, `dgelsd_`, `dgesdd_` and
+/// whether its integers are 64-bit.
 /// `None` makes the native backend refuse graphs with those ops (they run eagerly).
 ///
 /// Calling it with addresses that are not those routines crashes the process: the Python
 /// package passes only symbols it resolved by name in NumPy's own LAPACK.
 #[pyfunction]
 #[pyo3(signature = (addresses, ilp64 = true))]
-fn set_lapack(addresses: Option<(usize, usize, usize, usize, usize)>, ilp64: bool) {
-    let lapack = addresses.map(
-        |(dgesv, dgetrf, dpotrf, dsyevd, dgelsd)| ember_codegen::Lapack {
-            dgesv,
-            dgetrf,
-            dpotrf,
-            dsyevd,
-            dgelsd,
-            ilp64,
-        },
-    );
+fn set_lapack(addresses: Option<[usize; 6]>, ilp64: bool) {
+    let lapack =
+        addresses.map(
+            |[dgesv, dgetrf, dpotrf, dsyevd, dgelsd, dgesdd]| ember_codegen::Lapack {
+                dgesv,
+                dgetrf,
+                dpotrf,
+                dsyevd,
+                dgelsd,
+                dgesdd,
+                ilp64,
+            },
+        );
     // SAFETY: as for `set_blas`.
     unsafe { ember_codegen::register_lapack(lapack) };
 }

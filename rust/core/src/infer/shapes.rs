@@ -322,8 +322,10 @@ pub fn matmul(a: &[Dim], b: &[Dim]) -> Result<Vec<Dim>> {
 /// right-hand sides `b` of shape `(..., m, k)`, the batch broadcast with `a`'s).
 pub fn linalg(kind: LinalgKind, a: &[Dim], b: Option<&[Dim]>) -> Result<Vec<Dim>> {
     let name = kind.name();
-    if kind == LinalgKind::Lstsq {
-        return lstsq(a, b.unwrap_or_default());
+    match kind {
+        LinalgKind::Lstsq => return lstsq(a, b.unwrap_or_default()),
+        LinalgKind::Svd | LinalgKind::SvdReduced | LinalgKind::Svdvals => return svd(kind, a),
+        _ => {}
     }
     let n = a.len();
     if n < 2 || a[n - 2] != a[n - 1] {
@@ -362,8 +364,36 @@ pub fn linalg(kind: LinalgKind, a: &[Dim], b: Option<&[Dim]>) -> Result<Vec<Dim>
         }
         (LinalgKind::Eigvalsh | LinalgKind::EigvalshUpper, _) => vec![m.clone()],
         (LinalgKind::Lstsq, _) => return lstsq(a, b.unwrap_or_default()),
+        (LinalgKind::Svd | LinalgKind::SvdReduced | LinalgKind::Svdvals, _) => return svd(kind, a),
     };
     Ok([batch, &core].concat())
+}
+
+/// The sizes of `u`, `s` and `vh` in an `svd` of `(m, n)` matrices (none for `svdvals`).
+pub fn svd_parts(kind: LinalgKind, m: usize, n: usize) -> [usize; 3] {
+    let k = m.min(n);
+    match kind {
+        LinalgKind::Svd => [m * m, k, n * n],
+        LinalgKind::SvdReduced => [m * k, k, k * n],
+        _ => [0, k, 0],
+    }
+}
+
+/// An `svd` of stacks of `(m, n)` matrices of static sizes: its parts flattened into a last
+/// axis.
+fn svd(kind: LinalgKind, a: &[Dim]) -> Result<Vec<Dim>> {
+    let d = a.len();
+    let sizes = (d >= 2).then(|| (a[d - 2].as_static(), a[d - 1].as_static()));
+    let Some((Some(m), Some(n))) = sizes else {
+        return Err(Error::new(format!(
+            "{} takes (..., m, n) matrices of static sizes, found {}",
+            kind.name(),
+            show(a)
+        )));
+    };
+    let mut shape = a[..d - 2].to_vec();
+    shape.push(Dim::Static(svd_parts(kind, m, n).iter().sum()));
+    Ok(shape)
 }
 
 /// `lstsq` of an `(m, n)` matrix and `(m, k)` right-hand sides, static sizes: the solution,

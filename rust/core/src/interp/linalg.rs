@@ -1,6 +1,7 @@
 //! The `np.linalg` ops by textbook algorithms (LU with partial pivoting, Cholesky by columns,
-//! cyclic Jacobi rotations for symmetric eigenproblems, normal equations for least squares): the reference for the LAPACK calls of
-//! native code, equal to them within rounding (eigenvectors up to their signs). Errors carry
+//! cyclic Jacobi rotations for symmetric eigenproblems, which also give the singular values
+//! and vectors through `a.T @ a`, normal equations for least squares): the reference for the LAPACK calls of
+//! native code, equal to them within rounding (eigen- and singular vectors up to their signs). Errors carry
 //! NumPy's `LinAlgError` messages.
 
 use super::{broadcast, Elem, HostArray};
@@ -17,8 +18,13 @@ pub const RANK_DEFICIENT: &str = "lstsq of a matrix below full rank";
 
 /// Evaluates `kind` on its operands (`f64`), for a result of `shape`.
 pub(super) fn eval(kind: LinalgKind, args: &[&HostArray], shape: &[usize]) -> Result<Vec<Elem>> {
-    if kind == LinalgKind::Lstsq {
-        return Ok(lstsq(args)?.into_iter().map(Elem::F).collect());
+    let general = match kind {
+        LinalgKind::Lstsq => Some(lstsq(args)?),
+        LinalgKind::Svd | LinalgKind::SvdReduced | LinalgKind::Svdvals => Some(svd(kind, args[0])),
+        _ => None,
+    };
+    if let Some(values) = general {
+        return Ok(values.into_iter().map(Elem::F).collect());
     }
     let a = args[0];
     let m = a.shape[a.shape.len() - 1];
@@ -51,7 +57,9 @@ pub(super) fn eval(kind: LinalgKind, args: &[&HostArray], shape: &[usize]) -> Re
             LinalgKind::Eigvalsh | LinalgKind::EigvalshUpper => {
                 out.extend(eigh(a, m, kind == LinalgKind::Eigvalsh).0)
             }
-            LinalgKind::Lstsq => unreachable!("handled above"),
+            LinalgKind::Lstsq | LinalgKind::Svd | LinalgKind::SvdReduced | LinalgKind::Svdvals => {
+                unreachable!("handled above")
+            }
         }
     }
     Ok(out.into_iter().map(Elem::F).collect())
@@ -294,5 +302,66 @@ fn rotate(s: &mut [f64], v: &mut [f64], m: usize, p: usize, q: usize) {
         let (sp, sq) = (s[p * m + k], s[q * m + k]);
         s[p * m + k] = c * sp - sn * sq;
         s[q * m + k] = sn * sp + c * sq;
+    }
+}
+
+/// `svd` of each `(m, n)` matrix of the stack `a`, its parts flattened as the op gives them.
+fn svd(kind: LinalgKind, a: &HostArray) -> Vec<f64> {
+    let d = a.shape.len();
+    let (m, n) = (a.shape[d - 2], a.shape[d - 1]);
+    let values = floats(&a.elems());
+    let count: usize = a.shape[..d - 2].iter().product();
+    (0..count)
+        .flat_map(|t| svd_one(kind, &values[t * m * n..(t + 1) * m * n], m, n))
+        .collect()
+}
+
+/// The singular values of `x` (`m x n`) from the eigenvalues of `x.T @ x` (descending), `v`
+/// its eigenvectors, `u`'s columns `x @ v / s` completed to an orthonormal set where a value
+/// is zero or more columns are asked for.
+fn svd_one(kind: LinalgKind, x: &[f64], m: usize, n: usize) -> Vec<f64> {
+    let k = m.min(n);
+    let gram = product(&rectangular_transpose(x, m, n), n, m, x, n);
+    let (values, vectors) = eigh(&gram, n, true);
+    let s: Vec<f64> = (0..k).map(|i| values[n - 1 - i].max(0.0).sqrt()).collect();
+    if kind == LinalgKind::Svdvals {
+        return s;
+    }
+    let v = |j: usize, c: usize| vectors[c * n + (n - 1 - j)];
+    let mut u: Vec<Vec<f64>> = Vec::new();
+    for j in (0..k).take_while(|&j| s[j] > 1e-12 * s[0]) {
+        u.push(
+            (0..m)
+                .map(|r| (0..n).map(|c| x[r * n + c] * v(j, c)).sum::<f64>() / s[j])
+                .collect(),
+        );
+    }
+    let full = kind == LinalgKind::Svd;
+    complete(&mut u, m, if full { m } else { k });
+    let rows = if full { n } else { k };
+    let mut out: Vec<f64> = (0..m * u.len())
+        .map(|p| u[p % u.len()][p / u.len()])
+        .collect();
+    out.extend(&s);
+    out.extend((0..rows * n).map(|p| v(p / n, p % n)));
+    out
+}
+
+/// Extends the orthonormal columns `cols` of length `m` to `count` by Gram-Schmidt on the
+/// unit vectors.
+fn complete(cols: &mut Vec<Vec<f64>>, m: usize, count: usize) {
+    for e in 0..m {
+        if cols.len() >= count {
+            return;
+        }
+        let mut c: Vec<f64> = (0..m).map(|i| f64::from(u8::from(i == e))).collect();
+        for q in cols.iter() {
+            let dot: f64 = q.iter().zip(&c).map(|(a, b)| a * b).sum();
+            c.iter_mut().zip(q).for_each(|(x, q)| *x -= dot * q);
+        }
+        let norm = c.iter().map(|x| x * x).sum::<f64>().sqrt();
+        if norm > 1e-8 {
+            cols.push(c.into_iter().map(|x| x / norm).collect());
+        }
     }
 }

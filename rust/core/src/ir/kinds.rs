@@ -200,6 +200,14 @@ op_kinds!(
         /// solution `(n, k)`, the residuals `(k)` and the singular values `(min(m, n))`,
         /// flattened one after the other into one vector.
         Lstsq => "lstsq" ("linalg.lstsq"),
+        /// `np.linalg.svd(a)` of `(..., m, n)`: `u` `(m, m)`, `s` `(min(m, n))` and `vh`
+        /// `(n, n)`, flattened one after the other into a last axis.
+        Svd => "svd" ("linalg.svd"),
+        /// `np.linalg.svd(a, full_matrices=False)`: `u` `(m, k)`, `s` `(k)`, `vh` `(k, n)` for
+        /// `k = min(m, n)`, flattened as `svd`.
+        SvdReduced => "svd_reduced" ("linalg.svd"),
+        /// `np.linalg.svd(a, compute_uv=False)`: the singular values, descending.
+        Svdvals => "svdvals" ("linalg.svd"),
     }
 );
 
@@ -210,7 +218,7 @@ impl LinalgKind {
         use LinalgKind::*;
         match self {
             Det => 0,
-            Slogdet | Eigvalsh | EigvalshUpper | Lstsq => 1,
+            Slogdet | Eigvalsh | EigvalshUpper | Lstsq | Svd | SvdReduced | Svdvals => 1,
             Solve | Inv | Cholesky | CholeskyUpper | Eigh | EighUpper => 2,
         }
     }
