@@ -223,6 +223,7 @@ CASES = [
      lambda r, s: (r.random((20 * s, 2)), r.random(20 * s), r.random((30 * s, 2)), 0.5, 0.1)),
     ("polyfit_lstsq", L.polyfit_lstsq, lambda r, s: (r.random(40 * s), r.random(40 * s))),
     ("pca_eigh", L.pca_eigh, lambda r, s: (r.standard_normal((60 * s, 6)), 2)),
+    ("low_rank_approx", L.low_rank_approx, lambda r, s: (r.random((30 * s, 12)), 3)),
     ("batched_small_solves", L.batched_small_solves,
      lambda r, s: (r.random((100 * s, 3, 3)) + 3 * np.eye(3), r.random((100 * s, 3)))),
 ]

@@ -3,7 +3,8 @@
 feeding elementwise work, inverse times determinant, ridge regression by the normal
 equations, a multivariate normal log-density through Cholesky, a Kalman filter step, a
 Gaussian-process posterior mean, many small systems solved at once, a polynomial fit by
-least squares, principal components by a symmetric eigensolver. The tests
+least squares, principal components by a symmetric eigensolver, a low-rank approximation by
+the singular value decomposition. The tests
 (`test_user_kernels.py`) and `benches/kernels.py` run them verbatim."""
 import numpy as np
 
@@ -71,3 +72,9 @@ def pca_eigh(X, k):
     w, V = np.linalg.eigh(C)
     order = np.argsort(w)[::-1]
     return Xc @ V[:, order[:k]], w[order[:k]] / np.sum(w)
+
+
+def low_rank_approx(X, k):
+    U, s, Vt = np.linalg.svd(X, full_matrices=False)
+    approx = (U[:, :k] * s[:k]) @ Vt[:k]
+    return approx, np.sum(s[k:] ** 2) / np.sum(s ** 2)
