@@ -192,13 +192,20 @@ fn singular_value_decompositions() {
     let root = |x: f64| x.sqrt();
     assert_close(
         &values,
-        &[root((t + root(t * t - 4.0 * d)) / 2.0), root((t - root(t * t - 4.0 * d)) / 2.0)],
+        &[
+            root((t + root(t * t - 4.0 * d)) / 2.0),
+            root((t - root(t * t - 4.0 * d)) / 2.0),
+        ],
     );
     // Reduced: u (3, 2), s (2), vh (2, 2); u @ diag(s) @ vh is a again.
     let p = run("svd_reduced", &[a], "f64[12]").unwrap();
     let (u, s, vh) = (&p[..6], &p[6..8], &p[8..]);
     let rebuilt: Vec<f64> = (0..6)
-        .map(|q| (0..2).map(|j| u[(q / 2) * 2 + j] * s[j] * vh[j * 2 + q % 2]).sum())
+        .map(|q| {
+            (0..2)
+                .map(|j| u[(q / 2) * 2 + j] * s[j] * vh[j * 2 + q % 2])
+                .sum()
+        })
         .collect();
     assert_close(&rebuilt, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
     // Full: u (3, 3) orthogonal, its last column completing the first two.
