@@ -8,6 +8,7 @@ import user_kernels_poly as P
 import user_kernels_others as O
 import user_kernels_scalar as S
 import user_kernels_windows as Wn
+import user_kernels_linalg as L
 
 
 def _spd(rng, n):
@@ -17,6 +18,13 @@ def _spd(rng, n):
 
 def _lower(rng, n):
     return np.tril(rng.random((n, n))) + n * np.eye(n)
+
+
+def _kalman(rng, s):
+    n, m = 4 * s, 2 * s
+    F = np.eye(n) + 0.1 * rng.random((n, n))
+    H = rng.random((m, n))
+    return (rng.random(n), np.eye(n), rng.random(m), F, H, 0.01 * np.eye(n), 0.1 * np.eye(m))
 
 
 def _f32(*arrays):
@@ -257,4 +265,18 @@ CASES = [
     ("forward_solve", Wn.forward_solve, lambda r, s: (_lower(r, 16 * s), r.random(16 * s))),
     ("back_solve", Wn.back_solve, lambda r, s: (_lower(r, 16 * s).T.copy(), r.random(16 * s))),
     ("spmv_slices", Wn.spmv_slices, lambda r, s: (*_csr(r, 30 * s), r.random(30 * s))),
+    ("solve_affine", L.solve_affine, lambda r, s: (_spd(r, 8 * s), r.random(8 * s))),
+    ("inv_times_det", L.inv_times_det, lambda r, s: (_spd(r, 4 * s) / (4 * s),)),
+    ("ridge_regression", L.ridge_regression,
+     lambda r, s: (r.standard_normal((40 * s, 5 * s)), r.standard_normal(40 * s), 0.5)),
+    ("mvn_logpdf", L.mvn_logpdf,
+     lambda r, s: (r.standard_normal((50 * s, 4)), r.random(4), _spd(r, 4))),
+    ("kalman_step", L.kalman_step, _kalman),
+    ("gp_posterior_mean", L.gp_posterior_mean,
+     lambda r, s: (r.random((20 * s, 2)), r.random(20 * s), r.random((30 * s, 2)), 0.5, 0.1)),
+    ("polyfit_lstsq", L.polyfit_lstsq, lambda r, s: (r.random(40 * s), r.random(40 * s))),
+    ("pca_eigh", L.pca_eigh, lambda r, s: (r.standard_normal((60 * s, 6)), 2)),
+    ("low_rank_approx", L.low_rank_approx, lambda r, s: (r.random((30 * s, 12)), 3)),
+    ("batched_small_solves", L.batched_small_solves,
+     lambda r, s: (r.random((100 * s, 3, 3)) + 3 * np.eye(3), r.random((100 * s, 3)))),
 ]

@@ -122,6 +122,15 @@ def test_every_op_in_the_table_runs() -> None:
     g.op("cumprod", [x], axis=0)
     g.op("sort", [x], axis=1)
     g.op("argsort", [i], axis=0)
+    identity = g.eye(2, 2, 0, np.float64)
+    g.op("solve", [identity, x])
+    g.op("lstsq", [g.eye(3, 2, 0, np.float64), g.op("transpose", [x], perm=[1, 0]),
+                   g.const(1e-10)])
+    for op in ("inv", "det", "slogdet", "cholesky", "cholesky_upper", "eigh", "eigh_upper",
+               "eigvalsh", "eigvalsh_upper"):
+        g.op(op, [identity])
+    for op in ("svd", "svd_reduced", "svdvals"):
+        g.op(op, [x])
     assert {n.op for n in g.nodes} == set(OPS)
     g.set_outputs([n.out for n in g.nodes])
     with np.errstate(all="ignore"):

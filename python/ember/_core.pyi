@@ -196,9 +196,16 @@ def fusion_groups(text: str) -> tuple[list[str], list[int | None]]:
 
 def op_table() -> list[tuple[str, str, str]]:
     """The core's ops that mean one NumPy function, as `(class, IR name, NumPy name)`; class is
-    `unary`, `binary`, `reduce`, `arg_reduce` or `scan`."""
+    `unary`, `binary`, `reduce`, `arg_reduce`, `scan` or `linalg` (NumPy names relative to
+    `numpy`: `linalg.solve`)."""
 
 def set_blas(addresses: tuple[int, int, int, int] | None, ilp64: bool = True) -> bool:
     """Float products call this CBLAS (addresses of `sgemm`, `dgemm`, `sgemv`, `dgemv` of a
     library loaded in the process; `ilp64`: 64-bit integers); None: the `gemm` crate. Returns
     whether one was registered before. Wrong addresses crash the process."""
+
+def set_lapack(addresses: tuple[int, int, int, int, int, int] | None,
+               ilp64: bool = True) -> None:
+    """The np.linalg ops call these LAPACK routines (addresses of `dgesv_`, `dgetrf_`,
+    `dpotrf_`, `dsyevd_`, `dgelsd_`, `dgesdd_`); None: native compilation refuses graphs with them. Wrong addresses crash the
+    process."""

@@ -37,6 +37,28 @@ def _arange(dtype: np.dtype, shape: tuple[int, ...], start: float, step: float) 
     return out
 
 
+def _packed_lstsq(a: Array, b: Array, rcond: Array) -> Array:
+    """The `lstsq` op: solution, residuals (NaN where NumPy gives none) and singular values,
+    flattened, for a matrix of full rank; another rank fails, as the native step does."""
+    x, residuals, rank, s = np.linalg.lstsq(a, b, rcond=float(rcond))
+    if rank != min(a.shape):
+        raise np.linalg.LinAlgError("lstsq of a matrix below full rank")
+    if not residuals.size:
+        residuals = np.full(b.shape[1], np.nan)
+    return np.concatenate([x.ravel(), residuals, s])
+
+
+def _packed_svd(x: Array, full: bool) -> Array:
+    u, s, vh = np.linalg.svd(x, full_matrices=full)
+    batch = x.shape[:-2]
+    return np.concatenate([u.reshape(*batch, -1), s, vh.reshape(*batch, -1)], axis=-1)
+
+
+def _packed_eigh(x: Array, uplo: str) -> Array:
+    values, vectors = np.linalg.eigh(x, UPLO=uplo)
+    return np.concatenate([values[..., None, :], vectors], axis=-2)
+
+
 # How each non-ufunc op runs; elementwise and reduction ops call the OpDef's NumPy function.
 _RUNNERS: dict[str, Callable[..., Array]] = {
     "where": lambda node, c, x, y: np.where(c, x, y),
@@ -65,6 +87,20 @@ _RUNNERS: dict[str, Callable[..., Array]] = {
     "cumprod": lambda node, x: np.cumprod(x, axis=node.attrs["axis"]),
     "sort": lambda node, x: np.sort(x, axis=node.attrs["axis"], kind="stable"),
     "argsort": lambda node, x: np.argsort(x, axis=node.attrs["axis"], kind="stable"),
+    "solve": lambda node, a, b: np.linalg.solve(a, b),
+    "inv": lambda node, x: np.linalg.inv(x),
+    "det": lambda node, x: np.linalg.det(x),
+    "slogdet": lambda node, x: np.stack(np.linalg.slogdet(x), axis=-1),
+    "cholesky": lambda node, x: np.linalg.cholesky(x),
+    "cholesky_upper": lambda node, x: np.linalg.cholesky(x, upper=True),
+    "lstsq": lambda node, a, b, rcond: _packed_lstsq(a, b, rcond),
+    "svd": lambda node, x: _packed_svd(x, True),
+    "svd_reduced": lambda node, x: _packed_svd(x, False),
+    "svdvals": lambda node, x: np.linalg.svd(x, compute_uv=False),
+    "eigh": lambda node, x: _packed_eigh(x, "L"),
+    "eigh_upper": lambda node, x: _packed_eigh(x, "U"),
+    "eigvalsh": lambda node, x: np.linalg.eigvalsh(x),
+    "eigvalsh_upper": lambda node, x: np.linalg.eigvalsh(x, UPLO="U"),
 }
 
 

@@ -329,6 +329,64 @@ def matmul(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
     return Inferred(dtype, shape, scalar=not shape)
 
 
+def linalg(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
+           attrs: dict[str, Any]) -> Inferred:
+    """The np.linalg ops: f64 stacks of square matrices (`solve`'s right-hand sides `(..., m,
+    k)`, batch broadcast); `det` of one matrix is a NumPy scalar, as NumPy's gufunc gives."""
+    a = inputs[0]
+    if any(v.dtype != np.float64 for v in inputs):
+        raise TypeError(f"{name} takes float64 operands")
+    if name != "lstsq" and not name.startswith("svd") and (
+            a.ndim < 2 or a.shape[-1] != a.shape[-2]):
+        raise ValueError(f"{name}: the last 2 dimensions of {format_shape(a.shape, ',')} "
+                         "must be square")
+    if name == "lstsq":
+        return _lstsq(inputs)
+    if name.startswith("svd"):
+        return _svd(name, a)
+    batch, m = a.shape[:-2], a.shape[-1]
+    if name == "solve":
+        b = inputs[1]
+        if b.ndim < 2 or b.shape[-2] != m:
+            raise ValueError(f"solve: right-hand sides {format_shape(b.shape, ',')} do not "
+                             f"match the matrices {format_shape(a.shape, ',')}")
+        shape = broadcast_shapes(batch, b.shape[:-2]) + b.shape[-2:]
+    else:
+        core = {"det": (), "slogdet": (2,), "eigvalsh": (m,), "eigvalsh_upper": (m,)}
+        if name.startswith("eigh"):
+            if isinstance(m, str):
+                raise Unsupported(f"{name} of symbolic size {m!r}")
+            core[name] = (m + 1, m)  # the values, then the vectors: one row more
+        shape = batch + core.get(name, (m, m))
+    return Inferred(np.dtype(np.float64), shape, scalar=not shape)
+
+
+def svd_parts(name: str, m: int, n: int) -> tuple[int, int, int]:
+    """The sizes of `u`, `s` and `vh` in the last axis of an `svd` op of `(m, n)` matrices."""
+    k = min(m, n)
+    return {"svd": (m * m, k, n * n), "svd_reduced": (m * k, k, k * n)}.get(name, (0, k, 0))
+
+
+def _svd(name: str, a: Value) -> Inferred:
+    if a.ndim < 2 or any(isinstance(d, str) for d in a.shape[-2:]):
+        raise ValueError(f"{name} of {format_shape(a.shape, ',')}")
+    m, n = a.shape[-2:]
+    return Inferred(np.dtype(np.float64), (*a.shape[:-2], sum(svd_parts(name, m, n))))
+
+
+def _lstsq(inputs: Sequence[Value]) -> Inferred:
+    """`lstsq(a, b, rcond)` of static sizes: the solution, residuals and singular values
+    flattened into one vector."""
+    a, b, rcond = inputs
+    sizes = (*a.shape, *b.shape)
+    if (a.ndim, b.ndim, rcond.ndim) != (2, 2, 0) or a.shape[0] != b.shape[0] or any(
+            isinstance(d, str) for d in sizes):
+        raise ValueError(f"lstsq of {format_shape(a.shape, ',')} and "
+                         f"{format_shape(b.shape, ',')}")
+    (m, n), k = a.shape, b.shape[1]
+    return Inferred(np.dtype(np.float64), (n * k + k + min(m, n),))
+
+
 def const(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
           attrs: dict[str, Any]) -> Inferred:
     """A NumPy scalar of the given dtype, or without one the Python scalar `value` (weak)."""

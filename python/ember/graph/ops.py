@@ -4,6 +4,7 @@ scans, with their NumPy functions, come from the Rust core's op table (`_core.op
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -47,7 +48,7 @@ def _core_table() -> dict[str, dict[str, Any]]:
     The Rust op table is the one list of them; a name NumPy lacks fails here, at import."""
     table: dict[str, dict[str, Any]] = {}
     for cls, name, numpy_name in _core.op_table():
-        table.setdefault(cls, {})[name] = getattr(np, numpy_name)
+        table.setdefault(cls, {})[name] = functools.reduce(getattr, numpy_name.split("."), np)
     return table
 
 
@@ -88,6 +89,10 @@ _define("loop", None, (("body", "func"), ("carried", "int")), regions.refuse, "r
 _define("if", None, (("then", "func"), ("else", "func")), regions.refuse, "region")
 _define("cumsum cumprod", 1, (("axis", "int"),), infer.scan, "other", _TABLE["scan"])
 _define("sort argsort", 1, (("axis", "int"),), infer.sort, "other", _TABLE["scan"])
+_define("solve", 2, (), infer.linalg, "other", _TABLE["linalg"])
+_define("lstsq", 3, (), infer.linalg, "other", _TABLE["linalg"])
+_define(" ".join(name for name in _TABLE["linalg"] if name not in ("solve", "lstsq")), 1, (),
+        infer.linalg, "other", _TABLE["linalg"])
 
 
 def check_attr(op: str, name: str, kind: AttrKind, value: Any) -> Any:

@@ -32,6 +32,7 @@ from ember.numpy_api import (
     reductions,
     scalars,
     shape_ops,
+    solvers,
     sorting,
 )
 from ember.numpy_api.assignment import Selected, setitem
@@ -46,7 +47,7 @@ _FUNCTIONS: dict[Any, Handler] = {
     **creation.functions(), **linalg.functions(), **manipulation.functions(),
     **norms.functions(), **einsum.functions(), **sorting.functions(), **counting.functions(),
     **histogram.functions(), **derived.functions(), **polynomials.functions(),
-    **matrices.functions(),
+    **matrices.functions(), **solvers.functions(),
     np.take_along_axis: take_along_axis, np.put_along_axis: put_along_axis,
 }
 # Functions that update their first argument in place and return None: their handler

@@ -38,6 +38,7 @@ pub mod fpstatus;
 mod graph;
 pub mod jit;
 pub mod kernel;
+mod linalg;
 mod lower;
 mod matmul;
 mod native;
@@ -48,6 +49,7 @@ mod sort;
 
 pub use dynamic::counters;
 pub use graph::{compile, disassemble, ArrayView, ArrayViewMut, CompiledGraph, Options, Prepared};
+pub use linalg::{register as register_lapack, registered as registered_lapack, Lapack};
 pub use matmul::blas::{register as register_blas, registered as registered_blas, Blas};
 pub use schedule::fusion_groups;
 
@@ -66,6 +68,8 @@ pub enum Error {
     Index(String),
     /// Python's `ValueError`, raised by running code (`range()` with a zero step).
     Value(String),
+    /// NumPy's `LinAlgError`, raised by running code (a singular matrix to `solve`).
+    LinAlg(String),
 }
 
 impl fmt::Display for Error {
@@ -74,7 +78,7 @@ impl fmt::Display for Error {
             Error::Unsupported(m) => write!(f, "not supported by the cranelift backend: {m}"),
             Error::Codegen(m) => write!(f, "code generation failed: {m}"),
             Error::Mismatch(m) => write!(f, "argument mismatch: {m}"),
-            Error::Index(m) | Error::Value(m) => f.write_str(m),
+            Error::Index(m) | Error::Value(m) | Error::LinAlg(m) => f.write_str(m),
         }
     }
 }

@@ -9,6 +9,8 @@ use pyo3::prelude::*;
 
 use crate::graph::IRError;
 
+pyo3::import_exception!(numpy.linalg, LinAlgError);
+
 /// Malformed or ill-typed IR (parse, verification, a pass) → `IRError`, naming line:column or
 /// op and value.
 pub fn ir_error(err: ember_core::Error) -> PyErr {
@@ -18,8 +20,8 @@ pub fn ir_error(err: ember_core::Error) -> PyErr {
 /// Code generation and runtime failures: an op the back end lacks → `NotImplementedError` (the
 /// caller can fall back to another backend), arrays that do not fit → `ValueError`, a code
 /// generator failure → `RuntimeError`; errors the running code raises as Python would
-/// (an index out of bounds → `IndexError`, `range()` with step 0 → `ValueError`) keep their
-/// type and message.
+/// (an index out of bounds → `IndexError`, `range()` with step 0 → `ValueError`, a singular
+/// matrix → NumPy's `LinAlgError`) keep their type and message.
 pub fn codegen_error(err: ember_codegen::Error) -> PyErr {
     match err {
         ember_codegen::Error::Unsupported(_) => PyNotImplementedError::new_err(err.to_string()),
@@ -27,6 +29,7 @@ pub fn codegen_error(err: ember_codegen::Error) -> PyErr {
         ember_codegen::Error::Codegen(_) => PyRuntimeError::new_err(err.to_string()),
         ember_codegen::Error::Index(m) => PyIndexError::new_err(m),
         ember_codegen::Error::Value(m) => PyValueError::new_err(m),
+        ember_codegen::Error::LinAlg(m) => LinAlgError::new_err(m),
     }
 }
 

@@ -120,11 +120,38 @@ fn set_blas(addresses: Option<(usize, usize, usize, usize)>, ilp64: bool) -> boo
     before
 }
 
+/// Makes the `np.linalg` ops call LAPACK routines already loaded in this process: the
+/// addresses of its `dgesv_`, `dgetrf_`, `dpotrf_`, `dsyevd_`, `dgelsd_`, `dgesdd_` and
+/// whether its integers are 64-bit.
+/// `None` makes the native backend refuse graphs with those ops (they run eagerly).
+///
+/// Calling it with addresses that are not those routines crashes the process: the Python
+/// package passes only symbols it resolved by name in NumPy's own LAPACK.
+#[pyfunction]
+#[pyo3(signature = (addresses, ilp64 = true))]
+fn set_lapack(addresses: Option<[usize; 6]>, ilp64: bool) {
+    let lapack =
+        addresses.map(
+            |[dgesv, dgetrf, dpotrf, dsyevd, dgelsd, dgesdd]| ember_codegen::Lapack {
+                dgesv,
+                dgetrf,
+                dpotrf,
+                dsyevd,
+                dgelsd,
+                dgesdd,
+                ilp64,
+            },
+        );
+    // SAFETY: as for `set_blas`.
+    unsafe { ember_codegen::register_lapack(lapack) };
+}
+
 /// The IR's ops that mean one NumPy function, as `(class, IR name, NumPy name)` with class
-/// `unary`, `binary`, `reduce`, `arg_reduce` or `scan`: Python's op table is built from it.
+/// `unary`, `binary`, `reduce`, `arg_reduce`, `scan` or `linalg` (a NumPy name relative to
+/// the `numpy` module, `linalg.solve`): Python's op table is built from it.
 #[pyfunction]
 fn op_table() -> Vec<(&'static str, &'static str, &'static str)> {
-    use ember_core::ir::{ArgReduceKind, BinaryOp, ReduceKind, ScanKind, UnaryOp};
+    use ember_core::ir::{ArgReduceKind, BinaryOp, LinalgKind, ReduceKind, ScanKind, UnaryOp};
     let mut table = Vec::new();
     table.extend(
         UnaryOp::ALL
@@ -151,6 +178,11 @@ fn op_table() -> Vec<(&'static str, &'static str, &'static str)> {
             .iter()
             .map(|o| ("scan", o.name(), o.numpy_name())),
     );
+    table.extend(
+        LinalgKind::ALL
+            .iter()
+            .map(|o| ("linalg", o.name(), o.numpy_name())),
+    );
     table
 }
 
@@ -165,6 +197,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(set_recycle_budget, m)?)?;
     m.add_function(wrap_pyfunction!(recycle_usage, m)?)?;
     m.add_function(wrap_pyfunction!(set_blas, m)?)?;
+    m.add_function(wrap_pyfunction!(set_lapack, m)?)?;
     m.add_function(wrap_pyfunction!(op_table, m)?)?;
     m.add_class::<CompiledGraph>()?;
     Ok(())

@@ -17,7 +17,11 @@ from ember.capture.breaks import from_numpy_api, graph_break
 from ember.capture.loops import elements
 from ember.capture.sources import Source
 from ember.capture.variables.base import VariableTracker
-from ember.capture.variables.constant import ConstantVariable, is_constant_value
+from ember.capture.variables.constant import (
+    ConstantVariable,
+    is_constant_value,
+    is_namedtuple_type,
+)
 from ember.errors import Unsupported
 from ember.graph import Value
 
@@ -108,12 +112,19 @@ def symbolic_dim(vt: VariableTracker) -> str | None:
 
 def wrap_api_result(result: Any) -> VariableTracker:
     """A tracker for what `numpy_api` returned."""
-    from ember.capture.variables.containers import ListVariable, TupleVariable
+    from ember.capture.variables.containers import (
+        ListVariable,
+        NamedTupleVariable,
+        TupleVariable,
+    )
 
     if isinstance(result, Value):
         return ArrayVariable(result)
     if isinstance(result, tuple) and any(isinstance(r, Value) for r in result):
-        return TupleVariable([wrap_api_result(r) for r in result])
+        items = [wrap_api_result(r) for r in result]
+        if is_namedtuple_type(type(result)):  # np.linalg.slogdet's SlogdetResult
+            return NamedTupleVariable(items, type(result), None)
+        return TupleVariable(items)
     if isinstance(result, list):
         return ListVariable([wrap_api_result(r) for r in result])
     if is_constant_value(result):

@@ -4,6 +4,7 @@
 use super::{ArrayView, ArrayViewMut, PreparedKernel, PreparedStep, StaticGraph};
 use crate::exec::{self, Operand};
 use crate::kernel::Scalar;
+use crate::linalg;
 use crate::matmul;
 use crate::scan;
 use crate::schedule::{IndexMap, Slot, Step, ValueRef};
@@ -369,6 +370,19 @@ impl Runtime<'_> {
                 // SAFETY: as for kernels; `out` is a fresh temp or a caller output of the
                 // input's shape, of `dtype` (`i64` for argsort), the input of `in_dtype`.
                 unsafe { scan::scan(*kind, *dtype, *in_dtype, *axis, (pi, &li), (po, &lo)) };
+            }
+            Step::Linalg { kind, inputs, out } => {
+                let inputs: SmallVec<[(*const f64, Layout); 3]> = inputs
+                    .iter()
+                    .map(|x| {
+                        let (p, _, l) = self.resolve(x);
+                        (p as *const f64, l)
+                    })
+                    .collect();
+                let (po, _, lo) = self.resolve(out);
+                // SAFETY: as for kernels; every operand is `f64` of the shapes the op's type
+                // rule gives, `out` a fresh temp or a caller output.
+                unsafe { linalg::run(*kind, &inputs, (po as *mut f64, &lo)) }?;
             }
             Step::Matmul {
                 a,

@@ -19,7 +19,7 @@ pub(crate) use lazy::IndexMap;
 use crate::kernel::{Kernel, Scalar, Stage};
 use crate::Error;
 use ember_core::infer::dtypes;
-use ember_core::ir::{BinaryOp, DType, Graph, Op, ScanKind, Type};
+use ember_core::ir::{BinaryOp, DType, Graph, LinalgKind, Op, ScanKind, Type};
 use group::Group;
 use lazy::{inst, KernelBuilder, LOp, Lazy, Refuse, L};
 use std::collections::HashMap;
@@ -108,6 +108,12 @@ pub(crate) enum Step {
         out: ValueRef,
         dtype: Scalar,
         in_dtype: Scalar,
+    },
+    /// `out = kind(inputs...)`, all `f64`, through the registered LAPACK.
+    Linalg {
+        kind: LinalgKind,
+        inputs: Vec<ValueRef>,
+        out: ValueRef,
     },
 }
 
@@ -411,6 +417,7 @@ pub fn fusion_groups(g: &Graph) -> Result<(Vec<&'static str>, Vec<Option<usize>>
             Step::Kernel { .. } => "kernel",
             Step::Matmul { .. } => "matmul",
             Step::Scan { .. } => "scan",
+            Step::Linalg { .. } => "linalg",
             Step::Native { .. } => "native",
             Step::BodyLoop { .. } => "loop",
         })

@@ -230,6 +230,29 @@ impl Scheduler<'_> {
                 }
                 leaf
             }
+            Op::Linalg { kind } => {
+                if crate::linalg::registered().is_none() {
+                    return Err(Error::Unsupported(
+                        "np.linalg without NumPy's LAPACK".into(),
+                    ));
+                }
+                let mut inputs = Vec::with_capacity(node.inputs.len());
+                for x in &node.inputs {
+                    let x = self.matmul_operand(self.defs[x.index()])?;
+                    self.settle(x.slot)?;
+                    inputs.push(x);
+                }
+                let dest = self
+                    .result_slot(v, done)
+                    .unwrap_or_else(|| self.new_temp(dtype, &shape));
+                let out = ValueRef::of(dest, &shape);
+                self.steps.push(Step::Linalg {
+                    kind: *kind,
+                    inputs,
+                    out: out.clone(),
+                });
+                self.leaf(out, dtype)
+            }
             Op::Scan { kind, axis } => {
                 // NumPy casts each element to the result dtype, then accumulates in it; an
                 // argsort reads the elements as they are.

@@ -136,6 +136,7 @@ impl Scheduler<'_> {
                 Step::Kernel { operands, .. } => refs.extend(operands.iter_mut().map(|(v, _)| v)),
                 Step::Matmul { a, b, out, .. } => refs.extend([a, b, out]),
                 Step::Scan { input, out, .. } => refs.extend([input, out]),
+                Step::Linalg { inputs, out, .. } => refs.extend(inputs.iter_mut().chain([out])),
                 Step::Native {
                     operands, results, ..
                 }

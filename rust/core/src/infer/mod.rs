@@ -8,7 +8,7 @@ pub mod shapes;
 pub use regions::infer_results;
 
 use crate::error::{Error, Result};
-use crate::ir::{Arity, DType, Dim, Kind, Op, ReduceKind, Scalar, ScanKind, Type};
+use crate::ir::{Arity, DType, Dim, Kind, LinalgKind, Op, ReduceKind, Scalar, ScanKind, Type};
 
 /// The result type of `op` applied to operands of these types (arity included), or an error
 /// that names what is wrong (the caller adds the op and value).
@@ -150,6 +150,23 @@ pub fn infer(op: &Op, inputs: &[&Type]) -> Result<Type> {
             let (a, b) = (inputs[0], inputs[1]);
             let shape = shapes::matmul(&a.shape, &b.shape)?;
             Ok(Type::new(DType::promote(a.dtype, b.dtype), shape))
+        }
+        Op::Linalg { kind } => {
+            // NumPy computes every real `np.linalg` function in double (`signature='dd->d'`);
+            // capture casts the operands and the result.
+            if let Some(t) = inputs.iter().find(|t| t.dtype != DType::F64) {
+                return Err(Error::new(format!(
+                    "{} takes f64 operands, found {}",
+                    kind.name(),
+                    t.dtype
+                )));
+            }
+            if *kind == LinalgKind::Lstsq && !inputs[2].shape.is_empty() {
+                return Err(Error::new("lstsq takes a 0-d rcond"));
+            }
+            let b = inputs.get(1).map(|t| t.shape.as_slice());
+            let shape = shapes::linalg(*kind, &inputs[0].shape, b)?;
+            Ok(Type::new(DType::F64, shape))
         }
         Op::Loop { .. } | Op::If { .. } => Ok(infer_results(op, inputs)?.remove(0)),
         Op::Load => regions::load(inputs),

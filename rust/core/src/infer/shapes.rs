@@ -1,8 +1,8 @@
-//! Result shapes: broadcasting with static and symbolic dims, reductions, views, matmul and
-//! concatenate.
+//! Result shapes: broadcasting with static and symbolic dims, reductions, views, matmul,
+//! concatenate and the `np.linalg` functions.
 
 use crate::error::{Error, Result};
-use crate::ir::Dim;
+use crate::ir::{Dim, LinalgKind};
 
 /// `(2,s0,3)` as NumPy prints shapes, for error messages.
 pub fn show(shape: &[Dim]) -> String {
@@ -316,6 +316,98 @@ pub fn matmul(a: &[Dim], b: &[Dim]) -> Result<Vec<Dim>> {
         out.push(n.clone());
     }
     Ok(out)
+}
+
+/// The shape of an `np.linalg` function of stacks of square matrices `a` (and, for `solve`,
+/// right-hand sides `b` of shape `(..., m, k)`, the batch broadcast with `a`'s).
+pub fn linalg(kind: LinalgKind, a: &[Dim], b: Option<&[Dim]>) -> Result<Vec<Dim>> {
+    let name = kind.name();
+    match kind {
+        LinalgKind::Lstsq => return lstsq(a, b.unwrap_or_default()),
+        LinalgKind::Svd | LinalgKind::SvdReduced | LinalgKind::Svdvals => return svd(kind, a),
+        _ => {}
+    }
+    let n = a.len();
+    if n < 2 || a[n - 2] != a[n - 1] {
+        return Err(Error::new(format!(
+            "{name}: the last 2 dimensions of {} must be square",
+            show(a)
+        )));
+    }
+    let (batch, m) = (&a[..n - 2], &a[n - 1]);
+    let core = match (kind, b) {
+        (LinalgKind::Solve, Some(b)) => {
+            let nb = b.len();
+            if nb < 2 || &b[nb - 2] != m {
+                return Err(Error::new(format!(
+                    "solve: right-hand sides {} do not match the matrices {}",
+                    show(b),
+                    show(a)
+                )));
+            }
+            let mut out = broadcast(&[batch, &b[..nb - 2]])?;
+            out.extend_from_slice(&b[nb - 2..]);
+            return Ok(out);
+        }
+        (LinalgKind::Solve, None) => return Err(Error::new("solve takes 2 operands")),
+        (LinalgKind::Inv | LinalgKind::Cholesky | LinalgKind::CholeskyUpper, _) => {
+            vec![m.clone(), m.clone()]
+        }
+        (LinalgKind::Det, _) => vec![],
+        (LinalgKind::Slogdet, _) => vec![Dim::Static(2)],
+        (LinalgKind::Eigh | LinalgKind::EighUpper, _) => {
+            let rows = match m {
+                Dim::Static(n) => Dim::Static(n + 1),
+                _ => return Err(Error::new(format!("{name} of symbolic size {m}"))),
+            };
+            vec![rows, m.clone()]
+        }
+        (LinalgKind::Eigvalsh | LinalgKind::EigvalshUpper, _) => vec![m.clone()],
+        (LinalgKind::Lstsq, _) => return lstsq(a, b.unwrap_or_default()),
+        (LinalgKind::Svd | LinalgKind::SvdReduced | LinalgKind::Svdvals, _) => return svd(kind, a),
+    };
+    Ok([batch, &core].concat())
+}
+
+/// The sizes of `u`, `s` and `vh` in an `svd` of `(m, n)` matrices (none for `svdvals`).
+pub fn svd_parts(kind: LinalgKind, m: usize, n: usize) -> [usize; 3] {
+    let k = m.min(n);
+    match kind {
+        LinalgKind::Svd => [m * m, k, n * n],
+        LinalgKind::SvdReduced => [m * k, k, k * n],
+        _ => [0, k, 0],
+    }
+}
+
+/// An `svd` of stacks of `(m, n)` matrices of static sizes: its parts flattened into a last
+/// axis.
+fn svd(kind: LinalgKind, a: &[Dim]) -> Result<Vec<Dim>> {
+    let d = a.len();
+    let sizes = (d >= 2).then(|| (a[d - 2].as_static(), a[d - 1].as_static()));
+    let Some((Some(m), Some(n))) = sizes else {
+        return Err(Error::new(format!(
+            "{} takes (..., m, n) matrices of static sizes, found {}",
+            kind.name(),
+            show(a)
+        )));
+    };
+    let mut shape = a[..d - 2].to_vec();
+    shape.push(Dim::Static(svd_parts(kind, m, n).iter().sum()));
+    Ok(shape)
+}
+
+/// `lstsq` of an `(m, n)` matrix and `(m, k)` right-hand sides, static sizes: the solution,
+/// residuals and singular values flattened, `n * k + k + min(m, n)` elements.
+fn lstsq(a: &[Dim], b: &[Dim]) -> Result<Vec<Dim>> {
+    let sizes: Option<Vec<usize>> = a.iter().chain(b).map(Dim::as_static).collect();
+    match (sizes.as_deref(), a.len(), b.len()) {
+        (Some(&[m, n, m2, k]), 2, 2) if m == m2 => Ok(vec![Dim::Static(n * k + k + m.min(n))]),
+        _ => Err(Error::new(format!(
+            "lstsq takes an (m, n) matrix and (m, k) right-hand sides of static sizes, found {} and {}",
+            show(a),
+            show(b)
+        ))),
+    }
 }
 
 /// The shape of `np.concatenate(xs, axis)`: the joined axis may be symbolic in one operand

@@ -3,6 +3,7 @@
 
 mod array;
 mod control;
+pub mod linalg;
 mod reduce;
 pub mod scalar;
 
@@ -229,6 +230,7 @@ pub(crate) fn eval(
         Op::Concatenate { axis } => concatenate(args, *axis, out),
         Op::Matmul => matmul(arg(0), arg(1), out, &shape),
         Op::Scan { kind, axis } => scan(*kind, arg(0), *axis, out)?,
+        Op::Linalg { kind } => linalg::eval(*kind, args, &shape)?,
         Op::Load => vec![arg(0).get(control::element(arg(0), &args[1..])?)],
         Op::Store => {
             let mut elems = arg(0).elems();

@@ -3,7 +3,10 @@
 
 use std::fmt;
 
-use super::{ArgReduceKind, BinaryOp, DType, Dim, Op, ReduceKind, Scalar, ScanKind, Type, UnaryOp};
+use super::{
+    ArgReduceKind, BinaryOp, DType, Dim, LinalgKind, Op, ReduceKind, Scalar, ScanKind, Type,
+    UnaryOp,
+};
 
 /// An attribute value of the text form (`avalue` in the grammar).
 #[derive(Clone, Debug, PartialEq)]
@@ -253,6 +256,9 @@ impl Op {
                 axis: a.index(0)?,
             });
         }
+        if let Some(kind) = LinalgKind::from_name(name) {
+            return Ok(Op::Linalg { kind });
+        }
         Ok(match name {
             "where" => Op::Where,
             "matmul" => Op::Matmul,
@@ -327,7 +333,10 @@ impl Op {
         if ScanKind::from_name(name).is_some() {
             return Some(&["axis"]);
         }
-        if UnaryOp::from_name(name).is_some() || BinaryOp::from_name(name).is_some() {
+        if UnaryOp::from_name(name).is_some()
+            || BinaryOp::from_name(name).is_some()
+            || LinalgKind::from_name(name).is_some()
+        {
             return Some(&[]);
         }
         Some(match name {
@@ -361,6 +370,7 @@ impl Op {
             | Op::Copy
             | Op::Load
             | Op::Store
+            | Op::Linalg { .. }
             | Op::Result { .. } => vec![],
             Op::Loop { body, carried } => vec![
                 ("body", AttrValue::Func(body.name.clone())),

@@ -168,6 +168,62 @@ op_kinds!(
     }
 );
 
+op_kinds!(
+    /// `np.linalg` functions over the last two axes (the leading ones are a batch), computed
+    /// in `f64` by LAPACK's routines as NumPy's own `_umath_linalg` calls them.
+    LinalgKind {
+        /// `np.linalg.solve(a, b)` for `b` of shape `(..., m, k)`.
+        Solve => "solve" ("linalg.solve"),
+        /// `np.linalg.inv(a)`.
+        Inv => "inv" ("linalg.inv"),
+        /// `np.linalg.det(a)`.
+        Det => "det" ("linalg.det"),
+        /// `np.linalg.slogdet(a)`: the sign and the log of the absolute value of the
+        /// determinant, as the two elements of a last axis of size 2.
+        Slogdet => "slogdet" ("linalg.slogdet"),
+        /// `np.linalg.cholesky(a)`: the lower factor `l` with `a = l @ l.T`.
+        Cholesky => "cholesky" ("linalg.cholesky"),
+        /// `np.linalg.cholesky(a, upper=True)`: the upper factor `u` with `a = u.T @ u`.
+        CholeskyUpper => "cholesky_upper" ("linalg.cholesky"),
+        /// `np.linalg.eigh(a)` (from the lower triangle): the eigenvalues in ascending order,
+        /// then the eigenvectors as columns, packed as `(..., m + 1, m)`: row 0 the values,
+        /// rows 1.. the vectors.
+        Eigh => "eigh" ("linalg.eigh"),
+        /// `np.linalg.eigh(a, UPLO="U")`, packed as `eigh`.
+        EighUpper => "eigh_upper" ("linalg.eigh"),
+        /// `np.linalg.eigvalsh(a)`: the eigenvalues alone, in ascending order.
+        Eigvalsh => "eigvalsh" ("linalg.eigvalsh"),
+        /// `np.linalg.eigvalsh(a, UPLO="U")`.
+        EigvalshUpper => "eigvalsh_upper" ("linalg.eigvalsh"),
+        /// `np.linalg.lstsq(a, b, rcond)` of one `(m, n)` matrix, `b` `(m, k)` and `rcond` 0-d,
+        /// for a matrix of full rank (`min(m, n)`; another rank is an error at run time): the
+        /// solution `(n, k)`, the residuals `(k)` and the singular values `(min(m, n))`,
+        /// flattened one after the other into one vector.
+        Lstsq => "lstsq" ("linalg.lstsq"),
+        /// `np.linalg.svd(a)` of `(..., m, n)`: `u` `(m, m)`, `s` `(min(m, n))` and `vh`
+        /// `(n, n)`, flattened one after the other into a last axis.
+        Svd => "svd" ("linalg.svd"),
+        /// `np.linalg.svd(a, full_matrices=False)`: `u` `(m, k)`, `s` `(k)`, `vh` `(k, n)` for
+        /// `k = min(m, n)`, flattened as `svd`.
+        SvdReduced => "svd_reduced" ("linalg.svd"),
+        /// `np.linalg.svd(a, compute_uv=False)`: the singular values, descending.
+        Svdvals => "svdvals" ("linalg.svd"),
+    }
+);
+
+impl LinalgKind {
+    /// How many trailing axes of the result one matrix gives: 0 for `det`, 1 for `slogdet`
+    /// and the eigenvalues, 2 for matrices (the packed eigenvalues and vectors of `eigh`).
+    pub fn result_axes(self) -> usize {
+        use LinalgKind::*;
+        match self {
+            Det => 0,
+            Slogdet | Eigvalsh | EigvalshUpper | Lstsq | Svd | SvdReduced | Svdvals => 1,
+            Solve | Inv | Cholesky | CholeskyUpper | Eigh | EighUpper => 2,
+        }
+    }
+}
+
 impl UnaryOp {
     /// Whether the op is a predicate, giving `bool` whatever its loop dtype.
     pub fn gives_bool(self) -> bool {

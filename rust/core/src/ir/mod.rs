@@ -14,7 +14,7 @@ mod types;
 pub use attr::{AttrError, AttrValue};
 pub use dtype::{DType, Kind};
 pub use graph::{Graph, Node, ValueId};
-pub use kinds::{ArgReduceKind, BinaryOp, ReduceKind, ScanKind, UnaryOp};
+pub use kinds::{ArgReduceKind, BinaryOp, LinalgKind, ReduceKind, ScanKind, UnaryOp};
 pub use op::{Arity, Op, OpClass, Region};
 pub use parser::{parse, VERSION};
 pub use printer::print;

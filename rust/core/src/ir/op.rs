@@ -5,7 +5,8 @@
 use std::sync::Arc;
 
 use super::{
-    ArgReduceKind, BinaryOp, DType, Dim, Graph, ReduceKind, Scalar, ScanKind, Type, UnaryOp,
+    ArgReduceKind, BinaryOp, DType, Dim, Graph, LinalgKind, ReduceKind, Scalar, ScanKind, Type,
+    UnaryOp,
 };
 
 /// A function of the module run by a `loop` or `if` statement. It sees only its parameters.
@@ -140,6 +141,11 @@ pub enum Op {
         /// The axis (non-negative).
         axis: usize,
     },
+    /// An `np.linalg` function of `f64` stacks of matrices (`solve` takes two operands).
+    Linalg {
+        /// Which function.
+        kind: LinalgKind,
+    },
     /// `for i in range(lo, hi, step)`: operands `lo, hi, step, c_0.., k_0..`; the body maps
     /// `(i, c, k)` to `(go, c')` and the results are the carried values after the last iteration.
     Loop {
@@ -190,6 +196,8 @@ pub enum OpClass {
     Matmul,
     /// `cumsum cumprod sort argsort`.
     Scan,
+    /// `solve inv det slogdet cholesky cholesky_upper`.
+    Linalg,
     /// Statements that run a region: `loop`, `if`.
     Region,
     /// Element access: `load`, `store`.
@@ -266,6 +274,7 @@ impl Op {
             Op::Matmul => "matmul",
             Op::Copy => "copy",
             Op::Scan { kind, .. } => kind.name(),
+            Op::Linalg { kind } => kind.name(),
             Op::Loop { .. } => "loop",
             Op::If { .. } => "if",
             Op::Load => "load",
@@ -281,6 +290,7 @@ impl Op {
         names.extend(ReduceKind::ALL.iter().map(|r| r.name()));
         names.extend(ArgReduceKind::ALL.iter().map(|r| r.name()));
         names.extend(ScanKind::ALL.iter().map(|r| r.name()));
+        names.extend(LinalgKind::ALL.iter().map(|r| r.name()));
         names.extend(OTHER_OPS);
         names
     }
@@ -292,6 +302,7 @@ impl Op {
             || ReduceKind::from_name(name).is_some()
             || ArgReduceKind::from_name(name).is_some()
             || ScanKind::from_name(name).is_some()
+            || LinalgKind::from_name(name).is_some()
             || OTHER_OPS.contains(&name)
     }
 
@@ -315,6 +326,7 @@ impl Op {
             Op::Concatenate { .. } => OpClass::Concatenate,
             Op::Matmul => OpClass::Matmul,
             Op::Scan { .. } => OpClass::Scan,
+            Op::Linalg { .. } => OpClass::Linalg,
             Op::Loop { .. } | Op::If { .. } => OpClass::Region,
             Op::Load | Op::Store => OpClass::Access,
             Op::Result { .. } => OpClass::Projection,
@@ -327,6 +339,12 @@ impl Op {
             Op::Loop { .. } => return Arity::AtLeast(3),
             Op::If { .. } | Op::Load => return Arity::AtLeast(1),
             Op::Store => return Arity::AtLeast(2),
+            Op::Linalg {
+                kind: LinalgKind::Solve,
+            } => return Arity::Exactly(2),
+            Op::Linalg {
+                kind: LinalgKind::Lstsq,
+            } => return Arity::Exactly(3),
             _ => {}
         }
         match self.class() {
@@ -335,6 +353,7 @@ impl Op {
             | OpClass::Reduction
             | OpClass::View
             | OpClass::Scan
+            | OpClass::Linalg
             | OpClass::Projection => Arity::Exactly(1),
             OpClass::Binary | OpClass::Matmul => Arity::Exactly(2),
             OpClass::Ternary => Arity::Exactly(3),

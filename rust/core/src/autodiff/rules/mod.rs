@@ -80,6 +80,7 @@ pub fn vjp(
             kind: ScanKind::Cumprod | ScanKind::Sort,
             ..
         }
+        | Op::Linalg { .. }
         | Op::Loop { .. }
         | Op::If { .. }
         | Op::Load
