@@ -184,6 +184,29 @@ def test_training_step_inside_compile_updates_parameters_correctly():
     assert ember.stats()["recompiles"] == 0, ember.stats()["recompile_reasons"]
 
 
+@pytest.mark.parametrize("backend", ["cranelift", "eager"])
+def test_float_leaves_on_their_own_are_weak_as_in_numpy(backend):
+    """`value_and_grad` called on its own passes a Python float leaf to the function as a
+    Python float, so a float32 loss stays float32 (a 0-d float64 array would promote it);
+    the gradient follows the leaf across a graph break, and a float taken from an array
+    (`float(s)`) of equal value stays a constant."""
+    def loss(p, x, s):
+        y = (x * p["lr"]).sum() * s
+        if float(y) > 1e9:  # a graph break
+            print("large")
+        return y + p["lr"] * float(x.sum())
+
+    x = RNG.normal(size=5).astype(np.float32)
+    p = {"lr": 0.25}
+    value, g = ember.value_and_grad(loss, backend=backend)(p, x, 0.25)
+    want = loss(p, x, 0.25)
+    assert type(value) is type(want) is np.float32
+    assert value == pytest.approx(want, rel=1e-6)
+    assert type(g["lr"]) is float
+    assert g["lr"] == pytest.approx(float(x.sum()) * 0.25 + float(x.sum()), rel=1e-5)
+    assert ember.grad(ember.grad(lambda v: v ** 3))(0.5) == pytest.approx(3.0)
+
+
 def test_float_leaves_inside_compile_stay_floats_and_one_graph():
     """A Python float among the differentiated leaves of a gradient inside `ember.compile`
     (a bias, a temperature) is a weak graph value there: the float32 loss stays float32 as in
