@@ -346,3 +346,25 @@ def test_errstate_changes_are_seen_between_calls_of_one_graph():
     finally:
         np.seterr(**old)
     np.testing.assert_array_equal(compiled(a, b), product(a, b))
+
+
+# Bases and exponents around the cases where NumPy's `power` raises a flag C's `pow` does
+# not: `x ** inf` of a large finite `x`, `0 ** -inf`.
+POWER_VALUES = [0.0, -0.0, 1.0, -1.0, 0.5, 2.5, -3.0, 1e19, 2.0**64, -(2.0**64), 1e30, 3e38,
+                1e300, -1e300, 2.0**512, np.inf, -np.inf, np.nan, 1e-40]
+
+
+def _power(x, y):
+    return x ** y
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_power_of_special_values_warns_as_numpy(dtype, backend):
+    with np.errstate(all="ignore"):
+        values = np.array(POWER_VALUES, dtype)
+    x, y = np.meshgrid(values, values)
+    for mode in ("warn", "raise"):
+        assert_same_fp_behaviour(_power, (x, y), backend, all=mode)
+        for i in range(len(values)):  # one pair at a time: the first flag raised decides
+            assert_same_fp_behaviour(_power, (x[i], y[i]), backend, all=mode)

@@ -54,7 +54,10 @@ impl Emitter<'_, '_> {
                     m.copysign(&[x], &[y])[0]
                 }
                 Eq | Ne | Lt | Le | Gt | Ge => self.b.ins().fcmp(cc(op), x, y),
-                Pow => self.libm("pow", &[x, y], ty),
+                Pow => {
+                    self.raise_numpys_pow_flags(x, y, ty);
+                    self.libm("pow", &[x, y], ty)
+                }
                 Arctan2 if mode == Mode::Scalar => self.libm("atan2", &[x, y], ty),
                 Arctan2 => self.math(ty, mode).atan2(&[x], &[y])[0],
                 Hypot => self.libm("hypot", &[x, y], ty),
@@ -298,6 +301,35 @@ impl Emitter<'_, '_> {
         }
         let res = self.constant(res, ft, mode);
         self.b.ins().fcmp(FloatCC::Equal, out, res)
+    }
+
+    /// The flags NumPy's `power` raises where C's `pow` raises none (its vector loop on
+    /// CPUs with AVX-512, used for every length): overflow for `x ** inf` with a finite
+    /// `|x|` of at least 2^64 (float32) or 2^512 (float64), divide-by-zero for `0 ** -inf`.
+    /// A flag only makes the caller rerun the graph with NumPy under its errstate, so on a
+    /// CPU where NumPy raises neither this costs a rerun, never a wrong warning.
+    fn raise_numpys_pow_flags(&mut self, x: Value, y: Value, ty: Scalar) {
+        let mode = Mode::Scalar;
+        let large = if ty == Scalar::F32 {
+            2f64.powi(64)
+        } else {
+            2f64.powi(512)
+        };
+        let inf = self.constant(Const::Float(f64::INFINITY), ty, mode);
+        let neg_inf = self.constant(Const::Float(f64::NEG_INFINITY), ty, mode);
+        let large = self.constant(Const::Float(large), ty, mode);
+        let zero = self.constant(Const::Float(0.0), ty, mode);
+        let ax = self.b.ins().fabs(x);
+        let y_inf = self.b.ins().fcmp(FloatCC::Equal, y, inf);
+        let at_least = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, ax, large);
+        let finite = self.b.ins().fcmp(FloatCC::LessThan, ax, inf);
+        let over = self.b.ins().band(y_inf, at_least);
+        let over = self.b.ins().band(over, finite);
+        self.raising_flag(over, FlagOp::Overflow, ty, mode);
+        let y_neg_inf = self.b.ins().fcmp(FloatCC::Equal, y, neg_inf);
+        let x_zero = self.b.ins().fcmp(FloatCC::Equal, x, zero);
+        let divide = self.b.ins().band(y_neg_inf, x_zero);
+        self.raising_flag(divide, FlagOp::Divide, ty, mode);
     }
 
     /// NumPy's float `//` and `%` (`npy_divmod`): built on `fmod`, sign of the divisor.
