@@ -335,6 +335,29 @@ def test_powers_of_negative_integers(backend):
     same_as_numpy(lambda a: np.power(a, -2.5), a.astype(float), backend=backend)
 
 
+def _power_operators(a):
+    b = a.copy()
+    b **= 0.5
+    c = a.copy()
+    c **= -1
+    return a ** 0.5, a ** -1, a ** 2, a ** 0.5 + a ** -1.0, b, c, a ** 3, a ** -0.5
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.bool_])
+def test_power_operators_take_numpys_shortcuts(dtype, backend):
+    """`x ** 0.5` is np.sqrt and `x ** -1` np.reciprocal of a float array (their values,
+    `sqrt(-0.0)` is -0.0, and warnings naming them), `x ** 2` np.square of any array."""
+    with np.errstate(all="ignore"):
+        a = np.array([-0.0, 0.0, -4.0, 4.0, -np.inf, np.inf, np.nan, 2.0]).astype(dtype)
+    if dtype in (np.int64, np.bool_):
+        same_as_numpy(lambda a: (a ** 2, a ** 0.5, a ** 2.0), a, backend=backend)
+        same_as_numpy(lambda a: a ** -1, a, backend=backend)
+        return
+    same_as_numpy(_power_operators, a, backend=backend)
+    same_as_numpy(_power_operators, a[::-2], backend=backend)
+
+
 def _nan_order(x):
     return (x.max(), x.min(), np.argmax(x), np.argmin(x), np.sort(x), np.argsort(x),
             np.nanmax(x), np.maximum.reduce(x), np.fmax.reduce(x))
