@@ -171,7 +171,9 @@ impl Emitter<'_, '_> {
         mode: Mode,
     ) -> Value {
         // On ties (0.0 and -0.0) `maximum` and `minimum` return the second operand, as
-        // NumPy's loops do in every layout; `fmax` and `fmin` the first, as its scalar loop.
+        // NumPy's loops do in every layout; `fmax` and `fmin` the first, as its scalar loop,
+        // but its vector loops choose by length and alignment: such a tie raises invalid, so
+        // that the caller reruns the graph with NumPy, whose own loop decides.
         let cc = match op {
             BinaryOp::Maximum => FloatCC::GreaterThan,
             BinaryOp::Minimum => FloatCC::LessThan,
@@ -185,7 +187,30 @@ impl Emitter<'_, '_> {
         };
         let nan = self.b.ins().fcmp(FloatCC::Unordered, nan_of, nan_of);
         let take_x = self.b.ins().bor(keep, nan);
+        let take_x = match op {
+            BinaryOp::Fmax | BinaryOp::Fmin => {
+                // A tie is part of `keep` already: or-ing it in keeps the flag's operation.
+                let tie = self.signed_zero_tie(x, y, ty, mode);
+                let tie = self.raising_flag(tie, FlagOp::Invalid, ty, mode);
+                self.b.ins().bor(take_x, tie)
+            }
+            _ => take_x,
+        };
         self.pick(take_x, x, y, ty, mode)
+    }
+
+    /// Where `x` and `y` are zeros of different signs: equal, with different bits.
+    fn signed_zero_tie(&mut self, x: Value, y: Value, ty: Scalar, mode: Mode) -> Value {
+        let it = if ty == Scalar::F32 {
+            Scalar::I32
+        } else {
+            Scalar::I64
+        };
+        let equal = self.b.ins().fcmp(FloatCC::Equal, x, y);
+        let xb = self.b.ins().bitcast(cl_type(it, mode), super::little(), x);
+        let yb = self.b.ins().bitcast(cl_type(it, mode), super::little(), y);
+        let differ = self.b.ins().icmp(IntCC::NotEqual, xb, yb);
+        self.b.ins().band(equal, differ)
     }
 
     /// NumPy's integer `//` and `%`: floor semantics, 0 for a zero divisor, `MIN // -1`
