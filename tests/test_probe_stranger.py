@@ -358,6 +358,22 @@ def test_power_operators_take_numpys_shortcuts(dtype, backend):
     same_as_numpy(_power_operators, a[::-2], backend=backend)
 
 
+def _conversions(x, k):
+    return (complex(x[0]), complex(k), complex(k, 2), int(x[2]), float(x[1]), x.tolist(),
+            x.item(0), bool(x[0]), round(x[1]), abs(x[2]), divmod(x[0], 2.0))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_python_number_conversions(backend):
+    """`complex(v)` of an array element or a run-time Python number (which once reached an
+    internal error), `int`, `float`, `round`, `divmod`: as Python and NumPy give them."""
+    x = np.array([3.5, 2.5, -2.7])
+    ember.reset()
+    compiled = ember.compile(_conversions, backend=backend)
+    for k in (1.5, 2.5, 3, -0.5):  # a changing scalar becomes a run-time value
+        assert repr(compiled(x, k)) == repr(_conversions(x, k))
+
+
 def _nan_order(x):
     return (x.max(), x.min(), np.argmax(x), np.argmin(x), np.sort(x), np.argsort(x),
             np.nanmax(x), np.maximum.reduce(x), np.fmax.reduce(x))
