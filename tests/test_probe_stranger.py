@@ -236,7 +236,8 @@ def _flavours() -> dict[str, np.ndarray]:
         "zero_d": np.array(3.5), "empty": np.zeros((0, 4)), "empty_cols": np.zeros((3, 0)),
         "readonly": readonly, "byteswapped": base.astype(">f8"), "unaligned": unaligned,
         "broadcast": np.broadcast_to(base[0], (3, 4)), "int8": base.astype(np.int8),
-        "bool": base > 0, "float32": base.astype(np.float32), "uint16": (base + 5).astype(np.uint16),
+        "bool": base > 0, "float32": base.astype(np.float32),
+        "uint16": (base + 5).astype(np.uint16),
     }
 
 
