@@ -116,6 +116,14 @@ class Tape:
         return any(self.lookup(a) is not None for a in args)
 
 
+def _python_scalar(value: Any) -> Any:
+    """A weak residual as the Python bool, int or float the graph takes; a Python number
+    stays the object it is (a float leaf is followed by identity)."""
+    if type(value) in (bool, int, float):
+        return value
+    return np.asarray(value).item()
+
+
 @dataclass
 class Split:
     """One graph differentiated with respect to some inputs: the forward half (outputs, then
@@ -175,7 +183,7 @@ class Taped:
                 raise
         outs = split.forward.run(args, outer)
         residuals = [args[i] if kind == "input" else outs[i] for kind, i in split.residuals]
-        residuals = [float(r) if weak else r
+        residuals = [_python_scalar(r) if weak else r
                      for r, weak in zip(residuals, split.residual_weak, strict=True)]
         for r in residuals:
             tape.protect(r)
