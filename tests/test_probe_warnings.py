@@ -116,16 +116,23 @@ def _cast_then_cancelled(a):
 def _cast_then_cancelled_in_place(a):
     t0 = a.astype(np.int64) + 1
     t0 -= t0
-    return t0, (a.astype(np.int32) * 0) ^ 1
+    return t0, (a.astype(np.int32) * 0) ^ 1, a.astype(np.int32) % 1
+
+
+def _cast_then_folded(a):
+    t = a.astype(np.int32)
+    return ((t << 0) - t, (t + 1) - (t + 1), np.where(t > 0, 1, 1), np.maximum(t, t) - t,
+            np.abs(t) - np.abs(t))
 
 
 @pytest.mark.parametrize("errstate", [{}, {"all": "raise"}, {"invalid": "ignore"}])
-@pytest.mark.parametrize("fn", [_cast_then_cancelled, _cast_then_cancelled_in_place])
+@pytest.mark.parametrize("fn", [_cast_then_cancelled, _cast_then_cancelled_in_place,
+                                _cast_then_folded])
 @pytest.mark.parametrize("backend", ["cranelift", "eager"])
 def test_a_cast_whose_result_cancels_still_warns(backend, fn, errstate):
-    """Cranelift folds `t0 - t0` (`t0 * 0`, `t0 ^ t0`) of integers to a constant, which
-    would drop the float-to-int conversion and the invalid flag NumPy's cast raises: capture
-    keeps such a cast as an extra output."""
+    """Cranelift folds `t0 - t0` (`t0 * 0`, `t0 % 1`, `np.maximum(t, t) - t`...) of integers
+    to a constant, which would drop the float-to-int conversion and the invalid flag NumPy's
+    cast raises: capture keeps every such cast as an extra output."""
     from fp_harness import assert_same_fp_behaviour
 
     for a in (np.array([[np.nan, 1.0]], np.float32), np.array([[3.0, 1e30]]),

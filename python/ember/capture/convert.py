@@ -240,43 +240,21 @@ def unused_results(graph: Graph, outputs: list[Value]) -> list[Value]:
             live.update(id(v) for v in node.inputs)
     unused = [node.out for node in graph.nodes
               if id(node.out) not in live and OPS[node.op].kind in ("elementwise", "reduction")]
-    returned = {id(v) for v in outputs}
-    unused += [v for v in cancelled_casts(graph) if id(v) not in returned]
+    kept = {id(v) for v in (*outputs, *unused)}
+    unused += [v for v in float_to_int_casts(graph) if id(v) not in kept]
     # The regions of computed arrays an assignment overwrote (`Graph.overwritten`).
     return unused + [v for v in graph.overwritten if id(v) not in live]
 
 
-# Integer ops whose result code generation knows without their operand: both operands one
-# value (`t - t`, `t ^ t`, `t == t`), or one of them zero (`t * 0`, `t & 0`).
-_SAME_OPERANDS_CANCEL = frozenset({"sub", "bitwise_xor", "logical_xor", "eq", "ne", "lt", "le",
-                                   "gt", "ge"})
-_ZERO_CANCELS = frozenset({"mul", "bitwise_and", "logical_and"})
-
-
-def cancelled_casts(graph: Graph) -> list[Value]:
-    """Float-to-integer casts that an integer op downstream cancels (`t0 = a.astype(int);
-    t0 - t0`). Cranelift folds that op to a constant and drops the cast, and with it the
-    invalid flag a NaN or out-of-range value raises (NumPy's "invalid value encountered in
-    cast"), so such a cast is kept as an extra output."""
-    producers = {id(node.out): node for node in graph.nodes}
-    casts: dict[int, list[Value]] = {}  # id(value) -> the float-to-int casts it depends on
-    found: list[Value] = []
-    for node in graph.nodes:
-        upstream = [c for v in node.inputs for c in casts.get(id(v), ())]
-        if node.op == "astype" and node.inputs[0].dtype.kind == "f" and node.out.dtype.kind in "iu":
-            upstream.append(node.out)
-        if upstream:
-            casts[id(node.out)] = upstream
-        if len(node.inputs) == 2 and node.inputs[0].dtype.kind in "biu":
-            a, b = node.inputs
-            zero = any(_is_zero(producers.get(id(v))) for v in (a, b))
-            if (node.op in _SAME_OPERANDS_CANCEL and a is b) or (node.op in _ZERO_CANCELS and zero):
-                found += [c for v in (a, b) for c in casts.get(id(v), ())]
-    return list({id(v): v for v in found}.values())
-
-
-def _is_zero(node: Any) -> bool:
-    return node is not None and node.op == "const" and node.attrs.get("value") == 0
+def float_to_int_casts(graph: Graph) -> list[Value]:
+    """Float-to-integer casts, which raise the invalid flag for NaN and out-of-range values
+    (NumPy's "invalid value encountered in cast"). Code generation may fold away every use
+    of one (`t - t`, `t * 0`, `t % 1`, `np.maximum(t, t) - t`, `np.where(t > 0, 1, 1)`: the
+    integer algebra Cranelift simplifies is open-ended) and the cast with it, so each is
+    kept as an extra output: computed whatever reads it."""
+    return [node.out for node in graph.nodes
+            if node.op == "astype" and node.inputs[0].dtype.kind == "f"
+            and node.out.dtype.kind in "iu"]
 
 
 def convert(func: FunctionType, args: tuple[Any, ...], *, backend: Any = None,
