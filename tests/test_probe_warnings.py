@@ -138,3 +138,21 @@ def test_a_cast_whose_result_cancels_still_warns(backend, fn, errstate):
     for a in (np.array([[np.nan, 1.0]], np.float32), np.array([[3.0, 1e30]]),
               np.array([[3.0, 1.0]])):
         assert_same_fp_behaviour(fn, (a,), backend, **errstate)
+
+
+def _read_only_by_empty_results(a, c):
+    t = np.sqrt(c)
+    return a + t, (a * np.log(c)).sum(), a[:0] * np.exp(c * 1000)
+
+
+@pytest.mark.parametrize("errstate", [{}, {"all": "raise"}])
+@pytest.mark.parametrize("backend", ["cranelift", "eager"])
+def test_values_read_only_by_empty_results_still_warn(backend, errstate):
+    """NumPy computes `np.sqrt(c)` before adding it to an array with no elements; fused into
+    that empty addition it would never run, so capture keeps it as an extra output (found by
+    the fuzzer)."""
+    from fp_harness import assert_same_fp_behaviour
+
+    assert_same_fp_behaviour(_read_only_by_empty_results,
+                             (np.zeros((0, 1), bool), np.array([[-1, 4]], np.int32)),
+                             backend, **errstate)

@@ -231,19 +231,35 @@ def _step_tail(codegen: EntryCodegen, state: FrameState, func: FunctionType) -> 
 
 def unused_results(graph: Graph, outputs: list[Value]) -> list[Value]:
     """Results the program computes and never uses (`np.log(x)` as a statement, a temporary
-    left unread, the part of an array an assignment overwrites). NumPy still computes them, and their floating-point warnings and errors are
-    part of the program's behaviour, so the graph keeps them as extra outputs, after those the
-    entry reads, instead of letting dead-code elimination drop them."""
+    left unread, the part of an array an assignment overwrites), or uses only in empty
+    results (`zero_rows + np.sqrt(c)`: a fused kernel over no elements computes nothing).
+    NumPy still computes them, and their floating-point warnings and errors are part of the
+    program's behaviour, so the graph keeps them as extra outputs, after those the entry
+    reads, instead of letting dead-code elimination drop them."""
     live = {id(v) for v in outputs}
     for node in reversed(graph.nodes):
         if id(node.out) in live:
             live.update(id(v) for v in node.inputs)
     unused = [node.out for node in graph.nodes
               if id(node.out) not in live and OPS[node.op].kind in ("elementwise", "reduction")]
-    kept = {id(v) for v in (*outputs, *unused)}
-    unused += [v for v in float_to_int_casts(graph) if id(v) not in kept]
+    for extra in (float_to_int_casts(graph), read_only_by_empty_results(graph)):
+        kept = {id(v) for v in (*outputs, *unused)}
+        unused += [v for v in extra if id(v) not in kept]
     # The regions of computed arrays an assignment overwrote (`Graph.overwritten`).
     return unused + [v for v in graph.overwritten if id(v) not in live]
+
+
+def read_only_by_empty_results(graph: Graph) -> list[Value]:
+    """Computed arrays with elements whose every reader has none (zero-size dims are always
+    static): fused into those readers, they would never be computed."""
+    readers: dict[int, list[Value]] = {}
+    for node in graph.nodes:
+        for v in node.inputs:
+            readers.setdefault(id(v), []).append(node.out)
+    return [node.out for node in graph.nodes
+            if OPS[node.op].kind in ("elementwise", "reduction") and 0 not in node.out.shape
+            and readers.get(id(node.out))
+            and all(0 in r.shape for r in readers[id(node.out)])]
 
 
 def float_to_int_casts(graph: Graph) -> list[Value]:
