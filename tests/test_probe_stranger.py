@@ -183,6 +183,90 @@ def test_a_global_rebound_and_a_module_patched(backend, monkeypatch):
     assert repr(compiled(x)) == repr(_uses_global(x))
 
 
+WEIGHTS = np.arange(3.0)
+
+
+def _reads_global_array(x):
+    return x + WEIGHTS
+
+
+class Holder:
+    w = np.ones(3)
+
+    def scaled(self, x):
+        return x * self.w
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_arrays_reached_through_globals_classes_defaults_and_cells_updated_in_place(backend,
+                                                                                 monkeypatch):
+    """Array contents are not guarded, by design: a graph reads them on every call."""
+    x = np.ones(3)
+    compiled = ember.compile(_reads_global_array, backend=backend)
+    compiled(x)
+    WEIGHTS[1] = 10.0
+    try:
+        np.testing.assert_array_equal(compiled(x), x + WEIGHTS)
+    finally:
+        WEIGHTS[1] = 1.0
+    monkeypatch.setitem(globals(), "WEIGHTS", np.zeros(3))
+    np.testing.assert_array_equal(compiled(x), x)
+    h = Holder()
+    method = ember.compile(h.scaled, backend=backend)
+    method(x)
+    Holder.w[0] = 5.0
+    try:
+        np.testing.assert_array_equal(method(x), x * Holder.w)
+    finally:
+        Holder.w[0] = 1.0
+
+    def with_default(x, w=np.ones(3)):  # noqa: B008 -- the point of the test
+        return x - w
+
+    compiled = ember.compile(with_default, backend=backend)
+    compiled(x)
+    with_default.__defaults__[0][2] = -4.0
+    np.testing.assert_array_equal(compiled(x), with_default(x))
+
+
+def _random_and_side_effects(x, log):
+    log.append(float(x.sum()))
+    return x + np.random.rand(*x.shape)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_random_numbers_and_side_effects_happen_on_every_call(backend):
+    x = np.ones(3)
+    want_log: list[float] = []
+    np.random.seed(7)
+    want = [_random_and_side_effects(x * k, want_log) for k in range(3)]
+    got_log: list[float] = []
+    compiled = ember.compile(_random_and_side_effects, backend=backend)
+    np.random.seed(7)
+    got = [compiled(x * k, got_log) for k in range(3)]
+    assert repr(got) == repr(want) and got_log == want_log
+
+
+def _doubled(x):
+    return x * 2 + 1
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_results_of_later_calls_never_share_memory_with_earlier_ones(backend):
+    """Recycled output buffers: a result still referenced (itself, a view of it, a memoryview
+    of it) is never handed out again."""
+    compiled = ember.compile(_doubled, backend=backend)
+    x = np.arange(6.0)
+    first, view, exported = compiled(x), compiled(x)[::2], memoryview(compiled(x))
+    kept = first.copy(), view.copy(), bytes(exported)
+    later = [compiled(x + k) for k in range(4)]
+    np.testing.assert_array_equal(first, kept[0])
+    np.testing.assert_array_equal(view, kept[1])
+    assert bytes(exported) == kept[2]
+    for result in later:
+        assert not np.shares_memory(result, first) and not np.shares_memory(result, view)
+
+
 # --- error state and warnings ----------------------------------------------------------------
 
 def _divide(a, b):
