@@ -403,3 +403,20 @@ def test_power_flags_follow_the_layout_of_arrays_updated_in_place(dtype, backend
             got = observe(ember.compile(_power_in_place, backend=backend), args)
             assert sorted(got[1], key=str) == sorted(want[1], key=str)
             assert repr(got[0]) == repr(want[0])
+
+
+def _cos(x):
+    return np.cos(x)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("n", [1, 3, 17])
+def test_float32_cos_of_tiny_values_underflows_in_every_length(n, backend):
+    """NumPy's float32 `cos` raises underflow for `|x|` below about 2.66e-19 in every layout
+    and length; a kernel's scalar elements (a single one, a vector loop's tail) compute with
+    libm's `cosf`, which raises none, so they raise it themselves (found by the fuzzer)."""
+    for value in (1e-40, 1e-20, 2e-19, 3e-19):
+        x = np.full(n, value, np.float32)
+        for mode in ("raise", "warn"):
+            assert_same_fp_behaviour(_cos, (x,), backend, under=mode)
+            assert_same_fp_behaviour(_cos, (x[::-1],), backend, under=mode)
