@@ -132,7 +132,7 @@ def _cast_then_folded(a):
 def test_a_cast_whose_result_cancels_still_warns(backend, fn, errstate):
     """Cranelift folds `t0 - t0` (`t0 * 0`, `t0 % 1`, `np.maximum(t, t) - t`...) of integers
     to a constant, which would drop the float-to-int conversion and the invalid flag NumPy's
-    cast raises: capture keeps every such cast as an extra output."""
+    cast raises: capture keeps such a cast as an extra output."""
     from fp_harness import assert_same_fp_behaviour
 
     for a in (np.array([[np.nan, 1.0]], np.float32), np.array([[3.0, 1e30]]),
