@@ -184,6 +184,54 @@ def test_training_step_inside_compile_updates_parameters_correctly():
     assert ember.stats()["recompiles"] == 0, ember.stats()["recompile_reasons"]
 
 
+@pytest.mark.parametrize("backend", ["cranelift", "eager"])
+def test_float_leaves_on_their_own_are_weak_as_in_numpy(backend):
+    """`value_and_grad` called on its own passes a Python float leaf to the function as a
+    Python float, so a float32 loss stays float32 (a 0-d float64 array would promote it);
+    the gradient follows the leaf across a graph break, and a float taken from an array
+    (`float(s)`) of equal value stays a constant."""
+    def loss(p, x, s):
+        y = (x * p["lr"]).sum() * s
+        if float(y) > 1e9:  # a graph break
+            print("large")
+        return y + p["lr"] * float(x.sum())
+
+    x = RNG.normal(size=5).astype(np.float32)
+    p = {"lr": 0.25}
+    value, g = ember.value_and_grad(loss, backend=backend)(p, x, 0.25)
+    want = loss(p, x, 0.25)
+    assert type(value) is type(want) is np.float32
+    assert value == pytest.approx(want, rel=1e-6)
+    assert type(g["lr"]) is float
+    assert g["lr"] == pytest.approx(float(x.sum()) * 0.25 + float(x.sum()), rel=1e-5)
+    assert ember.grad(ember.grad(lambda v: v ** 3))(0.5) == pytest.approx(3.0)
+
+
+FLOAT_LEAF_USES = {
+    "branch": lambda s, x: (x * s).sum() if s > 0 else (x / s).sum(),
+    "full": lambda s, x: (np.full(4, s, dtype=np.float32) * x).sum(),
+    "power": lambda s, x: (x ** s).sum(),
+    "float": lambda s, x: (x * float(s)).sum(),
+    "max": lambda s, x: (x * max(s, 0.1)).sum(),
+    "python_arithmetic": lambda s, x: (x * (s * 2 + 1)).sum(),
+    "ufunc": lambda s, x: (x * np.exp(s)).sum(),  # a NumPy scalar: float64, as in NumPy
+    "int": lambda s, x: x[: int(s) + 1].sum() * s,
+}
+
+
+@pytest.mark.parametrize("name", list(FLOAT_LEAF_USES))
+def test_what_a_function_does_with_a_float_leaf(name):
+    f = FLOAT_LEAF_USES[name]
+    x = np.linspace(0.5, 2.0, 4).astype(np.float32)
+    for s in (0.75, 1.5):
+        value, g = ember.value_and_grad(f)(s, x)
+        want = f(s, x)
+        assert type(value) is type(want) and value == pytest.approx(want, rel=1e-6)
+        wide = x.astype(np.float64)
+        numeric = (float(f(s + 1e-4, wide)) - float(f(s - 1e-4, wide))) / 2e-4
+        assert type(g) is float and g == pytest.approx(numeric, rel=1e-3, abs=1e-3)
+
+
 def test_float_leaves_inside_compile_stay_floats_and_one_graph():
     """A Python float among the differentiated leaves of a gradient inside `ember.compile`
     (a bias, a temperature) is a weak graph value there: the float32 loss stays float32 as in

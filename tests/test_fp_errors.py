@@ -346,3 +346,77 @@ def test_errstate_changes_are_seen_between_calls_of_one_graph():
     finally:
         np.seterr(**old)
     np.testing.assert_array_equal(compiled(a, b), product(a, b))
+
+
+# Bases and exponents around the cases where NumPy's `power` raises a flag C's `pow` does
+# not: `x ** inf` of a large finite `x`, `0 ** -inf`.
+POWER_VALUES = [0.0, -0.0, 1.0, -1.0, 0.5, 2.5, -3.0, 1e19, 2.0**64, -(2.0**64), 1e30, 3e38,
+                1e300, -1e300, 2.0**512, np.inf, -np.inf, np.nan, 1e-40]
+
+
+def _power(x, y):
+    return x ** y
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_power_of_special_values_warns_as_numpy(dtype, backend):
+    with np.errstate(all="ignore"):
+        values = np.array(POWER_VALUES, dtype)
+    x, y = np.meshgrid(values, values)
+    for mode in ("warn", "raise"):
+        assert_same_fp_behaviour(_power, (x, y), backend, all=mode)
+        for i in range(len(values)):  # one pair at a time: the first flag raised decides
+            assert_same_fp_behaviour(_power, (x[i], y[i]), backend, all=mode)
+
+
+def _power_in_place(a, b):
+    t = np.log2(a)
+    a += a
+    a **= t
+    b **= t
+    return a, b
+
+
+def _same_layout_copy(x):
+    flips = tuple(slice(None, None, -1) if s < 0 else slice(None) for s in x.strides)
+    out = np.empty_like(x)[flips]
+    out[...] = x
+    return out
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_power_flags_follow_the_layout_of_arrays_updated_in_place(dtype, backend):
+    """NumPy's `power` raises no flag for `0 ** -inf` on operands with negative strides (its
+    scalar loop), unlike its vector loop: a graph rerun with NumPy keeps the layout the
+    program gave the arrays it updated in place (found by the fuzzer)."""
+    with np.errstate(all="ignore"):
+        values = np.array([[-0.0, np.inf, 0.0, 2.0], [1e30, 0.5, -0.0, 3.0]], dtype)
+    for a in (values, values[::-1, ::-1], values.T.copy().T, values[:, ::-1]):
+        for b in (values, values[::-1]):
+            args = (_same_layout_copy(a), _same_layout_copy(b))
+            assert [s < 0 for s in args[0].strides] == [s < 0 for s in a.strides]
+            want = observe(_power_in_place, args)
+            ember.reset()
+            args = (_same_layout_copy(a), _same_layout_copy(b))
+            got = observe(ember.compile(_power_in_place, backend=backend), args)
+            assert sorted(got[1], key=str) == sorted(want[1], key=str)
+            assert repr(got[0]) == repr(want[0])
+
+
+def _cos(x):
+    return np.cos(x)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("n", [1, 3, 17])
+def test_float32_cos_of_tiny_values_underflows_in_every_length(n, backend):
+    """NumPy's float32 `cos` raises underflow for `|x|` below about 2.66e-19 in every layout
+    and length; a kernel's scalar elements (a single one, a vector loop's tail) compute with
+    libm's `cosf`, which raises none, so they raise it themselves (found by the fuzzer)."""
+    for value in (1e-40, 1e-20, 2e-19, 3e-19):
+        x = np.full(n, value, np.float32)
+        for mode in ("raise", "warn"):
+            assert_same_fp_behaviour(_cos, (x,), backend, under=mode)
+            assert_same_fp_behaviour(_cos, (x[::-1],), backend, under=mode)

@@ -18,7 +18,11 @@ def sums(x):
 
 _ORDER = pytest.mark.xfail(strict=True, reason=(
     "the whole-array float32 sum of a 2-D array differs from NumPy's in the last digit: "
-    "NumPy sums the coalesced 7000 elements pairwise (a strided one row by row)"))
+    "NumPy sums an array that coalesces into one contiguous run pairwise over the whole run "
+    "in memory order, and any other layout pairwise over buffers of 8192 elements copied in "
+    "its iteration order, added in turn; the kernels sum each row pairwise, then the row "
+    "sums, and see no strides when scheduled (a layout-dependent order needs run-time "
+    "dispatch in the reduction kernel)"))
 
 
 @pytest.mark.parametrize("x", [F32, np.asfortranarray(F32), F32[::-1], F32.T.copy().T,

@@ -4,7 +4,8 @@ functions, JAX-style, over pytrees of float arrays and Python floats.
 The function is captured by ember (its graphs compiled through the joint graph and the min-cut
 partitioner, see `ember.autodiff.tape`), run once forward while a tape records each graph run,
 and the tape is run backward. Python floats among the differentiated arguments reach the
-function as 0-d float64 arrays and get float gradients; integer and bool values carry no
+function as they are (weak, as NumPy takes them: a float32 loss stays float32), as run-time
+values of its graphs, and get float gradients; integer and bool values carry no
 gradient and are refused as differentiated arguments.
 """
 
@@ -22,7 +23,7 @@ import numpy as np
 from ember import _core
 from ember import api as ember_api
 from ember.autodiff import inline, pytree
-from ember.autodiff.tape import Tape, Taped, backward
+from ember.autodiff.tape import Tape, Taped, active_tapes, backward
 from ember.capture import policy
 from ember.capture.breaks import WHOLE_FRAME_KINDS
 from ember.errors import RegionsRejected, Unsupported
@@ -107,7 +108,7 @@ def _captured(fn: Callable, backend: str) -> Callable:
     original = ember_attribute(fn, "__ember_original__", fn)
     found = _options.get(backend)
     if found is None:
-        opts = policy.Options(backend=_taped_backend(backend), dynamic=False,
+        opts = policy.Options(backend=_taped_backend(backend), dynamic=False, weak_floats=True,
                               refuse_break=_refuse_in_gradient)
         found = _options[backend] = (opts, policy.token_for(opts))
     opts, token = found
@@ -154,7 +155,10 @@ class _Leaf:
     def __init__(self, original: Any, where: str, seen: set[int]) -> None:
         self.original = original
         if isinstance(original, float):
-            self.kind, self.array = "float", np.asarray(original, dtype=np.float64)
+            # The function gets a Python float, weak as in NumPy (`float32 * s` stays
+            # float32), followed by identity: a new object, so that an equal float passed
+            # elsewhere (often the very same constant object) is not taken for it.
+            self.kind, self.array = "float", _tracked_float(original)
         elif isinstance(original, np.generic) and original.dtype.kind == "f":
             self.kind, self.array = "scalar", np.asarray(original)
         elif isinstance(original, np.ndarray) and original.dtype.kind == "f":
@@ -172,10 +176,21 @@ class _Leaf:
         if cot is None:
             cot = np.zeros_like(self.array)
         if self.kind == "float":
-            return float(cot)
+            return _tracked_float(cot)
         if self.kind == "scalar":
             return self.original.dtype.type(cot)
         return cot
+
+
+def _tracked_float(value: Any) -> float:
+    """`value` as a new Python float object that an outer tape (grad of grad) still
+    follows."""
+    result = float(value) * 1.0
+    for tape in active_tapes():
+        origin = tape.lookup(value)
+        if origin is not None:
+            tape.watch(result, origin)
+    return result
 
 
 def _argnums(argnums: int | Sequence[int], nargs: int) -> tuple[int, ...]:

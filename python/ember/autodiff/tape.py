@@ -56,7 +56,7 @@ class Tape:
     records: list[Record] = field(default_factory=list)
     origins: dict[int, Origin] = field(default_factory=dict)
     alive: list[Any] = field(default_factory=list)
-    scalars: list[tuple[float, np.dtype, Origin]] = field(default_factory=list)
+    scalars: list[tuple[float, np.dtype | str, Origin]] = field(default_factory=list)
     # Arrays this tape made read-only while the function runs forward (see `protect`).
     protected: list[np.ndarray] = field(default_factory=list)
     # The first graph that could not be differentiated. Compiled entries rerun a frame as
@@ -71,12 +71,17 @@ class Tape:
     def __exit__(self, *exc: object) -> None:
         active_tapes().remove(self)
 
-    def watch(self, obj: Any, origin: Origin) -> None:
+    def watch(self, obj: Any, origin: Origin, weak: bool = False) -> None:
+        """Track `obj`; a 0-d array also by its value, under its dtype, or "weak" where it
+        reaches Python as a Python float (a weak graph output, converted by `.item()`). A
+        Python float (a float leaf) is followed by identity alone: an equal float elsewhere
+        is a constant."""
         self.origins[id(obj)] = origin
         self.alive.append(obj)
         self.protect(obj)
-        if np.ndim(obj) == 0:
-            self.scalars.append((float(obj), np.asarray(obj).dtype, origin))
+        if np.ndim(obj) == 0 and type(obj) is not float:
+            kind = "weak" if weak else np.asarray(obj).dtype
+            self.scalars.append((float(obj), kind, origin))
 
     def protect(self, obj: Any) -> None:
         """Make a tracked or saved array read-only until `release`: an in-place update of it
@@ -95,16 +100,28 @@ class Tape:
         origin = self.origins.get(id(obj))
         if origin is not None or not self.scalars:
             return origin
-        if isinstance(obj, (np.ndarray, np.generic)) and obj.ndim == 0 and obj.dtype.kind == "f":
-            value, dtype = float(obj), obj.dtype
-            for known, known_dtype, origin in reversed(self.scalars):
-                same = known == value or (math.isnan(known) and math.isnan(value))
-                if same and known_dtype == dtype:
-                    return origin
+        if type(obj) is float:
+            value, kind = obj, "weak"
+        elif isinstance(obj, (np.ndarray, np.generic)) and obj.ndim == 0 and obj.dtype.kind == "f":
+            value, kind = float(obj), obj.dtype
+        else:
+            return None
+        for known, known_kind, origin in reversed(self.scalars):
+            same = known == value or (math.isnan(known) and math.isnan(value))
+            if same and type(known_kind) is type(kind) and known_kind == kind:
+                return origin
         return None
 
     def tracks_any(self, args: Sequence[Any]) -> bool:
         return any(self.lookup(a) is not None for a in args)
+
+
+def _python_scalar(value: Any) -> Any:
+    """A weak residual as the Python bool, int or float the graph takes; a Python number
+    stays the object it is (a float leaf is followed by identity)."""
+    if type(value) in (bool, int, float):
+        return value
+    return np.asarray(value).item()
 
 
 @dataclass
@@ -166,14 +183,14 @@ class Taped:
                 raise
         outs = split.forward.run(args, outer)
         residuals = [args[i] if kind == "input" else outs[i] for kind, i in split.residuals]
-        residuals = [float(r) if weak else r
+        residuals = [_python_scalar(r) if weak else r
                      for r, weak in zip(residuals, split.residual_weak, strict=True)]
         for r in residuals:
             tape.protect(r)
         index = len(tape.records)
         tape.records.append(Record(split, [origins[i] for i in wrt], residuals))
         for j in split.differentiated:
-            tape.watch(outs[j], (index, j))
+            tape.watch(outs[j], (index, j), weak=self.graph.outputs[j].weak)
         return tuple(outs[:split.num_outputs])
 
     def _split(self, wrt: tuple[int, ...]) -> Split:

@@ -117,19 +117,19 @@ _SHAPED = {"full": None, "arange": None, "eye": None, "reshape": "shape",
 
 
 def run_node(node: Node, args: Sequence[Array], sizes: dict[str, int] | None = None, *,
-             defer: bool = False) -> Array:
+             defer: bool = False, out: np.ndarray | None = None) -> Array:
     """One node's result: a Python scalar for weak values, else an array or NumPy scalar.
     `sizes` gives the symbolic dims' sizes (bound from the inputs by `run`). With `defer`
     (the ufunc part of a ufunc whose output NumPy casts in its loop, `a *= b`) the warnings
     it raised wait for the cast's node, which gives them with its own, as NumPy's one loop
-    does."""
+    does. `out`: the array a ufunc's node writes its result into (see `ufunc_out`)."""
     rec = fp_warnings.recorder()
     try:
         if rec is not None and node.op in _numpy_python_ops():
             with rec.as_caller():
-                result = _compute(node, args, sizes)
+                result = _compute(node, args, sizes, out)
         else:
-            result = _compute(node, args, sizes)
+            result = _compute(node, args, sizes, out)
     except FloatingPointError as exc:
         if node.warns_as is None:
             raise
@@ -139,7 +139,7 @@ def run_node(node: Node, args: Sequence[Array], sizes: dict[str, int] | None = N
             rec.give(node.where, lambda: None, _ufunc_name(node), node.warns_as)
         raise FloatingPointError(f"{text} in {node.warns_as}") from None
     if rec is not None and rec.pending and not defer:
-        rec.give(node.where, lambda: _compute(node, args, sizes), _ufunc_name(node),
+        rec.give(node.where, lambda: _compute(node, args, sizes, out), _ufunc_name(node),
                  node.warns_as)
     return result
 
@@ -161,7 +161,15 @@ def _ufunc_name(node: Node) -> str:
     return "cast" if node.op == "astype" else getattr(fn, "__name__", node.op)
 
 
-def _compute(node: Node, args: Sequence[Array], sizes: dict[str, int] | None) -> Array:
+def ufunc_out(node: Node) -> bool:
+    """Whether `node` is a plain ufunc call that can take an `out=` array."""
+    return (isinstance(OPS[node.op].numpy, np.ufunc) and node.op not in _SHAPED
+            and node.op not in _RUNNERS and OPS[node.op].kind != "reduction"
+            and not checks_overflow(node) and not node.out.weak)
+
+
+def _compute(node: Node, args: Sequence[Array], sizes: dict[str, int] | None,
+             out_array: np.ndarray | None = None) -> Array:
     opdef = OPS[node.op]
     if node.op in _SHAPED:
         attr = _SHAPED[node.op]
@@ -178,7 +186,7 @@ def _compute(node: Node, args: Sequence[Array], sizes: dict[str, int] | None) ->
                                              np.asarray(a)[()] for a in args))
     else:
         assert opdef.numpy is not None, node.op
-        result = opdef.numpy(*args)
+        result = opdef.numpy(*args) if out_array is None else opdef.numpy(*args, out=out_array)
     out = node.out
     if out.weak:
         return weak_python_type(out.dtype)(np.asarray(result).item())

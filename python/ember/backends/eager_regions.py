@@ -106,7 +106,13 @@ def run_func(graph: Graph, args: Sequence[Array], sizes: dict[str, int],
                 if flag:
                     mine.add(out.id)
             continue
-        env[node.out.id] = run_node(node, operands, sizes, defer=node.out.id in deferred)
+        rule = graph.layouts.get(node.out.id)
+        target = env.get(rule[1]) if isinstance(rule, tuple) and rule[0] == "alias" else None
+        laid_out = _in_place_layout(node, target)
+        result = run_node(node, operands, sizes, defer=node.out.id in deferred, out=laid_out)
+        if laid_out is None and target is not None:
+            result = _copy_in_place_layout(result, target)
+        env[node.out.id] = result
         if op in _VIEW_OPS:
             mine.discard(node.inputs[0].id)  # a view would see later in-place stores
     values = [env[v.id] for v in graph.outputs]
@@ -116,6 +122,39 @@ def run_func(graph: Graph, args: Sequence[Array], sizes: dict[str, int],
         flags.append(v.id in mine and v.id not in given)
         given.add(v.id)
     return values, flags
+
+
+def _in_place_layout(node: Node, target: Array | None) -> np.ndarray | None:
+    """The array a ufunc's `node` writes into when the program wrote its result into `target`
+    in place (`a **= b`) and `target` has negative strides: NumPy runs its scalar loops for
+    such operands and outputs, not its vector loops, and their flags differ (`power` raises
+    none for `0 ** -inf` there). None elsewhere (a fresh array, NumPy's own layout)."""
+    from ember.backends.eager import ufunc_out
+
+    if not _negative_strides(target) or not ufunc_out(node) \
+            or tuple(target.shape) != tuple(node.out.shape):
+        return None
+    return _like_target(target, node.out.dtype)
+
+
+def _copy_in_place_layout(result: Array, target: np.ndarray) -> Array:
+    """`result` (of an op that takes no `out=`) copied into `target`'s layout, so that the ops
+    reading it next see the strides the program gave them."""
+    if not _negative_strides(target) or not isinstance(result, np.ndarray) \
+            or result.shape != target.shape:
+        return result
+    laid_out = _like_target(target, result.dtype)
+    laid_out[...] = result
+    return laid_out
+
+
+def _negative_strides(target: Any) -> bool:
+    return isinstance(target, np.ndarray) and any(s < 0 for s in target.strides)
+
+
+def _like_target(target: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    flips = tuple(slice(None, None, -1) if s < 0 else slice(None) for s in target.strides)
+    return np.empty_like(target, dtype=dtype)[flips]
 
 
 def _load(operands: Sequence[Array]) -> Array:

@@ -111,6 +111,9 @@ class VariableBuilder:
         if isinstance(value, np.generic) and source is not None:
             guard(source, "TYPE_MATCH", type(value))
             return ArrayVariable(self.tracer.add_scalar_input(value, source), source)
+        if type(value) is float and self.tracer.weak_floats and source is not None:
+            guard(source, "TYPE_MATCH", float)
+            return ArrayVariable(self.tracer.add_weak_float_input(value, source), source)
         if type(value) in (float, int) and self.tracer.dynamic_scalars and source is not None:
             guard(source, "TYPE_MATCH", type(value))
             return PythonScalarVariable(self.tracer, type(value), value, source=source)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import FunctionType
 from typing import Any
@@ -231,17 +232,102 @@ def _step_tail(codegen: EntryCodegen, state: FrameState, func: FunctionType) -> 
 
 def unused_results(graph: Graph, outputs: list[Value]) -> list[Value]:
     """Results the program computes and never uses (`np.log(x)` as a statement, a temporary
-    left unread, the part of an array an assignment overwrites). NumPy still computes them, and their floating-point warnings and errors are
-    part of the program's behaviour, so the graph keeps them as extra outputs, after those the
-    entry reads, instead of letting dead-code elimination drop them."""
+    left unread, the part of an array an assignment overwrites), or uses only in empty
+    results (`zero_rows + np.sqrt(c)`: a fused kernel over no elements computes nothing).
+    NumPy still computes them, and their floating-point warnings and errors are part of the
+    program's behaviour, so the graph keeps them as extra outputs, after those the entry
+    reads, instead of letting dead-code elimination drop them."""
     live = {id(v) for v in outputs}
     for node in reversed(graph.nodes):
         if id(node.out) in live:
             live.update(id(v) for v in node.inputs)
     unused = [node.out for node in graph.nodes
               if id(node.out) not in live and OPS[node.op].kind in ("elementwise", "reduction")]
+    for extra in (cancelled_casts(graph), read_only_by_empty_results(graph)):
+        kept = {id(v) for v in (*outputs, *unused)}
+        unused += [v for v in extra if id(v) not in kept]
     # The regions of computed arrays an assignment overwrote (`Graph.overwritten`).
     return unused + [v for v in graph.overwritten if id(v) not in live]
+
+
+def read_only_by_empty_results(graph: Graph) -> list[Value]:
+    """Computed arrays with elements whose every reader has none (zero-size dims are always
+    static): fused into those readers, they would never be computed."""
+    readers: dict[int, list[Value]] = {}
+    for node in graph.nodes:
+        for v in node.inputs:
+            readers.setdefault(id(v), []).append(node.out)
+    return [node.out for node in graph.nodes
+            if OPS[node.op].kind in ("elementwise", "reduction") and 0 not in node.out.shape
+            and readers.get(id(node.out))
+            and all(0 in r.shape for r in readers[id(node.out)])]
+
+
+# Integer ops whose result code generation knows without their operands: both operands the
+# same (`t - t`, `t ^ t`, `t == t`), one of them zero (`t * 0`, `t & 0`), a divisor of 1 or -1
+# (`t % 1`); and ops that give their operand back (`np.maximum(t, t)`, `t << 0`, `t + 0`).
+_SAME_OPERANDS_CANCEL = frozenset({"sub", "bitwise_xor", "logical_xor", "eq", "ne", "lt", "le",
+                                   "gt", "ge"})
+_ZERO_CANCELS = frozenset({"mul", "bitwise_and", "logical_and"})
+_SAME_OPERANDS_PASS = frozenset({"maximum", "minimum", "fmax", "fmin", "bitwise_and",
+                                 "bitwise_or", "logical_and", "logical_or"})
+_IDENTITY_OPERAND = {"left_shift": 0, "right_shift": 0, "add": 0, "sub": 0, "mul": 1,
+                     "floordiv": 1}
+
+
+def cancelled_casts(graph: Graph) -> list[Value]:
+    """Float-to-integer casts (which raise invalid for NaN and out-of-range values: NumPy's
+    "invalid value encountered in cast") that code generation folds away with an integer op
+    downstream whose result does not depend on them: Cranelift merges equal expressions and
+    folds `t - t`, `t * 0`, `t % 1`, `np.maximum(t, t) - t`, `np.where(t > 0, 1, 1)` to
+    constants, and the cast's flag goes with it. Such casts are kept as extra outputs.
+    Values are compared as Cranelift's value numbering sees them: equal ops of equal
+    operands are one value."""
+    producers = {id(node.out): node for node in graph.nodes}
+    keys: dict[int, Any] = {}
+    casts: dict[int, list[Value]] = {}  # id(value) -> the float-to-int casts it depends on
+    found: list[Value] = []
+
+    def key(v: Value) -> Any:
+        return keys.get(id(v), ("value", id(v)))
+
+    def const(v: Value) -> Any:
+        node = producers.get(id(v))
+        return node.attrs.get("value") if node is not None and node.op == "const" else None
+
+    for node in graph.nodes:
+        ins = node.inputs
+        upstream = [c for v in ins for c in casts.get(id(v), ())]
+        if node.op == "astype" and ins[0].dtype.kind == "f" and node.out.dtype.kind in "iu":
+            upstream.append(node.out)
+        if upstream:
+            casts[id(node.out)] = upstream
+        keys[id(node.out)] = _value_key(node, key, const)
+        if node.op == "where" and key(ins[1]) == key(ins[2]):
+            found += casts.get(id(ins[0]), [])
+        if len(ins) != 2 or ins[0].dtype.kind not in "biu":
+            continue
+        a, b = ins
+        if (node.op in _SAME_OPERANDS_CANCEL and key(a) == key(b)) \
+                or (node.op in _ZERO_CANCELS and 0 in (const(a), const(b))) \
+                or (node.op == "mod" and const(b) in (1, -1)):
+            found += [c for v in ins for c in casts.get(id(v), ())]
+    return list({id(v): v for v in found}.values())
+
+
+def _value_key(node: Any, key: Callable[[Value], Any], const: Callable[[Value], Any]) -> Any:
+    """`node`'s result as value numbering names it: its operand's where it gives that back."""
+    ins = node.inputs
+    if node.op == "const":
+        return ("const", node.attrs.get("value"), str(node.out.dtype))
+    if len(ins) == 2 and ins[0].dtype.kind in "biu" and ins[0].dtype == node.out.dtype:
+        if node.op in _SAME_OPERANDS_PASS and key(ins[0]) == key(ins[1]):
+            return key(ins[0])
+        if node.op in _IDENTITY_OPERAND and const(ins[1]) == _IDENTITY_OPERAND[node.op] \
+                and ins[0].shape == node.out.shape:
+            return key(ins[0])
+    attrs = tuple(sorted((k, repr(v)) for k, v in node.attrs.items()))
+    return (node.op, attrs, str(node.out.dtype), tuple(key(v) for v in ins))
 
 
 def convert(func: FunctionType, args: tuple[Any, ...], *, backend: Any = None,

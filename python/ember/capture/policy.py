@@ -47,6 +47,9 @@ class Options:
     # returning why (raised as GraphBreakError) or None (differentiated functions refuse NumPy
     # work done in Python).
     refuse_break: Callable[[Unsupported, CodeType], str | None] | None = None
+    # Python float arguments enter as weak 0-d graph inputs, never constants: a
+    # differentiated function's float leaves, whose arithmetic the tape must follow.
+    weak_floats: bool = False
 
 
 @dataclass

@@ -64,6 +64,7 @@ class Tracer:
         self.honour_marks = dynamic is not False
         # Python ints and floats read from the frame are run-time values, not constants.
         self.dynamic_scalars = self.dynamic if scalars is None else bool(scalars)
+        self.weak_floats = _options_weak_floats()
         # Captured static only because the call's sizes are below what symbolic slices need.
         self.symbolic_later = False
         # A resume function continuing inside a loop: lists it receives are append-only.
@@ -196,6 +197,15 @@ class Tracer:
                                         source=source, symbol=symbol)
         return None
 
+    def add_weak_float_input(self, example: float, source: Source) -> Value:
+        """A Python float argument as a weak 0-d input (`Options.weak_floats`), handed to the
+        graph as the float object itself (the tape follows differentiated leaves by
+        identity)."""
+        self._refuse_in_loop_body(source.name())
+        value = self.graph.add_input(np.float64, (), weak=True)
+        self.inputs.append(GraphInput(value, source, False, example))
+        return value
+
     def add_scalar_input(self, scalar: np.generic, source: Source) -> Value:
         value = self._input(scalar.dtype, (), True)
         self.inputs.append(GraphInput(value, source, True, np.asarray(scalar)))
@@ -285,3 +295,9 @@ class Tracer:
         self.instructions_run += 1
         if self.instructions_run > config.instruction_limit:
             raise graph_break("unroll", limit=config.instruction_limit)
+
+
+def _options_weak_floats() -> bool:
+    from ember.capture.policy import current_options
+
+    return current_options().weak_floats

@@ -40,10 +40,9 @@ def from_ir(text: str) -> Graph:
             kwargs["dtype"] = _DTYPES[dtype]
         if "shape" in params:
             kwargs["shape"] = _dims(dims)
-        if op == "const":
-            values.append(graph.op(op, inputs, weak=bool(weak), **kwargs))
-        else:
-            values.append(graph.op(op, inputs, **kwargs))
+        # The text's weakness is the printer's: Python's own inference would call a ufunc of
+        # weak operands weak, where NumPy (and the core) give a NumPy scalar (`np.exp(2.0)`).
+        values.append(graph.op(op, inputs, weak=bool(weak), **kwargs))
     ret = lines[-2].strip()[len("return"):]
     graph.set_outputs([values[int(v.strip()[1:])] for v in ret.split(",") if v.strip()])
     return graph

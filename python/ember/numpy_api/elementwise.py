@@ -114,12 +114,30 @@ def binary_op(graph: Graph, op: str, a: object, b: object) -> Any:
         return matmul(graph, a, b)
     if op not in BINARY_OPERATORS:
         raise Unsupported(f"operator {op!r} on arrays")
-    if op == "**" and type(b) is int and b == 2 and isinstance(a, Value) and not a.scalar \
-            and not a.weak:
-        # ndarray.__pow__ computes `x ** 2` as np.square(x): the same values, but a bool array
-        # squares to int8 where np.power gives int64.
-        return apply(graph, "square", [a], operator=True)
+    shortcut = _power_shortcut(a, b) if op == "**" else None
+    if shortcut is not None:
+        return apply(graph, shortcut, [a], operator=True)
     return apply(graph, BINARY_OPERATORS[op], [a, b], operator=True)
+
+
+def _power_shortcut(a: object, b: object) -> str | None:
+    """The ufunc `ndarray.__pow__` (and `**=`) computes `a ** b` with instead of np.power
+    (NumPy's `fast_scalar_power`), for an exact Python int or float exponent: `** 2` is
+    np.square of any array (a bool array squares to int8 where np.power gives int64), `** -1`
+    np.reciprocal and `** 0.5` np.sqrt of a float array. Their values differ from power's
+    (`sqrt(-0.0)` is -0.0) and their warnings name them ("invalid value encountered in
+    sqrt")."""
+    if not isinstance(a, Value) or a.scalar or a.weak:
+        return None
+    if type(b) is int and b == 2:
+        return "square"
+    if a.dtype.kind != "f":
+        return None
+    if type(b) is int and b == -1:
+        return "reciprocal"
+    if type(b) is float and b == 0.5:
+        return "sqrt"
+    return None
 
 
 def compare_op(graph: Graph, op: str, a: object, b: object) -> Any:

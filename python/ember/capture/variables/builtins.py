@@ -135,7 +135,14 @@ def _bad_key(key):
 
 
 def _scalar_conversion(kind: type):
+    """`int(v)`, `float(v)`, `complex(v)`: a graph value where that is exact, a break at a
+    value the data decides; `complex` is never a graph value (no complex dtype)."""
     def rule(tx, args, kwargs):
+        if kind is complex:
+            if args and isinstance(args[0], ArrayVariable):
+                raise graph_break("data_dependent_value",
+                                  what=f"converting {args[0].describe()} to a Python scalar")
+            return None
         if len(args) == 1 and not kwargs and loop_scalars.in_body(tx):
             converted = loop_scalars.convert(tx, kind, args[0])
             if converted is not None:

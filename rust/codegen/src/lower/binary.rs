@@ -54,7 +54,10 @@ impl Emitter<'_, '_> {
                     m.copysign(&[x], &[y])[0]
                 }
                 Eq | Ne | Lt | Le | Gt | Ge => self.b.ins().fcmp(cc(op), x, y),
-                Pow => self.libm("pow", &[x, y], ty),
+                Pow => {
+                    self.raise_numpys_pow_flags(x, y, ty);
+                    self.libm("pow", &[x, y], ty)
+                }
                 Arctan2 if mode == Mode::Scalar => self.libm("atan2", &[x, y], ty),
                 Arctan2 => self.math(ty, mode).atan2(&[x], &[y])[0],
                 Hypot => self.libm("hypot", &[x, y], ty),
@@ -168,7 +171,9 @@ impl Emitter<'_, '_> {
         mode: Mode,
     ) -> Value {
         // On ties (0.0 and -0.0) `maximum` and `minimum` return the second operand, as
-        // NumPy's loops do in every layout; `fmax` and `fmin` the first, as its scalar loop.
+        // NumPy's loops do in every layout; `fmax` and `fmin` the first, as its scalar loop,
+        // but its vector loops choose by length and alignment: such a tie raises invalid, so
+        // that the caller reruns the graph with NumPy, whose own loop decides.
         let cc = match op {
             BinaryOp::Maximum => FloatCC::GreaterThan,
             BinaryOp::Minimum => FloatCC::LessThan,
@@ -182,7 +187,30 @@ impl Emitter<'_, '_> {
         };
         let nan = self.b.ins().fcmp(FloatCC::Unordered, nan_of, nan_of);
         let take_x = self.b.ins().bor(keep, nan);
+        let take_x = match op {
+            BinaryOp::Fmax | BinaryOp::Fmin => {
+                // A tie is part of `keep` already: or-ing it in keeps the flag's operation.
+                let tie = self.signed_zero_tie(x, y, ty, mode);
+                let tie = self.raising_flag(tie, FlagOp::Invalid, ty, mode);
+                self.b.ins().bor(take_x, tie)
+            }
+            _ => take_x,
+        };
         self.pick(take_x, x, y, ty, mode)
+    }
+
+    /// Where `x` and `y` are zeros of different signs: equal, with different bits.
+    fn signed_zero_tie(&mut self, x: Value, y: Value, ty: Scalar, mode: Mode) -> Value {
+        let it = if ty == Scalar::F32 {
+            Scalar::I32
+        } else {
+            Scalar::I64
+        };
+        let equal = self.b.ins().fcmp(FloatCC::Equal, x, y);
+        let xb = self.b.ins().bitcast(cl_type(it, mode), super::little(), x);
+        let yb = self.b.ins().bitcast(cl_type(it, mode), super::little(), y);
+        let differ = self.b.ins().icmp(IntCC::NotEqual, xb, yb);
+        self.b.ins().band(equal, differ)
     }
 
     /// NumPy's integer `//` and `%`: floor semantics, 0 for a zero divisor, `MIN // -1`
@@ -305,6 +333,35 @@ impl Emitter<'_, '_> {
         }
         let res = self.constant(res, ft, mode);
         self.b.ins().fcmp(FloatCC::Equal, out, res)
+    }
+
+    /// The flags NumPy's `power` raises where C's `pow` raises none (its vector loop on
+    /// CPUs with AVX-512, used for every length): overflow for `x ** inf` with a finite
+    /// `|x|` of at least 2^64 (float32) or 2^512 (float64), divide-by-zero for `0 ** -inf`.
+    /// A flag only makes the caller rerun the graph with NumPy under its errstate, so on a
+    /// CPU where NumPy raises neither this costs a rerun, never a wrong warning.
+    fn raise_numpys_pow_flags(&mut self, x: Value, y: Value, ty: Scalar) {
+        let mode = Mode::Scalar;
+        let large = if ty == Scalar::F32 {
+            2f64.powi(64)
+        } else {
+            2f64.powi(512)
+        };
+        let inf = self.constant(Const::Float(f64::INFINITY), ty, mode);
+        let neg_inf = self.constant(Const::Float(f64::NEG_INFINITY), ty, mode);
+        let large = self.constant(Const::Float(large), ty, mode);
+        let zero = self.constant(Const::Float(0.0), ty, mode);
+        let ax = self.b.ins().fabs(x);
+        let y_inf = self.b.ins().fcmp(FloatCC::Equal, y, inf);
+        let at_least = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, ax, large);
+        let finite = self.b.ins().fcmp(FloatCC::LessThan, ax, inf);
+        let over = self.b.ins().band(y_inf, at_least);
+        let over = self.b.ins().band(over, finite);
+        self.raising_flag(over, FlagOp::Overflow, ty, mode);
+        let y_neg_inf = self.b.ins().fcmp(FloatCC::Equal, y, neg_inf);
+        let x_zero = self.b.ins().fcmp(FloatCC::Equal, x, zero);
+        let divide = self.b.ins().band(y_neg_inf, x_zero);
+        self.raising_flag(divide, FlagOp::Divide, ty, mode);
     }
 
     /// NumPy's float `//` and `%` (`npy_divmod`): built on `fmod`, sign of the divisor.

@@ -14,8 +14,9 @@ use cranelift_module::{Linkage, Module};
 /// Below which `|x|` (nonzero) NumPy's loop for `op` raises the underflow flag where ours
 /// would not ([`Math::raise_underflow_if_tiny`]): subnormals for `expm1`, `log1p` and
 /// float32 `exp`; for float32 `cos`, about 2.6557e-19, where a power of `x` in NumPy's
-/// polynomial underflows (a spare flag only costs a rerun).
-fn tiny_underflow_limit(op: UnaryOp, ty: Scalar, mode: Mode) -> Option<f64> {
+/// polynomial underflows, in every layout and length (a scalar or a tail element included,
+/// which the kernels compute with libm's `cosf`; a spare flag only costs a rerun).
+fn tiny_underflow_limit(op: UnaryOp, ty: Scalar) -> Option<f64> {
     let f32 = ty == Scalar::F32;
     let min_normal = if f32 {
         f32::MIN_POSITIVE as f64
@@ -25,7 +26,7 @@ fn tiny_underflow_limit(op: UnaryOp, ty: Scalar, mode: Mode) -> Option<f64> {
     match op {
         UnaryOp::Expm1 | UnaryOp::Log1p => Some(min_normal),
         UnaryOp::Exp if f32 => Some(min_normal),
-        UnaryOp::Cos if f32 && mode != Mode::Scalar => Some(2.6558e-19),
+        UnaryOp::Cos if f32 => Some(2.6558e-19),
         _ => None,
     }
 }
@@ -258,7 +259,7 @@ impl<'b> Emitter<'_, 'b> {
             }
             _ => panic!("{op:?} is not a polynomial function"),
         };
-        match tiny_underflow_limit(op, ty, mode) {
+        match tiny_underflow_limit(op, ty) {
             Some(limit) => self.math(ty, mode).raise_underflow_if_tiny(&r, xs, limit),
             None => r,
         }
