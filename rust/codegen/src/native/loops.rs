@@ -149,10 +149,11 @@ impl Native<'_, '_> {
         for (j, (c, var)) in args[3..3 + carried].iter().zip(&vars).enumerate() {
             let range = self.carried_range(body, carried, j, args, c, induction);
             carried_ranges.push(range);
+            let inside = range.or_else(|| self.entry_range(body, carried, j, args, c));
             params.push(match var {
                 Some((var, dtype)) => {
                     let v = self.em.b.use_var(*var);
-                    if let Some(range) = range {
+                    if let Some(range) = inside {
                         self.ranges.insert(v, range);
                     }
                     Val::Scalar(v, *dtype)
@@ -171,7 +172,7 @@ impl Native<'_, '_> {
         }));
         // Every iteration after the first sees the stores of the one before.
         self.loaded.clear();
-        let results = self.lower_graph(body, params)?;
+        let results = self.lower_body(body, params)?;
         for (j, (c, var)) in args[3..3 + carried].iter().zip(&vars).enumerate() {
             let next = &results[1 + j];
             match (var, c, next) {

@@ -195,7 +195,12 @@ impl Native<'_, '_> {
             self.em.b.switch_to_block(go_on);
             self.em.b.seal_block(go_on);
         }
-        let v = self.em.binary(op, a, b, lp, MODE);
+        let v = match op {
+            BinaryOp::Floordiv | BinaryOp::Mod if lp == Scalar::I64 => {
+                self.divmod_i64(a, b, op == BinaryOp::Floordiv)
+            }
+            _ => self.em.binary(op, a, b, lp, MODE),
+        };
         if lp == Scalar::I64 {
             self.track(op, a, b, v);
         }
