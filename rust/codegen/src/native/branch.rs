@@ -89,6 +89,8 @@ fn speculable(g: &Graph) -> bool {
                         | BinaryOp::BitwiseAnd
                         | BinaryOp::BitwiseOr
                         | BinaryOp::BitwiseXor
+                        | BinaryOp::LeftShift
+                        | BinaryOp::RightShift
                 );
                 compare || (integer && !n.inputs.iter().any(float))
             }
