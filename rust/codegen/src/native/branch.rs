@@ -130,7 +130,11 @@ pub(crate) fn exit_test(body: &Graph) -> Option<usize> {
         unreachable!("found above")
     };
     let is_false = |g: &Graph| {
-        g.results.get(output).and_then(|&r| g.node(r)).is_some_and(
+        let mut node = g.results.get(output).and_then(|&r| g.node(r));
+        while let Some(Op::Astype { .. } | Op::Copy) = node.map(|n| &n.op) {
+            node = node.and_then(|n| g.node(n.inputs[0]));
+        }
+        node.is_some_and(
             |n| matches!(&n.op, Op::Const { value, .. } if const_of(*value) == Const::Int(0)),
         )
     };

@@ -18,6 +18,7 @@
 mod access;
 mod branch;
 mod carried;
+mod cube;
 mod divide;
 mod forward;
 mod hoist;
