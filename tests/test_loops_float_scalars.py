@@ -1,7 +1,7 @@
 """Float scalar arithmetic native loop code computes without a libm call or a division, bit
 for bit as Python and NumPy: `x ** 3` as libm's `pow` gives it (`native/cube.rs`), and a
-division by a constant power of two as a multiplication; and integer shifts in a short
-branch run as selects (collatz)."""
+division by a constant power of two as a multiplication; and integer shifts in a loop's
+branches (collatz)."""
 
 from __future__ import annotations
 
@@ -116,7 +116,7 @@ def test_divisions_by_powers_of_two_match_numpy(dtype) -> None:
                                   want.view(np.int64 if dtype == np.float64 else np.int32))
 
 
-def test_integer_shifts_in_a_short_branch_match_python() -> None:
+def test_integer_shifts_in_branches_match_python() -> None:
     assert_same(ember.compile(collatz)(300), collatz(300))
     x = np.random.default_rng(3).integers(-(2**40), 2**40, 64)
     for k in (0, 1, 5, 63, 64, 70):

@@ -89,8 +89,6 @@ fn speculable(g: &Graph) -> bool {
                         | BinaryOp::BitwiseAnd
                         | BinaryOp::BitwiseOr
                         | BinaryOp::BitwiseXor
-                        | BinaryOp::LeftShift
-                        | BinaryOp::RightShift
                 );
                 compare || (integer && !n.inputs.iter().any(float))
             }
