@@ -11,6 +11,7 @@ use super::refine::Fact;
 use crate::kernel::{Const, Scalar};
 use crate::lower::expr::cl_type;
 use crate::lower::{little, mem, Mode};
+use crate::schedule::nodes::const_of;
 use crate::schedule::scalar_of;
 use crate::Error;
 use cranelift_codegen::ir::{types, BlockArg, InstBuilder, TrapCode, Value};
@@ -102,16 +103,54 @@ fn speculable(g: &Graph) -> bool {
         })
 }
 
+/// The `if` of loop body `body` (its node index) one of whose regions ends the loop: it
+/// gives the body's continue flag (through casts) and that flag is the constant false in one
+/// region (a `break`). Such a branch goes the same way on every trip but the last, so it
+/// predicts well; computed as selects it would make every carried value wait for the test
+/// (`d += 1` for the remainder of a trial division).
+pub(crate) fn exit_test(body: &Graph) -> Option<usize> {
+    let mut v = *body.results.first()?;
+    let mut output = 0;
+    let index = loop {
+        let i = v.index().checked_sub(body.params.len())?;
+        let node = body.nodes.get(i)?;
+        match &node.op {
+            Op::Astype { .. } | Op::Copy => v = node.inputs[0],
+            Op::Result { index, .. } => {
+                output = *index;
+                v = node.inputs[0];
+            }
+            Op::If { .. } => break i,
+            _ => return None,
+        }
+    };
+    let Op::If { then, otherwise } = &body.nodes[index].op else {
+        unreachable!("found above")
+    };
+    let is_false = |g: &Graph| {
+        let mut node = g.results.get(output).and_then(|&r| g.node(r));
+        while let Some(Op::Astype { .. } | Op::Copy) = node.map(|n| &n.op) {
+            node = node.and_then(|n| g.node(n.inputs[0]));
+        }
+        node.is_some_and(
+            |n| matches!(&n.op, Op::Const { value, .. } if const_of(*value) == Const::Int(0)),
+        )
+    };
+    (is_false(then) || is_false(otherwise)).then_some(index)
+}
+
 impl Native<'_, '_> {
-    /// `facts`: what the test proves on each side (`refine.rs`), used where it branches.
+    /// `facts`: what the test proves on each side (`refine.rs`), used where it branches;
+    /// `exit`: whether it is the loop's [`exit_test`], which always branches.
     pub(crate) fn lower_if(
         &mut self,
         then: &Graph,
         otherwise: &Graph,
         args: &[Val],
         facts: &[Fact],
+        exit: bool,
     ) -> Result<Vec<Val>, Error> {
-        if speculable(then) && speculable(otherwise) {
+        if !exit && speculable(then) && speculable(otherwise) {
             if let Some(results) = self.lower_selected(then, otherwise, args)? {
                 return Ok(results);
             }

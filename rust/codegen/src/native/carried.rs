@@ -2,8 +2,13 @@
 //! sort's `min_idx` is `i` at first and then, trip after trip, either itself or the induction
 //! variable `j` (`min_idx = j` on one side of a branch). Whatever the data, its value is one
 //! of those, so `a[min_idx]` needs no check when they are all in bounds.
+//!
+//! A loop that goes on only while a carried value's new version passes a comparison
+//! (`while n > 0: ... n //= 10`) starts every trip after the first with a value that passed
+//! it: inside the body `n` is its initial value or positive (`n % 10` divides unsigned).
 
 use super::lower::{Native, Val};
+use super::refine::{split, FULL};
 use crate::kernel::{Const, Scalar};
 use crate::schedule::nodes::const_of;
 use ember_core::ir::{BinaryOp, DType, Graph, Op, ValueId};
@@ -103,5 +108,51 @@ impl Native<'_, '_> {
             hull = (hull.0.min(range.0), hull.1.max(range.1));
         }
         Some(hull)
+    }
+
+    /// The range of carried scalar `j` of loop `body` at the start of each trip, when the
+    /// body's continue flag is its new value compared with a value of known range: the
+    /// initial value's range joined with the values that pass the test. (After the loop it
+    /// holds a value that failed it, so this range stays inside the body.)
+    pub(crate) fn entry_range(
+        &self,
+        body: &Graph,
+        carried: usize,
+        j: usize,
+        args: &[Val],
+        init: &Val,
+    ) -> Option<(i128, i128)> {
+        let next = *body.results.get(1 + j)?;
+        let mut flag = body.node(*body.results.first()?)?;
+        let op = loop {
+            match &flag.op {
+                Op::Astype {
+                    dtype: DType::Bool, ..
+                } if body.value_type(flag.inputs[0])?.dtype == DType::Bool => {
+                    flag = body.node(flag.inputs[0])?;
+                }
+                Op::Binary(op) => break *op,
+                _ => return None,
+            }
+        };
+        let range_of = |v: ValueId| -> Option<(i128, i128)> {
+            let p = v.index();
+            match body.node(v).map(|n| &n.op) {
+                Some(Op::Const { value, .. }) => match const_of(*value) {
+                    Const::Int(c) => Some((i128::from(c), i128::from(c))),
+                    Const::Float(_) => None,
+                },
+                // Loop-invariant operands only (a carried one changes).
+                None if p > carried => self.known(args.get(2 + p)?),
+                _ => None,
+            }
+        };
+        let [passes, _] = match flag.inputs[..] {
+            [a, b] if a == next => split(op, FULL, range_of(b)?)?,
+            [a, b] if b == next => split(super::refine::mirrored(op), FULL, range_of(a)?)?,
+            _ => return None,
+        };
+        let first = self.known(init)?;
+        Some((first.0.min(passes.0), first.1.max(passes.1)))
     }
 }

@@ -31,6 +31,9 @@ enum Exit {
     Bound { hi: Value, up: bool },
     /// A counter of iterations compared with the trip count.
     Trips { k: Variable, trips: Value },
+    /// Only the body's flag: a `while` loop is `range(0, 2**63 - 1)`, whose bound no run
+    /// reaches (a trip a nanosecond, it would take centuries).
+    Flag,
 }
 
 impl Native<'_, '_> {
@@ -97,7 +100,11 @@ impl Native<'_, '_> {
                 forwarded.push(f);
             }
         }
+        let endless = known_step == Some(1)
+            && self.ranges.get(&lo) == Some(&(0, 0))
+            && self.ranges.get(&hi) == Some(&(i128::from(i64::MAX), i128::from(i64::MAX)));
         let (entered, exit_test) = match known_step.filter(|&s| self.steps_stay_in_range(hi, s)) {
+            Some(_) if endless => (self.em.b.ins().iconst(types::I8, 1), Exit::Flag),
             Some(s) => {
                 let b = &mut self.em.b;
                 let cc = if s > 0 {
@@ -149,10 +156,11 @@ impl Native<'_, '_> {
         for (j, (c, var)) in args[3..3 + carried].iter().zip(&vars).enumerate() {
             let range = self.carried_range(body, carried, j, args, c, induction);
             carried_ranges.push(range);
+            let inside = range.or_else(|| self.entry_range(body, carried, j, args, c));
             params.push(match var {
                 Some((var, dtype)) => {
                     let v = self.em.b.use_var(*var);
-                    if let Some(range) = range {
+                    if let Some(range) = inside {
                         self.ranges.insert(v, range);
                     }
                     Val::Scalar(v, *dtype)
@@ -171,7 +179,7 @@ impl Native<'_, '_> {
         }));
         // Every iteration after the first sees the stores of the one before.
         self.loaded.clear();
-        let results = self.lower_graph(body, params)?;
+        let results = self.lower_body(body, params)?;
         for (j, (c, var)) in args[3..3 + carried].iter().zip(&vars).enumerate() {
             let next = &results[1 + j];
             match (var, c, next) {
@@ -194,16 +202,23 @@ impl Native<'_, '_> {
         let inext = b.ins().iadd(iv, step);
         b.def_var(i, inext);
         let more = match exit_test {
-            Exit::Bound { hi, up: true } => b.ins().icmp(IntCC::SignedLessThan, inext, hi),
-            Exit::Bound { hi, up: false } => b.ins().icmp(IntCC::SignedGreaterThan, inext, hi),
+            Exit::Bound { hi, up: true } => Some(b.ins().icmp(IntCC::SignedLessThan, inext, hi)),
+            Exit::Bound { hi, up: false } => {
+                Some(b.ins().icmp(IntCC::SignedGreaterThan, inext, hi))
+            }
             Exit::Trips { k, trips } => {
                 let kv = b.use_var(k);
                 let knext = b.ins().iadd_imm_s(kv, 1);
                 b.def_var(k, knext);
-                b.ins().icmp(IntCC::UnsignedLessThan, knext, trips)
+                Some(b.ins().icmp(IntCC::UnsignedLessThan, knext, trips))
             }
+            Exit::Flag => None,
         };
-        let again = if always { more } else { b.ins().band(go, more) };
+        let again = match more {
+            Some(more) if always => more,
+            Some(more) => b.ins().band(go, more),
+            None => go,
+        };
         b.ins().brif(again, body_block, &[], exit, &[]);
         b.seal_block(body_block);
         b.switch_to_block(exit);

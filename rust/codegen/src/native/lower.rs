@@ -1,7 +1,7 @@
 //! The native function of a statement: parameters in, the statement (its regions inlined as
 //! loops and branches), results out, and the cold error exits.
 
-use super::branch::IndexKey;
+use super::branch::{self, IndexKey};
 use super::forward::{node_key, NodeKey};
 use super::overflow;
 use super::{NativeStatement, INDEX_ERROR, NEGATIVE_POWER, OK, RANGE_STEP_ZERO};
@@ -295,10 +295,22 @@ impl Native<'_, '_> {
         graph: &Graph,
         params: Vec<Val>,
     ) -> Result<Vec<Val>, Error> {
-        self.scoped(|nt| nt.lower_statements(graph, params))
+        self.scoped(|nt| nt.lower_statements(graph, params, None))
     }
 
-    fn lower_statements(&mut self, graph: &Graph, params: Vec<Val>) -> Result<Vec<Val>, Error> {
+    /// A loop's body: as [`Self::lower_graph`], its exit test always a branch.
+    pub(crate) fn lower_body(&mut self, body: &Graph, params: Vec<Val>) -> Result<Vec<Val>, Error> {
+        let exit = branch::exit_test(body);
+        self.scoped(|nt| nt.lower_statements(body, params, exit))
+    }
+
+    /// `exit`: the statement that is the loop's exit test, when `graph` is a loop body.
+    fn lower_statements(
+        &mut self,
+        graph: &Graph,
+        params: Vec<Val>,
+        exit: Option<usize>,
+    ) -> Result<Vec<Val>, Error> {
         let mut vals = params;
         let mut further: Vec<Val> = Vec::new();
         for (i, node) in graph.nodes.iter().enumerate() {
@@ -331,7 +343,7 @@ impl Native<'_, '_> {
                 Op::If { then, otherwise } => {
                     let facts = self.facts(graph, node.inputs[0], &vals);
                     let mut results = self
-                        .lower_if(then, otherwise, &args, &facts)
+                        .lower_if(then, otherwise, &args, &facts, exit == Some(i))
                         .map_err(located)?;
                     further = results.split_off(1);
                     further.reverse();

@@ -18,6 +18,8 @@
 mod access;
 mod branch;
 mod carried;
+mod cube;
+mod divide;
 mod forward;
 mod hoist;
 mod layout;

@@ -17,11 +17,15 @@ pub(crate) struct Fact {
     pub otherwise: (i128, i128),
 }
 
-const FULL: (i128, i128) = (i64::MIN as i128, i64::MAX as i128);
+pub(crate) const FULL: (i128, i128) = (i64::MIN as i128, i64::MAX as i128);
 
 /// `r op y` for `r` in `have` and `y` in `[y0, y1]`: the values of `r` where the test holds
 /// and where it does not.
-fn split(op: BinaryOp, have: (i128, i128), (y0, y1): (i128, i128)) -> Option<[(i128, i128); 2]> {
+pub(crate) fn split(
+    op: BinaryOp,
+    have: (i128, i128),
+    (y0, y1): (i128, i128),
+) -> Option<[(i128, i128); 2]> {
     let below = |hi: i128| (have.0, have.1.min(hi));
     let above = |lo: i128| (have.0.max(lo), have.1);
     Some(match op {
@@ -34,7 +38,7 @@ fn split(op: BinaryOp, have: (i128, i128), (y0, y1): (i128, i128)) -> Option<[(i
 }
 
 /// The comparison seen from its right operand (`a < b` is `b > a`).
-fn mirrored(op: BinaryOp) -> BinaryOp {
+pub(crate) fn mirrored(op: BinaryOp) -> BinaryOp {
     match op {
         BinaryOp::Lt => BinaryOp::Gt,
         BinaryOp::Le => BinaryOp::Ge,
@@ -46,7 +50,7 @@ fn mirrored(op: BinaryOp) -> BinaryOp {
 
 impl Native<'_, '_> {
     /// The range of an `i64` operand: a constant's value, a register's known range.
-    fn known(&self, v: &Val) -> Option<(i128, i128)> {
+    pub(crate) fn known(&self, v: &Val) -> Option<(i128, i128)> {
         match v {
             Val::Const(Const::Int(c), Scalar::I64) => Some((i128::from(*c), i128::from(*c))),
             Val::Scalar(r, Scalar::I64) => self.ranges.get(r).copied(),

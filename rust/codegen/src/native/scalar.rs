@@ -181,6 +181,19 @@ impl Native<'_, '_> {
                 let v = self.em.unary(UnaryOp::Square, a, lp, MODE);
                 return Ok(self.cast_val(&Val::Scalar(v, lp), out));
             }
+            if let (Val::Const(Const::Float(3.0) | Const::Int(3), _), Scalar::F64, true) =
+                (&args[1], lp, self.em.fma)
+            {
+                let v = self.cube_f64(a);
+                return Ok(self.cast_val(&Val::Scalar(v, lp), out));
+            }
+        }
+        if let Some(inverse) = exact_inverse(op, &args[1], lp) {
+            // `x / 2^k` and `x * 2^-k` round the same real number: one result, flags and
+            // all, without a division's latency on a loop's chain (a bisection's midpoint).
+            let inverse = self.em.constant(Const::Float(inverse), lp, MODE);
+            let v = self.em.binary(BinaryOp::Mul, a, inverse, lp, MODE);
+            return Ok(self.cast_val(&Val::Scalar(v, lp), out));
         }
         let b = self.value_as(&args[1], lp);
         if op == BinaryOp::Pow
@@ -195,11 +208,34 @@ impl Native<'_, '_> {
             self.em.b.switch_to_block(go_on);
             self.em.b.seal_block(go_on);
         }
-        let v = self.em.binary(op, a, b, lp, MODE);
+        let v = match op {
+            BinaryOp::Floordiv | BinaryOp::Mod if lp == Scalar::I64 => {
+                self.divmod_i64(a, b, op == BinaryOp::Floordiv)
+            }
+            _ => self.em.binary(op, a, b, lp, MODE),
+        };
         if lp == Scalar::I64 {
             self.track(op, a, b, v);
         }
         let ty = if op.gives_bool() { Scalar::Bool } else { lp };
         Ok(self.cast_val(&Val::Scalar(v, ty), out))
     }
+}
+
+/// `1 / c` for a true division of floats by a constant power of two whose inverse is a
+/// normal number (so multiplying by it is exact).
+fn exact_inverse(op: BinaryOp, divisor: &Val, lp: Scalar) -> Option<f64> {
+    let c = match (op, divisor, lp.is_float()) {
+        (BinaryOp::Div, Val::Const(Const::Float(c), _), true) => *c,
+        (BinaryOp::Div, Val::Const(Const::Int(c), _), true) => *c as f64,
+        _ => return None,
+    };
+    let inverse = 1.0 / c;
+    let (smallest, largest) = if lp == Scalar::F32 {
+        (f64::from(f32::MIN_POSITIVE), f64::from(f32::MAX))
+    } else {
+        (f64::MIN_POSITIVE, f64::MAX)
+    };
+    let power_of_two = c.is_normal() && c.to_bits() & ((1 << 52) - 1) == 0;
+    (power_of_two && (smallest..=largest).contains(&inverse.abs())).then_some(inverse)
 }
