@@ -97,6 +97,11 @@ class Tracer:
         # so it runs the frame as plain Python instead.
         self.long_unrolls: list[Any] = []
         self.loop_ops = True
+        # Frame-level branches on 0-d values (code, jump offset) and how earlier attempts of
+        # this capture left each to be captured (`loops/frame_branches.py`), and whether one
+        # is being captured now.
+        self.branch_modes: dict[tuple[Any, int], str] = {}
+        self.frame_branch = False
         # Loop bodies being traced (`loops.body.Body`): where each is, and whose frame.
         self.loop_bodies: list[Any] = []
 
