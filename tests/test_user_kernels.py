@@ -62,8 +62,6 @@ NOT_YET_NATIVE = {
     "cholesky2": "np.linalg.cholesky has no op",
     "kmeans": "members.shape[0] of a boolean-mask selection is a length only the data knows",
     "where_heavy": "np.where(c > 0)[0] (np.nonzero) has a shape only the data knows",
-    "rmse_zip": "its loop is a loop op, but math.sqrt of the result outside any loop stays in "
-                "Python (it raises for a negative number where a graph op would give NaN)",
 }
 
 

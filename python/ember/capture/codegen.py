@@ -60,6 +60,8 @@ class EntryCodegen(Rebuilder):
              self.output(vt.value))
             for vt in tracer.mutated
         ]
+        # Graph outputs that, when true, send the frame to plain Python (`rerun_checks`).
+        self.rerun_outputs = [self.output(v) for v in tracer.rerun_checks]
         self.attribute_lines = [
             f"{self.embed(setattr, 'setattr')}({self.reload(obj.source)}, {name!r}, "
             f"{self.expr(value)})"
@@ -143,6 +145,9 @@ class EntryCodegen(Rebuilder):
                          "    raise __ember_rerun"]
                 call = "*__ember_in"
             body.append(f"__ember_out = __ember_graph({call})")
+            if self.rerun_outputs:
+                checks = " or ".join(f"__ember_out[{k}]" for k in self.rerun_outputs)
+                body += [f"if {checks}:", "    raise __ember_rerun"]
         if isinstance(result, StepTail):
             tail = self._step_lines(result, body)
         else:
@@ -168,7 +173,7 @@ class EntryCodegen(Rebuilder):
         # drops it, with its compiled graph and the outputs that graph keeps for reuse.
         entry = self.namespace.pop("__ember_entry")
         entry.__qualname__ = entry.__name__ = f"__ember_entry_{name}"
-        if not (alias_check or self.attribute_lines or self.prelude):
+        if not (alias_check or self.attribute_lines or self.prelude or self.rerun_outputs):
             entry.__ember_direct__ = self.direct_form(result, compiled, fallback)
         return entry, source
 

@@ -152,11 +152,11 @@ class FlowOpcodes:
     def _jump_on_truth(self, inst: Instruction) -> None:
         jump_if, always_pop = TRUTH_JUMPS[inst.opname]
         value = self.stack[-1]
-        if is_loop_condition(self, value):
-            capture_if(self, inst)
-            return
         if is_frame_branch(self, inst, value):  # type: ignore[arg-type]
             capture_frame_if(self, inst)  # type: ignore[arg-type]
+            return
+        if is_loop_condition(self, value):
+            capture_if(self, inst)
             return
         taken = value.truth(self) == jump_if
         if always_pop or not taken:

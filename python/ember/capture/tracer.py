@@ -102,6 +102,9 @@ class Tracer:
         # is being captured now.
         self.branch_modes: dict[tuple[Any, int], str] = {}
         self.frame_branch = False
+        # 0-d bools of the graph: where one is true after the graph ran, the frame runs as
+        # plain Python instead (`math.sqrt` of a negative value raises there).
+        self.rerun_checks: list[Any] = []
         # Loop bodies being traced (`loops.body.Body`): where each is, and whose frame.
         self.loop_bodies: list[Any] = []
 

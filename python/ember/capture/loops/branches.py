@@ -17,7 +17,7 @@ import numpy as np
 
 from ember.capture.breaks import graph_break
 from ember.capture.bytecode import TRUTH_JUMPS
-from ember.capture.loops.body import RETURNED, RETVAL, enclosing_body, run_span
+from ember.capture.loops.body import RERUN, RETURNED, RETVAL, enclosing_body, run_span
 from ember.capture.loops.region import BodyArray, _graph_swapped
 from ember.capture.loops.vectors import VectorVariable
 from ember.capture.variables.array import ArrayVariable
@@ -221,12 +221,18 @@ def _merge(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Pat
         a, b = then.inner[id(vt)], orelse.inner[id(vt)]
         if a.value is not a.param or b.value is not b.param:
             slots.append((a.value, b.value, ("inplace", vt)))
+    frame_branches.fill_checks(then, orelse)
     if meet == RETURNED:
         # Both paths returned from the function: its locals and stack are gone.
         finish = returns.merge_results(
             tx, cond, then, orelse, lambda vt, path: _outer_of(vt, path, entries), slots)
+        if RERUN in then.locals:
+            slots.append((then.locals[RERUN].value, orelse.locals[RERUN].value,  # type: ignore[attr-defined]
+                          ("names", [RERUN])))
         results = _emit_if(tx, cond, entries, then, orelse, slots) if slots else []
         _bind_inplace(tx, slots, results)
+        if RERUN in then.locals:
+            tx.locals[RERUN] = ArrayVariable(results[-1])
         finish(results)
         return
     live = set(live_locals_at(tx.code, tx.instructions[meet].offset))

@@ -26,7 +26,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ember.capture.bytecode import TRUTH_JUMPS
+from ember.capture.loops.body import RERUN
 from ember.capture.loops.region import LoopRefused
 from ember.errors import Unsupported
 
@@ -35,7 +38,7 @@ if TYPE_CHECKING:
     from ember.capture.interpreter import Interpreter
     from ember.capture.loops.branches import Path
     from ember.capture.variables.base import VariableTracker
-    from ember.graph import Graph
+    from ember.graph import Graph, Value
 
 MEET, RETURN, BREAK = "meet", "return", "break"
 # Ops a path may hold besides 0-d ones: element access, and regions of their own.
@@ -56,10 +59,12 @@ class CostRefused(Unsupported):
 
 
 def is_frame_branch(tx: Interpreter, inst: Instruction, vt: VariableTracker) -> bool:
-    """Whether the jump `inst` on `vt` is tried as an `if` op at the frame's level."""
+    """Whether the jump `inst` on `vt` is tried as an `if` op of the frame's level (at that
+    level, or nested in a path of such a branch)."""
     from ember.capture.loops.branches import is_zero_d_number
 
-    return (tx.graph.parent is None and tx.tracer.loop_ops and is_zero_d_number(vt)
+    return ((tx.graph.parent is None or at_frame_level(tx)) and tx.tracer.loop_ops
+            and is_zero_d_number(vt)
             and tx.tracer.branch_modes.get((tx.code, inst.offset)) != BREAK
             and not _inside_loop(tx, inst.index))
 
@@ -77,6 +82,9 @@ def capture_frame_if(tx: Interpreter, inst: Instruction) -> None:
             if node.op == "if":  # the branch's and its test's (`and`/`or`)
                 _check_work(node.attrs["then"])
                 _check_work(node.attrs["else"])
+        failed = tx.locals.pop(RERUN, None) if tx.graph.parent is None else None
+        if failed is not None:
+            tx.tracer.rerun_checks.append(failed.value)  # type: ignore[attr-defined]
     except Unsupported as exc:
         # A value test (`a or b` as a value) meets at once: tracing on to the return would
         # refuse alike.
@@ -88,9 +96,9 @@ def capture_frame_if(tx: Interpreter, inst: Instruction) -> None:
 
 
 def at_frame_level(tx: Interpreter) -> bool:
-    """Whether `tx` is capturing a frame-level branch's paths right now (not a branch in a
-    loop body or nested in a path)."""
-    return tx.tracer.frame_branch and tx.graph.parent is None
+    """Whether `tx` is capturing a frame-level branch right now (its test or paths; not a
+    loop body in one)."""
+    return tx.tracer.frame_branch and not tx.tracer.loop_bodies
 
 
 def check_paths(tx: Interpreter, then: Path, orelse: Path) -> None:
@@ -128,6 +136,31 @@ def check_merged(then: Path, orelse: Path, slots: list) -> None:
             raise Unsupported(f"a value of type {vx.type_str} or {vy.type_str} after a branch")
         if (vx.shape and vx in then.region.inputs) or (vy.shape and vy in orelse.region.inputs):
             raise Unsupported("one of the frame's arrays chosen by a branch")
+
+
+def add_check(tx: Interpreter, failed: Value) -> None:
+    """A 0-d bool that, true after the graph ran, sends the frame to plain Python: at the
+    frame's level a graph output the entry tests; on a path of a frame-level branch, the
+    path's `.rerun`, merged out of the `if` op like a local."""
+    from ember.capture.variables.array import ArrayVariable
+
+    if tx.graph.parent is None:
+        tx.tracer.rerun_checks.append(failed)
+        return
+    prior = tx.locals.get(RERUN)
+    if prior is not None:
+        failed = tx.graph.op("logical_or", [prior.value, failed])  # type: ignore[attr-defined]
+    tx.locals[RERUN] = ArrayVariable(failed)
+
+
+def fill_checks(then: Path, orelse: Path) -> None:
+    """A path without `.rerun` of a branch whose other path has one: false there."""
+    from ember.capture.variables.array import ArrayVariable
+
+    if (RERUN in then.locals) == (RERUN in orelse.locals):
+        return
+    lacking = orelse if RERUN in then.locals else then
+    lacking.locals[RERUN] = ArrayVariable(lacking.region.const(False, np.bool_, weak=False))
 
 
 def _inside_loop(tx: Interpreter, index: int) -> bool:

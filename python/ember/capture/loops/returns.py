@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ember.capture.breaks import graph_break
-from ember.capture.loops.body import GO, RET, RETURNED, RETVAL, enclosing_body
+from ember.capture.loops.body import GO, RERUN, RET, RETURNED, RETVAL, enclosing_body
 from ember.capture.loops.region import BodyArray, Group, Trace, _final_value
 from ember.capture.variables.array import VIEW_OPS, ArrayVariable
 from ember.capture.variables.base import VariableTracker
@@ -177,7 +177,7 @@ def adopt_bindings(dead: Path, going: Path) -> None:
     a swap of arrays (`prev, cur = cur, prev`) on the other path must not refuse for them.
     Arrays it updated in place keep their own values (the `if` op's in-place results)."""
     for name, vt in going.locals.items():
-        if name in (GO, RET, RETVAL) or name.startswith(f"{RETVAL}#"):
+        if name in (GO, RET, RETVAL, RERUN) or name.startswith(f"{RETVAL}#"):
             continue
         entry = next((k for k, inner in going.inner.items() if inner is vt), None)
         if entry is not None:  # an array or a short row of the frame
@@ -186,7 +186,8 @@ def adopt_bindings(dead: Path, going: Path) -> None:
             dead.locals[name] = ArrayVariable(placeholder(dead.region, vt.value))
         else:
             dead.locals[name] = vt
-    for name in [n for n in dead.locals if n not in going.locals and n not in PSEUDO]:
+    for name in [n for n in dead.locals
+                 if n not in going.locals and n not in (*PSEUDO, RERUN)]:
         if name != GO:
             del dead.locals[name]
 
