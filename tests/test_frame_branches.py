@@ -93,6 +93,18 @@ def log_if_positive(x):
     return r
 
 
+def log_if_small(x):
+    v = x[0]
+    r = v
+    if v < 1.0:
+        r = np.log(v)  # warns on this path only, at this line
+    return r
+
+
+def pick_0d(a, b):
+    return a if a > 0 else b  # the 0-d array itself, as Python returns it
+
+
 def clamp_first(x):
     v = x.sum()
     if v > 1.0:
@@ -139,6 +151,9 @@ ONE_GRAPH = [
                   (np.array([1.0, 1.0]), np.array([1.0, 1.0])),
                   (np.array([-1.0, -2.0]), np.array([-1.0, -1.0]))]),
     (log_if_positive, [(np.array([2.0]),), (np.array([-2.0]),), (np.array([0.0]),)]),
+    (log_if_small, [(np.array([0.0]),), (np.array([-1.0]),), (np.array([2.0]),),
+                     (np.array([0.5]),)]),
+    (pick_0d, [(np.array(1.0), np.array(2.0)), (np.array(-1.0), np.array(2.0))]),
     (clamp_first, [(np.array([3.0, 0.0]),), (np.array([-3.0, 0.0]),),
                    (np.array([0.5, 0.0]),)]),
     (count_hits, [(np.array([1.0, 0.0, 3.0]), np.array([0.0, 1.0, 2.0])),
@@ -183,6 +198,12 @@ def raises_on_one_path(x):
     return x.sum()
 
 
+def appends_on_one_path(x, log):
+    if x.sum() > 0:
+        log.append(1)
+    return x + 1.0
+
+
 def reduction_in_test(x, y):
     if x.max() > 0 and y.min() < 0:  # y.min() runs only where x.max() > 0
         return 1
@@ -193,6 +214,7 @@ BREAKS = [
     (whole_array_work, [(np.array([1.0, -2.0]),), (np.array([1.0, 2.0]),)]),
     (prints_on_one_path, [(np.array([1.0]),), (np.array([-1.0]),)]),
     (raises_on_one_path, [(np.array([1.0]),), (np.array([11.0]),)]),
+    (appends_on_one_path, [(np.ones(2), []), (-np.ones(2), [])]),
     (reduction_in_test, [(np.array([1.0]), np.array([-1.0])), (np.array([-1.0]), np.array([]))]),
 ]
 

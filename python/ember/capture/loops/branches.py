@@ -227,8 +227,8 @@ def _merge(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Pat
         finish = returns.merge_results(
             tx, cond, then, orelse, lambda vt, path: _outer_of(vt, path, entries), slots)
         if RERUN in then.locals:
-            slots.append((then.locals[RERUN].value, orelse.locals[RERUN].value,  # type: ignore[attr-defined]
-                          ("names", [RERUN])))
+            slots.append((_value_in(then, then.locals[RERUN]),
+                          _value_in(orelse, orelse.locals[RERUN]), ("names", [RERUN])))
         results = _emit_if(tx, cond, entries, then, orelse, slots) if slots else []
         _bind_inplace(tx, slots, results)
         if RERUN in then.locals:

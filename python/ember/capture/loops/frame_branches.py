@@ -70,6 +70,8 @@ def is_frame_branch(tx: Interpreter, inst: Instruction, vt: VariableTracker) -> 
 
 
 def capture_frame_if(tx: Interpreter, inst: Instruction) -> None:
+    """The branch as an `if` op, the way its earlier attempts left it to (see the module's
+    doc); a refusal names the next way to try."""
     from ember.capture.loops.branches import capture_if
 
     key = (tx.code, inst.offset)
@@ -134,7 +136,9 @@ def check_merged(then: Path, orelse: Path, slots: list) -> None:
             continue
         if (vx.dtype, vx.weak, vx.scalar) != (vy.dtype, vy.weak, vy.scalar):
             raise Unsupported(f"a value of type {vx.type_str} or {vy.type_str} after a branch")
-        if (vx.shape and vx in then.region.inputs) or (vy.shape and vy in orelse.region.inputs):
+        if any(not v.scalar and v in path.region.inputs
+               for v, path in ((vx, then), (vy, orelse))):
+            # An ndarray (0-d ones too) is an object: a copy would stand for it.
             raise Unsupported("one of the frame's arrays chosen by a branch")
 
 
