@@ -136,7 +136,7 @@ def check_merged(then: Path, orelse: Path, slots: list) -> None:
             continue
         if (vx.dtype, vx.weak, vx.scalar) != (vy.dtype, vy.weak, vy.scalar):
             raise Unsupported(f"a value of type {vx.type_str} or {vy.type_str} after a branch")
-        if any(not v.scalar and v in path.region.inputs
+        if any(not (v.scalar or v.weak) and v in path.region.inputs
                for v, path in ((vx, then), (vy, orelse))):
             # An ndarray (0-d ones too) is an object: a copy would stand for it.
             raise Unsupported("one of the frame's arrays chosen by a branch")
