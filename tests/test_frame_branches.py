@@ -105,6 +105,21 @@ def pick_0d(a, b):
     return a if a > 0 else b  # the 0-d array itself, as Python returns it
 
 
+def label_or_none(x):
+    return "pos" if x.sum() > 0 else None
+
+
+def nested_returns(x):
+    s = x.sum()
+    if s > 0:
+        if x[0] > 0.5:
+            return 1
+        s = s * 2
+    elif s < -5:
+        return 2.5
+    return s
+
+
 def clamp_first(x):
     v = x.sum()
     if v > 1.0:
@@ -154,6 +169,9 @@ ONE_GRAPH = [
     (log_if_small, [(np.array([0.0]),), (np.array([-1.0]),), (np.array([2.0]),),
                      (np.array([0.5]),)]),
     (pick_0d, [(np.array(1.0), np.array(2.0)), (np.array(-1.0), np.array(2.0))]),
+    (label_or_none, [(np.ones(2),), (-np.ones(2),)]),
+    (nested_returns, [(np.array([1.0, 1.0]),), (np.array([0.2, 0.1]),),
+                      (np.array([-6.0, 0.0]),), (np.array([-1.0, 0.0]),)]),
     (clamp_first, [(np.array([3.0, 0.0]),), (np.array([-3.0, 0.0]),),
                    (np.array([0.5, 0.0]),)]),
     (count_hits, [(np.array([1.0, 0.0, 3.0]), np.array([0.0, 1.0, 2.0])),
@@ -204,6 +222,13 @@ def appends_on_one_path(x, log):
     return x + 1.0
 
 
+def dict_of_path_value(x):
+    s = x.sum()
+    if s > 0:
+        return s, x
+    return {"s": s}  # a container holding the path's value: no graph output stands for it
+
+
 def reduction_in_test(x, y):
     if x.max() > 0 and y.min() < 0:  # y.min() runs only where x.max() > 0
         return 1
@@ -215,6 +240,7 @@ BREAKS = [
     (prints_on_one_path, [(np.array([1.0]),), (np.array([-1.0]),)]),
     (raises_on_one_path, [(np.array([1.0]),), (np.array([11.0]),)]),
     (appends_on_one_path, [(np.ones(2), []), (-np.ones(2), [])]),
+    (dict_of_path_value, [(np.ones(2),), (-np.ones(2),)]),
     (reduction_in_test, [(np.array([1.0]), np.array([-1.0])), (np.array([-1.0]), np.array([]))]),
 ]
 

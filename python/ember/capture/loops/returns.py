@@ -261,6 +261,9 @@ def merge_results(tx: Interpreter, cond: Value, then: Path, orelse: Path,
             parts = [export(p, path, other, side) for p in (vt.flag, vt.if_true, vt.if_false)]
             return lambda results: ChoiceVariable(*(f(results) for f in parts))
         outer = outer_of(vt, path)
+        if outer is vt and _holds_value_of(vt, path.region):
+            raise graph_break("loop_body", what=f"a return of {vt.describe()} holding a value "
+                                                "of one branch")
         return lambda results: outer
 
     if x is y:
@@ -268,6 +271,22 @@ def merge_results(tx: Interpreter, cond: Value, then: Path, orelse: Path,
     fx, fy = export(x, then, orelse, 0), export(y, orelse, then, 1)
     return lambda results: _set_result(tx, ChoiceVariable(ArrayVariable(cond), fx(results),
                                                           fy(results)))
+
+
+def _holds_value_of(vt: VariableTracker, region: Graph) -> bool:
+    """Whether `vt` (a dict, an f-string...) holds a value of `region`, which the graph
+    outside it cannot output."""
+    seen: set[int] = set()
+    todo: list = [vt]
+    while todo:
+        item = todo.pop()
+        if id(item) in seen or not isinstance(item, VariableTracker):
+            continue
+        seen.add(id(item))
+        if isinstance(item, ArrayVariable) and item.value.graph is region:
+            return True
+        todo.extend(item.children())
+    return False
 
 
 def _set_result(tx: Interpreter, vt: VariableTracker) -> None:
