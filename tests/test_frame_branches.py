@@ -317,3 +317,15 @@ def test_random_branches(backend, source, data):
     calls = [(np.array(xs), np.array(ys)) for xs, ys in data]
     _run_both(fn, calls, backend)
     _one_graph(ember.stats())
+
+
+def test_rerun_check_on_native_fast_path():
+    """The native direct form tests the domain check as the entry does."""
+    compiled = ember.compile(rms)
+    compiled(np.array([1.0, 2.0]))
+    before = ember.stats()["native_calls"]
+    assert compiled(np.array([4.0, 4.0])) == 2.0
+    assert ember.stats()["native_calls"] == before + 1
+    with pytest.raises(ValueError, match="math domain error"):
+        compiled(np.array([-1.0, -2.0]))
+    assert ember.stats()["entry_fallbacks"] == 1

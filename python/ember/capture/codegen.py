@@ -173,7 +173,7 @@ class EntryCodegen(Rebuilder):
         # drops it, with its compiled graph and the outputs that graph keeps for reuse.
         entry = self.namespace.pop("__ember_entry")
         entry.__qualname__ = entry.__name__ = f"__ember_entry_{name}"
-        if not (alias_check or self.attribute_lines or self.prelude or self.rerun_outputs):
+        if not (alias_check or self.attribute_lines or self.prelude):
             entry.__ember_direct__ = self.direct_form(result, compiled, fallback)
         return entry, source
 
@@ -182,7 +182,8 @@ class EntryCodegen(Rebuilder):
         """What the entry amounts to when it calls one native graph on the frame's arguments,
         returns graph outputs (as they are, as a tuple, `[()]` or `.item()` of 0-d ones) and
         writes the arrays it updates back into their inputs: `(graph, inputs, outputs,
-        returns_tuple, fallback, writebacks)` (no outputs and no tuple: it returns None),
+        returns_tuple, fallback, writebacks, reruns)` (no outputs and no tuple: it returns
+        None; reruns: the outputs that, true, send the call to `fallback`),
         each input an argument slot and what is read
         of it (None: itself; a str: that attribute; an int: the size of that dim of the
         array), each writeback `(input position, output index)`, which the native fast path
@@ -210,7 +211,8 @@ class EntryCodegen(Rebuilder):
             slots.append((self.params.index(param), read))
         returns_tuple = result.startswith("(")
         if result == "None":  # a function that only updates its arguments
-            return (compiled, tuple(slots), (), False, fallback, tuple(self.writebacks))
+            return (compiled, tuple(slots), (), False, fallback, tuple(self.writebacks),
+                    tuple(self.rerun_outputs))
         items = result[1:-1].split(",") if returns_tuple else [result]
         outputs = []
         for item in items:
@@ -221,7 +223,7 @@ class EntryCodegen(Rebuilder):
                 continue
             outputs.append((int(found[1]), _OUTPUT_FORMS[found[2]]))
         return (compiled, tuple(slots), tuple(outputs), returns_tuple, fallback,
-                tuple(self.writebacks))
+                tuple(self.writebacks), tuple(self.rerun_outputs))
 
     @staticmethod
     def _namespace_lines(lines: list[str]) -> list[str]:
