@@ -58,10 +58,6 @@ NOT_COMPILED = {"mandelbrot_count": "no array",
 NOT_YET_NATIVE = {
     "kmeans": "members.shape[0] of a boolean-mask selection is a length only the data knows",
     "where_heavy": "np.where(c > 0)[0] (np.nonzero) has a shape only the data knows",
-    "coin_change": "its loops are loop ops, but `dp[amount] if dp[amount] != INF else -1` "
-                   "after them branches on an array value outside any loop: a graph break",
-    "rmse_zip": "its loop is a loop op, but math.sqrt of the result outside any loop stays in "
-                "Python (it raises for a negative number where a graph op would give NaN)",
 }
 
 

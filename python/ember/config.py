@@ -79,6 +79,9 @@ class Config:
     # would cost more than NumPy's own ops).
     cheap_loop_trips: int = 16
     cheap_trip_ops: int = 32
+    # A branch on a 0-d value outside loops is one `if` op while each path holds at most
+    # `branch_op_budget` ops, none of them whole-array work (section 10); else a graph break.
+    branch_op_budget: int = 64
 
     # Held by the native pool of recycled outputs (one budget for the whole process), so that
     # a change takes effect at once: a property, not a field.

@@ -60,6 +60,8 @@ class EntryCodegen(Rebuilder):
              self.output(vt.value))
             for vt in tracer.mutated
         ]
+        # Graph outputs that, when true, send the frame to plain Python (`rerun_checks`).
+        self.rerun_outputs = [self.output(v) for v in tracer.rerun_checks]
         self.attribute_lines = [
             f"{self.embed(setattr, 'setattr')}({self.reload(obj.source)}, {name!r}, "
             f"{self.expr(value)})"
@@ -143,6 +145,9 @@ class EntryCodegen(Rebuilder):
                          "    raise __ember_rerun"]
                 call = "*__ember_in"
             body.append(f"__ember_out = __ember_graph({call})")
+            if self.rerun_outputs:
+                checks = " or ".join(f"__ember_out[{k}]" for k in self.rerun_outputs)
+                body += [f"if {checks}:", "    raise __ember_rerun"]
         if isinstance(result, StepTail):
             tail = self._step_lines(result, body)
         else:
@@ -177,7 +182,8 @@ class EntryCodegen(Rebuilder):
         """What the entry amounts to when it calls one native graph on the frame's arguments,
         returns graph outputs (as they are, as a tuple, `[()]` or `.item()` of 0-d ones) and
         writes the arrays it updates back into their inputs: `(graph, inputs, outputs,
-        returns_tuple, fallback, writebacks)` (no outputs and no tuple: it returns None),
+        returns_tuple, fallback, writebacks, reruns)` (no outputs and no tuple: it returns
+        None; reruns: the outputs that, true, send the call to `fallback`),
         each input an argument slot and what is read
         of it (None: itself; a str: that attribute; an int: the size of that dim of the
         array), each writeback `(input position, output index)`, which the native fast path
@@ -205,7 +211,8 @@ class EntryCodegen(Rebuilder):
             slots.append((self.params.index(param), read))
         returns_tuple = result.startswith("(")
         if result == "None":  # a function that only updates its arguments
-            return (compiled, tuple(slots), (), False, fallback, tuple(self.writebacks))
+            return (compiled, tuple(slots), (), False, fallback, tuple(self.writebacks),
+                    tuple(self.rerun_outputs))
         items = result[1:-1].split(",") if returns_tuple else [result]
         outputs = []
         for item in items:
@@ -216,7 +223,7 @@ class EntryCodegen(Rebuilder):
                 continue
             outputs.append((int(found[1]), _OUTPUT_FORMS[found[2]]))
         return (compiled, tuple(slots), tuple(outputs), returns_tuple, fallback,
-                tuple(self.writebacks))
+                tuple(self.writebacks), tuple(self.rerun_outputs))
 
     @staticmethod
     def _namespace_lines(lines: list[str]) -> list[str]:

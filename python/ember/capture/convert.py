@@ -14,6 +14,7 @@ from ember.capture.breaks import WHOLE_FRAME_KINDS, graph_break
 from ember.capture.bytecode import argument_names, decode, is_generator_like
 from ember.capture.codegen import EntryCodegen, StepTail, make_fallback
 from ember.capture.interpreter import FrameState, Interpreter, StopCapture, annotate
+from ember.capture.loops.frame_branches import BranchRefused
 from ember.capture.loops.region import LoopRefused, LoopTooLong
 from ember.capture.resume import (
     live_locals_at,
@@ -62,10 +63,16 @@ def capture_frame(func: FunctionType, args: tuple[Any, ...], *, dynamic: bool | 
     (capture/loops/region.py); `loop_ops`: whether the backend runs loop ops."""
     unrolled: set[tuple[Any, int]] = set()
     long: set[tuple[Any, int]] = set()
+    branch_modes: dict[tuple[Any, int], str] = {}
     while True:
         try:
             return _capture_once(func, args, dynamic, stop_at, scalars, loop_ops, unrolled,
-                                 long)
+                                 long, branch_modes)
+        except BranchRefused as refused:
+            ember_logging.log("breaks", f"{func.__code__.co_qualname}: the branch at offset "
+                                        f"{refused.key[1]} is captured as '{refused.mode}' "
+                                        f"({refused.reason})")
+            branch_modes[refused.key] = refused.mode
         except LoopTooLong as too_long:
             long.add(too_long.key)
         except LoopRefused as refused:
@@ -77,7 +84,8 @@ def capture_frame(func: FunctionType, args: tuple[Any, ...], *, dynamic: bool | 
 
 def _capture_once(func: FunctionType, args: tuple[Any, ...], dynamic: bool | None,
                   stop_at: tuple[int, int] | None, scalars: bool | None, loop_ops: bool,
-                  unrolled: set[tuple[Any, int]], long: set[tuple[Any, int]]
+                  unrolled: set[tuple[Any, int]], long: set[tuple[Any, int]],
+                  branch_modes: dict[tuple[Any, int], str]
                   ) -> tuple[Tracer, VariableTracker | None, FrameState | None]:
     """Run the frame's bytecode symbolically: the tracer, and the return tracker or, when
     `stop_at` (instruction index, visit) is reached, the frame's state there.
@@ -99,6 +107,7 @@ def _capture_once(func: FunctionType, args: tuple[Any, ...], dynamic: bool | Non
     tracer.loop_ops = tracer.graph.loop_ops = loop_ops
     tracer.unrolled_loops = unrolled
     tracer.long_loops = long
+    tracer.branch_modes = branch_modes
     slots = {
         name: tracer.wrap(args[i], LocalSource(name, i))
         for i, name in enumerate(argument_names(code))

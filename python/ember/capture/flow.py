@@ -11,6 +11,7 @@ from ember.capture.breaks import graph_break
 from ember.capture.bytecode import NONE_JUMPS, TRUTH_JUMPS, UNCONDITIONAL_JUMPS, Instruction
 from ember.capture.loops import end_loop, runs, start_loop, vectors, window_exprs, windows
 from ember.capture.loops.branches import capture_if, is_loop_condition
+from ember.capture.loops.frame_branches import capture_frame_if, is_frame_branch
 from ember.capture.loops.whiles import python_while
 from ember.capture.variables.array import VIEW_OPS, ArrayVariable
 from ember.capture.variables.base import VariableTracker
@@ -151,6 +152,9 @@ class FlowOpcodes:
     def _jump_on_truth(self, inst: Instruction) -> None:
         jump_if, always_pop = TRUTH_JUMPS[inst.opname]
         value = self.stack[-1]
+        if is_frame_branch(self, inst, value):  # type: ignore[arg-type]
+            capture_frame_if(self, inst)  # type: ignore[arg-type]
+            return
         if is_loop_condition(self, value):
             capture_if(self, inst)
             return

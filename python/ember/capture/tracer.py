@@ -98,6 +98,14 @@ class Tracer:
         # so it runs the frame as plain Python instead.
         self.long_unrolls: list[Any] = []
         self.loop_ops = True
+        # Frame-level branches on 0-d values (code, jump offset) and how earlier attempts of
+        # this capture left each to be captured (`loops/frame_branches.py`), and whether one
+        # is being captured now.
+        self.branch_modes: dict[tuple[Any, int], str] = {}
+        self.frame_branch = False
+        # 0-d bools of the graph: where one is true after the graph ran, the frame runs as
+        # plain Python instead (`math.sqrt` of a negative value raises there).
+        self.rerun_checks: list[Any] = []
         # Loop bodies being traced (`loops.body.Body`): where each is, and whose frame.
         self.loop_bodies: list[Any] = []
 

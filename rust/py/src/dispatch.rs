@@ -48,6 +48,9 @@ pub struct DirectCall {
     /// `(input position, output index)`: the arrays updated in place, each written back
     /// into the graph input it was read from (`np.copyto(input, output)`).
     writebacks: Vec<(usize, usize)>,
+    /// Outputs (0-d bools) of which any true sends the call to `fallback`: a check Python
+    /// would fail (`math.sqrt` of a negative value), so that Python raises its own error.
+    reruns: Vec<usize>,
 }
 
 /// What a graph input reads of its argument.
@@ -127,13 +130,14 @@ type DirectSpec<'py> = (
     bool,
     Py<PyAny>,
     Vec<(usize, usize)>,
+    Vec<usize>,
 );
 
 impl DirectCall {
     /// Reads the converter's `(graph, input_slots, outputs, returns_tuple, fallback,
-    /// writebacks)`, where `outputs` holds `(output index, form)` pairs.
+    /// writebacks, reruns)`, where `outputs` holds `(output index, form)` pairs.
     pub fn from_spec(spec: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let (graph, inputs, outputs, returns_tuple, fallback, writebacks): DirectSpec<'_> =
+        let (graph, inputs, outputs, returns_tuple, fallback, writebacks, reruns): DirectSpec<'_> =
             spec.extract()?;
         if writebacks.iter().any(|&(k, _)| k >= inputs.len()) {
             return Err(PyValueError::new_err(
@@ -163,6 +167,7 @@ impl DirectCall {
             returns_tuple,
             fallback,
             writebacks,
+            reruns,
         })
     }
 
@@ -193,12 +198,16 @@ impl DirectCall {
         };
         let ran = inputs.and_then(|inputs| {
             let outputs = self.graph.get().call(py, &inputs)?;
+            if self.rerun(&outputs)? {
+                return Ok(None);
+            }
             let result = self.result(py, &outputs)?;
-            Ok((inputs, outputs, result))
+            Ok(Some((inputs, outputs, result)))
         });
         match ran {
+            Ok(None) => call_with_first(py, self.fallback.as_ptr(), func, args),
             // Written back once the result is built, as the entry does (outside its `try`).
-            Ok((inputs, outputs, result)) => {
+            Ok(Some((inputs, outputs, result))) => {
                 for &(k, o) in &self.writebacks {
                     let output = outputs.get(o).ok_or_else(|| {
                         PyValueError::new_err("a direct entry writes back a missing output")
@@ -212,6 +221,19 @@ impl DirectCall {
             }
             Err(err) => Err(err),
         }
+    }
+
+    /// Whether a rerun check output is true.
+    fn rerun(&self, outputs: &[Bound<'_, PyAny>]) -> PyResult<bool> {
+        for &k in &self.reruns {
+            let check = outputs
+                .get(k)
+                .ok_or_else(|| PyValueError::new_err("a direct entry checks a missing output"))?;
+            if check.is_truthy()? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// The function's result built from the graph's outputs.

@@ -16,6 +16,9 @@ from ember.capture.variables.constant import ConstantVariable
 GO = ".go"
 RET = ".ret"
 RETVAL = ".retval"
+# `.rerun`: on a path of a branch outside loops, whether a run-time check failed (`math.sqrt`
+# of a negative value), which sends the frame to plain Python (`frame_branches.add_check`).
+RERUN = ".rerun"
 # Where a path of a branch ends when its frame returned: a function called in a loop body,
 # or the rest of a frame after a loop op that may return. Its value is in `RETVAL`.
 RETURNED = -1

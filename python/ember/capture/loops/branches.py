@@ -17,7 +17,7 @@ import numpy as np
 
 from ember.capture.breaks import graph_break
 from ember.capture.bytecode import TRUTH_JUMPS
-from ember.capture.loops.body import RETURNED, RETVAL, enclosing_body, run_span
+from ember.capture.loops.body import RERUN, RETURNED, RETVAL, enclosing_body, run_span
 from ember.capture.loops.region import BodyArray, _graph_swapped
 from ember.capture.loops.vectors import VectorVariable
 from ember.capture.variables.array import ArrayVariable
@@ -31,8 +31,13 @@ if TYPE_CHECKING:
 
 
 def is_loop_condition(tx: Interpreter, vt: VariableTracker) -> bool:
-    return (tx.graph.parent is not None and isinstance(vt, ArrayVariable)
-            and not vt.value.shape and vt.value.dtype.kind in "biuf")
+    """A 0-d value tested in a loop body, or in a frame-level branch's test (`and`/`or`)."""
+    return (tx.graph.parent is not None or tx.tracer.frame_branch) and is_zero_d_number(vt)
+
+
+def is_zero_d_number(vt: VariableTracker) -> bool:
+    return (isinstance(vt, ArrayVariable) and not vt.value.shape
+            and vt.value.dtype.kind in "biuf")
 
 
 # A short row held when a branch starts, and one entry per element.
@@ -59,8 +64,9 @@ def _truth(tx: Interpreter, value: Value) -> Value:
     return value
 
 
-def capture_if(tx: Interpreter, inst: Instruction) -> None:
-    from ember.capture.loops import conditions, whiles
+def capture_if(tx: Interpreter, inst: Instruction, to_return: bool = False) -> None:
+    """`to_return`: both paths run on to the frame's return (`frame_branches`)."""
+    from ember.capture.loops import conditions, frame_branches, whiles
 
     jump_if, always_pop = TRUTH_JUMPS[inst.opname]
     if not always_pop:
@@ -85,6 +91,15 @@ def capture_if(tx: Interpreter, inst: Instruction) -> None:
     for_index = body.for_index if body is not None else RETURNED
     fall, target = tx.ip, inst.target
     entries, vectors = _entries(tx)
+    frame_level = frame_branches.at_frame_level(tx)
+    if to_return:
+        fall_path, jump_path = (_trace(tx, entries, vectors, start, RETURNED, kind)
+                                for start, kind in ((fall, "else" if jump_if else "then"),
+                                                    (target, "then" if jump_if else "else")))
+        frame_branches.check_paths(tx, fall_path, jump_path)
+        then, orelse = (fall_path, jump_path) if not jump_if else (jump_path, fall_path)
+        _merge(tx, cond, entries, then, orelse, RETURNED)
+        return
     loop_exit = whiles.while_exit(tx, inst)
     fall_path = _trace(tx, entries, vectors, fall, target, "then" if not jump_if else "else",
                        loop_exit)
@@ -102,6 +117,8 @@ def capture_if(tx: Interpreter, inst: Instruction) -> None:
         meet = for_index
     if jump_path.end != meet:
         raise graph_break("loop_body", what="branches that do not meet")
+    if frame_level:
+        frame_branches.check_paths(tx, fall_path, jump_path)
     then, orelse = (fall_path, jump_path) if not jump_if else (jump_path, fall_path)
     _merge(tx, cond, entries, then, orelse, meet)
 
@@ -195,7 +212,7 @@ def _value_in(path: Path, vt: VariableTracker | None) -> Value:
 
 def _merge(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Path,
            orelse: Path, meet: int) -> None:
-    from ember.capture.loops import returns
+    from ember.capture.loops import frame_branches, returns
     from ember.capture.resume import live_locals_at
 
     # Slots: (value in then, value in else, how to bind the result).
@@ -204,12 +221,18 @@ def _merge(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Pat
         a, b = then.inner[id(vt)], orelse.inner[id(vt)]
         if a.value is not a.param or b.value is not b.param:
             slots.append((a.value, b.value, ("inplace", vt)))
+    frame_branches.fill_checks(then, orelse)
     if meet == RETURNED:
         # Both paths returned from the function: its locals and stack are gone.
         finish = returns.merge_results(
             tx, cond, then, orelse, lambda vt, path: _outer_of(vt, path, entries), slots)
+        if RERUN in then.locals:
+            slots.append((_value_in(then, then.locals[RERUN]),
+                          _value_in(orelse, orelse.locals[RERUN]), ("names", [RERUN])))
         results = _emit_if(tx, cond, entries, then, orelse, slots) if slots else []
         _bind_inplace(tx, slots, results)
+        if RERUN in then.locals:
+            tx.locals[RERUN] = ArrayVariable(results[-1])
         finish(results)
         return
     live = set(live_locals_at(tx.code, tx.instructions[meet].offset))
@@ -261,6 +284,8 @@ def _merge(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Pat
         if x is y:
             continue
         slots.append((_value_in(then, x), _value_in(orelse, y), ("stack", position)))
+    if frame_branches.at_frame_level(tx):
+        frame_branches.check_merged(then, orelse, slots)
     results = _emit_if(tx, cond, entries, then, orelse, slots) if slots else []
     _bind_inplace(tx, slots, results)
     merged = {what for _, _, (how, what) in slots if how == "stack"}  # type: ignore[misc]

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ember.capture.breaks import graph_break
-from ember.capture.loops.body import GO, RET, RETURNED, RETVAL, enclosing_body
+from ember.capture.loops.body import GO, RERUN, RET, RETURNED, RETVAL, enclosing_body
 from ember.capture.loops.region import BodyArray, Group, Trace, _final_value
 from ember.capture.variables.array import VIEW_OPS, ArrayVariable
 from ember.capture.variables.base import VariableTracker
@@ -177,7 +177,7 @@ def adopt_bindings(dead: Path, going: Path) -> None:
     a swap of arrays (`prev, cur = cur, prev`) on the other path must not refuse for them.
     Arrays it updated in place keep their own values (the `if` op's in-place results)."""
     for name, vt in going.locals.items():
-        if name in (GO, RET, RETVAL) or name.startswith(f"{RETVAL}#"):
+        if name in (GO, RET, RETVAL, RERUN) or name.startswith(f"{RETVAL}#"):
             continue
         entry = next((k for k, inner in going.inner.items() if inner is vt), None)
         if entry is not None:  # an array or a short row of the frame
@@ -186,7 +186,8 @@ def adopt_bindings(dead: Path, going: Path) -> None:
             dead.locals[name] = ArrayVariable(placeholder(dead.region, vt.value))
         else:
             dead.locals[name] = vt
-    for name in [n for n in dead.locals if n not in going.locals and n not in PSEUDO]:
+    for name in [n for n in dead.locals
+                 if n not in going.locals and n not in (*PSEUDO, RERUN)]:
         if name != GO:
             del dead.locals[name]
 
@@ -260,6 +261,9 @@ def merge_results(tx: Interpreter, cond: Value, then: Path, orelse: Path,
             parts = [export(p, path, other, side) for p in (vt.flag, vt.if_true, vt.if_false)]
             return lambda results: ChoiceVariable(*(f(results) for f in parts))
         outer = outer_of(vt, path)
+        if outer is vt and _holds_value_of(vt, path.region):
+            raise graph_break("loop_body", what=f"a return of {vt.describe()} holding a value "
+                                                "of one branch")
         return lambda results: outer
 
     if x is y:
@@ -267,6 +271,22 @@ def merge_results(tx: Interpreter, cond: Value, then: Path, orelse: Path,
     fx, fy = export(x, then, orelse, 0), export(y, orelse, then, 1)
     return lambda results: _set_result(tx, ChoiceVariable(ArrayVariable(cond), fx(results),
                                                           fy(results)))
+
+
+def _holds_value_of(vt: VariableTracker, region: Graph) -> bool:
+    """Whether `vt` (a dict, an f-string...) holds a value of `region`, which the graph
+    outside it cannot output."""
+    seen: set[int] = set()
+    todo: list = [vt]
+    while todo:
+        item = todo.pop()
+        if id(item) in seen or not isinstance(item, VariableTracker):
+            continue
+        seen.add(id(item))
+        if isinstance(item, ArrayVariable) and item.value.graph is region:
+            return True
+        todo.extend(item.children())
+    return False
 
 
 def _set_result(tx: Interpreter, vt: VariableTracker) -> None:

@@ -25,6 +25,15 @@ def in_body(tx: Interpreter) -> bool:
     return tx.graph.parent is not None
 
 
+def raises_like_python(tx: Interpreter) -> bool:
+    """Whether `math` functions of graph values keep Python's exceptions here (outside loop
+    bodies, on the paths of branches there too), rather than giving NaN where Python raises
+    as in loop bodies (as `/` of Python floats there does)."""
+    from ember.capture.loops.frame_branches import at_frame_level
+
+    return tx.graph.parent is None or at_frame_level(tx)
+
+
 def _scalar_value(tx: Interpreter, vt: VariableTracker) -> Value | None:
     if isinstance(vt, ArrayVariable) and not vt.value.shape and (
             vt.value.dtype.kind in _NUMBER_KINDS):
@@ -119,18 +128,53 @@ _INT_MATH = {math.floor: "floor", math.ceil: "ceil", math.trunc: "trunc"}  # Pyt
 _BOOL_MATH = {math.isnan: "isnan", math.isinf: "isinf", math.isfinite: "isfinite"}
 
 
-def math_call(tx: Interpreter, fn: Any, args: list[VariableTracker]) -> VariableTracker | None:
-    """`math.f(v, ...)` of loop values and Python numbers, or None where there is no rule."""
+# Outside loop bodies, Python's exception is kept: where a function's domain is decided by
+# its argument, the argument out of it -- (comparison, of its absolute value?, bound) -- is a
+# run-time check that runs the frame as plain Python (`Tracer.rerun_checks`), and the op
+# computes on `safe` instead, so that no NumPy warning comes first. Others stay in Python.
+_DOMAINS = {
+    math.sqrt: ("lt", False, 0.0, 1.0), math.log: ("le", False, 0.0, 1.0),
+    math.log10: ("le", False, 0.0, 1.0), math.log2: ("le", False, 0.0, 1.0),
+    math.log1p: ("le", False, -1.0, 0.0), math.asin: ("gt", True, 1.0, 0.0),
+    math.acos: ("gt", True, 1.0, 0.0), math.acosh: ("lt", False, 1.0, 1.0),
+    math.atanh: ("ge", True, 1.0, 0.0), math.sin: ("eq", True, math.inf, 0.0),
+    math.cos: ("eq", True, math.inf, 0.0), math.tan: ("eq", True, math.inf, 0.0),
+    math.atan: None, math.tanh: None, math.asinh: None, math.fabs: None,
+    math.atan2: None, math.copysign: None,
+}
+
+
+def math_call(tx: Interpreter, fn: Any, args: list[VariableTracker], *,
+              checked: bool = False) -> VariableTracker | None:
+    """`math.f(v, ...)` of loop values and Python numbers, or None where there is no rule.
+    `checked` (outside loop bodies): only functions of `_DOMAINS`, raising as Python does."""
     from ember.graph.ops import OPS
 
     op = _FLOAT_MATH.get(fn) or _INT_MATH.get(fn) or _BOOL_MATH.get(fn)
     values = [_scalar_value(tx, a) for a in args]
     if op is None or any(v is None for v in values) or len(values) != OPS[op].arity:
         return None
+    if checked and fn not in _DOMAINS and fn not in _BOOL_MATH:
+        return None
     graph = tx.graph
     if fn in _INT_MATH and all(v.dtype.kind in "biu" for v in values):  # type: ignore[union-attr]
         return convert(tx, int, args[0])  # an int's floor is itself
     floats = [graph.op("astype", [v], dtype=np.float64, weak=True) for v in values]
+    domain = _DOMAINS.get(fn) if checked else None
+    if domain is not None:
+        floats = [_in_domain(tx, floats[0], *domain)]
     result = graph.op(op, floats)
     kind = int if fn in _INT_MATH else bool if fn in _BOOL_MATH else float
     return ArrayVariable(graph.op("astype", [result], dtype=WEAK_DTYPES[kind], weak=True))
+
+
+def _in_domain(tx: Interpreter, x: Value, compare: str, absolute: bool, bound: float,
+               safe: float) -> Value:
+    """`x`, checked to be in a `math` function's domain at run time (else the frame reruns
+    as Python, which raises), with `safe` in its place where it is not."""
+    from ember.capture.loops import frame_branches
+
+    graph = tx.graph
+    outside = graph.op(compare, [graph.op("abs", [x]) if absolute else x, graph.const(bound)])
+    frame_branches.add_check(tx, outside)
+    return graph.op("where", [outside, graph.const(safe), x], scalar=True)

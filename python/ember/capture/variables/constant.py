@@ -157,8 +157,9 @@ class ConstantVariable(VariableTracker):
             return super().call(tx, args, kwargs)
         from ember.capture.loops import scalars as loop_scalars
 
-        if not kwargs and loop_scalars.in_body(tx) and not all(a.is_constant() for a in args):
-            found = loop_scalars.math_call(tx, self.value, args)
+        if not kwargs and not all(a.is_constant() for a in args):
+            found = loop_scalars.math_call(tx, self.value, args,
+                                           checked=loop_scalars.raises_like_python(tx))
             if found is not None:
                 return found
         return fold_call(self.value, self.describe(), args, kwargs)

@@ -1,0 +1,175 @@
+"""Branches on 0-d array values at the frame's level, outside any loop (`return dp[n] if
+dp[n] != INF else -1`, `if err < tol: return x`, `s = 1.0 if t > 0 else -1.0`): one `if` op,
+as in loop bodies (`branches.capture_if`), where that is exactly NumPy's behaviour and costs
+less than the graph break it replaces (a graph call, a Python step, a resume function).
+
+Each such branch is tried in up to three ways, one capture attempt each; a way that refuses
+raises `BranchRefused`, and `convert.capture_frame` starts the capture again with the next:
+
+1. *meet*: both paths traced to where they meet, their bindings merged as in loop bodies.
+   Refuses where the merged value would differ from Python's: one name or stack slot of two
+   Python types (a Python int on one path, a NumPy scalar on the other), or one of the
+   frame's arrays on the stack (a copy would stand for the object).
+2. *return*: both paths traced to the frame's return, the code after the branch on each;
+   the frame returns `a if flag else b` (`ChoiceVariable`), each side of its own type.
+3. *break*: today's graph break at the branch.
+
+The cost rule (`_check_cost`): an `if` op only holds 0-d work, element reads and writes
+(`load`/`store`) and nested region ops, at most `config.branch_op_budget` ops per path. A path
+with whole-array work (`x = np.abs(x)`) breaks: the native core compiles no array op inside a
+branch, and that work runs as one compiled graph past the break anyway, whose overhead it
+dwarfs. A path that cannot be traced (a print, a raise, a call that breaks) breaks too, so
+only the path taken runs in Python, with its own effects and errors.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ember.capture.bytecode import TRUTH_JUMPS
+from ember.capture.loops.body import RERUN
+from ember.capture.loops.region import LoopRefused
+from ember.errors import Unsupported
+
+if TYPE_CHECKING:
+    from ember.capture.bytecode import Instruction
+    from ember.capture.interpreter import Interpreter
+    from ember.capture.loops.branches import Path
+    from ember.capture.variables.base import VariableTracker
+    from ember.graph import Graph, Value
+
+MEET, RETURN, BREAK = "meet", "return", "break"
+# Ops a path may hold besides 0-d ones: element access, and regions of their own.
+_ELEMENT_OPS = frozenset({"load", "store", "if", "loop"})
+
+
+class BranchRefused(LoopRefused):
+    """The branch at `key` (code, jump offset) refused to be captured `mode`'s previous way:
+    capture starts again with it captured as `mode`."""
+
+    def __init__(self, key: tuple[Any, int], reason: str, mode: str) -> None:
+        super().__init__(key, reason)
+        self.mode = mode
+
+
+class CostRefused(Unsupported):
+    """A path past the cost rule: the branch breaks without trying the next way."""
+
+
+def is_frame_branch(tx: Interpreter, inst: Instruction, vt: VariableTracker) -> bool:
+    """Whether the jump `inst` on `vt` is tried as an `if` op of the frame's level (at that
+    level, or nested in a path of such a branch)."""
+    from ember.capture.loops.branches import is_zero_d_number
+
+    return ((tx.graph.parent is None or at_frame_level(tx)) and tx.tracer.loop_ops
+            and is_zero_d_number(vt)
+            and tx.tracer.branch_modes.get((tx.code, inst.offset)) != BREAK
+            and not _inside_loop(tx, inst.index))
+
+
+def capture_frame_if(tx: Interpreter, inst: Instruction) -> None:
+    """The branch as an `if` op, the way its earlier attempts left it to (see the module's
+    doc); a refusal names the next way to try."""
+    from ember.capture.loops.branches import capture_if
+
+    key = (tx.code, inst.offset)
+    mode = tx.tracer.branch_modes.get(key, MEET)
+    was, tx.tracer.frame_branch = tx.tracer.frame_branch, True
+    first = len(tx.graph.nodes)
+    try:
+        capture_if(tx, inst, to_return=mode == RETURN)
+        for node in tx.graph.nodes[first:]:
+            if node.op == "if":  # the branch's and its test's (`and`/`or`)
+                _check_work(node.attrs["then"])
+                _check_work(node.attrs["else"])
+        failed = tx.locals.pop(RERUN, None) if tx.graph.parent is None else None
+        if failed is not None:
+            tx.tracer.rerun_checks.append(failed.value)  # type: ignore[attr-defined]
+    except Unsupported as exc:
+        # A value test (`a or b` as a value) meets at once: tracing on to the return would
+        # refuse alike.
+        last = mode == RETURN or isinstance(exc, CostRefused) or not TRUTH_JUMPS[
+            inst.opname][1]
+        raise BranchRefused(key, exc.reason, BREAK if last else RETURN) from exc
+    finally:
+        tx.tracer.frame_branch = was
+
+
+def at_frame_level(tx: Interpreter) -> bool:
+    """Whether `tx` is capturing a frame-level branch right now (its test or paths; not a
+    loop body in one)."""
+    return tx.tracer.frame_branch and not tx.tracer.loop_bodies
+
+
+def check_paths(tx: Interpreter, then: Path, orelse: Path) -> None:
+    """The cost rule's size, for the two paths of a frame-level branch, checked before they
+    merge (their work: `_check_work`, once the `if` ops exist)."""
+    from ember import config
+
+    for path in (then, orelse):
+        nodes = path.region.nodes
+        if len(nodes) > config.branch_op_budget:
+            raise CostRefused(f"a branch of {len(nodes)} ops (more than "
+                              f"config.branch_op_budget, {config.branch_op_budget})")
+
+
+def _check_work(region: Graph) -> None:
+    """A path's work, nested branches included: 0-d values, element reads and writes, loop
+    ops (whose bodies follow the loop rules)."""
+    for node in region.nodes:
+        if node.op in _ELEMENT_OPS:
+            if node.op == "if":
+                _check_work(node.attrs["then"])
+                _check_work(node.attrs["else"])
+            continue
+        if node.out.shape or any(v.shape for v in node.inputs):
+            raise CostRefused(f"whole-array work ({node.op}) in a branch")
+
+
+def check_merged(then: Path, orelse: Path, slots: list) -> None:
+    """Refuse a frame-level merge where one value cannot stand for both paths' (see the
+    module's doc): traced to the return instead, each path keeps its own."""
+    for vx, vy, (how, _) in slots:
+        if how == "inplace":
+            continue
+        if (vx.dtype, vx.weak, vx.scalar) != (vy.dtype, vy.weak, vy.scalar):
+            raise Unsupported(f"a value of type {vx.type_str} or {vy.type_str} after a branch")
+        if any(not (v.scalar or v.weak) and v in path.region.inputs
+               for v, path in ((vx, then), (vy, orelse))):
+            # An ndarray (0-d ones too) is an object: a copy would stand for it.
+            raise Unsupported("one of the frame's arrays chosen by a branch")
+
+
+def add_check(tx: Interpreter, failed: Value) -> None:
+    """A 0-d bool that, true after the graph ran, sends the frame to plain Python: at the
+    frame's level a graph output the entry tests; on a path of a frame-level branch, the
+    path's `.rerun`, merged out of the `if` op like a local."""
+    from ember.capture.variables.array import ArrayVariable
+
+    if tx.graph.parent is None:
+        tx.tracer.rerun_checks.append(failed)
+        return
+    prior = tx.locals.get(RERUN)
+    if prior is not None:
+        failed = tx.graph.op("logical_or", [prior.value, failed])  # type: ignore[attr-defined]
+    tx.locals[RERUN] = ArrayVariable(failed)
+
+
+def fill_checks(then: Path, orelse: Path) -> None:
+    """A path without `.rerun` of a branch whose other path has one: false there."""
+    from ember.capture.variables.array import ArrayVariable
+
+    if (RERUN in then.locals) == (RERUN in orelse.locals):
+        return
+    lacking = orelse if RERUN in then.locals else then
+    lacking.locals[RERUN] = ArrayVariable(lacking.region.const(False, np.bool_, weak=False))
+
+
+def _inside_loop(tx: Interpreter, index: int) -> bool:
+    """Whether instruction `index` lies in a loop of its code: a jump back over it. A branch
+    there belongs to the loop's rules (section 12): a loop op's body, or a break per trip."""
+    return any(inst.target is not None and inst.target <= index
+               for inst in tx.instructions[index:]
+               if inst.opname.startswith(("JUMP_BACKWARD", "POP_JUMP_BACKWARD")))
