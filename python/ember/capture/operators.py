@@ -75,6 +75,8 @@ def binary_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
         return masked.binary(tx, op, a, b)
     if isinstance(a, ArrayVariable) or isinstance(b, ArrayVariable):
         a, b = _python_bools(tx, op, a, b)
+        if op in ("/", "//", "%"):
+            b = _python_divisor(tx, a, b)
         result = call_numpy_api(f"operator {op}", numpy_api.binary_op, tx.graph, op,
                                 _operand(a), _operand(b))
         return wrap_api_result(result)
@@ -98,6 +100,33 @@ def binary_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
 
 
 _BOOL_AS_INT = frozenset({"+", "-", "*", "/", "//", "%", "**"})
+
+
+def _python_divisor(tx: Interpreter, a: VariableTracker, b: VariableTracker
+                    ) -> VariableTracker:
+    """The divisor of `/`, `//` or `%` between Python numbers of a loop body (weak values):
+    Python raises ZeroDivisionError where NumPy gives inf or 0 with a warning, so a zero
+    divisor is a run-time check that runs the frame as plain Python
+    (`frame_branches.add_check`), and the division takes 1 in its place meanwhile."""
+    from ember.capture.loops import frame_branches
+
+    def python(vt: VariableTracker) -> bool:
+        if isinstance(vt, ArrayVariable):
+            return vt.value.weak and not vt.value.shape
+        return vt.is_constant() and type(vt.constant()) in (int, float)
+
+    if tx.graph.parent is None or not (python(a) and python(b)):
+        return b
+    if not isinstance(b, ArrayVariable):
+        if b.constant() == 0:
+            raise graph_break("user_error", type="ZeroDivisionError", message="division by zero")
+        return b
+    graph, value = tx.graph, b.value
+    zero = graph.op("eq", [value, graph.const(0)])
+    frame_branches.add_check(tx, zero)
+    one = graph.op("astype", [graph.const(1)], dtype=value.dtype, weak=True)
+    safe = graph.op("where", [zero, one, value])
+    return ArrayVariable(graph.op("astype", [safe], dtype=value.dtype, weak=True))
 
 
 def _python_bools(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker

@@ -23,6 +23,7 @@ import numpy as np
 
 from ember.capture.breaks import graph_break
 from ember.capture.loops import intervals, swaps, windows, zipped
+from ember.capture.loops.body import RERUN
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
@@ -268,6 +269,12 @@ def build_groups(tx: Interpreter, trace: Trace, stored: set[str], forced: dict[s
     and for each Python number the body assigns (`stored`); `forced`: types from a trace
     that changed them."""
     outer_graph, region = tx.graph, trace.region
+    if RERUN not in tx.locals:
+        # The body's run-time checks (`frame_branches.add_check`: a Python division by zero
+        # must raise) are carried out of the loop as this local: false until one fails.
+        unset = ArrayVariable(outer_graph.const(False, np.bool_, weak=False))
+        unset.unset_check = True  # type: ignore[attr-defined]
+        tx.locals[RERUN] = unset
     by_tracker: dict[int, Group] = {}
     for name, vt in tx.locals.items():
         group = by_tracker.get(id(vt))
@@ -507,6 +514,19 @@ def _emit(tx: Interpreter, inst: Instruction, iterator: IteratorVariable, trace:
 def emit_loop(tx: Interpreter, trace: Trace, lo: Value, hi: Value, step: Value) -> None:
     """The loop op of a traced body in the enclosing graph, the frame's locals rebound to
     its results (arrays updated in place through their tracker, so aliases see it)."""
+    _emit_loop(tx, trace, lo, hi, step)
+    checks = tx.locals.get(RERUN)
+    if checks is not None and getattr(checks, "unset_check", False):
+        del tx.locals[RERUN]  # the body checked nothing: its `False` goes too
+        graph = checks.value.graph  # type: ignore[attr-defined]
+        if not any(v is checks.value for n in graph.nodes for v in n.inputs):  # type: ignore[attr-defined]
+            graph.nodes[:] = [n for n in graph.nodes if n.out is not checks.value]  # type: ignore[attr-defined]
+    elif checks is not None and tx.graph.parent is None:
+        tx.tracer.rerun_checks.append(checks.value)  # type: ignore[attr-defined]
+        del tx.locals[RERUN]
+
+
+def _emit_loop(tx: Interpreter, trace: Trace, lo: Value, hi: Value, step: Value) -> None:
     region, graph = trace.region, tx.graph
     carried = [g for g in trace.groups if g.carried]
     invariant = [g for g in trace.groups if not g.carried and _used(region, g.param)]

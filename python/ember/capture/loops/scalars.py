@@ -160,7 +160,8 @@ def math_call(tx: Interpreter, fn: Any, args: list[VariableTracker], *,
     if fn in _INT_MATH and all(v.dtype.kind in "biu" for v in values):  # type: ignore[union-attr]
         return convert(tx, int, args[0])  # an int's floor is itself
     floats = [graph.op("astype", [v], dtype=np.float64, weak=True) for v in values]
-    domain = _DOMAINS.get(fn) if checked else None
+    # Checked in loop bodies too: a failed check is carried out of the loop op (region.py).
+    domain = _DOMAINS.get(fn)
     if domain is not None:
         floats = [_in_domain(tx, floats[0], *domain)]
     result = graph.op(op, floats)
