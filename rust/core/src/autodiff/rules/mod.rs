@@ -7,6 +7,7 @@
 //! to its dtype.
 
 mod elementwise;
+mod linalg;
 mod structure;
 
 use crate::error::{Error, Result};
@@ -55,6 +56,7 @@ pub fn vjp(
         }
         Op::Concatenate { axis } => structure::concatenate(e, x, g, *axis),
         Op::Matmul => structure::matmul(e, x[0], x[1], g, wanted),
+        Op::Linalg { kind } => linalg::linalg(e, *kind, x, y, g, wanted),
         // d(cumsum x)[j] / dx[i] = [i <= j]: the cotangent summed from the end.
         Op::Scan {
             kind: ScanKind::Cumsum,
@@ -80,7 +82,6 @@ pub fn vjp(
             kind: ScanKind::Cumprod | ScanKind::Sort,
             ..
         }
-        | Op::Linalg { .. }
         | Op::Loop { .. }
         | Op::If { .. }
         | Op::Load
