@@ -102,6 +102,13 @@ def binary_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
 _BOOL_AS_INT = frozenset({"+", "-", "*", "/", "//", "%", "**"})
 
 
+def _python_number(vt: VariableTracker) -> bool:
+    """A Python bool, int or float: a constant, or a weak (0-d) graph value."""
+    if isinstance(vt, ArrayVariable):
+        return vt.value.weak
+    return vt.is_constant() and type(vt.constant()) in (bool, int, float)
+
+
 def _python_divisor(tx: Interpreter, a: VariableTracker, b: VariableTracker
                     ) -> VariableTracker:
     """The divisor of `/`, `//` or `%` between Python numbers of a loop body (weak values):
@@ -110,12 +117,7 @@ def _python_divisor(tx: Interpreter, a: VariableTracker, b: VariableTracker
     (`frame_branches.add_check`), and the division takes 1 in its place meanwhile."""
     from ember.capture.loops import frame_branches
 
-    def python(vt: VariableTracker) -> bool:
-        if isinstance(vt, ArrayVariable):
-            return vt.value.weak and not vt.value.shape
-        return vt.is_constant() and type(vt.constant()) in (int, float)
-
-    if tx.graph.parent is None or not (python(a) and python(b)):
+    if tx.graph.parent is None or not (_python_number(a) and _python_number(b)):
         return b
     if not isinstance(b, ArrayVariable):
         if b.constant() == 0:
@@ -133,12 +135,7 @@ def _python_bools(tx: Interpreter, op: str, a: VariableTracker, b: VariableTrack
                   ) -> tuple[VariableTracker, VariableTracker]:
     """Between Python numbers, a bool in arithmetic is the int it stands for (`(i > 0) + (i >
     1)` is 2, where NumPy's bool add is a logical or): weak bool values become weak ints."""
-    def python(vt: VariableTracker) -> bool:
-        if isinstance(vt, ArrayVariable):
-            return vt.value.weak
-        return vt.is_constant() and type(vt.constant()) in (bool, int, float)
-
-    if op not in _BOOL_AS_INT or not (python(a) and python(b)):
+    if op not in _BOOL_AS_INT or not (_python_number(a) and _python_number(b)):
         return a, b
 
     def as_int(vt: VariableTracker) -> VariableTracker:

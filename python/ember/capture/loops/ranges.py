@@ -123,7 +123,7 @@ def require_a_trip(tx: Interpreter, args: list[VariableTracker]) -> None:
         [ConstantVariable(1)] if len(args) < 3 else [])
     first, last = (lo, hi) if step.constant() > 0 else (hi, lo)
     leaves: dict[str, PythonScalarVariable] = {}
-    span = _linear(last, leaves), _linear(first, leaves)
+    span = linear_int(last, leaves), linear_int(first, leaves)
     if span[0] is None or span[1] is None:
         raise graph_break("loop_body", what="a loop whose trip count is not one run-time int "
                                             "less a constant")
@@ -144,7 +144,7 @@ def require_a_trip(tx: Interpreter, args: list[VariableTracker]) -> None:
         tx.tracer.guards.add(leaf.source, ("INT_AT_LEAST", minimum))
 
 
-def _linear(vt: VariableTracker, leaves: dict[str, Any]) -> tuple[dict, int] | None:
+def linear_int(vt: VariableTracker, leaves: dict[str, Any]) -> tuple[dict, int] | None:
     """`vt` as a sum of run-time ints read from the frame times constants, plus a constant:
     `({source name: coefficient}, constant)`, with each source's tracker in `leaves`; None
     for anything else."""
@@ -161,7 +161,7 @@ def _linear(vt: VariableTracker, leaves: dict[str, Any]) -> tuple[dict, int] | N
         return {vt.source.name(): 1}, 0
     if vt.op not in ("+", "-") or len(vt.operands) != 2:
         return None
-    parts = [_linear(x if isinstance(x, VariableTracker) else ConstantVariable(x), leaves)
+    parts = [linear_int(x if isinstance(x, VariableTracker) else ConstantVariable(x), leaves)
              for x in vt.operands]
     if parts[0] is None or parts[1] is None:
         return None

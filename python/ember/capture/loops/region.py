@@ -350,10 +350,15 @@ class _graph_swapped:
         self.tx.graph = self.saved
 
 
+def _iterated(iterator: IteratorVariable) -> list[Any]:
+    """What the loop iterates in step: the parts of a `zip`/`enumerate`, else its origin."""
+    origin = iterator.origin
+    return origin.parts if isinstance(origin, zipped.Zipped) else [origin]
+
+
 def _array_targets(iterator: IteratorVariable, targets: list[str]) -> set[str]:
     """The loop targets that hold an array's rows (the others hold ints)."""
-    origin = iterator.origin
-    parts = origin.parts if isinstance(origin, zipped.Zipped) else [origin]
+    parts = _iterated(iterator)
     if len(parts) != len(targets):  # `for pair in zip(x, y)`: the tuple holds the rows
         return set(targets) if any(isinstance(p, ArrayVariable) for p in parts) else set()
     return {name for name, part in zip(targets, parts, strict=True)
@@ -362,10 +367,8 @@ def _array_targets(iterator: IteratorVariable, targets: list[str]) -> set[str]:
 
 def _writes_iterated(iterator: IteratorVariable, by_tracker: dict[int, Group]) -> bool:
     """Whether the body writes an array the loop iterates."""
-    origin = iterator.origin
-    parts = origin.parts if isinstance(origin, zipped.Zipped) else [origin]
     return any(isinstance(p, ArrayVariable) and id(p) in by_tracker
-               and by_tracker[id(p)].carried for p in parts)
+               and by_tracker[id(p)].carried for p in _iterated(iterator))
 
 
 def _item(tx: Interpreter, iterator: IteratorVariable, trace: Trace,

@@ -92,22 +92,20 @@ def shape_to_api(vt: VariableTracker) -> Any:
 def symbolic_dim(vt: VariableTracker) -> str | None:
     """The symbolic dim a run-time int equals (`len(x)` is `s0`, `len(x) - 2` is `s0-2`), or
     None."""
-    from ember.capture.variables.scalar import PythonScalarVariable
+    from ember.capture.loops.ranges import linear_int
     from ember.graph.shapes import dim_plus
 
-    if not isinstance(vt, PythonScalarVariable) or vt.python_class is not int:
+    leaves: dict[str, Any] = {}
+    found = linear_int(vt, leaves)
+    if found is None or len(found[0]) != 1 or list(found[0].values()) != [1]:
         return None
-    if vt.op is None:
-        return vt.symbol
-    if vt.op == "-" and len(vt.operands) == 2 and type(vt.operands[1]) is int:
-        base = vt.operands[0]
-        base_dim = symbolic_dim(base) if isinstance(base, VariableTracker) else None
-        moved = None if base_dim is None else dim_plus(base_dim, -vt.operands[1])
-        if not isinstance(moved, str):
-            return None
-        vt.tracer.graph.require_size(moved, 2)  # a symbol stands for 2 or more
-        return moved
-    return None
+    symbol = leaves[next(iter(found[0]))].symbol
+    moved = None if symbol is None else dim_plus(symbol, found[1])
+    if not isinstance(moved, str):
+        return None
+    if moved != symbol:
+        vt.tracer.graph.require_size(moved, 2)  # type: ignore[attr-defined]  # 2 or more
+    return moved
 
 
 def wrap_api_result(result: Any) -> VariableTracker:
