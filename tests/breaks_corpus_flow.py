@@ -203,7 +203,8 @@ CASES = [
             python_frames=1),
     Program(bisection, lambda: (2.0, 3.0), graphs=0, breaks=0),
     Program(loop_with_print, lambda: (np.ones(2),), graphs=2, breaks=3),
-    Program(early_return_inside_loop, lambda: (np.ones(2),), graphs=2, breaks=3),
+    # Short loops whose trips branch on array values are loop ops holding the branch.
+    Program(early_return_inside_loop, lambda: (np.ones(2),), graphs=1, breaks=0),
     Program(try_except_numpy_error, lambda: (np.ones(2), np.ones(3)), graphs=0, breaks=1),
     Program(try_finally_print, lambda: (np.arange(3.0),), graphs=1, breaks=1),
     Program(raise_on_bad_input, lambda: (np.array([1.0, -1.0]),), graphs=1, breaks=2),
@@ -219,7 +220,7 @@ CASES = [
     # item in the comprehension.
     Program(break_inside_comprehension, lambda: ([np.ones(2), np.arange(3.0)],), graphs=2,
             breaks=4),
-    # Loop indices are inputs once resumed inside the loops: `out[i, j]` then runs in Python.
+    # The outer loop is a loop op, its body the inner one's trips, each an `if` op.
     Program(nested_loops_with_branch, lambda: (np.array([[1.0, -1.0], [2.0, 0.5]]),),
-            graphs=3, breaks=7),
+            graphs=1, breaks=0),
 ]

@@ -265,6 +265,8 @@ CASES = [
     ("forward_solve", Wn.forward_solve, lambda r, s: (_lower(r, 16 * s), r.random(16 * s))),
     ("back_solve", Wn.back_solve, lambda r, s: (_lower(r, 16 * s).T.copy(), r.random(16 * s))),
     ("spmv_slices", Wn.spmv_slices, lambda r, s: (*_csr(r, 30 * s), r.random(30 * s))),
+    ("conv2d_im2col", Wn.conv2d_im2col,
+     lambda r, s: (r.random((3, 10 * s, 10 * s)), r.random((8, 3, 3, 3)), r.random(8))),
     ("solve_affine", L.solve_affine, lambda r, s: (_spd(r, 8 * s), r.random(8 * s))),
     ("inv_times_det", L.inv_times_det, lambda r, s: (_spd(r, 4 * s) / (4 * s),)),
     ("ridge_regression", L.ridge_regression,

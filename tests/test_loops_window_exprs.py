@@ -84,6 +84,28 @@ def ufuncs_and_negation(x, y):
     return y
 
 
+def im2col_rows(x, k):
+    # Each window flattened into a row of the patch matrix (a convolution as a product).
+    c_in, h, w = x.shape
+    oh, ow = h - k + 1, w - k + 1
+    cols = np.empty((c_in * k * k, oh * ow))
+    row = 0
+    for c in range(c_in):
+        for i in range(k):
+            for j in range(k):
+                cols[row] = x[c, i:i + oh, j:j + ow].reshape(-1)
+                row += 1
+    return cols
+
+
+def reshaped_expressions(x, out):
+    for c in range(x.shape[0]):
+        out[c] = (x[c, 1:, :-1] * 2.0 - x[c, :-1, 1:]).ravel()
+        out[c + 1, :6] = x[c, 2:4, 1:4].reshape(6) + x[c, 0:3, 0:2].reshape((6,))
+        out[c + 2, :6] = x[c, 0:2, 0:3].flatten() * 0.5
+    return out
+
+
 def _rng(seed):
     return np.random.default_rng(seed)
 
@@ -100,6 +122,8 @@ CASES = [
     (overlapping_shift, lambda r: (r.random((12, 9)),)),
     (promotes_to_float64, lambda r: (r.random((10, 9)).astype(np.float32), np.float64(1.5))),
     (ufuncs_and_negation, lambda r: (r.random((12, 10)), r.random((12, 10)))),
+    (im2col_rows, lambda r: (r.random((3, 9, 10)), 3)),
+    (reshaped_expressions, lambda r: (r.random((10, 5, 6)), np.zeros((12, 20)))),
 ]
 LOWERED = [c[0] for c in CASES if c[0] is not overlapping_shift]
 
@@ -235,3 +259,21 @@ def test_a_chain_of_squares_builds_each_element_once():
 def _nodes(graph):
     return sum(1 + sum(_nodes(r) for r in (node.attrs.get(k) for k in ("body", "then", "else"))
                        if r is not None) for node in graph.nodes)
+
+
+def reshaped_then_updated(x, full_rows):
+    total = 0.0
+    for i in range(x.shape[0]):
+        r = x[i, 0:2, :].reshape(-1) if full_rows else x[i, 0:2, 0:3].reshape(-1)
+        r += 1.0  # a view of x where NumPy's reshape could make one, else a copy
+        total += r.sum()
+    return total, x
+
+
+@pytest.mark.parametrize("full_rows", [True, False])
+def test_updating_a_reshaped_window_is_numpys_view_or_copy(full_rows):
+    ember.reset()
+    x = _rng(5).random((6, 4, 3))
+    want = reshaped_then_updated(x.copy(), full_rows)
+    got = ember.compile(reshaped_then_updated)(x.copy(), full_rows)
+    assert_same(got, want)

@@ -1,5 +1,6 @@
-"""`np.count_nonzero` and the lengths of `np.nonzero`'s indices (`len(np.nonzero(x)[0])`,
-`.shape[0]`, `.size`), compiled against NumPy on random arrays (fixed seed): values, types,
+"""`np.count_nonzero`, the lengths of `np.nonzero`'s (and one-argument `np.where`'s)
+indices (`len(np.nonzero(x)[0])`, `.shape[0]`, `.size`) and of boolean-mask selections
+(`len(x[m])`, `x[m].shape`, `x[m].size`), compiled against NumPy on random arrays (fixed seed): values, types,
 no graph break; their values used as indices still break and run right."""
 
 from __future__ import annotations
@@ -26,6 +27,29 @@ def count_in_loop(A):
     for i in range(A.shape[0]):
         out[i] = np.count_nonzero(A[i] > 0.5) + len(np.nonzero(A[i])[0])
     return out
+
+
+def where_counts(x):
+    found = np.where(x)
+    return len(found), found[0].size, len(found[-1]), found[0].shape
+
+
+def selection_lengths(x):
+    rows = x[x[:, 0] > 0]
+    flat = x[x > 0]
+    return (len(rows), rows.shape, rows.size, rows.ndim, len(flat), flat.shape, flat.size,
+            rows.shape[0] > 1, flat.size / 2)
+
+
+def cluster_means(X, labels, k):
+    means = np.zeros((k, X.shape[1]))
+    sizes = np.zeros(k, dtype=np.int64)
+    for j in range(k):
+        members = X[labels == j]
+        sizes[j] = len(members)
+        if members.shape[0] > 0:
+            means[j, 0] = members.sum(axis=0)[0] / members.shape[0]
+    return means, sizes
 
 
 def selected_by_nonzero(x):
@@ -62,6 +86,23 @@ def test_counts_match_numpy(x) -> None:
 @given(arrays(), st.integers(0, 2))
 def test_counts_along_an_axis_match_numpy(x, axis) -> None:
     _compiled_same(counts_along, x, axis % x.ndim)
+
+
+@seed(20261208)
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(arrays())
+def test_where_and_selection_lengths_match_numpy(x) -> None:
+    _compiled_same(where_counts, x)
+    x = x.astype(np.float64) if x.dtype == np.bool_ else x
+    _compiled_same(selection_lengths, x.reshape(x.shape[0], -1))
+
+
+def test_selection_lengths_in_a_loop_body_and_across_its_branch() -> None:
+    rng = np.random.default_rng(11)
+    X = rng.random((40, 3))
+    labels = rng.integers(0, 5, 40)
+    labels[labels == 3] = 4  # one empty cluster: the branch's other path
+    _compiled_same(cluster_means, X, labels, 6)
 
 
 def test_counts_in_a_loop_body() -> None:

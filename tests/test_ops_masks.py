@@ -132,7 +132,7 @@ def test_empty_selections(backend: str) -> None:
 def selection_in_python(x):
     members = x[x[:, 0] > 0]
     total = members.sum(axis=0)
-    if len(members):  # the length: a break, the selection rebuilt for Python as NumPy's
+    if len(members):  # a branch on its length: a break, the selection rebuilt for Python
         total = total + members.mean(axis=0)
     return total, members
 
@@ -142,8 +142,14 @@ def test_mask_errors_and_breaks(backend: str) -> None:
     x = data(np.float64, (4, 3))
     check(lambda x, m: x[m].sum(), x, np.ones(3, bool), backend=backend)  # IndexError
     ember.reset()
+    # Its length is the mask's count: no break.
     compiled = ember.compile(lambda x: len(x[x > 0]) + x[x > 0].shape[0], backend=backend)
     assert compiled(x) == 2 * (x > 0).sum()
+    assert ember.stats()["graph_breaks"] == 0
+    # Indexing it breaks, and the selection is NumPy's there.
+    ember.reset()
+    compiled = ember.compile(lambda x: x[x > 0][-1] * 2, backend=backend)
+    assert compiled(x) == x[x > 0][-1] * 2
     assert ember.stats()["graph_breaks"] >= 1
     for y in (x, -np.abs(x)):
         ember.reset()

@@ -55,10 +55,7 @@ NOT_COMPILED = {"mandelbrot_count": "no array",
 
 # Kernels whose loops are not yet loop ops: they run correctly (above) but, in part, as plain
 # Python. Strict, so each one fails here once it compiles and must leave this table.
-NOT_YET_NATIVE = {
-    "kmeans": "members.shape[0] of a boolean-mask selection is a length only the data knows",
-    "where_heavy": "np.where(c > 0)[0] (np.nonzero) has a shape only the data knows",
-}
+NOT_YET_NATIVE: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("name,fn,make", [

@@ -118,3 +118,19 @@ def spmv_slices(data, indices, indptr, x):
     for i in range(n):
         y[i] = data[indptr[i]:indptr[i + 1]] @ x[indices[indptr[i]:indptr[i + 1]]]
     return y
+
+
+def conv2d_im2col(x, w, b):
+    # A convolution as one product: every receptive field flattened into a column.
+    f, c_in, k, _ = w.shape
+    _, h, wd = x.shape
+    oh, ow = h - k + 1, wd - k + 1
+    cols = np.empty((c_in * k * k, oh * ow))
+    row = 0
+    for c in range(c_in):
+        for i in range(k):
+            for j in range(k):
+                cols[row] = x[c, i:i + oh, j:j + ow].reshape(-1)
+                row += 1
+    out = w.reshape(f, -1) @ cols + b[:, None]
+    return np.maximum(out, 0.0).reshape(f, oh, ow)

@@ -81,8 +81,12 @@ def run_func(graph: Graph, args: Sequence[Array], sizes: dict[str, int],
     """The func's results for `args` (already in the ops' form: Python scalars for weak
     values), and for each whether the func hands over a buffer no one else holds. `owned[i]`:
     the caller gives up argument i's buffer."""
+    from ember.backends import fp_warnings
     from ember.backends.eager import run_node
 
+    rec = fp_warnings.recorder()
+    if rec is not None:
+        rec.calls_given.clear()  # a loop body's next trip makes its NumPy calls again
     env: dict[int, Array] = {v.id: a for v, a in zip(graph.inputs, args, strict=True)}
     mine = {v.id for v, o in zip(graph.inputs, owned, strict=True) if o}
     last = _last_uses(graph)

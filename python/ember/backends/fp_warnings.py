@@ -35,12 +35,14 @@ _REGISTRIES: dict[str, dict[Any, Any]] = {}
 class Recorder:
     """The errstate callback of one graph run: the categories the running node raised."""
 
-    __slots__ = ("modes", "pending", "user_call")
+    __slots__ = ("calls_given", "modes", "pending", "user_call")
 
     def __init__(self, modes: dict[str, str], user_call: Any) -> None:
         self.modes = modes
         self.user_call = user_call
         self.pending: list[str] = []
+        # (`Node.call`, category) given in this run of a func: one warning per NumPy call.
+        self.calls_given: set[tuple[int, str]] = set()
 
     def __call__(self, kind: str, flag: int) -> None:
         category = _CATEGORY.get(kind)
@@ -62,11 +64,16 @@ class Recorder:
             _current.reset(token)
 
     def give(self, where: tuple[str, int, str] | None, rerun: Callable[[], Any],
-             ufunc: str, warns_as: str | None = None) -> None:
+             ufunc: str, warns_as: str | None = None, call: int | None = None) -> None:
         """Give the warnings the node just raised, in NumPy's order, at `where`; `warns_as`
-        names the ufunc NumPy's text names when it is not the node's own."""
+        names the ufunc NumPy's text names when it is not the node's own; `call`: the NumPy
+        call the node is one element of (`Node.call`), which warns once per category."""
         categories, self.pending = self.pending, []
         for category in sorted(dict.fromkeys(categories), key=list(_KIND).index):
+            if call is not None:
+                if (call, category) in self.calls_given:
+                    continue
+                self.calls_given.add((call, category))
             text = None if warns_as is not None else _numpy_text(category, rerun)
             text = text or f"{_KIND[category]} encountered in {warns_as or ufunc}"
             if where is None:

@@ -27,7 +27,6 @@ from ember.capture.bytecode import (
 from ember.capture.flow import FlowOpcodes
 from ember.capture.loops import (
     in_cheap_while,
-    inside_while,
     refuse_in_loop_body,
     retry_as_loop_op,
 )
@@ -170,8 +169,9 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
                 # A `while` whose trips branch on or read array values: each trip would
                 # break, and recompile for the Python ints it specialises on.
                 data_dependent = exc.kind in ("data_dependent_branch", "data_dependent_value")
-                if data_dependent and inside_while(self, inst.index):
-                    # Else the whole frame would run as plain Python (below).
+                if data_dependent:
+                    # A `while` would else run the whole frame as plain Python (below); a
+                    # short `for` loop would break on every trip.
                     retry_as_loop_op(self, inst.index, exc.reason)
                 trips = cheap[-1].trips if cheap else (
                     "an unknown number of" if data_dependent and in_cheap_while(

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -39,6 +40,9 @@ class Graph:
         # `Node.where`); None outside capture.
         self._where: list[tuple[str, int, str] | None] = (
             parent._where if parent is not None else [None])
+        # The NumPy call the nodes added now stand for together (`Node.call`), and the
+        # number of the next one; shared like `_where`.
+        self._call: list[int | None] = parent._call if parent is not None else [None, 0]
         # Whether the backend runs region ops: NumPy functions lowered to loop nests
         # (`numpy_api/loop_nest.py`) refuse where it does not. Read on the entry graph.
         self.loop_ops = True
@@ -82,6 +86,18 @@ class Graph:
         """Attribute the nodes added from now on to `where` (filename, line, module name)."""
         self._where[0] = where
 
+    @contextmanager
+    def one_call(self) -> Iterator[None]:
+        """Mark the nodes added inside as one NumPy call (`Node.call`): a short row's
+        `np.sqrt(d)` captured element by element."""
+        saved = self._call[0]
+        self._call[1] = number = (self._call[1] or 0) + 1
+        self._call[0] = number
+        try:
+            yield
+        finally:
+            self._call[0] = saved
+
     @property
     def root(self) -> Graph:
         graph = self
@@ -119,7 +135,8 @@ class Graph:
         if not types:
             raise TypeError(f"{name}: an op without results has no effect")
         outs = [self._value(t.dtype, t.shape, t.weak, t.scalar) for t in types]
-        self.nodes.append(Node(name, operands, attrs, outs[0], tuple(outs[1:]), self._where[0]))
+        self.nodes.append(Node(name, operands, attrs, outs[0], tuple(outs[1:]), self._where[0],
+                               call=self._call[0]))
         return outs
 
     def _check_operands(self, name: str, inputs: Sequence[Value]) -> None:
@@ -173,7 +190,8 @@ class Graph:
         if out_weak and (result.shape or result.dtype not in _WEAK_RESULT_DTYPES):
             raise ValueError(f"{name}: a weak result must be 0-d bool, i64 or f64")
         out = self._value(result.dtype, result.shape, out_weak, out_scalar and not out_weak)
-        self.nodes.append(Node(name, inputs, ordered, out, where=self._where[0]))
+        self.nodes.append(Node(name, inputs, ordered, out, where=self._where[0],
+                               call=self._call[0]))
         return out
 
     def const(self, value: bool | float | np.generic, dtype: Any = None, *,

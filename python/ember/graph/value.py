@@ -78,6 +78,10 @@ class Node:
     # The ufunc a floating-point warning of this node names, where it is not the node's own:
     # the cast of `a += b` into a narrower `a` happens inside NumPy's `add`.
     warns_as: str | None = field(default=None, compare=False, hash=False)
+    # The NumPy call this node is one element of, where capture computed a call element by
+    # element (`Graph.one_call`): NumPy's one ufunc loop warns once per category, so the
+    # nodes of one call do too.
+    call: int | None = field(default=None, compare=False, hash=False)
 
     @property
     def results(self) -> tuple[Value, ...]:

@@ -2,6 +2,8 @@
 //! graph compiled on its own, run once per iteration on two sets of carried buffers that take
 //! turns as input and output, so no iteration allocates: the views of both turns are made
 //! once, and the body's kernel launches are worked out on the first trip ([`Prepared`]).
+//! An `if` whose regions compute with arrays (`if len(members) > 0: c[j] = members.mean(0)`)
+//! runs one of its two region graphs straight on the operands and results ([`run_if`]).
 
 use crate::graph::{ArrayView, ArrayViewMut, CompiledGraph, Prepared};
 use crate::kernel::Scalar;
@@ -84,17 +86,15 @@ impl Buffer {
     /// Copies from or to a resolved array of the same dtype and shape.
     fn exchange(&mut self, other: &Resolved, into_self: bool) {
         let size = self.dtype.size();
-        let base = origin(other);
         let mine = self.words.as_mut_ptr() as *mut u8;
-        for (k, pos) in other.2.positions().into_iter().enumerate() {
-            let there = base.wrapping_offset((pos - other.2.offset) * size as isize);
-            // SAFETY: `pos` addresses an element of `other`, `k` one of this buffer.
-            unsafe {
-                if into_self {
-                    std::ptr::copy_nonoverlapping(there, mine.add(k * size), size)
-                } else {
-                    std::ptr::copy_nonoverlapping(mine.add(k * size), there, size)
-                }
+        let packed = Layout::contiguous(&self.shape);
+        // SAFETY: `other` addresses elements of its array (positions from its data pointer),
+        // this buffer holds `shape` contiguous elements, and the two never overlap.
+        unsafe {
+            if into_self {
+                crate::strided::copy(other.0, &other.2, mine, &packed, size)
+            } else {
+                crate::strided::copy(mine, &packed, other.0, &other.2, size)
             }
         }
     }
@@ -260,4 +260,51 @@ pub(crate) unsafe fn run(
         b.exchange(r, false);
     }
     Ok(())
+}
+
+/// A read-only view of a resolved array.
+fn view_of(r: &Resolved) -> ArrayView {
+    // SAFETY: the runtime resolved `r` to readable memory of its layout.
+    unsafe {
+        ArrayView::new(
+            origin(r),
+            dtype_of(r.1),
+            r.2.shape.clone(),
+            byte_strides(r.1, &r.2),
+        )
+    }
+}
+
+/// Runs `then(a)` if `cond` else `otherwise(a)` over operands `cond, a..`, writing the
+/// region's results into `results`. `kept`: what earlier
+/// runs of each region on operands of these layouts kept.
+///
+/// # Safety
+/// Operands must address readable memory of their layouts (the first one 0-d bool), results
+/// writable memory of theirs that no operand overlaps.
+pub(crate) unsafe fn run_if(
+    regions: [&CompiledGraph; 2],
+    operands: &[Resolved],
+    results: &[Resolved],
+    kept: &mut [Prepared; 2],
+) -> Result<(), Error> {
+    // SAFETY: the condition is one bool at its origin.
+    let taken = unsafe { origin(&operands[0]).read() } != 0;
+    let k = usize::from(!taken);
+    let inputs: Vec<ArrayView> = operands[1..].iter().map(view_of).collect();
+    let outputs: Vec<ArrayViewMut> = results
+        .iter()
+        .map(|r| {
+            // SAFETY: the caller's promise: writable, overlapping no operand.
+            unsafe {
+                ArrayViewMut::new(
+                    origin(r),
+                    dtype_of(r.1),
+                    r.2.shape.clone(),
+                    byte_strides(r.1, &r.2),
+                )
+            }
+        })
+        .collect();
+    regions[k].run_trip(&inputs, &outputs, &mut kept[k])
 }

@@ -21,6 +21,9 @@ pub(crate) fn plan_buffers(plan: &Plan) -> (Vec<usize>, Vec<usize>) {
             }
             | Step::BodyLoop {
                 operands, results, ..
+            }
+            | Step::BodyIf {
+                operands, results, ..
             } => operands.iter().chain(results).map(|v| v.slot).collect(),
         };
         for s in slots {

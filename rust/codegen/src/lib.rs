@@ -46,6 +46,7 @@ mod reuse;
 mod scan;
 mod schedule;
 mod sort;
+mod strided;
 
 pub use dynamic::counters;
 pub use graph::{compile, disassemble, ArrayView, ArrayViewMut, CompiledGraph, Options, Prepared};

@@ -281,3 +281,66 @@ func @body(%0: i64[] weak, %1: f64[], %2: f64[3]) -> (bool[], f64[]) {
         "{err:?}"
     );
 }
+
+/// `for i in range(n): if x[i].sum() > 0: x[i] = x[i] * 2 else: x = x - 1`: an `if` whose
+/// regions compute with whole arrays, inside a loop whose body is a graph of its own.
+fn rows_by_sign(n: usize, m: usize) -> String {
+    format!(
+        "ember-ir 2
+func @f(%0: f64[{n},{m}]) -> (f64[{n},{m}]) {{
+  %1 = const() value=0 : i64[] weak
+  %2 = const() value={n} : i64[] weak
+  %3 = const() value=1 : i64[] weak
+  %4 = copy(%0) : f64[{n},{m}]
+  %5 = loop(%1, %2, %3, %4) body=@trip carried=1 : f64[{n},{m}]
+  return %5
+}}
+func @trip(%0: i64[] weak, %1: f64[{n},{m}]) -> (bool[], f64[{n},{m}]) {{
+  %2 = sum(%1) axis=[1] keepdims=false : f64[{n}]
+  %3 = load(%2, %0) : f64[]
+  %4 = const() value=0 : i64[] weak
+  %5 = gt(%3, %4) : bool[]
+  %6 = if(%5, %1) then=@double else=@less : f64[{n},{m}]
+  %7 = const() value=true : bool[]
+  return %7, %6
+}}
+func @double(%0: f64[{n},{m}]) -> (f64[{n},{m}]) {{
+  %1 = const() value=2.0 : f64[] weak
+  %2 = mul(%0, %1) : f64[{n},{m}]
+  return %2
+}}
+func @less(%0: f64[{n},{m}]) -> (f64[{n},{m}]) {{
+  %1 = const() value=1.0 : f64[] weak
+  %2 = sub(%0, %1) : f64[{n},{m}]
+  return %2
+}}
+"
+    )
+}
+
+#[test]
+fn branches_with_array_work_run_their_regions_as_graphs() {
+    check_all_layouts(&rows_by_sign(5, 4), 11, 1e-12);
+    check_all_layouts(&rows_by_sign(1, 3), 12, 1e-12);
+    // The same `if` at the graph's top level, on a 0-d test of the input.
+    let top = "ember-ir 2
+func @f(%0: f64[3,4]) -> (f64[3,4]) {
+  %1 = sum(%0) axis=none keepdims=false : f64[]
+  %2 = const() value=0 : i64[] weak
+  %3 = gt(%1, %2) : bool[]
+  %4 = if(%3, %0) then=@double else=@less : f64[3,4]
+  return %4
+}
+func @double(%0: f64[3,4]) -> (f64[3,4]) {
+  %1 = const() value=2.0 : f64[] weak
+  %2 = mul(%0, %1) : f64[3,4]
+  return %2
+}
+func @less(%0: f64[3,4]) -> (f64[3,4]) {
+  %1 = const() value=1.0 : f64[] weak
+  %2 = sub(%0, %1) : f64[3,4]
+  return %2
+}
+";
+    check_all_layouts(top, 13, 1e-12);
+}

@@ -20,6 +20,7 @@ from ember.capture.bytecode import TRUTH_JUMPS
 from ember.capture.loops.body import RERUN, RETURNED, RETVAL, enclosing_body, run_span
 from ember.capture.loops.region import BodyArray, _graph_swapped
 from ember.capture.loops.vectors import VectorVariable
+from ember.capture.variables.masked import MaskedVariable
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
@@ -40,8 +41,9 @@ def is_zero_d_number(vt: VariableTracker) -> bool:
             and vt.value.dtype.kind in "biuf")
 
 
-# A short row held when a branch starts, and one entry per element.
-HeldVector = tuple[VectorVariable, list[ArrayVariable]]
+# A tracker made of graph values held when a branch starts (a short row, a boolean-mask
+# selection), and one entry per value.
+HeldVector = tuple[VectorVariable | MaskedVariable, list[ArrayVariable]]
 
 
 @dataclass
@@ -143,7 +145,8 @@ def _rest_of_while(tx: Interpreter, inst: Instruction, jump_if: bool) -> None:
 
 def _entries(tx: Interpreter) -> tuple[list[ArrayVariable], list[HeldVector]]:
     """The trackers holding graph values the paths may read: locals and stack items, and
-    each element of the short rows held (`loops/vectors.py`) as one more entry."""
+    each element of the short rows held (`loops/vectors.py`) and the values and mask of
+    each boolean-mask selection held as one more entry."""
     from ember.capture.loops.windows import WindowVariable
 
     found: dict[int, ArrayVariable] = {}
@@ -151,6 +154,10 @@ def _entries(tx: Interpreter) -> tuple[list[ArrayVariable], list[HeldVector]]:
     for vt in [*tx.locals.values(), *tx.stack]:
         if isinstance(vt, VectorVariable) and id(vt) not in vectors:
             vectors[id(vt)] = (vt, [ArrayVariable(e) for e in vt.elements])
+            continue
+        if isinstance(vt, MaskedVariable) and id(vt) not in vectors:
+            if vt.values.graph is tx.graph and vt.mask.graph is tx.graph:
+                vectors[id(vt)] = (vt, [ArrayVariable(vt.values), ArrayVariable(vt.mask)])
             continue
         if isinstance(vt, WindowVariable):
             # A path would see a copy where NumPy sees a view of an array it may update.
@@ -175,6 +182,10 @@ def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVect
         mutable = bool(v.shape) and (vt.is_fresh(tx) or vt.is_mutable_input(tx))
         inner[id(vt)] = BodyArray(param, mutable)
     for vector, elements in vectors:
+        if isinstance(vector, MaskedVariable):
+            values, mask = (inner[id(e)].value for e in elements)
+            inner[id(vector)] = MaskedVariable(values, mask)  # type: ignore[assignment]
+            continue
         # Its base, when a path can reach it, is that path's stand-in, so that a read after
         # the path updated the array refuses as outside branches.
         base = inner.get(id(vector.base)) if vector.base is not None else None

@@ -167,7 +167,8 @@ def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker, *,
     if rows is None:
         return _materialised(tx, [a, b], lambda x, y: _apply_operator(tx, op, x, y, compare))
     fn = numpy_api.compare_op if compare else numpy_api.binary_op
-    results = [call_numpy_api(f"operator {op}", fn, tx.graph, op, x, y) for x, y in rows]
+    with tx.graph.one_call():
+        results = [call_numpy_api(f"operator {op}", fn, tx.graph, op, x, y) for x, y in rows]
     vector = _vector(results)
     if vector is None:
         raise graph_break("loop_body", what=f"operator {op} on a short row")
@@ -190,12 +191,13 @@ def _materialised(tx: Interpreter, operands: list[VariableTracker], fn: Any) -> 
 def unary(tx: Interpreter, op: str, a: VectorVariable) -> VariableTracker:
     if op == "not":
         raise graph_break("loop_body", what="the truth value of a short row")
-    if op == "abs":
-        handler = numpy_api.lookup_function(np.absolute)
-        results = [call_numpy_api("abs()", handler, tx.graph, x) for x in a.elements]
-    else:
-        results = [call_numpy_api(f"operator {op}", numpy_api.unary_op, tx.graph, op, x)
-                   for x in a.elements]
+    with tx.graph.one_call():
+        if op == "abs":
+            handler = numpy_api.lookup_function(np.absolute)
+            results = [call_numpy_api("abs()", handler, tx.graph, x) for x in a.elements]
+        else:
+            results = [call_numpy_api(f"operator {op}", numpy_api.unary_op, tx.graph, op, x)
+                       for x in a.elements]
     vector = _vector(results)
     if vector is None:
         raise graph_break("loop_body", what=f"operator {op} on a short row")
@@ -209,14 +211,17 @@ def numpy_call(tx: Interpreter, fn: Any, handler: Any, args: list[VariableTracke
         return None
     graph = tx.graph
     if fn in _REDUCTIONS and len(args) == 1 and not kwargs:
-        return ArrayVariable(_fold(tx, _REDUCTIONS[fn], args[0].elements))  # type: ignore[attr-defined]
+        with graph.one_call():
+            return ArrayVariable(_fold(tx, _REDUCTIONS[fn], args[0].elements))  # type: ignore[attr-defined]
     if fn is np.dot and len(args) == 2 and not kwargs and all(
             isinstance(a, VectorVariable) for a in args):
         return _dot(tx, args[0], args[1])  # type: ignore[arg-type]
     if isinstance(fn, np.ufunc) and handler is not None and not kwargs:
         rows = _per_element(tx, args)
         if rows is not None:
-            results = [call_numpy_api(f"np.{fn.__name__}", handler, graph, *row) for row in rows]
+            with graph.one_call():
+                results = [call_numpy_api(f"np.{fn.__name__}", handler, graph, *row)
+                           for row in rows]
             vector = _vector(results)
             if vector is not None:
                 return vector
@@ -241,9 +246,10 @@ def matmul(tx: Interpreter, a: VariableTracker, b: VariableTracker) -> VariableT
 def _dot(tx: Interpreter, a: VectorVariable, b: VectorVariable) -> VariableTracker:
     if len(a.elements) != len(b.elements):
         raise graph_break("loop_body", what="a product of rows of different lengths")
-    products = [call_numpy_api("np.dot", numpy_api.binary_op, tx.graph, "*", x, y)
-                for x, y in zip(a.elements, b.elements, strict=True)]
-    return ArrayVariable(_fold(tx, "+", products))
+    with tx.graph.one_call():
+        products = [call_numpy_api("np.dot", numpy_api.binary_op, tx.graph, "*", x, y)
+                    for x, y in zip(a.elements, b.elements, strict=True)]
+        return ArrayVariable(_fold(tx, "+", products))
 
 
 def _fold(tx: Interpreter, op: str, elements: list[Value]) -> Value:

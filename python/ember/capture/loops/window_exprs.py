@@ -145,15 +145,97 @@ class WindowExprVariable(ArrayVariable):
         return _getattr(self, tx, name)
 
 
+class ReshapedWindowVariable(WindowExprVariable):
+    """`w.reshape(shape)` or `w.ravel()` of a lazy window or window expression: its elements
+    in C order under another shape, each read through `w`, so that storing it into a row
+    (`cols[k] = x[c, i:i + h, j:j + w].reshape(-1)`) stays one element loop instead of a
+    filled array. NumPy may return a view of `w`'s array: updates in place refuse."""
+
+    def __init__(self, lazy: LazyWindowVariable | WindowExprVariable, shape: tuple[int, ...]
+                 ) -> None:
+        old = lazy.shape
+        dtype = lazy.base_value.dtype if isinstance(lazy, LazyWindowVariable) else lazy.dtype
+
+        def at(body: _Body, coords: list[Value]) -> Value:
+            if isinstance(lazy, LazyWindowVariable):
+                lazy.check()
+            flat = _flat(body.graph, coords, shape)
+            return lazy.at(body, windows._coords(body.graph, flat, old))
+
+        super().__init__(lazy.graph, shape, dtype, at)
+        self.lazy = lazy
+
+    @property  # type: ignore[override]
+    def value(self) -> Value:
+        if isinstance(self.lazy, LazyWindowVariable):
+            self.lazy.check()
+        return WindowExprVariable.value.fget(self)  # type: ignore[attr-defined]
+
+    @value.setter
+    def value(self, value: Value) -> None:
+        self._value = value
+
+    def is_fresh(self, tx: Interpreter) -> bool:
+        return False  # an update must reach what it may view
+
+    def is_mutable_input(self, tx: Interpreter) -> bool:
+        return False
+
+
+def _flat(g: Graph, coords: list[Value], shape: tuple[int, ...]) -> Value:
+    """The C-order position of the element at `coords` of `shape`."""
+    flat = coords[-1] if coords else g.const(0)
+    stride = 1
+    for axis in range(len(shape) - 2, -1, -1):
+        stride *= shape[axis + 1]
+        flat = g.op("add", [g.op("mul", [coords[axis], g.const(stride)]), flat])
+    return flat
+
+
+class _ReshapeMethod(VariableTracker):
+    """`w.reshape(...)`, `w.ravel()`, `w.flatten()` of a lazy window: with constant shapes
+    and no `order=`, a `ReshapedWindowVariable` (`flatten` a fresh copy); else the array's
+    method."""
+
+    def __init__(self, lazy: LazyWindowVariable | WindowExprVariable, name: str) -> None:
+        self.lazy = lazy
+        self.name = name
+
+    def call(self, tx: Interpreter, args: list[VariableTracker],
+             kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        shape = None
+        if not kwargs and all(isinstance(a, ConstantVariable) for a in args):
+            values = [a.constant() for a in args]
+            if self.name == "reshape":
+                wanted = values[0] if len(values) == 1 else values
+                try:
+                    shape = np.empty(self.lazy.shape, dtype=np.bool_).reshape(wanted).shape
+                except (TypeError, ValueError):
+                    shape = None  # NumPy's own error, from the array's method
+            elif not values:
+                shape = (math.prod(self.lazy.shape),)
+        if shape is None:
+            method = ArrayVariable.getattr(self.lazy, tx, self.name)
+            return method.call(tx, args, kwargs)
+        reshaped = ReshapedWindowVariable(self.lazy, shape)
+        if self.name == "flatten":  # always a copy: a plain expression of the elements
+            return WindowExprVariable(reshaped.graph, shape, reshaped.dtype, reshaped.at)
+        return reshaped
+
+
 def _getattr(lazy: ArrayVariable, tx: Interpreter, name: str) -> VariableTracker:
     """`w.sum` ... folds the elements (`window_reductions.py`); `w.copy` is the array its
-    value already is (a gathered or filled copy); anything else is the array's."""
+    value already is (a gathered or filled copy); `w.reshape`, `w.ravel` and `w.flatten`
+    read the elements under another shape; anything else is the array's."""
     from ember.capture.loops import window_reductions
 
     if name in window_reductions.METHODS:
         return window_reductions.ReductionMethod(lazy, name)
     if name == "copy":
         return _CopyMethod(lazy)
+    if name in ("reshape", "ravel", "flatten") and isinstance(
+            lazy, LazyWindowVariable | WindowExprVariable):
+        return _ReshapeMethod(lazy, name)
     return ArrayVariable.getattr(lazy, tx, name)
 
 

@@ -5,8 +5,9 @@ It never becomes an array of the graph. It is kept as the array's values in thei
 mask, and what users do with a selection is expressed on those: arithmetic with scalars or
 with one value per selected row (`x[m] * 2`, `x[m] += v`), reductions (`x[m].sum()`,
 `np.mean(x[m])`, `x[m].max(axis=0)`: the unselected places replaced by the reduction's
-identity), and assignment back through the same mask (`x[m] = x[m] * 2`: `where`).
-Anything else (its length, indexing it, passing it to other functions) is a graph break."""
+identity), assignment back through the same mask (`x[m] = x[m] * 2`: `where`), and its
+length (`len(x[m])`, `.shape`, `.size`: a Python int counted from the mask, as for
+`np.nonzero`). Anything else (indexing it, passing it to other functions) is a graph break."""
 
 from __future__ import annotations
 
@@ -19,9 +20,11 @@ from ember.capture.breaks import graph_break
 from ember.capture.variables.array import ArrayVariable, call_numpy_api, to_api
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
+from ember.capture.variables.containers import TupleVariable
 from ember.graph import Graph, Value
 from ember.graph.ops import OPS
 from ember.graph.value import Node
+from ember.numpy_api.counting import nonzero_count
 from ember.numpy_api.scalars import numbers_in_graph
 
 if TYPE_CHECKING:
@@ -64,10 +67,28 @@ class MaskedVariable(VariableTracker):
             return ConstantVariable(self.values.dtype)
         if name == "ndim":
             return ConstantVariable(1 + self.values.ndim - self.mask.ndim)
+        if name == "shape":
+            rows = self.values.shape[self.mask.ndim:]
+            return TupleVariable([self.len_variable(tx), *map(ConstantVariable, rows)])
+        if name == "size":
+            row = int(np.prod(self.values.shape[self.mask.ndim:]))
+            count = self.count(tx.graph)
+            if row != 1:
+                count = tx.graph.op("mul", [count, tx.graph.const(row, weak=True)])
+            return ArrayVariable(count)
         raise _refuse(f".{name}")
 
     def length(self, tx: Interpreter) -> int:
         raise _refuse("len()")
+
+    def len_variable(self, tx: Interpreter) -> VariableTracker:
+        """`len(x[m])`: how many places the mask selects, a Python int."""
+        return ArrayVariable(self.count(tx.graph))
+
+    def count(self, graph: Graph) -> Value:
+        """The number of selected rows as a Python int (weak `int64[]`)."""
+        count = nonzero_count(graph, self.mask)
+        return graph.op("astype", [count], dtype=np.dtype(np.int64), weak=True)
 
     def getitem(self, tx: Interpreter, index: VariableTracker) -> VariableTracker:
         raise _refuse("indexing")

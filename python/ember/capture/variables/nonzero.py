@@ -56,8 +56,8 @@ class NonzeroIndexVariable(VariableTracker):
 
 def numpy_call(tx: Interpreter, fn: Any, args: list[VariableTracker],
                kwargs: dict[str, VariableTracker]) -> VariableTracker | None:
-    """`np.nonzero(x)` of an array of at least one axis, else None."""
-    if fn is not np.nonzero or kwargs or len(args) != 1:
+    """`np.nonzero(x)` (or `np.where(x)`) of an array of at least one axis, else None."""
+    if fn not in (np.nonzero, np.where) or kwargs or len(args) != 1:
         return None
     return nonzero_of(tx, args[0])
 

@@ -325,6 +325,8 @@ enum PreparedStep {
     Matmul(matmul::Planned, [(Slot, isize); 3]),
     /// A loop's buffers, views and body plan.
     BodyLoop(Box<crate::body_loop::State>),
+    /// What each region's body plan kept, `then` first.
+    BodyIf(Box<[Prepared; 2]>),
     /// A native statement's call, and each operand's and result's slot and byte offset
     /// from its data (None: a constant compiled in).
     Native(crate::native::run::Call, Vec<Option<(Slot, isize)>>),

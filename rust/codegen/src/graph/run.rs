@@ -93,16 +93,10 @@ impl Runtime<'_> {
                     let n = layout.size();
                     let mut copy = vec![0u128; (n * size).div_ceil(16)];
                     let dst = copy.as_mut_ptr() as *mut u8;
-                    for (i, pos) in layout.positions().into_iter().enumerate() {
-                        // SAFETY: `pos` is an element of the source array; `i < n` fits `copy`.
-                        unsafe {
-                            std::ptr::copy_nonoverlapping(
-                                ptr.offset(pos * size as isize),
-                                dst.add(i * size),
-                                size,
-                            )
-                        };
-                    }
+                    let packed = Layout::contiguous(&layout.shape);
+                    // SAFETY: `layout` addresses elements of the source array; `copy` holds
+                    // `n` contiguous elements.
+                    unsafe { crate::strided::copy(ptr, &layout, dst, &packed, size) };
                     self.scratch.push(copy);
                     ptr = dst;
                     views::apply(&Layout::contiguous(&layout.shape), op, shape)
@@ -296,6 +290,41 @@ impl Runtime<'_> {
                     }
                     (_, Some(state)) => state.release(body),
                     _ => {}
+                }
+                return outcome;
+            }
+            Step::BodyIf {
+                then,
+                otherwise,
+                operands,
+                results,
+            } => {
+                let ops: Vec<_> = operands.iter().map(|v| self.resolve(v)).collect();
+                let outs: Vec<_> = results.iter().map(|v| self.resolve(v)).collect();
+                let mut kept = match self.prepared.as_mut().map(|p| p[index].take()) {
+                    Some(Some(PreparedStep::BodyIf(kept))) => kept,
+                    _ => Box::default(),
+                };
+                // SAFETY: operands resolve to checked caller arrays or planned buffers (the
+                // first a 0-d bool), results to fresh temps or caller outputs of the regions'
+                // result types.
+                let outcome = unsafe {
+                    crate::body_loop::run_if(
+                        [&self.g.bodies[*then], &self.g.bodies[*otherwise]],
+                        &ops,
+                        &outs,
+                        &mut kept,
+                    )
+                };
+                match self.prepared.as_mut() {
+                    Some(prepared) if outcome.is_ok() => {
+                        prepared[index] = Some(PreparedStep::BodyIf(kept));
+                    }
+                    _ => {
+                        let [a, b] = *kept;
+                        self.g.bodies[*then].release(a);
+                        self.g.bodies[*otherwise].release(b);
+                    }
                 }
                 return outcome;
             }

@@ -90,6 +90,14 @@ pub(crate) enum Step {
         operands: Vec<ValueRef>,
         results: Vec<ValueRef>,
     },
+    /// An `if` whose regions compute with arrays: body graph `then` or `otherwise` runs once,
+    /// on `operands[1..]`, as the 0-d bool `operands[0]` says.
+    BodyIf {
+        then: usize,
+        otherwise: usize,
+        operands: Vec<ValueRef>,
+        results: Vec<ValueRef>,
+    },
     /// `out = a @ b` (NumPy semantics, batch broadcasting); with `update = Some(alpha)`,
     /// `out += alpha * (a @ b)` on what `out` already holds.
     Matmul {
@@ -122,7 +130,7 @@ pub(crate) struct Plan {
     pub steps: Vec<Step>,
     pub kernels: Vec<Kernel>,
     pub natives: Vec<crate::native::NativeStatement>,
-    /// The bodies of `BodyLoop` steps.
+    /// The bodies of `BodyLoop` and `BodyIf` steps.
     pub bodies: Vec<Graph>,
     /// Per temp slot: dtype and shape.
     pub temps: Vec<(Scalar, Vec<usize>)>,
@@ -420,6 +428,7 @@ pub fn fusion_groups(g: &Graph) -> Result<(Vec<&'static str>, Vec<Option<usize>>
             Step::Linalg { .. } => "linalg",
             Step::Native { .. } => "native",
             Step::BodyLoop { .. } => "loop",
+            Step::BodyIf { .. } => "if",
         })
         .collect();
     let kernel_step: HashMap<usize, usize> = s

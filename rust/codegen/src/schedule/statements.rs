@@ -86,12 +86,18 @@ impl Scheduler<'_> {
         Ok(leaves[0])
     }
 
-    /// A loop whose body computes with arrays: every operand stored, one buffer per result.
+    /// A loop or an `if` whose regions compute with arrays: every operand stored, one buffer
+    /// per result, each region a body graph of its own.
     fn body_loop(&mut self, node: &Node, v: ValueId, done: &mut [bool]) -> Result<L, Error> {
-        let Op::Loop { body, carried } = &node.op else {
-            return Err(Error::Unsupported(
-                "array operations inside a branch (only 0-d values, load and store)".into(),
-            ));
+        let bodies: Vec<&ember_core::ir::Region> = match &node.op {
+            Op::Loop { body, .. } => vec![body],
+            Op::If { then, otherwise } => vec![then, otherwise],
+            op => {
+                return Err(Error::Unsupported(format!(
+                    "`{}` as a native statement",
+                    op.name()
+                )))
+            }
         };
         let mut operands = Vec::new();
         for &x in &node.inputs {
@@ -104,8 +110,9 @@ impl Scheduler<'_> {
         }
         let mut leaves = Vec::new();
         let mut results = Vec::new();
-        for k in 0..*carried {
-            let ty = self.ty(node.inputs[3 + k]).clone();
+        let start = v.index() - self.g.params.len();
+        for k in 0..node.op.result_count() {
+            let ty = self.g.nodes[start + k].ty.clone();
             let dtype = scalar_of(ty.dtype)?;
             let shape = ty.static_shape().expect("checked static");
             let slot = match self.result_slot(ValueId(v.0 + k as u32), done) {
@@ -116,12 +123,21 @@ impl Scheduler<'_> {
             leaves.push(self.leaf(vr.clone(), dtype));
             results.push(vr);
         }
-        self.bodies.push((**body).clone());
-        self.steps.push(Step::BodyLoop {
-            body: self.bodies.len() - 1,
-            carried: *carried,
-            operands,
-            results,
+        let first = self.bodies.len();
+        self.bodies.extend(bodies.iter().map(|b| (***b).clone()));
+        self.steps.push(match &node.op {
+            Op::Loop { carried, .. } => Step::BodyLoop {
+                body: first,
+                carried: *carried,
+                operands,
+                results,
+            },
+            _ => Step::BodyIf {
+                then: first,
+                otherwise: first + 1,
+                operands,
+                results,
+            },
         });
         self.further = leaves.split_off(1);
         Ok(leaves[0])
@@ -141,6 +157,9 @@ impl Scheduler<'_> {
                     operands, results, ..
                 }
                 | Step::BodyLoop {
+                    operands, results, ..
+                }
+                | Step::BodyIf {
                     operands, results, ..
                 } => refs.extend(operands.iter_mut().chain(results.iter_mut())),
             }
