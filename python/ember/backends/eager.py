@@ -222,10 +222,19 @@ def run(graph: Graph, *args: Any) -> tuple[np.ndarray, ...]:
     """Evaluate the graph; every output comes back as an ndarray (0-d ones included)."""
     if len(args) != len(graph.inputs):
         raise TypeError(f"graph {graph.name} takes {len(graph.inputs)} inputs, got {len(args)}")
+    from ember import _core
+
     sizes: dict[str, int] = {}
     inputs = [_input(v, a, sizes) for v, a in zip(graph.inputs, args, strict=True)]
-    with fp_warnings.attributed():
-        results, _ = run_func(graph, inputs, sizes, [False] * len(inputs))
+    # The graph's ops are NumPy's, never user code: no frame they run needs the frame hook,
+    # which would otherwise see every frame of NumPy's Python functions (a loop op's trips
+    # ran several times slower for it).
+    previous = _core.enable(0)
+    try:
+        with fp_warnings.attributed():
+            results, _ = run_func(graph, inputs, sizes, [False] * len(inputs))
+    finally:
+        _core.enable(previous)
     return tuple(np.asarray(r) for r in results)
 
 
