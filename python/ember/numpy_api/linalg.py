@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.lib.array_utils import normalize_axis_index
 
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
@@ -99,33 +100,36 @@ def tensordot(graph: Graph, a: object, b: object, axes: object = 2) -> Any:
     return result
 
 
-def _static_2d(x: Value, what: str) -> tuple[int, int]:
-    if x.ndim != 2:
-        raise Unsupported(f"{what} of an array of {x.ndim} dimensions")
-    n, m = x.shape
-    if not (isinstance(n, int) and isinstance(m, int)):
-        raise Unsupported(f"{what} of symbolic dimensions")
-    return n, m
-
-
 def diagonal(graph: Graph, a: object, offset: object = 0, axis1: object = 0,
              axis2: object = 1) -> Any:
-    """np.diagonal of a 2-D array: every `m + 1`-th element of it flattened, from `offset`
-    (a view, handed out read-only as NumPy's is)."""
+    """np.diagonal: `axis1` and `axis2` moved last (the others keep their order), flattened
+    together, and every `m + 1`-th element of that axis taken from `offset` (a view of a 2-D
+    array, handed out read-only as NumPy's is)."""
     from ember.numpy_api.indexing import getitem
 
     if not any_value([a]):
         return np.diagonal(a, offset, axis1, axis2)  # type: ignore[arg-type]
     x = to_value(graph, a, "np.diagonal")
-    if (axis1, axis2) not in ((0, 1), (-2, -1)) or not isinstance(offset, (int, np.integer)):
-        raise Unsupported("np.diagonal across other axes")
-    n, m = _static_2d(x, "np.diagonal")
+    if not all(isinstance(v, (int, np.integer)) for v in (offset, axis1, axis2)):
+        raise Unsupported("np.diagonal with computed or non-integer arguments")
+    if x.ndim < 2:
+        raise ValueError("diag requires an array of at least two dimensions")
+    first = normalize_axis_index(int(axis1), x.ndim, "axis1")  # type: ignore[call-overload]
+    second = normalize_axis_index(int(axis2), x.ndim, "axis2")  # type: ignore[call-overload]
+    if first == second:
+        raise ValueError("axis1 and axis2 cannot be the same")
+    rest = [i for i in range(x.ndim) if i not in (first, second)]
+    if rest or first > second:
+        x = graph.op("transpose", [x], perm=[*rest, first, second])
+    n, m = x.shape[-2:]
+    if not (isinstance(n, int) and isinstance(m, int)):
+        raise Unsupported("np.diagonal of symbolic dimensions")
     k = int(offset)
     start, length = (k, min(n, m - k)) if k >= 0 else (-k * m, min(n + k, m))
     length = max(length, 0)
-    flat = reshape_value(graph, x, (n * m,))
-    result = getitem(graph, flat, slice(start, start + length * (m + 1), m + 1) if length else
-                     slice(0, 0))
+    flat = reshape_value(graph, x, (*x.shape[:-2], n * m))
+    result = getitem(graph, flat, (..., slice(start, start + length * (m + 1), m + 1)
+                                   if length else slice(0, 0)))
     graph.root.read_only.add(result.id)  # NumPy's diagonal is a read-only view
     return result
 
@@ -154,14 +158,15 @@ def diagflat(graph: Graph, v: object, k: object = 0) -> Any:
 
 def trace(graph: Graph, a: object, offset: object = 0, axis1: object = 0, axis2: object = 1,
           dtype: object = None, out: object = None) -> Any:
-    """np.trace of a 2-D array: the sum of its diagonal (np.sum's dtype rules)."""
+    """np.trace: the sums of the diagonals, over their last axis (np.sum's dtype rules)."""
     from ember.numpy_api.reductions import functions as reductions
 
     if out is not None:
         raise Unsupported("np.trace with out=")
     if not any_value([a]):
         return np.trace(a, offset, axis1, axis2, dtype)  # type: ignore[arg-type]
-    return reductions()[np.sum](graph, diagonal(graph, a, offset, axis1, axis2), dtype=dtype)
+    return reductions()[np.sum](graph, diagonal(graph, a, offset, axis1, axis2), axis=-1,
+                                dtype=dtype)
 
 
 def functions() -> dict[Any, Any]:
