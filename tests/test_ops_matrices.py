@@ -97,3 +97,10 @@ def test_select(backend: str) -> None:
                lambda x: np.select([x], [x])):
         check(fn, x, backend=backend)  # NumPy's ValueError / TypeError
         ember.reset()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_kron(backend: str) -> None:
+    a, b = data(np.float64, (2, 3)), data(np.int32, (3, 2, 2), seed=1)
+    check(lambda a, b: (np.kron(a, b), np.kron(b, a), np.kron(a[0], a), np.kron(a, 2.5),
+                        np.kron(b[0, 0], b[1])), a, b, backend=backend, ops=("mul",))

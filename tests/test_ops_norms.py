@@ -85,6 +85,11 @@ def test_array_of_computed_values() -> None:
     check(lambda xp, x: xp.array(x.sum()), f)
     check(lambda xp, x: xp.array(x, dtype=np.float64), f)
     check(lambda xp, x: xp.array((x[0], x[1], x[2])).T, f)
+    check(lambda xp, x: xp.array(x, ndmin=3), f)
+    check(lambda xp, x: xp.array(x[0], copy=None, ndmin=2) * 2, f)
+    check(lambda xp, x: xp.array([x.sum(), 1.0], ndmin=3), f)
+    check(lambda xp, x: xp.array(x, copy=None), f)
+    check(lambda xp, x: xp.array(x[1:], np.float64, copy=None, ndmin=1), f)
     assert check(lambda xp, x: xp.array([x[0], x[1, :2]]), f, allow_unsupported=True) is None
     assert check_native(lambda xp, x: xp.array([x.sum(), x.min() * 2.0, 3]), f,
                         sums=True) is not None
