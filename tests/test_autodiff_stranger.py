@@ -8,6 +8,10 @@ differences in float64 where autograd has no rule): values, shapes and dtypes.""
 
 from __future__ import annotations
 
+import functools
+import logging
+import math
+import statistics
 import types
 from collections import namedtuple
 
@@ -513,3 +517,43 @@ def test_float32_programs_get_float32_gradients(name):
     got = ember.grad(fn, argnums=argnums)(*_single(args))
     want = ember.grad(fn, argnums=argnums)(*args)
     assert_trees_equal(got, _single(want), rtol=2e-3, atol=2e-4)
+
+
+OPAQUE_CALLS = {
+    "math.fsum": lambda x: math.fsum(x ** 2) + np.sum(x),
+    "functools.reduce": lambda x: functools.reduce(np.add, x ** 2),
+    "statistics.fmean": lambda x: statistics.fmean(x ** 2) + np.sum(x),
+    "sorted": lambda x: np.sum(np.array(sorted(x)) * np.arange(4.0)),
+    "np.logaddexp.reduce": lambda x: np.logaddexp.reduce(x),
+    "np.logaddexp.accumulate": lambda x: np.sum(np.logaddexp.accumulate(x)),
+    "x.tolist()": lambda x: np.sum(np.array(x.tolist()) ** 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OPAQUE_CALLS))
+@pytest.mark.parametrize("compiled", [False, True])
+def test_calls_ember_cannot_capture_are_refused_not_constant(name, compiled):
+    """A result computed in Python from the differentiated arrays would carry no gradient:
+    the call is refused with its name, never a gradient that silently leaves it out."""
+    fn = OPAQUE_CALLS[name]
+
+    def gradient(x):
+        return ember.grad(fn)(x)
+
+    with pytest.raises(ember.GraphBreakError, match="cannot run this in Python"):
+        (ember.compile(gradient) if compiled else gradient)(np.array([0.5, -1.0, 2.0, 0.3]))
+
+
+def test_printing_logging_and_reading_a_float_stay_allowed():
+    """A call whose result is dropped (print, logging) cannot carry the arrays' values on;
+    `float(x)` is a constant, as documented."""
+    log = logging.getLogger("ember.tests.stranger")
+
+    def loss(x):
+        print("sum", x.sum())
+        log.info("x = %s", x)
+        scale = float(np.sum(x))
+        return np.sum(x ** 2) * scale
+
+    x = np.array([0.5, -1.0, 2.0])
+    np.testing.assert_allclose(ember.grad(loss)(x), 2 * x * x.sum(), rtol=1e-12)
