@@ -1,4 +1,5 @@
-"""np.diagonal, np.diag, np.trace (and the `.diagonal()`/`.trace()` methods) and np.tensordot
+"""np.diagonal, np.diag, np.trace (and the `.diagonal()`/`.trace()` methods), np.tensordot,
+np.conjugate of real arrays and np.cov (NumPy's Python code around them)
 against NumPy: offsets on and past either edge, wide, tall and square operands, strided and
 reversed views, integer and bool dtypes (np.sum's result types for traces), NumPy's errors;
 gradients through them equal autograd's."""
@@ -121,3 +122,17 @@ def test_gradients_of_diagonals_across_axes_equal_differences():
 
     a = np.random.default_rng(3).standard_normal((3, 4, 3))
     np.testing.assert_allclose(ember.grad(loss)(a), numeric_grad(loss, (a,), 0), rtol=1e-6)
+
+
+def test_conjugates_of_real_arrays_and_covariances():
+    x = operand((3, 5))
+    check(lambda xp, a: (xp.conj(a), xp.conjugate(a * 2), a.conj() + 1, a.T.conjugate()), x)
+    check(lambda xp, a: xp.conj(a), operand((4,), np.int32))
+
+    def covariances(a):
+        return np.cov(a), np.cov(a, bias=True), np.cov(a[0], a[1], ddof=0)
+
+    for got, want in zip(ember.compile(covariances, fullgraph=True)(x), covariances(x),
+                         strict=True):
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)

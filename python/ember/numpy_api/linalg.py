@@ -11,7 +11,7 @@ from numpy.lib.array_utils import normalize_axis_index
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
 from ember.graph.shapes import format_shape
-from ember.numpy_api.convert import any_value, to_value
+from ember.numpy_api.convert import any_value, as_array, to_value
 from ember.numpy_api.elementwise import apply, check_python_scalars
 from ember.numpy_api.shape_ops import reshape_value
 
@@ -169,10 +169,26 @@ def trace(graph: Graph, a: object, offset: object = 0, axis1: object = 0, axis2:
                                 dtype=dtype)
 
 
+def conjugate(graph: Graph, x: object, out: object = None) -> Any:
+    """np.conjugate of a real array (ember has no complex dtype): a new array of its values."""
+    if out is not None:
+        raise Unsupported("np.conjugate with out=")
+    if not any_value([x]):
+        return np.conjugate(x)  # type: ignore[arg-type]
+    return graph.op("copy", [as_array(graph, to_value(graph, x, "np.conjugate"))])
+
+
+def conjugate_method(graph: Graph, x: Value) -> Value:
+    """`x.conj()` of a real array: the array itself, as NumPy hands it back."""
+    return x
+
+
 def functions() -> dict[Any, Any]:
     return {np.matmul: matmul, np.dot: dot, np.outer: outer, np.tensordot: tensordot,
-            np.diagonal: diagonal, np.diag: diag, np.diagflat: diagflat, np.trace: trace}
+            np.diagonal: diagonal, np.diag: diag, np.diagflat: diagflat, np.trace: trace,
+            np.conjugate: conjugate}
 
 
 def methods() -> dict[str, Any]:
-    return {"dot": dot, "diagonal": diagonal, "trace": trace}
+    return {"dot": dot, "diagonal": diagonal, "trace": trace, "conj": conjugate_method,
+            "conjugate": conjugate_method}
