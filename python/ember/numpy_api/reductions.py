@@ -31,11 +31,16 @@ def _fold(fn: Any, what: str, *args: Any, **kwargs: Any) -> Any:
     return result
 
 
+def _masks(where: object) -> bool:
+    """Whether `where=` leaves elements out (`np._NoValue` is NumPy's own default passed on)."""
+    return where is not True and where is not NO_VALUE
+
+
 def _check_common(what: str, out: object, where: object = True,
                   initial: object = NO_VALUE) -> None:
     if out is not None:
         raise Unsupported(f"{what} with out= (writes into an existing array)")
-    if where is not True:
+    if _masks(where):
         raise Unsupported(f"{what} with where=")
     if initial is not NO_VALUE:
         raise Unsupported(f"{what} with initial=")
@@ -48,7 +53,9 @@ def _reduce(graph: Graph, op: str, a: object, axis: object, keepdims: object,
     dt = dtype_arg(dtype, what)
     if dt is not None and x.dtype != dt:
         x = graph.op("astype", [x], dtype=dt)
-    out = graph.op(op, [x], axis=axis_arg(axis, what), keepdims=bool(keepdims))
+    # NumPy's own Python code passes its `np._NoValue` defaults on (np.nanmean).
+    keep = keepdims is not NO_VALUE and bool(keepdims)
+    out = graph.op(op, [x], axis=axis_arg(axis, what), keepdims=keep)
     if dt is not None and out.dtype != dt:
         # sum(int8, dtype=int8) wraps: summing in i64 and casting back gives the same result.
         out = graph.op("astype", [out], dtype=dt)
@@ -64,7 +71,7 @@ _COMBINE = {"sum": "add", "prod": "mul", "max": "maximum", "min": "minimum"}
 def _masked(graph: Graph, op: str, a: object, where: object, initial: object) -> object:
     """`a` with the elements `where=` leaves out replaced by what they count as: the
     identity (sum, prod), or `initial` (max and min have no identity: NumPy requires it)."""
-    if where is True:
+    if not _masks(where):
         return a
     fill = _IDENTITY.get(op, initial)
     if fill is NO_VALUE:
@@ -102,7 +109,7 @@ def _sum_like(op: str) -> Any:
         if not any_value([a, where]):
             return _fold(getattr(np, op), f"np.{op}", a, axis=axis, dtype=dtype,
                          keepdims=keepdims, initial=initial, where=where)
-        if initial is not NO_VALUE or where is not True:
+        if initial is not NO_VALUE or _masks(where):
             _check_reducible(to_value(graph, a, f"np.{op}"), axis, op)
         masked = _masked(graph, op, a, where, initial)
         return _with_initial(graph, op, _reduce(graph, op, masked, axis, keepdims, dtype),
@@ -120,7 +127,7 @@ def _max_like(op: str) -> Any:
         if not any_value([a, where]):
             return _fold(getattr(np, op), f"np.{op}", a, axis=axis, keepdims=keepdims,
                          initial=initial, where=where)
-        if initial is not NO_VALUE or where is not True:
+        if initial is not NO_VALUE or _masks(where):
             _check_reducible(to_value(graph, a, f"np.{op}"), axis, op)
         masked = _masked(graph, op, a, where, initial)
         return _with_initial(graph, op, _reduce(graph, op, masked, axis, keepdims), initial)
@@ -150,7 +157,7 @@ def mean(graph: Graph, a: object, axis: object = None, dtype: object = None, out
     x = to_value(graph, a, "np.mean")
     if _count(x, normalize_axes(axis_arg(axis, "np.mean"), x.ndim)) == 0:
         raise Unsupported("np.mean of an empty slice (NumPy warns 'Mean of empty slice')")
-    if where is not True:
+    if _masks(where):
         return _masked_mean(graph, x, axis, dtype, keepdims, where)
     return _reduce(graph, "mean", a, axis, keepdims, dtype)
 
