@@ -142,3 +142,12 @@ def test_where_masks_and_initial_values(name: str) -> None:
                 check(lambda xp, x, m, a=axis: fn(xp, x, m, axis=a, initial=-2), x, mask)
         check(lambda xp, x, m: getattr(x, name)(where=m[:, :1], **extra), x, mask)
         check(lambda xp, x, m: fn(xp, x, m, where=m), x, mask)  # max, min: NumPy's ValueError
+
+
+def test_numpys_no_value_defaults_passed_on() -> None:
+    """NumPy's Python functions pass their `np._NoValue` defaults to the reductions they call
+    (np.nanmean: `keepdims=np._NoValue`, `where=np._NoValue`): the defaults they stand for."""
+    x = sample(np.float64, (3, 4), 4)
+    for name in ("sum", "prod", "max", "min", "mean"):
+        check(lambda xp, x, n=name: getattr(xp, n)(x, axis=0, keepdims=np._NoValue,
+                                                   where=np._NoValue), x)
