@@ -68,9 +68,7 @@ pub fn linalg(
             let gl = e.swap_last(g)?;
             Ok(vec![Some(cholesky(e, l, gl)?)])
         }
-        LinalgKind::Eigh | LinalgKind::EighUpper => {
-            Ok(vec![Some(spectral::eigh(e, kind, y, g)?)])
-        }
+        LinalgKind::Eigh | LinalgKind::EighUpper => Ok(vec![Some(spectral::eigh(e, kind, y, g)?)]),
         LinalgKind::Eigvalsh | LinalgKind::EigvalshUpper => {
             Ok(vec![Some(spectral::eigvalsh(e, kind, x[0], g)?)])
         }
@@ -98,9 +96,19 @@ fn cholesky(e: &mut Emitter, l: ValueId, g: ValueId) -> Result<ValueId> {
     let phi = e.add(strict, half)?;
     // l⁻ᵀ Φ l⁻¹ as two solves with lᵀ: q = l⁻ᵀ Φᵀ, s = l⁻ᵀ qᵀ.
     let phi_t = e.swap_last(phi)?;
-    let q = e.op(Op::Linalg { kind: LinalgKind::Solve }, vec![lt, phi_t])?;
+    let q = e.op(
+        Op::Linalg {
+            kind: LinalgKind::Solve,
+        },
+        vec![lt, phi_t],
+    )?;
     let q_t = e.swap_last(q)?;
-    let s = e.op(Op::Linalg { kind: LinalgKind::Solve }, vec![lt, q_t])?;
+    let s = e.op(
+        Op::Linalg {
+            kind: LinalgKind::Solve,
+        },
+        vec![lt, q_t],
+    )?;
     symmetric_part(e, s)
 }
 
@@ -114,12 +122,7 @@ fn symmetric_part(e: &mut Emitter, s: ValueId) -> Result<ValueId> {
 /// `lstsq(a, b, rcond)` of a full-rank `(m, n)` matrix: cotangents of the solution, of the
 /// residuals (`m > n`) and of the singular values, summed. The solution is `pinv(a) b`,
 /// differentiated through the normal equations of whichever side is square and invertible.
-fn lstsq(
-    e: &mut Emitter,
-    x: &[ValueId],
-    y: ValueId,
-    g: ValueId,
-) -> Result<Vec<Option<ValueId>>> {
+fn lstsq(e: &mut Emitter, x: &[ValueId], y: ValueId, g: ValueId) -> Result<Vec<Option<ValueId>>> {
     let (a, b) = (x[0], x[1]);
     let [m, n] = static_dims(&e.ty(a).shape, "lstsq")?[..] else {
         unreachable!("lstsq takes a matrix")
@@ -133,7 +136,12 @@ fn lstsq(
     let gx = part(e, g, 0, n * k)?;
     let gx = e.reshape(gx, &[Dim::Static(n), Dim::Static(k)])?;
     let solve = |e: &mut Emitter, lhs: ValueId, rhs: ValueId| {
-        e.op(Op::Linalg { kind: LinalgKind::Solve }, vec![lhs, rhs])
+        e.op(
+            Op::Linalg {
+                kind: LinalgKind::Solve,
+            },
+            vec![lhs, rhs],
+        )
     };
     let at = e.swap_last(a)?;
     let xt = e.swap_last(solution)?;

@@ -27,7 +27,13 @@ pub fn cumsum(e: &mut Emitter, g: ValueId, axis: usize) -> Result<ValueId> {
 /// line's first zero that is `y[j] / x[i]`, so the gradient is the reversed sum of `g y` over
 /// `x[i]`; at the first zero it is the reversed sum of `g y'`, `y'` the scan with that zero
 /// taken as 1; after it every product holds the zero, and the gradient is 0.
-pub fn cumprod(e: &mut Emitter, x: ValueId, y: ValueId, g: ValueId, axis: usize) -> Result<ValueId> {
+pub fn cumprod(
+    e: &mut Emitter,
+    x: ValueId,
+    y: ValueId,
+    g: ValueId,
+    axis: usize,
+) -> Result<ValueId> {
     let dtype = e.ty(x).dtype;
     let (zero, one) = (e.float(0.0)?, e.float(1.0)?);
     let is_zero = e.binary(BinaryOp::Eq, x, zero)?;

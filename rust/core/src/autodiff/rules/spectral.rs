@@ -119,7 +119,13 @@ fn unpack(e: &mut Emitter, kind: LinalgKind, packed: ValueId, m: usize, n: usize
 /// hold bases of the complements besides the `k = min(m, n)` singular vectors; a loss that
 /// does not depend on which basis LAPACK chose reaches them through `u uᵀ` alone, which moves
 /// their cotangent onto `u` (`gu - u⊥ gu⊥ᵀ u`, and alike for `v`).
-pub fn svd(e: &mut Emitter, kind: LinalgKind, a: ValueId, y: ValueId, g: ValueId) -> Result<ValueId> {
+pub fn svd(
+    e: &mut Emitter,
+    kind: LinalgKind,
+    a: ValueId,
+    y: ValueId,
+    g: ValueId,
+) -> Result<ValueId> {
     let dims = static_dims(&e.ty(a).shape, "svd")?;
     let (m, n) = (dims[dims.len() - 2], dims[dims.len() - 1]);
     let k = m.min(n);
@@ -188,8 +194,18 @@ fn reduced(
     let k = m.min(n);
     let row = e.ty(s).ndim() - 1;
     let s_row = e.op(Op::ExpandDims { axes: vec![row] }, vec![s])?;
-    let s_col = e.op(Op::ExpandDims { axes: vec![row + 1] }, vec![s])?;
-    let gs_col = e.op(Op::ExpandDims { axes: vec![row + 1] }, vec![gs])?;
+    let s_col = e.op(
+        Op::ExpandDims {
+            axes: vec![row + 1],
+        },
+        vec![s],
+    )?;
+    let gs_col = e.op(
+        Op::ExpandDims {
+            axes: vec![row + 1],
+        },
+        vec![gs],
+    )?;
     let eye = identity(e, k)?;
     let squares = e.mul(s_row, s_row)?;
     let squares_col = e.swap_last(squares)?;
