@@ -135,7 +135,7 @@ pub fn slice(
         static_dims(&kept, "slice")
     };
     let (dims, gdims) = (static_of(&xty)?, static_of(&gty)?);
-    if gdims.contains(&0) || gty.shape.iter().any(|d| *d == Dim::Static(0)) {
+    if gdims.contains(&0) || gty.shape.contains(&Dim::Static(0)) {
         return e.zeros(&xty.with_dtype(gty.dtype));
     }
     let mut g = g;
