@@ -276,6 +276,26 @@ def power_iteration(a):
     return v @ a @ v
 
 
+def angular_momentum(positions, velocities, masses):
+    momentum = np.sum(masses[:, None] * np.cross(positions, velocities), axis=0)
+    return momentum @ momentum
+
+
+def batched_attention(q, k, v):
+    scores = np.einsum("...qd,...kd->...qk", q, k) / np.sqrt(q.shape[-1])
+    weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    weights = weights / weights.sum(axis=-1, keepdims=True)
+    return np.sum(np.einsum("...qk,...kd->...qd", weights, v) ** 2)
+
+
+def masked_mse(w, x, y, mask):
+    return np.mean((x @ w - y) ** 2, where=mask) + np.sum(np.abs(w), where=w > 0)
+
+
+def covariance_eigenvalues(x):
+    return np.sum(np.linalg.eigvalsh(np.cov(x.T)) ** 2)
+
+
 def stacked_features(a, b):
     x = np.concatenate([a, b * 2], axis=0)
     y = np.stack([a, b], axis=-1)
@@ -374,6 +394,13 @@ CASES = {
                           "differences"),
     "cosine similarity": (cosine_similarity, (_normal(5), _normal(5)), (0, 1), "autograd"),
     "power iteration": (power_iteration, (_SPD3,), 0, "autograd"),
+    "angular momentum": (angular_momentum, (_normal(4, 3), _normal(4, 3), RNG.uniform(1, 2, 4)),
+                         (0, 1, 2), "autograd"),
+    "batched attention": (batched_attention, (_normal(2, 3, 4), _normal(2, 5, 4),
+                                              _normal(2, 5, 2)), (0, 1, 2), "autograd"),
+    "masked mse": (masked_mse, (_normal(3), _normal(8, 3), _normal(8), _normal(8) > 0), 0,
+                   "differences"),
+    "covariance eigenvalues": (covariance_eigenvalues, (_normal(8, 3),), 0, "differences"),
     "concatenate and stack": (stacked_features, (_normal(2, 3), _normal(2, 3)), (0, 1),
                               "autograd"),
     "mlp over a namedtuple": (mlp_namedtuple, (Params(_normal(3, 4), _normal(4), _normal(4, 2),

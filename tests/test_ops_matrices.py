@@ -104,3 +104,17 @@ def test_kron(backend: str) -> None:
     a, b = data(np.float64, (2, 3)), data(np.int32, (3, 2, 2), seed=1)
     check(lambda a, b: (np.kron(a, b), np.kron(b, a), np.kron(a[0], a), np.kron(a, 2.5),
                         np.kron(b[0, 0], b[1])), a, b, backend=backend, ops=("mul",))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_cross(backend: str) -> None:
+    a, b = data(np.float64, (4, 3)), data(np.float32, (3,), seed=1)
+    c, i = data(np.float64, (3, 2, 4), seed=2), data(np.int8, (2, 3), seed=3)
+    check(lambda a, b, c: (np.cross(a, b), np.cross(b, a), np.cross(c, b, axisa=0),
+                           np.cross(c, c[::-1], axis=0), np.cross(a, a[::-1], axisc=0)),
+          a, b, c, backend=backend, ops=("mul", "sub"))
+    ember.reset()
+    check(lambda i, b: (np.cross(i, i[::-1] * 3), np.cross(i, b)), i, b, backend=backend,
+          ops=("mul", "sub"))
+    ember.reset()
+    check(lambda a, c: np.cross(a, c), a, c, backend=backend, ops=())  # NumPy's ValueError

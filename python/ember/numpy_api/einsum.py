@@ -9,9 +9,9 @@ reshaped to one dimension) or, with nothing to contract, a broadcast multiply. T
 cast to the operands' result type, which is einsum's: integer sums wrap in that type, as
 NumPy's do. Float sums run in another order than NumPy's einsum loops (within rounding).
 
-Ellipses are spelt out with unused letters. The interleaved operand form, `out=`/`dtype=`/`casting=`, labels whose sizes differ
-between operands (broadcasting of size-1 dims) are left to NumPy (a graph break); malformed
-subscripts raise NumPy's own error.
+Ellipses are spelt out with unused letters. The interleaved operand form,
+`out=`/`dtype=`/`casting=`, labels whose sizes differ between operands (broadcasting of size-1
+dims) are left to NumPy (a graph break); malformed subscripts raise NumPy's own error.
 """
 
 from __future__ import annotations

@@ -169,6 +169,59 @@ def trace(graph: Graph, a: object, offset: object = 0, axis1: object = 0, axis2:
                                 dtype=dtype)
 
 
+def cross(graph: Graph, a: object, b: object, axisa: object = -1, axisb: object = -1,
+          axisc: object = -1, axis: object = None) -> Any:
+    """np.cross of 3-vectors: NumPy's component formulas (`a1 * b2 - a2 * b1`, ...) in the
+    promoted dtype, the vectors' axes moved last and the result's to `axisc`. Vectors of 2
+    (deprecated by NumPy) are left to NumPy."""
+    from ember.numpy_api.indexing import getitem
+    from ember.numpy_api.shape_ops import concatenate
+
+    if not any_value([a, b]):
+        return np.cross(a, b, axisa, axisb, axisc, axis)  # type: ignore[arg-type]
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    if not all(isinstance(v, (int, np.integer)) for v in (axisa, axisb, axisc)):
+        raise Unsupported("np.cross with computed axes")
+    x, y = (as_array(graph, to_value(graph, v, "np.cross")) for v in (a, b))
+    if x.ndim < 1 or y.ndim < 1:
+        raise ValueError("At least one array has zero dimension")
+    if x.dtype == np.bool_ or y.dtype == np.bool_:
+        raise Unsupported("np.cross of booleans")
+    x = _move_last(graph, x, normalize_axis_index(int(axisa), x.ndim, "axisa"))
+    y = _move_last(graph, y, normalize_axis_index(int(axisb), y.ndim, "axisb"))
+    if x.shape[-1] not in (2, 3) or y.shape[-1] not in (2, 3):
+        raise ValueError("incompatible dimensions for cross product\n"
+                         "(dimension must be 2 or 3)")
+    if x.shape[-1] != 3 or y.shape[-1] != 3:
+        raise Unsupported("np.cross of 2-vectors (deprecated by NumPy)")
+    dtype = np.promote_types(x.dtype, y.dtype)
+    x, y = (v if v.dtype == dtype else graph.op("astype", [v], dtype=dtype) for v in (x, y))
+    xs, ys = ([getitem(graph, v, (..., i)) for i in range(3)] for v in (x, y))
+
+    def component(i: int, j: int) -> Value:
+        return graph.op("sub", [graph.op("mul", [xs[i], ys[j]]),
+                                graph.op("mul", [xs[j], ys[i]])])
+
+    parts = [component(1, 2), component(2, 0), component(0, 1)]
+    result = concatenate(graph, [graph.op("expand_dims", [p], axis=[p.ndim]) for p in parts],
+                         axis=-1)
+    last = result.ndim - 1
+    target = normalize_axis_index(int(axisc), result.ndim, "axisc")
+    if target == last:
+        return result
+    perm = list(range(last))
+    perm.insert(target, last)
+    return graph.op("transpose", [result], perm=perm)
+
+
+def _move_last(graph: Graph, x: Value, axis: int) -> Value:
+    if axis == x.ndim - 1:
+        return x
+    perm = [i for i in range(x.ndim) if i != axis] + [axis]
+    return graph.op("transpose", [x], perm=perm)
+
+
 def conjugate(graph: Graph, x: object, out: object = None) -> Any:
     """np.conjugate of a real array (ember has no complex dtype): a new array of its values."""
     if out is not None:
@@ -186,7 +239,7 @@ def conjugate_method(graph: Graph, x: Value) -> Value:
 def functions() -> dict[Any, Any]:
     return {np.matmul: matmul, np.dot: dot, np.outer: outer, np.tensordot: tensordot,
             np.diagonal: diagonal, np.diag: diag, np.diagflat: diagflat, np.trace: trace,
-            np.conjugate: conjugate}
+            np.conjugate: conjugate, np.cross: cross}
 
 
 def methods() -> dict[str, Any]:

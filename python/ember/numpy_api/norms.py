@@ -91,8 +91,9 @@ def _matrix_norm(graph: Graph, x: Value, ord: object, axes: tuple[int, int],
     row, col = (_normalize(a, x.ndim) for a in axes)
     if row == col:
         raise ValueError("Duplicate axes given.")
-    if ord in _SINGULAR_REDUCTIONS:
-        result = _singular_norm(graph, x, _SINGULAR_REDUCTIONS[ord], row, col)  # type: ignore[index]
+    reduction = _SINGULAR_REDUCTIONS.get(ord)  # type: ignore[call-overload]
+    if reduction is not None:
+        result = _singular_norm(graph, x, reduction, row, col)
     elif ord is None or ord == "fro" or ord == "f":
         result = graph.op("sqrt", [_reduce(graph, "sum", graph.op("mul", [x, x]), axes)])
     elif ord in (1, -1, math.inf, -math.inf):
