@@ -118,3 +118,11 @@ def test_cross(backend: str) -> None:
           ops=("mul", "sub"))
     ember.reset()
     check(lambda a, c: np.cross(a, c), a, c, backend=backend, ops=())  # NumPy's ValueError
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_block(backend: str) -> None:
+    """NumPy's np.block, inlined: it calls `concatenate` past its dispatcher."""
+    a, b = data(np.float64, (2, 2)), data(np.float32, (2, 3), seed=1)
+    check(lambda a, b: (np.block([[a, b], [b[:, :2], np.ones((2, 3))]]), np.block([a, a.T]),
+                        np.block([[a], [b[:, 1:]]])), a, b, backend=backend, ops=("concatenate",))
