@@ -23,7 +23,7 @@ pub fn linalg(
             let gb = e.op(Op::Linalg { kind }, vec![at, g])?;
             let ga = if wanted[0] {
                 let xt = e.swap_last(y)?;
-                let product = e.op(Op::Matmul, vec![gb, xt])?;
+                let product = e.matmul(gb, xt)?;
                 Some(e.neg(product)?)
             } else {
                 None
@@ -33,8 +33,8 @@ pub fn linalg(
         // y = a⁻¹: ga = -yᵀ g yᵀ.
         LinalgKind::Inv => {
             let yt = e.swap_last(y)?;
-            let left = e.op(Op::Matmul, vec![yt, g])?;
-            let product = e.op(Op::Matmul, vec![left, yt])?;
+            let left = e.matmul(yt, g)?;
+            let product = e.matmul(left, yt)?;
             Ok(vec![Some(e.neg(product)?)])
         }
         // d(det a) = det a · tr(a⁻¹ da): ga = g det(a) a⁻ᵀ.
@@ -45,19 +45,8 @@ pub fn linalg(
         // Only the log of the determinant's magnitude (element 1 of the last axis) carries a
         // gradient: ga = g[..., 1] a⁻ᵀ.
         LinalgKind::Slogdet => {
-            let shape = static_dims(&e.ty(g).shape, "slogdet")?;
-            let n = shape.len();
-            let mut start = vec![0i64; n];
-            let stop: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
-            start[n - 1] = 1;
-            let log_part = e.op(
-                Op::Slice {
-                    start,
-                    stop,
-                    step: vec![1; n],
-                },
-                vec![g],
-            )?;
+            let n = e.ty(g).ndim();
+            let log_part = e.slice_axis(g, n - 1, 1, 2)?;
             let scale = e.op(Op::Squeeze { axes: vec![n - 1] }, vec![log_part])?;
             Ok(vec![Some(times_inverse_transposed(e, x[0], scale)?)])
         }

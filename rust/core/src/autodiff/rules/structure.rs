@@ -245,24 +245,11 @@ pub fn concatenate(
     g: ValueId,
     axis: usize,
 ) -> Result<Vec<Option<ValueId>>> {
-    let gdims = static_dims(&e.ty(g).shape, "concatenate")?;
     let mut offset = 0usize;
     let mut grads = Vec::with_capacity(xs.len());
     for &x in xs {
         let len = static_dims(&e.ty(x).shape, "concatenate")?[axis];
-        let mut start = vec![0i64; gdims.len()];
-        let mut stop: Vec<i64> = gdims.iter().map(|&d| d as i64).collect();
-        start[axis] = offset as i64;
-        stop[axis] = (offset + len) as i64;
-        let part = e.op(
-            Op::Slice {
-                start,
-                stop,
-                step: vec![1; gdims.len()],
-            },
-            vec![g],
-        )?;
-        grads.push(Some(part));
+        grads.push(Some(e.slice_axis(g, axis, offset, offset + len)?));
         offset += len;
     }
     Ok(grads)
