@@ -1,4 +1,5 @@
-"""np.diagonal, np.diag, np.trace (and the `.diagonal()`/`.trace()` methods) and np.tensordot
+"""np.diagonal, np.diag, np.trace (and the `.diagonal()`/`.trace()` methods), np.tensordot,
+np.conjugate of real arrays and np.cov (NumPy's Python code around them)
 against NumPy: offsets on and past either edge, wide, tall and square operands, strided and
 reversed views, integer and bool dtypes (np.sum's result types for traces), NumPy's errors;
 gradients through them equal autograd's."""
@@ -54,11 +55,24 @@ def test_views_and_native_code():
         assert check_native(lambda xp, x: xp.diagonal(x, -1).sum() - x.trace(1), view, sums=True)
 
 
-def test_errors_and_refusals():
+AXES = [(0, 1), (1, 0), (1, 2), (2, 1), (-1, -2), (-2, -1), (0, 2), (2, 0), (1, 1), (0, 3),
+        (-4, 0)]
+
+
+@pytest.mark.parametrize("axes", AXES)
+@pytest.mark.parametrize("dtype", [np.float64, np.int32])
+def test_diagonals_and_traces_across_any_two_axes(axes, dtype):
+    x = operand((3, 4, 5), dtype)
+    for k in (0, 1, -2, 6):
+        check(lambda xp, a, k=k: xp.diagonal(a, k, *axes), x)
+        check(lambda xp, a, k=k: xp.trace(a, k, *axes), x)
+    check(lambda xp, a: a.diagonal(axis1=axes[0], axis2=axes[1]) * 2, x[:, ::-1])
+
+
+def test_errors():
     check(lambda xp, a: xp.diag(a), operand((2, 3, 4)))
-    x = operand((3, 4, 5))
-    for prog in (lambda xp, a: xp.trace(a), lambda xp, a: xp.diagonal(a, 0, 1, 2)):
-        assert check(prog, x, allow_unsupported=True) is None
+    check(lambda xp, a: xp.diagonal(a), operand((3,)))
+    check(lambda xp, a: xp.trace(a), operand((3,)))
 
 
 PAIRS = [((3, 4), (4, 5), 1), ((3, 4), (3, 4), 2), ((2, 3, 4), (3, 4, 5), 2), ((3,), (4,), 0),
@@ -97,3 +111,28 @@ def test_gradients_equal_autograds(k):
     want = autograd.grad(_losses(anp)[k], (0, 1))(a, b)
     for g, w in zip(got, want, strict=True):
         np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
+
+
+def test_gradients_of_diagonals_across_axes_equal_differences():
+    from test_autodiff_rules import numeric_grad
+
+    def loss(a):
+        return (np.sum(np.diagonal(a, 1, 2, 0) ** 2) + np.trace(a, -1, 1, 2) @ a[:, 0, 0]
+                + np.sum(np.sin(a.diagonal(axis1=-1, axis2=-2))))
+
+    a = np.random.default_rng(3).standard_normal((3, 4, 3))
+    np.testing.assert_allclose(ember.grad(loss)(a), numeric_grad(loss, (a,), 0), rtol=1e-6)
+
+
+def test_conjugates_of_real_arrays_and_covariances():
+    x = operand((3, 5))
+    check(lambda xp, a: (xp.conj(a), xp.conjugate(a * 2), a.conj() + 1, a.T.conjugate()), x)
+    check(lambda xp, a: xp.conj(a), operand((4,), np.int32))
+
+    def covariances(a):
+        return np.cov(a), np.cov(a, bias=True), np.cov(a[0], a[1], ddof=0)
+
+    for got, want in zip(ember.compile(covariances, fullgraph=True)(x), covariances(x),
+                         strict=True):
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)

@@ -44,6 +44,21 @@ def test_pad_constant(width: object) -> None:
     check(lambda xp, x: xp.pad(x, 2, constant_values=300), sample(np.uint8, (3,)))
 
 
+@pytest.mark.parametrize("mode", ["edge", "wrap", "reflect", "symmetric"])
+@pytest.mark.parametrize("width", [1, (1, 2), ((1, 2), (0, 3)), ((2, 0), (3, 1)), 0, (3, 1)])
+def test_pad_from_the_array(mode: str, width: object) -> None:
+    """Slices of the array (flipped for reflect and symmetric), axis by axis; pads wider than
+    the array, which NumPy repeats, are left to it."""
+    for dt in (np.float64, np.int32, np.bool_):
+        x = sample(dt, (3, 4))
+        check(lambda xp, x: xp.pad(x, width, mode=mode), x, allow_unsupported=True)
+        assert check(lambda xp, x: xp.pad(x, 1, mode=mode), x) is not None
+    check(lambda xp, x: xp.pad(x, 2, mode=mode), sample(np.float32, (0, 3)),
+          allow_unsupported=True)
+    check(lambda xp, x: xp.pad(x, 1, mode=mode, reflect_type="odd"), sample(np.float32, (3,)),
+          allow_unsupported=True)
+
+
 def test_take() -> None:
     for indices in (0, -1, [0, 2], [], 10, (1, 1)):
         check(lambda xp, x, i=indices: xp.take(x, i), X)

@@ -97,3 +97,32 @@ def test_select(backend: str) -> None:
                lambda x: np.select([x], [x])):
         check(fn, x, backend=backend)  # NumPy's ValueError / TypeError
         ember.reset()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_kron(backend: str) -> None:
+    a, b = data(np.float64, (2, 3)), data(np.int32, (3, 2, 2), seed=1)
+    check(lambda a, b: (np.kron(a, b), np.kron(b, a), np.kron(a[0], a), np.kron(a, 2.5),
+                        np.kron(b[0, 0], b[1])), a, b, backend=backend, ops=("mul",))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_cross(backend: str) -> None:
+    a, b = data(np.float64, (4, 3)), data(np.float32, (3,), seed=1)
+    c, i = data(np.float64, (3, 2, 4), seed=2), data(np.int8, (2, 3), seed=3)
+    check(lambda a, b, c: (np.cross(a, b), np.cross(b, a), np.cross(c, b, axisa=0),
+                           np.cross(c, c[::-1], axis=0), np.cross(a, a[::-1], axisc=0)),
+          a, b, c, backend=backend, ops=("mul", "sub"))
+    ember.reset()
+    check(lambda i, b: (np.cross(i, i[::-1] * 3), np.cross(i, b)), i, b, backend=backend,
+          ops=("mul", "sub"))
+    ember.reset()
+    check(lambda a, c: np.cross(a, c), a, c, backend=backend, ops=())  # NumPy's ValueError
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_block(backend: str) -> None:
+    """NumPy's np.block, inlined: it calls `concatenate` past its dispatcher."""
+    a, b = data(np.float64, (2, 2)), data(np.float32, (2, 3), seed=1)
+    check(lambda a, b: (np.block([[a, b], [b[:, :2], np.ones((2, 3))]]), np.block([a, a.T]),
+                        np.block([[a], [b[:, 1:]]])), a, b, backend=backend, ops=("concatenate",))

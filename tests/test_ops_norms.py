@@ -13,7 +13,7 @@ from test_ops_harness import check
 
 X = sample(np.float64, (3, 4))
 VECTOR_ORDS = [None, 2, 1, 0, math.inf, -math.inf, 3, 0.5, -1, "fro", "nuc"]
-MATRIX_ORDS = [None, "fro", "f", 1, -1, math.inf, -math.inf, 3, "x"]
+MATRIX_ORDS = [None, "fro", "f", 1, -1, math.inf, -math.inf, 2, -2, "nuc", 3, "x"]
 
 
 @pytest.mark.parametrize("ord", VECTOR_ORDS)
@@ -46,10 +46,11 @@ def test_whole_array_norms_and_errors() -> None:
     check(lambda xp, x: xp.linalg.norm(x, axis=1.5), X)
 
 
-def test_spectral_norms_are_refused() -> None:
-    assert check(lambda xp, x: xp.linalg.norm(x, 2), X, allow_unsupported=True) is None
-    assert check(lambda xp, x: xp.linalg.norm(x, "nuc", (0, 1)), X,
-                 allow_unsupported=True) is None
+def test_spectral_norms_compile_natively() -> None:
+    x = np.random.default_rng(0).standard_normal((2, 5, 3))
+    assert check_native(lambda xp, x: (xp.linalg.norm(x, 2, (1, 2)),
+                                       xp.linalg.norm(x, -2, (2, 0), True),
+                                       xp.linalg.norm(x[0], "nuc")), x, ulps=4) is not None
 
 
 def test_norms_compile_natively() -> None:
@@ -84,6 +85,11 @@ def test_array_of_computed_values() -> None:
     check(lambda xp, x: xp.array(x.sum()), f)
     check(lambda xp, x: xp.array(x, dtype=np.float64), f)
     check(lambda xp, x: xp.array((x[0], x[1], x[2])).T, f)
+    check(lambda xp, x: xp.array(x, ndmin=3), f)
+    check(lambda xp, x: xp.array(x[0], copy=None, ndmin=2) * 2, f)
+    check(lambda xp, x: xp.array([x.sum(), 1.0], ndmin=3), f)
+    check(lambda xp, x: xp.array(x, copy=None), f)
+    check(lambda xp, x: xp.array(x[1:], np.float64, copy=None, ndmin=1), f)
     assert check(lambda xp, x: xp.array([x[0], x[1, :2]]), f, allow_unsupported=True) is None
     assert check_native(lambda xp, x: xp.array([x.sum(), x.min() * 2.0, 3]), f,
                         sums=True) is not None

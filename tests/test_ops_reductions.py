@@ -123,3 +123,31 @@ def test_ptp_and_nansum() -> None:
             check(lambda xp, x, a=axis: xp.ptp(x, axis=a), x)
             check(lambda xp, x, a=axis: xp.nansum(x, axis=a, keepdims=True), x)
     check(lambda xp, x: xp.nansum(x, dtype=np.float32), sample(np.float64, (5,)))
+
+
+@pytest.mark.parametrize("name", ["sum", "prod", "max", "min", "mean"])
+def test_where_masks_and_initial_values(name: str) -> None:
+    """`where=` as NumPy's identity (sum, prod) or `initial=` (max, min, which need one) in
+    the masked-out places; mean over the mask's count; `initial=` folded into the result."""
+    for dt in (np.int32, np.float32, np.float64, np.bool_):
+        x = sample(dt, (3, 4), 2)
+        mask = sample(np.float64, (3, 4), 3) > 0
+        fn = lambda xp, x, m, **kw: getattr(xp, name)(x, **kw)  # noqa: E731
+        extra = {} if name == "mean" else {"initial": 3}
+        for axis in (None, 0, 1, (0, 1)):
+            check(lambda xp, x, m, a=axis: fn(xp, x, m, axis=a, where=m, **extra), x, mask)
+            check(lambda xp, x, m, a=axis: fn(xp, x, m, axis=a, where=m[0], keepdims=True,
+                                              **extra), x, mask)
+            if name != "mean":
+                check(lambda xp, x, m, a=axis: fn(xp, x, m, axis=a, initial=-2), x, mask)
+        check(lambda xp, x, m: getattr(x, name)(where=m[:, :1], **extra), x, mask)
+        check(lambda xp, x, m: fn(xp, x, m, where=m), x, mask)  # max, min: NumPy's ValueError
+
+
+def test_numpys_no_value_defaults_passed_on() -> None:
+    """NumPy's Python functions pass their `np._NoValue` defaults to the reductions they call
+    (np.nanmean: `keepdims=np._NoValue`, `where=np._NoValue`): the defaults they stand for."""
+    x = sample(np.float64, (3, 4), 4)
+    for name in ("sum", "prod", "max", "min", "mean"):
+        check(lambda xp, x, n=name: getattr(xp, n)(x, axis=0, keepdims=np._NoValue,
+                                                   where=np._NoValue), x)

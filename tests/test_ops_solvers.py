@@ -255,15 +255,6 @@ def test_shape_and_dtype_errors_are_numpys(backend: str) -> None:
         ember.reset()
 
 
-def test_no_gradient_rule() -> None:
-    """solve, inv, det and slogdet differentiate (tests/test_autodiff_linalg.py); the
-    factorisations do not yet, and say so."""
-    with pytest.raises(Exception, match="no gradient rule for op `cholesky`"):
-        ember.grad(lambda a: np.linalg.cholesky(a @ a.T + 3 * np.eye(3)).sum())(matrices(3))
-    with pytest.raises(Exception, match="no gradient rule for op `eigvalsh`"):
-        ember.grad(lambda a: np.linalg.eigvalsh(a + a.T).sum())(matrices(3))
-
-
 def test_without_lapack_the_graph_runs_eagerly() -> None:
     from ember import _core
     from ember.backends import blas

@@ -62,6 +62,10 @@ def _taped_backend(name: str) -> Callable[[Graph, Sequence[Any]], Taped]:
 # A loop too long to unroll makes the whole frame run as plain Python, unseen as well.
 _UNDIFFERENTIABLE_BREAKS = frozenset({"numpy", "inplace", *WHOLE_FRAME_KINDS})
 
+# Refusals of a call itself (of the callable, a method read from an object, an argument's
+# type), rather than of reading an array's values (`float(x)`, whose result is a constant).
+_OPAQUE_KINDS = frozenset({"call", "attribute", "type"})
+
 
 # Errors raised in Python from the user's line (NumPy's for these inputs, or the function's
 # own `raise`). Uncaught, they reach the caller as they are; a frame with a handler, this one
@@ -96,7 +100,10 @@ def _refuse_in_gradient(exc: Unsupported, code: CodeType) -> str | None:
                 "where its gradient would be lost; test the condition with NumPy operations "
                 "(np.where, a bounds check) rather than catching the error")
     numpy_call = exc.kind == "call" and ("numpy" in exc.reason or "ndarray" in exc.reason)
-    if exc.kind not in _UNDIFFERENTIABLE_BREAKS and not numpy_call:
+    # A call ember cannot capture (math.fsum, functools.reduce, np.logaddexp.reduce) whose
+    # result is computed in Python from the function's arrays: that result would be a constant.
+    opaque_call = exc.kind in _OPAQUE_KINDS and getattr(exc, "returns_from_arrays", False)
+    if exc.kind not in _UNDIFFERENTIABLE_BREAKS and not numpy_call and not opaque_call:
         return None
     return ("a differentiated function cannot run this in Python, where its gradient would be "
             "lost; use NumPy operations ember captures (docs/IR.md)")

@@ -207,6 +207,11 @@ class VariableBuilder:
 
             gradient = variable_for(value, source, self.wrap)
             return DisabledFunctionVariable(value, source) if gradient is None else gradient
+        if isinstance(value, types.FunctionType) and is_foldable(value):
+            # NumPy's argument checks written in Python (`normalize_axis_tuple`): called on
+            # constants at capture time rather than inlined.
+            guard(source, "ID_MATCH", value)
+            return ConstantVariable(value, source)
         handler = _numpy_handler(value)
         if handler is not None:
             guard(source, "ID_MATCH", value)

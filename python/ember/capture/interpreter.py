@@ -99,6 +99,26 @@ def annotate(exc: Unsupported, filename: str, lineno: int | None) -> None:
         exc.location = (filename, lineno)  # type: ignore[attr-defined]
 
 
+def holds_run_time_values(trackers: list[VariableTracker]) -> bool:
+    """Whether any of the trackers, or anything they hold, is an array of the graph or a
+    float known only at run time (what a gradient can flow through)."""
+    from ember.capture.variables.array import ArrayVariable
+    from ember.capture.variables.scalar import PythonScalarVariable
+
+    seen: set[int] = set()
+    todo = list(trackers)
+    while todo:
+        vt = todo.pop()
+        if id(vt) in seen:
+            continue
+        seen.add(id(vt))
+        if isinstance(vt, ArrayVariable) or (isinstance(vt, PythonScalarVariable)
+                                             and vt.python_class is float):
+            return True
+        todo.extend(c for c in vt.children() if isinstance(c, VariableTracker))
+    return False
+
+
 class Interpreter(BuildingOpcodes, FlowOpcodes):
     """Runs one code object symbolically until RETURN_VALUE."""
 
@@ -181,13 +201,31 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
                     whole.location = exc.location  # type: ignore[attr-defined]
                     raise whole from exc
             states = getattr(exc, "frame_states", None)
-            if states is None:
+            if states is None:  # the instruction that refused is this frame's
                 states = exc.frame_states = []  # type: ignore[attr-defined]
+                exc.returns_from_arrays = self._returns_from_arrays(  # type: ignore[attr-defined]
+                    inst, stack_before)
             states.append(self.state(inst, stack_before))
             raise
         finally:
             self.tracer.frames.pop()
         return self.result
+
+    def _returns_from_arrays(self, inst: Instruction, stack: list[VariableTracker]) -> bool:
+        """Whether a call refused here takes arrays (or run-time numbers) and its result is
+        used: run in Python, that result would be computed from them unseen by the graph (a
+        result dropped at once, as of `print(x)`, cannot be)."""
+        if inst.opname == "CALL":
+            operands = stack[len(stack) - inst.arg - 2:]
+        elif inst.opname == "CALL_FUNCTION_EX":
+            operands = stack[len(stack) - 2 - (inst.arg & 1):]
+        else:
+            return False
+        following = self.instructions[inst.index + 1] if inst.index + 1 < len(
+            self.instructions) else None
+        if following is not None and following.opname == "POP_TOP":
+            return False
+        return holds_run_time_values(operands)
 
     def state(self, inst: Instruction, stack: list[VariableTracker]) -> FrameState:
         """The frame's state before `inst`, with `stack` as its value stack."""

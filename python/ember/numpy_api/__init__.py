@@ -10,6 +10,8 @@ type is raised with NumPy's message.
 
 from __future__ import annotations
 
+import types
+
 from collections.abc import Callable
 from typing import Any
 
@@ -50,6 +52,10 @@ _FUNCTIONS: dict[Any, Handler] = {
     **matrices.functions(), **solvers.functions(),
     np.take_along_axis: take_along_axis, np.put_along_axis: put_along_axis,
 }
+# NumPy's own Python code calls some C functions without their array-function dispatcher
+# (`np.block`: `concatenate.__wrapped__`): the same functions, the same handlers.
+_FUNCTIONS.update({fn.__wrapped__: handler for fn, handler in list(_FUNCTIONS.items())
+                   if isinstance(getattr(fn, "__wrapped__", None), types.BuiltinFunctionType)})
 # Functions that update their first argument in place and return None: their handler
 # returns the argument's new value, which capture writes into it.
 IN_PLACE = frozenset({np.put_along_axis, np.copyto})

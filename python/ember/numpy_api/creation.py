@@ -21,6 +21,7 @@ from ember.numpy_api.convert import (
     to_value,
 )
 from ember.numpy_api.literals import constant_array, literal_value
+from ember.numpy_api.shape_ops import reshape_value
 
 
 def _check_layout(what: str, order: str, like: object = None) -> None:
@@ -235,17 +236,23 @@ def array(graph: Graph, object: object, dtype: object = None, *, copy: object = 
         made = np.array(object, dtype=dtype, copy=copy, order=order,  # type: ignore
                         subok=subok, ndmin=ndmin)
         return constant_array(graph, made) if type(made) is np.ndarray else made
-    if ndmin or copy is False:
-        raise Unsupported("np.array with ndmin= or copy=False")
+    if copy is False:
+        raise Unsupported("np.array with copy=False")
     dt = dtype_arg(dtype, "np.array")
     if isinstance(object, (list, tuple)):
-        return literal_value(graph, object, dt)
-    x = as_array(graph, to_value(graph, object, "np.array"))
-    if dt is not None and dt != x.dtype:
-        cast = graph.op("astype", [x], dtype=dt)
-        graph.layouts[cast.id] = ("like", x.id)
-        return cast
-    return graph.op("copy", [x])
+        x = literal_value(graph, object, dt)
+    else:
+        x = as_array(graph, to_value(graph, object, "np.array"))
+        if dt is not None and dt != x.dtype:
+            cast = graph.op("astype", [x], dtype=dt)
+            graph.layouts[cast.id] = ("like", x.id)
+            x = cast
+        elif copy is not None:  # copy=None: the array itself, as NumPy hands it back
+            x = graph.op("copy", [x])
+    ndmin = operator.index(ndmin)  # type: ignore[arg-type]
+    if ndmin > x.ndim:  # ones prepended: a view of the array
+        x = reshape_value(graph, x, (1,) * (ndmin - x.ndim) + tuple(x.shape))
+    return x
 
 
 def ascontiguousarray(graph: Graph, a: object, dtype: object = None, *,

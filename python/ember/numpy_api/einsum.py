@@ -9,9 +9,9 @@ reshaped to one dimension) or, with nothing to contract, a broadcast multiply. T
 cast to the operands' result type, which is einsum's: integer sums wrap in that type, as
 NumPy's do. Float sums run in another order than NumPy's einsum loops (within rounding).
 
-Ellipses, the interleaved operand form, `out=`/`dtype=`/`casting=`, labels whose sizes differ
-between operands (broadcasting of size-1 dims) are left to NumPy (a graph break); malformed
-subscripts raise NumPy's own error.
+Ellipses are spelt out with unused letters. The interleaved operand form,
+`out=`/`dtype=`/`casting=`, labels whose sizes differ between operands (broadcasting of size-1
+dims) are left to NumPy (a graph break); malformed subscripts raise NumPy's own error.
 """
 
 from __future__ import annotations
@@ -38,10 +38,37 @@ def _numpy_error(subscripts: str, values: list[Value]) -> Exception:
     return Unsupported(f"np.einsum({subscripts!r}) with these operand shapes")
 
 
+def _expand_ellipses(subscripts: str, spec: str, values: list[Value]) -> str:
+    """`...` spelt out with letters the subscripts do not use, right-aligned across operands
+    (an operand with fewer broadcast dimensions takes the last of them), and in the output
+    where it stands (or first, without an output)."""
+    lhs, arrow, rhs = spec.partition("->")
+    inputs = lhs.split(",")
+    if len(inputs) != len(values) or any(s.replace("...", "", 1).count(".")
+                                         for s in (*inputs, rhs)):
+        raise _numpy_error(subscripts, values)
+    counts = [v.ndim - (len(s) - 3) if "..." in s else 0 for s, v in zip(inputs, values,
+                                                                         strict=True)]
+    if min(counts) < 0:
+        raise _numpy_error(subscripts, values)
+    spare = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" if c not in spec]
+    broadcast = "".join(spare[:max(counts)])
+    inputs = [s.replace("...", broadcast[len(broadcast) - n:]) for s, n in zip(inputs, counts,
+                                                                              strict=True)]
+    if not arrow:
+        letters = "".join(inputs).translate({ord(c): None for c in broadcast})
+        rhs = broadcast + "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    elif "..." in rhs:
+        rhs = rhs.replace("...", broadcast)
+    elif broadcast:
+        raise _numpy_error(subscripts, values)
+    return ",".join(inputs) + "->" + rhs
+
+
 def _parse(subscripts: str, values: list[Value]) -> tuple[list[str], str]:
     spec = subscripts.replace(" ", "")
     if "." in spec:
-        raise Unsupported("np.einsum with an ellipsis")
+        spec = _expand_ellipses(subscripts, spec, values)
     lhs, arrow, rhs = spec.partition("->")
     inputs = lhs.split(",")
     letters = "".join(inputs)

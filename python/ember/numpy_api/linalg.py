@@ -6,11 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.lib.array_utils import normalize_axis_index
 
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
 from ember.graph.shapes import format_shape
-from ember.numpy_api.convert import any_value, to_value
+from ember.numpy_api.convert import any_value, as_array, to_value
 from ember.numpy_api.elementwise import apply, check_python_scalars
 from ember.numpy_api.shape_ops import reshape_value
 
@@ -99,33 +100,36 @@ def tensordot(graph: Graph, a: object, b: object, axes: object = 2) -> Any:
     return result
 
 
-def _static_2d(x: Value, what: str) -> tuple[int, int]:
-    if x.ndim != 2:
-        raise Unsupported(f"{what} of an array of {x.ndim} dimensions")
-    n, m = x.shape
-    if not (isinstance(n, int) and isinstance(m, int)):
-        raise Unsupported(f"{what} of symbolic dimensions")
-    return n, m
-
-
 def diagonal(graph: Graph, a: object, offset: object = 0, axis1: object = 0,
              axis2: object = 1) -> Any:
-    """np.diagonal of a 2-D array: every `m + 1`-th element of it flattened, from `offset`
-    (a view, handed out read-only as NumPy's is)."""
+    """np.diagonal: `axis1` and `axis2` moved last (the others keep their order), flattened
+    together, and every `m + 1`-th element of that axis taken from `offset` (a view of a 2-D
+    array, handed out read-only as NumPy's is)."""
     from ember.numpy_api.indexing import getitem
 
     if not any_value([a]):
         return np.diagonal(a, offset, axis1, axis2)  # type: ignore[arg-type]
     x = to_value(graph, a, "np.diagonal")
-    if (axis1, axis2) not in ((0, 1), (-2, -1)) or not isinstance(offset, (int, np.integer)):
-        raise Unsupported("np.diagonal across other axes")
-    n, m = _static_2d(x, "np.diagonal")
+    if not all(isinstance(v, (int, np.integer)) for v in (offset, axis1, axis2)):
+        raise Unsupported("np.diagonal with computed or non-integer arguments")
+    if x.ndim < 2:
+        raise ValueError("diag requires an array of at least two dimensions")
+    first = normalize_axis_index(int(axis1), x.ndim, "axis1")  # type: ignore[call-overload]
+    second = normalize_axis_index(int(axis2), x.ndim, "axis2")  # type: ignore[call-overload]
+    if first == second:
+        raise ValueError("axis1 and axis2 cannot be the same")
+    rest = [i for i in range(x.ndim) if i not in (first, second)]
+    if rest or first > second:
+        x = graph.op("transpose", [x], perm=[*rest, first, second])
+    n, m = x.shape[-2:]
+    if not (isinstance(n, int) and isinstance(m, int)):
+        raise Unsupported("np.diagonal of symbolic dimensions")
     k = int(offset)
     start, length = (k, min(n, m - k)) if k >= 0 else (-k * m, min(n + k, m))
     length = max(length, 0)
-    flat = reshape_value(graph, x, (n * m,))
-    result = getitem(graph, flat, slice(start, start + length * (m + 1), m + 1) if length else
-                     slice(0, 0))
+    flat = reshape_value(graph, x, (*x.shape[:-2], n * m))
+    result = getitem(graph, flat, (..., slice(start, start + length * (m + 1), m + 1)
+                                   if length else slice(0, 0)))
     graph.root.read_only.add(result.id)  # NumPy's diagonal is a read-only view
     return result
 
@@ -154,20 +158,90 @@ def diagflat(graph: Graph, v: object, k: object = 0) -> Any:
 
 def trace(graph: Graph, a: object, offset: object = 0, axis1: object = 0, axis2: object = 1,
           dtype: object = None, out: object = None) -> Any:
-    """np.trace of a 2-D array: the sum of its diagonal (np.sum's dtype rules)."""
+    """np.trace: the sums of the diagonals, over their last axis (np.sum's dtype rules)."""
     from ember.numpy_api.reductions import functions as reductions
 
     if out is not None:
         raise Unsupported("np.trace with out=")
     if not any_value([a]):
         return np.trace(a, offset, axis1, axis2, dtype)  # type: ignore[arg-type]
-    return reductions()[np.sum](graph, diagonal(graph, a, offset, axis1, axis2), dtype=dtype)
+    return reductions()[np.sum](graph, diagonal(graph, a, offset, axis1, axis2), axis=-1,
+                                dtype=dtype)
+
+
+def cross(graph: Graph, a: object, b: object, axisa: object = -1, axisb: object = -1,
+          axisc: object = -1, axis: object = None) -> Any:
+    """np.cross of 3-vectors: NumPy's component formulas (`a1 * b2 - a2 * b1`, ...) in the
+    promoted dtype, the vectors' axes moved last and the result's to `axisc`. Vectors of 2
+    (deprecated by NumPy) are left to NumPy."""
+    from ember.numpy_api.indexing import getitem
+    from ember.numpy_api.shape_ops import concatenate
+
+    if not any_value([a, b]):
+        return np.cross(a, b, axisa, axisb, axisc, axis)  # type: ignore[arg-type]
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    if not all(isinstance(v, (int, np.integer)) for v in (axisa, axisb, axisc)):
+        raise Unsupported("np.cross with computed axes")
+    x, y = (as_array(graph, to_value(graph, v, "np.cross")) for v in (a, b))
+    if x.ndim < 1 or y.ndim < 1:
+        raise ValueError("At least one array has zero dimension")
+    if x.dtype == np.bool_ or y.dtype == np.bool_:
+        raise Unsupported("np.cross of booleans")
+    x = _move_last(graph, x, normalize_axis_index(int(axisa), x.ndim, "axisa"))
+    y = _move_last(graph, y, normalize_axis_index(int(axisb), y.ndim, "axisb"))
+    if x.shape[-1] not in (2, 3) or y.shape[-1] not in (2, 3):
+        raise ValueError("incompatible dimensions for cross product\n"
+                         "(dimension must be 2 or 3)")
+    if x.shape[-1] != 3 or y.shape[-1] != 3:
+        raise Unsupported("np.cross of 2-vectors (deprecated by NumPy)")
+    dtype = np.promote_types(x.dtype, y.dtype)
+    x, y = (v if v.dtype == dtype else graph.op("astype", [v], dtype=dtype) for v in (x, y))
+    xs, ys = ([getitem(graph, v, (..., i)) for i in range(3)] for v in (x, y))
+
+    def component(i: int, j: int) -> Value:
+        return graph.op("sub", [graph.op("mul", [xs[i], ys[j]]),
+                                graph.op("mul", [xs[j], ys[i]])])
+
+    parts = [component(1, 2), component(2, 0), component(0, 1)]
+    result = concatenate(graph, [graph.op("expand_dims", [p], axis=[p.ndim]) for p in parts],
+                         axis=-1)
+    last = result.ndim - 1
+    target = normalize_axis_index(int(axisc), result.ndim, "axisc")
+    if target == last:
+        return result
+    perm = list(range(last))
+    perm.insert(target, last)
+    return graph.op("transpose", [result], perm=perm)
+
+
+def _move_last(graph: Graph, x: Value, axis: int) -> Value:
+    if axis == x.ndim - 1:
+        return x
+    perm = [i for i in range(x.ndim) if i != axis] + [axis]
+    return graph.op("transpose", [x], perm=perm)
+
+
+def conjugate(graph: Graph, x: object, out: object = None) -> Any:
+    """np.conjugate of a real array (ember has no complex dtype): a new array of its values."""
+    if out is not None:
+        raise Unsupported("np.conjugate with out=")
+    if not any_value([x]):
+        return np.conjugate(x)  # type: ignore[arg-type]
+    return graph.op("copy", [as_array(graph, to_value(graph, x, "np.conjugate"))])
+
+
+def conjugate_method(graph: Graph, x: Value) -> Value:
+    """`x.conj()` of a real array: the array itself, as NumPy hands it back."""
+    return x
 
 
 def functions() -> dict[Any, Any]:
     return {np.matmul: matmul, np.dot: dot, np.outer: outer, np.tensordot: tensordot,
-            np.diagonal: diagonal, np.diag: diag, np.diagflat: diagflat, np.trace: trace}
+            np.diagonal: diagonal, np.diag: diag, np.diagflat: diagflat, np.trace: trace,
+            np.conjugate: conjugate, np.cross: cross}
 
 
 def methods() -> dict[str, Any]:
-    return {"dot": dot, "diagonal": diagonal, "trace": trace}
+    return {"dot": dot, "diagonal": diagonal, "trace": trace, "conj": conjugate_method,
+            "conjugate": conjugate_method}

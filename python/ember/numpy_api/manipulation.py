@@ -110,28 +110,64 @@ def _pad_pairs(pad_width: object, ndim: int) -> list[tuple[int, int]]:
 
 def pad(graph: Graph, array: object, pad_width: object, mode: object = "constant",
         **kwargs: object) -> Value:
-    """np.pad with mode="constant": blocks of the fill value joined on each side."""
-    if mode != "constant" or set(kwargs) - {"constant_values"}:
-        raise Unsupported(f"np.pad with mode={mode!r}")
-    fill = static_number(kwargs.get("constant_values", 0), "np.pad")
+    """np.pad with mode="constant" (blocks of the fill value joined on each side), "edge",
+    "wrap", "reflect" or "symmetric" (slices of the array, flipped for the last two), axis by
+    axis as NumPy pads. Pads wider than the array in the last three are left to NumPy, which
+    repeats them."""
+    options = {"constant": {"constant_values"}, "edge": set(), "wrap": set(),
+               "reflect": set(), "symmetric": set()}
+    if mode not in options or set(kwargs) - options[mode]:  # type: ignore[index]
+        raise Unsupported(f"np.pad with mode={mode!r} and {sorted(kwargs)}")
     x = padded = array_arg(graph, array, "np.pad")
-    # NumPy stores the value through np.asarray and an unsafe cast (300 -> 44 in uint8).
-    with quiet():
-        fill = np.asarray(fill).astype(x.dtype).item()
+    fill = None
+    if mode == "constant":
+        fill = static_number(kwargs.get("constant_values", 0), "np.pad")
+        # NumPy stores the value through np.asarray and an unsafe cast (300 -> 44 in uint8).
+        with quiet():
+            fill = np.asarray(fill).astype(x.dtype).item()
     for axis, (before, after) in enumerate(_pad_pairs(pad_width, x.ndim)):
-        parts = []
-        for width in (before, after):
-            shape = list(x.shape)
-            shape[axis] = width
-            parts.append(graph.full(shape, fill, x.dtype) if width else None)
-        if parts[0] is not None or parts[1] is not None:
-            if isinstance(x.shape[axis], str):
-                raise Unsupported("np.pad along a symbolic dimension")
-            joined = [p for p in (parts[0], x, parts[1]) if p is not None]
-            x = graph.op("concatenate", joined, axis=axis)
+        if not before and not after:
+            continue
+        n = x.shape[axis]
+        if isinstance(n, str):
+            raise Unsupported("np.pad along a symbolic dimension")
+        sides = [_pad_block(graph, x, axis, width, mode, fill, side)  # type: ignore[arg-type]
+                 for side, width in (("before", before), ("after", after))]
+        joined = [p for p in (sides[0], x, sides[1]) if p is not None]
+        x = graph.op("concatenate", joined, axis=axis)
     if x is padded:
         return graph.op("copy", [x])  # no padding: still a new array, as NumPy's
     return x
+
+
+def _pad_block(graph: Graph, x: Value, axis: int, width: int, mode: str, fill: object,
+               side: str) -> Value | None:
+    """The `width` elements np.pad puts on one side of `x` along `axis`."""
+    if not width:
+        return None
+    n = int(x.shape[axis])
+    shape = list(x.shape)
+    shape[axis] = width
+    if mode == "constant":
+        return graph.full(shape, fill, x.dtype)  # type: ignore[arg-type]
+    if n == 0:
+        raise Unsupported(f"np.pad with mode={mode!r} of an empty axis")
+    before = side == "before"
+    # The range taken, and whether it is flipped: `edge` repeats one element.
+    start, stop, flip = {
+        "edge": (0, 1, False) if before else (n - 1, n, False),
+        "wrap": (n - width, n, False) if before else (0, width, False),
+        "reflect": (1, width + 1, True) if before else (n - 1 - width, n - 1, True),
+        "symmetric": (0, width, True) if before else (n - width, n, True),
+    }[mode]
+    if start < 0 or stop > n or (mode == "reflect" and n == 1):
+        raise Unsupported(f"np.pad with mode={mode!r} wider than the array")
+    block = getitem(graph, x, (slice(None),) * axis + (slice(start, stop),))
+    if flip:
+        block = graph.op("flip", [block], axis=[axis])
+    if mode == "edge":
+        block = graph.op("broadcast_to", [block], shape=tuple(shape))
+    return block
 
 
 def take(graph: Graph, a: object, indices: object, axis: object = None, out: object = None,

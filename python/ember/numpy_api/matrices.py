@@ -1,5 +1,5 @@
 """Building matrices: `np.diag` of a vector (`linalg.diag` hands it here), `np.meshgrid`,
-`np.column_stack`, `np.select`, each as NumPy's own definition in graph ops."""
+`np.column_stack`, `np.select`, `np.kron`, each as NumPy's own definition in graph ops."""
 
 from __future__ import annotations
 
@@ -95,6 +95,25 @@ def select(graph: Graph, condlist: object, choicelist: object, default: object =
     return result
 
 
+def kron(graph: Graph, a: object, b: object) -> Any:
+    """np.kron: both operands given the same rank (ones prepended), their axes interleaved
+    (`a`'s outer, `b`'s inner), multiplied by broadcasting and reshaped."""
+    from ember.numpy_api.elementwise import apply
+
+    if not isinstance(a, Value) and not isinstance(b, Value):
+        return np.kron(a, b)  # type: ignore[arg-type]
+    x, y = (array_arg(graph, v, "np.kron") for v in (a, b))
+    if x.ndim == 0 or y.ndim == 0:
+        return apply(graph, "mul", [x, y], operator=False)
+    nd = max(x.ndim, y.ndim)
+    xs = (1,) * (nd - x.ndim) + _static_dims(x, "np.kron")
+    ys = (1,) * (nd - y.ndim) + _static_dims(y, "np.kron")
+    outer = graph.op("expand_dims", [reshape_value(graph, x, xs)], axis=list(range(1, 2 * nd, 2)))
+    inner = graph.op("expand_dims", [reshape_value(graph, y, ys)], axis=list(range(0, 2 * nd, 2)))
+    product = apply(graph, "mul", [outer, inner], operator=False)
+    return reshape_value(graph, product, tuple(i * j for i, j in zip(xs, ys, strict=True)))
+
+
 def _stand_in(v: Value) -> object:
     """What np.result_type sees of a choice: a Python scalar stays one (NEP 50's weak
     promotion), an array its dtype."""
@@ -104,5 +123,6 @@ def _stand_in(v: Value) -> object:
 
 
 def functions() -> dict[Any, Any]:
-    return {np.meshgrid: meshgrid, np.column_stack: column_stack, np.select: select}
+    return {np.meshgrid: meshgrid, np.column_stack: column_stack, np.select: select,
+            np.kron: kron}
 

@@ -2,7 +2,8 @@
 decomposition ('fro', 1, -1, inf, -inf), over `axis` with `keepdims`, written as NumPy
 writes them (`numpy/linalg/_linalg.py`) so that the same ops give the same rounding: the
 2-norm of a whole array is `sqrt(dot(x, x))` of the raveled array, other 2-norms
-`sqrt(sum(x * x))`. The spectral (2, -2) and nuclear norms need an SVD: a graph break.
+`sqrt(sum(x * x))`. The spectral (2, -2) and nuclear norms reduce the singular values of
+the matrices moved to the last two axes, as NumPy's `_multi_svd_norm` does.
 """
 
 from __future__ import annotations
@@ -73,15 +74,27 @@ def _vector_norm(graph: Graph, x: Value, ord: object, axis: int, keepdims: bool)
     return graph.op("pow", [total, graph.const(inverse)])
 
 
+# The matrix norms of the singular values: the largest, the smallest, their sum.
+_SINGULAR_REDUCTIONS = {2: "max", -2: "min", "nuc": "sum"}
+
+
+def _singular_norm(graph: Graph, x: Value, op: str, row: int, col: int) -> Value:
+    from ember.numpy_api.solvers import svd
+
+    perm = [a for a in range(x.ndim) if a not in (row, col)] + [row, col]
+    singular = svd(graph, graph.op("transpose", [x], perm=perm), compute_uv=False)
+    return _reduce(graph, op, singular, singular.ndim - 1)
+
+
 def _matrix_norm(graph: Graph, x: Value, ord: object, axes: tuple[int, int],
                  keepdims: bool) -> Value:
     row, col = (_normalize(a, x.ndim) for a in axes)
     if row == col:
         raise ValueError("Duplicate axes given.")
-    if ord in (2, -2, "nuc"):
-        raise Unsupported(f"np.linalg.norm with ord={ord!r} (needs a singular value "
-                          "decomposition)")
-    if ord is None or ord == "fro" or ord == "f":
+    reduction = _SINGULAR_REDUCTIONS.get(ord)  # type: ignore[call-overload]
+    if reduction is not None:
+        result = _singular_norm(graph, x, reduction, row, col)
+    elif ord is None or ord == "fro" or ord == "f":
         result = graph.op("sqrt", [_reduce(graph, "sum", graph.op("mul", [x, x]), axes)])
     elif ord in (1, -1, math.inf, -math.inf):
         pick = "max" if ord in (1, math.inf) else "min"

@@ -31,10 +31,16 @@ def _fold(fn: Any, what: str, *args: Any, **kwargs: Any) -> Any:
     return result
 
 
-def _check_common(what: str, out: object, where: object, initial: object = NO_VALUE) -> None:
+def _masks(where: object) -> bool:
+    """Whether `where=` leaves elements out (`np._NoValue` is NumPy's own default passed on)."""
+    return where is not True and where is not NO_VALUE
+
+
+def _check_common(what: str, out: object, where: object = True,
+                  initial: object = NO_VALUE) -> None:
     if out is not None:
         raise Unsupported(f"{what} with out= (writes into an existing array)")
-    if where is not True:
+    if _masks(where):
         raise Unsupported(f"{what} with where=")
     if initial is not NO_VALUE:
         raise Unsupported(f"{what} with initial=")
@@ -47,22 +53,67 @@ def _reduce(graph: Graph, op: str, a: object, axis: object, keepdims: object,
     dt = dtype_arg(dtype, what)
     if dt is not None and x.dtype != dt:
         x = graph.op("astype", [x], dtype=dt)
-    out = graph.op(op, [x], axis=axis_arg(axis, what), keepdims=bool(keepdims))
+    # NumPy's own Python code passes its `np._NoValue` defaults on (np.nanmean).
+    keep = keepdims is not NO_VALUE and bool(keepdims)
+    out = graph.op(op, [x], axis=axis_arg(axis, what), keepdims=keep)
     if dt is not None and out.dtype != dt:
         # sum(int8, dtype=int8) wraps: summing in i64 and casting back gives the same result.
         out = graph.op("astype", [out], dtype=dt)
     return out
 
 
+# The value a masked-out element of a reduction counts as (NumPy's identity of the ufunc).
+_IDENTITY = {"sum": 0, "prod": 1}
+# The ufunc combining `initial=` with a reduction's result.
+_COMBINE = {"sum": "add", "prod": "mul", "max": "maximum", "min": "minimum"}
+
+
+def _masked(graph: Graph, op: str, a: object, where: object, initial: object) -> object:
+    """`a` with the elements `where=` leaves out replaced by what they count as: the
+    identity (sum, prod), or `initial` (max and min have no identity: NumPy requires it)."""
+    if not _masks(where):
+        return a
+    fill = _IDENTITY.get(op, initial)
+    if fill is NO_VALUE:
+        raise ValueError(f"reduction operation '{_COMBINE[op]}' does "
+                         "not have an identity, so to use a where mask one has to specify "
+                         "'initial'")
+    x = as_array(graph, to_value(graph, a, f"np.{op}"))
+    mask = as_array(graph, to_value(graph, where, f"np.{op}"))
+    if mask.dtype != np.bool_:
+        raise Unsupported(f"np.{op} with a where= mask that is not boolean")
+    mask = graph.op("broadcast_to", [mask], shape=tuple(x.shape))
+    fill_value = graph.const(x.dtype.type(static_number(fill, f"np.{op}")))
+    return graph.op("where", [mask, x, fill_value])
+
+
+def _with_initial(graph: Graph, op: str, result: Value, initial: object) -> Value:
+    """The reduction's result combined with `initial=` (a number), in the result's dtype."""
+    if initial is NO_VALUE:
+        return result
+    start = graph.const(result.dtype.type(static_number(initial, f"np.{op}")))
+    return graph.op(_COMBINE[op], [result, start])
+
+
+def _check_reducible(x: Value, axis: object, op: str) -> None:
+    axes = normalize_axes(axis_arg(axis, f"np.{op}"), x.ndim)
+    if _count(x, axes) in (0, None):
+        raise Unsupported(f"np.{op} with initial= or where= over empty or symbolic axes")
+
+
 def _sum_like(op: str) -> Any:
     def handler(graph: Graph, a: object, axis: object = None, dtype: object = None,
                 out: object = None, keepdims: object = False, initial: object = NO_VALUE,
                 where: object = True) -> Any:
-        _check_common(f"np.{op}", out, where, initial)
-        if not any_value([a]):
+        _check_common(f"np.{op}", out)
+        if not any_value([a, where]):
             return _fold(getattr(np, op), f"np.{op}", a, axis=axis, dtype=dtype,
-                         keepdims=keepdims)
-        return _reduce(graph, op, a, axis, keepdims, dtype)
+                         keepdims=keepdims, initial=initial, where=where)
+        if initial is not NO_VALUE or _masks(where):
+            _check_reducible(to_value(graph, a, f"np.{op}"), axis, op)
+        masked = _masked(graph, op, a, where, initial)
+        return _with_initial(graph, op, _reduce(graph, op, masked, axis, keepdims, dtype),
+                             initial)
 
     handler.__name__ = op
     return handler
@@ -72,10 +123,14 @@ def _max_like(op: str) -> Any:
     def handler(graph: Graph, a: object, axis: object = None, out: object = None,
                 keepdims: object = False, initial: object = NO_VALUE,
                 where: object = True) -> Any:
-        _check_common(f"np.{op}", out, where, initial)
-        if not any_value([a]):
-            return _fold(getattr(np, op), f"np.{op}", a, axis=axis, keepdims=keepdims)
-        return _reduce(graph, op, a, axis, keepdims)
+        _check_common(f"np.{op}", out)
+        if not any_value([a, where]):
+            return _fold(getattr(np, op), f"np.{op}", a, axis=axis, keepdims=keepdims,
+                         initial=initial, where=where)
+        if initial is not NO_VALUE or _masks(where):
+            _check_reducible(to_value(graph, a, f"np.{op}"), axis, op)
+        masked = _masked(graph, op, a, where, initial)
+        return _with_initial(graph, op, _reduce(graph, op, masked, axis, keepdims), initial)
 
     handler.__name__ = op
     return handler
@@ -95,13 +150,28 @@ def _any_like(op: str) -> Any:
 
 def mean(graph: Graph, a: object, axis: object = None, dtype: object = None, out: object = None,
          keepdims: object = False, *, where: object = True) -> Any:
-    _check_common("np.mean", out, where)
-    if not any_value([a]):
-        return _fold(np.mean, "np.mean", a, axis=axis, dtype=dtype, keepdims=keepdims)
+    _check_common("np.mean", out)
+    if not any_value([a, where]):
+        return _fold(np.mean, "np.mean", a, axis=axis, dtype=dtype, keepdims=keepdims,
+                     where=where)
     x = to_value(graph, a, "np.mean")
     if _count(x, normalize_axes(axis_arg(axis, "np.mean"), x.ndim)) == 0:
         raise Unsupported("np.mean of an empty slice (NumPy warns 'Mean of empty slice')")
+    if _masks(where):
+        return _masked_mean(graph, x, axis, dtype, keepdims, where)
     return _reduce(graph, "mean", a, axis, keepdims, dtype)
+
+
+def _masked_mean(graph: Graph, x: Value, axis: object, dtype: object, keepdims: object,
+                 where: object) -> Value:
+    """NumPy's `_mean` with `where=`: the masked sum over the count of the mask's elements,
+    both in the mean's dtype (float64 for integers)."""
+    dt = dtype_arg(dtype, "np.mean") or (x.dtype if x.dtype.kind == "f" else np.dtype("f8"))
+    total = _reduce(graph, "sum", _masked(graph, "sum", x, where, NO_VALUE), axis, keepdims, dt)
+    mask = as_array(graph, to_value(graph, where, "np.mean"))
+    ones = graph.op("astype", [graph.op("broadcast_to", [mask], shape=tuple(x.shape))],
+                    dtype=dt)
+    return graph.op("div", [total, _reduce(graph, "sum", ones, axis, keepdims)])
 
 
 def _count(x: Value, axes: tuple[int, ...] | None) -> int | None:

@@ -293,3 +293,53 @@ fn integer_inputs_and_missing_paths() {
         "f64[3]"
     );
 }
+
+#[test]
+fn scans_match_central_differences() {
+    for stmt in [
+        "cumsum(%0) axis=1",
+        "cumprod(%0) axis=1",
+        "cumprod(%0) axis=0",
+    ] {
+        check_gradients(&format!(
+            "ember-ir 1\nfunc @f(%0: f64[2,3]) -> (f64[2,3]) {{\n  %1 = {stmt} : f64[2,3]\n  \
+             return %1\n}}\n"
+        ));
+    }
+}
+
+#[test]
+fn cumprod_gradient_is_exact_at_and_after_zeros() {
+    let text = "ember-ir 1\nfunc @f(%0: f64[4]) -> (f64[]) {\n  %1 = cumprod(%0) axis=0 : \
+                f64[4]\n  %2 = sum(%1) axis=none keepdims=false : f64[]\n  return %2\n}\n";
+    // d/dx1 = x0 (1 + x2 + x2 x3); nothing flows past the zero.
+    assert_eq!(
+        gradient_at(text, "f64[4]{2.0, 0.0, 3.0, 0.5}"),
+        "f64[4]{1.0, 11.0, 0.0, 0.0}"
+    );
+    assert_eq!(
+        gradient_at(text, "f64[4]{0.0, 2.0, 0.0, 4.0}"),
+        "f64[4]{3.0, 0.0, 0.0, 0.0}"
+    );
+}
+
+#[test]
+fn factorisations_of_a_positive_definite_matrix_match_central_differences() {
+    // a = x xᵀ + 3 I keeps every factorisation defined (and the eigenvalues distinct).
+    for (stmt, ty) in [
+        ("cholesky(%6)", "f64[3,3]"),
+        ("cholesky_upper(%6)", "f64[3,3]"),
+        ("eigvalsh(%6)", "f64[3]"),
+        ("eigvalsh_upper(%6)", "f64[3]"),
+        ("svdvals(%6)", "f64[3]"),
+        ("inv(%6)", "f64[3,3]"),
+    ] {
+        check_gradients(&format!(
+            "ember-ir 1\nfunc @f(%0: f64[3,3]) -> ({ty}) {{\n  \
+             %1 = transpose(%0) perm=[1,0] : f64[3,3]\n  %2 = matmul(%0, %1) : f64[3,3]\n  \
+             %3 = eye() k=0 : f64[3,3]\n  %4 = const() value=3.0 : f64[] weak\n  \
+             %5 = mul(%3, %4) : f64[3,3]\n  %6 = add(%2, %5) : f64[3,3]\n  \
+             %7 = {stmt} : {ty}\n  return %7\n}}\n"
+        ));
+    }
+}

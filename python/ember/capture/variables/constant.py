@@ -44,6 +44,7 @@ FOLDABLE_CALLABLES = frozenset({
     sum, any, all, sorted, repr, isinstance, issubclass, hash, chr, ord, frozenset,
     np.dtype, np.finfo, np.iinfo, np.result_type, np.promote_types, np.can_cast, np.issubdtype,
     operator.index, np.lib.array_utils.normalize_axis_index,  # (as NumPy's own code uses them)
+    np.lib.array_utils.normalize_axis_tuple,
 })
 
 

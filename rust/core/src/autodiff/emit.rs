@@ -45,6 +45,16 @@ impl Emitter<'_> {
         self.binary(BinaryOp::Mul, x, y)
     }
 
+    /// `x - y`.
+    pub fn sub(&mut self, x: ValueId, y: ValueId) -> Result<ValueId> {
+        self.binary(BinaryOp::Sub, x, y)
+    }
+
+    /// `x @ y`.
+    pub fn matmul(&mut self, x: ValueId, y: ValueId) -> Result<ValueId> {
+        self.op(Op::Matmul, vec![x, y])
+    }
+
     /// `x / y`.
     pub fn div(&mut self, x: ValueId, y: ValueId) -> Result<ValueId> {
         self.binary(BinaryOp::Div, x, y)
@@ -148,6 +158,29 @@ impl Emitter<'_> {
         let mut perm: Vec<usize> = (0..n).collect();
         perm.swap(n - 2, n - 1);
         self.op(Op::Transpose { perm }, vec![x])
+    }
+
+    /// `x[..., start:stop, ...]` along `axis` of a value of static shape.
+    pub fn slice_axis(
+        &mut self,
+        x: ValueId,
+        axis: usize,
+        start: usize,
+        stop: usize,
+    ) -> Result<ValueId> {
+        let dims = static_dims(&self.ty(x).shape, "slice")?;
+        let mut lo = vec![0i64; dims.len()];
+        let mut hi: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
+        lo[axis] = start as i64;
+        hi[axis] = stop as i64;
+        self.op(
+            Op::Slice {
+                start: lo,
+                stop: hi,
+                step: vec![1; dims.len()],
+            },
+            vec![x],
+        )
     }
 
     /// The cotangent `g` of a broadcast result summed back to `shape` (NumPy broadcasting

@@ -8,6 +8,8 @@
 
 mod elementwise;
 mod linalg;
+mod scans;
+mod spectral;
 mod structure;
 
 use crate::error::{Error, Result};
@@ -57,29 +59,21 @@ pub fn vjp(
         Op::Concatenate { axis } => structure::concatenate(e, x, g, *axis),
         Op::Matmul => structure::matmul(e, x[0], x[1], g, wanted),
         Op::Linalg { kind } => linalg::linalg(e, *kind, x, y, g, wanted),
-        // d(cumsum x)[j] / dx[i] = [i <= j]: the cotangent summed from the end.
         Op::Scan {
             kind: ScanKind::Cumsum,
             axis,
-        } => {
-            let flip = Op::Flip { axes: vec![*axis] };
-            let reversed = e.op(flip.clone(), vec![g])?;
-            let summed = e.op(
-                Op::Scan {
-                    kind: ScanKind::Cumsum,
-                    axis: *axis,
-                },
-                vec![reversed],
-            )?;
-            Ok(vec![Some(e.op(flip, vec![summed])?)])
-        }
+        } => Ok(vec![Some(scans::cumsum(e, g, *axis)?)]),
+        Op::Scan {
+            kind: ScanKind::Cumprod,
+            axis,
+        } => Ok(vec![Some(scans::cumprod(e, x[0], y, g, *axis)?)]),
         // An integer permutation: no gradient flows through it.
         Op::Scan {
             kind: ScanKind::Argsort,
             ..
         } => Ok(vec![None]),
         Op::Scan {
-            kind: ScanKind::Cumprod | ScanKind::Sort,
+            kind: ScanKind::Sort,
             ..
         }
         | Op::Loop { .. }

@@ -135,7 +135,7 @@ pub fn slice(
         static_dims(&kept, "slice")
     };
     let (dims, gdims) = (static_of(&xty)?, static_of(&gty)?);
-    if gdims.contains(&0) || gty.shape.iter().any(|d| *d == Dim::Static(0)) {
+    if gdims.contains(&0) || gty.shape.contains(&Dim::Static(0)) {
         return e.zeros(&xty.with_dtype(gty.dtype));
     }
     let mut g = g;
@@ -245,24 +245,11 @@ pub fn concatenate(
     g: ValueId,
     axis: usize,
 ) -> Result<Vec<Option<ValueId>>> {
-    let gdims = static_dims(&e.ty(g).shape, "concatenate")?;
     let mut offset = 0usize;
     let mut grads = Vec::with_capacity(xs.len());
     for &x in xs {
         let len = static_dims(&e.ty(x).shape, "concatenate")?[axis];
-        let mut start = vec![0i64; gdims.len()];
-        let mut stop: Vec<i64> = gdims.iter().map(|&d| d as i64).collect();
-        start[axis] = offset as i64;
-        stop[axis] = (offset + len) as i64;
-        let part = e.op(
-            Op::Slice {
-                start,
-                stop,
-                step: vec![1; gdims.len()],
-            },
-            vec![g],
-        )?;
-        grads.push(Some(part));
+        grads.push(Some(e.slice_axis(g, axis, offset, offset + len)?));
         offset += len;
     }
     Ok(grads)
