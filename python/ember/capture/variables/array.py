@@ -16,6 +16,7 @@ from ember import numpy_api
 from ember.capture.breaks import from_numpy_api, graph_break
 from ember.capture.loops import elements
 from ember.capture.sources import Source
+from ember.capture.variables import slices
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import (
     ConstantVariable,
@@ -236,6 +237,11 @@ class ArrayVariable(VariableTracker):
             indices = elements.element_indices(tx, self, index)
             if indices is not None:
                 return elements.load(tx, self, indices)
+        if slices.has_runtime_slice(index):
+            view = slices.input_view(tx, self, index)
+            if view is not None:
+                return view
+            index = slices.specialised(index)
         if (isinstance(index, ArrayVariable) and index.value.dtype == np.bool_
                 and index.value.ndim and not self.value.scalar):
             from ember.capture.variables import masked
@@ -315,6 +321,10 @@ class ArrayVariable(VariableTracker):
             return True  # an identity view holds the same value
         views: set[int] = set()
         reached = {id(self.value)}  # the array and its views so far
+        for base, view in tx.tracer.input_views:  # taken by the entry, before the graph
+            if base is self.value:
+                views.add(id(view))
+                reached.add(id(view))
         for node in tx.graph.nodes:  # in order, so views of views follow their bases
             # A NumPy scalar (`x[i]` of every axis) is a copy, not a view.
             if (node.op in VIEW_OPS and not node.out.scalar

@@ -1,0 +1,233 @@
+"""Slices of argument arrays that the graph cannot express with sizes it knows, taken by the
+entry instead.
+
+`x[:n]`, `x[n:]`, `x[a:b]`, `x[:, :n]` with run-time ints `n`, `a`, `b` at the frame's level
+(and `x[::2]` along a symbolic axis, whose length the graph cannot write as a dim of its
+symbol) would be specialised on their bounds, so each new bound would compile again. When
+the array is an argument not yet updated, the view is instead one more graph input: the
+entry takes it in Python (`input_view`: Python's own clamping of bounds, its IndexError)
+and the graph sees an array whose sliced axes carry a symbol, bound from the view's shape at
+each call as any input's. The view is read-only for capture (updating it, or its base while
+it is held, is refused as for any view: see `ArrayVariable._viewed`), and a view whose
+symbolic axis is below the least size the graph needs (2, or what later slices of it need)
+sends the call to plain Python rather than binding a symbol to 0 or 1.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ember.capture.sources import Embedder, Source
+from ember.capture.variables.base import VariableTracker
+from ember.capture.variables.constant import ConstantVariable
+from ember.capture.variables.scalar import PythonScalarVariable, structural
+
+if TYPE_CHECKING:
+    from ember.capture.interpreter import Interpreter
+    from ember.capture.variables.array import ArrayVariable
+
+
+class RuntimeSliceVariable(VariableTracker):
+    """`a:b:c` at the frame's level with a run-time int among its parts (the others are
+    constants): kept unspecialised until the subscript that uses it decides."""
+
+    def __init__(self, parts: list[VariableTracker]) -> None:
+        self.parts = parts
+
+    def describe(self) -> str:
+        return "slice(" + ", ".join(p.describe() for p in self.parts) + ")"
+
+    def type_name(self) -> str:
+        return "slice"
+
+    def python_type(self) -> type:
+        return slice
+
+    def children(self) -> tuple[VariableTracker, ...]:
+        return tuple(self.parts)
+
+    def specialise(self) -> ConstantVariable:
+        """The slice as a constant, guarded on the run-time ints it was built from."""
+        return ConstantVariable(slice(*[structural(p).constant() for p in self.parts]))
+
+    def example(self) -> slice:
+        return slice(*[_example(p) for p in self.parts])
+
+
+def runtime_slice(tx: Interpreter, parts: list[VariableTracker]) -> RuntimeSliceVariable | None:
+    """BUILD_SLICE's tracker when a part is a run-time int at the frame's level; None
+    otherwise."""
+    if tx.graph.parent is not None or not any(_runtime_int(p) for p in parts):
+        return None
+    if all(_runtime_int(p) or (p.is_constant() and type(p.constant()) in (int, type(None)))
+           for p in parts):
+        return RuntimeSliceVariable(parts)
+    return None
+
+
+def has_runtime_slice(index: VariableTracker) -> bool:
+    from ember.capture.variables.containers import TupleVariable
+
+    items = index.items if isinstance(index, TupleVariable) else [index]
+    return any(isinstance(i, RuntimeSliceVariable) for i in items)
+
+
+def specialised(index: VariableTracker) -> VariableTracker:
+    """`index` with every run-time slice in it made a guarded constant (the subscript of an
+    object other than an argument array, an assignment, a slice not taken as a view)."""
+    from ember.capture.variables.containers import TupleVariable
+
+    if isinstance(index, RuntimeSliceVariable):
+        return index.specialise()
+    if isinstance(index, TupleVariable) and has_runtime_slice(index):
+        return TupleVariable([specialised(i) for i in index.items])
+    return index
+
+
+def input_view(tx: Interpreter, array: ArrayVariable, index: VariableTracker,
+               ) -> ArrayVariable | None:
+    """`array[index]` as a graph input the entry takes (see the module's doc), or None where
+    it cannot be: `array` is not an argument as it was passed, an index part is not a
+    constant or a slice, or a symbolic axis of the view would be below 2 in this call."""
+    from ember.capture.variables.array import ArrayVariable
+    from ember.capture.variables.containers import TupleVariable
+
+    tracer = tx.tracer
+    base = next((i for i in tracer.inputs if i.value is array.value and not i.scalar), None)
+    if (base is None or array.source is None or base.source != array.source
+            or tx.graph.parent is not None or array.value.scalar):
+        return None
+    parts = index.items if isinstance(index, TupleVariable) else [index]
+    if not all(isinstance(p, RuntimeSliceVariable) or _plain_index(p) for p in parts):
+        return None
+    example_index = tuple(p.example() if isinstance(p, RuntimeSliceVariable) else p.constant()
+                          for p in parts)
+    try:
+        example = base.example[example_index]
+    except (IndexError, TypeError, ValueError):
+        return None  # Python's error, raised where the frame runs as Python
+    axes = _view_axes(array.value.shape, parts)
+    if any(kind != "static" and size < 2 for (kind, _), size in zip(axes, example.shape)):
+        return None
+    shape = tuple(_view_dim(tracer, kind, dim, size)
+                  for (kind, dim), size in zip(axes, example.shape, strict=True))
+    value = tracer.add_view_input(example, shape, ViewSource(base.source, tuple(parts), shape,
+                                                             tracer.graph))
+    tracer.input_views.append((array.value, value))
+    return ArrayVariable(value)
+
+
+def _view_axes(base_shape: tuple, parts: list[VariableTracker]) -> list[tuple[str, Any]]:
+    """Per axis of the view, how its size is known and the base's dim it comes from (None
+    for a new axis): "static" (a static dim, or a new axis), "same" (a symbolic dim taken
+    whole) or "new" (sliced by run-time bounds, or a symbolic dim sliced)."""
+    kept = sum(1 for p in parts if not (_is(p, None) or _is(p, Ellipsis)))
+    axes: list[tuple[str, Any]] = []
+    axis = 0
+    for part in parts:
+        if _is(part, Ellipsis):
+            axes += [_whole(d) for d in base_shape[axis:axis + len(base_shape) - kept]]
+            axis += len(base_shape) - kept
+        elif _is(part, None):
+            axes.append(("static", None))
+        else:
+            dim = base_shape[axis]
+            axis += 1
+            if isinstance(part, RuntimeSliceVariable):
+                axes.append(("new", dim))
+            elif part.constant() == slice(None):
+                axes.append(_whole(dim))
+            elif isinstance(part.constant(), slice):
+                axes.append(("new" if isinstance(dim, str) else "static", dim))
+    return axes + [_whole(d) for d in base_shape[axis:]]
+
+
+def _whole(dim: Any) -> tuple[str, Any]:
+    return ("same" if isinstance(dim, str) else "static", dim)
+
+
+def _view_dim(tracer: Any, kind: str, dim: Any, size: int) -> Any:
+    if kind == "static":
+        return size
+    if kind == "same":
+        return dim
+    return tracer.view_symbol(size, dim)
+
+
+def _plain_index(part: VariableTracker) -> bool:
+    if not part.is_constant():
+        return False
+    value = part.constant()
+    return (value is None or value is Ellipsis or isinstance(value, slice)
+            or type(value) is int)
+
+
+def _is(part: VariableTracker, value: Any) -> bool:
+    return part.is_constant() and part.constant() is value
+
+
+def _runtime_int(part: VariableTracker) -> bool:
+    return isinstance(part, PythonScalarVariable) and part.python_class is int
+
+
+def _example(part: VariableTracker) -> Any:
+    return part.example if isinstance(part, PythonScalarVariable) else part.constant()
+
+
+class ViewSource(Source):
+    """A graph input that is a view of an argument, taken by the entry (`input_view`); its
+    leaves are guarded where they are read, the view itself is checked by `take_view`."""
+
+    def __init__(self, base: Source, parts: tuple[VariableTracker, ...], shape: tuple,
+                 graph: Any) -> None:
+        self.base = base
+        self.parts = parts
+        self.shape = shape
+        self.graph = graph  # for the least sizes its symbols need, known once capture ends
+
+    def name(self) -> str:
+        return f"{self.base.name()}[" + ", ".join(_describe(p) for p in self.parts) + "]"
+
+    def accessors(self) -> tuple[tuple, ...]:
+        return ()
+
+    def root(self) -> Source:
+        return self.base.root()
+
+    def reload(self, emb: Embedder) -> str:
+        parts = ", ".join(_part_expr(emb, p) for p in self.parts)
+        minimums = tuple(self.graph.size_minimums.get(d, 2) if isinstance(d, str) else -1
+                         for d in self.shape)
+        take = emb.embed(take_view, "take_view")
+        return f"{take}({self.base.reload(emb)}, ({parts},), {minimums!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __hash__(self) -> int:
+        return id(self)
+
+
+def take_view(base: np.ndarray, index: tuple, minimums: tuple[int, ...]) -> np.ndarray:
+    """`base[index]`, as the graph input it is: a symbolic axis below the least size the
+    graph needs raises, and the entry runs the frame as Python."""
+    view = base[index]
+    if view.ndim != len(minimums) or any(s < m for s, m in zip(view.shape, minimums)):
+        raise ValueError("a view's size is below what its compiled graph takes")
+    return view
+
+
+def _part_expr(emb: Any, part: VariableTracker) -> str:
+    if isinstance(part, RuntimeSliceVariable):
+        return "slice(" + ", ".join(_part_expr(emb, p) for p in part.parts) + ")"
+    if isinstance(part, PythonScalarVariable):
+        return emb.expr(part)
+    return emb.constant(part.constant())
+
+
+def _describe(part: VariableTracker) -> str:
+    if isinstance(part, RuntimeSliceVariable):
+        return ":".join("" if _is(p, None) else p.describe() for p in part.parts)
+    return repr(part.constant())
