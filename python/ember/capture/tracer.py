@@ -77,6 +77,7 @@ class Tracer:
         # Views of argument arrays taken by the entry (`variables/slices.py`): (the
         # argument's value, the view's input value).
         self.input_views: list[tuple[Value, Value]] = []
+        self.view_symbols: dict[tuple, str] = {}  # see `view_symbol`
         self.instructions_run = 0
         # Argument arrays updated in place; the entry writes their final values back.
         self.mutated: list[VariableTracker] = []
@@ -135,14 +136,14 @@ class Tracer:
         self.inputs.append(GraphInput(value, source, False, example))
         return value
 
-    def view_symbol(self, size: int, base_dim: int | str) -> str:
-        """The symbol of a sliced axis of such a view: shared with equal sizes, as inputs'
-        are, except its own base's dim (`x[:n]` of all of `x` in this call is not `x` in the
-        next)."""
-        symbol = self._symbol(size)
-        if symbol == base_dim:
-            symbol = self._new_symbol(size)
-        return symbol  # type: ignore[return-value]  # sizes below 2 never reach here
+    def view_symbol(self, key: tuple, size: int) -> str:
+        """The symbol of a sliced axis of such a view: shared only with views sliced the
+        same way (the same base dim and bounds, `key`), whose length is always the same;
+        never with an argument's dim (`x[:n]` of all of `x` in this call is not `x` in the
+        next, and `x[:k]` is not `x[k:]`)."""
+        if key not in self.view_symbols:
+            self.view_symbols[key] = self._new_symbol(size)
+        return self.view_symbols[key]
 
     def guard_size_minimums(self) -> None:
         """Raise the least size the ARRAY_MATCH guards admit for each symbol the graph slices

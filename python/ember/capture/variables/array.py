@@ -76,6 +76,15 @@ def to_api(vt: VariableTracker) -> Any:
 
 # NumPy functions whose first argument is a shape.
 _SHAPE_FIRST = (np.zeros, np.ones, np.empty, np.full)
+_SHAPE_KEYWORDS = ("shape", "newshape")
+
+
+def _is_shape_arg(fn: Any, position: int, count: int) -> bool:
+    """Whether a positional argument of `fn` is a shape or a length, which a size read at run
+    time may give as the symbolic dim it stands for (`np.arange(len(x))`,
+    `np.reshape(x, (n, -1))`)."""
+    return ((position == 0 and fn in _SHAPE_FIRST) or (fn is np.arange and count == 1)
+            or (position == 1 and fn is np.reshape))
 
 
 def shape_to_api(vt: VariableTracker) -> Any:
@@ -254,8 +263,16 @@ class ArrayVariable(VariableTracker):
             # than compiling a graph per position.
             raise graph_break("data_dependent_value",
                               what=f"indexing {self.describe()} with a run-time int")
-        result = call_numpy_api("indexing", numpy_api.getitem, tx.graph, self.value,
-                                to_api(index))
+        try:
+            result = call_numpy_api("indexing", numpy_api.getitem, tx.graph, self.value,
+                                    to_api(index))
+        except Unsupported as exc:
+            # A slice the graph cannot size from its symbols (`x[::2]` of a symbolic axis):
+            # taken by the entry where `x` is an argument.
+            view = slices.input_view(tx, self, index) if exc.kind != "user_error" else None
+            if view is None:
+                raise
+            return view
         return wrap_api_result(result)
 
     def setitem(self, tx: Interpreter, index: VariableTracker, value: VariableTracker) -> None:
@@ -356,9 +373,10 @@ class ArrayMethodVariable(VariableTracker):
 
     def call(self, tx: Interpreter, args: list[VariableTracker],
              kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        convert = shape_to_api if self.name == "reshape" else to_api
         result = call_numpy_api(
             f"ndarray.{self.name}", self.handler, tx.graph, self.array.value,
-            *[to_api(a) for a in args], **{k: to_api(v) for k, v in kwargs.items()},
+            *[convert(a) for a in args], **{k: to_api(v) for k, v in kwargs.items()},
         )
         if self.name in ("sort", "fill"):  # update the array in place and return None
             from ember.capture.operators import write_into
@@ -432,11 +450,12 @@ class NumpyFunctionVariable(VariableTracker):
         out = kwargs.get("out")
         if out is not None and (isinstance(self.fn, np.ufunc) or self.fn is np.clip):
             return self._into(tx, args, kwargs)
-        api_args = [shape_to_api(a) if i == 0 and self.fn in _SHAPE_FIRST else to_api(a)
+        api_args = [shape_to_api(a) if _is_shape_arg(self.fn, i, len(args)) else to_api(a)
                     for i, a in enumerate(args)]
         result = call_numpy_api(
-            self.describe(), self.handler, tx.graph,
-            *api_args, **{k: to_api(v) for k, v in kwargs.items()},
+            self.describe(), self.handler, tx.graph, *api_args,
+            **{k: shape_to_api(v) if k in _SHAPE_KEYWORDS else to_api(v)
+               for k, v in kwargs.items()},
         )
         if self.fn in numpy_api.IN_PLACE:
             from ember.capture.operators import write_into

@@ -120,9 +120,9 @@ def input_view(tx: Interpreter, array: ArrayVariable, index: VariableTracker,
 
 
 def _view_axes(base_shape: tuple, parts: list[VariableTracker]) -> list[tuple[str, Any]]:
-    """Per axis of the view, how its size is known and the base's dim it comes from (None
-    for a new axis): "static" (a static dim, or a new axis), "same" (a symbolic dim taken
-    whole) or "new" (sliced by run-time bounds, or a symbolic dim sliced)."""
+    """Per axis of the view, how its size is known: "static" (a static dim, or a new axis),
+    "same" (a symbolic dim taken whole; with it) or "new" (sliced by run-time bounds, or a
+    symbolic dim sliced; with the base's dim and the slice, which decide its length)."""
     kept = sum(1 for p in parts if not (_is(p, None) or _is(p, Ellipsis)))
     axes: list[tuple[str, Any]] = []
     axis = 0
@@ -136,11 +136,12 @@ def _view_axes(base_shape: tuple, parts: list[VariableTracker]) -> list[tuple[st
             dim = base_shape[axis]
             axis += 1
             if isinstance(part, RuntimeSliceVariable):
-                axes.append(("new", dim))
+                axes.append(("new", (dim, _part_key(part))))
             elif part.constant() == slice(None):
                 axes.append(_whole(dim))
             elif isinstance(part.constant(), slice):
-                axes.append(("new" if isinstance(dim, str) else "static", dim))
+                new = isinstance(dim, str)
+                axes.append(("new", (dim, _part_key(part))) if new else ("static", dim))
     return axes + [_whole(d) for d in base_shape[axis:]]
 
 
@@ -153,7 +154,20 @@ def _view_dim(tracer: Any, kind: str, dim: Any, size: int) -> Any:
         return size
     if kind == "same":
         return dim
-    return tracer.view_symbol(size, dim)
+    return tracer.view_symbol(dim, size)
+
+
+def _part_key(part: VariableTracker) -> tuple:
+    """What decides a sliced axis's length besides the base's dim: the same run-time ints
+    (by identity) and constants give the same length in every call."""
+    if isinstance(part, RuntimeSliceVariable):
+        return tuple(_part_key(p) for p in part.parts)
+    if isinstance(part, PythonScalarVariable):
+        return ("run-time", id(part))
+    value = part.constant()
+    if isinstance(value, slice):  # not hashable before Python 3.12
+        return ("constant", value.start, value.stop, value.step)
+    return ("constant", value)
 
 
 def _plain_index(part: VariableTracker) -> bool:
