@@ -335,7 +335,7 @@ class Rebuilder:
                                              f"{computed})")
                 # Once per value: a reshape that copies (of a non-contiguous argument) is one
                 # array, and views of it (`t[::-1]` of `t = a.reshape(-1)`) share its memory.
-                view = self._view(node, base)
+                view = self.view_expr(node, base)
                 if value.id in self.tracer.graph.root.read_only:
                     view = f"{self.embed(_read_only, 'read_only')}({view})"
                 return self._once(value, view)
@@ -361,7 +361,7 @@ class Rebuilder:
             self._producer_of = {id(n.out): n for n in self.tracer.graph.nodes}
         return self._producer_of
 
-    def _view(self, node: Node, base: str) -> str:
+    def view_expr(self, node: Node, base: str) -> str:
         """`node` (a view op) applied to `base` in NumPy."""
         attrs = node.attrs
         if node.op == "slice":

@@ -146,7 +146,8 @@ def roll(graph: Graph, a: object, shift: object, axis: object = None) -> Any:
     for ax, s in enumerate(total):
         n = x.shape[ax]
         if isinstance(n, str):
-            raise Unsupported("np.roll along a symbolic dimension")
+            x = _roll_symbolic(graph, x, s, ax)
+            continue
         if n == 0 or s % n == 0:
             continue
         cut = n - s % n
@@ -158,6 +159,22 @@ def roll(graph: Graph, a: object, shift: object, axis: object = None) -> Any:
             parts.append(graph.op("slice", [x], start=start, stop=stop, step=[1] * x.ndim))
         x = graph.op("concatenate", parts, axis=ax)
     return x
+
+
+def _roll_symbolic(graph: Graph, x: Value, shift: int, axis: int) -> Value:
+    """A roll along a symbolic axis: the last `shift` elements, then the rest (or the rest
+    after the first `-shift`, then those), so the symbol must exceed `|shift|` by 2 for every
+    size it takes to roll the same way (`x[-s:]`, `x[:-s]` leave `s` and `s0-s`)."""
+    from ember.numpy_api.indexing import getitem
+
+    if shift == 0:
+        return x
+    cut = abs(shift)
+    before = (slice(None),) * axis
+    head, tail = ((slice(-cut, None), slice(None, -cut)) if shift > 0
+                  else (slice(cut, None), slice(None, cut)))
+    parts = [getitem(graph, x, (*before, head)), getitem(graph, x, (*before, tail))]
+    return graph.op("concatenate", parts, axis=axis)
 
 
 def functions() -> dict[Any, Any]:

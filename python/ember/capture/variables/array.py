@@ -336,18 +336,20 @@ class ArrayVariable(VariableTracker):
         and dropped (`x.T` inside an expression) do not count."""
         if tx.tracer.holders(self.value) > 1:
             return True  # an identity view holds the same value
+        # Views by graph ops (a NumPy scalar, `x[i]` of every axis, is a copy, not a view),
+        # and views the entry takes before the graph (`variables/slices.py`), of each other.
+        edges = [(n.inputs[0], n.out) for n in tx.graph.nodes
+                 if n.op in VIEW_OPS and not n.out.scalar] + tx.tracer.input_views
         views: set[int] = set()
         reached = {id(self.value)}  # the array and its views so far
-        for base, view in tx.tracer.input_views:  # taken by the entry, before the graph
-            if base is self.value:
-                views.add(id(view))
-                reached.add(id(view))
-        for node in tx.graph.nodes:  # in order, so views of views follow their bases
-            # A NumPy scalar (`x[i]` of every axis) is a copy, not a view.
-            if (node.op in VIEW_OPS and not node.out.scalar
-                    and id(node.inputs[0]) in reached):
-                views.add(id(node.out))
-                reached.add(id(node.out))
+        grown = True
+        while grown:
+            grown = False
+            for base, view in edges:  # in order, so views of views mostly follow their bases
+                if id(base) in reached and id(view) not in reached:
+                    views.add(id(view))
+                    reached.add(id(view))
+                    grown = True
         if not views:
             return False
         temporary = {id(t) for t in tx.tracer.temporary_views}

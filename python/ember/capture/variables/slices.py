@@ -23,6 +23,7 @@ from ember.capture.sources import Embedder, Source
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
 from ember.capture.variables.scalar import PythonScalarVariable, structural
+from ember.graph.shapes import python_slice
 
 if TYPE_CHECKING:
     from ember.capture.interpreter import Interpreter
@@ -95,17 +96,19 @@ def input_view(tx: Interpreter, array: ArrayVariable, index: VariableTracker,
     from ember.capture.variables.containers import TupleVariable
 
     tracer = tx.tracer
-    base = next((i for i in tracer.inputs if i.value is array.value and not i.scalar), None)
-    if (base is None or array.source is None or base.source != array.source
-            or tx.graph.parent is not None or array.value.scalar):
+    if tx.graph.parent is not None or array.value.scalar:
         return None
+    chain = _view_chain(tracer, array.value)
+    if chain is None:
+        return None
+    base, nodes = chain
     parts = index.items if isinstance(index, TupleVariable) else [index]
     if not all(isinstance(p, RuntimeSliceVariable) or _plain_index(p) for p in parts):
         return None
     example_index = tuple(p.example() if isinstance(p, RuntimeSliceVariable) else p.constant()
                           for p in parts)
     try:
-        example = base.example[example_index]
+        example = _apply_chain(base.example, nodes)[example_index]
     except (IndexError, TypeError, ValueError):
         return None  # Python's error, raised where the frame runs as Python
     axes = _view_axes(array.value.shape, parts)
@@ -113,10 +116,44 @@ def input_view(tx: Interpreter, array: ArrayVariable, index: VariableTracker,
         return None
     shape = tuple(_view_dim(tracer, kind, dim, size)
                   for (kind, dim), size in zip(axes, example.shape, strict=True))
-    value = tracer.add_view_input(example, shape, ViewSource(base.source, tuple(parts), shape,
-                                                             tracer.graph))
+    source = ViewSource(base.source, tuple(nodes), tuple(parts), shape, tracer.graph)
+    value = tracer.add_view_input(example, shape, source)
     tracer.input_views.append((array.value, value))
     return ArrayVariable(value)
+
+
+# Views the entry can take again from the argument without knowing any size.
+_CHAIN_OPS = ("slice", "transpose", "flip", "expand_dims", "squeeze")
+
+
+def _view_chain(tracer: Any, value: Any) -> tuple[Any, list[Any]] | None:
+    """The argument `value` is a view of, and the view ops from it to `value` (the first
+    first), where each takes no size (`x.T`, `x[1:]`); None otherwise."""
+    producers = {id(n.out): n for n in tracer.graph.nodes}
+    nodes: list[Any] = []
+    while True:
+        found = next((i for i in tracer.inputs if i.value is value and not i.scalar), None)
+        if found is not None:
+            return found, nodes[::-1]
+        node = producers.get(id(value))
+        if node is None or node.op not in _CHAIN_OPS:
+            return None
+        nodes.append(node)
+        value = node.inputs[0]
+
+
+def _apply_chain(array: np.ndarray, nodes: list[Any]) -> np.ndarray:
+    """The view ops of `nodes` applied to `array` by NumPy, as `Rebuilder.view_expr` writes
+    them for the entry."""
+    for node in nodes:
+        attrs = node.attrs
+        if node.op == "slice":
+            array = array[tuple(map(python_slice, attrs["start"], attrs["stop"], attrs["step"]))]
+        elif node.op == "transpose":
+            array = array.transpose(tuple(attrs["perm"]))
+        else:
+            array = getattr(np, node.op)(array, tuple(attrs["axis"]))
+    return array
 
 
 def _view_axes(base_shape: tuple, parts: list[VariableTracker]) -> list[tuple[str, Any]]:
@@ -194,9 +231,10 @@ class ViewSource(Source):
     """A graph input that is a view of an argument, taken by the entry (`input_view`); its
     leaves are guarded where they are read, the view itself is checked by `take_view`."""
 
-    def __init__(self, base: Source, parts: tuple[VariableTracker, ...], shape: tuple,
-                 graph: Any) -> None:
+    def __init__(self, base: Source, nodes: tuple[Any, ...], parts: tuple[VariableTracker, ...],
+                 shape: tuple, graph: Any) -> None:
         self.base = base
+        self.nodes = nodes  # view ops from the argument to the array indexed (`x.T`)
         self.parts = parts
         self.shape = shape
         self.graph = graph  # for the least sizes its symbols need, known once capture ends
@@ -215,7 +253,10 @@ class ViewSource(Source):
         minimums = tuple(self.graph.size_minimums.get(d, 2) if isinstance(d, str) else -1
                          for d in self.shape)
         take = emb.embed(take_view, "take_view")
-        return f"{take}({self.base.reload(emb)}, ({parts},), {minimums!r})"
+        array = self.base.reload(emb)
+        for node in self.nodes:
+            array = emb.view_expr(node, array)  # type: ignore[attr-defined]
+        return f"{take}({array}, ({parts},), {minimums!r})"
 
     def __eq__(self, other: object) -> bool:
         return self is other
