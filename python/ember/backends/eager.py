@@ -174,7 +174,7 @@ def _compute(node: Node, args: Sequence[Array], sizes: dict[str, int] | None,
     if node.op in _SHAPED:
         attr = _SHAPED[node.op]
         dims = node.out.shape if attr is None else node.attrs[attr]
-        shape = tuple(sizes[d] if isinstance(d, str) and sizes else d for d in dims)
+        shape = tuple(_bound(d, sizes) if sizes else d for d in dims)
         result = _RUNNERS[node.op](node, shape, *args)
     elif node.op in _RUNNERS:
         result = _RUNNERS[node.op](node, *args)
@@ -193,7 +193,7 @@ def _compute(node: Node, args: Sequence[Array], sizes: dict[str, int] | None,
     if node.op == "const":
         return out.dtype.type(result)
     got = np.asarray(result)
-    expected = tuple(_bound(d, sizes) for d in out.shape)
+    expected = tuple(_bound(d, sizes or {}) for d in out.shape)
     if got.dtype != out.dtype or got.shape != expected:
         raise BackendError(
             f"eager: {node.op} gave {got.dtype}{list(got.shape)}, the graph says {out.type_str}"
@@ -218,7 +218,9 @@ def _input(value: Value, arg: Any, sizes: dict[str, int]) -> Array:
     ok = arr.dtype == value.dtype and arr.ndim == value.ndim
     for dim, size in zip(value.shape, arr.shape, strict=False):
         if isinstance(dim, str):
-            ok = ok and sizes.setdefault(dim, size) == size
+            # A symbol stands for 2 or more (guards keep 0 and 1 static; a view the entry
+            # takes relies on this check: `variables/slices.py`).
+            ok = ok and size >= 2 and sizes.setdefault(dim, size) == size
         else:
             ok = ok and dim == size
     if not ok:

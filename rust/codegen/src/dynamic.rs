@@ -223,6 +223,14 @@ impl Dynamic {
                             "input {i}: a parameter's dim is static or a symbol, not {dim}"
                         )))
                     }
+                    // A symbol stands for 2 or more: sizes 0 and 1 change broadcasting and
+                    // emptiness, so guards keep them static, and views of arguments taken
+                    // after the guards (`x[:n]`) are refused here.
+                    Dim::Sym(name) if size < 2 => {
+                        return Err(Error::Mismatch(format!(
+                            "input {i}: dimension {axis} is {size}, but {name} stands for 2 or more"
+                        )))
+                    }
                     Dim::Sym(name) => {
                         let k = self.symbols.iter().position(|s| s == name).unwrap_or(0);
                         match sizes[k] {

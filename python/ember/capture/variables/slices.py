@@ -9,8 +9,9 @@ entry takes it in Python (`input_view`: Python's own clamping of bounds, its Ind
 and the graph sees an array whose sliced axes carry a symbol, bound from the view's shape at
 each call as any input's. The view is read-only for capture (updating it, or its base while
 it is held, is refused as for any view: see `ArrayVariable._viewed`), and a view whose
-symbolic axis is below the least size the graph needs (2, or what later slices of it need)
-sends the call to plain Python rather than binding a symbol to 0 or 1.
+symbolic axis is below the least size the graph needs sends the call to plain Python rather
+than binding a symbol to 0 or 1: the compiled graph refuses a symbol below 2 (as both
+backends do), `take_view` a view below what later slices of it need.
 """
 
 from __future__ import annotations
@@ -229,7 +230,8 @@ def _example(part: VariableTracker) -> Any:
 
 class ViewSource(Source):
     """A graph input that is a view of an argument, taken by the entry (`input_view`); its
-    leaves are guarded where they are read, the view itself is checked by `take_view`."""
+    leaves are guarded where they are read; its sizes are checked by the graph (see the
+    module's doc)."""
 
     def __init__(self, base: Source, nodes: tuple[Any, ...], parts: tuple[VariableTracker, ...],
                  shape: tuple, graph: Any) -> None:
@@ -249,14 +251,16 @@ class ViewSource(Source):
         return self.base.root()
 
     def reload(self, emb: Embedder) -> str:
-        parts = ", ".join(_part_expr(emb, p) for p in self.parts)
-        minimums = tuple(self.graph.size_minimums.get(d, 2) if isinstance(d, str) else -1
-                         for d in self.shape)
-        take = emb.embed(take_view, "take_view")
         array = self.base.reload(emb)
         for node in self.nodes:
             array = emb.view_expr(node, array)  # type: ignore[attr-defined]
-        return f"{take}({array}, ({parts},), {minimums!r})"
+        index = "(" + "".join(f"{_part_expr(emb, p)}, " for p in self.parts) + ")"
+        # The compiled graph refuses a symbol below 2 itself; more is checked here.
+        minimums = tuple(self.graph.size_minimums.get(d, 2) if isinstance(d, str) else 0
+                         for d in self.shape)
+        if max(minimums, default=0) <= 2:
+            return f"{array}[{index}]"
+        return f"{emb.embed(take_view, 'take_view')}({array}, {index}, {minimums!r})"
 
     def __eq__(self, other: object) -> bool:
         return self is other
@@ -266,11 +270,13 @@ class ViewSource(Source):
 
 
 def take_view(base: np.ndarray, index: tuple, minimums: tuple[int, ...]) -> np.ndarray:
-    """`base[index]`, as the graph input it is: a symbolic axis below the least size the
-    graph needs raises, and the entry runs the frame as Python."""
+    """`base[index]`, as the graph input it is, where a later slice of it needs more than 2
+    along a symbolic axis: a view below that raises, and the entry runs the frame as
+    Python."""
     view = base[index]
-    if view.ndim != len(minimums) or any(s < m for s, m in zip(view.shape, minimums)):
-        raise ValueError("a view's size is below what its compiled graph takes")
+    for size, minimum in zip(view.shape, minimums, strict=True):
+        if size < minimum:
+            raise ValueError("a view's size is below what its compiled graph takes")
     return view
 
 
