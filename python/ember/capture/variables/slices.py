@@ -255,18 +255,69 @@ class ViewSource(Source):
         for node in self.nodes:
             array = emb.view_expr(node, array)  # type: ignore[attr-defined]
         index = "(" + "".join(f"{_part_expr(emb, p)}, " for p in self.parts) + ")"
-        # The compiled graph refuses a symbol below 2 itself; more is checked here.
-        minimums = tuple(self.graph.size_minimums.get(d, 2) if isinstance(d, str) else 0
-                         for d in self.shape)
-        if max(minimums, default=0) <= 2:
+        minimums = self._minimums()
+        if max(minimums, default=0) <= 2:  # the compiled graph refuses a symbol below 2
             return f"{array}[{index}]"
         return f"{emb.embed(take_view, 'take_view')}({array}, {index}, {minimums!r})"
+
+    def _minimums(self) -> tuple[int, ...]:
+        """The least size of each axis of the view (0: a static axis, which the graph
+        checks), known once capture has ended."""
+        return tuple(self.graph.size_minimums.get(d, 2) if isinstance(d, str) else 0
+                     for d in self.shape)
+
+    def direct_read(self, emb: Any) -> tuple[int, tuple] | None:
+        """The view as the native fast path reads it (`dispatch.rs: Read::Index`): the
+        argument's slot and per index part `(kind, bounds)` (kind 0 an int, 1 a slice; each
+        bound `(0, 0)` None, `(1, k)` the int k, `(2, slot)` an int argument). None where
+        it reads more than that (a view of a view, an int computed from arguments, a least
+        size above 2)."""
+        slot = _slot(emb, self.base.reload(emb))
+        if slot is None or self.nodes or max(self._minimums(), default=0) > 2:
+            return None
+        parts = []
+        for part in self.parts:
+            if isinstance(part, RuntimeSliceVariable):
+                bounds = [_direct_bound(emb, p) for p in part.parts]
+                bounds += [(0, 0)] * (3 - len(bounds))
+                if None in bounds:
+                    return None
+                parts.append((1, tuple(bounds)))
+                continue
+            value = part.constant()
+            if isinstance(value, slice):
+                bounds = [_direct_bound(emb, ConstantVariable(b))
+                          for b in (value.start, value.stop, value.step)]
+                if None in bounds:
+                    return None
+                parts.append((1, tuple(bounds)))
+            elif type(value) is int and abs(value) < 2**62:
+                parts.append((0, ((1, value), (0, 0), (0, 0))))
+            else:
+                return None  # a new axis, an ellipsis
+        return slot, tuple(parts)
 
     def __eq__(self, other: object) -> bool:
         return self is other
 
     def __hash__(self) -> int:
         return id(self)
+
+
+def _slot(emb: Any, name: str) -> int | None:
+    return emb.params.index(name) if name in emb.params else None
+
+
+def _direct_bound(emb: Any, part: VariableTracker) -> tuple[int, int] | None:
+    """A slice bound as `direct_read` gives it; None where it is neither a constant int (or
+    None) nor an int argument."""
+    if isinstance(part, PythonScalarVariable):
+        slot = _slot(emb, emb.expr(part))
+        return None if slot is None else (2, slot)
+    value = part.constant()
+    if value is None:
+        return (0, 0)
+    return (1, value) if type(value) is int and abs(value) < 2**62 else None
 
 
 def take_view(base: np.ndarray, index: tuple, minimums: tuple[int, ...]) -> np.ndarray:
