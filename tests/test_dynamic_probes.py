@@ -154,3 +154,23 @@ def _random(x, a, b, step):
 
 
 _random_compiled = ember.compile(_random)
+
+
+def _slices_by_arguments(x, n, m):
+    return x[:n, 1:].sum(axis=0) + x[m:, :4].sum(axis=0)
+
+
+def test_slices_by_int_arguments_take_the_native_fast_path():
+    """A view by constants and int arguments is read natively (`dispatch.rs: Read::Index`);
+    one of 0 or 1 rows makes the graph refuse it and the call runs as Python."""
+    compiled = ember.compile(_slices_by_arguments)
+    x = np.random.default_rng(3).standard_normal((40, 5))
+    compiled(x, 4, 30)
+    compiled(x, 6, 31)
+    for n, m in [(7, 20), (30, 2), (2, 38), (40, -5), (100, -40)]:
+        before = ember.stats()["native_calls"]
+        assert_same(compiled(x, n, m), _slices_by_arguments(x, n, m), rtol=1e-12)
+        assert ember.stats()["native_calls"] == before + 1
+    for n, m in [(1, 20), (7, 39), (0, 0), (-39, 5)]:
+        assert_same(compiled(x, n, m), _slices_by_arguments(x, n, m), rtol=1e-12)
+    assert ember.stats()["captures"] == 2
