@@ -221,6 +221,27 @@ def vector_steps(v):
     return np.maximum(v[1:], v[:-1]) - v.mean()
 
 
+def sorted_columns(x):
+    return np.sort(x, axis=0) - np.argsort(x[:, 0])[:, None]
+
+
+def ramp(x):
+    return x[:, 0] * np.linspace(0, 1, len(x)) + np.linspace(-2.0, 3.0, x.shape[0],
+                                                             endpoint=False)
+
+
+def reversed_rows(x):
+    return x[::-1] - x, x[:, ::-1]
+
+
+def identity_of_len(x):
+    return np.eye(len(x)) @ x + np.identity(x.shape[0]).sum(axis=1, keepdims=True)
+
+
+def row_dots(x, y):
+    return np.einsum("ij,ij->i", x, y) + np.einsum("ii->i", x @ y.T)
+
+
 def cube_means(x):
     return x.mean(axis=(1, 2)), x.mean(axis=0)
 
@@ -302,6 +323,8 @@ PROBES = [
     (row_std, _rows()), (clipped, _rows()), (positions, _rows()),
     (identity_product, _rows()), (pairwise, _rows(3)), (vector_norm, _vector),
     (vector_steps, _vector), (cube_means, _cube), (cube_swap, _cube),
+    (sorted_columns, _rows()), (ramp, _rows()), (reversed_rows, _rows()),
+    (identity_of_len, _rows()), (row_dots, _pair),
     (head, _long_rows), (tail, _long_rows), (window, _short_rows),
     (leading_columns, _short_rows), (last_k, _short_rows), (head_and_rest, _short_rows),
     (head_returned, _short_rows), (heads_added, _short_rows),
@@ -327,14 +350,6 @@ def tiled(x):
     return np.tile(x, (2, 1))
 
 
-def sorted_columns(x):
-    return np.sort(x, axis=0)
-
-
-def ramp(x):
-    return x[:, 0] * np.linspace(0, 1, len(x))
-
-
 def flat_dot(x):
     return x.ravel() @ x.ravel()
 
@@ -343,15 +358,18 @@ def running_total(x):
     return np.cumsum(x)
 
 
+def frobenius(x, y):
+    return np.einsum("ij,ij", x, y)
+
+
 # (function, arguments, why it compiles once per size)
 SPECIALISED = [
     (join_rows, _pair, "a sum of two symbols (s0 + s0) is no dim of the IR"),
     (vstack_pair, _pair, "a sum of two symbols (s0 + s0) is no dim of the IR"),
     (padded, _rows(), "a symbol plus a constant (s0 + 2) is no dim of the IR"),
     (tiled, _rows(), "a multiple of a symbol (2 * s0) is no dim of the IR"),
-    (sorted_columns, _rows(), "sort takes static shapes only"),
-    (ramp, _rows(), "np.linspace takes a static count only"),
     (flat_dot, _rows(), "a product of dims (s0 * 4) is no dim of the IR"),
     (running_total, _rows(), "a product of dims (s0 * 4) is no dim of the IR"),
+    (frobenius, _pair, "a product of dims (s0 * 4) is no dim of the IR"),
     (halves, _rows(), "a view of a size below 2 at capture (x[:1] for 3 rows) is specialised"),
 ]

@@ -77,6 +77,7 @@ def getitem(graph: Graph, a: Value, index: object) -> Value:
     starts: list[int] = []
     stops: list[int] = []
     steps: list[int] = []
+    flips: list[int] = []
     squeeze: list[int] = []
     new_axes: list[int] = []
     identity = True
@@ -92,7 +93,11 @@ def getitem(graph: Graph, a: Value, index: object) -> Value:
             parts = (_slice_part(item.start), _slice_part(item.stop), _slice_part(item.step))
             if parts[2] == 0:
                 raise ValueError("slice step cannot be zero")
-            if isinstance(size, str):
+            if isinstance(size, str) and parts == (None, None, -1):
+                # the whole axis reversed (`x[::-1]`): a flip keeps its symbol
+                flips.append(axis)
+                start, stop, step = 0, -1, 1
+            elif isinstance(size, str):
                 start, stop, step = _symbolic_slice(graph, size, parts)
                 identity = identity and (start, stop) == (0, -1)
             else:
@@ -123,6 +128,8 @@ def getitem(graph: Graph, a: Value, index: object) -> Value:
     result = a
     if not identity:
         result = graph.op("slice", [result], start=starts, stop=stops, step=steps)
+    if flips:
+        result = graph.op("flip", [result], axis=flips)
     # NumPy returns a scalar exactly when integers index every axis (`()` for a 0-d array).
     scalar = not has_ellipsis and not new_axes and len(squeeze) == a.ndim
     if squeeze or (result.ndim == 0 and result.scalar != scalar):

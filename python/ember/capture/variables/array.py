@@ -76,15 +76,19 @@ def to_api(vt: VariableTracker) -> Any:
 
 # NumPy functions whose first argument is a shape.
 _SHAPE_FIRST = (np.zeros, np.ones, np.empty, np.full)
-_SHAPE_KEYWORDS = ("shape", "newshape")
 
 
-def _is_shape_arg(fn: Any, position: int, count: int) -> bool:
-    """Whether a positional argument of `fn` is a shape or a length, which a size read at run
-    time may give as the symbolic dim it stands for (`np.arange(len(x))`,
-    `np.reshape(x, (n, -1))`)."""
-    return ((position == 0 and fn in _SHAPE_FIRST) or (fn is np.arange and count == 1)
-            or (position == 1 and fn is np.reshape))
+def _is_shape_arg(fn: Any, where: int | str, count: int) -> bool:
+    """Whether an argument of `fn` (its position, or keyword) is a shape or a length, which a
+    size read at run time may give as the symbolic dim it stands for (`np.arange(len(x))`,
+    `np.reshape(x, (n, -1))`, `np.linspace(0, 1, n)`)."""
+    if where in ("shape", "newshape"):
+        return fn in _SHAPE_FIRST or fn is np.reshape
+    return ((where == 0 and fn in _SHAPE_FIRST) or (fn is np.arange and count == 1)
+            or (where == 1 and fn is np.reshape)
+            or (where in (2, "num") and fn is np.linspace)
+            or (where in (0, 1, "N", "M") and fn is np.eye)
+            or (where in (0, "n") and fn is np.identity))
 
 
 def shape_to_api(vt: VariableTracker) -> Any:
@@ -269,7 +273,9 @@ class ArrayVariable(VariableTracker):
         except Unsupported as exc:
             # A slice the graph cannot size from its symbols (`x[::2]` of a symbolic axis):
             # taken by the entry where `x` is an argument.
-            view = slices.input_view(tx, self, index) if exc.kind != "user_error" else None
+            symbolic = any(isinstance(d, str) for d in self.value.shape)
+            view = (slices.input_view(tx, self, index)
+                    if symbolic and exc.kind != "user_error" else None)
             if view is None:
                 raise
             return view
@@ -456,7 +462,7 @@ class NumpyFunctionVariable(VariableTracker):
                     for i, a in enumerate(args)]
         result = call_numpy_api(
             self.describe(), self.handler, tx.graph, *api_args,
-            **{k: shape_to_api(v) if k in _SHAPE_KEYWORDS else to_api(v)
+            **{k: shape_to_api(v) if _is_shape_arg(self.fn, k, len(args)) else to_api(v)
                for k, v in kwargs.items()},
         )
         if self.fn in numpy_api.IN_PLACE:

@@ -143,6 +143,12 @@ def _view_chain(tracer: Any, value: Any) -> tuple[Any, list[Any]] | None:
         value = node.inputs[0]
 
 
+def view_root(tracer: Any, value: Any) -> Any:
+    """The argument's value that `value` views through size-free view ops (itself if none)."""
+    chain = _view_chain(tracer, value)
+    return value if chain is None else chain[0].value
+
+
 def _apply_chain(array: np.ndarray, nodes: list[Any]) -> np.ndarray:
     """The view ops of `nodes` applied to `array` by NumPy, as `Rebuilder.view_expr` writes
     them for the entry."""
