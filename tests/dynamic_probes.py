@@ -242,6 +242,10 @@ def row_dots(x, y):
     return np.einsum("ij,ij->i", x, y) + np.einsum("ii->i", x @ y.T)
 
 
+def chosen_columns(x):
+    return np.take(x, [0, 2], axis=1) + x[:, [3, 1]] + np.roll(x, 1, axis=1)[:, :2]
+
+
 def cube_means(x):
     return x.mean(axis=(1, 2)), x.mean(axis=0)
 
@@ -324,7 +328,7 @@ PROBES = [
     (identity_product, _rows()), (pairwise, _rows(3)), (vector_norm, _vector),
     (vector_steps, _vector), (cube_means, _cube), (cube_swap, _cube),
     (sorted_columns, _rows()), (ramp, _rows()), (reversed_rows, _rows()),
-    (identity_of_len, _rows()), (row_dots, _pair),
+    (identity_of_len, _rows()), (row_dots, _pair), (chosen_columns, _rows()),
     (head, _long_rows), (tail, _long_rows), (window, _short_rows),
     (leading_columns, _short_rows), (last_k, _short_rows), (head_and_rest, _short_rows),
     (head_returned, _short_rows), (heads_added, _short_rows),

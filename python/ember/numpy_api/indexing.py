@@ -8,6 +8,7 @@ import numpy as np
 
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
+from ember.graph.shapes import whole_stops
 from ember.numpy_api import gather
 
 _VALID = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer "
@@ -191,12 +192,12 @@ def _take_list(graph: Graph, a: Value, items: tuple[object, ...]) -> Value:
             raise IndexError(f"index {i} is out of bounds for axis {source_axis} with size {size}")
         i %= size
         starts = [0] * basic.ndim
-        stops = list(basic.shape)
+        stops = whole_stops(basic.shape)
         starts[axis], stops[axis] = i, i + 1
         pieces.append(graph.op("slice", [basic], start=starts, stop=stops,
                                step=[1] * basic.ndim))
     if not pieces:
-        stops = list(basic.shape)
+        stops = whole_stops(basic.shape)
         stops[axis] = 0
         return graph.op("slice", [basic], start=[0] * basic.ndim, stop=stops,
                         step=[1] * basic.ndim)

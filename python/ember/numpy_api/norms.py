@@ -15,6 +15,7 @@ from numpy.lib.array_utils import normalize_axis_tuple
 
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
+from ember.graph.shapes import whole_stops
 from ember.numpy_api.convert import as_array, static_number, to_value
 from ember.numpy_api.elementwise import apply
 from ember.numpy_api.shape_ops import reshape_value
@@ -154,7 +155,7 @@ def roll(graph: Graph, a: object, shift: object, axis: object = None) -> Any:
         parts = []
         for lo, hi in ((cut, n), (0, cut)):
             start = [0] * x.ndim
-            stop = list(x.shape)
+            stop = whole_stops(x.shape)
             start[ax], stop[ax] = lo, hi
             parts.append(graph.op("slice", [x], start=start, stop=stop, step=[1] * x.ndim))
         x = graph.op("concatenate", parts, axis=ax)
