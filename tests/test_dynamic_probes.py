@@ -196,3 +196,17 @@ def test_a_gradient_through_a_run_time_slice_of_its_argument_is_right():
     w, x = rng.standard_normal(12), rng.standard_normal(12)
     for n in (3, 4, 5, 9, 12):
         assert_same(compiled(w, x, n), _step_numpy(w, x, n), rtol=1e-10)
+
+
+def _broken_inside_index(x, n):
+    return x[1:n, print("row") or 0] * 2.0
+
+
+def test_a_break_between_a_run_time_slice_and_its_subscript_keeps_the_frame(capsys):
+    """The slice is live on the stack at the break: the entry rebuilds it as a slice."""
+    compiled = ember.compile(_broken_inside_index)
+    x = np.arange(24.0).reshape(12, 2)
+    for n in (5, 6, 7):
+        assert_same(compiled(x, n), x[1:n, 0] * 2.0)
+    assert capsys.readouterr().out == "row\n" * 3
+    assert ember.stats()["failed_frames"] == 0

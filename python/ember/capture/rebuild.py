@@ -65,6 +65,7 @@ from ember.capture.variables.functions import (
 from ember.capture.variables.masked import MaskedVariable
 from ember.capture.variables.objects import ModuleVariable, OpaqueVariable, UserObjectVariable
 from ember.capture.variables.scalar import PythonScalarVariable
+from ember.capture.variables.slices import RuntimeSliceVariable
 from ember.graph import Node, Value
 from ember.graph.shapes import python_slice
 
@@ -208,6 +209,9 @@ class Rebuilder:
                     f"else {self.expr(vt.if_false)})")
         if isinstance(vt, PythonScalarVariable):
             return scalar.render(vt, lambda leaf: self.reload(leaf.source))
+        if isinstance(vt, RuntimeSliceVariable):  # `x[a:n, f()]` broken at `f()`
+            parts = ", ".join(self.expr(p) for p in vt.parts)
+            return f"{self.embed(slice, 'slice')}({parts})"
         if isinstance(vt, ExceptionVariable) and vt.args is not None:
             args = [self.expr(a) for a in vt.args]
             args += [f"{k}={self.expr(v)}" for k, v in vt.kwargs.items()]
