@@ -338,10 +338,8 @@ def take_view(base: np.ndarray, index: tuple, minimums: tuple[int, ...]) -> np.n
 
 
 def _part_expr(emb: Any, part: VariableTracker) -> str:
-    if isinstance(part, RuntimeSliceVariable):
-        return "slice(" + ", ".join(_part_expr(emb, p) for p in part.parts) + ")"
-    if isinstance(part, PythonScalarVariable):
-        return emb.expr(part)
+    if isinstance(part, (RuntimeSliceVariable, PythonScalarVariable)):
+        return emb.expr(part)  # `Rebuilder.expr`: `slice(...)` of the bounds' expressions
     return emb.constant(part.constant())
 
 
