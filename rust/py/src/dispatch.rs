@@ -68,26 +68,26 @@ enum Read {
 
 /// One part of a [`Read::Index`]: an int, or a slice of three bounds.
 enum IndexPart {
-    Int(Bound3),
-    Slice([Bound3; 3]),
+    Int(IndexBound),
+    Slice([IndexBound; 3]),
 }
 
 /// A bound of an index part: None, a constant int, or the argument in a slot (an int, by the
 /// guards).
 #[derive(Clone, Copy)]
-enum Bound3 {
+enum IndexBound {
     None,
     Const(isize),
     Argument(usize),
 }
 
-impl Bound3 {
+impl IndexBound {
     fn of((tag, value): (u8, isize)) -> PyResult<Self> {
         match tag {
-            0 => Ok(Bound3::None),
-            1 => Ok(Bound3::Const(value)),
+            0 => Ok(IndexBound::None),
+            1 => Ok(IndexBound::Const(value)),
             2 => usize::try_from(value)
-                .map(Bound3::Argument)
+                .map(IndexBound::Argument)
                 .map_err(|_| PyValueError::new_err("a direct entry reads a negative slot")),
             _ => Err(PyValueError::new_err(format!("unknown index bound {tag}"))),
         }
@@ -95,12 +95,14 @@ impl Bound3 {
 
     fn value<'py>(self, py: Python<'py>, args: &[*mut PyObject]) -> PyResult<Bound<'py, PyAny>> {
         match self {
-            Bound3::None => Ok(py.None().into_bound(py)),
-            Bound3::Const(k) => Ok(k.into_pyobject(py)?.into_any()),
-            Bound3::Argument(slot) => match args.get(slot) {
+            IndexBound::None => Ok(py.None().into_bound(py)),
+            IndexBound::Const(k) => Ok(k.into_pyobject(py)?.into_any()),
+            IndexBound::Argument(slot) => match args.get(slot) {
                 // SAFETY: the argument slots are live references borrowed from the caller.
                 Some(&arg) => Ok(unsafe { Bound::from_borrowed_ptr(py, arg) }),
-                None => Err(PyValueError::new_err("a direct entry reads a missing argument")),
+                None => Err(PyValueError::new_err(
+                    "a direct entry reads a missing argument",
+                )),
             },
         }
     }
@@ -111,8 +113,12 @@ impl IndexPart {
     fn of((kind, bounds): (u8, [(u8, isize); 3])) -> PyResult<Self> {
         let [a, b, c] = bounds;
         match kind {
-            0 => Ok(IndexPart::Int(Bound3::of(a)?)),
-            1 => Ok(IndexPart::Slice([Bound3::of(a)?, Bound3::of(b)?, Bound3::of(c)?])),
+            0 => Ok(IndexPart::Int(IndexBound::of(a)?)),
+            1 => Ok(IndexPart::Slice([
+                IndexBound::of(a)?,
+                IndexBound::of(b)?,
+                IndexBound::of(c)?,
+            ])),
             _ => Err(PyValueError::new_err(format!("unknown index part {kind}"))),
         }
     }
@@ -135,7 +141,12 @@ impl Read {
             Some(s) if s.is_instance_of::<PyString>() => Read::Attribute(s.cast_into()?.unbind()),
             Some(s) if s.is_instance_of::<PyTuple>() => {
                 let parts: Vec<(u8, [(u8, isize); 3])> = s.extract()?;
-                Read::Index(parts.into_iter().map(IndexPart::of).collect::<PyResult<_>>()?)
+                Read::Index(
+                    parts
+                        .into_iter()
+                        .map(IndexPart::of)
+                        .collect::<PyResult<_>>()?,
+                )
             }
             Some(s) => Read::Size(s.extract()?),
         })
