@@ -8,8 +8,9 @@ another batch size first, so the timed calls run kernels generated once for symb
 with a plan made for each new size. `dyn/static` is the ratio of their medians (samples of all contenders taken in turn) (1.00: no cost;
 the target is at most 1.10). `np/dyn` is NumPy's time over the dynamic one (higher is better);
 Numba (`njit`, row loops where NumPy code does not compile under it) where installed. Last, the
-batch-size sweep: one function called with 100 batch sizes (and one slicing its symbolic axis
-`x[1:]` over 100 lengths), and the compiles, kernels generated
+batch-size sweep: one function called with 100 batch sizes (one slicing its symbolic axis
+`x[1:]` over 100 lengths, one slicing an argument by an int argument `x[:n]` over 100 values
+of `n`), and the compiles, kernels generated
 and plans made it took (`ember.stats()`).
 """
 
@@ -42,7 +43,25 @@ def column_stats(x):
     return x.mean(axis=0), x.max(axis=0)
 
 
+def head_mean(x, n):
+    return x[:n].mean(axis=0) + x[n:].sum(axis=0)
+
+
+def strided(x):
+    return x[::2] * 2.0 + x[1::2]
+
+
+def roll_diff(x):
+    return np.roll(x, 1, axis=0) - x
+
+
 def make_inputs(name, rows, rng):
+    if name == "head_mean":
+        return (rng.standard_normal((rows + 4, 1024)), rows)
+    if name == "strided":
+        return (rng.standard_normal((2 * rows, 1024)),)
+    if name == "roll_diff":
+        return (rng.standard_normal((rows, 1024)),)
     if name == "expr":
         a = rng.random(rows * 1024)
         return (a, rng.random(rows * 1024))
@@ -59,7 +78,8 @@ def make_inputs(name, rows, rng):
 
 
 WORKLOADS = {"expr": expr, "softmax": softmax, "layernorm_gelu": layernorm_gelu, "mlp": mlp,
-             "column_stats": column_stats}
+             "column_stats": column_stats, "head_mean": head_mean, "strided": strided,
+             "roll_diff": roll_diff}
 
 
 def numba_version(name):
@@ -67,8 +87,8 @@ def numba_version(name):
         return None
     rows = _rows(range)
     fn = rows.get(name, WORKLOADS[name])
-    if name == "column_stats":
-        return None  # axis reductions of a 2-D array do not compile under Numba
+    if name in ("column_stats", "head_mean", "strided", "roll_diff"):
+        return None  # axis reductions and np.roll with an axis do not compile under Numba
     return numba.njit(fn)
 
 
@@ -132,12 +152,18 @@ def series_step(x, w):
     return ((pred - x[1:]) ** 2).mean(axis=0), x[-1] + x[0]
 
 
+def head_product(x, n, w):
+    return x[:n] @ w, x[n:].sum()
+
+
 def run_sweep():
     rng = np.random.default_rng(1)
     w, b = rng.standard_normal((64, 32)), rng.standard_normal(32)
     sweeps = [("batch sizes (x @ w + b)", mlp, lambda x: (x, w, b)),
               ("series lengths (x[:-1] @ w - x[1:], x[-1])", series_step,
                lambda x: (x, rng.standard_normal((64, 64))))]
+    long = rng.standard_normal((128, 64))
+    sweeps.append(("run-time bounds (x[:n] @ w, x[n:])", head_product, lambda x: (long, len(x), w)))
     for what, fn, make in sweeps:
         ember.reset()
         f = ember.compile(fn)

@@ -123,7 +123,7 @@ class GradFunctionVariable(VariableTracker):
         for i, (tree_leaves, rebuild) in zip(nums, trees, strict=True):
             if any(leaf.value.weak for leaf in tree_leaves):
                 args[i] = rebuild(tree_leaves)
-        mark = len(graph.nodes)
+        mark, views = len(graph.nodes), len(tx.tracer.input_views)
         # Loop and if ops have no gradient rule: loops in the differentiated function unroll.
         loop_ops, tx.tracer.loop_ops = tx.tracer.loop_ops, False
         # Python numbers taken out of arrays (`float(v)`) are constants of the gradient.
@@ -133,6 +133,7 @@ class GradFunctionVariable(VariableTracker):
         finally:
             tx.tracer.loop_ops = loop_ops
             numbers_in_graph.reset(numbers)
+        _refuse_views_of_leaves(tx.tracer, views, leaves)
         value, aux = out, None
         if self.has_aux:
             if not isinstance(out, TupleVariable) or len(out.items) != 2:
@@ -235,6 +236,20 @@ def _check_leaves(leaves: list[ArrayVariable], others: list[VariableTracker],
                 stack += item.items.values()
             elif isinstance(item, (TupleVariable, ListVariable)):
                 stack += item.items
+
+
+def _refuse_views_of_leaves(tracer: Any, start: int, leaves: list[ArrayVariable]) -> None:
+    """A view the entry takes (`x[:n]` with a run-time `n`, `capture/variables/slices.py`)
+    is a graph input of its own: a gradient would not flow from it back to the argument it
+    views, so a differentiated function taking one of a leaf breaks here (its Python path
+    captures with static shapes)."""
+    from ember.capture.variables.slices import view_root
+
+    ids = {id(leaf.value) for leaf in leaves}
+    for base, _ in tracer.input_views[start:]:
+        if id(view_root(tracer, base)) in ids:
+            raise graph_break("call", name="a gradient through a slice with run-time bounds "
+                                           "of a differentiated argument")
 
 
 def _replay(graph: Graph, op: str, inputs: Sequence[Value], out: Value,

@@ -16,7 +16,7 @@ from ember.backends.scalar_overflow import SCALAR_OPERATORS, checks_overflow
 from ember.errors import BackendError
 from ember.graph import OPS, Graph, Node, Value, layouts
 from ember.graph.dtypes import weak_python_type
-from ember.graph.shapes import python_slice
+from ember.graph.shapes import parse_dim, python_slice
 
 Array = Any  # an ndarray, a NumPy scalar, or a Python scalar for weak values
 
@@ -174,7 +174,7 @@ def _compute(node: Node, args: Sequence[Array], sizes: dict[str, int] | None,
     if node.op in _SHAPED:
         attr = _SHAPED[node.op]
         dims = node.out.shape if attr is None else node.attrs[attr]
-        shape = tuple(sizes[d] if isinstance(d, str) and sizes else d for d in dims)
+        shape = tuple(_bound(d, sizes) if sizes else d for d in dims)
         result = _RUNNERS[node.op](node, shape, *args)
     elif node.op in _RUNNERS:
         result = _RUNNERS[node.op](node, *args)
@@ -193,12 +193,21 @@ def _compute(node: Node, args: Sequence[Array], sizes: dict[str, int] | None,
     if node.op == "const":
         return out.dtype.type(result)
     got = np.asarray(result)
-    expected = tuple(sizes.get(d, -1) if isinstance(d, str) and sizes else d for d in out.shape)
+    expected = tuple(_bound(d, sizes or {}) for d in out.shape)
     if got.dtype != out.dtype or got.shape != expected:
         raise BackendError(
             f"eager: {node.op} gave {got.dtype}{list(got.shape)}, the graph says {out.type_str}"
         )
     return result
+
+
+def _bound(dim: int | str, sizes: dict[str, int]) -> int:
+    """A dim's size in this call (`s0-1`: `s0`'s size less 1); -1 where its symbol is
+    unbound."""
+    if not isinstance(dim, str):
+        return dim
+    name, less = parse_dim(dim)
+    return sizes[name] - less if name in sizes else -1
 
 
 def _input(value: Value, arg: Any, sizes: dict[str, int]) -> Array:
@@ -209,7 +218,9 @@ def _input(value: Value, arg: Any, sizes: dict[str, int]) -> Array:
     ok = arr.dtype == value.dtype and arr.ndim == value.ndim
     for dim, size in zip(value.shape, arr.shape, strict=False):
         if isinstance(dim, str):
-            ok = ok and sizes.setdefault(dim, size) == size
+            # A symbol stands for 2 or more (guards keep 0 and 1 static; a view the entry
+            # takes relies on this check: `variables/slices.py`).
+            ok = ok and size >= 2 and sizes.setdefault(dim, size) == size
         else:
             ok = ok and dim == size
     if not ok:

@@ -13,6 +13,7 @@ from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable, FormattedVariable, fold
 from ember.capture.variables.containers import DictVariable, ListVariable, TupleVariable, claim
 from ember.capture.variables.scalar import PythonScalarVariable, structural
+from ember.capture.variables.slices import runtime_slice
 
 
 class BuildingOpcodes:
@@ -43,7 +44,12 @@ class BuildingOpcodes:
         return key.constant()
 
     def BUILD_SLICE(self, inst: Instruction) -> None:
-        parts = [structural(p) for p in self.popn(inst.arg)]
+        parts = self.popn(inst.arg)
+        kept = runtime_slice(self, parts)  # type: ignore[arg-type]
+        if kept is not None:
+            self.push(kept)
+            return
+        parts = [structural(p) for p in parts]
         found = build_slice(self, parts)
         if found is not None:
             self.push(found)

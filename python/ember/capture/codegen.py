@@ -26,6 +26,7 @@ from ember.capture.bytecode import CO_VARARGS, CO_VARKEYWORDS, argument_names
 from ember.capture.rebuild import FUNCTION, Rebuilder
 from ember.capture.resume import trampoline
 from ember.capture.tracer import Tracer
+from ember.capture.variables.slices import ViewSource
 from ember.capture.variables.containers import DictVariable, IteratorVariable, ListVariable
 
 # A graph output as an entry returns it: the array, `[()]` (a NumPy scalar from a 0-d array)
@@ -186,7 +187,8 @@ class EntryCodegen(Rebuilder):
         None; reruns: the outputs that, true, send the call to `fallback`),
         each input an argument slot and what is read
         of it (None: itself; a str: that attribute; an int: the size of that dim of the
-        array), each writeback `(input position, output index)`, which the native fast path
+        array; a tuple: a view of it, `ViewSource.direct_read`), each writeback `(input
+        position, output index)`, which the native fast path
         runs without the entry (`rust/py/src/dispatch.rs`, with `_unsafe_writeback`'s check);
         None for any other entry."""
         from ember import _core
@@ -195,6 +197,12 @@ class EntryCodegen(Rebuilder):
             return None
         slots = []
         for graph_input in self.tracer.inputs:
+            if isinstance(graph_input.source, ViewSource):
+                read = graph_input.source.direct_read(self)
+                if read is None:
+                    return None
+                slots.append(read)
+                continue
             name = self.reload(graph_input.source)
             # A scalar argument goes in as it is: the graph takes a weak 0-d parameter from a
             # bool, int or float itself, a strong one from the NumPy scalar of its dtype

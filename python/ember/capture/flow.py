@@ -13,6 +13,7 @@ from ember.capture.loops import end_loop, runs, start_loop, vectors, window_expr
 from ember.capture.loops.branches import capture_if, is_loop_condition
 from ember.capture.loops.frame_branches import capture_frame_if, is_frame_branch
 from ember.capture.loops.whiles import python_while
+from ember.capture.variables import slices
 from ember.capture.variables.array import VIEW_OPS, ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
@@ -106,11 +107,13 @@ class FlowOpcodes:
 
     def BINARY_SUBSCR(self, inst: Instruction) -> None:
         index, obj = self.pop(), self.pop()
+        if type(obj) is not ArrayVariable:  # only argument arrays take run-time slices
+            index = slices.specialised(index)
         self.push(obj.getitem(self, index))
 
     def STORE_SUBSCR(self, inst: Instruction) -> None:
         index, obj, value = self.pop(), self.pop(), self.pop()
-        obj.setitem(self, index, value)
+        obj.setitem(self, slices.specialised(index), value)
 
     def GET_ITER(self, inst: Instruction) -> None:
         from ember.capture.loops.ranges import DynamicRangeIterator, DynamicRangeVariable

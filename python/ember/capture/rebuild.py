@@ -65,6 +65,7 @@ from ember.capture.variables.functions import (
 from ember.capture.variables.masked import MaskedVariable
 from ember.capture.variables.objects import ModuleVariable, OpaqueVariable, UserObjectVariable
 from ember.capture.variables.scalar import PythonScalarVariable
+from ember.capture.variables.slices import RuntimeSliceVariable
 from ember.graph import Node, Value
 from ember.graph.shapes import python_slice
 
@@ -208,6 +209,9 @@ class Rebuilder:
                     f"else {self.expr(vt.if_false)})")
         if isinstance(vt, PythonScalarVariable):
             return scalar.render(vt, lambda leaf: self.reload(leaf.source))
+        if isinstance(vt, RuntimeSliceVariable):  # `x[a:n, f()]` broken at `f()`
+            parts = ", ".join(self.expr(p) for p in vt.parts)
+            return f"{self.embed(slice, 'slice')}({parts})"
         if isinstance(vt, ExceptionVariable) and vt.args is not None:
             args = [self.expr(a) for a in vt.args]
             args += [f"{k}={self.expr(v)}" for k, v in vt.kwargs.items()]
@@ -335,7 +339,7 @@ class Rebuilder:
                                              f"{computed})")
                 # Once per value: a reshape that copies (of a non-contiguous argument) is one
                 # array, and views of it (`t[::-1]` of `t = a.reshape(-1)`) share its memory.
-                view = self._view(node, base)
+                view = self.view_expr(node, base)
                 if value.id in self.tracer.graph.root.read_only:
                     view = f"{self.embed(_read_only, 'read_only')}({view})"
                 return self._once(value, view)
@@ -361,7 +365,7 @@ class Rebuilder:
             self._producer_of = {id(n.out): n for n in self.tracer.graph.nodes}
         return self._producer_of
 
-    def _view(self, node: Node, base: str) -> str:
+    def view_expr(self, node: Node, base: str) -> str:
         """`node` (a view op) applied to `base` in NumPy."""
         attrs = node.attrs
         if node.op == "slice":

@@ -16,6 +16,7 @@ from ember.capture.marks import marked_dims
 from ember.capture.sources import BuiltinsDictSource, GlobalsDictSource, Source
 from ember.capture.variables.base import CellVariable, VariableTracker
 from ember.capture.variables.scalar import ComputedSource, PythonScalarVariable
+from ember.capture.variables.slices import ViewSource
 from ember.config import config
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
@@ -73,6 +74,10 @@ class Tracer:
         # that then fails is tried again with static shapes, as one that read none refuses.
         self.symbolic_sizes_read = False
         self.symbols: dict[int, str] = {}  # size -> symbol ("duck sizing": equal sizes share)
+        # Views of argument arrays taken by the entry (`variables/slices.py`): (the
+        # argument's value, the view's input value).
+        self.input_views: list[tuple[Value, Value]] = []
+        self.view_symbols: dict[tuple, str] = {}  # see `view_symbol`
         self.instructions_run = 0
         # Argument arrays updated in place; the entry writes their final values back.
         self.mutated: list[VariableTracker] = []
@@ -124,6 +129,22 @@ class Tracer:
         self.inputs.append(GraphInput(value, source, False, array))
         return value
 
+    def add_view_input(self, example: np.ndarray, shape: tuple, source: Source) -> Value:
+        """A view of an argument the entry takes (`variables/slices.py`): unguarded, since
+        its leaves are guarded where they were read and the view checks its own sizes."""
+        value = self._input(example.dtype, shape, False)
+        self.inputs.append(GraphInput(value, source, False, example))
+        return value
+
+    def view_symbol(self, key: tuple, size: int) -> str:
+        """The symbol of a sliced axis of such a view: shared only with views sliced the
+        same way (the same base dim and bounds, `key`), whose length is always the same;
+        never with an argument's dim (`x[:n]` of all of `x` in this call is not `x` in the
+        next, and `x[:k]` is not `x[k:]`)."""
+        if key not in self.view_symbols:
+            self.view_symbols[key] = self._new_symbol(size)
+        return self.view_symbols[key]
+
     def guard_size_minimums(self) -> None:
         """Raise the least size the ARRAY_MATCH guards admit for each symbol the graph slices
         (`Graph.require_size`: `x[2:]` needs 4 to leave 2)."""
@@ -132,8 +153,9 @@ class Tracer:
             return
         for graph_input in self.inputs:
             shape = graph_input.value.shape
-            if graph_input.scalar or not any(d in minimums for d in shape):
-                continue
+            if (graph_input.scalar or not any(d in minimums for d in shape)
+                    or isinstance(graph_input.source, ViewSource)):
+                continue  # a view checks its own least sizes (`slices.take_view`)
             old = tuple(SYMBOLIC_DIM if isinstance(d, str) else d for d in shape)
             new = tuple(symbolic_entry(minimums.get(d, 2)) if isinstance(d, str) else d
                         for d in shape)
@@ -161,9 +183,13 @@ class Tracer:
         if size < 2:
             return size
         if size not in self.symbols:
-            self.symbols[size] = f"s{len(self.symbols)}"
-            self.graph.symbol_examples[self.symbols[size]] = size
+            self.symbols[size] = self._new_symbol(size)
         return self.symbols[size]
+
+    def _new_symbol(self, size: int) -> str:
+        symbol = f"s{len(self.graph.symbol_examples)}"
+        self.graph.symbol_examples[symbol] = size
+        return symbol
 
     def scalar_input(self, scalar: PythonScalarVariable) -> Value:
         """The weak 0-d input carrying a Python scalar computed at run time into the graph
@@ -196,8 +222,9 @@ class Tracer:
 
         for graph_input in self.inputs:
             shape = graph_input.value.shape
-            if graph_input.scalar or symbol not in shape:
-                continue
+            if (graph_input.scalar or symbol not in shape
+                    or isinstance(graph_input.source, ViewSource)):
+                continue  # a view's size is not read back from the view
             axis = shape.index(symbol)
             source = ItemSource(AttrSource(graph_input.source, "shape"), axis)
             self.symbolic_sizes_read = True

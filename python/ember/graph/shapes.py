@@ -53,6 +53,12 @@ def symbolic_slice(d: str, start: int, stop: int, step: int) -> Dim | None:
     return None
 
 
+def whole_stops(shape: Shape) -> list[int]:
+    """The `slice` op's stops that take every axis of `shape` whole: a symbolic dim's end is
+    written `-1` (counted from the end)."""
+    return [-1 if isinstance(d, str) else d for d in shape]
+
+
 def python_slice(start: int, stop: int, step: int) -> slice:
     """The Python slice of one axis of a `slice` op: normalised bounds, where a negative step's
     stop of -1 is "through the front" (None), and bounds counted from the end of a symbolic

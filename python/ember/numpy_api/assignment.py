@@ -150,7 +150,7 @@ def _place(graph: Graph, a: Value, region: Region, v: Value) -> Value:
 
     def cut(lo: int, hi: int) -> Value:
         starts = [0] * a.ndim
-        stops = [-1 if isinstance(d, str) else d for d in a.shape]
+        stops = shapes.whole_stops(a.shape)
         starts[axis], stops[axis] = lo, hi
         return graph.op("slice", [a], start=starts, stop=stops, step=[1] * a.ndim)
 

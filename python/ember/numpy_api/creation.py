@@ -152,34 +152,52 @@ def arange(graph: Graph, start: object, stop: object = None, step: object = None
 def linspace(graph: Graph, start: object, stop: object, num: object = 50,
              endpoint: bool = True, retstep: bool = False, dtype: object = None,
              axis: object = 0, *, device: object = None) -> Any:
-    """NumPy's linspace, op for op: arange(num) * step + start, the last element set to stop."""
+    """NumPy's linspace, op for op: arange(num) * step + start, the last element set to stop.
+    A symbolic `num` (`np.linspace(0, 1, len(x))`) divides by `num - 1` computed in the
+    graph (the last element of the arange), as NumPy divides by the int."""
     if isinstance(start, Value) or isinstance(stop, Value):
         raise Unsupported("np.linspace with array bounds")
     if axis != 0:
         raise Unsupported("np.linspace with axis=")
-    n = operator.index(num)  # type: ignore[arg-type]
-    if n < 0:
+    symbolic = isinstance(num, str)
+    n = num if symbolic else operator.index(num)  # type: ignore[arg-type]
+    if not symbolic and n < 0:  # type: ignore[operator]
         raise ValueError(f"Number of samples, {n}, must be non-negative.")
-    div = n - 1 if endpoint else n
-    dt = np.result_type(start, stop, float(n))  # type: ignore[arg-type]
+    dt = np.result_type(start, stop, 1.0)  # type: ignore[arg-type]  # float(num): weak
     target = dtype_arg(dtype, "np.linspace") or as_dtype(dt, "np.linspace")
     delta = np.subtract(stop, start, dtype=type(dt))  # type: ignore[call-overload]
-    y = graph.arange(0, 1, n, dt)
+    y = graph.arange(0, 1, n, dt)  # type: ignore[arg-type]
     step: Any = math.nan
-    if div > 0:
-        step = delta / div
-        if step == 0:
-            y = graph.op("div", [y, graph.const(div)])
-            y = graph.op("mul", [y, graph.const(delta)])
+    if symbolic:
+        if retstep or 0 < abs(delta) < 1e-290:
+            # the step as a Python float, or one that may round to 0 for some sizes
+            raise Unsupported("np.linspace of a symbolic size with retstep= or a tiny range")
+        from ember.numpy_api.indexing import getitem
+
+        last = getitem(graph, y, -1)
+        div = last if endpoint else graph.op("add", [last, graph.const(1.0, dt)])
+        if delta == 0:
+            y = graph.op("mul", [graph.op("div", [y, div]), graph.const(delta)])
         else:
-            y = graph.op("mul", [y, graph.const(step)])
+            y = graph.op("mul", [y, graph.op("div", [graph.const(delta), div])])
     else:
-        y = graph.op("mul", [y, graph.const(delta)])
+        div = n - 1 if endpoint else n  # type: ignore[operator]
+        if div > 0:
+            step = delta / div
+            if step == 0:
+                y = graph.op("div", [y, graph.const(div)])
+                y = graph.op("mul", [y, graph.const(delta)])
+            else:
+                y = graph.op("mul", [y, graph.const(step)])
+        else:
+            y = graph.op("mul", [y, graph.const(delta)])
     y = graph.op("add", [y, to_value(graph, start, "np.linspace")])
     if y.dtype != dt:
         y = graph.op("astype", [y], dtype=dt)  # `y += start` keeps y's dtype
-    if endpoint and n > 1:
-        head = graph.op("slice", [y], start=[0], stop=[n - 1], step=[1])
+    if endpoint and (symbolic or n > 1):  # type: ignore[operator]
+        from ember.numpy_api.indexing import getitem
+
+        head = getitem(graph, y, slice(None, -1))
         y = graph.op("concatenate", [head, graph.full((1,), static_number(stop, "np.linspace"),
                                                       dt)], axis=0)
     if target.kind in "iu":

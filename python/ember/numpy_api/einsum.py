@@ -83,8 +83,8 @@ def _parse(subscripts: str, values: list[Value]) -> tuple[list[str], str]:
     sizes: dict[str, int | str] = {}
     for s, v in zip(inputs, values, strict=True):
         for c, n in zip(s, v.shape, strict=True):
-            if sizes.setdefault(c, n) != n or isinstance(n, str):
-                raise Unsupported("np.einsum with a label of differing or symbolic sizes")
+            if sizes.setdefault(c, n) != n:
+                raise Unsupported("np.einsum with a label of differing sizes")
     return inputs, rhs
 
 
@@ -136,14 +136,22 @@ def _contract(graph: Graph, a: Labelled, b: Labelled, keep: set[str]) -> Labelle
         y = graph.op("expand_dims", [y], axis=list(range(nb, nb + len(rows))))
         return graph.op("mul", [x, y]), batch + rows + cols
     batch_shape = tuple(size[c] for c in batch)
-    m = math.prod(size[c] for c in rows)
-    k = math.prod(size[c] for c in inner)
-    n = math.prod(size[c] for c in cols)
+    m, k, n = (_product([size[c] for c in group]) for group in (rows, inner, cols))
     x = reshape_value(graph, _transpose(graph, a, batch + rows + inner), (*batch_shape, m, k))
     y = reshape_value(graph, _transpose(graph, b, batch + inner + cols), (*batch_shape, k, n))
     product = graph.op("matmul", [x, y])
     full = (*batch_shape, *(size[c] for c in rows), *(size[c] for c in cols))
     return reshape_value(graph, product, full), batch + rows + cols
+
+
+def _product(sizes: list[int | str]) -> int | str:
+    """The size of labels grouped into one matmul axis: a symbolic dim alone, or the product
+    of static sizes (a product with a symbol is no dim)."""
+    if len(sizes) == 1:
+        return sizes[0]
+    if any(isinstance(d, str) for d in sizes):
+        raise Unsupported("np.einsum grouping a symbolic dimension with other labels")
+    return math.prod(sizes)  # type: ignore[arg-type]
 
 
 def einsum(graph: Graph, *operands: object, out: object = None, dtype: object = None,

@@ -8,6 +8,7 @@ import numpy as np
 
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
+from ember.graph.shapes import whole_stops
 from ember.numpy_api import gather
 
 _VALID = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer "
@@ -77,6 +78,7 @@ def getitem(graph: Graph, a: Value, index: object) -> Value:
     starts: list[int] = []
     stops: list[int] = []
     steps: list[int] = []
+    flips: list[int] = []
     squeeze: list[int] = []
     new_axes: list[int] = []
     identity = True
@@ -92,7 +94,11 @@ def getitem(graph: Graph, a: Value, index: object) -> Value:
             parts = (_slice_part(item.start), _slice_part(item.stop), _slice_part(item.step))
             if parts[2] == 0:
                 raise ValueError("slice step cannot be zero")
-            if isinstance(size, str):
+            if isinstance(size, str) and parts == (None, None, -1):
+                # the whole axis reversed (`x[::-1]`): a flip keeps its symbol
+                flips.append(axis)
+                start, stop, step = 0, -1, 1
+            elif isinstance(size, str):
                 start, stop, step = _symbolic_slice(graph, size, parts)
                 identity = identity and (start, stop) == (0, -1)
             else:
@@ -123,6 +129,8 @@ def getitem(graph: Graph, a: Value, index: object) -> Value:
     result = a
     if not identity:
         result = graph.op("slice", [result], start=starts, stop=stops, step=steps)
+    if flips:
+        result = graph.op("flip", [result], axis=flips)
     # NumPy returns a scalar exactly when integers index every axis (`()` for a 0-d array).
     scalar = not has_ellipsis and not new_axes and len(squeeze) == a.ndim
     if squeeze or (result.ndim == 0 and result.scalar != scalar):
@@ -184,12 +192,12 @@ def _take_list(graph: Graph, a: Value, items: tuple[object, ...]) -> Value:
             raise IndexError(f"index {i} is out of bounds for axis {source_axis} with size {size}")
         i %= size
         starts = [0] * basic.ndim
-        stops = list(basic.shape)
+        stops = whole_stops(basic.shape)
         starts[axis], stops[axis] = i, i + 1
         pieces.append(graph.op("slice", [basic], start=starts, stop=stops,
                                step=[1] * basic.ndim))
     if not pieces:
-        stops = list(basic.shape)
+        stops = whole_stops(basic.shape)
         stops[axis] = 0
         return graph.op("slice", [basic], start=[0] * basic.ndim, stop=stops,
                         step=[1] * basic.ndim)

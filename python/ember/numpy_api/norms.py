@@ -16,6 +16,7 @@ from numpy.lib.array_utils import normalize_axis_tuple
 
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
+from ember.graph.shapes import whole_stops
 from ember.numpy_api.convert import as_array, static_number, to_value
 from ember.numpy_api.elementwise import apply
 from ember.numpy_api.shape_ops import reshape_value
@@ -159,18 +160,35 @@ def roll(graph: Graph, a: object, shift: object, axis: object = None) -> Any:
     for ax, s in enumerate(total):
         n = x.shape[ax]
         if isinstance(n, str):
-            raise Unsupported("np.roll along a symbolic dimension")
+            x = _roll_symbolic(graph, x, s, ax)
+            continue
         if n == 0 or s % n == 0:
             continue
         cut = n - s % n
         parts = []
         for lo, hi in ((cut, n), (0, cut)):
             start = [0] * x.ndim
-            stop = list(x.shape)
+            stop = whole_stops(x.shape)
             start[ax], stop[ax] = lo, hi
             parts.append(graph.op("slice", [x], start=start, stop=stop, step=[1] * x.ndim))
         x = graph.op("concatenate", parts, axis=ax)
     return x
+
+
+def _roll_symbolic(graph: Graph, x: Value, shift: int, axis: int) -> Value:
+    """A roll along a symbolic axis: the last `shift` elements, then the rest (or the rest
+    after the first `-shift`, then those), so the symbol must exceed `|shift|` by 2 for every
+    size it takes to roll the same way (`x[-s:]`, `x[:-s]` leave `s` and `s0-s`)."""
+    from ember.numpy_api.indexing import getitem
+
+    if shift == 0:
+        return x
+    cut = abs(shift)
+    before = (slice(None),) * axis
+    head, tail = ((slice(-cut, None), slice(None, -cut)) if shift > 0
+                  else (slice(cut, None), slice(None, cut)))
+    parts = [getitem(graph, x, (*before, head)), getitem(graph, x, (*before, tail))]
+    return graph.op("concatenate", parts, axis=axis)
 
 
 def functions() -> dict[Any, Any]:

@@ -48,8 +48,6 @@ def _along(graph: Graph, a: object, axis: object, kind: object, order: object,
         if x.ndim == 0:
             raise np.exceptions.AxisError(static_int(axis, what), 0)
         ax = normalize_axis(static_int(axis, what), x.ndim)
-    if any(isinstance(d, str) for d in x.shape):
-        raise Unsupported(f"{what} of an array with symbolic dimensions")
     if values and not graph.root.loop_ops:
         # Differentiated functions capture without region ops; `sort` has no gradient rule
         # either, and must not be differentiated as a constant.

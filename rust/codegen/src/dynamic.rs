@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 use ember_core::infer::shapes::resolve_slice;
 use ember_core::ir::{Dim, Graph, Op, Type};
 
-use crate::graph::{compile_static, ArrayView, ArrayViewMut, Options, StaticGraph};
+use crate::graph::{compile_static, ArrayView, ArrayViewMut, Options, Prepared, StaticGraph};
 use crate::jit::{Jit, KernelFn};
 use crate::kernel::Kernel;
 use crate::Error;
@@ -223,6 +223,14 @@ impl Dynamic {
                             "input {i}: a parameter's dim is static or a symbol, not {dim}"
                         )))
                     }
+                    // A symbol stands for 2 or more: sizes 0 and 1 change broadcasting and
+                    // emptiness, so guards keep them static, and views of arguments taken
+                    // after the guards (`x[:n]`) are refused here.
+                    Dim::Sym(name) if size < 2 => {
+                        return Err(Error::Mismatch(format!(
+                            "input {i}: dimension {axis} is {size}, but {name} stands for 2 or more"
+                        )))
+                    }
                     Dim::Sym(name) => {
                         let k = self.symbols.iter().position(|s| s == name).unwrap_or(0);
                         match sizes[k] {
@@ -283,6 +291,29 @@ impl Dynamic {
         plans.insert(0, (sizes.to_vec(), compiled.clone()));
         plans.truncate(PLAN_LIMIT);
         Ok(compiled)
+    }
+
+    /// [`Dynamic::run`] on arrays of the layouts `prepared` was made for (the same shapes,
+    /// so the same binding): the plan is found once and then run as a static graph's with
+    /// what earlier runs prepared; without `own_flags` the flags raised stay set on the
+    /// thread ([`StaticGraph::run_with`]).
+    pub(crate) fn run_prepared(
+        &self,
+        inputs: &[ArrayView],
+        outputs: &[ArrayViewMut],
+        prepared: &mut Prepared,
+        own_flags: bool,
+    ) -> Result<crate::fpstatus::FpStatus, Error> {
+        let plan = match &prepared.plan {
+            Some(plan) => plan.clone(),
+            None => {
+                let shapes: Vec<&[usize]> = inputs.iter().map(|x| x.shape.as_slice()).collect();
+                let plan = self.plan_for(&self.bind(&shapes)?)?;
+                prepared.plan = Some(plan.clone());
+                plan
+            }
+        };
+        plan.run_with(inputs, outputs, Some(prepared), own_flags)
     }
 
     /// Runs the graph on arrays of any binding of its symbols.

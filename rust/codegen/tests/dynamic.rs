@@ -109,6 +109,29 @@ func @f(%0: f64[s0,s1]) -> (f64[s1,s0], f64[s0,s1,1]) {
 }
 
 #[test]
+fn a_symbol_bound_below_two_is_a_mismatch() {
+    // Guards keep sizes 0 and 1 static; a view of an argument taken after them (`x[:n]`)
+    // relies on the graph refusing them.
+    let ir = "ember-ir 1
+func @f(%0: f64[s0,3]) -> (f64[3]) {
+  %1 = sum(%0) axis=[0] keepdims=false : f64[3]
+  return %1
+}
+";
+    let cg = compile_symbolic(ir);
+    let mut rng = Rng(11);
+    for rows in [0, 1] {
+        let a = random_array(&mut rng, ember_core::ir::DType::F64, &[rows, 3]);
+        match run_compiled(&cg, &[a], Layout::C, &[vec![3]]).unwrap_err() {
+            Error::Mismatch(m) => assert!(m.contains("s0 stands for 2 or more"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+    }
+    let a = random_array(&mut rng, ember_core::ir::DType::F64, &[2, 3]);
+    assert!(run_compiled(&cg, &[a], Layout::C, &[vec![3]]).is_ok());
+}
+
+#[test]
 fn inputs_giving_one_symbol_two_sizes_are_a_mismatch() {
     let ir = "ember-ir 1
 func @f(%0: f64[s0], %1: f64[s0]) -> (f64[s0]) {

@@ -21,7 +21,7 @@ use pyo3::exceptions::{PyException, PyTypeError, PyValueError};
 use pyo3::ffi::{self, PyObject};
 use pyo3::gc::PyVisit;
 use pyo3::prelude::*;
-use pyo3::types::{PyString, PyTuple};
+use pyo3::types::{PySlice, PyString, PyTuple};
 use pyo3::PyTraverseError;
 use smallvec::SmallVec;
 
@@ -61,6 +61,77 @@ enum Read {
     Attribute(Py<PyString>),
     /// The size of one dim of it, an ndarray (`x.shape[0]`), as a Python int.
     Size(usize),
+    /// A view of it by basic indexing (`x[:n]`, `x[:, a:b]`), each part an int or a slice
+    /// whose bounds are constants or other arguments (`capture/variables/slices.py`).
+    Index(Vec<IndexPart>),
+}
+
+/// One part of a [`Read::Index`]: an int, or a slice of three bounds.
+enum IndexPart {
+    Int(IndexBound),
+    Slice([IndexBound; 3]),
+}
+
+/// A bound of an index part: None, a constant int, or the argument in a slot (an int, by the
+/// guards).
+#[derive(Clone, Copy)]
+enum IndexBound {
+    None,
+    Const(isize),
+    Argument(usize),
+}
+
+impl IndexBound {
+    fn of((tag, value): (u8, isize)) -> PyResult<Self> {
+        match tag {
+            0 => Ok(IndexBound::None),
+            1 => Ok(IndexBound::Const(value)),
+            2 => usize::try_from(value)
+                .map(IndexBound::Argument)
+                .map_err(|_| PyValueError::new_err("a direct entry reads a negative slot")),
+            _ => Err(PyValueError::new_err(format!("unknown index bound {tag}"))),
+        }
+    }
+
+    fn value<'py>(self, py: Python<'py>, args: &[*mut PyObject]) -> PyResult<Bound<'py, PyAny>> {
+        match self {
+            IndexBound::None => Ok(py.None().into_bound(py)),
+            IndexBound::Const(k) => Ok(k.into_pyobject(py)?.into_any()),
+            IndexBound::Argument(slot) => match args.get(slot) {
+                // SAFETY: the argument slots are live references borrowed from the caller.
+                Some(&arg) => Ok(unsafe { Bound::from_borrowed_ptr(py, arg) }),
+                None => Err(PyValueError::new_err(
+                    "a direct entry reads a missing argument",
+                )),
+            },
+        }
+    }
+}
+
+impl IndexPart {
+    /// From `(kind, bounds)`: kind 0 an int (its first bound), 1 a slice.
+    fn of((kind, bounds): (u8, [(u8, isize); 3])) -> PyResult<Self> {
+        let [a, b, c] = bounds;
+        match kind {
+            0 => Ok(IndexPart::Int(IndexBound::of(a)?)),
+            1 => Ok(IndexPart::Slice([
+                IndexBound::of(a)?,
+                IndexBound::of(b)?,
+                IndexBound::of(c)?,
+            ])),
+            _ => Err(PyValueError::new_err(format!("unknown index part {kind}"))),
+        }
+    }
+
+    fn value<'py>(&self, py: Python<'py>, args: &[*mut PyObject]) -> PyResult<Bound<'py, PyAny>> {
+        match self {
+            IndexPart::Int(k) => k.value(py, args),
+            IndexPart::Slice(bounds) => {
+                let [a, b, c] = bounds.map(|bound| bound.value(py, args));
+                py.get_type::<PySlice>().call1((a?, b?, c?))
+            }
+        }
+    }
 }
 
 impl Read {
@@ -68,15 +139,35 @@ impl Read {
         Ok(match spec {
             None => Read::Argument,
             Some(s) if s.is_instance_of::<PyString>() => Read::Attribute(s.cast_into()?.unbind()),
+            Some(s) if s.is_instance_of::<PyTuple>() => {
+                let parts: Vec<(u8, [(u8, isize); 3])> = s.extract()?;
+                Read::Index(
+                    parts
+                        .into_iter()
+                        .map(IndexPart::of)
+                        .collect::<PyResult<_>>()?,
+                )
+            }
             Some(s) => Read::Size(s.extract()?),
         })
     }
 
-    /// The input read from `arg`.
-    fn apply<'py>(&self, arg: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    /// The input read from `arg`, one of the call's arguments `args`.
+    fn apply<'py>(
+        &self,
+        arg: Bound<'py, PyAny>,
+        args: &[*mut PyObject],
+    ) -> PyResult<Bound<'py, PyAny>> {
         let py = arg.py();
         match self {
             Read::Argument => Ok(arg),
+            Read::Index(parts) => {
+                let parts = parts
+                    .iter()
+                    .map(|part| part.value(py, args))
+                    .collect::<PyResult<Vec<_>>>()?;
+                arg.get_item(PyTuple::new(py, parts)?)
+            }
             Read::Attribute(name) => arg.getattr(name.bind(py)),
             Read::Size(axis) => {
                 let array = arg.cast::<PyUntypedArray>().map_err(|_| {
@@ -188,7 +279,9 @@ impl DirectCall {
         let inputs = self
             .inputs
             .iter()
-            .map(|(slot, read)| read.apply(unsafe { Bound::from_borrowed_ptr(py, args[*slot]) }))
+            .map(|(slot, read)| {
+                read.apply(unsafe { Bound::from_borrowed_ptr(py, args[*slot]) }, args)
+            })
             .collect::<PyResult<SmallVec<[Bound<'_, PyAny>; 8]>>>();
         let inputs = match inputs {
             Ok(inputs) if overlap::may_differ(&inputs, self.writebacks.iter().map(|&(k, _)| k)) => {

@@ -16,6 +16,7 @@ from ember import numpy_api
 from ember.capture.breaks import from_numpy_api, graph_break
 from ember.capture.loops import elements
 from ember.capture.sources import Source
+from ember.capture.variables import slices
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import (
     ConstantVariable,
@@ -75,6 +76,19 @@ def to_api(vt: VariableTracker) -> Any:
 
 # NumPy functions whose first argument is a shape.
 _SHAPE_FIRST = (np.zeros, np.ones, np.empty, np.full)
+
+
+def _is_shape_arg(fn: Any, where: int | str, count: int) -> bool:
+    """Whether an argument of `fn` (its position, or keyword) is a shape or a length, which a
+    size read at run time may give as the symbolic dim it stands for (`np.arange(len(x))`,
+    `np.reshape(x, (n, -1))`, `np.linspace(0, 1, n)`)."""
+    if where in ("shape", "newshape"):
+        return fn in _SHAPE_FIRST or fn is np.reshape
+    return ((where == 0 and fn in _SHAPE_FIRST) or (fn is np.arange and count == 1)
+            or (where == 1 and fn is np.reshape)
+            or (where in (2, "num") and fn is np.linspace)
+            or (where in (0, 1, "N", "M") and fn is np.eye)
+            or (where in (0, "n") and fn is np.identity))
 
 
 def shape_to_api(vt: VariableTracker) -> Any:
@@ -236,6 +250,11 @@ class ArrayVariable(VariableTracker):
             indices = elements.element_indices(tx, self, index)
             if indices is not None:
                 return elements.load(tx, self, indices)
+        if slices.has_runtime_slice(index):
+            view = slices.input_view(tx, self, index)
+            if view is not None:
+                return view
+            index = slices.specialised(index)
         if (isinstance(index, ArrayVariable) and index.value.dtype == np.bool_
                 and index.value.ndim and not self.value.scalar):
             from ember.capture.variables import masked
@@ -248,8 +267,18 @@ class ArrayVariable(VariableTracker):
             # than compiling a graph per position.
             raise graph_break("data_dependent_value",
                               what=f"indexing {self.describe()} with a run-time int")
-        result = call_numpy_api("indexing", numpy_api.getitem, tx.graph, self.value,
-                                to_api(index))
+        try:
+            result = call_numpy_api("indexing", numpy_api.getitem, tx.graph, self.value,
+                                    to_api(index))
+        except Unsupported as exc:
+            # A slice the graph cannot size from its symbols (`x[::2]` of a symbolic axis):
+            # taken by the entry where `x` is an argument.
+            symbolic = any(isinstance(d, str) for d in self.value.shape)
+            view = (slices.input_view(tx, self, index)
+                    if symbolic and exc.kind != "user_error" else None)
+            if view is None:
+                raise
+            return view
         return wrap_api_result(result)
 
     def setitem(self, tx: Interpreter, index: VariableTracker, value: VariableTracker) -> None:
@@ -313,14 +342,20 @@ class ArrayVariable(VariableTracker):
         and dropped (`x.T` inside an expression) do not count."""
         if tx.tracer.holders(self.value) > 1:
             return True  # an identity view holds the same value
+        # Views by graph ops (a NumPy scalar, `x[i]` of every axis, is a copy, not a view),
+        # and views the entry takes before the graph (`variables/slices.py`), of each other.
+        edges = [(n.inputs[0], n.out) for n in tx.graph.nodes
+                 if n.op in VIEW_OPS and not n.out.scalar] + tx.tracer.input_views
         views: set[int] = set()
         reached = {id(self.value)}  # the array and its views so far
-        for node in tx.graph.nodes:  # in order, so views of views follow their bases
-            # A NumPy scalar (`x[i]` of every axis) is a copy, not a view.
-            if (node.op in VIEW_OPS and not node.out.scalar
-                    and id(node.inputs[0]) in reached):
-                views.add(id(node.out))
-                reached.add(id(node.out))
+        grown = True
+        while grown:
+            grown = False
+            for base, view in edges:  # in order, so views of views mostly follow their bases
+                if id(base) in reached and id(view) not in reached:
+                    views.add(id(view))
+                    reached.add(id(view))
+                    grown = True
         if not views:
             return False
         temporary = {id(t) for t in tx.tracer.temporary_views}
@@ -346,9 +381,10 @@ class ArrayMethodVariable(VariableTracker):
 
     def call(self, tx: Interpreter, args: list[VariableTracker],
              kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        convert = shape_to_api if self.name == "reshape" else to_api
         result = call_numpy_api(
             f"ndarray.{self.name}", self.handler, tx.graph, self.array.value,
-            *[to_api(a) for a in args], **{k: to_api(v) for k, v in kwargs.items()},
+            *[convert(a) for a in args], **{k: to_api(v) for k, v in kwargs.items()},
         )
         if self.name in ("sort", "fill"):  # update the array in place and return None
             from ember.capture.operators import write_into
@@ -422,11 +458,12 @@ class NumpyFunctionVariable(VariableTracker):
         out = kwargs.get("out")
         if out is not None and (isinstance(self.fn, np.ufunc) or self.fn is np.clip):
             return self._into(tx, args, kwargs)
-        api_args = [shape_to_api(a) if i == 0 and self.fn in _SHAPE_FIRST else to_api(a)
+        api_args = [shape_to_api(a) if _is_shape_arg(self.fn, i, len(args)) else to_api(a)
                     for i, a in enumerate(args)]
         result = call_numpy_api(
-            self.describe(), self.handler, tx.graph,
-            *api_args, **{k: to_api(v) for k, v in kwargs.items()},
+            self.describe(), self.handler, tx.graph, *api_args,
+            **{k: shape_to_api(v) if _is_shape_arg(self.fn, k, len(args)) else to_api(v)
+               for k, v in kwargs.items()},
         )
         if self.fn in numpy_api.IN_PLACE:
             from ember.capture.operators import write_into

@@ -278,7 +278,7 @@ impl CompiledGraph {
     ) -> Result<FpStatus, Error> {
         match &self.shapes {
             Shapes::Static(g) => g.run_with(inputs, outputs, Some(prepared), true),
-            Shapes::Dynamic(d) => d.run(inputs, outputs),
+            Shapes::Dynamic(d) => d.run_prepared(inputs, outputs, prepared, true),
         }
     }
 
@@ -294,14 +294,19 @@ impl CompiledGraph {
     ) -> Result<(), Error> {
         match &self.shapes {
             Shapes::Static(g) => g.run_with(inputs, outputs, Some(prepared), false).map(drop),
-            Shapes::Dynamic(d) => d.run(inputs, outputs).map(fpstatus::raise),
+            Shapes::Dynamic(d) => d.run_prepared(inputs, outputs, prepared, false).map(drop),
         }
     }
 
     /// Hands back the buffers a [`Prepared`] held.
-    pub fn release(&self, prepared: Prepared) {
-        if let Shapes::Static(g) = &self.shapes {
-            g.release(prepared);
+    pub fn release(&self, mut prepared: Prepared) {
+        match &self.shapes {
+            Shapes::Static(g) => g.release(prepared),
+            Shapes::Dynamic(_) => {
+                if let Some(plan) = prepared.plan.take() {
+                    plan.release(prepared);
+                }
+            }
         }
     }
 }
@@ -310,12 +315,15 @@ impl CompiledGraph {
 /// iteration dims and operands as (slot, byte offset from the slot's data, byte strides).
 /// A loop that runs one body plan per trip on arrays whose dtypes, shapes and strides never
 /// change (`body_loop.rs`) keeps one across its trips, with the plan's buffers: later trips
-/// skip the checks, the view arithmetic and every allocation of a kernel launch.
+/// skip the checks, the view arithmetic and every allocation of a kernel launch. For a graph
+/// with symbols it also holds the plan of the binding those layouts give, so that repeated
+/// calls neither bind nor look the plan up again.
 #[derive(Default)]
 pub struct Prepared {
     checked: bool,
     steps: Vec<Option<PreparedStep>>,
     buffers: Option<Vec<Vec<u128>>>,
+    pub(crate) plan: Option<Arc<StaticGraph>>,
 }
 
 /// A step as an earlier run worked it out.
