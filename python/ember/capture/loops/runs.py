@@ -388,6 +388,8 @@ def numpy_call(tx: Interpreter, fn: Any, args: list[VariableTracker],
             isinstance(a, RunVariable) for a in args):
         return reduce_runs(tx, args)  # type: ignore[arg-type]
     if fn in _EXTREMA and len(args) == 1 and not kwargs:
+        if isinstance(args[0], blocks.BlockVariable) and _EXTREMA[fn] in ("max", "min"):
+            return blocks.block_extremum(tx, args[0], _EXTREMA[fn])
         found = run_exprs.extremum(tx, args[0], _EXTREMA[fn])
         if found is not None:
             return found
