@@ -28,6 +28,7 @@ from ember.numpy_api import (
     manipulation,
     matrices,
     norms,
+    order_statistics,
     polynomials,
     reductions,
     scalars,
@@ -47,7 +48,7 @@ _FUNCTIONS: dict[Any, Handler] = {
     **creation.functions(), **linalg.functions(), **manipulation.functions(),
     **norms.functions(), **einsum.functions(), **sorting.functions(), **counting.functions(),
     **histogram.functions(), **derived.functions(), **polynomials.functions(),
-    **matrices.functions(), **solvers.functions(),
+    **matrices.functions(), **solvers.functions(), **order_statistics.functions(),
     np.take_along_axis: take_along_axis, np.put_along_axis: put_along_axis,
 }
 # Functions that update their first argument in place and return None: their handler
