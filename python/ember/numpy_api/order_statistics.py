@@ -4,7 +4,8 @@ method, from a `sort` along the axis (NumPy partitions; the elements picked are 
 The quantiles are constants of the call, so the positions each one reads and its weight are
 worked out at capture exactly as NumPy works them out (`_get_indexes`, `_lerp`), and the
 graph only picks and interpolates. A slice whose last sorted element is NaN gives NaN, as
-NumPy's check of it does."""
+NumPy's check of it does. `overwrite_input=True` (NumPy then leaves the input partitioned,
+in an order of its own) is refused."""
 
 from __future__ import annotations
 
@@ -58,7 +59,7 @@ def _nan_where_last_is(graph: Graph, s: Value, ax: int, result: Value, keep: boo
 
 def median(graph: Graph, a: object, axis: object = None, out: object = None,
            overwrite_input: object = False, keepdims: object = False) -> Any:
-    reject("np.median", out=out)
+    reject("np.median", out=out, overwrite_input=overwrite_input or None)
     x, s, ax = _sorted(graph, a, axis, "np.median")
     n = s.shape[ax]
     k = n // 2
@@ -123,7 +124,8 @@ def percentile(graph: Graph, a: object, q: object, axis: object = None, out: obj
                overwrite_input: object = False, method: object = "linear",
                keepdims: object = False, *, weights: object = None,
                interpolation: object = None) -> Any:
-    reject("np.percentile", out=out, weights=weights, interpolation=interpolation)
+    reject("np.percentile", out=out, weights=weights, interpolation=interpolation,
+           overwrite_input=overwrite_input or None)
     return _quantile(graph, a, q, axis, method, keepdims, "np.percentile", 100)
 
 
@@ -131,7 +133,8 @@ def quantile(graph: Graph, a: object, q: object, axis: object = None, out: objec
              overwrite_input: object = False, method: object = "linear",
              keepdims: object = False, *, weights: object = None,
              interpolation: object = None) -> Any:
-    reject("np.quantile", out=out, weights=weights, interpolation=interpolation)
+    reject("np.quantile", out=out, weights=weights, interpolation=interpolation,
+           overwrite_input=overwrite_input or None)
     return _quantile(graph, a, q, axis, method, keepdims, "np.quantile", 1)
 
 
