@@ -57,6 +57,13 @@ def float_accumulator_from_one(x, n):
     return t
 
 
+def delay_line(x, n):
+    x1 = x2 = 0.0  # Python floats: the first trip makes `x1` a NumPy float, the second `x2`
+    for i in range(n):
+        x2, x1 = x1, x[i] - 0.5 * x2
+    return x1, x2
+
+
 # (function, arguments for a trip count, trip counts, those that compile apart: where the
 # loop makes no trip and its first trip would change the type of a value it carries).
 TRIPS = [
@@ -68,6 +75,7 @@ TRIPS = [
      set()),
     (repeated_update, lambda rng, n: (rng.random(4), n), (5, 6, 7, 0, 1, 30, 2), set()),
     (strided_sum, lambda rng, n: (rng.random(12), n), (5, 6, 7, 0, 1, 12, 2), {0, 1}),
+    (delay_line, lambda rng, n: (rng.random(12), n), (5, 6, 7, 0, 1, 12, 2, 3), {0, 1}),
 ]
 
 
@@ -75,7 +83,8 @@ TRIPS = [
                          ids=lambda c: getattr(c, "__name__", ""))
 def test_a_range_of_an_int_argument_is_one_loop_for_every_trip_count(fn, make, trips, apart):
     """Captured twice, and once more for each trip count that makes no trip where a value
-    the loop carries changes type on its first trip (NumPy then returns the Python float)."""
+    the loop carries changes type on its first trip (NumPy then returns the Python float),
+    or fewer trips than its values take to reach their types."""
     ember.reset()
     compiled = ember.compile(fn)
     rng = np.random.default_rng(0)

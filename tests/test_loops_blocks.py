@@ -105,6 +105,23 @@ def new_axis_conv(x, w):
     return out
 
 
+def clipped_window_extrema(img, r):
+    H, W_ = img.shape
+    out = np.empty((H, W_))
+    for i in range(H):
+        for j in range(W_):
+            i0, i1 = max(i - r, 0), min(i + r + 1, H)
+            j0, j1 = max(j - r, 0), min(j + r + 1, W_)
+            out[i, j] = img[i0:i1, j0:j1].max() - np.min(img[i0:i1, j0:j1] * 2)
+    return out
+
+
+def _with_nans(r, shape):
+    a = r.random(shape)
+    a[r.random(shape) < 0.05] = np.nan
+    return a
+
+
 CASES = [
     (W.lu_outer, lambda r: (_spd(r, 20),)),
     (W.conv2d_window, lambda r: (r.random((21, 19)), r.random((3, 3)))),
@@ -125,6 +142,8 @@ CASES = [
     (new_axis_conv, lambda r: (r.random((2, 14, 14)), r.random((3, 3, 4)))),
     (block_reductions, lambda r: (r.random((15, 15)),)),
     (clipped_window_sums, lambda r: (r.random((12, 11)), 3)),
+    (clipped_window_extrema, lambda r: (_with_nans(r, (12, 11)), 1)),
+    (clipped_window_extrema, lambda r: (r.integers(-9, 9, (10, 13)).astype(np.int16), 2)),
 ]
 
 
@@ -154,11 +173,27 @@ def _tolerance(args):
     return 1e-5 if any(getattr(a, "dtype", None) == np.float32 for a in args) else 1e-9
 
 
-@pytest.mark.parametrize("fn,make", CASES, ids=[c[0].__name__ for c in CASES])
+@pytest.mark.parametrize("fn,make", CASES,
+                         ids=[f"{c[0].__name__}-{i}" for i, c in enumerate(CASES)])
 def test_blocks_match_numpy_as_loop_ops(fn, make):
     for seed in range(2):
         args = make(np.random.default_rng(seed))
         _check(fn, args, _tolerance(args))
+
+
+def empty_window_max(img):
+    out = np.zeros(img.shape[0])
+    for i in range(img.shape[0]):
+        out[i] = img[i:, :i].max()
+    return out
+
+
+def test_an_empty_block_raises_numpys_error():
+    img = np.random.default_rng(0).random((10, 10))
+    with pytest.raises(ValueError) as want:
+        empty_window_max(img)
+    with pytest.raises(ValueError, match=str(want.value)):
+        ember.compile(empty_window_max)(img)
 
 
 def test_outer_loop_is_one_loop_op_whatever_its_trip_count():

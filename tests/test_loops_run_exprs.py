@@ -97,3 +97,65 @@ def test_a_stored_run_read_back_only_while_its_array_holds_it():
     got = ember.compile(mirrored_fill_then_overwrite)(10, data)
     np.testing.assert_allclose(got, mirrored_fill_then_overwrite(10, data), rtol=1e-12)
     assert ember.stats()["graph_breaks"] == 0
+
+
+def pivots_and_extrema(A):
+    n = A.shape[0]
+    rows = np.zeros(n, dtype=np.int64)
+    top, low = np.zeros(n), np.zeros(n)
+    for k in range(n):
+        rows[k] = k + np.argmax(np.abs(A[k:, k]))
+        top[k] = A[k, k:].max()
+        low[k] = np.min(A[:k + 1, k] * 2.0) + A[k, :k + 1].argmin()
+    return rows, top, low
+
+
+def int_extrema(x, n):
+    s = 0
+    for k in range(n):
+        s += np.argmin(x[k:n]) + x[:k + 1].max() - np.amin(np.negative(x[k:n]))
+    return s
+
+
+def empty_tail_max(x):
+    out = np.zeros(len(x))
+    for k in range(len(x)):
+        out[k] = x[k + 1:].max()
+    return out
+
+
+def _with_nans(r, shape, dtype=np.float64):
+    a = r.standard_normal(shape)
+    a[r.random(shape) < 0.15] = np.nan
+    a[r.random(shape) < 0.1] = np.inf
+    return np.round(a, 1).astype(dtype)  # ties: the first is taken
+
+
+@pytest.mark.parametrize("fn,make", [
+    (pivots_and_extrema, lambda r: (_with_nans(r, (11, 11)),)),
+    (pivots_and_extrema, lambda r: (np.round(r.standard_normal((11, 11)), 1),)),
+    (int_extrema, lambda r: (r.integers(-5, 5, 42).astype(np.int32), 40)),
+    (int_extrema, lambda r: (r.integers(0, 2, 40).astype(np.uint8), 40)),
+], ids=["nans", "ties", "int32", "uint8"])
+def test_extrema_of_runs_match_numpy(fn, make):
+    """`max`/`min`/`argmax`/`argmin` of runs and of ufuncs of runs: one loop op over the
+    run, NaN first, the first of ties, NumPy's dtypes."""
+    for seed in range(3):
+        ember.reset()
+        args = make(np.random.default_rng(seed))
+        want = fn(*copy.deepcopy(args))
+        got = ember.compile(fn)(*copy.deepcopy(args))
+        for g, w in zip(got if isinstance(got, tuple) else (got,),
+                        want if isinstance(want, tuple) else (want,)):
+            assert type(g) is type(w) and g.dtype == w.dtype
+            np.testing.assert_array_equal(g, w)
+        stats = ember.stats()
+        assert stats["compiles"] == 1 and stats["graph_breaks"] == 0, stats["break_reasons"]
+
+
+def test_an_empty_run_raises_numpys_error():
+    x = np.random.default_rng(0).random(12)
+    with pytest.raises(ValueError) as want:
+        empty_tail_max(x.copy())
+    with pytest.raises(ValueError, match=str(want.value)):
+        ember.compile(empty_tail_max)(x.copy())

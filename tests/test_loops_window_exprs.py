@@ -106,6 +106,22 @@ def reshaped_expressions(x, out):
     return out
 
 
+def row_closure(adj):
+    reach = adj.copy()
+    for k in range(reach.shape[0]):
+        for i in range(reach.shape[0]):
+            if reach[i, k]:
+                reach[i] = reach[i] | reach[k]  # k == i on one trip: the same row
+    return reach
+
+
+def int_rows_from_other_rows(m, p):
+    for k in range(m.shape[0]):
+        i = p[k]
+        m[i] ^= (m[k] << 1) & 0xFF  # another row, or the stored one at i == k
+    return m
+
+
 def _rng(seed):
     return np.random.default_rng(seed)
 
@@ -124,6 +140,9 @@ CASES = [
     (ufuncs_and_negation, lambda r: (r.random((12, 10)), r.random((12, 10)))),
     (im2col_rows, lambda r: (r.random((3, 9, 10)), 3)),
     (reshaped_expressions, lambda r: (r.random((10, 5, 6)), np.zeros((12, 20)))),
+    (row_closure, lambda r: (r.random((14, 14)) < 0.1,)),
+    (int_rows_from_other_rows, lambda r: (r.integers(0, 256, (12, 10)),
+                                          np.concatenate([r.integers(0, 12, 10), [10, 11]]))),
 ]
 LOWERED = [c[0] for c in CASES if c[0] is not overlapping_shift]
 
@@ -154,10 +173,10 @@ def test_window_arithmetic_matches_numpy(fn, make):
 
 def _array_ops_in_loops(graph, inside=False):
     """Ops computing arrays inside loop bodies, other than the stores into carried arrays and
-    the loop ops themselves."""
+    the loop and if ops themselves."""
     found = []
     for node in graph.nodes:
-        if inside and node.out.shape and node.op not in ("store", "loop"):
+        if inside and node.out.shape and node.op not in ("store", "loop", "if"):
             found.append(node.op)
         if node.op in ("loop", "if"):
             for key in ("body", "then", "else"):

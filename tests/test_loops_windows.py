@@ -213,7 +213,33 @@ def stale_vector(P):
     return s
 
 
+def perceptron_rows(X, y, w):
+    b = 0.0
+    for i in range(X.shape[0]):
+        if y[i] * (X[i] @ w + b) <= 0:
+            w += 0.1 * y[i] * X[i]
+            b += 0.1 * y[i]
+    return w, b
+
+
+def sgd_rows(X, y):
+    w = np.zeros(X.shape[1], dtype=np.float32)
+    for i in range(X.shape[0]):
+        err = X[i].dot(w) - y[i]
+        w -= 0.01 * err * X[i]
+    return w, np.dot(w, X[0])
+
+
+def int_weights_from_floats(X, w):
+    for i in range(X.shape[0]):
+        w += X[i] * 0.5  # float64 into int64: NumPy's casting error
+    return w
+
+
 VECTOR_CASES = [
+    (perceptron_rows, lambda r, n: (r.standard_normal((n, 4)), np.where(r.random(n) < 0.5, -1.0, 1.0),
+                                    np.zeros(4))),
+    (sgd_rows, lambda r, n: (r.standard_normal((n, 3)).astype(np.float32), r.standard_normal(n))),
     (vector_math, lambda r, n: (r.random((n, 3)), r.random(3))),
     (vector_into_rows, lambda r, n: (r.random((n, 4)),)),
     (int_rows, lambda r, n: (r.integers(-50, 50, (n, 5)).astype(np.int32),)),
@@ -230,7 +256,18 @@ def test_short_rows_as_vectors_match_numpy(fn, make, backend) -> None:
         run_both(fn, *make(np.random.default_rng(n), n), backend=backend)
 
 
-@pytest.mark.parametrize("fn", [vector_math, vector_into_rows, int_rows])
+@pytest.mark.parametrize("backend", ["eager", "cranelift"])
+def test_a_float_row_into_int_weights_raises_like_numpy(backend) -> None:
+    X, w = np.random.default_rng(0).random((12, 3)), np.zeros(3, dtype=np.int64)
+    with pytest.raises(TypeError, match="Cannot cast ufunc 'add' output"):
+        int_weights_from_floats(X, w.copy())
+    with pytest.raises(TypeError, match="Cannot cast ufunc 'add' output"):
+        ember.compile(int_weights_from_floats, backend=backend)(X, w)
+    assert not w.any()
+
+
+@pytest.mark.parametrize("fn", [vector_math, vector_into_rows, int_rows, perceptron_rows,
+                                sgd_rows])
 def test_short_rows_compute_on_elements(fn, recorder) -> None:
     args = dict(VECTOR_CASES)[fn](np.random.default_rng(0), 12)
     ember.compile(fn, backend=recorder)(*args)

@@ -123,7 +123,10 @@ class FlowOpcodes:
             self.push(obj)
         elif isinstance(obj, DynamicRangeVariable):
             self.push(DynamicRangeIterator(obj))
-        elif isinstance(obj, ArrayVariable) and obj.value.ndim > 0:
+        elif (isinstance(obj, ArrayVariable) and obj.value.ndim > 0) or (
+                obj.is_constant() and isinstance(obj.constant(), range)):
+            # Built when read: a loop op never reads its range's ints, and every check of
+            # which arrays are still held walks the items an iterator has left.
             iterator = IteratorVariable(lazy_items(self, obj))  # type: ignore[arg-type]
             iterator.origin = obj
             self.push(iterator)

@@ -30,6 +30,7 @@ from ember.numpy_api import (
     manipulation,
     matrices,
     norms,
+    order_statistics,
     polynomials,
     reductions,
     scalars,
@@ -49,7 +50,7 @@ _FUNCTIONS: dict[Any, Handler] = {
     **creation.functions(), **linalg.functions(), **manipulation.functions(),
     **norms.functions(), **einsum.functions(), **sorting.functions(), **counting.functions(),
     **histogram.functions(), **derived.functions(), **polynomials.functions(),
-    **matrices.functions(), **solvers.functions(),
+    **matrices.functions(), **solvers.functions(), **order_statistics.functions(),
     np.take_along_axis: take_along_axis, np.put_along_axis: put_along_axis,
 }
 # NumPy's own Python code calls some C functions without their array-function dispatcher

@@ -80,7 +80,47 @@ class BlockVariable(VariableTracker):
             return transpose(self)
         if name == "sum":
             return _SumMethod(self)
+        if name in ("max", "min"):
+            return _ExtremumMethod(self, name)
         raise graph_break("loop_body", what=f"{self.describe()}.{name}")
+
+
+@dataclass(eq=False)
+class _ExtremumMethod(VariableTracker):
+    block: BlockVariable
+    name: str
+
+    def call(self, tx: Interpreter, args: list[VariableTracker],
+             kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        if args or kwargs:
+            raise graph_break("loop_body", what=f"{self.name}() with arguments of "
+                                                f"{self.block.describe()}")
+        return block_extremum(tx, self.block, self.name)
+
+
+def block_extremum(tx: Interpreter, block: BlockVariable, name: str) -> VariableTracker:
+    """`block.max()`, `np.min(block)` (a morphological window `img[i0:i1, j0:j1]`): each
+    row's extremum by an inner loop op, then theirs (`run_exprs.extremum`, which also
+    checks that there is a row); a block without columns is a run-time check too, as NumPy
+    raises for it."""
+    from ember.capture.loops import frame_branches, run_exprs
+    from ember.capture.loops.runs import _bound
+
+    probe = _Body(tx.graph.region("loop"))
+    k = probe.graph.add_input(np.int64, (), weak=True)
+    dtype = block.element(probe, k, k).dtype
+    cols, graph = block.cols, tx.graph
+    size = cols.array.value.shape[cols.axis]
+    frame_branches.add_check(tx, graph.op("le", [_bound(graph, cols.bounds.stop, size, size),
+                                                 _bound(graph, cols.bounds.start, size, 0)]))
+    largest = name == "max"
+    rows = _row_sums(tx, block, dtype, block.element, "maximum" if largest else "minimum",
+                     run_exprs._extreme(dtype, lowest=largest))
+    if isinstance(rows, RunExprVariable):
+        found = run_exprs.extremum(tx, rows, name)
+        if found is not None:
+            return found
+    raise graph_break("loop_body", what=f"{name}() of {block.describe()}")
 
 
 @dataclass(eq=False)
@@ -298,13 +338,14 @@ def _matvec(tx: Interpreter, block: BlockVariable, vt: VariableTracker) -> Varia
         "mul", [block.element(body, r, c), element(body, c)]))
 
 
-def _row_sums(tx: Interpreter, block: BlockVariable, dtype: np.dtype, term: BlockElement
-              ) -> VariableTracker:
+def _row_sums(tx: Interpreter, block: BlockVariable, dtype: np.dtype, term: BlockElement,
+              combine: str = "add", start: np.generic | None = None) -> VariableTracker:
     """Element `r`: the sum over the block's columns of `term(r, c)`, in `dtype` (an inner
-    loop op per element). A run over all of an axis of static length (`Q[:, :j] @ R[:j, j]`)
-    is window arithmetic of that length instead (`window_exprs.py`), which arrays meet
-    elementwise."""
+    loop op per element); with `combine` "maximum"/"minimum" from `start`, their extremum.
+    A run over all of an axis of static length (`Q[:, :j] @ R[:j, j]`) is window arithmetic
+    of that length instead (`window_exprs.py`), which arrays meet elementwise."""
     cols = block.cols
+    first = dtype.type(0) if start is None else start
 
     def row(body: _Body, r: Value) -> Value:
         g = body.graph
@@ -313,11 +354,14 @@ def _row_sums(tx: Interpreter, block: BlockVariable, dtype: np.dtype, term: Bloc
         c = region.add_input(np.int64, (), weak=True)
         acc = region.add_input(dtype, (), scalar=True)
         inner = _Nested(region, body)
-        total = inner.graph.op("add", [acc, term(inner, inner.outer(r), c)])
+        value = term(inner, inner.outer(r), c)
+        if combine != "add" and (value.dtype != dtype or value.weak):
+            value = inner.graph.op("astype", [value], dtype=dtype, scalar=True)
+        total = inner.graph.op(combine, [acc, value])
         if total.dtype != dtype:
             total = inner.graph.op("astype", [total], dtype=dtype, scalar=True)
         inner.graph.set_outputs([inner.graph.const(True, weak=False), total])
-        (result,) = g.loop(lo, hi, g.const(1), [g.const(dtype.type(0))], inner.invariants,
+        (result,) = g.loop(lo, hi, g.const(1), [g.const(first)], inner.invariants,
                            inner.graph)
         return result
 

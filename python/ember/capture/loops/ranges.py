@@ -109,13 +109,14 @@ def runtime_range(tx: Interpreter, args: list[VariableTracker]) -> DynamicRangeV
     return DynamicRangeVariable(*values, frame_args=list(args))
 
 
-def require_a_trip(tx: Interpreter, args: list[VariableTracker]) -> None:
+def require_a_trip(tx: Interpreter, args: list[VariableTracker], trips: int = 1) -> None:
     """Make every call the entry serves run the loop over `range(*args)` (see
-    `runtime_range`) at least once, or refuse. A loop whose first trip changes the type of
+    `runtime_range`) at least `trips` times, or refuse. A loop whose first trip changes the type of
     a value it carries (`t = 0.0; for i in range(n): t += x[i]` makes `t` a `np.float64`)
-    gives the value its old type when it makes no trip, which one compiled loop cannot. Its
-    trip count must then be `n - c` for one run-time int `n` (a size of an argument or an
-    int argument), and the entry requires `n >= c + 1`: the symbolic size's minimum
+    gives the value its old type when it makes no trip, which one compiled loop cannot (a
+    delay line `x2, x1 = x1, xn` takes two trips). Its trip count must then be `n - c` for
+    one run-time int `n` (a size of an argument or an int argument), and the entry requires
+    `n >= c + trips`: the symbolic size's minimum
     (`Graph.require_size`) or an INT_AT_LEAST guard. Other calls capture apart."""
     from ember.capture.variables.scalar import PythonScalarVariable
 
@@ -135,7 +136,7 @@ def require_a_trip(tx: Interpreter, args: list[VariableTracker]) -> None:
         raise graph_break("loop_body", what="a loop whose trip count is not one run-time int "
                                             "less a constant")
     leaf: PythonScalarVariable = leaves[next(iter(terms))]
-    minimum = 1 - (const - minus_const)
+    minimum = trips - (const - minus_const)
     if leaf.example < minimum:
         raise graph_break("loop_body", what="a loop that makes no trip for this call")
     if leaf.symbol is not None:

@@ -39,10 +39,11 @@ if TYPE_CHECKING:
     from ember.capture.interpreter import Interpreter
     from ember.capture.variables.containers import IteratorVariable
 
-# Retraces allowed when a carried value's type changes on the first trip (`s = 0.0` then
-# `s += a[i]` makes a Python float a NumPy float64): the second trace starts from the type the
-# first ended with.
-_RETRACES = 2
+# Retraces allowed when a carried value's type changes on the first trips (`s = 0.0` then
+# `s += a[i]` makes a Python float a NumPy float64): each trace starts from the types every
+# earlier one ended with. A delay line (`x2, x1 = x1, xn` after `x1 = x2 = 0.0`) settles one
+# value a trip, so it takes a trace per value.
+_RETRACES = 4
 _STORE_OPS = frozenset({"STORE_FAST", "DELETE_FAST"})
 
 
@@ -128,9 +129,9 @@ def capture_loop(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
     if key in tx.tracer.unrolled_loops or not tx.tracer.loop_ops:
         return False
     forced: dict[str, tuple] = {}
-    for _ in range(_RETRACES + 1):
+    for settling in range(_RETRACES + 1):
         try:
-            result = _trace(tx, inst, iterator, bounds, forced)
+            result = _trace(tx, inst, iterator, bounds, forced, settling)
         except Unsupported as exc:
             raise LoopRefused(key, exc.reason) from exc
         except TypeError as exc:
@@ -139,7 +140,7 @@ def capture_loop(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
             raise LoopRefused(key, str(exc)) from exc
         if result is True:
             return True
-        forced = result
+        forced = {**forced, **result}
     raise LoopRefused(key, "a carried value changes type on every trace")
 
 
@@ -186,8 +187,10 @@ def _number_constant(value: object) -> bool:
 
 
 def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
-           bounds: tuple[Value, Value, Value] | None, forced: dict[str, tuple]
-           ) -> bool | dict[str, tuple]:
+           bounds: tuple[Value, Value, Value] | None, forced: dict[str, tuple],
+           settling: int) -> bool | dict[str, tuple]:
+    """Trace the body once; `settling`: how many trips the values of `forced` take to reach
+    their types, trips every call must then make."""
     from ember.capture.loops import returns
     from ember.capture.loops.body import GO, run_body
     from ember.capture.loops.ranges import DynamicRangeIterator, require_a_trip
@@ -240,7 +243,10 @@ def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
         raise graph_break("loop_body", what="an item of an array the loop writes, read after "
                                             "the loop")
     if forced and isinstance(iterator, DynamicRangeIterator) and iterator.origin.frame_args:
-        require_a_trip(tx, iterator.origin.frame_args)
+        require_a_trip(tx, iterator.origin.frame_args, settling)
+    elif forced and bounds is None and len(iterator.items) - iterator.index < settling:
+        raise graph_break("loop_body", what="a loop of fewer trips than its carried values "
+                                            "take to reach their types")
     if bounds is None and fuses_unrolled(trace.region, len(iterator.items) - iterator.index):
         raise LoopRefused(loop_key(tx, inst), "a short loop of whole-array elementwise "
                                               "trips, which fuse when unrolled")

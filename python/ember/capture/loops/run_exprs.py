@@ -131,7 +131,25 @@ class RunExprVariable(VariableTracker):
     def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
         if name == "sum":
             return _SumVariable(self)
+        if name in EXTREMA:
+            return ExtremumMethod(self, name)
         raise graph_break("loop_body", what=f"{self.describe()}.{name}")
+
+
+@dataclass(eq=False)
+class ExtremumMethod(VariableTracker):
+    """`run.max`, `expr.argmin`...: called without arguments."""
+
+    operand: VariableTracker
+    name: str
+
+    def call(self, tx: Interpreter, args: list[VariableTracker],
+             kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        found = None if args or kwargs else extremum(tx, self.operand, self.name)
+        if found is None:
+            raise graph_break("loop_body", what=f"{self.name}() with arguments of a run-time "
+                                                "slice")
+        return found
 
 
 @dataclass(eq=False)
@@ -298,6 +316,80 @@ def reduce(tx: Interpreter, a: VariableTracker, b: VariableTracker | None
     dtype = np.sum(zeros[0]).dtype if len(zeros) == 1 else np.dot(*zeros).dtype
     (result,) = _loop_over(tx, runs[0], [tx.graph.const(dtype.type(0))], trip)
     return ArrayVariable(result)
+
+
+EXTREMA = ("max", "min", "argmax", "argmin")
+
+
+def extremum(tx: Interpreter, vt: VariableTracker, name: str) -> VariableTracker | None:
+    """`run.max()`, `np.argmax(np.abs(run))`... (`name` of `EXTREMA`): one loop op over the
+    run carrying the best element so far (and its position), with NumPy's rules: a NaN
+    wins, the first of equal ones is taken; None for operands that are no run. An empty
+    run is a run-time check (`frame_branches.add_check`): the frame then runs as plain
+    Python, where NumPy raises its ValueError."""
+    from ember.capture.loops import frame_branches
+
+    found = _operand(vt)
+    if found is None or found[0] is None:
+        return None
+    like, element = found
+    graph = tx.graph
+    size = like.array.value.shape[like.axis]
+    lo = _bound(graph, like.bounds.start, size, 0)
+    hi = _bound(graph, like.bounds.stop, size, size)
+    frame_branches.add_check(tx, graph.op("le", [hi, lo]))
+    probe = _Body(graph.region("loop"))
+    dtype = element(probe, probe.graph.add_input(np.int64, (), weak=True)).dtype
+    largest = name in ("max", "argmax")
+    worst = _extreme(dtype, lowest=largest)
+
+    def trip(body: _Body, k: Value, carried: list[Value]) -> list[Value]:
+        g = body.graph
+        v = element(body, k)
+        if v.dtype != dtype or v.weak:
+            v = g.op("astype", [v], dtype=dtype, scalar=True)
+        best = carried[0]
+        if name in ("max", "min"):
+            return [g.op("maximum" if largest else "minimum", [best, v])]
+        better = g.op("gt" if largest else "lt", [v, best])
+        if dtype.kind == "f":  # the first NaN is the answer
+            nan_first = g.op("logical_and", [g.op("isnan", [v]),
+                                             g.op("logical_not", [g.op("isnan", [best])])])
+            better = g.op("logical_or", [better, nan_first])
+        at = g.op("astype", [g.op("sub", [k, body.outer(lo)])], dtype=np.int64, scalar=True)
+        return [g.op("where", [better, v, best], scalar=True),
+                g.op("where", [better, at, carried[1]], scalar=True)]
+
+    carried = [graph.const(worst)]
+    if name.startswith("arg"):
+        carried.append(graph.const(np.int64(0)))
+    results = _loop_over(tx, like, carried, trip)
+    return ArrayVariable(results[-1])
+
+
+def _extreme(dtype: np.dtype, *, lowest: bool) -> np.generic:
+    """The value every element beats or equals, as a NumPy scalar of `dtype`."""
+    if dtype.kind == "f":
+        return dtype.type(-np.inf if lowest else np.inf)
+    if dtype.kind == "b":
+        return np.bool_(not lowest)
+    info = np.iinfo(dtype)
+    return dtype.type(info.min if lowest else info.max)
+
+
+def unary(tx: Interpreter, fn: np.ufunc, handler: object, vt: VariableTracker
+          ) -> VariableTracker | None:
+    """`np.abs(run)`, `np.sqrt(expr)`: a ufunc of one operand, elementwise; None for
+    operands that are no run."""
+    from ember.capture.variables.array import call_numpy_api
+
+    found = _operand(vt)
+    if found is None or found[0] is None or handler is None:
+        return None
+    like, element = found
+    name = f"np.{fn.__name__}"
+    return RunExprVariable(like, lambda body, k: call_numpy_api(name, handler, body.graph,
+                                                                element(body, k)))
 
 
 def store(tx: Interpreter, target: ArrayVariable, run: RunVariable, value: VariableTracker

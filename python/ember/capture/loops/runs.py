@@ -80,8 +80,12 @@ class RunVariable(VariableTracker):
         return [self.array]
 
     def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
+        from ember.capture.loops import run_exprs
+
         if name in ("sum", "copy"):
             return RunMethodVariable(self, name)
+        if name in run_exprs.EXTREMA:
+            return run_exprs.ExtremumMethod(self, name)
         raise graph_break("loop_body", what=f"{self.describe()}.{name}")
 
     def getitem(self, tx: Interpreter, index: VariableTracker) -> VariableTracker:
@@ -353,6 +357,10 @@ def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker) -> 
     raise graph_break("loop_body", what=f"operator {op} on a slice with run-time bounds")
 
 
+_EXTREMA = {np.max: "max", np.amax: "max", np.min: "min", np.amin: "min", np.argmax: "argmax",
+            np.argmin: "argmin"}
+
+
 def numpy_call(tx: Interpreter, fn: Any, args: list[VariableTracker],
                kwargs: dict[str, VariableTracker]) -> VariableTracker | None:
     """`np.sum(run)`, `np.dot(run, run)`; None when no argument is a run."""
@@ -379,6 +387,19 @@ def numpy_call(tx: Interpreter, fn: Any, args: list[VariableTracker],
     if fn is np.dot and len(args) == 2 and not kwargs and all(
             isinstance(a, RunVariable) for a in args):
         return reduce_runs(tx, args)  # type: ignore[arg-type]
+    if fn in _EXTREMA and len(args) == 1 and not kwargs:
+        if isinstance(args[0], blocks.BlockVariable) and _EXTREMA[fn] in ("max", "min"):
+            return blocks.block_extremum(tx, args[0], _EXTREMA[fn])
+        found = run_exprs.extremum(tx, args[0], _EXTREMA[fn])
+        if found is not None:
+            return found
+    if isinstance(fn, np.ufunc) and fn.nin == 1 and fn.nout == 1 and len(args) == 1 and (
+            not kwargs):
+        from ember import numpy_api
+
+        found = run_exprs.unary(tx, fn, numpy_api.lookup_function(fn), args[0])
+        if found is not None:
+            return found
     found = None
     if fn in (np.sum, np.dot) and len(args) == (1 if fn is np.sum else 2) and not kwargs:
         found = run_exprs.reduce(tx, args[0], args[1] if fn is np.dot else None)

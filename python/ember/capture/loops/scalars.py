@@ -1,6 +1,6 @@
 """Python's scalar builtins on loop values inside a loop body: `int(a[i])`, `float(s)`,
 `min(x, y, z)`, `max(...)`, `round(v)`, `not v`, and `math` functions (`math.sqrt(v)`,
-`math.floor(v)`, `math.isnan(v)`), computed by graph ops with Python's semantics."""
+`math.floor(v)`, `math.isnan(v)`, `math.erf(v)`), computed by graph ops with Python's semantics."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ember.capture.loops import special
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
@@ -126,6 +127,8 @@ _FLOAT_MATH = {
 }
 _INT_MATH = {math.floor: "floor", math.ceil: "ceil", math.trunc: "trunc"}  # Python ints
 _BOOL_MATH = {math.isnan: "isnan", math.isinf: "isinf", math.isfinite: "isfinite"}
+# Functions with no op of their own, composed of elementwise ops; defined everywhere.
+_COMPOSED_MATH = {math.erf: special.erf, math.erfc: special.erfc}
 
 
 # Outside loop bodies, Python's exception is kept: where a function's domain is decided by
@@ -150,6 +153,8 @@ def math_call(tx: Interpreter, fn: Any, args: list[VariableTracker], *,
     `checked` (outside loop bodies): only functions of `_DOMAINS`, raising as Python does."""
     from ember.graph.ops import OPS
 
+    if fn in _COMPOSED_MATH:
+        return _composed(tx, fn, args)
     op = _FLOAT_MATH.get(fn) or _INT_MATH.get(fn) or _BOOL_MATH.get(fn)
     values = [_scalar_value(tx, a) for a in args]
     if op is None or any(v is None for v in values) or len(values) != OPS[op].arity:
@@ -167,6 +172,14 @@ def math_call(tx: Interpreter, fn: Any, args: list[VariableTracker], *,
     result = graph.op(op, floats)
     kind = int if fn in _INT_MATH else bool if fn in _BOOL_MATH else float
     return ArrayVariable(graph.op("astype", [result], dtype=WEAK_DTYPES[kind], weak=True))
+
+
+def _composed(tx: Interpreter, fn: Any, args: list[VariableTracker]) -> VariableTracker | None:
+    value = _scalar_value(tx, args[0]) if len(args) == 1 else None
+    if value is None:
+        return None
+    x = tx.graph.op("astype", [value], dtype=np.float64, weak=True)
+    return ArrayVariable(_COMPOSED_MATH[fn](tx.graph, x))
 
 
 def _in_domain(tx: Interpreter, x: Value, compare: str, absolute: bool, bound: float,

@@ -162,7 +162,7 @@ def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker, *,
             # `f += 1` on a row must reach its array; on a computed vector it would be seen
             # by its aliases. Neither is a per-element rebinding.
             raise graph_break("loop_body", what="an in-place update of a short row")
-        return None  # `total += row`: an array updated in place, the row its operand
+        return _update_array(tx, op, a, b)  # `w += lr * X[i]`
     rows = _per_element(tx, [a, b])
     if rows is None:
         return _materialised(tx, [a, b], lambda x, y: _apply_operator(tx, op, x, y, compare))
@@ -173,6 +173,35 @@ def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker, *,
     if vector is None:
         raise graph_break("loop_body", what=f"operator {op} on a short row")
     return vector
+
+
+def _update_array(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
+                  ) -> VariableTracker | None:
+    """`w += lr * X[i]`: a 1-d array of the vector's length, the frame's own or a carried
+    one, updated element by element with loads and stores (which a branch of a loop body
+    computes natively, where an array op could not run); None for anything else (`total
+    += row` broadcasting into rows), which updates it as an array."""
+    assert isinstance(b, VectorVariable)
+    n = len(b.elements)
+    if not (isinstance(a, ArrayVariable) and tuple(a.value.shape) == (n,)
+            and not a.value.weak and (a.is_fresh(tx) or a.is_mutable_input(tx))):
+        return None
+    rows = _per_element(tx, [a, b])
+    assert rows is not None
+    graph = tx.graph
+    results = [call_numpy_api(f"operator {op}=", numpy_api.binary_op, graph, op, x, y)
+               for x, y in rows]
+    dtype = a.value.dtype
+    if not all(np.can_cast(r.dtype, dtype, "same_kind") for r in results):
+        return None  # NumPy's casting error, raised by the array path
+    new = a.value
+    for k, r in enumerate(results):
+        cast = r if r.dtype == dtype else graph.op("astype", [r], dtype=dtype)
+        new = graph.op("store", [new, cast, graph.const(k)])
+    a.update_in_place(new)
+    if a.source is not None:
+        tx.tracer.mark_mutated(a)
+    return a
 
 
 def _apply_operator(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker,
@@ -213,9 +242,10 @@ def numpy_call(tx: Interpreter, fn: Any, handler: Any, args: list[VariableTracke
     if fn in _REDUCTIONS and len(args) == 1 and not kwargs:
         with graph.one_call():
             return ArrayVariable(_fold(tx, _REDUCTIONS[fn], args[0].elements))  # type: ignore[attr-defined]
-    if fn is np.dot and len(args) == 2 and not kwargs and all(
-            isinstance(a, VectorVariable) for a in args):
-        return _dot(tx, args[0], args[1])  # type: ignore[arg-type]
+    if fn is np.dot and len(args) == 2 and not kwargs:
+        found = matmul(tx, args[0], args[1])
+        if found is not None:
+            return found
     if isinstance(fn, np.ufunc) and handler is not None and not kwargs:
         rows = _per_element(tx, args)
         if rows is not None:
@@ -238,8 +268,24 @@ def numpy_call(tx: Interpreter, fn: Any, handler: Any, args: list[VariableTracke
 
 
 def matmul(tx: Interpreter, a: VariableTracker, b: VariableTracker) -> VariableTracker | None:
-    if isinstance(a, VectorVariable) and isinstance(b, VectorVariable):
-        return _dot(tx, a, b)
+    """`a @ b` of a vector and a vector or 1-d array (`X[i] @ w`, `X[i].dot(w)` of a
+    sample and the weights); None for other operands."""
+    vector = a if isinstance(a, VectorVariable) else b
+    if not isinstance(vector, VectorVariable):
+        return None
+    pair = [_as_vector(v, len(vector.elements)) for v in (a, b)]
+    if pair[0] is None or pair[1] is None:
+        return None
+    return _dot(tx, pair[0], pair[1])
+
+
+def _as_vector(vt: VariableTracker, n: int) -> VectorVariable | None:
+    """A vector, or a 1-d array of `n` elements read element by element now."""
+    if isinstance(vt, VectorVariable):
+        return vt
+    if isinstance(vt, ArrayVariable) and tuple(vt.value.shape) == (n,):
+        graph = vt.value.graph
+        return VectorVariable([graph.op("load", [vt.value, graph.const(k)]) for k in range(n)])
     return None
 
 

@@ -15,7 +15,8 @@ expression as it was when read (the values it was built from are the graph's val
 moment).
 
 NumPy evaluates the right side before it stores. The store reads the target, from the array
-it carries, only at the element being stored (the same window) or in a window that can share
+it carries, only at the element being stored (the same window, or one differing only in the
+positions of its one-position axes, `reach[k]` beside `reach[i]`) or in a window that can share
 no element with the stored one (one index of one axis differs from the stored window's by a
 constant that is no multiple of the axis size: `y1[:, j - 1]` beside `y1[:, j]`). A right side
 that reads it anywhere else, or a store NumPy's casting of `+=` would reject, is not lowered:
@@ -46,7 +47,7 @@ Element = Callable[[_Body, Value], Value]
 # An element at coordinates (one value per axis of the expression): what arithmetic and
 # reductions build from, without dividing a flat position back into coordinates.
 At = Callable[[_Body, list[Value]], Value]
-_OPS = {"+", "-", "*", "/", "//", "%", "**"}
+_OPS = {"+", "-", "*", "/", "//", "%", "**", "&", "|", "^", "<<", ">>"}
 
 
 class LazyWindowVariable(windows.WindowVariable):
@@ -103,7 +104,7 @@ class LazyWindowVariable(windows.WindowVariable):
         target = body.target
         if target is not None and source is target[0]:
             if not isinstance(target[1], list) or body.shifted or not (
-                    _same_place(self.axes, target[1])
+                    _aligned(self.axes, target[1])
                     or _disjoint(self.axes, target[1], source.shape)):
                 raise _ReadsTarget
             array = target[2]  # read before element `k` is stored, or never stored
@@ -285,6 +286,18 @@ def _same_place(a: list[windows.Axis], b: list[windows.Axis]) -> bool:
         and (_same_value(x.at, y.at) if x.at is not None  # type: ignore[arg-type]
              else (x.start, x.step, x.length) == (y.start, y.step, y.length) and (
                  x.offset is None or _same_value(x.offset, y.offset)))  # type: ignore[arg-type]
+        for x, y in zip(a, b, strict=True))
+
+
+def _aligned(a: list[windows.Axis], b: list[windows.Axis]) -> bool:
+    """Whether the windows differ at most in the positions of their one-position axes
+    (`reach[k]` beside a store into `reach[i]`): element `k` of one is then element `k` of
+    the other or no element of it, so it is read before any store reaches it."""
+    return len(a) == len(b) and all(
+        (x.at is None) == (y.at is None) and (x.at is not None or (
+            (x.start, x.step, x.length) == (y.start, y.step, y.length)
+            and (x.offset is None) == (y.offset is None)
+            and (x.offset is None or _same_value(x.offset, y.offset))))  # type: ignore[arg-type]
         for x, y in zip(a, b, strict=True))
 
 

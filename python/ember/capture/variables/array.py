@@ -381,6 +381,11 @@ class ArrayMethodVariable(VariableTracker):
 
     def call(self, tx: Interpreter, args: list[VariableTracker],
              kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        if self.name == "sort" and not args and not kwargs:
+            from ember.capture.loops import small_sorts
+
+            if small_sorts.sort_in_place(tx, self.array):
+                return ConstantVariable(None)
         convert = shape_to_api if self.name == "reshape" else to_api
         result = call_numpy_api(
             f"ndarray.{self.name}", self.handler, tx.graph, self.array.value,
