@@ -68,8 +68,6 @@ NOT_YET_NATIVE = {
     "run_length_encode": "values[:k] has a length only the data knows",
     "gaussian_naive_bayes": "X[y == c] (a boolean-mask selection) has a length only the data "
                             "knows",
-    "lu_pivot": "the row swap under `if p != k:` (tmp = A[k].copy()) is an array op inside a "
-                "branch, which native code does not run",
     "givens_qr": "`if b == 0.0: continue` puts the rotation's array ops (G @ R[i - 1:i + 1]) "
                  "inside a branch, which native code does not run",
 }
