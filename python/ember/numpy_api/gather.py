@@ -1,7 +1,8 @@
 """Advanced indexing with integer arrays computed at run time: `x[idx]`, `x[:, idx]`,
 `x[i_arr, j_arr]`, `x[idx] = v`, `np.take`, `np.take_along_axis`, `ufunc.at`.
 
-Each is a loop nest (`loop_nest.py`) over the indexing result's shape, reading the index
+A gather outside loop bodies is the `gather` op. The others, and gathers inside loop bodies,
+are a loop nest (`loop_nest.py`) over the indexing result's shape, reading the index
 arrays with `load` and moving elements with `load`/`store`: the native code bounds-checks
 every index and raises NumPy's `IndexError` message. The result's shape follows NumPy's rule:
 the index arrays broadcast together to a shape B; B replaces the indexed axes where they are
@@ -174,7 +175,11 @@ def _zeros(graph: Graph, shape: tuple[int, ...], dtype: np.dtype) -> Value:
 
 
 def gather(graph: Graph, found: Plan) -> Value:
-    """`a[index]`: a new array of the result's shape (a NumPy scalar when it is 0-d)."""
+    """`a[index]`: a new array of the result's shape (a NumPy scalar when it is 0-d). Outside
+    loop bodies it is one `gather` op (which has a gradient rule); inside them, a loop nest of
+    element loads."""
+    if graph is graph.root:
+        return _gather_op(graph, found)
     a = found.array
     arrays = found.index_arrays
 
@@ -190,6 +195,35 @@ def gather(graph: Graph, found: Plan) -> Value:
     initial = [_zeros(graph, shape, a.dtype)] if shape else []
     (out,) = found.nest(body, 1).run(graph, initial, [a, *arrays])
     return out
+
+
+def _gather_op(graph: Graph, found: Plan) -> Value:
+    """The `gather` op on the sliced array; index arrays on axes that are not adjacent are
+    moved to the front first (a transposed view), where NumPy puts their shape."""
+    a = _sliced(graph, found)
+    indexed = [axis for axis, spec in enumerate(found.axes) if isinstance(spec, Value)]
+    if indexed != list(range(indexed[0], indexed[-1] + 1)):
+        perm = [*indexed, *(axis for axis in range(a.ndim) if axis not in indexed)]
+        a = graph.op("transpose", [a], perm=perm)
+        indexed = list(range(len(indexed)))
+    return graph.op("gather", [a, *found.index_arrays], axis=indexed[0])
+
+
+def _sliced(graph: Graph, found: Plan) -> Value:
+    """The array with the plan's slices applied (a view; the array itself when none)."""
+    a = found.array
+    starts: list[int] = []
+    stops: list[int] = []
+    steps: list[int] = []
+    for axis, spec in enumerate(found.axes):
+        start, step, length = (0, 1, a.shape[axis]) if isinstance(spec, Value) else spec
+        stop = start + length * step
+        starts.append(start)
+        stops.append(-1 if step < 0 and stop < 0 else stop)
+        steps.append(step)
+    if starts == [0] * a.ndim and steps == [1] * a.ndim and stops == list(a.shape):
+        return a
+    return graph.op("slice", [a], start=starts, stop=stops, step=steps)
 
 
 def scatter(graph: Graph, found: Plan, value: Value) -> Value:

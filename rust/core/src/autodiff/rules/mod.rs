@@ -7,6 +7,7 @@
 //! to its dtype.
 
 mod elementwise;
+mod indexed;
 mod linalg;
 mod structure;
 
@@ -73,13 +74,19 @@ pub fn vjp(
             )?;
             Ok(vec![Some(e.op(flip, vec![summed])?)])
         }
+        Op::Scan {
+            kind: ScanKind::Sort,
+            axis,
+        } => Ok(vec![indexed::sort(e, x[0], g, *axis)?]),
+        Op::Gather { axis } => indexed::gather(e, x, g, *axis),
+        Op::ScatterAdd { axis, .. } => indexed::scatter(e, x, g, *axis),
         // An integer permutation: no gradient flows through it.
         Op::Scan {
             kind: ScanKind::Argsort,
             ..
         } => Ok(vec![None]),
         Op::Scan {
-            kind: ScanKind::Cumprod | ScanKind::Sort,
+            kind: ScanKind::Cumprod,
             ..
         }
         | Op::Loop { .. }
