@@ -217,9 +217,9 @@ def _sliced(graph: Graph, found: Plan) -> Value:
     steps: list[int] = []
     for axis, spec in enumerate(found.axes):
         start, step, length = (0, 1, a.shape[axis]) if isinstance(spec, Value) else spec
-        stop = start + length * step
+        stop = start + length * step  # clamped as `slice.indices` normalises it
         starts.append(start)
-        stops.append(-1 if step < 0 and stop < 0 else stop)
+        stops.append(min(stop, a.shape[axis]) if step > 0 else max(stop, -1))
         steps.append(step)
     if starts == [0] * a.ndim and steps == [1] * a.ndim and stops == list(a.shape):
         return a
