@@ -128,7 +128,6 @@ UNSUPPORTED = {
     "eigvalsh": (lambda w: np.linalg.eigvalsh(np.eye(3) + np.outer(w, w)).sum(),
                  "no gradient rule for op `eigvalsh`"),
     "cumprod": (lambda w: np.cumprod(w).sum(), "cumprod"),
-    "gather by argmax": (lambda w: w[np.argmax(w)], "element loop (gather"),
     "nuclear norm": (lambda w: np.linalg.norm(np.outer(w, w), ord="nuc"), "ord='nuc'"),
     "two masks": (lambda w: (w[w > 0] * w[w >= 0]).sum(), "another mask"),
     "median": (lambda w: np.median(w), "numpy.median"),
