@@ -122,7 +122,6 @@ def test_gradients_inside_a_compiled_step_equal_autograd(name):
 
 
 UNSUPPORTED = {
-    "sort": (lambda w: np.sort(w).sum(), "np.sort"),
     "cholesky": (lambda w: np.linalg.cholesky(np.eye(3) + np.outer(w, w)).sum(),
                  "no gradient rule for op `cholesky`"),
     "eigvalsh": (lambda w: np.linalg.eigvalsh(np.eye(3) + np.outer(w, w)).sum(),

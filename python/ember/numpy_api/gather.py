@@ -180,6 +180,11 @@ def gather(graph: Graph, found: Plan) -> Value:
     element loads."""
     if graph is graph.root:
         return _gather_op(graph, found)
+    return _gather_loops(graph, found)
+
+
+def _gather_loops(graph: Graph, found: Plan) -> Value:
+    """The gather as a loop nest over the result, one element load per position."""
     a = found.array
     arrays = found.index_arrays
 
