@@ -16,9 +16,23 @@ from ops_compiled import check as check_compiled
 DTYPES = (np.float64, np.float32, np.int64, np.int32, np.bool_)
 
 
-def check(fn, *args, backend: str = "cranelift", ops: tuple[str, ...] = ("gather",)):
-    """A gather outside loop bodies compiles to the `gather` op."""
-    return check_compiled(fn, *args, backend=backend, ops=ops)
+def check(fn, *args, backend: str = "cranelift", ops: tuple[str, ...] | None = None):
+    """A gather compiles to the `gather` op or to element loops (`ops=None`: either)."""
+    recorder = check_compiled(fn, *args, backend=backend, ops=ops or ())
+    if ops is None and recorder.graphs:
+        assert {"gather", "loop"} & set(recorder.ops(0)), recorder.ops(0)
+    return recorder
+
+
+def test_the_gather_op_where_rows_move_element_loops_where_elements_do() -> None:
+    table = data(np.float32, (10, 16))
+    tokens = np.array([[1, 9], [-1, 0]])
+    assert "gather" in check(lambda t, i: t[i], table, tokens).ops(0)
+    ember.reset()
+    assert "gather" in check(lambda t, i: np.take(t, i, axis=0), table, tokens).ops(0)
+    ember.reset()
+    ops = check(lambda t, i: t[:, i % 16], table, tokens).ops(0)
+    assert "loop" in ops and "gather" not in ops
 
 
 def data(dtype: type, shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
@@ -64,7 +78,7 @@ def test_indices_computed_in_the_function(backend: str) -> None:
     check(lambda x, y: x[np.argmin(x, axis=0), np.arange(3)], x, y, backend=backend)
     ember.reset()
     check(lambda x, y: x[:, 1][np.argmax(y)], x, y, backend=backend,
-          ops=("gather",))  # one element: a NumPy scalar
+          ops=("load",))  # one element: a NumPy scalar
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
