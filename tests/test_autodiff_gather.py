@@ -200,3 +200,45 @@ def test_labels_of_a_wrong_dtype_raise_numpys_error():
     w = np.ones((2, 3))
     with pytest.raises(IndexError, match="arrays used as indices must be of integer"):
         ember.grad(lambda w: w[np.arange(2), np.array([0.0, 1.0])].sum())(w)
+
+
+def add_at_rows(w):
+    out = np.zeros((5, 3))
+    np.add.at(out, np.array([1, 1, 4, -1]), w * w)
+    return (np.sin(out) * np.arange(15.0).reshape(5, 3)).sum()
+
+
+def add_at_apart(w):
+    out = np.ones((3, 2, 4))
+    np.add.at(out, (np.array([0, 2, 2]), slice(None), np.array([1, 1, 3])), w[:3, :2] * 2.0)
+    return (out ** 2).sum()
+
+
+@pytest.mark.parametrize("fn", [add_at_rows, add_at_apart])
+def test_add_at_differentiates_as_a_scatter_add(fn):
+    """`np.add.at` in a differentiated function is `a + scatter_add(v)`: repeated positions
+    add up, and its gradient is a gather of the cotangent (autograd has no `add.at`)."""
+    w = np.random.default_rng(5).standard_normal((4, 3))
+    value, got = ember.value_and_grad(fn)(w)
+    np.testing.assert_allclose(value, fn(w), rtol=1e-12)
+    np.testing.assert_allclose(got, numeric_grad(fn, [w], 0), rtol=1e-6, atol=1e-8)
+
+    def step(w):
+        return ember.value_and_grad(fn)(w)
+
+    report = ember.explain(step, w)
+    assert (report.graph_count, report.graph_break_count) == (1, 0)
+    assert "scatter_add(" in report.graphs[0]
+    compiled_value, compiled = ember.compile(step)(w)
+    np.testing.assert_allclose(compiled_value, value, rtol=1e-12)
+    np.testing.assert_allclose(compiled, got, rtol=1e-10, atol=1e-12)
+
+
+def test_add_at_with_slices_beside_the_indices_is_refused_not_wrong():
+    def fn(w):
+        out = np.zeros((4, 5))
+        np.add.at(out, (slice(1, None), np.array([0, 0])), w[:3, :2])
+        return out.sum()
+
+    with pytest.raises(ember.GraphBreakError, match="np.add.at with slices"):
+        ember.grad(fn)(np.ones((4, 3)))

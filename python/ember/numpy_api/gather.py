@@ -229,6 +229,33 @@ def _gather_op(graph: Graph, found: Plan) -> Value:
     return graph.op("gather", [a, *found.index_arrays], axis=indexed[0])
 
 
+def add_at(graph: Graph, found: Plan, value: Value) -> Value:
+    """`a` after `np.add.at(a, index, value)` in a differentiated graph: `a` plus a
+    `scatter_add` of `value` (which has a gradient rule; element loops have none). The sum of
+    the values at a repeated position is added once, so float results may differ from NumPy's
+    running sum by rounding."""
+    a = found.array
+    if _sliced(graph, found) is not a:
+        raise Unsupported("np.add.at with slices next to the index arrays in a differentiated "
+                          "function")
+    shape = found.result_shape
+    value = graph.op("astype", [value], dtype=a.dtype) if value.dtype != a.dtype else value
+    if tuple(value.shape) != shape:
+        value = graph.op("broadcast_to", [value], shape=list(shape))
+    indexed = [axis for axis, spec in enumerate(found.axes) if isinstance(spec, Value)]
+    if indexed == list(range(indexed[0], indexed[-1] + 1)):
+        added = graph.op("scatter_add", [value, *found.index_arrays], axis=indexed[0],
+                         shape=list(a.shape))
+    else:
+        # The index arrays' shape comes first: scatter into the array with the indexed axes
+        # moved to the front, then move them back.
+        perm = [*indexed, *(axis for axis in range(a.ndim) if axis not in indexed)]
+        moved = graph.op("scatter_add", [value, *found.index_arrays], axis=0,
+                         shape=[a.shape[axis] for axis in perm])
+        added = graph.op("transpose", [moved], perm=[perm.index(axis) for axis in range(a.ndim)])
+    return graph.op("add", [a, added])
+
+
 def _sliced(graph: Graph, found: Plan) -> Value:
     """The array with the plan's slices applied (a view; the array itself when none)."""
     a = found.array
