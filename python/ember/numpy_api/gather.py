@@ -186,7 +186,7 @@ def gather(graph: Graph, found: Plan) -> Value:
 
 
 # The least number of elements each index must move for the `gather` op to beat element
-# loops (measured on 1-d and 2-d gathers: at 64 it is several times faster, at 1 several
+# loops (measured on 1-d and 2-d gathers: at 64 it is about twice as fast, at 1 three to four
 # times slower).
 _RUN = 8
 
