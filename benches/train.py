@@ -1,7 +1,8 @@
-"""Training-step throughput: a 784-256-10 tanh MLP with softmax cross-entropy, batch 128,
-float32, plain SGD, side by side in one process, at 1 and 2 threads.
+"""Training-step throughput: a 784-256-10 tanh MLP with softmax cross-entropy on integer
+labels (`log_probs[np.arange(n), y]`; `--onehot`: one-hot label rows multiplied in), batch
+128, float32, plain SGD, side by side in one process, at 1 and 2 threads.
 
-    python benches/train.py [--quick]
+    python benches/train.py [--quick] [--onehot]
 
 Contenders: the step compiled by ember (`ember.value_and_grad` inside `ember.compile`), the
 same step written by hand in NumPy (forward and backward), and autograd / JAX where
@@ -32,7 +33,9 @@ def loss_fn(p, x, y):
     logits = h @ p["w1"] + p["b1"]
     shifted = logits - logits.max(axis=1, keepdims=True)
     log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
-    return -(log_probs * y).sum() / x.shape[0]
+    if y.ndim == 2:  # one-hot rows
+        return -(log_probs * y).sum() / x.shape[0]
+    return -log_probs[np.arange(x.shape[0]), y].sum() / x.shape[0]
 
 
 def ember_step(p, x, y):
@@ -46,8 +49,15 @@ def numpy_step(p, x, y):
     shifted = logits - logits.max(axis=1, keepdims=True)
     e = np.exp(shifted)
     s = e.sum(axis=1, keepdims=True)
-    loss = -((shifted - np.log(s)) * y).sum() / x.shape[0]
-    d_logits = (e / s - y) / x.shape[0]
+    if y.ndim == 2:
+        loss = -((shifted - np.log(s)) * y).sum() / x.shape[0]
+        d_logits = (e / s - y) / x.shape[0]
+    else:
+        rows = np.arange(x.shape[0])
+        loss = -(shifted - np.log(s))[rows, y].sum() / x.shape[0]
+        d_logits = e / s
+        d_logits[rows, y] -= 1
+        d_logits /= x.shape[0]
     d_pre = (d_logits @ p["w1"].T) * (1 - h * h)
     g = {"w1": h.T @ d_logits, "b1": d_logits.sum(axis=0), "w0": x.T @ d_pre,
          "b0": d_pre.sum(axis=0)}
@@ -66,7 +76,9 @@ def autograd_step():
         logits = anp.dot(h, p["w1"]) + p["b1"]
         shifted = logits - anp.max(logits, axis=1, keepdims=True)
         log_probs = shifted - anp.log(anp.sum(anp.exp(shifted), axis=1, keepdims=True))
-        return -anp.sum(log_probs * y) / x.shape[0]
+        if y.ndim == 2:
+            return -anp.sum(log_probs * y) / x.shape[0]
+        return -anp.sum(log_probs[np.arange(x.shape[0]), y]) / x.shape[0]
 
     vg = ag.value_and_grad(loss)
 
@@ -87,7 +99,10 @@ def jax_step():
     def loss(p, x, y):
         h = jnp.tanh(x @ p["w0"] + p["b0"])
         logits = h @ p["w1"] + p["b1"]
-        return -(jax.nn.log_softmax(logits) * y).sum() / x.shape[0]
+        log_probs = jax.nn.log_softmax(logits)
+        if y.ndim == 2:
+            return -(log_probs * y).sum() / x.shape[0]
+        return -log_probs[jnp.arange(x.shape[0]), y].sum() / x.shape[0]
 
     @jax.jit
     def step(p, x, y):
@@ -102,15 +117,15 @@ def jax_step():
     return run
 
 
-def data(seed=0):
+def data(seed=0, onehot=False):
     rng = np.random.default_rng(seed)
     p = {}
     for i, (n_in, n_out) in enumerate(itertools.pairwise(SIZES)):
         p[f"w{i}"] = (rng.normal(size=(n_in, n_out)) / np.sqrt(n_in)).astype(np.float32)
         p[f"b{i}"] = np.zeros(n_out, np.float32)
     x = rng.uniform(size=(BATCH, SIZES[0])).astype(np.float32)
-    y = np.eye(SIZES[-1], dtype=np.float32)[rng.integers(0, SIZES[-1], BATCH)]
-    return p, x, y
+    y = rng.integers(0, SIZES[-1], BATCH)
+    return p, x, np.eye(SIZES[-1], dtype=np.float32)[y] if onehot else y
 
 
 def steps_per_second(contenders, p, x, y, repeats, steps):
@@ -134,9 +149,10 @@ def steps_per_second(contenders, p, x, y, repeats, steps):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--onehot", action="store_true", help="one-hot labels")
     args = parser.parse_args()
     repeats, steps = (3, 10) if args.quick else (7, 30)
-    p, x, y = data()
+    p, x, y = data(onehot=args.onehot)
 
     colds = []
     for _ in range(repeats):

@@ -1,6 +1,7 @@
-"""Hypothesis-generated differentiable programs (fixed seed, no deadline): the gradient with
-respect to every input from `ember.grad` equals central differences, and the gradient through
-the eager backend equals the compiled one."""
+"""Hypothesis-generated differentiable programs (fixed seed, no deadline) of elementwise ops,
+reductions, views, matmul, gathers and sorts: the gradient with respect to every input from
+`ember.grad` equals central differences, and the gradient through the eager backend equals
+the compiled one."""
 
 from __future__ import annotations
 
@@ -24,7 +25,14 @@ STRUCTURE = ["({}).mean(axis=1, keepdims=True) * ({})",
              "np.concatenate([({})[:, :2], ({})[:, 2:] * 2.0], axis=1)",
              "(({}) @ ({}).T) @ np.ones((3, 4)) / 4.0",
              "np.flip({}, axis=1) + ({})[::-1]",
-             "({}).T.reshape(3, 4) + ({})"]
+             "({}).T.reshape(3, 4) + ({})",
+             # Gathers with repeated and negative indices, and sorts (`rules/indexed.rs`).
+             "({})[np.array([2, 0, 0])] * ({})",
+             "({})[:, np.array([3, -1, 0, 3])] + ({})",
+             "np.take_along_axis({}, np.array([[1, 1, 0, 3]] * 3), axis=1) - ({})",
+             "({})[np.array([[0], [2], [2]]), np.array([1, 1, 3, -4])] * 0.5 + ({})",
+             "np.sort({}, axis=1) * ({})",
+             "np.sort(({}).ravel())[::-1].reshape(3, 4) + ({})"]
 
 
 @st.composite

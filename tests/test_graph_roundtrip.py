@@ -65,3 +65,26 @@ def test_float_and_integer_constants_print_as_the_rust_printer_does() -> None:
     outs.append(g.op("add", [g.add_input(np.int8, (2,)), g.const(-128, np.int8, weak=False)]))
     g.set_outputs(outs)
     assert_round_trip(g.to_ir())
+
+
+def test_gather_and_scatter_add_round_trip_and_check_their_operands() -> None:
+    from ember.graph import Graph
+
+    g = Graph()
+    x = g.add_input(np.float32, (4, 5, 3))
+    i = g.add_input(np.int32, (2, 1))
+    j = g.add_input(np.int64, (3,))
+    gathered = g.op("gather", [x, i, j], axis=1)
+    assert gathered.shape == (4, 2, 3)
+    added = g.op("scatter_add", [gathered, i, j], axis=1, shape=[4, 5, 3])
+    g.set_outputs([gathered, added])
+    assert_round_trip(g.to_ir())
+    text = g.to_ir()
+    bad = text.replace("axis=1 shape=[4,5,3]", "axis=0 shape=[4,5,3]")
+    assert bad != text
+    try:
+        _core.parse_ir(bad)
+    except _core.IRError as exc:
+        assert "scatter_add: updates of shape (4,2,3)" in str(exc)
+    else:
+        raise AssertionError("updates of the wrong shape were accepted")

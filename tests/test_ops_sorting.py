@@ -89,7 +89,7 @@ def top_k(x):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_top_k(backend: str) -> None:
-    check(top_k, data(np.float64, (20,)), backend=backend)
+    check(top_k, data(np.float64, (20,)), backend=backend, ops=("argsort", "loop"))
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -124,14 +124,18 @@ class GradFunctionVariable(VariableTracker):
             if any(leaf.value.weak for leaf in tree_leaves):
                 args[i] = rebuild(tree_leaves)
         mark, views = len(graph.nodes), len(tx.tracer.input_views)
-        # Loop and if ops have no gradient rule: loops in the differentiated function unroll.
+        # Loop and if ops have no gradient rule: loops in the differentiated function unroll,
+        # and its gathers are `gather` ops rather than element loops (`numpy_api/gather.py`).
+        root = graph.root
         loop_ops, tx.tracer.loop_ops = tx.tracer.loop_ops, False
+        graph_loop_ops, root.loop_ops = root.loop_ops, False
         # Python numbers taken out of arrays (`float(v)`) are constants of the gradient.
         numbers = numbers_in_graph.set(False)
         try:
             out = tx.call_function(self.fn, args, kwargs)
         finally:
             tx.tracer.loop_ops = loop_ops
+            root.loop_ops = graph_loop_ops
             numbers_in_graph.reset(numbers)
         _refuse_views_of_leaves(tx.tracer, views, leaves)
         value, aux = out, None

@@ -87,6 +87,8 @@ _RUNNERS: dict[str, Callable[..., Array]] = {
     "cumprod": lambda node, x: np.cumprod(x, axis=node.attrs["axis"]),
     "sort": lambda node, x: np.sort(x, axis=node.attrs["axis"], kind="stable"),
     "argsort": lambda node, x: np.argsort(x, axis=node.attrs["axis"], kind="stable"),
+    "gather": lambda node, x, *idx: x[(slice(None),) * node.attrs["axis"] + idx],
+    "scatter_add": lambda node, shape, u, *idx: _scatter_add(node, shape, u, idx),
     "solve": lambda node, a, b: np.linalg.solve(a, b),
     "inv": lambda node, x: np.linalg.inv(x),
     "det": lambda node, x: np.linalg.det(x),
@@ -104,6 +106,13 @@ _RUNNERS: dict[str, Callable[..., Array]] = {
 }
 
 
+def _scatter_add(node: Node, shape: tuple[int, ...], updates: Array,
+                 indices: tuple[Array, ...]) -> Array:
+    out = np.zeros(shape, node.out.dtype)
+    np.add.at(out, (slice(None),) * node.attrs["axis"] + indices, updates)
+    return out
+
+
 def _reduce(node: Node, x: Array) -> Array:
     axis = node.attrs["axis"]
     fn = OPS[node.op].numpy
@@ -113,7 +122,7 @@ def _reduce(node: Node, x: Array) -> Array:
 
 # Ops whose target shape may hold symbols: the runner gets it with the symbols' sizes.
 _SHAPED = {"full": None, "arange": None, "eye": None, "reshape": "shape",
-           "broadcast_to": "shape"}
+           "broadcast_to": "shape", "scatter_add": "shape"}
 
 
 def run_node(node: Node, args: Sequence[Array], sizes: dict[str, int] | None = None, *,

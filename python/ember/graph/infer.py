@@ -143,6 +143,39 @@ def sort(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
     return Inferred(x.dtype if name == "sort" else np.dtype(np.int64), x.shape)
 
 
+def _gathered_shape(name: str, shape: Shape, indices: Sequence[Value], axis: int) -> Shape:
+    """`shape[:axis] + B + shape[axis+k:]` for `k` integer index arrays broadcasting to B."""
+    if not indices or axis + len(indices) > len(shape):
+        raise ValueError(f"{name}: {len(indices)} index array(s) from axis {axis} of a "
+                         f"{len(shape)}-d array")
+    if any(v.dtype.kind not in "iu" for v in indices):
+        raise IndexError("arrays used as indices must be of integer type")
+    b = broadcast_shapes(*(v.shape for v in indices))
+    return (*shape[:axis], *b, *shape[axis + len(indices):])
+
+
+def gather(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
+           attrs: dict[str, Any]) -> Inferred:
+    """`data[:, ..., i_0, ..., i_k-1, ...]` on the axes from `axis` on: the data's dtype, the
+    indexed axes replaced by the index arrays' broadcast shape; 0-d is a NumPy scalar."""
+    data, *indices = inputs
+    shape = _gathered_shape(name, data.shape, indices, attrs["axis"])
+    return Inferred(data.dtype, shape, scalar=not shape)
+
+
+def scatter_add(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
+                attrs: dict[str, Any]) -> Inferred:
+    """Zeros of `shape` with `updates` added where `gather` with the same indices reads:
+    `updates` has exactly the gathered shape."""
+    updates, *indices = inputs
+    shape = tuple(attrs["shape"])
+    want = _gathered_shape(name, shape, indices, attrs["axis"])
+    if tuple(updates.shape) != want:
+        raise ValueError(f"scatter_add: updates of shape {format_shape(updates.shape, ',')} "
+                         f"where the indexed positions have shape {format_shape(want, ',')}")
+    return Inferred(updates.dtype, shape)
+
+
 def arg_reduction(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
                   attrs: dict[str, Any]) -> Inferred:
     (x,) = inputs

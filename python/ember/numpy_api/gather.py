@@ -1,7 +1,8 @@
 """Advanced indexing with integer arrays computed at run time: `x[idx]`, `x[:, idx]`,
 `x[i_arr, j_arr]`, `x[idx] = v`, `np.take`, `np.take_along_axis`, `ufunc.at`.
 
-Each is a loop nest (`loop_nest.py`) over the indexing result's shape, reading the index
+A gather outside loop bodies is the `gather` op. The others, and gathers inside loop bodies,
+are a loop nest (`loop_nest.py`) over the indexing result's shape, reading the index
 arrays with `load` and moving elements with `load`/`store`: the native code bounds-checks
 every index and raises NumPy's `IndexError` message. The result's shape follows NumPy's rule:
 the index arrays broadcast together to a shape B; B replaces the indexed axes where they are
@@ -174,7 +175,31 @@ def _zeros(graph: Graph, shape: tuple[int, ...], dtype: np.dtype) -> Value:
 
 
 def gather(graph: Graph, found: Plan) -> Value:
-    """`a[index]`: a new array of the result's shape (a NumPy scalar when it is 0-d)."""
+    """`a[index]`: a new array of the result's shape (a NumPy scalar when it is 0-d). Outside
+    loop bodies it is one `gather` op where the graph is differentiated (the op has a gradient
+    rule, loops have none) or where each index moves a run of elements (the op's extern step
+    copies runs faster than loads); else, and inside loop bodies, a loop nest of element loads
+    (faster where each index moves one element)."""
+    if graph is graph.root and (not graph.loop_ops or _moves_runs(found)):
+        return _gather_op(graph, found)
+    return _gather_loops(graph, found)
+
+
+# The least number of elements each index must move for the `gather` op to beat element
+# loops (measured on 1-d and 2-d gathers: at 64 it is about twice as fast, at 1 three to four
+# times slower).
+_RUN = 8
+
+
+def _moves_runs(found: Plan) -> bool:
+    """Whether the axes after the indexed ones hold at least `_RUN` elements."""
+    last = max(axis for axis, spec in enumerate(found.axes) if isinstance(spec, Value))
+    trailing = [spec[2] for spec in found.axes[last + 1:] if isinstance(spec, tuple)]
+    return int(np.prod(trailing)) >= _RUN
+
+
+def _gather_loops(graph: Graph, found: Plan) -> Value:
+    """The gather as a loop nest over the result, one element load per position."""
     a = found.array
     arrays = found.index_arrays
 
@@ -190,6 +215,62 @@ def gather(graph: Graph, found: Plan) -> Value:
     initial = [_zeros(graph, shape, a.dtype)] if shape else []
     (out,) = found.nest(body, 1).run(graph, initial, [a, *arrays])
     return out
+
+
+def _gather_op(graph: Graph, found: Plan) -> Value:
+    """The `gather` op on the sliced array; index arrays on axes that are not adjacent are
+    moved to the front first (a transposed view), where NumPy puts their shape."""
+    a = _sliced(graph, found)
+    indexed = [axis for axis, spec in enumerate(found.axes) if isinstance(spec, Value)]
+    if indexed != list(range(indexed[0], indexed[-1] + 1)):
+        perm = [*indexed, *(axis for axis in range(a.ndim) if axis not in indexed)]
+        a = graph.op("transpose", [a], perm=perm)
+        indexed = list(range(len(indexed)))
+    return graph.op("gather", [a, *found.index_arrays], axis=indexed[0])
+
+
+def add_at(graph: Graph, found: Plan, value: Value) -> Value:
+    """`a` after `np.add.at(a, index, value)` in a differentiated graph: `a` plus a
+    `scatter_add` of `value` (which has a gradient rule; element loops have none). The sum of
+    the values at a repeated position is added once, so float results may differ from NumPy's
+    running sum by rounding."""
+    a = found.array
+    if _sliced(graph, found) is not a:
+        raise Unsupported("np.add.at with slices next to the index arrays in a differentiated "
+                          "function")
+    shape = found.result_shape
+    value = graph.op("astype", [value], dtype=a.dtype) if value.dtype != a.dtype else value
+    if tuple(value.shape) != shape:
+        value = graph.op("broadcast_to", [value], shape=list(shape))
+    indexed = [axis for axis, spec in enumerate(found.axes) if isinstance(spec, Value)]
+    if indexed == list(range(indexed[0], indexed[-1] + 1)):
+        added = graph.op("scatter_add", [value, *found.index_arrays], axis=indexed[0],
+                         shape=list(a.shape))
+    else:
+        # The index arrays' shape comes first: scatter into the array with the indexed axes
+        # moved to the front, then move them back.
+        perm = [*indexed, *(axis for axis in range(a.ndim) if axis not in indexed)]
+        moved = graph.op("scatter_add", [value, *found.index_arrays], axis=0,
+                         shape=[a.shape[axis] for axis in perm])
+        added = graph.op("transpose", [moved], perm=[perm.index(axis) for axis in range(a.ndim)])
+    return graph.op("add", [a, added])
+
+
+def _sliced(graph: Graph, found: Plan) -> Value:
+    """The array with the plan's slices applied (a view; the array itself when none)."""
+    a = found.array
+    starts: list[int] = []
+    stops: list[int] = []
+    steps: list[int] = []
+    for axis, spec in enumerate(found.axes):
+        start, step, length = (0, 1, a.shape[axis]) if isinstance(spec, Value) else spec
+        stop = start + length * step  # clamped as `slice.indices` normalises it
+        starts.append(start)
+        stops.append(min(stop, a.shape[axis]) if step > 0 else max(stop, -1))
+        steps.append(step)
+    if starts == [0] * a.ndim and steps == [1] * a.ndim and stops == list(a.shape):
+        return a
+    return graph.op("slice", [a], start=starts, stop=stops, step=steps)
 
 
 def scatter(graph: Graph, found: Plan, value: Value) -> Value:

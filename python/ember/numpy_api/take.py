@@ -134,6 +134,9 @@ def ufunc_at(graph: Graph, ufunc: np.ufunc, a: Value, indices: object, b: object
         if not fits:
             raise ValueError("array is not broadcastable to correct shape")
 
+    if op == "add" and operands and graph is graph.root and not graph.loop_ops:
+        return gather.add_at(graph, found, operands[0])
+
     def combine(g: Graph, old: Value | None, new: list[Value]) -> Value:
         assert old is not None
         result = g.op(op, [old, *new])

@@ -13,7 +13,7 @@ pub(crate) fn plan_buffers(plan: &Plan) -> (Vec<usize>, Vec<usize>) {
             Step::Kernel { operands, .. } => operands.iter().map(|(v, _)| v.slot).collect(),
             Step::Matmul { a, b, out, .. } => vec![a.slot, b.slot, out.slot],
             Step::Scan { input, out, .. } => vec![input.slot, out.slot],
-            Step::Linalg { inputs, out, .. } => {
+            Step::Linalg { inputs, out, .. } | Step::Indexed { inputs, out, .. } => {
                 inputs.iter().chain([out]).map(|v| v.slot).collect()
             }
             Step::Native {

@@ -33,6 +33,7 @@ mod body_loop;
 mod buffers;
 pub mod diskcache;
 mod dynamic;
+mod gather;
 pub mod exec;
 pub mod fpstatus;
 mod graph;

@@ -3,6 +3,7 @@
 
 use super::{ArrayView, ArrayViewMut, PreparedKernel, PreparedStep, StaticGraph};
 use crate::exec::{self, Operand};
+use crate::gather;
 use crate::kernel::Scalar;
 use crate::linalg;
 use crate::matmul;
@@ -399,6 +400,20 @@ impl Runtime<'_> {
                 // SAFETY: as for kernels; `out` is a fresh temp or a caller output of the
                 // input's shape, of `dtype` (`i64` for argsort), the input of `in_dtype`.
                 unsafe { scan::scan(*kind, *dtype, *in_dtype, *axis, (pi, &li), (po, &lo)) };
+            }
+            Step::Indexed {
+                scatter,
+                axis,
+                inputs,
+                out,
+            } => {
+                let inputs: SmallVec<[(*mut u8, Scalar, Layout); 4]> =
+                    inputs.iter().map(|x| self.resolve(x)).collect();
+                let (po, _, lo) = self.resolve(out);
+                // SAFETY: as for kernels; the operands have the types the op's rule checked
+                // (integer index arrays broadcasting to the indexed shape), `out` is a fresh
+                // temp or a caller output of the result's type, overlapping no operand.
+                unsafe { gather::run(*scatter, *axis, &inputs, (po, &lo)) }?;
             }
             Step::Linalg { kind, inputs, out } => {
                 let inputs: SmallVec<[(*const f64, Layout); 3]> = inputs

@@ -117,6 +117,14 @@ pub(crate) enum Step {
         dtype: Scalar,
         in_dtype: Scalar,
     },
+    /// `out = gather(inputs...)` (or `scatter_add` when `scatter`): the data (or updates)
+    /// first, then the index arrays for the axes from `axis` on.
+    Indexed {
+        scatter: bool,
+        axis: usize,
+        inputs: Vec<ValueRef>,
+        out: ValueRef,
+    },
     /// `out = kind(inputs...)`, all `f64`, through the registered LAPACK.
     Linalg {
         kind: LinalgKind,
@@ -426,6 +434,8 @@ pub fn fusion_groups(g: &Graph) -> Result<(Vec<&'static str>, Vec<Option<usize>>
             Step::Matmul { .. } => "matmul",
             Step::Scan { .. } => "scan",
             Step::Linalg { .. } => "linalg",
+            Step::Indexed { scatter: false, .. } => "gather",
+            Step::Indexed { scatter: true, .. } => "scatter_add",
             Step::Native { .. } => "native",
             Step::BodyLoop { .. } => "loop",
             Step::BodyIf { .. } => "if",

@@ -253,6 +253,10 @@ impl Scheduler<'_> {
                 });
                 self.leaf(out, dtype)
             }
+            Op::Gather { axis } => self.indexed(node, v, done, false, *axis, dtype, &shape)?,
+            Op::ScatterAdd { axis, .. } => {
+                self.indexed(node, v, done, true, *axis, dtype, &shape)?
+            }
             Op::Scan { kind, axis } => {
                 // NumPy casts each element to the result dtype, then accumulates in it; an
                 // argsort reads the elements as they are.
@@ -377,6 +381,43 @@ impl Scheduler<'_> {
             step[d] == 1 && start[d] == lo as i64 && stop[d] == hi as i64
         });
         (whole && self.readers[v.index()] == 1).then(|| node.inputs[0])
+    }
+
+    /// `gather` or `scatter_add` as an extern step: the data operand as a matmul operand is
+    /// (a computed transpose stays a view), the index arrays stored as they are.
+    #[allow(clippy::too_many_arguments)]
+    fn indexed(
+        &mut self,
+        node: &Node,
+        v: ValueId,
+        done: &mut [bool],
+        scatter: bool,
+        axis: usize,
+        dtype: Scalar,
+        shape: &[usize],
+    ) -> Result<L, Error> {
+        let mut inputs = Vec::with_capacity(node.inputs.len());
+        for (i, x) in node.inputs.iter().enumerate() {
+            let x = self.defs[x.index()];
+            let x = if i == 0 {
+                self.matmul_operand(x)?
+            } else {
+                self.materialise(x, None)?
+            };
+            self.settle(x.slot)?;
+            inputs.push(x);
+        }
+        let dest = self
+            .result_slot(v, done)
+            .unwrap_or_else(|| self.new_temp(dtype, shape));
+        let out = ValueRef::of(dest, shape);
+        self.steps.push(Step::Indexed {
+            scatter,
+            axis,
+            inputs,
+            out: out.clone(),
+        });
+        Ok(self.leaf(out, dtype))
     }
 
     /// A matmul operand stored for BLAS. A transposed computed value is stored in its own

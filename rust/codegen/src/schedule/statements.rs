@@ -152,7 +152,9 @@ impl Scheduler<'_> {
                 Step::Kernel { operands, .. } => refs.extend(operands.iter_mut().map(|(v, _)| v)),
                 Step::Matmul { a, b, out, .. } => refs.extend([a, b, out]),
                 Step::Scan { input, out, .. } => refs.extend([input, out]),
-                Step::Linalg { inputs, out, .. } => refs.extend(inputs.iter_mut().chain([out])),
+                Step::Linalg { inputs, out, .. } | Step::Indexed { inputs, out, .. } => {
+                    refs.extend(inputs.iter_mut().chain([out]))
+                }
                 Step::Native {
                     operands, results, ..
                 }

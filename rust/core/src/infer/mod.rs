@@ -2,6 +2,7 @@
 //! (promotion, NEP 50 weak scalars, broadcasting with symbolic dims). See docs/IR.md.
 
 pub mod dtypes;
+pub mod indexed;
 pub mod regions;
 pub mod shapes;
 
@@ -169,6 +170,8 @@ pub fn infer(op: &Op, inputs: &[&Type]) -> Result<Type> {
             Ok(Type::new(DType::F64, shape))
         }
         Op::Loop { .. } | Op::If { .. } => Ok(infer_results(op, inputs)?.remove(0)),
+        Op::Gather { axis } => indexed::gather(inputs, *axis),
+        Op::ScatterAdd { axis, shape } => indexed::scatter_add(inputs, *axis, shape),
         Op::Load => regions::load(inputs),
         Op::Store => regions::store(inputs),
         Op::Result { ty, .. } => Ok(ty.clone()),

@@ -3,6 +3,7 @@
 
 mod array;
 mod control;
+mod indexed;
 pub mod linalg;
 mod reduce;
 pub mod scalar;
@@ -231,6 +232,10 @@ pub(crate) fn eval(
         Op::Matmul => matmul(arg(0), arg(1), out, &shape),
         Op::Scan { kind, axis } => scan(*kind, arg(0), *axis, out)?,
         Op::Linalg { kind } => linalg::eval(*kind, args, &shape)?,
+        Op::Gather { axis } => indexed::gather(arg(0), &args[1..], *axis)?,
+        Op::ScatterAdd { axis, .. } => {
+            indexed::scatter_add(arg(0), &args[1..], *axis, &shape, out)?
+        }
         Op::Load => vec![arg(0).get(control::element(arg(0), &args[1..])?)],
         Op::Store => {
             let mut elems = arg(0).elems();

@@ -309,6 +309,11 @@ impl Op {
                 step: a.i64s(2)?,
             },
             "concatenate" => Op::Concatenate { axis: a.index(0)? },
+            "gather" => Op::Gather { axis: a.index(0)? },
+            "scatter_add" => Op::ScatterAdd {
+                axis: a.index(0)?,
+                shape: a.dims(1)?,
+            },
             "load" => Op::Load,
             "store" => Op::Store,
             "loop" => Op::Loop {
@@ -349,7 +354,8 @@ impl Op {
             "eye" => &["k"],
             "reshape" | "broadcast_to" => &["shape"],
             "transpose" => &["perm"],
-            "expand_dims" | "squeeze" | "flip" | "concatenate" => &["axis"],
+            "expand_dims" | "squeeze" | "flip" | "concatenate" | "gather" => &["axis"],
+            "scatter_add" => &["axis", "shape"],
             "slice" => &["start", "stop", "step"],
             _ => return None,
         })
@@ -410,9 +416,13 @@ impl Op {
                 ("stop", i64s(stop)),
                 ("step", i64s(step)),
             ],
-            Op::Concatenate { axis } | Op::Scan { axis, .. } => {
+            Op::Concatenate { axis } | Op::Scan { axis, .. } | Op::Gather { axis } => {
                 vec![("axis", AttrValue::Int(*axis as i128))]
             }
+            Op::ScatterAdd { axis, shape } => vec![
+                ("axis", AttrValue::Int(*axis as i128)),
+                ("shape", dims(shape)),
+            ],
         }
     }
 }

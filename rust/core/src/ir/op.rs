@@ -161,6 +161,23 @@ pub enum Op {
         /// The region run when it is false (`else=` in the text).
         otherwise: Region,
     },
+    /// `data[:, ..., i_0, ..., i_{k-1}, ...]`: operands `data, i_0..`, integer index arrays for
+    /// the `k` axes from `axis` on, broadcast together to a shape `B`. The result has shape
+    /// `data.shape[:axis] + B + data.shape[axis+k:]`; a negative index counts from the end, and
+    /// one out of range raises NumPy's `IndexError`.
+    Gather {
+        /// The first indexed axis.
+        axis: usize,
+    },
+    /// Zeros of `shape` with `updates` added at the positions `gather` with the same index
+    /// arrays reads (repeated positions add up, as `np.add.at`): operands `updates, i_0..`,
+    /// `updates` of `gather`'s result shape.
+    ScatterAdd {
+        /// The first indexed axis.
+        axis: usize,
+        /// The result shape.
+        shape: Vec<Dim>,
+    },
     /// `a[i_0, ..., i_{r-1}]`, one 0-d integer index per axis.
     Load,
     /// A copy of `a` with `a[i...] = v`: operands `a, v, i_0..`.
@@ -200,6 +217,8 @@ pub enum OpClass {
     Linalg,
     /// Statements that run a region: `loop`, `if`.
     Region,
+    /// Elements moved by integer index arrays: `gather`, `scatter_add`.
+    Indexed,
     /// Element access: `load`, `store`.
     Access,
     /// A further result of a multi-result statement.
@@ -226,7 +245,7 @@ impl Arity {
 }
 
 /// The text names of the ops that are not unary, binary or reductions.
-const OTHER_OPS: [&str; 20] = [
+const OTHER_OPS: [&str; 22] = [
     "where",
     "astype",
     "const",
@@ -247,6 +266,8 @@ const OTHER_OPS: [&str; 20] = [
     "if",
     "load",
     "store",
+    "gather",
+    "scatter_add",
 ];
 
 impl Op {
@@ -277,6 +298,8 @@ impl Op {
             Op::Linalg { kind } => kind.name(),
             Op::Loop { .. } => "loop",
             Op::If { .. } => "if",
+            Op::Gather { .. } => "gather",
+            Op::ScatterAdd { .. } => "scatter_add",
             Op::Load => "load",
             Op::Store => "store",
             Op::Result { .. } => "result",
@@ -328,6 +351,7 @@ impl Op {
             Op::Scan { .. } => OpClass::Scan,
             Op::Linalg { .. } => OpClass::Linalg,
             Op::Loop { .. } | Op::If { .. } => OpClass::Region,
+            Op::Gather { .. } | Op::ScatterAdd { .. } => OpClass::Indexed,
             Op::Load | Op::Store => OpClass::Access,
             Op::Result { .. } => OpClass::Projection,
         }
@@ -338,7 +362,7 @@ impl Op {
         match self {
             Op::Loop { .. } => return Arity::AtLeast(3),
             Op::If { .. } | Op::Load => return Arity::AtLeast(1),
-            Op::Store => return Arity::AtLeast(2),
+            Op::Store | Op::Gather { .. } | Op::ScatterAdd { .. } => return Arity::AtLeast(2),
             Op::Linalg {
                 kind: LinalgKind::Solve,
             } => return Arity::Exactly(2),
@@ -357,6 +381,7 @@ impl Op {
             | OpClass::Projection => Arity::Exactly(1),
             OpClass::Binary | OpClass::Matmul => Arity::Exactly(2),
             OpClass::Ternary => Arity::Exactly(3),
+            OpClass::Indexed => Arity::AtLeast(2),
             OpClass::Concatenate | OpClass::Region | OpClass::Access => Arity::AtLeast(1),
         }
     }

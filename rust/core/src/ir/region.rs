@@ -41,7 +41,10 @@ impl Op {
     /// Whether the op may fail at run time (an index out of bounds, `range` with step 0, or a
     /// region that does), so that passes keep it even when its value is unused.
     pub fn may_raise(&self) -> bool {
-        matches!(self.class(), OpClass::Region | OpClass::Access)
+        matches!(
+            self.class(),
+            OpClass::Region | OpClass::Access | OpClass::Indexed
+        )
     }
 
     /// Whether the op exists only in version 2 of the text.

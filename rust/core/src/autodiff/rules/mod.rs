@@ -7,6 +7,7 @@
 //! to its dtype.
 
 mod elementwise;
+mod indexed;
 mod linalg;
 mod scans;
 mod spectral;
@@ -67,16 +68,18 @@ pub fn vjp(
             kind: ScanKind::Cumprod,
             axis,
         } => Ok(vec![Some(scans::cumprod(e, x[0], y, g, *axis)?)]),
+        Op::Scan {
+            kind: ScanKind::Sort,
+            axis,
+        } => Ok(vec![indexed::sort(e, x[0], g, *axis)?]),
+        Op::Gather { axis } => indexed::gather(e, x, g, *axis),
+        Op::ScatterAdd { axis, .. } => indexed::scatter(e, x, g, *axis),
         // An integer permutation: no gradient flows through it.
         Op::Scan {
             kind: ScanKind::Argsort,
             ..
         } => Ok(vec![None]),
-        Op::Scan {
-            kind: ScanKind::Sort,
-            ..
-        }
-        | Op::Loop { .. }
+        Op::Loop { .. }
         | Op::If { .. }
         | Op::Load
         | Op::Store
