@@ -242,3 +242,20 @@ def test_add_at_with_slices_beside_the_indices_is_refused_not_wrong():
 
     with pytest.raises(ember.GraphBreakError, match="np.add.at with slices"):
         ember.grad(fn)(np.ones((4, 3)))
+
+
+def order_statistics(w):
+    # A robust loss: the median of squared residuals and a low percentile, along each axis.
+    r = w * w - 0.3
+    return np.median(r) + np.percentile(w, 30.0) + np.median(w, axis=0).sum()
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_median_and_percentile_differentiate_through_sort(compiled):
+    w = np.random.default_rng(17).random((5, 3))
+
+    def gradient(v):
+        return ember.grad(order_statistics)(v)
+
+    got = (ember.compile(gradient) if compiled else gradient)(w)
+    np.testing.assert_allclose(got, numeric_grad(order_statistics, (w,), 0), atol=1e-6)
