@@ -382,6 +382,7 @@ def convert(func: FunctionType, args: tuple[Any, ...], *, backend: Any = None,
     compiled = None
     if graph is not None:
         graph.set_outputs(outputs)
+        graph.checks = tuple(codegen.rerun_outputs)
         if ember_logging.enabled("graph"):
             ember_logging.log("graph", f"{func.__code__.co_qualname}:\n{graph.to_ir()}")
         start = time.perf_counter()

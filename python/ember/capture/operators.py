@@ -79,6 +79,8 @@ def binary_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
             b = _python_divisor(tx, a, b)
         result = call_numpy_api(f"operator {op}", numpy_api.binary_op, tx.graph, op,
                                 _operand(a), _operand(b))
+        if _python_number(a) and _python_number(b):
+            _python_result(tx, result)
         return wrap_api_result(result)
     if a.is_constant() and b.is_constant():
         value = fold(f"operator {op}", BINARY_OPERATORS[op], a.constant(), b.constant())
@@ -109,15 +111,30 @@ def _python_number(vt: VariableTracker) -> bool:
     return vt.is_constant() and type(vt.constant()) in (bool, int, float)
 
 
+def _python_result(tx: Interpreter, result: object) -> None:
+    """Python's semantics for the op of Python numbers that made `result`: ints exact,
+    `**` of floats raising where it overflows (`loops/python_checks.py`)."""
+    from ember.capture.loops import python_checks
+
+    if not isinstance(result, Value) or not result.weak:
+        return
+    if result.dtype.kind == "i":
+        python_checks.exact_int(tx, result)
+        return
+    node = tx.graph.nodes[-1] if tx.graph.nodes else None
+    if node is not None and node.out is result and node.op == "pow":
+        python_checks.finite_float(tx, "pow", node.inputs, result)
+
+
 def _python_divisor(tx: Interpreter, a: VariableTracker, b: VariableTracker
                     ) -> VariableTracker:
-    """The divisor of `/`, `//` or `%` between Python numbers of a loop body (weak values):
+    """The divisor of `/`, `//` or `%` between Python numbers (weak values, at least one):
     Python raises ZeroDivisionError where NumPy gives inf or 0 with a warning, so a zero
     divisor is a run-time check that runs the frame as plain Python
     (`frame_branches.add_check`), and the division takes 1 in its place meanwhile."""
     from ember.capture.loops import frame_branches
 
-    if tx.graph.parent is None or not (_python_number(a) and _python_number(b)):
+    if not (_python_number(a) and _python_number(b)):
         return b
     if not isinstance(b, ArrayVariable):
         if b.constant() == 0:
@@ -301,6 +318,8 @@ def unary_op(tx: Interpreter, op: str, a: VariableTracker) -> VariableTracker:
                                                          warns_as="scalar absolute")
         else:
             result = call_numpy_api(f"operator {op}", numpy_api.unary_op, tx.graph, op, a.value)
+        if a.value.weak:
+            _python_result(tx, result)
         return wrap_api_result(result)
     if a.is_constant():
         fn = abs if op == "abs" else UNARY_OPERATORS[op]

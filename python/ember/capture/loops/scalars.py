@@ -46,24 +46,30 @@ def _scalar_value(tx: Interpreter, vt: VariableTracker) -> Value | None:
 def convert(tx: Interpreter, kind: type, vt: VariableTracker) -> VariableTracker | None:
     """`int(v)` / `float(v)` of a 0-d value: a Python int or float (a weak graph value);
     `int` truncates toward zero as Python does."""
+    from ember.capture.loops import python_checks
+
     value = _scalar_value(tx, vt)
     if value is None:
         return None
     dtype = WEAK_DTYPES[kind]
     if value.weak and value.dtype == dtype:
         return ArrayVariable(value)
+    if kind is int and value.dtype.kind == "f":
+        value = python_checks.to_int(tx, value)
     return ArrayVariable(tx.graph.op("astype", [value], dtype=dtype, weak=True))
 
 
 def round_to_int(tx: Interpreter, vt: VariableTracker) -> VariableTracker | None:
     """`round(v)`: the nearest int, halves to even (a NumPy float's `__round__` too)."""
+    from ember.capture.loops import python_checks
+
     value = _scalar_value(tx, vt)
     if value is None or isinstance(vt, ConstantVariable):
         return None
     if value.dtype.kind in "biu":
         return convert(tx, int, vt)
-    return ArrayVariable(tx.graph.op("astype", [tx.graph.op("rint", [value])], dtype=np.int64,
-                                     weak=True))
+    rounded = python_checks.to_int(tx, tx.graph.op("rint", [value]))
+    return ArrayVariable(tx.graph.op("astype", [rounded], dtype=np.int64, weak=True))
 
 
 def min_max(tx: Interpreter, fn: Any, items: list[VariableTracker], *,
@@ -148,6 +154,7 @@ def math_call(tx: Interpreter, fn: Any, args: list[VariableTracker], *,
               checked: bool = False) -> VariableTracker | None:
     """`math.f(v, ...)` of loop values and Python numbers, or None where there is no rule.
     `checked` (outside loop bodies): only functions of `_DOMAINS`, raising as Python does."""
+    from ember.capture.loops import python_checks
     from ember.graph.ops import OPS
 
     op = _FLOAT_MATH.get(fn) or _INT_MATH.get(fn) or _BOOL_MATH.get(fn)
@@ -164,8 +171,10 @@ def math_call(tx: Interpreter, fn: Any, args: list[VariableTracker], *,
     domain = _DOMAINS.get(fn)
     if domain is not None:
         floats = [_in_domain(tx, floats[0], *domain)]
-    result = graph.op(op, floats)
+    result = python_checks.finite_float(tx, op, floats, graph.op(op, floats))
     kind = int if fn in _INT_MATH else bool if fn in _BOOL_MATH else float
+    if kind is int:
+        result = python_checks.to_int(tx, result)
     return ArrayVariable(graph.op("astype", [result], dtype=WEAK_DTYPES[kind], weak=True))
 
 
