@@ -105,10 +105,11 @@ _BOOL_AS_INT = frozenset({"+", "-", "*", "/", "//", "%", "**"})
 
 
 def _python_number(vt: VariableTracker) -> bool:
-    """A Python bool, int or float: a constant, or a weak (0-d) graph value."""
+    """A Python bool, int or float: a constant, a weak (0-d) graph value, or one the entry
+    computes."""
     if isinstance(vt, ArrayVariable):
         return vt.value.weak
-    return vt.is_constant() and type(vt.constant()) in (bool, int, float)
+    return is_python_number(vt)
 
 
 def _python_result(tx: Interpreter, result: object) -> None:
@@ -116,9 +117,9 @@ def _python_result(tx: Interpreter, result: object) -> None:
     `**` of floats raising where it overflows (`loops/python_checks.py`)."""
     from ember.capture.loops import python_checks
 
-    if not isinstance(result, Value) or not result.weak:
+    if not isinstance(result, Value):
         return
-    if result.dtype.kind == "i":
+    if result.dtype == np.int64:
         python_checks.exact_int(tx, result)
         return
     node = tx.graph.nodes[-1] if tx.graph.nodes else None
@@ -136,6 +137,8 @@ def _python_divisor(tx: Interpreter, a: VariableTracker, b: VariableTracker
 
     if not (_python_number(a) and _python_number(b)):
         return b
+    if isinstance(b, PythonScalarVariable):
+        b = ArrayVariable(b.graph_value())
     if not isinstance(b, ArrayVariable):
         if b.constant() == 0:
             raise graph_break("user_error", type="ZeroDivisionError", message="division by zero")
@@ -318,8 +321,10 @@ def unary_op(tx: Interpreter, op: str, a: VariableTracker) -> VariableTracker:
                                                          warns_as="scalar absolute")
         else:
             result = call_numpy_api(f"operator {op}", numpy_api.unary_op, tx.graph, op, a.value)
-        if a.value.weak:
+        if a.value.weak and isinstance(result, Value):
             _python_result(tx, result)
+            if not result.weak:  # `abs()` of a Python number is one, where `np.abs`'s is not
+                result = tx.graph.op("astype", [result], dtype=result.dtype, weak=True)
         return wrap_api_result(result)
     if a.is_constant():
         fn = abs if op == "abs" else UNARY_OPERATORS[op]

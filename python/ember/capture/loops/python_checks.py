@@ -42,7 +42,7 @@ def exact_int(tx: Interpreter, result: Value) -> None:
     runs as Python (whose int does not overflow)."""
     graph = tx.graph
     node = _producer(graph, result)
-    if node is None or result.dtype != np.int64 or not result.weak or result.shape:
+    if node is None or result.dtype != np.int64 or result.shape:
         return
     parts = [interval(v) for v in node.inputs]
     if all(p is not None for p in parts) and _fits(_combine(node.op, parts)):  # type: ignore[arg-type]
