@@ -83,7 +83,6 @@ def load(tx: Interpreter, array: ArrayVariable, indices: list[Value]) -> Variabl
 
 def store(tx: Interpreter, array: ArrayVariable, indices: list[Value],
           value: VariableTracker) -> None:
-    from ember.capture.loops import python_checks
     from ember.capture.variables.array import ArrayVariable
 
     if not (array.is_fresh(tx) or array.is_mutable_input(tx)):
@@ -94,7 +93,6 @@ def store(tx: Interpreter, array: ArrayVariable, indices: list[Value],
         element = tx.graph.const(value.constant())
     else:
         raise graph_break("loop_body", what=f"storing {value.describe()} into one element")
-    element = python_checks.storable(tx, array.value.dtype, element)
     array.update_in_place(tx.graph.op("store", [array.value, element, *indices]))
     if array.source is not None:
         tx.tracer.mark_mutated(array)
