@@ -2,7 +2,9 @@
 (`capture/loops/python_checks.py`): ints never overflow (`h = h * 31 + x` without a mask,
 `MIN // -1`, `h << 5`), `int()` of NaN or infinity raises, `math.exp`, `math.pow` and `**`
 of floats raise OverflowError rather than give infinity, a float stored into an int array
-out of its range raises NumPy's error, and none of them warns first. Each failing check
+out of its range raises NumPy's error, and none of them warns first. `max()` of a Python int
+and a Python float (whose type Python returns depends on the data) is not a loop op, and
+`row op= x` keeps NumPy's casting rule for its `out=`. Each failing check
 runs the frame as plain Python; inputs that never fail one stay one compiled loop."""
 
 from __future__ import annotations
@@ -88,6 +90,19 @@ def absolute_int(a):
     return c
 
 
+def mixed_max(a):
+    s = 0
+    for i in range(len(a)):
+        s = max(s, float(a[i]))
+    return s
+
+
+def inplace_into_bools(a, out, width):
+    for i in range(len(a) - width):
+        out[i:i + width] -= float(a[i])
+    return out
+
+
 MIN = np.iinfo(np.int64).min
 SMALL = np.arange(-10, 10, dtype=np.int64)
 CASES = [
@@ -118,6 +133,10 @@ CASES = [
     (divide_at_frame_level, (np.arange(5), 1)),
     (divide_at_frame_level, (np.arange(5), 3)),
     (absolute_int, (SMALL,)),
+    (mixed_max, (np.zeros(20),)),
+    (mixed_max, (np.linspace(-1, 1, 20),)),
+    (inplace_into_bools, (np.ones(20), np.zeros(20, bool), 2)),
+    (inplace_into_bools, (np.ones(20), np.zeros(20, bool), 10)),
 ]
 
 

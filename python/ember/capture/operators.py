@@ -222,18 +222,23 @@ def _cast_into(tx: Interpreter, target: Value, new: Value, *, broadcast: bool) -
             )
         new = tx.graph.op("broadcast_to", [new], shape=list(shape))
     if new.dtype != target.dtype:
-        if not np.can_cast(new.dtype, target.dtype, "same_kind"):
-            raise graph_break(
-                "user_error", type="UFuncTypeError",
-                message=f"Cannot cast ufunc output from dtype('{new.dtype}') to "
-                        f"dtype('{target.dtype}') with casting rule 'same_kind'",
-            )
+        check_same_kind(new.dtype, target.dtype)
         ufunc = _producing_ufunc(tx.graph, new)
         new = tx.graph.op("astype", [new], dtype=target.dtype)
         if ufunc is not None:
             # NumPy casts inside the ufunc's loop, and its warnings name the ufunc.
             tx.graph.nodes[-1] = dataclasses.replace(tx.graph.nodes[-1], warns_as=ufunc)
     return new
+
+
+def check_same_kind(result: np.dtype, target: np.dtype) -> None:
+    """NumPy's casting rule for a ufunc's result stored into its `out=` (`a op= b`)."""
+    if not np.can_cast(result, target, "same_kind"):
+        raise graph_break(
+            "user_error", type="UFuncTypeError",
+            message=f"Cannot cast ufunc output from dtype('{result}') to "
+                    f"dtype('{target}') with casting rule 'same_kind'",
+        )
 
 
 def _producing_ufunc(graph: Graph, value: Value) -> str | None:

@@ -87,6 +87,8 @@ def min_max(tx: Interpreter, fn: Any, items: list[VariableTracker], *,
                   or all(isinstance(i, ConstantVariable) for i in items)):
         return None
     strong = {v.dtype for v in values if v is not None and not v.weak}
+    if not strong and len({v.dtype for v in values if v is not None}) > 1:
+        return None  # Python numbers of two types: which one's type Python returns varies
     if len(strong) > 1 or (strong and any(
             v is not None and v.weak and v.dtype.kind != next(iter(strong)).kind
             for v in values)):
