@@ -47,6 +47,11 @@ def exact_int(tx: Interpreter, result: Value) -> None:
     parts = [interval(v) for v in node.inputs]
     if all(p is not None for p in parts) and _fits(_combine(node.op, parts)):  # type: ignore[arg-type]
         return
+    count = parts[-1]
+    if count is not None and (
+            (node.op == "right_shift" and 0 <= count[0] and count[1] <= 63)
+            or (node.op == "floordiv" and not count[0] <= -1 <= count[1])):
+        return  # `h >> 3`, `h // 2`: nothing to check
     failed = _int_overflow(graph, node.op, node.inputs, result)
     if failed is not None:
         frame_branches.add_check(tx, failed)
@@ -79,8 +84,9 @@ def _int_overflow(graph: Graph, op: str, inputs: list[Value], r: Value) -> Value
                                        graph.op("ne", [back, a])])
         lost = graph.op("logical_and", [graph.op("ne", [a, const(0)]), lost])
         return graph.op("logical_or", [negative(k), lost])  # a negative count: ValueError
-    if op == "right_shift":
-        return negative(inputs[1])
+    if op == "right_shift":  # a negative count raises; one past 63 is left to Python
+        k = inputs[1]
+        return graph.op("logical_or", [negative(k), graph.op("gt", [k, const(63)])])
     if op in ("neg", "abs"):
         return graph.op("eq", [inputs[0], const(_INT64[0])])
     if op == "floordiv":
