@@ -124,7 +124,7 @@ def _python_result(tx: Interpreter, result: object) -> None:
         return
     node = tx.graph.nodes[-1] if tx.graph.nodes else None
     if node is not None and node.out is result and node.op == "pow":
-        python_checks.finite_float(tx, "pow", node.inputs, result)
+        python_checks.checked_power(tx, *node.inputs, result)
 
 
 def _python_divisor(tx: Interpreter, a: VariableTracker, b: VariableTracker

@@ -25,8 +25,6 @@ if TYPE_CHECKING:
 
 _INT64 = (-(2**63), 2**63 - 1)
 _TWO_63 = float(2**63)
-# Float functions that overflow to infinity where Python raises OverflowError.
-_OVERFLOWING = frozenset({"exp", "expm1", "cosh", "sinh", "pow", "exp2"})
 
 
 def _producer(graph: Graph, value: Value):
@@ -52,6 +50,11 @@ def exact_int(tx: Interpreter, result: Value) -> None:
             (node.op == "right_shift" and 0 <= count[0] and count[1] <= 63)
             or (node.op == "floordiv" and not count[0] <= -1 <= count[1])):
         return  # `h >> 3`, `h // 2`: nothing to check
+    if node.op == "left_shift" and count is not None and 0 <= count[0] and count[1] <= 62:
+        # A count of known range: the shift lost bits iff shifting back differs.
+        back = graph.op("right_shift", [result, node.inputs[1]])
+        frame_branches.add_check(tx, graph.op("ne", [back, node.inputs[0]]))
+        return
     failed = _int_overflow(graph, node.op, node.inputs, result)
     if failed is not None:
         frame_branches.add_check(tx, failed)
@@ -113,26 +116,20 @@ def to_int(tx: Interpreter, x: Value) -> Value:
     return graph.op("where", [outside, graph.const(0.0), wide], scalar=True)
 
 
-def finite_float(tx: Interpreter, op: str, inputs: list[Value], result: Value) -> Value:
-    """`result` of a `math` function or `**` of Python floats: where it overflowed from
+def checked_power(tx: Interpreter, x: Value, y: Value, result: Value) -> Value:
+    """`result`, `math.pow(x, y)` or `x ** y` of Python floats: where it overflowed from
     finite operands (Python raises OverflowError), or is `0.0 ** -1` (ZeroDivisionError) or
     a negative number to a fractional power (a complex number, or math's ValueError), the
-    frame runs as Python."""
-    if op not in _OVERFLOWING:
-        return result
+    frame runs as Python. (`math.exp` and friends check their argument: `scalars._DOMAINS`.)"""
     graph = tx.graph
-    finite = [graph.op("isfinite", [v]) for v in inputs]
-    failed = graph.op("isinf", [result])
-    for flag in finite:
-        failed = graph.op("logical_and", [failed, flag])
-    if op == "pow":
-        x, y = inputs
-        zero = graph.op("logical_and", [graph.op("eq", [x, graph.const(0.0)]),
-                                        graph.op("lt", [y, graph.const(0.0)])])
-        fraction = graph.op("logical_and", [finite[1], graph.op(
-            "ne", [y, graph.op("floor", [y])])])
-        fraction = graph.op("logical_and", [graph.op("lt", [x, graph.const(0.0)]), fraction])
-        failed = graph.op("logical_or", [failed, graph.op("logical_or", [zero, fraction])])
+    finite = [graph.op("isfinite", [v]) for v in (x, y)]
+    overflow = graph.op("logical_and", [graph.op("isinf", [result]),
+                                        graph.op("logical_and", finite)])
+    zero = graph.op("logical_and", [graph.op("eq", [x, graph.const(0.0)]),
+                                    graph.op("lt", [y, graph.const(0.0)])])
+    fraction = graph.op("logical_and", [finite[1], graph.op("ne", [y, graph.op("floor", [y])])])
+    fraction = graph.op("logical_and", [graph.op("lt", [x, graph.const(0.0)]), fraction])
+    failed = graph.op("logical_or", [overflow, graph.op("logical_or", [zero, fraction])])
     frame_branches.add_check(tx, failed)
     return result
 

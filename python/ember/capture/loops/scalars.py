@@ -140,12 +140,17 @@ _BOOL_MATH = {math.isnan: "isnan", math.isinf: "isinf", math.isfinite: "isfinite
 # its argument, the argument out of it -- (comparison, of its absolute value?, bound) -- is a
 # run-time check that runs the frame as plain Python (`Tracer.rerun_checks`), and the op
 # computes on `safe` instead, so that no NumPy warning comes first. Others stay in Python.
+_EXP_MAX = math.log(np.finfo(np.float64).max)  # 709.78...: the last x of a finite exp(x)
+_SINH_MAX = math.asinh(np.finfo(np.float64).max)
 _DOMAINS = {
     math.sqrt: ("lt", False, 0.0, 1.0), math.log: ("le", False, 0.0, 1.0),
     math.log10: ("le", False, 0.0, 1.0), math.log2: ("le", False, 0.0, 1.0),
     math.log1p: ("le", False, -1.0, 0.0), math.asin: ("gt", True, 1.0, 0.0),
     math.acos: ("gt", True, 1.0, 0.0), math.acosh: ("lt", False, 1.0, 1.0),
     math.atanh: ("ge", True, 1.0, 0.0), math.sin: ("eq", True, math.inf, 0.0),
+    # Past these the result overflows, and Python raises OverflowError.
+    math.exp: ("gt", False, _EXP_MAX, 0.0), math.expm1: ("gt", False, _EXP_MAX, 0.0),
+    math.cosh: ("gt", True, _SINH_MAX, 0.0), math.sinh: ("gt", True, _SINH_MAX, 0.0),
     math.cos: ("eq", True, math.inf, 0.0), math.tan: ("eq", True, math.inf, 0.0),
     math.atan: None, math.tanh: None, math.asinh: None, math.fabs: None,
     math.atan2: None, math.copysign: None,
@@ -173,7 +178,9 @@ def math_call(tx: Interpreter, fn: Any, args: list[VariableTracker], *,
     domain = _DOMAINS.get(fn)
     if domain is not None:
         floats = [_in_domain(tx, floats[0], *domain)]
-    result = python_checks.finite_float(tx, op, floats, graph.op(op, floats))
+    result = graph.op(op, floats)
+    if op == "pow":
+        result = python_checks.checked_power(tx, *floats, result)
     kind = int if fn in _INT_MATH else bool if fn in _BOOL_MATH else float
     if kind is int:
         result = python_checks.to_int(tx, result)
