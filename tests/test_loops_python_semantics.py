@@ -4,7 +4,8 @@
 of floats raise OverflowError rather than give infinity, a float stored into an int array
 out of its range raises NumPy's error, and none of them warns first. `max()` of a Python int
 and a Python float (whose type Python returns depends on the data) is not a loop op, and
-`row op= x` keeps NumPy's casting rule for its `out=`. Each failing check
+`row op= x` keeps NumPy's casting rule for its `out=`, and a loop whose results are never
+read still runs, for its warnings. Each failing check
 runs the frame as plain Python; inputs that never fail one stay one compiled loop."""
 
 from __future__ import annotations
@@ -103,6 +104,13 @@ def inplace_into_bools(a, out, width):
     return out
 
 
+def dead_loop(a, b):
+    out = a.copy()
+    for v in b:
+        out[0] -= a[1:].sum()  # never read, but NumPy warns of the overflow
+    return b
+
+
 MIN = np.iinfo(np.int64).min
 SMALL = np.arange(-10, 10, dtype=np.int64)
 CASES = [
@@ -137,6 +145,7 @@ CASES = [
     (mixed_max, (np.linspace(-1, 1, 20),)),
     (inplace_into_bools, (np.ones(20), np.zeros(20, bool), 2)),
     (inplace_into_bools, (np.ones(20), np.zeros(20, bool), 10)),
+    (dead_loop, (np.array([10, 2**63 - 1, 5]), np.arange(20.0))),
 ]
 
 

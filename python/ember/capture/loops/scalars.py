@@ -142,15 +142,17 @@ _BOOL_MATH = {math.isnan: "isnan", math.isinf: "isinf", math.isfinite: "isfinite
 # computes on `safe` instead, so that no NumPy warning comes first. Others stay in Python.
 _EXP_MAX = math.log(np.finfo(np.float64).max)  # 709.78...: the last x of a finite exp(x)
 _SINH_MAX = math.asinh(np.finfo(np.float64).max)
+# In loop bodies also: past these the result overflows, and Python raises OverflowError.
+_OVERFLOWS = {
+    math.exp: ("gt", False, _EXP_MAX, 0.0), math.expm1: ("gt", False, _EXP_MAX, 0.0),
+    math.cosh: ("gt", True, _SINH_MAX, 0.0), math.sinh: ("gt", True, _SINH_MAX, 0.0),
+}
 _DOMAINS = {
     math.sqrt: ("lt", False, 0.0, 1.0), math.log: ("le", False, 0.0, 1.0),
     math.log10: ("le", False, 0.0, 1.0), math.log2: ("le", False, 0.0, 1.0),
     math.log1p: ("le", False, -1.0, 0.0), math.asin: ("gt", True, 1.0, 0.0),
     math.acos: ("gt", True, 1.0, 0.0), math.acosh: ("lt", False, 1.0, 1.0),
     math.atanh: ("ge", True, 1.0, 0.0), math.sin: ("eq", True, math.inf, 0.0),
-    # Past these the result overflows, and Python raises OverflowError.
-    math.exp: ("gt", False, _EXP_MAX, 0.0), math.expm1: ("gt", False, _EXP_MAX, 0.0),
-    math.cosh: ("gt", True, _SINH_MAX, 0.0), math.sinh: ("gt", True, _SINH_MAX, 0.0),
     math.cos: ("eq", True, math.inf, 0.0), math.tan: ("eq", True, math.inf, 0.0),
     math.atan: None, math.tanh: None, math.asinh: None, math.fabs: None,
     math.atan2: None, math.copysign: None,
@@ -175,7 +177,7 @@ def math_call(tx: Interpreter, fn: Any, args: list[VariableTracker], *,
         return convert(tx, int, args[0])  # an int's floor is itself
     floats = [graph.op("astype", [v], dtype=np.float64, weak=True) for v in values]
     # Checked in loop bodies too: a failed check is carried out of the loop op (region.py).
-    domain = _DOMAINS.get(fn)
+    domain = _DOMAINS.get(fn) or _OVERFLOWS.get(fn)
     if domain is not None:
         floats = [_in_domain(tx, floats[0], *domain)]
     result = graph.op(op, floats)
