@@ -201,3 +201,19 @@ def zero_trip_inner(a):
     "compiled loop gives 0.0 (it needs a carried flag of whether the type changed)"))
 def test_a_zero_trip_inner_loop_leaves_an_int():
     assert_behaves_as_numpy(zero_trip_inner, np.zeros(20))
+
+
+def numpy_scalar_or_python_float(a):
+    s = np.float32(1)
+    for i in range(len(a)):
+        s = max(s, float(a[i]))
+    return s
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "max() of a NumPy scalar and a Python float of one kind is carried as the NumPy scalar "
+    "(so that clamps such as `min(max(x[i], 0.0), hi)` stay one loop op), but Python returns "
+    "the Python float where it is the greater: its type, and NEP 50's promotion of what is "
+    "computed from it, then differ"))
+def test_max_of_a_numpy_scalar_and_a_greater_python_float_is_the_float():
+    assert_behaves_as_numpy(numpy_scalar_or_python_float, np.linspace(0, 3, 20))
