@@ -43,7 +43,8 @@ def exact_int(tx: Interpreter, result: Value) -> None:
     if node is None or result.dtype != np.int64 or result.shape:
         return
     parts = [interval(v) for v in node.inputs]
-    if all(p is not None for p in parts) and _fits(_combine(node.op, parts)):  # type: ignore[arg-type]
+    known = [p for p in parts if p is not None]
+    if len(known) == len(parts) and _fits(_combine(node.op, known)):
         return
     count = parts[-1]
     if count is not None and (
