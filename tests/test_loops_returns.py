@@ -298,3 +298,23 @@ def test_return_of_an_array_or_the_argument_itself() -> None:
     compiled = ember.compile(scaled_on_negative)
     assert compiled(x) is x
     assert_same(compiled(y), scaled_on_negative(y))
+
+
+def return_in_a_while_of_an_and_test(a, b, m):
+    k = 0
+    while k < len(a) and b[k] > 0:
+        k += 1
+        if a[k - 1] != 0:
+            return m, a
+    return (1,)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "a `return` of an argument the body never reads, in a `while` whose test is a Python "
+    "value `and` an array value: capture ends with an output that is a value of a discarded "
+    "path region, and the compiled function raises TypeError (found by tests/fuzz_loops.py)"))
+def test_a_return_in_a_while_of_an_and_test():
+    args = (np.zeros(20), np.ones(20), np.ones((3, 4)))
+    want = return_in_a_while_of_an_and_test(*args)
+    ember.reset()
+    assert_same(ember.compile(return_in_a_while_of_an_and_test)(*args), want)

@@ -241,17 +241,21 @@ def _step_tail(codegen: EntryCodegen, state: FrameState, func: FunctionType) -> 
 
 def unused_results(graph: Graph, outputs: list[Value]) -> list[Value]:
     """Results the program computes and never uses (`np.log(x)` as a statement, a temporary
-    left unread, the part of an array an assignment overwrites), or uses only in empty
+    left unread, a loop updating an array never read, the part of an array an assignment
+    overwrites), or uses only in empty
     results (`zero_rows + np.sqrt(c)`: a fused kernel over no elements computes nothing).
     NumPy still computes them, and their floating-point warnings and errors are part of the
     program's behaviour, so the graph keeps them as extra outputs, after those the entry
     reads, instead of letting dead-code elimination drop them."""
     live = {id(v) for v in outputs}
     for node in reversed(graph.nodes):
-        if id(node.out) in live:
+        if any(id(v) in live for v in (node.out, *node.extra)):
             live.update(id(v) for v in node.inputs)
+    # A loop or `if` op whose results are all unused still runs in NumPy: its body's
+    # warnings and errors too.
     unused = [node.out for node in graph.nodes
-              if id(node.out) not in live and OPS[node.op].kind in ("elementwise", "reduction")]
+              if not any(id(v) in live for v in (node.out, *node.extra))
+              and OPS[node.op].kind in ("elementwise", "reduction", "region")]
     for extra in (cancelled_casts(graph), read_only_by_empty_results(graph)):
         kept = {id(v) for v in (*outputs, *unused)}
         unused += [v for v in extra if id(v) not in kept]
@@ -382,6 +386,7 @@ def convert(func: FunctionType, args: tuple[Any, ...], *, backend: Any = None,
     compiled = None
     if graph is not None:
         graph.set_outputs(outputs)
+        graph.checks = tuple(codegen.rerun_outputs)
         if ember_logging.enabled("graph"):
             ember_logging.log("graph", f"{func.__code__.co_qualname}:\n{graph.to_ir()}")
         start = time.perf_counter()

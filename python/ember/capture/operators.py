@@ -79,6 +79,8 @@ def binary_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
             b = _python_divisor(tx, a, b)
         result = call_numpy_api(f"operator {op}", numpy_api.binary_op, tx.graph, op,
                                 _operand(a), _operand(b))
+        if _python_number(a) and _python_number(b):
+            _python_result(tx, result)
         return wrap_api_result(result)
     if a.is_constant() and b.is_constant():
         value = fold(f"operator {op}", BINARY_OPERATORS[op], a.constant(), b.constant())
@@ -103,22 +105,40 @@ _BOOL_AS_INT = frozenset({"+", "-", "*", "/", "//", "%", "**"})
 
 
 def _python_number(vt: VariableTracker) -> bool:
-    """A Python bool, int or float: a constant, or a weak (0-d) graph value."""
+    """A Python bool, int or float: a constant, a weak (0-d) graph value, or one the entry
+    computes."""
     if isinstance(vt, ArrayVariable):
         return vt.value.weak
-    return vt.is_constant() and type(vt.constant()) in (bool, int, float)
+    return is_python_number(vt)
+
+
+def _python_result(tx: Interpreter, result: object) -> None:
+    """Python's semantics for the op of Python numbers that made `result`: ints exact,
+    `**` of floats raising where it overflows (`loops/python_checks.py`)."""
+    from ember.capture.loops import python_checks
+
+    if not isinstance(result, Value):
+        return
+    if result.dtype == np.int64:
+        python_checks.exact_int(tx, result)
+        return
+    node = tx.graph.nodes[-1] if tx.graph.nodes else None
+    if node is not None and node.out is result and node.op == "pow":
+        python_checks.checked_power(tx, *node.inputs, result)
 
 
 def _python_divisor(tx: Interpreter, a: VariableTracker, b: VariableTracker
                     ) -> VariableTracker:
-    """The divisor of `/`, `//` or `%` between Python numbers of a loop body (weak values):
+    """The divisor of `/`, `//` or `%` between Python numbers (weak values, at least one):
     Python raises ZeroDivisionError where NumPy gives inf or 0 with a warning, so a zero
     divisor is a run-time check that runs the frame as plain Python
     (`frame_branches.add_check`), and the division takes 1 in its place meanwhile."""
     from ember.capture.loops import frame_branches
 
-    if tx.graph.parent is None or not (_python_number(a) and _python_number(b)):
+    if not (_python_number(a) and _python_number(b)):
         return b
+    if isinstance(b, PythonScalarVariable):
+        b = ArrayVariable(b.graph_value())
     if not isinstance(b, ArrayVariable):
         if b.constant() == 0:
             raise graph_break("user_error", type="ZeroDivisionError", message="division by zero")
@@ -202,18 +222,23 @@ def _cast_into(tx: Interpreter, target: Value, new: Value, *, broadcast: bool) -
             )
         new = tx.graph.op("broadcast_to", [new], shape=list(shape))
     if new.dtype != target.dtype:
-        if not np.can_cast(new.dtype, target.dtype, "same_kind"):
-            raise graph_break(
-                "user_error", type="UFuncTypeError",
-                message=f"Cannot cast ufunc output from dtype('{new.dtype}') to "
-                        f"dtype('{target.dtype}') with casting rule 'same_kind'",
-            )
+        check_same_kind(new.dtype, target.dtype)
         ufunc = _producing_ufunc(tx.graph, new)
         new = tx.graph.op("astype", [new], dtype=target.dtype)
         if ufunc is not None:
             # NumPy casts inside the ufunc's loop, and its warnings name the ufunc.
             tx.graph.nodes[-1] = dataclasses.replace(tx.graph.nodes[-1], warns_as=ufunc)
     return new
+
+
+def check_same_kind(result: np.dtype, target: np.dtype) -> None:
+    """NumPy's casting rule for a ufunc's result stored into its `out=` (`a op= b`)."""
+    if not np.can_cast(result, target, "same_kind"):
+        raise graph_break(
+            "user_error", type="UFuncTypeError",
+            message=f"Cannot cast ufunc output from dtype('{result}') to "
+                    f"dtype('{target}') with casting rule 'same_kind'",
+        )
 
 
 def _producing_ufunc(graph: Graph, value: Value) -> str | None:
@@ -301,6 +326,10 @@ def unary_op(tx: Interpreter, op: str, a: VariableTracker) -> VariableTracker:
                                                          warns_as="scalar absolute")
         else:
             result = call_numpy_api(f"operator {op}", numpy_api.unary_op, tx.graph, op, a.value)
+        if a.value.weak and isinstance(result, Value):
+            _python_result(tx, result)
+            if not result.weak:  # `abs()` of a Python number is one, where `np.abs`'s is not
+                result = tx.graph.op("astype", [result], dtype=result.dtype, weak=True)
         return wrap_api_result(result)
     if a.is_constant():
         fn = abs if op == "abs" else UNARY_OPERATORS[op]

@@ -66,6 +66,9 @@ class Graph:
         # The least value of some 0-d integer inputs as another input plus a constant (the
         # index of `range(k + 1, n)`): id -> (value, constant).
         self.value_floors: dict[int, tuple[Value, int]] = {}
+        # The outputs (0-d bools) that, true, send the frame to plain Python instead: a run
+        # where one is true has no effect of its own, warnings included.
+        self.checks: tuple[int, ...] = ()
 
     def require_size(self, dim: str, minimum: int) -> None:
         """Record that the symbolic dim `dim` (`s0`, or `s0-1`: `s0` less 1) is at least

@@ -148,6 +148,8 @@ def add_check(tx: Interpreter, failed: Value) -> None:
     path's `.rerun`, merged out of the `if` op like a local."""
     from ember.capture.variables.array import ArrayVariable
 
+    if failed.weak or not failed.scalar:  # every path's check is of one type (`fill_checks`)
+        failed = tx.graph.op("astype", [failed], dtype=np.bool_, weak=False, scalar=True)
     if tx.graph.parent is None:
         tx.tracer.rerun_checks.append(failed)
         return

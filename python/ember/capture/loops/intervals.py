@@ -1,6 +1,7 @@
 """The least and greatest value a loop body's integer can take, where capture knows them:
-a loop index over a range of static bounds, an outer loop's index the body reads, and sums,
-differences and products of those with constants (`i + K`, `2 * j + 2`); and the value a loop
+a loop index over a range of static bounds, an outer loop's index the body reads, either
+path's value of an `if`, and sums, differences and products of those with constants (`i + K`,
+`2 * j + 2`); and the value a loop
 index over `range(k + 1, n)` is at least (`k + 1`, its *floor*).
 
 They decide whether a slice with loop-value bounds has a length known when the body is
@@ -74,9 +75,16 @@ def interval(value: Value, depth: int = 6) -> Interval | None:
     known = value.graph.value_ranges.get(id(value))
     if known is not None or depth == 0:
         return known
-    node = next((n for n in value.graph.nodes if n.out is value), None)
+    node = next((n for n in value.graph.nodes
+                 if n.out is value or any(v is value for v in n.extra)), None)
     if node is None:
         return None
+    if node.op == "if":  # either path's value
+        k = [v is value for v in (node.out, *node.extra)].index(True)
+        paths = [interval(node.attrs[p].outputs[k], depth - 1) for p in ("then", "else")]
+        if paths[0] is None or paths[1] is None:
+            return None
+        return min(paths[0][0], paths[1][0]), max(paths[0][1], paths[1][1])
     if node.op == "const":
         constant = node.attrs.get("value")
         return (int(constant), int(constant)) if isinstance(constant, int) else None

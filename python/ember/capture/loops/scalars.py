@@ -47,24 +47,30 @@ def _scalar_value(tx: Interpreter, vt: VariableTracker) -> Value | None:
 def convert(tx: Interpreter, kind: type, vt: VariableTracker) -> VariableTracker | None:
     """`int(v)` / `float(v)` of a 0-d value: a Python int or float (a weak graph value);
     `int` truncates toward zero as Python does."""
+    from ember.capture.loops import python_checks
+
     value = _scalar_value(tx, vt)
     if value is None:
         return None
     dtype = WEAK_DTYPES[kind]
     if value.weak and value.dtype == dtype:
         return ArrayVariable(value)
+    if kind is int and value.dtype.kind == "f":
+        value = python_checks.to_int(tx, value)
     return ArrayVariable(tx.graph.op("astype", [value], dtype=dtype, weak=True))
 
 
 def round_to_int(tx: Interpreter, vt: VariableTracker) -> VariableTracker | None:
     """`round(v)`: the nearest int, halves to even (a NumPy float's `__round__` too)."""
+    from ember.capture.loops import python_checks
+
     value = _scalar_value(tx, vt)
     if value is None or isinstance(vt, ConstantVariable):
         return None
     if value.dtype.kind in "biu":
         return convert(tx, int, vt)
-    return ArrayVariable(tx.graph.op("astype", [tx.graph.op("rint", [value])], dtype=np.int64,
-                                     weak=True))
+    rounded = python_checks.to_int(tx, tx.graph.op("rint", [value]))
+    return ArrayVariable(tx.graph.op("astype", [rounded], dtype=np.int64, weak=True))
 
 
 def min_max(tx: Interpreter, fn: Any, items: list[VariableTracker], *,
@@ -82,6 +88,8 @@ def min_max(tx: Interpreter, fn: Any, items: list[VariableTracker], *,
                   or all(isinstance(i, ConstantVariable) for i in items)):
         return None
     strong = {v.dtype for v in values if v is not None and not v.weak}
+    if not strong and len({v.dtype for v in values if v is not None}) > 1:
+        return None  # Python numbers of two types: which one's type Python returns varies
     if len(strong) > 1 or (strong and any(
             v is not None and v.weak and v.dtype.kind != next(iter(strong)).kind
             for v in values)):
@@ -135,6 +143,13 @@ _COMPOSED_MATH = {math.erf: special.erf, math.erfc: special.erfc}
 # its argument, the argument out of it -- (comparison, of its absolute value?, bound) -- is a
 # run-time check that runs the frame as plain Python (`Tracer.rerun_checks`), and the op
 # computes on `safe` instead, so that no NumPy warning comes first. Others stay in Python.
+_EXP_MAX = math.log(np.finfo(np.float64).max)  # 709.78...: the last x of a finite exp(x)
+_SINH_MAX = math.asinh(np.finfo(np.float64).max)
+# In loop bodies also: past these the result overflows, and Python raises OverflowError.
+_OVERFLOWS = {
+    math.exp: ("gt", False, _EXP_MAX, 0.0), math.expm1: ("gt", False, _EXP_MAX, 0.0),
+    math.cosh: ("gt", True, _SINH_MAX, 0.0), math.sinh: ("gt", True, _SINH_MAX, 0.0),
+}
 _DOMAINS = {
     math.sqrt: ("lt", False, 0.0, 1.0), math.log: ("le", False, 0.0, 1.0),
     math.log10: ("le", False, 0.0, 1.0), math.log2: ("le", False, 0.0, 1.0),
@@ -151,6 +166,7 @@ def math_call(tx: Interpreter, fn: Any, args: list[VariableTracker], *,
               checked: bool = False) -> VariableTracker | None:
     """`math.f(v, ...)` of loop values and Python numbers, or None where there is no rule.
     `checked` (outside loop bodies): only functions of `_DOMAINS`, raising as Python does."""
+    from ember.capture.loops import python_checks
     from ember.graph.ops import OPS
 
     if fn in _COMPOSED_MATH:
@@ -166,11 +182,15 @@ def math_call(tx: Interpreter, fn: Any, args: list[VariableTracker], *,
         return convert(tx, int, args[0])  # an int's floor is itself
     floats = [graph.op("astype", [v], dtype=np.float64, weak=True) for v in values]
     # Checked in loop bodies too: a failed check is carried out of the loop op (region.py).
-    domain = _DOMAINS.get(fn)
+    domain = _DOMAINS.get(fn) or _OVERFLOWS.get(fn)
     if domain is not None:
         floats = [_in_domain(tx, floats[0], *domain)]
     result = graph.op(op, floats)
+    if op == "pow":
+        result = python_checks.checked_power(tx, *floats, result)
     kind = int if fn in _INT_MATH else bool if fn in _BOOL_MATH else float
+    if kind is int:
+        result = python_checks.to_int(tx, result)
     return ArrayVariable(graph.op("astype", [result], dtype=WEAK_DTYPES[kind], weak=True))
 
 

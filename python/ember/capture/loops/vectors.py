@@ -169,6 +169,11 @@ def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker, *,
     fn = numpy_api.compare_op if compare else numpy_api.binary_op
     with tx.graph.one_call():
         results = [call_numpy_api(f"operator {op}", fn, tx.graph, op, x, y) for x, y in rows]
+    if inplace and isinstance(a, VectorVariable):  # `row op= y` is the ufunc with `out=row`
+        from ember.capture.operators import check_same_kind
+
+        for result, element in zip(results, a.elements, strict=True):
+            check_same_kind(result.dtype, element.dtype)
     vector = _vector(results)
     if vector is None:
         raise graph_break("loop_body", what=f"operator {op} on a short row")

@@ -379,7 +379,12 @@ def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker, *,
         return None
     if inplace and not stored_back:
         return _into_array(tx, op, a, b)
-    return _lazy_of(tx, [a, b], lambda g, xs: numpy_api.binary_op(g, op, xs[0], xs[1]))
+    result = _lazy_of(tx, [a, b], lambda g, xs: numpy_api.binary_op(g, op, xs[0], xs[1]))
+    if inplace and isinstance(a, windows.WindowVariable) and result is not None:
+        from ember.capture.operators import check_same_kind
+
+        check_same_kind(result.dtype, a.base.value.dtype)  # `row op= y` has `out=row`
+    return result
 
 
 def _into_array(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker

@@ -282,6 +282,12 @@ class ArrayVariable(VariableTracker):
         return wrap_api_result(result)
 
     def setitem(self, tx: Interpreter, index: VariableTracker, value: VariableTracker) -> None:
+        if type(value) is ArrayVariable and value.value.shape == () and (
+                value.value.scalar or value.value.weak):
+            from ember.capture.loops import python_checks
+
+            element = python_checks.storable(tx, self.value.dtype, value.value)
+            value = value if element is value.value else ArrayVariable(element)
         if tx.graph.parent is not None:
             from ember.capture.loops import blocks, run_exprs, windows
             from ember.capture.loops.runs import RunVariable, run_of

@@ -1,0 +1,47 @@
+"""The loop-program fuzzer: random functions of loops (`fuzz_loops.py`) compiled by ember
+against plain Python on copies of the arguments: results (values, Python int vs float vs
+NumPy scalar types, dtypes, shapes), aliasing, the arguments afterwards, warnings and
+exceptions (type and message). Each program is called with one to three argument sets (a
+new `n`, a new length) and the first again, so cache hits, guards and recompiles are
+checked too.
+
+The example budget is fixed and the seed too, so CI runs the same programs every time;
+`EMBER_FUZZ_LOOP_EXAMPLES=5000 EMBER_FUZZ_SEED=7` runs a longer search with another seed.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+import ember
+import numpy as np
+from fuzz_loops import LoopProgram, loop_programs, make_args
+from fuzz_programs import assert_same_outcome, run
+from hypothesis import HealthCheck, Phase, given, seed, settings
+
+EXAMPLES = int(os.environ.get("EMBER_FUZZ_LOOP_EXAMPLES", "150"))
+SEED = int(os.environ.get("EMBER_FUZZ_SEED", "20261206"))
+
+
+def _compile(source: str):
+    namespace = {"np": np, "math": math}
+    exec(compile(source, "<fuzzed loop program>", "exec"), namespace)  # noqa: S102
+    return namespace["program"]
+
+
+# No `explain` phase: its line tracer would run inside compiled frames.
+@seed(SEED)
+@settings(max_examples=EXAMPLES, deadline=None, database=None,
+          suppress_health_check=list(HealthCheck),
+          phases=[Phase.explicit, Phase.generate, Phase.shrink])
+@given(program=loop_programs())
+def test_fuzzed_loop_programs_behave_as_python(program: LoopProgram) -> None:
+    plain = _compile(program.source)
+    ember.reset()
+    compiled = ember.compile(_compile(program.source))
+    for k, call in enumerate([*program.calls, program.calls[0]]):
+        want = run(plain, make_args(program.dtypes, call), {})
+        got = run(compiled, make_args(program.dtypes, call), {})
+        assert_same_outcome(got, want, f"\ncall {k}\n{program.source}dtypes {program.dtypes} "
+                                       f"calls {program.calls}")

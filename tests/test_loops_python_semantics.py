@@ -1,0 +1,219 @@
+"""Python numbers in compiled loops keep Python's semantics where NumPy's differ
+(`capture/loops/python_checks.py`): ints never overflow (`h = h * 31 + x` without a mask,
+`MIN // -1`, `h << 5`), `int()` of NaN or infinity raises, `math.exp`, `math.pow` and `**`
+of floats raise OverflowError rather than give infinity, a float stored into an int array
+out of its range raises NumPy's error, and none of them warns first. `max()` of a Python int
+and a Python float (whose type Python returns depends on the data) is not a loop op, and
+`row op= x` keeps NumPy's casting rule for its `out=`, and a loop whose results are never
+read still runs, for its warnings. Each failing check
+runs the frame as plain Python; inputs that never fail one stay one compiled loop."""
+
+from __future__ import annotations
+
+import math
+
+import ember
+import numpy as np
+import pytest
+from hypothesis import given, seed, settings
+from hypothesis import strategies as st
+from probe_harness import assert_behaves_as_numpy
+
+
+def polynomial_hash(a):
+    h = 0
+    for i in range(len(a)):
+        h = h * 31 + int(a[i])
+    return h
+
+
+def shifted_hash(a):
+    h = 1
+    for i in range(len(a)):
+        h = (h << 5) ^ int(a[i])
+    return h
+
+
+def negated_quotients(a):
+    h = 0
+    for i in range(len(a)):
+        h += int(a[i]) // -1 - abs(int(a[i]))
+    return h
+
+
+def exp_sum(a):
+    t = 0.0
+    for i in range(len(a)):
+        t += math.exp(float(a[i]))
+    return t
+
+
+def power_sum(a, p):
+    t = 0.0
+    for i in range(len(a)):
+        t += float(a[i]) ** p
+    return t
+
+
+def math_power_sum(a):
+    t = 0.0
+    for i in range(len(a)):
+        t += math.pow(float(a[i]), 3.0)
+    return t
+
+
+def int_of_floats(a):
+    h = 0
+    for i in range(len(a)):
+        h += int(a[i]) + math.floor(a[i] / 2) + round(a[i])
+    return h
+
+
+def store_into_ints(a, out):
+    for i in range(len(a)):
+        out[i] = a[i] * 2.0
+    return out
+
+
+def store_at_frame_level(a, out):
+    out[0] = np.exp(a[-1])
+    return out
+
+
+def divide_at_frame_level(a, k):
+    return int(a[-1]) // k, int(a[0]) % (k - 1)
+
+
+def absolute_int(a):
+    c = 0
+    for i in range(len(a)):
+        c = c + abs(c - i)
+    return c
+
+
+def mixed_max(a):
+    s = 0
+    for i in range(len(a)):
+        s = max(s, float(a[i]))
+    return s
+
+
+def inplace_into_bools(a, out, width):
+    for i in range(len(a) - width):
+        out[i:i + width] -= float(a[i])
+    return out
+
+
+def dead_loop(a, b):
+    out = a.copy()
+    for v in b:
+        out[0] -= a[1:].sum()  # never read, but NumPy warns of the overflow
+    return b
+
+
+MIN = np.iinfo(np.int64).min
+SMALL = np.arange(-10, 10, dtype=np.int64)
+CASES = [
+    (polynomial_hash, (SMALL,)),
+    (polynomial_hash, (np.arange(12, dtype=np.int32),)),
+    (shifted_hash, (SMALL,)),
+    (negated_quotients, (np.full(20, MIN),)),
+    (negated_quotients, (SMALL,)),
+    (exp_sum, (np.full(20, 800.0),)),
+    (exp_sum, (np.linspace(-5, 5, 20),)),
+    (power_sum, (np.full(20, 1e200), 2.0)),
+    (power_sum, (np.full(20, -8.0), 0.5)),
+    (power_sum, (np.zeros(20), -1.0)),
+    (power_sum, (np.linspace(-5, 5, 20), 3.0)),
+    (math_power_sum, (np.full(20, 1e200),)),
+    (math_power_sum, (np.linspace(-5, 5, 20),)),
+    (int_of_floats, (np.array([1.5] * 10 + [np.inf] * 10),)),
+    (int_of_floats, (np.array([1.5] * 10 + [np.nan] * 10),)),
+    (int_of_floats, (np.array([2.5] * 10 + [1e30] * 10),)),
+    (int_of_floats, (np.linspace(-9.5, 9.5, 20),)),
+    (store_into_ints, (np.array([1.0] * 10 + [np.inf] * 10), np.zeros(20, np.int64))),
+    (store_into_ints, (np.array([1.0] * 10 + [np.nan] * 10), np.zeros(20, np.int32))),
+    (store_into_ints, (np.array([1.0] * 10 + [3e9] * 10), np.zeros(20, np.int32))),
+    (store_into_ints, (np.linspace(-9.5, 9.5, 20), np.zeros(20, np.int32))),
+    (store_at_frame_level, (np.array([1.0, 800.0]), np.zeros(3, np.int64))),
+    (store_at_frame_level, (np.array([1.0, 2.0]), np.zeros(3, np.int64))),
+    (divide_at_frame_level, (np.arange(5), 0)),
+    (divide_at_frame_level, (np.arange(5), 1)),
+    (divide_at_frame_level, (np.arange(5), 3)),
+    (absolute_int, (SMALL,)),
+    (mixed_max, (np.zeros(20),)),
+    (mixed_max, (np.linspace(-1, 1, 20),)),
+    (inplace_into_bools, (np.ones(20), np.zeros(20, bool), 2)),
+    (inplace_into_bools, (np.ones(20), np.zeros(20, bool), 10)),
+    (dead_loop, (np.array([10, 2**63 - 1, 5]), np.arange(20.0))),
+]
+
+
+@pytest.mark.parametrize("fn, args", CASES, ids=[f"{fn.__name__}-{k}" for k, (fn, _) in
+                                                   enumerate(CASES)])
+def test_python_numbers_in_loops_behave_as_python(fn, args):
+    assert_behaves_as_numpy(fn, *args, compiled_code=False)
+
+
+@pytest.mark.parametrize("fn, args", [
+    (polynomial_hash, (np.arange(10, dtype=np.int32),)),
+    (exp_sum, (np.linspace(-5, 5, 20),)),
+    (int_of_floats, (np.linspace(-9.5, 9.5, 20),)),
+    (store_into_ints, (np.linspace(-9.5, 9.5, 20), np.zeros(20, np.int32))),
+])
+def test_checks_that_pass_keep_one_compiled_loop(fn, args):
+    ember.reset()
+    compiled = ember.compile(fn)
+    compiled(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+    stats = ember.stats()
+    assert stats["graph_breaks"] == 0 and stats["compiles"] == 1, stats
+    assert stats["entry_fallbacks"] == 0, stats
+
+
+@seed(20261206)
+@settings(max_examples=40, deadline=None)
+@given(values=st.lists(st.integers(-2**63, 2**63 - 1), min_size=9, max_size=12),
+       multiplier=st.sampled_from([1, 31, 2**20, 2**40, -3]),
+       shift=st.integers(0, 70))
+def test_python_int_arithmetic_is_exact(values, multiplier, shift):
+    def mix(a, m, k):
+        h = 0
+        for i in range(len(a)):
+            h = (h * m + int(a[i]) - (int(a[i]) << k)) ^ (h >> 3)
+        return h
+
+    a = np.array(values, dtype=np.int64)
+    ember.reset()
+    assert ember.compile(mix)(a, multiplier, shift) == mix(a, multiplier, shift)
+
+
+def zero_trip_inner(a):
+    s = 0
+    for i in range(len(a)):
+        for j in range(int(a[i])):
+            s += 0.5
+    return s
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "an outer loop op carries `s` as the float an inner loop's trip makes of it; when no "
+    "inner loop of a run-time trip count makes a trip, Python leaves `s` the int 0, where the "
+    "compiled loop gives 0.0 (it needs a carried flag of whether the type changed)"))
+def test_a_zero_trip_inner_loop_leaves_an_int():
+    assert_behaves_as_numpy(zero_trip_inner, np.zeros(20))
+
+
+def numpy_scalar_or_python_float(a):
+    s = np.float32(1)
+    for i in range(len(a)):
+        s = max(s, float(a[i]))
+    return s
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "max() of a NumPy scalar and a Python float of one kind is carried as the NumPy scalar "
+    "(so that clamps such as `min(max(x[i], 0.0), hi)` stay one loop op), but Python returns "
+    "the Python float where it is the greater: its type, and NEP 50's promotion of what is "
+    "computed from it, then differ"))
+def test_max_of_a_numpy_scalar_and_a_greater_python_float_is_the_float():
+    assert_behaves_as_numpy(numpy_scalar_or_python_float, np.linspace(0, 3, 20))
