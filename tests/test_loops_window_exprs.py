@@ -9,6 +9,7 @@ import ember
 import numpy as np
 import pytest
 from conftest import RecordingBackend, assert_same
+from user_kernels_windows import conv2d_im2col
 
 
 def column_recurrence(alpha, img):
@@ -84,20 +85,6 @@ def ufuncs_and_negation(x, y):
     return y
 
 
-def im2col_rows(x, k):
-    # Each window flattened into a row of the patch matrix (a convolution as a product).
-    c_in, h, w = x.shape
-    oh, ow = h - k + 1, w - k + 1
-    cols = np.empty((c_in * k * k, oh * ow))
-    row = 0
-    for c in range(c_in):
-        for i in range(k):
-            for j in range(k):
-                cols[row] = x[c, i:i + oh, j:j + ow].reshape(-1)
-                row += 1
-    return cols
-
-
 def reshaped_expressions(x, out):
     for c in range(x.shape[0]):
         out[c] = (x[c, 1:, :-1] * 2.0 - x[c, :-1, 1:]).ravel()
@@ -138,7 +125,7 @@ CASES = [
     (overlapping_shift, lambda r: (r.random((12, 9)),)),
     (promotes_to_float64, lambda r: (r.random((10, 9)).astype(np.float32), np.float64(1.5))),
     (ufuncs_and_negation, lambda r: (r.random((12, 10)), r.random((12, 10)))),
-    (im2col_rows, lambda r: (r.random((3, 9, 10)), 3)),
+    (conv2d_im2col, lambda r: (r.random((3, 9, 10)), r.random((4, 3, 3, 3)), r.random(4))),
     (reshaped_expressions, lambda r: (r.random((10, 5, 6)), np.zeros((12, 20)))),
     (row_closure, lambda r: (r.random((14, 14)) < 0.1,)),
     (int_rows_from_other_rows, lambda r: (r.integers(0, 256, (12, 10)),

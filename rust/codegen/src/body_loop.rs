@@ -142,19 +142,9 @@ impl State {
         let mut current = current;
         let mut index = Buffer::new(Scalar::I64, &[]);
         let mut go = Buffer::new(Scalar::Bool, &[]);
-        // SAFETY: invariant operands are readable arrays of their layouts (the caller's
+        // Views of the invariant operands (readable arrays of their layouts, the caller's
         // promise); later runs refresh their data pointers.
-        let invariants: Vec<ArrayView> = operands[3 + carried..]
-            .iter()
-            .map(|r| unsafe {
-                ArrayView::new(
-                    origin(r),
-                    dtype_of(r.1),
-                    r.2.shape.clone(),
-                    byte_strides(r.1, &r.2),
-                )
-            })
-            .collect();
+        let invariants: Vec<ArrayView> = operands[3 + carried..].iter().map(view_of).collect();
         let mut views = |from: &[Buffer], to: &mut [Buffer]| {
             let mut inputs = vec![index.view()];
             inputs.extend(from.iter().map(Buffer::view));
@@ -275,6 +265,22 @@ fn view_of(r: &Resolved) -> ArrayView {
     }
 }
 
+/// A writable view of a resolved array.
+///
+/// # Safety
+/// `r` addresses writable memory of its layout that nothing else reads while it is used.
+unsafe fn view_mut_of(r: &Resolved) -> ArrayViewMut {
+    // SAFETY: the caller's promise.
+    unsafe {
+        ArrayViewMut::new(
+            origin(r),
+            dtype_of(r.1),
+            r.2.shape.clone(),
+            byte_strides(r.1, &r.2),
+        )
+    }
+}
+
 /// Runs `then(a)` if `cond` else `otherwise(a)` over operands `cond, a..`, writing the
 /// region's results into `results`. `kept`: what earlier
 /// runs of each region on operands of these layouts kept.
@@ -292,19 +298,7 @@ pub(crate) unsafe fn run_if(
     let taken = unsafe { origin(&operands[0]).read() } != 0;
     let k = usize::from(!taken);
     let inputs: Vec<ArrayView> = operands[1..].iter().map(view_of).collect();
-    let outputs: Vec<ArrayViewMut> = results
-        .iter()
-        .map(|r| {
-            // SAFETY: the caller's promise: writable, overlapping no operand.
-            unsafe {
-                ArrayViewMut::new(
-                    origin(r),
-                    dtype_of(r.1),
-                    r.2.shape.clone(),
-                    byte_strides(r.1, &r.2),
-                )
-            }
-        })
-        .collect();
+    // SAFETY: the caller's promise: results are writable and overlap no operand.
+    let outputs: Vec<ArrayViewMut> = results.iter().map(|r| unsafe { view_mut_of(r) }).collect();
     regions[k].run_trip(&inputs, &outputs, &mut kept[k])
 }

@@ -104,7 +104,10 @@ fn an_index_out_of_bounds_is_numpys_index_error() {
         let idx = HostArray::new(vec![2, 1], Data::I64(vec![0, bad])).unwrap();
         match run_jit(&ir, &[data.clone(), idx], Layout::C, 1) {
             Err(ember_codegen::Error::Index(m)) => {
-                assert_eq!(m, format!("index {bad} is out of bounds for axis 1 with size 5"))
+                assert_eq!(
+                    m,
+                    format!("index {bad} is out of bounds for axis 1 with size 5")
+                )
             }
             other => panic!("expected an IndexError, got {other:?}"),
         }

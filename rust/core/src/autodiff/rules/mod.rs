@@ -79,11 +79,9 @@ pub fn vjp(
             kind: ScanKind::Argsort,
             ..
         } => Ok(vec![None]),
-        Op::Loop { .. }
-        | Op::If { .. }
-        | Op::Load
-        | Op::Store
-        | Op::Result { .. } => Err(no_rule(node.op.name())),
+        Op::Loop { .. } | Op::If { .. } | Op::Load | Op::Store | Op::Result { .. } => {
+            Err(no_rule(node.op.name()))
+        }
     }
 }
 
