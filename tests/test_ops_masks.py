@@ -5,6 +5,8 @@ selection's length is a graph break."""
 
 from __future__ import annotations
 
+import warnings
+
 import ember
 import numpy as np
 import pytest
@@ -24,6 +26,12 @@ def rows(x):
     m = x[:, 0] > 0
     return (x[m].sum(axis=0), x[m].mean(axis=0), x[m].max(axis=-1).sum(),
             (x[m] * 2).min(axis=1).max(), x[m].sum(), x[m].ndim)
+
+
+def spreads(x):
+    m = x[:, 0] > 0
+    return (x[m].var(axis=0), x[m].std(axis=0, ddof=1), x[m].var(), np.var(x[m]),
+            np.std(x[m], axis=0), x[x != 0].std(), x[m].var(axis=1).sum())
 
 
 def add_where_positive(x):
@@ -51,6 +59,9 @@ def test_reductions_of_a_selection(backend: str, dtype: type) -> None:
     check(reductions, x, backend=backend, ops=("where",))
     ember.reset()
     check(rows, x, backend=backend, ops=("where",))
+    ember.reset()
+    x[0, 0] = x[1, 0] = 1  # two rows selected at least: ddof=1 divides by one or more
+    check(spreads, x, backend=backend, ops=("where",))
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -62,7 +73,7 @@ def test_updates_through_a_mask(backend: str) -> None:
         check(scale_rows, x, data(dtype, (4,), seed=2), backend=backend, ops=("where",))
         ember.reset()
     x = data(np.float64, (7,))
-    x[[1, 4]] = [np.inf, np.nan]
+    x[[0, 1, 4]] = [-3.0, np.inf, np.nan]  # y < 0 selects y[0] at least
     check(shift_selected, x, backend=backend, ops=("where",))
 
 
@@ -124,9 +135,23 @@ def test_empty_selections(backend: str) -> None:
     check(lambda x: x[x > 0].max(), x, backend=backend)  # NumPy's ValueError
     ember.reset()
     check(lambda x: np.min(x[x > 0]), x.astype(np.int32), backend=backend)
-    ember.reset()
-    with np.errstate(invalid="ignore"):
-        check(lambda x: x[x > 0].mean(), x, backend=backend, ops=("where",))
+    # The mean of nothing, and var/std with no degree of freedom left: NumPy's warnings
+    # ("Mean of empty slice", "Degrees of freedom <= 0 for slice") and NaN, from NumPy: the
+    # graph raises and the frame reruns as Python.
+    for fn in (lambda x: x[x > 0].mean(), lambda x: x[x > 0].var(),
+               lambda x: x[x <= x.min()].std(ddof=1)):
+        ember.reset()
+        with warnings.catch_warnings(record=True) as want:
+            warnings.simplefilter("always")
+            expected = fn(x)
+        compiled = ember.compile(fn, backend=backend)
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            result = compiled(x)
+        np.testing.assert_array_equal(result, expected)
+        assert type(result) is type(expected)
+        assert [str(w.message) for w in got] == [str(w.message) for w in want]
+        assert ember.stats()["entry_fallbacks"] == 1
 
 
 def selection_in_python(x):

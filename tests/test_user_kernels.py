@@ -66,8 +66,6 @@ NOT_YET_NATIVE = {
     "convex_hull": "np.lexsort has no handler, and hull[:k - 1] has a length only the data "
                    "knows",
     "run_length_encode": "values[:k] has a length only the data knows",
-    "gaussian_naive_bayes": "X[y == c] (a boolean-mask selection) has a length only the data "
-                            "knows",
     "givens_qr": "`if b == 0.0: continue` puts the rotation's array ops (G @ R[i - 1:i + 1]) "
                  "inside a branch, which native code does not run",
 }

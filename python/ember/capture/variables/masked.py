@@ -5,7 +5,7 @@ It never becomes an array of the graph. It is kept as the array's values in thei
 mask, and what users do with a selection is expressed on those: arithmetic with scalars or
 with one value per selected row (`x[m] * 2`, `x[m] += v`), reductions (`x[m].sum()`,
 `np.mean(x[m])`, `x[m].max(axis=0)`: the unselected places replaced by the reduction's
-identity), assignment back through the same mask (`x[m] = x[m] * 2`: `where`), and its
+identity; `var`/`std` as NumPy's two passes, the deviations of unselected places zero), assignment back through the same mask (`x[m] = x[m] * 2`: `where`), and its
 length (`len(x[m])`, `.shape`, `.size`: a Python int counted from the mask, as for
 `np.nonzero`). Anything else (indexing it, passing it to other functions) is a graph break."""
 
@@ -30,7 +30,7 @@ from ember.numpy_api.scalars import numbers_in_graph
 if TYPE_CHECKING:
     from ember.capture.interpreter import Interpreter
 
-_REDUCTIONS = ("sum", "prod", "max", "min", "any", "all", "mean")
+_REDUCTIONS = ("sum", "prod", "max", "min", "any", "all", "mean", "var", "std")
 _ARITHMETIC = ("+", "-", "*", "/", "//", "%", "**", "&", "|", "^")
 # Ops whose result depends on nothing but their operands and attributes.
 _PURE_KINDS = ("elementwise", "creation", "reduction", "shape")
@@ -204,9 +204,14 @@ class MaskedMethodVariable(VariableTracker):
 
 def reduce(tx: Interpreter, name: str, selection: MaskedVariable,
            args: list[VariableTracker], kwargs: dict[str, VariableTracker]) -> VariableTracker:
-    """`selection.name(axis=None)` over the selected elements."""
-    if len(args) > 1 or set(kwargs) - {"axis"}:
-        raise _refuse(f".{name}() with arguments other than axis")
+    """`selection.name(axis=None)` (`var`/`std` also with `ddof=`) over the selected
+    elements."""
+    allowed = {"axis", "ddof"} if name in ("var", "std") else {"axis"}
+    if len(args) > 1 or set(kwargs) - allowed:
+        raise _refuse(f".{name}() with arguments other than {' and '.join(sorted(allowed))}")
+    ddof = to_api(kwargs["ddof"]) if "ddof" in kwargs else 0
+    if not isinstance(ddof, int) or isinstance(ddof, bool):
+        raise _refuse(f".{name}() with a ddof that is not a Python int")
     axis_vt = args[0] if args else kwargs.get("axis")
     axis = None if axis_vt is None else to_api(axis_vt)
     graph = tx.graph
@@ -222,8 +227,15 @@ def reduce(tx: Interpreter, name: str, selection: MaskedVariable,
     else:
         raise _refuse(f".{name}() with axis={axis!r}")
     dtype = values.dtype
+    if name in ("var", "std"):
+        # The elements per selected place that each statistic counts.
+        per_place = int(np.prod(values.shape[selection.mask.ndim:])) if axes is None else 1
+        _rerun_unless_selected(graph, selection, max(1, ddof // per_place + 1))
+        return ArrayVariable(_scalar_result(graph, _variance(graph, selection, axes, ddof,
+                                                             name == "std")))
+    if name in ("max", "min", "mean"):
+        _rerun_unless_selected(graph, selection)
     if name in ("max", "min"):
-        _raise_if_empty(graph, selection)
         fill = _extreme(dtype, low=name == "max")
     else:
         fill = {"sum": -0.0 if dtype.kind == "f" else 0, "mean": -0.0 if dtype.kind == "f" else 0,
@@ -239,9 +251,43 @@ def reduce(tx: Interpreter, name: str, selection: MaskedVariable,
         mean = graph.op("div", [result, count])
         result = mean if mean.dtype == result.dtype else graph.op(
             "astype", [mean], dtype=result.dtype)
+    return ArrayVariable(_scalar_result(graph, result))
+
+
+def _scalar_result(graph: Graph, result: Value) -> Value:
+    """A 0-d reduction result as the NumPy scalar NumPy returns."""
     if not result.shape:
         result = graph.op("squeeze", [result], axis=[], scalar=True)
-    return ArrayVariable(result)
+    return result
+
+
+def _variance(graph: Graph, selection: MaskedVariable, axes: list[int] | None, ddof: int,
+              root: bool) -> Value:
+    """NumPy's `var` (`std` with `root`) of the selected elements over `axes`: the mean of
+    each, then the sum of squared deviations over `max(count - ddof, 0)`, in the values'
+    float dtype (float64 for integers and bools)."""
+    values = selection.values
+    dtype = values.dtype if values.dtype.kind == "f" else np.dtype(np.float64)
+    if values.dtype != dtype:
+        values = graph.op("astype", [values], dtype=dtype)
+    mask = graph.op("broadcast_to", [selection.spread(graph)], shape=list(values.shape))
+    zero = graph.const(dtype.type(-0.0))
+
+    def counted(keepdims: bool) -> Value:
+        return graph.op("sum", [mask], axis=axes, keepdims=keepdims)
+
+    def in_dtype(x: Value) -> Value:
+        return x if x.dtype == dtype else graph.op("astype", [x], dtype=dtype)
+
+    total = graph.op("sum", [graph.op("where", [mask, values, zero])], axis=axes, keepdims=True)
+    mean = in_dtype(graph.op("div", [total, counted(True)]))
+    deviation = graph.op("where", [mask, graph.op("sub", [values, mean]), zero])
+    squares = graph.op("sum", [graph.op("mul", [deviation, deviation])], axis=axes,
+                       keepdims=False)
+    dof = graph.op("maximum", [graph.op("sub", [counted(False), graph.const(ddof)]),
+                               graph.const(0)])
+    variance = in_dtype(graph.op("div", [squares, dof]))
+    return graph.op("sqrt", [variance]) if root else variance
 
 
 def _reduce_rows(tx: Interpreter, name: str, selection: MaskedVariable, axis: int
@@ -264,12 +310,18 @@ def _extreme(dtype: np.dtype, *, low: bool) -> object:
     return info.min if low else info.max
 
 
-def _raise_if_empty(graph: Graph, selection: MaskedVariable) -> None:
-    """NumPy's max/min of nothing raises ValueError: a load past the end of the mask when
-    nothing is selected makes the graph raise, and the frame reruns in NumPy."""
+def _rerun_unless_selected(graph: Graph, selection: MaskedVariable, at_least: int = 1) -> None:
+    """NumPy's max/min of nothing raises ValueError, and its mean of nothing (or var/std
+    with no degree of freedom left) warns with texts of its own: a load past the end of the
+    mask when fewer than `at_least` places are selected makes the graph raise, and the frame
+    reruns in NumPy."""
     flat = graph.op("reshape", [selection.mask], shape=[int(np.prod(selection.mask.shape))])
-    anything = graph.op("any", [flat], axis=None, keepdims=False)
-    index = graph.op("where", [anything, graph.const(0), graph.const(flat.shape[0])])
+    if at_least <= 1:
+        enough = graph.op("any", [flat], axis=None, keepdims=False)
+    else:
+        count = graph.op("sum", [flat], axis=None, keepdims=False)
+        enough = graph.op("ge", [count, graph.const(at_least)])
+    index = graph.op("where", [enough, graph.const(0), graph.const(flat.shape[0])])
     graph.op("load", [flat, index])
 
 
@@ -279,7 +331,8 @@ def numpy_call(tx: Interpreter, fn: Any, args: list[VariableTracker],
     if not any(isinstance(a, MaskedVariable) for a in [*args, *kwargs.values()]):
         return None
     names = {np.sum: "sum", np.prod: "prod", np.max: "max", np.min: "min", np.amax: "max",
-             np.amin: "min", np.any: "any", np.all: "all", np.mean: "mean"}
+             np.amin: "min", np.any: "any", np.all: "all", np.mean: "mean", np.var: "var",
+             np.std: "std"}
     name = names.get(fn)
     if name is None or not args or not isinstance(args[0], MaskedVariable):
         raise _refuse(f"np.{getattr(fn, '__name__', fn)}")
