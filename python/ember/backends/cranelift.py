@@ -185,14 +185,7 @@ def numpy_rerun(graph: Graph) -> Compiled:
 
     def rerun(*args: Any) -> tuple[np.ndarray, ...]:
         count("fp_reruns")
-        if graph.checks:
-            # A failed check runs the frame as Python, which gives its own warnings (or
-            # raises instead): this run's must not come first.
-            with np.errstate(all="ignore"):
-                quiet = eager.run(graph, *args)
-            if any(bool(quiet[k]) for k in graph.checks):
-                return layouts.arrange(graph, args, tuple(np.array(o, copy=True) for o in quiet))
-        fresh = tuple(np.array(out, copy=True) for out in eager.run(graph, *args))
+        fresh = tuple(np.array(out, copy=True) for out in eager.run_checked(graph, *args))
         return layouts.arrange(graph, args, fresh)
 
     return rerun

@@ -228,14 +228,10 @@ def reduce(tx: Interpreter, name: str, selection: MaskedVariable,
         raise _refuse(f".{name}() with axis={axis!r}")
     dtype = values.dtype
     if name in ("var", "std"):
-        # The elements per selected place that each statistic counts.
-        per_place = int(np.prod(values.shape[selection.mask.ndim:])) if axes is None else 1
-        _rerun_unless_selected(graph, selection, max(1, ddof // per_place + 1))
-        return ArrayVariable(_scalar_result(graph, _variance(graph, selection, axes, ddof,
+        return ArrayVariable(_scalar_result(graph, _variance(tx, selection, axes, ddof,
                                                              name == "std")))
-    if name in ("max", "min", "mean"):
-        _rerun_unless_selected(graph, selection)
     if name in ("max", "min"):
+        _raise_if_empty(graph, selection)
         fill = _extreme(dtype, low=name == "max")
     else:
         fill = {"sum": -0.0 if dtype.kind == "f" else 0, "mean": -0.0 if dtype.kind == "f" else 0,
@@ -248,6 +244,7 @@ def reduce(tx: Interpreter, name: str, selection: MaskedVariable,
     if name == "mean":
         spread = graph.op("broadcast_to", [selection.spread(graph)], shape=list(values.shape))
         count = graph.op("sum", [spread], axis=axes, keepdims=False)
+        _rerun_unless_counted(tx, count, 1)
         mean = graph.op("div", [result, count])
         result = mean if mean.dtype == result.dtype else graph.op(
             "astype", [mean], dtype=result.dtype)
@@ -261,11 +258,26 @@ def _scalar_result(graph: Graph, result: Value) -> Value:
     return result
 
 
-def _variance(graph: Graph, selection: MaskedVariable, axes: list[int] | None, ddof: int,
+def _rerun_unless_counted(tx: Interpreter, count: Value, at_least: int) -> None:
+    """NumPy's mean of nothing, and its var/std with no degree of freedom left, warn with
+    texts of their own ("Mean of empty slice", "Degrees of freedom <= 0 for slice"): where
+    a statistic counts fewer than `at_least` elements (`count`: the elements of each, all
+    equal), the frame reruns as Python (`frame_branches.add_check`)."""
+    from ember.capture.loops.frame_branches import add_check
+
+    graph = tx.graph
+    if 0 in count.shape:
+        return  # no statistic at all: nothing to warn about
+    first = graph.op("load", [count, *[graph.const(0)] * count.ndim]) if count.shape else count
+    add_check(tx, graph.op("lt", [first, graph.const(at_least)]))
+
+
+def _variance(tx: Interpreter, selection: MaskedVariable, axes: list[int] | None, ddof: int,
               root: bool) -> Value:
     """NumPy's `var` (`std` with `root`) of the selected elements over `axes`: the mean of
     each, then the sum of squared deviations over `max(count - ddof, 0)`, in the values'
     float dtype (float64 for integers and bools)."""
+    graph = tx.graph
     values = selection.values
     dtype = values.dtype if values.dtype.kind == "f" else np.dtype(np.float64)
     if values.dtype != dtype:
@@ -279,6 +291,7 @@ def _variance(graph: Graph, selection: MaskedVariable, axes: list[int] | None, d
     def in_dtype(x: Value) -> Value:
         return x if x.dtype == dtype else graph.op("astype", [x], dtype=dtype)
 
+    _rerun_unless_counted(tx, counted(False), max(1, ddof + 1))
     total = graph.op("sum", [graph.op("where", [mask, values, zero])], axis=axes, keepdims=True)
     mean = in_dtype(graph.op("div", [total, counted(True)]))
     deviation = graph.op("where", [mask, graph.op("sub", [values, mean]), zero])
@@ -310,18 +323,12 @@ def _extreme(dtype: np.dtype, *, low: bool) -> object:
     return info.min if low else info.max
 
 
-def _rerun_unless_selected(graph: Graph, selection: MaskedVariable, at_least: int = 1) -> None:
-    """NumPy's max/min of nothing raises ValueError, and its mean of nothing (or var/std
-    with no degree of freedom left) warns with texts of its own: a load past the end of the
-    mask when fewer than `at_least` places are selected makes the graph raise, and the frame
-    reruns in NumPy."""
+def _raise_if_empty(graph: Graph, selection: MaskedVariable) -> None:
+    """NumPy's max/min of nothing raises ValueError: a load past the end of the mask when
+    nothing is selected makes the graph raise, and the frame reruns in NumPy."""
     flat = graph.op("reshape", [selection.mask], shape=[int(np.prod(selection.mask.shape))])
-    if at_least <= 1:
-        enough = graph.op("any", [flat], axis=None, keepdims=False)
-    else:
-        count = graph.op("sum", [flat], axis=None, keepdims=False)
-        enough = graph.op("ge", [count, graph.const(at_least)])
-    index = graph.op("where", [enough, graph.const(0), graph.const(flat.shape[0])])
+    anything = graph.op("any", [flat], axis=None, keepdims=False)
+    index = graph.op("where", [anything, graph.const(0), graph.const(flat.shape[0])])
     graph.op("load", [flat, index])
 
 
