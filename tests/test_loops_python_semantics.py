@@ -195,12 +195,41 @@ def zero_trip_inner(a):
     return s
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "an outer loop op carries `s` as the float an inner loop's trip makes of it; when no "
-    "inner loop of a run-time trip count makes a trip, Python leaves `s` the int 0, where the "
-    "compiled loop gives 0.0 (it needs a carried flag of whether the type changed)"))
-def test_a_zero_trip_inner_loop_leaves_an_int():
-    assert_behaves_as_numpy(zero_trip_inner, np.zeros(20))
+def zero_trip_inner_triangle(a):
+    s = 0
+    for i in range(len(a)):
+        for j in range(i):
+            s += a[j]
+    return s
+
+
+@pytest.mark.parametrize("a, compiled_code", [
+    (np.zeros(20), False),                          # no inner trip at all: `s` stays 0
+    (np.ones(20), True),
+    (np.r_[0.0, 0.0, 2.0, np.zeros(17)], True),     # trips only in the third
+    (np.r_[np.zeros(19), 1.0], True),               # trips only in the last
+])
+def test_a_zero_trip_inner_loop_leaves_an_int(a, compiled_code):
+    # The outer loop op carries `s` as a float, and a flag of whether an inner loop made a
+    # trip: where none did, the frame runs as plain Python (an entry fallback).
+    assert_behaves_as_numpy(zero_trip_inner, a, compiled_code=compiled_code)
+
+
+@pytest.mark.parametrize("n", [2, 3, 6])
+def test_a_first_inner_loop_of_no_trips_leaves_no_int(n):
+    assert_behaves_as_numpy(zero_trip_inner_triangle, np.linspace(0.5, 2.0, n))
+
+
+def test_a_single_inner_loop_of_no_trips_leaves_an_int():
+    assert_behaves_as_numpy(zero_trip_inner_triangle, np.ones(1), compiled_code=False)
+
+
+def test_zero_trip_inner_loops_then_trips_on_the_same_compiled_code():
+    compiled = ember.compile(zero_trip_inner)
+    ember.reset()
+    for a in (np.ones(20), np.zeros(20), np.ones(20)):
+        got, want = compiled(a), zero_trip_inner(a)
+        assert type(got) is type(want) and got == want
 
 
 def numpy_scalar_or_python_float(a):

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ember.capture.breaks import graph_break
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
@@ -143,6 +145,67 @@ def require_a_trip(tx: Interpreter, args: list[VariableTracker], trips: int = 1)
         tx.graph.require_size(leaf.symbol, minimum)
     else:
         tx.tracer.guards.add(leaf.source, ("INT_AT_LEAST", minimum))
+
+
+# The pseudo-local, per carried local, of whether a loop inside the body that changes its
+# type made a trip (`start_typed_flags`).
+TYPED = ".typed#"
+
+
+def note_trips(tx: Interpreter, key: tuple[Any, int], forced: dict[str, tuple],
+               bounds: tuple[Value, Value, Value]) -> None:
+    """After the loop op `key` over a range of loop values: the locals whose type its first
+    trip changes (`forced`) are noted, and where an enclosing loop op tracks one
+    (`start_typed_flags`), whether this loop made a trip is or-ed into its flag."""
+    from ember.capture.variables.array import ArrayVariable
+
+    noted = tx.tracer.typed_by_trips
+    noted.update((key, name) for name in forced)
+    graph = tx.graph
+    made: Value | None = None
+    for name in sorted(name for k, name in noted if k == key):
+        flag = tx.locals.get(TYPED + name)
+        if flag is None:
+            continue
+        if made is None:
+            lo, hi, step = bounds
+            zero = graph.const(0)
+            made = graph.op("logical_or", [
+                graph.op("logical_and", [graph.op("gt", [step, zero]),
+                                         graph.op("lt", [lo, hi])]),
+                graph.op("logical_and", [graph.op("lt", [step, zero]),
+                                         graph.op("gt", [lo, hi])])])
+            made = graph.op("astype", [made], dtype=np.bool_, weak=False)
+        tx.locals[TYPED + name] = ArrayVariable(graph.op(
+            "logical_or", [flag.value, made]))  # type: ignore[attr-defined]
+
+
+def start_typed_flags(tx: Interpreter, forced: dict[str, tuple], start: int, stop: int
+                      ) -> list[str]:
+    """The carried locals of a loop op whose type changes (`forced`, `s = 0` made a float)
+    only in loops over ranges of loop values inside its body (`for j in range(int(a[i])): s
+    += 0.5`): where none of those makes a trip in the whole run, Python leaves the old type,
+    which the loop op cannot. Each gets a flag, false before the loop, that those loops set
+    (`note_trips`) and the loop op carries; `check_typed_flags` then makes the frame run as
+    plain Python where it stayed false."""
+    from ember.capture.variables.array import ArrayVariable
+
+    first, last = tx.instructions[start].offset, tx.instructions[stop - 1].offset
+    names = sorted({name for (code, offset), name in tx.tracer.typed_by_trips
+                    if code is tx.code and first <= offset <= last and name in forced})
+    for name in names:
+        tx.locals.setdefault(TYPED + name, ArrayVariable(
+            tx.graph.const(False, np.bool_, weak=False)))
+    return names
+
+
+def check_typed_flags(tx: Interpreter, names: list[str]) -> None:
+    """After the loop op: a run-time check per flag of `start_typed_flags` that it was set."""
+    from ember.capture.loops.frame_branches import add_check
+
+    for name in names:
+        flag = tx.locals.pop(TYPED + name)
+        add_check(tx, tx.graph.op("logical_not", [flag.value]))  # type: ignore[attr-defined]
 
 
 def linear_int(vt: VariableTracker, leaves: dict[str, Any]) -> tuple[dict, int] | None:

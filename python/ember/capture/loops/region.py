@@ -193,11 +193,13 @@ def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
     their types, trips every call must then make."""
     from ember.capture.loops import returns
     from ember.capture.loops.body import GO, run_body
+    from ember.capture.loops import ranges
     from ember.capture.loops.ranges import DynamicRangeIterator, require_a_trip
     from ember.capture.resume import live_locals_at
 
     start, exit_index = _body_range(tx, inst)
     stored = _stored_names(tx, start, exit_index)
+    typed = ranges.start_typed_flags(tx, forced, start, exit_index)
     live = set(live_locals_at(tx.code, inst.offset))
     targets = zipped.loop_targets(tx, start)
     if targets is None:
@@ -251,6 +253,9 @@ def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
         raise LoopRefused(loop_key(tx, inst), "a short loop of whole-array elementwise "
                                               "trips, which fuse when unrolled")
     _emit(tx, inst, iterator, trace, bounds, targets)
+    if isinstance(iterator, DynamicRangeIterator) and not iterator.origin.frame_args:
+        ranges.note_trips(tx, loop_key(tx, inst), forced, iterator.origin.bounds)
+    ranges.check_typed_flags(tx, typed)
     if may_return:
         returns.after_loop(tx, trace)
     return True
