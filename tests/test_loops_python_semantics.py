@@ -246,3 +246,26 @@ def numpy_scalar_or_python_float(a):
     "computed from it, then differ"))
 def test_max_of_a_numpy_scalar_and_a_greater_python_float_is_the_float():
     assert_behaves_as_numpy(numpy_scalar_or_python_float, np.linspace(0, 3, 20))
+
+
+
+def carried_takes_an_invariant(a, M):
+    h = 0
+    c = 0
+    for i in range(M.shape[0]):
+        for _ in range(3):
+            k = len(a)
+            while k > 0:
+                k -= 1
+                h += int(a[(int(a[0]) << 1) % len(a)])
+            for _ in range(len(a)):
+                h = c  # carried, ending each trip as an operand the body never changes
+            h = i
+    return c, h
+
+
+def test_a_carried_local_bound_to_an_invariant_one():
+    # The invariant operand is passed to the loop op though no op of its body reads it
+    # (found by tests/fuzz_loops.py: an internal KeyError printing the graph).
+    a = np.arange(12) % 2 == 0
+    assert_behaves_as_numpy(carried_takes_an_invariant, a, np.zeros((11, 7)))

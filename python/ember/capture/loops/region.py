@@ -543,9 +543,10 @@ def emit_loop(tx: Interpreter, trace: Trace, lo: Value, hi: Value, step: Value) 
 def _emit_loop(tx: Interpreter, trace: Trace, lo: Value, hi: Value, step: Value) -> None:
     region, graph = trace.region, tx.graph
     carried = [g for g in trace.groups if g.carried]
-    invariant = [g for g in trace.groups if not g.carried and _used(region, g.param)]
     go = trace.go if trace.go is not None else region.const(True, weak=False)
     region.set_outputs([go, *[g.final_value for g in carried if g.final_value is not None]])
+    # After the outputs: a carried value may end a trip as an invariant one (`h = c`).
+    invariant = [g for g in trace.groups if not g.carried and _used(region, g.param)]
     region.inputs[:] = [trace.index, *[g.param for g in carried],
                         *[g.param for g in invariant]]
     if not carried:
