@@ -269,3 +269,42 @@ def test_a_carried_local_bound_to_an_invariant_one():
     # (found by tests/fuzz_loops.py: an internal KeyError printing the graph).
     a = np.arange(12) % 2 == 0
     assert_behaves_as_numpy(carried_takes_an_invariant, a, np.zeros((11, 7)))
+
+
+def zero_trip_while_of_an_and_test(a):
+    s = 0
+    for _ in range(len(a)):
+        for _ in range(3):
+            k = 0
+            while k < len(a) and a[k] > 0:
+                k += 1
+                s += a[0]
+    return s
+
+
+def sum_of_the_positive(x):
+    s = 0
+    for i in range(len(x)):
+        if x[i] > 0:
+            s += x[i]
+    return s
+
+
+@pytest.mark.parametrize("a, compiled_code", [
+    (np.zeros(3, bool), False),                     # the while never runs: `s` stays 0
+    (np.ones(3, bool), True),
+    (np.array([True, False, True]), True),
+])
+def test_a_while_that_never_runs_leaves_an_int(a, compiled_code):
+    # The path of the `if` on the while's first test makes `s` a NumPy int: or-ed into the
+    # loop op's flag of whether `s` changed type (found by tests/fuzz_loops.py).
+    assert_behaves_as_numpy(zero_trip_while_of_an_and_test, a, compiled_code=compiled_code)
+
+
+@pytest.mark.parametrize("x, compiled_code", [
+    (-np.ones(10), False),                          # no path that adds: `s` stays 0
+    (np.linspace(-1.0, 1.0, 10), True),
+    (np.r_[-np.ones(9), 2.0], True),                # only the last trip adds
+])
+def test_a_branch_never_taken_leaves_an_int(x, compiled_code):
+    assert_behaves_as_numpy(sum_of_the_positive, x, compiled_code=compiled_code)

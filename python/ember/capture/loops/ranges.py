@@ -4,6 +4,7 @@ known only at run time, so a loop over one is always a loop op with those bounds
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -157,34 +158,47 @@ def note_trips(tx: Interpreter, key: tuple[Any, int], forced: dict[str, tuple],
     """After the loop op `key` over a range of loop values: the locals whose type its first
     trip changes (`forced`) are noted, and where an enclosing loop op tracks one
     (`start_typed_flags`), whether this loop made a trip is or-ed into its flag."""
+    def made() -> Value:
+        graph = tx.graph
+        lo, hi, step = bounds
+        zero = graph.const(0)
+        return graph.op("logical_or", [
+            graph.op("logical_and", [graph.op("gt", [step, zero]), graph.op("lt", [lo, hi])]),
+            graph.op("logical_and", [graph.op("lt", [step, zero]), graph.op("gt", [lo, hi])])])
+
+    note_conversions(tx, key, {name: None for name in forced}, made)
+
+
+def note_conversions(tx: Interpreter, key: tuple[Any, int], names: dict[str, bool | None],
+                     made: Callable[[], Value]) -> None:
+    """Where the loop op or `if` op `key` changes the type of locals (`names`: for an `if`,
+    on which path, True for `then`), they are noted; where an enclosing loop op tracks one
+    (`start_typed_flags`), whether the change happened (`made`, the `if`'s condition) is
+    or-ed into its flag, on every trace, the change itself gone once the local has its new
+    type from the loop's start."""
     from ember.capture.variables.array import ArrayVariable
 
     noted = tx.tracer.typed_by_trips
-    noted.update((key, name) for name in forced)
+    noted.update(((key, name), side) for name, side in names.items())
     graph = tx.graph
-    made: Value | None = None
-    for name in sorted(name for k, name in noted if k == key):
+    value: Value | None = None
+    for (k, name), side in sorted(noted.items(), key=lambda item: item[0][1]):
         flag = tx.locals.get(TYPED + name)
-        if flag is None:
+        if k != key or flag is None:
             continue
-        if made is None:
-            lo, hi, step = bounds
-            zero = graph.const(0)
-            made = graph.op("logical_or", [
-                graph.op("logical_and", [graph.op("gt", [step, zero]),
-                                         graph.op("lt", [lo, hi])]),
-                graph.op("logical_and", [graph.op("lt", [step, zero]),
-                                         graph.op("gt", [lo, hi])])])
-            made = graph.op("astype", [made], dtype=np.bool_, weak=False)
+        value = made() if value is None else value
+        happened = graph.op("logical_not", [value]) if side is False else value
+        happened = graph.op("astype", [happened], dtype=np.bool_, weak=False)
         tx.locals[TYPED + name] = ArrayVariable(graph.op(
-            "logical_or", [flag.value, made]))  # type: ignore[attr-defined]
+            "logical_or", [flag.value, happened]))  # type: ignore[attr-defined]
 
 
 def start_typed_flags(tx: Interpreter, forced: dict[str, tuple], start: int, stop: int
                       ) -> list[str]:
     """The carried locals of a loop op whose type changes (`forced`, `s = 0` made a float)
-    only in loops over ranges of loop values inside its body (`for j in range(int(a[i])): s
-    += 0.5`): where none of those makes a trip in the whole run, Python leaves the old type,
+    only in loops over ranges of loop values or on paths of branches inside its body (`for j
+    in range(int(a[i])): s += 0.5`): where none of those changes it in the whole run (no trip
+    made, the other path taken), Python leaves the old type,
     which the loop op cannot. Each gets a flag, false before the loop, that those loops set
     (`note_trips`) and the loop op carries; `check_typed_flags` then makes the frame run as
     plain Python where it stayed false."""
