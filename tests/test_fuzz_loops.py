@@ -37,6 +37,27 @@ def _compile(source: str):
           phases=[Phase.explicit, Phase.generate, Phase.shrink])
 @given(program=loop_programs())
 def test_fuzzed_loop_programs_behave_as_python(program: LoopProgram) -> None:
+    _check(program)
+
+
+# Programs the fuzzer found wrong once, run every time.
+_FOUND = {
+    # A path of a frame-level branch in an unrolled loop that ends the trip, the other
+    # path returning from a loop op: they do not meet (was an internal KeyError).
+    "paths_that_do_not_meet": LoopProgram(
+        open(os.path.join(os.path.dirname(__file__), "fuzz_found",
+                          "paths_that_do_not_meet.py")).read(),
+        ("bool", "bool", "bool"),
+        [(16, 2, 9, 2, 513), (16, 2, 9, 2, 18336), (1, 2, 9, 1, 4503)]),
+}
+
+
+def test_programs_found_by_the_fuzzer() -> None:
+    for program in _FOUND.values():
+        _check(program)
+
+
+def _check(program: LoopProgram) -> None:
     plain = _compile(program.source)
     ember.reset()
     compiled = ember.compile(_compile(program.source))

@@ -117,7 +117,9 @@ def capture_if(tx: Interpreter, inst: Instruction, to_return: bool = False) -> N
         fall_path = _trace(tx, entries, vectors, fall, None, "then" if not jump_if else "else",
                            loop_exit)
         meet = for_index
-    if jump_path.end != meet:
+    if jump_path.end != meet or fall_path.end != meet:
+        # The other path, traced again to the trip's end or the return, may have ended at
+        # the head of a loop unrolled around the branch instead.
         raise graph_break("loop_body", what="branches that do not meet")
     if frame_level:
         frame_branches.check_paths(tx, fall_path, jump_path)
