@@ -148,8 +148,8 @@ def require_a_trip(tx: Interpreter, args: list[VariableTracker], trips: int = 1)
         tx.tracer.guards.add(leaf.source, ("INT_AT_LEAST", minimum))
 
 
-# The pseudo-local, per carried local, of whether a loop inside the body that changes its
-# type made a trip (`start_typed_flags`).
+# The pseudo-local, per carried local, of whether a loop or branch inside the body that
+# changes its type did (`start_typed_flags`).
 TYPED = ".typed#"
 
 
@@ -198,10 +198,10 @@ def start_typed_flags(tx: Interpreter, forced: dict[str, tuple], start: int, sto
     """The carried locals of a loop op whose type changes (`forced`, `s = 0` made a float)
     only in loops over ranges of loop values or on paths of branches inside its body (`for j
     in range(int(a[i])): s += 0.5`): where none of those changes it in the whole run (no trip
-    made, the other path taken), Python leaves the old type,
-    which the loop op cannot. Each gets a flag, false before the loop, that those loops set
-    (`note_trips`) and the loop op carries; `check_typed_flags` then makes the frame run as
-    plain Python where it stayed false."""
+    made, the other path taken), Python leaves the old type, which the loop op cannot. Each
+    gets a flag, false before the loop, that those loops and branches set
+    (`note_conversions`) and the loop op carries; `check_typed_flags` then makes the frame
+    run as plain Python where it stayed false."""
     from ember.capture.variables.array import ArrayVariable
 
     first, last = tx.instructions[start].offset, tx.instructions[stop - 1].offset

@@ -191,9 +191,8 @@ def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
            settling: int) -> bool | dict[str, tuple]:
     """Trace the body once; `settling`: how many trips the values of `forced` take to reach
     their types, trips every call must then make."""
-    from ember.capture.loops import returns
+    from ember.capture.loops import ranges, returns
     from ember.capture.loops.body import GO, run_body
-    from ember.capture.loops import ranges
     from ember.capture.loops.ranges import DynamicRangeIterator, require_a_trip
     from ember.capture.resume import live_locals_at
 
