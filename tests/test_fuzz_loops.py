@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import os
+import pathlib
 
 import ember
 import numpy as np
@@ -41,12 +42,12 @@ def test_fuzzed_loop_programs_behave_as_python(program: LoopProgram) -> None:
 
 
 # Programs the fuzzer found wrong once, run every time.
+_FOUND_DIR = pathlib.Path(__file__).parent / "fuzz_found"
 _FOUND = {
     # A path of a frame-level branch in an unrolled loop that ends the trip, the other
     # path returning from a loop op: they do not meet (was an internal KeyError).
     "paths_that_do_not_meet": LoopProgram(
-        open(os.path.join(os.path.dirname(__file__), "fuzz_found",
-                          "paths_that_do_not_meet.py")).read(),
+        (_FOUND_DIR / "paths_that_do_not_meet.py").read_text(),
         ("bool", "bool", "bool"),
         [(16, 2, 9, 2, 513), (16, 2, 9, 2, 18336), (1, 2, 9, 1, 4503)]),
 }
