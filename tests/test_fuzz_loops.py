@@ -50,6 +50,12 @@ _FOUND = {
         (_FOUND_DIR / "paths_that_do_not_meet.py").read_text(),
         ("bool", "bool", "bool"),
         [(16, 2, 9, 2, 513), (16, 2, 9, 2, 18336), (1, 2, 9, 1, 4503)]),
+    # The run-time checks of the rest of a frame traced after a loop op that may return
+    # (`h // c` with `c` 0 in a loop op there): the graph's own, so the frame reruns and
+    # raises (they were dropped).
+    "checks_after_a_loop_that_may_return": LoopProgram(
+        (_FOUND_DIR / "checks_after_a_loop_that_may_return.py").read_text(),
+        ("bool", "bool", "bool"), [(24, 2, 1, 14, 2485)]),
 }
 
 
