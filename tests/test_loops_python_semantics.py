@@ -308,3 +308,22 @@ def test_a_while_that_never_runs_leaves_an_int(a, compiled_code):
 ])
 def test_a_branch_never_taken_leaves_an_int(x, compiled_code):
     assert_behaves_as_numpy(sum_of_the_positive, x, compiled_code=compiled_code)
+
+
+def floor_of_python_floats(a):
+    t = 0.0
+    u = 0.0
+    for i in range(1, len(a)):
+        t += float(a[i]) // i
+        u += float(a[i]) % 3
+    return t, u
+
+
+@pytest.mark.parametrize("a", [
+    np.r_[1.0, np.inf, 2.0, 5.0],                   # Python gives NaN and no warning
+    np.r_[1.0, -np.inf, np.nan, 5.0],
+    np.r_[1.0, 7.0, -2.5, 5.0],
+])
+def test_floor_division_of_an_infinite_python_float_is_nan_without_a_warning(a):
+    # (found by tests/fuzz_loops.py: NumPy's floor_divide warns of an invalid value)
+    assert_behaves_as_numpy(floor_of_python_floats, a)
