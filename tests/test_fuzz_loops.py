@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import os
+import pathlib
 
 import ember
 import numpy as np
@@ -37,6 +38,33 @@ def _compile(source: str):
           phases=[Phase.explicit, Phase.generate, Phase.shrink])
 @given(program=loop_programs())
 def test_fuzzed_loop_programs_behave_as_python(program: LoopProgram) -> None:
+    _check(program)
+
+
+# Programs the fuzzer found wrong once, run every time.
+_FOUND_DIR = pathlib.Path(__file__).parent / "fuzz_found"
+_FOUND = {
+    # A path of a frame-level branch in an unrolled loop that ends the trip, the other
+    # path returning from a loop op: they do not meet (was an internal KeyError).
+    "paths_that_do_not_meet": LoopProgram(
+        (_FOUND_DIR / "paths_that_do_not_meet.py").read_text(),
+        ("bool", "bool", "bool"),
+        [(16, 2, 9, 2, 513), (16, 2, 9, 2, 18336), (1, 2, 9, 1, 4503)]),
+    # The run-time checks of the rest of a frame traced after a loop op that may return
+    # (`h // c` with `c` 0 in a loop op there): the graph's own, so the frame reruns and
+    # raises (they were dropped).
+    "checks_after_a_loop_that_may_return": LoopProgram(
+        (_FOUND_DIR / "checks_after_a_loop_that_may_return.py").read_text(),
+        ("bool", "bool", "bool"), [(24, 2, 1, 14, 2485)]),
+}
+
+
+def test_programs_found_by_the_fuzzer() -> None:
+    for program in _FOUND.values():
+        _check(program)
+
+
+def _check(program: LoopProgram) -> None:
     plain = _compile(program.source)
     ember.reset()
     compiled = ember.compile(_compile(program.source))

@@ -77,10 +77,13 @@ def binary_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
         a, b = _python_bools(tx, op, a, b)
         if op in ("/", "//", "%"):
             b = _python_divisor(tx, a, b)
+        a, infinite = _python_dividend(tx, op, a, b)
         result = call_numpy_api(f"operator {op}", numpy_api.binary_op, tx.graph, op,
                                 _operand(a), _operand(b))
         if _python_number(a) and _python_number(b):
             _python_result(tx, result)
+        if infinite is not None:
+            result = _nan_where(tx.graph, infinite, result)
         return wrap_api_result(result)
     if a.is_constant() and b.is_constant():
         value = fold(f"operator {op}", BINARY_OPERATORS[op], a.constant(), b.constant())
@@ -149,6 +152,28 @@ def _python_divisor(tx: Interpreter, a: VariableTracker, b: VariableTracker
     one = graph.op("astype", [graph.const(1)], dtype=value.dtype, weak=True)
     safe = graph.op("where", [zero, one, value])
     return ArrayVariable(graph.op("astype", [safe], dtype=value.dtype, weak=True))
+
+
+def _python_dividend(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
+                     ) -> tuple[VariableTracker, Value | None]:
+    """The dividend of `//` or `%` between Python numbers: an infinite float gives NaN in
+    Python with no warning, where NumPy warns of an invalid value; the op takes 0.0 in its
+    place, and where it was infinite the result is NaN (`_nan_where`)."""
+    if op not in ("//", "%") or not (_python_number(a) and _python_number(b)):
+        return a, None
+    if not (isinstance(a, ArrayVariable) and a.value.dtype.kind == "f"):
+        return a, None
+    graph, value = tx.graph, a.value
+    infinite = graph.op("isinf", [value])
+    safe = graph.op("where", [infinite, graph.const(0.0), value])
+    return ArrayVariable(graph.op("astype", [safe], dtype=value.dtype, weak=True)), infinite
+
+
+def _nan_where(graph: Graph, infinite: Value, result: object) -> object:
+    if not isinstance(result, Value):
+        return result
+    chosen = graph.op("where", [infinite, graph.const(float("nan")), result])
+    return graph.op("astype", [chosen], dtype=result.dtype, weak=True)
 
 
 def _python_bools(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker

@@ -107,6 +107,10 @@ class Tracer:
         # this capture left each to be captured (`loops/frame_branches.py`), and whether one
         # is being captured now.
         self.branch_modes: dict[tuple[Any, int], str] = {}
+        # (loop or branch key, local) for loops over ranges of loop values whose trips, and
+        # branches whose paths (True: `then`), change the local's type: it keeps its old type
+        # where they make no trip, or the other path is taken (`loops/ranges.py`).
+        self.typed_by_trips: dict[tuple[tuple[Any, int], str], bool | None] = {}
         self.frame_branch = False
         # 0-d bools of the graph: where one is true after the graph ran, the frame runs as
         # plain Python instead (`math.sqrt` of a negative value raises there).

@@ -156,6 +156,14 @@ def _run_function_span(tx: Interpreter, start: int, stop: int | None) -> None:
     `RETVAL`). `stop` RETURNED: only the return ends it, jumps back included."""
     to_return = stop == RETURNED
     while True:
+        if tx.result is not None:
+            # RETURN_VALUE, or a branch whose paths both returned (`capture_if`), or a loop
+            # op on this path that may return, after which the rest of the frame was traced
+            # to its return (`returns.after_loop`): the path ends there, not at `stop`.
+            tx.locals[RETVAL] = tx.result
+            tx.result = None
+            tx.ip = RETURNED
+            return
         if stop is not None and not to_return and tx.ip >= stop:
             return
         if tx.ip < start and not to_return:
@@ -165,12 +173,6 @@ def _run_function_span(tx: Interpreter, start: int, stop: int | None) -> None:
                 return
             raise graph_break("loop_body", what="a jump out of a branch")
         execute(tx)
-        if tx.result is not None:
-            # RETURN_VALUE, or a branch whose paths both returned (`capture_if`).
-            tx.locals[RETVAL] = tx.result
-            tx.result = None
-            tx.ip = RETURNED
-            return
 
 
 def execute(tx: Interpreter) -> None:

@@ -117,7 +117,9 @@ def capture_if(tx: Interpreter, inst: Instruction, to_return: bool = False) -> N
         fall_path = _trace(tx, entries, vectors, fall, None, "then" if not jump_if else "else",
                            loop_exit)
         meet = for_index
-    if jump_path.end != meet:
+    if jump_path.end != meet or fall_path.end != meet:
+        # The other path, traced again to the trip's end or the return, may have ended at
+        # the head of a loop unrolled around the branch instead.
         raise graph_break("loop_body", what="branches that do not meet")
     if frame_level:
         frame_branches.check_paths(tx, fall_path, jump_path)
@@ -223,7 +225,7 @@ def _value_in(path: Path, vt: VariableTracker | None) -> Value:
 
 def _merge(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Path,
            orelse: Path, meet: int) -> None:
-    from ember.capture.loops import frame_branches, returns
+    from ember.capture.loops import frame_branches, ranges, returns
     from ember.capture.resume import live_locals_at
 
     # Slots: (value in then, value in else, how to bind the result).
@@ -246,6 +248,7 @@ def _merge(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Pat
             tx.locals[RERUN] = ArrayVariable(results[-1])
         finish(results)
         return
+    branch = (tx.code, tx.instructions[tx.ip].offset)
     live = set(live_locals_at(tx.code, tx.instructions[meet].offset))
     if len(then.stack) != len(orelse.stack):
         raise graph_break("loop_body", what="branches that leave different stacks")
@@ -291,6 +294,10 @@ def _merge(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Pat
         pairs[key][2].append(name)
     for vx, vy, bound in pairs.values():
         slots.append((vx, vy, ("names", bound)))
+    # A Python number one path makes a NumPy scalar (`_promoted`): True where `then` does.
+    converted = {name: not vx.weak for vx, vy, bound in pairs.values()
+                 if (vx.dtype, vx.shape) == (vy.dtype, vy.shape) and vx.weak != vy.weak
+                 for name in bound}
     for position, (x, y) in enumerate(zip(then.stack, orelse.stack, strict=True)):
         if x is y:
             continue
@@ -299,6 +306,7 @@ def _merge(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Pat
         frame_branches.check_merged(then, orelse, slots)
     results = _emit_if(tx, cond, entries, then, orelse, slots) if slots else []
     _bind_inplace(tx, slots, results)
+    ranges.note_conversions(tx, branch, converted, lambda: cond)
     merged = {what for _, _, (how, what) in slots if how == "stack"}  # type: ignore[misc]
     base_stack = [vt if k in merged else _outer_of(vt, then, entries)
                   for k, vt in enumerate(then.stack)]

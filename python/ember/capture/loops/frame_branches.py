@@ -84,9 +84,7 @@ def capture_frame_if(tx: Interpreter, inst: Instruction) -> None:
             if node.op == "if":  # the branch's and its test's (`and`/`or`)
                 _check_work(node.attrs["then"])
                 _check_work(node.attrs["else"])
-        failed = tx.locals.pop(RERUN, None) if tx.graph.parent is None else None
-        if failed is not None:
-            tx.tracer.rerun_checks.append(failed.value)  # type: ignore[attr-defined]
+        settle_checks(tx)
     except Unsupported as exc:
         # A value test (`a or b` as a value) meets at once: tracing on to the return would
         # refuse alike.
@@ -95,6 +93,14 @@ def capture_frame_if(tx: Interpreter, inst: Instruction) -> None:
         raise BranchRefused(key, exc.reason, BREAK if last else RETURN) from exc
     finally:
         tx.tracer.frame_branch = was
+
+
+def settle_checks(tx: Interpreter) -> None:
+    """At the frame's level, the run-time checks an `if` op's paths made (`.rerun`, merged out
+    of it) become the graph's own (`add_check`)."""
+    failed = tx.locals.pop(RERUN, None) if tx.graph.parent is None else None
+    if failed is not None:
+        tx.tracer.rerun_checks.append(failed.value)  # type: ignore[attr-defined]
 
 
 def at_frame_level(tx: Interpreter) -> bool:

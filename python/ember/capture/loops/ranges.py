@@ -4,7 +4,10 @@ known only at run time, so a loop over one is always a loop op with those bounds
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from ember.capture.breaks import graph_break
 from ember.capture.variables.base import VariableTracker
@@ -143,6 +146,80 @@ def require_a_trip(tx: Interpreter, args: list[VariableTracker], trips: int = 1)
         tx.graph.require_size(leaf.symbol, minimum)
     else:
         tx.tracer.guards.add(leaf.source, ("INT_AT_LEAST", minimum))
+
+
+# The pseudo-local, per carried local, of whether a loop or branch inside the body that
+# changes its type did (`start_typed_flags`).
+TYPED = ".typed#"
+
+
+def note_trips(tx: Interpreter, key: tuple[Any, int], forced: dict[str, tuple],
+               bounds: tuple[Value, Value, Value]) -> None:
+    """After the loop op `key` over a range of loop values: the locals whose type its first
+    trip changes (`forced`) are noted, and where an enclosing loop op tracks one
+    (`start_typed_flags`), whether this loop made a trip is or-ed into its flag."""
+    def made() -> Value:
+        graph = tx.graph
+        lo, hi, step = bounds
+        zero = graph.const(0)
+        return graph.op("logical_or", [
+            graph.op("logical_and", [graph.op("gt", [step, zero]), graph.op("lt", [lo, hi])]),
+            graph.op("logical_and", [graph.op("lt", [step, zero]), graph.op("gt", [lo, hi])])])
+
+    note_conversions(tx, key, {name: None for name in forced}, made)
+
+
+def note_conversions(tx: Interpreter, key: tuple[Any, int], names: dict[str, bool | None],
+                     made: Callable[[], Value]) -> None:
+    """Where the loop op or `if` op `key` changes the type of locals (`names`: for an `if`,
+    on which path, True for `then`), they are noted; where an enclosing loop op tracks one
+    (`start_typed_flags`), whether the change happened (`made`, the `if`'s condition) is
+    or-ed into its flag, on every trace, the change itself gone once the local has its new
+    type from the loop's start."""
+    from ember.capture.variables.array import ArrayVariable
+
+    noted = tx.tracer.typed_by_trips
+    noted.update(((key, name), side) for name, side in names.items())
+    graph = tx.graph
+    value: Value | None = None
+    for (k, name), side in sorted(noted.items(), key=lambda item: item[0][1]):
+        flag = tx.locals.get(TYPED + name)
+        if k != key or flag is None:
+            continue
+        value = made() if value is None else value
+        happened = graph.op("logical_not", [value]) if side is False else value
+        happened = graph.op("astype", [happened], dtype=np.bool_, weak=False)
+        tx.locals[TYPED + name] = ArrayVariable(graph.op(
+            "logical_or", [flag.value, happened]))  # type: ignore[attr-defined]
+
+
+def start_typed_flags(tx: Interpreter, forced: dict[str, tuple], start: int, stop: int
+                      ) -> list[str]:
+    """The carried locals of a loop op whose type changes (`forced`, `s = 0` made a float)
+    only in loops over ranges of loop values or on paths of branches inside its body (`for j
+    in range(int(a[i])): s += 0.5`): where none of those changes it in the whole run (no trip
+    made, the other path taken), Python leaves the old type, which the loop op cannot. Each
+    gets a flag, false before the loop, that those loops and branches set
+    (`note_conversions`) and the loop op carries; `check_typed_flags` then makes the frame
+    run as plain Python where it stayed false."""
+    from ember.capture.variables.array import ArrayVariable
+
+    first, last = tx.instructions[start].offset, tx.instructions[stop - 1].offset
+    names = sorted({name for (code, offset), name in tx.tracer.typed_by_trips
+                    if code is tx.code and first <= offset <= last and name in forced})
+    for name in names:
+        tx.locals.setdefault(TYPED + name, ArrayVariable(
+            tx.graph.const(False, np.bool_, weak=False)))
+    return names
+
+
+def check_typed_flags(tx: Interpreter, names: list[str]) -> None:
+    """After the loop op: a run-time check per flag of `start_typed_flags` that it was set."""
+    from ember.capture.loops.frame_branches import add_check
+
+    for name in names:
+        flag = tx.locals.pop(TYPED + name)
+        add_check(tx, tx.graph.op("logical_not", [flag.value]))  # type: ignore[attr-defined]
 
 
 def linear_int(vt: VariableTracker, leaves: dict[str, Any]) -> tuple[dict, int] | None:

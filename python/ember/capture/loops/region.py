@@ -191,13 +191,14 @@ def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
            settling: int) -> bool | dict[str, tuple]:
     """Trace the body once; `settling`: how many trips the values of `forced` take to reach
     their types, trips every call must then make."""
-    from ember.capture.loops import returns
+    from ember.capture.loops import ranges, returns
     from ember.capture.loops.body import GO, run_body
     from ember.capture.loops.ranges import DynamicRangeIterator, require_a_trip
     from ember.capture.resume import live_locals_at
 
     start, exit_index = _body_range(tx, inst)
     stored = _stored_names(tx, start, exit_index)
+    typed = ranges.start_typed_flags(tx, forced, start, exit_index)
     live = set(live_locals_at(tx.code, inst.offset))
     targets = zipped.loop_targets(tx, start)
     if targets is None:
@@ -251,6 +252,9 @@ def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
         raise LoopRefused(loop_key(tx, inst), "a short loop of whole-array elementwise "
                                               "trips, which fuse when unrolled")
     _emit(tx, inst, iterator, trace, bounds, targets)
+    if isinstance(iterator, DynamicRangeIterator) and not iterator.origin.frame_args:
+        ranges.note_trips(tx, loop_key(tx, inst), forced, iterator.origin.bounds)
+    ranges.check_typed_flags(tx, typed)
     if may_return:
         returns.after_loop(tx, trace)
     return True
@@ -538,9 +542,10 @@ def emit_loop(tx: Interpreter, trace: Trace, lo: Value, hi: Value, step: Value) 
 def _emit_loop(tx: Interpreter, trace: Trace, lo: Value, hi: Value, step: Value) -> None:
     region, graph = trace.region, tx.graph
     carried = [g for g in trace.groups if g.carried]
-    invariant = [g for g in trace.groups if not g.carried and _used(region, g.param)]
     go = trace.go if trace.go is not None else region.const(True, weak=False)
     region.set_outputs([go, *[g.final_value for g in carried if g.final_value is not None]])
+    # After the outputs: a carried value may end a trip as an invariant one (`h = c`).
+    invariant = [g for g in trace.groups if not g.carried and _used(region, g.param)]
     region.inputs[:] = [trace.index, *[g.param for g in carried],
                         *[g.param for g in invariant]]
     if not carried:

@@ -195,6 +195,7 @@ def adopt_bindings(dead: Path, going: Path) -> None:
 def after_loop(tx: Interpreter, trace: Trace) -> None:
     """After a loop op that may return: the rest of the trip of an outer loop op, or the rest
     of the frame, as an `if` on `.ret` (see the module's doc)."""
+    from ember.capture.loops import frame_branches
     from ember.capture.loops.branches import _entries, _merge, _trace
 
     tx.locals.update(trace.returned_arrays)
@@ -226,6 +227,7 @@ def after_loop(tx: Interpreter, trace: Trace) -> None:
         raise graph_break("loop_body", what="code after a loop that may return that does "
                                             "not end the trip or the frame")
     _merge(tx, cond, entries, returned, going, meet)
+    frame_branches.settle_checks(tx)  # the checks of the rest of the frame, traced in it
 
 
 def merge_results(tx: Interpreter, cond: Value, then: Path, orelse: Path,
