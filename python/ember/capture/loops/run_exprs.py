@@ -53,7 +53,10 @@ class _Body:
     def outer(self, value: Value) -> Value:
         if self.target is not None and value is self.target[0]:
             raise _ReadsTarget
+        return self._input_for(value)
 
+    def _input_for(self, value: Value) -> Value:
+        """The body's input standing for `value` of an enclosing graph (one per value)."""
         found = self._inputs.get(id(value))
         if found is None:
             found = self.graph.add_input(value.dtype, value.shape, weak=value.weak,
@@ -98,13 +101,7 @@ class _Nested(_Body):
             return value
         if value.graph is not self.parent.graph:
             value = self.parent.outer(value)
-        found = self._inputs.get(id(value))
-        if found is None:
-            found = self.graph.add_input(value.dtype, value.shape, weak=value.weak,
-                                         scalar=value.scalar)
-            self._inputs[id(value)] = found
-            self.invariants.append(value)
-        return found
+        return self._input_for(value)
 
 
 class _ReadsTarget(Exception):
