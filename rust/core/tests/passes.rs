@@ -67,7 +67,7 @@ fn the_manager_verifies_between_passes() {
     let pass = Pass {
         name: "broken",
         run: broken,
-        in_regions: false,
+        replaces_values: false,
     };
     let err = run_passes(
         &graph,

@@ -101,3 +101,76 @@ fn regions_are_folded_and_cleaned_but_not_merged() {
     let y = interp::run(&optimised, &[x]).unwrap();
     assert_eq!(y[0].to_string(), "f64[]{31.25}");
 }
+
+#[test]
+fn regions_are_simplified_where_linear_use_allows() {
+    // A masked mean in a loop body counts the mask through `broadcast_to` of its own shape,
+    // which simplify removes (a view there made the back end store the mask first).
+    let text = "ember-ir 2\nfunc @f(%0: f64[4]) -> (i64[]) {\n  %1 = const() value=0 : i64[] weak\n  %2 = const() value=3 : i64[] weak\n  %3 = const() value=1 : i64[] weak\n  %4 = const() value=0 : i64[]\n  %5 = loop(%1, %2, %3, %4, %0) body=@b carried=1 : i64[]\n  return %5\n}\nfunc @b(%0: i64[] weak, %1: i64[], %2: f64[4]) -> (bool[], i64[]) {\n  %3 = lt(%2, %0) : bool[4]\n  %4 = broadcast_to(%3) shape=[4] : bool[4]\n  %5 = sum(%4) axis=none keepdims=false : i64[]\n  %6 = add(%1, %5) : i64[]\n  %7 = const() value=true : bool[]\n  return %7, %6\n}\n";
+    let graph = parse(text).unwrap();
+    let (optimised, _) = run_pipeline(&graph, false).unwrap();
+    let printed = print(&optimised);
+    assert!(!printed.contains("broadcast_to("), "{printed}");
+    let x = HostArray::parse("f64[4]{0.5, 1.5, 2.5, 3.5}").unwrap();
+    let want = interp::run(&graph, std::slice::from_ref(&x)).unwrap();
+    let got = interp::run(&optimised, &[x]).unwrap();
+    assert_eq!(got[0].to_string(), want[0].to_string());
+    assert_eq!(got[0].to_string(), "i64[]{3}");
+}
+
+#[test]
+fn a_region_whose_simplification_breaks_linear_use_is_kept() {
+    // `y = x * 1` read after `x` is stored into: replacing `y` by `x` would return a
+    // consumed array, so the body stays as it was.
+    let text = "ember-ir 2\nfunc @f(%0: f64[3]) -> (f64[3], f64[3]) {\n  %1 = const() value=0 : i64[] weak\n  %2 = const() value=3 : i64[] weak\n  %3 = const() value=1 : i64[] weak\n  %4 = full() value=0.0 : f64[3]\n  %5, %6 = loop(%1, %2, %3, %0, %4) body=@b carried=2 : f64[3], f64[3]\n  return %5, %6\n}\nfunc @b(%0: i64[] weak, %1: f64[3], %2: f64[3]) -> (bool[], f64[3], f64[3]) {\n  %3 = const() value=1.0 : f64[] weak\n  %4 = mul(%1, %3) : f64[3]\n  %5 = const() value=7.0 : f64[]\n  %6 = store(%1, %5, %0) : f64[3]\n  %7 = const() value=true : bool[]\n  return %7, %6, %4\n}\n";
+    let graph = parse(text).unwrap();
+    let (optimised, _) = run_pipeline(&graph, false).unwrap();
+    let printed = print(&optimised);
+    assert!(printed.contains("mul("), "{printed}");
+    let x = HostArray::parse("f64[3]{1.0, 2.0, 3.0}").unwrap();
+    let got = interp::run(&optimised, &[x]).unwrap();
+    assert_eq!(got[0].to_string(), "f64[3]{7.0, 7.0, 7.0}");
+    assert_eq!(got[1].to_string(), "f64[3]{7.0, 7.0, 3.0}");
+}
+
+/// The body of `for i in range(3): x = x * 0.5 + y[i]` on `n`-element rows.
+fn relax(n: usize) -> String {
+    format!(
+        "ember-ir 2\nfunc @f(%0: f64[{n}], %1: f64[3,{n}]) -> (f64[{n}]) {{\n  %2 = const() value=0 : i64[] weak\n  %3 = const() value=3 : i64[] weak\n  %4 = const() value=1 : i64[] weak\n  %5 = loop(%2, %3, %4, %0, %1) body=@b carried=1 : f64[{n}]\n  return %5\n}}\nfunc @b(%0: i64[] weak, %1: f64[{n}], %2: f64[3,{n}]) -> (bool[], f64[{n}]) {{\n  %3 = const() value=0.5 : f64[] weak\n  %4 = mul(%1, %3) : f64[{n}]\n  %5 = const() value=1 : i64[] weak\n  %6 = const() value=0 : i64[] weak\n  %7 = load(%2, %0, %6) : f64[]\n  %8 = add(%4, %7) : f64[{n}]\n  %9 = sum(%8) axis=none keepdims=false : f64[]\n  %10 = load(%8, %5) : f64[]\n  %11 = add(%9, %10) : f64[]\n  %12 = full() value=0.0 : f64[{n}]\n  %13 = add(%8, %12) : f64[{n}]\n  %14 = store(%13, %11, %6) : f64[{n}]\n  %15 = const() value=true : bool[]\n  return %15, %14\n}}\n"
+    )
+}
+
+#[test]
+fn short_array_bodies_are_written_element_by_element() {
+    let text = relax(3);
+    let graph = parse(&text).unwrap();
+    let (optimised, _) = run_pipeline(&graph, false).unwrap();
+    let printed = print(&optimised);
+    let body = &printed[printed.find("func @b").unwrap()..];
+    for line in body.lines().filter(|l| l.contains(" = ")) {
+        let ty = line
+            .rsplit(" : ")
+            .next()
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap();
+        assert!(
+            ty.ends_with("[]") || line.contains("store("),
+            "{line}\n{printed}"
+        );
+    }
+    let x = HostArray::parse("f64[3]{1.0, 2.0, 3.0}").unwrap();
+    let y = HostArray::parse("f64[3,3]{0.5, 0.0, 0.0, 1.5, 0.0, 0.0, 2.5, 0.0, 0.0}").unwrap();
+    let want = interp::run(&graph, &[x.clone(), y.clone()]).unwrap();
+    let got = interp::run(&optimised, &[x, y]).unwrap();
+    assert_eq!(got[0].to_string(), want[0].to_string());
+}
+
+#[test]
+fn long_array_bodies_keep_their_array_ops() {
+    let graph = parse(&relax(17)).unwrap();
+    let (optimised, _) = run_pipeline(&graph, false).unwrap();
+    let printed = print(&optimised);
+    assert!(printed.contains("mul(%1, %3) : f64[17]"), "{printed}");
+}

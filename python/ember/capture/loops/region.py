@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ember.capture.breaks import graph_break
-from ember.capture.loops import intervals, swaps, windows, zipped
+from ember.capture.loops import intervals, swaps, vectors, windows, zipped
 from ember.capture.loops.body import RERUN
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
@@ -502,6 +502,11 @@ def _swap_in_place(region: Graph, groups: list[Group], swapped: dict[int, Group]
 def _final_value(region: Graph, vt: VariableTracker) -> Value:
     if isinstance(vt, ArrayVariable) and vt.value.graph is region:
         return vt.value
+    if (isinstance(vt, vectors.VectorVariable) and vt.base is None
+            and vt.elements[0].graph is region):
+        # A short array computed element by element (`x = x * 0.5 + y[i]`) is a new array
+        # in NumPy too; a vector gathered from an array is a view, which a copy would not be.
+        return vectors.materialise(None, vt).value
     if isinstance(vt, ConstantVariable) and _number_constant(vt.constant()):
         return region.const(vt.constant())
     raise graph_break("loop_body", what=f"a carried {vt.describe()}")

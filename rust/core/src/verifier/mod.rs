@@ -4,6 +4,8 @@
 
 mod linear;
 
+pub(crate) use linear::check as check_linear;
+
 use crate::error::{Error, Result};
 use crate::infer::dtypes;
 use crate::infer::{infer, infer_results};

@@ -1,0 +1,651 @@
+//! Loop bodies that compute with short arrays, element by element: `x = x * 0.5 + y[i]` on
+//! eight elements, a 3-vector of velocities, `v @ w` of two short rows. Such a body computes
+//! with whole arrays, so a back end runs it as a graph of its own on every trip (a few kernel
+//! launches, hundreds of nanoseconds each); written element by element it is 0-d values,
+//! `load` and `store`, which a back end compiles into one native loop with its values in
+//! registers. A body is rewritten only when every statement can be: elementwise ops, `full`,
+//! views, whole-array `sum prod max min mean`, products of vectors and matrices, and element
+//! access at constant positions on arrays of at most [`MAX_ELEMENTS`] elements. A carried
+//! array computed so is stored, element by element, into its own parameter (which nothing
+//! reads afterwards: linear use, checked), as a body updating it in place would.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::error::Result;
+use crate::ir::{BinaryOp, DType, Graph, Node, Op, OpClass, ReduceKind, Scalar, Type, ValueId};
+
+/// Arrays up to this many elements are computed element by element.
+pub const MAX_ELEMENTS: usize = 16;
+
+/// A rewritten body may grow to this many statements, no more.
+const MAX_STATEMENTS: usize = 4096;
+
+/// The pass: every loop body of `graph` (inner loops first) that can be written element by
+/// element, so written.
+pub fn scalarize(graph: &Graph) -> Result<Graph> {
+    let mut out = graph.clone();
+    for k in 0..out.nodes.len() {
+        let Op::Loop { body, carried } = &out.nodes[k].op else {
+            continue;
+        };
+        let carried = *carried;
+        let inner = scalarize(body)?;
+        let before = out.nodes[k].op.clone();
+        let (body, rewritten) = match Body::rewrite(&inner, carried) {
+            Some(scalar) => (scalar, true),
+            None => (inner, false),
+        };
+        out.nodes[k].op = Op::Loop {
+            body: Arc::new(body),
+            carried,
+        };
+        // Anything the rewrite got wrong (a type, linear use) keeps the body as it was.
+        if rewritten && crate::verify(&out).is_err() {
+            out.nodes[k].op = before;
+        }
+    }
+    Ok(out)
+}
+
+/// Whether a graph is made only of 0-d values, element access and regions made so: what a
+/// back end compiles into one native function.
+pub fn is_scalar_region(g: &Graph) -> bool {
+    g.nodes.iter().all(|n| match n.op.class() {
+        OpClass::Region => n.op.regions().into_iter().all(|r| is_scalar_region(r)),
+        OpClass::Access | OpClass::Projection => true,
+        _ => {
+            n.ty.shape.is_empty()
+                && n.inputs
+                    .iter()
+                    .all(|&v| g.value_type(v).is_some_and(|t| t.shape.is_empty()))
+        }
+    })
+}
+
+/// A value of the body being rewritten: as it is in the new body, or a short array as its
+/// elements (row-major) and shape.
+#[derive(Clone)]
+enum Repr {
+    Same(ValueId),
+    Elements(Vec<usize>, Vec<ValueId>),
+}
+
+struct Body<'a> {
+    old: &'a Graph,
+    new: Graph,
+    values: Vec<Repr>,
+    /// `load`s made of an array's version at a constant position.
+    loads: HashMap<(ValueId, usize), ValueId>,
+    /// 0-d index constants, by value.
+    indices: HashMap<i64, ValueId>,
+    /// Old values that are versions of a carried result (`h2 = h * 0.9; h2[i] = v; h = h2`):
+    /// the parameter they end up in, where one accessed at a run-time position is written.
+    destinations: HashMap<ValueId, usize>,
+}
+
+impl<'a> Body<'a> {
+    /// `old` written element by element, or None where some statement cannot be or nothing
+    /// would be gained.
+    fn rewrite(old: &'a Graph, carried: usize) -> Option<Graph> {
+        if is_scalar_region(old) {
+            return None;
+        }
+        let mut body = Body {
+            old,
+            new: Graph::new(old.name.clone(), old.params.clone()),
+            values: (0..old.params.len())
+                .map(|p| Repr::Same(old.param(p)))
+                .collect(),
+            loads: HashMap::new(),
+            indices: HashMap::new(),
+            destinations: destinations(old, carried),
+        };
+        for node in &old.nodes {
+            let repr = body.statement(node)?;
+            body.values.push(repr);
+            if body.new.nodes.len() > MAX_STATEMENTS {
+                return None;
+            }
+        }
+        let mut results = Vec::with_capacity(old.results.len());
+        for (k, &r) in old.results.iter().enumerate() {
+            let value = match body.values[r.index()].clone() {
+                Repr::Same(v) => v,
+                // Result k of a loop body (after `go`) is carried value k, parameter k.
+                Repr::Elements(shape, elements) if (1..=carried).contains(&k) => {
+                    body.store_into_param(k, &shape, &elements)?
+                }
+                Repr::Elements(..) => return None,
+            };
+            results.push(value);
+        }
+        body.new.results = results;
+        is_scalar_region(&body.new).then_some(body.new)
+    }
+
+    fn statement(&mut self, node: &Node) -> Option<Repr> {
+        let small = node
+            .ty
+            .static_shape()
+            .filter(|s| s.iter().product::<usize>() <= MAX_ELEMENTS);
+        match &node.op {
+            Op::Load => return self.load(node),
+            Op::Store => return self.store(node),
+            _ => {}
+        }
+        // A statement of 0-d values (or a region statement) stays as it was.
+        let scalar_inputs = node
+            .inputs
+            .iter()
+            .all(|&v| self.old.value_type(v).is_some_and(|t| t.shape.is_empty()));
+        if node.ty.shape.is_empty() && (scalar_inputs || node.op.class() == OpClass::Region) {
+            return self.copy(node);
+        }
+        let shape = small?;
+        let repr = self.array_statement(node, shape)?;
+        // A 0-d result (`squeeze`, a reduction) is a value of its own.
+        Some(match repr {
+            Repr::Elements(shape, elements) if shape.is_empty() => Repr::Same(elements[0]),
+            repr => repr,
+        })
+    }
+
+    fn array_statement(&mut self, node: &Node, shape: Vec<usize>) -> Option<Repr> {
+        match &node.op {
+            Op::Full { value, dtype, .. } => {
+                let c = self.new.push(
+                    Op::Const {
+                        value: *value,
+                        dtype: *dtype,
+                        weak: false,
+                    },
+                    Vec::new(),
+                    Type::new(*dtype, Vec::new()),
+                );
+                let n = shape.iter().product();
+                Some(Repr::Elements(shape, vec![c; n]))
+            }
+            Op::Unary(_) | Op::Binary(_) | Op::Where | Op::Astype { .. } => {
+                self.elementwise(node, &shape)
+            }
+            Op::Copy
+            | Op::Reshape { .. }
+            | Op::Squeeze { .. }
+            | Op::ExpandDims { .. }
+            | Op::BroadcastTo { .. }
+            | Op::Transpose { .. }
+            | Op::Slice { .. }
+            | Op::Flip { .. } => self.view(node, &shape),
+            Op::Reduce {
+                kind,
+                axes,
+                keepdims,
+            } => self.reduce(node, *kind, axes.as_deref(), *keepdims),
+            Op::Matmul => self.matmul(node, &shape),
+            _ => None,
+        }
+    }
+
+    /// A statement of 0-d values (or a region statement, or its projection) as it was, on
+    /// the new body's values; None when an operand is a short array now written out.
+    fn copy(&mut self, node: &Node) -> Option<Repr> {
+        if node.op.class() == OpClass::Region
+            && !node.op.regions().into_iter().all(|r| is_scalar_region(r))
+        {
+            return None;
+        }
+        let inputs = node
+            .inputs
+            .iter()
+            .map(|&v| match &self.values[v.index()] {
+                Repr::Same(x) => Some(*x),
+                Repr::Elements(..) => None,
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(Repr::Same(self.new.push(
+            node.op.clone(),
+            inputs,
+            node.ty.clone(),
+        )))
+    }
+
+    /// The constant index `v` of the old body, if it is one.
+    fn constant_index(&self, v: ValueId) -> Option<i64> {
+        match self.old.node(v)?.op {
+            Op::Const {
+                value: Scalar::Int(i),
+                ..
+            } => i64::try_from(i).ok(),
+            _ => None,
+        }
+    }
+
+    /// The row-major position of constant indices into `shape` (negative ones counting from
+    /// the end); None when one is not constant or out of bounds (the access raises as it was).
+    fn position(&self, shape: &[usize], indices: &[ValueId]) -> Option<usize> {
+        let mut pos = 0usize;
+        for (&size, &i) in shape.iter().zip(indices) {
+            let i = self.constant_index(i)?;
+            let wrapped = if i < 0 { i + size as i64 } else { i };
+            if !(0..size as i64).contains(&wrapped) {
+                return None;
+            }
+            pos = pos * size + wrapped as usize;
+        }
+        Some(pos)
+    }
+
+    fn load(&mut self, node: &Node) -> Option<Repr> {
+        match self.values[node.inputs[0].index()].clone() {
+            Repr::Elements(shape, elements) => match self.position(&shape, &node.inputs[1..]) {
+                Some(pos) => Some(Repr::Same(elements[pos])),
+                None => self.write_out_then_copy(node, &shape, &elements),
+            },
+            Repr::Same(_) => self.copy(node),
+        }
+    }
+
+    /// An access at a run-time position into a short array written element by element: the
+    /// array is stored into the parameter it ends up in, and accessed there.
+    fn write_out_then_copy(
+        &mut self,
+        node: &Node,
+        shape: &[usize],
+        elements: &[ValueId],
+    ) -> Option<Repr> {
+        let array = node.inputs[0];
+        let param = *self.destinations.get(&array)?;
+        let stored = self.store_into_param(param, shape, elements)?;
+        self.values[array.index()] = Repr::Same(stored);
+        self.copy(node)
+    }
+
+    fn store(&mut self, node: &Node) -> Option<Repr> {
+        match self.values[node.inputs[0].index()].clone() {
+            Repr::Elements(shape, mut elements) => {
+                let Some(pos) = self.position(&shape, &node.inputs[2..]) else {
+                    return self.write_out_then_copy(node, &shape, &elements);
+                };
+                let Repr::Same(value) = self.values[node.inputs[1].index()] else {
+                    return None;
+                };
+                // A store casts; the elements keep their array's dtype exactly.
+                if self.new.value_type(value)?.dtype != node.ty.dtype {
+                    return None;
+                }
+                elements[pos] = value;
+                Some(Repr::Elements(shape, elements))
+            }
+            Repr::Same(_) => self.copy(node),
+        }
+    }
+
+    fn index(&mut self, i: i64) -> ValueId {
+        *self.indices.entry(i).or_insert_with(|| {
+            self.new.push(
+                Op::Const {
+                    value: Scalar::Int(i128::from(i)),
+                    dtype: DType::I64,
+                    weak: true,
+                },
+                Vec::new(),
+                Type {
+                    dtype: DType::I64,
+                    shape: Vec::new(),
+                    weak: true,
+                },
+            )
+        })
+    }
+
+    /// Old value `v` as its shape and elements: a 0-d value is one element; an array the new
+    /// body holds as such (a parameter) is read element by element.
+    fn elements(&mut self, v: ValueId) -> Option<(Vec<usize>, Vec<ValueId>)> {
+        match self.values[v.index()].clone() {
+            Repr::Elements(shape, elements) => Some((shape, elements)),
+            Repr::Same(x) => {
+                let shape = self.new.value_type(x)?.static_shape()?;
+                let n: usize = shape.iter().product();
+                if n > MAX_ELEMENTS {
+                    return None;
+                }
+                let mut elements = Vec::with_capacity(n);
+                for pos in 0..n {
+                    if let Some(&e) = self.loads.get(&(x, pos)) {
+                        elements.push(e);
+                        continue;
+                    }
+                    let mut inputs = vec![x];
+                    let mut rest = pos;
+                    let mut idx = vec![0; shape.len()];
+                    for (a, &size) in shape.iter().enumerate().rev() {
+                        idx[a] = rest % size;
+                        rest /= size;
+                    }
+                    for &i in &idx {
+                        inputs.push(self.index(i as i64));
+                    }
+                    let dtype = self.new.value_type(x)?.dtype;
+                    let e = if shape.is_empty() {
+                        x
+                    } else {
+                        self.new
+                            .push(Op::Load, inputs, Type::new(dtype, Vec::new()))
+                    };
+                    self.loads.insert((x, pos), e);
+                    elements.push(e);
+                }
+                Some((shape, elements))
+            }
+        }
+    }
+
+    /// Pushes `op` on 0-d operands, checking that it has the dtype the array op had.
+    fn scalar_op(&mut self, op: Op, inputs: Vec<ValueId>, dtype: DType) -> Option<ValueId> {
+        let v = self.new.add(op, inputs).ok()?;
+        (self.new.value_type(v)?.dtype == dtype).then_some(v)
+    }
+
+    fn elementwise(&mut self, node: &Node, shape: &[usize]) -> Option<Repr> {
+        let operands = node
+            .inputs
+            .iter()
+            .map(|&v| self.elements(v))
+            .collect::<Option<Vec<_>>>()?;
+        let n: usize = shape.iter().product();
+        let mut out = Vec::with_capacity(n);
+        for pos in 0..n {
+            let index = unravel(pos, shape);
+            let inputs = operands
+                .iter()
+                .map(|(s, e)| broadcast_position(&index, s).map(|p| e[p]))
+                .collect::<Option<Vec<_>>>()?;
+            out.push(self.scalar_op(node.op.clone(), inputs, node.ty.dtype)?);
+        }
+        Some(Repr::Elements(shape.to_vec(), out))
+    }
+
+    fn view(&mut self, node: &Node, shape: &[usize]) -> Option<Repr> {
+        let (in_shape, elements) = self.elements(node.inputs[0])?;
+        let n: usize = shape.iter().product();
+        let pick = |pos: usize| -> Option<usize> {
+            let index = unravel(pos, shape);
+            match &node.op {
+                // Row-major order is kept by these.
+                Op::Copy | Op::Reshape { .. } | Op::Squeeze { .. } | Op::ExpandDims { .. } => {
+                    Some(pos)
+                }
+                Op::BroadcastTo { .. } => broadcast_position(&index, &in_shape),
+                Op::Transpose { perm } => {
+                    let mut src = vec![0; in_shape.len()];
+                    for (a, &p) in perm.iter().enumerate() {
+                        src[p] = index[a];
+                    }
+                    Some(ravel(&src, &in_shape))
+                }
+                Op::Flip { axes } => {
+                    let src: Vec<usize> = index
+                        .iter()
+                        .enumerate()
+                        .map(|(a, &i)| {
+                            if axes.contains(&a) {
+                                in_shape[a] - 1 - i
+                            } else {
+                                i
+                            }
+                        })
+                        .collect();
+                    Some(ravel(&src, &in_shape))
+                }
+                Op::Slice { start, step, .. } => {
+                    let src = index
+                        .iter()
+                        .enumerate()
+                        .map(|(a, &i)| {
+                            let at = start.get(a).copied().unwrap_or(0)
+                                + i as i64 * step.get(a).copied().unwrap_or(1);
+                            usize::try_from(at).ok().filter(|&x| x < in_shape[a])
+                        })
+                        .collect::<Option<Vec<_>>>()?;
+                    Some(ravel(&src, &in_shape))
+                }
+                _ => None,
+            }
+        };
+        let out = (0..n)
+            .map(|pos| pick(pos).and_then(|p| elements.get(p).copied()))
+            .collect::<Option<Vec<_>>>()?;
+        Some(Repr::Elements(shape.to_vec(), out))
+    }
+
+    /// A whole-array `sum prod max min mean` in NumPy's order: sums pairwise as NumPy's inner
+    /// loop does for a short row (one running sum below 8 elements, eight above).
+    fn reduce(
+        &mut self,
+        node: &Node,
+        kind: ReduceKind,
+        axes: Option<&[usize]>,
+        keepdims: bool,
+    ) -> Option<Repr> {
+        let (shape, elements) = self.elements(node.inputs[0])?;
+        let all = axes.is_none_or(|a| a.len() == shape.len());
+        if !all || elements.is_empty() {
+            return None;
+        }
+        let dtype = node.ty.dtype;
+        let in_dtype = self.new.value_type(elements[0])?.dtype;
+        let float = matches!(dtype, DType::F32 | DType::F64);
+        // Integer sums and products wrap, in any order; float ones keep their input dtype.
+        let accumulates = match kind {
+            ReduceKind::Max | ReduceKind::Min => in_dtype == dtype,
+            ReduceKind::Sum | ReduceKind::Prod => {
+                in_dtype == dtype || (!float && !matches!(in_dtype, DType::F32 | DType::F64))
+            }
+            ReduceKind::Mean => float && in_dtype == dtype,
+            _ => false,
+        };
+        if !accumulates {
+            return None;
+        }
+        let mut xs = Vec::with_capacity(elements.len());
+        for &e in &elements {
+            xs.push(if in_dtype == dtype {
+                e
+            } else {
+                self.scalar_op(Op::Astype { dtype }, vec![e], dtype)?
+            });
+        }
+        let value = match kind {
+            ReduceKind::Max => self.fold(BinaryOp::Maximum, &xs, dtype)?,
+            ReduceKind::Min => self.fold(BinaryOp::Minimum, &xs, dtype)?,
+            ReduceKind::Prod => self.fold(BinaryOp::Mul, &xs, dtype)?,
+            ReduceKind::Sum if !float => self.fold(BinaryOp::Add, &xs, dtype)?,
+            ReduceKind::Sum => self.pairwise_sum(&xs, dtype)?,
+            ReduceKind::Mean => {
+                let sum = self.pairwise_sum(&xs, dtype)?;
+                let n = self.index(xs.len() as i64);
+                self.scalar_op(Op::Binary(BinaryOp::Div), vec![sum, n], dtype)?
+            }
+            _ => return None,
+        };
+        if node.ty.shape.is_empty() {
+            return Some(Repr::Same(value));
+        }
+        let ones = node.ty.static_shape()?;
+        (keepdims && ones.iter().all(|&d| d == 1)).then(|| Repr::Elements(ones, vec![value]))
+    }
+
+    fn fold(&mut self, op: BinaryOp, xs: &[ValueId], dtype: DType) -> Option<ValueId> {
+        let mut acc = xs[0];
+        for &x in &xs[1..] {
+            acc = self.scalar_op(Op::Binary(op), vec![acc, x], dtype)?;
+        }
+        Some(acc)
+    }
+
+    /// NumPy's float sum of a short contiguous row: from +0.0 one by one below 8 elements;
+    /// else eight running sums, added as a tree, then the rest one by one.
+    fn pairwise_sum(&mut self, xs: &[ValueId], dtype: DType) -> Option<ValueId> {
+        let add = |b: &mut Self, x: ValueId, y: ValueId| {
+            b.scalar_op(Op::Binary(BinaryOp::Add), vec![x, y], dtype)
+        };
+        if xs.len() < 8 {
+            let zero = self.new.push(
+                Op::Const {
+                    value: Scalar::Float(0.0),
+                    dtype,
+                    weak: false,
+                },
+                Vec::new(),
+                Type::new(dtype, Vec::new()),
+            );
+            let mut acc = zero;
+            for &x in xs {
+                acc = add(self, acc, x)?;
+            }
+            return Some(acc);
+        }
+        let mut r: Vec<ValueId> = xs[..8].to_vec();
+        let whole = xs.len() - xs.len() % 8;
+        let mut i = 8;
+        while i < whole {
+            for j in 0..8 {
+                r[j] = add(self, r[j], xs[i + j])?;
+            }
+            i += 8;
+        }
+        let a = add(self, r[0], r[1])?;
+        let b = add(self, r[2], r[3])?;
+        let c = add(self, r[4], r[5])?;
+        let d = add(self, r[6], r[7])?;
+        let ab = add(self, a, b)?;
+        let cd = add(self, c, d)?;
+        let mut acc = add(self, ab, cd)?;
+        for &x in &xs[whole..] {
+            acc = add(self, acc, x)?;
+        }
+        Some(acc)
+    }
+
+    /// `a @ b` of vectors and matrices: each output element a running sum of products.
+    fn matmul(&mut self, node: &Node, shape: &[usize]) -> Option<Repr> {
+        let (sa, ea) = self.elements(node.inputs[0])?;
+        let (sb, eb) = self.elements(node.inputs[1])?;
+        let dtype = node.ty.dtype;
+        for &e in [ea.first()?, eb.first()?] {
+            if self.new.value_type(e)?.dtype != dtype {
+                return None;
+            }
+        }
+        // As matrices: (m, k) @ (k, p), a vector's missing axis of size 1.
+        let (m, k) = match sa.as_slice() {
+            [k] => (1, *k),
+            [m, k] => (*m, *k),
+            _ => return None,
+        };
+        let (k2, p) = match sb.as_slice() {
+            [k] => (*k, 1),
+            [k, p] => (*k, *p),
+            _ => return None,
+        };
+        if k != k2 || k == 0 || m * p != shape.iter().product::<usize>().max(1) {
+            return None;
+        }
+        let mut out = Vec::with_capacity(m * p);
+        for i in 0..m {
+            for j in 0..p {
+                let mut acc =
+                    self.scalar_op(Op::Binary(BinaryOp::Mul), vec![ea[i * k], eb[j]], dtype)?;
+                for t in 1..k {
+                    let prod = self.scalar_op(
+                        Op::Binary(BinaryOp::Mul),
+                        vec![ea[i * k + t], eb[t * p + j]],
+                        dtype,
+                    )?;
+                    acc = self.scalar_op(Op::Binary(BinaryOp::Add), vec![acc, prod], dtype)?;
+                }
+                out.push(acc);
+            }
+        }
+        if shape.is_empty() {
+            return Some(Repr::Same(out[0]));
+        }
+        Some(Repr::Elements(shape.to_vec(), out))
+    }
+
+    /// Stores a carried array's elements into the latest version of its own parameter.
+    fn store_into_param(
+        &mut self,
+        param: usize,
+        shape: &[usize],
+        elements: &[ValueId],
+    ) -> Option<ValueId> {
+        let ty = self.new.params.get(param)?.clone();
+        if ty.static_shape()? != shape || ty.weak {
+            return None;
+        }
+        let mut current = (0..self.new.nodes.len())
+            .rev()
+            .map(|i| self.new.node_value(i))
+            .find(|&v| {
+                matches!(self.new.node(v).map(|n| &n.op), Some(Op::Store))
+                    && self.new.version_root(v) == Some(param)
+            })
+            .unwrap_or(self.new.param(param));
+        for (pos, &e) in elements.iter().enumerate() {
+            if self.new.value_type(e)?.dtype != ty.dtype {
+                return None;
+            }
+            let mut inputs = vec![current, e];
+            for i in unravel(pos, shape) {
+                inputs.push(self.index(i as i64));
+            }
+            current = self.new.push(Op::Store, inputs, ty.clone());
+        }
+        Some(current)
+    }
+}
+
+/// Each old value that carried result `k` is a version of (through `store`), mapped to `k`.
+fn destinations(body: &Graph, carried: usize) -> HashMap<ValueId, usize> {
+    let mut out = HashMap::new();
+    for (k, &r) in body.results.iter().enumerate().skip(1).take(carried) {
+        let mut v = r;
+        loop {
+            out.insert(v, k);
+            match body.node(v) {
+                Some(node) if node.op == Op::Store => v = node.inputs[0],
+                _ => break,
+            }
+        }
+    }
+    out
+}
+
+fn unravel(mut pos: usize, shape: &[usize]) -> Vec<usize> {
+    let mut index = vec![0; shape.len()];
+    for (a, &size) in shape.iter().enumerate().rev() {
+        index[a] = pos % size.max(1);
+        pos /= size.max(1);
+    }
+    index
+}
+
+fn ravel(index: &[usize], shape: &[usize]) -> usize {
+    index
+        .iter()
+        .zip(shape)
+        .fold(0, |pos, (&i, &size)| pos * size + i)
+}
+
+/// The position in an operand of `shape` that NumPy's broadcasting reads for output `index`.
+fn broadcast_position(index: &[usize], shape: &[usize]) -> Option<usize> {
+    let skip = index.len().checked_sub(shape.len())?;
+    let src: Vec<usize> = shape
+        .iter()
+        .enumerate()
+        .map(|(a, &size)| if size == 1 { 0 } else { index[skip + a] })
+        .collect();
+    Some(ravel(&src, shape))
+}
