@@ -280,7 +280,12 @@ impl<'b> Emitter<'_, 'b> {
         let ln2 = self.constant(Const::Float(std::f64::consts::LN_2), ty, mode);
         let tie = self.b.ins().fadd(x, ln2);
         let eq = self.b.ins().fcmp(FloatCC::Equal, x, y);
-        self.pick(eq, tie, r, ty, mode)
+        let out = self.pick(eq, tie, r, ty, mode);
+        // NumPy's loop compares the difference with `>` (a signalling compare), so a NaN
+        // operand raises invalid; our compares are quiet, so raise it here.
+        let nan = self.b.ins().fcmp(FloatCC::Unordered, x, y);
+        let nan = self.raising_flag(nan, super::binary::FlagOp::Invalid, ty, mode);
+        self.pick(nan, r, out, ty, mode)
     }
 
     /// `op(x)` where `x` has type `ty`.
