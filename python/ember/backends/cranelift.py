@@ -33,7 +33,7 @@ from ember.config import config
 from ember.errors import RegionsRejected, RunFrameAsPython
 from ember.graph import Graph, layouts
 from ember.graph.regions import REGION_OPS, region_funcs
-from ember.stats import count, record_backend_fallback
+from ember.stats import count, expect_fp_fallback, record_backend_fallback
 
 Compiled = Callable[..., tuple[np.ndarray, ...]]
 
@@ -192,6 +192,7 @@ def numpy_rerun(graph: Graph) -> Compiled:
     def rerun(*args: Any) -> tuple[np.ndarray, ...]:
         count("fp_reruns")
         if as_python:
+            expect_fp_fallback()
             raise RunFrameAsPython(graph.name)
         fresh = tuple(np.array(out, copy=True) for out in eager.run_checked(graph, *args))
         return layouts.arrange(graph, args, fresh)
