@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+import warnings
 
 import ember
 import numpy as np
@@ -27,12 +28,22 @@ def run_numpy(fn: Callable[..., Any], args: tuple[Any, ...]) -> tuple[Any, list[
         return None, inputs, exc
 
 
+def floating_point_warnings(fn: Callable[..., Any], *args: Any) -> tuple[Any, set[str]]:
+    """`fn(*args)` and the texts of the RuntimeWarnings it gave, every one recorded."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = fn(*args)
+    return result, {str(w.message) for w in caught if w.category is RuntimeWarning}
+
+
 def check(fn: Callable[..., Any], *args: Any, backend: str = "cranelift",
           rtol: float = 1e-6, ops: tuple[str, ...] = ("loop",)) -> RecordingBackend:
     """Compile `fn` and call it twice: results and arguments afterwards equal NumPy's, and
     the first call captured one graph holding `ops`. Where NumPy raises, the compiled
-    function raises the same type and message."""
-    want, want_inputs, error = run_numpy(fn, args)
+    function raises the same type and message. The compiled calls give NumPy's
+    floating-point warnings, and re-run with NumPy only where NumPy warns: NaN and infinite
+    data that NumPy handles quietly must stay native."""
+    (want, want_inputs, error), warned = floating_point_warnings(run_numpy, fn, args)
     recorder = RecordingBackend(backend)
     compiled = ember.compile(fn, backend=recorder)
     for _ in range(2):
@@ -45,7 +56,12 @@ def check(fn: Callable[..., Any], *args: Any, backend: str = "cranelift",
             else:
                 raise AssertionError(f"no {type(error).__name__}: {error}")
             continue
-        assert_same(compiled(*inputs), want, rtol=rtol)
+        reruns = ember.stats()["fp_reruns"]
+        got, got_warned = floating_point_warnings(compiled, *inputs)
+        assert_same(got, want, rtol=rtol)
+        assert got_warned == warned, (got_warned, warned)
+        if backend == "cranelift" and not warned:
+            assert ember.stats()["fp_reruns"] == reruns, "a rerun with NumPy where it warns of nothing"
         for got, expected in zip(inputs, want_inputs, strict=True):
             if isinstance(expected, np.ndarray):
                 np.testing.assert_array_equal(got, expected)

@@ -420,3 +420,57 @@ def test_float32_cos_of_tiny_values_underflows_in_every_length(n, backend):
         for mode in ("raise", "warn"):
             assert_same_fp_behaviour(_cos, (x,), backend, under=mode)
             assert_same_fp_behaviour(_cos, (x[::-1],), backend, under=mode)
+
+
+def _warning_loop(x, n):
+    acc = np.zeros_like(x)
+    for _ in range(n):
+        acc = acc + np.log(x) * 0.5
+    return acc
+
+
+def _ignoring_loop(x, n):
+    with np.errstate(all="ignore"):
+        acc = np.zeros_like(x)
+        for _ in range(n):
+            acc = acc + np.log(x) * 0.5
+    return acc
+
+
+def _scalar_loop(x, n):
+    s = 0.0
+    for i in range(n):
+        s += x[i] / x[i % 3]
+    return s
+
+
+@pytest.mark.parametrize("fn, args", [(_warning_loop, (np.linspace(0, 3, 16), 5)),
+                                      (_warning_loop, (np.linspace(0, 3, 16), 40)),
+                                      (_scalar_loop, (np.linspace(0, 3, 50), 50))])
+def test_a_loop_that_warns_runs_its_frame_as_python(fn, args):
+    """A graph with loops whose run raised a flag NumPy warns about runs the frame as Python:
+    NumPy's own warnings at the user's line, NumPy's values, one rerun per call; under
+    `errstate(all="ignore")`, around the call or inside the function, no rerun at all."""
+    compiled = ember.compile(fn)
+    for _ in range(2):
+        with warnings.catch_warnings(record=True) as want:
+            warnings.simplefilter("always")
+            expected = fn(*args)
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            result = compiled(*args)
+        np.testing.assert_array_equal(result, expected)
+        assert [(str(w.message), w.filename, w.lineno) for w in got] == \
+            [(str(w.message), w.filename, w.lineno) for w in want]
+    stats = ember.stats()
+    assert stats["fp_reruns"] == 2 and stats["entry_fallbacks"] == 0, stats
+    with np.errstate(all="ignore"):
+        np.testing.assert_allclose(compiled(*args), fn(*args), rtol=1e-13)
+    assert ember.stats()["fp_reruns"] == 2
+    if fn is _warning_loop:
+        quiet = ember.compile(_ignoring_loop)
+        expected = _ignoring_loop(*args)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            np.testing.assert_allclose(quiet(*args), expected, rtol=1e-13)
+        assert ember.stats()["fp_reruns"] == 2

@@ -29,6 +29,13 @@ class GraphBreakError(EmberError):
     the user's file:line."""
 
 
+class RunFrameAsPython(EmberError):  # noqa: N818 -- a signal to the entry, not an error
+    """Raised by a compiled graph whose run raised a floating-point flag the caller's errstate
+    acts on, where NumPy's behaviour is cheapest had by running the frame as plain Python (a
+    loop: see `backends/cranelift.py: numpy_rerun`). Only a graph called by a frame's entry
+    (`Graph.frame_fallback`) raises it: the entry then runs the frame as Python."""
+
+
 class BackendError(EmberError):
     """A backend failed to compile a graph it accepted."""
 

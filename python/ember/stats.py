@@ -23,7 +23,7 @@ class Stats:
     recompile_limit_hits: int = 0
     entry_fallbacks: int = 0  # a compiled graph raised and the frame re-ran as Python
     backend_fallbacks: Counter = field(default_factory=Counter)  # reason -> graphs run eagerly
-    fp_reruns: int = 0  # native runs that raised a floating-point flag and re-ran with NumPy
+    fp_reruns: int = 0  # native runs that raised a flag: re-ran with NumPy (or the frame as Python)
     region_recaptures: int = 0  # loop graphs native code refused, captured again without loops
 
 
@@ -40,6 +40,24 @@ def clear() -> None:
 def count(name: str, n: int = 1) -> None:
     with _lock:
         setattr(_stats, name, getattr(_stats, name) + n)
+
+
+# Set on the thread when a graph's floating-point rerun has its entry run the frame as
+# Python (`errors.RunFrameAsPython`): that fallback is counted in `fp_reruns` already.
+_fp_fallback = threading.local()
+
+
+def expect_fp_fallback() -> None:
+    _fp_fallback.pending = True
+
+
+def count_entry_fallback() -> None:
+    """A frame's entry runs it as Python: an `entry_fallbacks`, unless a floating-point
+    rerun asked for it."""
+    if getattr(_fp_fallback, "pending", False):
+        _fp_fallback.pending = False
+        return
+    count("entry_fallbacks")
 
 
 def record_break(reason: str, *, failed_frame: bool = True) -> None:

@@ -30,10 +30,10 @@ from ember import logging as ember_logging
 from ember.backends import blas, eager
 from ember.backends.scalar_overflow import with_checks
 from ember.config import config
-from ember.errors import RegionsRejected
+from ember.errors import RegionsRejected, RunFrameAsPython
 from ember.graph import Graph, layouts
-from ember.graph.regions import REGION_OPS
-from ember.stats import count, record_backend_fallback
+from ember.graph.regions import REGION_OPS, region_funcs
+from ember.stats import count, expect_fp_fallback, record_backend_fallback
 
 Compiled = Callable[..., tuple[np.ndarray, ...]]
 
@@ -181,14 +181,27 @@ def set_layouts(native: Any, graph: Graph) -> None:
 
 def numpy_rerun(graph: Graph) -> Compiled:
     """The graph run op by op with NumPy, every output a new array as the native graph's are
-    (an eager view of an input must not let the caller write through to it)."""
+    (an eager view of an input must not let the caller write through to it). A graph with
+    loops (loop ops, or trips capture unrolled) that a frame's entry calls has the entry run
+    the frame as plain Python instead: run op by op, each trip pays the eager backend's
+    cost per op (a 20-trip unrolled loop of two ufuncs took 16 times NumPy's time, a
+    300-trip loop of scalar divisions 46 times), where the frame as Python costs NumPy's
+    own time and gives NumPy's own warnings."""
+    as_python = graph.frame_fallback and (graph.unrolled_loop or _has_loop(graph))
 
     def rerun(*args: Any) -> tuple[np.ndarray, ...]:
         count("fp_reruns")
+        if as_python:
+            expect_fp_fallback()
+            raise RunFrameAsPython(graph.name)
         fresh = tuple(np.array(out, copy=True) for out in eager.run_checked(graph, *args))
         return layouts.arrange(graph, args, fresh)
 
     return rerun
+
+
+def _has_loop(graph: Graph) -> bool:
+    return any(node.op == "loop" for func in (graph, *region_funcs(graph)) for node in func.nodes)
 
 
 def eager_reason(graph: Graph) -> str | None:

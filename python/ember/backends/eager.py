@@ -149,7 +149,7 @@ def run_node(node: Node, args: Sequence[Array], sizes: dict[str, int] | None = N
         raise FloatingPointError(f"{text} in {node.warns_as}") from None
     if rec is not None and rec.pending and not defer:
         rec.give(node.where, lambda: _compute(node, args, sizes, out), _ufunc_name(node),
-                 node.warns_as, node.call)
+                 node.warns_as, node.call, node)
     return result
 
 

@@ -35,7 +35,7 @@ _REGISTRIES: dict[str, dict[Any, Any]] = {}
 class Recorder:
     """The errstate callback of one graph run: the categories the running node raised."""
 
-    __slots__ = ("calls_given", "modes", "pending", "user_call")
+    __slots__ = ("calls_given", "modes", "pending", "texts", "user_call")
 
     def __init__(self, modes: dict[str, str], user_call: Any) -> None:
         self.modes = modes
@@ -43,6 +43,9 @@ class Recorder:
         self.pending: list[str] = []
         # (`Node.call`, category) given in this run of a func: one warning per NumPy call.
         self.calls_given: set[tuple[int, str]] = set()
+        # NumPy's text per (node, category): a loop body's node warns on every trip, and
+        # working the text out again (the node run once more) doubled each such trip.
+        self.texts: dict[tuple[int, str], str | None] = {}
 
     def __call__(self, kind: str, flag: int) -> None:
         category = _CATEGORY.get(kind)
@@ -64,8 +67,9 @@ class Recorder:
             _current.reset(token)
 
     def give(self, where: tuple[str, int, str] | None, rerun: Callable[[], Any],
-             ufunc: str, warns_as: str | None = None, call: int | None = None) -> None:
-        """Give the warnings the node just raised, in NumPy's order, at `where`; `warns_as`
+             ufunc: str, warns_as: str | None = None, call: int | None = None,
+             node: object = None) -> None:
+        """Give the warnings `node` just raised, in NumPy's order, at `where`; `warns_as`
         names the ufunc NumPy's text names when it is not the node's own; `call`: the NumPy
         call the node is one element of (`Node.call`), which warns once per category."""
         categories, self.pending = self.pending, []
@@ -74,7 +78,7 @@ class Recorder:
                 if (call, category) in self.calls_given:
                     continue
                 self.calls_given.add((call, category))
-            text = None if warns_as is not None else _numpy_text(category, rerun)
+            text = None if warns_as is not None else self._text(node, category, rerun)
             text = text or f"{_KIND[category]} encountered in {warns_as or ufunc}"
             if where is None:
                 warnings.warn(text, RuntimeWarning, stacklevel=2)
@@ -83,6 +87,11 @@ class Recorder:
             warnings.warn_explicit(text, RuntimeWarning, filename, lineno, module,
                                    _registry(module, filename))
 
+    def _text(self, node: object, category: str, rerun: Callable[[], Any]) -> str | None:
+        key = (id(node), category)
+        if node is None or key not in self.texts:
+            self.texts[key] = _numpy_text(category, rerun)
+        return self.texts[key]
 
     def drop_after(self, raised: FloatingPointError) -> None:
         """NumPy checks a ufunc's flags in the order divide, over, under, invalid and stops at

@@ -288,7 +288,7 @@ def make_fallback(func: FunctionType, disable: Callable[[int], int]) -> Callable
     has_varkw = bool(code.co_flags & CO_VARKEYWORDS)
 
     def fallback(fn: Any, *slots: Any) -> Any:
-        stats.count("entry_fallbacks")
+        stats.count_entry_fallback()
         positional = list(slots[:nargs])
         kwargs = dict(zip(kwnames, slots[nargs : nargs + nkw]))
         at = nargs + nkw

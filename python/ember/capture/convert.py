@@ -387,6 +387,7 @@ def convert(func: FunctionType, args: tuple[Any, ...], *, backend: Any = None,
     if graph is not None:
         graph.set_outputs(outputs)
         graph.checks = tuple(codegen.rerun_outputs)
+        graph.frame_fallback = True
         if ember_logging.enabled("graph"):
             ember_logging.log("graph", f"{func.__code__.co_qualname}:\n{graph.to_ir()}")
         start = time.perf_counter()

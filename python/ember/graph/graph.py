@@ -69,6 +69,12 @@ class Graph:
         # The outputs (0-d bools) that, true, send the frame to plain Python instead: a run
         # where one is true has no effect of its own, warnings included.
         self.checks: tuple[int, ...] = ()
+        # Called only by a frame's entry, which runs the frame as plain Python when the
+        # graph raises an exception (`errors.RunFrameAsPython`).
+        self.frame_fallback = False
+        # Capture unrolled a Python loop of several trips into this graph: its frame as
+        # Python makes far fewer calls than the graph has nodes.
+        self.unrolled_loop = False
 
     def require_size(self, dim: str, minimum: int) -> None:
         """Record that the symbolic dim `dim` (`s0`, or `s0-1`: `s0` less 1) is at least

@@ -119,6 +119,7 @@ impl Jit {
         let module = self.module.as_mut().expect("module alive");
         let listing = self.listings.is_some();
         self.ctx.set_disasm(listing);
+        crate::quiet::quiet_nans(&mut self.ctx.func);
         let name = format!("{prefix}{}", self.count);
         self.count += 1;
         let id = module

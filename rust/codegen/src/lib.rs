@@ -45,6 +45,7 @@ mod matmul;
 mod native;
 mod reuse;
 mod scan;
+mod quiet;
 mod schedule;
 mod sort;
 mod strided;

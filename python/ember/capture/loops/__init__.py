@@ -102,6 +102,8 @@ def start_loop(tx: Interpreter, inst: Instruction, iterator: IteratorVariable) -
                 and _loopable(iterator))
     iterator.unroll = UnrollAccount(tracer.graph, len(tracer.graph.nodes), iterator.index,
                                     trips, key, may_loop)
+    if trips > 1:
+        tracer.graph.root.unrolled_loop = True
     if trips > config.unroll_max_trips:
         tracer.long_unrolls.append(iterator.unroll)
     return False

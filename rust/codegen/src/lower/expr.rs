@@ -269,7 +269,13 @@ impl<'b> Emitter<'_, 'b> {
     /// `log1p(exp(-|x - y|))`, with the vectorised `exp` and `log1p`; `x + ln 2` where the
     /// operands are equal, so that equal infinities (whose difference is NaN) stay infinite.
     pub(crate) fn logaddexp(&mut self, x: Value, y: Value, ty: Scalar, mode: Mode) -> Value {
-        let d = self.b.ins().fsub(x, y);
+        // Equal operands subtract as zeros: equal infinities would give `inf - inf`, a flag
+        // NumPy's loop (which returns `x + ln 2` before subtracting) does not raise.
+        let eq = self.b.ins().fcmp(FloatCC::Equal, x, y);
+        let zero = self.constant(Const::Float(0.0), ty, mode);
+        let xd = self.pick(eq, zero, x, ty, mode);
+        let yd = self.pick(eq, zero, y, ty, mode);
+        let d = self.b.ins().fsub(xd, yd);
         let d = self.b.ins().fabs(d);
         let d = self.b.ins().fneg(d);
         let e = self.unary_group(UnaryOp::Exp, &[d], ty, mode)[0];
@@ -279,8 +285,12 @@ impl<'b> Emitter<'_, 'b> {
         let r = self.b.ins().fadd(m, l);
         let ln2 = self.constant(Const::Float(std::f64::consts::LN_2), ty, mode);
         let tie = self.b.ins().fadd(x, ln2);
-        let eq = self.b.ins().fcmp(FloatCC::Equal, x, y);
-        self.pick(eq, tie, r, ty, mode)
+        let out = self.pick(eq, tie, r, ty, mode);
+        // NumPy's loop compares the difference with `>` (a signalling compare), so a NaN
+        // operand raises invalid; our compares are quiet, so raise it here.
+        let nan = self.b.ins().fcmp(FloatCC::Unordered, x, y);
+        let nan = self.raising_flag(nan, super::binary::FlagOp::Invalid, ty, mode);
+        self.pick(nan, r, out, ty, mode)
     }
 
     /// `op(x)` where `x` has type `ty`.

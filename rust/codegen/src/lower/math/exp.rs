@@ -128,7 +128,7 @@ impl Math<'_, '_> {
                 let kexp = m.k_exponent(&t);
                 m.add_exponent(&p, &kexp)
             },
-            |m| m.exp_full_range(x),
+            |m| m.inf_stays_inf(x, |m, x| m.exp_full_range(x)),
         )
     }
 
@@ -182,7 +182,7 @@ impl Math<'_, '_> {
                 let (em1, s, _) = m.expm1_parts(x);
                 m.expm1_join(&em1, &s)
             },
-            |m| m.expm1_full_range(x),
+            |m| m.inf_stays_inf(x, |m, x| m.expm1_full_range(x)),
         )
     }
 

@@ -131,6 +131,11 @@ impl Math<'_, '_> {
     /// `log(1 + x)` without losing small `x`: max error 2 ulp. Uses `u = 1 + x` and the
     /// correction `(x - (u - 1)) / u`.
     pub fn log1p(&mut self, x: &[Value]) -> Group {
+        // For inf the correction would be `inf - inf`.
+        self.inf_stays_inf(x, |m, x| m.log1p_finite(x))
+    }
+
+    fn log1p_finite(&mut self, x: &[Value]) -> Group {
         let one = self.c(1.0);
         let u = self.fadd(x, &one);
         let lu = self.log(&u);
@@ -144,9 +149,6 @@ impl Math<'_, '_> {
         // log1p(-1) = -inf: the correction would be 0/0 there.
         let zero = self.c(0.0);
         let at_m1 = self.fcmp(FloatCC::Equal, &u, &zero);
-        let r = self.pick(&at_m1, &lu, &r);
-        let inf = self.c(f64::INFINITY);
-        let is_inf = self.fcmp(FloatCC::Equal, x, &inf);
-        self.pick(&is_inf, &inf, &r)
+        self.pick(&at_m1, &lu, &r)
     }
 }

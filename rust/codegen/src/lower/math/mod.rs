@@ -178,17 +178,28 @@ impl Math<'_, '_> {
         )
     }
 
-    /// `x < y ? y : x`, one `maxps`/`maxsd` (x86 returns its second operand, here `x`, when
-    /// either is NaN): `x` limited from below, NaN kept.
+    /// `x < y ? y : x`: `x` limited from below, NaN kept (quiet: `quiet.rs` keeps this from
+    /// becoming a `maxps`/`maxsd`, which flags a NaN).
     fn at_least(&mut self, x: &[Value], lo: &[Value]) -> Group {
         let c = self.fcmp(FloatCC::LessThan, x, lo);
         self.pick(&c, lo, x)
     }
 
-    /// `y < x ? y : x`, one `minps`/`minsd`: `x` limited from above, NaN kept.
+    /// `y < x ? y : x`: `x` limited from above, NaN kept.
     fn at_most(&mut self, x: &[Value], hi: &[Value]) -> Group {
         let c = self.fcmp(FloatCC::LessThan, hi, x);
         self.pick(&c, hi, x)
+    }
+
+    /// `f(x)` where `x` is not +inf, +inf where it is: for functions NumPy takes from +inf
+    /// to +inf quietly, whose arithmetic would meet `inf - inf` or overflow a scale there.
+    fn inf_stays_inf(&mut self, x: &[Value], f: impl FnOnce(&mut Self, &[Value]) -> Group) -> Group {
+        let inf = self.c(f64::INFINITY);
+        let is_inf = self.fcmp(FloatCC::Equal, x, &inf);
+        let zero = self.c(0.0);
+        let finite = self.pick(&is_inf, &zero, x);
+        let r = f(self, &finite);
+        self.pick(&is_inf, &inf, &r)
     }
 
     /// `x` limited to `[lo, hi]`; NaN stays NaN.
