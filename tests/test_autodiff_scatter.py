@@ -1,6 +1,6 @@
 """Gradients through integer-array item assignment (`x[idx] = v`, `x[idx] += v`,
-`x[i, j] = v`, `x[:, idx] = v`) in differentiated functions: forward values equal NumPy's
-(a repeated index keeps its last write), gradients equal central differences in float64 and
+`x[i, j] = v`, `x[:, idx] = v`) and `np.add.at` in differentiated functions: forward values equal NumPy's
+(a repeated index keeps its last write, or adds up in `np.add.at`), gradients equal central differences in float64 and
 autograd's for the same update written functionally (autograd has no item assignment), with
 `ember.grad` and inside a compiled step (one graph), at random index arrays with repeats and
 negative indices (hypothesis, fixed seed)."""
@@ -40,6 +40,12 @@ def assign_pairs(w, v, idx):
     return np.sum(np.sin(y) * np.arange(1.0, y.size + 1).reshape(y.shape))
 
 
+def add_at_rows(w, v, idx):
+    y = np.sqrt(w * w + 1.0)
+    np.add.at(y, idx, v * v)
+    return np.sum(np.log(y) * np.arange(1.0, y.size + 1).reshape(y.shape))
+
+
 # The same updates for autograd, written without item assignment: a repeated index keeps the
 # value of its last occurrence, as NumPy's assignment does.
 def _last_occurrences(targets):
@@ -67,7 +73,16 @@ def _add_into_rows_functional(w, v, idx):
     return anp.sum(anp.cos(y) * np.arange(1.0, y.size + 1).reshape(y.shape))
 
 
+def _add_at_rows_functional(w, v, idx):
+    y = anp.sqrt(w * w + 1.0)
+    rows = (idx % w.shape[0]).tolist()
+    y = anp.stack([y[r] + sum((v[p] * v[p] for p, t in enumerate(rows) if t == r),
+                              anp.zeros(w.shape[1])) for r in range(w.shape[0])])
+    return anp.sum(anp.log(y) * np.arange(1.0, y.size + 1).reshape(y.shape))
+
+
 CASES = {
+    "np.add.at": (add_at_rows, _add_at_rows_functional, (4, 2), lambda n: (n, 2)),
     "rows": (assign_rows, _assign_rows_functional, (4, 3), lambda n: (n, 3)),
     "rows, +=": (add_into_rows, _add_into_rows_functional, (5, 2), lambda n: (n, 2)),
     "columns": (assign_columns, None, (3, 5), lambda n: (3, n)),
