@@ -212,13 +212,15 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
         return self.result
 
     def _returns_from_arrays(self, inst: Instruction, stack: list[VariableTracker]) -> bool:
-        """Whether a call refused here takes arrays (or run-time numbers) and its result is
-        used: run in Python, that result would be computed from them unseen by the graph (a
-        result dropped at once, as of `print(x)`, cannot be)."""
+        """Whether a call, subscript or operator refused here takes arrays (or run-time
+        numbers) and its result is used: run in Python, that result would be computed from
+        them unseen by the graph (a result dropped at once, as of `print(x)`, cannot be)."""
         if inst.opname == "CALL":
             operands = stack[len(stack) - inst.arg - 2:]
         elif inst.opname == "CALL_FUNCTION_EX":
             operands = stack[len(stack) - 2 - (inst.arg & 1):]
+        elif inst.opname in ("BINARY_SUBSCR", "BINARY_OP", "COMPARE_OP"):
+            operands = stack[-2:]
         else:
             return False
         following = self.instructions[inst.index + 1] if inst.index + 1 < len(
