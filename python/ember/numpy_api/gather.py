@@ -249,10 +249,7 @@ def _scatter_add(graph: Graph, found: Plan, value: Value) -> Value:
     there the sum of the elements of `value` (broadcast to the indexing result) sent to each
     position."""
     a = found.array
-    shape = found.result_shape
-    value = graph.op("astype", [value], dtype=a.dtype) if value.dtype != a.dtype else value
-    if tuple(value.shape) != shape:
-        value = graph.op("broadcast_to", [value], shape=list(shape))
+    value = _as_result(graph, found, value)
     indexed = [axis for axis, spec in enumerate(found.axes) if isinstance(spec, Value)]
     if indexed == list(range(indexed[0], indexed[-1] + 1)):
         return graph.op("scatter_add", [value, *found.index_arrays], axis=indexed[0],
@@ -275,15 +272,11 @@ def _scatter_op(graph: Graph, found: Plan, value: Value) -> Value:
     if a.dtype == np.bool_:
         raise Unsupported("item assignment through index arrays into a bool array in a "
                           "differentiated function")
-    shape = found.result_shape
     if 0 in found.index_shape:
         return a
-    value = graph.op("astype", [value], dtype=a.dtype) if value.dtype != a.dtype else value
-    if tuple(value.shape) != shape:
-        value = graph.op("broadcast_to", [value], shape=list(shape))
     last = _on_result(graph, found, _last_writes(graph, found))
-    kept = graph.op("where", [last, value, graph.full((), 0, a.dtype)])
-    written = graph.op("gt", [_scatter_add(graph, found, graph.full(shape, 1, a.dtype)),
+    kept = graph.op("where", [last, _as_result(graph, found, value), graph.full((), 0, a.dtype)])
+    written = graph.op("gt", [_scatter_add(graph, found, graph.full((), 1, a.dtype)),
                               graph.full((), 0, a.dtype)])
     return graph.op("where", [written, _scatter_add(graph, found, kept), a])
 
@@ -318,6 +311,15 @@ def _last_writes(graph: Graph, found: Plan) -> Value:
     # argsort of a permutation is its inverse: back from sorted order to C order.
     last = graph.op("gather", [last_sorted, graph.op("argsort", [order], axis=0)], axis=0)
     return graph.op("reshape", [last], shape=b)
+
+
+def _as_result(graph: Graph, found: Plan, value: Value) -> Value:
+    """`value` in the indexed array's dtype, broadcast to the indexing result's shape."""
+    a = found.array
+    value = graph.op("astype", [value], dtype=a.dtype) if value.dtype != a.dtype else value
+    if tuple(value.shape) != found.result_shape:
+        value = graph.op("broadcast_to", [value], shape=list(found.result_shape))
+    return value
 
 
 def _on_result(graph: Graph, found: Plan, per_index: Value) -> Value:
