@@ -417,7 +417,7 @@ def _on_autograd(fn):
     """The same code with `np` bound to `autograd.numpy` (the helpers it calls alike)."""
     names = {**fn.__globals__, "np": anp}
     for name, value in fn.__globals__.items():
-        if isinstance(value, types.FunctionType) and value.__module__ == __name__:
+        if isinstance(value, types.FunctionType) and value.__module__ == fn.__module__:
             names[name] = types.FunctionType(value.__code__, names, name, value.__defaults__)
     names["logsumexp"] = types.FunctionType(logsumexp.__code__, names, "logsumexp",
                                             logsumexp.__defaults__)
@@ -445,7 +445,12 @@ def _is_namedtuple(value):
 
 
 def _reference(name):
-    fn, args, argnums, how = CASES[name]
+    return reference(CASES[name])
+
+
+def reference(case):
+    """The gradient a case `(function, arguments, argnums, how)` must have."""
+    fn, args, argnums, how = case
     nums = (argnums,) if isinstance(argnums, int) else argnums
     if how == "autograd":
         # autograd knows no namedtuples: they travel as plain tuples and are rebuilt.

@@ -99,6 +99,10 @@ def _refuse_in_gradient(exc: Unsupported, code: CodeType) -> str | None:
         return ("a differentiated function that may catch this error would go on in Python, "
                 "where its gradient would be lost; test the condition with NumPy operations "
                 "(np.where, a bounds check) rather than catching the error")
+    if exc.kind == "numpy" and getattr(exc, "call_on_constants", False):
+        # A NumPy call on constants alone (`np.triu_indices(n, 1)`): run in Python, its
+        # result is a constant of the function, whose gradient it cannot carry.
+        return None
     numpy_call = exc.kind == "call" and ("numpy" in exc.reason or "ndarray" in exc.reason)
     # A call ember cannot capture (math.fsum, functools.reduce, np.logaddexp.reduce) whose
     # result is computed in Python from the function's arrays: that result would be a constant.

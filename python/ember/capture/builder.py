@@ -56,10 +56,13 @@ _BUILTIN_FUNCTIONS = frozenset(
 _EQUALS_TYPES = (type(None), bool, int, float, str)
 
 
-def _equals_matchable(value: Any) -> bool:
+def _equals_matchable(value: Any, weak_floats: bool = False) -> bool:
+    """Whether `value` is guarded by equality and captured as a constant. With weak floats
+    (a differentiated function) a tuple holding a Python float is not: its floats must be
+    run-time inputs that carry gradients, as a float passed alone is."""
     if isinstance(value, tuple):
-        return all(_equals_matchable(v) for v in value)
-    return type(value) in _EQUALS_TYPES
+        return all(_equals_matchable(v, weak_floats) for v in value)
+    return type(value) in _EQUALS_TYPES and not (weak_floats and type(value) is float)
 
 
 def _is_plain_object(value: Any) -> bool:
@@ -117,7 +120,7 @@ class VariableBuilder:
         if type(value) in (float, int) and self.tracer.dynamic_scalars and source is not None:
             guard(source, "TYPE_MATCH", type(value))
             return PythonScalarVariable(self.tracer, type(value), value, source=source)
-        if _equals_matchable(value):
+        if _equals_matchable(value, self.tracer.weak_floats and source is not None):
             guard(source, "EQUALS_MATCH", value)
             return ConstantVariable(value, source)
         if isinstance(value, types.ModuleType):

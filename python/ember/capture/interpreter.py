@@ -205,21 +205,40 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
                 states = exc.frame_states = []  # type: ignore[attr-defined]
                 exc.returns_from_arrays = self._returns_from_arrays(  # type: ignore[attr-defined]
                     inst, stack_before)
+                exc.call_on_constants = self._call_on_constants(  # type: ignore[attr-defined]
+                    inst, stack_before)
             states.append(self.state(inst, stack_before))
             raise
         finally:
             self.tracer.frames.pop()
         return self.result
 
-    def _returns_from_arrays(self, inst: Instruction, stack: list[VariableTracker]) -> bool:
-        """Whether a call refused here takes arrays (or run-time numbers) and its result is
-        used: run in Python, that result would be computed from them unseen by the graph (a
-        result dropped at once, as of `print(x)`, cannot be)."""
+    @staticmethod
+    def _operands(inst: Instruction, stack: list[VariableTracker]
+                  ) -> list[VariableTracker] | None:
+        """What a call (the callable and its arguments), subscript or binary operator takes
+        from the stack; None for other instructions."""
         if inst.opname == "CALL":
-            operands = stack[len(stack) - inst.arg - 2:]
-        elif inst.opname == "CALL_FUNCTION_EX":
-            operands = stack[len(stack) - 2 - (inst.arg & 1):]
-        else:
+            return stack[len(stack) - inst.arg - 2:]
+        if inst.opname == "CALL_FUNCTION_EX":
+            return stack[len(stack) - 2 - (inst.arg & 1):]
+        if inst.opname in ("BINARY_SUBSCR", "BINARY_OP", "COMPARE_OP"):
+            return stack[-2:]
+        return None
+
+    def _call_on_constants(self, inst: Instruction, stack: list[VariableTracker]) -> bool:
+        """Whether a call refused here takes no arrays and no run-time numbers: run in
+        Python, its result is a constant of the function (`np.triu_indices(n, 1)`)."""
+        operands = self._operands(inst, stack)
+        return inst.opname.startswith("CALL") and operands is not None and \
+            not holds_run_time_values(operands)
+
+    def _returns_from_arrays(self, inst: Instruction, stack: list[VariableTracker]) -> bool:
+        """Whether a call, subscript or operator refused here takes arrays (or run-time
+        numbers) and its result is used: run in Python, that result would be computed from
+        them unseen by the graph (a result dropped at once, as of `print(x)`, cannot be)."""
+        operands = self._operands(inst, stack)
+        if operands is None:
             return False
         following = self.instructions[inst.index + 1] if inst.index + 1 < len(
             self.instructions) else None

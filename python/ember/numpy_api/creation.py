@@ -305,6 +305,19 @@ def triu(graph: Graph, m: object, k: object = 0) -> Value:
     return graph.op("where", [mask, graph.full((1,), 0, x.dtype), x])
 
 
+def _tri_indices(numpy_fn: Any) -> Any:
+    """np.triu_indices / np.tril_indices of static sizes: NumPy's index arrays, made at
+    capture and built in the graph as constants (NumPy's own code selects them by a mask, a
+    selection whose length only the data would know)."""
+
+    def indices(graph: Graph, n: object, k: object = 0, m: object = None) -> tuple[Value, ...]:
+        if any(isinstance(v, (Value, str)) for v in (n, k, m)):
+            raise Unsupported(f"np.{numpy_fn.__name__} of run-time sizes")
+        return tuple(constant_array(graph, part) for part in numpy_fn(n, k, m))
+
+    return indices
+
+
 def functions() -> dict[Any, Any]:
     return {
         np.zeros: zeros, np.ones: ones, np.empty: empty, np.full: full, np.ndarray: ndarray,
@@ -313,4 +326,6 @@ def functions() -> dict[Any, Any]:
         np.arange: arange, np.linspace: linspace, np.eye: eye, np.identity: identity,
         np.array: array, np.asarray: asarray, np.asanyarray: asarray,
         np.ascontiguousarray: ascontiguousarray, np.tril: tril, np.triu: triu,
+        np.triu_indices: _tri_indices(np.triu_indices),
+        np.tril_indices: _tri_indices(np.tril_indices),
     }

@@ -234,26 +234,101 @@ def add_at(graph: Graph, found: Plan, value: Value) -> Value:
     `scatter_add` of `value` (which has a gradient rule; element loops have none). The sum of
     the values at a repeated position is added once, so float results may differ from NumPy's
     running sum by rounding."""
-    a = found.array
-    if _sliced(graph, found) is not a:
-        raise Unsupported("np.add.at with slices next to the index arrays in a differentiated "
+    _refuse_slices(graph, found, "np.add.at")
+    return graph.op("add", [found.array, _scatter_add(graph, found, value)])
+
+
+def _refuse_slices(graph: Graph, found: Plan, what: str) -> None:
+    if _sliced(graph, found) is not found.array:
+        raise Unsupported(f"{what} with slices next to the index arrays in a differentiated "
                           "function")
-    shape = found.result_shape
-    value = graph.op("astype", [value], dtype=a.dtype) if value.dtype != a.dtype else value
-    if tuple(value.shape) != shape:
-        value = graph.op("broadcast_to", [value], shape=list(shape))
+
+
+def _scatter_add(graph: Graph, found: Plan, value: Value) -> Value:
+    """An array of the indexed array's shape and dtype, zero but where the index writes:
+    there the sum of the elements of `value` (broadcast to the indexing result) sent to each
+    position."""
+    a = found.array
+    value = _as_result(graph, found, value)
     indexed = [axis for axis, spec in enumerate(found.axes) if isinstance(spec, Value)]
     if indexed == list(range(indexed[0], indexed[-1] + 1)):
-        added = graph.op("scatter_add", [value, *found.index_arrays], axis=indexed[0],
-                         shape=list(a.shape))
-    else:
-        # The index arrays' shape comes first: scatter into the array with the indexed axes
-        # moved to the front, then move them back.
-        perm = [*indexed, *(axis for axis in range(a.ndim) if axis not in indexed)]
-        moved = graph.op("scatter_add", [value, *found.index_arrays], axis=0,
-                         shape=[a.shape[axis] for axis in perm])
-        added = graph.op("transpose", [moved], perm=[perm.index(axis) for axis in range(a.ndim)])
-    return graph.op("add", [a, added])
+        return graph.op("scatter_add", [value, *found.index_arrays], axis=indexed[0],
+                        shape=list(a.shape))
+    # The index arrays' shape comes first: scatter into the array with the indexed axes
+    # moved to the front, then move them back.
+    perm = [*indexed, *(axis for axis in range(a.ndim) if axis not in indexed)]
+    moved = graph.op("scatter_add", [value, *found.index_arrays], axis=0,
+                     shape=[a.shape[axis] for axis in perm])
+    return graph.op("transpose", [moved], perm=[perm.index(axis) for axis in range(a.ndim)])
+
+
+def _scatter_op(graph: Graph, found: Plan, value: Value) -> Value:
+    """`a[index] = value` in a differentiated graph, from ops with gradient rules: the values
+    of the last write to each position (`_last_writes`) scattered with `scatter_add`, taken
+    by `where` over the positions written at all. The gradient then reaches `a` where nothing
+    was written and each value where its write is the one that stays."""
+    a = found.array
+    _refuse_slices(graph, found, "item assignment through index arrays")
+    if a.dtype == np.bool_:
+        raise Unsupported("item assignment through index arrays into a bool array in a "
+                          "differentiated function")
+    if 0 in found.index_shape:
+        return a
+    last = _on_result(graph, found, _last_writes(graph, found))
+    kept = graph.op("where", [last, _as_result(graph, found, value), graph.full((), 0, a.dtype)])
+    written = graph.op("gt", [_scatter_add(graph, found, graph.full((), 1, a.dtype)),
+                              graph.full((), 0, a.dtype)])
+    return graph.op("where", [written, _scatter_add(graph, found, kept), a])
+
+
+def _last_writes(graph: Graph, found: Plan) -> Value:
+    """Per position of the index shape B, whether no later position (in C order, NumPy's
+    order of assignment) writes the same element: the positions sorted stably by the element
+    they write, each last of its run."""
+    a = found.array
+    b = list(found.index_shape)
+    count = int(np.prod(b))
+    target: Value | None = None
+    for axis, spec in enumerate(found.axes):
+        if not isinstance(spec, Value):
+            continue
+        index = spec if tuple(spec.shape) == tuple(b) else \
+            graph.op("broadcast_to", [spec], shape=b)
+        index = graph.op("astype", [index], dtype=np.dtype(np.int64)) \
+            if index.dtype != np.int64 else index
+        wrapped = graph.op("mod", [index, graph.const(np.int64(a.shape[axis]))])
+        target = wrapped if target is None else graph.op(
+            "add", [graph.op("mul", [target, graph.const(np.int64(a.shape[axis]))]), wrapped])
+    assert target is not None
+    if count == 1:
+        return graph.full(b, True, np.bool_)
+    flat = graph.op("reshape", [target], shape=[count])
+    order = graph.op("argsort", [flat], axis=0)
+    ordered = graph.op("gather", [flat, order], axis=0)
+    differs = graph.op("ne", [graph.op("slice", [ordered], start=[0], stop=[count - 1], step=[1]),
+                              graph.op("slice", [ordered], start=[1], stop=[count], step=[1])])
+    last_sorted = graph.op("concatenate", [differs, graph.full((1,), True, np.bool_)], axis=0)
+    # argsort of a permutation is its inverse: back from sorted order to C order.
+    last = graph.op("gather", [last_sorted, graph.op("argsort", [order], axis=0)], axis=0)
+    return graph.op("reshape", [last], shape=b)
+
+
+def _as_result(graph: Graph, found: Plan, value: Value) -> Value:
+    """`value` in the indexed array's dtype, broadcast to the indexing result's shape."""
+    a = found.array
+    value = graph.op("astype", [value], dtype=a.dtype) if value.dtype != a.dtype else value
+    if tuple(value.shape) != found.result_shape:
+        value = graph.op("broadcast_to", [value], shape=list(found.result_shape))
+    return value
+
+
+def _on_result(graph: Graph, found: Plan, per_index: Value) -> Value:
+    """A value over the index shape B broadcast to the indexing result's shape."""
+    dims = [kind == "index" for kind, _ in found.result_dims]
+    first = dims.index(True)
+    shaped = graph.op("reshape", [per_index], shape=[
+        *[1] * first, *found.index_shape, *[1] * (len(dims) - first - len(found.index_shape))])
+    return graph.op("broadcast_to", [shaped], shape=list(found.result_shape))
 
 
 def _sliced(graph: Graph, found: Plan) -> Value:
@@ -275,7 +350,8 @@ def _sliced(graph: Graph, found: Plan) -> Value:
 
 def scatter(graph: Graph, found: Plan, value: Value) -> Value:
     """`a` after `a[index] = value`, elements written in index order (a repeated index keeps
-    the last value written, as NumPy's assignment does). `value` is converted as `astype`
+    the last value written, as NumPy's assignment does): a loop nest, or in a differentiated
+    graph `_scatter_op`. `value` is converted as `astype`
     converts, which is NumPy's unsafe casting of assignment."""
     shape = found.result_shape
     value_shape = _static_shape(value, "an assigned value")
@@ -286,6 +362,8 @@ def scatter(graph: Graph, found: Plan, value: Value) -> Value:
     if not fits:
         raise ValueError(f"shape mismatch: value array of shape {value_shape} could not be "
                          f"broadcast to indexing result of shape {shape}")
+    if graph is graph.root and not graph.loop_ops:
+        return _scatter_op(graph, found, value)
     return update(graph, found, [value], lambda g, old, new: new[0], reads_old=False)
 
 
