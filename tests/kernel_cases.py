@@ -12,6 +12,7 @@ import user_kernels_linalg as L
 import user_kernels_images as Im
 import user_kernels_finance as Fi
 import user_kernels_sciences as Sc
+import user_kernels_small as Sm
 
 
 def _spd(rng, n):
@@ -366,4 +367,9 @@ CASES = [
     ("givens_qr", Sc.givens_qr, lambda r, s: (r.standard_normal((8 * s, 6 * s)),)),
     ("jacobi_eigenvalues", Sc.jacobi_eigenvalues, lambda r, s: (_spd(r, 6 * s), 10)),
     ("horner_2d", Sc.horner_2d, lambda r, s: (r.random((4, 5)), r.random(100 * s), r.random(100 * s))),
+    ("projectile_drag", Sm.projectile_drag, lambda r, s: (r.random(3) * 10, 0.01, 0.01, 200 * s)),
+    ("rotate_points", Sm.rotate_points, lambda r, s: (r.standard_normal((200 * s, 2)), 0.3)),
+    ("kalman_track", Sm.kalman_track, lambda r, s: (np.cumsum(r.standard_normal(200 * s)), 0.01, 1.0)),
+    ("quaternion_integrate", Sm.quaternion_integrate, lambda r, s: (r.standard_normal((200 * s, 3)), 0.01)),
+    ("color_balance", Sm.color_balance, lambda r, s: (r.random((6 * s, 8 * s, 3)), np.array([1.2, 1.0, 0.8]))),
 ]

@@ -20,9 +20,7 @@
 
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::ir::condcodes::FloatCC;
-use cranelift_codegen::ir::{
-    Function, Inst, InstBuilder, InstructionData, Opcode, Type, Value,
-};
+use cranelift_codegen::ir::{Function, Inst, InstBuilder, InstructionData, Opcode, Type, Value};
 
 /// Rewrites every NaN-signalling compare and extreme of `func` into a quiet equivalent.
 pub(crate) fn quiet_nans(func: &mut Function) {

@@ -166,6 +166,41 @@ impl<'a> Body<'a> {
                 let n = shape.iter().product();
                 Some(Repr::Elements(shape, vec![c; n]))
             }
+            Op::Eye { k, dtype, .. } => {
+                // `np.eye(2)` in a body: its ones and zeros.
+                let [n, m] = shape[..] else { return None };
+                let mut constant = |one: bool| {
+                    let value = if dtype.is_float() {
+                        Scalar::Float(if one { 1.0 } else { 0.0 })
+                    } else {
+                        Scalar::Int(i128::from(one))
+                    };
+                    self.new.push(
+                        Op::Const {
+                            value,
+                            dtype: *dtype,
+                            weak: false,
+                        },
+                        Vec::new(),
+                        Type::new(*dtype, Vec::new()),
+                    )
+                };
+                if *dtype == DType::Bool {
+                    return None;
+                }
+                let (one, zero) = (constant(true), constant(false));
+                let elements = (0..n * m)
+                    .map(|p| {
+                        if (p % m) as i64 - (p / m) as i64 == *k {
+                            one
+                        } else {
+                            zero
+                        }
+                    })
+                    .collect();
+                Some(Repr::Elements(shape, elements))
+            }
+            Op::Concatenate { axis } => self.concatenate(node, *axis, &shape),
             Op::Unary(_) | Op::Binary(_) | Op::Where | Op::Astype { .. } => {
                 self.elementwise(node, &shape)
             }
@@ -416,6 +451,38 @@ impl<'a> Body<'a> {
         let out = (0..n)
             .map(|pos| pick(pos).and_then(|p| elements.get(p).copied()))
             .collect::<Option<Vec<_>>>()?;
+        Some(Repr::Elements(shape.to_vec(), out))
+    }
+
+    /// `np.concatenate` (and `np.array` of computed scalars, made of it): each output element
+    /// the element of the operand its position along `axis` falls in.
+    fn concatenate(&mut self, node: &Node, axis: usize, shape: &[usize]) -> Option<Repr> {
+        let parts = node
+            .inputs
+            .iter()
+            .map(|&v| self.elements(v))
+            .collect::<Option<Vec<_>>>()?;
+        if parts.iter().any(|(s, e)| {
+            s.len() != shape.len()
+                || e.first()
+                    .and_then(|&x| self.new.value_type(x))
+                    .map(|t| t.dtype)
+                    != Some(node.ty.dtype)
+        }) {
+            return None;
+        }
+        let n: usize = shape.iter().product();
+        let mut out = Vec::with_capacity(n);
+        for pos in 0..n {
+            let mut index = unravel(pos, shape);
+            let mut part = 0;
+            while index[axis] >= parts.get(part)?.0[axis] {
+                index[axis] -= parts[part].0[axis];
+                part += 1;
+            }
+            let (s, e) = &parts[part];
+            out.push(*e.get(ravel(&index, s))?);
+        }
         Some(Repr::Elements(shape.to_vec(), out))
     }
 

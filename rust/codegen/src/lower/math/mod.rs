@@ -193,7 +193,11 @@ impl Math<'_, '_> {
 
     /// `f(x)` where `x` is not +inf, +inf where it is: for functions NumPy takes from +inf
     /// to +inf quietly, whose arithmetic would meet `inf - inf` or overflow a scale there.
-    fn inf_stays_inf(&mut self, x: &[Value], f: impl FnOnce(&mut Self, &[Value]) -> Group) -> Group {
+    fn inf_stays_inf(
+        &mut self,
+        x: &[Value],
+        f: impl FnOnce(&mut Self, &[Value]) -> Group,
+    ) -> Group {
         let inf = self.c(f64::INFINITY);
         let is_inf = self.fcmp(FloatCC::Equal, x, &inf);
         let zero = self.c(0.0);
