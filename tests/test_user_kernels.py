@@ -71,8 +71,9 @@ NOT_YET_NATIVE = {
     "expm_taylor": "`if norm > 0.5: s = int(math.ceil(math.log2(norm / 0.5)))` at the frame's "
                    "level: math.ceil of a run-time value outside loop bodies, and a loop count "
                    "(`range(s)`) only the data knows",
-    "rk45_adaptive": "the step count of `while t < t_end` depends on the data, and its body "
-                     "calls a helper building arrays (`np.array([...])`) on every trip",
+    "rk45_adaptive": "`max(err, 1e-16)` compares a NumPy scalar in Python inside `while t < "
+                     "t_end`, whose trip count only the data knows, after a branch on "
+                     "`err <= tol`",
     "gauss_legendre": "`dp` is first assigned in the Newton loop's body and read after it, "
                       "which a loop op does not carry",
     "nelder_mead": "branches on data whose paths assign rows (`simplex[2], fs[2] = xe, fe`) "
