@@ -89,6 +89,11 @@ def interval(value: Value, depth: int = 6) -> Interval | None:
         constant = node.attrs.get("value")
         return (int(constant), int(constant)) if isinstance(constant, int) else None
     parts = [interval(v, depth - 1) for v in node.inputs]
+    if node.op == "bitwise_and" and len(parts) == 2:
+        # `x & m` with `m` never negative lies in [0, m], whatever `x` is.
+        highs = [p[1] for p in parts if p is not None and p[0] >= 0]
+        if highs:
+            return 0, min(highs)
     if any(p is None for p in parts):
         return None
     return _combine(node.op, parts)  # type: ignore[arg-type]
