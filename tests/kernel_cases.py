@@ -13,6 +13,10 @@ import user_kernels_images as Im
 import user_kernels_finance as Fi
 import user_kernels_sciences as Sc
 import user_kernels_small as Sm
+import user_kernels_pdes as Pd
+import user_kernels_series as Ts
+import user_kernels_nets as Nn
+import user_kernels_bits as Bt
 
 
 def _spd(rng, n):
@@ -69,6 +73,51 @@ def _csr(rng, n):
     indptr = np.concatenate([[0], np.cumsum((dense != 0).sum(axis=1))]).astype(np.int64)
     rows, cols = np.nonzero(dense)
     return dense[rows, cols], cols.astype(np.int64), indptr
+
+
+def _dag(rng, n):
+    perm = rng.permutation(n)
+    adj = np.triu(rng.random((n, n)) < 0.15, 1)
+    return adj[np.ix_(perm, perm)]
+
+
+def _edges(rng, n):
+    m = 4 * n
+    return (rng.integers(0, n, m), rng.integers(0, n, m), rng.random(m) * 10.0, n, 0)
+
+
+def _ratings(rng, s):
+    nu, ni, m, k = 10 * s, 8 * s, 60 * s, 4
+    return (rng.integers(0, nu, m), rng.integers(0, ni, m), rng.random(m) * 5.0,
+            0.1 * rng.random((nu, k)), 0.1 * rng.random((ni, k)), 0.01, 0.02, 3)
+
+
+def _lbfgs(rng, s):
+    n, m = 20 * s, 5
+    S = rng.standard_normal((m, n))
+    return rng.standard_normal(n), S, S + 0.1 * rng.standard_normal((m, n))
+
+
+def _seasonal(rng, s):
+    t = np.arange(48 * s)
+    return (10 + 0.1 * t + 3 * np.sin(2 * np.pi * t / 12) + rng.standard_normal(48 * s),
+            0.3, 0.1, 0.2, 12, 12)
+
+
+def _blobs(rng, s):
+    return (np.repeat(rng.random((4, 2)) * 10, 8 * s, axis=0) + rng.standard_normal((32 * s, 2)) * 0.3,
+            0.5, 4)
+
+
+def _distances(rng, n):
+    p = rng.random((n, 2))
+    return (np.sqrt(((p[:, None, :] - p[None, :, :]) ** 2).sum(-1)),)
+
+
+def _regions(rng, s):
+    img = (rng.random((12 * s, 12 * s)) < 0.7).astype(np.int64)
+    img[6 * s, 6 * s] = 1
+    return img, 6 * s, 6 * s, 2
 
 
 # scale 1: small sizes for tests; benches use larger scales.
@@ -372,4 +421,87 @@ CASES = [
     ("kalman_track", Sm.kalman_track, lambda r, s: (np.cumsum(r.standard_normal(200 * s)), 0.01, 1.0)),
     ("quaternion_integrate", Sm.quaternion_integrate, lambda r, s: (r.standard_normal((200 * s, 3)), 0.01)),
     ("color_balance", Sm.color_balance, lambda r, s: (r.random((6 * s, 8 * s, 3)), np.array([1.2, 1.0, 0.8]))),
+    ("burgers_1d", Pd.burgers_1d, lambda r, s: (np.sin(np.linspace(0, 2 * np.pi, 100 * s)) + 1.5, 0.07,
+                                                 0.001, 2 * np.pi / (100 * s - 1), 20 * s)),
+    ("upwind_advection", Pd.upwind_advection,
+     lambda r, s: (np.exp(-((np.linspace(0, 1, 80 * s) - 0.3) / 0.05) ** 2), 1.0, 0.005, 1 / (80 * s), 10 * s)),
+    ("lax_wendroff", Pd.lax_wendroff, lambda r, s: (r.random(200 * s), 0.5, 20 * s)),
+    ("shallow_water_1d", Pd.shallow_water_1d,
+     lambda r, s: (1.0 + 0.1 * r.random(100 * s), 0.01 * r.standard_normal(100 * s), 9.81, 0.001, 0.05, 10 * s)),
+    ("poisson_redblack", Pd.poisson_redblack, lambda r, s: (r.random((10 * s, 10 * s)), 0.1, 1.5, 4)),
+    ("restrict_full_weighting", Pd.restrict_full_weighting, lambda r, s: (r.random((16 * s + 1, 16 * s + 1)),)),
+    ("two_grid_correction", Pd.two_grid_correction,
+     lambda r, s: (r.random((16 * s + 1, 16 * s + 1)), r.random((16 * s + 1, 16 * s + 1)), 0.1)),
+    ("natural_cubic_spline", Pd.natural_cubic_spline,
+     lambda r, s: (np.cumsum(r.random(20 * s) + 0.1), r.standard_normal(20 * s), r.random(50 * s) * 2 * s)),
+    ("lagrange_interp", Pd.lagrange_interp,
+     lambda r, s: (np.linspace(-1, 1, 8), r.standard_normal(8), r.random(40 * s) * 2 - 1)),
+    ("barycentric_interp", Pd.barycentric_interp,
+     lambda r, s: (np.cos(np.pi * np.arange(12) / 11), r.standard_normal(12), r.random(40 * s) * 2 - 1)),
+    ("expm_taylor", Pd.expm_taylor, lambda r, s: (r.standard_normal((4 * s, 4 * s)),)),
+    ("rk45_adaptive", Pd.rk45_adaptive, lambda r, s: (np.array([10.0, 5.0]), 2.0 * s, 1e-6, 0.01)),
+    ("newton_2d", Pd.newton_2d, lambda r, s: (1.0, -1.5, 20 * s, 1e-14)),
+    ("gauss_legendre", Pd.gauss_legendre,
+     lambda r, s: (np.linspace(-2, 2, 20 * s + 1)[:-1], np.linspace(-2, 2, 20 * s + 1)[1:], 8)),
+    ("clenshaw_curtis", Pd.clenshaw_curtis, lambda r, s: (16 * s, 0.0, 3.0)),
+    ("dtw_distance", Ts.dtw_distance, lambda r, s: (r.standard_normal(15 * s), r.standard_normal(12 * s))),
+    ("holt_winters", Ts.holt_winters, _seasonal),
+    ("ar_filter", Ts.ar_filter, lambda r, s: (r.standard_normal(200 * s), np.array([0.5, -0.2, 0.1]))),
+    ("hampel_filter", Ts.hampel_filter,
+     lambda r, s: (r.standard_normal(60 * s) + 5.0 * (r.random(60 * s) < 0.05), 3, 3.0)),
+    ("rolling_median_sort", Ts.rolling_median_sort, lambda r, s: (r.standard_normal(80 * s), 7)),
+    ("kde_gaussian", Ts.kde_gaussian,
+     lambda r, s: (r.standard_normal(100 * s), np.linspace(-4, 4, 50 * s), 0.3)),
+    ("mann_whitney_u", Ts.mann_whitney_u,
+     lambda r, s: (r.standard_normal(40 * s), r.standard_normal(30 * s) + 0.5)),
+    ("pearson_matrix", Ts.pearson_matrix, lambda r, s: (r.standard_normal((50 * s, 6)),)),
+    ("permutation_test", Ts.permutation_test,
+     lambda r, s: (r.standard_normal(20 * s), r.standard_normal(15 * s) + 0.3,
+                   np.array([r.permutation(35 * s) for _ in range(30 * s)]))),
+    ("gd_backtracking", Ts.gd_backtracking, lambda r, s: (_spd(r, 6 * s) / (6 * s), r.random(6 * s),
+                                                          np.zeros(6 * s), 10 * s)),
+    ("nelder_mead", Ts.nelder_mead, lambda r, s: (np.array([-1.2, 1.0]), 0.1, 40 * s)),
+    ("lbfgs_direction", Ts.lbfgs_direction, _lbfgs),
+    ("lasso_cd", Ts.lasso_cd, lambda r, s: (r.standard_normal((30 * s, 8)), r.standard_normal(30 * s),
+                                            0.1, 5 * s)),
+    ("lstm_forward", Nn.lstm_forward,
+     lambda r, s: _f32(r.standard_normal((10 * s, 8)), 0.3 * r.standard_normal((8, 64)),
+                       0.3 * r.standard_normal((16, 64)), r.standard_normal(64))),
+    ("gru_forward", Nn.gru_forward,
+     lambda r, s: (r.standard_normal((10 * s, 6)),) + tuple(0.3 * r.standard_normal(shape) for shape in
+                                                           [(6, 12), (12, 12)] * 3)),
+    ("rnn_backward", Nn.rnn_backward,
+     lambda r, s: (r.standard_normal((10 * s, 5)), 0.3 * r.standard_normal((5, 8)),
+                   0.3 * r.standard_normal((8, 8)), np.zeros(8), r.standard_normal(8))),
+    ("depthwise_conv", Nn.depthwise_conv,
+     lambda r, s: _f32(r.random((4, 8 * s, 8 * s)), r.random((4, 3, 3)))),
+    ("conv_transpose_2d", Nn.conv_transpose_2d, lambda r, s: (r.random((6 * s, 6 * s)), r.random((3, 3)), 2)),
+    ("embedding_mean_pool", Nn.embedding_mean_pool,
+     lambda r, s: (*_f32(r.standard_normal((50, 16))), r.integers(0, 50, (8 * s, 6)),
+                   *_f32(r.standard_normal((16, 8)), r.standard_normal(8)))),
+    ("dropout_dense", Nn.dropout_dense,
+     lambda r, s: (r.standard_normal((16 * s, 20)), r.standard_normal((20, 32)),
+                   r.random((16 * s, 32)) > 0.2, 0.2)),
+    ("avg_pool_2d", Nn.avg_pool_2d, lambda r, s: (*_f32(r.random((3, 8 * s, 8 * s))), 2)),
+    ("mf_sgd", Nn.mf_sgd, _ratings),
+    ("dbscan_core", Nn.dbscan_core, _blobs),
+    ("single_linkage", Nn.single_linkage, lambda r, s: _distances(r, 8 * s)),
+    ("flood_fill", Nn.flood_fill, lambda r, s: _regions(r, s)),
+    ("distance_transform", Nn.distance_transform, lambda r, s: (r.random((10 * s, 12 * s)) < 0.05,)),
+    ("hough_lines", Nn.hough_lines, lambda r, s: (r.random((10 * s, 10 * s)) < 0.05, 30)),
+    ("bilateral_filter", Nn.bilateral_filter, lambda r, s: (r.random((6 * s, 6 * s)), 2, 1.5, 0.2)),
+    ("unsharp_mask", Nn.unsharp_mask, lambda r, s: (r.random((20 * s, 20 * s)), 0.8, 0.05)),
+    ("bellman_ford", Bt.bellman_ford, lambda r, s: _edges(r, 10 * s)),
+    ("prim_mst", Bt.prim_mst, lambda r, s: _distances(r, 10 * s)),
+    ("kahn_toposort", Bt.kahn_toposort, lambda r, s: (_dag(r, 12 * s),)),
+    ("triangle_count", Bt.triangle_count,
+     lambda r, s: (np.triu(r.random((10 * s, 10 * s)) < 0.3, 1) | np.triu(r.random((10 * s, 10 * s)) < 0.3, 1).T,)),
+    ("xorshift32", Bt.xorshift32, lambda r, s: (2463534242, 100 * s)),
+    ("lcg_uniform", Bt.lcg_uniform, lambda r, s: (12345, 100 * s)),
+    ("fnv1a", Bt.fnv1a, lambda r, s: (r.integers(0, 256, 100 * s, dtype=np.uint8),)),
+    ("murmur_keys", Bt.murmur_keys, lambda r, s: (r.integers(0, 2**40, 50 * s), 42)),
+    ("n_queens", Bt.n_queens, lambda r, s: (4 + s,)),
+    ("rule110", Bt.rule110, lambda r, s: ((r.random(30 * s) < 0.5).astype(np.int64), 10 * s)),
+    ("smith_waterman", Bt.smith_waterman,
+     lambda r, s: (r.integers(0, 4, 15 * s), r.integers(0, 4, 12 * s), 3, -3, 2)),
 ]

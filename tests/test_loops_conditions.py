@@ -161,6 +161,40 @@ def test_short_circuit_tests_match_python(context, expr, backend, n, seed) -> No
     _check(fn, source, (x, rng.random(n)), backend)
 
 
+# Chained comparisons (`lo <= y < hi`), whose first test jumps to a cleanup that drops the
+# copy of `y`: both tests as one value, in the tests of `if`, `elif`, conditional expressions
+# and a `break`. (As values, and in `while` tests after other tests, they still break.)
+_CHAINED_CONTEXTS = ("elif", "if", "ternary", "while true")
+_CHAINED = ("0.25 < x[k] < 0.75", "x[k] <= y[k] < 0.5", "0 <= k - 3 < 10", "y[k] < x[k] <= 0.9",
+            "-1 < k * 2 - 5 <= k + 3")
+
+
+@st.composite
+def _chained_expr(draw) -> str:
+    chained = draw(st.sampled_from(_CHAINED))
+    kind = draw(st.sampled_from(["alone", "and", "or", "not"]))
+    if kind == "alone":
+        return chained
+    if kind == "not":
+        return f"not ({chained})"
+    pair = [chained, draw(st.sampled_from(_ATOMS))]
+    if draw(st.booleans()):
+        pair.reverse()
+    return f"({pair[0]} {kind} {pair[1]})"
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, database=None)
+@given(context=st.sampled_from(_CHAINED_CONTEXTS), expr=_chained_expr(),
+       backend=st.sampled_from(["eager", "cranelift"]), n=st.integers(9, 24),
+       seed=st.integers(0, 2**16))
+def test_chained_comparisons_match_python(context, expr, backend, n, seed) -> None:
+    rng = np.random.default_rng(seed)
+    x = rng.random(n)
+    x[rng.random(n) < 0.15] = np.nan
+    fn, source = _kernel(context, expr)
+    _check(fn, source, (x, rng.random(n)), backend)
+
+
 def mandel_real(w, h, it):
     out = np.zeros((h, w), dtype=np.int64)
     for y in range(h):

@@ -327,3 +327,44 @@ def floor_of_python_floats(a):
 def test_floor_division_of_an_infinite_python_float_is_nan_without_a_warning(a):
     # (found by tests/fuzz_loops.py: NumPy's floor_divide warns of an invalid value)
     assert_behaves_as_numpy(floor_of_python_floats, a)
+
+
+def masked_hash(a, m, k):
+    h = 2166136261
+    for i in range(len(a)):
+        h = ((h ^ int(a[i])) * m) & 0xFFFFFFFF
+        h = 0xFFFFFFFFFFFF & (h << k)
+        h = (h - (int(a[i]) * m & 0xFFFF)) & 0x7FFFFFFFFFFFFFFF
+    return h
+
+
+@seed(20261207)
+@settings(max_examples=40, deadline=None)
+@given(values=st.lists(st.integers(-2**63, 2**63 - 1), min_size=9, max_size=12),
+       multiplier=st.sampled_from([16777619, 0xCC9E2D51, 2**40 + 1, -3, 2**62]),
+       shift=st.integers(0, 63))
+def test_products_masked_right_away_need_no_exact_int(values, multiplier, shift):
+    """`(h * m) & 0xFFFFFFFF`: the low bits of int64's wrapped product are Python's, so the
+    masked op keeps one compiled loop that never falls back to Python."""
+    a = np.array(values, dtype=np.int64)
+    ember.reset()
+    assert ember.compile(masked_hash)(a, multiplier, shift) == masked_hash(a, multiplier, shift)
+    stats = ember.stats()
+    assert stats["graph_breaks"] == 0 and stats["entry_fallbacks"] == 0, stats
+
+
+def masked_then_reused(a, m):
+    h = 1
+    total = 0
+    for i in range(len(a)):
+        p = h * m  # read again below: its overflow must still send the frame to Python
+        h = p & 0xFFFF
+        total += p
+    return h, total
+
+
+def test_a_product_read_again_keeps_its_exact_int():
+    a = np.arange(12)
+    for m in (3, 2**62):
+        ember.reset()
+        assert ember.compile(masked_then_reused)(a, m) == masked_then_reused(a, m)

@@ -78,3 +78,52 @@ def test_median_filter_matches_numpy(dtype):
 def test_nans_infinities_and_zeros_sort_as_numpy(values):
     x = np.array(values).reshape(20, 7)
     _same(_compiled(sorted_rows, x), sorted_rows(x))
+
+
+def rolling_medians(x, w):
+    out = np.empty(len(x) - w + 1, dtype=x.dtype)
+    for i in range(len(x) - w + 1):
+        window = np.sort(x[i:i + w])
+        out[i] = window[w // 2]
+    return out
+
+
+def sorted_windows(x, w):
+    out = np.empty((len(x) - w + 1, w), dtype=x.dtype)
+    for i in range(len(x) - w + 1):
+        out[i] = np.sort(x[i:i + w], axis=-1)
+    return out
+
+
+def sorted_rows_functional(x):
+    out = np.empty_like(x)
+    for i in range(x.shape[0]):
+        out[i] = np.sort(x[i])
+    return out
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.uint8])
+@pytest.mark.parametrize("w", [2, 3, 7, 12])
+def test_np_sort_of_a_window_matches_numpy(dtype, w):
+    """`np.sort(x[i:i + w])` is a vector sorted by the network: `window[w // 2]` picks an
+    element, and stored whole it fills the row, with NumPy's values and dtype."""
+    x = (np.random.default_rng(w).random(40) * 20 - 10).astype(dtype)
+    _same(_compiled(rolling_medians, x, w), rolling_medians(x, w))
+    _same(_compiled(sorted_windows, x, w), sorted_windows(x, w))
+
+
+@seed(11)
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.sampled_from([0.0, -0.0, 1.5, -2.0, np.nan, np.inf, -np.inf, 3.0]),
+                min_size=20 * 5, max_size=20 * 5))
+def test_np_sort_of_rows_with_nans_and_infinities_as_numpy(values):
+    x = np.array(values).reshape(20, 5)
+    _same(_compiled(sorted_rows_functional, x), sorted_rows_functional(x))
+
+
+@pytest.mark.parametrize("backend", ["eager", "cranelift"])
+def test_np_sort_of_a_long_window_stays_a_sort(backend):
+    """Past the network's length the window is sorted by the `sort` op, still like NumPy."""
+    x = np.random.default_rng(3).random(60)
+    got = ember.compile(rolling_medians, backend=backend)(x, 13)
+    np.testing.assert_array_equal(got, rolling_medians(x, 13))

@@ -103,7 +103,32 @@ def out_of_range_row(A, k):
     return s
 
 
+def block_means(x):
+    k = 3
+    out = np.empty((x.shape[0] // k, x.shape[1] // 2))
+    for i in range(x.shape[0] // k):
+        for j in range(x.shape[1] // 2):
+            out[i, j] = x[i * k:(i + 1) * k, 2 * j:2 * (j + 1)].mean()
+    return out
+
+
+def chunk_sums(x, k):
+    out = np.zeros(len(x) // k)
+    for i in range(len(x) // k):
+        out[i] = np.sum(x[k * i + 1 - 1:k * (i + 1)]) - x[(i + 1) * k - 1]
+    return out
+
+
+def growing_chunks(x):
+    s = 0.0
+    for i in range(len(x) // 3):
+        s += x[i * 2:(i + 1) * 3].sum()
+    return s
+
+
 CASES = [
+    (block_means, lambda r, n: (r.random((n, n + 1)),)),
+    (chunk_sums, lambda r, n: (r.random(4 * n + 1), 4)),
     (row_differences, lambda r, n: (r.random((n, 2)),)),
     (smooth_rows, lambda r, n: (r.random((n, n + 3)),)),
     (add_columns, lambda r, n: (r.random((n, n + 1)),)),
@@ -129,6 +154,20 @@ def test_windows_compile_to_loop_ops(fn, make, recorder) -> None:
     assert ember.stats()["graph_breaks"] == 0
     assert loop_ops(recorder) >= 1
     assert all(n <= 120 for n in recorder.op_counts)
+
+
+@pytest.mark.parametrize("backend", ["eager", "cranelift"])
+def test_chunks_of_growing_length_match_numpy(backend) -> None:
+    """`x[i * 2:(i + 1) * 3]` is no fixed window (its length is `i + 3`)."""
+    run_both(growing_chunks, np.random.default_rng(0).random(40), backend=backend)
+
+
+@settings(max_examples=20, deadline=None, derandomize=True, database=None)
+@given(n=st.integers(1, 30), k=st.integers(1, 6))
+def test_chunks_any_length_and_factor(n: int, k: int) -> None:
+    ember.reset()
+    run_both(chunk_sums, np.random.default_rng(n * k).random(n), k, backend="cranelift")
+    assert ember.stats()["graph_breaks"] == 0
 
 
 @settings(max_examples=20, deadline=None, derandomize=True)

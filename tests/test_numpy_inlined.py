@@ -92,6 +92,46 @@ def test_copyto_writes_in_place_as_numpy_does(fn):
     assert_same(got_args, want_args, rtol=1e-12, path="arguments")
 
 
+def _fill_local(d):
+    d = d.copy()
+    np.fill_diagonal(d, np.inf)
+    return d
+
+
+def _fill_argument(d):
+    np.fill_diagonal(d, d.sum())
+    return d * 2
+
+
+def _fill_cube(x):
+    a = np.zeros((3, 3, 3), np.int64)
+    np.fill_diagonal(a, 7.9)  # converted as assignment converts: 7
+    return a + x
+
+
+def _fill_wrapped(d):
+    np.fill_diagonal(d, -1.0, wrap=True)
+    return d
+
+
+@pytest.mark.parametrize("fn", [_fill_local, _fill_argument, _fill_cube, _fill_wrapped])
+@pytest.mark.parametrize("shape", [(5, 5), (7, 4), (4, 6), (5, 4)])
+def test_fill_diagonal_writes_in_place_as_numpy_does(fn, shape):
+    """`np.fill_diagonal(a, v)` is `a[k, k] = v` for `k` below the shortest axis (NumPy's
+    flat steps), captured without a break and written into its argument."""
+    ember.reset()
+    make = lambda: (RNG.standard_normal(shape) if fn is not _fill_cube else 2,)  # noqa: E731
+    want_args = make()
+    got_args = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in want_args)
+    want = fn(*want_args)
+    got = ember.compile(fn)(*got_args)
+    assert_same(got, want)
+    assert_same(got_args, want_args, path="arguments")
+    # With wrap=, a matrix taller than wide goes on past its first square: left to NumPy.
+    tall_wrap = fn is _fill_wrapped and shape[0] > shape[1] + 1
+    assert ember.stats()["graph_breaks"] == int(tall_wrap), ember.stats()["break_reasons"]
+
+
 def test_refusals_inside_numpy_name_the_call():
     def isclose(a):
         return np.isclose(a, 0.5)  # runs under np.errstate inside NumPy: not captured

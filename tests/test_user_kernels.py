@@ -68,6 +68,21 @@ NOT_YET_NATIVE = {
     "run_length_encode": "values[:k] has a length only the data knows",
     "givens_qr": "`if b == 0.0: continue` puts the rotation's array ops (G @ R[i - 1:i + 1]) "
                  "inside a branch, which native code does not run",
+    "expm_taylor": "`if norm > 0.5: s = int(math.ceil(math.log2(norm / 0.5)))` at the frame's "
+                   "level: math.ceil of a run-time value outside loop bodies, and a loop count "
+                   "(`range(s)`) only the data knows",
+    "rk45_adaptive": "`max(err, 1e-16)` compares a NumPy scalar in Python inside `while t < "
+                     "t_end`, whose trip count only the data knows, after a branch on "
+                     "`err <= tol`",
+    "gauss_legendre": "`dp` is first assigned in the Newton loop's body and read after it, "
+                      "which a loop op does not carry",
+    "nelder_mead": "branches on data whose paths assign rows (`simplex[2], fs[2] = xe, fe`) "
+                   "and a list comprehension calling a helper on rows",
+    "gru_forward": "`out.append(h)` builds a Python list of arrays in the loop",
+    "flood_fill": "`if old == new: return img, 0` before the loop, and a `continue` on data "
+                  "inside a `while` whose trip count only the data knows",
+    "n_queens": "a `while` with `continue` on data (`if avail[row] == 0: ... continue`), a "
+                "jump out of a branch a loop op does not take",
 }
 
 

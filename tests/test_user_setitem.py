@@ -7,6 +7,8 @@ from __future__ import annotations
 import ember
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_user_numerics import BACKENDS, run_like_numpy
 
 
@@ -99,7 +101,8 @@ def test_setitem_like_numpy(name, backend):
 
 
 @pytest.mark.parametrize(
-    "name", ["fill_edges", "stencil_2d", "recurrence", "int_target", "whole_assignment"])
+    "name", ["fill_edges", "stencil_2d", "recurrence", "int_target", "whole_assignment",
+             "strided_assign"])
 def test_setitem_on_local_arrays_is_captured(name):
     fn, args = CASES[name]
     report = ember.explain(fn, *args)
@@ -107,11 +110,54 @@ def test_setitem_on_local_arrays_is_captured(name):
     assert report.graph_break_count == 0
 
 
-def test_setitem_through_a_view_or_a_step_runs_as_python():
-    for name in ("view_then_assign", "strided_assign"):
-        fn, args = CASES[name]
-        report = ember.explain(fn, *args)
-        assert report.graph_break_count == 1
+def test_setitem_through_a_view_runs_as_python():
+    fn, args = CASES["view_then_assign"]
+    report = ember.explain(fn, *args)
+    assert report.graph_break_count == 1
+
+
+def _axis_item(draw, size: int) -> object:
+    """An integer or a slice (with any step, negative ones included) of an axis of `size`."""
+    if draw(st.booleans()):
+        return draw(st.integers(-size, size - 1))
+    bound = st.none() | st.integers(-size - 2, size + 2)
+    step = draw(st.none() | st.integers(-3, 3).filter(lambda k: k != 0))
+    return slice(draw(bound), draw(bound), step)
+
+
+@st.composite
+def strided_assignments(draw):
+    shape = tuple(draw(st.lists(st.integers(1, 6), min_size=1, max_size=3)))
+    index = tuple(_axis_item(draw, size) for size in shape)
+    target = np.empty(shape)[index]
+    full = draw(st.booleans())
+    return shape, index, full, target.shape
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, database=None)
+@given(case=strided_assignments())
+def test_strided_setitem_like_numpy(case):
+    """`a[index] = v` with slices of any step, into a local array and into an argument (which
+    the caller then sees changed), is captured without a break and matches NumPy."""
+    shape, index, full, target_shape = case
+
+    def assign(a, v):
+        d = np.zeros(a.shape)
+        d[index] = v
+        a[index] = 2 * v
+        return d + a
+
+    rng = np.random.default_rng(0)
+    v = rng.random(target_shape) if full else 3.5
+    want_a, got_a = rng.random(shape), None
+    got_a = want_a.copy()
+    want = assign(want_a, v)
+    ember.reset()
+    got = ember.compile(assign)(got_a, v)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(got_a, want_a)
+    stats = ember.stats()
+    assert stats["graph_breaks"] == 0 and stats["compiles"] == 1, stats["break_reasons"]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

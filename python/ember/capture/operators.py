@@ -11,7 +11,7 @@ import numpy as np
 
 from ember import numpy_api
 from ember.capture.breaks import graph_break
-from ember.capture.variables import masked, scalar
+from ember.capture.variables import choice, masked, scalar
 from ember.capture.variables.array import (
     ArrayVariable,
     call_numpy_api,
@@ -69,6 +69,7 @@ def _scalars_meet(a: VariableTracker, b: VariableTracker) -> bool:
 
 def binary_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
               ) -> VariableTracker:
+    a, b = choice.settled(tx.graph, a, b), choice.settled(tx.graph, b, a)
     if _scalars_meet(a, b):
         return scalar.binary(op, a, b)
     if isinstance(a, masked.MaskedVariable) or isinstance(b, masked.MaskedVariable):

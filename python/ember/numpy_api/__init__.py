@@ -59,7 +59,7 @@ _FUNCTIONS.update({fn.__wrapped__: handler for fn, handler in list(_FUNCTIONS.it
                    if isinstance(getattr(fn, "__wrapped__", None), types.BuiltinFunctionType)})
 # Functions that update their first argument in place and return None: their handler
 # returns the argument's new value, which capture writes into it.
-IN_PLACE = frozenset({np.put_along_axis, np.copyto})
+IN_PLACE = frozenset({np.put_along_axis, np.copyto, np.fill_diagonal})
 _METHODS: dict[str, Handler] = {
     **reductions.methods(), **shape_ops.methods(), **linalg.methods(), **manipulation.methods(),
     **scalars.methods(),

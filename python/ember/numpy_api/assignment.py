@@ -31,8 +31,8 @@ def setitem(graph: Graph, a: Value, index: object, value: object) -> Value:
 
 
 def _setitem(graph: Graph, a: Value, index: object, value: object) -> Value:
-    """`a` after `a[index] = value`, for integer and step-1 slice indices (and `...`): slices
-    of `a` around the value, concatenated axis by axis."""
+    """`a` after `a[index] = value`, for integer and slice indices (and `...`): slices of `a`
+    around the value, concatenated axis by axis; a slice with a step, by an element loop."""
     items = index if isinstance(index, tuple) else (index,)
     if len(items) == 1 and isinstance(items[0], Value) and items[0].dtype == np.bool_ \
             and items[0].ndim and not a.scalar:
@@ -49,11 +49,15 @@ def _setitem(graph: Graph, a: Value, index: object, value: object) -> Value:
         # NumPy computed the elements this assignment drops: their floating-point flags
         # (`inf - inf` at an edge overwritten next) are still the program's.
         graph.overwritten.append(target)
-    region, int_axes = _region(graph, a, items)
     v = _converted(graph, value, a.dtype)
     if not _broadcasts_to(v.shape, target.shape):
         raise ValueError(f"could not broadcast input array from shape {v.shape} into shape "
                          f"{tuple(target.shape)}")
+    expanded = _expanded(a, items)
+    if any(isinstance(item, slice) and _slice_part(item.step) not in (None, 1)
+           for item in expanded):
+        return _strided(graph, a, expanded, v, target)
+    region, int_axes = _region(graph, a, expanded)
     if any(bounds is not None and _empty(bounds) for bounds in region):
         return a
     if tuple(v.shape) != tuple(target.shape):
@@ -88,20 +92,53 @@ def _computed(graph: Graph, a: Value) -> bool:
 Region = list[tuple[int, int] | None]
 
 
-def _region(graph: Graph, a: Value, items: tuple[object, ...]) -> tuple[Region, list[int]]:
-    """The region an index `getitem` accepted assigns, and the axes integers index."""
+def _expanded(a: Value, items: tuple[object, ...]) -> list[object]:
+    """An index `getitem` accepted, one item per axis of `a` (`...` and the missing trailing
+    axes as whole slices)."""
     consumed = sum(1 for item in items if item is not Ellipsis)
     expanded: list[object] = []
     for item in items:
         expanded.extend([slice(None)] * (a.ndim - consumed) if item is Ellipsis else [item])
     expanded.extend([slice(None)] * (a.ndim - len(expanded)))
+    return expanded
+
+
+def _strided(graph: Graph, a: Value, expanded: list[object], v: Value, target: Value) -> Value:
+    """`a` after `a[index] = v` where a slice of the index has a step: the first such axis
+    indexed by the positions it selects (an `arange`), so the element loop of `gather.scatter`
+    writes them; integers become slices of one (and `v` gets their axes), which keeps the
+    region's axes in the order basic indexing gives them."""
+    if any(isinstance(d, str) for d in a.shape):
+        raise Unsupported("item assignment through a slice with a step on a symbolic axis")
+    if 0 in target.shape:
+        return a
+    int_axes = [axis for axis, item in enumerate(expanded) if not isinstance(item, slice)]
+    if tuple(v.shape) != tuple(target.shape):
+        v = graph.op("broadcast_to", [v], shape=list(target.shape))
+    if int_axes:
+        v = graph.op("expand_dims", [v], axis=int_axes)
+    items: list[object] = []
+    for item, size in zip(expanded, a.shape, strict=True):
+        if isinstance(item, slice):
+            item = slice(_slice_part(item.start), _slice_part(item.stop), _slice_part(item.step))
+        else:
+            i = int(item) % int(size)  # type: ignore[call-overload]
+            item = slice(i, i + 1)
+        items.append(item)
+    axis = next(k for k, item in enumerate(items) if item.step not in (None, 1))  # type: ignore[union-attr]
+    positions = range(*items[axis].indices(int(a.shape[axis])))  # type: ignore[union-attr]
+    items[axis] = graph.arange(positions.start, positions.step, len(positions), np.int64)
+    return gather.scatter(graph, gather.plan(graph, a, tuple(items)), v)
+
+
+def _region(graph: Graph, a: Value, expanded: list[object]) -> tuple[Region, list[int]]:
+    """The region an index `getitem` accepted assigns (one item per axis, `_expanded`), and
+    the axes integers index."""
     region: Region = []
     int_axes = []
     for axis, (item, size) in enumerate(zip(expanded, a.shape, strict=True)):
         if isinstance(item, slice):
             parts = (_slice_part(item.start), _slice_part(item.stop), _slice_part(item.step))
-            if parts[2] not in (None, 1):
-                raise Unsupported("item assignment through a slice with a step")
             if isinstance(size, str):
                 start, stop, _ = _symbolic_slice(graph, size, parts)
                 whole = (start, stop) == (0, -1)

@@ -248,10 +248,39 @@ def copyto(graph: Graph, dst: object, src: object, casting: object = "same_kind"
     return graph.op("where", [mask, s, d])
 
 
+def fill_diagonal(graph: Graph, a: object, val: object, wrap: object = False) -> Value:
+    """`a` after np.fill_diagonal with one value: `a[k, k, ...] = val` for every `k` below
+    the shortest axis, which are NumPy's flat steps of `a.shape[1] + 1` (up to
+    `a.shape[1] ** 2` without `wrap=`). The capture writes it into `a` (`IN_PLACE`)."""
+    from ember.numpy_api.assignment import setitem
+
+    d = to_value(graph, a, "np.fill_diagonal")
+    if d.ndim < 2:
+        raise ValueError("array must be at least 2-d")
+    if any(isinstance(size, str) for size in d.shape):
+        raise Unsupported("np.fill_diagonal of an array with symbolic dimensions")
+    shape = tuple(int(size) for size in d.shape)
+    if d.ndim > 2 and len(set(shape)) != 1:
+        raise ValueError("All dimensions of input must be of equal length")
+    if not isinstance(wrap, (bool, np.bool_)):
+        raise Unsupported("np.fill_diagonal with a non-constant wrap=")
+    if wrap and d.ndim == 2 and shape[0] > shape[1] + 1:
+        raise Unsupported("np.fill_diagonal with wrap=True of a tall matrix")
+    if isinstance(val, Value) and val.shape or not isinstance(
+            val, (Value, bool, int, float, np.bool_, np.integer, np.floating)):
+        raise Unsupported("np.fill_diagonal with an array of values")
+    n = min(shape)
+    if n == 0:
+        return d
+    diagonal = graph.arange(0, 1, n, np.int64)
+    return setitem(graph, d, (diagonal,) * d.ndim, val)
+
+
 def functions() -> dict[Any, Any]:
     return {
         np.repeat: repeat, np.tile: tile, np.split: split, np.array_split: array_split,
         np.pad: pad, np.take: take, np.diff: diff, np.copyto: copyto,
+        np.fill_diagonal: fill_diagonal,
     }
 
 

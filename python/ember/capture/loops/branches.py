@@ -74,6 +74,10 @@ def capture_if(tx: Interpreter, inst: Instruction, to_return: bool = False) -> N
     if not always_pop:
         conditions.value_branch(tx, inst)
         return
+    chained = conditions.chained_comparison(tx, inst)
+    if chained is not None:
+        # `lo <= y < hi`: both comparisons as one value, the test of its second jump.
+        inst, jump_if = chained, TRUTH_JUMPS[chained.opname][0]
     chain = conditions.chain_from(tx, inst)
     if len(chain.jumps) > 1:
         # `and`/`or`: the whole test as one value, whether its last jump is taken.

@@ -148,6 +148,64 @@ def _choose(tx: Interpreter, value: VariableTracker, then_pos: int, else_pos: in
     return tx.pop()
 
 
+# What the second comparison of `lo <= y < hi` may be computed from where Python would not
+# compute it (the first comparison false): loads, and `+`, `*`, `-` of them (NB_ADD,
+# NB_MULTIPLY, NB_SUBTRACT), which raise nothing NumPy's rules or the run-time checks miss.
+_PURE_LOADS = frozenset({"LOAD_FAST", "LOAD_CONST", "LOAD_DEREF", "CACHE", "NOP",
+                         "EXTENDED_ARG"})
+_PURE_ARITHMETIC = frozenset({0, 5, 10})
+_JUMPS = frozenset({"JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT"})
+
+
+def chained_comparison(tx: Interpreter, first: Instruction) -> Instruction | None:
+    """`lo <= y < hi` on a loop value, at its first jump: CPython jumps from the first
+    comparison to a cleanup (`POP_TOP`, a jump on) that drops the copy of `y` the second
+    comparison would take. Both comparisons computed here, the second from loads only, and
+    anded: the test of the second jump, left on the stack, which then branches as an
+    ordinary test (the cleanup's jump lands where the second jump's `False` goes). None (and
+    nothing done) for any other code."""
+    target = first.target
+    if target is None or target + 1 >= len(tx.instructions) or TRUTH_JUMPS[first.opname][0]:
+        return None
+    cleanup, onward = tx.instructions[target], tx.instructions[target + 1]
+    if cleanup.opname != "POP_TOP" or onward.opname not in _JUMPS or onward.target is None:
+        return None
+    end = first.index + 1
+    while end < len(tx.instructions) and tx.instructions[end].opname not in _POP_JUMPS:
+        inst = tx.instructions[end]
+        if not (inst.opname in _PURE_LOADS or inst.opname == "COMPARE_OP" or (
+                inst.opname == "BINARY_OP" and inst.arg in _PURE_ARITHMETIC)):
+            return None
+        end += 1
+    if end >= len(tx.instructions) or tx.instructions[end - 1].opname != "COMPARE_OP":
+        return None
+    second = tx.instructions[end]
+    false_goes = second.index + 1 if TRUTH_JUMPS[second.opname][0] else second.target
+    if false_goes is None or _landing(tx, onward.target) != _landing(tx, false_goes):
+        return None
+    first_test = _as_bool(tx, tx.pop())
+    depth = len(tx.stack)
+    tx.ip = first.index + 1
+    while tx.ip != second.index:
+        execute(tx)
+    if len(tx.stack) != depth:
+        raise graph_break("loop_body", what="a chained comparison that leaves values on "
+                                            "the stack")
+    second_test = _as_bool(tx, tx.pop())
+    tx.push(ArrayVariable(tx.graph.op("logical_and", [first_test.value, second_test.value])))
+    tx.ip = second.index + 1
+    return second
+
+
+def _landing(tx: Interpreter, pos: int) -> int:
+    """Where code from `pos` goes, past unconditional jumps."""
+    seen = set()
+    while tx.instructions[pos].opname in _JUMPS and pos not in seen:
+        seen.add(pos)
+        pos = tx.instructions[pos].target  # type: ignore[assignment]
+    return pos
+
+
 def _as_bool(tx: Interpreter, vt: VariableTracker) -> ArrayVariable:
     if isinstance(vt, ConstantVariable):
         return ArrayVariable(tx.graph.const(bool(vt.constant()), np.bool_, weak=False))

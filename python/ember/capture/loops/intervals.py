@@ -89,6 +89,11 @@ def interval(value: Value, depth: int = 6) -> Interval | None:
         constant = node.attrs.get("value")
         return (int(constant), int(constant)) if isinstance(constant, int) else None
     parts = [interval(v, depth - 1) for v in node.inputs]
+    if node.op == "bitwise_and" and len(parts) == 2:
+        # `x & m` with `m` never negative lies in [0, m], whatever `x` is.
+        highs = [p[1] for p in parts if p is not None and p[0] >= 0]
+        if highs:
+            return 0, min(highs)
     if any(p is None for p in parts):
         return None
     return _combine(node.op, parts)  # type: ignore[arg-type]
@@ -129,6 +134,58 @@ def offset_of(value: Value) -> tuple[Value | None, int]:
         if a[0] is None and node.op == "add":
             return b[0], a[1] + b[1]
     return value, 0
+
+
+def linear(value: Value, depth: int = 6) -> tuple[list[tuple[Value, int]], int] | None:
+    """`value` as a sum of values times constants plus a constant (`(i + 1) * k` with `k` a
+    constant is `i * k + k`), leaves written alike merged; None past `depth` levels of
+    `add`, `sub`, `neg` and `mul` by a constant."""
+    node = next((n for n in value.graph.nodes if n.out is value), None)
+    if node is not None and node.op == "const" and type(node.attrs.get("value")) is int:
+        return [], node.attrs["value"]
+    if node is None or depth == 0 or node.op not in ("add", "sub", "neg", "mul") \
+            or value.dtype.kind not in "iu":
+        return [(value, 1)], 0
+    parts = [linear(v, depth - 1) for v in node.inputs]
+    if any(part is None for part in parts):
+        return None
+    if node.op == "neg":
+        return _scaled(parts[0], -1)  # type: ignore[arg-type]
+    a, b = parts
+    if node.op == "mul":
+        if not a[0]:  # type: ignore[index]
+            return _scaled(b, a[1])  # type: ignore[arg-type, index]
+        if not b[0]:  # type: ignore[index]
+            return _scaled(a, b[1])  # type: ignore[arg-type, index]
+        return [(value, 1)], 0
+    return _summed(a, _scaled(b, -1) if node.op == "sub" else b)  # type: ignore[arg-type]
+
+
+def _scaled(form: tuple[list[tuple[Value, int]], int], factor: int
+            ) -> tuple[list[tuple[Value, int]], int]:
+    return [(leaf, coef * factor) for leaf, coef in form[0]], form[1] * factor
+
+
+def _summed(x: tuple[list[tuple[Value, int]], int], y: tuple[list[tuple[Value, int]], int]
+            ) -> tuple[list[tuple[Value, int]], int]:
+    terms = list(x[0])
+    for leaf, coef in y[0]:
+        k = next((k for k, (other, _) in enumerate(terms) if _alike(other, leaf)), None)
+        if k is None:
+            terms.append((leaf, coef))
+        else:
+            terms[k] = (leaf, terms[k][1] + coef)
+    return [(leaf, coef) for leaf, coef in terms if coef], x[1] + y[1]
+
+
+def constant_difference(x: Value, y: Value) -> int | None:
+    """`x - y` where it is the same constant on every trip (`(i + 1) * k - i * k`), else
+    None."""
+    fx, fy = linear(x), linear(y)
+    if fx is None or fy is None:
+        return None
+    terms, constant = _summed(fx, _scaled(fy, -1))
+    return None if terms else constant
 
 
 Position = Value | int

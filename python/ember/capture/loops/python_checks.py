@@ -47,6 +47,10 @@ def exact_int(tx: Interpreter, result: Value) -> None:
     if len(known) == len(parts) and _fits(_combine(node.op, known)):
         return
     count = parts[-1]
+    if _masked_next(tx) and (node.op in ("add", "sub", "mul") or (
+            node.op == "left_shift" and count is not None and 0 <= count[0]
+            and count[1] <= 63)):
+        return  # `(h * 0x01000193) & 0xFFFFFFFF`: the low bits survive int64's wrap
     if count is not None and (
             (node.op == "right_shift" and 0 <= count[0] and count[1] <= 63)
             or (node.op == "floordiv" and not count[0] <= -1 <= count[1])):
@@ -59,6 +63,28 @@ def exact_int(tx: Interpreter, result: Value) -> None:
     failed = _int_overflow(graph, node.op, node.inputs, result)
     if failed is not None:
         frame_branches.add_check(tx, failed)
+
+
+# NB_AND and NB_INPLACE_AND, the `&` of BINARY_OP.
+_AND = (1, 14)
+
+
+def _masked_next(tx: Interpreter) -> bool:
+    """Whether the int just computed goes straight into `& m`, `m` a constant in [0, 2**63)
+    (`(k * 0xCC9E2D51) & 0xFFFFFFFF`, `m & (h << 5)`): the result keeps only bits below
+    63, which int64 arithmetic gets right even where it wraps (two's complement keeps the
+    low 64 bits of a sum, difference, product and shift), so Python's exact int is not
+    needed. The value is on the stack only, so nothing else reads it."""
+    insts, i = tx.instructions, tx.ip
+    if i < len(insts) and insts[i].opname == "BINARY_OP" and insts[i].arg in _AND:
+        below = tx.stack[-1] if tx.stack else None
+        return below is not None and below.is_constant() and _mask(below.constant())
+    return (i + 1 < len(insts) and insts[i].opname == "LOAD_CONST" and _mask(insts[i].argval)
+            and insts[i + 1].opname == "BINARY_OP" and insts[i + 1].arg in _AND)
+
+
+def _mask(value: object) -> bool:
+    return type(value) is int and 0 <= value < 2**63
 
 
 def _int_overflow(graph: Graph, op: str, inputs: list[Value], r: Value) -> Value | None:

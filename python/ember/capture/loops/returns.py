@@ -14,7 +14,9 @@ A branch in a function called from a loop body (`if b1 + b2 == 3: return 1 else:
 traces each path to its RETURN_VALUE (`body.RETURNED`) the same way. The two returned values
 become one (`merge_results`): in the frame being compiled, a `ChoiceVariable` that keeps each
 side's Python type (a Python int on one, a NumPy scalar on the other); in a called function,
-one graph value, so both sides must have one type. An array of the frame returned (`return
+one graph value, so both sides must have one type, except a Python number on one side and a
+NumPy scalar of its dtype on the other: a choice too, which an operator with an array or a
+NumPy scalar settles (`variables/choice.py`). An array of the frame returned (`return
 out`) or a view refuses: the result would be a copy where Python returns the object.
 """
 
@@ -241,12 +243,17 @@ def merge_results(tx: Interpreter, cond: Value, then: Path, orelse: Path,
         # A called function's result is one value for its caller to compute on.
         if x is y:
             return lambda results: _set_result(tx, outer_of(x, then))
-        vx, vy = returned_value(then.region, x), returned_value(orelse.region, y)
-        if (vx.dtype, vx.shape, vx.weak, vx.scalar) != (vy.dtype, vy.shape, vy.weak, vy.scalar):
-            raise graph_break("loop_body", what=f"a function returning {vx.type_str} or "
-                                                f"{vy.type_str} on a loop value")
-        slots.append((vx, vy, ("result", None)))
-        return lambda results: _set_result(tx, ArrayVariable(results[first]))
+        if not _number_choice(x, then) and not _number_choice(y, orelse):
+            vx, vy = returned_value(then.region, x), returned_value(orelse.region, y)
+            if (vx.dtype, vx.shape, vx.weak, vx.scalar) == (vy.dtype, vy.shape, vy.weak,
+                                                            vy.scalar):
+                slots.append((vx, vy, ("result", None)))
+                return lambda results: _set_result(tx, ArrayVariable(results[first]))
+            if (vx.dtype, vx.shape) != (vy.dtype, vy.shape) or vx.shape or vx.weak == vy.weak:
+                raise graph_break("loop_body", what=f"a function returning {vx.type_str} or "
+                                                    f"{vy.type_str} on a loop value")
+        # A Python number on one path, a NumPy scalar of its dtype on the other: a choice
+        # for the caller's operator to settle (`choice.settled`), like a frame's result.
     def export(vt: VariableTracker, path: Path, other: Path, side: int) -> Callable:
         if isinstance(vt, ArrayVariable) and vt.value.graph is path.region and not any(
                 path.inner[k] is vt for k in path.inner):
@@ -273,6 +280,14 @@ def merge_results(tx: Interpreter, cond: Value, then: Path, orelse: Path,
     fx, fy = export(x, then, orelse, 0), export(y, orelse, then, 1)
     return lambda results: _set_result(tx, ChoiceVariable(ArrayVariable(cond), fx(results),
                                                           fy(results)))
+
+
+def _number_choice(vt: VariableTracker, path: Path) -> bool:
+    """Whether `vt` is a called function's choice of 0-d numbers made on this path."""
+    return isinstance(vt, ChoiceVariable) and all(
+        isinstance(side, ConstantVariable) or (
+            isinstance(side, ArrayVariable) and not side.value.shape)
+        or _number_choice(side, path) for side in (vt.if_true, vt.if_false))
 
 
 def _holds_value_of(vt: VariableTracker, region: Graph) -> bool:

@@ -20,7 +20,7 @@ import numpy as np
 
 from ember.capture.breaks import graph_break
 from ember.capture.loops import intervals, vectors
-from ember.capture.loops.runs import DynamicSliceVariable, _same_value
+from ember.capture.loops.runs import DynamicSliceVariable
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
@@ -90,7 +90,7 @@ def _is_loop_int(vt: VariableTracker) -> bool:
 
 def fixed_slice(tx: Interpreter, part: VariableTracker, size: int | str) -> Axis | None:
     """A slice with loop-value bounds whose length is known when the body is traced, as a
-    window axis: `lo:lo + c` where `lo`, by what capture knows of its range
+    window axis: `lo:lo + c` (or `i * k:(i + 1) * k` with `k` a constant) where `lo`, by what capture knows of its range
     (`loops/intervals.py`), never counts from the end and `lo + c` never passes the axis's
     end, so NumPy never clips it (`img[i:i + K]` with `i` in `range(H - K + 1)`). None
     otherwise: its length is a run-time value (`loops/runs.py`)."""
@@ -104,13 +104,13 @@ def fixed_slice(tx: Interpreter, part: VariableTracker, size: int | str) -> Axis
             bounds.append(tx.graph.const(vt.constant()))
         else:
             return None
-    (base_lo, lo), (base_hi, hi) = (intervals.offset_of(v) for v in bounds)
-    if base_lo is None or base_hi is None or not _same_value(base_lo, base_hi) or hi <= lo:
+    length = intervals.constant_difference(bounds[1], bounds[0])
+    if intervals.offset_of(bounds[0])[0] is None or length is None or length <= 0:
         return None
     first, last = intervals.interval(bounds[0]), intervals.interval(bounds[1])
     if first is None or last is None or first[0] < 0 or last[1] > size:
         return None
-    return Axis(length=hi - lo, offset=bounds[0])
+    return Axis(length=length, offset=bounds[0])
 
 
 def fixed_slices(tx: Interpreter, array: ArrayVariable, parts: list[VariableTracker]) -> bool:

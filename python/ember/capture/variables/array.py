@@ -448,7 +448,11 @@ class NumpyFunctionVariable(VariableTracker):
             found = numpy_call(tx, self.fn, args, kwargs)
             if found is not None:
                 return found
-            from ember.capture.loops import vectors
+            from ember.capture.loops import small_sorts, vectors
+
+            found = small_sorts.sorted_copy(tx, self.fn, args, kwargs)
+            if found is not None:
+                return found
 
             found = vectors.numpy_call(tx, self.fn, self.handler, args, kwargs)
             if found is not None:
