@@ -458,8 +458,12 @@ class NumpyFunctionVariable(VariableTracker):
             found = window_exprs.numpy_call(tx, self.fn, self.handler, args, kwargs)
             if found is not None:
                 return found
+        from ember.capture.loops import appends
         from ember.capture.variables import masked, nonzero
 
+        built = appends.numpy_call(tx, self.fn, args, kwargs)
+        if built is not None:
+            return built
         counted = nonzero.numpy_call(tx, self.fn, args, kwargs)
         if counted is not None:
             return counted

@@ -1,0 +1,435 @@
+"""Lists built by appends in a loop op's body (`out = []`, then `out.append(x[i] * 2.0)` or
+`[f(x[i]) for i in range(n)]`).
+
+An empty list the frame created, reachable only from the frame's locals and stack, is
+carried through the loop op as a buffer of the trip count (times the appends a trip makes)
+items, filled with 1 past the items appended (as a boolean-mask selection's unselected
+places: arithmetic on them raises no floating-point flag), and a count, a Python int. Both
+are pseudo-locals (`.list#k`, `.count#k`), so branches merge them like any local: an append
+on one path of an `if` is a `store` at the count and the count plus one there. In the body
+the list is a `BodyList`, which does nothing but append; any other use refuses the loop op.
+The first trace learns each list's item type (dtype, shape, and whether a Python number or
+a NumPy scalar) and the appends of a trip; the next builds the buffers.
+
+After the loop the list is an `AppendedListVariable`. `np.array`, `np.asarray`, `np.stack`,
+`np.concatenate`, `sum`, `len` and constant indexing read the buffer in the graph: a copy of
+it where every trip appends (its length is then known), else a boolean-mask selection of its
+first `count` items (`variables/masked.py`). Whatever else needs the list gets the real one,
+rebuilt after the graph ran with the same item types (`rebuild`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ember import numpy_api
+from ember.capture.breaks import graph_break
+from ember.capture.loops import swaps
+from ember.capture.variables.array import ArrayVariable, call_numpy_api, to_api
+from ember.capture.variables.base import VariableTracker
+from ember.capture.variables.constant import ConstantVariable
+from ember.capture.variables.containers import ListVariable
+from ember.graph import Graph, Value
+
+if TYPE_CHECKING:
+    from ember.capture.interpreter import Interpreter
+
+BUFFER = ".list#"
+COUNT = ".count#"
+# An item's type: dtype, shape, weak (a Python number), scalar (a NumPy scalar).
+ItemType = tuple[np.dtype, tuple, bool, bool]
+
+
+@dataclass
+class Appended:
+    """What the traces of one loop learned about one list it appends to."""
+
+    key: int
+    item: ItemType | None = None
+    per_trip: int = 0  # appends on the first trace: at most this many a trip
+    traced: int = 0  # appends in the current trace
+    learned: bool = False  # the current trace learned the item type: trace again
+    region: Graph | None = None  # the loop body's region of the current trace
+
+
+@dataclass
+class Tracked:
+    """A list of the frame the body may append to, and its stand-in there."""
+
+    outer: ListVariable
+    state: Appended
+    inner: BodyList
+    capacity: int = 0
+
+
+def _refuse(what: str) -> Exception:
+    return graph_break("loop_body", what=what)
+
+
+def enter(tx: Interpreter, lists: dict[int, Appended], trips: int | None, region: Graph
+          ) -> list[Tracked]:
+    """The empty lists the frame's locals and stack hold, each with its buffer and count
+    bound as pseudo-locals once its item type is known. `trips`: the loop's trip count,
+    None where only the run time knows it."""
+    found: list[Tracked] = []
+    seen: set[int] = set()
+    for vt in [*tx.locals.values(), *tx.stack]:
+        if not isinstance(vt, ListVariable) or id(vt) in seen or vt.source is not None:
+            continue
+        seen.add(id(vt))
+        if vt.unread or vt.items:
+            continue
+        key = len(found)
+        state = lists.setdefault(key, Appended(key))
+        state.traced, state.learned, state.region = 0, False, region
+        tracked = Tracked(vt, state, BodyList(state))
+        found.append(tracked)
+        if state.item is None:
+            continue
+        if trips is None:
+            raise _refuse("appends to a list in a loop over a range of run-time bounds")
+        if swaps.held_elsewhere(tx, vt, own_stack=True):
+            raise _refuse("appends to a list that something else holds")
+        dtype, shape, _, _ = state.item
+        tracked.capacity = trips * state.per_trip
+        fill = True if dtype == np.bool_ else 1
+        buffer = tx.graph.full((tracked.capacity, *shape), fill, dtype)
+        tx.locals[BUFFER + str(key)] = ArrayVariable(buffer)
+        tx.locals[COUNT + str(key)] = ArrayVariable(tx.graph.const(0))
+    return found
+
+
+def substitute(tx: Interpreter, found: list[Tracked]) -> None:
+    """Bind each list's stand-in wherever the frame holds the list, for the body's trace."""
+    inner = {id(t.outer): t.inner for t in found}
+    for name, vt in tx.locals.items():
+        tx.locals[name] = inner.get(id(vt), vt)
+    tx.stack[:] = [inner.get(id(vt), vt) for vt in tx.stack]
+
+
+def learned(found: list[Tracked]) -> bool:
+    """Whether this trace learned an item type, so the body must be traced again."""
+    for t in found:
+        if t.state.learned:
+            t.state.per_trip = t.state.traced
+    return any(t.state.learned for t in found)
+
+
+def leave(tx: Interpreter, found: list[Tracked]) -> None:
+    """Drop the pseudo-locals of a trace that is done over."""
+    for t in found:
+        tx.locals.pop(BUFFER + str(t.state.key), None)
+        tx.locals.pop(COUNT + str(t.state.key), None)
+
+
+def finish(tx: Interpreter, found: list[Tracked], region: Graph,
+           final_counts: dict[int, Value]) -> None:
+    """After the loop op: each list appended to becomes an `AppendedListVariable` of the
+    loop's results, wherever the frame held it."""
+    replaced: dict[int, VariableTracker] = {}
+    for t in found:
+        key = str(t.state.key)
+        buffer, count = tx.locals.pop(BUFFER + key, None), tx.locals.pop(COUNT + key, None)
+        if t.state.item is None or buffer is None or count is None:
+            continue
+        final = final_counts.get(t.state.key)
+        every_trip = final is not None and _appends_on_every_trip(region, final,
+                                                                    t.state.per_trip)
+        replaced[id(t.outer)] = AppendedListVariable(
+            buffer.value, count.value, t.state.item,  # type: ignore[attr-defined]
+            t.capacity if every_trip else None)
+    for name, vt in tx.locals.items():
+        tx.locals[name] = replaced.get(id(vt), vt)
+    tx.stack[:] = [replaced.get(id(vt), vt) for vt in tx.stack]
+
+
+def final_counts(found: list[Tracked], end_locals: dict[str, VariableTracker]
+                 ) -> dict[int, Value]:
+    """The body's last count of each list (before the loop op replaces the locals)."""
+    counts = {}
+    for t in found:
+        vt = end_locals.get(COUNT + str(t.state.key))
+        if isinstance(vt, ArrayVariable):
+            counts[t.state.key] = vt.value
+    return counts
+
+
+def _appends_on_every_trip(region: Graph, final: Value, per_trip: int) -> bool:
+    """Whether the count a trip ends with is its start plus `per_trip`, by adds of the body
+    itself (not the result of an `if`): every trip then appends the same number of items."""
+    producers = {id(n.out): n for n in region.nodes}
+    added = 0
+    value = final
+    while id(value) in producers:
+        node = producers[id(value)]
+        if node.op != "add" or not _is_one(producers, node.inputs[1]):
+            return False
+        value, added = node.inputs[0], added + 1
+    return value in region.inputs and added == per_trip
+
+
+def _is_one(producers: dict[int, Any], value: Value) -> bool:
+    node = producers.get(id(value))
+    return node is not None and node.op == "const" and node.attrs.get("value") == 1
+
+
+class BodyList(VariableTracker):
+    """A list of the frame inside a loop body: appends go to its buffer; anything else
+    (reading it, its length) refuses, since one trace stands for every trip."""
+
+    def __init__(self, state: Appended) -> None:
+        self.state = state
+
+    def type_name(self) -> str:
+        return "list"
+
+    def describe(self) -> str:
+        return "a list appended to in the loop"
+
+    def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
+        if name == "append":
+            return _AppendMethod(self)
+        raise _refuse(f"list.{name} of a list appended to in the loop")
+
+    def append(self, tx: Interpreter, item: VariableTracker) -> None:
+        value = _item_value(tx, item)
+        state = self.state
+        kind: ItemType = (value.dtype, tuple(value.shape), value.weak, value.scalar)
+        if not value.shape and not (value.weak or value.scalar):
+            raise _refuse("an append of a 0-d array")
+        if any(isinstance(d, str) for d in value.shape):
+            raise _refuse("an append of an array of symbolic shape")
+        state.traced += 1
+        if state.item is None or state.learned:
+            if state.item is not None and state.item != kind:
+                raise _refuse("appends of items of different types")
+            state.item, state.learned = kind, True
+            return
+        if state.item != kind:
+            raise _refuse("appends of items of different types")
+        if state.traced > state.per_trip:
+            raise _refuse("more appends on a trace than the first one made")
+        _check_nesting(tx, state.region)
+        key = str(state.key)
+        buffer, count = tx.locals[BUFFER + key], tx.locals[COUNT + key]
+        assert isinstance(buffer, ArrayVariable) and isinstance(count, ArrayVariable)
+        graph = tx.graph
+        if value.shape:
+            from ember.capture.loops import windows
+
+            windows.scatter(tx, buffer, windows.row_axes(buffer.value.shape, count.value),
+                            ArrayVariable(value))
+        else:
+            buffer.update_in_place(graph.op("store", [buffer.value, value, count.value]))
+        tx.locals[COUNT + key] = ArrayVariable(graph.op("add", [count.value, graph.const(1)]))
+
+
+def _check_nesting(tx: Interpreter, region: Graph | None) -> None:
+    """Appends in a loop nested in the body (the graph reaches the body's region through
+    another loop's) would need its trip count: refused. Paths of branches are fine."""
+    graph = tx.graph
+    while graph is not region and graph.parent is not None and not _is_loop(graph):
+        graph = graph.parent
+    if graph is not region:
+        raise _refuse("appends in a loop nested in the loop")
+
+
+def _is_loop(graph: Graph) -> bool:
+    return any(n.op == "loop" and n.attrs.get("body") is graph
+               for n in graph.parent.nodes) if graph.parent is not None else False
+
+
+def _item_value(tx: Interpreter, item: VariableTracker) -> Value:
+    from ember.capture.loops.vectors import VectorVariable, materialise
+    from ember.capture.variables.scalar import PythonScalarVariable
+
+    if isinstance(item, VectorVariable):
+        item = materialise(tx, item)
+    if isinstance(item, ArrayVariable) and item.value.graph is tx.graph:
+        return item.value
+    if isinstance(item, PythonScalarVariable):
+        return item.graph_value()
+    if isinstance(item, ConstantVariable) and type(item.constant()) in (bool, int, float):
+        return tx.graph.const(item.constant())
+    if isinstance(item, ConstantVariable) and isinstance(item.constant(), np.generic) and (
+            item.constant().dtype.kind in "biuf"):
+        return tx.graph.const(item.constant())
+    raise _refuse(f"an append of {item.describe()}")
+
+
+class _AppendMethod(VariableTracker):
+    def __init__(self, owner: BodyList) -> None:
+        self.owner = owner
+
+    def describe(self) -> str:
+        return "list.append"
+
+    def call(self, tx: Interpreter, args: list[VariableTracker],
+             kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        if kwargs or len(args) != 1:
+            raise _refuse("list.append with other than one argument")
+        self.owner.append(tx, args[0])
+        return ConstantVariable(None)
+
+
+class AppendedListVariable(VariableTracker):
+    """A list a loop op built: `buffer`'s first `count` items, each of type `item`. `length`:
+    the count where capture knows it (every trip appends)."""
+
+    def __init__(self, buffer: Value, count: Value, item: ItemType, length: int | None
+                 ) -> None:
+        self.buffer, self.count, self.item, self.known_length = buffer, count, item, length
+
+    def type_name(self) -> str:
+        return "list"
+
+    def python_type(self) -> type:
+        return list
+
+    def describe(self) -> str:
+        return "a list built in a loop"
+
+    def children(self) -> list[Any]:
+        return []
+
+    def length(self, tx: Interpreter) -> int:
+        if self.known_length is None:
+            raise graph_break("data_dependent_value", what="len() of a list built by "
+                                                            "conditional appends")
+        return self.known_length
+
+    def len_variable(self, tx: Interpreter) -> VariableTracker:
+        if self.known_length is not None:
+            return ConstantVariable(self.known_length)
+        return ArrayVariable(self.count)
+
+    def truth(self, tx: Interpreter) -> bool:
+        return bool(self.length(tx))
+
+    def rebuild_kind(self) -> str:
+        """How the real list is made from the buffer: `.tolist()` for Python numbers,
+        `list()` for NumPy scalars and rows."""
+        return "python" if self.item[2] else "items"
+
+    def getitem(self, tx: Interpreter, index: VariableTracker) -> VariableTracker:
+        if not (isinstance(index, ConstantVariable) and type(index.constant()) is int):
+            raise graph_break("type", what=f"indexing {self.describe()} other than by a "
+                                           "constant int", type="list")
+        k = index.constant()
+        graph = tx.graph
+        if self.known_length is not None:
+            if not -self.known_length <= k < self.known_length:
+                raise graph_break("user_error", type="IndexError",
+                                  message="list index out of range")
+            position = graph.const(k % self.known_length)
+        else:
+            from ember.capture.loops.frame_branches import add_check
+
+            at = graph.op("add", [self.count, graph.const(k)]) if k < 0 else graph.const(k)
+            outside = graph.op("logical_or", [graph.op("lt", [at, graph.const(0)]),
+                                              graph.op("ge", [at, self.count])])
+            add_check(tx, outside)  # Python raises IndexError: the frame runs as Python
+            position = graph.op("where", [outside, graph.const(0), at])
+        if self.item[1]:
+            row = ArrayVariable(self.buffer)
+            return row.getitem(tx, ArrayVariable(position))
+        return ArrayVariable(_as_item(graph, graph.op("load", [self.buffer, position]),
+                                      self.item))
+
+    def as_array(self, tx: Interpreter, fn: Any, kwargs: dict[str, VariableTracker]
+                 ) -> VariableTracker:
+        """`fn(list, **kwargs)` for np.array, np.asarray, np.stack, np.concatenate."""
+        graph = tx.graph
+        rows = bool(self.item[1])
+        if fn is np.concatenate and not rows:
+            raise graph_break("user_error", type="ValueError",
+                              message="zero-dimensional arrays cannot be concatenated")
+        if self.known_length is not None:
+            buffer = self.buffer
+            if fn is np.concatenate:
+                shape = (self.known_length * self.item[1][0], *self.item[1][1:])
+                buffer = graph.op("reshape", [buffer], shape=shape)
+            handler = numpy_api.lookup_function(np.array)
+            api_kwargs = {k: to_api(v) for k, v in kwargs.items()}
+            return ArrayVariable(call_numpy_api("np.array", handler, graph, buffer,
+                                                **api_kwargs))
+        if kwargs or fn is np.concatenate:
+            raise graph_break("data_dependent_value",
+                              what=f"np.{fn.__name__} with arguments of a list built by "
+                                   "conditional appends")
+        from ember.capture.loops.frame_branches import add_check
+        from ember.capture.variables.masked import MaskedVariable
+
+        if rows or fn is np.stack or self.buffer.dtype != np.float64:
+            # NumPy makes an empty list a float64 array of shape (0,), or raises (np.stack):
+            # the frame runs as Python where the list is empty.
+            add_check(tx, graph.op("eq", [self.count, graph.const(0)]))
+        return MaskedVariable(self.buffer, self.selected(graph))
+
+    def selected(self, graph: Graph) -> Value:
+        """The mask of the items appended: positions below the count."""
+        positions = graph.arange(0, 1, self.buffer.shape[0], np.int64)
+        return graph.op("lt", [positions, self.count])
+
+    def python_sum(self, tx: Interpreter, start: VariableTracker) -> VariableTracker:
+        """`sum(list, start)`: `start` plus the items (summed pairwise, within rounding of
+        Python's left-to-right sum)."""
+        if self.item[2] and self.item[0].kind in "iub":
+            # A Python int's sum grows past int64 where the buffer's would wrap.
+            raise graph_break("data_dependent_value", what="sum() of a list of Python ints "
+                                                           "built in a loop")
+        graph = tx.graph
+        axis = {"axis": ConstantVariable(0)} if self.item[1] else {}
+        if self.known_length is not None:
+            handler = numpy_api.lookup_function(np.sum)
+            total = call_numpy_api("sum", handler, graph, self.buffer,
+                                   **{k: to_api(v) for k, v in axis.items()})
+            reduced: VariableTracker = ArrayVariable(total)
+        else:
+            from ember.capture.loops.frame_branches import add_check
+            from ember.capture.variables import masked
+
+            # Python's sum of no items is `start` itself, of its own type.
+            add_check(tx, graph.op("eq", [self.count, graph.const(0)]))
+            reduced = masked.reduce(tx, "sum", masked.MaskedVariable(
+                self.buffer, self.selected(graph)), [], axis)
+        if not self.item[1]:
+            reduced = ArrayVariable(_as_item(graph, reduced.value, self.item))  # type: ignore[attr-defined]
+        return tx.binary_op("+", start, reduced)
+
+
+def _as_item(graph: Graph, value: Value, item: ItemType) -> Value:
+    """A 0-d value of the buffer as the item type: a Python number or a NumPy scalar."""
+    if item[2]:
+        return graph.op("astype", [value], dtype=value.dtype, weak=True)
+    return graph.op("astype", [value], dtype=value.dtype, scalar=True)
+
+
+def numpy_call(tx: Interpreter, fn: Any, args: list[VariableTracker],
+               kwargs: dict[str, VariableTracker]) -> VariableTracker | None:
+    """`np.array(list)` and its kin of a list built in a loop; None for other calls."""
+    if not args or not isinstance(args[0], AppendedListVariable):
+        return None
+    if fn not in (np.array, np.asarray, np.stack, np.concatenate) or len(args) > 1:
+        raise graph_break("data_dependent_value",
+                          what=f"np.{getattr(fn, '__name__', fn)} of a list built in a loop")
+    allowed = {"dtype"} if fn in (np.array, np.asarray) else set()
+    axis = kwargs.get("axis") if fn in (np.stack, np.concatenate) else None
+    if axis is not None and not (axis.is_constant() and axis.constant() == 0):
+        raise graph_break("data_dependent_value", what=f"np.{fn.__name__} of a list built "
+                                                       "in a loop, along another axis")
+    rest = {k: v for k, v in kwargs.items()
+            if not (k == "axis" and fn in (np.stack, np.concatenate))}
+    if set(rest) - allowed:
+        raise graph_break("data_dependent_value", what=f"np.{fn.__name__} of a list built "
+                                                       "in a loop, with arguments")
+    return args[0].as_array(tx, fn, rest)
+
+
+def rebuild(buffer: np.ndarray, count: int, kind: str) -> list:
+    """The real list after the graph ran: Python numbers, or NumPy scalars and rows (row
+    views of one new buffer: distinct arrays, as the appended ones were)."""
+    items = buffer[:count]
+    return items.tolist() if kind == "python" else list(items)
