@@ -159,7 +159,7 @@ class Rebuilder:
                      else self._value(vt.count))
             helper = self.embed(appends.rebuild, "rebuild_list")
             return self._once(vt, f"{helper}({self._value(vt.buffer)}, {count}, "
-                                  f"{vt.rebuild_kind()!r})")
+                                  f"{vt.rebuild_kind()!r}, {vt.iterator})")
         if isinstance(vt, MaskedVariable):
             # `x[mask]` as NumPy makes it, from the values in place and the mask.
             return self._once(vt, f"{self._value(vt.values)}[{self._value(vt.mask)}]")

@@ -30,7 +30,7 @@ from ember.capture.loops import swaps
 from ember.capture.variables.array import ArrayVariable, call_numpy_api, to_api
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
-from ember.capture.variables.containers import ListVariable
+from ember.capture.variables.containers import IteratorVariable, ListVariable
 from ember.graph import Graph, Value
 
 if TYPE_CHECKING:
@@ -75,7 +75,7 @@ def enter(tx: Interpreter, lists: dict[int, Appended], trips: int | None, region
     None where only the run time knows it."""
     found: list[Tracked] = []
     seen: set[int] = set()
-    for vt in [*tx.locals.values(), *tx.stack]:
+    for vt in [*tx.locals.values(), *tx.stack, tx.yielded]:
         if not isinstance(vt, ListVariable) or id(vt) in seen or vt.source is not None:
             continue
         seen.add(id(vt))
@@ -107,6 +107,15 @@ def substitute(tx: Interpreter, found: list[Tracked]) -> None:
     for name, vt in tx.locals.items():
         tx.locals[name] = inner.get(id(vt), vt)
     tx.stack[:] = [inner.get(id(vt), vt) for vt in tx.stack]
+    tx.yielded = inner.get(id(tx.yielded), tx.yielded)
+
+
+def restore(tx: Interpreter, found: list[Tracked]) -> None:
+    """A generator's values are its own again after the body's trace (its locals and stack
+    are restored by the trace itself)."""
+    for t in found:
+        if tx.yielded is t.inner:
+            tx.yielded = t.outer
 
 
 def learned(found: list[Tracked]) -> bool:
@@ -143,6 +152,19 @@ def finish(tx: Interpreter, found: list[Tracked], region: Graph,
     for name, vt in tx.locals.items():
         tx.locals[name] = replaced.get(id(vt), vt)
     tx.stack[:] = [replaced.get(id(vt), vt) for vt in tx.stack]
+    restore(tx, found)
+    tx.yielded = replaced.get(id(tx.yielded), tx.yielded)
+
+
+def generated(values: VariableTracker) -> VariableTracker:
+    """What a generator inlined to its end gives its caller: an iterator over its values
+    (those a loop op appended to its buffer stay there, in an iterator over them)."""
+    if isinstance(values, AppendedListVariable):
+        return AppendedListVariable(values.buffer, values.count, values.item,
+                                    values.known_length, iterator=True)
+    if not isinstance(values, ListVariable):
+        raise _refuse("a generator whose values continue after its loop")
+    return IteratorVariable(values.items)
 
 
 def final_counts(found: list[Tracked], end_locals: dict[str, VariableTracker]
@@ -276,16 +298,20 @@ class _AppendMethod(VariableTracker):
 
 class AppendedListVariable(VariableTracker):
     """A list a loop op built: `buffer`'s first `count` items, each of type `item`. `length`:
-    the count where capture knows it (every trip appends)."""
+    the count where capture knows it (every trip appends). `iterator`: a generator's values
+    instead, which only `sum` reads in the graph; anything else gets `iter()` of the list."""
 
-    def __init__(self, buffer: Value, count: Value, item: ItemType, length: int | None
-                 ) -> None:
+    def __init__(self, buffer: Value, count: Value, item: ItemType, length: int | None,
+                 iterator: bool = False) -> None:
         self.buffer, self.count, self.item, self.known_length = buffer, count, item, length
+        self.iterator = iterator
 
     def type_name(self) -> str:
-        return "list"
+        return "generator" if self.iterator else "list"
 
     def python_type(self) -> type:
+        if self.iterator:
+            return super().python_type()
         return list
 
     def describe(self) -> str:
@@ -295,12 +321,14 @@ class AppendedListVariable(VariableTracker):
         return []
 
     def length(self, tx: Interpreter) -> int:
+        self._list_only("len()")
         if self.known_length is None:
             raise graph_break("data_dependent_value", what="len() of a list built by "
                                                             "conditional appends")
         return self.known_length
 
     def len_variable(self, tx: Interpreter) -> VariableTracker:
+        self._list_only("len()")
         if self.known_length is not None:
             return ConstantVariable(self.known_length)
         return ArrayVariable(self.count)
@@ -308,12 +336,17 @@ class AppendedListVariable(VariableTracker):
     def truth(self, tx: Interpreter) -> bool:
         return bool(self.length(tx))
 
+    def _list_only(self, what: str) -> None:
+        if self.iterator:
+            raise graph_break("type", what=f"{what} of a generator", type="generator")
+
     def rebuild_kind(self) -> str:
         """How the real list is made from the buffer: `.tolist()` for Python numbers,
         `list()` for NumPy scalars and rows."""
         return "python" if self.item[2] else "items"
 
     def getitem(self, tx: Interpreter, index: VariableTracker) -> VariableTracker:
+        self._list_only("indexing")
         if not (isinstance(index, ConstantVariable) and type(index.constant()) is int):
             raise graph_break("type", what=f"indexing {self.describe()} other than by a "
                                            "constant int", type="list")
@@ -412,6 +445,7 @@ def numpy_call(tx: Interpreter, fn: Any, args: list[VariableTracker],
     """`np.array(list)` and its kin of a list built in a loop; None for other calls."""
     if not args or not isinstance(args[0], AppendedListVariable):
         return None
+    args[0]._list_only(f"np.{getattr(fn, '__name__', fn)}")
     if fn not in (np.array, np.asarray, np.stack, np.concatenate) or len(args) > 1:
         raise graph_break("data_dependent_value",
                           what=f"np.{getattr(fn, '__name__', fn)} of a list built in a loop")
@@ -428,8 +462,10 @@ def numpy_call(tx: Interpreter, fn: Any, args: list[VariableTracker],
     return args[0].as_array(tx, fn, rest)
 
 
-def rebuild(buffer: np.ndarray, count: int, kind: str) -> list:
+def rebuild(buffer: np.ndarray, count: int, kind: str, iterator: bool) -> Any:
     """The real list after the graph ran: Python numbers, or NumPy scalars and rows (row
-    views of one new buffer: distinct arrays, as the appended ones were)."""
+    views of one new buffer: distinct arrays, as the appended ones were); an iterator over
+    it for a generator's values."""
     items = buffer[:count]
-    return items.tolist() if kind == "python" else list(items)
+    made = items.tolist() if kind == "python" else list(items)
+    return iter(made) if iterator else made

@@ -203,6 +203,7 @@ def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
         appends.leave(tx, found)
         raise
     finally:
+        appends.restore(tx, found)
         for name, (cell, contents) in cells.items():
             cell.contents = contents  # updated in place where the body wrote it
             tx.locals.pop(name, None)
