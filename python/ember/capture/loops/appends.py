@@ -407,30 +407,49 @@ class AppendedListVariable(VariableTracker):
         return graph.op("lt", [positions, self.count])
 
     def python_sum(self, tx: Interpreter, start: VariableTracker) -> VariableTracker:
-        """`sum(list, start)`: `start` plus the items (summed pairwise, within rounding of
-        Python's left-to-right sum)."""
-        if self.item[2] and self.item[0].kind in "iub":
-            # A Python int's sum grows past int64 where the buffer's would wrap.
-            raise graph_break("data_dependent_value", what="sum() of a list of Python ints "
-                                                           "built in a loop")
+        """`sum(list, start)`: `start` plus each item in turn, as Python adds them (rows:
+        plus their sum over the first axis, within rounding)."""
+        if self.item[0].kind != "f":
+            # Python ints grow past int64, NumPy's integer scalars warn when they wrap.
+            raise graph_break("data_dependent_value", what="sum() of integers built in a loop")
         graph = tx.graph
-        axis = {"axis": ConstantVariable(0)} if self.item[1] else {}
-        if self.known_length is not None:
-            handler = numpy_api.lookup_function(np.sum)
-            total = call_numpy_api("sum", handler, graph, self.buffer,
-                                   **{k: to_api(v) for k, v in axis.items()})
-            reduced: VariableTracker = ArrayVariable(total)
-        else:
+        if self.known_length is None:
             from ember.capture.loops.frame_branches import add_check
-            from ember.capture.variables import masked
 
             # Python's sum of no items is `start` itself, of its own type.
             add_check(tx, graph.op("eq", [self.count, graph.const(0)]))
-            reduced = masked.reduce(tx, "sum", masked.MaskedVariable(
-                self.buffer, self.selected(graph)), [], axis)
-        if not self.item[1]:
-            reduced = ArrayVariable(_as_item(graph, reduced.value, self.item))  # type: ignore[attr-defined]
-        return tx.binary_op("+", start, reduced)
+        if self.item[1]:
+            mask = self.selected(graph)
+            while mask.ndim < self.buffer.ndim:
+                mask = graph.op("expand_dims", [mask], axis=[mask.ndim])
+            kept = graph.op("where", [mask, self.buffer, graph.const(0.0)])
+            handler = numpy_api.lookup_function(np.sum)
+            total = ArrayVariable(call_numpy_api("sum", handler, graph, kept, axis=0))
+            return tx.binary_op("+", start, total)
+        first = ArrayVariable(_as_item(graph, graph.op("load", [self.buffer, graph.const(0)]),
+                                       self.item))
+        acc = tx.binary_op("+", start, first)
+        if not isinstance(acc, ArrayVariable):
+            raise graph_break("data_dependent_value", what=f"sum() from {start.describe()}")
+        return ArrayVariable(self._add_rest(graph, acc.value))
+
+    def _add_rest(self, graph: Graph, acc: Value) -> Value:
+        """`acc` plus items 1 to the count, one after another: a loop op."""
+        body = graph.region("loop")
+        index = body.add_input(np.int64, (), weak=True)
+        carried = body.add_input(acc.dtype, (), weak=acc.weak, scalar=acc.scalar)
+        buffer = body.add_input(self.buffer.dtype, self.buffer.shape)
+        item = _as_item(body, body.op("load", [buffer, index]), self.item)
+        total = body.op("add", [carried, item])
+        if (total.dtype, total.weak) != (acc.dtype, acc.weak):
+            raise graph_break("data_dependent_value", what="sum() whose type changes")
+        total = body.op("astype", [total], dtype=acc.dtype, scalar=acc.scalar,
+                        weak=acc.weak)
+        body.set_outputs([body.const(True, weak=False), total])
+        count = self.count if self.known_length is None else graph.const(self.known_length)
+        (result,) = graph.loop(graph.const(1), count, graph.const(1), [acc],
+                               [self.buffer], body)
+        return result
 
 
 def _as_item(graph: Graph, value: Value, item: ItemType) -> Value:
