@@ -287,33 +287,43 @@ def test_an_argument_list_is_appended_to_for_real() -> None:
     assert got is mine and mine == theirs
 
 
-# Random programs: a loop appending items of one kind under a random condition, read by a
-# random consumer.
+# Random programs: a loop appending items of one kind under a random condition (on one or
+# both paths of an `if`), as a loop, a comprehension or a generator, read by a random
+# consumer.
 _ITEMS = {"scalar": "x[i] * {c}", "python": "float(x[i]) + {c}", "index": "i",
-          "row": "M[i] * {c}", "f32": "np.float32(x[i]) * np.float32({c})"}
+          "row": "M[i] * {c}", "f32": "np.float32(x[i]) * np.float32({c})",
+          "element": "v - {c}"}
 _CONDITIONS = ["True", "x[i] > {c}", "x[i] < {c} or i % 3 == 0", "M[i, 0] > {c}"]
-_CONSUMERS = ["out", "np.array(out)", "len(out)", "out[-1]", "out[0]", "sum(out)",
-              "np.asarray(out)", "np.stack(out)", "(len(out), out)"]
+_CONSUMERS = ["out", "np.array(out)", "len(out)", "out[-1]", "out[0]", "out[1]", "sum(out)",
+              "np.asarray(out)", "np.stack(out)", "(len(out), out)", "np.array(out).sum()",
+              "sum(out, 1.5)", "np.array(out, dtype=np.float32)", "np.concatenate(out)"]
 
 
 @st.composite
 def append_programs(draw):
     item = draw(st.sampled_from(sorted(_ITEMS)))
-    c = draw(st.sampled_from(["0.5", "-0.25", "2.0", "0.0"]))
+    c, d = (draw(st.sampled_from(["0.5", "-0.25", "2.0", "0.0"])) for _ in range(2))
     condition = draw(st.sampled_from(_CONDITIONS)).format(c=c)
     consumer = draw(st.sampled_from(_CONSUMERS))
-    form = draw(st.sampled_from(["loop", "comprehension"]))
-    expr = _ITEMS[item].format(c=c)
+    form = draw(st.sampled_from(["loop", "loop", "else", "comprehension", "generator"]))
+    head = "for i, v in enumerate(x)" if item == "element" else "for i in range(x.shape[0])"
+    expr, other = _ITEMS[item].format(c=c), _ITEMS[item].format(c=d)
     if form == "loop":
-        body = (f"    out = []\n    for i in range(x.shape[0]):\n        if {condition}:\n"
+        body = (f"    out = []\n    {head}:\n        if {condition}:\n"
                 f"            out.append({expr})\n")
+    elif form == "else":
+        body = (f"    out = []\n    {head}:\n        if {condition}:\n"
+                f"            out.append({expr})\n        else:\n"
+                f"            out.append({other})\n")
+    elif form == "comprehension":
+        body = f"    out = [{expr} {head} if {condition}]\n"
     else:
-        body = f"    out = [{expr} for i in range(x.shape[0]) if {condition}]\n"
+        return f"def program(x, M):\n    return sum(({expr} {head} if {condition}), 0.0)\n"
     return f"def program(x, M):\n{body}    return {consumer}\n"
 
 
 @seed(20261206)
-@settings(max_examples=60, deadline=None, database=None,
+@settings(max_examples=int(__import__("os").environ.get("APPEND_EXAMPLES", "60")), deadline=None, database=None,
           suppress_health_check=list(HealthCheck))
 @given(source=append_programs(), n=st.sampled_from([0, 3, 12, 40]),
        data_seed=st.integers(0, 2**16))

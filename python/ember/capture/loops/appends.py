@@ -388,18 +388,22 @@ class AppendedListVariable(VariableTracker):
             api_kwargs = {k: to_api(v) for k, v in kwargs.items()}
             return ArrayVariable(call_numpy_api("np.array", handler, graph, buffer,
                                                 **api_kwargs))
-        if kwargs or fn is np.concatenate:
+        if fn is np.concatenate:
             raise graph_break("data_dependent_value",
-                              what=f"np.{fn.__name__} with arguments of a list built by "
-                                   "conditional appends")
+                              what="np.concatenate of a list built by conditional appends")
         from ember.capture.loops.frame_branches import add_check
         from ember.capture.variables.masked import MaskedVariable
+        from ember.numpy_api.convert import dtype_arg
 
-        if rows or fn is np.stack or self.buffer.dtype != np.float64:
-            # NumPy makes an empty list a float64 array of shape (0,), or raises (np.stack):
-            # the frame runs as Python where the list is empty.
+        dtype = dtype_arg(to_api(kwargs["dtype"]), "np.array") if "dtype" in kwargs else None
+        buffer = self.buffer
+        if dtype is not None and dtype != buffer.dtype:
+            buffer = graph.op("astype", [buffer], dtype=dtype)
+        if rows or fn is np.stack or buffer.dtype != np.float64 and dtype is None:
+            # NumPy makes an empty list a float64 array of shape (0,) (of `dtype` when
+            # given), or raises (np.stack): the frame runs as Python where it is empty.
             add_check(tx, graph.op("eq", [self.count, graph.const(0)]))
-        return MaskedVariable(self.buffer, self.selected(graph))
+        return MaskedVariable(buffer, self.selected(graph))
 
     def selected(self, graph: Graph) -> Value:
         """The mask of the items appended: positions below the count."""
