@@ -12,6 +12,7 @@ import user_kernels_linalg as L
 import user_kernels_images as Im
 import user_kernels_finance as Fi
 import user_kernels_sciences as Sc
+import user_kernels_lists as Li
 
 
 def _spd(rng, n):
@@ -366,4 +367,11 @@ CASES = [
     ("givens_qr", Sc.givens_qr, lambda r, s: (r.standard_normal((8 * s, 6 * s)),)),
     ("jacobi_eigenvalues", Sc.jacobi_eigenvalues, lambda r, s: (_spd(r, 6 * s), 10)),
     ("horner_2d", Sc.horner_2d, lambda r, s: (r.random((4, 5)), r.random(100 * s), r.random(100 * s))),
+    ("find_peaks", Li.find_peaks, lambda r, s: (r.standard_normal(200 * s), 0.5)),
+    ("row_norms", Li.row_norms, lambda r, s: (r.standard_normal((100 * s, 3)),)),
+    ("window_means", Li.window_means, lambda r, s: (r.random(200 * s), 4)),
+    ("trimmed_mean", Li.trimmed_mean, lambda r, s: (r.standard_normal(200 * s), 1.5)),
+    ("dense_layer_rows", Li.dense_layer_rows,
+     lambda r, s: (r.standard_normal((40 * s, 4)), r.standard_normal((4, 3)), r.standard_normal(3))),
+    ("energy_above", Li.energy_above, lambda r, s: (r.standard_normal(200 * s), 0.25)),
 ]
