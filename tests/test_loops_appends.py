@@ -129,6 +129,28 @@ def bools(x):
     return out, np.array(out)
 
 
+def until_a_large_value(x):
+    out = []
+    for i in range(x.shape[0]):
+        out.append(x[i])
+        if x[i] > 1.0:
+            break
+    return np.array(out), len(out), out
+
+
+def per_row_lists(X):
+    totals = np.zeros(X.shape[0])
+    counts = []
+    for i in range(X.shape[0]):
+        positive = []
+        for j in range(X.shape[1]):
+            if X[i, j] > 0:
+                positive.append(X[i, j])
+        totals[i] = sum(positive, 0.0)
+        counts.append(len(positive))
+    return totals, counts
+
+
 def several_lists(x):
     small, large = [], []
     for v in x:
@@ -141,7 +163,8 @@ def several_lists(x):
 
 COMPILED = [positives_doubled, row_sums, sums_and_rows, python_floats, selected_stats,
             comprehension, comprehension_sum, generator_sum, conditional_rows, aliased,
-            indices_kept, two_a_trip, float32_items, bools, several_lists]
+            indices_kept, two_a_trip, float32_items, bools, several_lists,
+            until_a_large_value]
 
 
 def _arguments(fn, rng):
@@ -271,6 +294,15 @@ def generator_advanced(x):
     return first, sum(it)
 
 
+def test_lists_of_an_outer_loop_and_of_its_body() -> None:
+    """A list built per trip of an outer loop (an inner loop op's list) beside one the outer
+    loop builds: each carried by its own loop; an empty row's sum runs the frame as Python."""
+    X = np.random.default_rng(3).standard_normal((30, 20))
+    compiled_and_plain(per_row_lists, X)
+    X[3] = -1.0
+    compiled_and_plain(per_row_lists, X)
+
+
 @pytest.mark.parametrize("fn", [mixed_types, read_in_the_body, appended_after_the_loop,
                                 nested_appends, held_by_a_list, generator_with_earlier_values,
                                 generator_advanced], ids=lambda f: f.__name__)
@@ -305,12 +337,16 @@ def append_programs(draw):
     c, d = (draw(st.sampled_from(["0.5", "-0.25", "2.0", "0.0"])) for _ in range(2))
     condition = draw(st.sampled_from(_CONDITIONS)).format(c=c)
     consumer = draw(st.sampled_from(_CONSUMERS))
-    form = draw(st.sampled_from(["loop", "loop", "else", "comprehension", "generator"]))
+    form = draw(st.sampled_from(["loop", "loop", "else", "break", "comprehension",
+                                 "generator"]))
     head = "for i, v in enumerate(x)" if item == "element" else "for i in range(x.shape[0])"
     expr, other = _ITEMS[item].format(c=c), _ITEMS[item].format(c=d)
     if form == "loop":
         body = (f"    out = []\n    {head}:\n        if {condition}:\n"
                 f"            out.append({expr})\n")
+    elif form == "break":
+        body = (f"    out = []\n    {head}:\n        out.append({expr})\n"
+                f"        if {condition}:\n            break\n")
     elif form == "else":
         body = (f"    out = []\n    {head}:\n        if {condition}:\n"
                 f"            out.append({expr})\n        else:\n"

@@ -53,6 +53,11 @@ class Appended:
     learned: bool = False  # the current trace learned the item type: trace again
     region: Graph | None = None  # the loop body's region of the current trace
 
+    @property
+    def name(self) -> str:
+        """Its pseudo-locals' suffix: unique while capture runs, also across nested loops."""
+        return str(id(self))
+
 
 @dataclass
 class Tracked:
@@ -96,8 +101,8 @@ def enter(tx: Interpreter, lists: dict[int, Appended], trips: int | None, region
         tracked.capacity = trips * state.per_trip
         fill = True if dtype == np.bool_ else 1
         buffer = tx.graph.full((tracked.capacity, *shape), fill, dtype)
-        tx.locals[BUFFER + str(key)] = ArrayVariable(buffer)
-        tx.locals[COUNT + str(key)] = ArrayVariable(tx.graph.const(0))
+        tx.locals[BUFFER + state.name] = ArrayVariable(buffer)
+        tx.locals[COUNT + state.name] = ArrayVariable(tx.graph.const(0))
     return found
 
 
@@ -129,17 +134,18 @@ def learned(found: list[Tracked]) -> bool:
 def leave(tx: Interpreter, found: list[Tracked]) -> None:
     """Drop the pseudo-locals of a trace that is done over."""
     for t in found:
-        tx.locals.pop(BUFFER + str(t.state.key), None)
-        tx.locals.pop(COUNT + str(t.state.key), None)
+        tx.locals.pop(BUFFER + t.state.name, None)
+        tx.locals.pop(COUNT + t.state.name, None)
 
 
 def finish(tx: Interpreter, found: list[Tracked], region: Graph,
            final_counts: dict[int, Value]) -> None:
     """After the loop op: each list appended to becomes an `AppendedListVariable` of the
-    loop's results, wherever the frame held it."""
+    loop's results, wherever the frame held it. `final_counts`: the body's last counts, of
+    a loop that runs every trip (none: every length is the run time's)."""
     replaced: dict[int, VariableTracker] = {}
     for t in found:
-        key = str(t.state.key)
+        key = t.state.name
         buffer, count = tx.locals.pop(BUFFER + key, None), tx.locals.pop(COUNT + key, None)
         if t.state.item is None or buffer is None or count is None:
             continue
@@ -172,7 +178,7 @@ def final_counts(found: list[Tracked], end_locals: dict[str, VariableTracker]
     """The body's last count of each list (before the loop op replaces the locals)."""
     counts = {}
     for t in found:
-        vt = end_locals.get(COUNT + str(t.state.key))
+        vt = end_locals.get(COUNT + t.state.name)
         if isinstance(vt, ArrayVariable):
             counts[t.state.key] = vt.value
     return counts
@@ -234,9 +240,10 @@ class BodyList(VariableTracker):
         if state.traced > state.per_trip:
             raise _refuse("more appends on a trace than the first one made")
         _check_nesting(tx, state.region)
-        key = str(state.key)
-        buffer, count = tx.locals[BUFFER + key], tx.locals[COUNT + key]
-        assert isinstance(buffer, ArrayVariable) and isinstance(count, ArrayVariable)
+        key = state.name
+        buffer, count = tx.locals.get(BUFFER + key), tx.locals.get(COUNT + key)
+        if not (isinstance(buffer, ArrayVariable) and isinstance(count, ArrayVariable)):
+            raise _refuse("an append to a list whose buffer this body does not carry")
         graph = tx.graph
         if value.shape:
             from ember.capture.loops import windows

@@ -305,7 +305,9 @@ def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
     if isinstance(iterator, DynamicRangeIterator) and not iterator.origin.frame_args:
         ranges.note_trips(tx, loop_key(tx, inst), forced, iterator.origin.bounds)
     ranges.check_typed_flags(tx, typed)
-    appends.finish(tx, found, region, counts)
+    # A `break` or `return` may end the loop before its last trip: its lists' lengths are
+    # then known only at run time.
+    appends.finish(tx, found, region, counts if trace.go is None else {})
     if may_return:
         returns.after_loop(tx, trace)
     return True
