@@ -303,11 +303,58 @@ def test_lists_of_an_outer_loop_and_of_its_body() -> None:
     compiled_and_plain(per_row_lists, X)
 
 
+def views_appended(X):
+    rows = []
+    for i in range(X.shape[0]):
+        rows.append(X[i])
+    X[0] = 5.0
+    return np.array(rows), rows
+
+
+def one_array_appended(X):
+    rows = []
+    total = np.zeros(X.shape[1])
+    for i in range(X.shape[0]):
+        total += X[i]
+        rows.append(total)
+    return np.array(rows)
+
+
+def changed_after_the_append(X):
+    rows = []
+    for i in range(X.shape[0]):
+        r = X[i] * 2.0
+        rows.append(r)
+        r[0] = -1.0
+    return np.array(rows)
+
+
+def changed_on_the_next_trip(X):
+    rows = []
+    prev = np.zeros(X.shape[1])
+    for i in range(X.shape[0]):
+        cur = X[i] * 2.0
+        rows.append(cur)
+        prev[0] = 1.0
+        prev = cur
+    return np.array(rows)
+
+
 @pytest.mark.parametrize("fn", [mixed_types, read_in_the_body, appended_after_the_loop,
                                 nested_appends, held_by_a_list, generator_with_earlier_values,
-                                generator_advanced], ids=lambda f: f.__name__)
-def test_what_a_loop_op_cannot_stand_for_stays_python(fn) -> None:
-    X = np.random.default_rng(2).standard_normal((30, 20) if fn is nested_appends else 30)
+                                generator_advanced, views_appended, one_array_appended,
+                                changed_after_the_append, changed_on_the_next_trip],
+                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("columns", [3, 12])
+def test_what_a_loop_op_cannot_stand_for_stays_python(fn, columns) -> None:
+    """Items of two types, a list read in the body, views and arrays Python's list would
+    share: the loop is no loop op, and the results are Python's."""
+    rng = np.random.default_rng(2)
+    if fn in (mixed_types, read_in_the_body, appended_after_the_loop, held_by_a_list,
+              generator_with_earlier_values, generator_advanced):
+        X = rng.standard_normal(10 * columns)
+    else:
+        X = rng.standard_normal((30, columns))
     compiled_and_plain(fn, X)
 
 

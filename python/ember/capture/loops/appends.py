@@ -19,7 +19,7 @@ rebuilt after the graph ran with the same item types (`rebuild`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -52,6 +52,9 @@ class Appended:
     traced: int = 0  # appends in the current trace
     learned: bool = False  # the current trace learned the item type: trace again
     region: Graph | None = None  # the loop body's region of the current trace
+    # Rows appended on the current trace, with the value stored: the list holds the object,
+    # so it must not change after the append (`row[0] = 0` would show in the list).
+    rows: list[tuple[ArrayVariable, Value]] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -89,6 +92,7 @@ def enter(tx: Interpreter, lists: dict[int, Appended], trips: int | None, region
         key = len(found)
         state = lists.setdefault(key, Appended(key))
         state.traced, state.learned, state.region = 0, False, region
+        state.rows = []
         tracked = Tracked(vt, state, BodyList(state))
         found.append(tracked)
         if state.item is None:
@@ -121,6 +125,18 @@ def restore(tx: Interpreter, found: list[Tracked]) -> None:
     for t in found:
         if tx.yielded is t.inner:
             tx.yielded = t.outer
+
+
+def check_rows(found: list[Tracked], end_locals: dict[str, VariableTracker],
+               live: set[str]) -> None:
+    """Refuse a row the trip changed in place after appending it, or left bound to a local
+    the next trip reads (which could change it there)."""
+    for t in found:
+        for row, stored in t.state.rows:
+            if row.value is not stored:
+                raise _refuse("a row updated in place after it was appended")
+            if any(vt is row and name in live for name, vt in end_locals.items()):
+                raise _refuse("a row appended and kept for the next trip")
 
 
 def learned(found: list[Tracked]) -> bool:
@@ -223,6 +239,8 @@ class BodyList(VariableTracker):
 
     def append(self, tx: Interpreter, item: VariableTracker) -> None:
         value = _item_value(tx, item)
+        if value.shape:
+            self.state.rows.append(_fresh_row(tx, item, value))
         state = self.state
         kind: ItemType = (value.dtype, tuple(value.shape), value.weak, value.scalar)
         if not value.shape and not (value.weak or value.scalar):
@@ -268,6 +286,26 @@ def _check_nesting(tx: Interpreter, region: Graph | None) -> None:
 def _is_loop(graph: Graph) -> bool:
     return any(n.op == "loop" and n.attrs.get("body") is graph
                for n in graph.parent.nodes) if graph.parent is not None else False
+
+
+def _fresh_row(tx: Interpreter, item: VariableTracker, value: Value
+               ) -> tuple[ArrayVariable, Value]:
+    """An appended array must be a new object of the trip (`X[i] * w`): the list holds the
+    object itself, so a view (`X[i]`, which shows later writes to `X`) or an array of the
+    frame (appended again on every trip) would be a copy here where Python shares it."""
+    from ember.capture.loops.vectors import VectorVariable
+    from ember.capture.loops.windows import WindowVariable
+
+    if isinstance(item, VectorVariable):
+        if item.base is not None:
+            raise _refuse("an append of a view of an array")
+        return ArrayVariable(value), value
+    from ember.capture.loops.region import BodyArray
+
+    if not isinstance(item, ArrayVariable) or isinstance(item, WindowVariable | BodyArray) or (
+            not item.is_fresh(tx)):
+        raise _refuse("an append of an array that is not a new one of the trip")
+    return item, value
 
 
 def _item_value(tx: Interpreter, item: VariableTracker) -> Value:

@@ -277,6 +277,7 @@ def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
         tx.stack[:] = saved_stack
         tx.ip = saved_ip
 
+    appends.check_rows(found, end_locals, live)
     if appends.learned(found):
         return {}
     counts = appends.final_counts(found, end_locals)
