@@ -151,6 +151,36 @@ def per_row_lists(X):
     return totals, counts
 
 
+def positive_entries(X):
+    out = []
+    for i in range(X.shape[0]):
+        for j in range(X.shape[1]):
+            if X[i, j] > 0:
+                out.append(X[i, j])
+    return np.array(out), len(out)
+
+
+def below_the_diagonal(X):
+    out = []
+    for i in range(X.shape[0]):
+        for j in range(i):
+            if X[i, j] > 0:
+                out.append(X[i, j] * 2.0)
+    return np.array(out), sum(out)
+
+
+def close_pairs(P):
+    found = []
+    for i in range(P.shape[0]):
+        for j in range(P.shape[0]):
+            dx = P[i, 0] - P[j, 0]
+            dy = P[i, 1] - P[j, 1]
+            dist = (dx * dx + dy * dy) ** 0.5
+            if dist < 0.3 and i != j:
+                found.append(dist)
+    return np.array(found)
+
+
 def several_lists(x):
     small, large = [], []
     for v in x:
@@ -164,12 +194,15 @@ def several_lists(x):
 COMPILED = [positives_doubled, row_sums, sums_and_rows, python_floats, selected_stats,
             comprehension, comprehension_sum, generator_sum, conditional_rows, aliased,
             indices_kept, two_a_trip, float32_items, bools, several_lists,
-            until_a_large_value]
+            until_a_large_value, positive_entries, below_the_diagonal, close_pairs]
 
 
 def _arguments(fn, rng):
-    if fn in (row_sums, comprehension_sum, generator_sum, conditional_rows):
-        return (rng.standard_normal((60, 5)),)
+    if fn in (row_sums, comprehension_sum, generator_sum, conditional_rows,
+              positive_entries, below_the_diagonal):
+        return (rng.standard_normal((60, 5 if fn is not below_the_diagonal else 60)),)
+    if fn is close_pairs:
+        return (rng.random((40, 2)),)
     if fn is sums_and_rows:
         return rng.standard_normal((40, 3)), rng.standard_normal(3)
     if fn is float32_items:

@@ -19,6 +19,7 @@ rebuilt after the graph ran with the same item types (`rebuild`)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
     from ember.capture.interpreter import Interpreter
 
 BUFFER = ".list#"
+# The name of a region that is a path of a branch (`Graph.region("then")`), not a loop body.
+_BRANCH_REGION = re.compile(r"_(then|else)\d+$")
 COUNT = ".count#"
 # An item's type: dtype, shape, weak (a Python number), scalar (a NumPy scalar).
 ItemType = tuple[np.dtype, tuple, bool, bool]
@@ -55,6 +58,8 @@ class Appended:
     # Rows appended on the current trace, with the value stored: the list holds the object,
     # so it must not change after the append (`row[0] = 0` would show in the list).
     rows: list[tuple[ArrayVariable, Value]] = field(default_factory=list)
+    # Loop ops traced inside the body, by id of their region: their trip counts.
+    nested: dict[int, int | None] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -76,14 +81,18 @@ def _refuse(what: str) -> Exception:
     return graph_break("loop_body", what=what)
 
 
-def enter(tx: Interpreter, lists: dict[int, Appended], trips: int | None, region: Graph
-          ) -> list[Tracked]:
-    """The empty lists the frame's locals and stack hold, each with its buffer and count
-    bound as pseudo-locals once its item type is known. `trips`: the loop's trip count,
-    None where only the run time knows it."""
+def enter(tx: Interpreter, lists: dict[int, Appended], trips: int | None,
+          most: int | None, region: Graph, body: tuple[int, int]) -> list[Tracked]:
+    """The empty lists of the frame the body (instructions `body`) may append to, each with
+    its count bound as a pseudo-local, and its buffer once its item type is known. `trips`:
+    the loop's trip count, None where only the run time knows it. The lists of loops around
+    this one learn how many trips it makes at most, `most` (`_repeats`)."""
+    for vt in [*tx.locals.values(), *tx.stack, tx.yielded]:
+        if isinstance(vt, BodyList):
+            vt.state.nested[id(region)] = most
     found: list[Tracked] = []
     seen: set[int] = set()
-    for vt in [*tx.locals.values(), *tx.stack, tx.yielded]:
+    for vt in _appended(tx, *body):
         if not isinstance(vt, ListVariable) or id(vt) in seen or vt.source is not None:
             continue
         seen.add(id(vt))
@@ -95,6 +104,7 @@ def enter(tx: Interpreter, lists: dict[int, Appended], trips: int | None, region
         state.rows = []
         tracked = Tracked(vt, state, BodyList(state))
         found.append(tracked)
+        tx.locals[COUNT + state.name] = ArrayVariable(tx.graph.const(0))
         if state.item is None:
             continue
         if trips is None:
@@ -106,8 +116,34 @@ def enter(tx: Interpreter, lists: dict[int, Appended], trips: int | None, region
         fill = True if dtype == np.bool_ else 1
         buffer = tx.graph.full((tracked.capacity, *shape), fill, dtype)
         tx.locals[BUFFER + state.name] = ArrayVariable(buffer)
-        tx.locals[COUNT + state.name] = ArrayVariable(tx.graph.const(0))
     return found
+
+
+def most_trips(bounds: tuple[Value, Value, Value]) -> int | None:
+    """The most trips a range of run-time bounds makes, where what capture knows of them
+    bounds it (`range(i)` in a loop over `range(n)`: at most `n - 1`); None otherwise."""
+    from ember.capture.loops.intervals import interval
+
+    lo, hi, step = (interval(v) for v in bounds)
+    if lo is None or hi is None or step is None or step[0] != step[1] or step[0] == 0:
+        return None
+    s = step[0]
+    reach = hi[1] - lo[0] if s > 0 else lo[1] - hi[0]
+    return max(0, -(-reach // abs(s)))
+
+
+def _appended(tx: Interpreter, start: int, stop: int) -> list[VariableTracker]:
+    """What the instructions `[start, stop)` may append to: locals whose `append` they load,
+    the stack's lists where they hold LIST_APPEND, a generator's values where they yield."""
+    code = tx.instructions[start:stop]
+    names = {a.argval for a, b in zip(code, code[1:], strict=False)
+             if a.opname == "LOAD_FAST" and b.opname == "LOAD_METHOD" and b.argval == "append"}
+    held = [vt for name, vt in tx.locals.items() if name in names]
+    if any(i.opname == "LIST_APPEND" for i in code):
+        held += tx.stack
+    if any(i.opname == "YIELD_VALUE" for i in code) and tx.yielded is not None:
+        held.append(tx.yielded)
+    return held
 
 
 def substitute(tx: Interpreter, found: list[Tracked]) -> None:
@@ -247,22 +283,26 @@ class BodyList(VariableTracker):
             raise _refuse("an append of a 0-d array")
         if any(isinstance(d, str) for d in value.shape):
             raise _refuse("an append of an array of symbolic shape")
-        state.traced += 1
+        state.traced += _repeats(tx, state)
+        key = state.name
+        buffer, count = tx.locals.get(BUFFER + key), tx.locals.get(COUNT + key)
+        if not isinstance(count, ArrayVariable):
+            raise _refuse("an append to a list whose count this body does not carry")
+        graph = tx.graph
         if state.item is None or state.learned:
             if state.item is not None and state.item != kind:
                 raise _refuse("appends of items of different types")
             state.item, state.learned = kind, True
+            # Counted already, so that a loop nested in the body carries something.
+            tx.locals[COUNT + key] = ArrayVariable(graph.op("add", [count.value,
+                                                                    graph.const(1)]))
             return
         if state.item != kind:
             raise _refuse("appends of items of different types")
         if state.traced > state.per_trip:
             raise _refuse("more appends on a trace than the first one made")
-        _check_nesting(tx, state.region)
-        key = state.name
-        buffer, count = tx.locals.get(BUFFER + key), tx.locals.get(COUNT + key)
-        if not (isinstance(buffer, ArrayVariable) and isinstance(count, ArrayVariable)):
+        if not isinstance(buffer, ArrayVariable):
             raise _refuse("an append to a list whose buffer this body does not carry")
-        graph = tx.graph
         if value.shape:
             from ember.capture.loops import windows
 
@@ -273,19 +313,22 @@ class BodyList(VariableTracker):
         tx.locals[COUNT + key] = ArrayVariable(graph.op("add", [count.value, graph.const(1)]))
 
 
-def _check_nesting(tx: Interpreter, region: Graph | None) -> None:
-    """Appends in a loop nested in the body (the graph reaches the body's region through
-    another loop's) would need its trip count: refused. Paths of branches are fine."""
-    graph = tx.graph
-    while graph is not region and graph.parent is not None and not _is_loop(graph):
+def _repeats(tx: Interpreter, state: Appended) -> int:
+    """How often an append at this point runs on one trip of the list's loop: the product of
+    the trip counts of the loop ops around it inside the body (a path of a branch runs at
+    most once). A loop of a trip count only the run time knows, or a `while`, refuses."""
+    graph, repeats = tx.graph, 1
+    while graph is not state.region:
+        if graph.parent is None:
+            raise _refuse("an append outside the loop that carries the list")
+        if not _BRANCH_REGION.search(graph.name):
+            trips = state.nested.get(id(graph))
+            if trips is None:
+                raise _refuse("appends in a loop nested in the loop, of a trip count only "
+                              "the run time knows")
+            repeats *= trips
         graph = graph.parent
-    if graph is not region:
-        raise _refuse("appends in a loop nested in the loop")
-
-
-def _is_loop(graph: Graph) -> bool:
-    return any(n.op == "loop" and n.attrs.get("body") is graph
-               for n in graph.parent.nodes) if graph.parent is not None else False
+    return repeats
 
 
 def _fresh_row(tx: Interpreter, item: VariableTracker, value: Value

@@ -194,8 +194,10 @@ def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
     """Trace the body once; `settling`: how many trips the values of `forced` take to reach
     their types, trips every call must then make; `lists`: what earlier traces learned of
     the lists the body appends to (`loops/appends.py`)."""
-    found = appends.enter(tx, lists, None if bounds is not None else (
-        len(iterator.items) - iterator.index), region := tx.graph.region("loop"))
+    trips = None if bounds is not None else len(iterator.items) - iterator.index
+    most = trips if bounds is None else appends.most_trips(bounds)
+    found = appends.enter(tx, lists, trips, most, region := tx.graph.region("loop"),
+                          _body_range(tx, inst))
     cells = _cells_as_locals(tx)
     try:
         result = _trace_with(tx, inst, iterator, bounds, forced, settling, found, region)
