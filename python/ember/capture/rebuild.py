@@ -63,8 +63,8 @@ from ember.capture.variables.functions import (
     UserFunctionVariable,
 )
 from ember.capture.variables.masked import MaskedVariable
-from ember.capture.loops import appends
-from ember.capture.loops.appends import AppendedListVariable
+from ember.capture.variables import appended
+from ember.capture.variables.appended import AppendedListVariable
 from ember.capture.variables.objects import ModuleVariable, OpaqueVariable, UserObjectVariable
 from ember.capture.variables.scalar import PythonScalarVariable
 from ember.capture.variables.slices import RuntimeSliceVariable
@@ -157,7 +157,7 @@ class Rebuilder:
         if isinstance(vt, AppendedListVariable):
             count = (self.constant(vt.known_length) if vt.known_length is not None
                      else self._value(vt.count))
-            helper = self.embed(appends.rebuild, "rebuild_list")
+            helper = self.embed(appended.rebuild, "rebuild_list")
             return self._once(vt, f"{helper}({self._value(vt.buffer)}, {count}, "
                                   f"{vt.rebuild_kind()!r}, {vt.iterator})")
         if isinstance(vt, MaskedVariable):

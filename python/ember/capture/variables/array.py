@@ -458,10 +458,9 @@ class NumpyFunctionVariable(VariableTracker):
             found = window_exprs.numpy_call(tx, self.fn, self.handler, args, kwargs)
             if found is not None:
                 return found
-        from ember.capture.loops import appends
-        from ember.capture.variables import masked, nonzero
+        from ember.capture.variables import appended, masked, nonzero
 
-        built = appends.numpy_call(tx, self.fn, args, kwargs)
+        built = appended.numpy_call(tx, self.fn, args, kwargs)
         if built is not None:
             return built
         counted = nonzero.numpy_call(tx, self.fn, args, kwargs)

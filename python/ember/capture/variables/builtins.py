@@ -93,7 +93,7 @@ def _len(tx, args, kwargs):
     from ember.capture.variables.masked import MaskedVariable
     from ember.capture.variables.nonzero import NonzeroIndexVariable
 
-    from ember.capture.loops.appends import AppendedListVariable
+    from ember.capture.variables.appended import AppendedListVariable
 
     if type(args[0]) is ArrayVariable or isinstance(args[0], NonzeroIndexVariable
                                                      | MaskedVariable | AppendedListVariable):
@@ -214,7 +214,7 @@ def _sum(tx, args, kwargs):
     if not args or (args[0].is_constant() and not kwargs):
         return None
     total = args[1] if len(args) > 1 else kwargs.get("start", ConstantVariable(0))
-    from ember.capture.loops.appends import AppendedListVariable
+    from ember.capture.variables.appended import AppendedListVariable
 
     if isinstance(args[0], AppendedListVariable):
         return args[0].python_sum(tx, total)
