@@ -7,7 +7,8 @@ that starts as the int 0 and may become a float or a NumPy scalar, an array `out
 few loops and returns some of them. Loops are `for` over `range` (constant and run-time
 bounds, steps, negative steps, bounds from an outer index), over arrays, `enumerate`, `zip`
 and the rows of `M`, nested, and `while` loops whose tests read the data. Bodies read and
-write elements (`a[i]`, `M[r, k]`, `a[i - 1]`, an index computed from the data), reduce
+write elements (`a[i]`, `M[r, k]`, `a[i - 1]`, an index computed from the data), append to
+a list `lst` (returned, or its `len`, `sum` or `np.array`), reduce
 windows (`a[i:i + 2].sum()`, `a[:i].max()`), update arrays in place, branch on element values
 (`if`/`elif`/`else`), `break`, `continue`, `return` early, and compute with Python ints
 (`//`, `%`, `<<`, `>>`, `&`, `^`: Python ints never overflow), Python floats and `math`.
@@ -262,7 +263,7 @@ class _Writer:
     def statement(self, scope: Scope, depth: int, nesting: int) -> None:
         options = ["int", "int", "float", "number", "store", "store", "if"]
         if scope.loops:
-            options += ["break", "continue", "return", "swap"]
+            options += ["break", "continue", "return", "swap", "append"]
         if nesting < 3:
             options += ["for", "for", "while"]
         kind = self.pick(options)
@@ -320,6 +321,10 @@ class _Writer:
         else:
             where = self.position(scope, "L")
         self.emit(depth, f"{target}[{where}] {op} {value}")
+
+    def _append(self, scope: Scope, depth: int, nesting: int) -> None:
+        value = self.pick([self.float_expr(scope, 1), self.element(scope), "t"])
+        self.emit(depth, f"lst.append({value})")
 
     def _swap(self, scope: Scope, depth: int, nesting: int) -> None:
         x, y = self.position(scope, "L"), self.position(scope, "L")
@@ -436,7 +441,8 @@ class _Writer:
 
     def returned(self) -> str:
         names = self.draw(st.lists(st.sampled_from(["h", "c", "t", "s", "out", "a", "M",
-                                                    "out[-1:]"]),
+                                                    "out[-1:]", "lst", "len(lst)",
+                                                    "np.array(lst)", "sum(lst)"]),
                                    min_size=1, max_size=4, unique=True))
         return f"({', '.join(names)},)"
 
@@ -449,6 +455,7 @@ def loop_programs(draw: st.DrawFn) -> LoopProgram:
     w.emit(1, "h = 0")
     w.emit(1, "c = 0")
     w.emit(1, "t = 0.0")
+    w.emit(1, "lst = []")
     w.emit(1, f"s = {draw(st.sampled_from(['0', '0', '0.0', 'a[0]', 'np.float32(1)']))}")
     w.emit(1, draw(st.sampled_from(["out = np.zeros(len(a))", "out = a.copy()",
                                     "out = np.zeros_like(b)", "out = np.ones(len(a), np.int64)",

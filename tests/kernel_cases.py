@@ -17,6 +17,7 @@ import user_kernels_pdes as Pd
 import user_kernels_series as Ts
 import user_kernels_nets as Nn
 import user_kernels_bits as Bt
+import user_kernels_lists as Li
 
 
 def _spd(rng, n):
@@ -504,4 +505,11 @@ CASES = [
     ("rule110", Bt.rule110, lambda r, s: ((r.random(30 * s) < 0.5).astype(np.int64), 10 * s)),
     ("smith_waterman", Bt.smith_waterman,
      lambda r, s: (r.integers(0, 4, 15 * s), r.integers(0, 4, 12 * s), 3, -3, 2)),
+    ("find_peaks", Li.find_peaks, lambda r, s: (r.standard_normal(200 * s), 0.5)),
+    ("row_norms", Li.row_norms, lambda r, s: (r.standard_normal((100 * s, 3)),)),
+    ("window_means", Li.window_means, lambda r, s: (r.random(200 * s), 4)),
+    ("trimmed_mean", Li.trimmed_mean, lambda r, s: (r.standard_normal(200 * s), 1.5)),
+    ("dense_layer_rows", Li.dense_layer_rows,
+     lambda r, s: (r.standard_normal((40 * s, 4)), r.standard_normal((4, 3)), r.standard_normal(3))),
+    ("energy_above", Li.energy_above, lambda r, s: (r.standard_normal(200 * s), 0.25)),
 ]

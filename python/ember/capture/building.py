@@ -66,7 +66,13 @@ class BuildingOpcodes:
         return container
 
     def LIST_APPEND(self, inst: Instruction) -> None:
-        self._owned(inst).append_item(self.stack[-1])
+        from ember.capture.loops.appends import BodyList
+
+        container = self.stack[-inst.arg - 1]
+        if isinstance(container, BodyList):  # a comprehension captured as a loop op
+            container.append(self, self.stack[-1])  # type: ignore[arg-type]
+        else:
+            self._owned(inst).append_item(self.stack[-1])
         self.pop()
 
     def LIST_EXTEND(self, inst: Instruction) -> None:

@@ -45,9 +45,11 @@ from ember.capture.variables.base import (
     VariableTracker,
 )
 from ember.capture.variables.constant import ConstantVariable
+from ember.capture.loops.appends import BodyList, generated
 from ember.capture.variables.containers import (
     DictVariable,
     IteratorVariable,
+    ListVariable,
 )
 from ember.capture.variables.functions import (
     FunctionVariable,
@@ -140,7 +142,8 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
         self.ip = 0
         self.kw_names: tuple[str, ...] = ()
         self.result: VariableTracker | None = None
-        self.yielded: list[VariableTracker] | None = None  # a generator's values so far
+        # A generator's values so far (`loops/appends.py` stands in for it in a loop op).
+        self.yielded: ListVariable | VariableTracker | None = None
         self.lineno: int | None = code.co_firstlineno
         # Times each instruction was started (the captured frame only: a graph break there is
         # found again by index and visit on a second capture), and where to stop.
@@ -292,9 +295,9 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
             # A generator (or generator expression) runs to completion at capture time and
             # its values are iterated. Capture has no side effects to reorder, and whatever
             # would stop it (a raise, an endless loop) breaks instead of running ahead.
-            child.yielded = []
+            child.yielded = ListVariable([])
             child.run()
-            return IteratorVariable(child.yielded)
+            return generated(child.yielded)
         if fn.globals_source is not STABLE_GLOBALS or self.globals_source is STABLE_GLOBALS:
             return child.run()
         try:
@@ -521,7 +524,13 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
         self.push(ConstantVariable(None))
 
     def YIELD_VALUE(self, inst: Instruction) -> None:
-        if self.yielded is None:
+        if isinstance(self.yielded, BodyList):  # a generator's loop captured as a loop op
+            self.yielded.append(self, self.pop())
+        elif isinstance(self.yielded, ListVariable):
+            if any(body.frame is self for body in self.tracer.loop_bodies):
+                # One trace stands for every trip of a loop op of this generator.
+                raise graph_break("loop_body", what="a yield after earlier yields")
+            self.yielded.append_item(self.pop())
+        else:
             raise graph_break("bytecode", opname=inst.opname)
-        self.yielded.append(self.pop())
         self.push(ConstantVariable(None))

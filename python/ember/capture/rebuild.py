@@ -63,6 +63,8 @@ from ember.capture.variables.functions import (
     UserFunctionVariable,
 )
 from ember.capture.variables.masked import MaskedVariable
+from ember.capture.variables import appended
+from ember.capture.variables.appended import AppendedListVariable
 from ember.capture.variables.objects import ModuleVariable, OpaqueVariable, UserObjectVariable
 from ember.capture.variables.scalar import PythonScalarVariable
 from ember.capture.variables.slices import RuntimeSliceVariable
@@ -152,6 +154,12 @@ class Rebuilder:
         """A Python expression for `vt`'s value after the graph has run."""
         if isinstance(vt, ArrayVariable):
             return self._array(vt)
+        if isinstance(vt, AppendedListVariable):
+            count = (self.constant(vt.known_length) if vt.known_length is not None
+                     else self._value(vt.count))
+            helper = self.embed(appended.rebuild, "rebuild_list")
+            return self._once(vt, f"{helper}({self._value(vt.buffer)}, {count}, "
+                                  f"{vt.rebuild_kind()!r}, {vt.iterator})")
         if isinstance(vt, MaskedVariable):
             # `x[mask]` as NumPy makes it, from the values in place and the mask.
             return self._once(vt, f"{self._value(vt.values)}[{self._value(vt.mask)}]")

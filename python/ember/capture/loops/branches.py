@@ -17,7 +17,14 @@ import numpy as np
 
 from ember.capture.breaks import graph_break
 from ember.capture.bytecode import TRUTH_JUMPS
-from ember.capture.loops.body import RERUN, RETURNED, RETVAL, enclosing_body, run_span
+from ember.capture.loops.body import (
+    RERUN,
+    RETURNED,
+    RETVAL,
+    enclosing_body,
+    loop_head,
+    run_span,
+)
 from ember.capture.loops.region import BodyArray, _graph_swapped
 from ember.capture.loops.vectors import VectorVariable
 from ember.capture.variables.masked import MaskedVariable
@@ -86,13 +93,15 @@ def capture_if(tx: Interpreter, inst: Instruction, to_return: bool = False) -> N
     if whiles.is_bottom_test(tx, inst):
         whiles.bottom_test(tx, inst, jump_if)
         return
-    if inst.target is not None and inst.target < tx.ip:
+    body = enclosing_body(tx)
+    continues = body is not None and inst.target is not None and (
+        loop_head(tx, inst.target) == body.for_index)
+    if inst.target is not None and inst.target < tx.ip and not continues:
         _rest_of_while(tx, inst, jump_if)
         return
     if inst.target is None:
         raise graph_break("loop_body", what=f"{inst.opname} on a loop value")
     cond = _truth(tx, tx.pop().value)  # type: ignore[attr-defined]
-    body = enclosing_body(tx)
     # Where a path that leaves ends: the trip's end, or the function's return.
     for_index = body.for_index if body is not None else RETURNED
     fall, target = tx.ip, inst.target
@@ -107,8 +116,10 @@ def capture_if(tx: Interpreter, inst: Instruction, to_return: bool = False) -> N
         _merge(tx, cond, entries, then, orelse, RETURNED)
         return
     loop_exit = whiles.while_exit(tx, inst)
-    fall_path = _trace(tx, entries, vectors, fall, target, "then" if not jump_if else "else",
-                       loop_exit)
+    # A jump back to the loop's FOR_ITER is a `continue` (a comprehension's `if`): the other
+    # path runs to the end of the trip.
+    fall_path = _trace(tx, entries, vectors, fall, None if continues else target,
+                       "then" if not jump_if else "else", loop_exit)
     meet = fall_path.end
     # A meeting point before the jump's target is an unrolled inner loop's FOR_ITER, which
     # the jumping path reaches by its own jump back.
@@ -200,6 +211,11 @@ def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVect
     saved_locals, saved_stack, saved_ip = dict(tx.locals), list(tx.stack), tx.ip
     tx.locals.update({n: inner.get(id(vt), vt) for n, vt in tx.locals.items()})
     tx.stack[:] = [inner.get(id(vt), vt) for vt in tx.stack]
+    # A loop body's cells hold its stand-ins (`region._bind_cells`), which are locals too:
+    # the path's own while it runs. No path rebinds a cell (STORE_DEREF refuses in regions).
+    saved_cells = {name: cell.contents for name, cell in tx.cells.items()}
+    for cell in tx.cells.values():
+        cell.contents = inner.get(id(cell.contents), cell.contents)
     tx.ip = start
     try:
         with _graph_swapped(tx, region):
@@ -213,6 +229,8 @@ def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVect
                 run_span(tx, start, stop)
         return Path(region, inner, dict(tx.locals), list(tx.stack), tx.ip)
     finally:
+        for name, contents in saved_cells.items():
+            tx.cells[name].contents = contents
         tx.locals.clear()
         tx.locals.update(saved_locals)
         tx.stack[:] = saved_stack

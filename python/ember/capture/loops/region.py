@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ember.capture.breaks import graph_break
-from ember.capture.loops import intervals, swaps, vectors, windows, zipped
+from ember.capture.loops import appends, intervals, swaps, vectors, windows, zipped
 from ember.capture.loops.body import RERUN
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 # value a trip, so it takes a trace per value.
 _RETRACES = 4
 _STORE_OPS = frozenset({"STORE_FAST", "DELETE_FAST"})
+CELL = ".cell#"
 
 
 class LoopRefused(Exception):
@@ -129,9 +130,10 @@ def capture_loop(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
     if key in tx.tracer.unrolled_loops or not tx.tracer.loop_ops:
         return False
     forced: dict[str, tuple] = {}
+    lists: dict[int, appends.Appended] = {}
     for settling in range(_RETRACES + 1):
         try:
-            result = _trace(tx, inst, iterator, bounds, forced, settling)
+            result = _trace(tx, inst, iterator, bounds, forced, settling, lists)
         except Unsupported as exc:
             raise LoopRefused(key, exc.reason) from exc
         except TypeError as exc:
@@ -188,9 +190,55 @@ def _number_constant(value: object) -> bool:
 
 def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
            bounds: tuple[Value, Value, Value] | None, forced: dict[str, tuple],
-           settling: int) -> bool | dict[str, tuple]:
+           settling: int, lists: dict[int, appends.Appended]) -> bool | dict[str, tuple]:
     """Trace the body once; `settling`: how many trips the values of `forced` take to reach
-    their types, trips every call must then make."""
+    their types, trips every call must then make; `lists`: what earlier traces learned of
+    the lists the body appends to (`loops/appends.py`)."""
+    trips = None if bounds is not None else len(iterator.items) - iterator.index
+    most = trips if bounds is None else appends.most_trips(bounds)
+    found = appends.enter(tx, lists, trips, most, region := tx.graph.region("loop"),
+                          _body_range(tx, inst))
+    cells = _cells_as_locals(tx)
+    try:
+        result = _trace_with(tx, inst, iterator, bounds, forced, settling, found, region)
+    except BaseException:
+        appends.leave(tx, found)
+        raise
+    finally:
+        appends.restore(tx, found)
+        for name, (cell, contents) in cells.items():
+            cell.contents = contents  # updated in place where the body wrote it
+            tx.locals.pop(name, None)
+    if result is not True:
+        appends.leave(tx, found)
+    return result
+
+
+def _cells_as_locals(tx: Interpreter) -> dict[str, tuple[Any, VariableTracker]]:
+    """The arrays and numbers the frame's cells hold (what a comprehension reads of its
+    enclosing function: `[x[i] * 2.0 for i in range(n)]`) enter the body as pseudo-locals
+    `.cell#name`, like locals: the body's cells hold their stand-ins while it is traced
+    (`_bind_cells`). The body cannot rebind a cell (STORE_DEREF refuses in loop bodies)."""
+    found = {}
+    for name, cell in tx.cells.items():
+        contents = cell.contents
+        if _initial(tx, contents) is not None and not isinstance(contents, ConstantVariable):
+            local = CELL + name
+            found[local] = (cell, contents)
+            tx.locals[local] = contents
+    return found
+
+
+def _bind_cells(tx: Interpreter) -> None:
+    for name in list(tx.locals):
+        if name.startswith(CELL):
+            tx.cells[name.removeprefix(CELL)].contents = tx.locals[name]
+
+
+def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
+                bounds: tuple[Value, Value, Value] | None, forced: dict[str, tuple],
+                settling: int, found: list[appends.Tracked], region: Graph
+                ) -> bool | dict[str, tuple]:
     from ember.capture.loops import ranges, returns
     from ember.capture.loops.body import GO, run_body
     from ember.capture.loops.ranges import DynamicRangeIterator, require_a_trip
@@ -206,7 +254,6 @@ def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
                                             "of locals")
     if bounds is not None and live.intersection(targets):
         raise graph_break("loop_body", what="a loop variable read after the loop")
-    region = tx.graph.region("loop")
     trace = Trace(region, region.add_input(np.int64, (), weak=True))
     by_tracker = build_groups(tx, trace, stored - set(targets), forced)
     intervals.record_body(trace.region, trace.index, trace.groups, iterator, bounds, stored)
@@ -216,6 +263,8 @@ def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
         for name in group.names:
             tx.locals[name] = group.inner
     tx.stack.append(item)
+    appends.substitute(tx, found)
+    _bind_cells(tx)
     tx.locals[GO] = ConstantVariable(True)
     returns.start_trip(tx)
     tx.ip = start
@@ -230,6 +279,10 @@ def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
         tx.stack[:] = saved_stack
         tx.ip = saved_ip
 
+    appends.check_rows(found, end_locals, live)
+    if appends.learned(found):
+        return {}
+    counts = appends.final_counts(found, end_locals)
     if trace.go is not None and live.intersection(targets):
         raise graph_break("loop_body", what="a loop variable read after a loop with a break")
     returning = {n: end_locals.pop(n) for n in returns.PSEUDO if n in end_locals}
@@ -255,6 +308,9 @@ def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
     if isinstance(iterator, DynamicRangeIterator) and not iterator.origin.frame_args:
         ranges.note_trips(tx, loop_key(tx, inst), forced, iterator.origin.bounds)
     ranges.check_typed_flags(tx, typed)
+    # A `break` or `return` may end the loop before its last trip: its lists' lengths are
+    # then known only at run time.
+    appends.finish(tx, found, region, counts if trace.go is None else {})
     if may_return:
         returns.after_loop(tx, trace)
     return True

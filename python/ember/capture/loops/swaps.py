@@ -19,15 +19,17 @@ if TYPE_CHECKING:
     from ember.capture.variables.base import VariableTracker
 
 
-def held_elsewhere(tx: Interpreter, vt: VariableTracker) -> bool:
+def held_elsewhere(tx: Interpreter, vt: VariableTracker, own_stack: bool = False) -> bool:
     """Whether anything but `tx`'s locals bound to `vt` itself reaches it (a list holding the
     array, another frame, a cell, the stack): its identity is then seen, so it is not private
-    to the frame and may not be swapped."""
+    to the frame and may not be swapped. `own_stack`: `vt` itself on `tx`'s stack is fine
+    too (a comprehension's list)."""
     tracer = tx.tracer
     roots: list = [*tracer.attribute_stores, *tracer.global_stores.values(),
                    *tracer.cell_stores, *tracer.container_stores]
     for frame in tracer.frames:
-        roots += [*frame.stack, *frame.cells.values()]
+        roots += [s for s in frame.stack if not (own_stack and frame is tx and s is vt)]
+        roots += [*frame.cells.values()]
         if frame is not tx:
             roots += frame.locals.values()
     roots += [child for local in tx.locals.values() if local is not vt

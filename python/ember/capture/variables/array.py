@@ -462,8 +462,11 @@ class NumpyFunctionVariable(VariableTracker):
             found = window_exprs.numpy_call(tx, self.fn, self.handler, args, kwargs)
             if found is not None:
                 return found
-        from ember.capture.variables import masked, nonzero
+        from ember.capture.variables import appended, masked, nonzero
 
+        built = appended.numpy_call(tx, self.fn, args, kwargs)
+        if built is not None:
+            return built
         counted = nonzero.numpy_call(tx, self.fn, args, kwargs)
         if counted is not None:
             return counted

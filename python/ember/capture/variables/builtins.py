@@ -93,8 +93,10 @@ def _len(tx, args, kwargs):
     from ember.capture.variables.masked import MaskedVariable
     from ember.capture.variables.nonzero import NonzeroIndexVariable
 
+    from ember.capture.variables.appended import AppendedListVariable
+
     if type(args[0]) is ArrayVariable or isinstance(args[0], NonzeroIndexVariable
-                                                     | MaskedVariable):
+                                                     | MaskedVariable | AppendedListVariable):
         return args[0].len_variable(tx)
     return ConstantVariable(args[0].length(tx))
 
@@ -212,6 +214,10 @@ def _sum(tx, args, kwargs):
     if not args or (args[0].is_constant() and not kwargs):
         return None
     total = args[1] if len(args) > 1 else kwargs.get("start", ConstantVariable(0))
+    from ember.capture.variables.appended import AppendedListVariable
+
+    if isinstance(args[0], AppendedListVariable):
+        return args[0].python_sum(tx, total)
     for item in args[0].unpack(tx):
         total = tx.binary_op("+", total, item)
     return total

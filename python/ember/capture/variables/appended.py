@@ -1,0 +1,224 @@
+"""A list a loop op built by appends (`capture/loops/appends.py`): its buffer and count.
+
+`np.array`, `np.asarray`, `np.stack`, `np.concatenate`, `sum`, `len` and constant indexing
+read the buffer in the graph: a copy of it where every trip appends (its length is then
+known), else a boolean-mask selection of its first `count` items (`variables/masked.py`).
+Whatever else needs the list gets the real one, rebuilt after the graph ran with the same
+item types (`rebuild`); a generator's values get an iterator over it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ember import numpy_api
+from ember.capture.breaks import graph_break
+from ember.capture.variables.array import ArrayVariable, call_numpy_api, to_api
+from ember.capture.variables.base import VariableTracker
+from ember.capture.variables.constant import ConstantVariable
+from ember.graph import Graph, Value
+
+if TYPE_CHECKING:
+    from ember.capture.interpreter import Interpreter
+
+# An item's type: dtype, shape, weak (a Python number), scalar (a NumPy scalar).
+ItemType = tuple[np.dtype, tuple, bool, bool]
+
+
+class AppendedListVariable(VariableTracker):
+    """A list a loop op built: `buffer`'s first `count` items, each of type `item`. `length`:
+    the count where capture knows it (every trip appends). `iterator`: a generator's values
+    instead, which only `sum` reads in the graph; anything else gets `iter()` of the list."""
+
+    def __init__(self, buffer: Value, count: Value, item: ItemType, length: int | None,
+                 iterator: bool = False) -> None:
+        self.buffer, self.count, self.item, self.known_length = buffer, count, item, length
+        self.iterator = iterator
+
+    def type_name(self) -> str:
+        return "generator" if self.iterator else "list"
+
+    def python_type(self) -> type:
+        if self.iterator:
+            return super().python_type()
+        return list
+
+    def describe(self) -> str:
+        return "a list built in a loop"
+
+    def children(self) -> list[Any]:
+        return []
+
+    def length(self, tx: Interpreter) -> int:
+        self._list_only("len()")
+        if self.known_length is None:
+            raise graph_break("data_dependent_value", what="len() of a list built by "
+                                                            "conditional appends")
+        return self.known_length
+
+    def len_variable(self, tx: Interpreter) -> VariableTracker:
+        self._list_only("len()")
+        if self.known_length is not None:
+            return ConstantVariable(self.known_length)
+        return ArrayVariable(self.count)
+
+    def truth(self, tx: Interpreter) -> bool:
+        return bool(self.length(tx))
+
+    def _list_only(self, what: str) -> None:
+        if self.iterator:
+            raise graph_break("type", what=f"{what} of a generator", type="generator")
+
+    def rebuild_kind(self) -> str:
+        """How the real list is made from the buffer: `.tolist()` for Python numbers,
+        `list()` for NumPy scalars and rows."""
+        return "python" if self.item[2] else "items"
+
+    def getitem(self, tx: Interpreter, index: VariableTracker) -> VariableTracker:
+        self._list_only("indexing")
+        if not (isinstance(index, ConstantVariable) and type(index.constant()) is int):
+            raise graph_break("type", what=f"indexing {self.describe()} other than by a "
+                                           "constant int", type="list")
+        k = index.constant()
+        graph = tx.graph
+        if self.known_length is not None:
+            if not -self.known_length <= k < self.known_length:
+                raise graph_break("user_error", type="IndexError",
+                                  message="list index out of range")
+            position = graph.const(k % self.known_length)
+        else:
+            from ember.capture.loops.frame_branches import add_check
+
+            at = graph.op("add", [self.count, graph.const(k)]) if k < 0 else graph.const(k)
+            outside = graph.op("logical_or", [graph.op("lt", [at, graph.const(0)]),
+                                              graph.op("ge", [at, self.count])])
+            add_check(tx, outside)  # Python raises IndexError: the frame runs as Python
+            position = graph.op("where", [outside, graph.const(0), at])
+        if self.item[1]:
+            row = ArrayVariable(self.buffer)
+            return row.getitem(tx, ArrayVariable(position))
+        return ArrayVariable(_as_item(graph, graph.op("load", [self.buffer, position]),
+                                      self.item))
+
+    def as_array(self, tx: Interpreter, fn: Any, kwargs: dict[str, VariableTracker]
+                 ) -> VariableTracker:
+        """`fn(list, **kwargs)` for np.array, np.asarray, np.stack, np.concatenate."""
+        graph = tx.graph
+        rows = bool(self.item[1])
+        if fn is np.concatenate and not rows:
+            raise graph_break("user_error", type="ValueError",
+                              message="zero-dimensional arrays cannot be concatenated")
+        if self.known_length is not None:
+            buffer = self.buffer
+            if fn is np.concatenate:
+                shape = (self.known_length * self.item[1][0], *self.item[1][1:])
+                buffer = graph.op("reshape", [buffer], shape=shape)
+            handler = numpy_api.lookup_function(np.array)
+            api_kwargs = {k: to_api(v) for k, v in kwargs.items()}
+            return ArrayVariable(call_numpy_api("np.array", handler, graph, buffer,
+                                                **api_kwargs))
+        if fn is np.concatenate:
+            raise graph_break("data_dependent_value",
+                              what="np.concatenate of a list built by conditional appends")
+        from ember.capture.loops.frame_branches import add_check
+        from ember.capture.variables.masked import MaskedVariable
+        from ember.numpy_api.convert import dtype_arg
+
+        dtype = dtype_arg(to_api(kwargs["dtype"]), "np.array") if "dtype" in kwargs else None
+        buffer = self.buffer
+        if dtype is not None and dtype != buffer.dtype:
+            buffer = graph.op("astype", [buffer], dtype=dtype)
+        if rows or fn is np.stack or buffer.dtype != np.float64 and dtype is None:
+            # NumPy makes an empty list a float64 array of shape (0,) (of `dtype` when
+            # given), or raises (np.stack): the frame runs as Python where it is empty.
+            add_check(tx, graph.op("eq", [self.count, graph.const(0)]))
+        return MaskedVariable(buffer, self.selected(graph))
+
+    def selected(self, graph: Graph) -> Value:
+        """The mask of the items appended: positions below the count."""
+        positions = graph.arange(0, 1, self.buffer.shape[0], np.int64)
+        return graph.op("lt", [positions, self.count])
+
+    def python_sum(self, tx: Interpreter, start: VariableTracker) -> VariableTracker:
+        """`sum(list, start)`: `start` plus each item in turn, as Python adds them (rows:
+        plus their sum over the first axis, within rounding)."""
+        if self.item[0].kind != "f":
+            # Python ints grow past int64, NumPy's integer scalars warn when they wrap.
+            raise graph_break("data_dependent_value", what="sum() of integers built in a loop")
+        graph = tx.graph
+        if self.known_length is None:
+            from ember.capture.loops.frame_branches import add_check
+
+            # Python's sum of no items is `start` itself, of its own type.
+            add_check(tx, graph.op("eq", [self.count, graph.const(0)]))
+        if self.item[1]:
+            mask = self.selected(graph)
+            while mask.ndim < self.buffer.ndim:
+                mask = graph.op("expand_dims", [mask], axis=[mask.ndim])
+            kept = graph.op("where", [mask, self.buffer, graph.const(0.0)])
+            handler = numpy_api.lookup_function(np.sum)
+            total = ArrayVariable(call_numpy_api("sum", handler, graph, kept, axis=0))
+            return tx.binary_op("+", start, total)
+        first = ArrayVariable(_as_item(graph, graph.op("load", [self.buffer, graph.const(0)]),
+                                       self.item))
+        acc = tx.binary_op("+", start, first)
+        if not isinstance(acc, ArrayVariable):
+            raise graph_break("data_dependent_value", what=f"sum() from {start.describe()}")
+        return ArrayVariable(self._add_rest(graph, acc.value))
+
+    def _add_rest(self, graph: Graph, acc: Value) -> Value:
+        """`acc` plus items 1 to the count, one after another: a loop op."""
+        body = graph.region("loop")
+        index = body.add_input(np.int64, (), weak=True)
+        carried = body.add_input(acc.dtype, (), weak=acc.weak, scalar=acc.scalar)
+        buffer = body.add_input(self.buffer.dtype, self.buffer.shape)
+        item = _as_item(body, body.op("load", [buffer, index]), self.item)
+        total = body.op("add", [carried, item])
+        if (total.dtype, total.weak) != (acc.dtype, acc.weak):
+            raise graph_break("data_dependent_value", what="sum() whose type changes")
+        total = body.op("astype", [total], dtype=acc.dtype, scalar=acc.scalar,
+                        weak=acc.weak)
+        body.set_outputs([body.const(True, weak=False), total])
+        count = self.count if self.known_length is None else graph.const(self.known_length)
+        (result,) = graph.loop(graph.const(1), count, graph.const(1), [acc],
+                               [self.buffer], body)
+        return result
+
+
+def _as_item(graph: Graph, value: Value, item: ItemType) -> Value:
+    """A 0-d value of the buffer as the item type: a Python number or a NumPy scalar."""
+    if item[2]:
+        return graph.op("astype", [value], dtype=value.dtype, weak=True)
+    return graph.op("astype", [value], dtype=value.dtype, scalar=True)
+
+
+def numpy_call(tx: Interpreter, fn: Any, args: list[VariableTracker],
+               kwargs: dict[str, VariableTracker]) -> VariableTracker | None:
+    """`np.array(list)` and its kin of a list built in a loop; None for other calls."""
+    if not args or not isinstance(args[0], AppendedListVariable):
+        return None
+    args[0]._list_only(f"np.{getattr(fn, '__name__', fn)}")
+    if fn not in (np.array, np.asarray, np.stack, np.concatenate) or len(args) > 1:
+        raise graph_break("data_dependent_value",
+                          what=f"np.{getattr(fn, '__name__', fn)} of a list built in a loop")
+    allowed = {"dtype"} if fn in (np.array, np.asarray) else set()
+    axis = kwargs.get("axis") if fn in (np.stack, np.concatenate) else None
+    if axis is not None and not (axis.is_constant() and axis.constant() == 0):
+        raise graph_break("data_dependent_value", what=f"np.{fn.__name__} of a list built "
+                                                       "in a loop, along another axis")
+    rest = {k: v for k, v in kwargs.items()
+            if not (k == "axis" and fn in (np.stack, np.concatenate))}
+    if set(rest) - allowed:
+        raise graph_break("data_dependent_value", what=f"np.{fn.__name__} of a list built "
+                                                       "in a loop, with arguments")
+    return args[0].as_array(tx, fn, rest)
+
+
+def rebuild(buffer: np.ndarray, count: int, kind: str, iterator: bool) -> Any:
+    """The real list after the graph ran: Python numbers, or NumPy scalars and rows (row
+    views of one new buffer: distinct arrays, as the appended ones were); an iterator over
+    it for a generator's values."""
+    items = buffer[:count]
+    made = items.tolist() if kind == "python" else list(items)
+    return iter(made) if iterator else made
