@@ -15,6 +15,7 @@ import numpy as np
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
 from ember.graph.shapes import normalize_axis
+from ember.numpy_api import gather
 from ember.numpy_api.convert import as_numpy_scalar, static_int, to_value
 from ember.numpy_api.loop_nest import LoopNest
 from ember.numpy_api.shape_ops import array_arg, reshape_value
@@ -155,6 +156,84 @@ def digitize(graph: Graph, x: object, bins: object, right: object = False) -> An
     return as_numpy_scalar(graph, graph.op("where", [up, rising, falling]))
 
 
+def lexsort(graph: Graph, keys: object, axis: object = -1) -> Value:
+    """np.lexsort of 1-d keys (a sequence, or the rows of a 2-d array): the last key sorts
+    first. A stable argsort by each key in turn, first to last, on the order so far, which
+    is the order NumPy's stable lexicographic sort gives (NaN last in each key)."""
+    if static_int(axis, "np.lexsort") not in (-1, 0):
+        raise Unsupported("np.lexsort with an axis other than the last")
+    if isinstance(keys, Value):
+        if keys.ndim != 2:
+            raise Unsupported("np.lexsort of an array that is not 2-d")
+        keys = [graph.op("squeeze", [graph.op("slice", [keys], start=[i, 0],
+                                               stop=[i + 1, keys.shape[1]], step=[1, 1])],
+                         axis=[0]) for i in range(keys.shape[0])]
+    if not isinstance(keys, (tuple, list)) or not keys:
+        raise Unsupported("np.lexsort of something other than a sequence of arrays")
+    rows = [to_value(graph, k, "np.lexsort") for k in keys]
+    if any(r.ndim != 1 or isinstance(r.shape[0], str) for r in rows):
+        raise Unsupported("np.lexsort of keys that are not 1-d arrays of static size")
+    if len({r.shape[0] for r in rows}) != 1:
+        raise ValueError("all keys need to be the same shape")
+    order = graph.op("argsort", [rows[0]], axis=0)
+    for key in rows[1:]:
+        in_order = gather.gather(graph, gather.plan(graph, key, order))
+        step = graph.op("argsort", [in_order], axis=0)
+        order = gather.gather(graph, gather.plan(graph, order, step))
+    return order
+
+
+def unique_buffers(graph: Graph, x: Value, index: bool, counts: bool
+                   ) -> tuple[list[Value], Value]:
+    """np.unique(x)'s values (then, where asked, `return_index`'s and `return_counts`'s)
+    at the front of buffers of `x.size` elements, and their count (a weak int64). Sorted
+    stably, the first of each run of equal values is kept (NaNs are one run, as NumPy's
+    `equal_nan` makes them): what each run contributes is stored at its rank, and the other
+    elements store past the count (only a run of one element has no others)."""
+    flat = reshape_value(graph, x, (-1,))
+    n = int(flat.shape[0])
+    if n == 0:
+        empty = graph.full((0,), 0, np.int64)
+        return [flat, *[empty] * (index + counts)], graph.const(0, weak=True)
+    order = graph.op("argsort", [flat], axis=0)
+    ordered = gather.gather(graph, gather.plan(graph, flat, order))
+    head = graph.op("slice", [ordered], start=[0], stop=[n - 1], step=[1])
+    tail = graph.op("slice", [ordered], start=[1], stop=[n], step=[1])
+    differs = graph.op("ne", [tail, head])
+    if flat.dtype.kind == "f":
+        both_nan = graph.op("logical_and", [graph.op("isnan", [tail]),
+                                            graph.op("isnan", [head])])
+        differs = graph.op("logical_and", [differs, graph.op("logical_not", [both_nan])])
+    true = graph.full((1,), True, np.bool_)
+    first = graph.op("concatenate", [true, differs], axis=0)
+    rank = graph.op("cumsum", [graph.op("astype", [first], dtype=np.dtype(np.int64))], axis=0)
+    count = graph.op("load", [rank, graph.const(n - 1)])
+    spare = graph.const(np.int64(n - 1))
+    slot = graph.op("sub", [rank, graph.const(np.int64(1))])
+
+    def stored(where: Value, values: Value) -> Value:
+        place = graph.op("where", [where, slot, spare])
+        empty = graph.full((n,), 0, values.dtype)
+        return gather.scatter(graph, gather.plan(graph, empty, place), values)
+
+    buffers = [stored(first, ordered)]
+    positions = graph.arange(0, 1, n, np.dtype(np.int64))
+    starts = stored(first, positions)
+    if index:
+        buffers.append(gather.gather(graph, gather.plan(graph, order, starts)))
+    if counts:
+        last = graph.op("concatenate", [differs, true], axis=0)
+        ends = stored(last, graph.op("add", [positions, graph.const(np.int64(1))]))
+        buffers.append(graph.op("sub", [ends, starts]))
+    return buffers, graph.op("astype", [count], dtype=np.dtype(np.int64), weak=True)
+
+
+def unique(graph: Graph, ar: object, *args: object, **kwargs: object) -> Any:
+    """Capture makes np.unique's result of a length only the data knows
+    (`capture/variables/datalen.py`); the forms it does not take are refused here."""
+    raise Unsupported("np.unique with return_inverse, axis or an array of symbolic shape")
+
+
 def _as_i64(graph: Graph, v: Value) -> Value:
     if v.dtype == np.int64 and v.scalar and not v.weak:
         return v
@@ -163,7 +242,7 @@ def _as_i64(graph: Graph, v: Value) -> Value:
 
 def functions() -> dict[Any, Any]:
     return {np.sort: sort, np.argsort: argsort, np.searchsorted: searchsorted,
-            np.digitize: digitize}
+            np.digitize: digitize, np.lexsort: lexsort, np.unique: unique}
 
 
 def methods() -> dict[str, Any]:

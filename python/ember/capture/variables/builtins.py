@@ -90,11 +90,12 @@ class BuiltinVariable(VariableTracker):
 def _len(tx, args, kwargs):
     from ember.capture.variables.array import ArrayVariable
 
+    from ember.capture.variables.datalen import DataViewVariable
     from ember.capture.variables.masked import MaskedVariable
     from ember.capture.variables.nonzero import NonzeroIndexVariable
 
     if type(args[0]) is ArrayVariable or isinstance(args[0], NonzeroIndexVariable
-                                                     | MaskedVariable):
+                                                     | MaskedVariable | DataViewVariable):
         return args[0].len_variable(tx)
     return ConstantVariable(args[0].length(tx))
 
