@@ -18,9 +18,8 @@ import numpy as np
 
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
-from ember.numpy_api import gather
 from ember.numpy_api.convert import as_numpy_scalar, to_value
-from ember.numpy_api.sorting import searchsorted
+from ember.numpy_api.sorting import each_searched
 
 _F64 = np.dtype(np.float64)
 
@@ -53,41 +52,54 @@ def interp(graph: Graph, x: object, xp: object, fp: object, left: object = None,
         raise Unsupported("np.interp with a single sample point")
     at = _float64(graph, x, "x")
     _rerun_unless_increasing(graph, points, n)
-    j = graph.op("sub", [searchsorted(graph, points, at, side="right"),
-                         graph.const(np.int64(1))])
-    lo = graph.op("minimum", [graph.op("maximum", [j, graph.const(np.int64(0))]),
-                              graph.const(np.int64(n - 2))])
-    hi = graph.op("add", [lo, graph.const(np.int64(1))])
+    ends = [_end(graph, left, values, 0), _end(graph, right, values, n - 1)]
 
-    def take(a: Value, index: Value) -> Value:
-        return gather.gather(graph, gather.plan(graph, a, index))
+    def after_point(g: Graph, point: Value, value: Value) -> Value:
+        # `xp` holds no NaN (checked above), and a NaN `x` is NaN whatever its position.
+        return g.op("le", [point, value])
 
-    x0, x1, y0, y1 = take(points, lo), take(points, hi), take(values, lo), take(values, hi)
-    slope = graph.op("div", [graph.op("sub", [y1, y0]), graph.op("sub", [x1, x0])])
-    inside = graph.op("add", [graph.op("mul", [slope, graph.op("sub", [at, x0])]), y0])
-    from_right = graph.op("add", [graph.op("mul", [slope, graph.op("sub", [at, x1])]), y1])
-    result = graph.op("where", [graph.op("isnan", [inside]), from_right, inside])
-    flat = graph.op("logical_and", [graph.op("isnan", [result]), graph.op("eq", [y0, y1])])
-    result = graph.op("where", [flat, y0, result])
-    result = graph.op("where", [graph.op("eq", [at, x0]), y0, result])
-    first, last = _element(graph, points, 0), _element(graph, points, n - 1)
-    ends = [(graph.op("eq", [j, graph.const(np.int64(n - 1))]), _element(graph, values, n - 1)),
-            (graph.op("gt", [at, last]), _end(graph, right, values, n - 1)),
-            (graph.op("lt", [at, first]), _end(graph, left, values, 0)),
-            (graph.op("isnan", [at]), at)]
-    for where, value in ends:
-        result = graph.op("where", [where, value, result])
+    def interpolated(g: Graph, found: Value, value: Value, extra: list[Value]) -> Value:
+        return _at(g, n, found, value, *extra)
+
+    result = each_searched(graph, points, at, after_point, _F64, interpolated,
+                           [points, values, *ends])
     return as_numpy_scalar(graph, result)
 
 
-def _element(graph: Graph, a: Value, i: int) -> Value:
-    return graph.op("load", [a, graph.const(i)])
+def _at(g: Graph, n: int, found: Value, x: Value, points: Value, values: Value,
+        left: Value, right: Value) -> Value:
+    """NumPy's value at `x`, where `found` points of `points` are at most `x`."""
+
+    def const(v: int) -> Value:
+        return g.const(np.int64(v))
+
+    def load(a: Value, i: Value) -> Value:
+        return g.op("load", [a, i])
+
+    j = g.op("sub", [found, const(1)])
+    lo = g.op("minimum", [g.op("maximum", [j, const(0)]), const(n - 2)])
+    hi = g.op("add", [lo, const(1)])
+    x0, x1, y0, y1 = load(points, lo), load(points, hi), load(values, lo), load(values, hi)
+    slope = g.op("div", [g.op("sub", [y1, y0]), g.op("sub", [x1, x0])])
+    inside = g.op("add", [g.op("mul", [slope, g.op("sub", [x, x0])]), y0])
+    from_right = g.op("add", [g.op("mul", [slope, g.op("sub", [x, x1])]), y1])
+    result = g.op("where", [g.op("isnan", [inside]), from_right, inside])
+    flat = g.op("logical_and", [g.op("isnan", [result]), g.op("eq", [y0, y1])])
+    result = g.op("where", [flat, y0, result])
+    result = g.op("where", [g.op("eq", [x, x0]), y0, result])
+    last = load(values, const(n - 1))
+    for where, value in [(g.op("eq", [j, const(n - 1)]), last),
+                         (g.op("gt", [x, load(points, const(n - 1))]), right),
+                         (g.op("lt", [x, load(points, const(0))]), left),
+                         (g.op("isnan", [x]), x)]:
+        result = g.op("where", [where, value, result])
+    return result
 
 
 def _end(graph: Graph, given: object, values: Value, i: int) -> Value:
     """`left`/`right`: the given value as a float64, else `fp`'s end."""
     if given is None:
-        return _element(graph, values, i)
+        return graph.op("load", [values, graph.const(i)])
     value = _float64(graph, given, "left/right")
     if value.ndim:
         raise Unsupported("np.interp with an array as left or right")

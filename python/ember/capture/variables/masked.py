@@ -93,7 +93,7 @@ class MaskedVariable(VariableTracker):
 
     def getitem(self, tx: Interpreter, index: VariableTracker) -> VariableTracker:
         if (index.is_constant() and type(index.constant()) is int
-                and self.values.ndim == self.mask.ndim
+                and self.values.ndim == self.mask.ndim and self.mask.size
                 and not any(isinstance(d, str) for d in self.mask.shape)):
             return ArrayVariable(element(tx.graph, self, index.constant()))
         raise _refuse("indexing")
@@ -135,8 +135,7 @@ def element(graph: Graph, selection: MaskedVariable, i: int) -> Value:
     mask = graph.op("reshape", [selection.mask], shape=[size])
     values = graph.op("reshape", [selection.values], shape=[size])
     ranks = graph.op("cumsum", [graph.op("astype", [mask], dtype=np.dtype(np.int64))], axis=0)
-    count = graph.op("load", [ranks, graph.const(size - 1)]) if size else graph.const(
-        np.int64(0))
+    count = graph.op("load", [ranks, graph.const(size - 1)])
     wanted = graph.op("add", [count, graph.const(np.int64(i))]) if i < 0 else graph.const(
         np.int64(i))
     place = graph.op("argmax", [graph.op("gt", [ranks, wanted])], axis=None, keepdims=False)
