@@ -282,3 +282,34 @@ def test_searches_of_increasing_and_other_values(n, m, draw_seed, increasing, na
     if increasing:
         v = np.sort(v)
     _same_no_break(searches, a, v)
+
+
+# ---- a carried array whose shape changes on every trip ------------------------------------
+
+
+def shrinking(values, steps, p):
+    for _ in range(steps):
+        values = 0.99 * (p * values[:-1] + (1 - p) * values[1:])
+    return values
+
+
+def growing(values, steps):
+    for _ in range(steps):
+        values = np.concatenate([values, values[-1:] * 0.5])
+    return values.sum()
+
+
+@seed(20261214)
+@SETTINGS
+@given(st.integers(9, 60), st.integers(0, 2**16))
+def test_a_carried_array_that_shrinks_unrolls(steps, draw_seed) -> None:
+    values = np.random.default_rng(draw_seed).random(steps + 3)
+    _same_no_break(shrinking, values, steps, 0.25, rtol=0, atol=0)
+    _same_no_break(growing, values, steps)
+
+
+def test_a_shrinking_loop_past_the_op_limit_runs_in_python() -> None:
+    values = np.random.default_rng(0).random(3000)
+    got, stats = _compiled(shrinking, values, 2990, 0.5)
+    assert_same(got, shrinking(values, 2990, 0.5))
+    assert stats["break_reasons"] and all("ops unrolled" in r for r in stats["break_reasons"])

@@ -58,8 +58,6 @@ NOT_COMPILED = {"mandelbrot_count": "no array",
 NOT_YET_NATIVE = {
     "resample_interp": "np.arange between values read from the data has a length only the "
                        "data knows: a break before np.interp",
-    "binomial_option": "values = f(values[:-1], values[1:]) shrinks the carried array on every "
-                       "trip, where a loop op carries fixed shapes",
     "givens_qr": "`if b == 0.0: continue` puts the rotation's array ops (G @ R[i - 1:i + 1]) "
                  "inside a branch, which native code does not run",
 }
