@@ -58,8 +58,9 @@ NOT_COMPILED = {"mandelbrot_count": "no array",
 NOT_YET_NATIVE = {
     "resample_interp": "np.arange between values read from the data has a length only the "
                        "data knows: a break before np.interp",
-    "givens_qr": "`if b == 0.0: continue` puts the rotation's array ops (G @ R[i - 1:i + 1]) "
-                 "inside a branch, which native code does not run",
+    "givens_qr": "G @ R[i - 1:i + 1, :] (a 2x2 array times a 2-d slice with run-time "
+                 "bounds) is not a product loop bodies make (loops/blocks.py), so the loops "
+                 "are not loop ops and the frame breaks per rotation",
 }
 
 
