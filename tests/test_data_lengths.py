@@ -313,3 +313,12 @@ def test_a_shrinking_loop_past_the_op_limit_runs_in_python() -> None:
     got, stats = _compiled(shrinking, values, 2990, 0.5)
     assert_same(got, shrinking(values, 2990, 0.5))
     assert stats["break_reasons"] and all("ops unrolled" in r for r in stats["break_reasons"])
+
+
+def test_interp_of_many_values_is_left_to_numpy() -> None:
+    xp = np.linspace(0.0, 1.0, 50)
+    fp = np.cos(xp)
+    x = np.linspace(-0.1, 1.1, 2000)
+    got, stats = _compiled(interp_plain, x, xp, fp)
+    assert_same(got, interp_plain(x, xp, fp), rtol=0, atol=0)
+    assert any("np.interp of more than" in r for r in stats["break_reasons"])
