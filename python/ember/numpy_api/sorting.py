@@ -129,8 +129,7 @@ def each_searched(graph: Graph, sorted_: Value, values: Value, before: Before,
     regions = []
     for guessed in (True, False):
         region = graph.region("if")
-        params = [region.add_input(v.dtype, v.shape, weak=v.weak, scalar=v.scalar)
-                  for v in invariants]
+        params = _params(region, invariants)
         region.set_outputs([_searched(region, shape, before, dtype, result, params,
                                       guessed=guessed)])
         regions.append(region)
@@ -177,16 +176,18 @@ def walk_from(graph: Graph, array: Value, value: Value, start: Value, before: Be
     step = _steps_past(walk, arr, val, at, before)
     walk.set_outputs([step, _as_i64(walk, walk.op("add", [at, _as_i64(walk, step)]))])
     then = graph.region("if")
-    params = [then.add_input(v.dtype, v.shape, weak=v.weak, scalar=v.scalar)
-              for v in (start, array, value)]
+    params = _params(then, [start, array, value])
     after = _as_i64(then, then.op("add", [params[0], then.const(np.int64(1))]))
     then.set_outputs(then.loop(then.const(0), then.const(n), then.const(1), [after],
                                params[1:], walk))
     orelse = graph.region("if")
-    kept = [orelse.add_input(v.dtype, v.shape, weak=v.weak, scalar=v.scalar)
-            for v in (start, array, value)]
-    orelse.set_outputs([kept[0]])
+    orelse.set_outputs(_params(orelse, [start, array, value])[:1])
     return graph.if_(first, [start, array, value], then, orelse)[0]
+
+
+def _params(region: Graph, operands: list[Value]) -> list[Value]:
+    """The region's parameters for the values an `if` op passes it."""
+    return [region.add_input(v.dtype, v.shape, weak=v.weak, scalar=v.scalar) for v in operands]
 
 
 def _steps_past(graph: Graph, array: Value, value: Value, at: Value, before: Before) -> Value:
