@@ -120,7 +120,7 @@ class DataViewVariable(VariableTracker):
         return ArrayVariable(slice_length(tx.graph, self.base.shape[0], first.parts))
 
 
-def _clamped(graph: Graph, bound: Value, n: int, default: int) -> Value:
+def _clamped(graph: Graph, bound: Value | int | None, n: int, default: int) -> Value:
     """A slice bound as Python resolves it for step 1: negative counts from the end, then
     clamped to `[0, n]`."""
     if bound is None:
