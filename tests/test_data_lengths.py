@@ -322,3 +322,21 @@ def test_interp_of_many_values_is_left_to_numpy() -> None:
     got, stats = _compiled(interp_plain, x, xp, fp)
     assert_same(got, interp_plain(x, xp, fp), rtol=0, atol=0)
     assert any("np.interp of more than" in r for r in stats["break_reasons"])
+
+
+# ---- np.nonzero's indices handed to Python ------------------------------------------------
+
+
+def nonzero_indices(x):
+    found = np.nonzero(x)
+    return found, len(found[0]), np.where(x > 0)
+
+
+@seed(20261215)
+@SETTINGS
+@given(arrays())
+def test_nonzero_indices_returned(x) -> None:
+    got = _same_no_break(nonzero_indices, x)
+    want = nonzero_indices(x)
+    if x.ndim > 1:  # NumPy's indices are views of one array
+        assert (got[0][0].base is got[0][1].base) == (want[0][0].base is want[0][1].base)

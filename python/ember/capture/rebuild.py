@@ -64,6 +64,7 @@ from ember.capture.variables.functions import (
 )
 from ember.capture.variables.datalen import DataSliceVariable, DataViewVariable
 from ember.capture.variables.masked import MaskedVariable
+from ember.capture.variables.nonzero import NonzeroIndexVariable
 from ember.capture.variables.objects import ModuleVariable, OpaqueVariable, UserObjectVariable
 from ember.capture.variables.scalar import PythonScalarVariable
 from ember.capture.variables.slices import RuntimeSliceVariable
@@ -156,6 +157,12 @@ class Rebuilder:
         if isinstance(vt, MaskedVariable):
             # `x[mask]` as NumPy makes it, from the values in place and the mask.
             return self._once(vt, f"{self._value(vt.values)}[{self._value(vt.mask)}]")
+        buffer = (vt.positions.buffer(self.tracer.graph)
+                  if isinstance(vt, NonzeroIndexVariable) else None)
+        if buffer is not None:
+            # One column of the positions the graph put first, a view as NumPy's indices are.
+            rows = self._once(buffer, f"{self._value(buffer)}[:{self._value(vt.count)}]")
+            return self._once(vt, f"{rows}[:, {vt.axis}]")
         if isinstance(vt, DataViewVariable):
             # The buffer sliced by bounds the graph computed, as NumPy slices it.
             index = "".join(f"{self.expr(i)}, " for i in vt.items)

@@ -301,26 +301,17 @@ def unique_buffers(graph: Graph, x: Value, index: bool, counts: bool
         differs = graph.op("logical_and", [differs, graph.op("logical_not", [both_nan])])
     true = graph.full((1,), True, np.bool_)
     first = graph.op("concatenate", [true, differs], axis=0)
-    rank = graph.op("cumsum", [graph.op("astype", [first], dtype=np.dtype(np.int64))], axis=0)
-    count = graph.op("load", [rank, graph.const(n - 1)])
-    spare = graph.const(np.int64(n - 1))
-    slot = graph.op("sub", [rank, graph.const(np.int64(1))])
-
-    def stored(where: Value, values: Value) -> Value:
-        place = graph.op("where", [where, slot, spare])
-        empty = graph.full((n,), 0, values.dtype)
-        return gather.scatter(graph, gather.plan(graph, empty, place), values)
-
-    buffers = [stored(first, ordered)]
+    slots = gather.Compacted(graph, first)
+    buffers = [slots.stored(first, ordered)]
     positions = graph.arange(0, 1, n, np.dtype(np.int64))
-    starts = stored(first, positions)
+    starts = slots.stored(first, positions)
     if index:
         buffers.append(gather.gather(graph, gather.plan(graph, order, starts)))
     if counts:
         last = graph.op("concatenate", [differs, true], axis=0)
-        ends = stored(last, graph.op("add", [positions, graph.const(np.int64(1))]))
+        ends = slots.stored(last, graph.op("add", [positions, graph.const(np.int64(1))]))
         buffers.append(graph.op("sub", [ends, starts]))
-    return buffers, graph.op("astype", [count], dtype=np.dtype(np.int64), weak=True)
+    return buffers, slots.count
 
 
 def unique(graph: Graph, ar: object, *args: object, **kwargs: object) -> Any:
