@@ -91,7 +91,6 @@ def searchsorted(graph: Graph, a: object, v: object, side: object = "left",
         values = graph.op("astype", [values], dtype=common)
     if sorted_.dtype != common:
         sorted_ = graph.op("astype", [sorted_], dtype=common)
-    shape = tuple(values.shape)
 
     def before(g: Graph, element: Value, value: Value) -> Value:
         """Whether `element` of the sorted array comes before the position sought."""
