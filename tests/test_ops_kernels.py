@@ -11,7 +11,9 @@ from ops_kernels import kernel_inputs
 SMALL = kernel_inputs(2)
 LARGER = kernel_inputs(12)
 # The op each kernel's graph must hold (most are element loops).
-OPS = {"clip_outliers": ("where",), "row_median": ("sort",), "embedding_bag": ("gather",)}
+# `bucketize`'s searches: an `if` op picks a merge (increasing values) or bisections.
+OPS = {"clip_outliers": ("where",), "row_median": ("sort",), "embedding_bag": ("gather",),
+       "bucketize": ("if",)}
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -171,10 +171,15 @@ def test_mask_errors_and_breaks(backend: str) -> None:
     compiled = ember.compile(lambda x: len(x[x > 0]) + x[x > 0].shape[0], backend=backend)
     assert compiled(x) == 2 * (x > 0).sum()
     assert ember.stats()["graph_breaks"] == 0
-    # Indexing it breaks, and the selection is NumPy's there.
+    # An element of it by a constant is read in the graph.
     ember.reset()
     compiled = ember.compile(lambda x: x[x > 0][-1] * 2, backend=backend)
     assert compiled(x) == x[x > 0][-1] * 2
+    assert ember.stats()["graph_breaks"] == 0
+    # Other indexing breaks, and the selection is NumPy's there.
+    ember.reset()
+    compiled = ember.compile(lambda x: x[x > 0][1:] * 2, backend=backend)
+    np.testing.assert_array_equal(compiled(x), x[x > 0][1:] * 2)
     assert ember.stats()["graph_breaks"] >= 1
     for y in (x, -np.abs(x)):
         ember.reset()

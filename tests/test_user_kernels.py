@@ -56,18 +56,11 @@ NOT_COMPILED = {"mandelbrot_count": "no array",
 # Kernels whose loops are not yet loop ops: they run correctly (above) but, in part, as plain
 # Python. Strict, so each one fails here once it compiles and must leave this table.
 NOT_YET_NATIVE = {
-    "equalize_histogram": "cdf[cdf > 0][0]: an element of a boolean-mask selection, whose "
-                          "position only the data knows, is read in Python",
     "resample_interp": "np.arange between values read from the data has a length only the "
-                       "data knows (and np.interp has no handler)",
-    "binomial_option": "values = f(values[:-1], values[1:]) shrinks the carried array on every "
-                       "trip, where a loop op carries fixed shapes",
-    "connected_components": "np.unique has a length only the data knows",
-    "convex_hull": "np.lexsort has no handler, and hull[:k - 1] has a length only the data "
-                   "knows",
-    "run_length_encode": "values[:k] has a length only the data knows",
-    "givens_qr": "`if b == 0.0: continue` puts the rotation's array ops (G @ R[i - 1:i + 1]) "
-                 "inside a branch, which native code does not run",
+                       "data knows: a break before np.interp",
+    "givens_qr": "G @ R[i - 1:i + 1, :] (a 2x2 array times a 2-d slice with run-time "
+                 "bounds) is not a product loop bodies make (loops/blocks.py), so the loops "
+                 "are not loop ops and the frame breaks per rotation",
     "expm_taylor": "`if norm > 0.5: s = int(math.ceil(math.log2(norm / 0.5)))` at the frame's "
                    "level: math.ceil of a run-time value outside loop bodies, and a loop count "
                    "(`range(s)`) only the data knows",

@@ -70,7 +70,8 @@ class Config:
     # `unroll_max_trips` trips unrolls while it adds at most `unroll_op_budget` ops (then it
     # is tried as a loop op, and unrolls up to `unroll_op_limit` ops if it cannot be one); a
     # longer one becomes a loop op, or unrolls only when its trips project at most
-    # `unroll_op_budget` ops, or the frame runs as plain Python.
+    # `unroll_op_budget` ops (`unroll_op_limit` where a carried array changes shape), or the
+    # frame runs as plain Python.
     unroll_max_trips: int = 8
     unroll_op_budget: int = 256
     unroll_op_limit: int = 4096

@@ -73,6 +73,12 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         ("ember has no complex dtype: the frame runs as plain Python with NumPy (its arrays "
          "and numbers would cross into Python at every break)"),
     ),
+    "carried_shape": (
+        "a carried value whose shape changes ({before} -> {after}) inside a loop body "
+        "captured as one loop op",
+        "the loop is unrolled up to config.unroll_op_limit ops, else the frame runs as "
+        "plain Python",
+    ),
     "loop_body": (
         "{what} inside a loop body captured as one loop op",
         "the loop is unrolled if it is short, else the frame runs as plain Python",

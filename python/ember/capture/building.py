@@ -12,6 +12,7 @@ from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable, FormattedVariable, fold
 from ember.capture.variables.containers import DictVariable, ListVariable, TupleVariable, claim
+from ember.capture.variables.datalen import data_slice
 from ember.capture.variables.scalar import PythonScalarVariable, structural
 from ember.capture.variables.slices import runtime_slice
 
@@ -48,6 +49,10 @@ class BuildingOpcodes:
         kept = runtime_slice(self, parts)  # type: ignore[arg-type]
         if kept is not None:
             self.push(kept)
+            return
+        from_data = data_slice(self, parts)  # type: ignore[arg-type]
+        if from_data is not None:
+            self.push(from_data)
             return
         parts = [structural(p) for p in parts]
         found = build_slice(self, parts)

@@ -61,7 +61,7 @@ def capture_frame(func: FunctionType, args: tuple[Any, ...], *, dynamic: bool | 
                   ) -> tuple[Tracer, VariableTracker | None, FrameState | None]:
     """`_capture_once`, again without the loop op for each loop that refuses to be one
     (capture/loops/region.py); `loop_ops`: whether the backend runs loop ops."""
-    unrolled: set[tuple[Any, int]] = set()
+    unrolled: dict[tuple[Any, int], bool] = {}
     long: set[tuple[Any, int]] = set()
     branch_modes: dict[tuple[Any, int], str] = {}
     while True:
@@ -79,12 +79,12 @@ def capture_frame(func: FunctionType, args: tuple[Any, ...], *, dynamic: bool | 
             ember_logging.log("breaks", f"{func.__code__.co_qualname}: the loop at offset "
                                         f"{refused.key[1]} is not one loop op "
                                         f"({refused.reason})")
-            unrolled.add(refused.key)
+            unrolled[refused.key] = refused.reshaping
 
 
 def _capture_once(func: FunctionType, args: tuple[Any, ...], dynamic: bool | None,
                   stop_at: tuple[int, int] | None, scalars: bool | None, loop_ops: bool,
-                  unrolled: set[tuple[Any, int]], long: set[tuple[Any, int]],
+                  unrolled: dict[tuple[Any, int], bool], long: set[tuple[Any, int]],
                   branch_modes: dict[tuple[Any, int], str]
                   ) -> tuple[Tracer, VariableTracker | None, FrameState | None]:
     """Run the frame's bytecode symbolically: the tracer, and the return tracker or, when

@@ -62,9 +62,11 @@ from ember.capture.variables.functions import (
     PartialVariable,
     UserFunctionVariable,
 )
+from ember.capture.variables.datalen import DataSliceVariable, DataViewVariable
 from ember.capture.variables.masked import MaskedVariable
 from ember.capture.variables import appended
 from ember.capture.variables.appended import AppendedListVariable
+from ember.capture.variables.nonzero import NonzeroIndexVariable
 from ember.capture.variables.objects import ModuleVariable, OpaqueVariable, UserObjectVariable
 from ember.capture.variables.scalar import PythonScalarVariable
 from ember.capture.variables.slices import RuntimeSliceVariable
@@ -163,6 +165,16 @@ class Rebuilder:
         if isinstance(vt, MaskedVariable):
             # `x[mask]` as NumPy makes it, from the values in place and the mask.
             return self._once(vt, f"{self._value(vt.values)}[{self._value(vt.mask)}]")
+        buffer = (vt.positions.buffer(self.tracer.graph)
+                  if isinstance(vt, NonzeroIndexVariable) else None)
+        if buffer is not None:
+            # One column of the positions the graph put first, a view as NumPy's indices are.
+            rows = self._once(buffer, f"{self._value(buffer)}[:{self._value(vt.count)}]")
+            return self._once(vt, f"{rows}[:, {vt.axis}]")
+        if isinstance(vt, DataViewVariable):
+            # The buffer sliced by bounds the graph computed, as NumPy slices it.
+            index = "".join(f"{self.expr(i)}, " for i in vt.items)
+            return self._once(vt, f"{self._value(vt.base)}[{index}]")
         if isinstance(vt, ConstantVariable):
             if vt.source is not None and not self.is_literal(vt.value):
                 # A class or other object read from the frame: reloaded (it is guarded by
@@ -217,7 +229,7 @@ class Rebuilder:
                     f"else {self.expr(vt.if_false)})")
         if isinstance(vt, PythonScalarVariable):
             return scalar.render(vt, lambda leaf: self.reload(leaf.source))
-        if isinstance(vt, RuntimeSliceVariable):  # `x[a:n, f()]` broken at `f()`
+        if isinstance(vt, (RuntimeSliceVariable, DataSliceVariable)):  # `x[:n, f()]` at `f()`
             parts = ", ".join(self.expr(p) for p in vt.parts)
             return f"{self.embed(slice, 'slice')}({parts})"
         if isinstance(vt, ExceptionVariable) and vt.args is not None:

@@ -96,7 +96,8 @@ class Tracer:
         self.cell_aliases: list[tuple[CellVariable, CellVariable]] = []
         # Loops (code, FOR_ITER offset) that cannot be one loop op, found by earlier attempts
         # of this capture, and whether the backend runs loop ops at all (capture/loops).
-        self.unrolled_loops: set[tuple[Any, int]] = set()
+        # Loops that refused to be loop ops -> whether a carried array changes shape in them.
+        self.unrolled_loops: dict[tuple[Any, int], bool] = {}
         self.long_loops: set[tuple[Any, int]] = set()  # short loops past the op budget
         # The long loops being unrolled now (`loops.UnrollAccount`): a graph break inside one
         # whose trips are cheap would cost a graph call per trip, more than NumPy's own ops,

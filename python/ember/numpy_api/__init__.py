@@ -26,6 +26,7 @@ from ember.numpy_api import (
     einsum,
     elementwise,
     histogram,
+    interpolation,
     linalg,
     manipulation,
     matrices,
@@ -49,8 +50,8 @@ _FUNCTIONS: dict[Any, Handler] = {
     **elementwise.functions(), **reductions.functions(), **shape_ops.functions(),
     **creation.functions(), **linalg.functions(), **manipulation.functions(),
     **norms.functions(), **einsum.functions(), **sorting.functions(), **counting.functions(),
-    **histogram.functions(), **derived.functions(), **polynomials.functions(),
-    **matrices.functions(), **solvers.functions(), **order_statistics.functions(),
+    **histogram.functions(), **interpolation.functions(), **derived.functions(),
+    **polynomials.functions(), **matrices.functions(), **solvers.functions(), **order_statistics.functions(),
     np.take_along_axis: take_along_axis, np.put_along_axis: put_along_axis,
 }
 # NumPy's own Python code calls some C functions without their array-function dispatcher

@@ -386,3 +386,28 @@ def update(graph: Graph, found: Plan, operands: list[Value], combine: Combine, *
 
     (out,) = found.nest(body, k).run(graph, [found.array], [*operands, *arrays])
     return out
+
+
+class Compacted:
+    """Buffers holding chosen elements of 1-d arrays at their front, in order: `keep` (a 1-d
+    bool array) chooses; `count` is how many it does (a weak int64). Each chosen element is
+    stored at its rank among them, every other one at the last place, which is past the
+    count wherever anything is not chosen."""
+
+    def __init__(self, graph: Graph, keep: Value) -> None:
+        n = int(keep.shape[0])
+        self.graph = graph
+        rank = graph.op("cumsum", [graph.op("astype", [keep], dtype=np.dtype(np.int64))],
+                        axis=0)
+        self.slot = graph.op("sub", [rank, graph.const(np.int64(1))])
+        self.spare = graph.const(np.int64(n - 1))
+        count = graph.op("load", [rank, graph.const(n - 1)])
+        self.count = graph.op("astype", [count], dtype=np.dtype(np.int64), weak=True)
+
+    def stored(self, keep: Value, values: Value) -> Value:
+        """`values` where `keep` (this one's choice, or one choosing as many elements, each
+        in the rank of one of its own) is true, at the front of a buffer of their size."""
+        graph = self.graph
+        place = graph.op("where", [keep, self.slot, self.spare])
+        empty = graph.full(values.shape, 0, values.dtype)
+        return scatter(graph, plan(graph, empty, place), values)

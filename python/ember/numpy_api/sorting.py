@@ -8,6 +8,7 @@ for every `kind`: NumPy's `kind="stable"` result, a valid answer for the others.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -15,6 +16,7 @@ import numpy as np
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
 from ember.graph.shapes import normalize_axis
+from ember.numpy_api import gather
 from ember.numpy_api.convert import as_numpy_scalar, static_int, to_value
 from ember.numpy_api.loop_nest import LoopNest
 from ember.numpy_api.shape_ops import array_arg, reshape_value
@@ -89,46 +91,139 @@ def searchsorted(graph: Graph, a: object, v: object, side: object = "left",
         values = graph.op("astype", [values], dtype=common)
     if sorted_.dtype != common:
         sorted_ = graph.op("astype", [sorted_], dtype=common)
-    steps = max(1, int(n).bit_length())
-    shape = tuple(values.shape)
 
-    def search(g: Graph, value: Value, array: Value) -> Value:
-        region = g.region("loop")
-        region.add_input(np.int64, (), weak=True)
-        lo = region.add_input(np.int64, (), scalar=True)
-        hi = region.add_input(np.int64, (), scalar=True)
-        arr = region.add_input(array.dtype, array.shape)
-        val = region.add_input(value.dtype, (), scalar=value.scalar)
-        open_ = region.op("lt", [lo, hi])
-        mid = region.op("floordiv", [region.op("add", [lo, hi]), region.const(2)])
-        mid = region.op("minimum", [mid, region.const(max(int(n) - 1, 0))])
-        element = region.op("load", [arr, mid])
-        right = (less(region, element, val) if side == "left"
-                 else region.op("logical_not", [less(region, val, element)]))
-        go_right = region.op("logical_and", [open_, right])
-        go_left = region.op("logical_and", [open_, region.op("logical_not", [right])])
-        one = region.const(1)
-        new_lo = region.op("where", [go_right, region.op("add", [mid, one]), lo])
-        new_hi = region.op("where", [go_left, mid, hi])
-        region.set_outputs([region.const(True, weak=False),
-                            _as_i64(region, new_lo), _as_i64(region, new_hi)])
-        zero = g.const(np.int64(0))
-        start = g.const(np.int64(n))
-        lo_out, _ = g.loop(g.const(0), g.const(steps if n else 0), g.const(1), [zero, start],
-                           [array, value], region)
-        return lo_out
+    def before(g: Graph, element: Value, value: Value) -> Value:
+        """Whether `element` of the sorted array comes before the position sought."""
+        if side == "left":
+            return less(g, element, value)
+        return g.op("logical_not", [less(g, value, element)])
+
+    return each_searched(graph, sorted_, values, before, np.dtype(np.int64),
+                         lambda g, found, value, extra: found, [])
+
+
+# `before(graph, element, value)`: whether an element of the sorted array comes before the
+# position sought for `value`.
+Before = Callable[[Graph, Value, Value], Value]
+# `result(graph, found, value, extra)`: the element stored for a value and its position.
+PerValue = Callable[[Graph, Value, Value, list[Value]], Value]
+
+
+def each_searched(graph: Graph, sorted_: Value, values: Value, before: Before,
+                  dtype: np.dtype, result: PerValue, extra: list[Value]) -> Value:
+    """An array of `values`' shape holding `result` of each value and its position in
+    `sorted_`; `extra` are arrays `result` reads. Values in increasing order (checked at run
+    time: an `if` op) are searched in order, each from the previous one's position
+    (`walk_from`); others each by a bisection of its own, which do not wait for each
+    other."""
+    shape = tuple(values.shape)
+    invariants = [sorted_, values, *extra]
+    size = int(np.prod(shape))
+    if size < 2 or int(sorted_.shape[0]) == 0:
+        return _searched(graph, shape, before, dtype, result, invariants, guessed=False)
+    flat = reshape_value(graph, values, (-1,))
+    head = graph.op("slice", [flat], start=[0], stop=[size - 1], step=[1])
+    tail = graph.op("slice", [flat], start=[1], stop=[size], step=[1])
+    increasing = graph.op("all", [graph.op("le", [head, tail])], axis=None, keepdims=False)
+    regions = []
+    for guessed in (True, False):
+        region = graph.region("if")
+        params = _params(region, invariants)
+        region.set_outputs([_searched(region, shape, before, dtype, result, params,
+                                      guessed=guessed)])
+        regions.append(region)
+    return graph.if_(increasing, invariants, *regions)[0]
+
+
+def _searched(graph: Graph, shape: tuple[int, ...], before: Before, dtype: np.dtype,
+              result: PerValue, invariants: list[Value], guessed: bool) -> Value:
+    """`each_searched`'s loop nest, each search from the last one's position (`guessed`) or
+    not."""
 
     def body(g: Graph, indices: list[Value], carried: list[Value], inv: list[Value]
              ) -> list[Value]:
         value = g.op("load", [inv[1], *indices]) if shape else inv[1]
-        found = search(g, value, inv[0])
-        if not carried:
-            return [found]
-        return [g.op("store", [carried[0], found, *indices])]
+        if guessed:
+            found = walk_from(g, inv[0], value, carried[-1], before)
+        else:
+            found = bisect(g, inv[0], value, before, int(inv[0].shape[0]).bit_length())
+        out = result(g, found, value, inv[2:])
+        if not shape:
+            return [out]
+        stored = g.op("store", [carried[0], out, *indices])
+        return [stored, found] if guessed else [stored]
 
-    initial = [graph.full(shape, 0, np.int64)] if shape else []
-    (out,) = LoopNest(shape, body).run(graph, initial, [sorted_, values])
-    return out
+    initial = [graph.full(shape, 0, dtype)] if shape else []
+    if guessed:
+        initial.append(_as_i64(graph, graph.const(0)))
+    return LoopNest(shape, body).run(graph, initial, invariants)[0]
+
+
+def walk_from(graph: Graph, array: Value, value: Value, start: Value, before: Before) -> Value:
+    """The number of leading elements of the sorted 1-d `array` that come `before` `value`,
+    known to be at least `start` (the previous of increasing values' answer): a walk
+    forward from it, so that all the values together walk the array once, a merge. The
+    walk's loop is entered only past a first step (an `if`), as most values take none
+    where they outnumber the array."""
+    n = int(array.shape[0])
+    first = _steps_past(graph, array, value, start, before)
+    walk = graph.region("loop")
+    walk.add_input(np.int64, (), weak=True)
+    at = walk.add_input(np.int64, (), scalar=True)
+    arr = walk.add_input(array.dtype, array.shape)
+    val = walk.add_input(value.dtype, (), scalar=value.scalar)
+    step = _steps_past(walk, arr, val, at, before)
+    walk.set_outputs([step, _as_i64(walk, walk.op("add", [at, _as_i64(walk, step)]))])
+    then = graph.region("if")
+    params = _params(then, [start, array, value])
+    after = _as_i64(then, then.op("add", [params[0], then.const(np.int64(1))]))
+    then.set_outputs(then.loop(then.const(0), then.const(n), then.const(1), [after],
+                               params[1:], walk))
+    orelse = graph.region("if")
+    orelse.set_outputs(_params(orelse, [start, array, value])[:1])
+    return graph.if_(first, [start, array, value], then, orelse)[0]
+
+
+def _params(region: Graph, operands: list[Value]) -> list[Value]:
+    """The region's parameters for the values an `if` op passes it."""
+    return [region.add_input(v.dtype, v.shape, weak=v.weak, scalar=v.scalar) for v in operands]
+
+
+def _steps_past(graph: Graph, array: Value, value: Value, at: Value, before: Before) -> Value:
+    """Whether position `at` of `array` is inside it and comes before `value`."""
+    n = int(array.shape[0])
+    inside = graph.op("lt", [at, graph.const(np.int64(n))])
+    element = graph.op("load", [array, graph.op("minimum", [at, graph.const(np.int64(n - 1))])])
+    return graph.op("logical_and", [inside, before(graph, element, value)])
+
+
+def bisect(graph: Graph, array: Value, value: Value, before: Before, steps: int) -> Value:
+    """The number of leading elements of the sorted 1-d `array` that come `before` `value`,
+    by `steps` halvings of `[0, n]` (`n.bit_length()` close it; a number of trips fixed, as
+    an exit once the range closes would be mispredicted)."""
+    n = int(array.shape[0])
+    if n == 0:
+        return _as_i64(graph, graph.const(0))
+    region = graph.region("loop")
+    region.add_input(np.int64, (), weak=True)
+    lo = region.add_input(np.int64, (), scalar=True)
+    hi = region.add_input(np.int64, (), scalar=True)
+    arr = region.add_input(array.dtype, array.shape)
+    val = region.add_input(value.dtype, (), scalar=value.scalar)
+    open_ = region.op("lt", [lo, hi])
+    mid = region.op("floordiv", [region.op("add", [lo, hi]), region.const(2)])
+    mid = region.op("minimum", [mid, region.const(n - 1)])
+    right = before(region, region.op("load", [arr, mid]), val)
+    go_right = region.op("logical_and", [open_, right])
+    go_left = region.op("logical_and", [open_, region.op("logical_not", [right])])
+    next_lo = region.op("add", [mid, region.const(1)])
+    new_lo = _as_i64(region, region.op("where", [go_right, next_lo, lo]))
+    new_hi = _as_i64(region, region.op("where", [go_left, mid, hi]))
+    region.set_outputs([region.const(True, weak=False), new_lo, new_hi])
+    bounds = [_as_i64(graph, graph.const(0)), _as_i64(graph, graph.const(n))]
+    found, _ = graph.loop(graph.const(0), graph.const(steps), graph.const(1), bounds,
+                          [array, value], region)
+    return found
 
 
 def digitize(graph: Graph, x: object, bins: object, right: object = False) -> Any:
@@ -155,6 +250,75 @@ def digitize(graph: Graph, x: object, bins: object, right: object = False) -> An
     return as_numpy_scalar(graph, graph.op("where", [up, rising, falling]))
 
 
+def lexsort(graph: Graph, keys: object, axis: object = -1) -> Value:
+    """np.lexsort of 1-d keys (a sequence, or the rows of a 2-d array): the last key sorts
+    first. A stable argsort by each key in turn, first to last, on the order so far, which
+    is the order NumPy's stable lexicographic sort gives (NaN last in each key)."""
+    if static_int(axis, "np.lexsort") not in (-1, 0):
+        raise Unsupported("np.lexsort with an axis other than the last")
+    if isinstance(keys, Value):
+        if keys.ndim != 2:
+            raise Unsupported("np.lexsort of an array that is not 2-d")
+        keys = [graph.op("squeeze", [graph.op("slice", [keys], start=[i, 0],
+                                               stop=[i + 1, keys.shape[1]], step=[1, 1])],
+                         axis=[0]) for i in range(keys.shape[0])]
+    if not isinstance(keys, (tuple, list)) or not keys:
+        raise Unsupported("np.lexsort of something other than a sequence of arrays")
+    rows = [to_value(graph, k, "np.lexsort") for k in keys]
+    if any(r.ndim != 1 or isinstance(r.shape[0], str) for r in rows):
+        raise Unsupported("np.lexsort of keys that are not 1-d arrays of static size")
+    if len({r.shape[0] for r in rows}) != 1:
+        raise ValueError("all keys need to be the same shape")
+    order = graph.op("argsort", [rows[0]], axis=0)
+    for key in rows[1:]:
+        in_order = gather.gather(graph, gather.plan(graph, key, order))
+        step = graph.op("argsort", [in_order], axis=0)
+        order = gather.gather(graph, gather.plan(graph, order, step))
+    return order
+
+
+def unique_buffers(graph: Graph, x: Value, index: bool, counts: bool
+                   ) -> tuple[list[Value], Value]:
+    """np.unique(x)'s values (then, where asked, `return_index`'s and `return_counts`'s)
+    at the front of buffers of `x.size` elements, and their count (a weak int64). Sorted
+    stably, the first of each run of equal values is kept (NaNs are one run, as NumPy's
+    `equal_nan` makes them): what each run contributes is stored at its rank, and the other
+    elements store past the count (only a run of one element has no others)."""
+    flat = reshape_value(graph, x, (-1,))
+    n = int(flat.shape[0])
+    if n == 0:
+        empty = graph.full((0,), 0, np.int64)
+        return [flat, *[empty] * (index + counts)], graph.const(0, weak=True)
+    order = graph.op("argsort", [flat], axis=0)
+    ordered = gather.gather(graph, gather.plan(graph, flat, order))
+    head = graph.op("slice", [ordered], start=[0], stop=[n - 1], step=[1])
+    tail = graph.op("slice", [ordered], start=[1], stop=[n], step=[1])
+    differs = graph.op("ne", [tail, head])
+    if flat.dtype.kind == "f":
+        both_nan = graph.op("logical_and", [graph.op("isnan", [tail]),
+                                            graph.op("isnan", [head])])
+        differs = graph.op("logical_and", [differs, graph.op("logical_not", [both_nan])])
+    true = graph.full((1,), True, np.bool_)
+    first = graph.op("concatenate", [true, differs], axis=0)
+    slots = gather.Compacted(graph, first)
+    buffers = [slots.stored(first, ordered)]
+    positions = graph.arange(0, 1, n, np.dtype(np.int64))
+    starts = slots.stored(first, positions)
+    if index:
+        buffers.append(gather.gather(graph, gather.plan(graph, order, starts)))
+    if counts:
+        last = graph.op("concatenate", [differs, true], axis=0)
+        ends = slots.stored(last, graph.op("add", [positions, graph.const(np.int64(1))]))
+        buffers.append(graph.op("sub", [ends, starts]))
+    return buffers, slots.count
+
+
+def unique(graph: Graph, ar: object, *args: object, **kwargs: object) -> Any:
+    """Capture makes np.unique's result of a length only the data knows
+    (`capture/variables/datalen.py`); the forms it does not take are refused here."""
+    raise Unsupported("np.unique with return_inverse, axis or an array of symbolic shape")
+
+
 def _as_i64(graph: Graph, v: Value) -> Value:
     if v.dtype == np.int64 and v.scalar and not v.weak:
         return v
@@ -163,7 +327,7 @@ def _as_i64(graph: Graph, v: Value) -> Value:
 
 def functions() -> dict[Any, Any]:
     return {np.sort: sort, np.argsort: argsort, np.searchsorted: searchsorted,
-            np.digitize: digitize}
+            np.digitize: digitize, np.lexsort: lexsort, np.unique: unique}
 
 
 def methods() -> dict[str, Any]:

@@ -10,7 +10,8 @@ A `FOR_ITER` that starts a loop decides once how the loop is captured (`start_lo
   captured as ONE `loop` op (`capture/loops/region.py`): compile time does not grow with the
   trip count;
 - otherwise it unrolls only while its first trip, times the trip count, projects within the
-  budget (the limit where no loop ops are run: a differentiated function); a loop over
+  budget (the limit where no loop ops are run: a differentiated function, and a loop whose
+  carried array changes shape on every trip, which no loop op carries); a loop over
   budget never unrolls: the whole frame runs as plain Python with NumPy
   (the `loop_budget` break), so ember is never dramatically slower than NumPy.
 """
@@ -42,6 +43,7 @@ class UnrollAccount:
     trips: int
     key: tuple[Any, int]
     may_loop: bool
+    reshaping: bool = False  # refused as a loop op: a carried array changes shape
     done: int = 0  # trips traced
 
     def cheap_trips(self) -> bool:
@@ -60,9 +62,11 @@ class UnrollAccount:
         projected = added if done == 0 else added * self.trips // done
         if self.trips > config.unroll_max_trips:
             # Without loop ops (a differentiated function, whose gradient would be lost in
-            # Python) unrolling is the only way to capture the loop: up to the limit.
-            budget = config.unroll_op_budget if self.graph.root.loop_ops else (
-                config.unroll_op_limit)
+            # Python) unrolling is the only way to capture the loop: up to the limit. So it
+            # is for a loop whose carried array changes shape on every trip (`v = f(v[:-1],
+            # v[1:])`), which no loop op carries.
+            budget = config.unroll_op_budget if self.graph.root.loop_ops and not (
+                self.reshaping) else config.unroll_op_limit
             over = projected > budget
         else:
             budget = config.unroll_op_budget if self.may_loop else config.unroll_op_limit
@@ -101,7 +105,7 @@ def start_loop(tx: Interpreter, inst: Instruction, iterator: IteratorVariable) -
     may_loop = (not long and tracer.loop_ops and key not in tracer.unrolled_loops
                 and _loopable(iterator))
     iterator.unroll = UnrollAccount(tracer.graph, len(tracer.graph.nodes), iterator.index,
-                                    trips, key, may_loop)
+                                    trips, key, may_loop, tracer.unrolled_loops.get(key, False))
     if trips > 1:
         tracer.graph.root.unrolled_loop = True
     if trips > config.unroll_max_trips:

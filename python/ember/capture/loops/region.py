@@ -52,10 +52,11 @@ class LoopRefused(Exception):
     """The loop at `key` (code, offset) cannot be one loop op: capture starts again and leaves
     it to the unrolling rule."""
 
-    def __init__(self, key: tuple[Any, int], reason: str) -> None:
+    def __init__(self, key: tuple[Any, int], reason: str, reshaping: bool = False) -> None:
         super().__init__(reason)
         self.key = key
         self.reason = reason
+        self.reshaping = reshaping  # a carried array's shape changes on every trip
 
 
 class LoopTooLong(LoopRefused):
@@ -135,7 +136,7 @@ def capture_loop(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
         try:
             result = _trace(tx, inst, iterator, bounds, forced, settling, lists)
         except Unsupported as exc:
-            raise LoopRefused(key, exc.reason) from exc
+            raise LoopRefused(key, exc.reason, exc.kind == "carried_shape") from exc
         except TypeError as exc:
             # A value of the enclosing graph reached the body other than as a local (a
             # closure cell, an object's attribute): `Graph.op` refuses foreign operands.
@@ -513,8 +514,7 @@ def _collect(trace: Trace, end_locals: dict[str, VariableTracker], stored: set[s
         p = group.param
         if (value.dtype, value.shape, value.weak) != (p.dtype, p.shape, p.weak):
             if value.shape != p.shape:
-                raise graph_break("loop_body", what=f"a carried value whose shape changes "
-                                                    f"({p.type_str} -> {value.type_str})")
+                raise graph_break("carried_shape", before=p.type_str, after=value.type_str)
             for name in group.names:
                 retrace[name] = (value.dtype, value.shape, value.weak, value.scalar)
             continue

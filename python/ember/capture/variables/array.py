@@ -250,6 +250,10 @@ class ArrayVariable(VariableTracker):
             indices = elements.element_indices(tx, self, index)
             if indices is not None:
                 return elements.load(tx, self, indices)
+        from ember.capture.variables import datalen
+
+        if datalen.has_data_slice(index):
+            return datalen.data_view(tx, self, index)
         if slices.has_runtime_slice(index):
             view = slices.input_view(tx, self, index)
             if view is not None:
@@ -462,11 +466,14 @@ class NumpyFunctionVariable(VariableTracker):
             found = window_exprs.numpy_call(tx, self.fn, self.handler, args, kwargs)
             if found is not None:
                 return found
-        from ember.capture.variables import appended, masked, nonzero
+        from ember.capture.variables import appended, datalen, masked, nonzero
 
         built = appended.numpy_call(tx, self.fn, args, kwargs)
         if built is not None:
             return built
+        unique = datalen.numpy_call(tx, self.fn, args, kwargs)
+        if unique is not None:
+            return unique
         counted = nonzero.numpy_call(tx, self.fn, args, kwargs)
         if counted is not None:
             return counted

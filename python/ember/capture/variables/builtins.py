@@ -88,15 +88,15 @@ class BuiltinVariable(VariableTracker):
 
 
 def _len(tx, args, kwargs):
+    from ember.capture.variables.appended import AppendedListVariable
     from ember.capture.variables.array import ArrayVariable
-
+    from ember.capture.variables.datalen import DataViewVariable
     from ember.capture.variables.masked import MaskedVariable
     from ember.capture.variables.nonzero import NonzeroIndexVariable
 
-    from ember.capture.variables.appended import AppendedListVariable
-
     if type(args[0]) is ArrayVariable or isinstance(args[0], NonzeroIndexVariable
-                                                     | MaskedVariable | AppendedListVariable):
+                                                     | MaskedVariable | AppendedListVariable
+                                                     | DataViewVariable):
         return args[0].len_variable(tx)
     return ConstantVariable(args[0].length(tx))
 

@@ -24,6 +24,7 @@ from ember.capture.variables.containers import TupleVariable
 from ember.graph import Graph, Value
 from ember.graph.ops import OPS
 from ember.graph.value import Node
+from ember.numpy_api.convert import as_numpy_scalar
 from ember.numpy_api.counting import nonzero_count
 from ember.numpy_api.scalars import numbers_in_graph
 
@@ -91,6 +92,10 @@ class MaskedVariable(VariableTracker):
         return graph.op("astype", [count], dtype=np.dtype(np.int64), weak=True)
 
     def getitem(self, tx: Interpreter, index: VariableTracker) -> VariableTracker:
+        if (index.is_constant() and type(index.constant()) is int
+                and self.values.ndim == self.mask.ndim and self.mask.size
+                and not any(isinstance(d, str) for d in self.mask.shape)):
+            return ArrayVariable(element(tx.graph, self, index.constant()))
         raise _refuse("indexing")
 
     def selected(self, graph: Graph, fill: object) -> Value:
@@ -120,6 +125,24 @@ def select(tx: Interpreter, array: ArrayVariable, mask: Value) -> MaskedVariable
     selection = MaskedVariable(x, mask)
     one = True if x.dtype == np.bool_ else 1
     return MaskedVariable(selection.selected(tx.graph, one), mask)
+
+
+def element(graph: Graph, selection: MaskedVariable, i: int) -> Value:
+    """`x[mask][i]`: the element where the running count of the mask first passes `i`
+    (`count + i` for negative `i`). Where no such element is selected the load reads past
+    the end, so the graph raises and the frame reruns for NumPy's IndexError."""
+    size = int(np.prod(selection.mask.shape))
+    mask = graph.op("reshape", [selection.mask], shape=[size])
+    values = graph.op("reshape", [selection.values], shape=[size])
+    ranks = graph.op("cumsum", [graph.op("astype", [mask], dtype=np.dtype(np.int64))], axis=0)
+    count = graph.op("load", [ranks, graph.const(size - 1)])
+    wanted = graph.op("add", [count, graph.const(np.int64(i))]) if i < 0 else graph.const(
+        np.int64(i))
+    place = graph.op("argmax", [graph.op("gt", [ranks, wanted])], axis=None, keepdims=False)
+    found = graph.op("logical_and", [graph.op("ge", [wanted, graph.const(np.int64(0))]),
+                                     graph.op("lt", [wanted, count])])
+    read = graph.op("load", [values, graph.op("where", [found, place, graph.const(size)])])
+    return as_numpy_scalar(graph, read)
 
 
 def same_mask(a: Value, b: Value, depth: int = 8) -> bool:

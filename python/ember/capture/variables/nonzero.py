@@ -2,8 +2,11 @@
 
 They never become arrays of the graph. What users read of them is their length, a count of
 the nonzero elements (`np.nonzero(x)[0].shape[0]`, `len(np.nonzero(x)[0])`, `.size`): a
-Python int computed by a sum. Anything else (their values, indexing with them) is a graph
-break."""
+Python int computed by a sum. Where they are handed to Python (returned, live at a break)
+the entry takes them from a buffer of `(x.size, x.ndim)` positions, the nonzero ones first
+(`gather.Compacted`), which the graph fills only then (`Positions`, asked by the rebuild):
+`buffer[:count, axis]`, views of one array as NumPy's are. Anything else (their values,
+indexing with them) is a graph break."""
 
 from __future__ import annotations
 
@@ -15,8 +18,9 @@ from ember.capture.breaks import graph_break
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.containers import TupleVariable
-from ember.graph import Value
+from ember.graph import Graph, Value
 from ember.numpy_api.counting import nonzero_count
+from ember.numpy_api.gather import Compacted
 
 if TYPE_CHECKING:
     from ember.capture.interpreter import Interpreter
@@ -26,8 +30,10 @@ class NonzeroIndexVariable(VariableTracker):
     """One index array of `np.nonzero(x)`; `count`: how many elements of `x` are nonzero,
     a Python int (weak `int64[]`)."""
 
-    def __init__(self, count: Value) -> None:
+    def __init__(self, count: Value, positions: Positions, axis: int) -> None:
         self.count = count
+        self.positions = positions
+        self.axis = axis
 
     def describe(self) -> str:
         return "an index array of np.nonzero"
@@ -68,4 +74,37 @@ def nonzero_of(tx: Interpreter, array: VariableTracker) -> VariableTracker | Non
     graph = tx.graph
     count = nonzero_count(graph, array.value)
     count = graph.op("astype", [count], dtype=np.dtype(np.int64), weak=True)
-    return TupleVariable([NonzeroIndexVariable(count) for _ in array.value.shape])
+    positions = Positions(array.value)
+    return TupleVariable([NonzeroIndexVariable(count, positions, axis)
+                          for axis in range(array.value.ndim)])
+
+
+class Positions:
+    """The buffer of positions of one `np.nonzero(x)`, made once, when first asked for."""
+
+    def __init__(self, x: Value) -> None:
+        self.x = x
+        self._buffer: Value | None = None
+
+    def buffer(self, graph: Graph) -> Value | None:
+        """None where `x`'s shape is symbolic."""
+        if self._buffer is None and all(isinstance(d, int) for d in self.x.shape):
+            self._buffer = _positions(graph, self.x)
+        return self._buffer
+
+
+def _positions(graph: Graph, x: Value) -> Value:
+    """Every element's indices, a row each, the nonzero elements' first and in order."""
+    shape = x.shape
+    size = int(np.prod(shape))
+    if not size:
+        return graph.full((0, len(shape)), 0, np.int64)
+    flat = graph.op("reshape", [x], shape=[size])
+    keep = flat if x.dtype == np.bool_ else graph.op("ne", [flat, graph.const(0)])
+    place = graph.arange(0, 1, size, np.dtype(np.int64))
+    strides = [int(np.prod(shape[axis + 1:])) for axis in range(len(shape))]
+    columns = [graph.op("reshape", [graph.op("mod", [
+        graph.op("floordiv", [place, graph.const(np.int64(stride))]),
+        graph.const(np.int64(d))])], shape=[size, 1]) for stride, d in zip(strides, shape)]
+    rows = columns[0] if len(columns) == 1 else graph.op("concatenate", columns, axis=1)
+    return Compacted(graph, keep).stored(keep, rows)

@@ -1,0 +1,193 @@
+"""Arrays whose length only the data knows, taken by the entry after the graph has run.
+
+`values[:k]` where `k` is counted by the graph (a loop's counter, a sum) has no shape the
+graph can write. It is not an array of the graph: the graph computes the whole buffer and
+the bounds, and the entry takes the slice in Python (`Rebuilder.expr`), so the caller gets
+NumPy's own view of the buffer, with Python's clamping of bounds. What capture knows of it
+besides is its length (`len()`, `.shape`: Python's clamping done in the graph), its dtype
+and rank; anything else (arithmetic, reductions) is a graph break, at which it is rebuilt
+the same way. `np.unique` of a 1-d array is such a prefix of a buffer the graph fills.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ember.capture.breaks import graph_break
+from ember.capture.variables.array import ArrayVariable
+from ember.capture.variables.base import VariableTracker
+from ember.capture.variables.constant import ConstantVariable
+from ember.capture.variables.containers import TupleVariable
+from ember.capture.variables.scalar import PythonScalarVariable, structural
+from ember.graph import Graph, Value
+
+if TYPE_CHECKING:
+    from ember.capture.interpreter import Interpreter
+
+
+def _graph_int(part: VariableTracker) -> bool:
+    """A 0-d integer the graph computes (not a run-time int the entry reads)."""
+    return (type(part) is ArrayVariable and part.value.shape == ()
+            and part.value.dtype.kind in "iu")
+
+
+class DataSliceVariable(VariableTracker):
+    """`a:b:c` at the frame's level with a graph-computed integer among its parts (the others
+    constants)."""
+
+    def __init__(self, parts: list[VariableTracker]) -> None:
+        self.parts = parts
+
+    def describe(self) -> str:
+        return "a slice with bounds computed from the data"
+
+    def type_name(self) -> str:
+        return "slice"
+
+    def python_type(self) -> type:
+        return slice
+
+    def children(self) -> tuple[VariableTracker, ...]:
+        return tuple(self.parts)
+
+
+def data_slice(tx: Interpreter, parts: list[VariableTracker]) -> DataSliceVariable | None:
+    """BUILD_SLICE's tracker when a bound is an integer the graph computes, at the frame's
+    level; None otherwise."""
+    if tx.graph.parent is not None or not any(_graph_int(p) for p in parts):
+        return None
+    parts = [structural(p) for p in parts]
+    if all(_graph_int(p) or (p.is_constant() and type(p.constant()) in (int, type(None)))
+           for p in parts):
+        return DataSliceVariable(parts)
+    return None
+
+
+def has_data_slice(index: VariableTracker) -> bool:
+    items = index.items if isinstance(index, TupleVariable) else [index]
+    return any(isinstance(i, DataSliceVariable) for i in items)
+
+
+class DataViewVariable(VariableTracker):
+    """`base[index]` where the index holds a data slice: `base` the graph's buffer, `items`
+    the index's parts (constants and `DataSliceVariable`s)."""
+
+    def __init__(self, base: Value, items: list[VariableTracker]) -> None:
+        self.base = base
+        self.items = items
+
+    def describe(self) -> str:
+        return "an array of a length only the data knows"
+
+    def type_name(self) -> str:
+        return "ndarray"
+
+    def python_type(self) -> type:
+        return np.ndarray
+
+    def children(self) -> tuple[VariableTracker, ...]:
+        # The base counts as held through this view: updating it in place must be refused
+        # while the view is alive (`ArrayVariable._viewed` counts holders of one value).
+        return (ArrayVariable(self.base), *self.items)
+
+    def _leading(self) -> DataSliceVariable | None:
+        """The data slice when it is the first item and every other one takes a whole
+        axis: the only form whose shape capture writes."""
+        first, rest = self.items[0], self.items[1:]
+        if not isinstance(first, DataSliceVariable) or len(first.parts) == 3 and not (
+                first.parts[2].is_constant() and first.parts[2].constant() in (None, 1)):
+            return None
+        if any(not (i.is_constant() and i.constant() == slice(None)) for i in rest):
+            return None
+        return first
+
+    def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
+        if name == "dtype":
+            return ConstantVariable(self.base.dtype)
+        if name in ("shape", "ndim") and self._leading() is not None:
+            if name == "ndim":
+                return ConstantVariable(self.base.ndim)
+            return TupleVariable([self.len_variable(tx),
+                                  *map(ConstantVariable, self.base.shape[1:])])
+        raise graph_break("data_dependent_value", what=f".{name} of {self.describe()}")
+
+    def len_variable(self, tx: Interpreter) -> VariableTracker:
+        first = self._leading()
+        if first is None or isinstance(self.base.shape[0], str):
+            raise graph_break("data_dependent_value", what=f"len() of {self.describe()}")
+        return ArrayVariable(slice_length(tx.graph, self.base.shape[0], first.parts))
+
+
+def _clamped(graph: Graph, bound: Value | int | None, n: int, default: int) -> Value:
+    """A slice bound as Python resolves it for step 1: negative counts from the end, then
+    clamped to `[0, n]`."""
+    if bound is None:
+        return graph.const(np.int64(default))
+    if not isinstance(bound, Value):
+        return graph.const(np.int64(min(max(bound + n if bound < 0 else bound, 0), n)))
+    bound = graph.op("astype", [bound], dtype=np.dtype(np.int64))
+    size = graph.const(np.int64(n))
+    from_end = graph.op("add", [bound, size])
+    resolved = graph.op("where", [graph.op("lt", [bound, graph.const(np.int64(0))]),
+                                  from_end, bound])
+    return graph.op("minimum", [graph.op("maximum", [resolved, graph.const(np.int64(0))]),
+                                size])
+
+
+def slice_length(graph: Graph, n: int, parts: list[VariableTracker]) -> Value:
+    """`len(range(n)[lo:hi])` for step 1, as a Python int (weak `int64[]`)."""
+    lo, hi = _bound(parts[0]), _bound(parts[1])
+    start = _clamped(graph, lo, n, 0)
+    stop = _clamped(graph, hi, n, n)
+    length = graph.op("maximum", [graph.op("sub", [stop, start]), graph.const(np.int64(0))])
+    return graph.op("astype", [length], dtype=np.dtype(np.int64), weak=True)
+
+
+def _bound(part: VariableTracker) -> Any:
+    return part.value if isinstance(part, ArrayVariable) else part.constant()
+
+
+def data_view(tx: Interpreter, array: ArrayVariable, index: VariableTracker
+              ) -> DataViewVariable:
+    """`array[index]` with a data slice in the index: checked against NumPy's rules on an
+    example of the array's shape, so errors other than the data's are Python's here."""
+    items = list(index.items) if isinstance(index, TupleVariable) else [index]
+    for item in items:
+        if isinstance(item, PythonScalarVariable) or not (
+                isinstance(item, DataSliceVariable) or item.is_constant()):
+            raise graph_break("data_dependent_value",
+                              what=f"indexing {array.describe()} with {item.describe()}")
+    if any(isinstance(d, str) for d in array.value.shape):
+        raise graph_break("data_dependent_value",
+                          what="a slice computed from the data of an array of symbolic shape")
+    example = np.empty(array.value.shape, dtype=np.bool_)
+    example[tuple(slice(None) if isinstance(i, DataSliceVariable) else i.constant()
+                  for i in items)]  # NumPy's IndexError for too many indices, and others
+    return DataViewVariable(array.value, items)
+
+
+def numpy_call(tx: Interpreter, fn: Any, args: list[VariableTracker],
+               kwargs: dict[str, VariableTracker]) -> VariableTracker | None:
+    """`np.unique(x)` of an array (flattened, as NumPy does), with `return_index` and
+    `return_counts`; None for other calls."""
+    if fn is not np.unique or len(args) != 1 or type(args[0]) is not ArrayVariable:
+        return None
+    flags = {"return_index": False, "return_counts": False, "return_inverse": False}
+    for name, vt in kwargs.items():
+        if name not in flags or not vt.is_constant() or type(vt.constant()) is not bool:
+            return None
+        flags[name] = vt.constant()
+    x = args[0].value
+    if flags["return_inverse"] or any(isinstance(d, str) for d in x.shape) or (
+            x.dtype.kind not in "biuf"):
+        return None
+    from ember.numpy_api.sorting import unique_buffers
+
+    buffers, count = unique_buffers(tx.graph, x, flags["return_index"],
+                                    flags["return_counts"])
+    views = [DataViewVariable(b, [DataSliceVariable([ConstantVariable(None),
+                                                     ArrayVariable(count)])])
+             for b in buffers]
+    return views[0] if len(views) == 1 else TupleVariable(views)
