@@ -48,7 +48,6 @@ from ember.capture.variables.constant import ConstantVariable
 from ember.capture.loops.appends import BodyList, generated
 from ember.capture.variables.containers import (
     DictVariable,
-    IteratorVariable,
     ListVariable,
 )
 from ember.capture.variables.functions import (

@@ -9,8 +9,7 @@ import numpy as np
 
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
-from ember.numpy_api.convert import as_array, dtype_arg, static_int, to_value
-from ember.numpy_api.indexing import getitem
+from ember.numpy_api.convert import as_array, static_int, to_value
 from ember.numpy_api.shape_ops import _arrays, array_arg, concatenate, reshape_value
 
 
