@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -196,6 +197,12 @@ class Graph:
         self.nodes.append(Node(name, inputs, ordered, out, where=self._where[0],
                                call=self._call[0]))
         return out
+
+    def warns_as(self, result: Value, ufunc: str) -> None:
+        """Name `ufunc` in the floating-point warnings and errors of the node just added,
+        where it computed `result` (`Node.warns_as`)."""
+        if self.nodes and self.nodes[-1].out is result:
+            self.nodes[-1] = dataclasses.replace(self.nodes[-1], warns_as=ufunc)
 
     def const(self, value: bool | float | np.generic, dtype: Any = None, *,
               weak: bool = True) -> Value:
