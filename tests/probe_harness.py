@@ -8,6 +8,7 @@ them."""
 from __future__ import annotations
 
 import contextlib
+import copy
 import io
 import sys
 import warnings
@@ -66,7 +67,7 @@ def record(fn: Callable[..., Any], args: tuple[Any, ...],
     result or exception, printed output, each warning as often as it came, the arguments
     afterwards and, for each array result, whether it shares memory with or is each array
     argument and each array result."""
-    inputs = [a.copy() if type(a) is np.ndarray else a for a in args]
+    inputs = [_fresh(a) for a in args]
     out = io.StringIO()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -88,6 +89,25 @@ def record(fn: Callable[..., Any], args: tuple[Any, ...],
     return result, out.getvalue(), warned, [_shown(a) for a in inputs], sharing
 
 
+def _fresh(value: Any) -> Any:
+    """A copy of an argument the program may change: an exact `np.ndarray` with its layout
+    (strides, offset into its base, writeable flag), lists and dicts deeply."""
+    if isinstance(value, (list, dict)):
+        return copy.deepcopy(value)
+    if type(value) is not np.ndarray:
+        return value
+    base = value
+    while isinstance(base.base, np.ndarray):
+        base = base.base
+    if base.base is not None or base is value:  # not over a NumPy array of its own
+        return value.copy(order="K")
+    twin = base.copy(order="K")
+    offset = value.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+    fresh = np.ndarray(value.shape, value.dtype, twin, offset, value.strides)
+    fresh.flags.writeable = value.flags.writeable
+    return fresh
+
+
 def _shown(value: Any) -> str:
     """An argument as it compares: its repr, but the type of an object whose repr is an
     address."""
@@ -96,12 +116,13 @@ def _shown(value: Any) -> str:
 
 def assert_scenario_as_numpy(scenario: Callable[[Callable], list], *,
                              backends: tuple[str, ...] = ("cranelift", "eager"),
-                             compiled_code: bool = True, raises: bool = False) -> None:
+                             compiled_code: bool = True, falls_back: bool = False) -> None:
     """`scenario(wrap)` builds its own functions and state, wraps the function under test
     with `wrap`, calls it, changes things between calls and returns what it saw (`record`s).
     Wrapped by `ember.compile` on each backend it must see what it sees unwrapped; with
-    `compiled_code`, graphs were compiled and, unless the scenario `raises` (a graph that
-    raises leaves its frame to Python), no frame fell back to Python at entry."""
+    `compiled_code`, graphs were compiled and, unless the scenario `falls_back` by design (a
+    graph that raises, or arguments that overlap, leave their frame to Python), no frame
+    fell back to Python at entry."""
     want = scenario(lambda fn: fn)
     for backend in backends:
         ember.reset()
@@ -111,7 +132,7 @@ def assert_scenario_as_numpy(scenario: Callable[[Callable], list], *,
         stats = ember.stats()
         if compiled_code:
             assert stats["compiles"] >= 1, (backend, stats)
-            assert raises or stats["entry_fallbacks"] == 0, (backend, stats)
+            assert falls_back or stats["entry_fallbacks"] == 0, (backend, stats)
 
 
 def define(source: str, name: str = "f", **namespace: Any) -> Callable[..., Any]:

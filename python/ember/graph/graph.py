@@ -57,6 +57,9 @@ class Graph:
         self.symbol_examples: dict[str, int] = {}
         # Views NumPy makes read-only (`np.diagonal`): rebuilt for the caller as such.
         self.read_only: set[int] = set()
+        # Views NumPy takes only of C-contiguous arrays, copying any other (`np.ravel`,
+        # `np.ascontiguousarray`): value id -> the NumPy function rebuilt for the caller with.
+        self.contiguous_views: dict[int, str] = {}
         # Values NumPy computes whose elements the program then drops (the region of a
         # computed array an assignment overwrites): kept as extra results, for their
         # floating-point flags (`capture/convert.py: unused_results`).

@@ -36,8 +36,9 @@ VIEW_OPS = frozenset(
 )
 
 
-# Functions that return their array argument itself when it needs no conversion.
-_RETURN_THE_ARRAY = (np.asarray, np.asanyarray)
+# Functions that return their array argument itself when it needs no conversion (np.array
+# only with `copy=None`: its handler returns the argument's value only then).
+_RETURN_THE_ARRAY = (np.asarray, np.asanyarray, np.array)
 
 
 def call_numpy_api(what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
