@@ -34,6 +34,17 @@ def astype_and_asarray(x):
             np.array(x, copy=None), np.array(x), x.astype(np.float32))
 
 
+def objects_numpy_hands_back(x):
+    # The array itself where NumPy returns it (`is`), a new view where it makes one.
+    return (x.reshape(x.shape), x.squeeze(), np.squeeze(x), np.transpose(x), x[None],
+            np.atleast_1d(x), np.atleast_2d(x), x.real, np.real(x), np.asarray(x))
+
+
+def one_dimensional_copies_and_views(x):
+    return (x.ravel(), np.ravel(x), x.flatten(), np.ascontiguousarray(x), x.T.ravel(),
+            x.reshape(-1), np.swapaxes(x[None], 0, 1), np.split(x, 2), np.flip(x))
+
+
 def out_arguments(x, y):
     r = np.add(x, 1, out=x)
     s = np.multiply(x, y, out=y)
@@ -172,6 +183,11 @@ def dict_of_arrays(d):
 
 CASES = [
     (returns_itself_and_views, (A,)), (copies_and_views_of_strided, (A,)),
+    (objects_numpy_hands_back, (np.arange(6.0),)), (objects_numpy_hands_back, (A,)),
+    (objects_numpy_hands_back, (A[:, ::-2],)),
+    (one_dimensional_copies_and_views, (np.arange(6.0),)),
+    (one_dimensional_copies_and_views, (np.arange(12.0)[::2],)),
+    (one_dimensional_copies_and_views, (np.arange(12.0)[::-2],)),
     (copies_and_views_of_strided, (np.asfortranarray(A),)), (astype_and_asarray, (A,)),
     (out_arguments, (A, A * 2)), (same_result_twice, (A,)), (in_place_through_views, (A,)),
     (in_place_through_views, (A[:, ::-1],)), (overlapping_shifted_copy, (A,)),
@@ -183,10 +199,12 @@ CASES = [
     (closure_returned, (A,)), (list_argument_mutated, (A, [1, 2])),
     (dict_of_arrays, ({"a": A.copy()},)),
 ]
-# Programs that leave their frame to Python by design: generators, try/except, raise, an
-# unbound local, recursion, an update in place of an argument a returned view holds.
+# Programs that leave their frame to Python by design (generators, try/except, raise, an
+# unbound local, recursion, an update in place of an argument a returned view holds), or that
+# compute nothing (views only: the entry takes them, no graph runs).
 NOT_WHOLLY_COMPILED = {generator_inside, generator_expression, caught_inside, raises_inside,
-                       unbound_after_del, recursive, returns_itself_and_views}
+                       unbound_after_del, recursive, returns_itself_and_views,
+                       objects_numpy_hands_back}
 
 
 def _scenario(fn, args):
