@@ -56,6 +56,11 @@ _FOUND = {
     "checks_after_a_loop_that_may_return": LoopProgram(
         (_FOUND_DIR / "checks_after_a_loop_that_may_return.py").read_text(),
         ("bool", "bool", "bool"), [(24, 2, 1, 14, 2485)]),
+    # A Python float that overflows to inf in a loop op: Python gives no warning, nor does
+    # the NumPy rerun its flags ask for (it warned "overflow encountered in add").
+    "python_floats_that_overflow": LoopProgram(
+        (_FOUND_DIR / "python_floats_that_overflow.py").read_text(),
+        ("bool", "int64", "int32"), [(24, 10, 5, 11, 30)]),
 }
 
 
