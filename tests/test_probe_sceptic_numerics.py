@@ -210,3 +210,60 @@ def test_seterr_raise_from_numpy_scalar_arithmetic():
             np.seterr(**old)
 
     assert_scenario_as_numpy(run, falls_back=True)
+
+
+def weak_floats_out_of_float32_range(x):
+    return x + 1e300, x * 1e-300, x - 3.5e38
+
+
+@pytest.mark.parametrize("errstate", [{}, {"over": "raise"}, {"under": "raise"},
+                                      {"all": "ignore"}])
+def test_python_floats_cast_out_of_float32_range(errstate):
+    """NumPy casts the Python float to float32 first, and warns of that cast's overflow
+    (the kernel narrowed the constant at compile time, raising no flag)."""
+    x = np.array([1.0, -2.0], np.float32)
+
+    def run(wrap):
+        compiled = wrap(weak_floats_out_of_float32_range)
+        with np.errstate(**errstate):
+            return [record(compiled, (x,)), record(compiled, (x,))]
+
+    assert_scenario_as_numpy(run, falls_back=bool(errstate) and "all" not in errstate)
+
+
+def elementwise_and_reductions(x):
+    return x + 1, -x, x.max(), x.mean()
+
+
+def indexed(x):
+    return x * 2, x.sum(), x[0], x[::-1]
+
+
+# Inputs ember refuses (plain Python runs them) or must get right: every dtype it does not
+# compile, subclasses, byte order, promotions of Python ints out of an array's range.
+REFUSED_OR_RIGHT = [
+    (indexed, (np.array([1, "a", None], dtype=object),)), (indexed, (np.array(["ab", "cd"]),)),
+    (indexed, (np.zeros(3, dtype=[("a", "f8"), ("b", "i4")]),)),
+    (indexed, (np.arange(3).astype("datetime64[D]"),)),
+    (elementwise_and_reductions, (np.array([1.5, 2], np.longdouble),)),
+    (elementwise_and_reductions, (np.array([1 + 2j, 3j], np.complex64),)),
+    (elementwise_and_reductions, (np.ma.masked_invalid([1.0, np.nan, 3.0]),)),
+    (elementwise_and_reductions, (np.matrix([[1.0, 2.0]]),)),
+    (elementwise_and_reductions, (np.arange(6.0).reshape(2, 3).astype(">f8"),)),
+    (elementwise_and_reductions, (np.array([2**63, 5], np.uint64),)),
+    (mixed_dtypes, (np.array([1, 2], np.uint64), np.array([1, -2], np.int64))),
+    (weak_python_scalars, (np.array([1, 2], np.int8) * 0 + np.int8(127),)),
+    (lambda x, k: (x + k, x / k), (np.array([1, 2], np.int8), 300)),
+    (lambda x, k: x + k, (np.array([1, 2], np.uint8), -1)),
+    (lambda x, k: x * k, (np.array([1, 2], np.int64), 2**64)),
+    (lambda x: x.astype(np.int32), (np.array([np.nan, 1e10, -1e10]),)),
+    (lambda x: np.int8(x.sum()), (np.array([100, 100]),)),
+    (lambda x: (int(x), float(x[:1]), bool(x)), (np.ones(3),)),
+]
+
+
+@pytest.mark.parametrize(("fn", "args"), REFUSED_OR_RIGHT,
+                         ids=[f"{getattr(fn, '__name__', 'f')}-{k}"
+                              for k, (fn, _) in enumerate(REFUSED_OR_RIGHT)])
+def test_inputs_refused_cleanly_or_right(fn, args):
+    assert_scenario_as_numpy(_scenario(fn, args), compiled_code=False)
