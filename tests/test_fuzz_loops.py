@@ -61,6 +61,12 @@ _FOUND = {
     "python_floats_that_overflow": LoopProgram(
         (_FOUND_DIR / "python_floats_that_overflow.py").read_text(),
         ("bool", "int64", "int32"), [(24, 10, 5, 11, 30)]),
+    # A frame-level `for row in M` unrolled around a loop op that may return: the rest of
+    # the frame, traced as paths of an `if`, reads the rows to come from the path's own M
+    # (it read the frame's M there: an internal TypeError).
+    "rows_read_after_a_loop_that_may_return": LoopProgram(
+        (_FOUND_DIR / "rows_read_after_a_loop_that_may_return.py").read_text(),
+        ("bool", "int64", "int32"), [(20, 8, 5, 11, 12641)]),
 }
 
 
