@@ -67,6 +67,11 @@ _FOUND = {
     "rows_read_after_a_loop_that_may_return": LoopProgram(
         (_FOUND_DIR / "rows_read_after_a_loop_that_may_return.py").read_text(),
         ("bool", "int64", "int32"), [(20, 8, 5, 11, 12641)]),
+    # np.float32 + a Python float out of float32's range: NumPy's scalar math casts the
+    # float first and warns "overflow encountered in cast" (it said "in scalar add").
+    "numpy_scalar_plus_a_python_float_it_cannot_hold": LoopProgram(
+        (_FOUND_DIR / "numpy_scalar_plus_a_python_float_it_cannot_hold.py").read_text(),
+        ("bool", "bool", "bool"), [(3, 1, 1, 0, 0)]),
 }
 
 

@@ -150,7 +150,11 @@ def run_node(node: Node, args: Sequence[Array], sizes: dict[str, int] | None = N
         text = str(exc).rpartition(" in ")[0]
         if rec is not None and rec.pending:
             rec.drop_after(exc)
-            rec.give(node.where, lambda: None, _ufunc_name(node), node.warns_as)
+            rec.give(node.where, lambda: _compute(node, args, sizes, out), _ufunc_name(node),
+                     node.warns_as)
+        if node.warns_as.startswith("scalar "):
+            raise FloatingPointError(fp_warnings.named_for_scalar_math(str(exc), node.warns_as)
+                                     ) from None
         raise FloatingPointError(f"{text} in {node.warns_as}") from None
     if rec is not None and rec.pending and not defer:
         rec.give(node.where, lambda: _compute(node, args, sizes, out), _ufunc_name(node),
