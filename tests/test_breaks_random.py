@@ -6,14 +6,19 @@ scalars) among which breaks are dropped: a print of an array or of a Python valu
 to a list argument, a global write, a `try` whose body breaks and may raise, a loop whose body
 breaks. Compiled with the eager and the native backend, run twice (captured, then cached), it
 must give plain Python's results, printed output and mutations exactly.
+
+The budget and the search are fixed for CI; `EMBER_FUZZ_BREAK_EXAMPLES=2000
+EMBER_FUZZ_SEED=7` runs a longer search with another seed.
 """
 
 from __future__ import annotations
 
+import os
+
 import ember
 import numpy as np
 from breaks_harness import run_once, same
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 ARRAY_EXPR = [
@@ -63,7 +68,13 @@ def _make_args():
     return rng.standard_normal(4), rng.standard_normal(4), [0.5]
 
 
-@settings(max_examples=60, deadline=None, derandomize=True,
+EXAMPLES = int(os.environ.get("EMBER_FUZZ_BREAK_EXAMPLES", "60"))
+# Unset, the search is derandomized (a seed given by `@seed` takes precedence over it).
+SEED = os.environ.get("EMBER_FUZZ_SEED")
+
+
+@seed(int(SEED) if SEED else None)
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(source=programs(), backend=st.sampled_from(["eager", "cranelift"]))
 def test_random_programs_with_breaks_match_python(source, backend):

@@ -100,6 +100,7 @@ def test_object_attributes_become_guarded_inputs(recorder):
         "L['m']: TYPE_MATCH Model",
         "L['m'].__dict__: DICT_LACKS 'forward'",
         "L['m'].__class__.forward: ID_MATCH Model.forward",
+        "L['m'].__class__.forward.__code__: ID_MATCH code",
         "L['m'].w: ARRAY_MATCH float64 (3, 2)",
         "L['m'].layers: TYPE_MATCH list",
         "L['m'].layers: LEN_MATCH 2",
@@ -304,8 +305,9 @@ def test_slotted_objects(recorder):
         return s.apply(x)
 
     cap = capture(f, Slotted(), np.ones(2), backend=recorder)
-    assert cap.guard_lines[2:6] == ["L['s']: TYPE_MATCH Slotted",
+    assert cap.guard_lines[2:7] == ["L['s']: TYPE_MATCH Slotted",
                                    "L['s'].__class__.apply: ID_MATCH Slotted.apply",
+                                   "L['s'].__class__.apply.__code__: ID_MATCH code",
                                    "L['s'].w: ARRAY_MATCH float64 (2,)",
                                    "L['s'].k: EQUALS_MATCH 3.0"]
     np.testing.assert_array_equal(cap.entry(f, Slotted(), np.ones(2)), np.full(2, 3.0))

@@ -56,6 +56,22 @@ _FOUND = {
     "checks_after_a_loop_that_may_return": LoopProgram(
         (_FOUND_DIR / "checks_after_a_loop_that_may_return.py").read_text(),
         ("bool", "bool", "bool"), [(24, 2, 1, 14, 2485)]),
+    # A Python float that overflows to inf in a loop op: Python gives no warning, nor does
+    # the NumPy rerun its flags ask for (it warned "overflow encountered in add").
+    "python_floats_that_overflow": LoopProgram(
+        (_FOUND_DIR / "python_floats_that_overflow.py").read_text(),
+        ("bool", "int64", "int32"), [(24, 10, 5, 11, 30)]),
+    # A frame-level `for row in M` unrolled around a loop op that may return: the rest of
+    # the frame, traced as paths of an `if`, reads the rows to come from the path's own M
+    # (it read the frame's M there: an internal TypeError).
+    "rows_read_after_a_loop_that_may_return": LoopProgram(
+        (_FOUND_DIR / "rows_read_after_a_loop_that_may_return.py").read_text(),
+        ("bool", "int64", "int32"), [(20, 8, 5, 11, 12641)]),
+    # np.float32 + a Python float out of float32's range: NumPy's scalar math casts the
+    # float first and warns "overflow encountered in cast" (it said "in scalar add").
+    "numpy_scalar_plus_a_python_float_it_cannot_hold": LoopProgram(
+        (_FOUND_DIR / "numpy_scalar_plus_a_python_float_it_cannot_hold.py").read_text(),
+        ("bool", "bool", "bool"), [(3, 1, 1, 0, 0)]),
 }
 
 

@@ -4,7 +4,7 @@ with the arguments and among results, arguments after the call, printed output, 
 exceptions (type and message), under a random `np.errstate`.
 
 The example budget is fixed and the search derandomized, so CI runs the same programs every
-time; `EMBER_FUZZ_EXAMPLES=5000` runs a longer search locally.
+time; `EMBER_FUZZ_EXAMPLES=5000 EMBER_FUZZ_SEED=7` runs a longer search with another seed.
 """
 
 from __future__ import annotations
@@ -14,9 +14,11 @@ import os
 import ember
 import numpy as np
 from fuzz_programs import Program, assert_same_outcome, make_args, programs, run
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, given, seed, settings
 
 EXAMPLES = int(os.environ.get("EMBER_FUZZ_EXAMPLES", "1000"))
+# Unset, the search is derandomized (a seed given by `@seed` takes precedence over it).
+SEED = os.environ.get("EMBER_FUZZ_SEED")
 
 
 def _compile(source: str):
@@ -30,6 +32,7 @@ def _context(program: Program) -> str:
 
 
 # No `explain` phase: its line tracer would run inside compiled frames.
+@seed(int(SEED) if SEED else None)
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
           suppress_health_check=list(HealthCheck),
           phases=[Phase.explicit, Phase.generate, Phase.shrink])

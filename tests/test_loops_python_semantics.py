@@ -248,6 +248,20 @@ def test_max_of_a_numpy_scalar_and_a_greater_python_float_is_the_float():
     assert_behaves_as_numpy(numpy_scalar_or_python_float, np.linspace(0, 3, 20))
 
 
+def numpy_int_or_python_int(a):
+    s = a[0]
+    for _ in range(len(a)):
+        s = max(s, 0)
+    return s
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "as above for integers (found by tests/fuzz_loops.py, seed 15): max() of a negative "
+    "np.int32 and 0 is the Python int 0, carried as an np.int32"))
+def test_max_of_a_negative_numpy_int_and_a_python_int_is_the_int():
+    assert_behaves_as_numpy(numpy_int_or_python_int, np.array([-3, 1, 2], np.int32))
+
+
 
 def carried_takes_an_invariant(a, M):
     h = 0

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import io
-import sys
 import types
 import warnings
 from collections.abc import Callable
@@ -21,40 +19,9 @@ from typing import Any
 import ember
 import numpy as np
 import pytest
+from probe_harness import record
 
 BACKENDS = ["cranelift", "eager"]
-
-
-def _flatten(value: Any) -> list[Any]:
-    if isinstance(value, (tuple, list)):
-        return [x for v in value for x in _flatten(v)]
-    if isinstance(value, dict):
-        return [x for v in value.values() for x in _flatten(v)]
-    return [value]
-
-
-def record(fn: Callable[..., Any], args: tuple[Any, ...],
-           context: Callable[[], Any] = contextlib.nullcontext) -> tuple:
-    """What running `fn(*args)` did, on copies of the array arguments."""
-    inputs = [a.copy() if type(a) is np.ndarray else a for a in args]
-    out = io.StringIO()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        stdout, sys.stdout = sys.stdout, out
-        try:
-            with context():
-                value = fn(*inputs)
-            result = repr(value)
-        except Exception as exc:  # noqa: BLE001 -- the compiled program must raise the same
-            value, result = None, f"raised {type(exc).__name__}: {exc}"
-        finally:
-            sys.stdout = stdout
-    leaves = [v for v in _flatten(value) if isinstance(v, np.ndarray)]
-    arrays = [a for a in inputs if isinstance(a, np.ndarray)]
-    sharing = [[np.shares_memory(v, a) for a in arrays] + [v is a for a in arrays]
-               + [np.shares_memory(v, w) for w in leaves] for v in leaves]
-    warned = sorted({f"{w.category.__name__}: {w.message}" for w in caught})
-    return result, out.getvalue(), warned, [repr(a) for a in inputs], sharing
 
 
 def same_as_numpy(fn: Callable[..., Any], *args: Any, backend: str = "cranelift",

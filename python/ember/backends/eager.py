@@ -134,7 +134,12 @@ def run_node(node: Node, args: Sequence[Array], sizes: dict[str, int] | None = N
     does. `out`: the array a ufunc's node writes its result into (see `ufunc_out`)."""
     rec = fp_warnings.recorder()
     try:
-        if rec is not None and node.op in _numpy_python_ops():
+        if node.out.weak:
+            # Python numbers' arithmetic never warns (an overflow is inf, `inf - inf` NaN);
+            # where Python raises instead, capture added a check that reruns the frame.
+            with np.errstate(all="ignore"):
+                result = _compute(node, args, sizes, out)
+        elif rec is not None and node.op in _numpy_python_ops():
             with rec.as_caller():
                 result = _compute(node, args, sizes, out)
         else:
@@ -145,7 +150,11 @@ def run_node(node: Node, args: Sequence[Array], sizes: dict[str, int] | None = N
         text = str(exc).rpartition(" in ")[0]
         if rec is not None and rec.pending:
             rec.drop_after(exc)
-            rec.give(node.where, lambda: None, _ufunc_name(node), node.warns_as)
+            rec.give(node.where, lambda: _compute(node, args, sizes, out), _ufunc_name(node),
+                     node.warns_as)
+        if node.warns_as.startswith("scalar "):
+            raise FloatingPointError(fp_warnings.named_for_scalar_math(str(exc), node.warns_as)
+                                     ) from None
         raise FloatingPointError(f"{text} in {node.warns_as}") from None
     if rec is not None and rec.pending and not defer:
         rec.give(node.where, lambda: _compute(node, args, sizes, out), _ufunc_name(node),

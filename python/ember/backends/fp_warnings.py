@@ -79,6 +79,8 @@ class Recorder:
                     continue
                 self.calls_given.add((call, category))
             text = None if warns_as is not None else self._text(node, category, rerun)
+            if warns_as is not None and warns_as.startswith("scalar "):
+                text = named_for_scalar_math(self._text(node, category, rerun), warns_as)
             text = text or f"{_KIND[category]} encountered in {warns_as or ufunc}"
             if where is None:
                 warnings.warn(text, RuntimeWarning, stacklevel=2)
@@ -103,6 +105,16 @@ class Recorder:
             order = list(_KIND)
             cut = order.index(kinds[0])
             self.pending = [c for c in self.pending if order.index(c) < cut]
+
+
+def named_for_scalar_math(text: str | None, warns_as: str) -> str | None:
+    """NumPy's text for a flag of its scalar math (`warns_as`, "scalar add"), given the
+    ufunc's `text` for it: NumPy casts a Python float operand to the scalar's type first,
+    and a flag of that cast names the cast in both ("overflow encountered in cast")."""
+    if text is None:
+        return None
+    kind, _, _ = text.rpartition(" in ")
+    return text if text.endswith(" in cast") else f"{kind} in {warns_as}"
 
 
 _current: ContextVar[Recorder | None] = ContextVar("ember_fp_recorder", default=None)

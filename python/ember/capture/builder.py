@@ -238,6 +238,9 @@ class VariableBuilder:
                 guard(AttrSource(source, "__globals__"), "ID_MATCH", value.__globals__)
             else:
                 guard(source, "ID_MATCH", value)
+                if source is not None:
+                    # `__code__` is writable: the same function object may run other code.
+                    guard(AttrSource(source, "__code__"), "ID_MATCH", value.__code__)
             return UserFunctionVariable(value, source)
         if isinstance(value, types.MethodType) and isinstance(value.__func__, types.FunctionType):
             # A bound method passed in (`f(model.forward, x)`): its function and receiver.

@@ -4,7 +4,6 @@ sequences are concatenated and repeated item by item."""
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -253,7 +252,7 @@ def _cast_into(tx: Interpreter, target: Value, new: Value, *, broadcast: bool) -
         new = tx.graph.op("astype", [new], dtype=target.dtype)
         if ufunc is not None:
             # NumPy casts inside the ufunc's loop, and its warnings name the ufunc.
-            tx.graph.nodes[-1] = dataclasses.replace(tx.graph.nodes[-1], warns_as=ufunc)
+            tx.graph.warns_as(new, ufunc)
     return new
 
 
@@ -345,11 +344,9 @@ def unary_op(tx: Interpreter, op: str, a: VariableTracker) -> VariableTracker:
         if op == "abs":
             handler = numpy_api.lookup_function(np.absolute)
             result = call_numpy_api("abs()", handler, tx.graph, a.value)
-            if (isinstance(result, Value) and a.value.scalar and tx.graph.nodes
-                    and tx.graph.nodes[-1].out is result):
+            if isinstance(result, Value) and a.value.scalar:
                 # NumPy's scalar math, not the ufunc: "overflow encountered in scalar absolute"
-                tx.graph.nodes[-1] = dataclasses.replace(tx.graph.nodes[-1],
-                                                         warns_as="scalar absolute")
+                tx.graph.warns_as(result, "scalar absolute")
         else:
             result = call_numpy_api(f"operator {op}", numpy_api.unary_op, tx.graph, op, a.value)
         if a.value.weak and isinstance(result, Value):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import math
 import types
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -99,6 +100,13 @@ def _reshape_view(base: np.ndarray, shape: tuple[int, ...], computed: np.ndarray
         return np.reshape(base, shape, copy=False)
     except ValueError:
         return computed
+
+
+def _contiguous_view(fn: Callable[[np.ndarray], np.ndarray], base: np.ndarray,
+                     computed: np.ndarray) -> np.ndarray:
+    """`fn(base)` (`np.ravel`...) where it is a view of a C-contiguous `base`, else
+    `computed` (the copy `fn` would make)."""
+    return fn(base) if base.flags.c_contiguous else computed
 
 
 class Rebuilder:
@@ -350,6 +358,9 @@ class Rebuilder:
             node = self._producers().get(id(value))
             if node is not None and node.op in VIEW_OPS:
                 base = self._value(node.inputs[0])
+                contiguous = self.tracer.graph.root.contiguous_views.get(value.id)
+                if contiguous is not None:
+                    return self._contiguous_view(value, contiguous, base)
                 if node.op == "reshape" and self._reaches_mutated(node.inputs[0]):
                     # Taken before the write-back: a reshape that must copy would copy the old
                     # contents, so it takes the graph's result instead (a copy, as NumPy's is).
@@ -369,6 +380,17 @@ class Rebuilder:
         if value.scalar:
             return f"{out}[()]"
         return out
+
+    def _contiguous_view(self, value: Value, fn: str, base: str) -> str:
+        """`value` taken with NumPy's `fn` (a view only of a C-contiguous array,
+        `Graph.contiguous_views`); of an argument updated in place, taken before the
+        write-back, a copy is the graph's result."""
+        node = self._producers()[id(value)]
+        if not self._reaches_mutated(node.inputs[0]):
+            return self._once(value, f"{self.embed(np, 'np')}.{fn}({base})")
+        computed = f"__ember_out[{self.output(value)}]"
+        return self._once(value, f"{self.embed(_contiguous_view, 'contiguous_view')}("
+                                 f"{self.embed(getattr(np, fn), fn)}, {base}, {computed})")
 
     def _reaches_mutated(self, value: Value) -> bool:
         """Whether `value` is an updated argument, or a view of one."""

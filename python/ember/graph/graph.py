@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -56,6 +57,9 @@ class Graph:
         self.symbol_examples: dict[str, int] = {}
         # Views NumPy makes read-only (`np.diagonal`): rebuilt for the caller as such.
         self.read_only: set[int] = set()
+        # Views NumPy takes only of C-contiguous arrays, copying any other (`np.ravel`,
+        # `np.ascontiguousarray`): value id -> the NumPy function rebuilt for the caller with.
+        self.contiguous_views: dict[int, str] = {}
         # Values NumPy computes whose elements the program then drops (the region of a
         # computed array an assignment overwrites): kept as extra results, for their
         # floating-point flags (`capture/convert.py: unused_results`).
@@ -202,6 +206,12 @@ class Graph:
         self.nodes.append(Node(name, inputs, ordered, out, where=self._where[0],
                                call=self._call[0]))
         return out
+
+    def warns_as(self, result: Value, ufunc: str) -> None:
+        """Name `ufunc` in the floating-point warnings and errors of the node just added,
+        where it computed `result` (`Node.warns_as`)."""
+        if self.nodes and self.nodes[-1].out is result:
+            self.nodes[-1] = dataclasses.replace(self.nodes[-1], warns_as=ufunc)
 
     def const(self, value: bool | float | np.generic, dtype: Any = None, *,
               weak: bool = True) -> Value:

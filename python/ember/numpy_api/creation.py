@@ -21,7 +21,7 @@ from ember.numpy_api.convert import (
     to_value,
 )
 from ember.numpy_api.literals import constant_array, literal_value
-from ember.numpy_api.shape_ops import reshape_value
+from ember.numpy_api.shape_ops import contiguous_view, reshape_value
 
 
 def _check_layout(what: str, order: str, like: object = None) -> None:
@@ -276,9 +276,7 @@ def array(graph: Graph, object: object, dtype: object = None, *, copy: object = 
 def ascontiguousarray(graph: Graph, a: object, dtype: object = None, *,
                       like: object = None) -> Value:
     x = asarray(graph, a, dtype, like=like)
-    if x.ndim == 0:
-        return graph.op("reshape", [x], shape=[1])
-    return x
+    return contiguous_view(graph, x, (1,) if x.ndim == 0 else x.shape, "ascontiguousarray")
 
 
 def _tri_mask(graph: Graph, m: Value, k: int) -> Value:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -82,12 +81,10 @@ def apply(graph: Graph, op: str, args: list[object], *, operator: bool) -> Any:
         _check_pow(values[0], args[1])
     if operator or not all(v.weak for v in values):
         result = graph.op(op, values)
-        if (operator and result.scalar and all(v.scalar or v.weak for v in values)
-                and graph.nodes and graph.nodes[-1].out is result):
+        if operator and result.scalar and all(v.scalar or v.weak for v in values):
             # NumPy's scalar math, not the ufunc, computes an operator on NumPy scalars: its
             # warnings name "scalar divide", "scalar add"...
-            graph.nodes[-1] = dataclasses.replace(graph.nodes[-1],
-                                                  warns_as=f"scalar {fn.__name__}")
+            graph.warns_as(result, f"scalar {fn.__name__}")
         return result
     return graph.op(op, values, weak=False, scalar=True)
 

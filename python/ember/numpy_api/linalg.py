@@ -48,7 +48,9 @@ def dot(graph: Graph, a: object, b: object, out: object = None) -> Any:
         raise ValueError(f"shapes {format_shape(x.shape, ',')} and "
                          f"{format_shape(y.shape, ',')} not aligned: {k_x} "
                          f"(dim {x.ndim - 1}) != {k_y} (dim {dim_y})")
-    return graph.op("matmul", [x, y])
+    product = graph.op("matmul", [x, y])
+    graph.warns_as(product, "dot")
+    return product
 
 
 def outer(graph: Graph, a: object, b: object, out: object = None) -> Any:

@@ -142,18 +142,26 @@ def squeeze(graph: Graph, a: object, axis: object = None) -> Value:
     return graph.op("squeeze", [x], axis=axes)
 
 
+def contiguous_view(graph: Graph, x: Value, shape: tuple[int | str, ...], fn: str) -> Value:
+    """`x` reshaped as NumPy's `fn` does: a view where `x` is C-contiguous, else a copy.
+    The graph's values have no layout, so the node is a reshape (one even to the same
+    shape: a new array object) that the entry takes again with `fn` itself."""
+    view = graph.op("reshape", [x], shape=list(resolve_shape(x, shape)))
+    graph.root.contiguous_views[view.id] = fn
+    return view
+
+
 def ravel(graph: Graph, a: object, order: str = "C") -> Value:
     if order != "C":
         raise Unsupported("np.ravel with order=")
-    return reshape_value(graph, array_arg(graph, a, "np.ravel"), (-1,))
+    return contiguous_view(graph, array_arg(graph, a, "np.ravel"), (-1,), "ravel")
 
 
 def flatten(graph: Graph, a: object, order: str = "C") -> Value:
     if order != "C":
         raise Unsupported("ndarray.flatten with order=")
     x = array_arg(graph, a, "ndarray.flatten")
-    flat = reshape_value(graph, x, (-1,))
-    return graph.op("copy", [flat]) if flat is x else flat
+    return graph.op("copy", [reshape_value(graph, x, (-1,))])  # always a copy in NumPy
 
 
 def _arrays(graph: Graph, arrays: object, what: str) -> list[Value]:

@@ -31,6 +31,7 @@ from ember.capture.variables.masked import MaskedVariable
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
+from ember.capture.variables.containers import IteratorVariable, LazyItems, lazy_items
 from ember.graph import Graph, Value
 
 if TYPE_CHECKING:
@@ -180,10 +181,35 @@ def _entries(tx: Interpreter) -> tuple[list[ArrayVariable], list[HeldVector]]:
             # A path would see a copy where NumPy sees a view of an array it may update.
             raise graph_break("loop_body", what="a row at a run-time index held across a "
                                                 "branch")
+        rows = _rows_iterated(tx, vt)
+        if rows is not None:
+            vt = rows  # the array an unrolled `for row in x` reads its next rows from
         if isinstance(vt, ArrayVariable) and vt.value.graph is tx.graph:
             found.setdefault(id(vt), vt)
     elements = [e for _, held in vectors.values() for e in held]
     return [*found.values(), *elements], list(vectors.values())
+
+
+def _rows_iterated(tx: Interpreter, vt: VariableTracker) -> ArrayVariable | None:
+    """The array of this graph whose rows `vt`, an iterator a loop unrolls, has yet to read
+    (a path reads them from its own stand-in); zip or enumerate of such rows refuse."""
+    if not isinstance(vt, IteratorVariable) or not isinstance(vt.items, LazyItems):
+        return None
+    parts = getattr(vt.origin, "parts", [vt.origin])
+    if not any(isinstance(p, ArrayVariable) and p.value.graph is tx.graph for p in parts):
+        return None
+    if parts != [vt.origin]:
+        raise graph_break("loop_body", what="zip or enumerate of rows continued on a path of "
+                                            "a branch")
+    return vt.origin  # type: ignore[return-value]
+
+
+def _rows_from(tx: Interpreter, iterator: IteratorVariable,
+               array: VariableTracker) -> IteratorVariable:
+    """`iterator` where it stands, its rows to come read from `array`."""
+    rows = IteratorVariable(lazy_items(tx, array), iterator.source, iterator.index)
+    rows.start, rows.unroll, rows.origin = iterator.start, iterator.unroll, array
+    return rows
 
 
 def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVector],
@@ -208,6 +234,10 @@ def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVect
         base = inner.get(id(vector.base)) if vector.base is not None else None
         inner[id(vector)] = VectorVariable([inner[id(e)].value for e in elements],
                                            base)  # type: ignore[assignment]
+    for vt in [*tx.locals.values(), *tx.stack]:
+        rows = _rows_iterated(tx, vt)
+        if rows is not None and id(rows) in inner:
+            inner[id(vt)] = _rows_from(tx, vt, inner[id(rows)])  # type: ignore[arg-type]
     saved_locals, saved_stack, saved_ip = dict(tx.locals), list(tx.stack), tx.ip
     tx.locals.update({n: inner.get(id(vt), vt) for n, vt in tx.locals.items()})
     tx.stack[:] = [inner.get(id(vt), vt) for vt in tx.stack]

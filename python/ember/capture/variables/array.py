@@ -36,8 +36,11 @@ VIEW_OPS = frozenset(
 )
 
 
-# Functions that return their array argument itself when it needs no conversion.
-_RETURN_THE_ARRAY = (np.asarray, np.asanyarray)
+# Functions that return their array argument itself when it needs no conversion (np.array
+# only with `copy=None`, np.squeeze with no axis of length 1, np.atleast_*d of an array of
+# as many dimensions: their handlers return the argument's value only then).
+_RETURN_THE_ARRAY = (np.asarray, np.asanyarray, np.array, np.squeeze, np.atleast_1d,
+                     np.atleast_2d, np.atleast_3d)
 
 
 def call_numpy_api(what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
@@ -223,6 +226,8 @@ class ArrayVariable(VariableTracker):
                          else scalar.binary("*", total, size))
             return total
         result = call_numpy_api(f"attribute {name}", numpy_api.get_attribute, self.value, name)
+        if name == "real" and result is self.value:
+            return self  # `x.real` of a real array is `x` itself
         if isinstance(result, tuple) and any(isinstance(d, str) for d in result):
             raise graph_break("dynamic_shape", what=f"{self.describe()}.{name}")
         return wrap_api_result(result)
@@ -410,6 +415,8 @@ class ArrayMethodVariable(VariableTracker):
             copy = kwargs.get("copy")
             if copy is not None and copy.is_constant() and copy.constant() is False:
                 return self.array  # NumPy returns the array itself: no cast, no copy asked
+        if self.name == "squeeze" and result is self.array.value:
+            return self.array  # nothing to squeeze: NumPy returns the array itself
         return wrap_api_result(result)
 
 

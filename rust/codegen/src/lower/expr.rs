@@ -143,10 +143,24 @@ pub(crate) fn vector_binary(op: BinaryOp, ty: Scalar) -> bool {
     }
 }
 
+/// Whether narrowing the finite `v` to float32 overflows, or underflows to a subnormal or
+/// zero with a loss: the floating-point flags the conversion raises.
+fn narrowing_flags(v: f64) -> bool {
+    let narrow = v as f32;
+    v.is_finite()
+        && (narrow.is_infinite() || (narrow.abs() < f32::MIN_POSITIVE && narrow as f64 != v))
+}
+
 impl<'b> Emitter<'_, 'b> {
     /// A constant of type `ty` in `mode`.
     pub(crate) fn constant(&mut self, c: Const, ty: Scalar, mode: Mode) -> Value {
         let s = match (ty, c) {
+            (Scalar::F32, Const::Float(v)) if narrowing_flags(v) => {
+                // NumPy's cast of a Python float out of float32's range warns ("overflow
+                // encountered in cast"): narrowed at run time, the kernel raises the flag.
+                let wide = self.b.ins().f64const(v);
+                self.b.ins().fdemote(types::F32, wide)
+            }
             (Scalar::F32, Const::Float(v)) => self.b.ins().f32const(v as f32),
             (Scalar::F32, Const::Int(v)) => self.b.ins().f32const(v as f32),
             (Scalar::F64, Const::Float(v)) => self.b.ins().f64const(v),
