@@ -51,7 +51,9 @@ class Appended:
     region: Graph | None = None  # the loop body's region of the current trace
     # Rows appended on the current trace, with the value stored: the list holds the object,
     # so it must not change after the append (`row[0] = 0` would show in the list).
-    rows: list[tuple[ArrayVariable, Value]] = field(default_factory=list)
+    # The item as appended is kept too: a short computed row (a vector) is stored as a new
+    # array tracker, and a local bound to the vector itself is still the list's object.
+    rows: list[tuple[ArrayVariable, Value, VariableTracker]] = field(default_factory=list)
     # Loop ops traced inside the body, by id of their region: their trip counts.
     nested: dict[int, int | None] = field(default_factory=dict)
 
@@ -162,10 +164,10 @@ def check_rows(found: list[Tracked], end_locals: dict[str, VariableTracker],
     """Refuse a row the trip changed in place after appending it, or left bound to a local
     the next trip reads (which could change it there)."""
     for t in found:
-        for row, stored in t.state.rows:
+        for row, stored, item in t.state.rows:
             if row.value is not stored:
                 raise _refuse("a row updated in place after it was appended")
-            if any(vt is row and name in live for name, vt in end_locals.items()):
+            if any((vt is row or vt is item) and name in live for name, vt in end_locals.items()):
                 raise _refuse("a row appended and kept for the next trip")
 
 
@@ -270,7 +272,7 @@ class BodyList(VariableTracker):
     def append(self, tx: Interpreter, item: VariableTracker) -> None:
         value = _item_value(tx, item)
         if value.shape:
-            self.state.rows.append(_fresh_row(tx, item, value))
+            self.state.rows.append((*_fresh_row(tx, item, value), item))
         state = self.state
         kind: ItemType = (value.dtype, tuple(value.shape), value.weak, value.scalar)
         if not value.shape and not (value.weak or value.scalar):
