@@ -148,3 +148,25 @@ def test_iterating_a_long_array_does_not_unpack_it_first():
     x = np.arange(200_000)
     explained = ember.explain(total, x)
     assert explained.graph_count == 1 and explained.op_count < 50, explained.op_count
+
+
+def fewest_coins(coins, amount):
+    best = np.full(amount + 1, amount + 1, dtype=np.int64)
+    best[0] = 0
+    for a in range(1, amount + 1):
+        for c in coins:
+            if c <= a and best[a - c] + 1 < best[a]:
+                best[a] = best[a - c] + 1
+    return best
+
+
+def test_an_unrolled_loop_over_elements_around_a_branch_stays_in_the_loop_op():
+    """`for c in coins:` unrolled inside a loop op, with a branch inside it: neither path
+    moves the iterator, so after the branch the frame's own iterator reads on."""
+    coins = np.array([1, 5, 10, 25])
+    want = fewest_coins(coins, 300)
+    ember.reset()
+    got = ember.compile(fewest_coins)(coins, 300)
+    assert_same(got, want)
+    stats = ember.stats()
+    assert stats["compiles"] == 1 and stats["graph_breaks"] == 0, stats["break_reasons"]

@@ -204,6 +204,27 @@ def _rows_iterated(tx: Interpreter, vt: VariableTracker) -> ArrayVariable | None
     return vt.origin  # type: ignore[return-value]
 
 
+def _iterators_back(tx: Interpreter, then: Path, orelse: Path
+                    ) -> dict[tuple[int, int], IteratorVariable]:
+    """The frame's row iterators (`_rows_iterated`) by their two paths' stand-ins, where
+    neither path advanced them (`for c in coins: if ...:`): after the branch the frame's
+    own iterator reads on. One a path advanced cannot be merged."""
+    from ember.capture.loops import returns
+
+    out: dict[tuple[int, int], IteratorVariable] = {}
+    for vt in [*tx.locals.values(), *tx.stack]:
+        x, y = then.inner.get(id(vt)), orelse.inner.get(id(vt))
+        if not isinstance(vt, IteratorVariable) or x is None or y is None:
+            continue
+        for path, stand_in in ((then, x), (orelse, y)):
+            # A path that returned leaves the frame: where its rows stood does not matter.
+            moved = stand_in.index != vt.index  # type: ignore[attr-defined]
+            if moved and not returns.returned(path):
+                raise graph_break("loop_body", what="rows iterated on inside a branch")
+        out[(id(x), id(y))] = vt
+    return out
+
+
 def _rows_from(tx: Interpreter, iterator: IteratorVariable,
                array: VariableTracker) -> IteratorVariable:
     """`iterator` where it stands, its rows to come read from `array`."""
@@ -350,8 +371,9 @@ def _merge(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Pat
     converted = {name: not vx.weak for vx, vy, bound in pairs.values()
                  if (vx.dtype, vx.shape) == (vy.dtype, vy.shape) and vx.weak != vy.weak
                  for name in bound}
+    iterators = _iterators_back(tx, then, orelse)
     for position, (x, y) in enumerate(zip(then.stack, orelse.stack, strict=True)):
-        if x is y:
+        if x is y or (id(x), id(y)) in iterators:
             continue
         slots.append((_value_in(then, x), _value_in(orelse, y), ("stack", position)))
     if frame_branches.at_frame_level(tx):
@@ -360,8 +382,8 @@ def _merge(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Pat
     _bind_inplace(tx, slots, results)
     ranges.note_conversions(tx, branch, converted, lambda: cond)
     merged = {what for _, _, (how, what) in slots if how == "stack"}  # type: ignore[misc]
-    base_stack = [vt if k in merged else _outer_of(vt, then, entries)
-                  for k, vt in enumerate(then.stack)]
+    base_stack = [vt if k in merged else iterators.get((id(vt), id(orelse.stack[k])))
+                  or _outer_of(vt, then, entries) for k, vt in enumerate(then.stack)]
     for (_, _, (how, what)), result in zip(slots, results, strict=True):
         if how == "inplace":
             continue
