@@ -154,41 +154,25 @@ impl<'a> Body<'a> {
     fn array_statement(&mut self, node: &Node, shape: Vec<usize>) -> Option<Repr> {
         match &node.op {
             Op::Full { value, dtype, .. } => {
-                let c = self.new.push(
-                    Op::Const {
-                        value: *value,
-                        dtype: *dtype,
-                        weak: false,
-                    },
-                    Vec::new(),
-                    Type::new(*dtype, Vec::new()),
-                );
+                let c = self.constant(*value, *dtype);
                 let n = shape.iter().product();
                 Some(Repr::Elements(shape, vec![c; n]))
             }
             Op::Eye { k, dtype, .. } => {
                 // `np.eye(2)` in a body: its ones and zeros.
                 let [n, m] = shape[..] else { return None };
-                let mut constant = |one: bool| {
-                    let value = if dtype.is_float() {
+                let value_of = |one: bool| {
+                    if dtype.is_float() {
                         Scalar::Float(if one { 1.0 } else { 0.0 })
                     } else {
                         Scalar::Int(i128::from(one))
-                    };
-                    self.new.push(
-                        Op::Const {
-                            value,
-                            dtype: *dtype,
-                            weak: false,
-                        },
-                        Vec::new(),
-                        Type::new(*dtype, Vec::new()),
-                    )
+                    }
                 };
                 if *dtype == DType::Bool {
                     return None;
                 }
-                let (one, zero) = (constant(true), constant(false));
+                let one = self.constant(value_of(true), *dtype);
+                let zero = self.constant(value_of(false), *dtype);
                 let elements = (0..n * m)
                     .map(|p| {
                         if (p % m) as i64 - (p / m) as i64 == *k {
@@ -316,6 +300,19 @@ impl<'a> Body<'a> {
         }
     }
 
+    /// A strong 0-d constant.
+    fn constant(&mut self, value: Scalar, dtype: DType) -> ValueId {
+        self.new.push(
+            Op::Const {
+                value,
+                dtype,
+                weak: false,
+            },
+            Vec::new(),
+            Type::new(dtype, Vec::new()),
+        )
+    }
+
     fn index(&mut self, i: i64) -> ValueId {
         *self.indices.entry(i).or_insert_with(|| {
             self.new.push(
@@ -352,13 +349,7 @@ impl<'a> Body<'a> {
                         continue;
                     }
                     let mut inputs = vec![x];
-                    let mut rest = pos;
-                    let mut idx = vec![0; shape.len()];
-                    for (a, &size) in shape.iter().enumerate().rev() {
-                        idx[a] = rest % size;
-                        rest /= size;
-                    }
-                    for &i in &idx {
+                    for i in unravel(pos, &shape) {
                         inputs.push(self.index(i as i64));
                     }
                     let dtype = self.new.value_type(x)?.dtype;
@@ -558,16 +549,7 @@ impl<'a> Body<'a> {
             b.scalar_op(Op::Binary(BinaryOp::Add), vec![x, y], dtype)
         };
         if xs.len() < 8 {
-            let zero = self.new.push(
-                Op::Const {
-                    value: Scalar::Float(0.0),
-                    dtype,
-                    weak: false,
-                },
-                Vec::new(),
-                Type::new(dtype, Vec::new()),
-            );
-            let mut acc = zero;
+            let mut acc = self.constant(Scalar::Float(0.0), dtype);
             for &x in xs {
                 acc = add(self, acc, x)?;
             }
