@@ -7,6 +7,8 @@ mod rewrite;
 mod scalarize;
 mod simplify;
 
+pub use scalarize::is_scalar_region;
+
 use crate::error::{Error, Result};
 use std::sync::Arc;
 
