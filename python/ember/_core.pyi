@@ -209,3 +209,13 @@ def set_lapack(addresses: tuple[int, int, int, int, int, int] | None,
     """The np.linalg ops call these LAPACK routines (addresses of `dgesv_`, `dgetrf_`,
     `dpotrf_`, `dsyevd_`, `dgelsd_`, `dgesdd_`); None: native compilation refuses graphs with them. Wrong addresses crash the
     process."""
+
+
+def set_ufunc_loop(op: str, dtype: str, func: int, data: int) -> bool:
+    """Kernels apply unary op `op` (IR name) on `dtype` ("f32", "f64") to long rows through
+    NumPy's inner loop at address `func` (with its `data` entry); 0, 0 removes it. False for
+    an unknown op or dtype. A wrong address crashes the process."""
+
+
+def ufunc_loop_calls() -> int:
+    """Blocks of elements compiled kernels have handed to NumPy's loops so far."""

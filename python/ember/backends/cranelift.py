@@ -27,7 +27,7 @@ import numpy as np
 
 from ember import _core
 from ember import logging as ember_logging
-from ember.backends import blas, eager
+from ember.backends import blas, eager, numpy_loops
 from ember.backends.scalar_overflow import with_checks
 from ember.config import config
 from ember.errors import RegionsRejected, RunFrameAsPython
@@ -38,6 +38,7 @@ from ember.stats import count, expect_fp_fallback, record_backend_fallback
 Compiled = Callable[..., tuple[np.ndarray, ...]]
 
 blas.register()
+numpy_loops.register()
 
 
 def compile(graph: Graph, example_inputs: Sequence[Any], *,

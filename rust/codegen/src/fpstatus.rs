@@ -77,6 +77,22 @@ mod arch {
             write_csr(read_csr() | (flags & super::FpStatus::ALL));
         }
     }
+
+    /// Reads and clears the x87 unit's exception flags (its status word keeps them in the
+    /// same bit positions as MXCSR). C code that raises a flag on purpose with
+    /// `feraiseexcept` (NumPy's `npy_set_floatstatus_overflow`) may set it there.
+    pub fn take_x87() -> u32 {
+        let mut sw: u16 = 0;
+        // SAFETY: `fnstsw` stores the 16-bit status word into the local; `fnclex` clears its
+        // exception flags and nothing else.
+        unsafe {
+            asm!("fnstsw [{}]", in(reg) &mut sw, options(nostack, preserves_flags));
+            if u32::from(sw) & FLAG_MASK != 0 {
+                asm!("fnclex", options(nomem, nostack, preserves_flags));
+            }
+        }
+        u32::from(sw) & super::FpStatus::ALL
+    }
 }
 
 #[cfg(not(target_arch = "x86_64"))]
@@ -87,11 +103,21 @@ mod arch {
     }
 
     pub fn raise(_flags: u32) {}
+
+    pub fn take_x87() -> u32 {
+        0
+    }
 }
 
 /// Reads and clears this thread's exception flags.
 pub fn take() -> FpStatus {
     FpStatus(arch::take())
+}
+
+/// Reads and clears this thread's x87 exception flags: C code called from a kernel may raise
+/// flags there (glibc's `feraiseexcept` does for overflow and underflow).
+pub fn take_x87() -> FpStatus {
+    FpStatus(arch::take_x87())
 }
 
 /// Sets `status`'s flags on this thread, keeping those already set.

@@ -62,7 +62,8 @@ impl Jit {
             .map_err(|e| Error::Codegen(format!("host ISA: {e}")))?
             .finish(settings::Flags::new(flags))
             .map_err(|e| Error::Codegen(format!("host ISA: {e}")))?;
-        let builder = JITBuilder::with_isa(isa, default_libcall_names());
+        let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
+        builder.symbol(crate::ufunc::SYMBOL, crate::ufunc::address());
         let module = JITModule::new(builder);
         Ok(Jit {
             ctx: module.make_context(),

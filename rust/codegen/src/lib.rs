@@ -49,6 +49,7 @@ mod scan;
 mod schedule;
 mod sort;
 mod strided;
+pub mod ufunc;
 
 pub use dynamic::counters;
 pub use graph::{compile, disassemble, ArrayView, ArrayViewMut, CompiledGraph, Options, Prepared};

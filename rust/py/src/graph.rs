@@ -146,6 +146,35 @@ fn set_lapack(addresses: Option<[usize; 6]>, ilp64: bool) {
     unsafe { ember_codegen::register_lapack(lapack) };
 }
 
+/// Makes kernels apply the unary op named `op` (IR name) on `dtype` (`"f32"` or `"f64"`) to
+/// long rows through NumPy's own inner loop for it: the address of the loop and its entry in
+/// the ufunc's `data` (0 and 0 remove it). Returns false for an unknown op or dtype.
+///
+/// Calling it with an address that is not such a loop crashes the process: the Python package
+/// passes only loops it read from the ufunc objects NumPy itself calls.
+#[pyfunction]
+fn set_ufunc_loop(op: &str, dtype: &str, func: usize, data: usize) -> bool {
+    use ember_codegen::kernel::Scalar;
+    let dtype = match dtype {
+        "f32" => Scalar::F32,
+        "f64" => Scalar::F64,
+        _ => return false,
+    };
+    let Some(op) = ember_core::ir::UnaryOp::from_name(op) else {
+        return false;
+    };
+    // SAFETY: as said above, the address is the loop NumPy runs for this op and dtype, in
+    // NumPy's own extension, loaded for the life of the process.
+    unsafe { ember_codegen::ufunc::register(op, dtype, func, data) }
+}
+
+/// How many blocks of elements compiled kernels have handed to NumPy's loops (see
+/// `set_ufunc_loop`) since the process started.
+#[pyfunction]
+fn ufunc_loop_calls() -> usize {
+    ember_codegen::ufunc::calls()
+}
+
 /// The IR's ops that mean one NumPy function, as `(class, IR name, NumPy name)` with class
 /// `unary`, `binary`, `reduce`, `arg_reduce`, `scan` or `linalg` (a NumPy name relative to
 /// the `numpy` module, `linalg.solve`): Python's op table is built from it.
@@ -198,6 +227,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(recycle_usage, m)?)?;
     m.add_function(wrap_pyfunction!(set_blas, m)?)?;
     m.add_function(wrap_pyfunction!(set_lapack, m)?)?;
+    m.add_function(wrap_pyfunction!(set_ufunc_loop, m)?)?;
+    m.add_function(wrap_pyfunction!(ufunc_loop_calls, m)?)?;
     m.add_function(wrap_pyfunction!(op_table, m)?)?;
     m.add_class::<CompiledGraph>()?;
     Ok(())

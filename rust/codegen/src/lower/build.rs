@@ -67,6 +67,8 @@ pub(crate) fn build(
         fma,
         contiguous: None,
         n: None,
+        leaves: Default::default(),
+        staged: Default::default(),
     };
     let entry = em.b.create_block();
     em.b.append_block_params_for_function_params(entry);

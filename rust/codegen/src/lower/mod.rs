@@ -13,6 +13,7 @@ pub(crate) mod expr;
 pub(crate) mod math;
 mod pairwise;
 mod stage;
+mod staged;
 mod touch;
 
 pub(crate) use build::build;
@@ -21,7 +22,7 @@ use crate::kernel::{ExprOp, InnerAccess, Kernel};
 use cranelift_codegen::ir::{types, Endianness, FuncRef, InstBuilder, MemFlagsData, Value};
 use cranelift_frontend::FunctionBuilder;
 use cranelift_jit::JITModule;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Vector bodies are unrolled this many times (Cranelift does not unroll).
 pub(crate) const UNROLL: usize = 8;
@@ -94,6 +95,12 @@ pub(crate) struct Emitter<'a, 'b> {
     /// The runtime flag "every strided buffer has a unit inner stride".
     pub(crate) contiguous: Option<Value>,
     pub(crate) n: Option<Value>,
+    /// Nodes that [`Emitter::needed`] treats as leaves: computed by NumPy's loops into
+    /// scratch storage (`staged`).
+    pub(crate) leaves: HashSet<usize>,
+    /// Per staged node, the scratch address element 0 of the row would have, and the
+    /// element size (see `staged`).
+    pub(crate) staged: HashMap<usize, (Value, i64)>,
 }
 
 impl Emitter<'_, '_> {
@@ -114,7 +121,7 @@ impl Emitter<'_, '_> {
         let mut mark = vec![false; root + 1];
         mark[root] = true;
         for i in (0..=root).rev() {
-            if !mark[i] {
+            if !mark[i] || self.leaves.contains(&i) {
                 continue;
             }
             match self.k.exprs[i].op {
@@ -154,6 +161,7 @@ impl Emitter<'_, '_> {
                 return Mode::Scalar;
             }
             let w = match e.op {
+                _ if self.leaves.contains(&i) => Some(e.ty.size()),
                 ExprOp::Load(b) => {
                     let d = self.k.buffers[b].dtype;
                     if d == Scalar::Bool || !d.vectorizes() {
@@ -247,6 +255,15 @@ impl Emitter<'_, '_> {
     ) -> Vec<Value> {
         let mut memo: Vec<HashMap<usize, Value>> = vec![HashMap::new(); js.len()];
         for i in self.needed(root) {
+            if let Some(&(origin, size)) = self.staged.get(&i) {
+                let t = expr::cl_type(self.k.exprs[i].ty, mode);
+                for (m, &j) in memo.iter_mut().zip(js) {
+                    let a = self.scratch_addr(origin, size, j);
+                    let v = self.b.ins().load(t, MemFlagsData::trusted(), a, 0);
+                    m.insert(i, v);
+                }
+                continue;
+            }
             if let ExprOp::Unary(op, x) = self.k.exprs[i].op {
                 let xt = self.k.exprs[x].ty;
                 if !self.invariant[i] && xt.is_float() && expr::is_polynomial(op) {

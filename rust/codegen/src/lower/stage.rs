@@ -60,6 +60,16 @@ impl Emitter<'_, '_> {
     /// Writes `value` at every inner index of `buffer`.
     pub(crate) fn map(&mut self, buffer: usize, value: usize) {
         self.compute_invariants(value);
+        let nodes = self.ufunc_nodes(value);
+        if nodes.is_empty() {
+            self.map_plain(buffer, value);
+        } else {
+            self.map_staged(buffer, value, &nodes, |em| em.map_plain(buffer, value));
+        }
+    }
+
+    /// [`Self::map`] with the kernel's own code for every op.
+    fn map_plain(&mut self, buffer: usize, value: usize) {
         let dtype = self.k.buffers[buffer].dtype;
         // A per-row output (0-d or unit inner extent) takes no vector stores.
         let mode = if self.k.buffers[buffer].inner == crate::kernel::InnerAccess::Row {

@@ -106,6 +106,8 @@ pub(crate) fn build(
         fma,
         contiguous: None,
         n: None,
+        leaves: Default::default(),
+        staged: Default::default(),
     };
     let mut nt = Native {
         fail_index: Block::from_u32(0),

@@ -1,0 +1,271 @@
+//! Map stages whose transcendental functions run in NumPy's own loops ([`crate::ufunc`]).
+//!
+//! For a row of at least [`MIN_ROW`] elements, the stage runs block by block: for each node
+//! with a registered loop (in definition order), one sweep over the block computes the node's
+//! operand into a scratch buffer on the stack, then one call applies NumPy's loop to it in
+//! place; a last sweep computes the stage's value, reading those nodes from their scratch
+//! buffers, and stores it. Everything else in the expression stays fused in the sweeps, which
+//! are ordinary vector loops (the nodes are leaves there, so an op without a vector form of
+//! its own, `arcsin` say, no longer makes the whole stage scalar). Shorter rows keep the
+//! kernel's own code for these functions.
+
+use super::{mem, Emitter, Mode, UNROLL};
+use crate::kernel::{ExprOp, InnerAccess};
+use crate::ufunc::{self, BLOCK, MIN_ROW};
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{
+    types, AbiParam, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
+};
+use cranelift_module::{Linkage, Module};
+use std::collections::HashMap;
+
+/// Where a sweep's values go.
+#[derive(Clone, Copy)]
+enum Sink {
+    /// Element `j` of scratch storage whose element 0 of the row would be at `origin`.
+    Scratch { origin: Value, size: i64 },
+    /// The stage's output buffer.
+    Buffer(usize),
+}
+
+impl Emitter<'_, '_> {
+    /// The nodes of `root` that run as NumPy loops on long rows: float unary ops that vary
+    /// along the row, keep their operand's dtype and have a registered loop, in definition
+    /// order.
+    pub(crate) fn ufunc_nodes(&self, root: usize) -> Vec<usize> {
+        self.needed(root)
+            .into_iter()
+            .filter(|&i| {
+                let e = &self.k.exprs[i];
+                !self.invariant[i]
+                    && matches!(e.op, ExprOp::Unary(op, x)
+                        if self.k.exprs[x].ty == e.ty && ufunc::slot(op, e.ty).is_some())
+            })
+            .collect()
+    }
+
+    /// `map(buffer, value)` with `nodes` (from [`Self::ufunc_nodes`], not empty) run by NumPy's
+    /// loops on rows of at least [`MIN_ROW`] elements; `plain` emits the stage's own loops for
+    /// shorter rows.
+    pub(crate) fn map_staged(
+        &mut self,
+        buffer: usize,
+        value: usize,
+        nodes: &[usize],
+        plain: impl FnOnce(&mut Self),
+    ) {
+        let n = self.n.unwrap();
+        let long = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, n, MIN_ROW);
+        let staged = self.b.create_block();
+        let short = self.b.create_block();
+        let join = self.b.create_block();
+        self.b.ins().brif(long, staged, &[], short, &[]);
+        self.b.switch_to_block(short);
+        self.b.seal_block(short);
+        plain(self);
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(staged);
+        self.b.seal_block(staged);
+        self.blocks(buffer, value, nodes);
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(join);
+        self.b.seal_block(join);
+    }
+
+    /// The loop over blocks of the row.
+    fn blocks(&mut self, buffer: usize, value: usize, nodes: &[usize]) {
+        let dtype = self.k.buffers[buffer].dtype;
+        self.leaves = nodes.iter().copied().collect();
+        let mode = if self.k.buffers[buffer].inner == InnerAccess::Row {
+            Mode::Scalar
+        } else {
+            self.stage_mode(value, Some(dtype))
+        };
+        self.leaves.clear();
+        let splats = self.splat_invariants(value, mode);
+        let scratch: Vec<(Value, i64)> = nodes
+            .iter()
+            .map(|&e| {
+                let size = self.k.exprs[e].ty.size() as i64;
+                let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+                    StackSlotKind::ExplicitSlot,
+                    (size * BLOCK) as u32,
+                    6,
+                ));
+                (self.b.ins().stack_addr(types::I64, slot, 0), size)
+            })
+            .collect();
+        let call = self.ufunc_ref();
+        let n = self.n.unwrap();
+        let start = self.b.declare_var(types::I64);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        self.b.def_var(start, zero);
+        let head = self.b.create_block();
+        let body = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(head);
+        let s = self.b.use_var(start);
+        let more = self.b.ins().icmp(IntCC::SignedLessThan, s, n);
+        self.b.ins().brif(more, body, &[], exit, &[]);
+        self.b.switch_to_block(body);
+        self.b.seal_block(body);
+        let left = self.b.ins().isub(n, s);
+        let block = self.b.ins().iconst(types::I64, BLOCK);
+        let count = self.b.ins().smin(left, block);
+        let end = self.b.ins().iadd(s, count);
+        let mut stored = false;
+        for (k, &e) in nodes.iter().enumerate() {
+            self.stage_leaves(&nodes[..k], &scratch[..k], s);
+            let ExprOp::Unary(op, x) = self.k.exprs[e].op else {
+                unreachable!("ufunc nodes are unary")
+            };
+            let (ptr, size) = scratch[k];
+            // An operand loaded from a buffer is read where it is, and the stage's value
+            // written where it goes; anything else passes through the scratch buffer.
+            let input = match self.k.exprs[x].op {
+                ExprOp::Load(b) if self.k.buffers[b].inner == InnerAccess::Strided => {
+                    (self.addr(b, s, Mode::Scalar), self.inner_stride[b])
+                }
+                _ => {
+                    let origin = self.origin(ptr, size, s);
+                    self.sweep(x, s, end, mode, &splats, Sink::Scratch { origin, size });
+                    (ptr, self.b.ins().iconst(types::I64, size))
+                }
+            };
+            let direct = e == value
+                && self.k.buffers[buffer].inner == InnerAccess::Strided
+                && self.k.buffers[buffer].dtype == self.k.exprs[e].ty;
+            let output = if direct {
+                stored = true;
+                (
+                    self.addr(buffer, s, Mode::Scalar),
+                    self.inner_stride[buffer],
+                )
+            } else {
+                (ptr, self.b.ins().iconst(types::I64, size))
+            };
+            let slot = ufunc::slot(op, self.k.exprs[e].ty).expect("registered") as i64;
+            let slot = self.b.ins().iconst(types::I64, slot);
+            let args = [slot, input.0, input.1, output.0, output.1, count];
+            self.b.ins().call(call, &args);
+        }
+        if !stored {
+            self.stage_leaves(nodes, &scratch, s);
+            self.sweep(value, s, end, mode, &splats, Sink::Buffer(buffer));
+        }
+        self.leaves.clear();
+        self.staged.clear();
+        self.b.def_var(start, end);
+        self.b.ins().jump(head, &[]);
+        self.b.seal_block(head);
+        self.b.switch_to_block(exit);
+        self.b.seal_block(exit);
+    }
+
+    /// Makes `nodes` leaves read from their scratch buffers (`scratch`, for the block at `s`).
+    fn stage_leaves(&mut self, nodes: &[usize], scratch: &[(Value, i64)], s: Value) {
+        self.leaves = nodes.iter().copied().collect();
+        self.staged = HashMap::new();
+        for (&e, &(ptr, size)) in nodes.iter().zip(scratch) {
+            let origin = self.origin(ptr, size, s);
+            self.staged.insert(e, (origin, size));
+        }
+    }
+
+    /// The address element 0 of the row would have in scratch storage at `ptr` that holds the
+    /// block starting at element `s`: element `j` of the block is at `origin + j * size`.
+    fn origin(&mut self, ptr: Value, size: i64, s: Value) -> Value {
+        let off = self.b.ins().imul_imm_s(s, size);
+        self.b.ins().isub(ptr, off)
+    }
+
+    /// Evaluates `root` at elements `from..to` of the row and sends each value to `sink`: in
+    /// vectors where `mode` has them and the buffers are contiguous, the rest one by one.
+    fn sweep(
+        &mut self,
+        root: usize,
+        from: Value,
+        to: Value,
+        mode: Mode,
+        splats: &HashMap<usize, Value>,
+        sink: Sink,
+    ) {
+        let j = self.b.declare_var(types::I64);
+        self.b.def_var(j, from);
+        let tail = self.b.create_block();
+        if mode != Mode::Scalar {
+            let vec = self.b.create_block();
+            let contiguous = self.contiguous.unwrap();
+            self.b.ins().brif(contiguous, vec, &[], tail, &[]);
+            self.b.switch_to_block(vec);
+            self.b.seal_block(vec);
+            let grouped = self.has_polynomial(root);
+            let lanes = mode.lanes() as i64;
+            let step = lanes * UNROLL as i64;
+            self.loop_while(j, step, to, |em, jv| {
+                let js: Vec<Value> = (0..UNROLL as i64)
+                    .map(|u| em.b.ins().iadd_imm_s(jv, u * lanes))
+                    .collect();
+                let group = if grouped { js.len() } else { 1 };
+                for chunk in js.chunks(group) {
+                    let vs = em.eval_many(root, mode, chunk, splats);
+                    for (v, &ju) in vs.into_iter().zip(chunk) {
+                        em.put(sink, v, ju, mode);
+                    }
+                }
+            });
+            self.loop_while(j, lanes, to, |em, jv| {
+                let v = em.eval(root, mode, jv, splats);
+                em.put(sink, v, jv, mode);
+            });
+            self.b.ins().jump(tail, &[]);
+        } else {
+            self.b.ins().jump(tail, &[]);
+        }
+        self.b.switch_to_block(tail);
+        self.b.seal_block(tail);
+        let none = HashMap::new();
+        self.loop_while(j, 1, to, |em, jv| {
+            let v = em.eval(root, Mode::Scalar, jv, &none);
+            em.put(sink, v, jv, Mode::Scalar);
+        });
+    }
+
+    /// Stores `v`, the value at element `j`, where `sink` says.
+    fn put(&mut self, sink: Sink, v: Value, j: Value, mode: Mode) {
+        match sink {
+            Sink::Scratch { origin, size } => {
+                let a = self.scratch_addr(origin, size, j);
+                self.b.ins().store(MemFlagsData::trusted(), v, a, 0);
+            }
+            Sink::Buffer(buffer) => {
+                let v = self.store_form(v, self.k.buffers[buffer].dtype);
+                let a = self.addr(buffer, j, mode);
+                self.b.ins().store(mem(), v, a, 0);
+            }
+        }
+    }
+
+    /// The address of element `j` in scratch storage with `origin` (see [`Self::origin`]).
+    pub(crate) fn scratch_addr(&mut self, origin: Value, size: i64, j: Value) -> Value {
+        let off = self.b.ins().imul_imm_s(j, size);
+        self.b.ins().iadd(origin, off)
+    }
+
+    /// The kernel's reference to [`ufunc::ember_ufunc_unary`].
+    fn ufunc_ref(&mut self) -> cranelift_codegen::ir::FuncRef {
+        let mut sig = self.module.make_signature();
+        for _ in 0..ufunc::ARGS {
+            sig.params.push(AbiParam::new(types::I64));
+        }
+        let id = self
+            .module
+            .declare_function(ufunc::SYMBOL, Linkage::Import, &sig)
+            .expect("ufunc symbol declaration");
+        self.module.declare_func_in_func(id, self.b.func)
+    }
+}

@@ -1,0 +1,121 @@
+//! NumPy's own inner loops for the transcendental functions, called from kernels on blocks of
+//! elements.
+//!
+//! Cranelift's x86-64 vectors are 128 bits wide, so a kernel's `exp` or `tanh` handles 2 or 4
+//! lanes at a time (and `arcsin`, `sinh`, `log10`... one, through libm), where NumPy's loops
+//! run 8 or 16 lanes of AVX-512 (`numpy/_core/src/umath/loops_*.dispatch.*`): 2-50x faster
+//! per element. The embedder registers, per (op, dtype), the address of the loop NumPy itself
+//! runs for that ufunc ([`register`]); a kernel stage that applies such an op to long rows then
+//! computes the op's operand for a block of [`BLOCK`] elements into a scratch buffer, calls
+//! [`ember_ufunc_unary`] on it in place, and goes on reading the block (`lower::staged`).
+//! The values are NumPy's own, bit for bit.
+//!
+//! Code refers to a loop by its slot ([`slot`]: the op's position in `UnaryOp::ALL` and the
+//! dtype), never by address, so machine code read back from the persistent cache calls the
+//! loop this process registered.
+
+use crate::kernel::{Scalar, UnaryOp};
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Elements per block: large enough that a call's fixed cost (tens of nanoseconds) is small
+/// beside the block's work, small enough that the scratch buffers stay in L1.
+pub(crate) const BLOCK: i64 = 1024;
+
+/// Rows shorter than this keep the kernel's own code: a call per few elements costs more
+/// than it saves.
+pub(crate) const MIN_ROW: i64 = 64;
+
+/// NumPy's `PyUFuncGenericFunction`.
+type LoopFn = unsafe extern "C" fn(*mut *mut u8, *const isize, *const isize, *mut c_void);
+
+const SLOTS: usize = 2 * 64;
+static FUNCS: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
+static DATA: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
+static CALLS: AtomicUsize = AtomicUsize::new(0);
+
+/// How many blocks kernels have handed to registered loops since the process started.
+pub fn calls() -> usize {
+    CALLS.load(Ordering::Relaxed)
+}
+
+/// The slot of `(op, dtype)`: float dtypes only.
+fn slot_of(op: UnaryOp, dtype: Scalar) -> Option<usize> {
+    let lane = match dtype {
+        Scalar::F32 => 0,
+        Scalar::F64 => 1,
+        _ => return None,
+    };
+    let i = UnaryOp::ALL.iter().position(|&o| o == op)?;
+    (2 * i + lane < SLOTS).then_some(2 * i + lane)
+}
+
+/// The slot of the loop registered for `op` on `dtype` (operand and result), if any.
+pub(crate) fn slot(op: UnaryOp, dtype: Scalar) -> Option<usize> {
+    slot_of(op, dtype).filter(|&s| FUNCS[s].load(Ordering::Acquire) != 0)
+}
+
+/// Registers NumPy's loop `func` (with its `data` pointer) for `op` on `dtype`, or removes
+/// it (`func == 0`). Returns false for a pair that has no slot (a non-float dtype).
+///
+/// # Safety
+/// `func` must be the address of a NumPy inner loop computing `op` elementwise from one
+/// `dtype` array into another (`PyUFuncGenericFunction`), callable without the GIL, that
+/// stays loaded for the life of the process, and `data` its entry in the ufunc's `data`.
+pub unsafe fn register(op: UnaryOp, dtype: Scalar, func: usize, data: usize) -> bool {
+    let Some(s) = slot_of(op, dtype) else {
+        return false;
+    };
+    DATA[s].store(data, Ordering::Release);
+    FUNCS[s].store(func, Ordering::Release);
+    true
+}
+
+/// Applies the loop in `slot` to `n` elements, element `i` read at `input + i * in_step`
+/// and written at `output + i * out_step` (bytes; the two may be the same elements). The
+/// sticky floating-point flags the kernel raised before the call are kept whatever the loop
+/// does with them, and those the loop raised, in MXCSR or the x87 status word, are left in
+/// MXCSR, so [`crate::fpstatus`] sees them all when the run ends.
+///
+/// # Safety
+/// Both ranges hold `n` elements of the slot's dtype at those steps, inside arrays of the
+/// caller, and either are the same elements or do not overlap; code only calls it for a
+/// registered slot.
+pub(crate) unsafe extern "C" fn ember_ufunc_unary(
+    slot: i64,
+    input: *mut u8,
+    in_step: i64,
+    output: *mut u8,
+    out_step: i64,
+    n: i64,
+) {
+    let s = slot as usize;
+    let func = FUNCS[s].load(Ordering::Acquire);
+    let data = DATA[s].load(Ordering::Acquire) as *mut c_void;
+    let mut args = [input, output];
+    let dims = [n as isize];
+    let steps = [in_step as isize, out_step as isize];
+    CALLS.fetch_add(1, Ordering::Relaxed);
+    let before = crate::fpstatus::take();
+    // SAFETY: a registered slot holds a NumPy loop of this signature (see `register`), given
+    // one input and one output of `n` elements as NumPy's own calls give them.
+    unsafe {
+        let f: LoopFn = std::mem::transmute::<usize, LoopFn>(func);
+        f(args.as_mut_ptr(), dims.as_ptr(), steps.as_ptr(), data);
+    }
+    // A loop may raise a flag on purpose through `feraiseexcept`, which sets overflow and
+    // underflow in the x87 status word: they join the kernel's in MXCSR.
+    let x87 = crate::fpstatus::take_x87();
+    crate::fpstatus::raise(crate::fpstatus::FpStatus(before.0 | x87.0));
+}
+
+/// The number of `i64` arguments [`ember_ufunc_unary`] takes.
+pub(crate) const ARGS: usize = 6;
+
+/// The symbol kernels import [`ember_ufunc_unary`] by.
+pub(crate) const SYMBOL: &str = "ember_ufunc_unary";
+
+/// The address the JIT resolves [`SYMBOL`] to.
+pub(crate) fn address() -> *const u8 {
+    ember_ufunc_unary as *const u8
+}
