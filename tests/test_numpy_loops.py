@@ -144,3 +144,22 @@ def test_random_lengths_and_steps(n, op, dtype, step):
         warnings.simplefilter("error")
         got = ember.compile(lambda a: ufunc(a) + a)(x)
     np.testing.assert_array_equal(got, ufunc(x) + x)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sums_of_loop_results_in_numpys_order(dtype):
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(5, 2000)).astype(dtype)
+
+    def logsumexp(a):
+        m = a.max(axis=1, keepdims=True)
+        return m[:, 0] + np.log(np.exp(a - m).sum(axis=1))
+
+    def softmax(a):
+        e = np.exp(a - a.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    for f in (logsumexp, softmax, lambda a: np.tanh(a).sum(), lambda a: np.log1p(a * a).mean()):
+        calls = _core.ufunc_loop_calls()
+        check(f, x, rtol=1e-6 if dtype == np.float32 else 1e-12, ops=())
+        assert _core.ufunc_loop_calls() > calls

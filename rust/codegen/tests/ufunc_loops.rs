@@ -191,3 +191,34 @@ func @f(%0: f64[2000]) -> (f64[2000]) {
     assert_eq!(out[5], -1.0);
     assert_eq!(out[0], (-1.0f64).exp_m1());
 }
+
+#[test]
+fn an_operand_computed_in_another_type_is_swept_in_its_own_mode() {
+    // The operand's cast from i32 has no vector form: its sweep is scalar, the stage's
+    // value (a leaf) is not.
+    let ir = "ember-ir 1
+func @f(%0: i32[700]) -> (f64[700]) {
+  %1 = astype(%0) dtype=f64 : f64[700]
+  %2 = arcsin(%1) : f64[700]
+  return %2
+}";
+    assert!(computed_by_loops(ir, 1e-12, &[ASIN64])[0] >= 5 * 700);
+}
+
+#[test]
+fn sums_read_their_loop_results_block_by_block_in_numpys_order() {
+    // Rows of 3000: parts of at most 128 in NumPy's pairwise order, each in a block; and
+    // a whole-array sum.
+    let ir = "ember-ir 1
+func @f(%0: f64[4,3000]) -> (f64[4,1], f64[]) {
+  %1 = tanh(%0) : f64[4,3000]
+  %2 = sum(%1) axis=[1] keepdims=true : f64[4,1]
+  %3 = mul(%0, %0) : f64[4,3000]
+  %4 = expm1(%3) : f64[4,3000]
+  %5 = exp(%4) : f64[4,3000]
+  %6 = sum(%5) axis=[0,1] keepdims=false : f64[]
+  return %2, %6
+}";
+    let counts = computed_by_loops(ir, 1e-12, &[TANH64, EXP64, EXPM1_64]);
+    assert!(counts.iter().all(|&c| c >= 5 * 12000), "{counts:?}");
+}

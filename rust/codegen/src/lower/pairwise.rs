@@ -10,6 +10,7 @@
 //! explicit stack of pending right halves (one per level, at most [`DEPTH`]).
 
 use super::expr::cl_type;
+use super::staged::Refill;
 use super::{Emitter, Mode};
 use crate::kernel::{Const, Scalar};
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -29,8 +30,15 @@ const DEPTH: u32 = 64;
 const ENTRY: i64 = 24;
 
 impl Emitter<'_, '_> {
-    /// The pairwise sum of `value` (of float type `ty`) over the inner extent.
-    pub(crate) fn pairwise_sum(&mut self, value: usize, ty: Scalar, mode: Mode) -> Value {
+    /// The pairwise sum of `value` (of float type `ty`) over the inner extent; with `refill`,
+    /// its staged nodes are read from blocks NumPy's loops fill (`staged`).
+    pub(crate) fn pairwise_sum(
+        &mut self,
+        value: usize,
+        ty: Scalar,
+        mode: Mode,
+        refill: Option<&Refill>,
+    ) -> Value {
         let n = self.n.unwrap();
         let ft = cl_type(ty, Mode::Scalar);
         let slot = self.b.create_sized_stack_slot(StackSlotData::new(
@@ -87,7 +95,11 @@ impl Emitter<'_, '_> {
         self.b.seal_block(leaf);
         let s = self.b.use_var(start);
         let l = self.b.use_var(len);
+        if let Some(refill) = refill {
+            self.ensure(refill, s, l);
+        }
         let r = self.leaf_sum(value, ty, mode, s, l);
+        self.unstage();
         self.b.def_var(sum, r);
         self.b.ins().jump(ascend, &[]);
 

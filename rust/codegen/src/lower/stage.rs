@@ -193,7 +193,12 @@ impl Emitter<'_, '_> {
             Mode::Scalar
         };
         if op == ReduceOp::Sum && ty.is_float() {
-            let r = self.pairwise_sum(value, ty, mode);
+            let nodes = self.ufunc_nodes(value);
+            let r = if nodes.is_empty() {
+                self.pairwise_sum(value, ty, mode, None)
+            } else {
+                self.staged_sum(value, ty, mode, &nodes)
+            };
             let r = self.nan_raises_invalid(r, ty);
             return self.cast(r, ty, op.result_type(ty), Mode::Scalar);
         }

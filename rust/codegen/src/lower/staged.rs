@@ -9,15 +9,26 @@
 //! its own, `arcsin` say, no longer makes the whole stage scalar). Shorter rows keep the
 //! kernel's own code for these functions.
 
+use super::expr::cl_type;
 use super::{mem, Emitter, Mode, UNROLL};
-use crate::kernel::{ExprOp, InnerAccess};
+use crate::kernel::{ExprOp, InnerAccess, Scalar};
 use crate::ufunc::{self, BLOCK, MIN_ROW};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
     types, AbiParam, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
 };
+use cranelift_frontend::Variable;
 use cranelift_module::{Linkage, Module};
 use std::collections::HashMap;
+
+/// A reduction's staged nodes: their scratch buffers and the block of the row they hold,
+/// `lo..hi` (see [`Emitter::ensure`]).
+pub(crate) struct Refill {
+    nodes: Vec<usize>,
+    scratch: Vec<(Value, i64)>,
+    lo: Variable,
+    hi: Variable,
+}
 
 /// Where a sweep's values go.
 #[derive(Clone, Copy)]
@@ -75,30 +86,48 @@ impl Emitter<'_, '_> {
         self.b.seal_block(join);
     }
 
+    /// The float sum of `value` over the row, with `nodes` run by NumPy's loops on rows of at
+    /// least [`MIN_ROW`] elements (`mode`: the stage's own vector mode, for shorter rows).
+    pub(crate) fn staged_sum(
+        &mut self,
+        value: usize,
+        ty: Scalar,
+        mode: Mode,
+        nodes: &[usize],
+    ) -> Value {
+        let n = self.n.unwrap();
+        let res = self.b.declare_var(cl_type(ty, Mode::Scalar));
+        let long = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, n, MIN_ROW);
+        let staged = self.b.create_block();
+        let short = self.b.create_block();
+        let join = self.b.create_block();
+        self.b.ins().brif(long, staged, &[], short, &[]);
+        self.b.switch_to_block(short);
+        self.b.seal_block(short);
+        let r = self.pairwise_sum(value, ty, mode, None);
+        self.b.def_var(res, r);
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(staged);
+        self.b.seal_block(staged);
+        let store = self.reduce_store.map(|b| self.k.buffers[b].dtype);
+        self.leaves = nodes.iter().copied().collect();
+        let staged_mode = self.stage_mode(value, store);
+        self.leaves.clear();
+        let refill = self.refill_for(nodes);
+        let r = self.pairwise_sum(value, ty, staged_mode, Some(&refill));
+        self.b.def_var(res, r);
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(join);
+        self.b.seal_block(join);
+        self.b.use_var(res)
+    }
+
     /// The loop over blocks of the row.
     fn blocks(&mut self, buffer: usize, value: usize, nodes: &[usize]) {
-        let dtype = self.k.buffers[buffer].dtype;
-        self.leaves = nodes.iter().copied().collect();
-        let mode = if self.k.buffers[buffer].inner == InnerAccess::Row {
-            Mode::Scalar
-        } else {
-            self.stage_mode(value, Some(dtype))
-        };
-        self.leaves.clear();
-        let splats = self.splat_invariants(value, mode);
-        let scratch: Vec<(Value, i64)> = nodes
-            .iter()
-            .map(|&e| {
-                let size = self.k.exprs[e].ty.size() as i64;
-                let slot = self.b.create_sized_stack_slot(StackSlotData::new(
-                    StackSlotKind::ExplicitSlot,
-                    (size * BLOCK) as u32,
-                    6,
-                ));
-                (self.b.ins().stack_addr(types::I64, slot, 0), size)
-            })
-            .collect();
-        let call = self.ufunc_ref();
+        let scratch = self.scratch_for(nodes);
         let n = self.n.unwrap();
         let start = self.b.declare_var(types::I64);
         let zero = self.b.ins().iconst(types::I64, 0);
@@ -117,45 +146,10 @@ impl Emitter<'_, '_> {
         let block = self.b.ins().iconst(types::I64, BLOCK);
         let count = self.b.ins().smin(left, block);
         let end = self.b.ins().iadd(s, count);
-        let mut stored = false;
-        for (k, &e) in nodes.iter().enumerate() {
-            self.stage_leaves(&nodes[..k], &scratch[..k], s);
-            let ExprOp::Unary(op, x) = self.k.exprs[e].op else {
-                unreachable!("ufunc nodes are unary")
-            };
-            let (ptr, size) = scratch[k];
-            // An operand loaded from a buffer is read where it is, and the stage's value
-            // written where it goes; anything else passes through the scratch buffer.
-            let input = match self.k.exprs[x].op {
-                ExprOp::Load(b) if self.k.buffers[b].inner == InnerAccess::Strided => {
-                    (self.addr(b, s, Mode::Scalar), self.inner_stride[b])
-                }
-                _ => {
-                    let origin = self.origin(ptr, size, s);
-                    self.sweep(x, s, end, mode, &splats, Sink::Scratch { origin, size });
-                    (ptr, self.b.ins().iconst(types::I64, size))
-                }
-            };
-            let direct = e == value
-                && self.k.buffers[buffer].inner == InnerAccess::Strided
-                && self.k.buffers[buffer].dtype == self.k.exprs[e].ty;
-            let output = if direct {
-                stored = true;
-                (
-                    self.addr(buffer, s, Mode::Scalar),
-                    self.inner_stride[buffer],
-                )
-            } else {
-                (ptr, self.b.ins().iconst(types::I64, size))
-            };
-            let slot = ufunc::slot(op, self.k.exprs[e].ty).expect("registered") as i64;
-            let slot = self.b.ins().iconst(types::I64, slot);
-            let args = [slot, input.0, input.1, output.0, output.1, count];
-            self.b.ins().call(call, &args);
-        }
+        let stored = self.fill(nodes, &scratch, s, end, count, Some((buffer, value)));
         if !stored {
             self.stage_leaves(nodes, &scratch, s);
-            self.sweep(value, s, end, mode, &splats, Sink::Buffer(buffer));
+            self.sweep(value, s, end, Sink::Buffer(buffer));
         }
         self.leaves.clear();
         self.staged.clear();
@@ -164,6 +158,137 @@ impl Emitter<'_, '_> {
         self.b.seal_block(head);
         self.b.switch_to_block(exit);
         self.b.seal_block(exit);
+    }
+
+    /// A scratch buffer of [`BLOCK`] elements per node: its address and element size.
+    fn scratch_for(&mut self, nodes: &[usize]) -> Vec<(Value, i64)> {
+        nodes
+            .iter()
+            .map(|&e| {
+                let size = self.k.exprs[e].ty.size() as i64;
+                let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+                    StackSlotKind::ExplicitSlot,
+                    (size * BLOCK) as u32,
+                    6,
+                ));
+                (self.b.ins().stack_addr(types::I64, slot, 0), size)
+            })
+            .collect()
+    }
+
+    /// The scratch storage of a reduction's staged nodes, filled on demand ([`Self::ensure`]):
+    /// a float sum visits its elements in NumPy's pairwise order, left to right in parts of at
+    /// most 128, so each part finds its elements in the block or starts the next one.
+    pub(crate) fn refill_for(&mut self, nodes: &[usize]) -> Refill {
+        let scratch = self.scratch_for(nodes);
+        let lo = self.b.declare_var(types::I64);
+        let hi = self.b.declare_var(types::I64);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        self.b.def_var(lo, zero);
+        self.b.def_var(hi, zero);
+        Refill {
+            nodes: nodes.to_vec(),
+            scratch,
+            lo,
+            hi,
+        }
+    }
+
+    /// Makes elements `s..s + l` (`l` at most [`BLOCK`]) of `r`'s nodes readable: fills the
+    /// block from `s` unless it already holds them, then makes the nodes leaves read from it
+    /// until [`Self::unstage`].
+    pub(crate) fn ensure(&mut self, r: &Refill, s: Value, l: Value) {
+        let lo = self.b.use_var(r.lo);
+        let hi = self.b.use_var(r.hi);
+        let end = self.b.ins().iadd(s, l);
+        let before = self.b.ins().icmp(IntCC::SignedLessThan, s, lo);
+        let after = self.b.ins().icmp(IntCC::SignedGreaterThan, end, hi);
+        let miss = self.b.ins().bor(before, after);
+        let fill = self.b.create_block();
+        let ready = self.b.create_block();
+        self.b.ins().brif(miss, fill, &[], ready, &[]);
+        self.b.switch_to_block(fill);
+        self.b.seal_block(fill);
+        let n = self.n.unwrap();
+        let left = self.b.ins().isub(n, s);
+        let block = self.b.ins().iconst(types::I64, BLOCK);
+        let count = self.b.ins().smin(left, block);
+        let block_end = self.b.ins().iadd(s, count);
+        let (leaves, staged) = (
+            std::mem::take(&mut self.leaves),
+            std::mem::take(&mut self.staged),
+        );
+        self.fill(&r.nodes, &r.scratch, s, block_end, count, None);
+        (self.leaves, self.staged) = (leaves, staged);
+        self.b.def_var(r.lo, s);
+        self.b.def_var(r.hi, block_end);
+        self.b.ins().jump(ready, &[]);
+        self.b.switch_to_block(ready);
+        self.b.seal_block(ready);
+        let lo = self.b.use_var(r.lo);
+        self.stage_leaves(&r.nodes, &r.scratch, lo);
+    }
+
+    /// Ends the reading of staged nodes that [`Self::ensure`] began.
+    pub(crate) fn unstage(&mut self) {
+        self.leaves.clear();
+        self.staged.clear();
+    }
+
+    /// Computes `nodes` for elements `s..end` (`count` of them) of the row into their
+    /// `scratch` buffers, each from its operand through its loop. An operand loaded from a
+    /// buffer is read where it is; with `out`, a last node that is the stage's value goes
+    /// straight into that buffer (the return says whether it did).
+    fn fill(
+        &mut self,
+        nodes: &[usize],
+        scratch: &[(Value, i64)],
+        s: Value,
+        end: Value,
+        count: Value,
+        out: Option<(usize, usize)>,
+    ) -> bool {
+        let call = self.ufunc_ref();
+        let mut stored = false;
+        for (k, &e) in nodes.iter().enumerate() {
+            self.stage_leaves(&nodes[..k], &scratch[..k], s);
+            let ExprOp::Unary(op, x) = self.k.exprs[e].op else {
+                unreachable!("ufunc nodes are unary")
+            };
+            let (ptr, size) = scratch[k];
+            let input = match self.k.exprs[x].op {
+                ExprOp::Load(b) if self.k.buffers[b].inner == InnerAccess::Strided => {
+                    (self.addr(b, s, Mode::Scalar), self.inner_stride[b])
+                }
+                _ => {
+                    let origin = self.origin(ptr, size, s);
+                    self.sweep(x, s, end, Sink::Scratch { origin, size });
+                    (ptr, self.b.ins().iconst(types::I64, size))
+                }
+            };
+            let direct = out.filter(|&(buffer, value)| {
+                e == value
+                    && self.k.buffers[buffer].inner == InnerAccess::Strided
+                    && self.k.buffers[buffer].dtype == self.k.exprs[e].ty
+            });
+            let output = match direct {
+                Some((buffer, _)) => {
+                    stored = true;
+                    (
+                        self.addr(buffer, s, Mode::Scalar),
+                        self.inner_stride[buffer],
+                    )
+                }
+                None => (ptr, self.b.ins().iconst(types::I64, size)),
+            };
+            let slot = ufunc::slot(op, self.k.exprs[e].ty).expect("registered") as i64;
+            let slot = self.b.ins().iconst(types::I64, slot);
+            let args = [slot, input.0, input.1, output.0, output.1, count];
+            self.b.ins().call(call, &args);
+        }
+        self.leaves.clear();
+        self.staged.clear();
+        stored
     }
 
     /// Makes `nodes` leaves read from their scratch buffers (`scratch`, for the block at `s`).
@@ -184,16 +309,14 @@ impl Emitter<'_, '_> {
     }
 
     /// Evaluates `root` at elements `from..to` of the row and sends each value to `sink`: in
-    /// vectors where `mode` has them and the buffers are contiguous, the rest one by one.
-    fn sweep(
-        &mut self,
-        root: usize,
-        from: Value,
-        to: Value,
-        mode: Mode,
-        splats: &HashMap<usize, Value>,
-        sink: Sink,
-    ) {
+    /// vectors where the nodes it computes (the staged ones are leaves) and the sink have a
+    /// vector form and the buffers are contiguous, the rest one by one.
+    fn sweep(&mut self, root: usize, from: Value, to: Value, sink: Sink) {
+        let mode = match sink {
+            Sink::Buffer(b) if self.k.buffers[b].inner == InnerAccess::Row => Mode::Scalar,
+            Sink::Buffer(b) => self.stage_mode(root, Some(self.k.buffers[b].dtype)),
+            Sink::Scratch { .. } => self.stage_mode(root, None),
+        };
         let j = self.b.declare_var(types::I64);
         self.b.def_var(j, from);
         let tail = self.b.create_block();
@@ -203,6 +326,8 @@ impl Emitter<'_, '_> {
             self.b.ins().brif(contiguous, vec, &[], tail, &[]);
             self.b.switch_to_block(vec);
             self.b.seal_block(vec);
+            let splats = self.splat_invariants(root, mode);
+            let splats = &splats;
             let grouped = self.has_polynomial(root);
             let lanes = mode.lanes() as i64;
             let step = lanes * UNROLL as i64;
@@ -258,6 +383,10 @@ impl Emitter<'_, '_> {
 
     /// The kernel's reference to [`ufunc::ember_ufunc_unary`].
     fn ufunc_ref(&mut self) -> cranelift_codegen::ir::FuncRef {
+        let key = (ufunc::SYMBOL.to_string(), ufunc::ARGS);
+        if let Some(&f) = self.libm_refs.get(&key) {
+            return f;
+        }
         let mut sig = self.module.make_signature();
         for _ in 0..ufunc::ARGS {
             sig.params.push(AbiParam::new(types::I64));
@@ -266,6 +395,8 @@ impl Emitter<'_, '_> {
             .module
             .declare_function(ufunc::SYMBOL, Linkage::Import, &sig)
             .expect("ufunc symbol declaration");
-        self.module.declare_func_in_func(id, self.b.func)
+        let f = self.module.declare_func_in_func(id, self.b.func);
+        self.libm_refs.insert(key, f);
+        f
     }
 }
