@@ -336,7 +336,7 @@ PROBES = [
 ]
 
 
-# ---- what still compiles per size -----------------------------------------------------------
+# ---- sizes that are sums and multiples of symbols (`2*s0`, `s0+2`, `4*s0`) ------------------
 
 def join_rows(x, y):
     return np.concatenate([x, y])
@@ -362,18 +362,127 @@ def running_total(x):
     return np.cumsum(x)
 
 
+def repeated(x):
+    return np.repeat(x, 3, axis=0) * 2.0
+
+
+def repeated_flat(x):
+    return np.repeat(x, 2)
+
+
+def kron_eye(x):
+    return np.kron(x, np.eye(2))
+
+
+def hstack_vectors(x):
+    return np.hstack([x, x[::-1]])
+
+
+def stack_three(x):
+    return np.vstack([x, 2 * x, x[:1]])
+
+
+def strided_vector(x):
+    return x[::2] * 2.0
+
+
+def pad_rows_only(x):
+    return np.pad(x, ((2, 3), (0, 0)))
+
+
+def flat_norm(x):
+    return np.linalg.norm(x.ravel())
+
+
+def join_then_reduce(x, y):
+    return np.concatenate([x, y], axis=0).mean(axis=0)
+
+
+def ravel_then_pairs(x):
+    return x.ravel().reshape(-1, 2).sum(axis=1)
+
+
+def pad_vector_front(x):
+    return np.pad(x.ravel(), (3, 0))
+
+
+def join_three(x, y):
+    return np.concatenate([x, y, x]) - 1.0
+
+
+def tile_both(x):
+    return np.tile(x, (2, 2))
+
+
+def repeat_mean(x):
+    return np.repeat(x, 2, axis=0).mean(axis=0)
+
+
+def outer_flat(x):
+    return np.outer(x.ravel(), np.ones(2))
+
+
+def flat_cumsum_last(x):
+    return np.cumsum(x.ravel())[-1]
+
+
+def vstack_row(x):
+    return np.vstack([x, np.zeros(4)])
+
+
+def appended(x):
+    return np.append(x, 1.0)
+
+
+def flat_sorted(x):
+    return np.sort(x.ravel())
+
+
+def column_stack_flat(x):
+    return np.column_stack([x.ravel(), x.ravel() ** 2])
+
+
+def pad_filled(x):
+    return np.pad(x, 2, mode="constant", constant_values=-1.0) * 2
+
+
+def flat_max_min(x):
+    f = x.flatten()
+    return f.max() - f.min()
+
+
+PROBES += [
+    (join_rows, _pair), (vstack_pair, _pair), (padded, _rows()), (tiled, _rows()),
+    (flat_dot, _rows()), (running_total, _rows()), (repeated, _rows()),
+    (repeated_flat, _rows()), (kron_eye, _rows(2)), (hstack_vectors, _vector),
+    (stack_three, _rows()), (strided_vector, _vector), (pad_rows_only, _rows()),
+    (flat_norm, _rows()), (join_then_reduce, _pair), (ravel_then_pairs, _rows()),
+    (pad_vector_front, _rows()), (join_three, _pair), (tile_both, _rows()),
+    (repeat_mean, _rows()), (outer_flat, _rows()), (flat_cumsum_last, _rows()),
+    (vstack_row, _rows()), (appended, _rows()), (flat_sorted, _rows()),
+    (column_stack_flat, _rows()), (pad_filled, _vector), (flat_max_min, _rows()),
+]
+
+
+# ---- what still compiles per size -----------------------------------------------------------
+
 def frobenius(x, y):
     return np.einsum("ij,ij", x, y)
 
 
+def flat_mean_by_size(x):
+    f = x.reshape(-1)
+    return (f * f).sum() / f.size
+
+
+def smoothed(x):
+    return np.convolve(x, np.ones(3) / 3, mode="valid")
+
+
 # (function, arguments, why it compiles once per size)
 SPECIALISED = [
-    (join_rows, _pair, "a sum of two symbols (s0 + s0) is no dim of the IR"),
-    (vstack_pair, _pair, "a sum of two symbols (s0 + s0) is no dim of the IR"),
-    (padded, _rows(), "a symbol plus a constant (s0 + 2) is no dim of the IR"),
-    (tiled, _rows(), "a multiple of a symbol (2 * s0) is no dim of the IR"),
-    (flat_dot, _rows(), "a product of dims (s0 * 4) is no dim of the IR"),
-    (running_total, _rows(), "a product of dims (s0 * 4) is no dim of the IR"),
-    (frobenius, _pair, "a product of dims (s0 * 4) is no dim of the IR"),
+    (frobenius, _pair, "np.einsum groups a symbolic label with a static one (s0 and 4)"),
+    (flat_mean_by_size, _rows(), "the size 4*s0 read as a Python int is no input's dim"),
+    (smoothed, _vector, "np.convolve takes static lengths only"),
     (halves, _rows(), "a view of a size below 2 at capture (x[:1] for 3 rows) is specialised"),
 ]
