@@ -451,7 +451,34 @@ def flat_max_min(x):
     return f.max() - f.min()
 
 
+def frobenius(x, y):
+    return np.einsum("ij,ij", x, y)
+
+
+def flat_outer_einsum(x):
+    return np.einsum("ij,kl->ijkl", x, x[:2]).reshape(len(x) * 4, -1).sum(axis=1)
+
+
+def smoothed(x):
+    return np.convolve(x, np.ones(3) / 3, mode="valid")
+
+
+def convolved_full(x):
+    return np.convolve(x, np.array([1.0, -1.0]))
+
+
+def convolved_same(x):
+    return np.convolve(x, np.array([0.25, 0.5, 0.25]), mode="same")
+
+
+def kernel_first(x):
+    return np.convolve(np.array([1.0, 2.0, 3.0, 4.0]), x)
+
+
 PROBES += [
+    (frobenius, _pair), (flat_outer_einsum, _from(2, _rows())),
+    (smoothed, _from(4, _vector)), (convolved_full, _vector), (convolved_same, _vector),
+    (kernel_first, _from(4, _vector)),
     (join_rows, _pair), (vstack_pair, _pair), (padded, _rows()), (tiled, _rows()),
     (flat_dot, _rows()), (running_total, _rows()), (repeated, _rows()),
     (repeated_flat, _rows()), (kron_eye, _rows(2)), (hstack_vectors, _vector),
@@ -466,23 +493,13 @@ PROBES += [
 
 # ---- what still compiles per size -----------------------------------------------------------
 
-def frobenius(x, y):
-    return np.einsum("ij,ij", x, y)
-
-
 def flat_mean_by_size(x):
     f = x.reshape(-1)
     return (f * f).sum() / f.size
 
 
-def smoothed(x):
-    return np.convolve(x, np.ones(3) / 3, mode="valid")
-
-
 # (function, arguments, why it compiles once per size)
 SPECIALISED = [
-    (frobenius, _pair, "np.einsum groups a symbolic label with a static one (s0 and 4)"),
     (flat_mean_by_size, _rows(), "the size 4*s0 read as a Python int is no input's dim"),
-    (smoothed, _vector, "np.convolve takes static lengths only"),
     (halves, _rows(), "a view of a size below 2 at capture (x[:1] for 3 rows) is specialised"),
 ]

@@ -107,22 +107,49 @@ def shape_to_api(vt: VariableTracker) -> Any:
 
 
 def symbolic_dim(vt: VariableTracker) -> str | None:
-    """The symbolic dim a run-time int equals (`len(x)` is `s0`, `len(x) - 2` is `s0-2`), or
-    None."""
-    from ember.capture.loops.ranges import linear_int
-    from ember.graph.shapes import dim_plus
+    """The symbolic dim a run-time int equals (`len(x)` is `s0`, `len(x) - 2` is `s0-2`,
+    `len(x) * 4` is `4*s0`, `len(x) + len(y)` is `s0+s1`), or None."""
+    from ember.graph.shapes import is_symbol, make_dim
 
-    leaves: dict[str, Any] = {}
-    found = linear_int(vt, leaves)
-    if found is None or len(found[0]) != 1 or list(found[0].values()) != [1]:
+    found = _int_terms(vt)
+    dim = None if found is None else make_dim(*found)
+    if not isinstance(dim, str):
         return None
-    symbol = leaves[next(iter(found[0]))].symbol
-    moved = None if symbol is None else dim_plus(symbol, found[1])
-    if not isinstance(moved, str):
+    if not is_symbol(dim):
+        vt.tracer.graph.require_size(dim, 2)  # type: ignore[attr-defined]  # 2 or more
+    return dim
+
+
+def _int_terms(vt: Any) -> tuple[dict[tuple[str, ...], int], int] | None:
+    """A run-time int as the terms and constant of a dim (`graph/shapes.py: dim_terms`):
+    sizes of symbolic dims, constants, and their sums, differences and multiples; None for
+    anything else."""
+    from ember.capture.variables.scalar import PythonScalarVariable
+
+    if type(vt) is int:
+        return {}, vt
+    if isinstance(vt, ConstantVariable) and type(vt.constant()) is int:
+        return {}, vt.constant()
+    if not isinstance(vt, PythonScalarVariable) or vt.python_class is not int:
         return None
-    if moved != symbol:
-        vt.tracer.graph.require_size(moved, 2)  # type: ignore[attr-defined]  # 2 or more
-    return moved
+    if vt.op is None:
+        return None if vt.symbol is None else ({(vt.symbol,): 1}, 0)
+    if vt.op not in ("+", "-", "*") or len(vt.operands) != 2:
+        return None
+    parts = [_int_terms(x) for x in vt.operands]
+    if parts[0] is None or parts[1] is None:
+        return None
+    (ta, ca), (tb, cb) = parts
+    if vt.op == "*":
+        if ta and tb:
+            return None  # a product of two run-time sizes: left to the static capture
+        (terms, c), k = ((ta, ca), cb) if tb == {} else ((tb, cb), ca)
+        return {p: v * k for p, v in terms.items()}, c * k
+    sign = 1 if vt.op == "+" else -1
+    terms = dict(ta)
+    for p, v in tb.items():
+        terms[p] = terms.get(p, 0) + sign * v
+    return terms, ca + sign * cb
 
 
 def wrap_api_result(result: Any) -> VariableTracker:
