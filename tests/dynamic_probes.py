@@ -475,7 +475,28 @@ def kernel_first(x):
     return np.convolve(np.array([1.0, 2.0, 3.0, 4.0]), x)
 
 
+def flat_mean_by_size(x):
+    f = x.reshape(-1)
+    return (f * f).sum() / f.size
+
+
+def scaled_by_flat_len(x):
+    f = x.ravel()
+    return f * len(f)
+
+
+def joined_mean_by_len(x, y):
+    z = np.concatenate([x, y])
+    return z.sum(axis=0) / len(z) + z.shape[0]
+
+
+def padded_shape(x):
+    return np.pad(x, 1).shape
+
+
 PROBES += [
+    (flat_mean_by_size, _rows()), (scaled_by_flat_len, _rows()), (joined_mean_by_len, _pair),
+    (padded_shape, _rows()),
     (frobenius, _pair), (flat_outer_einsum, _from(2, _rows())),
     (smoothed, _from(4, _vector)), (convolved_full, _vector), (convolved_same, _vector),
     (kernel_first, _from(4, _vector)),
@@ -493,13 +514,7 @@ PROBES += [
 
 # ---- what still compiles per size -----------------------------------------------------------
 
-def flat_mean_by_size(x):
-    f = x.reshape(-1)
-    return (f * f).sum() / f.size
-
-
 # (function, arguments, why it compiles once per size)
 SPECIALISED = [
-    (flat_mean_by_size, _rows(), "the size 4*s0 read as a Python int is no input's dim"),
     (halves, _rows(), "a view of a size below 2 at capture (x[:1] for 3 rows) is specialised"),
 ]

@@ -106,6 +106,27 @@ def shape_to_api(vt: VariableTracker) -> Any:
     return to_api(vt) if dim is None else dim
 
 
+def _size_tracker(tx: Interpreter, dim: str, what: str) -> VariableTracker:
+    """The run-time int a symbolic dim stands for: its symbols' sizes read by the entry
+    (`Tracer.symbolic_size`), combined as the dim's terms say (`4*s0` is four times `s0`)."""
+    from ember.capture.variables import scalar
+    from ember.graph.shapes import dim_terms
+
+    terms, constant = dim_terms(dim)
+    total: VariableTracker | None = ConstantVariable(constant) if constant else None
+    for product, coefficient in terms.items():
+        term: VariableTracker | None = ConstantVariable(coefficient) if coefficient != 1 else None
+        for symbol in product:
+            size = tx.tracer.symbolic_size(symbol)
+            if size is None:
+                raise graph_break("dynamic_shape", what=what)
+            term = size if term is None else scalar.binary("*", term, size)
+        assert term is not None
+        total = term if total is None else scalar.binary("+", total, term)
+    assert total is not None
+    return total
+
+
 def symbolic_dim(vt: VariableTracker) -> str | None:
     """The symbolic dim a run-time int equals (`len(x)` is `s0`, `len(x) - 2` is `s0-2`,
     `len(x) * 4` is `4*s0`, `len(x) + len(y)` is `s0+s1`), or None."""
@@ -217,10 +238,9 @@ class ArrayVariable(VariableTracker):
         n = self.value.shape[axis]
         if not isinstance(n, str):
             return ConstantVariable(n)
-        size = tx.tracer.symbolic_size(n) if tx.graph.parent is None else None
-        if size is None:
+        if tx.graph.parent is not None:
             raise graph_break("dynamic_shape", what=what)
-        return size
+        return _size_tracker(tx, n, what)
 
     def len_variable(self, tx: Interpreter) -> VariableTracker:
         """`len(x)`: see `size_variable`."""
