@@ -494,7 +494,25 @@ def padded_shape(x):
     return np.pad(x, 1).shape
 
 
+def chosen_rows(x):
+    return x[np.array([0, 1, 0, -1])] * 2.0
+
+
+def row_of_largest(x):
+    return x[np.argmax(x[:, 0])]
+
+
+def sorted_by_first_column(x):
+    return x[np.argsort(x[:, 0])]
+
+
+def picked_columns(x):
+    return x[:, np.array([[0, 3], [1, 2]])].sum(axis=-1)
+
+
 PROBES += [
+    (chosen_rows, _rows()), (row_of_largest, _rows()), (sorted_by_first_column, _rows()),
+    (picked_columns, _rows()),
     (flat_mean_by_size, _rows()), (scaled_by_flat_len, _rows()), (joined_mean_by_len, _pair),
     (padded_shape, _rows()),
     (frobenius, _pair), (flat_outer_einsum, _from(2, _rows())),
