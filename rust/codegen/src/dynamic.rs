@@ -237,7 +237,9 @@ impl Dynamic {
                     Dim::Sym(_) => {
                         // A dim in more than one symbol (`s0-1`, `2*s0`) is checked below,
                         // once every symbol is bound.
-                        let Some(name) = dim.as_symbol() else { continue };
+                        let Some(name) = dim.as_symbol() else {
+                            continue;
+                        };
                         let k = self.symbols.iter().position(|s| s == name).unwrap_or(0);
                         match sizes[k] {
                             Some(bound) if bound != size => {
@@ -265,7 +267,10 @@ impl Dynamic {
         };
         for (i, (shape, ty)) in shapes.iter().zip(&self.graph.params).enumerate() {
             for (&size, dim) in shape.iter().zip(&ty.shape) {
-                if dim.is_symbolic() && dim.as_symbol().is_none() && dim.resolve(size_of) != Some(size) {
+                if dim.is_symbolic()
+                    && dim.as_symbol().is_none()
+                    && dim.resolve(size_of) != Some(size)
+                {
                     return Err(Error::Mismatch(format!(
                         "input {i}: expected shape {ty}, got {shape:?}"
                     )));

@@ -188,14 +188,30 @@ fn views() {
     );
     let four_s0 = Dim::symbol_named("s0").product(&Dim::Static(4));
     assert_eq!(
-        infer_text(Op::Reshape { shape: vec![four_s0.clone()] }, &["f32[s0,4]"]),
+        infer_text(
+            Op::Reshape {
+                shape: vec![four_s0.clone()]
+            },
+            &["f32[s0,4]"]
+        ),
         "f32[4*s0]"
     );
     assert_eq!(
-        infer_text(Op::Reshape { shape: vec![Dim::symbol_named("s0"), Dim::Static(4)] }, &["f32[4*s0]"]),
+        infer_text(
+            Op::Reshape {
+                shape: vec![Dim::symbol_named("s0"), Dim::Static(4)]
+            },
+            &["f32[4*s0]"]
+        ),
         "f32[s0,4]"
     );
-    assert!(infer_text(Op::Reshape { shape: vec![four_s0] }, &["f32[s0,3]"]).contains("cannot reshape"));
+    assert!(infer_text(
+        Op::Reshape {
+            shape: vec![four_s0]
+        },
+        &["f32[s0,3]"]
+    )
+    .contains("cannot reshape"));
     let sym_shape = vec![Dim::symbol_named("s0"), Dim::Static(6)];
     assert_eq!(
         infer_text(Op::Reshape { shape: sym_shape }, &["f32[s0,2,3]"]),
@@ -313,8 +329,14 @@ fn matmul_and_concatenate() {
         "f32[s0,2]"
     );
     // Sums of symbols and constants, in normal form.
-    assert_eq!(infer_text(cat(0), &["f32[s0,2]", "f32[3,2]"]), "f32[s0+3,2]");
-    assert_eq!(infer_text(cat(0), &["f32[s0,2]", "f32[s0,2]"]), "f32[2*s0,2]");
+    assert_eq!(
+        infer_text(cat(0), &["f32[s0,2]", "f32[3,2]"]),
+        "f32[s0+3,2]"
+    );
+    assert_eq!(
+        infer_text(cat(0), &["f32[s0,2]", "f32[s0,2]"]),
+        "f32[2*s0,2]"
+    );
     assert_eq!(
         infer_text(cat(0), &["f32[s1,2]", "f32[s0-1,2]", "f32[1,2]"]),
         "f32[s0+s1,2]"

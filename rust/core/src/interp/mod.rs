@@ -47,7 +47,11 @@ pub fn run(graph: &Graph, inputs: &[HostArray]) -> Result<Vec<HostArray>> {
 
 fn bind(ty: &Type, x: &HostArray, symbols: &mut HashMap<String, usize>) -> Result<()> {
     if x.dtype() != ty.dtype || x.shape.len() != ty.shape.len() {
-        return Err(Error::new(format!("expected {ty}, got {}{:?}", x.dtype(), x.shape)));
+        return Err(Error::new(format!(
+            "expected {ty}, got {}{:?}",
+            x.dtype(),
+            x.shape
+        )));
     }
     for (d, &n) in ty.shape.iter().zip(&x.shape) {
         if let Some(s) = d.as_symbol() {
@@ -67,7 +71,11 @@ fn bind(ty: &Type, x: &HostArray, symbols: &mut HashMap<String, usize>) -> Resul
 fn check(ty: &Type, x: &HostArray, symbols: &HashMap<String, usize>) -> Result<()> {
     for (d, &n) in ty.shape.iter().zip(&x.shape) {
         if d.as_symbol().is_none() && d.resolve(|s| symbols.get(s).copied()) != Some(n) {
-            return Err(Error::new(format!("expected {ty}, got {}{:?}", x.dtype(), x.shape)));
+            return Err(Error::new(format!(
+                "expected {ty}, got {}{:?}",
+                x.dtype(),
+                x.shape
+            )));
         }
     }
     Ok(())

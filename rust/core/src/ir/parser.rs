@@ -369,8 +369,11 @@ impl Parser<'_> {
             loop {
                 match factor {
                     Tok::Int(n) => {
-                        let n = i64::try_from(n).ok().filter(|n| n.abs() <= i64::from(u32::MAX));
-                        let n = n.ok_or_else(|| Error::at(line, col, "a size in a dim is too large"))?;
+                        let n = i64::try_from(n)
+                            .ok()
+                            .filter(|n| n.abs() <= i64::from(u32::MAX));
+                        let n =
+                            n.ok_or_else(|| Error::at(line, col, "a size in a dim is too large"))?;
                         coefficient *= n;
                     }
                     Tok::Ident(word) => product.push(symbol(word, line, col)?),
@@ -378,7 +381,10 @@ impl Parser<'_> {
                         return Err(Error::at(
                             line,
                             col,
-                            format!("expected a size or symbol in a dim, found {}", other.describe()),
+                            format!(
+                                "expected a size or symbol in a dim, found {}",
+                                other.describe()
+                            ),
                         ))
                     }
                 }

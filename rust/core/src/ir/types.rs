@@ -111,7 +111,11 @@ impl Dim {
     pub fn symbols(&self) -> Vec<&str> {
         let mut found: Vec<&str> = match self {
             Dim::Static(_) => Vec::new(),
-            Dim::Sym(s) => s.terms.iter().flat_map(|(p, _)| p.iter().map(String::as_str)).collect(),
+            Dim::Sym(s) => s
+                .terms
+                .iter()
+                .flat_map(|(p, _)| p.iter().map(String::as_str))
+                .collect(),
         };
         found.sort_unstable();
         found.dedup();
@@ -124,7 +128,7 @@ impl Dim {
         match self {
             Dim::Static(n) => Some(*n),
             Dim::Sym(s) => {
-                let mut total = i64::try_from(s.constant).ok()?;
+                let mut total = s.constant;
                 for (product, c) in &s.terms {
                     let mut term = *c;
                     for name in product {
