@@ -19,12 +19,6 @@ from ember.numpy_api.shape_ops import array_arg, reshape_value
 from ember.quiet import quiet
 
 
-def _static_dims(x: Value, what: str) -> tuple[int, ...]:
-    if any(isinstance(d, str) for d in x.shape):
-        raise Unsupported(f"{what} of an array with symbolic dimensions")
-    return x.shape  # type: ignore[return-value]
-
-
 def repeat(graph: Graph, a: object, repeats: object, axis: object = None) -> Value:
     """Each element `repeats` times along `axis`: a new axis after it, broadcast, merged."""
     x = array_arg(graph, a, "np.repeat")

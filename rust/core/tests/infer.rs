@@ -186,7 +186,9 @@ fn views() {
         ),
         "f32[3,2]"
     );
-    let four_s0 = Dim::symbol_named("s0").product(&Dim::Static(4));
+    let four_s0 = Dim::symbol_named("s0")
+        .product(&Dim::Static(4))
+        .expect("a size");
     assert_eq!(
         infer_text(
             Op::Reshape {

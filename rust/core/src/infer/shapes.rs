@@ -85,13 +85,14 @@ pub fn reduce(shape: &[Dim], axes: Option<&[usize]>, keepdims: bool) -> Result<V
 }
 
 /// The number of elements of a shape, as a size in normal form (`4*s0` for `[s0, 4]`).
-pub fn element_count(shape: &[Dim]) -> Dim {
-    shape.iter().fold(Dim::Static(1), |n, d| n.product(d))
+pub fn element_count(shape: &[Dim]) -> Option<Dim> {
+    shape.iter().try_fold(Dim::Static(1), |n, d| n.product(d))
 }
 
 /// Check a reshape keeps the number of elements (equal as sizes in normal form).
 pub fn reshape(from: &[Dim], to: &[Dim]) -> Result<Vec<Dim>> {
-    if element_count(from) != element_count(to) {
+    let count = element_count(from);
+    if count.is_none() || count != element_count(to) {
         return Err(Error::new(format!(
             "cannot reshape an array of shape {} into shape {}",
             show(from),
@@ -426,7 +427,12 @@ pub fn concatenate(shapes: &[&[Dim]], axis: usize) -> Result<Vec<Dim>> {
                 )));
             }
         }
-        joined = joined.sum(&shape[axis]);
+        joined = joined.sum(&shape[axis]).ok_or_else(|| {
+            Error::new(format!(
+                "concatenate: {joined} + {} is a negative size",
+                shape[axis]
+            ))
+        })?;
     }
     let mut out = first.to_vec();
     out[axis] = joined;

@@ -55,16 +55,14 @@ impl Dim {
         sorted.sort();
         for (product, c) in sorted {
             match merged.last_mut() {
-                Some((last, total)) if *last == product => *total += c,
+                Some((last, total)) if *last == product => *total = total.saturating_add(c),
                 _ => merged.push((product, c)),
             }
         }
-        let constant = constant
-            + merged
-                .iter()
-                .filter(|(p, _)| p.is_empty())
-                .map(|(_, c)| c)
-                .sum::<i64>();
+        let constant = merged
+            .iter()
+            .filter(|(p, _)| p.is_empty())
+            .fold(constant, |total, (_, c)| total.saturating_add(*c));
         merged.retain(|(p, c)| *c != 0 && !p.is_empty());
         if merged.is_empty() {
             return usize::try_from(constant).ok().map(Dim::Static);
@@ -147,25 +145,26 @@ impl Dim {
         Dim::from_terms(terms, constant.checked_add(by)?)
     }
 
-    /// The sum of two sizes (`s0 + s0` is `2*s0`).
-    pub fn sum(&self, other: &Dim) -> Dim {
+    /// The sum of two sizes (`s0 + s0` is `2*s0`); None where that is a negative size (only
+    /// dims written with a negative term, `s0-s1`, can make one).
+    pub fn sum(&self, other: &Dim) -> Option<Dim> {
         let (mut terms, a) = self.terms();
         let (more, b) = other.terms();
         terms.extend(more);
-        Dim::from_terms(terms, a + b).expect("a sum of sizes is a size")
+        Dim::from_terms(terms, a.saturating_add(b))
     }
 
-    /// The product of two sizes (`4 * s0`, `s0 * s1`).
-    pub fn product(&self, other: &Dim) -> Dim {
+    /// The product of two sizes (`4 * s0`, `s0 * s1`); None as for `sum`.
+    pub fn product(&self, other: &Dim) -> Option<Dim> {
         let (ta, ca) = self.terms();
         let (tb, cb) = other.terms();
         let mut terms = Vec::new();
         for (pa, a) in ta.iter().chain([(Vec::new(), ca)].iter()) {
             for (pb, b) in tb.iter().chain([(Vec::new(), cb)].iter()) {
-                terms.push(([pa.clone(), pb.clone()].concat(), a * b));
+                terms.push(([pa.clone(), pb.clone()].concat(), a.saturating_mul(*b)));
             }
         }
-        Dim::from_terms(terms, 0).expect("a product of sizes is a size")
+        Dim::from_terms(terms, 0)
     }
 
     /// This size divided by `other` when that is exact term by term (`4*s0 / 4` is `s0`,
