@@ -10,7 +10,8 @@ the target is at most 1.10). `np/dyn` is NumPy's time over the dynamic one (high
 Numba (`njit`, row loops where NumPy code does not compile under it) where installed. Last, the
 batch-size sweep: one function called with 100 batch sizes (one slicing its symbolic axis
 `x[1:]` over 100 lengths, one slicing an argument by an int argument `x[:n]` over 100 values
-of `n`), and the compiles, kernels generated
+of `n`, and joins and pads whose sizes are sums of symbols, `2*s0` and `s0+2`), and the
+compiles, kernels generated
 and plans made it took (`ember.stats()`).
 """
 
@@ -55,7 +56,27 @@ def roll_diff(x):
     return np.roll(x, 1, axis=0) - x
 
 
+def joined(x, y):
+    return np.concatenate([x, y]) * 2.0
+
+
+def padded(x):
+    return np.pad(x, 1) + 1.0
+
+
+def tiled(x):
+    return np.tile(x, (2, 1)) - 1.0
+
+
+def flat_dot(x):
+    return x.ravel() @ x.ravel()
+
+
 def make_inputs(name, rows, rng):
+    if name == "joined":
+        return (rng.standard_normal((rows, 1024)), rng.standard_normal((rows, 1024)))
+    if name in ("padded", "tiled", "flat_dot"):
+        return (rng.standard_normal((rows, 1024)),)
     if name == "head_mean":
         return (rng.standard_normal((rows + 4, 1024)), rows)
     if name == "strided":
@@ -79,7 +100,8 @@ def make_inputs(name, rows, rng):
 
 WORKLOADS = {"expr": expr, "softmax": softmax, "layernorm_gelu": layernorm_gelu, "mlp": mlp,
              "column_stats": column_stats, "head_mean": head_mean, "strided": strided,
-             "roll_diff": roll_diff}
+             "roll_diff": roll_diff, "joined": joined, "padded": padded, "tiled": tiled,
+             "flat_dot": flat_dot}
 
 
 def numba_version(name):
@@ -87,7 +109,8 @@ def numba_version(name):
         return None
     rows = _rows(range)
     fn = rows.get(name, WORKLOADS[name])
-    if name in ("column_stats", "head_mean", "strided", "roll_diff"):
+    if name in ("column_stats", "head_mean", "strided", "roll_diff", "joined", "padded",
+                "tiled", "flat_dot"):
         return None  # axis reductions and np.roll with an axis do not compile under Numba
     return numba.njit(fn)
 
@@ -164,6 +187,9 @@ def run_sweep():
                lambda x: (x, rng.standard_normal((64, 64))))]
     long = rng.standard_normal((128, 64))
     sweeps.append(("run-time bounds (x[:n] @ w, x[n:])", head_product, lambda x: (long, len(x), w)))
+    sweeps.append(("joined batches (np.concatenate([x, y]), 2*s0 rows)", joined,
+                   lambda x: (x, x + 1.0)))
+    sweeps.append(("padded batches (np.pad(x, 1), s0+2 rows)", padded, lambda x: (x,)))
     for what, fn, make in sweeps:
         ember.reset()
         f = ember.compile(fn)

@@ -336,7 +336,7 @@ PROBES = [
 ]
 
 
-# ---- what still compiles per size -----------------------------------------------------------
+# ---- sizes that are sums and multiples of symbols (`2*s0`, `s0+2`, `4*s0`) ------------------
 
 def join_rows(x, y):
     return np.concatenate([x, y])
@@ -362,18 +362,177 @@ def running_total(x):
     return np.cumsum(x)
 
 
+def repeated(x):
+    return np.repeat(x, 3, axis=0) * 2.0
+
+
+def repeated_flat(x):
+    return np.repeat(x, 2)
+
+
+def kron_eye(x):
+    return np.kron(x, np.eye(2))
+
+
+def hstack_vectors(x):
+    return np.hstack([x, x[::-1]])
+
+
+def stack_three(x):
+    return np.vstack([x, 2 * x, x[:1]])
+
+
+def strided_vector(x):
+    return x[::2] * 2.0
+
+
+def pad_rows_only(x):
+    return np.pad(x, ((2, 3), (0, 0)))
+
+
+def flat_norm(x):
+    return np.linalg.norm(x.ravel())
+
+
+def join_then_reduce(x, y):
+    return np.concatenate([x, y], axis=0).mean(axis=0)
+
+
+def ravel_then_pairs(x):
+    return x.ravel().reshape(-1, 2).sum(axis=1)
+
+
+def pad_vector_front(x):
+    return np.pad(x.ravel(), (3, 0))
+
+
+def join_three(x, y):
+    return np.concatenate([x, y, x]) - 1.0
+
+
+def tile_both(x):
+    return np.tile(x, (2, 2))
+
+
+def repeat_mean(x):
+    return np.repeat(x, 2, axis=0).mean(axis=0)
+
+
+def outer_flat(x):
+    return np.outer(x.ravel(), np.ones(2))
+
+
+def flat_cumsum_last(x):
+    return np.cumsum(x.ravel())[-1]
+
+
+def vstack_row(x):
+    return np.vstack([x, np.zeros(4)])
+
+
+def appended(x):
+    return np.append(x, 1.0)
+
+
+def flat_sorted(x):
+    return np.sort(x.ravel())
+
+
+def column_stack_flat(x):
+    return np.column_stack([x.ravel(), x.ravel() ** 2])
+
+
+def pad_filled(x):
+    return np.pad(x, 2, mode="constant", constant_values=-1.0) * 2
+
+
+def flat_max_min(x):
+    f = x.flatten()
+    return f.max() - f.min()
+
+
 def frobenius(x, y):
     return np.einsum("ij,ij", x, y)
 
 
+def flat_outer_einsum(x):
+    return np.einsum("ij,kl->ijkl", x, x[:2]).reshape(len(x) * 4, -1).sum(axis=1)
+
+
+def smoothed(x):
+    return np.convolve(x, np.ones(3) / 3, mode="valid")
+
+
+def convolved_full(x):
+    return np.convolve(x, np.array([1.0, -1.0]))
+
+
+def convolved_same(x):
+    return np.convolve(x, np.array([0.25, 0.5, 0.25]), mode="same")
+
+
+def kernel_first(x):
+    return np.convolve(np.array([1.0, 2.0, 3.0, 4.0]), x)
+
+
+def flat_mean_by_size(x):
+    f = x.reshape(-1)
+    return (f * f).sum() / f.size
+
+
+def scaled_by_flat_len(x):
+    f = x.ravel()
+    return f * len(f)
+
+
+def joined_mean_by_len(x, y):
+    z = np.concatenate([x, y])
+    return z.sum(axis=0) / len(z) + z.shape[0]
+
+
+def padded_shape(x):
+    return np.pad(x, 1).shape
+
+
+def chosen_rows(x):
+    return x[np.array([0, 1, 0, -1])] * 2.0
+
+
+def row_of_largest(x):
+    return x[np.argmax(x[:, 0])]
+
+
+def sorted_by_first_column(x):
+    return x[np.argsort(x[:, 0])]
+
+
+def picked_columns(x):
+    return x[:, np.array([[0, 3], [1, 2]])].sum(axis=-1)
+
+
+PROBES += [
+    (chosen_rows, _rows()), (row_of_largest, _rows()), (sorted_by_first_column, _rows()),
+    (picked_columns, _rows()),
+    (flat_mean_by_size, _rows()), (scaled_by_flat_len, _rows()), (joined_mean_by_len, _pair),
+    (padded_shape, _rows()),
+    (frobenius, _pair), (flat_outer_einsum, _from(2, _rows())),
+    (smoothed, _from(4, _vector)), (convolved_full, _vector), (convolved_same, _vector),
+    (kernel_first, _from(4, _vector)),
+    (join_rows, _pair), (vstack_pair, _pair), (padded, _rows()), (tiled, _rows()),
+    (flat_dot, _rows()), (running_total, _rows()), (repeated, _rows()),
+    (repeated_flat, _rows()), (kron_eye, _rows(2)), (hstack_vectors, _vector),
+    (stack_three, _rows()), (strided_vector, _vector), (pad_rows_only, _rows()),
+    (flat_norm, _rows()), (join_then_reduce, _pair), (ravel_then_pairs, _rows()),
+    (pad_vector_front, _rows()), (join_three, _pair), (tile_both, _rows()),
+    (repeat_mean, _rows()), (outer_flat, _rows()), (flat_cumsum_last, _rows()),
+    (vstack_row, _rows()), (appended, _rows()), (flat_sorted, _rows()),
+    (column_stack_flat, _rows()), (pad_filled, _vector), (flat_max_min, _rows()),
+]
+
+
+# ---- what still compiles per size -----------------------------------------------------------
+
 # (function, arguments, why it compiles once per size)
 SPECIALISED = [
-    (join_rows, _pair, "a sum of two symbols (s0 + s0) is no dim of the IR"),
-    (vstack_pair, _pair, "a sum of two symbols (s0 + s0) is no dim of the IR"),
-    (padded, _rows(), "a symbol plus a constant (s0 + 2) is no dim of the IR"),
-    (tiled, _rows(), "a multiple of a symbol (2 * s0) is no dim of the IR"),
-    (flat_dot, _rows(), "a product of dims (s0 * 4) is no dim of the IR"),
-    (running_total, _rows(), "a product of dims (s0 * 4) is no dim of the IR"),
-    (frobenius, _pair, "a product of dims (s0 * 4) is no dim of the IR"),
     (halves, _rows(), "a view of a size below 2 at capture (x[:1] for 3 rows) is specialised"),
 ]

@@ -18,6 +18,10 @@ def weighted(x, y):
 
 
 def reshapes(x):
+    return x.reshape(x.shape[0] * x.shape[1], -1) + 1  # a product of two run-time sizes
+
+
+def doubled_rows(x):
     return x.reshape(x.shape[0] * 2, -1) + 1
 
 
@@ -60,10 +64,19 @@ def test_dynamic_false_always_specialises(recorder):
 def test_sizes_used_in_python_fall_back_to_static(dynamic, recorder):
     f = ember.compile(reshapes, backend=recorder, dynamic=dynamic)
     for n in (2, 3, 4):
-        assert_same(f(np.ones((n, 4))), reshapes(np.ones((n, 4))))
+        assert_same(f(np.ones((n, n + 1))), reshapes(np.ones((n, n + 1))))
     assert all(isinstance(d, int) for g in recorder.graphs for d in g.inputs[0].shape)
     assert len(recorder.graphs) == 3
     assert ember.stats()["graph_breaks"] == 0
+
+
+def test_a_multiple_of_a_size_used_as_a_shape_stays_symbolic(recorder):
+    f = ember.compile(doubled_rows, backend=recorder)
+    for n in (2, 3, 4, 7):
+        x = np.arange(n * 4.0).reshape(n, 4)
+        assert_same(f(x), doubled_rows(x))
+    assert len(recorder.graphs) == 2
+    assert recorder.graphs[1].nodes[0].attrs["shape"] == ["2*s0", 2]
 
 
 def test_mismatched_symbolic_sizes_raise_numpys_error():

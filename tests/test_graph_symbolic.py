@@ -22,8 +22,11 @@ def test_broadcasting_symbols() -> None:
             broadcast_shapes(a, b)
 
 
-def test_sizes_as_monomials() -> None:
-    assert Size(("s0", 4, "s1")).divide(Size((2, "s1"))) is None
+def test_sizes_as_dims_in_normal_form() -> None:
+    assert Size(("s0", 4, "s1")).divide(Size((2, "s1"))) == "2*s0"
+    assert Size(("s0", 4)).divide(Size((8,))) is None
+    assert Size(("s0+1", 2)).divide(Size((2,))) == "s0+1"
+    assert Size(("s0", "s0-1")) == Size(("s0*s0-s0",))
     assert Size(("s0", 4, "s1")).divide(Size((4, "s1"))) == "s0"
     assert Size(("s0", 4)).divide(Size(("s0",))) == 4
     assert Size((0, "s0")) == Size((0,))

@@ -240,7 +240,7 @@ def _check(prog: Callable[..., Any], *args: Any, weak_inputs: bool = False,
         if isinstance(r, Traced):  # inference must agree with NumPy before anything runs
             assert r.value.dtype == np.asarray(e).dtype, f"inferred {r.value} for {e.dtype}"
             sizes = {sym: size for size, sym in (symbols or {}).items()}
-            shape = tuple(sizes.get(d, d) for d in r.value.shape)  # type: ignore[call-overload]
+            shape = tuple(eager._bound(d, sizes) for d in r.value.shape)  # `2*s0` too
             assert shape == np.shape(e), f"inferred {r.value} for shape {np.shape(e)}"
     g.set_outputs(values)
     g.to_ir()

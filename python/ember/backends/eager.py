@@ -16,7 +16,7 @@ from ember.backends.scalar_overflow import SCALAR_OPERATORS, checks_overflow
 from ember.errors import BackendError
 from ember.graph import OPS, Graph, Node, Value, layouts
 from ember.graph.dtypes import weak_python_type
-from ember.graph.shapes import parse_dim, python_slice
+from ember.graph.shapes import dim_terms, is_symbol, python_slice
 
 Array = Any  # an ndarray, a NumPy scalar, or a Python scalar for weak values
 
@@ -220,12 +220,12 @@ def _compute(node: Node, args: Sequence[Array], sizes: dict[str, int] | None,
 
 
 def _bound(dim: int | str, sizes: dict[str, int]) -> int:
-    """A dim's size in this call (`s0-1`: `s0`'s size less 1); -1 where its symbol is
+    """A dim's size in this call (`2*s0-1` given `s0`'s size); -1 where a symbol of it is
     unbound."""
-    if not isinstance(dim, str):
-        return dim
-    name, less = parse_dim(dim)
-    return sizes[name] - less if name in sizes else -1
+    terms, constant = dim_terms(dim)
+    if any(s not in sizes for product in terms for s in product):
+        return -1
+    return constant + sum(c * int(np.prod([sizes[s] for s in p])) for p, c in terms.items())
 
 
 def _input(value: Value, arg: Any, sizes: dict[str, int]) -> Array:
@@ -235,10 +235,12 @@ def _input(value: Value, arg: Any, sizes: dict[str, int]) -> Array:
     arr = np.asarray(arg)
     ok = arr.dtype == value.dtype and arr.ndim == value.ndim
     for dim, size in zip(value.shape, arr.shape, strict=False):
-        if isinstance(dim, str):
+        if is_symbol(dim):
             # A symbol stands for 2 or more (guards keep 0 and 1 static; a view the entry
             # takes relies on this check: `variables/slices.py`).
             ok = ok and size >= 2 and sizes.setdefault(dim, size) == size
+        elif isinstance(dim, str):
+            ok = ok and size >= 2 and _bound(dim, sizes) in (-1, size)
         else:
             ok = ok and dim == size
     if not ok:

@@ -72,7 +72,7 @@ from ember.capture.variables.objects import ModuleVariable, OpaqueVariable, User
 from ember.capture.variables.scalar import PythonScalarVariable
 from ember.capture.variables.slices import RuntimeSliceVariable
 from ember.graph import Node, Value
-from ember.graph.shapes import python_slice
+from ember.graph.shapes import dim_terms, python_slice
 
 _LITERAL_TYPES = (type(None), bool, int, str)
 FUNCTION = "__ember_func"  # the entry's first parameter, where it takes the frame's function
@@ -421,19 +421,24 @@ class Rebuilder:
         return f"{np_name}.{node.op}({base}, {tuple(attrs['axis'])!r})"
 
     def _dims(self, dims: list[int | str]) -> str:
-        """A shape as an expression; a symbolic size is read off an input that has it."""
-        parts = []
-        for d in dims:
-            if isinstance(d, int):
-                parts.append(repr(d))
-                continue
-            found = next(((i, axis) for i in self.tracer.inputs
-                          for axis, size in enumerate(i.value.shape) if size == d), None)
-            if found is None:
-                raise graph_break("dynamic_shape", what=f"size {d}")
-            graph_input, axis = found
-            parts.append(f"{self.reload(graph_input.source)}.shape[{axis}]")
-        return "(" + "".join(f"{p}, " for p in parts) + ")"
+        """A shape as an expression; a symbolic size is computed from its symbols (`2*s0` is
+        twice `s0`), each read off an input that has it."""
+        return "(" + "".join(f"{self._dim(d)}, " for d in dims) + ")"
+
+    def _dim(self, d: int | str) -> str:
+        terms, constant = dim_terms(d)
+        parts = [repr(constant)]
+        for product, coefficient in terms.items():
+            parts.append("*".join([repr(coefficient), *map(self._symbol, product)]))
+        return "+".join(parts) if terms else repr(constant)
+
+    def _symbol(self, symbol: str) -> str:
+        found = next(((i, axis) for i in self.tracer.inputs
+                      for axis, size in enumerate(i.value.shape) if size == symbol), None)
+        if found is None:
+            raise graph_break("dynamic_shape", what=f"size {symbol}")
+        graph_input, axis = found
+        return f"{self.reload(graph_input.source)}.shape[{axis}]"
 
     @staticmethod
     def is_literal(value: Any) -> bool:

@@ -15,7 +15,7 @@ from ember.graph.dtypes import WEAK_DTYPES, as_dtype, check_supported, python_va
 from ember.graph.ops import OPS, check_attr
 from ember.graph.printer import to_ir
 from ember.graph.regions import check_if, check_loop
-from ember.graph.shapes import Shape, parse_dim
+from ember.graph.shapes import Shape, dim_terms
 from ember.graph.value import Node, Value
 
 _NAME = re.compile(r"[a-z_][a-z0-9_]*")
@@ -81,11 +81,21 @@ class Graph:
         self.unrolled_loop = False
 
     def require_size(self, dim: str, minimum: int) -> None:
-        """Record that the symbolic dim `dim` (`s0`, or `s0-1`: `s0` less 1) is at least
-        `minimum` wherever this graph runs, with any dim it leaves at least 2."""
-        name, less = parse_dim(dim)
+        """Record that the symbolic dim `dim` (`s0`, `s0-1`, `2*s0+1`) is at least `minimum`
+        wherever this graph runs, with any dim it leaves at least 2. A dim in one symbol
+        raises that symbol's least size; one that every binding (symbols of 2 or more, terms
+        of positive coefficients) keeps large enough needs nothing."""
+        terms, constant = dim_terms(dim)
+        if all(c > 0 for c in terms.values()) and sum(c * 2 ** len(p) for p, c in
+                                                       terms.items()) + constant >= minimum:
+            return
+        (product, coefficient), = terms.items() if len(terms) == 1 else ((("",), 0),)
+        if len(product) != 1 or coefficient <= 0:
+            raise Unsupported(f"a least size of the symbolic dimension {dim!r}",
+                              "captured static", "dynamic_shape")
+        name = product[0]
+        minimum = -(-(minimum - constant) // coefficient)
         root = self.root
-        minimum += less
         if root.symbol_examples.get(name, minimum) < minimum:
             # Its guards would not admit the call being captured: captured static instead.
             exc = Unsupported(f"slicing symbolic dimension {dim!r} of a size below {minimum}",

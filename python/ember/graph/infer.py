@@ -19,7 +19,7 @@ from ember.graph.shapes import (
     Shape,
     Size,
     broadcast_shapes,
-    dim_plus,
+    dim_sum,
     format_shape,
     normalize_axes,
     normalize_axis,
@@ -295,8 +295,6 @@ def concatenate(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value
         raise ValueError("zero-dimensional arrays cannot be concatenated")
     axis = normalize_axes(attrs["axis"], first.ndim)[0]  # type: ignore[index]
     attrs["axis"] = axis
-    total = 0
-    symbolic: str | None = None
     for i, v in enumerate(inputs):
         if v.ndim != first.ndim:
             raise ValueError(
@@ -315,18 +313,11 @@ def concatenate(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value
                     f"exactly, but along dimension {d}, the array at index 0 has size "
                     f"{first.shape[d]} and the array at index {i} has size {v.shape[d]}"
                 )
-        if isinstance(v.shape[axis], str):
-            if symbolic is not None:
-                raise Unsupported("concatenating along two symbolic dimensions")
-            symbolic = v.shape[axis]
-        else:
-            total += v.shape[axis]
     dtype = _numpy_dtype(_concatenate, "np.concatenate", tuple((v.dtype, False) for v in inputs))
     shape = list(first.shape)
-    # One symbolic operand along the axis: that dim plus the others (`[x[1:], zeros(1)]`).
-    shape[axis] = total if symbolic is None else dim_plus(symbolic, total)
-    if shape[axis] is None:
-        raise Unsupported("concatenating along a symbolic dimension")
+    # The sum of the operands' sizes in normal form (`[x[1:], zeros(1)]` is `s0`, `[x, x]`
+    # is `2*s0`).
+    shape[axis] = dim_sum(v.shape[axis] for v in inputs)
     return Inferred(dtype, tuple(shape))
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections import Counter
+import re
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -21,22 +21,115 @@ def format_shape(shape: Shape, sep: str = ", ") -> str:
     return "(" + sep.join(str(d) for d in shape) + ")"
 
 
-def parse_dim(d: str) -> tuple[str, int]:
-    """A symbolic dim as its symbol and the constant it is less: `s0` is `("s0", 0)`, `s0-1`
-    (what `x[1:]` leaves of `s0`) is `("s0", 1)`."""
-    name, _, less = d.partition("-")
-    return name, int(less) if less else 0
+Terms = dict[tuple[str, ...], int]
+
+
+def dim_terms(d: Dim) -> tuple[Terms, int]:
+    """A dim as its terms (each sorted product of symbols to its integer) and its constant:
+    `2*s0+s1-1` is `({("s0",): 2, ("s1",): 1}, -1)`, `4` is `({}, 4)`. Symbolic dims are
+    strings in the core's normal form (`types.rs: SymSize`), so equal sizes are equal
+    strings."""
+    if not isinstance(d, str):
+        return {}, int(d)
+    terms: Terms = {}
+    constant = 0
+    for sign, body in re.findall(r"([+-]?)([^+-]+)", d):
+        coefficient, product = -1 if sign == "-" else 1, []
+        for factor in body.split("*"):
+            if factor.isdigit():
+                coefficient *= int(factor)
+            else:
+                product.append(factor)
+        if product:
+            key = tuple(sorted(product))
+            terms[key] = terms.get(key, 0) + coefficient
+        else:
+            constant += coefficient
+    return terms, constant
+
+
+def make_dim(terms: Terms, constant: int) -> Dim | None:
+    """The dim of `terms` and `constant` in normal form (the core's `Dim::from_terms`):
+    products sorted, zero terms dropped, a coefficient of 1 left out, the constant last;
+    an int where no symbol is left, None for a negative one."""
+    kept = sorted((p, c) for p, c in terms.items() if c)
+    if not kept:
+        return constant if constant >= 0 else None
+    text = ""
+    for i, (product, c) in enumerate(kept):
+        text += "-" if c < 0 else "+" if i else ""
+        text += (f"{abs(c)}*" if abs(c) != 1 else "") + "*".join(product)
+    return text + (f"{constant:+d}" if constant else "")
 
 
 def dim_plus(d: Dim, by: int) -> Dim | None:
-    """The dim `d + by`; None where that is no dim (below 0, or more than its symbol)."""
-    if isinstance(d, int):
-        return d + by if d + by >= 0 else None
-    name, less = parse_dim(d)
-    less -= by
-    if less < 0:
+    """The dim `d + by`; None where that is a negative size."""
+    terms, constant = dim_terms(d)
+    return make_dim(terms, constant + by)
+
+
+def dim_sum(dims: Iterable[Dim]) -> Dim:
+    """The sum of sizes (`s0 + s0` is `2*s0`), as `concatenate` joins them."""
+    total: Terms = {}
+    constant = 0
+    for d in dims:
+        terms, c = dim_terms(d)
+        constant += c
+        for p, k in terms.items():
+            total[p] = total.get(p, 0) + k
+    result = make_dim(total, constant)
+    assert result is not None, "a sum of sizes is a size"
+    return result
+
+
+def dim_product(dims: Iterable[Dim]) -> Dim:
+    """The product of sizes (`s0 * 4` is `4*s0`): an array's element count."""
+    total: Terms = {}
+    constant = 1
+    for d in dims:
+        terms, c = dim_terms(d)
+        product: Terms = {}
+        for pa, a in [*total.items(), ((), constant)]:
+            for pb, b in [*terms.items(), ((), c)]:
+                key = tuple(sorted(pa + pb))
+                product[key] = product.get(key, 0) + a * b
+        constant = product.pop((), 0)
+        total = product
+    result = make_dim(total, constant)
+    assert result is not None, "a product of sizes is a size"
+    return result
+
+
+def dim_divide(d: Dim, by: Dim) -> Dim | None:
+    """`d / by` when exact term by term (`4*s0 / 4` is `s0`, `s0*s1 / s0` is `s1`), as the
+    core's `Dim::divide`; None otherwise (`-1` in a reshape is then unresolved)."""
+    terms, constant = dim_terms(d)
+    by_terms, by_constant = dim_terms(by)
+    if not by_terms and by_constant > 0:
+        divisor, k = (), by_constant
+    elif len(by_terms) == 1 and by_constant == 0 and next(iter(by_terms.values())) > 0:
+        (divisor, k), = by_terms.items()
+    else:
         return None
-    return name if less == 0 else f"{name}-{less}"
+    if (divisor and constant) or constant % k:
+        return None
+    out: Terms = {}
+    for product, c in terms.items():
+        rest = list(product)
+        if c % k or any(s not in rest or rest.remove(s) for s in divisor):
+            return None
+        out[tuple(rest)] = out.get(tuple(rest), 0) + c // k
+    return make_dim({p: c for p, c in out.items() if p}, constant // k + out.get((), 0))
+
+
+def dim_symbols(d: Dim) -> set[str]:
+    """The symbols a dim is written in."""
+    return {s for product in dim_terms(d)[0] for s in product}
+
+
+def is_symbol(d: Dim) -> bool:
+    """Whether a dim is one symbol alone (`s0`, not `s0-1` or `2*s0`)."""
+    return isinstance(d, str) and dim_terms(d) == ({(d,): 1}, 0)
 
 
 def symbolic_slice(d: str, start: int, stop: int, step: int) -> Dim | None:
@@ -118,44 +211,22 @@ def normalize_axes(axis: int | Iterable[int] | None, ndim: int,
 
 
 class Size:
-    """A product of integers and symbols (a monomial), so that `-1` in a reshape can be
-    resolved and sizes compared when dims are symbolic."""
+    """The number of elements of a shape, as a dim in normal form (`4*s0` for `(s0, 4)`), so
+    that `-1` in a reshape can be resolved and sizes compared when dims are symbolic."""
 
     def __init__(self, dims: Iterable[Dim] = ()) -> None:
-        self.coeff = 1
-        self.symbols: Counter[str] = Counter()
-        for d in dims:
-            if isinstance(d, str):
-                self.symbols[d] += 1
-            else:
-                self.coeff *= d
+        self.count = dim_product(dims)
 
     def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, Size)
-            and self.coeff == other.coeff
-            and (self.coeff == 0 or +self.symbols == +other.symbols)
-        )
+        return isinstance(other, Size) and self.count == other.count
 
     def divide(self, other: Size) -> Dim | None:
-        """self / other as one dim when it is an integer or a single symbol, else None."""
-        if other.coeff == 0 or self.coeff % other.coeff:
-            return None
-        rest = self.symbols.copy()
-        rest.subtract(other.symbols)
-        if any(n < 0 for n in rest.values()):
-            return None
-        coeff = self.coeff // other.coeff
-        syms = [s for s, n in rest.items() for _ in range(n)]
-        if not syms:
-            return coeff
-        if len(syms) == 1 and coeff == 1:
-            return syms[0]
-        return None
+        """self / other as one dim when it divides exactly, else None."""
+        return dim_divide(self.count, other.count)
 
     @property
     def static(self) -> int | None:
-        return self.coeff if not +self.symbols or self.coeff == 0 else None
+        return self.count if isinstance(self.count, int) else None
 
 
 def static_size(shape: Sequence[Dim]) -> int | None:

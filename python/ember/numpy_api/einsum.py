@@ -16,13 +16,13 @@ dims) are left to NumPy (a graph break); malformed subscripts raise NumPy's own 
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
+from ember.graph.shapes import dim_product
 from ember.numpy_api.convert import any_value, as_array, to_value
 from ember.numpy_api.shape_ops import reshape_value
 
@@ -145,13 +145,9 @@ def _contract(graph: Graph, a: Labelled, b: Labelled, keep: set[str]) -> Labelle
 
 
 def _product(sizes: list[int | str]) -> int | str:
-    """The size of labels grouped into one matmul axis: a symbolic dim alone, or the product
-    of static sizes (a product with a symbol is no dim)."""
-    if len(sizes) == 1:
-        return sizes[0]
-    if any(isinstance(d, str) for d in sizes):
-        raise Unsupported("np.einsum grouping a symbolic dimension with other labels")
-    return math.prod(sizes)  # type: ignore[arg-type]
+    """The size of labels grouped into one matmul axis: their product (`4*s0` for a symbolic
+    label beside a static one of 4)."""
+    return dim_product(sizes)
 
 
 def einsum(graph: Graph, *operands: object, out: object = None, dtype: object = None,

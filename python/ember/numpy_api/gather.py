@@ -98,6 +98,30 @@ def _static_shape(v: Value, what: str) -> tuple[int, ...]:
     return tuple(int(d) for d in v.shape)
 
 
+def symbolic_gather(graph: Graph, a: Value, items: tuple[object, ...]
+                    ) -> tuple[Value, list[tuple[str, int]]] | None:
+    """`x[idx]`, `x[:, idx]` of an array with symbolic dims, outside loop bodies: one index
+    array of integers on one axis, every other axis whole. The `gather` op takes it as it
+    is (the schedule sizes it per binding, its step wraps and checks each index against the
+    axis with NumPy's `IndexError`), with the result's dims as `Plan.result_dims` names them;
+    None for any other index, which `plan` sizes."""
+    if graph is not graph.root or not any(isinstance(d, str) for d in a.shape):
+        return None
+    arrays = [k for k, item in enumerate(items) if isinstance(item, Value)]
+    whole = all(isinstance(item, slice) and item == slice(None)
+                for k, item in enumerate(items) if k not in arrays)
+    if len(arrays) != 1 or not whole or len(items) > a.ndim:
+        return None
+    index = items[arrays[0]]
+    assert isinstance(index, Value)
+    if not is_index_array(index) or index.dtype == np.bool_:
+        return None
+    axis = arrays[0]
+    result_dims = [*(("axis", k) for k in range(axis)), *(("index", j) for j in range(index.ndim)),
+                   *(("axis", k) for k in range(axis + 1, a.ndim))]
+    return graph.op("gather", [a, index], axis=axis), result_dims
+
+
 def plan(graph: Graph, a: Value, index: object) -> Plan:
     """Resolve `a[index]` where index holds at least one integer index array."""
     items = index if isinstance(index, tuple) else (index,)

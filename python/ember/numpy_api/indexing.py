@@ -42,10 +42,14 @@ def getitem(graph: Graph, a: Value, index: object) -> Value:
     if any(isinstance(item, Value) for item in items):
         if a.scalar:
             raise IndexError("invalid index to scalar variable.")
-        found = gather.plan(graph, a, index)
-        out = gather.gather(graph, found)
+        symbolic = gather.symbolic_gather(graph, a, items)
+        if symbolic is not None:
+            out, result_dims = symbolic
+        else:
+            found = gather.plan(graph, a, index)
+            out, result_dims = gather.gather(graph, found), found.result_dims
         if isinstance(out, Value):  # NumPy puts the index dims outermost in memory
-            graph.layouts[out.id] = ("index", a.id, tuple(found.result_dims))
+            graph.layouts[out.id] = ("index", a.id, tuple(result_dims))
         return out
     if any(isinstance(item, list) for item in items):
         return _take_list(graph, a, items)

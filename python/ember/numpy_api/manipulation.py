@@ -11,18 +11,12 @@ import numpy as np
 
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
-from ember.graph.shapes import normalize_axis
+from ember.graph.shapes import dim_product, normalize_axis
 from ember.numpy_api import take as take_module
 from ember.numpy_api.convert import static_int, static_number, to_value
 from ember.numpy_api.indexing import getitem
 from ember.numpy_api.shape_ops import array_arg, reshape_value
 from ember.quiet import quiet
-
-
-def _static_dims(x: Value, what: str) -> tuple[int, ...]:
-    if any(isinstance(d, str) for d in x.shape):
-        raise Unsupported(f"{what} of an array with symbolic dimensions")
-    return x.shape  # type: ignore[return-value]
 
 
 def repeat(graph: Graph, a: object, repeats: object, axis: object = None) -> Value:
@@ -38,10 +32,11 @@ def repeat(graph: Graph, a: object, repeats: object, axis: object = None) -> Val
         ax = normalize_axis(static_int(axis, "np.repeat"), x.ndim)
     if r < 0:
         raise ValueError("negative dimensions are not allowed")
-    shape = _static_dims(x, "np.repeat")
+    shape = x.shape
     spread = graph.op("expand_dims", [x], axis=[ax + 1])
     wide = graph.op("broadcast_to", [spread], shape=[*shape[:ax + 1], r, *shape[ax + 1:]])
-    return graph.op("reshape", [wide], shape=[*shape[:ax], shape[ax] * r, *shape[ax + 1:]])
+    return graph.op("reshape", [wide],
+                    shape=[*shape[:ax], dim_product((shape[ax], r)), *shape[ax + 1:]])
 
 
 def tile(graph: Graph, A: object, reps: object) -> Value:
@@ -53,7 +48,7 @@ def tile(graph: Graph, A: object, reps: object) -> Value:
     if len(tup) > x.ndim:
         x = reshape_value(graph, x, (1,) * (len(tup) - x.ndim) + x.shape)
     tup = (1,) * (x.ndim - len(tup)) + tup
-    shape = _static_dims(x, "np.tile")
+    shape = x.shape
     if any(t < 0 for t in tup):
         raise ValueError("negative dimensions are not allowed")
     if all(t == 1 for t in tup):
@@ -61,7 +56,8 @@ def tile(graph: Graph, A: object, reps: object) -> Value:
     pairs = [d for s in shape for d in (1, s)]
     wide = graph.op("broadcast_to", [reshape_value(graph, x, tuple(pairs))],
                     shape=[d for s, t in zip(shape, tup, strict=True) for d in (t, s)])
-    return graph.op("reshape", [wide], shape=[s * t for s, t in zip(shape, tup, strict=True)])
+    return graph.op("reshape", [wide],
+                    shape=[dim_product((s, t)) for s, t in zip(shape, tup, strict=True)])
 
 
 def _split(graph: Graph, what: str, ary: object, indices_or_sections: object, axis: object,
@@ -128,9 +124,8 @@ def pad(graph: Graph, array: object, pad_width: object, mode: object = "constant
     for axis, (before, after) in enumerate(_pad_pairs(pad_width, x.ndim)):
         if not before and not after:
             continue
-        n = x.shape[axis]
-        if isinstance(n, str):
-            raise Unsupported("np.pad along a symbolic dimension")
+        if isinstance(x.shape[axis], str) and mode != "constant":
+            raise Unsupported(f"np.pad with mode={mode!r} along a symbolic dimension")
         sides = [_pad_block(graph, x, axis, width, mode, fill, side)  # type: ignore[arg-type]
                  for side, width in (("before", before), ("after", after))]
         joined = [p for p in (sides[0], x, sides[1]) if p is not None]
@@ -145,11 +140,11 @@ def _pad_block(graph: Graph, x: Value, axis: int, width: int, mode: str, fill: o
     """The `width` elements np.pad puts on one side of `x` along `axis`."""
     if not width:
         return None
-    n = int(x.shape[axis])
     shape = list(x.shape)
     shape[axis] = width
     if mode == "constant":
         return graph.full(shape, fill, x.dtype)  # type: ignore[arg-type]
+    n = int(x.shape[axis])
     if n == 0:
         raise Unsupported(f"np.pad with mode={mode!r} of an empty axis")
     before = side == "before"

@@ -9,6 +9,7 @@ import numpy as np
 
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
+from ember.graph.shapes import dim_product
 from ember.numpy_api.convert import as_array, static_int, to_value
 from ember.numpy_api.shape_ops import _arrays, array_arg, concatenate, reshape_value
 
@@ -105,12 +106,13 @@ def kron(graph: Graph, a: object, b: object) -> Any:
     if x.ndim == 0 or y.ndim == 0:
         return apply(graph, "mul", [x, y], operator=False)
     nd = max(x.ndim, y.ndim)
-    xs = (1,) * (nd - x.ndim) + _static_dims(x, "np.kron")
-    ys = (1,) * (nd - y.ndim) + _static_dims(y, "np.kron")
+    xs = (1,) * (nd - x.ndim) + x.shape
+    ys = (1,) * (nd - y.ndim) + y.shape
     outer = graph.op("expand_dims", [reshape_value(graph, x, xs)], axis=list(range(1, 2 * nd, 2)))
     inner = graph.op("expand_dims", [reshape_value(graph, y, ys)], axis=list(range(0, 2 * nd, 2)))
     product = apply(graph, "mul", [outer, inner], operator=False)
-    return reshape_value(graph, product, tuple(i * j for i, j in zip(xs, ys, strict=True)))
+    return reshape_value(graph, product,
+                         tuple(dim_product((i, j)) for i, j in zip(xs, ys, strict=True)))
 
 
 def _stand_in(v: Value) -> object:

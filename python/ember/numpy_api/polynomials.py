@@ -55,11 +55,16 @@ def convolve(graph: Graph, a: object, v: object, mode: object = "full") -> Value
         raise ValueError("object too deep for desired array")
     if a_value.dtype == np.bool_ or v_value.dtype == np.bool_:
         raise Unsupported("np.convolve of booleans")
-    if any(isinstance(d, str) for d in (*a_value.shape, *v_value.shape)):
-        raise Unsupported("np.convolve of arrays with symbolic lengths")
-    if v_value.shape[0] > a_value.shape[0]:
+    if isinstance(a_value.shape[0], str) and isinstance(v_value.shape[0], str):
+        raise Unsupported("np.convolve of two arrays of symbolic lengths")
+    if isinstance(a_value.shape[0], str) or isinstance(v_value.shape[0], str):
+        if isinstance(a_value.shape[0], int):
+            a_value, v_value = v_value, a_value
+        # The symbolic one is the longer wherever the graph runs (NumPy swaps by length).
+        graph.require_size(a_value.shape[0], v_value.shape[0])  # type: ignore[arg-type]
+    elif v_value.shape[0] > a_value.shape[0]:
         a_value, v_value = v_value, a_value
-    n, m = int(a_value.shape[0]), int(v_value.shape[0])
+    n, m = a_value.shape[0], int(v_value.shape[0])
     if m == 0:
         raise ValueError("a cannot be empty" if n == 0 else "v cannot be empty")
     _terms(v_value, "np.convolve")
@@ -68,19 +73,20 @@ def convolve(graph: Graph, a: object, v: object, mode: object = "full") -> Value
     if m > 1:
         zeros = graph.full((m - 1,), 0, dtype)
         longer = graph.op("concatenate", [zeros, longer, zeros], axis=0)
-    full = n + m - 1
     total: Any = None
     for j in range(m):
-        start = m - 1 - j
-        term = binary_op(graph, "*", getitem(graph, longer, slice(start, start + full)),
+        # `longer[m-1-j : m-1-j + n+m-1]`, its stop counted from the end so that a symbolic
+        # length takes it too.
+        term = binary_op(graph, "*", getitem(graph, longer, slice(m - 1 - j, -j or None)),
                          getitem(graph, v_value, j))
         total = term if total is None else binary_op(graph, "+", total, term)
     if total.dtype != dtype:
         total = graph.op("astype", [total], dtype=dtype)
+    # The n (same) or n-m+1 (valid) outputs from the middle of the n+m-1, bounds as above.
     if mode == "same":
-        return getitem(graph, total, slice((m - 1) // 2, (m - 1) // 2 + n))
+        return getitem(graph, total, slice((m - 1) // 2, -(m - 1 - (m - 1) // 2) or None))
     if mode == "valid":
-        return getitem(graph, total, slice(m - 1, n))
+        return getitem(graph, total, slice(m - 1, -(m - 1) or None))
     return total
 
 

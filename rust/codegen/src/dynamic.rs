@@ -137,10 +137,17 @@ fn slices_symbolic(graph: &Graph) -> bool {
     })
 }
 
-fn symbols_of(types: &[Type], into: &mut Vec<String>) {
+/// The symbols of `types`' dims, each once, in order; with `bound_only`, those that are a
+/// dim alone (`s0`, not `s0-1` or `2*s0`), which an input's size binds.
+fn symbols_of(types: &[Type], into: &mut Vec<String>, bound_only: bool) {
     for t in types {
         for d in &t.shape {
-            if let Some(s) = d.symbol() {
+            let found = match d.as_symbol() {
+                Some(s) => vec![s],
+                None if bound_only => Vec::new(),
+                None => d.symbols(),
+            };
+            for s in found {
                 if !into.iter().any(|known| known == s) {
                     into.push(s.to_string());
                 }
@@ -151,10 +158,11 @@ fn symbols_of(types: &[Type], into: &mut Vec<String>) {
 
 fn collect_symbols(graph: &Graph, into: &mut BTreeSet<String>) {
     let mut found = Vec::new();
-    symbols_of(&graph.params, &mut found);
+    symbols_of(&graph.params, &mut found, false);
     symbols_of(
         &graph.nodes.iter().map(|n| n.ty.clone()).collect::<Vec<_>>(),
         &mut found,
+        false,
     );
     into.extend(found);
     for node in &graph.nodes {
@@ -168,7 +176,7 @@ impl Dynamic {
     /// A symbolic graph; every symbol must be the size of some input dim.
     pub(crate) fn new(graph: &Graph, options: &Options) -> Result<Dynamic, Error> {
         let mut symbols = Vec::new();
-        symbols_of(&graph.params, &mut symbols);
+        symbols_of(&graph.params, &mut symbols, true);
         let mut used = BTreeSet::new();
         collect_symbols(graph, &mut used);
         if let Some(unbound) = used.iter().find(|s| !symbols.contains(s)) {
@@ -218,20 +226,20 @@ impl Dynamic {
                         )))
                     }
                     Dim::Static(_) => {}
-                    Dim::Less(..) => {
-                        return Err(Error::Mismatch(format!(
-                            "input {i}: a parameter's dim is static or a symbol, not {dim}"
-                        )))
-                    }
                     // A symbol stands for 2 or more: sizes 0 and 1 change broadcasting and
                     // emptiness, so guards keep them static, and views of arguments taken
                     // after the guards (`x[:n]`) are refused here.
-                    Dim::Sym(name) if size < 2 => {
+                    Dim::Sym(_) if size < 2 => {
                         return Err(Error::Mismatch(format!(
-                            "input {i}: dimension {axis} is {size}, but {name} stands for 2 or more"
+                            "input {i}: dimension {axis} is {size}, but {dim} stands for 2 or more"
                         )))
                     }
-                    Dim::Sym(name) => {
+                    Dim::Sym(_) => {
+                        // A dim in more than one symbol (`s0-1`, `2*s0`) is checked below,
+                        // once every symbol is bound.
+                        let Some(name) = dim.as_symbol() else {
+                            continue;
+                        };
                         let k = self.symbols.iter().position(|s| s == name).unwrap_or(0);
                         match sizes[k] {
                             Some(bound) if bound != size => {
@@ -246,7 +254,30 @@ impl Dynamic {
                 }
             }
         }
+        self.check_compound(shapes, &sizes)?;
         Ok(sizes.into_iter().map(|s| s.unwrap_or(0)).collect())
+    }
+
+    /// Checks the input dims written in symbols but not one symbol alone (`s0-1`, `2*s0`)
+    /// against the sizes the symbols were bound to.
+    fn check_compound(&self, shapes: &[&[usize]], sizes: &[Option<usize>]) -> Result<(), Error> {
+        let size_of = |name: &str| {
+            let k = self.symbols.iter().position(|s| s == name)?;
+            sizes[k]
+        };
+        for (i, (shape, ty)) in shapes.iter().zip(&self.graph.params).enumerate() {
+            for (&size, dim) in shape.iter().zip(&ty.shape) {
+                if dim.is_symbolic()
+                    && dim.as_symbol().is_none()
+                    && dim.resolve(size_of) != Some(size)
+                {
+                    return Err(Error::Mismatch(format!(
+                        "input {i}: expected shape {ty}, got {shape:?}"
+                    )));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The compiled graph for one binding: planned now unless a recent call planned it.

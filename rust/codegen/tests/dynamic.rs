@@ -159,7 +159,7 @@ func @f(%0: f64[3]) -> (f64[3]) {
 }
 ";
     let mut g = parse(ir).unwrap();
-    g.nodes[0].ty.shape[0] = ember_core::ir::Dim::Sym("s9".into());
+    g.nodes[0].ty.shape[0] = ember_core::ir::Dim::symbol_named("s9");
     match compile(&g, &Options::default()) {
         Err(Error::Unsupported(m)) => assert!(m.contains("s9"), "{m}"),
         Err(e) => panic!("{e}"),

@@ -90,25 +90,10 @@ fn dtype_table_matches_numpy() {
 }
 
 fn ty(text: &str) -> Type {
-    // `f32[2,s0]`, `f32[s0-1]` or `f64[] weak`
-    let (dtype, rest) = text.split_once('[').expect("[");
-    let (dims, tail) = rest.split_once(']').expect("]");
-    let shape = dims
-        .split(',')
-        .filter(|d| !d.is_empty())
-        .map(|d| match d.parse::<usize>() {
-            Ok(n) => Dim::Static(n),
-            Err(_) => match d.split_once('-') {
-                Some((s, k)) => Dim::Less(s.to_string(), k.parse().expect("s-k")),
-                None => Dim::Sym(d.to_string()),
-            },
-        })
-        .collect();
-    Type {
-        dtype: DType::from_name(dtype).expect("dtype"),
-        shape,
-        weak: tail.trim() == "weak",
-    }
+    // `f32[2,s0]`, `f32[s0-1]`, `f32[4*s0]` or `f64[] weak`, read by the IR's own parser
+    let module = format!("ember-ir 1\nfunc @t(%0: {text}) -> ({text}) {{\n  return %0\n}}\n");
+    let graph = ember_core::ir::parse(&module).unwrap_or_else(|e| panic!("{text}: {e}"));
+    graph.params[0].clone()
 }
 
 fn infer_text(op: Op, inputs: &[&str]) -> String {
@@ -201,7 +186,35 @@ fn views() {
         ),
         "f32[3,2]"
     );
-    let sym_shape = vec![Dim::Sym("s0".into()), Dim::Static(6)];
+    let four_s0 = Dim::symbol_named("s0")
+        .product(&Dim::Static(4))
+        .expect("a size");
+    assert_eq!(
+        infer_text(
+            Op::Reshape {
+                shape: vec![four_s0.clone()]
+            },
+            &["f32[s0,4]"]
+        ),
+        "f32[4*s0]"
+    );
+    assert_eq!(
+        infer_text(
+            Op::Reshape {
+                shape: vec![Dim::symbol_named("s0"), Dim::Static(4)]
+            },
+            &["f32[4*s0]"]
+        ),
+        "f32[s0,4]"
+    );
+    assert!(infer_text(
+        Op::Reshape {
+            shape: vec![four_s0]
+        },
+        &["f32[s0,3]"]
+    )
+    .contains("cannot reshape"));
+    let sym_shape = vec![Dim::symbol_named("s0"), Dim::Static(6)];
     assert_eq!(
         infer_text(Op::Reshape { shape: sym_shape }, &["f32[s0,2,3]"]),
         "f32[s0,6]"
@@ -317,8 +330,19 @@ fn matmul_and_concatenate() {
         infer_text(cat(0), &["f32[s0-1,2]", "f32[1,2]"]),
         "f32[s0,2]"
     );
-    assert!(infer_text(cat(0), &["f32[s0,2]", "f32[3,2]"]).contains("past its symbol"));
-    assert!(infer_text(cat(0), &["f32[s0,2]", "f32[s0,2]"]).contains("two symbolic"));
+    // Sums of symbols and constants, in normal form.
+    assert_eq!(
+        infer_text(cat(0), &["f32[s0,2]", "f32[3,2]"]),
+        "f32[s0+3,2]"
+    );
+    assert_eq!(
+        infer_text(cat(0), &["f32[s0,2]", "f32[s0,2]"]),
+        "f32[2*s0,2]"
+    );
+    assert_eq!(
+        infer_text(cat(0), &["f32[s1,2]", "f32[s0-1,2]", "f32[1,2]"]),
+        "f32[s0+s1,2]"
+    );
     assert!(infer_text(cat(0), &["f32[2,2]", "f32[3,3]"]).contains("must match exactly"));
     assert!(infer_text(cat(0), &["f32[]"]).contains("zero-dimensional"));
 }

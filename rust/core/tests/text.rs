@@ -53,6 +53,28 @@ fn printer_output_round_trips() {
 }
 
 #[test]
+fn dims_in_symbols_print_in_normal_form() {
+    let text = "ember-ir 1\nfunc @f(%0: f32[s1+s0*2, 2*s0*s1], %1: f32[3*s0+s0-1, s1*s0+ 1]) -> (f32[s0+s0+s1,s0*s1*2]) {\n  return %0\n}\n";
+    let graph = parse(text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        print(&graph),
+        "ember-ir 1\nfunc @f(%0: f32[2*s0+s1,2*s0*s1], %1: f32[4*s0-1,s0*s1+1]) -> (f32[2*s0+s1,2*s0*s1]) {\n  return %0\n}\n"
+    );
+    assert_eq!(graph.params[0].shape[0], graph.result_types()[0].shape[0]);
+    // A dim written with a negative term (`s0-s1-1`) may join another into no size: an
+    // error, never a panic.
+    let text = "ember-ir 1\nfunc @f(%0: f32[s0-s1-1], %1: f32[s1-s0]) -> (f32[]) {\n  %2 = concatenate(%0, %1) axis=0 : f32[0]\n  %3 = reshape(%2) shape=[] : f32[]\n  return %3\n}\n";
+    let err = parse(text)
+        .and_then(|g| verify(&g))
+        .expect_err("a negative size");
+    assert!(err.to_string().contains("negative size"), "{err}");
+    for bad in ["f32[s0-s0-1]", "f32[2*]", "f32[s0+]"] {
+        let text = format!("ember-ir 1\nfunc @f(%0: {bad}) -> ({bad}) {{\n  return %0\n}}\n");
+        assert!(parse(&text).is_err(), "{bad}");
+    }
+}
+
+#[test]
 fn comments_blank_lines_and_spacing_are_accepted() {
     let loose = "# a header comment\n\nember-ir 1\nfunc @f( %0 : f32[2] ) -> ( f32[2] ) {\n\n  %1 = neg( %0 ) : f32[ 2 ]  # negate\n  return %1\n}\n\n";
     let graph = parse(loose).unwrap();

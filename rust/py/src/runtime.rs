@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use ember_core::ir::{DType, Dim, Type};
+use ember_core::ir::{DType, Type};
 use numpy::npyffi::{PyArrayObject, NPY_ARRAY_ALIGNED};
 use numpy::{
     dtype, IxDyn, PyArray, PyArrayDescr, PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods,
@@ -220,23 +220,24 @@ fn check_shape(i: usize, shape: &[usize], ty: &Type, bindings: &mut Bindings) ->
         return Err(mismatch());
     }
     for (axis, (&size, dim)) in shape.iter().zip(&ty.shape).enumerate() {
-        match dim {
-            Dim::Static(_) | Dim::Less(..) => {
-                if dim.resolve(|s| bindings.get(s).copied()) != Some(size) {
-                    return Err(mismatch());
-                }
+        // A dim that is not one symbol alone (static, `s0-1`, `2*s0`) only checks; the
+        // inputs' bare symbols come first in the graphs the capture builds.
+        let Some(name) = dim.as_symbol() else {
+            if dim.resolve(|s| bindings.get(s).copied()) != Some(size) {
+                return Err(mismatch());
             }
-            Dim::Sym(name) => match bindings.get(name) {
-                Some(&bound) if bound != size => {
-                    return Err(PyValueError::new_err(format!(
-                        "input {i}: dimension {axis} is {size}, but {name} = {bound} from an earlier input"
-                    )));
-                }
-                Some(_) => {}
-                None => {
-                    bindings.insert(name.clone(), size);
-                }
-            },
+            continue;
+        };
+        match bindings.get(name) {
+            Some(&bound) if bound != size => {
+                return Err(PyValueError::new_err(format!(
+                    "input {i}: dimension {axis} is {size}, but {name} = {bound} from an earlier input"
+                )));
+            }
+            Some(_) => {}
+            None => {
+                bindings.insert(name.to_string(), size);
+            }
         }
     }
     Ok(())

@@ -106,23 +106,71 @@ def shape_to_api(vt: VariableTracker) -> Any:
     return to_api(vt) if dim is None else dim
 
 
-def symbolic_dim(vt: VariableTracker) -> str | None:
-    """The symbolic dim a run-time int equals (`len(x)` is `s0`, `len(x) - 2` is `s0-2`), or
-    None."""
-    from ember.capture.loops.ranges import linear_int
-    from ember.graph.shapes import dim_plus
+def _size_tracker(tx: Interpreter, dim: str, what: str) -> VariableTracker:
+    """The run-time int a symbolic dim stands for: its symbols' sizes read by the entry
+    (`Tracer.symbolic_size`), combined as the dim's terms say (`4*s0` is four times `s0`)."""
+    from ember.capture.variables import scalar
+    from ember.graph.shapes import dim_terms
 
-    leaves: dict[str, Any] = {}
-    found = linear_int(vt, leaves)
-    if found is None or len(found[0]) != 1 or list(found[0].values()) != [1]:
+    terms, constant = dim_terms(dim)
+    total: VariableTracker | None = ConstantVariable(constant) if constant else None
+    for product, coefficient in terms.items():
+        term: VariableTracker | None = ConstantVariable(coefficient) if coefficient != 1 else None
+        for symbol in product:
+            size = tx.tracer.symbolic_size(symbol)
+            if size is None:
+                raise graph_break("dynamic_shape", what=what)
+            term = size if term is None else scalar.binary("*", term, size)
+        assert term is not None
+        total = term if total is None else scalar.binary("+", total, term)
+    assert total is not None
+    return total
+
+
+def symbolic_dim(vt: VariableTracker) -> str | None:
+    """The symbolic dim a run-time int equals (`len(x)` is `s0`, `len(x) - 2` is `s0-2`,
+    `len(x) * 4` is `4*s0`, `len(x) + len(y)` is `s0+s1`), or None."""
+    from ember.graph.shapes import is_symbol, make_dim
+
+    found = _int_terms(vt)
+    dim = None if found is None else make_dim(*found)
+    if not isinstance(dim, str):
         return None
-    symbol = leaves[next(iter(found[0]))].symbol
-    moved = None if symbol is None else dim_plus(symbol, found[1])
-    if not isinstance(moved, str):
+    if not is_symbol(dim):
+        vt.tracer.graph.require_size(dim, 2)  # type: ignore[attr-defined]  # 2 or more
+    return dim
+
+
+def _int_terms(vt: Any) -> tuple[dict[tuple[str, ...], int], int] | None:
+    """A run-time int as the terms and constant of a dim (`graph/shapes.py: dim_terms`):
+    sizes of symbolic dims, constants, and their sums, differences and multiples; None for
+    anything else."""
+    from ember.capture.variables.scalar import PythonScalarVariable
+
+    if type(vt) is int:
+        return {}, vt
+    if isinstance(vt, ConstantVariable) and type(vt.constant()) is int:
+        return {}, vt.constant()
+    if not isinstance(vt, PythonScalarVariable) or vt.python_class is not int:
         return None
-    if moved != symbol:
-        vt.tracer.graph.require_size(moved, 2)  # type: ignore[attr-defined]  # 2 or more
-    return moved
+    if vt.op is None:
+        return None if vt.symbol is None else ({(vt.symbol,): 1}, 0)
+    if vt.op not in ("+", "-", "*") or len(vt.operands) != 2:
+        return None
+    parts = [_int_terms(x) for x in vt.operands]
+    if parts[0] is None or parts[1] is None:
+        return None
+    (ta, ca), (tb, cb) = parts
+    if vt.op == "*":
+        if ta and tb:
+            return None  # a product of two run-time sizes: left to the static capture
+        (terms, c), k = ((ta, ca), cb) if tb == {} else ((tb, cb), ca)
+        return {p: v * k for p, v in terms.items()}, c * k
+    sign = 1 if vt.op == "+" else -1
+    terms = dict(ta)
+    for p, v in tb.items():
+        terms[p] = terms.get(p, 0) + sign * v
+    return terms, ca + sign * cb
 
 
 def wrap_api_result(result: Any) -> VariableTracker:
@@ -190,10 +238,9 @@ class ArrayVariable(VariableTracker):
         n = self.value.shape[axis]
         if not isinstance(n, str):
             return ConstantVariable(n)
-        size = tx.tracer.symbolic_size(n) if tx.graph.parent is None else None
-        if size is None:
+        if tx.graph.parent is not None:
             raise graph_break("dynamic_shape", what=what)
-        return size
+        return _size_tracker(tx, n, what)
 
     def len_variable(self, tx: Interpreter) -> VariableTracker:
         """`len(x)`: see `size_variable`."""

@@ -59,7 +59,7 @@ pub fn value_bytes(graph: &Graph, v: ValueId) -> u64 {
         .iter()
         .map(|d| match d {
             Dim::Static(n) => *n as u64,
-            Dim::Sym(_) | Dim::Less(..) => 1 << 20,
+            Dim::Sym(_) => 1 << 20,
         })
         .product();
     elements * ty.dtype.itemsize() as u64

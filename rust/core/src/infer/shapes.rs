@@ -84,29 +84,15 @@ pub fn reduce(shape: &[Dim], axes: Option<&[usize]>, keepdims: bool) -> Result<V
         .collect())
 }
 
-/// Split a shape into its static product and its sorted symbols, to compare sizes.
-fn size_parts(shape: &[Dim]) -> Option<(usize, Vec<&Dim>)> {
-    let mut product: usize = 1;
-    let mut symbols = Vec::new();
-    for d in shape {
-        match d {
-            Dim::Static(n) => product = product.checked_mul(*n)?,
-            symbolic => symbols.push(symbolic),
-        }
-    }
-    symbols.sort_unstable();
-    Some((product, symbols))
+/// The number of elements of a shape, as a size in normal form (`4*s0` for `[s0, 4]`).
+pub fn element_count(shape: &[Dim]) -> Option<Dim> {
+    shape.iter().try_fold(Dim::Static(1), |n, d| n.product(d))
 }
 
-/// Check a reshape keeps the number of elements (symbols must appear on both sides).
+/// Check a reshape keeps the number of elements (equal as sizes in normal form).
 pub fn reshape(from: &[Dim], to: &[Dim]) -> Result<Vec<Dim>> {
-    let (a, b) = (size_parts(from), size_parts(to));
-    let same = match (&a, &b) {
-        (Some((0, _)), Some((0, _))) => true,
-        (Some(a), Some(b)) => a == b,
-        _ => false,
-    };
-    if !same {
+    let count = element_count(from);
+    if count.is_none() || count != element_count(to) {
         return Err(Error::new(format!(
             "cannot reshape an array of shape {} into shape {}",
             show(from),
@@ -410,8 +396,8 @@ fn lstsq(a: &[Dim], b: &[Dim]) -> Result<Vec<Dim>> {
     }
 }
 
-/// The shape of `np.concatenate(xs, axis)`: the joined axis may be symbolic in one operand
-/// (`[x[1:], zeros(1)]` joins to `s0`), when its length is that dim plus the others'.
+/// The shape of `np.concatenate(xs, axis)`: the joined axis is the sum of the operands'
+/// (`[x[1:], zeros(1)]` joins to `s0`, `[x, x]` to `2*s0`).
 pub fn concatenate(shapes: &[&[Dim]], axis: usize) -> Result<Vec<Dim>> {
     let first = shapes
         .first()
@@ -425,8 +411,7 @@ pub fn concatenate(shapes: &[&[Dim]], axis: usize) -> Result<Vec<Dim>> {
             first.len()
         )));
     }
-    let mut total = 0usize;
-    let mut symbolic: Option<&Dim> = None;
+    let mut joined = Dim::Static(0);
     for (i, shape) in shapes.iter().enumerate() {
         if shape.len() != first.len() {
             return Err(Error::new(format!(
@@ -442,24 +427,14 @@ pub fn concatenate(shapes: &[&[Dim]], axis: usize) -> Result<Vec<Dim>> {
                 )));
             }
         }
-        match (&shape[axis], symbolic) {
-            (Dim::Static(n), _) => total += n,
-            (d, None) => symbolic = Some(d),
-            (d, Some(other)) => {
-                return Err(Error::new(format!(
-                    "concatenate along two symbolic dims ({other} and {d}) is not supported"
-                )))
-            }
-        }
+        joined = joined.sum(&shape[axis]).ok_or_else(|| {
+            Error::new(format!(
+                "concatenate: {joined} + {} is a negative size",
+                shape[axis]
+            ))
+        })?;
     }
     let mut out = first.to_vec();
-    out[axis] = match symbolic {
-        None => Dim::Static(total),
-        Some(d) => d.plus(total as i64).ok_or_else(|| {
-            Error::new(format!(
-                "concatenate along the symbolic dim {d}: {d} + {total} is past its symbol, which a dim cannot be"
-            ))
-        })?,
-    };
+    out[axis] = joined;
     Ok(out)
 }

@@ -39,32 +39,43 @@ pub fn run(graph: &Graph, inputs: &[HostArray]) -> Result<Vec<HostArray>> {
     for (i, (ty, x)) in graph.params.iter().zip(inputs).enumerate() {
         bind(ty, x, &mut symbols).map_err(|e| Error::new(format!("input %{i}: {}", e.message)))?;
     }
+    for (i, (ty, x)) in graph.params.iter().zip(inputs).enumerate() {
+        check(ty, x, &symbols).map_err(|e| Error::new(format!("input %{i}: {}", e.message)))?;
+    }
     control::run_graph(graph, inputs.to_vec(), &symbols)
 }
 
 fn bind(ty: &Type, x: &HostArray, symbols: &mut HashMap<String, usize>) -> Result<()> {
-    let mismatch = || Error::new(format!("expected {ty}, got {}{:?}", x.dtype(), x.shape));
     if x.dtype() != ty.dtype || x.shape.len() != ty.shape.len() {
-        return Err(mismatch());
+        return Err(Error::new(format!(
+            "expected {ty}, got {}{:?}",
+            x.dtype(),
+            x.shape
+        )));
     }
     for (d, &n) in ty.shape.iter().zip(&x.shape) {
-        match d {
-            Dim::Static(s) if *s != n => return Err(mismatch()),
-            Dim::Static(_) => {}
-            Dim::Sym(s) => {
-                if *symbols.entry(s.clone()).or_insert(n) != n {
-                    return Err(Error::new(format!(
-                        "symbol {s} is {} elsewhere but {n} here",
-                        symbols[s]
-                    )));
-                }
+        if let Some(s) = d.as_symbol() {
+            if *symbols.entry(s.to_string()).or_insert(n) != n {
+                return Err(Error::new(format!(
+                    "symbol {s} is {} elsewhere but {n} here",
+                    symbols[s]
+                )));
             }
-            // A parameter's dim is a symbol or static; a symbol less a constant only checks.
-            less @ Dim::Less(..) => {
-                if less.resolve(|s| symbols.get(s).copied()) != Some(n) {
-                    return Err(mismatch());
-                }
-            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks the dims that are not one symbol alone (static ones, `s0-1`, `2*s0`) once every
+/// input has bound its symbols.
+fn check(ty: &Type, x: &HostArray, symbols: &HashMap<String, usize>) -> Result<()> {
+    for (d, &n) in ty.shape.iter().zip(&x.shape) {
+        if d.as_symbol().is_none() && d.resolve(|s| symbols.get(s).copied()) != Some(n) {
+            return Err(Error::new(format!(
+                "expected {ty}, got {}{:?}",
+                x.dtype(),
+                x.shape
+            )));
         }
     }
     Ok(())

@@ -138,7 +138,8 @@ impl<'a> Lexer<'a> {
                     _ => Tok::Ident(word.to_string()),
                 }
             }
-            b'(' | b')' | b'[' | b']' | b'{' | b'}' | b',' | b':' | b'=' | b'@' | b'-' => {
+            b'(' | b')' | b'[' | b']' | b'{' | b'}' | b',' | b':' | b'=' | b'@' | b'-' | b'+'
+            | b'*' => {
                 self.bump();
                 Tok::Punct(b as char)
             }

@@ -18,4 +18,4 @@ pub use kinds::{ArgReduceKind, BinaryOp, LinalgKind, ReduceKind, ScanKind, Unary
 pub use op::{Arity, Op, OpClass, Region};
 pub use parser::{parse, VERSION};
 pub use printer::print;
-pub use types::{format_float, Dim, Scalar, Type};
+pub use types::{format_float, Dim, Scalar, SymSize, Type};

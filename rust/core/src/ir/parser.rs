@@ -320,6 +320,9 @@ impl Parser<'_> {
     fn avalue(&mut self) -> Result<AttrValue> {
         let (line, col) = (self.line, self.col);
         let value = match self.advance()? {
+            Tok::Int(i) if self.tok == Tok::Punct('*') => {
+                AttrValue::from_dim(&self.symbolic_dim(Tok::Int(i), line, col)?)
+            }
             Tok::Int(i) => AttrValue::Int(i),
             Tok::Float(x) => AttrValue::Float(x),
             Tok::Ident(word) => match word.as_str() {
@@ -328,7 +331,7 @@ impl Parser<'_> {
                 "none" => AttrValue::None,
                 _ => match DType::from_name(&word) {
                     Some(d) => AttrValue::DType(d),
-                    None => AttrValue::Sym(self.symbolic_dim(word, line, col)?),
+                    None => AttrValue::Sym(self.symbolic_dim(Tok::Ident(word), line, col)?),
                 },
             },
             Tok::Punct('@') => AttrValue::Func(self.ident("a function name")?),
@@ -354,17 +357,63 @@ impl Parser<'_> {
         Ok(value)
     }
 
-    /// A symbolic dim after its symbol `word`: the symbol itself, or less a constant when a
-    /// negative integer follows (`s0-1`).
-    fn symbolic_dim(&mut self, word: String, line: usize, col: usize) -> Result<Dim> {
-        let name = symbol(word, line, col)?;
-        if let Tok::Int(n) = self.tok {
-            if n < 0 && -n <= i128::from(u32::MAX) {
+    /// A symbolic dim whose first factor (`first`, a symbol or an integer) was just read: a
+    /// sum of terms, each an integer or symbol times more of them (`s0`, `s0-1`, `2*s0+s1`,
+    /// `s0*s1`), brought to normal form.
+    fn symbolic_dim(&mut self, first: Tok, line: usize, col: usize) -> Result<Dim> {
+        let mut terms = Vec::new();
+        let mut constant = 0i64;
+        let (mut sign, mut factor) = (1i64, first);
+        loop {
+            let (mut coefficient, mut product) = (sign, Vec::new());
+            loop {
+                match factor {
+                    Tok::Int(n) => {
+                        let n = i64::try_from(n)
+                            .ok()
+                            .filter(|n| n.abs() <= i64::from(u32::MAX));
+                        let n =
+                            n.ok_or_else(|| Error::at(line, col, "a size in a dim is too large"))?;
+                        coefficient *= n;
+                    }
+                    Tok::Ident(word) => product.push(symbol(word, line, col)?),
+                    other => {
+                        return Err(Error::at(
+                            line,
+                            col,
+                            format!(
+                                "expected a size or symbol in a dim, found {}",
+                                other.describe()
+                            ),
+                        ))
+                    }
+                }
+                if self.tok != Tok::Punct('*') {
+                    break;
+                }
                 self.advance()?;
-                return Ok(Dim::Less(name, (-n) as usize));
+                factor = self.advance()?;
+            }
+            if product.is_empty() {
+                constant += coefficient;
+            } else {
+                terms.push((product, coefficient));
+            }
+            match self.tok {
+                Tok::Punct('+') | Tok::Punct('-') => {
+                    sign = if self.tok == Tok::Punct('-') { -1 } else { 1 };
+                    self.advance()?;
+                    factor = self.advance()?;
+                }
+                Tok::Int(n) if n < 0 => {
+                    sign = 1;
+                    factor = self.advance()?;
+                }
+                _ => break,
             }
         }
-        Ok(Dim::Sym(name))
+        Dim::from_terms(terms, constant)
+            .ok_or_else(|| Error::at(line, col, "a dim must not be a negative size"))
     }
 
     fn ty(&mut self) -> Result<Type> {
@@ -381,8 +430,11 @@ impl Parser<'_> {
             }
             let (line, col) = (self.line, self.col);
             let dim = match self.advance()? {
+                Tok::Int(n) if self.tok == Tok::Punct('*') => {
+                    self.symbolic_dim(Tok::Int(n), line, col)?
+                }
                 Tok::Int(n) if (0..=i128::from(u32::MAX)).contains(&n) => Dim::Static(n as usize),
-                Tok::Ident(s) => self.symbolic_dim(s, line, col)?,
+                Tok::Ident(s) => self.symbolic_dim(Tok::Ident(s), line, col)?,
                 other => {
                     return Err(Error::at(
                         line,

@@ -4,24 +4,88 @@ use std::fmt;
 
 use super::DType;
 
-/// One dimension of a shape: a known size or a named symbol (`s0`); equal symbols are equal sizes.
+/// One dimension of a shape: a known size, or a size written in symbols (`s0`, `s0-1`,
+/// `s0+s1`, `2*s0`, `4*s0+2`, `s0*s1`) that is known when the graph runs.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Dim {
     /// A size known at compile time.
     Static(usize),
-    /// A size named by a symbol, known when the graph runs.
-    Sym(String),
-    /// A symbol less a constant (`s0-1`, never less 0): what slicing a symbolic dim leaves
-    /// (`x[1:]`). Guards keep the symbol large enough that this is 2 or more, as a symbol is.
-    Less(String, usize),
+    /// A size in symbols, in normal form (`SymSize`), so equal sizes are equal values.
+    Sym(SymSize),
+}
+
+/// A size in symbols: a sum of terms, each a nonzero integer times a product of symbols, plus
+/// a constant. Kept in normal form (each product's symbols sorted, terms sorted by product and
+/// merged, at least one term), so two sizes equal as polynomials compare and print equal.
+/// Guards keep every symbol 2 or more, and the graph's `require_size` keeps a slice such as
+/// `s0-3` 2 or more as well.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SymSize {
+    terms: Vec<(Vec<String>, i64)>,
+    constant: i64,
+}
+
+impl SymSize {
+    /// The terms (each product's symbols and its integer) and the constant.
+    pub fn parts(&self) -> (&[(Vec<String>, i64)], i64) {
+        (&self.terms, self.constant)
+    }
 }
 
 impl Dim {
+    /// The symbol `name` itself.
+    pub fn symbol_named(name: impl Into<String>) -> Dim {
+        Dim::Sym(SymSize {
+            terms: vec![(vec![name.into()], 1)],
+            constant: 0,
+        })
+    }
+
+    /// The size `sum of coefficient * product + constant` in normal form: static when no
+    /// term is left; None for a negative static size.
+    pub fn from_terms(terms: Vec<(Vec<String>, i64)>, constant: i64) -> Option<Dim> {
+        let mut merged: Vec<(Vec<String>, i64)> = Vec::new();
+        let mut sorted: Vec<(Vec<String>, i64)> = terms
+            .into_iter()
+            .map(|(mut product, c)| {
+                product.sort();
+                (product, c)
+            })
+            .collect();
+        sorted.sort();
+        for (product, c) in sorted {
+            match merged.last_mut() {
+                Some((last, total)) if *last == product => *total = total.saturating_add(c),
+                _ => merged.push((product, c)),
+            }
+        }
+        let constant = merged
+            .iter()
+            .filter(|(p, _)| p.is_empty())
+            .fold(constant, |total, (_, c)| total.saturating_add(*c));
+        merged.retain(|(p, c)| *c != 0 && !p.is_empty());
+        if merged.is_empty() {
+            return usize::try_from(constant).ok().map(Dim::Static);
+        }
+        Some(Dim::Sym(SymSize {
+            terms: merged,
+            constant,
+        }))
+    }
+
+    /// The terms and constant of any dim (a static one is its constant).
+    fn terms(&self) -> (Vec<(Vec<String>, i64)>, i64) {
+        match self {
+            Dim::Static(n) => (Vec::new(), *n as i64),
+            Dim::Sym(s) => (s.terms.clone(), s.constant),
+        }
+    }
+
     /// The size when it is static.
     pub fn as_static(&self) -> Option<usize> {
         match self {
             Dim::Static(n) => Some(*n),
-            Dim::Sym(_) | Dim::Less(..) => None,
+            Dim::Sym(_) => None,
         }
     }
 
@@ -30,36 +94,105 @@ impl Dim {
         !matches!(self, Dim::Static(_))
     }
 
-    /// The symbol the size depends on, if any.
-    pub fn symbol(&self) -> Option<&str> {
+    /// The symbol when the size is one symbol alone (`s0`, not `s0-1` or `2*s0`).
+    pub fn as_symbol(&self) -> Option<&str> {
         match self {
-            Dim::Static(_) => None,
-            Dim::Sym(s) | Dim::Less(s, _) => Some(s),
+            Dim::Sym(s) if s.constant == 0 && s.terms.len() == 1 => match &s.terms[0] {
+                (product, 1) if product.len() == 1 => Some(&product[0]),
+                _ => None,
+            },
+            _ => None,
         }
     }
 
-    /// The size given the symbols' sizes; None for an unbound symbol or a negative size.
+    /// The symbols the size depends on, each once, in order.
+    pub fn symbols(&self) -> Vec<&str> {
+        let mut found: Vec<&str> = match self {
+            Dim::Static(_) => Vec::new(),
+            Dim::Sym(s) => s
+                .terms
+                .iter()
+                .flat_map(|(p, _)| p.iter().map(String::as_str))
+                .collect(),
+        };
+        found.sort_unstable();
+        found.dedup();
+        found
+    }
+
+    /// The size given the symbols' sizes; None for an unbound symbol, an overflow or a
+    /// negative size.
     pub fn resolve(&self, size_of: impl Fn(&str) -> Option<usize>) -> Option<usize> {
         match self {
             Dim::Static(n) => Some(*n),
-            Dim::Sym(s) => size_of(s),
-            Dim::Less(s, k) => size_of(s)?.checked_sub(*k),
+            Dim::Sym(s) => {
+                let mut total = s.constant;
+                for (product, c) in &s.terms {
+                    let mut term = *c;
+                    for name in product {
+                        term = term.checked_mul(i64::try_from(size_of(name)?).ok()?)?;
+                    }
+                    total = total.checked_add(term)?;
+                }
+                usize::try_from(total).ok()
+            }
         }
     }
 
-    /// This size plus `by` (which may be negative); None where that is not a dim
-    /// (a negative static size, or more than the symbol).
+    /// This size plus `by` (which may be negative); None for a negative static size.
     pub fn plus(&self, by: i64) -> Option<Dim> {
-        let less = |s: &str, k: i64| match k {
-            0 => Some(Dim::Sym(s.to_string())),
-            k if k > 0 => Some(Dim::Less(s.to_string(), k as usize)),
-            _ => None,
-        };
-        match self {
-            Dim::Static(n) => usize::try_from(*n as i64 + by).ok().map(Dim::Static),
-            Dim::Sym(s) => less(s, -by),
-            Dim::Less(s, k) => less(s, *k as i64 - by),
+        let (terms, constant) = self.terms();
+        Dim::from_terms(terms, constant.checked_add(by)?)
+    }
+
+    /// The sum of two sizes (`s0 + s0` is `2*s0`); None where that is a negative size (only
+    /// dims written with a negative term, `s0-s1`, can make one).
+    pub fn sum(&self, other: &Dim) -> Option<Dim> {
+        let (mut terms, a) = self.terms();
+        let (more, b) = other.terms();
+        terms.extend(more);
+        Dim::from_terms(terms, a.saturating_add(b))
+    }
+
+    /// The product of two sizes (`4 * s0`, `s0 * s1`); None as for `sum`.
+    pub fn product(&self, other: &Dim) -> Option<Dim> {
+        let (ta, ca) = self.terms();
+        let (tb, cb) = other.terms();
+        let mut terms = Vec::new();
+        for (pa, a) in ta.iter().chain([(Vec::new(), ca)].iter()) {
+            for (pb, b) in tb.iter().chain([(Vec::new(), cb)].iter()) {
+                terms.push(([pa.clone(), pb.clone()].concat(), a.saturating_mul(*b)));
+            }
         }
+        Dim::from_terms(terms, 0)
+    }
+
+    /// This size divided by `other` when that is exact term by term (`4*s0 / 4` is `s0`,
+    /// `s0*s1 / s1` is `s0`); None otherwise.
+    pub fn divide(&self, other: &Dim) -> Option<Dim> {
+        let (tb, cb) = other.terms();
+        let (divisor, by): (Vec<String>, i64) = match (tb.as_slice(), cb) {
+            ([], c) if c > 0 => (Vec::new(), c),
+            ([(p, c)], 0) if *c > 0 => (p.clone(), *c),
+            _ => return None,
+        };
+        let (ta, ca) = self.terms();
+        if !divisor.is_empty() && ca != 0 || ca % by != 0 {
+            return None;
+        }
+        let mut terms = Vec::new();
+        for (p, c) in ta {
+            if c % by != 0 {
+                return None;
+            }
+            let mut rest = p.clone();
+            for s in &divisor {
+                let k = rest.iter().position(|r| r == s)?;
+                rest.remove(k);
+            }
+            terms.push((rest, c / by));
+        }
+        Dim::from_terms(terms, ca / by)
     }
 }
 
@@ -73,8 +206,29 @@ impl fmt::Display for Dim {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Dim::Static(n) => write!(f, "{n}"),
-            Dim::Sym(s) => f.write_str(s),
-            Dim::Less(s, k) => write!(f, "{s}-{k}"),
+            Dim::Sym(s) => write!(f, "{s}"),
+        }
+    }
+}
+
+impl fmt::Display for SymSize {
+    /// Terms in order, a coefficient of 1 left out, then the constant: `2*s0+s1-1`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, (product, c)) in self.terms.iter().enumerate() {
+            match (*c, i) {
+                (c, _) if c < 0 => write!(f, "-")?,
+                (_, 0) => {}
+                _ => write!(f, "+")?,
+            }
+            if c.abs() != 1 {
+                write!(f, "{}*", c.abs())?;
+            }
+            f.write_str(&product.join("*"))?;
+        }
+        match self.constant {
+            0 => Ok(()),
+            c if c > 0 => write!(f, "+{c}"),
+            c => write!(f, "{c}"),
         }
     }
 }

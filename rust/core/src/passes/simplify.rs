@@ -206,9 +206,7 @@ fn is_identity_view(rw: &Rewriter, n: &Node) -> bool {
         Op::Reshape { shape } | Op::BroadcastTo { shape } => *shape == x.shape,
         Op::ExpandDims { axes } | Op::Squeeze { axes } | Op::Flip { axes } => axes.is_empty(),
         Op::Slice { start, stop, step } => x.shape.iter().enumerate().all(|(i, d)| match d {
-            Dim::Sym(_) | Dim::Less(..) => {
-                crate::infer::shapes::whole_symbolic(start[i], stop[i], step[i])
-            }
+            Dim::Sym(_) => crate::infer::shapes::whole_symbolic(start[i], stop[i], step[i]),
             Dim::Static(n) => *n as i64 == stop[i] && start[i] == 0 && step[i] == 1,
         }),
         _ => false,
