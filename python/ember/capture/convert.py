@@ -55,15 +55,28 @@ def _disable_hook(token: int) -> int:
     return _core.enable(token)
 
 
+@dataclass
+class LoopChoices:
+    """What capturing a frame learned about its loops and branches (keyed by code and
+    offset): loops refused as loop ops (True: a carried array changes shape), short loops
+    past the unrolling budget, and how each branch of the frame is captured. A capture of
+    the same frame with the same settings (the one that stops before a graph break) starts
+    from them rather than learning each again, a whole trace at a time."""
+
+    unrolled: dict[tuple[Any, int], bool] = field(default_factory=dict)
+    long: set[tuple[Any, int]] = field(default_factory=set)
+    branch_modes: dict[tuple[Any, int], str] = field(default_factory=dict)
+
+
 def capture_frame(func: FunctionType, args: tuple[Any, ...], *, dynamic: bool | None = None,
                   stop_at: tuple[int, int] | None = None, scalars: bool | None = False,
-                  loop_ops: bool = True
+                  loop_ops: bool = True, choices: LoopChoices | None = None
                   ) -> tuple[Tracer, VariableTracker | None, FrameState | None]:
     """`_capture_once`, again without the loop op for each loop that refuses to be one
-    (capture/loops/region.py); `loop_ops`: whether the backend runs loop ops."""
-    unrolled: dict[tuple[Any, int], bool] = {}
-    long: set[tuple[Any, int]] = set()
-    branch_modes: dict[tuple[Any, int], str] = {}
+    (capture/loops/region.py); `loop_ops`: whether the backend runs loop ops; `choices`:
+    what an earlier capture with the same settings learned, added to by this one."""
+    choices = choices or LoopChoices()
+    unrolled, long, branch_modes = choices.unrolled, choices.long, choices.branch_modes
     while True:
         try:
             return _capture_once(func, args, dynamic, stop_at, scalars, loop_ops, unrolled,
@@ -140,6 +153,9 @@ def _capture_once(func: FunctionType, args: tuple[Any, ...], dynamic: bool | Non
         annotate(exc, root.code.co_filename, root.lineno)
         exc.symbolic_sizes_read = tracer.symbolic_sizes_read
         raise
+    finally:
+        stats.count("capture_attempts")
+        stats.count("traced_ops", tracer.graph.nodes_made)
     return tracer, result, None
 
 
@@ -163,9 +179,10 @@ def _capture(func: FunctionType, args: tuple[Any, ...], dynamic: bool | None,
     second tracer holds just what comes before it, and the state there (a second capture
     that stops before that instruction, so nothing an inlined call did before refusing
     leaks into the graph, the guards or the state)."""
+    choices = LoopChoices()
     try:
         tracer, result, _ = capture_frame(func, args, dynamic=dynamic, scalars=scalars,
-                                          loop_ops=loop_ops)
+                                          loop_ops=loop_ops, choices=choices)
         return tracer, result, None, None
     except Unsupported as exc:
         if exc.kind in WHOLE_FRAME_KINDS:
@@ -199,7 +216,7 @@ def _capture(func: FunctionType, args: tuple[Any, ...], dynamic: bool | None,
         if not allow_breaks:
             raise
         tracer, _, state = capture_frame(func, args, dynamic=dynamic, stop_at=_stop_point(exc),
-                                         scalars=scalars, loop_ops=loop_ops)
+                                         scalars=scalars, loop_ops=loop_ops, choices=choices)
         if state is None:
             raise exc from None
         return tracer, None, state, exc

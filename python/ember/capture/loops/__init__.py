@@ -68,13 +68,20 @@ class UnrollAccount:
             budget = config.unroll_op_budget if self.graph.root.loop_ops and not (
                 self.reshaping) else config.unroll_op_limit
             over = projected > budget
+        elif self.may_loop:
+            # The trips so far project the rest: a short loop whose first trips already
+            # project over the budget is tried as a loop op now, rather than after tracing
+            # the trips that a second capture throws away.
+            budget = config.unroll_op_budget
+            over = projected > budget
         else:
-            budget = config.unroll_op_budget if self.may_loop else config.unroll_op_limit
+            budget = config.unroll_op_limit
             over = added > budget
         if over and self.may_loop:
             from ember.capture.loops.region import LoopTooLong
 
-            raise LoopTooLong(self.key, f"{added} ops unrolled")
+            raise LoopTooLong(self.key, f"{added} ops unrolled over {done} of {self.trips} "
+                                        f"trips")
         if over:
             raise graph_break("loop_budget", trips=self.trips, ops=max(added, projected),
                               budget=budget)

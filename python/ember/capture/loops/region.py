@@ -35,6 +35,8 @@ from ember.graph import Graph, Value
 from ember.graph.ops import OPS
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from ember.capture.bytecode import Instruction
     from ember.capture.interpreter import Interpreter
     from ember.capture.variables.containers import IteratorVariable
@@ -255,6 +257,9 @@ def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
                                             "of locals")
     if bounds is not None and live.intersection(targets):
         raise graph_break("loop_body", what="a loop variable read after the loop")
+    # Unbound when the loop starts, such a local has no parameter: refused before tracing.
+    _refuse_first_assigned(sorted(name for name in stored - set(targets)
+                                  if name in live and name not in tx.locals))
     trace = Trace(region, region.add_input(np.int64, (), weak=True))
     by_tracker = build_groups(tx, trace, stored - set(targets), forced)
     intervals.record_body(trace.region, trace.index, trace.groups, iterator, bounds, stored)
@@ -523,11 +528,18 @@ def _collect(trace: Trace, end_locals: dict[str, VariableTracker], stored: set[s
         group.final_value = value
     if not retrace:
         _swap_in_place(region, trace.groups, swapped)
-    for name in stored - targets:
-        if name in live and not any(name in g.names for g in trace.groups):
-            raise graph_break("loop_body", what=f"local {name!r} first assigned in the body "
-                                                "and read after the loop")
+    _refuse_first_assigned(name for name in stored - targets
+                           if name in live and not any(name in g.names for g in trace.groups))
     return retrace
+
+
+def _refuse_first_assigned(names: Iterable[str]) -> None:
+    """A local the body assigns and the code after the loop reads, that no parameter of the
+    body holds: the loop op would not say what the last trip left in it."""
+    name = next(iter(names), None)
+    if name is not None:
+        raise graph_break("loop_body", what=f"local {name!r} first assigned in the body "
+                                            "and read after the loop")
 
 
 def _passed_on(group: Group, other: Group, after: set[str]) -> bool:

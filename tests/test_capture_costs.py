@@ -1,0 +1,78 @@
+"""What capture spends on a first call, counted rather than timed (`ember.stats()`:
+`capture_attempts`, the runs of a frame's bytecode, and `traced_ops`, the ops they built,
+thrown-away runs included): a loop capture refuses is refused early, and what one run of
+the frame learned about its loops is not learned again by the next."""
+
+from __future__ import annotations
+
+import ember
+import numpy as np
+from conftest import assert_same
+
+
+def _costs(fn, *args) -> tuple[int, int]:
+    ember.reset()
+    assert_same(ember.compile(fn)(*args), fn(*args))
+    stats = ember.stats()
+    return stats["capture_attempts"], stats["traced_ops"]
+
+
+def polynomial_steps(c, x, trips):
+    y = x + 0.0
+    for _ in range(trips):
+        y = np.polyval(c, y) * 0.5
+    return y
+
+
+def test_a_short_loop_over_the_op_budget_is_refused_after_its_first_trip() -> None:
+    # Each trip unrolls the polynomial (about 160 ops): four trips project over the budget
+    # of 256 after the first, which alone is traced before the loop becomes a loop op.
+    c = np.random.default_rng(0).random(40) / 40
+    x = np.random.default_rng(1).random(16)
+    attempts_one, ops_one = _costs(polynomial_steps, c, x, 1)
+    attempts, ops = _costs(polynomial_steps, c, x, 4)
+    assert attempts_one == 1 and attempts == 2
+    # The thrown-away run traced one trip, the kept one the loop op's body: about two
+    # trips' ops, where unrolling on to the budget would have traced four.
+    assert ops <= 2 * ops_one + 16, (ops, ops_one)
+
+
+def last_scaled_then_printed(x, n):
+    s = np.zeros_like(x)
+    for i in range(n):
+        last = x * i
+        s = s + last
+    print("printed", end="")
+    return s + last
+
+
+def test_a_loop_refused_before_a_graph_break_is_refused_once(capsys) -> None:
+    # `last`, unbound before the loop and read after it, keeps the loop from being a loop
+    # op; the print breaks the graph. The run that stops before the print starts from what
+    # the first learned: one refused run, one run to the break, one that stops before it,
+    # and the resume function's after the print.
+    x = np.random.default_rng(2).random(8)
+    attempts, _ = _costs(last_scaled_then_printed, x, 20)
+    assert attempts == 4
+    assert ember.stats()["graph_breaks"] == 1
+    assert capsys.readouterr().out == "printed" * 2
+
+
+def polynomial_last(c, x, trips):
+    y = x + 0.0
+    for _ in range(trips):
+        last = np.polyval(c, y)
+        y = last * 0.5
+    return y + last
+
+
+def test_a_loop_op_refused_for_a_local_it_first_assigns_traces_no_body() -> None:
+    # `last`, unbound before the loop and read after it, has no parameter of the body: the
+    # loop is refused as a loop op before its body is traced. Unrolled, its first trip
+    # projects 20 trips over the budget, and the frame runs as plain Python.
+    c = np.random.default_rng(3).random(40) / 40
+    x = np.random.default_rng(4).random(16)
+    _, ops_one = _costs(polynomial_last, c, x, 1)
+    attempts, ops = _costs(polynomial_last, c, x, 20)
+    assert attempts == 2 and ember.stats()["failed_frames"] == 1
+    assert ops <= ops_one + 16, (ops, ops_one)
