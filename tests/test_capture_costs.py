@@ -76,3 +76,27 @@ def test_a_loop_op_refused_for_a_local_it_first_assigns_traces_no_body() -> None
     attempts, ops = _costs(polynomial_last, c, x, 20)
     assert attempts == 2 and ember.stats()["failed_frames"] == 1
     assert ops <= ops_one + 16, (ops, ops_one)
+
+
+def chain(v):
+    return (((((((v * 0.5 + 1.0) * 0.5 + 2.0) * 0.5 + 3.0) * 0.5 + 4.0) * 0.5 + 5.0) * 0.5
+             + 6.0) * 0.5 + 7.0) * 0.5
+
+
+def nested_chains(x, trips):
+    out = np.zeros((trips, x.shape[0]))
+    for t in range(trips):
+        for i in range(x.shape[0]):
+            out[t, i] = chain(chain(chain(x[i] + t)))
+    return out
+
+
+def test_the_bodies_of_inner_loop_ops_count_toward_the_unrolling_budget() -> None:
+    # Each trip of the short loop adds one loop op (its inner loop, of 20 trips) whose body
+    # is about 100 ops: four such trips project over the budget, so the outer loop is a
+    # loop op too, rather than four copies of the inner one.
+    x = np.random.default_rng(5).random(20)
+    attempts_one, ops_one = _costs(nested_chains, x, 1)
+    attempts, ops = _costs(nested_chains, x, 4)
+    assert attempts_one == 1 and attempts == 2
+    assert ops <= 2 * ops_one + 16, (ops, ops_one)

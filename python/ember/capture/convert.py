@@ -349,7 +349,7 @@ def _value_key(node: Any, key: Callable[[Value], Any], const: Callable[[Value], 
     """`node`'s result as value numbering names it: its operand's where it gives that back."""
     ins = node.inputs
     if node.op == "const":
-        return ("const", node.attrs.get("value"), str(node.out.dtype))
+        return ("const", node.attrs.get("value"), node.out.dtype)
     if len(ins) == 2 and ins[0].dtype.kind in "biu" and ins[0].dtype == node.out.dtype:
         if node.op in _SAME_OPERANDS_PASS and key(ins[0]) == key(ins[1]):
             return key(ins[0])
@@ -357,7 +357,7 @@ def _value_key(node: Any, key: Callable[[Value], Any], const: Callable[[Value], 
                 and ins[0].shape == node.out.shape:
             return key(ins[0])
     attrs = tuple(sorted((k, repr(v)) for k, v in node.attrs.items()))
-    return (node.op, attrs, str(node.out.dtype), tuple(key(v) for v in ins))
+    return (node.op, attrs, node.out.dtype, tuple(key(v) for v in ins))
 
 
 def convert(func: FunctionType, args: tuple[Any, ...], *, backend: Any = None,

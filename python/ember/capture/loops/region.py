@@ -168,6 +168,22 @@ def _body_range(tx: Interpreter, inst: Instruction) -> tuple[int, int]:
     return start, exit_index
 
 
+def unbound_read_after(tx: Interpreter, inst: Instruction) -> str | None:
+    """A local the body of the loop `inst` starts assigns, unbound when it starts and read
+    after it: no parameter of the body holds it, so the loop is no loop op (known before
+    its body is traced). None where there is none, or the body is not a loop op's."""
+    from ember.capture.resume import live_locals_at
+
+    try:
+        start, exit_index = _body_range(tx, inst)
+    except Unsupported:
+        return None
+    targets = set(zipped.loop_targets(tx, start) or ())
+    live = set(live_locals_at(tx.code, inst.offset))
+    return min((name for name in _stored_names(tx, start, exit_index) - targets
+                if name in live and name not in tx.locals), default=None)
+
+
 def _stored_names(tx: Interpreter, start: int, stop: int) -> set[str]:
     return {str(i.argval) for i in tx.instructions[start:stop] if i.opname in _STORE_OPS}
 
@@ -257,9 +273,7 @@ def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
                                             "of locals")
     if bounds is not None and live.intersection(targets):
         raise graph_break("loop_body", what="a loop variable read after the loop")
-    # Unbound when the loop starts, such a local has no parameter: refused before tracing.
-    _refuse_first_assigned(sorted(name for name in stored - set(targets)
-                                  if name in live and name not in tx.locals))
+    _refuse_first_assigned([name for name in [unbound_read_after(tx, inst)] if name])
     trace = Trace(region, region.add_input(np.int64, (), weak=True))
     by_tracker = build_groups(tx, trace, stored - set(targets), forced)
     intervals.record_body(trace.region, trace.index, trace.groups, iterator, bounds, stored)
