@@ -283,6 +283,8 @@ def unused_results(graph: Graph, outputs: list[Value]) -> list[Value]:
 def read_only_by_empty_results(graph: Graph) -> list[Value]:
     """Computed arrays with elements whose every reader has none (zero-size dims are always
     static): fused into those readers, they would never be computed."""
+    if not any(0 in node.out.shape for node in graph.nodes):
+        return []  # no empty result, no reader that has none
     readers: dict[int, list[Value]] = {}
     for node in graph.nodes:
         for v in node.inputs:
@@ -313,6 +315,8 @@ def cancelled_casts(graph: Graph) -> list[Value]:
     constants, and the cast's flag goes with it. Such casts are kept as extra outputs.
     Values are compared as Cranelift's value numbering sees them: equal ops of equal
     operands are one value."""
+    if not any(_float_to_int(node) for node in graph.nodes):
+        return []  # nothing to fold away (most graphs): no value keys to build
     producers = {id(node.out): node for node in graph.nodes}
     keys: dict[int, Any] = {}
     casts: dict[int, list[Value]] = {}  # id(value) -> the float-to-int casts it depends on
@@ -328,7 +332,7 @@ def cancelled_casts(graph: Graph) -> list[Value]:
     for node in graph.nodes:
         ins = node.inputs
         upstream = [c for v in ins for c in casts.get(id(v), ())]
-        if node.op == "astype" and ins[0].dtype.kind == "f" and node.out.dtype.kind in "iu":
+        if _float_to_int(node):
             upstream.append(node.out)
         if upstream:
             casts[id(node.out)] = upstream
@@ -343,6 +347,11 @@ def cancelled_casts(graph: Graph) -> list[Value]:
                 or (node.op == "mod" and const(b) in (1, -1)):
             found += [c for v in ins for c in casts.get(id(v), ())]
     return list({id(v): v for v in found}.values())
+
+
+def _float_to_int(node: Any) -> bool:
+    return node.op == "astype" and node.inputs[0].dtype.kind == "f" and (
+        node.out.dtype.kind in "iu")
 
 
 def _value_key(node: Any, key: Callable[[Value], Any], const: Callable[[Value], Any]) -> Any:
