@@ -68,7 +68,9 @@ def print_first_calls(names: list[str], firsts: list[float]) -> None:
     p90 = ordered[min(len(ordered) - 1, math.ceil(0.9 * len(ordered)) - 1)]
     slowest = max(zip(firsts, names))
     print(f"\nember first call over {len(firsts)} kernels: "
-          f"median {statistics.median(firsts) * 1e3:.1f} ms, 90th percentile {p90 * 1e3:.1f} ms, max {slowest[0] * 1e3:.1f} ms ({slowest[1]})")
+          f"median {statistics.median(firsts) * 1e3:.1f} ms, "
+          f"90th percentile {p90 * 1e3:.1f} ms, "
+          f"max {slowest[0] * 1e3:.1f} ms ({slowest[1]})")
 
 
 def main() -> None:

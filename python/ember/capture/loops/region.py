@@ -35,8 +35,6 @@ from ember.graph import Graph, Value
 from ember.graph.ops import OPS
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
-
     from ember.capture.bytecode import Instruction
     from ember.capture.interpreter import Interpreter
     from ember.capture.variables.containers import IteratorVariable
@@ -273,7 +271,7 @@ def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
                                             "of locals")
     if bounds is not None and live.intersection(targets):
         raise graph_break("loop_body", what="a loop variable read after the loop")
-    _refuse_first_assigned([name for name in [unbound_read_after(tx, inst)] if name])
+    _refuse_first_assigned(unbound_read_after(tx, inst))
     trace = Trace(region, region.add_input(np.int64, (), weak=True))
     by_tracker = build_groups(tx, trace, stored - set(targets), forced)
     intervals.record_body(trace.region, trace.index, trace.groups, iterator, bounds, stored)
@@ -542,15 +540,15 @@ def _collect(trace: Trace, end_locals: dict[str, VariableTracker], stored: set[s
         group.final_value = value
     if not retrace:
         _swap_in_place(region, trace.groups, swapped)
-    _refuse_first_assigned(name for name in stored - targets
-                           if name in live and not any(name in g.names for g in trace.groups))
+    _refuse_first_assigned(min((name for name in stored - targets if name in live
+                                and not any(name in g.names for g in trace.groups)),
+                               default=None))
     return retrace
 
 
-def _refuse_first_assigned(names: Iterable[str]) -> None:
-    """A local the body assigns and the code after the loop reads, that no parameter of the
-    body holds: the loop op would not say what the last trip left in it."""
-    name = next(iter(names), None)
+def _refuse_first_assigned(name: str | None) -> None:
+    """`name`: a local the body assigns and the code after the loop reads, that no parameter
+    of the body holds: the loop op would not say what the last trip left in it."""
     if name is not None:
         raise graph_break("loop_body", what=f"local {name!r} first assigned in the body "
                                             "and read after the loop")
