@@ -271,7 +271,6 @@ def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
                                             "of locals")
     if bounds is not None and live.intersection(targets):
         raise graph_break("loop_body", what="a loop variable read after the loop")
-    _refuse_first_assigned(unbound_read_after(tx, inst))
     trace = Trace(region, region.add_input(np.int64, (), weak=True))
     by_tracker = build_groups(tx, trace, stored - set(targets), forced)
     intervals.record_body(trace.region, trace.index, trace.groups, iterator, bounds, stored)
