@@ -25,6 +25,10 @@ class Stats:
     backend_fallbacks: Counter = field(default_factory=Counter)  # reason -> graphs run eagerly
     fp_reruns: int = 0  # native runs that raised a flag: re-ran with NumPy (or the frame as Python)
     region_recaptures: int = 0  # loop graphs native code refused, captured again without loops
+    # Runs of a frame's bytecode by capture, those thrown away included (a loop refused as
+    # a loop op, or unrolled past its budget, starts the frame again), and the ops they built.
+    capture_attempts: int = 0
+    traced_ops: int = 0
 
 
 _lock = threading.Lock()
@@ -117,6 +121,8 @@ def snapshot(hook: dict[str, int] | None) -> dict[str, object]:
                 "backend_fallbacks": dict(s.backend_fallbacks),
                 "fp_reruns": s.fp_reruns,
                 "region_recaptures": s.region_recaptures,
+                "capture_attempts": s.capture_attempts,
+                "traced_ops": s.traced_ops,
                 "compile_time": {k: round(v, 6) for k, v in s.stage_seconds.items()},
             }
         )

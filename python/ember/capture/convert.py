@@ -55,15 +55,28 @@ def _disable_hook(token: int) -> int:
     return _core.enable(token)
 
 
+@dataclass
+class LoopChoices:
+    """What capturing a frame learned about its loops and branches (keyed by code and
+    offset): loops refused as loop ops (True: a carried array changes shape), short loops
+    past the unrolling budget, and how each branch of the frame is captured. A capture of
+    the same frame with the same settings (the one that stops before a graph break) starts
+    from them rather than learning each again, a whole trace at a time."""
+
+    unrolled: dict[tuple[Any, int], bool] = field(default_factory=dict)
+    long: set[tuple[Any, int]] = field(default_factory=set)
+    branch_modes: dict[tuple[Any, int], str] = field(default_factory=dict)
+
+
 def capture_frame(func: FunctionType, args: tuple[Any, ...], *, dynamic: bool | None = None,
                   stop_at: tuple[int, int] | None = None, scalars: bool | None = False,
-                  loop_ops: bool = True
+                  loop_ops: bool = True, choices: LoopChoices | None = None
                   ) -> tuple[Tracer, VariableTracker | None, FrameState | None]:
     """`_capture_once`, again without the loop op for each loop that refuses to be one
-    (capture/loops/region.py); `loop_ops`: whether the backend runs loop ops."""
-    unrolled: dict[tuple[Any, int], bool] = {}
-    long: set[tuple[Any, int]] = set()
-    branch_modes: dict[tuple[Any, int], str] = {}
+    (capture/loops/region.py); `loop_ops`: whether the backend runs loop ops; `choices`:
+    what an earlier capture with the same settings learned, added to by this one."""
+    choices = choices or LoopChoices()
+    unrolled, long, branch_modes = choices.unrolled, choices.long, choices.branch_modes
     while True:
         try:
             return _capture_once(func, args, dynamic, stop_at, scalars, loop_ops, unrolled,
@@ -140,6 +153,9 @@ def _capture_once(func: FunctionType, args: tuple[Any, ...], dynamic: bool | Non
         annotate(exc, root.code.co_filename, root.lineno)
         exc.symbolic_sizes_read = tracer.symbolic_sizes_read
         raise
+    finally:
+        stats.count("capture_attempts")
+        stats.count("traced_ops", tracer.graph.nodes_made)
     return tracer, result, None
 
 
@@ -163,9 +179,10 @@ def _capture(func: FunctionType, args: tuple[Any, ...], dynamic: bool | None,
     second tracer holds just what comes before it, and the state there (a second capture
     that stops before that instruction, so nothing an inlined call did before refusing
     leaks into the graph, the guards or the state)."""
+    choices = LoopChoices()
     try:
         tracer, result, _ = capture_frame(func, args, dynamic=dynamic, scalars=scalars,
-                                          loop_ops=loop_ops)
+                                          loop_ops=loop_ops, choices=choices)
         return tracer, result, None, None
     except Unsupported as exc:
         if exc.kind in WHOLE_FRAME_KINDS:
@@ -199,7 +216,7 @@ def _capture(func: FunctionType, args: tuple[Any, ...], dynamic: bool | None,
         if not allow_breaks:
             raise
         tracer, _, state = capture_frame(func, args, dynamic=dynamic, stop_at=_stop_point(exc),
-                                         scalars=scalars, loop_ops=loop_ops)
+                                         scalars=scalars, loop_ops=loop_ops, choices=choices)
         if state is None:
             raise exc from None
         return tracer, None, state, exc
@@ -266,6 +283,8 @@ def unused_results(graph: Graph, outputs: list[Value]) -> list[Value]:
 def read_only_by_empty_results(graph: Graph) -> list[Value]:
     """Computed arrays with elements whose every reader has none (zero-size dims are always
     static): fused into those readers, they would never be computed."""
+    if not any(0 in node.out.shape for node in graph.nodes):
+        return []  # no empty result, no reader that has none
     readers: dict[int, list[Value]] = {}
     for node in graph.nodes:
         for v in node.inputs:
@@ -296,6 +315,8 @@ def cancelled_casts(graph: Graph) -> list[Value]:
     constants, and the cast's flag goes with it. Such casts are kept as extra outputs.
     Values are compared as Cranelift's value numbering sees them: equal ops of equal
     operands are one value."""
+    if not any(_float_to_int(node) for node in graph.nodes):
+        return []  # nothing to fold away (most graphs): no value keys to build
     producers = {id(node.out): node for node in graph.nodes}
     keys: dict[int, Any] = {}
     casts: dict[int, list[Value]] = {}  # id(value) -> the float-to-int casts it depends on
@@ -311,7 +332,7 @@ def cancelled_casts(graph: Graph) -> list[Value]:
     for node in graph.nodes:
         ins = node.inputs
         upstream = [c for v in ins for c in casts.get(id(v), ())]
-        if node.op == "astype" and ins[0].dtype.kind == "f" and node.out.dtype.kind in "iu":
+        if _float_to_int(node):
             upstream.append(node.out)
         if upstream:
             casts[id(node.out)] = upstream
@@ -328,11 +349,16 @@ def cancelled_casts(graph: Graph) -> list[Value]:
     return list({id(v): v for v in found}.values())
 
 
+def _float_to_int(node: Any) -> bool:
+    return node.op == "astype" and node.inputs[0].dtype.kind == "f" and (
+        node.out.dtype.kind in "iu")
+
+
 def _value_key(node: Any, key: Callable[[Value], Any], const: Callable[[Value], Any]) -> Any:
     """`node`'s result as value numbering names it: its operand's where it gives that back."""
     ins = node.inputs
     if node.op == "const":
-        return ("const", node.attrs.get("value"), str(node.out.dtype))
+        return ("const", node.attrs.get("value"), node.out.dtype)
     if len(ins) == 2 and ins[0].dtype.kind in "biu" and ins[0].dtype == node.out.dtype:
         if node.op in _SAME_OPERANDS_PASS and key(ins[0]) == key(ins[1]):
             return key(ins[0])
@@ -340,7 +366,7 @@ def _value_key(node: Any, key: Callable[[Value], Any], const: Callable[[Value], 
                 and ins[0].shape == node.out.shape:
             return key(ins[0])
     attrs = tuple(sorted((k, repr(v)) for k, v in node.attrs.items()))
-    return (node.op, attrs, str(node.out.dtype), tuple(key(v) for v in ins))
+    return (node.op, attrs, node.out.dtype, tuple(key(v) for v in ins))
 
 
 def convert(func: FunctionType, args: tuple[Any, ...], *, backend: Any = None,

@@ -62,10 +62,21 @@ def weak_python_type(dtype: np.dtype) -> type:
     return {"b": bool, "i": int, "f": float}[kind]
 
 
+# A Python number of the type a dtype's elements come back as holds its value unchanged: a
+# float in float64, a bool in bool, an int in int64's range (the common constants, which
+# need no cast through NumPy).
+_EXACT_TYPES: dict[np.dtype, type] = {WEAK_DTYPES[t]: t for t in (bool, int, float)}
+_INT64 = np.iinfo(np.int64)
+
+
 def python_value(value: object, dtype: np.dtype) -> bool | int | float:
     """`value` converted to `dtype` exactly as NumPy stores it in an array (np.full's unsafe
     cast: 2.7 -> 2, nan -> INT_MIN), as the plain Python number attributes hold; a Python int
     out of the dtype's range is NumPy's OverflowError."""
+    kind = _EXACT_TYPES.get(dtype)
+    if kind is not None and type(value) is kind and (
+            kind is not int or _INT64.min <= value <= _INT64.max):  # type: ignore[operator]
+        return value  # type: ignore[return-value]
     with quiet():
         return np.full((), value, dtype).item()  # type: ignore[no-any-return]
 

@@ -44,6 +44,9 @@ class Graph:
         # The NumPy call the nodes added now stand for together (`Node.call`), and the
         # number of the next one; shared like `_where`.
         self._call: list[int | None] = parent._call if parent is not None else [None, 0]
+        # Nodes added to this graph and its regions, kept regions' and dropped ones' alike:
+        # what building the module cost (`ember.stats()["traced_ops"]`).
+        self._nodes_made: list[int] = parent._nodes_made if parent is not None else [0]
         # Whether the backend runs region ops: NumPy functions lowered to loop nests
         # (`numpy_api/loop_nest.py`) refuse where it does not. Read on the entry graph.
         self.loop_ops = True
@@ -122,6 +125,12 @@ class Graph:
             self._call[0] = saved
 
     @property
+    def nodes_made(self) -> int:
+        """Nodes added to this graph's module so far, those of regions and of nodes later
+        dropped included."""
+        return self._nodes_made[0]
+
+    @property
     def root(self) -> Graph:
         graph = self
         while graph.parent is not None:
@@ -158,6 +167,7 @@ class Graph:
         if not types:
             raise TypeError(f"{name}: an op without results has no effect")
         outs = [self._value(t.dtype, t.shape, t.weak, t.scalar) for t in types]
+        self._nodes_made[0] += 1
         self.nodes.append(Node(name, operands, attrs, outs[0], tuple(outs[1:]), self._where[0],
                                call=self._call[0]))
         return outs
@@ -213,6 +223,7 @@ class Graph:
         if out_weak and (result.shape or result.dtype not in _WEAK_RESULT_DTYPES):
             raise ValueError(f"{name}: a weak result must be 0-d bool, i64 or f64")
         out = self._value(result.dtype, result.shape, out_weak, out_scalar and not out_weak)
+        self._nodes_made[0] += 1
         self.nodes.append(Node(name, inputs, ordered, out, where=self._where[0],
                                call=self._call[0]))
         return out

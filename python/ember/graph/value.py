@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -55,11 +56,17 @@ class Value:
     @property
     def type_str(self) -> str:
         """The IR type: `f32[8,1024]`, `f64[] weak`."""
-        dims = ",".join(str(d) for d in self.shape)
-        return f"{ir_name(self.dtype)}[{dims}]" + (" weak" if self.weak else "")
+        return _type_str(self.dtype, self.shape, self.weak)
 
     def __repr__(self) -> str:
         return f"<Value %{self.id}: {self.type_str}{' scalar' if self.scalar else ''}>"
+
+
+@lru_cache(maxsize=4096)
+def _type_str(dtype: np.dtype, shape: Shape, weak: bool) -> str:
+    # A graph has few distinct types and prints each many times (every operand and result).
+    dims = ",".join(str(d) for d in shape)
+    return f"{ir_name(dtype)}[{dims}]" + (" weak" if weak else "")
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from ember.capture.flow import FlowOpcodes
     from ember.capture.interpreter import Interpreter
     from ember.capture.variables.containers import IteratorVariable
+    from ember.graph.value import Node
 
 
 @dataclass
@@ -56,8 +57,11 @@ class UnrollAccount:
 
     def check(self, index: int) -> None:
         """Refuse once the ops added exceed the budget, or once a long loop's trips so far
-        project over it."""
-        added = len(self.graph.nodes) - self.nodes_at_start
+        project over it. For a short loop that may be a loop op, the bodies of the loop ops
+        its trips added count: a trip whose inner loop is a loop op (a window's loop nest)
+        is one node of the graph, and all of its body to capture and compile."""
+        added = (ops_with_loop_bodies(self.graph.nodes[self.nodes_at_start:]) if self.may_loop
+                 else len(self.graph.nodes) - self.nodes_at_start)
         done = self.done = index - self.first_index
         projected = added if done == 0 else added * self.trips // done
         if self.trips > config.unroll_max_trips:
@@ -68,23 +72,36 @@ class UnrollAccount:
             budget = config.unroll_op_budget if self.graph.root.loop_ops and not (
                 self.reshaping) else config.unroll_op_limit
             over = projected > budget
+        elif self.may_loop:
+            # The trips so far project the rest: a short loop whose first trips already
+            # project over the budget is tried as a loop op now, rather than after tracing
+            # the trips that a second capture throws away.
+            budget = config.unroll_op_budget
+            over = projected > budget
         else:
-            budget = config.unroll_op_budget if self.may_loop else config.unroll_op_limit
+            budget = config.unroll_op_limit
             over = added > budget
         if over and self.may_loop:
             from ember.capture.loops.region import LoopTooLong
 
-            raise LoopTooLong(self.key, f"{added} ops unrolled")
+            raise LoopTooLong(self.key, f"{added} ops unrolled over {done} of {self.trips} "
+                                        f"trips")
         if over:
             raise graph_break("loop_budget", trips=self.trips, ops=max(added, projected),
                               budget=budget)
+
+
+def ops_with_loop_bodies(nodes: list[Node]) -> int:
+    """How many nodes, counting those of the loop ops' bodies (nested ones included)."""
+    return sum(1 + (ops_with_loop_bodies(node.attrs["body"].nodes) if node.op == "loop" else 0)
+               for node in nodes)
 
 
 def start_loop(tx: Interpreter, inst: Instruction, iterator: IteratorVariable) -> bool:
     """Called at each `FOR_ITER`: True when the whole loop was captured as a loop op (the
     interpreter then continues after the loop); False to trace the next trip."""
     from ember.capture.loops.ranges import DynamicRangeIterator
-    from ember.capture.loops.region import capture_loop, loop_key
+    from ember.capture.loops.region import capture_loop, loop_key, unbound_read_after
 
     if isinstance(iterator, DynamicRangeIterator):
         if capture_loop(tx, inst, iterator, iterator.origin.bounds):
@@ -104,6 +121,10 @@ def start_loop(tx: Interpreter, inst: Instruction, iterator: IteratorVariable) -
         return True
     may_loop = (not long and tracer.loop_ops and key not in tracer.unrolled_loops
                 and _loopable(iterator))
+    if may_loop and unbound_read_after(tx, inst) is not None:
+        # It cannot be a loop op: it unrolls without a first trip traced for nothing.
+        tracer.unrolled_loops[key] = False
+        may_loop = False
     iterator.unroll = UnrollAccount(tracer.graph, len(tracer.graph.nodes), iterator.index,
                                     trips, key, may_loop, tracer.unrolled_loops.get(key, False))
     if trips > 1:

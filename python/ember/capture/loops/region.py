@@ -166,6 +166,22 @@ def _body_range(tx: Interpreter, inst: Instruction) -> tuple[int, int]:
     return start, exit_index
 
 
+def unbound_read_after(tx: Interpreter, inst: Instruction) -> str | None:
+    """A local the body of the loop `inst` starts assigns, unbound when it starts and read
+    after it: no parameter of the body holds it, so the loop is no loop op (known before
+    its body is traced). None where there is none, or the body is not a loop op's."""
+    from ember.capture.resume import live_locals_at
+
+    try:
+        start, exit_index = _body_range(tx, inst)
+    except Unsupported:
+        return None
+    targets = set(zipped.loop_targets(tx, start) or ())
+    live = set(live_locals_at(tx.code, inst.offset))
+    return min((name for name in _stored_names(tx, start, exit_index) - targets
+                if name in live and name not in tx.locals), default=None)
+
+
 def _stored_names(tx: Interpreter, start: int, stop: int) -> set[str]:
     return {str(i.argval) for i in tx.instructions[start:stop] if i.opname in _STORE_OPS}
 
@@ -523,11 +539,18 @@ def _collect(trace: Trace, end_locals: dict[str, VariableTracker], stored: set[s
         group.final_value = value
     if not retrace:
         _swap_in_place(region, trace.groups, swapped)
-    for name in stored - targets:
-        if name in live and not any(name in g.names for g in trace.groups):
-            raise graph_break("loop_body", what=f"local {name!r} first assigned in the body "
-                                                "and read after the loop")
+    _refuse_first_assigned(min((name for name in stored - targets if name in live
+                                and not any(name in g.names for g in trace.groups)),
+                               default=None))
     return retrace
+
+
+def _refuse_first_assigned(name: str | None) -> None:
+    """`name`: a local the body assigns and the code after the loop reads, that no parameter
+    of the body holds: the loop op would not say what the last trip left in it."""
+    if name is not None:
+        raise graph_break("loop_body", what=f"local {name!r} first assigned in the body "
+                                            "and read after the loop")
 
 
 def _passed_on(group: Group, other: Group, after: set[str]) -> bool:
