@@ -15,6 +15,7 @@ from ember.capture.bytecode import argument_names, decode, is_generator_like
 from ember.capture.codegen import EntryCodegen, StepTail, make_fallback
 from ember.capture.interpreter import FrameState, Interpreter, StopCapture, annotate
 from ember.capture.loops.frame_branches import BranchRefused
+from ember.capture.loops.inputs import InputInLoop, preload
 from ember.capture.loops.region import LoopRefused, LoopTooLong
 from ember.capture.resume import (
     live_locals_at,
@@ -23,7 +24,7 @@ from ember.capture.resume import (
     resume_origin,
     stack_argname,
 )
-from ember.capture.sources import ClosureSource, LocalSource
+from ember.capture.sources import ClosureSource, LocalSource, Source
 from ember.capture.tracer import Tracer
 from ember.capture.variables.base import NULL, CellVariable, VariableTracker
 from ember.errors import RegionsRejected, Unsupported
@@ -64,10 +65,13 @@ def capture_frame(func: FunctionType, args: tuple[Any, ...], *, dynamic: bool | 
     unrolled: dict[tuple[Any, int], bool] = {}
     long: set[tuple[Any, int]] = set()
     branch_modes: dict[tuple[Any, int], str] = {}
+    preloads: dict[Source, Any] = {}
     while True:
         try:
             return _capture_once(func, args, dynamic, stop_at, scalars, loop_ops, unrolled,
-                                 long, branch_modes)
+                                 long, branch_modes, preloads)
+        except InputInLoop as first_read:
+            preloads[first_read.source] = first_read.value
         except BranchRefused as refused:
             ember_logging.log("breaks", f"{func.__code__.co_qualname}: the branch at offset "
                                         f"{refused.key[1]} is captured as '{refused.mode}' "
@@ -85,7 +89,7 @@ def capture_frame(func: FunctionType, args: tuple[Any, ...], *, dynamic: bool | 
 def _capture_once(func: FunctionType, args: tuple[Any, ...], dynamic: bool | None,
                   stop_at: tuple[int, int] | None, scalars: bool | None, loop_ops: bool,
                   unrolled: dict[tuple[Any, int], bool], long: set[tuple[Any, int]],
-                  branch_modes: dict[tuple[Any, int], str]
+                  branch_modes: dict[tuple[Any, int], str], preloads: dict[Source, Any]
                   ) -> tuple[Tracer, VariableTracker | None, FrameState | None]:
     """Run the frame's bytecode symbolically: the tracer, and the return tracker or, when
     `stop_at` (instruction index, visit) is reached, the frame's state there.
@@ -120,6 +124,7 @@ def _capture_once(func: FunctionType, args: tuple[Any, ...], dynamic: bool | Non
         except ValueError:
             contents = None
         cells[name] = tracer.cell_for(cell, ClosureSource(name, i, contents), name)
+    preload(tracer, preloads)
     if origin is None:
         root = Interpreter(tracer, code, slots, cells, func.__globals__, None)
     else:
