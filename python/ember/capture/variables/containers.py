@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ember.capture.breaks import graph_break
 from ember.capture.sources import Source
 from ember.capture.variables.base import VariableTracker
@@ -40,6 +42,30 @@ def _index(tx: Interpreter, index: VariableTracker, what: str) -> Any:
     return index.constant()
 
 
+def _table_item(tx: Interpreter, items: list[VariableTracker], index: VariableTracker
+                ) -> VariableTracker | None:
+    """`dx[d]` at an int `d` the graph computes (a loop body's), of a list or tuple of Python
+    numbers of one type (a table of directions or weights): the element of a constant array,
+    as the Python number the list holds (a weak 0-d value); None for anything else."""
+    from ember.capture.variables.array import ArrayVariable
+    from ember.numpy_api.literals import constant_array
+
+    if not (isinstance(index, ArrayVariable) and index.value.shape == ()
+            and index.value.dtype.kind in "iu") or not items:
+        return None
+    if not all(isinstance(item, ConstantVariable) for item in items):
+        return None
+    numbers = [item.constant() for item in items]
+    if len({type(n) for n in numbers}) != 1 or type(numbers[0]) not in (bool, int, float):
+        return None
+    table = np.array(numbers)
+    if table.dtype == object:  # ints past int64
+        return None
+    element = ArrayVariable(constant_array(tx.graph, table)).getitem(tx, index)
+    assert isinstance(element, ArrayVariable)
+    return ArrayVariable(tx.graph.op("astype", [element.value], dtype=table.dtype, weak=True))
+
+
 class SequenceVariable(VariableTracker):
     """Shared behaviour of tuples and lists: items are trackers."""
 
@@ -68,6 +94,9 @@ class SequenceVariable(VariableTracker):
         return self.items
 
     def getitem(self, tx: Interpreter, index: VariableTracker) -> VariableTracker:
+        item = _table_item(tx, self.items, index)
+        if item is not None:
+            return item
         key = _index(tx, index, self.describe())
         if isinstance(key, slice):
             return type(self)(fold("slicing", self.items.__getitem__, key))
