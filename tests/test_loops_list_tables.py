@@ -82,3 +82,13 @@ def test_index_out_of_range_raises_index_error() -> None:
         ember.compile(negative_indices)(np.array([0, 1, 3]))
     with pytest.raises(IndexError):
         ember.compile(negative_indices)(np.array([0, -4]))
+
+
+def test_unsigned_index_past_int64_raises_index_error() -> None:
+    idx = np.array([1, 2**64 - 1], dtype=np.uint64)
+    with pytest.raises(IndexError):
+        negative_indices(idx)
+    with pytest.raises(IndexError):
+        ember.compile(negative_indices)(idx)
+    ok = np.array([0, 2, 1], dtype=np.uint64)
+    assert_same(ember.compile(negative_indices)(ok), negative_indices(ok))

@@ -42,16 +42,22 @@ def _index(tx: Interpreter, index: VariableTracker, what: str) -> Any:
     return index.constant()
 
 
+# The longest list `_table_item` reads by selects (one per item, on every read).
+_TABLE_ITEMS = 16
+
+
 def _table_item(tx: Interpreter, items: list[VariableTracker], index: VariableTracker
                 ) -> VariableTracker | None:
-    """`dx[d]` at an int `d` the graph computes (a loop body's), of a list or tuple of Python
-    numbers of one type (a table of directions or weights): the element of a constant array,
-    as the Python number the list holds (a weak 0-d value); None for anything else."""
+    """`dx[d]` at an int `d` the graph computes (a loop body's), of a short list or tuple of
+    Python numbers of one type (a table of directions or weights): the number the list holds
+    (a weak 0-d value), chosen by one select per item, which native loop bodies run in
+    registers; None for anything else. Python wraps a negative index once and raises
+    IndexError past either end: such an index sends the frame to plain Python, which raises."""
+    from ember.capture.loops.frame_branches import add_check
     from ember.capture.variables.array import ArrayVariable
-    from ember.numpy_api.literals import constant_array
 
     if not (isinstance(index, ArrayVariable) and index.value.shape == ()
-            and index.value.dtype.kind in "iu") or not items:
+            and index.value.dtype.kind in "iu") or not 0 < len(items) <= _TABLE_ITEMS:
         return None
     if not all(isinstance(item, ConstantVariable) for item in items):
         return None
@@ -61,9 +67,22 @@ def _table_item(tx: Interpreter, items: list[VariableTracker], index: VariableTr
     table = np.array(numbers)
     if table.dtype == object:  # ints past int64
         return None
-    element = ArrayVariable(constant_array(tx.graph, table)).getitem(tx, index)
-    assert isinstance(element, ArrayVariable)
-    return ArrayVariable(tx.graph.op("astype", [element.value], dtype=table.dtype, weak=True))
+    graph, n = tx.graph, len(numbers)
+    if index.value.dtype.kind == "u":  # compared unconverted: a uint64 past int64 is no -1
+        inside = graph.op("lt", [index.value, graph.const(n)])
+        i = graph.op("astype", [index.value], dtype=np.int64, weak=True)
+    else:
+        i = graph.op("astype", [index.value], dtype=np.int64, weak=True)
+        inside = graph.op("logical_and", [graph.op("ge", [i, graph.const(-n)]),
+                                          graph.op("lt", [i, graph.const(n)])])
+    add_check(tx, graph.op("logical_not", [inside]))
+    i = graph.op("where", [graph.op("lt", [i, graph.const(0)]),
+                           graph.op("add", [i, graph.const(n)]), i])
+    element = graph.const(numbers[-1])
+    for k in range(n - 2, -1, -1):
+        element = graph.op("where", [graph.op("eq", [i, graph.const(k)]),
+                                     graph.const(numbers[k]), element])
+    return ArrayVariable(graph.op("astype", [element], dtype=table.dtype, weak=True))
 
 
 class SequenceVariable(VariableTracker):
