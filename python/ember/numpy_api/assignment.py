@@ -11,7 +11,9 @@ import numpy as np
 from ember.errors import Unsupported
 from ember.graph import Graph, Value, shapes
 from ember.numpy_api import gather
+from ember.numpy_api.convert import any_value
 from ember.numpy_api.indexing import _slice_part, _symbolic_slice, getitem
+from ember.numpy_api.literals import constant_array, literal_value
 
 
 @dataclass(frozen=True)
@@ -173,6 +175,11 @@ def _converted(graph: Graph, value: object, dtype: np.dtype) -> Value:
         probe = np.zeros(1, dtype)
         probe[0] = value
         return graph.const(probe[0])
+    if isinstance(value, (tuple, list)):
+        # `stack[top] = lo, hi, eps`: NumPy makes the sequence an array of the target's dtype.
+        if any_value([value]):
+            return literal_value(graph, value, dtype)
+        return constant_array(graph, np.asarray(value, dtype=dtype))
     raise Unsupported(f"item assignment of a {type(value).__name__}")
 
 

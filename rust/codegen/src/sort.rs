@@ -11,6 +11,10 @@ use ember_core::views::Layout;
 trait Key: Copy {
     type K: Ord + Copy;
     fn key(self) -> Self::K;
+    /// `line` sorted in place, as the stable sort of (key, position) pairs orders it, without
+    /// the positions: values of equal keys are equal, so only their order needs keeping
+    /// where they differ (zeros of either sign, NaN payloads).
+    fn sort_values(line: &mut Vec<Self>);
 }
 
 macro_rules! ordered_key {
@@ -19,6 +23,9 @@ macro_rules! ordered_key {
             type K = $t;
             fn key(self) -> $t {
                 self
+            }
+            fn sort_values(line: &mut Vec<$t>) {
+                line.sort_unstable();
             }
         }
     };
@@ -40,6 +47,36 @@ macro_rules! float_key {
                 } else {
                     bits | (1 << (<$bits>::BITS - 1))
                 }
+            }
+            /// The numbers' keys sorted as plain unsigned integers and turned back into
+            /// numbers, then the zeros put back in their input order (their keys are one)
+            /// and the NaNs after them in theirs: sorting 8-byte keys rather than
+            /// (key, position) pairs halves what the sort moves and compares.
+            fn sort_values(line: &mut Vec<$t>) {
+                let mut keys: Vec<$bits> = Vec::with_capacity(line.len());
+                let mut zeros: Vec<$t> = Vec::new();
+                let mut nans: Vec<$t> = Vec::new();
+                for &v in line.iter() {
+                    if v.is_nan() {
+                        nans.push(v);
+                    } else {
+                        if v == 0.0 {
+                            zeros.push(v);
+                        }
+                        keys.push(v.key());
+                    }
+                }
+                keys.sort_unstable();
+                let top = 1 << (<$bits>::BITS - 1);
+                line.clear();
+                line.extend(keys.iter().map(|&k| {
+                    <$t>::from_bits(if k & top != 0 { k & !top } else { !k })
+                }));
+                if !zeros.is_empty() {
+                    let first = line.partition_point(|&v| v < 0.0);
+                    line[first..first + zeros.len()].copy_from_slice(&zeros);
+                }
+                line.extend(nans);
             }
         }
     };
@@ -109,9 +146,10 @@ unsafe fn typed<T: Key>(
     let mut idx = vec![0usize; others.len()];
     let input = input as *const T;
     let mut line: Vec<T> = Vec::with_capacity(n);
-    // (key, position) pairs side by side: the sort moves them together and never looks a
-    // key up elsewhere, which keeps large lines in cache; ordering whole pairs makes equal
-    // keys keep their positions' order, so an unstable sort gives the stable result.
+    // For `argsort`, (key, position) pairs side by side: the sort moves them together and
+    // never looks a key up elsewhere, which keeps large lines in cache; ordering whole pairs
+    // makes equal keys keep their positions' order, so an unstable sort gives the stable
+    // result.
     let mut pairs: Vec<(T::K, usize)> = Vec::with_capacity(n);
     loop {
         let (mut pi, mut po) = (li.offset, lo.offset);
@@ -124,17 +162,18 @@ unsafe fn typed<T: Key>(
         // SAFETY: every position is an index inside the shape of both layouts.
         unsafe {
             line.extend((0..n as isize).map(|i| *input.offset(pi + i * si)));
-            pairs.extend(line.iter().enumerate().map(|(i, v)| (v.key(), i)));
-            pairs.sort_unstable();
             if indices {
+                pairs.extend(line.iter().enumerate().map(|(i, v)| (v.key(), i)));
+                pairs.sort_unstable();
                 let out = out as *mut i64;
                 for (i, &(_, from)) in pairs.iter().enumerate() {
                     *out.offset(po + i as isize * so) = from as i64;
                 }
             } else {
+                T::sort_values(&mut line);
                 let out = out as *mut T;
-                for (i, &(_, from)) in pairs.iter().enumerate() {
-                    *out.offset(po + i as isize * so) = line[from];
+                for (i, &v) in line.iter().enumerate() {
+                    *out.offset(po + i as isize * so) = v;
                 }
             }
         }

@@ -25,6 +25,7 @@ from ember.capture.loops.body import (
     loop_head,
     run_span,
 )
+from ember.capture.loops import inputs
 from ember.capture.loops.region import BodyArray, _graph_swapped
 from ember.capture.loops.vectors import VectorVariable
 from ember.capture.variables.masked import MaskedVariable
@@ -267,6 +268,7 @@ def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVect
     saved_cells = {name: cell.contents for name, cell in tx.cells.items()}
     for cell in tx.cells.values():
         cell.contents = inner.get(id(cell.contents), cell.contents)
+    bound = inputs.bind(tx)
     tx.ip = start
     try:
         with _graph_swapped(tx, region):
@@ -280,6 +282,7 @@ def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVect
                 run_span(tx, start, stop)
         return Path(region, inner, dict(tx.locals), list(tx.stack), tx.ip)
     finally:
+        inputs.restore(tx, bound)
         for name, contents in saved_cells.items():
             tx.cells[name].contents = contents
         tx.locals.clear()

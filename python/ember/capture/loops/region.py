@@ -16,13 +16,15 @@ the capture restarts with this loop left to the unrolling rule (`LoopRefused`).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ember.capture.breaks import graph_break
-from ember.capture.loops import appends, intervals, swaps, vectors, windows, zipped
+from ember.capture.loops import appends, inputs, intervals, swaps, vectors, windows, zipped
 from ember.capture.loops.body import RERUN
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
@@ -215,27 +217,27 @@ def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
     most = trips if bounds is None else appends.most_trips(bounds)
     found = appends.enter(tx, lists, trips, most, region := tx.graph.region("loop"),
                           _body_range(tx, inst))
-    cells = _cells_as_locals(tx)
     try:
-        result = _trace_with(tx, inst, iterator, bounds, forced, settling, found, region)
+        with outside_as_locals(tx):
+            result = _trace_with(tx, inst, iterator, bounds, forced, settling, found, region)
     except BaseException:
         appends.leave(tx, found)
         raise
     finally:
         appends.restore(tx, found)
-        for name, (cell, contents) in cells.items():
-            cell.contents = contents  # updated in place where the body wrote it
-            tx.locals.pop(name, None)
     if result is not True:
         appends.leave(tx, found)
     return result
 
 
-def _cells_as_locals(tx: Interpreter) -> dict[str, tuple[Any, VariableTracker]]:
-    """The arrays and numbers the frame's cells hold (what a comprehension reads of its
-    enclosing function: `[x[i] * 2.0 for i in range(n)]`) enter the body as pseudo-locals
-    `.cell#name`, like locals: the body's cells hold their stand-ins while it is traced
-    (`_bind_cells`). The body cannot rebind a cell (STORE_DEREF refuses in loop bodies)."""
+@contextmanager
+def outside_as_locals(tx: Interpreter) -> Iterator[None]:
+    """While a `for` or `while` body is traced, what it reads other than through the frame's
+    locals enters it as pseudo-locals: the arrays and numbers the frame's cells hold (what a
+    comprehension or a lambda reads of its enclosing function: `[x[i] * 2.0 for i in
+    range(n)]`), as `.cell#name`, their cells holding the body's stand-ins (`_bind_cells`;
+    the body cannot rebind a cell: STORE_DEREF refuses in loop bodies); and the arrays read
+    from globals and attributes (`loops/inputs.py`)."""
     found = {}
     for name, cell in tx.cells.items():
         contents = cell.contents
@@ -243,7 +245,13 @@ def _cells_as_locals(tx: Interpreter) -> dict[str, tuple[Any, VariableTracker]]:
             local = CELL + name
             found[local] = (cell, contents)
             tx.locals[local] = contents
-    return found
+    try:
+        with inputs.inputs_as_locals(tx):
+            yield
+    finally:
+        for local, (cell, contents) in found.items():
+            cell.contents = contents  # updated in place where the body wrote it
+            tx.locals.pop(local, None)
 
 
 def _bind_cells(tx: Interpreter) -> None:
@@ -282,6 +290,7 @@ def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
     tx.stack.append(item)
     appends.substitute(tx, found)
     _bind_cells(tx)
+    bound = inputs.bind(tx)
     tx.locals[GO] = ConstantVariable(True)
     returns.start_trip(tx)
     tx.ip = start
@@ -291,6 +300,7 @@ def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
         end_locals = dict(tx.locals)
         trace.go = _go_value(region, end_locals.pop(GO))
     finally:
+        inputs.restore(tx, bound)
         tx.locals.clear()
         tx.locals.update(saved_locals)
         tx.stack[:] = saved_stack

@@ -13,14 +13,17 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ember.capture.breaks import graph_break
+from ember.capture.loops import inputs
 from ember.capture.loops.body import GO, Body, enclosing_body, loop_head, step_instruction
 from ember.capture.loops.region import (
     Trace,
+    _bind_cells,
     _collect,
     _go_value,
     _graph_swapped,
     build_groups,
     emit_loop,
+    outside_as_locals,
 )
 from ember.capture.variables.constant import ConstantVariable
 
@@ -63,6 +66,11 @@ def loop_exit(tx: Interpreter, top: int, inside: int) -> int | None:
 
 def capture_while(tx: Interpreter, top: int, exit_index: int) -> None:
     """Trace the body from `top` once as a loop op's region, emit the op, continue at exit."""
+    with outside_as_locals(tx):
+        _capture_while(tx, top, exit_index)
+
+
+def _capture_while(tx: Interpreter, top: int, exit_index: int) -> None:
     from ember.capture.loops import returns
     from ember.capture.resume import live_locals_at
 
@@ -79,6 +87,8 @@ def capture_while(tx: Interpreter, top: int, exit_index: int) -> None:
         for group in trace.groups:
             for name in group.names:
                 tx.locals[name] = group.inner
+        _bind_cells(tx)
+        bound = inputs.bind(tx)
         tx.locals[GO] = ConstantVariable(True)
         returns.start_trip(tx)
         tx.ip = top
@@ -91,6 +101,7 @@ def capture_while(tx: Interpreter, top: int, exit_index: int) -> None:
             if len(tx.stack) != len(saved_stack):
                 raise graph_break("loop_body", what="a while body that leaves values")
         finally:
+            inputs.restore(tx, bound)
             tx.tracer.loop_bodies.pop()
             tx.locals.clear()
             tx.locals.update(saved_locals)

@@ -315,6 +315,30 @@ def row_axes(shape: tuple[int | str, ...], index: Value) -> list[Axis]:
     return [Axis(at=index), *[Axis(length=size) for size in shape[1:]]]
 
 
+def _numbers_row(tx: Interpreter, value: VariableTracker, dtype: np.dtype
+                 ) -> vectors.VectorVariable | None:
+    """`stack[top] = lo, hi, eps`: a tuple or list of numbers as the short row NumPy makes
+    of it, each converted to the array's type as NumPy converts it; None for anything else."""
+    from ember.capture.loops import python_checks
+    from ember.capture.variables.containers import ListVariable, TupleVariable
+    from ember.capture.variables.scalar import PythonScalarVariable
+
+    if not isinstance(value, (TupleVariable, ListVariable)):
+        return None
+    elements = []
+    for item in value.items:
+        if isinstance(item, ArrayVariable) and item.value.shape == ():
+            element = item.value
+        elif isinstance(item, PythonScalarVariable):
+            element = item.graph_value()
+        elif isinstance(item, ConstantVariable) and type(item.constant()) in (bool, int, float):
+            element = tx.graph.const(item.constant())
+        else:
+            return None
+        elements.append(python_checks.storable(tx, dtype, element))
+    return vectors.VectorVariable(elements, None)
+
+
 def scatter(tx: Interpreter, array: ArrayVariable, axes: list[Axis],
             value: VariableTracker) -> None:
     """`array[index] = value`: the value broadcast to the window and stored element by
@@ -330,6 +354,7 @@ def scatter(tx: Interpreter, array: ArrayVariable, axes: list[Axis],
     graph, target = tx.graph, array.value
     shape = _shape(axes)
     positions = runtime(axes)
+    value = _numbers_row(tx, value, target.dtype) or value
     if isinstance(value, vectors.VectorVariable) and len(shape) == 1 and len(
             value.elements) == shape[0]:
         for k, element in enumerate(value.elements):

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ember.capture.breaks import graph_break
 from ember.capture.sources import Source
 from ember.capture.variables.base import VariableTracker
@@ -40,6 +42,49 @@ def _index(tx: Interpreter, index: VariableTracker, what: str) -> Any:
     return index.constant()
 
 
+# The longest list `_table_item` reads by selects (one per item, on every read).
+_TABLE_ITEMS = 16
+
+
+def _table_item(tx: Interpreter, items: list[VariableTracker], index: VariableTracker
+                ) -> VariableTracker | None:
+    """`dx[d]` at an int `d` the graph computes (a loop body's), of a short list or tuple of
+    Python numbers of one type (a table of directions or weights): the number the list holds
+    (a weak 0-d value), chosen by one select per item, which native loop bodies run in
+    registers; None for anything else. Python wraps a negative index once and raises
+    IndexError past either end: such an index sends the frame to plain Python, which raises."""
+    from ember.capture.loops.frame_branches import add_check
+    from ember.capture.variables.array import ArrayVariable
+
+    if not (isinstance(index, ArrayVariable) and index.value.shape == ()
+            and index.value.dtype.kind in "iu") or not 0 < len(items) <= _TABLE_ITEMS:
+        return None
+    if not all(isinstance(item, ConstantVariable) for item in items):
+        return None
+    numbers = [item.constant() for item in items]
+    if len({type(n) for n in numbers}) != 1 or type(numbers[0]) not in (bool, int, float):
+        return None
+    table = np.array(numbers)
+    if table.dtype == object:  # ints past int64
+        return None
+    graph, n = tx.graph, len(numbers)
+    if index.value.dtype.kind == "u":  # compared unconverted: a uint64 past int64 is no -1
+        inside = graph.op("lt", [index.value, graph.const(n)])
+        i = graph.op("astype", [index.value], dtype=np.int64, weak=True)
+    else:
+        i = graph.op("astype", [index.value], dtype=np.int64, weak=True)
+        inside = graph.op("logical_and", [graph.op("ge", [i, graph.const(-n)]),
+                                          graph.op("lt", [i, graph.const(n)])])
+    add_check(tx, graph.op("logical_not", [inside]))
+    i = graph.op("where", [graph.op("lt", [i, graph.const(0)]),
+                           graph.op("add", [i, graph.const(n)]), i])
+    element = graph.const(numbers[-1])
+    for k in range(n - 2, -1, -1):
+        element = graph.op("where", [graph.op("eq", [i, graph.const(k)]),
+                                     graph.const(numbers[k]), element])
+    return ArrayVariable(graph.op("astype", [element], dtype=table.dtype, weak=True))
+
+
 class SequenceVariable(VariableTracker):
     """Shared behaviour of tuples and lists: items are trackers."""
 
@@ -68,6 +113,9 @@ class SequenceVariable(VariableTracker):
         return self.items
 
     def getitem(self, tx: Interpreter, index: VariableTracker) -> VariableTracker:
+        item = _table_item(tx, self.items, index)
+        if item is not None:
+            return item
         key = _index(tx, index, self.describe())
         if isinstance(key, slice):
             return type(self)(fold("slicing", self.items.__getitem__, key))

@@ -1,0 +1,93 @@
+"""Arrays a loop body reads from outside the frame's locals: a table among the module's
+globals (`CASE_TABLE[c]`, `COEFFS[k]`), an object's attribute (`self.w`).
+
+A region sees only its parameters, and each parameter stands for a tracker the frame's
+locals hold. Such an array is a graph input wrapped by its source (`VariableBuilder.cache`),
+so it enters each loop body as a pseudo-local `.input#<source>`, like a local: the body's
+reads of the source find its stand-in (`bind`), a branch path's its path's stand-in, and an
+update in place is carried back into the frame's tracker as for locals.
+
+An array the frame reads first inside a body cannot become an input there: capture starts
+again (`InputInLoop`, caught by `convert.capture_frame`) with it read when the frame starts,
+so that every loop sees it from its first trip. The value and guard are the same as when the
+body read it; reading it earlier only moves its guard to the entry.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Iterator
+
+from ember.capture.sources import LocalSource, Source
+from ember.capture.variables.array import ArrayVariable
+
+if TYPE_CHECKING:
+    from ember.capture.interpreter import Interpreter
+    from ember.capture.variables.base import VariableTracker
+
+INPUT = ".input#"
+
+
+class InputInLoop(Exception):
+    """An array (or NumPy scalar) first read from `source` inside a loop body or one of its
+    branch paths: capture starts again with it read when the frame starts."""
+
+    def __init__(self, source: Source, value: Any) -> None:
+        super().__init__(f"{source.name()} first read inside a loop body")
+        self.source = source
+        self.value = value
+
+
+def preload(tracer: Any, preloads: dict[Source, Any]) -> None:
+    """Wrap, at the frame's start, what an earlier capture found first read inside a loop."""
+    tracer.preloads = preloads
+    for source, value in preloads.items():
+        tracer.wrap(value, source)
+
+
+def refuse_first_read(tracer: Any, source: Source, value: Any) -> None:
+    """Called before a new graph input is made: inside a region, start the capture again
+    with it preloaded (once: a second refusal is a branch at the frame's level, whose paths
+    do not take pseudo-locals, and breaks the graph as before)."""
+    if tracer.graph.parent is not None and source not in tracer.preloads:
+        raise InputInLoop(source, value)
+
+
+@contextmanager
+def inputs_as_locals(tx: Interpreter) -> Iterator[None]:
+    """The graph inputs of this graph read from sources other than the frame's argument
+    slots, as pseudo-locals while a loop body is traced (those already pseudo-locals of an
+    enclosing loop stay as they are)."""
+    cache = tx.tracer.builder.cache
+    added: dict[str, tuple[Source, VariableTracker]] = {}
+    for source, vt in list(cache.items()):
+        if (isinstance(vt, ArrayVariable) and not isinstance(source, LocalSource)
+                and vt.value.graph is tx.graph):
+            name = INPUT + source.name()
+            if name not in tx.locals:
+                tx.locals[name] = vt
+                added[name] = (source, vt)
+                tx.tracer.input_locals[name] = source
+    try:
+        yield
+    finally:
+        for name, (source, vt) in added.items():
+            tx.locals.pop(name, None)
+            cache[source] = vt
+
+
+def bind(tx: Interpreter) -> dict[Source, VariableTracker]:
+    """Point each pseudo-local's source at what the local holds now (a body's or a path's
+    stand-in); returns what to `restore`."""
+    cache = tx.tracer.builder.cache
+    saved = {}
+    for name, vt in tx.locals.items():
+        if name.startswith(INPUT):
+            source = tx.tracer.input_locals[name]
+            saved[source] = cache[source]
+            cache[source] = vt
+    return saved
+
+
+def restore(tx: Interpreter, saved: dict[Source, VariableTracker]) -> None:
+    tx.tracer.builder.cache.update(saved)
