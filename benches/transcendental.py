@@ -36,6 +36,8 @@ def cases():
     yield (*lone("arcsin"), "unit")
     yield (*lone("sinh"), "uniform")
     yield (*lone("log10"), "positive")
+    yield (lambda x: np.abs(x) ** 2.5, "abs(x) ** 2.5", "uniform")
+    yield (lambda x: np.arctan2(x, 1.5 - x), "arctan2(x, 1.5 - x)", "uniform")
     yield (lambda x: np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi), "gaussian pdf", "uniform")
     yield (lambda x: 1.0 / (1.0 + np.exp(-x)), "sigmoid", "uniform")
     yield (lambda x: np.log(np.exp(x).sum()), "log(sum(exp(x)))", "uniform")
@@ -54,7 +56,8 @@ def numexpr_of(label):
     """The numexpr form of a row, where numexpr has its functions."""
     forms = {"exp(x)": "exp(x)", "tanh(x)": "tanh(x)", "log(x)": "log(x)", "sin(x)": "sin(x)",
              "arcsin(x)": "arcsin(x)", "sinh(x)": "sinh(x)", "log10(x)": "log10(x)",
-             "sigmoid": "1 / (1 + exp(-x))",
+             "sigmoid": "1 / (1 + exp(-x))", "abs(x) ** 2.5": "abs(x) ** 2.5",
+             "arctan2(x, 1.5 - x)": "arctan2(x, 1.5 - x)",
              "gaussian pdf": f"exp(-0.5 * x * x) / {math.sqrt(2 * math.pi)!r}",
              "tanh + sin*cos": "tanh(x) * 0.5 + sin(x) * cos(x)",
              "arctan + arcsinh": "arctan(x) + arcsinh(x)"}

@@ -8,7 +8,8 @@ and hands it to `_core.set_ufunc_loop`; kernels then compute such an op on long 
 block through that loop (rust/codegen/src/ufunc.rs), with NumPy's values bit for bit.
 
 The loop table is read through the public C struct `PyUFuncObject` (numpy/ufuncobject.h:
-`nin, nout, nargs, identity` ints, then the `functions`, `data` and `ntypes` fields). Every
+`nin, nout, nargs, identity` ints, then the `functions`, `data`, `ntypes`, `name` and `types`
+fields). Every
 field read is checked against what the ufunc says of itself in Python (`nin`, `nout`,
 `ntypes`, `types`) before any address is used; a mismatch registers nothing.
 """
@@ -28,6 +29,10 @@ _OPS = ("exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "tanh", "sinh",
         "arcsinh", "arccosh", "arctanh", "tan", "arcsin", "arccos", "arctan", "cbrt",
         "sin", "cos")
 _SCALAR_IN_NUMPY = {("sin", "f64"), ("cos", "f64")}
+# Ops of two operands, as (IR name, NumPy name): `x ** y` and `x ** 2.5` go through libm's
+# `pow` one element at a time in a kernel's own code (0.1x NumPy), `arctan2` through a
+# 128-bit polynomial (0.2x).
+_BINARY = (("pow", "power"), ("arctan2", "arctan2"), ("logaddexp", "logaddexp"))
 _DTYPES = {"f32": np.float32, "f64": np.float64}
 
 
@@ -51,34 +56,32 @@ class _UFunc(ctypes.Structure):
 
 
 def loop_of(ufunc: np.ufunc, dtype: type) -> tuple[int, int] | None:
-    """The address of `ufunc`'s loop from one `dtype` array into another and its data entry,
+    """The address of `ufunc`'s loop over `dtype` operands giving `dtype` and its data entry,
     or None where the struct does not read back as the ufunc describes itself."""
     head = _UFunc.from_address(id(ufunc))
-    if (head.nin, head.nout, head.nargs, head.ntypes) != (1, 1, 2, ufunc.ntypes) or \
+    nin, nargs = ufunc.nin, ufunc.nin + 1
+    if (head.nin, head.nout, head.nargs, head.ntypes) != (nin, 1, nargs, ufunc.ntypes) or \
             head.name != ufunc.__name__.encode():
         return None
-    char = np.dtype(dtype).char
-    try:
-        index = ufunc.types.index(f"{char}->{char}")
-    except ValueError:
-        return None
-    num = np.dtype(dtype).num
     for i, signature in enumerate(ufunc.types):
         nums = [np.dtype(c).num for c in signature.replace("->", "")]
-        if [ord(head.types[2 * i]), ord(head.types[2 * i + 1])] != nums:
+        if [ord(head.types[nargs * i + k]) for k in range(nargs)] != nums:
             return None
+    char = np.dtype(dtype).char
+    try:
+        index = ufunc.types.index(f"{char * nin}->{char}")
+    except ValueError:
+        return None
     func = head.functions[index]
     data = head.data[index] if head.data else None
-    if not func or [ord(head.types[2 * index]), ord(head.types[2 * index + 1])] != [num, num]:
-        return None
-    return func, data or 0
+    return (func, data or 0) if func else None
 
 
 def register() -> list[tuple[str, str]]:
     """Registers NumPy's loops with the native backend; returns the (op, dtype) pairs."""
     done = []
-    for op in _OPS:
-        ufunc = getattr(np, op)
+    for op, numpy_name in [(op, op) for op in _OPS] + list(_BINARY):
+        ufunc = getattr(np, numpy_name)
         for name, dtype in _DTYPES.items():
             if (op, name) in _SCALAR_IN_NUMPY:
                 continue
@@ -90,6 +93,6 @@ def register() -> list[tuple[str, str]]:
 
 def unregister() -> None:
     """Every op back to the kernels' own code (for comparing the two paths)."""
-    for op in _OPS:
+    for op in _OPS + tuple(op for op, _ in _BINARY):
         for name in _DTYPES:
             _core.set_ufunc_loop(op, name, 0, 0)

@@ -63,7 +63,9 @@ impl Jit {
             .finish(settings::Flags::new(flags))
             .map_err(|e| Error::Codegen(format!("host ISA: {e}")))?;
         let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
-        builder.symbol(crate::ufunc::SYMBOL, crate::ufunc::address());
+        for (name, address) in crate::ufunc::SYMBOLS.iter().zip(crate::ufunc::addresses()) {
+            builder.symbol(*name, address);
+        }
         let module = JITModule::new(builder);
         Ok(Jit {
             ctx: module.make_context(),

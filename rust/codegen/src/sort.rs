@@ -69,9 +69,10 @@ macro_rules! float_key {
                 keys.sort_unstable();
                 let top = 1 << (<$bits>::BITS - 1);
                 line.clear();
-                line.extend(keys.iter().map(|&k| {
-                    <$t>::from_bits(if k & top != 0 { k & !top } else { !k })
-                }));
+                line.extend(
+                    keys.iter()
+                        .map(|&k| <$t>::from_bits(if k & top != 0 { k & !top } else { !k })),
+                );
                 if !zeros.is_empty() {
                     let first = line.partition_point(|&v| v < 0.0);
                     line[first..first + zeros.len()].copy_from_slice(&zeros);

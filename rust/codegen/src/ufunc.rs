@@ -14,7 +14,7 @@
 //! dtype), never by address, so machine code read back from the persistent cache calls the
 //! loop this process registered.
 
-use crate::kernel::{Scalar, UnaryOp};
+use crate::kernel::{BinaryOp, Scalar, UnaryOp};
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -29,7 +29,18 @@ pub(crate) const MIN_ROW: i64 = 64;
 /// NumPy's `PyUFuncGenericFunction`.
 type LoopFn = unsafe extern "C" fn(*mut *mut u8, *const isize, *const isize, *mut c_void);
 
-const SLOTS: usize = 2 * 64;
+/// An op a registered loop computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoopOp {
+    /// One operand.
+    Unary(UnaryOp),
+    /// Two operands.
+    Binary(BinaryOp),
+}
+
+/// Slots per kind of op (each op has two, one per float dtype).
+const PER_KIND: usize = 2 * 64;
+const SLOTS: usize = 2 * PER_KIND;
 static FUNCS: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
 static DATA: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
 static CALLS: AtomicUsize = AtomicUsize::new(0);
@@ -40,18 +51,21 @@ pub fn calls() -> usize {
 }
 
 /// The slot of `(op, dtype)`: float dtypes only.
-fn slot_of(op: UnaryOp, dtype: Scalar) -> Option<usize> {
+fn slot_of(op: LoopOp, dtype: Scalar) -> Option<usize> {
     let lane = match dtype {
         Scalar::F32 => 0,
         Scalar::F64 => 1,
         _ => return None,
     };
-    let i = UnaryOp::ALL.iter().position(|&o| o == op)?;
-    (2 * i + lane < SLOTS).then_some(2 * i + lane)
+    let (kind, i) = match op {
+        LoopOp::Unary(u) => (0, UnaryOp::ALL.iter().position(|&o| o == u)?),
+        LoopOp::Binary(b) => (1, BinaryOp::ALL.iter().position(|&o| o == b)?),
+    };
+    (2 * i + lane < PER_KIND).then_some(kind * PER_KIND + 2 * i + lane)
 }
 
-/// The slot of the loop registered for `op` on `dtype` (operand and result), if any.
-pub(crate) fn slot(op: UnaryOp, dtype: Scalar) -> Option<usize> {
+/// The slot of the loop registered for `op` on `dtype` (operands and result), if any.
+pub(crate) fn slot(op: LoopOp, dtype: Scalar) -> Option<usize> {
     slot_of(op, dtype).filter(|&s| FUNCS[s].load(Ordering::Acquire) != 0)
 }
 
@@ -59,10 +73,10 @@ pub(crate) fn slot(op: UnaryOp, dtype: Scalar) -> Option<usize> {
 /// it (`func == 0`). Returns false for a pair that has no slot (a non-float dtype).
 ///
 /// # Safety
-/// `func` must be the address of a NumPy inner loop computing `op` elementwise from one
-/// `dtype` array into another (`PyUFuncGenericFunction`), callable without the GIL, that
-/// stays loaded for the life of the process, and `data` its entry in the ufunc's `data`.
-pub unsafe fn register(op: UnaryOp, dtype: Scalar, func: usize, data: usize) -> bool {
+/// `func` must be the address of a NumPy inner loop computing `op` elementwise from `dtype`
+/// arrays (one or two) into another (`PyUFuncGenericFunction`), callable without the GIL,
+/// that stays loaded for the life of the process, and `data` its entry in the ufunc's `data`.
+pub unsafe fn register(op: LoopOp, dtype: Scalar, func: usize, data: usize) -> bool {
     let Some(s) = slot_of(op, dtype) else {
         return false;
     };
@@ -89,16 +103,54 @@ pub(crate) unsafe extern "C" fn ember_ufunc_unary(
     out_step: i64,
     n: i64,
 ) {
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        call(
+            slot,
+            [input, output],
+            [in_step as isize, out_step as isize],
+            n,
+        )
+    }
+}
+
+/// Applies the binary loop in `slot` to `n` elements: operand `k` read at `a_k + i * s_k`
+/// (a step of 0 for an operand that is one value), written at `output + i * out_step`; the
+/// flags as [`ember_ufunc_unary`] keeps them.
+///
+/// # Safety
+/// As for [`ember_ufunc_unary`], for each operand.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe extern "C" fn ember_ufunc_binary(
+    slot: i64,
+    a: *mut u8,
+    a_step: i64,
+    b: *mut u8,
+    b_step: i64,
+    output: *mut u8,
+    out_step: i64,
+    n: i64,
+) {
+    let args = [a, b, output];
+    let steps = [a_step as isize, b_step as isize, out_step as isize];
+    // SAFETY: as the caller guarantees.
+    unsafe { call(slot, args, steps, n) }
+}
+
+/// Calls the loop in `slot` on `args` (operands, then the output) with `steps`, keeping the
+/// kernel's floating-point flags and moving the loop's own into MXCSR.
+///
+/// # Safety
+/// `slot` is registered; `args` and `steps` describe `n` elements as its loop takes them.
+unsafe fn call<const K: usize>(slot: i64, mut args: [*mut u8; K], steps: [isize; K], n: i64) {
     let s = slot as usize;
     let func = FUNCS[s].load(Ordering::Acquire);
     let data = DATA[s].load(Ordering::Acquire) as *mut c_void;
-    let mut args = [input, output];
     let dims = [n as isize];
-    let steps = [in_step as isize, out_step as isize];
     CALLS.fetch_add(1, Ordering::Relaxed);
     let before = crate::fpstatus::take();
     // SAFETY: a registered slot holds a NumPy loop of this signature (see `register`), given
-    // one input and one output of `n` elements as NumPy's own calls give them.
+    // its operands and output of `n` elements as NumPy's own calls give them.
     unsafe {
         let f: LoopFn = std::mem::transmute::<usize, LoopFn>(func);
         f(args.as_mut_ptr(), dims.as_ptr(), steps.as_ptr(), data);
@@ -109,13 +161,16 @@ pub(crate) unsafe extern "C" fn ember_ufunc_unary(
     crate::fpstatus::raise(crate::fpstatus::FpStatus(before.0 | x87.0));
 }
 
-/// The number of `i64` arguments [`ember_ufunc_unary`] takes.
-pub(crate) const ARGS: usize = 6;
+/// The number of `i64` arguments [`ember_ufunc_unary`] and [`ember_ufunc_binary`] take.
+pub(crate) const ARGS: [usize; 2] = [6, 8];
 
-/// The symbol kernels import [`ember_ufunc_unary`] by.
-pub(crate) const SYMBOL: &str = "ember_ufunc_unary";
+/// The symbols kernels import [`ember_ufunc_unary`] and [`ember_ufunc_binary`] by.
+pub(crate) const SYMBOLS: [&str; 2] = ["ember_ufunc_unary", "ember_ufunc_binary"];
 
-/// The address the JIT resolves [`SYMBOL`] to.
-pub(crate) fn address() -> *const u8 {
-    ember_ufunc_unary as *const u8
+/// The addresses the JIT resolves [`SYMBOLS`] to.
+pub(crate) fn addresses() -> [*const u8; 2] {
+    [
+        ember_ufunc_unary as *const u8,
+        ember_ufunc_binary as *const u8,
+    ]
 }

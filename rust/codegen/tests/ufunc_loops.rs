@@ -9,7 +9,8 @@
 mod common;
 use common::{check_all_layouts, Layout, Rng};
 use ember_codegen::fpstatus::FpStatus;
-use ember_codegen::kernel::{Scalar, UnaryOp};
+use ember_codegen::kernel::{BinaryOp, Scalar, UnaryOp};
+use ember_codegen::ufunc::LoopOp;
 use ember_codegen::{compile, ArrayView, ArrayViewMut, Options};
 use ember_core::ir::DType;
 use std::ffi::c_void;
@@ -17,7 +18,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Elements each registered loop computed, over all calls (tests run in parallel, so each
 /// test uses loops no other test uses).
-static ELEMENTS: [AtomicUsize; 6] = [const { AtomicUsize::new(0) }; 6];
+static ELEMENTS: [AtomicUsize; 7] = [const { AtomicUsize::new(0) }; 7];
 
 /// A NumPy-style loop (`args`, `dims`, `steps`, `data`) applying `f` from one strided array
 /// into another, counted in `ELEMENTS[id]`.
@@ -40,6 +41,25 @@ unsafe fn apply<T: Copy>(
     ELEMENTS[id].fetch_add(n, Ordering::SeqCst);
 }
 
+/// A NumPy-style loop of two operands (steps of 0 for a broadcast one) applying `f`, counted
+/// in `ELEMENTS[id]`.
+unsafe extern "C" fn pow64(
+    args: *mut *mut u8,
+    dims: *const isize,
+    steps: *const isize,
+    _data: *mut c_void,
+) {
+    let n = unsafe { *dims } as usize;
+    for i in 0..n as isize {
+        unsafe {
+            let a = ((*args).offset(i * *steps) as *const f64).read_unaligned();
+            let b = ((*args.add(1)).offset(i * *steps.add(1)) as *const f64).read_unaligned();
+            ((*args.add(2)).offset(i * *steps.add(2)) as *mut f64).write_unaligned(a.powf(b));
+        }
+    }
+    ELEMENTS[POW64].fetch_add(n, Ordering::SeqCst);
+}
+
 macro_rules! loop_fn {
     ($name:ident, $id:expr, $t:ty, $f:expr) => {
         unsafe extern "C" fn $name(
@@ -59,6 +79,7 @@ const EXP64: usize = 2;
 const ASIN64: usize = 3;
 const COSH64: usize = 4;
 const EXPM1_64: usize = 5;
+const POW64: usize = 6;
 loop_fn!(tanh64, TANH64, f64, f64::tanh);
 loop_fn!(tanh32, TANH32, f32, f32::tanh);
 loop_fn!(exp64, EXP64, f64, f64::exp);
@@ -69,13 +90,14 @@ loop_fn!(expm1_64, EXPM1_64, f64, f64::exp_m1);
 type Loop = unsafe extern "C" fn(*mut *mut u8, *const isize, *const isize, *mut c_void);
 
 fn register() {
-    let loops: [(UnaryOp, Scalar, Loop); 6] = [
-        (UnaryOp::Tanh, Scalar::F64, tanh64),
-        (UnaryOp::Tanh, Scalar::F32, tanh32),
-        (UnaryOp::Exp, Scalar::F64, exp64),
-        (UnaryOp::Arcsin, Scalar::F64, asin64),
-        (UnaryOp::Cosh, Scalar::F64, cosh64),
-        (UnaryOp::Expm1, Scalar::F64, expm1_64),
+    let loops: [(LoopOp, Scalar, Loop); 7] = [
+        (LoopOp::Unary(UnaryOp::Tanh), Scalar::F64, tanh64),
+        (LoopOp::Unary(UnaryOp::Tanh), Scalar::F32, tanh32),
+        (LoopOp::Unary(UnaryOp::Exp), Scalar::F64, exp64),
+        (LoopOp::Unary(UnaryOp::Arcsin), Scalar::F64, asin64),
+        (LoopOp::Unary(UnaryOp::Cosh), Scalar::F64, cosh64),
+        (LoopOp::Unary(UnaryOp::Expm1), Scalar::F64, expm1_64),
+        (LoopOp::Binary(BinaryOp::Pow), Scalar::F64, pow64),
     ];
     for (op, ty, f) in loops {
         let f = f as usize;
@@ -221,4 +243,22 @@ func @f(%0: f64[4,3000]) -> (f64[4,1], f64[]) {
 }";
     let counts = computed_by_loops(ir, 1e-12, &[TANH64, EXP64, EXPM1_64]);
     assert!(counts.iter().all(|&c| c >= 5 * 12000), "{counts:?}");
+}
+
+#[test]
+fn binary_loops_take_swept_loaded_and_constant_operands() {
+    // `x ** y` of two loaded arrays, of a computed base and a constant exponent (step 0),
+    // and of a constant base.
+    let ir = "ember-ir 1
+func @f(%0: f64[3,900], %1: f64[3,900]) -> (f64[3,900]) {
+  %2 = abs(%0) : f64[3,900]
+  %3 = pow(%2, %1) : f64[3,900]
+  %4 = const() value=2.5 : f64[] weak
+  %5 = pow(%2, %4) : f64[3,900]
+  %6 = pow(%4, %1) : f64[3,900]
+  %7 = add(%3, %5) : f64[3,900]
+  %8 = add(%7, %6) : f64[3,900]
+  return %8
+}";
+    assert!(computed_by_loops(ir, 1e-12, &[POW64])[0] >= 5 * 3 * 2700);
 }

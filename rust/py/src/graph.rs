@@ -146,8 +146,8 @@ fn set_lapack(addresses: Option<[usize; 6]>, ilp64: bool) {
     unsafe { ember_codegen::register_lapack(lapack) };
 }
 
-/// Makes kernels apply the unary op named `op` (IR name) on `dtype` (`"f32"` or `"f64"`) to
-/// long rows through NumPy's own inner loop for it: the address of the loop and its entry in
+/// Makes kernels apply the elementwise op named `op` (IR name, one or two operands) on `dtype`
+/// (`"f32"` or `"f64"`) to long rows through NumPy's own inner loop for it: the address of the loop and its entry in
 /// the ufunc's `data` (0 and 0 remove it). Returns false for an unknown op or dtype.
 ///
 /// Calling it with an address that is not such a loop crashes the process: the Python package
@@ -160,8 +160,14 @@ fn set_ufunc_loop(op: &str, dtype: &str, func: usize, data: usize) -> bool {
         "f64" => Scalar::F64,
         _ => return false,
     };
-    let Some(op) = ember_core::ir::UnaryOp::from_name(op) else {
-        return false;
+    use ember_codegen::ufunc::LoopOp;
+    let op = match (
+        ember_core::ir::UnaryOp::from_name(op),
+        ember_core::ir::BinaryOp::from_name(op),
+    ) {
+        (Some(u), _) => LoopOp::Unary(u),
+        (_, Some(b)) => LoopOp::Binary(b),
+        _ => return false,
     };
     // SAFETY: as said above, the address is the loop NumPy runs for this op and dtype, in
     // NumPy's own extension, loaded for the life of the process.

@@ -1,9 +1,10 @@
 //! Map stages whose transcendental functions run in NumPy's own loops ([`crate::ufunc`]).
 //!
 //! For a row of at least [`MIN_ROW`] elements, the stage runs block by block: for each node
-//! with a registered loop (in definition order), one sweep over the block computes the node's
-//! operand into a scratch buffer on the stack, then one call applies NumPy's loop to it in
-//! place; a last sweep computes the stage's value, reading those nodes from their scratch
+//! with a registered loop (in definition order), one sweep over the block computes each of
+//! the node's operands into a scratch buffer on the stack (an operand loaded from a buffer is
+//! read where it is, one that is the same for the whole row is passed once, with a step of
+//! 0), then one call applies NumPy's loop to them, writing into the first; a last sweep computes the stage's value, reading those nodes from their scratch
 //! buffers, and stores it. Everything else in the expression stays fused in the sweeps, which
 //! are ordinary vector loops (the nodes are leaves there, so an op without a vector form of
 //! its own, `arcsin` say, no longer makes the whole stage scalar). Shorter rows keep the
@@ -12,7 +13,7 @@
 use super::expr::cl_type;
 use super::{mem, Emitter, Mode, UNROLL};
 use crate::kernel::{ExprOp, InnerAccess, Scalar};
-use crate::ufunc::{self, BLOCK, MIN_ROW};
+use crate::ufunc::{self, LoopOp, BLOCK, MIN_ROW};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
     types, AbiParam, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
@@ -25,9 +26,20 @@ use std::collections::HashMap;
 /// `lo..hi` (see [`Emitter::ensure`]).
 pub(crate) struct Refill {
     nodes: Vec<usize>,
-    scratch: Vec<(Value, i64)>,
+    scratch: Vec<Scratch>,
     lo: Variable,
     hi: Variable,
+}
+
+/// A staged node's stack storage: its block of results (`ptr`, elements of `size` bytes,
+/// also its first operand's block), its second operand's block (binary ops), and room for an
+/// operand that is one value for the row.
+#[derive(Clone, Copy)]
+struct Scratch {
+    ptr: Value,
+    size: i64,
+    second: Option<Value>,
+    one: Value,
 }
 
 /// Where a sweep's values go.
@@ -40,19 +52,29 @@ enum Sink {
 }
 
 impl Emitter<'_, '_> {
-    /// The nodes of `root` that run as NumPy loops on long rows: float unary ops that vary
-    /// along the row, keep their operand's dtype and have a registered loop, in definition
+    /// The nodes of `root` that run as NumPy loops on long rows: float ops that vary along
+    /// the row, whose operands have their dtype and that have a registered loop, in definition
     /// order.
     pub(crate) fn ufunc_nodes(&self, root: usize) -> Vec<usize> {
         self.needed(root)
             .into_iter()
-            .filter(|&i| {
-                let e = &self.k.exprs[i];
-                !self.invariant[i]
-                    && matches!(e.op, ExprOp::Unary(op, x)
-                        if self.k.exprs[x].ty == e.ty && ufunc::slot(op, e.ty).is_some())
-            })
+            .filter(|&i| !self.invariant[i] && self.loop_of(i).is_some())
             .collect()
+    }
+
+    /// The registered loop computing node `i`, and the node's operands.
+    fn loop_of(&self, i: usize) -> Option<(usize, Vec<usize>)> {
+        let e = &self.k.exprs[i];
+        let same = |x: usize| self.k.exprs[x].ty == e.ty;
+        match e.op {
+            ExprOp::Unary(op, x) if same(x) => {
+                Some((ufunc::slot(LoopOp::Unary(op), e.ty)?, vec![x]))
+            }
+            ExprOp::Binary(op, x, y) if same(x) && same(y) => {
+                Some((ufunc::slot(LoopOp::Binary(op), e.ty)?, vec![x, y]))
+            }
+            _ => None,
+        }
     }
 
     /// `map(buffer, value)` with `nodes` (from [`Self::ufunc_nodes`], not empty) run by NumPy's
@@ -160,20 +182,34 @@ impl Emitter<'_, '_> {
         self.b.seal_block(exit);
     }
 
-    /// A scratch buffer of [`BLOCK`] elements per node: its address and element size.
-    fn scratch_for(&mut self, nodes: &[usize]) -> Vec<(Value, i64)> {
+    /// The stack storage of each of `nodes`.
+    fn scratch_for(&mut self, nodes: &[usize]) -> Vec<Scratch> {
         nodes
             .iter()
             .map(|&e| {
                 let size = self.k.exprs[e].ty.size() as i64;
-                let slot = self.b.create_sized_stack_slot(StackSlotData::new(
-                    StackSlotKind::ExplicitSlot,
-                    (size * BLOCK) as u32,
-                    6,
-                ));
-                (self.b.ins().stack_addr(types::I64, slot, 0), size)
+                let binary = matches!(self.k.exprs[e].op, ExprOp::Binary(..));
+                let ptr = self.stack_block(size * BLOCK);
+                let second = binary.then(|| self.stack_block(size * BLOCK));
+                let one = self.stack_block(16);
+                Scratch {
+                    ptr,
+                    size,
+                    second,
+                    one,
+                }
             })
             .collect()
+    }
+
+    /// The address of `bytes` of fresh, 64-byte aligned stack storage.
+    fn stack_block(&mut self, bytes: i64) -> Value {
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            bytes as u32,
+            6,
+        ));
+        self.b.ins().stack_addr(types::I64, slot, 0)
     }
 
     /// The scratch storage of a reduction's staged nodes, filled on demand ([`Self::ensure`]):
@@ -236,54 +272,48 @@ impl Emitter<'_, '_> {
     }
 
     /// Computes `nodes` for elements `s..end` (`count` of them) of the row into their
-    /// `scratch` buffers, each from its operand through its loop. An operand loaded from a
-    /// buffer is read where it is; with `out`, a last node that is the stage's value goes
-    /// straight into that buffer (the return says whether it did).
+    /// `scratch` buffers, each from its operands through its loop. With `out`, a last node
+    /// that is the stage's value goes straight into that buffer (the return says whether it
+    /// did).
     fn fill(
         &mut self,
         nodes: &[usize],
-        scratch: &[(Value, i64)],
+        scratch: &[Scratch],
         s: Value,
         end: Value,
         count: Value,
         out: Option<(usize, usize)>,
     ) -> bool {
-        let call = self.ufunc_ref();
         let mut stored = false;
         for (k, &e) in nodes.iter().enumerate() {
             self.stage_leaves(&nodes[..k], &scratch[..k], s);
-            let ExprOp::Unary(op, x) = self.k.exprs[e].op else {
-                unreachable!("ufunc nodes are unary")
-            };
-            let (ptr, size) = scratch[k];
-            let input = match self.k.exprs[x].op {
-                ExprOp::Load(b) if self.k.buffers[b].inner == InnerAccess::Strided => {
-                    (self.addr(b, s, Mode::Scalar), self.inner_stride[b])
-                }
-                _ => {
-                    let origin = self.origin(ptr, size, s);
-                    self.sweep(x, s, end, Sink::Scratch { origin, size });
-                    (ptr, self.b.ins().iconst(types::I64, size))
-                }
-            };
+            let (slot, operands) = self.loop_of(e).expect("a node with a registered loop");
+            let room = scratch[k];
+            let blocks = [Some(room.ptr), room.second];
+            let mut args = vec![self.b.ins().iconst(types::I64, slot as i64)];
+            for (&x, block) in operands.iter().zip(blocks) {
+                let (ptr, step) =
+                    self.operand(x, block.expect("a block per operand"), room, s, end);
+                args.extend([ptr, step]);
+            }
             let direct = out.filter(|&(buffer, value)| {
                 e == value
                     && self.k.buffers[buffer].inner == InnerAccess::Strided
                     && self.k.buffers[buffer].dtype == self.k.exprs[e].ty
             });
-            let output = match direct {
+            match direct {
                 Some((buffer, _)) => {
                     stored = true;
-                    (
-                        self.addr(buffer, s, Mode::Scalar),
-                        self.inner_stride[buffer],
-                    )
+                    args.push(self.addr(buffer, s, Mode::Scalar));
+                    args.push(self.inner_stride[buffer]);
                 }
-                None => (ptr, self.b.ins().iconst(types::I64, size)),
-            };
-            let slot = ufunc::slot(op, self.k.exprs[e].ty).expect("registered") as i64;
-            let slot = self.b.ins().iconst(types::I64, slot);
-            let args = [slot, input.0, input.1, output.0, output.1, count];
+                None => {
+                    args.push(room.ptr);
+                    args.push(self.b.ins().iconst(types::I64, room.size));
+                }
+            }
+            args.push(count);
+            let call = self.ufunc_ref(operands.len());
             self.b.ins().call(call, &args);
         }
         self.leaves.clear();
@@ -291,13 +321,46 @@ impl Emitter<'_, '_> {
         stored
     }
 
+    /// Where a loop reads operand `x` for elements `s..end`, and its step in bytes: the
+    /// buffer it is loaded from, the one value of the row (step 0), or `block`, swept.
+    fn operand(
+        &mut self,
+        x: usize,
+        block: Value,
+        room: Scratch,
+        s: Value,
+        end: Value,
+    ) -> (Value, Value) {
+        if self.invariant[x] {
+            let v = self.row_values[&x];
+            self.b.ins().store(MemFlagsData::trusted(), v, room.one, 0);
+            return (room.one, self.b.ins().iconst(types::I64, 0));
+        }
+        if let ExprOp::Load(b) = self.k.exprs[x].op {
+            if self.k.buffers[b].inner == InnerAccess::Strided {
+                return (self.addr(b, s, Mode::Scalar), self.inner_stride[b]);
+            }
+        }
+        let origin = self.origin(block, room.size, s);
+        self.sweep(
+            x,
+            s,
+            end,
+            Sink::Scratch {
+                origin,
+                size: room.size,
+            },
+        );
+        (block, self.b.ins().iconst(types::I64, room.size))
+    }
+
     /// Makes `nodes` leaves read from their scratch buffers (`scratch`, for the block at `s`).
-    fn stage_leaves(&mut self, nodes: &[usize], scratch: &[(Value, i64)], s: Value) {
+    fn stage_leaves(&mut self, nodes: &[usize], scratch: &[Scratch], s: Value) {
         self.leaves = nodes.iter().copied().collect();
         self.staged = HashMap::new();
-        for (&e, &(ptr, size)) in nodes.iter().zip(scratch) {
-            let origin = self.origin(ptr, size, s);
-            self.staged.insert(e, (origin, size));
+        for (&e, room) in nodes.iter().zip(scratch) {
+            let origin = self.origin(room.ptr, room.size, s);
+            self.staged.insert(e, (origin, room.size));
         }
     }
 
@@ -381,19 +444,21 @@ impl Emitter<'_, '_> {
         self.b.ins().iadd(origin, off)
     }
 
-    /// The kernel's reference to [`ufunc::ember_ufunc_unary`].
-    fn ufunc_ref(&mut self) -> cranelift_codegen::ir::FuncRef {
-        let key = (ufunc::SYMBOL.to_string(), ufunc::ARGS);
+    /// The kernel's reference to [`ufunc::ember_ufunc_unary`] (`operands` 1) or
+    /// [`ufunc::ember_ufunc_binary`] (2).
+    fn ufunc_ref(&mut self, operands: usize) -> cranelift_codegen::ir::FuncRef {
+        let (symbol, params) = (ufunc::SYMBOLS[operands - 1], ufunc::ARGS[operands - 1]);
+        let key = (symbol.to_string(), params);
         if let Some(&f) = self.libm_refs.get(&key) {
             return f;
         }
         let mut sig = self.module.make_signature();
-        for _ in 0..ufunc::ARGS {
+        for _ in 0..params {
             sig.params.push(AbiParam::new(types::I64));
         }
         let id = self
             .module
-            .declare_function(ufunc::SYMBOL, Linkage::Import, &sig)
+            .declare_function(symbol, Linkage::Import, &sig)
             .expect("ufunc symbol declaration");
         let f = self.module.declare_func_in_func(id, self.b.func);
         self.libm_refs.insert(key, f);
