@@ -4,6 +4,7 @@
 //! order, both in the array's dtype, so they round and overflow to inf as NumPy's do.
 
 use super::expr::cl_type;
+use super::staged::Sink;
 use super::{mem, Emitter, Mode, UNROLL};
 use crate::kernel::{BinaryOp, Const, ReduceOp, Scalar};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
@@ -70,65 +71,9 @@ impl Emitter<'_, '_> {
 
     /// [`Self::map`] with the kernel's own code for every op.
     fn map_plain(&mut self, buffer: usize, value: usize) {
-        let dtype = self.k.buffers[buffer].dtype;
-        // A per-row output (0-d or unit inner extent) takes no vector stores.
-        let mode = if self.k.buffers[buffer].inner == crate::kernel::InnerAccess::Row {
-            Mode::Scalar
-        } else {
-            self.stage_mode(value, Some(dtype))
-        };
-        let n = self.n.unwrap();
-        let j = self.b.declare_var(types::I64);
         let zero = self.b.ins().iconst(types::I64, 0);
-        self.b.def_var(j, zero);
-        let tail = self.b.create_block();
-        if mode != Mode::Scalar {
-            let (vec, _) = {
-                let contiguous = self.contiguous.unwrap();
-                let (v, s) = self.split(contiguous);
-                self.b.switch_to_block(s);
-                self.b.seal_block(s);
-                self.b.ins().jump(tail, &[]);
-                (v, s)
-            };
-            self.b.switch_to_block(vec);
-            self.b.seal_block(vec);
-            let splats = self.splat_invariants(value, mode);
-            let grouped = self.has_polynomial(value);
-            let lanes = mode.lanes() as i64;
-            let step = lanes * UNROLL as i64;
-            self.loop_while(j, step, n, |em, jv| {
-                let js: Vec<Value> = (0..UNROLL as i64)
-                    .map(|u| em.b.ins().iadd_imm_s(jv, u * lanes))
-                    .collect();
-                if em.touch_stage == Some(em.stage_index) {
-                    em.touch_next_rows(jv, step);
-                }
-                let group = if grouped { js.len() } else { 1 };
-                for chunk in js.chunks(group) {
-                    let vs = em.eval_many(value, mode, chunk, &splats);
-                    for (v, &ju) in vs.into_iter().zip(chunk) {
-                        let a = em.addr(buffer, ju, mode);
-                        em.b.ins().store(mem(), v, a, 0);
-                    }
-                }
-            });
-            self.loop_while(j, lanes, n, |em, jv| {
-                let v = em.eval(value, mode, jv, &splats);
-                let a = em.addr(buffer, jv, mode);
-                em.b.ins().store(mem(), v, a, 0);
-            });
-        }
-        self.b.ins().jump(tail, &[]);
-        self.b.switch_to_block(tail);
-        self.b.seal_block(tail);
-        let splats = std::collections::HashMap::new();
-        self.loop_while(j, 1, n, |em, jv| {
-            let v = em.eval(value, Mode::Scalar, jv, &splats);
-            let v = em.store_form(v, dtype);
-            let a = em.addr(buffer, jv, Mode::Scalar);
-            em.b.ins().store(mem(), v, a, 0);
-        });
+        let n = self.n.unwrap();
+        self.sweep(value, zero, n, Sink::Buffer(buffer));
     }
 
     /// Stores a reduced value at inner index `j` of [`Emitter::reduce_store`]'s buffer, if any:

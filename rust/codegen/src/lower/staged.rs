@@ -44,7 +44,7 @@ struct Scratch {
 
 /// Where a sweep's values go.
 #[derive(Clone, Copy)]
-enum Sink {
+pub(crate) enum Sink {
     /// Element `j` of scratch storage whose element 0 of the row would be at `origin`.
     Scratch { origin: Value, size: i64 },
     /// The stage's output buffer.
@@ -87,22 +87,29 @@ impl Emitter<'_, '_> {
         nodes: &[usize],
         plain: impl FnOnce(&mut Self),
     ) {
+        self.by_row_length(|em| em.blocks(buffer, value, nodes), plain);
+    }
+
+    /// Emits `long` for rows of at least [`MIN_ROW`] elements and `short` for the others.
+    fn by_row_length(&mut self, long: impl FnOnce(&mut Self), short: impl FnOnce(&mut Self)) {
         let n = self.n.unwrap();
-        let long = self
+        let is_long = self
             .b
             .ins()
             .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, n, MIN_ROW);
-        let staged = self.b.create_block();
-        let short = self.b.create_block();
+        let long_block = self.b.create_block();
+        let short_block = self.b.create_block();
         let join = self.b.create_block();
-        self.b.ins().brif(long, staged, &[], short, &[]);
-        self.b.switch_to_block(short);
-        self.b.seal_block(short);
-        plain(self);
+        self.b
+            .ins()
+            .brif(is_long, long_block, &[], short_block, &[]);
+        self.b.switch_to_block(short_block);
+        self.b.seal_block(short_block);
+        short(self);
         self.b.ins().jump(join, &[]);
-        self.b.switch_to_block(staged);
-        self.b.seal_block(staged);
-        self.blocks(buffer, value, nodes);
+        self.b.switch_to_block(long_block);
+        self.b.seal_block(long_block);
+        long(self);
         self.b.ins().jump(join, &[]);
         self.b.switch_to_block(join);
         self.b.seal_block(join);
@@ -117,33 +124,22 @@ impl Emitter<'_, '_> {
         mode: Mode,
         nodes: &[usize],
     ) -> Value {
-        let n = self.n.unwrap();
         let res = self.b.declare_var(cl_type(ty, Mode::Scalar));
-        let long = self
-            .b
-            .ins()
-            .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, n, MIN_ROW);
-        let staged = self.b.create_block();
-        let short = self.b.create_block();
-        let join = self.b.create_block();
-        self.b.ins().brif(long, staged, &[], short, &[]);
-        self.b.switch_to_block(short);
-        self.b.seal_block(short);
-        let r = self.pairwise_sum(value, ty, mode, None);
-        self.b.def_var(res, r);
-        self.b.ins().jump(join, &[]);
-        self.b.switch_to_block(staged);
-        self.b.seal_block(staged);
-        let store = self.reduce_store.map(|b| self.k.buffers[b].dtype);
-        self.leaves = nodes.iter().copied().collect();
-        let staged_mode = self.stage_mode(value, store);
-        self.leaves.clear();
-        let refill = self.refill_for(nodes);
-        let r = self.pairwise_sum(value, ty, staged_mode, Some(&refill));
-        self.b.def_var(res, r);
-        self.b.ins().jump(join, &[]);
-        self.b.switch_to_block(join);
-        self.b.seal_block(join);
+        self.by_row_length(
+            |em| {
+                let store = em.reduce_store.map(|b| em.k.buffers[b].dtype);
+                em.leaves = nodes.iter().copied().collect();
+                let staged_mode = em.stage_mode(value, store);
+                em.leaves.clear();
+                let refill = em.refill_for(nodes);
+                let r = em.pairwise_sum(value, ty, staged_mode, Some(&refill));
+                em.b.def_var(res, r);
+            },
+            |em| {
+                let r = em.pairwise_sum(value, ty, mode, None);
+                em.b.def_var(res, r);
+            },
+        );
         self.b.use_var(res)
     }
 
@@ -374,7 +370,7 @@ impl Emitter<'_, '_> {
     /// Evaluates `root` at elements `from..to` of the row and sends each value to `sink`: in
     /// vectors where the nodes it computes (the staged ones are leaves) and the sink have a
     /// vector form and the buffers are contiguous, the rest one by one.
-    fn sweep(&mut self, root: usize, from: Value, to: Value, sink: Sink) {
+    pub(crate) fn sweep(&mut self, root: usize, from: Value, to: Value, sink: Sink) {
         let mode = match sink {
             Sink::Buffer(b) if self.k.buffers[b].inner == InnerAccess::Row => Mode::Scalar,
             Sink::Buffer(b) => self.stage_mode(root, Some(self.k.buffers[b].dtype)),
@@ -394,10 +390,15 @@ impl Emitter<'_, '_> {
             let grouped = self.has_polynomial(root);
             let lanes = mode.lanes() as i64;
             let step = lanes * UNROLL as i64;
+            let touches =
+                matches!(sink, Sink::Buffer(_)) && self.touch_stage == Some(self.stage_index);
             self.loop_while(j, step, to, |em, jv| {
                 let js: Vec<Value> = (0..UNROLL as i64)
                     .map(|u| em.b.ins().iadd_imm_s(jv, u * lanes))
                     .collect();
+                if touches {
+                    em.touch_next_rows(jv, step);
+                }
                 let group = if grouped { js.len() } else { 1 };
                 for chunk in js.chunks(group) {
                     let vs = em.eval_many(root, mode, chunk, splats);
