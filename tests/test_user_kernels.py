@@ -67,8 +67,6 @@ NOT_YET_NATIVE = {
     "rk45_adaptive": "`max(err, 1e-16)` compares a NumPy scalar in Python inside `while t < "
                      "t_end`, whose trip count only the data knows, after a branch on "
                      "`err <= tol`",
-    "gauss_legendre": "`dp` is first assigned in the Newton loop's body and read after it, "
-                      "which a loop op does not carry",
     "nelder_mead": "branches on data whose paths assign rows (`simplex[2], fs[2] = xe, fe`) "
                    "and a list comprehension calling a helper on rows",
     "gru_forward": "`out.append(h)` builds a Python list of arrays in the loop",

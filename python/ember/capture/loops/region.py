@@ -16,6 +16,7 @@ the capture restarts with this loop left to the unrolling rule (`LoopRefused`).
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -240,7 +241,7 @@ def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
                 bounds: tuple[Value, Value, Value] | None, forced: dict[str, tuple],
                 settling: int, found: list[appends.Tracked], region: Graph
                 ) -> bool | dict[str, tuple]:
-    from ember.capture.loops import ranges, returns
+    from ember.capture.loops import first_assigned, ranges, returns
     from ember.capture.loops.body import GO, run_body
     from ember.capture.loops.ranges import DynamicRangeIterator, require_a_trip
     from ember.capture.resume import live_locals_at
@@ -255,6 +256,8 @@ def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
                                             "of locals")
     if bounds is not None and live.intersection(targets):
         raise graph_break("loop_body", what="a loop variable read after the loop")
+    after = set(live_locals_at(tx.code, tx.instructions[exit_index].offset))
+    unbound = first_assigned.first_assigned(tx, stored - set(targets), live)
     trace = Trace(region, region.add_input(np.int64, (), weak=True))
     by_tracker = build_groups(tx, trace, stored - set(targets), forced)
     intervals.record_body(trace.region, trace.index, trace.groups, iterator, bounds, stored)
@@ -287,21 +290,28 @@ def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
     if trace.go is not None and live.intersection(targets):
         raise graph_break("loop_body", what="a loop variable read after a loop with a break")
     returning = {n: end_locals.pop(n) for n in returns.PSEUDO if n in end_locals}
-    after = set(live_locals_at(tx.code, tx.instructions[exit_index].offset))
-    retrace = _collect(trace, end_locals, stored, live, after, set(targets))
+    retrace = _collect(trace, end_locals, stored, live, after, set(targets), unbound)
     if retrace:
         return retrace
+    first_assigned.carry(tx, trace, end_locals, unbound := unbound & after)
     may_return = returns.carry_return(tx, trace, returning)
     if after & _array_targets(iterator, targets) and _writes_iterated(iterator, by_tracker):
         # Python leaves the last trip's row bound, as that trip read it: the body may have
         # written it before, and the rows are taken from the array after the loop.
         raise graph_break("loop_body", what="an item of an array the loop writes, read after "
                                             "the loop")
-    if forced and isinstance(iterator, DynamicRangeIterator) and iterator.origin.frame_args:
-        require_a_trip(tx, iterator.origin.frame_args, settling)
-    elif forced and bounds is None and len(iterator.items) - iterator.index < settling:
+    # Trips every call must make: those the carried values take to reach their types, and
+    # one where a local first assigned in the body is read after the loop.
+    trips = max(settling, 1) if unbound else settling if forced else 0
+    if trips and isinstance(iterator, DynamicRangeIterator) and iterator.origin.frame_args:
+        require_a_trip(tx, iterator.origin.frame_args, trips)
+    elif trips and bounds is None and len(iterator.items) - iterator.index < trips:
         raise graph_break("loop_body", what="a loop of fewer trips than its carried values "
                                             "take to reach their types")
+    elif unbound and bounds is not None:
+        raise graph_break("loop_body", what="a local first assigned in the body of a loop "
+                                            "whose trips are not counted from the frame's "
+                                            "arguments, read after the loop")
     if bounds is None and fuses_unrolled(trace.region, len(iterator.items) - iterator.index):
         raise LoopRefused(loop_key(tx, inst), "a short loop of whole-array elementwise "
                                               "trips, which fuse when unrolled")
@@ -475,9 +485,11 @@ def _part_item(tx: Interpreter, origin: VariableTracker, trace: Trace,
 
 
 def _collect(trace: Trace, end_locals: dict[str, VariableTracker], stored: set[str],
-             live: set[str], after: set[str], targets: set[str]) -> dict[str, tuple]:
+             live: set[str], after: set[str], targets: set[str],
+             unbound: Collection[str] = ()) -> dict[str, tuple]:
     """Decide what is carried; a non-empty result asks for a retrace with those types.
-    `live`: the locals live at the loop's head; `after`: those live after the loop."""
+    `live`: the locals live at the loop's head; `after`: those live after the loop;
+    `unbound`: locals first assigned in the body that `first_assigned.carry` carries."""
     region = trace.region
     inner_ids = {id(g.inner): g for g in trace.groups}
     finals: dict[int, Group] = {}
@@ -524,7 +536,8 @@ def _collect(trace: Trace, end_locals: dict[str, VariableTracker], stored: set[s
     if not retrace:
         _swap_in_place(region, trace.groups, swapped)
     for name in stored - targets:
-        if name in live and not any(name in g.names for g in trace.groups):
+        if name in live and name not in unbound and not any(
+                name in g.names for g in trace.groups):
             raise graph_break("loop_body", what=f"local {name!r} first assigned in the body "
                                                 "and read after the loop")
     return retrace
