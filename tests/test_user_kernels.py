@@ -72,8 +72,6 @@ NOT_YET_NATIVE = {
     "gru_forward": "`out.append(h)` builds a Python list of arrays in the loop",
     "flood_fill": "`if old == new: return img, 0` before the loop, and a `continue` on data "
                   "inside a `while` whose trip count only the data knows",
-    "n_queens": "a `while` with `continue` on data (`if avail[row] == 0: ... continue`), a "
-                "jump out of a branch a loop op does not take",
 }
 
 

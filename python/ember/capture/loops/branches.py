@@ -94,6 +94,9 @@ def capture_if(tx: Interpreter, inst: Instruction, to_return: bool = False) -> N
     if whiles.is_bottom_test(tx, inst):
         whiles.bottom_test(tx, inst, jump_if)
         return
+    if whiles.is_first_test_again(tx, inst):
+        whiles.first_test_again(tx, inst, jump_if)
+        return
     body = enclosing_body(tx)
     continues = body is not None and inst.target is not None and (
         loop_head(tx, inst.target) == body.for_index)

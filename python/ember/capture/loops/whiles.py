@@ -63,7 +63,7 @@ def loop_exit(tx: Interpreter, top: int, inside: int) -> int | None:
 
 def capture_while(tx: Interpreter, top: int, exit_index: int) -> None:
     """Trace the body from `top` once as a loop op's region, emit the op, continue at exit."""
-    from ember.capture.loops import returns
+    from ember.capture.loops import ranges, returns
     from ember.capture.resume import live_locals_at
 
     stored = {str(i.argval) for i in tx.instructions[top:exit_index]
@@ -72,6 +72,10 @@ def capture_while(tx: Interpreter, top: int, exit_index: int) -> None:
     live = set(live_locals_at(tx.code, tx.instructions[top].offset)) | after
     forced: dict[str, tuple] = {}
     for _ in range(3):
+        # A local whose type only some paths change (`total = 0.0`, then `total += x[i]`
+        # past a test) keeps its old type where no trip takes them: a flag per local, checked
+        # after the loop, sends such runs to Python, as for `for` loops.
+        typed = ranges.start_typed_flags(tx, forced, top, exit_index)
         region = tx.graph.region("loop")
         trace = Trace(region, region.add_input(np.int64, (), weak=True))
         build_groups(tx, trace, stored, forced)
@@ -103,6 +107,7 @@ def capture_while(tx: Interpreter, top: int, exit_index: int) -> None:
             may_return = returns.carry_return(tx, trace, returning)
             graph = tx.graph
             emit_loop(tx, trace, graph.const(0), graph.const(_UNBOUNDED), graph.const(1))
+            ranges.check_typed_flags(tx, typed)
             tx.ip = exit_index
             if may_return:
                 returns.after_loop(tx, trace)
@@ -127,6 +132,23 @@ def is_bottom_test(tx: Interpreter, inst: Instruction) -> bool:
     """Whether `inst` jumps back to the top of the `while` loop being traced."""
     body = enclosing_body(tx)
     return body is not None and body.iterator is None and inst.target == body.for_index
+
+
+def is_first_test_again(tx: Interpreter, inst: Instruction) -> bool:
+    """Whether `inst` is the first test of the `while c:` loop being traced, which a path
+    reached by a `continue` (`body._in_while_test`) runs again."""
+    body = enclosing_body(tx)
+    return (body is not None and body.iterator is None and inst.index == body.start - 1
+            and inst.target == body.stop)
+
+
+def first_test_again(tx: Interpreter, inst: Instruction, jump_if: bool) -> None:
+    """The first test run again after a `continue`: the trip's `go`, as the bottom test's
+    (the loop goes on when the jump out would not be taken), at the loop's top."""
+    body = enclosing_body(tx)
+    assert body is not None
+    bottom_test(tx, inst, not jump_if)
+    tx.ip = body.for_index
 
 
 def bottom_test(tx: Interpreter, inst: Instruction, jump_if: bool) -> None:
