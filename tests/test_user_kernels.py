@@ -70,8 +70,9 @@ NOT_YET_NATIVE = {
     "nelder_mead": "branches on data whose paths assign rows (`simplex[2], fs[2] = xe, fe`) "
                    "and a list comprehension calling a helper on rows",
     "gru_forward": "`out.append(h)` builds a Python list of arrays in the loop",
-    "flood_fill": "`if old == new: return img, 0` before the loop, and a `continue` on data "
-                  "inside a `while` whose trip count only the data knows",
+    "flood_fill": "`if old == new: return img, 0` before the loop: a branch at the frame's "
+                  "level whose other path holds a `while` on Python values is a break (the "
+                  "while loop after it is one loop op)",
 }
 
 

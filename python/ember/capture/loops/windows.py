@@ -13,6 +13,7 @@ once its array has changed since the gather; the enclosing loop is then not a lo
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -24,6 +25,7 @@ from ember.capture.loops.runs import DynamicSliceVariable
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
+from ember.capture.variables.containers import TupleVariable
 from ember.graph import Graph, Value
 
 if TYPE_CHECKING:
@@ -305,6 +307,40 @@ def gather(graph: Graph, array: ArrayVariable, axes: list[Axis]
     return WindowVariable(result, array)
 
 
+def _sequence_as_vector(tx: Interpreter, value: VariableTracker, dtype: np.dtype,
+                        shape: tuple[int, ...]) -> VariableTracker:
+    """`stack[top] = (r + 1, c)`: a tuple or list of numbers as long as a 1-d window, each
+    converted to the array's dtype as NumPy converts them; where a conversion could differ
+    from a cast (a NaN or an out-of-range Python int into an int array raises), the value
+    is left as it was, which refuses."""
+    from ember.capture.loops.scalars import scalar_value
+    from ember.capture.variables.containers import ListVariable
+
+    if not isinstance(value, (TupleVariable, ListVariable)) or len(shape) != 1 or (
+            len(value.items) != shape[0] or not value.items):
+        return value
+    elements = [scalar_value(tx, item) for item in value.items]
+    for item, element in zip(value.items, elements, strict=True):
+        if element is None or not (_exact_constant(item, dtype) if item.is_constant()
+                                   else np.can_cast(element.dtype, dtype, "safe")):
+            return value
+    return vectors.VectorVariable(elements)  # type: ignore[arg-type]
+
+
+def _exact_constant(item: VariableTracker, dtype: np.dtype) -> bool:
+    """A Python number the array's dtype holds exactly."""
+    constant = item.constant()
+    if type(constant) not in (bool, int, float) or (dtype.kind == "b" and type(constant)
+                                                      is not bool):
+        return False
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return bool(dtype.type(constant) == constant)
+        except (OverflowError, ValueError):
+            return False
+
+
 def row_axes(shape: tuple[int | str, ...], index: Value) -> list[Axis]:
     """The axes of `array[index]`, a whole row of an n-d array (`for row in X`)."""
     if any(isinstance(size, str) for size in shape):
@@ -330,6 +366,7 @@ def scatter(tx: Interpreter, array: ArrayVariable, axes: list[Axis],
     graph, target = tx.graph, array.value
     shape = _shape(axes)
     positions = runtime(axes)
+    value = _sequence_as_vector(tx, value, target.dtype, shape)
     if isinstance(value, vectors.VectorVariable) and len(shape) == 1 and len(
             value.elements) == shape[0]:
         for k, element in enumerate(value.elements):
