@@ -64,9 +64,10 @@ NOT_YET_NATIVE = {
     "expm_taylor": "`if norm > 0.5: s = int(math.ceil(math.log2(norm / 0.5)))` at the frame's "
                    "level: math.ceil of a run-time value outside loop bodies, and a loop count "
                    "(`range(s)`) only the data knows",
-    "rk45_adaptive": "`max(err, 1e-16)` compares a NumPy scalar in Python inside `while t < "
-                     "t_end`, whose trip count only the data knows, after a branch on "
-                     "`err <= tol`",
+    "rk45_adaptive": "`y = y4` on one path of `if err <= tol:` binds `y` to another array "
+                     "of the body on one branch only, and in `while t < t_end` the types of "
+                     "`h` (made a NumPy scalar by `max(err, 1e-16)`) and then `t` settle over "
+                     "two trips, which a `while` loop op cannot require",
     "nelder_mead": "branches on data whose paths assign rows (`simplex[2], fs[2] = xe, fe`) "
                    "and a list comprehension calling a helper on rows",
     "gru_forward": "`out.append(h)` builds a Python list of arrays in the loop",
