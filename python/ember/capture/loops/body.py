@@ -129,7 +129,7 @@ def _in_while_test(tx: Interpreter, body: Body) -> bool:
     loop (`go` false) when it fails, as the bottom test does."""
     from ember.capture.bytecode import TRUTH_JUMPS
 
-    if body.iterator is not None or body.start < 1:
+    if body.iterator is not None or not 0 < tx.ip < body.start:
         return False
     last = tx.instructions[body.start - 1]
     if last.opname not in TRUTH_JUMPS or last.target != body.stop:
