@@ -208,30 +208,38 @@ def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
         raise
     finally:
         appends.restore(tx, found)
-        for name, (cell, contents) in cells.items():
-            cell.contents = contents  # updated in place where the body wrote it
-            tx.locals.pop(name, None)
+        for name, (cell, contents, outer) in cells.items():
+            # The loop op's result where the body rebound the cell (STORE_DEREF) or updated
+            # it in place; an enclosing body's pseudo-local stays.
+            cell.contents = tx.locals.get(name, contents)
+            if not outer:
+                tx.locals.pop(name, None)
     if result is not True:
         appends.leave(tx, found)
     return result
 
 
-def _cells_as_locals(tx: Interpreter) -> dict[str, tuple[Any, VariableTracker]]:
+def _cells_as_locals(tx: Interpreter) -> dict[str, tuple[Any, VariableTracker, bool]]:
     """The arrays and numbers the frame's cells hold (what a comprehension reads of its
     enclosing function: `[x[i] * 2.0 for i in range(n)]`) enter the body as pseudo-locals
     `.cell#name`, like locals: the body's cells hold their stand-ins while it is traced
-    (`_bind_cells`). The body cannot rebind a cell (STORE_DEREF refuses in loop bodies)."""
+    (`bind_cells`). The body may rebind a cell of the frame (`simplex = simplex[order]`
+    where a comprehension read `simplex`: `Interpreter.STORE_DEREF`), which rebinds its
+    pseudo-local, carried like any local; after each region op the cells take their
+    pseudo-locals' values again (`bind_cells`). Each entry: the cell, its contents, and
+    whether an enclosing body already had the pseudo-local."""
     found = {}
     for name, cell in tx.cells.items():
         contents = cell.contents
         if _initial(tx, contents) is not None and not isinstance(contents, ConstantVariable):
             local = CELL + name
-            found[local] = (cell, contents)
+            found[local] = (cell, contents, local in tx.locals)
             tx.locals[local] = contents
     return found
 
 
-def _bind_cells(tx: Interpreter) -> None:
+def bind_cells(tx: Interpreter) -> None:
+    """The cells of a body take the values of their pseudo-locals."""
     for name in list(tx.locals):
         if name.startswith(CELL):
             tx.cells[name.removeprefix(CELL)].contents = tx.locals[name]
@@ -268,7 +276,7 @@ def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
             tx.locals[name] = group.inner
     tx.stack.append(item)
     appends.substitute(tx, found)
-    _bind_cells(tx)
+    bind_cells(tx)
     tx.locals[GO] = ConstantVariable(True)
     returns.start_trip(tx)
     tx.ip = start

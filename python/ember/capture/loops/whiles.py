@@ -19,6 +19,7 @@ from ember.capture.loops.region import (
     _collect,
     _go_value,
     _graph_swapped,
+    bind_cells,
     build_groups,
     emit_loop,
 )
@@ -83,6 +84,7 @@ def capture_while(tx: Interpreter, top: int, exit_index: int) -> None:
         for group in trace.groups:
             for name in group.names:
                 tx.locals[name] = group.inner
+        bind_cells(tx)
         tx.locals[GO] = ConstantVariable(True)
         returns.start_trip(tx)
         tx.ip = top
@@ -99,6 +101,7 @@ def capture_while(tx: Interpreter, top: int, exit_index: int) -> None:
             tx.locals.clear()
             tx.locals.update(saved_locals)
             tx.stack[:] = saved_stack
+            bind_cells(tx)
         if trace.go is None:
             raise graph_break("loop_body", what="a while loop that never ends")
         returning = {n: end_locals.pop(n) for n in returns.PSEUDO if n in end_locals}
@@ -107,6 +110,7 @@ def capture_while(tx: Interpreter, top: int, exit_index: int) -> None:
             may_return = returns.carry_return(tx, trace, returning)
             graph = tx.graph
             emit_loop(tx, trace, graph.const(0), graph.const(_UNBOUNDED), graph.const(1))
+            bind_cells(tx)
             ranges.check_typed_flags(tx, typed)
             tx.ip = exit_index
             if may_return:
