@@ -413,8 +413,15 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
         self.push(cell.contents)
 
     def STORE_DEREF(self, inst: Instruction) -> None:
-        refuse_in_loop_body(self, f"assignment to cell {inst.argval!r}")
+        from ember.capture.loops.region import CELL
+
         cell = self.cells[inst.argval]
+        if CELL + inst.argval in self.locals and not hasattr(cell, "raw"):
+            # A cell of the frame that a loop body reads (`region.outside_as_locals`):
+            # rebinding it rebinds its pseudo-local, which the loop op carries.
+            cell.contents = self.locals[CELL + inst.argval] = self.pop()
+            return
+        refuse_in_loop_body(self, f"assignment to cell {inst.argval!r}")
         if hasattr(cell, "raw"):
             # A cell that lives on (the frame function's, or an inlined function's): the
             # entry writes its new contents back after the graph.

@@ -35,7 +35,7 @@ def raises_like_python(tx: Interpreter) -> bool:
     return tx.graph.parent is None or at_frame_level(tx)
 
 
-def _scalar_value(tx: Interpreter, vt: VariableTracker) -> Value | None:
+def scalar_value(tx: Interpreter, vt: VariableTracker) -> Value | None:
     if isinstance(vt, ArrayVariable) and not vt.value.shape and (
             vt.value.dtype.kind in _NUMBER_KINDS):
         return vt.value
@@ -49,7 +49,7 @@ def convert(tx: Interpreter, kind: type, vt: VariableTracker) -> VariableTracker
     `int` truncates toward zero as Python does."""
     from ember.capture.loops import python_checks
 
-    value = _scalar_value(tx, vt)
+    value = scalar_value(tx, vt)
     if value is None:
         return None
     dtype = WEAK_DTYPES[kind]
@@ -64,7 +64,7 @@ def round_to_int(tx: Interpreter, vt: VariableTracker) -> VariableTracker | None
     """`round(v)`: the nearest int, halves to even (a NumPy float's `__round__` too)."""
     from ember.capture.loops import python_checks
 
-    value = _scalar_value(tx, vt)
+    value = scalar_value(tx, vt)
     if value is None or isinstance(vt, ConstantVariable):
         return None
     if value.dtype.kind in "biu":
@@ -81,7 +81,7 @@ def min_max(tx: Interpreter, fn: Any, items: list[VariableTracker], *,
     With `exact` (outside a loop body) the items must all be NumPy scalars of one dtype or
     all Python numbers of one type, so the type of the object returned never depends on the
     data."""
-    values = [_scalar_value(tx, item) for item in items]
+    values = [scalar_value(tx, item) for item in items]
     if len(values) < 2 or any(v is None for v in values):
         return None
     if exact and (len({(v.dtype, v.weak) for v in values if v is not None}) > 1
@@ -113,7 +113,7 @@ def min_max(tx: Interpreter, fn: Any, items: list[VariableTracker], *,
 
 def logical_not(tx: Interpreter, vt: VariableTracker) -> VariableTracker | None:
     """`not v` of a 0-d loop value: a Python bool."""
-    value = _scalar_value(tx, vt)
+    value = scalar_value(tx, vt)
     if value is None or isinstance(vt, ConstantVariable):
         return None
     from ember.capture.loops.branches import _truth
@@ -172,7 +172,7 @@ def math_call(tx: Interpreter, fn: Any, args: list[VariableTracker], *,
     if fn in _COMPOSED_MATH:
         return _composed(tx, fn, args)
     op = _FLOAT_MATH.get(fn) or _INT_MATH.get(fn) or _BOOL_MATH.get(fn)
-    values = [_scalar_value(tx, a) for a in args]
+    values = [scalar_value(tx, a) for a in args]
     if op is None or any(v is None for v in values) or len(values) != OPS[op].arity:
         return None
     if checked and fn not in _DOMAINS and fn not in _BOOL_MATH:
@@ -195,7 +195,7 @@ def math_call(tx: Interpreter, fn: Any, args: list[VariableTracker], *,
 
 
 def _composed(tx: Interpreter, fn: Any, args: list[VariableTracker]) -> VariableTracker | None:
-    value = _scalar_value(tx, args[0]) if len(args) == 1 else None
+    value = scalar_value(tx, args[0]) if len(args) == 1 else None
     if value is None:
         return None
     x = tx.graph.op("astype", [value], dtype=np.float64, weak=True)
