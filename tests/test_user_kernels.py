@@ -90,8 +90,6 @@ NOT_YET_NATIVE = {
                   "loop: an in-place update of an argument's view",
     "sandpile": "`while True:` with a `break` on `unstable.any()`: a while loop without a "
                 "first test is not a loop op",
-    "marsaglia_polar": "a `continue` on data inside a `while` whose trip count only the "
-                       "data knows",
     "closest_pair": "`pair = (i, j)` in a branch: a tuple is not a value branches merge",
     "adaboost_stumps": "`max(best_err, 1e-12)` compares a NumPy scalar in Python, and "
                        "`for t in thresholds` iterates an argument array between breaks",
@@ -99,8 +97,6 @@ NOT_YET_NATIVE = {
     "tsne_gradient": "np.maximum of a boolean-mask selection (`Q[P > 0]`)",
     "als_step": "`V[m]` with a boolean row of the mask: arrays whose length only the data "
                 "knows, solved per row",
-    "quicksort_stack": "a `continue` on data inside a `while` whose trip count only the "
-                       "data knows",
     "heap_sort": "a helper's bare `return` inside its `while` (a return of None from a loop)",
     "rod_cutting": "`pieces.append(...)` inside a `while` whose trip count only the data "
                    "knows",
