@@ -25,6 +25,11 @@ class Stats:
     backend_fallbacks: Counter = field(default_factory=Counter)  # reason -> graphs run eagerly
     fp_reruns: int = 0  # native runs that raised a flag: re-ran with NumPy (or the frame as Python)
     region_recaptures: int = 0  # loop graphs native code refused, captured again without loops
+    # Entries kept in the cache directory (`capture/stored.py`): restored without capture,
+    # written, and found but not used (damaged, stale, or guards that fail in this process).
+    stored_hits: int = 0
+    stored_writes: int = 0
+    stored_rejected: int = 0
 
 
 _lock = threading.Lock()
@@ -117,6 +122,9 @@ def snapshot(hook: dict[str, int] | None) -> dict[str, object]:
                 "backend_fallbacks": dict(s.backend_fallbacks),
                 "fp_reruns": s.fp_reruns,
                 "region_recaptures": s.region_recaptures,
+                "stored_hits": s.stored_hits,
+                "stored_writes": s.stored_writes,
+                "stored_rejected": s.stored_rejected,
                 "compile_time": {k: round(v, 6) for k, v in s.stage_seconds.items()},
             }
         )
