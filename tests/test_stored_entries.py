@@ -66,11 +66,11 @@ print(json.dumps({
 """
 
 
-def start(cache: Path, which: str = "layer", scale: float = 1.5,
-          dtype: str = "float64") -> subprocess.Popen:
+def start(cache: Path, which: str = "layer", scale: float = 1.5, dtype: str = "float64",
+          **env: str) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-c", SCRIPT, which, str(scale), dtype],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "EMBER_CACHE_DIR": str(cache)}, cwd=ROOT)
+                            env={**os.environ, "EMBER_CACHE_DIR": str(cache), **env}, cwd=ROOT)
 
 
 def finish(proc: subprocess.Popen) -> dict[str, int]:
@@ -81,8 +81,8 @@ def finish(proc: subprocess.Popen) -> dict[str, int]:
     return report["stats"]
 
 
-def run(cache: Path, *args) -> dict[str, int]:
-    return finish(start(cache, *args))
+def run(cache: Path, *args, **env: str) -> dict[str, int]:
+    return finish(start(cache, *args, **env))
 
 
 def entries(cache: Path) -> list[Path]:
@@ -97,6 +97,14 @@ def test_second_process_does_not_capture(tmp_path):
     assert second["captures"] == 0 and second["stored_hits"] == 1, second
     assert second["stored_writes"] == second["stored_rejected"] == 0, second
     assert second["native_calls"] == 1, second  # the restored entry runs on the fast path
+
+
+def test_switched_off_nothing_is_stored(tmp_path):
+    first = run(tmp_path, EMBER_STORED_ENTRIES="0")
+    assert first["stored_writes"] == 0 and entries(tmp_path) == [], first
+    run(tmp_path)
+    off = run(tmp_path, EMBER_STORED_ENTRIES="0")
+    assert off["captures"] == 1 and off["stored_hits"] == 0, off
 
 
 def test_other_argument_types_are_other_entries(tmp_path):

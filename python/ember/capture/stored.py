@@ -125,7 +125,7 @@ def _process_fingerprint() -> str:
 def entry_key(func: FunctionType, args: tuple, options: Any) -> str | None:
     """The file key of `func`'s first entry for this call under `options` (None: entries
     under these options are never stored)."""
-    if not isinstance(options.backend, str) or options.refuse_break is not None \
+    if not config.stored_entries or not isinstance(options.backend, str) or options.refuse_break is not None \
             or func.__closure__ is not None or resume_origin(func.__code__) is not None:
         return None
     h = hashlib.sha256(_process_fingerprint().encode())
