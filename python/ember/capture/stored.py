@@ -130,7 +130,10 @@ def entry_key(func: FunctionType, args: tuple, options: Any) -> str | None:
         return None
     h = hashlib.sha256(_process_fingerprint().encode())
     _feed_code(func.__code__, h)
-    settings = [(f.name, getattr(config, f.name)) for f in dataclasses.fields(config)]
+    # Sets in their sorted order: their repr's order follows string hashing.
+    settings = [(f.name, sorted(value) if isinstance(value, frozenset) else value)
+                for f in dataclasses.fields(config)
+                for value in [getattr(config, f.name)]]
     h.update(repr((options.backend, options.fullgraph, options.dynamic,
                    options.backend_options, options.weak_floats, settings)).encode())
     for value in args:
@@ -274,9 +277,11 @@ def _namespace(compiled: Any, fallback: Any) -> dict[str, Any]:
 def store(func: FunctionType, args: tuple, options: Any, capture: Capture) -> None:
     """Keep `capture` (a code's first entry) in the cache directory where it can be."""
     direct = getattr(capture.entry, "__ember_direct__", None)
+    if direct is None or capture.refusal is not None:
+        return
     key = entry_key(func, args, options)
     path = None if key is None else _path(key)
-    if direct is None or path is None or capture.refusal is not None:
+    if path is None:
         return
     namespace = capture.entry.__globals__
     names = sorted(n for n in namespace if n != "__builtins__")
