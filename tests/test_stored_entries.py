@@ -48,7 +48,18 @@ def broken(x, g, b):
     print("", end="")
     return y + b * scale, x.sum()
 
-fn = {"layer": layer, "closure": closure(), "method": method, "broken": broken}[which]
+# The same function calling a helper whose code depends on `scale`.
+if scale > 2.0:
+    def helper(v):
+        return v * 3.0
+else:
+    def helper(v):
+        return v * 2.0
+
+def helped(x, g, b):
+    return helper(x) + g, b.sum()
+
+fn = {"layer": layer, "helped": helped, "closure": closure(), "method": method, "broken": broken}[which]
 compiled = ember.compile(fn)
 x = np.linspace(-2.0, 2.0, 48).reshape(6, 8).astype(dtype)
 g = np.cos(np.arange(8.0)).astype(dtype)
@@ -121,6 +132,15 @@ def test_a_changed_global_fails_the_stored_guards(tmp_path):
     assert changed["stored_writes"] == 1, changed  # rewritten for the new value
     again = run(tmp_path, "layer", 2.5)
     assert again["captures"] == 0 and again["stored_hits"] == 1, again
+
+
+def test_a_helper_with_other_code_fails_the_stored_guards(tmp_path):
+    first = run(tmp_path, "helped", 1.5)
+    assert first["stored_writes"] == 1, first
+    changed = run(tmp_path, "helped", 2.5)  # same function, the helper it calls differs
+    assert changed["stored_rejected"] == 1 and changed["captures"] == 1, changed
+    same = run(tmp_path, "helped", 2.5)
+    assert same["captures"] == 0 and same["stored_hits"] == 1, same
 
 
 @pytest.mark.parametrize("damage", ["truncate", "flip", "empty", "magic_only", "other_key",

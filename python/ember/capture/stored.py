@@ -20,7 +20,8 @@ the entry; anything that does not check is captured as before, and the file rewr
   options that refuse breaks, and guard trees naming an object that cannot be found again by
   name: a class outside Python and NumPy, a function with a closure or a default other than
   a plain constant, a module or function not reached through its module. A function is
-  found by module and qualified name and must have the same code and defaults.
+  found by module and qualified name and must have the same code and defaults; a function's
+  code (`G['f'].__code__`) by that function.
 - **Files**: `<cache_dir>/entries/<key>.entry` = magic, SHA-256 of the payload, payload;
   written to a temporary file renamed over the name, so readers see whole files only. A
   file that does not check, or does not unpickle into what it must be, is ignored
@@ -154,6 +155,12 @@ def _function_digest(fn: FunctionType) -> str:
     return h.hexdigest()
 
 
+def _code_digest(code: CodeType) -> str:
+    h = hashlib.sha256()
+    _feed_code(code, h)
+    return h.hexdigest()
+
+
 def _plain(value: Any) -> bool:
     if isinstance(value, tuple):
         return all(map(_plain, value))
@@ -173,6 +180,9 @@ class _GuardPickler(pickle.Pickler):
     def __init__(self, file: io.BytesIO, func: FunctionType) -> None:
         super().__init__(file, protocol=5)
         self.func = func
+        # A function's code (`G['f'].__code__: ID_MATCH`), by the function named before it:
+        # a node's checks come before its children's.
+        self.codes: dict[int, tuple[str, str]] = {}
 
     def persistent_id(self, obj: Any) -> Any:
         if obj is self.func.__globals__:
@@ -186,7 +196,12 @@ class _GuardPickler(pickle.Pickler):
         if isinstance(obj, FunctionType):
             if _by_name(obj.__module__, obj.__qualname__) is not obj:
                 raise _Unstorable(f"{obj.__qualname__} is not found by its name")
+            self.codes[id(obj.__code__)] = (obj.__module__, obj.__qualname__)
             return ("function", obj.__module__, obj.__qualname__, _function_digest(obj))
+        if isinstance(obj, CodeType):
+            if id(obj) not in self.codes:
+                raise _Unstorable(f"the code of {obj.co_qualname} is not a named function's")
+            return ("code", *self.codes[id(obj)], _code_digest(obj))
         return None
 
     def reducer_override(self, obj: Any) -> Any:
@@ -227,6 +242,10 @@ class _Unpickler(pickle.Unpickler):
             fn = _by_name(pid[1], pid[2])
             if isinstance(fn, FunctionType) and _function_digest(fn) == pid[3]:
                 return fn
+        if kind == "code":
+            fn = _by_name(pid[1], pid[2])
+            if isinstance(fn, FunctionType) and _code_digest(fn.__code__) == pid[3]:
+                return fn.__code__
         raise _Stale(f"{pid[:3]} is not what it was")
 
 
