@@ -59,7 +59,8 @@ else:
 def helped(x, g, b):
     return helper(x) + g, b.sum()
 
-fn = {"layer": layer, "helped": helped, "closure": closure(), "method": method, "broken": broken}[which]
+fn = {"layer": layer, "helped": helped, "closure": closure(), "method": method,
+      "broken": broken}[which]
 compiled = ember.compile(fn)
 x = np.linspace(-2.0, 2.0, 48).reshape(6, 8).astype(dtype)
 g = np.cos(np.arange(8.0)).astype(dtype)
