@@ -45,6 +45,11 @@ class Value:
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"Value is immutable (cannot set {name!r})")
 
+    def __setstate__(self, state: tuple[None, dict[str, Any]]) -> None:
+        # Unpickling (a graph kept in the cache directory): the slots as pickled.
+        for name, value in state[1].items():
+            object.__setattr__(self, name, value)
+
     @property
     def ndim(self) -> int:
         return len(self.shape)
