@@ -141,6 +141,8 @@ def try_native(graph: Graph, text: str, num_threads: int,
         else:
             native = _core.compile_ir(text, num_threads, shapes)
         native.set_fp_rerun(numpy_rerun(graph))
+        if graph.errstate_acts:
+            native.set_block_errstate(sorted(graph.errstate_acts))
         set_layouts(native, graph)
         log_listings(graph, text)
         return native

@@ -134,16 +134,8 @@ def run_node(node: Node, args: Sequence[Array], sizes: dict[str, int] | None = N
     does. `out`: the array a ufunc's node writes its result into (see `ufunc_out`)."""
     rec = fp_warnings.recorder()
     try:
-        if node.out.weak:
-            # Python numbers' arithmetic never warns (an overflow is inf, `inf - inf` NaN);
-            # where Python raises instead, capture added a check that reruns the frame.
-            with np.errstate(all="ignore"):
-                result = _compute(node, args, sizes, out)
-        elif rec is not None and node.op in _numpy_python_ops():
-            with rec.as_caller():
-                result = _compute(node, args, sizes, out)
-        else:
-            result = _compute(node, args, sizes, out)
+        with fp_warnings.node_errstate(node.errstate):
+            result = _run_in_errstate(node, args, sizes, out, rec)
     except FloatingPointError as exc:
         if node.warns_as is None:
             raise
@@ -160,6 +152,19 @@ def run_node(node: Node, args: Sequence[Array], sizes: dict[str, int] | None = N
         rec.give(node.where, lambda: _compute(node, args, sizes, out), _ufunc_name(node),
                  node.warns_as, node.call, node)
     return result
+
+
+def _run_in_errstate(node: Node, args: Sequence[Array], sizes: dict[str, int] | None,
+                     out: np.ndarray | None, rec: fp_warnings.Recorder | None) -> Array:
+    if node.out.weak:
+        # Python numbers' arithmetic never warns (an overflow is inf, `inf - inf` NaN);
+        # where Python raises instead, capture added a check that reruns the frame.
+        with np.errstate(all="ignore"):
+            return _compute(node, args, sizes, out)
+    if rec is not None and node.op in _numpy_python_ops():
+        with rec.as_caller():
+            return _compute(node, args, sizes, out)
+    return _compute(node, args, sizes, out)
 
 
 @functools.cache

@@ -145,6 +145,27 @@ def attributed() -> Iterator[None]:
         _current.reset(token)
 
 
+@contextmanager
+def node_errstate(modes: tuple[tuple[str, str], ...] | None) -> Iterator[None]:
+    """The modes of the `np.errstate` block a node was captured in (`Node.errstate`), over
+    the caller's: a category the block warns for is recorded as the caller's are."""
+    if not modes:
+        yield
+        return
+    rec = _current.get()
+    if rec is None:
+        with np.errstate(**dict(modes)):
+            yield
+        return
+    saved = rec.modes
+    rec.modes = {**saved, **dict(modes)}
+    try:
+        with np.errstate(**{c: "call" if m == "warn" else m for c, m in modes}):
+            yield
+    finally:
+        rec.modes = saved
+
+
 def _numpy_text(category: str, rerun: Callable[[], Any]) -> str | None:
     """NumPy's message for `category` raised by the node (its FloatingPointError's text)."""
     token = _current.set(None)
