@@ -17,6 +17,7 @@ from ember.errors import BackendError
 from ember.graph import OPS, Graph, Node, Value, layouts
 from ember.graph.dtypes import weak_python_type
 from ember.graph.shapes import parse_dim, python_slice
+from ember.quiet import no_warnings
 
 Array = Any  # an ndarray, a NumPy scalar, or a Python scalar for weak values
 
@@ -275,13 +276,24 @@ def run(graph: Graph, *args: Any) -> tuple[np.ndarray, ...]:
 def run_checked(graph: Graph, *args: Any) -> tuple[np.ndarray, ...]:
     """`run`, where a failed check (`Graph.checks`) gives no warning of this run's own: the
     frame then runs as Python, which gives its own (or raises instead). A graph with checks
-    runs quietly first, and again with its warnings where none failed."""
+    runs quietly first, and again with its warnings where none failed. So does a graph whose
+    frame runs as Python when it raises (`Graph.frame_fallback`) where a floating-point flag
+    may raise: the warnings of nodes before the raising one would come twice."""
     if graph.checks:
         with np.errstate(all="ignore"):
             quiet = run(graph, *args)
         if any(bool(quiet[k]) for k in graph.checks):
             return quiet
+    if graph.frame_fallback and _may_raise(graph):
+        with no_warnings():
+            run(graph, *args)
     return run(graph, *args)
+
+
+def _may_raise(graph: Graph) -> bool:
+    """Whether a floating-point flag may raise in a run: the caller's errstate or one of the
+    graph's `np.errstate` blocks raises for some category."""
+    return bool(graph.errstate_acts) or "raise" in np.geterr().values()
 
 
 def compile(graph: Graph, example_inputs: Sequence[Any]) -> Callable[..., tuple[np.ndarray, ...]]:
