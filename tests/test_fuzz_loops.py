@@ -72,6 +72,11 @@ _FOUND = {
     "numpy_scalar_plus_a_python_float_it_cannot_hold": LoopProgram(
         (_FOUND_DIR / "numpy_scalar_plus_a_python_float_it_cannot_hold.py").read_text(),
         ("bool", "bool", "bool"), [(3, 1, 1, 0, 0)]),
+    # `s = max(s, 0)` of a carried np.int64 that the first trip made from the int 0: the
+    # Python int 0 where it is picked, which the loop op carried as an np.int64 (seed 515).
+    "max_of_a_carried_numpy_int_and_zero": LoopProgram(
+        (_FOUND_DIR / "max_of_a_carried_numpy_int_and_zero.py").read_text(),
+        ("bool", "bool", "bool"), [(3, 1, 1, 0, 0), (3, 1, 1, 0, 7)]),
 }
 
 
