@@ -297,6 +297,19 @@ def clamp_scaled(x):
     return lst
 
 
+def max_in_a_branch(a):
+    s = 0.0
+    for i in range(len(a)):
+        if a[i] >= 0:
+            s = max(s, a[i])  # ties keep the Python float
+    return s
+
+
+@pytest.mark.parametrize("x", [np.zeros(3), np.array([-1.0, 0.0, 2.0]), np.array([-1.0])])
+def test_max_of_a_carried_python_float_in_a_branch(x):
+    assert_behaves_as_numpy(max_in_a_branch, x, compiled_code=False)
+
+
 def test_clamps_stored_or_compared_stay_compiled():
     # The same value as NumPy scalar or Python float: no use here can tell them apart.
     assert_behaves_as_numpy(clamp_into, np.linspace(-2, 3, 11), 2.0)

@@ -58,11 +58,38 @@ def exact(value: Value) -> bool:
 
 
 def flag_of(graph: Graph, value: Value) -> Value | None:
-    """The flag of a pick's result (a `max` of a pick is a pick too)."""
+    """The flag of a pick's result (a `max` of a pick is a pick too), or of a carried
+    parameter that may still be a Python number (`note_param`)."""
     for pick in picks(graph):
         if pick.value is value:
             return pick.python
-    return None
+    return getattr(graph, "python_params", {}).get(id(value))
+
+
+def stands_for_a_flagged(graph: Graph, value: Value) -> bool:
+    """Whether `value`, a parameter of a branch's path, may stand for a loop body's value
+    that may still be a Python number: its flag does not reach the path."""
+    if not any(v is value for v in graph.inputs):
+        return False
+    outer = graph.parent
+    while outer is not None:
+        if getattr(outer, "python_params", None) or picks(outer):
+            return True
+        outer = outer.parent
+    return False
+
+
+def may_pick(tx: Interpreter) -> bool:
+    """Whether the frame's code may call `max()` or `min()`."""
+    return "max" in tx.code.co_names or "min" in tx.code.co_names
+
+
+def note_param(region: Graph, param: Value, flag: Value) -> None:
+    """`param`, of a carried Python number the first trip makes a NumPy scalar, is still the
+    Python number where `flag` (a parameter too) holds: a `max()` of it is a pick."""
+    if not hasattr(region, "python_params"):
+        region.python_params = {}  # type: ignore[attr-defined]
+    region.python_params[id(param)] = flag  # type: ignore[attr-defined]
 
 
 def record(tx: Interpreter, value: Value, python: Value) -> None:

@@ -98,8 +98,9 @@ class Group:
     # An array created in the frame that nothing else views: its identity is seen by no one
     # but these locals, so the body may swap it with another such array.
     private: bool = False
-    # A Python number the first trip makes a NumPy scalar (`forced` from a weak type).
-    from_python: bool = False
+    # Of a Python number the first trip makes a NumPy scalar (`forced` from a weak type), in
+    # a frame that may call `max()`: the parameter that says it is still the Python number.
+    still_python: Value | None = None
 
 
 @dataclass
@@ -366,7 +367,9 @@ def build_groups(tx: Interpreter, trace: Trace, stored: set[str], forced: dict[s
         mutable = isinstance(vt, ArrayVariable) and initial.shape != () and (
             vt.is_fresh(tx) or vt.is_mutable_input(tx))
         group = Group([name], vt, initial, param, BodyArray(param, mutable), shape_of)
-        group.from_python = from_python
+        if from_python and mixed_picks.may_pick(tx):
+            group.still_python = region.add_input(np.bool_, (), weak=False)
+            mixed_picks.note_param(region, param, group.still_python)
         group.private = isinstance(vt, ArrayVariable) and initial.shape != () and (
             vt.private if isinstance(vt, BodyArray) else vt.is_fresh(tx)) and (
             not swaps.held_elsewhere(tx, vt))
@@ -611,8 +614,8 @@ def _emit_loop(tx: Interpreter, trace: Trace, lo: Value, hi: Value, step: Value)
     go = trace.go if trace.go is not None else region.const(True, weak=False)
     # Whether each carried Python number the first trip makes a NumPy scalar is still the
     # Python number, as `max()` of the two picked (`mixed_picks`).
-    still = {id(g.param): region.add_input(np.bool_, (), weak=False)
-             for g in carried if g.from_python and mixed_picks.picks(region)}
+    still = {id(g.param): g.still_python for g in carried
+             if g.still_python is not None and mixed_picks.picks(region)}
     ends = mixed_picks.settle(region, still, {id(g.param): g.final_value for g in carried
                                                   if g.final_value is not None})
     region.set_outputs([go, *[g.final_value for g in carried if g.final_value is not None],

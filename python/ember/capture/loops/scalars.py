@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ember.capture.breaks import graph_break
 from ember.capture.loops import mixed_picks, special
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
@@ -117,7 +118,13 @@ def min_max(tx: Interpreter, fn: Any, items: list[VariableTracker], *,
 
 def _picked_python(graph: Graph, value: Value) -> bool | Value:
     """Whether `value`, an item of `max()`, is a Python number: a pick's result may be."""
-    return True if value.weak else (mixed_picks.flag_of(graph, value) or False)
+    if value.weak:
+        return True
+    flag = mixed_picks.flag_of(graph, value)
+    if flag is None and mixed_picks.stands_for_a_flagged(graph, value):
+        raise graph_break("loop_body", what="max() or min() in a branch of a local that may "
+                                            "still be a Python number")
+    return flag or False
 
 
 def _either(graph: Graph, cond: Value, a: bool | Value, b: bool | Value) -> bool | Value:
