@@ -79,11 +79,6 @@ def stands_for_a_flagged(graph: Graph, value: Value) -> bool:
     return False
 
 
-def may_pick(tx: Interpreter) -> bool:
-    """Whether the frame's code may call `max()` or `min()`."""
-    return "max" in tx.code.co_names or "min" in tx.code.co_names
-
-
 def note_param(region: Graph, param: Value, flag: Value) -> None:
     """`param`, of a carried Python number the first trip makes a NumPy scalar, is still the
     Python number where `flag` (a parameter too) holds: a `max()` of it is a pick."""

@@ -98,8 +98,8 @@ class Group:
     # An array created in the frame that nothing else views: its identity is seen by no one
     # but these locals, so the body may swap it with another such array.
     private: bool = False
-    # Of a Python number the first trip makes a NumPy scalar (`forced` from a weak type), in
-    # a frame that may call `max()`: the parameter that says it is still the Python number.
+    # Of a Python number the first trip makes a NumPy scalar (`forced` from a weak type): the
+    # parameter that says it is still the Python number (an input only where a pick uses it).
     still_python: Value | None = None
 
 
@@ -367,7 +367,7 @@ def build_groups(tx: Interpreter, trace: Trace, stored: set[str], forced: dict[s
         mutable = isinstance(vt, ArrayVariable) and initial.shape != () and (
             vt.is_fresh(tx) or vt.is_mutable_input(tx))
         group = Group([name], vt, initial, param, BodyArray(param, mutable), shape_of)
-        if from_python and mixed_picks.may_pick(tx):
+        if from_python:
             group.still_python = region.add_input(np.bool_, (), weak=False)
             mixed_picks.note_param(region, param, group.still_python)
         group.private = isinstance(vt, ArrayVariable) and initial.shape != () and (
