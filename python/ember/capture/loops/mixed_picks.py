@@ -146,7 +146,10 @@ def _follow(region: Graph, node: Node, flags: dict[int, Value], roots: dict[int,
     """What `node` makes of flagged operands: nothing (a use that cannot tell), a flagged
     result (a Python number where they are), or a use that can tell (`told`)."""
     flagged = [v for v in node.inputs if id(v) in flags]
-    if not flagged or node.op in _BLIND or (node.op == "if" and flagged == [node.inputs[0]]):
+    if not flagged or node.op in _BLIND:
+        return
+    if node.op == "if":
+        _through_paths(region, node, flags, roots, told)
         return
     if node.op in _FOLLOW and node.out.dtype.kind == "f":
         _derive(node.out, flagged, flags, roots, region)
@@ -164,6 +167,29 @@ def _follow(region: Graph, node: Node, flags: dict[int, Value], roots: dict[int,
             return
     for v in flagged:
         told.update(roots[id(v)])
+
+
+def _through_paths(region: Graph, node: Node, flags: dict[int, Value],
+                   roots: dict[int, set[int]], told: set[int]) -> None:
+    """An `if` with flagged operands (its condition cannot tell): a path may use one only
+    where it cannot tell, or pass it on as a result, which is then flagged as the path taken
+    passed it (`best = h` under `if h > best`)."""
+    cond, *args = node.inputs
+    passed: list[list[Value | None]] = []
+    for path in (node.attrs["then"], node.attrs["else"]):
+        params = {id(p): a for p, a in zip(path.inputs, args, strict=True) if id(a) in flags}
+        for inner in path.nodes:
+            for v in inner.inputs:
+                if id(v) in params and inner.op not in _BLIND:
+                    told.update(roots[id(params[id(v)])])
+        passed.append([params.get(id(out)) for out in path.outputs])
+    for out, then, orelse in zip((node.out, *node.extra), *passed, strict=True):
+        if then is None and orelse is None:
+            continue
+        either = [flags[id(a)] if a is not None else region.const(False, np.bool_, weak=False)
+                  for a in (then, orelse)]
+        flags[id(out)] = region.op("where", [cond, *either], scalar=True)
+        roots[id(out)] = set().union(*(roots[id(a)] for a in (then, orelse) if a is not None))
 
 
 def _derive(out: Value, flagged: list[Value], flags: dict[int, Value],
