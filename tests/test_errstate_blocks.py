@@ -153,3 +153,19 @@ def test_modes_that_are_not_constants_or_strings_break_the_graph():
 def _with_call(x):
     with np.errstate(call=print):
         return x + 1
+
+
+def printed_inside(x):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.log(x)
+        print("inside", r[1])  # a graph break inside the block
+        q = 1 / x
+    return r + q, np.log(x)
+
+
+def test_a_graph_break_inside_a_block():
+    def scenario(wrap):
+        f = wrap(printed_inside)
+        return [record(f, (X,)) for _ in range(2)]
+
+    assert_scenario_as_numpy(scenario, compiled_code=False)
