@@ -94,6 +94,10 @@ class Node:
     # element (`Graph.one_call`): NumPy's one ufunc loop warns once per category, so the
     # nodes of one call do too.
     call: int | None = field(default=None, compare=False, hash=False)
+    # The `np.errstate` modes ((category, mode) pairs) of the `with` block the node was
+    # captured in, over the caller's own at run time; None outside such blocks.
+    errstate: tuple[tuple[str, str], ...] | None = field(default=None, compare=False,
+                                                        hash=False)
 
     @property
     def results(self) -> tuple[Value, ...]:

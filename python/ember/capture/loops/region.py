@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ember.capture.breaks import graph_break
-from ember.capture.loops import appends, inputs, intervals, swaps, vectors, windows, zipped
+from ember.capture.loops import (appends, inputs, intervals, mixed_picks, swaps, vectors,
+                                  windows, zipped)
 from ember.capture.loops.body import RERUN
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
@@ -99,6 +100,9 @@ class Group:
     # An array created in the frame that nothing else views: its identity is seen by no one
     # but these locals, so the body may swap it with another such array.
     private: bool = False
+    # Of a Python number the first trip makes a NumPy scalar (`forced` from a weak type): the
+    # parameter that says it is still the Python number (an input only where a pick uses it).
+    still_python: Value | None = None
 
 
 @dataclass
@@ -381,12 +385,16 @@ def build_groups(tx: Interpreter, trace: Trace, stored: set[str], forced: dict[s
         shape_of = forced.get(name)
         dtype, shape, weak, scalar = shape_of or (initial.dtype, initial.shape, initial.weak,
                                                   initial.scalar)
+        from_python = initial.weak and not weak
         if shape_of is not None:
             initial = _cast(outer_graph, initial, dtype, weak, scalar)
         param = region.add_input(dtype, shape, weak=weak, scalar=scalar)
         mutable = isinstance(vt, ArrayVariable) and initial.shape != () and (
             vt.is_fresh(tx) or vt.is_mutable_input(tx))
         group = Group([name], vt, initial, param, BodyArray(param, mutable), shape_of)
+        if from_python:
+            group.still_python = region.add_input(np.bool_, (), weak=False)
+            mixed_picks.note_param(region, param, group.still_python)
         group.private = isinstance(vt, ArrayVariable) and initial.shape != () and (
             vt.private if isinstance(vt, BodyArray) else vt.is_fresh(tx)) and (
             not swaps.held_elsewhere(tx, vt))
@@ -639,16 +647,29 @@ def _emit_loop(tx: Interpreter, trace: Trace, lo: Value, hi: Value, step: Value)
     region, graph = trace.region, tx.graph
     carried = [g for g in trace.groups if g.carried]
     go = trace.go if trace.go is not None else region.const(True, weak=False)
-    region.set_outputs([go, *[g.final_value for g in carried if g.final_value is not None]])
+    # Whether each carried Python number the first trip makes a NumPy scalar is still the
+    # Python number, as `max()` of the two picked (`mixed_picks`).
+    still = {id(g.param): g.still_python for g in carried
+             if g.still_python is not None and mixed_picks.picks(region)}
+    ends = mixed_picks.settle(region, still, {id(g.param): g.final_value for g in carried
+                                                  if g.final_value is not None})
+    region.set_outputs([go, *[g.final_value for g in carried if g.final_value is not None],
+                        *ends.values()])
     # After the outputs: a carried value may end a trip as an invariant one (`h = c`).
     invariant = [g for g in trace.groups if not g.carried and _used(region, g.param)]
-    region.inputs[:] = [trace.index, *[g.param for g in carried],
+    region.inputs[:] = [trace.index, *[g.param for g in carried], *still.values(),
                         *[g.param for g in invariant]]
     if not carried:
         # Its only effects would be its errors (an index out of range): not worth a loop op.
         raise graph_break("loop_body", what="a loop whose body changes nothing")
-    results = graph.loop(lo, hi, step, [g.initial for g in carried],
-                         [g.initial for g in invariant], region)
+    results = graph.loop(lo, hi, step, [g.initial for g in carried] + [
+        graph.const(True, np.bool_, weak=False) for _ in still],
+        [g.initial for g in invariant], region)
+    from ember.capture.loops import frame_branches
+
+    for ended_python in results[len(carried):]:
+        frame_branches.add_check(tx, ended_python)  # the frame reruns as Python
+    results = results[:len(carried)]
     for group, result in zip(carried, results, strict=True):
         if group.final is group.inner and isinstance(group.outer, ArrayVariable):
             group.outer.update_in_place(result)

@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ember.capture.loops import special
+from ember.capture.breaks import graph_break
+from ember.capture.loops import mixed_picks, special
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
-from ember.graph import Value
+from ember.graph import Graph, Value
 from ember.graph.dtypes import WEAK_DTYPES
 
 if TYPE_CHECKING:
@@ -97,18 +98,40 @@ def min_max(tx: Interpreter, fn: Any, items: list[VariableTracker], *,
     graph = tx.graph
     best = values[0]
     assert best is not None
+    python = _picked_python(graph, best)
     for value in values[1:]:
         assert value is not None
         better = graph.op("lt" if fn is min else "gt", [value, best])
         weak = value.weak and best.weak and value.dtype == best.dtype
         # Python returns one of the objects itself: a NumPy scalar unless both are Python
-        # numbers (a mix of the two has a type that depends on the data; the NumPy scalar,
-        # what the body's carried value becomes on its first trip, is taken).
+        # numbers. A mix is computed as the NumPy scalar, with a flag that says where the
+        # Python number was picked (`mixed_picks`).
         chosen = graph.op("where", [better, value, best], scalar=not weak)
         if weak:
             chosen = graph.op("astype", [chosen], dtype=np.dtype(chosen.dtype), weak=True)
+        python = _either(graph, better, _picked_python(graph, value), python)
         best = chosen
+    if isinstance(python, Value):
+        mixed_picks.record(tx, best, python)
     return ArrayVariable(best)
+
+
+def _picked_python(graph: Graph, value: Value) -> bool | Value:
+    """Whether `value`, an item of `max()`, is a Python number: a pick's result may be."""
+    if value.weak:
+        return True
+    flag = mixed_picks.flag_of(graph, value)
+    if flag is None and mixed_picks.stands_for_a_flagged(graph, value):
+        raise graph_break("loop_body", what="max() or min() in a branch of a local that may "
+                                            "still be a Python number")
+    return flag or False
+
+
+def _either(graph: Graph, cond: Value, a: bool | Value, b: bool | Value) -> bool | Value:
+    if a is b or (isinstance(a, bool) and a == b):
+        return a
+    const = lambda v: graph.const(v, np.bool_, weak=False) if isinstance(v, bool) else v  # noqa: E731
+    return graph.op("where", [cond, const(a), const(b)], scalar=True)
 
 
 def logical_not(tx: Interpreter, vt: VariableTracker) -> VariableTracker | None:
