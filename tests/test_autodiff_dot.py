@@ -9,7 +9,6 @@ import shutil
 
 import ember
 import numpy as np
-import pytest
 from ember.graph import dot as dot_module
 
 _NODE = re.compile(r'^\s*v(\d+) \[shape=(\w+), label="([^"]*)"(.*)\];$')

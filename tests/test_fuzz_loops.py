@@ -72,6 +72,23 @@ _FOUND = {
     "numpy_scalar_plus_a_python_float_it_cannot_hold": LoopProgram(
         (_FOUND_DIR / "numpy_scalar_plus_a_python_float_it_cannot_hold.py").read_text(),
         ("bool", "bool", "bool"), [(3, 1, 1, 0, 0)]),
+    # `s = max(s, 0)` of a carried np.int64 that the first trip made from the int 0: the
+    # Python int 0 where it is picked, which the loop op carried as an np.int64 (seed 515).
+    "max_of_a_carried_numpy_int_and_zero": LoopProgram(
+        (_FOUND_DIR / "max_of_a_carried_numpy_int_and_zero.py").read_text(),
+        ("bool", "bool", "bool"), [(3, 1, 1, 0, 0), (3, 1, 1, 0, 7)]),
+    # `s = max(s, out[0])` of a carried Python float made from an int, both 0.0: Python keeps
+    # the float, which the loop op carried as the np.float64 its first trip was taken to
+    # make (seed 601, shrunk).
+    "max_of_a_carried_python_float_that_ties": LoopProgram(
+        (_FOUND_DIR / "max_of_a_carried_python_float_that_ties.py").read_text(),
+        ("bool", "bool", "bool"), [(3, 3, 2, 0, 375), (16, 3, 2, 15, 33992)]),
+    # `sum(lst)` of a list appended in a loop, read in a path of the branch after a `while`
+    # that may return: the list's buffer was the frame graph's (an internal TypeError; seed
+    # 601).
+    "list_summed_after_a_loop_that_may_return": LoopProgram(
+        (_FOUND_DIR / "list_summed_after_a_loop_that_may_return.py").read_text(),
+        ("bool", "bool", "bool"), [(12, 1, 1, 0, 0)]),
 }
 
 

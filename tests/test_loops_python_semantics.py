@@ -239,13 +239,11 @@ def numpy_scalar_or_python_float(a):
     return s
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "max() of a NumPy scalar and a Python float of one kind is carried as the NumPy scalar "
-    "(so that clamps such as `min(max(x[i], 0.0), hi)` stay one loop op), but Python returns "
-    "the Python float where it is the greater: its type, and NEP 50's promotion of what is "
-    "computed from it, then differ"))
 def test_max_of_a_numpy_scalar_and_a_greater_python_float_is_the_float():
-    assert_behaves_as_numpy(numpy_scalar_or_python_float, np.linspace(0, 3, 20))
+    # The result leaves the loop: where the Python float was picked the frame runs as Python.
+    assert_behaves_as_numpy(numpy_scalar_or_python_float, np.linspace(0, 3, 20),
+                            compiled_code=False)
+    assert_behaves_as_numpy(numpy_scalar_or_python_float, np.linspace(0, 0.5, 20))
 
 
 def numpy_int_or_python_int(a):
@@ -255,11 +253,83 @@ def numpy_int_or_python_int(a):
     return s
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "as above for integers (found by tests/fuzz_loops.py, seed 15): max() of a negative "
-    "np.int32 and 0 is the Python int 0, carried as an np.int32"))
+# Found by tests/fuzz_loops.py (seed 15): max() of a negative np.int32 and 0 is the int 0.
 def test_max_of_a_negative_numpy_int_and_a_python_int_is_the_int():
-    assert_behaves_as_numpy(numpy_int_or_python_int, np.array([-3, 1, 2], np.int32))
+    assert_behaves_as_numpy(numpy_int_or_python_int, np.array([-3, 1, 2], np.int32),
+                            compiled_code=False)
+    assert_behaves_as_numpy(numpy_int_or_python_int, np.array([3, 1, 2], np.int32))
+
+
+def clamp_into(x, hi):
+    out = np.zeros(len(x))
+    for i in range(len(x)):
+        out[i] = min(max(x[i], 0.0), hi)
+        if max(x[i], 0.0) > 1.0:
+            out[i] += -min(x[i], hi)
+    return out
+
+
+def clamp_total(x, lo, hi):
+    total = 0.0
+    for i in range(len(x)):
+        total += abs(min(max(x[i], lo), hi))
+    return total
+
+
+def clamp_carried(x):
+    v = 0.0
+    for i in range(len(x)):
+        v = max(x[i], 0.0)
+    return v
+
+
+def clamp_float32(x):
+    out = np.zeros(len(x))
+    for i in range(len(x)):
+        out[i] = max(x[i], 0.1)  # 0.1 is no float32: the Python float's own value is stored
+    return out
+
+
+def clamp_scaled(x):
+    lst = []
+    for i in range(len(x)):
+        lst.append(max(x[i], 0.0) * 2.0)  # a Python float where 0.0 was picked
+    return lst
+
+
+def max_in_a_branch(a):
+    s = 0.0
+    for i in range(len(a)):
+        if a[i] >= 0:
+            s = max(s, a[i])  # ties keep the Python float
+    return s
+
+
+@pytest.mark.parametrize("x", [np.zeros(3), np.array([-1.0, 0.0, 2.0]), np.array([-1.0])])
+def test_max_of_a_carried_python_float_in_a_branch(x):
+    assert_behaves_as_numpy(max_in_a_branch, x, compiled_code=False)
+
+
+def test_clamps_stored_or_compared_stay_compiled():
+    # The same value as NumPy scalar or Python float: no use here can tell them apart.
+    assert_behaves_as_numpy(clamp_into, np.linspace(-2, 3, 11), 2.0)
+
+
+@pytest.mark.parametrize("x", [np.linspace(-2, 3, 11), np.linspace(0, 0.5, 4)])
+def test_a_total_of_clamps_is_a_numpy_float_once_one_was(x):
+    assert_behaves_as_numpy(clamp_total, x, -1.0, 1.5)
+
+
+@pytest.mark.parametrize("x", [np.full(4, 9.0), np.full(4, -9.0), np.linspace(-1, 1, 5)])
+def test_a_total_of_clamps_that_all_picked_the_python_float_is_a_python_float(x):
+    assert_behaves_as_numpy(clamp_total, x, -1.0, 1.5, compiled_code=False)
+    assert_behaves_as_numpy(clamp_carried, x, compiled_code=False)
+
+
+@pytest.mark.parametrize("fn, x", [(clamp_float32, np.linspace(-1, 1, 5, dtype=np.float32)),
+                                   (clamp_scaled, np.linspace(-1, 1, 5))])
+def test_clamps_whose_type_tells_run_as_python(fn, x):
+    assert_behaves_as_numpy(fn, x, compiled_code=False)
 
 
 

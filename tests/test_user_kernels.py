@@ -76,26 +76,20 @@ NOT_YET_NATIVE = {
     "expm_taylor": "`if norm > 0.5: s = int(math.ceil(math.log2(norm / 0.5)))` at the frame's "
                    "level: math.ceil of a run-time value outside loop bodies, and a loop count "
                    "(`range(s)`) only the data knows",
-    "rk45_adaptive": "`max(err, 1e-16)` compares a NumPy scalar in Python inside `while t < "
-                     "t_end`, whose trip count only the data knows, after a branch on "
-                     "`err <= tol`",
-    "gauss_legendre": "`dp` is first assigned in the Newton loop's body and read after it, "
-                      "which a loop op does not carry",
-    "nelder_mead": "branches on data whose paths assign rows (`simplex[2], fs[2] = xe, fe`) "
-                   "and a list comprehension calling a helper on rows",
+    "rk45_adaptive": "`y = y4` on one path of `if err <= tol:` binds `y` to another array "
+                     "of the body on one branch only, and in `while t < t_end` the types of "
+                     "`h` (made a NumPy scalar by `max(err, 1e-16)`) and then `t` settle over "
+                     "two trips, which a `while` loop op cannot require",
     "gru_forward": "`out.append(h)` builds a Python list of arrays in the loop",
-    "flood_fill": "`if old == new: return img, 0` before the loop, and a `continue` on data "
-                  "inside a `while` whose trip count only the data knows",
-    "n_queens": "a `while` with `continue` on data (`if avail[row] == 0: ... continue`), a "
-                "jump out of a branch a loop op does not take",
+    "flood_fill": "`if old == new: return img, 0` before the loop: a branch at the frame's "
+                  "level whose other path holds a `while` on Python values is a break (the "
+                  "while loop after it is one loop op)",
     "lbm_d2q9": "np.roll by a shift read from an array (`D2Q9_CX[i]`): the shift is data, "
                 "and np.roll takes constant shifts",
     "gray_scott": "`u += ...` on views of the arguments (`u = U[1:-1, 1:-1]`) inside the "
                   "loop: an in-place update of an argument's view",
     "sandpile": "`while True:` with a `break` on `unstable.any()`: a while loop without a "
                 "first test is not a loop op",
-    "marsaglia_polar": "a `continue` on data inside a `while` whose trip count only the "
-                       "data knows",
     "closest_pair": "`pair = (i, j)` in a branch: a tuple is not a value branches merge",
     "adaboost_stumps": "`max(best_err, 1e-12)` compares a NumPy scalar in Python, and "
                        "`for t in thresholds` iterates an argument array between breaks",
@@ -103,8 +97,6 @@ NOT_YET_NATIVE = {
     "tsne_gradient": "np.maximum of a boolean-mask selection (`Q[P > 0]`)",
     "als_step": "`V[m]` with a boolean row of the mask: arrays whose length only the data "
                 "knows, solved per row",
-    "quicksort_stack": "a `continue` on data inside a `while` whose trip count only the "
-                       "data knows",
     "heap_sort": "a helper's bare `return` inside its `while` (a return of None from a loop)",
     "rod_cutting": "`pieces.append(...)` inside a `while` whose trip count only the data "
                    "knows",

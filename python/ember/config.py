@@ -9,6 +9,8 @@
 - `EMBER_CACHE_DIR`        persistent compile cache: machine code of compiled kernels, reused
                            by later processes (default `$XDG_CACHE_HOME/ember` or
                            `~/.cache/ember`; set but empty: no cache, nothing written)
+- `EMBER_STORED_ENTRIES`   `0`: keep no captured entries in that directory (`capture/stored.py`;
+                           on by default: a later process runs them without capture)
 - `EMBER_CACHE_MAX_BYTES`  bound on that directory, least recently used files evicted (256 MiB)
 - `EMBER_LOGS`             comma-separated log channels (see `ember.logging`)
 - `EMBER_RECYCLE_BYTES`    bytes of output arrays compiled graphs keep for reuse, all graphs
@@ -61,6 +63,10 @@ class Config:
         default_factory=lambda: _env_bool("EMBER_SUPPRESS_ERRORS", False)
     )
     num_threads: int = field(default_factory=lambda: _env_int("EMBER_NUM_THREADS", 0))
+    # Whether captured entries are kept in (and restored from) `cache_dir`.
+    stored_entries: bool = field(
+        default_factory=lambda: _env_bool("EMBER_STORED_ENTRIES", True)
+    )
     logs: frozenset[str] = field(default_factory=_env_logs)
     # How deep user functions are inlined, and how many instructions one capture may execute
     # (loops are unrolled): past these, capture gives up with a graph break.

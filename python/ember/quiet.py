@@ -18,13 +18,19 @@ import numpy as np
 @contextmanager
 def quiet() -> Iterator[None]:
     """NumPy's floating-point errors and every Python warning silenced inside."""
+    with np.errstate(all="ignore"), no_warnings():
+        yield
+
+
+@contextmanager
+def no_warnings() -> Iterator[None]:
+    """Every Python warning silenced inside (NumPy's errstate left as it is)."""
     entry = ("ignore", None, Warning, None, 0)
-    with np.errstate(all="ignore"):
-        warnings.filters.insert(0, entry)
-        try:
-            yield
-        finally:
-            for i, item in enumerate(warnings.filters):
-                if item is entry:
-                    del warnings.filters[i]
-                    break
+    warnings.filters.insert(0, entry)
+    try:
+        yield
+    finally:
+        for i, item in enumerate(warnings.filters):
+            if item is entry:
+                del warnings.filters[i]
+                break

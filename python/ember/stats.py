@@ -29,6 +29,11 @@ class Stats:
     # a loop op, or unrolled past its budget, starts the frame again), and the ops they built.
     capture_attempts: int = 0
     traced_ops: int = 0
+    # Entries kept in the cache directory (`capture/stored.py`): restored without capture,
+    # written, and found but not used (damaged, stale, or guards that fail in this process).
+    stored_hits: int = 0
+    stored_writes: int = 0
+    stored_rejected: int = 0
 
 
 _lock = threading.Lock()
@@ -123,6 +128,9 @@ def snapshot(hook: dict[str, int] | None) -> dict[str, object]:
                 "region_recaptures": s.region_recaptures,
                 "capture_attempts": s.capture_attempts,
                 "traced_ops": s.traced_ops,
+                "stored_hits": s.stored_hits,
+                "stored_writes": s.stored_writes,
+                "stored_rejected": s.stored_rejected,
                 "compile_time": {k: round(v, 6) for k, v in s.stage_seconds.items()},
             }
         )

@@ -27,7 +27,7 @@ import numpy as np
 
 from ember import _core
 from ember import logging as ember_logging
-from ember.backends import blas, eager, numpy_loops
+from ember.backends import blas, eager, fp_warnings, numpy_loops
 from ember.backends.scalar_overflow import with_checks
 from ember.config import config
 from ember.errors import RegionsRejected, RunFrameAsPython
@@ -142,6 +142,9 @@ def try_native(graph: Graph, text: str, num_threads: int,
         else:
             native = _core.compile_ir(text, num_threads, shapes)
         native.set_fp_rerun(numpy_rerun(graph))
+        blocks = fp_warnings.block_modes(graph)
+        if blocks is not None:
+            native.set_block_errstate(*blocks)
         set_layouts(native, graph)
         log_listings(graph, text)
         return native

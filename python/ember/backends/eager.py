@@ -17,6 +17,7 @@ from ember.errors import BackendError
 from ember.graph import OPS, Graph, Node, Value, layouts
 from ember.graph.dtypes import weak_python_type
 from ember.graph.shapes import dim_terms, is_symbol, python_slice
+from ember.quiet import no_warnings
 
 Array = Any  # an ndarray, a NumPy scalar, or a Python scalar for weak values
 
@@ -134,16 +135,8 @@ def run_node(node: Node, args: Sequence[Array], sizes: dict[str, int] | None = N
     does. `out`: the array a ufunc's node writes its result into (see `ufunc_out`)."""
     rec = fp_warnings.recorder()
     try:
-        if node.out.weak:
-            # Python numbers' arithmetic never warns (an overflow is inf, `inf - inf` NaN);
-            # where Python raises instead, capture added a check that reruns the frame.
-            with np.errstate(all="ignore"):
-                result = _compute(node, args, sizes, out)
-        elif rec is not None and node.op in _numpy_python_ops():
-            with rec.as_caller():
-                result = _compute(node, args, sizes, out)
-        else:
-            result = _compute(node, args, sizes, out)
+        with fp_warnings.node_errstate(node.errstate):
+            result = _run_in_errstate(node, args, sizes, out, rec)
     except FloatingPointError as exc:
         if node.warns_as is None:
             raise
@@ -160,6 +153,19 @@ def run_node(node: Node, args: Sequence[Array], sizes: dict[str, int] | None = N
         rec.give(node.where, lambda: _compute(node, args, sizes, out), _ufunc_name(node),
                  node.warns_as, node.call, node)
     return result
+
+
+def _run_in_errstate(node: Node, args: Sequence[Array], sizes: dict[str, int] | None,
+                     out: np.ndarray | None, rec: fp_warnings.Recorder | None) -> Array:
+    if node.out.weak:
+        # Python numbers' arithmetic never warns (an overflow is inf, `inf - inf` NaN);
+        # where Python raises instead, capture added a check that reruns the frame.
+        with np.errstate(all="ignore"):
+            return _compute(node, args, sizes, out)
+    if rec is not None and node.op in _numpy_python_ops():
+        with rec.as_caller():
+            return _compute(node, args, sizes, out)
+    return _compute(node, args, sizes, out)
 
 
 @functools.cache
@@ -272,13 +278,24 @@ def run(graph: Graph, *args: Any) -> tuple[np.ndarray, ...]:
 def run_checked(graph: Graph, *args: Any) -> tuple[np.ndarray, ...]:
     """`run`, where a failed check (`Graph.checks`) gives no warning of this run's own: the
     frame then runs as Python, which gives its own (or raises instead). A graph with checks
-    runs quietly first, and again with its warnings where none failed."""
+    runs quietly first, and again with its warnings where none failed. So does a graph whose
+    frame runs as Python when it raises (`Graph.frame_fallback`) where a floating-point flag
+    may raise: the warnings of nodes before the raising one would come twice."""
     if graph.checks:
         with np.errstate(all="ignore"):
             quiet = run(graph, *args)
         if any(bool(quiet[k]) for k in graph.checks):
             return quiet
+    if graph.frame_fallback and _may_raise(graph):
+        with no_warnings():
+            run(graph, *args)
     return run(graph, *args)
+
+
+def _may_raise(graph: Graph) -> bool:
+    """Whether a floating-point flag may raise in a run: the caller's errstate or one of the
+    graph's `np.errstate` blocks raises for some category."""
+    return bool(graph.errstate_acts) or "raise" in np.geterr().values()
 
 
 def compile(graph: Graph, example_inputs: Sequence[Any]) -> Callable[..., tuple[np.ndarray, ...]]:

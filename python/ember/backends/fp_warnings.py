@@ -145,6 +145,51 @@ def attributed() -> Iterator[None]:
         _current.reset(token)
 
 
+# Ops that never raise a floating-point flag (comparisons are made quiet: `quiet.rs`); a
+# region op's own nodes are looked at where its region is.
+_NO_FLAGS = frozenset({
+    "const", "full", "arange", "eye", "load", "store", "reshape", "slice", "transpose",
+    "expand_dims", "squeeze", "broadcast_to", "copy", "concatenate", "flip", "where", "gather",
+    "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_not",
+    "logical_xor", "isnan", "isinf", "isfinite", "signbit", "loop", "if",
+})
+
+
+def block_modes(graph: Any) -> tuple[list[str], list[str]] | None:
+    """For a graph with `np.errstate` blocks: the categories some block does not ignore, and
+    those a node that may raise a flag leaves to the caller's errstate (outside every block,
+    or a category its blocks do not name); None for a graph without blocks."""
+    from ember.graph.regions import region_funcs
+
+    nodes = [node for func in (graph, *region_funcs(graph)) for node in func.nodes]
+    if not any(node.errstate for node in nodes):
+        return None
+    left = {category for node in nodes if node.op not in _NO_FLAGS
+            for category in _KIND if category not in dict(node.errstate or ())}
+    return sorted(graph.errstate_acts), sorted(left)
+
+
+@contextmanager
+def node_errstate(modes: tuple[tuple[str, str], ...] | None) -> Iterator[None]:
+    """The modes of the `np.errstate` block a node was captured in (`Node.errstate`), over
+    the caller's: a category the block warns for is recorded as the caller's are."""
+    if not modes:
+        yield
+        return
+    rec = _current.get()
+    if rec is None:
+        with np.errstate(**dict(modes)):
+            yield
+        return
+    saved = rec.modes
+    rec.modes = {**saved, **dict(modes)}
+    try:
+        with np.errstate(**{c: "call" if m == "warn" else m for c, m in modes}):
+            yield
+    finally:
+        rec.modes = saved
+
+
 def _numpy_text(category: str, rerun: Callable[[], Any]) -> str | None:
     """NumPy's message for `category` raised by the node (its FloatingPointError's text)."""
     token = _current.set(None)

@@ -57,7 +57,7 @@ def with_checks(graph: Graph) -> Graph:
                      for a, r in node.attrs.items()}
             if any(attrs[a] is not node.attrs[a] for a in attrs):
                 node = Node(node.op, node.inputs, attrs, node.out, node.extra, node.where,
-                            node.warns_as, node.call)
+                            node.warns_as, node.call, node.errstate)
                 changed = True
             nodes.append(node)
         elif checks_overflow(node) and not (node.op == "abs" and node.out.dtype.kind == "u"):

@@ -168,12 +168,7 @@ class EntryCodegen(Rebuilder):
                       "    # the graph or a rebuild raised: rerun as Python for its own error",
                       f"    return {fallback_call}"]
         source = "\n".join(lines) + "\n"
-        code = compile(source, f"<ember entry {name}>", "exec")
-        exec(code, self.namespace)  # noqa: S102 - our own generated source
-        # Taken out of its own globals: no cycle, so it dies as soon as its code's cache
-        # drops it, with its compiled graph and the outputs that graph keeps for reuse.
-        entry = self.namespace.pop("__ember_entry")
-        entry.__qualname__ = entry.__name__ = f"__ember_entry_{name}"
+        entry = make_entry(source, self.namespace, name)
         if not (alias_check or self.attribute_lines or self.prelude):
             entry.__ember_direct__ = self.direct_form(result, compiled, fallback)
         return entry, source
@@ -261,6 +256,17 @@ class EntryCodegen(Rebuilder):
         if tail.trampoline:
             return [f"return {self.embed(trampoline, 'trampoline')}({call}, __ember_g)"]
         return [f"return {call}"]
+
+
+def make_entry(source: str, namespace: dict[str, Any], name: str) -> FunctionType:
+    """The entry function defined by `source` (as `build` writes it) in `namespace`."""
+    code = compile(source, f"<ember entry {name}>", "exec")
+    exec(code, namespace)  # noqa: S102 - our own generated source
+    # Taken out of its own globals: no cycle, so it dies as soon as its code's cache drops
+    # it, with its compiled graph and the outputs that graph keeps for reuse.
+    entry = namespace.pop("__ember_entry")
+    entry.__qualname__ = entry.__name__ = f"__ember_entry_{name}"
+    return entry
 
 
 def _refill_dict(target: dict, items: dict) -> None:

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from types import FunctionType
 from typing import Any
 
+import numpy as np
+
 from ember import logging as ember_logging
 from ember import stats
 from ember.capture.breaks import WHOLE_FRAME_KINDS, graph_break
@@ -48,9 +50,11 @@ class Capture:
     dynamic: bool = False
     # The graph break the entry steps over in Python (None: the whole frame was captured).
     refusal: Unsupported | None = None
+    # The shapes of the graph's example inputs (a graph with symbolic dims plans for them).
+    example_shapes: list[tuple[int, ...]] = field(default_factory=list)
 
 
-def _disable_hook(token: int) -> int:
+def disable_hook(token: int) -> int:
     from ember import _core
 
     return _core.enable(token)
@@ -438,7 +442,7 @@ def convert(func: FunctionType, args: tuple[Any, ...], *, backend: Any = None,
         stats.count("compiles")
     start = time.perf_counter()
     with stats.stage("codegen"):
-        fallback = make_fallback(func, _disable_hook)
+        fallback = make_fallback(func, disable_hook)
         entry, source = codegen.build(tail, compiled, fallback, func.__code__.co_name)
         tracer.guard_size_minimums()
         guards = tracer.guards.build()
@@ -450,4 +454,5 @@ def convert(func: FunctionType, args: tuple[Any, ...], *, backend: Any = None,
     ember_logging.log("code", source)
     op_count = len(graph.nodes) if graph is not None else 0
     return Capture(guards, entry, graph, guard_lines, source, op_count, seconds,
-                   tracer.dynamic or tracer.symbolic_later, refusal)
+                   tracer.dynamic or tracer.symbolic_later, refusal,
+                   [np.shape(i.example) for i in tracer.inputs])

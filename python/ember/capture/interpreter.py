@@ -55,6 +55,7 @@ from ember.capture.variables.functions import (
     NestedFunctionVariable,
     bind_arguments,
 )
+from ember.capture.variables.errstate import ErrstateVariable
 from ember.capture.variables.objects import UserObjectVariable
 from ember.config import config
 from ember.errors import Unsupported
@@ -82,7 +83,7 @@ _MISSING = object()
 # a symbolic size read, keep their kind: capture reacts to them).
 _RENAMED_INSIDE_NUMPY = frozenset({
     "", "call", "numpy", "type", "attribute", "side_effect", "bytecode", "name",
-    "user_error",
+    "user_error", "data_dependent_branch", "data_dependent_value",
 })
 
 
@@ -413,8 +414,15 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
         self.push(cell.contents)
 
     def STORE_DEREF(self, inst: Instruction) -> None:
-        refuse_in_loop_body(self, f"assignment to cell {inst.argval!r}")
+        from ember.capture.loops.region import CELL
+
         cell = self.cells[inst.argval]
+        if CELL + inst.argval in self.locals and not hasattr(cell, "raw"):
+            # A cell of the frame that a loop body reads (`region.outside_as_locals`):
+            # rebinding it rebinds its pseudo-local, which the loop op carries.
+            cell.contents = self.locals[CELL + inst.argval] = self.pop()
+            return
+        refuse_in_loop_body(self, f"assignment to cell {inst.argval!r}")
         if hasattr(cell, "raw"):
             # A cell that lives on (the frame function's, or an inlined function's): the
             # entry writes its new contents back after the graph.
@@ -505,6 +513,10 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
 
     def BEFORE_WITH(self, inst: Instruction) -> None:
         manager = self.stack[-1]
+        if isinstance(manager, ErrstateVariable):
+            self.pop()
+            self.stack.extend(manager.enter(self))
+            return
         if not isinstance(manager, UserObjectVariable):
             raise graph_break("call", name=f"{manager.describe()}.__enter__")
         # An exception in the block is a graph break: __exit__ then runs in Python, from the

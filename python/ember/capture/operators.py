@@ -253,6 +253,9 @@ def _cast_into(tx: Interpreter, target: Value, new: Value, *, broadcast: bool) -
         if ufunc is not None:
             # NumPy casts inside the ufunc's loop, and its warnings name the ufunc.
             tx.graph.warns_as(new, ufunc)
+    if new.scalar and not target.scalar:
+        # A 0-d array stays one: a ufunc of 0-d operands gives a scalar, `out=` the array.
+        new = tx.graph.op("copy", [new], scalar=False)
     return new
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from ember import logging as ember_logging
 from ember import stats
-from ember.capture import bytecode
+from ember.capture import bytecode, stored
 from ember.capture.breaks import INPUT_DEPENDENT_KINDS
 from ember.capture.convert import convert
 from ember.capture.guards import (
@@ -218,6 +218,13 @@ def on_cache_miss(func: FunctionType, args: tuple[Any, ...]) -> Any:
     if dynamic is None:
         dynamic = dict(record.dynamic_dims) if record.dynamic else None
         scalars = True if record.scalars else None  # None: by where the code resumes
+    first = not record.guard_trees
+    if first and not listeners():
+        restored = stored.restore(func, args, options)
+        if restored is not None:
+            guards, entry = restored
+            record.guard_trees.append(weaken(guards))
+            return guards, entry, True, entry.__ember_direct__
     stats.count("captures")
     try:
         capture = convert(func, args, backend=options.backend, dynamic=dynamic,
@@ -236,6 +243,8 @@ def on_cache_miss(func: FunctionType, args: tuple[Any, ...]) -> Any:
     if options.dynamic is None and record.dynamic:
         record.dynamic = capture.dynamic  # a failed symbolic attempt is not repeated
     record.guard_trees.append(weaken(capture.guards))
+    if first:
+        stored.store(func, args, options, capture)
     if capture.refusal is not None:
         _report_break(capture.refusal, code, resumed=True)
         _check_refused(options, capture.refusal, code)

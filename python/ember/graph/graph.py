@@ -47,6 +47,10 @@ class Graph:
         # Nodes added to this graph and its regions, kept regions' and dropped ones' alike:
         # what building the module cost (`ember.stats()["traced_ops"]`).
         self._nodes_made: list[int] = parent._nodes_made if parent is not None else [0]
+        # The `np.errstate` modes of the `with` block capture is in (`Node.errstate`), and
+        # every category some block set to other than "ignore" (the native run reruns with
+        # NumPy on those flags too); shared like `_where`.
+        self._errstate: list[Any] = parent._errstate if parent is not None else [None, set()]
         # Whether the backend runs region ops: NumPy functions lowered to loop nests
         # (`numpy_api/loop_nest.py`) refuse where it does not. Read on the entry graph.
         self.loop_ops = True
@@ -112,6 +116,21 @@ class Graph:
         """Attribute the nodes added from now on to `where` (filename, line, module name)."""
         self._where[0] = where
 
+    def set_errstate(self, modes: tuple[tuple[str, str], ...] | None) -> None:
+        """Give the nodes added from now on `np.errstate` `modes` ((category, mode) pairs;
+        None: the caller's errstate at run time)."""
+        self._errstate[0] = modes
+        self._errstate[1].update(c for c, m in modes or () if m != "ignore")
+
+    @property
+    def errstate_acts(self) -> set[str]:
+        """The categories an `np.errstate` block of the graph does not ignore."""
+        return self._errstate[1]
+
+    @property
+    def errstate(self) -> tuple[tuple[str, str], ...] | None:
+        return self._errstate[0]
+
     @contextmanager
     def one_call(self) -> Iterator[None]:
         """Mark the nodes added inside as one NumPy call (`Node.call`): a short row's
@@ -169,7 +188,7 @@ class Graph:
         outs = [self._value(t.dtype, t.shape, t.weak, t.scalar) for t in types]
         self._nodes_made[0] += 1
         self.nodes.append(Node(name, operands, attrs, outs[0], tuple(outs[1:]), self._where[0],
-                               call=self._call[0]))
+                               call=self._call[0], errstate=self._errstate[0]))
         return outs
 
     def _check_operands(self, name: str, inputs: Sequence[Value]) -> None:
@@ -225,7 +244,7 @@ class Graph:
         out = self._value(result.dtype, result.shape, out_weak, out_scalar and not out_weak)
         self._nodes_made[0] += 1
         self.nodes.append(Node(name, inputs, ordered, out, where=self._where[0],
-                               call=self._call[0]))
+                               call=self._call[0], errstate=self._errstate[0]))
         return out
 
     def warns_as(self, result: Value, ufunc: str) -> None:

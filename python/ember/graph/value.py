@@ -45,6 +45,11 @@ class Value:
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"Value is immutable (cannot set {name!r})")
 
+    def __setstate__(self, state: tuple[None, dict[str, Any]]) -> None:
+        # Unpickling (a graph kept in the cache directory): the slots as pickled.
+        for name, value in state[1].items():
+            object.__setattr__(self, name, value)
+
     @property
     def ndim(self) -> int:
         return len(self.shape)
@@ -89,6 +94,10 @@ class Node:
     # element (`Graph.one_call`): NumPy's one ufunc loop warns once per category, so the
     # nodes of one call do too.
     call: int | None = field(default=None, compare=False, hash=False)
+    # The `np.errstate` modes ((category, mode) pairs) of the `with` block the node was
+    # captured in, over the caller's own at run time; None outside such blocks.
+    errstate: tuple[tuple[str, str], ...] | None = field(default=None, compare=False,
+                                                        hash=False)
 
     @property
     def results(self) -> tuple[Value, ...]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import operator
+
 from collections.abc import Callable
 from typing import Any
 
@@ -58,6 +60,28 @@ def _check_pow(x: Value, y: object) -> None:
         raise ValueError("Integers to negative integer powers are not allowed.")
 
 
+_COMPARISONS = {"lt": operator.lt, "le": operator.le, "eq": operator.eq, "ne": operator.ne,
+                "gt": operator.gt, "ge": operator.ge}
+
+
+def _beyond_the_range(graph: Graph, op: str, args: list[object]) -> Value | None:
+    """An integer array compared with a Python int beyond its dtype's range: NumPy compares
+    the numbers (`uint8_array > -1` is all true, `uint8_array == 256` all false), so every
+    element has one answer (the int as the dtype would wrap)."""
+    arrays = [a for a in args if isinstance(a, Value)]
+    if len(args) != 2 or len(arrays) != 1:
+        return None
+    x = arrays[0]
+    other = args[1] if args[0] is x else args[0]
+    if x.weak or x.dtype.kind not in "iu" or type(other) is not int:
+        return None
+    info = np.iinfo(x.dtype)
+    if info.min <= other <= info.max:
+        return None
+    pair = (info.min, other) if args[0] is x else (other, info.min)
+    return graph.op("eq" if _COMPARISONS[op](*pair) else "ne", [x, x])
+
+
 def apply(graph: Graph, op: str, args: list[object], *, operator: bool) -> Any:
     """`op` over the arguments. An operator on Python scalars only gives a Python scalar
     (weak); a NumPy function gives a NumPy scalar. Without any array argument NumPy is simply
@@ -76,6 +100,10 @@ def apply(graph: Graph, op: str, args: list[object], *, operator: bool) -> Any:
             return constant_array(graph, result)
         return result
     check_python_scalars(fn, args)
+    if op in _COMPARISONS:
+        decided = _beyond_the_range(graph, op, args)
+        if decided is not None:
+            return decided
     values = [to_value(graph, a, what) for a in args]
     if op == "pow":
         _check_pow(values[0], args[1])

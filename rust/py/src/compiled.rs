@@ -15,6 +15,7 @@
 //! `FloatingPointError` or calls the handler, under the caller's errstate. Nothing the caller
 //! sees was written before that decision.
 
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use pyo3::prelude::*;
@@ -43,6 +44,12 @@ pub struct CompiledGraph {
     /// Runs the graph with NumPy (same inputs, a tuple of new arrays) when a run raised a
     /// floating-point flag the caller's errstate does not ignore.
     fp_rerun: Mutex<Option<Py<PyAny>>>,
+    /// The flags an `np.errstate` block inside the graph acts on, whatever the caller's
+    /// errstate: those rerun too, and the rerun gives each node its block's modes.
+    block_flags: AtomicU32,
+    /// The flags some node may raise that no `np.errstate` block around it sets a mode for:
+    /// the caller's errstate acts on those.
+    caller_flags: AtomicU32,
     /// The memory order of each output for the inputs' layouts (C order when unset).
     layouts: OnceLock<OutputLayouts>,
     /// What the last call worked out from its arrays' layouts.
@@ -70,6 +77,8 @@ impl CompiledGraph {
             graph,
             pool_id: recycle::new_id(),
             fp_rerun: Mutex::new(None),
+            block_flags: AtomicU32::new(0),
+            caller_flags: AtomicU32::new(FpStatus::ALL),
             layouts: OnceLock::new(),
             hot: HotSlot::default(),
         }
@@ -77,8 +86,13 @@ impl CompiledGraph {
 
     /// Whether NumPy would do anything about `status` under the caller's errstate: one of its
     /// flags has a category that is not `ignore` (read only when a flag is set).
-    fn errstate_acts_on(py: Python<'_>, status: FpStatus) -> PyResult<bool> {
-        Ok(status.0 & acted_on(py)? != 0)
+    fn errstate_acts_on(&self, py: Python<'_>, status: FpStatus) -> PyResult<bool> {
+        let blocks = self.block_flags.load(Ordering::Relaxed);
+        if status.0 & blocks != 0 {
+            return Ok(true);
+        }
+        let callers = status.0 & self.caller_flags.load(Ordering::Relaxed);
+        Ok(callers != 0 && callers & acted_on(py)? != 0)
     }
 }
 
@@ -123,6 +137,25 @@ fn acted_on(py: Python<'_>) -> PyResult<u32> {
     }
     if let Some(current) = current {
         *KEPT.lock().unwrap_or_else(|p| p.into_inner()) = Some((current.unbind(), mask));
+    }
+    Ok(mask)
+}
+
+/// The flags of errstate categories ("divide", "over", "under", "invalid").
+fn flags_of(categories: &[String]) -> PyResult<u32> {
+    let mut mask = 0;
+    for category in categories {
+        mask |= match category.as_str() {
+            "divide" => FpStatus::DIVIDE,
+            "over" => FpStatus::OVERFLOW,
+            "under" => FpStatus::UNDERFLOW,
+            "invalid" => FpStatus::INVALID,
+            other => {
+                return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                    "no errstate category {other:?}"
+                )))
+            }
+        };
     }
     Ok(mask)
 }
@@ -286,7 +319,7 @@ impl CompiledGraph {
         inputs: &[Bound<'py, PyAny>],
         (results, status): (Results<'py>, FpStatus),
     ) -> PyResult<Results<'py>> {
-        if status.is_empty() || !Self::errstate_acts_on(py, status)? {
+        if status.is_empty() || !self.errstate_acts_on(py, status)? {
             return Ok(results);
         }
         let rerun = self
@@ -316,6 +349,15 @@ impl CompiledGraph {
     /// flag the caller's errstate does not ignore (None: keep the native results).
     fn set_fp_rerun(&self, rerun: Option<Py<PyAny>>) {
         *self.fp_rerun.lock().unwrap_or_else(|p| p.into_inner()) = rerun;
+    }
+
+    /// Sets the categories ("divide", "over", "under", "invalid") that an `np.errstate`
+    /// block inside the graph does not ignore, whose flags rerun the graph whatever the
+    /// caller's errstate, and those that some node leaves to the caller's errstate (`callers`).
+    fn set_block_errstate(&self, categories: Vec<String>, callers: Vec<String>) -> PyResult<()> {
+        self.block_flags.store(flags_of(&categories)?, Ordering::Relaxed);
+        self.caller_flags.store(flags_of(&callers)?, Ordering::Relaxed);
+        Ok(())
     }
 
     /// Sets the rule giving each output's axis order (slowest first) from the input strides,

@@ -101,7 +101,7 @@ def start_loop(tx: Interpreter, inst: Instruction, iterator: IteratorVariable) -
     """Called at each `FOR_ITER`: True when the whole loop was captured as a loop op (the
     interpreter then continues after the loop); False to trace the next trip."""
     from ember.capture.loops.ranges import DynamicRangeIterator
-    from ember.capture.loops.region import capture_loop, loop_key, unbound_read_after
+    from ember.capture.loops.region import capture_loop, loop_key
 
     if isinstance(iterator, DynamicRangeIterator):
         if capture_loop(tx, inst, iterator, iterator.origin.bounds):
@@ -121,10 +121,6 @@ def start_loop(tx: Interpreter, inst: Instruction, iterator: IteratorVariable) -
         return True
     may_loop = (not long and tracer.loop_ops and key not in tracer.unrolled_loops
                 and _loopable(iterator))
-    if may_loop and unbound_read_after(tx, inst) is not None:
-        # It cannot be a loop op: it unrolls without a first trip traced for nothing.
-        tracer.unrolled_loops[key] = False
-        may_loop = False
     iterator.unroll = UnrollAccount(tracer.graph, len(tracer.graph.nodes), iterator.index,
                                     trips, key, may_loop, tracer.unrolled_loops.get(key, False))
     if trips > 1:

@@ -109,9 +109,10 @@ def run_span(tx: Interpreter, start: int, stop: int | None) -> None:
             # in its body jumps back from both paths): the paths meet at its FOR_ITER.
             tx.ip = head
             break
-        if tx.ip < start and _rest_of_while_true(tx, start):
+        testing = tx.ip < start and _in_while_test(tx, body)
+        if tx.ip < start and not testing and _rest_of_while_true(tx, start):
             continue
-        if tx.ip < start or tx.ip >= body_stop:
+        if (tx.ip < start and not testing) or tx.ip >= body_stop:
             raise graph_break("loop_body", what="a jump out of a branch")
         if tx.instructions[tx.ip].opname == "RETURN_VALUE":
             _return_from_trip(tx, body)
@@ -119,6 +120,29 @@ def run_span(tx: Interpreter, start: int, stop: int | None) -> None:
         step_instruction(tx)
     if tx.ip >= body_stop:
         raise graph_break("loop_body", what="a return inside a branch")
+
+
+def _in_while_test(tx: Interpreter, body: Body) -> bool:
+    """Whether a path jumped back into the first test of the `while c:` loop whose body is
+    being traced (a `continue`, which CPython compiles as a jump to that test): the path
+    then runs the test, which ends the trip at the loop's top when it passes and leaves the
+    loop (`go` false) when it fails, as the bottom test does."""
+    from ember.capture.bytecode import TRUTH_JUMPS
+
+    if body.iterator is not None or not 0 < tx.ip < body.start:
+        return False
+    last = tx.instructions[body.start - 1]
+    if last.opname not in TRUTH_JUMPS or last.target != body.stop:
+        return False
+    for inst in tx.instructions[tx.ip:body.start]:
+        if inst.opname in _STORES or (inst.target is not None and inst.target not in (
+                body.stop, body.start) and not tx.ip <= inst.target < body.start):
+            return False
+    return True
+
+
+_STORES = frozenset({"STORE_FAST", "DELETE_FAST", "STORE_DEREF", "STORE_GLOBAL",
+                     "STORE_ATTR", "STORE_SUBSCR", "STORE_NAME"})
 
 
 def _rest_of_while_true(tx: Interpreter, start: int) -> bool:

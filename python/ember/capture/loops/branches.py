@@ -26,7 +26,7 @@ from ember.capture.loops.body import (
     run_span,
 )
 from ember.capture.loops import inputs
-from ember.capture.loops.region import BodyArray, _graph_swapped
+from ember.capture.loops.region import BodyArray, _graph_swapped, bind_cells
 from ember.capture.loops.vectors import VectorVariable
 from ember.capture.variables.masked import MaskedVariable
 from ember.capture.variables.array import ArrayVariable
@@ -95,6 +95,9 @@ def capture_if(tx: Interpreter, inst: Instruction, to_return: bool = False) -> N
     if whiles.is_bottom_test(tx, inst):
         whiles.bottom_test(tx, inst, jump_if)
         return
+    if whiles.is_first_test_again(tx, inst):
+        whiles.first_test_again(tx, inst, jump_if)
+        return
     body = enclosing_body(tx)
     continues = body is not None and inst.target is not None and (
         loop_head(tx, inst.target) == body.for_index)
@@ -116,6 +119,7 @@ def capture_if(tx: Interpreter, inst: Instruction, to_return: bool = False) -> N
         frame_branches.check_paths(tx, fall_path, jump_path)
         then, orelse = (fall_path, jump_path) if not jump_if else (jump_path, fall_path)
         _merge(tx, cond, entries, then, orelse, RETURNED)
+        bind_cells(tx)
         return
     loop_exit = whiles.while_exit(tx, inst)
     # A jump back to the loop's FOR_ITER is a `continue` (a comprehension's `if`): the other
@@ -142,6 +146,7 @@ def capture_if(tx: Interpreter, inst: Instruction, to_return: bool = False) -> N
         frame_branches.check_paths(tx, fall_path, jump_path)
     then, orelse = (fall_path, jump_path) if not jump_if else (jump_path, fall_path)
     _merge(tx, cond, entries, then, orelse, meet)
+    bind_cells(tx)  # a path may have rebound a cell's pseudo-local
 
 
 def _rest_of_while(tx: Interpreter, inst: Instruction, jump_if: bool) -> None:
@@ -263,8 +268,9 @@ def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVect
     saved_locals, saved_stack, saved_ip = dict(tx.locals), list(tx.stack), tx.ip
     tx.locals.update({n: inner.get(id(vt), vt) for n, vt in tx.locals.items()})
     tx.stack[:] = [inner.get(id(vt), vt) for vt in tx.stack]
-    # A loop body's cells hold its stand-ins (`region._bind_cells`), which are locals too:
-    # the path's own while it runs. No path rebinds a cell (STORE_DEREF refuses in regions).
+    # A loop body's cells hold its stand-ins (`region.bind_cells`), which are locals too:
+    # the path's own while it runs. A path that rebinds one rebinds its pseudo-local,
+    # which the merge binds back into the cell (`bind_cells`).
     saved_cells = {name: cell.contents for name, cell in tx.cells.items()}
     for cell in tx.cells.values():
         cell.contents = inner.get(id(cell.contents), cell.contents)

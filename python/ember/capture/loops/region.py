@@ -16,7 +16,7 @@ the capture restarts with this loop left to the unrolling rule (`LoopRefused`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ember.capture.breaks import graph_break
-from ember.capture.loops import appends, inputs, intervals, swaps, vectors, windows, zipped
+from ember.capture.loops import (appends, inputs, intervals, mixed_picks, swaps, vectors,
+                                  windows, zipped)
 from ember.capture.loops.body import RERUN
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
@@ -99,6 +100,9 @@ class Group:
     # An array created in the frame that nothing else views: its identity is seen by no one
     # but these locals, so the body may swap it with another such array.
     private: bool = False
+    # Of a Python number the first trip makes a NumPy scalar (`forced` from a weak type): the
+    # parameter that says it is still the Python number (an input only where a pick uses it).
+    still_python: Value | None = None
 
 
 @dataclass
@@ -168,22 +172,6 @@ def _body_range(tx: Interpreter, inst: Instruction) -> tuple[int, int]:
     return start, exit_index
 
 
-def unbound_read_after(tx: Interpreter, inst: Instruction) -> str | None:
-    """A local the body of the loop `inst` starts assigns, unbound when it starts and read
-    after it: no parameter of the body holds it, so the loop is no loop op (known before
-    its body is traced). None where there is none, or the body is not a loop op's."""
-    from ember.capture.resume import live_locals_at
-
-    try:
-        start, exit_index = _body_range(tx, inst)
-    except Unsupported:
-        return None
-    targets = set(zipped.loop_targets(tx, start) or ())
-    live = set(live_locals_at(tx.code, inst.offset))
-    return min((name for name in _stored_names(tx, start, exit_index) - targets
-                if name in live and name not in tx.locals), default=None)
-
-
 def _stored_names(tx: Interpreter, start: int, stop: int) -> set[str]:
     return {str(i.argval) for i in tx.instructions[start:stop] if i.opname in _STORE_OPS}
 
@@ -235,26 +223,32 @@ def outside_as_locals(tx: Interpreter) -> Iterator[None]:
     """While a `for` or `while` body is traced, what it reads other than through the frame's
     locals enters it as pseudo-locals: the arrays and numbers the frame's cells hold (what a
     comprehension or a lambda reads of its enclosing function: `[x[i] * 2.0 for i in
-    range(n)]`), as `.cell#name`, their cells holding the body's stand-ins (`_bind_cells`;
-    the body cannot rebind a cell: STORE_DEREF refuses in loop bodies); and the arrays read
-    from globals and attributes (`loops/inputs.py`)."""
+    range(n)]`), as `.cell#name`, their cells holding the body's stand-ins (`bind_cells`);
+    and the arrays read from globals and attributes (`loops/inputs.py`). The body may rebind
+    a cell of the frame (`simplex = simplex[order]` where a comprehension read `simplex`:
+    `Interpreter.STORE_DEREF`), which rebinds its pseudo-local, carried like any local;
+    after the region op the cell takes its pseudo-local's value (the loop op's result)."""
     found = {}
     for name, cell in tx.cells.items():
         contents = cell.contents
         if _initial(tx, contents) is not None and not isinstance(contents, ConstantVariable):
             local = CELL + name
-            found[local] = (cell, contents)
+            found[local] = (cell, contents, local in tx.locals)
             tx.locals[local] = contents
     try:
         with inputs.inputs_as_locals(tx):
             yield
     finally:
-        for local, (cell, contents) in found.items():
-            cell.contents = contents  # updated in place where the body wrote it
-            tx.locals.pop(local, None)
+        for local, (cell, contents, outer) in found.items():
+            # The loop op's result where the body rebound the cell (STORE_DEREF) or updated
+            # it in place; an enclosing body's pseudo-local stays.
+            cell.contents = tx.locals.get(local, contents)
+            if not outer:
+                tx.locals.pop(local, None)
 
 
-def _bind_cells(tx: Interpreter) -> None:
+def bind_cells(tx: Interpreter) -> None:
+    """The cells of a body take the values of their pseudo-locals."""
     for name in list(tx.locals):
         if name.startswith(CELL):
             tx.cells[name.removeprefix(CELL)].contents = tx.locals[name]
@@ -264,7 +258,7 @@ def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
                 bounds: tuple[Value, Value, Value] | None, forced: dict[str, tuple],
                 settling: int, found: list[appends.Tracked], region: Graph
                 ) -> bool | dict[str, tuple]:
-    from ember.capture.loops import ranges, returns
+    from ember.capture.loops import first_assigned, ranges, returns
     from ember.capture.loops.body import GO, run_body
     from ember.capture.loops.ranges import DynamicRangeIterator, require_a_trip
     from ember.capture.resume import live_locals_at
@@ -279,6 +273,8 @@ def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
                                             "of locals")
     if bounds is not None and live.intersection(targets):
         raise graph_break("loop_body", what="a loop variable read after the loop")
+    after = set(live_locals_at(tx.code, tx.instructions[exit_index].offset))
+    unbound = first_assigned.first_assigned(tx, stored - set(targets), live)
     trace = Trace(region, region.add_input(np.int64, (), weak=True))
     by_tracker = build_groups(tx, trace, stored - set(targets), forced)
     intervals.record_body(trace.region, trace.index, trace.groups, iterator, bounds, stored)
@@ -289,7 +285,7 @@ def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
             tx.locals[name] = group.inner
     tx.stack.append(item)
     appends.substitute(tx, found)
-    _bind_cells(tx)
+    bind_cells(tx)
     bound = inputs.bind(tx)
     tx.locals[GO] = ConstantVariable(True)
     returns.start_trip(tx)
@@ -313,21 +309,28 @@ def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
     if trace.go is not None and live.intersection(targets):
         raise graph_break("loop_body", what="a loop variable read after a loop with a break")
     returning = {n: end_locals.pop(n) for n in returns.PSEUDO if n in end_locals}
-    after = set(live_locals_at(tx.code, tx.instructions[exit_index].offset))
-    retrace = _collect(trace, end_locals, stored, live, after, set(targets))
+    retrace = _collect(trace, end_locals, stored, live, after, set(targets), unbound)
     if retrace:
         return retrace
+    first_assigned.carry(tx, trace, end_locals, unbound := unbound & after)
     may_return = returns.carry_return(tx, trace, returning)
     if after & _array_targets(iterator, targets) and _writes_iterated(iterator, by_tracker):
         # Python leaves the last trip's row bound, as that trip read it: the body may have
         # written it before, and the rows are taken from the array after the loop.
         raise graph_break("loop_body", what="an item of an array the loop writes, read after "
                                             "the loop")
-    if forced and isinstance(iterator, DynamicRangeIterator) and iterator.origin.frame_args:
-        require_a_trip(tx, iterator.origin.frame_args, settling)
-    elif forced and bounds is None and len(iterator.items) - iterator.index < settling:
+    # Trips every call must make: those the carried values take to reach their types, and
+    # one where a local first assigned in the body is read after the loop.
+    trips = max(settling, 1) if unbound else settling if forced else 0
+    if trips and isinstance(iterator, DynamicRangeIterator) and iterator.origin.frame_args:
+        require_a_trip(tx, iterator.origin.frame_args, trips)
+    elif trips and bounds is None and len(iterator.items) - iterator.index < trips:
         raise graph_break("loop_body", what="a loop of fewer trips than its carried values "
                                             "take to reach their types")
+    elif unbound and bounds is not None:
+        raise graph_break("loop_body", what="a local first assigned in the body of a loop "
+                                            "whose trips are not counted from the frame's "
+                                            "arguments, read after the loop")
     if bounds is None and fuses_unrolled(trace.region, len(iterator.items) - iterator.index):
         raise LoopRefused(loop_key(tx, inst), "a short loop of whole-array elementwise "
                                               "trips, which fuse when unrolled")
@@ -382,12 +385,16 @@ def build_groups(tx: Interpreter, trace: Trace, stored: set[str], forced: dict[s
         shape_of = forced.get(name)
         dtype, shape, weak, scalar = shape_of or (initial.dtype, initial.shape, initial.weak,
                                                   initial.scalar)
+        from_python = initial.weak and not weak
         if shape_of is not None:
             initial = _cast(outer_graph, initial, dtype, weak, scalar)
         param = region.add_input(dtype, shape, weak=weak, scalar=scalar)
         mutable = isinstance(vt, ArrayVariable) and initial.shape != () and (
             vt.is_fresh(tx) or vt.is_mutable_input(tx))
         group = Group([name], vt, initial, param, BodyArray(param, mutable), shape_of)
+        if from_python:
+            group.still_python = region.add_input(np.bool_, (), weak=False)
+            mixed_picks.note_param(region, param, group.still_python)
         group.private = isinstance(vt, ArrayVariable) and initial.shape != () and (
             vt.private if isinstance(vt, BodyArray) else vt.is_fresh(tx)) and (
             not swaps.held_elsewhere(tx, vt))
@@ -501,9 +508,11 @@ def _part_item(tx: Interpreter, origin: VariableTracker, trace: Trace,
 
 
 def _collect(trace: Trace, end_locals: dict[str, VariableTracker], stored: set[str],
-             live: set[str], after: set[str], targets: set[str]) -> dict[str, tuple]:
+             live: set[str], after: set[str], targets: set[str],
+             unbound: Collection[str] = ()) -> dict[str, tuple]:
     """Decide what is carried; a non-empty result asks for a retrace with those types.
-    `live`: the locals live at the loop's head; `after`: those live after the loop."""
+    `live`: the locals live at the loop's head; `after`: those live after the loop;
+    `unbound`: locals first assigned in the body that `first_assigned.carry` carries."""
     region = trace.region
     inner_ids = {id(g.inner): g for g in trace.groups}
     finals: dict[int, Group] = {}
@@ -550,6 +559,7 @@ def _collect(trace: Trace, end_locals: dict[str, VariableTracker], stored: set[s
     if not retrace:
         _swap_in_place(region, trace.groups, swapped)
     _refuse_first_assigned(min((name for name in stored - targets if name in live
+                                and name not in unbound
                                 and not any(name in g.names for g in trace.groups)),
                                default=None))
     return retrace
@@ -637,16 +647,29 @@ def _emit_loop(tx: Interpreter, trace: Trace, lo: Value, hi: Value, step: Value)
     region, graph = trace.region, tx.graph
     carried = [g for g in trace.groups if g.carried]
     go = trace.go if trace.go is not None else region.const(True, weak=False)
-    region.set_outputs([go, *[g.final_value for g in carried if g.final_value is not None]])
+    # Whether each carried Python number the first trip makes a NumPy scalar is still the
+    # Python number, as `max()` of the two picked (`mixed_picks`).
+    still = {id(g.param): g.still_python for g in carried
+             if g.still_python is not None and mixed_picks.picks(region)}
+    ends = mixed_picks.settle(region, still, {id(g.param): g.final_value for g in carried
+                                                  if g.final_value is not None})
+    region.set_outputs([go, *[g.final_value for g in carried if g.final_value is not None],
+                        *ends.values()])
     # After the outputs: a carried value may end a trip as an invariant one (`h = c`).
     invariant = [g for g in trace.groups if not g.carried and _used(region, g.param)]
-    region.inputs[:] = [trace.index, *[g.param for g in carried],
+    region.inputs[:] = [trace.index, *[g.param for g in carried], *still.values(),
                         *[g.param for g in invariant]]
     if not carried:
         # Its only effects would be its errors (an index out of range): not worth a loop op.
         raise graph_break("loop_body", what="a loop whose body changes nothing")
-    results = graph.loop(lo, hi, step, [g.initial for g in carried],
-                         [g.initial for g in invariant], region)
+    results = graph.loop(lo, hi, step, [g.initial for g in carried] + [
+        graph.const(True, np.bool_, weak=False) for _ in still],
+        [g.initial for g in invariant], region)
+    from ember.capture.loops import frame_branches
+
+    for ended_python in results[len(carried):]:
+        frame_branches.add_check(tx, ended_python)  # the frame reruns as Python
+    results = results[:len(carried)]
     for group, result in zip(carried, results, strict=True):
         if group.final is group.inner and isinstance(group.outer, ArrayVariable):
             group.outer.update_in_place(result)

@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ember.capture.loops import special
+from ember.capture.breaks import graph_break
+from ember.capture.loops import mixed_picks, special
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
-from ember.graph import Value
+from ember.graph import Graph, Value
 from ember.graph.dtypes import WEAK_DTYPES
 
 if TYPE_CHECKING:
@@ -35,7 +36,7 @@ def raises_like_python(tx: Interpreter) -> bool:
     return tx.graph.parent is None or at_frame_level(tx)
 
 
-def _scalar_value(tx: Interpreter, vt: VariableTracker) -> Value | None:
+def scalar_value(tx: Interpreter, vt: VariableTracker) -> Value | None:
     if isinstance(vt, ArrayVariable) and not vt.value.shape and (
             vt.value.dtype.kind in _NUMBER_KINDS):
         return vt.value
@@ -49,7 +50,7 @@ def convert(tx: Interpreter, kind: type, vt: VariableTracker) -> VariableTracker
     `int` truncates toward zero as Python does."""
     from ember.capture.loops import python_checks
 
-    value = _scalar_value(tx, vt)
+    value = scalar_value(tx, vt)
     if value is None:
         return None
     dtype = WEAK_DTYPES[kind]
@@ -64,7 +65,7 @@ def round_to_int(tx: Interpreter, vt: VariableTracker) -> VariableTracker | None
     """`round(v)`: the nearest int, halves to even (a NumPy float's `__round__` too)."""
     from ember.capture.loops import python_checks
 
-    value = _scalar_value(tx, vt)
+    value = scalar_value(tx, vt)
     if value is None or isinstance(vt, ConstantVariable):
         return None
     if value.dtype.kind in "biu":
@@ -81,7 +82,7 @@ def min_max(tx: Interpreter, fn: Any, items: list[VariableTracker], *,
     With `exact` (outside a loop body) the items must all be NumPy scalars of one dtype or
     all Python numbers of one type, so the type of the object returned never depends on the
     data."""
-    values = [_scalar_value(tx, item) for item in items]
+    values = [scalar_value(tx, item) for item in items]
     if len(values) < 2 or any(v is None for v in values):
         return None
     if exact and (len({(v.dtype, v.weak) for v in values if v is not None}) > 1
@@ -97,23 +98,45 @@ def min_max(tx: Interpreter, fn: Any, items: list[VariableTracker], *,
     graph = tx.graph
     best = values[0]
     assert best is not None
+    python = _picked_python(graph, best)
     for value in values[1:]:
         assert value is not None
         better = graph.op("lt" if fn is min else "gt", [value, best])
         weak = value.weak and best.weak and value.dtype == best.dtype
         # Python returns one of the objects itself: a NumPy scalar unless both are Python
-        # numbers (a mix of the two has a type that depends on the data; the NumPy scalar,
-        # what the body's carried value becomes on its first trip, is taken).
+        # numbers. A mix is computed as the NumPy scalar, with a flag that says where the
+        # Python number was picked (`mixed_picks`).
         chosen = graph.op("where", [better, value, best], scalar=not weak)
         if weak:
             chosen = graph.op("astype", [chosen], dtype=np.dtype(chosen.dtype), weak=True)
+        python = _either(graph, better, _picked_python(graph, value), python)
         best = chosen
+    if isinstance(python, Value):
+        mixed_picks.record(tx, best, python)
     return ArrayVariable(best)
+
+
+def _picked_python(graph: Graph, value: Value) -> bool | Value:
+    """Whether `value`, an item of `max()`, is a Python number: a pick's result may be."""
+    if value.weak:
+        return True
+    flag = mixed_picks.flag_of(graph, value)
+    if flag is None and mixed_picks.stands_for_a_flagged(graph, value):
+        raise graph_break("loop_body", what="max() or min() in a branch of a local that may "
+                                            "still be a Python number")
+    return flag or False
+
+
+def _either(graph: Graph, cond: Value, a: bool | Value, b: bool | Value) -> bool | Value:
+    if a is b or (isinstance(a, bool) and a == b):
+        return a
+    const = lambda v: graph.const(v, np.bool_, weak=False) if isinstance(v, bool) else v  # noqa: E731
+    return graph.op("where", [cond, const(a), const(b)], scalar=True)
 
 
 def logical_not(tx: Interpreter, vt: VariableTracker) -> VariableTracker | None:
     """`not v` of a 0-d loop value: a Python bool."""
-    value = _scalar_value(tx, vt)
+    value = scalar_value(tx, vt)
     if value is None or isinstance(vt, ConstantVariable):
         return None
     from ember.capture.loops.branches import _truth
@@ -172,7 +195,7 @@ def math_call(tx: Interpreter, fn: Any, args: list[VariableTracker], *,
     if fn in _COMPOSED_MATH:
         return _composed(tx, fn, args)
     op = _FLOAT_MATH.get(fn) or _INT_MATH.get(fn) or _BOOL_MATH.get(fn)
-    values = [_scalar_value(tx, a) for a in args]
+    values = [scalar_value(tx, a) for a in args]
     if op is None or any(v is None for v in values) or len(values) != OPS[op].arity:
         return None
     if checked and fn not in _DOMAINS and fn not in _BOOL_MATH:
@@ -195,7 +218,7 @@ def math_call(tx: Interpreter, fn: Any, args: list[VariableTracker], *,
 
 
 def _composed(tx: Interpreter, fn: Any, args: list[VariableTracker]) -> VariableTracker | None:
-    value = _scalar_value(tx, args[0]) if len(args) == 1 else None
+    value = scalar_value(tx, args[0]) if len(args) == 1 else None
     if value is None:
         return None
     x = tx.graph.op("astype", [value], dtype=np.float64, weak=True)

@@ -17,10 +17,10 @@ from ember.capture.loops import inputs
 from ember.capture.loops.body import GO, Body, enclosing_body, loop_head, step_instruction
 from ember.capture.loops.region import (
     Trace,
-    _bind_cells,
     _collect,
     _go_value,
     _graph_swapped,
+    bind_cells,
     build_groups,
     emit_loop,
     outside_as_locals,
@@ -71,7 +71,7 @@ def capture_while(tx: Interpreter, top: int, exit_index: int) -> None:
 
 
 def _capture_while(tx: Interpreter, top: int, exit_index: int) -> None:
-    from ember.capture.loops import returns
+    from ember.capture.loops import ranges, returns
     from ember.capture.resume import live_locals_at
 
     stored = {str(i.argval) for i in tx.instructions[top:exit_index]
@@ -80,6 +80,10 @@ def _capture_while(tx: Interpreter, top: int, exit_index: int) -> None:
     live = set(live_locals_at(tx.code, tx.instructions[top].offset)) | after
     forced: dict[str, tuple] = {}
     for _ in range(3):
+        # A local whose type only some paths change (`total = 0.0`, then `total += x[i]`
+        # past a test) keeps its old type where no trip takes them: a flag per local, checked
+        # after the loop, sends such runs to Python, as for `for` loops.
+        typed = ranges.start_typed_flags(tx, forced, top, exit_index)
         region = tx.graph.region("loop")
         trace = Trace(region, region.add_input(np.int64, (), weak=True))
         build_groups(tx, trace, stored, forced)
@@ -87,7 +91,7 @@ def _capture_while(tx: Interpreter, top: int, exit_index: int) -> None:
         for group in trace.groups:
             for name in group.names:
                 tx.locals[name] = group.inner
-        _bind_cells(tx)
+        bind_cells(tx)
         bound = inputs.bind(tx)
         tx.locals[GO] = ConstantVariable(True)
         returns.start_trip(tx)
@@ -106,6 +110,7 @@ def _capture_while(tx: Interpreter, top: int, exit_index: int) -> None:
             tx.locals.clear()
             tx.locals.update(saved_locals)
             tx.stack[:] = saved_stack
+            bind_cells(tx)
         if trace.go is None:
             raise graph_break("loop_body", what="a while loop that never ends")
         returning = {n: end_locals.pop(n) for n in returns.PSEUDO if n in end_locals}
@@ -114,6 +119,8 @@ def _capture_while(tx: Interpreter, top: int, exit_index: int) -> None:
             may_return = returns.carry_return(tx, trace, returning)
             graph = tx.graph
             emit_loop(tx, trace, graph.const(0), graph.const(_UNBOUNDED), graph.const(1))
+            bind_cells(tx)
+            ranges.check_typed_flags(tx, typed)
             tx.ip = exit_index
             if may_return:
                 returns.after_loop(tx, trace)
@@ -138,6 +145,23 @@ def is_bottom_test(tx: Interpreter, inst: Instruction) -> bool:
     """Whether `inst` jumps back to the top of the `while` loop being traced."""
     body = enclosing_body(tx)
     return body is not None and body.iterator is None and inst.target == body.for_index
+
+
+def is_first_test_again(tx: Interpreter, inst: Instruction) -> bool:
+    """Whether `inst` is the first test of the `while c:` loop being traced, which a path
+    reached by a `continue` (`body._in_while_test`) runs again."""
+    body = enclosing_body(tx)
+    return (body is not None and body.iterator is None and inst.index == body.start - 1
+            and inst.target == body.stop)
+
+
+def first_test_again(tx: Interpreter, inst: Instruction, jump_if: bool) -> None:
+    """The first test run again after a `continue`: the trip's `go`, as the bottom test's
+    (the loop goes on when the jump out would not be taken), at the loop's top."""
+    body = enclosing_body(tx)
+    assert body is not None
+    bottom_test(tx, inst, not jump_if)
+    tx.ip = body.for_index
 
 
 def bottom_test(tx: Interpreter, inst: Instruction, jump_if: bool) -> None:

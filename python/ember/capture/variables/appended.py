@@ -61,6 +61,7 @@ class AppendedListVariable(VariableTracker):
         self._list_only("len()")
         if self.known_length is not None:
             return ConstantVariable(self.known_length)
+        self._here(tx)
         return ArrayVariable(self.count)
 
     def truth(self, tx: Interpreter) -> bool:
@@ -70,6 +71,12 @@ class AppendedListVariable(VariableTracker):
         if self.iterator:
             raise graph_break("type", what=f"{what} of a generator", type="generator")
 
+    def _here(self, tx: Interpreter) -> None:
+        """The buffer is a value of the graph being traced: not of the frame's graph while a
+        path of a branch is (the rest of a frame after a loop that may return)."""
+        if self.buffer.graph is not tx.graph:
+            raise graph_break("loop_body", what="a list built in a loop, read in a branch")
+
     def rebuild_kind(self) -> str:
         """How the real list is made from the buffer: `.tolist()` for Python numbers,
         `list()` for NumPy scalars and rows."""
@@ -77,6 +84,7 @@ class AppendedListVariable(VariableTracker):
 
     def getitem(self, tx: Interpreter, index: VariableTracker) -> VariableTracker:
         self._list_only("indexing")
+        self._here(tx)
         if not (isinstance(index, ConstantVariable) and type(index.constant()) is int):
             raise graph_break("type", what=f"indexing {self.describe()} other than by a "
                                            "constant int", type="list")
@@ -104,6 +112,7 @@ class AppendedListVariable(VariableTracker):
     def as_array(self, tx: Interpreter, fn: Any, kwargs: dict[str, VariableTracker]
                  ) -> VariableTracker:
         """`fn(list, **kwargs)` for np.array, np.asarray, np.stack, np.concatenate."""
+        self._here(tx)
         graph = tx.graph
         rows = bool(self.item[1])
         if fn is np.concatenate and not rows:
@@ -146,6 +155,7 @@ class AppendedListVariable(VariableTracker):
         if self.item[0].kind != "f":
             # Python ints grow past int64, NumPy's integer scalars warn when they wrap.
             raise graph_break("data_dependent_value", what="sum() of integers built in a loop")
+        self._here(tx)
         graph = tx.graph
         if self.known_length is None:
             from ember.capture.loops.frame_branches import add_check

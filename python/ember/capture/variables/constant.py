@@ -154,6 +154,16 @@ class ConstantVariable(VariableTracker):
             return ExceptionVariable(self.value, args, kwargs)
         if isinstance(self.value, type) and is_namedtuple_type(self.value):
             return _namedtuple(self.value, args, kwargs)
+        if self.value is np.errstate and not args:
+            from ember.capture.variables.errstate import errstate_call
+
+            block = errstate_call(kwargs)
+            if block is not None:
+                return block
+        if _float_scalar_type(self.value) and len(args) == 1 and not kwargs:
+            converted = _to_float_scalar(tx, self.value, args[0])
+            if converted is not None:
+                return converted
         if not is_foldable(self.value):
             return super().call(tx, args, kwargs)
         from ember.capture.loops import scalars as loop_scalars
@@ -164,6 +174,21 @@ class ConstantVariable(VariableTracker):
             if found is not None:
                 return found
         return fold_call(self.value, self.describe(), args, kwargs)
+
+
+def _float_scalar_type(value: Any) -> bool:
+    return isinstance(value, type) and issubclass(value, np.floating) and value is not np.longdouble
+
+
+def _to_float_scalar(tx: Interpreter, cls: type, arg: VariableTracker) -> VariableTracker | None:
+    """`np.float64(v)` of a 0-d number: the NumPy scalar, cast as `astype` casts (NumPy's
+    own `a.dtype.type(a / b)`); of anything else (an array: NumPy returns an array) None."""
+    from ember.capture.variables.array import ArrayVariable
+
+    if not isinstance(arg, ArrayVariable) or arg.value.shape or arg.value.dtype.kind not in "biuf":
+        return None
+    return ArrayVariable(tx.graph.op("astype", [arg.value], dtype=np.dtype(cls), weak=False,
+                                     scalar=True))
 
 
 def is_namedtuple_type(cls: type) -> bool:

@@ -1,0 +1,209 @@
+"""`max(x[i], 0.0)` in a loop body: Python returns one of the objects itself, so the result is
+a NumPy scalar or a Python number as the data decide. The body computes it as the NumPy
+scalar, with a flag that says the Python number was picked, and a run-time check that runs
+the frame as Python when it was (`frame_branches.add_check`).
+
+Most uses cannot tell the two apart: a NumPy float64 and a Python float of one value compare,
+store into arrays, convert and enter NumPy's math alike (`min(max(x[i], 0.0), hi)` stored in
+`out[i]`). When the body is complete (`settle`), the check of a pick whose result (and what is
+computed from it as Python would compute it: `-v`, `abs(v)`) meets only such uses is dropped.
+A carried local that the first trip makes a NumPy scalar from a Python number (`total = 0.0`,
+`total += abs(v)`) carries a flag that says it is still the Python number; the loop then
+reruns the frame only when it ends so (every trip picked the Python number)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ember.capture.breaks import graph_break
+from ember.graph import Graph, Value
+from ember.graph.value import Node
+
+if TYPE_CHECKING:
+    from ember.capture.interpreter import Interpreter
+
+# Uses whose result does not depend on whether a flagged operand is a NumPy scalar or the
+# Python number of the same value.
+_BLIND = frozenset({"store", "load", "astype", "where", "isnan", "isinf", "isfinite",
+                    "signbit"})
+_COMPARE = frozenset({"lt", "le", "gt", "ge", "eq", "ne"})
+# Ops that give a Python number for a Python number and a NumPy scalar for a NumPy scalar,
+# of the same value and without a warning either way (of floats).
+_FOLLOW = frozenset({"neg", "positive", "abs"})
+# Binary ops where a NumPy operand of the result's dtype makes the result NumPy's either way.
+_BINARY = frozenset({"add", "sub", "mul", "div", "floordiv", "mod", "pow", "maximum",
+                     "minimum", "fmax", "fmin", "arctan2", "hypot", "copysign", "logaddexp"})
+
+
+@dataclasses.dataclass
+class Pick:
+    value: Value  # the result, as the NumPy scalar
+    python: Value  # true where the Python number was picked
+    gate: Value  # the check is `python & gate`; `gate` becomes false when no use can tell
+
+
+def picks(graph: Graph) -> list[Pick]:
+    found = getattr(graph, "mixed_picks", None)
+    if found is None:
+        found = graph.mixed_picks = []  # type: ignore[attr-defined]
+    return found
+
+
+def exact(value: Value) -> bool:
+    """Whether the NumPy scalar holds the Python number exactly: float64 and int64 do."""
+    return value.dtype in (np.dtype(np.float64), np.dtype(np.int64))
+
+
+def flag_of(graph: Graph, value: Value) -> Value | None:
+    """The flag of a pick's result (a `max` of a pick is a pick too), or of a carried
+    parameter that may still be a Python number (`note_param`)."""
+    for pick in picks(graph):
+        if pick.value is value:
+            return pick.python
+    return getattr(graph, "python_params", {}).get(id(value))
+
+
+def stands_for_a_flagged(graph: Graph, value: Value) -> bool:
+    """Whether `value`, a parameter of a branch's path, may stand for a loop body's value
+    that may still be a Python number: its flag does not reach the path."""
+    if not any(v is value for v in graph.inputs):
+        return False
+    outer = graph.parent
+    while outer is not None:
+        if getattr(outer, "python_params", None) or picks(outer):
+            return True
+        outer = outer.parent
+    return False
+
+
+def note_param(region: Graph, param: Value, flag: Value) -> None:
+    """`param`, of a carried Python number the first trip makes a NumPy scalar, is still the
+    Python number where `flag` (a parameter too) holds: a `max()` of it is a pick."""
+    if not hasattr(region, "python_params"):
+        region.python_params = {}  # type: ignore[attr-defined]
+    region.python_params[id(param)] = flag  # type: ignore[attr-defined]
+
+
+def record(tx: Interpreter, value: Value, python: Value) -> None:
+    """`value` is the Python number where `python` holds: run as Python there, until `settle`
+    finds that no use can tell."""
+    from ember.capture.loops import frame_branches
+
+    graph = tx.graph
+    gate = graph.const(True, np.bool_, weak=False)
+    frame_branches.add_check(tx, graph.op("logical_and", [python, gate]))
+    picks(graph).append(Pick(value, python, gate))
+
+
+def settle(region: Graph, still_python: dict[int, Value], finals: dict[int, Value]
+           ) -> dict[int, Value]:
+    """Drop the checks of picks no use in `region` (a loop body, with the paths of its
+    branches) can tell apart. `still_python`: per carried parameter (by id) that the first
+    trip makes a NumPy scalar from a Python number, its flag (that it is still the Python
+    number); `finals`: per carried parameter (by id) its value at the end of the trip.
+    Returns, per such parameter, its flag at the end of the trip."""
+    for node in region.nodes:
+        if node.op == "if":
+            for path in (node.attrs["then"], node.attrs["else"]):
+                _settle(path, {}, {id(out): out for out in path.outputs})
+    return _settle(region, still_python, finals)
+
+
+def _settle(region: Graph, still_python: dict[int, Value], finals: dict[int, Value]
+            ) -> dict[int, Value]:
+    found = picks(region)
+    if not found:
+        return {}
+    flags: dict[int, Value] = {id(p.value): p.python for p in found if exact(p.value)}
+    roots: dict[int, set[int]] = {id(p.value): {id(p.value)} for p in found}
+    for param in region.inputs:
+        if id(param) in still_python:
+            flags[id(param)] = still_python[id(param)]
+            roots[id(param)] = {id(param)}
+    told: set[int] = {id(p.value) for p in found if not exact(p.value)}
+    for node in list(region.nodes):
+        _follow(region, node, flags, roots, told)
+    ends: dict[int, Value] = {}
+    for key, final in finals.items():
+        if key in still_python:
+            ends[key] = flags.get(id(final)) or region.const(False, np.bool_, weak=False)
+        elif id(final) in flags:
+            told.update(roots[id(final)])  # its type leaves the trip
+    if told & set(still_python):
+        raise graph_break("loop_body", what="a local that is a NumPy scalar or a Python number "
+                                            "as max() or min() picked, used where they differ")
+    for pick in found:
+        if id(pick.value) not in told:
+            _open(region, pick.gate)
+    return ends
+
+
+def _follow(region: Graph, node: Node, flags: dict[int, Value], roots: dict[int, set[int]],
+            told: set[int]) -> None:
+    """What `node` makes of flagged operands: nothing (a use that cannot tell), a flagged
+    result (a Python number where they are), or a use that can tell (`told`)."""
+    flagged = [v for v in node.inputs if id(v) in flags]
+    if not flagged or node.op in _BLIND:
+        return
+    if node.op == "if":
+        _through_paths(region, node, flags, roots, told)
+        return
+    if node.op in _FOLLOW and node.out.dtype.kind == "f":
+        _derive(node.out, flagged, flags, roots, region)
+        return
+    others = [v for v in node.inputs if id(v) not in flags]
+    if node.op in _COMPARE:
+        if not any(not v.weak for v in others):  # else a NumPy operand decides
+            _derive(node.out, flagged, flags, roots, region)  # a Python bool where all are
+        return
+    if node.op in _BINARY and len(node.inputs) == 2:
+        if any(not v.weak and v.dtype == node.out.dtype for v in others):
+            return  # a NumPy operand of the result's dtype decides
+        if not others:  # a Python number where both are
+            _derive(node.out, flagged, flags, roots, region)
+            return
+    for v in flagged:
+        told.update(roots[id(v)])
+
+
+def _through_paths(region: Graph, node: Node, flags: dict[int, Value],
+                   roots: dict[int, set[int]], told: set[int]) -> None:
+    """An `if` with flagged operands (its condition cannot tell): a path may use one only
+    where it cannot tell, or pass it on as a result, which is then flagged as the path taken
+    passed it (`best = h` under `if h > best`)."""
+    cond, *args = node.inputs
+    passed: list[list[Value | None]] = []
+    for path in (node.attrs["then"], node.attrs["else"]):
+        params = {id(p): a for p, a in zip(path.inputs, args, strict=True) if id(a) in flags}
+        for inner in path.nodes:
+            for v in inner.inputs:
+                if id(v) in params and inner.op not in _BLIND:
+                    told.update(roots[id(params[id(v)])])
+        passed.append([params.get(id(out)) for out in path.outputs])
+    for out, then, orelse in zip((node.out, *node.extra), *passed, strict=True):
+        if then is None and orelse is None:
+            continue
+        either = [flags[id(a)] if a is not None else region.const(False, np.bool_, weak=False)
+                  for a in (then, orelse)]
+        flags[id(out)] = region.op("where", [cond, *either], scalar=True)
+        roots[id(out)] = set().union(*(roots[id(a)] for a in (then, orelse) if a is not None))
+
+
+def _derive(out: Value, flagged: list[Value], flags: dict[int, Value],
+            roots: dict[int, set[int]], region: Graph) -> None:
+    flag = flags[id(flagged[0])]
+    for v in flagged[1:]:
+        flag = region.op("logical_and", [flag, flags[id(v)]])
+    flags[id(out)] = flag
+    roots[id(out)] = set().union(*(roots[id(v)] for v in flagged))
+
+
+def _open(region: Graph, gate: Value) -> None:
+    """Make a pick's `gate` false: its check never fails."""
+    for i, node in enumerate(region.nodes):
+        if node.out is gate:
+            region.nodes[i] = dataclasses.replace(node, attrs={**node.attrs, "value": False})
+            return
