@@ -14,7 +14,7 @@
 //! dtype), never by address, so machine code read back from the persistent cache calls the
 //! loop this process registered.
 
-use crate::kernel::{BinaryOp, Scalar, UnaryOp};
+use crate::kernel::{BinaryOp, ReduceOp, Scalar, UnaryOp};
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -36,11 +36,14 @@ pub enum LoopOp {
     Unary(UnaryOp),
     /// Two operands.
     Binary(BinaryOp),
+    /// A float `Max` or `Min` over a row: NumPy's `maximum`/`minimum` loop called as its
+    /// `reduce` calls it (the accumulator as first operand and output, with steps of 0).
+    Reduce(ReduceOp),
 }
 
 /// Slots per kind of op (each op has two, one per float dtype).
 const PER_KIND: usize = 2 * 64;
-const SLOTS: usize = 2 * PER_KIND;
+const SLOTS: usize = 3 * PER_KIND;
 static FUNCS: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
 static DATA: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
 static CALLS: AtomicUsize = AtomicUsize::new(0);
@@ -60,6 +63,9 @@ fn slot_of(op: LoopOp, dtype: Scalar) -> Option<usize> {
     let (kind, i) = match op {
         LoopOp::Unary(u) => (0, UnaryOp::ALL.iter().position(|&o| o == u)?),
         LoopOp::Binary(b) => (1, BinaryOp::ALL.iter().position(|&o| o == b)?),
+        LoopOp::Reduce(ReduceOp::Max) => (2, 0),
+        LoopOp::Reduce(ReduceOp::Min) => (2, 1),
+        LoopOp::Reduce(_) => return None,
     };
     (2 * i + lane < PER_KIND).then_some(kind * PER_KIND + 2 * i + lane)
 }

@@ -355,8 +355,10 @@ impl CompiledGraph {
     /// block inside the graph does not ignore, whose flags rerun the graph whatever the
     /// caller's errstate, and those that some node leaves to the caller's errstate (`callers`).
     fn set_block_errstate(&self, categories: Vec<String>, callers: Vec<String>) -> PyResult<()> {
-        self.block_flags.store(flags_of(&categories)?, Ordering::Relaxed);
-        self.caller_flags.store(flags_of(&callers)?, Ordering::Relaxed);
+        self.block_flags
+            .store(flags_of(&categories)?, Ordering::Relaxed);
+        self.caller_flags
+            .store(flags_of(&callers)?, Ordering::Relaxed);
         Ok(())
     }
 

@@ -147,7 +147,8 @@ fn set_lapack(addresses: Option<[usize; 6]>, ilp64: bool) {
 }
 
 /// Makes kernels apply the elementwise op named `op` (IR name, one or two operands) on `dtype`
-/// (`"f32"` or `"f64"`) to long rows through NumPy's own inner loop for it: the address of the loop and its entry in
+/// (`"f32"` or `"f64"`) to long rows through NumPy's own inner loop for it (`reduce_max` and
+/// `reduce_min`: NumPy's `maximum`/`minimum` loop, for float max/min reductions): the address of the loop and its entry in
 /// the ufunc's `data` (0 and 0 remove it). Returns false for an unknown op or dtype.
 ///
 /// Calling it with an address that is not such a loop crashes the process: the Python package
@@ -160,13 +161,17 @@ fn set_ufunc_loop(op: &str, dtype: &str, func: usize, data: usize) -> bool {
         "f64" => Scalar::F64,
         _ => return false,
     };
+    use ember_codegen::kernel::ReduceOp;
     use ember_codegen::ufunc::LoopOp;
     let op = match (
         ember_core::ir::UnaryOp::from_name(op),
         ember_core::ir::BinaryOp::from_name(op),
+        op,
     ) {
-        (Some(u), _) => LoopOp::Unary(u),
-        (_, Some(b)) => LoopOp::Binary(b),
+        (Some(u), _, _) => LoopOp::Unary(u),
+        (_, Some(b), _) => LoopOp::Binary(b),
+        (_, _, "reduce_max") => LoopOp::Reduce(ReduceOp::Max),
+        (_, _, "reduce_min") => LoopOp::Reduce(ReduceOp::Min),
         _ => return false,
     };
     // SAFETY: as said above, the address is the loop NumPy runs for this op and dtype, in

@@ -124,6 +124,17 @@ impl Emitter<'_, '_> {
         if matches!(op, ReduceOp::Argmax | ReduceOp::Argmin) {
             return self.arg_reduce(op, value, ty);
         }
+        let extreme = crate::ufunc::slot(crate::ufunc::LoopOp::Reduce(op), ty);
+        match extreme {
+            Some(slot) if self.reduce_store.is_none() => {
+                self.staged_extreme(op, slot, value, ty, |em| em.reduce_own(op, value, ty))
+            }
+            _ => self.reduce_own(op, value, ty),
+        }
+    }
+
+    /// [`Self::reduce`] with the kernel's own code, for every op but the arg reductions.
+    fn reduce_own(&mut self, op: ReduceOp, value: usize, ty: Scalar) -> Value {
         let acc_ty = ty;
         // A float product multiplies in order, as NumPy's loop does (no pairwise tree).
         let vector_op = match op {

@@ -12,7 +12,7 @@
 
 use super::expr::cl_type;
 use super::{mem, Emitter, Mode, UNROLL};
-use crate::kernel::{ExprOp, InnerAccess, Scalar};
+use crate::kernel::{Const, ExprOp, InnerAccess, ReduceOp, Scalar};
 use crate::ufunc::{self, LoopOp, BLOCK, MIN_ROW};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
@@ -143,39 +143,97 @@ impl Emitter<'_, '_> {
         self.b.use_var(res)
     }
 
-    /// The loop over blocks of the row.
-    fn blocks(&mut self, buffer: usize, value: usize, nodes: &[usize]) {
-        let scratch = self.scratch_for(nodes);
+    /// A float `max`/`min` of `value` over the row: on rows of at least [`MIN_ROW`] elements,
+    /// NumPy's `maximum`/`minimum` loop in `slot` folds each block into an accumulator that
+    /// starts as the reduction's identity, as `np.maximum.reduce` runs it (its SIMD path
+    /// for a first operand and output of step 0); `own` reduces shorter rows.
+    pub(crate) fn staged_extreme(
+        &mut self,
+        op: ReduceOp,
+        slot: usize,
+        value: usize,
+        ty: Scalar,
+        own: impl FnOnce(&mut Self) -> Value,
+    ) -> Value {
+        let res = self.b.declare_var(cl_type(ty, Mode::Scalar));
+        self.by_row_length(
+            |em| {
+                let size = ty.size() as i64;
+                let room = Scratch {
+                    ptr: em.stack_block(size * BLOCK),
+                    size,
+                    second: None,
+                    one: em.stack_block(16),
+                };
+                let acc = em.stack_block(16);
+                let identity = if op == ReduceOp::Max {
+                    f64::NEG_INFINITY
+                } else {
+                    f64::INFINITY
+                };
+                let init = em.constant(Const::Float(identity), ty, Mode::Scalar);
+                em.b.ins().store(MemFlagsData::trusted(), init, acc, 0);
+                em.over_blocks(|em, s, end, count| {
+                    let (ptr, step) = em.operand(value, room.ptr, room, s, end);
+                    let zero = em.b.ins().iconst(types::I64, 0);
+                    let slot = em.b.ins().iconst(types::I64, slot as i64);
+                    let call = em.ufunc_ref(2);
+                    em.b.ins()
+                        .call(call, &[slot, acc, zero, ptr, step, acc, zero, count]);
+                });
+                let t = cl_type(ty, Mode::Scalar);
+                let r = em.b.ins().load(t, MemFlagsData::trusted(), acc, 0);
+                em.b.def_var(res, r);
+            },
+            |em| {
+                let r = own(em);
+                em.b.def_var(res, r);
+            },
+        );
+        self.b.use_var(res)
+    }
+
+    /// Emits `body(s, end, count)` for each block of the row: elements `s..end`, `count` of
+    /// them, at most [`BLOCK`].
+    fn over_blocks(&mut self, mut body: impl FnMut(&mut Self, Value, Value, Value)) {
         let n = self.n.unwrap();
         let start = self.b.declare_var(types::I64);
         let zero = self.b.ins().iconst(types::I64, 0);
         self.b.def_var(start, zero);
         let head = self.b.create_block();
-        let body = self.b.create_block();
+        let inner = self.b.create_block();
         let exit = self.b.create_block();
         self.b.ins().jump(head, &[]);
         self.b.switch_to_block(head);
         let s = self.b.use_var(start);
         let more = self.b.ins().icmp(IntCC::SignedLessThan, s, n);
-        self.b.ins().brif(more, body, &[], exit, &[]);
-        self.b.switch_to_block(body);
-        self.b.seal_block(body);
+        self.b.ins().brif(more, inner, &[], exit, &[]);
+        self.b.switch_to_block(inner);
+        self.b.seal_block(inner);
         let left = self.b.ins().isub(n, s);
         let block = self.b.ins().iconst(types::I64, BLOCK);
         let count = self.b.ins().smin(left, block);
         let end = self.b.ins().iadd(s, count);
-        let stored = self.fill(nodes, &scratch, s, end, count, Some((buffer, value)));
-        if !stored {
-            self.stage_leaves(nodes, &scratch, s);
-            self.sweep(value, s, end, Sink::Buffer(buffer));
-        }
-        self.leaves.clear();
-        self.staged.clear();
+        body(self, s, end, count);
         self.b.def_var(start, end);
         self.b.ins().jump(head, &[]);
         self.b.seal_block(head);
         self.b.switch_to_block(exit);
         self.b.seal_block(exit);
+    }
+
+    /// The loop over blocks of the row.
+    fn blocks(&mut self, buffer: usize, value: usize, nodes: &[usize]) {
+        let scratch = self.scratch_for(nodes);
+        self.over_blocks(|em, s, end, count| {
+            let stored = em.fill(nodes, &scratch, s, end, count, Some((buffer, value)));
+            if !stored {
+                em.stage_leaves(nodes, &scratch, s);
+                em.sweep(value, s, end, Sink::Buffer(buffer));
+            }
+            em.leaves.clear();
+            em.staged.clear();
+        });
     }
 
     /// The stack storage of each of `nodes`.
