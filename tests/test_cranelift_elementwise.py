@@ -173,3 +173,18 @@ def test_integer_extremes_in_vector_lanes(op, dtype):
         progs = [lambda xp, a, b: xp.minimum(a, b), lambda xp, a, b: xp.minimum(a[::2], b[::-2])]
     for prog in progs:
         assert check(prog, x, y) is not None
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sign_in_vectors_keeps_nan_infinities_and_signed_zeros(dtype):
+    # `np.sign` runs in 128-bit vectors (compare masks and bit selects, no branches): NaN
+    # stays NaN, -0.0 stays -0.0, on every lane and in the scalar tail.
+    import ember
+
+    x = np.random.default_rng(0).normal(size=1003).astype(dtype)
+    x[[5, 7, 9, 11, 13, 1002]] = [np.nan, -0.0, 0.0, np.inf, -np.inf, -0.0]
+    for a in (x, x[::-1], x[::2]):
+        got, want = ember.compile(lambda v: np.sign(v))(a), np.sign(a)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))

@@ -68,6 +68,7 @@ pub(crate) fn vector_unary(op: UnaryOp, ty: Scalar) -> bool {
         Scalar::F32 | Scalar::F64 => matches!(
             op,
             Neg | Abs
+                | Sign
                 | Square
                 | Reciprocal
                 | Sqrt
