@@ -135,6 +135,14 @@ def assert_scenario_as_numpy(scenario: Callable[[Callable], list], *,
             assert falls_back or stats["entry_fallbacks"] == 0, (backend, stats)
 
 
+def called_twice(fn: Callable[..., Any], args: tuple[Any, ...]) -> Callable[[Callable], list]:
+    """The scenario of `fn` (wrapped) called twice on `args`: what each call saw."""
+    def run(wrap: Callable) -> list:
+        compiled = wrap(fn)
+        return [record(compiled, args), record(compiled, args)]
+    return run
+
+
 def define(source: str, name: str = "f", **namespace: Any) -> Callable[..., Any]:
     """The function `name` of `source`, run in a fresh module namespace holding `np` and
     `namespace` (so each scenario gets code, globals and cells of its own)."""

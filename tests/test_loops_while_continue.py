@@ -10,32 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from test_loops_first_assigned import check
-
-
-def queens(n):
-    cols = np.zeros(n + 1, dtype=np.int64)
-    d1 = np.zeros(n + 1, dtype=np.int64)
-    d2 = np.zeros(n + 1, dtype=np.int64)
-    avail = np.zeros(n + 1, dtype=np.int64)
-    full = (1 << n) - 1
-    row = 0
-    avail[0] = full
-    count = 0
-    while row >= 0:
-        if avail[row] == 0:
-            row -= 1
-            continue
-        bit = avail[row] & -avail[row]
-        avail[row] ^= bit
-        if row == n - 1:
-            count += 1
-            continue
-        cols[row + 1] = cols[row] | bit
-        d1[row + 1] = ((d1[row] | bit) << 1) & full
-        d2[row + 1] = (d2[row] | bit) >> 1
-        avail[row + 1] = full & ~(cols[row + 1] | d1[row + 1] | d2[row + 1])
-        row += 1
-    return count
+from user_kernels_bits import n_queens
 
 
 def skip_nans(x):
@@ -115,7 +90,7 @@ def _data(seed, *shape):
 
 @pytest.mark.parametrize("n", [4, 6, 7])
 def test_queens_backtracking(n):
-    check(queens, [(n,)])
+    check(n_queens, [(n,)])
 
 
 def test_continue_past_nans():

@@ -13,7 +13,7 @@ import weakref
 import ember
 import numpy as np
 import pytest
-from probe_harness import assert_scenario_as_numpy, define, record
+from probe_harness import assert_scenario_as_numpy, called_twice, define, record
 
 A = np.arange(12.0).reshape(3, 4)
 
@@ -207,17 +207,10 @@ NOT_WHOLLY_COMPILED = {generator_inside, generator_expression, caught_inside, ra
                        objects_numpy_hands_back}
 
 
-def _scenario(fn, args):
-    def run(wrap):
-        compiled = wrap(fn)
-        return [record(compiled, args), record(compiled, args)]
-    return run
-
-
 @pytest.mark.parametrize(("fn", "args"), CASES,
                          ids=[f"{fn.__name__}-{k}" for k, (fn, _) in enumerate(CASES)])
 def test_aliasing_and_control_flow_are_numpys(fn, args):
-    assert_scenario_as_numpy(_scenario(fn, args), compiled_code=fn not in NOT_WHOLLY_COMPILED)
+    assert_scenario_as_numpy(called_twice(fn, args), compiled_code=fn not in NOT_WHOLLY_COMPILED)
 
 
 def _views_of_one_base(wrap):

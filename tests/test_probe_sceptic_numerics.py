@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from probe_harness import assert_scenario_as_numpy, define, record
+from probe_harness import assert_scenario_as_numpy, called_twice, define, record
 
 F = np.array([0.5, -1.25, 3.0, 1e-300, 7.5])
 I = np.array([3, -7, 0, 2**62, 5])
@@ -184,17 +184,10 @@ NOT_WHOLLY_COMPILED = {float16_input, complex_input, errstate_inside, ints_in_py
                        empty_max, python_and_numpy_int_overflow}
 
 
-def _scenario(fn, args):
-    def run(wrap):
-        compiled = wrap(fn)
-        return [record(compiled, args), record(compiled, args)]
-    return run
-
-
 @pytest.mark.parametrize(("fn", "args"), CASES,
                          ids=[f"{fn.__name__}-{k}" for k, (fn, _) in enumerate(CASES)])
 def test_numerics_and_scalar_types_are_numpys(fn, args):
-    assert_scenario_as_numpy(_scenario(fn, args), compiled_code=fn not in NOT_WHOLLY_COMPILED)
+    assert_scenario_as_numpy(called_twice(fn, args), compiled_code=fn not in NOT_WHOLLY_COMPILED)
 
 
 def test_seterr_raise_from_numpy_scalar_arithmetic():
@@ -267,4 +260,4 @@ REFUSED_OR_RIGHT = [
                          ids=[f"{getattr(fn, '__name__', 'f')}-{k}"
                               for k, (fn, _) in enumerate(REFUSED_OR_RIGHT)])
 def test_inputs_refused_cleanly_or_right(fn, args):
-    assert_scenario_as_numpy(_scenario(fn, args), compiled_code=False)
+    assert_scenario_as_numpy(called_twice(fn, args), compiled_code=False)
