@@ -15,7 +15,8 @@ from collections import namedtuple
 import ember
 import numpy as np
 import pytest
-from test_autodiff_stranger import _on_autograd, assert_trees_equal, reference
+from test_autodiff_stranger import (_on_autograd, assert_compiled_step_as_standalone,
+                                    assert_trees_equal, reference)
 import autograd
 
 RNG = np.random.default_rng(77)
@@ -387,15 +388,7 @@ def test_gradients_equal_the_references(name):
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_gradients_inside_a_compiled_step(name):
     fn, args, argnums, _ = CASES[name]
-
-    @ember.compile
-    def step(*a):
-        return ember.value_and_grad(fn, argnums=argnums)(*a)
-
-    value, got = step(*args)
-    want_value, want = ember.value_and_grad(fn, argnums=argnums)(*args)
-    np.testing.assert_allclose(value, want_value, rtol=1e-12)
-    assert_trees_equal(got, want, rtol=1e-9, atol=1e-12)
+    assert_compiled_step_as_standalone(fn, args, argnums)
 
 
 def test_has_aux_with_an_argnums_tuple():
