@@ -252,3 +252,29 @@ def test_a_process_does_not_restore_what_it_stored(restorable):
     compiled(np.ones(4), np.ones(4), 1.0)
     s = ember.stats()
     assert s["captures"] == 1 and s["stored_hits"] == 0, s
+
+
+def _cache_files(root: Path) -> list[Path]:
+    return [*(root / "code").glob("*.bin"), *(root / "entries").glob("*.entry")]
+
+
+def test_entries_count_against_the_cache_bound(restorable, tmp_path, monkeypatch):
+    """Entry files and machine code share `cache_max_bytes`: the least recently used files
+    of both kinds go once the directory passes it, and the newest entry stays."""
+    compiled = ember.compile(_scaled, backend="cranelift")
+    compiled(np.ones(2), np.ones(2), 1.0)
+    one = sum(p.stat().st_size for p in _cache_files(tmp_path))
+    monkeypatch.setattr(ember.config, "cache_max_bytes", one * 5 // 2)
+    for n in range(3, 11):  # each length is another key: a new entry and new machine code
+        ember.reset()
+        stored._stored_here.clear()
+        compiled(np.ones(n), np.ones(n), 1.0)
+        assert sum(p.stat().st_size for p in _cache_files(tmp_path)) <= one * 5 // 2
+    evictions = ember.stats()["disk_evictions"]
+    kept = list((tmp_path / "entries").glob("*.entry"))
+    assert evictions >= 1 and 1 <= len(kept) < 9, (evictions, kept)
+    ember.reset()
+    stored._stored_here.clear()
+    compiled(np.ones(10), np.ones(10), 1.0)  # the newest entry is still there
+    s = ember.stats()
+    assert s["stored_hits"] == 1 and s["captures"] == 0, s

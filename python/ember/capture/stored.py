@@ -25,7 +25,9 @@ the entry; anything that does not check is captured as before, and the file rewr
 - **Files**: `<cache_dir>/entries/<key>.entry` = magic, SHA-256 of the payload, payload;
   written to a temporary file renamed over the name, so readers see whole files only. A
   file that does not check, or does not unpickle into what it must be, is ignored
-  (`stored_rejected`) and rewritten by the capture that follows.
+  (`stored_rejected`) and rewritten by the capture that follows. Entry files count against
+  `config.cache_max_bytes` with the compile cache's machine code: the least recently used
+  files of both kinds go first (a restore refreshes its file's age).
 - A process never restores an entry it stored itself: after `ember.reset()` it captures again.
 """
 
@@ -258,16 +260,20 @@ def _path(key: str) -> str | None:
 
 
 def _write(path: str, payload: bytes) -> None:
+    from ember import _core
+
     folder = os.path.dirname(path)
     os.makedirs(folder, exist_ok=True)
     fd, temporary = tempfile.mkstemp(dir=folder, prefix=".tmp-")
+    data = _MAGIC + hashlib.sha256(payload).digest() + payload
     try:
         with os.fdopen(fd, "wb") as file:
-            file.write(_MAGIC + hashlib.sha256(payload).digest() + payload)
+            file.write(data)
         os.replace(temporary, path)
     except BaseException:
         os.unlink(temporary)
         raise
+    _core.disk_cache_account(len(data))
 
 
 def _read(path: str) -> bytes | None:
@@ -280,6 +286,10 @@ def _read(path: str) -> bytes | None:
     if data[:len(_MAGIC)] != _MAGIC or hashlib.sha256(data[head:]).digest() != \
             data[len(_MAGIC):head]:
         raise _Stale("damaged file")
+    try:
+        os.utime(path)  # used now: the last to go when the directory passes its bound
+    except OSError:
+        pass
     return data[head:]
 
 

@@ -13,6 +13,13 @@ fn set_disk_cache(dir: Option<PathBuf>, max_bytes: u64, salt: &str) {
     ember_codegen::diskcache::configure(dir, max_bytes, salt);
 }
 
+/// Counts `written` bytes of a stored entry (`<dir>/entries/`) against the directory's bound,
+/// evicting the least recently used cache files of every kind when it passes it.
+#[pyfunction]
+fn disk_cache_account(written: u64) {
+    ember_codegen::diskcache::account(written);
+}
+
 /// Counters of the persistent compile cache since the process started, one per compiled
 /// function: `disk_hits`, `disk_misses`, `disk_writes`, `disk_rejected`, `disk_evictions`.
 #[pyfunction]
@@ -31,5 +38,6 @@ fn disk_cache_stats(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(set_disk_cache, m)?)?;
     m.add_function(wrap_pyfunction!(disk_cache_stats, m)?)?;
+    m.add_function(wrap_pyfunction!(disk_cache_account, m)?)?;
     Ok(())
 }

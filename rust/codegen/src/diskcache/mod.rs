@@ -115,6 +115,15 @@ pub fn configured() -> Option<(PathBuf, u64)> {
         .map(|s| (s.dir.clone(), s.max_bytes))
 }
 
+/// Counts `written` bytes the embedder wrote under the directory's `entries/` folder against
+/// the bound, evicting the least recently used files of both kinds when it passes it.
+pub fn account(written: u64) {
+    let settings = SETTINGS.read().unwrap_or_else(|e| e.into_inner()).clone();
+    if let Some(settings) = settings {
+        store::account(&settings, written);
+    }
+}
+
 /// A store over the configured directory, or `None` when the cache is off.
 pub(crate) fn store() -> Option<FileStore> {
     SETTINGS

@@ -7,7 +7,9 @@
 //! final name, so readers in any process see a whole old file, a whole new one or none.
 //! After a write takes this process's estimate of the directory over its bound, the least
 //! recently used files (modification time, refreshed on every hit) are removed until it
-//! holds three quarters of the bound.
+//! holds three quarters of the bound. The bound covers every file the cache directory holds:
+//! these machine-code files and the stored entries the embedder writes under `entries/`
+//! ([`CACHE_FILES`]), which it reports through [`super::account`].
 
 use super::{Settings, COUNTERS};
 use cranelift_codegen::incremental_cache::CacheKvStore;
@@ -27,6 +29,10 @@ const HEADER: usize = 8 + 8 + 32;
 const STALE_TEMP: Duration = Duration::from_secs(3600);
 
 static TEMP_SERIAL: AtomicU64 = AtomicU64::new(0);
+
+/// The folders of the cache directory and the extension of the files each holds, all under
+/// one bound: machine code (here) and the embedder's stored entries.
+const CACHE_FILES: [(&str, &str); 2] = [("code", "bin"), ("entries", "entry")];
 
 /// A [`CacheKvStore`] over the configured directory; every I/O error is a miss or a skipped
 /// write, never a failure of the compile.
@@ -89,24 +95,21 @@ impl FileStore {
         }
         result.map(|()| (HEADER + payload.len()) as u64)
     }
+}
 
-    /// Adds `written` bytes to the estimate and evicts when it passes the bound.
-    fn account(&self, written: u64) {
-        let mut estimate = self
-            .settings
-            .estimate
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        let total = match *estimate {
-            Some(t) => t + written,
-            None => entries(&self.code_dir()).iter().map(|e| e.size).sum(),
-        };
-        *estimate = Some(if total > self.settings.max_bytes {
-            evict(&self.code_dir(), self.settings.max_bytes / 4 * 3)
-        } else {
-            total
-        });
-    }
+/// Adds `written` bytes to the estimate of the directory of `settings` and evicts when it
+/// passes the bound.
+pub(crate) fn account(settings: &Settings, written: u64) {
+    let mut estimate = settings.estimate.lock().unwrap_or_else(|e| e.into_inner());
+    let total = match *estimate {
+        Some(t) => t + written,
+        None => cache_files(&settings.dir).iter().map(|e| e.size).sum(),
+    };
+    *estimate = Some(if total > settings.max_bytes {
+        evict(&settings.dir, settings.max_bytes / 4 * 3)
+    } else {
+        total
+    });
 }
 
 impl CacheKvStore for FileStore {
@@ -135,7 +138,7 @@ impl CacheKvStore for FileStore {
         let name = self.name(key);
         if let Ok(written) = self.write_file(&name, &val) {
             COUNTERS.writes.fetch_add(1, Ordering::Relaxed);
-            self.account(written);
+            account(&self.settings, written);
         }
     }
 }
@@ -172,18 +175,26 @@ struct Entry {
     modified: SystemTime,
 }
 
-/// The cache files in `dir`; temporary files abandoned long ago are removed on the way.
-fn entries(dir: &Path) -> Vec<Entry> {
+/// The cache files under `root` ([`CACHE_FILES`]); temporary files abandoned long ago are
+/// removed on the way.
+fn cache_files(root: &Path) -> Vec<Entry> {
+    let mut out = Vec::new();
+    for (folder, extension) in CACHE_FILES {
+        files_in(&root.join(folder), extension, &mut out);
+    }
+    out
+}
+
+fn files_in(dir: &Path, extension: &str, out: &mut Vec<Entry>) {
     let Ok(read) = fs::read_dir(dir) else {
-        return Vec::new();
+        return;
     };
     let now = SystemTime::now();
-    let mut out = Vec::new();
     for e in read.flatten() {
         let path = e.path();
         let Ok(meta) = e.metadata() else { continue };
         let modified = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
-        let is_temp = e.file_name().to_string_lossy().starts_with(".tmp.");
+        let is_temp = e.file_name().to_string_lossy().starts_with(".tmp");
         if is_temp {
             if now
                 .duration_since(modified)
@@ -191,7 +202,7 @@ fn entries(dir: &Path) -> Vec<Entry> {
             {
                 let _ = fs::remove_file(&path);
             }
-        } else if meta.is_file() && path.extension().is_some_and(|x| x == "bin") {
+        } else if meta.is_file() && path.extension().is_some_and(|x| x == extension) {
             out.push(Entry {
                 path,
                 size: meta.len(),
@@ -199,13 +210,12 @@ fn entries(dir: &Path) -> Vec<Entry> {
             });
         }
     }
-    out
 }
 
-/// Removes the least recently used files of `dir` until at most `keep` bytes remain;
-/// returns the bytes left. Files another process removed first count as removed.
-fn evict(dir: &Path, keep: u64) -> u64 {
-    let mut all = entries(dir);
+/// Removes the least recently used cache files under `root` until at most `keep` bytes
+/// remain; returns the bytes left. Files another process removed first count as removed.
+fn evict(root: &Path, keep: u64) -> u64 {
+    let mut all = cache_files(root);
     all.sort_by_key(|e| std::cmp::Reverse(e.modified));
     let mut total = 0u64;
     for e in all {
