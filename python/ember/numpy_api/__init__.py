@@ -30,6 +30,7 @@ from ember.numpy_api import (
     linalg,
     manipulation,
     matrices,
+    nan_reductions,
     norms,
     order_statistics,
     polynomials,
@@ -52,6 +53,7 @@ _FUNCTIONS: dict[Any, Handler] = {
     **norms.functions(), **einsum.functions(), **sorting.functions(), **counting.functions(),
     **histogram.functions(), **interpolation.functions(), **derived.functions(),
     **polynomials.functions(), **matrices.functions(), **solvers.functions(), **order_statistics.functions(),
+    **nan_reductions.functions(),
     np.take_along_axis: take_along_axis, np.put_along_axis: put_along_axis,
 }
 # NumPy's own Python code calls some C functions without their array-function dispatcher

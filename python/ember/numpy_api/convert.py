@@ -110,3 +110,11 @@ def as_array(graph: Graph, value: Value) -> Value:
     if value.scalar or value.weak:
         return graph.op("squeeze", [value], axis=[], scalar=False, weak=False)
     return value
+
+
+def rerun_unless(graph: Graph, ok: Value) -> None:
+    """The graph raises unless the 0-d bool `ok` holds at run time (a load past the end of a
+    one-element array: an IndexError), so the frame runs again as plain Python and NumPy
+    gives its own result, warning or error for a case the graph does not follow."""
+    index = graph.op("where", [ok, graph.const(0), graph.const(1)])
+    graph.op("load", [graph.full((1,), 0, np.int8), index])

@@ -19,7 +19,7 @@ import numpy as np
 
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
-from ember.numpy_api.convert import as_numpy_scalar, to_value
+from ember.numpy_api.convert import as_numpy_scalar, rerun_unless, to_value
 from ember.numpy_api.sorting import each_searched
 
 _F64 = np.dtype(np.float64)
@@ -119,8 +119,8 @@ def _rerun_unless_increasing(graph: Graph, points: Value, n: int) -> None:
     raises and NumPy's answer for such points is computed by NumPy."""
     head = graph.op("slice", [points], start=[0], stop=[n - 1], step=[1])
     tail = graph.op("slice", [points], start=[1], stop=[n], step=[1])
-    rising = graph.op("all", [graph.op("le", [head, tail])], axis=None, keepdims=False)
-    graph.op("load", [points, graph.op("where", [rising, graph.const(0), graph.const(n)])])
+    rerun_unless(graph, graph.op("all", [graph.op("le", [head, tail])], axis=None,
+                                 keepdims=False))
 
 
 def functions() -> dict[Any, Any]:
