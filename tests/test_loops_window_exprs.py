@@ -109,6 +109,29 @@ def int_rows_from_other_rows(m, p):
     return m
 
 
+def thomas_planes(a, b, c, d):
+    """The forward sweep of a tridiagonal solve along the last axis, every (i, j) column at
+    once (a vertical advection step): `m` reads `cp` at k - 1, then `cp` is stored at k, and
+    `m` is read again afterwards, as it was before that store."""
+    cp = np.zeros_like(d)
+    dp = np.zeros_like(d)
+    cp[:, :, 0] = c[:, :, 0] / b[:, :, 0]
+    dp[:, :, 0] = d[:, :, 0] / b[:, :, 0]
+    for k in range(1, d.shape[2]):
+        m = 1.0 / (b[:, :, k] - a[:, :, k] * cp[:, :, k - 1])
+        cp[:, :, k] = c[:, :, k] * m
+        dp[:, :, k] = (d[:, :, k] - a[:, :, k] * dp[:, :, k - 1]) * m
+    return cp, dp
+
+
+def reused_after_update(x, y):
+    for j in range(1, x.shape[1]):
+        s = x[:, j - 1] * 0.5 + 1.0
+        x[:, j] = x[:, j] - s
+        y[:, j] = s * s + x[:, j]
+    return x, y
+
+
 def _rng(seed):
     return np.random.default_rng(seed)
 
@@ -130,8 +153,14 @@ CASES = [
     (row_closure, lambda r: (r.random((14, 14)) < 0.1,)),
     (int_rows_from_other_rows, lambda r: (r.integers(0, 256, (12, 10)),
                                           np.concatenate([r.integers(0, 12, 10), [10, 11]]))),
+    (thomas_planes, lambda r: (r.random((5, 6, 9)), r.random((5, 6, 9)) + 3.0,
+                               r.random((5, 6, 9)), r.random((5, 6, 9)))),
+    (reused_after_update, lambda r: (r.random((12, 9)), r.random((12, 9)))),
 ]
-LOWERED = [c[0] for c in CASES if c[0] is not overlapping_shift]
+# An expression still read after an update consumed an array it reads is built as an array
+# before that update (`window_exprs._current`).
+LOWERED = [c[0] for c in CASES
+           if c[0] not in (overlapping_shift, thomas_planes, reused_after_update)]
 
 
 def _copies(args):

@@ -304,7 +304,6 @@ def explain(fn: Callable, *args: Any, **kwargs: Any) -> ExplainReport:
     from ember.capture.resume import resume_codes_of
 
     original = ember_attribute(fn, "__ember_original__", fn)
-    backend = "eager"
     report = ExplainReport()
     report.guard_failures = _entry_failures(original, args, kwargs)
     # The function and its resume functions are captured afresh, to be reported; so is the
@@ -320,7 +319,10 @@ def explain(fn: Callable, *args: Any, **kwargs: Any) -> ExplainReport:
     tape.split_listeners.append(report.aot.append)
     try:
         # A gradient function runs as it is: its report is the differentiated graphs.
-        run = original if is_gradient_function(original) else compile(original, backend=backend)
+        # Under the default backend, as the program runs: the eager backend would run loop
+        # ops op by op, each trip of an element loop a Python call per node (minutes for a
+        # stencil whose captured graphs take milliseconds to compile).
+        run = original if is_gradient_function(original) else compile(original)
         run(*args, **kwargs)
     finally:
         listeners.remove(report.observe)

@@ -323,9 +323,9 @@ def _element(tx: Interpreter, vt: VariableTracker) -> tuple[At, tuple[int, ...]]
 
     if isinstance(vt, LazyWindowVariable):
         vt.check()  # NumPy reads the view now
-        return vt.at, vt.shape
+        return _current(vt), vt.shape
     if isinstance(vt, WindowExprVariable):
-        return vt.at, vt.shape
+        return _current(vt), vt.shape
     if isinstance(vt, ArrayVariable):
         value = vt.value
         shape = tuple(value.shape)
@@ -347,6 +347,20 @@ def _element(tx: Interpreter, vt: VariableTracker) -> tuple[At, tuple[int, ...]]
             return (lambda body, k: body.outer(number)), ()  # type: ignore[arg-type]
         return (lambda body, k: number), ()  # type: ignore[return-value]
     return None
+
+
+def _current(lazy: LazyWindowVariable | WindowExprVariable) -> At:
+    """`lazy`'s element at coordinates: loaded from its array once that was built, else
+    built from what it was computed from. Capture builds the array when an update in place
+    is about to consume an array it reads (`ArrayVariable._viewed` reads every live
+    tracker's value); from then on the elements must come from it, since the graph may not
+    read a value after an update consumed it (arrays stored into are used linearly)."""
+    def at(body: _Body, coords: list[Value]) -> Value:
+        if lazy._value is None:
+            return lazy.at(body, coords)
+        return body.graph.op("load", [body.outer(lazy._value), *coords])
+
+    return at
 
 
 def _unexpanded(value: Value) -> tuple[Value, set[int]]:
@@ -476,7 +490,7 @@ def store(tx: Interpreter, array: ArrayVariable, axes: list[windows.Axis],
         return False
     if isinstance(value, LazyWindowVariable):
         value.check()
-    at = value.at
+    at = _current(value)
     target = array.value
     total = math.prod(shape)
     if total <= windows._UNROLLED_ELEMENTS and isinstance(value, LazyWindowVariable):
