@@ -9,6 +9,7 @@ their graph, attributes only Python code can read, tracing, misses).
 from __future__ import annotations
 
 import sys
+import threading
 import warnings
 
 import ember
@@ -348,6 +349,47 @@ def test_outputs_are_recycled_alike_on_both_paths():
         held = call(x, y)
         assert held.ctypes.data != again.ctypes.data  # one still held is never written
         assert_same(held, multiply_add(x, y), rtol=0, atol=0)
+
+
+# 8 elements: a light graph, run with the GIL held; 100 000: the GIL released around the
+# kernel, so that the threads' calls overlap in native code.
+@pytest.mark.parametrize("n", [8, 100_000])
+def test_threads_calling_one_compiled_function(n):
+    compiled = ember.compile(multiply_add)
+    base = np.linspace(0.0, 1.0, n)
+    compiled(base, base)
+    calls, threads, errors = 200, 4, []
+    before = native_calls()
+
+    def worker(k):
+        try:
+            x, y = base + k, base * (k + 1)
+            expected = multiply_add(x, y)
+            kept = []
+            for i in range(calls):
+                out = compiled(x, y) if i % 2 else through_hook(compiled, x, y)
+                if i % 3 == 0:
+                    kept.append(out)  # held: no other call may write it again
+                else:
+                    assert_same(out, expected, rtol=0, atol=0)
+            for out in kept:
+                assert_same(out, expected, rtol=0, atol=0)
+            assert len({out.ctypes.data for out in kept}) == len(kept)
+        except BaseException as exc:  # noqa: BLE001 - reported to the main thread
+            errors.append(exc)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # the threads take turns within calls
+    try:
+        pool = [threading.Thread(target=worker, args=(k,)) for k in range(threads)]
+        for t in pool:
+            t.start()
+        for t in pool:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert errors == []
+    assert native_calls() - before == threads * calls // 2
 
 
 @pytest.mark.parametrize("mode", ["raise", "warn", "ignore"])

@@ -219,12 +219,13 @@ impl CompiledGraph {
             outputs.push(array);
         }
         let graph = &self.graph;
+        let release = !graph.is_light(&hot.prepared);
         let run = HotRun {
             inputs: &hot.inputs,
             outputs: &hot.outputs,
             prepared: &mut hot.prepared,
         };
-        let status = runtime::run_detached(py, "a compiled graph", move || {
+        let status = runtime::run_native(py, release, "a compiled graph", move || {
             let run = run;
             graph.run_prepared(run.inputs, run.outputs, run.prepared)
         })?;
