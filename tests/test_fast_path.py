@@ -109,18 +109,67 @@ def test_fast_path_matches_hook_path_and_numpy(fn, make):
     assert aliasing(compiled(*args), args) == aliasing(fn(*args), args)
 
 
+@pytest.fixture
+def python_calls(monkeypatch) -> list[tuple]:
+    """The calls that reach `CompiledFunction.__call__` (the slot did not answer them)."""
+    calls = []
+    original = ember.api.CompiledFunction.__call__
+
+    def counted(self, *args, **kwargs):
+        calls.append(args)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(ember.api.CompiledFunction, "__call__", counted)
+    return calls
+
+
 @pytest.mark.parametrize("fn, args", [
     (listed, (np.arange(3.0), np.arange(3.0))),
     (returns_argument, (np.arange(3.0), np.arange(3.0))),
 ])
-def test_calls_the_fast_path_leaves_to_the_frame_hook(fn, args):
+def test_entries_with_python_around_the_graph_are_called_from_the_slot(fn, args, python_calls):
     compiled = ember.compile(fn)
     compiled(*args)
+    assert len(python_calls) == 1  # the miss: capture and compile
+    hits = ember.stats()["cache_hits"]
     result, native = answered_natively(compiled, *args)
-    assert not native
+    assert not native  # the entry ran, not the graph alone
+    assert len(python_calls) == 1
+    assert ember.stats()["cache_hits"] == hits + 1
     assert_same(result, fn(*args), rtol=0, atol=0)
-    assert ember.stats()["cache_hits"] >= 1
     assert aliasing(result, args) == aliasing(fn(*args), args)
+
+
+def opaque(v):
+    return v
+
+
+opaque_call = ember.disable(opaque)
+OFFSET = 1.0
+
+
+def broken_with_global(x):
+    a = x * 2.0
+    b = opaque_call(a)
+    return b + OFFSET  # read by the resume function, guarded there
+
+
+def test_captures_inside_an_entry_called_from_the_slot_use_the_compile_options(
+        python_calls, monkeypatch):
+    graphs = []
+
+    def recording(graph, example_inputs):
+        graphs.append(graph)
+        return ember.backends.lookup_backend("eager")(graph, example_inputs)
+
+    compiled = ember.compile(broken_with_global, backend=recording)
+    x = np.arange(4.0)
+    compiled(x)
+    assert len(graphs) == 2  # before the break, and the resume function's
+    monkeypatch.setattr(sys.modules[__name__], "OFFSET", 2.0)
+    assert_same(compiled(x), broken_with_global(x), rtol=0, atol=0)
+    assert len(python_calls) == 1  # the second call was answered from the slot
+    assert len(graphs) == 3  # the resume function recompiled with the compile's backend
 
 
 def add_into(x, y):

@@ -159,10 +159,10 @@ impl CodeCache {
     }
 
     /// For the native fast path: the first entry made under `token` whose guards pass, when
-    /// it and every entry tried before it have a direct form and guards that could be
-    /// evaluated without running Python code ([`GuardTree::check_pure`]), with the number of
-    /// entries that failed; None when the frame hook must decide.
-    pub fn lookup_direct(
+    /// its guards and those of every entry tried before it could be evaluated without running
+    /// Python code ([`GuardTree::check_pure`]), with the number of entries that failed; None
+    /// when the frame hook must decide.
+    pub fn lookup_pure(
         &self,
         py: Python<'_>,
         frame: &FrameView<'_>,
@@ -177,9 +177,6 @@ impl CodeCache {
             i += 1;
             if entry.token != token {
                 continue;
-            }
-            if entry.direct.is_none() {
-                return Ok(None);
             }
             match entry.guards.check_pure(py, frame)? {
                 Some(true) => return Ok(Some((entry, failures))),

@@ -63,9 +63,12 @@ fn bump(counter: &AtomicU64, n: u64) {
 }
 
 /// Counts a call the native fast path answered: a frame the hook would have seen, a cache
-/// hit, and the entries whose guards failed before it.
-pub fn count_fast_hit(failures: u64) {
-    bump(&STATS.native_calls, 1);
+/// hit, and the entries whose guards failed before it; `native`: a graph run without the
+/// entry (`native_calls`), not an entry called from the slot.
+pub fn count_fast_hit(failures: u64, native: bool) {
+    if native {
+        bump(&STATS.native_calls, 1);
+    }
     bump(&STATS.frames_seen, 1);
     bump(&STATS.cache_hits, 1);
     bump(&STATS.guard_failures, failures);
@@ -369,7 +372,7 @@ fn store_verdict(
 
 /// `entry(*args)` with the frame's argument slots passed as they are (vectorcall, no tuple),
 /// or `entry(func, *args)` for an entry that takes the frame's function.
-fn call_entry(
+pub fn call_entry(
     py: Python<'_>,
     entry: &Entry,
     func: *mut ffi::PyFunctionObject,
