@@ -649,3 +649,25 @@ def test_fuzzed_programs_alike_on_both_paths(program: Program) -> None:
     assert_same_outcome(fast, hooked, program)
     if native:
         assert_same_outcome(fast, want, program)
+
+
+def tripled(x):
+    return x * 3.0
+
+
+def calls_tripled(x):
+    return tripled(x) + 1.0
+
+
+def test_misses_past_the_recompile_limit_run_as_python_from_the_slot(python_calls, monkeypatch):
+    monkeypatch.setattr(ember.config, "recompile_limit", 1)
+    compiled = ember.compile(calls_tripled)
+    compiled(np.arange(4.0))
+    stats = ember.stats()
+    for n in (5, 6, 6):  # 5: a recompile refused; 6: past the limit, at once
+        assert_same(compiled(np.arange(float(n))), calls_tripled(np.arange(float(n))),
+                    rtol=0, atol=0)
+    assert len(python_calls) == 2  # the first call and the refused recompile
+    after = ember.stats()
+    assert after["cache_misses"] - stats["cache_misses"] == 3 + 3  # each frame, each call
+    assert after["captures"] - stats["captures"] == 1  # `tripled` on its own, through the hook

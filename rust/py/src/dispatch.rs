@@ -25,7 +25,7 @@ use pyo3::types::{PySlice, PyString, PyTuple};
 use pyo3::PyTraverseError;
 use smallvec::SmallVec;
 
-use crate::cache::{self, Entry};
+use crate::cache;
 use crate::compiled::CompiledGraph;
 use crate::cpython::{self, CodeObject, CO_RESUMABLE};
 use crate::errors;
@@ -444,21 +444,20 @@ impl Scope {
         Ok(hook::installed() && self.gc_state.bind(py).getattr(name)?.is_truthy()?)
     }
 
-    /// `entry(func, *args)` as the frame hook calls it, inside this scope.
-    fn call_entry(
+    /// `call()` inside this scope, under `token`: an entry called as the frame hook calls
+    /// it, or a function evaluated as the hook evaluates a miss.
+    fn enter(
         &self,
         py: Python<'_>,
-        entry: &Entry,
         token: u32,
-        func: *mut PyObject,
-        args: &[*mut PyObject],
+        call: impl FnOnce() -> PyResult<*mut PyObject>,
     ) -> PyResult<*mut PyObject> {
         let current = pyo3::intern!(py, "current");
         let active = self.active.bind(py);
         let outer = active.getattr(current)?;
         active.setattr(current, self.opts.bind(py))?;
         let previous = hook::set_enabled(token);
-        let result = hook::call_entry(py, entry, func.cast(), args);
+        let result = call();
         hook::set_enabled(previous);
         active.setattr(current, outer)?;
         result
@@ -703,6 +702,7 @@ unsafe fn fast_call(
         builtins,
         closure,
     };
+    let cache_only;
     // SAFETY: the function holds its code alive for the call; the cache reference is not
     // used past the lookup, which runs no Python code (direct entries' guards run none).
     let found = unsafe {
@@ -712,20 +712,37 @@ unsafe fn fast_call(
         if cache.skips(token) {
             return Ok(None);
         }
+        cache_only = cache.mode(token) == cache::Mode::CacheOnly;
         cache.lookup_pure(py, &view, token)?
     };
     let Some((entry, failures)) = found else {
         return Ok(None);
     };
-    let Some(direct) = entry.direct.as_ref() else {
+    let direct = entry.as_ref().and_then(|e| e.direct.as_ref());
+    let Some(direct) = direct else {
+        // An entry with Python around its graph, or a miss: what the hook would do, from here
+        // when this function has a scope and a miss runs the frame as it is.
         let scope = this.try_borrow()?.scope.as_ref().map(|s| s.clone_ref(py));
-        match scope {
-            Some(scope) if scope.ready(py)? => {
+        let Some(scope) = scope else {
+            return Ok(None);
+        };
+        return match entry {
+            Some(entry) if scope.ready(py)? => {
                 hook::count_fast_hit(failures, false);
-                return scope.call_entry(py, &entry, token, func, &args).map(Some);
+                scope
+                    .enter(py, token, || {
+                        hook::call_entry(py, &entry, func.cast(), &args)
+                    })
+                    .map(Some)
             }
-            _ => return Ok(None),
-        }
+            // SAFETY: `func` is a live function, `args` its bound parameters.
+            None if cache_only && scope.ready(py)? => scope
+                .enter(py, token, || unsafe {
+                    hook::evaluate_missed(py, func, &args, failures)
+                })
+                .map(Some),
+            _ => Ok(None),
+        };
     };
     hook::count_fast_hit(failures, true);
     // The entry runs under its options' token, as on the hook's path (a floating-point rerun

@@ -30,6 +30,9 @@ thread_local! {
     /// 0: the hook is off on this thread; otherwise the token of the compile options in force
     /// (entries are used only under the token they were compiled with).
     static ENABLED: Cell<u32> = const { Cell::new(0) };
+    /// The code of a frame to evaluate as it is, once: the native slot's call of a function
+    /// whose guards it already found failing past the recompile limit.
+    static EVALUATE_ONCE: Cell<*mut cpython::CodeObject> = const { Cell::new(std::ptr::null_mut()) };
 }
 
 /// The eval-frame function found when ours was installed (0: not installed).
@@ -60,6 +63,39 @@ static STATS: Stats = Stats {
 /// holds the GIL, which already serialises the increments.
 fn bump(counter: &AtomicU64, n: u64) {
     counter.store(counter.load(Ordering::Relaxed) + n, Ordering::Relaxed);
+}
+
+/// `func(*args)` (a plain function, its parameters bound in `args`) with its own frame
+/// evaluated as it is: the native slot has done the hook's lookup (a miss of a code past its
+/// recompile limit), counted here as the hook counts it. Frames it calls pass the hook.
+///
+/// # Safety
+/// `func` is a live function; `args` are live borrowed references.
+pub unsafe fn evaluate_missed(
+    py: Python<'_>,
+    func: *mut PyObject,
+    args: &[*mut PyObject],
+    failures: u64,
+) -> PyResult<*mut PyObject> {
+    bump(&STATS.frames_seen, 1);
+    bump(&STATS.guard_failures, failures);
+    bump(&STATS.cache_misses, 1);
+    // SAFETY: a live function's code; the arguments are bound, so the call evaluates the
+    // function's frame first, which takes the mark off.
+    let result = unsafe {
+        EVALUATE_ONCE.with(|c| {
+            c.set((*(func as *mut ffi::PyFunctionObject)).func_code as *mut cpython::CodeObject)
+        });
+        let result =
+            ffi::PyObject_Vectorcall(func, args.as_ptr(), args.len(), std::ptr::null_mut());
+        EVALUATE_ONCE.with(|c| c.set(std::ptr::null_mut()));
+        result
+    };
+    if result.is_null() {
+        Err(PyErr::fetch(py))
+    } else {
+        Ok(result)
+    }
 }
 
 /// Counts a call the native fast path answered: a frame the hook would have seen, a cache
@@ -188,6 +224,12 @@ unsafe extern "C" fn eval_frame(
     let token = ENABLED.with(Cell::get);
     if token == 0 {
         // SAFETY: forwarding the interpreter's own arguments to the previous function.
+        return unsafe { previous()(tstate, frame, throwflag) };
+    }
+    // SAFETY: `frame` is the live frame CPython is about to evaluate.
+    if unsafe { (*frame).f_code } == EVALUATE_ONCE.with(Cell::get) {
+        EVALUATE_ONCE.with(|c| c.set(std::ptr::null_mut()));
+        // SAFETY: as above.
         return unsafe { previous()(tstate, frame, throwflag) };
     }
     bump(&STATS.frames_seen, 1);
