@@ -285,13 +285,19 @@ unsafe fn intercept(
     let cache = unsafe { cache::get_or_create(py, code)? };
     // Guards, the converter and entries run Python code, which may call `ember.reset()`.
     let _pin = cache.pin();
+    // Tested before the caller, whose cache is a second lookup: most frames skipped are
+    // ember's own (generated entries, step functions, the trampoline).
+    if cache.skips(token) {
+        bump(&STATS.frames_skipped, 1);
+        return Ok(evaluate());
+    }
     // SAFETY: the calling frame is null or live (it is running), and holds a strong reference
     // to its code.
     let called_by_library = unsafe {
         let caller = cpython::calling_frame(tstate);
         !caller.is_null() && cache::get_or_create(py, (*caller).f_code)?.is_library()
     };
-    if cache.skips(token) || called_by_library {
+    if called_by_library {
         bump(&STATS.frames_skipped, 1);
         return Ok(evaluate());
     }
