@@ -1,7 +1,8 @@
 //! `CompiledGraph`: an `ember_codegen` executable called with NumPy arrays. Inputs are checked
 //! here (so that a bad call raises a clear TypeError/ValueError before native code runs),
 //! outputs are NumPy arrays of exactly the result types, and the kernels run with the GIL
-//! released so that other Python threads (and other calls of the same graph) proceed.
+//! released so that other Python threads (and other calls of the same graph) proceed, except
+//! for a light run on kept layouts (`ember_codegen::LIGHT_WORK`), shorter than the handover.
 //!
 //! Outputs are new arrays, except that an output array of the previous call that nobody holds
 //! any more is written again (`runtime::reuse`): fresh memory costs a page fault per 4 KiB on

@@ -3,9 +3,11 @@
 //! with positional arguments only, no trace or profile function set, and a cache hit on an
 //! entry that is one compiled graph and nothing more (its inputs are the function's arguments,
 //! its outputs returned as they are or as a tuple: [`DirectCall`]) runs here without running
-//! any Python bytecode: the guards in Rust against the argument array, the graph with the GIL
-//! released, the result built from the graph's outputs. Every other call goes to the Python
-//! class's `__call__`, the path through the frame hook.
+//! any Python bytecode: the guards in Rust against the argument array, the graph (with the GIL
+//! released unless it is light), the result built from the graph's outputs. A hit on an entry
+//! with Python around its graph, and a miss past the recompile limit, are handled here too as
+//! the frame hook would handle them ([`Scope`]); every other call goes to the Python class's
+//! `__call__`, the path through the frame hook.
 //!
 //! The fast path keeps the entry's behaviour: the graph's own output recycling and
 //! floating-point reruns (`CompiledGraph::call`), the updated arrays written back into the
