@@ -240,6 +240,8 @@ def dispatch_rows() -> list[tuple[str, float, str]]:
         ("  fast path overhead over the plain function", us["fast"] - us["plain"], "us/call"),
         ("  fast path / plain function", us["fast"] / us["plain"], "x"),
         ("  frame hook path / fast path", us["hook"] / us["fast"], "x"),
+        ("  Python around the graph / plain function", us["listed"] / us["plain"], "x"),
+        ("  guard failure / plain function", us["guard failure"] / us["plain"], "x"),
     ]
     if numba is not None:
         rows += [
@@ -316,6 +318,7 @@ def main() -> None:
         ("one graph break, 8 elements: plain Python", broken_plain_s * 1e6, "us/call"),
         ("one graph break, 8 elements: ember, cached", broken_s * 1e6, "us/call"),
         ("  overhead over plain", (broken_s - broken_plain_s) * 1e6, "us/call"),
+        ("  broken once / plain", broken_s / broken_plain_s, "x"),
         ("while loop on an array's value: plain Python", loop_plain_s * 1e6, "us/trip"),
         ("while loop on an array's value: ember, a break per trip", loop_s * 1e6, "us/trip"),
         ("first call of the function broken once (after reset)", broken_first_s * 1e3, "ms"),

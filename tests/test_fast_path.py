@@ -9,6 +9,7 @@ their graph, attributes only Python code can read, tracing, misses).
 from __future__ import annotations
 
 import sys
+import threading
 import warnings
 
 import ember
@@ -108,18 +109,67 @@ def test_fast_path_matches_hook_path_and_numpy(fn, make):
     assert aliasing(compiled(*args), args) == aliasing(fn(*args), args)
 
 
+@pytest.fixture
+def python_calls(monkeypatch) -> list[tuple]:
+    """The calls that reach `CompiledFunction.__call__` (the slot did not answer them)."""
+    calls = []
+    original = ember.api.CompiledFunction.__call__
+
+    def counted(self, *args, **kwargs):
+        calls.append(args)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(ember.api.CompiledFunction, "__call__", counted)
+    return calls
+
+
 @pytest.mark.parametrize("fn, args", [
     (listed, (np.arange(3.0), np.arange(3.0))),
     (returns_argument, (np.arange(3.0), np.arange(3.0))),
 ])
-def test_calls_the_fast_path_leaves_to_the_frame_hook(fn, args):
+def test_entries_with_python_around_the_graph_are_called_from_the_slot(fn, args, python_calls):
     compiled = ember.compile(fn)
     compiled(*args)
+    assert len(python_calls) == 1  # the miss: capture and compile
+    hits = ember.stats()["cache_hits"]
     result, native = answered_natively(compiled, *args)
-    assert not native
+    assert not native  # the entry ran, not the graph alone
+    assert len(python_calls) == 1
+    assert ember.stats()["cache_hits"] == hits + 1
     assert_same(result, fn(*args), rtol=0, atol=0)
-    assert ember.stats()["cache_hits"] >= 1
     assert aliasing(result, args) == aliasing(fn(*args), args)
+
+
+def opaque(v):
+    return v
+
+
+opaque_call = ember.disable(opaque)
+OFFSET = 1.0
+
+
+def broken_with_global(x):
+    a = x * 2.0
+    b = opaque_call(a)
+    return b + OFFSET  # read by the resume function, guarded there
+
+
+def test_captures_inside_an_entry_called_from_the_slot_use_the_compile_options(
+        python_calls, monkeypatch):
+    graphs = []
+
+    def recording(graph, example_inputs):
+        graphs.append(graph)
+        return ember.backends.lookup_backend("eager")(graph, example_inputs)
+
+    compiled = ember.compile(broken_with_global, backend=recording)
+    x = np.arange(4.0)
+    compiled(x)
+    assert len(graphs) == 2  # before the break, and the resume function's
+    monkeypatch.setattr(sys.modules[__name__], "OFFSET", 2.0)
+    assert_same(compiled(x), broken_with_global(x), rtol=0, atol=0)
+    assert len(python_calls) == 1  # the second call was answered from the slot
+    assert len(graphs) == 3  # the resume function recompiled with the compile's backend
 
 
 def add_into(x, y):
@@ -350,6 +400,47 @@ def test_outputs_are_recycled_alike_on_both_paths():
         assert_same(held, multiply_add(x, y), rtol=0, atol=0)
 
 
+# 8 elements: a light graph, run with the GIL held; 100 000: the GIL released around the
+# kernel, so that the threads' calls overlap in native code.
+@pytest.mark.parametrize("n", [8, 100_000])
+def test_threads_calling_one_compiled_function(n):
+    compiled = ember.compile(multiply_add)
+    base = np.linspace(0.0, 1.0, n)
+    compiled(base, base)
+    calls, threads, errors = 200, 4, []
+    before = native_calls()
+
+    def worker(k):
+        try:
+            x, y = base + k, base * (k + 1)
+            expected = multiply_add(x, y)
+            kept = []
+            for i in range(calls):
+                out = compiled(x, y) if i % 2 else through_hook(compiled, x, y)
+                if i % 3 == 0:
+                    kept.append(out)  # held: no other call may write it again
+                else:
+                    assert_same(out, expected, rtol=0, atol=0)
+            for out in kept:
+                assert_same(out, expected, rtol=0, atol=0)
+            assert len({out.ctypes.data for out in kept}) == len(kept)
+        except BaseException as exc:  # noqa: BLE001 - reported to the main thread
+            errors.append(exc)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # the threads take turns within calls
+    try:
+        pool = [threading.Thread(target=worker, args=(k,)) for k in range(threads)]
+        for t in pool:
+            t.start()
+        for t in pool:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert errors == []
+    assert native_calls() - before == threads * calls // 2
+
+
 @pytest.mark.parametrize("mode", ["raise", "warn", "ignore"])
 def test_floating_point_errors_rerun_alike(mode):
     def log_of(x):
@@ -558,3 +649,25 @@ def test_fuzzed_programs_alike_on_both_paths(program: Program) -> None:
     assert_same_outcome(fast, hooked, program)
     if native:
         assert_same_outcome(fast, want, program)
+
+
+def tripled(x):
+    return x * 3.0
+
+
+def calls_tripled(x):
+    return tripled(x) + 1.0
+
+
+def test_misses_past_the_recompile_limit_run_as_python_from_the_slot(python_calls, monkeypatch):
+    monkeypatch.setattr(ember.config, "recompile_limit", 1)
+    compiled = ember.compile(calls_tripled)
+    compiled(np.arange(4.0))
+    stats = ember.stats()
+    for n in (5, 6, 6):  # 5: a recompile refused; 6: past the limit, at once
+        assert_same(compiled(np.arange(float(n))), calls_tripled(np.arange(float(n))),
+                    rtol=0, atol=0)
+    assert len(python_calls) == 2  # the first call and the refused recompile
+    after = ember.stats()
+    assert after["cache_misses"] - stats["cache_misses"] == 3 + 3  # each frame, each call
+    assert after["captures"] - stats["captures"] == 1  # `tripled` on its own, through the hook

@@ -101,7 +101,7 @@ class CompiledFunction(_core_module.Dispatch):
         self._enable = _core().enable
         self._arguments = arguments
         functools.update_wrapper(self, original)
-        self._bind(original, self._token)
+        self._bind(original, self._token, (opts, policy.active, gc_pause.state))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         slot = policy.active

@@ -64,12 +64,15 @@ mod arch {
         unsafe { asm!("ldmxcsr [{}]", in(reg) &csr, options(nostack, readonly, preserves_flags)) };
     }
 
+    /// Only the reported flags are cleared: the precision flag, which almost every float
+    /// operation sets, would otherwise cost an `ldmxcsr` (a pipeline stall) on every call.
     pub fn take() -> u32 {
         let csr = read_csr();
-        if csr & FLAG_MASK != 0 {
-            write_csr(csr & !FLAG_MASK);
+        let flags = csr & super::FpStatus::ALL;
+        if flags != 0 {
+            write_csr(csr & !super::FpStatus::ALL);
         }
-        csr & super::FpStatus::ALL
+        flags
     }
 
     pub fn raise(flags: u32) {

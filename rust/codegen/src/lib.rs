@@ -52,7 +52,9 @@ mod strided;
 pub mod ufunc;
 
 pub use dynamic::counters;
-pub use graph::{compile, disassemble, ArrayView, ArrayViewMut, CompiledGraph, Options, Prepared};
+pub use graph::{
+    compile, disassemble, ArrayView, ArrayViewMut, CompiledGraph, Options, Prepared, LIGHT_WORK,
+};
 pub use linalg::{register as register_lapack, registered as registered_lapack, Lapack};
 pub use matmul::blas::{register as register_blas, registered as registered_blas, Blas};
 pub use schedule::fusion_groups;

@@ -158,31 +158,27 @@ impl CodeCache {
         }
     }
 
-    /// For the native fast path: the first entry made under `token` whose guards pass, when
-    /// it and every entry tried before it have a direct form and guards that could be
-    /// evaluated without running Python code ([`GuardTree::check_pure`]), with the number of
-    /// entries that failed; None when the frame hook must decide.
-    pub fn lookup_direct(
+    /// For the native fast path: [`CodeCache::lookup`], when the guards of every entry tried
+    /// could be evaluated without running Python code ([`GuardTree::check_pure`]); None when
+    /// the frame hook must decide.
+    pub fn lookup_pure(
         &self,
         py: Python<'_>,
         frame: &FrameView<'_>,
         token: u32,
-    ) -> PyResult<Option<(Arc<Entry>, u64)>> {
+    ) -> PyResult<Option<(Option<Arc<Entry>>, u64)>> {
         let mut failures = 0;
         let mut i = 0;
         loop {
             let Some(entry) = self.entries.borrow().get(i).cloned() else {
-                return Ok(None);
+                return Ok(Some((None, failures)));
             };
             i += 1;
             if entry.token != token {
                 continue;
             }
-            if entry.direct.is_none() {
-                return Ok(None);
-            }
             match entry.guards.check_pure(py, frame)? {
-                Some(true) => return Ok(Some((entry, failures))),
+                Some(true) => return Ok(Some((Some(entry), failures))),
                 Some(false) => failures += 1,
                 None => return Ok(None),
             }

@@ -1,7 +1,8 @@
 //! `CompiledGraph`: an `ember_codegen` executable called with NumPy arrays. Inputs are checked
 //! here (so that a bad call raises a clear TypeError/ValueError before native code runs),
 //! outputs are NumPy arrays of exactly the result types, and the kernels run with the GIL
-//! released so that other Python threads (and other calls of the same graph) proceed.
+//! released so that other Python threads (and other calls of the same graph) proceed, except
+//! for a light run on kept layouts (`ember_codegen::LIGHT_WORK`), shorter than the handover.
 //!
 //! Outputs are new arrays, except that an output array of the previous call that nobody holds
 //! any more is written again (`runtime::reuse`): fresh memory costs a page fault per 4 KiB on
@@ -219,12 +220,13 @@ impl CompiledGraph {
             outputs.push(array);
         }
         let graph = &self.graph;
+        let release = !graph.is_light(&hot.prepared);
         let run = HotRun {
             inputs: &hot.inputs,
             outputs: &hot.outputs,
             prepared: &mut hot.prepared,
         };
-        let status = runtime::run_detached(py, "a compiled graph", move || {
+        let status = runtime::run_native(py, release, "a compiled graph", move || {
             let run = run;
             graph.run_prepared(run.inputs, run.outputs, run.prepared)
         })?;

@@ -3,9 +3,11 @@
 //! with positional arguments only, no trace or profile function set, and a cache hit on an
 //! entry that is one compiled graph and nothing more (its inputs are the function's arguments,
 //! its outputs returned as they are or as a tuple: [`DirectCall`]) runs here without running
-//! any Python bytecode: the guards in Rust against the argument array, the graph with the GIL
-//! released, the result built from the graph's outputs. Every other call goes to the Python
-//! class's `__call__`, the path through the frame hook.
+//! any Python bytecode: the guards in Rust against the argument array, the graph (with the GIL
+//! released unless it is light), the result built from the graph's outputs. A hit on an entry
+//! with Python around its graph, and a miss past the recompile limit, are handled here too as
+//! the frame hook would handle them ([`Scope`]); every other call goes to the Python class's
+//! `__call__`, the path through the frame hook.
 //!
 //! The fast path keeps the entry's behaviour: the graph's own output recycling and
 //! floating-point reruns (`CompiledGraph::call`), the updated arrays written back into the
@@ -414,6 +416,54 @@ pub struct Dispatch {
     vectorcall: ffi::vectorcallfunc,
     func: Option<Py<PyAny>>,
     token: u32,
+    /// What `CompiledFunction.__call__` sets around the function, for entries with Python
+    /// around their graph called from the slot (None: those go to `__call__`).
+    scope: Option<Scope>,
+}
+
+/// The state `CompiledFunction.__call__` sets up around its function besides the token:
+/// `policy.active.current = opts` (read by a capture an entry's Python may start), and the
+/// garbage collector's pause, which must be installed (`gc_pause.state.installed`).
+struct Scope {
+    opts: Py<PyAny>,
+    active: Py<PyAny>,
+    gc_state: Py<PyAny>,
+}
+
+impl Scope {
+    fn clone_ref(&self, py: Python<'_>) -> Scope {
+        Scope {
+            opts: self.opts.clone_ref(py),
+            active: self.active.clone_ref(py),
+            gc_state: self.gc_state.clone_ref(py),
+        }
+    }
+
+    /// Whether the frame hook and the garbage collector's pause are installed, as `__call__`
+    /// would leave them (`ember.reset` takes both out).
+    fn ready(&self, py: Python<'_>) -> PyResult<bool> {
+        let name = pyo3::intern!(py, "installed");
+        Ok(hook::installed() && self.gc_state.bind(py).getattr(name)?.is_truthy()?)
+    }
+
+    /// `call()` inside this scope, under `token`: an entry called as the frame hook calls
+    /// it, or a function evaluated as the hook evaluates a miss.
+    fn enter(
+        &self,
+        py: Python<'_>,
+        token: u32,
+        call: impl FnOnce() -> PyResult<*mut PyObject>,
+    ) -> PyResult<*mut PyObject> {
+        let current = pyo3::intern!(py, "current");
+        let active = self.active.bind(py);
+        let outer = active.getattr(current)?;
+        active.setattr(current, self.opts.bind(py))?;
+        let previous = hook::set_enabled(token);
+        let result = call();
+        hook::set_enabled(previous);
+        active.setattr(current, outer)?;
+        result
+    }
 }
 
 #[pymethods]
@@ -425,16 +475,30 @@ impl Dispatch {
             vectorcall: dispatch_vectorcall,
             func: None,
             token: 0,
+            scope: None,
         }
     }
 
     /// Sets the function and the options token the fast path uses, and makes calls of this
-    /// type's instances go through the vectorcall slot.
-    fn _bind(slf: &Bound<'_, Self>, func: Py<PyAny>, token: u32) -> PyResult<()> {
+    /// type's instances go through the vectorcall slot. With `scope`, `(opts, policy.active,
+    /// gc_pause.state)`, cache hits of entries with Python around their graph are called from
+    /// the slot too, in the scope `__call__` would set up.
+    #[pyo3(signature = (func, token, scope=None))]
+    fn _bind(
+        slf: &Bound<'_, Self>,
+        func: Py<PyAny>,
+        token: u32,
+        scope: Option<(Py<PyAny>, Py<PyAny>, Py<PyAny>)>,
+    ) -> PyResult<()> {
         let offset = {
             let mut this = slf.borrow_mut();
             this.func = Some(func);
             this.token = token;
+            this.scope = scope.map(|(opts, active, gc_state)| Scope {
+                opts,
+                active,
+                gc_state,
+            });
             std::ptr::addr_of!(this.vectorcall) as usize - slf.as_ptr() as usize
         };
         // SAFETY: the type of a live object is a live type object. Python classes derived from
@@ -470,11 +534,17 @@ impl Dispatch {
         if let Some(func) = &self.func {
             visit.call(func)?;
         }
+        if let Some(scope) = &self.scope {
+            visit.call(&scope.opts)?;
+            visit.call(&scope.active)?;
+            visit.call(&scope.gc_state)?;
+        }
         Ok(())
     }
 
     fn __clear__(&mut self) {
         self.func = None;
+        self.scope = None;
     }
 }
 
@@ -532,7 +602,7 @@ unsafe fn call(
             // SAFETY: `func` is held for the call; the slots and keyword values are live.
             let result = unsafe {
                 let values = std::slice::from_raw_parts(args.add(positional.len()), keywords);
-                fast_call(py, func.as_ptr(), token, positional, kwnames, values)?
+                fast_call(py, &this, func.as_ptr(), token, positional, kwnames, values)?
             };
             if let Some(result) = result {
                 return Ok(result);
@@ -581,13 +651,15 @@ unsafe fn python_call(
 
 /// The native call, or None when the frame hook must handle it: a function that is not a
 /// plain Python function of positional parameters called with all of them, a trace or
-/// profile function set, a code without entries or marked skip, or no direct entry whose
-/// guards pass before an entry that is not direct.
+/// profile function set, a code without entries or marked skip, no entry whose guards pass
+/// (or guards only Python code can evaluate), or an entry with Python around its graph that
+/// `this` has no scope for.
 ///
 /// # Safety
 /// `func` is a live object; `args` are live borrowed references.
 unsafe fn fast_call(
     py: Python<'_>,
+    this: &Borrowed<'_, '_, Dispatch>,
     func: *mut PyObject,
     token: u32,
     positional: &[*mut PyObject],
@@ -632,6 +704,7 @@ unsafe fn fast_call(
         builtins,
         closure,
     };
+    let cache_only;
     // SAFETY: the function holds its code alive for the call; the cache reference is not
     // used past the lookup, which runs no Python code (direct entries' guards run none).
     let found = unsafe {
@@ -641,15 +714,39 @@ unsafe fn fast_call(
         if cache.skips(token) {
             return Ok(None);
         }
-        cache.lookup_direct(py, &view, token)?
+        cache_only = cache.mode(token) == cache::Mode::CacheOnly;
+        cache.lookup_pure(py, &view, token)?
     };
     let Some((entry, failures)) = found else {
         return Ok(None);
     };
-    hook::count_fast_hit(failures);
-    let Some(direct) = entry.direct.as_ref() else {
-        return Ok(None);
+    let direct = entry.as_ref().and_then(|e| e.direct.as_ref());
+    let Some(direct) = direct else {
+        // An entry with Python around its graph, or a miss: what the hook would do, from here
+        // when this function has a scope and a miss runs the frame as it is.
+        let scope = this.try_borrow()?.scope.as_ref().map(|s| s.clone_ref(py));
+        let Some(scope) = scope else {
+            return Ok(None);
+        };
+        return match entry {
+            Some(entry) if scope.ready(py)? => {
+                hook::count_fast_hit(failures, false);
+                scope
+                    .enter(py, token, || {
+                        hook::call_entry(py, &entry, func.cast(), &args)
+                    })
+                    .map(Some)
+            }
+            // SAFETY: `func` is a live function, `args` its bound parameters.
+            None if cache_only && scope.ready(py)? => scope
+                .enter(py, token, || unsafe {
+                    hook::evaluate_missed(py, func, &args, failures)
+                })
+                .map(Some),
+            _ => Ok(None),
+        };
     };
+    hook::count_fast_hit(failures, true);
     // The entry runs under its options' token, as on the hook's path (a floating-point rerun
     // runs Python code).
     let previous = hook::set_enabled(token);

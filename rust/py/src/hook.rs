@@ -30,6 +30,9 @@ thread_local! {
     /// 0: the hook is off on this thread; otherwise the token of the compile options in force
     /// (entries are used only under the token they were compiled with).
     static ENABLED: Cell<u32> = const { Cell::new(0) };
+    /// The code of a frame to evaluate as it is, once: the native slot's call of a function
+    /// whose guards it already found failing past the recompile limit.
+    static EVALUATE_ONCE: Cell<*mut cpython::CodeObject> = const { Cell::new(std::ptr::null_mut()) };
 }
 
 /// The eval-frame function found when ours was installed (0: not installed).
@@ -62,10 +65,46 @@ fn bump(counter: &AtomicU64, n: u64) {
     counter.store(counter.load(Ordering::Relaxed) + n, Ordering::Relaxed);
 }
 
+/// `func(*args)` (a plain function, its parameters bound in `args`) with its own frame
+/// evaluated as it is: the native slot has done the hook's lookup (a miss of a code past its
+/// recompile limit), counted here as the hook counts it. Frames it calls pass the hook.
+///
+/// # Safety
+/// `func` is a live function; `args` are live borrowed references.
+pub unsafe fn evaluate_missed(
+    py: Python<'_>,
+    func: *mut PyObject,
+    args: &[*mut PyObject],
+    failures: u64,
+) -> PyResult<*mut PyObject> {
+    bump(&STATS.frames_seen, 1);
+    bump(&STATS.guard_failures, failures);
+    bump(&STATS.cache_misses, 1);
+    // SAFETY: a live function's code; the arguments are bound, so the call evaluates the
+    // function's frame first, which takes the mark off.
+    let result = unsafe {
+        EVALUATE_ONCE.with(|c| {
+            c.set((*(func as *mut ffi::PyFunctionObject)).func_code as *mut cpython::CodeObject)
+        });
+        let result =
+            ffi::PyObject_Vectorcall(func, args.as_ptr(), args.len(), std::ptr::null_mut());
+        EVALUATE_ONCE.with(|c| c.set(std::ptr::null_mut()));
+        result
+    };
+    if result.is_null() {
+        Err(PyErr::fetch(py))
+    } else {
+        Ok(result)
+    }
+}
+
 /// Counts a call the native fast path answered: a frame the hook would have seen, a cache
-/// hit, and the entries whose guards failed before it.
-pub fn count_fast_hit(failures: u64) {
-    bump(&STATS.native_calls, 1);
+/// hit, and the entries whose guards failed before it; `native`: a graph run without the
+/// entry (`native_calls`), not an entry called from the slot.
+pub fn count_fast_hit(failures: u64, native: bool) {
+    if native {
+        bump(&STATS.native_calls, 1);
+    }
     bump(&STATS.frames_seen, 1);
     bump(&STATS.cache_hits, 1);
     bump(&STATS.guard_failures, failures);
@@ -187,6 +226,12 @@ unsafe extern "C" fn eval_frame(
         // SAFETY: forwarding the interpreter's own arguments to the previous function.
         return unsafe { previous()(tstate, frame, throwflag) };
     }
+    // SAFETY: `frame` is the live frame CPython is about to evaluate.
+    if unsafe { (*frame).f_code } == EVALUATE_ONCE.with(Cell::get) {
+        EVALUATE_ONCE.with(|c| c.set(std::ptr::null_mut()));
+        // SAFETY: as above.
+        return unsafe { previous()(tstate, frame, throwflag) };
+    }
     bump(&STATS.frames_seen, 1);
     // SAFETY: CPython calls the eval-frame function with the GIL held.
     let py = unsafe { Python::assume_attached() };
@@ -240,13 +285,19 @@ unsafe fn intercept(
     let cache = unsafe { cache::get_or_create(py, code)? };
     // Guards, the converter and entries run Python code, which may call `ember.reset()`.
     let _pin = cache.pin();
+    // Tested before the caller, whose cache is a second lookup: most frames skipped are
+    // ember's own (generated entries, step functions, the trampoline).
+    if cache.skips(token) {
+        bump(&STATS.frames_skipped, 1);
+        return Ok(evaluate());
+    }
     // SAFETY: the calling frame is null or live (it is running), and holds a strong reference
     // to its code.
     let called_by_library = unsafe {
         let caller = cpython::calling_frame(tstate);
         !caller.is_null() && cache::get_or_create(py, (*caller).f_code)?.is_library()
     };
-    if cache.skips(token) || called_by_library {
+    if called_by_library {
         bump(&STATS.frames_skipped, 1);
         return Ok(evaluate());
     }
@@ -369,7 +420,7 @@ fn store_verdict(
 
 /// `entry(*args)` with the frame's argument slots passed as they are (vectorcall, no tuple),
 /// or `entry(func, *args)` for an entry that takes the frame's function.
-fn call_entry(
+pub fn call_entry(
     py: Python<'_>,
     entry: &Entry,
     func: *mut ffi::PyFunctionObject,

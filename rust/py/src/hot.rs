@@ -5,7 +5,7 @@
 //! state, and a call whose inputs match it only sets data pointers: no allocation, no Python
 //! call, no view arithmetic (`compiled.rs` falls back to the full path on any difference).
 
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicPtr, Ordering};
 
 use ember_codegen::{ArrayView, ArrayViewMut, Prepared};
 use ember_core::ir::{DType, Type};
@@ -266,21 +266,35 @@ impl Hot {
 }
 
 /// A graph's kept state: taken out for a call (so a concurrent call takes the full path) and
-/// put back after it.
+/// put back after it. One atomic swap each way: a call on the kept layouts takes no lock.
 #[derive(Default)]
-pub struct HotSlot(Mutex<Option<Box<Hot>>>);
+pub struct HotSlot(AtomicPtr<Hot>);
 
 impl HotSlot {
     pub fn take(&self) -> Option<Box<Hot>> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).take()
+        let held = self.0.swap(std::ptr::null_mut(), Ordering::AcqRel);
+        // SAFETY: the slot holds null or a pointer from `Box::into_raw` in `put`, and the
+        // swap gave this call sole ownership of it.
+        (!held.is_null()).then(|| unsafe { Box::from_raw(held) })
     }
 
+    /// Keeps `hot` for the next call, dropping a state a concurrent call put meanwhile.
     pub fn put(&self, hot: Box<Hot>) {
-        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(hot);
+        let replaced = self.0.swap(Box::into_raw(hot), Ordering::AcqRel);
+        if !replaced.is_null() {
+            // SAFETY: as in `take`: the swap handed the replaced state to this call.
+            drop(unsafe { Box::from_raw(replaced) });
+        }
     }
 
     pub fn clear(&self) {
         let dropped = self.take();
         drop(dropped);
+    }
+}
+
+impl Drop for HotSlot {
+    fn drop(&mut self) {
+        self.clear();
     }
 }

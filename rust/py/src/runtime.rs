@@ -342,7 +342,22 @@ where
     T: Send,
     F: FnOnce() -> Result<T, ember_codegen::Error> + Send,
 {
-    match py.detach(|| catch_unwind(AssertUnwindSafe(work))) {
+    run_native(py, true, context, work)
+}
+
+/// [`run_detached`], keeping the GIL where `release` is false: a run of a microsecond or so
+/// (`ember_codegen::LIGHT_WORK`) costs less than handing the GIL over and taking it back.
+pub fn run_native<T, F>(py: Python<'_>, release: bool, context: &str, work: F) -> PyResult<T>
+where
+    T: Send,
+    F: FnOnce() -> Result<T, ember_codegen::Error> + Send,
+{
+    let outcome = if release {
+        py.detach(|| catch_unwind(AssertUnwindSafe(work)))
+    } else {
+        catch_unwind(AssertUnwindSafe(work))
+    };
+    match outcome {
         Ok(Ok(value)) => Ok(value),
         Ok(Err(err)) => Err(errors::codegen_error(err)),
         Err(payload) => Err(errors::panic_error(payload, context)),

@@ -57,6 +57,23 @@ pub(crate) struct StaticGraph {
     options: Options,
     /// Owns the code of `fns` (shared with the other bindings of a symbolic graph).
     kernels: Arc<KernelCache>,
+    /// Whether a run is too short to be worth releasing the GIL for ([`is_light`]).
+    light: bool,
+}
+
+/// A plan whose kernels together iterate at most this many elements runs in about a
+/// microsecond: less than releasing the GIL and taking it back costs, and too short to keep
+/// other threads waiting.
+pub const LIGHT_WORK: usize = 2048;
+
+/// Whether `plan` only launches kernels, over [`LIGHT_WORK`] elements at most in all (a
+/// product, a loop or a native statement may run for long whatever its arrays' sizes).
+fn is_light(plan: &Plan) -> bool {
+    let work = plan.steps.iter().try_fold(0usize, |work, step| match step {
+        schedule::Step::Kernel { dims, .. } => Some(work + dims.iter().product::<usize>()),
+        _ => None,
+    });
+    work.is_some_and(|w| w <= LIGHT_WORK)
 }
 
 /// Compiles a verified, optimised graph. Static shapes are planned now; a graph with
@@ -137,6 +154,7 @@ pub(crate) fn compile_static(
         .collect();
     let memory_bound = plan.kernels.iter().map(|k| k.memory_bound()).collect();
     Ok(StaticGraph {
+        light: is_light(&plan),
         memory_bound,
         consts,
         plan,
@@ -298,6 +316,16 @@ impl CompiledGraph {
         }
     }
 
+    /// Whether a run on the layouts `prepared` was made for is light: it only launches
+    /// kernels over [`LIGHT_WORK`] elements at most, so that the caller may keep the GIL
+    /// through it (false before a run has prepared it, for a symbolic graph).
+    pub fn is_light(&self, prepared: &Prepared) -> bool {
+        match &self.shapes {
+            Shapes::Static(g) => g.light,
+            Shapes::Dynamic(_) => prepared.plan.as_ref().is_some_and(|plan| plan.light),
+        }
+    }
+
     /// Hands back the buffers a [`Prepared`] held.
     pub fn release(&self, mut prepared: Prepared) {
         match &self.shapes {
@@ -394,7 +422,7 @@ impl StaticGraph {
             buffers: buffers
                 .iter_mut()
                 .map(|b| b.as_mut_ptr() as *mut u8)
-                .collect(),
+                .collect::<SmallVec<_>>(),
             scratch: Vec::new(),
             prepared: prepared.as_deref_mut().map(|p| {
                 p.steps.resize_with(self.plan.steps.len(), || None);

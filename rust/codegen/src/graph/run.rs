@@ -27,7 +27,8 @@ pub(super) struct Runtime<'a> {
     pub(super) g: &'a StaticGraph,
     pub(super) inputs: &'a [ArrayView],
     pub(super) outputs: &'a [ArrayViewMut],
-    pub(super) buffers: Vec<*mut u8>,
+    /// Each buffer's data (inline: a repeated call allocates nothing).
+    pub(super) buffers: SmallVec<[*mut u8; 8]>,
     /// Contiguous copies made when a reshape cannot view a caller's strided array.
     pub(super) scratch: Vec<Vec<u128>>,
     /// Per step, the kernel launches and products worked out by an earlier run
