@@ -158,3 +158,20 @@ def test_nanmax_and_nanmin_corners(x, reruns, dtype):
     got = _outcome(ember.compile(fn), v.copy())
     assert repr(got[0]) == repr(want[0]) and got[1] == want[1]
     assert (ember.stats()["entry_fallbacks"] > 0) == reruns
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: np.nanmean(x ** 2), lambda x: np.nanvar(x) + np.nanstd(x, ddof=1),
+    lambda x: np.nanmax(x * x) - np.nanmin(np.sin(x)),
+    lambda x: np.sum(np.nanmean(x, axis=0) * np.nanmax(x, axis=0)),
+])
+def test_gradients_at_the_numbers_are_central_differences(fn):
+    x = np.random.default_rng(6).standard_normal((4, 5))
+    x[1, 2] = x[3, 0] = np.nan
+    grad = ember.grad(fn)(x.copy())
+    numbers = ~np.isnan(x)
+    for i, j in zip(*np.nonzero(numbers)):
+        step = np.zeros_like(x)
+        step[i, j] = 1e-6
+        want = (fn(x + step) - fn(x - step)) / 2e-6
+        np.testing.assert_allclose(grad[i, j], want, rtol=1e-5, atol=1e-7)
