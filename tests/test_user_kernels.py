@@ -86,8 +86,6 @@ NOT_YET_NATIVE = {
                   "while loop after it is one loop op)",
     "lbm_d2q9": "np.roll by a shift read from an array (`D2Q9_CX[i]`): the shift is data, "
                 "and np.roll takes constant shifts",
-    "gray_scott": "`u += ...` on views of the arguments (`u = U[1:-1, 1:-1]`) inside the "
-                  "loop: an in-place update of an argument's view",
     "sandpile": "`while True:` with a `break` on `unstable.any()`: a while loop without a "
                 "first test is not a loop op",
     "closest_pair": "`pair = (i, j)` in a branch: a tuple is not a value branches merge",
