@@ -84,8 +84,6 @@ NOT_YET_NATIVE = {
     "flood_fill": "`if old == new: return img, 0` before the loop: a branch at the frame's "
                   "level whose other path holds a `while` on Python values is a break (the "
                   "while loop after it is one loop op)",
-    "lbm_d2q9": "np.roll by a shift read from an array (`D2Q9_CX[i]`): the shift is data, "
-                "and np.roll takes constant shifts",
     "sandpile": "`while True:` with a `break` on `unstable.any()`: a while loop without a "
                 "first test is not a loop op",
     "closest_pair": "`pair = (i, j)` in a branch: a tuple is not a value branches merge",
