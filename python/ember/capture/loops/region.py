@@ -308,7 +308,9 @@ def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
         tx.ip = saved_ip
 
     followers.check_kept(bound_views, end_locals)
-    appends.check_rows(found, end_locals, live)
+    untouched = {name for g in trace.groups if g.inner.value is g.param  # type: ignore[attr-defined]
+                 for name in g.names}
+    appends.check_rows(found, end_locals, live, untouched)
     if appends.learned(found):
         return {}
     counts = appends.final_counts(found, end_locals)
