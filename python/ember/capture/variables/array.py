@@ -547,7 +547,7 @@ class NumpyFunctionVariable(VariableTracker):
         counted = nonzero.numpy_call(tx, self.fn, args, kwargs)
         if counted is not None:
             return counted
-        reduced = masked.numpy_call(tx, self.fn, args, kwargs)
+        reduced = masked.numpy_call(tx, self.fn, args, kwargs, self.handler)
         if reduced is not None:
             return reduced
         out = kwargs.get("out")
