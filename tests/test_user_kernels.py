@@ -88,7 +88,6 @@ NOT_YET_NATIVE = {
     "closest_pair": "`pair = (i, j)` in a branch: a tuple is not a value branches merge",
     "adaboost_stumps": "`max(best_err, 1e-12)` compares a NumPy scalar in Python, and "
                        "`for t in thresholds` iterates an argument array between breaks",
-    "som_train": "np.unravel_index is not captured",
     "als_step": "`V[m]` with a boolean row of the mask: arrays whose length only the data "
                 "knows, solved per row",
     "heap_sort": "a helper's bare `return` inside its `while` (a return of None from a loop)",
