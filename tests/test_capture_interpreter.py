@@ -197,11 +197,23 @@ def test_inplace_on_fresh_arrays_only(recorder):
     assert cap.entry(on_input, arg) is arg
     np.testing.assert_array_equal(arg, np.full(3, 2.0))
 
-    def on_view(x):
+    def on_sliced(x):
         acc = np.zeros((2, 3))
         row = acc[0]
         acc += x
         return row
+
+    # A basic slice follows its base (`variables/views.py`): the row shows the update.
+    cap = capture(on_sliced, np.ones(3))
+    row = cap.entry(on_sliced, np.full(3, 2.0))
+    np.testing.assert_array_equal(row, np.full(3, 2.0))
+    assert row.base is not None  # a view, as NumPy's `acc[0]`
+
+    def on_view(x):
+        acc = np.zeros((3, 3))
+        t = acc.T
+        acc += x
+        return t
 
     with pytest.raises(Unsupported, match="in-place"):
         capture(on_view, np.ones(3))

@@ -391,6 +391,49 @@ def test_what_a_loop_op_cannot_stand_for_stays_python(fn, columns) -> None:
     compiled_and_plain(fn, X)
 
 
+def recurrent_states(X, W):
+    h = np.zeros(W.shape[0])
+    states = []
+    for t in range(X.shape[0]):
+        h = np.tanh(X[t] + h @ W)
+        states.append(h)
+    return np.stack(states)
+
+
+def appended_before_rebinding(X):
+    s = np.ones(X.shape[1])
+    before, after = [], []
+    for t in range(X.shape[0]):
+        before.append(s)
+        s = 0.5 * s + X[t]
+        after.append(s)
+    return np.array(before), np.stack(after), s
+
+
+def appended_twice_and_kept(X):
+    m = X[0] * 0.0
+    out = []
+    for t in range(X.shape[0]):
+        m = np.maximum(m, X[t])
+        out.append(m)
+        out.append(m * 2.0)
+    return np.stack(out)
+
+
+@pytest.mark.parametrize("fn", [recurrent_states, appended_before_rebinding,
+                                appended_twice_and_kept], ids=lambda f: f.__name__)
+def test_rows_appended_and_rebound_on_the_next_trip(fn) -> None:
+    """A state appended and carried to the next trip, which rebinds it (never updates it in
+    place): the list keeps each trip's array, as in NumPy, and the loop is one loop op."""
+    from test_loops_returns import run_calls
+
+    rng = np.random.default_rng(8)
+    ember.reset()
+    make = (lambda: (rng.standard_normal((12, 4)), 0.3 * rng.standard_normal((4, 4)))
+            ) if fn is recurrent_states else (lambda: (rng.standard_normal((12, 4)),))
+    run_calls(fn, [make() for _ in range(2)])
+
+
 def test_an_argument_list_is_appended_to_for_real() -> None:
     x = np.arange(30.0)
     mine, theirs = [], []

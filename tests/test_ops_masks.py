@@ -154,6 +154,45 @@ def test_empty_selections(backend: str) -> None:
         assert ember.stats()["entry_fallbacks"] == 1
 
 
+def kl_of_positives(p, q):
+    return np.sum(p[p > 0] * np.log(p[p > 0] / np.maximum(q[p > 0], 1e-12)))
+
+
+def ufuncs_of_a_selection(x):
+    m = x > 0
+    return (np.sqrt(x[m]).sum(), np.log(x[m]).max(), np.minimum(x[m], 0.5).mean(),
+            np.abs(x[m] * -1).sum(), np.exp(np.negative(x[m])).min(), np.log1p(x[m] * 2).sum(),
+            np.maximum(np.tanh(x[m]), np.sin(x[m])).sum(), np.floor(x[m] * 3).sum())
+
+
+def ufuncs_of_selected_rows(x, w):
+    m = x[:, 0] > 0
+    return np.maximum(x[m], w).sum(axis=0), np.square(x[m] - w).mean(axis=0)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_ufuncs_of_a_selection(backend: str) -> None:
+    """Elementwise ufuncs of selections stay selections: negative unselected data raises no
+    flag (`np.sqrt`, `np.log`), a zero selected does, as in NumPy; empty selections too."""
+    for dtype in (np.float64, np.float32):
+        x = data(dtype, (6, 5))
+        check(ufuncs_of_a_selection, x, backend=backend, ops=("where",))
+        ember.reset()
+        check(ufuncs_of_selected_rows, x, data(dtype, (5,), seed=3), backend=backend,
+              ops=("where",))
+        ember.reset()
+        p, q = np.abs(data(dtype, (6, 6))), np.abs(data(dtype, (6, 6), seed=4))
+        p[p < 0.3] = 0
+        q[0] = 0
+        check(kl_of_positives, p, q, backend=backend, ops=("where",))
+        ember.reset()
+    check(lambda x: np.log(x[x >= 0]).sum(), np.array([0.0, -1.0, 2.0]), backend=backend,
+          ops=("where",))
+    ember.reset()
+    check(lambda x: np.log(x[x > 10]).sum(), np.array([0.0, -1.0, 2.0]), backend=backend,
+          ops=("where",))
+
+
 def selection_in_python(x):
     members = x[x[:, 0] > 0]
     total = members.sum(axis=0)

@@ -72,6 +72,22 @@ def test_roll(shift: object) -> None:
     assert check_native(lambda xp, x: xp.roll(x, 2, 1) + xp.roll(x, -1), x) is not None
 
 
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint8])
+def test_roll_by_a_shift_read_from_data(dtype: type) -> None:
+    """The shift an element of an array (`np.roll(f, cx[i], axis=1)`): of any size and sign,
+    along every axis, several axes, the flattened array; a bool shift is 0 or 1."""
+    x = sample(np.float64, (3, 4, 5))
+    shifts = np.array([0, 1, 7, 13, 255] if dtype == np.uint8 else [0, 1, -1, 7, -13],
+                      dtype=dtype)
+    for k in range(len(shifts)):
+        for axis in (None, 0, 1, -1, (0, 2), (1, 1)):
+            check(lambda xp, x, s, k=k, a=axis: xp.roll(x, s[k], a), x, shifts)
+        check(lambda xp, x, s, k=k: xp.roll(x[:, :0], s[k], 1), x, shifts)
+    check(lambda xp, x, s: xp.roll(x, s[1] > 0, 1), x, shifts)
+    assert check_native(lambda xp, x, s: xp.roll(x, s[3], 1) + xp.roll(x, s[4]), x,
+                        shifts) is not None
+
+
 def test_array_of_computed_values() -> None:
     f = sample(np.float32, (3, 4))
     i = sample(np.int32, (4,))

@@ -80,21 +80,14 @@ NOT_YET_NATIVE = {
                      "of the body on one branch only, and in `while t < t_end` the types of "
                      "`h` (made a NumPy scalar by `max(err, 1e-16)`) and then `t` settle over "
                      "two trips, which a `while` loop op cannot require",
-    "gru_forward": "`out.append(h)` builds a Python list of arrays in the loop",
     "flood_fill": "`if old == new: return img, 0` before the loop: a branch at the frame's "
                   "level whose other path holds a `while` on Python values is a break (the "
                   "while loop after it is one loop op)",
-    "lbm_d2q9": "np.roll by a shift read from an array (`D2Q9_CX[i]`): the shift is data, "
-                "and np.roll takes constant shifts",
-    "gray_scott": "`u += ...` on views of the arguments (`u = U[1:-1, 1:-1]`) inside the "
-                  "loop: an in-place update of an argument's view",
     "sandpile": "`while True:` with a `break` on `unstable.any()`: a while loop without a "
                 "first test is not a loop op",
     "closest_pair": "`pair = (i, j)` in a branch: a tuple is not a value branches merge",
     "adaboost_stumps": "`max(best_err, 1e-12)` compares a NumPy scalar in Python, and "
                        "`for t in thresholds` iterates an argument array between breaks",
-    "som_train": "np.unravel_index is not captured",
-    "tsne_gradient": "np.maximum of a boolean-mask selection (`Q[P > 0]`)",
     "als_step": "`V[m]` with a boolean row of the mask: arrays whose length only the data "
                 "knows, solved per row",
     "heap_sort": "a helper's bare `return` inside its `while` (a return of None from a loop)",

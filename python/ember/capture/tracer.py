@@ -333,7 +333,8 @@ class Tracer:
                 continue
             seen.add(id(vt))
             value = getattr(vt, "value", None)
-            if isinstance(value, Value):
+            # A slice that follows its base (`views.SliceView`) never shows old contents.
+            if isinstance(value, Value) and not getattr(vt, "follows_base", False):
                 held[id(value)] = held.get(id(value), 0) + 1
             roots.extend(vt.children())
         return held

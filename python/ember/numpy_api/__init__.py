@@ -43,7 +43,8 @@ from ember.numpy_api import (
 from ember.numpy_api.assignment import Selected, setitem
 from ember.numpy_api.elementwise import binary_op, compare_op, unary_op
 from ember.numpy_api.indexing import getitem
-from ember.numpy_api.take import put_along_axis, take_along_axis, ufunc_at, ufunc_outer
+from ember.numpy_api.take import (put_along_axis, take_along_axis, ufunc_at, ufunc_outer,
+                                  unravel_index)
 
 Handler = Callable[..., Any]
 
@@ -55,6 +56,7 @@ _FUNCTIONS: dict[Any, Handler] = {
     **polynomials.functions(), **matrices.functions(), **solvers.functions(), **order_statistics.functions(),
     **nan_reductions.functions(),
     np.take_along_axis: take_along_axis, np.put_along_axis: put_along_axis,
+    np.unravel_index: unravel_index,
 }
 # NumPy's own Python code calls some C functions without their array-function dispatcher
 # (`np.block`: `concatenate.__wrapped__`): the same functions, the same handlers.

@@ -17,6 +17,7 @@ from numpy.lib.array_utils import normalize_axis_tuple
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
 from ember.graph.shapes import whole_stops
+from ember.numpy_api import gather
 from ember.numpy_api.convert import as_array, static_number, to_value
 from ember.numpy_api.elementwise import apply
 from ember.numpy_api.shape_ops import reshape_value
@@ -145,8 +146,10 @@ def roll(graph: Graph, a: object, shift: object, axis: object = None) -> Any:
     """np.roll with static shifts: each rolled axis is two slices joined in swapped order
     (NumPy's own construction); without an axis, the raveled array rolled and reshaped."""
     x = as_array(graph, to_value(graph, a, "np.roll"))
-    if isinstance(shift, Value) or isinstance(axis, Value):
-        raise Unsupported("np.roll with shifts computed from array data")
+    if isinstance(axis, Value):
+        raise Unsupported("np.roll with an axis computed from array data")
+    if isinstance(shift, Value):
+        return _roll_by_data(graph, x, shift, axis)
     if axis is None:
         flat = roll(graph, reshape_value(graph, x, (-1,)), shift, 0)
         return reshape_value(graph, flat, x.shape)
@@ -172,6 +175,29 @@ def roll(graph: Graph, a: object, shift: object, axis: object = None) -> Any:
             start[ax], stop[ax] = lo, hi
             parts.append(graph.op("slice", [x], start=start, stop=stop, step=[1] * x.ndim))
         x = graph.op("concatenate", parts, axis=ax)
+    return x
+
+
+def _roll_by_data(graph: Graph, x: Value, shift: Value, axis: object) -> Value:
+    """np.roll by one shift read from the data (`np.roll(f, cx[i], axis=1)`): along each
+    axis, the elements at `(arange(n) - shift) mod n` (a gather), which is where NumPy's two
+    swapped slices put them, whatever the shift's size or sign."""
+    if shift.ndim or shift.dtype.kind not in "biu":
+        # NumPy takes `int()` of a float shift, which raises for NaN and infinity.
+        raise Unsupported("np.roll by an array of shifts or by a float one")
+    if axis is None:
+        flat = _roll_by_data(graph, reshape_value(graph, x, (-1,)), shift, 0)
+        return reshape_value(graph, flat, x.shape)
+    s = graph.op("astype", [shift], dtype=np.dtype(np.int64))
+    for ax in normalize_axis_tuple(axis, x.ndim, allow_duplicate=True):
+        n = x.shape[ax]
+        if isinstance(n, str):
+            raise Unsupported("np.roll by a shift from the data along a symbolic dimension")
+        if n == 0:
+            continue
+        index = graph.op("mod", [graph.op("sub", [graph.arange(0, 1, n, np.int64), s]),
+                                 graph.const(np.int64(n))])
+        x = gather.gather(graph, gather.plan(graph, x, (*(slice(None),) * ax, index)))
     return x
 
 

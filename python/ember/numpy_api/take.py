@@ -14,7 +14,8 @@ from ember.graph.ops import OPS
 from ember.graph.shapes import normalize_axis
 from ember.numpy_api import gather
 from ember.numpy_api.convert import static_int, to_value
-from ember.numpy_api.shape_ops import array_arg, reshape_value
+from ember.numpy_api.indexing import getitem
+from ember.numpy_api.shape_ops import array_arg, reshape_value, stack
 
 _UFUNC_OPS = {opdef.numpy: name for name, opdef in OPS.items()
               if opdef.kind == "elementwise" and isinstance(opdef.numpy, np.ufunc)}
@@ -53,6 +54,41 @@ def take(graph: Graph, x: Value, indices: object, axis: object, mode: str) -> Va
         raise Unsupported("np.take along a symbolic dimension")
     index = _indices(graph, indices, size, mode)
     return gather.gather(graph, gather.plan(graph, x, (*(slice(None),) * ax, index)))
+
+
+def unravel_index(graph: Graph, indices: object, shape: object, order: object = "C"
+                  ) -> Any:
+    """np.unravel_index of flat indices computed at run time (`np.argmin(d)`): each
+    coordinate `(index // stride) % dim`, int64 (NumPy's intp), NumPy scalars for one index.
+    An index outside the array (a negative one too) makes the graph raise (a gather past the
+    end of `arange(size)`), so the frame runs as Python and NumPy raises its ValueError."""
+    if not isinstance(indices, Value):
+        return np.unravel_index(indices, shape, order)  # type: ignore[call-overload]
+    dims = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    if not all(type(d) is int for d in dims):
+        raise Unsupported("np.unravel_index into a shape not known while tracing")
+    if indices.dtype.kind not in "iu":
+        raise TypeError("only int indices permitted")
+    if order not in ("C", "F"):
+        raise ValueError("only 'C' or 'F' order is permitted")
+    size = int(np.prod(dims))
+    index = graph.op("astype", [indices], dtype=np.dtype(np.int64))
+    outside = graph.op("where", [graph.op("lt", [index, graph.const(np.int64(0))]),
+                                 graph.const(np.int64(size)), index])
+    flat = gather.gather(graph, gather.plan(graph, graph.arange(0, 1, size, np.int64),
+                                            (outside,)))
+    coords = []
+    for axis, dim in enumerate(dims):
+        rest = dims[axis + 1:] if order == "C" else dims[:axis]
+        stride = graph.const(np.int64(np.prod(rest, dtype=np.int64)))
+        coord = graph.op("mod", [graph.op("floordiv", [flat, stride]),
+                                 graph.const(np.int64(dim))])
+        coords.append(coord)
+    if not flat.ndim:
+        return tuple(graph.op("copy", [c], scalar=True) for c in coords)
+    # NumPy writes the coordinates of each index side by side and returns views of them.
+    together = stack(graph, coords, axis=-1)
+    return tuple(getitem(graph, together, (Ellipsis, axis)) for axis in range(len(dims)))
 
 
 def take_along_axis(graph: Graph, arr: object, indices: object, axis: object = -1) -> Value:

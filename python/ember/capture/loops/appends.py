@@ -160,14 +160,17 @@ def restore(tx: Interpreter, found: list[Tracked]) -> None:
 
 
 def check_rows(found: list[Tracked], end_locals: dict[str, VariableTracker],
-               live: set[str]) -> None:
+               live: set[str], untouched: set[str]) -> None:
     """Refuse a row the trip changed in place after appending it, or left bound to a local
-    the next trip reads (which could change it there)."""
+    the next trip reads and may change in place there: not one of `untouched`, the locals
+    whose stand-in the trip never updated in place (`h = f(h)` then `out.append(h)`: the
+    next trip rebinds `h`, so the list keeps what it appended, as in NumPy)."""
     for t in found:
         for row, stored, item in t.state.rows:
             if row.value is not stored:
                 raise _refuse("a row updated in place after it was appended")
-            if any((vt is row or vt is item) and name in live for name, vt in end_locals.items()):
+            if any((vt is row or vt is item) and name in live and name not in untouched
+                   for name, vt in end_locals.items()):
                 raise _refuse("a row appended and kept for the next trip")
 
 

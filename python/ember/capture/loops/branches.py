@@ -25,7 +25,7 @@ from ember.capture.loops.body import (
     loop_head,
     run_span,
 )
-from ember.capture.loops import inputs
+from ember.capture.loops import followers, inputs
 from ember.capture.loops.region import BodyArray, _graph_swapped, bind_cells
 from ember.capture.loops.vectors import VectorVariable
 from ember.capture.variables.masked import MaskedVariable
@@ -175,7 +175,11 @@ def _entries(tx: Interpreter) -> tuple[list[ArrayVariable], list[HeldVector]]:
 
     found: dict[int, ArrayVariable] = {}
     vectors: dict[int, HeldVector] = {}
-    for vt in [*tx.locals.values(), *tx.stack]:
+    held = [*tx.locals.values(), *tx.stack]
+    following = {id(vt) for vt in followers.derived(held, tx.graph)}  # slices of their stand-ins
+    for vt in held:
+        if id(vt) in following:
+            continue
         if isinstance(vt, VectorVariable) and id(vt) not in vectors:
             vectors[id(vt)] = (vt, [ArrayVariable(e) for e in vt.elements])
             continue
@@ -251,6 +255,8 @@ def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVect
         param = region.add_input(v.dtype, v.shape, weak=v.weak, scalar=v.scalar)
         mutable = bool(v.shape) and (vt.is_fresh(tx) or vt.is_mutable_input(tx))
         inner[id(vt)] = BodyArray(param, mutable)
+    followers.stand_ins(tx, followers.derived([*tx.locals.values(), *tx.stack], tx.graph),
+                        inner)
     for vector, elements in vectors:
         if isinstance(vector, MaskedVariable):
             values, mask = (inner[id(e)].value for e in elements)

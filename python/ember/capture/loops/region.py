@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ember.capture.breaks import graph_break
-from ember.capture.loops import (appends, inputs, intervals, mixed_picks, swaps, vectors,
-                                  windows, zipped)
+from ember.capture.loops import (appends, followers, inputs, intervals, mixed_picks, swaps,
+                                  vectors, windows, zipped)
 from ember.capture.loops.body import RERUN
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
@@ -115,6 +115,9 @@ class Trace:
     # pseudo-local, and a tuple's length.
     returned_arrays: dict[str, VariableTracker] = field(default_factory=dict)
     returned_tuple: int | None = None
+    # Locals holding slices of another local's array: no parameters, but slices of its
+    # stand-in (`loops/followers.py`).
+    following: dict[str, Any] = field(default_factory=dict)
 
 
 def _go_value(region: Graph, vt: VariableTracker) -> Value | None:
@@ -276,6 +279,7 @@ def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
     after = set(live_locals_at(tx.code, tx.instructions[exit_index].offset))
     unbound = first_assigned.first_assigned(tx, stored - set(targets), live)
     trace = Trace(region, region.add_input(np.int64, (), weak=True))
+    trace.following = followers.following(tx, start, exit_index)
     by_tracker = build_groups(tx, trace, stored - set(targets), forced)
     intervals.record_body(trace.region, trace.index, trace.groups, iterator, bounds, stored)
     item = _item(tx, iterator, trace, by_tracker)
@@ -283,6 +287,7 @@ def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
     for group in trace.groups:
         for name in group.names:
             tx.locals[name] = group.inner
+    bound_views = followers.bind(tx, trace.following, trace.groups)
     tx.stack.append(item)
     appends.substitute(tx, found)
     bind_cells(tx)
@@ -302,7 +307,10 @@ def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
         tx.stack[:] = saved_stack
         tx.ip = saved_ip
 
-    appends.check_rows(found, end_locals, live)
+    followers.check_kept(bound_views, end_locals)
+    untouched = {name for g in trace.groups if g.inner.value is g.param  # type: ignore[attr-defined]
+                 for name in g.names}
+    appends.check_rows(found, end_locals, live, untouched)
     if appends.learned(found):
         return {}
     counts = appends.final_counts(found, end_locals)
@@ -373,6 +381,8 @@ def build_groups(tx: Interpreter, trace: Trace, stored: set[str], forced: dict[s
         tx.locals[RERUN] = unset
     by_tracker: dict[int, Group] = {}
     for name, vt in tx.locals.items():
+        if name in trace.following:
+            continue
         group = by_tracker.get(id(vt))
         if group is not None and not _immutable(group.initial):
             group.names.append(name)
@@ -397,7 +407,7 @@ def build_groups(tx: Interpreter, trace: Trace, stored: set[str], forced: dict[s
             mixed_picks.note_param(region, param, group.still_python)
         group.private = isinstance(vt, ArrayVariable) and initial.shape != () and (
             vt.private if isinstance(vt, BodyArray) else vt.is_fresh(tx)) and (
-            not swaps.held_elsewhere(tx, vt))
+            not swaps.held_elsewhere(tx, vt)) and not getattr(vt, "follows_base", False)
         group.inner.private = group.private  # type: ignore[attr-defined]
         by_tracker.setdefault(id(vt), group)
         trace.groups.append(group)
@@ -560,7 +570,8 @@ def _collect(trace: Trace, end_locals: dict[str, VariableTracker], stored: set[s
         _swap_in_place(region, trace.groups, swapped)
     _refuse_first_assigned(min((name for name in stored - targets if name in live
                                 and name not in unbound
-                                and not any(name in g.names for g in trace.groups)),
+                                and not any(name in g.names for g in trace.groups)
+                                and name not in trace.following),
                                default=None))
     return retrace
 

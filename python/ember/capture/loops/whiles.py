@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ember.capture.breaks import graph_break
-from ember.capture.loops import inputs
+from ember.capture.loops import followers, inputs
 from ember.capture.loops.body import GO, Body, enclosing_body, loop_head, step_instruction
 from ember.capture.loops.region import (
     Trace,
@@ -86,11 +86,13 @@ def _capture_while(tx: Interpreter, top: int, exit_index: int) -> None:
         typed = ranges.start_typed_flags(tx, forced, top, exit_index)
         region = tx.graph.region("loop")
         trace = Trace(region, region.add_input(np.int64, (), weak=True))
+        trace.following = followers.following(tx, top, exit_index)
         build_groups(tx, trace, stored, forced)
         saved_locals, saved_stack = dict(tx.locals), list(tx.stack)
         for group in trace.groups:
             for name in group.names:
                 tx.locals[name] = group.inner
+        bound_views = followers.bind(tx, trace.following, trace.groups)
         bind_cells(tx)
         bound = inputs.bind(tx)
         tx.locals[GO] = ConstantVariable(True)
@@ -113,6 +115,7 @@ def _capture_while(tx: Interpreter, top: int, exit_index: int) -> None:
             bind_cells(tx)
         if trace.go is None:
             raise graph_break("loop_body", what="a while loop that never ends")
+        followers.check_kept(bound_views, end_locals)
         returning = {n: end_locals.pop(n) for n in returns.PSEUDO if n in end_locals}
         forced = _collect(trace, end_locals, stored, live, after, set())
         if not forced:

@@ -324,8 +324,9 @@ class ArrayVariable(VariableTracker):
             raise graph_break("data_dependent_value",
                               what=f"indexing {self.describe()} with a run-time int")
         try:
+            api_index = to_api(index)
             result = call_numpy_api("indexing", numpy_api.getitem, tx.graph, self.value,
-                                    to_api(index))
+                                    api_index)
         except Unsupported as exc:
             # A slice the graph cannot size from its symbols (`x[::2]` of a symbolic axis):
             # taken by the entry where `x` is an argument.
@@ -335,7 +336,10 @@ class ArrayVariable(VariableTracker):
             if view is None:
                 raise
             return view
-        return wrap_api_result(result)
+        from ember.capture.variables import views
+
+        view = views.follows(self, api_index, result, tx.tracer)
+        return view if view is not None else wrap_api_result(result)
 
     def setitem(self, tx: Interpreter, index: VariableTracker, value: VariableTracker) -> None:
         if type(value) is ArrayVariable and value.value.shape == () and (
@@ -425,6 +429,18 @@ class ArrayVariable(VariableTracker):
 
     def update_in_place(self, value: Value) -> None:
         self.value = value
+        self.notify_followers()
+
+    @property
+    def followers(self) -> list[Any]:
+        """Weak references to the slices of this array that follow it (`views.SliceView`)."""
+        return self.__dict__.setdefault("_followers", [])
+
+    def notify_followers(self) -> None:
+        from ember.capture.variables.views import alive
+
+        for view in alive(self):
+            view.follow()
 
 
 class ArrayMethodVariable(VariableTracker):
@@ -531,7 +547,7 @@ class NumpyFunctionVariable(VariableTracker):
         counted = nonzero.numpy_call(tx, self.fn, args, kwargs)
         if counted is not None:
             return counted
-        reduced = masked.numpy_call(tx, self.fn, args, kwargs)
+        reduced = masked.numpy_call(tx, self.fn, args, kwargs, self.handler)
         if reduced is not None:
             return reduced
         out = kwargs.get("out")

@@ -5,7 +5,8 @@ It never becomes an array of the graph. It is kept as the array's values in thei
 mask, and what users do with a selection is expressed on those: arithmetic with scalars or
 with one value per selected row (`x[m] * 2`, `x[m] += v`), reductions (`x[m].sum()`,
 `np.mean(x[m])`, `x[m].max(axis=0)`: the unselected places replaced by the reduction's
-identity; `var`/`std` as NumPy's two passes, the deviations of unselected places zero), assignment back through the same mask (`x[m] = x[m] * 2`: `where`), and its
+identity; elementwise ufuncs that raise no flag at 1, `np.maximum(x[m], 1e-12)`,
+`np.log(x[m])`, computed with 1 in the unselected places; `var`/`std` as NumPy's two passes, the deviations of unselected places zero), assignment back through the same mask (`x[m] = x[m] * 2`: `where`), and its
 length (`len(x[m])`, `.shape`, `.size`: a Python int counted from the mask, as for
 `np.nonzero`). Anything else (indexing it, passing it to other functions) is a graph break."""
 
@@ -355,11 +356,23 @@ def _raise_if_empty(graph: Graph, selection: MaskedVariable) -> None:
     graph.op("load", [flat, index])
 
 
+# Ufuncs of selections (`np.maximum(Q[P > 0], 1e-12)`, `np.log(x[m])`): computed on every
+# place, the unselected ones holding 1 first, where none of these raises a flag NumPy's
+# selected elements alone would not.
+_SELECTION_UFUNCS = (np.maximum, np.minimum, np.fmax, np.fmin, np.absolute, np.negative,
+                     np.square, np.exp, np.log, np.log2, np.log10, np.log1p, np.sqrt, np.sin,
+                     np.cos, np.tanh, np.floor, np.ceil, np.rint, np.sign)
+
+
 def numpy_call(tx: Interpreter, fn: Any, args: list[VariableTracker],
-               kwargs: dict[str, VariableTracker]) -> VariableTracker | None:
-    """`np.sum(selection)`, `np.mean(...)`, ...; None when no argument is a selection."""
+               kwargs: dict[str, VariableTracker], handler: Any = None
+               ) -> VariableTracker | None:
+    """`np.sum(selection)`, `np.mean(...)`, `np.maximum(selection, 0.0)`, ...; None when no
+    argument is a selection."""
     if not any(isinstance(a, MaskedVariable) for a in [*args, *kwargs.values()]):
         return None
+    if fn in _SELECTION_UFUNCS and handler is not None and not kwargs:
+        return _ufunc(tx, fn, handler, args)
     names = {np.sum: "sum", np.prod: "prod", np.max: "max", np.min: "min", np.amax: "max",
              np.amin: "min", np.any: "any", np.all: "all", np.mean: "mean", np.var: "var",
              np.std: "std"}
@@ -367,3 +380,23 @@ def numpy_call(tx: Interpreter, fn: Any, args: list[VariableTracker],
     if name is None or not args or not isinstance(args[0], MaskedVariable):
         raise _refuse(f"np.{getattr(fn, '__name__', fn)}")
     return reduce(tx, name, args[0], args[1:], kwargs)
+
+
+def _ufunc(tx: Interpreter, fn: Any, handler: Any, args: list[VariableTracker]
+           ) -> MaskedVariable:
+    """A ufunc of selections under one mask and of operands the same for every selected
+    element: a selection under that mask."""
+    mask = next(a.mask for a in args if isinstance(a, MaskedVariable))
+    first = next(a for a in args if isinstance(a, MaskedVariable))
+    rows = first.values.ndim - mask.ndim
+    operands = []
+    for a in args:
+        if isinstance(a, MaskedVariable):
+            if not same_mask(a.mask, mask):
+                raise _refuse(f"np.{fn.__name__} with another mask")
+            one = True if a.values.dtype == np.bool_ else 1
+            operands.append(a.selected(tx.graph, one))
+        else:
+            operands.append(_operand(tx, a, mask, rows))
+    result = call_numpy_api(f"np.{fn.__name__}", handler, tx.graph, *operands)
+    return MaskedVariable(result, mask)
