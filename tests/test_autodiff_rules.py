@@ -78,6 +78,7 @@ BINARY = {
     "div": lambda x, y: x / y, "pow": lambda x, y: x ** y, "maximum": np.maximum,
     "minimum": np.minimum, "fmax": np.fmax, "fmin": np.fmin, "arctan2": np.arctan2,
     "hypot": np.hypot, "logaddexp": np.logaddexp, "mod": lambda x, y: np.mod(x * 3, y),
+    "fmod": lambda x, y: np.fmod(x * 3 - 1.5, y),
     "rsub_const": lambda x, y: 2.0 - x * y, "pow_const": lambda x, y: x ** 3 + y ** 0.5,
 }
 

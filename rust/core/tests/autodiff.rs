@@ -151,7 +151,7 @@ fn binary_differentiable(op: ir::BinaryOp) -> bool {
         Add | Sub | Mul | Div | Pow | Maximum | Minimum | Fmax | Fmin | Arctan2 | Hypot
         | Logaddexp => true,
         // Checked where the quotient is away from its jumps, in the Python rules' tests.
-        Mod | Copysign => false,
+        Mod | Fmod | Copysign => false,
         Floordiv | Eq | Ne | Lt | Le | Gt | Ge | LogicalAnd | LogicalOr | LogicalXor
         | BitwiseAnd | BitwiseOr | BitwiseXor | LeftShift | RightShift => false,
     }

@@ -64,6 +64,8 @@ impl Emitter<'_, '_> {
                 Logaddexp => self.logaddexp(x, y, ty, mode),
                 Floordiv => self.float_divmod(x, y, ty, true),
                 Mod => self.float_divmod(x, y, ty, false),
+                // C's fmod (exact; NaN and the invalid flag for a zero divisor or inf dividend).
+                Fmod => self.libm("fmod", &[x, y], ty),
                 LogicalAnd | LogicalOr | LogicalXor | BitwiseAnd | BitwiseOr | BitwiseXor
                 | LeftShift | RightShift => panic!("{op:?} of {ty} reached codegen"),
             };
@@ -130,6 +132,7 @@ impl Emitter<'_, '_> {
             BitwiseXor | LogicalXor => self.b.ins().bxor(x, y),
             Eq | Ne | Lt | Le | Gt | Ge => self.b.ins().icmp(icc(op), x, y),
             Floordiv | Mod => self.int_divmod(x, y, ty, op == Floordiv),
+            Fmod => self.int_fmod(x, y, ty),
             LeftShift | RightShift => {
                 let bits = (ty.size() * 8) as i64;
                 let t = cl_type(ty, Mode::Scalar);
@@ -268,6 +271,27 @@ impl Emitter<'_, '_> {
             let r = self.b.ins().select(adj, r1, r);
             self.b.ins().select(unsafe_y, zero, r)
         }
+    }
+
+    /// NumPy's integer `fmod`: C's truncated remainder (the dividend's sign); 0 with the
+    /// divide-by-zero flag for a zero divisor, 0 for `MIN % -1` (which would trap).
+    fn int_fmod(&mut self, x: Value, y: Value, ty: Scalar) -> Value {
+        let t = cl_type(ty, Mode::Scalar);
+        let zero = self.b.ins().iconst(t, 0);
+        let one = self.b.ins().iconst(t, 1);
+        let y0 = self.b.ins().icmp(IntCC::Equal, y, zero);
+        let y0 = self.raising_flag(y0, FlagOp::Divide, ty, Mode::Scalar);
+        if ty.is_unsigned() {
+            let ys = self.b.ins().select(y0, one, y);
+            let r = self.b.ins().urem(x, ys);
+            return self.b.ins().select(y0, zero, r);
+        }
+        let m1 = self.b.ins().iconst(t, -1);
+        let ym1 = self.b.ins().icmp(IntCC::Equal, y, m1);
+        let unsafe_y = self.b.ins().bor(y0, ym1);
+        let ys = self.b.ins().select(unsafe_y, one, y);
+        let r = self.b.ins().srem(x, ys);
+        self.b.ins().select(unsafe_y, zero, r)
     }
 
     /// `cond` (an integer comparison of `ty`'s lanes) recomputed through a float operation

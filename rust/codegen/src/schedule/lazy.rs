@@ -209,7 +209,7 @@ fn unary_cost(op: kernel::UnaryOp) -> usize {
 fn binary_cost(op: kernel::BinaryOp) -> usize {
     use kernel::BinaryOp::*;
     match op {
-        Pow | Arctan2 | Hypot | Logaddexp | Mod | Floordiv => LIBM_COST,
+        Pow | Arctan2 | Hypot | Logaddexp | Mod | Fmod | Floordiv => LIBM_COST,
         _ => 1,
     }
 }

@@ -68,8 +68,8 @@ pub fn binary_loop(op: BinaryOp, a: DType, b: DType) -> Result<DType> {
             "sub of two bools is not supported (NumPy: use logical_xor or bitwise_xor instead)",
         )),
         Add | Sub | Mul | Maximum | Minimum | Fmax | Fmin => Ok(p),
-        Floordiv | Mod | Pow if p == DType::Bool => Ok(DType::I8),
-        Floordiv | Mod | Pow => Ok(p),
+        Floordiv | Mod | Fmod | Pow if p == DType::Bool => Ok(DType::I8),
+        Floordiv | Mod | Fmod | Pow => Ok(p),
         Div if p.is_float() => Ok(p),
         Div => Ok(DType::F64),
         // NumPy picks the smallest float loop both operands cast to safely, which is not always

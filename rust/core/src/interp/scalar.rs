@@ -279,6 +279,9 @@ pub fn binary(op: BinaryOp, dt: DType, a: Elem, b: Elem) -> Result<Elem> {
                     Mul => x.wrapping_mul(y),
                     Floordiv => int_divmod(x, y).0,
                     Mod => int_divmod(x, y).1,
+                    // C's truncated remainder, the dividend's sign; by 0 (and MIN by -1): 0.
+                    Fmod if y == 0 || y == -1 => 0,
+                    Fmod => x % y,
                     Pow => int_pow(x, y)?,
                     Maximum | Fmax => x.max(y),
                     Minimum | Fmin => x.min(y),
@@ -346,6 +349,8 @@ fn float_binary(op: BinaryOp, dt: DType, x: f64, y: f64) -> f64 {
         Div => x / y,
         Floordiv => float_divmod(dt, x, y).0,
         Mod => float_divmod(dt, x, y).1,
+        // C's fmod: exact, of the dividend's sign (Rust's `%` of floats).
+        Fmod => x % y,
         Pow => x.powf(y),
         // NaN propagates; on ties (0.0 and -0.0) NumPy returns the second operand.
         Maximum => {

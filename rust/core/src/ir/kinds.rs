@@ -109,6 +109,7 @@ op_kinds!(
         Div => "div" ("true_divide"),
         Floordiv => "floordiv" ("floor_divide"),
         Mod => "mod" ("remainder"),
+        Fmod => "fmod",
         Pow => "pow" ("power"),
         Maximum => "maximum",
         Minimum => "minimum",
@@ -244,9 +245,9 @@ impl BinaryOp {
         use BinaryOp::*;
         match self {
             Eq | Ne | Lt | Le | Gt | Ge | LogicalAnd | LogicalOr | LogicalXor => true,
-            Add | Sub | Mul | Div | Floordiv | Mod | Pow | Maximum | Minimum | Fmax | Fmin
-            | Arctan2 | Hypot | Copysign | Logaddexp | BitwiseAnd | BitwiseOr | BitwiseXor
-            | LeftShift | RightShift => false,
+            Add | Sub | Mul | Div | Floordiv | Mod | Fmod | Pow | Maximum | Minimum | Fmax
+            | Fmin | Arctan2 | Hypot | Copysign | Logaddexp | BitwiseAnd | BitwiseOr
+            | BitwiseXor | LeftShift | RightShift => false,
         }
     }
 }

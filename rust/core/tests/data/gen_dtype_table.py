@@ -32,7 +32,7 @@ UNARY = {
 }  # fmt: skip
 BINARY = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
-    "floordiv": np.floor_divide, "mod": np.remainder, "pow": np.power,
+    "floordiv": np.floor_divide, "mod": np.remainder, "fmod": np.fmod, "pow": np.power,
     "maximum": np.maximum, "minimum": np.minimum, "fmax": np.fmax, "fmin": np.fmin,
     "arctan2": np.arctan2, "hypot": np.hypot, "copysign": np.copysign,
     "logaddexp": np.logaddexp, "eq": np.equal,

@@ -214,6 +214,18 @@ pub fn binary(
             };
             (Some(g), gy)
         }
+        // fmod(x, y) = x - trunc(x / y) * y.
+        Fmod => {
+            let gy = if wy {
+                let d = e.binary(Div, x, y)?;
+                let q = e.unary(UnaryOp::Trunc, d)?;
+                let t = e.mul(g, q)?;
+                Some(e.neg(t)?)
+            } else {
+                None
+            };
+            (Some(g), gy)
+        }
         Floordiv => (None, None),
         Eq | Ne | Lt | Le | Gt | Ge | LogicalAnd | LogicalOr | LogicalXor | BitwiseAnd
         | BitwiseOr | BitwiseXor | LeftShift | RightShift => (None, None),
