@@ -45,7 +45,9 @@ def median_time(fn, inputs, budget: float = 1.0, repeats: int = 15) -> float:
 
 
 def _leaves(x):
-    return [leaf for item in x for leaf in _leaves(item)] if isinstance(x, tuple) else [x]
+    if isinstance(x, dict):
+        return [leaf for key in sorted(x) for leaf in _leaves(x[key])]
+    return [leaf for item in x for leaf in _leaves(item)] if isinstance(x, (tuple, list)) else [x]
 
 
 def agrees(fn, contender, inputs) -> bool:

@@ -1,6 +1,6 @@
 """Kernels written the way NumPy users write them (`user_kernels*.py`),
 run verbatim under `ember.compile` on both backends against plain NumPy: results (values,
-dtype, shape, Python type) and every input's state afterwards, on two calls (the second a
+dtype, shape, Python type; tuples, lists and dicts item by item) and every input's state afterwards, on two calls (the second a
 cache hit)."""
 
 from __future__ import annotations
@@ -18,6 +18,10 @@ def _same(got, want) -> str | None:
         if type(got) is not type(want) or len(got) != len(want):
             return f"{got!r} is not a {type(want).__name__} like {want!r}"
         return next((d for g, w in zip(got, want) if (d := _same(g, w))), None)
+    if type(want) is dict:  # so is a dict of results, key by key
+        if type(got) is not dict or list(got) != list(want):
+            return f"{got!r} is not a dict like {want!r}"
+        return next((f"[{k!r}] {d}" for k in want if (d := _same(got[k], want[k]))), None)
     if type(got) is not type(want):
         return f"type {type(got).__name__}, want {type(want).__name__}"
     if isinstance(want, (np.ndarray, np.generic)):
