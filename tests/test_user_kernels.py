@@ -1,7 +1,7 @@
 """Kernels written the way NumPy users write them (`user_kernels*.py`),
 run verbatim under `ember.compile` on both backends against plain NumPy: results (values,
-dtype, shape, Python type; tuples, lists and dicts item by item) and every input's state afterwards, on two calls (the second a
-cache hit)."""
+dtype, shape, Python type; tuples, lists and dicts item by item) and every input's state
+afterwards, on two calls (the second a cache hit)."""
 
 from __future__ import annotations
 
@@ -31,8 +31,8 @@ def _same(got, want) -> str | None:
         if not np.allclose(got, want, rtol=tol, atol=tol, equal_nan=True):
             return f"values {got!r}, want {want!r}"
         return None
-    if want is None:
-        return None if got is None else f"{got!r}, want None"
+    if want is None or isinstance(want, str):
+        return None if got == want else f"{got!r}, want {want!r}"
     return None if np.isclose(got, want, rtol=1e-9) else f"{got!r}, want {want!r}"
 
 
