@@ -123,6 +123,25 @@ NOT_YET_NATIVE = {
     "lanczos": "`break` on `b < 1e-12` and `V[:, :j + 1]` whose size changes with the loop "
                "index",
     "gmres_small": "np.zeros(k + 1) where `k` is set by a `break` on data",
+    "kosaraju_scc": "`order.append(v)` inside a `while` nested in a `while`: appends in a "
+                    "loop whose trip count only the run time knows",
+    "edmonds_karp": "`while True:` at the frame's level left by a `break`, around a `while` "
+                    "whose test reads the data (`parent[sink] == -1`)",
+    "dag_longest_path": "`queue.pop()` and `queue.append(v)`: a Python list used as a stack, "
+                        "whose length only the data knows",
+    "rle_decode": "np.empty(int(counts.sum())): an array whose length only the data knows, "
+                  "filled at slices with run-time bounds",
+    "theil_sen": "np.median of a list built by conditional appends",
+    "csr_spgemm": "`c_idx.append(j)` in a loop nested in the row loop: appends in a loop "
+                  "whose trip count only the run time knows",
+    "simplex_max": "`basis[row] = col`: a store into a Python list at an index the data gives",
+    "projected_gradient_simplex": "`np.nonzero(...)[0][-1]`: indexing np.nonzero's index "
+                                  "array, whose length only the data knows",
+    "best_split": "`best_threshold` is None before the loop and a NumPy float after a "
+                  "branch, and `_gini` returns `0.0` on one path and a NumPy scalar on the "
+                  "other: types that differ between paths",
+    "isolation_path_lengths": "`_c_factor` returns `0.0` on one path and a NumPy scalar on "
+                              "the other: types that differ between paths",
     "golden_section_min": "`while abs(b - a) > tol` with a branch on data: the test compares "
                           "NumPy scalars in Python",
 }
