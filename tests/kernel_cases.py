@@ -256,7 +256,7 @@ def _maze(rng, n):
 
 
 def _undirected(rng, n):
-    a = np.triu(rng.random((n, n)) < 0.25, 1)
+    a = np.triu(rng.random((n, n)) < 4.0 / n, 1)
     return (a | a.T).astype(np.int64), 3
 
 
@@ -820,7 +820,7 @@ CASES = [
     ("astar_grid", Gr.astar_grid, lambda r, s: _maze(r, 10 * s)),
     ("dag_longest_path", Gr.dag_longest_path,
      lambda r, s: (np.triu(r.random((12 * s, 12 * s)) * (r.random((12 * s, 12 * s)) < 0.3), 1),)),
-    ("k_core", Gr.k_core, lambda r, s: _undirected(r, 12 * s)),
+    ("k_core", Gr.k_core, lambda r, s: _undirected(r, 40 * s)),
     ("tea_encrypt", Cd.tea_encrypt, lambda r, s: (r.integers(0, 2**32, (50 * s, 2), dtype=np.uint32),
                                                   r.integers(0, 2**32, 4, dtype=np.uint32))),
     ("xtea_encrypt", Cd.xtea_encrypt, lambda r, s: (r.integers(0, 2**32, (50 * s, 2), dtype=np.uint32),
