@@ -24,6 +24,12 @@ import user_kernels_geometry as Ge
 import user_kernels_learning as Le
 import user_kernels_algorithms as Al
 import user_kernels_numerics as Nu
+import user_kernels_layers as Ly
+import user_kernels_graphs as Gr
+import user_kernels_codes as Cd
+import user_kernels_stats as St
+import user_kernels_solvers as Sv
+import user_kernels_vision as Vi
 
 
 def _spd(rng, n):
@@ -223,6 +229,86 @@ def _tsp(rng, s):
 
 def _prices(rng, n):
     return 100 * np.exp(np.cumsum(0.01 * rng.standard_normal(n)))
+
+
+def _f32s(rng, *shapes):
+    return tuple(rng.standard_normal(shape).astype(np.float32) for shape in shapes)
+
+
+def _mha(rng, s):
+    return (*_f32s(rng, (8 * s, 32)), *(0.2 * w for w in _f32s(rng, *[(32, 32)] * 4)), 4)
+
+
+def _mlp2(rng, s):
+    return (rng.standard_normal((32 * s, 16)), rng.standard_normal((32 * s, 4)),
+            0.3 * rng.standard_normal((16, 32)), np.zeros(32), 0.3 * rng.standard_normal((32, 4)),
+            np.zeros(4))
+
+
+def _capacity(rng, n):
+    return ((rng.integers(1, 20, (n, n)) * (rng.random((n, n)) < 0.3)).astype(np.int64), 0, n - 1)
+
+
+def _maze(rng, n):
+    grid = rng.random((n, n)) < 0.2
+    grid[0, 0] = grid[-1, -1] = False
+    return grid, 0, 0, n - 1, n - 1
+
+
+def _undirected(rng, n):
+    a = np.triu(rng.random((n, n)) < 4.0 / n, 1)
+    return (a | a.T).astype(np.int64), 3
+
+
+def _csr_dd(rng, n):
+    dense = rng.random((n, n)) * (rng.random((n, n)) < 0.2) + n * np.eye(n)
+    rows, cols = np.nonzero(dense)
+    indptr = np.concatenate([[0], np.cumsum((dense != 0).sum(axis=1))]).astype(np.int64)
+    return indptr, cols.astype(np.int64), dense[rows, cols], rng.random(n)
+
+
+def _spgemm(rng, n):
+    a_val, a_idx, a_ptr = _csr(rng, n)
+    b_val, b_idx, b_ptr = _csr(rng, n)
+    return a_ptr, a_idx, a_val, b_ptr, b_idx, b_val, n
+
+
+def _simplex(rng, s):
+    m, n = 2 + s, 3 + s
+    return rng.random(n) + 0.1, rng.random((m, n)) + 0.1, rng.random(m) + 1.0
+
+
+def _transport(rng, s):
+    n = 20 * s
+    x, y = np.sort(rng.random(n)), np.sort(rng.random(n))
+    a, b = rng.random(n) + 0.1, rng.random(n) + 0.1
+    return a / a.sum(), b / b.sum(), (x[:, None] - y[None, :]) ** 2, 0.05
+
+
+def _tree(rng, depth, n_features):
+    n = 2 ** (depth + 1) - 1
+    internal = np.arange(n) < 2 ** depth - 1
+    left = np.where(internal, 2 * np.arange(n) + 1, -1)
+    right = np.where(internal, 2 * np.arange(n) + 2, -1)
+    return rng.integers(0, n_features, n), rng.random(n), left, right
+
+
+def _tree_predict(rng, s):
+    feature, threshold, left, right = _tree(rng, 5, 4)
+    return rng.random((50 * s, 4)), feature, threshold, left, right, rng.standard_normal(len(left))
+
+
+def _iforest(rng, s):
+    trees = [_tree(rng, 4, 3) for _ in range(5)]
+    feature, threshold, left, right = (np.stack(parts) for parts in zip(*trees))
+    return (rng.random((40 * s, 3)), feature, threshold, left, right,
+            rng.integers(1, 20, left.shape))
+
+
+def _bimodal(rng, s):
+    img = np.where(rng.random((16 * s, 16 * s)) < 0.4, rng.normal(60, 15, (16 * s, 16 * s)),
+                   rng.normal(180, 20, (16 * s, 16 * s)))
+    return (np.clip(img, 0, 255).astype(np.uint8),)
 
 
 # scale 1: small sizes for tests; benches use larger scales.
@@ -708,4 +794,78 @@ CASES = [
     ("lanczos_gamma", Nu.lanczos_gamma, lambda r, s: (r.random(50 * s) * 6 - 2.5,)),
     ("erf_series", Nu.erf_series, lambda r, s: (r.random(50 * s) * 2 - 1, 20)),
     ("legendre_table", Nu.legendre_table, lambda r, s: (np.linspace(-1, 1, 50 * s), 8)),
+    ("group_norm", Ly.group_norm,
+     lambda r, s: (*_f32s(r, (2, 8, 6 * s, 6 * s), (8,), (8,)), 4)),
+    ("instance_norm_backward", Ly.instance_norm_backward,
+     lambda r, s: _f32s(r, (2, 4, 8 * s, 8 * s), (2, 4, 8 * s, 8 * s))),
+    ("rms_norm_fwd_bwd", Ly.rms_norm_fwd_bwd, lambda r, s: _f32s(r, (16 * s, 64), (64,), (16 * s, 64))),
+    ("rotary_embedding", Ly.rotary_embedding, lambda r, s: _f32s(r, (32 * s, 64))),
+    ("masked_mha", Ly.masked_mha, _mha),
+    ("softmax_cross_entropy", Ly.softmax_cross_entropy,
+     lambda r, s: (*_f32s(r, (32 * s, 10)), r.integers(0, 10, 32 * s).astype(np.int32))),
+    ("embedding_backward", Ly.embedding_backward,
+     lambda r, s: (r.integers(0, 50, (4, 8 * s)), *_f32s(r, (4, 8 * s, 16)), 50)),
+    ("maxpool_backward", Ly.maxpool_backward,
+     lambda r, s: (r.random((2, 3, 8 * s, 8 * s)), r.random((2, 3, 4 * s, 4 * s)))),
+    ("adamw", Ly.adamw, lambda r, s: _f32s(r, (100 * s,), (10, 100 * s))),
+    ("dropout_fwd_bwd", Ly.dropout_fwd_bwd,
+     lambda r, s: (*_f32s(r, (64 * s, 32)), (r.random((64 * s, 32)) < 0.5).astype(np.float32),
+                   *_f32s(r, (64 * s, 32)))),
+    ("activations", Ly.activations, lambda r, s: _f32s(r, (1000 * s,))),
+    ("mlp2_backward", Ly.mlp2_backward, _mlp2),
+    ("union_find", Gr.union_find, lambda r, s: (30 * s, r.integers(0, 30 * s, (20 * s, 2)))),
+    ("tarjan_scc", Gr.tarjan_scc, lambda r, s: (r.random((12 * s, 12 * s)) < 0.1,)),
+    ("kosaraju_scc", Gr.kosaraju_scc, lambda r, s: (r.random((12 * s, 12 * s)) < 0.1,)),
+    ("edmonds_karp", Gr.edmonds_karp, lambda r, s: _capacity(r, 10 * s)),
+    ("astar_grid", Gr.astar_grid, lambda r, s: _maze(r, 10 * s)),
+    ("dag_longest_path", Gr.dag_longest_path,
+     lambda r, s: (np.triu(r.random((12 * s, 12 * s)) * (r.random((12 * s, 12 * s)) < 0.3), 1),)),
+    ("k_core", Gr.k_core, lambda r, s: _undirected(r, 40 * s)),
+    ("tea_encrypt", Cd.tea_encrypt, lambda r, s: (r.integers(0, 2**32, (50 * s, 2), dtype=np.uint32),
+                                                  r.integers(0, 2**32, 4, dtype=np.uint32))),
+    ("xtea_encrypt", Cd.xtea_encrypt, lambda r, s: (r.integers(0, 2**32, (50 * s, 2), dtype=np.uint32),
+                                                    r.integers(0, 2**32, 4, dtype=np.uint32))),
+    ("rc4_keystream", Cd.rc4_keystream, lambda r, s: (r.integers(0, 256, 16, dtype=np.uint8), 100 * s)),
+    ("crc32c", Cd.crc32c, lambda r, s: (r.integers(0, 256, 100 * s, dtype=np.uint8),)),
+    ("crc8_blocks", Cd.crc8_blocks, lambda r, s: (r.integers(0, 256, (10 * s, 16), dtype=np.uint8),)),
+    ("lz77_matches", Cd.lz77_matches, lambda r, s: (r.integers(0, 4, 60 * s, dtype=np.uint8),)),
+    ("huffman_code_lengths", Cd.huffman_code_lengths,
+     lambda r, s: (np.minimum(r.geometric(0.2, 200 * s), 255).astype(np.uint8),)),
+    ("xoshiro256ss", Cd.xoshiro256ss,
+     lambda r, s: (r.integers(1, 2**63, (4, 8), dtype=np.uint64), 20 * s)),
+    ("rle_decode", Cd.rle_decode, lambda r, s: (*_f32s(r, (20 * s,)), r.integers(1, 5, 20 * s))),
+    ("kendall_tau", St.kendall_tau, lambda r, s: (r.random(50 * s), r.random(50 * s))),
+    ("spearman", St.spearman, lambda r, s: (r.random(100 * s), r.random(100 * s))),
+    ("ecdf", St.ecdf, lambda r, s: (r.standard_normal(100 * s), r.standard_normal(50 * s))),
+    ("chi_square", St.chi_square, lambda r, s: (r.integers(5, 50, (3 + s, 4 + s)),)),
+    ("theil_sen", St.theil_sen, lambda r, s: (r.random(20 * s), r.random(20 * s))),
+    ("weighted_median", St.weighted_median, lambda r, s: (r.standard_normal(100 * s), r.random(100 * s))),
+    ("online_covariance", St.online_covariance, lambda r, s: (r.standard_normal((50 * s, 4)),)),
+    ("coo_to_csr", Sv.coo_to_csr, lambda r, s: (r.integers(0, 10 * s, 40 * s), r.integers(0, 10 * s, 40 * s),
+                                                r.random(40 * s), 10 * s)),
+    ("csr_transpose", Sv.csr_transpose, lambda r, s: (*_csr(r, 12 * s)[::-1], 12 * s)),
+    ("csr_spgemm", Sv.csr_spgemm, lambda r, s: _spgemm(r, 10 * s)),
+    ("jacobi_csr", Sv.jacobi_csr, lambda r, s: _csr_dd(r, 12 * s)),
+    ("fem_1d_poisson", Sv.fem_1d_poisson,
+     lambda r, s: (np.sort(np.concatenate([[0.0, 1.0], r.random(20 * s - 2)])), r.random(20 * s))),
+    ("multigrid_poisson", Sv.multigrid_poisson, lambda r, s: (r.random(16 * 2 ** s + 1),)),
+    ("fv_minmod", Sv.fv_limited_advection, lambda r, s: (r.random(100 * s), 0.5, 20 * s)),
+    ("fv_superbee", Sv.fv_limited_advection, lambda r, s: (r.random(100 * s), 0.4, 20 * s, "superbee")),
+    ("crank_nicolson", Sv.crank_nicolson, lambda r, s: (r.random(50 * s), 0.4, 10 * s)),
+    ("simplex_max", Sv.simplex_max, _simplex),
+    ("projected_gradient_simplex", Sv.projected_gradient_simplex,
+     lambda r, s: (_spd(r, 10 * s) / (10 * s), r.standard_normal(10 * s))),
+    ("fista_lasso", Sv.fista_lasso,
+     lambda r, s: (r.standard_normal((30 * s, 20 * s)), r.standard_normal(30 * s), 0.1)),
+    ("sinkhorn", Sv.sinkhorn, _transport),
+    ("tree_predict", Vi.tree_predict, _tree_predict),
+    ("best_split", Vi.best_split, lambda r, s: (np.round(r.random(50 * s), 1), r.integers(0, 3, 50 * s), 3)),
+    ("isolation_path_lengths", Vi.isolation_path_lengths, _iforest),
+    ("otsu_threshold", Vi.otsu_threshold, _bimodal),
+    ("bicubic_resize", Vi.bicubic_resize, lambda r, s: (r.random((8 * s, 8 * s)), 12 * s, 10 * s)),
+    ("rotate_nearest", Vi.rotate_nearest, lambda r, s: (r.random((10 * s, 10 * s)).astype(np.float32), 0.3)),
+    ("canny_nms", Vi.canny_nms,
+     lambda r, s: (r.random((10 * s, 10 * s)), r.uniform(-np.pi, np.pi, (10 * s, 10 * s)))),
+    ("median_filter", Vi.median_filter, lambda r, s: (r.random((6 * s, 6 * s)),)),
+    ("hog_cells", Vi.hog_cells, lambda r, s: (r.integers(0, 256, (16 * s, 16 * s), dtype=np.uint8),)),
 ]

@@ -474,3 +474,22 @@ def test_a_loop_that_warns_runs_its_frame_as_python(fn, args):
             warnings.simplefilter("error")
             np.testing.assert_allclose(quiet(*args), expected, rtol=1e-13)
         assert ember.stats()["fp_reruns"] == 2
+
+
+def _masked_softmax(s):
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_exp_far_below_its_range_underflows_as_numpy(dtype, backend):
+    """A fused `exp` of arguments whose result is +0 (a masked softmax's -1e9) gives 0 and
+    NumPy's underflow, wherever such lanes lie in the kernel's vectors and its tail."""
+    for n in (1, 3, 8, 13):
+        for masked in ([0], [n - 1], list(range(0, n, 2)), list(range(n))):
+            s = np.linspace(-3.0, 2.0, 2 * n).reshape(2, n).astype(dtype)
+            s[0, masked] = -1e9
+            s[1, masked] = -1e4
+            for mode in ("raise", "warn", "ignore"):
+                assert_same_fp_behaviour(_masked_softmax, (s,), backend, under=mode)

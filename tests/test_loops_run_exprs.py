@@ -9,6 +9,8 @@ import copy
 import ember
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 def syrk_like(alpha, beta, C, A):
@@ -159,3 +161,37 @@ def test_an_empty_run_raises_numpys_error():
         empty_tail_max(x.copy())
     with pytest.raises(ValueError, match=str(want.value)):
         ember.compile(empty_tail_max)(x.copy())
+
+
+def pair_counts(x, y, t):
+    n = len(x)
+    out = np.zeros((n, 6), dtype=np.int64)
+    for i in range(n - 1):
+        d = np.sign(x[i + 1:] - x[i]) * (y[i + 1:] - y[i])
+        out[i, 0] = np.sum(d > t)
+        out[i, 1] = np.sum(d >= t)
+        out[i, 2] = (d < t).sum()
+        out[i, 3] = np.sum(d <= 0)
+        out[i, 4] = np.sum(x[i + 1:] == x[i])
+        out[i, 5] = np.sum(x[:i] != y[:i])
+    return out
+
+
+@settings(max_examples=40)
+@given(st.integers(2, 40), st.sampled_from([np.float64, np.float32, np.int64]),
+       st.integers(0, 2**32 - 1), st.floats(-1.0, 1.0), st.booleans())
+def test_comparisons_of_run_arithmetic_count_as_numpy(n, dtype, seed, t, nans):
+    """Comparisons of run arithmetic (Kendall's tau's pair counts), summed, stay in the
+    loop op and count as NumPy does: ties, NaN, integer and float32 data."""
+    rng = np.random.default_rng(seed)
+    x = rng.integers(-3, 4, n).astype(dtype)
+    y = rng.integers(-3, 4, n).astype(dtype)
+    if nans and dtype != np.int64:
+        x[rng.integers(0, n)] = np.nan
+    ember.reset()
+    with np.errstate(invalid="ignore"):
+        want = pair_counts(x, y, t)
+        got = ember.compile(pair_counts)(x, y, t)
+    np.testing.assert_array_equal(got, want)
+    stats = ember.stats()
+    assert stats["compiles"] >= 1 and stats["graph_breaks"] == 0, stats["break_reasons"]

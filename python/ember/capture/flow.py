@@ -81,8 +81,12 @@ class FlowOpcodes:
 
     def COMPARE_OP(self, inst: Instruction) -> None:
         b, a = self.pop(), self.pop()
-        found = vectors.binary(self, inst.argval, a, b, inplace=False, stored_back=False,
-                               compare=True)
+        found = None
+        if self.tracer.graph.parent is not None and runs.is_lazy_run(a, b):
+            found = runs.binary(self, inst.argval, a, b)
+        if found is None:
+            found = vectors.binary(self, inst.argval, a, b, inplace=False, stored_back=False,
+                                   compare=True)
         self.push(found if found is not None else operators.compare_op(self, inst.argval, a, b))
 
     def IS_OP(self, inst: Instruction) -> None:

@@ -36,6 +36,7 @@ class Graph:
         # A region (a loop body, an if branch) knows the graph whose op runs it; the entry
         # graph numbers the module's regions so that their names are unique.
         self.parent = parent
+        self.kind: str | None = None  # a region's kind: "loop", "then", "else"...
         self._regions_made = 0
         # The source location capture is at, shared by every graph of the module (see
         # `Node.where`); None outside capture.
@@ -161,7 +162,9 @@ class Graph:
         root = self.root
         name = f"{root.name}_{kind}{root._regions_made}"
         root._regions_made += 1
-        return Graph(name, parent=self)
+        region = Graph(name, parent=self)
+        region.kind = kind
+        return region
 
     def loop(self, lo: Value, hi: Value, step: Value, carried: Sequence[Value],
              invariant: Sequence[Value], body: Graph) -> list[Value]:

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from ember.capture.interpreter import Interpreter
 
 _OPS = {"+": "add", "-": "sub", "*": "mul", "/": "div"}
+# Comparisons give bool elements, which `np.sum` counts (`np.sum(d[i + 1:] * s > 0)`).
+_COMPARISONS = {"<": "lt", "<=": "le", "==": "eq", "!=": "ne", ">": "gt", ">=": "ge"}
 
 
 class _Body:
@@ -253,9 +255,9 @@ def flip(tx: Interpreter, vt: VariableTracker) -> VariableTracker | None:
 
 def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
            ) -> VariableTracker | None:
-    """`a op b` elementwise where an operand is a run or run arithmetic; None when this
-    module has no rule for it (the caller refuses)."""
-    name = _OPS.get(op.rstrip("="))
+    """`a op b` elementwise (arithmetic or a comparison) where an operand is a run or run
+    arithmetic; None when this module has no rule for it (the caller refuses)."""
+    name = _COMPARISONS.get(op) or _OPS.get(op.rstrip("="))
     left, right = _operand(a), _operand(b)
     if name is None or left is None or right is None:
         return None

@@ -336,6 +336,13 @@ def reduce_runs(tx: Interpreter, runs: list[RunVariable]) -> VariableTracker:
     return ArrayVariable(result)
 
 
+def is_lazy_run(*vts: VariableTracker) -> bool:
+    """Whether any of `vts` is a run or run arithmetic (not yet an array)."""
+    from ember.capture.loops import run_exprs
+
+    return any(isinstance(v, (RunVariable, run_exprs.RunExprVariable)) for v in vts)
+
+
 def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker) -> Any:
     """`a @ b` with run operands; None when neither is a run."""
     from ember.capture.loops import run_exprs

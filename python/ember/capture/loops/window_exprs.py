@@ -48,6 +48,10 @@ Element = Callable[[_Body, Value], Value]
 # reductions build from, without dividing a flat position back into coordinates.
 At = Callable[[_Body, list[Value]], Value]
 _OPS = {"+", "-", "*", "/", "//", "%", "**", "&", "|", "^", "<<", ">>"}
+# `v -= w` of whole arrays in a branch of a loop body, `v` at most this long, is an element
+# loop: an array op there makes the branch a graph run on its own (about a microsecond a
+# trip, taken or not), where loads and stores keep the whole loop native.
+_BRANCH_ELEMENTS = 4096
 
 
 class LazyWindowVariable(windows.WindowVariable):
@@ -234,6 +238,8 @@ def _getattr(lazy: ArrayVariable, tx: Interpreter, name: str) -> VariableTracker
         return window_reductions.ReductionMethod(lazy, name)
     if name == "copy":
         return _CopyMethod(lazy)
+    if name == "astype":
+        return _AstypeMethod(lazy)
     if name in ("reshape", "ravel", "flatten") and isinstance(
             lazy, LazyWindowVariable | WindowExprVariable):
         return _ReshapeMethod(lazy, name)
@@ -249,6 +255,33 @@ class _CopyMethod(VariableTracker):
         if args or kwargs:
             return ArrayVariable.getattr(self.lazy, tx, "copy").call(tx, args, kwargs)
         return ArrayVariable(self.lazy.value)
+
+
+class _AstypeMethod(VariableTracker):
+    """`w.astype(dtype)` of a lazy window: each element cast, still lazy (`adj[v].astype(
+    np.int64)` subtracted from an array is one element loop); with other arguments, the
+    array's method."""
+
+    def __init__(self, lazy: ArrayVariable) -> None:
+        self.lazy = lazy
+
+    def call(self, tx: Interpreter, args: list[VariableTracker],
+             kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        from ember.numpy_api.convert import dtype_arg
+
+        dtype = None
+        if len(args) == 1 and not kwargs and args[0].is_constant():
+            try:
+                dtype = dtype_arg(args[0].constant(), "astype")
+            except Exception:  # NumPy's own error, from the array's method
+                dtype = None
+        found = None
+        if dtype is not None:
+            found = _lazy_of(tx, [self.lazy], lambda g, xs: xs[0] if xs[0].dtype == dtype
+                             else g.op("astype", [xs[0]], dtype=dtype))
+        if found is None:
+            return ArrayVariable.getattr(self.lazy, tx, "astype").call(tx, args, kwargs)
+        return found
 
 
 _LAZY = (LazyWindowVariable, WindowExprVariable)
@@ -403,10 +436,12 @@ def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker, *,
 
 def _into_array(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
                 ) -> VariableTracker | None:
-    """`v -= expr` of an array of static shape the frame may update and lazy `expr`: one
-    loop op storing each element into `v` (read only at the element stored), as `store`
-    into a window over all of `v`; None otherwise (the array path runs it)."""
-    if not (isinstance(a, ArrayVariable) and not isinstance(a, _LAZY) and isinstance(b, _LAZY)
+    """`v -= expr` of an array of static shape the frame may update and lazy `expr` (or, in
+    a branch, of a short `v` and any array or number): one loop op storing each element into
+    `v` (read only at the element stored), as `store` into a window over all of `v`; None
+    otherwise (the array path runs it)."""
+    if not (isinstance(a, ArrayVariable) and not isinstance(a, _LAZY)
+            and (isinstance(b, _LAZY) or _short_in_branch(tx, a))
             and a.value.shape and all(isinstance(n, int) for n in a.value.shape)
             and (a.is_fresh(tx) or a.is_mutable_input(tx))):
         return None
@@ -416,6 +451,16 @@ def _into_array(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
     if found is None or not store(tx, a, axes, found):
         return None
     return a
+
+
+def _short_in_branch(tx: Interpreter, a: ArrayVariable) -> bool:
+    """Whether `a` is updated in a branch of a loop body and short enough for an element
+    loop (`_BRANCH_ELEMENTS`)."""
+    graph = tx.graph
+    shape = a.value.shape
+    return (graph.kind in ("then", "else") and graph.parent is not None
+            and graph.parent.kind == "loop" and all(isinstance(n, int) for n in shape)
+            and math.prod(shape) <= _BRANCH_ELEMENTS)
 
 
 def _lazy_of(tx: Interpreter, operands: list[VariableTracker],

@@ -280,6 +280,26 @@ impl Math<'_, '_> {
         self.float_of_bits(&rb)
     }
 
+    /// `r`, having raised the underflow flag where `cond` holds in any lane of the group: one
+    /// product that rounds to +0 (inexact) then, OR-ed into the first value's bits. Each
+    /// tiny product costs the processor's slow path, so the group makes one, not one a lane.
+    pub fn raise_underflow_where(&mut self, r: &[Value], cond: &[Value]) -> Group {
+        let mut any = cond[0];
+        for &c in &cond[1..] {
+            any = self.b.ins().bor(any, c);
+        }
+        let zero = self.c(0.0);
+        let tiny = self.c(2f64.powi(if self.is_f64() { -600 } else { -80 }));
+        let t = self.pick(&[any], &tiny[..1], &zero[..1]);
+        let u = self.fmul(&t, &tiny[..1]);
+        let mut out = r.to_vec();
+        let rb = self.bits(&out[..1]);
+        let ub = self.bits(&u);
+        let rb = self.bor(&rb, &ub);
+        out[0] = self.float_of_bits(&rb)[0];
+        out
+    }
+
     /// The sign bit of `sign` on the magnitude of `mag`.
     pub fn copysign(&mut self, mag: &[Value], sign: &[Value]) -> Group {
         let signbit = if self.is_f64() {
