@@ -9,6 +9,7 @@
 
 pub(crate) mod binary;
 mod build;
+mod masks;
 pub(crate) mod expr;
 pub(crate) mod math;
 mod pairwise;

@@ -429,8 +429,14 @@ impl Emitter<'_, '_> {
     /// vectors where the nodes it computes (the staged ones are leaves) and the sink have a
     /// vector form and the buffers are contiguous, the rest one by one.
     pub(crate) fn sweep(&mut self, root: usize, from: Value, to: Value, sink: Sink) {
+        // Bools are stored from masks of the stage's own width (`put_masks`).
+        let bools = match sink {
+            Sink::Buffer(b) => self.k.buffers[b].dtype == Scalar::Bool,
+            Sink::Scratch { .. } => false,
+        };
         let mode = match sink {
             Sink::Buffer(b) if self.k.buffers[b].inner == InnerAccess::Row => Mode::Scalar,
+            Sink::Buffer(_) if bools => self.stage_mode(root, None),
             Sink::Buffer(b) => self.stage_mode(root, Some(self.k.buffers[b].dtype)),
             Sink::Scratch { .. } => self.stage_mode(root, None),
         };
@@ -457,17 +463,15 @@ impl Emitter<'_, '_> {
                 if touches {
                     em.touch_next_rows(jv, step);
                 }
-                let group = if grouped { js.len() } else { 1 };
+                let group = if grouped || bools { js.len() } else { 1 };
                 for chunk in js.chunks(group) {
                     let vs = em.eval_many(root, mode, chunk, splats);
-                    for (v, &ju) in vs.into_iter().zip(chunk) {
-                        em.put(sink, v, ju, mode);
-                    }
+                    em.put_vectors(sink, &vs, chunk, mode);
                 }
             });
             self.loop_while(j, lanes, to, |em, jv| {
                 let v = em.eval(root, mode, jv, splats);
-                em.put(sink, v, jv, mode);
+                em.put_vectors(sink, &[v], &[jv], mode);
             });
             self.b.ins().jump(tail, &[]);
         } else {
@@ -480,6 +484,21 @@ impl Emitter<'_, '_> {
             let v = em.eval(root, Mode::Scalar, jv, &none);
             em.put(sink, v, jv, Mode::Scalar);
         });
+    }
+
+    /// Stores vectors `vs`, the values at consecutive elements `js`, where `sink` says: bools
+    /// packed together.
+    fn put_vectors(&mut self, sink: Sink, vs: &[Value], js: &[Value], mode: Mode) {
+        match sink {
+            Sink::Buffer(b) if self.k.buffers[b].dtype == Scalar::Bool => {
+                self.put_masks(b, vs, js[0], mode)
+            }
+            _ => {
+                for (&v, &j) in vs.iter().zip(js) {
+                    self.put(sink, v, j, mode);
+                }
+            }
+        }
     }
 
     /// Stores `v`, the value at element `j`, where `sink` says.
