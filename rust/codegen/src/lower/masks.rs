@@ -5,10 +5,14 @@
 //! bool output scalar (a compare of `f64` lanes and a 1-byte store do not share a width), the
 //! masks of an unrolled step are narrowed together with packing instructions (`packssdw`,
 //! `packsswb`: saturation keeps 0 and -1) until 16 of them fill one byte vector, which is
-//! stored at once.
+//! stored at once. Bools read by a vector stage are widened the other way (`pmovsx`), then
+//! compared with 0 (any non-zero byte is true).
 
+use super::expr::cl_type;
 use super::{little, mem, Emitter, Mode};
-use cranelift_codegen::ir::{types, ConstantData, InstBuilder, Type, Value};
+use crate::kernel::Scalar;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{types, ConstantData, InstBuilder, MemFlagsData, Type, Value};
 
 /// The byte picks of a shuffle that keeps the low 32-bit half of each 64-bit lane of its two
 /// operands (a `shufps`).
@@ -70,5 +74,25 @@ impl Emitter<'_, '_> {
             self.b.ins().extractlane(cast, 0)
         };
         self.b.ins().store(mem(), v, base, offset);
+    }
+
+    /// The bools at `addr` (one byte each, a vector of `mode` of them) as lane masks.
+    pub(crate) fn load_masks(&mut self, addr: Value, flags: MemFlagsData, mode: Mode) -> Value {
+        let bytes = mode.lanes();
+        let lane = Type::int_with_byte_size(bytes as u16).expect("2 or 4 bools");
+        let packed = self.b.ins().load(lane, flags, addr, 0);
+        let vt = lane.by(16 / bytes as u32).expect("a 128-bit vector");
+        let mut v = self.b.ins().scalar_to_vector(vt, packed);
+        v = self.b.ins().bitcast(types::I8X16, little(), v);
+        let Mode::Vector(width) = mode else {
+            unreachable!("masks are vectors")
+        };
+        for _ in 0..width.trailing_zeros() {
+            v = self.b.ins().swiden_low(v);
+        }
+        let mt = cl_type(Scalar::Bool, mode);
+        let zero = self.b.ins().iconst(mt.lane_type(), 0);
+        let zeros = self.b.ins().splat(mt, zero);
+        self.b.ins().icmp(IntCC::NotEqual, v, zeros)
     }
 }
