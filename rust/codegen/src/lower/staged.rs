@@ -193,6 +193,61 @@ impl Emitter<'_, '_> {
         self.b.use_var(res)
     }
 
+    /// An arg reduction of `value` over rows of at least [`MIN_ROW`] elements by the dtype's
+    /// own NumPy function in `slot`, block by block: each block's first extreme against the
+    /// running one ([`Self::beats`]), so the first of equal extremes, or the first NaN, wins
+    /// as in one call over the row. `own` emits the kernel's loop for shorter rows.
+    pub(crate) fn staged_arg(
+        &mut self,
+        op: ReduceOp,
+        slot: usize,
+        value: usize,
+        ty: Scalar,
+        own: impl FnOnce(&mut Self) -> Value,
+    ) -> Value {
+        let res = self.b.declare_var(types::I64);
+        self.by_row_length(
+            |em| {
+                let size = ty.size() as i64;
+                let room = Scratch {
+                    ptr: em.stack_block(size * BLOCK),
+                    size,
+                    second: None,
+                    one: em.stack_block(16),
+                };
+                let best = em.b.declare_var(cl_type(ty, Mode::Scalar));
+                let init = em.constant(Self::identity(op, ty), ty, Mode::Scalar);
+                em.b.def_var(best, init);
+                let zero = em.b.ins().iconst(types::I64, 0);
+                em.b.def_var(res, zero);
+                em.over_blocks(|em, s, end, count| {
+                    let (ptr, step) = em.operand(value, room.ptr, room, s, end);
+                    let slot = em.b.ins().iconst(types::I64, slot as i64);
+                    let call = em.ufunc_ref(3);
+                    let k = em.b.ins().call(call, &[slot, ptr, step, count]);
+                    let k = em.b.inst_results(k)[0];
+                    let off = em.b.ins().imul(k, step);
+                    let at = em.b.ins().iadd(ptr, off);
+                    let t = cl_type(ty, Mode::Scalar);
+                    let v = em.b.ins().load(t, MemFlagsData::trusted(), at, 0);
+                    let bv = em.b.use_var(best);
+                    let better = em.beats(op, v, bv, ty);
+                    let nb = em.b.ins().select(better, v, bv);
+                    em.b.def_var(best, nb);
+                    let index = em.b.ins().iadd(s, k);
+                    let iv = em.b.use_var(res);
+                    let ni = em.b.ins().select(better, index, iv);
+                    em.b.def_var(res, ni);
+                });
+            },
+            |em| {
+                let r = own(em);
+                em.b.def_var(res, r);
+            },
+        );
+        self.b.use_var(res)
+    }
+
     /// Emits `body(s, end, count)` for each block of the row: elements `s..end`, `count` of
     /// them, at most [`BLOCK`].
     fn over_blocks(&mut self, mut body: impl FnMut(&mut Self, Value, Value, Value)) {
@@ -522,10 +577,10 @@ impl Emitter<'_, '_> {
         self.b.ins().iadd(origin, off)
     }
 
-    /// The kernel's reference to [`ufunc::ember_ufunc_unary`] (`operands` 1) or
-    /// [`ufunc::ember_ufunc_binary`] (2).
-    fn ufunc_ref(&mut self, operands: usize) -> cranelift_codegen::ir::FuncRef {
-        let (symbol, params) = (ufunc::SYMBOLS[operands - 1], ufunc::ARGS[operands - 1]);
+    /// The kernel's reference to [`ufunc::ember_ufunc_unary`] (`which` 1),
+    /// [`ufunc::ember_ufunc_binary`] (2) or [`ufunc::ember_argfunc`] (3, returning an index).
+    fn ufunc_ref(&mut self, which: usize) -> cranelift_codegen::ir::FuncRef {
+        let (symbol, params) = (ufunc::SYMBOLS[which - 1], ufunc::ARGS[which - 1]);
         let key = (symbol.to_string(), params);
         if let Some(&f) = self.libm_refs.get(&key) {
             return f;
@@ -533,6 +588,9 @@ impl Emitter<'_, '_> {
         let mut sig = self.module.make_signature();
         for _ in 0..params {
             sig.params.push(AbiParam::new(types::I64));
+        }
+        if which == 3 {
+            sig.returns.push(AbiParam::new(types::I64));
         }
         let id = self
             .module
