@@ -101,19 +101,19 @@ def same(got, want) -> bool:
 def ratio(fn, compiled, args, budget: float) -> float:
     """The median over 9 rounds of NumPy's time over ember's, each timed on enough calls to
     take about `budget / 18` seconds."""
-    start, calls = time.perf_counter(), 0
-    while time.perf_counter() - start < budget / 20 or calls < 3:
+    start, calls = time.process_time(), 0
+    while time.process_time() - start < budget / 20 or calls < 3:
         fn(*args)
         calls += 1
-    inner = max(1, int(budget / 18 / ((time.perf_counter() - start) / calls)))
+    inner = max(1, int(budget / 18 / ((time.process_time() - start) / calls)))
     ratios = []
     for _ in range(9):
         times = []
         for f in (fn, compiled):
-            t = time.perf_counter()
+            t = time.process_time()
             for _ in range(inner):
                 f(*args)
-            times.append(time.perf_counter() - t)
+            times.append(time.process_time() - t)
         ratios.append(times[0] / times[1])
     return statistics.median(ratios)
 
