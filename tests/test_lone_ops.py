@@ -59,6 +59,24 @@ def test_bool_results_of_wide_lanes(dtype, n):
             exactly(f, x)
 
 
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_lone_float_predicates_run_numpys_loops(dtype):
+    # Stored straight to a bool array, a float compare or class test of a long row is NumPy's
+    # own loop (quiet on NaN); inside an expression it stays the kernel's masks.
+    x, y = values(5000, dtype, 4), values(5000, dtype, 5)
+    y[::7] = x[::7]
+    lone = [*COMPARISONS[:5], *CLASSES, lambda x, y: x[::2] <= y[1::2],
+            lambda x, y: np.float32(1.5) < x, lambda x, y: (x * 2) > (y - 1)]
+    for f in lone:
+        calls = _core.ufunc_loop_calls()
+        exactly(f, x, y) if f.__code__.co_argcount == 2 else exactly(f, x)
+        assert _core.ufunc_loop_calls() > calls
+    calls = _core.ufunc_loop_calls()
+    exactly(COMPARISONS[5], x, y)
+    exactly(lambda x, y: x.reshape(-1, 8) > y.reshape(-1, 8)[0], x, y)
+    assert _core.ufunc_loop_calls() == calls
+
+
 @settings(max_examples=60, deadline=None, derandomize=True)
 @given(st.integers(0, 3000), st.sampled_from(NUMERIC), st.sampled_from([1, 2, 3, -1]),
        st.integers(0, 5))

@@ -49,7 +49,8 @@ def test_what_is_registered():
     assert ("tanh", "f32") in REGISTERED and ("exp", "f64") in REGISTERED
     assert ("sin", "f64") not in REGISTERED and ("sin", "f32") in REGISTERED
     assert len(REGISTERED) == 2 * (len(numpy_loops._OPS) - 1 + len(numpy_loops._BINARY)
-                                   + len(numpy_loops._REDUCTIONS)) \
+                                   + len(numpy_loops._REDUCTIONS)
+                                   + len(numpy_loops._PREDICATES)) \
         + len(numpy_loops._ARG_FIELDS) * len(numpy_loops._ARG_DTYPES)
 
 

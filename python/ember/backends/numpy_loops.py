@@ -38,6 +38,13 @@ _BINARY = (("pow", "power"), ("arctan2", "arctan2"), ("logaddexp", "logaddexp"))
 # Elementwise `maximum`/`minimum` stay the kernels' own (as fast, and fused).
 _REDUCTIONS = (("reduce_max", "maximum"), ("reduce_min", "minimum"))
 _DTYPES = {"f32": np.float32, "f64": np.float64}
+# Predicates of floats, as (IR name, NumPy name): their loops write bools, so a kernel runs
+# them only as the value a map stores to a bool array, straight into it; NumPy's AVX-512
+# compares are quiet on NaN, where 128-bit `cmpps` orderings need the operands' NaN lanes
+# zeroed first (x > 0 ran at 0.4x with the masks packed to bytes).
+_PREDICATES = (("eq", "equal"), ("ne", "not_equal"), ("lt", "less"), ("le", "less_equal"),
+               ("gt", "greater"), ("ge", "greater_equal"), ("isnan", "isnan"),
+               ("isinf", "isinf"), ("isfinite", "isfinite"), ("signbit", "signbit"))
 # Arg reductions over long rows: each dtype's own `argmax`/`argmin` function (SIMD in NumPy 2),
 # where the kernels' own loop, one element at a time, ran at 0.02-0.1x. Their positions among
 # the pointer-sized fields of `PyArray_ArrFuncs` (numpy/ndarraytypes.h: `cast[21]`, then
@@ -69,9 +76,10 @@ class _UFunc(ctypes.Structure):
     ]
 
 
-def loop_of(ufunc: np.ufunc, dtype: type) -> tuple[int, int] | None:
-    """The address of `ufunc`'s loop over `dtype` operands giving `dtype` and its data entry,
-    or None where the struct does not read back as the ufunc describes itself."""
+def loop_of(ufunc: np.ufunc, dtype: type, out: str | None = None) -> tuple[int, int] | None:
+    """The address of `ufunc`'s loop over `dtype` operands giving `dtype` (or the type code
+    `out`) and its data entry, or None where the struct does not read back as the ufunc
+    describes itself."""
     head = _UFunc.from_address(id(ufunc))
     nin, nargs = ufunc.nin, ufunc.nin + 1
     if (head.nin, head.nout, head.nargs, head.ntypes) != (nin, 1, nargs, ufunc.ntypes) or \
@@ -83,7 +91,7 @@ def loop_of(ufunc: np.ufunc, dtype: type) -> tuple[int, int] | None:
             return None
     char = np.dtype(dtype).char
     try:
-        index = ufunc.types.index(f"{char * nin}->{char}")
+        index = ufunc.types.index(f"{char * nin}->{out or char}")
     except ValueError:
         return None
     func = head.functions[index]
@@ -141,6 +149,11 @@ def register() -> list[tuple[str, str]]:
             found = loop_of(ufunc, dtype)
             if found is not None and _core.set_ufunc_loop(op, name, *found):
                 done.append((op, name))
+    for op, numpy_name in _PREDICATES:
+        for name, dtype in _DTYPES.items():
+            found = loop_of(getattr(np, numpy_name), dtype, out="?")
+            if found is not None and _core.set_ufunc_loop(op, name, *found):
+                done.append((op, name))
     for op in _ARG_FIELDS:
         for name, dtype in _ARG_DTYPES.items():
             address = arg_function(op, dtype)
@@ -151,7 +164,7 @@ def register() -> list[tuple[str, str]]:
 
 def unregister() -> None:
     """Every op back to the kernels' own code (for comparing the two paths)."""
-    for op in _OPS + tuple(op for op, _ in _BINARY + _REDUCTIONS):
+    for op in _OPS + tuple(op for op, _ in _BINARY + _REDUCTIONS + _PREDICATES):
         for name in _DTYPES:
             _core.set_ufunc_loop(op, name, 0, 0)
     for op in _ARG_FIELDS:
