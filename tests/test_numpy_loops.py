@@ -64,7 +64,8 @@ def test_a_lone_op_is_numpys_bit_for_bit(op, dtype):
     x = domain(op, 3001, DTYPES[dtype])
     calls = _core.ufunc_loop_calls()
     got = f(x)
-    assert _core.ufunc_loop_calls() - calls >= 3  # three blocks of 1024
+    # One call: the operand is read where it is, the result written straight to the output.
+    assert _core.ufunc_loop_calls() - calls == 1
     want = ufunc(x)
     assert got.dtype == want.dtype and got.shape == want.shape
     np.testing.assert_array_equal(got, want)

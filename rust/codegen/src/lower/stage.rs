@@ -61,7 +61,10 @@ impl Emitter<'_, '_> {
     /// Writes `value` at every inner index of `buffer`.
     pub(crate) fn map(&mut self, buffer: usize, value: usize) {
         self.compute_invariants(value);
-        let nodes = self.ufunc_nodes(value);
+        let mut nodes = self.ufunc_nodes(value);
+        if self.predicate_loop(buffer, value) {
+            nodes.push(value);
+        }
         if nodes.is_empty() {
             self.map_plain(buffer, value);
         } else {

@@ -58,23 +58,63 @@ impl Emitter<'_, '_> {
     pub(crate) fn ufunc_nodes(&self, root: usize) -> Vec<usize> {
         self.needed(root)
             .into_iter()
-            .filter(|&i| !self.invariant[i] && self.loop_of(i).is_some())
+            .filter(|&i| {
+                !self.invariant[i] && !self.predicate(i) && self.loop_of(i).is_some()
+            })
             .collect()
     }
 
-    /// The registered loop computing node `i`, and the node's operands.
+    /// Whether node `i` is a predicate of floats (`x > y`, `isnan(x)`): NumPy's loops for
+    /// them write bytes, so they run as loops only as the value a map stores to bools,
+    /// straight into its output ([`Self::map`]); inside an expression they stay the kernel's
+    /// masks.
+    pub(crate) fn predicate(&self, i: usize) -> bool {
+        let e = &self.k.exprs[i];
+        match e.op {
+            ExprOp::Unary(_, x) | ExprOp::Binary(_, x, _) => {
+                e.ty == Scalar::Bool && self.k.exprs[x].ty.is_float()
+            }
+            _ => false,
+        }
+    }
+
+    /// The dtype of node `i`'s loop operands: the node's own, or its first operand's for a
+    /// predicate.
+    fn loop_type(&self, i: usize) -> Scalar {
+        let e = &self.k.exprs[i];
+        match e.op {
+            ExprOp::Unary(_, x) | ExprOp::Binary(_, x, _) if self.predicate(i) => {
+                self.k.exprs[x].ty
+            }
+            _ => e.ty,
+        }
+    }
+
+    /// The registered loop computing node `i`, and the node's operands: of the node's dtype,
+    /// or of one float dtype for a predicate.
     fn loop_of(&self, i: usize) -> Option<(usize, Vec<usize>)> {
         let e = &self.k.exprs[i];
-        let same = |x: usize| self.k.exprs[x].ty == e.ty;
+        let loop_ty = self.loop_type(i);
+        let same = |x: usize| self.k.exprs[x].ty == loop_ty;
         match e.op {
             ExprOp::Unary(op, x) if same(x) => {
-                Some((ufunc::slot(LoopOp::Unary(op), e.ty)?, vec![x]))
+                Some((ufunc::slot(LoopOp::Unary(op), loop_ty)?, vec![x]))
             }
             ExprOp::Binary(op, x, y) if same(x) && same(y) => {
-                Some((ufunc::slot(LoopOp::Binary(op), e.ty)?, vec![x, y]))
+                Some((ufunc::slot(LoopOp::Binary(op), loop_ty)?, vec![x, y]))
             }
             _ => None,
         }
+    }
+
+    /// Whether `value`, stored to `buffer`, is a predicate with a registered loop that writes
+    /// the buffer's elements itself.
+    pub(crate) fn predicate_loop(&self, buffer: usize, value: usize) -> bool {
+        self.predicate(value)
+            && !self.invariant[value]
+            && self.k.buffers[buffer].dtype == Scalar::Bool
+            && self.k.buffers[buffer].inner == InnerAccess::Strided
+            && self.loop_of(value).is_some()
     }
 
     /// `map(buffer, value)` with `nodes` (from [`Self::ufunc_nodes`], not empty) run by NumPy's
@@ -277,9 +317,18 @@ impl Emitter<'_, '_> {
         self.b.seal_block(exit);
     }
 
-    /// The loop over blocks of the row.
+    /// The loop over blocks of the row; one call for the whole row where the stage is one
+    /// loop reading its operands where they are and writing the output itself (blocks only
+    /// keep swept operands in L1, and each call costs tens of nanoseconds).
     fn blocks(&mut self, buffer: usize, value: usize, nodes: &[usize]) {
         let scratch = self.scratch_for(nodes);
+        if self.reads_in_place(buffer, value, nodes) {
+            let s = self.b.ins().iconst(types::I64, 0);
+            let n = self.n.unwrap();
+            let stored = self.fill(nodes, &scratch, s, n, n, Some((buffer, value)));
+            debug_assert!(stored, "the loop writes the output");
+            return;
+        }
         self.over_blocks(|em, s, end, count| {
             let stored = em.fill(nodes, &scratch, s, end, count, Some((buffer, value)));
             if !stored {
@@ -291,12 +340,29 @@ impl Emitter<'_, '_> {
         });
     }
 
+    /// Whether `nodes` is `value` alone, written straight into `buffer`, with operands read
+    /// from their buffers or given once for the row (see [`Self::operand`]).
+    fn reads_in_place(&self, buffer: usize, value: usize, nodes: &[usize]) -> bool {
+        let direct = self.k.buffers[buffer].inner == InnerAccess::Strided
+            && self.k.buffers[buffer].dtype == self.k.exprs[value].ty;
+        let in_place = |x: usize| {
+            self.invariant[x]
+                || matches!(self.k.exprs[x].op, ExprOp::Load(b)
+                    if self.k.buffers[b].inner == InnerAccess::Strided)
+        };
+        direct
+            && nodes == [value]
+            && self
+                .loop_of(value)
+                .is_some_and(|(_, operands)| operands.into_iter().all(in_place))
+    }
+
     /// The stack storage of each of `nodes`.
     fn scratch_for(&mut self, nodes: &[usize]) -> Vec<Scratch> {
         nodes
             .iter()
             .map(|&e| {
-                let size = self.k.exprs[e].ty.size() as i64;
+                let size = self.loop_type(e).size() as i64;
                 let binary = matches!(self.k.exprs[e].op, ExprOp::Binary(..));
                 let ptr = self.stack_block(size * BLOCK);
                 let second = binary.then(|| self.stack_block(size * BLOCK));
@@ -410,6 +476,7 @@ impl Emitter<'_, '_> {
                     && self.k.buffers[buffer].inner == InnerAccess::Strided
                     && self.k.buffers[buffer].dtype == self.k.exprs[e].ty
             });
+            debug_assert!(direct.is_some() || !self.predicate(e), "a predicate writes bytes");
             match direct {
                 Some((buffer, _)) => {
                     stored = true;
