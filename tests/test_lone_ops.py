@@ -69,7 +69,10 @@ def test_lone_float_predicates_run_numpys_loops(dtype):
             lambda x, y: np.float32(1.5) < x, lambda x, y: (x * 2) > (y - 1)]
     for f in lone:
         calls = _core.ufunc_loop_calls()
-        exactly(f, x, y) if f.__code__.co_argcount == 2 else exactly(f, x)
+        if f.__code__.co_argcount == 2:
+            exactly(f, x, y)
+        else:
+            exactly(f, x)
         assert _core.ufunc_loop_calls() > calls
     calls = _core.ufunc_loop_calls()
     exactly(COMPARISONS[5], x, y)

@@ -550,7 +550,10 @@ impl Emitter<'_, '_> {
     /// NumPy's casts do: NaN and values out of range give `i32::MIN` and raise the invalid
     /// flag (NumPy's "invalid value encountered in cast"). A scalar converts in lane 0.
     fn truncate_to_i32(&mut self, x: Value, from: Scalar, mode: Mode) -> Value {
-        debug_assert!(mode == Mode::Scalar || from == Scalar::F32, "one lane width per stage");
+        debug_assert!(
+            mode == Mode::Scalar || from == Scalar::F32,
+            "one lane width per stage"
+        );
         let v = match mode {
             Mode::Vector(_) => x,
             Mode::Scalar => {

@@ -9,8 +9,8 @@
 
 pub(crate) mod binary;
 mod build;
-mod masks;
 pub(crate) mod expr;
+mod masks;
 pub(crate) mod math;
 mod pairwise;
 mod stage;

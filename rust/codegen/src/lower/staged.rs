@@ -58,9 +58,7 @@ impl Emitter<'_, '_> {
     pub(crate) fn ufunc_nodes(&self, root: usize) -> Vec<usize> {
         self.needed(root)
             .into_iter()
-            .filter(|&i| {
-                !self.invariant[i] && !self.predicate(i) && self.loop_of(i).is_some()
-            })
+            .filter(|&i| !self.invariant[i] && !self.predicate(i) && self.loop_of(i).is_some())
             .collect()
     }
 
@@ -476,7 +474,10 @@ impl Emitter<'_, '_> {
                     && self.k.buffers[buffer].inner == InnerAccess::Strided
                     && self.k.buffers[buffer].dtype == self.k.exprs[e].ty
             });
-            debug_assert!(direct.is_some() || !self.predicate(e), "a predicate writes bytes");
+            debug_assert!(
+                direct.is_some() || !self.predicate(e),
+                "a predicate writes bytes"
+            );
             match direct {
                 Some((buffer, _)) => {
                     stored = true;
