@@ -38,6 +38,23 @@ _BINARY = (("pow", "power"), ("arctan2", "arctan2"), ("logaddexp", "logaddexp"))
 # Elementwise `maximum`/`minimum` stay the kernels' own (as fast, and fused).
 _REDUCTIONS = (("reduce_max", "maximum"), ("reduce_min", "minimum"))
 _DTYPES = {"f32": np.float32, "f64": np.float64}
+# Predicates of floats, as (IR name, NumPy name): their loops write bools, so a kernel runs
+# them only as the value a map stores to a bool array, straight into it; NumPy's AVX-512
+# compares are quiet on NaN, where 128-bit `cmpps` orderings need the operands' NaN lanes
+# zeroed first (x > 0 ran at 0.4x with the masks packed to bytes).
+_PREDICATES = (("eq", "equal"), ("ne", "not_equal"), ("lt", "less"), ("le", "less_equal"),
+               ("gt", "greater"), ("ge", "greater_equal"), ("isnan", "isnan"),
+               ("isinf", "isinf"), ("isfinite", "isfinite"), ("signbit", "signbit"))
+# Arg reductions over long rows: each dtype's own `argmax`/`argmin` function (SIMD in NumPy 2),
+# where the kernels' own loop, one element at a time, ran at 0.02-0.1x. Their positions among
+# the pointer-sized fields of `PyArray_ArrFuncs` (numpy/ndarraytypes.h: `cast[21]`, then
+# `getitem` ...), which NumPy 2 hands out through `_PyDataType_GetArrFuncs`, entry 365 of its
+# C API table.
+_ARG_FIELDS = {"argmax": 26, "argmin": 46}
+_GET_ARR_FUNCS = 365
+_ARG_DTYPES = {**_DTYPES, "i32": np.int32, "i64": np.int64}
+_ARG_FUNC = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_ssize_t,
+                             ctypes.POINTER(ctypes.c_ssize_t), ctypes.c_void_p)
 
 
 class _UFunc(ctypes.Structure):
@@ -59,9 +76,10 @@ class _UFunc(ctypes.Structure):
     ]
 
 
-def loop_of(ufunc: np.ufunc, dtype: type) -> tuple[int, int] | None:
-    """The address of `ufunc`'s loop over `dtype` operands giving `dtype` and its data entry,
-    or None where the struct does not read back as the ufunc describes itself."""
+def loop_of(ufunc: np.ufunc, dtype: type, out: str | None = None) -> tuple[int, int] | None:
+    """The address of `ufunc`'s loop over `dtype` operands giving `dtype` (or the type code
+    `out`) and its data entry, or None where the struct does not read back as the ufunc
+    describes itself."""
     head = _UFunc.from_address(id(ufunc))
     nin, nargs = ufunc.nin, ufunc.nin + 1
     if (head.nin, head.nout, head.nargs, head.ntypes) != (nin, 1, nargs, ufunc.ntypes) or \
@@ -73,12 +91,51 @@ def loop_of(ufunc: np.ufunc, dtype: type) -> tuple[int, int] | None:
             return None
     char = np.dtype(dtype).char
     try:
-        index = ufunc.types.index(f"{char * nin}->{char}")
+        index = ufunc.types.index(f"{char * nin}->{out or char}")
     except ValueError:
         return None
     func = head.functions[index]
     data = head.data[index] if head.data else None
     return (func, data or 0) if func else None
+
+
+def arg_function(name: str, dtype: type) -> int | None:
+    """The address of `dtype`'s `argmax` or `argmin` function (`PyArray_ArgFunc`), or None
+    where NumPy has no such table or the function does not answer probes as `np.argmax` /
+    `np.argmin` do (first extreme, first NaN)."""
+    capsule = getattr(getattr(np, "_core", None), "_multiarray_umath", None)
+    capsule = getattr(capsule, "_ARRAY_API", None)
+    if capsule is None or int(np.__version__.split(".")[0]) < 2:
+        return None
+    get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+    get_pointer.restype, get_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    table = get_pointer(capsule, None)
+    getter = ctypes.c_void_p.from_address(table + _GET_ARR_FUNCS * ctypes.sizeof(ctypes.c_void_p))
+    funcs = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p)(getter.value)(id(np.dtype(dtype)))
+    if not funcs:
+        return None
+    field = funcs + _ARG_FIELDS[name] * ctypes.sizeof(ctypes.c_void_p)
+    address = ctypes.c_void_p.from_address(field).value
+    return address if address and _answers_probes(address, name, dtype) else None
+
+
+def _answers_probes(address: int, name: str, dtype: type) -> bool:
+    """Whether the function at `address` gives `np.argmax`'s (`np.argmin`'s) answer on a few
+    arrays: ties, both ends, NaNs (the first wins), long enough for its vector loops."""
+    rng = np.random.default_rng(0)
+    probes = [np.array([3, 7, 7, 1, 1, 7, 0]), np.arange(300)[::-1], rng.integers(-9, 9, 1000)]
+    if np.dtype(dtype).kind == "f":
+        spiked = rng.standard_normal(500)
+        spiked[[40, 300]] = np.nan
+        probes += [np.array([1.0, np.nan, 5.0, np.nan]), spiked, -np.zeros(70)]
+    fn, want = _ARG_FUNC(address), getattr(np, name)
+    for probe in probes:
+        x = np.ascontiguousarray(probe, dtype=dtype)
+        index = ctypes.c_ssize_t(-1)
+        fn(x.ctypes.data, x.size, ctypes.byref(index), None)
+        if index.value != want(x):
+            return False
+    return True
 
 
 def register() -> list[tuple[str, str]]:
@@ -92,11 +149,24 @@ def register() -> list[tuple[str, str]]:
             found = loop_of(ufunc, dtype)
             if found is not None and _core.set_ufunc_loop(op, name, *found):
                 done.append((op, name))
+    for op, numpy_name in _PREDICATES:
+        for name, dtype in _DTYPES.items():
+            found = loop_of(getattr(np, numpy_name), dtype, out="?")
+            if found is not None and _core.set_ufunc_loop(op, name, *found):
+                done.append((op, name))
+    for op in _ARG_FIELDS:
+        for name, dtype in _ARG_DTYPES.items():
+            address = arg_function(op, dtype)
+            if address is not None and _core.set_ufunc_loop(op, name, address, 0):
+                done.append((op, name))
     return done
 
 
 def unregister() -> None:
     """Every op back to the kernels' own code (for comparing the two paths)."""
-    for op in _OPS + tuple(op for op, _ in _BINARY + _REDUCTIONS):
+    for op in _OPS + tuple(op for op, _ in _BINARY + _REDUCTIONS + _PREDICATES):
         for name in _DTYPES:
+            _core.set_ufunc_loop(op, name, 0, 0)
+    for op in _ARG_FIELDS:
+        for name in _ARG_DTYPES:
             _core.set_ufunc_loop(op, name, 0, 0)

@@ -38,11 +38,16 @@ pub enum LoopOp {
     Binary(BinaryOp),
     /// A float `Max` or `Min` over a row: NumPy's `maximum`/`minimum` loop called as its
     /// `reduce` calls it (the accumulator as first operand and output, with steps of 0).
+    /// `Argmax` or `Argmin` of a row: the dtype's own `argmax`/`argmin` function
+    /// (`PyArray_ArrFuncs`, [`ember_argfunc`]), for floats and `i32`/`i64`.
     Reduce(ReduceOp),
 }
 
-/// Slots per kind of op (each op has two, one per float dtype).
-const PER_KIND: usize = 2 * 64;
+/// The dtypes slots exist for, each op having one slot per dtype (loops are registered for
+/// the float ones, arg functions for all).
+const DTYPES: [Scalar; 4] = [Scalar::F32, Scalar::F64, Scalar::I32, Scalar::I64];
+/// Slots per kind of op.
+const PER_KIND: usize = DTYPES.len() * 64;
 const SLOTS: usize = 3 * PER_KIND;
 static FUNCS: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
 static DATA: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
@@ -53,21 +58,24 @@ pub fn calls() -> usize {
     CALLS.load(Ordering::Relaxed)
 }
 
-/// The slot of `(op, dtype)`: float dtypes only.
+/// The slot of `(op, dtype)`: NumPy's loops are float ones, the arg functions also integer.
 fn slot_of(op: LoopOp, dtype: Scalar) -> Option<usize> {
-    let lane = match dtype {
-        Scalar::F32 => 0,
-        Scalar::F64 => 1,
-        _ => return None,
-    };
+    let lane = DTYPES.iter().position(|&d| d == dtype)?;
+    let arg = matches!(op, LoopOp::Reduce(ReduceOp::Argmax | ReduceOp::Argmin));
+    if !dtype.is_float() && !arg {
+        return None;
+    }
     let (kind, i) = match op {
         LoopOp::Unary(u) => (0, UnaryOp::ALL.iter().position(|&o| o == u)?),
         LoopOp::Binary(b) => (1, BinaryOp::ALL.iter().position(|&o| o == b)?),
         LoopOp::Reduce(ReduceOp::Max) => (2, 0),
         LoopOp::Reduce(ReduceOp::Min) => (2, 1),
+        LoopOp::Reduce(ReduceOp::Argmax) => (2, 2),
+        LoopOp::Reduce(ReduceOp::Argmin) => (2, 3),
         LoopOp::Reduce(_) => return None,
     };
-    (2 * i + lane < PER_KIND).then_some(kind * PER_KIND + 2 * i + lane)
+    let at = DTYPES.len() * i + lane;
+    (at < PER_KIND).then_some(kind * PER_KIND + at)
 }
 
 /// The slot of the loop registered for `op` on `dtype` (operands and result), if any.
@@ -76,12 +84,14 @@ pub(crate) fn slot(op: LoopOp, dtype: Scalar) -> Option<usize> {
 }
 
 /// Registers NumPy's loop `func` (with its `data` pointer) for `op` on `dtype`, or removes
-/// it (`func == 0`). Returns false for a pair that has no slot (a non-float dtype).
+/// it (`func == 0`). Returns false for a pair that has no slot (a loop of a non-float dtype).
 ///
 /// # Safety
 /// `func` must be the address of a NumPy inner loop computing `op` elementwise from `dtype`
 /// arrays (one or two) into another (`PyUFuncGenericFunction`), callable without the GIL,
-/// that stays loaded for the life of the process, and `data` its entry in the ufunc's `data`.
+/// that stays loaded for the life of the process, and `data` its entry in the ufunc's `data`;
+/// for `Argmax`/`Argmin`, the dtype's `PyArray_ArgFunc` of that name, which reads only its
+/// contiguous elements (`data` unused).
 pub unsafe fn register(op: LoopOp, dtype: Scalar, func: usize, data: usize) -> bool {
     let Some(s) = slot_of(op, dtype) else {
         return false;
@@ -167,16 +177,63 @@ unsafe fn call<const K: usize>(slot: i64, mut args: [*mut u8; K], steps: [isize;
     crate::fpstatus::raise(crate::fpstatus::FpStatus(before.0 | x87.0));
 }
 
-/// The number of `i64` arguments [`ember_ufunc_unary`] and [`ember_ufunc_binary`] take.
-pub(crate) const ARGS: [usize; 2] = [6, 8];
+/// NumPy's `PyArray_ArgFunc`: `(data, n, &index, array)`; numeric dtypes' ignore `array`.
+type ArgFn = unsafe extern "C" fn(*mut u8, isize, *mut isize, *mut c_void) -> i32;
 
-/// The symbols kernels import [`ember_ufunc_unary`] and [`ember_ufunc_binary`] by.
-pub(crate) const SYMBOLS: [&str; 2] = ["ember_ufunc_unary", "ember_ufunc_binary"];
+/// The index of the first extreme (NumPy's sense: a NaN first) of `n > 0` elements of the
+/// slot's dtype, element `i` at `data + i * step`, by the arg function in `slot`. NumPy's
+/// functions read contiguous elements; a strided block (at most [`BLOCK`] elements) is
+/// copied first, as NumPy copies a strided array before calling them.
+///
+/// # Safety
+/// The elements are inside an array of the caller; `slot` is a registered arg function.
+pub(crate) unsafe extern "C" fn ember_argfunc(slot: i64, data: *mut u8, step: i64, n: i64) -> i64 {
+    let s = slot as usize;
+    let func = FUNCS[s].load(Ordering::Acquire);
+    let size = DTYPES[(s % PER_KIND) % DTYPES.len()].size() as i64;
+    let mut copy = std::mem::MaybeUninit::<[u64; BLOCK as usize]>::uninit();
+    let data = if step == size {
+        data
+    } else {
+        assert!(n <= BLOCK, "strided arg reductions run block by block");
+        let out = copy.as_mut_ptr() as *mut u8;
+        for i in 0..n {
+            // SAFETY: element `i` is in the caller's array; `copy` holds BLOCK elements of at
+            // most 8 bytes.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    data.offset((i * step) as isize),
+                    out.offset((i * size) as isize),
+                    size as usize,
+                )
+            }
+        }
+        out
+    };
+    CALLS.fetch_add(1, Ordering::Relaxed);
+    let mut index: isize = 0;
+    // SAFETY: a registered arg slot holds the dtype's `PyArray_ArgFunc` (see `register`),
+    // given `n` contiguous elements.
+    unsafe {
+        let f: ArgFn = std::mem::transmute::<usize, ArgFn>(func);
+        f(data, n as isize, &mut index, std::ptr::null_mut());
+    }
+    index as i64
+}
+
+/// The number of `i64` arguments [`ember_ufunc_unary`], [`ember_ufunc_binary`] and
+/// [`ember_argfunc`] take.
+pub(crate) const ARGS: [usize; 3] = [6, 8, 4];
+
+/// The symbols kernels import [`ember_ufunc_unary`], [`ember_ufunc_binary`] and
+/// [`ember_argfunc`] by.
+pub(crate) const SYMBOLS: [&str; 3] = ["ember_ufunc_unary", "ember_ufunc_binary", "ember_argfunc"];
 
 /// The addresses the JIT resolves [`SYMBOLS`] to.
-pub(crate) fn addresses() -> [*const u8; 2] {
+pub(crate) fn addresses() -> [*const u8; 3] {
     [
         ember_ufunc_unary as *const u8,
         ember_ufunc_binary as *const u8,
+        ember_argfunc as *const u8,
     ]
 }

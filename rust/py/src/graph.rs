@@ -148,8 +148,10 @@ fn set_lapack(addresses: Option<[usize; 6]>, ilp64: bool) {
 
 /// Makes kernels apply the elementwise op named `op` (IR name, one or two operands) on `dtype`
 /// (`"f32"` or `"f64"`) to long rows through NumPy's own inner loop for it (`reduce_max` and
-/// `reduce_min`: NumPy's `maximum`/`minimum` loop, for float max/min reductions): the address of the loop and its entry in
-/// the ufunc's `data` (0 and 0 remove it). Returns false for an unknown op or dtype.
+/// `reduce_min`: NumPy's `maximum`/`minimum` loop, for float max/min reductions; `argmax` and
+/// `argmin`: the dtype's `PyArray_ArgFunc`, also for `"i32"` and `"i64"`): the address of the
+/// loop and its entry in the ufunc's `data` (0 and 0 remove it). Returns false for an unknown
+/// op or dtype.
 ///
 /// Calling it with an address that is not such a loop crashes the process: the Python package
 /// passes only loops it read from the ufunc objects NumPy itself calls.
@@ -159,6 +161,8 @@ fn set_ufunc_loop(op: &str, dtype: &str, func: usize, data: usize) -> bool {
     let dtype = match dtype {
         "f32" => Scalar::F32,
         "f64" => Scalar::F64,
+        "i32" => Scalar::I32,
+        "i64" => Scalar::I64,
         _ => return false,
     };
     use ember_codegen::kernel::ReduceOp;
@@ -172,6 +176,8 @@ fn set_ufunc_loop(op: &str, dtype: &str, func: usize, data: usize) -> bool {
         (_, Some(b), _) => LoopOp::Binary(b),
         (_, _, "reduce_max") => LoopOp::Reduce(ReduceOp::Max),
         (_, _, "reduce_min") => LoopOp::Reduce(ReduceOp::Min),
+        (_, _, "argmax") => LoopOp::Reduce(ReduceOp::Argmax),
+        (_, _, "argmin") => LoopOp::Reduce(ReduceOp::Argmin),
         _ => return false,
     };
     // SAFETY: as said above, the address is the loop NumPy runs for this op and dtype, in

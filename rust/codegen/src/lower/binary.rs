@@ -6,7 +6,7 @@ use super::expr::cl_type;
 use super::{Emitter, Mode};
 use crate::kernel::{BinaryOp, Const, Scalar};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::{types, InstBuilder, Value};
+use cranelift_codegen::ir::{types, ConstantData, InstBuilder, Value};
 
 /// The float operation [`Emitter::raising_flag`] runs to raise a flag.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -540,6 +540,7 @@ impl Emitter<'_, '_> {
                     x
                 }
             }
+            (f, Scalar::I32, _) if f.is_float() => self.truncate_to_i32(x, f, mode),
             (f, t, _) if f.is_float() && t.is_int() => {
                 // x86's cvttsd2si, which NumPy's casts compile to: NaN and out-of-range values
                 // give the integer minimum.
@@ -566,6 +567,45 @@ impl Emitter<'_, '_> {
             (Scalar::F32, Scalar::F64, Mode::Scalar) => self.b.ins().fpromote(tt, x),
             (Scalar::F64, Scalar::F32, Mode::Scalar) => self.b.ins().fdemote(tt, x),
             _ => panic!("cast {from} -> {to} has no {mode:?} lowering"),
+        }
+    }
+
+    /// A float to `i32` with x86's truncating conversion (`cvttps2dq`, `cvttpd2dq`), as
+    /// NumPy's casts do: NaN and values out of range give `i32::MIN` and raise the invalid
+    /// flag (NumPy's "invalid value encountered in cast"). A scalar converts in lane 0.
+    fn truncate_to_i32(&mut self, x: Value, from: Scalar, mode: Mode) -> Value {
+        debug_assert!(
+            mode == Mode::Scalar || from == Scalar::F32,
+            "one lane width per stage"
+        );
+        let v = match mode {
+            Mode::Vector(_) => x,
+            Mode::Scalar => {
+                let vt = if from == Scalar::F32 {
+                    types::F32X4
+                } else {
+                    types::F64X2
+                };
+                self.b.ins().scalar_to_vector(vt, x)
+            }
+        };
+        let r = if from == Scalar::F32 {
+            self.b.ins().x86_cvtt2dq(types::I32X4, v)
+        } else {
+            // The form Cranelift lowers to `cvttpd2dq`: two lanes converted, two zeros.
+            let wide = self.b.ins().x86_cvtt2dq(types::I64X2, v);
+            let zeros = self
+                .b
+                .func
+                .dfg
+                .constants
+                .insert(ConstantData::from([0u8; 16].as_ref()));
+            let zeros = self.b.ins().vconst(types::I64X2, zeros);
+            self.b.ins().snarrow(wide, zeros)
+        };
+        match mode {
+            Mode::Vector(_) => r,
+            Mode::Scalar => self.b.ins().extractlane(r, 0),
         }
     }
 

@@ -10,6 +10,7 @@
 pub(crate) mod binary;
 mod build;
 pub(crate) mod expr;
+mod masks;
 pub(crate) mod math;
 mod pairwise;
 mod stage;
@@ -152,6 +153,7 @@ impl Emitter<'_, '_> {
         }
         let nodes = self.needed(root);
         let mut width = extra.map(|s| s.size());
+        let mut loads_bools = false;
         for &i in &nodes {
             if self.invariant[i] {
                 continue;
@@ -164,10 +166,11 @@ impl Emitter<'_, '_> {
                 _ if self.leaves.contains(&i) => Some(e.ty.size()),
                 ExprOp::Load(b) => {
                     let d = self.k.buffers[b].dtype;
-                    if d == Scalar::Bool || !d.vectorizes() {
+                    if !d.vectorizes() {
                         return Mode::Scalar;
                     }
-                    Some(d.size())
+                    loads_bools |= d == Scalar::Bool;
+                    (d != Scalar::Bool).then(|| d.size())
                 }
                 ExprOp::Unary(op, x) => {
                     let xt = self.k.exprs[x].ty;
@@ -205,6 +208,8 @@ impl Emitter<'_, '_> {
         }
         match width {
             Some(w) if w == 4 || w == 8 => Mode::Vector(w),
+            // Bools alone (`a & b` of bool arrays) have no width of their own: 4-byte masks.
+            None if loads_bools => Mode::Vector(4),
             _ => Mode::Scalar,
         }
     }
@@ -336,8 +341,12 @@ impl Emitter<'_, '_> {
                 let a = self.addr(b, j, mode);
                 let t = expr::cl_type(e.ty, mode);
                 let flags = if self.written[b] { mem() } else { mem_input() };
+                let bools = e.ty == crate::kernel::Scalar::Bool;
+                if bools && mode != Mode::Scalar {
+                    return self.load_masks(a, flags, mode);
+                }
                 let v = self.b.ins().load(t, flags, a, 0);
-                if e.ty == crate::kernel::Scalar::Bool {
+                if bools {
                     // Any non-zero byte is true.
                     let z = self.b.ins().iconst(types::I8, 0);
                     self.b

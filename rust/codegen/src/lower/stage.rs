@@ -61,7 +61,10 @@ impl Emitter<'_, '_> {
     /// Writes `value` at every inner index of `buffer`.
     pub(crate) fn map(&mut self, buffer: usize, value: usize) {
         self.compute_invariants(value);
-        let nodes = self.ufunc_nodes(value);
+        let mut nodes = self.ufunc_nodes(value);
+        if self.predicate_loop(buffer, value) {
+            nodes.push(value);
+        }
         if nodes.is_empty() {
             self.map_plain(buffer, value);
         } else {
@@ -86,7 +89,7 @@ impl Emitter<'_, '_> {
         }
     }
 
-    fn identity(op: ReduceOp, ty: Scalar) -> Const {
+    pub(crate) fn identity(op: ReduceOp, ty: Scalar) -> Const {
         match (op, ty.is_float()) {
             (ReduceOp::Sum | ReduceOp::Any, _) => Const::Int(0),
             (ReduceOp::Prod | ReduceOp::All, _) => Const::Int(1),
@@ -346,6 +349,39 @@ impl Emitter<'_, '_> {
 
     /// First index of the maximum (minimum); a NaN counts as the extreme, as in NumPy.
     fn arg_reduce(&mut self, op: ReduceOp, value: usize, ty: Scalar) -> Value {
+        match crate::ufunc::slot(crate::ufunc::LoopOp::Reduce(op), ty) {
+            Some(slot) => self.staged_arg(op, slot, value, ty, |em| em.arg_own(op, value, ty)),
+            None => self.arg_own(op, value, ty),
+        }
+    }
+
+    /// Whether `v` replaces `best` as the running extreme of an arg reduction: strictly
+    /// beyond it (the first of equal values stays), or the first NaN.
+    pub(crate) fn beats(&mut self, op: ReduceOp, v: Value, best: Value, ty: Scalar) -> Value {
+        if ty.is_float() {
+            let cc = if op == ReduceOp::Argmax {
+                FloatCC::GreaterThan
+            } else {
+                FloatCC::LessThan
+            };
+            let gt = self.b.ins().fcmp(cc, v, best);
+            let vnan = self.b.ins().fcmp(FloatCC::Unordered, v, v);
+            let bok = self.b.ins().fcmp(FloatCC::Ordered, best, best);
+            let first_nan = self.b.ins().band(vnan, bok);
+            self.b.ins().bor(gt, first_nan)
+        } else {
+            let cc = match (op == ReduceOp::Argmax, ty.is_unsigned()) {
+                (true, false) => IntCC::SignedGreaterThan,
+                (false, false) => IntCC::SignedLessThan,
+                (true, true) => IntCC::UnsignedGreaterThan,
+                (false, true) => IntCC::UnsignedLessThan,
+            };
+            self.b.ins().icmp(cc, v, best)
+        }
+    }
+
+    /// [`Self::arg_reduce`] element by element in the kernel's own code.
+    fn arg_own(&mut self, op: ReduceOp, value: usize, ty: Scalar) -> Value {
         let n = self.n.unwrap();
         let best = self.b.declare_var(cl_type(ty, Mode::Scalar));
         let init = self.constant(Self::identity(op, ty), ty, Mode::Scalar);
@@ -359,26 +395,7 @@ impl Emitter<'_, '_> {
         self.loop_while(j, 1, n, |em, jv| {
             let v = em.eval(value, Mode::Scalar, jv, &splats);
             let bv = em.b.use_var(best);
-            let better = if ty.is_float() {
-                let cc = if op == ReduceOp::Argmax {
-                    FloatCC::GreaterThan
-                } else {
-                    FloatCC::LessThan
-                };
-                let gt = em.b.ins().fcmp(cc, v, bv);
-                let vnan = em.b.ins().fcmp(FloatCC::Unordered, v, v);
-                let bok = em.b.ins().fcmp(FloatCC::Ordered, bv, bv);
-                let first_nan = em.b.ins().band(vnan, bok);
-                em.b.ins().bor(gt, first_nan)
-            } else {
-                let cc = match (op == ReduceOp::Argmax, ty.is_unsigned()) {
-                    (true, false) => IntCC::SignedGreaterThan,
-                    (false, false) => IntCC::SignedLessThan,
-                    (true, true) => IntCC::UnsignedGreaterThan,
-                    (false, true) => IntCC::UnsignedLessThan,
-                };
-                em.b.ins().icmp(cc, v, bv)
-            };
+            let better = em.beats(op, v, bv, ty);
             let nb = em.b.ins().select(better, v, bv);
             em.b.def_var(best, nb);
             let iv = em.b.use_var(idx);

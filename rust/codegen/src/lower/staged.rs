@@ -58,23 +58,61 @@ impl Emitter<'_, '_> {
     pub(crate) fn ufunc_nodes(&self, root: usize) -> Vec<usize> {
         self.needed(root)
             .into_iter()
-            .filter(|&i| !self.invariant[i] && self.loop_of(i).is_some())
+            .filter(|&i| !self.invariant[i] && !self.predicate(i) && self.loop_of(i).is_some())
             .collect()
     }
 
-    /// The registered loop computing node `i`, and the node's operands.
+    /// Whether node `i` is a predicate of floats (`x > y`, `isnan(x)`): NumPy's loops for
+    /// them write bytes, so they run as loops only as the value a map stores to bools,
+    /// straight into its output ([`Self::map`]); inside an expression they stay the kernel's
+    /// masks.
+    pub(crate) fn predicate(&self, i: usize) -> bool {
+        let e = &self.k.exprs[i];
+        match e.op {
+            ExprOp::Unary(_, x) | ExprOp::Binary(_, x, _) => {
+                e.ty == Scalar::Bool && self.k.exprs[x].ty.is_float()
+            }
+            _ => false,
+        }
+    }
+
+    /// The dtype of node `i`'s loop operands: the node's own, or its first operand's for a
+    /// predicate.
+    fn loop_type(&self, i: usize) -> Scalar {
+        let e = &self.k.exprs[i];
+        match e.op {
+            ExprOp::Unary(_, x) | ExprOp::Binary(_, x, _) if self.predicate(i) => {
+                self.k.exprs[x].ty
+            }
+            _ => e.ty,
+        }
+    }
+
+    /// The registered loop computing node `i`, and the node's operands: of the node's dtype,
+    /// or of one float dtype for a predicate.
     fn loop_of(&self, i: usize) -> Option<(usize, Vec<usize>)> {
         let e = &self.k.exprs[i];
-        let same = |x: usize| self.k.exprs[x].ty == e.ty;
+        let loop_ty = self.loop_type(i);
+        let same = |x: usize| self.k.exprs[x].ty == loop_ty;
         match e.op {
             ExprOp::Unary(op, x) if same(x) => {
-                Some((ufunc::slot(LoopOp::Unary(op), e.ty)?, vec![x]))
+                Some((ufunc::slot(LoopOp::Unary(op), loop_ty)?, vec![x]))
             }
             ExprOp::Binary(op, x, y) if same(x) && same(y) => {
-                Some((ufunc::slot(LoopOp::Binary(op), e.ty)?, vec![x, y]))
+                Some((ufunc::slot(LoopOp::Binary(op), loop_ty)?, vec![x, y]))
             }
             _ => None,
         }
+    }
+
+    /// Whether `value`, stored to `buffer`, is a predicate with a registered loop that writes
+    /// the buffer's elements itself.
+    pub(crate) fn predicate_loop(&self, buffer: usize, value: usize) -> bool {
+        self.predicate(value)
+            && !self.invariant[value]
+            && self.k.buffers[buffer].dtype == Scalar::Bool
+            && self.k.buffers[buffer].inner == InnerAccess::Strided
+            && self.loop_of(value).is_some()
     }
 
     /// `map(buffer, value)` with `nodes` (from [`Self::ufunc_nodes`], not empty) run by NumPy's
@@ -193,6 +231,61 @@ impl Emitter<'_, '_> {
         self.b.use_var(res)
     }
 
+    /// An arg reduction of `value` over rows of at least [`MIN_ROW`] elements by the dtype's
+    /// own NumPy function in `slot`, block by block: each block's first extreme against the
+    /// running one ([`Self::beats`]), so the first of equal extremes, or the first NaN, wins
+    /// as in one call over the row. `own` emits the kernel's loop for shorter rows.
+    pub(crate) fn staged_arg(
+        &mut self,
+        op: ReduceOp,
+        slot: usize,
+        value: usize,
+        ty: Scalar,
+        own: impl FnOnce(&mut Self) -> Value,
+    ) -> Value {
+        let res = self.b.declare_var(types::I64);
+        self.by_row_length(
+            |em| {
+                let size = ty.size() as i64;
+                let room = Scratch {
+                    ptr: em.stack_block(size * BLOCK),
+                    size,
+                    second: None,
+                    one: em.stack_block(16),
+                };
+                let best = em.b.declare_var(cl_type(ty, Mode::Scalar));
+                let init = em.constant(Self::identity(op, ty), ty, Mode::Scalar);
+                em.b.def_var(best, init);
+                let zero = em.b.ins().iconst(types::I64, 0);
+                em.b.def_var(res, zero);
+                em.over_blocks(|em, s, end, count| {
+                    let (ptr, step) = em.operand(value, room.ptr, room, s, end);
+                    let slot = em.b.ins().iconst(types::I64, slot as i64);
+                    let call = em.ufunc_ref(3);
+                    let k = em.b.ins().call(call, &[slot, ptr, step, count]);
+                    let k = em.b.inst_results(k)[0];
+                    let off = em.b.ins().imul(k, step);
+                    let at = em.b.ins().iadd(ptr, off);
+                    let t = cl_type(ty, Mode::Scalar);
+                    let v = em.b.ins().load(t, MemFlagsData::trusted(), at, 0);
+                    let bv = em.b.use_var(best);
+                    let better = em.beats(op, v, bv, ty);
+                    let nb = em.b.ins().select(better, v, bv);
+                    em.b.def_var(best, nb);
+                    let index = em.b.ins().iadd(s, k);
+                    let iv = em.b.use_var(res);
+                    let ni = em.b.ins().select(better, index, iv);
+                    em.b.def_var(res, ni);
+                });
+            },
+            |em| {
+                let r = own(em);
+                em.b.def_var(res, r);
+            },
+        );
+        self.b.use_var(res)
+    }
+
     /// Emits `body(s, end, count)` for each block of the row: elements `s..end`, `count` of
     /// them, at most [`BLOCK`].
     fn over_blocks(&mut self, mut body: impl FnMut(&mut Self, Value, Value, Value)) {
@@ -222,9 +315,18 @@ impl Emitter<'_, '_> {
         self.b.seal_block(exit);
     }
 
-    /// The loop over blocks of the row.
+    /// The loop over blocks of the row; one call for the whole row where the stage is one
+    /// loop reading its operands where they are and writing the output itself (blocks only
+    /// keep swept operands in L1, and each call costs tens of nanoseconds).
     fn blocks(&mut self, buffer: usize, value: usize, nodes: &[usize]) {
         let scratch = self.scratch_for(nodes);
+        if self.reads_in_place(buffer, value, nodes) {
+            let s = self.b.ins().iconst(types::I64, 0);
+            let n = self.n.unwrap();
+            let stored = self.fill(nodes, &scratch, s, n, n, Some((buffer, value)));
+            debug_assert!(stored, "the loop writes the output");
+            return;
+        }
         self.over_blocks(|em, s, end, count| {
             let stored = em.fill(nodes, &scratch, s, end, count, Some((buffer, value)));
             if !stored {
@@ -236,12 +338,29 @@ impl Emitter<'_, '_> {
         });
     }
 
+    /// Whether `nodes` is `value` alone, written straight into `buffer`, with operands read
+    /// from their buffers or given once for the row (see [`Self::operand`]).
+    fn reads_in_place(&self, buffer: usize, value: usize, nodes: &[usize]) -> bool {
+        let direct = self.k.buffers[buffer].inner == InnerAccess::Strided
+            && self.k.buffers[buffer].dtype == self.k.exprs[value].ty;
+        let in_place = |x: usize| {
+            self.invariant[x]
+                || matches!(self.k.exprs[x].op, ExprOp::Load(b)
+                    if self.k.buffers[b].inner == InnerAccess::Strided)
+        };
+        direct
+            && nodes == [value]
+            && self
+                .loop_of(value)
+                .is_some_and(|(_, operands)| operands.into_iter().all(in_place))
+    }
+
     /// The stack storage of each of `nodes`.
     fn scratch_for(&mut self, nodes: &[usize]) -> Vec<Scratch> {
         nodes
             .iter()
             .map(|&e| {
-                let size = self.k.exprs[e].ty.size() as i64;
+                let size = self.loop_type(e).size() as i64;
                 let binary = matches!(self.k.exprs[e].op, ExprOp::Binary(..));
                 let ptr = self.stack_block(size * BLOCK);
                 let second = binary.then(|| self.stack_block(size * BLOCK));
@@ -355,6 +474,10 @@ impl Emitter<'_, '_> {
                     && self.k.buffers[buffer].inner == InnerAccess::Strided
                     && self.k.buffers[buffer].dtype == self.k.exprs[e].ty
             });
+            debug_assert!(
+                direct.is_some() || !self.predicate(e),
+                "a predicate writes bytes"
+            );
             match direct {
                 Some((buffer, _)) => {
                     stored = true;
@@ -429,8 +552,14 @@ impl Emitter<'_, '_> {
     /// vectors where the nodes it computes (the staged ones are leaves) and the sink have a
     /// vector form and the buffers are contiguous, the rest one by one.
     pub(crate) fn sweep(&mut self, root: usize, from: Value, to: Value, sink: Sink) {
+        // Bools are stored from masks of the stage's own width (`put_masks`).
+        let bools = match sink {
+            Sink::Buffer(b) => self.k.buffers[b].dtype == Scalar::Bool,
+            Sink::Scratch { .. } => false,
+        };
         let mode = match sink {
             Sink::Buffer(b) if self.k.buffers[b].inner == InnerAccess::Row => Mode::Scalar,
+            Sink::Buffer(_) if bools => self.stage_mode(root, None),
             Sink::Buffer(b) => self.stage_mode(root, Some(self.k.buffers[b].dtype)),
             Sink::Scratch { .. } => self.stage_mode(root, None),
         };
@@ -457,17 +586,15 @@ impl Emitter<'_, '_> {
                 if touches {
                     em.touch_next_rows(jv, step);
                 }
-                let group = if grouped { js.len() } else { 1 };
+                let group = if grouped || bools { js.len() } else { 1 };
                 for chunk in js.chunks(group) {
                     let vs = em.eval_many(root, mode, chunk, splats);
-                    for (v, &ju) in vs.into_iter().zip(chunk) {
-                        em.put(sink, v, ju, mode);
-                    }
+                    em.put_vectors(sink, &vs, chunk, mode);
                 }
             });
             self.loop_while(j, lanes, to, |em, jv| {
                 let v = em.eval(root, mode, jv, splats);
-                em.put(sink, v, jv, mode);
+                em.put_vectors(sink, &[v], &[jv], mode);
             });
             self.b.ins().jump(tail, &[]);
         } else {
@@ -480,6 +607,21 @@ impl Emitter<'_, '_> {
             let v = em.eval(root, Mode::Scalar, jv, &none);
             em.put(sink, v, jv, Mode::Scalar);
         });
+    }
+
+    /// Stores vectors `vs`, the values at consecutive elements `js`, where `sink` says: bools
+    /// packed together.
+    fn put_vectors(&mut self, sink: Sink, vs: &[Value], js: &[Value], mode: Mode) {
+        match sink {
+            Sink::Buffer(b) if self.k.buffers[b].dtype == Scalar::Bool => {
+                self.put_masks(b, vs, js[0], mode)
+            }
+            _ => {
+                for (&v, &j) in vs.iter().zip(js) {
+                    self.put(sink, v, j, mode);
+                }
+            }
+        }
     }
 
     /// Stores `v`, the value at element `j`, where `sink` says.
@@ -503,10 +645,10 @@ impl Emitter<'_, '_> {
         self.b.ins().iadd(origin, off)
     }
 
-    /// The kernel's reference to [`ufunc::ember_ufunc_unary`] (`operands` 1) or
-    /// [`ufunc::ember_ufunc_binary`] (2).
-    fn ufunc_ref(&mut self, operands: usize) -> cranelift_codegen::ir::FuncRef {
-        let (symbol, params) = (ufunc::SYMBOLS[operands - 1], ufunc::ARGS[operands - 1]);
+    /// The kernel's reference to [`ufunc::ember_ufunc_unary`] (`which` 1),
+    /// [`ufunc::ember_ufunc_binary`] (2) or [`ufunc::ember_argfunc`] (3, returning an index).
+    fn ufunc_ref(&mut self, which: usize) -> cranelift_codegen::ir::FuncRef {
+        let (symbol, params) = (ufunc::SYMBOLS[which - 1], ufunc::ARGS[which - 1]);
         let key = (symbol.to_string(), params);
         if let Some(&f) = self.libm_refs.get(&key) {
             return f;
@@ -514,6 +656,9 @@ impl Emitter<'_, '_> {
         let mut sig = self.module.make_signature();
         for _ in 0..params {
             sig.params.push(AbiParam::new(types::I64));
+        }
+        if which == 3 {
+            sig.returns.push(AbiParam::new(types::I64));
         }
         let id = self
             .module
