@@ -88,8 +88,6 @@ NOT_YET_NATIVE = {
                 "and np.roll takes constant shifts",
     "gray_scott": "`u += ...` on views of the arguments (`u = U[1:-1, 1:-1]`) inside the "
                   "loop: an in-place update of an argument's view",
-    "sandpile": "`while True:` with a `break` on `unstable.any()`: a while loop without a "
-                "first test is not a loop op",
     "closest_pair": "`pair = (i, j)` in a branch: a tuple is not a value branches merge",
     "adaboost_stumps": "`max(best_err, 1e-12)` compares a NumPy scalar in Python, and "
                        "`for t in thresholds` iterates an argument array between breaks",

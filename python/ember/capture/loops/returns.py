@@ -200,10 +200,7 @@ def after_loop(tx: Interpreter, trace: Trace) -> None:
     from ember.capture.loops import frame_branches
     from ember.capture.loops.branches import _entries, _merge, _trace
 
-    tx.locals.update(trace.returned_arrays)
-    if trace.returned_tuple is not None:
-        tx.locals[RETVAL] = TupleVariable([tx.locals.pop(_item_name(k))
-                                           for k in range(trace.returned_tuple)])
+    _bind_returned(tx, trace)
     cond = tx.locals[RET].value  # type: ignore[attr-defined]
     entries, vectors = _entries(tx)
     body, rest = enclosing_body(tx), tx.ip
@@ -230,6 +227,21 @@ def after_loop(tx: Interpreter, trace: Trace) -> None:
                                             "not end the trip or the frame")
     _merge(tx, cond, entries, returned, going, meet)
     frame_branches.settle_checks(tx)  # the checks of the rest of the frame, traced in it
+
+
+def after_last_loop(tx: Interpreter, trace: Trace) -> None:
+    """After a loop op that only a `return` leaves (a `while True:` last in its frame, with
+    no code after it): the frame returns `.retval`."""
+    _bind_returned(tx, trace)
+    tx.result = tx.locals[RETVAL]
+
+
+def _bind_returned(tx: Interpreter, trace: Trace) -> None:
+    """Bind the loop op's returned arrays to their locals, and join a returned tuple."""
+    tx.locals.update(trace.returned_arrays)
+    if trace.returned_tuple is not None:
+        tx.locals[RETVAL] = TupleVariable([tx.locals.pop(_item_name(k))
+                                           for k in range(trace.returned_tuple)])
 
 
 def merge_results(tx: Interpreter, cond: Value, then: Path, orelse: Path,
