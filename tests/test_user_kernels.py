@@ -117,8 +117,6 @@ NOT_YET_NATIVE = {
     "lanczos": "`break` on `b < 1e-12` and `V[:, :j + 1]` whose size changes with the loop "
                "index",
     "gmres_small": "np.zeros(k + 1) where `k` is set by a `break` on data",
-    "golden_section_min": "`while abs(b - a) > tol` with a branch on data: the test compares "
-                          "NumPy scalars in Python",
 }
 
 
