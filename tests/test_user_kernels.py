@@ -98,12 +98,8 @@ NOT_YET_NATIVE = {
     "heap_sort": "a helper's bare `return` inside its `while` (a return of None from a loop)",
     "rod_cutting": "`pieces.append(...)` inside a `while` whose trip count only the data "
                    "knows",
-    "longest_palindromic_subseq": "`L[i + 1, j - 1] + 2 if length > 2 else 2`: paths giving "
-                                  "an int32 and a Python int, whose types NumPy keeps apart",
     "subset_sum_table": "`T[i, v:] |= ...` at a start read from the data: a slice whose "
                         "length only the data knows",
-    "word_wrap": "`c = 0.0 if ... else (width - line) ** 3`: paths giving a Python float and "
-                 "an int64, whose types NumPy keeps apart",
     "kmp_prefix": "`k` is a Python int or an int32 read from `pi` depending on the path, "
                   "whose types NumPy keeps apart",
     "rabin_karp": "np.array_equal of a slice at a run-time position inside the loop, and "
