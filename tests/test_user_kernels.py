@@ -95,7 +95,6 @@ NOT_YET_NATIVE = {
     "tsne_gradient": "np.maximum of a boolean-mask selection (`Q[P > 0]`)",
     "als_step": "`V[m]` with a boolean row of the mask: arrays whose length only the data "
                 "knows, solved per row",
-    "heap_sort": "a helper's bare `return` inside its `while` (a return of None from a loop)",
     "rod_cutting": "`pieces.append(...)` inside a `while` whose trip count only the data "
                    "knows",
     "subset_sum_table": "`T[i, v:] |= ...` at a start read from the data: a slice whose "

@@ -161,12 +161,14 @@ def _rest_of_while(tx: Interpreter, inst: Instruction, jump_if: bool) -> None:
     entries, vectors = _entries(tx)
     looping = _trace(tx, entries, vectors, top, exit_index, "then" if jump_if else "else",
                      exit_index)
-    done = _trace(tx, entries, vectors, exit_index, exit_index,
-                  "else" if jump_if else "then")
-    if looping.end != exit_index or done.end != exit_index:
+    # In a called function, a loop op that may return leaves the looping path at the
+    # function's return (`returns.after_loop`): the other path runs to it too.
+    meet = RETURNED if looping.end == RETURNED and enclosing_body(tx) is None else exit_index
+    done = _trace(tx, entries, vectors, exit_index, meet, "else" if jump_if else "then")
+    if looping.end != meet or done.end != meet:
         raise graph_break("loop_body", what="a while loop left other than at its exit")
     then, orelse = (looping, done) if jump_if else (done, looping)
-    _merge(tx, cond, entries, then, orelse, exit_index)
+    _merge(tx, cond, entries, then, orelse, meet)
 
 
 def _entries(tx: Interpreter) -> tuple[list[ArrayVariable], list[HeldVector]]:

@@ -115,6 +115,7 @@ class Trace:
     # pseudo-local, and a tuple's length.
     returned_arrays: dict[str, VariableTracker] = field(default_factory=dict)
     returned_tuple: int | None = None
+    returns_none: bool = False  # every `return` in the body returns None
 
 
 def _go_value(region: Graph, vt: VariableTracker) -> Value | None:
