@@ -133,3 +133,25 @@ def test_while_true_that_cannot_be_a_loop_op_runs_as_python() -> None:
     x = np.random.default_rng(8).random(30)
     stats = run_calls(shrink_until_small, [(x, 4.0)], native=False)
     assert stats["graph_breaks"] >= 1
+
+
+def pour_until_full(levels, cap):
+    levels = levels.copy()
+    rounds = 0
+    while True:
+        i = 0
+        while i < levels.shape[0]:
+            if levels[i] < cap:
+                levels[i] += 1.0
+            i += 1
+        rounds += 1
+        if levels.min() >= cap:
+            break
+    return levels, rounds
+
+
+def test_while_inside_a_while_true() -> None:
+    """The inner `while` on Python ints is a loop op inside the outer one."""
+    ember.reset()
+    x = np.random.default_rng(9).random(12) * 3
+    run_calls(pour_until_full, [(x, 4.0), (x[::-1].copy(), 4.0)])

@@ -189,12 +189,12 @@ def bottom_test(tx: Interpreter, inst: Instruction, jump_if: bool) -> None:
     tx.ip = inst.target  # type: ignore[assignment]
 
 
-def python_while_around(tx: Interpreter, index: int) -> Instruction | None:
-    """The first test of the outermost `while` loop around instruction `index` (`while c:`),
-    or the NOP that starts a `while True:` (`true_top`), or None."""
+def python_whiles_around(tx: Interpreter, index: int) -> list[Instruction]:
+    """The first tests of the `while` loops around instruction `index` (`while c:`), or the
+    NOPs that start them (`while True:`, `true_top`), the outermost first."""
     from ember.capture.bytecode import TRUTH_JUMPS
 
-    found = None
+    found: list[Instruction] = []
     for back in tx.instructions[index:]:
         top = back.target
         if back.opname not in _BACK_JUMPS or top is None or not 0 < top <= index:
@@ -204,7 +204,7 @@ def python_while_around(tx: Interpreter, index: int) -> Instruction | None:
             continue
         if (TRUTH_JUMPS.get(first.opname, (None, False))[1]
                 and first.target == back.index + 1) or true_top(tx, first) == top:
-            found = first
+            found.insert(0, first)  # each loop found encloses those found before
     return found
 
 
