@@ -99,8 +99,9 @@ NOT_YET_NATIVE = {
                    "knows",
     "subset_sum_table": "`T[i, v:] |= ...` at a start read from the data: a slice whose "
                         "length only the data knows",
-    "kmp_prefix": "`k` is a Python int or an int32 read from `pi` depending on the path, "
-                  "whose types NumPy keeps apart",
+    "kmp_prefix": "`k` is carried from trip to trip as a Python int or an int32 read from "
+                  "`pi` depending on the path, whose types NumPy keeps apart (a choice of the "
+                  "two is not carried)",
     "rabin_karp": "np.array_equal of a slice at a run-time position inside the loop, and "
                   "`matches.append(s)` in a branch",
     "utf8_validate": "a `continue` and early returns inside a `while` whose trip count only "
