@@ -197,10 +197,10 @@ CASES = [
     # whose `break` ends the loop (docs/ARCHITECTURE.md, section 12).
     Program(power_iteration, lambda: (np.array([[2.0, 1.0], [1.0, 3.0]]),), graphs=1,
             breaks=0, rtol=1e-6),
-    # A cheap `while` whose test reads an array on every trip runs as plain Python.
+    # A `while True:` whose `break` reads an array on every trip is one loop op from its
+    # first trip (`whiles.while_true`).
     Program(gradient_descent, lambda: (np.array([[1.0, 0.5], [0.2, 1.0], [0.3, 0.1]]),
-                                       np.array([1.0, 2.0, 0.5])), graphs=0, breaks=1,
-            python_frames=1),
+                                       np.array([1.0, 2.0, 0.5])), graphs=1, breaks=0),
     Program(bisection, lambda: (2.0, 3.0), graphs=0, breaks=0),
     Program(loop_with_print, lambda: (np.ones(2),), graphs=2, breaks=3),
     # Short loops whose trips branch on array values are loop ops holding the branch.

@@ -90,3 +90,65 @@ def test_while_that_cannot_be_a_loop_op_runs_as_python() -> None:
 def test_sieve_while_on_the_eager_backend(n) -> None:
     ember.reset()
     run_both(sieve_and_index, n, backend="eager")
+
+
+def golden_section(a, b, coeffs, tol):
+    gr = (5 ** 0.5 - 1) / 2
+    c = b - gr * (b - a)
+    d = a + gr * (b - a)
+    it = 0
+    while abs(b - a) > tol:
+        if np.polyval(coeffs, c) < np.polyval(coeffs, d):
+            b = d
+        else:
+            a = c
+        c = b - gr * (b - a)
+        d = a + gr * (b - a)
+        it += 1
+    return (a + b) / 2, it
+
+
+def bisect_root(bounds, coeffs, tol):
+    a, b = bounds[0], bounds[1]
+    fa = np.polyval(coeffs, a)
+    steps = 0
+    while b - a > tol and steps < 200:
+        m = 0.5 * (a + b)
+        fm = np.polyval(coeffs, m)
+        if fm * fa <= 0:
+            b = m
+        else:
+            a, fa = m, fm
+        steps += 1
+    return a, b, steps
+
+
+def polynomial_sum(x, coeffs):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += np.polyval(coeffs, x[i]) * coeffs[1]
+    return s
+
+
+@pytest.mark.parametrize("tol", [1e-8, 1e-3, 10.0])
+def test_golden_section_on_python_floats(tol) -> None:
+    """The test `abs(b - a) > tol` on Python floats the body keeps; `tol` 10.0: no trip."""
+    ember.reset()
+    coeffs = np.array([1.0, -1.0, -2.0, 1.0])
+    run_calls(golden_section, [(-2.0, 3.0, coeffs, tol), (-2.0, 3.0, coeffs * 2, tol)])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_bisection_on_array_scalars(dtype) -> None:
+    ember.reset()
+    coeffs = np.array([1.0, 0.0, -2.0], dtype)
+    run_calls(bisect_root, [(np.array([0.0, 2.0], dtype), coeffs, 1e-6),
+                            (np.array([-3.0, 0.0], dtype), coeffs, 1e-6)])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
+def test_polyval_of_an_element_in_a_loop_op(dtype) -> None:
+    ember.reset()
+    rng = np.random.default_rng(9)
+    x = (rng.random(50) * 10).astype(dtype)
+    run_calls(polynomial_sum, [(x, np.array([2, -1, 3], dtype))])

@@ -87,24 +87,18 @@ NOT_YET_NATIVE = {
     "flood_fill": "`if old == new: return img, 0` before the loop: a branch at the frame's "
                   "level whose other path holds a `while` on Python values is a break (the "
                   "while loop after it is one loop op)",
-    "sandpile": "`while True:` with a `break` on `unstable.any()`: a while loop without a "
-                "first test is not a loop op",
     "closest_pair": "`pair = (i, j)` in a branch: a tuple is not a value branches merge",
     "adaboost_stumps": "`max(best_err, 1e-12)` compares a NumPy scalar in Python, and "
                        "`for t in thresholds` iterates an argument array between breaks",
     "als_step": "`V[m]` with a boolean row of the mask: arrays whose length only the data "
                 "knows, solved per row",
-    "heap_sort": "a helper's bare `return` inside its `while` (a return of None from a loop)",
     "rod_cutting": "`pieces.append(...)` inside a `while` whose trip count only the data "
                    "knows",
-    "longest_palindromic_subseq": "`L[i + 1, j - 1] + 2 if length > 2 else 2`: paths giving "
-                                  "an int32 and a Python int, whose types NumPy keeps apart",
     "subset_sum_table": "`T[i, v:] |= ...` at a start read from the data: a slice whose "
                         "length only the data knows",
-    "word_wrap": "`c = 0.0 if ... else (width - line) ** 3`: paths giving a Python float and "
-                 "an int64, whose types NumPy keeps apart",
-    "kmp_prefix": "`k` is a Python int or an int32 read from `pi` depending on the path, "
-                  "whose types NumPy keeps apart",
+    "kmp_prefix": "`k` is carried from trip to trip as a Python int or an int32 read from "
+                  "`pi` depending on the path, whose types NumPy keeps apart (a choice of the "
+                  "two is not carried)",
     "rabin_karp": "np.array_equal of a slice at a run-time position inside the loop, and "
                   "`matches.append(s)` in a branch",
     "utf8_validate": "a `continue` and early returns inside a `while` whose trip count only "
@@ -135,8 +129,6 @@ NOT_YET_NATIVE = {
                   "other: types that differ between paths",
     "isolation_path_lengths": "`_c_factor` returns `0.0` on one path and a NumPy scalar on "
                               "the other: types that differ between paths",
-    "golden_section_min": "`while abs(b - a) > tol` with a branch on data: the test compares "
-                          "NumPy scalars in Python",
 }
 
 

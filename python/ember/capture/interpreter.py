@@ -46,6 +46,7 @@ from ember.capture.variables.base import (
 )
 from ember.capture.variables.constant import ConstantVariable
 from ember.capture.loops.appends import BodyList, generated
+from ember.capture.loops.whiles import while_true
 from ember.capture.variables.containers import (
     DictVariable,
     ListVariable,
@@ -323,7 +324,8 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
     # ---- opcode handlers: stack and constants -----------------------------------------------
 
     def NOP(self, inst: Instruction) -> None:
-        pass
+        if inst.opname == "NOP":  # one that starts a `while True:` may be a loop op
+            while_true(self, inst)
 
     RESUME = NOP
     EXTENDED_ARG = NOP  # `dis` already folded it into the next instruction's arg

@@ -183,8 +183,8 @@ def retry_as_loop_op(tx: Interpreter, index: int, reason: str) -> None:
     that was not yet tried as a loop op: capture starts again with the outermost such loop
     as one (`LoopTooLong`), whose body may hold the branch as an `if` op (or a `while` on
     loop values). Outside any such loop, a `while` of the frame's graph whose tests were
-    Python values (`while i * i <= n:`) is tried as a loop op the same way
-    (`whiles.python_while`). No-op otherwise."""
+    Python values (`while i * i <= n:`), or a `while True:`, is tried as a loop op the same
+    way (`whiles.python_while`, `whiles.while_true`). No-op otherwise."""
     from ember.capture.loops.region import LoopTooLong
     from ember.capture.variables.containers import IteratorVariable
 
@@ -194,11 +194,14 @@ def retry_as_loop_op(tx: Interpreter, index: int, reason: str) -> None:
             raise LoopTooLong(account.key, reason)
     if tx.graph.parent is not None or not tx.tracer.loop_ops:
         return
-    from ember.capture.loops.whiles import python_while_around
+    from ember.capture.loops.whiles import python_whiles_around
 
-    first_test = python_while_around(tx, index)
-    if first_test is not None:
+    # The outermost; a `while True:` refused leaves the loops inside it to try, as they were
+    # before such loops were tried.
+    for first_test in python_whiles_around(tx, index):
         key = (tx.code, first_test.offset)
         if key not in tx.tracer.unrolled_loops and key not in tx.tracer.long_loops:
             raise LoopTooLong(key, reason)
+        if key in tx.tracer.long_loops or first_test.opname != "NOP":
+            return
 

@@ -30,7 +30,9 @@ from ember.capture.loops.region import BodyArray, _graph_swapped, bind_cells
 from ember.capture.loops.vectors import VectorVariable
 from ember.capture.variables.masked import MaskedVariable
 from ember.capture.variables.array import ArrayVariable
+from ember.capture.variables import choice
 from ember.capture.variables.base import VariableTracker
+from ember.capture.variables.choice import ChoiceVariable
 from ember.capture.variables.constant import ConstantVariable
 from ember.capture.variables.containers import IteratorVariable, LazyItems, lazy_items
 from ember.graph import Graph, Value
@@ -52,7 +54,7 @@ def is_zero_d_number(vt: VariableTracker) -> bool:
 
 # A tracker made of graph values held when a branch starts (a short row, a boolean-mask
 # selection), and one entry per value.
-HeldVector = tuple[VectorVariable | MaskedVariable, list[ArrayVariable]]
+HeldVector = tuple[VectorVariable | MaskedVariable | ChoiceVariable, list[ArrayVariable]]
 
 
 @dataclass
@@ -159,18 +161,21 @@ def _rest_of_while(tx: Interpreter, inst: Instruction, jump_if: bool) -> None:
     entries, vectors = _entries(tx)
     looping = _trace(tx, entries, vectors, top, exit_index, "then" if jump_if else "else",
                      exit_index)
-    done = _trace(tx, entries, vectors, exit_index, exit_index,
-                  "else" if jump_if else "then")
-    if looping.end != exit_index or done.end != exit_index:
+    # In a called function, a loop op that may return leaves the looping path at the
+    # function's return (`returns.after_loop`): the other path runs to it too.
+    meet = RETURNED if looping.end == RETURNED and enclosing_body(tx) is None else exit_index
+    done = _trace(tx, entries, vectors, exit_index, meet, "else" if jump_if else "then")
+    if looping.end != meet or done.end != meet:
         raise graph_break("loop_body", what="a while loop left other than at its exit")
     then, orelse = (looping, done) if jump_if else (done, looping)
-    _merge(tx, cond, entries, then, orelse, exit_index)
+    _merge(tx, cond, entries, then, orelse, meet)
 
 
 def _entries(tx: Interpreter) -> tuple[list[ArrayVariable], list[HeldVector]]:
     """The trackers holding graph values the paths may read: locals and stack items, and
-    each element of the short rows held (`loops/vectors.py`) and the values and mask of
-    each boolean-mask selection held as one more entry."""
+    each element of the short rows held (`loops/vectors.py`), the values and mask of
+    each boolean-mask selection and the flag and sides of each choice of two numbers held
+    as one more entry."""
     from ember.capture.loops.windows import WindowVariable
 
     found: dict[int, ArrayVariable] = {}
@@ -186,6 +191,12 @@ def _entries(tx: Interpreter) -> tuple[list[ArrayVariable], list[HeldVector]]:
         if isinstance(vt, MaskedVariable) and id(vt) not in vectors:
             if vt.values.graph is tx.graph and vt.mask.graph is tx.graph:
                 vectors[id(vt)] = (vt, [ArrayVariable(vt.values), ArrayVariable(vt.mask)])
+            continue
+        if isinstance(vt, ChoiceVariable) and id(vt) not in vectors:
+            # A choice of two numbers (`_choice_parts`): its flag and both sides.
+            parts = choice.parts(vt)
+            if parts is not None and all(p.graph is tx.graph for p in parts):
+                vectors[id(vt)] = (vt, [ArrayVariable(p) for p in parts])
             continue
         if isinstance(vt, WindowVariable):
             # A path would see a copy where NumPy sees a view of an array it may update.
@@ -258,6 +269,9 @@ def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVect
     followers.stand_ins(tx, followers.derived([*tx.locals.values(), *tx.stack], tx.graph),
                         inner)
     for vector, elements in vectors:
+        if isinstance(vector, ChoiceVariable):
+            inner[id(vector)] = ChoiceVariable(*(inner[id(e)] for e in elements))  # type: ignore[assignment]
+            continue
         if isinstance(vector, MaskedVariable):
             values, mask = (inner[id(e)].value for e in elements)
             inner[id(vector)] = MaskedVariable(values, mask)  # type: ignore[assignment]
@@ -393,21 +407,31 @@ def _merge(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Pat
         slots.append((_value_in(then, x), _value_in(orelse, y), ("stack", position)))
     if frame_branches.at_frame_level(tx):
         frame_branches.check_merged(then, orelse, slots)
+    else:
+        slots[:] = [part for slot in slots for part in _choice_parts(then, orelse, slot)]
     results = _emit_if(tx, cond, entries, then, orelse, slots) if slots else []
     _bind_inplace(tx, slots, results)
     ranges.note_conversions(tx, branch, converted, lambda: cond)
-    merged = {what for _, _, (how, what) in slots if how == "stack"}  # type: ignore[misc]
+    merged = {_bound(slot)[1] for slot in slots if _bound(slot)[0] == "stack"}
     base_stack = [vt if k in merged else iterators.get((id(vt), id(orelse.stack[k])))
                   or _outer_of(vt, then, entries) for k, vt in enumerate(then.stack)]
-    for (_, _, (how, what)), result in zip(slots, results, strict=True):
+    made: list[Value] = []
+    for slot, result in zip(slots, results, strict=True):
+        how, what = _bound(slot)
         if how == "inplace":
             continue
+        new: VariableTracker = ArrayVariable(result)
+        if slot[2][0] == "choice":  # type: ignore[index]
+            made.append(result)
+            if len(made) == 1:
+                continue
+            new = ChoiceVariable(ArrayVariable(cond), *(ArrayVariable(v) for v in made))
+            made = []
         if how == "names":
-            new = ArrayVariable(result)
             for name in what:
                 tx.locals[name] = new
         else:
-            base_stack[what] = ArrayVariable(result)
+            base_stack[what] = new
     for name in list(tx.locals):
         if name not in then.locals or name not in orelse.locals:
             del tx.locals[name]
@@ -452,6 +476,30 @@ def _outer_of(vt: VariableTracker, path: Path, entries: list[ArrayVariable]
     if isinstance(vt, ArrayVariable) and vt.value.graph is path.region:
         raise graph_break("loop_body", what="a value of one branch used after it")
     return vt
+
+
+def _choice_parts(then: Path, orelse: Path, slot: tuple[Value, Value, object]
+                  ) -> list[tuple[Value, Value, object]]:
+    """A Python number on one path and a NumPy scalar of another dtype on the other
+    (`L[i + 1, j - 1] + 2 if length > 2 else 2`, an int32 or a Python int) are kept apart,
+    as NumPy keeps them: the `if` op gives both (each path a placeholder for the one it did
+    not make), bound together as a `ChoiceVariable` that only its uses settle
+    (`choice.settled`: `c + cost[j]`; `choice.stored`: `L[i, j] = c`); any other use of it
+    refuses the loop op. A slot is then two, `("choice", (how, what))` each."""
+    from ember.capture.loops.returns import placeholder
+
+    vx, vy, how = slot
+    if how[0] not in ("names", "stack") or not choice.mixed(vx, vy) or (  # type: ignore[index]
+            how[0] == "names" and any(n.startswith(".") for n in how[1])):  # type: ignore[index]
+        return [slot]
+    return [(vx, placeholder(orelse.region, vx), ("choice", how)),
+            (placeholder(then.region, vy), vy, ("choice", how))]
+
+
+def _bound(slot: tuple[Value, Value, object]) -> tuple[str, object]:
+    """How a slot's result is bound: `inplace`, `names` or `stack`, and to what."""
+    how, what = slot[2]  # type: ignore[misc]
+    return what if how == "choice" else (how, what)  # type: ignore[return-value]
 
 
 def _promoted(then: Path, orelse: Path, slot: tuple[Value, Value, object]

@@ -118,6 +118,7 @@ class Trace:
     # Locals holding slices of another local's array: no parameters, but slices of its
     # stand-in (`loops/followers.py`).
     following: dict[str, Any] = field(default_factory=dict)
+    returns_none: bool = False  # every `return` in the body returns None
 
 
 def _go_value(region: Graph, vt: VariableTracker) -> Value | None:

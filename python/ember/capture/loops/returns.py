@@ -66,7 +66,11 @@ def carry_return(tx: Interpreter, trace: Trace, end_locals: dict[str, VariableTr
     if flag.weak:
         flag = region.op("astype", [flag], dtype=np.bool_)
     pairs = [(RET, flag)]
-    if _plain_tuple(retval):
+    if _is_none(retval):
+        # `return` (None) on every returning path: nothing to carry but the flag.
+        trace.returns_none = True
+        items = []
+    elif _plain_tuple(retval):
         trace.returned_tuple = len(retval.items)  # type: ignore[attr-defined]
         items = [(_item_name(k), vt) for k, vt in enumerate(retval.items)]  # type: ignore[attr-defined]
     else:
@@ -135,6 +139,14 @@ def fill_missing(then: Path, orelse: Path) -> None:
         return
     if x is None and y is None:
         return
+    if _is_none(x) or _is_none(y):
+        # A return of None: the other path's stands for it too (never read where it did not
+        # return), and it is one object, which merges without a value.
+        none = x if _is_none(x) else y
+        if (x is not None and not _is_none(x)) or (y is not None and not _is_none(y)):
+            raise graph_break("loop_body", what="returns of None and of a value in one loop")
+        then.locals[RETVAL] = orelse.locals[RETVAL] = none  # type: ignore[assignment]
+        return
     for path, vt in ((then, x), (orelse, y)):
         if _plain_tuple(vt):
             for k, item in enumerate(vt.items):  # type: ignore[union-attr]
@@ -200,10 +212,7 @@ def after_loop(tx: Interpreter, trace: Trace) -> None:
     from ember.capture.loops import frame_branches
     from ember.capture.loops.branches import _entries, _merge, _trace
 
-    tx.locals.update(trace.returned_arrays)
-    if trace.returned_tuple is not None:
-        tx.locals[RETVAL] = TupleVariable([tx.locals.pop(_item_name(k))
-                                           for k in range(trace.returned_tuple)])
+    _bind_returned(tx, trace)
     cond = tx.locals[RET].value  # type: ignore[attr-defined]
     entries, vectors = _entries(tx)
     body, rest = enclosing_body(tx), tx.ip
@@ -232,6 +241,27 @@ def after_loop(tx: Interpreter, trace: Trace) -> None:
     frame_branches.settle_checks(tx)  # the checks of the rest of the frame, traced in it
 
 
+def after_last_loop(tx: Interpreter, trace: Trace) -> None:
+    """After a loop op that only a `return` leaves (a `while True:` last in its frame, with
+    no code after it): the frame returns `.retval`."""
+    _bind_returned(tx, trace)
+    tx.result = tx.locals[RETVAL]
+
+
+def _bind_returned(tx: Interpreter, trace: Trace) -> None:
+    """Bind the loop op's returned arrays to their locals, and join a returned tuple."""
+    tx.locals.update(trace.returned_arrays)
+    if trace.returned_tuple is not None:
+        tx.locals[RETVAL] = TupleVariable([tx.locals.pop(_item_name(k))
+                                           for k in range(trace.returned_tuple)])
+    if trace.returns_none:
+        tx.locals[RETVAL] = ConstantVariable(None)
+
+
+def _is_none(vt: VariableTracker | None) -> bool:
+    return isinstance(vt, ConstantVariable) and vt.constant() is None
+
+
 def merge_results(tx: Interpreter, cond: Value, then: Path, orelse: Path,
                   outer_of: Callable[[VariableTracker, Path], VariableTracker],
                   slots: list[tuple[Value, Value, object]]) -> Callable[[list[Value]], None]:
@@ -239,6 +269,8 @@ def merge_results(tx: Interpreter, cond: Value, then: Path, orelse: Path,
     (appended to `slots`), and what sets `tx.result` from the op's results."""
     x, y = then.locals[RETVAL], orelse.locals[RETVAL]
     first = len(slots)
+    if _is_none(x) and _is_none(y):
+        y = x
     if tx.depth > 0:
         # A called function's result is one value for its caller to compute on.
         if x is y:

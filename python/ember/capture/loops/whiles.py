@@ -64,20 +64,26 @@ def loop_exit(tx: Interpreter, top: int, inside: int) -> int | None:
     return exit_index
 
 
-def capture_while(tx: Interpreter, top: int, exit_index: int) -> None:
-    """Trace the body from `top` once as a loop op's region, emit the op, continue at exit."""
+def capture_while(tx: Interpreter, top: int, exit_index: int, always_trips: bool = False
+                  ) -> None:
+    """Trace the body from `top` once as a loop op's region, emit the op, continue at exit.
+    `always_trips`: the loop op is not inside the `if` of a first test (`while True:`), so
+    a local its body first assigns may be read after it (`first_assigned`)."""
     with outside_as_locals(tx):
-        _capture_while(tx, top, exit_index)
+        _capture_while(tx, top, exit_index, always_trips)
 
 
-def _capture_while(tx: Interpreter, top: int, exit_index: int) -> None:
-    from ember.capture.loops import ranges, returns
+def _capture_while(tx: Interpreter, top: int, exit_index: int, always_trips: bool) -> None:
+    from ember.capture.loops import first_assigned, ranges, returns
     from ember.capture.resume import live_locals_at
 
     stored = {str(i.argval) for i in tx.instructions[top:exit_index]
               if i.opname in _STORE_OPS}
-    after = set(live_locals_at(tx.code, tx.instructions[exit_index].offset))
+    # A `while True:` last in its function has no code after it: only a return leaves it.
+    after = set(live_locals_at(tx.code, tx.instructions[exit_index].offset)
+                ) if exit_index < len(tx.instructions) else set()
     live = set(live_locals_at(tx.code, tx.instructions[top].offset)) | after
+    unbound = first_assigned.first_assigned(tx, stored, live) if always_trips else set()
     forced: dict[str, tuple] = {}
     for _ in range(3):
         # A local whose type only some paths change (`total = 0.0`, then `total += x[i]`
@@ -117,15 +123,18 @@ def _capture_while(tx: Interpreter, top: int, exit_index: int) -> None:
             raise graph_break("loop_body", what="a while loop that never ends")
         followers.check_kept(bound_views, end_locals)
         returning = {n: end_locals.pop(n) for n in returns.PSEUDO if n in end_locals}
-        forced = _collect(trace, end_locals, stored, live, after, set())
+        forced = _collect(trace, end_locals, stored, live, after, set(), unbound)
         if not forced:
+            first_assigned.carry(tx, trace, end_locals, unbound & after)
             may_return = returns.carry_return(tx, trace, returning)
             graph = tx.graph
             emit_loop(tx, trace, graph.const(0), graph.const(_UNBOUNDED), graph.const(1))
             bind_cells(tx)
             ranges.check_typed_flags(tx, typed)
             tx.ip = exit_index
-            if may_return:
+            if may_return and exit_index == len(tx.instructions) and tx.graph.parent is None:
+                returns.after_last_loop(tx, trace)
+            elif may_return:
                 returns.after_loop(tx, trace)
             return
     raise graph_break("loop_body", what="a carried value that changes type on every trace")
@@ -183,22 +192,36 @@ def bottom_test(tx: Interpreter, inst: Instruction, jump_if: bool) -> None:
     tx.ip = inst.target  # type: ignore[assignment]
 
 
-def python_while_around(tx: Interpreter, index: int) -> Instruction | None:
-    """The first test of the outermost `while` loop around instruction `index` that has one
-    (`while c:`, not `while True:`), or None."""
+def python_whiles_around(tx: Interpreter, index: int) -> list[Instruction]:
+    """The first tests of the `while` loops around instruction `index` (`while c:`), or the
+    NOPs that start them (`while True:`, `true_top`), the outermost first."""
     from ember.capture.bytecode import TRUTH_JUMPS
 
-    found = None
+    found: list[Instruction] = []
     for back in tx.instructions[index:]:
         top = back.target
         if back.opname not in _BACK_JUMPS or top is None or not 0 < top <= index:
             continue
         first = tx.instructions[top - 1]
-        if (tx.instructions[loop_head(tx, top)].opname != "FOR_ITER"
-                and TRUTH_JUMPS.get(first.opname, (None, False))[1]
-                and first.target == back.index + 1):
-            found = first
+        if tx.instructions[loop_head(tx, top)].opname == "FOR_ITER":
+            continue
+        if (TRUTH_JUMPS.get(first.opname, (None, False))[1]
+                and first.target == back.index + 1) or true_top(tx, first) == top:
+            found.insert(0, first)  # each loop found encloses those found before
     return found
+
+
+def true_top(tx: Interpreter, inst: Instruction) -> int | None:
+    """Where the trips of the `while True:` loop that `inst` starts begin: CPython 3.11
+    compiles `while True:` as a NOP (the line of the `while`) followed by the body, whose
+    last instruction jumps back to it unconditionally. None for any other instruction."""
+    if inst.opname != "NOP" or inst.index + 1 >= len(tx.instructions):
+        return None
+    top = inst.index + 1
+    for back in tx.instructions[top:]:
+        if back.opname == "JUMP_BACKWARD" and back.target == top:
+            return top
+    return None
 
 
 def python_while(tx: Interpreter, inst: Instruction, enters: bool) -> bool:
@@ -207,11 +230,7 @@ def python_while(tx: Interpreter, inst: Instruction, enters: bool) -> bool:
     on every trip), the loop is one loop op whose own tests are loop values (`i` of `while i
     * i <= n: ...; i += 1` carried); `enters`: the first test's outcome. True when done
     (the interpreter continues at the loop's exit)."""
-    from ember.capture.loops.region import LoopRefused, loop_key
-    from ember.errors import Unsupported
-
-    key = loop_key(tx, inst)
-    if key not in tx.tracer.long_loops or key in tx.tracer.unrolled_loops:
+    if not _told(tx, inst):
         return False
     exit_index = while_exit(tx, inst)
     if exit_index is None:
@@ -219,8 +238,41 @@ def python_while(tx: Interpreter, inst: Instruction, enters: bool) -> bool:
     if not enters:
         tx.ip = exit_index
         return True
-    try:
-        capture_while(tx, tx.ip, exit_index)
-    except Unsupported as exc:
-        raise LoopRefused(key, exc.reason) from exc
+    _capture_or_refuse(tx, inst, tx.ip, exit_index)
     return True
+
+
+def while_true(tx: Interpreter, inst: Instruction) -> bool:
+    """The NOP `inst` that starts a `while True:` at the frame's level, when capture was told
+    to make it a loop op (a branch on an array value in its body: `if not unstable.any():
+    break`): the loop is one loop op from its first trip, left by a `break` or a `return` on
+    a path of a branch. True when done (the interpreter continues at the loop's exit)."""
+    if tx.graph.parent is not None or not _told(tx, inst):
+        return False
+    top = true_top(tx, inst)
+    if top is None:
+        return False
+    exit_index = loop_exit(tx, top, top)
+    if exit_index is None:
+        return False
+    _capture_or_refuse(tx, inst, top, exit_index)
+    return True
+
+
+def _told(tx: Interpreter, inst: Instruction) -> bool:
+    """Whether capture was told to make the loop that `inst` starts a loop op
+    (`loops.retry_as_loop_op`), and has not refused it since."""
+    from ember.capture.loops.region import loop_key
+
+    key = loop_key(tx, inst)
+    return key in tx.tracer.long_loops and key not in tx.tracer.unrolled_loops
+
+
+def _capture_or_refuse(tx: Interpreter, inst: Instruction, top: int, exit_index: int) -> None:
+    from ember.capture.loops.region import LoopRefused, loop_key
+    from ember.errors import Unsupported
+
+    try:
+        capture_while(tx, top, exit_index, always_trips=inst.opname == "NOP")
+    except Unsupported as exc:
+        raise LoopRefused(loop_key(tx, inst), exc.reason) from exc

@@ -342,6 +342,9 @@ class ArrayVariable(VariableTracker):
         return view if view is not None else wrap_api_result(result)
 
     def setitem(self, tx: Interpreter, index: VariableTracker, value: VariableTracker) -> None:
+        from ember.capture.variables import choice
+
+        value = choice.stored(tx, value, self.value.dtype)
         if type(value) is ArrayVariable and value.value.shape == () and (
                 value.value.scalar or value.value.weak):
             from ember.capture.loops import python_checks

@@ -65,19 +65,86 @@ def _picked(graph: Graph, vt: VariableTracker, dtype: np.dtype) -> Value:
 
 
 def settled(graph: Graph, vt: VariableTracker, other: VariableTracker) -> VariableTracker:
-    """`vt`, a choice between Python numbers and NumPy scalars of one dtype, as that NumPy
-    scalar where `other` is an array or a NumPy scalar (no Python number) whose promotion
-    with either gives one dtype: `0.0 / col_sq[j]` is then `np.float64(0.0) / col_sq[j]`
-    exactly, since NumPy computes both. Anything else is returned as it is."""
+    """`vt`, a choice between Python numbers and NumPy scalars, as one NumPy scalar where
+    `other` is an array or a NumPy scalar (no Python number) whose promotion with either
+    gives one dtype: `0.0 / col_sq[j]` is then `np.float64(0.0) / col_sq[j]` exactly, since
+    NumPy computes both; `c + cost[j]` of a Python float or an int64 `c` is the float64 of
+    either plus `cost[j]`, since NumPy casts both to float64 first. Anything else is
+    returned as it is."""
     if not isinstance(vt, ChoiceVariable) or not isinstance(other, ArrayVariable) \
             or other.value.weak or other.value.graph is not graph:
         return vt
     numbers = _numbers(graph, vt)
-    if numbers is None or len({v.dtype for v in numbers}) != 1 \
-            or numbers[0].dtype.kind not in _WEAK_TYPES:
+    if numbers is None or any(v.dtype.kind not in _WEAK_TYPES for v in numbers):
         return vt
-    dtype = numbers[0].dtype
-    if np.result_type(dtype, other.value.dtype) != np.result_type(
-            other.value.dtype, _WEAK_TYPES[dtype.kind](0)):
+    if len({v.dtype for v in numbers}) == 1:
+        dtype = numbers[0].dtype
+        if np.result_type(dtype, other.value.dtype) != np.result_type(
+                other.value.dtype, _WEAK_TYPES[dtype.kind](0)):
+            return vt
+        return ArrayVariable(_picked(graph, vt, dtype))
+    sides = _sides(vt)
+    if sides is None:
         return vt
-    return ArrayVariable(_picked(graph, vt, dtype))
+    dtypes = {_promoted(v, other.value.dtype) for v in sides}
+    (dtype,) = dtypes if len(dtypes) == 1 else (None,)
+    if dtype is None or not all(_exactly(v, dtype) for v in sides):
+        return vt
+    return ArrayVariable(_pick_as(graph, vt, [graph.op("astype", [v], dtype=dtype, weak=False,
+                                                       scalar=True) for v in sides]))
+
+
+def mixed(x: Value, y: Value) -> bool:
+    """Whether two paths' values are a Python number and a NumPy scalar of another dtype
+    (a Python int and an int32, a Python float and an int64), numbers both."""
+    return (not x.shape and not y.shape and x.weak != y.weak and x.dtype != y.dtype
+            and (x.scalar or x.weak) and (y.scalar or y.weak)
+            and x.dtype.kind in "iuf" and y.dtype.kind in "iuf")
+
+
+def stored(tx: Any, vt: VariableTracker, dtype: np.dtype) -> VariableTracker:
+    """`vt`, a choice of two numbers about to be stored into an array of `dtype`, as the
+    element each side would store, converted (and checked) as NumPy converts it
+    (`python_checks.storable`), picked by the flag. Anything else is returned as it is."""
+    from ember.capture.loops import python_checks
+
+    sides = _sides(vt) if isinstance(vt, ChoiceVariable) else None
+    if sides is None or dtype.kind not in "iufb" or any(
+            v.graph is not tx.graph for v in sides):
+        return vt
+    graph = tx.graph
+    elements = [graph.op("astype", [python_checks.storable(tx, dtype, v)], dtype=dtype,
+                         weak=False, scalar=True) for v in sides]
+    return ArrayVariable(_pick_as(graph, vt, elements))
+
+
+def parts(vt: ChoiceVariable) -> list[Value] | None:
+    """The flag and the two 0-d values of a choice of two numbers (no nested choice)."""
+    sides = _sides(vt)
+    return None if sides is None else [vt.flag.value, *sides]  # type: ignore[attr-defined]
+
+
+def _sides(vt: ChoiceVariable) -> list[Value] | None:
+    """The two 0-d values of a choice of two numbers (no nested choice)."""
+    sides = [s.value if isinstance(s, ArrayVariable) and not s.value.shape else None
+             for s in (vt.if_true, vt.if_false)]
+    if None in sides or not isinstance(vt.flag, ArrayVariable):
+        return None
+    return sides  # type: ignore[return-value]
+
+
+def _promoted(v: Value, other: np.dtype) -> np.dtype:
+    """The dtype NumPy computes `v` (a Python number where weak) with a value of `other` in."""
+    return np.result_type(other, _WEAK_TYPES[v.dtype.kind](0)) if v.weak else np.result_type(
+        v.dtype, other)
+
+
+def _exactly(v: Value, dtype: np.dtype) -> bool:
+    """Whether converting `v` to `dtype` first is what NumPy does: a NumPy scalar's dtype
+    promotes to it; a Python number converts to int64 or float64 as NumPy converts it (a
+    narrower type could refuse it, or round it where NumPy warns)."""
+    return not v.weak or dtype in (np.dtype(np.int64), np.dtype(np.float64))
+
+
+def _pick_as(graph: Graph, vt: ChoiceVariable, values: list[Value]) -> Value:
+    return graph.op("where", [vt.flag.value, *values], scalar=True)  # type: ignore[attr-defined]

@@ -87,8 +87,12 @@ impl Native<'_, '_> {
         let out = scalar_of(node.ty.dtype)?;
         let unsupported = |e: ember_core::Error| Error::Unsupported(e.message);
         let val = match &node.op {
-            Op::Const { value, .. } => Val::Const(const_of(*value), out),
-            Op::Astype { .. } | Op::Copy => self.cast_val(&args[0], out),
+            // `np.zeros_like` of a 0-d value and `np.asarray` of a scalar (`np.polyval(p, x)`
+            // in a body): a number, and the same number.
+            Op::Const { value, .. } | Op::Full { value, .. } => Val::Const(const_of(*value), out),
+            Op::Astype { .. } | Op::Copy | Op::Squeeze { .. } | Op::Reshape { .. } => {
+                self.cast_val(&args[0], out)
+            }
             Op::Unary(op) => {
                 if *op == UnaryOp::Positive {
                     return Ok(args[0].clone());
