@@ -198,13 +198,78 @@ pub(crate) unsafe fn sort(
     crate::fpstatus::raise(before);
 }
 
-/// One line of `n` elements, read at `input + i * si`, written at `out + i * so` (elements).
-struct Line<T> {
+/// The lines along `axis`: where each starts in the input and in the output (elements).
+fn line_starts(axis: usize, li: &Layout, lo: &Layout) -> Vec<(isize, isize)> {
+    let shape = &li.shape;
+    let others: Vec<usize> = (0..shape.len()).filter(|&d| d != axis).collect();
+    let count: usize = others.iter().map(|&d| shape[d]).product();
+    let mut starts = Vec::with_capacity(count);
+    // The last other axis runs innermost, by its strides; the ones before it by an index.
+    let Some((&last, outer)) = others.split_last() else {
+        return vec![(li.offset, lo.offset)];
+    };
+    let mut idx = vec![0usize; outer.len()];
+    while starts.len() < count {
+        let (mut pi, mut po) = (li.offset, lo.offset);
+        for (k, &d) in outer.iter().enumerate() {
+            pi += idx[k] as isize * li.strides[d];
+            po += idx[k] as isize * lo.strides[d];
+        }
+        starts.extend((0..shape[last] as isize).map(|i| {
+            (pi + i * li.strides[last], po + i * lo.strides[last])
+        }));
+        for k in (0..outer.len()).rev() {
+            idx[k] += 1;
+            if idx[k] < shape[outer[k]] {
+                break;
+            }
+            idx[k] = 0;
+        }
+    }
+    starts
+}
+
+/// The arrays of one step, typed: the input's elements, the output's (values of `T` or `i64`
+/// positions), strides along the axis and the line length, in elements.
+struct Lines<T> {
     input: *const T,
     si: isize,
     out: *mut u8,
     so: isize,
     n: usize,
+}
+
+impl<T: Copy> Lines<T> {
+    /// The line starting at `pi` read into `buffer`.
+    ///
+    /// # Safety
+    /// `pi` starts a line of the input.
+    unsafe fn read(&self, pi: isize, buffer: &mut [T]) {
+        if self.si == 1 {
+            // SAFETY: as the caller guarantees; the buffer is not the input.
+            unsafe {
+                let from = self.input.offset(pi);
+                std::ptr::copy_nonoverlapping(from, buffer.as_mut_ptr(), buffer.len());
+            }
+            return;
+        }
+        for (i, b) in buffer.iter_mut().enumerate() {
+            // SAFETY: as the caller guarantees.
+            *b = unsafe { *self.input.offset(pi + i as isize * self.si) };
+        }
+    }
+
+    /// `values` (of the output's element type `V`) written to the line starting at `po`.
+    ///
+    /// # Safety
+    /// `po` starts a line of the output, of element type `V`.
+    unsafe fn write<V: Copy>(&self, po: isize, values: &[V]) {
+        let out = self.out as *mut V;
+        for (i, &v) in values.iter().enumerate() {
+            // SAFETY: as the caller guarantees.
+            unsafe { *out.offset(po + i as isize * self.so) = v };
+        }
+    }
 }
 
 /// # Safety
@@ -219,173 +284,235 @@ unsafe fn typed<T: Key>(
     out: *mut u8,
     lo: &Layout,
 ) {
-    let shape = &li.shape;
-    if shape.contains(&0) {
+    if li.shape.contains(&0) {
         return;
     }
-    let n = shape[axis];
-    let (si, so) = (li.strides[axis], lo.strides[axis]);
-    let others: Vec<usize> = (0..shape.len()).filter(|&d| d != axis).collect();
-    let mut idx = vec![0usize; others.len()];
-    let mut buffers = Buffers {
-        line: Vec::with_capacity(n),
-        pairs: Vec::new(),
-        order: Vec::new(),
+    let lines = Lines {
+        input: input as *const T,
+        si: li.strides[axis],
+        out,
+        so: lo.strides[axis],
+        n: li.shape[axis],
     };
-    loop {
-        let (mut pi, mut po) = (li.offset, lo.offset);
-        for (k, &d) in others.iter().enumerate() {
-            pi += idx[k] as isize * li.strides[d];
-            po += idx[k] as isize * lo.strides[d];
-        }
-        // SAFETY: every position is an index inside the shape of both layouts.
-        let line = unsafe {
-            Line {
-                input: (input as *const T).offset(pi),
-                si,
-                out: out.offset(po * if how.positions { 8 } else { size_of::<T>() } as isize),
-                so,
-                n,
-            }
+    let starts = line_starts(axis, li, lo);
+    // SAFETY: every start begins a line inside both arrays; `numpy` is as the caller
+    // guarantees.
+    unsafe {
+        let failed = if numpy == 0 {
+            starts
+        } else {
+            numpy_sorts(how.positions, numpy, &lines, &starts)
         };
-        // SAFETY: the line lies inside both arrays; `numpy` is as the caller guarantees.
-        unsafe {
-            if numpy == 0 || !numpy_line(how.positions, numpy, &line, &mut buffers) {
-                rust_line(how.positions, &line, &mut buffers);
-            }
-        }
-        let mut k = others.len();
-        loop {
-            if k == 0 {
-                return;
-            }
-            k -= 1;
-            idx[k] += 1;
-            if idx[k] < shape[others[k]] {
-                break;
-            }
-            idx[k] = 0;
-        }
+        rust_sorts(how.positions, &lines, &failed);
     }
 }
 
-/// Scratch space reused from line to line.
-struct Buffers<T: Key> {
-    line: Vec<T>,
-    /// For the Rust `argsort`: (key, position) pairs side by side, which the sort moves
-    /// together and never looks a key up elsewhere, keeping large lines in cache; ordering
-    /// whole pairs makes equal keys keep their positions' order, so an unstable sort gives
-    /// the stable result.
-    pairs: Vec<(T::K, usize)>,
-    /// For NumPy's `argsort` of a line whose output is strided: the positions.
-    order: Vec<isize>,
-}
+/// Bytes of lines prepared before any is sorted: about an L2's share, so that a sort reads
+/// lines whose stores have long retired (a vector load of data just stored element by element
+/// cannot be forwarded and stalls: sorting short lines right after copying each ran at half
+/// NumPy's speed) and that are still in cache.
+const BLOCK_BYTES: usize = 1 << 16;
 
-/// Sorts `line` with NumPy's function `func`, as `np.sort` (`np.argsort`) calls it on a
-/// contiguous line: in the output itself where it is contiguous, else in a buffer. False if
-/// the function failed (out of memory), leaving the output to be written again.
+/// Sorts the lines starting at `starts` with NumPy's function `func`, as `np.sort`
+/// (`np.argsort`) calls it on a contiguous line, block by block: each block's lines copied (or
+/// their positions set to `0..n`) into the output where its lines are contiguous, else into a
+/// scratch block, then sorted, then (from scratch) written out. Returns the lines it failed
+/// on (out of memory), whose output is to be written again.
 ///
 /// # Safety
-/// `line` lies inside the step's arrays; `func` is the registered function for the line's
-/// dtype and kind.
-unsafe fn numpy_line<T: Key>(
+/// The starts begin lines inside the step's arrays; `func` is the registered function for
+/// their dtype and kind.
+unsafe fn numpy_sorts<T: Copy>(
     positions: bool,
     func: usize,
-    line: &Line<T>,
-    buffers: &mut Buffers<T>,
-) -> bool {
-    let n = line.n;
-    // SAFETY: as the caller guarantees; a registered function has the signature of its kind
-    // (see `register`) and reads or writes only the `n` elements and positions given.
-    let status = unsafe {
-        if positions {
-            let f = std::mem::transmute::<usize, ArgSortFn>(func);
-            let values = if line.si == 1 {
-                line.input
+    lines: &Lines<T>,
+    starts: &[(isize, isize)],
+) -> Vec<(isize, isize)> {
+    let n = lines.n;
+    let per_block = (BLOCK_BYTES / (n * 8)).max(1);
+    let mut values: Vec<T> = Vec::new();
+    let mut order: Vec<isize> = Vec::new();
+    let mut failed = Vec::new();
+    for block in starts.chunks(per_block) {
+        // SAFETY: as the caller guarantees; a registered function has the signature of its
+        // kind (see `register`) and reads or writes only the `n` elements and positions given.
+        unsafe {
+            let sorted = if positions {
+                let f = std::mem::transmute::<usize, ArgSortFn>(func);
+                let keys = prepare_values(lines, block, lines.si == 1, &mut values, false);
+                let dest = prepare_positions(lines, block, &mut order);
+                keys.iter()
+                    .zip(&dest)
+                    .map(|(&k, &d)| f(k as *mut c_void, d, n as isize, null()))
+                    .collect::<Vec<_>>()
             } else {
-                read(line, &mut buffers.line);
-                buffers.line.as_ptr()
+                let f = std::mem::transmute::<usize, SortFn>(func);
+                let dest = prepare_values(lines, block, false, &mut values, lines.so == 1);
+                dest.iter()
+                    .map(|&d| f(d as *mut c_void, n as isize, null()))
+                    .collect::<Vec<_>>()
             };
-            let order = if line.so == 1 {
-                line.out as *mut isize
-            } else {
-                buffers.order.resize(n, 0);
-                buffers.order.as_mut_ptr()
-            };
-            for i in 0..n {
-                *order.add(i) = i as isize;
-            }
-            let status = f(values as *mut c_void, order, n as isize, std::ptr::null_mut());
-            if line.so != 1 {
-                write(line, &buffers.order);
-            }
-            status
-        } else {
-            let f = std::mem::transmute::<usize, SortFn>(func);
-            if line.so == 1 {
-                let out = line.out as *mut T;
-                for i in 0..n {
-                    *out.add(i) = *line.input.offset(i as isize * line.si);
+            LINES.fetch_add(block.len(), Ordering::Relaxed);
+            if positions && lines.so != 1 {
+                for (j, &(_, po)) in block.iter().enumerate() {
+                    lines.write(po, &order[j * n..(j + 1) * n]);
                 }
-                f(out as *mut c_void, n as isize, std::ptr::null_mut())
-            } else {
-                read(line, &mut buffers.line);
-                let status = f(
-                    buffers.line.as_mut_ptr() as *mut c_void,
-                    n as isize,
-                    std::ptr::null_mut(),
-                );
-                write(line, &buffers.line);
-                status
             }
+            if !positions && lines.so != 1 {
+                for (j, &(_, po)) in block.iter().enumerate() {
+                    lines.write(po, &values[j * n..(j + 1) * n]);
+                }
+            }
+            let bad = sorted.iter().zip(block).filter(|(&status, _)| status < 0);
+            failed.extend(bad.map(|(_, &start)| start));
         }
-    };
-    LINES.fetch_add(1, Ordering::Relaxed);
-    status >= 0
-}
-
-/// The line's elements, in order, into `buffer`.
-///
-/// # Safety
-/// `line` lies inside the step's input.
-unsafe fn read<T: Copy>(line: &Line<T>, buffer: &mut Vec<T>) {
-    buffer.clear();
-    // SAFETY: as the caller guarantees.
-    buffer.extend((0..line.n as isize).map(|i| unsafe { *line.input.offset(i * line.si) }));
-}
-
-/// `values` (the line's values, or its positions) into the line's output.
-///
-/// # Safety
-/// `line` lies inside the step's output, of `V`'s element type.
-unsafe fn write<T, V: Copy>(line: &Line<T>, values: &[V]) {
-    let out = line.out as *mut V;
-    for (i, &v) in values.iter().enumerate() {
-        // SAFETY: as the caller guarantees.
-        unsafe { *out.offset(i as isize * line.so) = v };
     }
+    failed
 }
 
-/// Sorts `line` stably with Rust's sorts on keys.
+fn null() -> *mut c_void {
+    std::ptr::null_mut()
+}
+
+/// Where each line of `block` is to be sorted (or, for `argsort`, read) as one contiguous run
+/// of values: the input itself (`in_place_input`: its lines are contiguous and only read),
+/// the output (`into_output`: its lines are contiguous), else `scratch`.
 ///
 /// # Safety
-/// `line` lies inside the step's arrays.
-unsafe fn rust_line<T: Key>(positions: bool, line: &Line<T>, buffers: &mut Buffers<T>) {
-    // SAFETY: as the caller guarantees.
-    unsafe {
-        read(line, &mut buffers.line);
-        if positions {
-            let pairs = &mut buffers.pairs;
-            pairs.clear();
-            pairs.extend(buffers.line.iter().enumerate().map(|(i, v)| (v.key(), i)));
-            pairs.sort_unstable();
-            let out = line.out as *mut i64;
-            for (i, &(_, from)) in pairs.iter().enumerate() {
-                *out.offset(i as isize * line.so) = from as i64;
+/// The block's starts begin lines inside the step's arrays.
+unsafe fn prepare_values<T: Copy>(
+    lines: &Lines<T>,
+    block: &[(isize, isize)],
+    in_place_input: bool,
+    scratch: &mut Vec<T>,
+    into_output: bool,
+) -> Vec<*mut T> {
+    let n = lines.n;
+    if in_place_input {
+        // SAFETY: as the caller guarantees.
+        return block
+            .iter()
+            .map(|&(pi, _)| unsafe { lines.input.offset(pi) as *mut T })
+            .collect();
+    }
+    if into_output {
+        let out = lines.out as *mut T;
+        // Lines that follow one another in both arrays (the rows of C-ordered arrays) are
+        // copied as one run.
+        let mut at = 0;
+        while at < block.len() {
+            let (pi, po) = block[at];
+            let mut run = 1;
+            while at + run < block.len()
+                && block[at + run] == (pi + (run * n) as isize, po + (run * n) as isize)
+            {
+                run += 1;
             }
-        } else {
-            T::sort_values(&mut buffers.line);
-            write(line, &buffers.line);
+            // SAFETY: the run's output lines are contiguous and adjacent, `run * n` elements
+            // of `T`, and so are its input lines where the input's are contiguous.
+            unsafe {
+                if lines.si == 1 {
+                    let dest = std::slice::from_raw_parts_mut(out.offset(po), run * n);
+                    lines.read(pi, dest);
+                } else {
+                    for j in 0..run {
+                        let dest = std::slice::from_raw_parts_mut(out.offset(po).add(j * n), n);
+                        lines.read(pi + (j * n) as isize, dest);
+                    }
+                }
+            }
+            at += run;
+        }
+        // SAFETY: each output line is contiguous, inside the output.
+        return block.iter().map(|&(_, po)| unsafe { out.offset(po) }).collect();
+    }
+    if scratch.len() < block.len() * n {
+        // SAFETY: any `T` of the input serves as filler; every element is read over below.
+        let filler = unsafe { *lines.input.offset(block[0].0) };
+        scratch.resize(block.len() * n, filler);
+    }
+    let base = scratch.as_mut_ptr();
+    block
+        .iter()
+        .enumerate()
+        .map(|(j, &(pi, _))| {
+            // SAFETY: row `j` of the scratch block, inside it.
+            unsafe {
+                let dest = std::slice::from_raw_parts_mut(base.add(j * n), n);
+                lines.read(pi, dest);
+                dest.as_mut_ptr()
+            }
+        })
+        .collect()
+}
+
+/// Where each line of `block` has its positions sorted, set to `0..n`: the output where its
+/// lines are contiguous, else `scratch`.
+///
+/// # Safety
+/// The block's starts begin lines inside the step's arrays.
+unsafe fn prepare_positions<T>(
+    lines: &Lines<T>,
+    block: &[(isize, isize)],
+    scratch: &mut Vec<isize>,
+) -> Vec<*mut isize> {
+    let n = lines.n;
+    if lines.so != 1 {
+        scratch.resize(block.len() * n, 0);
+    }
+    let base = scratch.as_mut_ptr();
+    block
+        .iter()
+        .enumerate()
+        .map(|(j, &(_, po))| {
+            // SAFETY: a contiguous output line of `n` positions, or row `j` of the scratch.
+            unsafe {
+                let dest = if lines.so == 1 {
+                    (lines.out as *mut isize).offset(po)
+                } else {
+                    base.add(j * n)
+                };
+                for i in 0..n {
+                    *dest.add(i) = i as isize;
+                }
+                dest
+            }
+        })
+        .collect()
+}
+
+/// Sorts the lines starting at `starts` stably with Rust's sorts on keys.
+///
+/// # Safety
+/// The starts begin lines inside the step's arrays.
+unsafe fn rust_sorts<T: Key>(positions: bool, lines: &Lines<T>, starts: &[(isize, isize)]) {
+    let Some(&(first, _)) = starts.first() else {
+        return;
+    };
+    // SAFETY: as the caller guarantees.
+    let mut line = vec![unsafe { *lines.input.offset(first) }; lines.n];
+    // For `argsort`, (key, position) pairs side by side: the sort moves them together and
+    // never looks a key up elsewhere, which keeps large lines in cache; ordering whole pairs
+    // makes equal keys keep their positions' order, so an unstable sort gives the stable
+    // result.
+    let mut pairs: Vec<(T::K, usize)> = Vec::new();
+    let mut order: Vec<i64> = Vec::new();
+    for &(pi, po) in starts {
+        // SAFETY: as the caller guarantees.
+        unsafe {
+            line.resize(lines.n, line[0]);
+            lines.read(pi, &mut line);
+            if positions {
+                pairs.clear();
+                pairs.extend(line.iter().enumerate().map(|(i, v)| (v.key(), i)));
+                pairs.sort_unstable();
+                order.clear();
+                order.extend(pairs.iter().map(|&(_, from)| from as i64));
+                lines.write(po, &order);
+            } else {
+                T::sort_values(&mut line);
+                lines.write(po, &line);
+            }
         }
     }
 }
