@@ -302,8 +302,8 @@ def lexsort(graph: Graph, keys: object, axis: object = -1) -> Value:
 def unique_buffers(graph: Graph, x: Value, index: bool, counts: bool
                    ) -> tuple[list[Value], Value]:
     """np.unique(x)'s values (then, where asked, `return_index`'s and `return_counts`'s)
-    at the front of buffers of `x.size` elements, and their count (a weak int64). Sorted
-    stably, the first of each run of equal values is kept (NaNs are one run, as NumPy's
+    at the front of buffers of `x.size` elements, and their count (a weak int64). Sorted as
+    NumPy sorts them, the first of each run of equal values is kept (NaNs are one run, as NumPy's
     `equal_nan` makes them): what each run contributes is stored at its rank, and the other
     elements store past the count (only a run of one element has no others)."""
     flat = reshape_value(graph, x, (-1,))
@@ -311,8 +311,11 @@ def unique_buffers(graph: Graph, x: Value, index: bool, counts: bool
     if n == 0:
         empty = graph.full((0,), 0, np.int64)
         return [flat, *[empty] * (index + counts)], graph.const(0, weak=True)
-    order = graph.op("argsort", [flat], axis=0)
-    ordered = gather.gather(graph, gather.plan(graph, flat, order))
+    if index:  # NumPy's stable argsort, so that each run's first index is its first
+        order = graph.op("argsort", [flat], axis=0)
+        ordered = gather.gather(graph, gather.plan(graph, flat, order))
+    else:  # the values sorted as NumPy sorts them (its default kind): the same run heads
+        ordered = graph.op("sort_default", [flat], axis=0)
     head = graph.op("slice", [ordered], start=[0], stop=[n - 1], step=[1])
     tail = graph.op("slice", [ordered], start=[1], stop=[n], step=[1])
     differs = graph.op("ne", [tail, head])

@@ -215,9 +215,10 @@ fn line_starts(axis: usize, li: &Layout, lo: &Layout) -> Vec<(isize, isize)> {
             pi += idx[k] as isize * li.strides[d];
             po += idx[k] as isize * lo.strides[d];
         }
-        starts.extend((0..shape[last] as isize).map(|i| {
-            (pi + i * li.strides[last], po + i * lo.strides[last])
-        }));
+        starts.extend(
+            (0..shape[last] as isize)
+                .map(|i| (pi + i * li.strides[last], po + i * lo.strides[last])),
+        );
         for k in (0..outer.len()).rev() {
             idx[k] += 1;
             if idx[k] < shape[outer[k]] {
@@ -424,7 +425,10 @@ unsafe fn prepare_values<T: Copy>(
             at += run;
         }
         // SAFETY: each output line is contiguous, inside the output.
-        return block.iter().map(|&(_, po)| unsafe { out.offset(po) }).collect();
+        return block
+            .iter()
+            .map(|&(_, po)| unsafe { out.offset(po) })
+            .collect();
     }
     if scratch.len() < block.len() * n {
         // SAFETY: any `T` of the input serves as filler; every element is read over below.
