@@ -122,6 +122,8 @@ def test_every_op_in_the_table_runs() -> None:
     g.op("cumprod", [x], axis=0)
     g.op("sort", [x], axis=1)
     g.op("argsort", [i], axis=0)
+    g.op("sort_default", [x], axis=0)
+    g.op("argsort_default", [i], axis=1)
     g.op("gather", [x, g.op("argmax", [x], axis=0, keepdims=False)], axis=1)
     g.op("scatter_add", [x, g.op("argsort", [i], axis=1)], axis=0, shape=[4])
     identity = g.eye(2, 2, 0, np.float64)

@@ -12,7 +12,7 @@ SMALL = kernel_inputs(2)
 LARGER = kernel_inputs(12)
 # The op each kernel's graph must hold (most are element loops).
 # `bucketize`'s searches: an `if` op picks a merge (increasing values) or bisections.
-OPS = {"clip_outliers": ("where",), "row_median": ("sort",), "embedding_bag": ("gather",),
+OPS = {"clip_outliers": ("where",), "row_median": ("sort_default",), "embedding_bag": ("gather",),
        "bucketize": ("if",)}
 
 

@@ -217,5 +217,15 @@ def set_ufunc_loop(op: str, dtype: str, func: int, data: int) -> bool:
     an unknown op or dtype. A wrong address crashes the process."""
 
 
+def set_sort_loop(dtype: str, positions: bool, stable: bool, func: int) -> bool:
+    """Compiled sorts of `dtype` (IR name) run NumPy's sort function at `func` (`positions`:
+    its argsort function; `stable`: kind="stable", else the default kind); 0 removes it.
+    False for an unknown dtype. A wrong address crashes the process."""
+
+
+def sort_loop_lines() -> int:
+    """Lines compiled sorts have handed to NumPy's sort functions so far."""
+
+
 def ufunc_loop_calls() -> int:
     """Blocks of elements compiled kernels have handed to NumPy's loops so far."""

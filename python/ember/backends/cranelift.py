@@ -39,6 +39,7 @@ Compiled = Callable[..., tuple[np.ndarray, ...]]
 
 blas.register()
 numpy_loops.register()
+numpy_loops.register_sorts()
 
 
 def compile(graph: Graph, example_inputs: Sequence[Any], *,

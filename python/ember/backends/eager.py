@@ -88,6 +88,8 @@ _RUNNERS: dict[str, Callable[..., Array]] = {
     "cumprod": lambda node, x: np.cumprod(x, axis=node.attrs["axis"]),
     "sort": lambda node, x: np.sort(x, axis=node.attrs["axis"], kind="stable"),
     "argsort": lambda node, x: np.argsort(x, axis=node.attrs["axis"], kind="stable"),
+    "sort_default": lambda node, x: np.sort(x, axis=node.attrs["axis"]),
+    "argsort_default": lambda node, x: np.argsort(x, axis=node.attrs["axis"]),
     "gather": lambda node, x, *idx: x[(slice(None),) * node.attrs["axis"] + idx],
     "scatter_add": lambda node, shape, u, *idx: _scatter_add(node, shape, u, idx),
     "solve": lambda node, a, b: np.linalg.solve(a, b),

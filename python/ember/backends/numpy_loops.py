@@ -1,4 +1,5 @@
-"""NumPy's own inner loops for the transcendental functions of compiled kernels.
+"""NumPy's own inner loops for the transcendental functions of compiled kernels, and its
+own sort functions for compiled sorts.
 
 Cranelift's x86-64 vectors are 128 bits wide: a kernel's own `tanh` computes 4 float32 lanes
 at a time, and `arcsin`, `sinh`, `log10`... one, through libm. NumPy's loops for these
@@ -12,6 +13,14 @@ The loop table is read through the public C struct `PyUFuncObject` (numpy/ufunco
 fields). Every
 field read is checked against what the ufunc says of itself in Python (`nin`, `nout`,
 `ntypes`, `types`) before any address is used; a mismatch registers nothing.
+
+`np.sort`/`np.argsort` of numeric dtypes run the `sort`/`argsort` entries of the dtype's
+`PyArray_ArrFuncs` (the x86-simd-sort AVX-512/AVX2 quicksorts, timsort, radix sort).
+`register_sorts()` reads them through `PyDataType_GetArrFuncs` (entry 365 of NumPy's C-API
+table, numpy/__multiarray_api.h) and registers each with `_core.set_sort_loop` only after
+calling it from here on lines with ties, NaNs and zeros of both signs and finding NumPy's own
+result, bit for bit; a dtype or kind that does not check out keeps ember's own (stable) sort
+(rust/codegen/src/sort.rs).
 """
 
 from __future__ import annotations
@@ -99,20 +108,32 @@ def loop_of(ufunc: np.ufunc, dtype: type, out: str | None = None) -> tuple[int, 
     return (func, data or 0) if func else None
 
 
-def arg_function(name: str, dtype: type) -> int | None:
-    """The address of `dtype`'s `argmax` or `argmin` function (`PyArray_ArgFunc`), or None
-    where NumPy has no such table or the function does not answer probes as `np.argmax` /
-    `np.argmin` do (first extreme, first NaN)."""
+def _arr_funcs(dtype: type) -> int | None:
+    """The address of `dtype`'s `PyArray_ArrFuncs` (NumPy 2's `_PyDataType_GetArrFuncs`,
+    entry 365 of its C API table), or None where NumPy has no such table."""
     capsule = getattr(getattr(np, "_core", None), "_multiarray_umath", None)
     capsule = getattr(capsule, "_ARRAY_API", None)
     if capsule is None or int(np.__version__.split(".")[0]) < 2:
         return None
     get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
     get_pointer.restype, get_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
-    table = get_pointer(capsule, None)
+    try:
+        table = get_pointer(capsule, None)
+    except ValueError:
+        return None
     getter = ctypes.c_void_p.from_address(table + _GET_ARR_FUNCS * ctypes.sizeof(ctypes.c_void_p))
+    if not getter.value:
+        return None
     funcs = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p)(getter.value)(id(np.dtype(dtype)))
-    if not funcs:
+    return funcs or None
+
+
+def arg_function(name: str, dtype: type) -> int | None:
+    """The address of `dtype`'s `argmax` or `argmin` function (`PyArray_ArgFunc`), or None
+    where NumPy has no such table or the function does not answer probes as `np.argmax` /
+    `np.argmin` do (first extreme, first NaN)."""
+    funcs = _arr_funcs(dtype)
+    if funcs is None:
         return None
     field = funcs + _ARG_FIELDS[name] * ctypes.sizeof(ctypes.c_void_p)
     address = ctypes.c_void_p.from_address(field).value
@@ -170,3 +191,88 @@ def unregister() -> None:
     for op in _ARG_FIELDS:
         for name in _ARG_DTYPES:
             _core.set_ufunc_loop(op, name, 0, 0)
+
+
+# `PyArray_ArrFuncs` (numpy/ndarraytypes.h), in pointers: `cast[NPY_NTYPES_ABI_COMPATIBLE]`
+# (21), then getitem, setitem, copyswapn, copyswap, compare, argmax, dotfunc, scanfunc,
+# fromstr, nonzero, fill, fillwithscalar, `sort[NPY_NSORTS]`, `argsort[NPY_NSORTS]`.
+_SORT_AT = 21 + 12
+_NSORTS = 3
+# The `sort[]` entry of each kind ember compiles: NPY_QUICKSORT (the default; NumPy 2.4 runs
+# "heapsort" as it too) and NPY_STABLESORT.
+_KIND_ENTRY = {False: 0, True: 2}
+_SORT_DTYPES = {"bool": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32,
+                "i64": np.int64, "u8": np.uint8, "u16": np.uint16, "u32": np.uint32,
+                "u64": np.uint64, "f32": np.float32, "f64": np.float64}
+_SortFunc = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_ssize_t, ctypes.c_void_p)
+_ArgSortFunc = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p,
+                                ctypes.c_ssize_t, ctypes.c_void_p)
+
+
+def _arrfuncs_sorts(dtype: np.dtype) -> list[int] | None:
+    """The addresses in the dtype's `sort[]` then `argsort[]` tables, or None where NumPy's
+    C-API table cannot be read."""
+    funcs = _arr_funcs(dtype)
+    if funcs is None:
+        return None
+    entries = (ctypes.c_void_p * (2 * _NSORTS)).from_address(funcs + 8 * _SORT_AT)
+    return [e or 0 for e in entries]
+
+
+def _probes(dtype: np.dtype) -> list[np.ndarray]:
+    """Lines that tell sorts apart: few distinct values (ties), and for floats NaNs of both
+    signs and zeros of both signs, short (sorting networks) and long (SIMD partitions)."""
+    rng = np.random.default_rng(0)
+    lines = []
+    for n in (0, 2, 16, 33, 300, 1100):
+        line = rng.integers(0, 5, n).astype(dtype)
+        if dtype.kind == "f":
+            line[rng.random(n) < 0.1] = np.nan
+            line[rng.random(n) < 0.1] = -np.nan
+            line[rng.random(n) < 0.2] = -0.0
+        lines.append(line)
+    return lines
+
+
+def _sorts_like_numpy(func: int, dtype: np.dtype, positions: bool, stable: bool) -> bool:
+    """Whether `func` gives `np.sort`'s (`np.argsort`'s) result on every probe, bit for bit."""
+    kind = "stable" if stable else "quicksort"
+    bits = np.dtype(f"u{dtype.itemsize}")
+    for line in _probes(dtype):
+        if positions:
+            order = np.arange(line.size, dtype=np.intp)
+            status = _ArgSortFunc(func)(line.ctypes.data, order.ctypes.data, line.size, None)
+            ok = np.array_equal(order, np.argsort(line, kind=kind))
+        else:
+            got = line.copy()
+            status = _SortFunc(func)(got.ctypes.data, got.size, None)
+            ok = np.array_equal(got.view(bits), np.sort(line, kind=kind).view(bits))
+        if status != 0 or not ok:
+            return False
+    return True
+
+
+def register_sorts() -> list[tuple[str, bool, bool]]:
+    """Registers NumPy's sort functions that check out; returns the (dtype, positions, stable)
+    triples registered."""
+    done = []
+    for name, scalar in _SORT_DTYPES.items():
+        dtype = np.dtype(scalar)
+        entries = _arrfuncs_sorts(dtype)
+        if entries is None:
+            return done
+        for positions in (False, True):
+            for stable, entry in _KIND_ENTRY.items():
+                func = entries[_NSORTS * positions + entry]
+                if func and _sorts_like_numpy(func, dtype, positions, stable) and \
+                        _core.set_sort_loop(name, positions, stable, func):
+                    done.append((name, positions, stable))
+    return done
+
+
+def unregister_sorts() -> None:
+    """Every compiled sort back to ember's own (for comparing the two paths)."""
+    for name in _SORT_DTYPES:
+        for positions in (False, True):
+            for stable in _KIND_ENTRY:
+                _core.set_sort_loop(name, positions, stable, 0)

@@ -136,11 +136,11 @@ def scan(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
 
 def sort(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
          attrs: dict[str, Any]) -> Inferred:
-    """sort argsort along one axis (stable, NaN last): the input's dtype, or int64 positions;
-    the input's shape."""
+    """sort argsort sort_default argsort_default along one axis (NaN last): the input's dtype,
+    or int64 positions; the input's shape."""
     (x,) = inputs
     attrs["axis"] = normalize_axes(attrs["axis"], x.ndim)[0]  # type: ignore[index]
-    return Inferred(x.dtype if name == "sort" else np.dtype(np.int64), x.shape)
+    return Inferred(x.dtype if name.startswith("sort") else np.dtype(np.int64), x.shape)
 
 
 def _gathered_shape(name: str, shape: Shape, indices: Sequence[Value], axis: int) -> Shape:

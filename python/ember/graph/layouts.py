@@ -36,7 +36,7 @@ from ember.graph.graph import Graph
 
 Strides = tuple[int, ...]
 
-_LIKE_OPS = {"sort"}  # a copy (order K), sorted in place
+_LIKE_OPS = {"sort", "sort_default"}  # a copy (order K), sorted in place
 _SCANS = {"cumsum", "cumprod"}  # ufunc accumulations: the nditer's order
 
 

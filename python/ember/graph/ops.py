@@ -90,7 +90,8 @@ _define("if", None, (("then", "func"), ("else", "func")), regions.refuse, "regio
 _define("gather", None, (("axis", "int"),), infer.gather, "other")
 _define("scatter_add", None, (("axis", "int"), ("shape", "dims")), infer.scatter_add, "other")
 _define("cumsum cumprod", 1, (("axis", "int"),), infer.scan, "other", _TABLE["scan"])
-_define("sort argsort", 1, (("axis", "int"),), infer.sort, "other", _TABLE["scan"])
+_define("sort argsort sort_default argsort_default", 1, (("axis", "int"),), infer.sort, "other",
+        _TABLE["scan"])
 _define("solve", 2, (), infer.linalg, "other", _TABLE["linalg"])
 _define("lstsq", 3, (), infer.linalg, "other", _TABLE["linalg"])
 _define(" ".join(name for name in _TABLE["linalg"] if name not in ("solve", "lstsq")), 1, (),

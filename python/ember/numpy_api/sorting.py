@@ -1,8 +1,10 @@
 """`np.sort`, `np.argsort` and `np.searchsorted` in NumPy's order, where NaN sorts after
 every number.
 
-`sort` and `argsort` are ops of their own (an extern step in native code, `sort.rs`), stable
-for every `kind`: NumPy's `kind="stable"` result, a valid answer for the others.
+`sort` and `argsort` are ops of their own (an extern step in native code, `sort.rs`, which
+runs NumPy's own sort functions): `sort`/`argsort` for `kind="stable"` (and "mergesort"),
+`sort_default`/`argsort_default` for NumPy's default kind, whose ties come out in the order
+NumPy's unstable sort leaves them.
 `searchsorted` is a branch-free binary search per value: a loop op of
 `ceil(log2(n + 1))` trips over the sorted array."""
 
@@ -21,7 +23,6 @@ from ember.numpy_api.convert import as_numpy_scalar, static_int, to_value
 from ember.numpy_api.loop_nest import LoopNest
 from ember.numpy_api.shape_ops import array_arg, reshape_value
 
-_KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
 
 
 def less(graph: Graph, x: Value, y: Value) -> Value:
@@ -34,14 +35,35 @@ def less(graph: Graph, x: Value, y: Value) -> Value:
     return graph.op("logical_or", [lt, nan_last])
 
 
+def is_stable(kind: object, stable: object) -> bool:
+    """Whether NumPy sorts stably for these `kind=` and `stable=` arguments. NumPy reads a
+    kind by its first letter; since 2.4 it runs "heapsort" as its default kind (quicksort)."""
+    if kind is not None and stable is not None:
+        raise ValueError("`kind` and keyword parameters can't be provided at the same time. "
+                         "Use only one of them.")
+    if stable is not None:
+        if stable not in (True, False):
+            raise ValueError("stable must be a bool or None")
+        return bool(stable)
+    if kind is None:
+        return False
+    if not isinstance(kind, str):
+        raise TypeError(f"sort kind must be str, not {type(kind).__name__}")
+    if kind[:1].lower() not in ("q", "h", "m", "s"):
+        raise ValueError(f"sort kind must be one of 'quick', 'heap', or 'stable' (got {kind!r})")
+    return kind[0].lower() in "ms"
+
+
+def sort_op(values: bool, stable: bool) -> str:
+    """The IR op of a sort: values or positions, stable or of NumPy's default kind."""
+    return ("sort" if values else "argsort") + ("" if stable else "_default")
+
+
 def _along(graph: Graph, a: object, axis: object, kind: object, order: object,
            stable: object, what: str, values: bool) -> Value:
     if order is not None:
         raise Unsupported(f"{what} with order=")
-    if kind not in _KINDS:
-        raise ValueError(f"sort kind must be one of 'quick', 'heap', or 'stable' (got {kind!r})")
-    if stable not in (None, True, False):
-        raise ValueError("stable must be a bool or None")
+    op = sort_op(values, is_stable(kind, stable))
     x = array_arg(graph, a, what)
     if axis is None:
         x = reshape_value(graph, x, (-1,))
@@ -50,7 +72,7 @@ def _along(graph: Graph, a: object, axis: object, kind: object, order: object,
         if x.ndim == 0:
             raise np.exceptions.AxisError(static_int(axis, what), 0)
         ax = normalize_axis(static_int(axis, what), x.ndim)
-    return graph.op("sort" if values else "argsort", [x], axis=ax)
+    return graph.op(op, [x], axis=ax)
 
 
 def sort(graph: Graph, a: object, axis: object = -1, kind: object = None,
@@ -280,8 +302,8 @@ def lexsort(graph: Graph, keys: object, axis: object = -1) -> Value:
 def unique_buffers(graph: Graph, x: Value, index: bool, counts: bool
                    ) -> tuple[list[Value], Value]:
     """np.unique(x)'s values (then, where asked, `return_index`'s and `return_counts`'s)
-    at the front of buffers of `x.size` elements, and their count (a weak int64). Sorted
-    stably, the first of each run of equal values is kept (NaNs are one run, as NumPy's
+    at the front of buffers of `x.size` elements, and their count (a weak int64). Sorted as
+    NumPy sorts them, the first of each run of equal values is kept (NaNs are one run, as NumPy's
     `equal_nan` makes them): what each run contributes is stored at its rank, and the other
     elements store past the count (only a run of one element has no others)."""
     flat = reshape_value(graph, x, (-1,))
@@ -289,8 +311,11 @@ def unique_buffers(graph: Graph, x: Value, index: bool, counts: bool
     if n == 0:
         empty = graph.full((0,), 0, np.int64)
         return [flat, *[empty] * (index + counts)], graph.const(0, weak=True)
-    order = graph.op("argsort", [flat], axis=0)
-    ordered = gather.gather(graph, gather.plan(graph, flat, order))
+    if index:  # NumPy's stable argsort, so that each run's first index is its first
+        order = graph.op("argsort", [flat], axis=0)
+        ordered = gather.gather(graph, gather.plan(graph, flat, order))
+    else:  # the values sorted as NumPy sorts them (its default kind): the same run heads
+        ordered = graph.op("sort_default", [flat], axis=0)
     head = graph.op("slice", [ordered], start=[0], stop=[n - 1], step=[1])
     tail = graph.op("slice", [ordered], start=[1], stop=[n], step=[1])
     differs = graph.op("ne", [tail, head])

@@ -47,7 +47,7 @@ mod quiet;
 mod reuse;
 mod scan;
 mod schedule;
-mod sort;
+pub mod sort;
 mod strided;
 pub mod ufunc;
 

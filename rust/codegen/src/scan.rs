@@ -84,10 +84,13 @@ pub(crate) unsafe fn scan(
     let kind = match kind {
         ScanKind::Cumsum => Running::Sum,
         ScanKind::Cumprod => Running::Product,
-        ScanKind::Sort | ScanKind::Argsort => {
-            let indices = kind == ScanKind::Argsort;
+        _ => {
+            let how = sort::How {
+                positions: kind.gives_positions(),
+                stable: kind.is_stable(),
+            };
             // SAFETY: the caller's contract.
-            unsafe { sort::sort(indices, in_dtype, axis, (input, li), (out, lo)) };
+            unsafe { sort::sort(how, in_dtype, axis, (input, li), (out, lo)) };
             return;
         }
     };

@@ -185,6 +185,31 @@ fn set_ufunc_loop(op: &str, dtype: &str, func: usize, data: usize) -> bool {
     unsafe { ember_codegen::ufunc::register(op, dtype, func, data) }
 }
 
+/// Makes compiled `sort` steps on `dtype` (an IR dtype name) sort lines through NumPy's own
+/// sort function at `func` (`positions`: its `argsort` function; `stable`: `kind="stable"`,
+/// else the default kind); 0 removes it. Returns false for an unknown dtype.
+///
+/// Calling it with an address that is not such a function crashes the process: the Python
+/// package passes only functions it read from NumPy's dtype tables and checked.
+#[pyfunction]
+fn set_sort_loop(dtype: &str, positions: bool, stable: bool, func: usize) -> bool {
+    let Some(dtype) = ember_core::ir::DType::from_name(dtype) else {
+        return false;
+    };
+    let how = ember_codegen::sort::How { positions, stable };
+    // SAFETY: as said above, the address is NumPy's sort function for this dtype and kind, in
+    // NumPy's own extension, loaded for the life of the process.
+    unsafe { ember_codegen::sort::register(dtype, how, func) };
+    true
+}
+
+/// How many lines compiled sorts have handed to NumPy's sort functions (see
+/// `set_sort_loop`) since the process started.
+#[pyfunction]
+fn sort_loop_lines() -> usize {
+    ember_codegen::sort::numpy_lines()
+}
+
 /// How many blocks of elements compiled kernels have handed to NumPy's loops (see
 /// `set_ufunc_loop`) since the process started.
 #[pyfunction]
@@ -246,6 +271,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(set_lapack, m)?)?;
     m.add_function(wrap_pyfunction!(set_ufunc_loop, m)?)?;
     m.add_function(wrap_pyfunction!(ufunc_loop_calls, m)?)?;
+    m.add_function(wrap_pyfunction!(set_sort_loop, m)?)?;
+    m.add_function(wrap_pyfunction!(sort_loop_lines, m)?)?;
     m.add_function(wrap_pyfunction!(op_table, m)?)?;
     m.add_class::<CompiledGraph>()?;
     Ok(())

@@ -6,7 +6,7 @@ use crate::kernel::{Const, ReduceOp, Scalar};
 use crate::Error;
 use ember_core::infer::dtypes;
 use ember_core::ir::{
-    ArgReduceKind, BinaryOp, Graph, Node, Op, ReduceKind, ScanKind, Type, UnaryOp, ValueId,
+    ArgReduceKind, BinaryOp, Graph, Node, Op, ReduceKind, Type, UnaryOp, ValueId,
 };
 
 /// Per-element cost (in adds) from which a computed value read through a view is stored.
@@ -261,7 +261,7 @@ impl Scheduler<'_> {
                 // NumPy casts each element to the result dtype, then accumulates in it; an
                 // argsort reads the elements as they are.
                 let x = self.defs[arg(0).index()];
-                let x = if *kind == ScanKind::Argsort {
+                let x = if kind.gives_positions() {
                     x
                 } else {
                     self.cast_to(x, dtype)

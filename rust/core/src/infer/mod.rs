@@ -116,8 +116,8 @@ pub fn infer(op: &Op, inputs: &[&Type]) -> Result<Type> {
             let dtype = match kind {
                 ScanKind::Cumsum => dtypes::reduce_result(ReduceKind::Sum, x.dtype),
                 ScanKind::Cumprod => dtypes::reduce_result(ReduceKind::Prod, x.dtype),
-                ScanKind::Sort => x.dtype,
-                ScanKind::Argsort => DType::I64,
+                ScanKind::Sort | ScanKind::SortDefault => x.dtype,
+                ScanKind::Argsort | ScanKind::ArgsortDefault => DType::I64,
             };
             Ok(Type::new(dtype, x.shape.clone()))
         }

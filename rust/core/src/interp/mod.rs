@@ -266,7 +266,8 @@ fn scan(kind: ScanKind, x: &HostArray, axis: usize, out: DType) -> Result<Vec<El
     let op = match kind {
         ScanKind::Cumsum => BinaryOp::Add,
         ScanKind::Cumprod => BinaryOp::Mul,
-        ScanKind::Sort | ScanKind::Argsort => return Ok(sort(kind, x, axis)),
+        // The default kind's ties are NumPy's to order; the stable order is one valid answer.
+        _ => return Ok(sort(kind.gives_positions(), x, axis)),
     };
     let mut elems = cast_from(x.elems(), x.dtype(), out);
     let n = x.shape[axis];
@@ -283,8 +284,9 @@ fn scan(kind: ScanKind, x: &HostArray, axis: usize, out: DType) -> Result<Vec<El
     Ok(elems)
 }
 
-/// `np.sort` / `np.argsort` along `axis`, stable, NaN after every number (NumPy's order).
-fn sort(kind: ScanKind, x: &HostArray, axis: usize) -> Vec<Elem> {
+/// `np.sort` / `np.argsort` (`positions`) along `axis`, stable, NaN after every number
+/// (NumPy's order).
+fn sort(positions: bool, x: &HostArray, axis: usize) -> Vec<Elem> {
     let elems = x.elems();
     let n = x.shape[axis];
     let inner: usize = x.shape[axis + 1..].iter().product();
@@ -295,9 +297,10 @@ fn sort(kind: ScanKind, x: &HostArray, axis: usize) -> Vec<Elem> {
             let mut order: Vec<usize> = (0..n).collect();
             order.sort_by(|&a, &b| sort_order(elems[at(a)], elems[at(b)]));
             for (i, &from) in order.iter().enumerate() {
-                out[at(i)] = match kind {
-                    ScanKind::Argsort => Elem::I(from as i128),
-                    _ => elems[at(from)],
+                out[at(i)] = if positions {
+                    Elem::I(from as i128)
+                } else {
+                    elems[at(from)]
                 };
             }
         }

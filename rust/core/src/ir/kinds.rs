@@ -166,8 +166,32 @@ op_kinds!(
         Sort => "sort",
         /// `np.argsort(kind="stable")`: the permutation that sorts the line, as `i64`.
         Argsort => "argsort",
+        /// `np.sort` of the default kind (`"quicksort"`, and `"heapsort"`, which NumPy 2.4
+        /// runs as it): the values of `sort`, with zeros of either sign and NaN payloads in
+        /// the order NumPy's unstable sort leaves them.
+        SortDefault => "sort_default" ("sort"),
+        /// `np.argsort` of the default kind: a permutation that sorts the line, ties in the
+        /// order NumPy's unstable sort gives them.
+        ArgsortDefault => "argsort_default" ("argsort"),
     }
 );
+
+impl ScanKind {
+    /// A sort of either kind (values or positions).
+    pub fn is_sort(self) -> bool {
+        !matches!(self, ScanKind::Cumsum | ScanKind::Cumprod)
+    }
+
+    /// A sort giving positions (`i64`) rather than values.
+    pub fn gives_positions(self) -> bool {
+        matches!(self, ScanKind::Argsort | ScanKind::ArgsortDefault)
+    }
+
+    /// A sort whose ties keep their input order.
+    pub fn is_stable(self) -> bool {
+        matches!(self, ScanKind::Sort | ScanKind::Argsort)
+    }
+}
 
 op_kinds!(
     /// `np.linalg` functions over the last two axes (the leading ones are a batch), computed

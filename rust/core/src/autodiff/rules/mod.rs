@@ -68,15 +68,16 @@ pub fn vjp(
             kind: ScanKind::Cumprod,
             axis,
         } => Ok(vec![Some(scans::cumprod(e, x[0], y, g, *axis)?)]),
+        // Either kind: tied values are equal, so any order of them routes the cotangent.
         Op::Scan {
-            kind: ScanKind::Sort,
+            kind: ScanKind::Sort | ScanKind::SortDefault,
             axis,
         } => Ok(vec![indexed::sort(e, x[0], g, *axis)?]),
         Op::Gather { axis } => indexed::gather(e, x, g, *axis),
         Op::ScatterAdd { axis, .. } => indexed::scatter(e, x, g, *axis),
         // An integer permutation: no gradient flows through it.
         Op::Scan {
-            kind: ScanKind::Argsort,
+            kind: ScanKind::Argsort | ScanKind::ArgsortDefault,
             ..
         } => Ok(vec![None]),
         Op::Loop { .. } | Op::If { .. } | Op::Load | Op::Store | Op::Result { .. } => {
