@@ -102,8 +102,10 @@ def test_memory_stays_flat_while_compiling_exec_functions():
     finally:
         tracemalloc.stop()
     # A kept function with its entries is about 13 KiB (measured when they leaked): 150 of
-    # them would be 2 MiB. What remains is the growth of a few dicts and interned names.
-    assert grown < 150 * 1024, f"{grown} bytes kept by 150 dropped functions"
+    # them would be 2 MiB. What remains is the growth of a few dicts and interned names; a
+    # dict grows by doubling, so whether one of them resizes inside this window depends on
+    # what ran before (164 KiB once after the whole suite, under 100 KiB on its own).
+    assert grown < 300 * 1024, f"{grown} bytes kept by 150 dropped functions"
     assert backend.made >= 210 and backend.freed == backend.made
 
 
