@@ -30,6 +30,7 @@ import user_kernels_codes as Cd
 import user_kernels_stats as St
 import user_kernels_solvers as Sv
 import user_kernels_vision as Vi
+import user_kernels_weather as Wx
 
 
 def _spd(rng, n):
@@ -56,6 +57,18 @@ def _cavity(rng, s):
     n = 8 * s
     return (n, n, 3 * s, 5, np.zeros((n, n)), np.zeros((n, n)), 0.001, 2 / (n - 1),
             2 / (n - 1), np.zeros((n, n)), 1.0, 0.1)
+
+
+def _vadv(rng, s):
+    i, j, k = 4 * s + 2, 4 * s + 1, 5 * s
+    fields = [rng.random((i, j, k)) for _ in range(4)]
+    return (fields[0], fields[1], rng.random((i + 1, j, k)), fields[2], fields[3], 3.0 / 20.0)
+
+
+def _channel(rng, s):
+    n = 8 * s
+    return (5, np.zeros((n, n)), np.zeros((n, n)), 8.0 / ((n - 1) * (n - 1)), 2 / (n - 1),
+            2 / (n - 1), np.ones((n, n)), 1.0, 0.1, 1.0)
 
 
 def _lenet(rng, s):
@@ -868,4 +881,6 @@ CASES = [
      lambda r, s: (r.random((10 * s, 10 * s)), r.uniform(-np.pi, np.pi, (10 * s, 10 * s)))),
     ("median_filter", Vi.median_filter, lambda r, s: (r.random((6 * s, 6 * s)),)),
     ("hog_cells", Vi.hog_cells, lambda r, s: (r.integers(0, 256, (16 * s, 16 * s), dtype=np.uint8),)),
+    ("vadv", Wx.vadv, _vadv),
+    ("channel_flow", Wx.channel_flow, _channel),
 ]
