@@ -493,3 +493,27 @@ def test_exp_far_below_its_range_underflows_as_numpy(dtype, backend):
             s[1, masked] = -1e4
             for mode in ("raise", "warn", "ignore"):
                 assert_same_fp_behaviour(_masked_softmax, (s,), backend, under=mode)
+
+
+def _squared_gaps(x):
+    total = 0
+    for i in range(x.shape[0]):
+        total += (x[i] - x[0]) ** 2 + (x[i] - 3) ** 3
+    return total, (x - x[0]) ** 3
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64])
+def test_integer_powers_of_zero_raise_no_flag(dtype):
+    """NumPy's integer power of 0 warns of nothing, so the native graph (array kernels and a
+    loop body) runs to the end: no rerun with NumPy, no frame rerun as Python."""
+    x = np.array([3, 1, 3, 0, 2, 3], dtype)
+    ember.reset()
+    compiled = ember.compile(_squared_gaps)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = compiled(x)
+    want = _squared_gaps(x)
+    assert type(got[0]) is type(want[0]) and got[0] == want[0]
+    np.testing.assert_array_equal(got[1], want[1], strict=True)
+    stats = ember.stats()
+    assert stats["fp_reruns"] == 0 and stats["entry_fallbacks"] == 0, stats

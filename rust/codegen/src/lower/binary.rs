@@ -461,7 +461,15 @@ impl Emitter<'_, '_> {
         }
         let zero = self.b.ins().iconst(t, 0);
         let neg = self.b.ins().icmp(IntCC::SignedLessThan, y, zero);
-        let recip = self.unary(crate::kernel::UnaryOp::Reciprocal, x, ty, Mode::Scalar);
+        // 1/x for |x| == 1 is x; every other base truncates to 0. Not NumPy's integer
+        // `reciprocal`, which raises divide-by-zero for a zero base: a flag for a power no
+        // negative exponent asked for would rerun the graph (`(i - j) ** 2` at i == j).
+        let m1 = self.b.ins().iconst(t, -1);
+        let one = self.b.ins().iconst(t, 1);
+        let is1 = self.b.ins().icmp(IntCC::Equal, x, one);
+        let ism1 = self.b.ins().icmp(IntCC::Equal, x, m1);
+        let unit = self.b.ins().bor(is1, ism1);
+        let recip = self.b.ins().select(unit, x, zero);
         // For negative y the loop saw all-ones bits; only |x| == 1 has a meaningful answer:
         // x^y = (1/x)^|y| = 1/x when |y| is odd.
         let odd = self.b.ins().band_imm_s(y, 1);
