@@ -199,7 +199,14 @@ def _exact_conversion(kind: type, value) -> bool:
 
 
 def _bool(tx, args, kwargs):
+    """`bool(v)`: in a loop body, of a 0-d value, a Python bool computed at run time (what an
+    `if` on it branches on: `if np.allclose(x_new, x): break`, whose NumPy source ends in
+    `bool(all(isclose(...)))`); elsewhere the value's truth, a break where the data decide."""
     if len(args) == 1 and not kwargs:
+        if loop_scalars.in_body(tx) and isinstance(args[0], ArrayVariable):
+            converted = loop_scalars.convert(tx, bool, args[0])
+            if converted is not None:
+                return converted
         return ConstantVariable(args[0].truth(tx))
     return None
 
