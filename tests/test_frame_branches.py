@@ -238,7 +238,6 @@ def reduction_in_test(x, y):
 BREAKS = [
     (whole_array_work, [(np.array([1.0, -2.0]),), (np.array([1.0, 2.0]),)]),
     (prints_on_one_path, [(np.array([1.0]),), (np.array([-1.0]),)]),
-    (raises_on_one_path, [(np.array([1.0]),), (np.array([11.0]),)]),
     (appends_on_one_path, [(np.ones(2), []), (-np.ones(2), [])]),
     (dict_of_path_value, [(np.ones(2),), (-np.ones(2),)]),
     (reduction_in_test, [(np.array([1.0]), np.array([-1.0])), (np.array([-1.0]), np.array([]))]),
@@ -253,6 +252,17 @@ def test_branch_keeps_break(fn, calls, backend):
     assert stats["graph_breaks"] >= 1 and stats["region_recaptures"] == 0
     assert any("branch on the value" in r for r in stats["break_reasons"]), \
         stats["break_reasons"]
+
+
+def test_a_path_that_only_raises_is_a_rerun_check():
+    """`if x.max() > 10.0: raise ...`: no break; the condition is a run-time check that runs
+    the frame as Python, which raises, where it holds."""
+    for backend in BACKENDS:
+        ember.reset()
+        _run_both(raises_on_one_path, [(np.array([1.0]),), (np.array([11.0]),)], backend)
+        stats = ember.stats()
+        assert stats["graph_breaks"] == 0 and stats["compiles"] == 1, stats["break_reasons"]
+        assert stats["entry_fallbacks"] == 1, stats
 
 
 def test_cost_rule_budget(monkeypatch):

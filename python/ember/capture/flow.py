@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from ember.capture import operators
 from ember.capture.breaks import graph_break
 from ember.capture.bytecode import NONE_JUMPS, TRUTH_JUMPS, UNCONDITIONAL_JUMPS, Instruction
 from ember.capture.loops import end_loop, runs, start_loop, vectors, window_exprs, windows
 from ember.capture.loops.branches import capture_if, is_loop_condition
-from ember.capture.loops.frame_branches import capture_frame_if, is_frame_branch
+from ember.capture.loops.frame_branches import add_check, capture_frame_if, is_frame_branch
 from ember.capture.loops.whiles import python_while
 from ember.capture.variables import slices
 from ember.capture.variables.array import VIEW_OPS, ArrayVariable
@@ -162,6 +164,8 @@ class FlowOpcodes:
     def _jump_on_truth(self, inst: Instruction) -> None:
         jump_if, always_pop = TRUTH_JUMPS[inst.opname]
         value = self.stack[-1]
+        if always_pop and self._raise_path_check(inst, value, jump_if):
+            return
         if is_frame_branch(self, inst, value):  # type: ignore[arg-type]
             capture_frame_if(self, inst)  # type: ignore[arg-type]
             return
@@ -176,6 +180,27 @@ class FlowOpcodes:
         if taken:
             self.jump(inst)
 
+    def _raise_path_check(self, inst: Instruction, value: VariableTracker,
+                          jump_if: bool) -> bool:
+        """`if np.any(w < 0): raise ValueError(...)` on a 0-d value the data decide, one of
+        whose paths only raises: the other path is traced, and the condition becomes a
+        run-time check that runs the frame as plain Python where it holds, so Python raises
+        (or handles) the exception itself (`frame_branches.add_check`)."""
+        if not (isinstance(value, ArrayVariable) and not value.value.shape):
+            return False
+        to_raise = [taken for taken, at in ((True, inst.target), (False, inst.index + 1))
+                    if at is not None and _only_raises(self.instructions, at)]
+        if len(to_raise) != 1:
+            return False
+        truth = self.graph.op("astype", [value.value], dtype=np.bool_, weak=False,
+                              scalar=True)
+        raises_when = truth if to_raise[0] == jump_if else self.graph.op("logical_not", [truth])
+        add_check(self, raises_when)
+        self.pop()
+        if not to_raise[0]:
+            self.jump(inst)
+        return True
+
     def _jump_on_none(self, inst: Instruction) -> None:
         value = self.pop()
         is_none = operators.is_op(self, value, ConstantVariable(None))
@@ -188,6 +213,24 @@ class FlowOpcodes:
     def RAISE_VARARGS(self, inst: Instruction) -> None:
         exc = self.stack[-1] if inst.arg else None
         raise graph_break("raise", what=exc.describe() if exc is not None else "(re-raise)")
+
+
+# Instructions a path that only raises may run before its `raise` (building the exception
+# and its message); any jump, return or loop ends the scan.
+_RAISE_PATH_LIMIT = 48
+
+
+def _only_raises(instructions: tuple[Instruction, ...], start: int) -> bool:
+    """Whether the straight-line code at `start` reaches a `raise` before any jump, return or
+    loop."""
+    for inst in instructions[start:start + _RAISE_PATH_LIMIT]:
+        if inst.opname == "RAISE_VARARGS":
+            return True
+        if inst.target is not None or inst.opname.startswith(("RETURN", "YIELD", "FOR_ITER",
+                                                              "JUMP", "POP_JUMP", "SEND",
+                                                              "RERAISE", "SETUP", "PUSH_EXC")):
+            return False
+    return False
 
 
 for _name in UNCONDITIONAL_JUMPS:

@@ -46,10 +46,52 @@ def to_value(graph: Graph, x: object, what: str) -> Value:
     raise Unsupported(f"{what}: argument of type {type(x).__name__}")
 
 
-def static_int(x: object, what: str) -> int:
-    """An argument that must be known while tracing (a size, an axis, an index)."""
-    if isinstance(x, Value):
+# The most elements a value computed from constants alone may have to be evaluated while
+# tracing (an axis order NumPy's own code builds with `np.argsort(axis)`, `np.arange(ndim)`).
+_KNOWN_ELEMENTS = 64
+
+
+def known_value(x: Value) -> np.ndarray | None:
+    """`x` evaluated while tracing, op by op as the eager backend runs it, where the graph
+    computes it from constants alone (no input, no region) and it is small; None otherwise."""
+    from ember.backends.eager import run_node
+
+    producers = {id(out): node for node in x.graph.nodes for out in node.results}
+    memo: dict[int, Any] = {}
+
+    def evaluate(v: Value, depth: int) -> Any:
+        if id(v) in memo:
+            return memo[id(v)]
+        node = producers.get(id(v))
+        if node is None or node.extra or node.op in ("loop", "if") or depth > 64 or any(
+                isinstance(d, str) for d in v.shape) or np.prod(v.shape) > _KNOWN_ELEMENTS:
+            raise LookupError(v)
+        args = [evaluate(i, depth + 1) for i in node.inputs]
+        memo[id(v)] = run_node(node, args)
+        return memo[id(v)]
+
+    try:
+        with np.errstate(all="ignore"):
+            return np.asarray(evaluate(x, 0))
+    except Exception:  # noqa: BLE001 -- anything not evaluable here stays unknown
+        return None
+
+
+def _known_ints(x: Value, what: str) -> np.ndarray:
+    known = known_value(x)
+    if known is None or known.dtype.kind not in "biu" or known.ndim > 1:
         raise Unsupported(f"{what}: an integer argument computed from array data")
+    return known
+
+
+def static_int(x: object, what: str) -> int:
+    """An argument that must be known while tracing (a size, an axis, an index); a 0-d
+    integer the graph computes from constants alone is evaluated."""
+    if isinstance(x, Value):
+        known = _known_ints(x, what)
+        if known.ndim:
+            raise TypeError("only integer scalar arrays can be converted to a scalar index")
+        return int(known)
     return operator.index(x)  # type: ignore[arg-type]
 
 
@@ -80,6 +122,8 @@ def shape_arg(shape: object, what: str) -> tuple[int | str, ...]:
         return tuple(d if isinstance(d, str) else static_int(d, what) for d in shape)
     if isinstance(shape, str):
         return (shape,)
+    if isinstance(shape, Value) and shape.ndim == 1:
+        return tuple(int(d) for d in _known_ints(shape, what))
     return (static_int(shape, what),)
 
 

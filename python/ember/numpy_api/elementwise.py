@@ -202,12 +202,38 @@ def _ufunc_handler(op: str) -> Handler:
             raise Unsupported(f"{what} with out= (writes into an existing array)")
         if where is not True:
             raise Unsupported(f"{what} with where=")
-        if dtype_arg(dtype, what) is not None or casting != "same_kind" or order != "K":
-            raise Unsupported(f"{what} with dtype=, casting= or order=")
+        dt = dtype_arg(dtype, what)
+        if casting != "same_kind" or order != "K":
+            raise Unsupported(f"{what} with casting= or order=")
+        if dt is not None:
+            return _with_dtype(graph, op, what, list(args), dt)
         return apply(graph, op, list(args), operator=False)
 
     handler.__name__ = fn.__name__
     return handler
+
+
+def _with_dtype(graph: Graph, op: str, what: str, args: list[object], dt: np.dtype) -> Any:
+    """A ufunc with `dtype=`: every operand cast to `dt` (NumPy's `same_kind` rule; others
+    are left to NumPy, which raises) and the loop of `dt` run, as `np.multiply(a, w,
+    dtype=np.float64)` in NumPy's own `np.average`. Predicates, whose `dtype=` names the
+    loop and not the result, are left to NumPy."""
+    if op in _COMPARISONS or op.startswith("logical_") or op in (
+            "isnan", "isinf", "isfinite", "signbit"):
+        raise Unsupported(f"{what} with dtype=")
+    cast = []
+    for arg in args:
+        value = to_value(graph, arg, what)
+        if not np.can_cast(value.dtype, dt, "same_kind"):
+            raise Unsupported(f"{what} with dtype={dt} of a {value.dtype} operand")
+        # A Python number stays weak: it takes `dt`'s loop as NumPy converts it (NEP 50),
+        # with NumPy's overflow flag where `dt` cannot hold it.
+        cast.append(value if value.dtype == dt or value.weak else
+                    graph.op("astype", [value], dtype=dt, weak=False))
+    result = apply(graph, op, cast, operator=False)
+    if not isinstance(result, Value) or result.dtype != dt:
+        raise Unsupported(f"{what} with dtype={dt}: another loop")
+    return result
 
 
 def clip(graph: Graph, a: object, a_min: object = None, a_max: object = None, out: object = None,

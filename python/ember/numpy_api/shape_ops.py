@@ -83,7 +83,8 @@ def transpose(graph: Graph, a: object, axes: object = None) -> Value:
 
 
 def transpose_method(graph: Graph, a: object, *axes: object) -> Value:
-    if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+    if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list)) or (
+            isinstance(axes[0], Value) and axes[0].ndim == 1)):
         return transpose(graph, a, axes[0])
     return transpose(graph, a, axes or None)
 
