@@ -10,6 +10,7 @@ import ember
 import numpy as np
 import pytest
 from test_loops_returns import run_calls
+from user_kernels_algorithms import heap_sort as heapsort
 
 
 def _sink(a, i):
@@ -23,29 +24,6 @@ def _sink(a, i):
 def insertion_sort(a):
     for k in range(1, a.shape[0]):
         _sink(a, k)
-    return a
-
-
-def _sift(a, start, end):
-    root = start
-    while 2 * root + 1 <= end:
-        child = 2 * root + 1
-        if child + 1 <= end and a[child] < a[child + 1]:
-            child += 1
-        if a[root] < a[child]:
-            a[root], a[child] = a[child], a[root]
-            root = child
-        else:
-            return
-
-
-def heapsort(a):
-    n = len(a)
-    for start in range((n - 2) // 2, -1, -1):
-        _sift(a, start, n - 1)
-    for end in range(n - 1, 0, -1):
-        a[0], a[end] = a[end], a[0]
-        _sift(a, 0, end - 1)
     return a
 
 
