@@ -196,13 +196,7 @@ impl Emitter<'_, '_> {
         let res = self.b.declare_var(cl_type(ty, Mode::Scalar));
         self.by_row_length(
             |em| {
-                let size = ty.size() as i64;
-                let room = Scratch {
-                    ptr: em.stack_block(size * BLOCK),
-                    size,
-                    second: None,
-                    one: em.stack_block(16),
-                };
+                let room = em.scratch(ty.size() as i64, false);
                 let acc = em.stack_block(16);
                 let identity = if op == ReduceOp::Max {
                     f64::NEG_INFINITY
@@ -246,13 +240,7 @@ impl Emitter<'_, '_> {
         let res = self.b.declare_var(types::I64);
         self.by_row_length(
             |em| {
-                let size = ty.size() as i64;
-                let room = Scratch {
-                    ptr: em.stack_block(size * BLOCK),
-                    size,
-                    second: None,
-                    one: em.stack_block(16),
-                };
+                let room = em.scratch(ty.size() as i64, false);
                 let best = em.b.declare_var(cl_type(ty, Mode::Scalar));
                 let init = em.constant(Self::identity(op, ty), ty, Mode::Scalar);
                 em.b.def_var(best, init);
@@ -362,17 +350,23 @@ impl Emitter<'_, '_> {
             .map(|&e| {
                 let size = self.loop_type(e).size() as i64;
                 let binary = matches!(self.k.exprs[e].op, ExprOp::Binary(..));
-                let ptr = self.stack_block(size * BLOCK);
-                let second = binary.then(|| self.stack_block(size * BLOCK));
-                let one = self.stack_block(16);
-                Scratch {
-                    ptr,
-                    size,
-                    second,
-                    one,
-                }
+                self.scratch(size, binary)
             })
             .collect()
+    }
+
+    /// Stack storage for one block of elements of `size` bytes (and a second block for a
+    /// binary loop's other operand), and for one step-0 element.
+    fn scratch(&mut self, size: i64, binary: bool) -> Scratch {
+        let ptr = self.stack_block(size * BLOCK);
+        let second = binary.then(|| self.stack_block(size * BLOCK));
+        let one = self.stack_block(16);
+        Scratch {
+            ptr,
+            size,
+            second,
+            one,
+        }
     }
 
     /// The address of `bytes` of fresh, 64-byte aligned stack storage.
