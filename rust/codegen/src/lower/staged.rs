@@ -12,7 +12,7 @@
 
 use super::expr::cl_type;
 use super::{mem, Emitter, Mode, UNROLL};
-use crate::kernel::{Const, ExprOp, InnerAccess, ReduceOp, Scalar};
+use crate::kernel::{ExprOp, InnerAccess, ReduceOp, Scalar};
 use crate::ufunc::{self, LoopOp, BLOCK, MIN_ROW};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
@@ -153,6 +153,28 @@ impl Emitter<'_, '_> {
         self.b.seal_block(join);
     }
 
+    /// [`Self::by_row_length`] of two computations of one value (of Cranelift type `t`): the
+    /// value of the one that ran.
+    fn value_by_row_length(
+        &mut self,
+        t: types::Type,
+        long: impl FnOnce(&mut Self) -> Value,
+        short: impl FnOnce(&mut Self) -> Value,
+    ) -> Value {
+        let res = self.b.declare_var(t);
+        self.by_row_length(
+            |em| {
+                let r = long(em);
+                em.b.def_var(res, r);
+            },
+            |em| {
+                let r = short(em);
+                em.b.def_var(res, r);
+            },
+        );
+        self.b.use_var(res)
+    }
+
     /// The float sum of `value` over the row, with `nodes` run by NumPy's loops on rows of at
     /// least [`MIN_ROW`] elements (`mode`: the stage's own vector mode, for shorter rows).
     pub(crate) fn staged_sum(
@@ -162,23 +184,18 @@ impl Emitter<'_, '_> {
         mode: Mode,
         nodes: &[usize],
     ) -> Value {
-        let res = self.b.declare_var(cl_type(ty, Mode::Scalar));
-        self.by_row_length(
+        self.value_by_row_length(
+            cl_type(ty, Mode::Scalar),
             |em| {
                 let store = em.reduce_store.map(|b| em.k.buffers[b].dtype);
                 em.leaves = nodes.iter().copied().collect();
                 let staged_mode = em.stage_mode(value, store);
                 em.leaves.clear();
                 let refill = em.refill_for(nodes);
-                let r = em.pairwise_sum(value, ty, staged_mode, Some(&refill));
-                em.b.def_var(res, r);
+                em.pairwise_sum(value, ty, staged_mode, Some(&refill))
             },
-            |em| {
-                let r = em.pairwise_sum(value, ty, mode, None);
-                em.b.def_var(res, r);
-            },
-        );
-        self.b.use_var(res)
+            |em| em.pairwise_sum(value, ty, mode, None),
+        )
     }
 
     /// A float `max`/`min` of `value` over the row: on rows of at least [`MIN_ROW`] elements,
@@ -193,17 +210,12 @@ impl Emitter<'_, '_> {
         ty: Scalar,
         own: impl FnOnce(&mut Self) -> Value,
     ) -> Value {
-        let res = self.b.declare_var(cl_type(ty, Mode::Scalar));
-        self.by_row_length(
+        self.value_by_row_length(
+            cl_type(ty, Mode::Scalar),
             |em| {
                 let room = em.scratch(ty.size() as i64, false);
                 let acc = em.stack_block(16);
-                let identity = if op == ReduceOp::Max {
-                    f64::NEG_INFINITY
-                } else {
-                    f64::INFINITY
-                };
-                let init = em.constant(Const::Float(identity), ty, Mode::Scalar);
+                let init = em.constant(Self::identity(op, ty), ty, Mode::Scalar);
                 em.b.ins().store(MemFlagsData::trusted(), init, acc, 0);
                 em.over_blocks(|em, s, end, count| {
                     let (ptr, step) = em.operand(value, room.ptr, room, s, end);
@@ -214,15 +226,10 @@ impl Emitter<'_, '_> {
                         .call(call, &[slot, acc, zero, ptr, step, acc, zero, count]);
                 });
                 let t = cl_type(ty, Mode::Scalar);
-                let r = em.b.ins().load(t, MemFlagsData::trusted(), acc, 0);
-                em.b.def_var(res, r);
+                em.b.ins().load(t, MemFlagsData::trusted(), acc, 0)
             },
-            |em| {
-                let r = own(em);
-                em.b.def_var(res, r);
-            },
-        );
-        self.b.use_var(res)
+            own,
+        )
     }
 
     /// An arg reduction of `value` over rows of at least [`MIN_ROW`] elements by the dtype's
@@ -237,10 +244,11 @@ impl Emitter<'_, '_> {
         ty: Scalar,
         own: impl FnOnce(&mut Self) -> Value,
     ) -> Value {
-        let res = self.b.declare_var(types::I64);
-        self.by_row_length(
+        self.value_by_row_length(
+            types::I64,
             |em| {
                 let room = em.scratch(ty.size() as i64, false);
+                let res = em.b.declare_var(types::I64);
                 let best = em.b.declare_var(cl_type(ty, Mode::Scalar));
                 let init = em.constant(Self::identity(op, ty), ty, Mode::Scalar);
                 em.b.def_var(best, init);
@@ -265,13 +273,10 @@ impl Emitter<'_, '_> {
                     let ni = em.b.ins().select(better, index, iv);
                     em.b.def_var(res, ni);
                 });
+                em.b.use_var(res)
             },
-            |em| {
-                let r = own(em);
-                em.b.def_var(res, r);
-            },
-        );
-        self.b.use_var(res)
+            own,
+        )
     }
 
     /// Emits `body(s, end, count)` for each block of the row: elements `s..end`, `count` of
