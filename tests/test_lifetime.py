@@ -66,7 +66,14 @@ def _compile_batch(n, backend, refs=None):
             refs.append((weakref.ref(fn), weakref.ref(fn.__code__)))
 
 
-def test_exec_functions_and_their_compiled_code_are_freed():
+@pytest.fixture
+def no_disk_cache(monkeypatch):
+    """No cache directory: what these tests measure must not depend on the entries earlier
+    processes stored there (a restored entry is built by another path than a capture)."""
+    monkeypatch.setattr(config, "cache_dir", None)
+
+
+def test_exec_functions_and_their_compiled_code_are_freed(no_disk_cache):
     # Ten thousand functions made by `exec`, as a notebook or a templating tool makes them:
     # every function and code object is freed, and the interpreter's allocated blocks stay
     # flat between the first thousand and the last nine thousand.
@@ -87,7 +94,7 @@ def test_exec_functions_and_their_compiled_code_are_freed():
     assert grown < 9_000 * 10, f"{grown} blocks kept after 9,000 dropped functions"
 
 
-def test_memory_stays_flat_while_compiling_exec_functions():
+def test_memory_stays_flat_while_compiling_exec_functions(no_disk_cache):
     backend = TrackedBackend()
     _compile_batch(30, backend)  # warm every path (decoders, interned names, stats)
     gc.collect()
