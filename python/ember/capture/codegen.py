@@ -30,7 +30,7 @@ from ember.capture.variables.slices import ViewSource
 from ember.capture.variables.containers import DictVariable, IteratorVariable, ListVariable
 
 # A graph output as an entry returns it: the array, `[()]` (a NumPy scalar from a 0-d array)
-# or `.item()` (a Python scalar); the forms' numbers are `dispatch.rs`'s `OutputForm`.
+# or `.item()` (a Python scalar); the forms' numbers are `dispatch/direct.rs`'s `OutputForm`.
 _DIRECT_OUTPUT = re.compile(r"__ember_out\[(\d+)\](|\[\(\)\]|\.item\(\))")
 _OUTPUT_FORMS = {"": 0, "[()]": 1, ".item()": 2}
 
@@ -184,7 +184,7 @@ class EntryCodegen(Rebuilder):
         of it (None: itself; a str: that attribute; an int: the size of that dim of the
         array; a tuple: a view of it, `ViewSource.direct_read`), each writeback `(input
         position, output index)`, which the native fast path
-        runs without the entry (`rust/py/src/dispatch.rs`, with `_unsafe_writeback`'s check);
+        runs without the entry (`rust/py/src/dispatch/direct.rs`, with `_unsafe_writeback`'s check);
         None for any other entry."""
         from ember import _core
 

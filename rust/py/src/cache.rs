@@ -30,7 +30,7 @@ pub struct Entry {
     /// The compile options' token it was made under (`hook::enable`).
     pub token: u32,
     /// The graph call that `entry` amounts to, when it is nothing more and its guards run no
-    /// Python code: what the native fast path (`dispatch.rs`) runs instead of `entry`.
+    /// Python code: what the native fast path (`dispatch/`) runs instead of `entry`.
     pub direct: Option<DirectCall>,
 }
 

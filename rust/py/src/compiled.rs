@@ -173,7 +173,7 @@ pub type Results<'py> = SmallVec<[Bound<'py, PyAny>; 4]>;
 impl CompiledGraph {
     /// Runs the graph on NumPy arrays (any strides; a Python scalar where the parameter is
     /// weak), returning new arrays, one per result: `__call__`, and the native fast path of
-    /// `dispatch.rs`. A call on the layouts of the last one takes [`hot`]'s path.
+    /// `dispatch/`. A call on the layouts of the last one takes [`hot`]'s path.
     pub fn call<'py>(
         &self,
         py: Python<'py>,

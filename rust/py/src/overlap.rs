@@ -37,7 +37,7 @@ fn extent(array: &Bound<'_, PyUntypedArray>) -> Option<(isize, isize)> {
 /// Whether writing the updated arguments `targets` (positions in `inputs`) back could
 /// differ from NumPy: a target that is not a writable ndarray, or one whose memory bounds
 /// overlap another array argument's (the graph saw that argument's old contents). Shared by
-/// the entry (`writeback_may_differ`) and the native fast path (`dispatch.rs`).
+/// the entry (`writeback_may_differ`) and the native fast path (`dispatch/`).
 pub fn may_differ<'py>(
     inputs: &[Bound<'py, PyAny>],
     targets: impl IntoIterator<Item = usize>,

@@ -273,7 +273,7 @@ class ViewSource(Source):
                      for d in self.shape)
 
     def direct_read(self, emb: Any) -> tuple[int, tuple] | None:
-        """The view as the native fast path reads it (`dispatch.rs: Read::Index`): the
+        """The view as the native fast path reads it (`dispatch/direct.rs: Read::Index`): the
         argument's slot and per index part `(kind, bounds)` (kind 0 an int, 1 a slice; each
         bound `(0, 0)` None, `(1, k)` the int k, `(2, slot)` an int argument). None where
         it reads more than that (a view of a view, an int computed from arguments, a least

@@ -1,0 +1,385 @@
+//! Direct entries: an entry that only calls one compiled graph on the function's arguments,
+//! run by the fast path without any Python code (the guards are checked before; see `super`).
+
+use crate::compiled::CompiledGraph;
+use crate::overlap;
+use numpy::npyffi::PY_ARRAY_API;
+use numpy::{PyUntypedArray, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyException, PyTypeError, PyValueError};
+use pyo3::ffi::{self, PyObject};
+use pyo3::prelude::*;
+use pyo3::types::{PySlice, PyString, PyTuple};
+use smallvec::SmallVec;
+
+/// What an entry amounts to when it only calls one compiled graph on its arguments.
+pub struct DirectCall {
+    graph: Py<CompiledGraph>,
+    /// The argument slot of each graph input, and what it reads of that argument.
+    inputs: Vec<(usize, Read)>,
+    /// The graph outputs the function returns, each in its form.
+    outputs: Vec<(usize, OutputForm)>,
+    /// Whether they are returned as a tuple (otherwise `outputs` holds one index, or none
+    /// for a function that returns None).
+    returns_tuple: bool,
+    /// `fallback(func, *args)`: the function run as plain Python, when the graph raises.
+    fallback: Py<PyAny>,
+    /// `(input position, output index)`: the arrays updated in place, each written back
+    /// into the graph input it was read from (`np.copyto(input, output)`).
+    writebacks: Vec<(usize, usize)>,
+    /// Outputs (0-d bools) of which any true sends the call to `fallback`: a check Python
+    /// would fail (`math.sqrt` of a negative value), so that Python raises its own error.
+    reruns: Vec<usize>,
+}
+
+/// What a graph input reads of its argument.
+enum Read {
+    /// The argument itself.
+    Argument,
+    /// An attribute of it (`self.w`).
+    Attribute(Py<PyString>),
+    /// The size of one dim of it, an ndarray (`x.shape[0]`), as a Python int.
+    Size(usize),
+    /// A view of it by basic indexing (`x[:n]`, `x[:, a:b]`), each part an int or a slice
+    /// whose bounds are constants or other arguments (`capture/variables/slices.py`).
+    Index(Vec<IndexPart>),
+}
+
+/// One part of a [`Read::Index`]: an int, or a slice of three bounds.
+enum IndexPart {
+    Int(IndexBound),
+    Slice([IndexBound; 3]),
+}
+
+/// A bound of an index part: None, a constant int, or the argument in a slot (an int, by the
+/// guards).
+#[derive(Clone, Copy)]
+enum IndexBound {
+    None,
+    Const(isize),
+    Argument(usize),
+}
+
+impl IndexBound {
+    fn of((tag, value): (u8, isize)) -> PyResult<Self> {
+        match tag {
+            0 => Ok(IndexBound::None),
+            1 => Ok(IndexBound::Const(value)),
+            2 => usize::try_from(value)
+                .map(IndexBound::Argument)
+                .map_err(|_| PyValueError::new_err("a direct entry reads a negative slot")),
+            _ => Err(PyValueError::new_err(format!("unknown index bound {tag}"))),
+        }
+    }
+
+    fn value<'py>(self, py: Python<'py>, args: &[*mut PyObject]) -> PyResult<Bound<'py, PyAny>> {
+        match self {
+            IndexBound::None => Ok(py.None().into_bound(py)),
+            IndexBound::Const(k) => Ok(k.into_pyobject(py)?.into_any()),
+            IndexBound::Argument(slot) => match args.get(slot) {
+                // SAFETY: the argument slots are live references borrowed from the caller.
+                Some(&arg) => Ok(unsafe { Bound::from_borrowed_ptr(py, arg) }),
+                None => Err(PyValueError::new_err(
+                    "a direct entry reads a missing argument",
+                )),
+            },
+        }
+    }
+}
+
+impl IndexPart {
+    /// From `(kind, bounds)`: kind 0 an int (its first bound), 1 a slice.
+    fn of((kind, bounds): (u8, [(u8, isize); 3])) -> PyResult<Self> {
+        let [a, b, c] = bounds;
+        match kind {
+            0 => Ok(IndexPart::Int(IndexBound::of(a)?)),
+            1 => Ok(IndexPart::Slice([
+                IndexBound::of(a)?,
+                IndexBound::of(b)?,
+                IndexBound::of(c)?,
+            ])),
+            _ => Err(PyValueError::new_err(format!("unknown index part {kind}"))),
+        }
+    }
+
+    fn value<'py>(&self, py: Python<'py>, args: &[*mut PyObject]) -> PyResult<Bound<'py, PyAny>> {
+        match self {
+            IndexPart::Int(k) => k.value(py, args),
+            IndexPart::Slice(bounds) => {
+                let [a, b, c] = bounds.map(|bound| bound.value(py, args));
+                py.get_type::<PySlice>().call1((a?, b?, c?))
+            }
+        }
+    }
+}
+
+impl Read {
+    fn of(spec: Option<Bound<'_, PyAny>>) -> PyResult<Self> {
+        Ok(match spec {
+            None => Read::Argument,
+            Some(s) if s.is_instance_of::<PyString>() => Read::Attribute(s.cast_into()?.unbind()),
+            Some(s) if s.is_instance_of::<PyTuple>() => {
+                let parts: Vec<(u8, [(u8, isize); 3])> = s.extract()?;
+                Read::Index(
+                    parts
+                        .into_iter()
+                        .map(IndexPart::of)
+                        .collect::<PyResult<_>>()?,
+                )
+            }
+            Some(s) => Read::Size(s.extract()?),
+        })
+    }
+
+    /// The input read from `arg`, one of the call's arguments `args`.
+    fn apply<'py>(
+        &self,
+        arg: Bound<'py, PyAny>,
+        args: &[*mut PyObject],
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = arg.py();
+        match self {
+            Read::Argument => Ok(arg),
+            Read::Index(parts) => {
+                let parts = parts
+                    .iter()
+                    .map(|part| part.value(py, args))
+                    .collect::<PyResult<Vec<_>>>()?;
+                arg.get_item(PyTuple::new(py, parts)?)
+            }
+            Read::Attribute(name) => arg.getattr(name.bind(py)),
+            Read::Size(axis) => {
+                let array = arg.cast::<PyUntypedArray>().map_err(|_| {
+                    PyTypeError::new_err("a direct entry reads the size of a non-array")
+                })?;
+                match array.shape().get(*axis) {
+                    Some(&n) => Ok(n.into_pyobject(py)?.into_any()),
+                    None => Err(PyValueError::new_err("a direct entry reads a missing dim")),
+                }
+            }
+        }
+    }
+}
+
+/// How a returned graph output is given to the caller (`codegen.py: _OUTPUT_FORMS`).
+#[derive(Clone, Copy, Debug)]
+enum OutputForm {
+    /// The array itself.
+    Array,
+    /// `out[()]`: a NumPy scalar from a 0-d array.
+    NumpyScalar,
+    /// `out.item()`: a Python scalar from a 0-d array.
+    PythonScalar,
+}
+
+impl OutputForm {
+    fn of(code: u8) -> PyResult<Self> {
+        match code {
+            0 => Ok(OutputForm::Array),
+            1 => Ok(OutputForm::NumpyScalar),
+            2 => Ok(OutputForm::PythonScalar),
+            _ => Err(PyValueError::new_err(format!("unknown output form {code}"))),
+        }
+    }
+
+    fn apply<'py>(self, array: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let py = array.py();
+        match self {
+            OutputForm::Array => Ok(array),
+            OutputForm::NumpyScalar => array.get_item(PyTuple::empty(py)),
+            OutputForm::PythonScalar => array.call_method0(pyo3::intern!(py, "item")),
+        }
+    }
+}
+
+/// The converter's description of a direct entry, as extracted from Python.
+type DirectSpec<'py> = (
+    Bound<'py, PyAny>,
+    Vec<(usize, Option<Bound<'py, PyAny>>)>,
+    Vec<(usize, u8)>,
+    bool,
+    Py<PyAny>,
+    Vec<(usize, usize)>,
+    Vec<usize>,
+);
+
+impl DirectCall {
+    /// Reads the converter's `(graph, input_slots, outputs, returns_tuple, fallback,
+    /// writebacks, reruns)`, where `outputs` holds `(output index, form)` pairs.
+    pub fn from_spec(spec: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let (graph, inputs, outputs, returns_tuple, fallback, writebacks, reruns): DirectSpec<'_> =
+            spec.extract()?;
+        if writebacks.iter().any(|&(k, _)| k >= inputs.len()) {
+            return Err(PyValueError::new_err(
+                "a direct entry writes back into a missing input",
+            ));
+        }
+        let outputs = outputs
+            .into_iter()
+            .map(|(k, form)| Ok((k, OutputForm::of(form)?)))
+            .collect::<PyResult<Vec<_>>>()?;
+        let inputs = inputs
+            .into_iter()
+            .map(|(slot, read)| Ok((slot, Read::of(read)?)))
+            .collect::<PyResult<Vec<_>>>()?;
+        let graph = graph.cast_into::<CompiledGraph>().map_err(|_| {
+            PyTypeError::new_err("a direct entry's graph must be a native CompiledGraph")
+        })?;
+        if !returns_tuple && outputs.len() > 1 {
+            return Err(PyValueError::new_err(
+                "a direct entry returning one value names at most one output (none: None)",
+            ));
+        }
+        Ok(DirectCall {
+            graph: graph.unbind(),
+            inputs,
+            outputs,
+            returns_tuple,
+            fallback,
+            writebacks,
+            reruns,
+        })
+    }
+
+    /// Runs the graph on the argument slots and builds the function's result; if the graph
+    /// raises an `Exception`, returns `fallback(func, *args)` instead, as the entry does.
+    pub(super) fn run(
+        &self,
+        py: Python<'_>,
+        func: *mut PyObject,
+        args: &[*mut PyObject],
+    ) -> PyResult<*mut PyObject> {
+        if self.inputs.iter().any(|(slot, _)| *slot >= args.len()) {
+            return Err(PyValueError::new_err(
+                "a direct entry reads a missing argument",
+            ));
+        }
+        // SAFETY: the argument slots are live references borrowed from the caller.
+        let inputs = self
+            .inputs
+            .iter()
+            .map(|(slot, read)| {
+                read.apply(unsafe { Bound::from_borrowed_ptr(py, args[*slot]) }, args)
+            })
+            .collect::<PyResult<SmallVec<[Bound<'_, PyAny>; 8]>>>();
+        let inputs = match inputs {
+            Ok(inputs) if overlap::may_differ(&inputs, self.writebacks.iter().map(|&(k, _)| k)) => {
+                return call_with_first(py, self.fallback.as_ptr(), func, args);
+            }
+            inputs => inputs,
+        };
+        let ran = inputs.and_then(|inputs| {
+            let outputs = self.graph.get().call(py, &inputs)?;
+            if self.rerun(&outputs)? {
+                return Ok(None);
+            }
+            let result = self.result(py, &outputs)?;
+            Ok(Some((inputs, outputs, result)))
+        });
+        match ran {
+            Ok(None) => call_with_first(py, self.fallback.as_ptr(), func, args),
+            // Written back once the result is built, as the entry does (outside its `try`).
+            Ok(Some((inputs, outputs, result))) => {
+                for &(k, o) in &self.writebacks {
+                    let output = outputs.get(o).ok_or_else(|| {
+                        PyValueError::new_err("a direct entry writes back a missing output")
+                    })?;
+                    copy_into(&inputs[k], output)?;
+                }
+                Ok(result.into_ptr())
+            }
+            Err(err) if err.is_instance_of::<PyException>(py) => {
+                call_with_first(py, self.fallback.as_ptr(), func, args)
+            }
+            Err(err) => Err(err),
+        }
+    }
+
+    /// Whether a rerun check output is true.
+    fn rerun(&self, outputs: &[Bound<'_, PyAny>]) -> PyResult<bool> {
+        for &k in &self.reruns {
+            let check = outputs
+                .get(k)
+                .ok_or_else(|| PyValueError::new_err("a direct entry checks a missing output"))?;
+            if check.is_truthy()? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// The function's result built from the graph's outputs.
+    fn result<'py>(
+        &self,
+        py: Python<'py>,
+        outputs: &[Bound<'py, PyAny>],
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let picked = self
+            .outputs
+            .iter()
+            .map(|&(k, form)| match outputs.get(k) {
+                Some(output) => form.apply(output.clone()),
+                None => Err(PyValueError::new_err(
+                    "a direct entry names a missing output",
+                )),
+            })
+            .collect::<PyResult<SmallVec<[_; 4]>>>()?;
+        if !self.returns_tuple {
+            // At most one output, checked in `from_spec`; none: the function returns None.
+            return Ok(picked
+                .into_iter()
+                .next()
+                .unwrap_or_else(|| py.None().into_bound(py)));
+        }
+        Ok(PyTuple::new(py, picked)?.into_any())
+    }
+}
+
+/// `np.copyto(target, source)` of two arrays of one shape and dtype.
+fn copy_into(target: &Bound<'_, PyAny>, source: &Bound<'_, PyAny>) -> PyResult<()> {
+    let py = target.py();
+    let (Ok(target), Ok(source)) = (
+        target.cast::<PyUntypedArray>(),
+        source.cast::<PyUntypedArray>(),
+    ) else {
+        return Err(PyTypeError::new_err(
+            "a direct entry writes back a non-array",
+        ));
+    };
+    // SAFETY: two live ndarrays; NumPy sets an exception where it returns -1.
+    let status =
+        unsafe { PY_ARRAY_API.PyArray_CopyInto(py, target.as_array_ptr(), source.as_array_ptr()) };
+    if status < 0 {
+        Err(PyErr::fetch(py))
+    } else {
+        Ok(())
+    }
+}
+
+/// `callable(first, *args)` by vectorcall, the arguments on the stack when they are few.
+fn call_with_first(
+    py: Python<'_>,
+    callable: *mut PyObject,
+    first: *mut PyObject,
+    args: &[*mut PyObject],
+) -> PyResult<*mut PyObject> {
+    let mut on_stack = [std::ptr::null_mut::<PyObject>(); 8];
+    let on_heap: Vec<*mut PyObject>;
+    let slots = if args.len() < on_stack.len() {
+        on_stack[0] = first;
+        on_stack[1..=args.len()].copy_from_slice(args);
+        &on_stack[..=args.len()]
+    } else {
+        on_heap = std::iter::once(first).chain(args.iter().copied()).collect();
+        &on_heap[..]
+    };
+    // SAFETY: every pointer is a live reference borrowed for the call; vectorcall returns a
+    // new reference or NULL with an exception set.
+    let result = unsafe {
+        ffi::PyObject_Vectorcall(callable, slots.as_ptr(), slots.len(), std::ptr::null_mut())
+    };
+    if result.is_null() {
+        Err(PyErr::fetch(py))
+    } else {
+        Ok(result)
+    }
+}
