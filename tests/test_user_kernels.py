@@ -92,8 +92,6 @@ NOT_YET_NATIVE = {
                        "`for t in thresholds` iterates an argument array between breaks",
     "als_step": "`V[m]` with a boolean row of the mask: arrays whose length only the data "
                 "knows, solved per row",
-    "rod_cutting": "`pieces.append(...)` inside a `while` whose trip count only the data "
-                   "knows",
     "subset_sum_table": "`T[i, v:] |= ...` at a start read from the data: a slice whose "
                         "length only the data knows",
     "kmp_prefix": "`k` is carried from trip to trip as a Python int or an int32 read from "
@@ -119,8 +117,6 @@ NOT_YET_NATIVE = {
     "rle_decode": "np.empty(int(counts.sum())): an array whose length only the data knows, "
                   "filled at slices with run-time bounds",
     "theil_sen": "np.median of a list built by conditional appends",
-    "csr_spgemm": "`c_idx.append(j)` in a loop nested in the row loop: appends in a loop "
-                  "whose trip count only the run time knows",
     "simplex_max": "`basis[row] = col`: a store into a Python list at an index the data gives",
     "projected_gradient_simplex": "`np.nonzero(...)[0][-1]`: indexing np.nonzero's index "
                                   "array, whose length only the data knows",

@@ -37,6 +37,10 @@ BUFFER = ".list#"
 # The name of a region that is a path of a branch (`Graph.region("then")`), not a loop body.
 _BRANCH_REGION = re.compile(r"_(then|else)\d+$")
 COUNT = ".count#"
+# The buffer of a list whose appends only the run time counts: at least this many items
+# (a list of a few pieces built from a handful of inputs), at most this many (the buffer is
+# made, and filled, on every call).
+_OPEN_LEAST, _OPEN_MOST = 4096, 1 << 22
 
 
 @dataclass
@@ -56,6 +60,11 @@ class Appended:
     rows: list[tuple[ArrayVariable, Value, VariableTracker]] = field(default_factory=list)
     # Loop ops traced inside the body, by id of their region: their trip counts.
     nested: dict[int, int | None] = field(default_factory=dict)
+    # Appends that run a number of times only the run time knows (a `while`, a range of
+    # unbounded run-time bounds): the buffer then holds `capacity` items, and an append
+    # past it sends the frame to Python, which grows the list as far as it needs.
+    open: bool = False
+    capacity: int | None = None
 
     @property
     def name(self) -> str:
@@ -71,6 +80,7 @@ class Tracked:
     state: Appended
     inner: BodyList
     capacity: int = 0
+    exact: bool = False  # the loop's trip count is known: so is the count, if every trip appends
 
 
 def _refuse(what: str) -> Exception:
@@ -103,16 +113,26 @@ def enter(tx: Interpreter, lists: dict[int, Appended], trips: int | None,
         tx.locals[COUNT + state.name] = ArrayVariable(tx.graph.const(0))
         if state.item is None:
             continue
-        if trips is None:
-            raise _refuse("appends to a list in a loop over a range of run-time bounds")
         if swaps.held_elsewhere(tx, vt, own_stack=True):
             raise _refuse("appends to a list that something else holds")
         dtype, shape, _, _ = state.item
-        tracked.capacity = trips * state.per_trip
+        bound = trips if trips is not None else most
+        state.capacity = _open_capacity(tx) if bound is None or state.open else None
+        tracked.exact = trips is not None and state.capacity is None
+        tracked.capacity = state.capacity or bound * state.per_trip  # type: ignore[operator]
         fill = True if dtype == np.bool_ else 1
         buffer = tx.graph.full((tracked.capacity, *shape), fill, dtype)
         tx.locals[BUFFER + state.name] = ArrayVariable(buffer)
     return found
+
+
+def _open_capacity(tx: Interpreter) -> int:
+    """How many items an open list's buffer holds: as many as the frame's arrays hold in
+    all (a stack or queue of a graph's vertices, a list of the pairs a loop nest visits),
+    at least `_OPEN_LEAST`, at most `_OPEN_MOST`: past it the frame runs as Python."""
+    held = sum(int(np.prod(i.value.shape)) for i in tx.tracer.inputs
+               if all(isinstance(d, int) for d in i.value.shape))
+    return min(max(held, _OPEN_LEAST), _OPEN_MOST)
 
 
 def most_trips(bounds: tuple[Value, Value, Value]) -> int | None:
@@ -205,7 +225,7 @@ def finish(tx: Interpreter, found: list[Tracked], region: Graph,
                                                                     t.state.per_trip)
         replaced[id(t.outer)] = AppendedListVariable(
             buffer.value, count.value, t.state.item,  # type: ignore[attr-defined]
-            t.capacity if every_trip else None)
+            t.capacity if every_trip and t.exact else None)
     for name, vt in tx.locals.items():
         tx.locals[name] = replaced.get(id(vt), vt)
     tx.stack[:] = [replaced.get(id(vt), vt) for vt in tx.stack]
@@ -272,6 +292,13 @@ class BodyList(VariableTracker):
             return _AppendMethod(self)
         raise _refuse(f"list.{name} of a list appended to in the loop")
 
+    def len_variable(self, tx: Interpreter) -> VariableTracker:
+        """`len(lst)`: the count the body carries, a Python int at run time."""
+        count = tx.locals.get(COUNT + self.state.name)
+        if not isinstance(count, ArrayVariable):
+            raise _refuse("len() of a list whose count this body does not carry")
+        return ArrayVariable(count.value)
+
     def append(self, tx: Interpreter, item: VariableTracker) -> None:
         value = _item_value(tx, item)
         if value.shape:
@@ -282,7 +309,9 @@ class BodyList(VariableTracker):
             raise _refuse("an append of a 0-d array")
         if any(isinstance(d, str) for d in value.shape):
             raise _refuse("an append of an array of symbolic shape")
-        state.traced += _repeats(tx, state)
+        repeats = _repeats(tx, state)
+        state.open = state.open or repeats is None
+        state.traced += repeats or 1
         key = state.name
         buffer, count = tx.locals.get(BUFFER + key), tx.locals.get(COUNT + key)
         if not isinstance(count, ArrayVariable):
@@ -298,24 +327,38 @@ class BodyList(VariableTracker):
             return
         if state.item != kind:
             raise _refuse("appends of items of different types")
-        if state.traced > state.per_trip:
+        if state.traced > state.per_trip and state.capacity is None:
             raise _refuse("more appends on a trace than the first one made")
         if not isinstance(buffer, ArrayVariable):
             raise _refuse("an append to a list whose buffer this body does not carry")
+        at = count.value if state.capacity is None else _within(tx, count.value,
+                                                                 state.capacity)
         if value.shape:
             from ember.capture.loops import windows
 
-            windows.scatter(tx, buffer, windows.row_axes(buffer.value.shape, count.value),
+            windows.scatter(tx, buffer, windows.row_axes(buffer.value.shape, at),
                             ArrayVariable(value))
         else:
-            buffer.update_in_place(graph.op("store", [buffer.value, value, count.value]))
+            buffer.update_in_place(graph.op("store", [buffer.value, value, at]))
         tx.locals[COUNT + key] = ArrayVariable(graph.op("add", [count.value, graph.const(1)]))
 
 
-def _repeats(tx: Interpreter, state: Appended) -> int:
+def _within(tx: Interpreter, count: Value, capacity: int) -> Value:
+    """Where an open list's append stores: at the count, or, once the buffer is full, in its
+    last place, with a run-time check that sends the frame to Python."""
+    from ember.capture.loops.frame_branches import add_check
+
+    graph = tx.graph
+    full = graph.op("ge", [count, graph.const(capacity)])
+    add_check(tx, full)
+    return graph.op("where", [full, graph.const(capacity - 1), count])
+
+
+def _repeats(tx: Interpreter, state: Appended) -> int | None:
     """How often an append at this point runs on one trip of the list's loop: the product of
     the trip counts of the loop ops around it inside the body (a path of a branch runs at
-    most once). A loop of a trip count only the run time knows, or a `while`, refuses."""
+    most once); None where a loop around it has a trip count only the run time knows (a
+    `while`, a range of bounds capture cannot bound)."""
     graph, repeats = tx.graph, 1
     while graph is not state.region:
         if graph.parent is None:
@@ -323,8 +366,7 @@ def _repeats(tx: Interpreter, state: Appended) -> int:
         if not _BRANCH_REGION.search(graph.name):
             trips = state.nested.get(id(graph))
             if trips is None:
-                raise _refuse("appends in a loop nested in the loop, of a trip count only "
-                              "the run time knows")
+                return None
             repeats *= trips
         graph = graph.parent
     return repeats

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ember.capture.breaks import graph_break
-from ember.capture.loops import followers, inputs
+from ember.capture.loops import appends, followers, inputs
 from ember.capture.loops.body import GO, Body, enclosing_body, loop_head, step_instruction
 from ember.capture.loops.region import (
     Trace,
@@ -85,12 +85,14 @@ def _capture_while(tx: Interpreter, top: int, exit_index: int, always_trips: boo
     live = set(live_locals_at(tx.code, tx.instructions[top].offset)) | after
     unbound = first_assigned.first_assigned(tx, stored, live) if always_trips else set()
     forced: dict[str, tuple] = {}
-    for _ in range(3):
+    lists: dict[int, appends.Appended] = {}
+    for _ in range(4):
         # A local whose type only some paths change (`total = 0.0`, then `total += x[i]`
         # past a test) keeps its old type where no trip takes them: a flag per local, checked
         # after the loop, sends such runs to Python, as for `for` loops.
         typed = ranges.start_typed_flags(tx, forced, top, exit_index)
         region = tx.graph.region("loop")
+        found = appends.enter(tx, lists, None, None, region, (top, exit_index))
         trace = Trace(region, region.add_input(np.int64, (), weak=True))
         trace.following = followers.following(tx, top, exit_index)
         build_groups(tx, trace, stored, forced)
@@ -99,6 +101,7 @@ def _capture_while(tx: Interpreter, top: int, exit_index: int, always_trips: boo
             for name in group.names:
                 tx.locals[name] = group.inner
         bound_views = followers.bind(tx, trace.following, trace.groups)
+        appends.substitute(tx, found)
         bind_cells(tx)
         bound = inputs.bind(tx)
         tx.locals[GO] = ConstantVariable(True)
@@ -112,25 +115,38 @@ def _capture_while(tx: Interpreter, top: int, exit_index: int, always_trips: boo
             trace.go = _go_value(region, end_locals.pop(GO))
             if len(tx.stack) != len(saved_stack):
                 raise graph_break("loop_body", what="a while body that leaves values")
+        except BaseException:
+            appends.leave(tx, found)
+            raise
         finally:
             inputs.restore(tx, bound)
             tx.tracer.loop_bodies.pop()
             tx.locals.clear()
             tx.locals.update(saved_locals)
             tx.stack[:] = saved_stack
+            appends.restore(tx, found)
             bind_cells(tx)
         if trace.go is None:
             raise graph_break("loop_body", what="a while loop that never ends")
         followers.check_kept(bound_views, end_locals)
+        untouched = {name for g in trace.groups if g.inner.value is g.param  # type: ignore[attr-defined]
+                     for name in g.names}
+        appends.check_rows(found, end_locals, live, untouched)
+        if appends.learned(found):
+            appends.leave(tx, found)
+            continue
         returning = {n: end_locals.pop(n) for n in returns.PSEUDO if n in end_locals}
         forced = _collect(trace, end_locals, stored, live, after, set(), unbound)
-        if not forced:
+        if forced:
+            appends.leave(tx, found)
+        else:
             first_assigned.carry(tx, trace, end_locals, unbound & after)
             may_return = returns.carry_return(tx, trace, returning)
             graph = tx.graph
             emit_loop(tx, trace, graph.const(0), graph.const(_UNBOUNDED), graph.const(1))
             bind_cells(tx)
             ranges.check_typed_flags(tx, typed)
+            appends.finish(tx, found, region, {})
             tx.ip = exit_index
             if may_return and exit_index == len(tx.instructions) and tx.graph.parent is None:
                 returns.after_last_loop(tx, trace)

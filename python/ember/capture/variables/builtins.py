@@ -88,6 +88,7 @@ class BuiltinVariable(VariableTracker):
 
 
 def _len(tx, args, kwargs):
+    from ember.capture.loops.appends import BodyList
     from ember.capture.variables.appended import AppendedListVariable
     from ember.capture.variables.array import ArrayVariable
     from ember.capture.variables.datalen import DataViewVariable
@@ -96,7 +97,7 @@ def _len(tx, args, kwargs):
 
     if type(args[0]) is ArrayVariable or isinstance(args[0], NonzeroIndexVariable
                                                      | MaskedVariable | AppendedListVariable
-                                                     | DataViewVariable):
+                                                     | DataViewVariable | BodyList):
         return args[0].len_variable(tx)
     return ConstantVariable(args[0].length(tx))
 

@@ -1,0 +1,188 @@
+"""Python lists used as growable arrays in loops whose trip counts only the data knows
+(`capture/loops/appends.py`): appends in `while` loops and in loops over ranges the data
+bounds, `len()` of the list in the body. Compared with plain Python for values, the exact
+type of every item, lengths and the arguments' state, on both backends, with the loop
+captured as a loop op; a list longer than its buffer reruns the frame as Python."""
+
+from __future__ import annotations
+
+import ember
+import numpy as np
+import pytest
+from conftest import RecordingBackend, assert_same
+from hypothesis import given, seed, settings
+from hypothesis import strategies as st
+
+
+def loop_ops(recorder: RecordingBackend) -> int:
+    return sum(1 for graph in recorder.graphs for node in graph.nodes if node.op == "loop")
+
+
+def compiled_and_plain(fn, *args, backend="eager"):
+    """`fn` compiled (twice: capture, then the cached entry) and plain, on copies; the
+    arguments' state afterwards too."""
+    plain = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    want = fn(*plain)
+    compiled = ember.compile(fn, backend=backend)
+    for _ in range(2):
+        mine = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        got = compiled(*mine)
+        assert_same(got, want, rtol=1e-12)
+        assert_same(mine, plain)
+    return got
+
+
+def cut_pieces(cuts, n):
+    """Rod cutting's reconstruction: NumPy int64 items, a trip count the data decides."""
+    pieces = []
+    rest = n
+    while rest > 0:
+        pieces.append(cuts[rest])
+        rest -= cuts[rest]
+    return pieces
+
+
+def halvings(x, tol):
+    """Python floats appended in a `while True:` left by a `break` on the data, returned as
+    an array."""
+    seen = []
+    v = float(x[0])
+    while True:
+        if v <= tol:
+            break
+        seen.append(v)
+        v = v * 0.5
+    return np.array(seen), len(seen)
+
+
+def runs_per_row(X):
+    """A `while` nested in a `for` appends to a list of the frame: run lengths of rows."""
+    lengths = []
+    for i in range(X.shape[0]):
+        j = 0
+        while j < X.shape[1] and X[i, j] > 0:
+            j += 1
+        if j > 0:
+            lengths.append(j)
+    return lengths
+
+
+def csr_nonzeros(ptr, idx, val, cutoff):
+    """Appends in a loop over a range the data bounds, and `len()` of the list in the body
+    (a CSR row pointer of the entries kept)."""
+    kept_ptr = np.zeros(len(ptr), dtype=np.int64)
+    kept_idx = []
+    kept_val = []
+    for i in range(len(ptr) - 1):
+        for k in range(ptr[i], ptr[i + 1]):
+            if abs(val[k]) > cutoff:
+                kept_idx.append(idx[k])
+                kept_val.append(val[k])
+        kept_ptr[i + 1] = len(kept_idx)
+    return kept_ptr, np.array(kept_idx, dtype=np.int64), np.array(kept_val)
+
+
+def collatz_path(start):
+    """Python ints appended while the data says so, summed after the loop by np.sum."""
+    path = []
+    for s in range(start.shape[0]):
+        n = int(start[s])
+        while n != 1:
+            path.append(n)
+            n = n // 2 if n % 2 == 0 else 3 * n + 1
+    return np.sum(np.array(path)), path
+
+
+def _csr(rng, rows, cols):
+    dense = np.where(rng.random((rows, cols)) < 0.3, rng.standard_normal((rows, cols)), 0.0)
+    ptr = np.concatenate([[0], np.cumsum((dense != 0).sum(axis=1))]).astype(np.int64)
+    idx = np.nonzero(dense)[1].astype(np.int64)
+    return ptr, idx, dense[dense != 0]
+
+
+def _arguments(fn, rng):
+    if fn is cut_pieces:
+        return rng.integers(1, 4, 41), 40
+    if fn is halvings:
+        return rng.random(3) * 100 + 1.0, 1e-3
+    if fn is runs_per_row:
+        return (rng.standard_normal((30, 12)) + 0.5,)
+    if fn is csr_nonzeros:
+        return (*_csr(rng, 20, 15), 0.5)
+    return (np.array([27, 9, 1, 6]),)
+
+
+OPEN = [cut_pieces, halvings, runs_per_row, csr_nonzeros, collatz_path]
+
+
+@pytest.mark.parametrize("fn", OPEN, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("backend", ["eager", "cranelift"])
+def test_lists_of_data_length_loops_are_loop_ops(fn, backend) -> None:
+    recorder = RecordingBackend(backend)
+    compiled_and_plain(fn, *_arguments(fn, np.random.default_rng(0)), backend=recorder)
+    stats = ember.stats()
+    assert stats["graph_breaks"] == 0, stats["break_reasons"]
+    assert loop_ops(recorder) >= 1 and not stats["backend_fallbacks"]
+
+
+def test_items_keep_their_types() -> None:
+    cuts = np.random.default_rng(1).integers(1, 4, 41)
+    got = ember.compile(cut_pieces)(cuts, 40)
+    assert all(type(v) is np.int64 for v in got) and got == cut_pieces(cuts, 40)
+    _, path = ember.compile(collatz_path)(np.array([27, 5]))
+    assert all(type(v) is int for v in path) and path == collatz_path(np.array([27, 5]))[1]
+    assert all(type(v) is int for v in ember.compile(runs_per_row)(np.ones((4, 3))))
+
+
+@pytest.mark.parametrize("backend", ["eager", "cranelift"])
+def test_no_trip_leaves_the_list_empty(backend) -> None:
+    """No append: `[]`, and `np.array([])` float64 of shape (0,) (through Python)."""
+    compiled_and_plain(cut_pieces, np.ones(5, np.int64), 0, backend=backend)
+    compiled_and_plain(halvings, np.array([0.5]), 1.0, backend=backend)
+    compiled_and_plain(runs_per_row, -np.ones((6, 4)), backend=backend)
+
+
+def longer_than_the_buffer(x, limit):
+    out = []
+    k = 0
+    n = int(limit[0])
+    while True:
+        out.append(x[k % x.shape[0]] + k)
+        k += 1
+        if k >= n:
+            break
+    return out, np.array(out).sum()
+
+
+@pytest.mark.parametrize("backend", ["eager", "cranelift"])
+def test_a_list_past_its_buffer_runs_as_python(backend) -> None:
+    """More appends than the buffer holds (its size comes from the frame's arrays): the
+    run-time check sends the frame to Python, whose list grows; short runs stay native."""
+    x = np.arange(4.0)
+    recorder = RecordingBackend(backend)
+    compiled_and_plain(longer_than_the_buffer, x, np.array([10]), backend=recorder)
+    assert loop_ops(recorder) == 1
+    compiled_and_plain(longer_than_the_buffer, x, np.array([20_000]), backend=recorder)
+    assert loop_ops(recorder) == 1 and ember.stats()["entry_fallbacks"] >= 2
+
+
+@seed(20261206)
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(-5, 5), min_size=1, max_size=40), st.integers(0, 3))
+def test_random_while_appends_match_python(items, threshold) -> None:
+    """A `while` on the data, conditional appends of two lists of different item types, the
+    list's length read in the body: Python's results for any data."""
+    x = np.array(items, dtype=np.int64)
+
+    def scan(x, t):
+        big, steps = [], []
+        i = 0
+        while i < x.shape[0] and len(big) < 8:
+            if x[i] > t:
+                big.append(x[i] * 2)
+            else:
+                steps.append(i * 0.5)
+            i += 1 + (x[i] < -3)
+        return big, steps, len(big)
+
+    compiled_and_plain(scan, x, threshold, backend="cranelift")
