@@ -12,10 +12,12 @@ from ember.capture import operators
 from ember.capture.breaks import graph_break
 from ember.capture.bytecode import NONE_JUMPS, TRUTH_JUMPS, UNCONDITIONAL_JUMPS, Instruction
 from ember.capture.loops import end_loop, runs, start_loop, vectors, window_exprs, windows
+from ember.capture.loops.appends import BodyList
 from ember.capture.loops.branches import capture_if, is_loop_condition
 from ember.capture.loops.frame_branches import add_check, capture_frame_if, is_frame_branch
-from ember.capture.loops.whiles import python_while
+from ember.capture.loops.whiles import python_while, stack_while
 from ember.capture.variables import slices
+from ember.capture.variables.appended import AppendedListVariable
 from ember.capture.variables.array import VIEW_OPS, ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
@@ -164,6 +166,8 @@ class FlowOpcodes:
     def _jump_on_truth(self, inst: Instruction) -> None:
         jump_if, always_pop = TRUTH_JUMPS[inst.opname]
         value = self.stack[-1]
+        if isinstance(value, BodyList | AppendedListVariable):
+            value = self.stack[-1] = value.truth_value(self)  # type: ignore[union-attr]
         if always_pop and self._raise_path_check(inst, value, jump_if):
             return
         if is_frame_branch(self, inst, value):  # type: ignore[arg-type]
@@ -175,6 +179,8 @@ class FlowOpcodes:
         taken = value.truth(self) == jump_if
         if always_pop or not taken:
             self.pop()
+        if always_pop and not taken and stack_while(self, inst, value):
+            return
         if always_pop and python_while(self, inst, not taken):
             return
         if taken:

@@ -23,11 +23,12 @@ import numpy as np
 
 from ember.capture.breaks import graph_break
 from ember.capture.loops import swaps
-from ember.capture.variables.appended import AppendedListVariable, ItemType
+from ember.capture.variables.appended import AppendedListVariable, ItemType, as_item
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
 from ember.capture.variables.containers import IteratorVariable, ListVariable
+from ember.errors import Unsupported
 from ember.graph import Graph, Value
 
 if TYPE_CHECKING:
@@ -98,32 +99,90 @@ def enter(tx: Interpreter, lists: dict[int, Appended], trips: int | None,
             vt.state.nested[id(region)] = most
     found: list[Tracked] = []
     seen: set[int] = set()
-    for vt in _appended(tx, *body):
-        if not isinstance(vt, ListVariable) or id(vt) in seen or vt.source is not None:
-            continue
+    for vt, popped in _appended(tx, *body):
+        start = None if id(vt) in seen else _start(tx, vt)
         seen.add(id(vt))
-        if vt.unread or vt.items:
+        if start is None:
             continue
+        kind, initial, built = start
         key = len(found)
         state = lists.setdefault(key, Appended(key))
         state.traced, state.learned, state.region = 0, False, region
         state.rows = []
+        if kind is not None and state.item is not None and state.item != kind:
+            raise _refuse("appends of items of different types")
+        state.item = state.item or kind
+        state.open = state.open or popped or bool(initial) or built is not None
         tracked = Tracked(vt, state, BodyList(state))
         found.append(tracked)
-        tx.locals[COUNT + state.name] = ArrayVariable(tx.graph.const(0))
+        count = built.count if built is not None else tx.graph.const(len(initial))
+        tx.locals[COUNT + state.name] = ArrayVariable(count)
         if state.item is None:
             continue
         if swaps.held_elsewhere(tx, vt, own_stack=True):
             raise _refuse("appends to a list that something else holds")
-        dtype, shape, _, _ = state.item
         bound = trips if trips is not None else most
         state.capacity = _open_capacity(tx) if bound is None or state.open else None
         tracked.exact = trips is not None and state.capacity is None
         tracked.capacity = state.capacity or bound * state.per_trip  # type: ignore[operator]
-        fill = True if dtype == np.bool_ else 1
-        buffer = tx.graph.full((tracked.capacity, *shape), fill, dtype)
+        buffer = _buffer(tx.graph, state.item, tracked.capacity, initial, built)
+        state.capacity = state.capacity and buffer.shape[0]
         tx.locals[BUFFER + state.name] = ArrayVariable(buffer)
     return found
+
+
+# A list literal of at most this many numbers starts a buffer (`stack = [start]`): its
+# items are stored one by one.
+_INITIAL_MOST = 16
+
+
+def _start(tx: Interpreter, vt: VariableTracker
+           ) -> tuple[ItemType | None, list[Value], AppendedListVariable | None] | None:
+    """What a list the body appends to or pops from starts as: the type of its items (None
+    while none is known), the values of a list of the frame holding a few numbers of one
+    type (`[s]`, `[]`), or the list an earlier loop op built; None for any other list,
+    which the body may not change (a side effect on state outside the graph)."""
+    if isinstance(vt, AppendedListVariable):
+        if vt.iterator or vt.item[1] or vt.buffer.graph is not tx.graph:
+            return None
+        return vt.item, [], vt
+    if not isinstance(vt, ListVariable) or vt.source is not None or vt.unread:
+        return None
+    values = [_number_value(tx, item) for item in vt.items]
+    if len(values) > _INITIAL_MOST or any(v is None for v in values):
+        return None
+    kinds = {_kind(v) for v in values}  # type: ignore[arg-type]
+    if len(kinds) > 1:
+        return None
+    return (next(iter(kinds)) if kinds else None), values, None  # type: ignore[return-value]
+
+
+def _kind(value: Value) -> ItemType:
+    return (value.dtype, tuple(value.shape), value.weak, value.scalar)
+
+
+def _number_value(tx: Interpreter, item: VariableTracker) -> Value | None:
+    """A number of a list literal as a value of the graph: a Python number or a NumPy
+    scalar; None for anything else."""
+    try:
+        value = _item_value(tx, item)
+    except Unsupported:
+        return None
+    return value if not value.shape and (value.weak or value.scalar) else None
+
+
+def _buffer(graph: Graph, item: ItemType, capacity: int, initial: list[Value],
+            built: AppendedListVariable | None) -> Value:
+    """A list's buffer of `capacity` more places, filled with 1 past its items: the items
+    of a list literal stored first, or the buffer an earlier loop op built extended."""
+    dtype, shape, _, _ = item
+    fill = True if dtype == np.bool_ else 1
+    buffer = graph.full((capacity, *shape), fill, dtype)
+    if built is not None:
+        return graph.op("concatenate", [built.buffer, buffer], axis=0)
+    for k, value in enumerate(initial):
+        buffer = graph.op("store", [buffer, value, graph.const(k)])
+    return buffer
 
 
 def _open_capacity(tx: Interpreter) -> int:
@@ -148,18 +207,37 @@ def most_trips(bounds: tuple[Value, Value, Value]) -> int | None:
     return max(0, -(-reach // abs(s)))
 
 
-def _appended(tx: Interpreter, start: int, stop: int) -> list[VariableTracker]:
-    """What the instructions `[start, stop)` may append to: locals whose `append` they load,
-    the stack's lists where they hold LIST_APPEND, a generator's values where they yield."""
+def _appended(tx: Interpreter, start: int, stop: int
+              ) -> list[tuple[VariableTracker, bool]]:
+    """What the instructions `[start, stop)` may append to or pop from, each with whether
+    they pop from it: locals whose `append` or `pop` they load, the stack's lists where they
+    hold LIST_APPEND, a generator's values where they yield."""
     code = tx.instructions[start:stop]
-    names = {a.argval for a, b in zip(code, code[1:], strict=False)
-             if a.opname == "LOAD_FAST" and b.opname == "LOAD_METHOD" and b.argval == "append"}
-    held = [vt for name, vt in tx.locals.items() if name in names]
+    methods: dict[str, set[str]] = {}
+    for a, b in zip(code, code[1:], strict=False):
+        if a.opname == "LOAD_FAST" and b.opname == "LOAD_METHOD" and b.argval in _METHODS:
+            methods.setdefault(str(a.argval), set()).add(str(b.argval))
+    held = [(vt, "pop" in methods[name]) for name, vt in tx.locals.items()
+            if name in methods]
     if any(i.opname == "LIST_APPEND" for i in code):
-        held += tx.stack
+        held += [(vt, False) for vt in tx.stack]
     if any(i.opname == "YIELD_VALUE" for i in code) and tx.yielded is not None:
-        held.append(tx.yielded)
+        held.append((tx.yielded, False))
     return held
+
+
+_METHODS = ("append", "pop")
+
+
+def stack_of(tx: Interpreter, tested: VariableTracker, start: int, stop: int) -> bool:
+    """Whether `tested` is a non-empty list of numbers of one type that the current body
+    built (`stack = [s]`) and that the instructions `[start, stop)` pop from or append to."""
+    if not (isinstance(tested, ListVariable) and tested.made_in is tx.graph
+            and not tested.unread and tested.items):
+        return False
+    start_types = _start(tx, tested)
+    return start_types is not None and start_types[0] is not None and any(
+        vt is tested for vt, _ in _appended(tx, start, stop))
 
 
 def substitute(tx: Interpreter, found: list[Tracked]) -> None:
@@ -288,9 +366,53 @@ class BodyList(VariableTracker):
         return "a list appended to in the loop"
 
     def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
-        if name == "append":
-            return _AppendMethod(self)
+        if name in _METHODS:
+            return _ListMethod(self, name)
         raise _refuse(f"list.{name} of a list appended to in the loop")
+
+    def _carried(self, tx: Interpreter) -> tuple[ArrayVariable, ArrayVariable]:
+        """The buffer and count this body carries for the list."""
+        key = self.state.name
+        buffer, count = tx.locals.get(BUFFER + key), tx.locals.get(COUNT + key)
+        if not isinstance(buffer, ArrayVariable) or not isinstance(count, ArrayVariable):
+            raise _refuse("a list read before its item type is known")
+        if self.state.item is None or self.state.item[1]:
+            raise _refuse("a list of rows read in the loop")
+        return buffer, count
+
+    def truth_value(self, tx: Interpreter) -> ArrayVariable:
+        """`while stack:`, `if out:`: whether the count is above 0, a loop value."""
+        count = tx.locals.get(COUNT + self.state.name)
+        if not isinstance(count, ArrayVariable):
+            raise _refuse("the truth of a list whose count this body does not carry")
+        graph = tx.graph
+        return ArrayVariable(graph.op("gt", [count.value, graph.const(0)]))
+
+    def pop(self, tx: Interpreter) -> VariableTracker:
+        """`lst.pop()`: the last item, the count one less; an empty list sends the frame to
+        Python, which raises IndexError."""
+        buffer, count = self._carried(tx)
+        graph = tx.graph
+        at = _checked_position(tx, count.value, graph.const(-1))
+        tx.locals[COUNT + self.state.name] = ArrayVariable(at)
+        return ArrayVariable(as_item(graph, graph.op("load", [buffer.value, at]),
+                                      self.state.item))  # type: ignore[arg-type]
+
+    def getitem(self, tx: Interpreter, index: VariableTracker) -> VariableTracker:
+        """`lst[k]`, `lst[-1]` at a constant or a run-time int: a load, an index outside the
+        list sending the frame to Python (IndexError)."""
+        buffer, count = self._carried(tx)
+        graph = tx.graph
+        if isinstance(index, ConstantVariable) and type(index.constant()) is int:
+            k = graph.const(index.constant())
+        elif isinstance(index, ArrayVariable) and not index.value.shape and (
+                index.value.dtype.kind in "iu"):
+            k = index.value
+        else:
+            raise _refuse(f"indexing a list of the loop by {index.describe()}")
+        at = _checked_position(tx, count.value, k)
+        return ArrayVariable(as_item(graph, graph.op("load", [buffer.value, at]),
+                                      self.state.item))  # type: ignore[arg-type]
 
     def len_variable(self, tx: Interpreter) -> VariableTracker:
         """`len(lst)`: the count the body carries, a Python int at run time."""
@@ -410,15 +532,32 @@ def _item_value(tx: Interpreter, item: VariableTracker) -> Value:
     raise _refuse(f"an append of {item.describe()}")
 
 
-class _AppendMethod(VariableTracker):
-    def __init__(self, owner: BodyList) -> None:
-        self.owner = owner
+def _checked_position(tx: Interpreter, count: Value, k: Value) -> Value:
+    """The place of item `k` (from the end where negative) of a list of `count` items; one
+    outside it sets a run-time check (Python raises IndexError) and reads place 0."""
+    from ember.capture.loops.frame_branches import add_check
+
+    graph = tx.graph
+    zero = graph.const(0)
+    at = graph.op("where", [graph.op("lt", [k, zero]), graph.op("add", [count, k]), k])
+    outside = graph.op("logical_or", [graph.op("lt", [at, zero]), graph.op("ge", [at, count])])
+    add_check(tx, outside)
+    return graph.op("where", [outside, zero, at])
+
+
+class _ListMethod(VariableTracker):
+    def __init__(self, owner: BodyList, name: str) -> None:
+        self.owner, self.name = owner, name
 
     def describe(self) -> str:
-        return "list.append"
+        return f"list.{self.name}"
 
     def call(self, tx: Interpreter, args: list[VariableTracker],
              kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        if self.name == "pop":
+            if args or kwargs:
+                raise _refuse("list.pop of an index")
+            return self.owner.pop(tx)
         if kwargs or len(args) != 1:
             raise _refuse("list.append with other than one argument")
         self.owner.append(tx, args[0])

@@ -30,6 +30,7 @@ from ember.capture.variables.constant import ConstantVariable
 if TYPE_CHECKING:
     from ember.capture.bytecode import Instruction
     from ember.capture.interpreter import Interpreter
+    from ember.capture.variables.base import VariableTracker
 
 _BACK_JUMPS = frozenset({"POP_JUMP_BACKWARD_IF_TRUE", "POP_JUMP_BACKWARD_IF_FALSE",
                          "JUMP_BACKWARD"})
@@ -255,6 +256,23 @@ def python_while(tx: Interpreter, inst: Instruction, enters: bool) -> bool:
         tx.ip = exit_index
         return True
     _capture_or_refuse(tx, inst, tx.ip, exit_index)
+    return True
+
+
+def stack_while(tx: Interpreter, inst: Instruction, tested: VariableTracker) -> bool:
+    """The first test `inst` of `while stack:` in a loop body, on a list of numbers the body
+    built on this trip (`stack = [s]`) that the loop pops from or appends to: the loop makes
+    a trip, and is one loop op from the first, its list carried as a buffer and a count
+    (`loops/appends.py`), rather than a first trip run as code that leaves the list's length
+    to the run time. True when done (the interpreter continues at the loop's exit)."""
+    from ember.capture.loops.appends import stack_of
+
+    if tx.graph.parent is None:
+        return False
+    exit_index = while_exit(tx, inst)
+    if exit_index is None or not stack_of(tx, tested, tx.ip, exit_index):
+        return False
+    capture_while(tx, tx.ip, exit_index, always_trips=True)
     return True
 
 

@@ -67,6 +67,13 @@ class AppendedListVariable(VariableTracker):
     def truth(self, tx: Interpreter) -> bool:
         return bool(self.length(tx))
 
+    def truth_value(self, tx: Interpreter) -> VariableTracker:
+        """`while stack:` of a list whose length only the run time knows: whether its count
+        is above 0, a value of the graph (its length where capture knows it)."""
+        if self.iterator or self.known_length is not None or self.buffer.graph is not tx.graph:
+            return self
+        return ArrayVariable(tx.graph.op("gt", [self.count, tx.graph.const(0)]))
+
     def _list_only(self, what: str) -> None:
         if self.iterator:
             raise graph_break("type", what=f"{what} of a generator", type="generator")
@@ -106,7 +113,7 @@ class AppendedListVariable(VariableTracker):
         if self.item[1]:
             row = ArrayVariable(self.buffer)
             return row.getitem(tx, ArrayVariable(position))
-        return ArrayVariable(_as_item(graph, graph.op("load", [self.buffer, position]),
+        return ArrayVariable(as_item(graph, graph.op("load", [self.buffer, position]),
                                       self.item))
 
     def as_array(self, tx: Interpreter, fn: Any, kwargs: dict[str, VariableTracker]
@@ -170,7 +177,7 @@ class AppendedListVariable(VariableTracker):
             handler = numpy_api.lookup_function(np.sum)
             total = ArrayVariable(call_numpy_api("sum", handler, graph, kept, axis=0))
             return tx.binary_op("+", start, total)
-        first = ArrayVariable(_as_item(graph, graph.op("load", [self.buffer, graph.const(0)]),
+        first = ArrayVariable(as_item(graph, graph.op("load", [self.buffer, graph.const(0)]),
                                        self.item))
         acc = tx.binary_op("+", start, first)
         if not isinstance(acc, ArrayVariable):
@@ -183,7 +190,7 @@ class AppendedListVariable(VariableTracker):
         index = body.add_input(np.int64, (), weak=True)
         carried = body.add_input(acc.dtype, (), weak=acc.weak, scalar=acc.scalar)
         buffer = body.add_input(self.buffer.dtype, self.buffer.shape)
-        item = _as_item(body, body.op("load", [buffer, index]), self.item)
+        item = as_item(body, body.op("load", [buffer, index]), self.item)
         total = body.op("add", [carried, item])
         if (total.dtype, total.weak) != (acc.dtype, acc.weak):
             raise graph_break("data_dependent_value", what="sum() whose type changes")
@@ -196,7 +203,7 @@ class AppendedListVariable(VariableTracker):
         return result
 
 
-def _as_item(graph: Graph, value: Value, item: ItemType) -> Value:
+def as_item(graph: Graph, value: Value, item: ItemType) -> Value:
     """A 0-d value of the buffer as the item type: a Python number or a NumPy scalar."""
     if item[2]:
         return graph.op("astype", [value], dtype=value.dtype, weak=True)
