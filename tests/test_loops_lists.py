@@ -186,3 +186,141 @@ def test_random_while_appends_match_python(items, threshold) -> None:
         return big, steps, len(big)
 
     compiled_and_plain(scan, x, threshold, backend="cranelift")
+
+
+def reachable(adj, s):
+    """Depth-first search with a list as its stack, at the frame's level."""
+    n = adj.shape[0]
+    seen = np.zeros(n, dtype=np.bool_)
+    seen[s] = True
+    stack = [s]
+    visits = 0
+    while stack:
+        v = stack.pop()
+        visits += 1
+        for w in range(n):
+            if adj[v, w] and not seen[w]:
+                seen[w] = True
+                stack.append(w)
+    return seen, visits
+
+
+def components(adj):
+    """A stack per component, built inside the loop over the vertices."""
+    n = adj.shape[0]
+    label = np.full(n, -1)
+    c = 0
+    for s in range(n):
+        if label[s] >= 0:
+            continue
+        stack = [s]
+        label[s] = c
+        while stack:
+            v = stack.pop()
+            for w in range(n):
+                if adj[v, w] and label[w] < 0:
+                    label[w] = c
+                    stack.append(w)
+        c += 1
+    return label, c
+
+
+def monotone_stack(x):
+    """The previous smaller element: `stack[-1]` and `len(stack)` read in the body, indices
+    popped while the data says so."""
+    n = x.shape[0]
+    left = np.full(n, -1)
+    stack = []
+    for i in range(n):
+        while len(stack) > 0 and x[stack[-1]] >= x[i]:
+            stack.pop()
+        if stack:
+            left[i] = stack[-1]
+        stack.append(i)
+    return left, stack
+
+
+def float_stack(x):
+    """Python floats pushed and popped: a running pairwise merge."""
+    acc = [0.0]
+    for i in range(x.shape[0]):
+        v = float(x[i])
+        while len(acc) > 1 and acc[-1] < v:
+            v = v + acc.pop()
+        acc.append(v)
+    return acc, sum(acc)
+
+
+STACKS = [reachable, components, monotone_stack, float_stack]
+
+
+def _graph(rng, n=30):
+    return rng.random((n, n)) < 0.06
+
+
+@pytest.mark.parametrize("fn", STACKS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("backend", ["eager", "cranelift"])
+def test_stacks_are_loop_ops(fn, backend) -> None:
+    rng = np.random.default_rng(3)
+    args = ((_graph(rng), 0) if fn is reachable else (_graph(rng),) if fn is components
+            else (rng.standard_normal(40),))
+    recorder = RecordingBackend(backend)
+    compiled_and_plain(fn, *args, backend=recorder)
+    stats = ember.stats()
+    assert stats["graph_breaks"] == 0, stats["break_reasons"]
+    assert loop_ops(recorder) >= 1 and not stats["backend_fallbacks"]
+
+
+def pop_too_many(x):
+    stack = [0]
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            stack.append(i)
+        else:
+            stack.pop()
+    return stack
+
+
+def read_past_the_end(x):
+    out = []
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            out.append(i)
+        x[i] = out[-1] if len(out) > 0 else -1
+        x[i] += out[len(out) - 2] if x[i] > 3 else 0
+    return out
+
+
+@pytest.mark.parametrize("fn", [pop_too_many, read_past_the_end], ids=lambda f: f.__name__)
+def test_empty_pops_and_reads_raise_as_python(fn) -> None:
+    """`[].pop()` and an index past either end: Python's IndexError, from a rerun as Python
+    (the data decides whether it happens)."""
+    from fuzz_programs import assert_same_outcome, run
+
+    for x in (np.array([1.0, -1.0, 2.0, 5.0]), np.array([1.0, -1.0, -1.0, 3.0, 4.0])):
+        want = run(fn, [x.copy()], {})
+        got = run(ember.compile(fn), [x.copy()], {})
+        assert_same_outcome(got, want, "")
+
+
+@seed(20261207)
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(-3, 3), min_size=1, max_size=30))
+def test_random_stack_programs_match_python(ops) -> None:
+    """Pushes, pops guarded by the list's truth and its last item, on any data."""
+    x = np.array(ops, dtype=np.int64)
+
+    def machine(x):
+        stack = [7]
+        popped = 0
+        for i in range(x.shape[0]):
+            if x[i] > 0:
+                stack.append(x[i] * 10 + i)
+            elif stack and stack[-1] % 2 == 0:
+                popped += stack.pop()
+            elif len(stack) > 1:
+                stack[-1]
+                stack.pop()
+        return stack, popped, len(stack)
+
+    compiled_and_plain(machine, x, backend="cranelift")

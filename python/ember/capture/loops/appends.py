@@ -66,6 +66,7 @@ class Appended:
     # past it sends the frame to Python, which grows the list as far as it needs.
     open: bool = False
     capacity: int | None = None
+    guessed: bool = False  # a trace read an item before any append taught its type
 
     @property
     def name(self) -> str:
@@ -107,7 +108,7 @@ def enter(tx: Interpreter, lists: dict[int, Appended], trips: int | None,
         kind, initial, built = start
         key = len(found)
         state = lists.setdefault(key, Appended(key))
-        state.traced, state.learned, state.region = 0, False, region
+        state.traced, state.learned, state.region, state.guessed = 0, False, region, False
         state.rows = []
         if kind is not None and state.item is not None and state.item != kind:
             raise _refuse("appends of items of different types")
@@ -277,6 +278,8 @@ def learned(found: list[Tracked]) -> bool:
     for t in found:
         if t.state.learned:
             t.state.per_trip = t.state.traced
+        if t.state.guessed and t.state.item is None:
+            raise _refuse("a list read in the loop and never appended to")
     return any(t.state.learned for t in found)
 
 
@@ -370,15 +373,27 @@ class BodyList(VariableTracker):
             return _ListMethod(self, name)
         raise _refuse(f"list.{name} of a list appended to in the loop")
 
-    def _carried(self, tx: Interpreter) -> tuple[ArrayVariable, ArrayVariable]:
-        """The buffer and count this body carries for the list."""
+    def _read(self, tx: Interpreter, k: Value, pop: bool = False) -> VariableTracker:
+        """Item `k` (from the end where negative), checked to lie in the list; `pop`: the
+        count then ends before it. Before any trace learned the item type, a placeholder
+        (that trace is done over once an append teaches it)."""
         key = self.state.name
         buffer, count = tx.locals.get(BUFFER + key), tx.locals.get(COUNT + key)
-        if not isinstance(buffer, ArrayVariable) or not isinstance(count, ArrayVariable):
-            raise _refuse("a list read before its item type is known")
-        if self.state.item is None or self.state.item[1]:
+        if not isinstance(count, ArrayVariable):
+            raise _refuse("a list whose count this body does not carry")
+        item = self.state.item
+        if item is not None and item[1]:
             raise _refuse("a list of rows read in the loop")
-        return buffer, count
+        graph = tx.graph
+        at = _checked_position(tx, count.value, k)
+        if pop:
+            tx.locals[COUNT + key] = ArrayVariable(at)
+        if item is None:
+            self.state.guessed = True
+            return ArrayVariable(graph.const(0))
+        if not isinstance(buffer, ArrayVariable):
+            raise _refuse("a list whose buffer this body does not carry")
+        return ArrayVariable(as_item(graph, graph.op("load", [buffer.value, at]), item))
 
     def truth_value(self, tx: Interpreter) -> ArrayVariable:
         """`while stack:`, `if out:`: whether the count is above 0, a loop value."""
@@ -391,28 +406,17 @@ class BodyList(VariableTracker):
     def pop(self, tx: Interpreter) -> VariableTracker:
         """`lst.pop()`: the last item, the count one less; an empty list sends the frame to
         Python, which raises IndexError."""
-        buffer, count = self._carried(tx)
-        graph = tx.graph
-        at = _checked_position(tx, count.value, graph.const(-1))
-        tx.locals[COUNT + self.state.name] = ArrayVariable(at)
-        return ArrayVariable(as_item(graph, graph.op("load", [buffer.value, at]),
-                                      self.state.item))  # type: ignore[arg-type]
+        return self._read(tx, tx.graph.const(-1), pop=True)
 
     def getitem(self, tx: Interpreter, index: VariableTracker) -> VariableTracker:
         """`lst[k]`, `lst[-1]` at a constant or a run-time int: a load, an index outside the
         list sending the frame to Python (IndexError)."""
-        buffer, count = self._carried(tx)
-        graph = tx.graph
         if isinstance(index, ConstantVariable) and type(index.constant()) is int:
-            k = graph.const(index.constant())
-        elif isinstance(index, ArrayVariable) and not index.value.shape and (
+            return self._read(tx, tx.graph.const(index.constant()))
+        if isinstance(index, ArrayVariable) and not index.value.shape and (
                 index.value.dtype.kind in "iu"):
-            k = index.value
-        else:
-            raise _refuse(f"indexing a list of the loop by {index.describe()}")
-        at = _checked_position(tx, count.value, k)
-        return ArrayVariable(as_item(graph, graph.op("load", [buffer.value, at]),
-                                      self.state.item))  # type: ignore[arg-type]
+            return self._read(tx, index.value)
+        raise _refuse(f"indexing a list of the loop by {index.describe()}")
 
     def len_variable(self, tx: Interpreter) -> VariableTracker:
         """`len(lst)`: the count the body carries, a Python int at run time."""
