@@ -324,3 +324,61 @@ def test_random_stack_programs_match_python(ops) -> None:
         return stack, popped, len(stack)
 
     compiled_and_plain(machine, x, backend="cranelift")
+
+
+def finish_order(adj):
+    """Vertices in the order a search leaves them, then visited backwards (Kosaraju's second
+    pass): a loop over `reversed()` of a list whose length only the data knows."""
+    n = adj.shape[0]
+    order = []
+    for s in range(n):
+        if adj[s].any():
+            order.append(s)
+    rank = np.zeros(n, dtype=np.int64)
+    k = 0
+    for v in reversed(order):
+        rank[v] = k
+        k += 1
+    return rank, k
+
+
+def weighted_items(x):
+    """NumPy floats appended on a condition, then read one by one in a second loop."""
+    picked = []
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            picked.append(x[i])
+    total = 0.0
+    for v in picked:
+        total = total * 0.5 + v
+    return total
+
+
+def grown_while_iterated(x):
+    out = []
+    for i in range(x.shape[0]):
+        if x[i] > 1.0:
+            out.append(i)
+    for v in out:
+        if v < 3 and len(out) < 50:
+            out.append(v + 100)
+    return out
+
+
+@pytest.mark.parametrize("fn", [finish_order, weighted_items], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("backend", ["eager", "cranelift"])
+def test_loops_over_built_lists_are_loop_ops(fn, backend) -> None:
+    rng = np.random.default_rng(5)
+    arg = _graph(rng) if fn is finish_order else rng.standard_normal(60)
+    recorder = RecordingBackend(backend)
+    compiled_and_plain(fn, arg, backend=recorder)
+    stats = ember.stats()
+    assert stats["graph_breaks"] == 0, stats["break_reasons"]
+    assert loop_ops(recorder) >= 2 and not stats["backend_fallbacks"]
+    empty = np.zeros_like(arg) if fn is finish_order else -np.abs(arg)
+    compiled_and_plain(fn, empty, backend=backend)  # no item: the loop makes no trip
+
+
+def test_a_list_grown_while_iterated_is_python() -> None:
+    x = np.random.default_rng(6).standard_normal(40) * 2
+    compiled_and_plain(grown_while_iterated, x)

@@ -108,8 +108,6 @@ NOT_YET_NATIVE = {
     "lanczos": "`break` on `b < 1e-12` and `V[:, :j + 1]` whose size changes with the loop "
                "index",
     "gmres_small": "np.zeros(k + 1) where `k` is set by a `break` on data",
-    "kosaraju_scc": "`order.append(v)` inside a `while` nested in a `while`: appends in a "
-                    "loop whose trip count only the run time knows",
     "edmonds_karp": "`while True:` at the frame's level left by a `break`, around a `while` "
                     "whose test reads the data (`parent[sink] == -1`)",
     "dag_longest_path": "`queue.pop()` and `queue.append(v)`: a Python list used as a stack, "

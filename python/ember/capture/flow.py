@@ -17,7 +17,7 @@ from ember.capture.loops.branches import capture_if, is_loop_condition
 from ember.capture.loops.frame_branches import add_check, capture_frame_if, is_frame_branch
 from ember.capture.loops.whiles import python_while, stack_while
 from ember.capture.variables import slices
-from ember.capture.variables.appended import AppendedListVariable
+from ember.capture.variables.appended import AppendedListVariable, items_range
 from ember.capture.variables.array import VIEW_OPS, ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
@@ -131,6 +131,8 @@ class FlowOpcodes:
             self.push(obj)
         elif isinstance(obj, DynamicRangeVariable):
             self.push(DynamicRangeIterator(obj))
+        elif (places := items_range(self, obj, reverse=False)) is not None:
+            self.push(DynamicRangeIterator(places))  # type: ignore[arg-type]
         elif (isinstance(obj, ArrayVariable) and obj.value.ndim > 0) or (
                 obj.is_constant() and isinstance(obj.constant(), range)):
             # Built when read: a loop op never reads its range's ints, and every check of

@@ -203,6 +203,36 @@ class AppendedListVariable(VariableTracker):
         return result
 
 
+def items_range(tx: Interpreter, built: VariableTracker, reverse: bool
+                ) -> VariableTracker | None:
+    """`for v in lst` / `for v in reversed(lst)` of a list of numbers a loop op built, whose
+    length only the run time knows: a range over its places (backwards for `reversed`),
+    each trip's item loaded from the buffer (`ListItems`); None for any other list."""
+    if not isinstance(built, AppendedListVariable) or built.iterator or built.item[1] or (
+            built.buffer.graph is not tx.graph) or not _loop_op_next(tx):
+        return None
+    from ember.capture.loops.ranges import ListItems
+
+    graph = tx.graph
+    count = built.count if built.known_length is None else graph.const(built.known_length)
+    one = graph.const(1)
+    if reverse:
+        return ListItems(built, count, graph.op("sub", [count, one]), graph.const(-1),
+                         graph.const(-1))
+    return ListItems(built, count, graph.const(0), count, one)
+
+
+def _loop_op_next(tx: Interpreter) -> bool:
+    """Whether the list is iterated right away (GET_ITER, FOR_ITER next) by a loop capture
+    may still make a loop op: an iterator over its places is nothing Python could resume."""
+    from ember.capture.loops.region import loop_key
+
+    ahead = tx.instructions[tx.ip:tx.ip + 2]
+    loop = next((i for i in ahead if i.opname == "FOR_ITER"), None)
+    return loop is not None and tx.tracer.loop_ops and (
+        loop_key(tx, loop) not in tx.tracer.unrolled_loops)
+
+
 def as_item(graph: Graph, value: Value, item: ItemType) -> Value:
     """A 0-d value of the buffer as the item type: a Python number or a NumPy scalar."""
     if item[2]:

@@ -283,6 +283,11 @@ def _zip(tx, args, kwargs):
 
 
 def _reversed(tx, args, kwargs):
+    from ember.capture.loops.ranges import DynamicRangeIterator
+    from ember.capture.variables.appended import items_range
+
+    if (places := items_range(tx, args[0], reverse=True)) is not None:
+        return DynamicRangeIterator(places)  # a loop op visits the list's places backwards
     return _iterator_result(list(reversed(args[0].unpack(tx))))
 
 
