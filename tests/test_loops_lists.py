@@ -382,3 +382,39 @@ def test_loops_over_built_lists_are_loop_ops(fn, backend) -> None:
 def test_a_list_grown_while_iterated_is_python() -> None:
     x = np.random.default_rng(6).standard_normal(40) * 2
     compiled_and_plain(grown_while_iterated, x)
+
+
+def topological_order(w):
+    """Kahn's algorithm: a queue of the sources from a comprehension, then `while queue:`
+    popping and appending at the frame's level."""
+    n = w.shape[0]
+    indeg = (w > 0).sum(axis=0)
+    order = np.full(n, -1)
+    queue = [i for i in range(n) if indeg[i] == 0]
+    k = 0
+    while queue:
+        u = queue.pop()
+        order[k] = u
+        k += 1
+        for v in range(n):
+            if w[u, v] > 0:
+                indeg[v] -= 1
+                if indeg[v] == 0:
+                    queue.append(v)
+    return order, k
+
+
+def _dag(rng, n=25):
+    return np.triu(rng.random((n, n)) < 0.15, 1) * rng.random((n, n))
+
+
+@pytest.mark.parametrize("backend", ["eager", "cranelift"])
+def test_a_queue_built_by_a_comprehension_is_a_loop_op(backend) -> None:
+    recorder = RecordingBackend(backend)
+    compiled_and_plain(topological_order, _dag(np.random.default_rng(7)), backend=recorder)
+    stats = ember.stats()
+    assert stats["graph_breaks"] == 0, stats["break_reasons"]
+    assert loop_ops(recorder) >= 2 and not stats["backend_fallbacks"]
+    # A cycle through every vertex: no source, the queue starts empty (a rerun as Python).
+    cycle = np.roll(np.eye(6), 1, axis=1)
+    compiled_and_plain(topological_order, cycle, backend=recorder)

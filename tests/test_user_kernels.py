@@ -110,8 +110,6 @@ NOT_YET_NATIVE = {
     "gmres_small": "np.zeros(k + 1) where `k` is set by a `break` on data",
     "edmonds_karp": "`while True:` at the frame's level left by a `break`, around a `while` "
                     "whose test reads the data (`parent[sink] == -1`)",
-    "dag_longest_path": "`queue.pop()` and `queue.append(v)`: a Python list used as a stack, "
-                        "whose length only the data knows",
     "rle_decode": "np.empty(int(counts.sum())): an array whose length only the data knows, "
                   "filled at slices with run-time bounds",
     "theil_sen": "np.median of a list built by conditional appends",

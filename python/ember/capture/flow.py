@@ -168,6 +168,11 @@ class FlowOpcodes:
     def _jump_on_truth(self, inst: Instruction) -> None:
         jump_if, always_pop = TRUTH_JUMPS[inst.opname]
         value = self.stack[-1]
+        if always_pop and not jump_if and isinstance(value, AppendedListVariable):
+            self.pop()
+            if stack_while(self, inst, value):  # `while queue:` of a list a loop op built
+                return
+            self.push(value)
         if isinstance(value, BodyList | AppendedListVariable):
             value = self.stack[-1] = value.truth_value(self)  # type: ignore[union-attr]
         if always_pop and self._raise_path_check(inst, value, jump_if):

@@ -230,15 +230,26 @@ def _appended(tx: Interpreter, start: int, stop: int
 _METHODS = ("append", "pop")
 
 
-def stack_of(tx: Interpreter, tested: VariableTracker, start: int, stop: int) -> bool:
-    """Whether `tested` is a non-empty list of numbers of one type that the current body
-    built (`stack = [s]`) and that the instructions `[start, stop)` pop from or append to."""
-    if not (isinstance(tested, ListVariable) and tested.made_in is tx.graph
-            and not tested.unread and tested.items):
-        return False
+def stack_of(tx: Interpreter, tested: VariableTracker, start: int, stop: int
+             ) -> Value | bool | None:
+    """Whether `tested`, the first test of a `while` from `start` to `stop`, is a list of
+    numbers of one type that the loop pops from or appends to, and makes a trip: False for
+    a non-empty list the current loop body built (`stack = [s]`), whose trip is sure; for a
+    list a loop op built (`[i for i in range(n) if indeg[i] == 0]`), the run-time value
+    that says it is empty; None for any other test."""
+    if isinstance(tested, ListVariable):
+        if tested.made_in is not tx.graph or tx.graph.parent is None or tested.unread or (
+                not tested.items):
+            return None
+    elif not (isinstance(tested, AppendedListVariable) and tested.known_length is None):
+        return None
     start_types = _start(tx, tested)
-    return start_types is not None and start_types[0] is not None and any(
-        vt is tested for vt, _ in _appended(tx, start, stop))
+    if start_types is None or start_types[0] is None or not any(
+            vt is tested for vt, _ in _appended(tx, start, stop)):
+        return None
+    if isinstance(tested, ListVariable):
+        return False
+    return tx.graph.op("eq", [tested.count, tx.graph.const(0)])  # type: ignore[union-attr]
 
 
 def substitute(tx: Interpreter, found: list[Tracked]) -> None:

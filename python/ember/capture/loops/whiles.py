@@ -260,19 +260,27 @@ def python_while(tx: Interpreter, inst: Instruction, enters: bool) -> bool:
 
 
 def stack_while(tx: Interpreter, inst: Instruction, tested: VariableTracker) -> bool:
-    """The first test `inst` of `while stack:` in a loop body, on a list of numbers the body
-    built on this trip (`stack = [s]`) that the loop pops from or appends to: the loop makes
-    a trip, and is one loop op from the first, its list carried as a buffer and a count
+    """The first test `inst` of `while stack:` on a list of numbers that the loop pops from
+    or appends to: a list the current loop body built on this trip (`stack = [s]`), which
+    makes the loop take a trip, or one a loop op built, whose emptiness only the run time
+    knows (a queue of a graph's sources): there an empty list sends the frame to Python.
+    The loop is one loop op from its first trip, its list carried as a buffer and a count
     (`loops/appends.py`), rather than a first trip run as code that leaves the list's length
     to the run time. True when done (the interpreter continues at the loop's exit)."""
     from ember.capture.loops.appends import stack_of
+    from ember.capture.loops.frame_branches import add_check
+    from ember.capture.loops.region import loop_key
 
-    if tx.graph.parent is None:
-        return False
     exit_index = while_exit(tx, inst)
-    if exit_index is None or not stack_of(tx, tested, tx.ip, exit_index):
+    if exit_index is None or loop_key(tx, inst) in tx.tracer.unrolled_loops or (
+            not tx.tracer.loop_ops):
         return False
-    capture_while(tx, tx.ip, exit_index, always_trips=True)
+    empty = stack_of(tx, tested, tx.ip, exit_index)
+    if empty is None:
+        return False
+    if empty is not False:
+        add_check(tx, empty)
+    _capture_or_refuse(tx, inst, tx.ip, exit_index, always_trips=True)
     return True
 
 
@@ -302,11 +310,12 @@ def _told(tx: Interpreter, inst: Instruction) -> bool:
     return key in tx.tracer.long_loops and key not in tx.tracer.unrolled_loops
 
 
-def _capture_or_refuse(tx: Interpreter, inst: Instruction, top: int, exit_index: int) -> None:
+def _capture_or_refuse(tx: Interpreter, inst: Instruction, top: int, exit_index: int,
+                       always_trips: bool = False) -> None:
     from ember.capture.loops.region import LoopRefused, loop_key
     from ember.errors import Unsupported
 
     try:
-        capture_while(tx, top, exit_index, always_trips=inst.opname == "NOP")
+        capture_while(tx, top, exit_index, always_trips=always_trips or inst.opname == "NOP")
     except Unsupported as exc:
         raise LoopRefused(loop_key(tx, inst), exc.reason) from exc
