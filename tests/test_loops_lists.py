@@ -418,3 +418,52 @@ def test_a_queue_built_by_a_comprehension_is_a_loop_op(backend) -> None:
     # A cycle through every vertex: no source, the queue starts empty (a rerun as Python).
     cycle = np.roll(np.eye(6), 1, axis=1)
     compiled_and_plain(topological_order, cycle, backend=recorder)
+
+
+def slopes_median(x, y):
+    """Theil-Sen: the median of the slopes of pairs with distinct x, a list built by
+    conditional appends in a loop nest."""
+    slopes = []
+    for i in range(x.shape[0]):
+        for j in range(i + 1, x.shape[0]):
+            if x[j] != x[i]:
+                slopes.append((y[j] - y[i]) / (x[j] - x[i]))
+    return np.median(np.array(slopes)), len(slopes)
+
+
+@pytest.mark.parametrize("backend", ["eager", "cranelift"])
+def test_median_of_a_built_list(backend) -> None:
+    """Odd and even counts, a NaN among the items (NumPy's median is then NaN), and no item
+    at all (NumPy warns and gives NaN: a rerun as Python)."""
+    import warnings
+
+    rng = np.random.default_rng(8)
+    x = np.round(rng.random(14) * 4)
+    y = rng.standard_normal(14)
+    recorder = RecordingBackend(backend)
+    compiled_and_plain(slopes_median, x, y, backend=recorder)
+    assert ember.stats()["graph_breaks"] == 0 and loop_ops(recorder) >= 1
+    compiled_and_plain(slopes_median, x[:5], y[:5], backend=backend)
+    y[3] = np.nan
+    compiled_and_plain(slopes_median, x, y, backend=backend)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        compiled_and_plain(slopes_median, np.ones(6), y[:6], backend=backend)
+
+
+@seed(20261208)
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.floats(-1e3, 1e3), min_size=1, max_size=25), st.floats(-1e3, 1e3))
+def test_random_medians_of_selections_match_numpy(values, cut) -> None:
+    x = np.array(values)
+
+    def kept_median(x, cut):
+        kept = []
+        for i in range(x.shape[0]):
+            if x[i] >= cut:
+                kept.append(x[i])
+        if len(kept) == 0:
+            return 0.0
+        return np.median(np.array(kept))
+
+    compiled_and_plain(kept_median, x, cut, backend="cranelift")

@@ -112,7 +112,6 @@ NOT_YET_NATIVE = {
                     "whose test reads the data (`parent[sink] == -1`)",
     "rle_decode": "np.empty(int(counts.sum())): an array whose length only the data knows, "
                   "filled at slices with run-time bounds",
-    "theil_sen": "np.median of a list built by conditional appends",
     "simplex_max": "`basis[row] = col`: a store into a Python list at an index the data gives",
     "projected_gradient_simplex": "`np.nonzero(...)[0][-1]`: indexing np.nonzero's index "
                                   "array, whose length only the data knows",
