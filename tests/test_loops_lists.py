@@ -467,3 +467,62 @@ def test_random_medians_of_selections_match_numpy(values, cut) -> None:
         return np.median(np.array(kept))
 
     compiled_and_plain(kept_median, x, cut, backend="cranelift")
+
+
+def best_per_bucket(w):
+    """A short list of Python floats stored into at an index the data gives (`best[k] =`)."""
+    best = [0.0, 0.0, 0.0, 0.0]
+    for i in range(w.shape[0]):
+        k = int(w[i] * 4) % 4
+        if w[i] > best[k]:
+            best[k] = float(w[i])
+    return best, sum(best)
+
+
+def leaders(x):
+    """Indices of the largest value at even and odd positions: `idx[j] = i`."""
+    idx = [0, 0]
+    for i in range(x.shape[0]):
+        j = i % 2
+        if x[i] > x[idx[j]]:
+            idx[j] = i
+    return idx
+
+
+def counted_in_front(x):
+    """Appends and a store into the first item, the count kept in the list itself."""
+    keep = [0]
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            keep.append(i)
+            keep[0] = keep[0] + 1
+    return keep
+
+
+def stored_past_the_end(x):
+    marks = [0, 0, 0]
+    for i in range(x.shape[0]):
+        marks[int(x[i])] = i
+    return marks
+
+
+@pytest.mark.parametrize("fn", [best_per_bucket, leaders, counted_in_front],
+                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("backend", ["eager", "cranelift"])
+def test_stores_into_lists_are_loop_ops(fn, backend) -> None:
+    rng = np.random.default_rng(9)
+    recorder = RecordingBackend(backend)
+    compiled_and_plain(fn, rng.random(40) - 0.3, backend=recorder)
+    stats = ember.stats()
+    assert stats["graph_breaks"] == 0, stats["break_reasons"]
+    assert loop_ops(recorder) >= 1 and not stats["backend_fallbacks"]
+    compiled_and_plain(fn, -np.ones(10), backend=backend)
+
+
+def test_a_store_past_the_end_raises_as_python() -> None:
+    from fuzz_programs import assert_same_outcome, run
+
+    for x in (np.array([0.0, 2.0, 1.0]), np.array([0.0, 3.0, 1.0]), np.array([-4.0, 1.0])):
+        want = run(stored_past_the_end, [x.copy()], {})
+        got = run(ember.compile(stored_past_the_end), [x.copy()], {})
+        assert_same_outcome(got, want, "")

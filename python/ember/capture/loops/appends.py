@@ -83,6 +83,7 @@ class Tracked:
     inner: BodyList
     capacity: int = 0
     exact: bool = False  # the loop's trip count is known: so is the count, if every trip appends
+    start: int = 0  # the items it held before the loop
 
 
 def _refuse(what: str) -> Exception:
@@ -100,7 +101,7 @@ def enter(tx: Interpreter, lists: dict[int, Appended], trips: int | None,
             vt.state.nested[id(region)] = most
     found: list[Tracked] = []
     seen: set[int] = set()
-    for vt, popped in _appended(tx, *body):
+    for vt, uses in _appended(tx, *body):
         start = None if id(vt) in seen else _start(tx, vt)
         seen.add(id(vt))
         if start is None:
@@ -113,7 +114,7 @@ def enter(tx: Interpreter, lists: dict[int, Appended], trips: int | None,
         if kind is not None and state.item is not None and state.item != kind:
             raise _refuse("appends of items of different types")
         state.item = state.item or kind
-        state.open = state.open or popped or bool(initial) or built is not None
+        state.open = state.open or "pop" in uses or bool(initial) or built is not None
         tracked = Tracked(vt, state, BodyList(state))
         found.append(tracked)
         count = built.count if built is not None else tx.graph.const(len(initial))
@@ -123,8 +124,11 @@ def enter(tx: Interpreter, lists: dict[int, Appended], trips: int | None,
         if swaps.held_elsewhere(tx, vt, own_stack=True):
             raise _refuse("appends to a list that something else holds")
         bound = trips if trips is not None else most
+        if "append" not in uses:
+            bound, state.open = 0, False  # stores and pops only: the list never grows
         state.capacity = _open_capacity(tx) if bound is None or state.open else None
-        tracked.exact = trips is not None and state.capacity is None
+        tracked.exact = trips is not None and state.capacity is None and built is None
+        tracked.start = len(initial)
         tracked.capacity = state.capacity or bound * state.per_trip  # type: ignore[operator]
         buffer = _buffer(tx.graph, state.item, tracked.capacity, initial, built)
         state.capacity = state.capacity and buffer.shape[0]
@@ -178,7 +182,7 @@ def _buffer(graph: Graph, item: ItemType, capacity: int, initial: list[Value],
     of a list literal stored first, or the buffer an earlier loop op built extended."""
     dtype, shape, _, _ = item
     fill = True if dtype == np.bool_ else 1
-    buffer = graph.full((capacity, *shape), fill, dtype)
+    buffer = graph.full((len(initial) + capacity, *shape), fill, dtype)
     if built is not None:
         return graph.op("concatenate", [built.buffer, buffer], axis=0)
     for k, value in enumerate(initial):
@@ -209,25 +213,42 @@ def most_trips(bounds: tuple[Value, Value, Value]) -> int | None:
 
 
 def _appended(tx: Interpreter, start: int, stop: int
-              ) -> list[tuple[VariableTracker, bool]]:
-    """What the instructions `[start, stop)` may append to or pop from, each with whether
-    they pop from it: locals whose `append` or `pop` they load, the stack's lists where they
-    hold LIST_APPEND, a generator's values where they yield."""
+              ) -> list[tuple[VariableTracker, frozenset[str]]]:
+    """What the instructions `[start, stop)` may append to, pop from or store into, each with
+    what they do to it (`append`, `pop`, `store`): locals whose `append` or `pop` they load
+    or that a STORE_SUBSCR stores into, the stack's lists where they hold LIST_APPEND, a
+    generator's values where they yield."""
     code = tx.instructions[start:stop]
     methods: dict[str, set[str]] = {}
     for a, b in zip(code, code[1:], strict=False):
         if a.opname == "LOAD_FAST" and b.opname == "LOAD_METHOD" and b.argval in _METHODS:
             methods.setdefault(str(a.argval), set()).add(str(b.argval))
-    held = [(vt, "pop" in methods[name]) for name, vt in tx.locals.items()
+    for k, inst in enumerate(code):
+        if inst.opname == "STORE_SUBSCR" and (name := _stored_list(code[:k])) is not None:
+            methods.setdefault(name, set()).add("store")
+    held = [(vt, frozenset(methods[name])) for name, vt in tx.locals.items()
             if name in methods]
     if any(i.opname == "LIST_APPEND" for i in code):
-        held += [(vt, False) for vt in tx.stack]
+        held += [(vt, _APPENDS) for vt in tx.stack]
     if any(i.opname == "YIELD_VALUE" for i in code) and tx.yielded is not None:
-        held.append((tx.yielded, False))
+        held.append((tx.yielded, _APPENDS))
     return held
 
 
 _METHODS = ("append", "pop")
+_APPENDS = frozenset({"append"})
+_OPERANDS = ("LOAD_FAST", "LOAD_CONST")
+
+
+def _stored_list(before: list[Any]) -> str | None:
+    """The local a STORE_SUBSCR after `before` stores into, where its index is a local or a
+    constant, or one operator of two (`lst[k] = v`, `lst[i + 1] = v`); None otherwise."""
+    for shape in ([_OPERANDS], [_OPERANDS, _OPERANDS, ("BINARY_OP",)]):
+        head = before[-len(shape) - 1:]
+        if len(head) == len(shape) + 1 and head[0].opname == "LOAD_FAST" and all(
+                i.opname in allowed for i, allowed in zip(head[1:], shape, strict=True)):
+            return str(head[0].argval)
+    return None
 
 
 def stack_of(tx: Interpreter, tested: VariableTracker, start: int, stop: int
@@ -317,7 +338,7 @@ def finish(tx: Interpreter, found: list[Tracked], region: Graph,
                                                                     t.state.per_trip)
         replaced[id(t.outer)] = AppendedListVariable(
             buffer.value, count.value, t.state.item,  # type: ignore[attr-defined]
-            t.capacity if every_trip and t.exact else None)
+            t.start + t.capacity if every_trip and t.exact else None)
     for name, vt in tx.locals.items():
         tx.locals[name] = replaced.get(id(vt), vt)
     tx.stack[:] = [replaced.get(id(vt), vt) for vt in tx.stack]
@@ -422,12 +443,22 @@ class BodyList(VariableTracker):
     def getitem(self, tx: Interpreter, index: VariableTracker) -> VariableTracker:
         """`lst[k]`, `lst[-1]` at a constant or a run-time int: a load, an index outside the
         list sending the frame to Python (IndexError)."""
-        if isinstance(index, ConstantVariable) and type(index.constant()) is int:
-            return self._read(tx, tx.graph.const(index.constant()))
-        if isinstance(index, ArrayVariable) and not index.value.shape and (
-                index.value.dtype.kind in "iu"):
-            return self._read(tx, index.value)
-        raise _refuse(f"indexing a list of the loop by {index.describe()}")
+        return self._read(tx, _int_index(tx, index))
+
+    def setitem(self, tx: Interpreter, index: VariableTracker, value: VariableTracker) -> None:
+        """`lst[k] = v` of an item of the list's type at a constant or run-time int: a
+        store, an index outside the list sending the frame to Python (IndexError)."""
+        key = self.state.name
+        buffer, count = tx.locals.get(BUFFER + key), tx.locals.get(COUNT + key)
+        item = _item_value(tx, value)
+        if self.state.item is None or not isinstance(buffer, ArrayVariable) or (
+                not isinstance(count, ArrayVariable)):
+            raise _refuse("a store into a list whose item type is not known")
+        if _kind(item) != self.state.item:
+            raise _refuse("a store of another type than the list's items")
+        graph = tx.graph
+        at = _checked_position(tx, count.value, _int_index(tx, index))
+        buffer.update_in_place(graph.op("store", [buffer.value, item, at]))
 
     def len_variable(self, tx: Interpreter) -> VariableTracker:
         """`len(lst)`: the count the body carries, a Python int at run time."""
@@ -545,6 +576,16 @@ def _item_value(tx: Interpreter, item: VariableTracker) -> Value:
             item.constant().dtype.kind in "biuf"):
         return tx.graph.const(item.constant())
     raise _refuse(f"an append of {item.describe()}")
+
+
+def _int_index(tx: Interpreter, index: VariableTracker) -> Value:
+    """A list index: a constant int or a 0-d integer value of the graph."""
+    if isinstance(index, ConstantVariable) and type(index.constant()) is int:
+        return tx.graph.const(index.constant())
+    if isinstance(index, ArrayVariable) and not index.value.shape and (
+            index.value.dtype.kind in "iu"):
+        return index.value
+    raise _refuse(f"indexing a list of the loop by {index.describe()}")
 
 
 def _checked_position(tx: Interpreter, count: Value, k: Value) -> Value:
