@@ -1,15 +1,18 @@
-"""Lists built by appends in a loop op's body (`out = []`, then `out.append(x[i] * 2.0)` or
-`[f(x[i]) for i in range(n)]`).
+"""Lists used as growable arrays in a loop op's body (`out = []`, then `out.append(x[i] *
+2.0)`; `[f(x[i]) for i in range(n)]`; `stack = [s]`, then `v = stack.pop()`; `best[k] = v`).
 
-An empty list the frame created, reachable only from the frame's locals and stack, is
-carried through the loop op as a buffer of the trip count (times the appends a trip makes)
-items, filled with 1 past the items appended (as a boolean-mask selection's unselected
-places: arithmetic on them raises no floating-point flag), and a count, a Python int. Both
-are pseudo-locals (`.list#k`, `.count#k`), so branches merge them like any local: an append
-on one path of an `if` is a `store` at the count and the count plus one there. In the body
-the list is a `BodyList`, which does nothing but append; any other use refuses the loop op.
-The first trace learns each list's item type (dtype, shape, and whether a Python number or
-a NumPy scalar) and the appends of a trip; the next builds the buffers.
+A list the frame created, reachable only from the frame's locals and stack, is carried
+through the loop op as a buffer and a count, a Python int. The buffer holds as many items as
+the trip count and the appends of a trip allow, or, where only the run time bounds them (a
+`while`, pops), as many as the frame's arrays hold, an append past them a run-time check
+that reruns the frame as Python. Past the items it is filled with 1 (as a boolean-mask
+selection's unselected places: arithmetic on them raises no floating-point flag). Both are
+pseudo-locals (`.list#k`, `.count#k`), so branches merge them like any local: an append on
+one path of an `if` is a `store` at the count and the count plus one there. In the body the
+list is a `BodyList`: appends, pops, reads and stores of items, its length and its truth; any
+other use refuses the loop op. The first trace learns each list's item type (dtype, shape,
+and whether a Python number or a NumPy scalar) and the appends of a trip; the next builds
+the buffers.
 
 After the loop the list is an `AppendedListVariable` (`variables/appended.py`)."""
 

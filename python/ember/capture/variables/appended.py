@@ -1,8 +1,9 @@
 """A list a loop op built by appends (`capture/loops/appends.py`): its buffer and count.
 
-`np.array`, `np.asarray`, `np.stack`, `np.concatenate`, `sum`, `len` and constant indexing
-read the buffer in the graph: a copy of it where every trip appends (its length is then
-known), else a boolean-mask selection of its first `count` items (`variables/masked.py`).
+`np.array`, `np.asarray`, `np.stack`, `np.concatenate`, `sum`, `len`, its truth, constant
+indexing and loops over its items (`items_range`) read the buffer in the graph: a copy of it
+where every trip appends (its length is then known), else a boolean-mask selection of its
+first `count` items (`variables/masked.py`).
 Whatever else needs the list gets the real one, rebuilt after the graph ran with the same
 item types (`rebuild`); a generator's values get an iterator over it."""
 

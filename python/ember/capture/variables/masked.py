@@ -6,7 +6,7 @@ mask, and what users do with a selection is expressed on those: arithmetic with 
 with one value per selected row (`x[m] * 2`, `x[m] += v`), reductions (`x[m].sum()`,
 `np.mean(x[m])`, `x[m].max(axis=0)`: the unselected places replaced by the reduction's
 identity; elementwise ufuncs that raise no flag at 1, `np.maximum(x[m], 1e-12)`,
-`np.log(x[m])`, computed with 1 in the unselected places; `var`/`std` as NumPy's two passes, the deviations of unselected places zero), assignment back through the same mask (`x[m] = x[m] * 2`: `where`), and its
+`np.log(x[m])`, computed with 1 in the unselected places; `var`/`std` as NumPy's two passes, the deviations of unselected places zero; `np.median` of a 1-d float64 selection), assignment back through the same mask (`x[m] = x[m] * 2`: `where`), and its
 length (`len(x[m])`, `.shape`, `.size`: a Python int counted from the mask, as for
 `np.nonzero`). Anything else (indexing it, passing it to other functions) is a graph break."""
 
