@@ -499,6 +499,23 @@ def counted_in_front(x):
     return keep
 
 
+def histogram_counts(x):
+    """`[0] * n` as counters, `counts[int(...)] += 1` at an index the data computes."""
+    counts = [0] * 40
+    for i in range(x.shape[0]):
+        counts[int(abs(x[i]) * 10) % 40] += 1
+    return counts
+
+
+def running_maxima(x):
+    """`[0.0] * n` of Python floats, each place the max of what it held and an item."""
+    best = [0.0] * 20
+    for i in range(x.shape[0]):
+        k = i % 20
+        best[k] = max(best[k], float(x[i]))
+    return np.array(best), best
+
+
 def stored_past_the_end(x):
     marks = [0, 0, 0]
     for i in range(x.shape[0]):
@@ -506,7 +523,8 @@ def stored_past_the_end(x):
     return marks
 
 
-@pytest.mark.parametrize("fn", [best_per_bucket, leaders, counted_in_front],
+@pytest.mark.parametrize("fn", [best_per_bucket, leaders, counted_in_front, histogram_counts,
+                                running_maxima],
                          ids=lambda f: f.__name__)
 @pytest.mark.parametrize("backend", ["eager", "cranelift"])
 def test_stores_into_lists_are_loop_ops(fn, backend) -> None:

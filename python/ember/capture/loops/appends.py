@@ -18,6 +18,7 @@ After the loop the list is an `AppendedListVariable` (`variables/appended.py`)."
 
 from __future__ import annotations
 
+import dis
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -140,8 +141,9 @@ def enter(tx: Interpreter, lists: dict[int, Appended], trips: int | None,
 
 
 # A list literal of at most this many numbers starts a buffer (`stack = [start]`): its
-# items are stored one by one.
-_INITIAL_MOST = 16
+# items are stored one by one; one number repeated (`[0.0] * n`) fills at most this many
+# places.
+_INITIAL_MOST, _UNIFORM_MOST = 16, 1 << 16
 
 
 def _start(tx: Interpreter, vt: VariableTracker
@@ -156,8 +158,13 @@ def _start(tx: Interpreter, vt: VariableTracker
         return vt.item, [], vt
     if not isinstance(vt, ListVariable) or vt.source is not None or vt.unread:
         return None
-    values = [_number_value(tx, item) for item in vt.items]
-    if len(values) > _INITIAL_MOST or any(v is None for v in values):
+    items = vt.items
+    if len(items) > _INITIAL_MOST and any(item is not items[0] for item in items):
+        return None
+    # `[0.0] * n` holds one tracker n times: one value.
+    first = _number_value(tx, items[0]) if items else None
+    values = [first if item is items[0] else _number_value(tx, item) for item in items]
+    if len(values) > _UNIFORM_MOST or any(v is None for v in values):
         return None
     kinds = {_kind(v) for v in values}  # type: ignore[arg-type]
     if len(kinds) > 1:
@@ -188,6 +195,10 @@ def _buffer(graph: Graph, item: ItemType, capacity: int, initial: list[Value],
     buffer = graph.full((len(initial) + capacity, *shape), fill, dtype)
     if built is not None:
         return graph.op("concatenate", [built.buffer, buffer], axis=0)
+    if len(initial) > _INITIAL_MOST:
+        places = graph.arange(0, 1, buffer.shape[0], np.int64)
+        held = graph.op("lt", [places, graph.const(len(initial))])
+        return graph.op("where", [held, initial[0], graph.const(dtype.type(fill))])
     for k, value in enumerate(initial):
         buffer = graph.op("store", [buffer, value, graph.const(k)])
     return buffer
@@ -240,18 +251,37 @@ def _appended(tx: Interpreter, start: int, stop: int
 
 _METHODS = ("append", "pop")
 _APPENDS = frozenset({"append"})
-_OPERANDS = ("LOAD_FAST", "LOAD_CONST")
 
 
 def _stored_list(before: list[Any]) -> str | None:
-    """The local a STORE_SUBSCR after `before` stores into, where its index is a local or a
-    constant, or one operator of two (`lst[k] = v`, `lst[i + 1] = v`); None otherwise."""
-    for shape in ([_OPERANDS], [_OPERANDS, _OPERANDS, ("BINARY_OP",)]):
-        head = before[-len(shape) - 1:]
-        if len(head) == len(shape) + 1 and head[0].opname == "LOAD_FAST" and all(
-                i.opname in allowed for i, allowed in zip(head[1:], shape, strict=True)):
-            return str(head[0].argval)
+    """The local a STORE_SUBSCR after `before` stores into (`lst[k] = v`, `lst[a[i] + 1] = v`,
+    `lst[k] += v`, whose container and index are copied before the item is read): the
+    LOAD_FAST whose value is the container, found as the nearest from which the index's
+    straight-line code leaves exactly it and the index; None otherwise."""
+    names = [i.opname for i in before]
+    if names[-2:] == ["SWAP", "SWAP"]:
+        reads = [k for k in range(len(names) - 2)
+                 if names[k:k + 3] == ["COPY", "COPY", "BINARY_SUBSCR"]]
+        if not reads:
+            return None
+        before = before[:reads[-1]]
+    for p in range(len(before) - 2, max(len(before) - 40, -1), -1):
+        if before[p].opname == "LOAD_FAST" and _leaves_two(before[p + 1:]):
+            return str(before[p].argval)
     return None
+
+
+def _leaves_two(code: list[Any]) -> bool:
+    """Whether `code`, run after a push, leaves exactly two values above what was below it,
+    never reaching below the first, without a jump."""
+    depth = 1
+    for inst in code:
+        if "JUMP" in inst.opname or inst.opname in ("FOR_ITER", "RETURN_VALUE"):
+            return False
+        depth += dis.stack_effect(dis.opmap[inst.opname], inst.arg, jump=False)
+        if depth < 1:
+            return False
+    return depth == 2
 
 
 def stack_of(tx: Interpreter, tested: VariableTracker, start: int, stop: int
