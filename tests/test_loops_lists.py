@@ -544,3 +544,26 @@ def test_a_store_past_the_end_raises_as_python() -> None:
         want = run(stored_past_the_end, [x.copy()], {})
         got = run(ember.compile(stored_past_the_end), [x.copy()], {})
         assert_same_outcome(got, want, "")
+
+
+def positions_twice(X):
+    """Two appends a trip of a `while` nested in a `for`: past the buffer (as many items as
+    the frame's arrays hold) where most entries are positive."""
+    out = []
+    for i in range(X.shape[0]):
+        j = 0
+        while j < X.shape[1] and X[i, j] > 0:
+            out.append(j)
+            out.append(-j)
+            j += 1
+    return len(out), out[-3:]
+
+
+@pytest.mark.parametrize("backend", ["eager", "cranelift"])
+def test_a_nested_list_past_its_buffer_runs_as_python(backend) -> None:
+    rng = np.random.default_rng(10)
+    recorder = RecordingBackend(backend)
+    compiled_and_plain(positions_twice, rng.standard_normal((70, 70)), backend=recorder)
+    assert loop_ops(recorder) >= 1 and ember.stats()["entry_fallbacks"] == 0
+    compiled_and_plain(positions_twice, np.ones((70, 70)), backend=recorder)
+    assert ember.stats()["entry_fallbacks"] >= 2
