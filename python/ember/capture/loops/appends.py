@@ -242,11 +242,17 @@ def _appended(tx: Interpreter, start: int, stop: int
             methods.setdefault(name, set()).add("store")
     held = [(vt, frozenset(methods[name])) for name, vt in tx.locals.items()
             if name in methods]
+    # A comprehension's list and a generator's values start empty: no other list on the
+    # stack is theirs.
     if any(i.opname == "LIST_APPEND" for i in code):
-        held += [(vt, _APPENDS) for vt in tx.stack]
-    if any(i.opname == "YIELD_VALUE" for i in code) and tx.yielded is not None:
-        held.append((tx.yielded, _APPENDS))
+        held += [(vt, _APPENDS) for vt in tx.stack if _empty(vt)]
+    if any(i.opname == "YIELD_VALUE" for i in code) and _empty(tx.yielded):
+        held.append((tx.yielded, _APPENDS))  # type: ignore[arg-type]
     return held
+
+
+def _empty(vt: VariableTracker | None) -> bool:
+    return isinstance(vt, ListVariable) and not vt.unread and not vt.items
 
 
 _METHODS = ("append", "pop")
