@@ -56,6 +56,8 @@ def marks_listed(x):
     while i < x.shape[0]:
         if x[i] > 0.5:
             found.append(i)
+        else:
+            found.append(x[i])  # items of two types, which one buffer cannot hold
         i += 1
     return found
 

@@ -92,8 +92,6 @@ NOT_YET_NATIVE = {
                        "`for t in thresholds` iterates an argument array between breaks",
     "als_step": "`V[m]` with a boolean row of the mask: arrays whose length only the data "
                 "knows, solved per row",
-    "rod_cutting": "`pieces.append(...)` inside a `while` whose trip count only the data "
-                   "knows",
     "subset_sum_table": "`T[i, v:] |= ...` at a start read from the data: a slice whose "
                         "length only the data knows",
     "kmp_prefix": "`k` is carried from trip to trip as a Python int or an int32 read from "
@@ -110,17 +108,10 @@ NOT_YET_NATIVE = {
     "lanczos": "`break` on `b < 1e-12` and `V[:, :j + 1]` whose size changes with the loop "
                "index",
     "gmres_small": "np.zeros(k + 1) where `k` is set by a `break` on data",
-    "kosaraju_scc": "`order.append(v)` inside a `while` nested in a `while`: appends in a "
-                    "loop whose trip count only the run time knows",
     "edmonds_karp": "`while True:` at the frame's level left by a `break`, around a `while` "
                     "whose test reads the data (`parent[sink] == -1`)",
-    "dag_longest_path": "`queue.pop()` and `queue.append(v)`: a Python list used as a stack, "
-                        "whose length only the data knows",
     "rle_decode": "np.empty(int(counts.sum())): an array whose length only the data knows, "
                   "filled at slices with run-time bounds",
-    "theil_sen": "np.median of a list built by conditional appends",
-    "csr_spgemm": "`c_idx.append(j)` in a loop nested in the row loop: appends in a loop "
-                  "whose trip count only the run time knows",
     "simplex_max": "`basis[row] = col`: a store into a Python list at an index the data gives",
     "projected_gradient_simplex": "`np.nonzero(...)[0][-1]`: indexing np.nonzero's index "
                                   "array, whose length only the data knows",

@@ -26,7 +26,9 @@ class BuildingOpcodes:
         self.push(TupleVariable(self.popn(inst.arg)))
 
     def BUILD_LIST(self, inst: Instruction) -> None:
-        self.push(ListVariable(self.popn(inst.arg)))
+        built = ListVariable(self.popn(inst.arg))
+        built.made_in = self.tracer.graph
+        self.push(built)
 
     def BUILD_MAP(self, inst: Instruction) -> None:
         flat = self.popn(2 * inst.arg)

@@ -12,10 +12,12 @@ from ember.capture import operators
 from ember.capture.breaks import graph_break
 from ember.capture.bytecode import NONE_JUMPS, TRUTH_JUMPS, UNCONDITIONAL_JUMPS, Instruction
 from ember.capture.loops import end_loop, runs, start_loop, vectors, window_exprs, windows
+from ember.capture.loops.appends import BodyList
 from ember.capture.loops.branches import capture_if, is_loop_condition
 from ember.capture.loops.frame_branches import add_check, capture_frame_if, is_frame_branch
-from ember.capture.loops.whiles import python_while
+from ember.capture.loops.whiles import python_while, stack_while
 from ember.capture.variables import slices
+from ember.capture.variables.appended import AppendedListVariable, items_range
 from ember.capture.variables.array import VIEW_OPS, ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
@@ -129,6 +131,8 @@ class FlowOpcodes:
             self.push(obj)
         elif isinstance(obj, DynamicRangeVariable):
             self.push(DynamicRangeIterator(obj))
+        elif (places := items_range(self, obj, reverse=False)) is not None:
+            self.push(DynamicRangeIterator(places))  # type: ignore[arg-type]
         elif (isinstance(obj, ArrayVariable) and obj.value.ndim > 0) or (
                 obj.is_constant() and isinstance(obj.constant(), range)):
             # Built when read: a loop op never reads its range's ints, and every check of
@@ -164,6 +168,13 @@ class FlowOpcodes:
     def _jump_on_truth(self, inst: Instruction) -> None:
         jump_if, always_pop = TRUTH_JUMPS[inst.opname]
         value = self.stack[-1]
+        if always_pop and not jump_if and isinstance(value, AppendedListVariable):
+            self.pop()
+            if stack_while(self, inst, value):  # `while queue:` of a list a loop op built
+                return
+            self.push(value)
+        if isinstance(value, BodyList | AppendedListVariable):
+            value = self.stack[-1] = value.truth_value(self)  # type: ignore[union-attr]
         if always_pop and self._raise_path_check(inst, value, jump_if):
             return
         if is_frame_branch(self, inst, value):  # type: ignore[arg-type]
@@ -175,6 +186,8 @@ class FlowOpcodes:
         taken = value.truth(self) == jump_if
         if always_pop or not taken:
             self.pop()
+        if always_pop and not taken and stack_while(self, inst, value):
+            return
         if always_pop and python_while(self, inst, not taken):
             return
         if taken:

@@ -1,20 +1,24 @@
-"""Lists built by appends in a loop op's body (`out = []`, then `out.append(x[i] * 2.0)` or
-`[f(x[i]) for i in range(n)]`).
+"""Lists used as growable arrays in a loop op's body (`out = []`, then `out.append(x[i] *
+2.0)`; `[f(x[i]) for i in range(n)]`; `stack = [s]`, then `v = stack.pop()`; `best[k] = v`).
 
-An empty list the frame created, reachable only from the frame's locals and stack, is
-carried through the loop op as a buffer of the trip count (times the appends a trip makes)
-items, filled with 1 past the items appended (as a boolean-mask selection's unselected
-places: arithmetic on them raises no floating-point flag), and a count, a Python int. Both
-are pseudo-locals (`.list#k`, `.count#k`), so branches merge them like any local: an append
-on one path of an `if` is a `store` at the count and the count plus one there. In the body
-the list is a `BodyList`, which does nothing but append; any other use refuses the loop op.
-The first trace learns each list's item type (dtype, shape, and whether a Python number or
-a NumPy scalar) and the appends of a trip; the next builds the buffers.
+A list the frame created, reachable only from the frame's locals and stack, is carried
+through the loop op as a buffer and a count, a Python int. The buffer holds as many items as
+the trip count and the appends of a trip allow, or, where only the run time bounds them (a
+`while`, pops), as many as the frame's arrays hold, an append past them a run-time check
+that reruns the frame as Python. Past the items it is filled with 1 (as a boolean-mask
+selection's unselected places: arithmetic on them raises no floating-point flag). Both are
+pseudo-locals (`.list#k`, `.count#k`), so branches merge them like any local: an append on
+one path of an `if` is a `store` at the count and the count plus one there. In the body the
+list is a `BodyList`: appends, pops, reads and stores of items, its length and its truth; any
+other use refuses the loop op. The first trace learns each list's item type (dtype, shape,
+and whether a Python number or a NumPy scalar) and the appends of a trip; the next builds
+the buffers.
 
 After the loop the list is an `AppendedListVariable` (`variables/appended.py`)."""
 
 from __future__ import annotations
 
+import dis
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -23,11 +27,12 @@ import numpy as np
 
 from ember.capture.breaks import graph_break
 from ember.capture.loops import swaps
-from ember.capture.variables.appended import AppendedListVariable, ItemType
+from ember.capture.variables.appended import AppendedListVariable, ItemType, as_item
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
 from ember.capture.variables.containers import IteratorVariable, ListVariable
+from ember.errors import Unsupported
 from ember.graph import Graph, Value
 
 if TYPE_CHECKING:
@@ -37,6 +42,10 @@ BUFFER = ".list#"
 # The name of a region that is a path of a branch (`Graph.region("then")`), not a loop body.
 _BRANCH_REGION = re.compile(r"_(then|else)\d+$")
 COUNT = ".count#"
+# The buffer of a list whose appends only the run time counts: at least this many items
+# (a list of a few pieces built from a handful of inputs), at most this many (the buffer is
+# made, and filled, on every call).
+_OPEN_LEAST, _OPEN_MOST = 4096, 1 << 22
 
 
 @dataclass
@@ -56,6 +65,12 @@ class Appended:
     rows: list[tuple[ArrayVariable, Value, VariableTracker]] = field(default_factory=list)
     # Loop ops traced inside the body, by id of their region: their trip counts.
     nested: dict[int, int | None] = field(default_factory=dict)
+    # Appends that run a number of times only the run time knows (a `while`, a range of
+    # unbounded run-time bounds): the buffer then holds `capacity` items, and an append
+    # past it sends the frame to Python, which grows the list as far as it needs.
+    open: bool = False
+    capacity: int | None = None
+    guessed: bool = False  # a trace read an item before any append taught its type
 
     @property
     def name(self) -> str:
@@ -71,6 +86,8 @@ class Tracked:
     state: Appended
     inner: BodyList
     capacity: int = 0
+    exact: bool = False  # the loop's trip count is known: so is the count, if every trip appends
+    start: int = 0  # the items it held before the loop
 
 
 def _refuse(what: str) -> Exception:
@@ -88,31 +105,112 @@ def enter(tx: Interpreter, lists: dict[int, Appended], trips: int | None,
             vt.state.nested[id(region)] = most
     found: list[Tracked] = []
     seen: set[int] = set()
-    for vt in _appended(tx, *body):
-        if not isinstance(vt, ListVariable) or id(vt) in seen or vt.source is not None:
-            continue
+    for vt, uses in _appended(tx, *body):
+        start = None if id(vt) in seen else _start(tx, vt)
         seen.add(id(vt))
-        if vt.unread or vt.items:
+        if start is None:
             continue
+        kind, initial, built = start
         key = len(found)
         state = lists.setdefault(key, Appended(key))
-        state.traced, state.learned, state.region = 0, False, region
+        state.traced, state.learned, state.region, state.guessed = 0, False, region, False
         state.rows = []
+        if kind is not None and state.item is not None and state.item != kind:
+            raise _refuse("appends of items of different types")
+        state.item = state.item or kind
+        state.open = state.open or "pop" in uses or bool(initial) or built is not None
         tracked = Tracked(vt, state, BodyList(state))
         found.append(tracked)
-        tx.locals[COUNT + state.name] = ArrayVariable(tx.graph.const(0))
+        count = built.count if built is not None else tx.graph.const(len(initial))
+        tx.locals[COUNT + state.name] = ArrayVariable(count)
         if state.item is None:
             continue
-        if trips is None:
-            raise _refuse("appends to a list in a loop over a range of run-time bounds")
         if swaps.held_elsewhere(tx, vt, own_stack=True):
             raise _refuse("appends to a list that something else holds")
-        dtype, shape, _, _ = state.item
-        tracked.capacity = trips * state.per_trip
-        fill = True if dtype == np.bool_ else 1
-        buffer = tx.graph.full((tracked.capacity, *shape), fill, dtype)
+        bound = trips if trips is not None else most
+        if "append" not in uses:
+            bound, state.open = 0, False  # stores and pops only: the list never grows
+        state.capacity = _open_capacity(tx) if bound is None or state.open else None
+        tracked.exact = trips is not None and state.capacity is None and built is None
+        tracked.start = len(initial)
+        tracked.capacity = state.capacity or bound * state.per_trip  # type: ignore[operator]
+        buffer = _buffer(tx.graph, state.item, tracked.capacity, initial, built)
+        state.capacity = state.capacity and buffer.shape[0]
         tx.locals[BUFFER + state.name] = ArrayVariable(buffer)
     return found
+
+
+# A list literal of at most this many numbers starts a buffer (`stack = [start]`): its
+# items are stored one by one; one number repeated (`[0.0] * n`) fills at most this many
+# places.
+_INITIAL_MOST, _UNIFORM_MOST = 16, 1 << 16
+
+
+def _start(tx: Interpreter, vt: VariableTracker
+           ) -> tuple[ItemType | None, list[Value], AppendedListVariable | None] | None:
+    """What a list the body appends to or pops from starts as: the type of its items (None
+    while none is known), the values of a list of the frame holding a few numbers of one
+    type (`[s]`, `[]`), or the list an earlier loop op built; None for any other list,
+    which the body may not change (a side effect on state outside the graph)."""
+    if isinstance(vt, AppendedListVariable):
+        if vt.iterator or vt.item[1] or vt.buffer.graph is not tx.graph:
+            return None
+        return vt.item, [], vt
+    if not isinstance(vt, ListVariable) or vt.source is not None or vt.unread:
+        return None
+    items = vt.items
+    if len(items) > _INITIAL_MOST and any(item is not items[0] for item in items):
+        return None
+    # `[0.0] * n` holds one tracker n times: one value.
+    first = _number_value(tx, items[0]) if items else None
+    values = [first if item is items[0] else _number_value(tx, item) for item in items]
+    if len(values) > _UNIFORM_MOST or any(v is None for v in values):
+        return None
+    kinds = {_kind(v) for v in values}  # type: ignore[arg-type]
+    if len(kinds) > 1:
+        return None
+    return (next(iter(kinds)) if kinds else None), values, None  # type: ignore[return-value]
+
+
+def _kind(value: Value) -> ItemType:
+    return (value.dtype, tuple(value.shape), value.weak, value.scalar)
+
+
+def _number_value(tx: Interpreter, item: VariableTracker) -> Value | None:
+    """A number of a list literal as a value of the graph: a Python number or a NumPy
+    scalar; None for anything else."""
+    try:
+        value = _item_value(tx, item)
+    except Unsupported:
+        return None
+    return value if not value.shape and (value.weak or value.scalar) else None
+
+
+def _buffer(graph: Graph, item: ItemType, capacity: int, initial: list[Value],
+            built: AppendedListVariable | None) -> Value:
+    """A list's buffer of `capacity` more places, filled with 1 past its items: the items
+    of a list literal stored first, or the buffer an earlier loop op built extended."""
+    dtype, shape, _, _ = item
+    fill = True if dtype == np.bool_ else 1
+    buffer = graph.full((len(initial) + capacity, *shape), fill, dtype)
+    if built is not None:
+        return graph.op("concatenate", [built.buffer, buffer], axis=0)
+    if len(initial) > _INITIAL_MOST:
+        places = graph.arange(0, 1, buffer.shape[0], np.int64)
+        held = graph.op("lt", [places, graph.const(len(initial))])
+        return graph.op("where", [held, initial[0], graph.const(dtype.type(fill))])
+    for k, value in enumerate(initial):
+        buffer = graph.op("store", [buffer, value, graph.const(k)])
+    return buffer
+
+
+def _open_capacity(tx: Interpreter) -> int:
+    """How many items an open list's buffer holds: as many as the frame's arrays hold in
+    all (a stack or queue of a graph's vertices, a list of the pairs a loop nest visits),
+    at least `_OPEN_LEAST`, at most `_OPEN_MOST`: past it the frame runs as Python."""
+    held = sum(int(np.prod(i.value.shape)) for i in tx.tracer.inputs
+               if all(isinstance(d, int) for d in i.value.shape))
+    return min(max(held, _OPEN_LEAST), _OPEN_MOST)
 
 
 def most_trips(bounds: tuple[Value, Value, Value]) -> int | None:
@@ -128,18 +226,90 @@ def most_trips(bounds: tuple[Value, Value, Value]) -> int | None:
     return max(0, -(-reach // abs(s)))
 
 
-def _appended(tx: Interpreter, start: int, stop: int) -> list[VariableTracker]:
-    """What the instructions `[start, stop)` may append to: locals whose `append` they load,
-    the stack's lists where they hold LIST_APPEND, a generator's values where they yield."""
+def _appended(tx: Interpreter, start: int, stop: int
+              ) -> list[tuple[VariableTracker, frozenset[str]]]:
+    """What the instructions `[start, stop)` may append to, pop from or store into, each with
+    what they do to it (`append`, `pop`, `store`): locals whose `append` or `pop` they load
+    or that a STORE_SUBSCR stores into, the stack's lists where they hold LIST_APPEND, a
+    generator's values where they yield."""
     code = tx.instructions[start:stop]
-    names = {a.argval for a, b in zip(code, code[1:], strict=False)
-             if a.opname == "LOAD_FAST" and b.opname == "LOAD_METHOD" and b.argval == "append"}
-    held = [vt for name, vt in tx.locals.items() if name in names]
+    methods: dict[str, set[str]] = {}
+    for a, b in zip(code, code[1:], strict=False):
+        if a.opname == "LOAD_FAST" and b.opname == "LOAD_METHOD" and b.argval in _METHODS:
+            methods.setdefault(str(a.argval), set()).add(str(b.argval))
+    for k, inst in enumerate(code):
+        if inst.opname == "STORE_SUBSCR" and (name := _stored_list(code[:k])) is not None:
+            methods.setdefault(name, set()).add("store")
+    held = [(vt, frozenset(methods[name])) for name, vt in tx.locals.items()
+            if name in methods]
+    # A comprehension's list and a generator's values start empty: no other list on the
+    # stack is theirs.
     if any(i.opname == "LIST_APPEND" for i in code):
-        held += tx.stack
-    if any(i.opname == "YIELD_VALUE" for i in code) and tx.yielded is not None:
-        held.append(tx.yielded)
+        held += [(vt, _APPENDS) for vt in tx.stack if _empty(vt)]
+    if any(i.opname == "YIELD_VALUE" for i in code) and _empty(tx.yielded):
+        held.append((tx.yielded, _APPENDS))  # type: ignore[arg-type]
     return held
+
+
+def _empty(vt: VariableTracker | None) -> bool:
+    return isinstance(vt, ListVariable) and not vt.unread and not vt.items
+
+
+_METHODS = ("append", "pop")
+_APPENDS = frozenset({"append"})
+
+
+def _stored_list(before: list[Any]) -> str | None:
+    """The local a STORE_SUBSCR after `before` stores into (`lst[k] = v`, `lst[a[i] + 1] = v`,
+    `lst[k] += v`, whose container and index are copied before the item is read): the
+    LOAD_FAST whose value is the container, found as the nearest from which the index's
+    straight-line code leaves exactly it and the index; None otherwise."""
+    names = [i.opname for i in before]
+    if names[-2:] == ["SWAP", "SWAP"]:
+        reads = [k for k in range(len(names) - 2)
+                 if names[k:k + 3] == ["COPY", "COPY", "BINARY_SUBSCR"]]
+        if not reads:
+            return None
+        before = before[:reads[-1]]
+    for p in range(len(before) - 2, max(len(before) - 40, -1), -1):
+        if before[p].opname == "LOAD_FAST" and _leaves_two(before[p + 1:]):
+            return str(before[p].argval)
+    return None
+
+
+def _leaves_two(code: list[Any]) -> bool:
+    """Whether `code`, run after a push, leaves exactly two values above what was below it,
+    never reaching below the first, without a jump."""
+    depth = 1
+    for inst in code:
+        if "JUMP" in inst.opname or inst.opname in ("FOR_ITER", "RETURN_VALUE"):
+            return False
+        depth += dis.stack_effect(dis.opmap[inst.opname], inst.arg, jump=False)
+        if depth < 1:
+            return False
+    return depth == 2
+
+
+def stack_of(tx: Interpreter, tested: VariableTracker, start: int, stop: int
+             ) -> Value | bool | None:
+    """Whether `tested`, the first test of a `while` from `start` to `stop`, is a list of
+    numbers of one type that the loop pops from or appends to, and makes a trip: False for
+    a non-empty list the current loop body built (`stack = [s]`), whose trip is sure; for a
+    list a loop op built (`[i for i in range(n) if indeg[i] == 0]`), the run-time value
+    that says it is empty; None for any other test."""
+    if isinstance(tested, ListVariable):
+        if tested.made_in is not tx.graph or tx.graph.parent is None or tested.unread or (
+                not tested.items):
+            return None
+    elif not (isinstance(tested, AppendedListVariable) and tested.known_length is None):
+        return None
+    start_types = _start(tx, tested)
+    if start_types is None or start_types[0] is None or not any(
+            vt is tested for vt, _ in _appended(tx, start, stop)):
+        return None
+    if isinstance(tested, ListVariable):
+        return False
+    return tx.graph.op("eq", [tested.count, tx.graph.const(0)])  # type: ignore[union-attr]
 
 
 def substitute(tx: Interpreter, found: list[Tracked]) -> None:
@@ -179,6 +349,8 @@ def learned(found: list[Tracked]) -> bool:
     for t in found:
         if t.state.learned:
             t.state.per_trip = t.state.traced
+        if t.state.guessed and t.state.item is None:
+            raise _refuse("a list read in the loop and never appended to")
     return any(t.state.learned for t in found)
 
 
@@ -205,7 +377,7 @@ def finish(tx: Interpreter, found: list[Tracked], region: Graph,
                                                                     t.state.per_trip)
         replaced[id(t.outer)] = AppendedListVariable(
             buffer.value, count.value, t.state.item,  # type: ignore[attr-defined]
-            t.capacity if every_trip else None)
+            t.start + t.capacity if every_trip and t.exact else None)
     for name, vt in tx.locals.items():
         tx.locals[name] = replaced.get(id(vt), vt)
     tx.stack[:] = [replaced.get(id(vt), vt) for vt in tx.stack]
@@ -268,9 +440,71 @@ class BodyList(VariableTracker):
         return "a list appended to in the loop"
 
     def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
-        if name == "append":
-            return _AppendMethod(self)
+        if name in _METHODS:
+            return _ListMethod(self, name)
         raise _refuse(f"list.{name} of a list appended to in the loop")
+
+    def _read(self, tx: Interpreter, k: Value, pop: bool = False) -> VariableTracker:
+        """Item `k` (from the end where negative), checked to lie in the list; `pop`: the
+        count then ends before it. Before any trace learned the item type, a placeholder
+        (that trace is done over once an append teaches it)."""
+        key = self.state.name
+        buffer, count = tx.locals.get(BUFFER + key), tx.locals.get(COUNT + key)
+        if not isinstance(count, ArrayVariable):
+            raise _refuse("a list whose count this body does not carry")
+        item = self.state.item
+        if item is not None and item[1]:
+            raise _refuse("a list of rows read in the loop")
+        graph = tx.graph
+        at = _checked_position(tx, count.value, k)
+        if pop:
+            tx.locals[COUNT + key] = ArrayVariable(at)
+        if item is None:
+            self.state.guessed = True
+            return ArrayVariable(graph.const(0))
+        if not isinstance(buffer, ArrayVariable):
+            raise _refuse("a list whose buffer this body does not carry")
+        return ArrayVariable(as_item(graph, graph.op("load", [buffer.value, at]), item))
+
+    def truth_value(self, tx: Interpreter) -> ArrayVariable:
+        """`while stack:`, `if out:`: whether the count is above 0, a loop value."""
+        count = tx.locals.get(COUNT + self.state.name)
+        if not isinstance(count, ArrayVariable):
+            raise _refuse("the truth of a list whose count this body does not carry")
+        graph = tx.graph
+        return ArrayVariable(graph.op("gt", [count.value, graph.const(0)]))
+
+    def pop(self, tx: Interpreter) -> VariableTracker:
+        """`lst.pop()`: the last item, the count one less; an empty list sends the frame to
+        Python, which raises IndexError."""
+        return self._read(tx, tx.graph.const(-1), pop=True)
+
+    def getitem(self, tx: Interpreter, index: VariableTracker) -> VariableTracker:
+        """`lst[k]`, `lst[-1]` at a constant or a run-time int: a load, an index outside the
+        list sending the frame to Python (IndexError)."""
+        return self._read(tx, _int_index(tx, index))
+
+    def setitem(self, tx: Interpreter, index: VariableTracker, value: VariableTracker) -> None:
+        """`lst[k] = v` of an item of the list's type at a constant or run-time int: a
+        store, an index outside the list sending the frame to Python (IndexError)."""
+        key = self.state.name
+        buffer, count = tx.locals.get(BUFFER + key), tx.locals.get(COUNT + key)
+        item = _item_value(tx, value)
+        if self.state.item is None or not isinstance(buffer, ArrayVariable) or (
+                not isinstance(count, ArrayVariable)):
+            raise _refuse("a store into a list whose item type is not known")
+        if _kind(item) != self.state.item:
+            raise _refuse("a store of another type than the list's items")
+        graph = tx.graph
+        at = _checked_position(tx, count.value, _int_index(tx, index))
+        buffer.update_in_place(graph.op("store", [buffer.value, item, at]))
+
+    def len_variable(self, tx: Interpreter) -> VariableTracker:
+        """`len(lst)`: the count the body carries, a Python int at run time."""
+        count = tx.locals.get(COUNT + self.state.name)
+        if not isinstance(count, ArrayVariable):
+            raise _refuse("len() of a list whose count this body does not carry")
+        return ArrayVariable(count.value)
 
     def append(self, tx: Interpreter, item: VariableTracker) -> None:
         value = _item_value(tx, item)
@@ -282,7 +516,9 @@ class BodyList(VariableTracker):
             raise _refuse("an append of a 0-d array")
         if any(isinstance(d, str) for d in value.shape):
             raise _refuse("an append of an array of symbolic shape")
-        state.traced += _repeats(tx, state)
+        repeats = _repeats(tx, state)
+        state.open = state.open or repeats is None
+        state.traced += repeats or 1
         key = state.name
         buffer, count = tx.locals.get(BUFFER + key), tx.locals.get(COUNT + key)
         if not isinstance(count, ArrayVariable):
@@ -298,24 +534,38 @@ class BodyList(VariableTracker):
             return
         if state.item != kind:
             raise _refuse("appends of items of different types")
-        if state.traced > state.per_trip:
+        if state.traced > state.per_trip and state.capacity is None:
             raise _refuse("more appends on a trace than the first one made")
         if not isinstance(buffer, ArrayVariable):
             raise _refuse("an append to a list whose buffer this body does not carry")
+        at = count.value if state.capacity is None else _within(tx, count.value,
+                                                                 state.capacity)
         if value.shape:
             from ember.capture.loops import windows
 
-            windows.scatter(tx, buffer, windows.row_axes(buffer.value.shape, count.value),
+            windows.scatter(tx, buffer, windows.row_axes(buffer.value.shape, at),
                             ArrayVariable(value))
         else:
-            buffer.update_in_place(graph.op("store", [buffer.value, value, count.value]))
+            buffer.update_in_place(graph.op("store", [buffer.value, value, at]))
         tx.locals[COUNT + key] = ArrayVariable(graph.op("add", [count.value, graph.const(1)]))
 
 
-def _repeats(tx: Interpreter, state: Appended) -> int:
+def _within(tx: Interpreter, count: Value, capacity: int) -> Value:
+    """Where an open list's append stores: at the count, or, once the buffer is full, in its
+    last place, with a run-time check that sends the frame to Python."""
+    from ember.capture.loops.frame_branches import add_check
+
+    graph = tx.graph
+    full = graph.op("ge", [count, graph.const(capacity)])
+    add_check(tx, full)
+    return graph.op("where", [full, graph.const(capacity - 1), count])
+
+
+def _repeats(tx: Interpreter, state: Appended) -> int | None:
     """How often an append at this point runs on one trip of the list's loop: the product of
     the trip counts of the loop ops around it inside the body (a path of a branch runs at
-    most once). A loop of a trip count only the run time knows, or a `while`, refuses."""
+    most once); None where a loop around it has a trip count only the run time knows (a
+    `while`, a range of bounds capture cannot bound)."""
     graph, repeats = tx.graph, 1
     while graph is not state.region:
         if graph.parent is None:
@@ -323,8 +573,7 @@ def _repeats(tx: Interpreter, state: Appended) -> int:
         if not _BRANCH_REGION.search(graph.name):
             trips = state.nested.get(id(graph))
             if trips is None:
-                raise _refuse("appends in a loop nested in the loop, of a trip count only "
-                              "the run time knows")
+                return None
             repeats *= trips
         graph = graph.parent
     return repeats
@@ -368,15 +617,42 @@ def _item_value(tx: Interpreter, item: VariableTracker) -> Value:
     raise _refuse(f"an append of {item.describe()}")
 
 
-class _AppendMethod(VariableTracker):
-    def __init__(self, owner: BodyList) -> None:
-        self.owner = owner
+def _int_index(tx: Interpreter, index: VariableTracker) -> Value:
+    """A list index: a constant int or a 0-d integer value of the graph."""
+    if isinstance(index, ConstantVariable) and type(index.constant()) is int:
+        return tx.graph.const(index.constant())
+    if isinstance(index, ArrayVariable) and not index.value.shape and (
+            index.value.dtype.kind in "iu"):
+        return index.value
+    raise _refuse(f"indexing a list of the loop by {index.describe()}")
+
+
+def _checked_position(tx: Interpreter, count: Value, k: Value) -> Value:
+    """The place of item `k` (from the end where negative) of a list of `count` items; one
+    outside it sets a run-time check (Python raises IndexError) and reads place 0."""
+    from ember.capture.loops.frame_branches import add_check
+
+    graph = tx.graph
+    zero = graph.const(0)
+    at = graph.op("where", [graph.op("lt", [k, zero]), graph.op("add", [count, k]), k])
+    outside = graph.op("logical_or", [graph.op("lt", [at, zero]), graph.op("ge", [at, count])])
+    add_check(tx, outside)
+    return graph.op("where", [outside, zero, at])
+
+
+class _ListMethod(VariableTracker):
+    def __init__(self, owner: BodyList, name: str) -> None:
+        self.owner, self.name = owner, name
 
     def describe(self) -> str:
-        return "list.append"
+        return f"list.{self.name}"
 
     def call(self, tx: Interpreter, args: list[VariableTracker],
              kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        if self.name == "pop":
+            if args or kwargs:
+                raise _refuse("list.pop of an index")
+            return self.owner.pop(tx)
         if kwargs or len(args) != 1:
             raise _refuse("list.append with other than one argument")
         self.owner.append(tx, args[0])

@@ -17,6 +17,7 @@ from ember.graph import Value
 
 if TYPE_CHECKING:
     from ember.capture.interpreter import Interpreter
+    from ember.capture.variables.appended import AppendedListVariable
 
 
 class DynamicRangeVariable(VariableTracker):
@@ -36,6 +37,22 @@ class DynamicRangeVariable(VariableTracker):
 
     def describe(self) -> str:
         return "a range() with run-time bounds"
+
+
+class ListItems(DynamicRangeVariable):
+    """The places of a list a loop op built that a `for` visits (`appended.items_range`): a
+    range of run-time bounds whose trips load the item from the list's buffer."""
+
+    def __init__(self, built: AppendedListVariable, count: Value, lo: Value, hi: Value,
+                 step: Value) -> None:
+        from ember.capture.variables.array import ArrayVariable
+
+        super().__init__(lo, hi, step)
+        self.built, self.count = built, count
+        self.buffer = ArrayVariable(built.buffer)  # one tracker: the body's parameter
+
+    def describe(self) -> str:
+        return "the items of a list built in a loop"
 
 
 class DynamicRangeIterator(IteratorVariable):

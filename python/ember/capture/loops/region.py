@@ -27,6 +27,7 @@ from ember.capture.breaks import graph_break
 from ember.capture.loops import (appends, followers, inputs, intervals, mixed_picks, swaps,
                                   vectors, windows, zipped)
 from ember.capture.loops.body import RERUN
+from ember.capture.loops.ranges import ListItems
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
@@ -209,6 +210,10 @@ def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
     most = trips if bounds is None else appends.most_trips(bounds)
     found = appends.enter(tx, lists, trips, most, region := tx.graph.region("loop"),
                           _body_range(tx, inst))
+    if isinstance(iterator.origin, ListItems) and any(
+            t.outer is iterator.origin.built for t in found):
+        appends.leave(tx, found)
+        raise graph_break("loop_body", what="a list changed by the loop over its items")
     try:
         with outside_as_locals(tx):
             result = _trace_with(tx, inst, iterator, bounds, forced, settling, found, region)
@@ -333,6 +338,12 @@ def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
     trips = max(settling, 1) if unbound else settling if forced else 0
     if trips and isinstance(iterator, DynamicRangeIterator) and iterator.origin.frame_args:
         require_a_trip(tx, iterator.origin.frame_args, trips)
+    elif trips and isinstance(iterator.origin, ListItems):
+        from ember.capture.loops.frame_branches import add_check
+
+        # Fewer items than trips to settle: the frame runs as Python, whose locals keep
+        # the types they had.
+        add_check(tx, tx.graph.op("lt", [iterator.origin.count, tx.graph.const(trips)]))
     elif trips and bounds is None and len(iterator.items) - iterator.index < trips:
         raise graph_break("loop_body", what="a loop of fewer trips than its carried values "
                                             "take to reach their types")
@@ -488,6 +499,11 @@ def _item(tx: Interpreter, iterator: IteratorVariable, trace: Trace,
     range, an element over a 1-d array (read when the trip starts), the tuple of each part's
     item over `zip`/`enumerate` (`loops/zipped.py`)."""
     origin = iterator.origin
+    if isinstance(origin, ListItems):
+        from ember.capture.variables.appended import as_item
+
+        place = _part_item(tx, origin.buffer, trace, by_tracker)
+        return ArrayVariable(as_item(trace.region, place.value, origin.built.item))  # type: ignore[attr-defined]
     if isinstance(origin, zipped.Zipped):
         return TupleVariable([_part_item(tx, part, trace, by_tracker)
                               for part in origin.parts])

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ember.capture.breaks import graph_break
-from ember.capture.loops import followers, inputs
+from ember.capture.loops import appends, followers, inputs
 from ember.capture.loops.body import GO, Body, enclosing_body, loop_head, step_instruction
 from ember.capture.loops.region import (
     Trace,
@@ -30,6 +30,7 @@ from ember.capture.variables.constant import ConstantVariable
 if TYPE_CHECKING:
     from ember.capture.bytecode import Instruction
     from ember.capture.interpreter import Interpreter
+    from ember.capture.variables.base import VariableTracker
 
 _BACK_JUMPS = frozenset({"POP_JUMP_BACKWARD_IF_TRUE", "POP_JUMP_BACKWARD_IF_FALSE",
                          "JUMP_BACKWARD"})
@@ -85,12 +86,14 @@ def _capture_while(tx: Interpreter, top: int, exit_index: int, always_trips: boo
     live = set(live_locals_at(tx.code, tx.instructions[top].offset)) | after
     unbound = first_assigned.first_assigned(tx, stored, live) if always_trips else set()
     forced: dict[str, tuple] = {}
-    for _ in range(3):
+    lists: dict[int, appends.Appended] = {}
+    for _ in range(4):
         # A local whose type only some paths change (`total = 0.0`, then `total += x[i]`
         # past a test) keeps its old type where no trip takes them: a flag per local, checked
         # after the loop, sends such runs to Python, as for `for` loops.
         typed = ranges.start_typed_flags(tx, forced, top, exit_index)
         region = tx.graph.region("loop")
+        found = appends.enter(tx, lists, None, None, region, (top, exit_index))
         trace = Trace(region, region.add_input(np.int64, (), weak=True))
         trace.following = followers.following(tx, top, exit_index)
         build_groups(tx, trace, stored, forced)
@@ -99,6 +102,7 @@ def _capture_while(tx: Interpreter, top: int, exit_index: int, always_trips: boo
             for name in group.names:
                 tx.locals[name] = group.inner
         bound_views = followers.bind(tx, trace.following, trace.groups)
+        appends.substitute(tx, found)
         bind_cells(tx)
         bound = inputs.bind(tx)
         tx.locals[GO] = ConstantVariable(True)
@@ -112,25 +116,38 @@ def _capture_while(tx: Interpreter, top: int, exit_index: int, always_trips: boo
             trace.go = _go_value(region, end_locals.pop(GO))
             if len(tx.stack) != len(saved_stack):
                 raise graph_break("loop_body", what="a while body that leaves values")
+        except BaseException:
+            appends.leave(tx, found)
+            raise
         finally:
             inputs.restore(tx, bound)
             tx.tracer.loop_bodies.pop()
             tx.locals.clear()
             tx.locals.update(saved_locals)
             tx.stack[:] = saved_stack
+            appends.restore(tx, found)
             bind_cells(tx)
         if trace.go is None:
             raise graph_break("loop_body", what="a while loop that never ends")
         followers.check_kept(bound_views, end_locals)
+        untouched = {name for g in trace.groups if g.inner.value is g.param  # type: ignore[attr-defined]
+                     for name in g.names}
+        appends.check_rows(found, end_locals, live, untouched)
+        if appends.learned(found):
+            appends.leave(tx, found)
+            continue
         returning = {n: end_locals.pop(n) for n in returns.PSEUDO if n in end_locals}
         forced = _collect(trace, end_locals, stored, live, after, set(), unbound)
-        if not forced:
+        if forced:
+            appends.leave(tx, found)
+        else:
             first_assigned.carry(tx, trace, end_locals, unbound & after)
             may_return = returns.carry_return(tx, trace, returning)
             graph = tx.graph
             emit_loop(tx, trace, graph.const(0), graph.const(_UNBOUNDED), graph.const(1))
             bind_cells(tx)
             ranges.check_typed_flags(tx, typed)
+            appends.finish(tx, found, region, {})
             tx.ip = exit_index
             if may_return and exit_index == len(tx.instructions) and tx.graph.parent is None:
                 returns.after_last_loop(tx, trace)
@@ -242,6 +259,31 @@ def python_while(tx: Interpreter, inst: Instruction, enters: bool) -> bool:
     return True
 
 
+def stack_while(tx: Interpreter, inst: Instruction, tested: VariableTracker) -> bool:
+    """The first test `inst` of `while stack:` on a list of numbers that the loop pops from
+    or appends to: a list the current loop body built on this trip (`stack = [s]`), which
+    makes the loop take a trip, or one a loop op built, whose emptiness only the run time
+    knows (a queue of a graph's sources): there an empty list sends the frame to Python.
+    The loop is one loop op from its first trip, its list carried as a buffer and a count
+    (`loops/appends.py`), rather than a first trip run as code that leaves the list's length
+    to the run time. True when done (the interpreter continues at the loop's exit)."""
+    from ember.capture.loops.appends import stack_of
+    from ember.capture.loops.frame_branches import add_check
+    from ember.capture.loops.region import loop_key
+
+    exit_index = while_exit(tx, inst)
+    if exit_index is None or loop_key(tx, inst) in tx.tracer.unrolled_loops or (
+            not tx.tracer.loop_ops):
+        return False
+    empty = stack_of(tx, tested, tx.ip, exit_index)
+    if empty is None:
+        return False
+    if empty is not False:
+        add_check(tx, empty)
+    _capture_or_refuse(tx, inst, tx.ip, exit_index, always_trips=True)
+    return True
+
+
 def while_true(tx: Interpreter, inst: Instruction) -> bool:
     """The NOP `inst` that starts a `while True:` at the frame's level, when capture was told
     to make it a loop op (a branch on an array value in its body: `if not unstable.any():
@@ -268,11 +310,12 @@ def _told(tx: Interpreter, inst: Instruction) -> bool:
     return key in tx.tracer.long_loops and key not in tx.tracer.unrolled_loops
 
 
-def _capture_or_refuse(tx: Interpreter, inst: Instruction, top: int, exit_index: int) -> None:
+def _capture_or_refuse(tx: Interpreter, inst: Instruction, top: int, exit_index: int,
+                       always_trips: bool = False) -> None:
     from ember.capture.loops.region import LoopRefused, loop_key
     from ember.errors import Unsupported
 
     try:
-        capture_while(tx, top, exit_index, always_trips=inst.opname == "NOP")
+        capture_while(tx, top, exit_index, always_trips=always_trips or inst.opname == "NOP")
     except Unsupported as exc:
         raise LoopRefused(loop_key(tx, inst), exc.reason) from exc

@@ -1,8 +1,9 @@
 """A list a loop op built by appends (`capture/loops/appends.py`): its buffer and count.
 
-`np.array`, `np.asarray`, `np.stack`, `np.concatenate`, `sum`, `len` and constant indexing
-read the buffer in the graph: a copy of it where every trip appends (its length is then
-known), else a boolean-mask selection of its first `count` items (`variables/masked.py`).
+`np.array`, `np.asarray`, `np.stack`, `np.concatenate`, `sum`, `len`, its truth, constant
+indexing and loops over its items (`items_range`) read the buffer in the graph: a copy of it
+where every trip appends (its length is then known), else a boolean-mask selection of its
+first `count` items (`variables/masked.py`).
 Whatever else needs the list gets the real one, rebuilt after the graph ran with the same
 item types (`rebuild`); a generator's values get an iterator over it."""
 
@@ -67,6 +68,13 @@ class AppendedListVariable(VariableTracker):
     def truth(self, tx: Interpreter) -> bool:
         return bool(self.length(tx))
 
+    def truth_value(self, tx: Interpreter) -> VariableTracker:
+        """`while stack:` of a list whose length only the run time knows: whether its count
+        is above 0, a value of the graph (its length where capture knows it)."""
+        if self.iterator or self.known_length is not None or self.buffer.graph is not tx.graph:
+            return self
+        return ArrayVariable(tx.graph.op("gt", [self.count, tx.graph.const(0)]))
+
     def _list_only(self, what: str) -> None:
         if self.iterator:
             raise graph_break("type", what=f"{what} of a generator", type="generator")
@@ -106,7 +114,7 @@ class AppendedListVariable(VariableTracker):
         if self.item[1]:
             row = ArrayVariable(self.buffer)
             return row.getitem(tx, ArrayVariable(position))
-        return ArrayVariable(_as_item(graph, graph.op("load", [self.buffer, position]),
+        return ArrayVariable(as_item(graph, graph.op("load", [self.buffer, position]),
                                       self.item))
 
     def as_array(self, tx: Interpreter, fn: Any, kwargs: dict[str, VariableTracker]
@@ -170,7 +178,7 @@ class AppendedListVariable(VariableTracker):
             handler = numpy_api.lookup_function(np.sum)
             total = ArrayVariable(call_numpy_api("sum", handler, graph, kept, axis=0))
             return tx.binary_op("+", start, total)
-        first = ArrayVariable(_as_item(graph, graph.op("load", [self.buffer, graph.const(0)]),
+        first = ArrayVariable(as_item(graph, graph.op("load", [self.buffer, graph.const(0)]),
                                        self.item))
         acc = tx.binary_op("+", start, first)
         if not isinstance(acc, ArrayVariable):
@@ -183,7 +191,7 @@ class AppendedListVariable(VariableTracker):
         index = body.add_input(np.int64, (), weak=True)
         carried = body.add_input(acc.dtype, (), weak=acc.weak, scalar=acc.scalar)
         buffer = body.add_input(self.buffer.dtype, self.buffer.shape)
-        item = _as_item(body, body.op("load", [buffer, index]), self.item)
+        item = as_item(body, body.op("load", [buffer, index]), self.item)
         total = body.op("add", [carried, item])
         if (total.dtype, total.weak) != (acc.dtype, acc.weak):
             raise graph_break("data_dependent_value", what="sum() whose type changes")
@@ -196,7 +204,37 @@ class AppendedListVariable(VariableTracker):
         return result
 
 
-def _as_item(graph: Graph, value: Value, item: ItemType) -> Value:
+def items_range(tx: Interpreter, built: VariableTracker, reverse: bool
+                ) -> VariableTracker | None:
+    """`for v in lst` / `for v in reversed(lst)` of a list of numbers a loop op built, whose
+    length only the run time knows: a range over its places (backwards for `reversed`),
+    each trip's item loaded from the buffer (`ListItems`); None for any other list."""
+    if not isinstance(built, AppendedListVariable) or built.iterator or built.item[1] or (
+            built.buffer.graph is not tx.graph) or not _loop_op_next(tx):
+        return None
+    from ember.capture.loops.ranges import ListItems
+
+    graph = tx.graph
+    count = built.count if built.known_length is None else graph.const(built.known_length)
+    one = graph.const(1)
+    if reverse:
+        return ListItems(built, count, graph.op("sub", [count, one]), graph.const(-1),
+                         graph.const(-1))
+    return ListItems(built, count, graph.const(0), count, one)
+
+
+def _loop_op_next(tx: Interpreter) -> bool:
+    """Whether the list is iterated right away (GET_ITER, FOR_ITER next) by a loop capture
+    may still make a loop op: an iterator over its places is nothing Python could resume."""
+    from ember.capture.loops.region import loop_key
+
+    ahead = tx.instructions[tx.ip:tx.ip + 2]
+    loop = next((i for i in ahead if i.opname == "FOR_ITER"), None)
+    return loop is not None and tx.tracer.loop_ops and (
+        loop_key(tx, loop) not in tx.tracer.unrolled_loops)
+
+
+def as_item(graph: Graph, value: Value, item: ItemType) -> Value:
     """A 0-d value of the buffer as the item type: a Python number or a NumPy scalar."""
     if item[2]:
         return graph.op("astype", [value], dtype=value.dtype, weak=True)

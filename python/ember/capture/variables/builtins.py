@@ -88,6 +88,7 @@ class BuiltinVariable(VariableTracker):
 
 
 def _len(tx, args, kwargs):
+    from ember.capture.loops.appends import BodyList
     from ember.capture.variables.appended import AppendedListVariable
     from ember.capture.variables.array import ArrayVariable
     from ember.capture.variables.datalen import DataViewVariable
@@ -96,7 +97,7 @@ def _len(tx, args, kwargs):
 
     if type(args[0]) is ArrayVariable or isinstance(args[0], NonzeroIndexVariable
                                                      | MaskedVariable | AppendedListVariable
-                                                     | DataViewVariable):
+                                                     | DataViewVariable | BodyList):
         return args[0].len_variable(tx)
     return ConstantVariable(args[0].length(tx))
 
@@ -282,6 +283,11 @@ def _zip(tx, args, kwargs):
 
 
 def _reversed(tx, args, kwargs):
+    from ember.capture.loops.ranges import DynamicRangeIterator
+    from ember.capture.variables.appended import items_range
+
+    if (places := items_range(tx, args[0], reverse=True)) is not None:
+        return DynamicRangeIterator(places)  # a loop op visits the list's places backwards
     return _iterator_result(list(reversed(args[0].unpack(tx))))
 
 

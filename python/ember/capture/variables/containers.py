@@ -19,6 +19,7 @@ from ember.capture.variables.constant import ConstantVariable, fold
 
 if TYPE_CHECKING:
     from ember.capture.interpreter import Interpreter
+    from ember.graph import Graph
 
 
 def claim(tx: Interpreter, container: VariableTracker) -> None:
@@ -27,7 +28,10 @@ def claim(tx: Interpreter, container: VariableTracker) -> None:
     or dict reached by two paths is one tracker, see `VariableBuilder.wrap`)."""
     from ember.capture.loops import refuse_in_loop_body
 
-    refuse_in_loop_body(tx, f"mutation of {container.describe()}")
+    # A list a loop body built on this trip (`stack = [s]`, then `stack.pop()`) is the
+    # trip's own: the trace stands for what every trip does to its list.
+    if getattr(container, "made_in", None) is not tx.tracer.graph:
+        refuse_in_loop_body(tx, f"mutation of {container.describe()}")
     if container.source is not None:
         tx.tracer.claim_container(container)
 
@@ -176,6 +180,7 @@ class ListVariable(SequenceVariable):
         self._materialize: Callable[[], list[VariableTracker]] | None = None
         self.reads_break = False
         self.appended: list[VariableTracker] = []  # appends while the items are unread
+        self.made_in: Graph | None = None  # the graph (a loop body) that built the list
 
     @classmethod
     def lazy(cls, source: Source, materialize: Callable[[], list[VariableTracker]],

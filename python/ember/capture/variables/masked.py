@@ -6,7 +6,7 @@ mask, and what users do with a selection is expressed on those: arithmetic with 
 with one value per selected row (`x[m] * 2`, `x[m] += v`), reductions (`x[m].sum()`,
 `np.mean(x[m])`, `x[m].max(axis=0)`: the unselected places replaced by the reduction's
 identity; elementwise ufuncs that raise no flag at 1, `np.maximum(x[m], 1e-12)`,
-`np.log(x[m])`, computed with 1 in the unselected places; `var`/`std` as NumPy's two passes, the deviations of unselected places zero), assignment back through the same mask (`x[m] = x[m] * 2`: `where`), and its
+`np.log(x[m])`, computed with 1 in the unselected places; `var`/`std` as NumPy's two passes, the deviations of unselected places zero; `np.median` of a 1-d float64 selection), assignment back through the same mask (`x[m] = x[m] * 2`: `where`), and its
 length (`len(x[m])`, `.shape`, `.size`: a Python int counted from the mask, as for
 `np.nonzero`). Anything else (indexing it, passing it to other functions) is a graph break."""
 
@@ -376,10 +376,40 @@ def numpy_call(tx: Interpreter, fn: Any, args: list[VariableTracker],
     names = {np.sum: "sum", np.prod: "prod", np.max: "max", np.min: "min", np.amax: "max",
              np.amin: "min", np.any: "any", np.all: "all", np.mean: "mean", np.var: "var",
              np.std: "std"}
+    if fn is np.median and len(args) == 1 and not kwargs and isinstance(args[0],
+                                                                     MaskedVariable):
+        return _median(tx, args[0])
     name = names.get(fn)
     if name is None or not args or not isinstance(args[0], MaskedVariable):
         raise _refuse(f"np.{getattr(fn, '__name__', fn)}")
     return reduce(tx, name, args[0], args[1:], kwargs)
+
+
+def _median(tx: Interpreter, selection: MaskedVariable) -> VariableTracker:
+    """`np.median` of a 1-d float64 selection: its values sorted with +inf in the unselected
+    places (after every selected value but NaN), the middle one or the mean of the middle
+    two at the count the run time knows; NaN where a selected value is NaN (NumPy sorts NaN
+    last and gives NaN); an empty selection, where NumPy warns, reruns the frame as Python."""
+    from ember.numpy_api.sorting import sort
+
+    graph = tx.graph
+    values = selection.values
+    if values.ndim != 1 or values.dtype != np.float64:
+        raise _refuse("np.median of other than a 1-d float64")
+    count = selection.count(graph)
+    _rerun_unless_counted(tx, count, 1)
+    ordered = sort(graph, selection.selected(graph, np.inf))
+    two = graph.const(2)
+    upper = graph.op("load", [ordered, graph.op("floordiv", [count, two])])
+    lower = graph.op("load", [ordered, graph.op("floordiv", [
+        graph.op("sub", [count, graph.const(1)]), two])])
+    middle = graph.op("div", [graph.op("add", [lower, upper]), graph.const(2.0)])
+    odd = graph.op("eq", [graph.op("mod", [count, two]), graph.const(1)])
+    result = graph.op("where", [odd, upper, middle])
+    nan = graph.op("any", [graph.op("isnan", [selection.selected(graph, 0.0)])], axis=None,
+                   keepdims=False)
+    result = graph.op("where", [nan, graph.const(np.float64(np.nan)), result])
+    return ArrayVariable(graph.op("astype", [result], dtype=result.dtype, scalar=True))
 
 
 def _ufunc(tx: Interpreter, fn: Any, handler: Any, args: list[VariableTracker]
