@@ -101,8 +101,6 @@ NOT_YET_NATIVE = {
                   "two is not carried)",
     "rabin_karp": "np.array_equal of a slice at a run-time position inside the loop, and "
                   "`matches.append(s)` in a branch",
-    "utf8_validate": "a `continue` and early returns inside a `while` whose trip count only "
-                     "the data knows",
     "gauss_jordan_inverse": "`M[[col, p]] = M[[p, col]]` (a row swap through index lists) "
                             "in a branch on data",
     "hessenberg": "`if vnorm == 0: continue` on data, and products of slices whose sizes "

@@ -132,13 +132,14 @@ def capture_if(tx: Interpreter, inst: Instruction, to_return: bool = False) -> N
     # A meeting point before the jump's target is an unrolled inner loop's FOR_ITER, which
     # the jumping path reaches by its own jump back.
     jump_path = _trace(tx, entries, vectors, target, None if meet == for_index or meet < target
-                       else meet, "else" if not jump_if else "then")
+                       else meet, "else" if not jump_if else "then",
+                       through=meet == for_index)
     if jump_path.end == for_index and meet != for_index:
         # The jumping path ended the trip (`continue`, `break`, `return`): the other one runs
         # to the end of the trip (or the return) as well, so that the rest of the body
         # happens on its path only.
         fall_path = _trace(tx, entries, vectors, fall, None, "then" if not jump_if else "else",
-                           loop_exit)
+                           loop_exit, through=True)
         meet = for_index
     if jump_path.end != meet or fall_path.end != meet:
         # The other path, traced again to the trip's end or the return, may have ended at
@@ -256,9 +257,10 @@ def _rows_from(tx: Interpreter, iterator: IteratorVariable,
 
 def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVector],
            start: int, stop: int | None, kind: str, loop_exit: int | None = None,
-           action: Callable[[Interpreter], None] | None = None) -> Path:
+           action: Callable[[Interpreter], None] | None = None, through: bool = False
+           ) -> Path:
     """One path as a region from `start`; `action`: what the path does instead of running
-    instructions (`returns.after_loop`)."""
+    instructions (`returns.after_loop`); `through`: as `run_span`'s."""
     region = tx.graph.region(kind)
     inner: dict[int, BodyArray] = {}
     for vt in entries:
@@ -305,7 +307,7 @@ def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVect
             if action is not None:
                 action(tx)
             else:
-                run_span(tx, start, stop)
+                run_span(tx, start, stop, through)
         return Path(region, inner, dict(tx.locals), list(tx.stack), tx.ip)
     finally:
         inputs.restore(tx, bound)
