@@ -175,6 +175,20 @@ def fill_checks(then: Path, orelse: Path) -> None:
     lacking.locals[RERUN] = ArrayVariable(lacking.region.const(False, np.bool_, weak=False))
 
 
+def retry_while_on_path(tx: Interpreter, inst: Instruction) -> None:
+    """A branch on a loop value inside a `while` whose tests are Python values, run as code
+    on a path of a frame-level branch (`if old == new: return img, 0`, then `while top >
+    0:` on the other path): capture starts again with that `while` as a loop op inside the
+    path, as a `while` of the frame's graph is (`loops.retry_as_loop_op`), rather than the
+    branch leaving the trip it is unrolled in."""
+    from ember.capture.loops.body import enclosing_body
+    from ember.capture.loops.whiles import retry_while_around
+
+    if tx.graph.parent is not None and at_frame_level(tx) and enclosing_body(tx) is None:
+        retry_while_around(tx, inst.index, "a branch on a loop value in a while loop on a "
+                                           "path of a branch")
+
+
 def _inside_loop(tx: Interpreter, index: int) -> bool:
     """Whether instruction `index` lies in a loop of its code: a jump back over it. A branch
     there belongs to the loop's rules (section 12): a loop op's body, or a break per trip."""
