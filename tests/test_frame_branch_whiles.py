@@ -55,6 +55,58 @@ def walk_chain(nxt, head, limit):
     return steps, nxt
 
 
+def fill_from(img, r0, c0, new):
+    img = img.copy()
+    H, W = img.shape
+    old = img[r0, c0]
+    if old == new:
+        return img, 0
+    stack = np.empty((H * W * 4 + 1, 2), dtype=np.int64)
+    stack[0, 0], stack[0, 1] = r0, c0
+    top = 1
+    filled = 0
+    while top > 0:
+        top -= 1
+        r, c = stack[top, 0], stack[top, 1]
+        if r < 0 or r >= H or c < 0 or c >= W or img[r, c] != old:
+            continue
+        img[r, c] = new
+        filled += 1
+        stack[top] = (r + 1, c)
+        stack[top + 1] = (r - 1, c)
+        stack[top + 2] = (r, c + 1)
+        stack[top + 3] = (r, c - 1)
+        top += 4
+    return img, filled
+
+
+def prefix_until(x, stop):
+    if x[0] == stop:
+        return 0.0
+    sums = np.zeros(x.shape[0] + 1)
+    i = 0
+    while i < x.shape[0] and x[i] != stop:
+        sums[i + 1] = sums[i] + x[i]
+        i += 1
+    return sums[i]
+
+
+def marked_count(x, lo):
+    if x.min() >= lo:
+        return -1, x
+    seen = np.full(x.shape[0], False)
+    k = 0
+    while k < x.shape[0]:
+        if x[k] < lo:
+            seen[k] = True
+        k += 1
+    n = 0
+    for j in range(x.shape[0]):
+        if seen[j]:
+            n += 1
+    return n, x
+
+
 def close_enough(x, y):
     return np.allclose(x, y, atol=0.25)
 
@@ -103,6 +155,30 @@ def test_an_early_return_before_a_while_that_writes_its_argument():
     ends_at_once = nxt.copy()
     ends_at_once[4] = -1
     check(walk_chain, [(nxt, 4, 3), (ends_at_once, 4, 3), (np.array([1, 2, 3, 4, 5, 0]), 4, 3)])
+
+
+@pytest.mark.parametrize("backend", ["cranelift", "eager"])
+def test_a_work_array_made_after_an_early_return(backend):
+    """`np.empty`/`np.zeros`/`np.full` on the path past the early return are made before
+    the `if` op (`frame_branches.hoist_allocations`): the path holds element work only."""
+    img = np.random.default_rng(5).integers(0, 3, (9, 11))
+    already = img.copy()
+    already[4, 5] = 7
+    calls = [(img, 4, 5, 7), (already, 4, 5, 7), (np.zeros((9, 11), int), 4, 5, 7)]
+    compiled = ember.compile(fill_from, backend=backend)
+    for args in calls:
+        got, want = compiled(*args), fill_from(*args)
+        assert type(got[1]) is type(want[1]) and got[1] == want[1]
+        np.testing.assert_array_equal(got[0], want[0])
+    stats = ember.stats()
+    assert stats["graph_breaks"] == 0 and stats["region_recaptures"] == 0
+    assert " = if(" in _ir(fill_from, *calls[0])
+
+
+def test_work_arrays_of_other_makers_after_an_early_return():
+    x = _data(6, 40)
+    check(prefix_until, [(x, x[7]), (x, x[0]), (x, -1.0)])
+    check(marked_count, [(x, 1.0), (x + 2.0, 1.0), (x - 1.0, 1.0)])
 
 
 def test_allclose_and_array_equal_returned_as_python_bools():

@@ -448,6 +448,8 @@ def _merge(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Pat
 
 def _emit_if(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Path,
              orelse: Path, slots: list[tuple[Value, Value, object]]) -> list[Value]:
+    from ember.capture.loops import frame_branches
+
     slots[:] = [_promoted(then, orelse, slot) for slot in slots]
     then.region.set_outputs([s[0] for s in slots])
     orelse.region.set_outputs([s[1] for s in slots])
@@ -456,7 +458,10 @@ def _emit_if(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: P
             if _reads(then.region, k) or _reads(orelse.region, k)]
     for path in (then, orelse):
         path.region.inputs[:] = [path.region.inputs[k] for k in kept]
-    return tx.graph.if_(cond, [entries[k].value for k in kept], then.region, orelse.region)
+    args = [entries[k].value for k in kept]
+    if frame_branches.at_frame_level(tx):
+        frame_branches.hoist_allocations(tx, (then.region, orelse.region), args)
+    return tx.graph.if_(cond, args, then.region, orelse.region)[:len(slots)]
 
 
 def _bind_inplace(tx: Interpreter, slots: list[tuple[Value, Value, object]],
