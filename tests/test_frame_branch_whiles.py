@@ -107,6 +107,17 @@ def marked_count(x, lo):
     return n, x
 
 
+def diagonal_dot(x, n):
+    if x[0] > 0.5:
+        return -1
+    e = np.eye(n)
+    r = np.arange(n)
+    s = 0.0
+    for i in range(n):
+        s += e[i, r[i]] * x[i]
+    return s
+
+
 def close_enough(x, y):
     return np.allclose(x, y, atol=0.25)
 
@@ -179,6 +190,9 @@ def test_work_arrays_of_other_makers_after_an_early_return():
     x = _data(6, 40)
     check(prefix_until, [(x, x[7]), (x, x[0]), (x, -1.0)])
     check(marked_count, [(x, 1.0), (x + 2.0, 1.0), (x - 1.0, 1.0)])
+    y = np.random.default_rng(7).random(12)
+    y[0] = 0.25
+    check(diagonal_dot, [(y, 12), (1 - y, 12)])
 
 
 def test_allclose_and_array_equal_returned_as_python_bools():

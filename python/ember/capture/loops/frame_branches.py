@@ -199,9 +199,12 @@ def hoist_allocations(tx: Interpreter, paths: tuple[Graph, Graph], args: list[Va
     native core compiles in a branch (`stack = np.empty(...)` before a `while` filling it, on
     the path past `if old == new: return img, 0`). The other path never reads it. Each
     path also returns its last version (an extra result of the `if` op, after the others),
-    so the native core may store into it: the operand's buffer is the result's."""
+    so the native core may store into it: the operand's buffer is the result's. One the path
+    returns or binds stays path work (a new array out of a branch is not native code)."""
     for region in paths:
         for node in [n for n in region.nodes if n.op in _ALLOCATIONS and not n.inputs]:
+            if any(v is latest_version(region, node.out) for v in region.outputs):
+                continue
             made = tx.graph.op(node.op, [], shape=node.out.shape, dtype=node.out.dtype,
                                **node.attrs)
             for path in paths:
@@ -245,8 +248,8 @@ def _replace_uses(region: Graph, node: Any, param: Value) -> None:
     def swap(v: Value) -> Value:
         return param if v is node.out else v
 
-    region.nodes[:] = [dataclasses.replace(n, inputs=tuple(swap(v) for v in n.inputs))
-                       for n in region.nodes if n is not node]
+    region.nodes[:] = [n if not any(v is node.out for v in n.inputs) else dataclasses.replace(
+        n, inputs=tuple(swap(v) for v in n.inputs)) for n in region.nodes if n is not node]
     region.outputs[:] = [swap(v) for v in region.outputs]
 
 
