@@ -195,6 +195,21 @@ def test_work_arrays_of_other_makers_after_an_early_return():
     check(diagonal_dot, [(y, 12), (1 - y, 12)])
 
 
+def scaled_pick(x, lo):
+    if x[0] > 0.5:
+        return x[1] * lo
+    return x[2] - lo
+
+
+def test_paths_read_python_numbers_known_at_run_time():
+    """After a call with another `lo` the number is a run-time value (a weak input), which
+    the paths read as a loop body does, whatever the branch holds."""
+    x = _data(8, 40)
+    check(marked_count, [(x, 1.0), (x, -1.0), (x, 3.0)])
+    check(scaled_pick, [(np.array([0.7, 2.0, 3.0]), lo) for lo in (1.0, 2.5, -3.0)]
+          + [(np.array([0.2, 2.0, 3.0]), lo) for lo in (1.0, 4.0)])
+
+
 def test_allclose_and_array_equal_returned_as_python_bools():
     x = _data(2, 30)
     check(close_enough, [(x, x + 0.1), (x, x + 0.5)])

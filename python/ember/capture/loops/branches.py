@@ -35,6 +35,7 @@ from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.choice import ChoiceVariable
 from ember.capture.variables.constant import ConstantVariable
 from ember.capture.variables.containers import IteratorVariable, LazyItems, lazy_items
+from ember.capture.variables.scalar import PythonScalarVariable
 from ember.graph import Graph, Value
 
 if TYPE_CHECKING:
@@ -54,7 +55,8 @@ def is_zero_d_number(vt: VariableTracker) -> bool:
 
 # A tracker made of graph values held when a branch starts (a short row, a boolean-mask
 # selection), and one entry per value.
-HeldVector = tuple[VectorVariable | MaskedVariable | ChoiceVariable, list[ArrayVariable]]
+HeldVector = tuple[VectorVariable | MaskedVariable | ChoiceVariable | PythonScalarVariable,
+                   list[ArrayVariable]]
 
 
 @dataclass
@@ -177,6 +179,7 @@ def _entries(tx: Interpreter) -> tuple[list[ArrayVariable], list[HeldVector]]:
     each element of the short rows held (`loops/vectors.py`), the values and mask of
     each boolean-mask selection and the flag and sides of each choice of two numbers held
     as one more entry."""
+    from ember.capture.loops import frame_branches
     from ember.capture.loops.windows import WindowVariable
 
     found: dict[int, ArrayVariable] = {}
@@ -192,6 +195,12 @@ def _entries(tx: Interpreter) -> tuple[list[ArrayVariable], list[HeldVector]]:
         if isinstance(vt, MaskedVariable) and id(vt) not in vectors:
             if vt.values.graph is tx.graph and vt.mask.graph is tx.graph:
                 vectors[id(vt)] = (vt, [ArrayVariable(vt.values), ArrayVariable(vt.mask)])
+            continue
+        if (isinstance(vt, PythonScalarVariable) and id(vt) not in vectors
+                and tx.graph.parent is None and frame_branches.at_frame_level(tx)):
+            # A Python number known at run time (`tol` after a call changed it): the paths
+            # read its weak input, as a loop body does.
+            vectors[id(vt)] = (vt, [ArrayVariable(vt.graph_value())])
             continue
         if isinstance(vt, ChoiceVariable) and id(vt) not in vectors:
             # A choice of two numbers (`_choice_parts`): its flag and both sides.
@@ -271,6 +280,9 @@ def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVect
     followers.stand_ins(tx, followers.derived([*tx.locals.values(), *tx.stack], tx.graph),
                         inner)
     for vector, elements in vectors:
+        if isinstance(vector, PythonScalarVariable):
+            inner[id(vector)] = inner[id(elements[0])]
+            continue
         if isinstance(vector, ChoiceVariable):
             inner[id(vector)] = ChoiceVariable(*(inner[id(e)] for e in elements))  # type: ignore[assignment]
             continue
