@@ -24,6 +24,7 @@ only the path taken runs in Python, with its own effects and errors.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -243,8 +244,6 @@ def _through_if(node: Any, value: Value) -> Value:
 
 def _replace_uses(region: Graph, node: Any, param: Value) -> None:
     """`node`'s result is `param` from now on: the node goes, its uses read the input."""
-    import dataclasses
-
     def swap(v: Value) -> Value:
         return param if v is node.out else v
 

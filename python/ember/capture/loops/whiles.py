@@ -211,21 +211,19 @@ def python_whiles_around(tx: Interpreter, index: int) -> list[Instruction]:
     return found
 
 
-def retry_while_around(tx: Interpreter, index: int, reason: str) -> bool:
+def retry_while_around(tx: Interpreter, index: int, reason: str) -> None:
     """Start the capture again with the outermost `while` loop around instruction `index`
     whose tests were Python values, not yet tried, as a loop op (`LoopTooLong`); a `while
     True:` refused leaves the loops inside it to try, as they were before such loops were
-    tried. Whether any such `while` is around (none left to try, where it returns True)."""
+    tried. No-op where none is left to try."""
     from ember.capture.loops.region import LoopTooLong
 
-    around = python_whiles_around(tx, index)
-    for first_test in around:
+    for first_test in python_whiles_around(tx, index):
         key = (tx.code, first_test.offset)
         if key not in tx.tracer.unrolled_loops and key not in tx.tracer.long_loops:
             raise LoopTooLong(key, reason)
         if key in tx.tracer.long_loops or first_test.opname != "NOP":
-            return True
-    return bool(around)
+            return
 
 
 def true_top(tx: Interpreter, inst: Instruction) -> int | None:
