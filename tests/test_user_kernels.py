@@ -84,9 +84,6 @@ NOT_YET_NATIVE = {
                      "of the body on one branch only, and in `while t < t_end` the types of "
                      "`h` (made a NumPy scalar by `max(err, 1e-16)`) and then `t` settle over "
                      "two trips, which a `while` loop op cannot require",
-    "flood_fill": "`if old == new: return img, 0` before the loop: a branch at the frame's "
-                  "level whose other path holds a `while` on Python values is a break (the "
-                  "while loop after it is one loop op)",
     "closest_pair": "`pair = (i, j)` in a branch: a tuple is not a value branches merge",
     "adaboost_stumps": "`max(best_err, 1e-12)` compares a NumPy scalar in Python, and "
                        "`for t in thresholds` iterates an argument array between breaks",
@@ -99,8 +96,6 @@ NOT_YET_NATIVE = {
                   "two is not carried)",
     "rabin_karp": "np.array_equal of a slice at a run-time position inside the loop, and "
                   "`matches.append(s)` in a branch",
-    "utf8_validate": "a `continue` and early returns inside a `while` whose trip count only "
-                     "the data knows",
     "gauss_jordan_inverse": "`M[[col, p]] = M[[p, col]]` (a row swap through index lists) "
                             "in a branch on data",
     "hessenberg": "`if vnorm == 0: continue` on data, and products of slices whose sizes "

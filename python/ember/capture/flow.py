@@ -14,7 +14,12 @@ from ember.capture.bytecode import NONE_JUMPS, TRUTH_JUMPS, UNCONDITIONAL_JUMPS,
 from ember.capture.loops import end_loop, runs, start_loop, vectors, window_exprs, windows
 from ember.capture.loops.appends import BodyList
 from ember.capture.loops.branches import capture_if, is_loop_condition
-from ember.capture.loops.frame_branches import add_check, capture_frame_if, is_frame_branch
+from ember.capture.loops.frame_branches import (
+    add_check,
+    capture_frame_if,
+    is_frame_branch,
+    retry_while_on_path,
+)
 from ember.capture.loops.whiles import python_while, stack_while
 from ember.capture.variables import slices
 from ember.capture.variables.appended import AppendedListVariable, items_range
@@ -181,6 +186,7 @@ class FlowOpcodes:
             capture_frame_if(self, inst)  # type: ignore[arg-type]
             return
         if is_loop_condition(self, value):
+            retry_while_on_path(self, inst)  # type: ignore[arg-type]
             capture_if(self, inst)
             return
         taken = value.truth(self) == jump_if

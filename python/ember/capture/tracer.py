@@ -123,6 +123,9 @@ class Tracer:
         self.rerun_checks: list[Any] = []
         # Loop bodies being traced (`loops.body.Body`): where each is, and whose frame.
         self.loop_bodies: list[Any] = []
+        # (code, index) where the rest of a frame after a loop op that may return is being
+        # traced -> how many such traces of it are nested (`returns.after_loop`).
+        self.rests_traced: dict[tuple[Any, int], int] = {}
 
     def wrap(self, value: Any, source: Source | None) -> VariableTracker:
         return self.builder.wrap(value, source)

@@ -194,14 +194,7 @@ def retry_as_loop_op(tx: Interpreter, index: int, reason: str) -> None:
             raise LoopTooLong(account.key, reason)
     if tx.graph.parent is not None or not tx.tracer.loop_ops:
         return
-    from ember.capture.loops.whiles import python_whiles_around
+    from ember.capture.loops.whiles import retry_while_around
 
-    # The outermost; a `while True:` refused leaves the loops inside it to try, as they were
-    # before such loops were tried.
-    for first_test in python_whiles_around(tx, index):
-        key = (tx.code, first_test.offset)
-        if key not in tx.tracer.unrolled_loops and key not in tx.tracer.long_loops:
-            raise LoopTooLong(key, reason)
-        if key in tx.tracer.long_loops or first_test.opname != "NOP":
-            return
+    retry_while_around(tx, index, reason)
 

@@ -76,13 +76,15 @@ def run_body(tx: Interpreter, for_index: int, start: int, stop: int) -> None:
         raise graph_break("loop_body", what="a body that leaves values on the stack")
 
 
-def run_span(tx: Interpreter, start: int, stop: int | None) -> None:
+def run_span(tx: Interpreter, start: int, stop: int | None, through: bool = False) -> None:
     """Run one path of a branch from `start` until it reaches `stop` (None: only the end of
     the trip) or jumps past it, or comes back to the loop's FOR_ITER (the end of the trip, by
     the body's end or a `continue`). A `break` (the iterator popped, a jump to the loop's
     exit) ends the trip too: the path stops as at the FOR_ITER, with the trip's `go` false;
     so does a `return`, with `.ret` true and its value in `.retval`. In a function called
-    from a loop body, the path runs until `stop` or the function's return (`RETURNED`)."""
+    from a loop body, the path runs until `stop` or the function's return (`RETURNED`).
+    `through`: the path runs on through the trips left of a loop unrolled around its branch
+    (the other path ended the trip), rather than stopping at that loop's FOR_ITER."""
     body = enclosing_body(tx)
     if body is None:
         _run_function_span(tx, start, stop)
@@ -108,6 +110,9 @@ def run_span(tx: Interpreter, start: int, stop: int | None) -> None:
             # The end of a trip of a loop unrolled inside the body (`if c: a else: b` last
             # in its body jumps back from both paths): the paths meet at its FOR_ITER.
             tx.ip = head
+            if through:  # the path goes on from that FOR_ITER: its trips are the path's
+                start = head
+                continue
             break
         testing = tx.ip < start and _in_while_test(tx, body)
         if tx.ip < start and not testing and _rest_of_while_true(tx, start):

@@ -35,6 +35,7 @@ from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.choice import ChoiceVariable
 from ember.capture.variables.constant import ConstantVariable
 from ember.capture.variables.containers import IteratorVariable, LazyItems, lazy_items
+from ember.capture.variables.scalar import PythonScalarVariable
 from ember.graph import Graph, Value
 
 if TYPE_CHECKING:
@@ -54,7 +55,8 @@ def is_zero_d_number(vt: VariableTracker) -> bool:
 
 # A tracker made of graph values held when a branch starts (a short row, a boolean-mask
 # selection), and one entry per value.
-HeldVector = tuple[VectorVariable | MaskedVariable | ChoiceVariable, list[ArrayVariable]]
+HeldVector = tuple[VectorVariable | MaskedVariable | ChoiceVariable | PythonScalarVariable,
+                   list[ArrayVariable]]
 
 
 @dataclass
@@ -132,13 +134,14 @@ def capture_if(tx: Interpreter, inst: Instruction, to_return: bool = False) -> N
     # A meeting point before the jump's target is an unrolled inner loop's FOR_ITER, which
     # the jumping path reaches by its own jump back.
     jump_path = _trace(tx, entries, vectors, target, None if meet == for_index or meet < target
-                       else meet, "else" if not jump_if else "then")
+                       else meet, "else" if not jump_if else "then",
+                       through=meet == for_index)
     if jump_path.end == for_index and meet != for_index:
         # The jumping path ended the trip (`continue`, `break`, `return`): the other one runs
         # to the end of the trip (or the return) as well, so that the rest of the body
         # happens on its path only.
         fall_path = _trace(tx, entries, vectors, fall, None, "then" if not jump_if else "else",
-                           loop_exit)
+                           loop_exit, through=True)
         meet = for_index
     if jump_path.end != meet or fall_path.end != meet:
         # The other path, traced again to the trip's end or the return, may have ended at
@@ -176,6 +179,7 @@ def _entries(tx: Interpreter) -> tuple[list[ArrayVariable], list[HeldVector]]:
     each element of the short rows held (`loops/vectors.py`), the values and mask of
     each boolean-mask selection and the flag and sides of each choice of two numbers held
     as one more entry."""
+    from ember.capture.loops import frame_branches
     from ember.capture.loops.windows import WindowVariable
 
     found: dict[int, ArrayVariable] = {}
@@ -191,6 +195,12 @@ def _entries(tx: Interpreter) -> tuple[list[ArrayVariable], list[HeldVector]]:
         if isinstance(vt, MaskedVariable) and id(vt) not in vectors:
             if vt.values.graph is tx.graph and vt.mask.graph is tx.graph:
                 vectors[id(vt)] = (vt, [ArrayVariable(vt.values), ArrayVariable(vt.mask)])
+            continue
+        if (isinstance(vt, PythonScalarVariable) and id(vt) not in vectors
+                and tx.graph.parent is None and frame_branches.at_frame_level(tx)):
+            # A Python number known at run time (`tol` after a call changed it): the paths
+            # read its weak input, as a loop body does.
+            vectors[id(vt)] = (vt, [ArrayVariable(vt.graph_value())])
             continue
         if isinstance(vt, ChoiceVariable) and id(vt) not in vectors:
             # A choice of two numbers (`_choice_parts`): its flag and both sides.
@@ -256,9 +266,10 @@ def _rows_from(tx: Interpreter, iterator: IteratorVariable,
 
 def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVector],
            start: int, stop: int | None, kind: str, loop_exit: int | None = None,
-           action: Callable[[Interpreter], None] | None = None) -> Path:
+           action: Callable[[Interpreter], None] | None = None, through: bool = False
+           ) -> Path:
     """One path as a region from `start`; `action`: what the path does instead of running
-    instructions (`returns.after_loop`)."""
+    instructions (`returns.after_loop`); `through`: as `run_span`'s."""
     region = tx.graph.region(kind)
     inner: dict[int, BodyArray] = {}
     for vt in entries:
@@ -269,6 +280,9 @@ def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVect
     followers.stand_ins(tx, followers.derived([*tx.locals.values(), *tx.stack], tx.graph),
                         inner)
     for vector, elements in vectors:
+        if isinstance(vector, PythonScalarVariable):
+            inner[id(vector)] = inner[id(elements[0])]
+            continue
         if isinstance(vector, ChoiceVariable):
             inner[id(vector)] = ChoiceVariable(*(inner[id(e)] for e in elements))  # type: ignore[assignment]
             continue
@@ -305,7 +319,7 @@ def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVect
             if action is not None:
                 action(tx)
             else:
-                run_span(tx, start, stop)
+                run_span(tx, start, stop, through)
         return Path(region, inner, dict(tx.locals), list(tx.stack), tx.ip)
     finally:
         inputs.restore(tx, bound)
@@ -446,6 +460,8 @@ def _merge(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Pat
 
 def _emit_if(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Path,
              orelse: Path, slots: list[tuple[Value, Value, object]]) -> list[Value]:
+    from ember.capture.loops import frame_branches
+
     slots[:] = [_promoted(then, orelse, slot) for slot in slots]
     then.region.set_outputs([s[0] for s in slots])
     orelse.region.set_outputs([s[1] for s in slots])
@@ -454,7 +470,10 @@ def _emit_if(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: P
             if _reads(then.region, k) or _reads(orelse.region, k)]
     for path in (then, orelse):
         path.region.inputs[:] = [path.region.inputs[k] for k in kept]
-    return tx.graph.if_(cond, [entries[k].value for k in kept], then.region, orelse.region)
+    args = [entries[k].value for k in kept]
+    if frame_branches.at_frame_level(tx):
+        frame_branches.hoist_allocations(tx, (then.region, orelse.region), args)
+    return tx.graph.if_(cond, args, then.region, orelse.region)[:len(slots)]
 
 
 def _bind_inplace(tx: Interpreter, slots: list[tuple[Value, Value, object]],

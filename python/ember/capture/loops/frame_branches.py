@@ -24,6 +24,7 @@ only the path taken runs in Python, with its own effects and errors.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -43,6 +44,8 @@ if TYPE_CHECKING:
 MEET, RETURN, BREAK = "meet", "return", "break"
 # Ops a path may hold besides 0-d ones: element access, and regions of their own.
 _ELEMENT_OPS = frozenset({"load", "store", "if", "loop"})
+# Ops that make a new array from their attributes alone (`hoist_allocations`).
+_ALLOCATIONS = frozenset({"full", "eye", "arange"})
 
 
 class BranchRefused(LoopRefused):
@@ -173,6 +176,80 @@ def fill_checks(then: Path, orelse: Path) -> None:
         return
     lacking = orelse if RERUN in then.locals else then
     lacking.locals[RERUN] = ArrayVariable(lacking.region.const(False, np.bool_, weak=False))
+
+
+def retry_while_on_path(tx: Interpreter, inst: Instruction) -> None:
+    """A branch on a loop value inside a `while` whose tests are Python values, run as code
+    on a path of a frame-level branch (`if old == new: return img, 0`, then `while top >
+    0:` on the other path): capture starts again with that `while` as a loop op inside the
+    path, as a `while` of the frame's graph is (`loops.retry_as_loop_op`), rather than the
+    branch leaving the trip it is unrolled in."""
+    from ember.capture.loops.body import enclosing_body
+    from ember.capture.loops.whiles import retry_while_around
+
+    if tx.graph.parent is not None and at_frame_level(tx) and enclosing_body(tx) is None:
+        retry_while_around(tx, inst.index, "a branch on a loop value in a while loop on a "
+                                           "path of a branch")
+
+
+def hoist_allocations(tx: Interpreter, paths: tuple[Graph, Graph], args: list[Value]
+                      ) -> None:
+    """New arrays a path of a frame-level branch makes from nothing (`np.empty((n, 2))`,
+    `np.zeros(n)`, `np.eye(n)`: ops without operands, which can neither fail nor warn) are made
+    before the `if` op and passed in as operands, so the path holds only the element work the
+    native core compiles in a branch (`stack = np.empty(...)` before a `while` filling it, on
+    the path past `if old == new: return img, 0`). The other path never reads it. Each
+    path also returns its last version (an extra result of the `if` op, after the others),
+    so the native core may store into it: the operand's buffer is the result's. One the path
+    returns or binds stays path work (a new array out of a branch is not native code)."""
+    for region in paths:
+        for node in [n for n in region.nodes if n.op in _ALLOCATIONS and not n.inputs]:
+            if any(v is latest_version(region, node.out) for v in region.outputs):
+                continue
+            made = tx.graph.op(node.op, [], shape=node.out.shape, dtype=node.out.dtype,
+                               **node.attrs)
+            for path in paths:
+                param = path.add_input(made.dtype, made.shape)
+                if path is region:
+                    _replace_uses(region, node, param)
+                path.outputs.append(latest_version(path, param))
+            args.append(made)
+
+
+def latest_version(region: Graph, value: Value) -> Value:
+    """The version of the array `value` that `region` ends with: stores into it, and loop
+    and `if` ops that update it in place, each make the next one."""
+    for node in region.nodes:
+        if node.op == "store" and node.inputs[0] is value:
+            value = node.out
+        elif node.op == "loop":
+            carried = node.inputs[3:3 + node.attrs["carried"]]
+            j = next((j for j, v in enumerate(carried) if v is value), None)
+            if j is not None:
+                value = node.results[j]
+        elif node.op == "if":
+            value = _through_if(node, value)
+    return value
+
+
+def _through_if(node: Any, value: Value) -> Value:
+    then = node.attrs["then"]
+    for k, operand in enumerate(node.inputs[1:]):
+        if operand is value:
+            last = latest_version(then, then.inputs[k])
+            if last is not then.inputs[k] and last in then.outputs:
+                return node.results[then.outputs.index(last)]
+    return value
+
+
+def _replace_uses(region: Graph, node: Any, param: Value) -> None:
+    """`node`'s result is `param` from now on: the node goes, its uses read the input."""
+    def swap(v: Value) -> Value:
+        return param if v is node.out else v
+
+    region.nodes[:] = [n if not any(v is node.out for v in n.inputs) else dataclasses.replace(
+        n, inputs=tuple(swap(v) for v in n.inputs)) for n in region.nodes if n is not node]
+    region.outputs[:] = [swap(v) for v in region.outputs]
 
 
 def _inside_loop(tx: Interpreter, index: int) -> bool:

@@ -22,7 +22,8 @@ out`) or a view refuses: the result would be a copy where Python returns the obj
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -233,12 +234,38 @@ def after_loop(tx: Interpreter, trace: Trace) -> None:
     returned = _trace(tx, entries, vectors, rest, None, "then", action=action)
     # Outside a loop body, the rest of the frame runs to its return, the trips left of loops
     # unrolled around this one included (a stop at RETURNED).
-    going = _trace(tx, entries, vectors, rest, None if body is not None else RETURNED, "else")
+    with _rest_traced(tx, rest, around_while=body is None):
+        going = _trace(tx, entries, vectors, rest, None if body is not None else RETURNED,
+                       "else")
     if going.end != meet:
         raise graph_break("loop_body", what="code after a loop that may return that does "
                                             "not end the trip or the frame")
     _merge(tx, cond, entries, returned, going, meet)
     frame_branches.settle_checks(tx)  # the checks of the rest of the frame, traced in it
+
+
+@contextmanager
+def _rest_traced(tx: Interpreter, rest: int, around_while: bool) -> Iterator[None]:
+    """The rest of a frame traced after a loop op that may return. Where it reaches this
+    loop op again, it is unrolling a `while` around it (`while i < n: for k in ...: return`),
+    one trip nested in the last: capture starts again with that `while` as a loop op
+    (`whiles.retry_while_around`), and where it cannot be one, the nesting is bounded (the
+    loop op refuses past `config.unroll_max_trips` trips)."""
+    from ember import config
+    from ember.capture.loops.whiles import retry_while_around
+
+    key = (tx.code, rest)
+    nested = tx.tracer.rests_traced.get(key, 0)
+    if around_while and nested:
+        retry_while_around(tx, rest, "a loop op that may return in a while loop's trips")
+        if nested >= config.unroll_max_trips:
+            raise graph_break("loop_body", what="a loop that may return in a while loop of "
+                                                "many trips")
+    tx.tracer.rests_traced[key] = nested + 1
+    try:
+        yield
+    finally:
+        tx.tracer.rests_traced[key] = nested
 
 
 def after_last_loop(tx: Interpreter, trace: Trace) -> None:

@@ -228,6 +228,21 @@ def python_whiles_around(tx: Interpreter, index: int) -> list[Instruction]:
     return found
 
 
+def retry_while_around(tx: Interpreter, index: int, reason: str) -> None:
+    """Start the capture again with the outermost `while` loop around instruction `index`
+    whose tests were Python values, not yet tried, as a loop op (`LoopTooLong`); a `while
+    True:` refused leaves the loops inside it to try, as they were before such loops were
+    tried. No-op where none is left to try."""
+    from ember.capture.loops.region import LoopTooLong
+
+    for first_test in python_whiles_around(tx, index):
+        key = (tx.code, first_test.offset)
+        if key not in tx.tracer.unrolled_loops and key not in tx.tracer.long_loops:
+            raise LoopTooLong(key, reason)
+        if key in tx.tracer.long_loops or first_test.opname != "NOP":
+            return
+
+
 def true_top(tx: Interpreter, inst: Instruction) -> int | None:
     """Where the trips of the `while True:` loop that `inst` starts begin: CPython 3.11
     compiles `while True:` as a NOP (the line of the `while`) followed by the body, whose

@@ -200,11 +200,15 @@ def _exact_conversion(kind: type, value) -> bool:
 
 
 def _bool(tx, args, kwargs):
-    """`bool(v)`: in a loop body, of a 0-d value, a Python bool computed at run time (what an
-    `if` on it branches on: `if np.allclose(x_new, x): break`, whose NumPy source ends in
-    `bool(all(isclose(...)))`); elsewhere the value's truth, a break where the data decide."""
+    """`bool(v)` of a 0-d value: a Python bool computed at run time (what an `if` on it
+    branches on: `if np.allclose(x_new, x): break`, whose NumPy source ends in
+    `bool(all(isclose(...)))`; at the frame's level a branch of its own, section 10), as
+    `x.item()` is, except in a differentiated function; elsewhere the value's truth, a break
+    where the data decide."""
     if len(args) == 1 and not kwargs:
-        if loop_scalars.in_body(tx) and isinstance(args[0], ArrayVariable):
+        vt = args[0]
+        if isinstance(vt, ArrayVariable) and (loop_scalars.in_body(tx) or (
+                not vt.value.shape and numbers_in_graph.get())):
             converted = loop_scalars.convert(tx, bool, args[0])
             if converted is not None:
                 return converted
