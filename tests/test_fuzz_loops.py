@@ -89,6 +89,13 @@ _FOUND = {
     "list_summed_after_a_loop_that_may_return": LoopProgram(
         (_FOUND_DIR / "list_summed_after_a_loop_that_may_return.py").read_text(),
         ("bool", "bool", "bool"), [(12, 1, 1, 0, 0)]),
+    # A list appended in a loop op in the rest of a frame traced after a loop op that may
+    # return, returned: its buffer was a value of the path's graph, output by the frame's
+    # (an internal TypeError on the second call, when `n` became a run-time int; seed 9101).
+    "list_returned_from_the_rest_after_a_loop_that_may_return": LoopProgram(
+        (_FOUND_DIR / "list_returned_from_the_rest_after_a_loop_that_may_return.py"
+         ).read_text(),
+        ("bool", "bool", "bool"), [(16, 10, 12, 4, 18126), (16, 10, 12, 2, 27263)]),
 }
 
 

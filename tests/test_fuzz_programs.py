@@ -14,7 +14,7 @@ import os
 import ember
 import numpy as np
 from fuzz_programs import Program, assert_same_outcome, make_args, programs, run
-from hypothesis import HealthCheck, Phase, given, seed, settings
+from hypothesis import HealthCheck, Phase, example, given, seed, settings
 
 EXAMPLES = int(os.environ.get("EMBER_FUZZ_EXAMPLES", "1000"))
 # Unset, the search is derandomized (a seed given by `@seed` takes precedence over it).
@@ -37,6 +37,19 @@ def _context(program: Program) -> str:
           suppress_health_check=list(HealthCheck),
           phases=[Phase.explicit, Phase.generate, Phase.shrink])
 @given(program=programs())
+# Found by the fuzzer (seed 9102): a float cast to int32 whose only use is np.isnan, which
+# gives False for any integer, dropped the cast and with it NumPy's "invalid value
+# encountered in cast" (a warning, or FloatingPointError under errstate(all="raise")).
+@example(program=Program(
+    source="def program(a, b):\n    t0 = b.astype(np.int32)\n    t1 = np.isnan(t0)\n"
+           "    return (t1,)\n",
+    args=[("bool", "contiguous", (1, 1), 0), ("float32", "contiguous", (1, 1), 0)],
+    errstate={}))
+@example(program=Program(
+    source="def program(a, b):\n    t0 = b.astype(np.int32)\n    t1 = np.isfinite(t0)\n"
+           "    return (t1, np.isinf(t0))\n",
+    args=[("bool", "contiguous", (1, 1), 0), ("float32", "contiguous", (1, 1), 0)],
+    errstate={"all": "raise"}))
 def test_fuzzed_programs_behave_as_numpy(program: Program) -> None:
     fn = _compile(program.source)
     want = run(fn, make_args(program.args), program.errstate)

@@ -16,18 +16,8 @@ def sums(x):
     return x.sum(), x.mean(), x.sum(axis=0), x.sum(axis=1)[:5], x.mean(axis=0)
 
 
-_ORDER = pytest.mark.xfail(strict=True, reason=(
-    "the whole-array float32 sum of a 2-D array differs from NumPy's in the last digit: "
-    "NumPy sums an array that coalesces into one contiguous run pairwise over the whole run "
-    "in memory order, and any other layout pairwise over buffers of 8192 elements copied in "
-    "its iteration order, added in turn; the kernels sum each row pairwise, then the row "
-    "sums, and see no strides when scheduled (a layout-dependent order needs run-time "
-    "dispatch in the reduction kernel)"))
-
-
 @pytest.mark.parametrize("x", [F32, np.asfortranarray(F32), F32[::-1], F32.T.copy().T,
-                               pytest.param(F32[::3], marks=_ORDER),
-                               pytest.param((F32 * 1e6).astype(np.float32), marks=_ORDER)])
+                               F32[::3], (F32 * 1e6).astype(np.float32)])
 def test_float32_sums_in_every_layout_are_numpys_to_the_last_digit(x):
     assert_behaves_as_numpy(sums, x)
 

@@ -350,8 +350,8 @@ def _number_choice(vt: VariableTracker, path: Path) -> bool:
 
 
 def _holds_value_of(vt: VariableTracker, region: Graph) -> bool:
-    """Whether `vt` (a dict, an f-string...) holds a value of `region`, which the graph
-    outside it cannot output."""
+    """Whether `vt` (a dict, an f-string, a list a loop op built...) holds a value of
+    `region`, which the graph outside it cannot output."""
     seen: set[int] = set()
     todo: list = [vt]
     while todo:
@@ -359,7 +359,9 @@ def _holds_value_of(vt: VariableTracker, region: Graph) -> bool:
         if id(item) in seen or not isinstance(item, VariableTracker):
             continue
         seen.add(id(item))
-        if isinstance(item, ArrayVariable) and item.value.graph is region:
+        # Graph values held directly: an array's value, a built list's buffer and count.
+        if any(isinstance(v, Value) and v.graph is region
+               for v in getattr(item, "__dict__", {}).values()):
             return True
         todo.extend(item.children())
     return False

@@ -8,7 +8,9 @@ use super::math::Math;
 use super::{little, Emitter, Mode};
 use crate::kernel::{BinaryOp, Const, Scalar, UnaryOp};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::{types, AbiParam, InstBuilder, Type, Value};
+use cranelift_codegen::ir::{
+    types, AbiParam, InstBuilder, StackSlotData, StackSlotKind, Type, Value,
+};
 use cranelift_module::{Linkage, Module};
 
 /// Below which `|x|` (nonzero) NumPy's loop for `op` raises the underflow flag where ours
@@ -309,6 +311,18 @@ impl<'b> Emitter<'_, 'b> {
     }
 
     /// `op(x)` where `x` has type `ty`.
+    /// Stores `x` where nothing reads it, so that the instructions computing it (and the
+    /// floating-point flags they raise) stay in the kernel although its value is not used.
+    fn keep_computed(&mut self, x: Value) {
+        let bytes = self.b.func.dfg.value_type(x).bytes();
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            bytes,
+            4,
+        ));
+        self.b.ins().stack_store(types::I64, x, slot, 0);
+    }
+
     pub(crate) fn unary(&mut self, op: UnaryOp, x: Value, ty: Scalar, mode: Mode) -> Value {
         use UnaryOp::*;
         if ty.is_float() {
@@ -402,6 +416,11 @@ impl<'b> Emitter<'_, 'b> {
             let one = self.constant(Const::Float(1.0), Scalar::F64, mode);
             let r = self.b.ins().fdiv(one, xf);
             return self.cast(r, Scalar::F64, ty, mode);
+        }
+        if matches!(op, Isnan | Isinf | Isfinite) || (op == Signbit && ty.is_unsigned()) {
+            // The result does not depend on `x`, but computing `x` may raise a flag NumPy
+            // raises (a float cast to an integer: "invalid value encountered in cast").
+            self.keep_computed(x);
         }
         if ty.is_unsigned() {
             match op {

@@ -115,8 +115,17 @@ impl Scheduler<'_> {
         // Rows shorter than 4 reduce faster in a group kernel walking down each column; when
         // other sizes share the kernels, every row of 2 or more (any size of a symbolic dim)
         // accumulates whole rows, so that every binding schedules the same kernels.
+        // Float sums and products always accumulate whole rows: NumPy adds the rows in turn
+        // whatever their length, and another order rounds differently.
         let long_rows = if self.sizes_vary { 2 } else { 4 };
-        if accumulates && axis + 1 < nd && shape[nd - 1] >= long_rows && shape[axis] > 0 {
+        let ordered = matches!(op, ReduceOp::Sum | ReduceOp::Prod)
+            && dtype.is_float()
+            && shape[axis + 1..].iter().any(|&n| n > 1);
+        if accumulates
+            && axis + 1 < nd
+            && (ordered || shape[nd - 1] >= long_rows)
+            && shape[axis] > 0
+        {
             return self.reduce_columns(x, axis, op);
         }
         if shape[axis] == 0

@@ -12,6 +12,7 @@ mod columns;
 mod group;
 mod lazy;
 pub(crate) mod nodes;
+mod runs;
 mod statements;
 
 pub(crate) use lazy::IndexMap;

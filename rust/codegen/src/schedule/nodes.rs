@@ -657,8 +657,8 @@ impl Scheduler<'_> {
             ReduceKind::Any => (ReduceOp::Any, self.cast_to(x, Scalar::Bool)),
             ReduceKind::All => (ReduceOp::All, self.cast_to(x, Scalar::Bool)),
         };
-        let mut cur = input;
-        for (i, &a) in axes.iter().rev().enumerate() {
+        let (mut cur, reduced) = self.merge_reduced_runs(input, &axes, op)?;
+        for (i, &a) in reduced.iter().rev().enumerate() {
             if i > 0 {
                 let vr = self.materialise(cur, None)?;
                 let d = self.lazy.nodes[cur].dtype;
