@@ -122,8 +122,6 @@ NOT_YET_NATIVE = {
     "csr_spgemm": "`c_idx.append(j)` in a loop nested in the row loop: appends in a loop "
                   "whose trip count only the run time knows",
     "simplex_max": "`basis[row] = col`: a store into a Python list at an index the data gives",
-    "projected_gradient_simplex": "`np.nonzero(...)[0][-1]`: indexing np.nonzero's index "
-                                  "array, whose length only the data knows",
     "best_split": "`best_threshold` is None before the loop and a NumPy float after a "
                   "branch, and `_gini` returns `0.0` on one path and a NumPy scalar on the "
                   "other: types that differ between paths",
