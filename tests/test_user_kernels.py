@@ -94,8 +94,6 @@ NOT_YET_NATIVE = {
                 "knows, solved per row",
     "rod_cutting": "`pieces.append(...)` inside a `while` whose trip count only the data "
                    "knows",
-    "subset_sum_table": "`T[i, v:] |= ...` at a start read from the data: a slice whose "
-                        "length only the data knows",
     "kmp_prefix": "`k` is carried from trip to trip as a Python int or an int32 read from "
                   "`pi` depending on the path, whose types NumPy keeps apart (a choice of the "
                   "two is not carried)",

@@ -296,12 +296,10 @@ def _same_bounds(a: RunVariable, b: RunVariable) -> bool:
 
 
 def reduce_runs(tx: Interpreter, runs: list[RunVariable]) -> VariableTracker:
-    """`runs[0].sum()` (one run) or `runs[0] @ runs[1]` (two), as an inner loop op."""
+    """`runs[0].sum()` (one run) or `runs[0] @ runs[1]` (two of alike bounds: others are
+    `run_exprs.reduce`'s), as an inner loop op."""
     graph = tx.graph
     first = runs[0]
-    if len(runs) == 2 and not _same_bounds(*runs):
-        raise graph_break("loop_body", what="a product of run-time slices whose lengths "
-                                            "may differ")
     arrays = [r.array.value for r in runs]
     if len(runs) == 1:
         dtype = np.sum(np.zeros(1, arrays[0].dtype)).dtype
@@ -355,7 +353,8 @@ def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker) -> 
     lazy = (RunVariable, run_exprs.RunExprVariable)
     if not (isinstance(a, lazy) or isinstance(b, lazy)):
         return None
-    if op == "@" and isinstance(a, RunVariable) and isinstance(b, RunVariable):
+    if (op == "@" and isinstance(a, RunVariable) and isinstance(b, RunVariable)
+            and _same_bounds(a, b)):
         return reduce_runs(tx, [a, b])
     found = (run_exprs.reduce(tx, a, b) if op == "@"
              else run_exprs.binary(tx, op, a, b))
@@ -392,7 +391,7 @@ def numpy_call(tx: Interpreter, fn: Any, args: list[VariableTracker],
     if fn is np.sum and len(args) == 1 and not kwargs and isinstance(args[0], RunVariable):
         return reduce_runs(tx, args)  # type: ignore[arg-type]
     if fn is np.dot and len(args) == 2 and not kwargs and all(
-            isinstance(a, RunVariable) for a in args):
+            isinstance(a, RunVariable) for a in args) and _same_bounds(*args):
         return reduce_runs(tx, args)  # type: ignore[arg-type]
     if fn in _EXTREMA and len(args) == 1 and not kwargs:
         if isinstance(args[0], blocks.BlockVariable) and _EXTREMA[fn] in ("max", "min"):
@@ -400,11 +399,11 @@ def numpy_call(tx: Interpreter, fn: Any, args: list[VariableTracker],
         found = run_exprs.extremum(tx, args[0], _EXTREMA[fn])
         if found is not None:
             return found
-    if isinstance(fn, np.ufunc) and fn.nin == 1 and fn.nout == 1 and len(args) == 1 and (
+    if isinstance(fn, np.ufunc) and fn.nout == 1 and len(args) == fn.nin <= 2 and (
             not kwargs):
         from ember import numpy_api
 
-        found = run_exprs.unary(tx, fn, numpy_api.lookup_function(fn), args[0])
+        found = run_exprs.ufunc(tx, fn, numpy_api.lookup_function(fn), args)
         if found is not None:
             return found
     found = None
