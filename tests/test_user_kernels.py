@@ -77,9 +77,6 @@ NOT_YET_NATIVE = {
     "givens_qr": "G @ R[i - 1:i + 1, :] (a 2x2 array times a 2-d slice with run-time "
                  "bounds) is not a product loop bodies make (loops/blocks.py), so the loops "
                  "are not loop ops and the frame breaks per rotation",
-    "expm_taylor": "`if norm > 0.5: s = int(math.ceil(math.log2(norm / 0.5)))` at the frame's "
-                   "level: math.ceil of a run-time value outside loop bodies, and a loop count "
-                   "(`range(s)`) only the data knows",
     "rk45_adaptive": "`y = y4` on one path of `if err <= tol:` binds `y` to another array "
                      "of the body on one branch only, and in `while t < t_end` the types of "
                      "`h` (made a NumPy scalar by `max(err, 1e-16)`) and then `t` settle over "

@@ -35,6 +35,7 @@ from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.choice import ChoiceVariable
 from ember.capture.variables.constant import ConstantVariable
 from ember.capture.variables.containers import IteratorVariable, LazyItems, lazy_items
+from ember.capture.variables.scalar import PythonScalarVariable
 from ember.graph import Graph, Value
 
 if TYPE_CHECKING:
@@ -54,7 +55,8 @@ def is_zero_d_number(vt: VariableTracker) -> bool:
 
 # A tracker made of graph values held when a branch starts (a short row, a boolean-mask
 # selection), and one entry per value.
-HeldVector = tuple[VectorVariable | MaskedVariable | ChoiceVariable, list[ArrayVariable]]
+HeldVector = tuple[VectorVariable | MaskedVariable | ChoiceVariable | PythonScalarVariable,
+                   list[ArrayVariable]]
 
 
 @dataclass
@@ -198,6 +200,12 @@ def _entries(tx: Interpreter) -> tuple[list[ArrayVariable], list[HeldVector]]:
             if parts is not None and all(p.graph is tx.graph for p in parts):
                 vectors[id(vt)] = (vt, [ArrayVariable(p) for p in parts])
             continue
+        if (isinstance(vt, PythonScalarVariable) and vt.python_class is float
+                and tx.graph.parent is None and id(vt) not in vectors):
+            # A float argument (or one computed from arguments) of a frame captured with
+            # run-time scalars: the frame's input, entering each path as its weak value.
+            vectors[id(vt)] = (vt, [ArrayVariable(vt.graph_value())])
+            continue
         if isinstance(vt, WindowVariable):
             # A path would see a copy where NumPy sees a view of an array it may update.
             raise graph_break("loop_body", what="a row at a run-time index held across a "
@@ -269,6 +277,9 @@ def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVect
     followers.stand_ins(tx, followers.derived([*tx.locals.values(), *tx.stack], tx.graph),
                         inner)
     for vector, elements in vectors:
+        if isinstance(vector, PythonScalarVariable):
+            inner[id(vector)] = inner[id(elements[0])]
+            continue
         if isinstance(vector, ChoiceVariable):
             inner[id(vector)] = ChoiceVariable(*(inner[id(e)] for e in elements))  # type: ignore[assignment]
             continue
