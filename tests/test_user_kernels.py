@@ -100,8 +100,6 @@ NOT_YET_NATIVE = {
                      "the data knows",
     "gauss_jordan_inverse": "`M[[col, p]] = M[[p, col]]` (a row swap through index lists) "
                             "in a branch on data",
-    "hessenberg": "`if vnorm == 0: continue` on data, and products of slices whose sizes "
-                  "change with the loop index",
     "lanczos": "`break` on `b < 1e-12` and `V[:, :j + 1]` whose size changes with the loop "
                "index",
     "gmres_small": "np.zeros(k + 1) where `k` is set by a `break` on data",

@@ -78,11 +78,12 @@ def dynamic_range(tx: Interpreter, args: list[VariableTracker]) -> DynamicRangeV
 def runtime_range(tx: Interpreter, args: list[VariableTracker]) -> DynamicRangeVariable | None:
     """`range(...)` outside loop bodies with a bound known only at run time (a Python int
     argument under dynamic capture, a symbolic size such as `len(x)`, an int the graph
-    computes from the data) that the `for` right after iterates: one loop op with those bounds, so that the next `n` runs the same
-    compiled loop instead of capturing it again. None (the int is then specialised, as
-    everywhere it is structure) elsewhere, with a constant or run-time step, and once the
-    loop refused to be one loop op (`capture/loops/region.py`: capture starts again with
-    it unrolled, which needs its trip count)."""
+    computes from the data) that the `for` right after iterates: one loop op with those
+    bounds, so that the next `n` runs the same compiled loop instead of capturing it again.
+    None (the int is then specialised, as everywhere it is structure) elsewhere, with a
+    constant or run-time step, and once the loop refused to be one loop op
+    (`capture/loops/region.py`: capture starts again with it unrolled, which needs its trip
+    count)."""
     from ember.capture.loops.region import loop_key
     from ember.capture.variables.scalar import PythonScalarVariable
 
@@ -104,8 +105,9 @@ def runtime_range(tx: Interpreter, args: list[VariableTracker]) -> DynamicRangeV
     if [i.opname for i in following] != ["GET_ITER", "FOR_ITER"] or (
             loop_key(tx, following[1]) in tx.tracer.unrolled_loops):
         return None
-    values = [a.value if computed_int(a) else a.graph_value() if runtime_int(a)  # type: ignore[attr-defined]
-              else tx.graph.const(a.constant()) for a in args]
+    values = [a.value if computed_int(a)  # type: ignore[attr-defined]
+              else a.graph_value() if runtime_int(a) else tx.graph.const(a.constant())
+              for a in args]
     if len(values) == 1:
         values.insert(0, tx.graph.const(0))
     if len(values) == 2:

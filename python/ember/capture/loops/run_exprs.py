@@ -5,10 +5,11 @@ them: `C[i, :i + 1] *= beta`, `C[:i, j] += alpha * B[i, j] * A[i, :i]`, `y[:k] =
 A run's elements exist only inside a loop over its bounds, so arithmetic on runs stays
 lazy: a `RunExprVariable` holds how to compute its `k`-th element inside a loop body. It is
 reduced (`.sum()`, `@`) by one inner loop op, or stored into a run by one loop op carrying
-the target array (`store` per element). Operands are runs, 0-d values and Python numbers; runs
-of bounds not written alike (`runs._same_bounds`) are aligned by their clipped starts, their
-lengths checked equal at run time (`_aligned`). 2-d slices with run-time bounds (`A[:, lo:hi]`, whose products with vectors are
-runs of inner loops) are `blocks.py`'s. Anything else refuses, as for runs."""
+the target array (`store` per element). Operands are runs, 0-d values and Python numbers;
+runs of bounds not written alike (`runs._same_bounds`) are aligned by their clipped starts,
+their lengths checked equal at run time (`_aligned`). 2-d slices with run-time bounds (`A[:,
+lo:hi]`, whose products with vectors are runs of inner loops) are `blocks.py`'s. Anything
+else refuses, as for runs."""
 
 from __future__ import annotations
 
@@ -358,6 +359,18 @@ def reduce(tx: Interpreter, a: VariableTracker, b: VariableTracker | None
     dtype = np.sum(zeros[0]).dtype if len(zeros) == 1 else np.dot(*zeros).dtype
     (result,) = _loop_over(tx, runs[0], [tx.graph.const(dtype.type(0))], trip)
     return ArrayVariable(result)
+
+
+def norm(tx: Interpreter, vt: VariableTracker) -> VariableTracker | None:
+    """`np.linalg.norm(run)` of float elements: NumPy's `sqrt(x.dot(x))` for a 1-d real
+    array, the product by one inner loop op; None for other operands."""
+    found = _operand(vt)
+    if found is None or found[0] is None or _element_kind(tx, found[1]) != "f":
+        return None
+    squares = reduce(tx, vt, vt)
+    if squares is None:
+        return None
+    return ArrayVariable(tx.graph.op("sqrt", [squares.value]))  # type: ignore[attr-defined]
 
 
 EXTREMA = ("max", "min", "argmax", "argmin")

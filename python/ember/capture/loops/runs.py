@@ -201,6 +201,71 @@ def run_of(tx: Interpreter, array: ArrayVariable, index: VariableTracker
     return RunVariable(array, indices, axes[0], parts[axes[0]])  # type: ignore[arg-type]
 
 
+def updated_in_place(tx: Interpreter, view: VariableTracker, result: VariableTracker
+                     ) -> VariableTracker:
+    """`v op= w` where `v` is a local slice with run-time bounds (`v = H[k + 1:, k]; v /=
+    vnorm`): NumPy updates the array it views, so the result is stored into the run (one
+    loop op) and `v` stays the run, reading the array; a block, or a result the run cannot
+    take, refuses."""
+    from ember.capture.loops import run_exprs
+
+    if isinstance(view, RunVariable) and run_exprs.store(tx, view.array, view, result):
+        return view
+    raise graph_break("loop_body", what=f"an update in place of {view.describe()}")
+
+
+def run_parts(run: RunVariable) -> list[Value] | None:
+    """The run-time values a run is built from (its bounds that are no constants, its
+    integer indices), for a branch's paths to take as entries; None where one is neither a
+    constant nor a value of the array's graph."""
+    parts: list[Value] = []
+    for bound in (run.bounds.start, run.bounds.stop):
+        if isinstance(bound, ConstantVariable):
+            continue
+        if not isinstance(bound, ArrayVariable) or bound.value.graph is not run.array.value.graph:
+            return None
+        parts.append(bound.value)
+    return parts + [index for index in run.indices if index is not None]
+
+
+def run_in(run: RunVariable, array: ArrayVariable, parts: list[Value]) -> RunVariable:
+    """`run` over a path's stand-in of its array, its `run_parts` replaced by `parts`."""
+    taken = iter(parts)
+
+    def bound(vt: VariableTracker) -> VariableTracker:
+        return vt if isinstance(vt, ConstantVariable) else ArrayVariable(next(taken))
+
+    start, stop = bound(run.bounds.start), bound(run.bounds.stop)
+    indices = [None if index is None else next(taken) for index in run.indices]
+    return RunVariable(array, indices, run.axis, DynamicSliceVariable(start, stop))
+
+
+# The ops bounds are written with that a branch's path computes again (`k + 1`).
+_REPLAYED = ("add", "sub", "mul", "neg", "minimum", "maximum", "where", "lt", "astype", "const")
+
+
+def replayed(value: Value, known: dict[int, Value], graph: Graph, depth: int = 4
+             ) -> Value | None:
+    """`value` of the enclosing graph computed again in `graph` (a branch's path) from the
+    path's stand-ins `known` (by the enclosing value's id), so that a run's bounds stay
+    alike (`_same_value`) with bounds the path writes the same way; None where it is
+    computed otherwise."""
+    if id(value) in known:
+        return known[id(value)]
+    made = {id(n.out): n for n in value.graph.nodes if not n.extra}
+    node = made.get(id(value))
+    if depth == 0 or node is None or node.op not in _REPLAYED:
+        return None
+    inputs = [replayed(v, known, graph, depth - 1) for v in node.inputs]
+    if any(v is None for v in inputs):
+        return None
+    attrs = dict(node.attrs)
+    if node.op in ("const", "astype"):
+        attrs["dtype"] = value.dtype
+    return graph.op(node.op, inputs, weak=value.weak, scalar=value.scalar,  # type: ignore[arg-type]
+                    **attrs)
+
+
 def _constant_slice(part: VariableTracker) -> VariableTracker:
     if isinstance(part, ConstantVariable) and isinstance(part.constant(), slice):
         bounds = part.constant()
@@ -409,6 +474,8 @@ def numpy_call(tx: Interpreter, fn: Any, args: list[VariableTracker],
     found = None
     if fn in (np.sum, np.dot) and len(args) == (1 if fn is np.sum else 2) and not kwargs:
         found = run_exprs.reduce(tx, args[0], args[1] if fn is np.dot else None)
+    if fn is np.linalg.norm and len(args) == 1 and not kwargs:
+        found = run_exprs.norm(tx, args[0])
     if found is not None:
         return found
     raise graph_break("loop_body", what=f"np.{getattr(fn, '__name__', fn)} of a slice with "
