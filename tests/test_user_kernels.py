@@ -77,9 +77,6 @@ NOT_YET_NATIVE = {
     "givens_qr": "G @ R[i - 1:i + 1, :] (a 2x2 array times a 2-d slice with run-time "
                  "bounds) is not a product loop bodies make (loops/blocks.py), so the loops "
                  "are not loop ops and the frame breaks per rotation",
-    "expm_taylor": "`if norm > 0.5: s = int(math.ceil(math.log2(norm / 0.5)))` at the frame's "
-                   "level: math.ceil of a run-time value outside loop bodies, and a loop count "
-                   "(`range(s)`) only the data knows",
     "rk45_adaptive": "`y = y4` on one path of `if err <= tol:` binds `y` to another array "
                      "of the body on one branch only, and in `while t < t_end` the types of "
                      "`h` (made a NumPy scalar by `max(err, 1e-16)`) and then `t` settle over "
@@ -89,8 +86,6 @@ NOT_YET_NATIVE = {
                        "`for t in thresholds` iterates an argument array between breaks",
     "als_step": "`V[m]` with a boolean row of the mask: arrays whose length only the data "
                 "knows, solved per row",
-    "subset_sum_table": "`T[i, v:] |= ...` at a start read from the data: a slice whose "
-                        "length only the data knows",
     "kmp_prefix": "`k` is carried from trip to trip as a Python int or an int32 read from "
                   "`pi` depending on the path, whose types NumPy keeps apart (a choice of the "
                   "two is not carried)",
@@ -98,8 +93,6 @@ NOT_YET_NATIVE = {
                   "`matches.append(s)` in a branch",
     "gauss_jordan_inverse": "`M[[col, p]] = M[[p, col]]` (a row swap through index lists) "
                             "in a branch on data",
-    "hessenberg": "`if vnorm == 0: continue` on data, and products of slices whose sizes "
-                  "change with the loop index",
     "lanczos": "`break` on `b < 1e-12` and `V[:, :j + 1]` whose size changes with the loop "
                "index",
     "gmres_small": "np.zeros(k + 1) where `k` is set by a `break` on data",
@@ -108,8 +101,6 @@ NOT_YET_NATIVE = {
     "rle_decode": "np.empty(int(counts.sum())): an array whose length only the data knows, "
                   "filled at slices with run-time bounds",
     "simplex_max": "`basis[row] = col`: a store into a Python list at an index the data gives",
-    "projected_gradient_simplex": "`np.nonzero(...)[0][-1]`: indexing np.nonzero's index "
-                                  "array, whose length only the data knows",
     "best_split": "`best_threshold` is None before the loop and a NumPy float after a "
                   "branch, and `_gini` returns `0.0` on one path and a NumPy scalar on the "
                   "other: types that differ between paths",

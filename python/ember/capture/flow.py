@@ -46,6 +46,8 @@ class FlowOpcodes:
         found = None
         if self.tracer.graph.parent is not None:
             found = runs.binary(self, op, a, b)
+            if found is not None and inplace and not self._subscript_stored():
+                found = runs.updated_in_place(self, a, found)
             if found is None:
                 found = window_exprs.binary(self, op, a, b, inplace=inplace,
                                             stored_back=inplace and window_exprs.is_lazy(a)
@@ -64,12 +66,17 @@ class FlowOpcodes:
         else:
             self.push(operators.binary_op(self, op, a, b))
 
+    def _subscript_stored(self) -> bool:
+        """Whether the result of this in-place operator is stored back by subscript
+        (`x[i] op= y`: `SWAP 3; SWAP 2; STORE_SUBSCR` follow)."""
+        following = [(i.opname, i.arg) for i in self.instructions[self.ip : self.ip + 3]]
+        return following == [("SWAP", 3), ("SWAP", 2), ("STORE_SUBSCR", None)]
+
     def _stores_back(self, view: VariableTracker) -> bool:
         """Whether `view` is the temporary `x[i]` of `x[i] op= y` (the compiler emits
         `COPY 2; COPY 2; BINARY_SUBSCR ... BINARY_OP; SWAP 3; SWAP 2; STORE_SUBSCR`). If so,
         the views from `x` to it are marked temporary: nothing else can hold them."""
-        following = [(i.opname, i.arg) for i in self.instructions[self.ip : self.ip + 3]]
-        if following != [("SWAP", 3), ("SWAP", 2), ("STORE_SUBSCR", None)]:
+        if not self._subscript_stored():
             return False
         base = self.stack[-2] if len(self.stack) >= 2 else None
         if isinstance(view, vectors.VectorVariable):

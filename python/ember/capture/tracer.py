@@ -209,11 +209,13 @@ class Tracer:
         """The weak 0-d input carrying a Python scalar computed at run time into the graph
         (one per scalar; the entry evaluates it before the call)."""
         source = ComputedSource(scalar)
+        # Inside a region (a loop body, a branch's path) the frame's input is no value of
+        # the region's graph: only what enters it as a parameter may be read there.
+        self._refuse_in_loop_body(scalar.describe())
         for graph_input in self.inputs:
             if graph_input.source == source:
                 return graph_input.value
         dtype = {bool: np.bool_, int: np.int64, float: np.float64}[scalar.python_class]
-        self._refuse_in_loop_body(scalar.describe())
         try:
             value = self.graph.add_input(dtype, (), weak=True)
         except Unsupported as exc:

@@ -70,6 +70,7 @@ _METHODS: dict[str, Handler] = {
     **scalars.methods(),
     **sorting.methods(),
     "clip": elementwise.clip, "round": elementwise.round_, "fill": creation.fill,
+    "nonzero": counting.nonzero,
 }
 
 

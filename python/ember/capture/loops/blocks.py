@@ -25,6 +25,7 @@ import numpy as np
 from ember.capture.breaks import graph_break
 from ember.capture.loops.run_exprs import (
     RunExprVariable,
+    _aligned,
     _Body,
     _loop_over,
     _Nested,
@@ -327,9 +328,9 @@ def _matvec(tx: Interpreter, block: BlockVariable, vt: VariableTracker) -> Varia
     """`block @ run`: element `r` is the sum over the block's columns of `(r, c)` times the
     run's element `c`; the run's bounds are the columns'."""
     found = _run_element(vt, tx)
-    if found is None or not _same_bounds(found[0], block.cols):
+    if found is None:
         raise graph_break("loop_body", what=f"{block.describe()} @ {vt.describe()}")
-    element = found[1]
+    element = _aligned(tx, block.cols, found[0], found[1])
     probe = _Body(tx.graph.region("loop"))
     k = probe.graph.add_input(np.int64, (), weak=True)
     dtype = np.dot(np.zeros(1, block.element(probe, k, k).dtype),

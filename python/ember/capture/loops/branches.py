@@ -25,7 +25,8 @@ from ember.capture.loops.body import (
     loop_head,
     run_span,
 )
-from ember.capture.loops import followers, inputs
+from ember.capture.loops import followers, inputs, runs
+from ember.capture.loops.runs import RunVariable
 from ember.capture.loops.region import BodyArray, _graph_swapped, bind_cells
 from ember.capture.loops.vectors import VectorVariable
 from ember.capture.variables.masked import MaskedVariable
@@ -55,8 +56,8 @@ def is_zero_d_number(vt: VariableTracker) -> bool:
 
 # A tracker made of graph values held when a branch starts (a short row, a boolean-mask
 # selection), and one entry per value.
-HeldVector = tuple[VectorVariable | MaskedVariable | ChoiceVariable | PythonScalarVariable,
-                   list[ArrayVariable]]
+HeldVector = tuple[VectorVariable | MaskedVariable | ChoiceVariable | PythonScalarVariable
+                   | RunVariable, list[ArrayVariable]]
 
 
 @dataclass
@@ -208,6 +209,22 @@ def _entries(tx: Interpreter) -> tuple[list[ArrayVariable], list[HeldVector]]:
             if parts is not None and all(p.graph is tx.graph for p in parts):
                 vectors[id(vt)] = (vt, [ArrayVariable(p) for p in parts])
             continue
+        if (isinstance(vt, PythonScalarVariable) and vt.python_class is float
+                and tx.graph.parent is None and id(vt) not in vectors):
+            # A float argument (or one computed from arguments) of a frame captured with
+            # run-time scalars: the frame's input, entering each path as its weak value.
+            vectors[id(vt)] = (vt, [ArrayVariable(vt.graph_value())])
+            continue
+        if isinstance(vt, RunVariable) and id(vt) not in vectors:
+            # A slice with run-time bounds (`x = H[k + 1:, k].copy()` read in `... if x[0]
+            # != 0 else ...`): its array an entry (a path may update it), its bounds and
+            # indices entries of their own.
+            parts = runs.run_parts(vt)
+            if parts is None or vt.array.value.graph is not tx.graph:
+                raise graph_break("loop_body", what="a run-time slice held across a branch")
+            found.setdefault(id(vt.array), vt.array)
+            vectors[id(vt)] = (vt, [ArrayVariable(p) for p in parts])
+            continue
         if isinstance(vt, WindowVariable):
             # A path would see a copy where NumPy sees a view of an array it may update.
             raise graph_break("loop_body", what="a row at a run-time index held across a "
@@ -279,9 +296,20 @@ def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVect
         inner[id(vt)] = BodyArray(param, mutable)
     followers.stand_ins(tx, followers.derived([*tx.locals.values(), *tx.stack], tx.graph),
                         inner)
+    run_parts = {id(e) for vector, elements in vectors if isinstance(vector, RunVariable)
+                 for e in elements}
+    known = {id(vt.value): inner[id(vt)].value for vt in entries if id(vt) not in run_parts}
     for vector, elements in vectors:
         if isinstance(vector, PythonScalarVariable):
             inner[id(vector)] = inner[id(elements[0])]
+            continue
+        if isinstance(vector, RunVariable):
+            # Its bounds computed again in the path where they can be (alike with the
+            # path's own `k + 1`), else the entries.
+            parts = [runs.replayed(e.value, known, region) or inner[id(e)].value
+                     for e in elements]
+            held = runs.run_in(vector, inner[id(vector.array)], parts)
+            inner[id(vector)] = held  # type: ignore[assignment]
             continue
         if isinstance(vector, ChoiceVariable):
             inner[id(vector)] = ChoiceVariable(*(inner[id(e)] for e in elements))  # type: ignore[assignment]

@@ -94,17 +94,19 @@ def dynamic_range(tx: Interpreter, args: list[VariableTracker]) -> DynamicRangeV
 
 def runtime_range(tx: Interpreter, args: list[VariableTracker]) -> DynamicRangeVariable | None:
     """`range(...)` outside loop bodies with a bound known only at run time (a Python int
-    argument under dynamic capture, a symbolic size such as `len(x)`) that the `for` right
-    after iterates: one loop op with those bounds, so that the next `n` runs the same
-    compiled loop instead of capturing it again. None (the int is then specialised, as
-    everywhere it is structure) elsewhere, with a constant or run-time step, and once the
-    loop refused to be one loop op (`capture/loops/region.py`: capture starts again with
-    it unrolled, which needs its trip count)."""
+    argument under dynamic capture, a symbolic size such as `len(x)`, an int the graph
+    computes from the data) that the `for` right after iterates: one loop op with those
+    bounds, so that the next `n` runs the same compiled loop instead of capturing it again.
+    None (the int is then specialised, as everywhere it is structure) elsewhere, with a
+    constant or run-time step, and once the loop refused to be one loop op
+    (`capture/loops/region.py`: capture starts again with it unrolled, which needs its trip
+    count)."""
     from ember.capture.loops.region import loop_key
     from ember.capture.variables.scalar import PythonScalarVariable
 
     def runtime_int(vt: VariableTracker) -> bool:
-        return isinstance(vt, PythonScalarVariable) and vt.python_class is int
+        return (isinstance(vt, PythonScalarVariable) and vt.python_class is int) or (
+            computed_int(vt))
 
     if tx.graph.parent is not None or not tx.tracer.loop_ops or not 1 <= len(args) <= 3:
         return None
@@ -120,13 +122,23 @@ def runtime_range(tx: Interpreter, args: list[VariableTracker]) -> DynamicRangeV
     if [i.opname for i in following] != ["GET_ITER", "FOR_ITER"] or (
             loop_key(tx, following[1]) in tx.tracer.unrolled_loops):
         return None
-    values = [a.graph_value() if runtime_int(a) else tx.graph.const(a.constant())
+    values = [a.value if computed_int(a)  # type: ignore[attr-defined]
+              else a.graph_value() if runtime_int(a) else tx.graph.const(a.constant())
               for a in args]
     if len(values) == 1:
         values.insert(0, tx.graph.const(0))
     if len(values) == 2:
         values.append(tx.graph.const(1))
     return DynamicRangeVariable(*values, frame_args=list(args))
+
+
+def computed_int(vt: VariableTracker) -> bool:
+    """Whether `vt` is a Python int the graph computes (`math.ceil(math.log2(norm))`, a
+    count of the data): a weak int64 0-d value."""
+    from ember.capture.variables.array import ArrayVariable
+
+    return (type(vt) is ArrayVariable and vt.value.ndim == 0 and vt.value.weak
+            and vt.value.dtype == np.int64)
 
 
 def require_a_trip(tx: Interpreter, args: list[VariableTracker], trips: int = 1) -> None:

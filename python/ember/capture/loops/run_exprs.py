@@ -4,11 +4,12 @@ them: `C[i, :i + 1] *= beta`, `C[:i, j] += alpha * B[i, j] * A[i, :i]`, `y[:k] =
 
 A run's elements exist only inside a loop over its bounds, so arithmetic on runs stays
 lazy: a `RunExprVariable` holds how to compute its `k`-th element inside a loop body. It is
-reduced (`.sum()`, `@`) by one inner loop op, or stored into a run of the same bounds by one
-loop op carrying the target array (`store` per element). Operands are runs of the same bounds
-(as `runs._same_bounds` requires, so that lengths agree on every trip), 0-d values and Python
-numbers. 2-d slices with run-time bounds (`A[:, lo:hi]`, whose products with vectors are
-runs of inner loops) are `blocks.py`'s. Anything else refuses, as for runs."""
+reduced (`.sum()`, `@`) by one inner loop op, or stored into a run by one loop op carrying
+the target array (`store` per element). Operands are runs, 0-d values and Python numbers;
+runs of bounds not written alike (`runs._same_bounds`) are aligned by their clipped starts,
+their lengths checked equal at run time (`_aligned`). 2-d slices with run-time bounds (`A[:,
+lo:hi]`, whose products with vectors are runs of inner loops) are `blocks.py`'s. Anything
+else refuses, as for runs."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ember.capture.breaks import graph_break
+from ember.capture.loops.frame_branches import add_check
 from ember.capture.loops.runs import RunVariable, _bound, _same_bounds, _same_value, disjoint
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
@@ -29,6 +31,9 @@ if TYPE_CHECKING:
     from ember.capture.interpreter import Interpreter
 
 _OPS = {"+": "add", "-": "sub", "*": "mul", "/": "div"}
+# Bitwise ops of bool and integer elements (`T[i, v:] |= T[i - 1, :m - v]`).
+_BITWISE = {"&": "bitwise_and", "|": "bitwise_or", "^": "bitwise_xor", "<<": "left_shift",
+            ">>": "right_shift"}
 # Comparisons give bool elements, which `np.sum` counts (`np.sum(d[i + 1:] * s > 0)`).
 _COMPARISONS = {"<": "lt", "<=": "le", "==": "eq", "!=": "ne", ">": "gt", ">=": "ge"}
 
@@ -257,19 +262,59 @@ def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
            ) -> VariableTracker | None:
     """`a op b` elementwise (arithmetic or a comparison) where an operand is a run or run
     arithmetic; None when this module has no rule for it (the caller refuses)."""
-    name = _COMPARISONS.get(op) or _OPS.get(op.rstrip("="))
+    bitwise = _BITWISE.get(op.rstrip("="))
+    name = _COMPARISONS.get(op) or _OPS.get(op.rstrip("=")) or bitwise
     left, right = _operand(a), _operand(b)
     if name is None or left is None or right is None:
         return None
     runs = [r for r in (left[0], right[0]) if r is not None]
     if not runs:
         return None
-    if len(runs) == 2 and not _same_bounds(*runs):
-        raise graph_break("loop_body", what="arithmetic on run-time slices whose lengths "
-                                            "may differ")
     ea, eb = left[1], right[1]
+    if len(runs) == 2:
+        eb = _aligned(tx, runs[0], runs[1], eb)
+    if bitwise and not all(_element_kind(tx, e) in "biu" for e in (ea, eb)):
+        return None  # NumPy's TypeError, raised in Python
     return RunExprVariable(runs[0], lambda body, k: body.graph.op(name, [ea(body, k),
                                                                          eb(body, k)]))
+
+
+def _element_kind(tx: Interpreter, element: Element) -> str:
+    probe = _Body(tx.graph.region("loop"))
+    return element(probe, probe.graph.add_input(np.int64, (), weak=True)).dtype.kind
+
+
+def _aligned(tx: Interpreter, like: RunVariable, other: RunVariable, element: Element
+             ) -> Element:
+    """`other`'s elements at `like`'s positions. A run of other bounds (`T[i - 1, :m - v]`
+    beside `T[i, v:]`, lengths equal only by the data) is read shifted by the difference of
+    the clipped starts, and a run-time check sends the frame to Python where the clipped
+    lengths differ (NumPy broadcasts a length of 1, or raises its ValueError)."""
+    if _same_bounds(like, other):
+        return element
+    graph = tx.graph
+    start, length = _start_and_length(graph, like)
+    other_start, other_length = _start_and_length(graph, other)
+    add_check(tx, graph.op("ne", [length, other_length]))
+    offset = graph.op("sub", [other_start, start])
+
+    def shifted(body: _Body, k: Value) -> Value:
+        at = body.graph.op("add", [k, body.outer(offset)])
+        was, body.shifted = body.shifted, True
+        try:
+            return element(body, at)
+        finally:
+            body.shifted = was
+
+    return shifted
+
+
+def _start_and_length(graph: Graph, run: RunVariable) -> tuple[Value, Value]:
+    """A run's clipped start and its length (never negative)."""
+    size = run.array.value.shape[run.axis]
+    lo = _bound(graph, run.bounds.start, size, 0)
+    hi = _bound(graph, run.bounds.stop, size, size)
+    return lo, graph.op("maximum", [graph.op("sub", [hi, lo]), graph.const(0)])
 
 
 def _loop_over(tx: Interpreter, like: RunVariable, carried: list[Value],
@@ -295,10 +340,9 @@ def reduce(tx: Interpreter, a: VariableTracker, b: VariableTracker | None
     if any(o is None or o[0] is None for o in operands):
         return None
     runs = [o[0] for o in operands]  # type: ignore[index]
-    if len(runs) == 2 and not _same_bounds(*runs):  # type: ignore[arg-type]
-        raise graph_break("loop_body", what="a product of run-time slices whose lengths "
-                                            "may differ")
     elements = [o[1] for o in operands]  # type: ignore[index]
+    if len(runs) == 2:
+        elements[1] = _aligned(tx, runs[0], runs[1], elements[1])  # type: ignore[arg-type]
 
     def trip(body: _Body, k: Value, carried: list[Value]) -> list[Value]:
         values = [e(body, k) for e in elements]
@@ -315,6 +359,18 @@ def reduce(tx: Interpreter, a: VariableTracker, b: VariableTracker | None
     dtype = np.sum(zeros[0]).dtype if len(zeros) == 1 else np.dot(*zeros).dtype
     (result,) = _loop_over(tx, runs[0], [tx.graph.const(dtype.type(0))], trip)
     return ArrayVariable(result)
+
+
+def norm(tx: Interpreter, vt: VariableTracker) -> VariableTracker | None:
+    """`np.linalg.norm(run)` of float elements: NumPy's `sqrt(x.dot(x))` for a 1-d real
+    array, the product by one inner loop op; None for other operands."""
+    found = _operand(vt)
+    if found is None or found[0] is None or _element_kind(tx, found[1]) != "f":
+        return None
+    squares = reduce(tx, vt, vt)
+    if squares is None:
+        return None
+    return ArrayVariable(tx.graph.op("sqrt", [squares.value]))  # type: ignore[attr-defined]
 
 
 EXTREMA = ("max", "min", "argmax", "argmin")
@@ -376,19 +432,25 @@ def _extreme(dtype: np.dtype, *, lowest: bool) -> np.generic:
     return dtype.type(info.min if lowest else info.max)
 
 
-def unary(tx: Interpreter, fn: np.ufunc, handler: object, vt: VariableTracker
+def ufunc(tx: Interpreter, fn: np.ufunc, handler: object, args: list[VariableTracker]
           ) -> VariableTracker | None:
-    """`np.abs(run)`, `np.sqrt(expr)`: a ufunc of one operand, elementwise; None for
-    operands that are no run."""
+    """`np.abs(run)`, `np.sqrt(expr)`, `np.maximum(dp[i - 1, w:], dp[i - 1, :m - w] + c)`:
+    a ufunc of one or two operands, elementwise; None where no operand is a run or an
+    operand is none of a run, run arithmetic or a scalar."""
     from ember.capture.variables.array import call_numpy_api
 
-    found = _operand(vt)
-    if found is None or found[0] is None or handler is None:
+    operands = [_operand(a) for a in args]
+    if handler is None or any(o is None for o in operands):
         return None
-    like, element = found
+    runs = [o[0] for o in operands if o[0] is not None]  # type: ignore[index]
+    if not runs:
+        return None
+    like = runs[0]
+    elements = [o[1] if o[0] is None else _aligned(tx, like, o[0], o[1])  # type: ignore[index]
+                for o in operands]
     name = f"np.{fn.__name__}"
-    return RunExprVariable(like, lambda body, k: call_numpy_api(name, handler, body.graph,
-                                                                element(body, k)))
+    return RunExprVariable(like, lambda body, k: call_numpy_api(
+        name, handler, body.graph, *[e(body, k) for e in elements]))
 
 
 def store(tx: Interpreter, target: ArrayVariable, run: RunVariable, value: VariableTracker
@@ -399,9 +461,8 @@ def store(tx: Interpreter, target: ArrayVariable, run: RunVariable, value: Varia
     if found is None:
         return False
     source, element = found
-    if source is not None and not _same_bounds(run, source):
-        raise graph_break("loop_body", what="assigning a run-time slice to one whose length "
-                                            "may differ")
+    if source is not None:
+        element = _aligned(tx, run, source, element)
     if not (target.is_fresh(tx) or target.is_mutable_input(tx)):
         raise graph_break("inplace", name=target.describe())
     if _reads_target(tx, target, run, element, pairwise=False):

@@ -201,6 +201,71 @@ def run_of(tx: Interpreter, array: ArrayVariable, index: VariableTracker
     return RunVariable(array, indices, axes[0], parts[axes[0]])  # type: ignore[arg-type]
 
 
+def updated_in_place(tx: Interpreter, view: VariableTracker, result: VariableTracker
+                     ) -> VariableTracker:
+    """`v op= w` where `v` is a local slice with run-time bounds (`v = H[k + 1:, k]; v /=
+    vnorm`): NumPy updates the array it views, so the result is stored into the run (one
+    loop op) and `v` stays the run, reading the array; a block, or a result the run cannot
+    take, refuses."""
+    from ember.capture.loops import run_exprs
+
+    if isinstance(view, RunVariable) and run_exprs.store(tx, view.array, view, result):
+        return view
+    raise graph_break("loop_body", what=f"an update in place of {view.describe()}")
+
+
+def run_parts(run: RunVariable) -> list[Value] | None:
+    """The run-time values a run is built from (its bounds that are no constants, its
+    integer indices), for a branch's paths to take as entries; None where one is neither a
+    constant nor a value of the array's graph."""
+    parts: list[Value] = []
+    for bound in (run.bounds.start, run.bounds.stop):
+        if isinstance(bound, ConstantVariable):
+            continue
+        if not isinstance(bound, ArrayVariable) or bound.value.graph is not run.array.value.graph:
+            return None
+        parts.append(bound.value)
+    return parts + [index for index in run.indices if index is not None]
+
+
+def run_in(run: RunVariable, array: ArrayVariable, parts: list[Value]) -> RunVariable:
+    """`run` over a path's stand-in of its array, its `run_parts` replaced by `parts`."""
+    taken = iter(parts)
+
+    def bound(vt: VariableTracker) -> VariableTracker:
+        return vt if isinstance(vt, ConstantVariable) else ArrayVariable(next(taken))
+
+    start, stop = bound(run.bounds.start), bound(run.bounds.stop)
+    indices = [None if index is None else next(taken) for index in run.indices]
+    return RunVariable(array, indices, run.axis, DynamicSliceVariable(start, stop))
+
+
+# The ops bounds are written with that a branch's path computes again (`k + 1`).
+_REPLAYED = ("add", "sub", "mul", "neg", "minimum", "maximum", "where", "lt", "astype", "const")
+
+
+def replayed(value: Value, known: dict[int, Value], graph: Graph, depth: int = 4
+             ) -> Value | None:
+    """`value` of the enclosing graph computed again in `graph` (a branch's path) from the
+    path's stand-ins `known` (by the enclosing value's id), so that a run's bounds stay
+    alike (`_same_value`) with bounds the path writes the same way; None where it is
+    computed otherwise."""
+    if id(value) in known:
+        return known[id(value)]
+    made = {id(n.out): n for n in value.graph.nodes if not n.extra}
+    node = made.get(id(value))
+    if depth == 0 or node is None or node.op not in _REPLAYED:
+        return None
+    inputs = [replayed(v, known, graph, depth - 1) for v in node.inputs]
+    if any(v is None for v in inputs):
+        return None
+    attrs = dict(node.attrs)
+    if node.op in ("const", "astype"):
+        attrs["dtype"] = value.dtype
+    return graph.op(node.op, inputs, weak=value.weak, scalar=value.scalar,  # type: ignore[arg-type]
+                    **attrs)
+
+
 def _constant_slice(part: VariableTracker) -> VariableTracker:
     if isinstance(part, ConstantVariable) and isinstance(part.constant(), slice):
         bounds = part.constant()
@@ -296,12 +361,10 @@ def _same_bounds(a: RunVariable, b: RunVariable) -> bool:
 
 
 def reduce_runs(tx: Interpreter, runs: list[RunVariable]) -> VariableTracker:
-    """`runs[0].sum()` (one run) or `runs[0] @ runs[1]` (two), as an inner loop op."""
+    """`runs[0].sum()` (one run) or `runs[0] @ runs[1]` (two of alike bounds: others are
+    `run_exprs.reduce`'s), as an inner loop op."""
     graph = tx.graph
     first = runs[0]
-    if len(runs) == 2 and not _same_bounds(*runs):
-        raise graph_break("loop_body", what="a product of run-time slices whose lengths "
-                                            "may differ")
     arrays = [r.array.value for r in runs]
     if len(runs) == 1:
         dtype = np.sum(np.zeros(1, arrays[0].dtype)).dtype
@@ -355,7 +418,8 @@ def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker) -> 
     lazy = (RunVariable, run_exprs.RunExprVariable)
     if not (isinstance(a, lazy) or isinstance(b, lazy)):
         return None
-    if op == "@" and isinstance(a, RunVariable) and isinstance(b, RunVariable):
+    if (op == "@" and isinstance(a, RunVariable) and isinstance(b, RunVariable)
+            and _same_bounds(a, b)):
         return reduce_runs(tx, [a, b])
     found = (run_exprs.reduce(tx, a, b) if op == "@"
              else run_exprs.binary(tx, op, a, b))
@@ -392,7 +456,7 @@ def numpy_call(tx: Interpreter, fn: Any, args: list[VariableTracker],
     if fn is np.sum and len(args) == 1 and not kwargs and isinstance(args[0], RunVariable):
         return reduce_runs(tx, args)  # type: ignore[arg-type]
     if fn is np.dot and len(args) == 2 and not kwargs and all(
-            isinstance(a, RunVariable) for a in args):
+            isinstance(a, RunVariable) for a in args) and _same_bounds(*args):
         return reduce_runs(tx, args)  # type: ignore[arg-type]
     if fn in _EXTREMA and len(args) == 1 and not kwargs:
         if isinstance(args[0], blocks.BlockVariable) and _EXTREMA[fn] in ("max", "min"):
@@ -400,16 +464,18 @@ def numpy_call(tx: Interpreter, fn: Any, args: list[VariableTracker],
         found = run_exprs.extremum(tx, args[0], _EXTREMA[fn])
         if found is not None:
             return found
-    if isinstance(fn, np.ufunc) and fn.nin == 1 and fn.nout == 1 and len(args) == 1 and (
+    if isinstance(fn, np.ufunc) and fn.nout == 1 and len(args) == fn.nin <= 2 and (
             not kwargs):
         from ember import numpy_api
 
-        found = run_exprs.unary(tx, fn, numpy_api.lookup_function(fn), args[0])
+        found = run_exprs.ufunc(tx, fn, numpy_api.lookup_function(fn), args)
         if found is not None:
             return found
     found = None
     if fn in (np.sum, np.dot) and len(args) == (1 if fn is np.sum else 2) and not kwargs:
         found = run_exprs.reduce(tx, args[0], args[1] if fn is np.dot else None)
+    if fn is np.linalg.norm and len(args) == 1 and not kwargs:
+        found = run_exprs.norm(tx, args[0])
     if found is not None:
         return found
     raise graph_break("loop_body", what=f"np.{getattr(fn, '__name__', fn)} of a slice with "

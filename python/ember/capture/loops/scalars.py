@@ -173,6 +173,9 @@ _OVERFLOWS = {
     math.exp: ("gt", False, _EXP_MAX, 0.0), math.expm1: ("gt", False, _EXP_MAX, 0.0),
     math.cosh: ("gt", True, _SINH_MAX, 0.0), math.sinh: ("gt", True, _SINH_MAX, 0.0),
 }
+# Checked by what they compute rather than by their argument's domain: a Python int's
+# conversion (`python_checks.to_int`), an overflow (`_OVERFLOWS`, `checked_power`).
+_CHECKED_OUTSIDE = {*_INT_MATH, *_OVERFLOWS, math.pow}
 _DOMAINS = {
     math.sqrt: ("lt", False, 0.0, 1.0), math.log: ("le", False, 0.0, 1.0),
     math.log10: ("le", False, 0.0, 1.0), math.log2: ("le", False, 0.0, 1.0),
@@ -198,7 +201,7 @@ def math_call(tx: Interpreter, fn: Any, args: list[VariableTracker], *,
     values = [scalar_value(tx, a) for a in args]
     if op is None or any(v is None for v in values) or len(values) != OPS[op].arity:
         return None
-    if checked and fn not in _DOMAINS and fn not in _BOOL_MATH:
+    if checked and not (fn in _DOMAINS or fn in _BOOL_MATH or fn in _CHECKED_OUTSIDE):
         return None
     graph = tx.graph
     if fn in _INT_MATH and all(v.dtype.kind in "biu" for v in values):  # type: ignore[union-attr]

@@ -243,6 +243,8 @@ def numpy_call(tx: Interpreter, fn: Any, handler: Any, args: list[VariableTracke
     """`np.fn(*args)` with a vector argument; None when no argument is one."""
     if not any(isinstance(a, VectorVariable) for a in [*args, *kwargs.values()]):
         return None
+    if fn in (np.nonzero, np.where) and len(args) == 1:
+        return None  # index arrays of a length only the data knows: `variables/nonzero.py`
     graph = tx.graph
     if fn in _REDUCTIONS and len(args) == 1 and not kwargs:
         with graph.one_call():

@@ -467,6 +467,12 @@ class ArrayMethodVariable(VariableTracker):
 
             if small_sorts.sort_in_place(tx, self.array):
                 return ConstantVariable(None)
+        if self.name == "nonzero" and not args and not kwargs:
+            from ember.capture.variables.nonzero import nonzero_of
+
+            found = nonzero_of(tx, self.array)
+            if found is not None:
+                return found
         convert = shape_to_api if self.name == "reshape" else to_api
         result = call_numpy_api(
             f"ndarray.{self.name}", self.handler, tx.graph, self.array.value,

@@ -128,22 +128,32 @@ def select(tx: Interpreter, array: ArrayVariable, mask: Value) -> MaskedVariable
     return MaskedVariable(selection.selected(tx.graph, one), mask)
 
 
-def element(graph: Graph, selection: MaskedVariable, i: int) -> Value:
+def element(graph: Graph, selection: MaskedVariable, i: int | Value) -> Value:
     """`x[mask][i]`: the element where the running count of the mask first passes `i`
-    (`count + i` for negative `i`). Where no such element is selected the load reads past
-    the end, so the graph raises and the frame reruns for NumPy's IndexError."""
+    (`count + i` for negative `i`; `i` a Python int or a run-time integer). Where no such
+    element is selected the load reads past the end, so the graph raises and the frame
+    reruns for NumPy's IndexError."""
     size = int(np.prod(selection.mask.shape))
     mask = graph.op("reshape", [selection.mask], shape=[size])
     values = graph.op("reshape", [selection.values], shape=[size])
     ranks = graph.op("cumsum", [graph.op("astype", [mask], dtype=np.dtype(np.int64))], axis=0)
     count = graph.op("load", [ranks, graph.const(size - 1)])
-    wanted = graph.op("add", [count, graph.const(np.int64(i))]) if i < 0 else graph.const(
-        np.int64(i))
+    wanted = _wanted_rank(graph, count, i)
     place = graph.op("argmax", [graph.op("gt", [ranks, wanted])], axis=None, keepdims=False)
     found = graph.op("logical_and", [graph.op("ge", [wanted, graph.const(np.int64(0))]),
                                      graph.op("lt", [wanted, count])])
     read = graph.op("load", [values, graph.op("where", [found, place, graph.const(size)])])
     return as_numpy_scalar(graph, read)
+
+
+def _wanted_rank(graph: Graph, count: Value, i: int | Value) -> Value:
+    """The rank (from 0) of the selected element `i` names: negative ones count from the end."""
+    if isinstance(i, int):
+        return graph.op("add", [count, graph.const(np.int64(i))]) if i < 0 else graph.const(
+            np.int64(i))
+    i = graph.op("astype", [i], dtype=np.dtype(np.int64))
+    negative = graph.op("lt", [i, graph.const(np.int64(0))])
+    return graph.op("where", [negative, graph.op("add", [count, i]), i])
 
 
 def same_mask(a: Value, b: Value, depth: int = 8) -> bool:

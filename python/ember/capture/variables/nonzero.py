@@ -5,8 +5,10 @@ the nonzero elements (`np.nonzero(x)[0].shape[0]`, `len(np.nonzero(x)[0])`, `.si
 Python int computed by a sum. Where they are handed to Python (returned, live at a break)
 the entry takes them from a buffer of `(x.size, x.ndim)` positions, the nonzero ones first
 (`gather.Compacted`), which the graph fills only then (`Positions`, asked by the rebuild):
-`buffer[:count, axis]`, views of one array as NumPy's are. Anything else (their values,
-indexing with them) is a graph break."""
+`buffer[:count, axis]`, views of one array as NumPy's are. An element of one by an integer
+(`np.nonzero(x > t)[0][-1]`, `np.where(d == 0)[0][0]`: the first or last place where) is the
+axis's index of the place where the running count of nonzero elements passes it
+(`masked.element`). Anything else (their values, indexing with them) is a graph break."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from ember.capture.breaks import graph_break
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.containers import TupleVariable
+from ember.capture.variables.masked import MaskedVariable, element
 from ember.graph import Graph, Value
 from ember.numpy_api.counting import nonzero_count
 from ember.numpy_api.gather import Compacted
@@ -59,6 +62,12 @@ class NonzeroIndexVariable(VariableTracker):
     def len_variable(self, tx: Interpreter) -> VariableTracker:
         return ArrayVariable(self.count)
 
+    def getitem(self, tx: Interpreter, index: VariableTracker) -> VariableTracker:
+        position = self.positions.element(tx.graph, self.axis, index)
+        if position is None:
+            return super().getitem(tx, index)
+        return ArrayVariable(position)
+
 
 def numpy_call(tx: Interpreter, fn: Any, args: list[VariableTracker],
                kwargs: dict[str, VariableTracker]) -> VariableTracker | None:
@@ -69,6 +78,10 @@ def numpy_call(tx: Interpreter, fn: Any, args: list[VariableTracker],
 
 
 def nonzero_of(tx: Interpreter, array: VariableTracker) -> VariableTracker | None:
+    from ember.capture.loops.vectors import VectorVariable, materialise
+
+    if isinstance(array, VectorVariable):  # a short row of a loop body, element by element
+        array = materialise(tx, array)
     if not isinstance(array, ArrayVariable) or not array.value.shape:
         return None  # NumPy's own error (0-d) happens in Python
     graph = tx.graph
@@ -91,6 +104,38 @@ class Positions:
         if self._buffer is None and all(isinstance(d, int) for d in self.x.shape):
             self._buffer = _positions(graph, self.x)
         return self._buffer
+
+    def element(self, graph: Graph, axis: int, index: VariableTracker) -> Value | None:
+        """`np.nonzero(x)[axis][index]` for an integer `index` (a constant or a run-time
+        int), an int64 NumPy scalar; None where `x`'s shape is symbolic."""
+        shape = self.x.shape
+        if not all(isinstance(d, int) for d in shape) or not int(np.prod(shape)):
+            return None
+        i = _integer_index(index)
+        if i is None:
+            return None
+        keep = self.x if self.x.dtype == np.bool_ else graph.op("ne", [self.x, graph.const(0)])
+        column = _index_column(graph, shape, axis)
+        return element(graph, MaskedVariable(column, keep), i)
+
+
+def _integer_index(index: VariableTracker) -> int | Value | None:
+    if index.is_constant():
+        i = index.constant()
+        return i if type(i) is int else None
+    if type(index) is ArrayVariable and index.value.ndim == 0 and index.value.dtype.kind in "iu":
+        return index.value
+    return None
+
+
+def _index_column(graph: Graph, shape: tuple[int, ...], axis: int) -> Value:
+    """Each element's index along `axis`, in `x`'s shape (int64)."""
+    size = int(np.prod(shape))
+    place = graph.arange(0, 1, size, np.dtype(np.int64))
+    stride = int(np.prod(shape[axis + 1:]))
+    column = graph.op("mod", [graph.op("floordiv", [place, graph.const(np.int64(stride))]),
+                              graph.const(np.int64(shape[axis]))])
+    return graph.op("reshape", [column], shape=list(shape))
 
 
 def _positions(graph: Graph, x: Value) -> Value:
