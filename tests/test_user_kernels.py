@@ -14,7 +14,7 @@ from kernel_cases import CASES
 
 
 def _same(got, want) -> str | None:
-    if type(want) in (tuple, list):  # a Python list of results is compared item by item
+    if isinstance(want, (tuple, list)):  # a list, tuple or NamedTuple: item by item
         if type(got) is not type(want) or len(got) != len(want):
             return f"{got!r} is not a {type(want).__name__} like {want!r}"
         return next((d for g, w in zip(got, want) if (d := _same(g, w))), None)
@@ -24,6 +24,8 @@ def _same(got, want) -> str | None:
         return next((f"[{k!r}] {d}" for k in want if (d := _same(got[k], want[k]))), None)
     if type(got) is not type(want):
         return f"type {type(got).__name__}, want {type(want).__name__}"
+    if hasattr(want, "__dict__"):  # an instance of a Python class (a model, a dataclass)
+        return _same(vars(got), vars(want))
     if isinstance(want, (np.ndarray, np.generic)):
         if got.dtype != want.dtype or got.shape != want.shape:
             return f"{got.dtype}{got.shape}, want {want.dtype}{want.shape}"

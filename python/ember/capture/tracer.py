@@ -206,11 +206,13 @@ class Tracer:
         """The weak 0-d input carrying a Python scalar computed at run time into the graph
         (one per scalar; the entry evaluates it before the call)."""
         source = ComputedSource(scalar)
+        # Inputs belong to the frame's graph: inside a region (a loop body, a branch path)
+        # the scalar is not one of its parameters, whether or not the frame has it already.
+        self._refuse_in_loop_body(scalar.describe())
         for graph_input in self.inputs:
             if graph_input.source == source:
                 return graph_input.value
         dtype = {bool: np.bool_, int: np.int64, float: np.float64}[scalar.python_class]
-        self._refuse_in_loop_body(scalar.describe())
         try:
             value = self.graph.add_input(dtype, (), weak=True)
         except Unsupported as exc:
