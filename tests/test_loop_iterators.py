@@ -76,7 +76,27 @@ def rows_of_a_long_array(x):
     return t
 
 
+def backward_recurrence(x):
+    out = np.empty_like(x)
+    acc = 0.0
+    for i in reversed(range(len(x))):  # order matters: each trip reads the one before
+        acc = 0.5 * acc + x[i]
+        out[i] = acc
+    return out
+
+
+def reversed_stepped_range(x):
+    out = np.zeros(len(x))
+    k = 0
+    for i in reversed(range(1, len(x), 3)):
+        out[k] = x[i] - k
+        k += 1
+    return out
+
+
 CASES = [
+    (backward_recurrence, lambda rng: (rng.random(100),)),
+    (reversed_stepped_range, lambda rng: (rng.random(90),)),
     (weighted_by_position, lambda rng: (rng.random(300),)),
     (counted_from_one, lambda rng: (rng.random(200),)),
     (dot_by_zip, lambda rng: (rng.random(250), rng.random(250))),
@@ -170,3 +190,50 @@ def test_an_unrolled_loop_over_elements_around_a_branch_stays_in_the_loop_op():
     assert_same(got, want)
     stats = ember.stats()
     assert stats["compiles"] == 1 and stats["graph_breaks"] == 0, stats["break_reasons"]
+
+
+def weights_of_a_tuple(x, weights):
+    t = x[0] * 0.0
+    for w in weights:
+        t = 0.5 * t + w * x[0]
+    return t
+
+
+def reversed_tuple(x, weights):
+    t = x[0] * 0.0
+    for w in reversed(weights):
+        t = 0.5 * t + w * x[1]
+    return t
+
+
+def zipped_with_a_tuple(x, weights):
+    t = 0.0
+    for w, v in zip(weights, x):
+        t = 0.5 * t + w * v
+    return t
+
+
+def enumerated_tuple(x, weights):
+    t = 0.0
+    for i, w in enumerate(weights):
+        t = 0.5 * t + w * x[i % len(x)]
+    return t
+
+
+def sorted_items(x, weights):
+    t = 0.0
+    for w in sorted(weights):
+        t = 0.5 * t + w * x[0]
+    return t
+
+
+@pytest.mark.parametrize("n", [3, 9, 40])
+@pytest.mark.parametrize("fn", [weights_of_a_tuple, reversed_tuple, zipped_with_a_tuple,
+                                enumerated_tuple, sorted_items], ids=lambda f: f.__name__)
+def test_items_neither_a_range_nor_an_array_are_each_trips_own(fn, n):
+    """A long loop over a tuple's items, `reversed(...)`'s or `sorted(...)`'s is not a loop
+    op over the trip index: each trip sees its own item, in order."""
+    compiled = ember.compile(fn)
+    rng = np.random.default_rng(n)
+    x, weights = rng.random(50), tuple(float(w) for w in rng.standard_normal(n))
+    assert_same(compiled(x, weights), fn(x, weights), rtol=1e-12)

@@ -282,7 +282,11 @@ def _zip(tx, args, kwargs):
 
 
 def _reversed(tx, args, kwargs):
-    return _iterator_result(list(reversed(args[0].unpack(tx))))
+    iterator = _iterator_result(list(reversed(args[0].unpack(tx))))
+    if isinstance(args[0], ConstantVariable) and isinstance(args[0].constant(), range):
+        # `reversed(range(...))` is a range too: a loop op's items (capture/loops)
+        iterator.origin = ConstantVariable(args[0].constant()[::-1])
+    return iterator
 
 
 def _map(tx, args, kwargs):
