@@ -7,6 +7,7 @@ NumPy, values, types and arguments."""
 from __future__ import annotations
 
 import copy
+import itertools
 
 import ember
 import numpy as np
@@ -237,3 +238,40 @@ def test_items_neither_a_range_nor_an_array_are_each_trips_own(fn, n):
     rng = np.random.default_rng(n)
     x, weights = rng.random(50), tuple(float(w) for w in rng.standard_normal(n))
     assert_same(compiled(x, weights), fn(x, weights), rtol=1e-12)
+
+
+def neighbour_sums(u, radius):
+    out = np.zeros_like(u)
+    n, m = u.shape
+    for dx, dy in itertools.product(range(-radius, radius + 1), repeat=2):
+        out[radius:n - radius, radius:m - radius] += (abs(dx) + 1) * u[
+            radius + dx:n - radius + dx, radius + dy:m - radius + dy]
+    return out
+
+
+def pair_products(x, weights):
+    t = 0.0
+    for i, j in itertools.combinations(range(len(weights)), 2):
+        t += weights[i] * weights[j] * x[(i + j) % len(x)]
+    for i, j in itertools.permutations(range(3), 2):
+        t -= x[i] * weights[j]
+    for w in itertools.chain(weights[:2], (0.5, -0.25)):
+        t = 0.5 * t + w
+    return t
+
+
+@pytest.mark.parametrize("radius", [1, 2])
+def test_itertools_product_offsets_unroll(radius):
+    u = np.random.default_rng(radius).random((9, 8))
+    compiled = ember.compile(neighbour_sums)
+    assert_same(compiled(u, radius), neighbour_sums(u, radius), rtol=1e-12)
+
+
+@pytest.mark.parametrize("n", [3, 9])
+def test_itertools_combinations_permutations_chain(n):
+    rng = np.random.default_rng(n)
+    x, weights = rng.random(20), tuple(float(w) for w in rng.standard_normal(n))
+    ember.reset()
+    compiled = ember.compile(pair_products)
+    assert_same(compiled(x, weights), pair_products(x, weights), rtol=1e-12)
+    assert ember.stats()["graph_breaks"] == 0, ember.stats()["break_reasons"]

@@ -5,6 +5,7 @@ time; on trackers each has a rule here; the rest (`print`, `open`, ...) break.""
 from __future__ import annotations
 
 import builtins
+import itertools
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -289,6 +290,24 @@ def _reversed(tx, args, kwargs):
     return iterator
 
 
+def _combinatoric(fn, *options: str):
+    """`itertools.product(*iterables, repeat=)`, `combinations(items, r)`,
+    `permutations(items, r)` and `chain(*iterables)` of iterables whose items capture knows
+    (ranges, tuples, lists): their items, in order, for a loop to unroll."""
+    def rule(tx, args, kwargs):
+        counts = [a for a in args if isinstance(a, ConstantVariable)
+                  and isinstance(a.constant(), int)]
+        if set(kwargs) - set(options) or not all(v.is_constant() for v in kwargs.values()):
+            return None
+        iterables = [a.unpack(tx) for a in args[:len(args) - len(counts)]]
+        items = fn(*iterables, *(c.constant() for c in counts),
+                   **{k: v.constant() for k, v in kwargs.items()})
+        return _iterator_result([TupleVariable(list(i)) if isinstance(i, tuple) else i
+                                 for i in items])
+
+    return rule
+
+
 def _map(tx, args, kwargs):
     if kwargs or len(args) < 2:
         return None
@@ -414,4 +433,8 @@ _RULES = {
     builtins.hasattr: _hasattr,
     builtins.all: _all_any(all),
     builtins.any: _all_any(any),
+    itertools.product: _combinatoric(itertools.product, "repeat"),
+    itertools.combinations: _combinatoric(itertools.combinations, "r"),
+    itertools.permutations: _combinatoric(itertools.permutations, "r"),
+    itertools.chain: _combinatoric(itertools.chain),
 }
