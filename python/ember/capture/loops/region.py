@@ -558,7 +558,12 @@ def _collect(trace: Trace, end_locals: dict[str, VariableTracker], stored: set[s
     swapped: dict[int, Group] = {}  # id(group) -> the group whose array it ends bound to
     retrace: dict[str, tuple] = {}
     for group in trace.groups:
-        seen = [end_locals.get(n) for n in group.names if n in live or n not in stored]
+        # A local of the frame that no code reads again (`y0` after `y = np.asarray(y0)`)
+        # may keep the array its partners leave, where no trip updates that array in place
+        # (the first would update it for the caller too); pseudo-locals are read after it.
+        untouched = group.inner.value is group.param  # type: ignore[attr-defined]
+        seen = [end_locals.get(n) for n in group.names if n in live or n not in stored and not (
+            untouched and n.isidentifier())]
         seen = [vt for vt in seen if vt is not None]
         kinds = {id(vt) for vt in seen}
         if len(kinds) > 1:
