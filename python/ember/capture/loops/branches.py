@@ -322,6 +322,7 @@ def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVect
                 action(tx)
             else:
                 run_span(tx, start, stop)
+        inputs.sync(tx)
         return Path(region, inner, dict(tx.locals), list(tx.stack), tx.ip)
     finally:
         inputs.restore(tx, bound)
@@ -343,6 +344,12 @@ def _value_in(path: Path, vt: VariableTracker | None) -> Value:
 
 def _merge(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Path,
            orelse: Path, meet: int) -> None:
+    _merge_paths(tx, cond, entries, then, orelse, meet)
+    inputs.rebind(tx)  # an attribute a path rebound is read as the merged value
+
+
+def _merge_paths(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Path,
+                 orelse: Path, meet: int) -> None:
     from ember.capture.loops import frame_branches, ranges, returns
     from ember.capture.resume import live_locals_at
 

@@ -323,6 +323,7 @@ def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
     try:
         with _graph_swapped(tx, region):
             run_body(tx, inst.index, start, exit_index)
+        inputs.sync(tx)
         end_locals = dict(tx.locals)
         trace.go = _go_value(region, end_locals.pop(GO))
     finally:

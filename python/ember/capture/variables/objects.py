@@ -123,9 +123,11 @@ class UserObjectVariable(VariableTracker):
     def setattr(self, tx: Interpreter, name: str, value: VariableTracker) -> None:
         """`obj.name = value` for a plain instance attribute (no `__setattr__`, no descriptor
         on the class) holding an array or a constant."""
-        from ember.capture.loops import refuse_in_loop_body
+        from ember.capture.loops import inputs, refuse_in_loop_body
         from ember.capture.variables.array import ArrayVariable
 
+        if tx.tracer.graph.parent is not None and inputs.store_attribute(tx, self, name, value):
+            return
         refuse_in_loop_body(tx, f"assignment to {self.describe()}.{name}")
         cls = type(self.obj)
         settable = (
