@@ -76,6 +76,31 @@ class Tracker:
         return self.x
 
 
+class Weights:
+    def __init__(self, rng, n):
+        self.x = rng.standard_normal(n)
+        self.w = np.full(n, 1.0 / n)
+
+    def reweight(self, z):
+        self.w *= np.exp(-(self.x - z) ** 2)  # in place: the same array, nothing to store
+        self.w /= self.w.sum()
+        if 1.0 / np.sum(self.w ** 2) < len(self.w) / 2:  # an `if` at the frame's level
+            self.w.fill(1.0 / len(self.w))
+        return self.x @ self.w
+
+    def pick(self, z):
+        self.w *= 0.5
+        if self.w[0] < z:  # an `if` at the frame's level whose paths read the attributes
+            return self.x[0] + self.w[1]
+        return self.x[2] * self.w[0]
+
+    def reweight_all(self, zs):
+        total = 0.0
+        for z in zs:
+            total += self.reweight(z)
+        return total
+
+
 CASES = [  # (method, its arguments, whether it is native, the state's length)
     ("run", lambda rng, n: (rng.standard_normal((40, n)),), True, 3),  # short: vectors
     ("run_inline", lambda rng, n: (rng.standard_normal((30, n)),), True, 3),
@@ -125,3 +150,24 @@ def test_zero_trips_leave_the_attribute():
     x0 = b.x
     assert_same(compiled(b, np.zeros((0, 3))), Tracker.run_inline(a, np.zeros((0, 3))))
     assert b.x is x0
+
+
+@pytest.mark.parametrize("backend", ["eager", "cranelift"])
+@pytest.mark.parametrize("method,args,native", [
+    (Weights.pick, [(0.01,), (0.001,), (1.0,)], True),
+    (Weights.reweight, [(0.3,), (2.5,), (-4.0,)], False),  # whole-array work on a path
+    (Weights.reweight_all, [(np.linspace(-3.0, 3.0, 12),)], False),
+], ids=["frame_branch", "frame_branch_refill", "loop_branch"])
+def test_attributes_read_and_updated_on_a_path(method, args, native, backend):
+    """The paths of a branch on data read the object's arrays as the paths' own stand-ins
+    (an array updated in place before the branch included); one path refills `self.w` in
+    place."""
+    ember.reset()
+    compiled = ember.compile(method, backend=backend)
+    want_obj = Weights(np.random.default_rng(7), 16)
+    got_obj = copy.deepcopy(want_obj)
+    for call in args:
+        assert_same(compiled(got_obj, *call), method(want_obj, *call))
+        _same_state(got_obj, want_obj)
+    if native and backend == "cranelift":
+        assert ember.stats()["graph_breaks"] == 0, ember.stats()["break_reasons"]

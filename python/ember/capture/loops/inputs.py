@@ -54,10 +54,11 @@ def refuse_first_read(tracer: Any, source: Source, value: Any) -> None:
 
 
 @contextmanager
-def inputs_as_locals(tx: Interpreter) -> Iterator[None]:
+def inputs_as_locals(tx: Interpreter, rebinding: bool = True) -> Iterator[None]:
     """The graph inputs of this graph read from sources other than the frame's argument
     slots, as pseudo-locals while a loop body is traced (those already pseudo-locals of an
-    enclosing loop stay as they are)."""
+    enclosing loop stay as they are). `rebinding`: whether the body may rebind them (the
+    paths of a branch at the frame's level may not: a path that returns keeps no locals)."""
     cache = tx.tracer.builder.cache
     added: dict[str, tuple[Source, VariableTracker]] = {}
     for source, vt in list(cache.items()):
@@ -68,14 +69,18 @@ def inputs_as_locals(tx: Interpreter) -> Iterator[None]:
                 tx.locals[name] = vt
                 added[name] = (source, vt)
                 tx.tracer.input_locals[name] = source
+    fixed = set(added) - tx.tracer.fixed_inputs if not rebinding else set()
+    tx.tracer.fixed_inputs |= fixed
     try:
         yield
     finally:
+        tx.tracer.fixed_inputs -= fixed
         for name, (source, vt) in added.items():
             final = tx.locals.pop(name, None)
             cache[source] = vt
             if final is not None and final is not vt and source in tx.tracer.attribute_rebinds:
                 _store_after_loop(tx, source, final)
+        rebind(tx)  # an enclosing body's or path's: what the loop op or `if` left it
 
 
 def store_attribute(tx: Interpreter, obj: Any, name: str, value: VariableTracker) -> bool:
@@ -88,7 +93,8 @@ def store_attribute(tx: Interpreter, obj: Any, name: str, value: VariableTracker
         return False
     source = AttrSource(obj.source, name)
     current = tracer.builder.cache.get(source)
-    if (tracer.input_locals.get(INPUT + source.name()) != source
+    local = INPUT + source.name()
+    if (tracer.input_locals.get(local) != source or local in tracer.fixed_inputs
             or not _computed_here(current, tracer.graph)):
         return False
     tracer.builder.cache[source] = value

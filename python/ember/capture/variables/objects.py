@@ -126,6 +126,9 @@ class UserObjectVariable(VariableTracker):
         from ember.capture.loops import inputs, refuse_in_loop_body
         from ember.capture.variables.array import ArrayVariable
 
+        if name not in self.stored and self.source is not None and (
+                tx.tracer.builder.cache.get(AttrSource(self.source, name)) is value):
+            return  # the array it holds, updated in place (`self.w *= d`): nothing to store
         if tx.tracer.graph.parent is not None and inputs.store_attribute(tx, self, name, value):
             return
         refuse_in_loop_body(tx, f"assignment to {self.describe()}.{name}")
