@@ -131,6 +131,23 @@ NOT_YET_NATIVE = {
                   "other: types that differ between paths",
     "isolation_path_lengths": "`_c_factor` returns `0.0` on one path and a NumPy scalar on "
                               "the other: types that differ between paths",
+    "particle_filter_class": "`self.resamples += 1` on one path of `if n_eff < self.n / 2:` "
+                             "rebinds a Python int attribute (a guarded constant) to a count "
+                             "the data decides, which a path cannot store",
+    "stencil_27_point": "`itertools.product((-1, 0, 1), repeat=3)`: 27 offsets whose items are "
+                        "neither a range nor an array unroll, past the unroll budget (486 ops)",
+    "floor_bins": "`np.zeros(hi - lo + 1)` with `lo = int(values.min() // width)`: an array "
+                  "whose length only the data knows",
+    "median_by_quickselect": "recursion on `a[a < pivot]`: selections whose lengths only the "
+                             "data knows, each depth a new compile",
+    "pagerank_dangling": "`log[\"iterations\"] = it + 1` stores into a dict inside the loop "
+                         "(loop ops carry no dict items), around a `break` on `err < tol`",
+    "label_components": "`find` (a `while` on data in a closure) called on the paths of "
+                        "branches on data in a double loop: control flow around whiles",
+    "needleman_wunsch_align": "the traceback `while i > 0 or j > 0` branches on data, and "
+                              "`moves[:k]` has a length the loop's end decides",
+    "crr_american_put": "`prices[:i + 1]` and `values[1:i + 2]`: carried arrays whose lengths "
+                        "change with the loop index",
 }
 
 
