@@ -47,7 +47,9 @@ def median_time(fn, inputs, budget: float = 1.0, repeats: int = 15) -> float:
 def _leaves(x):
     if isinstance(x, dict):
         return [leaf for key in sorted(x) for leaf in _leaves(x[key])]
-    return [leaf for item in x for leaf in _leaves(item)] if isinstance(x, (tuple, list)) else [x]
+    if isinstance(x, (tuple, list)):
+        return [leaf for item in x for leaf in _leaves(item)]
+    return _leaves(vars(x)) if hasattr(x, "__dict__") else [x]
 
 
 def agrees(fn, contender, inputs) -> bool:
@@ -55,7 +57,7 @@ def agrees(fn, contender, inputs) -> bool:
     want, got = fn(*a), contender(*b)
     if len(_leaves(got)) != len(_leaves(want)):
         return False
-    pairs = [*zip(_leaves(got), _leaves(want)), *zip(b, a)]
+    pairs = [*zip(_leaves(got), _leaves(want)), *zip(_leaves(b), _leaves(a))]
     try:
         return all(np.allclose(np.asarray(g, float), np.asarray(w, float), rtol=1e-4, atol=1e-6,
                                equal_nan=True)

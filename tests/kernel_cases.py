@@ -31,6 +31,9 @@ import user_kernels_stats as St
 import user_kernels_solvers as Sv
 import user_kernels_vision as Vi
 import user_kernels_weather as Wx
+import user_kernels_objects as Ob
+import user_kernels_idioms as Id
+import user_kernels_routines as Rt
 
 
 def _spd(rng, n):
@@ -325,6 +328,73 @@ def _bimodal(rng, s):
 
 
 # scale 1: small sizes for tests; benches use larger scales.
+def _particles(rng, s):
+    t = 30 * s
+    truth = np.cumsum(rng.standard_normal(t) * 0.3)
+    return (Ob.ParticleFilter(200 * s, 0.3, 0.5), truth + 0.5 * rng.standard_normal(t),
+            rng.standard_normal((t, 200 * s)), rng.random(t))
+
+
+def _hmm(rng, s):
+    n, m = 3 + s, 4 + s
+    A = rng.random((n, n)) + np.eye(n) * n
+    B = rng.random((n, m))
+    pi = rng.random(n)
+    model = Ob.HiddenMarkovModel(A / A.sum(1, keepdims=True), B / B.sum(1, keepdims=True),
+                                 pi / pi.sum())
+    return model, rng.integers(0, m, 100 * s)
+
+
+def _nbody_system(rng, s):
+    n = 8 * s
+    return Ob.NBodySystem(rng.standard_normal((n, 3)), 0.1 * rng.standard_normal((n, 3)),
+                          rng.random(n) + 0.5), 5 * s
+
+
+def _logistic(rng, s):
+    X = np.column_stack([np.ones(100 * s), rng.standard_normal((100 * s, 4))])
+    y = (X @ np.array([0.3, 1.0, -2.0, 0.5, 0.0]) + rng.logistic(size=100 * s) > 0)
+    return X, y.astype(np.float64)
+
+
+def _kmeans_empty(rng, s):
+    X = np.repeat(rng.random((3, 2)) * 10, 20 * s, axis=0) + 0.3 * rng.standard_normal((60 * s, 2))
+    return X, np.array([0, 0, 20 * s, 40 * s])
+
+
+def _mesh(rng, s):
+    n = 6 * s
+    gx, gy = np.meshgrid(np.arange(n), np.arange(n))
+    verts = np.column_stack([gx.ravel(), gy.ravel(), 0.2 * rng.standard_normal(n * n)]).astype(float)
+    cells = (gy[:-1, :-1] * n + gx[:-1, :-1]).ravel()
+    faces = np.concatenate([np.column_stack([cells, cells + 1, cells + n]),
+                            np.column_stack([cells + 1, cells + n + 1, cells + n])])
+    return verts, faces
+
+
+def _ar2(rng, s):
+    e = rng.standard_normal(200 * s)
+    x = np.zeros(200 * s)
+    for t in range(2, 200 * s):
+        x[t] = 0.6 * x[t - 1] - 0.3 * x[t - 2] + e[t]
+    return x, 3, 10
+
+
+def _signed_edges(rng, n):
+    src, dst = rng.integers(0, n, 4 * n), rng.integers(0, n, 4 * n)
+    return src, dst, rng.random(4 * n) * 10.0 - 1.0 * (src > dst), n
+
+
+def _blobs_mask(rng, s):
+    return (rng.random((12 * s, 12 * s)) < 0.45,)
+
+
+def _base64_text(rng, s):
+    import base64
+    return (np.frombuffer(base64.b64encode(rng.integers(0, 256, 30 * s, dtype=np.uint8).tobytes()),
+                          dtype=np.uint8).copy(),)
+
+
 CASES = [
     ("jacobi_1d", K.jacobi_1d, lambda r, s: (10 * s, r.random(100 * s), r.random(100 * s))),
     ("jacobi_2d", K.jacobi_2d, lambda r, s: (5 * s, r.random((20 * s, 20 * s)),
@@ -883,4 +953,59 @@ CASES = [
     ("hog_cells", Vi.hog_cells, lambda r, s: (r.integers(0, 256, (16 * s, 16 * s), dtype=np.uint8),)),
     ("vadv", Wx.vadv, _vadv),
     ("channel_flow", Wx.channel_flow, _channel),
+    ("kalman_cv_class", Ob.ConstantVelocityKalman.filter,
+     lambda r, s: (Ob.ConstantVelocityKalman(0.1, 0.5, 0.8), np.cumsum(r.standard_normal(100 * s)))),
+    ("particle_filter_class", Ob.ParticleFilter.run, _particles),
+    ("garch_dataclass", Ob.garch_loglik,
+     lambda r, s: (0.01 * r.standard_normal(250 * s), Ob.GarchParams(1e-6, 0.08, 0.9, 1e-4))),
+    ("logistic_newton_tuple", Ob.logistic_newton, _logistic),
+    ("ewma_var_dict", Ob.ewma_var_limits, lambda r, s: (0.01 * r.standard_t(4, 250 * s),)),
+    ("lotka_volterra_closure", Ob.lotka_volterra_rk4,
+     lambda r, s: (np.array([10.0, 5.0]), (1.1, 0.4, 0.4, 0.1), 0.01, 100 * s)),
+    ("biquad_cascade_class", Ob.biquad_cascade_blocks,
+     lambda r, s: (r.standard_normal(256 * s), 64, Ob.lowpass_sections(1000.0, 8000.0))),
+    ("hmm_posterior_class", Ob.HiddenMarkovModel.posterior, _hmm),
+    ("leapfrog_nbody_class", Ob.NBodySystem.leapfrog, _nbody_system),
+    ("pca_power_dataclass", Ob.pca_power_deflation,
+     lambda r, s: (r.standard_normal((50 * s, 8)) @ r.standard_normal((8, 8)), Ob.PCAConfig(3, 40))),
+    ("kmeans_reseed_empty", Ob.kmeans_reseed_empty, _kmeans_empty),
+    ("savgol_table_smooth", Id.savgol_table_smooth, lambda r, s: (r.standard_normal(100 * s), 9)),
+    ("goertzel_bank", Id.goertzel_bank,
+     lambda r, s: (np.sin(2 * np.pi * 770.0 * np.arange(205 * s) / 8000.0) + 0.1 * r.standard_normal(205 * s), 8000.0)),
+    ("stencil_27_point", Id.stencil_27_point, lambda r, s: (r.random((6 * s, 6 * s, 6 * s)), 3)),
+    ("julia_f32", Id.julia_f32, lambda r, s: (30 * s, 20 * s, -0.8, 0.156)),
+    ("newton_fractal_cubic", Id.newton_fractal_cubic, lambda r, s: (20 * s,)),
+    ("rule30_history", Id.rule30_history, lambda r, s: (40 * s + 1, 20 * s)),
+    ("periodic_laplacian_idx", Id.periodic_laplacian_idx, lambda r, s: (r.random((6 * s, 7 * s)),)),
+    ("floor_bins", Id.floor_bins, lambda r, s: (r.standard_normal(100 * s) * 3, 0.5)),
+    ("quantize_round", Id.quantize_round, lambda r, s: (r.standard_normal(100 * s),)),
+    ("clip_two_layers", Id.clip_two_layers,
+     lambda r, s: (r.standard_normal((20 * s, 10)), r.standard_normal(10 * s), 1.0)),
+    ("blend_three", Id.blend_three, lambda r, s: tuple(r.random((20 * s, 20 * s)) for _ in range(3))),
+    ("moments_generator", Id.moments_generator, lambda r, s: (r.gamma(2.0, size=500 * s),)),
+    ("ewma_crossover", Id.ewma_crossover, lambda r, s: (100 + np.cumsum(r.standard_normal(200 * s)),)),
+    ("power_spectrum_fft", Rt.power_spectrum_fft, lambda r, s: (r.standard_normal(32 * 2 ** s),)),
+    ("karatsuba", Rt.karatsuba, lambda r, s: (r.standard_normal(16 * 2 ** s), r.standard_normal(16 * 2 ** s))),
+    ("median_by_quickselect", Rt.median_by_quickselect, lambda r, s: (r.standard_normal(100 * s),)),
+    ("bellman_ford_checked", Rt.bellman_ford_checked, lambda r, s: _signed_edges(r, 10 * s)),
+    ("pagerank_dangling", Rt.pagerank_dangling,
+     lambda r, s: ((r.random((20 * s, 20 * s)) < 0.1).astype(np.float64),)),
+    ("prim_total_weight", Rt.prim_total_weight,
+     lambda r, s: (np.triu(r.random((15 * s, 15 * s)), 1) + np.triu(r.random((15 * s, 15 * s)), 1).T,)),
+    ("label_components", Rt.label_components, _blobs_mask),
+    ("chamfer_distance", Rt.chamfer_distance, lambda r, s: (r.random((10 * s, 10 * s)) < 0.05,)),
+    ("box_filter_integral", Rt.box_filter_integral, lambda r, s: (r.random((10 * s, 12 * s)), 2)),
+    ("bilateral_gray", Rt.bilateral_gray, lambda r, s: (r.random((16 * s, 16 * s)),)),
+    ("needleman_wunsch_align", Rt.needleman_wunsch_align,
+     lambda r, s: (r.integers(0, 4, 12 * s, dtype=np.uint8), r.integers(0, 4, 10 * s, dtype=np.uint8))),
+    ("kmer_counts", Rt.kmer_counts, lambda r, s: (r.integers(0, 4, 500 * s, dtype=np.uint8),)),
+    ("hex_encode", Rt.hex_encode, lambda r, s: (r.integers(0, 256, 200 * s, dtype=np.uint8),)),
+    ("base64_decode", Rt.base64_decode, _base64_text),
+    ("dbscan_labels", Rt.dbscan_labels, lambda r, s: (*_blobs(r, s)[:1], 0.8, 4)),
+    ("ar_yule_walker_forecast", Rt.ar_yule_walker_forecast, _ar2),
+    ("crr_american_put", Rt.crr_american_put, lambda r, s: (100.0, 105.0, 0.03, 0.25, 1.0, 50 * s)),
+    ("taubin_smooth", Rt.taubin_smooth, _mesh),
+    ("planar_arm_fk", Rt.planar_arm_fk,
+     lambda r, s: (r.uniform(-np.pi, np.pi, (50 * s, 4)), (1.0, 0.8, 0.5, 0.3))),
+    ("mm1_queue", Rt.mm1_queue, lambda r, s: (r.exponential(1.0, 200 * s), r.exponential(0.8, 200 * s))),
 ]

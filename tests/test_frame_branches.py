@@ -339,3 +339,38 @@ def test_rerun_check_on_native_fast_path():
     with pytest.raises(ValueError, match="math domain error"):
         compiled(np.array([-1.0, -2.0]))
     assert ember.stats()["entry_fallbacks"] == 1
+
+
+# ---- a `while` at the frame's level (the `if` of its first test) reading outer values ------
+
+def find_root(parent, x):
+    while parent[x] != x:  # `x` a run-time int once calls pass several
+        parent[x] = parent[parent[x]]
+        x = parent[x]
+    return x
+
+
+def root_through_closure(n, x):
+    parent = np.arange(n)
+    parent[5], parent[3] = 3, 1
+
+    def find(x):  # the array is a cell of the enclosing frame
+        while parent[x] != x:
+            x = parent[x]
+        return x
+
+    return find(x), parent
+
+
+OUTER_VALUES = [
+    (find_root, [(np.array([0, 0, 1, 1, 2, 3]), x) for x in (5, 4, 3, 2, 0)]),
+    (root_through_closure, [(10, x) for x in (5, 4, 3, 2)]),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn,calls", OUTER_VALUES, ids=[f.__name__ for f, _ in OUTER_VALUES])
+def test_while_in_frame_branch_reads_outer_values(fn, calls, backend):
+    """The loop op inside the `if` takes the frame's run-time ints and its cells' arrays as
+    the `if`'s operands, or the graph breaks: never a value of another graph."""
+    _run_both(fn, calls, backend)

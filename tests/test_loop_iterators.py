@@ -7,6 +7,7 @@ NumPy, values, types and arguments."""
 from __future__ import annotations
 
 import copy
+import itertools
 
 import ember
 import numpy as np
@@ -76,7 +77,27 @@ def rows_of_a_long_array(x):
     return t
 
 
+def backward_recurrence(x):
+    out = np.empty_like(x)
+    acc = 0.0
+    for i in reversed(range(len(x))):  # order matters: each trip reads the one before
+        acc = 0.5 * acc + x[i]
+        out[i] = acc
+    return out
+
+
+def reversed_stepped_range(x):
+    out = np.zeros(len(x))
+    k = 0
+    for i in reversed(range(1, len(x), 3)):
+        out[k] = x[i] - k
+        k += 1
+    return out
+
+
 CASES = [
+    (backward_recurrence, lambda rng: (rng.random(100),)),
+    (reversed_stepped_range, lambda rng: (rng.random(90),)),
     (weighted_by_position, lambda rng: (rng.random(300),)),
     (counted_from_one, lambda rng: (rng.random(200),)),
     (dot_by_zip, lambda rng: (rng.random(250), rng.random(250))),
@@ -170,3 +191,87 @@ def test_an_unrolled_loop_over_elements_around_a_branch_stays_in_the_loop_op():
     assert_same(got, want)
     stats = ember.stats()
     assert stats["compiles"] == 1 and stats["graph_breaks"] == 0, stats["break_reasons"]
+
+
+def weights_of_a_tuple(x, weights):
+    t = x[0] * 0.0
+    for w in weights:
+        t = 0.5 * t + w * x[0]
+    return t
+
+
+def reversed_tuple(x, weights):
+    t = x[0] * 0.0
+    for w in reversed(weights):
+        t = 0.5 * t + w * x[1]
+    return t
+
+
+def zipped_with_a_tuple(x, weights):
+    t = 0.0
+    for w, v in zip(weights, x):
+        t = 0.5 * t + w * v
+    return t
+
+
+def enumerated_tuple(x, weights):
+    t = 0.0
+    for i, w in enumerate(weights):
+        t = 0.5 * t + w * x[i % len(x)]
+    return t
+
+
+def sorted_items(x, weights):
+    t = 0.0
+    for w in sorted(weights):
+        t = 0.5 * t + w * x[0]
+    return t
+
+
+@pytest.mark.parametrize("n", [3, 9, 40])
+@pytest.mark.parametrize("fn", [weights_of_a_tuple, reversed_tuple, zipped_with_a_tuple,
+                                enumerated_tuple, sorted_items], ids=lambda f: f.__name__)
+def test_items_neither_a_range_nor_an_array_are_each_trips_own(fn, n):
+    """A long loop over a tuple's items, `reversed(...)`'s or `sorted(...)`'s is not a loop
+    op over the trip index: each trip sees its own item, in order."""
+    compiled = ember.compile(fn)
+    rng = np.random.default_rng(n)
+    x, weights = rng.random(50), tuple(float(w) for w in rng.standard_normal(n))
+    assert_same(compiled(x, weights), fn(x, weights), rtol=1e-12)
+
+
+def neighbour_sums(u, radius):
+    out = np.zeros_like(u)
+    n, m = u.shape
+    for dx, dy in itertools.product(range(-radius, radius + 1), repeat=2):
+        out[radius:n - radius, radius:m - radius] += (abs(dx) + 1) * u[
+            radius + dx:n - radius + dx, radius + dy:m - radius + dy]
+    return out
+
+
+def pair_products(x, weights):
+    t = 0.0
+    for i, j in itertools.combinations(range(len(weights)), 2):
+        t += weights[i] * weights[j] * x[(i + j) % len(x)]
+    for i, j in itertools.permutations(range(3), 2):
+        t -= x[i] * weights[j]
+    for w in itertools.chain(weights[:2], (0.5, -0.25)):
+        t = 0.5 * t + w
+    return t
+
+
+@pytest.mark.parametrize("radius", [1, 2])
+def test_itertools_product_offsets_unroll(radius):
+    u = np.random.default_rng(radius).random((9, 8))
+    compiled = ember.compile(neighbour_sums)
+    assert_same(compiled(u, radius), neighbour_sums(u, radius), rtol=1e-12)
+
+
+@pytest.mark.parametrize("n", [3, 9])
+def test_itertools_combinations_permutations_chain(n):
+    rng = np.random.default_rng(n)
+    x, weights = rng.random(20), tuple(float(w) for w in rng.standard_normal(n))
+    ember.reset()
+    compiled = ember.compile(pair_products)
+    assert_same(compiled(x, weights), pair_products(x, weights), rtol=1e-12)
+    assert ember.stats()["graph_breaks"] == 0, ember.stats()["break_reasons"]

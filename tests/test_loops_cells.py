@@ -80,3 +80,40 @@ def test_comprehension_reads_the_rebound_cell():
 
 def test_while_inside_the_body():
     check(while_in_the_body, [(np.arange(1.0, 4.0), np.array([2, 0, 3, 1]))])
+
+
+# ---- the loop's own target is a cell: a comprehension of the body reads it ------------------
+
+def window_sums_by_generator(y, coeffs):
+    out = np.zeros(len(y) - len(coeffs) + 1)
+    for i in range(len(out)):
+        out[i] = sum(c * y[i + j] for j, c in enumerate(coeffs))
+    return out
+
+
+def rows_by_comprehension(x):
+    out = np.empty(x.shape[0])
+    for i, row in enumerate(x):
+        out[i] = max(row[k] * (i + k) for k in range(3))
+    return out
+
+
+def target_read_after_the_loop(y):
+    total = 0.0
+    for i in range(len(y)):
+        total += sum(y[i] * k for k in range(2))
+    return total, [i * 2 for _ in range(1)]  # the last `i`, through a cell after the loop
+
+
+def test_generator_reads_the_loop_index():
+    y = np.random.default_rng(2).normal(size=40)
+    check(window_sums_by_generator, [(y, (0.5, 0.25, -1.0)), (y[:20], (0.5, 0.25, -1.0))])
+
+
+def test_comprehension_reads_the_loop_targets():
+    check(rows_by_comprehension, [(np.random.default_rng(3).normal(size=(30, 4)),)])
+
+
+def test_a_target_cell_read_after_the_loop_is_python_s_last_item():
+    y = np.random.default_rng(4).normal(size=30)
+    check(target_read_after_the_loop, [(y,), (y[:12],)], native=False)

@@ -116,3 +116,29 @@ def test_arguments_passed_on_and_read_after_the_loop(steps) -> None:
 def test_arguments_passed_on_after_an_update_in_place(steps) -> None:
     rng = np.random.default_rng(steps)
     run_calls(wave_prev_scaled, [(rng.random(20), rng.random(20), steps)], native=False)
+
+
+def steps_from_an_alias(y0, h, steps):
+    traj = np.empty((steps + 1, y0.shape[0]))
+    traj[0] = y0
+    y = np.asarray(y0, dtype=np.float64)  # the argument itself: `y0` is not read again
+    for i in range(steps):
+        y = y + h * np.sin(y)
+        traj[i + 1] = y
+    return traj
+
+
+def alias_updated_in_place(y0, steps):
+    y = y0
+    for i in range(steps):
+        y[0] += 1.0  # on the first trip, `y0` too
+        y = y * 0.5
+    return y
+
+
+@pytest.mark.parametrize("steps", [0, 1, 9, 30])
+def test_a_dead_alias_keeps_the_first_array(steps) -> None:
+    rng = np.random.default_rng(steps)
+    run_calls(steps_from_an_alias, [(rng.random(3), 0.1, steps) for _ in range(2)],
+              native=steps > 8)
+    run_calls(alias_updated_in_place, [(rng.random(3), steps) for _ in range(2)], native=False)

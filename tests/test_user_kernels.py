@@ -14,7 +14,7 @@ from kernel_cases import CASES
 
 
 def _same(got, want) -> str | None:
-    if type(want) in (tuple, list):  # a Python list of results is compared item by item
+    if isinstance(want, (tuple, list)):  # a list, tuple or NamedTuple: item by item
         if type(got) is not type(want) or len(got) != len(want):
             return f"{got!r} is not a {type(want).__name__} like {want!r}"
         return next((d for g, w in zip(got, want) if (d := _same(g, w))), None)
@@ -24,6 +24,8 @@ def _same(got, want) -> str | None:
         return next((f"[{k!r}] {d}" for k in want if (d := _same(got[k], want[k]))), None)
     if type(got) is not type(want):
         return f"type {type(got).__name__}, want {type(want).__name__}"
+    if hasattr(want, "__dict__"):  # an instance of a Python class (a model, a dataclass)
+        return _same(vars(got), vars(want))
     if isinstance(want, (np.ndarray, np.generic)):
         if got.dtype != want.dtype or got.shape != want.shape:
             return f"{got.dtype}{got.shape}, want {want.dtype}{want.shape}"
@@ -106,6 +108,23 @@ NOT_YET_NATIVE = {
                   "other: types that differ between paths",
     "isolation_path_lengths": "`_c_factor` returns `0.0` on one path and a NumPy scalar on "
                               "the other: types that differ between paths",
+    "particle_filter_class": "`self.resamples += 1` on one path of `if n_eff < self.n / 2:` "
+                             "rebinds a Python int attribute (a guarded constant) to a count "
+                             "the data decides, which a path cannot store",
+    "stencil_27_point": "`itertools.product((-1, 0, 1), repeat=3)`: 27 offsets whose items are "
+                        "neither a range nor an array unroll, past the unroll budget (486 ops)",
+    "floor_bins": "`np.zeros(hi - lo + 1)` with `lo = int(values.min() // width)`: an array "
+                  "whose length only the data knows",
+    "median_by_quickselect": "recursion on `a[a < pivot]`: selections whose lengths only the "
+                             "data knows, each depth a new compile",
+    "pagerank_dangling": "`log[\"iterations\"] = it + 1` stores into a dict inside the loop "
+                         "(loop ops carry no dict items), around a `break` on `err < tol`",
+    "label_components": "`find` (a `while` on data in a closure) called on the paths of "
+                        "branches on data in a double loop: control flow around whiles",
+    "needleman_wunsch_align": "the traceback `while i > 0 or j > 0` branches on data, and "
+                              "`moves[:k]` has a length the loop's end decides",
+    "crr_american_put": "`prices[:i + 1]` and `values[1:i + 2]`: carried arrays whose lengths "
+                        "change with the loop index",
 }
 
 

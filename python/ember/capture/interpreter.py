@@ -400,15 +400,18 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
     def LOAD_CLOSURE(self, inst: Instruction) -> None:
         self.push(self.cells[inst.argval])
 
-    def LOAD_DEREF(self, inst: Instruction) -> None:
-        cell = self.cells[inst.argval]
+    def load_cell(self, cell: Any) -> None:
+        """Wrap the value of a closure's cell on its first read."""
         if cell.contents is None and hasattr(cell, "raw"):
             try:
                 value = cell.raw.cell_contents
             except ValueError:
-                value = None
-            else:
-                cell.contents = self.wrap(value, cell.cell_source)
+                return
+            cell.contents = self.wrap(value, cell.cell_source)
+
+    def LOAD_DEREF(self, inst: Instruction) -> None:
+        cell = self.cells[inst.argval]
+        self.load_cell(cell)
         if cell.contents is None:
             raise graph_break("user_error", type="NameError",
                               message=f"free variable {inst.argval!r} referenced before "

@@ -104,6 +104,10 @@ class Tracer:
         # (`loops/inputs.py`): those read when the frame starts, and each pseudo-local's source.
         self.preloads: dict[Source, Any] = {}
         self.input_locals: dict[str, Source] = {}
+        # Attributes a loop body rebinds (`self.x = ...`): the object takes the loop op's
+        # result (`inputs.store_attribute`).
+        self.attribute_rebinds: set[Source] = set()
+        self.fixed_inputs: set[str] = set()  # pseudo-locals no body may rebind now
         # The long loops being unrolled now (`loops.UnrollAccount`): a graph break inside one
         # whose trips are cheap would cost a graph call per trip, more than NumPy's own ops,
         # so it runs the frame as plain Python instead.

@@ -117,7 +117,9 @@ def start_loop(tx: Interpreter, inst: Instruction, iterator: IteratorVariable) -
     key = loop_key(tx, inst)
     tracer = tx.tracer
     long = trips > config.unroll_max_trips or key in tracer.long_loops
-    if long and capture_loop(tx, inst, iterator):
+    # A loop op's trips see the item at their index of a range or an array (`region._item`):
+    # other items (a tuple's, `reversed(...)`'s, `sorted(...)`'s) are unrolled.
+    if long and _loopable(iterator) and capture_loop(tx, inst, iterator):
         return True
     may_loop = (not long and tracer.loop_ops and key not in tracer.unrolled_loops
                 and _loopable(iterator))

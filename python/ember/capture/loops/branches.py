@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -185,7 +185,14 @@ def _entries(tx: Interpreter) -> tuple[list[ArrayVariable], list[HeldVector]]:
 
     found: dict[int, ArrayVariable] = {}
     vectors: dict[int, HeldVector] = {}
-    held = [*tx.locals.values(), *tx.stack]
+    # A frame's cells hold values too (an enclosing function's arrays a closure reads),
+    # wrapped here where the frame's graph can take them as inputs; a loop body holds its
+    # cells as pseudo-locals already (`region.outside_as_locals`).
+    if tx.graph.parent is None:
+        for cell in tx.cells.values():
+            if _holds_numeric_array(cell):
+                tx.load_cell(cell)
+    held = [*tx.locals.values(), *tx.stack, *(cell.contents for cell in tx.cells.values())]
     following = {id(vt) for vt in followers.derived(held, tx.graph)}  # slices of their stand-ins
     for vt in held:
         if id(vt) in following:
@@ -236,6 +243,15 @@ def _entries(tx: Interpreter) -> tuple[list[ArrayVariable], list[HeldVector]]:
             found.setdefault(id(vt), vt)
     elements = [e for _, held in vectors.values() for e in held]
     return [*found.values(), *elements], list(vectors.values())
+
+
+def _holds_numeric_array(cell: Any) -> bool:
+    """A closure's cell not read yet that holds an array of numbers."""
+    try:
+        value = cell.raw.cell_contents if cell.contents is None else None
+    except (AttributeError, ValueError):  # a cell of this frame, or an empty one
+        return False
+    return isinstance(value, np.ndarray) and value.dtype.kind in "biuf"
 
 
 def _rows_iterated(tx: Interpreter, vt: VariableTracker) -> ArrayVariable | None:
@@ -348,6 +364,7 @@ def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVect
                 action(tx)
             else:
                 run_span(tx, start, stop, through)
+        inputs.sync(tx)
         return Path(region, inner, dict(tx.locals), list(tx.stack), tx.ip)
     finally:
         inputs.restore(tx, bound)
@@ -369,6 +386,12 @@ def _value_in(path: Path, vt: VariableTracker | None) -> Value:
 
 def _merge(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Path,
            orelse: Path, meet: int) -> None:
+    _merge_paths(tx, cond, entries, then, orelse, meet)
+    inputs.rebind(tx)  # an attribute a path rebound is read as the merged value
+
+
+def _merge_paths(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Path,
+                 orelse: Path, meet: int) -> None:
     from ember.capture.loops import frame_branches, ranges, returns
     from ember.capture.resume import live_locals_at
 

@@ -75,6 +75,7 @@ def is_frame_branch(tx: Interpreter, inst: Instruction, vt: VariableTracker) -> 
 def capture_frame_if(tx: Interpreter, inst: Instruction) -> None:
     """The branch as an `if` op, the way its earlier attempts left it to (see the module's
     doc); a refusal names the next way to try."""
+    from ember.capture.loops import inputs
     from ember.capture.loops.branches import capture_if
 
     key = (tx.code, inst.offset)
@@ -82,7 +83,10 @@ def capture_frame_if(tx: Interpreter, inst: Instruction) -> None:
     was, tx.tracer.frame_branch = tx.tracer.frame_branch, True
     first = len(tx.graph.nodes)
     try:
-        capture_if(tx, inst, to_return=mode == RETURN)
+        # The arrays read from attributes and globals enter the paths as pseudo-locals, as
+        # they enter loop bodies (`self.w` read, updated or rebound on one path).
+        with inputs.inputs_as_locals(tx, rebinding=False):
+            capture_if(tx, inst, to_return=mode == RETURN)
         for node in tx.graph.nodes[first:]:
             if node.op == "if":  # the branch's and its test's (`and`/`or`)
                 _check_work(node.attrs["then"])

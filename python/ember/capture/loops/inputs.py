@@ -18,7 +18,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Iterator
 
-from ember.capture.sources import LocalSource, Source
+from ember.capture.sources import AttrSource, LocalSource, Source
 from ember.capture.variables.array import ArrayVariable
 
 if TYPE_CHECKING:
@@ -54,10 +54,11 @@ def refuse_first_read(tracer: Any, source: Source, value: Any) -> None:
 
 
 @contextmanager
-def inputs_as_locals(tx: Interpreter) -> Iterator[None]:
+def inputs_as_locals(tx: Interpreter, rebinding: bool = True) -> Iterator[None]:
     """The graph inputs of this graph read from sources other than the frame's argument
     slots, as pseudo-locals while a loop body is traced (those already pseudo-locals of an
-    enclosing loop stay as they are)."""
+    enclosing loop stay as they are). `rebinding`: whether the body may rebind them (the
+    paths of a branch at the frame's level may not: a path that returns keeps no locals)."""
     cache = tx.tracer.builder.cache
     added: dict[str, tuple[Source, VariableTracker]] = {}
     for source, vt in list(cache.items()):
@@ -68,12 +69,74 @@ def inputs_as_locals(tx: Interpreter) -> Iterator[None]:
                 tx.locals[name] = vt
                 added[name] = (source, vt)
                 tx.tracer.input_locals[name] = source
+    fixed = set(added) - tx.tracer.fixed_inputs if not rebinding else set()
+    tx.tracer.fixed_inputs |= fixed
     try:
         yield
     finally:
+        tx.tracer.fixed_inputs -= fixed
         for name, (source, vt) in added.items():
-            tx.locals.pop(name, None)
+            final = tx.locals.pop(name, None)
             cache[source] = vt
+            if final is not None and final is not vt and source in tx.tracer.attribute_rebinds:
+                _store_after_loop(tx, source, final)
+        rebind(tx)  # an enclosing body's or path's: what the loop op or `if` left it
+
+
+def store_attribute(tx: Interpreter, obj: Any, name: str, value: VariableTracker) -> bool:
+    """`obj.name = value` in a loop body (or an inlined method it calls) where `obj.name` is
+    an array the body holds as a pseudo-local: its source now reads `value`, which
+    `sync` copies into the pseudo-local at the end of the trip or path, so that the loop op
+    carries it (`self.x = self.F @ self.x`). False where it is not such an attribute."""
+    tracer = tx.tracer
+    if obj.source is None or name in obj.stored or not _computed_here(value, tracer.graph):
+        return False
+    source = AttrSource(obj.source, name)
+    current = tracer.builder.cache.get(source)
+    local = INPUT + source.name()
+    if (tracer.input_locals.get(local) != source or local in tracer.fixed_inputs
+            or not _computed_here(current, tracer.graph)):
+        return False
+    tracer.builder.cache[source] = value
+    tracer.attribute_rebinds.add(source)
+    return True
+
+
+def _computed_here(vt: VariableTracker | None, graph: Any) -> bool:
+    """An array of this region's values: an array value, or a short array computed element
+    by element (`loops/vectors.py`; one gathered from an array is a view of it)."""
+    from ember.capture.loops.vectors import VectorVariable
+
+    if isinstance(vt, VectorVariable):
+        return vt.base is None and vt.elements[0].graph is graph
+    return isinstance(vt, ArrayVariable) and vt.value.graph is graph
+
+
+def sync(tx: Interpreter) -> None:
+    """The pseudo-locals take what their sources read now: an attribute a body rebound."""
+    cache = tx.tracer.builder.cache
+    for name in list(tx.locals):
+        if name.startswith(INPUT):
+            held = cache.get(tx.tracer.input_locals[name])
+            if held is not None:
+                tx.locals[name] = held
+
+
+def rebind(tx: Interpreter) -> None:
+    """After two paths merge, the sources read the merged pseudo-locals."""
+    cache = tx.tracer.builder.cache
+    for name, vt in tx.locals.items():
+        if name.startswith(INPUT):
+            cache[tx.tracer.input_locals[name]] = vt
+
+
+def _store_after_loop(tx: Interpreter, source: AttrSource, final: VariableTracker) -> None:
+    """The loop op's result for an attribute its body rebound: assigned to the object, as
+    the last trip did (the entry sets it after the graph)."""
+    owner = tx.tracer.builder.cache.get(source.base)
+    owner.stored.pop(source.attr, None)
+    owner.stored[source.attr] = final
+    tx.tracer.mark_attribute_store(owner)
 
 
 def bind(tx: Interpreter) -> dict[Source, VariableTracker]:

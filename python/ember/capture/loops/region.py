@@ -177,6 +177,29 @@ def _body_range(tx: Interpreter, inst: Instruction) -> tuple[int, int]:
     return start, exit_index
 
 
+def _cell_targets(tx: Interpreter, targets: list[str], for_index: int, exit_index: int
+                  ) -> list[str]:
+    """The loop targets that are cells (`for i in ...:` where a comprehension of the body
+    reads `i`), bound as pseudo-locals that each trip's STORE_DEREF rebinds. Only cells of
+    this frame that nothing outside the loop reads: the loop op leaves no last item bound."""
+    cells = [t for t in targets if t.startswith(CELL)]
+    for local in cells:
+        name = local.removeprefix(CELL)
+        cell = tx.cells[name]
+        if hasattr(cell, "raw") or cell.contents is not None or local in tx.locals or any(
+                i.argval == name and i.opname in _CELL_OPS
+                for k, i in enumerate(tx.instructions) if not for_index <= k < exit_index):
+            raise graph_break("loop_body", what=f"a loop target {name!r} that is a cell "
+                                                "read outside the loop")
+    for local in cells:
+        tx.locals[local] = ConstantVariable(None)  # until the trip's STORE_DEREF
+    return cells
+
+
+_CELL_OPS = frozenset({"LOAD_DEREF", "LOAD_CLOSURE", "STORE_DEREF", "DELETE_DEREF",
+                       "LOAD_CLASSDEREF"})
+
+
 def _stored_names(tx: Interpreter, start: int, stop: int) -> set[str]:
     return {str(i.argval) for i in tx.instructions[start:stop] if i.opname in _STORE_OPS}
 
@@ -289,6 +312,7 @@ def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
     by_tracker = build_groups(tx, trace, stored - set(targets), forced)
     intervals.record_body(trace.region, trace.index, trace.groups, iterator, bounds, stored)
     item = _item(tx, iterator, trace, by_tracker)
+    cell_targets = _cell_targets(tx, targets, inst.index, exit_index)
     saved_locals, saved_stack, saved_ip = dict(tx.locals), list(tx.stack), tx.ip
     for group in trace.groups:
         for name in group.names:
@@ -304,6 +328,7 @@ def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
     try:
         with _graph_swapped(tx, region):
             run_body(tx, inst.index, start, exit_index)
+        inputs.sync(tx)
         end_locals = dict(tx.locals)
         trace.go = _go_value(region, end_locals.pop(GO))
     finally:
@@ -312,6 +337,9 @@ def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
         tx.locals.update(saved_locals)
         tx.stack[:] = saved_stack
         tx.ip = saved_ip
+        for name in cell_targets:
+            del tx.locals[name]
+            tx.cells[name.removeprefix(CELL)].contents = None
 
     followers.check_kept(bound_views, end_locals)
     untouched = {name for g in trace.groups if g.inner.value is g.param  # type: ignore[attr-defined]
@@ -547,7 +575,12 @@ def _collect(trace: Trace, end_locals: dict[str, VariableTracker], stored: set[s
     swapped: dict[int, Group] = {}  # id(group) -> the group whose array it ends bound to
     retrace: dict[str, tuple] = {}
     for group in trace.groups:
-        seen = [end_locals.get(n) for n in group.names if n in live or n not in stored]
+        # A local of the frame that no code reads again (`y0` after `y = np.asarray(y0)`)
+        # may keep the array its partners leave, where no trip updates that array in place
+        # (the first would update it for the caller too); pseudo-locals are read after it.
+        untouched = group.inner.value is group.param  # type: ignore[attr-defined]
+        seen = [end_locals.get(n) for n in group.names if n in live or n not in stored and not (
+            untouched and n.isidentifier())]
         seen = [vt for vt in seen if vt is not None]
         kinds = {id(vt) for vt in seen}
         if len(kinds) > 1:

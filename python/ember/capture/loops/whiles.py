@@ -112,6 +112,7 @@ def _capture_while(tx: Interpreter, top: int, exit_index: int, always_trips: boo
         try:
             with _graph_swapped(tx, region):
                 _run_trip(tx, top, exit_index)
+            inputs.sync(tx)
             end_locals = dict(tx.locals)
             trace.go = _go_value(region, end_locals.pop(GO))
             if len(tx.stack) != len(saved_stack):

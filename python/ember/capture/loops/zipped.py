@@ -43,13 +43,17 @@ def range_item(region: Graph, r: range, index: Value) -> Value:
 
 def loop_targets(tx: Interpreter, start: int) -> list[str] | None:
     """The locals a trip's item is stored to: one STORE_FAST, or an UNPACK_SEQUENCE into as
-    many STORE_FASTs; None for any other target."""
+    many STORE_FASTs; a STORE_DEREF (a local a comprehension or closure of the body reads)
+    is its cell's pseudo-local (`region.CELL`). None for any other target."""
+    from ember.capture.loops.region import CELL
+
     first = tx.instructions[start]
-    if first.opname == "STORE_FAST":
-        return [str(first.argval)]
-    if first.opname != "UNPACK_SEQUENCE":
+    stores = [first]
+    if first.opname == "UNPACK_SEQUENCE":
+        stores = tx.instructions[start + 1:start + 1 + int(first.arg or 0)]
+        if len(stores) != first.arg:
+            return None
+    if any(i.opname not in ("STORE_FAST", "STORE_DEREF") for i in stores):
         return None
-    stores = tx.instructions[start + 1:start + 1 + int(first.arg or 0)]
-    if len(stores) != first.arg or any(i.opname != "STORE_FAST" for i in stores):
-        return None
-    return [str(i.argval) for i in stores]
+    return [str(i.argval) if i.opname == "STORE_FAST" else CELL + str(i.argval)
+            for i in stores]

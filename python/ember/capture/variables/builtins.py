@@ -5,6 +5,7 @@ time; on trackers each has a rule here; the rest (`print`, `open`, ...) break.""
 from __future__ import annotations
 
 import builtins
+import itertools
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -292,7 +293,29 @@ def _reversed(tx, args, kwargs):
 
     if (places := items_range(tx, args[0], reverse=True)) is not None:
         return DynamicRangeIterator(places)  # a loop op visits the list's places backwards
-    return _iterator_result(list(reversed(args[0].unpack(tx))))
+    iterator = _iterator_result(list(reversed(args[0].unpack(tx))))
+    if isinstance(args[0], ConstantVariable) and isinstance(args[0].constant(), range):
+        # `reversed(range(...))` is a range too: a loop op's items (capture/loops)
+        iterator.origin = ConstantVariable(args[0].constant()[::-1])
+    return iterator
+
+
+def _combinatoric(fn, *options: str):
+    """`itertools.product(*iterables, repeat=)`, `combinations(items, r)`,
+    `permutations(items, r)` and `chain(*iterables)` of iterables whose items capture knows
+    (ranges, tuples, lists): their items, in order, for a loop to unroll."""
+    def rule(tx, args, kwargs):
+        counts = [a for a in args if isinstance(a, ConstantVariable)
+                  and isinstance(a.constant(), int)]
+        if set(kwargs) - set(options) or not all(v.is_constant() for v in kwargs.values()):
+            return None
+        iterables = [a.unpack(tx) for a in args[:len(args) - len(counts)]]
+        items = fn(*iterables, *(c.constant() for c in counts),
+                   **{k: v.constant() for k, v in kwargs.items()})
+        return _iterator_result([TupleVariable(list(i)) if isinstance(i, tuple) else i
+                                 for i in items])
+
+    return rule
 
 
 def _map(tx, args, kwargs):
@@ -420,4 +443,8 @@ _RULES = {
     builtins.hasattr: _hasattr,
     builtins.all: _all_any(all),
     builtins.any: _all_any(any),
+    itertools.product: _combinatoric(itertools.product, "repeat"),
+    itertools.combinations: _combinatoric(itertools.combinations, "r"),
+    itertools.permutations: _combinatoric(itertools.permutations, "r"),
+    itertools.chain: _combinatoric(itertools.chain),
 }

@@ -123,9 +123,14 @@ class UserObjectVariable(VariableTracker):
     def setattr(self, tx: Interpreter, name: str, value: VariableTracker) -> None:
         """`obj.name = value` for a plain instance attribute (no `__setattr__`, no descriptor
         on the class) holding an array or a constant."""
-        from ember.capture.loops import refuse_in_loop_body
+        from ember.capture.loops import inputs, refuse_in_loop_body
         from ember.capture.variables.array import ArrayVariable
 
+        if name not in self.stored and self.source is not None and (
+                tx.tracer.builder.cache.get(AttrSource(self.source, name)) is value):
+            return  # the array it holds, updated in place (`self.w *= d`): nothing to store
+        if tx.tracer.graph.parent is not None and inputs.store_attribute(tx, self, name, value):
+            return
         refuse_in_loop_body(tx, f"assignment to {self.describe()}.{name}")
         cls = type(self.obj)
         settable = (
