@@ -47,6 +47,7 @@ pub(crate) fn cl_type(s: Scalar, mode: Mode) -> Type {
                 (Scalar::F32, _) => types::F32,
                 (Scalar::F64, _) => types::F64,
                 (Scalar::I32, _) | (Scalar::Bool, 4) => types::I32,
+                (Scalar::Bool, 1) => types::I8,
                 _ => types::I64,
             };
             lane.by(16 / width as u32).unwrap()
@@ -88,9 +89,22 @@ pub(crate) fn vector_unary(op: UnaryOp, ty: Scalar) -> bool {
                 | Isinf
                 | Isfinite
         ),
-        Scalar::I32 | Scalar::I64 => {
-            matches!(op, Neg | Square | BitwiseNot | Floor | Ceil | Trunc | Rint)
-        }
+        Scalar::I32 | Scalar::I64 => matches!(
+            op,
+            Neg | Abs
+                | Sign
+                | Square
+                | BitwiseNot
+                | Floor
+                | Ceil
+                | Trunc
+                | Rint
+                | Isnan
+                | Isinf
+                | Isfinite
+                | Signbit
+                | LogicalNot
+        ),
         Scalar::Bool => matches!(op, LogicalNot | BitwiseNot),
         _ => false,
     }
@@ -198,7 +212,11 @@ impl<'b> Emitter<'_, 'b> {
             Mode::Vector(_) => {
                 let vt = cl_type(ty, mode);
                 let s = if ty == Scalar::Bool {
-                    let wide = self.b.ins().uextend(vt.lane_type(), s);
+                    let wide = if vt.lane_type() == types::I8 {
+                        s
+                    } else {
+                        self.b.ins().uextend(vt.lane_type(), s)
+                    };
                     self.b.ins().ineg(wide)
                 } else {
                     s

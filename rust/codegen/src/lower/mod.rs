@@ -33,7 +33,7 @@ pub(crate) const UNROLL: usize = 8;
 pub(crate) enum Mode {
     /// One element.
     Scalar,
-    /// `16 / width` elements of `width` bytes.
+    /// `16 / width` elements of `width` bytes (1 only for stages of bools alone).
     Vector(usize),
 }
 
@@ -208,8 +208,9 @@ impl Emitter<'_, '_> {
         }
         match width {
             Some(w) if w == 4 || w == 8 => Mode::Vector(w),
-            // Bools alone (`a & b` of bool arrays) have no width of their own: 4-byte masks.
-            None if loads_bools => Mode::Vector(4),
+            // Bools alone (`a & b` of bool arrays) have no width of their own: byte masks,
+            // 16 to a vector, loaded and stored as they lie.
+            None if loads_bools => Mode::Vector(1),
             _ => Mode::Scalar,
         }
     }
