@@ -50,9 +50,23 @@ pub(crate) fn cl_type(s: Scalar, mode: Mode) -> Type {
                 (Scalar::Bool, 1) => types::I8,
                 _ => types::I64,
             };
-            lane.by(16 / width as u32).unwrap()
+            // 4-byte values in a stage of 8-byte lanes are half vectors (`crossing_cast`).
+            lane.by(16 / lane.bytes()).unwrap()
         }
     }
+}
+
+/// Whether a cast between 4-byte and 8-byte lanes has a vector form (`cvtdq2pd`, `cvtps2pd`,
+/// `pmovsxdq`, `cvtpd2ps`, `cvttpd2dq`, a shuffle): the 4-byte side is then a half vector, its
+/// two elements in the low lanes, in a stage of 8-byte lanes. It may only be a load read by
+/// such casts alone, or the value a map stores (`Emitter::map_mode`), since arithmetic on
+/// the upper lanes could raise floating-point flags.
+pub(crate) fn crossing_cast(from: Scalar, to: Scalar) -> bool {
+    use Scalar::*;
+    matches!(
+        (from, to),
+        (I32, F64) | (F32, F64) | (I32, I64) | (F64, F32) | (F64, I32) | (I64, I32)
+    )
 }
 
 /// Whether `op` is a polynomial function (see [`super::math`]), emitted for all unrolled
@@ -149,10 +163,27 @@ pub(crate) fn vector_binary(op: BinaryOp, ty: Scalar) -> bool {
                 | Le
                 | Gt
                 | Ge
-        ),
+        ) || (ty == Scalar::I32 && matches!(op, Floordiv | Mod)),
         Scalar::Bool => matches!(
             op,
-            LogicalAnd | LogicalOr | LogicalXor | BitwiseAnd | BitwiseOr | BitwiseXor | Eq | Ne
+            LogicalAnd
+                | LogicalOr
+                | LogicalXor
+                | BitwiseAnd
+                | BitwiseOr
+                | BitwiseXor
+                | Mul
+                | Add
+                | Maximum
+                | Minimum
+                | Fmax
+                | Fmin
+                | Eq
+                | Ne
+                | Lt
+                | Le
+                | Gt
+                | Ge
         ),
         _ => false,
     }

@@ -53,7 +53,7 @@ impl Emitter<'_, '_> {
     }
 
     /// The low 32 bits of each 64-bit mask lane of `a`, then of `b`, as one `I32X4`.
-    fn low_halves(&mut self, a: Value, b: Value) -> Value {
+    pub(crate) fn low_halves(&mut self, a: Value, b: Value) -> Value {
         let bytes = |em: &mut Self, v| em.b.ins().bitcast(types::I8X16, little(), v);
         let (a, b) = (bytes(self, a), bytes(self, b));
         let picks = self
