@@ -146,24 +146,26 @@ pub(crate) fn vector_binary(op: BinaryOp, ty: Scalar) -> bool {
                 | Gt
                 | Ge
         ),
-        Scalar::I32 | Scalar::I64 => matches!(
-            op,
-            Add | Sub
-                | Mul
-                | Maximum
-                | Minimum
-                | Fmax
-                | Fmin
-                | BitwiseAnd
-                | BitwiseOr
-                | BitwiseXor
-                | Eq
-                | Ne
-                | Lt
-                | Le
-                | Gt
-                | Ge
-        ) || (ty == Scalar::I32 && matches!(op, Floordiv | Mod)),
+        Scalar::I32 | Scalar::I64 => {
+            matches!(
+                op,
+                Add | Sub
+                    | Mul
+                    | Maximum
+                    | Minimum
+                    | Fmax
+                    | Fmin
+                    | BitwiseAnd
+                    | BitwiseOr
+                    | BitwiseXor
+                    | Eq
+                    | Ne
+                    | Lt
+                    | Le
+                    | Gt
+                    | Ge
+            ) || (ty == Scalar::I32 && matches!(op, Floordiv | Mod))
+        }
         Scalar::Bool => matches!(
             op,
             LogicalAnd
