@@ -107,7 +107,8 @@ def test_random_floor_divisions(n, dtype, step, d):
 
 
 CASTS = [(np.int32, np.float64), (np.float32, np.float64), (np.int32, np.int64),
-         (np.float64, np.float32), (np.float64, np.int32), (np.int64, np.int32)]
+         (np.float64, np.float32), (np.float64, np.int32), (np.int64, np.int32),
+         (np.int64, np.float64), (np.float64, np.int64)]
 
 
 def cast_values(dtype, n: int, seed: int) -> np.ndarray:
@@ -117,16 +118,18 @@ def cast_values(dtype, n: int, seed: int) -> np.ndarray:
     if np.dtype(dtype).kind == "f":
         x = (rng.standard_normal(n) * 10.0 ** rng.integers(-3, 12, n)).astype(dtype)
         edges = [np.nan, np.inf, -np.inf, -0.0, 2.0**31, -2.0**31 - 1, 3.5e38, 1e300, 1e-310,
-                 1e-40, -2.0**31]
+                 1e-40, -2.0**31, 2.0**51 - 0.5, -(2.0**51) + 0.5, 2.0**51, -(2.0**51),
+                 2.0**63, -(2.0**63), 2.0**62 + 2048, -0.75]
         edges = np.array(edges, np.float64).astype(dtype) if dtype == np.float64 else \
             np.array(edges[:7], dtype)
     else:
         info = np.iinfo(dtype)
         x = rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
-        edges = np.array([info.min, info.max, 0, -1, 2**31, -(2**31) - 1]
+        edges = np.array([info.min, info.max, 0, -1, 2**31, -(2**31) - 1, 2**53 + 1,
+                          -(2**53) - 3, 2**32 - 1, -(2**32), 2**62 + 2**10 + 1]
                          if dtype == np.int64 else [info.min, info.max, 0, -1], dtype)
     if n:
-        x[rng.integers(0, n, min(n, 12))] = np.resize(edges, min(n, 12))
+        x[rng.integers(0, n, min(n, 20))] = np.resize(edges, min(n, 20))
     return x
 
 

@@ -598,6 +598,8 @@ impl Emitter<'_, '_> {
                 self.widen_low(x, f, t)
             }
             (Scalar::F64, Scalar::F32, Mode::Vector(8)) => self.b.ins().fvdemote(x),
+            (Scalar::I64, Scalar::F64, Mode::Vector(8)) => self.i64_to_f64_lanes(x),
+            (Scalar::F64, Scalar::I64, Mode::Vector(8)) => self.f64_to_i64_lanes(x),
             (Scalar::I64, Scalar::I32, Mode::Vector(8)) => self.low_halves(x, x),
             (f, t, _) if f.is_int() && t.is_float() => self.b.ins().fcvt_from_sint(tt, x),
             (f, t, Mode::Scalar)
@@ -648,6 +650,63 @@ impl Emitter<'_, '_> {
             (Scalar::F64, Scalar::F32, Mode::Scalar) => self.b.ins().fdemote(tt, x),
             _ => panic!("cast {from} -> {to} has no {mode:?} lowering"),
         }
+    }
+
+    /// `I64X2` lanes to `F64X2`, rounded once as `cvtsi2sd` rounds: the high 32 bits
+    /// (signed, through `cvtdq2pd`) times 2^32 and the low 32 bits (unsigned, as the
+    /// mantissa of `2^52 + low`) are both exact, so only their sum rounds.
+    fn i64_to_f64_lanes(&mut self, x: Value) -> Value {
+        const HIGHS: [u8; 16] = [4, 5, 6, 7, 12, 13, 14, 15, 4, 5, 6, 7, 12, 13, 14, 15];
+        let (i64s, f64s) = (Mode::Vector(8), Scalar::F64);
+        let words = self.b.ins().bitcast(types::I32X4, super::little(), x);
+        let high = self.shuffle_i32(words, words, HIGHS);
+        let high = self.widen_low(high, Scalar::I32, f64s);
+        let scale = self.constant(Const::Float(2f64.powi(32)), f64s, i64s);
+        let high = self.b.ins().fmul(high, scale);
+        let mask = self.constant(Const::Int(0xFFFF_FFFF), Scalar::I64, i64s);
+        let low = self.b.ins().band(x, mask);
+        let bias = self.constant(Const::Int(0x4330_0000_0000_0000), Scalar::I64, i64s);
+        let low = self.b.ins().bor(low, bias);
+        let low = self.b.ins().bitcast(types::F64X2, super::little(), low);
+        let two52 = self.constant(Const::Float(2f64.powi(52)), f64s, i64s);
+        let low = self.b.ins().fsub(low, two52);
+        self.b.ins().fadd(high, low)
+    }
+
+    /// `F64X2` lanes to `I64X2` as `cvttsd2si` converts them: truncated lanes below 2^51 in
+    /// magnitude read from the mantissa of `1.5 * 2^52 + t`; a group holding any other lane
+    /// (NaN, infinite, large) converts lane by lane, raising NumPy's invalid flag.
+    fn f64_to_i64_lanes(&mut self, x: Value) -> Value {
+        use cranelift_codegen::ir::BlockArg;
+        let mode = Mode::Vector(8);
+        let t = self.b.ins().trunc(x);
+        let magnitude = self.b.ins().fabs(t);
+        let limit = self.constant(Const::Float(2f64.powi(51)), Scalar::F64, mode);
+        let small = self.b.ins().fcmp(FloatCC::LessThan, magnitude, limit);
+        let magic = self.constant(Const::Float(1.5 * 2f64.powi(52)), Scalar::F64, mode);
+        let biased = self.b.ins().fadd(t, magic);
+        let biased = self.b.ins().bitcast(types::I64X2, super::little(), biased);
+        let magic = self.b.ins().bitcast(types::I64X2, super::little(), magic);
+        let fast = self.b.ins().isub(biased, magic);
+        let all_small = self.b.ins().vall_true(small);
+        let slow = self.b.create_block();
+        let join = self.b.create_block();
+        self.b.append_block_param(join, types::I64X2);
+        self.b
+            .ins()
+            .brif(all_small, join, &[BlockArg::Value(fast)], slow, &[]);
+        self.b.switch_to_block(slow);
+        self.b.seal_block(slow);
+        let mut v = fast;
+        for lane in 0..2u8 {
+            let xl = self.b.ins().extractlane(x, lane);
+            let r = self.cast(xl, Scalar::F64, Scalar::I64, Mode::Scalar);
+            v = self.b.ins().insertlane(v, r, lane);
+        }
+        self.b.ins().jump(join, &[BlockArg::Value(v)]);
+        self.b.switch_to_block(join);
+        self.b.seal_block(join);
+        self.b.block_params(join)[0]
     }
 
     /// The two elements in the low lanes of the half vector `x` of type `from`, converted to

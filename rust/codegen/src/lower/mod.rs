@@ -228,8 +228,7 @@ impl Emitter<'_, '_> {
                             return Mode::Scalar;
                         }
                         Some(8)
-                    } else if numeric && xt.size() == 8 {
-                        // x86 has no 64-bit lane int/float conversions below AVX-512.
+                    } else if numeric && xt.size() == 8 && !expr::wide_int_float_cast(xt, e.ty) {
                         return Mode::Scalar;
                     } else {
                         (xt != Scalar::Bool).then(|| xt.size())
