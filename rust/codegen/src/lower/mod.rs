@@ -184,7 +184,8 @@ impl Emitter<'_, '_> {
         let mut width = extra.map(|s| if narrows_root(root) { 8 } else { s.size() });
         let mut loads_bools = false;
         for &i in &nodes {
-            if self.invariant[i] {
+            // Half loads take the width of the casts reading them.
+            if self.invariant[i] || half.contains(&i) {
                 continue;
             }
             let e = &self.k.exprs[i];
@@ -199,7 +200,7 @@ impl Emitter<'_, '_> {
                         return Mode::Scalar;
                     }
                     loads_bools |= d == Scalar::Bool;
-                    (d != Scalar::Bool && !half.contains(&i)).then(|| d.size())
+                    (d != Scalar::Bool).then(|| d.size())
                 }
                 ExprOp::Unary(op, x) => {
                     let xt = self.k.exprs[x].ty;
