@@ -73,7 +73,10 @@ pub(crate) fn crossing_cast(from: Scalar, to: Scalar) -> bool {
 /// of 64-bit lanes below AVX-512, so `binary.rs` builds them from 32-bit halves and the
 /// `2^52` bias (`i64_to_f64_lanes`, `f64_to_i64_lanes`).
 pub(crate) fn wide_int_float_cast(from: Scalar, to: Scalar) -> bool {
-    matches!((from, to), (Scalar::I64, Scalar::F64) | (Scalar::F64, Scalar::I64))
+    matches!(
+        (from, to),
+        (Scalar::I64, Scalar::F64) | (Scalar::F64, Scalar::I64)
+    )
 }
 
 /// Whether `op` is a polynomial function (see [`super::math`]), emitted for all unrolled
