@@ -95,6 +95,11 @@ impl Emitter<'_, '_> {
                         self.b.ins().bnot(d)
                     }
                 },
+                // As masks, `x > y` is `x & !y` (no unsigned byte compare on x86).
+                Gt if mode != Mode::Scalar => self.b.ins().band_not(x, y),
+                Lt if mode != Mode::Scalar => self.b.ins().band_not(y, x),
+                Ge if mode != Mode::Scalar => self.b.ins().bor_not(x, y),
+                Le if mode != Mode::Scalar => self.b.ins().bor_not(y, x),
                 // Bools as 0/1 compare as unsigned integers.
                 Lt | Le | Gt | Ge => {
                     let c = match op {
