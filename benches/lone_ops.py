@@ -54,7 +54,7 @@ def ops():
         table.setdefault(cls, []).append(name)
     out = []
     for name in table["unary"]:
-        fn = UNARY_FORMS.get(name) or python_call(getattr(np, name))
+        fn = UNARY_FORMS.get(name) or python_call(getattr(np, name, None))
         out.append((name, fn, 1, ALL, False))
     for name in table["binary"]:
         fn = BINARY_FORMS.get(name) or python_call(getattr(np, name))
