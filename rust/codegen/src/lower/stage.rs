@@ -139,13 +139,17 @@ impl Emitter<'_, '_> {
     fn reduce_own(&mut self, op: ReduceOp, value: usize, ty: Scalar) -> Value {
         let acc_ty = ty;
         // A float product multiplies in order, as NumPy's loop does (no pairwise tree).
+        let store_dtype = self.reduce_store.map(|b| self.k.buffers[b].dtype);
         let vector_op = match op {
             ReduceOp::Sum => ty != Scalar::Bool,
-            ReduceOp::Max | ReduceOp::Min => ty.vectorizes() && !ty.is_unsigned(),
-            ReduceOp::Any | ReduceOp::All => true,
+            ReduceOp::Max | ReduceOp::Min => {
+                ty.is_float() || matches!(ty, Scalar::I32 | Scalar::I64)
+            }
+            // Masks fold to 0/1 only at the end (`vector_reduce`); a map stored on the way
+            // (`store_reduced`) would write them as they are.
+            ReduceOp::Any | ReduceOp::All => store_dtype != Some(Scalar::Bool),
             ReduceOp::Prod | ReduceOp::Argmax | ReduceOp::Argmin => false,
         };
-        let store_dtype = self.reduce_store.map(|b| self.k.buffers[b].dtype);
         let mode = if vector_op {
             self.stage_mode(value, store_dtype)
         } else {
