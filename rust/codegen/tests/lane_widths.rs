@@ -150,3 +150,78 @@ fn bool_stages_run_in_byte_lanes() {
         assert_eq!(got, vec![0u8; n]);
     }
 }
+
+/// `m = x > t` stored, then `m.any()` / `m.all()` of the stored row: the reduction runs in
+/// the map's loop, which stores 0/1 bytes; without the store the masks reduce in vectors.
+#[test]
+fn any_all_of_masks_with_and_without_a_stored_map() {
+    for op in [ReduceOp::Any, ReduceOp::All] {
+        for stored in [true, false] {
+            let mut k = Kernel::default();
+            let x = k.buffer(Scalar::I32, InnerAccess::Strided);
+            let m = k.buffer(Scalar::Bool, InnerAccess::Strided);
+            let out = k.buffer(Scalar::Bool, InnerAccess::Row);
+            let lx = k.load(x);
+            let t = k.constant(Const::Int(5), Scalar::I32);
+            let gt = k.binary(BinaryOp::Gt, lx, t);
+            let value = if stored {
+                k.stages.push(Stage::Map {
+                    buffer: m,
+                    value: gt,
+                });
+                k.load(m)
+            } else {
+                gt
+            };
+            k.stages.push(Stage::Reduce { op, value });
+            let r = k.stage_result(k.stages.len() - 1);
+            k.stages.push(Stage::RowStore {
+                buffer: out,
+                value: r,
+            });
+            let mut jit = Jit::new().unwrap();
+            let id = jit.add(&k).unwrap();
+            jit.finalize().unwrap();
+            assert!(jit.scalar_fallbacks().is_empty());
+            let f = jit.get(id);
+            for n in LENGTHS {
+                for hit in [None, Some(0), Some(n / 2), Some(n.saturating_sub(1))] {
+                    // All small but `hit` (any), or all large but `hit` (all).
+                    let mut xs: Vec<i32> = vec![if op == ReduceOp::Any { 1 } else { 9 }; n];
+                    if let Some(h) = hit.filter(|&h| h < n) {
+                        xs[h] = if op == ReduceOp::Any { 9 } else { 1 };
+                    }
+                    // A guard byte after the stored row: the map writes n bytes, no more.
+                    let mut ms = vec![7u8; n + 16];
+                    let mut o = [7u8; 1];
+                    let ops = [
+                        Operand {
+                            base: xs.as_mut_ptr() as *mut u8,
+                            strides: vec![4].into(),
+                        },
+                        Operand {
+                            base: ms.as_mut_ptr(),
+                            strides: vec![1].into(),
+                        },
+                        Operand {
+                            base: o.as_mut_ptr(),
+                            strides: vec![0].into(),
+                        },
+                    ];
+                    unsafe { launch(f, &[n], &ops, 0, true) };
+                    let bools: Vec<bool> = xs.iter().map(|&v| v > 5).collect();
+                    let want = match op {
+                        ReduceOp::Any => bools.iter().any(|&b| b),
+                        _ => bools.iter().all(|&b| b),
+                    };
+                    assert_eq!(o[0], want as u8, "{op:?} stored={stored} n={n} hit={hit:?}");
+                    if stored {
+                        let bytes: Vec<u8> = bools.iter().map(|&b| b as u8).collect();
+                        assert_eq!(&ms[..n], &bytes[..]);
+                    }
+                    assert!(ms[n..].iter().all(|&b| b == 7), "wrote past the row");
+                }
+            }
+        }
+    }
+}
