@@ -39,6 +39,12 @@ BINARY_FORMS = {
 }
 
 
+def python_call(fn):
+    """`fn` called from a Python function: `ember.compile` captures Python frames, so a
+    NumPy ufunc or builtin compiled as it is would run as plain NumPy."""
+    return lambda *args: fn(*args)
+
+
 def ops():
     """`(name, function, arity, dtypes, square)` for every case: the core's elementwise, reduce
     and arg-reduce ops from its table, then NumPy calls built from them (casts, `clip`,
@@ -48,16 +54,17 @@ def ops():
         table.setdefault(cls, []).append(name)
     out = []
     for name in table["unary"]:
-        out.append((name, UNARY_FORMS.get(name, getattr(np, name, None)), 1, ALL, False))
+        fn = UNARY_FORMS.get(name) or python_call(getattr(np, name, None))
+        out.append((name, fn, 1, ALL, False))
     for name in table["binary"]:
-        fn = BINARY_FORMS.get(name) or getattr(np, name)
+        fn = BINARY_FORMS.get(name) or python_call(getattr(np, name))
         out.append((name, fn, 2, ALL, False))
     for name in table["reduce"]:
-        out.append((name, getattr(np, name), 1, ALL, False))
+        out.append((name, python_call(getattr(np, name)), 1, ALL, False))
         out.append((f"{name} axis=-1", lambda x, f=getattr(np, name): f(x, axis=-1), 1, NUMERIC,
                     True))
     for name in table["arg_reduce"]:
-        out.append((name, getattr(np, name), 1, NUMERIC, False))
+        out.append((name, python_call(getattr(np, name)), 1, NUMERIC, False))
         out.append((f"{name} axis=-1", lambda x, f=getattr(np, name): f(x, axis=-1), 1,
                     NUMERIC, True))
     for target in ("int32", "int64", "float32", "float64", "bool"):
@@ -66,11 +73,11 @@ def ops():
         ("gt 0", lambda x: x > 0, 1, NUMERIC, False),
         ("eq 0", lambda x: x == 0, 1, NUMERIC, False),
         ("clip", lambda x: np.clip(x, -0.5, 0.5), 1, NUMERIC, False),
-        ("nan_to_num", np.nan_to_num, 1, FLOATS, False),
+        ("nan_to_num", python_call(np.nan_to_num), 1, FLOATS, False),
         ("where gt 0", lambda x: np.where(x > 0, x, 0), 1, NUMERIC, False),
         ("sum gt 0", lambda x: np.sum(x > 0), 1, NUMERIC, False),
         ("mul scalar", lambda x: x * 3, 1, NUMERIC, False),
-        ("cumsum", np.cumsum, 1, NUMERIC, False),
+        ("cumsum", python_call(np.cumsum), 1, NUMERIC, False),
     ]
     return out
 

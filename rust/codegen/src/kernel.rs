@@ -232,6 +232,18 @@ pub enum ExprOp {
     Cast(ExprId),
 }
 
+impl ExprOp {
+    /// The nodes this one reads.
+    pub fn operands(&self) -> Vec<ExprId> {
+        match *self {
+            ExprOp::Unary(_, x) | ExprOp::Cast(x) => vec![x],
+            ExprOp::Binary(_, x, y) => vec![x, y],
+            ExprOp::Where(c, x, y) => vec![c, x, y],
+            ExprOp::Load(_) | ExprOp::Const(_) | ExprOp::StageResult(_) => vec![],
+        }
+    }
+}
+
 /// One node of the expression DAG.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Expr {

@@ -95,6 +95,11 @@ impl Emitter<'_, '_> {
                         self.b.ins().bnot(d)
                     }
                 },
+                // As masks, `x > y` is `x & !y` (no unsigned byte compare on x86).
+                Gt if mode != Mode::Scalar => self.b.ins().band_not(x, y),
+                Lt if mode != Mode::Scalar => self.b.ins().band_not(y, x),
+                Ge if mode != Mode::Scalar => self.b.ins().bor_not(x, y),
+                Le if mode != Mode::Scalar => self.b.ins().bor_not(y, x),
                 // Bools as 0/1 compare as unsigned integers.
                 Lt | Le | Gt | Ge => {
                     let c = match op {
@@ -131,6 +136,7 @@ impl Emitter<'_, '_> {
             BitwiseOr | LogicalOr => self.b.ins().bor(x, y),
             BitwiseXor | LogicalXor => self.b.ins().bxor(x, y),
             Eq | Ne | Lt | Le | Gt | Ge => self.b.ins().icmp(icc(op), x, y),
+            Floordiv | Mod if mode != Mode::Scalar => self.i32_divmod_vector(x, y, op == Floordiv),
             Floordiv | Mod => self.int_divmod(x, y, ty, op == Floordiv),
             Fmod => self.int_fmod(x, y, ty),
             LeftShift | RightShift => {
@@ -271,6 +277,72 @@ impl Emitter<'_, '_> {
             let r = self.b.ins().select(adj, r1, r);
             self.b.ins().select(unsafe_y, zero, r)
         }
+    }
+
+    /// [`Self::int_divmod`] of `i32` lanes, `x` and `y` `I32X4` vectors: the quotient is
+    /// the floor of the `f64` quotient, which is exact: for a non-integral `x / y` its
+    /// rounding error (below `|x / y| * 2^-53 <= 2^-22 / |y|`) cannot reach an integer, at
+    /// least `1 / |y|` away. Divisors 0 and -1 take the scalar form's answers and flags.
+    fn i32_divmod_vector(&mut self, x: Value, y: Value, want_div: bool) -> Value {
+        let (ty, mode) = (Scalar::I32, Mode::Vector(4));
+        let zero = self.constant(Const::Int(0), ty, mode);
+        let one = self.constant(Const::Int(1), ty, mode);
+        let m1 = self.constant(Const::Int(-1), ty, mode);
+        let y0 = self.b.ins().icmp(IntCC::Equal, y, zero);
+        let y0 = self.raising_flag(y0, FlagOp::Divide, ty, mode);
+        let ym1 = self.b.ins().icmp(IntCC::Equal, y, m1);
+        let unsafe_y = self.b.ins().bor(y0, ym1);
+        let ys = self.pick(unsafe_y, one, y, ty, mode);
+        let q = self.floor_quotient_i32(x, ys);
+        if want_div {
+            let min = self.constant(Const::Int(i32::MIN as i64), ty, mode);
+            let xmin = self.b.ins().icmp(IntCC::Equal, x, min);
+            let wraps = self.b.ins().band(xmin, ym1);
+            let wraps = self.raising_flag(wraps, FlagOp::Overflow, ty, mode);
+            // `-MIN` wraps to MIN, NumPy's result.
+            let negx = self.b.ins().ineg(x);
+            let q = self.pick(ym1, negx, q, ty, mode);
+            let q = self.pick(wraps, min, q, ty, mode);
+            self.pick(y0, zero, q, ty, mode)
+        } else {
+            let qy = self.b.ins().imul(q, ys);
+            let r = self.b.ins().isub(x, qy);
+            self.pick(unsafe_y, zero, r, ty, mode)
+        }
+    }
+
+    /// `floor(x / y)` of `I32X4` lanes through `f64`, two lanes at a time (`y` nonzero).
+    fn floor_quotient_i32(&mut self, x: Value, y: Value) -> Value {
+        const HIGH: [u8; 16] = [8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15];
+        const LOWS: [u8; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23];
+        let mut halves = Vec::new();
+        for part in 0..2 {
+            let (xs, ys) = if part == 0 {
+                (x, y)
+            } else {
+                (self.shuffle_i32(x, x, HIGH), self.shuffle_i32(y, y, HIGH))
+            };
+            let xf = self.widen_low(xs, Scalar::I32, Scalar::F64);
+            let yf = self.widen_low(ys, Scalar::I32, Scalar::F64);
+            let q = self.b.ins().fdiv(xf, yf);
+            let q = self.b.ins().floor(q);
+            halves.push(self.truncate_to_i32(q, Scalar::F64, Mode::Vector(8)));
+        }
+        self.shuffle_i32(halves[0], halves[1], LOWS)
+    }
+
+    /// The bytes `picks` of `a` then `b` (`I32X4` vectors), as one `I32X4`.
+    fn shuffle_i32(&mut self, a: Value, b: Value, picks: [u8; 16]) -> Value {
+        let bytes = |em: &mut Self, v| em.b.ins().bitcast(types::I8X16, super::little(), v);
+        let (a, b) = (bytes(self, a), bytes(self, b));
+        let picks = self
+            .b
+            .func
+            .dfg
+            .immediates
+            .push(ConstantData::from(picks.as_ref()));
+        let v = self.b.ins().shuffle(a, b, picks);
+        self.b.ins().bitcast(types::I32X4, super::little(), v)
     }
 
     /// NumPy's integer `fmod`: C's truncated remainder (the dividend's sign); 0 with the
@@ -527,6 +599,13 @@ impl Emitter<'_, '_> {
                     self.b.ins().fcvt_from_sint(tt, x)
                 }
             }
+            (f, t, Mode::Vector(8)) if super::expr::crossing_cast(f, t) && f.size() == 4 => {
+                self.widen_low(x, f, t)
+            }
+            (Scalar::F64, Scalar::F32, Mode::Vector(8)) => self.b.ins().fvdemote(x),
+            (Scalar::I64, Scalar::F64, Mode::Vector(8)) => self.i64_to_f64_lanes(x),
+            (Scalar::F64, Scalar::I64, Mode::Vector(8)) => self.f64_to_i64_lanes(x),
+            (Scalar::I64, Scalar::I32, Mode::Vector(8)) => self.low_halves(x, x),
             (f, t, _) if f.is_int() && t.is_float() => self.b.ins().fcvt_from_sint(tt, x),
             (f, t, Mode::Scalar)
                 if f.is_float() && t.is_int() && !matches!(t, Scalar::I32 | Scalar::I64) =>
@@ -578,14 +657,82 @@ impl Emitter<'_, '_> {
         }
     }
 
+    /// `I64X2` lanes to `F64X2`, rounded once as `cvtsi2sd` rounds: the high 32 bits
+    /// (signed, through `cvtdq2pd`) times 2^32 and the low 32 bits (unsigned, as the
+    /// mantissa of `2^52 + low`) are both exact, so only their sum rounds.
+    fn i64_to_f64_lanes(&mut self, x: Value) -> Value {
+        const HIGHS: [u8; 16] = [4, 5, 6, 7, 12, 13, 14, 15, 4, 5, 6, 7, 12, 13, 14, 15];
+        let (i64s, f64s) = (Mode::Vector(8), Scalar::F64);
+        let words = self.b.ins().bitcast(types::I32X4, super::little(), x);
+        let high = self.shuffle_i32(words, words, HIGHS);
+        let high = self.widen_low(high, Scalar::I32, f64s);
+        let scale = self.constant(Const::Float(2f64.powi(32)), f64s, i64s);
+        let high = self.b.ins().fmul(high, scale);
+        let mask = self.constant(Const::Int(0xFFFF_FFFF), Scalar::I64, i64s);
+        let low = self.b.ins().band(x, mask);
+        let bias = self.constant(Const::Int(0x4330_0000_0000_0000), Scalar::I64, i64s);
+        let low = self.b.ins().bor(low, bias);
+        let low = self.b.ins().bitcast(types::F64X2, super::little(), low);
+        let two52 = self.constant(Const::Float(2f64.powi(52)), f64s, i64s);
+        let low = self.b.ins().fsub(low, two52);
+        self.b.ins().fadd(high, low)
+    }
+
+    /// `F64X2` lanes to `I64X2` as `cvttsd2si` converts them: truncated lanes below 2^51 in
+    /// magnitude read from the mantissa of `1.5 * 2^52 + t`; a group holding any other lane
+    /// (NaN, infinite, large) converts lane by lane, raising NumPy's invalid flag.
+    fn f64_to_i64_lanes(&mut self, x: Value) -> Value {
+        use cranelift_codegen::ir::BlockArg;
+        let mode = Mode::Vector(8);
+        let t = self.b.ins().trunc(x);
+        let magnitude = self.b.ins().fabs(t);
+        let limit = self.constant(Const::Float(2f64.powi(51)), Scalar::F64, mode);
+        let small = self.b.ins().fcmp(FloatCC::LessThan, magnitude, limit);
+        let magic = self.constant(Const::Float(1.5 * 2f64.powi(52)), Scalar::F64, mode);
+        let biased = self.b.ins().fadd(t, magic);
+        let biased = self.b.ins().bitcast(types::I64X2, super::little(), biased);
+        let magic = self.b.ins().bitcast(types::I64X2, super::little(), magic);
+        let fast = self.b.ins().isub(biased, magic);
+        let all_small = self.b.ins().vall_true(small);
+        let slow = self.b.create_block();
+        let join = self.b.create_block();
+        self.b.append_block_param(join, types::I64X2);
+        self.b
+            .ins()
+            .brif(all_small, join, &[BlockArg::Value(fast)], slow, &[]);
+        self.b.switch_to_block(slow);
+        self.b.seal_block(slow);
+        let mut v = fast;
+        for lane in 0..2u8 {
+            let xl = self.b.ins().extractlane(x, lane);
+            let r = self.cast(xl, Scalar::F64, Scalar::I64, Mode::Scalar);
+            v = self.b.ins().insertlane(v, r, lane);
+        }
+        self.b.ins().jump(join, &[BlockArg::Value(v)]);
+        self.b.switch_to_block(join);
+        self.b.seal_block(join);
+        self.b.block_params(join)[0]
+    }
+
+    /// The two elements in the low lanes of the half vector `x` of type `from`, converted to
+    /// the 8-byte type `to`.
+    fn widen_low(&mut self, x: Value, from: Scalar, to: Scalar) -> Value {
+        match (from, to) {
+            (Scalar::I32, Scalar::F64) => {
+                // The form Cranelift lowers to one `cvtdq2pd`.
+                let wide = self.b.ins().swiden_low(x);
+                self.b.ins().fcvt_from_sint(types::F64X2, wide)
+            }
+            (Scalar::F32, Scalar::F64) => self.b.ins().fvpromote_low(x),
+            (Scalar::I32, Scalar::I64) => self.b.ins().swiden_low(x),
+            _ => panic!("cast {from} -> {to} has no half-vector form"),
+        }
+    }
+
     /// A float to `i32` with x86's truncating conversion (`cvttps2dq`, `cvttpd2dq`), as
     /// NumPy's casts do: NaN and values out of range give `i32::MIN` and raise the invalid
     /// flag (NumPy's "invalid value encountered in cast"). A scalar converts in lane 0.
     fn truncate_to_i32(&mut self, x: Value, from: Scalar, mode: Mode) -> Value {
-        debug_assert!(
-            mode == Mode::Scalar || from == Scalar::F32,
-            "one lane width per stage"
-        );
         let v = match mode {
             Mode::Vector(_) => x,
             Mode::Scalar => {

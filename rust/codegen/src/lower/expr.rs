@@ -49,11 +49,36 @@ pub(crate) fn cl_type(s: Scalar, mode: Mode) -> Type {
                 (Scalar::F32, _) => types::F32,
                 (Scalar::F64, _) => types::F64,
                 (Scalar::I32, _) | (Scalar::Bool, 4) => types::I32,
+                (Scalar::Bool, 1) => types::I8,
                 _ => types::I64,
             };
-            lane.by(16 / width as u32).unwrap()
+            // 4-byte values in a stage of 8-byte lanes are half vectors (`crossing_cast`).
+            lane.by(16 / lane.bytes()).unwrap()
         }
     }
+}
+
+/// Whether a cast between 4-byte and 8-byte lanes has a vector form (`cvtdq2pd`, `cvtps2pd`,
+/// `pmovsxdq`, `cvtpd2ps`, `cvttpd2dq`, a shuffle): the 4-byte side is then a half vector, its
+/// two elements in the low lanes, in a stage of 8-byte lanes. It may only be a load read by
+/// such casts alone, or the value a map stores (`Emitter::map_mode`), since arithmetic on
+/// the upper lanes could raise floating-point flags.
+pub(crate) fn crossing_cast(from: Scalar, to: Scalar) -> bool {
+    use Scalar::*;
+    matches!(
+        (from, to),
+        (I32, F64) | (F32, F64) | (I32, I64) | (F64, F32) | (F64, I32) | (I64, I32)
+    )
+}
+
+/// Whether a cast between `i64` and `f64` lanes has a vector form: x86 has no conversion
+/// of 64-bit lanes below AVX-512, so `binary.rs` builds them from 32-bit halves and the
+/// `2^52` bias (`i64_to_f64_lanes`, `f64_to_i64_lanes`).
+pub(crate) fn wide_int_float_cast(from: Scalar, to: Scalar) -> bool {
+    matches!(
+        (from, to),
+        (Scalar::I64, Scalar::F64) | (Scalar::F64, Scalar::I64)
+    )
 }
 
 /// Whether `op` is a polynomial function (see [`super::math`]), emitted for all unrolled
@@ -90,9 +115,22 @@ pub(crate) fn vector_unary(op: UnaryOp, ty: Scalar) -> bool {
                 | Isinf
                 | Isfinite
         ),
-        Scalar::I32 | Scalar::I64 => {
-            matches!(op, Neg | Square | BitwiseNot | Floor | Ceil | Trunc | Rint)
-        }
+        Scalar::I32 | Scalar::I64 => matches!(
+            op,
+            Neg | Abs
+                | Sign
+                | Square
+                | BitwiseNot
+                | Floor
+                | Ceil
+                | Trunc
+                | Rint
+                | Isnan
+                | Isinf
+                | Isfinite
+                | Signbit
+                | LogicalNot
+        ),
         Scalar::Bool => matches!(op, LogicalNot | BitwiseNot),
         _ => false,
     }
@@ -120,27 +158,46 @@ pub(crate) fn vector_binary(op: BinaryOp, ty: Scalar) -> bool {
                 | Gt
                 | Ge
         ),
-        Scalar::I32 | Scalar::I64 => matches!(
+        Scalar::I32 | Scalar::I64 => {
+            matches!(
+                op,
+                Add | Sub
+                    | Mul
+                    | Maximum
+                    | Minimum
+                    | Fmax
+                    | Fmin
+                    | BitwiseAnd
+                    | BitwiseOr
+                    | BitwiseXor
+                    | Eq
+                    | Ne
+                    | Lt
+                    | Le
+                    | Gt
+                    | Ge
+            ) || (ty == Scalar::I32 && matches!(op, Floordiv | Mod))
+        }
+        Scalar::Bool => matches!(
             op,
-            Add | Sub
+            LogicalAnd
+                | LogicalOr
+                | LogicalXor
+                | BitwiseAnd
+                | BitwiseOr
+                | BitwiseXor
                 | Mul
+                | Add
                 | Maximum
                 | Minimum
                 | Fmax
                 | Fmin
-                | BitwiseAnd
-                | BitwiseOr
-                | BitwiseXor
                 | Eq
                 | Ne
                 | Lt
                 | Le
                 | Gt
                 | Ge
-        ),
-        Scalar::Bool => matches!(
-            op,
-            LogicalAnd | LogicalOr | LogicalXor | BitwiseAnd | BitwiseOr | BitwiseXor | Eq | Ne
         ),
         _ => false,
     }
@@ -200,7 +257,11 @@ impl<'b> Emitter<'_, 'b> {
             Mode::Vector(_) => {
                 let vt = cl_type(ty, mode);
                 let s = if ty == Scalar::Bool {
-                    let wide = self.b.ins().uextend(vt.lane_type(), s);
+                    let wide = if vt.lane_type() == types::I8 {
+                        s
+                    } else {
+                        self.b.ins().uextend(vt.lane_type(), s)
+                    };
                     self.b.ins().ineg(wide)
                 } else {
                     s

@@ -6,7 +6,8 @@
 //! masks of an unrolled step are narrowed together with packing instructions (`packssdw`,
 //! `packsswb`: saturation keeps 0 and -1) until 16 of them fill one byte vector, which is
 //! stored at once. Bools read by a vector stage are widened the other way (`pmovsx`), then
-//! compared with 0 (any non-zero byte is true).
+//! compared with 0 (any non-zero byte is true). A stage of bools alone works on byte masks,
+//! 16 to a vector, with nothing to widen or pack.
 
 use super::expr::cl_type;
 use super::{little, mem, Emitter, Mode};
@@ -27,8 +28,10 @@ impl Emitter<'_, '_> {
         if mode == Mode::Vector(8) {
             vs = self.narrow_pairs(&vs, |em, a, b| em.low_halves(a, b));
         }
-        vs = self.narrow_pairs(&vs, |em, a, b| em.b.ins().snarrow(a, b));
-        vs = self.narrow_pairs(&vs, |em, a, b| em.b.ins().snarrow(a, b));
+        if mode != Mode::Vector(1) {
+            vs = self.narrow_pairs(&vs, |em, a, b| em.b.ins().snarrow(a, b));
+            vs = self.narrow_pairs(&vs, |em, a, b| em.b.ins().snarrow(a, b));
+        }
         let base = self.addr(buffer, j, mode);
         for (k, &v) in vs.iter().enumerate() {
             let bytes = (total - 16 * k).min(16);
@@ -50,7 +53,7 @@ impl Emitter<'_, '_> {
     }
 
     /// The low 32 bits of each 64-bit mask lane of `a`, then of `b`, as one `I32X4`.
-    fn low_halves(&mut self, a: Value, b: Value) -> Value {
+    pub(crate) fn low_halves(&mut self, a: Value, b: Value) -> Value {
         let bytes = |em: &mut Self, v| em.b.ins().bitcast(types::I8X16, little(), v);
         let (a, b) = (bytes(self, a), bytes(self, b));
         let picks = self
@@ -78,14 +81,18 @@ impl Emitter<'_, '_> {
 
     /// The bools at `addr` (one byte each, a vector of `mode` of them) as lane masks.
     pub(crate) fn load_masks(&mut self, addr: Value, flags: MemFlagsData, mode: Mode) -> Value {
-        let bytes = mode.lanes();
-        let lane = Type::int_with_byte_size(bytes as u16).expect("2 or 4 bools");
-        let packed = self.b.ins().load(lane, flags, addr, 0);
-        let vt = lane.by(16 / bytes as u32).expect("a 128-bit vector");
-        let mut v = self.b.ins().scalar_to_vector(vt, packed);
-        v = self.b.ins().bitcast(types::I8X16, little(), v);
         let Mode::Vector(width) = mode else {
             unreachable!("masks are vectors")
+        };
+        let mut v = if width == 1 {
+            self.b.ins().load(types::I8X16, flags, addr, 0)
+        } else {
+            let bytes = mode.lanes();
+            let lane = Type::int_with_byte_size(bytes as u16).expect("2 or 4 bools");
+            let packed = self.b.ins().load(lane, flags, addr, 0);
+            let vt = lane.by(16 / bytes as u32).expect("a 128-bit vector");
+            let v = self.b.ins().scalar_to_vector(vt, packed);
+            self.b.ins().bitcast(types::I8X16, little(), v)
         };
         for _ in 0..width.trailing_zeros() {
             v = self.b.ins().swiden_low(v);

@@ -33,7 +33,7 @@ pub(crate) const UNROLL: usize = 8;
 pub(crate) enum Mode {
     /// One element.
     Scalar,
-    /// `16 / width` elements of `width` bytes.
+    /// `16 / width` elements of `width` bytes (1 only for stages of bools alone).
     Vector(usize),
 }
 
@@ -125,18 +125,8 @@ impl Emitter<'_, '_> {
             if !mark[i] || self.leaves.contains(&i) {
                 continue;
             }
-            match self.k.exprs[i].op {
-                ExprOp::Unary(_, x) | ExprOp::Cast(x) => mark[x] = true,
-                ExprOp::Binary(_, x, y) => {
-                    mark[x] = true;
-                    mark[y] = true;
-                }
-                ExprOp::Where(c, x, y) => {
-                    mark[c] = true;
-                    mark[x] = true;
-                    mark[y] = true;
-                }
-                _ => {}
+            for x in self.k.exprs[i].op.operands() {
+                mark[x] = true;
             }
         }
         (0..=root).filter(|&i| mark[i]).collect()
@@ -144,6 +134,37 @@ impl Emitter<'_, '_> {
 
     /// The vector mode a stage can use, if any: one lane width for every node and buffer.
     pub(crate) fn stage_mode(&self, root: usize, extra: Option<crate::kernel::Scalar>) -> Mode {
+        self.mode_of(root, extra, false)
+    }
+
+    /// [`Self::stage_mode`] for a map storing `root` to a buffer of type `store`: a root that
+    /// narrows 8-byte lanes to 4-byte ones ([`expr::crossing_cast`]) is stored from the low
+    /// half of its vector.
+    pub(crate) fn map_mode(&self, root: usize, store: crate::kernel::Scalar) -> Mode {
+        self.mode_of(root, Some(store), true)
+    }
+
+    /// 4-byte loads among `nodes` read only by casts to 8-byte lanes: in a stage of 8-byte
+    /// lanes they fill the low half of a vector (see [`expr::crossing_cast`]).
+    fn half_loads(&self, nodes: &[usize]) -> HashSet<usize> {
+        let mut only_widened: HashMap<usize, bool> = HashMap::new();
+        for &i in nodes {
+            let e = &self.k.exprs[i];
+            for x in e.op.operands() {
+                let widens = matches!(e.op, ExprOp::Cast(_))
+                    && expr::crossing_cast(self.k.exprs[x].ty, e.ty)
+                    && e.ty.size() == 8;
+                *only_widened.entry(x).or_insert(true) &= widens;
+            }
+        }
+        only_widened
+            .into_iter()
+            .filter(|&(x, ok)| ok && matches!(self.k.exprs[x].op, ExprOp::Load(_)))
+            .map(|(x, _)| x)
+            .collect()
+    }
+
+    fn mode_of(&self, root: usize, extra: Option<crate::kernel::Scalar>, half_root: bool) -> Mode {
         use crate::kernel::Scalar;
         if !self.vectorize {
             return Mode::Scalar;
@@ -152,10 +173,19 @@ impl Emitter<'_, '_> {
             return Mode::Scalar;
         }
         let nodes = self.needed(root);
-        let mut width = extra.map(|s| s.size());
+        let half = self.half_loads(&nodes);
+        let narrows_root = |i: usize| {
+            let e = &self.k.exprs[i];
+            half_root
+                && i == root
+                && matches!(e.op, ExprOp::Cast(x) if expr::crossing_cast(self.k.exprs[x].ty, e.ty))
+                && e.ty.size() == 4
+        };
+        let mut width = extra.map(|s| if narrows_root(root) { 8 } else { s.size() });
         let mut loads_bools = false;
         for &i in &nodes {
-            if self.invariant[i] {
+            // Half loads take the width of the casts reading them.
+            if self.invariant[i] || half.contains(&i) {
                 continue;
             }
             let e = &self.k.exprs[i];
@@ -189,11 +219,21 @@ impl Emitter<'_, '_> {
                 ExprOp::Cast(x) => {
                     let xt = self.k.exprs[x].ty;
                     let numeric = xt != Scalar::Bool && e.ty != Scalar::Bool;
-                    // x86 has no 64-bit lane int/float conversions below AVX-512.
-                    if numeric && (xt.size() != e.ty.size() || xt.size() == 8) {
+                    if numeric && xt.size() != e.ty.size() {
+                        let half_side = if xt.size() == 4 {
+                            half.contains(&x)
+                        } else {
+                            narrows_root(i)
+                        };
+                        if !(expr::crossing_cast(xt, e.ty) && half_side) {
+                            return Mode::Scalar;
+                        }
+                        Some(8)
+                    } else if numeric && xt.size() == 8 && !expr::wide_int_float_cast(xt, e.ty) {
                         return Mode::Scalar;
+                    } else {
+                        (xt != Scalar::Bool).then(|| xt.size())
                     }
-                    (xt != Scalar::Bool).then(|| xt.size())
                 }
                 _ => None,
             };
@@ -208,8 +248,9 @@ impl Emitter<'_, '_> {
         }
         match width {
             Some(w) if w == 4 || w == 8 => Mode::Vector(w),
-            // Bools alone (`a & b` of bool arrays) have no width of their own: 4-byte masks.
-            None if loads_bools => Mode::Vector(4),
+            // Bools alone (`a & b` of bool arrays) have no width of their own: byte masks,
+            // 16 to a vector, loaded and stored as they lie.
+            None if loads_bools => Mode::Vector(1),
             _ => Mode::Scalar,
         }
     }
@@ -344,6 +385,12 @@ impl Emitter<'_, '_> {
                 let bools = e.ty == crate::kernel::Scalar::Bool;
                 if bools && mode != Mode::Scalar {
                     return self.load_masks(a, flags, mode);
+                }
+                if mode == Mode::Vector(8) && e.ty.size() == 4 {
+                    // A half load (see `half_loads`): two elements, the upper lanes zero.
+                    let pair = self.b.ins().load(types::I64, flags, a, 0);
+                    let v = self.b.ins().scalar_to_vector(types::I64X2, pair);
+                    return self.b.ins().bitcast(t, little(), v);
                 }
                 let v = self.b.ins().load(t, flags, a, 0);
                 if bools {

@@ -109,11 +109,10 @@ impl Emitter<'_, '_> {
             ReduceOp::Prod if f => self.b.ins().fmul(acc, v),
             ReduceOp::Prod => self.b.ins().imul(acc, v),
             ReduceOp::Max if f => self.float_extreme(BinaryOp::Maximum, acc, v, ty, mode),
-            ReduceOp::Max if ty.is_unsigned() => self.b.ins().umax(acc, v),
-            ReduceOp::Max => self.b.ins().smax(acc, v),
             ReduceOp::Min if f => self.float_extreme(BinaryOp::Minimum, acc, v, ty, mode),
-            ReduceOp::Min if ty.is_unsigned() => self.b.ins().umin(acc, v),
-            ReduceOp::Min => self.b.ins().smin(acc, v),
+            // `binary` keeps 64-bit lanes together (no `pmaxsq` below AVX-512).
+            ReduceOp::Max => self.binary(BinaryOp::Maximum, acc, v, ty, mode),
+            ReduceOp::Min => self.binary(BinaryOp::Minimum, acc, v, ty, mode),
             ReduceOp::Any => self.b.ins().bor(acc, v),
             ReduceOp::All => self.b.ins().band(acc, v),
             ReduceOp::Argmax | ReduceOp::Argmin => unreachable!("arg reductions track indices"),
@@ -140,12 +139,17 @@ impl Emitter<'_, '_> {
     fn reduce_own(&mut self, op: ReduceOp, value: usize, ty: Scalar) -> Value {
         let acc_ty = ty;
         // A float product multiplies in order, as NumPy's loop does (no pairwise tree).
+        let store_dtype = self.reduce_store.map(|b| self.k.buffers[b].dtype);
         let vector_op = match op {
             ReduceOp::Sum => ty != Scalar::Bool,
-            ReduceOp::Max | ReduceOp::Min => ty.is_float(),
-            _ => false,
+            ReduceOp::Max | ReduceOp::Min => {
+                ty.is_float() || matches!(ty, Scalar::I32 | Scalar::I64)
+            }
+            // Masks fold to 0/1 only at the end (`vector_reduce`); a map stored on the way
+            // (`store_reduced`) would write them as they are.
+            ReduceOp::Any | ReduceOp::All => store_dtype != Some(Scalar::Bool),
+            ReduceOp::Prod | ReduceOp::Argmax | ReduceOp::Argmin => false,
         };
-        let store_dtype = self.reduce_store.map(|b| self.k.buffers[b].dtype);
         let mode = if vector_op {
             self.stage_mode(value, store_dtype)
         } else {
@@ -302,8 +306,16 @@ impl Emitter<'_, '_> {
                 a.insert(0, r);
             }
             let s = a[0];
-            let mut total = em.b.ins().extractlane(s, 0);
+            let mut total = match op {
+                // Lane masks folded to a 0/1 bool.
+                ReduceOp::Any => em.b.ins().vany_true(s),
+                ReduceOp::All => em.b.ins().vall_true(s),
+                _ => em.b.ins().extractlane(s, 0),
+            };
             for l in 1..lanes as u8 {
+                if matches!(op, ReduceOp::Any | ReduceOp::All) {
+                    break;
+                }
                 let x = em.b.ins().extractlane(s, l);
                 total = em.combine(op, total, x, ty, Mode::Scalar);
             }

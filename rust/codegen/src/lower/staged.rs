@@ -11,7 +11,7 @@
 //! kernel's own code for these functions.
 
 use super::expr::cl_type;
-use super::{mem, Emitter, Mode, UNROLL};
+use super::{little, mem, Emitter, Mode, UNROLL};
 use crate::kernel::{ExprOp, InnerAccess, ReduceOp, Scalar};
 use crate::ufunc::{self, LoopOp, BLOCK, MIN_ROW};
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -559,7 +559,7 @@ impl Emitter<'_, '_> {
         let mode = match sink {
             Sink::Buffer(b) if self.k.buffers[b].inner == InnerAccess::Row => Mode::Scalar,
             Sink::Buffer(_) if bools => self.stage_mode(root, None),
-            Sink::Buffer(b) => self.stage_mode(root, Some(self.k.buffers[b].dtype)),
+            Sink::Buffer(b) => self.map_mode(root, self.k.buffers[b].dtype),
             Sink::Scratch { .. } => self.stage_mode(root, None),
         };
         let j = self.b.declare_var(types::I64);
@@ -633,6 +633,13 @@ impl Emitter<'_, '_> {
             Sink::Buffer(buffer) => {
                 let v = self.store_form(v, self.k.buffers[buffer].dtype);
                 let a = self.addr(buffer, j, mode);
+                let v = if mode == Mode::Vector(8) && self.k.buffers[buffer].dtype.size() == 4 {
+                    // A half vector (`map_mode`): its two elements are the low 8 bytes.
+                    let pairs = self.b.ins().bitcast(types::I64X2, little(), v);
+                    self.b.ins().extractlane(pairs, 0)
+                } else {
+                    v
+                };
                 self.b.ins().store(mem(), v, a, 0);
             }
         }
