@@ -409,8 +409,10 @@ def _merge(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Pat
         frame_branches.check_merged(then, orelse, slots)
     else:
         slots[:] = [part for slot in slots for part in _choice_parts(then, orelse, slot)]
+    mixed = [_python_side(slot) for slot in slots]
     results = _emit_if(tx, cond, entries, then, orelse, slots) if slots else []
     _bind_inplace(tx, slots, results)
+    _record_mixed(tx, cond, mixed, results)
     ranges.note_conversions(tx, branch, converted, lambda: cond)
     merged = {_bound(slot)[1] for slot in slots if _bound(slot)[0] == "stack"}
     base_stack = [vt if k in merged else iterators.get((id(vt), id(orelse.stack[k])))
@@ -523,6 +525,31 @@ def _promoted(then: Path, orelse: Path, slot: tuple[Value, Value, object]
         raise graph_break("loop_body", what=f"branches giving {vx.type_str} and "
                                             f"{vy.type_str}")
     return vx, vy, how
+
+
+def _python_side(slot: tuple[Value, Value, object]) -> bool | None:
+    """Which path leaves the Python number of a slot that merges one with a NumPy scalar of
+    its dtype (`_promoted`): True for `then`; None where the types agree."""
+    vx, vy, how = slot
+    if how[0] == "inplace" or (vx.dtype, vx.shape) != (vy.dtype, vy.shape) or (  # type: ignore[index]
+            vx.weak == vy.weak):
+        return None
+    return vx.weak
+
+
+def _record_mixed(tx: Interpreter, cond: Value, mixed: list[bool | None],
+                  results: list[Value]) -> None:
+    """A merged value that is a NumPy scalar or a Python number as the path taken decides
+    (`x = a[i]` / `x = 0.0`) is computed as the NumPy scalar, flagged where the Python
+    number's path was taken, as `max()` of the two is (`mixed_picks`): a use that can tell
+    them apart (`x + np.float32(1)`, `print(x)`) reruns the frame as Python there."""
+    from ember.capture.loops import mixed_picks
+
+    for side, result in zip(mixed, results, strict=True):
+        if side is None:
+            continue
+        python = cond if side else tx.graph.op("logical_not", [cond])
+        mixed_picks.record(tx, result, python)
 
 
 def _reads(region: Graph, k: int) -> bool:

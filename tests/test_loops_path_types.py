@@ -1,0 +1,143 @@
+"""Loop values whose type differs between the paths of a branch: `x = a[i]` on one path and
+`x = 0.0` on the other give a NumPy scalar or a Python number as the data decide, which NumPy
+keeps apart (NEP 50: `x + np.float32(1)` is float32 for the Python float and float64 for the
+NumPy one; the frame's result prints differently). The merged value is computed as the NumPy
+scalar with a flag that says where the Python number's path was taken (`mixed_picks`): uses
+that cannot tell the two apart (stores, comparisons, a nested loop that only stores it) keep
+one compiled loop; any other use reruns the frame as Python where the flag is set."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, seed, settings
+from hypothesis import strategies as st
+from probe_harness import assert_behaves_as_numpy
+
+
+def relu_last(a):
+    for i in range(len(a)):
+        if a[i] > 0:
+            x = a[i]
+        else:
+            x = 0.0
+        y = x * 2
+    return y
+
+
+def relu_plus_float32(a):
+    s = np.float32(0)
+    for i in range(len(a)):
+        x = a[i] if a[i] > 0 else 0.0
+        s = x + np.float32(1)
+    return s
+
+
+def int_or_python_int(a):
+    last = 0
+    for i in range(len(a)):
+        k = a[i] if a[i] > 3 else 0
+        last = k * 3
+    return last
+
+
+def printed_each_trip(a):
+    for i in range(len(a)):
+        x = a[i] if a[i] > 0 else 0.0
+        print(x)
+    return 0
+
+
+def relu_stored(a):
+    out = np.zeros(len(a))
+    for i in range(len(a)):
+        if a[i] > 0:
+            x = a[i]
+        else:
+            x = 0.0
+        out[i] = x
+        if x > 0.5:
+            out[i] += -x
+    return out
+
+
+def relu_into_numpy_math(a, w):
+    total = np.zeros(1)
+    for i in range(len(a)):
+        x = a[i] if a[i] > 0 else 0.0
+        total[0] += w[i] * x  # a float64 operand decides the type either way
+    return total
+
+
+def clamp_through_a_nested_loop(a, m):
+    out = np.zeros((len(a), m))
+    for i in range(len(a)):
+        v = max(a[i], 0.0)
+        for j in range(m):
+            out[i, j] = v * a[j % len(a)] + j
+    return out
+
+
+def pick_compared_in_a_nested_loop(a, m):
+    out = np.zeros(len(a))
+    for i in range(len(a)):
+        v = max(a[i], 0.0)
+        count = 0
+        for j in range(m):
+            if a[j] < v:
+                count += 1
+        out[i] = count
+    return out
+
+
+def pick_told_in_a_nested_loop(a, m):
+    out = []
+    for i in range(len(a)):
+        v = max(a[i], 0.0)
+        for j in range(m):
+            s = v + np.float32(j)  # float32 for the Python float, float64 for NumPy's
+        out.append(s)
+    return out
+
+
+TELLING = [relu_last, relu_plus_float32, int_or_python_int]
+
+
+@pytest.mark.parametrize("fn", TELLING, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("a", [np.linspace(-1, 1, 12), -np.ones(12), np.ones(12),
+                               np.arange(-5, 7, dtype=np.int64)], ids=["mixed", "negative",
+                                                                       "positive", "int64"])
+def test_a_use_that_tells_gives_pythons_type(fn, a):
+    assert_behaves_as_numpy(fn, a, compiled_code=False)
+
+
+@pytest.mark.parametrize("a", [np.linspace(-1, 1, 6), np.ones(4)])
+def test_printed_values_look_as_in_python(a):
+    assert_behaves_as_numpy(printed_each_trip, a, compiled_code=False)
+
+
+@pytest.mark.parametrize("a", [np.linspace(-1, 1, 12), -np.ones(12)])
+def test_uses_that_cannot_tell_stay_compiled(a):
+    assert_behaves_as_numpy(relu_stored, a)
+    assert_behaves_as_numpy(relu_into_numpy_math, a, np.linspace(0, 1, len(a)))
+
+
+@pytest.mark.parametrize("a", [np.linspace(-2, 2, 9), -np.ones(5), np.arange(6.0)])
+def test_picks_followed_into_nested_loops_stay_compiled(a):
+    assert_behaves_as_numpy(clamp_through_a_nested_loop, a, 7)
+    assert_behaves_as_numpy(pick_compared_in_a_nested_loop, a, len(a))
+
+
+@pytest.mark.parametrize("a", [np.linspace(-2, 2, 9), -np.ones(5)])
+def test_a_nested_use_that_tells_reruns(a):
+    assert_behaves_as_numpy(pick_told_in_a_nested_loop, a, 3, compiled_code=False)
+
+
+@seed(20261206)
+@settings(max_examples=30, deadline=None)
+@given(values=st.lists(st.sampled_from([-2.5, -1.0, 0.0, 0.5, 3.0]), min_size=1,
+                       max_size=9),
+       dtype=st.sampled_from([np.float64, np.float32, np.int64, np.int32]),
+       fn=st.sampled_from([*TELLING, relu_stored]))
+def test_random_data_and_dtypes(values, dtype, fn):
+    assert_behaves_as_numpy(fn, np.array(values).astype(dtype), compiled_code=False)
