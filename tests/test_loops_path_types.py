@@ -141,3 +141,118 @@ def test_a_nested_use_that_tells_reruns(a):
        fn=st.sampled_from([*TELLING, relu_stored]))
 def test_random_data_and_dtypes(values, dtype, fn):
     assert_behaves_as_numpy(fn, np.array(values).astype(dtype), compiled_code=False)
+
+
+def best_local_alignment(a, b, gap):
+    n, m = len(a), len(b)
+    H = np.zeros((n + 1, m + 1), dtype=np.int64)
+    best = 0
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            s = 2 if a[i - 1] == b[j - 1] else -1
+            h = max(0, H[i - 1, j - 1] + s, H[i - 1, j] - gap, H[i, j - 1] - gap)
+            H[i, j] = h
+            if h > best:
+                best = h
+    return best, H
+
+
+def nearest_shade(points, centers, light):
+    out = np.zeros(len(points))
+    for p in range(len(points)):
+        best = np.inf
+        shade = 0.0
+        for s in range(len(centers)):
+            d = points[p] - centers[s]
+            if d < 0:
+                continue
+            if d < best:
+                best = d
+                shade = max(light * (1.0 - d), 0.0)
+        out[p] = shade
+    return out
+
+
+def nearest_shade_returned(points, centers, light):
+    shade = 0.0
+    for s in range(len(centers)):
+        d = points[0] - centers[s]
+        if d >= 0:
+            shade = max(light * (1.0 - d), 0.0)
+    return shade
+
+
+def cube_roots(targets, tol):
+    out = np.empty(len(targets))
+    for k in range(len(targets)):
+        a, b = 0.0, max(1.0, targets[k])
+        it = 0
+        while b - a > tol and it < 200:
+            m = (a + b) / 2
+            if m ** 3 < targets[k]:
+                a = m
+            else:
+                b = m
+            it += 1
+        out[k] = (a + b) / 2
+    return out
+
+
+def clamped_scaled_sum(x, w):
+    out = np.zeros(len(x))
+    for i in range(len(x)):
+        v = min(max(x[i], 0.0), 1.0)
+        out[i] = (v * 3.0 - 1.0) / 2 + w[i]
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_alignment_scores_carried_through_nested_loops_stay_compiled(seed):
+    rng = np.random.default_rng(seed)
+    a, b = rng.integers(0, 4, 12), rng.integers(0, 4, 10)
+    assert_behaves_as_numpy(best_local_alignment, a, b, 1)
+
+
+def test_alignment_with_no_match_is_the_python_int():
+    # `best` stays the int 0 (nothing beats it): the frame's result is Python's.
+    assert_behaves_as_numpy(best_local_alignment, np.zeros(5, np.int64),
+                            np.ones(4, np.int64), 3, compiled_code=False)
+
+
+@pytest.mark.parametrize("points", [np.linspace(0, 3, 10), np.linspace(-2, -1, 5)])
+@pytest.mark.parametrize("light", [0.8, -0.5])
+def test_picks_on_paths_carried_out_of_an_inner_loop_and_stored_stay_compiled(points, light):
+    centers = np.array([0.5, 1.0, 2.5, -1.0])
+    assert_behaves_as_numpy(nearest_shade, points, centers, np.float64(light))
+
+
+@pytest.mark.parametrize("points", [np.array([3.0]), np.array([0.6]), np.array([-5.0])])
+def test_picks_on_paths_returned_give_pythons_type(points):
+    centers = np.array([0.5, 1.0, 2.5, -1.0])
+    for light in (0.8, -0.5):
+        assert_behaves_as_numpy(nearest_shade_returned, points, centers, np.float64(light),
+                                compiled_code=False)
+
+
+@pytest.mark.parametrize("targets", [np.linspace(0.2, 20, 9), np.full(4, 0.5)])
+def test_a_pick_that_starts_a_while_loop_stays_compiled(targets):
+    assert_behaves_as_numpy(cube_roots, targets, np.float64(1e-9))
+
+
+def test_arithmetic_with_python_numbers_on_a_pick_stays_compiled():
+    x = np.linspace(-1, 2, 13)
+    assert_behaves_as_numpy(clamped_scaled_sum, x, np.linspace(0, 1, 13))
+
+
+def picks_appended(x):
+    out = []
+    for i in range(len(x)):
+        v = x[i] if x[i] > 0 else 0.0
+        out.append(v)
+        out.append(max(x[i], 0.5) - 0.25)
+    return out
+
+
+@pytest.mark.parametrize("x", [np.linspace(-1, 1, 5), np.ones(3), -np.ones(3)])
+def test_a_list_holds_the_object_appended(x):
+    assert_behaves_as_numpy(picks_appended, x, compiled_code=False)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ember.capture.breaks import graph_break
-from ember.capture.loops import swaps
+from ember.capture.loops import mixed_picks, swaps
 from ember.capture.variables.appended import AppendedListVariable, ItemType
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
@@ -308,7 +308,9 @@ class BodyList(VariableTracker):
             windows.scatter(tx, buffer, windows.row_axes(buffer.value.shape, count.value),
                             ArrayVariable(value))
         else:
-            buffer.update_in_place(graph.op("store", [buffer.value, value, count.value]))
+            stored = graph.op("store", [buffer.value, value, count.value])
+            mixed_picks.object_kept(graph, stored)  # the list holds the object appended
+            buffer.update_in_place(stored)
         tx.locals[COUNT + key] = ArrayVariable(graph.op("add", [count.value, graph.const(1)]))
 
 

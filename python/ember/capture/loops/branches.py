@@ -409,10 +409,13 @@ def _merge(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Pat
         frame_branches.check_merged(then, orelse, slots)
     else:
         slots[:] = [part for slot in slots for part in _choice_parts(then, orelse, slot)]
-    mixed = [_python_side(slot) for slot in slots]
+    kept = len(slots)
+    flagged = _flag_slots(then, orelse, slots)
+    slots.extend(flag for _, flag in flagged)
     results = _emit_if(tx, cond, entries, then, orelse, slots) if slots else []
+    _record_flagged(tx, [k for k, _ in flagged], results[kept:], results)
+    del slots[kept:], results[kept:]
     _bind_inplace(tx, slots, results)
-    _record_mixed(tx, cond, mixed, results)
     ranges.note_conversions(tx, branch, converted, lambda: cond)
     merged = {_bound(slot)[1] for slot in slots if _bound(slot)[0] == "stack"}
     base_stack = [vt if k in merged else iterators.get((id(vt), id(orelse.stack[k])))
@@ -527,29 +530,50 @@ def _promoted(then: Path, orelse: Path, slot: tuple[Value, Value, object]
     return vx, vy, how
 
 
-def _python_side(slot: tuple[Value, Value, object]) -> bool | None:
-    """Which path leaves the Python number of a slot that merges one with a NumPy scalar of
-    its dtype (`_promoted`): True for `then`; None where the types agree."""
-    vx, vy, how = slot
-    if how[0] == "inplace" or (vx.dtype, vx.shape) != (vy.dtype, vy.shape) or (  # type: ignore[index]
-            vx.weak == vy.weak):
-        return None
-    return vx.weak
-
-
-def _record_mixed(tx: Interpreter, cond: Value, mixed: list[bool | None],
-                  results: list[Value]) -> None:
-    """A merged value that is a NumPy scalar or a Python number as the path taken decides
-    (`x = a[i]` / `x = 0.0`) is computed as the NumPy scalar, flagged where the Python
-    number's path was taken, as `max()` of the two is (`mixed_picks`): a use that can tell
-    them apart (`x + np.float32(1)`, `print(x)`) reruns the frame as Python there."""
+def _flag_slots(then: Path, orelse: Path, slots: list[tuple[Value, Value, object]]
+                ) -> list[tuple[int, tuple[Value, Value, object]]]:
+    """Per merged value that may be a Python number on the path taken (`x = a[i]` / `x =
+    0.0`, or `max(x[i], 0.0)` picked on a path), the slot of its flag: per path true where
+    its value is the Python number (the number itself, or the flag of its pick). The merged
+    value is the NumPy scalar of that dtype; the flag makes it a pick (`_record_flagged`)."""
     from ember.capture.loops import mixed_picks
 
-    for side, result in zip(mixed, results, strict=True):
-        if side is None:
+    out = []
+    for k, (vx, vy, how) in enumerate(slots):
+        if how[0] not in ("names", "stack") or vx.shape or vx.dtype != vy.dtype or (  # type: ignore[index]
+                vx.weak and vy.weak) or not mixed_picks.exact(vx):
             continue
-        python = cond if side else tx.graph.op("logical_not", [cond])
-        mixed_picks.record(tx, result, python)
+        sides = [_python_flag(path, v) for path, v in ((then, vx), (orelse, vy))]
+        if sides == [None, None]:
+            continue
+        flags = [f if f is not None else path.region.const(False, np.bool_, weak=False)
+                 for f, path in zip(sides, (then, orelse), strict=True)]
+        out.append((k, (flags[0], flags[1], ("flag", k))))
+    return out
+
+
+def _python_flag(path: Path, value: Value) -> Value | None:
+    """Where `value`, a path's result, is a Python number: always (a weak value), where its
+    pick says (passed on to the merged value's pick: `mixed_picks.pass_on`), or never."""
+    from ember.capture.loops import mixed_picks
+
+    if value.weak:
+        return path.region.const(True, np.bool_, weak=False)
+    flag = mixed_picks.flag_of(path.region, value)
+    if flag is not None and any(p.value is value for p in mixed_picks.picks(path.region)):
+        mixed_picks.pass_on(path.region, value)
+        return flag
+    return None
+
+
+def _record_flagged(tx: Interpreter, positions: list[int], flags: list[Value],
+                    results: list[Value]) -> None:
+    """The merged values of `_flag_slots` are picks of the enclosing body: a use that can
+    tell reruns the frame as Python where the flag is set (`mixed_picks`)."""
+    from ember.capture.loops import mixed_picks
+
+    for k, flag in zip(positions, flags, strict=True):
+        mixed_picks.record(tx, results[k], flag)
 
 
 def _reads(region: Graph, k: int) -> bool:

@@ -99,6 +99,18 @@ def record(tx: Interpreter, value: Value, python: Value) -> None:
     picks(graph).append(Pick(value, python, gate))
 
 
+def result_may_be_python(tx: Interpreter, value: Value, python: Value) -> None:
+    """`value`, a loop op's result, is the Python number where `python` holds: inside a loop
+    body (or a path of its branches) a pick there, whose uses settle whether the frame must
+    rerun; at the frame's level the frame reruns as Python where it holds."""
+    from ember.capture.loops import frame_branches
+
+    if tx.graph.parent is not None and exact(value) and not value.shape:
+        record(tx, value, python)
+    else:
+        frame_branches.add_check(tx, python)
+
+
 def settle(region: Graph, still_python: dict[int, Value], finals: dict[int, Value]
            ) -> dict[int, Value]:
     """Drop the checks of picks no use in `region` (a loop body, with the paths of its
@@ -106,11 +118,28 @@ def settle(region: Graph, still_python: dict[int, Value], finals: dict[int, Valu
     trip makes a NumPy scalar from a Python number, its flag (that it is still the Python
     number); `finals`: per carried parameter (by id) its value at the end of the trip.
     Returns, per such parameter, its flag at the end of the trip."""
+    _settle_paths(region)
+    return _settle(region, still_python, finals)
+
+
+def _settle_paths(region: Graph) -> None:
+    """The picks on the paths of `region`'s branches, nested ones too: a path's result is a
+    use that can tell, unless the merge passed the pick's flag on (`pass_on`)."""
     for node in region.nodes:
         if node.op == "if":
             for path in (node.attrs["then"], node.attrs["else"]):
-                _settle(path, {}, {id(out): out for out in path.outputs})
-    return _settle(region, still_python, finals)
+                _settle_paths(path)
+                passed = getattr(path, "passed_on", set())
+                _settle(path, {}, {id(out): out for out in path.outputs
+                                   if id(out) not in passed})
+
+
+def pass_on(path: Graph, value: Value) -> None:
+    """`value`, a pick of a branch's `path` that is one of its results, is flagged after the
+    branch by a pick of its own (`branches._flag_slots`): that pick follows its uses."""
+    if not hasattr(path, "passed_on"):
+        path.passed_on = set()  # type: ignore[attr-defined]
+    path.passed_on.add(id(value))  # type: ignore[attr-defined]
 
 
 def _settle(region: Graph, still_python: dict[int, Value], finals: dict[int, Value]
@@ -142,10 +171,20 @@ def _settle(region: Graph, still_python: dict[int, Value], finals: dict[int, Val
     return ends
 
 
-def _effect(node: Node, flagged: Callable[[Value], bool]) -> str:
+def object_kept(graph: Graph, stored: Value) -> None:
+    """`stored`, a `store` into a list's buffer: the list holds the object itself, so the
+    store tells a Python number from a NumPy scalar."""
+    if not hasattr(graph, "objects_kept"):
+        graph.objects_kept = set()  # type: ignore[attr-defined]
+    graph.objects_kept.add(id(stored))  # type: ignore[attr-defined]
+
+
+def _effect(region: Graph, node: Node, flagged: Callable[[Value], bool]) -> str:
     """What `node` makes of its flagged operands (those `flagged` says may be a Python
     number): `blind` (a use that cannot tell), `derive` (a Python number where they are),
     `region` (an `if` or `loop` op, followed inside) or `tell` (a use that can tell)."""
+    if id(node.out) in getattr(region, "objects_kept", ()):
+        return "tell"
     if node.op in _BLIND:
         return "blind"
     if node.op in ("if", "loop"):
@@ -161,7 +200,27 @@ def _effect(node: Node, flagged: Callable[[Value], bool]) -> str:
             return "blind"  # a NumPy operand of the result's dtype decides
         if not others:
             return "derive"  # a Python number where both are
+        if _with_python_numbers(region, node, others):
+            return "derive"
     return "tell"
+
+
+def _with_python_numbers(region: Graph, node: Node, others: list[Value]) -> bool:
+    """Whether `node`, of float operands some flagged, the others Python numbers, gives a
+    Python float where the flagged are and the NumPy scalar of the same value where not:
+    `+ - *`, and `/` by a non-zero constant (where Python would raise, NumPy gives an
+    infinity)."""
+    if node.out.dtype != np.dtype(np.float64) or any(not v.weak for v in others):
+        return False
+    if node.op in ("add", "sub", "mul"):
+        return True
+    return node.op == "div" and node.inputs[1] is others[0] and _nonzero_constant(
+        region, others[0])
+
+
+def _nonzero_constant(region: Graph, value: Value) -> bool:
+    return any(n.out is value and n.op == "const" and n.attrs["value"] != 0
+               for n in region.nodes)
 
 
 def _follow(region: Graph, node: Node, flags: dict[int, Value | None],
@@ -172,7 +231,7 @@ def _follow(region: Graph, node: Node, flags: dict[int, Value | None],
     flagged = [v for v in node.inputs if id(v) in flags]
     if not flagged:
         return
-    effect = _effect(node, lambda v: id(v) in flags)
+    effect = _effect(region, node, lambda v: id(v) in flags)
     if effect == "derive":
         _derive(node.out, flagged, flags, roots, region)
     elif effect == "region" and node.op == "if":
@@ -208,11 +267,20 @@ def _through_paths(region: Graph, node: Node, flags: dict[int, Value | None],
         if then is False and orelse is False:
             continue
         if then is None or orelse is None:
-            flags[id(out)] = None
+            flag = None
         else:
             either = [false if f is False else f for f in (then, orelse)]
-            flags[id(out)] = region.op("where", [cond, *either], scalar=True)
-        roots[id(out)] = from_roots
+            flag = region.op("where", [cond, *either], scalar=True)
+        if id(out) in flags:
+            # A pick of its own (`branches._flag_slots`: what the paths made) besides what
+            # they passed on: a Python number where either says.
+            own = flags[id(out)]
+            flag = None if own is None or flag is None else region.op("logical_or",
+                                                                        [own, flag])
+            roots[id(out)] = roots[id(out)] | from_roots
+        else:
+            roots[id(out)] = from_roots
+        flags[id(out)] = flag
 
 
 def _through_loop(node: Node, flags: dict[int, Value | None], roots: dict[int, set[int]],
@@ -225,7 +293,7 @@ def _through_loop(node: Node, flags: dict[int, Value | None], roots: dict[int, s
         told.update(from_roots)
         return
     for out, maybe in zip((node.out, *node.extra), outs, strict=True):
-        if maybe:
+        if maybe and id(out) not in flags:  # a result with a flag of its own keeps it
             flags[id(out)], roots[id(out)] = None, from_roots
 
 
@@ -264,7 +332,7 @@ def _inside(region: Graph, flagged: set[int]) -> bool:
     for node in region.nodes:
         if not any(id(v) in flagged for v in node.inputs):
             continue
-        effect = _effect(node, lambda v: id(v) in flagged)
+        effect = _effect(region, node, lambda v: id(v) in flagged)
         if effect == "tell":
             return False
         if effect == "derive":
