@@ -256,3 +256,44 @@ def picks_appended(x):
 @pytest.mark.parametrize("x", [np.linspace(-1, 1, 5), np.ones(3), -np.ones(3)])
 def test_a_list_holds_the_object_appended(x):
     assert_behaves_as_numpy(picks_appended, x, compiled_code=False)
+
+
+def _impurity(counts, total):
+    if total == 0:
+        return 0.0
+    p = counts / total
+    return 1.0 - np.sum(p * p)
+
+
+def split_scores(y, n_classes):
+    n = len(y)
+    left = np.zeros(n_classes)
+    right = np.bincount(y, minlength=n_classes).astype(np.float64)
+    scores = np.zeros(n)
+    best = np.inf
+    for i in range(n):
+        left[y[i]] += 1
+        right[y[i]] -= 1
+        score = ((i + 1) * _impurity(left, i + 1) + (n - i - 1) * _impurity(right, n - i - 1)) / n
+        scores[i] = score
+        if score < best:
+            best = score
+    return scores, best
+
+
+def helper_result_told(x):
+    out = []
+    for i in range(len(x)):
+        out.append(_impurity(x[:2], int(x[i])))
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_helper_returning_a_python_float_or_a_numpy_one_stays_compiled(seed):
+    y = np.random.default_rng(seed).integers(0, 3, 12)
+    assert_behaves_as_numpy(split_scores, y, 3)
+
+
+def test_a_helper_result_that_tells_gives_pythons_type():
+    assert_behaves_as_numpy(helper_result_told, np.array([0.0, 2.0, 0.0, 3.0]),
+                            compiled_code=False)

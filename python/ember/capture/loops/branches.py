@@ -344,7 +344,7 @@ def _merge(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Pat
         if RERUN in then.locals:
             slots.append((_value_in(then, then.locals[RERUN]),
                           _value_in(orelse, orelse.locals[RERUN]), ("names", [RERUN])))
-        results = _emit_if(tx, cond, entries, then, orelse, slots) if slots else []
+        results = _emit_flagged(tx, cond, entries, then, orelse, slots)
         _bind_inplace(tx, slots, results)
         if RERUN in then.locals:
             tx.locals[RERUN] = ArrayVariable(results[-1])
@@ -409,12 +409,7 @@ def _merge(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Pat
         frame_branches.check_merged(then, orelse, slots)
     else:
         slots[:] = [part for slot in slots for part in _choice_parts(then, orelse, slot)]
-    kept = len(slots)
-    flagged = _flag_slots(then, orelse, slots)
-    slots.extend(flag for _, flag in flagged)
-    results = _emit_if(tx, cond, entries, then, orelse, slots) if slots else []
-    _record_flagged(tx, [k for k, _ in flagged], results[kept:], results)
-    del slots[kept:], results[kept:]
+    results = _emit_flagged(tx, cond, entries, then, orelse, slots)
     _bind_inplace(tx, slots, results)
     ranges.note_conversions(tx, branch, converted, lambda: cond)
     merged = {_bound(slot)[1] for slot in slots if _bound(slot)[0] == "stack"}
@@ -460,6 +455,22 @@ def _emit_if(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: P
     for path in (then, orelse):
         path.region.inputs[:] = [path.region.inputs[k] for k in kept]
     return tx.graph.if_(cond, [entries[k].value for k in kept], then.region, orelse.region)
+
+
+def _emit_flagged(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Path,
+                  orelse: Path, slots: list[tuple[Value, Value, object]]) -> list[Value]:
+    """The `if` op of `slots`, its merged values that may be Python numbers made picks
+    (`_flag_slots`) inside loop bodies; at the frame's level they never are
+    (`frame_branches.check_merged`)."""
+    from ember.capture.loops import frame_branches
+
+    kept = len(slots)
+    flagged = [] if frame_branches.at_frame_level(tx) else _flag_slots(then, orelse, slots)
+    slots.extend(flag for _, flag in flagged)
+    results = _emit_if(tx, cond, entries, then, orelse, slots) if slots else []
+    _record_flagged(tx, [k for k, _ in flagged], results[kept:], results)
+    del slots[kept:], results[kept:]
+    return results
 
 
 def _bind_inplace(tx: Interpreter, slots: list[tuple[Value, Value, object]],
@@ -540,7 +551,7 @@ def _flag_slots(then: Path, orelse: Path, slots: list[tuple[Value, Value, object
 
     out = []
     for k, (vx, vy, how) in enumerate(slots):
-        if how[0] not in ("names", "stack") or vx.shape or vx.dtype != vy.dtype or (  # type: ignore[index]
+        if how[0] not in ("names", "stack", "result") or vx.shape or vx.dtype != vy.dtype or (  # type: ignore[index]
                 vx.weak and vy.weak) or not mixed_picks.exact(vx):
             continue
         sides = [_python_flag(path, v) for path, v in ((then, vx), (orelse, vy))]
