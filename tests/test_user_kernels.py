@@ -125,10 +125,8 @@ NOT_YET_NATIVE = {
     "projected_gradient_simplex": "`np.nonzero(...)[0][-1]`: indexing np.nonzero's index "
                                   "array, whose length only the data knows",
     "best_split": "`best_threshold` is None before the loop and a NumPy float after a "
-                  "branch, and `_gini` returns `0.0` on one path and a NumPy scalar on the "
-                  "other: types that differ between paths",
-    "isolation_path_lengths": "`_c_factor` returns `0.0` on one path and a NumPy scalar on "
-                              "the other: types that differ between paths",
+                  "branch: a local that is None or a number as the data decide is not "
+                  "carried",
 }
 
 
