@@ -297,3 +297,52 @@ def test_a_helper_returning_a_python_float_or_a_numpy_one_stays_compiled(seed):
 def test_a_helper_result_that_tells_gives_pythons_type():
     assert_behaves_as_numpy(helper_result_told, np.array([0.0, 2.0, 0.0, 3.0]),
                             compiled_code=False)
+
+
+# Random programs of the class: a local bound on the paths of a branch to a NumPy scalar, a
+# Python float or a pick of the two, then used in ways that can tell them apart or not.
+_INITS = ["0.0", "0", "a[0]", "np.float64(1.5)", "1.0"]
+_BOUND = ["a[i]", "0.0", "max(a[i], 0.0)", "min(a[i], 1.0)", "a[i] * 2.0", "-1.0", "x",
+          "abs(a[i])", "max(x, a[i])"]
+_TESTS = ["a[i] > 0", "a[i] > 0.5", "i % 2 == 0", "a[i] < x"]
+_USES = ["out[i] = x", "out[i] = x * 2.0 + 1.0", "out[i] = (x - 0.5) / 2",
+         "c = c + (1 if x > 0.2 else 0)", "out[i] = x + np.float32(1)", "lst.append(x)",
+         "out[i] = -x", "out[i] = x * a[i]",
+         "t = x\n        for j in range(3):\n            t = t + a[j]\n        out[i] = t",
+         "t = x\n        for j in range(3):\n            t = t + 0.5\n        lst.append(t)"]
+_RESULTS = ["out", "x", "c", "lst", "(out, x)", "x * 2.0", "x + np.float32(0)"]
+
+
+def _program(init, test, then, orelse, uses, result):
+    source = f"""
+def branchy(a):
+    out = np.zeros(len(a))
+    lst = []
+    c = 0
+    x = {init}
+    for i in range(len(a)):
+        if {test}:
+            x = {then}
+        else:
+            x = {orelse}
+        {uses[0]}
+        {uses[1]}
+    return {result}
+"""
+    namespace = {"np": np}
+    exec(compile(source, "<branchy>", "exec"), namespace)
+    return namespace["branchy"]
+
+
+@seed(20261208)
+@settings(max_examples=40, deadline=None)
+@given(init=st.sampled_from(_INITS), test=st.sampled_from(_TESTS),
+       then=st.sampled_from(_BOUND), orelse=st.sampled_from(_BOUND),
+       uses=st.lists(st.sampled_from(_USES), min_size=2, max_size=2, unique=True),
+       result=st.sampled_from(_RESULTS),
+       a=st.sampled_from([np.linspace(-1, 1, 12), -np.ones(12), np.full(12, 2.0),
+                          np.arange(12) % 3 - 1.0]))
+def test_random_programs_of_values_whose_type_the_path_decides(init, test, then, orelse,
+                                                               uses, result, a):
+    fn = _program(init, test, then, orelse, uses, result)
+    assert_behaves_as_numpy(fn, a, compiled_code=False)

@@ -344,11 +344,12 @@ def _merge(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Pat
         if RERUN in then.locals:
             slots.append((_value_in(then, then.locals[RERUN]),
                           _value_in(orelse, orelse.locals[RERUN]), ("names", [RERUN])))
-        results = _emit_flagged(tx, cond, entries, then, orelse, slots)
+        results, record = _emit_flagged(tx, cond, entries, then, orelse, slots)
         _bind_inplace(tx, slots, results)
         if RERUN in then.locals:
             tx.locals[RERUN] = ArrayVariable(results[-1])
         finish(results)
+        record()
         return
     branch = (tx.code, tx.instructions[tx.ip].offset)
     live = set(live_locals_at(tx.code, tx.instructions[meet].offset))
@@ -409,7 +410,7 @@ def _merge(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Pat
         frame_branches.check_merged(then, orelse, slots)
     else:
         slots[:] = [part for slot in slots for part in _choice_parts(then, orelse, slot)]
-    results = _emit_flagged(tx, cond, entries, then, orelse, slots)
+    results, record = _emit_flagged(tx, cond, entries, then, orelse, slots)
     _bind_inplace(tx, slots, results)
     ranges.note_conversions(tx, branch, converted, lambda: cond)
     merged = {_bound(slot)[1] for slot in slots if _bound(slot)[0] == "stack"}
@@ -442,6 +443,7 @@ def _merge(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Pat
     returns.join_items(tx)
     tx.stack[:] = base_stack
     tx.ip = meet
+    record()  # its checks join the paths' merged `.rerun`
 
 
 def _emit_if(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Path,
@@ -458,9 +460,11 @@ def _emit_if(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: P
 
 
 def _emit_flagged(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Path,
-                  orelse: Path, slots: list[tuple[Value, Value, object]]) -> list[Value]:
-    """The `if` op of `slots`, its merged values that may be Python numbers made picks
-    (`_flag_slots`) inside loop bodies; at the frame's level they never are
+                  orelse: Path, slots: list[tuple[Value, Value, object]]
+                  ) -> tuple[list[Value], Callable[[], None]]:
+    """The `if` op of `slots`, and what makes its merged values that may be Python numbers
+    picks (`_flag_slots`) inside loop bodies, to be called once the merge has bound the
+    locals (the paths' `.rerun` among them); at the frame's level they never are
     (`frame_branches.check_merged`)."""
     from ember.capture.loops import frame_branches
 
@@ -468,9 +472,9 @@ def _emit_flagged(tx: Interpreter, cond: Value, entries: list[ArrayVariable], th
     flagged = [] if frame_branches.at_frame_level(tx) else _flag_slots(then, orelse, slots)
     slots.extend(flag for _, flag in flagged)
     results = _emit_if(tx, cond, entries, then, orelse, slots) if slots else []
-    _record_flagged(tx, [k for k, _ in flagged], results[kept:], results)
+    flags, merged = results[kept:], results[:kept]
     del slots[kept:], results[kept:]
-    return results
+    return results, lambda: _record_flagged(tx, [k for k, _ in flagged], flags, merged)
 
 
 def _bind_inplace(tx: Interpreter, slots: list[tuple[Value, Value, object]],
