@@ -334,15 +334,36 @@ def branchy(a):
     return namespace["branchy"]
 
 
+_ARRAYS = (np.linspace(-1, 1, 12), -np.ones(12), np.full(12, 2.0), np.arange(12) % 3 - 1.0)
+
+
+# Programs a generator of this kind found wrong (an earlier ember returned the NumPy scalar,
+# or float64 where float32 was due, or a list of NumPy scalars only).
+@pytest.mark.parametrize("init, test, then, orelse, uses, result", [
+    ("0", "a[i] > 0", "0.0", "a[i] * 2.0", [7, 9], "lst"),
+    ("a[0]", "a[i] > 0.5", "a[i] * 2.0", "max(a[i], 0.0)", [2, 3], "x * 2.0"),
+    ("0", "i % 2 == 0", "0.0", "abs(a[i])", [3, 9], "lst"),
+    ("np.float64(1.5)", "i % 2 == 0", "a[i]", "min(a[i], 1.0)", [7, 0], "x + np.float32(0)"),
+    ("0.0", "a[i] < x", "abs(a[i])", "0.0", [2, 0], "x"),
+    ("np.float64(1.5)", "a[i] > 0.5", "-1.0", "min(a[i], 1.0)", [6, 4], "(out, x)"),
+    ("0.0", "a[i] < x", "a[i] * 2.0", "max(a[i], 0.0)", [5, 1], "lst"),
+    ("0.0", "a[i] > 0.5", "-1.0", "a[i]", [8, 5], "lst"),
+    ("0", "a[i] > 0", "0.0", "abs(a[i])", [2, 4], "x * 2.0"),
+])
+def test_programs_found_wrong(init, test, then, orelse, uses, result):
+    fn = _program(init, test, then, orelse, [_USES[k] for k in uses], result)
+    for a in _ARRAYS:
+        assert_behaves_as_numpy(fn, a, compiled_code=False)
+
+
 @seed(20261208)
 @settings(max_examples=40, deadline=None)
 @given(init=st.sampled_from(_INITS), test=st.sampled_from(_TESTS),
        then=st.sampled_from(_BOUND), orelse=st.sampled_from(_BOUND),
        uses=st.lists(st.sampled_from(_USES), min_size=2, max_size=2, unique=True),
-       result=st.sampled_from(_RESULTS),
-       a=st.sampled_from([np.linspace(-1, 1, 12), -np.ones(12), np.full(12, 2.0),
-                          np.arange(12) % 3 - 1.0]))
+       result=st.sampled_from(_RESULTS))
 def test_random_programs_of_values_whose_type_the_path_decides(init, test, then, orelse,
-                                                               uses, result, a):
+                                                               uses, result):
     fn = _program(init, test, then, orelse, uses, result)
-    assert_behaves_as_numpy(fn, a, compiled_code=False)
+    for a in _ARRAYS:
+        assert_behaves_as_numpy(fn, a, compiled_code=False)
