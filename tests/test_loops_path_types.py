@@ -367,3 +367,30 @@ def test_random_programs_of_values_whose_type_the_path_decides(init, test, then,
     fn = _program(init, test, then, orelse, uses, result)
     for a in _ARRAYS:
         assert_behaves_as_numpy(fn, a, compiled_code=False)
+
+
+def divided_unless_converted(x, d):
+    s = 1.0
+    out = np.zeros(len(x))
+    for i in range(len(x)):
+        if x[i] > 5:
+            s = x[i]
+        out[i] = s / d  # a Python float raises for a zero divisor, a NumPy float gives inf
+    return out
+
+
+def divided_unless_converted_with_a_pick(x, d):
+    s = 1.0
+    out = np.zeros(len(x))
+    for i in range(len(x)):
+        if x[i] > 5:
+            s = max(x[i], 6.0)
+        out[i] = s / d
+    return out
+
+
+@pytest.mark.parametrize("fn", [divided_unless_converted, divided_unless_converted_with_a_pick])
+@pytest.mark.parametrize("x", [np.linspace(0, 4, 9), np.linspace(0, 9, 9)])
+@pytest.mark.parametrize("d", [0.0, 2.0])
+def test_a_local_some_trips_convert_keeps_pythons_arithmetic(fn, x, d):
+    assert_behaves_as_numpy(fn, x, d, compiled_code=False)

@@ -105,6 +105,8 @@ class Group:
     still_python: Value | None = None
     # Its value before the loop where that is the enclosing body's flag (not `True`).
     still_initial: Value | None = None
+    # Whether the loop op carries `still_python` out (its body has picks that follow it).
+    followed: bool = False
 
 
 @dataclass
@@ -669,6 +671,8 @@ def _emit_loop(tx: Interpreter, trace: Trace, lo: Value, hi: Value, step: Value)
     # Whether each carried Python number the first trip makes a NumPy scalar is still the
     # Python number, as `max()` of the two picked (`mixed_picks`).
     tracked = [g for g in carried if g.still_python is not None and mixed_picks.picks(region)]
+    for group in tracked:
+        group.followed = True
     still = {id(g.param): g.still_python for g in tracked}
     ends = mixed_picks.settle(region, still, {id(g.param): g.final_value for g in carried
                                                   if g.final_value is not None})
