@@ -394,3 +394,33 @@ def divided_unless_converted_with_a_pick(x, d):
 @pytest.mark.parametrize("d", [0.0, 2.0])
 def test_a_local_some_trips_convert_keeps_pythons_arithmetic(fn, x, d):
     assert_behaves_as_numpy(fn, x, d, compiled_code=False)
+
+
+def doubled_unless_converted(x):
+    s = 1.0
+    t = 0.0
+    for i in range(len(x)):
+        if x[i] > 5:
+            s = x[i]
+        t = s * 2.0  # a Python float while `s` is one
+    return t
+
+
+def index_unless_converted(x, left):
+    out = np.zeros(len(x))
+    for i in range(len(x)):
+        node = 0
+        while left[node] != -1 and x[i] > node:
+            node = left[node]
+        out[i] = x[node]
+    return out
+
+
+@pytest.mark.parametrize("x", [np.linspace(0, 4, 9), np.linspace(0, 9, 9)])
+def test_a_value_made_of_a_local_some_trips_convert_keeps_its_type(x):
+    assert_behaves_as_numpy(doubled_unless_converted, x, compiled_code=False)
+
+
+@pytest.mark.parametrize("x", [np.linspace(0, 4, 9), np.zeros(9) - 1.0])
+def test_a_local_some_trips_convert_used_only_as_an_index_stays_compiled(x):
+    assert_behaves_as_numpy(index_unless_converted, x, np.array([2, 3, 5, 4, -1, -1, 1, 0, 8]))

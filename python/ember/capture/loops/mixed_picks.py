@@ -326,6 +326,16 @@ def _region_results(node: Node, flagged: list[bool]) -> list[bool] | None:
         carried = ends
 
 
+def blind_in(region: Graph, value: Value, final: Value | None) -> bool:
+    """Whether no use in `region` of `value`, a parameter, or of what it makes (nested
+    regions included) can tell a Python number from the NumPy scalar of its value, and no
+    result of `region` but `final` (its own, flagged apart) is made of it."""
+    flagged = {id(value)}
+    return _inside(region, flagged) and not any(
+        id(out) in flagged and out is not final and out.dtype.kind in "iuf"
+        for out in region.outputs)
+
+
 def _inside(region: Graph, flagged: set[int]) -> bool:
     """Follow the values `flagged` (by id; grown in place with what they make) through
     `region`: False where a use can tell them apart."""
