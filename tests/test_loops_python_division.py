@@ -97,3 +97,22 @@ def test_a_math_domain_error_in_a_loop_raises_as_python_does(k):
         assert_same(got[1], want[1], rtol=1e-12)
     else:
         assert got[1] == want[1]
+
+
+def _ratio(a, b):
+    return a / b
+
+
+def ratios_through_a_helper(x):
+    out = np.zeros(len(x))
+    for i in range(len(x)):
+        out[i] = _ratio(1.0, float(x[i]))
+    return out
+
+
+@pytest.mark.parametrize("x", [np.r_[np.ones(30), 0.0], np.arange(1.0, 32.0)])
+def test_the_checks_of_a_called_function_reach_the_loop_op(x):
+    # The helper's zero-divisor check is the caller's body's: Python raises.
+    from probe_harness import assert_behaves_as_numpy
+
+    assert_behaves_as_numpy(ratios_through_a_helper, x, compiled_code=x.all())

@@ -297,12 +297,12 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
             # its values are iterated. Capture has no side effects to reorder, and whatever
             # would stop it (a raise, an endless loop) breaks instead of running ahead.
             child.yielded = ListVariable([])
-            child.run()
+            self._run_callee(child)
             return generated(child.yielded)
         if fn.globals_source is not STABLE_GLOBALS or self.globals_source is STABLE_GLOBALS:
-            return child.run()
+            return self._run_callee(child)
         try:
-            return child.run()
+            return self._run_callee(child)
         except Unsupported as exc:
             # A NumPy function inlined from user code, refused inside: named as the user
             # called it (`numpy.linalg.inv`), not by the NumPy internals that refused.
@@ -310,6 +310,20 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
                 raise
             name = getattr(fn, "numpy_name", None) or f"numpy.{fn.name}"
             raise graph_break("call", name=f"{name} ({exc.reason})") from exc
+
+    def _run_callee(self, child: Interpreter) -> VariableTracker:
+        """Run an inlined function; the run-time checks it made in a loop body (its
+        `.rerun`: a Python division by a zero divisor, a pick that tells) become this
+        frame's, which the body carries out of its loop op."""
+        from ember.capture.loops.body import RERUN
+        from ember.capture.loops.frame_branches import add_check
+        from ember.capture.variables.array import ArrayVariable
+
+        result = child.run()
+        checks = child.locals.get(RERUN)
+        if isinstance(checks, ArrayVariable) and not getattr(checks, "unset_check", False):
+            add_check(self, checks.value)
+        return result
 
     def source_cell(self, cell: Any, source: Source | None, name: str) -> CellVariable:
         """A cell of a function read from the frame: its contents load on first use."""

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ember.capture.breaks import graph_break
-from ember.capture.loops import swaps
+from ember.capture.loops import mixed_picks, swaps
 from ember.capture.variables.appended import AppendedListVariable, ItemType, as_item
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
@@ -546,7 +546,9 @@ class BodyList(VariableTracker):
             windows.scatter(tx, buffer, windows.row_axes(buffer.value.shape, at),
                             ArrayVariable(value))
         else:
-            buffer.update_in_place(graph.op("store", [buffer.value, value, at]))
+            stored = graph.op("store", [buffer.value, value, at])
+            mixed_picks.object_kept(graph, stored)  # the list holds the object appended
+            buffer.update_in_place(stored)
         tx.locals[COUNT + key] = ArrayVariable(graph.op("add", [count.value, graph.const(1)]))
 
 

@@ -409,11 +409,12 @@ def _merge_paths(tx: Interpreter, cond: Value, entries: list[ArrayVariable], the
         if RERUN in then.locals:
             slots.append((_value_in(then, then.locals[RERUN]),
                           _value_in(orelse, orelse.locals[RERUN]), ("names", [RERUN])))
-        results = _emit_if(tx, cond, entries, then, orelse, slots) if slots else []
+        results, record = _emit_flagged(tx, cond, entries, then, orelse, slots)
         _bind_inplace(tx, slots, results)
         if RERUN in then.locals:
             tx.locals[RERUN] = ArrayVariable(results[-1])
         finish(results)
+        record()
         return
     branch = (tx.code, tx.instructions[tx.ip].offset)
     live = set(live_locals_at(tx.code, tx.instructions[meet].offset))
@@ -474,7 +475,7 @@ def _merge_paths(tx: Interpreter, cond: Value, entries: list[ArrayVariable], the
         frame_branches.check_merged(then, orelse, slots)
     else:
         slots[:] = [part for slot in slots for part in _choice_parts(then, orelse, slot)]
-    results = _emit_if(tx, cond, entries, then, orelse, slots) if slots else []
+    results, record = _emit_flagged(tx, cond, entries, then, orelse, slots)
     _bind_inplace(tx, slots, results)
     ranges.note_conversions(tx, branch, converted, lambda: cond)
     merged = {_bound(slot)[1] for slot in slots if _bound(slot)[0] == "stack"}
@@ -507,6 +508,7 @@ def _merge_paths(tx: Interpreter, cond: Value, entries: list[ArrayVariable], the
     returns.join_items(tx)
     tx.stack[:] = base_stack
     tx.ip = meet
+    record()  # its checks join the paths' merged `.rerun`
 
 
 def _emit_if(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Path,
@@ -525,6 +527,24 @@ def _emit_if(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: P
     if frame_branches.at_frame_level(tx):
         frame_branches.hoist_allocations(tx, (then.region, orelse.region), args)
     return tx.graph.if_(cond, args, then.region, orelse.region)[:len(slots)]
+
+
+def _emit_flagged(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Path,
+                  orelse: Path, slots: list[tuple[Value, Value, object]]
+                  ) -> tuple[list[Value], Callable[[], None]]:
+    """The `if` op of `slots`, and what makes its merged values that may be Python numbers
+    picks (`_flag_slots`) inside loop bodies, to be called once the merge has bound the
+    locals (the paths' `.rerun` among them); at the frame's level they never are
+    (`frame_branches.check_merged`)."""
+    from ember.capture.loops import frame_branches
+
+    kept = len(slots)
+    flagged = [] if frame_branches.at_frame_level(tx) else _flag_slots(then, orelse, slots)
+    slots.extend(flag for _, flag in flagged)
+    results = _emit_if(tx, cond, entries, then, orelse, slots) if slots else []
+    flags, merged = results[kept:], results[:kept]
+    del slots[kept:], results[kept:]
+    return results, lambda: _record_flagged(tx, [k for k, _ in flagged], flags, merged)
 
 
 def _bind_inplace(tx: Interpreter, slots: list[tuple[Value, Value, object]],
@@ -593,6 +613,52 @@ def _promoted(then: Path, orelse: Path, slot: tuple[Value, Value, object]
         raise graph_break("loop_body", what=f"branches giving {vx.type_str} and "
                                             f"{vy.type_str}")
     return vx, vy, how
+
+
+def _flag_slots(then: Path, orelse: Path, slots: list[tuple[Value, Value, object]]
+                ) -> list[tuple[int, tuple[Value, Value, object]]]:
+    """Per merged value that may be a Python number on the path taken (`x = a[i]` / `x =
+    0.0`, or `max(x[i], 0.0)` picked on a path), the slot of its flag: per path true where
+    its value is the Python number (the number itself, or the flag of its pick). The merged
+    value is the NumPy scalar of that dtype; the flag makes it a pick (`_record_flagged`)."""
+    from ember.capture.loops import mixed_picks
+
+    out = []
+    for k, (vx, vy, how) in enumerate(slots):
+        if how[0] not in ("names", "stack", "result") or vx.shape or vx.dtype != vy.dtype or (  # type: ignore[index]
+                vx.weak and vy.weak) or not mixed_picks.exact(vx):
+            continue
+        sides = [_python_flag(path, v) for path, v in ((then, vx), (orelse, vy))]
+        if sides == [None, None]:
+            continue
+        flags = [f if f is not None else path.region.const(False, np.bool_, weak=False)
+                 for f, path in zip(sides, (then, orelse), strict=True)]
+        out.append((k, (flags[0], flags[1], ("flag", k))))
+    return out
+
+
+def _python_flag(path: Path, value: Value) -> Value | None:
+    """Where `value`, a path's result, is a Python number: always (a weak value), where its
+    pick says (passed on to the merged value's pick: `mixed_picks.pass_on`), or never."""
+    from ember.capture.loops import mixed_picks
+
+    if value.weak:
+        return path.region.const(True, np.bool_, weak=False)
+    flag = mixed_picks.flag_of(path.region, value)
+    if flag is not None and any(p.value is value for p in mixed_picks.picks(path.region)):
+        mixed_picks.pass_on(path.region, value)
+        return flag
+    return None
+
+
+def _record_flagged(tx: Interpreter, positions: list[int], flags: list[Value],
+                    results: list[Value]) -> None:
+    """The merged values of `_flag_slots` are picks of the enclosing body: a use that can
+    tell reruns the frame as Python where the flag is set (`mixed_picks`)."""
+    from ember.capture.loops import mixed_picks
+
+    for k, flag in zip(positions, flags, strict=True):
+        mixed_picks.record(tx, results[k], flag)
 
 
 def _reads(region: Graph, k: int) -> bool:

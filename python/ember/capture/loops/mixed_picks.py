@@ -14,6 +14,7 @@ reruns the frame only when it ends so (every trip picked the Python number)."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -98,6 +99,18 @@ def record(tx: Interpreter, value: Value, python: Value) -> None:
     picks(graph).append(Pick(value, python, gate))
 
 
+def result_may_be_python(tx: Interpreter, value: Value, python: Value) -> None:
+    """`value`, a loop op's result, is the Python number where `python` holds: inside a loop
+    body (or a path of its branches) a pick there, whose uses settle whether the frame must
+    rerun; at the frame's level the frame reruns as Python where it holds."""
+    from ember.capture.loops import frame_branches
+
+    if tx.graph.parent is not None and exact(value) and not value.shape:
+        record(tx, value, python)
+    else:
+        frame_branches.add_check(tx, python)
+
+
 def settle(region: Graph, still_python: dict[int, Value], finals: dict[int, Value]
            ) -> dict[int, Value]:
     """Drop the checks of picks no use in `region` (a loop body, with the paths of its
@@ -105,11 +118,28 @@ def settle(region: Graph, still_python: dict[int, Value], finals: dict[int, Valu
     trip makes a NumPy scalar from a Python number, its flag (that it is still the Python
     number); `finals`: per carried parameter (by id) its value at the end of the trip.
     Returns, per such parameter, its flag at the end of the trip."""
+    _settle_paths(region)
+    return _settle(region, still_python, finals)
+
+
+def _settle_paths(region: Graph) -> None:
+    """The picks on the paths of `region`'s branches, nested ones too: a path's result is a
+    use that can tell, unless the merge passed the pick's flag on (`pass_on`)."""
     for node in region.nodes:
         if node.op == "if":
             for path in (node.attrs["then"], node.attrs["else"]):
-                _settle(path, {}, {id(out): out for out in path.outputs})
-    return _settle(region, still_python, finals)
+                _settle_paths(path)
+                passed = getattr(path, "passed_on", set())
+                _settle(path, {}, {id(out): out for out in path.outputs
+                                   if id(out) not in passed})
+
+
+def pass_on(path: Graph, value: Value) -> None:
+    """`value`, a pick of a branch's `path` that is one of its results, is flagged after the
+    branch by a pick of its own (`branches._flag_slots`): that pick follows its uses."""
+    if not hasattr(path, "passed_on"):
+        path.passed_on = set()  # type: ignore[attr-defined]
+    path.passed_on.add(id(value))  # type: ignore[attr-defined]
 
 
 def _settle(region: Graph, still_python: dict[int, Value], finals: dict[int, Value]
@@ -117,7 +147,7 @@ def _settle(region: Graph, still_python: dict[int, Value], finals: dict[int, Val
     found = picks(region)
     if not found:
         return {}
-    flags: dict[int, Value] = {id(p.value): p.python for p in found if exact(p.value)}
+    flags: dict[int, Value | None] = {id(p.value): p.python for p in found if exact(p.value)}
     roots: dict[int, set[int]] = {id(p.value): {id(p.value)} for p in found}
     for param in region.inputs:
         if id(param) in still_python:
@@ -128,7 +158,7 @@ def _settle(region: Graph, still_python: dict[int, Value], finals: dict[int, Val
         _follow(region, node, flags, roots, told)
     ends: dict[int, Value] = {}
     for key, final in finals.items():
-        if key in still_python:
+        if key in still_python and flags.get(id(final), False) is not None:
             ends[key] = flags.get(id(final)) or region.const(False, np.bool_, weak=False)
         elif id(final) in flags:
             told.update(roots[id(final)])  # its type leaves the trip
@@ -141,62 +171,198 @@ def _settle(region: Graph, still_python: dict[int, Value], finals: dict[int, Val
     return ends
 
 
-def _follow(region: Graph, node: Node, flags: dict[int, Value], roots: dict[int, set[int]],
-            told: set[int]) -> None:
-    """What `node` makes of flagged operands: nothing (a use that cannot tell), a flagged
-    result (a Python number where they are), or a use that can tell (`told`)."""
-    flagged = [v for v in node.inputs if id(v) in flags]
-    if not flagged or node.op in _BLIND:
-        return
-    if node.op == "if":
-        _through_paths(region, node, flags, roots, told)
-        return
+def object_kept(graph: Graph, stored: Value) -> None:
+    """`stored`, a `store` into a list's buffer: the list holds the object itself, so the
+    store tells a Python number from a NumPy scalar."""
+    if not hasattr(graph, "objects_kept"):
+        graph.objects_kept = set()  # type: ignore[attr-defined]
+    graph.objects_kept.add(id(stored))  # type: ignore[attr-defined]
+
+
+def _effect(region: Graph, node: Node, flagged: Callable[[Value], bool]) -> str:
+    """What `node` makes of its flagged operands (those `flagged` says may be a Python
+    number): `blind` (a use that cannot tell), `derive` (a Python number where they are),
+    `region` (an `if` or `loop` op, followed inside) or `tell` (a use that can tell)."""
+    if id(node.out) in getattr(region, "objects_kept", ()):
+        return "tell"
+    if node.op in _BLIND:
+        return "blind"
+    if node.op in ("if", "loop"):
+        return "region"
     if node.op in _FOLLOW and node.out.dtype.kind == "f":
-        _derive(node.out, flagged, flags, roots, region)
-        return
-    others = [v for v in node.inputs if id(v) not in flags]
+        return "derive"
+    others = [v for v in node.inputs if not flagged(v)]
     if node.op in _COMPARE:
-        if not any(not v.weak for v in others):  # else a NumPy operand decides
-            _derive(node.out, flagged, flags, roots, region)  # a Python bool where all are
-        return
+        # A NumPy operand decides; else a Python bool where all are.
+        return "blind" if any(not v.weak for v in others) else "derive"
     if node.op in _BINARY and len(node.inputs) == 2:
         if any(not v.weak and v.dtype == node.out.dtype for v in others):
-            return  # a NumPy operand of the result's dtype decides
-        if not others:  # a Python number where both are
-            _derive(node.out, flagged, flags, roots, region)
-            return
-    for v in flagged:
-        told.update(roots[id(v)])
+            return "blind"  # a NumPy operand of the result's dtype decides
+        if not others:
+            return "derive"  # a Python number where both are
+        if _with_python_numbers(region, node, others):
+            return "derive"
+    return "tell"
 
 
-def _through_paths(region: Graph, node: Node, flags: dict[int, Value],
+def _with_python_numbers(region: Graph, node: Node, others: list[Value]) -> bool:
+    """Whether `node`, of float operands some flagged, the others Python numbers, gives a
+    Python float where the flagged are and the NumPy scalar of the same value where not:
+    `+ - *`, and `/` by a non-zero constant (where Python would raise, NumPy gives an
+    infinity)."""
+    if node.out.dtype != np.dtype(np.float64) or any(not v.weak for v in others):
+        return False
+    if node.op in ("add", "sub", "mul"):
+        return True
+    return node.op == "div" and node.inputs[1] is others[0] and _nonzero_constant(
+        region, others[0])
+
+
+def _nonzero_constant(region: Graph, value: Value) -> bool:
+    return any(n.out is value and n.op == "const" and n.attrs["value"] != 0
+               for n in region.nodes)
+
+
+def _follow(region: Graph, node: Node, flags: dict[int, Value | None],
+            roots: dict[int, set[int]], told: set[int]) -> None:
+    """What `node` makes of flagged operands: nothing (a use that cannot tell), a flagged
+    result (a Python number where they are), or a use that can tell (`told`). A flag of
+    None: the value may be a Python number, where is not known (a nested op's result)."""
+    flagged = [v for v in node.inputs if id(v) in flags]
+    if not flagged:
+        return
+    effect = _effect(region, node, lambda v: id(v) in flags)
+    if effect == "derive":
+        _derive(node.out, flagged, flags, roots, region)
+    elif effect == "region" and node.op == "if":
+        _through_paths(region, node, flags, roots, told)
+    elif effect == "region":
+        _through_loop(node, flags, roots, told)
+    elif effect == "tell":
+        for v in flagged:
+            told.update(roots[id(v)])
+
+
+def _through_paths(region: Graph, node: Node, flags: dict[int, Value | None],
                    roots: dict[int, set[int]], told: set[int]) -> None:
     """An `if` with flagged operands (its condition cannot tell): a path may use one only
     where it cannot tell, or pass it on as a result, which is then flagged as the path taken
     passed it (`best = h` under `if h > best`)."""
     cond, *args = node.inputs
-    passed: list[list[Value | None]] = []
+    from_roots = set().union(*(roots[id(v)] for v in args if id(v) in flags))
+    sides: list[list[Value | bool | None]] = []
     for path in (node.attrs["then"], node.attrs["else"]):
-        params = {id(p): a for p, a in zip(path.inputs, args, strict=True) if id(a) in flags}
-        for inner in path.nodes:
-            for v in inner.inputs:
-                if id(v) in params and inner.op not in _BLIND:
-                    told.update(roots[id(params[id(v)])])
-        passed.append([params.get(id(out)) for out in path.outputs])
-    for out, then, orelse in zip((node.out, *node.extra), *passed, strict=True):
-        if then is None and orelse is None:
+        inner = {id(p) for p, a in zip(path.inputs, args, strict=True) if id(a) in flags}
+        if not _inside(path, inner):
+            told.update(from_roots)
+            return
+        outer = dict(zip(map(id, path.inputs), args, strict=True))
+        # Per result: the flag of the operand passed on, None where made inside the path
+        # (where it is a Python number is not known), False where never one.
+        sides.append([flags[id(outer[id(out)])] if id(out) in outer and id(outer[id(out)])
+                      in flags else None if id(out) in inner else False
+                      for out in path.outputs])
+    false = region.const(False, np.bool_, weak=False)
+    for out, then, orelse in zip((node.out, *node.extra), *sides, strict=True):
+        if then is False and orelse is False:
             continue
-        either = [flags[id(a)] if a is not None else region.const(False, np.bool_, weak=False)
-                  for a in (then, orelse)]
-        flags[id(out)] = region.op("where", [cond, *either], scalar=True)
-        roots[id(out)] = set().union(*(roots[id(a)] for a in (then, orelse) if a is not None))
+        if then is None or orelse is None:
+            flag = None
+        else:
+            either = [false if f is False else f for f in (then, orelse)]
+            flag = region.op("where", [cond, *either], scalar=True)
+        if id(out) in flags:
+            # A pick of its own (`branches._flag_slots`: what the paths made) besides what
+            # they passed on: a Python number where either says.
+            own = flags[id(out)]
+            flag = None if own is None or flag is None else region.op("logical_or",
+                                                                        [own, flag])
+            roots[id(out)] = roots[id(out)] | from_roots
+        else:
+            roots[id(out)] = from_roots
+        flags[id(out)] = flag
 
 
-def _derive(out: Value, flagged: list[Value], flags: dict[int, Value],
+def _through_loop(node: Node, flags: dict[int, Value | None], roots: dict[int, set[int]],
+                  told: set[int]) -> None:
+    """A nested loop op with flagged operands: its body may use them only where it cannot
+    tell; a carried result that may be a Python number is flagged (where, not known)."""
+    outs = _region_results(node, [id(v) in flags for v in node.inputs])
+    from_roots = set().union(*(roots[id(v)] for v in node.inputs if id(v) in flags))
+    if outs is None:
+        told.update(from_roots)
+        return
+    for out, maybe in zip((node.out, *node.extra), outs, strict=True):
+        if maybe and id(out) not in flags:  # a result with a flag of its own keeps it
+            flags[id(out)], roots[id(out)] = None, from_roots
+
+
+def _region_results(node: Node, flagged: list[bool]) -> list[bool] | None:
+    """Which results of an `if` or `loop` op may be Python numbers, given which operands
+    may be; None where a use inside can tell."""
+    if node.op == "if":
+        results = [False] * len(node.attrs["then"].outputs)
+        for path in (node.attrs["then"], node.attrs["else"]):
+            inner = {id(p) for p, f in zip(path.inputs, flagged[1:], strict=True) if f}
+            if not _inside(path, inner):
+                return None
+            results = [r or id(out) in inner for r, out in zip(results, path.outputs,
+                                                                strict=True)]
+        return results
+    # A loop: operands (lo, hi, step, *carried, *invariant); body parameters (index,
+    # *carried, *invariant), results (go, *carried). A carried value may be a Python
+    # number once a trip ends with one: followed until that settles.
+    body, count = node.attrs["body"], node.attrs["carried"]
+    carried, invariant = flagged[3:3 + count], flagged[3 + count:]
+    while True:
+        inner = {id(p) for p, f in zip(body.inputs[1:], carried + invariant, strict=True)
+                 if f}
+        if not _inside(body, inner):
+            return None
+        ends = [c or id(out) in inner for c, out in zip(carried, body.outputs[1:],
+                                                        strict=True)]
+        if ends == carried:
+            return carried
+        carried = ends
+
+
+def blind_in(region: Graph, value: Value, final: Value | None) -> bool:
+    """Whether no use in `region` of `value`, a parameter, or of what it makes (nested
+    regions included) can tell a Python number from the NumPy scalar of its value, and no
+    result of `region` but `final` (its own, flagged apart) is made of it."""
+    flagged = {id(value)}
+    return _inside(region, flagged) and not any(
+        id(out) in flagged and out is not final and out.dtype.kind in "iuf"
+        for out in region.outputs)
+
+
+def _inside(region: Graph, flagged: set[int]) -> bool:
+    """Follow the values `flagged` (by id; grown in place with what they make) through
+    `region`: False where a use can tell them apart."""
+    for node in region.nodes:
+        if not any(id(v) in flagged for v in node.inputs):
+            continue
+        effect = _effect(region, node, lambda v: id(v) in flagged)
+        if effect == "tell":
+            return False
+        if effect == "derive":
+            flagged.add(id(node.out))
+        elif effect == "region":
+            outs = _region_results(node, [id(v) in flagged for v in node.inputs])
+            if outs is None:
+                return False
+            flagged.update(id(out) for out, f in zip((node.out, *node.extra), outs,
+                                                     strict=True) if f)
+    return True
+
+
+def _derive(out: Value, flagged: list[Value], flags: dict[int, Value | None],
             roots: dict[int, set[int]], region: Graph) -> None:
-    flag = flags[id(flagged[0])]
-    for v in flagged[1:]:
-        flag = region.op("logical_and", [flag, flags[id(v)]])
+    parts = [flags[id(v)] for v in flagged]
+    flag = parts[0]
+    for part in parts[1:]:
+        flag = None if flag is None or part is None else region.op("logical_and",
+                                                                    [flag, part])
     flags[id(out)] = flag
     roots[id(out)] = set().union(*(roots[id(v)] for v in flagged))
 

@@ -18,6 +18,7 @@ from ember.graph import Value
 if TYPE_CHECKING:
     from ember.capture.interpreter import Interpreter
     from ember.capture.variables.appended import AppendedListVariable
+    from ember.capture.loops.region import Trace
 
 
 class DynamicRangeVariable(VariableTracker):
@@ -242,13 +243,42 @@ def start_typed_flags(tx: Interpreter, forced: dict[str, tuple], start: int, sto
     return names
 
 
-def check_typed_flags(tx: Interpreter, names: list[str]) -> None:
-    """After the loop op: a run-time check per flag of `start_typed_flags` that it was set."""
+def check_typed_flags(tx: Interpreter, names: list[str], trace: Trace) -> None:
+    """After the loop op: a run-time check per flag of `start_typed_flags` that it was set.
+    A local whose flag of still being the Python number the loop op carries out
+    (`mixed_picks`: `Group.followed`) needs none: that flag says so. One that was a Python
+    number of the dtype it became (`node = 0`, then `node = left[node]`), whose uses in the
+    body cannot tell the two apart, is a pick of the enclosing body where the flag is not
+    set (`mixed_picks.result_may_be_python`)."""
+    from ember.capture.loops import mixed_picks
     from ember.capture.loops.frame_branches import add_check
+    from ember.capture.variables.array import ArrayVariable
 
     for name in names:
         flag = tx.locals.pop(TYPED + name)
-        add_check(tx, tx.graph.op("logical_not", [flag.value]))  # type: ignore[attr-defined]
+        group = next((g for g in trace.groups if name in g.names), None)
+        if group is not None and group.followed:
+            continue
+        kept = tx.graph.op("logical_not", [flag.value])  # type: ignore[attr-defined]
+        result = tx.locals.get(name)
+        if (group is not None and isinstance(result, ArrayVariable)
+                and _python_number_of(group.outer) == result.value.dtype
+                and mixed_picks.blind_in(trace.region, group.param, group.final_value)):
+            mixed_picks.result_may_be_python(tx, result.value, kept)
+        else:
+            add_check(tx, kept)
+
+
+def _python_number_of(vt: VariableTracker) -> np.dtype | None:
+    """The dtype whose NumPy scalar holds `vt`, a Python float or int, exactly."""
+    from ember.capture.variables.array import ArrayVariable
+
+    if isinstance(vt, ConstantVariable) and type(vt.constant()) in (int, float):
+        return np.dtype(np.int64 if type(vt.constant()) is int else np.float64)
+    if isinstance(vt, ArrayVariable) and vt.value.weak and not vt.value.shape and (
+            vt.value.dtype in (np.dtype(np.int64), np.dtype(np.float64))):
+        return vt.value.dtype
+    return None
 
 
 def linear_int(vt: VariableTracker, leaves: dict[str, Any]) -> tuple[dict, int] | None:

@@ -104,6 +104,10 @@ class Group:
     # Of a Python number the first trip makes a NumPy scalar (`forced` from a weak type): the
     # parameter that says it is still the Python number (an input only where a pick uses it).
     still_python: Value | None = None
+    # Its value before the loop where that is the enclosing body's flag (not `True`).
+    still_initial: Value | None = None
+    # Whether the loop op carries `still_python` out (its body has picks that follow it).
+    followed: bool = False
 
 
 @dataclass
@@ -385,7 +389,7 @@ def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
     _emit(tx, inst, iterator, trace, bounds, targets)
     if isinstance(iterator, DynamicRangeIterator) and not iterator.origin.frame_args:
         ranges.note_trips(tx, loop_key(tx, inst), forced, iterator.origin.bounds)
-    ranges.check_typed_flags(tx, typed)
+    ranges.check_typed_flags(tx, typed, trace)
     # A `break` or `return` may end the loop before its last trip: its lists' lengths are
     # then known only at run time.
     appends.finish(tx, found, region, counts if trace.go is None else {})
@@ -442,7 +446,12 @@ def build_groups(tx: Interpreter, trace: Trace, stored: set[str], forced: dict[s
         mutable = isinstance(vt, ArrayVariable) and initial.shape != () and (
             vt.is_fresh(tx) or vt.is_mutable_input(tx))
         group = Group([name], vt, initial, param, BodyArray(param, mutable), shape_of)
-        if from_python:
+        # A NumPy scalar the enclosing body may hold as a Python number (a pick there)
+        # carries the pick's flag in, as one the first trip converts carries true.
+        group.still_initial = (mixed_picks.flag_of(outer_graph, initial)
+                               if not from_python and mixed_picks.exact(initial)
+                               and not initial.shape else None)
+        if from_python or group.still_initial is not None:
             group.still_python = region.add_input(np.bool_, (), weak=False)
             mixed_picks.note_param(region, param, group.still_python)
         group.private = isinstance(vt, ArrayVariable) and initial.shape != () and (
@@ -710,8 +719,10 @@ def _emit_loop(tx: Interpreter, trace: Trace, lo: Value, hi: Value, step: Value)
     go = trace.go if trace.go is not None else region.const(True, weak=False)
     # Whether each carried Python number the first trip makes a NumPy scalar is still the
     # Python number, as `max()` of the two picked (`mixed_picks`).
-    still = {id(g.param): g.still_python for g in carried
-             if g.still_python is not None and mixed_picks.picks(region)}
+    tracked = [g for g in carried if g.still_python is not None and mixed_picks.picks(region)]
+    for group in tracked:
+        group.followed = True
+    still = {id(g.param): g.still_python for g in tracked}
     ends = mixed_picks.settle(region, still, {id(g.param): g.final_value for g in carried
                                                   if g.final_value is not None})
     region.set_outputs([go, *[g.final_value for g in carried if g.final_value is not None],
@@ -724,12 +735,11 @@ def _emit_loop(tx: Interpreter, trace: Trace, lo: Value, hi: Value, step: Value)
         # Its only effects would be its errors (an index out of range): not worth a loop op.
         raise graph_break("loop_body", what="a loop whose body changes nothing")
     results = graph.loop(lo, hi, step, [g.initial for g in carried] + [
-        graph.const(True, np.bool_, weak=False) for _ in still],
-        [g.initial for g in invariant], region)
-    from ember.capture.loops import frame_branches
-
-    for ended_python in results[len(carried):]:
-        frame_branches.add_check(tx, ended_python)  # the frame reruns as Python
+        g.still_initial if g.still_initial is not None else graph.const(True, np.bool_,
+                                                                       weak=False)
+        for g in tracked], [g.initial for g in invariant], region)
+    for group, ended_python in zip(tracked, results[len(carried):], strict=True):
+        mixed_picks.result_may_be_python(tx, results[carried.index(group)], ended_python)
     results = results[:len(carried)]
     for group, result in zip(carried, results, strict=True):
         if group.final is group.inner and isinstance(group.outer, ArrayVariable):

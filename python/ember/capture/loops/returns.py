@@ -294,6 +294,8 @@ def merge_results(tx: Interpreter, cond: Value, then: Path, orelse: Path,
                   slots: list[tuple[Value, Value, object]]) -> Callable[[list[Value]], None]:
     """Both paths returned: slots for the values the frame's result needs out of the `if`
     (appended to `slots`), and what sets `tx.result` from the op's results."""
+    from ember.capture.loops import frame_branches
+
     x, y = then.locals[RETVAL], orelse.locals[RETVAL]
     first = len(slots)
     if _is_none(x) and _is_none(y):
@@ -308,11 +310,19 @@ def merge_results(tx: Interpreter, cond: Value, then: Path, orelse: Path,
                                                             vy.scalar):
                 slots.append((vx, vy, ("result", None)))
                 return lambda results: _set_result(tx, ArrayVariable(results[first]))
+            if (vx.dtype, vx.shape) == (vy.dtype, vy.shape) and not vx.shape and (
+                    tx.graph.parent is not None and not frame_branches.at_frame_level(tx)):
+                # A Python number on one path, a NumPy scalar of its dtype on the other
+                # (`return 0.0` / `return 1.0 - np.sum(p * p)`): in a loop body, the NumPy
+                # scalar flagged where the Python number was returned (a pick:
+                # `branches._flag_slots`), which the caller's uses settle.
+                slots.append((vx, vy, ("result", None)))
+                return lambda results: _set_result(tx, ArrayVariable(results[first]))
             if (vx.dtype, vx.shape) != (vy.dtype, vy.shape) or vx.shape or vx.weak == vy.weak:
                 raise graph_break("loop_body", what=f"a function returning {vx.type_str} or "
                                                     f"{vy.type_str} on a loop value")
-        # A Python number on one path, a NumPy scalar of its dtype on the other: a choice
-        # for the caller's operator to settle (`choice.settled`), like a frame's result.
+        # Else, at the frame's level: a choice for the caller's operator to settle
+        # (`choice.settled`), like a frame's result.
     def export(vt: VariableTracker, path: Path, other: Path, side: int) -> Callable:
         if isinstance(vt, ArrayVariable) and vt.value.graph is path.region and not any(
                 path.inner[k] is vt for k in path.inner):

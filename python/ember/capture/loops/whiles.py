@@ -147,7 +147,7 @@ def _capture_while(tx: Interpreter, top: int, exit_index: int, always_trips: boo
             graph = tx.graph
             emit_loop(tx, trace, graph.const(0), graph.const(_UNBOUNDED), graph.const(1))
             bind_cells(tx)
-            ranges.check_typed_flags(tx, typed)
+            ranges.check_typed_flags(tx, typed, trace)
             appends.finish(tx, found, region, {})
             tx.ip = exit_index
             if may_return and exit_index == len(tx.instructions) and tx.graph.parent is None:
