@@ -254,3 +254,139 @@ def test_random_short_array_loops(program_and_scalar):
                 assert g.dtype == w.dtype and g.shape == w.shape, source
             np.testing.assert_allclose(g, w, rtol=2e-5 if "float32" in source else 1e-9,
                                        atol=1e-6, equal_nan=True, err_msg=source)
+
+
+# Short arrays filled by element loops of their own inside the body: a window of more than
+# eight elements gathered by an inner loop op, `table[x]` of a short `x`, a kernel scaled per
+# trip and added into a block of the carried array. The inner loops are written out trip by
+# trip, so the body is scalar code too.
+
+def window_stats(x, w):
+    out = np.zeros((len(x), 2))
+    for i in range(w - 1, len(x)):
+        seg = x[i - w + 1:i + 1]
+        out[i, 0] = seg.mean()
+        out[i, 1] = seg.std()
+    return out
+
+
+def flipped_taps(x, h):
+    taps = len(h)
+    out = np.empty((len(x) - taps) // 3 + 1, dtype=x.dtype)
+    for i in range(len(out)):
+        out[i] = np.sum(x[i * 3:i * 3 + taps] * h[::-1])
+    return out
+
+
+def table_counts(codes, table):
+    n = codes.shape[0]
+    d = np.zeros(n, dtype=np.int32)
+    for i in range(1, n):
+        x = codes[i] ^ codes[i - 1]
+        d[i] = int(table[x].sum())
+    return d
+
+
+def scatter_blocks(x, k):
+    out = np.zeros((2 * x.shape[0] + 1, 2 * x.shape[1] + 1))
+    for i in range(x.shape[0]):
+        for j in range(x.shape[1]):
+            out[2 * i:2 * i + 3, 2 * j:2 * j + 3] += x[i, j] * k
+    return out
+
+
+def assembled(nodes, f):
+    n = len(nodes)
+    K = np.zeros((n, n))
+    F = np.zeros(n)
+    for e in range(n - 1):
+        h = nodes[e + 1] - nodes[e]
+        K[e:e + 2, e:e + 2] += np.array([[1.0, -1.0], [-1.0, 1.0]]) / h
+        F[e:e + 2] += 0.5 * h * np.array([f[e], f[e + 1]])
+    return K, F
+
+
+def _inner_loop_inputs(fn, rng):
+    if fn is window_stats:
+        return [(rng.standard_normal(n), 20) for n in (19, 20, 64)]
+    if fn is flipped_taps:
+        return [(rng.standard_normal(n).astype(dt), rng.standard_normal(9).astype(dt))
+                for n, dt in ((40, np.float32), (61, np.float64))]
+    if fn is table_counts:
+        table = np.array([bin(v).count("1") for v in range(256)], dtype=np.uint8)
+        return [(rng.integers(0, 256, (n, 8), dtype=np.uint8), table) for n in (1, 2, 17)]
+    if fn is scatter_blocks:
+        return [(rng.standard_normal((s, s)), rng.standard_normal((3, 3))) for s in (1, 5)]
+    return [(np.cumsum(rng.random(n) + 0.1), rng.standard_normal(n)) for n in (2, 12)]
+
+
+INNER_LOOPS = [window_stats, flipped_taps, table_counts, scatter_blocks, assembled]
+
+
+@pytest.mark.parametrize("fn", INNER_LOOPS, ids=lambda f: f.__name__)
+def test_bodies_with_short_inner_loops_match_numpy(fn):
+    ember.reset()
+    for args in _inner_loop_inputs(fn, np.random.default_rng(5)):
+        run_calls(fn, [args], native=False)
+        assert ember.stats()["graph_breaks"] == 0
+
+
+@pytest.mark.parametrize("fn", INNER_LOOPS, ids=lambda f: f.__name__)
+def test_short_inner_loops_are_written_out(fn):
+    args = _inner_loop_inputs(fn, np.random.default_rng(6))[-1]
+    bodies = optimised_bodies(fn, *args)
+    assert bodies, "no loop op"
+    # The outermost body holds no array statement, nor any loop left over a short array.
+    assert array_statements(bodies[0]) == [], bodies[0]
+
+
+def test_a_written_out_lookup_out_of_its_table_raises():
+    table = np.arange(128, dtype=np.uint8)
+    codes = np.random.default_rng(8).integers(0, 128, (6, 8), dtype=np.uint8)
+    compiled = ember.compile(table_counts)
+    run_calls(table_counts, [(codes, table)], native=False)
+    bad = codes.copy()
+    bad[3, 5], bad[2, 5] = 255, 0
+    with pytest.raises(IndexError):
+        table_counts(bad.copy(), table)
+    with pytest.raises(IndexError):
+        compiled(bad.copy(), table)
+
+
+@st.composite
+def window_programs(draw):
+    """A loop reading a window of `w` elements at a run-time offset, gathered by an element
+    loop, and reducing an expression of it."""
+    w = draw(st.integers(9, 40))
+    expr = draw(st.sampled_from(["seg", "seg * seg", "np.abs(seg - seg.mean())",
+                                 "seg * h[:W][::-1]", "np.maximum(seg, 0.0) - seg[0]"]))
+    reduce_ = draw(st.sampled_from(["np.sum({})", "np.max({})", "np.mean({})", "({}).std()"]))
+    dtype = draw(st.sampled_from(["np.float64", "np.float32"]))
+    source = (
+        "def program(x, h):\n"
+        f"    x = x.astype({dtype})\n"
+        "    out = np.zeros(len(x), dtype=x.dtype)\n"
+        f"    for i in range(len(x) - {w} + 1):\n"
+        f"        seg = x[i:i + {w}]\n"
+        f"        out[i] = {reduce_.format(expr.replace('W', str(w)))}\n"
+        "    return out\n"
+    )
+    return source
+
+
+@seed(20261206)
+@settings(max_examples=25, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(window_programs())
+def test_random_window_loops(source):
+    namespace = {"np": np}
+    exec(compile(source, "<program>", "exec"), namespace)
+    program = namespace["program"]
+    rng = np.random.default_rng(9)
+    x, h = rng.standard_normal(70), rng.standard_normal(40)
+    ember.reset()
+    compiled = ember.compile(program)
+    want, got = program(x, h), compiled(x, h)
+    assert got.dtype == want.dtype and got.shape == want.shape, source
+    tol = 1e-4 if "float32" in source else 1e-9
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol, err_msg=source)
