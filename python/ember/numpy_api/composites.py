@@ -1,0 +1,197 @@
+"""NumPy functions computed from ops ember has, each written as NumPy defines it: `np.divmod`
+(floor division and remainder, warning as divmod), `np.modf`, `np.ldexp` (exact, in two steps
+where the power of two alone would overflow or underflow), `np.logaddexp2`, `np.i0` (NumPy's
+two Chebyshev series, chosen per element) and `np.isin` (comparisons with each test element,
+or a search in them sorted)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ember.errors import Unsupported
+from ember.graph import Graph, Value
+from ember.graph.dtypes import check_supported
+from ember.numpy_api.convert import any_value, to_value
+from ember.numpy_api.elementwise import apply, binary_op
+from ember.numpy_api.indexing import getitem
+from ember.numpy_api.shape_ops import array_arg, reshape_value
+from ember.quiet import quiet
+
+
+def _no_keywords(what: str, kwargs: dict[str, object]) -> None:
+    if any(v is not None for v in kwargs.values()):
+        raise Unsupported(f"{what} with out= or ufunc keywords")
+
+
+def _loop_dtypes(fn: np.ufunc, args: list[object]) -> list[np.dtype]:
+    """The dtypes of `fn`'s results for these operands, from a dry run on empty stand-ins,
+    so that NumPy itself raises for operands it has no loop for."""
+    stand_ins = [np.empty(0, a.dtype) if isinstance(a, Value) and not a.weak else
+                 (a.dtype.type(0).item() if isinstance(a, Value) else a) for a in args]
+    with quiet():
+        results = fn(*stand_ins)
+    results = results if isinstance(results, tuple) else (results,)
+    return [check_supported(np.asarray(r).dtype, f"np.{fn.__name__}") for r in results]
+
+
+def _cast(graph: Graph, v: Value, dtype: np.dtype) -> Value:
+    return v if v.dtype == dtype else graph.op("astype", [v], dtype=dtype, weak=False)
+
+
+def divmod_(graph: Graph, x1: object, x2: object, /, out: object = None,
+            **kwargs: object) -> Any:
+    """np.divmod: `(x1 // x2, x1 % x2)`, its floating-point warnings naming divmod."""
+    _no_keywords("np.divmod", {"out": out, **kwargs})
+    if not any_value([x1, x2]):
+        return np.divmod(x1, x2)
+    results = []
+    for op in ("floordiv", "mod"):
+        result = apply(graph, op, [x1, x2], operator=False)
+        graph.warns_as(result, "divmod")
+        results.append(result)
+    return tuple(results)
+
+
+def modf(graph: Graph, x: object, /, out: object = None, **kwargs: object) -> Any:
+    """np.modf: the fractional part with the sign of `x` (zero for infinities) and the
+    integral part, `trunc(x)`, in the float dtype of NumPy's loop."""
+    _no_keywords("np.modf", {"out": out, **kwargs})
+    if not any_value([x]):
+        return np.modf(x)
+    v = to_value(graph, x, "np.modf")
+    dtype = _loop_dtypes(np.modf, [v])[0]
+    v = _cast(graph, v, dtype)
+    integral = graph.op("trunc", [v])
+    fraction = graph.op("copysign", [graph.op("sub", [v, integral]), v])
+    zero = graph.op("copysign", [graph.const(0.0), v])
+    fraction = graph.op("where", [graph.op("isinf", [v]), zero, fraction])
+    return fraction, integral
+
+
+# Exponents beyond these make any finite float overflow or underflow to zero, so clamping
+# to them changes no result; each half of a clamped exponent is a power of two that float64
+# (and float32 with its own bounds) represents exactly.
+_LDEXP_LIMITS = {np.dtype(np.float64): (1022, 2 * 1023), np.dtype(np.float32): (126, 2 * 127)}
+
+
+def ldexp(graph: Graph, x1: object, x2: object, /, out: object = None,
+          **kwargs: object) -> Any:
+    """np.ldexp: `x1 * 2**x2`, correctly rounded. A power of two within the normal range is
+    one exact product; beyond it the exponent is split in two halves, the first of which
+    can only round where the result underflows to zero anyway (its other half is at least
+    as large as the normal range)."""
+    _no_keywords("np.ldexp", {"out": out, **kwargs})
+    if not any_value([x1, x2]):
+        return np.ldexp(x1, x2)
+    x, e = (to_value(graph, a, "np.ldexp") for a in (x1, x2))
+    dtype = _loop_dtypes(np.ldexp, [x, e])[0]
+    x = _cast(graph, x, dtype)
+    normal, limit = _LDEXP_LIMITS[dtype]
+    e = graph.op("astype", [e], dtype=np.dtype(np.int64), weak=e.weak)
+    e = graph.op("minimum", [graph.op("maximum", [e, graph.const(-limit)]),
+                             graph.const(limit)])
+    half = graph.op("floordiv", [e, graph.const(2)])
+    within = graph.op("le", [graph.op("abs", [e]), graph.const(normal)])
+    first = graph.op("where", [within, e, half])
+    second = graph.op("where", [within, graph.const(0), graph.op("sub", [e, half])])
+    result = x
+    for part in (first, second):
+        power = graph.op("exp2", [graph.op("astype", [part], dtype=dtype, weak=False)])
+        result = graph.op("mul", [result, power])
+        graph.warns_as(result, "ldexp")
+    return result
+
+
+_LOG2E = 1.442695040888963407359924681001892137  # NumPy's NPY_LOG2E
+
+
+def logaddexp2(graph: Graph, x1: object, x2: object, /, out: object = None,
+               **kwargs: object) -> Any:
+    """np.logaddexp2 as NumPy's `npy_logaddexp2`: equal operands give `x + 1`, otherwise the
+    larger plus `log2(1 + 2**-|x1 - x2|)` (NaN where the difference is NaN)."""
+    _no_keywords("np.logaddexp2", {"out": out, **kwargs})
+    if not any_value([x1, x2]):
+        return np.logaddexp2(x1, x2)
+    a, b = (to_value(graph, v, "np.logaddexp2") for v in (x1, x2))
+    dtype = _loop_dtypes(np.logaddexp2, [a, b])[0]
+    a, b = (_cast(graph, v, dtype) if not v.weak else v for v in (a, b))
+    tmp = graph.op("sub", [a, b])
+    larger = graph.op("where", [graph.op("gt", [tmp, graph.const(0.0)]), a, b])
+    log2_1p = graph.op("mul", [graph.op("log1p", [graph.op("exp2", [graph.op(
+        "neg", [graph.op("abs", [tmp])])])]), graph.const(_LOG2E)])
+    spread = graph.op("add", [larger, log2_1p])
+    spread = graph.op("where", [graph.op("isnan", [tmp]), tmp, spread])
+    same = graph.op("add", [a, graph.const(1.0)])
+    return graph.op("where", [graph.op("eq", [a, b]), same, spread])
+
+
+def _chebyshev(graph: Graph, x: Value, coefficients: list[float]) -> Value:
+    """NumPy's `_chbevl`: Clenshaw's recurrence over the coefficients."""
+    b0: Any = coefficients[0]
+    b1: Any = 0.0
+    b2: Any = 0.0
+    for c in coefficients[1:]:
+        b2, b1 = b1, b0
+        b0 = binary_op(graph, "+", binary_op(graph, "-", binary_op(graph, "*", x, b1), b2), c)
+    return binary_op(graph, "*", binary_op(graph, "-", b0, b2), 0.5)
+
+
+def i0(graph: Graph, x: object) -> Any:
+    """np.i0: NumPy's series for |x| <= 8 and its series in 32/|x| above, each computed on
+    stand-ins where the other applies, so neither sets a flag NumPy's does not."""
+    from numpy.lib import _function_base_impl as impl
+
+    v = array_arg(graph, x, "np.i0")
+    if v.dtype.kind != "f":
+        v = graph.op("astype", [v], dtype=np.dtype(np.float64), weak=False)
+    v = graph.op("abs", [v], scalar=False)
+    small = graph.op("le", [v, graph.const(8.0)])
+    near = graph.op("where", [small, v, graph.const(0.0)])
+    far = graph.op("where", [small, graph.const(16.0), v])
+    near_value = binary_op(graph, "*", graph.op("exp", [near]), _chebyshev(
+        graph, binary_op(graph, "-", binary_op(graph, "/", near, 2.0), 2), impl._i0A))
+    far_series = _chebyshev(graph, binary_op(graph, "-", binary_op(graph, "/", 32.0, far), 2.0),
+                            impl._i0B)
+    far_value = binary_op(graph, "/", binary_op(graph, "*", graph.op("exp", [far]), far_series),
+                          graph.op("sqrt", [far]))
+    return graph.op("where", [small, near_value, far_value], scalar=False)
+
+
+# Up to this many test elements, `np.isin` compares each element with every one of them
+# (NumPy's own choice for few test elements); beyond, it searches them sorted.
+_COMPARED_TESTS = 16
+
+
+def isin(graph: Graph, element: object, test_elements: object, assume_unique: object = False,
+         invert: object = False, *, kind: object = None) -> Value:
+    """np.isin: whether each element equals one of the test elements (NaN equals none)."""
+    what = "np.isin"
+    if kind not in (None, "sort", "table"):
+        raise ValueError(f"Invalid kind: '{kind}'. Please use None, 'sort' or 'table'.")
+    e = array_arg(graph, element, what)
+    tests = reshape_value(graph, array_arg(graph, test_elements, what), (-1,))
+    if kind == "table" and (e.dtype.kind not in "biu" or tests.dtype.kind not in "biu"):
+        raise Unsupported("np.isin with kind='table' of non-integer arrays")
+    n = tests.shape[0]
+    if isinstance(n, str) or any(isinstance(d, str) for d in e.shape):
+        raise Unsupported(f"{what} of arrays with symbolic dimensions")
+    if n == 0:
+        found = graph.full(tuple(e.shape), False, np.dtype(np.bool_))
+    elif n <= _COMPARED_TESTS:
+        each = graph.op("eq", [graph.op("expand_dims", [e], axis=[e.ndim]), tests])
+        found = graph.op("any", [each], axis=[e.ndim], keepdims=False)
+    else:
+        from ember.numpy_api.sorting import searchsorted
+
+        ordered = graph.op("sort_default", [tests], axis=0)
+        at = graph.op("minimum", [searchsorted(graph, ordered, e), graph.const(n - 1)])
+        found = graph.op("eq", [getitem(graph, ordered, at), e])
+    found = graph.op("logical_not", [found]) if invert else found
+    return graph.op("copy", [found], scalar=False) if found.scalar else found
+
+
+def functions() -> dict[Any, Any]:
+    return {np.divmod: divmod_, np.modf: modf, np.ldexp: ldexp, np.logaddexp2: logaddexp2,
+            np.i0: i0, np.isin: isin}
