@@ -1,0 +1,111 @@
+"""`ufunc.accumulate` and `ufunc.reduce` of the binary ufuncs without a scan or reduction op of
+their own (`np.maximum.accumulate`, `np.subtract.accumulate`, `np.bitwise_or.reduce`,
+`np.logical_xor.reduce`...) as NumPy's loop runs them: an element loop along the axis,
+`out[k + 1] = op(out[k], x[k + 1])`, in the dtype NumPy's accumulate gives. A reduction is the
+accumulation's last element."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ember.errors import Unsupported
+from ember.graph import OPS, Graph, Value
+from ember.graph.dtypes import check_supported
+from ember.graph.shapes import normalize_axis
+from ember.numpy_api.convert import static_int
+from ember.numpy_api.indexing import getitem
+from ember.numpy_api.loop_nest import LoopNest
+from ember.numpy_api.shape_ops import moveaxis, reshape_value
+from ember.quiet import quiet
+
+# The ufuncs whose accumulate and reduce run as an element loop, by their op's name.
+_SCANNED = ("sub", "div", "maximum", "minimum", "fmax", "fmin", "hypot", "logical_and",
+            "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor")
+OPS_OF = {OPS[name].numpy: name for name in _SCANNED}
+
+
+def _scan_dtype(ufunc: np.ufunc, x: Value, what: str) -> np.dtype:
+    """The dtype of NumPy's accumulation (its error where it has no loop for `x`)."""
+    with quiet():
+        dtype = ufunc.accumulate(np.zeros((1,), x.dtype)).dtype
+    return check_supported(dtype, what)
+
+
+def _scanned_last(graph: Graph, ufunc: np.ufunc, x: Value, what: str) -> Value:
+    """The accumulation of `x` along its last axis."""
+    op = OPS_OF[ufunc]
+    dtype = _scan_dtype(ufunc, x, what)
+    if any(isinstance(d, str) for d in x.shape):
+        raise Unsupported(f"{what} of an array with symbolic dimensions")
+    x = x if x.dtype == dtype else graph.op("astype", [x], dtype=dtype, weak=False)
+    out = graph.op("copy", [x], scalar=False)
+    n = x.shape[-1]
+    if n < 2 or 0 in x.shape:
+        return out
+
+    def body(g: Graph, indices: list[Value], carried: list[Value], inv: list[Value]
+             ) -> list[Value]:
+        *lead, k = indices
+        after = g.op("add", [k, g.const(1)])
+        total = g.op(op, [g.op("load", [carried[0], *lead, k]),
+                          g.op("load", [carried[0], *lead, after])])
+        if total.dtype != dtype:
+            raise Unsupported(f"{what} of {dtype} (another loop)")
+        g.warns_as(total, "accumulate")
+        return [g.op("store", [carried[0], total, *lead, after])]
+
+    (result,) = LoopNest((*x.shape[:-1], n - 1), body).run(graph, [out], [])
+    return result
+
+
+def accumulate(graph: Graph, ufunc: np.ufunc, a: Value, axis: object = 0) -> Value:
+    what = f"np.{ufunc.__name__}.accumulate"
+    if axis is None:
+        raise Unsupported(f"{what} with axis=None")
+    ax = normalize_axis(static_int(axis, what), a.ndim)
+    moved = moveaxis(graph, a, ax, -1)
+    return moveaxis(graph, _scanned_last(graph, ufunc, moved, what), -1, ax)
+
+
+def reduce(graph: Graph, ufunc: np.ufunc, a: Value, axis: object = 0,
+           keepdims: object = False) -> Value:
+    what = f"np.{ufunc.__name__}.reduce"
+    if axis is None:
+        a, axis = reshape_value(graph, a, (-1,)), 0
+    elif not isinstance(axis, int) and not (isinstance(axis, tuple) and len(axis) == 1):
+        raise Unsupported(f"{what} over several axes")
+    ax = normalize_axis(static_int(axis if isinstance(axis, int) else axis[0], what), a.ndim)
+    moved = moveaxis(graph, a, ax, -1)
+    if moved.shape[-1] == 0:
+        if ufunc.identity is None:
+            raise ValueError(f"zero-size array to reduction operation {ufunc.__name__} "
+                             "which has no identity")
+        last = graph.full(tuple(moved.shape[:-1]), ufunc.identity,
+                          _scan_dtype(ufunc, moved, what))
+    else:
+        last = getitem(graph, _scanned_last(graph, ufunc, moved, what), (..., -1))
+    if keepdims:
+        last = graph.op("expand_dims", [last], axis=[ax])
+    return last if last.ndim else graph.op("squeeze", [last], axis=[], scalar=True)
+
+
+def handler(ufunc: np.ufunc, name: str) -> Any:
+    """The `numpy_api`-style handler of `ufunc.accumulate` or `ufunc.reduce`, or None."""
+    if ufunc not in OPS_OF:
+        return None
+    what = f"np.{ufunc.__name__}.{name}"
+
+    def scan(graph: Graph, a: object, axis: object = 0, dtype: object = None,
+             out: object = None, **kwargs: object) -> Any:
+        if dtype is not None or out is not None or set(kwargs) - (
+                {"keepdims"} if name == "reduce" else set()):
+            raise Unsupported(f"{what} with dtype=, out=, initial= or where=")
+        if not isinstance(a, Value) or a.ndim == 0:
+            raise Unsupported(f"{what} of a 0-d value")
+        if name == "accumulate":
+            return accumulate(graph, ufunc, a, axis)
+        return reduce(graph, ufunc, a, axis, **kwargs)
+
+    return scan
