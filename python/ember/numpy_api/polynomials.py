@@ -90,5 +90,13 @@ def convolve(graph: Graph, a: object, v: object, mode: object = "full") -> Value
     return total
 
 
+def correlate(graph: Graph, a: object, v: object, mode: object = "valid") -> Value:
+    """np.correlate of real sequences: the convolution with `v` reversed."""
+    v_value = to_value(graph, v, "np.correlate")
+    if v_value.ndim == 1:
+        v_value = getitem(graph, v_value, slice(None, None, -1))
+    return convolve(graph, a, v_value, mode)
+
+
 def functions() -> dict[Any, Any]:
-    return {np.polyval: polyval, np.convolve: convolve}
+    return {np.polyval: polyval, np.convolve: convolve, np.correlate: correlate}
