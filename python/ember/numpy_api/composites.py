@@ -1,5 +1,5 @@
 """NumPy functions computed from ops ember has, each written as NumPy defines it: `np.divmod`
-(floor division and remainder, warning as divmod), `np.modf`, `np.ldexp` (exact, in two steps
+(floor division and remainder, warning as divmod), `np.modf`, `np.ldexp` (exact, in three steps
 where the power of two alone would overflow or underflow), `np.logaddexp2`, `np.i0` (NumPy's
 two Chebyshev series, chosen per element) and `np.isin` (comparisons with each test element,
 or a search in them sorted)."""
@@ -13,8 +13,8 @@ import numpy as np
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
 from ember.graph.dtypes import check_supported
-from ember.numpy_api.convert import any_value, to_value
-from ember.numpy_api.elementwise import apply, binary_op
+from ember.numpy_api.convert import any_value, rerun_unless, to_value
+from ember.numpy_api.elementwise import BINARY_OPERATORS, apply
 from ember.numpy_api.indexing import getitem
 from ember.numpy_api.shape_ops import array_arg, reshape_value
 from ember.quiet import quiet
@@ -64,24 +64,26 @@ def modf(graph: Graph, x: object, /, out: object = None, **kwargs: object) -> An
     dtype = _loop_dtypes(np.modf, [v])[0]
     v = _cast(graph, v, dtype)
     integral = graph.op("trunc", [v])
-    fraction = graph.op("copysign", [graph.op("sub", [v, integral]), v])
-    zero = graph.op("copysign", [graph.const(0.0), v])
-    fraction = graph.op("where", [graph.op("isinf", [v]), zero, fraction])
+    # An infinity's fraction is the zero of its sign: computed from a zero in its place, as
+    # `inf - inf` would set the invalid flag NumPy's modf does not.
+    finite = graph.op("where", [graph.op("isinf", [v]), graph.const(0.0), v])
+    fraction = graph.op("copysign", [graph.op("sub", [finite, graph.op("trunc", [finite])]), v])
     return fraction, integral
 
 
-# Exponents beyond these make any finite float overflow or underflow to zero, so clamping
-# to them changes no result; each half of a clamped exponent is a power of two that float64
-# (and float32 with its own bounds) represents exactly.
-_LDEXP_LIMITS = {np.dtype(np.float64): (1022, 2 * 1023), np.dtype(np.float32): (126, 2 * 127)}
+# Exponents beyond these make any float overflow, or underflow to zero, so clamping to them
+# changes no result; a third of one is a power of two the dtype represents exactly.
+_LDEXP_LIMITS = {np.dtype(np.float64): (1022, 2 * 1023 + 54),
+                 np.dtype(np.float32): (126, 2 * 127 + 25)}
 
 
 def ldexp(graph: Graph, x1: object, x2: object, /, out: object = None,
           **kwargs: object) -> Any:
     """np.ldexp: `x1 * 2**x2`, correctly rounded. A power of two within the normal range is
-    one exact product; beyond it the exponent is split in two halves, the first of which
-    can only round where the result underflows to zero anyway (its other half is at least
-    as large as the normal range)."""
+    one exact product. Beyond it the exponent is split in three parts of at least a third
+    of the normal range each: a product before the last can only round once it is
+    subnormal, and then the exact result is below half the smallest subnormal, zero as
+    NumPy's."""
     _no_keywords("np.ldexp", {"out": out, **kwargs})
     if not any_value([x1, x2]):
         return np.ldexp(x1, x2)
@@ -92,12 +94,12 @@ def ldexp(graph: Graph, x1: object, x2: object, /, out: object = None,
     e = graph.op("astype", [e], dtype=np.dtype(np.int64), weak=e.weak)
     e = graph.op("minimum", [graph.op("maximum", [e, graph.const(-limit)]),
                              graph.const(limit)])
-    half = graph.op("floordiv", [e, graph.const(2)])
     within = graph.op("le", [graph.op("abs", [e]), graph.const(normal)])
-    first = graph.op("where", [within, e, half])
-    second = graph.op("where", [within, graph.const(0), graph.op("sub", [e, half])])
+    first = graph.op("where", [within, e, graph.op("floordiv", [e, graph.const(3)])])
+    rest = graph.op("sub", [e, first])
+    second = graph.op("floordiv", [rest, graph.const(2)])
     result = x
-    for part in (first, second):
+    for part in (first, second, graph.op("sub", [rest, second])):
         power = graph.op("exp2", [graph.op("astype", [part], dtype=dtype, weak=False)])
         result = graph.op("mul", [result, power])
         graph.warns_as(result, "ldexp")
@@ -110,21 +112,32 @@ _LOG2E = 1.442695040888963407359924681001892137  # NumPy's NPY_LOG2E
 def logaddexp2(graph: Graph, x1: object, x2: object, /, out: object = None,
                **kwargs: object) -> Any:
     """np.logaddexp2 as NumPy's `npy_logaddexp2`: equal operands give `x + 1`, otherwise the
-    larger plus `log2(1 + 2**-|x1 - x2|)` (NaN where the difference is NaN)."""
+    larger plus `log2(1 + 2**-|x1 - x2|)`. NumPy warns of an invalid value for every NaN
+    operand: the graph then raises and NumPy runs the frame with its warning."""
     _no_keywords("np.logaddexp2", {"out": out, **kwargs})
     if not any_value([x1, x2]):
         return np.logaddexp2(x1, x2)
     a, b = (to_value(graph, v, "np.logaddexp2") for v in (x1, x2))
     dtype = _loop_dtypes(np.logaddexp2, [a, b])[0]
-    a, b = (_cast(graph, v, dtype) if not v.weak else v for v in (a, b))
-    tmp = graph.op("sub", [a, b])
+    a, b = (_cast(graph, v, dtype) for v in (a, b))
+    either = graph.op("logical_or", [graph.op("isnan", [a]), graph.op("isnan", [b])])
+    rerun_unless(graph, graph.op("logical_not", [graph.op("any", [either], axis=None,
+                                                          keepdims=False)]))
+    equal = graph.op("eq", [a, b])
+    # Equal infinities take the `x + 1` path; their difference would set the invalid flag.
+    tmp = graph.op("sub", [graph.op("where", [equal, graph.const(0.0), v]) for v in (a, b)])
     larger = graph.op("where", [graph.op("gt", [tmp, graph.const(0.0)]), a, b])
     log2_1p = graph.op("mul", [graph.op("log1p", [graph.op("exp2", [graph.op(
         "neg", [graph.op("abs", [tmp])])])]), graph.const(_LOG2E)])
     spread = graph.op("add", [larger, log2_1p])
-    spread = graph.op("where", [graph.op("isnan", [tmp]), tmp, spread])
     same = graph.op("add", [a, graph.const(1.0)])
-    return graph.op("where", [graph.op("eq", [a, b]), same, spread])
+    return graph.op("where", [equal, same, spread])
+
+
+def _arith(graph: Graph, op: str, a: object, b: object) -> Any:
+    """`a <op> b` as NumPy's Python code computes it on arrays (a 0-d one included: its
+    warnings name the ufunc, not scalar math)."""
+    return apply(graph, BINARY_OPERATORS[op], [a, b], operator=False)
 
 
 def _chebyshev(graph: Graph, x: Value, coefficients: list[float]) -> Value:
@@ -134,8 +147,8 @@ def _chebyshev(graph: Graph, x: Value, coefficients: list[float]) -> Value:
     b2: Any = 0.0
     for c in coefficients[1:]:
         b2, b1 = b1, b0
-        b0 = binary_op(graph, "+", binary_op(graph, "-", binary_op(graph, "*", x, b1), b2), c)
-    return binary_op(graph, "*", binary_op(graph, "-", b0, b2), 0.5)
+        b0 = _arith(graph, "+", _arith(graph, "-", _arith(graph, "*", x, b1), b2), c)
+    return _arith(graph, "*", _arith(graph, "-", b0, b2), 0.5)
 
 
 def i0(graph: Graph, x: object) -> Any:
@@ -150,11 +163,11 @@ def i0(graph: Graph, x: object) -> Any:
     small = graph.op("le", [v, graph.const(8.0)])
     near = graph.op("where", [small, v, graph.const(0.0)])
     far = graph.op("where", [small, graph.const(16.0), v])
-    near_value = binary_op(graph, "*", graph.op("exp", [near]), _chebyshev(
-        graph, binary_op(graph, "-", binary_op(graph, "/", near, 2.0), 2), impl._i0A))
-    far_series = _chebyshev(graph, binary_op(graph, "-", binary_op(graph, "/", 32.0, far), 2.0),
+    near_value = _arith(graph, "*", graph.op("exp", [near]), _chebyshev(
+        graph, _arith(graph, "-", _arith(graph, "/", near, 2.0), 2), impl._i0A))
+    far_series = _chebyshev(graph, _arith(graph, "-", _arith(graph, "/", 32.0, far), 2.0),
                             impl._i0B)
-    far_value = binary_op(graph, "/", binary_op(graph, "*", graph.op("exp", [far]), far_series),
+    far_value = _arith(graph, "/", _arith(graph, "*", graph.op("exp", [far]), far_series),
                           graph.op("sqrt", [far]))
     return graph.op("where", [small, near_value, far_value], scalar=False)
 

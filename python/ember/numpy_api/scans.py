@@ -17,7 +17,7 @@ from ember.graph.shapes import normalize_axis
 from ember.numpy_api.convert import static_int
 from ember.numpy_api.indexing import getitem
 from ember.numpy_api.loop_nest import LoopNest
-from ember.numpy_api.shape_ops import moveaxis, reshape_value
+from ember.numpy_api.shape_ops import reshape_value
 from ember.quiet import quiet
 
 # The ufuncs whose accumulate and reduce run as an element loop, by their op's name.
@@ -33,30 +33,32 @@ def _scan_dtype(ufunc: np.ufunc, x: Value, what: str) -> np.dtype:
     return check_supported(dtype, what)
 
 
-def _scanned_last(graph: Graph, ufunc: np.ufunc, x: Value, what: str) -> Value:
-    """The accumulation of `x` along its last axis."""
+def _scanned(graph: Graph, ufunc: np.ufunc, x: Value, axis: int, what: str) -> Value:
+    """The accumulation of `x` along `axis`: one loop over every other axis and the
+    positions after the first of this one."""
     op = OPS_OF[ufunc]
     dtype = _scan_dtype(ufunc, x, what)
     if any(isinstance(d, str) for d in x.shape):
         raise Unsupported(f"{what} of an array with symbolic dimensions")
     x = x if x.dtype == dtype else graph.op("astype", [x], dtype=dtype, weak=False)
     out = graph.op("copy", [x], scalar=False)
-    n = x.shape[-1]
+    n = x.shape[axis]
     if n < 2 or 0 in x.shape:
         return out
 
     def body(g: Graph, indices: list[Value], carried: list[Value], inv: list[Value]
              ) -> list[Value]:
-        *lead, k = indices
-        after = g.op("add", [k, g.const(1)])
-        total = g.op(op, [g.op("load", [carried[0], *lead, k]),
-                          g.op("load", [carried[0], *lead, after])])
+        after = [*indices]
+        after[axis] = g.op("add", [indices[axis], g.const(1)])
+        total = g.op(op, [g.op("load", [carried[0], *indices]),
+                          g.op("load", [carried[0], *after])])
         if total.dtype != dtype:
             raise Unsupported(f"{what} of {dtype} (another loop)")
         g.warns_as(total, "accumulate")
-        return [g.op("store", [carried[0], total, *lead, after])]
+        return [g.op("store", [carried[0], total, *after])]
 
-    (result,) = LoopNest((*x.shape[:-1], n - 1), body).run(graph, [out], [])
+    shape = (*x.shape[:axis], n - 1, *x.shape[axis + 1:])
+    (result,) = LoopNest(shape, body).run(graph, [out], [])
     return result
 
 
@@ -64,9 +66,7 @@ def accumulate(graph: Graph, ufunc: np.ufunc, a: Value, axis: object = 0) -> Val
     what = f"np.{ufunc.__name__}.accumulate"
     if axis is None:
         raise Unsupported(f"{what} with axis=None")
-    ax = normalize_axis(static_int(axis, what), a.ndim)
-    moved = moveaxis(graph, a, ax, -1)
-    return moveaxis(graph, _scanned_last(graph, ufunc, moved, what), -1, ax)
+    return _scanned(graph, ufunc, a, normalize_axis(static_int(axis, what), a.ndim), what)
 
 
 def reduce(graph: Graph, ufunc: np.ufunc, a: Value, axis: object = 0,
@@ -77,15 +77,18 @@ def reduce(graph: Graph, ufunc: np.ufunc, a: Value, axis: object = 0,
     elif not isinstance(axis, int) and not (isinstance(axis, tuple) and len(axis) == 1):
         raise Unsupported(f"{what} over several axes")
     ax = normalize_axis(static_int(axis if isinstance(axis, int) else axis[0], what), a.ndim)
-    moved = moveaxis(graph, a, ax, -1)
-    if moved.shape[-1] == 0:
+    lead = (slice(None),) * ax
+    if a.shape[ax] == 0:
         if ufunc.identity is None:
             raise ValueError(f"zero-size array to reduction operation {ufunc.__name__} "
                              "which has no identity")
-        last = graph.full(tuple(moved.shape[:-1]), ufunc.identity,
-                          _scan_dtype(ufunc, moved, what))
+        shape = (*a.shape[:ax], *a.shape[ax + 1:])
+        last = graph.full(shape, ufunc.identity, _scan_dtype(ufunc, a, what))
     else:
-        last = getitem(graph, _scanned_last(graph, ufunc, moved, what), (..., -1))
+        # A new array, as NumPy's reduction gives, not a view of the accumulation
+        last = graph.op("copy", [getitem(graph, _scanned(graph, ufunc, a, ax, what),
+                                         (*lead, -1))])
+        graph.layouts[last.id] = "c"
     if keepdims:
         last = graph.op("expand_dims", [last], axis=[ax])
     return last if last.ndim else graph.op("squeeze", [last], axis=[], scalar=True)
