@@ -25,7 +25,8 @@ def _number(x: object) -> bool:
     return isinstance(x, numbers.Number) and not isinstance(x, Value)
 
 
-def _axis(graph: Graph, part: slice, typ: np.dtype) -> tuple[int, Value]:
+def _axis(graph: Graph, part: slice, typ: np.dtype, sparse: bool = True
+          ) -> tuple[int, Value]:
     """One axis of a grid: its length and values, `arange(n) * step + start` in `typ`."""
     start = 0 if part.start is None else part.start
     step = 1 if part.step is None else part.step
@@ -34,6 +35,8 @@ def _axis(graph: Graph, part: slice, typ: np.dtype) -> tuple[int, Value]:
         step = (part.stop - start) / float(size - 1) if size != 1 else 1
     else:
         size = math.ceil((part.stop - start) / step)
+    if size < 0 and not sparse:  # `np.indices` of a negative size
+        raise ValueError("negative dimensions are not allowed")
     size = max(size, 0)
     values = graph.arange(0, 1, size, typ)
     values = apply(graph, "mul", [values, step], operator=True)
@@ -58,7 +61,7 @@ def _grid(graph: Graph, key: object, sparse: bool) -> Any:
     # NumPy's `num_list`: a missing start is 0, a missing step 1, a complex step its size
     typ = np.result_type(0, *[abs(b) if isinstance(b, complex) else 0 if b is None else b
                               for b in bounds])
-    axes = [_axis(graph, p, typ) for p in parts]
+    axes = [_axis(graph, p, typ, sparse) for p in parts]
     shape = tuple(size for size, _ in axes)
     grids = []
     for k, (size, values) in enumerate(axes):
