@@ -250,3 +250,28 @@ def test_each_inside_a_loop_body() -> None:
 
     x, t = data(np.float64, (6, 9)) / 4, np.arange(-3.0, 3.0)
     check(body, x, t, 6, rtol=1e-9)
+
+
+@seed(20261206)
+@settings(max_examples=40)
+@given(st.sampled_from((np.float64, np.float32, np.int64)),
+       st.sampled_from([(5,), (3, 6), (4, 2), (1, 5)]), st.booleans(), st.booleans())
+def test_corrcoef_of_any_rows(dtype: type, shape: tuple[int, ...], rowvar: bool,
+                              second: bool) -> None:
+    assume(rowvar or shape[0] > 1)  # one sample: NumPy warns of no degrees of freedom
+    x, y = data(dtype, shape), data(dtype, shape, seed=1)
+    if second:
+        check(lambda x, y: np.corrcoef(x, y, rowvar=rowvar), x, y, ops=(), rtol=1e-5)
+    else:
+        check(lambda x, y: np.corrcoef(x, rowvar=rowvar), x, y, ops=(), rtol=1e-5)
+    ember.reset()
+
+
+def test_corrcoef_with_dtype_nan_and_a_constant_row() -> None:
+    x = data(np.float32, (3, 6))
+    check(lambda x: np.corrcoef(x, dtype=np.float32), x, ops=(), rtol=1e-5)
+    ember.reset()
+    x = data(np.float64, (3, 6))
+    x[1] = 2.0
+    x[2, 3] = np.nan
+    check(lambda x: np.corrcoef(x), x, ops=())

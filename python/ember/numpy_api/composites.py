@@ -1,8 +1,8 @@
 """NumPy functions computed from ops ember has, each written as NumPy defines it: `np.divmod`
 (floor division and remainder, warning as divmod), `np.modf`, `np.ldexp` (exact, in three steps
 where the power of two alone would overflow or underflow), `np.logaddexp2`, `np.i0` (NumPy's
-two Chebyshev series, chosen per element) and `np.isin` (comparisons with each test element,
-or a search in them sorted)."""
+two Chebyshev series, chosen per element), `np.isin` (comparisons with each test element, or
+a search in them sorted) and `np.corrcoef` (np.cov's products, scaled as NumPy scales them)."""
 
 from __future__ import annotations
 
@@ -205,6 +205,54 @@ def isin(graph: Graph, element: object, test_elements: object, assume_unique: ob
     return graph.op("copy", [found], scalar=False) if found.scalar else found
 
 
+def _rows(graph: Graph, m: object, rowvar: object, dtype: np.dtype, first: bool) -> Value:
+    """`np.array(m, ndmin=2, dtype=dtype)`, transposed for `rowvar=False` as np.cov
+    transposes its first operand (unless 1-d) and its second (unless of one row)."""
+    x = array_arg(graph, m, "np.corrcoef")
+    if x.ndim > 2:
+        raise ValueError("m has more than 2 dimensions" if first else
+                         "y has more than 2 dimensions")
+    x = x if x.dtype == dtype else graph.op("astype", [x], dtype=dtype, weak=False)
+    if x.ndim < 2:
+        return reshape_value(graph, x, (1, -1))
+    if rowvar or (not first and x.shape[0] == 1):
+        return x
+    return graph.op("transpose", [x], perm=[1, 0])
+
+
+def corrcoef(graph: Graph, x: object, y: object = None, rowvar: object = True, *,
+             dtype: object = None) -> Any:
+    """np.corrcoef as NumPy computes it: np.cov's centred rows, their products scaled by
+    `1 / (n - 1)`, divided by the standard deviations along rows and then columns, and
+    clipped to [-1, 1]."""
+    from ember.numpy_api.linalg import diagonal, matmul
+    from ember.numpy_api.reductions import mean
+
+    operands = [x] if y is None else [x, y]
+    kind = np.result_type(*[v.dtype if isinstance(v, Value) else np.asarray(v).dtype
+                            for v in operands], np.float64) if dtype is None else dtype
+    kind = check_supported(np.dtype(kind), "np.corrcoef")
+    rows = [_rows(graph, v, rowvar, kind, i == 0) for i, v in enumerate(operands)]
+    data = rows[0] if len(rows) == 1 else graph.op("concatenate", rows, axis=0)
+    variables, samples = data.shape
+    if isinstance(samples, str) or isinstance(variables, str):
+        raise Unsupported("np.corrcoef of arrays with symbolic dimensions")
+    if variables == 0 or samples - 1 <= 0:
+        raise Unsupported("np.corrcoef of no variables or fewer than two samples")
+    centred = graph.op("sub", [data, mean(graph, data, axis=1, keepdims=True)])
+    c = matmul(graph, centred, graph.op("transpose", [centred], perm=[1, 0]))
+    # `c *= np.true_divide(1, fact)`: a float64 product, cast back into c's dtype
+    c = graph.op("mul", [c, graph.const(np.true_divide(1, samples - 1))])
+    c = c if c.dtype == kind else graph.op("astype", [c], dtype=kind)
+    if variables == 1:  # np.cov's squeeze leaves a 0-d array, which corrcoef divides by itself
+        c = reshape_value(graph, c, ())
+        return graph.op("div", [c, c], scalar=True)
+    stddev = graph.op("sqrt", [diagonal(graph, c)])
+    c = graph.op("div", [c, graph.op("expand_dims", [stddev], axis=[1])])
+    c = graph.op("div", [c, graph.op("expand_dims", [stddev], axis=[0])])
+    return graph.op("minimum", [graph.op("maximum", [c, graph.const(-1)]), graph.const(1)])
+
+
 def functions() -> dict[Any, Any]:
     return {np.divmod: divmod_, np.modf: modf, np.ldexp: ldexp, np.logaddexp2: logaddexp2,
-            np.i0: i0, np.isin: isin}
+            np.i0: i0, np.isin: isin, np.corrcoef: corrcoef}
