@@ -275,3 +275,13 @@ def test_corrcoef_with_dtype_nan_and_a_constant_row() -> None:
     x[1] = 2.0
     x[2, 3] = np.nan
     check(lambda x: np.corrcoef(x), x, ops=())
+
+
+def test_broadcast_arrays() -> None:
+    x, a = data(np.float64, (4,)), data(np.float32, (3, 1))
+    for fn in (lambda x, a: tuple(v * 2 for v in np.broadcast_arrays(x, a)),
+               lambda x, a: np.broadcast_arrays(x, a, 1.0)[2] + a,
+               lambda x, a: np.broadcast_arrays(x, a[:, :1], x)[0].sum(axis=0),
+               lambda x, a: np.broadcast_arrays(x, a.T)):
+        check(fn, x, a, ops=())
+        ember.reset()
