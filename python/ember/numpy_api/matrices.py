@@ -1,5 +1,6 @@
 """Building matrices: `np.diag` of a vector (`linalg.diag` hands it here), `np.meshgrid`,
-`np.column_stack`, `np.select`, `np.kron`, `np.vander`, each as NumPy's own definition in graph ops."""
+`np.column_stack`, `np.select`, `np.kron`, `np.vander`, each as NumPy's own definition in
+graph ops."""
 
 from __future__ import annotations
 

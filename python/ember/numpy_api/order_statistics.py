@@ -1,5 +1,6 @@
 """`np.median`, and `np.percentile` / `np.quantile` with the linear and midpoint methods of
-float64 data and the lower, higher and nearest methods of any real data, from a `sort` along the axis (NumPy partitions; the elements picked are the same).
+float64 data and the lower, higher and nearest methods of any real data, from a `sort` along
+the axis (NumPy partitions; the elements picked are the same).
 
 The quantiles are constants of the call, so the positions each one reads and its weight are
 worked out at capture exactly as NumPy works them out (`_get_indexes`, `_lerp`), and the
