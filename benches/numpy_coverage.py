@@ -498,8 +498,12 @@ def _same(got: object, want: object) -> bool:
         return type(got) is type(want) and len(got) == len(want) and all(
             _same(g, w) for g, w in zip(got, want))
     if isinstance(want, np.ndarray):
-        return (isinstance(got, np.ndarray) and got.dtype == want.dtype
-                and got.shape == want.shape and np.allclose(got, want, equal_nan=True))
+        if not (isinstance(got, np.ndarray) and got.dtype == want.dtype
+                and got.shape == want.shape):
+            return False
+        if want.dtype.kind not in "biuf":  # object arrays (np.frompyfunc's)
+            return bool(np.array_equal(got, want))
+        return bool(np.allclose(got, want, equal_nan=True))
     if want is None or isinstance(want, (str, bytes, np.dtype, type)):
         return got == want
     return type(got) is type(want) and bool(np.allclose(got, want, equal_nan=True))
