@@ -49,13 +49,13 @@ class ModuleVariable(VariableTracker):
                 "user_error", type="AttributeError",
                 message=f"module {self.module.__name__!r} has no attribute {name!r}",
             ) from None
-        if self.module is np and any(value is trick for trick in index_tricks.TRICKS):
-            return IndexTrickVariable(value)
         if is_stable_module(self.module) and not isinstance(value, types.ModuleType):
             # Read as a constant (no source: not a run-time scalar), but guarded through the
             # module's dict, so a patched `np.sqrt` or `math.pi` is seen.
             if self.source is not None:
                 tx.tracer.guards.add(self.source, ("MODULE_ATTR_IS", name, value))
+            if self.module is np and any(value is trick for trick in index_tricks.TRICKS):
+                return IndexTrickVariable(value)
             return tx.wrap(value, None)
         source = AttrSource(self.source, name) if self.source is not None else None
         return tx.wrap(value, source)
