@@ -285,3 +285,12 @@ def test_broadcast_arrays() -> None:
                lambda x, a: np.broadcast_arrays(x, a.T)):
         check(fn, x, a, ops=())
         ember.reset()
+
+
+def test_isin_of_many_elements_in_many_tests_runs_as_numpy() -> None:
+    """NumPy's sort of both (or table) beats a search per element there: NumPy runs it."""
+    element, tests = np.arange(3000) % 97, np.arange(0, 200, 3)
+    fn = lambda e, t: np.isin(e, t) & (e > 3)  # noqa: E731
+    assert_behaves_as_numpy(fn, element, tests, compiled_code=False)
+    reasons = [b.reason for b in ember.explain(fn, element, tests).break_reasons]
+    assert any("np.isin of more than" in r for r in reasons), reasons

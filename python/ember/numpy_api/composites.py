@@ -173,8 +173,11 @@ def i0(graph: Graph, x: object) -> Any:
 
 
 # Up to this many test elements, `np.isin` compares each element with every one of them
-# (NumPy's own choice for few test elements); beyond, it searches them sorted.
+# (NumPy's own choice for few test elements: one fused pass); beyond, up to `_SEARCHED`
+# elements search the test elements sorted. More elements are NumPy's: its sort of both, or
+# its table of an integer range, is faster than a search per element.
 _COMPARED_TESTS = 16
+_SEARCHED = 1024
 
 
 def isin(graph: Graph, element: object, test_elements: object, assume_unique: object = False,
@@ -193,8 +196,13 @@ def isin(graph: Graph, element: object, test_elements: object, assume_unique: ob
     if n == 0:
         found = graph.full(tuple(e.shape), False, np.dtype(np.bool_))
     elif n <= _COMPARED_TESTS:
-        each = graph.op("eq", [graph.op("expand_dims", [e], axis=[e.ndim]), tests])
-        found = graph.op("any", [each], axis=[e.ndim], keepdims=False)
+        found = None
+        for i in range(n):
+            equal = graph.op("eq", [e, getitem(graph, tests, i)])
+            found = equal if found is None else graph.op("logical_or", [found, equal])
+    elif int(np.prod(e.shape)) > _SEARCHED:
+        raise Unsupported(f"{what} of more than {_SEARCHED} elements in more than "
+                          f"{_COMPARED_TESTS} test elements")
     else:
         from ember.numpy_api.sorting import searchsorted
 
