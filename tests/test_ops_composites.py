@@ -174,6 +174,8 @@ def test_running_maximum_of_a_drawdown_and_reduce_errors() -> None:
     ember.reset()
     big = np.array([1e308, -1e308, 1e308])
     check(lambda x: np.subtract.accumulate(x), big)
+    ember.reset()
+    check(lambda x: np.subtract.reduce(x), big)  # NumPy's warning names reduce
 
 
 def test_diff_with_prepend_and_append() -> None:

@@ -2,7 +2,7 @@
 their own (`np.maximum.accumulate`, `np.subtract.accumulate`, `np.bitwise_or.reduce`,
 `np.logical_xor.reduce`...) as NumPy's loop runs them: an element loop along the axis,
 `out[k + 1] = op(out[k], x[k + 1])`, in the dtype NumPy's accumulate gives. A reduction is the
-accumulation's last element."""
+accumulation's last element (of a vector, a loop carrying the running value alone)."""
 
 from __future__ import annotations
 
@@ -62,6 +62,27 @@ def _scanned(graph: Graph, ufunc: np.ufunc, x: Value, axis: int, what: str) -> V
     return result
 
 
+def _folded(graph: Graph, ufunc: np.ufunc, x: Value, what: str) -> Value:
+    """The reduction of a vector: its first element combined with each next one in a loop
+    that carries the running value alone (no array of partial results)."""
+    op = OPS_OF[ufunc]
+    dtype = _scan_dtype(ufunc, x, what)
+    if isinstance(x.shape[0], str):
+        raise Unsupported(f"{what} of an array with symbolic dimensions")
+    x = x if x.dtype == dtype else graph.op("astype", [x], dtype=dtype, weak=False)
+    first = graph.op("copy", [getitem(graph, x, 0)], scalar=False)
+
+    def body(g: Graph, indices: list[Value], carried: list[Value], inv: list[Value]
+             ) -> list[Value]:
+        total = g.op(op, [carried[0], g.op("load", [inv[0], g.op("add", [indices[0],
+                                                                         g.const(1)])])])
+        g.warns_as(total, "reduce")
+        return [total]
+
+    (result,) = LoopNest((x.shape[0] - 1,), body).run(graph, [first], [x])
+    return result
+
+
 def accumulate(graph: Graph, ufunc: np.ufunc, a: Value, axis: object = 0) -> Value:
     what = f"np.{ufunc.__name__}.accumulate"
     if axis is None:
@@ -84,6 +105,8 @@ def reduce(graph: Graph, ufunc: np.ufunc, a: Value, axis: object = 0,
                              "which has no identity")
         shape = (*a.shape[:ax], *a.shape[ax + 1:])
         last = graph.full(shape, ufunc.identity, _scan_dtype(ufunc, a, what))
+    elif a.ndim == 1:
+        last = _folded(graph, ufunc, a, what)
     else:
         # A new array, as NumPy's reduction gives, not a view of the accumulation
         last = graph.op("copy", [getitem(graph, _scanned(graph, ufunc, a, ax, what),
