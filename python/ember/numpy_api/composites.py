@@ -47,10 +47,11 @@ def divmod_(graph: Graph, x1: object, x2: object, /, out: object = None,
     if not any_value([x1, x2]):
         return np.divmod(x1, x2)
     results = []
-    for op in ("floordiv", "mod"):
-        result = apply(graph, op, [x1, x2], operator=False)
-        graph.warns_as(result, "divmod")
-        results.append(result)
+    with graph.one_call():  # NumPy's one loop warns once per category
+        for op in ("floordiv", "mod"):
+            result = apply(graph, op, [x1, x2], operator=False)
+            graph.warns_as(result, "divmod")
+            results.append(result)
     return tuple(results)
 
 
@@ -99,10 +100,11 @@ def ldexp(graph: Graph, x1: object, x2: object, /, out: object = None,
     rest = graph.op("sub", [e, first])
     second = graph.op("floordiv", [rest, graph.const(2)])
     result = x
-    for part in (first, second, graph.op("sub", [rest, second])):
-        power = graph.op("exp2", [graph.op("astype", [part], dtype=dtype, weak=False)])
-        result = graph.op("mul", [result, power])
-        graph.warns_as(result, "ldexp")
+    with graph.one_call():  # NumPy's one loop warns once per category
+        for part in (first, second, graph.op("sub", [rest, second])):
+            power = graph.op("exp2", [graph.op("astype", [part], dtype=dtype, weak=False)])
+            result = graph.op("mul", [result, power])
+            graph.warns_as(result, "ldexp")
     return result
 
 
