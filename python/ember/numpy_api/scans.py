@@ -24,6 +24,9 @@ from ember.quiet import quiet
 _SCANNED = ("sub", "div", "maximum", "minimum", "fmax", "fmin", "hypot", "logical_and",
             "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor")
 OPS_OF = {OPS[name].numpy: name for name in _SCANNED}
+# Which of two zeros of opposite signs np.fmax.reduce keeps follows its vector loop's order,
+# not the sequential one: these reductions stay NumPy's.
+_ORDERED_REDUCTIONS = (np.fmax, np.fmin)
 
 
 def _scan_dtype(ufunc: np.ufunc, x: Value, what: str) -> np.dtype:
@@ -119,7 +122,7 @@ def reduce(graph: Graph, ufunc: np.ufunc, a: Value, axis: object = 0,
 
 def handler(ufunc: np.ufunc, name: str) -> Any:
     """The `numpy_api`-style handler of `ufunc.accumulate` or `ufunc.reduce`, or None."""
-    if ufunc not in OPS_OF:
+    if ufunc not in OPS_OF or (name == "reduce" and ufunc in _ORDERED_REDUCTIONS):
         return None
     what = f"np.{ufunc.__name__}.{name}"
 

@@ -187,7 +187,8 @@ def _divmod(tx, args, kwargs):
     arrays."""
     if len(args) != 2 or kwargs or all(a.is_constant() for a in args):
         return None
-    if any(isinstance(a, ArrayVariable) and not a.value.scalar for a in args):
+    if any(isinstance(a, ArrayVariable) and not (a.value.scalar or a.value.weak)
+           for a in args):
         # `ndarray.__divmod__` is np.divmod, whose warnings name divmod
         from ember import numpy_api
         from ember.capture.variables.array import NumpyFunctionVariable
