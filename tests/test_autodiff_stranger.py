@@ -296,6 +296,10 @@ def covariance_eigenvalues(x):
     return np.sum(np.linalg.eigvalsh(np.cov(x.T)) ** 2)
 
 
+def correlation_penalty(x):
+    return np.sum(np.corrcoef(x) ** 2)
+
+
 def stacked_features(a, b):
     x = np.concatenate([a, b * 2], axis=0)
     y = np.stack([a, b], axis=-1)
@@ -339,6 +343,7 @@ CASES = {
                        np.sin(_X8)), 0, "autograd"),
     "pca whitening": (pca_whitening_loss, (_normal(10, 4), 1.0), 0, "autograd"),
     "explained variance": (explained_variance, (_normal(10, 4),), 0, "differences"),
+    "correlation penalty": (correlation_penalty, (_normal(3, 6),), 0, "differences"),
     "low-rank reconstruction": (low_rank_reconstruction, (_normal(5, 4), _normal(5, 4)), 0,
                                 "autograd"),
     "nuclear and spectral norms": (nuclear_and_spectral_penalties, (_normal(4, 3),), 0,
@@ -601,8 +606,6 @@ NOT_YET = {
     "np.linalg.eigvals": (lambda a: np.sum(np.linalg.eigvals(a @ a.T)), "no general eig op"),
     "np.linalg.cond": (lambda a: np.linalg.cond(a),
                        "branches on an array's value (`if nan_mask.any()`) in NumPy's code"),
-    "np.corrcoef": (lambda a: np.sum(np.corrcoef(a) ** 2),
-                    "in-place division of the covariance np.cov returned"),
 }
 
 

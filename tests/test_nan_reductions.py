@@ -1,4 +1,4 @@
-"""np.nanmax nanmin nanargmax nanargmin nanmean nanvar nanstd compiled, against NumPy: values,
+"""np.nanmax nanmin nanargmax nanargmin nanmean nanvar nanstd nanmedian compiled, against NumPy: values,
 dtypes, shapes, scalar types, and for slices without numbers NumPy's own warnings ('All-NaN
 slice encountered', 'Mean of empty slice', 'Degrees of freedom <= 0 for slice.') and errors
 (the arg reductions' ValueError), which the frame gives by running again as Python."""
@@ -24,6 +24,7 @@ REDUCTIONS = {
     "nanvar": lambda x, axis, keep: np.nanvar(x, axis=axis, keepdims=keep),
     "nanstd_ddof": lambda x, axis, keep: np.nanstd(x, axis=axis, ddof=1, keepdims=keep),
     "nanvar_correction": lambda x, axis, keep: np.nanvar(x, axis=axis, correction=0.5),
+    "nanmedian": lambda x, axis, keep: np.nanmedian(x, axis=axis, keepdims=keep),
     "fused": lambda x, axis, keep: np.nanmean(x * 2.0, axis=axis) - np.nanmin(x, axis=axis),
 }
 
@@ -89,6 +90,26 @@ def test_numbers_everywhere_compile_to_one_graph(name, dtype):
     s = _assert_like_numpy(REDUCTIONS[name], x, 1, False)
     assert s["compiles"] == 1 and s["graph_breaks"] == 0, s
     assert s["entry_fallbacks"] == 0, s
+
+
+@pytest.mark.parametrize("length", [7, 600, 601])
+def test_nanmedian_of_long_and_short_axes_and_in_a_loop(length):
+    """A short axis is NumPy's masked median (half the sum of the middle two, a lone middle
+    element too), a long one np.median of each slice's numbers."""
+    x = np.random.default_rng(4).standard_normal((3, length)) * 1e307
+    x[:, ::5] = np.nan
+    for axis in (1, None):
+        s = _assert_like_numpy(lambda x, axis, keep: np.nanmedian(x, axis=axis), x, axis, False)
+        assert s["graph_breaks"] == 0 and s["entry_fallbacks"] == 0, s
+
+    def rows(x):
+        out = np.empty(x.shape[0])
+        for i in range(x.shape[0]):
+            out[i] = np.nanmedian(x[i])
+        return out
+
+    s = _assert_like_numpy(lambda x, axis, keep: rows(x), x, None, False)
+    assert s["graph_breaks"] == 0 and s["entry_fallbacks"] == 0, s
 
 
 def _row_stats(x):

@@ -53,6 +53,23 @@ def test_percentile_and_quantile_like_numpy(data_seed, shape, nans, axis, q):
     _check(lambda x: np.quantile(x, fractions, axis=axis), a)
 
 
+@seed(12)
+@settings(max_examples=60, deadline=None)
+@given(data_seed=st.integers(0, 2**16), shape=st.sampled_from([(1,), (7,), (8,), (5, 6)]),
+       dtype=st.sampled_from([np.float64, np.float32, np.int64, np.int32]),
+       nans=st.booleans(), axis=st.sampled_from([None, 0, -1]),
+       method=st.sampled_from(["lower", "higher", "nearest", "midpoint"]),
+       q=st.one_of(st.floats(0, 1), st.lists(st.floats(0, 1), min_size=1, max_size=4),
+                   st.sampled_from([0, 1, 0.5, [0.25, 0.75], 0.125, 0.375])))
+def test_the_discrete_and_midpoint_methods(data_seed, shape, dtype, nans, axis, method, q):
+    """lower, higher and nearest pick an element of any dtype; midpoint of float64 data."""
+    a = _data(data_seed, shape, dtype, nans)
+    compiled = method != "midpoint" or dtype == np.float64
+    _check(lambda x: np.quantile(x, q, axis=axis, method=method), a, compiled)
+    percents = [v * 100 for v in q] if isinstance(q, list) else q * 100
+    _check(lambda x: np.percentile(x, percents, axis=axis, method=method), a, compiled)
+
+
 def test_an_integer_quantile_picks_an_element():
     a = _data(0, (9,), np.float64, False)
     _check(lambda x: np.quantile(x, 1), a)
@@ -61,7 +78,7 @@ def test_an_integer_quantile_picks_an_element():
 
 @pytest.mark.parametrize("fn", [
     lambda x: np.percentile(x, 50.0),  # float32 data: NumPy keeps float32 for a Python q
-    lambda x: np.percentile(x, [10, 90], method="nearest"),
+    lambda x: np.percentile(x, [10, 90], method="weibull"),
     lambda x: np.median(x, overwrite_input=True),  # NumPy partitions `x` in place
 ])
 def test_other_forms_run_as_numpy(fn):

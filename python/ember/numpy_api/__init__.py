@@ -20,6 +20,7 @@ import numpy as np
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
 from ember.numpy_api import (
+    composites,
     counting,
     creation,
     derived,
@@ -54,7 +55,7 @@ _FUNCTIONS: dict[Any, Handler] = {
     **norms.functions(), **einsum.functions(), **sorting.functions(), **counting.functions(),
     **histogram.functions(), **interpolation.functions(), **derived.functions(),
     **polynomials.functions(), **matrices.functions(), **solvers.functions(), **order_statistics.functions(),
-    **nan_reductions.functions(),
+    **nan_reductions.functions(), **composites.functions(),
     np.take_along_axis: take_along_axis, np.put_along_axis: put_along_axis,
     np.unravel_index: unravel_index,
 }

@@ -13,9 +13,9 @@ from ember.errors import Unsupported
 from ember.graph import Graph, Value
 from ember.graph.shapes import dim_product, normalize_axis
 from ember.numpy_api import take as take_module
-from ember.numpy_api.convert import static_int, static_number, to_value
+from ember.numpy_api.convert import NO_VALUE, static_int, static_number, to_value
 from ember.numpy_api.indexing import getitem
-from ember.numpy_api.shape_ops import array_arg, reshape_value
+from ember.numpy_api.shape_ops import array_arg, concatenate, reshape_value
 from ember.quiet import quiet
 
 
@@ -185,10 +185,10 @@ def take(graph: Graph, a: object, indices: object, axis: object = None, out: obj
     return getitem(graph, x, (*(slice(None),) * ax, index))
 
 
-def diff(graph: Graph, a: object, n: object = 1, axis: object = -1, **kwargs: object) -> Value:
-    """np.diff: `a[1:] - a[:-1]` along `axis`, n times (`!=` for bool)."""
-    if kwargs:
-        raise Unsupported("np.diff with prepend= or append=")
+def diff(graph: Graph, a: object, n: object = 1, axis: object = -1, prepend: object = NO_VALUE,
+         append: object = NO_VALUE) -> Value:
+    """np.diff: `a[1:] - a[:-1]` along `axis`, n times (`!=` for bool), of `a` with `prepend`
+    and `append` joined on (a 0-d one broadcast to one slice of the axis)."""
     order = static_int(n, "np.diff")
     x = to_value(graph, a, "np.diff")
     if order == 0:
@@ -198,6 +198,13 @@ def diff(graph: Graph, a: object, n: object = 1, axis: object = -1, **kwargs: ob
     if x.ndim == 0:
         raise ValueError("diff requires input that is at least one dimensional")
     ax = normalize_axis(static_int(axis, "np.diff"), x.ndim)
+    ends = [array_arg(graph, end, "np.diff") if end is not NO_VALUE else None
+            for end in (prepend, append)]
+    if any(end is not None for end in ends):
+        one_slice = (*x.shape[:ax], 1, *x.shape[ax + 1:])
+        ends = [graph.op("broadcast_to", [end], shape=one_slice) if end is not None and
+                end.ndim == 0 else end for end in ends]
+        x = concatenate(graph, [v for v in (ends[0], x, ends[1]) if v is not None], ax)
     lead = (slice(None),) * ax
     op = "ne" if x.dtype == np.bool_ else "sub"
     for _ in range(order):

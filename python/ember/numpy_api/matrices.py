@@ -1,5 +1,6 @@
 """Building matrices: `np.diag` of a vector (`linalg.diag` hands it here), `np.meshgrid`,
-`np.column_stack`, `np.select`, `np.kron`, each as NumPy's own definition in graph ops."""
+`np.column_stack`, `np.select`, `np.kron`, `np.vander`, each as NumPy's own definition in
+graph ops."""
 
 from __future__ import annotations
 
@@ -123,7 +124,32 @@ def _stand_in(v: Value) -> object:
     return v.dtype
 
 
+def vander(graph: Graph, x: object, N: object = None, increasing: object = False) -> Value:
+    """np.vander: columns of ones and the running products of `x` (NumPy's
+    `multiply.accumulate`), in the dtype `x`'s promotes with int to, the highest power first
+    unless `increasing`."""
+    v = to_value(graph, x, "np.vander")
+    if v.ndim != 1:
+        raise ValueError("x must be a one-dimensional array or sequence.")
+    (n,) = _static_dims(v, "np.vander")
+    columns = n if N is None else static_int(N, "np.vander")
+    dtype = np.promote_types(v.dtype, int)
+    if columns <= 0:
+        if columns < 0:
+            raise ValueError("negative dimensions are not allowed")
+        return graph.full((n, 0), 0, dtype)
+    v = v if v.dtype == dtype else graph.op("astype", [v], dtype=dtype, weak=False)
+    parts = [graph.full((n, 1), 1, dtype)]
+    if columns > 1:
+        repeated = graph.op("broadcast_to", [graph.op("expand_dims", [v], axis=[1])],
+                            shape=(n, columns - 1))
+        parts.append(graph.op("cumprod", [repeated], axis=1))
+    table = concatenate(graph, parts, axis=1) if len(parts) > 1 else parts[0]
+    # A new array, as NumPy's: callers update it in place (np.polyfit scales its columns).
+    return table if increasing else graph.op("copy", [graph.op("flip", [table], axis=[1])])
+
+
 def functions() -> dict[Any, Any]:
     return {np.meshgrid: meshgrid, np.column_stack: column_stack, np.select: select,
-            np.kron: kron}
+            np.kron: kron, np.vander: vander}
 

@@ -1,5 +1,6 @@
-"""NaN-ignoring reductions: np.nanmax nanmin nanargmax nanargmin nanmean nanvar nanstd, as
-NumPy's `lib/_nanfunctions_impl.py` computes them (np.nansum lives with np.sum).
+"""NaN-ignoring reductions: np.nanmax nanmin nanargmax nanargmin nanmean nanvar nanstd
+nanmedian, as NumPy's `lib/_nanfunctions_impl.py` computes them (np.nansum lives with
+np.sum).
 
 NumPy replaces NaN by a neutral value and reduces; where a slice holds no number at all it
 warns from Python ('All-NaN slice encountered', 'Mean of empty slice', 'Degrees of freedom
@@ -18,6 +19,7 @@ from ember.errors import Unsupported
 from ember.graph import Graph, Value
 from ember.graph.shapes import normalize_axes
 from ember.numpy_api import reductions
+from ember.numpy_api.shape_ops import reshape_value
 from ember.numpy_api.convert import (
     NO_VALUE,
     any_value,
@@ -231,7 +233,52 @@ def nanstd(graph: Graph, a: object, axis: object = None, dtype: object = None,
     return as_numpy_scalar(graph, graph.op("sqrt", [v])) if isinstance(v, Value) else v
 
 
+def nanmedian(graph: Graph, a: object, axis: object = None, out: object = None,
+              overwrite_input: object = False, keepdims: object = NO_VALUE) -> Any:
+    """np.nanmedian of float data: each slice sorted (NaN last) and its `c` numbers' middle
+    read at `c // 2` and `(c - 1) // 2`. Over the whole array, a vector or a long axis NumPy
+    takes np.median of the numbers (the middle one, or the mean of two); over a short axis
+    (`_nanmedian_small`'s masked median) half the sum of both, which is the same number
+    unless doubling it overflows. Integer data hold no NaN: np.median."""
+    from ember.numpy_api.order_statistics import median
+    from ember.numpy_api.take import take_along_axis
+
+    what = "np.nanmedian"
+    reject(what, out=out, overwrite_input=overwrite_input or None)
+    x = _operand(graph, a, np.nanmedian, what, axis=axis, keepdims=_keep(keepdims))
+    if not isinstance(x, Value):
+        return x
+    keep = _keep(keepdims)
+    if x.dtype.kind != "f":
+        return median(graph, x, axis=axis, keepdims=keep)
+    axes = _axes(x, axis, what)
+    if axes is not None and len(axes) != 1:
+        raise Unsupported(f"{what} over several axes")
+    whole = axes is None or x.ndim == 1
+    data = reshape_value(graph, x, (-1,)) if axes is None else x
+    ax = 0 if axes is None else axes[0]
+    nan = _nan_mask(graph, data)
+    count = graph.op("sum", [graph.op("astype", [graph.op("logical_not", [nan])], dtype=_INTP)],
+                     axis=[ax], keepdims=True)
+    _rerun_if_any(graph, graph.op("eq", [count, graph.const(0)]))  # 'All-NaN slice'
+    ordered = graph.op("sort_default", [data], axis=ax)
+    high = graph.op("floordiv", [count, graph.const(2)])
+    low = graph.op("floordiv", [graph.op("sub", [count, graph.const(1)]), graph.const(2)])
+    a_low, a_high = (graph.op("squeeze", [take_along_axis(graph, ordered, i, ax)], axis=[ax])
+                     for i in (low, high))
+    half = graph.op("div", [graph.op("add", [a_low, a_high]), graph.const(2.0)])
+    if whole or data.shape[ax] >= 600:
+        odd = graph.op("squeeze", [graph.op("eq", [graph.op("mod", [count, graph.const(2)]),
+                                                   graph.const(1)])], axis=[ax])
+        half = graph.op("where", [odd, a_high, half])
+    if keep:
+        half = reshape_value(graph, half, (1,) * x.ndim) if axes is None else (
+            graph.op("expand_dims", [half], axis=[ax]))
+    return as_numpy_scalar(graph, half)
+
+
 def functions() -> dict[Any, Any]:
     return {np.nanmax: _extreme_like("max"), np.nanmin: _extreme_like("min"),
             np.nanargmax: _arg_like("argmax"), np.nanargmin: _arg_like("argmin"),
-            np.nanmean: nanmean, np.nanvar: nanvar, np.nanstd: nanstd}
+            np.nanmean: nanmean, np.nanvar: nanvar, np.nanstd: nanstd,
+            np.nanmedian: nanmedian}

@@ -1,5 +1,6 @@
-"""`np.median`, and `np.percentile` / `np.quantile` of float64 data with the default linear
-method, from a `sort` along the axis (NumPy partitions; the elements picked are the same).
+"""`np.median`, and `np.percentile` / `np.quantile` with the linear and midpoint methods of
+float64 data and the lower, higher and nearest methods of any real data, from a `sort` along
+the axis (NumPy partitions; the elements picked are the same).
 
 The quantiles are constants of the call, so the positions each one reads and its weight are
 worked out at capture exactly as NumPy works them out (`_get_indexes`, `_lerp`), and the
@@ -71,12 +72,12 @@ def median(graph: Graph, a: object, axis: object = None, out: object = None,
 
 def _quantile(graph: Graph, a: object, q: object, axis: object, method: object,
               keepdims: object, what: str, scale: float) -> Any:
-    if method != "linear" or keepdims:
-        raise Unsupported(f"{what} with method= or keepdims=")
+    if method not in _METHODS or keepdims:
+        raise Unsupported(f"{what} with method={method!r} or keepdims=")
     if isinstance(q, Value) or not isinstance(q, (int, float, list, tuple)):
         raise Unsupported(f"{what} of quantiles computed in the graph")
     x, s, ax = _sorted(graph, a, axis, what)
-    if x.dtype != np.float64:
+    if x.dtype != np.float64 and method in ("linear", "midpoint"):
         raise Unsupported(f"{what} of {x.dtype} data")
     quantiles = np.true_divide(q, 100) if scale == 100 else np.asanyarray(q)
     if quantiles.dtype.kind not in "iuf" or quantiles.ndim > 1:
@@ -86,30 +87,47 @@ def _quantile(graph: Graph, a: object, q: object, axis: object, method: object,
         raise ValueError(f"{'Percentiles' if scale == 100 else 'Quantiles'} must be in the "
                          f"range {bound}")
     n = s.shape[ax]
-    values = [_one(graph, s, ax, n, float(v), quantiles.dtype.kind) for v in quantiles.ravel()]
+    values = [_one(graph, s, ax, n, float(v), quantiles.dtype.kind, method)
+              for v in quantiles.ravel()]
     if quantiles.ndim == 0:
         result = values[0]
     else:
         result = graph.op("concatenate", [graph.op("expand_dims", [v], axis=[0])
                                           for v in values], axis=0)
     result = _nan_where_last_is(graph, s, ax, result, False) if quantiles.ndim == 0 else (
-        graph.op("where", [graph.op("isnan", [graph.op("expand_dims", [
-            _pick(graph, s, ax, n - 1)], axis=[0])]), graph.const(np.float64(np.nan)), result]))
+        _nan_where_last_is(graph, graph.op("expand_dims", [s], axis=[0]), ax + 1, result, False))
     return as_numpy_scalar(graph, result)
 
 
-def _one(graph: Graph, s: Value, ax: int, n: int, quantile: float, kind: str) -> Value:
-    """One quantile as NumPy's linear method computes it: the two neighbours of the virtual
-    index `(n - 1) * q` and `_lerp` between them (from the right one where the weight is at
-    least a half)."""
-    virtual = (n - 1) * quantile
-    if kind in "iu":  # an integer index: the element itself
+# NumPy's `_QuantileMethods` ember computes: each position's virtual index from `(n - 1) * q`
+# (the discrete ones pick the element there, in the data's dtype).
+_METHODS = {
+    "linear": lambda virtual: virtual,
+    "lower": lambda virtual: int(np.floor(virtual)),
+    "higher": lambda virtual: int(np.ceil(virtual)),
+    "nearest": lambda virtual: int(np.around(virtual)),
+    "midpoint": lambda virtual: 0.5 * (np.floor(virtual) + np.ceil(virtual)),
+}
+
+
+def _one(graph: Graph, s: Value, ax: int, n: int, quantile: float, kind: str,
+         method: object) -> Value:
+    """One quantile as NumPy's method computes it: the element at an integer virtual index,
+    else the two neighbours of the virtual index and `_lerp` between them (from the right
+    one where the weight is at least a half); the midpoint's weight is a half unless the
+    index is whole."""
+    virtual = _METHODS[method]((n - 1) * quantile)  # type: ignore[index]
+    if kind in "iu" and method == "linear":  # an integer index: the element itself
         return _pick(graph, s, ax, int(virtual))
+    if isinstance(virtual, int):
+        return _pick(graph, s, ax, virtual)
     previous = int(np.floor(virtual))
     following = previous + 1
     if virtual >= n - 1:
         previous = following = n - 1
     gamma = np.float64(virtual) - np.float64(previous)
+    if method == "midpoint":
+        gamma = np.float64(0.0 if virtual % 1 == 0 else 0.5)
     a, b = _pick(graph, s, ax, previous), _pick(graph, s, ax, following)
     diff = graph.op("sub", [b, a])
     if gamma >= 0.5:

@@ -90,5 +90,23 @@ def convolve(graph: Graph, a: object, v: object, mode: object = "full") -> Value
     return total
 
 
+def correlate(graph: Graph, a: object, v: object, mode: object = "valid") -> Value:
+    """np.correlate of real sequences: the convolution with `v` reversed. Where `v` is the
+    longer, NumPy correlates the other way round and reverses the result, so an uneven
+    `same` window is cut one element further right."""
+    v_value = to_value(graph, v, "np.correlate")
+    if v_value.ndim != 1:
+        return convolve(graph, a, v_value, mode)
+    reversed_v = getitem(graph, v_value, slice(None, None, -1))
+    m = v_value.shape[0]
+    n = to_value(graph, a, "np.correlate").shape[0] if mode == "same" else 0
+    if mode != "same" or (isinstance(n, int) and isinstance(m, int) and m <= n):
+        return convolve(graph, a, reversed_v, mode)
+    if not isinstance(n, int) or not isinstance(m, int):
+        raise Unsupported("np.correlate(mode='same') of a sequence of symbolic length")
+    left = (n - 1) - (n - 1) // 2
+    return getitem(graph, convolve(graph, a, reversed_v, "full"), slice(left, left + m))
+
+
 def functions() -> dict[Any, Any]:
-    return {np.polyval: polyval, np.convolve: convolve}
+    return {np.polyval: polyval, np.convolve: convolve, np.correlate: correlate}

@@ -38,8 +38,16 @@ def python_number(graph: Graph, x: Value, what: str) -> Value:
 
 
 def item(graph: Graph, x: Value, *args: Any) -> Value:
+    """`x.item()` of a one-element array; `x.item(i)` the element at flat index `i`,
+    `x.item(i, j)` (or `x.item((i, j))`) the element at that position, bounds checked as
+    indexing checks them."""
     if args:
-        raise Unsupported("ndarray.item with an index")
+        from ember.numpy_api.indexing import getitem
+
+        where = args[0] if len(args) == 1 else tuple(args)
+        if not isinstance(where, tuple) and x.ndim != 1:
+            x = reshape_value(graph, x, (-1,))
+        return python_number(graph, getitem(graph, x, where), "ndarray.item")
     if x.size is None:
         raise Unsupported(f"ndarray.item of symbolic shape {x.shape}")
     if x.size != 1:

@@ -257,6 +257,18 @@ def broadcast_to(graph: Graph, array: object, shape: object, subok: bool = False
     return graph.op("broadcast_to", [x], shape=list(target))
 
 
+def broadcast_arrays(graph: Graph, *args: object, subok: bool = False) -> tuple[Value, ...]:
+    """np.broadcast_arrays: each array broadcast to the shape of all (as given where it has
+    that shape already)."""
+    arrays = [to_value(graph, a, "np.broadcast_arrays") for a in args]
+    shapes = [tuple(a.shape) for a in arrays]
+    if any(isinstance(d, str) for s in shapes for d in s):
+        raise Unsupported("np.broadcast_arrays of symbolic shapes")
+    shape = np.broadcast_shapes(*shapes)  # NumPy's error where they do not broadcast
+    return tuple(a if tuple(a.shape) == shape else
+                 graph.op("broadcast_to", [a], shape=list(shape)) for a in arrays)
+
+
 def astype(graph: Graph, a: object, dtype: object, order: str = "K", casting: str = "unsafe",
            subok: bool = True, copy: bool = True) -> Value:
     x = to_value(graph, a, "astype")
@@ -317,7 +329,8 @@ def functions() -> dict[Any, Any]:
         np.reshape: reshape, np.transpose: transpose, np.swapaxes: swapaxes,
         np.moveaxis: moveaxis, np.expand_dims: expand_dims, np.squeeze: squeeze,
         np.ravel: ravel, np.concatenate: concatenate, np.stack: stack, np.hstack: hstack,
-        np.vstack: vstack, np.broadcast_to: broadcast_to, np.astype: np_astype, np.copy: copy,
+        np.vstack: vstack, np.broadcast_to: broadcast_to, np.broadcast_arrays: broadcast_arrays,
+        np.astype: np_astype, np.copy: copy,
         np.flip: flip, np.permute_dims: transpose, np.concat: concatenate,
         np.atleast_1d: _atleast_handler(1), np.atleast_2d: _atleast_handler(2),
         np.atleast_3d: _atleast_handler(3), np.ndim: ndim, np.shape: shape, np.size: size,

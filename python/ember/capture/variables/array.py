@@ -473,6 +473,9 @@ class ArrayMethodVariable(VariableTracker):
             found = nonzero_of(tx, self.array)
             if found is not None:
                 return found
+        if self.name == "clip" and "out" in kwargs:  # as np.clip(x, ..., out=)
+            return NumpyFunctionVariable(np.clip, self.handler).call(
+                tx, [self.array, *args], kwargs)
         convert = shape_to_api if self.name == "reshape" else to_api
         result = call_numpy_api(
             f"ndarray.{self.name}", self.handler, tx.graph, self.array.value,
@@ -560,6 +563,10 @@ class NumpyFunctionVariable(VariableTracker):
         if reduced is not None:
             return reduced
         out = kwargs.get("out")
+        if out is not None and out.is_constant() and out.constant() is None:
+            # `out=None` passed on by NumPy's own code (`np.fix`) is no `out`
+            kwargs = {name: v for name, v in kwargs.items() if name != "out"}
+            out = None
         if out is not None and (isinstance(self.fn, np.ufunc) or self.fn is np.clip):
             return self._into(tx, args, kwargs)
         api_args = [shape_to_api(a) if _is_shape_arg(self.fn, i, len(args)) else to_api(a)

@@ -185,9 +185,18 @@ def _round(tx, args, kwargs):
 
 
 def _divmod(tx, args, kwargs):
-    """`divmod(a, b)` is `(a // b, a % b)` for numbers and NumPy values alike."""
+    """`divmod(a, b)` is `(a // b, a % b)` for numbers and NumPy scalars, np.divmod for
+    arrays."""
     if len(args) != 2 or kwargs or all(a.is_constant() for a in args):
         return None
+    if any(isinstance(a, ArrayVariable) and not (a.value.scalar or a.value.weak)
+           for a in args):
+        # `ndarray.__divmod__` is np.divmod, whose warnings name divmod
+        from ember import numpy_api
+        from ember.capture.variables.array import NumpyFunctionVariable
+
+        return NumpyFunctionVariable(np.divmod, numpy_api.lookup_function(np.divmod)).call(
+            tx, args, {})
     return TupleVariable([tx.binary_op("//", *args), tx.binary_op("%", *args)])
 
 

@@ -6,9 +6,12 @@ import inspect
 import types
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ember.capture.breaks import graph_break
 from ember.capture.sources import AttrSource, Source
 from ember.capture.variables.base import VariableTracker
+from ember.numpy_api import index_tricks
 
 if TYPE_CHECKING:
     from ember.capture.interpreter import Interpreter
@@ -51,6 +54,8 @@ class ModuleVariable(VariableTracker):
             # module's dict, so a patched `np.sqrt` or `math.pi` is seen.
             if self.source is not None:
                 tx.tracer.guards.add(self.source, ("MODULE_ATTR_IS", name, value))
+            if self.module is np and any(value is trick for trick in index_tricks.TRICKS):
+                return IndexTrickVariable(value)
             return tx.wrap(value, None)
         source = AttrSource(self.source, name) if self.source is not None else None
         return tx.wrap(value, source)
@@ -190,6 +195,27 @@ class UserObjectVariable(VariableTracker):
         if self.source is None or not isinstance(call, types.FunctionType):
             return super().call(tx, args, kwargs)
         return self.getattr(tx, "__call__").call(tx, args, kwargs)
+
+
+class IndexTrickVariable(VariableTracker):
+    """`np.mgrid`, `np.ogrid`, `np.r_`, `np.c_`: indexing one builds arrays
+    (`numpy_api.index_tricks`)."""
+
+    def __init__(self, trick: Any) -> None:
+        self.trick = trick
+
+    def describe(self) -> str:
+        return next(f"np.{name}" for name in ("mgrid", "ogrid", "r_", "c_")
+                    if getattr(np, name) is self.trick)
+
+    def python_type(self) -> type:
+        return type(self.trick)
+
+    def getitem(self, tx: Interpreter, index: VariableTracker) -> VariableTracker:
+        from ember.capture.variables.array import call_numpy_api, to_api, wrap_api_result
+
+        return wrap_api_result(call_numpy_api(self.describe(), index_tricks.index, tx.graph,
+                                              self.trick, to_api(index)))
 
 
 class OpaqueVariable(VariableTracker):

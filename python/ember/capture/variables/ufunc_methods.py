@@ -1,6 +1,7 @@
 """`reduce` / `accumulate` of NumPy's binary ufuncs that have a reduction or scan of their own
-(`np.add.reduce` is `np.sum` over axis 0, `np.multiply.accumulate` is `np.cumprod`). `outer`
-and `at` are `numpy_api.take`'s (`UfuncMethodVariable`)."""
+(`np.add.reduce` is `np.sum` over axis 0, `np.multiply.accumulate` is `np.cumprod`), and of
+the others `numpy_api.scans` runs as element loops. `outer` and `at` are `numpy_api.take`'s
+(`UfuncMethodVariable`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import numpy as np
 from ember import numpy_api
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
+from ember.numpy_api import scans
 
 _REDUCE = {np.add: np.sum, np.multiply: np.prod, np.maximum: np.max, np.minimum: np.min,
            np.logical_and: np.all, np.logical_or: np.any}
@@ -26,7 +28,7 @@ def method_handler(ufunc: np.ufunc, handler: Any, name: str) -> Any:
     table = _REDUCE if name == "reduce" else _ACCUMULATE
     target = table.get(ufunc)
     if target is None:
-        return None
+        return scans.handler(ufunc, name)
     inner = numpy_api.lookup_function(target)
     if inner is None:
         return None
