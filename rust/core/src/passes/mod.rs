@@ -5,6 +5,7 @@ mod cleanup;
 mod fold;
 mod rewrite;
 mod scalarize;
+mod short_loops;
 mod simplify;
 
 pub use scalarize::is_scalar_region;
