@@ -156,7 +156,7 @@ def test_a_body_with_a_long_array_keeps_its_array_ops():
             x = x * 0.5 + 1.0
         return x
 
-    x = np.random.default_rng(1).random(100)
+    x = np.random.default_rng(1).random(200)  # past scalarize's MAX_ELEMENTS (128)
     (body,) = optimised_bodies(long_rows, x, 1000)
     assert array_statements(body), body
     ember.reset()

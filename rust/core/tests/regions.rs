@@ -169,26 +169,26 @@ fn short_array_bodies_are_written_element_by_element() {
 
 #[test]
 fn long_array_bodies_keep_their_array_ops() {
-    let graph = parse(&relax(65)).unwrap();
+    let graph = parse(&relax(129)).unwrap();
     let (optimised, _) = run_pipeline(&graph, false).unwrap();
     let printed = print(&optimised);
-    assert!(printed.contains("mul(%1, %3) : f64[65]"), "{printed}");
+    assert!(printed.contains("mul(%1, %3) : f64[129]"), "{printed}");
 }
 
 /// The body of `for i in range(3): out[i] = (x[i:i + w] * 2.0).sum()`, its window gathered
 /// by an inner loop of `w` trips into a new array.
 fn windows(w: usize) -> String {
     format!(
-        "ember-ir 2\nfunc @f(%0: f64[3], %1: f64[80]) -> (f64[3]) {{\n  %2 = const() value=0 : i64[] weak\n  %3 = const() value=3 : i64[] weak\n  %4 = const() value=1 : i64[] weak\n  %5 = loop(%2, %3, %4, %0, %1) body=@b carried=1 : f64[3]\n  return %5\n}}\nfunc @b(%0: i64[] weak, %1: f64[3], %2: f64[80]) -> (bool[], f64[3]) {{\n  %3 = const() value=0 : i64[] weak\n  %4 = const() value={w} : i64[] weak\n  %5 = const() value=1 : i64[] weak\n  %6 = full() value=0.0 : f64[{w}]\n  %7 = loop(%3, %4, %5, %6, %2, %0) body=@g carried=1 : f64[{w}]\n  %8 = const() value=2.0 : f64[] weak\n  %9 = mul(%7, %8) : f64[{w}]\n  %10 = sum(%9) axis=none keepdims=false : f64[]\n  %11 = store(%1, %10, %0) : f64[3]\n  %12 = const() value=true : bool[]\n  return %12, %11\n}}\nfunc @g(%0: i64[] weak, %1: f64[{w}], %2: f64[80], %3: i64[] weak) -> (bool[], f64[{w}]) {{\n  %4 = add(%0, %3) : i64[] weak\n  %5 = load(%2, %4) : f64[]\n  %6 = store(%1, %5, %0) : f64[{w}]\n  %7 = const() value=true : bool[]\n  return %7, %6\n}}\n"
+        "ember-ir 2\nfunc @f(%0: f64[3], %1: f64[140]) -> (f64[3]) {{\n  %2 = const() value=0 : i64[] weak\n  %3 = const() value=3 : i64[] weak\n  %4 = const() value=1 : i64[] weak\n  %5 = loop(%2, %3, %4, %0, %1) body=@b carried=1 : f64[3]\n  return %5\n}}\nfunc @b(%0: i64[] weak, %1: f64[3], %2: f64[140]) -> (bool[], f64[3]) {{\n  %3 = const() value=0 : i64[] weak\n  %4 = const() value={w} : i64[] weak\n  %5 = const() value=1 : i64[] weak\n  %6 = full() value=0.0 : f64[{w}]\n  %7 = loop(%3, %4, %5, %6, %2, %0) body=@g carried=1 : f64[{w}]\n  %8 = const() value=2.0 : f64[] weak\n  %9 = mul(%7, %8) : f64[{w}]\n  %10 = sum(%9) axis=none keepdims=false : f64[]\n  %11 = store(%1, %10, %0) : f64[3]\n  %12 = const() value=true : bool[]\n  return %12, %11\n}}\nfunc @g(%0: i64[] weak, %1: f64[{w}], %2: f64[140], %3: i64[] weak) -> (bool[], f64[{w}]) {{\n  %4 = add(%0, %3) : i64[] weak\n  %5 = load(%2, %4) : f64[]\n  %6 = store(%1, %5, %0) : f64[{w}]\n  %7 = const() value=true : bool[]\n  return %7, %6\n}}\n"
     )
 }
 
 #[test]
 fn short_arrays_filled_by_inner_loops_are_written_element_by_element() {
     let x = HostArray::parse("f64[3]{0.0, 0.0, 0.0}").unwrap();
-    let values: Vec<String> = (0..80).map(|k| format!("{}.25", k % 7)).collect();
-    let y = HostArray::parse(&format!("f64[80]{{{}}}", values.join(", "))).unwrap();
-    for (w, scalar) in [(20, true), (64, true), (65, false)] {
+    let values: Vec<String> = (0..140).map(|k| format!("{}.25", k % 7)).collect();
+    let y = HostArray::parse(&format!("f64[140]{{{}}}", values.join(", "))).unwrap();
+    for (w, scalar) in [(20, true), (128, true), (129, false)] {
         let graph = parse(&windows(w)).unwrap();
         let (optimised, _) = run_pipeline(&graph, false).unwrap();
         let printed = print(&optimised);

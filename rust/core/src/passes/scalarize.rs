@@ -17,7 +17,7 @@ use crate::error::Result;
 use crate::ir::{BinaryOp, DType, Graph, Node, Op, OpClass, ReduceKind, Scalar, Type, ValueId};
 
 /// Arrays up to this many elements are computed element by element.
-pub const MAX_ELEMENTS: usize = 64;
+pub const MAX_ELEMENTS: usize = 128;
 
 /// A rewritten body may grow to this many statements, no more.
 pub(super) const MAX_STATEMENTS: usize = 4096;
