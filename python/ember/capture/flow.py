@@ -136,13 +136,16 @@ class FlowOpcodes:
         obj.setitem(self, slices.specialised(index), value)
 
     def GET_ITER(self, inst: Instruction) -> None:
-        from ember.capture.loops.ranges import DynamicRangeIterator, DynamicRangeVariable
+        from ember.capture.loops.ranges import (DynamicRangeIterator, DynamicRangeVariable,
+                                                array_rows)
 
         obj = self.pop()
         if isinstance(obj, IteratorVariable):
             self.push(obj)
         elif isinstance(obj, DynamicRangeVariable):
             self.push(DynamicRangeIterator(obj))
+        elif (rows := array_rows(self, [obj], single=True)) is not None:
+            self.push(DynamicRangeIterator(rows))
         elif (places := items_range(self, obj, reverse=False)) is not None:
             self.push(DynamicRangeIterator(places))  # type: ignore[arg-type]
         elif (isinstance(obj, ArrayVariable) and obj.value.ndim > 0) or (

@@ -56,6 +56,59 @@ class ListItems(DynamicRangeVariable):
         return "the items of a list built in a loop"
 
 
+class ArrayRows(DynamicRangeVariable):
+    """The rows of arrays whose first axis is one symbolic size, iterated by a `for` at the
+    frame's level (`for row in x`, `for i, row in enumerate(x)`, `for a, b in zip(x, y)`):
+    the range `0..len(x)` whose trips read each part's item at their index
+    (`region._item`), so one loop op serves every size. `parts`: arrays, and ints for the
+    counts of `enumerate` (its start); `single`: the item is the one part's, not a tuple."""
+
+    def __init__(self, parts: list[Any], length: VariableTracker, graph: Any,
+                 single: bool) -> None:
+        super().__init__(graph.const(0), length.graph_value(), graph.const(1),
+                         frame_args=[length])
+        self.parts = parts
+        self.single = single
+
+    @property
+    def arrays(self) -> list[VariableTracker]:
+        return [p for p in self.parts if not isinstance(p, int)]
+
+    def describe(self) -> str:
+        return f"the rows of {', '.join(a.describe() for a in self.arrays)}"
+
+
+def array_rows(tx: Interpreter, parts: list[Any], single: bool, ahead: int = 0
+               ) -> ArrayRows | None:
+    """The rows of `parts` (arrays, and ints for `enumerate`'s counts) when every array's
+    first axis is the same symbolic size, outside loop bodies, and the `for` `ahead`
+    instructions on iterates them: `ArrayRows`; None otherwise (the rows are then unpacked,
+    which reads the size as a constant)."""
+    from ember.capture.loops.region import loop_key
+    from ember.capture.variables.array import ArrayVariable
+    from ember.capture.variables.scalar import PythonScalarVariable
+
+    arrays = [p for p in parts if not isinstance(p, int)]
+    if not arrays or tx.graph.parent is not None or not tx.tracer.loop_ops or any(
+            not isinstance(a, ArrayVariable) or type(a).len_variable is not (
+                ArrayVariable.len_variable) or a.value.ndim == 0 or a.value.weak
+            for a in arrays):
+        return None
+    sizes = {a.value.shape[0] for a in arrays}
+    if len(sizes) != 1 or not isinstance(next(iter(sizes)), str):
+        return None
+    following = tx.instructions[tx.ip + ahead] if tx.ip + ahead < len(tx.instructions) else None
+    if following is None or following.opname != "FOR_ITER" or (
+            loop_key(tx, following) in tx.tracer.unrolled_loops):
+        return None
+    if ahead and tx.instructions[tx.ip].opname != "GET_ITER":
+        return None
+    length = arrays[0].len_variable(tx)
+    if not isinstance(length, PythonScalarVariable):
+        return None
+    return ArrayRows(parts, length, tx.graph, single)
+
+
 class DynamicRangeIterator(IteratorVariable):
     """The iterator over a `DynamicRangeVariable`: it has no items capture could unroll."""
 

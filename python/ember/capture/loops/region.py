@@ -27,7 +27,7 @@ from ember.capture.breaks import graph_break
 from ember.capture.loops import (appends, followers, inputs, intervals, mixed_picks, swaps,
                                   vectors, windows, zipped)
 from ember.capture.loops.body import RERUN
-from ember.capture.loops.ranges import ListItems
+from ember.capture.loops.ranges import ArrayRows, ListItems
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
@@ -512,6 +512,8 @@ class _graph_swapped:
 def _iterated(iterator: IteratorVariable) -> list[Any]:
     """What the loop iterates in step: the parts of a `zip`/`enumerate`, else its origin."""
     origin = iterator.origin
+    if isinstance(origin, ArrayRows):
+        return origin.arrays
     return origin.parts if isinstance(origin, zipped.Zipped) else [origin]
 
 
@@ -544,6 +546,11 @@ def _item(tx: Interpreter, iterator: IteratorVariable, trace: Trace,
     if isinstance(origin, zipped.Zipped):
         return TupleVariable([_part_item(tx, part, trace, by_tracker)
                               for part in origin.parts])
+    if isinstance(origin, ArrayRows):
+        items = [ArrayVariable(trace.region.op("add", [trace.index, trace.region.const(p)]))
+                 if isinstance(p, int) else _part_item(tx, p, trace, by_tracker)
+                 for p in origin.parts]
+        return items[0] if origin.single else TupleVariable(items)
     if not isinstance(origin, ArrayVariable):
         return ArrayVariable(trace.index)
     return _part_item(tx, origin, trace, by_tracker)

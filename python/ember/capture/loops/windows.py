@@ -149,12 +149,13 @@ def window_axes(tx: Interpreter, array: ArrayVariable, index: VariableTracker,
     parts += [ConstantVariable(slice(None))] * (len(shape) - len(parts))
     axes: list[Axis] = []
     for part, size in zip(parts, shape, strict=True):
+        if _is_loop_int(part):
+            # A position only: its load checks it against the size, symbolic or not.
+            axes.append(Axis(at=part.value))  # type: ignore[attr-defined]
+            continue
         if isinstance(size, str):
             raise graph_break("loop_body", what="a run-time index of an array of symbolic "
                                                 "shape")
-        if _is_loop_int(part):
-            axes.append(Axis(at=part.value))  # type: ignore[attr-defined]
-            continue
         fixed = fixed_slice(tx, part, size)
         if fixed is not None:
             axes.append(fixed)
@@ -307,10 +308,10 @@ def gather(graph: Graph, array: ArrayVariable, axes: list[Axis]
 
 def row_axes(shape: tuple[int | str, ...], index: Value) -> list[Axis]:
     """The axes of `array[index]`, a whole row of an n-d array (`for row in X`)."""
-    if any(isinstance(size, str) for size in shape):
+    if any(isinstance(size, str) for size in shape[1:]):
         raise graph_break("loop_body", what="iteration over the rows of an array of symbolic "
                                             "shape")
-    if 0 in shape:
+    if 0 in shape[1:]:
         raise graph_break("loop_body", what="iteration over empty rows")
     return [Axis(at=index), *[Axis(length=size) for size in shape[1:]]]
 

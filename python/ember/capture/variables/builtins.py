@@ -273,8 +273,13 @@ def _no_min_max(fn, items):
 
 
 def _enumerate(tx, args, kwargs):
+    from ember.capture.loops.ranges import DynamicRangeIterator, array_rows
+
     start = (args[1] if len(args) > 1 else kwargs.get("start", ConstantVariable(0)))
     first = start.constant()
+    if type(first) is int and (rows := array_rows(tx, [first, args[0]], single=False,
+                                                  ahead=1)) is not None:
+        return DynamicRangeIterator(rows)
     inner = lazy_items(tx, args[0])
     iterator = _iterator_result(LazyItems(
         len(inner), lambda i: TupleVariable([ConstantVariable(first + i), inner[i]])))
@@ -284,6 +289,10 @@ def _enumerate(tx, args, kwargs):
 
 
 def _zip(tx, args, kwargs):
+    from ember.capture.loops.ranges import DynamicRangeIterator, array_rows
+
+    if args and (rows := array_rows(tx, list(args), single=False, ahead=1)) is not None:
+        return DynamicRangeIterator(rows)  # `strict=` holds: one size
     columns = [lazy_items(tx, a) for a in args]
     if kwargs.get("strict") is not None and kwargs["strict"].constant():
         if len({len(c) for c in columns}) > 1:
