@@ -18,7 +18,9 @@ from ember.capture.codegen import EntryCodegen, StepTail, make_fallback
 from ember.capture.interpreter import FrameState, Interpreter, StopCapture, annotate
 from ember.capture.loops.frame_branches import BranchRefused
 from ember.capture.loops.inputs import InputInLoop, preload
+from ember.capture.loops import sizes as loop_sizes
 from ember.capture.loops.region import LoopRefused, LoopTooLong
+from ember.capture.loops.sizes import SizeInLoop
 from ember.capture.resume import (
     live_locals_at,
     make_step,
@@ -74,6 +76,7 @@ class LoopChoices:
     long: set[tuple[Any, int]] = field(default_factory=set)
     branch_modes: dict[tuple[Any, int], str] = field(default_factory=dict)
     preloads: dict[Source, Any] = field(default_factory=dict)
+    sizes: set[str] = field(default_factory=set)
 
 
 def capture_frame(func: FunctionType, args: tuple[Any, ...], *, dynamic: bool | None = None,
@@ -89,9 +92,11 @@ def capture_frame(func: FunctionType, args: tuple[Any, ...], *, dynamic: bool | 
     while True:
         try:
             return _capture_once(func, args, dynamic, stop_at, scalars, loop_ops, unrolled,
-                                 long, branch_modes, preloads)
+                                 long, branch_modes, preloads, choices.sizes)
         except InputInLoop as first_read:
             preloads[first_read.source] = first_read.value
+        except SizeInLoop as first_needed:
+            choices.sizes.add(first_needed.symbol)
         except BranchRefused as refused:
             ember_logging.log("breaks", f"{func.__code__.co_qualname}: the branch at offset "
                                         f"{refused.key[1]} is captured as '{refused.mode}' "
@@ -109,7 +114,8 @@ def capture_frame(func: FunctionType, args: tuple[Any, ...], *, dynamic: bool | 
 def _capture_once(func: FunctionType, args: tuple[Any, ...], dynamic: bool | None,
                   stop_at: tuple[int, int] | None, scalars: bool | None, loop_ops: bool,
                   unrolled: dict[tuple[Any, int], bool], long: set[tuple[Any, int]],
-                  branch_modes: dict[tuple[Any, int], str], preloads: dict[Source, Any]
+                  branch_modes: dict[tuple[Any, int], str], preloads: dict[Source, Any],
+                  sizes: set[str] = frozenset()  # type: ignore[assignment]
                   ) -> tuple[Tracer, VariableTracker | None, FrameState | None]:
     """Run the frame's bytecode symbolically: the tracer, and the return tracker or, when
     `stop_at` (instruction index, visit) is reached, the frame's state there.
@@ -156,6 +162,7 @@ def _capture_once(func: FunctionType, args: tuple[Any, ...], dynamic: bool | Non
         root.stack = [NULL if s in origin.null_slots else slots[stack_argname(target, s)]
                       for s in range(origin.stack_depth)]
         root.ip = next(i.index for i in root.instructions if i.offset == origin.offset)
+    loop_sizes.preload(root, set(sizes))
     root.stop_at = stop_at
     try:
         result = root.run()

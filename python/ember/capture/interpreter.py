@@ -29,6 +29,7 @@ from ember.capture.loops import (
     in_cheap_while,
     refuse_in_loop_body,
     retry_as_loop_op,
+    sizes,
 )
 from ember.capture.sources import (
     STABLE_GLOBALS,
@@ -289,6 +290,7 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
             raise graph_break("recursion", limit=config.inline_depth_limit, name=fn.name)
         fn.bind_globals(self)
         f_locals = bind_arguments(self, fn, args, kwargs)
+        sizes.inherit(self.locals, f_locals)
         cells = dict(zip(code.co_freevars, fn.closure_cells(self)))
         child = Interpreter(self.tracer, code, f_locals, cells, fn.fn_globals,
                             fn.globals_source, self.depth + 1)

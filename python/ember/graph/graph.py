@@ -58,6 +58,10 @@ class Graph:
         # The memory-order rule of values whose op alone does not say it (`layouts.py`):
         # value id -> "c", "map" or ("like", prototype id).
         self.layouts: dict[int, object] = {}
+        # Capture's: the values of symbolic sizes in a loop body (`capture/loops/sizes.py`),
+        # and, on the entry graph, the symbols whose sizes the frame read when it started.
+        self.size_values: dict[str, Value] = {}
+        self.preloaded_sizes: set[str] = set()
         # The least size of each symbol the graph's slices need (`require_size`), kept on
         # the entry graph; the guards admit no smaller one.
         self.size_minimums: dict[str, int] = {}

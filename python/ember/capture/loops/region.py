@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ember.capture.breaks import graph_break
-from ember.capture.loops import (appends, followers, inputs, intervals, mixed_picks, swaps,
-                                  vectors, windows, zipped)
+from ember.capture.loops import (appends, followers, inputs, intervals, mixed_picks, sizes,
+                                  swaps, vectors, windows, zipped)
 from ember.capture.loops.body import RERUN
 from ember.capture.loops.ranges import ArrayRows, ListItems
 from ember.capture.variables.array import ArrayVariable
@@ -321,6 +321,7 @@ def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
     for group in trace.groups:
         for name in group.names:
             tx.locals[name] = group.inner
+            sizes.record(region, name, group.param)
     bound_views = followers.bind(tx, trace.following, trace.groups)
     tx.stack.append(item)
     appends.substitute(tx, found)

@@ -30,7 +30,8 @@ from ember.graph import Graph, Value
 if TYPE_CHECKING:
     from ember.capture.interpreter import Interpreter
 
-_OPS = {"+": "add", "-": "sub", "*": "mul", "/": "div"}
+_OPS = {"+": "add", "-": "sub", "*": "mul", "/": "div", "**": "pow", "//": "floordiv",
+        "%": "mod"}
 # Bitwise ops of bool and integer elements (`T[i, v:] |= T[i - 1, :m - v]`).
 _BITWISE = {"&": "bitwise_and", "|": "bitwise_or", "^": "bitwise_xor", "<<": "left_shift",
             ">>": "right_shift"}
@@ -135,6 +136,8 @@ class RunExprVariable(VariableTracker):
     def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
         if name == "sum":
             return _SumVariable(self)
+        if name == "mean":
+            return MeanMethod(self)
         if name in EXTREMA:
             return ExtremumMethod(self, name)
         raise graph_break("loop_body", what=f"{self.describe()}.{name}")
@@ -166,6 +169,58 @@ class _SumVariable(VariableTracker):
         if found is None:
             raise graph_break("loop_body", what="sum() with arguments of a run-time slice")
         return found
+
+
+@dataclass(eq=False)
+class MeanMethod(VariableTracker):
+    """`run.mean`, `expr.mean`: called without arguments."""
+
+    operand: VariableTracker
+
+    def call(self, tx: Interpreter, args: list[VariableTracker],
+             kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        found = None if args or kwargs else mean(tx, self.operand)
+        if found is None:
+            raise graph_break("loop_body", what="mean() with arguments of a run-time slice")
+        return found
+
+
+def mean(tx: Interpreter, vt: VariableTracker) -> VariableTracker | None:
+    """`run.mean()`, `np.mean(expr)`: the sum of the elements in NumPy's mean dtype
+    (float64 for bool and integers, the float's own otherwise) by one inner loop op,
+    divided by the length. An empty run is a run-time check: NumPy warns and gives NaN."""
+    found = _operand(vt)
+    if found is None or found[0] is None:
+        return None
+    like, element = found
+    kind = _element_kind(tx, element)
+    if kind not in "biuf":
+        return None
+    graph = tx.graph
+    probe = _Body(graph.region("loop"))
+    dtype = np.dtype(np.float64) if kind in "biu" else element(
+        probe, probe.graph.add_input(np.int64, (), weak=True)).dtype
+
+    def trip(body: _Body, k: Value, carried: list[Value]) -> list[Value]:
+        term = body.graph.op("astype", [element(body, k)], dtype=dtype, scalar=True)
+        return [body.graph.op("add", [carried[0], term])]
+
+    (total,) = _loop_over(tx, like, [graph.const(dtype.type(0))], trip)
+    _, length = _start_and_length(graph, like)
+    add_check(tx, graph.op("eq", [length, graph.const(0)]))
+    count = graph.op("astype", [length], dtype=dtype, scalar=True)
+    return ArrayVariable(graph.op("div", [total, count]))
+
+
+def whole(array: ArrayVariable) -> RunVariable | None:
+    """A 1-d array as a run over all of it (`A[i, :i] @ x[:i]`'s partner written `x`),
+    so that it meets runs elementwise with their lengths checked; None for others."""
+    from ember.capture.loops.runs import DynamicSliceVariable
+
+    if not isinstance(array, ArrayVariable) or array.value.ndim != 1 or array.value.weak:
+        return None
+    return RunVariable(array, [None], 0, DynamicSliceVariable(ConstantVariable(None),
+                                                              ConstantVariable(None)))
 
 
 def _same_place(a: RunVariable, b: RunVariable) -> bool:

@@ -84,6 +84,8 @@ class RunVariable(VariableTracker):
 
         if name in ("sum", "copy"):
             return RunMethodVariable(self, name)
+        if name == "mean":
+            return run_exprs.MeanMethod(self)
         if name in run_exprs.EXTREMA:
             return run_exprs.ExtremumMethod(self, name)
         raise graph_break("loop_body", what=f"{self.describe()}.{name}")
@@ -176,7 +178,9 @@ def run_of(tx: Interpreter, array: ArrayVariable, index: VariableTracker
         return run_exprs.take(tx, array, index)
     parts = index.items if isinstance(index, TupleVariable) else [index]
     if not any(isinstance(p, DynamicSliceVariable) for p in parts):
-        return None  # static slices at a loop index are windows (`loops/windows.py`)
+        parts = _symbolic_row(array, list(parts))
+        if parts is None:
+            return None  # static slices at a loop index are windows (`loops/windows.py`)
     if windows.fixed_slices(tx, array, list(parts)):
         return None  # `img[i:i + K, j:j + K]`: a window of static shape too
     if any(_is_loop_int(p) for p in parts):
@@ -192,9 +196,6 @@ def run_of(tx: Interpreter, array: ArrayVariable, index: VariableTracker
         return block
     if len(axes) > 1 or len(parts) != array.value.ndim:
         raise graph_break("loop_body", what="a slice with run-time bounds of an n-d result")
-    size = array.value.shape[axes[0]]
-    if isinstance(size, str):
-        raise graph_break("loop_body", what="a run-time slice of an axis of symbolic size")
     indices: list[Value | None] = []
     for k, part in enumerate(parts):
         indices.append(None if k == axes[0] else index_value(tx, part))
@@ -266,6 +267,28 @@ def replayed(value: Value, known: dict[int, Value], graph: Graph, depth: int = 4
                     **attrs)
 
 
+def _symbolic_row(array: ArrayVariable, parts: list[VariableTracker]
+                  ) -> list[VariableTracker] | None:
+    """`A[i]`, `A[i, :]`, `A[:, j]` at loop indices where the whole axis kept has a symbolic
+    size: the index as a run over that axis (its length is the run-time size), the axes
+    not indexed filled with `:`; None for any other index (a window of static shape, or no
+    loop index)."""
+    shape = array.value.shape
+    if not any(_is_loop_int(p) for p in parts) or len(parts) > len(shape):
+        return None
+    parts = parts + [ConstantVariable(slice(None))] * (len(shape) - len(parts))
+    kept = [k for k, p in enumerate(parts) if not _is_loop_int(p)]
+    if len(kept) != 1 or not isinstance(shape[kept[0]], str):
+        return None
+    part = parts[kept[0]]
+    if not (isinstance(part, ConstantVariable) and isinstance(part.constant(), slice)
+            and part.constant().step in (None, 1)):
+        return None
+    if any(not _is_loop_int(p) and k != kept[0] for k, p in enumerate(parts)):
+        return None
+    return [_constant_slice(p) for p in parts]
+
+
 def _constant_slice(part: VariableTracker) -> VariableTracker:
     if isinstance(part, ConstantVariable) and isinstance(part.constant(), slice):
         bounds = part.constant()
@@ -275,19 +298,29 @@ def _constant_slice(part: VariableTracker) -> VariableTracker:
     return part
 
 
-def _bound(graph: Graph, vt: VariableTracker, size: int, default: int) -> Value:
+def _bound(graph: Graph, vt: VariableTracker, size: int | str, default: int | str) -> Value:
     """A slice bound as `slice.indices` normalises it (step 1): negatives count from the
-    end, then clamped to [0, size]."""
-    if isinstance(vt, ConstantVariable):
-        value = vt.constant()
-        if value is None:
-            return graph.const(default)
-        return graph.const(slice(value, None).indices(size)[0])
-    value = vt.value  # type: ignore[attr-defined]
+    end, then clamped to [0, size]. A symbolic `size` is its run-time value in the body
+    (`loops/sizes.py`)."""
+    if isinstance(size, str):
+        from ember.capture.loops.sizes import value_in
+
+        end = value_in(graph, size)
+        if isinstance(vt, ConstantVariable) and vt.constant() is None:
+            return end if default == size else graph.const(default)
+        value = graph.const(vt.constant()) if isinstance(vt, ConstantVariable) else (
+            vt.value)  # type: ignore[attr-defined]
+    else:
+        if isinstance(vt, ConstantVariable):
+            constant = vt.constant()
+            if constant is None:
+                return graph.const(default)
+            return graph.const(slice(constant, None).indices(size)[0])
+        end = graph.const(size)
+        value = vt.value  # type: ignore[attr-defined]
     shifted = graph.op("where", [graph.op("lt", [value, graph.const(0)]),
-                                 graph.op("add", [value, graph.const(size)]), value])
-    return graph.op("minimum", [graph.op("maximum", [shifted, graph.const(0)]),
-                                graph.const(size)])
+                                 graph.op("add", [value, end]), value])
+    return graph.op("minimum", [graph.op("maximum", [shifted, graph.const(0)]), end])
 
 
 # `load` too: an array updated in place is a new value, so two loads of one array value at
@@ -421,6 +454,10 @@ def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker) -> 
     if (op == "@" and isinstance(a, RunVariable) and isinstance(b, RunVariable)
             and _same_bounds(a, b)):
         return reduce_runs(tx, [a, b])
+    if op == "@" and isinstance(a, ArrayVariable) and not isinstance(a, lazy):
+        a = run_exprs.whole(a) or a  # `x @ A[i, :]`: the array as a run of all of it
+    if op == "@" and isinstance(b, ArrayVariable) and not isinstance(b, lazy):
+        b = run_exprs.whole(b) or b
     found = (run_exprs.reduce(tx, a, b) if op == "@"
              else run_exprs.binary(tx, op, a, b))
     if found is not None:
@@ -472,8 +509,13 @@ def numpy_call(tx: Interpreter, fn: Any, args: list[VariableTracker],
         if found is not None:
             return found
     found = None
+    if fn is np.dot and len(args) == 2 and not kwargs:
+        args = [run_exprs.whole(a) or a if isinstance(a, ArrayVariable) and not isinstance(
+            a, lazy) else a for a in args]
     if fn in (np.sum, np.dot) and len(args) == (1 if fn is np.sum else 2) and not kwargs:
         found = run_exprs.reduce(tx, args[0], args[1] if fn is np.dot else None)
+    if fn is np.mean and len(args) == 1 and not kwargs:
+        found = run_exprs.mean(tx, args[0])
     if fn is np.linalg.norm and len(args) == 1 and not kwargs:
         found = run_exprs.norm(tx, args[0])
     if found is not None:

@@ -1,0 +1,83 @@
+"""Symbolic sizes as values inside loop bodies.
+
+A slice with run-time bounds of an axis whose size is symbolic (`x[i + 1:]` of an `x` of
+`s0` elements, captured once for every size) needs the size at run time to clip its bounds
+as NumPy does. A region sees only its parameters, so the size enters every loop body as a
+pseudo-local of the frame, `.size#s0`: the run-time int the entry reads from the argument
+that carries the symbol (`Tracer.symbolic_size`), made a weak 0-d graph input when the frame
+starts. A body that needs a size the frame did not read restarts the capture
+(`SizeInLoop`, caught by `convert.capture_frame`) with it read from the start, as
+`loops/inputs.py` does for arrays; the body's stand-in of the pseudo-local is recorded on
+the body's graph (`Graph.size_values`), where `value_in` finds it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ember.capture.breaks import graph_break
+from ember.graph import Graph, Value
+from ember.graph.shapes import dim_terms
+
+if TYPE_CHECKING:
+    from ember.capture.interpreter import Interpreter
+
+SIZE = ".size#"
+
+
+class SizeInLoop(Exception):
+    """A loop body needs the run-time value of `symbol`: capture again with it read when
+    the frame starts."""
+
+    def __init__(self, symbol: str) -> None:
+        super().__init__(f"the size {symbol} first needed inside a loop body")
+        self.symbol = symbol
+
+
+def preload(tx: Interpreter, symbols: set[str]) -> None:
+    """The pseudo-locals of `symbols` in the root frame's locals."""
+    from ember.capture.variables.array import ArrayVariable
+
+    tx.graph.preloaded_sizes |= symbols
+    for symbol in sorted(symbols):
+        size = tx.tracer.symbolic_size(symbol)
+        if size is not None:
+            tx.locals[SIZE + symbol] = ArrayVariable(size.graph_value())
+
+
+def inherit(caller: dict[str, Any], callee: dict[str, Any]) -> None:
+    """An inlined function's frame sees the sizes its caller holds."""
+    for name, vt in caller.items():
+        if name.startswith(SIZE):
+            callee[name] = vt
+
+
+def record(region: Graph, name: str, param: Value) -> None:
+    """A body's parameter standing for the pseudo-local `name`."""
+    if name.startswith(SIZE):
+        region.size_values[name[len(SIZE):]] = param
+
+
+def value_in(graph: Graph, dim: str) -> Value:
+    """The run-time value of the symbolic `dim` as a 0-d int64 value of `graph`, a loop
+    body's region."""
+    terms, constant = dim_terms(dim)
+    total: Value | None = None
+    for product, coefficient in terms.items():
+        term: Value | None = None
+        for symbol in product:
+            found = graph.size_values.get(symbol)
+            if found is None:
+                if graph.parent is None or symbol in graph.root.preloaded_sizes:
+                    raise graph_break("loop_body", what="a run-time slice of an axis of "
+                                                        "symbolic size")
+                raise SizeInLoop(symbol)
+            term = found if term is None else graph.op("mul", [term, found])
+        assert term is not None
+        if coefficient != 1:
+            term = graph.op("mul", [term, graph.const(coefficient)])
+        total = term if total is None else graph.op("add", [total, term])
+    if constant:
+        total = graph.const(constant) if total is None else graph.op(
+            "add", [total, graph.const(constant)])
+    assert total is not None
+    return total
