@@ -195,3 +195,67 @@ def test_mask_assignment_of_a_symbolic_array_is_captured():
 
     stats = _check(clip_inverse, lambda n, r: (r.random(n),), (5, 6, 7, 8, 30))
     assert stats["graph_breaks"] == 0 and stats["captures"] == 2, stats["break_reasons"]
+
+
+def box3(x):
+    n = len(x)
+    out = np.zeros(n - 2)
+    for i in range(n - 2):
+        out[i] = x[i:i + 3].sum()
+    return out
+
+
+def clipped_window(x):
+    out = np.zeros(len(x))
+    for i in range(len(x)):
+        out[i] = x[i:i + 3].sum()  # NumPy's shorter slices at the end
+    return out
+
+
+def window_from_before(x):
+    out = np.zeros(len(x))
+    for i in range(len(x)):
+        out[i] = x[i - 1:i + 1].sum()  # x[-1:1] at i = 0: empty
+    return out
+
+
+def conv_valid(img, k):
+    H, W = img.shape
+    K = k.shape[0]
+    out = np.zeros((H - K + 1, W - K + 1))
+    for i in range(H - K + 1):
+        for j in range(W - K + 1):
+            out[i, j] = np.sum(img[i:i + K, j:j + K] * k)
+    return out
+
+
+def conv_clipped(img, k):
+    """2-d windows that pass the end on the last rows: each such call runs as Python."""
+    H, W = img.shape
+    out = np.zeros((H, W))
+    for i in range(H):
+        for j in range(W):
+            out[i, j] = np.sum(img[i:i + 2, j:j + 2])
+    return out
+
+
+WINDOWS = [(box3, lambda n, r: (r.random(n + 2),)),
+           (clipped_window, lambda n, r: (r.random(n),)),
+           (window_from_before, lambda n, r: (r.random(n),)),
+           (conv_valid, lambda n, r: (r.random((n + 3, n + 4)), r.random((3, 3))))]
+
+
+@pytest.mark.parametrize("fn, make", WINDOWS, ids=[f.__name__ for f, _ in WINDOWS])
+def test_windows_of_symbolic_axes_compile_twice(fn, make):
+    """Fixed-length slices at loop positions of symbolic axes: a run where one axis is
+    sliced (NumPy's clipping in the loop), a window whose end is checked at run time where
+    two are (`windows.fixed_slice`)."""
+    stats = _check(fn, make, (4, 5, 6, 9, 30, 17))
+    assert stats["captures"] <= 2, stats["recompile_reasons"]
+    assert stats["graph_breaks"] == 0 and stats["entry_fallbacks"] == 0, stats["break_reasons"]
+    _check(fn, make, (0, 1, 2, 3, 4))
+
+
+def test_windows_that_pass_the_end_of_a_symbolic_axis_run_as_python():
+    stats = _check(conv_clipped, lambda n, r: (r.random((n, n + 1)), None), (4, 5, 6, 9))
+    assert stats["graph_breaks"] == 0

@@ -88,13 +88,17 @@ def _is_loop_int(vt: VariableTracker) -> bool:
             and vt.value.dtype.kind in "iu")
 
 
-def fixed_slice(tx: Interpreter, part: VariableTracker, size: int | str) -> Axis | None:
+def fixed_slice(tx: Interpreter, part: VariableTracker, size: int | str,
+                check: bool = False) -> Axis | None:
     """A slice with loop-value bounds whose length is known when the body is traced, as a
-    window axis: `lo:lo + c` (or `i * k:(i + 1) * k` with `k` a constant) where `lo`, by what capture knows of its range
-    (`loops/intervals.py`), never counts from the end and `lo + c` never passes the axis's
-    end, so NumPy never clips it (`img[i:i + K]` with `i` in `range(H - K + 1)`). None
-    otherwise: its length is a run-time value (`loops/runs.py`)."""
-    if not isinstance(part, DynamicSliceVariable) or not isinstance(size, int):
+    window axis: `lo:lo + c` (or `i * k:(i + 1) * k` with `k` a constant) where `lo`, by
+    what capture knows of its range (`loops/intervals.py`), never counts from the end and
+    `lo + c` never passes the axis's end, so NumPy never clips it (`img[i:i + K]` with `i`
+    in `range(H - K + 1)`). Along an axis of symbolic size, whose end capture cannot compare,
+    both are run-time checks that send the frame to Python where NumPy would clip or count
+    from the end (added when `check`: the caller takes the window). None otherwise: its
+    length is a run-time value (`loops/runs.py`)."""
+    if not isinstance(part, DynamicSliceVariable):
         return None
     bounds = []
     for vt in (part.start, part.stop):
@@ -107,6 +111,16 @@ def fixed_slice(tx: Interpreter, part: VariableTracker, size: int | str) -> Axis
     length = intervals.constant_difference(bounds[1], bounds[0])
     if intervals.offset_of(bounds[0])[0] is None or length is None or length <= 0:
         return None
+    if isinstance(size, str):
+        if check:
+            from ember.capture.loops import frame_branches, sizes
+
+            graph = tx.graph
+            end = sizes.value_in(graph, size)
+            frame_branches.add_check(tx, graph.op("logical_or", [
+                graph.op("lt", [bounds[0], graph.const(0)]),
+                graph.op("gt", [bounds[1], end])]))
+        return Axis(length=length, offset=bounds[0])
     first, last = intervals.interval(bounds[0]), intervals.interval(bounds[1])
     if first is None or last is None or first[0] < 0 or last[1] > size:
         return None
@@ -114,12 +128,16 @@ def fixed_slice(tx: Interpreter, part: VariableTracker, size: int | str) -> Axis
 
 
 def fixed_slices(tx: Interpreter, array: ArrayVariable, parts: list[VariableTracker]) -> bool:
-    """Whether every slice with loop-value bounds in `parts` is a `fixed_slice`."""
+    """Whether every slice with loop-value bounds in `parts` is a `fixed_slice`. One such
+    slice along an axis of symbolic size is a run instead (`loops/runs.py`), which clips
+    its bounds as NumPy does where a window would send the frame to Python."""
     shape = array.value.shape
     axis = 0
+    dynamic = [p for p in parts if isinstance(p, DynamicSliceVariable)]
     for part in parts:
         if isinstance(part, DynamicSliceVariable) and (
-                axis >= len(shape) or fixed_slice(tx, part, shape[axis]) is None):
+                axis >= len(shape) or fixed_slice(tx, part, shape[axis]) is None
+                or (len(dynamic) == 1 and isinstance(shape[axis], str))):
             return False
         if not (isinstance(part, ConstantVariable) and part.constant() is None):
             axis += 1
@@ -153,13 +171,13 @@ def window_axes(tx: Interpreter, array: ArrayVariable, index: VariableTracker,
             # A position only: its load checks it against the size, symbolic or not.
             axes.append(Axis(at=part.value))  # type: ignore[attr-defined]
             continue
-        if isinstance(size, str):
-            raise graph_break("loop_body", what="a run-time index of an array of symbolic "
-                                                "shape")
-        fixed = fixed_slice(tx, part, size)
+        fixed = fixed_slice(tx, part, size, check=True)
         if fixed is not None:
             axes.append(fixed)
             continue
+        if isinstance(size, str):
+            raise graph_break("loop_body", what="a run-time index of an array of symbolic "
+                                                "shape")
         constant = part.constant() if isinstance(part, ConstantVariable) else None
         if type(constant) is int:
             if not -size <= constant < size:
