@@ -311,6 +311,36 @@ def early_exit_fixed_point(theta, x0):
     return np.sum(x ** 2)
 
 
+def newton_until_converged(a):
+    x = np.ones_like(a)
+    err = 1.0
+    while err > 1e-10:
+        x_new = 0.5 * (x + a / x)
+        err = np.max(np.abs(x_new - x))
+        x = x_new
+    return np.sum(x ** 3)
+
+
+def descent_until_the_gradient_is_small(w, x, y):
+    for _ in range(100):
+        g = x.T @ (x @ w - y) / len(y)
+        w = w - 0.1 * g
+        if np.linalg.norm(g) < 1e-2:
+            break
+    return np.sum(w ** 2)
+
+
+def power_iteration_to_a_tolerance(a):
+    v = np.ones(a.shape[0]) / np.sqrt(a.shape[0])
+    for _ in range(200):
+        w = a @ v
+        w = w / np.linalg.norm(w)
+        if np.abs(w - v).sum() < 1e-8:
+            break
+        v = w
+    return v @ a @ v
+
+
 def while_gradient_descent(w0, target):
     w = w0
     step = 0
@@ -430,6 +460,14 @@ CASES = {
                           "autograd"),
     "early exit from a loop": (early_exit_fixed_point, (_normal(3, 3) * 0.3, _normal(3)),
                                (0, 1), "autograd"),
+    "newton until converged": (newton_until_converged, (RNG.uniform(0.5, 3.0, 4),), 0,
+                               "autograd"),
+    "descent until the gradient is small": (descent_until_the_gradient_is_small,
+                                            (_normal(3), _normal(10, 3), _normal(10)), (0, 1),
+                                            "autograd"),
+    "power iteration to a tolerance": (power_iteration_to_a_tolerance,
+                                       ((lambda m: m @ m.T + np.diag([3.0, 0, 0]))(
+                                           _normal(3, 3)),), 0, "autograd"),
     "while loop of descent steps": (while_gradient_descent, (_normal(4), _normal(4)), (0, 1),
                                     "autograd"),
     "graph break in the middle": (graph_break_in_the_middle, (_normal(3, 2), _normal(5, 3)), 0,
