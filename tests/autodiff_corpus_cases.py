@@ -2,8 +2,7 @@
 autodiff corpora hold: losses (pseudo-Huber, multi-class focal, margin contrastive, Gaussian
 KL, Crammer-Singer hinge, label-smoothed cross-entropy by integer labels, masked sequence
 NLL, pinball, InfoNCE, Dice), layers (group norm, batch norm keeping running statistics in a
-dict, causal attention by `np.triu`, convolution by `sliding_window_view` and by
-`as_strided`, GRU and LSTM cells collecting states in lists, embeddings by integer indexing,
+dict, causal attention by `np.triu`, convolution by `sliding_window_view`, GRU and LSTM cells collecting states in lists, embeddings by integer indexing,
 residual blocks, max pooling by reshape), numerics (softplus both ways, stable sigmoid by
 `where`, stick-breaking by `cumprod`, trimmed means by `np.sort`, `inv`/`det`/`slogdet`/
 `cholesky`/`solve`, norms along axes, einsum contractions, `prod` and `var(ddof=1)`), control
@@ -416,8 +415,6 @@ CASES = {
                               0, "autograd"),
     "conv by sliding windows": (conv_sliding_windows, (_normal(3, 3) * 0.5, _normal(6, 7)),
                                 (0, 1), "differences"),
-    "conv by as_strided": (conv_as_strided, (_normal(2, 3), _normal(5, 6)), (0, 1),
-                           "differences"),
     "gru states in a list": (gru_states_in_a_list, ({k: _normal(3 if k[0] == "w" else 4, 4) * 0.5
                                                      for k in ("wz", "uz", "wr", "ur", "wh",
                                                                "uh")}, _normal(4, 2, 3)), 0,
