@@ -97,9 +97,7 @@ def test_gradients_inside_a_compiled_step(name):
     assert_compiled_step_as_standalone(fn, args, argnums)
 
 
-# Programs whose float32 run takes another path than the float64 one (a branch or an exit
-# decided by a value within float32 rounding of its threshold) are not in the float32 list.
-FLOAT32 = sorted(set(CASES) - {"early exit from a loop"})
+FLOAT32 = sorted(CASES)
 
 
 @pytest.mark.parametrize("name", FLOAT32)
