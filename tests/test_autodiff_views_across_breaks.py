@@ -1,5 +1,6 @@
 """Views held across a graph break in a differentiated function (a transposed slice, a
-flattening reshape, the rows of a list, views inside a dict): the gradient follows them into
+flattening reshape, the rows of a list, unpacked rows, split halves, views inside a dict,
+views of views over two breaks): the gradient follows them into
 the graph after the break, by `ember.grad`, the eager backend and inside a compiled step,
 equal to central differences."""
 
@@ -52,7 +53,35 @@ def broadcast_row(a, b):
     return np.sum(a * row * row)
 
 
+def split_halves(w):
+    a, b = np.split(w, 2, axis=1)
+    if _breaks(w):
+        return 0.0
+    return np.sum(np.tanh(a) * b)
+
+
+def unpacked_rows(w):
+    r0, r1, r2 = w
+    if _breaks(w):
+        return 0.0
+    return np.sum(r0 * r1 + r2 ** 2)
+
+
+def views_of_views_over_two_breaks(w):
+    t = w.T
+    if _breaks(w):
+        return 0.0
+    u = t[::-1]
+    if _breaks(t):
+        return 1.0
+    return np.sum(u * np.arange(u.size).reshape(u.shape) * t)
+
+
 CASES = {
+    "split halves": (split_halves, (RNG.standard_normal((3, 4)),)),
+    "unpacked rows": (unpacked_rows, (RNG.standard_normal((3, 4)),)),
+    "views of views over two breaks": (views_of_views_over_two_breaks,
+                                       (RNG.standard_normal((3, 4)),)),
     "transposed slice": (transposed_slice, (RNG.standard_normal((5, 6)),)),
     "flattened computed array": (flattened_computed, (RNG.standard_normal((5, 6)),)),
     "rows in a list": (rows_in_a_list, (RNG.standard_normal((4, 3)),)),
