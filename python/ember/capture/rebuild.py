@@ -354,7 +354,13 @@ class Rebuilder:
             # so views of it are taken from the argument itself and see them, as in NumPy.
             if mutated.value is value:
                 return self.reload(mutated.source)
-        if not (value.scalar or value.weak):
+        # A differentiated graph hands out its results (never views NumPy takes of them
+        # again): the tape follows the gradient through the arrays it returned.
+        if not (value.scalar or value.weak) and self.tracer.graph.root.loop_ops:
+            for base, view, take_view in self.tracer.graph.root.opaque_views:
+                if view is value:
+                    return self._once(value, f"{self.embed(take_view, 'take_view')}("
+                                             f"{self._value(base)})")
             node = self._producers().get(id(value))
             if node is not None and node.op in VIEW_OPS:
                 base = self._value(node.inputs[0])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -69,6 +69,10 @@ class Graph:
         self.symbol_examples: dict[str, int] = {}
         # Views NumPy makes read-only (`np.diagonal`): rebuilt for the caller as such.
         self.read_only: set[int] = set()
+        # Views NumPy takes that the graph computes as copies (`sliding_window_view`'s
+        # gathers): (base, view, the NumPy call taking the view of a base array). They
+        # forbid updating either in place; rebuilt for the caller as NumPy's views.
+        self.opaque_views: list[tuple[Value, Value, Callable[[Any], Any]]] = []
         # Views NumPy takes only of C-contiguous arrays, copying any other (`np.ravel`,
         # `np.ascontiguousarray`): value id -> the NumPy function rebuilt for the caller with.
         self.contiguous_views: dict[int, str] = {}

@@ -40,6 +40,7 @@ from ember.numpy_api import (
     shape_ops,
     solvers,
     sorting,
+    stride_tricks,
 )
 from ember.numpy_api.assignment import Selected, setitem
 from ember.numpy_api.elementwise import binary_op, compare_op, unary_op
@@ -55,7 +56,7 @@ _FUNCTIONS: dict[Any, Handler] = {
     **norms.functions(), **einsum.functions(), **sorting.functions(), **counting.functions(),
     **histogram.functions(), **interpolation.functions(), **derived.functions(),
     **polynomials.functions(), **matrices.functions(), **solvers.functions(), **order_statistics.functions(),
-    **nan_reductions.functions(), **composites.functions(),
+    **nan_reductions.functions(), **composites.functions(), **stride_tricks.functions(),
     np.take_along_axis: take_along_axis, np.put_along_axis: put_along_axis,
     np.unravel_index: unravel_index,
 }

@@ -397,7 +397,8 @@ class ArrayVariable(VariableTracker):
     def is_fresh(self, tx: Interpreter) -> bool:
         """Whether this array is owned by the frame alone: created by a non-view op and never
         viewed since, so updating it in place cannot be seen through another array."""
-        if self.source is not None or self._viewed(tx):
+        if self.source is not None or self._viewed(tx) or any(
+                view is self.value for _, view, _ in self.value.graph.root.opaque_views):
             return False
         graph = self.value.graph
         for node in reversed(graph.nodes):
@@ -414,7 +415,8 @@ class ArrayVariable(VariableTracker):
         # Views by graph ops (a NumPy scalar, `x[i]` of every axis, is a copy, not a view),
         # and views the entry takes before the graph (`variables/slices.py`), of each other.
         edges = [(n.inputs[0], n.out) for n in tx.graph.nodes
-                 if n.op in VIEW_OPS and not n.out.scalar] + tx.tracer.input_views
+                 if n.op in VIEW_OPS and not n.out.scalar] + tx.tracer.input_views + \
+            [(base, view) for base, view, _ in tx.graph.root.opaque_views]
         views: set[int] = set()
         reached = {id(self.value)}  # the array and its views so far
         grown = True
