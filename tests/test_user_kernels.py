@@ -83,7 +83,6 @@ NOT_YET_NATIVE = {
                      "of the body on one branch only, and in `while t < t_end` the types of "
                      "`h` (made a NumPy scalar by `max(err, 1e-16)`) and then `t` settle over "
                      "two trips, which a `while` loop op cannot require",
-    "closest_pair": "`pair = (i, j)` in a branch: a tuple is not a value branches merge",
     "adaboost_stumps": "`max(best_err, 1e-12)` compares a NumPy scalar in Python, and "
                        "`for t in thresholds` iterates an argument array between breaks",
     "als_step": "`V[m]` with a boolean row of the mask: arrays whose length only the data "

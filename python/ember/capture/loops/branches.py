@@ -25,7 +25,7 @@ from ember.capture.loops.body import (
     loop_head,
     run_span,
 )
-from ember.capture.loops import followers, inputs, runs
+from ember.capture.loops import followers, inputs, runs, tuples
 from ember.capture.loops.runs import RunVariable
 from ember.capture.loops.region import BodyArray, _graph_swapped, bind_cells
 from ember.capture.loops.vectors import VectorVariable
@@ -35,7 +35,8 @@ from ember.capture.variables import choice
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.choice import ChoiceVariable
 from ember.capture.variables.constant import ConstantVariable
-from ember.capture.variables.containers import IteratorVariable, LazyItems, lazy_items
+from ember.capture.variables.containers import (IteratorVariable, LazyItems, TupleVariable,
+                                                lazy_items)
 from ember.capture.variables.scalar import PythonScalarVariable
 from ember.graph import Graph, Value
 
@@ -232,6 +233,16 @@ def _entries(tx: Interpreter) -> tuple[list[ArrayVariable], list[HeldVector]]:
             found.setdefault(id(vt.array), vt.array)
             vectors[id(vt)] = (vt, [ArrayVariable(p) for p in parts])
             continue
+        if tuples.items_of(vt) is not None and type(vt) is TupleVariable:
+            # A tuple of numbers (`pair = (i, j)`): its items computed in the graph are
+            # entries, the path's tuple made of their stand-ins.
+            items = [e for e in vt.items if isinstance(e, ArrayVariable)  # type: ignore[attr-defined]
+                     and e.value.graph is tx.graph]
+            if items and id(vt) not in vectors:
+                for item in items:
+                    found.setdefault(id(item), item)
+                vectors[id(vt)] = (vt, [])
+            continue
         if isinstance(vt, WindowVariable):
             # A path would see a copy where NumPy sees a view of an array it may update.
             raise graph_break("loop_body", what="a row at a run-time index held across a "
@@ -330,6 +341,10 @@ def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVect
         if isinstance(vector, ChoiceVariable):
             inner[id(vector)] = ChoiceVariable(*(inner[id(e)] for e in elements))  # type: ignore[assignment]
             continue
+        if type(vector) is TupleVariable:
+            inner[id(vector)] = TupleVariable([inner.get(id(e), e)  # type: ignore[assignment]
+                                               for e in vector.items])
+            continue
         if isinstance(vector, MaskedVariable):
             values, mask = (inner[id(e)].value for e in elements)
             inner[id(vector)] = MaskedVariable(values, mask)  # type: ignore[assignment]
@@ -424,6 +439,8 @@ def _merge_paths(tx: Interpreter, cond: Value, entries: list[ArrayVariable], the
         if returns.returned(dead) and not returns.returned(going):
             returns.adopt_bindings(dead, going)
     returns.fill_missing(then, orelse)
+    split = tuples.merge_names(then.locals, orelse.locals)
+    stacked = tuples.merge_stack((then.stack, then.locals), (orelse.stack, orelse.locals))
     names = set(then.locals) | set(orelse.locals)
     pairs: dict[tuple[int, int], tuple[Value, Value, list]] = {}
     rebound: dict[str, VariableTracker] = {}
@@ -506,6 +523,8 @@ def _merge_paths(tx: Interpreter, cond: Value, entries: list[ArrayVariable], the
             tx.locals[name] = _outer_of(then.locals[name], then, entries)
     tx.locals.update(rebound)
     returns.join_items(tx)
+    tuples.join(tx, split)
+    tuples.join_stack(tx, base_stack, stacked)
     tx.stack[:] = base_stack
     tx.ip = meet
     record()  # its checks join the paths' merged `.rerun`

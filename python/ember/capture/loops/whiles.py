@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ember.capture.breaks import graph_break
-from ember.capture.loops import appends, followers, inputs
+from ember.capture.loops import appends, followers, inputs, tuples
 from ember.capture.loops.body import GO, Body, enclosing_body, loop_head, step_instruction
 from ember.capture.loops.region import (
     Trace,
@@ -70,20 +70,26 @@ def capture_while(tx: Interpreter, top: int, exit_index: int, always_trips: bool
     """Trace the body from `top` once as a loop op's region, emit the op, continue at exit.
     `always_trips`: the loop op is not inside the `if` of a first test (`while True:`), so
     a local its body first assigns may be read after it (`first_assigned`)."""
-    with outside_as_locals(tx):
-        _capture_while(tx, top, exit_index, always_trips)
+    split = tuples.split(tx, {str(i.argval) for i in tx.instructions[top:exit_index]
+                              if i.opname in _STORE_OPS})
+    try:
+        with outside_as_locals(tx):
+            _capture_while(tx, top, exit_index, always_trips, split)
+    finally:
+        tuples.join(tx, split)
 
 
-def _capture_while(tx: Interpreter, top: int, exit_index: int, always_trips: bool) -> None:
+def _capture_while(tx: Interpreter, top: int, exit_index: int, always_trips: bool,
+                   split: dict[str, int]) -> None:
     from ember.capture.loops import first_assigned, ranges, returns
     from ember.capture.resume import live_locals_at
 
-    stored = {str(i.argval) for i in tx.instructions[top:exit_index]
-              if i.opname in _STORE_OPS}
+    stored = tuples.rename({str(i.argval) for i in tx.instructions[top:exit_index]
+                            if i.opname in _STORE_OPS}, split)
     # A `while True:` last in its function has no code after it: only a return leaves it.
-    after = set(live_locals_at(tx.code, tx.instructions[exit_index].offset)
-                ) if exit_index < len(tx.instructions) else set()
-    live = set(live_locals_at(tx.code, tx.instructions[top].offset)) | after
+    after = tuples.rename(live_locals_at(tx.code, tx.instructions[exit_index].offset)
+                          if exit_index < len(tx.instructions) else (), split)
+    live = tuples.rename(live_locals_at(tx.code, tx.instructions[top].offset), split) | after
     unbound = first_assigned.first_assigned(tx, stored, live) if always_trips else set()
     forced: dict[str, tuple] = {}
     lists: dict[int, appends.Appended] = {}
@@ -101,6 +107,7 @@ def _capture_while(tx: Interpreter, top: int, exit_index: int, always_trips: boo
         for group in trace.groups:
             for name in group.names:
                 tx.locals[name] = group.inner
+        tuples.bind(tx, split)
         bound_views = followers.bind(tx, trace.following, trace.groups)
         appends.substitute(tx, found)
         bind_cells(tx)
@@ -115,6 +122,7 @@ def _capture_while(tx: Interpreter, top: int, exit_index: int, always_trips: boo
             inputs.sync(tx)
             end_locals = dict(tx.locals)
             trace.go = _go_value(region, end_locals.pop(GO))
+            tuples.unpack(end_locals, split)
             if len(tx.stack) != len(saved_stack):
                 raise graph_break("loop_body", what="a while body that leaves values")
         except BaseException:
