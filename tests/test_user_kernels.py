@@ -102,9 +102,6 @@ NOT_YET_NATIVE = {
     "rle_decode": "np.empty(int(counts.sum())): an array whose length only the data knows, "
                   "filled at slices with run-time bounds",
     "simplex_max": "`basis[row] = col`: a store into a Python list at an index the data gives",
-    "best_split": "`best_threshold` is None before the loop and a NumPy float after a "
-                  "branch: a local that is None or a number as the data decide is not "
-                  "carried",
     "particle_filter_class": "`self.resamples += 1` on one path of `if n_eff < self.n / 2:` "
                              "rebinds a Python int attribute (a guarded constant) to a count "
                              "the data decides, which a path cannot store",

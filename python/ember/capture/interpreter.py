@@ -29,6 +29,7 @@ from ember.capture.loops import (
     in_cheap_while,
     refuse_in_loop_body,
     retry_as_loop_op,
+    tuples,
 )
 from ember.capture.sources import (
     STABLE_GLOBALS,
@@ -369,7 +370,10 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
         if name not in self.locals:
             raise graph_break("user_error", type="UnboundLocalError",
                               message=f"local variable {name!r} referenced before assignment")
-        self.push(self.locals[name])
+        vt = self.locals[name]
+        if isinstance(vt, tuples.OptionalVariable):
+            vt = tuples.loaded(self, vt)
+        self.push(vt)
 
     def STORE_FAST(self, inst: Instruction) -> None:
         self.locals[inst.argval] = self.pop()

@@ -35,8 +35,7 @@ from ember.capture.variables import choice
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.choice import ChoiceVariable
 from ember.capture.variables.constant import ConstantVariable
-from ember.capture.variables.containers import (IteratorVariable, LazyItems, TupleVariable,
-                                                lazy_items)
+from ember.capture.variables.containers import IteratorVariable, LazyItems, lazy_items
 from ember.capture.variables.scalar import PythonScalarVariable
 from ember.graph import Graph, Value
 
@@ -233,9 +232,9 @@ def _entries(tx: Interpreter) -> tuple[list[ArrayVariable], list[HeldVector]]:
             found.setdefault(id(vt.array), vt.array)
             vectors[id(vt)] = (vt, [ArrayVariable(p) for p in parts])
             continue
-        if tuples.items_of(vt) is not None and type(vt) is TupleVariable:
-            # A tuple of numbers (`pair = (i, j)`): its items computed in the graph are
-            # entries, the path's tuple made of their stand-ins.
+        if tuples.held(vt):
+            # A tuple of numbers (`pair = (i, j)`) or an optional number: its items computed
+            # in the graph are entries, the path's tuple made of their stand-ins.
             items = [e for e in vt.items if isinstance(e, ArrayVariable)  # type: ignore[attr-defined]
                      and e.value.graph is tx.graph]
             if items and id(vt) not in vectors:
@@ -341,9 +340,9 @@ def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVect
         if isinstance(vector, ChoiceVariable):
             inner[id(vector)] = ChoiceVariable(*(inner[id(e)] for e in elements))  # type: ignore[assignment]
             continue
-        if type(vector) is TupleVariable:
-            inner[id(vector)] = TupleVariable([inner.get(id(e), e)  # type: ignore[assignment]
-                                               for e in vector.items])
+        if tuples.held(vector):
+            inner[id(vector)] = tuples.rebuilt(vector, [  # type: ignore[assignment]
+                inner.get(id(e), e) for e in vector.items])  # type: ignore[attr-defined]
             continue
         if isinstance(vector, MaskedVariable):
             values, mask = (inner[id(e)].value for e in elements)
@@ -439,7 +438,7 @@ def _merge_paths(tx: Interpreter, cond: Value, entries: list[ArrayVariable], the
         if returns.returned(dead) and not returns.returned(going):
             returns.adopt_bindings(dead, going)
     returns.fill_missing(then, orelse)
-    split = tuples.merge_names(then.locals, orelse.locals)
+    split = tuples.merge_names(then, orelse)
     stacked = tuples.merge_stack((then.stack, then.locals), (orelse.stack, orelse.locals))
     names = set(then.locals) | set(orelse.locals)
     pairs: dict[tuple[int, int], tuple[Value, Value, list]] = {}

@@ -242,7 +242,7 @@ def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
         appends.leave(tx, found)
         raise graph_break("loop_body", what="a list changed by the loop over its items")
     targets = zipped.loop_targets(tx, _body_range(tx, inst)[0]) or []
-    split = tuples.split(tx, _stored_names(tx, *_body_range(tx, inst)) - set(targets))
+    split = tuples.split(tx, _stored_names(tx, *_body_range(tx, inst)) - set(targets), forced)
     try:
         with outside_as_locals(tx):
             result = _trace_with(tx, inst, iterator, bounds, forced, settling, found, region,
@@ -325,7 +325,7 @@ def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
     for group in trace.groups:
         for name in group.names:
             tx.locals[name] = group.inner
-    tuples.bind(tx, split)
+    started = tuples.bind(tx, split)
     bound_views = followers.bind(tx, trace.following, trace.groups)
     tx.stack.append(item)
     appends.substitute(tx, found)
@@ -340,7 +340,7 @@ def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
         inputs.sync(tx)
         end_locals = dict(tx.locals)
         trace.go = _go_value(region, end_locals.pop(GO))
-        tuples.unpack(end_locals, split)
+        tuples.unpack(end_locals, split, region, started)
     finally:
         inputs.restore(tx, bound)
         tx.locals.clear()
@@ -358,6 +358,10 @@ def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
     if appends.learned(found):
         return {}
     counts = appends.final_counts(found, end_locals)
+    optional = tuples.optional_types(tx, end_locals, stored)
+    if optional:
+        appends.leave(tx, found)
+        return optional
     if trace.go is not None and live.intersection(targets):
         raise graph_break("loop_body", what="a loop variable read after a loop with a break")
     returning = {n: end_locals.pop(n) for n in returns.PSEUDO if n in end_locals}

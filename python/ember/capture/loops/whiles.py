@@ -107,7 +107,7 @@ def _capture_while(tx: Interpreter, top: int, exit_index: int, always_trips: boo
         for group in trace.groups:
             for name in group.names:
                 tx.locals[name] = group.inner
-        tuples.bind(tx, split)
+        started = tuples.bind(tx, split)
         bound_views = followers.bind(tx, trace.following, trace.groups)
         appends.substitute(tx, found)
         bind_cells(tx)
@@ -122,7 +122,7 @@ def _capture_while(tx: Interpreter, top: int, exit_index: int, always_trips: boo
             inputs.sync(tx)
             end_locals = dict(tx.locals)
             trace.go = _go_value(region, end_locals.pop(GO))
-            tuples.unpack(end_locals, split)
+            tuples.unpack(end_locals, split, region, started)
             if len(tx.stack) != len(saved_stack):
                 raise graph_break("loop_body", what="a while body that leaves values")
         except BaseException:
