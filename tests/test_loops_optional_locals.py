@@ -67,12 +67,34 @@ def nested_first_pair(a, limit):
     return found, count
 
 
+def last_above_while(x, level):
+    i = 0
+    found = None
+    while i < len(x):
+        if x[i] > level:
+            found = i
+        i += 1
+    return found
+
+
+def previous_value_rises(x):
+    last = None
+    rises = 0
+    for i in range(len(x)):
+        if last is not None and x[i] > last:
+            rises += 1
+        last = x[i]
+    return rises
+
+
 NATIVE = [
     (argmin_first, lambda r: (r.random(40),)),
     (first_crossing, lambda r: (r.random(40), 0.9)),
     (last_peak_doubled, lambda r: (r.random(40),)),
     (best_gap_threshold, lambda r: (r.random(30), r.random(30))),
     (nested_first_pair, lambda r: (r.random((6, 30)), 0.95)),
+    (last_above_while, lambda r: (r.random(40), 0.8)),
+    (previous_value_rises, lambda r: (r.random(40),)),
 ]
 
 
@@ -100,6 +122,7 @@ def test_optional_locals_behave_as_numpy_and_compile(fn, make):
     (best_gap_threshold, (np.arange(30.0), np.zeros(30))),
     (nested_first_pair, (np.zeros((6, 30)), 0.5)),
     (argmin_first, (np.zeros(0),)),
+    (last_above_while, (np.zeros(40), 0.5)),
 ])
 def test_still_none_after_the_loop_gives_python_results(fn, args):
     # The run-time check sends these calls to Python, which returns None.

@@ -297,7 +297,7 @@ def bind_cells(tx: Interpreter) -> None:
 def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
                 bounds: tuple[Value, Value, Value] | None, forced: dict[str, tuple],
                 settling: int, found: list[appends.Tracked], region: Graph,
-                split: dict[str, int]) -> bool | dict[str, tuple]:
+                split: dict[str, tuple[int, type]]) -> bool | dict[str, tuple]:
     from ember.capture.loops import first_assigned, ranges, returns
     from ember.capture.loops.body import GO, run_body
     from ember.capture.loops.ranges import DynamicRangeIterator, require_a_trip

@@ -70,17 +70,26 @@ def capture_while(tx: Interpreter, top: int, exit_index: int, always_trips: bool
     """Trace the body from `top` once as a loop op's region, emit the op, continue at exit.
     `always_trips`: the loop op is not inside the `if` of a first test (`while True:`), so
     a local its body first assigns may be read after it (`first_assigned`)."""
-    split = tuples.split(tx, {str(i.argval) for i in tx.instructions[top:exit_index]
-                              if i.opname in _STORE_OPS})
-    try:
-        with outside_as_locals(tx):
-            _capture_while(tx, top, exit_index, always_trips, split)
-    finally:
-        tuples.join(tx, split)
+    stored = {str(i.argval) for i in tx.instructions[top:exit_index] if i.opname in _STORE_OPS}
+    optional: dict[str, tuple] = {}
+    for _ in range(2):
+        # Tuples of numbers and optional numbers carried item by item (`loops/tuples.py`); a
+        # None the first trace found made a number is carried as one on the next.
+        split = tuples.split(tx, stored, optional)
+        try:
+            with outside_as_locals(tx):
+                more = _capture_while(tx, top, exit_index, always_trips, split, optional)
+        finally:
+            tuples.join(tx, split)
+        if not more:
+            return
+        optional = {**optional, **more}
+    raise graph_break("loop_body", what="a local None before the loop that stays no number")
 
 
 def _capture_while(tx: Interpreter, top: int, exit_index: int, always_trips: bool,
-                   split: dict[str, int]) -> None:
+                   split: dict[str, tuple[int, type]], optional: dict[str, tuple]
+                   ) -> dict[str, tuple]:
     from ember.capture.loops import first_assigned, ranges, returns
     from ember.capture.resume import live_locals_at
 
@@ -91,7 +100,7 @@ def _capture_while(tx: Interpreter, top: int, exit_index: int, always_trips: boo
                           if exit_index < len(tx.instructions) else (), split)
     live = tuples.rename(live_locals_at(tx.code, tx.instructions[top].offset), split) | after
     unbound = first_assigned.first_assigned(tx, stored, live) if always_trips else set()
-    forced: dict[str, tuple] = {}
+    forced: dict[str, tuple] = dict(optional)
     lists: dict[int, appends.Appended] = {}
     for _ in range(4):
         # A local whose type only some paths change (`total = 0.0`, then `total += x[i]`
@@ -145,6 +154,10 @@ def _capture_while(tx: Interpreter, top: int, exit_index: int, always_trips: boo
         if appends.learned(found):
             appends.leave(tx, found)
             continue
+        more = tuples.optional_types(tx, end_locals, stored)
+        if more:
+            appends.leave(tx, found)
+            return more
         returning = {n: end_locals.pop(n) for n in returns.PSEUDO if n in end_locals}
         forced = _collect(trace, end_locals, stored, live, after, set(), unbound)
         if forced:
@@ -162,7 +175,7 @@ def _capture_while(tx: Interpreter, top: int, exit_index: int, always_trips: boo
                 returns.after_last_loop(tx, trace)
             elif may_return:
                 returns.after_loop(tx, trace)
-            return
+            return {}
     raise graph_break("loop_body", what="a carried value that changes type on every trace")
 
 
