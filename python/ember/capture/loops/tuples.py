@@ -43,7 +43,9 @@ def _number_item(vt: VariableTracker) -> bool:
         return type(vt.constant()) in (bool, int, float)
     if isinstance(vt, PythonScalarVariable):
         return True
-    return isinstance(vt, ArrayVariable) and vt.value.shape == ()
+    # A number or NumPy scalar, never a 0-d array (an object that may be updated in place).
+    return isinstance(vt, ArrayVariable) and vt.value.shape == () and (
+        vt.value.weak or vt.value.scalar)
 
 
 class OptionalVariable(VariableTracker):
