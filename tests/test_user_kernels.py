@@ -79,10 +79,9 @@ NOT_YET_NATIVE = {
     "givens_qr": "G @ R[i - 1:i + 1, :] (a 2x2 array times a 2-d slice with run-time "
                  "bounds) is not a product loop bodies make (loops/blocks.py), so the loops "
                  "are not loop ops and the frame breaks per rotation",
-    "rk45_adaptive": "`y = y4` on one path of `if err <= tol:` binds `y` to another array "
-                     "of the body on one branch only, and in `while t < t_end` the types of "
-                     "`h` (made a NumPy scalar by `max(err, 1e-16)`) and then `t` settle over "
-                     "two trips, which a `while` loop op cannot require",
+    "rk45_adaptive": "in `while t < t_end` the types of `h` (made a NumPy scalar by "
+                     "`max(err, 1e-16)`) and then `t` settle over two trips, which a `while` "
+                     "loop op cannot require",
     "adaboost_stumps": "`max(best_err, 1e-12)` compares a NumPy scalar in Python, and "
                        "`for t in thresholds` iterates an argument array between breaks",
     "als_step": "`V[m]` with a boolean row of the mask: arrays whose length only the data "
