@@ -79,11 +79,9 @@ NOT_YET_NATIVE = {
     "givens_qr": "G @ R[i - 1:i + 1, :] (a 2x2 array times a 2-d slice with run-time "
                  "bounds) is not a product loop bodies make (loops/blocks.py), so the loops "
                  "are not loop ops and the frame breaks per rotation",
-    "rk45_adaptive": "`y = y4` on one path of `if err <= tol:` binds `y` to another array "
-                     "of the body on one branch only, and in `while t < t_end` the types of "
-                     "`h` (made a NumPy scalar by `max(err, 1e-16)`) and then `t` settle over "
-                     "two trips, which a `while` loop op cannot require",
-    "closest_pair": "`pair = (i, j)` in a branch: a tuple is not a value branches merge",
+    "rk45_adaptive": "in `while t < t_end` the types of `h` (made a NumPy scalar by "
+                     "`max(err, 1e-16)`) and then `t` settle over two trips, which a `while` "
+                     "loop op cannot require",
     "adaboost_stumps": "`max(best_err, 1e-12)` compares a NumPy scalar in Python, and "
                        "`for t in thresholds` iterates an argument array between breaks",
     "als_step": "`V[m]` with a boolean row of the mask: arrays whose length only the data "
@@ -103,9 +101,6 @@ NOT_YET_NATIVE = {
     "rle_decode": "np.empty(int(counts.sum())): an array whose length only the data knows, "
                   "filled at slices with run-time bounds",
     "simplex_max": "`basis[row] = col`: a store into a Python list at an index the data gives",
-    "best_split": "`best_threshold` is None before the loop and a NumPy float after a "
-                  "branch: a local that is None or a number as the data decide is not "
-                  "carried",
     "particle_filter_class": "`self.resamples += 1` on one path of `if n_eff < self.n / 2:` "
                              "rebinds a Python int attribute (a guarded constant) to a count "
                              "the data decides, which a path cannot store",

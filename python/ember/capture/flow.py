@@ -4,6 +4,7 @@ array's truth) refuses, which is a graph break where the step takes the branch i
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -11,7 +12,7 @@ import numpy as np
 from ember.capture import operators
 from ember.capture.breaks import graph_break
 from ember.capture.bytecode import NONE_JUMPS, TRUTH_JUMPS, UNCONDITIONAL_JUMPS, Instruction
-from ember.capture.loops import end_loop, runs, start_loop, vectors, window_exprs, windows
+from ember.capture.loops import end_loop, runs, start_loop, tuples, vectors, window_exprs, windows
 from ember.capture.loops.appends import BodyList
 from ember.capture.loops.branches import capture_if, is_loop_condition
 from ember.capture.loops.frame_branches import (
@@ -107,6 +108,11 @@ class FlowOpcodes:
 
     def IS_OP(self, inst: Instruction) -> None:
         b, a = self.pop(), self.pop()
+        flag = tuples.is_none(self, a, b)
+        if flag is not None:
+            self.push(flag if not inst.arg else ArrayVariable(
+                self.graph.op("logical_not", [flag.value])))  # type: ignore[attr-defined]
+            return
         self.push(ConstantVariable(operators.is_op(self, a, b) != bool(inst.arg)))
 
     def CONTAINS_OP(self, inst: Instruction) -> None:
@@ -231,6 +237,12 @@ class FlowOpcodes:
         return True
 
     def _jump_on_none(self, inst: Instruction) -> None:
+        if isinstance(self.stack[-1], tuples.OptionalVariable):
+            # `if best is None:` of a number that is None as the data decide: its flag.
+            self.stack[-1] = self.stack[-1].items[1]
+            truth = inst.opname.replace("_NOT_NONE", "_FALSE").replace("_NONE", "_TRUE")
+            self._jump_on_truth(dataclasses.replace(inst, opname=truth))
+            return
         value = self.pop()
         is_none = operators.is_op(self, value, ConstantVariable(None))
         if is_none == NONE_JUMPS[inst.opname]:

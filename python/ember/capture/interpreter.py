@@ -30,6 +30,7 @@ from ember.capture.loops import (
     refuse_in_loop_body,
     retry_as_loop_op,
     sizes,
+    tuples,
 )
 from ember.capture.sources import (
     STABLE_GLOBALS,
@@ -374,7 +375,10 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
         if name not in self.locals:
             raise graph_break("user_error", type="UnboundLocalError",
                               message=f"local variable {name!r} referenced before assignment")
-        self.push(self.locals[name])
+        vt = self.locals[name]
+        if isinstance(vt, tuples.OptionalVariable):
+            vt = tuples.loaded(self, vt)
+        self.push(vt)
 
     def STORE_FAST(self, inst: Instruction) -> None:
         self.locals[inst.argval] = self.pop()

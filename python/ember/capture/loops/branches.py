@@ -25,7 +25,7 @@ from ember.capture.loops.body import (
     loop_head,
     run_span,
 )
-from ember.capture.loops import followers, inputs, runs
+from ember.capture.loops import followers, inputs, runs, tuples
 from ember.capture.loops.runs import RunVariable
 from ember.capture.loops.region import BodyArray, _graph_swapped, bind_cells
 from ember.capture.loops.vectors import VectorVariable
@@ -232,6 +232,16 @@ def _entries(tx: Interpreter) -> tuple[list[ArrayVariable], list[HeldVector]]:
             found.setdefault(id(vt.array), vt.array)
             vectors[id(vt)] = (vt, [ArrayVariable(p) for p in parts])
             continue
+        if tuples.held(vt):
+            # A tuple of numbers (`pair = (i, j)`) or an optional number: its items computed
+            # in the graph are entries, the path's tuple made of their stand-ins.
+            items = [e for e in vt.items if isinstance(e, ArrayVariable)  # type: ignore[attr-defined]
+                     and e.value.graph is tx.graph]
+            if items and id(vt) not in vectors:
+                for item in items:
+                    found.setdefault(id(item), item)
+                vectors[id(vt)] = (vt, [])
+            continue
         if isinstance(vt, WindowVariable):
             # A path would see a copy where NumPy sees a view of an array it may update.
             raise graph_break("loop_body", what="a row at a run-time index held across a "
@@ -330,6 +340,10 @@ def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVect
         if isinstance(vector, ChoiceVariable):
             inner[id(vector)] = ChoiceVariable(*(inner[id(e)] for e in elements))  # type: ignore[assignment]
             continue
+        if tuples.held(vector):
+            inner[id(vector)] = tuples.rebuilt(vector, [  # type: ignore[assignment]
+                inner.get(id(e), e) for e in vector.items])  # type: ignore[attr-defined]
+            continue
         if isinstance(vector, MaskedVariable):
             values, mask = (inner[id(e)].value for e in elements)
             inner[id(vector)] = MaskedVariable(values, mask)  # type: ignore[assignment]
@@ -384,6 +398,56 @@ def _value_in(path: Path, vt: VariableTracker | None) -> Value:
     raise graph_break("loop_body", what="a branch that leaves a value ember cannot merge")
 
 
+def _picked_arrays(tx: Interpreter, then: Path, orelse: Path, bound: tuple[Any, Any],
+                   own: tuple[Any, Any], entries: list[ArrayVariable], live: set[str]
+                   ) -> tuple[ArrayVariable, ArrayVariable] | None:
+    """A local bound on each path to an array of the enclosing graph that neither path
+    updates, one of them not its own (`y = y_new` on one path only) and handed over
+    (`_handed_over`): the two arrays of the enclosing graph, for a `where` after the branch
+    (the merged local is then a new array, as no one can tell)."""
+    found: list[ArrayVariable] = []
+    for v, mine, path in zip(bound, own, (then, orelse), strict=True):
+        if not isinstance(v, BodyArray) or not v.value.shape or v.value is not v.param:
+            return None
+        e = next((e for e in entries if path.inner[id(e)] is v), None)
+        if e is None or any(p.inner[id(e)].value is not p.inner[id(e)].param
+                            for p in (then, orelse)):
+            return None
+        if v is not mine and not _handed_over(tx, path, v, entries, live):
+            return None
+        found.append(e)
+    a, b = found
+    if a is b or (a.value.dtype, a.value.shape) != (b.value.dtype, b.value.shape):
+        return None
+    return a, b
+
+
+def _handed_over(tx: Interpreter, path: Path, v: BodyArray, entries: list[ArrayVariable],
+                 live: set[str]) -> bool:
+    """Whether `v`, bound on one path to another local's name (`y = y_new` where `err <=
+    tol`), is an array the enclosing graph computed (no argument, no view, viewed by nothing),
+    unchanged by the path, that no local live after the branch holds and nothing else
+    reaches: no one can then tell the merged value from that object, so the name takes a
+    new array as the branch's result."""
+    from ember.capture.loops import swaps
+    from ember.capture.variables.array import VIEW_OPS
+
+    if v.value is not v.param:
+        return False
+    e = next((e for e in entries if path.inner[id(e)] is v), None)
+    if e is None or isinstance(e, BodyArray) or e.source is not None:
+        return False
+    graph = tx.graph
+    made = next((n for n in graph.nodes if n.out is e.value), None)
+    if made is None or made.op in VIEW_OPS:
+        return False
+    if any(n.op in VIEW_OPS and any(i is e.value for i in n.inputs) for n in graph.nodes):
+        return False
+    if any(vt is e and name in live for name, vt in tx.locals.items()):
+        return False
+    return not swaps.held_elsewhere(tx, e)
+
+
 def _merge(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Path,
            orelse: Path, meet: int) -> None:
     _merge_paths(tx, cond, entries, then, orelse, meet)
@@ -424,9 +488,12 @@ def _merge_paths(tx: Interpreter, cond: Value, entries: list[ArrayVariable], the
         if returns.returned(dead) and not returns.returned(going):
             returns.adopt_bindings(dead, going)
     returns.fill_missing(then, orelse)
+    split = tuples.merge_names(then, orelse)
+    stacked = tuples.merge_stack((then.stack, then.locals), (orelse.stack, orelse.locals))
     names = set(then.locals) | set(orelse.locals)
     pairs: dict[tuple[int, int], tuple[Value, Value, list]] = {}
     rebound: dict[str, VariableTracker] = {}
+    selected: dict[str, tuple[ArrayVariable, ArrayVariable]] = {}
     for name in sorted(names):
         x, y = then.locals.get(name), orelse.locals.get(name)
         start = tx.locals.get(name)
@@ -449,6 +516,10 @@ def _merge_paths(tx: Interpreter, cond: Value, entries: list[ArrayVariable], the
             rebound[name] = same  # another array of the frame, the same on both paths
             continue
         own = (inner_x, inner_y)
+        picked = _picked_arrays(tx, then, orelse, (x, y), own, entries, live)
+        if picked is not None:
+            selected[name] = picked
+            continue
         for v, mine in zip((x, y), own, strict=True):
             if isinstance(v, BodyArray) and v.value.shape and (
                     v is not mine or v.value is not v.param):
@@ -505,7 +576,12 @@ def _merge_paths(tx: Interpreter, cond: Value, entries: list[ArrayVariable], the
         if name not in tx.locals and name in orelse.locals:
             tx.locals[name] = _outer_of(then.locals[name], then, entries)
     tx.locals.update(rebound)
+    for name, (a, b) in selected.items():
+        # One of two arrays the enclosing graph computed, as the branch picked: a new array.
+        tx.locals[name] = ArrayVariable(tx.graph.op("where", [cond, a.value, b.value]))
     returns.join_items(tx)
+    tuples.join(tx, split)
+    tuples.join_stack(tx, base_stack, stacked)
     tx.stack[:] = base_stack
     tx.ip = meet
     record()  # its checks join the paths' merged `.rerun`

@@ -25,7 +25,7 @@ import numpy as np
 
 from ember.capture.breaks import graph_break
 from ember.capture.loops import (appends, followers, inputs, intervals, mixed_picks, sizes,
-                                  swaps, vectors, windows, zipped)
+                                  swaps, tuples, vectors, windows, zipped)
 from ember.capture.loops.body import RERUN
 from ember.capture.loops.ranges import ArrayRows, ListItems
 from ember.capture.variables.array import ArrayVariable
@@ -241,14 +241,18 @@ def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
             t.outer is iterator.origin.built for t in found):
         appends.leave(tx, found)
         raise graph_break("loop_body", what="a list changed by the loop over its items")
+    targets = zipped.loop_targets(tx, _body_range(tx, inst)[0]) or []
+    split = tuples.split(tx, _stored_names(tx, *_body_range(tx, inst)) - set(targets), forced)
     try:
         with outside_as_locals(tx):
-            result = _trace_with(tx, inst, iterator, bounds, forced, settling, found, region)
+            result = _trace_with(tx, inst, iterator, bounds, forced, settling, found, region,
+                                 split)
     except BaseException:
         appends.leave(tx, found)
         raise
     finally:
         appends.restore(tx, found)
+        tuples.join(tx, split)
     if result is not True:
         appends.leave(tx, found)
     return result
@@ -292,24 +296,24 @@ def bind_cells(tx: Interpreter) -> None:
 
 def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
                 bounds: tuple[Value, Value, Value] | None, forced: dict[str, tuple],
-                settling: int, found: list[appends.Tracked], region: Graph
-                ) -> bool | dict[str, tuple]:
+                settling: int, found: list[appends.Tracked], region: Graph,
+                split: dict[str, tuple[int, type]]) -> bool | dict[str, tuple]:
     from ember.capture.loops import first_assigned, ranges, returns
     from ember.capture.loops.body import GO, run_body
     from ember.capture.loops.ranges import DynamicRangeIterator, require_a_trip
     from ember.capture.resume import live_locals_at
 
     start, exit_index = _body_range(tx, inst)
-    stored = _stored_names(tx, start, exit_index)
+    stored = tuples.rename(_stored_names(tx, start, exit_index), split)
     typed = ranges.start_typed_flags(tx, forced, start, exit_index)
-    live = set(live_locals_at(tx.code, inst.offset))
+    live = tuples.rename(live_locals_at(tx.code, inst.offset), split)
     targets = zipped.loop_targets(tx, start)
     if targets is None:
         raise graph_break("loop_body", what="a loop target that is not one local or a tuple "
                                             "of locals")
     if bounds is not None and live.intersection(targets):
         raise graph_break("loop_body", what="a loop variable read after the loop")
-    after = set(live_locals_at(tx.code, tx.instructions[exit_index].offset))
+    after = tuples.rename(live_locals_at(tx.code, tx.instructions[exit_index].offset), split)
     unbound = first_assigned.first_assigned(tx, stored - set(targets), live)
     trace = Trace(region, region.add_input(np.int64, (), weak=True))
     trace.following = followers.following(tx, start, exit_index)
@@ -322,6 +326,7 @@ def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
         for name in group.names:
             tx.locals[name] = group.inner
             sizes.record(region, name, group.param)
+    started = tuples.bind(tx, split)
     bound_views = followers.bind(tx, trace.following, trace.groups)
     tx.stack.append(item)
     appends.substitute(tx, found)
@@ -336,6 +341,7 @@ def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
         inputs.sync(tx)
         end_locals = dict(tx.locals)
         trace.go = _go_value(region, end_locals.pop(GO))
+        tuples.unpack(end_locals, split, region, started)
     finally:
         inputs.restore(tx, bound)
         tx.locals.clear()
@@ -353,6 +359,10 @@ def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
     if appends.learned(found):
         return {}
     counts = appends.final_counts(found, end_locals)
+    optional = tuples.optional_types(tx, end_locals, stored)
+    if optional:
+        appends.leave(tx, found)
+        return optional
     if trace.go is not None and live.intersection(targets):
         raise graph_break("loop_body", what="a loop variable read after a loop with a break")
     returning = {n: end_locals.pop(n) for n in returns.PSEUDO if n in end_locals}

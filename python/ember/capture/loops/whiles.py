@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ember.capture.breaks import graph_break
-from ember.capture.loops import appends, followers, inputs
+from ember.capture.loops import appends, followers, inputs, tuples
 from ember.capture.loops.body import GO, Body, enclosing_body, loop_head, step_instruction
 from ember.capture.loops.region import (
     Trace,
@@ -70,22 +70,37 @@ def capture_while(tx: Interpreter, top: int, exit_index: int, always_trips: bool
     """Trace the body from `top` once as a loop op's region, emit the op, continue at exit.
     `always_trips`: the loop op is not inside the `if` of a first test (`while True:`), so
     a local its body first assigns may be read after it (`first_assigned`)."""
-    with outside_as_locals(tx):
-        _capture_while(tx, top, exit_index, always_trips)
+    stored = {str(i.argval) for i in tx.instructions[top:exit_index] if i.opname in _STORE_OPS}
+    optional: dict[str, tuple] = {}
+    for _ in range(2):
+        # Tuples of numbers and optional numbers carried item by item (`loops/tuples.py`); a
+        # None the first trace found made a number is carried as one on the next.
+        split = tuples.split(tx, stored, optional)
+        try:
+            with outside_as_locals(tx):
+                more = _capture_while(tx, top, exit_index, always_trips, split, optional)
+        finally:
+            tuples.join(tx, split)
+        if not more:
+            return
+        optional = {**optional, **more}
+    raise graph_break("loop_body", what="a local None before the loop that stays no number")
 
 
-def _capture_while(tx: Interpreter, top: int, exit_index: int, always_trips: bool) -> None:
+def _capture_while(tx: Interpreter, top: int, exit_index: int, always_trips: bool,
+                   split: dict[str, tuple[int, type]], optional: dict[str, tuple]
+                   ) -> dict[str, tuple]:
     from ember.capture.loops import first_assigned, ranges, returns
     from ember.capture.resume import live_locals_at
 
-    stored = {str(i.argval) for i in tx.instructions[top:exit_index]
-              if i.opname in _STORE_OPS}
+    stored = tuples.rename({str(i.argval) for i in tx.instructions[top:exit_index]
+                            if i.opname in _STORE_OPS}, split)
     # A `while True:` last in its function has no code after it: only a return leaves it.
-    after = set(live_locals_at(tx.code, tx.instructions[exit_index].offset)
-                ) if exit_index < len(tx.instructions) else set()
-    live = set(live_locals_at(tx.code, tx.instructions[top].offset)) | after
+    after = tuples.rename(live_locals_at(tx.code, tx.instructions[exit_index].offset)
+                          if exit_index < len(tx.instructions) else (), split)
+    live = tuples.rename(live_locals_at(tx.code, tx.instructions[top].offset), split) | after
     unbound = first_assigned.first_assigned(tx, stored, live) if always_trips else set()
-    forced: dict[str, tuple] = {}
+    forced: dict[str, tuple] = dict(optional)
     lists: dict[int, appends.Appended] = {}
     for _ in range(4):
         # A local whose type only some paths change (`total = 0.0`, then `total += x[i]`
@@ -101,6 +116,7 @@ def _capture_while(tx: Interpreter, top: int, exit_index: int, always_trips: boo
         for group in trace.groups:
             for name in group.names:
                 tx.locals[name] = group.inner
+        started = tuples.bind(tx, split)
         bound_views = followers.bind(tx, trace.following, trace.groups)
         appends.substitute(tx, found)
         bind_cells(tx)
@@ -115,6 +131,7 @@ def _capture_while(tx: Interpreter, top: int, exit_index: int, always_trips: boo
             inputs.sync(tx)
             end_locals = dict(tx.locals)
             trace.go = _go_value(region, end_locals.pop(GO))
+            tuples.unpack(end_locals, split, region, started)
             if len(tx.stack) != len(saved_stack):
                 raise graph_break("loop_body", what="a while body that leaves values")
         except BaseException:
@@ -137,6 +154,10 @@ def _capture_while(tx: Interpreter, top: int, exit_index: int, always_trips: boo
         if appends.learned(found):
             appends.leave(tx, found)
             continue
+        more = tuples.optional_types(tx, end_locals, stored)
+        if more:
+            appends.leave(tx, found)
+            return more
         returning = {n: end_locals.pop(n) for n in returns.PSEUDO if n in end_locals}
         forced = _collect(trace, end_locals, stored, live, after, set(), unbound)
         if forced:
@@ -154,7 +175,7 @@ def _capture_while(tx: Interpreter, top: int, exit_index: int, always_trips: boo
                 returns.after_last_loop(tx, trace)
             elif may_return:
                 returns.after_loop(tx, trace)
-            return
+            return {}
     raise graph_break("loop_body", what="a carried value that changes type on every trace")
 
 
