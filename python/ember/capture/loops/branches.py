@@ -344,6 +344,10 @@ def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVect
         if rows is not None and id(rows) in inner:
             inner[id(vt)] = _rows_from(tx, vt, inner[id(rows)])  # type: ignore[arg-type]
     saved_locals, saved_stack, saved_ip = dict(tx.locals), list(tx.stack), tx.ip
+    # Each path runs the trips left of a loop unrolled around the branch from where they
+    # stood (`through`): one path's trips must not use up the other's.
+    positions = [(vt, vt.index) for vt in {id(vt): vt for vt in [*saved_stack,
+                 *saved_locals.values()] if isinstance(vt, IteratorVariable)}.values()]
     tx.locals.update({n: inner.get(id(vt), vt) for n, vt in tx.locals.items()})
     tx.stack[:] = [inner.get(id(vt), vt) for vt in tx.stack]
     # A loop body's cells hold its stand-ins (`region.bind_cells`), which are locals too:
@@ -367,6 +371,8 @@ def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVect
         inputs.sync(tx)
         return Path(region, inner, dict(tx.locals), list(tx.stack), tx.ip)
     finally:
+        for iterator, index in positions:
+            iterator.index = index
         inputs.restore(tx, bound)
         for name, contents in saved_cells.items():
             tx.cells[name].contents = contents
