@@ -31,7 +31,6 @@ from ember.capture.loops.ranges import ListItems
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
-from ember.capture.variables.containers import TupleVariable
 from ember.capture.variables.scalar import PythonScalarVariable
 from ember.config import config
 from ember.errors import Unsupported
@@ -542,8 +541,7 @@ def _item(tx: Interpreter, iterator: IteratorVariable, trace: Trace,
         place = _part_item(tx, origin.buffer, trace, by_tracker)
         return ArrayVariable(as_item(trace.region, place.value, origin.built.item))  # type: ignore[attr-defined]
     if isinstance(origin, zipped.Zipped):
-        return TupleVariable([_part_item(tx, part, trace, by_tracker)
-                              for part in origin.parts])
+        return origin.item([_part_item(tx, part, trace, by_tracker) for part in origin.parts])
     if not isinstance(origin, ArrayVariable):
         return ArrayVariable(trace.index)
     return _part_item(tx, origin, trace, by_tracker)
@@ -690,10 +688,12 @@ def _emit(tx: Interpreter, inst: Instruction, iterator: IteratorVariable, trace:
     emit_loop(tx, trace, lo, hi, step)
     if bounds is None and iterator.index < len(iterator.items):
         # Python leaves the last item bound.
-        last = iterator.items[-1]
-        items = [last] if len(targets) == 1 else last.unpack(tx)
-        tx.locals.update(zip(targets, items, strict=True))
+        tree = zipped.target_tree(tx, inst.index + 1)
+        assert tree is not None
+        zipped.bind_targets(tx, tree[0], iterator.items[-1])
     iterator.index = len(iterator.items)
+    for nested in getattr(iterator.origin, "inner", ()):  # `enumerate(zip(a, b))`'s zip
+        nested.index = len(nested.items)
     tx.pop()
     tx.jump(inst)
 
