@@ -60,6 +60,10 @@ HeldVector = tuple[VectorVariable | MaskedVariable | ChoiceVariable | PythonScal
                    | RunVariable, list[ArrayVariable]]
 
 
+# How many paths running on through a written-out inner loop's trips may nest.
+THROUGH_DEPTH = 12
+
+
 @dataclass
 class Path:
     """One traced path: its region, and the locals and stack it ended with."""
@@ -303,6 +307,12 @@ def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVect
            ) -> Path:
     """One path as a region from `start`; `action`: what the path does instead of running
     instructions (`returns.after_loop`); `through`: as `run_span`'s."""
+    if through and tx.tracer.paths_through >= THROUGH_DEPTH:
+        # Both paths of each such branch run the trips left, so each branch nested in them
+        # may double the tracing: refused past a dozen (7 columns by 4 directions of tests
+        # and returns took a minute unrefused, 3 s refused).
+        raise graph_break("loop_body", what="branches that end the trip nested too deep "
+                                            "inside a written-out inner loop")
     region = tx.graph.region(kind)
     inner: dict[int, BodyArray] = {}
     for vt in entries:
@@ -358,6 +368,7 @@ def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVect
         cell.contents = inner.get(id(cell.contents), cell.contents)
     bound = inputs.bind(tx)
     tx.ip = start
+    tx.tracer.paths_through += through
     try:
         with _graph_swapped(tx, region):
             if loop_exit is not None:
@@ -371,6 +382,7 @@ def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVect
         inputs.sync(tx)
         return Path(region, inner, dict(tx.locals), list(tx.stack), tx.ip)
     finally:
+        tx.tracer.paths_through -= through
         for iterator, index in positions:
             iterator.index = index
         inputs.restore(tx, bound)
