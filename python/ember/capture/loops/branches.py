@@ -399,6 +399,10 @@ def _value_in(path: Path, vt: VariableTracker | None) -> Value:
         return vt.value
     if isinstance(vt, ConstantVariable) and type(vt.constant()) in (bool, int, float):
         return path.region.const(vt.constant())
+    if isinstance(vt, ConstantVariable) and isinstance(vt.constant(), (np.bool_, np.number)) \
+            and not isinstance(vt.constant(), np.complexfloating):
+        # A NumPy scalar made in the frame (`att = np.float32(0.9)`): a strong constant.
+        return path.region.const(vt.constant())
     raise graph_break("loop_body", what="a branch that leaves a value ember cannot merge")
 
 
