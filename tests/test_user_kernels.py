@@ -129,8 +129,6 @@ NOT_YET_NATIVE = {
                          "frame's arrays",
     "harvest_until_collapse": "`return trajectory[:year], year` inside a `while` on the data: "
                               "a slice whose length only the data knows, returned",
-    "value_iteration": "`while True:` left by a `break` on the data, with `V = V_new` rebinding "
-                       "`V` to another array of the body on one path only",
     "amortization": "`return schedule[:m + 1]` on `balance <= 0.0` inside the 360-trip loop: a "
                     "slice of a 2-d result with run-time bounds",
     "grid_bfs_distance": "`nxt.append((a, b))` and `frontier = nxt` in a `while frontier:`: a "

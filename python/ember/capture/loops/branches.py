@@ -18,6 +18,7 @@ import numpy as np
 from ember.capture.breaks import graph_break
 from ember.capture.bytecode import TRUTH_JUMPS
 from ember.capture.loops.body import (
+    GO,
     RERUN,
     RETURNED,
     RETVAL,
@@ -394,6 +395,31 @@ def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVect
         tx.ip = saved_ip
 
 
+def _broke(path: Path) -> bool:
+    """Whether the path ended the loop op's trip by a `break` (its `go` false)."""
+    flag = path.locals.get(GO)
+    return isinstance(flag, ConstantVariable) and flag.constant() is False
+
+
+def _adopt_dead_after_loop(tx: Interpreter, dead: Path, going: Path) -> None:
+    """A path that left the loop by a `break` takes the other path's arrays of the frame for
+    the names the code after the loop does not read (`V = V_new` after `if err < tol:
+    break`): where they stand on the last trip is never seen, and binding them apart would
+    refuse as an aliasing that depends on the branch."""
+    from ember.capture.resume import live_locals_at
+
+    body = enclosing_body(tx)
+    if body is None or not 0 <= body.stop < len(tx.instructions):
+        return
+    after = set(live_locals_at(tx.code, tx.instructions[body.stop].offset))
+    for name, vt in going.locals.items():
+        if name in after or name.startswith(".") or dead.locals.get(name) is None:
+            continue
+        entry = next((k for k, inner in going.inner.items() if inner is vt), None)
+        if entry is not None and entry in dead.inner:
+            dead.locals[name] = dead.inner[entry]  # type: ignore[assignment]
+
+
 def _value_in(path: Path, vt: VariableTracker | None) -> Value:
     if isinstance(vt, ArrayVariable) and vt.value.graph is path.region:
         return vt.value
@@ -445,6 +471,8 @@ def _merge_paths(tx: Interpreter, cond: Value, entries: list[ArrayVariable], the
     for dead, going in ((then, orelse), (orelse, then)):
         if returns.returned(dead) and not returns.returned(going):
             returns.adopt_bindings(dead, going)
+        elif _broke(dead) and not _broke(going):
+            _adopt_dead_after_loop(tx, dead, going)
     returns.fill_missing(then, orelse)
     names = set(then.locals) | set(orelse.locals)
     pairs: dict[tuple[int, int], tuple[Value, Value, list]] = {}
