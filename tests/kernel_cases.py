@@ -34,6 +34,7 @@ import user_kernels_weather as Wx
 import user_kernels_objects as Ob
 import user_kernels_idioms as Id
 import user_kernels_routines as Rt
+from kernel_cases_fields import FIELD_CASES
 
 
 def _spd(rng, n):
@@ -1009,3 +1010,4 @@ CASES = [
      lambda r, s: (r.uniform(-np.pi, np.pi, (50 * s, 4)), (1.0, 0.8, 0.5, 0.3))),
     ("mm1_queue", Rt.mm1_queue, lambda r, s: (r.exponential(1.0, 200 * s), r.exponential(0.8, 200 * s))),
 ]
+CASES += FIELD_CASES

@@ -196,3 +196,42 @@ def test_namedtuples_are_guarded_by_type_and_items():
     assert same is p
     np.testing.assert_array_equal(out, x @ p.w * 2.0)
     assert not _core.check_guards(cap.guards, uses_params, ((np.ones((3, 2)), 2.0), x))
+
+
+class Bounds(NamedTuple):
+    lo: float
+    hi: float
+    steps: int = 2
+
+
+def clip_steps(x, b):
+    for _ in range(b.steps):
+        x = np.clip(x * b[1], b.lo, b.hi)
+    return x
+
+
+def clip_each(x, bounds):
+    for b in bounds:
+        x = np.minimum(np.maximum(x, b.lo), b.hi)
+    return x
+
+
+@pytest.mark.parametrize("fn,args", [
+    (clip_steps, (Bounds(-1.0, 1.5),)),
+    (clip_steps, (Bounds(0.0, 0.5, 3),)),
+    (clip_each, ((Bounds(-1.0, 1.0), Bounds(-0.5, 2.0)),)),
+])
+def test_namedtuples_of_numbers_alone_compile_like_numpy(fn, args):
+    """A NamedTuple holding only numbers (parameters of a model) is guarded by its type and
+    each item, as one holding arrays is, never as one constant of the plain-tuple kind."""
+    from probe_harness import assert_behaves_as_numpy
+
+    assert_behaves_as_numpy(fn, np.linspace(-2.0, 2.0, 9), *args)
+
+
+def test_namedtuple_of_numbers_guards_type_and_values():
+    cap, reason = both(clip_steps, (np.ones(3), Bounds(-1.0, 1.5)),
+                       (np.ones(3), Bounds(-1.0, 2.5)))
+    assert "L['b']: TYPE_MATCH Bounds" in cap.guard_lines
+    assert reason == "L['b'][1] failed EQUALS_MATCH 1.5: got 2.5"
+    assert not _core.check_guards(cap.guards, clip_steps, (np.ones(3), (-1.0, 1.5, 2)))

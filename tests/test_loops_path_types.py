@@ -8,6 +8,7 @@ one compiled loop; any other use reruns the frame as Python where the flag is se
 
 from __future__ import annotations
 
+import ember
 import numpy as np
 import pytest
 from hypothesis import given, seed, settings
@@ -424,3 +425,66 @@ def test_a_value_made_of_a_local_some_trips_convert_keeps_its_type(x):
 @pytest.mark.parametrize("x", [np.linspace(0, 4, 9), np.zeros(9) - 1.0])
 def test_a_local_some_trips_convert_used_only_as_an_index_stays_compiled(x):
     assert_behaves_as_numpy(index_unless_converted, x, np.array([2, 3, 5, 4, -1, -1, 1, 0, 8]))
+
+
+def smoother_float32_picks(x):
+    att, rel = np.float32(0.9), np.float32(0.99)
+    env = np.float32(0.0)
+    out = np.empty_like(x)
+    for i in range(len(x)):
+        level = abs(x[i])
+        coeff = att if level > env else rel
+        env = coeff * env + (1 - coeff) * level
+        out[i] = env
+    return out, env
+
+
+def compressor_gains(x, threshold_db=-20.0):
+    att, rel = np.float32(0.9), np.float32(0.995)
+    env = np.float32(0.0)
+    gains = np.ones_like(x)
+    for i, s in enumerate(x):
+        coeff = att if abs(s) > env else rel
+        env = coeff * env + (1 - coeff) * abs(s)
+        level_db = 20.0 * np.log10(env + 1e-9)
+        if level_db > threshold_db:
+            gains[i] = 10.0 ** ((threshold_db - level_db) * 0.75 / 20.0)
+    return x * gains
+
+
+def count_with_numpy_bool(x):
+    yes = np.True_
+    n = 0
+    for i in range(len(x)):
+        flag = yes if x[i] > 0.5 else False
+        if flag:
+            n += 1
+    return n
+
+
+def picks_of_two_dtypes(x):
+    lo, hi = np.float32(0.5), np.float64(2.0)
+    last = 0.0
+    acc = np.zeros(len(x))
+    for i in range(len(x)):
+        last = lo if x[i] > 0 else hi
+        acc[i] = last * x[i]
+    return acc, last
+
+
+@pytest.mark.parametrize("fn", [smoother_float32_picks, compressor_gains, count_with_numpy_bool])
+def test_numpy_scalars_made_in_the_frame_picked_on_paths_stay_compiled(fn):
+    """`coeff = att if level > env else rel` of NumPy scalars the frame made: strong
+    constants the paths merge, so the loop stays one loop op."""
+    x = np.random.default_rng(5).standard_normal(200).astype(np.float32)
+    ember.reset()
+    assert_behaves_as_numpy(fn, x)
+    stats = ember.stats()
+    assert stats["graph_breaks"] == 0, stats["break_reasons"]
+
+
+def test_numpy_scalars_of_two_dtypes_picked_on_paths_keep_numpys_types():
+    x = np.random.default_rng(6).standard_normal(200)
+    # float32 on one path, float64 on the other: not one value, the frame runs as Python.
+    assert_behaves_as_numpy(picks_of_two_dtypes, x, compiled_code=False)
+    assert_behaves_as_numpy(picks_of_two_dtypes, -np.abs(x), compiled_code=False)

@@ -139,3 +139,67 @@ def test_while_inside_a_while_true() -> None:
     ember.reset()
     x = np.random.default_rng(9).random(12) * 3
     run_calls(pour_until_full, [(x, 4.0), (x[::-1].copy(), 4.0)])
+
+
+def fixed_point_cosine(a, tol):
+    x = np.zeros_like(a)
+    while True:
+        x_new = np.cos(x) * 0.5 + a
+        if np.max(np.abs(x_new - x)) < tol:
+            break
+        x = x_new
+    return x_new
+
+
+def value_iteration_small(rewards, P, discount, tol):
+    V = np.zeros(rewards.shape[0])
+    while True:
+        Q = rewards + discount * (P @ V).T
+        V_new = Q.max(axis=1)
+        if np.max(np.abs(V_new - V)) < tol:
+            break
+        V = V_new
+    return V_new, np.argmax(Q, axis=1)
+
+
+def jacobi_sweeps(A, b, tol, max_iter=500):
+    D = np.diag(A)
+    R = A - np.diagflat(D)
+    x = np.zeros_like(b)
+    for _ in range(max_iter):
+        x_new = (b - R @ x) / D
+        if np.linalg.norm(x_new - x) < tol:
+            break
+        x = x_new
+    return x_new
+
+
+def old_iterate_returned(a, tol):
+    x = np.zeros_like(a)
+    while True:
+        x_new = np.cos(x) * 0.5 + a
+        if np.max(np.abs(x_new - x)) < tol:
+            break
+        x = x_new
+    return x, x_new
+
+
+@pytest.mark.parametrize("tol", [1e-3, 1e-10])
+def test_iterate_rebound_after_the_break_test_is_one_loop_op(tol) -> None:
+    """`x = x_new` after `if err < tol: break`: on the path that breaks `x` is not read
+    after the loop, so the paths' arrays merge and the loop stays one loop op."""
+    rng = np.random.default_rng(11)
+    run_calls(fixed_point_cosine, [(rng.random(30), tol), (rng.random(30), tol)])
+    ember.reset()
+    P = rng.random((3, 6, 6))
+    P /= P.sum(axis=2, keepdims=True)
+    run_calls(value_iteration_small, [(rng.random((6, 3)), P, 0.9, tol)])
+    ember.reset()
+    A = rng.random((6, 6)) + 6 * np.eye(6)
+    run_calls(jacobi_sweeps, [(A, rng.random(6), tol), (A, rng.random(6), tol)])
+
+
+def test_iterate_read_after_the_loop_keeps_numpys_result() -> None:
+    rng = np.random.default_rng(12)
+    run_calls(old_iterate_returned, [(rng.random(30), 1e-9), (rng.random(30), 1e-3)],
+              native=False)

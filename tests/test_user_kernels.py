@@ -118,6 +118,18 @@ NOT_YET_NATIVE = {
                               "`moves[:k]` has a length the loop's end decides",
     "crr_american_put": "`prices[:i + 1]` and `values[1:i + 2]`: carried arrays whose lengths "
                         "change with the loop index",
+    "kepler_vectorized": "`while np.max(np.abs(delta)) > tol and iterations < 50:` rebinds the "
+                         "argument-shaped `E` and `delta` in a `while` on the data whose first "
+                         "test reads `delta = np.ones_like(M)`: the branch chooses one of the "
+                         "frame's arrays",
+    "harvest_until_collapse": "`return trajectory[:year], year` inside a `while` on the data: "
+                              "a slice whose length only the data knows, returned",
+    "amortization": "`return schedule[:m + 1]` on `balance <= 0.0` inside the 360-trip loop: a "
+                    "slice of a 2-d result with run-time bounds",
+    "grid_bfs_distance": "`nxt.append((a, b))` and `frontier = nxt` in a `while frontier:`: a "
+                         "Python list of tuples the data grow",
+    "sokoban_reachable": "`stack.pop()` and `stack.append((i - 1, j))` in a `while stack:`: a "
+                         "Python list of tuples used as a stack the data grow",
 }
 
 

@@ -61,7 +61,7 @@ def _equals_matchable(value: Any, weak_floats: bool = False) -> bool:
     """Whether `value` is guarded by equality and captured as a constant. With weak floats
     (a differentiated function) a tuple holding a Python float is not: its floats must be
     run-time inputs that carry gradients, as a float passed alone is."""
-    if isinstance(value, tuple):
+    if type(value) is tuple:  # a NamedTuple's type is guarded too (`NamedTupleVariable`)
         return all(_equals_matchable(v, weak_floats) for v in value)
     return type(value) in _EQUALS_TYPES and not (weak_floats and type(value) is float)
 

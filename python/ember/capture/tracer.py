@@ -127,6 +127,9 @@ class Tracer:
         self.rerun_checks: list[Any] = []
         # Loop bodies being traced (`loops.body.Body`): where each is, and whose frame.
         self.loop_bodies: list[Any] = []
+        # Paths of branches running on through a written-out inner loop's trips, one inside
+        # another (`loops/branches.py`).
+        self.paths_through = 0
         # (code, index) where the rest of a frame after a loop op that may return is being
         # traced -> how many such traces of it are nested (`returns.after_loop`).
         self.rests_traced: dict[tuple[Any, int], int] = {}

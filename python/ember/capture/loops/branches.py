@@ -18,6 +18,7 @@ import numpy as np
 from ember.capture.breaks import graph_break
 from ember.capture.bytecode import TRUTH_JUMPS
 from ember.capture.loops.body import (
+    GO,
     RERUN,
     RETURNED,
     RETVAL,
@@ -58,6 +59,10 @@ def is_zero_d_number(vt: VariableTracker) -> bool:
 # selection), and one entry per value.
 HeldVector = tuple[VectorVariable | MaskedVariable | ChoiceVariable | PythonScalarVariable
                    | RunVariable, list[ArrayVariable]]
+
+
+# How many paths running on through a written-out inner loop's trips may nest.
+THROUGH_DEPTH = 12
 
 
 @dataclass
@@ -313,6 +318,12 @@ def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVect
            ) -> Path:
     """One path as a region from `start`; `action`: what the path does instead of running
     instructions (`returns.after_loop`); `through`: as `run_span`'s."""
+    if through and tx.tracer.paths_through >= THROUGH_DEPTH:
+        # Both paths of each such branch run the trips left, so each branch nested in them
+        # may double the tracing: refused past a dozen (7 columns by 4 directions of tests
+        # and returns took a minute unrefused, 3 s refused).
+        raise graph_break("loop_body", what="branches that end the trip nested too deep "
+                                            "inside a written-out inner loop")
     region = tx.graph.region(kind)
     inner: dict[int, BodyArray] = {}
     for vt in entries:
@@ -358,6 +369,10 @@ def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVect
         if rows is not None and id(rows) in inner:
             inner[id(vt)] = _rows_from(tx, vt, inner[id(rows)])  # type: ignore[arg-type]
     saved_locals, saved_stack, saved_ip = dict(tx.locals), list(tx.stack), tx.ip
+    # Each path runs the trips left of a loop unrolled around the branch from where they
+    # stood (`through`): one path's trips must not use up the other's.
+    positions = [(vt, vt.index) for vt in {id(vt): vt for vt in [*saved_stack,
+                 *saved_locals.values()] if isinstance(vt, IteratorVariable)}.values()]
     tx.locals.update({n: inner.get(id(vt), vt) for n, vt in tx.locals.items()})
     tx.stack[:] = [inner.get(id(vt), vt) for vt in tx.stack]
     # A loop body's cells hold its stand-ins (`region.bind_cells`), which are locals too:
@@ -368,6 +383,7 @@ def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVect
         cell.contents = inner.get(id(cell.contents), cell.contents)
     bound = inputs.bind(tx)
     tx.ip = start
+    tx.tracer.paths_through += through
     try:
         with _graph_swapped(tx, region):
             if loop_exit is not None:
@@ -381,6 +397,9 @@ def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVect
         inputs.sync(tx)
         return Path(region, inner, dict(tx.locals), list(tx.stack), tx.ip)
     finally:
+        tx.tracer.paths_through -= through
+        for iterator, index in positions:
+            iterator.index = index
         inputs.restore(tx, bound)
         for name, contents in saved_cells.items():
             tx.cells[name].contents = contents
@@ -390,10 +409,39 @@ def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVect
         tx.ip = saved_ip
 
 
+def _broke(path: Path) -> bool:
+    """Whether the path ended the loop op's trip by a `break` (its `go` false)."""
+    flag = path.locals.get(GO)
+    return isinstance(flag, ConstantVariable) and flag.constant() is False
+
+
+def _adopt_dead_after_loop(tx: Interpreter, dead: Path, going: Path) -> None:
+    """A path that left the loop by a `break` takes the other path's arrays of the frame for
+    the names the code after the loop does not read (`V = V_new` after `if err < tol:
+    break`): where they stand on the last trip is never seen, and binding them apart would
+    refuse as an aliasing that depends on the branch."""
+    from ember.capture.resume import live_locals_at
+
+    body = enclosing_body(tx)
+    if body is None or not 0 <= body.stop < len(tx.instructions):
+        return
+    after = set(live_locals_at(tx.code, tx.instructions[body.stop].offset))
+    for name, vt in going.locals.items():
+        if name in after or name.startswith(".") or dead.locals.get(name) is None:
+            continue
+        entry = next((k for k, inner in going.inner.items() if inner is vt), None)
+        if entry is not None and entry in dead.inner:
+            dead.locals[name] = dead.inner[entry]  # type: ignore[assignment]
+
+
 def _value_in(path: Path, vt: VariableTracker | None) -> Value:
     if isinstance(vt, ArrayVariable) and vt.value.graph is path.region:
         return vt.value
     if isinstance(vt, ConstantVariable) and type(vt.constant()) in (bool, int, float):
+        return path.region.const(vt.constant())
+    if isinstance(vt, ConstantVariable) and isinstance(vt.constant(), (np.bool_, np.number)) \
+            and not isinstance(vt.constant(), np.complexfloating):
+        # A NumPy scalar made in the frame (`att = np.float32(0.9)`): a strong constant.
         return path.region.const(vt.constant())
     raise graph_break("loop_body", what="a branch that leaves a value ember cannot merge")
 
@@ -487,6 +535,8 @@ def _merge_paths(tx: Interpreter, cond: Value, entries: list[ArrayVariable], the
     for dead, going in ((then, orelse), (orelse, then)):
         if returns.returned(dead) and not returns.returned(going):
             returns.adopt_bindings(dead, going)
+        elif _broke(dead) and not _broke(going):
+            _adopt_dead_after_loop(tx, dead, going)
     returns.fill_missing(then, orelse)
     split = tuples.merge_names(then, orelse)
     stacked = tuples.merge_stack((then.stack, then.locals), (orelse.stack, orelse.locals))

@@ -555,8 +555,7 @@ def _item(tx: Interpreter, iterator: IteratorVariable, trace: Trace,
         place = _part_item(tx, origin.buffer, trace, by_tracker)
         return ArrayVariable(as_item(trace.region, place.value, origin.built.item))  # type: ignore[attr-defined]
     if isinstance(origin, zipped.Zipped):
-        return TupleVariable([_part_item(tx, part, trace, by_tracker)
-                              for part in origin.parts])
+        return origin.item([_part_item(tx, part, trace, by_tracker) for part in origin.parts])
     if isinstance(origin, ArrayRows):
         items = [ArrayVariable(trace.region.op("add", [trace.index, trace.region.const(p)]))
                  if isinstance(p, int) else _part_item(tx, p, trace, by_tracker)
@@ -708,10 +707,12 @@ def _emit(tx: Interpreter, inst: Instruction, iterator: IteratorVariable, trace:
     emit_loop(tx, trace, lo, hi, step)
     if bounds is None and iterator.index < len(iterator.items):
         # Python leaves the last item bound.
-        last = iterator.items[-1]
-        items = [last] if len(targets) == 1 else last.unpack(tx)
-        tx.locals.update(zip(targets, items, strict=True))
+        tree = zipped.target_tree(tx, inst.index + 1)
+        assert tree is not None
+        zipped.bind_targets(tx, tree[0], iterator.items[-1])
     iterator.index = len(iterator.items)
+    for nested in getattr(iterator.origin, "inner", ()):  # `enumerate(zip(a, b))`'s zip
+        nested.index = len(nested.items)
     tx.pop()
     tx.jump(inst)
 

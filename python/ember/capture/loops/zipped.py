@@ -19,20 +19,55 @@ if TYPE_CHECKING:
 
 @dataclass
 class Zipped:
-    """What a loop over `zip(*parts)` iterates: ranges (constants) and arrays' first axes."""
+    """What a loop over `zip(*parts)` iterates: ranges (constants) and arrays' first axes.
+    `nest`: how a trip's item groups the parts' items, as positions in `parts`
+    (`enumerate(zip(a, b))` is `(0, (1, 2))` over `[range, a, b]`); `inner`: the iterators
+    of the zips nested in it, which the loop uses up too."""
 
     parts: list[VariableTracker]
+    nest: tuple = ()
+    inner: tuple = ()
+
+    def item(self, items: list[VariableTracker]) -> VariableTracker:
+        """A trip's item from the parts' items, grouped as `nest` says."""
+        from ember.capture.variables.containers import TupleVariable
+
+        def build(nest: tuple) -> VariableTracker:
+            return TupleVariable([build(n) if isinstance(n, tuple) else items[n]
+                                  for n in nest])
+
+        return build(self.nest)
 
 
 def origin_of(parts: list[VariableTracker]) -> Zipped | None:
-    """The loop origin of `zip(*parts)`, or None when a part is not a range or an array."""
+    """The loop origin of `zip(*parts)`, or None when a part is not a range, an array, or a
+    `zip`/`enumerate` of those not yet iterated (`enumerate(zip(a, b))`)."""
+    from ember.capture.variables.containers import IteratorVariable
+
+    flat: list[VariableTracker] = []
+    nest: list = []
+    inner: list = []
     for part in parts:
         if isinstance(part, ConstantVariable) and isinstance(part.constant(), range):
+            pass
+        elif isinstance(part, ArrayVariable) and part.value.ndim >= 1 and not part.value.weak:
+            pass
+        elif (isinstance(part, IteratorVariable) and isinstance(part.origin, Zipped)
+                and part.index == 0):
+            nested = part.origin
+            nest.append(_shifted(nested.nest, len(flat)))
+            flat.extend(nested.parts)
+            inner.extend((part, *nested.inner))
             continue
-        if isinstance(part, ArrayVariable) and part.value.ndim >= 1 and not part.value.weak:
-            continue
-        return None
-    return Zipped(list(parts))
+        else:
+            return None
+        nest.append(len(flat))
+        flat.append(part)
+    return Zipped(flat, tuple(nest), tuple(inner))
+
+
+def _shifted(nest: tuple, by: int) -> tuple:
+    return tuple(_shifted(n, by) if isinstance(n, tuple) else n + by for n in nest)
 
 
 def range_item(region: Graph, r: range, index: Value) -> Value:
@@ -42,18 +77,49 @@ def range_item(region: Graph, r: range, index: Value) -> Value:
 
 
 def loop_targets(tx: Interpreter, start: int) -> list[str] | None:
-    """The locals a trip's item is stored to: one STORE_FAST, or an UNPACK_SEQUENCE into as
-    many STORE_FASTs; a STORE_DEREF (a local a comprehension or closure of the body reads)
-    is its cell's pseudo-local (`region.CELL`). None for any other target."""
+    """The locals a trip's item is stored to, in order: one STORE_FAST, or an
+    UNPACK_SEQUENCE into as many targets, each one of these (`for i, (a, b) in ...`); a
+    STORE_DEREF (a local a comprehension or closure of the body reads) is its cell's
+    pseudo-local (`region.CELL`). None for any other target."""
+    tree = target_tree(tx, start)
+    return None if tree is None else list(_names(tree[0]))
+
+
+def target_tree(tx: Interpreter, start: int) -> tuple[str | list, int] | None:
+    """The loop's target from `start` as a name or a list of targets, and where it ends."""
     from ember.capture.loops.region import CELL
 
     first = tx.instructions[start]
-    stores = [first]
-    if first.opname == "UNPACK_SEQUENCE":
-        stores = tx.instructions[start + 1:start + 1 + int(first.arg or 0)]
-        if len(stores) != first.arg:
-            return None
-    if any(i.opname not in ("STORE_FAST", "STORE_DEREF") for i in stores):
+    if first.opname == "STORE_FAST":
+        return str(first.argval), start + 1
+    if first.opname == "STORE_DEREF":
+        return CELL + str(first.argval), start + 1
+    if first.opname != "UNPACK_SEQUENCE":
         return None
-    return [str(i.argval) if i.opname == "STORE_FAST" else CELL + str(i.argval)
-            for i in stores]
+    targets: list = []
+    at = start + 1
+    for _ in range(int(first.arg or 0)):
+        found = target_tree(tx, at) if at < len(tx.instructions) else None
+        if found is None:
+            return None
+        targets.append(found[0])
+        at = found[1]
+    return targets, at
+
+
+def _names(tree: str | list):
+    if isinstance(tree, str):
+        yield tree
+        return
+    for t in tree:
+        yield from _names(t)
+
+
+def bind_targets(tx: Interpreter, tree: str | list, item: VariableTracker) -> None:
+    """Python's binding of `item` to the loop's target."""
+    if isinstance(tree, str):
+        tx.locals[tree] = item
+        return
+    parts = item.unpack(tx)
+    for t, part in zip(tree, parts, strict=True):
+        bind_targets(tx, t, part)

@@ -280,11 +280,17 @@ def _enumerate(tx, args, kwargs):
     if type(first) is int and (rows := array_rows(tx, [first, args[0]], single=False,
                                                   ahead=1)) is not None:
         return DynamicRangeIterator(rows)
+    # The origin first: it takes a `zip` not yet iterated, which `lazy_items` uses up.
+    origin = None
+    if isinstance(args[0], IteratorVariable):
+        length = len(args[0].items) - args[0].index
+        origin = zipped.origin_of([ConstantVariable(range(first, first + length)), args[0]])
     inner = lazy_items(tx, args[0])
     iterator = _iterator_result(LazyItems(
         len(inner), lambda i: TupleVariable([ConstantVariable(first + i), inner[i]])))
     counts = ConstantVariable(range(first, first + len(inner)))
-    iterator.origin = zipped.origin_of([counts, args[0]])  # a loop op's items (capture/loops)
+    # A loop op's items (capture/loops).
+    iterator.origin = origin or zipped.origin_of([counts, args[0]])
     return iterator
 
 
@@ -293,6 +299,7 @@ def _zip(tx, args, kwargs):
 
     if args and (rows := array_rows(tx, list(args), single=False, ahead=1)) is not None:
         return DynamicRangeIterator(rows)  # `strict=` holds: one size
+    origin = zipped.origin_of(list(args))  # before `lazy_items` uses up nested zips
     columns = [lazy_items(tx, a) for a in args]
     if kwargs.get("strict") is not None and kwargs["strict"].constant():
         if len({len(c) for c in columns}) > 1:
@@ -301,7 +308,7 @@ def _zip(tx, args, kwargs):
     length = min((len(c) for c in columns), default=0)
     iterator = _iterator_result(LazyItems(
         length, lambda i: TupleVariable([c[i] for c in columns])))
-    iterator.origin = zipped.origin_of(list(args))
+    iterator.origin = origin
     return iterator
 
 

@@ -307,6 +307,11 @@ def lazy_items(tx: Interpreter, vt: VariableTracker) -> Sequence:
     if vt.is_constant() and isinstance(vt.constant(), range):
         r = vt.constant()
         return LazyItems(len(r), lambda i: ConstantVariable(r[i]))
+    if isinstance(vt, IteratorVariable) and isinstance(vt.items, LazyItems):
+        # `enumerate(zip(a, b))`: the zip's rows still built only when read, the zip used up.
+        items, at = vt.items, vt.index
+        vt.index = len(items)
+        return LazyItems(len(items) - at, lambda i: items[at + i])
     return vt.unpack(tx)
 
 
