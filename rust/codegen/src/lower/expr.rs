@@ -131,7 +131,23 @@ pub(crate) fn vector_unary(op: UnaryOp, ty: Scalar) -> bool {
                 | Signbit
                 | LogicalNot
         ),
-        Scalar::Bool => matches!(op, LogicalNot | BitwiseNot),
+        // A bool lane is a mask: these are the identity, a constant or a `bnot` of it.
+        Scalar::Bool => matches!(
+            op,
+            LogicalNot
+                | BitwiseNot
+                | Abs
+                | Floor
+                | Ceil
+                | Trunc
+                | Rint
+                | Square
+                | Sign
+                | Isnan
+                | Isinf
+                | Isfinite
+                | Signbit
+        ),
         _ => false,
     }
 }

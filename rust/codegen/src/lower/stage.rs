@@ -137,6 +137,12 @@ impl Emitter<'_, '_> {
 
     /// [`Self::reduce`] with the kernel's own code, for every op but the arg reductions.
     fn reduce_own(&mut self, op: ReduceOp, value: usize, ty: Scalar) -> Value {
+        // The max of bools is their `any`, the min their `all` (vector masks, early exit).
+        let op = match (op, ty) {
+            (ReduceOp::Max, Scalar::Bool) => ReduceOp::Any,
+            (ReduceOp::Min, Scalar::Bool) => ReduceOp::All,
+            _ => op,
+        };
         let acc_ty = ty;
         // A float product multiplies in order, as NumPy's loop does (no pairwise tree).
         let store_dtype = self.reduce_store.map(|b| self.k.buffers[b].dtype);
@@ -240,6 +246,9 @@ impl Emitter<'_, '_> {
         let extreme = ty.is_float() && matches!(op, ReduceOp::Max | ReduceOp::Min);
         let grouped = self.has_polynomial(value);
         let block = if extreme { i64::MAX / 4 } else { BLOCK };
+        let early_exit = matches!(op, ReduceOp::Any | ReduceOp::All)
+            && self.reduce_store.is_none()
+            && self.quiet(value);
         let accs: Vec<Variable> = (0..UNROLL).map(|_| self.b.declare_var(vt)).collect();
         // Lanes that have seen a NaN (the float extremes' accumulators skip NaNs); two masks
         // shared by the copies keep registers for the accumulators.
@@ -336,8 +345,50 @@ impl Emitter<'_, '_> {
             // The outer loop steps by `lanes`; undo that so j stays where the block ended.
             let jv = em.b.use_var(j);
             let back = em.b.ins().iadd_imm_s(jv, -lanes);
+            // `any` stops at its first true block and `all` at its first false one, as
+            // NumPy's loops do, where skipping the rest changes nothing NumPy shows.
+            let back = if early_exit {
+                let decided = if op == ReduceOp::Any {
+                    r
+                } else {
+                    em.b.ins().bxor_imm_s(r, 1)
+                };
+                em.b.ins().select(decided, n, back)
+            } else {
+                back
+            };
             em.b.def_var(j, back);
         });
+    }
+
+    /// Whether computing `value` can raise no floating-point flag and has no effect beyond its
+    /// result (loads, constants, casts to bool, comparisons, logical ops), so that a reduction
+    /// may skip elements once its result is known.
+    fn quiet(&self, value: usize) -> bool {
+        use crate::kernel::{ExprOp, UnaryOp};
+        let e = &self.k.exprs[value];
+        let own = match e.op {
+            ExprOp::Load(_) | ExprOp::Const(_) | ExprOp::StageResult(_) => true,
+            ExprOp::Cast(_) => e.ty == Scalar::Bool,
+            ExprOp::Unary(op, _) => matches!(
+                op,
+                UnaryOp::LogicalNot | UnaryOp::Isnan | UnaryOp::Isinf | UnaryOp::Isfinite
+            ),
+            ExprOp::Binary(op, _, _) => matches!(
+                op,
+                BinaryOp::Eq
+                    | BinaryOp::Ne
+                    | BinaryOp::Lt
+                    | BinaryOp::Le
+                    | BinaryOp::Gt
+                    | BinaryOp::Ge
+                    | BinaryOp::LogicalAnd
+                    | BinaryOp::LogicalOr
+                    | BinaryOp::LogicalXor
+            ),
+            ExprOp::Where(..) => e.ty == Scalar::Bool,
+        };
+        own && e.op.operands().into_iter().all(|x| self.quiet(x))
     }
 
     /// `acc` moved towards `v` for float `max`/`min` reductions: the compare-select forms that

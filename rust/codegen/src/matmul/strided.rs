@@ -25,7 +25,13 @@ pub(super) unsafe fn one(dtype: Scalar, p: &Product, threads: usize) {
         return;
     }
     let parallel = !(threads == 1 || m * n * k < 64 * 64 * 64 || !crate::exec::pool_usable());
-    let par = if parallel {
+    // gemm hands each thread a fixed share: by default only the cores idle now take one.
+    let threads = match threads {
+        _ if !parallel => 1,
+        0 => crate::exec::default_threads().min(crate::exec::idle_cores()),
+        n => n,
+    };
+    let par = if threads > 1 {
         gemm::Parallelism::Rayon(threads)
     } else {
         gemm::Parallelism::None
@@ -116,7 +122,7 @@ pub(super) unsafe fn one(dtype: Scalar, p: &Product, threads: usize) {
             }
         }
     }
-    if parallel && dtype.is_float() && k > 0 {
+    if threads > 1 && dtype.is_float() && k > 0 {
         // The exception flags of gemm's worker threads are lost; a non-finite result is
         // where an overflow or invalid operation may have happened, and the flags make the
         // caller rerun the product with NumPy, which then warns exactly as it does.
