@@ -4,10 +4,13 @@ Numba compiles it. One process; medians of repeated runs on fresh copies of the 
 ratios are NumPy's time over the contender's (above 1: faster than NumPy). Results are
 checked against NumPy's before timing; `first` is the first call (capture and compile).
 
-    python benches/kernels.py [--scale N] [--first-only] [kernel ...]
+    python benches/kernels.py [--scale N] [--first-only] [--loops] [kernel ...]
 
 `--first-only` times only ember's first calls (no steady-state runs, no Numba); the summary
 gives their distribution over the corpus either way (median, 90th percentile, max).
+`--loops` runs `LOOP_KERNELS`, kernels whose time is spent in scalar loops (sorts, dynamic
+programming, searches, graph walks, element-wise stencils), where Numba's speed on the same
+source is the mark; the summary gives ember's geomean over Numba's on those it compiles.
 """
 
 from __future__ import annotations
@@ -31,6 +34,17 @@ try:
     numba = importlib.import_module("numba")
 except ImportError:
     numba = None
+
+LOOP_KERNELS = (
+    "subset_sum_table bilateral_gray label_components median_by_quickselect lu_pivot "
+    "bubble_sort edit_distance_dp n_queens dijkstra_dense binary_searches bspline_basis "
+    "hopfield_recall seidel_2d insertion_sort selection_sort floyd_warshall lcs_table "
+    "knapsack_01 longest_increasing coin_change gcd_pairs collatz_lengths primes_by_trial "
+    "shell_sort heap_sort quickselect quicksort_stack merge_sort_bottom_up counting_sort "
+    "matrix_chain_order rod_cutting longest_palindromic_subseq kmp_prefix smith_waterman "
+    "union_find bellman_ford prim_mst crc32 xorshift32 mandel_real dtw_distance nussinov "
+    "lcs_length needleman_wunsch"
+).split()
 
 
 def median_time(fn, inputs, budget: float = 1.0, repeats: int = 15) -> float:
@@ -81,8 +95,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--scale", type=int, default=4)
     parser.add_argument("--first-only", action="store_true")
+    parser.add_argument("--loops", action="store_true")
     parser.add_argument("kernels", nargs="*")
     args = parser.parse_args()
+    if args.loops:
+        args.kernels = [*args.kernels, *LOOP_KERNELS]
     rows = []
     if args.first_only:
         print(f"{'kernel':18} {'first':>9} {'graphs':>6} {'breaks':>6}")
@@ -136,7 +153,7 @@ def main() -> None:
         ge = math.exp(statistics.mean(math.log(e) for e, _ in both))
         gn = math.exp(statistics.mean(math.log(n) for _, n in both))
         print(f"on the {len(both)} kernels Numba compiles: ember geomean {ge:.2f}x NumPy, "
-              f"Numba {gn:.2f}x NumPy")
+              f"Numba {gn:.2f}x NumPy, ember {ge / gn:.2f}x Numba")
 
 
 if __name__ == "__main__":

@@ -27,6 +27,19 @@ pub(super) const MAX_STATEMENTS: usize = 4096;
 pub fn scalarize(graph: &Graph) -> Result<Graph> {
     let mut out = graph.clone();
     for k in 0..out.nodes.len() {
+        if let Op::If { then, otherwise } = &out.nodes[k].op {
+            // A branch filling a scratch row (`tmp = A[k].copy()` of a row swap) is written
+            // out as a loop body is; it carries nothing, so every array it returns stays one.
+            let before = out.nodes[k].op.clone();
+            out.nodes[k].op = Op::If {
+                then: Arc::new(scalar_branch(then)?),
+                otherwise: Arc::new(scalar_branch(otherwise)?),
+            };
+            if crate::verify(&out).is_err() {
+                out.nodes[k].op = before;
+            }
+            continue;
+        }
         let Op::Loop { body, carried } = &out.nodes[k].op else {
             continue;
         };
@@ -53,6 +66,16 @@ pub fn scalarize(graph: &Graph) -> Result<Graph> {
         }
     }
     Ok(out)
+}
+
+/// A region of an `if`, its loops scalarized, and itself written element by element where it
+/// can be (it carries nothing).
+fn scalar_branch(region: &Graph) -> Result<Graph> {
+    let inner = scalarize(region)?;
+    Ok(unroll_short_loops(&inner)
+        .and_then(|unrolled| Body::rewrite(&unrolled, 0))
+        .or_else(|| Body::rewrite(&inner, 0))
+        .unwrap_or(inner))
 }
 
 /// Whether a graph is made only of 0-d values, element access and regions made so: what a
@@ -141,12 +164,19 @@ impl<'a> Body<'a> {
             Op::Store => return self.store(node),
             _ => {}
         }
-        // A statement of 0-d values (or a region statement) stays as it was.
+        // A statement of 0-d values stays as it was; so does a region statement, and a
+        // projection of one, whatever it carries (a loop or branch updating a long array, or
+        // a short one held whole, in place): native code runs those on the arrays.
         let scalar_inputs = node
             .inputs
             .iter()
             .all(|&v| self.old.value_type(v).is_some_and(|t| t.shape.is_empty()));
-        if node.ty.shape.is_empty() && (scalar_inputs || node.op.class() == OpClass::Region) {
+        let class = node.op.class();
+        if (node.ty.shape.is_empty() && scalar_inputs)
+            || class == OpClass::Region
+            || (class == OpClass::Projection
+                && self.old.node(node.inputs[0]).map(|n| n.op.class()) == Some(OpClass::Region))
+        {
             return self.copy(node);
         }
         let shape = small?;
