@@ -24,6 +24,9 @@ def _same(got, want) -> str | None:
         return next((f"[{k!r}] {d}" for k in want if (d := _same(got[k], want[k]))), None)
     if type(got) is not type(want):
         return f"type {type(got).__name__}, want {type(want).__name__}"
+    if isinstance(want, np.random.Generator):  # the same stream, drawn as far
+        state, want_state = got.bit_generator.state, want.bit_generator.state
+        return None if repr(state) == repr(want_state) else f"state {state}, want {want_state}"
     if hasattr(want, "__dict__"):  # an instance of a Python class (a model, a dataclass)
         return _same(vars(got), vars(want))
     if isinstance(want, (np.ndarray, np.generic)):
@@ -33,7 +36,7 @@ def _same(got, want) -> str | None:
         if not np.allclose(got, want, rtol=tol, atol=tol, equal_nan=True):
             return f"values {got!r}, want {want!r}"
         return None
-    if want is None or isinstance(want, str):
+    if want is None or isinstance(want, (str, bytes)):
         return None if got == want else f"{got!r}, want {want!r}"
     return None if np.isclose(got, want, rtol=1e-9) else f"{got!r}, want {want!r}"
 
