@@ -242,3 +242,40 @@ def test_random_selections_match_numpy(draw: st.DataObject) -> None:
           ops=("where",))
     ember.reset()
     check(add_where_positive, x, backend=backend, ops=("where",))
+
+
+def upper_ascii(codes):
+    out = codes.copy()
+    out[(codes >= 97) & (codes <= 122)] -= 32
+    return out
+
+
+def double_small_in_place(x, lo):
+    x[x < lo] *= 2.0
+    return x
+
+
+def bump_rows(a):
+    out = a.copy()
+    out[a[:, 0] > 0] += a.min(axis=0)
+    return out
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn,make", [
+    (upper_ascii, lambda n: np.arange(60, 60 + n, dtype=np.uint8)),
+    (double_small_in_place, lambda n: (data(np.float32, (n,)), 0.25)),
+    (bump_rows, lambda n: data(np.int32, (n, 3))),
+])
+def test_updates_through_a_mask_of_every_length(backend: str, fn, make) -> None:
+    """`x[m] op= v` where the length of `x` changes from call to call (a symbolic dim): the
+    update is still `where`, with no break."""
+    ember.reset()
+    compiled = ember.compile(fn, backend=backend)
+    for n in (9, 13, 40):
+        args = make(n) if isinstance(make(n), tuple) else (make(n),)
+        plain, mine = [np.copy(a) if isinstance(a, np.ndarray) else a for a in args], args
+        want, got = fn(*plain), compiled(*mine)
+        assert got.dtype == want.dtype and np.array_equal(got, want)
+        assert all(np.array_equal(m, p) for m, p in zip(mine, plain) if isinstance(m, np.ndarray))
+    assert ember.stats()["graph_breaks"] == 0, ember.stats()["break_reasons"]

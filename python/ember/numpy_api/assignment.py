@@ -231,8 +231,8 @@ def _masked(graph: Graph, a: Value, mask: Value, value: object) -> Value:
         v = graph.op("reshape", [v], shape=list(shape[1:]))
         shape = shape[1:]
     try:
-        fits = np.broadcast_shapes(shape, rest) == rest  # type: ignore[arg-type]
-    except ValueError:
+        fits = shapes.broadcast_shapes(shape, rest) == rest
+    except (ValueError, Unsupported):
         fits = False
     if not fits:
         raise Unsupported("boolean mask assignment of one value per selected element")
