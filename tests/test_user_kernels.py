@@ -74,6 +74,9 @@ def test_kernel_like_numpy(name, fn, make, backend):
 NOT_COMPILED = {"mandelbrot_count": "no array",
                 "dft": "complex numbers: ember has no complex dtype, the frame runs as NumPy"}
 
+_DRAWS = ("draws from a `np.random.Generator` argument (`rng.{}`) are not captured: they run "
+          "in Python between graphs, in program order")
+
 # Kernels whose loops are not yet loop ops: they run correctly (above) but, in part, as plain
 # Python. Strict, so each one fails here once it compiles and must leave this table.
 NOT_YET_NATIVE = {
@@ -126,6 +129,45 @@ NOT_YET_NATIVE = {
                               "`moves[:k]` has a length the loop's end decides",
     "crr_american_put": "`prices[:i + 1]` and `values[1:i + 2]`: carried arrays whose lengths "
                         "change with the loop index",
+    "group_mean_argsort": "`np.add.reduceat(v, starts)` at the group starts np.flatnonzero "
+                          "finds: positions, and a result length, only the data knows",
+    "group_stats_unique": "np.unique with return_inverse=, and np.bincount of the inverse "
+                          "without minlength=: lengths (the number of keys) only the data knows",
+    "group_first_last": "`np.searchsorted(sk, np.unique(sk))`: the distinct keys, an array "
+                        "whose length only the data knows, passed on to another function",
+    "dense_rank_columns": "np.unique(..., return_inverse=True) per column: the distinct values "
+                          "have a length only the data knows",
+    "dedupe_keep_first": "`np.sort(first)` of np.unique's return_index: an array whose length "
+                         "only the data knows, passed on",
+    "merge_join_sorted": "`out_keys.append(...)` on one path of the branches of a `while` on "
+                         "data (a two-pointer merge): lists appended in branches of a loop of "
+                         "an unknown number of trips",
+    "asof_join": "`out[valid] = v_right[pos[valid]]`: a boolean-mask assignment of one value per "
+                 "selected element",
+    "cumcount_by_group": "`keys.tolist()` and a dict keyed by the data (`counter.get(k, 0)`)",
+    "csr_matvec_reduceat": "`np.repeat(np.arange(n), np.diff(indptr))`: repeat counts read from "
+                           "the data give a length only the data knows",
+    "csr_transpose_scan": "`np.empty(nnz)` with `nnz = indptr[-1]`: arrays whose length only the "
+                          "data knows",
+    "rle_encode_bytes": "`np.flatnonzero(...) + 1`, and the run starts and lengths made from it: "
+                        "arrays whose length only the data knows",
+    "base64_encode_bytes": "np.frombuffer of a bytes argument: bytes are a constant guarded by "
+                           "identity, not data",
+    "byte_histogram_entropy": "np.frombuffer of a bytes argument: bytes are a constant guarded "
+                              "by identity, not data",
+    "word_lengths_ascii": "`lengths.append(run)` on one path of a branch on each byte: lists "
+                          "appended in branches on data",
+    "random_walk_2d": _DRAWS.format("integers"),
+    "monte_carlo_pi_generator": _DRAWS.format("random"),
+    "gamblers_ruin": _DRAWS.format("random"),
+    "queue_sim_generator": _DRAWS.format("exponential"),
+    "bootstrap_mean_ci": _DRAWS.format("integers"),
+    "gbm_paths": _DRAWS.format("standard_normal"),
+    "precision_recall_at_k": "`max(relevant[q].sum(), 1)` in an unrolled loop: Python's max() of "
+                             "a NumPy integer and a Python int returns either object as the data "
+                             "decide",
+    "ndcg_at_k": "`if np.all(idcg == 0): return ...`: an early return on a reduction of the "
+                 "data at the frame's level (a break, then a second graph)",
 }
 
 
