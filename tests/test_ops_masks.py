@@ -279,3 +279,56 @@ def test_updates_through_a_mask_of_every_length(backend: str, fn, make) -> None:
         assert got.dtype == want.dtype and np.array_equal(got, want)
         assert all(np.array_equal(m, p) for m, p in zip(mine, plain) if isinstance(m, np.ndarray))
     assert ember.stats()["graph_breaks"] == 0, ember.stats()["break_reasons"]
+
+
+def lookup_where_valid(codes, table):
+    out = np.full(codes.shape, -1.0)
+    ok = codes >= 0
+    out[ok] = table[codes[ok]]
+    return out
+
+
+def asof_values(t_left, t_right, v_right):
+    pos = np.searchsorted(t_right, t_left, side="right") - 1
+    valid = pos >= 0
+    out = np.full(t_left.shape, np.nan)
+    out[valid] = v_right[pos[valid]] * 2
+    return out
+
+
+def rows_of_kept_ids(x, ids):
+    keep = ids < 3
+    return x[ids[keep]].max(axis=0)
+
+
+def past_the_table(idx, table):
+    m = idx > 0
+    out = np.zeros(len(idx))
+    out[m] = table[idx[m]]
+    return out
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn,make", [
+    (lookup_where_valid, lambda r: (r.integers(-3, 6, 25), r.random(6).astype(np.float32))),
+    (asof_values, lambda r: (np.sort(r.random(30)), np.sort(r.random(20)), r.random(20))),
+    (rows_of_kept_ids, lambda r: (data(np.int32, (5, 3)), r.integers(0, 5, 9))),
+    (past_the_table, lambda r: (r.integers(-3, 9, 12), r.random(6))),
+])
+def test_gathers_at_a_selection_of_indices(backend: str, fn, make) -> None:
+    """`a[idx[m]]` is a selection under `m` (assigned back through `m`, reduced), and only the
+    selected indices are checked against `a`'s length: NumPy's IndexError past it."""
+    r = np.random.default_rng(4)
+    ember.reset()
+    compiled = ember.compile(fn, backend=backend)
+    for _ in range(3):
+        args = make(r)
+        try:
+            want = fn(*args)
+        except IndexError as exc:
+            with pytest.raises(IndexError, match=str(exc)):
+                compiled(*args)
+            continue
+        got = compiled(*args)
+        assert got.dtype == want.dtype and np.array_equal(got, want, equal_nan=True)
+    assert ember.stats()["graph_breaks"] == 0, ember.stats()["break_reasons"]

@@ -142,8 +142,6 @@ NOT_YET_NATIVE = {
     "merge_join_sorted": "`out_keys.append(...)` on one path of the branches of a `while` on "
                          "data (a two-pointer merge): lists appended in branches of a loop of "
                          "an unknown number of trips",
-    "asof_join": "`out[valid] = v_right[pos[valid]]`: a boolean-mask assignment of one value per "
-                 "selected element",
     "cumcount_by_group": "`keys.tolist()` and a dict keyed by the data (`counter.get(k, 0)`)",
     "csr_matvec_reduceat": "`np.repeat(np.arange(n), np.diff(indptr))`: repeat counts read from "
                            "the data give a length only the data knows",

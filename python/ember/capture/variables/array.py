@@ -317,6 +317,10 @@ class ArrayVariable(VariableTracker):
 
             return call_numpy_api("boolean mask indexing", masked.select, tx, self,
                                   index.value)
+        from ember.capture.variables.masked import MaskedVariable, gather_selected
+
+        if isinstance(index, MaskedVariable) and not self.value.scalar:
+            return gather_selected(tx, self, index)
         parts = index.items if isinstance(index, TupleVariable) else [index]
         if any(isinstance(p, PythonScalarVariable) for p in parts):
             # A loop's index changes on every trip: indexing with it runs in Python rather
