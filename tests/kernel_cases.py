@@ -35,6 +35,7 @@ import user_kernels_objects as Ob
 import user_kernels_idioms as Id
 import user_kernels_routines as Rt
 from kernel_cases_fields import FIELD_CASES
+import user_kernels_data as Da
 
 
 def _spd(rng, n):
@@ -1011,3 +1012,107 @@ CASES = [
     ("mm1_queue", Rt.mm1_queue, lambda r, s: (r.exponential(1.0, 200 * s), r.exponential(0.8, 200 * s))),
 ]
 CASES += FIELD_CASES
+
+
+def _csr_data(rng, s):
+    n = 12 * s
+    dense = rng.random((n, n)) * (rng.random((n, n)) < 0.2)
+    indptr = np.concatenate([[0], np.cumsum((dense != 0).sum(axis=1))]).astype(np.int64)
+    indices = np.nonzero(dense)[1].astype(np.int64)
+    return indptr, indices, dense[dense != 0]
+
+
+def _with_nans(rng, shape, frac=0.3):
+    x = rng.standard_normal(shape)
+    x[rng.random(shape) < frac] = np.nan
+    return x
+
+
+def _sorted_keys(rng, n, hi):
+    keys = np.unique(rng.integers(0, hi, n))
+    return keys, rng.random(len(keys))
+
+
+def _labels(rng, n, frac=0.4):
+    y = (rng.random(n) < frac).astype(np.int64)
+    y[:2] = [0, 1]
+    return y, rng.random(n) + 0.3 * y
+
+
+def _text(rng, n):
+    words = [b"alpha", b"be", b"gamma", b"x", b"numpy", b"data"]
+    return b" ".join(words[i] for i in rng.integers(0, len(words), n))
+
+
+CASES += [
+    ("group_mean_argsort", Da.group_mean_argsort,
+     lambda r, s: (r.integers(0, 10, 200 * s), r.standard_normal(200 * s))),
+    ("group_stats_unique", Da.group_stats_unique,
+     lambda r, s: (r.integers(-5, 5, 200 * s).astype(np.int32), r.standard_normal(200 * s))),
+    ("group_max_loop", Da.group_max_loop,
+     lambda r, s: (r.integers(0, 8, 200 * s), r.standard_normal(200 * s), 8)),
+    ("group_first_last", Da.group_first_last,
+     lambda r, s: (r.integers(0, 20, 150 * s), r.random(150 * s).astype(np.float32))),
+    ("rolling_mean_std", Da.rolling_mean_std, lambda r, s: (r.standard_normal(200 * s), 10)),
+    ("rolling_sum_cumsum", Da.rolling_sum_cumsum, lambda r, s: (r.standard_normal(200 * s), 7)),
+    ("expanding_zscore", Da.expanding_zscore, lambda r, s: (r.standard_normal(200 * s),)),
+    ("rolling_max_deque", Da.rolling_max_deque, lambda r, s: (r.standard_normal(200 * s), 9)),
+    ("resample_to_bins", Da.resample_to_bins,
+     lambda r, s: (np.sort(r.random(200 * s)) * 10, r.standard_normal(200 * s), 30 * s)),
+    ("ffill_nan", Da.ffill_nan, lambda r, s: (_with_nans(r, 200 * s),)),
+    ("ffill_vectorized", Da.ffill_vectorized, lambda r, s: (_with_nans(r, 200 * s),)),
+    ("bfill_2d", Da.bfill_2d, lambda r, s: (_with_nans(r, (30 * s, 4)),)),
+    ("zscore_clip", Da.zscore_clip, lambda r, s: (_with_nans(r, (50 * s, 5), 0.1) * 3, 2.5)),
+    ("rank_average_ties", Da.rank_average_ties, lambda r, s: (r.integers(0, 30, 100 * s).astype(np.float64),)),
+    ("dense_rank_columns", Da.dense_rank_columns, lambda r, s: (r.integers(0, 9, (50 * s, 3)),)),
+    ("dedupe_keep_first", Da.dedupe_keep_first,
+     lambda r, s: (r.integers(0, 40, 100 * s), r.random(100 * s))),
+    ("dedupe_sorted_loop", Da.dedupe_sorted_loop, lambda r, s: (r.integers(0, 50, 100 * s),)),
+    ("merge_join_sorted", Da.merge_join_sorted,
+     lambda r, s: (*_sorted_keys(r, 60 * s, 100 * s), *_sorted_keys(r, 60 * s, 100 * s))),
+    ("asof_join", Da.asof_join,
+     lambda r, s: (np.sort(r.random(80 * s)), np.sort(r.random(50 * s)), r.standard_normal(50 * s))),
+    ("pivot_table_sum", Da.pivot_table_sum,
+     lambda r, s: (r.integers(0, 6, 300 * s), r.integers(0, 4, 300 * s), r.random(300 * s), 6, 4)),
+    ("cumcount_by_group", Da.cumcount_by_group, lambda r, s: (r.integers(0, 7, 100 * s),)),
+    ("coo_to_csr_counts", Da.coo_to_csr_counts,
+     lambda r, s: (r.integers(0, 10 * s, 50 * s), r.integers(0, 10 * s, 50 * s),
+                   r.random(50 * s).astype(np.float32), 10 * s)),
+    ("csr_matvec", Da.csr_matvec, lambda r, s: (*_csr_data(r, s), r.random(12 * s))),
+    ("csr_matvec_reduceat", Da.csr_matvec_reduceat, lambda r, s: (*_csr_data(r, s), r.random(12 * s))),
+    ("csr_transpose_scan", Da.csr_transpose_scan, lambda r, s: (*_csr_data(r, s), 12 * s)),
+    ("adler32_int_loop", Da.adler32, lambda r, s: (r.integers(0, 256, 300 * s, dtype=np.uint8),)),
+    ("fletcher16_blocks", Da.fletcher16_blocks, lambda r, s: (r.integers(0, 256, 300 * s, dtype=np.uint8),)),
+    ("rle_encode_bytes", Da.rle_encode_bytes,
+     lambda r, s: (np.repeat(r.integers(0, 4, 60 * s, dtype=np.uint8), r.integers(1, 5, 60 * s)),)),
+    ("delta_encode_decode", Da.delta_encode_decode,
+     lambda r, s: (np.cumsum(r.integers(-3, 4, 200 * s)).astype(np.int32),)),
+    ("pack_bits_manual", Da.pack_bits_manual, lambda r, s: (r.random(64 * s) < 0.5,)),
+    ("pack_nibbles", Da.pack_nibbles, lambda r, s: (r.integers(0, 256, 100 * s, dtype=np.uint8),)),
+    ("base64_encode_bytes", Da.base64_encode_bytes, lambda r, s: (_text(r, 30 * s),)),
+    ("byte_histogram_entropy", Da.byte_histogram_entropy, lambda r, s: (_text(r, 40 * s),)),
+    ("word_lengths_ascii", Da.word_lengths_ascii,
+     lambda r, s: (np.frombuffer(_text(r, 30 * s), dtype=np.uint8),)),
+    ("to_upper_ascii", Da.to_upper_ascii,
+     lambda r, s: (np.frombuffer(_text(r, 30 * s), dtype=np.uint8).copy(),)),
+    ("random_walk_2d", Da.random_walk_2d, lambda r, s: (np.random.default_rng(7), 300 * s)),
+    ("monte_carlo_pi_generator", Da.monte_carlo_pi, lambda r, s: (np.random.default_rng(8), 1000 * s)),
+    ("gamblers_ruin", Da.gamblers_ruin, lambda r, s: (np.random.default_rng(9), 3, 8, 0.48, 20 * s)),
+    ("queue_sim_generator", Da.queue_sim_generator,
+     lambda r, s: (np.random.default_rng(10), 200 * s, 1.0, 1.2)),
+    ("bootstrap_mean_ci", Da.bootstrap_mean_ci,
+     lambda r, s: (np.random.default_rng(11), r.standard_normal(50 * s), 100 * s)),
+    ("gbm_paths", Da.gbm_paths,
+     lambda r, s: (np.random.default_rng(12), 100.0, 0.05, 0.2, 1 / 252, 50 * s, 20)),
+    ("roc_auc_rank", Da.roc_auc_rank, lambda r, s: _labels(r, 200 * s)),
+    ("roc_curve_trapz", Da.roc_curve_trapz, lambda r, s: _labels(r, 200 * s)),
+    ("confusion_matrix_np", Da.confusion_matrix_np,
+     lambda r, s: (r.integers(0, 4, 200 * s), r.integers(0, 4, 200 * s), 4)),
+    ("precision_recall_f1", Da.precision_recall_f1, lambda r, s: (r.integers(0, 30, (4, 4)),)),
+    ("precision_recall_at_k", Da.precision_recall_at_k,
+     lambda r, s: (r.random((10 * s, 40)), r.random((10 * s, 40)) < 0.2, 5)),
+    ("ndcg_at_k", Da.ndcg_at_k,
+     lambda r, s: (r.integers(0, 4, (10 * s, 30)).astype(np.float64), r.random((10 * s, 30)), 10)),
+    ("log_loss_binary", Da.log_loss_binary, lambda r, s: (r.integers(0, 2, 200 * s), r.random(200 * s))),
+    ("average_precision", Da.average_precision, lambda r, s: _labels(r, 200 * s)),
+]

@@ -77,3 +77,50 @@ def test_outer_errors_are_numpys() -> None:
     with pytest.raises(type(want.value)):
         ember.compile(lambda x: np.add.outer(x, "a"))(np.arange(3.0))
     assert_same(ember.compile(f)(np.arange(3.0)), f(np.arange(3.0)))
+
+
+def forward_fill(x):
+    idx = np.where(~np.isnan(x), np.arange(len(x)), 0)
+    np.maximum.accumulate(idx, out=idx)
+    return x[idx]
+
+
+def running_max_into(a):
+    out = np.empty_like(a)
+    r = np.maximum.accumulate(a, axis=1, out=out)
+    return r is out, out
+
+
+def reduce_and_scan_into(a):
+    total = np.zeros(a.shape[1], a.dtype)
+    np.add.reduce(a, axis=0, out=total)
+    np.minimum.accumulate(a[:, 0], out=a[:, 1])
+    return total, a
+
+
+def scan_into_other_dtype(a):
+    out = np.zeros(a.shape, np.float64)
+    np.add.accumulate(a, out=out)
+    return out
+
+
+@pytest.mark.parametrize("backend", ["eager", "cranelift"])
+@pytest.mark.parametrize("fn,make,breaks", [
+    (forward_fill, lambda r: (np.where(r.random(12) < 0.3, np.nan, r.random(12)),), 0),
+    (running_max_into, lambda r: (r.random((3, 5)).astype(np.float32),), 0),
+    (reduce_and_scan_into, lambda r: (r.integers(-9, 9, (4, 3)),), 0),
+    (scan_into_other_dtype, lambda r: (r.integers(0, 9, 7).astype(np.int32),), 1),
+])
+def test_reduce_and_accumulate_into_out(fn, make, breaks, backend) -> None:
+    """`ufunc.accumulate(x, out=o)` and `ufunc.reduce(..., out=o)`: the result written into
+    `o` (here also the argument itself, or a view of it) and returned; an `out` of another
+    dtype (NumPy computes in it) is left to NumPy."""
+    r = np.random.default_rng(3)
+    ember.reset()
+    compiled = ember.compile(fn, backend=backend)
+    for _ in range(2):
+        args = make(r)
+        plain, mine = [a.copy() for a in args], [a.copy() for a in args]
+        assert repr(compiled(*mine)) == repr(fn(*plain))
+        assert all(repr(m) == repr(p) for m, p in zip(mine, plain))
+    assert ember.stats()["graph_breaks"] == breaks, ember.stats()["break_reasons"]

@@ -4,7 +4,8 @@ run-time bounds once `n` changed (`loops/ranges.py: runtime_range`), and `y[1:-1
 `y[0] = ...`, `v[:, -1] = ...` into arrays of symbolic shape are functional updates with
 bounds counted from either end (`numpy_api/assignment.py`). Every call equals NumPy
 (values, shapes, arguments, IndexError), and a function called with many sizes or trip
-counts compiles twice."""
+counts compiles twice. A bound read from the data (`range(indptr[-1])`, a NumPy integer)
+is one loop op from the first call."""
 
 from __future__ import annotations
 
@@ -249,3 +250,47 @@ def test_random_assignments_equal_numpy_at_every_size(index, scalar, sizes):
             continue
         v = -1.5 if scalar else -np.arange(target.size, dtype=float).reshape(target.shape)
         assert_same(compiled(x, v), assign(x, v))
+
+
+def scatter_counts(indptr, cols):
+    counts = np.zeros(5, dtype=np.int64)
+    for p in range(indptr[-1]):
+        counts[int(cols[p]) % 4 + 1] += 1
+    return np.cumsum(counts)
+
+
+def weighted_between(indptr, x):
+    total = np.float64(0.0)
+    for p in range(indptr[0], indptr[-1] - indptr[0]):
+        total += x[p] * p
+    return total
+
+
+def shift_down(indptr, x):
+    out = x.copy()
+    for p in range(int(indptr[-1]) - 1, indptr[0], -1):
+        out[p] = out[p - 1] + 1.5
+    return out
+
+
+@pytest.mark.parametrize("backend", ["eager", "cranelift"])
+@pytest.mark.parametrize("fn", [scatter_counts, weighted_between, shift_down])
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint8])
+def test_a_range_to_a_count_read_from_the_data_is_one_loop(fn, dtype, backend):
+    """`range` of NumPy integers read from the data (CSR's `indptr[-1]`): one loop op, every
+    trip count (none, past the data: NumPy's IndexError) from one capture, no break."""
+    ember.reset()
+    compiled = ember.compile(fn, backend=backend)
+    for last in (5, 7, 2, 0, 12, 9):
+        indptr, x = np.array([0, 2, last], dtype=dtype), np.arange(10.0)
+        try:
+            want = repr(fn(indptr, x.copy()))
+        except IndexError as exc:
+            want = repr(exc)
+        try:
+            got = repr(compiled(indptr, x.copy()))
+        except IndexError as exc:
+            got = repr(exc)
+        assert got == want, last
+    stats = ember.stats()
+    assert stats["compiles"] == 1 and stats["graph_breaks"] == 0, stats["break_reasons"]

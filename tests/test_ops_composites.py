@@ -193,6 +193,42 @@ def test_diff_with_prepend_and_append() -> None:
         ember.reset()
 
 
+def test_insert_at_one_index() -> None:
+    """np.insert at an index known while tracing, any axis, values cast to the array's dtype
+    (NumPy's unsafe cast) and broadcast to the slices they fill; NumPy's IndexError past the
+    ends."""
+    x, k, a = data(np.float64, (8,)), data(np.int64, (6,)), data(np.float32, (3, 4))
+    for fn, arg in ((lambda x: np.insert(x, 0, 0.0), x),
+                    (lambda x: np.cumsum(np.insert(x, 0, 0.0))[3:], x),
+                    (lambda x: np.insert(x, 8, x[:3]), x),
+                    (lambda x: np.insert(x, -2, [1.0, 2.0]), x),
+                    (lambda k: np.insert(k, 3, 2.75), k),
+                    (lambda k: np.insert(k > 0, 1, 1), k),
+                    (lambda a: np.insert(a, 1, 9.0, axis=1), a),
+                    (lambda a: np.insert(a, 2, [1, 2, 3], axis=1), a),
+                    (lambda a: np.insert(a, 0, a[0] * 2, axis=0), a),
+                    (lambda a: np.insert(a, 5, -1.0), a),
+                    (lambda x: np.insert(x, 9, 1.0), x),
+                    (lambda a: np.insert(a, -5, 1.0, axis=1), a)):
+        check(fn, arg, ops=())
+        ember.reset()
+
+
+def test_insert_at_the_start_of_any_length() -> None:
+    """`np.insert(x, 0, v)` on arrays whose length changes from call to call: one graph."""
+    def rolling_sums(x, w):
+        c = np.cumsum(np.insert(x, 0, 0.0))
+        return c[w:] - c[:-w]
+
+    ember.reset()
+    fn = ember.compile(rolling_sums)
+    for n in (6, 9, 14, 30):
+        x = data(np.float64, (n,))
+        got, want = fn(x, 3), rolling_sums(x, 3)
+        assert got.shape == want.shape and np.allclose(got, want, rtol=1e-12)
+    assert ember.stats()["graph_breaks"] == 0, ember.stats()["break_reasons"]
+
+
 @pytest.mark.parametrize("mode", ["full", "same", "valid", None])
 def test_correlate_modes_and_lengths(mode: str | None) -> None:
     for a_dtype, v_dtype in [(np.float64, np.float64), (np.float32, np.float32),

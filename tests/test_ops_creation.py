@@ -105,3 +105,28 @@ def test_constant_arrays_of_every_dtype_natively(dtype) -> None:
         assert check_native(lambda xp, x: (xp.arange(3, dtype=dtype)[:, None]
                                            >= xp.arange(4, dtype=dtype)) * x, x)
     assert check_native(lambda xp, x: xp.eye(3, 4, dtype=dtype) + x, x)
+
+
+@pytest.mark.parametrize("backend", ["eager", "cranelift"])
+def test_linspace_between_computed_values(backend: str) -> None:
+    """np.linspace between 0-d values the graph computes (the range of the data), in NumPy's
+    dtype and rounding, its tiny-step path included, as one graph."""
+    import ember
+    from ops_compiled import check as check_compiled
+
+    rng = np.random.default_rng(5)
+    x, x32, k = rng.random(20), rng.random(20).astype(np.float32), rng.integers(-9, 9, 12)
+    for fn, arg in ((lambda t: np.linspace(t.min(), t.max(), 7), x),
+                    (lambda t: np.linspace(t.min(), t.max(), 7), x32),
+                    (lambda t: np.linspace(0.0, t.max(), 5, endpoint=False), x32),
+                    (lambda t: np.linspace(t[0], 10, 4), k),
+                    (lambda t: np.linspace(t.min(), t.max(), 6, dtype=int), x * 30),
+                    (lambda t: np.linspace(t.min(), t.max() + 1e-310, 3), np.zeros(4)),
+                    (lambda t: (np.linspace(t.min(), t.max(), 1),
+                                np.linspace(t.min(), t.max(), 0)), x),
+                    (lambda t: np.linspace(t.sum(), t.min(), 9), x),
+                    (lambda t: np.linspace(np.float32(1), t.max(), 5), x),
+                    (lambda t: np.digitize(t, np.linspace(t.min(), t.max(), 11)), x),
+                    (lambda t: np.linspace(t.min(), t.max(), -2), x)):
+        ember.reset()
+        check_compiled(fn, arg, backend=backend, ops=())

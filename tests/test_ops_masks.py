@@ -242,3 +242,93 @@ def test_random_selections_match_numpy(draw: st.DataObject) -> None:
           ops=("where",))
     ember.reset()
     check(add_where_positive, x, backend=backend, ops=("where",))
+
+
+def upper_ascii(codes):
+    out = codes.copy()
+    out[(codes >= 97) & (codes <= 122)] -= 32
+    return out
+
+
+def double_small_in_place(x, lo):
+    x[x < lo] *= 2.0
+    return x
+
+
+def bump_rows(a):
+    out = a.copy()
+    out[a[:, 0] > 0] += a.min(axis=0)
+    return out
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn,make", [
+    (upper_ascii, lambda n: np.arange(60, 60 + n, dtype=np.uint8)),
+    (double_small_in_place, lambda n: (data(np.float32, (n,)), 0.25)),
+    (bump_rows, lambda n: data(np.int32, (n, 3))),
+])
+def test_updates_through_a_mask_of_every_length(backend: str, fn, make) -> None:
+    """`x[m] op= v` where the length of `x` changes from call to call (a symbolic dim): the
+    update is still `where`, with no break."""
+    ember.reset()
+    compiled = ember.compile(fn, backend=backend)
+    for n in (9, 13, 40):
+        args = make(n) if isinstance(make(n), tuple) else (make(n),)
+        plain, mine = [np.copy(a) if isinstance(a, np.ndarray) else a for a in args], args
+        want, got = fn(*plain), compiled(*mine)
+        assert got.dtype == want.dtype and np.array_equal(got, want)
+        assert all(np.array_equal(m, p) for m, p in zip(mine, plain) if isinstance(m, np.ndarray))
+    assert ember.stats()["graph_breaks"] == 0, ember.stats()["break_reasons"]
+
+
+def lookup_where_valid(codes, table):
+    out = np.full(codes.shape, -1.0)
+    ok = codes >= 0
+    out[ok] = table[codes[ok]]
+    return out
+
+
+def asof_values(t_left, t_right, v_right):
+    pos = np.searchsorted(t_right, t_left, side="right") - 1
+    valid = pos >= 0
+    out = np.full(t_left.shape, np.nan)
+    out[valid] = v_right[pos[valid]] * 2
+    return out
+
+
+def rows_of_kept_ids(x, ids):
+    keep = ids < 3
+    return x[ids[keep]].max(axis=0)
+
+
+def past_the_table(idx, table):
+    m = idx > 0
+    out = np.zeros(len(idx))
+    out[m] = table[idx[m]]
+    return out
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn,make", [
+    (lookup_where_valid, lambda r: (r.integers(-3, 6, 25), r.random(6).astype(np.float32))),
+    (asof_values, lambda r: (np.sort(r.random(30)), np.sort(r.random(20)), r.random(20))),
+    (rows_of_kept_ids, lambda r: (data(np.int32, (5, 3)), r.integers(0, 5, 9))),
+    (past_the_table, lambda r: (r.integers(-3, 9, 12), r.random(6))),
+])
+def test_gathers_at_a_selection_of_indices(backend: str, fn, make) -> None:
+    """`a[idx[m]]` is a selection under `m` (assigned back through `m`, reduced), and only the
+    selected indices are checked against `a`'s length: NumPy's IndexError past it."""
+    r = np.random.default_rng(4)
+    ember.reset()
+    compiled = ember.compile(fn, backend=backend)
+    for _ in range(3):
+        args = make(r)
+        try:
+            want = fn(*args)
+        except IndexError as exc:
+            with pytest.raises(IndexError, match=str(exc)):
+                compiled(*args)
+            continue
+        got = compiled(*args)
+        assert got.dtype == want.dtype and np.array_equal(got, want, equal_nan=True)
+    assert ember.stats()["graph_breaks"] == 0, ember.stats()["break_reasons"]

@@ -155,10 +155,10 @@ def linspace(graph: Graph, start: object, stop: object, num: object = 50,
     """NumPy's linspace, op for op: arange(num) * step + start, the last element set to stop.
     A symbolic `num` (`np.linspace(0, 1, len(x))`) divides by `num - 1` computed in the
     graph (the last element of the arange), as NumPy divides by the int."""
-    if isinstance(start, Value) or isinstance(stop, Value):
-        raise Unsupported("np.linspace with array bounds")
     if axis != 0:
         raise Unsupported("np.linspace with axis=")
+    if isinstance(start, Value) or isinstance(stop, Value):
+        return _linspace_between_values(graph, start, stop, num, endpoint, retstep, dtype)
     symbolic = isinstance(num, str)
     n = num if symbolic else operator.index(num)  # type: ignore[arg-type]
     if not symbolic and n < 0:  # type: ignore[operator]
@@ -206,6 +206,50 @@ def linspace(graph: Graph, start: object, stop: object, num: object = 50,
         y = graph.op("astype", [y], dtype=target)
     if retstep:
         return y, step
+    return y
+
+
+def _linspace_between_values(graph: Graph, start: object, stop: object, num: object,
+                             endpoint: bool, retstep: bool, dtype: object) -> Value:
+    """np.linspace between 0-d values the graph computes (`t.min()`, `t.max()`), as NumPy
+    computes it: `arange(num) * step + start` where `step = (stop - start) / div` is not 0,
+    `arange(num) / div * (stop - start)` where it is (chosen per element), the last element
+    `stop`."""
+    if any(isinstance(b, Value) and b.ndim for b in (start, stop)):
+        raise Unsupported("np.linspace between arrays")
+    if retstep or isinstance(num, str):
+        raise Unsupported("np.linspace between computed values with retstep= or a symbolic "
+                          "size")
+    n = operator.index(num)  # type: ignore[arg-type]
+    if n < 0:
+        raise ValueError(f"Number of samples, {n}, must be non-negative.")
+    kinds = [0.0 if isinstance(b, Value) and b.weak and b.dtype.kind == "f" else
+             0 if isinstance(b, Value) and b.weak else b.dtype if isinstance(b, Value) else b
+             for b in (start, stop)]
+    dt = np.result_type(*kinds, 1.0)
+    target = dtype_arg(dtype, "np.linspace") or as_dtype(dt, "np.linspace")
+    lo, hi = (graph.op("astype", [to_value(graph, b, "np.linspace")], dtype=dt)
+              for b in (start, stop))
+    delta = graph.op("sub", [hi, lo])
+    y = graph.arange(0, 1, n, dt)
+    div = n - 1 if endpoint else n
+    if div > 0:
+        step = graph.op("div", [delta, graph.const(dt.type(div))])
+        tiny = graph.op("mul", [graph.op("div", [y, graph.const(dt.type(div))]), delta])
+        y = graph.op("where", [graph.op("eq", [step, graph.const(dt.type(0))]), tiny,
+                               graph.op("mul", [y, step])])
+    else:
+        y = graph.op("mul", [y, delta])
+    y = graph.op("add", [y, lo])
+    if endpoint and n > 1:
+        from ember.numpy_api.indexing import getitem
+
+        last = graph.op("reshape", [hi], shape=[1])
+        y = graph.op("concatenate", [getitem(graph, y, slice(None, -1)), last], axis=0)
+    if target.kind in "iu":
+        y = graph.op("floor", [y])
+    if y.dtype != target:
+        y = graph.op("astype", [y], dtype=target)
     return y
 
 

@@ -1,5 +1,5 @@
 """Array manipulation built from slices, broadcasts and joins: repeat, tile, split, pad, take,
-diff. Each follows NumPy's own definition, so results are copies of the same elements."""
+diff, insert. Each follows NumPy's own definition, so results are copies of the same elements."""
 
 from __future__ import annotations
 
@@ -213,6 +213,44 @@ def diff(graph: Graph, a: object, n: object = 1, axis: object = -1, prepend: obj
     return x
 
 
+def insert(graph: Graph, arr: object, obj: object, values: object,
+           axis: object = None) -> Value:
+    """np.insert at one index known while tracing: `values`, cast to the array's dtype and
+    broadcast to the slices it fills (NumPy's `ndmin` and moveaxis), joined between the two
+    parts. Index lists, slices and run-time indices are left to NumPy."""
+    x = array_arg(graph, arr, "np.insert")
+    if axis is None:
+        x = reshape_value(graph, x, (-1,))
+        ax = 0
+    else:
+        ax = normalize_axis(static_int(axis, "np.insert"), x.ndim)
+    if isinstance(obj, (bool, np.bool_)) or not isinstance(obj, (int, np.integer, Value)):
+        raise Unsupported("np.insert at a sequence or slice of indices")
+    index = static_int(obj, "np.insert")
+    n = x.shape[ax]
+    if isinstance(n, str) and index != 0:
+        raise Unsupported("np.insert into an axis of symbolic length past its start")
+    if not isinstance(n, str) and not -n <= index <= n:
+        raise IndexError(f"index {index} is out of bounds for axis {ax} with size {n}")
+    index += n if index < 0 else 0  # type: ignore[operator]
+    v = array_arg(graph, values, "np.insert")
+    if v.dtype != x.dtype:
+        v = graph.op("astype", [v], dtype=x.dtype)
+    if v.ndim < x.ndim:
+        v = reshape_value(graph, v, (*[1] * (x.ndim - v.ndim), *v.shape))
+    if v.ndim > x.ndim:
+        raise Unsupported("np.insert of values with more dimensions than the array")
+    if v.ndim and ax:
+        order = [*range(1, ax + 1), 0, *range(ax + 1, v.ndim)]
+        v = graph.op("transpose", [v], perm=order)
+    shape = (*x.shape[:ax], v.shape[ax] if v.ndim else 1, *x.shape[ax + 1:])
+    v = graph.op("broadcast_to", [v], shape=shape)
+    lead = (slice(None),) * ax
+    parts = [getitem(graph, x, (*lead, slice(None, index))), v,
+             getitem(graph, x, (*lead, slice(index, None)))]
+    return concatenate(graph, [p for p in parts if p.shape[ax] != 0] or [v], ax)
+
+
 def copyto(graph: Graph, dst: object, src: object, casting: object = "same_kind",
            where: object = True) -> Value:
     """`dst` after np.copyto: `src` broadcast to its shape and cast to its dtype (NumPy's
@@ -281,7 +319,7 @@ def fill_diagonal(graph: Graph, a: object, val: object, wrap: object = False) ->
 def functions() -> dict[Any, Any]:
     return {
         np.repeat: repeat, np.tile: tile, np.split: split, np.array_split: array_split,
-        np.pad: pad, np.take: take, np.diff: diff, np.copyto: copyto,
+        np.pad: pad, np.take: take, np.diff: diff, np.copyto: copyto, np.insert: insert,
         np.fill_diagonal: fill_diagonal,
     }
 

@@ -149,7 +149,7 @@ def dynamic_range(tx: Interpreter, args: list[VariableTracker]) -> DynamicRangeV
 def runtime_range(tx: Interpreter, args: list[VariableTracker]) -> DynamicRangeVariable | None:
     """`range(...)` outside loop bodies with a bound known only at run time (a Python int
     argument under dynamic capture, a symbolic size such as `len(x)`, an int the graph
-    computes from the data) that the `for` right after iterates: one loop op with those
+    computes from the data, a NumPy integer read from it) that the `for` right after iterates: one loop op with those
     bounds, so that the next `n` runs the same compiled loop instead of capturing it again.
     None (the int is then specialised, as everywhere it is structure) elsewhere, with a
     constant or run-time step, and once the loop refused to be one loop op
@@ -160,7 +160,7 @@ def runtime_range(tx: Interpreter, args: list[VariableTracker]) -> DynamicRangeV
 
     def runtime_int(vt: VariableTracker) -> bool:
         return (isinstance(vt, PythonScalarVariable) and vt.python_class is int) or (
-            computed_int(vt))
+            computed_int(vt) or read_index(vt))
 
     if tx.graph.parent is not None or not tx.tracer.loop_ops or not 1 <= len(args) <= 3:
         return None
@@ -177,6 +177,8 @@ def runtime_range(tx: Interpreter, args: list[VariableTracker]) -> DynamicRangeV
             loop_key(tx, following[1]) in tx.tracer.unrolled_loops):
         return None
     values = [a.value if computed_int(a)  # type: ignore[attr-defined]
+              else tx.graph.op("astype", [a.value], dtype=np.dtype(np.int64), weak=True)
+              if read_index(a)  # type: ignore[attr-defined]
               else a.graph_value() if runtime_int(a) else tx.graph.const(a.constant())
               for a in args]
     if len(values) == 1:
@@ -193,6 +195,16 @@ def computed_int(vt: VariableTracker) -> bool:
 
     return (type(vt) is ArrayVariable and vt.value.ndim == 0 and vt.value.weak
             and vt.value.dtype == np.int64)
+
+
+def read_index(vt: VariableTracker) -> bool:
+    """Whether `vt` is a 0-d integer array or NumPy integer read from the data (`indptr[-1]`,
+    `counts.sum()`), which `range` takes by `__index__` as the Python int of its value; not
+    a bool (no `__index__`) nor a uint64 (its values past int64's)."""
+    from ember.capture.variables.array import ArrayVariable
+
+    return (type(vt) is ArrayVariable and vt.value.ndim == 0 and not vt.value.weak
+            and vt.value.dtype.kind in "iu" and vt.value.dtype != np.uint64)
 
 
 def require_a_trip(tx: Interpreter, args: list[VariableTracker], trips: int = 1) -> None:

@@ -317,6 +317,10 @@ class ArrayVariable(VariableTracker):
 
             return call_numpy_api("boolean mask indexing", masked.select, tx, self,
                                   index.value)
+        from ember.capture.variables.masked import MaskedVariable, gather_selected
+
+        if isinstance(index, MaskedVariable) and not self.value.scalar:
+            return gather_selected(tx, self, index)
         parts = index.items if isinstance(index, TupleVariable) else [index]
         if any(isinstance(p, PythonScalarVariable) for p in parts):
             # A loop's index changes on every trip: indexing with it runs in Python rather
@@ -506,7 +510,9 @@ class NumpyFunctionVariable(VariableTracker):
         self.source = source
 
     def describe(self) -> str:
-        return f"np.{getattr(self.fn, '__name__', repr(self.fn))}"
+        owner = getattr(self.fn, "__self__", None)
+        name = getattr(self.fn, '__name__', repr(self.fn))
+        return f"np.{owner.__name__}.{name}" if isinstance(owner, np.ufunc) else f"np.{name}"
 
     def is_constant(self) -> bool:
         return True  # the function object itself (`dtype=np.float32`, `fn is np.sum`)
@@ -569,7 +575,8 @@ class NumpyFunctionVariable(VariableTracker):
             # `out=None` passed on by NumPy's own code (`np.fix`) is no `out`
             kwargs = {name: v for name, v in kwargs.items() if name != "out"}
             out = None
-        if out is not None and (isinstance(self.fn, np.ufunc) or self.fn is np.clip):
+        if out is not None and (isinstance(self.fn, np.ufunc) or self.fn is np.clip
+                                or isinstance(getattr(self.fn, "__self__", None), np.ufunc)):
             return self._into(tx, args, kwargs)
         api_args = [shape_to_api(a) if _is_shape_arg(self.fn, i, len(args)) else to_api(a)
                     for i, a in enumerate(args)]
@@ -592,7 +599,8 @@ class NumpyFunctionVariable(VariableTracker):
 
     def _into(self, tx: Interpreter, args: list[VariableTracker],
               kwargs: dict[str, VariableTracker]) -> VariableTracker:
-        """`ufunc(..., out=o)`: the result computed as without `out`, then stored into `o`
+        """`ufunc(..., out=o)` (and `ufunc.accumulate`/`reduce` with an `out` of the result's
+        dtype): the result computed as without `out`, then stored into `o`
         (see `write_into`), which is what the call returns."""
         from ember.capture.operators import write_into
         from ember.capture.variables.containers import TupleVariable
@@ -607,6 +615,10 @@ class NumpyFunctionVariable(VariableTracker):
         if not isinstance(result, ArrayVariable):
             raise graph_break("numpy", reason=f"{self.describe()} with out= and several "
                                               "results")
+        if not isinstance(self.fn, np.ufunc) and self.fn is not np.clip and (
+                result.value.dtype != out.value.dtype):
+            # `ufunc.accumulate`/`reduce` compute in the dtype of `out`
+            raise graph_break("numpy", reason=f"{self.describe()} with out= of another dtype")
         return write_into(tx, out, result.value)
 
 

@@ -6,7 +6,8 @@ mask, and what users do with a selection is expressed on those: arithmetic with 
 with one value per selected row (`x[m] * 2`, `x[m] += v`), reductions (`x[m].sum()`,
 `np.mean(x[m])`, `x[m].max(axis=0)`: the unselected places replaced by the reduction's
 identity; elementwise ufuncs that raise no flag at 1, `np.maximum(x[m], 1e-12)`,
-`np.log(x[m])`, computed with 1 in the unselected places; `var`/`std` as NumPy's two passes, the deviations of unselected places zero; `np.median` of a 1-d float64 selection), assignment back through the same mask (`x[m] = x[m] * 2`: `where`), and its
+`np.log(x[m])`, computed with 1 in the unselected places; `var`/`std` as NumPy's two passes, the deviations of unselected places zero; `np.median` of a 1-d float64 selection), assignment back through the same mask (`x[m] = x[m] * 2`: `where`), gathers at a
+selection of integers (`table[idx[m]]`, a selection under `m`), and its
 length (`len(x[m])`, `.shape`, `.size`: a Python int counted from the mask, as for
 `np.nonzero`). Anything else (indexing it, passing it to other functions) is a graph break."""
 
@@ -126,6 +127,24 @@ def select(tx: Interpreter, array: ArrayVariable, mask: Value) -> MaskedVariable
     selection = MaskedVariable(x, mask)
     one = True if x.dtype == np.bool_ else 1
     return MaskedVariable(selection.selected(tx.graph, one), mask)
+
+
+def gather_selected(tx: Interpreter, array: ArrayVariable, index: MaskedVariable
+                    ) -> MaskedVariable:
+    """`a[idx[m]]`: the rows of `a` at a selection of integers, a selection under the same
+    mask. The unselected places gather row 0 (holding 1 afterwards), so only the selected
+    indices are checked against `a`'s length, as NumPy checks them."""
+    idx = index.values
+    if idx.dtype.kind not in "iu" or idx.ndim != index.mask.ndim or array.value.ndim == 0:
+        raise _refuse("indexing with a selection that is not of integers")
+    if array.value.shape[0] == 0:
+        raise _refuse("indexing an empty array")
+    graph = tx.graph
+    safe = graph.op("where", [index.mask, idx, graph.const(idx.dtype.type(0))])
+    rows = call_numpy_api("indexing with a selection", numpy_api.getitem, graph, array.value,
+                          safe)
+    return MaskedVariable(MaskedVariable(rows, index.mask).selected(
+        graph, True if rows.dtype == np.bool_ else 1), index.mask)
 
 
 def element(graph: Graph, selection: MaskedVariable, i: int | Value) -> Value:
