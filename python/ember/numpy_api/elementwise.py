@@ -265,6 +265,8 @@ def clip(graph: Graph, a: object, a_min: object = None, a_max: object = None, ou
         if type(hi) is int and hi > info.max:
             hi = None
     if lo is None and hi is None:
+        if x.dtype == np.bool_:
+            np.clip(np.zeros(1, np.bool_), None, None)  # NumPy's error: no positive for bool
         clipped = graph.op("copy", [x], scalar=x.ndim == 0)
         graph.layouts[clipped.id] = "map"  # a ufunc's result, not np.copy's
         return clipped
@@ -299,8 +301,8 @@ def round_(graph: Graph, a: object, decimals: object = 0, out: object = None) ->
     d = static_int(decimals, "np.round")
     if x.dtype.kind == "b" and d != 0:
         np.round(np.zeros((1,), x.dtype), d)  # NumPy's own casting error
-    if x.dtype.kind in "iu" and d >= 0:
-        return as_numpy_scalar(graph, x)
+    if x.dtype.kind in "iu" and d >= 0:  # nothing to round, but still a new array
+        return as_numpy_scalar(graph, graph.op("copy", [x], scalar=x.scalar))
     if d == 0:
         return graph.op("rint", [x])
     factor = graph.const(float(10 ** abs(d)))
