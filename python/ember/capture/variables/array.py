@@ -75,9 +75,15 @@ def fresh_result(graph: Any, result: Any, first_node: int) -> Any:
 
 
 def call_numpy_api(what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
-    """Call a `numpy_api` entry point, turning its refusals and NumPy errors into breaks."""
+    """Call a `numpy_api` entry point, turning its refusals and NumPy errors into breaks.
+    NumPy math a handler does on constants that sets a floating-point flag (`np.float32(1e300)`
+    overflows in the cast) is not done at capture: NumPy warns on every call, so the call runs
+    in Python."""
     try:
-        return fn(*args, **kwargs)
+        with np.errstate(all="raise"):
+            return fn(*args, **kwargs)
+    except FloatingPointError as exc:
+        raise graph_break("side_effect", what=f"{what} ({exc})") from exc
     except Unsupported as exc:
         raise from_numpy_api(exc) from exc
     except (TypeError, ValueError, IndexError, ZeroDivisionError, OverflowError) as exc:
