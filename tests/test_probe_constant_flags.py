@@ -76,3 +76,24 @@ def test_r_of_python_ints_as_numpy(name):
     expr, dtype = R_[name]
     f = define(f"def f(a):\n    return {expr}\n")
     assert_scenario_as_numpy(called_twice(f, (np.array([3, 100], dtype),)), compiled_code=False)
+
+
+STORES = {
+    "item": "def f(b):\n    b[0] = 1e300\n    return b\n",
+    "item_in_a_loop": "def f(b):\n    for i in range(3):\n        b[i] = 1e300\n    return b\n",
+    "variable_in_a_loop": "def f(b):\n    x = 1e300\n    for i in range(3):\n        b[i] = x\n    return b\n",
+    "slice": "def f(b):\n    b[:] = 1e300\n    return b\n",
+    "numpy_float64": "def f(b):\n    b[1] = np.float64(1e300)\n    return b\n",
+    "mask": "def f(b):\n    b[b > 0] = 1e300\n    return b\n",
+    "computed_in_a_loop": ("def f(b):\n    for i in range(3):\n        b[i] = 1e200 * (i + 1) * 1e100\n"
+                           "    return b\n"),
+    "nan_into_int": ("def f(b):\n    c = np.zeros(3, np.int32)\n    for i in range(3):\n"
+                     "        c[i] = np.nan\n    return c\n"),
+    "fits": "def f(b):\n    b[0] = 3e38\n    b[1:] = -1.5\n    return b\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(STORES))
+def test_stores_that_overflow_in_the_cast_warn_on_every_call(name):
+    f = define(STORES[name])
+    assert_scenario_as_numpy(called_twice(f, (np.ones(3, np.float32),)), compiled_code=False)
