@@ -53,3 +53,24 @@ WRITES = {
 def test_writes_into_a_new_result_leave_the_argument(name):
     f = define(WRITES[name])
     assert_scenario_as_numpy(called_twice(f, (np.array([1.0, 2.0, 3.0, 4.0]),)))
+
+
+EINSUM_VIEWS = {
+    "diagonal": ("ii->i", (3, 3)),
+    "diagonal_of_leading_axes": ("iij->ij", (3, 3, 2)),
+    "diagonal_moved_first": ("jii->ij", (2, 3, 3)),
+    "batched_diagonal": ("...ii->...i", (2, 3, 3)),
+    "trace_is_a_number": ("ii", (3, 3)),
+    "column_sums_are_new": ("ij->j", (3, 4)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EINSUM_VIEWS))
+def test_einsum_of_one_operand_shares_memory_as_numpy(name):
+    """`np.einsum('ii->i', a)` of a contiguous `a` is a writeable view of its diagonal in
+    NumPy: written into, it changes `a`."""
+    subscripts, shape = EINSUM_VIEWS[name]
+    f = define(f"def f(a):\n    r = np.einsum({subscripts!r}, a)\n    r2 = r * 1\n"
+               f"    if np.ndim(r):\n        r[...] = -1\n    return a, r, r2\n")
+    a = np.arange(float(np.prod(shape))).reshape(shape)
+    assert_scenario_as_numpy(called_twice(f, (a,)))
