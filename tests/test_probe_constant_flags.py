@@ -81,12 +81,13 @@ def test_r_of_python_ints_as_numpy(name):
 STORES = {
     "item": "def f(b):\n    b[0] = 1e300\n    return b\n",
     "item_in_a_loop": "def f(b):\n    for i in range(3):\n        b[i] = 1e300\n    return b\n",
-    "variable_in_a_loop": "def f(b):\n    x = 1e300\n    for i in range(3):\n        b[i] = x\n    return b\n",
+    "variable_in_a_loop": ("def f(b):\n    x = 1e300\n    for i in range(3):\n        b[i] = x\n"
+                           "    return b\n"),
     "slice": "def f(b):\n    b[:] = 1e300\n    return b\n",
     "numpy_float64": "def f(b):\n    b[1] = np.float64(1e300)\n    return b\n",
     "mask": "def f(b):\n    b[b > 0] = 1e300\n    return b\n",
-    "computed_in_a_loop": ("def f(b):\n    for i in range(3):\n        b[i] = 1e200 * (i + 1) * 1e100\n"
-                           "    return b\n"),
+    "computed_in_a_loop": ("def f(b):\n    for i in range(3):\n"
+                           "        b[i] = 1e200 * (i + 1) * 1e100\n    return b\n"),
     "nan_into_int": ("def f(b):\n    c = np.zeros(3, np.int32)\n    for i in range(3):\n"
                      "        c[i] = np.nan\n    return c\n"),
     "fits": "def f(b):\n    b[0] = 3e38\n    b[1:] = -1.5\n    return b\n",
