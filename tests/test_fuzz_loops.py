@@ -96,6 +96,12 @@ _FOUND = {
         (_FOUND_DIR / "list_returned_from_the_rest_after_a_loop_that_may_return.py"
          ).read_text(),
         ("bool", "bool", "bool"), [(16, 10, 12, 4, 18126), (16, 10, 12, 2, 27263)]),
+    # A Python float stored into a float32 array in a loop, out of float32's range: NumPy
+    # warns "overflow encountered in cast" on every call (the store's cast was done once,
+    # at capture, quietly; seed 60618, shrunk).
+    "python_float_stored_into_float32": LoopProgram(
+        (_FOUND_DIR / "python_float_stored_into_float32.py").read_text(),
+        ("bool", "float32", "bool"), [(3, 10, 1, 1, 11437)]),
 }
 
 

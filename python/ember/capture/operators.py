@@ -60,6 +60,17 @@ def _operand(vt: VariableTracker) -> object:
     return vt.graph_value() if isinstance(vt, PythonScalarVariable) else to_api(vt)
 
 
+def _check_python_ints(tx: Interpreter, x: object, y: object) -> None:
+    """A run-time Python int beyond the range of the integer array it meets (NumPy's
+    OverflowError, or its comparison of the numbers) runs the frame as plain Python."""
+    from ember.capture.loops import frame_branches
+    from ember.numpy_api.elementwise import python_ints_out_of_range
+
+    failed = python_ints_out_of_range(tx.graph, [x, y])
+    if failed is not None:
+        frame_branches.add_check(tx, failed)
+
+
 def _scalars_meet(a: VariableTracker, b: VariableTracker) -> bool:
     """Python numbers, one known only at run time: Python computes it, in the entry."""
     return ((isinstance(a, PythonScalarVariable) or isinstance(b, PythonScalarVariable))
@@ -78,8 +89,9 @@ def binary_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
         if op in ("/", "//", "%"):
             b = _python_divisor(tx, a, b)
         a, infinite = _python_dividend(tx, op, a, b)
-        result = call_numpy_api(f"operator {op}", numpy_api.binary_op, tx.graph, op,
-                                _operand(a), _operand(b))
+        x, y = _operand(a), _operand(b)
+        _check_python_ints(tx, x, y)
+        result = call_numpy_api(f"operator {op}", numpy_api.binary_op, tx.graph, op, x, y)
         if _python_number(a) and _python_number(b):
             _python_result(tx, result)
         if infinite is not None:
@@ -288,8 +300,9 @@ def compare_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
     if isinstance(a, masked.MaskedVariable) or isinstance(b, masked.MaskedVariable):
         return masked.compare(tx, op, a, b)
     if isinstance(a, ArrayVariable) or isinstance(b, ArrayVariable):
-        result = call_numpy_api(f"operator {op}", numpy_api.compare_op, tx.graph, op,
-                                _operand(a), _operand(b))
+        x, y = _operand(a), _operand(b)
+        _check_python_ints(tx, x, y)
+        result = call_numpy_api(f"operator {op}", numpy_api.compare_op, tx.graph, op, x, y)
         return wrap_api_result(result)
     if a.is_constant() and b.is_constant():
         value = fold(f"operator {op}", COMPARE_OPERATORS[op], a.constant(), b.constant())

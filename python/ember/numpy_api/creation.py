@@ -41,6 +41,7 @@ def _full(graph: Graph, what: str, shape: tuple[int | str, ...], fill: object,
         return graph.op("broadcast_to", [value], shape=list(shape))
     number = static_number(fill, what)
     dt = dtype if dtype is not None else np.asarray(fill).dtype
+    np.full((), number, dt)  # NumPy's own error or floating-point flag for the cast
     return graph.full(shape, number, as_dtype(dt, what))
 
 

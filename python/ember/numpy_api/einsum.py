@@ -120,6 +120,25 @@ def _diagonal(graph: Graph, x: Labelled) -> Labelled:
     return value, labels
 
 
+def _diagonal_view(graph: Graph, x: Value, labels: str, output: str) -> Value | None:
+    """`np.einsum('ii->i', x)`, one label twice and every label kept: NumPy hands out a
+    (writeable) view of the diagonal, which is np.diagonal's with its axis where the output
+    puts it."""
+    from ember.numpy_api.linalg import diagonal
+
+    twice = [c for c in set(labels) if labels.count(c) > 1]
+    if len(twice) != 1 or labels.count(twice[0]) != 2 or set(output) != set(labels):
+        return None
+    c = twice[0]
+    i, j = labels.index(c), labels.index(c, labels.index(c) + 1)
+    if not all(isinstance(d, int) for d in x.shape):
+        return None
+    view = diagonal(graph, x, 0, i, j)
+    graph.root.read_only.discard(view.id)
+    order = "".join(ch for k, ch in enumerate(labels) if k not in (i, j)) + c
+    return _transpose(graph, (view, order), output)
+
+
 def _contract(graph: Graph, a: Labelled, b: Labelled, keep: set[str]) -> Labelled:
     la, lb = a[1], b[1]
     batch = "".join(c for c in la if c in lb and c in keep)
@@ -164,6 +183,10 @@ def einsum(graph: Graph, *operands: object, out: object = None, dtype: object = 
         to_value(graph, v, "np.einsum")) for v in arrays]
     inputs, output = _parse(subscripts, values)
     result_dtype = np.result_type(*(v.dtype for v in values))
+    if len(values) == 1:
+        view = _diagonal_view(graph, values[0], inputs[0], output)
+        if view is not None:
+            return view
     terms = [_diagonal(graph, (v, s)) for v, s in zip(values, inputs, strict=True)]
     reduced: list[Labelled] = []
     for i, (value, labels) in enumerate(terms):

@@ -55,6 +55,35 @@ def check_python_scalars(fn: Callable[..., Any], args: list[object]) -> None:
         fn(*stand_ins)
 
 
+def python_ints_out_of_range(graph: Graph, values: list[object]) -> Value | None:
+    """For a Python int known only at run time (a weak int value) meeting an integer array of
+    a narrower dtype, where NumPy raises OverflowError for an int beyond that dtype's range
+    (and compares the numbers): a 0-d bool, true where it is beyond; None where nothing can
+    be (no such int, or capture bounds it: a loop index, a narrow int)."""
+    ints = [v for v in values if isinstance(v, Value) and v.weak and v.dtype.kind == "i"]
+    dtypes = [v.dtype for v in values
+              if isinstance(v, Value) and not v.weak and v.dtype.kind in "iu"]
+    if not ints or not dtypes or len(dtypes) != len(values) - len(ints):
+        return None
+    dtype = np.result_type(*dtypes)
+    if dtype == np.int64:
+        return None
+    info = np.iinfo(dtype)
+    from ember.capture.loops.intervals import interval
+
+    failed = None
+    for v in ints:
+        known = interval(v)
+        if known is not None and info.min <= known[0] and known[1] <= info.max:
+            continue
+        beyond = graph.op("lt", [v, graph.const(max(int(info.min), -2**63), np.int64, weak=False)])
+        if info.max < 2**63:
+            high = graph.op("gt", [v, graph.const(int(info.max), np.int64, weak=False)])
+            beyond = graph.op("logical_or", [beyond, high])
+        failed = beyond if failed is None else graph.op("logical_or", [failed, beyond])
+    return failed
+
+
 def _check_pow(x: Value, y: object) -> None:
     if (isinstance(y, int) and not isinstance(y, bool) and y < 0 and x.dtype.kind in "biu"):
         raise ValueError("Integers to negative integer powers are not allowed.")
@@ -265,6 +294,8 @@ def clip(graph: Graph, a: object, a_min: object = None, a_max: object = None, ou
         if type(hi) is int and hi > info.max:
             hi = None
     if lo is None and hi is None:
+        if x.dtype == np.bool_:
+            np.clip(np.zeros(1, np.bool_), None, None)  # NumPy's error: no positive for bool
         clipped = graph.op("copy", [x], scalar=x.ndim == 0)
         graph.layouts[clipped.id] = "map"  # a ufunc's result, not np.copy's
         return clipped
@@ -299,8 +330,8 @@ def round_(graph: Graph, a: object, decimals: object = 0, out: object = None) ->
     d = static_int(decimals, "np.round")
     if x.dtype.kind == "b" and d != 0:
         np.round(np.zeros((1,), x.dtype), d)  # NumPy's own casting error
-    if x.dtype.kind in "iu" and d >= 0:
-        return as_numpy_scalar(graph, x)
+    if x.dtype.kind in "iu" and d >= 0:  # nothing to round, but still a new array
+        return as_numpy_scalar(graph, graph.op("copy", [x], scalar=x.scalar))
     if d == 0:
         return graph.op("rint", [x])
     factor = graph.const(float(10 ** abs(d)))

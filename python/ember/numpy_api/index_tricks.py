@@ -96,6 +96,9 @@ def _joined(graph: Graph, key: object, columns: bool) -> Value:
             if items[-1].weak:  # a traced Python number: weak in the result type
                 scalars.append(items[-1].dtype.type(0).item())
     dtype = np.result_type(*[v.dtype for v in items if not v.weak], *scalars)
+    for part in parts:
+        if _number(part):
+            np.array(part, dtype=dtype)  # NumPy's OverflowError for an int out of the dtype's range
     arrays = []
     for v in items:
         if v.dtype != dtype or v.weak:

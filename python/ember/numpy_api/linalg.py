@@ -11,7 +11,7 @@ from numpy.lib.array_utils import normalize_axis_index
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
 from ember.graph.shapes import format_shape
-from ember.numpy_api.convert import any_value, as_array, to_value
+from ember.numpy_api.convert import any_value, as_array, as_numpy_scalar, to_value
 from ember.numpy_api.elementwise import apply, check_python_scalars
 from ember.numpy_api.shape_ops import reshape_value
 
@@ -230,7 +230,10 @@ def conjugate(graph: Graph, x: object, out: object = None) -> Any:
         raise Unsupported("np.conjugate with out=")
     if not any_value([x]):
         return np.conjugate(x)  # type: ignore[arg-type]
-    return graph.op("copy", [as_array(graph, to_value(graph, x, "np.conjugate"))])
+    v = as_array(graph, to_value(graph, x, "np.conjugate"))
+    if v.dtype == np.bool_:  # NumPy's loop for bool is its int8 one
+        return as_numpy_scalar(graph, graph.op("astype", [v], dtype=np.dtype(np.int8)))
+    return as_numpy_scalar(graph, graph.op("copy", [v]))
 
 
 def conjugate_method(graph: Graph, x: Value) -> Value:

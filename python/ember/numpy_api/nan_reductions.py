@@ -240,7 +240,7 @@ def nanmedian(graph: Graph, a: object, axis: object = None, out: object = None,
     takes np.median of the numbers (the middle one, or the mean of two); over a short axis
     (`_nanmedian_small`'s masked median) half the sum of both, which is the same number
     unless doubling it overflows. Integer data hold no NaN: np.median."""
-    from ember.numpy_api.order_statistics import median
+    from ember.numpy_api.order_statistics import median, rerun_at_signed_zeros
     from ember.numpy_api.take import take_along_axis
 
     what = "np.nanmedian"
@@ -271,6 +271,7 @@ def nanmedian(graph: Graph, a: object, axis: object = None, out: object = None,
         odd = graph.op("squeeze", [graph.op("eq", [graph.op("mod", [count, graph.const(2)]),
                                                    graph.const(1)])], axis=[ax])
         half = graph.op("where", [odd, a_high, half])
+    rerun_at_signed_zeros(graph, data, half)
     if keep:
         half = reshape_value(graph, half, (1,) * x.ndim) if axes is None else (
             graph.op("expand_dims", [half], axis=[ax]))

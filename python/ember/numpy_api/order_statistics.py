@@ -16,7 +16,7 @@ import numpy as np
 
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
-from ember.numpy_api.convert import as_numpy_scalar, reject, static_int
+from ember.numpy_api.convert import as_numpy_scalar, reject, rerun_unless, static_int
 from ember.numpy_api.reductions import mean
 from ember.numpy_api.shape_ops import array_arg, reshape_value
 from ember.numpy_api.sorting import sort
@@ -55,6 +55,20 @@ def _nan_where_last_is(graph: Graph, s: Value, ax: int, result: Value, keep: boo
     return graph.op("where", [graph.op("isnan", [last]), nan, result], scalar=result.scalar)
 
 
+def rerun_at_signed_zeros(graph: Graph, x: Value, result: Value) -> None:
+    """NumPy picks its elements with a partition, which leaves zeros of both signs in an
+    order of its own: where `x` holds a -0.0 and a result is a zero, NumPy answers."""
+    if x.dtype.kind != "f":
+        return
+    zero = graph.const(0.0, x.dtype, weak=False)
+    negative_zero = graph.op("logical_and", [graph.op("eq", [x, zero]),
+                                             graph.op("signbit", [x])])
+    at_zero = graph.op("eq", [result, graph.const(0.0, result.dtype, weak=False)])
+    bad = graph.op("logical_and", [graph.op("any", [negative_zero], axis=None, keepdims=False),
+                                   graph.op("any", [at_zero], axis=None, keepdims=False)])
+    rerun_unless(graph, graph.op("logical_not", [bad]))
+
+
 def median(graph: Graph, a: object, axis: object = None, out: object = None,
            overwrite_input: object = False, keepdims: object = False) -> Any:
     reject("np.median", out=out, overwrite_input=overwrite_input or None)
@@ -65,6 +79,7 @@ def median(graph: Graph, a: object, axis: object = None, out: object = None,
     keep = bool(keepdims)
     result = mean(graph, middle, axis=ax, keepdims=keep)
     result = _nan_where_last_is(graph, s, ax, result, keep)
+    rerun_at_signed_zeros(graph, x, result)
     if keep and axis is None:
         result = reshape_value(graph, result, (1,) * x.ndim)
     return as_numpy_scalar(graph, result)
@@ -96,6 +111,7 @@ def _quantile(graph: Graph, a: object, q: object, axis: object, method: object,
                                           for v in values], axis=0)
     result = _nan_where_last_is(graph, s, ax, result, False) if quantiles.ndim == 0 else (
         _nan_where_last_is(graph, graph.op("expand_dims", [s], axis=[0]), ax + 1, result, False))
+    rerun_at_signed_zeros(graph, x, result)
     return as_numpy_scalar(graph, result)
 
 

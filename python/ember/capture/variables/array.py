@@ -38,15 +38,52 @@ VIEW_OPS = frozenset(
 
 # Functions that return their array argument itself when it needs no conversion (np.array
 # only with `copy=None`, np.squeeze with no axis of length 1, np.atleast_*d of an array of
-# as many dimensions: their handlers return the argument's value only then).
+# as many dimensions, np.diff with n=0, np.astype to its own dtype with copy=False: their
+# handlers return the argument's value only then).
 _RETURN_THE_ARRAY = (np.asarray, np.asanyarray, np.array, np.squeeze, np.atleast_1d,
-                     np.atleast_2d, np.atleast_3d)
+                     np.atleast_2d, np.atleast_3d, np.diff, np.astype)
+
+
+# NumPy functions and array methods that may return a view of (or the very) array they were
+# given; every other one returns a new array, which a handler that built its result from view
+# ops alone (`np.repeat(a, 1)`, `np.roll(a, 0)`) must copy to be.
+_MAY_RETURN_A_VIEW = frozenset({
+    np.array, np.asarray, np.asanyarray, np.ascontiguousarray, np.astype, np.atleast_1d,
+    np.atleast_2d, np.atleast_3d, np.broadcast_arrays, np.broadcast_to, np.diag, np.diagonal,
+    np.diff, np.einsum, np.expand_dims, np.flip, np.meshgrid, np.moveaxis, np.ravel,
+    np.reshape, np.squeeze, np.swapaxes, np.transpose, np.split, np.array_split, np.ndarray,
+    np.float32, np.float64, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+    np.uint32, np.uint64, np.bool_})
+_METHODS_MAY_RETURN_A_VIEW = frozenset({
+    "astype", "conj", "conjugate", "diagonal", "ravel", "reshape", "squeeze", "swapaxes",
+    "transpose"})
+
+
+def fresh_result(graph: Any, result: Any, first_node: int) -> Any:
+    """`result` as a new array: copied where the handler built it from view ops alone of an
+    array that existed before it ran (its nodes from `first_node` on)."""
+    if not isinstance(result, Value) or result.scalar or result.weak:
+        return result
+    made = {id(v): n for n in graph.nodes[first_node:] for v in (n.out, *n.extra)}
+    value = result
+    while id(value) in made:
+        node = made[id(value)]
+        if node.op not in VIEW_OPS:
+            return result
+        value = node.inputs[0]
+    return graph.op("copy", [result])
 
 
 def call_numpy_api(what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
-    """Call a `numpy_api` entry point, turning its refusals and NumPy errors into breaks."""
+    """Call a `numpy_api` entry point, turning its refusals and NumPy errors into breaks.
+    NumPy math a handler does on constants that sets a floating-point flag (`np.float32(1e300)`
+    overflows in the cast) is not done at capture: NumPy warns on every call, so the call runs
+    in Python."""
     try:
-        return fn(*args, **kwargs)
+        with np.errstate(all="raise", under="ignore"):  # NumPy ignores underflow by default
+            return fn(*args, **kwargs)
+    except FloatingPointError as exc:
+        raise graph_break("side_effect", what=f"{what} ({exc})") from exc
     except Unsupported as exc:
         raise from_numpy_api(exc) from exc
     except (TypeError, ValueError, IndexError, ZeroDivisionError, OverflowError) as exc:
@@ -483,10 +520,13 @@ class ArrayMethodVariable(VariableTracker):
             return NumpyFunctionVariable(np.clip, self.handler).call(
                 tx, [self.array, *args], kwargs)
         convert = shape_to_api if self.name == "reshape" else to_api
+        first_node = len(tx.graph.nodes)
         result = call_numpy_api(
             f"ndarray.{self.name}", self.handler, tx.graph, self.array.value,
             *[convert(a) for a in args], **{k: to_api(v) for k, v in kwargs.items()},
         )
+        if self.name not in _METHODS_MAY_RETURN_A_VIEW | {"sort", "fill"}:
+            result = fresh_result(tx.graph, result, first_node)
         if self.name in ("sort", "fill"):  # update the array in place and return None
             from ember.capture.operators import write_into
 
@@ -496,8 +536,8 @@ class ArrayMethodVariable(VariableTracker):
             copy = kwargs.get("copy")
             if copy is not None and copy.is_constant() and copy.constant() is False:
                 return self.array  # NumPy returns the array itself: no cast, no copy asked
-        if self.name == "squeeze" and result is self.array.value:
-            return self.array  # nothing to squeeze: NumPy returns the array itself
+        if self.name in ("squeeze", "conj", "conjugate") and result is self.array.value:
+            return self.array  # nothing to squeeze, a real array: NumPy returns it itself
         return wrap_api_result(result)
 
 
@@ -580,6 +620,7 @@ class NumpyFunctionVariable(VariableTracker):
             return self._into(tx, args, kwargs)
         api_args = [shape_to_api(a) if _is_shape_arg(self.fn, i, len(args)) else to_api(a)
                     for i, a in enumerate(args)]
+        first_node = len(tx.graph.nodes)
         result = call_numpy_api(
             self.describe(), self.handler, tx.graph, *api_args,
             **{k: shape_to_api(v) if _is_shape_arg(self.fn, k, len(args)) else to_api(v)
@@ -595,6 +636,8 @@ class NumpyFunctionVariable(VariableTracker):
         if (self.fn in _RETURN_THE_ARRAY and args and isinstance(args[0], ArrayVariable)
                 and result is args[0].value):
             return args[0]  # NumPy returns the argument itself, not a view of it
+        if self.fn not in _MAY_RETURN_A_VIEW:
+            result = fresh_result(tx.graph, result, first_node)
         return wrap_api_result(result)
 
     def _into(self, tx: Interpreter, args: list[VariableTracker],
