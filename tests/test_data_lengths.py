@@ -1,7 +1,7 @@
 """Arrays whose length only the data knows, compiled against NumPy on random inputs (fixed
 seed): slices whose bounds the graph computes (`out[:k]` after a counting loop, `x[k:]`
 with `k` a count), taken by the entry as views of the graph's buffer or of the argument;
-`np.unique` (with `return_index`, `return_counts`); an element of a boolean-mask selection
+`np.unique` (with `return_index`, `return_inverse`, `return_counts`, `equal_nan`); an element of a boolean-mask selection
 (`cdf[cdf > 0][0]`); and the handlers `np.lexsort` and `np.interp`. Values, dtypes, shapes,
 memory shared as NumPy shares it, errors, and no graph break."""
 
@@ -169,13 +169,39 @@ def unique_inverse(x):
     return np.unique(x, return_inverse=True)
 
 
-def test_unique_with_return_inverse_runs_in_numpy() -> None:
-    x = np.array([3, 1, 3, 2])
-    got, _ = _compiled(unique_inverse, x)
-    assert_same(got, unique_inverse(x))
+def unique_everything(x):
+    values, first, inverse, counts = np.unique(x, return_index=True, return_inverse=True,
+                                               return_counts=True)
+    return values, first, inverse, counts, inverse * 2 + 1, len(values)
 
 
-# ---- x[mask][i] ---------------------------------------------------------------------------
+def unique_nans_apart(x):
+    values, inverse = np.unique(x, return_inverse=True, equal_nan=False)
+    return values, inverse, np.unique(x, return_counts=True, equal_nan=False)
+
+
+def unique_array_api(x):
+    counted, inverted, everything = np.unique_counts(x), np.unique_inverse(x), np.unique_all(x)
+    return (tuple(counted), tuple(inverted), tuple(everything), counted.counts,
+            inverted.inverse_indices.sum(), everything.indices)
+
+
+@seed(20261207)
+@SETTINGS
+@given(arrays(), st.sampled_from(["cranelift", "eager"]))
+def test_unique_with_return_inverse_matches_numpy(x, backend) -> None:
+    """The inverse is an array of the graph, of `x`'s shape (NaNs one value, or each its own
+    with `equal_nan=False`, as NumPy's)."""
+    for fn in (unique_inverse, unique_everything, unique_nans_apart, unique_array_api):
+        want = fn(np.copy(x))
+        ember.reset()
+        compiled = ember.compile(fn, backend=backend)
+        compiled(np.copy(x))
+        assert_same(compiled(x), want)
+        assert ember.stats()["graph_breaks"] == 0, ember.stats()["break_reasons"]
+
+
+# # ---- x[mask][i] ---------------------------------------------------------------------------
 
 
 def first_selected(x, t, i):

@@ -170,24 +170,29 @@ def data_view(tx: Interpreter, array: ArrayVariable, index: VariableTracker
 
 def numpy_call(tx: Interpreter, fn: Any, args: list[VariableTracker],
                kwargs: dict[str, VariableTracker]) -> VariableTracker | None:
-    """`np.unique(x)` of an array (flattened, as NumPy does), with `return_index` and
-    `return_counts`; None for other calls."""
+    """`np.unique(x)` of an array (flattened, as NumPy does), with `return_index`,
+    `return_inverse` (an array of the graph: `x`'s shape), `return_counts` and `equal_nan`;
+    None for other calls (`sorted=False`, whose order NumPy leaves open)."""
     if fn is not np.unique or len(args) != 1 or type(args[0]) is not ArrayVariable:
         return None
-    flags = {"return_index": False, "return_counts": False, "return_inverse": False}
+    flags = {"return_index": False, "return_inverse": False, "return_counts": False,
+             "equal_nan": True, "sorted": True}
     for name, vt in kwargs.items():
         if name not in flags or not vt.is_constant() or type(vt.constant()) is not bool:
             return None
         flags[name] = vt.constant()
     x = args[0].value
-    if flags["return_inverse"] or any(isinstance(d, str) for d in x.shape) or (
+    if not flags["sorted"] or any(isinstance(d, str) for d in x.shape) or (
             x.dtype.kind not in "biuf"):
         return None
     from ember.numpy_api.sorting import unique_buffers
 
-    buffers, count = unique_buffers(tx.graph, x, flags["return_index"],
-                                    flags["return_counts"])
-    views = [DataViewVariable(b, [DataSliceVariable([ConstantVariable(None),
-                                                     ArrayVariable(count)])])
-             for b in buffers]
+    buffers, count, inverse = unique_buffers(
+        tx.graph, x, flags["return_index"], flags["return_counts"], flags["return_inverse"],
+        flags["equal_nan"])
+    views: list[VariableTracker] = [
+        DataViewVariable(b, [DataSliceVariable([ConstantVariable(None), ArrayVariable(count)])])
+        for b in buffers]
+    if inverse is not None:  # NumPy's order: values, index, inverse, counts
+        views.insert(1 + flags["return_index"], ArrayVariable(inverse))
     return views[0] if len(views) == 1 else TupleVariable(views)
