@@ -155,10 +155,10 @@ def linspace(graph: Graph, start: object, stop: object, num: object = 50,
     """NumPy's linspace, op for op: arange(num) * step + start, the last element set to stop.
     A symbolic `num` (`np.linspace(0, 1, len(x))`) divides by `num - 1` computed in the
     graph (the last element of the arange), as NumPy divides by the int."""
-    if isinstance(start, Value) or isinstance(stop, Value):
-        raise Unsupported("np.linspace with array bounds")
     if axis != 0:
         raise Unsupported("np.linspace with axis=")
+    if isinstance(start, Value) or isinstance(stop, Value):
+        return _linspace_of_values(graph, start, stop, num, endpoint, retstep, dtype)
     symbolic = isinstance(num, str)
     n = num if symbolic else operator.index(num)  # type: ignore[arg-type]
     if not symbolic and n < 0:  # type: ignore[operator]
@@ -200,6 +200,56 @@ def linspace(graph: Graph, start: object, stop: object, num: object = 50,
         head = getitem(graph, y, slice(None, -1))
         y = graph.op("concatenate", [head, graph.full((1,), static_number(stop, "np.linspace"),
                                                       dt)], axis=0)
+    if target.kind in "iu":
+        y = graph.op("floor", [y])
+    if y.dtype != target:
+        y = graph.op("astype", [y], dtype=target)
+    if retstep:
+        return y, step
+    return y
+
+
+def _linspace_of_values(graph: Graph, start: object, stop: object, num: object,
+                        endpoint: bool, retstep: bool, dtype: object) -> Any:
+    """np.linspace between bounds the graph computes (`np.linspace(x.min(), x.max(), 5)`),
+    of any shapes that broadcast: NumPy's steps op for op, its test of a step that rounds
+    to zero (then `y / div * delta`) a `where` on the data."""
+    from ember.numpy_api.derived import result_type
+
+    what = "np.linspace"
+    if isinstance(num, str):
+        raise Unsupported("np.linspace of a symbolic size between array bounds")
+    n = operator.index(num)  # type: ignore[arg-type]
+    if n < 0:
+        raise ValueError(f"Number of samples, {n}, must be non-negative.")
+    lo, hi = (to_value(graph, b, what) for b in (start, stop))
+    if any(isinstance(d, str) for b in (lo, hi) for d in b.shape):
+        raise Unsupported("np.linspace between bounds of symbolic shape")
+    dt = result_type(graph, lo, hi)
+    if dt.kind not in "fc":
+        dt = np.result_type(dt, 0.0)
+    dt = as_dtype(dt, what)
+    target = dtype_arg(dtype, what) or dt
+    lo, hi = (graph.op("astype", [b], dtype=dt, weak=False) for b in (lo, hi))
+    delta = graph.op("sub", [hi, lo])
+    y = graph.arange(0, 1, n, dt)
+    y = graph.op("reshape", [y], shape=[n, *[1] * delta.ndim])
+    div = n - 1 if endpoint else n
+    step: Any = math.nan
+    if div > 0:
+        step = graph.op("div", [delta, graph.const(div)])
+        rounded = graph.op("any", [graph.op("eq", [step, graph.const(0)])], axis=None,
+                           keepdims=False)
+        scaled = graph.op("mul", [graph.op("div", [y, graph.const(div)]), delta])
+        y = graph.op("where", [rounded, scaled, graph.op("mul", [y, step])])
+    else:
+        y = graph.op("mul", [y, delta])
+    y = graph.op("add", [y, lo])
+    if endpoint and n > 1:
+        row = graph.arange(0, 1, n, np.dtype(np.int64))
+        last = graph.op("eq", [row, graph.const(np.int64(n - 1))])
+        last = graph.op("reshape", [last], shape=[n, *[1] * delta.ndim])
+        y = graph.op("where", [last, hi, y])
     if target.kind in "iu":
         y = graph.op("floor", [y])
     if y.dtype != target:
