@@ -1,5 +1,5 @@
 """NumPy functions ember computes from its own ops (`numpy_api/composites.py`, `scans.py`) and
-the keywords it added to existing ones (`np.frexp` among them), compiled against NumPy: values, dtypes, shapes,
+the keywords it added to existing ones, compiled against NumPy: values, dtypes, shapes,
 layouts, warnings and errors, as one graph without a break, and inside a loop body."""
 
 from __future__ import annotations
