@@ -224,7 +224,7 @@ def test_inplace_on_fresh_arrays_only(recorder):
     [
         ("def f(x):\n    print(x)\n    return x", "side_effect"),
         ("def f(x):\n    if x.sum() > 0:\n        return x\n    return -x", "data_dependent_branch"),
-        ("def f(x):\n    return int(x.sum())", "data_dependent_value"),
+        ("def f(x):\n    return int(x.astype(np.uint64).sum())", "data_dependent_value"),
         ("def f(x):\n    x.attr = 1\n    return x", "side_effect"),
         ("def f(x):\n    with x:\n        return x", "call"),  # an array has no __enter__
         ("def f(x):\n    return undefined_name + x", "name"),

@@ -1,7 +1,8 @@
 """Arrays whose length only the data knows, compiled against NumPy on random inputs (fixed
 seed): slices whose bounds the graph computes (`out[:k]` after a counting loop, `x[k:]`
 with `k` a count), taken by the entry as views of the graph's buffer or of the argument;
-`np.unique` (with `return_index`, `return_counts`); an element of a boolean-mask selection
+`np.unique` (with `return_index`, `return_inverse`, `return_counts`, `equal_nan`);
+`np.argwhere`, `np.extract`, `np.compress`; an element of a boolean-mask selection
 (`cdf[cdf > 0][0]`); and the handlers `np.lexsort` and `np.interp`. Values, dtypes, shapes,
 memory shared as NumPy shares it, errors, and no graph break."""
 
@@ -169,10 +170,93 @@ def unique_inverse(x):
     return np.unique(x, return_inverse=True)
 
 
-def test_unique_with_return_inverse_runs_in_numpy() -> None:
-    x = np.array([3, 1, 3, 2])
-    got, _ = _compiled(unique_inverse, x)
-    assert_same(got, unique_inverse(x))
+def unique_everything(x):
+    values, first, inverse, counts = np.unique(x, return_index=True, return_inverse=True,
+                                               return_counts=True)
+    return values, first, inverse, counts, inverse * 2 + 1, len(values)
+
+
+def unique_nans_apart(x):
+    values, inverse = np.unique(x, return_inverse=True, equal_nan=False)
+    return values, inverse, np.unique(x, return_counts=True, equal_nan=False)
+
+
+def unique_array_api(x):
+    counted, inverted, everything = np.unique_counts(x), np.unique_inverse(x), np.unique_all(x)
+    return (tuple(counted), tuple(inverted), tuple(everything), counted.counts,
+            inverted.inverse_indices.sum(), everything.indices)
+
+
+@seed(20261207)
+@SETTINGS
+@given(arrays(), st.sampled_from(["cranelift", "eager"]))
+def test_unique_with_return_inverse_matches_numpy(x, backend) -> None:
+    """The inverse is an array of the graph, of `x`'s shape (NaNs one value, or each its own
+    with `equal_nan=False`, as NumPy's)."""
+    for fn in (unique_inverse, unique_everything, unique_nans_apart, unique_array_api):
+        want = fn(np.copy(x))
+        ember.reset()
+        compiled = ember.compile(fn, backend=backend)
+        compiled(np.copy(x))
+        assert_same(compiled(x), want)
+        assert ember.stats()["graph_breaks"] == 0, ember.stats()["break_reasons"]
+
+
+# # ---- np.argwhere, np.extract, np.compress --------------------------------------------------
+
+
+def where_and_what(x):
+    return np.argwhere(x), np.argwhere(x > 0), np.extract(x > 0, x), np.extract(x, x * 2)
+
+
+def compressed(x):
+    rows = np.compress(x[:, 0] > 0, x, axis=0)
+    return rows, np.compress(x.ravel() > 0, x), np.compress((x > 1)[0], x[0]), len(rows)
+
+
+def located(x):
+    places = np.argwhere(x < 0)
+    return places, places.shape, len(np.argwhere(x)), np.argwhere(x.T).dtype
+
+
+@seed(20261211)
+@SETTINGS
+@given(arrays(), st.sampled_from(["cranelift", "eager"]))
+def test_argwhere_extract_and_compress_match_numpy(x, backend) -> None:
+    """The chosen rows at the front of a buffer, their count its length (any shape, dtype
+    and condition type: NaN is nonzero as NumPy counts it)."""
+    fns = [where_and_what, located] + [compressed] * (x.ndim == 2 and x.size > 0)
+    if not x.size:
+        return
+    for fn in fns:
+        want = fn(np.copy(x))
+        ember.reset()
+        compiled = ember.compile(fn, backend=backend)
+        compiled(np.copy(x))
+        assert_same(compiled(x), want)
+        assert ember.stats()["graph_breaks"] == 0, ember.stats()["break_reasons"]
+
+
+def test_compress_and_extract_with_other_lengths_match_numpy() -> None:
+    """A shorter condition chooses among the first places (NumPy's truncation); a longer
+    one, another axis or a 0-d array run as NumPy, with its errors."""
+    x = np.arange(12.0).reshape(3, 4)
+
+    def shorter(x):
+        return np.compress([True, False, True], x), np.extract(x[0] > 1, x)
+
+    want = shorter(x)
+    got, stats = _compiled(shorter, x)
+    assert_same(got, want)
+    for fn in (lambda x: np.compress(np.ones(5, bool), x, axis=0),
+               lambda x: np.compress(x[0] > 1, x, axis=1), lambda x: np.argwhere(x[0, 0])):
+        try:
+            want = fn(x)
+        except Exception as exc:  # noqa: BLE001 -- the compiled function must raise it too
+            with pytest.raises(type(exc)):
+                ember.compile(fn)(x)
+            continue
+        assert_same(ember.compile(fn)(x), want)
 
 
 # ---- x[mask][i] ---------------------------------------------------------------------------

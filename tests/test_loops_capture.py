@@ -473,11 +473,11 @@ def crc_bytes(data):
 
 
 def test_a_break_in_every_cheap_trip_runs_the_frame_as_python(recorder, monkeypatch) -> None:
-    """Without loop ops, `int(data[i])` of a float (Python's int() may raise for it) breaks on
-    each of 200 trips of a few ops: one graph call per trip would cost more than NumPy, so
-    the frame runs as plain Python."""
+    """Without loop ops, `int(data[i])` of a uint64 (which a Python int held as int64 may not
+    hold) breaks on each of 200 trips of a few ops: one graph call per trip would cost more
+    than NumPy, so the frame runs as plain Python."""
     monkeypatch.setattr(ember.backends, "runs_loop_ops", lambda backend: False)
-    data = np.random.default_rng(10).integers(0, 256, 200).astype(np.float64)
+    data = np.random.default_rng(10).integers(0, 256, 200).astype(np.uint64)
     assert ember.compile(crc_bytes, backend=recorder)(data) == crc_bytes(data)
     assert recorder.graphs == []
     assert any("inside a loop of 200 trips" in r for r in ember.stats()["break_reasons"])

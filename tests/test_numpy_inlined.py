@@ -1,7 +1,7 @@
 """NumPy functions ember has no handler for but NumPy writes in Python are inlined (their
 module's globals read as constants; `np.fliplr`, `np.append`, `np.polyval`...), and a few
 defined here from ops ember has (`derived.py`: `np.deg2rad`, `np.heaviside`, `np.inner`,
-`np.vdot`, `np.result_type`; `np.copyto` in place). Each against NumPy: values, dtypes,
+`np.vdot`, `np.vecdot`, `np.result_type`; `np.copyto` in place). Each against NumPy: values, dtypes,
 shapes, arguments after the call; and captured whole (no graph break, on the fast path)."""
 
 from __future__ import annotations
@@ -33,6 +33,10 @@ WHOLE = [
      (np.array([-1.0, 0.0, 2.0, np.nan, -0.0]),)),
     ("inner", lambda a: (np.inner(a, a), np.inner(a[0], a[1]), np.inner(a, 2.0)), (M,)),
     ("vdot", lambda a: np.vdot(a, a) + np.vdot(a[:2], a[2:]), (M,)),
+    ("vecdot", lambda a: (np.vecdot(a, a), np.linalg.vecdot(a[0], a[1]), np.vecdot(a, a[0]),
+                          np.vecdot(a, a[:, :1], axis=0)), (M,)),
+    ("vecdot ints", lambda a: np.vecdot(a, a) + np.vecdot(a.T, a[0].astype(np.int8), axis=0),
+     (I,)),
     ("result_type", lambda a: a.astype(np.result_type(a, np.float32, 1.0)) * 2, (I,)),
     ("nan_to_num", lambda a: np.nan_to_num(a) + np.nan_to_num(a, nan=-1.0, posinf=9.0),
      (np.array([1.0, np.inf, -np.inf, np.nan]),)),
@@ -163,3 +167,13 @@ def test_imports_inside_a_captured_function():
     ember.reset()
     assert_same(ember.compile(f)(V), f(V), rtol=1e-12)
     assert ember.stats()["graph_breaks"] == 0, ember.stats()["break_reasons"]
+
+
+@pytest.mark.parametrize("backend", ["cranelift", "eager"])
+@pytest.mark.parametrize("fn", [lambda a: np.vecdot(a, a[:2]), lambda a: np.vecdot(a, 2.0),
+                                lambda a: np.vecdot(a, a, axis=3)])
+def test_vecdot_raises_numpys_errors(fn, backend):
+    with pytest.raises(Exception) as want:
+        fn(V)
+    with pytest.raises(type(want.value), match=str(want.value).split("(")[0][:40]):
+        ember.compile(fn, backend=backend)(V)

@@ -93,6 +93,47 @@ def test_ldexp_of_any_number_and_exponent(dtype: type, exponent: int, value: flo
     assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), (got, want)
 
 
+def _same_bits(got, want) -> None:
+    for g, w in zip(got, want, strict=True):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        assert np.array_equal(g.view(np.uint8), w.view(np.uint8)), (g, w)
+
+
+@pytest.mark.parametrize("backend", ["cranelift", "eager"])
+@pytest.mark.parametrize("dtype", (*FLOATS, np.int64, np.int32, np.int16))
+def test_frexp_is_numpys_bit_for_bit(dtype: type, backend: str) -> None:
+    """Mantissa and int32 exponent at the edges (zeros of both signs, infinities, NaN,
+    subnormals, powers of two and their neighbours) and across the exponent range."""
+    if np.dtype(dtype).kind == "f":
+        info = np.finfo(dtype)
+        edges = np.concatenate([specials(dtype), np.array(
+            [1.0, 2.0, 1.0 - info.eps, 1.0 + info.eps, 2.0 - info.eps, info.tiny * (1 - info.eps),
+             info.smallest_subnormal * 3, -4.0], dtype)])
+        powers = np.ldexp(np.array([1.0, 1.0 - info.epsneg / 2], dtype),
+                          np.arange(info.minexp, info.maxexp, 5)[:, None]).ravel()
+        x = np.concatenate([edges, powers.astype(dtype)])
+    else:
+        x = np.array([0, 1, -7, 100, 64, -128, np.iinfo(dtype).max]).astype(dtype)
+    fn = lambda x: np.frexp(x)  # noqa: E731
+    check(fn, x, backend=backend, ops=())
+    with np.errstate(all="ignore"):
+        _same_bits(ember.compile(fn, backend=backend)(x), fn(x))
+
+
+@seed(20261207)
+@settings(max_examples=40)
+@given(st.sampled_from(FLOATS), st.lists(st.floats(width=32) | st.floats(), min_size=1,
+                                          max_size=8))
+def test_frexp_of_any_number(dtype: type, values: list[float]) -> None:
+    with np.errstate(over="ignore"):
+        x = np.array(values, np.float64).astype(dtype)
+    fn = lambda x: np.frexp(x)  # noqa: E731
+    want = fn(x)
+    got = ember.compile(fn)(x)
+    ember.reset()
+    _same_bits(got, want)
+
+
 def test_ldexp_rejects_float_exponents_as_numpy() -> None:
     x = data(np.float64, (4,))
     check(lambda x: np.ldexp(x, x), x, ops=())

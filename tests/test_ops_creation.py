@@ -1,9 +1,12 @@
-"""Array creation against NumPy: zeros/ones/full/empty, *_like, arange, linspace, eye."""
+"""Array creation against NumPy: zeros/ones/full/empty, *_like, arange, linspace (of
+constants and of values the graph computes), eye."""
 
 from __future__ import annotations
 
+import ember
 import numpy as np
 import pytest
+from probe_harness import assert_scenario_as_numpy, called_twice
 from test_ops_elementwise import DTYPES, sample
 from test_cranelift_harness import check as check_native
 from test_ops_harness import check
@@ -58,6 +61,43 @@ def test_linspace(start: float, stop: float, num: int, endpoint: bool) -> None:
     check(lambda xp: xp.linspace(start, stop, num, endpoint=endpoint, retstep=True))
     check(lambda xp: xp.linspace(start, stop, num, endpoint=endpoint, dtype=np.float32))
     check(lambda xp: xp.linspace(start, stop, num, endpoint=endpoint, dtype=np.int32))
+
+
+LINSPACE_BETWEEN_VALUES = [
+    lambda xp, x: xp.linspace(x.min(), x.max(), 5),
+    lambda xp, x: xp.linspace(0, x.max(), 7, endpoint=False, retstep=True),
+    lambda xp, x: xp.linspace(x[0], 2.0, 1, retstep=True),
+    lambda xp, x: xp.linspace(x[0], x[1], 0),
+    lambda xp, x: xp.linspace(x[:3], x[-1], 4, endpoint=False),
+    lambda xp, x: xp.linspace(x[:2], x[2:4], 3, dtype=np.int32),
+    lambda xp, x: xp.linspace(x[0] * 0, x[0] * 0 + 1e-320, 3),  # a step that rounds to 0
+    lambda xp, x: xp.linspace(x[0], x[0], 4),
+    lambda xp, x: xp.linspace(x[0], 10, -1),
+]
+
+
+@pytest.mark.parametrize("prog", LINSPACE_BETWEEN_VALUES)
+@pytest.mark.parametrize("dt", [np.float64, np.float32, np.int32])
+def test_linspace_between_values_of_the_graph(prog, dt) -> None:
+    """`np.linspace(x.min(), x.max(), n)`: bounds the graph computes, of any shapes that
+    broadcast, NumPy's dtypes and steps (NumPy's own `geomspace`/`logspace` call it so)."""
+    x = (sample(np.float64, (6,)) * 4).astype(dt)
+    check(prog, x)
+    check_native(prog, x)
+
+
+def spaced(x):
+    return (np.geomspace(1, 100, 5), np.logspace(0, x.max(), 4), np.geomspace(x[0], 8.0, 3),
+            np.histogram_bin_edges(x, bins=5), np.linspace(x.min(), x.max(), 6) * 2)
+
+
+@pytest.mark.parametrize("dt", [np.float64, np.float32])
+def test_numpys_spacings_built_on_linspace_compile_as_one_graph(dt) -> None:
+    x = np.random.default_rng(7).uniform(0.5, 9.0, 6).astype(dt)
+    assert_scenario_as_numpy(called_twice(spaced, (x,)))
+    ember.reset()
+    ember.compile(spaced)(x)
+    assert ember.stats()["graph_breaks"] == 0, ember.stats()["break_reasons"]
 
 
 @pytest.mark.parametrize(("n", "m", "k"), [(3, None, 0), (2, 4, 1), (4, 2, -1), (3, 3, 5),

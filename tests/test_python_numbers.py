@@ -8,6 +8,8 @@ import ember
 import numpy as np
 import pytest
 from conftest import assert_same
+from hypothesis import given, seed, settings
+from hypothesis import strategies as st
 
 BACKENDS = ["cranelift", "eager"]
 DTYPES = [np.float32, np.float64, np.int8, np.int32, np.int64, np.uint8, np.uint32, np.bool_]
@@ -73,6 +75,59 @@ def test_int_of_a_float_fails_as_python_does(value, backend):
             ember.compile(f, backend=backend)(x)
         return
     assert_same(ember.compile(f, backend=backend)(x), want)
+
+
+def sized_by_ceiling(x):
+    n = int(np.ceil(x.max()))
+    return x * n, n
+
+
+def rounded_mean(x):
+    return round(x.mean()) + 1, np.abs(x) * round(np.float32(x[0]))
+
+
+def truncated_sum(x):
+    return int(x.sum() / 3.0) - int(x[-1])
+
+
+FLOAT_CONVERSIONS = [sized_by_ceiling, rounded_mean, truncated_sum]
+
+
+def _outcome(fn, x):
+    try:
+        result = fn(x)
+    except (ValueError, OverflowError) as exc:
+        return f"raised {type(exc).__name__}: {exc}"
+    return repr(result) + repr([type(r) for r in (result if isinstance(result, tuple) else
+                                                 (result,))])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", FLOAT_CONVERSIONS)
+def test_int_and_round_of_a_float_at_the_frames_level_are_graph_values(fn, backend):
+    """`int(np.ceil(x.max()))`, `round(v)` of a NumPy float outside loops: a Python int of
+    the graph, checked at run time (NaN, infinity, past int64: the frame runs as Python)."""
+    ember.reset()
+    compiled = ember.compile(fn, backend=backend)
+    for x in (np.array([0.5, 2.25, -1.5]), np.array([-7.5, 2.5, 3.0]), np.array([1.0, 4.0])):
+        assert _outcome(compiled, x) == _outcome(fn, x)
+    assert ember.stats()["graph_breaks"] == 0
+    assert ember.stats()["entry_fallbacks"] == 0
+    for x in (np.array([np.nan, 1.0]), np.array([1.0, np.inf]), np.array([-np.inf, 1.0]),
+              np.array([1e300, 2.0]), np.array([9.3e18, -9.3e18])):
+        assert _outcome(compiled, x) == _outcome(fn, x)
+
+
+@seed(20261207)
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.floats(allow_nan=True, allow_infinity=True, width=64), min_size=2,
+                max_size=6),
+       st.sampled_from(FLOAT_CONVERSIONS), st.sampled_from(BACKENDS))
+def test_float_conversions_agree_with_python(values, fn, backend):
+    x = np.array(values)
+    with np.errstate(all="ignore"):
+        want = _outcome(fn, x)
+        assert _outcome(ember.compile(fn, backend=backend), x) == want
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

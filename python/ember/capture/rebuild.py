@@ -182,7 +182,8 @@ class Rebuilder:
         if isinstance(vt, DataViewVariable):
             # The buffer sliced by bounds the graph computed, as NumPy slices it.
             index = "".join(f"{self.expr(i)}, " for i in vt.items)
-            return self._once(vt, f"{self._value(vt.base)}[{index}]")
+            view = f"{self._value(vt.base)}[{index}]"
+            return self._once(vt, f"{view}.copy().T" if vt.transposed else view)
         if isinstance(vt, ConstantVariable):
             if vt.source is not None and not self.is_literal(vt.value):
                 # A class or other object read from the frame: reloaded (it is guarded by

@@ -72,6 +72,37 @@ def modf(graph: Graph, x: object, /, out: object = None, **kwargs: object) -> An
     return fraction, integral
 
 
+def frexp(graph: Graph, x: object, /, out: object = None, **kwargs: object) -> Any:
+    """np.frexp: `x = m * 2**e` with `0.5 <= |m| < 1`, `e` int32 (`m` is `x` and `e` 0 for
+    zeros, infinities and NaN). `e` is `floor(log2|x|) + 1`, worked out in float64 and put
+    right where `log2` rounded across a power of two; `m` is `x` scaled by `ldexp`, exact."""
+    _no_keywords("np.frexp", {"out": out, **kwargs})
+    if not any_value([x]):
+        return np.frexp(x)
+    v = to_value(graph, x, "np.frexp")
+    dtype = _loop_dtypes(np.frexp, [v])[0]
+    v = _cast(graph, v, dtype)
+    wide = _cast(graph, v, np.dtype(np.float64))
+    regular = graph.op("logical_and", [graph.op("isfinite", [wide]),
+                                       graph.op("ne", [wide, graph.const(0.0)])])
+    one = graph.const(1.0)
+    safe = graph.op("where", [regular, wide, one])  # no flag from log2 of 0, inf or NaN
+    exponent = graph.op("add", [graph.op("floor", [graph.op("log2", [graph.op("abs", [safe])])]),
+                                one])
+    exponent = graph.op("astype", [exponent], dtype=np.dtype(np.int64), weak=False)
+    mantissa = ldexp(graph, safe, graph.op("neg", [exponent]))
+    size = graph.op("abs", [mantissa])
+    for beyond, scale, step in ((graph.op("ge", [size, one]), 0.5, 1),
+                                (graph.op("lt", [size, graph.const(0.5)]), 2.0, -1)):
+        mantissa = graph.op("where", [beyond, graph.op("mul", [mantissa, graph.const(scale)]),
+                                      mantissa])
+        exponent = graph.op("where", [beyond, graph.op("add", [exponent, graph.const(step)]),
+                                      exponent])
+    mantissa = graph.op("where", [regular, _cast(graph, mantissa, dtype), v])
+    exponent = graph.op("where", [regular, exponent, graph.const(0)])
+    return mantissa, graph.op("astype", [exponent], dtype=np.dtype(np.int32), weak=False)
+
+
 # Exponents beyond these make any float overflow, or underflow to zero, so clamping to them
 # changes no result; a third of one is a power of two the dtype represents exactly.
 _LDEXP_LIMITS = {np.dtype(np.float64): (1022, 2 * 1023 + 54),
@@ -264,5 +295,5 @@ def corrcoef(graph: Graph, x: object, y: object = None, rowvar: object = True, *
 
 
 def functions() -> dict[Any, Any]:
-    return {np.divmod: divmod_, np.modf: modf, np.ldexp: ldexp, np.logaddexp2: logaddexp2,
+    return {np.divmod: divmod_, np.modf: modf, np.frexp: frexp, np.ldexp: ldexp, np.logaddexp2: logaddexp2,
             np.i0: i0, np.isin: isin, np.corrcoef: corrcoef}

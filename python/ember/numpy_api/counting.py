@@ -87,5 +87,14 @@ def nonzero(graph: Graph, a: object) -> Value:
     raise Unsupported("np.nonzero's indices have a data-dependent shape")
 
 
+def chosen(graph: Graph, *args: Any, **kwargs: Any) -> Value:
+    """np.argwhere, np.extract, np.compress: capture makes their results, of a length only
+    the data knows (`capture/variables/datalen.py`); the forms it does not take are refused
+    here."""
+    raise Unsupported("np.argwhere, np.extract or np.compress of a form of no known length "
+                      "(a 0-d or empty array, a condition of another length, another axis)")
+
+
 def functions() -> dict[Any, Any]:
-    return {np.bincount: bincount, np.count_nonzero: count_nonzero, np.nonzero: nonzero}
+    return {np.bincount: bincount, np.count_nonzero: count_nonzero, np.nonzero: nonzero,
+            np.argwhere: chosen, np.extract: chosen, np.compress: chosen}

@@ -159,7 +159,7 @@ def linspace(graph: Graph, start: object, stop: object, num: object = 50,
     if axis != 0:
         raise Unsupported("np.linspace with axis=")
     if isinstance(start, Value) or isinstance(stop, Value):
-        return _linspace_between_values(graph, start, stop, num, endpoint, retstep, dtype)
+        return _linspace_of_values(graph, start, stop, num, endpoint, retstep, dtype)
     symbolic = isinstance(num, str)
     n = num if symbolic else operator.index(num)  # type: ignore[arg-type]
     if not symbolic and n < 0:  # type: ignore[operator]
@@ -210,47 +210,53 @@ def linspace(graph: Graph, start: object, stop: object, num: object = 50,
     return y
 
 
-def _linspace_between_values(graph: Graph, start: object, stop: object, num: object,
-                             endpoint: bool, retstep: bool, dtype: object) -> Value:
-    """np.linspace between 0-d values the graph computes (`t.min()`, `t.max()`), as NumPy
-    computes it: `arange(num) * step + start` where `step = (stop - start) / div` is not 0,
-    `arange(num) / div * (stop - start)` where it is (chosen per element), the last element
-    `stop`."""
-    if any(isinstance(b, Value) and b.ndim for b in (start, stop)):
-        raise Unsupported("np.linspace between arrays")
-    if retstep or isinstance(num, str):
-        raise Unsupported("np.linspace between computed values with retstep= or a symbolic "
-                          "size")
+def _linspace_of_values(graph: Graph, start: object, stop: object, num: object,
+                        endpoint: bool, retstep: bool, dtype: object) -> Any:
+    """np.linspace between bounds the graph computes (`np.linspace(x.min(), x.max(), 5)`),
+    of any shapes that broadcast: NumPy's steps op for op, its test of a step that rounds
+    to zero (then `y / div * delta`) a `where` on the data."""
+    from ember.numpy_api.derived import result_type
+
+    what = "np.linspace"
+    if isinstance(num, str):
+        raise Unsupported("np.linspace of a symbolic size between array bounds")
     n = operator.index(num)  # type: ignore[arg-type]
     if n < 0:
         raise ValueError(f"Number of samples, {n}, must be non-negative.")
-    kinds = [0.0 if isinstance(b, Value) and b.weak and b.dtype.kind == "f" else
-             0 if isinstance(b, Value) and b.weak else b.dtype if isinstance(b, Value) else b
-             for b in (start, stop)]
-    dt = np.result_type(*kinds, 1.0)
-    target = dtype_arg(dtype, "np.linspace") or as_dtype(dt, "np.linspace")
-    lo, hi = (graph.op("astype", [to_value(graph, b, "np.linspace")], dtype=dt)
-              for b in (start, stop))
+    lo, hi = (to_value(graph, b, what) for b in (start, stop))
+    if any(isinstance(d, str) for b in (lo, hi) for d in b.shape):
+        raise Unsupported("np.linspace between bounds of symbolic shape")
+    dt = result_type(graph, lo, hi)
+    if dt.kind not in "fc":
+        dt = np.result_type(dt, 0.0)
+    dt = as_dtype(dt, what)
+    target = dtype_arg(dtype, what) or dt
+    lo, hi = (graph.op("astype", [b], dtype=dt, weak=False) for b in (lo, hi))
     delta = graph.op("sub", [hi, lo])
     y = graph.arange(0, 1, n, dt)
+    y = graph.op("reshape", [y], shape=[n, *[1] * delta.ndim])
     div = n - 1 if endpoint else n
+    step: Any = math.nan
     if div > 0:
-        step = graph.op("div", [delta, graph.const(dt.type(div))])
-        tiny = graph.op("mul", [graph.op("div", [y, graph.const(dt.type(div))]), delta])
-        y = graph.op("where", [graph.op("eq", [step, graph.const(dt.type(0))]), tiny,
-                               graph.op("mul", [y, step])])
+        step = graph.op("div", [delta, graph.const(div)])
+        rounded = graph.op("any", [graph.op("eq", [step, graph.const(0)])], axis=None,
+                           keepdims=False)
+        scaled = graph.op("mul", [graph.op("div", [y, graph.const(div)]), delta])
+        y = graph.op("where", [rounded, scaled, graph.op("mul", [y, step])])
     else:
         y = graph.op("mul", [y, delta])
     y = graph.op("add", [y, lo])
     if endpoint and n > 1:
-        from ember.numpy_api.indexing import getitem
-
-        last = graph.op("reshape", [hi], shape=[1])
-        y = graph.op("concatenate", [getitem(graph, y, slice(None, -1)), last], axis=0)
+        row = graph.arange(0, 1, n, np.dtype(np.int64))
+        last = graph.op("eq", [row, graph.const(np.int64(n - 1))])
+        last = graph.op("reshape", [last], shape=[n, *[1] * delta.ndim])
+        y = graph.op("where", [last, hi, y])
     if target.kind in "iu":
         y = graph.op("floor", [y])
     if y.dtype != target:
         y = graph.op("astype", [y], dtype=target)
+    if retstep:
+        return y, step
     return y
 
 

@@ -1,6 +1,6 @@
 """NumPy functions ember has no op of its own for, as NumPy defines them from ops it has:
 `np.deg2rad`/`np.radians`, `np.rad2deg`/`np.degrees` (a product by a constant in the ufunc's
-result dtype), `np.heaviside`, `np.inner`, `np.vdot`, and `np.result_type` of traced arrays
+result dtype), `np.heaviside`, `np.inner`, `np.vdot`, `np.vecdot`, and `np.result_type` of traced arrays
 (a constant: dtypes are known at capture)."""
 
 from __future__ import annotations
@@ -103,9 +103,40 @@ def result_type(graph: Graph, *arrays_and_dtypes: object) -> np.dtype:
     return np.result_type(*(_example(a) for a in arrays_and_dtypes))
 
 
+def vecdot(graph: Graph, x1: object, x2: object, /, *, axis: object = -1, **ufunc: object
+           ) -> Any:
+    """np.vecdot (and `np.linalg.vecdot`, NumPy's Python around it) of real numbers: the
+    sum of the products over one axis of each, the rest broadcast, in the product's dtype."""
+    from ember.numpy_api.shape_ops import moveaxis
+
+    if ufunc:
+        raise Unsupported("np.vecdot with out=, axes= or other ufunc keywords")
+    if not any_value([x1, x2]):
+        return np.vecdot(x1, x2, axis=axis)
+    x, y = (to_value(graph, v, "np.vecdot") for v in (x1, x2))
+    if x.dtype.kind not in "iuf" or y.dtype.kind not in "iuf" or type(axis) is not int:
+        raise Unsupported("np.vecdot of booleans or with an axis that is not an int")
+    for i, v in enumerate((x, y)):
+        if v.ndim == 0:
+            raise ValueError(f"vecdot: Input operand {i} does not have enough dimensions (has "
+                             "0, gufunc core with signature (n),(n)->() requires 1)")
+        if not -v.ndim <= axis < v.ndim:
+            raise np.exceptions.AxisError(axis, v.ndim)
+    x, y = (moveaxis(graph, v, axis, -1) for v in (x, y))
+    if x.shape[-1] != y.shape[-1]:
+        raise ValueError("vecdot: Input operand 1 has a mismatch in its core dimension 0, with "
+                         "gufunc signature (n),(n)->() (size "
+                         f"{y.shape[-1]} is different from {x.shape[-1]})")
+    product = apply(graph, "mul", [x, y], operator=False)
+    total = graph.op("sum", [product], axis=[product.ndim - 1], keepdims=False)
+    if total.dtype != product.dtype:
+        total = graph.op("astype", [total], dtype=product.dtype)
+    return total
+
+
 def functions() -> dict[Any, Any]:
     radians = _scaling(np.deg2rad, math.pi, 180.0)
     degrees = _scaling(np.rad2deg, 180.0, math.pi)
     return {np.deg2rad: radians, np.radians: radians, np.rad2deg: degrees,
             np.degrees: degrees, np.heaviside: heaviside, np.inner: inner, np.vdot: vdot,
-            np.result_type: result_type}
+            np.result_type: result_type, np.vecdot: vecdot}

@@ -299,19 +299,21 @@ def lexsort(graph: Graph, keys: object, axis: object = -1) -> Value:
     return order
 
 
-def unique_buffers(graph: Graph, x: Value, index: bool, counts: bool
-                   ) -> tuple[list[Value], Value]:
+def unique_buffers(graph: Graph, x: Value, index: bool, counts: bool, inverse: bool = False,
+                   equal_nan: bool = True) -> tuple[list[Value], Value, Value | None]:
     """np.unique(x)'s values (then, where asked, `return_index`'s and `return_counts`'s)
-    at the front of buffers of `x.size` elements, and their count (a weak int64). Sorted as
-    NumPy sorts them, the first of each run of equal values is kept (NaNs are one run, as NumPy's
-    `equal_nan` makes them): what each run contributes is stored at its rank, and the other
-    elements store past the count (only a run of one element has no others)."""
+    at the front of buffers of `x.size` elements, their count (a weak int64), and where asked
+    `return_inverse`'s indices (of `x`'s shape: each element's run). Sorted as NumPy sorts
+    them, the first of each run of equal values is kept (NaNs are one run where `equal_nan`):
+    what each run contributes is stored at its rank, and the other elements store past the
+    count (only a run of one element has no others)."""
     flat = reshape_value(graph, x, (-1,))
     n = int(flat.shape[0])
     if n == 0:
         empty = graph.full((0,), 0, np.int64)
-        return [flat, *[empty] * (index + counts)], graph.const(0, weak=True)
-    if index:  # NumPy's stable argsort, so that each run's first index is its first
+        return ([flat, *[empty] * (index + counts)], graph.const(0, weak=True),
+                graph.full(x.shape, 0, np.int64) if inverse else None)
+    if index or inverse:  # NumPy's stable argsort, so that each run's first index is its first
         order = graph.op("argsort", [flat], axis=0)
         ordered = gather.gather(graph, gather.plan(graph, flat, order))
     else:  # the values sorted as NumPy sorts them (its default kind): the same run heads
@@ -319,7 +321,7 @@ def unique_buffers(graph: Graph, x: Value, index: bool, counts: bool
     head = graph.op("slice", [ordered], start=[0], stop=[n - 1], step=[1])
     tail = graph.op("slice", [ordered], start=[1], stop=[n], step=[1])
     differs = graph.op("ne", [tail, head])
-    if flat.dtype.kind == "f":
+    if flat.dtype.kind == "f" and equal_nan:
         both_nan = graph.op("logical_and", [graph.op("isnan", [tail]),
                                             graph.op("isnan", [head])])
         differs = graph.op("logical_and", [differs, graph.op("logical_not", [both_nan])])
@@ -335,13 +337,18 @@ def unique_buffers(graph: Graph, x: Value, index: bool, counts: bool
         last = graph.op("concatenate", [differs, true], axis=0)
         ends = slots.stored(last, graph.op("add", [positions, graph.const(np.int64(1))]))
         buffers.append(graph.op("sub", [ends, starts]))
-    return buffers, slots.count
+    runs = None
+    if inverse:  # each element's run, the rank its sorted place has among the run heads
+        runs = gather.scatter(graph, gather.plan(graph, graph.full((n,), 0, np.int64), order),
+                              slots.slot)
+        runs = reshape_value(graph, runs, x.shape)
+    return buffers, slots.count, runs
 
 
 def unique(graph: Graph, ar: object, *args: object, **kwargs: object) -> Any:
     """Capture makes np.unique's result of a length only the data knows
     (`capture/variables/datalen.py`); the forms it does not take are refused here."""
-    raise Unsupported("np.unique with return_inverse, axis or an array of symbolic shape")
+    raise Unsupported("np.unique with an axis, sorted=False or an array of symbolic shape")
 
 
 def _as_i64(graph: Graph, v: Value) -> Value:

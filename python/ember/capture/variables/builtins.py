@@ -154,8 +154,9 @@ def _scalar_conversion(kind: type):
             if converted is not None:
                 return converted
         if args and isinstance(args[0], ArrayVariable):
-            exact = _exact_conversion(kind, args[0].value) and numbers_in_graph.get()
-            if exact and len(args) == 1 and not kwargs:
+            convertible = _exact_conversion(kind, args[0].value) or _checked_conversion(
+                kind, args[0].value)
+            if convertible and numbers_in_graph.get() and len(args) == 1 and not kwargs:
                 converted = loop_scalars.convert(tx, kind, args[0])
                 if converted is not None:
                     return converted
@@ -179,7 +180,11 @@ def _complex(tx, args, kwargs):
 
 
 def _round(tx, args, kwargs):
-    if len(args) == 1 and not kwargs and loop_scalars.in_body(tx):
+    """`round(v)` of a number: an int, checked as `int()` is; outside loop bodies, of NumPy
+    scalars (a 0-d array has no `__round__`)."""
+    if len(args) == 1 and not kwargs and (loop_scalars.in_body(tx) or (
+            isinstance(args[0], ArrayVariable) and args[0].value.scalar
+            and args[0].value.dtype.kind in "iuf" and numbers_in_graph.get())):
         return loop_scalars.round_to_int(tx, args[0])
     return None
 
@@ -202,11 +207,17 @@ def _divmod(tx, args, kwargs):
 
 def _exact_conversion(kind: type, value) -> bool:
     """`float(v)` of any 0-d number and `int(v)` of a 0-d integer or bool are graph values:
-    they cannot fail. `int()` of a float raises for NaN and infinity in Python: it stays in
-    Python."""
+    they cannot fail (`int()` of a float can: `_checked_conversion`)."""
     if value.shape or value.dtype.kind not in "biuf" or value.dtype == np.uint64:
         return False
     return kind is float or (kind is int and value.dtype.kind in "biu")
+
+
+def _checked_conversion(kind: type, value) -> bool:
+    """`int(v)` of a 0-d float is a graph value checked at run time: for NaN, infinity and
+    values past int64 (where Python raises or gives a wider int) the frame runs as Python
+    (`python_checks.to_int`)."""
+    return kind is int and not value.shape and value.dtype.kind == "f"
 
 
 def _bool(tx, args, kwargs):

@@ -6,7 +6,8 @@ the bounds, and the entry takes the slice in Python (`Rebuilder.expr`), so the c
 NumPy's own view of the buffer, with Python's clamping of bounds. What capture knows of it
 besides is its length (`len()`, `.shape`: Python's clamping done in the graph), its dtype
 and rank; anything else (arithmetic, reductions) is a graph break, at which it is rebuilt
-the same way. `np.unique` of a 1-d array is such a prefix of a buffer the graph fills.
+the same way. `np.unique` of a 1-d array is such a prefix of a buffer the graph fills, as are
+`np.argwhere`, `np.extract` and `np.compress`: the chosen rows first (`gather.Compacted`).
 """
 
 from __future__ import annotations
@@ -72,11 +73,15 @@ def has_data_slice(index: VariableTracker) -> bool:
 
 class DataViewVariable(VariableTracker):
     """`base[index]` where the index holds a data slice: `base` the graph's buffer, `items`
-    the index's parts (constants and `DataSliceVariable`s)."""
+    the index's parts (constants and `DataSliceVariable`s). `transposed`: the caller gets
+    `base[:, :k].copy().T` (`np.argwhere`'s layout: NumPy transposes a fresh `(ndim, k)`
+    array)."""
 
-    def __init__(self, base: Value, items: list[VariableTracker]) -> None:
+    def __init__(self, base: Value, items: list[VariableTracker],
+                 transposed: bool = False) -> None:
         self.base = base
         self.items = items
+        self.transposed = transposed
 
     def describe(self) -> str:
         return "an array of a length only the data knows"
@@ -94,8 +99,10 @@ class DataViewVariable(VariableTracker):
 
     def _leading(self) -> DataSliceVariable | None:
         """The data slice when it is the first item and every other one takes a whole
-        axis: the only form whose shape capture writes."""
+        axis: the only form whose shape capture writes (the last one, transposed)."""
         first, rest = self.items[0], self.items[1:]
+        if self.transposed:
+            first, rest = self.items[-1], self.items[:-1]
         if not isinstance(first, DataSliceVariable) or len(first.parts) == 3 and not (
                 first.parts[2].is_constant() and first.parts[2].constant() in (None, 1)):
             return None
@@ -109,15 +116,16 @@ class DataViewVariable(VariableTracker):
         if name in ("shape", "ndim") and self._leading() is not None:
             if name == "ndim":
                 return ConstantVariable(self.base.ndim)
-            return TupleVariable([self.len_variable(tx),
-                                  *map(ConstantVariable, self.base.shape[1:])])
+            rest = self.base.shape[:-1] if self.transposed else self.base.shape[1:]
+            return TupleVariable([self.len_variable(tx), *map(ConstantVariable, rest)])
         raise graph_break("data_dependent_value", what=f".{name} of {self.describe()}")
 
     def len_variable(self, tx: Interpreter) -> VariableTracker:
         first = self._leading()
-        if first is None or isinstance(self.base.shape[0], str):
+        n = self.base.shape[-1 if self.transposed else 0]
+        if first is None or isinstance(n, str):
             raise graph_break("data_dependent_value", what=f"len() of {self.describe()}")
-        return ArrayVariable(slice_length(tx.graph, self.base.shape[0], first.parts))
+        return ArrayVariable(slice_length(tx.graph, n, first.parts))
 
 
 def _clamped(graph: Graph, bound: Value | int | None, n: int, default: int) -> Value:
@@ -170,24 +178,114 @@ def data_view(tx: Interpreter, array: ArrayVariable, index: VariableTracker
 
 def numpy_call(tx: Interpreter, fn: Any, args: list[VariableTracker],
                kwargs: dict[str, VariableTracker]) -> VariableTracker | None:
-    """`np.unique(x)` of an array (flattened, as NumPy does), with `return_index` and
-    `return_counts`; None for other calls."""
+    """`np.unique(x)`, `np.argwhere`, `np.extract`, `np.compress`; None for other calls."""
+    if fn in (np.argwhere, np.extract, np.compress):
+        return _chosen(tx, fn, args, kwargs)
+    return _unique(tx, fn, args, kwargs)
+
+
+def _static_array(vt: VariableTracker | None) -> Value | None:
+    from ember.capture.variables.views import SliceView
+
+    if type(vt) not in (ArrayVariable, SliceView) or vt.value.dtype.kind not in "biuf" or any(
+            isinstance(d, str) for d in vt.value.shape):
+        return None
+    return vt.value
+
+
+def _chosen(tx: Interpreter, fn: Any, args: list[VariableTracker],
+            kwargs: dict[str, VariableTracker]) -> VariableTracker | None:
+    """`np.argwhere(a)` (the positions of `a`'s nonzero elements, a row each),
+    `np.extract(condition, arr)` and `np.compress(condition, a, axis=None or 0)` where the
+    condition chooses among that many elements or rows (or fewer, as NumPy truncates): the
+    chosen rows at the front
+    of a buffer, their count its length. Other forms (NumPy's errors among them) go on to
+    the handler's refusal."""
+    import inspect
+
+    from ember.numpy_api.gather import Compacted
+
+    if tx.graph.parent is not None:
+        return None  # in a loop body: a trip's values have shapes of their own
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs).arguments
+    except TypeError:
+        return None
+    graph = tx.graph
+    if fn is np.argwhere:
+        x = _static_array(bound["a"])
+        if x is None or not x.shape:
+            return None
+        condition, rows = x, None
+    else:
+        condition = _static_array(bound.get("condition"))
+        values = _static_array(bound.get("arr" if fn is np.extract else "a"))
+        axis = bound.get("axis", ConstantVariable(None))
+        out = bound.get("out", ConstantVariable(None))
+        if condition is None or values is None or not (
+                axis.is_constant() and out.is_constant() and out.constant() is None):
+            return None
+        axis = axis.constant()
+        if fn is np.compress and condition.ndim != 1:
+            return None
+        if axis is None:
+            rows = graph.op("reshape", [values], shape=[int(np.prod(values.shape))])
+        elif type(axis) is int and values.ndim and axis in (0, -values.ndim):
+            rows = values
+        else:
+            return None
+        size = int(np.prod(condition.shape))
+        if size > rows.shape[0]:
+            return None  # NumPy's IndexError, or a chosen place past the end
+        if size < rows.shape[0]:  # NumPy's result is as the condition's places alone choose
+            rows = graph.op("slice", [rows], start=[0] * rows.ndim, stop=[size, *rows.shape[1:]],
+                            step=[1] * rows.ndim)
+    size = int(np.prod(condition.shape))
+    if not size:
+        return None
+    flat = graph.op("reshape", [condition], shape=[size])
+    keep = flat if flat.dtype == np.bool_ else graph.op("ne", [flat, graph.const(0)])
+    slots = Compacted(graph, keep)
+    chosen = DataSliceVariable([ConstantVariable(None), ArrayVariable(slots.count)])
+    if rows is None:
+        from ember.capture.variables.nonzero import positions
+
+        buffer = positions(graph, condition)
+        if condition.ndim > 1:  # NumPy's F-ordered rows: the columns' buffer, transposed
+            columns = graph.op("transpose", [buffer], perm=[1, 0])
+            return DataViewVariable(columns, [ConstantVariable(slice(None)), chosen],
+                                    transposed=True)
+    else:
+        buffer = slots.stored(keep, rows)
+    rest = [ConstantVariable(slice(None))] * (buffer.ndim - 1)
+    return DataViewVariable(buffer, [chosen, *rest])
+
+
+def _unique(tx: Interpreter, fn: Any, args: list[VariableTracker],
+            kwargs: dict[str, VariableTracker]) -> VariableTracker | None:
+    """`np.unique(x)` of an array (flattened, as NumPy does), with `return_index`,
+    `return_inverse` (an array of the graph: `x`'s shape), `return_counts` and `equal_nan`;
+    None for other calls (`sorted=False`, whose order NumPy leaves open)."""
     if fn is not np.unique or len(args) != 1 or type(args[0]) is not ArrayVariable:
         return None
-    flags = {"return_index": False, "return_counts": False, "return_inverse": False}
+    flags = {"return_index": False, "return_inverse": False, "return_counts": False,
+             "equal_nan": True, "sorted": True}
     for name, vt in kwargs.items():
         if name not in flags or not vt.is_constant() or type(vt.constant()) is not bool:
             return None
         flags[name] = vt.constant()
     x = args[0].value
-    if flags["return_inverse"] or any(isinstance(d, str) for d in x.shape) or (
+    if not flags["sorted"] or any(isinstance(d, str) for d in x.shape) or (
             x.dtype.kind not in "biuf"):
         return None
     from ember.numpy_api.sorting import unique_buffers
 
-    buffers, count = unique_buffers(tx.graph, x, flags["return_index"],
-                                    flags["return_counts"])
-    views = [DataViewVariable(b, [DataSliceVariable([ConstantVariable(None),
-                                                     ArrayVariable(count)])])
-             for b in buffers]
+    buffers, count, inverse = unique_buffers(
+        tx.graph, x, flags["return_index"], flags["return_counts"], flags["return_inverse"],
+        flags["equal_nan"])
+    views: list[VariableTracker] = [
+        DataViewVariable(b, [DataSliceVariable([ConstantVariable(None), ArrayVariable(count)])])
+        for b in buffers]
+    if inverse is not None:  # NumPy's order: values, index, inverse, counts
+        views.insert(1 + flags["return_index"], ArrayVariable(inverse))
     return views[0] if len(views) == 1 else TupleVariable(views)

@@ -102,7 +102,7 @@ class Positions:
     def buffer(self, graph: Graph) -> Value | None:
         """None where `x`'s shape is symbolic."""
         if self._buffer is None and all(isinstance(d, int) for d in self.x.shape):
-            self._buffer = _positions(graph, self.x)
+            self._buffer = positions(graph, self.x)
         return self._buffer
 
     def element(self, graph: Graph, axis: int, index: VariableTracker) -> Value | None:
@@ -138,7 +138,7 @@ def _index_column(graph: Graph, shape: tuple[int, ...], axis: int) -> Value:
     return graph.op("reshape", [column], shape=list(shape))
 
 
-def _positions(graph: Graph, x: Value) -> Value:
+def positions(graph: Graph, x: Value) -> Value:
     """Every element's indices, a row each, the nonzero elements' first and in order."""
     shape = x.shape
     size = int(np.prod(shape))
