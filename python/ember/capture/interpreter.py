@@ -62,6 +62,7 @@ from ember.capture.variables.errstate import ErrstateVariable
 from ember.capture.variables.objects import UserObjectVariable
 from ember.config import config
 from ember.errors import Unsupported
+from ember.numpy_api.scalars import numbers_in_graph
 
 
 @dataclass(frozen=True)
@@ -191,10 +192,10 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
             if self.globals_source is not STABLE_GLOBALS:  # NumPy's own lines: the caller's
                 annotate(exc, self.code.co_filename, self.lineno)
             cheap = [a for a in self.tracer.long_unrolls if a.cheap_trips()]
-            # A differentiated graph (no loop ops) cannot leave a loop to plain Python, where
-            # its gradient would be lost: it steps over the break trip by trip instead.
+            # A differentiated graph cannot leave a loop to plain Python, where its gradient
+            # would be lost: it steps over the break trip by trip instead.
             if self.depth == 0 and exc.kind not in WHOLE_FRAME_KINDS | INPUT_DEPENDENT_KINDS \
-                    and self.tracer.graph.root.loop_ops:
+                    and numbers_in_graph.get():
                 # A `while` whose trips branch on or read array values: each trip would
                 # break, and recompile for the Python ints it specialises on.
                 data_dependent = exc.kind in ("data_dependent_branch", "data_dependent_value")
