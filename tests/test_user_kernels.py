@@ -99,8 +99,6 @@ NOT_YET_NATIVE = {
                   "`matches.append(s)` in a branch",
     "gauss_jordan_inverse": "`M[[col, p]] = M[[p, col]]` (a row swap through index lists) "
                             "in a branch on data",
-    "lanczos": "`break` on `b < 1e-12` and `V[:, :j + 1]` whose size changes with the loop "
-               "index",
     "gmres_small": "np.zeros(k + 1) where `k` is set by a `break` on data",
     "edmonds_karp": "`while True:` at the frame's level left by a `break`, around a `while` "
                     "whose test reads the data (`parent[sink] == -1`)",
