@@ -13,6 +13,7 @@ import ember
 import numpy as np
 import pytest
 from conftest import assert_same
+from test_dynamic_rows import check_sizes
 
 
 def mat_vec_loop(A, x):
@@ -126,20 +127,7 @@ CASES = [
 
 
 def _check(fn, make, sizes, backend="cranelift"):
-    compiled = ember.compile(fn, backend=backend)
-    for n in sizes:
-        args = make(n, np.random.default_rng(n))
-        plain = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-        try:
-            want = fn(*plain)
-        except Exception as exc:
-            with pytest.raises(type(exc)):
-                compiled(*args)
-            continue
-        assert_same(compiled(*args), want, rtol=1e-9, path=f"{fn.__name__} at {n}")
-        for got, was in zip(args, plain):
-            assert_same(got, was, rtol=0, path=f"{fn.__name__} at {n}: an argument")
-    return ember.stats()
+    return check_sizes(fn, make, sizes, backend, rtol=1e-9)
 
 
 @pytest.mark.parametrize("fn, make", CASES, ids=[f.__name__ for f, _ in CASES])
