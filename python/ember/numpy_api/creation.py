@@ -201,13 +201,7 @@ def linspace(graph: Graph, start: object, stop: object, num: object = 50,
         head = getitem(graph, y, slice(None, -1))
         y = graph.op("concatenate", [head, graph.full((1,), static_number(stop, "np.linspace"),
                                                       dt)], axis=0)
-    if target.kind in "iu":
-        y = graph.op("floor", [y])
-    if y.dtype != target:
-        y = graph.op("astype", [y], dtype=target)
-    if retstep:
-        return y, step
-    return y
+    return _in_target(graph, y, target, step if retstep else None)
 
 
 def _linspace_of_values(graph: Graph, start: object, stop: object, num: object,
@@ -251,13 +245,7 @@ def _linspace_of_values(graph: Graph, start: object, stop: object, num: object,
         last = graph.op("eq", [row, graph.const(np.int64(n - 1))])
         last = graph.op("reshape", [last], shape=[n, *[1] * delta.ndim])
         y = graph.op("where", [last, hi, y])
-    if target.kind in "iu":
-        y = graph.op("floor", [y])
-    if y.dtype != target:
-        y = graph.op("astype", [y], dtype=target)
-    if retstep:
-        return y, step
-    return y
+    return _in_target(graph, y, target, step if retstep else None)
 
 
 def eye(graph: Graph, N: object, M: object = None, k: object = 0, dtype: object = float,
@@ -378,3 +366,13 @@ def functions() -> dict[Any, Any]:
         np.triu_indices: _tri_indices(np.triu_indices),
         np.tril_indices: _tri_indices(np.tril_indices),
     }
+
+
+def _in_target(graph: Graph, y: Value, target: np.dtype, step: Any) -> Any:
+    """np.linspace's samples in the requested dtype (integers by flooring), with the step
+    where `retstep` asked for it (`step` not None)."""
+    if target.kind in "iu":
+        y = graph.op("floor", [y])
+    if y.dtype != target:
+        y = graph.op("astype", [y], dtype=target)
+    return y if step is None else (y, step)
