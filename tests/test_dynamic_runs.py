@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from conftest import assert_same
 from test_dynamic_rows import check_sizes
+from user_kernels_windows import back_solve, forward_solve
 
 
 def mat_vec_loop(A, x):
@@ -54,22 +55,6 @@ def cumulative_rows(A):
     for i in range(1, A.shape[0]):
         B[i] += B[i - 1]
     return B
-
-
-def forward_sub(L, b):
-    n = L.shape[0]
-    y = np.zeros(n)
-    for i in range(n):
-        y[i] = (b[i] - L[i, :i] @ y[:i]) / L[i, i]
-    return y
-
-
-def back_sub(U, b):
-    n = U.shape[0]
-    x = np.zeros(n)
-    for i in range(n - 1, -1, -1):
-        x[i] = (b[i] - U[i, i + 1:] @ x[i + 1:]) / U[i, i]
-    return x
 
 
 def prefix_dot(x, y):
@@ -117,8 +102,8 @@ CASES = [
     (col_max, lambda n, r: (r.random((n, n + 1)),)),
     (gauss_seidel, lambda n, r: (_square(n, r), r.random(n), 3)),
     (cumulative_rows, lambda n, r: (r.random((n, n)),)),
-    (forward_sub, lambda n, r: (np.tril(_square(n, r)), r.random(n))),
-    (back_sub, lambda n, r: (np.triu(_square(n, r)), r.random(n))),
+    (forward_solve, lambda n, r: (np.tril(_square(n, r)), r.random(n))),
+    (back_solve, lambda n, r: (np.triu(_square(n, r)), r.random(n))),
     (prefix_dot, lambda n, r: (r.random(n), r.random(n))),
     (tail_means, lambda n, r: (r.random(n),)),
     (window_means_int, lambda n, r: (r.integers(-50, 50, n),)),
