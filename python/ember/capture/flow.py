@@ -22,7 +22,8 @@ from ember.capture.loops.frame_branches import (
     retry_while_on_path,
 )
 from ember.capture.loops.whiles import python_while, stack_while
-from ember.capture.variables import slices
+from ember.capture.variables import choice, slices
+from ember.capture.variables.choice import ChoiceVariable
 from ember.capture.variables.appended import AppendedListVariable, items_range
 from ember.capture.variables.array import VIEW_OPS, ArrayVariable
 from ember.capture.variables.base import VariableTracker
@@ -196,6 +197,8 @@ class FlowOpcodes:
             self.push(value)
         if isinstance(value, BodyList | AppendedListVariable):
             value = self.stack[-1] = value.truth_value(self)  # type: ignore[union-attr]
+        if always_pop and isinstance(value, ChoiceVariable):
+            value = self.stack[-1] = choice.truth(self.graph, value)
         if always_pop and self._raise_path_check(inst, value, jump_if):
             return
         if is_frame_branch(self, inst, value):  # type: ignore[arg-type]

@@ -80,6 +80,10 @@ def _scalars_meet(a: VariableTracker, b: VariableTracker) -> bool:
 def binary_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
               ) -> VariableTracker:
     a, b = choice.settled(tx.graph, a, b), choice.settled(tx.graph, b, a)
+    if op in choice.LIFTED:
+        lifted = choice.lift_binary(tx, a, b, lambda x, y: binary_op(tx, op, x, y))
+        if lifted is not None:
+            return lifted
     if _scalars_meet(a, b):
         return scalar.binary(op, a, b)
     if isinstance(a, masked.MaskedVariable) or isinstance(b, masked.MaskedVariable):
@@ -295,6 +299,9 @@ def _producing_ufunc(graph: Graph, value: Value) -> str | None:
 
 def compare_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
                ) -> VariableTracker:
+    lifted = choice.lift_binary(tx, a, b, lambda x, y: compare_op(tx, op, x, y))
+    if lifted is not None:
+        return lifted
     if _scalars_meet(a, b):
         return scalar.binary(op, a, b)
     if isinstance(a, masked.MaskedVariable) or isinstance(b, masked.MaskedVariable):
@@ -342,10 +349,15 @@ def unary_op(tx: Interpreter, op: str, a: VariableTracker) -> VariableTracker:
     if op == "not":
         from ember.capture.loops import scalars as loop_scalars
 
+        a = choice.truth(tx.graph, a)
         negated = loop_scalars.logical_not(tx, a) if loop_scalars.in_body(tx) else None
         return negated if negated is not None else ConstantVariable(not a.truth(tx))
     if isinstance(a, PythonScalarVariable):
         return scalar.unary(op, a)
+    if choice.liftable(tx.graph, a):
+        lifted = choice.lift(tx, a, lambda side: unary_op(tx, op, side))  # type: ignore[arg-type]
+        if lifted is not None:
+            return lifted
     from ember.capture.loops.vectors import VectorVariable, unary
 
     if isinstance(a, VectorVariable):

@@ -102,8 +102,11 @@ def _at_jump(tx: Interpreter, chain: Chain, jump: Instruction,
              value: VariableTracker) -> VariableTracker:
     from ember.capture.loops.branches import is_loop_condition
 
+    from ember.capture.variables import choice
+
     jump_if = TRUTH_JUMPS[jump.opname][0]
     taken, fall = jump.target, jump.index + 1
+    value = choice.truth(tx.graph, value)
     if not is_loop_condition(tx, value):
         return _at(tx, chain, taken if value.truth(tx) == jump_if else fall)
     return _choose(tx, value, *((taken, fall) if jump_if else (fall, taken)),
@@ -207,6 +210,9 @@ def _landing(tx: Interpreter, pos: int) -> int:
 
 
 def _as_bool(tx: Interpreter, vt: VariableTracker) -> ArrayVariable:
+    from ember.capture.variables import choice
+
+    vt = choice.truth(tx.graph, vt)
     if isinstance(vt, ConstantVariable):
         return ArrayVariable(tx.graph.const(bool(vt.constant()), np.bool_, weak=False))
     from ember.capture.loops.branches import _truth

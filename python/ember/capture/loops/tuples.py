@@ -22,6 +22,7 @@ import numpy as np
 from ember.capture.breaks import graph_break
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
+from ember.capture.variables.choice import ChoiceVariable
 from ember.capture.variables.constant import ConstantVariable
 from ember.capture.variables.containers import TupleVariable
 from ember.capture.variables.scalar import PythonScalarVariable
@@ -73,6 +74,14 @@ def items_of(vt: VariableTracker | None) -> list[VariableTracker] | None:
     (a constant one's as constants), or of an optional number; None for anything else."""
     if isinstance(vt, ConstantVariable) and type(vt.constant()) is tuple:
         items: list[VariableTracker] = [ConstantVariable(c) for c in vt.constant()]
+    elif isinstance(vt, ChoiceVariable):
+        # The flag (any 0-d bool) and the two numbers.
+        flag, sides = vt.flag, [vt.if_true, vt.if_false]
+        if not (isinstance(flag, ArrayVariable) and flag.value.shape == ()
+                and flag.value.dtype == np.bool_ and all(
+                    isinstance(v, ArrayVariable) and _number_item(v) for v in sides)):
+            return None
+        return [flag, *sides]
     elif type(vt) in _KINDS:
         items = list(vt.items)  # type: ignore[union-attr]
     else:
@@ -83,7 +92,13 @@ def items_of(vt: VariableTracker | None) -> list[VariableTracker] | None:
 
 
 def _kind(vt: VariableTracker | None) -> type:
+    if isinstance(vt, ChoiceVariable):
+        return ChoiceVariable
     return OptionalVariable if isinstance(vt, OptionalVariable) else TupleVariable
+
+
+def _made(kind: type, items: list[VariableTracker]) -> VariableTracker:
+    return ChoiceVariable(*items) if kind is ChoiceVariable else kind(items)
 
 
 def held(vt: VariableTracker) -> bool:
@@ -93,7 +108,7 @@ def held(vt: VariableTracker) -> bool:
 
 def rebuilt(vt: VariableTracker, items: list[VariableTracker]) -> VariableTracker:
     """`vt`'s kind made of `items` (a path's stand-ins)."""
-    return _kind(vt)(items)
+    return _made(_kind(vt), items)
 
 
 def split(tx: Interpreter, stored: Iterable[str], forced: dict[str, tuple] | None = None
@@ -112,6 +127,9 @@ def split(tx: Interpreter, stored: Iterable[str], forced: dict[str, tuple] | Non
             items = [ArrayVariable(_zero(tx.graph, dtype, weak, scalar)),
                      ArrayVariable(tx.graph.const(True, np.bool_, weak=False))]
             kind = OptionalVariable
+        if items is None and forced and _item_name(name, 2) in forced and _number_item(vt):
+            items = _choice_start(tx.graph, vt, [forced[_item_name(name, k)] for k in (1, 2)])
+            kind = ChoiceVariable
         if not name.isidentifier() or items is None:
             continue
         del tx.locals[name]
@@ -140,6 +158,13 @@ def optional_types(tx: Interpreter, end_locals: dict[str, VariableTracker],
     forced: dict[str, tuple] = {}
     for name in stored:
         vt = end_locals.get(name)
+        if isinstance(vt, ChoiceVariable) and _number_item(tx.locals.get(name)) and (
+                kinds := _choice_kinds(vt)) is not None:
+            # A number before the loop that a trip left a choice of two numbers of two
+            # types (`t += v`, `v` a Python int or a NumPy scalar): carried as a choice.
+            forced[_item_name(name, 0)] = (np.dtype(np.bool_), (), False, True)
+            forced[_item_name(name, 1)], forced[_item_name(name, 2)] = kinds
+            continue
         if not _is_none(tx.locals.get(name)):
             continue
         if isinstance(vt, OptionalVariable):
@@ -150,6 +175,66 @@ def optional_types(tx: Interpreter, end_locals: dict[str, VariableTracker],
         forced[_item_name(name, 0)] = (v.dtype, v.shape, v.weak, v.scalar)
         forced[_item_name(name, 1)] = (np.dtype(np.bool_), (), False, True)
     return forced
+
+
+def _choice_kinds(vt: ChoiceVariable) -> tuple[tuple, tuple] | None:
+    sides = [vt.if_true, vt.if_false]
+    if not all(isinstance(v, ArrayVariable) and v.value.shape == () for v in sides):
+        return None
+    x, y = (v.value for v in sides)  # type: ignore[attr-defined]
+    return (x.dtype, (), x.weak, x.scalar), (y.dtype, (), y.weak, y.scalar)
+
+
+def _value_of(graph: Graph, vt: VariableTracker) -> Any:
+    if isinstance(vt, ConstantVariable):
+        return graph.const(vt.constant(), weak=True)
+    if isinstance(vt, PythonScalarVariable):
+        return vt.graph_value()
+    return vt.value  # type: ignore[attr-defined]
+
+
+def _choice_start(graph: Graph, vt: VariableTracker, kinds: list[tuple]
+                  ) -> list[VariableTracker] | None:
+    """A number before the loop as a choice carried with sides of `kinds`: its own side and a
+    placeholder of the other's type; None where it is of neither."""
+    v = _value_of(graph, vt)
+    own = (v.dtype, (), v.weak, v.scalar)
+    if own not in kinds:
+        return None
+    first = own == kinds[0]
+    other = kinds[1] if first else kinds[0]
+    zero = ArrayVariable(_zero(graph, other[0], other[2], other[3]))
+    sides = [ArrayVariable(v), zero] if first else [zero, ArrayVariable(v)]
+    return [ArrayVariable(graph.const(first, np.bool_, weak=False)), *sides]
+
+
+def _choice_end(region: Graph, vt: VariableTracker, started: ChoiceVariable
+                ) -> list[VariableTracker] | None:
+    """A carried choice's items at the end of a trip: a choice of the same two types (its
+    flag negated where its sides are the other way round), or a number of one side's type
+    with the other side as the trip started; None for anything else."""
+    kinds = _choice_kinds(started)
+    if kinds is None:
+        return None
+    if isinstance(vt, ChoiceVariable):
+        found = _choice_kinds(vt)
+        if found == kinds:
+            return [vt.flag, vt.if_true, vt.if_false]
+        if found == kinds[::-1] and isinstance(vt.flag, ArrayVariable):
+            flag = ArrayVariable(region.op("logical_not", [vt.flag.value]))
+            return [flag, vt.if_false, vt.if_true]
+        return None
+    if not _number_item(vt):
+        return None
+    v = _value_of(region, vt)
+    own = (v.dtype, (), v.weak, v.scalar)
+    if own == kinds[0]:
+        return [ArrayVariable(region.const(True, np.bool_, weak=False)), ArrayVariable(v),
+                started.if_false]
+    if own == kinds[1]:
+        return [ArrayVariable(region.const(False, np.bool_, weak=False)), started.if_true,
+                ArrayVariable(v)]
+    return None
 
 
 def rename(names: Iterable[str], done: dict[str, tuple[int, type]]) -> set[str]:
@@ -167,7 +252,8 @@ def bind(tx: Interpreter, done: dict[str, tuple[int, type]]) -> dict[str, Variab
     """At the start of a trip: each local split is the tuple of its items' stand-ins (what
     `unpack` is given back)."""
     for name, (count, kind) in done.items():
-        tx.locals[name] = kind([tx.locals.pop(_item_name(name, k)) for k in range(count)])
+        tx.locals[name] = _made(kind, [tx.locals.pop(_item_name(name, k))
+                                       for k in range(count)])
     return {name: tx.locals[name] for name in done}
 
 
@@ -188,6 +274,9 @@ def unpack(end_locals: dict[str, VariableTracker], done: dict[str, tuple[int, ty
             vt = OptionalVariable([vt, ArrayVariable(region.const(False, np.bool_,
                                                                   weak=False))])
             items = vt.items
+        elif kind is ChoiceVariable and vt is not None:
+            items = _choice_end(region, vt, started[name])  # type: ignore[arg-type]
+            vt = None if items is None else ChoiceVariable(*items)
         if items is None or len(items) != count or _kind(vt) is not kind:
             what = "unbound" if vt is None else f"bound to {vt.describe()}"
             raise graph_break("loop_body", what=f"local {name!r}, {count} numbers before the "
@@ -201,7 +290,7 @@ def join(tx: Interpreter, done: dict[str, tuple[int, type]]) -> None:
     for name, (count, kind) in done.items():
         keys = [_item_name(name, k) for k in range(count)]
         if all(key in tx.locals for key in keys):
-            tx.locals[name] = kind([tx.locals.pop(key) for key in keys])
+            tx.locals[name] = _made(kind, [tx.locals.pop(key) for key in keys])
         for key in keys:
             tx.locals.pop(key, None)
 
@@ -237,7 +326,7 @@ def merge_names(then: Any, orelse: Any) -> dict[str, tuple[int, type]]:
         if a is b or not name.isidentifier():
             continue
         x, y = items_of(a), items_of(b)
-        kind = TupleVariable
+        kind = _kind(a)
         if isinstance(a, OptionalVariable) or isinstance(b, OptionalVariable) or (
                 _is_none(a) != _is_none(b)):
             x, y = _path_items(then.region, a, b), _path_items(orelse.region, b, a)

@@ -320,6 +320,10 @@ class ArrayVariable(VariableTracker):
         from ember.capture.variables.containers import TupleVariable
         from ember.capture.variables.scalar import PythonScalarVariable
 
+        from ember.capture.variables import choice
+
+        index = choice.settled_index(tx.graph, index)
+
         if tx.graph.parent is not None:
             from ember.capture.loops.runs import run_of
 
@@ -386,6 +390,7 @@ class ArrayVariable(VariableTracker):
         from ember.capture.variables import choice
 
         value = choice.stored(tx, value, self.value.dtype)
+        index = choice.settled_index(tx.graph, index)
         if type(value) is ArrayVariable and value.value.shape == () and (
                 value.value.scalar or value.value.weak):
             from ember.capture.loops import python_checks

@@ -14,7 +14,7 @@ from ember.capture.breaks import graph_break
 from ember.capture.loops import scalars as loop_scalars
 from ember.capture.loops import zipped
 from ember.capture.sources import Source
-from ember.capture.variables import scalar
+from ember.capture.variables import choice, scalar
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import (
@@ -259,6 +259,13 @@ def _sum(tx, args, kwargs):
 def _min_max(fn):
     def rule(tx, args, kwargs):
         items = args[0].unpack(tx) if len(args) == 1 else list(args)
+        mixed = next((k for k, i in enumerate(items) if choice.liftable(tx.graph, i)), None)
+        if mixed is not None and not kwargs:
+            # Either side of a choice among the items: the pick of each, as a choice.
+            lifted = choice.lift(tx, items[mixed], lambda side: rule(
+                tx, [*items[:mixed], side, *items[mixed + 1:]], {}))
+            if lifted is not None:
+                return lifted
         if not kwargs:
             found = loop_scalars.min_max(tx, fn, items, exact=not loop_scalars.in_body(tx))
             if found is not None:

@@ -148,3 +148,169 @@ def _exactly(v: Value, dtype: np.dtype) -> bool:
 
 def _pick_as(graph: Graph, vt: ChoiceVariable, values: list[Value]) -> Value:
     return graph.op("where", [vt.flag.value, *values], scalar=True)  # type: ignore[attr-defined]
+
+
+# Operators whose result keeps each side's type and that check nothing at run time a side
+# not taken (its placeholder, 0) could fail: lifted over a choice (`lift`). Division, `%`,
+# `**` and shifts of Python ints check their operands, so they are not.
+LIFTED = frozenset({"+", "-", "*", "&", "|", "^", "==", "!=", "<", "<=", ">", ">="})
+
+
+def liftable(graph: Graph, vt: VariableTracker) -> bool:
+    """A choice of numbers (nested choices too) whose flags this graph computed."""
+    return isinstance(vt, ChoiceVariable) and _numbers(graph, vt) is not None
+
+
+def lift(tx: Any, vt: ChoiceVariable, fn: Any) -> VariableTracker | None:
+    """`fn` of each side of a choice, as a choice on the same flag: an operator on a value
+    that is a Python number on one path and a NumPy scalar on the other keeps each path's
+    type (`up == 0` is a Python bool or a NumPy bool, `max(up, left)` either number). Where
+    both results are numbers of one type they are one value, picked by the flag. The
+    run-time checks each side adds hold only where the flag picks that side: the side not
+    picked computes from a placeholder. None where a side's result is not a tracker."""
+    graph, flag = tx.graph, vt.flag.value  # type: ignore[attr-defined]
+    x, checks_x = _with_checks(tx, lambda: fn(vt.if_true))
+    y, checks_y = _with_checks(tx, lambda: fn(vt.if_false))
+    _gate_checks(tx, flag, checks_x, checks_y)
+    if not isinstance(x, VariableTracker) or not isinstance(y, VariableTracker):
+        return None
+    return flattened(graph, ChoiceVariable(vt.flag, x, y))
+
+
+def _kind(v: Value) -> tuple:
+    return (v.dtype, v.weak, v.scalar)
+
+
+def flattened(graph: Graph, vt: ChoiceVariable) -> VariableTracker:
+    """A choice of numbers (nested ones included) as one number where every side is of one
+    type, as a choice of two numbers of two types where they are of two (the flag: the side
+    picked is of the first type), else as it is."""
+    numbers = _numbers(graph, vt)
+    if numbers is None:
+        return vt
+    kinds = list(dict.fromkeys(_kind(v) for v in numbers))
+    if len(kinds) > 2 or any(v.shape for v in numbers):
+        return vt
+
+    def pick_of(kind: tuple) -> Value:
+        from ember.capture.loops.returns import placeholder
+
+        def leaf(v: Value) -> Value:
+            return v if _kind(v) == kind else placeholder(graph, next(
+                n for n in numbers if _kind(n) == kind))
+        return _each_leaf(graph, vt, leaf, kind[2])
+
+    if len(kinds) == 1:
+        return ArrayVariable(pick_of(kinds[0]))
+    if not isinstance(vt.if_true, ChoiceVariable) and not isinstance(vt.if_false, ChoiceVariable):
+        return vt
+    first = _each_leaf(graph, vt, lambda v: graph.const(_kind(v) == kinds[0], np.bool_,
+                                                         weak=False), True)
+    return ChoiceVariable(ArrayVariable(first), ArrayVariable(pick_of(kinds[0])),
+                          ArrayVariable(pick_of(kinds[1])))
+
+
+def _each_leaf(graph: Graph, vt: VariableTracker, leaf: Any, scalar: bool) -> Value:
+    """`leaf` of each number of a choice, picked by its flags (`where`, keeping the leaves'
+    type: a weak result stays weak)."""
+    if isinstance(vt, ChoiceVariable):
+        x, y = (_each_leaf(graph, s, leaf, scalar) for s in (vt.if_true, vt.if_false))
+        picked = graph.op("where", [vt.flag.value, x, y], scalar=scalar)  # type: ignore[attr-defined]
+        if picked.weak != x.weak:
+            picked = graph.op("astype", [picked], dtype=x.dtype, weak=x.weak, scalar=scalar)
+        return picked
+    return leaf(_numbers(graph, vt)[0])  # type: ignore[index]
+
+
+def _with_checks(tx: Any, compute: Any) -> tuple[Any, object]:
+    """`compute()`, and the run-time checks it added, taken back out: in a loop body the
+    `.rerun` local it left (None where it had none), at the frame's level the checks it
+    appended."""
+    from ember.capture.loops.frame_branches import RERUN
+
+    if tx.graph.parent is None:
+        checks = tx.tracer.rerun_checks
+        count = len(checks)
+        result = compute()
+        added = checks[count:]
+        del checks[count:]
+        return result, added
+    prior = tx.locals.get(RERUN)
+    result = compute()
+    after = tx.locals.get(RERUN)
+    if prior is None:
+        tx.locals.pop(RERUN, None)
+    else:
+        tx.locals[RERUN] = prior
+    return result, after
+
+
+def _gate_checks(tx: Any, flag: Value, checks_x: Any, checks_y: Any) -> None:
+    """Each side's checks (`_with_checks`) where the flag picks that side."""
+    from ember.capture.loops.frame_branches import RERUN
+
+    graph = tx.graph
+    if graph.parent is None:
+        not_flag = graph.op("logical_not", [flag])
+        for checks, taken in ((checks_x, flag), (checks_y, not_flag)):
+            for failed in checks:
+                tx.tracer.rerun_checks.append(graph.op("logical_and", [failed, taken]))
+        return
+    prior = tx.locals.get(RERUN)
+    if checks_x is prior and checks_y is prior:
+        return
+    false = graph.const(False, np.bool_, weak=False)
+    x, y = ((c.value if c is not None else false) for c in (checks_x, checks_y))
+    tx.locals[RERUN] = ArrayVariable(graph.op("where", [flag, x, y], scalar=True))
+
+
+def lift_binary(tx: Any, a: VariableTracker, b: VariableTracker, fn: Any
+                ) -> VariableTracker | None:
+    """`fn(a, b)` lifted over whichever operand is a choice (`lift`), or None."""
+    if liftable(tx.graph, a):
+        return lift(tx, a, lambda side: fn(side, b))  # type: ignore[arg-type]
+    if liftable(tx.graph, b):
+        return lift(tx, b, lambda side: fn(a, side))  # type: ignore[arg-type]
+    return None
+
+
+def _each(graph: Graph, vt: VariableTracker, fn: Any) -> Value | None:
+    """`fn` of each number a choice picks from, picked by its flags: one value."""
+    if isinstance(vt, ChoiceVariable):
+        sides = [_each(graph, s, fn) for s in (vt.if_true, vt.if_false)]
+        if sides[0] is None or sides[1] is None:
+            return None
+        return graph.op("where", [vt.flag.value, *sides], scalar=True)  # type: ignore[attr-defined]
+    numbers = _numbers(graph, vt)
+    return None if numbers is None else fn(numbers[0])
+
+
+def truth(graph: Graph, vt: VariableTracker) -> VariableTracker:
+    """`bool()` of a choice of numbers, the same for either side's type: a NumPy bool the
+    flag picks. Anything else is returned as it is."""
+    if not liftable(graph, vt):
+        return vt
+    picked = _each(graph, vt, lambda v: graph.op("astype", [v], dtype=np.bool_, weak=False,
+                                                 scalar=True))
+    return vt if picked is None else ArrayVariable(picked)
+
+
+def _index(graph: Graph, vt: VariableTracker) -> VariableTracker:
+    """A choice of integers used as an index (`parent[x]`), where a Python int and a NumPy
+    integer index alike: one int64. Anything else is returned as it is."""
+    if not liftable(graph, vt) or any(
+            v.dtype.kind not in "iu" for v in _numbers(graph, vt) or ()):
+        return vt
+    picked = _each(graph, vt, lambda v: graph.op("astype", [v], dtype=np.int64, weak=False,
+                                                 scalar=True))
+    return vt if picked is None else ArrayVariable(picked)
+
+
+def settled_index(graph: Graph, index: VariableTracker) -> VariableTracker:
+    """An index whose parts may be choices of integers (`index`), each one int64."""
+    from ember.capture.variables.containers import TupleVariable
+
+    if isinstance(index, TupleVariable) and type(index) is TupleVariable and any(
+            isinstance(p, ChoiceVariable) for p in index.items):
+        return TupleVariable([_index(graph, p) for p in index.items])
+    return _index(graph, index)
