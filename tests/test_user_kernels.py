@@ -92,9 +92,6 @@ NOT_YET_NATIVE = {
                        "`for t in thresholds` iterates an argument array between breaks",
     "als_step": "`V[m]` with a boolean row of the mask: arrays whose length only the data "
                 "knows, solved per row",
-    "kmp_prefix": "`k` is carried from trip to trip as a Python int or an int32 read from "
-                  "`pi` depending on the path, whose types NumPy keeps apart (a choice of the "
-                  "two is not carried)",
     "rabin_karp": "np.array_equal of a slice at a run-time position inside the loop, and "
                   "`matches.append(s)` in a branch",
     "gauss_jordan_inverse": "`M[[col, p]] = M[[p, col]]` (a row swap through index lists) "
@@ -116,8 +113,6 @@ NOT_YET_NATIVE = {
                              "data knows, each depth a new compile",
     "pagerank_dangling": "`log[\"iterations\"] = it + 1` stores into a dict inside the loop "
                          "(loop ops carry no dict items), around a `break` on `err < tol`",
-    "label_components": "`find` (a `while` on data in a closure) called on the paths of "
-                        "branches on data in a double loop: control flow around whiles",
     "needleman_wunsch_align": "the traceback `while i > 0 or j > 0` branches on data, and "
                               "`moves[:k]` has a length the loop's end decides",
     "crr_american_put": "`prices[:i + 1]` and `values[1:i + 2]`: carried arrays whose lengths "
@@ -132,8 +127,6 @@ NOT_YET_NATIVE = {
                     "slice of a 2-d result with run-time bounds",
     "grid_bfs_distance": "`nxt.append((a, b))` and `frontier = nxt` in a `while frontier:`: a "
                          "Python list of tuples the data grow",
-    "sokoban_reachable": "`stack.pop()` and `stack.append((i - 1, j))` in a `while stack:`: a "
-                         "Python list of tuples used as a stack the data grow",
     "group_mean_argsort": "`np.add.reduceat(v, starts)` at the group starts np.flatnonzero "
                           "finds: positions, and a result length, only the data knows",
     "group_stats_unique": "np.unique with return_inverse=, and np.bincount of the inverse "
@@ -166,9 +159,6 @@ NOT_YET_NATIVE = {
     "queue_sim_generator": _DRAWS.format("exponential"),
     "bootstrap_mean_ci": _DRAWS.format("integers"),
     "gbm_paths": _DRAWS.format("standard_normal"),
-    "precision_recall_at_k": "`max(relevant[q].sum(), 1)` in an unrolled loop: Python's max() of "
-                             "a NumPy integer and a Python int returns either object as the data "
-                             "decide",
     "ndcg_at_k": "`if np.all(idcg == 0): return ...`: an early return on a reduction of the "
                  "data at the frame's level (a break, then a second graph)",
 }

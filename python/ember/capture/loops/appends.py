@@ -27,7 +27,13 @@ import numpy as np
 
 from ember.capture.breaks import graph_break
 from ember.capture.loops import mixed_picks, swaps
-from ember.capture.variables.appended import AppendedListVariable, ItemType, as_item
+from ember.capture.variables.appended import (
+    AppendedListVariable,
+    ItemType,
+    as_item,
+    is_tuple,
+    tuple_at,
+)
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
@@ -161,6 +167,8 @@ def _start(tx: Interpreter, vt: VariableTracker
     items = vt.items
     if len(items) > _INITIAL_MOST and any(item is not items[0] for item in items):
         return None
+    if items and _is_tuple_item(items[0]):
+        return _start_of_tuples(tx, items)
     # `[0.0] * n` holds one tracker n times: one value.
     first = _number_value(tx, items[0]) if items else None
     values = [first if item is items[0] else _number_value(tx, item) for item in items]
@@ -170,6 +178,31 @@ def _start(tx: Interpreter, vt: VariableTracker
     if len(kinds) > 1:
         return None
     return (next(iter(kinds)) if kinds else None), values, None  # type: ignore[return-value]
+
+
+def _is_tuple_item(item: VariableTracker) -> bool:
+    from ember.capture.variables.containers import TupleVariable
+
+    return type(item) is TupleVariable or (isinstance(item, ConstantVariable)
+                                            and type(item.constant()) is tuple)
+
+
+def _start_of_tuples(tx: Interpreter, items: list[VariableTracker]
+                     ) -> tuple[ItemType, list[Any], None] | None:
+    """A list literal of a few tuples of numbers of one type (`stack = [start]`): its type
+    and each tuple's numbers."""
+    if len(items) > _INITIAL_MOST:
+        return None
+    try:
+        values = [_tuple_values(tx, item) for item in items]
+    except Unsupported:
+        return None
+    if any(v is None for v in values):
+        return None
+    kinds = {(v[0].dtype, (len(v),), v[0].weak, v[0].scalar) for v in values}  # type: ignore[index]
+    if len(kinds) > 1:
+        return None
+    return next(iter(kinds)), values, None
 
 
 def _kind(value: Value) -> ItemType:
@@ -200,6 +233,10 @@ def _buffer(graph: Graph, item: ItemType, capacity: int, initial: list[Value],
         held = graph.op("lt", [places, graph.const(len(initial))])
         return graph.op("where", [held, initial[0], graph.const(dtype.type(fill))])
     for k, value in enumerate(initial):
+        if isinstance(value, list):  # a tuple's numbers
+            for j, number in enumerate(value):
+                buffer = graph.op("store", [buffer, number, graph.const(k), graph.const(j)])
+            continue
         buffer = graph.op("store", [buffer, value, graph.const(k)])
     return buffer
 
@@ -453,7 +490,7 @@ class BodyList(VariableTracker):
         if not isinstance(count, ArrayVariable):
             raise _refuse("a list whose count this body does not carry")
         item = self.state.item
-        if item is not None and item[1]:
+        if item is not None and item[1] and not is_tuple(item):
             raise _refuse("a list of rows read in the loop")
         graph = tx.graph
         at = _checked_position(tx, count.value, k)
@@ -464,6 +501,8 @@ class BodyList(VariableTracker):
             return ArrayVariable(graph.const(0))
         if not isinstance(buffer, ArrayVariable):
             raise _refuse("a list whose buffer this body does not carry")
+        if is_tuple(item):
+            return tuple_at(graph, buffer.value, at, item)
         return ArrayVariable(as_item(graph, graph.op("load", [buffer.value, at]), item))
 
     def truth_value(self, tx: Interpreter) -> ArrayVariable:
@@ -507,11 +546,14 @@ class BodyList(VariableTracker):
         return ArrayVariable(count.value)
 
     def append(self, tx: Interpreter, item: VariableTracker) -> None:
-        value = _item_value(tx, item)
+        numbers = _tuple_values(tx, item)
+        value = numbers[0] if numbers is not None else _item_value(tx, item)
         if value.shape:
             self.state.rows.append((*_fresh_row(tx, item, value), item))
         state = self.state
         kind: ItemType = (value.dtype, tuple(value.shape), value.weak, value.scalar)
+        if numbers is not None:
+            kind = (value.dtype, (len(numbers),), value.weak, value.scalar)
         if not value.shape and not (value.weak or value.scalar):
             raise _refuse("an append of a 0-d array")
         if any(isinstance(d, str) for d in value.shape):
@@ -540,7 +582,11 @@ class BodyList(VariableTracker):
             raise _refuse("an append to a list whose buffer this body does not carry")
         at = count.value if state.capacity is None else _within(tx, count.value,
                                                                  state.capacity)
-        if value.shape:
+        if numbers is not None:
+            for j, number in enumerate(numbers):
+                buffer.update_in_place(graph.op("store", [buffer.value, number, at,
+                                                          graph.const(j)]))
+        elif value.shape:
             from ember.capture.loops import windows
 
             windows.scatter(tx, buffer, windows.row_axes(buffer.value.shape, at),
@@ -617,6 +663,33 @@ def _item_value(tx: Interpreter, item: VariableTracker) -> Value:
             item.constant().dtype.kind in "biuf"):
         return tx.graph.const(item.constant())
     raise _refuse(f"an append of {item.describe()}")
+
+
+# Tuples of at most this many numbers are list items (`stack.append((i, j))`).
+_TUPLE_MOST = 8
+
+
+def _tuple_values(tx: Interpreter, item: VariableTracker) -> list[Value] | None:
+    """The numbers of a plain tuple of a few numbers of one type (Python ints, NumPy
+    float64 scalars...), a list's item stored as a row of its buffer; None for anything
+    else (a tuple of numbers of several types refuses: NumPy's array of such a list
+    promotes them)."""
+    from ember.capture.variables.containers import TupleVariable
+
+    if isinstance(item, ConstantVariable) and type(item.constant()) is tuple:
+        parts: list[VariableTracker] = [ConstantVariable(c) for c in item.constant()]
+    elif type(item) is TupleVariable:
+        parts = item.items
+    else:
+        return None
+    if not 0 < len(parts) <= _TUPLE_MOST:
+        raise _refuse("an append of a tuple of more than a few items")
+    values = [_item_value(tx, p) for p in parts]
+    if any(v.shape or not (v.weak or v.scalar) for v in values):
+        raise _refuse("an append of a tuple of other than numbers")
+    if len({_kind(v) for v in values}) > 1:
+        raise _refuse("an append of a tuple of numbers of several types")
+    return values
 
 
 def _int_index(tx: Interpreter, index: VariableTracker) -> Value:

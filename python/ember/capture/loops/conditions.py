@@ -177,7 +177,8 @@ def chained_comparison(tx: Interpreter, first: Instruction) -> Instruction | Non
     while end < len(tx.instructions) and tx.instructions[end].opname not in _POP_JUMPS:
         inst = tx.instructions[end]
         if not (inst.opname in _PURE_LOADS or inst.opname == "COMPARE_OP" or (
-                inst.opname == "BINARY_OP" and inst.arg in _PURE_ARITHMETIC)):
+                inst.opname == "BINARY_OP" and inst.arg in _PURE_ARITHMETIC)
+                or _size_read(tx, end)):
             return None
         end += 1
     if end >= len(tx.instructions) or tx.instructions[end - 1].opname != "COMPARE_OP":
@@ -198,6 +199,19 @@ def chained_comparison(tx: Interpreter, first: Instruction) -> Instruction | Non
     tx.push(ArrayVariable(tx.graph.op("logical_and", [first_test.value, second_test.value])))
     tx.ip = second.index + 1
     return second
+
+
+def _size_read(tx: Interpreter, at: int) -> bool:
+    """Whether instruction `at` is part of `x.shape[k]` (or `x.ndim`, `x.size`) with a
+    constant `k`: a size, which raises nothing at run time."""
+    code = tx.instructions
+    inst = code[at]
+    if inst.opname == "LOAD_ATTR":
+        return inst.argval in ("shape", "ndim", "size")
+    if inst.opname == "BINARY_SUBSCR" and at >= 2:
+        return (code[at - 1].opname == "LOAD_CONST" and type(code[at - 1].argval) is int
+                and code[at - 2].opname == "LOAD_ATTR" and code[at - 2].argval == "shape")
+    return False
 
 
 def _landing(tx: Interpreter, pos: int) -> int:

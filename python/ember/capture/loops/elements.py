@@ -49,6 +49,34 @@ def element_indices(tx: Interpreter, array: ArrayVariable, index: VariableTracke
     return values
 
 
+def rows_then_gather(tx: Interpreter, index: VariableTracker
+                     ) -> tuple[VariableTracker, VariableTracker] | None:
+    """`a[i, idx]` (`a[i, j, idx, :]`): 0-d integer indices, one known only at run time,
+    then one array index and slices: NumPy's result is `a[i][idx]` (the scalar indices
+    broadcast with `idx` and stand next to it), the two indexings returned. None for any
+    other index."""
+    from ember.capture.variables.array import ArrayVariable
+    from ember.capture.variables.containers import TupleVariable
+    if not isinstance(index, TupleVariable) or type(index) is not TupleVariable:
+        return None
+    parts = index.items
+    at = next((k for k, p in enumerate(parts)
+               if isinstance(p, ArrayVariable) and p.value.ndim), None)
+    if at is None or at == 0 or not any(_is_index_value(p) for p in parts[:at]):
+        return None
+    if not all(_is_index_value(p) or (isinstance(p, ConstantVariable)
+                                      and type(p.constant()) is int) for p in parts[:at]):
+        return None
+    if not all(isinstance(p, ConstantVariable) and isinstance(p.constant(), slice)
+               for p in parts[at + 1:]):
+        return None
+    if parts[at].value.dtype.kind not in "iub":  # type: ignore[attr-defined]
+        return None
+    rows = parts[0] if at == 1 else TupleVariable(parts[:at])
+    rest = parts[at] if at == len(parts) - 1 else TupleVariable(parts[at:])
+    return rows, rest
+
+
 def _constant_element(tx: Interpreter, array: ArrayVariable, parts: list[VariableTracker]
                       ) -> list[Value] | None:
     """The index values of an element named by in-range constant ints (`w[p, q]` of an

@@ -23,8 +23,24 @@ from ember.graph import Graph, Value
 if TYPE_CHECKING:
     from ember.capture.interpreter import Interpreter
 
-# An item's type: dtype, shape, weak (a Python number), scalar (a NumPy scalar).
+# An item's type: dtype, shape, weak (a Python number), scalar (a NumPy scalar). A row (an
+# array) has a shape and is neither; a tuple of `m` numbers of one type (`(i, j)`) has the
+# shape `(m,)` and is a Python number or a NumPy scalar (`is_tuple`).
 ItemType = tuple[np.dtype, tuple, bool, bool]
+
+
+def is_tuple(item: ItemType | None) -> bool:
+    """Whether items of this type are tuples of numbers (stored as rows of the buffer)."""
+    return item is not None and bool(item[1]) and (item[2] or item[3])
+
+
+def tuple_at(graph: Graph, buffer: Value, at: Value, item: ItemType) -> VariableTracker:
+    """The tuple stored at place `at` of a list of tuples' buffer: its numbers, each of the
+    item type."""
+    from ember.capture.variables.containers import TupleVariable
+
+    return TupleVariable([ArrayVariable(as_item(graph, graph.op("load", [
+        buffer, at, graph.const(j)]), item)) for j in range(item[1][0])])
 
 
 class AppendedListVariable(VariableTracker):
@@ -88,6 +104,8 @@ class AppendedListVariable(VariableTracker):
     def rebuild_kind(self) -> str:
         """How the real list is made from the buffer: `.tolist()` for Python numbers,
         `list()` for NumPy scalars and rows."""
+        if is_tuple(self.item):
+            return "python tuples" if self.item[2] else "tuples"
         return "python" if self.item[2] else "items"
 
     def getitem(self, tx: Interpreter, index: VariableTracker) -> VariableTracker:
@@ -111,6 +129,8 @@ class AppendedListVariable(VariableTracker):
                                               graph.op("ge", [at, self.count])])
             add_check(tx, outside)  # Python raises IndexError: the frame runs as Python
             position = graph.op("where", [outside, graph.const(0), at])
+        if is_tuple(self.item):
+            return tuple_at(graph, self.buffer, position, self.item)
         if self.item[1]:
             row = ArrayVariable(self.buffer)
             return row.getitem(tx, ArrayVariable(position))
@@ -160,6 +180,9 @@ class AppendedListVariable(VariableTracker):
     def python_sum(self, tx: Interpreter, start: VariableTracker) -> VariableTracker:
         """`sum(list, start)`: `start` plus each item in turn, as Python adds them (rows:
         plus their sum over the first axis, within rounding)."""
+        if is_tuple(self.item):
+            raise graph_break("user_error", type="TypeError",
+                              message="unsupported operand type(s) for +: 'int' and 'tuple'")
         if self.item[0].kind != "f":
             # Python ints grow past int64, NumPy's integer scalars warn when they wrap.
             raise graph_break("data_dependent_value", what="sum() of integers built in a loop")
@@ -268,5 +291,8 @@ def rebuild(buffer: np.ndarray, count: int, kind: str, iterator: bool) -> Any:
     views of one new buffer: distinct arrays, as the appended ones were); an iterator over
     it for a generator's values."""
     items = buffer[:count]
-    made = items.tolist() if kind == "python" else list(items)
+    if kind.endswith("tuples"):
+        made = [tuple(row) for row in (items.tolist() if kind == "python tuples" else items)]
+    else:
+        made = items.tolist() if kind == "python" else list(items)
     return iter(made) if iterator else made

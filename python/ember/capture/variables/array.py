@@ -340,6 +340,10 @@ class ArrayVariable(VariableTracker):
                 from ember.capture.loops import window_exprs
 
                 return window_exprs.window(tx.graph, self, axes)
+            split = elements.rows_then_gather(tx, index)
+            if split is not None:
+                # `scores[q, top]`: the row at run-time `q`, then the gather `[top]`.
+                return self.getitem(tx, split[0]).getitem(tx, split[1])
             indices = elements.element_indices(tx, self, index)
             if indices is not None:
                 return elements.load(tx, self, indices)

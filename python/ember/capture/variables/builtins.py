@@ -271,6 +271,8 @@ def _min_max(fn):
             if found is not None:
                 return found
         if not all(i.is_constant() for i in items):
+            if not kwargs and (picked := _mixed_min_max(tx, fn, items)) is not None:
+                return picked
             _no_min_max(fn, items)
         if not all(v.is_constant() for v in kwargs.values()):
             return None
@@ -279,6 +281,25 @@ def _min_max(fn):
                                      **extra))
 
     return rule
+
+
+def _mixed_min_max(tx, fn, items):
+    """`max(hits, 1)` of numbers of several types (a NumPy scalar and a Python int): Python
+    returns one of the objects itself, the first no later one beats, so the result is a
+    choice of them (`variables/choice.py`) that its uses settle."""
+    from ember.capture import operators
+    from ember.capture.variables.choice import ChoiceVariable
+
+    if len(items) < 2 or any(loop_scalars.scalar_value(tx, i) is None for i in items):
+        return None
+    best = items[0]
+    for item in items[1:]:
+        beats = choice.truth(tx.graph, operators.compare_op(
+            tx, "<" if fn is min else ">", item, best))
+        if not (isinstance(beats, ArrayVariable) and not beats.value.shape):
+            return None
+        best = choice.flattened(tx.graph, ChoiceVariable(beats, item, best))
+    return best
 
 
 def _no_min_max(fn, items):
