@@ -151,7 +151,8 @@ def test_empty_selections(backend: str) -> None:
         np.testing.assert_array_equal(result, expected)
         assert type(result) is type(expected)
         assert [str(w.message) for w in got] == [str(w.message) for w in want]
-        assert ember.stats()["entry_fallbacks"] == 1
+        stats = ember.stats()  # the frame reran as Python (a check, or the FP flags first)
+        assert stats["entry_fallbacks"] + stats["fp_reruns"] >= 1, stats
 
 
 def kl_of_positives(p, q):
@@ -332,3 +333,52 @@ def test_gathers_at_a_selection_of_indices(backend: str, fn, make) -> None:
         got = compiled(*args)
         assert got.dtype == want.dtype and np.array_equal(got, want, equal_nan=True)
     assert ember.stats()["graph_breaks"] == 0, ember.stats()["break_reasons"]
+
+
+def _masked_totals(x, masks):
+    out = np.empty(masks.shape[0], dtype=x.dtype)
+    for i in range(masks.shape[0]):
+        out[i] = np.sum(x[masks[i]])
+    return out
+
+
+def _first_smallest(w, masks):
+    best, best_i = np.inf, -1
+    for i in range(masks.shape[0]):
+        err = np.sum(w[masks[i]])
+        if err < best:
+            best, best_i = err, i
+    return best_i, best
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_selection_sums_are_numpys_bit_for_bit(dtype) -> None:
+    # NumPy sums the gathered elements pairwise (eight running sums, then the rest in
+    # order): the same rounding, at every count of selected elements, in a loop body and
+    # at the frame's level, so that comparisons of such sums pick what NumPy picks.
+    rng = np.random.default_rng(12)
+    for n in (1, 5, 8, 9, 16, 23, 40, 128):
+        x = (rng.standard_normal(n) * 100).astype(dtype)
+        masks = rng.random((12, n)) < rng.random((12, 1))
+        masks[0] = False
+        ember.reset()
+        got = ember.compile(_masked_totals)(x, masks)
+        assert repr(got) == repr(_masked_totals(x, masks)), n
+        for m in masks[:4]:
+            ember.reset()
+            compiled = ember.compile(lambda x, m: (x[m].sum(), np.mean(x[m]) if m.any() else 0))
+            assert repr(compiled(x, m)) == repr((x[m].sum(), np.mean(x[m]) if m.any() else 0))
+
+
+def test_ties_between_selection_sums_fall_as_in_numpy() -> None:
+    # Uniform weights: errors of thresholds 0.6, 0.7 and 0.8 are equal in NumPy's sums, and
+    # the first of them wins (a decision stump's search).
+    rng = np.random.default_rng(1)
+    x, y = rng.random(30), np.where(rng.random(30) < 0.5, -1, 1)
+    masks = np.array([np.where(x > t, -1, 1) != y for t in np.linspace(0.1, 0.9, 9)])
+    w = np.full(30, 1 / 30)
+    want = _first_smallest(w, masks)
+    assert want[0] == 5
+    ember.reset()
+    assert ember.compile(_first_smallest)(w, masks) == want
+    assert ember.stats()["graph_breaks"] == 0

@@ -43,10 +43,6 @@ def _same(got, want) -> str | None:
 
 # Kernels whose results are not yet NumPy's. Strict: each one fails here until it is fixed.
 NOT_YET_LIKE_NUMPY = {
-    "adaboost_stumps": "`np.sum(w[pred != y])` is summed as `where(mask, w, 0)` over the "
-                       "whole array, where NumPy sums the selection pairwise: the last bit "
-                       "differs, and a tie between two thresholds of equal error (uniform "
-                       "weights) falls the other way",
 }
 
 
@@ -88,8 +84,6 @@ NOT_YET_NATIVE = {
     "rk45_adaptive": "in `while t < t_end` the types of `h` (made a NumPy scalar by "
                      "`max(err, 1e-16)`) and then `t` settle over two trips, which a `while` "
                      "loop op cannot require",
-    "adaboost_stumps": "`max(best_err, 1e-12)` compares a NumPy scalar in Python, and "
-                       "`for t in thresholds` iterates an argument array between breaks",
     "als_step": "`V[m]` with a boolean row of the mask: arrays whose length only the data "
                 "knows, solved per row",
     "rabin_karp": "np.array_equal of a slice at a run-time position inside the loop, and "

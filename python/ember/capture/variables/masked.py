@@ -293,7 +293,9 @@ def reduce(tx: Interpreter, name: str, selection: MaskedVariable,
     op = "sum" if name == "mean" else name
     if name == "mean" and dtype.kind in "biu":
         filled = graph.op("astype", [filled], dtype=np.dtype(np.float64))
-    result = graph.op(op, [filled], axis=axes, keepdims=False)
+    exact = _numpy_order_sum(graph, selection) if (
+        op == "sum" and dtype.kind == "f" and axes is None) else None
+    result = exact if exact is not None else graph.op(op, [filled], axis=axes, keepdims=False)
     if name == "mean":
         spread = graph.op("broadcast_to", [selection.spread(graph)], shape=list(values.shape))
         count = graph.op("sum", [spread], axis=axes, keepdims=False)
@@ -302,6 +304,88 @@ def reduce(tx: Interpreter, name: str, selection: MaskedVariable,
         result = mean if mean.dtype == result.dtype else graph.op(
             "astype", [mean], dtype=result.dtype)
     return ArrayVariable(_scalar_result(graph, result))
+
+
+# The longest selection whose float sum follows NumPy's order exactly (`_numpy_order_sum`):
+# NumPy adds at most this many elements without splitting them in two.
+_PAIRWISE_LEAF = 128
+
+
+def _numpy_order_sum(graph: Graph, selection: MaskedVariable) -> Value | None:
+    """NumPy's float sum of the selected elements bit for bit: NumPy sums the `k` elements
+    `x[mask]` gathers (pairwise, `lower/pairwise.rs`), so element `r` of them (by rank) goes
+    to running sum `r % 8` while `r < k - k % 8`, the eight sums are combined as
+    `((s0+s1)+(s2+s3))+((s4+s5)+(s6+s7))` and the last `k % 8` elements added in order (all
+    of them, onto -0.0, where `k < 8`). A sum over the whole masked array with zeros in the
+    unselected places rounds otherwise, and a comparison of two such sums (`err <
+    best_err`) can then pick another winner than NumPy. One loop op over the places, for
+    arrays of at most `_PAIRWISE_LEAF` elements (NumPy splits longer ones); None beyond."""
+    values, mask = selection.values, selection.mask
+    if values.ndim != mask.ndim or any(not isinstance(d, int) for d in values.shape):
+        return None
+    n = int(np.prod(values.shape))
+    if n > _PAIRWISE_LEAF:
+        return None
+    dtype, i64 = values.dtype, np.dtype(np.int64)
+    flat_values = graph.op("reshape", [values], shape=[n])
+    flat_mask = graph.op("reshape", [mask], shape=[n])
+    count = graph.op("sum", [graph.op("astype", [flat_mask], dtype=i64)], axis=None,
+                     keepdims=False)
+    lanes_end = graph.op("sub", [count, graph.op("mod", [count, graph.const(np.int64(8))])])
+
+    def zero(g: Graph) -> Value:
+        return g.op("astype", [g.const(-0.0)], dtype=dtype, weak=False, scalar=True)
+
+    body = graph.region("loop")
+    i = body.add_input(np.int64, (), weak=True)
+    rank = body.add_input(i64, (), weak=False, scalar=True)
+    lanes = [body.add_input(dtype, (), weak=False, scalar=True) for _ in range(8)]
+    total = body.add_input(dtype, (), weak=False, scalar=True)
+    b_values = body.add_input(dtype, (n,))
+    b_mask = body.add_input(np.bool_, (n,))
+    b_end = body.add_input(i64, (), weak=False, scalar=True)
+    v = body.op("astype", [body.op("load", [b_values, i])], dtype=dtype, scalar=True)
+    picked = body.op("load", [b_mask, i])
+    in_lanes = body.op("logical_and", [picked, body.op("lt", [rank, b_end])])
+    lane = body.op("mod", [rank, body.const(np.int64(8))])
+    new_lanes = []
+    for j, s in enumerate(lanes):
+        here = body.op("logical_and", [in_lanes, body.op("eq", [lane, body.const(np.int64(j))])])
+        new_lanes.append(_same(body, body.op("where", [here, body.op("add", [s, v]), s]), s))
+    first_tail = body.op("logical_and", [picked, body.op("eq", [rank, b_end])])
+    later_tail = body.op("logical_and", [picked, body.op("gt", [rank, b_end])])
+    after = _same(body, body.op("where", [later_tail, body.op("add", [total, v]), total]), total)
+    new_total = _same(body, body.op("where", [first_tail, body.op("add", [
+        _combined(body, new_lanes), v]), after]), total)
+    new_rank = _same(body, body.op("add", [rank, body.op("astype", [picked], dtype=i64)]), rank)
+    body.set_outputs([body.const(True, weak=False), new_rank, *new_lanes, new_total])
+    start = graph.op("astype", [graph.const(np.int64(0))], dtype=i64, weak=False, scalar=True)
+    end = graph.op("astype", [lanes_end], dtype=i64, weak=False, scalar=True)
+    results = graph.loop(graph.const(0), graph.const(n), graph.const(1),
+                         [start, *[zero(graph) for _ in range(8)], zero(graph)],
+                         [flat_values, flat_mask, end], body)
+    final_lanes, final_total = results[1:9], results[9]
+    no_tail = graph.op("eq", [lanes_end, count])
+    found = graph.op("where", [no_tail, _combined(graph, final_lanes), final_total],
+                     scalar=True)
+    # Nothing selected: the sum's identity, +0.0.
+    empty = graph.op("eq", [count, graph.const(np.int64(0))])
+    plus_zero = graph.op("astype", [graph.const(0.0)], dtype=dtype, weak=False, scalar=True)
+    return graph.op("where", [empty, plus_zero, found], scalar=True)
+
+
+def _same(graph: Graph, value: Value, like: Value) -> Value:
+    """`value` of `like`'s exact type (a loop op's carried values keep theirs)."""
+    if (value.dtype, value.weak, value.scalar) == (like.dtype, like.weak, like.scalar):
+        return value
+    return graph.op("astype", [value], dtype=like.dtype, weak=like.weak, scalar=like.scalar)
+
+
+def _combined(graph: Graph, lanes: list[Value]) -> Value:
+    """NumPy's combination of its eight running sums."""
+    add = lambda a, b: _same(graph, graph.op("add", [a, b]), a)  # noqa: E731
+    return add(add(add(lanes[0], lanes[1]), add(lanes[2], lanes[3])),
+               add(add(lanes[4], lanes[5]), add(lanes[6], lanes[7])))
 
 
 def _scalar_result(graph: Graph, result: Value) -> Value:
