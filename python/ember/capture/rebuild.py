@@ -168,8 +168,9 @@ class Rebuilder:
             count = (self.constant(vt.known_length) if vt.known_length is not None
                      else self._value(vt.count))
             helper = self.embed(appended.rebuild, "rebuild_list")
+            flags = self._value(vt.flags) if vt.flags is not None else "None"
             return self._once(vt, f"{helper}({self._value(vt.buffer)}, {count}, "
-                                  f"{vt.rebuild_kind()!r}, {vt.iterator})")
+                                  f"{vt.rebuild_kind()!r}, {vt.iterator}, {flags})")
         if isinstance(vt, MaskedVariable):
             # `x[mask]` as NumPy makes it, from the values in place and the mask.
             return self._once(vt, f"{self._value(vt.values)}[{self._value(vt.mask)}]")

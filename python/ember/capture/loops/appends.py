@@ -48,6 +48,7 @@ BUFFER = ".list#"
 # The name of a region that is a path of a branch (`Graph.region("then")`), not a loop body.
 _BRANCH_REGION = re.compile(r"_(then|else)\d+$")
 COUNT = ".count#"
+FLAGS = ".flags#"
 # The buffer of a list whose appends only the run time counts: at least this many items
 # (a list of a few pieces built from a handful of inputs), at most this many (the buffer is
 # made, and filled, on every call).
@@ -76,6 +77,10 @@ class Appended:
     # past it sends the frame to Python, which grows the list as far as it needs.
     open: bool = False
     capacity: int | None = None
+    # The other type of a list holding Python numbers and NumPy scalars of one dtype (`best
+    # = [0] * n`, then `best[c] = best[c - w] + v[i]`): a buffer of flags, true where an
+    # item is of this type, is carried beside the items (`.flags#k`).
+    other: ItemType | None = None
     guessed: bool = False  # a trace read an item before any append taught its type
 
     @property
@@ -143,6 +148,9 @@ def enter(tx: Interpreter, lists: dict[int, Appended], trips: int | None,
         buffer = _buffer(tx.graph, state.item, tracked.capacity, initial, built)
         state.capacity = state.capacity and buffer.shape[0]
         tx.locals[BUFFER + state.name] = ArrayVariable(buffer)
+        if state.other is not None:
+            flags = tx.graph.full(tuple(buffer.shape[:1]), False, np.dtype(np.bool_))
+            tx.locals[FLAGS + state.name] = ArrayVariable(flags)
     return found
 
 
@@ -159,25 +167,37 @@ def _start(tx: Interpreter, vt: VariableTracker
     type (`[s]`, `[]`), or the list an earlier loop op built; None for any other list,
     which the body may not change (a side effect on state outside the graph)."""
     if isinstance(vt, AppendedListVariable):
-        if vt.iterator or vt.item[1] or vt.buffer.graph is not tx.graph:
+        if vt.iterator or vt.item[1] or vt.buffer.graph is not tx.graph or (
+                vt.flags is not None):
             return None
         return vt.item, [], vt
     if not isinstance(vt, ListVariable) or vt.source is not None or vt.unread:
         return None
     items = vt.items
-    if len(items) > _INITIAL_MOST and any(item is not items[0] for item in items):
+    common = _most_common(items)
+    if len(items) > _INITIAL_MOST and sum(item is not common for item in items) > _INITIAL_MOST:
         return None
     if items and _is_tuple_item(items[0]):
         return _start_of_tuples(tx, items)
-    # `[0.0] * n` holds one tracker n times: one value.
-    first = _number_value(tx, items[0]) if items else None
-    values = [first if item is items[0] else _number_value(tx, item) for item in items]
+    # `[0.0] * n` holds one tracker n times: one value (`[0] * n` then `ways[0] = 1`, or
+    # `[0.0] + [inf] * n`: one value and a few others).
+    shared = _number_value(tx, common) if items else None
+    values = [shared if item is common else _number_value(tx, item) for item in items]
     if len(values) > _UNIFORM_MOST or any(v is None for v in values):
         return None
     kinds = {_kind(v) for v in values}  # type: ignore[arg-type]
     if len(kinds) > 1:
         return None
     return (next(iter(kinds)) if kinds else None), values, None  # type: ignore[return-value]
+
+
+def _most_common(items: list[VariableTracker]) -> VariableTracker | None:
+    """The tracker a list holds most often (one tracker repeated: `[0.0] * n`)."""
+    counts: dict[int, int] = {}
+    for item in items:
+        counts[id(item)] = counts.get(id(item), 0) + 1
+    most = max(counts.values(), default=0)
+    return next((item for item in items if counts[id(item)] == most), None)
 
 
 def _is_tuple_item(item: VariableTracker) -> bool:
@@ -229,9 +249,19 @@ def _buffer(graph: Graph, item: ItemType, capacity: int, initial: list[Value],
     if built is not None:
         return graph.op("concatenate", [built.buffer, buffer], axis=0)
     if len(initial) > _INITIAL_MOST:
+        # One value repeated (`[0.0] * n`) but in a few places: the places first, the few
+        # others stored after.
+        counts: dict[int, int] = {}
+        for value in initial:
+            counts[id(value)] = counts.get(id(value), 0) + 1
+        common = max(initial, key=lambda v: counts[id(v)])
         places = graph.arange(0, 1, buffer.shape[0], np.int64)
         held = graph.op("lt", [places, graph.const(len(initial))])
-        return graph.op("where", [held, initial[0], graph.const(dtype.type(fill))])
+        buffer = graph.op("where", [held, common, graph.const(dtype.type(fill))])
+        for k, value in enumerate(initial):
+            if value is not common:
+                buffer = graph.op("store", [buffer, value, graph.const(k)])
+        return buffer
     for k, value in enumerate(initial):
         if isinstance(value, list):  # a tuple's numbers
             for j, number in enumerate(value):
@@ -396,6 +426,7 @@ def leave(tx: Interpreter, found: list[Tracked]) -> None:
     for t in found:
         tx.locals.pop(BUFFER + t.state.name, None)
         tx.locals.pop(COUNT + t.state.name, None)
+        tx.locals.pop(FLAGS + t.state.name, None)
 
 
 def finish(tx: Interpreter, found: list[Tracked], region: Graph,
@@ -407,6 +438,7 @@ def finish(tx: Interpreter, found: list[Tracked], region: Graph,
     for t in found:
         key = t.state.name
         buffer, count = tx.locals.pop(BUFFER + key, None), tx.locals.pop(COUNT + key, None)
+        flags = tx.locals.pop(FLAGS + key, None)
         if t.state.item is None or buffer is None or count is None:
             continue
         final = final_counts.get(t.state.key)
@@ -414,7 +446,8 @@ def finish(tx: Interpreter, found: list[Tracked], region: Graph,
                                                                     t.state.per_trip)
         replaced[id(t.outer)] = AppendedListVariable(
             buffer.value, count.value, t.state.item,  # type: ignore[attr-defined]
-            t.start + t.capacity if every_trip and t.exact else None)
+            t.start + t.capacity if every_trip and t.exact else None,
+            flags=flags.value if isinstance(flags, ArrayVariable) else None)
     for name, vt in tx.locals.items():
         tx.locals[name] = replaced.get(id(vt), vt)
     tx.stack[:] = [replaced.get(id(vt), vt) for vt in tx.stack]
@@ -427,7 +460,7 @@ def generated(values: VariableTracker) -> VariableTracker:
     (those a loop op appended to its buffer stay there, in an iterator over them)."""
     if isinstance(values, AppendedListVariable):
         return AppendedListVariable(values.buffer, values.count, values.item,
-                                    values.known_length, iterator=True)
+                                    values.known_length, iterator=True, flags=values.flags)
     if not isinstance(values, ListVariable):
         raise _refuse("a generator whose values continue after its loop")
     return IteratorVariable(values.items)
@@ -503,7 +536,15 @@ class BodyList(VariableTracker):
             raise _refuse("a list whose buffer this body does not carry")
         if is_tuple(item):
             return tuple_at(graph, buffer.value, at, item)
-        return ArrayVariable(as_item(graph, graph.op("load", [buffer.value, at]), item))
+        loaded = graph.op("load", [buffer.value, at])
+        flags = tx.locals.get(FLAGS + key)
+        if self.state.other is not None and isinstance(flags, ArrayVariable):
+            from ember.capture.variables.choice import ChoiceVariable
+
+            return ChoiceVariable(ArrayVariable(graph.op("load", [flags.value, at])),
+                                  ArrayVariable(as_item(graph, loaded, self.state.other)),
+                                  ArrayVariable(as_item(graph, loaded, item)))
+        return ArrayVariable(as_item(graph, loaded, item))
 
     def truth_value(self, tx: Interpreter) -> ArrayVariable:
         """`while stack:`, `if out:`: whether the count is above 0, a loop value."""
@@ -528,15 +569,65 @@ class BodyList(VariableTracker):
         store, an index outside the list sending the frame to Python (IndexError)."""
         key = self.state.name
         buffer, count = tx.locals.get(BUFFER + key), tx.locals.get(COUNT + key)
-        item = _item_value(tx, value)
         if self.state.item is None or not isinstance(buffer, ArrayVariable) or (
                 not isinstance(count, ArrayVariable)):
             raise _refuse("a store into a list whose item type is not known")
-        if _kind(item) != self.state.item:
-            raise _refuse("a store of another type than the list's items")
+        item, other = self._typed(tx, value)
         graph = tx.graph
         at = _checked_position(tx, count.value, _int_index(tx, index))
         buffer.update_in_place(graph.op("store", [buffer.value, item, at]))
+        self._flag(tx, other, at)
+
+    def _typed(self, tx: Interpreter, vt: VariableTracker) -> tuple[Value, Value | bool]:
+        """The value of an item stored or appended, and whether it is of the list's other
+        type (`Appended.other`: a Python int where the items are NumPy int64 scalars, or
+        the reverse; a 0-d bool of the graph for a choice of the two, `max(best[c], cand)`).
+        A first item of the other type teaches it (the body is traced again); any other
+        type refuses."""
+        from ember.capture.variables.choice import ChoiceVariable
+
+        if isinstance(vt, ChoiceVariable):
+            sides = [s.value for s in (vt.if_true, vt.if_false) if isinstance(s, ArrayVariable)]
+            if len(sides) != 2 or not isinstance(vt.flag, ArrayVariable) or any(
+                    v.graph is not tx.graph for v in sides):
+                raise _refuse(f"a store of {vt.describe()}")
+            kinds = [self._learn(_kind(v)) for v in sides]
+            graph = tx.graph
+            value = graph.op("where", [vt.flag.value, *sides], scalar=True)
+            item = self.state.item or _kind(sides[0])
+            value = graph.op("astype", [value], dtype=item[0], weak=item[2], scalar=item[3])
+            if kinds[0] == kinds[1]:
+                return value, kinds[0]
+            return value, vt.flag.value if kinds[0] else graph.op("logical_not",
+                                                                 [vt.flag.value])
+        value = _item_value(tx, vt)
+        return value, self._learn(_kind(value))
+
+    def _learn(self, kind: ItemType) -> bool:
+        """Whether an item of `kind` is of the list's other type, learning it where the list
+        has none yet (a number of the items' dtype, the other of Python number and NumPy
+        scalar); refuses any other type."""
+        state = self.state
+        if state.item is None or kind == state.item:
+            return False
+        if kind == state.other:
+            return True
+        item = state.item
+        if state.other is not None or kind[0] != item[0] or kind[1] or item[1] or (
+                not (kind[2] or kind[3])) or not (item[2] or item[3]) or _flagged_numbers(
+                    state.region):
+            raise _refuse("a store of another type than the list's items")
+        state.other, state.learned = kind, True
+        return True
+
+    def _flag(self, tx: Interpreter, other: Value | bool, at: Value) -> None:
+        """Record at place `at` whether the item is of the other type."""
+        flags = tx.locals.get(FLAGS + self.state.name)
+        if self.state.other is None or not isinstance(flags, ArrayVariable):
+            return  # a trace that learned the other type is done over
+        graph = tx.graph
+        flag = graph.const(other, np.bool_, weak=False) if isinstance(other, bool) else other
+        flags.update_in_place(graph.op("store", [flags.value, flag, at]))
 
     def len_variable(self, tx: Interpreter) -> VariableTracker:
         """`len(lst)`: the count the body carries, a Python int at run time."""
@@ -547,13 +638,21 @@ class BodyList(VariableTracker):
 
     def append(self, tx: Interpreter, item: VariableTracker) -> None:
         numbers = _tuple_values(tx, item)
-        value = numbers[0] if numbers is not None else _item_value(tx, item)
+        other: Value | bool = False
+        if numbers is not None:
+            value = numbers[0]
+        elif self.state.item is not None and not self.state.item[1]:
+            value, other = self._typed(tx, item)
+        else:
+            value = _item_value(tx, item)
         if value.shape:
             self.state.rows.append((*_fresh_row(tx, item, value), item))
         state = self.state
         kind: ItemType = (value.dtype, tuple(value.shape), value.weak, value.scalar)
         if numbers is not None:
             kind = (value.dtype, (len(numbers),), value.weak, value.scalar)
+        elif other is not False:
+            kind = state.item  # type: ignore[assignment]  # the list's other type
         if not value.shape and not (value.weak or value.scalar):
             raise _refuse("an append of a 0-d array")
         if any(isinstance(d, str) for d in value.shape):
@@ -595,7 +694,20 @@ class BodyList(VariableTracker):
             stored = graph.op("store", [buffer.value, value, at])
             mixed_picks.object_kept(graph, stored)  # the list holds the object appended
             buffer.update_in_place(stored)
+            self._flag(tx, other, at)
         tx.locals[COUNT + key] = ArrayVariable(graph.op("add", [count.value, graph.const(1)]))
+
+
+def _flagged_numbers(region: Graph | None) -> bool:
+    """Whether the loop body holds values whose type only the run time knows (a carried
+    Python number the first trip makes a NumPy scalar, a `max()` pick: `mixed_picks`): an
+    item's type, Python number or NumPy scalar, would then not be the type traced."""
+    graph = region
+    while graph is not None:
+        if getattr(graph, "python_params", None) or mixed_picks.picks(graph):
+            return True
+        graph = graph.parent
+    return False
 
 
 def _within(tx: Interpreter, count: Value, capacity: int) -> Value:

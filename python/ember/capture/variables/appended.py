@@ -49,9 +49,12 @@ class AppendedListVariable(VariableTracker):
     instead, which only `sum` reads in the graph; anything else gets `iter()` of the list."""
 
     def __init__(self, buffer: Value, count: Value, item: ItemType, length: int | None,
-                 iterator: bool = False) -> None:
+                 iterator: bool = False, flags: Value | None = None) -> None:
         self.buffer, self.count, self.item, self.known_length = buffer, count, item, length
         self.iterator = iterator
+        # A list of Python numbers and NumPy scalars of one dtype: true where an item is of
+        # the other type than `item` (`loops/appends.py: Appended.other`).
+        self.flags = flags
 
     def type_name(self) -> str:
         return "generator" if self.iterator else "list"
@@ -131,6 +134,14 @@ class AppendedListVariable(VariableTracker):
             position = graph.op("where", [outside, graph.const(0), at])
         if is_tuple(self.item):
             return tuple_at(graph, self.buffer, position, self.item)
+        if self.flags is not None:
+            from ember.capture.variables.choice import ChoiceVariable
+
+            loaded = graph.op("load", [self.buffer, position])
+            other = (self.item[0], (), not self.item[2], not self.item[3])
+            return ChoiceVariable(ArrayVariable(graph.op("load", [self.flags, position])),
+                                  ArrayVariable(as_item(graph, loaded, other)),
+                                  ArrayVariable(as_item(graph, loaded, self.item)))
         if self.item[1]:
             row = ArrayVariable(self.buffer)
             return row.getitem(tx, ArrayVariable(position))
@@ -180,6 +191,9 @@ class AppendedListVariable(VariableTracker):
     def python_sum(self, tx: Interpreter, start: VariableTracker) -> VariableTracker:
         """`sum(list, start)`: `start` plus each item in turn, as Python adds them (rows:
         plus their sum over the first axis, within rounding)."""
+        if self.flags is not None:
+            raise graph_break("data_dependent_value", what="sum() of a list of Python numbers "
+                                                           "and NumPy scalars")
         if is_tuple(self.item):
             raise graph_break("user_error", type="TypeError",
                               message="unsupported operand type(s) for +: 'int' and 'tuple'")
@@ -233,6 +247,7 @@ def items_range(tx: Interpreter, built: VariableTracker, reverse: bool
     length only the run time knows: a range over its places (backwards for `reversed`),
     each trip's item loaded from the buffer (`ListItems`); None for any other list."""
     if not isinstance(built, AppendedListVariable) or built.iterator or built.item[1] or (
+            built.flags is not None) or (
             built.buffer.graph is not tx.graph) or not _loop_op_next(tx):
         return None
     from ember.capture.loops.ranges import ListItems
@@ -286,11 +301,18 @@ def numpy_call(tx: Interpreter, fn: Any, args: list[VariableTracker],
     return args[0].as_array(tx, fn, rest)
 
 
-def rebuild(buffer: np.ndarray, count: int, kind: str, iterator: bool) -> Any:
+def rebuild(buffer: np.ndarray, count: int, kind: str, iterator: bool,
+            flags: np.ndarray | None = None) -> Any:
     """The real list after the graph ran: Python numbers, or NumPy scalars and rows (row
     views of one new buffer: distinct arrays, as the appended ones were); an iterator over
-    it for a generator's values."""
+    it for a generator's values. `flags`: true where an item is of the other of Python
+    number and NumPy scalar."""
     items = buffer[:count]
+    if flags is not None:
+        python, numpy = items.tolist(), list(items)
+        first, second = (python, numpy) if kind == "python" else (numpy, python)
+        made = [second[k] if flags[k] else first[k] for k in range(len(python))]
+        return iter(made) if iterator else made
     if kind.endswith("tuples"):
         made = [tuple(row) for row in (items.tolist() if kind == "python tuples" else items)]
     else:
