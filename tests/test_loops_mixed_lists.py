@@ -132,3 +132,22 @@ def test_knapsack_random(weights, cap):
     w = np.array(weights, dtype=np.int64)
     v = (w * 3 + 1) % 7
     assert_behaves_as_numpy(knapsack_table, w, v, cap, compiled_code=False)
+
+
+def counted_picks(x, n):
+    basis = list(range(n))
+    for i in range(len(x)):
+        if x[i] > 0.5:
+            basis[i % n] = np.argmax(x[:i + 1])
+    out = np.zeros(len(x))
+    for b in basis:
+        if b < len(x):
+            out[b] += 1
+    return out, basis
+
+
+def test_a_loop_over_a_mixed_list_reads_each_items_type():
+    x = np.random.default_rng(0).random(12)
+    assert_behaves_as_numpy(counted_picks, x, 4)
+    assert_behaves_as_numpy(counted_picks, np.zeros(12), 4)  # no pick: Python ints only
+    _native(counted_picks, (x, 4))

@@ -51,6 +51,8 @@ class ListItems(DynamicRangeVariable):
         super().__init__(lo, hi, step)
         self.built, self.count = built, count
         self.buffer = ArrayVariable(built.buffer)  # one tracker: the body's parameter
+        # Where Python numbers and NumPy scalars mix: the flags, true for the other type.
+        self.flags = ArrayVariable(built.flags) if built.flags is not None else None
 
     def describe(self) -> str:
         return "the items of a list built in a loop"

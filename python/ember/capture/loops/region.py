@@ -553,7 +553,16 @@ def _item(tx: Interpreter, iterator: IteratorVariable, trace: Trace,
         from ember.capture.variables.appended import as_item
 
         place = _part_item(tx, origin.buffer, trace, by_tracker)
-        return ArrayVariable(as_item(trace.region, place.value, origin.built.item))  # type: ignore[attr-defined]
+        item = origin.built.item
+        loaded = ArrayVariable(as_item(trace.region, place.value, item))  # type: ignore[attr-defined]
+        if origin.flags is None:
+            return loaded
+        from ember.capture.variables.choice import ChoiceVariable
+
+        flag = _part_item(tx, origin.flags, trace, by_tracker)
+        other = (item[0], (), not item[2], not item[3])
+        return ChoiceVariable(flag, ArrayVariable(as_item(
+            trace.region, place.value, other)), loaded)  # type: ignore[attr-defined]
     if isinstance(origin, zipped.Zipped):
         return origin.item([_part_item(tx, part, trace, by_tracker) for part in origin.parts])
     if isinstance(origin, ArrayRows):

@@ -247,7 +247,6 @@ def items_range(tx: Interpreter, built: VariableTracker, reverse: bool
     length only the run time knows: a range over its places (backwards for `reversed`),
     each trip's item loaded from the buffer (`ListItems`); None for any other list."""
     if not isinstance(built, AppendedListVariable) or built.iterator or built.item[1] or (
-            built.flags is not None) or (
             built.buffer.graph is not tx.graph) or not _loop_op_next(tx):
         return None
     from ember.capture.loops.ranges import ListItems
