@@ -151,3 +151,35 @@ def test_a_loop_over_a_mixed_list_reads_each_items_type():
     assert_behaves_as_numpy(counted_picks, x, 4)
     assert_behaves_as_numpy(counted_picks, np.zeros(12), 4)  # no pick: Python ints only
     _native(counted_picks, (x, 4))
+
+
+def rpn(tokens):
+    st = []
+    for t in tokens:
+        if t >= 0:
+            st.append(t)
+        else:
+            b = st.pop()
+            a = st.pop()
+            st.append(a + b if t == -1 else a * b)
+    return st[-1]
+
+
+def rpn_seeded(tokens):
+    st = [0]
+    for t in tokens:
+        if t >= 0:
+            st.append(t)
+        else:
+            b, a = st.pop(), st.pop()
+            st.append(a + b if t == -1 else a * b)
+    return st[-1], len(st)
+
+
+@pytest.mark.parametrize("fn", [rpn, rpn_seeded])
+def test_stacks_of_numbers_pushed_on_both_paths(fn):
+    tokens = np.array([3, 4, -1, 2, -2, 5, -1])
+    assert_behaves_as_numpy(fn, tokens)
+    _native(fn, (tokens,))
+    assert_behaves_as_numpy(fn, np.array([7]))
+    assert_behaves_as_numpy(fn, np.array([-1]), compiled_code=False)  # IndexError

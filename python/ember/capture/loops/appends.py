@@ -302,7 +302,10 @@ def _appended(tx: Interpreter, start: int, stop: int
     code = tx.instructions[start:stop]
     methods: dict[str, set[str]] = {}
     for a, b in zip(code, code[1:], strict=False):
-        if a.opname == "LOAD_FAST" and b.opname == "LOAD_METHOD" and b.argval in _METHODS:
+        # `lst.append(v)`: LOAD_METHOD, or LOAD_ATTR after PUSH_NULL where the compiler
+        # did not make a method call of it (code whose AST a tool rewrote, as pytest's).
+        if a.opname == "LOAD_FAST" and b.opname in ("LOAD_METHOD", "LOAD_ATTR") and (
+                b.argval in _METHODS):
             methods.setdefault(str(a.argval), set()).add(str(b.argval))
     for k, inst in enumerate(code):
         if inst.opname == "STORE_SUBSCR" and (name := _stored_list(code[:k])) is not None:
@@ -532,6 +535,10 @@ class BodyList(VariableTracker):
         if item is None:
             self.state.guessed = True
             return ArrayVariable(graph.const(0))
+        if not isinstance(buffer, ArrayVariable) and self.state.learned and not item[1]:
+            # The type was learned on this trace (an append on another path): the trace is
+            # done over with the buffer; meanwhile a placeholder of the type.
+            return ArrayVariable(as_item(graph, graph.const(item[0].type(0)), item))
         if not isinstance(buffer, ArrayVariable):
             raise _refuse("a list whose buffer this body does not carry")
         if is_tuple(item):
@@ -608,8 +615,8 @@ class BodyList(VariableTracker):
         has none yet (a number of the items' dtype, the other of Python number and NumPy
         scalar); refuses any other type."""
         state = self.state
-        if state.item is None or kind == state.item:
-            return False
+        if state.item is None or kind == state.item or state.guessed:
+            return False  # (a trace that read placeholder items is done over)
         if kind == state.other:
             return True
         item = state.item
@@ -634,7 +641,9 @@ class BodyList(VariableTracker):
         count = tx.locals.get(COUNT + self.state.name)
         if not isinstance(count, ArrayVariable):
             raise _refuse("len() of a list whose count this body does not carry")
-        return ArrayVariable(count.value)
+        from ember.capture.variables.appended import python_int
+
+        return ArrayVariable(python_int(tx.graph, count.value))
 
     def append(self, tx: Interpreter, item: VariableTracker) -> None:
         numbers = _tuple_values(tx, item)

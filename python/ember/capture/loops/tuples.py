@@ -345,29 +345,30 @@ def merge_names(then: Any, orelse: Any) -> dict[str, tuple[int, type]]:
 
 def merge_stack(then: tuple[list[VariableTracker], dict[str, VariableTracker]],
                 orelse: tuple[list[VariableTracker], dict[str, VariableTracker]]
-                ) -> dict[int, int]:
+                ) -> dict[int, tuple[int, type]]:
     """The stack items two paths leave as different tuples of numbers of one length (`s = (a,
     b) if c else (b, a)`): their items become pseudo-locals of both paths, merged as locals
     are, and the two stack items one object, put together again by `join_stack`."""
-    done: dict[int, int] = {}
+    done: dict[int, tuple[int, type]] = {}
     for position, (x, y) in enumerate(zip(then[0], orelse[0], strict=True)):
         xs, ys = items_of(x), items_of(y)
-        if (x is y or xs is None or ys is None or len(xs) != len(ys)
+        if (x is y or xs is None or ys is None or len(xs) != len(ys) or _kind(x) is not _kind(y)
                 or type(x) is OptionalVariable or type(y) is OptionalVariable):
             continue
         for (_, names), items in ((then, xs), (orelse, ys)):
             for k, item in enumerate(items):
                 names[_item_name(f".stack{position}", k)] = item
         orelse[0][position] = x
-        done[position] = len(xs)
+        done[position] = (len(xs), _kind(x))
     return done
 
 
-def join_stack(tx: Interpreter, stack: list[VariableTracker], done: dict[int, int]) -> None:
-    """Each stack item `merge_stack` took apart, one tuple again."""
-    for position, count in done.items():
-        stack[position] = TupleVariable([tx.locals.pop(_item_name(f".stack{position}", k))
-                                         for k in range(count)])
+def join_stack(tx: Interpreter, stack: list[VariableTracker],
+               done: dict[int, tuple[int, type]]) -> None:
+    """Each stack item `merge_stack` took apart, one tuple (or choice) again."""
+    for position, (count, kind) in done.items():
+        stack[position] = _made(kind, [tx.locals.pop(_item_name(f".stack{position}", k))
+                                       for k in range(count)])
 
 
 def loaded(tx: Interpreter, vt: OptionalVariable) -> VariableTracker:

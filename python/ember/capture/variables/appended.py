@@ -82,7 +82,7 @@ class AppendedListVariable(VariableTracker):
         if self.known_length is not None:
             return ConstantVariable(self.known_length)
         self._here(tx)
-        return ArrayVariable(self.count)
+        return ArrayVariable(python_int(tx.graph, self.count))
 
     def truth(self, tx: Interpreter) -> bool:
         return bool(self.length(tx))
@@ -269,6 +269,14 @@ def _loop_op_next(tx: Interpreter) -> bool:
     loop = next((i for i in ahead if i.opname == "FOR_ITER"), None)
     return loop is not None and tx.tracer.loop_ops and (
         loop_key(tx, loop) not in tx.tracer.unrolled_loops)
+
+
+def python_int(graph: Graph, count: Value) -> Value:
+    """A list's count as `len()` gives it: a Python int (a count carried through a pop's
+    checked position is a NumPy int64)."""
+    if count.weak and count.dtype == np.int64:
+        return count
+    return graph.op("astype", [count], dtype=np.dtype(np.int64), weak=True)
 
 
 def as_item(graph: Graph, value: Value, item: ItemType) -> Value:
