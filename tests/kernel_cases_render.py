@@ -86,7 +86,7 @@ def _spikes(rng, steps, n, p):
 
 
 RENDER_CASES = [
-    ("ray_sphere_image", R.ray_sphere_image,
+    ("ray_sphere_depth", R.ray_sphere_depth,
      lambda r, s: (8 * s, 6 * s, np.array([0.1, 0.0, -3.0]) + 0.1 * r.random(3), 1.0)),
     ("ray_sphere_vectorized", R.ray_sphere_vectorized,
      lambda r, s: (16 * s, 12 * s, *_spheres(r, 3))),
@@ -96,7 +96,7 @@ RENDER_CASES = [
     ("phong_shade", R.phong_shade,
      lambda r, s: (r.random((4 * s, 5 * s, 3)), _normals(r, (4 * s, 5 * s)),
                    np.array([2.0, 3.0, 4.0]), np.array([0.0, 0.0, 5.0]), 16)),
-    ("rasterize_triangles", R.rasterize_triangles, lambda r, s: _triangles(r, s, 12 * s, 10 * s)),
+    ("zbuffer_raster", R.zbuffer_raster, lambda r, s: _triangles(r, s, 12 * s, 10 * s)),
     ("barycentric_grid", R.barycentric_grid,
      lambda r, s: (((1.0, 1.0), (11.0 * s, 2.0), (4.0, 9.0 * s)), 12 * s, 10 * s)),
     ("reflect_bounces", R.reflect_bounces,
@@ -107,7 +107,7 @@ RENDER_CASES = [
      lambda r, s: (r.integers(0, 256, (6 * s, 5, 3), dtype=np.uint8),)),
     ("reinhard_tonemap", R.reinhard_tonemap, lambda r, s: (r.exponential(2.0, (6 * s, 8, 3)),)),
     ("aces_filmic_inplace", R.aces_filmic_inplace, lambda r, s: (r.exponential(1.0, (4 * s, 5, 3)),)),
-    ("fem_1d_poisson", R.fem_1d_poisson, lambda r, s: (8 * s, 1.0 + r.random())),
+    ("fem_poisson_1d_assembly", R.fem_poisson_1d_assembly, lambda r, s: (8 * s, 1.0 + r.random())),
     ("fem_1d_mass_stiffness", R.fem_1d_mass_stiffness,
      lambda r, s: (np.cumsum(r.random(8 * s) + 0.5), np.stack([np.arange(8 * s - 1), np.arange(1, 8 * s)], 1),
                    7800.0, 2.1e3)),

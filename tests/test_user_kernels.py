@@ -36,7 +36,7 @@ def _same(got, want) -> str | None:
         if not np.allclose(got, want, rtol=tol, atol=tol, equal_nan=True):
             return f"values {got!r}, want {want!r}"
         return None
-    if want is None or isinstance(want, (str, bytes)):
+    if want is None or isinstance(want, (str, bytes, np.dtype)):
         return None if got == want else f"{got!r}, want {want!r}"
     return None if np.isclose(got, want, rtol=1e-9) else f"{got!r}, want {want!r}"
 

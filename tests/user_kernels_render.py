@@ -10,7 +10,7 @@ import numpy as np
 
 # --- rendering -------------------------------------------------------------------------------
 
-def ray_sphere_image(width, height, center, radius):
+def ray_sphere_depth(width, height, center, radius):
     img = np.zeros((height, width))
     origin = np.array([0.0, 0.0, 0.0])
     for j in range(height):
@@ -97,7 +97,7 @@ def edge(ax, ay, bx, by, px, py):
     return (px - ax) * (by - ay) - (py - ay) * (bx - ax)
 
 
-def rasterize_triangles(verts, tris, colors, width, height):
+def zbuffer_raster(verts, tris, colors, width, height):
     zbuf = np.full((height, width), np.inf)
     image = np.zeros((height, width, 3))
     for t in range(tris.shape[0]):
@@ -218,7 +218,7 @@ def aces_filmic_inplace(img):
 
 # --- finite elements --------------------------------------------------------------------------
 
-def fem_1d_poisson(n_elems, f_value):
+def fem_poisson_1d_assembly(n_elems, f_value):
     nodes = np.linspace(0.0, 1.0, n_elems + 1)
     conn = np.stack([np.arange(n_elems), np.arange(1, n_elems + 1)], axis=1)
     K = np.zeros((n_elems + 1, n_elems + 1))
