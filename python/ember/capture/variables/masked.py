@@ -246,6 +246,18 @@ def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
     return MaskedVariable(result, masked.mask)
 
 
+def unary(tx: Interpreter, op: str, selection: MaskedVariable) -> VariableTracker:
+    """`-selection`, `+selection`, `~selection`, `abs(selection)`: a new selection under the
+    same mask (none of them raises a flag for the unselected places)."""
+    if op == "abs":
+        result = call_numpy_api("abs()", numpy_api.lookup_function(np.absolute), tx.graph,
+                                selection.values)
+    else:
+        result = call_numpy_api(f"operator {op}", numpy_api.unary_op, tx.graph, op,
+                                selection.values)
+    return MaskedVariable(result, selection.mask)
+
+
 def compare(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
             ) -> VariableTracker:
     masked = a if isinstance(a, MaskedVariable) else b
