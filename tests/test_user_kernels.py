@@ -171,6 +171,29 @@ NOT_YET_NATIVE = {
                              "decide",
     "ndcg_at_k": "`if np.all(idcg == 0): return ...`: an early return on a reduction of the "
                  "data at the frame's level (a break, then a second graph)",
+    "reflect_bounces": "`if 1e-6 < t < best_t:` (a chained comparison) inside a `while depth < "
+                       "max_bounces` whose trips a `break` on the data ends, per ray",
+    "reinhard_tonemap": "np.divide with out= and where=",
+    "fem_truss_2d": "math.hypot of two elements and `for d in fixed` over a Python list, "
+                    "`nodes[j] - nodes[i]` at indices read from `bars`",
+    "izhikevich_network": "`S[:, fired].sum(axis=1)`: columns at a boolean mask, whose number "
+                          "only the data knows, inside the loop",
+    "stdp_update": "`np.outer(post, x_pre)` of boolean spikes in a 40-trip loop: past the "
+                   "unroll budget, and not a loop op",
+    "lif_single_scalar": "`return times[:count].copy() if count > 0 else times[:0].copy(), last`: "
+                         "a slice whose length only the data knows, returned",
+    "best_offsets": "`first_mismatch` (a `while` with an early `return i` on the data) called in "
+                    "a double loop: a helper's early return inside a `while` on data",
+    "lj_energy_forces": "`if r2 < rc2:` with `d -= box * np.round(d / box)` of a row in a "
+                        "triangular double loop (`range(i + 1, n)`)",
+    "lj_vectorized": "np.fill_diagonal on an array made by np.einsum: an in-place update of an "
+                     "op's result that may alias",
+    "cell_list_pairs": "`for q in order[starts[c]:starts[c] + counts[c]]`: iteration over a slice "
+                       "whose bounds only the data knows",
+    "dihedrals_loop": "`math.degrees(math.atan2(y, x))` of NumPy scalars in a helper, called per "
+                      "row of indices read from `quads`",
+    "radial_distribution": "`(r / dr).astype(np.int64)` of `r[r < r_max]` (a boolean-mask "
+                           "selection) for np.add.at, inside the loop",
 }
 
 
