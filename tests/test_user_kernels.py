@@ -173,7 +173,6 @@ NOT_YET_NATIVE = {
                  "data at the frame's level (a break, then a second graph)",
     "reflect_bounces": "`if 1e-6 < t < best_t:` (a chained comparison) inside a `while depth < "
                        "max_bounces` whose trips a `break` on the data ends, per ray",
-    "reinhard_tonemap": "np.divide with out= and where=",
     "fem_truss_2d": "math.hypot of two elements and `for d in fixed` over a Python list, "
                     "`nodes[j] - nodes[i]` at indices read from `bars`",
     "izhikevich_network": "`S[:, fired].sum(axis=1)`: columns at a boolean mask, whose number "
