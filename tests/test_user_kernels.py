@@ -189,8 +189,6 @@ NOT_YET_NATIVE = {
                      "op's result that may alias",
     "cell_list_pairs": "`for q in order[starts[c]:starts[c] + counts[c]]`: iteration over a slice "
                        "whose bounds only the data knows",
-    "dihedrals_loop": "`math.degrees(math.atan2(y, x))` of NumPy scalars in a helper, called per "
-                      "row of indices read from `quads`",
     "radial_distribution": "`(r / dr).astype(np.int64)` of `r[r < r_max]` (a boolean-mask "
                            "selection) for np.add.at, inside the loop",
 }
