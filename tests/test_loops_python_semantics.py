@@ -326,6 +326,41 @@ def test_a_total_of_clamps_that_all_picked_the_python_float_is_a_python_float(x)
     assert_behaves_as_numpy(clamp_carried, x, compiled_code=False)
 
 
+def clamp_powered(x, lo, k):
+    out = np.zeros(len(x))
+    for i in range(len(x)):
+        out[i] = max(x[i], lo) ** k  # a Python float's power where `lo` was picked
+    return out
+
+
+def root_total(x, hi):
+    total = 0.0
+    for i in range(len(x)):
+        total += min(x[i], hi) ** 0.5
+    return total
+
+
+@pytest.mark.parametrize("fn, args", [
+    (clamp_powered, (np.linspace(-2, 3, 11), 0.0, 16)),
+    (clamp_powered, (np.linspace(-2, 3, 11), 0.5, 3.5)),
+    (root_total, (np.linspace(0, 3, 7), 1.0)),
+], ids=["int-power", "float-power", "root-total"])
+def test_powers_of_clamps_stay_compiled(fn, args):
+    # A NumPy float64's power and a Python float's are of one value where neither raises.
+    assert_behaves_as_numpy(fn, *args)
+
+
+@pytest.mark.parametrize("fn, args", [
+    (clamp_powered, (np.linspace(-2, 3, 5), 1e200, 3)),  # Python's OverflowError
+    (clamp_powered, (np.linspace(-2, 3, 5), 0.0, -1)),  # Python's ZeroDivisionError
+    (clamp_powered, (np.linspace(-2, 3, 5) * 1e200, 0.0, 3)),  # NumPy's overflow warnings
+    (root_total, (np.linspace(-2, 3, 5), -1.0)),  # Python's complex number
+    (root_total, (np.linspace(-2, 3, 5), 1.0)),  # NumPy's NaN and warning
+], ids=["overflow", "zero-division", "numpy-overflow", "complex", "numpy-nan"])
+def test_powers_of_clamps_where_python_or_numpy_raise_or_warn(fn, args):
+    assert_behaves_as_numpy(fn, *args, compiled_code=False)
+
+
 @pytest.mark.parametrize("fn, x", [(clamp_float32, np.linspace(-1, 1, 5, dtype=np.float32)),
                                    (clamp_scaled, np.linspace(-1, 1, 5))])
 def test_clamps_whose_type_tells_run_as_python(fn, x):

@@ -82,3 +82,36 @@ def test_erf_outside_loops_returns_a_python_float():
     x = np.array([0.7, -3.1])
     got = _compiled(one_erf, x)
     assert type(got) is float and np.isclose(got, one_erf(x), rtol=1e-13)
+
+
+def heading_degrees(y, x):
+    out = np.empty(len(y))
+    for i in range(len(y)):
+        out[i] = math.degrees(math.atan2(y[i], x[i])) + math.radians(float(i))
+    return out
+
+
+def total_degrees(v):
+    t = 0.0
+    for i in range(len(v)):
+        t += math.degrees(v[i])
+    return t
+
+
+def dihedral_degrees(b):
+    return math.degrees(math.atan2(b[0], b[1])), math.radians(b[2])
+
+
+@seed(11)
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.floats(-1e308, 1e308), min_size=3, max_size=12))
+def test_degrees_and_radians_like_python(values):
+    """CPython's `x * (180 / pi)` and `x * (pi / 180)`: in loops and at the frame's level,
+    Python floats out, an infinity (no warning) past the range, one graph."""
+    from probe_harness import assert_behaves_as_numpy
+
+    v = np.array(values)
+    for fn, args in ((heading_degrees, (v, v[::-1].copy())), (total_degrees, (v,)),
+                     (dihedral_degrees, (v,))):
+        assert_behaves_as_numpy(fn, *args)
+        assert ember.stats()["graph_breaks"] == 0, ember.stats()["break_reasons"]

@@ -123,3 +123,41 @@ def test_no_such_element_raises_numpys_index_error(x):
         last_two(x)
     with pytest.raises(IndexError, match=str(want.value)):
         ember.compile(last_two)(x)
+
+
+def first_stop_or_length(codes, n):
+    stop = np.flatnonzero(codes == 0)
+    total = codes.sum()
+    length = stop[0] if stop.size > 0 else n
+    return length, total
+
+
+def first_above_per_row(X, t):
+    out = np.zeros(X.shape[0], dtype=np.int64)
+    for r in range(X.shape[0]):
+        nz = np.nonzero(X[r] > t)[0]
+        out[r] = nz[-1] if len(nz) else -1
+    return out
+
+
+def last_zero_times_two(x):
+    where = np.where(x == 0)
+    top = x.max()
+    if where[0].size:
+        last = where[0][-1]
+    else:
+        last = x.shape[0]
+    return last * 2, top
+
+
+@seed(20261207)
+@SETTINGS
+@given(st.integers(0, 2**16), st.integers(1, 12), st.floats(0.0, 0.6))
+def test_elements_read_in_a_branch_on_their_count_match_numpy(salt, n, p_zero):
+    """An index array (or np.nonzero's tuple of them) held across a branch on the data,
+    indexed on one path only: where there is no such element the other path is taken."""
+    rng = np.random.default_rng(salt)
+    codes = np.where(rng.random(n) < p_zero, 0, rng.integers(1, 5, n)).astype(np.int8)
+    _check(first_stop_or_length, (codes, n))
+    _check(first_above_per_row, (rng.random((3, n)), 1.0 - p_zero), loops=True)
+    _check(last_zero_times_two, (codes.astype(np.int64),))

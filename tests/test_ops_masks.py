@@ -382,3 +382,41 @@ def test_ties_between_selection_sums_fall_as_in_numpy() -> None:
     ember.reset()
     assert ember.compile(_first_smallest)(w, masks) == want
     assert ember.stats()["graph_breaks"] == 0
+
+
+def leak_toward_input(v, current, active):
+    v[active] += 0.1 * (-v[active] + current[active])
+    return v
+
+
+def negated_and_inverted(x, k):
+    return (-x[x > 0.5]).sum(), ~k[k > 2], (+k[k < 5]).sum()
+
+
+def refractory_steps(W, current, steps):
+    v = np.zeros(W.shape[0])
+    ref = np.zeros(W.shape[0], dtype=np.int32)
+    s = np.zeros(W.shape[0], dtype=np.bool_)
+    for _ in range(steps):
+        active = ref == 0
+        v[active] += 0.1 * (-v[active] + current[active]) + (W @ s)[active]
+        ref[~active] -= 1
+        s = v >= 1.0
+        v[s] = 0.0
+        ref[s] = 3
+    return v, ref
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn,make", [
+    (leak_toward_input, lambda r: (r.standard_normal(9), r.random(9), r.random(9) > 0.4)),
+    (negated_and_inverted, lambda r: (r.standard_normal(11), r.integers(0, 8, 10))),
+    (refractory_steps, lambda r: (0.3 * r.random((6, 6)), 1.0 + r.random(6), 25)),
+])
+def test_unary_operators_of_a_selection(backend: str, fn, make) -> None:
+    """`-x[m]`, `+x[m]`, `~k[m]`: a selection under the same mask, also inside a loop op
+    (a leaky neuron's `v[active] += dt * (-v[active] + I[active])`), without a break."""
+    r = np.random.default_rng(5)
+    ember.reset()
+    check(fn, *make(r), backend=backend, ops=())
+    assert ember.stats()["graph_breaks"] == 0, ember.stats()["break_reasons"]

@@ -36,7 +36,7 @@ def _same(got, want) -> str | None:
         if not np.allclose(got, want, rtol=tol, atol=tol, equal_nan=True):
             return f"values {got!r}, want {want!r}"
         return None
-    if want is None or isinstance(want, (str, bytes)):
+    if want is None or isinstance(want, (str, bytes, np.dtype)):
         return None if got == want else f"{got!r}, want {want!r}"
     return None if np.isclose(got, want, rtol=1e-9) else f"{got!r}, want {want!r}"
 
@@ -155,6 +155,26 @@ NOT_YET_NATIVE = {
     "gbm_paths": _DRAWS.format("standard_normal"),
     "ndcg_at_k": "`if np.all(idcg == 0): return ...`: an early return on a reduction of the "
                  "data at the frame's level (a break, then a second graph)",
+    "reflect_bounces": "`if 1e-6 < t < best_t:` (a chained comparison) inside a `while depth < "
+                       "max_bounces` whose trips a `break` on the data ends, per ray",
+    "fem_truss_2d": "math.hypot of two elements and `for d in fixed` over a Python list, "
+                    "`nodes[j] - nodes[i]` at indices read from `bars`",
+    "izhikevich_network": "`S[:, fired].sum(axis=1)`: columns at a boolean mask, whose number "
+                          "only the data knows, inside the loop",
+    "stdp_update": "`np.outer(post, x_pre)` of boolean spikes in a 40-trip loop: past the "
+                   "unroll budget, and not a loop op",
+    "lif_single_scalar": "`return times[:count].copy() if count > 0 else times[:0].copy(), last`: "
+                         "a slice whose length only the data knows, returned",
+    "best_offsets": "`first_mismatch` (a `while` with an early `return i` on the data) called in "
+                    "a double loop: a helper's early return inside a `while` on data",
+    "lj_energy_forces": "`if r2 < rc2:` with `d -= box * np.round(d / box)` of a row in a "
+                        "triangular double loop (`range(i + 1, n)`)",
+    "lj_vectorized": "np.fill_diagonal on an array made by np.einsum: an in-place update of an "
+                     "op's result that may alias",
+    "cell_list_pairs": "`for q in order[starts[c]:starts[c] + counts[c]]`: iteration over a slice "
+                       "whose bounds only the data knows",
+    "radial_distribution": "`(r / dr).astype(np.int64)` of `r[r < r_max]` (a boolean-mask "
+                           "selection) for np.add.at, inside the loop",
 }
 
 

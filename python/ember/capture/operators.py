@@ -368,6 +368,8 @@ def unary_op(tx: Interpreter, op: str, a: VariableTracker) -> VariableTracker:
         found = window_exprs.unary(tx, op, a)
         if found is not None:
             return found
+    if isinstance(a, masked.MaskedVariable):
+        return masked.unary(tx, op, a)
     if isinstance(a, ArrayVariable):
         if op == "abs":
             handler = numpy_api.lookup_function(np.absolute)

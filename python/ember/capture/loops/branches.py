@@ -31,12 +31,19 @@ from ember.capture.loops.runs import RunVariable
 from ember.capture.loops.region import BodyArray, _graph_swapped, bind_cells
 from ember.capture.loops.vectors import VectorVariable
 from ember.capture.variables.masked import MaskedVariable
+from ember.capture.variables import nonzero
+from ember.capture.variables.nonzero import NonzeroIndexVariable, Positions
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables import choice
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.choice import ChoiceVariable
 from ember.capture.variables.constant import ConstantVariable
-from ember.capture.variables.containers import IteratorVariable, LazyItems, lazy_items
+from ember.capture.variables.containers import (
+    IteratorVariable,
+    LazyItems,
+    TupleVariable,
+    lazy_items,
+)
 from ember.capture.variables.scalar import PythonScalarVariable
 from ember.graph import Graph, Value
 
@@ -58,7 +65,7 @@ def is_zero_d_number(vt: VariableTracker) -> bool:
 # A tracker made of graph values held when a branch starts (a short row, a boolean-mask
 # selection), and one entry per value.
 HeldVector = tuple[VectorVariable | MaskedVariable | ChoiceVariable | PythonScalarVariable
-                   | RunVariable, list[ArrayVariable]]
+                   | RunVariable | NonzeroIndexVariable | TupleVariable, list[ArrayVariable]]
 
 
 # How many paths running on through a written-out inner loop's trips may nest.
@@ -209,6 +216,8 @@ def _entries(tx: Interpreter) -> tuple[list[ArrayVariable], list[HeldVector]]:
             if vt.values.graph is tx.graph and vt.mask.graph is tx.graph:
                 vectors[id(vt)] = (vt, [ArrayVariable(vt.values), ArrayVariable(vt.mask)])
             continue
+        if nonzero.held(tx, vt, vectors):
+            continue
         if (isinstance(vt, PythonScalarVariable) and id(vt) not in vectors
                 and tx.graph.parent is None and frame_branches.at_frame_level(tx)):
             # A Python number known at run time (`tol` after a call changed it): the paths
@@ -354,6 +363,16 @@ def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVect
         if tuples.held(vector):
             inner[id(vector)] = tuples.rebuilt(vector, [  # type: ignore[assignment]
                 inner.get(id(e), e) for e in vector.items])  # type: ignore[attr-defined]
+            continue
+        if type(vector) is TupleVariable:  # of np.nonzero's index arrays (`nonzero.held`)
+            inner[id(vector)] = TupleVariable([  # type: ignore[assignment]
+                inner.get(id(e), e) for e in vector.items])  # type: ignore[misc]
+            continue
+        if isinstance(vector, NonzeroIndexVariable):
+            count, x, *ends = (inner[id(e)].value for e in elements)
+            inner[id(vector)] = NonzeroIndexVariable(  # type: ignore[assignment]
+                count, Positions(x), vector.axis,
+                {0: (ends[0], ends[1]), -1: (ends[2], ends[3])} if ends else None)
             continue
         if isinstance(vector, MaskedVariable):
             values, mask = (inner[id(e)].value for e in elements)

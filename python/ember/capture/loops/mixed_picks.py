@@ -208,11 +208,12 @@ def _effect(region: Graph, node: Node, flagged: Callable[[Value], bool]) -> str:
 def _with_python_numbers(region: Graph, node: Node, others: list[Value]) -> bool:
     """Whether `node`, of float operands some flagged, the others Python numbers, gives a
     Python float where the flagged are and the NumPy scalar of the same value where not:
-    `+ - *`, and `/` by a non-zero constant (where Python would raise, NumPy gives an
-    infinity)."""
+    `+ - *`, `**` (where Python raises, OverflowError or ZeroDivisionError, or gives a
+    complex number, NumPy raises a flag, which reruns the frame as Python), and `/` by a
+    non-zero constant (where Python would raise, NumPy gives an infinity)."""
     if node.out.dtype != np.dtype(np.float64) or any(not v.weak for v in others):
         return False
-    if node.op in ("add", "sub", "mul"):
+    if node.op in ("add", "sub", "mul", "pow"):
         return True
     return node.op == "div" and node.inputs[1] is others[0] and _nonzero_constant(
         region, others[0])

@@ -159,7 +159,12 @@ _FLOAT_MATH = {
 _INT_MATH = {math.floor: "floor", math.ceil: "ceil", math.trunc: "trunc"}  # Python ints
 _BOOL_MATH = {math.isnan: "isnan", math.isinf: "isinf", math.isfinite: "isfinite"}
 # Functions with no op of their own, composed of elementwise ops; defined everywhere.
-_COMPOSED_MATH = {math.erf: special.erf, math.erfc: special.erfc}
+_COMPOSED_MATH = {
+    math.erf: special.erf, math.erfc: special.erfc,
+    # CPython's `x * (180.0 / pi)` and `x * (pi / 180.0)`, an infinity past the range.
+    math.degrees: lambda graph, x: graph.op("mul", [x, graph.const(180.0 / math.pi)]),
+    math.radians: lambda graph, x: graph.op("mul", [x, graph.const(math.pi / 180.0)]),
+}
 
 
 # Outside loop bodies, Python's exception is kept: where a function's domain is decided by

@@ -663,6 +663,9 @@ class NumpyFunctionVariable(VariableTracker):
             out = out.items[0]
         if not isinstance(out, ArrayVariable) or out.value.scalar or out.value.weak:
             raise graph_break("numpy", reason=f"{self.describe()} with out={out.describe()}")
+        where = kwargs.pop("where", None)
+        if where is not None and not (where.is_constant() and where.constant() is True):
+            return self._into_where(tx, args, kwargs, out, where)
         result = self.call(tx, args, kwargs)
         if not isinstance(result, ArrayVariable):
             raise graph_break("numpy", reason=f"{self.describe()} with out= and several "
@@ -672,6 +675,39 @@ class NumpyFunctionVariable(VariableTracker):
             # `ufunc.accumulate`/`reduce` compute in the dtype of `out`
             raise graph_break("numpy", reason=f"{self.describe()} with out= of another dtype")
         return write_into(tx, out, result.value)
+
+
+    def _into_where(self, tx: Interpreter, args: list[VariableTracker],
+                    kwargs: dict[str, VariableTracker], out: ArrayVariable,
+                    where: VariableTracker) -> VariableTracker:
+        """`ufunc(..., out=o, where=m)` (`np.divide(a, b, out=np.zeros_like(a), where=b >
+        0)`): `o` keeps its values where `m` is false. The ufunc runs on operands holding 1
+        there, where none of `_WHERE_UFUNCS` raises a flag NumPy's selected elements alone
+        would not, and its results are chosen by `m`."""
+        from ember.capture.operators import write_into
+
+        if (self.fn not in _WHERE_UFUNCS or not isinstance(where, ArrayVariable)
+                or where.value.dtype != np.bool_):
+            raise graph_break("numpy", reason=f"{self.describe()} with where="
+                                              f"{where.describe()}")
+        graph, mask = tx.graph, where.value
+        pick = numpy_api.lookup_function(np.where)
+        safe = [ArrayVariable(call_numpy_api("where=", pick, graph, mask, a.value,
+                                             True if a.value.dtype == np.bool_ else 1))
+                if isinstance(a, ArrayVariable) else a for a in args]
+        result = self.call(tx, safe, kwargs)
+        if not isinstance(result, ArrayVariable):
+            raise graph_break("numpy", reason=f"{self.describe()} with where= and several "
+                                              "results")
+        kept = call_numpy_api("where=", pick, graph, mask, result.value, out.value)
+        return write_into(tx, out, kept)
+
+
+# Ufuncs that raise no floating-point flag where every operand is 1.
+_WHERE_UFUNCS = frozenset({np.add, np.subtract, np.multiply, np.divide, np.floor_divide,
+                           np.remainder, np.power, np.float_power, np.reciprocal, np.negative,
+                           np.absolute, np.sqrt, np.exp, np.log, np.log2, np.log10, np.log1p,
+                           np.arcsin, np.arccos, np.maximum, np.minimum})
 
 
 class UfuncMethodVariable(VariableTracker):

@@ -152,6 +152,20 @@ def element(graph: Graph, selection: MaskedVariable, i: int | Value) -> Value:
     (`count + i` for negative `i`; `i` a Python int or a run-time integer). Where no such
     element is selected the load reads past the end, so the graph raises and the frame
     reruns for NumPy's IndexError."""
+    return _element(graph, selection, i, safe=False)[0]
+
+
+def element_or_missing(graph: Graph, selection: MaskedVariable, i: int | Value
+                       ) -> tuple[Value, Value]:
+    """`element`'s value, reading the first element where there is no such element, and a
+    0-d bool that holds where there is none (for whoever reads it to raise NumPy's
+    IndexError then)."""
+    read, found = _element(graph, selection, i, safe=True)
+    return read, graph.op("logical_not", [found])
+
+
+def _element(graph: Graph, selection: MaskedVariable, i: int | Value, safe: bool
+             ) -> tuple[Value, Value]:
     size = int(np.prod(selection.mask.shape))
     mask = graph.op("reshape", [selection.mask], shape=[size])
     values = graph.op("reshape", [selection.values], shape=[size])
@@ -161,8 +175,9 @@ def element(graph: Graph, selection: MaskedVariable, i: int | Value) -> Value:
     place = graph.op("argmax", [graph.op("gt", [ranks, wanted])], axis=None, keepdims=False)
     found = graph.op("logical_and", [graph.op("ge", [wanted, graph.const(np.int64(0))]),
                                      graph.op("lt", [wanted, count])])
-    read = graph.op("load", [values, graph.op("where", [found, place, graph.const(size)])])
-    return as_numpy_scalar(graph, read)
+    missing = graph.const(0 if safe else size)
+    read = graph.op("load", [values, graph.op("where", [found, place, missing])])
+    return as_numpy_scalar(graph, read), found
 
 
 def _wanted_rank(graph: Graph, count: Value, i: int | Value) -> Value:
@@ -229,6 +244,18 @@ def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
     right = _operand(tx, b, masked.mask, rows)
     result = call_numpy_api(f"operator {op}", numpy_api.binary_op, tx.graph, op, left, right)
     return MaskedVariable(result, masked.mask)
+
+
+def unary(tx: Interpreter, op: str, selection: MaskedVariable) -> VariableTracker:
+    """`-selection`, `+selection`, `~selection`, `abs(selection)`: a new selection under the
+    same mask (none of them raises a flag for the unselected places)."""
+    if op == "abs":
+        result = call_numpy_api("abs()", numpy_api.lookup_function(np.absolute), tx.graph,
+                                selection.values)
+    else:
+        result = call_numpy_api(f"operator {op}", numpy_api.unary_op, tx.graph, op,
+                                selection.values)
+    return MaskedVariable(result, selection.mask)
 
 
 def compare(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker

@@ -20,7 +20,7 @@ from ember.capture.breaks import graph_break
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.containers import TupleVariable
-from ember.capture.variables.masked import MaskedVariable, element
+from ember.capture.variables.masked import MaskedVariable, element, element_or_missing
 from ember.graph import Graph, Value
 from ember.numpy_api.counting import nonzero_count
 from ember.numpy_api.gather import Compacted
@@ -33,10 +33,14 @@ class NonzeroIndexVariable(VariableTracker):
     """One index array of `np.nonzero(x)`; `count`: how many elements of `x` are nonzero,
     a Python int (weak `int64[]`)."""
 
-    def __init__(self, count: Value, positions: Positions, axis: int) -> None:
+    def __init__(self, count: Value, positions: Positions, axis: int,
+                 ends: dict[int, tuple[Value, Value]] | None = None) -> None:
         self.count = count
         self.positions = positions
         self.axis = axis
+        # The first and last elements (`[0]`, `[-1]`) made before a branch at the frame's
+        # level, each with its 0-d "there is none" (`held_ends`).
+        self.ends = ends or {}
 
     def describe(self) -> str:
         return "an index array of np.nonzero"
@@ -63,6 +67,13 @@ class NonzeroIndexVariable(VariableTracker):
         return ArrayVariable(self.count)
 
     def getitem(self, tx: Interpreter, index: VariableTracker) -> VariableTracker:
+        i = index.constant() if index.is_constant() else None
+        if type(i) is int and i in self.ends:
+            from ember.capture.loops import frame_branches
+
+            value, missing = self.ends[i]
+            frame_branches.add_check(tx, missing)  # NumPy's IndexError, in Python
+            return ArrayVariable(value)
         position = self.positions.element(tx.graph, self.axis, index)
         if position is None:
             return super().getitem(tx, index)
@@ -117,6 +128,42 @@ class Positions:
         keep = self.x if self.x.dtype == np.bool_ else graph.op("ne", [self.x, graph.const(0)])
         column = _index_column(graph, shape, axis)
         return element(graph, MaskedVariable(column, keep), i)
+
+
+    def ends(self, graph: Graph, axis: int) -> list[Value]:
+        """The first and last elements of the index array of `axis` and a 0-d bool each
+        that holds where there is none: `[first, none, last, none]`; [] where `x`'s shape
+        is symbolic or empty."""
+        shape = self.x.shape
+        if not all(isinstance(d, int) for d in shape) or not int(np.prod(shape)):
+            return []
+        keep = self.x if self.x.dtype == np.bool_ else graph.op("ne", [self.x, graph.const(0)])
+        selection = MaskedVariable(_index_column(graph, shape, axis), keep)
+        return [v for i in (0, -1) for v in element_or_missing(graph, selection, i)]
+
+
+def held(tx: Interpreter, vt: VariableTracker, vectors: dict[int, Any]) -> bool:
+    """Whether `vt` is an index array of np.nonzero held across a branch (`stop[0] if
+    stop.size else n`), or the tuple of them (`where = np.nonzero(x > t)`), each added to
+    the branch's `vectors` (`loops.branches._entries`): its count and the array whose
+    nonzero places it indexes are entries, and at the frame's level its ends (`[0]`, `[-1]`,
+    `Positions.ends`), as element reads in a path would cost whole-array work there; the
+    tuple is made again of the path's index arrays."""
+    items = vt.items if type(vt) is TupleVariable else [vt]
+    if not items or not all(isinstance(e, NonzeroIndexVariable) for e in items):
+        return False
+    from ember.capture.loops import frame_branches
+
+    at_frame = tx.graph.parent is None or frame_branches.at_frame_level(tx)
+    for e in items:
+        parts = [e.count, e.positions.x]
+        if id(e) not in vectors and all(p.graph is tx.graph for p in parts):
+            if at_frame:
+                parts += e.positions.ends(tx.graph, e.axis)
+            vectors[id(e)] = (e, [ArrayVariable(p) for p in parts])
+    if vt is not items[0] and id(vt) not in vectors:
+        vectors[id(vt)] = (vt, [])  # type: ignore[assignment]
+    return True
 
 
 def _integer_index(index: VariableTracker) -> int | Value | None:
