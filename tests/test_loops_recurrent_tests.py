@@ -168,3 +168,42 @@ def test_index_leaving_the_array_raises_at_the_same_iteration(shift, data):
     a = np.array(data, dtype=np.float64)
     out = np.full(a.shape[0], -1.0)
     run_both(jumping_argmax, a, shift, out)
+
+
+def lower_bound(a, x):
+    lo, hi = 0, a.shape[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if a[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def row_argmins(m):
+    out = np.zeros(m.shape[0], dtype=np.int64)
+    for r in range(m.shape[0]):
+        best = 0
+        for c in range(1, m.shape[1]):
+            if m[r, c] < m[r, best]:
+                best = c
+        out[r] = best
+    return out
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 9, 64])
+def test_binary_search_on_a_while(n):
+    a = np.sort(np.random.default_rng(n).integers(-20, 20, n))
+    for x in (-30, -3, 0, 7, 30):
+        run_both(lower_bound, a, x)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (3, 5), (8, 2), (5, 33)])
+def test_row_argmins_in_every_layout(shape):
+    m = np.random.default_rng(shape[1]).integers(-9, 9, shape).astype(np.int32)
+    run_both(row_argmins, m)
+    run_both(row_argmins, np.asfortranarray(m))
+    wide = np.random.default_rng(1).random((shape[0], 2 * shape[1]))
+    run_both(row_argmins, wide[:, ::2])
+    run_both(row_argmins, wide[::-1, 1::2])
