@@ -139,18 +139,65 @@ pub(crate) fn exit_test(body: &Graph) -> Option<usize> {
     (is_false(then) || is_false(otherwise)).then_some(index)
 }
 
+/// The `if`s of loop body `body` (node indices) on a recurrence through their test: the test
+/// reads a carried value (`a[j] < a[best]`, `d < low`) that the `if`'s results then give the
+/// next iteration (`best = j`). As selects, each iteration's test would wait for the last
+/// one's select (and the load it addresses); as branches, a running minimum or search, which
+/// changes its mind rarely, predicts well and iterations overlap, as after LLVM's conversion
+/// of such `cmov`s to branches.
+pub(crate) fn recurrent_tests(body: &Graph, carried: usize) -> Vec<usize> {
+    let width = body.params.len() + body.nodes.len();
+    // The carried values each value reads (params `1..=carried`), as bits.
+    let mut reads = vec![0u128; width];
+    for (j, r) in reads.iter_mut().enumerate().skip(1).take(carried.min(128)) {
+        *r = 1 << (j - 1);
+    }
+    for (i, n) in body.nodes.iter().enumerate() {
+        let bits = n.inputs.iter().fold(0, |acc, v| acc | reads[v.index()]);
+        reads[body.params.len() + i] = bits;
+    }
+    let mut found = Vec::new();
+    for (i, n) in body.nodes.iter().enumerate() {
+        if !matches!(n.op, Op::If { .. }) {
+            continue;
+        }
+        let tested = reads[n.inputs[0].index()];
+        if tested == 0 {
+            continue;
+        }
+        // The values computed from the `if`'s results.
+        let mut from_if = vec![false; width];
+        from_if[body.params.len() + i] = true;
+        for (k, m) in body.nodes.iter().enumerate().skip(i + 1) {
+            from_if[body.params.len() + k] = m.inputs.iter().any(|v| from_if[v.index()]);
+        }
+        let recurs = body
+            .results
+            .iter()
+            .skip(1)
+            .take(carried.min(128))
+            .enumerate()
+            .any(|(j, r)| tested & (1 << j) != 0 && from_if[r.index()]);
+        if recurs {
+            found.push(i);
+        }
+    }
+    found
+}
+
 impl Native<'_, '_> {
     /// `facts`: what the test proves on each side (`refine.rs`), used where it branches;
-    /// `exit`: whether it is the loop's [`exit_test`], which always branches.
+    /// `branch`: whether it is the loop's [`exit_test`] or one of its [`recurrent_tests`],
+    /// which always branch.
     pub(crate) fn lower_if(
         &mut self,
         then: &Graph,
         otherwise: &Graph,
         args: &[Val],
         facts: &[Fact],
-        exit: bool,
+        branch: bool,
     ) -> Result<Vec<Val>, Error> {
-        if !exit && speculable(then) && speculable(otherwise) {
+        if !branch && speculable(then) && speculable(otherwise) {
             if let Some(results) = self.lower_selected(then, otherwise, args)? {
                 return Ok(results);
             }
@@ -378,5 +425,66 @@ impl Native<'_, '_> {
             .zip(arrays)
             .map(|(m, a)| m.unwrap_or_else(|| Val::Array(a.expect("an array result"))))
             .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::recurrent_tests;
+    use ember_core::ir::{parse, Op};
+
+    /// The first loop body of `text` with its carried count.
+    fn tests_of(text: &str) -> Vec<usize> {
+        let g = parse(text).unwrap();
+        let (body, carried) = g
+            .nodes
+            .iter()
+            .find_map(|n| match &n.op {
+                Op::Loop { body, carried } => Some((body.clone(), *carried)),
+                _ => None,
+            })
+            .unwrap();
+        recurrent_tests(&body, carried)
+    }
+
+    const SCAN: &str = "ember-ir 2
+func @f(%0: f64[5]) -> (i64[] weak) {
+  %1 = const() value=0 : i64[] weak
+  %2 = const() value=1 : i64[] weak
+  %3 = const() value=5 : i64[] weak
+  %4 = loop(%2, %3, %2, %1, %0) body=@body carried=1 : i64[] weak
+  return %4
+}
+func @body(%0: i64[] weak, %1: i64[] weak, %2: f64[5]) -> (bool[], i64[] weak) {
+  %3 = load(%2, %0) : f64[]
+  %4 = load(%2, INDEX) : f64[]
+  %5 = lt(%3, %4) : bool[]
+  %6 = if(%5, %1, %0) then=@then else=@else : i64[] weak
+  %7 = const() value=true : bool[]
+  return %7, RESULT
+}
+func @then(%0: i64[] weak, %1: i64[] weak) -> (i64[] weak) {
+  return %1
+}
+func @else(%0: i64[] weak, %1: i64[] weak) -> (i64[] weak) {
+  return %0
+}
+";
+
+    #[test]
+    fn a_test_on_a_value_its_if_carries_is_recurrent() {
+        // `if a[j] < a[best]: best = j`
+        let scan = SCAN.replace("INDEX", "%1").replace("RESULT", "%6");
+        assert_eq!(tests_of(&scan), vec![3]);
+    }
+
+    #[test]
+    fn a_test_on_data_only_or_a_carried_value_it_does_not_set_is_not() {
+        // `if a[j] < a[0]: best = j`: the test reads no carried value.
+        let data = SCAN.replace("INDEX", "%0").replace("RESULT", "%6");
+        assert_eq!(tests_of(&data), Vec::<usize>::new());
+        // The test reads `best`, but the `if`'s result is dropped.
+        let dropped = SCAN.replace("INDEX", "%1").replace("RESULT", "%1");
+        assert_eq!(tests_of(&dropped), Vec::<usize>::new());
     }
 }

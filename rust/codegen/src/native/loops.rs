@@ -179,7 +179,7 @@ impl Native<'_, '_> {
         }));
         // Every iteration after the first sees the stores of the one before.
         self.loaded.clear();
-        let results = self.lower_body(body, params)?;
+        let results = self.lower_body(body, carried, params)?;
         for (j, (c, var)) in args[3..3 + carried].iter().zip(&vars).enumerate() {
             let next = &results[1 + j];
             match (var, c, next) {

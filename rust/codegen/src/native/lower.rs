@@ -297,21 +297,29 @@ impl Native<'_, '_> {
         graph: &Graph,
         params: Vec<Val>,
     ) -> Result<Vec<Val>, Error> {
-        self.scoped(|nt| nt.lower_statements(graph, params, None))
+        self.scoped(|nt| nt.lower_statements(graph, params, &[]))
     }
 
-    /// A loop's body: as [`Self::lower_graph`], its exit test always a branch.
-    pub(crate) fn lower_body(&mut self, body: &Graph, params: Vec<Val>) -> Result<Vec<Val>, Error> {
-        let exit = branch::exit_test(body);
-        self.scoped(|nt| nt.lower_statements(body, params, exit))
+    /// A loop's body: as [`Self::lower_graph`], its exit test and the tests on a recurrence
+    /// through its `carried` values always branches.
+    pub(crate) fn lower_body(
+        &mut self,
+        body: &Graph,
+        carried: usize,
+        params: Vec<Val>,
+    ) -> Result<Vec<Val>, Error> {
+        let mut branching = branch::recurrent_tests(body, carried);
+        branching.extend(branch::exit_test(body));
+        self.scoped(|nt| nt.lower_statements(body, params, &branching))
     }
 
-    /// `exit`: the statement that is the loop's exit test, when `graph` is a loop body.
+    /// `branching`: the statements that are `if`s lowered as branches whatever their size
+    /// (a loop body's exit test and recurrent tests).
     fn lower_statements(
         &mut self,
         graph: &Graph,
         params: Vec<Val>,
-        exit: Option<usize>,
+        branching: &[usize],
     ) -> Result<Vec<Val>, Error> {
         let mut vals = params;
         let mut further: Vec<Val> = Vec::new();
@@ -345,7 +353,7 @@ impl Native<'_, '_> {
                 Op::If { then, otherwise } => {
                     let facts = self.facts(graph, node.inputs[0], &vals);
                     let mut results = self
-                        .lower_if(then, otherwise, &args, &facts, exit == Some(i))
+                        .lower_if(then, otherwise, &args, &facts, branching.contains(&i))
                         .map_err(located)?;
                     further = results.split_off(1);
                     further.reverse();
