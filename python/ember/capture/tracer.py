@@ -271,14 +271,17 @@ class Tracer:
         every `n` of 2 or more: a symbol of its own (never shared with an array's dim of the
         same size, which another call need not equal), bound from a graph input of that
         length the entry makes (`IntSizeSource`), and an INT_AT_LEAST guard in place of
-        the value (0 and 1 are specialised, as array sizes are). None where it cannot
-        (a value below 2, static capture, not an argument)."""
+        the value (0 and 1 are specialised, as array sizes are). Only an argument seen to
+        change (listed in the dynamic dims, `policy._mark_changed_ints`) or under
+        `dynamic=True`; None where it cannot (a value below 2, not an argument)."""
         from ember.capture.sources import LocalSource
 
         if scalar.symbol is not None:
             return scalar.symbol
-        if (not self.honour_marks or scalar.op is not None or scalar.python_class is not int
+        if (scalar.op is not None or scalar.python_class is not int
                 or not isinstance(scalar.source, LocalSource) or scalar.example < 2
+                or not (self.every_dim_dynamic or scalar.source.name() in (
+                    self.dynamic_dims or ()))
                 or scalar.example > _INT64_MAX or self.graph.parent is not None):
             return None
         symbol = self._new_symbol(scalar.example, self.named_int_symbols.get(scalar.source))
