@@ -210,11 +210,13 @@ def on_cache_miss(func: FunctionType, args: tuple[Any, ...]) -> Any:
         ember_logging.log("recompiles", f"{name}: {reason}")
         _notify("recompile", (name, reason))
         if options.dynamic is None and failure is not None:
-            if failure.is_shape_change() and record.dynamic is not False:
-                _mark_changed_dims(record, record.guard_trees[-1], func, args, name)
             if failure.is_scalar_change():
                 record.scalars = True
+            # The first failing guard is one of them: sizes and ints that changed beside it
+            # (a problem size and its step count) are marked on the same call.
             if failure.is_shape_change() or failure.is_scalar_change():
+                if record.dynamic is not False:
+                    _mark_changed_dims(record, record.guard_trees[-1], func, args, name)
                 _mark_changed_ints(record, record.guard_trees[-1], func, args)
     dynamic: bool | DynamicDims | None = options.dynamic
     scalars: bool | None = options.dynamic
