@@ -69,6 +69,16 @@ def squares_then_sum(n):
     return out.sum(), out
 
 
+def integrate(x0, v0, dt, steps):
+    x, v = x0, v0
+    out = np.empty(steps)
+    for i in range(steps):
+        a = -x * 4.0
+        x, v = x + dt * v, v + dt * a
+        out[i] = x
+    return out
+
+
 def _r(n, rng):
     return (np.float32(3.7), n)
 
@@ -77,7 +87,8 @@ INTS = [(logistic, _r), (fib_mod, lambda n, rng: (n, 7)),
         (ramp, lambda n, rng: (rng.random(5), n)), (scaled_ramp, lambda n, rng: (n,)),
         (padded_ones, lambda n, rng: (rng.random(3), n)), (grid, lambda n, rng: (n,)),
         (full_rows, lambda n, rng: (1.5, n)), (by_keyword, lambda n, rng: (n, 0.25)),
-        (squares_then_sum, lambda n, rng: (n,))]
+        (squares_then_sum, lambda n, rng: (n,)),
+        (integrate, lambda n, rng: (1.0, 0.0, 0.01, 40 * n))]
 IDS = [f.__name__ for f, _ in INTS]
 SIZES = (3, 4, 5, 2, 7, 30, 11, 2, 64)
 

@@ -272,12 +272,16 @@ class ArrayVariable(VariableTracker):
 
     def size_variable(self, tx: Interpreter, axis: int, what: str) -> VariableTracker:
         """The size of `axis` as a tracker: a constant, or the run-time int of a symbolic
-        dim outside loop bodies (`Tracer.symbolic_size`)."""
+        dim: outside loop bodies read by the entry (`Tracer.symbolic_size`), inside one
+        the body's value of it (`loops/sizes.py`), a weak int64 as any int the graph
+        computes."""
         n = self.value.shape[axis]
         if not isinstance(n, str):
             return ConstantVariable(n)
         if tx.graph.parent is not None:
-            raise graph_break("dynamic_shape", what=what)
+            from ember.capture.loops import sizes as loop_sizes
+
+            return ArrayVariable(loop_sizes.value_in(tx.graph, n))
         return _size_tracker(tx, n, what)
 
     def len_variable(self, tx: Interpreter) -> VariableTracker:
