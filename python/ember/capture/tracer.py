@@ -3,6 +3,7 @@ into it): the graph, its inputs with their sources, the guards and the variable 
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from types import FunctionType
 from typing import Any
@@ -407,12 +408,12 @@ def _options_weak_floats() -> bool:
     return current_options().weak_floats
 
 
-_NO_DATA = np.zeros((), np.bool_)
-
-
 class IntSizeSource(Source):
     """The graph input that binds an int argument's symbol (`Tracer.int_symbol`): an array
-    of that many elements, never read (a broadcast of one bool, no allocation)."""
+    of that many elements, never read (`np.empty(n, np.bool_)`, made by `CARRIER`, which
+    the native fast path calls too)."""
+
+    CARRIER = functools.partial(np.empty, dtype=np.bool_)
 
     def __init__(self, base: Source) -> None:
         self.base = base
@@ -427,8 +428,7 @@ class IntSizeSource(Source):
         return self.base.root()
 
     def reload(self, emb: Any) -> str:
-        return (f"{emb.embed(np.broadcast_to, 'broadcast_to')}("
-                f"{emb.embed(_NO_DATA, 'no_data')}, ({self.base.reload(emb)},))")
+        return f"{emb.embed(self.CARRIER, 'carrier')}({self.base.reload(emb)})"
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, IntSizeSource) and other.base == self.base
