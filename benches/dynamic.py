@@ -1,6 +1,6 @@
 """Dynamic-shape kernels against static ones on the same sizes, with NumPy and Numba alongside.
 
-    python benches/dynamic.py [--quick] [--threads N]
+    python benches/dynamic.py [--quick] [--threads N] [WORKLOAD...]
 
 Per workload and batch size: `static` is the function compiled with `dynamic=False` (sizes
 compiled in, one compile per size); `dynamic` is one compile with `dynamic=True`, warmed on
@@ -10,7 +10,8 @@ the target is at most 1.10). `np/dyn` is NumPy's time over the dynamic one (high
 Numba (`njit`, row loops where NumPy code does not compile under it) where installed. Last, the
 batch-size sweep: one function called with 100 batch sizes (one slicing its symbolic axis
 `x[1:]` over 100 lengths, one slicing an argument by an int argument `x[:n]` over 100 values
-of `n`, and joins and pads whose sizes are sums of symbols, `2*s0` and `s0+2`), and the
+of `n`, joins and pads whose sizes are sums of symbols, `2*s0` and `s0+2`, and an int
+argument given as a size, `np.empty(n)` filled by `range(n)`), and the
 compiles, kernels generated
 and plans made it took (`ember.stats()`).
 """
@@ -72,7 +73,32 @@ def flat_dot(x):
     return x.ravel() @ x.ravel()
 
 
+def logistic(r, n):
+    xs = np.empty(n)
+    x = 0.25
+    for i in range(n):
+        x = r * x * (1.0 - x)
+        xs[i] = x
+    return xs
+
+
+def relax(steps, a):
+    for _ in range(1, steps):
+        a[1:-1] = (a[:-2] + a[1:-1] + a[2:]) / 3.0
+    return a
+
+
+def ramp(x, n):
+    return np.arange(n) * 0.5 + x.sum()
+
+
 def make_inputs(name, rows, rng):
+    if name == "logistic":
+        return (3.7, rows * 64)
+    if name == "relax":
+        return (8, rng.standard_normal(rows * 1024))
+    if name == "ramp":
+        return (rng.standard_normal(16), rows * 1024)
     if name == "joined":
         return (rng.standard_normal((rows, 1024)), rng.standard_normal((rows, 1024)))
     if name in ("padded", "tiled", "flat_dot"):
@@ -101,7 +127,7 @@ def make_inputs(name, rows, rng):
 WORKLOADS = {"expr": expr, "softmax": softmax, "layernorm_gelu": layernorm_gelu, "mlp": mlp,
              "column_stats": column_stats, "head_mean": head_mean, "strided": strided,
              "roll_diff": roll_diff, "joined": joined, "padded": padded, "tiled": tiled,
-             "flat_dot": flat_dot}
+             "flat_dot": flat_dot, "logistic": logistic, "relax": relax, "ramp": ramp}
 
 
 def numba_version(name):
@@ -110,7 +136,7 @@ def numba_version(name):
     rows = _rows(range)
     fn = rows.get(name, WORKLOADS[name])
     if name in ("column_stats", "head_mean", "strided", "roll_diff", "joined", "padded",
-                "tiled", "flat_dot"):
+                "tiled", "flat_dot", "relax"):
         return None  # axis reductions and np.roll with an axis do not compile under Numba
     return numba.njit(fn)
 
@@ -144,12 +170,14 @@ def check_equal(got, want, name):
         np.testing.assert_allclose(g, w, rtol=tol, atol=tol, err_msg=name)
 
 
-def run_table(sizes, repeat):
+def run_table(sizes, repeat, names=()):
     rng = np.random.default_rng(0)
     print(f"{'workload':15} {'rows':>6} {'NumPy':>10} {'static':>10} {'dynamic':>10} "
           f"{'Numba':>10} {'dyn/static':>10} {'np/dyn':>7}")
     ratios = []
     for name, fn in WORKLOADS.items():
+        if names and name not in names:
+            continue
         ember.reset()
         dynamic = ember.compile(fn, dynamic=True)
         dynamic(*make_inputs(name, 3, rng))  # compiled (kernels generated) on another size
@@ -157,9 +185,9 @@ def run_table(sizes, repeat):
         for rows in sizes:
             args = make_inputs(name, rows, rng)
             static = ember.compile(fn, dynamic=False)
-            want = fn(*args)
-            check_equal(dynamic(*args), want, name)
-            check_equal(static(*args), want, name)
+            want = fn(*_copied(args))
+            check_equal(dynamic(*_copied(args)), want, name)
+            check_equal(static(*_copied(args)), want, name)
             fns = [fn, static, dynamic] + ([nb] if nb is not None else [])
             t_np, t_st, t_dy, *rest = medians(fns, args, repeat)
             t_nb = rest[0] if rest else float("nan")
@@ -168,6 +196,10 @@ def run_table(sizes, repeat):
                   f"{t_nb * 1e6:9.1f}u {t_dy / t_st:10.2f} {t_np / t_dy:7.2f}")
     print(f"median dyn/static over all rows: {statistics.median(ratios):.3f} "
           f"(max {max(ratios):.3f})")
+
+
+def _copied(args):
+    return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
 
 
 def series_step(x, w):
@@ -190,6 +222,8 @@ def run_sweep():
     sweeps.append(("joined batches (np.concatenate([x, y]), 2*s0 rows)", joined,
                    lambda x: (x, x + 1.0)))
     sweeps.append(("padded batches (np.pad(x, 1), s0+2 rows)", padded, lambda x: (x,)))
+    sweeps.append(("int sizes (np.empty(n), range(n))", logistic,
+                   lambda x: (3.7, len(x))))
     for what, fn, make in sweeps:
         ember.reset()
         f = ember.compile(fn)
@@ -208,13 +242,14 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("names", nargs="*", help="workloads to time (default: all)")
     args = parser.parse_args()
     ember.config.num_threads = args.threads
     if numba is not None:
         numba.set_num_threads(min(args.threads, numba.config.NUMBA_NUM_THREADS))
     sizes = [7, 64, 512] if args.quick else [7, 64, 512, 2048]
     print(f"threads={args.threads}, medians of {5 if args.quick else 15} runs")
-    run_table(sizes, 5 if args.quick else 15)
+    run_table(sizes, 5 if args.quick else 15, args.names)
     run_sweep()
 
 

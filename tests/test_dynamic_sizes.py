@@ -146,19 +146,8 @@ def _relax_all_pairs(path):
         path[:] = np.minimum(path[:], np.add.outer(path[:, k], path[k, :]))
 
 
-def _integrate(x0, v0, dt, steps):
-    x, v = x0, v0
-    out = np.empty(steps)
-    for i in range(steps):
-        a = -x * 4.0
-        x, v = x + dt * v, v + dt * a
-        out[i] = x
-    return out
-
-
 @pytest.mark.parametrize("fn, make", [
     (_relax_all_pairs, lambda n: (np.random.default_rng(n).integers(1, 50, (n, n)),)),
-    (_integrate, lambda n: (1.0, 0.0, 0.01, 40 * n)),
 ])
 def test_loops_refused_under_run_time_sizes_are_captured_static(fn, make):
     """A loop a capture with symbolic sizes (or run-time scalars) cannot make one loop op is

@@ -25,7 +25,7 @@ from ember import _core, stats
 from ember.capture.bytecode import CO_VARARGS, CO_VARKEYWORDS, argument_names
 from ember.capture.rebuild import FUNCTION, Rebuilder
 from ember.capture.resume import trampoline
-from ember.capture.tracer import Tracer
+from ember.capture.tracer import IntSizeSource, Tracer
 from ember.capture.variables.slices import ViewSource
 from ember.capture.variables.containers import DictVariable, IteratorVariable, ListVariable
 
@@ -197,6 +197,12 @@ class EntryCodegen(Rebuilder):
                 if read is None:
                     return None
                 slots.append(read)
+                continue
+            if isinstance(graph_input.source, IntSizeSource):
+                name = self.reload(graph_input.source.base)
+                if name not in self.params:
+                    return None
+                slots.append((self.params.index(name), IntSizeSource.CARRIER))
                 continue
             name = self.reload(graph_input.source)
             # A scalar argument goes in as it is: the graph takes a weak 0-d parameter from a

@@ -77,6 +77,8 @@ class LoopChoices:
     branch_modes: dict[tuple[Any, int], str] = field(default_factory=dict)
     preloads: dict[Source, Any] = field(default_factory=dict)
     sizes: set[str] = field(default_factory=set)
+    # The int arguments given as sizes in earlier attempts (`Tracer.int_symbol`), by symbol.
+    int_symbols: dict[str, Source] = field(default_factory=dict)
 
 
 def capture_frame(func: FunctionType, args: tuple[Any, ...], *, dynamic: bool | None = None,
@@ -92,11 +94,13 @@ def capture_frame(func: FunctionType, args: tuple[Any, ...], *, dynamic: bool | 
     while True:
         try:
             return _capture_once(func, args, dynamic, stop_at, scalars, loop_ops, unrolled,
-                                 long, branch_modes, preloads, choices.sizes)
+                                 long, branch_modes, preloads, choices.sizes,
+                                 choices.int_symbols)
         except InputInLoop as first_read:
             preloads[first_read.source] = first_read.value
         except SizeInLoop as first_needed:
             choices.sizes.add(first_needed.symbol)
+            choices.int_symbols.update(first_needed.int_symbols)
         except BranchRefused as refused:
             ember_logging.log("breaks", f"{func.__code__.co_qualname}: the branch at offset "
                                         f"{refused.key[1]} is captured as '{refused.mode}' "
@@ -115,8 +119,8 @@ def _capture_once(func: FunctionType, args: tuple[Any, ...], dynamic: bool | Non
                   stop_at: tuple[int, int] | None, scalars: bool | None, loop_ops: bool,
                   unrolled: dict[tuple[Any, int], bool], long: set[tuple[Any, int]],
                   branch_modes: dict[tuple[Any, int], str], preloads: dict[Source, Any],
-                  sizes: set[str] = frozenset()  # type: ignore[assignment]
-                  ) -> tuple[Tracer, VariableTracker | None, FrameState | None]:
+                  sizes: set[str] = frozenset(),  # type: ignore[assignment]
+                  int_symbols: dict[str, Source] | None = None) -> tuple[Tracer, VariableTracker | None, FrameState | None]:
     """Run the frame's bytecode symbolically: the tracer, and the return tracker or, when
     `stop_at` (instruction index, visit) is reached, the frame's state there.
 
@@ -151,6 +155,11 @@ def _capture_once(func: FunctionType, args: tuple[Any, ...], dynamic: bool | Non
             contents = None
         cells[name] = tracer.cell_for(cell, ClosureSource(name, i, contents), name)
     preload(tracer, preloads)
+    for symbol, source in (int_symbols or {}).items():
+        slot = slots.get(source.local)  # type: ignore[attr-defined]
+        if symbol in sizes and slot is not None and slot.source == source:
+            tracer.named_int_symbols[source] = symbol
+            tracer.int_symbol(slot)
     if origin is None:
         root = Interpreter(tracer, code, slots, cells, func.__globals__, None)
     else:
@@ -168,6 +177,9 @@ def _capture_once(func: FunctionType, args: tuple[Any, ...], dynamic: bool | Non
         result = root.run()
     except StopCapture as stop:
         return tracer, None, stop.state
+    except SizeInLoop as first_needed:
+        first_needed.int_symbols = {s: v.source for s, v in tracer.int_symbols.items()}
+        raise
     except Unsupported as exc:
         annotate(exc, root.code.co_filename, root.lineno)
         exc.symbolic_sizes_read = tracer.symbolic_sizes_read
@@ -452,6 +464,7 @@ def convert(func: FunctionType, args: tuple[Any, ...], *, backend: Any = None,
         fallback = make_fallback(func, disable_hook)
         entry, source = codegen.build(tail, compiled, fallback, func.__code__.co_name)
         tracer.guard_size_minimums()
+        tracer.guard_int_symbols()
         guards = tracer.guards.build()
     seconds["codegen"] = time.perf_counter() - start
     guard_lines = tracer.guards.describe()

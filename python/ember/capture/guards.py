@@ -312,6 +312,19 @@ def changed_dims(tree: list, func: FunctionType, args: tuple) -> dict[str, set[i
     return changed
 
 
+def changed_ints(tree: list, func: FunctionType, args: tuple) -> set[str]:
+    """The int arguments (by source name) whose EQUALS_MATCH fails for this call with
+    another int: those automatic dynamic shapes may take as sizes (`Tracer.int_symbol`)."""
+    changed: set[str] = set()
+    for accessor, checks, _ in tree:
+        value = _read_root(accessor, func, args)
+        if type(value) is not int:
+            continue
+        if any(c[0] == "EQUALS_MATCH" and type(c[1]) is int and c[1] != value for c in checks):
+            changed.add(_root_name(accessor, func))
+    return changed
+
+
 def check_passes(check: Check, value: Any) -> bool:
     kind = check[0]
     if kind == "TYPE_MATCH":

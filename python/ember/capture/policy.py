@@ -25,6 +25,7 @@ from ember.capture.breaks import INPUT_DEPENDENT_KINDS
 from ember.capture.convert import convert
 from ember.capture.guards import (
     changed_dims,
+    changed_ints,
     entry_failures,
     find_failure,
     first_failure,
@@ -209,10 +210,14 @@ def on_cache_miss(func: FunctionType, args: tuple[Any, ...]) -> Any:
         ember_logging.log("recompiles", f"{name}: {reason}")
         _notify("recompile", (name, reason))
         if options.dynamic is None and failure is not None:
-            if failure.is_shape_change() and record.dynamic is not False:
-                _mark_changed_dims(record, record.guard_trees[-1], func, args, name)
             if failure.is_scalar_change():
                 record.scalars = True
+            # The first failing guard is one of them: sizes and ints that changed beside it
+            # (a problem size and its step count) are marked on the same call.
+            if failure.is_shape_change() or failure.is_scalar_change():
+                if record.dynamic is not False:
+                    _mark_changed_dims(record, record.guard_trees[-1], func, args, name)
+                _mark_changed_ints(record, record.guard_trees[-1], func, args)
     dynamic: bool | DynamicDims | None = options.dynamic
     scalars: bool | None = options.dynamic
     if dynamic is None:
@@ -267,6 +272,17 @@ def _mark_changed_dims(record: CodeRecord, tree: list, func: FunctionType, args:
         listed = ", ".join(f"{source} dim {sorted(dims)}" for source, dims in changed.items())
         ember_logging.log("recompiles", f"{name}: size changed at {listed}: captured again "
                                         "with these dims symbolic")
+
+
+def _mark_changed_ints(record: CodeRecord, tree: list, func: FunctionType,
+                       args: tuple) -> None:
+    """Int arguments seen to change may become sizes of their own in later captures
+    (`Tracer.int_symbol`): they are listed with the changed dims, with no dim."""
+    changed = changed_ints(tree, func, args)
+    for source in changed:
+        record.dynamic_dims.setdefault(source, frozenset())
+    if changed and record.dynamic is not False:
+        record.dynamic = True
 
 
 def _report_break(exc: Unsupported, code: CodeType, *, resumed: bool) -> BreakEvent:

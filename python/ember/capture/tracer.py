@@ -3,6 +3,7 @@ into it): the graph, its inputs with their sources, the guards and the variable 
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from types import FunctionType
 from typing import Any
@@ -75,6 +76,10 @@ class Tracer:
         # that then fails is tried again with static shapes, as one that read none refuses.
         self.symbolic_sizes_read = False
         self.symbols: dict[int, str] = {}  # size -> symbol ("duck sizing": equal sizes share)
+        # Int arguments given as sizes (`np.zeros(n)`): symbol -> the argument's tracker
+        # (`int_symbol`); `named_int_symbols`: the names earlier attempts of this capture gave.
+        self.int_symbols: dict[str, PythonScalarVariable] = {}
+        self.named_int_symbols: dict[Source, str] = {}
         # Views of argument arrays taken by the entry (`variables/slices.py`): (the
         # argument's value, the view's input value).
         self.input_views: list[tuple[Value, Value]] = []
@@ -175,8 +180,9 @@ class Tracer:
         for graph_input in self.inputs:
             shape = graph_input.value.shape
             if (graph_input.scalar or not any(d in minimums for d in shape)
-                    or isinstance(graph_input.source, ViewSource)):
-                continue  # a view checks its own least sizes (`slices.take_view`)
+                    or isinstance(graph_input.source, (ViewSource, IntSizeSource))):
+                continue  # a view checks its own least sizes (`slices.take_view`), an int
+                # argument its guard (`guard_int_symbols`)
             old = tuple(SYMBOLIC_DIM if isinstance(d, str) else d for d in shape)
             new = tuple(symbolic_entry(minimums.get(d, 2)) if isinstance(d, str) else d
                         for d in shape)
@@ -207,8 +213,10 @@ class Tracer:
             self.symbols[size] = self._new_symbol(size)
         return self.symbols[size]
 
-    def _new_symbol(self, size: int) -> str:
-        symbol = f"s{len(self.graph.symbol_examples)}"
+    def _new_symbol(self, size: int, symbol: str | None = None) -> str:
+        count = len(self.graph.symbol_examples)
+        while symbol is None or symbol in self.graph.symbol_examples:
+            symbol, count = f"s{count}", count + 1
         self.graph.symbol_examples[symbol] = size
         return symbol
 
@@ -243,6 +251,9 @@ class Tracer:
         from ember.capture.sources import AttrSource, ItemSource
         from ember.capture.variables.scalar import PythonScalarVariable
 
+        if symbol in self.int_symbols:
+            self.symbolic_sizes_read = True
+            return self.int_symbols[symbol]
         for graph_input in self.inputs:
             shape = graph_input.value.shape
             if (graph_input.scalar or symbol not in shape
@@ -254,6 +265,40 @@ class Tracer:
             return PythonScalarVariable(self, int, int(graph_input.example.shape[axis]),
                                         source=source, symbol=symbol)
         return None
+
+    def int_symbol(self, scalar: PythonScalarVariable) -> str | None:
+        """The symbol an int argument stands for where it gives a size (`np.zeros(n)`,
+        `np.arange(n)`, `x.reshape(n, -1)`) under dynamic capture, so that one graph serves
+        every `n` of 2 or more: a symbol of its own (never shared with an array's dim of the
+        same size, which another call need not equal), bound from a graph input of that
+        length the entry makes (`IntSizeSource`), and an INT_AT_LEAST guard in place of
+        the value (0 and 1 are specialised, as array sizes are). Only an argument seen to
+        change (listed in the dynamic dims, `policy._mark_changed_ints`) or under
+        `dynamic=True`; None where it cannot (a value below 2, not an argument)."""
+        from ember.capture.sources import LocalSource
+
+        if scalar.symbol is not None:
+            return scalar.symbol
+        if (scalar.op is not None or scalar.python_class is not int
+                or not isinstance(scalar.source, LocalSource) or scalar.example < 2
+                or not (self.every_dim_dynamic or scalar.source.name() in (
+                    self.dynamic_dims or ()))
+                or scalar.example > _INT64_MAX or self.graph.parent is not None):
+            return None
+        symbol = self._new_symbol(scalar.example, self.named_int_symbols.get(scalar.source))
+        value = self.graph.add_input(np.dtype(np.bool_), (symbol,))
+        example = np.empty(scalar.example, np.bool_)
+        self.inputs.append(GraphInput(value, IntSizeSource(scalar.source), False, example))
+        self.int_symbols[symbol] = scalar
+        scalar.symbol = symbol
+        self.dynamic = self.symbolic_sizes_read = True
+        return symbol
+
+    def guard_int_symbols(self) -> None:
+        """Each int argument that is a symbol is guarded on its least size, not its value."""
+        for symbol, scalar in self.int_symbols.items():
+            minimum = max(2, self.graph.size_minimums.get(symbol, 2))
+            self.guards.add(scalar.source, ("INT_AT_LEAST", minimum))
 
     def add_weak_float_input(self, example: float, source: Source) -> Value:
         """A Python float argument as a weak 0-d input (`Options.weak_floats`), handed to the
@@ -361,3 +406,32 @@ def _options_weak_floats() -> bool:
     from ember.capture.policy import current_options
 
     return current_options().weak_floats
+
+
+class IntSizeSource(Source):
+    """The graph input that binds an int argument's symbol (`Tracer.int_symbol`): an array
+    of that many elements, never read (`np.empty(n, np.bool_)`, made by `CARRIER`, which
+    the native fast path calls too)."""
+
+    CARRIER = functools.partial(np.empty, dtype=np.bool_)
+
+    def __init__(self, base: Source) -> None:
+        self.base = base
+
+    def name(self) -> str:
+        return f"np.empty({self.base.name()})"
+
+    def accessors(self) -> tuple[tuple, ...]:
+        return ()
+
+    def root(self) -> Source:
+        return self.base.root()
+
+    def reload(self, emb: Any) -> str:
+        return f"{emb.embed(self.CARRIER, 'carrier')}({self.base.reload(emb)})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, IntSizeSource) and other.base == self.base
+
+    def __hash__(self) -> int:
+        return hash(("IntSizeSource", self.base))

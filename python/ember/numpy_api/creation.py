@@ -319,12 +319,11 @@ def ascontiguousarray(graph: Graph, a: object, dtype: object = None, *,
 
 
 def _tri_mask(graph: Graph, m: Value, k: int) -> Value:
-    """np.tri(N, M, k, bool) as NumPy builds it: arange(N)[:, None] >= arange(-k, M - k)."""
+    """np.tri(N, M, k, bool) as NumPy builds it: arange(N)[:, None] >= arange(-k, M - k)
+    (the aranges of symbolic sizes too, their lengths the dims)."""
     if m.ndim == 0:  # NumPy unpacks `m.shape[-2:]` into np.tri's arguments
         raise TypeError("tri() missing 1 required positional argument: 'N'")
     n, cols = m.shape[-2:] if m.ndim > 1 else (m.shape[-1], m.shape[-1])
-    if isinstance(n, str) or isinstance(cols, str):
-        raise Unsupported("np.tril/np.triu of symbolic dimensions")
     rows = graph.op("expand_dims", [graph.arange(0, 1, n, np.int64)], axis=[1])
     shifted = graph.op("expand_dims", [graph.arange(-k, 1, cols, np.int64)], axis=[0])
     return graph.op("ge", [rows, shifted])

@@ -292,13 +292,22 @@ def fill_diagonal(graph: Graph, a: object, val: object, wrap: object = False) ->
     """`a` after np.fill_diagonal with one value: `a[k, k, ...] = val` for every `k` below
     the shortest axis, which are NumPy's flat steps of `a.shape[1] + 1` (up to
     `a.shape[1] ** 2` without `wrap=`). The capture writes it into `a` (`IN_PLACE`)."""
-    from ember.numpy_api.assignment import setitem
+    from ember.numpy_api.assignment import _converted, setitem
 
     d = to_value(graph, a, "np.fill_diagonal")
     if d.ndim < 2:
         raise ValueError("array must be at least 2-d")
     if any(isinstance(size, str) for size in d.shape):
-        raise Unsupported("np.fill_diagonal of an array with symbolic dimensions")
+        # A matrix of symbolic sizes: the diagonal below the shorter side, `eye`'s mask
+        # (the same with `wrap=` for a square one, whose diagonal never wraps).
+        if d.ndim != 2 or not isinstance(wrap, (bool, np.bool_)) or (
+                wrap and d.shape[0] != d.shape[1]):
+            raise Unsupported("np.fill_diagonal of an array with symbolic dimensions")
+        if isinstance(val, Value) and val.shape or not isinstance(
+                val, (Value, bool, int, float, np.bool_, np.integer, np.floating)):
+            raise Unsupported("np.fill_diagonal with an array of values")
+        mask = graph.eye(d.shape[0], d.shape[1], 0, np.bool_)
+        return graph.op("where", [mask, _converted(graph, val, d.dtype), d])
     shape = tuple(int(size) for size in d.shape)
     if d.ndim > 2 and len(set(shape)) != 1:
         raise ValueError("All dimensions of input must be of equal length")

@@ -86,6 +86,7 @@ def array_rows(tx: Interpreter, parts: list[Any], single: bool, ahead: int = 0
     first axis is the same symbolic size, outside loop bodies, and the `for` `ahead`
     instructions on iterates them: `ArrayRows`; None otherwise (the rows are then unpacked,
     which reads the size as a constant)."""
+    from ember.capture.loops.body import loop_head
     from ember.capture.loops.region import loop_key
     from ember.capture.variables.array import ArrayVariable
     from ember.capture.variables.scalar import PythonScalarVariable
@@ -99,7 +100,8 @@ def array_rows(tx: Interpreter, parts: list[Any], single: bool, ahead: int = 0
     sizes = {a.value.shape[0] for a in arrays}
     if len(sizes) != 1 or not isinstance(next(iter(sizes)), str):
         return None
-    following = tx.instructions[tx.ip + ahead] if tx.ip + ahead < len(tx.instructions) else None
+    at = tx.ip + ahead
+    following = tx.instructions[loop_head(tx, at)] if at < len(tx.instructions) else None
     if following is None or following.opname != "FOR_ITER" or (
             loop_key(tx, following) in tx.tracer.unrolled_loops):
         return None
@@ -157,6 +159,7 @@ def runtime_range(tx: Interpreter, args: list[VariableTracker]) -> DynamicRangeV
     constant or run-time step, and once the loop refused to be one loop op
     (`capture/loops/region.py`: capture starts again with it unrolled, which needs its trip
     count)."""
+    from ember.capture.loops.body import loop_head
     from ember.capture.loops.region import loop_key
     from ember.capture.variables.scalar import PythonScalarVariable
 
@@ -174,7 +177,9 @@ def runtime_range(tx: Interpreter, args: list[VariableTracker]) -> DynamicRangeV
     if step and not (isinstance(step[0], ConstantVariable) and type(step[0].constant()) is int
                      and step[0].constant() != 0):
         return None
-    following = tx.instructions[tx.ip:tx.ip + 2]
+    # A FOR_ITER whose jump is long comes after its EXTENDED_ARG prefix.
+    following = [tx.instructions[tx.ip], tx.instructions[loop_head(tx, tx.ip + 1)]] if (
+        tx.ip + 1 < len(tx.instructions)) else []
     if [i.opname for i in following] != ["GET_ITER", "FOR_ITER"] or (
             loop_key(tx, following[1]) in tx.tracer.unrolled_loops):
         return None

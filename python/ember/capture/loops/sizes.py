@@ -31,6 +31,7 @@ class SizeInLoop(Exception):
     def __init__(self, symbol: str) -> None:
         super().__init__(f"the size {symbol} first needed inside a loop body")
         self.symbol = symbol
+        self.int_symbols: dict[str, Any] = {}  # see `Tracer.int_symbol`
 
 
 def preload(tx: Interpreter, symbols: set[str]) -> None:

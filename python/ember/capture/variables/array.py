@@ -180,8 +180,8 @@ def symbolic_dim(vt: VariableTracker) -> str | None:
 
 def _int_terms(vt: Any) -> tuple[dict[tuple[str, ...], int], int] | None:
     """A run-time int as the terms and constant of a dim (`graph/shapes.py: dim_terms`):
-    sizes of symbolic dims, constants, and their sums, differences and multiples; None for
-    anything else."""
+    sizes of symbolic dims, int arguments (`Tracer.int_symbol`), constants, and their sums,
+    differences and multiples; None for anything else."""
     from ember.capture.variables.scalar import PythonScalarVariable
 
     if type(vt) is int:
@@ -191,7 +191,8 @@ def _int_terms(vt: Any) -> tuple[dict[tuple[str, ...], int], int] | None:
     if not isinstance(vt, PythonScalarVariable) or vt.python_class is not int:
         return None
     if vt.op is None:
-        return None if vt.symbol is None else ({(vt.symbol,): 1}, 0)
+        symbol = vt.symbol if vt.symbol is not None else vt.tracer.int_symbol(vt)
+        return None if symbol is None else ({(symbol,): 1}, 0)
     if vt.op not in ("+", "-", "*") or len(vt.operands) != 2:
         return None
     parts = [_int_terms(x) for x in vt.operands]
@@ -271,12 +272,16 @@ class ArrayVariable(VariableTracker):
 
     def size_variable(self, tx: Interpreter, axis: int, what: str) -> VariableTracker:
         """The size of `axis` as a tracker: a constant, or the run-time int of a symbolic
-        dim outside loop bodies (`Tracer.symbolic_size`)."""
+        dim: outside loop bodies read by the entry (`Tracer.symbolic_size`), inside one
+        the body's value of it (`loops/sizes.py`), a weak int64 as any int the graph
+        computes."""
         n = self.value.shape[axis]
         if not isinstance(n, str):
             return ConstantVariable(n)
         if tx.graph.parent is not None:
-            raise graph_break("dynamic_shape", what=what)
+            from ember.capture.loops import sizes as loop_sizes
+
+            return ArrayVariable(loop_sizes.value_in(tx.graph, n))
         return _size_tracker(tx, n, what)
 
     def len_variable(self, tx: Interpreter) -> VariableTracker:

@@ -100,6 +100,9 @@ def _len(tx, args, kwargs):
                                                      | MaskedVariable | AppendedListVariable
                                                      | DataViewVariable | BodyList):
         return args[0].len_variable(tx)
+    if isinstance(args[0], ArrayVariable) and args[0].value.ndim and isinstance(
+            args[0].value.shape[0], str):  # a symbolic size, of a view or in a loop body
+        return ArrayVariable.len_variable(args[0], tx)
     return ConstantVariable(args[0].length(tx))
 
 

@@ -42,6 +42,9 @@ enum Read {
     /// A view of it by basic indexing (`x[:n]`, `x[:, a:b]`), each part an int or a slice
     /// whose bounds are constants or other arguments (`capture/variables/slices.py`).
     Index(Vec<IndexPart>),
+    /// What a callable makes of it: the array of `n` elements that binds an int argument's
+    /// symbol (`capture/tracer.py: IntSizeSource`).
+    Call(Py<PyAny>),
 }
 
 /// One part of a [`Read::Index`]: an int, or a slice of three bounds.
@@ -116,6 +119,7 @@ impl Read {
     fn of(spec: Option<Bound<'_, PyAny>>) -> PyResult<Self> {
         Ok(match spec {
             None => Read::Argument,
+            Some(s) if s.is_callable() => Read::Call(s.unbind()),
             Some(s) if s.is_instance_of::<PyString>() => Read::Attribute(s.cast_into()?.unbind()),
             Some(s) if s.is_instance_of::<PyTuple>() => {
                 let parts: Vec<(u8, [(u8, isize); 3])> = s.extract()?;
@@ -147,6 +151,7 @@ impl Read {
                 arg.get_item(PyTuple::new(py, parts)?)
             }
             Read::Attribute(name) => arg.getattr(name.bind(py)),
+            Read::Call(make) => make.bind(py).call1((arg,)),
             Read::Size(axis) => {
                 let array = arg.cast::<PyUntypedArray>().map_err(|_| {
                     PyTypeError::new_err("a direct entry reads the size of a non-array")
