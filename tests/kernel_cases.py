@@ -36,6 +36,7 @@ import user_kernels_idioms as Id
 import user_kernels_routines as Rt
 from kernel_cases_fields import FIELD_CASES
 import user_kernels_data as Da
+from kernel_cases_sims import SIM_CASES
 
 
 def _spd(rng, n):
@@ -1116,3 +1117,5 @@ CASES += [
     ("log_loss_binary", Da.log_loss_binary, lambda r, s: (r.integers(0, 2, 200 * s), r.random(200 * s))),
     ("average_precision", Da.average_precision, lambda r, s: _labels(r, 200 * s)),
 ]
+
+CASES += SIM_CASES
