@@ -166,6 +166,19 @@ NOT_YET_NATIVE = {
     "queue_sim_generator": _DRAWS.format("exponential"),
     "bootstrap_mean_ci": _DRAWS.format("integers"),
     "gbm_paths": _DRAWS.format("standard_normal"),
+    "block_matching_sad": "`prev[y:y + block, x:x + block]` with `y = y0 + dy` checked by a "
+                          "`continue` on the bounds: a 2-d slice Python clips, whose length "
+                          "only that branch makes the block's, and `if sad < best` on data",
+    "particle_filter_generator": _DRAWS.format("normal"),
+    "sandpile_queue": "`queue.pop()` and `queue.append((a, b))` in a `while queue:`: a Python "
+                      "list of tuples used as a work list the data grow",
+    "sir_stochastic_cells": "`return s, history[:t + 1]` on `history[t] == 0` inside the "
+                            "loop: a slice whose length only the data knows, returned early",
+    "wright_fisher": _DRAWS.format("binomial"),
+    "wright_fisher_loci": _DRAWS.format("binomial"),
+    "dc_power_flow": "`for (i, j), x in zip(lines, reactance)` over a Python list of tuples "
+                     "and an array: a zip the loop ops do not iterate, past the unroll budget, "
+                     "and a list comprehension of the same zip",
     "precision_recall_at_k": "`max(relevant[q].sum(), 1)` in an unrolled loop: Python's max() of "
                              "a NumPy integer and a Python int returns either object as the data "
                              "decide",
