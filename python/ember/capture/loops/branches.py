@@ -566,6 +566,7 @@ def _merge_paths(tx: Interpreter, cond: Value, entries: list[ArrayVariable], the
     pairs: dict[tuple[int, int], tuple[Value, Value, list]] = {}
     rebound: dict[str, VariableTracker] = {}
     selected: dict[str, tuple[ArrayVariable, ArrayVariable]] = {}
+    varnames = set(tx.code.co_varnames)
     for name in sorted(names):
         x, y = then.locals.get(name), orelse.locals.get(name)
         start = tx.locals.get(name)
@@ -577,6 +578,10 @@ def _merge_paths(tx: Interpreter, cond: Value, entries: list[ArrayVariable], the
         inner_y = orelse.inner.get(id(start)) if start is not None else None
         if x is start and y is start:
             continue
+        if name not in live and name in varnames and all(
+                isinstance(getattr(v, "value", None), Value) and v.value.shape == ()  # type: ignore[attr-defined]
+                for v in (x, y)):
+            continue  # a number bound again before it is read (`v` after `if ...: v -= 1`)
         if x is y:
             rebound[name] = x  # one object bound on both paths (a tuple returned before)
             continue
