@@ -87,7 +87,7 @@ def _truth(tx: Interpreter, value: Value) -> Value:
 
 def capture_if(tx: Interpreter, inst: Instruction, to_return: bool = False) -> None:
     """`to_return`: both paths run on to the frame's return (`frame_branches`)."""
-    from ember.capture.loops import conditions, frame_branches, whiles
+    from ember.capture.loops import conditions, frame_branches, whiles, windows
 
     jump_if, always_pop = TRUTH_JUMPS[inst.opname]
     if not always_pop:
@@ -120,7 +120,7 @@ def capture_if(tx: Interpreter, inst: Instruction, to_return: bool = False) -> N
     # Where a path that leaves ends: the trip's end, or the function's return.
     for_index = body.for_index if body is not None else RETURNED
     fall, target = tx.ip, inst.target
-    entries, vectors = _entries(tx, _dead_windows(tx, (fall, target)))
+    entries, vectors = _entries(tx, windows.dead_at(tx, (fall, target)))
     frame_level = frame_branches.at_frame_level(tx)
     if to_return:
         fall_path, jump_path = (_trace(tx, entries, vectors, start, RETURNED, kind)
@@ -180,33 +180,12 @@ def _rest_of_while(tx: Interpreter, inst: Instruction, jump_if: bool) -> None:
     _merge(tx, cond, entries, then, orelse, meet)
 
 
-def _dead_windows(tx: Interpreter, starts: tuple[int, ...]) -> set[int]:
-    """The windows (`loops/windows.py`) held only by locals that neither path reads before
-    binding them again (`ix = Ix[i - r:i + r + 1, j - r:j + r + 1]` summed before an `if`):
-    no path sees them, so none needs a copy standing for the view."""
-    from ember.capture.loops.windows import WindowVariable
-    from ember.capture.resume import live_locals_at
-
-    windows = {id(vt) for vt in tx.locals.values() if isinstance(vt, WindowVariable)}
-    if not windows:
-        return set()
-    live = {name for start in starts
-            for name in live_locals_at(tx.code, tx.instructions[start].offset)}
-    varnames = set(tx.code.co_varnames)
-    for name, vt in tx.locals.items():
-        if name in live or name not in varnames:
-            windows.discard(id(vt))
-    for vt in [*tx.stack, *(cell.contents for cell in tx.cells.values())]:
-        windows.discard(id(vt))
-    return windows
-
-
 def _entries(tx: Interpreter, dead: set[int] = frozenset()  # type: ignore[assignment]
              ) -> tuple[list[ArrayVariable], list[HeldVector]]:
     """The trackers holding graph values the paths may read: locals and stack items, and
     each element of the short rows held (`loops/vectors.py`), the values and mask of
     each boolean-mask selection and the flag and sides of each choice of two numbers held
-    as one more entry. `dead`: ids of windows no path reads (`_dead_windows`)."""
+    as one more entry. `dead`: ids of windows no path reads (`windows.dead_at`)."""
     from ember.capture.loops import frame_branches
     from ember.capture.loops.windows import WindowVariable
 
