@@ -120,3 +120,19 @@ def test_a_picked_python_int_past_int64_is_pythons(backend, cap):
 def test_a_picked_int_past_int64_raises_or_wraps_as_python(cap):
     assert_behaves_as_numpy(picked_times_four, ints(1, 2**62 + 1, 3), cap,
                             np.zeros(3, dtype=np.int64), compiled_code=False)
+
+
+def bound_on_both_paths_only(x):
+    out = np.zeros_like(x)
+    for i in range(x.shape[0]):
+        if x[i] > 0.5:
+            t = x[i] * 2
+            out[i] = t
+        else:
+            t = x[i] - 1
+            out[i] = -t
+    return out
+
+
+def test_a_number_first_bound_on_both_paths_and_dead_after():
+    assert_behaves_as_numpy(bound_on_both_paths_only, np.random.default_rng(3).random(20))

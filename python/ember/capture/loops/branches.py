@@ -545,7 +545,7 @@ def _merge_paths(tx: Interpreter, cond: Value, entries: list[ArrayVariable], the
     pairs: dict[tuple[int, int], tuple[Value, Value, list]] = {}
     rebound: dict[str, VariableTracker] = {}
     selected: dict[str, tuple[ArrayVariable, ArrayVariable]] = {}
-    varnames = set(tx.code.co_varnames)
+    varnames, unmerged = set(tx.code.co_varnames), set()
     for name in sorted(names):
         x, y = then.locals.get(name), orelse.locals.get(name)
         start = tx.locals.get(name)
@@ -560,7 +560,8 @@ def _merge_paths(tx: Interpreter, cond: Value, entries: list[ArrayVariable], the
         if name not in live and name in varnames and all(
                 isinstance(getattr(v, "value", None), Value) and v.value.shape == ()  # type: ignore[attr-defined]
                 for v in (x, y)):
-            continue  # a number bound again before it is read (`v` after `if ...: v -= 1`)
+            unmerged.add(name)  # a number bound again before it is read (`v` after
+            continue  # `if ...: v -= 1`): left as it was before the branch
         if x is y:
             rebound[name] = x  # one object bound on both paths (a tuple returned before)
             continue
@@ -629,7 +630,7 @@ def _merge_paths(tx: Interpreter, cond: Value, entries: list[ArrayVariable], the
         if name not in then.locals or name not in orelse.locals:
             del tx.locals[name]
     for name in then.locals:
-        if name not in tx.locals and name in orelse.locals:
+        if name not in tx.locals and name in orelse.locals and name not in unmerged:
             tx.locals[name] = _outer_of(then.locals[name], then, entries)
     tx.locals.update(rebound)
     for name, (a, b) in selected.items():
