@@ -37,6 +37,7 @@ import user_kernels_routines as Rt
 from kernel_cases_fields import FIELD_CASES
 from kernel_cases_render import RENDER_CASES
 import user_kernels_data as Da
+from kernel_cases_sims import SIM_CASES
 
 
 def _spd(rng, n):
@@ -1118,3 +1119,7 @@ CASES += [
     ("average_precision", Da.average_precision, lambda r, s: _labels(r, 200 * s)),
 ]
 CASES += RENDER_CASES
+
+
+
+CASES += SIM_CASES

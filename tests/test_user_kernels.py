@@ -153,6 +153,19 @@ NOT_YET_NATIVE = {
     "queue_sim_generator": _DRAWS.format("exponential"),
     "bootstrap_mean_ci": _DRAWS.format("integers"),
     "gbm_paths": _DRAWS.format("standard_normal"),
+    "block_matching_sad": "`prev[y:y + block, x:x + block]` with `y = y0 + dy` checked by a "
+                          "`continue` on the bounds: a 2-d slice Python clips, whose length "
+                          "only that branch makes the block's, and `if sad < best` on data",
+    "particle_filter_generator": _DRAWS.format("normal"),
+    "sandpile_queue": "`queue.pop()` and `queue.append((a, b))` in a `while queue:`: a Python "
+                      "list of tuples used as a work list the data grow",
+    "sir_stochastic_cells": "`return s, history[:t + 1]` on `history[t] == 0` inside the "
+                            "loop: a slice whose length only the data knows, returned early",
+    "wright_fisher": _DRAWS.format("binomial"),
+    "wright_fisher_loci": _DRAWS.format("binomial"),
+    "dc_power_flow": "`for (i, j), x in zip(lines, reactance)` over a Python list of tuples "
+                     "and an array: a zip the loop ops do not iterate, past the unroll budget, "
+                     "and a list comprehension of the same zip",
     "ndcg_at_k": "`if np.all(idcg == 0): return ...`: an early return on a reduction of the "
                  "data at the frame's level (a break, then a second graph)",
     "reflect_bounces": "`if 1e-6 < t < best_t:` (a chained comparison) inside a `while depth < "

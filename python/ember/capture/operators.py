@@ -98,6 +98,10 @@ def binary_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
         result = call_numpy_api(f"operator {op}", numpy_api.binary_op, tx.graph, op, x, y)
         if _python_number(a) and _python_number(b):
             _python_result(tx, result)
+        elif isinstance(result, Value) and tx.graph.parent is not None:
+            from ember.capture.loops import mixed_picks
+
+            mixed_picks.int_arithmetic(tx, result)
         if infinite is not None:
             result = _nan_where(tx.graph, infinite, result)
         return wrap_api_result(result)

@@ -94,7 +94,7 @@ def _truth(tx: Interpreter, value: Value) -> Value:
 
 def capture_if(tx: Interpreter, inst: Instruction, to_return: bool = False) -> None:
     """`to_return`: both paths run on to the frame's return (`frame_branches`)."""
-    from ember.capture.loops import conditions, frame_branches, whiles
+    from ember.capture.loops import conditions, frame_branches, whiles, windows
 
     jump_if, always_pop = TRUTH_JUMPS[inst.opname]
     if not always_pop:
@@ -127,7 +127,7 @@ def capture_if(tx: Interpreter, inst: Instruction, to_return: bool = False) -> N
     # Where a path that leaves ends: the trip's end, or the function's return.
     for_index = body.for_index if body is not None else RETURNED
     fall, target = tx.ip, inst.target
-    entries, vectors = _entries(tx)
+    entries, vectors = _entries(tx, windows.dead_at(tx, (fall, target)))
     frame_level = frame_branches.at_frame_level(tx)
     if to_return:
         fall_path, jump_path = (_trace(tx, entries, vectors, start, RETURNED, kind)
@@ -187,11 +187,12 @@ def _rest_of_while(tx: Interpreter, inst: Instruction, jump_if: bool) -> None:
     _merge(tx, cond, entries, then, orelse, meet)
 
 
-def _entries(tx: Interpreter) -> tuple[list[ArrayVariable], list[HeldVector]]:
+def _entries(tx: Interpreter, dead: set[int] = frozenset()  # type: ignore[assignment]
+             ) -> tuple[list[ArrayVariable], list[HeldVector]]:
     """The trackers holding graph values the paths may read: locals and stack items, and
     each element of the short rows held (`loops/vectors.py`), the values and mask of
     each boolean-mask selection and the flag and sides of each choice of two numbers held
-    as one more entry."""
+    as one more entry. `dead`: ids of windows no path reads (`windows.dead_at`)."""
     from ember.capture.loops import frame_branches
     from ember.capture.loops.windows import WindowVariable
 
@@ -207,7 +208,7 @@ def _entries(tx: Interpreter) -> tuple[list[ArrayVariable], list[HeldVector]]:
     held = [*tx.locals.values(), *tx.stack, *(cell.contents for cell in tx.cells.values())]
     following = {id(vt) for vt in followers.derived(held, tx.graph)}  # slices of their stand-ins
     for vt in held:
-        if id(vt) in following:
+        if id(vt) in following or id(vt) in dead:
             continue
         if isinstance(vt, VectorVariable) and id(vt) not in vectors:
             vectors[id(vt)] = (vt, [ArrayVariable(e) for e in vt.elements])
@@ -563,6 +564,7 @@ def _merge_paths(tx: Interpreter, cond: Value, entries: list[ArrayVariable], the
     pairs: dict[tuple[int, int], tuple[Value, Value, list]] = {}
     rebound: dict[str, VariableTracker] = {}
     selected: dict[str, tuple[ArrayVariable, ArrayVariable]] = {}
+    varnames, unmerged = set(tx.code.co_varnames), set()
     for name in sorted(names):
         x, y = then.locals.get(name), orelse.locals.get(name)
         start = tx.locals.get(name)
@@ -574,6 +576,11 @@ def _merge_paths(tx: Interpreter, cond: Value, entries: list[ArrayVariable], the
         inner_y = orelse.inner.get(id(start)) if start is not None else None
         if x is start and y is start:
             continue
+        if name not in live and name in varnames and all(
+                isinstance(getattr(v, "value", None), Value) and v.value.shape == ()  # type: ignore[attr-defined]
+                for v in (x, y)):
+            unmerged.add(name)  # a number bound again before it is read (`v` after
+            continue  # `if ...: v -= 1`): left as it was before the branch
         if x is y:
             rebound[name] = x  # one object bound on both paths (a tuple returned before)
             continue
@@ -642,7 +649,7 @@ def _merge_paths(tx: Interpreter, cond: Value, entries: list[ArrayVariable], the
         if name not in then.locals or name not in orelse.locals:
             del tx.locals[name]
     for name in then.locals:
-        if name not in tx.locals and name in orelse.locals:
+        if name not in tx.locals and name in orelse.locals and name not in unmerged:
             tx.locals[name] = _outer_of(then.locals[name], then, entries)
     tx.locals.update(rebound)
     for name, (a, b) in selected.items():

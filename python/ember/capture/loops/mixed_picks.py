@@ -171,6 +171,68 @@ def _settle(region: Graph, still_python: dict[int, Value], finals: dict[int, Val
     return ends
 
 
+# Python int ops whose value equals int64's unless int64 wraps (checked at capture).
+_INT_DERIVED = frozenset({"add", "sub", "mul", "mod"})
+
+
+def int_arithmetic(tx: Interpreter, result: Value) -> None:
+    """`result`, an int64 op (`v - 1`, `(i + v) % n`) of a value that may be a Python int
+    (a pick: `v = min(v + 1, vmax, gap)`, a path's stand-in for one, or such an op's result)
+    and Python ints: the Python int where those are, of the same value unless int64 wraps,
+    which a run-time check sends to Python (where the frame gives Python's int, or NumPy's
+    warning where it was NumPy's scalar). `settle` then follows it as a pick's own value;
+    the check's ops cannot tell. A `%` needs a divisor that is never zero."""
+    from ember.capture.loops import intervals, python_checks
+
+    graph = tx.graph
+    node = graph.nodes[-1] if graph.nodes else None
+    if (graph.parent is None or node is None or node.out is not result or result.shape
+            or result.weak or result.dtype != np.dtype(np.int64)
+            or node.op not in _INT_DERIVED or len(node.inputs) != 2):
+        return
+    maybe = [_may_be_python(graph, v) for v in node.inputs]
+    if not any(maybe) or any(not m and not (v.weak and v.dtype.kind in "iub")
+                             and v.dtype != np.dtype(np.int64)
+                             for m, v in zip(maybe, node.inputs, strict=True)):
+        return
+    derived = getattr(graph, "int_derived", None)
+    if derived is None:
+        derived = graph.int_derived = set()  # type: ignore[attr-defined]
+    if node.op == "mod":
+        bounds = intervals.interval(node.inputs[1])
+        if bounds is None or bounds[0] <= 0 <= bounds[1]:
+            return  # Python raises ZeroDivisionError where NumPy gives 0
+    else:
+        first = len(graph.nodes)
+        failed = python_checks._int_overflow(graph, node.op, node.inputs, result)
+        if failed is None:
+            return
+        from ember.capture.loops import frame_branches
+
+        frame_branches.add_check(tx, failed)
+        checks = getattr(graph, "int_checks", None)
+        if checks is None:
+            checks = graph.int_checks = set()  # type: ignore[attr-defined]
+        checks.update(id(n.out) for n in graph.nodes[first:])
+    derived.add(id(result))
+
+
+def _may_be_python(graph: Graph, value: Value, depth: int = 4) -> bool:
+    """Whether `value` may be a Python int that a pick made: the pick, a path's stand-in
+    for one, an op `int_arithmetic` made of one, or an `if` op's result either path made
+    so."""
+    if (flag_of(graph, value) is not None or id(value) in getattr(graph, "int_derived", ())
+            or stands_for_a_flagged(graph, value)):
+        return True
+    node = next((n for n in reversed(graph.nodes)
+                 if n.out is value or any(v is value for v in n.extra)), None)
+    if node is None or node.op != "if" or depth == 0:
+        return False
+    k = [v is value for v in (node.out, *node.extra)].index(True)
+    return any(_may_be_python(node.attrs[p], node.attrs[p].outputs[k], depth - 1)
+               for p in ("then", "else"))
+
+
 def object_kept(graph: Graph, stored: Value) -> None:
     """`stored`, a `store` into a list's buffer: the list holds the object itself, so the
     store tells a Python number from a NumPy scalar."""
@@ -185,10 +247,12 @@ def _effect(region: Graph, node: Node, flagged: Callable[[Value], bool]) -> str:
     `region` (an `if` or `loop` op, followed inside) or `tell` (a use that can tell)."""
     if id(node.out) in getattr(region, "objects_kept", ()):
         return "tell"
-    if node.op in _BLIND:
-        return "blind"
+    if node.op in _BLIND or id(node.out) in getattr(region, "int_checks", ()):
+        return "blind"  # `int_checks`: a check of an op `int_arithmetic` made
     if node.op in ("if", "loop"):
         return "region"
+    if id(node.out) in getattr(region, "int_derived", ()):
+        return "derive"
     if node.op in _FOLLOW and node.out.dtype.kind == "f":
         return "derive"
     others = [v for v in node.inputs if not flagged(v)]

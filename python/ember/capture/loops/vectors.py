@@ -82,6 +82,8 @@ class VectorVariable(VariableTracker):
             return _MethodVariable(self, getattr(np, name))
         if name == "dot":
             return _MethodVariable(self, np.dot)
+        if name in ("argmin", "argmax"):
+            return _ArgMethodVariable(self, getattr(np, name))
         if name in ("shape", "size", "ndim", "dtype"):
             return ConstantVariable({"shape": (len(self._elements),), "ndim": 1,
                                      "size": len(self._elements), "dtype": self.dtype}[name])
@@ -98,6 +100,18 @@ class _MethodVariable(VariableTracker):
         found = numpy_call(tx, self.fn, None, [self.vector, *args], kwargs)
         assert found is not None
         return found
+
+
+class _ArgMethodVariable(_MethodVariable):
+    def call(self, tx: Interpreter, args: list[VariableTracker],
+             kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        from ember.capture.loops import small_extrema
+
+        if not args:
+            found = small_extrema.arg_extremum(tx, self.fn, [self.vector], kwargs)
+            if found is not None:
+                return found
+        return materialise(tx, self.vector).getattr(tx, self.fn.__name__).call(tx, args, kwargs)
 
 
 def gather(graph: Graph, array: ArrayVariable, indices: list[list[Value]]) -> VectorVariable:

@@ -432,3 +432,23 @@ def scatter(tx: Interpreter, array: ArrayVariable, axes: list[Axis],
     array.update_in_place(target)
     if array.source is not None:
         tx.tracer.mark_mutated(array)
+
+
+def dead_at(tx: Interpreter, starts: tuple[int, ...]) -> set[int]:
+    """The ids of the windows held only by locals that no path of a branch starting at
+    `starts` reads before binding them again (`ix = Ix[i - r:i + r + 1, j - r:j + r + 1]`
+    summed before an `if`): no path sees them, so none needs a copy standing for the view."""
+    from ember.capture.resume import live_locals_at
+
+    held = {id(vt) for vt in tx.locals.values() if isinstance(vt, WindowVariable)}
+    if not held:
+        return set()
+    live = {name for start in starts
+            for name in live_locals_at(tx.code, tx.instructions[start].offset)}
+    varnames = set(tx.code.co_varnames)
+    for name, vt in tx.locals.items():
+        if name in live or name not in varnames:
+            held.discard(id(vt))
+    for vt in [*tx.stack, *(cell.contents for cell in tx.cells.values())]:
+        held.discard(id(vt))
+    return held

@@ -524,6 +524,12 @@ class ArrayMethodVariable(VariableTracker):
 
             if small_sorts.sort_in_place(tx, self.array):
                 return ConstantVariable(None)
+        if self.name in ("argmin", "argmax") and not args:
+            from ember.capture.loops import small_extrema
+
+            found = small_extrema.arg_extremum(tx, getattr(np, self.name), [self.array], kwargs)
+            if found is not None:
+                return found
         if self.name == "nonzero" and not args and not kwargs:
             from ember.capture.variables.nonzero import nonzero_of
 
@@ -599,6 +605,11 @@ class NumpyFunctionVariable(VariableTracker):
             from ember.capture.loops import small_sorts, vectors
 
             found = small_sorts.sorted_copy(tx, self.fn, args, kwargs)
+            if found is not None:
+                return found
+            from ember.capture.loops import small_extrema
+
+            found = small_extrema.arg_extremum(tx, self.fn, args, kwargs)
             if found is not None:
                 return found
 
