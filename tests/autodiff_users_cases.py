@@ -4,8 +4,7 @@ log-determinants), Hamiltonian energies and leapfrog integrators, optimal contro
 through a loop, soft rasterisation, neural ODEs by RK4, batch/layer/group norms by hand,
 convolutions by `sliding_window_view` with `np.einsum`, pooling, robust and quantile losses,
 nan-safe `np.where` (the double-where trick), `logsumexp` with max subtraction, gradients
-through `np.sort`, `np.median`, `np.partition`, `np.maximum.accumulate`, `as_strided` and
-`np.linalg`, and pytrees of dicts, namedtuples and nested lists.
+through `np.sort`, `np.median`, `np.partition`, `np.maximum.accumulate` and `np.linalg`, and pytrees of dicts, namedtuples and nested lists.
 
 Each case is `(function, arguments, argnums, how)`: `how` says what the gradient is checked
 against, "autograd" (the same code run on `autograd.numpy`) or "differences" (central
@@ -16,7 +15,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided, sliding_window_view
+from numpy.lib.stride_tricks import sliding_window_view
 
 RNG = np.random.default_rng(31415)
 
@@ -144,7 +143,7 @@ def linear_quadratic_rollout(gains, a, b, x0):
 
 def soft_disc_render(centres, radii, target):
     """Discs rendered with a sigmoid edge and composited by soft union on a pixel grid."""
-    ys, xs = np.mgrid[0:8, 0:8] / 7.0
+    xs, ys = np.meshgrid(np.linspace(0.0, 1.0, 8), np.linspace(0.0, 1.0, 8))
     coverage = np.zeros((8, 8))
     for c, r in zip(centres, radii):
         d = np.sqrt((xs - c[0]) ** 2 + (ys - c[1]) ** 2 + 1e-12)
@@ -242,13 +241,6 @@ def max_pool_windows(w, image):
     return np.sum(windows.max(axis=(-2, -1)) ** 2)
 
 
-def conv_by_as_strided(kernel, x):
-    n = x.shape[0] - kernel.shape[0] + 1
-    s = x.strides[0]
-    windows = as_strided(x, shape=(n, kernel.shape[0]), strides=(s, s), writeable=False)
-    return np.sum(np.tanh(windows @ kernel) ** 2)
-
-
 # --- robust and quantile losses --------------------------------------------------------------
 
 def tukey_biweight(w, x, y, c=2.0):
@@ -322,6 +314,26 @@ def running_maximum(x):
     peaks = np.maximum.accumulate(x)
     drawdown = peaks - x
     return np.sum(drawdown ** 2)
+
+
+def drawdown_of_paths(returns):
+    """The deepest relative drawdown of each price path (rows), averaged."""
+    prices = np.exp(np.cumsum(returns, axis=1))
+    peaks = np.maximum.accumulate(prices, axis=1)
+    return np.mean(np.max(1 - prices / peaks, axis=1))
+
+
+def running_minimum_columns(x, w):
+    lows = np.minimum.accumulate(x * w, axis=0)
+    return np.sum(lows ** 2) + np.minimum.reduce(x, axis=0) @ w
+
+
+def trimmed_by_partition(x, k=2):
+    """The mean of the middle of each row, its k smallest and k largest cut by
+    `np.partition` at both ends."""
+    n = x.shape[1]
+    p = np.partition(x, [k, n - k - 1], axis=1)
+    return np.sum(np.mean(p[:, k:n - k], axis=1) ** 2)
 
 
 def sort_along_rows(w, x):
@@ -428,8 +440,6 @@ CASES = {
                              "differences"),
     "max pooling windows": (max_pool_windows, (_normal(6, 6), _normal(6, 6)), (0, 1),
                             "differences"),
-    "conv by as_strided": (conv_by_as_strided, (_normal(3), _normal(10)), (0, 1),
-                           "differences"),
     "tukey biweight": (tukey_biweight, (_normal(3) * 0.5, _normal(9, 3), _normal(9)), 0,
                        "autograd"),
     "quantile regression": (quantile_regression, (_normal(3, 3), _normal(10, 3), _normal(10)),
@@ -449,7 +459,12 @@ CASES = {
     "median absolute deviation": (median_absolute_deviation, (_normal(7),), 0, "differences"),
     "partition top k": (partition_top_k, (_normal(8),), 0, "differences"),
     "running maximum": (running_maximum, (_normal(9),), 0, "differences"),
-    "sort along rows": (sort_along_rows, (_normal(3, 4), _normal(5, 3)), (0, 1), "autograd"),
+    "sort along rows": (sort_along_rows, (_normal(3, 4), _normal(5, 3)), (0, 1),
+                        "differences"),
+    "drawdown of paths": (drawdown_of_paths, (0.1 * _normal(3, 12),), 0, "differences"),
+    "running minimum of columns": (running_minimum_columns, (_normal(6, 3), _normal(3)),
+                                   (0, 1), "differences"),
+    "trimmed by partition": (trimmed_by_partition, (_normal(3, 8),), 0, "differences"),
     "pinv least squares": (lstsq_by_pinv, (_normal(5, 3), _normal(5)), (0, 1), "differences"),
     "log det of a kernel": (log_det_kernel, (0.2, _normal(5, 2)), (0, 1), "autograd"),
     "matrix power and det": (matrix_power_norm, (_normal(3, 3),), 0, "differences"),

@@ -85,6 +85,34 @@ def argsort(graph: Graph, a: object, axis: object = -1, kind: object = None,
     return _along(graph, a, axis, kind, order, stable, "np.argsort", values=False)
 
 
+def partition(graph: Graph, a: object, kth: object, axis: object = -1,
+              kind: object = "introselect", order: object = None) -> Value:
+    """np.partition where the graph holds no loop ops (a differentiated graph): the sorted
+    values, which are a partition at every `kth` (NumPy leaves the order within each side
+    unspecified; its selection's own order is not reproduced). Elsewhere NumPy runs it."""
+    what = "np.partition"
+    if graph.root.loop_ops:
+        raise Unsupported(f"{what} outside a differentiated graph (NumPy's selection order)")
+    if kind != "introselect":
+        raise ValueError(f"{kind!r} is an invalid kind for {what}")
+    x = array_arg(graph, a, what)
+    if axis is None:
+        x, ax = reshape_value(graph, x, (-1,)), 0
+    else:
+        if x.ndim == 0:
+            raise np.exceptions.AxisError(static_int(axis, what), 0)
+        ax = normalize_axis(static_int(axis, what), x.ndim)
+    n = x.shape[ax]
+    if isinstance(n, str):
+        raise Unsupported(f"{what} along a symbolic dimension")
+    kths = kth if isinstance(kth, (list, tuple)) else [kth]
+    for k in kths:
+        k = static_int(k, what)
+        if not -n <= k < n:
+            raise ValueError(f"kth(={k}) out of bounds ({n})")
+    return _along(graph, x, ax, None, order, None, what, values=True)
+
+
 def searchsorted(graph: Graph, a: object, v: object, side: object = "left",
                  sorter: object = None) -> Any:
     """np.searchsorted: per value of `v`, the first position `lo` in the sorted 1-d `a` with
@@ -359,7 +387,8 @@ def _as_i64(graph: Graph, v: Value) -> Value:
 
 def functions() -> dict[Any, Any]:
     return {np.sort: sort, np.argsort: argsort, np.searchsorted: searchsorted,
-            np.digitize: digitize, np.lexsort: lexsort, np.unique: unique}
+            np.digitize: digitize, np.lexsort: lexsort, np.unique: unique,
+            np.partition: partition}
 
 
 def methods() -> dict[str, Any]:
