@@ -226,3 +226,23 @@ def test_autoencoder_with_momentum_equals_the_hand_written_loop():
     np.testing.assert_allclose(losses, want, rtol=1e-9)
     assert losses[-1] < 0.5 * losses[0]
     del rng
+
+
+@pytest.mark.parametrize("base, t", [(0.9, 1), (0.9, 7), (0.5, -3), (-0.5, 3), (-2.0, -2),
+                                     (0.0, 0), (0.0, -1), (10.0, 400), (1.5, True)])
+def test_a_float_argument_to_an_int_power_is_followed_as_python_computes_it(base, t):
+    """`b1 ** t` with both run-time arguments (Adam's hyperparameter as an argument): a
+    float, with Python's ZeroDivisionError and OverflowError where Python raises them."""
+    @ember.compile
+    def scaled(x, b, t):
+        return x / (1 - b ** t + 2.0)
+
+    x = np.linspace(1.0, 2.0, 3)
+    scaled(x, 0.9, 2)
+    try:
+        want = x / (1 - base ** t + 2.0)
+    except (ZeroDivisionError, OverflowError) as exc:
+        with pytest.raises(type(exc)):
+            scaled(x, base, t)
+    else:
+        np.testing.assert_allclose(scaled(x, base, t), want, rtol=1e-15)
