@@ -142,3 +142,32 @@ def test_order_statistics_on_other_sizes(name):
         want = tuple(numeric_grad(fn, new_args, i) for i in nums)
         assert_trees_equal(got if isinstance(argnums, tuple) else (got,), want, rtol=1e-5,
                            atol=1e-6)
+
+
+GENERATOR_BREAKS = {
+    "sum of a generator": lambda x: np.sum(sum(x * float(np.sum(x[:k + 1])) for k in range(3))),
+    "a loop over a generator": lambda x: np.sum([np.sum(t) for t in
+                                                 (x * np.sum(x[:k + 1]).item()
+                                                  for k in range(3))]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GENERATOR_BREAKS))
+def test_a_generator_left_to_python_is_refused_not_a_zero_gradient(name):
+    """A generator expression whose body breaks is made and run in Python: its terms would
+    carry no gradient, so the differentiated function refuses it."""
+    with pytest.raises(ember.GraphBreakError, match="generator.*cannot run this in Python"):
+        ember.grad(GENERATOR_BREAKS[name])(np.array([0.5, -1.0, 2.0]))
+
+
+def test_series_by_a_list_comprehension_equals_differences():
+    """The matrix exponential's truncated series, its factorials read as Python floats: a
+    list keeps each term in the graph."""
+    def expm_trace(a):
+        terms = [np.linalg.matrix_power(a, k) / float(np.prod(np.arange(1, k + 1)))
+                 for k in range(6)]
+        return np.trace(sum(terms))
+
+    a = 0.3 * _normal(3, 3)
+    assert_trees_equal(ember.grad(expm_trace)(a), numeric_grad(expm_trace, (a,), 0),
+                       rtol=1e-5, atol=1e-6)
