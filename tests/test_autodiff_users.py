@@ -171,3 +171,35 @@ def test_series_by_a_list_comprehension_equals_differences():
     a = 0.3 * _normal(3, 3)
     assert_trees_equal(ember.grad(expm_trace)(a), numeric_grad(expm_trace, (a,), 0),
                        rtol=1e-5, atol=1e-6)
+
+
+_XP = np.sort(RNG.uniform(0, 1, 7))
+_FP = _normal(7)
+_QUERIES = np.array([-0.2, 0.05, 0.31, 0.5, 0.77, 0.99, 1.3])
+SEARCHES = {
+    "interp, gradient of x": (lambda x: np.sum(np.interp(x, _XP, _FP) ** 2),
+                              RNG.uniform(-0.1, 1.1, (3, 4))),
+    "interp, gradient of xp": (lambda p: np.sum(np.interp(_QUERIES, p, _FP) ** 2), _XP),
+    "interp, left and right": (lambda f: np.sum(np.interp(_QUERIES, _XP, f, left=0.5,
+                                                          right=-1.0) ** 3), _FP),
+    "interp of a float": (lambda f: np.interp(0.42, _XP, f) ** 2, _FP),
+    "a lookup table": (lambda t: np.sum(np.interp(np.linspace(0, 1, 20), np.linspace(0, 1, 5),
+                                                  t) ** 2), _normal(5)),
+    "searchsorted as an index": (lambda f: np.sum(f[np.searchsorted(_XP, 0.9 * _QUERIES[1:-1]
+                                                                    * _XP[-1])] ** 2), _FP),
+    "digitize as an index": (lambda f: np.sum(f[np.digitize(_QUERIES, _XP) - 1] * _QUERIES),
+                             _FP),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SEARCHES))
+def test_searches_in_a_differentiated_function_equal_differences(name):
+    """np.interp, np.searchsorted and np.digitize in a graph without loop ops: positions by
+    counting, values by gathers."""
+    fn, x = SEARCHES[name]
+    value, got = ember.value_and_grad(fn)(x)
+    np.testing.assert_allclose(value, fn(x), rtol=1e-12)
+    want = numeric_grad(fn, (x,), 0)
+    assert_trees_equal(got, want, rtol=1e-5, atol=1e-6)
+    assert_trees_equal(ember.grad(fn, backend="eager")(x), want, rtol=1e-5, atol=1e-6)
+    assert_compiled_step_as_standalone(fn, (x,), 0)

@@ -166,6 +166,8 @@ def each_searched(graph: Graph, sorted_: Value, values: Value, before: Before,
     time: an `if` op) are searched in order, each from the previous one's position
     (`walk_from`); others each by a bisection of its own, which do not wait for each
     other."""
+    if not graph.root.loop_ops:
+        return _counted(graph, sorted_, values, before, result, extra)
     shape = tuple(values.shape)
     invariants = [sorted_, values, *extra]
     size = int(np.prod(shape))
@@ -183,6 +185,19 @@ def each_searched(graph: Graph, sorted_: Value, values: Value, before: Before,
                                       guessed=guessed)])
         regions.append(region)
     return graph.if_(increasing, invariants, *regions)[0]
+
+
+def _counted(graph: Graph, sorted_: Value, values: Value, before: Before, result: PerValue,
+             extra: list[Value]) -> Value:
+    """`each_searched` in a graph without loop ops (a differentiated graph): each value's
+    position is the count of elements that come before it (they lead the sorted array),
+    one comparison of every value with every element, and `result` runs on whole arrays."""
+    last = values.ndim
+    spread = graph.op("expand_dims", [values], axis=[last]) if last else values
+    comes = before(graph, sorted_, spread)
+    count = graph.op("astype", [comes], dtype=np.dtype(np.int64))
+    found = graph.op("sum", [count], axis=[last], keepdims=False)
+    return result(graph, found, values, extra)
 
 
 def _searched(graph: Graph, shape: tuple[int, ...], before: Before, dtype: np.dtype,
