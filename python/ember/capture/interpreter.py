@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib.util
 import sys
 from dataclasses import dataclass
-from types import CodeType
+from types import CodeType, GeneratorType
 from typing import Any
 
 from ember.capture import operators
@@ -107,8 +107,10 @@ def annotate(exc: Unsupported, filename: str, lineno: int | None) -> None:
 
 def holds_run_time_values(trackers: list[VariableTracker]) -> bool:
     """Whether any of the trackers, or anything they hold, is an array of the graph or a
-    float known only at run time (what a gradient can flow through)."""
+    float known only at run time (what a gradient can flow through), or a generator made in
+    Python (its body runs there, unseen, on whatever it reads)."""
     from ember.capture.variables.array import ArrayVariable
+    from ember.capture.variables.objects import OpaqueVariable
     from ember.capture.variables.scalar import PythonScalarVariable
 
     seen: set[int] = set()
@@ -120,6 +122,8 @@ def holds_run_time_values(trackers: list[VariableTracker]) -> bool:
         seen.add(id(vt))
         if isinstance(vt, ArrayVariable) or (isinstance(vt, PythonScalarVariable)
                                              and vt.python_class is float):
+            return True
+        if isinstance(vt, OpaqueVariable) and isinstance(vt.value, GeneratorType):
             return True
         todo.extend(c for c in vt.children() if isinstance(c, VariableTracker))
     return False
@@ -248,6 +252,9 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
         numbers) and its result is used: run in Python, that result would be computed from
         them unseen by the graph (a result dropped at once, as of `print(x)`, cannot be)."""
         operands = self._operands(inst, stack)
+        if operands is None and inst.opname in ("GET_ITER", "FOR_ITER") and stack:
+            # A loop over a generator made in Python: each item comes from its body, run there.
+            operands = [stack[-1]]
         if operands is None:
             return False
         following = self.instructions[inst.index + 1] if inst.index + 1 < len(

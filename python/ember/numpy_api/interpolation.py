@@ -8,7 +8,9 @@ right end (`slope * (x - xp[j + 1]) + fp[j + 1]`), and a NaN between equal `fp` 
 `fp[-1]` by default), NaN `x` stays NaN. Here `j` is `searchsorted(xp, x, 'right') - 1`,
 which is NumPy's `j` where `xp` is increasing, as NumPy requires; for other `xp` (NaN among
 them) the graph raises, so the frame reruns and NumPy gives its own answer. Outside loop
-bodies, more than `_MOST_VALUES` values are left to NumPy (a graph break).
+bodies, more than `_MOST_VALUES` values are left to NumPy (a graph break). A graph without
+loop ops (a differentiated one) counts the `xp` at most each `x` and gathers `xp` and `fp`
+there, so the gradient reaches `x`, `xp` and `fp`.
 """
 
 from __future__ import annotations
@@ -82,7 +84,7 @@ def _at(g: Graph, n: int, found: Value, x: Value, points: Value, values: Value,
         return g.const(np.int64(v))
 
     def load(a: Value, i: Value) -> Value:
-        return g.op("load", [a, i])
+        return _load(g, a, i)
 
     j = g.op("sub", [found, const(1)])
     lo = g.op("minimum", [g.op("maximum", [j, const(0)]), const(n - 2)])
@@ -104,10 +106,20 @@ def _at(g: Graph, n: int, found: Value, x: Value, points: Value, values: Value,
     return result
 
 
+def _load(g: Graph, a: Value, i: Value) -> Value:
+    """`a[i]`: an element load in a loop body, a `gather` of index array `i` in a graph
+    without loop ops (differentiated: the op has a gradient rule)."""
+    if g.root.loop_ops:
+        return g.op("load", [a, i])
+    from ember.numpy_api import gather
+
+    return gather.gather(g, gather.plan(g, a, i))
+
+
 def _end(graph: Graph, given: object, values: Value, i: int) -> Value:
     """`left`/`right`: the given value as a float64, else `fp`'s end."""
     if given is None:
-        return graph.op("load", [values, graph.const(i)])
+        return _load(graph, values, graph.const(np.int64(i)))
     value = _float64(graph, given, "left/right")
     if value.ndim:
         raise Unsupported("np.interp with an array as left or right")

@@ -2,7 +2,11 @@
 their own (`np.maximum.accumulate`, `np.subtract.accumulate`, `np.bitwise_or.reduce`,
 `np.logical_xor.reduce`...) as NumPy's loop runs them: an element loop along the axis,
 `out[k + 1] = op(out[k], x[k + 1])`, in the dtype NumPy's accumulate gives. A reduction is the
-accumulation's last element (of a vector, a loop carrying the running value alone)."""
+accumulation's last element (of a vector, a loop carrying the running value alone).
+
+Where the graph holds no loop ops (a differentiated graph), `np.maximum`/`np.minimum`
+accumulate as a masked reduction instead: `out[i] = max(x[j] for j <= i)` over an `(n, n)`
+lower-triangular mask, whose gradient the `max` rule gives; their `reduce` is `max`/`min`."""
 
 from __future__ import annotations
 
@@ -65,6 +69,44 @@ def _scanned(graph: Graph, ufunc: np.ufunc, x: Value, axis: int, what: str) -> V
     return result
 
 
+# Running extremes a graph without loop ops computes as a masked reduction, by op name.
+_MASKED = {"maximum": "max", "minimum": "min"}
+# The longest axis a masked running extreme spans (its mask holds the square of it).
+_MASKED_MAX_LEN = 2048
+
+
+def _masked_scan(graph: Graph, ufunc: np.ufunc, x: Value, axis: int, what: str) -> Value:
+    """The running maximum or minimum of `x` along `axis` as the reduction of `x` repeated
+    along a new axis and masked to the positions up to each one."""
+    reduction = _MASKED[OPS_OF[ufunc]]
+    dtype = _scan_dtype(ufunc, x, what)
+    n = x.shape[axis]
+    if any(isinstance(d, str) for d in x.shape) or n > _MASKED_MAX_LEN:
+        raise Unsupported(f"{what} of a long or symbolic axis in a graph without loop ops")
+    x = x if x.dtype == dtype else graph.op("astype", [x], dtype=dtype, weak=False)
+    if n < 2 or 0 in x.shape:
+        return graph.op("copy", [x], scalar=False)
+    last = x.ndim - 1
+    perm = [d for d in range(x.ndim) if d != axis] + [axis]
+    moved = x if axis == last else graph.op("transpose", [x], perm=perm)
+    rows = graph.op("expand_dims", [graph.arange(0, 1, n, np.int64)], axis=[1])
+    cols = graph.op("expand_dims", [graph.arange(0, 1, n, np.int64)], axis=[0])
+    upto = graph.op("ge", [rows, cols])
+    if dtype.kind == "f":
+        fill = -np.inf if reduction == "max" else np.inf
+    else:
+        info = np.iinfo(dtype) if dtype.kind in "iu" else None
+        if info is None:
+            raise Unsupported(f"{what} of {dtype} in a graph without loop ops")
+        fill = info.min if reduction == "max" else info.max
+    spread = graph.op("expand_dims", [moved], axis=[last])
+    masked = graph.op("where", [upto, spread, graph.full((1,), fill, dtype)])
+    out = graph.op(reduction, [masked], axis=[last + 1], keepdims=False)
+    if axis != last:
+        out = graph.op("transpose", [out], perm=[int(i) for i in np.argsort(perm)])
+    return out
+
+
 def _folded(graph: Graph, ufunc: np.ufunc, x: Value, what: str) -> Value:
     """The reduction of a vector: its first element combined with each next one in a loop
     that carries the running value alone (no array of partial results)."""
@@ -90,7 +132,10 @@ def accumulate(graph: Graph, ufunc: np.ufunc, a: Value, axis: object = 0) -> Val
     what = f"np.{ufunc.__name__}.accumulate"
     if axis is None:
         raise Unsupported(f"{what} with axis=None")
-    return _scanned(graph, ufunc, a, normalize_axis(static_int(axis, what), a.ndim), what)
+    ax = normalize_axis(static_int(axis, what), a.ndim)
+    if not graph.root.loop_ops and OPS_OF[ufunc] in _MASKED:
+        return _masked_scan(graph, ufunc, a, ax, what)
+    return _scanned(graph, ufunc, a, ax, what)
 
 
 def reduce(graph: Graph, ufunc: np.ufunc, a: Value, axis: object = 0,
@@ -108,6 +153,10 @@ def reduce(graph: Graph, ufunc: np.ufunc, a: Value, axis: object = 0,
                              "which has no identity")
         shape = (*a.shape[:ax], *a.shape[ax + 1:])
         last = graph.full(shape, ufunc.identity, _scan_dtype(ufunc, a, what))
+    elif not graph.root.loop_ops and OPS_OF[ufunc] in _MASKED:
+        last = graph.op(_MASKED[OPS_OF[ufunc]], [a], axis=[ax], keepdims=False)
+        if last.dtype != _scan_dtype(ufunc, a, what):
+            raise Unsupported(f"{what} of {a.dtype}")
     elif a.ndim == 1:
         last = _folded(graph, ufunc, a, what)
     else:

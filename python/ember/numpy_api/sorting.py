@@ -85,6 +85,34 @@ def argsort(graph: Graph, a: object, axis: object = -1, kind: object = None,
     return _along(graph, a, axis, kind, order, stable, "np.argsort", values=False)
 
 
+def partition(graph: Graph, a: object, kth: object, axis: object = -1,
+              kind: object = "introselect", order: object = None) -> Value:
+    """np.partition where the graph holds no loop ops (a differentiated graph): the sorted
+    values, which are a partition at every `kth` (NumPy leaves the order within each side
+    unspecified; its selection's own order is not reproduced). Elsewhere NumPy runs it."""
+    what = "np.partition"
+    if graph.root.loop_ops:
+        raise Unsupported(f"{what} outside a differentiated graph (NumPy's selection order)")
+    if kind != "introselect":
+        raise ValueError(f"{kind!r} is an invalid kind for {what}")
+    x = array_arg(graph, a, what)
+    if axis is None:
+        x, ax = reshape_value(graph, x, (-1,)), 0
+    else:
+        if x.ndim == 0:
+            raise np.exceptions.AxisError(static_int(axis, what), 0)
+        ax = normalize_axis(static_int(axis, what), x.ndim)
+    n = x.shape[ax]
+    if isinstance(n, str):
+        raise Unsupported(f"{what} along a symbolic dimension")
+    kths = kth if isinstance(kth, (list, tuple)) else [kth]
+    for k in kths:
+        k = static_int(k, what)
+        if not -n <= k < n:
+            raise ValueError(f"kth(={k}) out of bounds ({n})")
+    return _along(graph, x, ax, None, order, None, what, values=True)
+
+
 def searchsorted(graph: Graph, a: object, v: object, side: object = "left",
                  sorter: object = None) -> Any:
     """np.searchsorted: per value of `v`, the first position `lo` in the sorted 1-d `a` with
@@ -138,6 +166,8 @@ def each_searched(graph: Graph, sorted_: Value, values: Value, before: Before,
     time: an `if` op) are searched in order, each from the previous one's position
     (`walk_from`); others each by a bisection of its own, which do not wait for each
     other."""
+    if not graph.root.loop_ops:
+        return _counted(graph, sorted_, values, before, result, extra)
     shape = tuple(values.shape)
     invariants = [sorted_, values, *extra]
     size = int(np.prod(shape))
@@ -155,6 +185,19 @@ def each_searched(graph: Graph, sorted_: Value, values: Value, before: Before,
                                       guessed=guessed)])
         regions.append(region)
     return graph.if_(increasing, invariants, *regions)[0]
+
+
+def _counted(graph: Graph, sorted_: Value, values: Value, before: Before, result: PerValue,
+             extra: list[Value]) -> Value:
+    """`each_searched` in a graph without loop ops (a differentiated graph): each value's
+    position is the count of elements that come before it (they lead the sorted array),
+    one comparison of every value with every element, and `result` runs on whole arrays."""
+    last = values.ndim
+    spread = graph.op("expand_dims", [values], axis=[last]) if last else values
+    comes = before(graph, sorted_, spread)
+    count = graph.op("astype", [comes], dtype=np.dtype(np.int64))
+    found = graph.op("sum", [count], axis=[last], keepdims=False)
+    return result(graph, found, values, extra)
 
 
 def _searched(graph: Graph, shape: tuple[int, ...], before: Before, dtype: np.dtype,
@@ -359,7 +402,8 @@ def _as_i64(graph: Graph, v: Value) -> Value:
 
 def functions() -> dict[Any, Any]:
     return {np.sort: sort, np.argsort: argsort, np.searchsorted: searchsorted,
-            np.digitize: digitize, np.lexsort: lexsort, np.unique: unique}
+            np.digitize: digitize, np.lexsort: lexsort, np.unique: unique,
+            np.partition: partition}
 
 
 def methods() -> dict[str, Any]:

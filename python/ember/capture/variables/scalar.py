@@ -120,10 +120,10 @@ def binary(op: str, a: VariableTracker, b: VariableTracker) -> PythonScalarVaria
         # The type of `int ** int` depends on the exponent's sign, and a negative float to a
         # fractional power is complex: only a constant exponent is followed.
         exponent = b.constant() if b.is_constant() else None
-        base = a.constant() if a.is_constant() else None
-        if type(base) is float and base > 0 and _kind(b) in (int, bool):
-            # A positive float to an integer power is a float whatever the exponent
-            # (Adam's bias correction `0.9 ** t`).
+        if _kind(a) is float and _kind(b) in (int, bool):
+            # A float to an integer power is a float whatever the exponent (Adam's bias
+            # correction `0.9 ** t`, `b1 ** t` with `b1` an argument); `0.0 ** -1` and an
+            # overflow raise in Python, where the expression runs.
             exponent = 1
         if type(exponent) is not int:
             raise graph_break("data_dependent_value", what=f"{a.describe()} ** {b.describe()}")

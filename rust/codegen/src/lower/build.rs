@@ -69,6 +69,7 @@ pub(crate) fn build(
         n: None,
         leaves: Default::default(),
         staged: Default::default(),
+        scratch_slots: Vec::new(),
     };
     let entry = em.b.create_block();
     em.b.append_block_params_for_function_params(entry);
@@ -126,6 +127,7 @@ pub(crate) fn build(
     let mut s = 0;
     while s < k.stages.len() {
         em.stage_index = s;
+        em.free_scratch();
         if let Some((buffer, value, op)) = map_then_reduce(k, s) {
             // One loop writes the map's row and reduces it from registers.
             em.reduce_store = Some(buffer);

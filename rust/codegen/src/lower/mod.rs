@@ -20,7 +20,9 @@ mod touch;
 pub(crate) use build::build;
 
 use crate::kernel::{ExprOp, InnerAccess, Kernel};
-use cranelift_codegen::ir::{types, Endianness, FuncRef, InstBuilder, MemFlagsData, Value};
+use cranelift_codegen::ir::{
+    types, Endianness, FuncRef, InstBuilder, MemFlagsData, StackSlot, Value,
+};
 use cranelift_frontend::FunctionBuilder;
 use cranelift_jit::JITModule;
 use std::collections::{HashMap, HashSet};
@@ -102,6 +104,11 @@ pub(crate) struct Emitter<'a, 'b> {
     /// Per staged node, the scratch address element 0 of the row would have, and the
     /// element size (see `staged`).
     pub(crate) staged: HashMap<usize, (Value, i64)>,
+    /// Stack slots for scratch blocks (bytes, slot, taken by the stage being emitted): a
+    /// stage's blocks are free again once the next stage begins, so a kernel of many stages
+    /// that each stage through NumPy's loops keeps a few blocks, not one per stage (hundreds
+    /// of 8 KiB blocks would overflow the thread's stack).
+    pub(crate) scratch_slots: Vec<(u32, StackSlot, bool)>,
 }
 
 impl Emitter<'_, '_> {

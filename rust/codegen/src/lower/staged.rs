@@ -374,14 +374,38 @@ impl Emitter<'_, '_> {
         }
     }
 
-    /// The address of `bytes` of fresh, 64-byte aligned stack storage.
+    /// The address of `bytes` of 64-byte aligned stack storage no other block of the current
+    /// stage uses: a slot of that size an earlier stage used, or a new one.
     fn stack_block(&mut self, bytes: i64) -> Value {
-        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
-            StackSlotKind::ExplicitSlot,
-            bytes as u32,
-            6,
-        ));
+        let bytes = bytes as u32;
+        let free = self
+            .scratch_slots
+            .iter()
+            .position(|&(size, _, taken)| size == bytes && !taken);
+        let slot = match free {
+            Some(i) => {
+                self.scratch_slots[i].2 = true;
+                self.scratch_slots[i].1
+            }
+            None => {
+                let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+                    StackSlotKind::ExplicitSlot,
+                    bytes,
+                    6,
+                ));
+                self.scratch_slots.push((bytes, slot, true));
+                slot
+            }
+        };
         self.b.ins().stack_addr(types::I64, slot, 0)
+    }
+
+    /// Makes every scratch block free for the stage about to be emitted: the stages of a
+    /// row run one after another, and none reads another's scratch storage.
+    pub(crate) fn free_scratch(&mut self) {
+        for entry in &mut self.scratch_slots {
+            entry.2 = false;
+        }
     }
 
     /// The scratch storage of a reduction's staged nodes, filled on demand ([`Self::ensure`]):

@@ -108,6 +108,7 @@ pub(crate) fn build(
         n: None,
         leaves: Default::default(),
         staged: Default::default(),
+        scratch_slots: Vec::new(),
     };
     let mut nt = Native {
         fail_index: Block::from_u32(0),
