@@ -1119,7 +1119,4 @@ CASES += [
     ("average_precision", Da.average_precision, lambda r, s: _labels(r, 200 * s)),
 ]
 CASES += RENDER_CASES
-
-
-
 CASES += SIM_CASES
