@@ -74,9 +74,6 @@ def test_kernel_like_numpy(name, fn, make, backend):
 NOT_COMPILED = {"mandelbrot_count": "no array",
                 "dft": "complex numbers: ember has no complex dtype, the frame runs as NumPy"}
 
-_DRAWS = ("draws from a `np.random.Generator` argument (`rng.{}`) are not captured: they run "
-          "in Python between graphs, in program order")
-
 # Kernels whose loops are not yet loop ops: they run correctly (above) but, in part, as plain
 # Python. Strict, so each one fails here once it compiles and must leave this table.
 NOT_YET_NATIVE = {
@@ -160,12 +157,11 @@ NOT_YET_NATIVE = {
                               "by identity, not data",
     "word_lengths_ascii": "`lengths.append(run)` on one path of a branch on each byte: lists "
                           "appended in branches on data",
-    "random_walk_2d": _DRAWS.format("integers"),
-    "monte_carlo_pi_generator": _DRAWS.format("random"),
-    "gamblers_ruin": _DRAWS.format("random"),
-    "queue_sim_generator": _DRAWS.format("exponential"),
-    "bootstrap_mean_ci": _DRAWS.format("integers"),
-    "gbm_paths": _DRAWS.format("standard_normal"),
+    "gamblers_ruin": "`if rng.random() < p` branches on a draw inside a `while` loop of "
+                     "data-dependent length: a draw per trip, made in Python",
+    "bootstrap_mean_ci": "`rng.integers(0, n, n)` inside a loop of 100 trips: a draw per trip "
+                         "is not made by a loop op (nor hoisted into one draw of all the "
+                         "trips), so the loop runs as Python",
     "precision_recall_at_k": "`max(relevant[q].sum(), 1)` in an unrolled loop: Python's max() of "
                              "a NumPy integer and a Python int returns either object as the data "
                              "decide",

@@ -57,6 +57,9 @@ class Tracer:
         self.guards.add(BuiltinsDictSource(), ("ADDRESS_MATCH", self.root_builtins))
         self.builder = VariableBuilder(self)
         self.inputs: list[GraphInput] = []
+        # Random draws the entry makes ahead of the graph, in program order (`draws.py`).
+        self.draws: list[Any] = []
+        self.draw_shadows: dict[int, Any] = {}  # a copy of each generator, drawn from alike
         # Symbolic sizes: True makes every dim symbolic, a mapping only the dims it names
         # (automatic dynamic shapes: the dims seen to change), None or False none; arrays'
         # own marks (`ember.mark_dynamic`/`mark_static`) apply except under False.

@@ -1,0 +1,285 @@
+"""Random draws compiled against plain NumPy: calls on a `np.random.Generator` (an argument, a
+global, a closure cell, one made by `np.random.default_rng(seed)` in the frame) and the legacy
+`np.random.*` functions, made by the entry ahead of the graph in program order. The values,
+dtypes and Python types of the draws, what the frame computes from them, and the generator's
+state afterwards are NumPy's; the kernel compiles without a graph break. Draws whose arguments
+only the data knows, draws inside a loop op's body, and draws that NumPy refuses run as
+Python, and still give NumPy's stream."""
+
+from __future__ import annotations
+
+import copy
+
+import ember
+import numpy as np
+import pytest
+
+
+def _state(value):
+    if isinstance(value, np.random.Generator):
+        return repr(value.bit_generator.state)
+    if isinstance(value, np.random.RandomState):
+        return repr(value.get_state(legacy=False))
+    return None
+
+
+def _outcome(fn, args, seed):
+    """Result (repr), exception, and the state of every generator argument and of the
+    global one afterwards."""
+    np.random.seed(seed)
+    try:
+        result = repr(fn(*args))
+    except Exception as exc:  # noqa: BLE001 -- compared with the compiled function's
+        result = f"raised {type(exc).__name__}: {exc}"
+    return result, [_state(a) for a in args], repr(np.random.get_state(legacy=False))
+
+
+def _check(fn, make, calls=3, breaks=0):
+    """`fn` compiled behaves as `fn` on `calls` calls (fresh inputs from `make(call)`);
+    `breaks`: the graph breaks it may take (None: any)."""
+    ember.reset()
+    compiled = ember.compile(fn)
+    for call in range(calls):
+        args = make(call)
+        want = _outcome(fn, copy.deepcopy(args), call)
+        got = _outcome(compiled, copy.deepcopy(args), call)
+        assert got == want, f"call {call}:\n  compiled {got}\n  NumPy    {want}"
+    stats = ember.stats()
+    if breaks is not None:  # compiled: an entry ran (a graph, or the draws alone)
+        assert stats["cache_hits"] >= calls - 1 and stats["entry_fallbacks"] == 0, stats
+        assert stats["graph_breaks"] == breaks, stats["break_reasons"]
+    return stats
+
+
+def _rng(call):
+    return np.random.default_rng(100 + call)
+
+
+# ---------------------------------------------------------------- a generator argument
+
+def normals_and_uniforms(rng, n):
+    z = rng.standard_normal((n, 3))
+    u = rng.random()
+    w = rng.uniform(-1.0, 2.0, n)
+    return z.sum(axis=1) * u + w
+
+
+def integers_table(rng, n, k):
+    idx = rng.integers(0, k, size=n)
+    table = np.arange(k) * 10
+    return table[idx], idx.dtype
+
+
+def many_methods(rng):
+    a = rng.normal(2.0, 0.5, size=4)
+    b = rng.binomial(10, 0.3, size=4)
+    c = rng.poisson(3.0, 4)
+    d = rng.exponential(2.0, 4)
+    e = rng.choice(7, size=4)
+    f = rng.permutation(6)
+    g = rng.integers(5, size=(2, 2), dtype=np.int32)
+    h = rng.random(3, dtype=np.float32)
+    return a + b, c * d, e, f, g, h
+
+
+def scalar_draws(rng, x):
+    u = rng.random()            # a Python float
+    k = rng.integers(0, 10)     # an np.int64
+    m = rng.binomial(20, 0.5)   # a Python int
+    g = rng.normal()            # a Python float
+    return x * u + k + m + g, type(u), type(k), type(m)
+
+
+def discarded_draws(rng, x):
+    rng.random(5)               # advances the stream, result unused
+    rng.standard_normal()
+    return x + 1.0
+
+
+def draw_returned(rng, x):
+    return rng.normal(size=x.shape), rng.random(), x
+
+
+@pytest.mark.parametrize("fn,make", [
+    (normals_and_uniforms, lambda c: (_rng(c), 5)),
+    (integers_table, lambda c: (_rng(c), 50, 7)),
+    (many_methods, lambda c: (_rng(c),)),
+    (scalar_draws, lambda c: (_rng(c), np.arange(4.0))),
+    (discarded_draws, lambda c: (_rng(c), np.arange(3.0))),
+    (draw_returned, lambda c: (_rng(c), np.ones(3))),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_generator_argument(fn, make):
+    _check(fn, make)
+
+
+def test_other_bit_generators():
+    def f(rng, x):
+        return x * rng.standard_normal(x.shape) + rng.integers(0, 3, x.shape)
+
+    for bits in (np.random.MT19937, np.random.Philox, np.random.SFC64):
+        _check(f, lambda c, bits=bits: (np.random.Generator(bits(c)), np.ones((3, 2))))
+
+
+def test_draws_in_an_unrolled_loop():
+    def walk(rng, x):
+        for _ in range(4):
+            x = x + rng.normal(0.0, 1.0, x.shape)
+            x = x * rng.random()
+        return x
+
+    _check(walk, lambda c: (_rng(c), np.zeros(5)))
+
+
+def test_python_number_arguments():
+    def f(rng, n, scale):
+        return rng.normal(0.0, scale, size=n) + rng.integers(0, n, size=n)
+
+    _check(f, lambda c: (_rng(c), 6, 0.5))
+    _check(f, lambda c: (_rng(c), 2 + c, 0.5 + c), breaks=None)  # new sizes: recompiled
+
+
+def test_a_bound_method_argument():
+    def f(draw, x):
+        return x + draw(size=x.shape)
+
+    _check(f, lambda c: (_rng(c).standard_normal, np.ones(3)))
+    _check(f, lambda c: (np.random.RandomState(c).normal, np.ones(3)))
+
+
+def test_in_a_helper():
+    def noise(rng, shape, sigma):
+        return sigma * rng.standard_normal(shape)
+
+    def f(rng, x):
+        return x + noise(rng, x.shape, 0.1) - noise(rng, x.shape, 0.2)
+
+    _check(f, lambda c: (_rng(c), np.ones((2, 3))))
+
+
+# ---------------------------------------------------------------- other generators
+
+GLOBAL_RNG = np.random.default_rng(5)
+
+
+def from_global(x):
+    return x + GLOBAL_RNG.normal(size=x.shape)
+
+
+def test_global_generator():
+    ember.reset()
+    compiled = ember.compile(from_global)
+    start = copy.deepcopy(GLOBAL_RNG.bit_generator.state)
+    want = [from_global(np.ones(3)) for _ in range(3)]
+    after = GLOBAL_RNG.bit_generator.state
+    GLOBAL_RNG.bit_generator.state = start
+    got = [compiled(np.ones(3)) for _ in range(3)]
+    assert repr(got) == repr(want)
+    assert GLOBAL_RNG.bit_generator.state == after
+    assert ember.stats()["graph_breaks"] == 0
+
+
+def test_closure_generator():
+    def make(seed):
+        rng = np.random.default_rng(seed)
+
+        def step(x):
+            return x * rng.random(x.shape)
+        return step
+
+    plain, fast = make(3), make(3)
+    compiled = ember.compile(fast)
+    ember.reset()
+    for _ in range(3):
+        assert repr(compiled(np.arange(4.0))) == repr(plain(np.arange(4.0)))
+    assert ember.stats()["graph_breaks"] == 0
+
+
+def seeded_inside(x):
+    rng = np.random.default_rng(42)
+    noise = rng.normal(0.0, 0.1, x.shape)
+    return x + noise, rng.random()
+
+
+def seeded_and_returned(n):
+    rng = np.random.default_rng(seed=7)
+    a = rng.integers(0, 100, n)
+    return np.sort(a), rng
+
+
+def test_default_rng_inside():
+    _check(seeded_inside, lambda c: (np.arange(5.0) * c,))
+    ember.reset()
+    compiled = ember.compile(seeded_and_returned)
+    for _ in range(2):
+        (got, rng), (want, rng_want) = compiled(6), seeded_and_returned(6)
+        assert repr(got) == repr(want)
+        assert rng.bit_generator.state == rng_want.bit_generator.state
+        assert rng.random() == rng_want.random()  # a generator of its own each call
+    assert ember.stats()["graph_breaks"] == 0
+
+
+def legacy_functions(x):
+    a = np.random.normal(size=x.shape)
+    b = np.random.rand(*x.shape)
+    c = np.random.randint(0, 5, size=x.shape)
+    return x + a * b + c, np.random.random()
+
+
+def test_legacy_functions():
+    _check(legacy_functions, lambda c: (np.ones((2, 3)) * c,))
+
+
+def test_legacy_random_state_argument():
+    def f(rs, x):
+        return x + rs.standard_normal(x.shape) + rs.randint(0, 3, x.shape)
+
+    _check(f, lambda c: (np.random.RandomState(c), np.ones(4)))
+
+
+# ---------------------------------------------------------------- what stays Python
+
+def test_draw_from_data_breaks():
+    def f(rng, x):
+        n = int(x.sum())  # known only from the data
+        return rng.normal(size=n).sum()
+
+    _check(f, lambda c: (_rng(c), np.ones(3 + c)), breaks=None)
+
+
+def test_draws_in_a_long_loop():
+    def boot(rng, x, n_boot):
+        n = len(x)
+        means = np.empty(n_boot)
+        for b in range(n_boot):
+            idx = rng.integers(0, n, n)
+            means[b] = x[idx].mean()
+        return means
+
+    _check(boot, lambda c: (_rng(c), np.arange(20.0), 300), breaks=None)
+
+
+def test_shuffle_in_place():
+    def f(rng, x):
+        y = x * 2
+        rng.shuffle(y)
+        return y + 1
+
+    _check(f, lambda c: (_rng(c), np.arange(6.0)), breaks=None)
+
+
+def test_numpy_refuses_the_draw():
+    def f(rng, x, k):
+        return x + rng.integers(0, k, size=x.shape)
+
+    _check(f, lambda c: (_rng(c), np.ones(3), 0), breaks=None)
+
+
+def test_graph_error_after_draws_draws_once():
+    # The graph raises (an index past the end): the frame runs as Python from the state
+    # before the entry's draws, so the generator is drawn from once.
+    def f(rng, x):
+        i = rng.integers(10, 20)
+        return x[i] + rng.random()
+
+    stats = _check(f, lambda c: (_rng(c), np.arange(5.0)), breaks=None)
+    assert stats["entry_fallbacks"] >= 1
