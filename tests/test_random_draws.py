@@ -246,16 +246,125 @@ def test_draw_from_data_breaks():
     _check(f, lambda c: (_rng(c), np.ones(3 + c)), breaks=None)
 
 
-def test_draws_in_a_long_loop():
-    def boot(rng, x, n_boot):
-        n = len(x)
-        means = np.empty(n_boot)
-        for b in range(n_boot):
-            idx = rng.integers(0, n, n)
-            means[b] = x[idx].mean()
-        return means
+def bootstrap(rng, x, n_boot):
+    n = len(x)
+    means = np.empty(n_boot)
+    for b in range(n_boot):
+        idx = rng.integers(0, n, n)
+        means[b] = x[idx].mean()
+    return means
 
-    _check(boot, lambda c: (_rng(c), np.arange(20.0), 300), breaks=None)
+
+def weighted_resamples(rng, x, n_boot):
+    out = np.empty(n_boot)
+    for b in range(3, n_boot + 3):  # a range that does not start at 0
+        w = rng.exponential(1.0, size=len(x))
+        out[b - 3] = (x * w).sum() / w.sum()
+    return out
+
+
+def noisy_steps(rng, x, n_steps):
+    for _ in range(n_steps):
+        x = 0.9 * x + rng.normal(0.0, 0.1, size=x.shape)
+    return x
+
+
+def scalar_per_trip(rng, counts, n_steps):
+    for _ in range(n_steps):
+        k = rng.integers(0, len(counts))  # an np.int64 each trip
+        counts[k] += 1
+    return counts
+
+
+def narrow_integers(rng, counts, n_steps):
+    for _ in range(n_steps):
+        k = rng.integers(0, 3, dtype=np.int8)  # buffered per call: drawn a row at a time
+        counts[k] += 1.0
+    return counts
+
+
+@pytest.mark.parametrize("fn,make", [
+    (bootstrap, lambda c: (_rng(c), np.arange(20.0), 300)),
+    (weighted_resamples, lambda c: (_rng(c), np.arange(20.0), 300)),
+    (noisy_steps, lambda c: (_rng(c), np.ones(4), 400)),
+    (scalar_per_trip, lambda c: (_rng(c), np.zeros(5, dtype=np.int64), 400)),
+    (narrow_integers, lambda c: (_rng(c), np.zeros(3), 400)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_one_draw_a_trip_in_a_loop_op(fn, make):
+    _check(fn, make)
+
+
+def test_draws_a_loop_op_cannot_take():
+    def two_a_trip(rng, x, n):  # a block each would reorder the stream
+        for _ in range(n):
+            x = x + rng.random(x.shape) - rng.random(x.shape)
+        return x
+
+    def on_a_path(rng, x, n):
+        for i in range(n):
+            if x[i % 3] > 0.5:
+                x = x + rng.random(x.shape)
+            x = x * 0.5
+        return x
+
+    def nested(rng, x, n):
+        for _ in range(n):
+            for _ in range(n):
+                x = x + rng.random(x.shape)
+        return x
+
+    def python_floats(rng, x, n):
+        for _ in range(n):
+            x = x + rng.random()
+        return x
+
+    for fn in (two_a_trip, on_a_path, nested, python_floats):
+        _check(fn, lambda c: (_rng(c), np.full(3, 0.75), 300), breaks=None)
+
+
+@pytest.mark.parametrize("method,args,kwargs", [
+    ("random", (), {}), ("random", (), {"dtype": np.float32}), ("standard_normal", (), {}),
+    ("standard_normal", (), {"dtype": np.float32}), ("normal", (1.0, 2.0), {}),
+    ("uniform", (-1.0, 3.0), {}), ("exponential", (2.0,), {}),
+    ("standard_exponential", (), {"dtype": np.float32}), ("integers", (0, 7), {}),
+    ("integers", (0, 2 ** 40), {}), ("integers", (-3, 7), {"dtype": np.int32}),
+    ("integers", (0, 7), {"dtype": np.uint32}), ("poisson", (3.0,), {}), ("poisson", (30.0,), {}),
+    ("binomial", (10, 0.3), {}), ("binomial", (1000, 0.3), {}), ("gamma", (2.0, 1.5), {}),
+    ("standard_gamma", (0.5,), {}), ("beta", (2.0, 3.0), {}), ("lognormal", (0.0, 1.0), {}),
+    ("laplace", (), {}), ("logistic", (), {}), ("gumbel", (), {}), ("geometric", (0.3,), {}),
+    ("chisquare", (3.0,), {}), ("standard_t", (3.0,), {}), ("rayleigh", (), {}),
+    ("weibull", (2.0,), {}), ("pareto", (2.0,), {}), ("power", (2.0,), {}),
+    ("standard_cauchy", (), {}),
+])
+@pytest.mark.parametrize("bits", [np.random.PCG64, np.random.MT19937, np.random.Philox,
+                                  np.random.SFC64], ids=lambda b: b.__name__)
+def test_block_draws_are_numpys_stream(method, args, kwargs, bits):
+    """What `draws.BLOCK_DRAWS` rests on: `trips` draws (scalars, or of one size) are one
+    draw of `trips` rows, value for value, and leave the generator in the same state."""
+    from ember.capture.variables.draws import BLOCK_DRAWS, BlockPlan, _whole
+
+    assert method in BLOCK_DRAWS
+    assert _whole(BlockPlan(None, None, method, args, tuple(kwargs.items()), ""))
+    for size in (None, 3, (2, 3)):
+        one, block = np.random.Generator(bits(7)), np.random.Generator(bits(7))
+        one.random(), block.random()  # an odd start: a 32-bit half may be buffered
+        rows = np.array([getattr(one, method)(*args, size=size, **kwargs) for _ in range(5)])
+        shape = () if size is None else (size,) if isinstance(size, int) else size
+        whole = getattr(block, method)(*args, size=(5, *shape), **kwargs)
+        if size is None:  # float32 scalars come as Python floats (exactly)
+            rows = rows.astype(whole.dtype)
+        assert rows.dtype == whole.dtype and np.array_equal(rows, whole)
+        assert repr(one.bit_generator.state) == repr(block.bit_generator.state)
+
+
+def test_narrow_integers_are_not_one_block():
+    from ember.capture.variables.draws import BlockPlan, _whole
+
+    for dtype in (np.int8, np.uint16, np.bool_):
+        assert not _whole(BlockPlan(None, None, "integers", (0, 2), (("dtype", dtype),), ""))
+        one, block = np.random.default_rng(1), np.random.default_rng(1)
+        rows = np.array([one.integers(0, 2, size=3, dtype=dtype) for _ in range(8)])
+        assert not np.array_equal(rows, block.integers(0, 2, size=(8, 3), dtype=dtype))
 
 
 def test_shuffle_in_place():

@@ -159,9 +159,6 @@ NOT_YET_NATIVE = {
                           "appended in branches on data",
     "gamblers_ruin": "`if rng.random() < p` branches on a draw inside a `while` loop of "
                      "data-dependent length: a draw per trip, made in Python",
-    "bootstrap_mean_ci": "`rng.integers(0, n, n)` inside a loop of 100 trips: a draw per trip "
-                         "is not made by a loop op (nor hoisted into one draw of all the "
-                         "trips), so the loop runs as Python",
     "precision_recall_at_k": "`max(relevant[q].sum(), 1)` in an unrolled loop: Python's max() of "
                              "a NumPy integer and a Python int returns either object as the data "
                              "decide",

@@ -80,6 +80,150 @@ class Draw:
     method: str | None
     args: list[VariableTracker]
     kwargs: dict[str, VariableTracker]
+    block: tuple[int, bool] | None = None  # (trips, whole): a loop op's rows (`block_for`)
+
+
+@dataclass(frozen=True)
+class BlockPlan:
+    """The one draw of a loop op's body, learned by a first capture: from which generator,
+    with which method and arguments."""
+
+    generator: Any
+    source: Source
+    method: str
+    values: tuple
+    named: tuple
+    what: str
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, BlockPlan) and other.generator is self.generator
+                and (other.source, other.method, other.what) == (self.source, self.method,
+                                                                 self.what)
+                and repr((other.values, other.named)) == repr((self.values, self.named)))
+
+    def __hash__(self) -> int:
+        return hash((self.source, self.method, self.what))
+
+
+class DrawInLoop(Exception):
+    """A draw first made inside the body of the loop op at `key`: capture starts again with
+    the loop's draws made as one block where it starts."""
+
+    def __init__(self, key: tuple[Any, int], plan: BlockPlan) -> None:
+        super().__init__(f"{plan.what} inside a loop")
+        self.key = key
+        self.plan = plan
+
+
+@dataclass
+class Block:
+    """The rows a loop op's body draws, one a trip: a graph input of the enclosing graph."""
+
+    plan: BlockPlan
+    source: DrawSource
+    traced: dict[int, int]
+
+
+def block_for(tx: Interpreter, key: tuple[Any, int], iterator: Any,
+              bounds: Any) -> Block | None:
+    """Where the capture learned that the loop op at `key` draws (`DrawInLoop`): its block,
+    drawn by the entry in program order (here, as the loop starts), one row a trip. None
+    where the loop draws nothing; a refusal where it cannot be one block (trips known only at
+    run time, a loop inside another loop op, over anything but a range)."""
+    from ember.capture.variables.constant import ConstantVariable
+
+    tracer = tx.tracer
+    plan = tracer.draw_loops.get(key)
+    if plan is None:
+        return None
+    origin = iterator.origin
+    if (bounds is not None or tx.graph.parent is not None
+            or not isinstance(origin, ConstantVariable) or type(origin.value) is not range
+            or origin.value.step != 1):
+        raise graph_break("loop_body", what=f"{plan.what} in a loop that is not a counted "
+                                            "range at the frame's level,")
+    trips = len(origin.value) - iterator.index
+    generator = tracer.wrap(plan.generator, plan.source)
+    if not isinstance(generator, GeneratorVariable):
+        raise graph_break("loop_body", what=plan.what)
+    named = dict(plan.named)
+    example, block = _block_example(tracer, generator, plan, trips)
+    index = len(tracer.draws)
+    tracer.draws.append(Draw(f"__ember_d{index}", generator, plan.method,
+                             [ConstantVariable(v) for v in plan.values],
+                             {k: ConstantVariable(v) for k, v in named.items()}, block))
+    source = DrawSource(index, f"{plan.what} on each of {trips} trips")
+    from ember.capture.variables.array import ArrayVariable
+
+    tracer.builder.cache[source] = ArrayVariable(
+        tracer.add_view_input(example, example.shape, source), source)
+    tracer.loop_trip_starts[key] = origin.value.start + iterator.index
+    return Block(plan, source, {})
+
+
+def _block_example(tracer: Any, generator: GeneratorVariable, plan: BlockPlan,
+                   trips: int) -> tuple[np.ndarray, tuple[int, bool]]:
+    """The block, drawn from the generator's shadow as the entry will draw it, and how:
+    `(trips, whole)`, `whole` where one draw of all the rows is NumPy's stream row after
+    row (`BLOCK_DRAWS`), else a draw per row."""
+    shadow = tracer.draw_shadows.get(id(generator.value))
+    if shadow is None:
+        shadow = tracer.draw_shadows[id(generator.value)] = copy.deepcopy(generator.value)
+    named = dict(plan.named)
+    whole = _whole(plan)
+    try:
+        # Each trip's draw as Python makes it: a row of the block only where it is an array
+        # or a NumPy scalar of the block's dtype (a Python float is a weak scalar).
+        single = getattr(copy.deepcopy(shadow), plan.method)(*plan.values, **named)
+        if whole:
+            size = named.get("size")
+            size = () if size is None else (size,) if np.ndim(size) == 0 else tuple(size)
+            named["size"] = (trips, *size)
+            example = getattr(shadow, plan.method)(*plan.values, **named)
+        else:
+            example = draw_rows(trips, lambda: getattr(shadow, plan.method)(*plan.values,
+                                                                            **named))
+    except Exception as exc:  # NumPy's own error, raised by the frame as Python
+        raise graph_break("user_error", type=type(exc).__name__, message=str(exc)) from exc
+    if type(example) is not np.ndarray or not (
+            type(single) is np.ndarray or isinstance(single, np.generic)) or (
+            np.asarray(single).dtype != example.dtype):
+        raise graph_break("loop_body", what=f"{plan.what} (a Python number on each trip)")
+    return example, (trips, whole)
+
+
+def _whole(plan: BlockPlan) -> bool:
+    """Whether `trips` draws of `plan` are one draw of `trips` rows, value for value and to
+    the generator's state after (`tests/test_random_draws.py` checks each method): methods
+    that draw element after element from the bit generator, their size given by keyword;
+    not bounded integers of 8 or 16 bits (buffered within a call), nor `choice` and
+    `permutation`."""
+    named = dict(plan.named)
+    if plan.method not in BLOCK_DRAWS or len(plan.values) > _POSITIONAL[plan.method]:
+        return False
+    if plan.method == "integers":
+        dtype = np.dtype(named.get("dtype", np.int64))
+        return dtype.kind in "iu" and dtype.itemsize >= 4 and not named.get("endpoint", False)
+    return True
+
+
+# Methods whose draws are element after element, with the most arguments they take before
+# `size` (so that a call with more positional arguments passes its size by position).
+_POSITIONAL = {"random": 0, "standard_normal": 0, "normal": 2, "uniform": 2,
+               "exponential": 1, "standard_exponential": 0, "integers": 2, "poisson": 1,
+               "binomial": 2, "gamma": 2, "beta": 2, "lognormal": 2, "laplace": 2,
+               "logistic": 2, "gumbel": 2, "geometric": 1, "chisquare": 1, "standard_t": 1,
+               "rayleigh": 1, "weibull": 1, "pareto": 1, "power": 1, "standard_cauchy": 0,
+               "standard_gamma": 1}
+BLOCK_DRAWS = frozenset(_POSITIONAL)
+
+
+def draw_rows(trips: int, draw: Any) -> np.ndarray:
+    """`trips` draws stacked as rows, in order (the entry's block where one draw of all the
+    rows would not be NumPy's stream)."""
+    if trips == 0:  # no row to learn the block's dtype from
+        raise graph_break("loop_body", what="a loop of no trips that draws")
+    return np.stack([np.asarray(draw()) for _ in range(trips)])
 
 
 class GeneratorVariable(VariableTracker):
@@ -108,17 +252,18 @@ class GeneratorVariable(VariableTracker):
             return DrawMethodVariable(self, name)
         return super().getattr(tx, name)
 
-    def draw(self, method: str, args: list[VariableTracker],
+    def draw(self, tx: Interpreter, method: str, args: list[VariableTracker],
              kwargs: dict[str, VariableTracker], what: str) -> VariableTracker:
         """`self.method(*args, **kwargs)`, made by the entry ahead of the graph."""
         tracer = self.tracer
-        tracer._refuse_in_loop_body(what)
         values = [_known(a, what) for a in args]
         named = {k: _known(v, what) for k, v in kwargs.items()}
         if "out" in named:
             raise graph_break("side_effect", what=f"{what} with out=")
         if method in ("choice", "permutation") and values and not np.ndim(values[0]) == 0:
             raise graph_break("data_dependent_value", what=f"{what} of an array")
+        if tracer.graph.parent is not None:
+            return self._row(tx, method, values, named, what)
         shadow = tracer.draw_shadows.get(id(self.value))
         if shadow is None:
             shadow = tracer.draw_shadows[id(self.value)] = copy.deepcopy(self.value)
@@ -129,6 +274,34 @@ class GeneratorVariable(VariableTracker):
         index = len(tracer.draws)
         tracer.draws.append(Draw(f"__ember_d{index}", self, method, list(args), dict(kwargs)))
         return _result(tracer, example, DrawSource(index, what))
+
+    def _row(self, tx: Interpreter, method: str, values: list, named: dict,
+             what: str) -> VariableTracker:
+        """A draw in the body of a loop op: this trip's row of a block the entry draws, one
+        row a trip, before the graph (`block_for`). The first such draw restarts the capture
+        (`DrawInLoop`) with the loop's draw known, so that the block is drawn where the loop
+        starts; a second draw in the trip, one on a path of a branch or in a nested loop, or
+        one from a generator made in the frame, refuses the loop op."""
+        tracer = self.tracer
+        loops = tracer.draw_loop_stack
+        region = tracer.graph
+        if not loops or self.source is None or region.parent.parent is not None:
+            tracer._refuse_in_loop_body(what)
+        key, block = loops[-1]
+        plan = BlockPlan(self.value, self.source, method, tuple(values),
+                         tuple(sorted(named.items())), what)
+        if block is None:
+            raise DrawInLoop(key, plan)
+        stand_in = tracer.builder.cache.get(block.source)
+        index = tracer.loop_trips.get(id(region))
+        if (block.plan != plan or getattr(stand_in, "value", None) is None
+                or stand_in.value.graph is not region or index is None
+                or block.traced.get(id(region), 0) > 0):
+            raise graph_break("loop_body", what=f"{what}, not one draw on every trip,")
+        block.traced[id(region)] = 1
+        from ember.capture.variables.array import ArrayVariable
+
+        return stand_in.getitem(tx, ArrayVariable(index))
 
     def reload(self, emb: Any) -> str:
         if self.made == _GLOBAL_STATE:
@@ -155,7 +328,7 @@ class DrawMethodVariable(VariableTracker):
 
     def call(self, tx: Interpreter, args: list[VariableTracker],
              kwargs: dict[str, VariableTracker]) -> VariableTracker:
-        return self.generator.draw(self.method, args, kwargs, f"{self.describe()}(...)")
+        return self.generator.draw(tx, self.method, args, kwargs, f"{self.describe()}(...)")
 
     def children(self) -> Iterable[Any]:
         return (self.generator,)
@@ -251,7 +424,21 @@ def draw_lines(emb: Any, draws: list[Draw]) -> tuple[list[str], list[str], list[
             else:
                 saves.append(f"{name} = {generator}.bit_generator.state")
                 restores.append(f"{generator}.bit_generator.state = {name}")
-        body.append(f"{draw.target} = {generator}.{draw.method}({_arguments(emb, draw)})")
+        call = f"{generator}.{draw.method}"
+        if draw.block is None:
+            body.append(f"{draw.target} = {call}({_arguments(emb, draw)})")
+        elif draw.block[1]:
+            size = draw.kwargs.get("size")
+            shape = () if size is None else size.constant()
+            shape = (shape,) if np.ndim(shape) == 0 else tuple(shape)
+            rest = {k: v for k, v in draw.kwargs.items() if k != "size"}
+            args = _arguments(emb, Draw(draw.target, owner, draw.method, draw.args, rest))
+            body.append(f"{draw.target} = {call}({args}{', ' if args else ''}"
+                        f"size={(draw.block[0], *shape)!r})")
+        else:
+            rows = emb.embed(draw_rows, "draw_rows")
+            body.append(f"{draw.target} = {rows}({draw.block[0]}, lambda: "
+                        f"{call}({_arguments(emb, draw)}))")
     # Latest first: where two paths reach one generator, its first state is what remains.
     return saves, body, restores[::-1]
 
