@@ -11,8 +11,8 @@ body (made once per trip), is a graph break. The entry saves the state of every 
 the frame it draws from before the first draw, and restores it before the frame runs as
 plain Python instead (an error, a rerun), so that the stream is drawn once.
 
-`np.random.default_rng(seed)` with a constant seed, made inside the frame, is made by the
-entry too (`__ember_rN`), and drawn from as any generator.
+`np.random.default_rng(seed)` with an int seed, made inside the frame, is made by the entry
+too (`__ember_rN`), and drawn from as any generator.
 """
 
 from __future__ import annotations
@@ -273,7 +273,8 @@ class GeneratorVariable(VariableTracker):
             raise graph_break("user_error", type=type(exc).__name__, message=str(exc)) from exc
         index = len(tracer.draws)
         tracer.draws.append(Draw(f"__ember_d{index}", self, method, list(args), dict(kwargs)))
-        return _result(tracer, example, DrawSource(index, what))
+        return _result(tracer, example, DrawSource(index, what),
+                       _symbolic_shape(method, args, kwargs, example))
 
     def _row(self, tx: Interpreter, method: str, values: list, named: dict,
              what: str) -> VariableTracker:
@@ -335,7 +336,8 @@ class DrawMethodVariable(VariableTracker):
 
 
 class DefaultRngVariable(VariableTracker):
-    """`np.random.default_rng`: called with a constant seed, a fresh generator."""
+    """`np.random.default_rng`: called with an int seed (a constant, or a Python int read from
+    the frame), a fresh generator."""
 
     def __init__(self, source: Source | None) -> None:
         self.source = source
@@ -348,13 +350,9 @@ class DefaultRngVariable(VariableTracker):
         what = "np.random.default_rng(...)"
         tracer = tx.tracer
         tracer._refuse_in_loop_body(what)
-        if not all(a.is_constant() for a in [*args, *kwargs.values()]):
-            raise graph_break("data_dependent_value", what=f"{what} of a value known at run time")
-        values = [a.constant() for a in args]
-        named = {k: v.constant() for k, v in kwargs.items()}
-        if any(v is None or isinstance(v, (np.random.SeedSequence, np.random.BitGenerator,
-                                           np.random.Generator))
-               for v in [*values, *named.values()]) or not (values or named):
+        values = [_known(a, what) for a in args]  # a constant, or an int read from the frame
+        named = {k: _known(v, what) for k, v in kwargs.items()}
+        if any(type(v) is not int for v in [*values, *named.values()]) or not (values or named):
             raise graph_break("data_dependent_value", what=f"{what} without a seed")
         value = np.random.default_rng(*values, **named)
         name = f"__ember_r{len(tracer.draws)}"
@@ -408,7 +406,7 @@ def draw_lines(emb: Any, draws: list[Draw]) -> tuple[list[str], list[str], list[
     saves: list[str] = []
     body: list[str] = []
     restores: list[str] = []
-    saved: dict[Any, str] = {}
+    saved: dict[str, str] = {}
     for draw in draws:
         owner = draw.owner
         if draw.method is None:
@@ -416,8 +414,10 @@ def draw_lines(emb: Any, draws: list[Draw]) -> tuple[list[str], list[str], list[
             body.append(f"{draw.target} = {call}({_arguments(emb, draw)})")
             continue
         generator = owner.reload(emb)
-        if not owner.fresh() and id(owner.value) not in saved:
-            name = saved[id(owner.value)] = f"__ember_s{len(saved)}"
+        # One save per path to a generator: two paths may reach one generator in one call
+        # and two in the next.
+        if not owner.fresh() and generator not in saved:
+            name = saved[generator] = f"__ember_s{len(saved)}"
             if owner.legacy():
                 saves.append(f"{name} = {generator}.get_state()")
                 restores.append(f"{generator}.set_state({name})")
@@ -467,12 +467,35 @@ def _known(vt: VariableTracker, what: str) -> Any:
     raise graph_break("data_dependent_value", what=f"{what} of {vt.describe()}")
 
 
-def _result(tracer: Any, example: Any, source: DrawSource) -> VariableTracker:
+def _symbolic_shape(method: str, args: list[VariableTracker],
+                    kwargs: dict[str, VariableTracker], example: Any) -> tuple | None:
+    """The draw's shape with the symbols of the sizes it was given (`rng.normal(size=x.shape)`
+    with `x` of symbolic shape), or None where its size has none."""
+    from ember.capture.variables.containers import TupleVariable
+    from ember.capture.variables.scalar import PythonScalarVariable
+
+    size = kwargs.get("size")
+    at = _POSITIONAL.get(method)
+    if size is None and at is not None and len(args) > at:
+        size = args[at]
+    if size is None or type(example) is not np.ndarray:
+        return None
+    dims = size.items if isinstance(size, TupleVariable) else [size]
+    if len(dims) != example.ndim:
+        return None
+    shape = tuple(d.symbol if isinstance(d, PythonScalarVariable) and d.op is None
+                  and d.symbol is not None else n for d, n in zip(dims, example.shape))
+    return shape if shape != example.shape else None
+
+
+def _result(tracer: Any, example: Any, source: DrawSource,
+            shape: tuple | None = None) -> VariableTracker:
     from ember.capture.variables.array import ArrayVariable
     from ember.capture.variables.scalar import PythonScalarVariable
 
     if type(example) is np.ndarray:
-        return ArrayVariable(tracer.add_view_input(example, example.shape, source), source)
+        shape = example.shape if shape is None else shape
+        return ArrayVariable(tracer.add_view_input(example, shape, source), source)
     if isinstance(example, np.generic):
         from ember.capture.tracer import GraphInput
 
