@@ -289,6 +289,10 @@ class GeneratorVariable(VariableTracker):
         if not loops or self.source is None or region.parent.parent is not None:
             tracer._refuse_in_loop_body(what)
         key, block = loops[-1]
+        at = _POSITIONAL.get(method)
+        if at is not None and len(values) == at + 1 and "size" not in named:
+            named = {**named, "size": values[at]}  # a size given by position, by keyword
+            values = values[:at]
         plan = BlockPlan(self.value, self.source, method, tuple(values),
                          tuple(sorted(named.items())), what)
         if block is None:
