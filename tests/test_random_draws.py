@@ -471,3 +471,16 @@ def test_default_rng_seeded_by_an_argument():
         assert repr(compiled(np.ones(4), seed)) == repr(simulate(np.ones(4), seed))
     stats = ember.stats()
     assert stats["graph_breaks"] == 0 and stats["compiles"] <= 3, stats
+
+
+def test_drawn_numbers_as_sizes_and_bounds():
+    def size_from_a_draw(rng, x):  # a size the draw decides: a break before np.zeros
+        m = rng.binomial(10, 0.5)
+        return np.zeros(m) + x.sum()
+
+    def bound_from_a_draw(rng, x):  # a slice bound the draw decides: taken by the entry
+        k = rng.poisson(3.0)
+        return x[:k] * 2, k + 1
+
+    _check(size_from_a_draw, lambda c: (_rng(c), np.arange(8.0)), breaks=None)
+    _check(bound_from_a_draw, lambda c: (_rng(c), np.arange(8.0)), breaks=0)
