@@ -484,3 +484,15 @@ def test_drawn_numbers_as_sizes_and_bounds():
 
     _check(size_from_a_draw, lambda c: (_rng(c), np.arange(8.0)), breaks=None)
     _check(bound_from_a_draw, lambda c: (_rng(c), np.arange(8.0)), breaks=0)
+
+
+def test_a_loop_drawing_with_run_time_numbers():
+    # Numbers known only at run time (a scale that changes every call) are not a block's:
+    # each call draws with its own.
+    def f(rng, x, scale):
+        out = np.empty(300)
+        for i in range(300):
+            out[i] = (x * rng.normal(0.0, scale, size=x.shape)).sum()
+        return out
+
+    _check(f, lambda c: (_rng(c), np.ones(3), 0.5 + c), calls=5, breaks=None)

@@ -263,6 +263,9 @@ class GeneratorVariable(VariableTracker):
         if method in ("choice", "permutation") and values and not np.ndim(values[0]) == 0:
             raise graph_break("data_dependent_value", what=f"{what} of an array")
         if tracer.graph.parent is not None:
+            if not all(_constant(a) for a in [*args, *kwargs.values()]):
+                # A block is drawn with the values of this capture: only guarded constants.
+                tracer._refuse_in_loop_body(what)
             return self._row(tx, method, values, named, what)
         shadow = tracer.draw_shadows.get(id(self.value))
         if shadow is None:
@@ -450,6 +453,14 @@ def draw_lines(emb: Any, draws: list[Draw]) -> tuple[list[str], list[str], list[
 def _arguments(emb: Any, draw: Draw) -> str:
     return ", ".join([emb.expr(a) for a in draw.args]
                      + [f"{k}={emb.expr(v)}" for k, v in draw.kwargs.items()])
+
+
+def _constant(vt: VariableTracker) -> bool:
+    from ember.capture.variables.containers import TupleVariable
+
+    if isinstance(vt, TupleVariable):
+        return all(_constant(i) for i in vt.items)
+    return vt.is_constant()
 
 
 def _known(vt: VariableTracker, what: str) -> Any:
