@@ -147,12 +147,8 @@ NOT_YET_NATIVE = {
                               "by identity, not data",
     "word_lengths_ascii": "`lengths.append(run)` on one path of a branch on each byte: lists "
                           "appended in branches on data",
-    "random_walk_2d": _DRAWS.format("integers"),
-    "monte_carlo_pi_generator": _DRAWS.format("random"),
-    "gamblers_ruin": _DRAWS.format("random"),
-    "queue_sim_generator": _DRAWS.format("exponential"),
-    "bootstrap_mean_ci": _DRAWS.format("integers"),
-    "gbm_paths": _DRAWS.format("standard_normal"),
+    "gamblers_ruin": "`if rng.random() < p` branches on a draw inside a `while` loop of "
+                     "data-dependent length: a draw per trip, made in Python",
     "block_matching_sad": "`prev[y:y + block, x:x + block]` with `y = y0 + dy` checked by a "
                           "`continue` on the bounds: a 2-d slice Python clips, whose length "
                           "only that branch makes the block's, and `if sad < best` on data",

@@ -44,6 +44,7 @@ from ember.capture.variables.objects import (
     UserObjectVariable,
     numpy_python_function,
 )
+from ember.capture.variables.draws import wrap_random
 from ember.capture.variables.scalar import PythonScalarVariable
 from ember.markers import ember_attribute
 
@@ -171,6 +172,9 @@ class VariableBuilder:
 
     def _wrap_callable_or_object(self, value: Any, source: Source | None) -> VariableTracker:
         guard = self._guard
+        drawn = wrap_random(self, value, source)
+        if drawn is not None:
+            return drawn
         if type(value) is ResumableIterator and source is not None:
             guard(source, "TYPE_MATCH", ResumableIterator)
             if self.tracer.dynamic_scalars:

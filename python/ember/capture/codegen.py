@@ -28,6 +28,7 @@ from ember.capture.resume import trampoline
 from ember.capture.tracer import IntSizeSource, Tracer
 from ember.capture.variables.slices import ViewSource
 from ember.capture.variables.containers import DictVariable, IteratorVariable, ListVariable
+from ember.capture.variables.draws import draw_lines
 
 # A graph output as an entry returns it: the array, `[()]` (a NumPy scalar from a 0-d array)
 # or `.item()` (a Python scalar); the forms' numbers are `dispatch/direct.rs`'s `OutputForm`.
@@ -127,6 +128,7 @@ class EntryCodegen(Rebuilder):
         # A check that sends the frame to plain Python raises, so that the frame runs once,
         # after the try: an exception of the user's own code must not run it again.
         self.namespace["__ember_rerun"] = _Rerun
+        saves, body, restores = draw_lines(self, self.tracer.draws)
         alias_check = self.alias_check()
         if alias_check:
             body += [f"if {alias_check}:", "    raise __ember_rerun"]
@@ -158,18 +160,22 @@ class EntryCodegen(Rebuilder):
         effects = [f"__ember_copyto(__ember_in[{k}], __ember_out[{o}])"
                    for k, o in self.writebacks] + self.attribute_lines
         lines = [f"def __ember_entry({signature}):"]
-        lines += self._namespace_lines(effects + body + tail)
-        if compiled is None and not isinstance(result, StepTail) and not self.prelude:
+        lines += self._namespace_lines(saves + effects + body + tail + restores)
+        if (compiled is None and not isinstance(result, StepTail) and not self.prelude
+                and not self.tracer.draws):
             lines += [f"    {line}" for line in effects + [f"return {result}"]]
         else:
+            # Draws from the frame's generators are undone before it runs as Python.
+            lines += [f"    {line}" for line in saves]
             lines += ["    try:", *(f"        {line}" for line in body),
                       "    except Exception:", "        pass", "    else:",
                       *(f"        {line}" for line in effects + tail),
                       "    # the graph or a rebuild raised: rerun as Python for its own error",
+                      *(f"    {line}" for line in restores),
                       f"    return {fallback_call}"]
         source = "\n".join(lines) + "\n"
         entry = make_entry(source, self.namespace, name)
-        if not (alias_check or self.attribute_lines or self.prelude):
+        if not (alias_check or self.attribute_lines or self.prelude or self.tracer.draws):
             entry.__ember_direct__ = self.direct_form(result, compiled, fallback)
         return entry, source
 
@@ -245,7 +251,8 @@ class EntryCodegen(Rebuilder):
 
     def prelude_into(self, body: list[str]) -> list[str]:
         """`body` with the prelude's statements after the graph call (they read its outputs)."""
-        at = next((i + 1 for i, line in enumerate(body) if line.startswith("__ember_out =")), 0)
+        at = next((i + 1 for i, line in enumerate(body) if line.startswith("__ember_out =")),
+                  len(self.tracer.draws))  # or after the draws, which open the body
         return body[:at] + self.prelude + body[at:]
 
     def _step_lines(self, tail: StepTail, body: list[str]) -> list[str]:

@@ -18,6 +18,7 @@ from ember.capture.codegen import EntryCodegen, StepTail, make_fallback
 from ember.capture.interpreter import FrameState, Interpreter, StopCapture, annotate
 from ember.capture.loops.frame_branches import BranchRefused
 from ember.capture.loops.inputs import InputInLoop, preload
+from ember.capture.variables.draws import DrawInLoop
 from ember.capture.loops import sizes as loop_sizes
 from ember.capture.loops.region import LoopRefused, LoopTooLong
 from ember.capture.loops.sizes import SizeInLoop
@@ -79,6 +80,7 @@ class LoopChoices:
     sizes: set[str] = field(default_factory=set)
     # The int arguments given as sizes in earlier attempts (`Tracer.int_symbol`), by symbol.
     int_symbols: dict[str, Source] = field(default_factory=dict)
+    draw_loops: dict[tuple[Any, int], Any] = field(default_factory=dict)
 
 
 def capture_frame(func: FunctionType, args: tuple[Any, ...], *, dynamic: bool | None = None,
@@ -95,9 +97,11 @@ def capture_frame(func: FunctionType, args: tuple[Any, ...], *, dynamic: bool | 
         try:
             return _capture_once(func, args, dynamic, stop_at, scalars, loop_ops, unrolled,
                                  long, branch_modes, preloads, choices.sizes,
-                                 choices.int_symbols)
+                                 choices.int_symbols, choices.draw_loops)
         except InputInLoop as first_read:
             preloads[first_read.source] = first_read.value
+        except DrawInLoop as drawn:
+            choices.draw_loops[drawn.key] = drawn.plan
         except SizeInLoop as first_needed:
             choices.sizes.add(first_needed.symbol)
             choices.int_symbols.update(first_needed.int_symbols)
@@ -120,7 +124,9 @@ def _capture_once(func: FunctionType, args: tuple[Any, ...], dynamic: bool | Non
                   unrolled: dict[tuple[Any, int], bool], long: set[tuple[Any, int]],
                   branch_modes: dict[tuple[Any, int], str], preloads: dict[Source, Any],
                   sizes: set[str] = frozenset(),  # type: ignore[assignment]
-                  int_symbols: dict[str, Source] | None = None) -> tuple[Tracer, VariableTracker | None, FrameState | None]:
+                  int_symbols: dict[str, Source] | None = None,
+                  draw_loops: dict[tuple[Any, int], Any] | None = None
+                  ) -> tuple[Tracer, VariableTracker | None, FrameState | None]:
     """Run the frame's bytecode symbolically: the tracer, and the return tracker or, when
     `stop_at` (instruction index, visit) is reached, the frame's state there.
 
@@ -142,6 +148,7 @@ def _capture_once(func: FunctionType, args: tuple[Any, ...], dynamic: bool | Non
     tracer.unrolled_loops = unrolled
     tracer.long_loops = long
     tracer.branch_modes = branch_modes
+    tracer.draw_loops = {} if draw_loops is None else draw_loops
     slots = {
         name: tracer.wrap(args[i], LocalSource(name, i))
         for i, name in enumerate(argument_names(code))

@@ -69,6 +69,7 @@ from ember.capture.variables import appended
 from ember.capture.variables.appended import AppendedListVariable
 from ember.capture.variables.nonzero import NonzeroIndexVariable
 from ember.capture.variables.objects import ModuleVariable, OpaqueVariable, UserObjectVariable
+from ember.capture.variables.draws import DrawMethodVariable, GeneratorVariable
 from ember.capture.variables.scalar import PythonScalarVariable
 from ember.capture.variables.slices import RuntimeSliceVariable
 from ember.graph import Node, Value
@@ -185,6 +186,10 @@ class Rebuilder:
             index = "".join(f"{self.expr(i)}, " for i in vt.items)
             view = f"{self._value(vt.base)}[{index}]"
             return self._once(vt, f"{view}.copy().T" if vt.transposed else view)
+        if isinstance(vt, GeneratorVariable):
+            return vt.reload(self)
+        if isinstance(vt, DrawMethodVariable):
+            return f"{vt.generator.reload(self)}.{vt.method}"
         if isinstance(vt, ConstantVariable):
             if vt.source is not None and not self.is_literal(vt.value):
                 # A class or other object read from the frame: reloaded (it is guarded by

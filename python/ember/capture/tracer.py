@@ -58,6 +58,16 @@ class Tracer:
         self.guards.add(BuiltinsDictSource(), ("ADDRESS_MATCH", self.root_builtins))
         self.builder = VariableBuilder(self)
         self.inputs: list[GraphInput] = []
+        # Random draws the entry makes ahead of the graph, in program order (`draws.py`).
+        self.draws: list[Any] = []
+        self.draw_shadows: dict[int, Any] = {}  # a copy of each generator, drawn from alike
+        # Loop ops whose body draws (learned by an earlier capture, `draws.DrawInLoop`), the
+        # loops being traced with their blocks, each region's trip number, and where each
+        # such loop's range starts.
+        self.draw_loops: dict[Any, Any] = {}
+        self.draw_loop_stack: list[tuple[Any, Any]] = []
+        self.loop_trips: dict[int, Any] = {}
+        self.loop_trip_starts: dict[Any, int] = {}
         # Symbolic sizes: True makes every dim symbolic, a mapping only the dims it names
         # (automatic dynamic shapes: the dims seen to change), None or False none; arrays'
         # own marks (`ember.mark_dynamic`/`mark_static`) apply except under False.

@@ -28,6 +28,7 @@ from ember.capture.loops import (appends, followers, inputs, intervals, mixed_pi
                                   swaps, tuples, vectors, windows, zipped)
 from ember.capture.loops.body import RERUN
 from ember.capture.loops.ranges import ArrayRows, ListItems
+from ember.capture.variables import draws
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
@@ -147,18 +148,26 @@ def capture_loop(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
         return False
     forced: dict[str, tuple] = {}
     lists: dict[int, appends.Appended] = {}
-    for settling in range(_RETRACES + 1):
-        try:
-            result = _trace(tx, inst, iterator, bounds, forced, settling, lists)
-        except Unsupported as exc:
-            raise LoopRefused(key, exc.reason, exc.kind == "carried_shape") from exc
-        except TypeError as exc:
-            # A value of the enclosing graph reached the body other than as a local (a
-            # closure cell, an object's attribute): `Graph.op` refuses foreign operands.
-            raise LoopRefused(key, str(exc)) from exc
-        if result is True:
-            return True
-        forced = {**forced, **result}
+    try:  # the rows its body draws, drawn as it starts
+        block = draws.block_for(tx, key, iterator, bounds)
+    except Unsupported as exc:
+        raise LoopRefused(key, exc.reason) from exc
+    tx.tracer.draw_loop_stack.append((key, block))
+    try:
+        for settling in range(_RETRACES + 1):
+            try:
+                result = _trace(tx, inst, iterator, bounds, forced, settling, lists)
+            except Unsupported as exc:
+                raise LoopRefused(key, exc.reason, exc.kind == "carried_shape") from exc
+            except TypeError as exc:
+                # A value of the enclosing graph reached the body other than as a local (a
+                # closure cell, an object's attribute): `Graph.op` refuses foreign operands.
+                raise LoopRefused(key, str(exc)) from exc
+            if result is True:
+                return True
+            forced = {**forced, **result}
+    finally:
+        tx.tracer.draw_loop_stack.pop()
     raise LoopRefused(key, "a carried value changes type on every trace")
 
 
@@ -316,6 +325,10 @@ def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
     after = tuples.rename(live_locals_at(tx.code, tx.instructions[exit_index].offset), split)
     unbound = first_assigned.first_assigned(tx, stored - set(targets), live)
     trace = Trace(region, region.add_input(np.int64, (), weak=True))
+    first = tx.tracer.loop_trip_starts.get(loop_key(tx, inst))
+    if first is not None:  # the trip's number, for the row of a block of draws
+        tx.tracer.loop_trips[id(region)] = trace.index if first == 0 else region.op(
+            "sub", [trace.index, region.const(first)])
     trace.following = followers.following(tx, start, exit_index)
     by_tracker = build_groups(tx, trace, stored - set(targets), forced)
     intervals.record_body(trace.region, trace.index, trace.groups, iterator, bounds, stored)
