@@ -70,9 +70,6 @@ def test_kernel_like_numpy(name, fn, make, backend):
 NOT_COMPILED = {"mandelbrot_count": "no array",
                 "dft": "complex numbers: ember has no complex dtype, the frame runs as NumPy"}
 
-_DRAWS = ("draws from a `np.random.Generator` argument (`rng.{}`) are not captured: they run "
-          "in Python between graphs, in program order")
-
 # Kernels whose loops are not yet loop ops: they run correctly (above) but, in part, as plain
 # Python. Strict, so each one fails here once it compiles and must leave this table.
 NOT_YET_NATIVE = {
@@ -152,13 +149,17 @@ NOT_YET_NATIVE = {
     "block_matching_sad": "`prev[y:y + block, x:x + block]` with `y = y0 + dy` checked by a "
                           "`continue` on the bounds: a 2-d slice Python clips, whose length "
                           "only that branch makes the block's, and `if sad < best` on data",
-    "particle_filter_generator": _DRAWS.format("normal"),
+    "particle_filter_generator": "`rng.normal(...)` in a loop nested in the time loop: draws "
+                                 "per trip only where the loop is a counted range at the "
+                                 "frame's level",
     "sandpile_queue": "`queue.pop()` and `queue.append((a, b))` in a `while queue:`: a Python "
                       "list of tuples used as a work list the data grow",
     "sir_stochastic_cells": "`return s, history[:t + 1]` on `history[t] == 0` inside the "
                             "loop: a slice whose length only the data knows, returned early",
-    "wright_fisher": _DRAWS.format("binomial"),
-    "wright_fisher_loci": _DRAWS.format("binomial"),
+    "wright_fisher": "`rng.binomial(n, p)` with `p` computed from the data in the loop: a draw "
+                     "whose argument the graph computes runs in Python",
+    "wright_fisher_loci": "`rng.binomial(n, p)` with `p` computed from the data in the loop: a "
+                          "draw whose argument the graph computes runs in Python",
     "dc_power_flow": "`for (i, j), x in zip(lines, reactance)` over a Python list of tuples "
                      "and an array: a zip the loop ops do not iterate, past the unroll budget, "
                      "and a list comprehension of the same zip",
