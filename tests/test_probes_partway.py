@@ -28,7 +28,8 @@ def _square():
 
 
 PARTWAY = {
-    "index_past_the_end": "def f(a):\n    for i in range(10):\n        a[i] = i * 2.0\n    return a\n",
+    "index_past_the_end": ("def f(a):\n    for i in range(10):\n        a[i] = i * 2.0\n"
+                           "    return a\n"),
     "negative_index_past_the_start": ("def f(a):\n    for i in range(len(a)):\n"
                                       "        a[-i - 5] = i\n    return a\n"),
     "python_float_division": ("def f(a):\n    for i in range(len(a)):\n"
@@ -102,8 +103,10 @@ DIAGONALS = {
     "diagonal_of_the_transpose": "def f(a):\n    return np.diagonal(a.T)\n",
     "diagonal_method_of_a_stride": "def f(a):\n    return a[::2, ::2].diagonal()\n",
     "diagonal_of_a_corner": "def f(a):\n    return a[1:, 1:].diagonal()\n",
-    "diagonal_of_the_rows_flipped": "def f(a):\n    return a[::-1].diagonal(), a[::-1].diagonal(1)\n",
-    "diagonal_of_a_3d_stride": "def f(a):\n    return a.reshape(2, 2, 4)[:, :, ::2].diagonal(0, 0, 1)\n",
+    "diagonal_of_the_rows_flipped": ("def f(a):\n"
+                                     "    return a[::-1].diagonal(), a[::-1].diagonal(1)\n"),
+    "diagonal_of_a_3d_stride": ("def f(a):\n"
+                                "    return a.reshape(2, 2, 4)[:, :, ::2].diagonal(0, 0, 1)\n"),
     "diag_of_the_transpose": "def f(a):\n    return np.trace(a.T[::-1]), np.diag(a.T, 1)\n",
     "diagonal_then_the_base_written": ("def f(a):\n    d = a.T.diagonal()\n    a[0, 0] = 50\n"
                                        "    return d\n"),
