@@ -1,8 +1,9 @@
 """Probes of a sceptic: loops that raise part-way (the writes before the error, its type and
-message), exceptions caught inside the compiled function, attributes of a Python number
-passed where an array is expected, and diagonals (np.diagonal, np.einsum('ii->i')) of
-arguments that are not C-contiguous, which NumPy hands out as views. Each program is compiled
-on both backends and called twice; every call must give plain NumPy's `record`."""
+message, the warnings before it given once), exceptions caught inside the compiled function,
+attributes of a Python number passed where an array is expected, and diagonals (np.diagonal,
+np.einsum('ii->i')) of arguments that are not C-contiguous, which NumPy hands out as views.
+Each program is compiled on both backends and called twice; every call must give plain
+NumPy's `record`."""
 
 from __future__ import annotations
 
@@ -73,6 +74,16 @@ PARTWAY = {
         "def f(a):\n    n = 0\n    for i in range(len(a)):\n        n += int(a[i])\n"
         "        a[i] = n\n        if n > 10:\n            raise RuntimeError(f'n={n}')\n"
         "    return a\n"),
+    "warned_then_index_past_the_end": (
+        "def f(a):\n    b = np.log(a - 2)\n    for i in range(10):\n        a[i] = b[i % 8]\n"
+        "    return a\n"),
+    "warned_then_value_error": (
+        "def f(a):\n    b = np.sqrt(a - 4)\n    for i in range(len(a)):\n"
+        "        if b[i] > 1:\n            raise ValueError('big')\n        a[i] = b[i]\n"
+        "    return a\n"),
+    "warned_then_assert": ("def f(a):\n    b = a / (a - 1)\n    c = b * 2\n"
+                           "    for i in range(len(a)):\n        assert c[i] > 2.2, i\n"
+                           "    return c\n"),
 }
 
 
