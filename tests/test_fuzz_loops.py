@@ -102,6 +102,13 @@ _FOUND = {
     "python_float_stored_into_float32": LoopProgram(
         (_FOUND_DIR / "python_float_stored_into_float32.py").read_text(),
         ("bool", "float32", "bool"), [(3, 10, 1, 1, 11437)]),
+    # `return (s,)` inside nested loops while `s` is still the Python float 0.0, a path the
+    # first trips do not take making it a NumPy scalar: the inner loop op carried it as
+    # np.float64 (seed 7708).
+    "python_float_returned_before_a_loop_made_it_numpy": LoopProgram(
+        (_FOUND_DIR / "python_float_returned_before_a_loop_made_it_numpy.py").read_text(),
+        ("float32", "int32", "bool"),
+        [(3, 3, 2, 1, 286), (20, 3, 2, 12, 3699), (20, 3, 2, 10, 562)]),
 }
 
 

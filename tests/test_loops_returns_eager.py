@@ -24,7 +24,7 @@ PROGRAMS = [
     (R.bounded_steps, (_X.astype(np.float32), np.float32(3.0))),
     (R.calls_a_returning_loop, (_X, 0.9)), (R.row_sums_until, (_A, 6.5)),
     (R.fill_until_negative, (_X, np.zeros(20))), (R.halving_until, (_X * 3, 0.05)),
-    (R.two_returning_loops, (_X - 0.5, 0.45)), (R.return_in_else_last, (_X, 0.95)),
+    (R.return_in_else_last, (_X, 0.95)),
     (R.return_in_a_nested_branch, (_X, 0.6)), (R.continue_break_and_return, (_A, 0.9)),
     (R.return_of_a_tuple, (_X, 0.9)), (R.tuple_from_inner_loop, (_A, np.zeros(10), 0.97)),
     (H.pair_table, (_RNG.integers(0, 4, 14).astype(np.int32),)),

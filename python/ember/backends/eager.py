@@ -270,7 +270,7 @@ def run(graph: Graph, *args: Any) -> tuple[np.ndarray, ...]:
     # ran several times slower for it).
     previous = _core.enable(0)
     try:
-        with fp_warnings.attributed():
+        with fp_warnings.attributed(hold=graph.frame_fallback):
             results, _ = run_func(graph, inputs, sizes, [False] * len(inputs))
     finally:
         _core.enable(previous)

@@ -35,7 +35,7 @@ _REGISTRIES: dict[str, dict[Any, Any]] = {}
 class Recorder:
     """The errstate callback of one graph run: the categories the running node raised."""
 
-    __slots__ = ("calls_given", "modes", "pending", "texts", "user_call")
+    __slots__ = ("calls_given", "held", "modes", "pending", "texts", "user_call")
 
     def __init__(self, modes: dict[str, str], user_call: Any) -> None:
         self.modes = modes
@@ -46,6 +46,8 @@ class Recorder:
         # NumPy's text per (node, category): a loop body's node warns on every trip, and
         # working the text out again (the node run once more) doubled each such trip.
         self.texts: dict[tuple[int, str], str | None] = {}
+        # Warnings held until the run ends (`attributed(hold=True)`): none where it raised.
+        self.held: list[tuple[str, tuple[str, int, str] | None]] | None = None
 
     def __call__(self, kind: str, flag: int) -> None:
         category = _CATEGORY.get(kind)
@@ -82,12 +84,10 @@ class Recorder:
             if warns_as is not None and warns_as.startswith("scalar "):
                 text = named_for_scalar_math(self._text(node, category, rerun), warns_as)
             text = text or f"{_KIND[category]} encountered in {warns_as or ufunc}"
-            if where is None:
-                warnings.warn(text, RuntimeWarning, stacklevel=2)
+            if self.held is not None:
+                self.held.append((text, where))
                 continue
-            filename, lineno, module = where
-            warnings.warn_explicit(text, RuntimeWarning, filename, lineno, module,
-                                   _registry(module, filename))
+            _give(text, where)
 
     def _text(self, node: object, category: str, rerun: Callable[[], Any]) -> str | None:
         key = (id(node), category)
@@ -105,6 +105,15 @@ class Recorder:
             order = list(_KIND)
             cut = order.index(kinds[0])
             self.pending = [c for c in self.pending if order.index(c) < cut]
+
+
+def _give(text: str, where: tuple[str, int, str] | None) -> None:
+    if where is None:
+        warnings.warn(text, RuntimeWarning, stacklevel=3)
+        return
+    filename, lineno, module = where
+    warnings.warn_explicit(text, RuntimeWarning, filename, lineno, module,
+                           _registry(module, filename))
 
 
 def named_for_scalar_math(text: str | None, warns_as: str) -> str | None:
@@ -125,9 +134,11 @@ def recorder() -> Recorder | None:
 
 
 @contextmanager
-def attributed() -> Iterator[None]:
+def attributed(hold: bool = False) -> Iterator[None]:
     """Run a graph with its "warn" categories recorded (nothing changes when the caller warns
-    for none, or uses "log", whose object the recorder cannot stand in for)."""
+    for none, or uses "log", whose object the recorder cannot stand in for). `hold`: the
+    warnings are given when the run ends, and dropped where it raised (its frame then runs
+    as Python, which gives them again)."""
     if _current.get() is not None:
         yield  # a region run inside a run already recorded
         return
@@ -136,6 +147,8 @@ def attributed() -> Iterator[None]:
         yield
         return
     rec = Recorder(modes, np.geterrcall())
+    if hold:
+        rec.held = []
     switched = {c: "call" for c, m in modes.items() if m in ("warn", "call")}
     token = _current.set(rec)
     try:
@@ -143,6 +156,8 @@ def attributed() -> Iterator[None]:
             yield
     finally:
         _current.reset(token)
+    for text, where in rec.held or ():
+        _give(text, where)
 
 
 # Ops that never raise a floating-point flag (comparisons are made quiet: `quiet.rs`); a

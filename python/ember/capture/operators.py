@@ -60,6 +60,22 @@ def _operand(vt: VariableTracker) -> object:
     return vt.graph_value() if isinstance(vt, PythonScalarVariable) else to_api(vt)
 
 
+def _check_sequence_repeat(tx: Interpreter, a: VariableTracker, b: VariableTracker) -> None:
+    """`seq * x` of a list or tuple and a NumPy scalar (not a 0-d array): Python repeats the
+    sequence by an integer's value and raises TypeError for any other number, neither of
+    which is NumPy's multiply, so it runs in Python."""
+    for seq, other in ((a, b), (b, a)):
+        if (_items(seq, tx) is None or not isinstance(other, ArrayVariable)
+                or not (other.value.scalar or other.value.weak)):
+            continue
+        if other.value.dtype.kind in "iu":
+            raise graph_break("data_dependent_value",
+                              what="a list or tuple repeated by a NumPy integer")
+        raise graph_break("user_error", type="TypeError",
+                          message="can't multiply sequence by non-int of type "
+                                  f"'numpy.{other.value.dtype.type.__name__}'")
+
+
 def _check_python_ints(tx: Interpreter, x: object, y: object) -> None:
     """A run-time Python int beyond the range of the integer array it meets (NumPy's
     OverflowError, or its comparison of the numbers) runs the frame as plain Python."""
@@ -89,6 +105,8 @@ def binary_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
     if isinstance(a, masked.MaskedVariable) or isinstance(b, masked.MaskedVariable):
         return masked.binary(tx, op, a, b)
     if isinstance(a, ArrayVariable) or isinstance(b, ArrayVariable):
+        if op == "*":
+            _check_sequence_repeat(tx, a, b)
         a, b = _python_bools(tx, op, a, b)
         if op in ("/", "//", "%"):
             b = _python_divisor(tx, a, b)
@@ -217,11 +235,8 @@ def inplace_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker,
     everything else rebinds like `a = a op b`. `stored_back`: `a` is the temporary view of
     `x[i] op= b`, which the next instruction stores into `x`, so the new contents are
     returned as a new array instead."""
-    if isinstance(a, ListVariable) and op == "+":
-        items = b.unpack(tx)
-        claim(tx, a)
-        a.items.extend(items)
-        return a
+    if isinstance(a, ListVariable) and op in ("+", "*"):
+        return _list_inplace(tx, op, a, b)
     if not isinstance(a, ArrayVariable) or a.value.scalar or a.value.weak:
         return binary_op(tx, op, a, b)  # immutable: `a op= b` rebinds
     if not (stored_back or a.is_fresh(tx) or a.is_mutable_input(tx)):
@@ -231,6 +246,28 @@ def inplace_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker,
     if stored_back:
         return ArrayVariable(_cast_into(tx, a.value, result.value, broadcast=False))
     return write_into(tx, a, result.value, broadcast=False)
+
+
+def _list_inplace(tx: Interpreter, op: str, a: ListVariable, b: VariableTracker
+                  ) -> VariableTracker:
+    """`lst += b` and `lst *= n`: Python tries the number protocol first, so an array (or a
+    NumPy scalar) on the right gives NumPy's `lst + b` and leaves the list alone; otherwise
+    the list is extended or repeated in place (its aliases see it)."""
+    from ember.capture.loops.vectors import VectorVariable
+
+    if isinstance(b, (ArrayVariable, VectorVariable, masked.MaskedVariable)):
+        return binary_op(tx, op, a, b)
+    if op == "+":
+        items = b.unpack(tx)
+        claim(tx, a)
+        a.items.extend(items)
+        return a
+    count = scalar.structural(b)
+    if not (count.is_constant() and type(count.constant()) in (int, bool)):
+        return binary_op(tx, op, a, b)
+    claim(tx, a)
+    a.items[:] = a.items * count.constant()
+    return a
 
 
 def write_into(tx: Interpreter, target: ArrayVariable, result: Value, *,

@@ -228,7 +228,7 @@ class Rebuilder:
                            DeferredAttributeVariable)):
             owner = {ArrayMethodVariable: "array", ContainerMethodVariable: "owner",
                      DeferredAttributeVariable: "obj"}[type(vt)]
-            return f"{self.expr(getattr(vt, owner))}.{vt.name}"
+            return f"({self.expr(getattr(vt, owner))}).{vt.name}"
         if isinstance(vt, BoundMethodVariable):
             method = self.embed(types.MethodType, "MethodType")
             return f"{method}({self.expr(vt.function)}, {self.expr(vt.receiver)})"

@@ -16,6 +16,7 @@ dims) are left to NumPy (a graph break); malformed subscripts raise NumPy's own 
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -136,7 +137,12 @@ def _diagonal_view(graph: Graph, x: Value, labels: str, output: str) -> Value | 
     view = diagonal(graph, x, 0, i, j)
     graph.root.read_only.discard(view.id)
     order = "".join(ch for k, ch in enumerate(labels) if k not in (i, j)) + c
-    return _transpose(graph, (view, order), output)
+    result = _transpose(graph, (view, order), output)
+    # Handed out as np.einsum's own (writeable) view of the argument, whatever its layout.
+    opaque = graph.root.opaque_views
+    opaque[:] = [entry for entry in opaque if entry[1] is not view]
+    opaque.append((x, result, functools.partial(np.einsum, f"{labels}->{output}")))
+    return result
 
 
 def _contract(graph: Graph, a: Labelled, b: Labelled, keep: set[str]) -> Labelled:

@@ -3,6 +3,7 @@ np.outer and np.tensordot; diagonals: np.diagonal, np.diag, np.diagflat and np.t
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -111,7 +112,7 @@ def diagonal(graph: Graph, a: object, offset: object = 0, axis1: object = 0,
 
     if not any_value([a]):
         return np.diagonal(a, offset, axis1, axis2)  # type: ignore[arg-type]
-    x = to_value(graph, a, "np.diagonal")
+    x = base = to_value(graph, a, "np.diagonal")
     if not all(isinstance(v, (int, np.integer)) for v in (offset, axis1, axis2)):
         raise Unsupported("np.diagonal with computed or non-integer arguments")
     if x.ndim < 2:
@@ -133,6 +134,10 @@ def diagonal(graph: Graph, a: object, offset: object = 0, axis1: object = 0,
     result = getitem(graph, flat, (..., slice(start, start + length * (m + 1), m + 1)
                                    if length else slice(0, 0)))
     graph.root.read_only.add(result.id)  # NumPy's diagonal is a read-only view
+    # Of an array that is not C-contiguous the flattening copies: the caller gets NumPy's
+    # own view of the argument all the same.
+    graph.root.opaque_views.append((base, result, functools.partial(
+        np.diagonal, offset=k, axis1=first, axis2=second)))
     return result
 
 

@@ -171,11 +171,30 @@ def _return_from_trip(tx: Interpreter, body: Body) -> None:
     value = tx.pop()
     if tx.stack:
         raise graph_break("loop_body", what="a return that leaves values on the stack")
+    _check_still_python(tx, value)
     tx.stack[:] = list(body.end_stack)
     tx.locals[RET] = ConstantVariable(True)
     tx.locals[RETVAL] = value
     tx.locals[GO] = ConstantVariable(False)
     tx.ip = body.for_index
+
+
+def _check_still_python(tx: Interpreter, value: Any) -> None:
+    """A return of a carried local that may still be the Python number the loop makes a
+    NumPy scalar on another path (`s = 0.0`, `s = a[i] * 2` / `return s`): the loop op would
+    return the NumPy scalar, so the frame runs as Python."""
+    from ember.capture.loops import mixed_picks
+    from ember.capture.variables.array import ArrayVariable
+    from ember.capture.variables.containers import TupleVariable
+
+    for item in value.items if isinstance(value, TupleVariable) else [value]:
+        if not isinstance(item, ArrayVariable) or item.value.shape or item.value.weak:
+            continue
+        graph, v = tx.graph, item.value
+        if id(v) in getattr(graph, "python_params", {}) or mixed_picks.stands_for_a_flagged(
+                graph, v):
+            raise graph_break("loop_body", what="a return of a local that may still be a "
+                                                "Python number")
 
 
 def _run_function_span(tx: Interpreter, start: int, stop: int | None) -> None:

@@ -145,7 +145,7 @@ def pass_on(path: Graph, value: Value) -> None:
 def _settle(region: Graph, still_python: dict[int, Value], finals: dict[int, Value]
             ) -> dict[int, Value]:
     found = picks(region)
-    if not found:
+    if not found and not still_python:
         return {}
     flags: dict[int, Value | None] = {id(p.value): p.python for p in found if exact(p.value)}
     roots: dict[int, set[int]] = {id(p.value): {id(p.value)} for p in found}

@@ -760,7 +760,10 @@ def _emit_loop(tx: Interpreter, trace: Trace, lo: Value, hi: Value, step: Value)
     go = trace.go if trace.go is not None else region.const(True, weak=False)
     # Whether each carried Python number the first trip makes a NumPy scalar is still the
     # Python number, as `max()` of the two picked (`mixed_picks`).
-    tracked = [g for g in carried if g.still_python is not None and mixed_picks.picks(region)]
+    # A local the enclosing body flags (a nested loop) keeps its flag even where this body
+    # has no picks of its own.
+    tracked = [g for g in carried if g.still_python is not None and (
+        mixed_picks.picks(region) or g.still_initial is not None)]
     for group in tracked:
         group.followed = True
     still = {id(g.param): g.still_python for g in tracked}

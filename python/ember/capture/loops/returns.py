@@ -163,7 +163,7 @@ def fill_missing(then: Path, orelse: Path) -> None:
     for name in names:
         vt = have.locals[name]
         entry = next((k for k, inner in have.inner.items() if inner is vt), None)
-        if entry is not None and vt.value.shape:  # type: ignore[attr-defined]
+        if entry is not None and isinstance(vt, ArrayVariable) and vt.value.shape:
             # One of the frame's arrays (`return out`): the same object on both paths.
             lack.locals[name] = lack.inner[entry]
             continue

@@ -114,6 +114,35 @@ def to_api(vt: VariableTracker) -> Any:
     raise graph_break("type", what=f"{vt.describe()} as a NumPy argument", type=vt.type_name())
 
 
+# Ufuncs whose operands a Python int known at run time enters as data (a weak scalar, as
+# `a + n` takes it), not as a guarded constant: one graph for every value.
+_INT_DATA_UFUNCS = frozenset({
+    np.add, np.subtract, np.multiply, np.true_divide, np.maximum, np.minimum, np.fmax,
+    np.fmin, np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal})
+
+
+def _data_operands(tx: Interpreter, fn: Any, args: list[VariableTracker]
+                   ) -> list[VariableTracker]:
+    """`args` of `fn`, each run-time Python int operand of an `_INT_DATA_UFUNCS` ufunc beside
+    an array taken as a weak scalar; where it may lie beyond the range of the integer array
+    it meets (NumPy's OverflowError) the frame runs as plain Python."""
+    from ember.capture.variables.scalar import PythonScalarVariable
+
+    if fn not in _INT_DATA_UFUNCS or len(args) != 2 or not any(
+            isinstance(a, ArrayVariable) and not a.value.weak for a in args) or not any(
+            isinstance(a, PythonScalarVariable) and a.python_class is int for a in args):
+        return args
+    from ember.capture.loops import frame_branches
+    from ember.numpy_api.elementwise import python_ints_out_of_range
+
+    operands = [ArrayVariable(a.graph_value()) if isinstance(a, PythonScalarVariable) else a
+                for a in args]
+    failed = python_ints_out_of_range(tx.graph, [to_api(a) for a in operands])
+    if failed is not None:
+        frame_branches.add_check(tx, failed)
+    return operands
+
+
 # NumPy functions whose first argument is a shape.
 _SHAPE_FIRST = (np.zeros, np.ones, np.empty, np.full)
 
@@ -644,7 +673,7 @@ class NumpyFunctionVariable(VariableTracker):
                                 or isinstance(getattr(self.fn, "__self__", None), np.ufunc)):
             return self._into(tx, args, kwargs)
         api_args = [shape_to_api(a) if _is_shape_arg(self.fn, i, len(args)) else to_api(a)
-                    for i, a in enumerate(args)]
+                    for i, a in enumerate(_data_operands(tx, self.fn, args))]
         first_node = len(tx.graph.nodes)
         result = call_numpy_api(
             self.describe(), self.handler, tx.graph, *api_args,
