@@ -138,6 +138,11 @@ def binary_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
             if items is not None and count.is_constant() and type(count.constant()) is int:
                 return (ListVariable if isinstance(seq, ListVariable) else TupleVariable)(
                     items * count.constant())
+    if isinstance(a, choice.ChoiceVariable) or isinstance(b, choice.ChoiceVariable):
+        # A number whose type the data decide: as if Python read it (a loop may still
+        # capture the operator as one loop op, where it is a value of the body).
+        raise graph_break("data_dependent_value",
+                          what=f"operator {op} on {a.describe()} and {b.describe()}")
     raise graph_break("type", what=f"operator {op} on {a.describe()} and {b.describe()}",
                       type=f"{a.type_name()}, {b.type_name()}")
 

@@ -320,8 +320,9 @@ def reduce(tx: Interpreter, name: str, selection: MaskedVariable,
     op = "sum" if name == "mean" else name
     if name == "mean" and dtype.kind in "biu":
         filled = graph.op("astype", [filled], dtype=np.dtype(np.float64))
+    # (A graph without loop ops, one to differentiate, sums as before.)
     exact = _numpy_order_sum(graph, selection) if (
-        op == "sum" and dtype.kind == "f" and axes is None) else None
+        op == "sum" and dtype.kind == "f" and axes is None and tx.tracer.loop_ops) else None
     result = exact if exact is not None else graph.op(op, [filled], axis=axes, keepdims=False)
     if name == "mean":
         spread = graph.op("broadcast_to", [selection.spread(graph)], shape=list(values.shape))
