@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ember.capture.breaks import graph_break
-from ember.capture.loops import mixed_picks, swaps
+from ember.capture.loops import list_items, mixed_picks, swaps
 from ember.capture.variables.appended import (
     AppendedListVariable,
     ItemType,
@@ -174,11 +174,11 @@ def _start(tx: Interpreter, vt: VariableTracker
     if not isinstance(vt, ListVariable) or vt.source is not None or vt.unread:
         return None
     items = vt.items
-    common = _most_common(items)
+    common = list_items.most_common(items)
     if len(items) > _INITIAL_MOST and sum(item is not common for item in items) > _INITIAL_MOST:
         return None
-    if items and _is_tuple_item(items[0]):
-        return _start_of_tuples(tx, items)
+    if items and list_items.is_tuple_item(items[0]):
+        return list_items.start_of_tuples(tx, items)
     # `[0.0] * n` holds one tracker n times: one value (`[0] * n` then `ways[0] = 1`, or
     # `[0.0] + [inf] * n`: one value and a few others).
     shared = _number_value(tx, common) if items else None
@@ -189,40 +189,6 @@ def _start(tx: Interpreter, vt: VariableTracker
     if len(kinds) > 1:
         return None
     return (next(iter(kinds)) if kinds else None), values, None  # type: ignore[return-value]
-
-
-def _most_common(items: list[VariableTracker]) -> VariableTracker | None:
-    """The tracker a list holds most often (one tracker repeated: `[0.0] * n`)."""
-    counts: dict[int, int] = {}
-    for item in items:
-        counts[id(item)] = counts.get(id(item), 0) + 1
-    most = max(counts.values(), default=0)
-    return next((item for item in items if counts[id(item)] == most), None)
-
-
-def _is_tuple_item(item: VariableTracker) -> bool:
-    from ember.capture.variables.containers import TupleVariable
-
-    return type(item) is TupleVariable or (isinstance(item, ConstantVariable)
-                                            and type(item.constant()) is tuple)
-
-
-def _start_of_tuples(tx: Interpreter, items: list[VariableTracker]
-                     ) -> tuple[ItemType, list[Any], None] | None:
-    """A list literal of a few tuples of numbers of one type (`stack = [start]`): its type
-    and each tuple's numbers."""
-    if len(items) > _INITIAL_MOST:
-        return None
-    try:
-        values = [_tuple_values(tx, item) for item in items]
-    except Unsupported:
-        return None
-    if any(v is None for v in values):
-        return None
-    kinds = {(v[0].dtype, (len(v),), v[0].weak, v[0].scalar) for v in values}  # type: ignore[index]
-    if len(kinds) > 1:
-        return None
-    return next(iter(kinds)), values, None
 
 
 def _kind(value: Value) -> ItemType:
@@ -621,7 +587,7 @@ class BodyList(VariableTracker):
             return True
         item = state.item
         if state.other is not None or kind[0] != item[0] or kind[1] or item[1] or (
-                not (kind[2] or kind[3])) or not (item[2] or item[3]) or _flagged_numbers(
+                not (kind[2] or kind[3])) or not (item[2] or item[3]) or list_items.flagged_numbers(
                     state.region):
             raise _refuse("a store of another type than the list's items")
         state.other, state.learned = kind, True
@@ -646,7 +612,7 @@ class BodyList(VariableTracker):
         return ArrayVariable(python_int(tx.graph, count.value))
 
     def append(self, tx: Interpreter, item: VariableTracker) -> None:
-        numbers = _tuple_values(tx, item)
+        numbers = list_items.tuple_values(tx, item)
         other: Value | bool = False
         if numbers is not None:
             value = numbers[0]
@@ -705,18 +671,6 @@ class BodyList(VariableTracker):
             buffer.update_in_place(stored)
             self._flag(tx, other, at)
         tx.locals[COUNT + key] = ArrayVariable(graph.op("add", [count.value, graph.const(1)]))
-
-
-def _flagged_numbers(region: Graph | None) -> bool:
-    """Whether the loop body holds values whose type only the run time knows (a carried
-    Python number the first trip makes a NumPy scalar, a `max()` pick: `mixed_picks`): an
-    item's type, Python number or NumPy scalar, would then not be the type traced."""
-    graph = region
-    while graph is not None:
-        if getattr(graph, "python_params", None) or mixed_picks.picks(graph):
-            return True
-        graph = graph.parent
-    return False
 
 
 def _within(tx: Interpreter, count: Value, capacity: int) -> Value:
@@ -784,33 +738,6 @@ def _item_value(tx: Interpreter, item: VariableTracker) -> Value:
             item.constant().dtype.kind in "biuf"):
         return tx.graph.const(item.constant())
     raise _refuse(f"an append of {item.describe()}")
-
-
-# Tuples of at most this many numbers are list items (`stack.append((i, j))`).
-_TUPLE_MOST = 8
-
-
-def _tuple_values(tx: Interpreter, item: VariableTracker) -> list[Value] | None:
-    """The numbers of a plain tuple of a few numbers of one type (Python ints, NumPy
-    float64 scalars...), a list's item stored as a row of its buffer; None for anything
-    else (a tuple of numbers of several types refuses: NumPy's array of such a list
-    promotes them)."""
-    from ember.capture.variables.containers import TupleVariable
-
-    if isinstance(item, ConstantVariable) and type(item.constant()) is tuple:
-        parts: list[VariableTracker] = [ConstantVariable(c) for c in item.constant()]
-    elif type(item) is TupleVariable:
-        parts = item.items
-    else:
-        return None
-    if not 0 < len(parts) <= _TUPLE_MOST:
-        raise _refuse("an append of a tuple of more than a few items")
-    values = [_item_value(tx, p) for p in parts]
-    if any(v.shape or not (v.weak or v.scalar) for v in values):
-        raise _refuse("an append of a tuple of other than numbers")
-    if len({_kind(v) for v in values}) > 1:
-        raise _refuse("an append of a tuple of numbers of several types")
-    return values
 
 
 def _int_index(tx: Interpreter, index: VariableTracker) -> Value:
