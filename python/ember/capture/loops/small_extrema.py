@@ -30,25 +30,15 @@ def arg_extremum(tx: Interpreter, fn: object, args: list[VariableTracker],
                  kwargs: dict[str, VariableTracker]) -> VariableTracker | None:
     """The index, an int64 NumPy scalar as NumPy's; None where this does not apply
     (outside loop bodies, not 1-d, not short, other options)."""
-    from ember.capture.loops import vectors, window_exprs, windows
+    from ember.capture.loops.small_sorts import short_elements
 
     if fn not in _COMPARE or len(args) != 1 or tx.graph.parent is None or any(
             k != "axis" or not (isinstance(v, ConstantVariable) and v.constant() in (None, 0, -1))
             for k, v in kwargs.items()):
         return None
-    graph, v = tx.graph, args[0]
-    if isinstance(v, window_exprs.LazyWindowVariable) and not v.new_axes:
-        v.check()  # NumPy reads the view now
-        v = windows.gather(graph, v.base, v.axes)
-    if isinstance(v, vectors.VectorVariable):
-        items = list(v.elements)
-    elif isinstance(v, ArrayVariable) and not isinstance(v, window_exprs.WindowExprVariable) \
-            and v.value.graph is graph and v.value.ndim == 1 \
-            and isinstance(v.value.shape[0], int):
-        items = [graph.op("load", [v.value, graph.const(k)]) for k in range(v.value.shape[0])]
-    else:
-        return None
-    if not 1 <= len(items) <= MAX_LENGTH or items[0].dtype.kind not in "iuf":
+    graph = tx.graph
+    items = short_elements(graph, args[0])
+    if items is None or not 1 <= len(items) <= MAX_LENGTH or items[0].dtype.kind not in "iuf":
         return None
     return ArrayVariable(_first_extremum(graph, _COMPARE[fn], items))
 

@@ -50,27 +50,34 @@ def sorted_copy(tx: Interpreter, fn: object, args: list[VariableTracker],
                 kwargs: dict[str, VariableTracker]) -> VariableTracker | None:
     """`np.sort(v)` of a short 1-d value in a loop body (a window, a vector, an array of the
     body) as a vector of its elements sorted by the network; None where this does not apply."""
-    from ember.capture.loops import vectors, window_exprs, windows
+    from ember.capture.loops import vectors
 
     if fn is not np.sort or len(args) != 1 or tx.graph.parent is None or any(
             k != "axis" or not (isinstance(v, ConstantVariable) and v.constant() in (-1, 0))
             for k, v in kwargs.items()):
         return None
-    graph, v = tx.graph, args[0]
+    graph = tx.graph
+    items = short_elements(graph, args[0])
+    if items is None or not 2 <= len(items) <= MAX_LENGTH or items[0].dtype.kind not in "biuf":
+        return None
+    return vectors.VectorVariable(_sorted(graph, items))
+
+
+def short_elements(graph: Graph, v: VariableTracker) -> list[Value] | None:
+    """The elements of a 1-d value of a loop body of a static length (a window, a vector, an
+    array of the body), each a 0-d value; None for anything else."""
+    from ember.capture.loops import vectors, window_exprs, windows
+
     if isinstance(v, window_exprs.LazyWindowVariable) and not v.new_axes:
         v.check()  # NumPy reads the view now
         v = windows.gather(graph, v.base, v.axes)
     if isinstance(v, vectors.VectorVariable):
-        items = list(v.elements)
-    elif isinstance(v, ArrayVariable) and not isinstance(v, window_exprs.WindowExprVariable) \
+        return list(v.elements)
+    if isinstance(v, ArrayVariable) and not isinstance(v, window_exprs.WindowExprVariable) \
             and v.value.graph is graph and v.value.ndim == 1 \
             and isinstance(v.value.shape[0], int):
-        items = [graph.op("load", [v.value, graph.const(k)]) for k in range(v.value.shape[0])]
-    else:
-        return None
-    if not 2 <= len(items) <= MAX_LENGTH or items[0].dtype.kind not in "biuf":
-        return None
-    return vectors.VectorVariable(_sorted(graph, items))
+        return [graph.op("load", [v.value, graph.const(k)]) for k in range(v.value.shape[0])]
+    return None
 
 
 def _sorted(graph: Graph, items: list[Value]) -> list[Value]:
