@@ -149,3 +149,15 @@ def define(source: str, name: str = "f", **namespace: Any) -> Callable[..., Any]
     module = {"np": np, "__name__": "probe", **namespace}
     exec(compile(source, "<probe>", "exec"), module)  # noqa: S102 -- the program under test
     return module[name]
+
+
+def assert_compiles_whole(fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    """`fn` compiled and called twice on fresh copies of `args` runs as compiled graphs
+    only: no graph break, no entry fallback, no backend fallback."""
+    ember.reset()
+    compiled = ember.compile(fn)
+    for _ in range(2):
+        compiled(*(a.copy() if isinstance(a, np.ndarray) else a for a in args))
+    stats = ember.stats()
+    assert stats["compiles"] >= 1 and stats["graph_breaks"] == 0, stats["break_reasons"]
+    assert stats["entry_fallbacks"] == 0 and not stats["backend_fallbacks"], stats

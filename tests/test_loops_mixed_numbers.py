@@ -7,12 +7,11 @@ such a local as its flag and both numbers (`capture/loops/tuples.py`), so the re
 
 from __future__ import annotations
 
-import ember
 import numpy as np
 import pytest
 from hypothesis import given, seed, settings
 from hypothesis import strategies as st
-from probe_harness import assert_behaves_as_numpy
+from probe_harness import assert_behaves_as_numpy, assert_compiles_whole
 
 
 def prefix_restart(a):
@@ -125,21 +124,11 @@ CASES = [
 ]
 
 
-def _native(fn, args):
-    ember.reset()
-    compiled = ember.compile(fn)
-    for _ in range(2):
-        compiled(*(a.copy() if isinstance(a, np.ndarray) else a for a in args))
-    stats = ember.stats()
-    assert stats["compiles"] >= 1 and stats["graph_breaks"] == 0, stats["break_reasons"]
-    assert stats["entry_fallbacks"] == 0 and not stats["backend_fallbacks"], stats
-
-
 @pytest.mark.parametrize("fn, make", CASES, ids=[f.__name__ for f, _ in CASES])
 def test_mixed_numbers_behave_as_numpy_and_compile(fn, make):
     args = make(np.random.default_rng(3))
     assert_behaves_as_numpy(fn, *args)
-    _native(fn, args)
+    assert_compiles_whole(fn, args)
 
 
 @pytest.mark.parametrize("fn, args", [
