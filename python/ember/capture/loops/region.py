@@ -251,7 +251,12 @@ def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
         appends.leave(tx, found)
         raise graph_break("loop_body", what="a list changed by the loop over its items")
     targets = zipped.loop_targets(tx, _body_range(tx, inst)[0]) or []
-    split = tuples.split(tx, _stored_names(tx, *_body_range(tx, inst)) - set(targets), forced)
+    # A tuple of numbers or a choice the body only reads is split too: its items enter the
+    # body as parameters, as the enclosing graph's values cannot be read there.
+    held = {name for name, vt in tx.locals.items() if tuples.items_of(vt) is not None
+            and not isinstance(vt, ConstantVariable)}
+    split = tuples.split(tx, (_stored_names(tx, *_body_range(tx, inst)) | held) - set(targets),
+                         forced)
     try:
         with outside_as_locals(tx):
             result = _trace_with(tx, inst, iterator, bounds, forced, settling, found, region,
