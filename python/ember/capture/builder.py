@@ -4,6 +4,7 @@ tracker, and records the guard that keeps the capture valid for that value."""
 from __future__ import annotations
 
 import builtins
+import collections
 import functools
 import itertools
 import types
@@ -53,7 +54,8 @@ if TYPE_CHECKING:
 
 _BUILTIN_FUNCTIONS = frozenset(
     v for v in vars(builtins).values() if isinstance(v, (types.BuiltinFunctionType, type))
-) | {itertools.product, itertools.combinations, itertools.permutations, itertools.chain}
+) | {itertools.product, itertools.combinations, itertools.permutations, itertools.chain,
+     collections.deque}
 # EQUALS_MATCH compares these exactly; other constants are guarded by identity.
 _EQUALS_TYPES = (type(None), bool, int, float, str)
 

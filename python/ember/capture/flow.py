@@ -21,7 +21,7 @@ from ember.capture.loops.frame_branches import (
     is_frame_branch,
     retry_while_on_path,
 )
-from ember.capture.loops.whiles import python_while, stack_while
+from ember.capture.loops.whiles import length_tested, python_while, stack_while
 from ember.capture.variables import choice, slices
 from ember.capture.variables.choice import ChoiceVariable
 from ember.capture.variables.appended import AppendedListVariable, items_range
@@ -144,7 +144,7 @@ class FlowOpcodes:
 
     def GET_ITER(self, inst: Instruction) -> None:
         from ember.capture.loops.ranges import (DynamicRangeIterator, DynamicRangeVariable,
-                                                array_rows)
+                                                array_rows, slice_items)
 
         obj = self.pop()
         if isinstance(obj, IteratorVariable):
@@ -155,6 +155,8 @@ class FlowOpcodes:
             self.push(DynamicRangeIterator(rows))
         elif (places := items_range(self, obj, reverse=False)) is not None:
             self.push(DynamicRangeIterator(places))  # type: ignore[arg-type]
+        elif (items := slice_items(self, obj)) is not None:
+            self.push(DynamicRangeIterator(items))
         elif (isinstance(obj, ArrayVariable) and obj.value.ndim > 0) or (
                 obj.is_constant() and isinstance(obj.constant(), range)):
             # Built when read: a loop op never reads its range's ints, and every check of
@@ -213,6 +215,10 @@ class FlowOpcodes:
             self.pop()
         if always_pop and not taken and stack_while(self, inst, value):
             return
+        if always_pop and not taken and value.is_constant() and (
+                (tested := length_tested(self, inst)) is not None) and stack_while(
+                    self, inst, tested):
+            return  # `while len(queue) > 0:`
         if always_pop and python_while(self, inst, not taken):
             return
         if taken:

@@ -13,6 +13,7 @@ Anything that cannot be rebuilt is a graph break (the frame then runs as plain P
 
 from __future__ import annotations
 
+import collections
 import functools
 import math
 import types
@@ -50,6 +51,7 @@ from ember.capture.variables.containers import (
     ContainerMethodVariable,
     DictVariable,
     IteratorVariable,
+    DequeVariable,
     ListVariable,
     NamedTupleVariable,
     SequenceVariable,
@@ -170,8 +172,10 @@ class Rebuilder:
                      else self._value(vt.count))
             helper = self.embed(appended.rebuild, "rebuild_list")
             flags = self._value(vt.flags) if vt.flags is not None else "None"
+            head = self._value(vt.head) if vt.head is not None else "0"
             return self._once(vt, f"{helper}({self._value(vt.buffer)}, {count}, "
-                                  f"{vt.rebuild_kind()!r}, {vt.iterator}, {flags})")
+                                  f"{vt.rebuild_kind()!r}, {vt.iterator}, {flags}, {head}, "
+                                  f"{vt.deque})")
         if isinstance(vt, MaskedVariable):
             # `x[mask]` as NumPy makes it, from the values in place and the mask.
             return self._once(vt, f"{self._value(vt.values)}[{self._value(vt.mask)}]")
@@ -280,6 +284,9 @@ class Rebuilder:
         return name
 
     def _construct(self, vt: VariableTracker) -> str:
+        if isinstance(vt, DequeVariable):
+            items = "".join(f"{self.expr(i)}, " for i in vt.items)
+            return f"{self.embed(collections.deque, 'deque')}(({items}))"
         if isinstance(vt, ListVariable):
             return "[" + ", ".join(self.expr(i) for i in vt.items) + "]"
         if isinstance(vt, DictVariable):

@@ -49,6 +49,9 @@ BUFFER = ".list#"
 _BRANCH_REGION = re.compile(r"_(then|else)\d+$")
 COUNT = ".count#"
 FLAGS = ".flags#"
+# The place of the first item of a list popped from the front (`q.popleft()`, `q.pop(0)`):
+# items before it are gone, the buffer is not moved.
+HEAD = ".head#"
 # The buffer of a list whose appends only the run time counts: at least this many items
 # (a list of a few pieces built from a handful of inputs), at most this many (the buffer is
 # made, and filled, on every call).
@@ -82,6 +85,10 @@ class Appended:
     # item is of this type, is carried beside the items (`.flags#k`).
     other: ItemType | None = None
     guessed: bool = False  # a trace read an item before any append taught its type
+    # A trace popped an item from the front (`q.popleft()`, `q.pop(0)`): the list carries
+    # its head, the place of its first item (`HEAD`).
+    front: bool = False
+    deque: bool = False  # a `collections.deque`: `popleft`, no `pop(0)`
 
     @property
     def name(self) -> str:
@@ -129,11 +136,18 @@ def enter(tx: Interpreter, lists: dict[int, Appended], trips: int | None,
         if kind is not None and state.item is not None and state.item != kind:
             raise _refuse("appends of items of different types")
         state.item = state.item or kind
-        state.open = state.open or "pop" in uses or bool(initial) or built is not None
+        state.open = state.open or bool(uses & _POPS) or bool(initial) or built is not None
+        state.deque = _is_deque(vt)
         tracked = Tracked(vt, state, BodyList(state))
         found.append(tracked)
         count = built.count if built is not None else tx.graph.const(len(initial))
         tx.locals[COUNT + state.name] = ArrayVariable(count)
+        if built is not None and built.head is not None:
+            state.front = True
+        if state.front:
+            tx.locals[HEAD + state.name] = ArrayVariable(
+                built.head if built is not None and built.head is not None
+                else tx.graph.const(0))
         if state.item is None:
             continue
         if swaps.held_elsewhere(tx, vt, own_stack=True):
@@ -287,12 +301,19 @@ def _appended(tx: Interpreter, start: int, stop: int
     return held
 
 
+def _is_deque(vt: VariableTracker) -> bool:
+    from ember.capture.variables.containers import DequeVariable
+
+    return isinstance(vt, DequeVariable) or isinstance(vt, AppendedListVariable) and vt.deque
+
+
 def _empty(vt: VariableTracker | None) -> bool:
     return isinstance(vt, ListVariable) and not vt.unread and not vt.items
 
 
-_METHODS = ("append", "pop")
+_METHODS = ("append", "pop", "popleft")
 _APPENDS = frozenset({"append"})
+_POPS = frozenset({"pop", "popleft"})
 
 
 def _stored_list(before: list[Any]) -> str | None:
@@ -345,7 +366,8 @@ def stack_of(tx: Interpreter, tested: VariableTracker, start: int, stop: int
         return None
     if isinstance(tested, ListVariable):
         return False
-    return tx.graph.op("eq", [tested.count, tx.graph.const(0)])  # type: ignore[union-attr]
+    return tx.graph.op("eq", [tested.count,  # type: ignore[union-attr]
+                              tested.head or tx.graph.const(0)])  # type: ignore[union-attr]
 
 
 def substitute(tx: Interpreter, found: list[Tracked]) -> None:
@@ -396,6 +418,7 @@ def leave(tx: Interpreter, found: list[Tracked]) -> None:
         tx.locals.pop(BUFFER + t.state.name, None)
         tx.locals.pop(COUNT + t.state.name, None)
         tx.locals.pop(FLAGS + t.state.name, None)
+        tx.locals.pop(HEAD + t.state.name, None)
 
 
 def finish(tx: Interpreter, found: list[Tracked], region: Graph,
@@ -408,6 +431,7 @@ def finish(tx: Interpreter, found: list[Tracked], region: Graph,
         key = t.state.name
         buffer, count = tx.locals.pop(BUFFER + key, None), tx.locals.pop(COUNT + key, None)
         flags = tx.locals.pop(FLAGS + key, None)
+        head = tx.locals.pop(HEAD + key, None)
         if t.state.item is None or buffer is None or count is None:
             continue
         final = final_counts.get(t.state.key)
@@ -415,8 +439,10 @@ def finish(tx: Interpreter, found: list[Tracked], region: Graph,
                                                                     t.state.per_trip)
         replaced[id(t.outer)] = AppendedListVariable(
             buffer.value, count.value, t.state.item,  # type: ignore[attr-defined]
-            t.start + t.capacity if every_trip and t.exact else None,
-            flags=flags.value if isinstance(flags, ArrayVariable) else None)
+            t.start + t.capacity if every_trip and t.exact and head is None else None,
+            flags=flags.value if isinstance(flags, ArrayVariable) else None,
+            head=head.value if isinstance(head, ArrayVariable) else None,
+            deque=_is_deque(t.outer))
     for name, vt in tx.locals.items():
         tx.locals[name] = replaced.get(id(vt), vt)
     tx.stack[:] = [replaced.get(id(vt), vt) for vt in tx.stack]
@@ -479,14 +505,17 @@ class BodyList(VariableTracker):
         return "a list appended to in the loop"
 
     def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
-        if name in _METHODS:
+        if name in _METHODS and (name != "popleft" or self.state.deque):
             return _ListMethod(self, name)
-        raise _refuse(f"list.{name} of a list appended to in the loop")
+        kind = "deque" if self.state.deque else "list"
+        raise _refuse(f"{kind}.{name} of a {kind} appended to in the loop")
 
-    def _read(self, tx: Interpreter, k: Value, pop: bool = False) -> VariableTracker:
+    def _read(self, tx: Interpreter, k: Value, pop: bool = False, front: bool = False
+              ) -> VariableTracker:
         """Item `k` (from the end where negative), checked to lie in the list; `pop`: the
-        count then ends before it. Before any trace learned the item type, a placeholder
-        (that trace is done over once an append teaches it)."""
+        count then ends before it; `front`: the head then starts after it (`k` is 0). Before
+        any trace learned the item type, a placeholder (that trace is done over once an
+        append teaches it)."""
         key = self.state.name
         buffer, count = tx.locals.get(BUFFER + key), tx.locals.get(COUNT + key)
         if not isinstance(count, ArrayVariable):
@@ -495,9 +524,16 @@ class BodyList(VariableTracker):
         if item is not None and item[1] and not is_tuple(item):
             raise _refuse("a list of rows read in the loop")
         graph = tx.graph
-        at = _checked_position(tx, count.value, k)
+        head = self._head(tx)
+        at = _checked_position(tx, count.value, k, head)
         if pop:
             tx.locals[COUNT + key] = ArrayVariable(at)
+        if front:
+            if not self.state.front:
+                # Learned here: the body is traced again with the head carried.
+                self.state.front = self.state.learned = True
+            elif head is not None:
+                tx.locals[HEAD + key] = ArrayVariable(graph.op("add", [at, graph.const(1)]))
         if item is None:
             self.state.guessed = True
             return ArrayVariable(graph.const(0))
@@ -519,18 +555,29 @@ class BodyList(VariableTracker):
                                   ArrayVariable(as_item(graph, loaded, item)))
         return ArrayVariable(as_item(graph, loaded, item))
 
+    def _head(self, tx: Interpreter) -> Value | None:
+        """The place of the first item, where the list is popped from the front."""
+        head = tx.locals.get(HEAD + self.state.name)
+        return head.value if isinstance(head, ArrayVariable) else None
+
     def truth_value(self, tx: Interpreter) -> ArrayVariable:
-        """`while stack:`, `if out:`: whether the count is above 0, a loop value."""
+        """`while stack:`, `if out:`: whether the count is above 0 (above the head), a loop
+        value."""
         count = tx.locals.get(COUNT + self.state.name)
         if not isinstance(count, ArrayVariable):
             raise _refuse("the truth of a list whose count this body does not carry")
         graph = tx.graph
-        return ArrayVariable(graph.op("gt", [count.value, graph.const(0)]))
+        return ArrayVariable(graph.op("gt", [count.value, self._head(tx) or graph.const(0)]))
 
     def pop(self, tx: Interpreter) -> VariableTracker:
         """`lst.pop()`: the last item, the count one less; an empty list sends the frame to
         Python, which raises IndexError."""
         return self._read(tx, tx.graph.const(-1), pop=True)
+
+    def pop_front(self, tx: Interpreter) -> VariableTracker:
+        """`q.popleft()`, `lst.pop(0)`: the first item, the head one place on; an empty list
+        sends the frame to Python, which raises IndexError."""
+        return self._read(tx, tx.graph.const(0), front=True)
 
     def getitem(self, tx: Interpreter, index: VariableTracker) -> VariableTracker:
         """`lst[k]`, `lst[-1]` at a constant or a run-time int: a load, an index outside the
@@ -547,7 +594,7 @@ class BodyList(VariableTracker):
             raise _refuse("a store into a list whose item type is not known")
         item, other = self._typed(tx, value)
         graph = tx.graph
-        at = _checked_position(tx, count.value, _int_index(tx, index))
+        at = _checked_position(tx, count.value, _int_index(tx, index), self._head(tx))
         buffer.update_in_place(graph.op("store", [buffer.value, item, at]))
         self._flag(tx, other, at)
 
@@ -609,7 +656,9 @@ class BodyList(VariableTracker):
             raise _refuse("len() of a list whose count this body does not carry")
         from ember.capture.variables.appended import python_int
 
-        return ArrayVariable(python_int(tx.graph, count.value))
+        head = self._head(tx)
+        length = count.value if head is None else tx.graph.op("sub", [count.value, head])
+        return ArrayVariable(python_int(tx.graph, length))
 
     def append(self, tx: Interpreter, item: VariableTracker) -> None:
         numbers = list_items.tuple_values(tx, item)
@@ -750,15 +799,20 @@ def _int_index(tx: Interpreter, index: VariableTracker) -> Value:
     raise _refuse(f"indexing a list of the loop by {index.describe()}")
 
 
-def _checked_position(tx: Interpreter, count: Value, k: Value) -> Value:
-    """The place of item `k` (from the end where negative) of a list of `count` items; one
-    outside it sets a run-time check (Python raises IndexError) and reads place 0."""
+def _checked_position(tx: Interpreter, count: Value, k: Value, head: Value | None = None
+                      ) -> Value:
+    """The place of item `k` (from the end where negative) of a list whose items lie at
+    places `head` (0 where None) to `count`; one outside them sets a run-time check (Python
+    raises IndexError) and reads place 0."""
     from ember.capture.loops.frame_branches import add_check
 
     graph = tx.graph
     zero = graph.const(0)
-    at = graph.op("where", [graph.op("lt", [k, zero]), graph.op("add", [count, k]), k])
-    outside = graph.op("logical_or", [graph.op("lt", [at, zero]), graph.op("ge", [at, count])])
+    first = zero if head is None else head
+    ahead = k if head is None else graph.op("add", [head, k])
+    at = graph.op("where", [graph.op("lt", [k, zero]), graph.op("add", [count, k]), ahead])
+    outside = graph.op("logical_or", [graph.op("lt", [at, first]),
+                                      graph.op("ge", [at, count])])
     add_check(tx, outside)
     return graph.op("where", [outside, zero, at])
 
@@ -772,9 +826,17 @@ class _ListMethod(VariableTracker):
 
     def call(self, tx: Interpreter, args: list[VariableTracker],
              kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        if self.name == "popleft" and not args and not kwargs:
+            return self.owner.pop_front(tx)
         if self.name == "pop":
-            if args or kwargs:
-                raise _refuse("list.pop of an index")
+            at = args[0].constant() if len(args) == 1 and isinstance(
+                args[0], ConstantVariable) and type(args[0].constant()) is int else None
+            if self.owner.state.deque and (args or kwargs):
+                raise _refuse("deque.pop of an index")  # Python raises TypeError
+            if at == 0 and not kwargs:
+                return self.owner.pop_front(tx)
+            if (args and at != -1) or kwargs:
+                raise _refuse("list.pop of an index other than 0 and -1")
             return self.owner.pop(tx)
         if kwargs or len(args) != 1:
             raise _refuse("list.append with other than one argument")

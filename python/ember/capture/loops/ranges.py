@@ -58,6 +58,63 @@ class ListItems(DynamicRangeVariable):
         return "the items of a list built in a loop"
 
 
+class SliceItems(DynamicRangeVariable):
+    """The items of a 1-d slice with run-time bounds that a `for` visits (`for u in
+    idx[ptr[v]:ptr[v + 1]]`): the range of the slice's places in `array`, each trip loading
+    the item at its place when it starts, as iterating NumPy's view reads it."""
+
+    def __init__(self, lo: Value, hi: Value, step: Value, array: VariableTracker,
+                 counted: int | None = None) -> None:
+        from ember.capture.variables.array import ArrayVariable
+
+        super().__init__(lo, hi, step)
+        self.array = array
+        self.lo = ArrayVariable(lo)  # one tracker: the body's parameter
+        self.counted = counted  # `enumerate`'s start: each item is `(count, item)`
+
+    def describe(self) -> str:
+        return f"the items of a slice of {self.array.describe()} with run-time bounds"
+
+
+def slice_items(tx: Interpreter, obj: VariableTracker, ahead: int = 0,
+                counted: int | None = None) -> SliceItems | None:
+    """`SliceItems` for a 1-d slice with run-time bounds (step 1) that the `for` `ahead`
+    instructions on iterates: a run in a loop body (`loops/runs.py`), a slice with bounds
+    computed from the data at the frame's level (`variables/datalen.py`); None for anything
+    else. `counted`: `enumerate`'s start."""
+    from ember.capture.loops.body import loop_head
+    from ember.capture.loops.region import loop_key
+    from ember.capture.loops.runs import RunVariable, _bound
+    from ember.capture.variables.array import ArrayVariable
+    from ember.capture.variables.datalen import DataViewVariable, _clamped
+
+    at = tx.ip + ahead
+    following = tx.instructions[loop_head(tx, at)] if at < len(tx.instructions) else None
+    if following is None or following.opname != "FOR_ITER" or not tx.tracer.loop_ops or (
+            loop_key(tx, following) in tx.tracer.unrolled_loops) or (
+                ahead and tx.instructions[tx.ip].opname != "GET_ITER"):
+        return None
+    graph = tx.graph
+    if isinstance(obj, RunVariable) and obj.array.value.ndim == 1:
+        size = obj.array.value.shape[0]
+        lo = _bound(graph, obj.bounds.start, size, 0)
+        hi = _bound(graph, obj.bounds.stop, size, size)
+        return SliceItems(lo, hi, graph.const(1), obj.array, counted)
+    if not isinstance(obj, DataViewVariable) or graph.parent is not None or (
+            obj.base.ndim != 1 or obj.transposed or isinstance(obj.base.shape[0], str)):
+        return None
+    first = obj._leading()
+    if first is None:
+        return None
+    n = obj.base.shape[0]
+    lo, hi = (p.value if isinstance(p, ArrayVariable) else p.constant()
+              for p in first.parts[:2])
+    held = [vt for vt in tx.locals.values()
+            if type(vt) is ArrayVariable and vt.value is obj.base]
+    return SliceItems(_clamped(graph, lo, n, 0), _clamped(graph, hi, n, n), graph.const(1),
+                      held[0] if held else ArrayVariable(obj.base), counted)
+
+
 class ArrayRows(DynamicRangeVariable):
     """The rows of arrays whose first axis is one symbolic size, iterated by a `for` at the
     frame's level (`for row in x`, `for i, row in enumerate(x)`, `for a, b in zip(x, y)`):

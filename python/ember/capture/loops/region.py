@@ -27,7 +27,7 @@ from ember.capture.breaks import graph_break
 from ember.capture.loops import (appends, followers, inputs, intervals, mixed_picks, sizes,
                                   swaps, tuples, vectors, windows, zipped)
 from ember.capture.loops.body import RERUN
-from ember.capture.loops.ranges import ArrayRows, ListItems
+from ember.capture.loops.ranges import ArrayRows, ListItems, SliceItems
 from ember.capture.variables import draws
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
@@ -543,6 +543,8 @@ def _iterated(iterator: IteratorVariable) -> list[Any]:
     origin = iterator.origin
     if isinstance(origin, ArrayRows):
         return origin.arrays
+    if isinstance(origin, SliceItems):
+        return [origin.array]
     return origin.parts if isinstance(origin, zipped.Zipped) else [origin]
 
 
@@ -588,6 +590,17 @@ def _item(tx: Interpreter, iterator: IteratorVariable, trace: Trace,
                  if isinstance(p, int) else _part_item(tx, p, trace, by_tracker)
                  for p in origin.parts]
         return items[0] if origin.single else TupleVariable(items)
+    if isinstance(origin, SliceItems):
+        item = _part_item(tx, origin.array, trace, by_tracker)
+        if origin.counted is None:
+            return item
+        # `enumerate(x[lo:hi], start)`: the count is the place less `lo`, plus `start`.
+        lo = _entered(trace, by_tracker, origin.lo)
+        region = trace.region
+        count = region.op("add", [region.op("sub", [trace.index, lo.param]),
+                                  region.const(origin.counted)])
+        count = region.op("astype", [count], dtype=np.dtype(np.int64), weak=True)
+        return TupleVariable([ArrayVariable(count), item])
     if not isinstance(origin, ArrayVariable):
         return ArrayVariable(trace.index)
     return _part_item(tx, origin, trace, by_tracker)
@@ -602,17 +615,26 @@ def _part_item(tx: Interpreter, origin: VariableTracker, trace: Trace,
     array = origin.value
     if array.ndim == 0 or array.weak:
         raise graph_break("loop_body", what="iteration over a 0-d array")
-    group = by_tracker.get(id(origin))
-    if group is None:
-        param = trace.region.add_input(array.dtype, array.shape, scalar=array.scalar)
-        group = Group([], origin, array, param, BodyArray(param, False))
-        by_tracker[id(origin)] = group
-        trace.groups.append(group)
+    group = _entered(trace, by_tracker, origin)
     if array.ndim > 1:
         # A row is a view at a run-time position: a window (`loops/windows.py`).
         return windows.gather(trace.region, group.inner,
                               windows.row_axes(array.shape, trace.index))
     return ArrayVariable(trace.region.op("load", [group.param, trace.index]))
+
+
+def _entered(trace: Trace, by_tracker: dict[int, Group], vt: ArrayVariable) -> Group:
+    """The group of the body's parameter for `vt`, an array or number of the enclosing
+    graph the trips read (made here where no local holds it)."""
+    group = by_tracker.get(id(vt))
+    if group is None:
+        value = vt.value
+        param = trace.region.add_input(value.dtype, value.shape, weak=value.weak,
+                                       scalar=value.scalar)
+        group = Group([], vt, value, param, BodyArray(param, False))
+        by_tracker[id(vt)] = group
+        trace.groups.append(group)
+    return group
 
 
 def _collect(trace: Trace, end_locals: dict[str, VariableTracker], stored: set[str],

@@ -321,6 +321,26 @@ def stack_while(tx: Interpreter, inst: Instruction, tested: VariableTracker) -> 
     return True
 
 
+# What a `while` test on a list's length may hold besides `len(lst)`: `while len(q) > 0:`,
+# `while len(q) != 0:`, `while len(q):`.
+_LENGTH_TEST = frozenset({"LOAD_CONST", "PRECALL", "CALL", "COMPARE_OP", "PUSH_NULL"})
+
+
+def length_tested(tx: Interpreter, inst: Instruction) -> VariableTracker | None:
+    """The list whose length the test that `inst` jumps on compares (`while len(q) > 0:`),
+    read from the frame's locals; None for any other test."""
+    code = tx.instructions[max(0, inst.index - 8):inst.index]
+    starts = [k for k, i in enumerate(code) if i.opname == "LOAD_GLOBAL" and i.argval == "len"]
+    if not starts or tx.fn_globals.get("len", len) is not len:
+        return None
+    test = code[starts[-1] + 1:]
+    loads = [i for i in test if i.opname == "LOAD_FAST"]
+    if len(loads) != 1 or test[0] is not loads[0] or any(
+            i.opname not in _LENGTH_TEST for i in test[1:]):
+        return None
+    return tx.locals.get(str(loads[0].argval))
+
+
 def while_true(tx: Interpreter, inst: Instruction) -> bool:
     """The NOP `inst` that starts a `while True:` at the frame's level, when capture was told
     to make it a loop op (a branch on an array value in its body: `if not unstable.any():

@@ -9,6 +9,8 @@ item types (`rebuild`); a generator's values get an iterator over it."""
 
 from __future__ import annotations
 
+import collections
+
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -49,23 +51,38 @@ class AppendedListVariable(VariableTracker):
     instead, which only `sum` reads in the graph; anything else gets `iter()` of the list."""
 
     def __init__(self, buffer: Value, count: Value, item: ItemType, length: int | None,
-                 iterator: bool = False, flags: Value | None = None) -> None:
+                 iterator: bool = False, flags: Value | None = None,
+                 head: Value | None = None, deque: bool = False) -> None:
         self.buffer, self.count, self.item, self.known_length = buffer, count, item, length
         self.iterator = iterator
         # A list of Python numbers and NumPy scalars of one dtype: true where an item is of
         # the other type than `item` (`loops/appends.py: Appended.other`).
         self.flags = flags
+        # A list popped from the front (a queue): its items start at this place, not at 0.
+        # Only its length, its truth and the list itself after the graph are read.
+        self.head = head
+        self.deque = deque  # a `collections.deque`, not a list
 
     def type_name(self) -> str:
-        return "generator" if self.iterator else "list"
+        return "generator" if self.iterator else "deque" if self.deque else "list"
 
     def python_type(self) -> type:
         if self.iterator:
             return super().python_type()
-        return list
+        return collections.deque if self.deque else list
 
     def describe(self) -> str:
-        return "a list built in a loop"
+        return f"a {self.type_name()} built in a loop"
+
+    def _from_start(self, what: str) -> None:
+        """Refuse `what` of a queue (its items start at a run-time place)."""
+        if self.head is not None:
+            raise graph_break("data_dependent_value", what=f"{what} of a {self.type_name()} "
+                                                           "popped from the front in a loop")
+
+    def length_value(self, graph: Graph) -> Value:
+        """The number of items, a value of the graph."""
+        return self.count if self.head is None else graph.op("sub", [self.count, self.head])
 
     def children(self) -> list[Any]:
         return []
@@ -82,7 +99,7 @@ class AppendedListVariable(VariableTracker):
         if self.known_length is not None:
             return ConstantVariable(self.known_length)
         self._here(tx)
-        return ArrayVariable(python_int(tx.graph, self.count))
+        return ArrayVariable(python_int(tx.graph, self.length_value(tx.graph)))
 
     def truth(self, tx: Interpreter) -> bool:
         return bool(self.length(tx))
@@ -92,7 +109,7 @@ class AppendedListVariable(VariableTracker):
         is above 0, a value of the graph (its length where capture knows it)."""
         if self.iterator or self.known_length is not None or self.buffer.graph is not tx.graph:
             return self
-        return ArrayVariable(tx.graph.op("gt", [self.count, tx.graph.const(0)]))
+        return ArrayVariable(tx.graph.op("gt", [self.count, self.head or tx.graph.const(0)]))
 
     def _list_only(self, what: str) -> None:
         if self.iterator:
@@ -113,6 +130,7 @@ class AppendedListVariable(VariableTracker):
 
     def getitem(self, tx: Interpreter, index: VariableTracker) -> VariableTracker:
         self._list_only("indexing")
+        self._from_start("indexing")
         self._here(tx)
         if not (isinstance(index, ConstantVariable) and type(index.constant()) is int):
             raise graph_break("type", what=f"indexing {self.describe()} other than by a "
@@ -151,6 +169,7 @@ class AppendedListVariable(VariableTracker):
     def as_array(self, tx: Interpreter, fn: Any, kwargs: dict[str, VariableTracker]
                  ) -> VariableTracker:
         """`fn(list, **kwargs)` for np.array, np.asarray, np.stack, np.concatenate."""
+        self._from_start(f"{getattr(fn, '__name__', 'np.array')}()")
         self._here(tx)
         graph = tx.graph
         rows = bool(self.item[1])
@@ -191,6 +210,7 @@ class AppendedListVariable(VariableTracker):
     def python_sum(self, tx: Interpreter, start: VariableTracker) -> VariableTracker:
         """`sum(list, start)`: `start` plus each item in turn, as Python adds them (rows:
         plus their sum over the first axis, within rounding)."""
+        self._from_start("sum()")
         if self.flags is not None:
             raise graph_break("data_dependent_value", what="sum() of a list of Python numbers "
                                                            "and NumPy scalars")
@@ -247,7 +267,8 @@ def items_range(tx: Interpreter, built: VariableTracker, reverse: bool
     length only the run time knows: a range over its places (backwards for `reversed`),
     each trip's item loaded from the buffer (`ListItems`); None for any other list."""
     if not isinstance(built, AppendedListVariable) or built.iterator or built.item[1] or (
-            built.buffer.graph is not tx.graph) or not _loop_op_next(tx):
+            built.buffer.graph is not tx.graph) or built.head is not None or (
+                not _loop_op_next(tx)):
         return None
     from ember.capture.loops.ranges import ListItems
 
@@ -309,19 +330,22 @@ def numpy_call(tx: Interpreter, fn: Any, args: list[VariableTracker],
 
 
 def rebuild(buffer: np.ndarray, count: int, kind: str, iterator: bool,
-            flags: np.ndarray | None = None) -> Any:
+            flags: np.ndarray | None = None, head: int = 0, deque: bool = False) -> Any:
     """The real list after the graph ran: Python numbers, or NumPy scalars and rows (row
     views of one new buffer: distinct arrays, as the appended ones were); an iterator over
     it for a generator's values. `flags`: true where an item is of the other of Python
-    number and NumPy scalar."""
-    items = buffer[:count]
+    number and NumPy scalar. `head`: the place of the first item; `deque`: a
+    `collections.deque` of the items."""
+    items = buffer[head:count]
     if flags is not None:
         python, numpy = items.tolist(), list(items)
         first, second = (python, numpy) if kind == "python" else (numpy, python)
+        flags = flags[head:count]
         made = [second[k] if flags[k] else first[k] for k in range(len(python))]
-        return iter(made) if iterator else made
-    if kind.endswith("tuples"):
+    elif kind.endswith("tuples"):
         made = [tuple(row) for row in (items.tolist() if kind == "python tuples" else items)]
     else:
         made = items.tolist() if kind == "python" else list(items)
+    if deque:
+        return collections.deque(made)
     return iter(made) if iterator else made

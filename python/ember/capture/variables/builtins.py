@@ -5,6 +5,7 @@ time; on trackers each has a rule here; the rest (`print`, `open`, ...) break.""
 from __future__ import annotations
 
 import builtins
+import collections
 import itertools
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +26,7 @@ from ember.capture.variables.constant import (
     is_foldable,
 )
 from ember.capture.variables.containers import (
+    DequeVariable,
     DictVariable,
     IteratorVariable,
     LazyItems,
@@ -123,6 +125,15 @@ def _sequence(kind):
         return TupleVariable(items) if kind is tuple else ListVariable(items)
 
     return rule
+
+
+def _deque(tx, args, kwargs):
+    """`deque()`, `deque(items)`; one with a `maxlen` is made in Python."""
+    maxlen = kwargs.get("maxlen")
+    if len(args) > 1 or set(kwargs) - {"maxlen"} or (
+            maxlen is not None and not (maxlen.is_constant() and maxlen.constant() is None)):
+        return None
+    return DequeVariable(args[0].unpack(tx) if args else [])
 
 
 def _dict(tx, args, kwargs):
@@ -315,13 +326,16 @@ def _no_min_max(fn, items):
 
 
 def _enumerate(tx, args, kwargs):
-    from ember.capture.loops.ranges import DynamicRangeIterator, array_rows
+    from ember.capture.loops.ranges import DynamicRangeIterator, array_rows, slice_items
 
     start = (args[1] if len(args) > 1 else kwargs.get("start", ConstantVariable(0)))
     first = start.constant()
     if type(first) is int and (rows := array_rows(tx, [first, args[0]], single=False,
                                                   ahead=1)) is not None:
         return DynamicRangeIterator(rows)
+    if type(first) is int and (items := slice_items(tx, args[0], ahead=1, counted=first)
+                               ) is not None:
+        return DynamicRangeIterator(items)  # `enumerate(idx[ptr[v]:ptr[v + 1]])`
     # The origin first: it takes a `zip` not yet iterated, which `lazy_items` uses up.
     origin = None
     if isinstance(args[0], IteratorVariable):
@@ -487,6 +501,7 @@ _RULES = {
     builtins.tuple: _sequence(tuple),
     builtins.list: _sequence(list),
     builtins.dict: _dict,
+    collections.deque: _deque,
     builtins.float: _scalar_conversion(float),
     builtins.int: _scalar_conversion(int),
     builtins.complex: _complex,

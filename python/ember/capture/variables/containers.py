@@ -7,6 +7,7 @@ effect that runs in Python, so it breaks the graph.
 
 from __future__ import annotations
 
+import collections
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -232,6 +233,60 @@ class ListVariable(SequenceVariable):
         return super().getattr(tx, name)
 
 
+class DequeVariable(ListVariable):
+    """A `collections.deque` the frame made (`deque()`, `deque([s])`, no `maxlen`): its items
+    are trackers, as a list's, and its methods run on a real deque of them, so that errors
+    are Python's own. A loop op carries it as a list popped from the front
+    (`loops/appends.py`)."""
+
+    python_class = collections.deque
+
+    def getitem(self, tx: Interpreter, index: VariableTracker) -> VariableTracker:
+        key = _index(tx, index, self.describe())
+        if not isinstance(key, int):
+            raise graph_break("user_error", type="TypeError", message="sequence index must "
+                              f"be integer, not '{type(key).__name__}'")
+        return fold("indexing", collections.deque(self.items).__getitem__, key)
+
+    def setitem(self, tx: Interpreter, index: VariableTracker, value: VariableTracker) -> None:
+        key = _index(tx, index, self.describe())
+        claim(tx, self)
+        made = collections.deque(self.items)
+        fold("item assignment", made.__setitem__, key, value)
+        self.items = list(made)
+
+    def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
+        if name in _DEQUE_METHODS:
+            return ContainerMethodVariable(self, name)
+        if name == "maxlen":
+            return ConstantVariable(None)
+        return SequenceVariable.getattr(self, tx, name)
+
+    def method(self, tx: Interpreter, name: str, args: list[VariableTracker]
+               ) -> VariableTracker:
+        """`name(*args)` on a real deque of the items."""
+        if name in ("index", "count", "remove"):
+            raise graph_break("call", name=f"deque.{name}")  # compares items: in Python
+        if name == "copy":
+            return DequeVariable(list(self.items))
+        made = collections.deque(self.items)
+        if name in ("extend", "extendleft"):
+            result = fold(f"deque.{name}", getattr(made, name), args[0].unpack(tx))
+        elif name in ("rotate", "insert"):
+            if not args or not args[0].is_constant():
+                raise graph_break("call", name=f"deque.{name} by a run-time amount")
+            result = fold(f"deque.{name}", getattr(made, name), args[0].constant(), *args[1:])
+        else:
+            result = fold(f"deque.{name}", getattr(made, name), *args)
+        self.items = list(made)
+        return result if isinstance(result, VariableTracker) else ConstantVariable(result)
+
+
+_DEQUE_METHODS = frozenset({"append", "appendleft", "pop", "popleft", "extend", "extendleft",
+                            "clear", "copy", "rotate", "reverse", "insert", "index", "count",
+                            "remove"})
+
+
 class DictVariable(VariableTracker):
     """A dict with constant keys (str, int, ... as Python allows)."""
 
@@ -356,7 +411,7 @@ class IteratorVariable(VariableTracker):
 
 def _mutating(name: str) -> bool:
     return name in ("append", "extend", "pop", "insert", "reverse", "clear", "update",
-                    "setdefault")
+                    "setdefault", "appendleft", "popleft", "extendleft", "rotate", "remove")
 
 
 class ContainerMethodVariable(VariableTracker):
@@ -382,6 +437,8 @@ class ContainerMethodVariable(VariableTracker):
         if isinstance(owner, ListVariable) and name == "append" and len(args) == 1:
             owner.append_item(args[0])
             return ConstantVariable(None)
+        if isinstance(owner, DequeVariable):
+            return owner.method(tx, name, args)
         if isinstance(owner, DictVariable):
             return self._dict_method(tx, owner, args)
         assert isinstance(owner, SequenceVariable)
