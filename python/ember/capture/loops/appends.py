@@ -181,8 +181,8 @@ def _start(tx: Interpreter, vt: VariableTracker
     type (`[s]`, `[]`), or the list an earlier loop op built; None for any other list,
     which the body may not change (a side effect on state outside the graph)."""
     if isinstance(vt, AppendedListVariable):
-        if vt.iterator or vt.item[1] or vt.buffer.graph is not tx.graph or (
-                vt.flags is not None):
+        if vt.iterator or (vt.item[1] and not is_tuple(vt.item)) or (
+                vt.buffer.graph is not tx.graph) or vt.flags is not None:
             return None
         return vt.item, [], vt
     if not isinstance(vt, ListVariable) or vt.source is not None or vt.unread:

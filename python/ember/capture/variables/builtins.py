@@ -122,7 +122,11 @@ def _sequence(kind):
         items = args[0].unpack(tx) if args else []
         if kind is tuple and all(i.is_constant() for i in items) and args and args[0].is_constant():
             return ConstantVariable(tuple(i.constant() for i in items))
-        return TupleVariable(items) if kind is tuple else ListVariable(items)
+        if kind is tuple:
+            return TupleVariable(items)
+        made = ListVariable(items)
+        made.made_in = tx.tracer.graph  # a new list, the trip's own (`containers.claim`)
+        return made
 
     return rule
 
@@ -133,7 +137,17 @@ def _deque(tx, args, kwargs):
     if len(args) > 1 or set(kwargs) - {"maxlen"} or (
             maxlen is not None and not (maxlen.is_constant() and maxlen.constant() is None)):
         return None
-    return DequeVariable(args[0].unpack(tx) if args else [])
+    from ember.capture.variables.appended import AppendedListVariable
+
+    if args and isinstance(args[0], AppendedListVariable) and not args[0].iterator:
+        # The items of a list a loop op built (`deque([v for v in range(n) if ...])`): the
+        # same buffer, now a deque's (a loop op carrying it makes new values of it).
+        built = args[0]
+        return AppendedListVariable(built.buffer, built.count, built.item, built.known_length,
+                                    flags=built.flags, head=built.head, deque=True)
+    made = DequeVariable(args[0].unpack(tx) if args else [])
+    made.made_in = tx.tracer.graph  # a new deque, the trip's own (`containers.claim`)
+    return made
 
 
 def _dict(tx, args, kwargs):

@@ -268,7 +268,9 @@ class DequeVariable(ListVariable):
         if name in ("index", "count", "remove"):
             raise graph_break("call", name=f"deque.{name}")  # compares items: in Python
         if name == "copy":
-            return DequeVariable(list(self.items))
+            made = DequeVariable(list(self.items))
+            made.made_in = tx.tracer.graph
+            return made
         made = collections.deque(self.items)
         if name in ("extend", "extendleft"):
             result = fold(f"deque.{name}", getattr(made, name), args[0].unpack(tx))
