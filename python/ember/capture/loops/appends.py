@@ -18,7 +18,6 @@ After the loop the list is an `AppendedListVariable` (`variables/appended.py`)."
 
 from __future__ import annotations
 
-import dis
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -26,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ember.capture.breaks import graph_break
-from ember.capture.loops import list_items, mixed_picks, swaps
+from ember.capture.loops import list_items, list_uses, mixed_picks, swaps
 from ember.capture.variables.appended import (
     AppendedListVariable,
     ItemType,
@@ -123,7 +122,7 @@ def enter(tx: Interpreter, lists: dict[int, Appended], trips: int | None,
             vt.state.nested[id(region)] = most
     found: list[Tracked] = []
     seen: set[int] = set()
-    for vt, uses in _appended(tx, *body):
+    for vt, uses in list_uses.appended(tx, *body):
         start = None if id(vt) in seen else _start(tx, vt)
         seen.add(id(vt))
         if start is None:
@@ -136,7 +135,8 @@ def enter(tx: Interpreter, lists: dict[int, Appended], trips: int | None,
         if kind is not None and state.item is not None and state.item != kind:
             raise _refuse("appends of items of different types")
         state.item = state.item or kind
-        state.open = state.open or bool(uses & _POPS) or bool(initial) or built is not None
+        state.open = state.open or bool(uses & list_uses.POPS) or bool(initial) or (
+            built is not None)
         state.deque = _is_deque(vt)
         tracked = Tracked(vt, state, BodyList(state))
         found.append(tracked)
@@ -273,78 +273,10 @@ def most_trips(bounds: tuple[Value, Value, Value]) -> int | None:
     return max(0, -(-reach // abs(s)))
 
 
-def _appended(tx: Interpreter, start: int, stop: int
-              ) -> list[tuple[VariableTracker, frozenset[str]]]:
-    """What the instructions `[start, stop)` may append to, pop from or store into, each with
-    what they do to it (`append`, `pop`, `store`): locals whose `append` or `pop` they load
-    or that a STORE_SUBSCR stores into, the stack's lists where they hold LIST_APPEND, a
-    generator's values where they yield."""
-    code = tx.instructions[start:stop]
-    methods: dict[str, set[str]] = {}
-    for a, b in zip(code, code[1:], strict=False):
-        # `lst.append(v)`: LOAD_METHOD, or LOAD_ATTR after PUSH_NULL where the compiler
-        # did not make a method call of it (code whose AST a tool rewrote, as pytest's).
-        if a.opname == "LOAD_FAST" and b.opname in ("LOAD_METHOD", "LOAD_ATTR") and (
-                b.argval in _METHODS):
-            methods.setdefault(str(a.argval), set()).add(str(b.argval))
-    for k, inst in enumerate(code):
-        if inst.opname == "STORE_SUBSCR" and (name := _stored_list(code[:k])) is not None:
-            methods.setdefault(name, set()).add("store")
-    held = [(vt, frozenset(methods[name])) for name, vt in tx.locals.items()
-            if name in methods]
-    # A comprehension's list and a generator's values start empty: no other list on the
-    # stack is theirs.
-    if any(i.opname == "LIST_APPEND" for i in code):
-        held += [(vt, _APPENDS) for vt in tx.stack if _empty(vt)]
-    if any(i.opname == "YIELD_VALUE" for i in code) and _empty(tx.yielded):
-        held.append((tx.yielded, _APPENDS))  # type: ignore[arg-type]
-    return held
-
-
 def _is_deque(vt: VariableTracker) -> bool:
     from ember.capture.variables.containers import DequeVariable
 
     return isinstance(vt, DequeVariable) or isinstance(vt, AppendedListVariable) and vt.deque
-
-
-def _empty(vt: VariableTracker | None) -> bool:
-    return isinstance(vt, ListVariable) and not vt.unread and not vt.items
-
-
-_METHODS = ("append", "pop", "popleft")
-_APPENDS = frozenset({"append"})
-_POPS = frozenset({"pop", "popleft"})
-
-
-def _stored_list(before: list[Any]) -> str | None:
-    """The local a STORE_SUBSCR after `before` stores into (`lst[k] = v`, `lst[a[i] + 1] = v`,
-    `lst[k] += v`, whose container and index are copied before the item is read): the
-    LOAD_FAST whose value is the container, found as the nearest from which the index's
-    straight-line code leaves exactly it and the index; None otherwise."""
-    names = [i.opname for i in before]
-    if names[-2:] == ["SWAP", "SWAP"]:
-        reads = [k for k in range(len(names) - 2)
-                 if names[k:k + 3] == ["COPY", "COPY", "BINARY_SUBSCR"]]
-        if not reads:
-            return None
-        before = before[:reads[-1]]
-    for p in range(len(before) - 2, max(len(before) - 40, -1), -1):
-        if before[p].opname == "LOAD_FAST" and _leaves_two(before[p + 1:]):
-            return str(before[p].argval)
-    return None
-
-
-def _leaves_two(code: list[Any]) -> bool:
-    """Whether `code`, run after a push, leaves exactly two values above what was below it,
-    never reaching below the first, without a jump."""
-    depth = 1
-    for inst in code:
-        if "JUMP" in inst.opname or inst.opname in ("FOR_ITER", "RETURN_VALUE"):
-            return False
-        depth += dis.stack_effect(dis.opmap[inst.opname], inst.arg, jump=False)
-        if depth < 1:
-            return False
-    return depth == 2
 
 
 def stack_of(tx: Interpreter, tested: VariableTracker, start: int, stop: int
@@ -362,7 +294,7 @@ def stack_of(tx: Interpreter, tested: VariableTracker, start: int, stop: int
         return None
     start_types = _start(tx, tested)
     if start_types is None or start_types[0] is None or not any(
-            vt is tested for vt, _ in _appended(tx, start, stop)):
+            vt is tested for vt, _ in list_uses.appended(tx, start, stop)):
         return None
     if isinstance(tested, ListVariable):
         return False
@@ -505,7 +437,7 @@ class BodyList(VariableTracker):
         return "a list appended to in the loop"
 
     def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
-        if name in _METHODS and (name != "popleft" or self.state.deque):
+        if name in list_uses.METHODS and (name != "popleft" or self.state.deque):
             return _ListMethod(self, name)
         kind = "deque" if self.state.deque else "list"
         raise _refuse(f"{kind}.{name} of a {kind} appended to in the loop")

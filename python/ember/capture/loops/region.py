@@ -25,14 +25,13 @@ import numpy as np
 
 from ember.capture.breaks import graph_break
 from ember.capture.loops import (appends, followers, inputs, intervals, mixed_picks, sizes,
-                                  swaps, tuples, vectors, windows, zipped)
+                                  swaps, tuples, vectors, zipped)
 from ember.capture.loops.body import RERUN
 from ember.capture.loops.ranges import ArrayRows, ListItems, SliceItems
 from ember.capture.variables import draws
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
-from ember.capture.variables.containers import TupleVariable
 from ember.capture.variables.scalar import PythonScalarVariable
 from ember.config import config
 from ember.errors import Unsupported
@@ -312,7 +311,7 @@ def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
                 bounds: tuple[Value, Value, Value] | None, forced: dict[str, tuple],
                 settling: int, found: list[appends.Tracked], region: Graph,
                 split: dict[str, tuple[int, type]]) -> bool | dict[str, tuple]:
-    from ember.capture.loops import first_assigned, ranges, returns
+    from ember.capture.loops import first_assigned, ranges, returns, trip_items
     from ember.capture.loops.body import GO, run_body
     from ember.capture.loops.ranges import DynamicRangeIterator, require_a_trip
     from ember.capture.resume import live_locals_at
@@ -337,7 +336,7 @@ def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
     trace.following = followers.following(tx, start, exit_index)
     by_tracker = build_groups(tx, trace, stored - set(targets), forced)
     intervals.record_body(trace.region, trace.index, trace.groups, iterator, bounds, stored)
-    item = _item(tx, iterator, trace, by_tracker)
+    item = trip_items.item(tx, iterator, trace, by_tracker)
     cell_targets = _cell_targets(tx, targets, inst.index, exit_index)
     saved_locals, saved_stack, saved_ip = dict(tx.locals), list(tx.stack), tx.ip
     for group in trace.groups:
@@ -561,80 +560,6 @@ def _writes_iterated(iterator: IteratorVariable, by_tracker: dict[int, Group]) -
     """Whether the body writes an array the loop iterates."""
     return any(isinstance(p, ArrayVariable) and id(p) in by_tracker
                and by_tracker[id(p)].carried for p in _iterated(iterator))
-
-
-def _item(tx: Interpreter, iterator: IteratorVariable, trace: Trace,
-          by_tracker: dict[int, Group]) -> VariableTracker:
-    """What FOR_ITER pushes on each trip, in terms of the loop index: the index itself over a
-    range, an element over a 1-d array (read when the trip starts), the tuple of each part's
-    item over `zip`/`enumerate` (`loops/zipped.py`)."""
-    origin = iterator.origin
-    if isinstance(origin, ListItems):
-        from ember.capture.variables.appended import as_item
-
-        place = _part_item(tx, origin.buffer, trace, by_tracker)
-        item = origin.built.item
-        loaded = ArrayVariable(as_item(trace.region, place.value, item))  # type: ignore[attr-defined]
-        if origin.flags is None:
-            return loaded
-        from ember.capture.variables.choice import ChoiceVariable
-
-        flag = _part_item(tx, origin.flags, trace, by_tracker)
-        other = (item[0], (), not item[2], not item[3])
-        return ChoiceVariable(flag, ArrayVariable(as_item(
-            trace.region, place.value, other)), loaded)  # type: ignore[attr-defined]
-    if isinstance(origin, zipped.Zipped):
-        return origin.item([_part_item(tx, part, trace, by_tracker) for part in origin.parts])
-    if isinstance(origin, ArrayRows):
-        items = [ArrayVariable(trace.region.op("add", [trace.index, trace.region.const(p)]))
-                 if isinstance(p, int) else _part_item(tx, p, trace, by_tracker)
-                 for p in origin.parts]
-        return items[0] if origin.single else TupleVariable(items)
-    if isinstance(origin, SliceItems):
-        item = _part_item(tx, origin.array, trace, by_tracker)
-        if origin.counted is None:
-            return item
-        # `enumerate(x[lo:hi], start)`: the count is the place less `lo`, plus `start`.
-        lo = _entered(trace, by_tracker, origin.lo)
-        region = trace.region
-        count = region.op("add", [region.op("sub", [trace.index, lo.param]),
-                                  region.const(origin.counted)])
-        count = region.op("astype", [count], dtype=np.dtype(np.int64), weak=True)
-        return TupleVariable([ArrayVariable(count), item])
-    if not isinstance(origin, ArrayVariable):
-        return ArrayVariable(trace.index)
-    return _part_item(tx, origin, trace, by_tracker)
-
-
-def _part_item(tx: Interpreter, origin: VariableTracker, trace: Trace,
-               by_tracker: dict[int, Group]) -> VariableTracker:
-    """The item at the trip's index of a range or of an array's first axis."""
-    if isinstance(origin, ConstantVariable):
-        return ArrayVariable(zipped.range_item(trace.region, origin.constant(), trace.index))
-    assert isinstance(origin, ArrayVariable)
-    array = origin.value
-    if array.ndim == 0 or array.weak:
-        raise graph_break("loop_body", what="iteration over a 0-d array")
-    group = _entered(trace, by_tracker, origin)
-    if array.ndim > 1:
-        # A row is a view at a run-time position: a window (`loops/windows.py`).
-        return windows.gather(trace.region, group.inner,
-                              windows.row_axes(array.shape, trace.index))
-    return ArrayVariable(trace.region.op("load", [group.param, trace.index]))
-
-
-def _entered(trace: Trace, by_tracker: dict[int, Group], vt: ArrayVariable) -> Group:
-    """The group of the body's parameter for `vt`, an array or number of the enclosing
-    graph the trips read (made here where no local holds it)."""
-    group = by_tracker.get(id(vt))
-    if group is None:
-        value = vt.value
-        param = trace.region.add_input(value.dtype, value.shape, weak=value.weak,
-                                       scalar=value.scalar)
-        group = Group([], vt, value, param, BodyArray(param, False))
-        by_tracker[id(vt)] = group
-        trace.groups.append(group)
-    return group
 
 
 def _collect(trace: Trace, end_locals: dict[str, VariableTracker], stored: set[str],
