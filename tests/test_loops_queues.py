@@ -137,6 +137,38 @@ def multi_source_distance(grid):
     return dist
 
 
+def zero_one_bfs(cost):
+    h, w = cost.shape
+    dist = np.full((h, w), 10**9, dtype=np.int64)
+    dist[0, 0] = 0
+    dq = deque([(0, 0)])
+    while dq:
+        i, j = dq.popleft()
+        for di, dj in ((0, 1), (1, 0), (0, -1), (-1, 0)):
+            a, b = i + di, j + dj
+            if 0 <= a < h and 0 <= b < w:
+                nd = dist[i, j] + cost[a, b]
+                if nd < dist[a, b]:
+                    dist[a, b] = nd
+                    if cost[a, b] == 0:
+                        dq.appendleft((a, b))
+                    else:
+                        dq.append((a, b))
+    return dist
+
+
+def both_ends(x):
+    q = deque()
+    for v in x:
+        if v > 0:
+            q.append(v)
+        else:
+            q.appendleft(v)
+        if len(q) > 6:
+            q.pop()
+    return q
+
+
 def sliding_max_deque(x, k):
     out = np.empty(len(x) - k + 1)
     q = deque()
@@ -210,6 +242,8 @@ CASES = [
     (components_deque, lambda r: _csr(r, 50, 2)),
     (sliding_max_deque, lambda r: (r.standard_normal(40), 5)),
     (topo_order_deque, lambda r: _dag(r, 50)),
+    (zero_one_bfs, lambda r: (r.integers(0, 2, (9, 11)),)),
+    (both_ends, lambda r: (r.standard_normal(30),)),
     (multi_source_distance, lambda r: ((r.random((12, 15)) < 0.05).astype(np.int64),)),
     (queue_left_behind, lambda r: (*_csr(r, 60), 0, 7)),
     (weighted_degrees, lambda r: (*_csr(r, 40), r.random(40))),
@@ -257,6 +291,19 @@ def popleft_of_empty(x):
 def test_popping_an_empty_queue_raises_as_python(fn):
     assert_behaves_as_numpy(fn, np.arange(3.0), compiled_code=False)  # IndexError
     assert_behaves_as_numpy(fn, np.arange(1.0))
+
+
+def many_on_the_left(n, x):
+    q = deque([x[0]])
+    for i in range(n):
+        q.appendleft(x[i % len(x)])
+    return len(q), q[0]
+
+
+def test_appends_on_the_left_past_the_room_there_run_as_python():
+    # The room before the head holds at least 4096 items: past it the frame runs as Python.
+    assert_behaves_as_numpy(many_on_the_left, 5000, np.arange(3.0), compiled_code=False)
+    assert_behaves_as_numpy(many_on_the_left, 50, np.arange(3.0))
 
 
 def slice_iteration_sees_writes(x, lo, hi):

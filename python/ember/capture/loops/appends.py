@@ -88,6 +88,8 @@ class Appended:
     # its head, the place of its first item (`HEAD`).
     front: bool = False
     deque: bool = False  # a `collections.deque`: `popleft`, no `pop(0)`
+    # A trace appended on the left (`q.appendleft(v)`): the buffer has room before the head.
+    left: bool = False
 
     @property
     def name(self) -> str:
@@ -153,13 +155,17 @@ def enter(tx: Interpreter, lists: dict[int, Appended], trips: int | None,
         if swaps.held_elsewhere(tx, vt, own_stack=True):
             raise _refuse("appends to a list that something else holds")
         bound = trips if trips is not None else most
-        if "append" not in uses:
+        if state.left:
+            state.open = True
+        if "append" not in uses and not state.left:
             bound, state.open = 0, False  # stores and pops only: the list never grows
         state.capacity = _open_capacity(tx) if bound is None or state.open else None
         tracked.exact = trips is not None and state.capacity is None and built is None
         tracked.start = len(initial)
         tracked.capacity = state.capacity or bound * state.per_trip  # type: ignore[operator]
         buffer = _buffer(tx.graph, state.item, tracked.capacity, initial, built)
+        if state.left:
+            buffer = _room_before(tx, state, buffer)
         state.capacity = state.capacity and buffer.shape[0]
         tx.locals[BUFFER + state.name] = ArrayVariable(buffer)
         if state.other is not None:
@@ -249,6 +255,19 @@ def _buffer(graph: Graph, item: ItemType, capacity: int, initial: list[Value],
             continue
         buffer = graph.op("store", [buffer, value, graph.const(k)])
     return buffer
+
+
+def _room_before(tx: Interpreter, state: Appended, buffer: Value) -> Value:
+    """`buffer` with as many places again before it (filled as past the items) for
+    `appendleft`, its head and count moved past them."""
+    graph = tx.graph
+    room = _open_capacity(tx)
+    fill = True if buffer.dtype == np.bool_ else 1
+    before = graph.full((room, *buffer.shape[1:]), fill, buffer.dtype)
+    for pseudo in (HEAD, COUNT):
+        at = tx.locals[pseudo + state.name].value  # type: ignore[attr-defined]
+        tx.locals[pseudo + state.name] = ArrayVariable(graph.op("add", [at, graph.const(room)]))
+    return graph.op("concatenate", [before, buffer], axis=0)
 
 
 def _open_capacity(tx: Interpreter) -> int:
@@ -437,7 +456,7 @@ class BodyList(VariableTracker):
         return "a list appended to in the loop"
 
     def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
-        if name in list_uses.METHODS and (name != "popleft" or self.state.deque):
+        if name in list_uses.METHODS and (name not in _DEQUE_ONLY or self.state.deque):
             return _ListMethod(self, name)
         kind = "deque" if self.state.deque else "list"
         raise _refuse(f"{kind}.{name} of a {kind} appended to in the loop")
@@ -592,7 +611,12 @@ class BodyList(VariableTracker):
         length = count.value if head is None else tx.graph.op("sub", [count.value, head])
         return ArrayVariable(python_int(tx.graph, length))
 
-    def append(self, tx: Interpreter, item: VariableTracker) -> None:
+    def append(self, tx: Interpreter, item: VariableTracker, left: bool = False) -> None:
+        """`lst.append(item)`; `left`: `q.appendleft(item)`, stored before the head, in the
+        room a deque appended to on the left has there (`enter`)."""
+        if left and not self.state.left:
+            # Learned here: the body is traced again with room before the head.
+            self.state.left = self.state.front = self.state.learned = True
         numbers = list_items.tuple_values(tx, item)
         other: Value | bool = False
         if numbers is not None:
@@ -635,8 +659,12 @@ class BodyList(VariableTracker):
             raise _refuse("more appends on a trace than the first one made")
         if not isinstance(buffer, ArrayVariable):
             raise _refuse("an append to a list whose buffer this body does not carry")
-        at = count.value if state.capacity is None else _within(tx, count.value,
-                                                                 state.capacity)
+        head = self._head(tx)
+        if left and head is not None:
+            at = _within_left(tx, head)
+        else:
+            at = count.value if state.capacity is None else _within(tx, count.value,
+                                                                     state.capacity)
         if numbers is not None:
             for j, number in enumerate(numbers):
                 buffer.update_in_place(graph.op("store", [buffer.value, number, at,
@@ -651,6 +679,9 @@ class BodyList(VariableTracker):
             mixed_picks.object_kept(graph, stored)  # the list holds the object appended
             buffer.update_in_place(stored)
             self._flag(tx, other, at)
+        if left and head is not None:
+            tx.locals[HEAD + key] = ArrayVariable(at)
+            return
         tx.locals[COUNT + key] = ArrayVariable(graph.op("add", [count.value, graph.const(1)]))
 
 
@@ -663,6 +694,18 @@ def _within(tx: Interpreter, count: Value, capacity: int) -> Value:
     full = graph.op("ge", [count, graph.const(capacity)])
     add_check(tx, full)
     return graph.op("where", [full, graph.const(capacity - 1), count])
+
+
+def _within_left(tx: Interpreter, head: Value) -> Value:
+    """Where `appendleft` stores: before the head, or, once the room there is used up, in
+    place 0, with a run-time check that sends the frame to Python."""
+    from ember.capture.loops.frame_branches import add_check
+
+    graph = tx.graph
+    at = graph.op("sub", [head, graph.const(1)])
+    full = graph.op("lt", [at, graph.const(0)])
+    add_check(tx, full)
+    return graph.op("where", [full, graph.const(0), at])
 
 
 def _repeats(tx: Interpreter, state: Appended) -> int | None:
@@ -749,6 +792,9 @@ def _checked_position(tx: Interpreter, count: Value, k: Value, head: Value | Non
     return graph.op("where", [outside, zero, at])
 
 
+_DEQUE_ONLY = frozenset({"popleft", "appendleft"})
+
+
 class _ListMethod(VariableTracker):
     def __init__(self, owner: BodyList, name: str) -> None:
         self.owner, self.name = owner, name
@@ -760,6 +806,9 @@ class _ListMethod(VariableTracker):
              kwargs: dict[str, VariableTracker]) -> VariableTracker:
         if self.name == "popleft" and not args and not kwargs:
             return self.owner.pop_front(tx)
+        if self.name == "appendleft" and len(args) == 1 and not kwargs:
+            self.owner.append(tx, args[0], left=True)
+            return ConstantVariable(None)
         if self.name == "pop":
             at = args[0].constant() if len(args) == 1 and isinstance(
                 args[0], ConstantVariable) and type(args[0].constant()) is int else None

@@ -46,9 +46,9 @@ def _empty(vt: VariableTracker | None) -> bool:
     return isinstance(vt, ListVariable) and not vt.unread and not vt.items
 
 
-METHODS = ("append", "pop", "popleft")
+METHODS = ("append", "pop", "popleft", "appendleft")
 APPENDS = frozenset({"append"})
-POPS = frozenset({"pop", "popleft"})
+POPS = frozenset({"pop", "popleft", "appendleft"})
 
 
 def _stored_list(before: list[Any]) -> str | None:
