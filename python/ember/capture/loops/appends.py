@@ -31,6 +31,7 @@ from ember.capture.variables.appended import (
     ItemType,
     as_item,
     is_tuple,
+    mixed_stored,
     tuple_at,
 )
 from ember.capture.variables.array import ArrayVariable
@@ -229,7 +230,7 @@ def _buffer(graph: Graph, item: ItemType, capacity: int, initial: list[Value],
             built: AppendedListVariable | None) -> Value:
     """A list's buffer of `capacity` more places, filled with 1 past its items: the items
     of a list literal stored first, or the buffer an earlier loop op built extended."""
-    dtype, shape, _, _ = item
+    dtype, shape = item[:2]
     fill = True if dtype == np.bool_ else 1
     buffer = graph.full((len(initial) + capacity, *shape), fill, dtype)
     if built is not None:
@@ -630,7 +631,7 @@ class BodyList(VariableTracker):
         state = self.state
         kind: ItemType = (value.dtype, tuple(value.shape), value.weak, value.scalar)
         if numbers is not None:
-            kind = (value.dtype, (len(numbers),), value.weak, value.scalar)
+            kind = list_items.tuple_kind(numbers)  # type: ignore[assignment]
         elif other is not False:
             kind = state.item  # type: ignore[assignment]  # the list's other type
         if not value.shape and not (value.weak or value.scalar):
@@ -667,6 +668,8 @@ class BodyList(VariableTracker):
                                                                      state.capacity)
         if numbers is not None:
             for j, number in enumerate(numbers):
+                if len(kind) == 5:
+                    number = mixed_stored(tx, number)
                 buffer.update_in_place(graph.op("store", [buffer.value, number, at,
                                                           graph.const(j)]))
         elif value.shape:

@@ -49,10 +49,15 @@ def start_of_tuples(tx: Interpreter, items: list[VariableTracker]
         return None
     if any(v is None for v in values):
         return None
-    kinds = {(v[0].dtype, (len(v),), v[0].weak, v[0].scalar) for v in values}  # type: ignore[index]
-    if len(kinds) > 1:
+    kinds = {tuple_kind(v) for v in values}  # type: ignore[arg-type]
+    if len(kinds) > 1 or None in kinds:
         return None
-    return next(iter(kinds)), values, None
+    kind = next(iter(kinds))
+    if len(kind) == 5:  # type: ignore[arg-type]
+        from ember.capture.variables.appended import mixed_stored
+
+        values = [[mixed_stored(tx, n) for n in v] for v in values]  # type: ignore[union-attr]
+    return kind, values, None  # type: ignore[return-value]
 
 
 def flagged_numbers(region: Graph | None) -> bool:
@@ -71,12 +76,19 @@ def flagged_numbers(region: Graph | None) -> bool:
 _TUPLE_MOST = 8
 
 
+def tuple_kind(values: list[Value]) -> ItemType | None:
+    """The item type of a tuple of these numbers (`appended.mixed_tuple`)."""
+    from ember.capture.loops.appends import _kind
+    from ember.capture.variables.appended import mixed_tuple
+
+    return mixed_tuple([_kind(v) for v in values])
+
+
 def tuple_values(tx: Interpreter, item: VariableTracker) -> list[Value] | None:
-    """The numbers of a plain tuple of a few numbers of one type (Python ints, NumPy
-    float64 scalars...), a list's item stored as a row of its buffer; None for anything
-    else (a tuple of numbers of several types refuses: NumPy's array of such a list
-    promotes them)."""
-    from ember.capture.loops.appends import _item_value, _kind, _refuse
+    """The numbers of a plain tuple of a few numbers (Python ints, NumPy float64 scalars...),
+    a list's item stored as a row of its buffer; None for anything else. Numbers of several
+    types are kept each with its type (`appended.mixed_tuple`)."""
+    from ember.capture.loops.appends import _item_value, _refuse
     from ember.capture.variables.containers import TupleVariable
 
     if isinstance(item, ConstantVariable) and type(item.constant()) is tuple:
@@ -90,6 +102,7 @@ def tuple_values(tx: Interpreter, item: VariableTracker) -> list[Value] | None:
     values = [_item_value(tx, p) for p in parts]
     if any(v.shape or not (v.weak or v.scalar) for v in values):
         raise _refuse("an append of a tuple of other than numbers")
-    if len({_kind(v) for v in values}) > 1:
-        raise _refuse("an append of a tuple of numbers of several types")
+    if tuple_kind(values) is None:
+        raise _refuse("an append of a tuple of numbers of several types, one of them not "
+                      "held exactly by float64")
     return values

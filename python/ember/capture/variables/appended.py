@@ -27,8 +27,10 @@ if TYPE_CHECKING:
 
 # An item's type: dtype, shape, weak (a Python number), scalar (a NumPy scalar). A row (an
 # array) has a shape and is neither; a tuple of `m` numbers of one type (`(i, j)`) has the
-# shape `(m,)` and is a Python number or a NumPy scalar (`is_tuple`).
-ItemType = tuple[np.dtype, tuple, bool, bool]
+# shape `(m,)` and is a Python number or a NumPy scalar (`is_tuple`). A tuple of numbers of
+# several types (`(i, x[i])`) has a fifth part, each number's type (`mixed_tuple`); its
+# numbers are stored as float64, which holds each exactly (`mixed_stored`).
+ItemType = tuple  # (np.dtype, tuple, bool, bool) or (np.dtype, tuple, bool, bool, tuple)
 
 
 def is_tuple(item: ItemType | None) -> bool:
@@ -36,13 +38,50 @@ def is_tuple(item: ItemType | None) -> bool:
     return item is not None and bool(item[1]) and (item[2] or item[3])
 
 
+def columns(item: ItemType) -> tuple:
+    """The type of each number of a tuple item."""
+    if len(item) == 5:
+        return item[4]
+    return tuple((item[0], (), item[2], item[3]) for _ in range(item[1][0]))
+
+
+def mixed_tuple(kinds: list[ItemType]) -> ItemType | None:
+    """The item type of a tuple of numbers of these types: one type where they are one,
+    else float64 rows with each number's type, where float64 holds each exactly: bools,
+    integers of at most 64 bits (checked at run time to lie within 2**53, `mixed_stored`),
+    float32 and float64; None otherwise."""
+    first = kinds[0]
+    if all(k == first for k in kinds):
+        return (first[0], (len(kinds),), first[2], first[3])
+    for k in kinds:
+        if k[0].kind not in "biuf" or k[0] == np.dtype(np.uint64) or (
+                k[0].kind == "f" and k[0].itemsize > 8) or k[0] == np.dtype(np.float16):
+            return None
+    return (np.dtype(np.float64), (len(kinds),), False, True, tuple(kinds))
+
+
+# The largest integer float64 holds exactly, with all those below it.
+_EXACT_INT = 2 ** 53
+
+
+def mixed_stored(tx: Any, value: Value) -> Value:
+    """A number of a tuple of several types as stored in its float64 row; an integer
+    outside `±2**53` sets a run-time check that sends the frame to Python."""
+    graph = tx.graph
+    if value.dtype.kind in "iu" and value.dtype.itemsize == 8:
+        from ember.capture.loops.frame_branches import add_check
+
+        add_check(tx, graph.op("gt", [graph.op("abs", [value]), graph.const(_EXACT_INT)]))
+    return graph.op("astype", [value], dtype=np.dtype(np.float64), scalar=True)
+
+
 def tuple_at(graph: Graph, buffer: Value, at: Value, item: ItemType) -> VariableTracker:
-    """The tuple stored at place `at` of a list of tuples' buffer: its numbers, each of the
-    item type."""
+    """The tuple stored at place `at` of a list of tuples' buffer: its numbers, each of its
+    type."""
     from ember.capture.variables.containers import TupleVariable
 
     return TupleVariable([ArrayVariable(as_item(graph, graph.op("load", [
-        buffer, at, graph.const(j)]), item)) for j in range(item[1][0])])
+        buffer, at, graph.const(j)]), kind)) for j, kind in enumerate(columns(item))])
 
 
 class AppendedListVariable(VariableTracker):
@@ -121,9 +160,45 @@ class AppendedListVariable(VariableTracker):
         if self.buffer.graph is not tx.graph:
             raise graph_break("loop_body", what="a list built in a loop, read in a branch")
 
-    def rebuild_kind(self) -> str:
+    def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
+        if name == "append" and not self.iterator:
+            return _AppendAfter(self)
+        return super().getattr(tx, name)
+
+    def append_after(self, tx: Interpreter, item: VariableTracker) -> None:
+        """`lst.append(v)` after the loop that built the list (the last run of a run-length
+        code): the buffer one place longer, `v` stored there. An item of another type than
+        the list's is a graph break."""
+        from ember.capture.loops import list_items
+        from ember.capture.loops.appends import _item_value, _kind
+
+        self._here(tx)
+        graph = tx.graph
+        numbers = list_items.tuple_values(tx, item)
+        value = None if numbers is not None else _item_value(tx, item)
+        kind = list_items.tuple_kind(numbers) if numbers is not None else _kind(value)
+        if kind != self.item or self.flags is not None or (
+                self.item[1] and not is_tuple(self.item)):
+            raise graph_break("type", what=f"an append to {self.describe()} of another type "
+                                           "than its items", type="list")
+        fill = True if self.buffer.dtype == np.bool_ else 1
+        room = graph.full((1, *self.buffer.shape[1:]), fill, self.buffer.dtype)
+        buffer = graph.op("concatenate", [self.buffer, room], axis=0)
+        for j, number in enumerate(numbers or [value]):
+            if len(kind) == 5:
+                number = mixed_stored(tx, number)
+            at = [self.count, graph.const(j)] if numbers is not None else [self.count]
+            buffer = graph.op("store", [buffer, number, *at])
+        self.buffer, self.count = buffer, graph.op("add", [self.count, graph.const(1)])
+        if self.known_length is not None:
+            self.known_length += 1
+
+    def rebuild_kind(self) -> str | tuple:
         """How the real list is made from the buffer: `.tolist()` for Python numbers,
-        `list()` for NumPy scalars and rows."""
+        `list()` for NumPy scalars and rows; for tuples of several types, each number's
+        dtype name and whether it is a Python number."""
+        if len(self.item) == 5:
+            return tuple((k[0].name, k[2]) for k in self.item[4])
         if is_tuple(self.item):
             return "python tuples" if self.item[2] else "tuples"
         return "python" if self.item[2] else "items"
@@ -178,6 +253,8 @@ class AppendedListVariable(VariableTracker):
                               message="zero-dimensional arrays cannot be concatenated")
         if self.known_length is not None:
             buffer = self.buffer
+            if len(self.item) == 5 and "dtype" not in kwargs:
+                buffer = graph.op("astype", [buffer], dtype=promoted(self.item))
             if fn is np.concatenate:
                 shape = (self.known_length * self.item[1][0], *self.item[1][1:])
                 buffer = graph.op("reshape", [buffer], shape=shape)
@@ -193,6 +270,8 @@ class AppendedListVariable(VariableTracker):
         from ember.numpy_api.convert import dtype_arg
 
         dtype = dtype_arg(to_api(kwargs["dtype"]), "np.array") if "dtype" in kwargs else None
+        if dtype is None and len(self.item) == 5:
+            dtype = promoted(self.item)
         buffer = self.buffer
         if dtype is not None and dtype != buffer.dtype:
             buffer = graph.op("astype", [buffer], dtype=dtype)
@@ -261,6 +340,23 @@ class AppendedListVariable(VariableTracker):
         return result
 
 
+class _AppendAfter(VariableTracker):
+    """`lst.append` of a list a loop op built, read after the loop."""
+
+    def __init__(self, built: AppendedListVariable) -> None:
+        self.built = built
+
+    def describe(self) -> str:
+        return "list.append"
+
+    def call(self, tx: Interpreter, args: list[VariableTracker],
+             kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        if kwargs or len(args) != 1:
+            raise graph_break("call", name="list.append with other than one argument")
+        self.built.append_after(tx, args[0])
+        return ConstantVariable(None)
+
+
 def items_range(tx: Interpreter, built: VariableTracker, reverse: bool
                 ) -> VariableTracker | None:
     """`for v in lst` / `for v in reversed(lst)` of a list of numbers a loop op built, whose
@@ -301,10 +397,19 @@ def python_int(graph: Graph, count: Value) -> Value:
 
 
 def as_item(graph: Graph, value: Value, item: ItemType) -> Value:
-    """A 0-d value of the buffer as the item type: a Python number or a NumPy scalar."""
+    """A 0-d value of the buffer as the item type: a Python number or a NumPy scalar (of
+    the item's dtype, where a tuple of several types stores it as float64)."""
     if item[2]:
-        return graph.op("astype", [value], dtype=value.dtype, weak=True)
-    return graph.op("astype", [value], dtype=value.dtype, scalar=True)
+        return graph.op("astype", [value], dtype=item[0], weak=True)
+    return graph.op("astype", [value], dtype=item[0], scalar=True)
+
+
+def promoted(item: ItemType) -> np.dtype:
+    """The dtype of NumPy's array of tuples of numbers of these types."""
+    zeros = tuple(bool(0) if k[0].kind == "b" and k[2] else
+                  (int(0) if k[0].kind in "iu" else 0.0) if k[2] else k[0].type(0)
+                  for k in item[4])
+    return np.array([zeros]).dtype
 
 
 def numpy_call(tx: Interpreter, fn: Any, args: list[VariableTracker],
@@ -329,7 +434,7 @@ def numpy_call(tx: Interpreter, fn: Any, args: list[VariableTracker],
     return args[0].as_array(tx, fn, rest)
 
 
-def rebuild(buffer: np.ndarray, count: int, kind: str, iterator: bool,
+def rebuild(buffer: np.ndarray, count: int, kind: str | tuple, iterator: bool,
             flags: np.ndarray | None = None, head: int = 0, deque: bool = False) -> Any:
     """The real list after the graph ran: Python numbers, or NumPy scalars and rows (row
     views of one new buffer: distinct arrays, as the appended ones were); an iterator over
@@ -342,6 +447,11 @@ def rebuild(buffer: np.ndarray, count: int, kind: str, iterator: bool,
         first, second = (python, numpy) if kind == "python" else (numpy, python)
         flags = flags[head:count]
         made = [second[k] if flags[k] else first[k] for k in range(len(python))]
+    elif isinstance(kind, tuple):  # tuples of numbers of several types
+        makers = [(bool if name == "bool" else int if np.dtype(name).kind in "iu" else float)
+                  if python else np.dtype(name).type for name, python in kind]
+        made = [tuple(make(v) for make, v in zip(makers, row, strict=True))
+                for row in items.tolist()]
     elif kind.endswith("tuples"):
         made = [tuple(row) for row in (items.tolist() if kind == "python tuples" else items)]
     else:
