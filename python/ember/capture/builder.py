@@ -6,6 +6,7 @@ from __future__ import annotations
 import builtins
 import collections
 import functools
+import heapq
 import itertools
 import types
 from typing import TYPE_CHECKING, Any
@@ -55,7 +56,7 @@ if TYPE_CHECKING:
 _BUILTIN_FUNCTIONS = frozenset(
     v for v in vars(builtins).values() if isinstance(v, (types.BuiltinFunctionType, type))
 ) | {itertools.product, itertools.combinations, itertools.permutations, itertools.chain,
-     collections.deque}
+     collections.deque, heapq.heappush, heapq.heappop}
 # EQUALS_MATCH compares these exactly; other constants are guarded by identity.
 _EQUALS_TYPES = (type(None), bool, int, float, str)
 

@@ -28,6 +28,11 @@ def appended(tx: Interpreter, start: int, stop: int
         if a.opname == "LOAD_FAST" and b.opname in ("LOAD_METHOD", "LOAD_ATTR") and (
                 b.argval in METHODS):
             methods.setdefault(str(a.argval), set()).add(str(b.argval))
+    for a, b in zip(code, code[1:], strict=False):
+        # `heapq.heappush(h, item)`, `heappop(h)`: the heap is the first argument.
+        if a.opname in ("LOAD_GLOBAL", "LOAD_ATTR", "LOAD_METHOD") and (
+                a.argval in HEAP_USES) and b.opname == "LOAD_FAST":
+            methods.setdefault(str(b.argval), set()).add(HEAP_USES[a.argval])
     for k, inst in enumerate(code):
         if inst.opname == "STORE_SUBSCR" and (name := _stored_list(code[:k])) is not None:
             methods.setdefault(name, set()).add("store")
@@ -47,6 +52,7 @@ def _empty(vt: VariableTracker | None) -> bool:
 
 
 METHODS = ("append", "pop", "popleft", "appendleft")
+HEAP_USES = {"heappush": "append", "heappop": "pop"}
 APPENDS = frozenset({"append"})
 POPS = frozenset({"pop", "popleft", "appendleft"})
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import builtins
 import collections
+import heapq
 import itertools
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +33,7 @@ from ember.capture.variables.containers import (
     LazyItems,
     ListVariable,
     TupleVariable,
+    claim,
     lazy_items,
 )
 from ember.capture.variables.scalar import PythonScalarVariable
@@ -148,6 +150,48 @@ def _deque(tx, args, kwargs):
     made = DequeVariable(args[0].unpack(tx) if args else [])
     made.made_in = tx.tracer.graph  # a new deque, the trip's own (`containers.claim`)
     return made
+
+
+def _heap_call(fn):
+    """`heapq.heappush`/`heappop` of a list a loop op carries (`loops/heaps.py`). Of a list
+    of values computed at run time outside one: a break that tries the loop around it as a
+    loop op (a `while pq:` at the frame's level)."""
+    def rule(tx, args, kwargs):
+        from ember.capture.loops import heaps
+
+        if kwargs:
+            return None
+        done = heaps.call(tx, fn, args)
+        if done is not None:
+            return done
+        from ember.capture.variables.appended import AppendedListVariable
+
+        if args and isinstance(args[0], AppendedListVariable):
+            raise graph_break("data_dependent_value",
+                              what=f"heapq.{fn.__name__} of a list built in a loop")
+        if not args or not isinstance(args[0], ListVariable):
+            return None
+        heap = args[0]
+        if len(heap.items) == (0 if fn is heapq.heappush else 1) and len(args) == (
+                2 if fn is heapq.heappush else 1):
+            # Pushed onto an empty heap, popped from a heap of one: no item is compared.
+            claim(tx, heap)
+            if fn is heapq.heappush:
+                heap.items.append(args[1])
+                return ConstantVariable(None)
+            return heap.items.pop()
+        if not all(i.is_constant() for i in [*heap.items, *args[1:]]):
+            raise graph_break("data_dependent_value",
+                              what=f"heapq.{fn.__name__} of a list of values computed at "
+                                   "run time")
+        # Constants (`pq = [(0.0, s)]` then `heappop(pq)`): done at capture time.
+        claim(tx, heap)
+        values = [i.constant() for i in heap.items]
+        result = fold(f"heapq.{fn.__name__}", fn, values, *[a.constant() for a in args[1:]])
+        heap.items = [ConstantVariable(v) for v in values]
+        return ConstantVariable(result)
+
+    return rule
 
 
 def _dict(tx, args, kwargs):
@@ -516,6 +560,8 @@ _RULES = {
     builtins.list: _sequence(list),
     builtins.dict: _dict,
     collections.deque: _deque,
+    heapq.heappush: _heap_call(heapq.heappush),
+    heapq.heappop: _heap_call(heapq.heappop),
     builtins.float: _scalar_conversion(float),
     builtins.int: _scalar_conversion(int),
     builtins.complex: _complex,
