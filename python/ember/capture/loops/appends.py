@@ -705,10 +705,14 @@ def _within_left(tx: Interpreter, head: Value) -> Value:
     from ember.capture.loops.frame_branches import add_check
 
     graph = tx.graph
-    at = graph.op("sub", [head, graph.const(1)])
+    int64 = np.dtype(np.int64)
+    at = graph.op("astype", [graph.op("sub", [head, graph.const(1)])], dtype=int64, weak=False,
+                  scalar=True)
     full = graph.op("lt", [at, graph.const(0)])
     add_check(tx, full)
-    return graph.op("where", [full, graph.const(0), at])
+    at = graph.op("where", [full, graph.const(0, int64, weak=False), at])
+    # Of the head's type (a Python int), as `_checked_position` keeps the count's.
+    return graph.op("astype", [at], dtype=head.dtype, weak=head.weak, scalar=head.scalar)
 
 
 def _repeats(tx: Interpreter, state: Appended) -> int | None:
@@ -785,14 +789,19 @@ def _checked_position(tx: Interpreter, count: Value, k: Value, head: Value | Non
     from ember.capture.loops.frame_branches import add_check
 
     graph = tx.graph
-    zero = graph.const(0)
-    first = zero if head is None else head
-    ahead = k if head is None else graph.op("add", [head, k])
-    at = graph.op("where", [graph.op("lt", [k, zero]), graph.op("add", [count, k]), ahead])
-    outside = graph.op("logical_or", [graph.op("lt", [at, first]),
-                                      graph.op("ge", [at, count])])
+    int64 = np.dtype(np.int64)
+    # Computed as int64 scalars, then of the count's type (a Python int): a count a pop
+    # sets keeps the type appends give it.
+    end, k = (graph.op("astype", [v], dtype=int64, weak=False, scalar=True) for v in (count, k))
+    zero = graph.const(0, int64, weak=False)
+    first = zero if head is None else graph.op("astype", [head], dtype=int64, weak=False,
+                                               scalar=True)
+    ahead = k if head is None else graph.op("add", [first, k])
+    at = graph.op("where", [graph.op("lt", [k, zero]), graph.op("add", [end, k]), ahead])
+    outside = graph.op("logical_or", [graph.op("lt", [at, first]), graph.op("ge", [at, end])])
     add_check(tx, outside)
-    return graph.op("where", [outside, zero, at])
+    at = graph.op("where", [outside, zero, at])
+    return graph.op("astype", [at], dtype=count.dtype, weak=count.weak, scalar=count.scalar)
 
 
 _DEQUE_ONLY = frozenset({"popleft", "appendleft"})
