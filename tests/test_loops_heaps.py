@@ -59,6 +59,27 @@ def dijkstra(ptr, idx, w, s):
     return dist
 
 
+def dijkstra_classic(ptr, idx, w, s):
+    # The first item holds Python numbers, the rest NumPy scalars: each keeps its type.
+    n = len(ptr) - 1
+    dist = np.full(n, np.inf)
+    dist[s] = 0.0
+    pq = [(0.0, s)]
+    popped = []
+    while pq:
+        d, v = heapq.heappop(pq)
+        popped.append(d)
+        if d > dist[v]:
+            continue
+        for k in range(ptr[v], ptr[v + 1]):
+            u = idx[k]
+            nd = d + w[k]
+            if nd < dist[u]:
+                dist[u] = nd
+                heapq.heappush(pq, (nd, u))
+    return dist, popped
+
+
 def prim_weight(ptr, idx, w):
     n = len(ptr) - 1
     seen = np.zeros(n, dtype=np.bool_)
@@ -103,6 +124,7 @@ CASES = [
     (event_order, lambda r: (np.round(r.random(40), 1), r.integers(0, 3, 40))),
     (dijkstra, lambda r: (*_weighted(r, 60), 0)),
     (prim_weight, lambda r: _weighted(r, 50)),
+    (dijkstra_classic, lambda r: (*_weighted(r, 60), 2)),
     (heap_sort_ints, lambda r: (r.integers(-5, 5, 30).astype(np.int32),)),
 ]
 
@@ -113,6 +135,16 @@ def test_heaps_behave_as_python_and_compile(fn, make):
     args = make(np.random.default_rng(8))
     assert_behaves_as_numpy(fn, *args)
     assert_compiles_whole(fn, args)
+
+
+def test_items_of_two_types_pop_with_their_own_types():
+    import ember
+
+    ptr, idx, w = _weighted(np.random.default_rng(3), 40)
+    want = dijkstra_classic(ptr, idx, w, 0)[1]
+    got = ember.compile(dijkstra_classic)(ptr, idx, w, 0)[1]
+    assert got == want and [type(v) for v in got] == [type(v) for v in want]
+    assert type(got[0]) is float and type(got[-1]) is np.float64
 
 
 def popping_too_often(x):

@@ -173,9 +173,10 @@ class Rebuilder:
             helper = self.embed(appended.rebuild, "rebuild_list")
             flags = self._value(vt.flags) if vt.flags is not None else "None"
             head = self._value(vt.head) if vt.head is not None else "0"
+            other = repr(vt.rebuild_kind(other=True)) if vt.flags is not None else "None"
             return self._once(vt, f"{helper}({self._value(vt.buffer)}, {count}, "
                                   f"{vt.rebuild_kind()!r}, {vt.iterator}, {flags}, {head}, "
-                                  f"{vt.deque})")
+                                  f"{vt.deque}, {other})")
         if isinstance(vt, MaskedVariable):
             # `x[mask]` as NumPy makes it, from the values in place and the mask.
             return self._once(vt, f"{self._value(vt.values)}[{self._value(vt.mask)}]")

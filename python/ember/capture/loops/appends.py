@@ -30,6 +30,7 @@ from ember.capture.variables.appended import (
     AppendedListVariable,
     ItemType,
     as_item,
+    compatible,
     is_tuple,
     mixed_stored,
     tuple_at,
@@ -394,7 +395,7 @@ def finish(tx: Interpreter, found: list[Tracked], region: Graph,
             t.start + t.capacity if every_trip and t.exact and head is None else None,
             flags=flags.value if isinstance(flags, ArrayVariable) else None,
             head=head.value if isinstance(head, ArrayVariable) else None,
-            deque=_is_deque(t.outer))
+            deque=_is_deque(t.outer), other=t.state.other)
     for name, vt in tx.locals.items():
         tx.locals[name] = replaced.get(id(vt), vt)
     tx.stack[:] = [replaced.get(id(vt), vt) for vt in tx.stack]
@@ -495,10 +496,13 @@ class BodyList(VariableTracker):
             return ArrayVariable(as_item(graph, graph.const(item[0].type(0)), item))
         if not isinstance(buffer, ArrayVariable):
             raise _refuse("a list whose buffer this body does not carry")
+        flags = tx.locals.get(FLAGS + key)
         if is_tuple(item):
+            if self.state.other is not None and isinstance(flags, ArrayVariable):
+                return tuple_at(graph, buffer.value, at, item,
+                                graph.op("load", [flags.value, at]), self.state.other)
             return tuple_at(graph, buffer.value, at, item)
         loaded = graph.op("load", [buffer.value, at])
-        flags = tx.locals.get(FLAGS + key)
         if self.state.other is not None and isinstance(flags, ArrayVariable):
             from ember.capture.variables.choice import ChoiceVariable
 
@@ -585,9 +589,10 @@ class BodyList(VariableTracker):
         if kind == state.other:
             return True
         item = state.item
-        if state.other is not None or kind[0] != item[0] or kind[1] or item[1] or (
-                not (kind[2] or kind[3])) or not (item[2] or item[3]) or list_items.flagged_numbers(
-                    state.region):
+        numbers = kind[0] == item[0] and not kind[1] and not item[1] and (
+            kind[2] or kind[3]) and (item[2] or item[3])
+        if state.other is not None or not (numbers or compatible(kind, item)) or (
+                list_items.flagged_numbers(state.region)):
             raise _refuse("a store of another type than the list's items")
         state.other, state.learned = kind, True
         return True
@@ -632,6 +637,12 @@ class BodyList(VariableTracker):
         kind: ItemType = (value.dtype, tuple(value.shape), value.weak, value.scalar)
         if numbers is not None:
             kind = list_items.tuple_kind(numbers)  # type: ignore[assignment]
+            if state.item is not None and is_tuple(state.item) and kind != state.item and (
+                    kind is not None and compatible(kind, state.item)):
+                # Python numbers where the list's tuples hold NumPy scalars, or the reverse
+                # (`pq = [(0.0, s)]`, then `heappush(pq, (nd, u))`): flagged.
+                other = self._learn(kind)
+                kind = state.item if other else kind
         elif other is not False:
             kind = state.item  # type: ignore[assignment]  # the list's other type
         if not value.shape and not (value.weak or value.scalar):
@@ -672,6 +683,7 @@ class BodyList(VariableTracker):
                     number = mixed_stored(tx, number)
                 buffer.update_in_place(graph.op("store", [buffer.value, number, at,
                                                           graph.const(j)]))
+            self._flag(tx, other, at)
         elif value.shape:
             from ember.capture.loops import windows
 

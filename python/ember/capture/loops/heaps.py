@@ -52,23 +52,27 @@ def call(tx: Interpreter, fn: object, args: list[VariableTracker]) -> VariableTr
     return None
 
 
-def _state(tx: Interpreter, heap: BodyList) -> tuple[ArrayVariable, ArrayVariable, int] | None:
-    """The heap's buffer, its count and how many numbers an item holds; None on a trace that
-    does not know the items' type yet (it is done over)."""
-    from ember.capture.loops.appends import BUFFER, COUNT, HEAD
+def _state(tx: Interpreter, heap: BodyList
+           ) -> tuple[list[ArrayVariable], ArrayVariable, int] | None:
+    """The heap's buffers (its items', and its flags' where the list holds items of two
+    types: `appends.Appended.other`), its count and how many numbers an item holds; None on
+    a trace that does not know the items' type yet (it is done over)."""
+    from ember.capture.loops.appends import BUFFER, COUNT, FLAGS, HEAD
 
     state = heap.state
     if state.item is None or state.learned:
         return None
-    if state.other is not None or HEAD + state.name in tx.locals:
-        raise graph_break("loop_body", what="a heap of Python numbers and NumPy scalars, or "
-                                            "one also popped from the front")
+    if HEAD + state.name in tx.locals:
+        raise graph_break("loop_body", what="a heap also popped from the front")
     if state.item[1] and not is_tuple(state.item):
         raise graph_break("loop_body", what="a heap of arrays")
     buffer, count = tx.locals.get(BUFFER + state.name), tx.locals.get(COUNT + state.name)
-    if not isinstance(buffer, ArrayVariable) or not isinstance(count, ArrayVariable):
+    flags = tx.locals.get(FLAGS + state.name)
+    if not isinstance(buffer, ArrayVariable) or not isinstance(count, ArrayVariable) or (
+            state.other is not None and not isinstance(flags, ArrayVariable)):
         return None
-    return buffer, count, state.item[1][0] if state.item[1] else 0
+    held = [buffer, flags] if state.other is not None else [buffer]
+    return held, count, state.item[1][0] if state.item[1] else 0  # type: ignore[return-value]
 
 
 def push(tx: Interpreter, heap: BodyList, item: VariableTracker) -> None:
@@ -77,12 +81,15 @@ def push(tx: Interpreter, heap: BodyList, item: VariableTracker) -> None:
     held = _state(tx, heap)
     if held is None:
         return
-    buffer, count, width = held
+    stores, count, width = held
     graph = tx.graph
     at = graph.op("sub", [count.value, graph.const(1)])
-    new = _row(graph, buffer.value, at, width)
-    _no_nan(tx, new)
-    buffer.update_in_place(_sift_down(graph, buffer.value, graph.const(0), at, new, width))
+    bufs = [b.value for b in stores]
+    new = _row(graph, bufs, at, width)
+    _no_nan(tx, new[:width or 1])
+    for b, walked in zip(stores, _sift_down(graph, bufs, graph.const(0), at, new, width),
+                         strict=True):
+        b.update_in_place(walked)
 
 
 def pop(tx: Interpreter, heap: BodyList) -> VariableTracker:
@@ -92,44 +99,59 @@ def pop(tx: Interpreter, heap: BodyList) -> VariableTracker:
     held = _state(tx, heap)
     if held is None:
         return last
-    buffer, count, width = held
+    stores, count, width = held
     graph = tx.graph
     zero = graph.const(0)
-    first = _row(graph, buffer.value, zero, width)
+    bufs = [b.value for b in stores]
+    first = _row(graph, bufs, zero, width)
     # Where the heap is empty now, the last item was the first: `heap[0]` is it still.
-    moved = _row(graph, buffer.value, count.value, width)
-    walked = _sift_up(graph, buffer.value, count.value, moved, width)
-    buffer.update_in_place(walked)
+    moved = _row(graph, bufs, count.value, width)
+    for b, walked in zip(stores, _sift_up(graph, bufs, count.value, moved, width),
+                         strict=True):
+        b.update_in_place(walked)
     return _item_of(graph, heap, first, width)
 
 
 def _item_of(graph: Graph, heap: BodyList, numbers: list[Value], width: int
              ) -> VariableTracker:
-    from ember.capture.variables.appended import as_item, columns
+    from ember.capture.variables.appended import as_item
 
-    item = heap.state.item
+    item, other = heap.state.item, heap.state.other
+    if width:
+        # The tuple from its numbers, as `tuple_at` reads one: a one-row buffer of them.
+        from ember.capture.variables.appended import tuple_at
+
+        row = graph.full((1, width), 0, numbers[0].dtype)
+        for j in range(width):
+            row = graph.op("store", [row, numbers[j], graph.const(0), graph.const(j)])
+        flag = numbers[width] if other is not None else None
+        return tuple_at(graph, row, graph.const(0), item, flag, other)
+    number = ArrayVariable(as_item(graph, numbers[0], item))
+    if other is None:
+        return number
+    from ember.capture.variables.choice import ChoiceVariable
+
+    return ChoiceVariable(ArrayVariable(numbers[1]), ArrayVariable(as_item(
+        graph, numbers[0], other)), number)
+
+
+def _row(graph: Graph, bufs: list[Value], at: Value, width: int) -> list[Value]:
+    """The numbers of the item at place `at`, then its flag where the heap has one."""
+    buffer, *flags = bufs
+    numbers = ([graph.op("load", [buffer, at])] if not width else
+               [graph.op("load", [buffer, at, graph.const(j)]) for j in range(width)])
+    return numbers + [graph.op("load", [f, at]) for f in flags]
+
+
+def _stored(graph: Graph, bufs: list[Value], at: Value, numbers: list[Value], width: int
+            ) -> list[Value]:
+    buffer, *flags = bufs
     if not width:
-        return ArrayVariable(as_item(graph, numbers[0], item))
-    from ember.capture.variables.containers import TupleVariable
-
-    return TupleVariable([ArrayVariable(as_item(graph, v, kind))
-                          for v, kind in zip(numbers, columns(item), strict=True)])
-
-
-def _row(graph: Graph, buffer: Value, at: Value, width: int) -> list[Value]:
-    """The numbers of the item at place `at`."""
-    if not width:
-        return [graph.op("load", [buffer, at])]
-    return [graph.op("load", [buffer, at, graph.const(j)]) for j in range(width)]
-
-
-def _stored(graph: Graph, buffer: Value, at: Value, numbers: list[Value], width: int
-            ) -> Value:
-    if not width:
-        return graph.op("store", [buffer, numbers[0], at])
-    for j, v in enumerate(numbers):
-        buffer = graph.op("store", [buffer, v, at, graph.const(j)])
-    return buffer
+        buffer = graph.op("store", [buffer, numbers[0], at])
+    for j in range(width):
+        buffer = graph.op("store", [buffer, numbers[j], at, graph.const(j)])
+    return [buffer, *(graph.op("store", [f, v, at])
+                      for f, v in zip(flags, numbers[width or 1:], strict=True))]
 
 
 def _less(graph: Graph, a: list[Value], b: list[Value]) -> Value:
@@ -153,29 +175,31 @@ def _no_nan(tx: Interpreter, numbers: list[Value]) -> None:
             add_check(tx, graph.op("isnan", [v]))
 
 
-def _walk(graph: Graph, buffer: Value, at: Value, fixed: list[Value],
-          step: object) -> tuple[Value, Value]:
-    """A loop op of at most `_DEPTH` trips carrying a place and the buffer: `step(body,
-    place, buffer, fixed)` gives each trip's go, next place and buffer."""
+def _walk(graph: Graph, bufs: list[Value], at: Value, fixed: list[Value],
+          step: object) -> tuple[Value, list[Value]]:
+    """A loop op of at most `_DEPTH` trips carrying a place and the buffers: `step(body,
+    place, buffers, fixed)` gives each trip's go, next place and buffers."""
     body = graph.region("loop")
     body.add_input(np.int64, (), weak=True)
     place = body.add_input(at.dtype, (), weak=at.weak, scalar=at.scalar)
-    held = body.add_input(buffer.dtype, buffer.shape)
+    held = [body.add_input(b.dtype, b.shape) for b in bufs]
     inner = [body.add_input(v.dtype, v.shape, weak=v.weak, scalar=v.scalar) for v in fixed]
     go, nxt, moved = step(body, place, held, inner)  # type: ignore[operator]
     nxt = body.op("astype", [nxt], dtype=at.dtype, weak=at.weak, scalar=at.scalar)
-    body.set_outputs([go, nxt, moved])
-    last, walked = graph.loop(graph.const(0), graph.const(_DEPTH), graph.const(1),
-                              [at, buffer], fixed, body)
+    body.set_outputs([go, nxt, *moved])
+    last, *walked = graph.loop(graph.const(0), graph.const(_DEPTH), graph.const(1),
+                               [at, *bufs], fixed, body)
     return last, walked
 
 
-def _sift_down(graph: Graph, buffer: Value, start: Value, at: Value, new: list[Value],
-               width: int) -> Value:
+def _sift_down(graph: Graph, bufs: list[Value], start: Value, at: Value, new: list[Value],
+               width: int) -> list[Value]:
     """CPython's `_siftdown(heap, start, at)`: the item `new` (at place `at`) moves up past
     each parent it is less than, the parents down one level."""
-    def step(body: Graph, place: Value, held: Value, inner: list[Value]
-             ) -> tuple[Value, Value, Value]:
+    compared = width or 1
+
+    def step(body: Graph, place: Value, held: list[Value], inner: list[Value]
+             ) -> tuple[Value, Value, list[Value]]:
         low, numbers = inner[0], inner[1:]
         one = body.const(1)
         parent_at = body.op("floordiv", [body.op("maximum", [body.op("sub", [place, one]),
@@ -183,22 +207,25 @@ def _sift_down(graph: Graph, buffer: Value, start: Value, at: Value, new: list[V
                                          body.const(2)])
         parent = _row(body, held, parent_at, width)
         up = body.op("logical_and", [body.op("gt", [place, low]),
-                                     _less(body, numbers, parent)])
+                                     _less(body, numbers[:compared], parent[:compared])])
         here = _row(body, held, place, width)
         kept = [body.op("where", [up, p, h]) for p, h in zip(parent, here, strict=True)]
         return up, body.op("where", [up, parent_at, place]), _stored(body, held, place, kept,
                                                                         width)
 
-    last, walked = _walk(graph, buffer, at, [start, *new], step)
+    last, walked = _walk(graph, bufs, at, [start, *new], step)
     return _stored(graph, walked, last, new, width)
 
 
-def _sift_up(graph: Graph, buffer: Value, end: Value, new: list[Value], width: int) -> Value:
+def _sift_up(graph: Graph, bufs: list[Value], end: Value, new: list[Value], width: int
+             ) -> list[Value]:
     """CPython's `_siftup(heap, 0)` of a heap of `end` items whose first place is to hold
     `new`: the smaller child moves up one level until a leaf is reached; `new` is put there
     and moved up again (`_sift_down`)."""
-    def step(body: Graph, place: Value, held: Value, inner: list[Value]
-             ) -> tuple[Value, Value, Value]:
+    compared = width or 1
+
+    def step(body: Graph, place: Value, held: list[Value], inner: list[Value]
+             ) -> tuple[Value, Value, list[Value]]:
         count = inner[0]
         zero, one = body.const(0), body.const(1)
         child = body.op("add", [body.op("mul", [place, body.const(2)]), one])
@@ -210,7 +237,7 @@ def _sift_up(graph: Graph, buffer: Value, end: Value, new: list[Value], width: i
         left_row, right_row = (_row(body, held, safe_child, width),
                                _row(body, held, safe_right, width))
         take_right = body.op("logical_and", [has_right, body.op(
-            "logical_not", [_less(body, left_row, right_row)])])
+            "logical_not", [_less(body, left_row[:compared], right_row[:compared])])])
         chosen = body.op("where", [take_right, safe_right, safe_child])
         chosen_row = [body.op("where", [take_right, r, c])
                       for r, c in zip(right_row, left_row, strict=True)]
@@ -220,5 +247,5 @@ def _sift_up(graph: Graph, buffer: Value, end: Value, new: list[Value], width: i
                                                                       width)
 
     zero = graph.const(0)
-    leaf, walked = _walk(graph, buffer, zero, [end], step)
+    leaf, walked = _walk(graph, bufs, zero, [end], step)
     return _sift_down(graph, walked, zero, leaf, new, width)

@@ -75,13 +75,32 @@ def mixed_stored(tx: Any, value: Value) -> Value:
     return graph.op("astype", [value], dtype=np.dtype(np.float64), scalar=True)
 
 
-def tuple_at(graph: Graph, buffer: Value, at: Value, item: ItemType) -> VariableTracker:
+def tuple_at(graph: Graph, buffer: Value, at: Value, item: ItemType,
+             flag: Value | None = None, other: ItemType | None = None) -> VariableTracker:
     """The tuple stored at place `at` of a list of tuples' buffer: its numbers, each of its
-    type."""
+    type. `flag`: true where the tuple is of the list's `other` type (Python numbers where
+    the items are NumPy scalars, or the reverse): a number whose type differs between the
+    two is then a choice of both (`variables/choice.py`)."""
+    from ember.capture.variables.choice import ChoiceVariable
     from ember.capture.variables.containers import TupleVariable
 
-    return TupleVariable([ArrayVariable(as_item(graph, graph.op("load", [
-        buffer, at, graph.const(j)]), kind)) for j, kind in enumerate(columns(item))])
+    others = columns(other) if other is not None else columns(item)
+    numbers: list[VariableTracker] = []
+    for j, (kind, alt) in enumerate(zip(columns(item), others, strict=True)):
+        loaded = graph.op("load", [buffer, at, graph.const(j)])
+        number = ArrayVariable(as_item(graph, loaded, kind))
+        if flag is not None and alt != kind:
+            number = ChoiceVariable(ArrayVariable(flag), ArrayVariable(as_item(graph, loaded,
+                                                                             alt)), number)
+        numbers.append(number)
+    return TupleVariable(numbers)
+
+
+def compatible(a: ItemType, b: ItemType) -> bool:
+    """Whether tuples of these types hold numbers of one dtype each (they differ only in
+    which are Python numbers and which NumPy scalars)."""
+    return is_tuple(a) and is_tuple(b) and a[1] == b[1] and all(
+        x[0] == y[0] for x, y in zip(columns(a), columns(b), strict=True))
 
 
 class AppendedListVariable(VariableTracker):
@@ -91,12 +110,15 @@ class AppendedListVariable(VariableTracker):
 
     def __init__(self, buffer: Value, count: Value, item: ItemType, length: int | None,
                  iterator: bool = False, flags: Value | None = None,
-                 head: Value | None = None, deque: bool = False) -> None:
+                 head: Value | None = None, deque: bool = False,
+                 other: ItemType | None = None) -> None:
         self.buffer, self.count, self.item, self.known_length = buffer, count, item, length
         self.iterator = iterator
         # A list of Python numbers and NumPy scalars of one dtype: true where an item is of
         # the other type than `item` (`loops/appends.py: Appended.other`).
         self.flags = flags
+        self.other = other if other is not None or flags is None else (
+            item[0], (), not item[2], not item[3])
         # A list popped from the front (a queue): its items start at this place, not at 0.
         # Only its length, its truth and the list itself after the graph are read.
         self.head = head
@@ -193,15 +215,17 @@ class AppendedListVariable(VariableTracker):
         if self.known_length is not None:
             self.known_length += 1
 
-    def rebuild_kind(self) -> str | tuple:
+    def rebuild_kind(self, other: bool = False) -> str | tuple:
         """How the real list is made from the buffer: `.tolist()` for Python numbers,
         `list()` for NumPy scalars and rows; for tuples of several types, each number's
-        dtype name and whether it is a Python number."""
-        if len(self.item) == 5:
-            return tuple((k[0].name, k[2]) for k in self.item[4])
-        if is_tuple(self.item):
-            return "python tuples" if self.item[2] else "tuples"
-        return "python" if self.item[2] else "items"
+        dtype name and whether it is a Python number. `other`: of the items the flags
+        mark."""
+        item = self.other if other else self.item
+        if len(item) == 5:
+            return tuple((k[0].name, k[2]) for k in item[4])
+        if is_tuple(item):
+            return "python tuples" if item[2] else "tuples"
+        return "python" if item[2] else "items"
 
     def getitem(self, tx: Interpreter, index: VariableTracker) -> VariableTracker:
         self._list_only("indexing")
@@ -226,12 +250,13 @@ class AppendedListVariable(VariableTracker):
             add_check(tx, outside)  # Python raises IndexError: the frame runs as Python
             position = graph.op("where", [outside, graph.const(0), at])
         if is_tuple(self.item):
-            return tuple_at(graph, self.buffer, position, self.item)
+            flag = None if self.flags is None else graph.op("load", [self.flags, position])
+            return tuple_at(graph, self.buffer, position, self.item, flag, self.other)
         if self.flags is not None:
             from ember.capture.variables.choice import ChoiceVariable
 
             loaded = graph.op("load", [self.buffer, position])
-            other = (self.item[0], (), not self.item[2], not self.item[3])
+            other = self.other
             return ChoiceVariable(ArrayVariable(graph.op("load", [self.flags, position])),
                                   ArrayVariable(as_item(graph, loaded, other)),
                                   ArrayVariable(as_item(graph, loaded, self.item)))
@@ -404,6 +429,18 @@ def as_item(graph: Graph, value: Value, item: ItemType) -> Value:
     return graph.op("astype", [value], dtype=item[0], scalar=True)
 
 
+def _made(items: np.ndarray, kind: str | tuple) -> list:
+    """The list's items as Python makes them, all of the type `kind` says."""
+    if isinstance(kind, tuple):  # tuples of numbers of several types
+        makers = [(bool if name == "bool" else int if np.dtype(name).kind in "iu" else float)
+                  if python else np.dtype(name).type for name, python in kind]
+        return [tuple(make(v) for make, v in zip(makers, row, strict=True))
+                for row in items.tolist()]
+    if kind.endswith("tuples"):
+        return [tuple(row) for row in (items.tolist() if kind == "python tuples" else items)]
+    return items.tolist() if kind == "python" else list(items)
+
+
 def promoted(item: ItemType) -> np.dtype:
     """The dtype of NumPy's array of tuples of numbers of these types."""
     zeros = tuple(bool(0) if k[0].kind == "b" and k[2] else
@@ -435,27 +472,20 @@ def numpy_call(tx: Interpreter, fn: Any, args: list[VariableTracker],
 
 
 def rebuild(buffer: np.ndarray, count: int, kind: str | tuple, iterator: bool,
-            flags: np.ndarray | None = None, head: int = 0, deque: bool = False) -> Any:
+            flags: np.ndarray | None = None, head: int = 0, deque: bool = False,
+            other: str | tuple | None = None) -> Any:
     """The real list after the graph ran: Python numbers, or NumPy scalars and rows (row
     views of one new buffer: distinct arrays, as the appended ones were); an iterator over
-    it for a generator's values. `flags`: true where an item is of the other of Python
-    number and NumPy scalar. `head`: the place of the first item; `deque`: a
-    `collections.deque` of the items."""
+    it for a generator's values. `flags`: true where an item is of the `other` kind (the
+    other of Python number and NumPy scalar). `head`: the place of the first item;
+    `deque`: a `collections.deque` of the items."""
     items = buffer[head:count]
+    made = _made(items, kind)
     if flags is not None:
-        python, numpy = items.tolist(), list(items)
-        first, second = (python, numpy) if kind == "python" else (numpy, python)
+        second = _made(items, other if other is not None else
+                       "items" if kind == "python" else "python")
         flags = flags[head:count]
-        made = [second[k] if flags[k] else first[k] for k in range(len(python))]
-    elif isinstance(kind, tuple):  # tuples of numbers of several types
-        makers = [(bool if name == "bool" else int if np.dtype(name).kind in "iu" else float)
-                  if python else np.dtype(name).type for name, python in kind]
-        made = [tuple(make(v) for make, v in zip(makers, row, strict=True))
-                for row in items.tolist()]
-    elif kind.endswith("tuples"):
-        made = [tuple(row) for row in (items.tolist() if kind == "python tuples" else items)]
-    else:
-        made = items.tolist() if kind == "python" else list(items)
+        made = [second[k] if flags[k] else made[k] for k in range(len(made))]
     if deque:
         return collections.deque(made)
     return iter(made) if iterator else made
