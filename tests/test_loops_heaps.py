@@ -107,6 +107,28 @@ def heap_sort_ints(x):
     return out
 
 
+def running_kth_smallest(x, k):
+    heap = []
+    res = np.empty(len(x))
+    for i, v in enumerate(x):
+        if len(heap) < k:
+            heapq.heappush(heap, -v)
+        elif -heap[0] > v:
+            heapq.heapreplace(heap, -v)
+        res[i] = -heap[0]
+    return res
+
+
+def top_k_pushpop(x, k):
+    heap = []
+    for v in x[:k]:
+        heappush(heap, v)
+    dropped = 0.0
+    for v in x[k:]:
+        dropped += heapq.heappushpop(heap, v)
+    return dropped, heap
+
+
 def _csr(rng, n, most=4):
     deg = rng.integers(0, most + 1, n)
     ptr = np.concatenate([[0], np.cumsum(deg)])
@@ -126,6 +148,8 @@ CASES = [
     (prim_weight, lambda r: _weighted(r, 50)),
     (dijkstra_classic, lambda r: (*_weighted(r, 60), 2)),
     (heap_sort_ints, lambda r: (r.integers(-5, 5, 30).astype(np.int32),)),
+    (running_kth_smallest, lambda r: (r.standard_normal(50), 4)),
+    (top_k_pushpop, lambda r: (np.round(r.standard_normal(40), 1), 6)),
 ]
 
 

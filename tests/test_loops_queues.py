@@ -169,6 +169,21 @@ def both_ends(x):
     return q
 
 
+def flood_fill_extend(grid, r0, c0):
+    h, w = grid.shape
+    seen = np.zeros_like(grid, dtype=bool)
+    stack = [(r0, c0)]
+    size = 0
+    while stack:
+        r, c = stack.pop()
+        if r < 0 or r >= h or c < 0 or c >= w or seen[r, c] or grid[r, c] == 0:
+            continue
+        seen[r, c] = True
+        size += 1
+        stack.extend([(r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)])
+    return size, seen
+
+
 def sliding_max_deque(x, k):
     out = np.empty(len(x) - k + 1)
     q = deque()
@@ -243,6 +258,7 @@ CASES = [
     (sliding_max_deque, lambda r: (r.standard_normal(40), 5)),
     (topo_order_deque, lambda r: _dag(r, 50)),
     (zero_one_bfs, lambda r: (r.integers(0, 2, (9, 11)),)),
+    (flood_fill_extend, lambda r: ((r.random((10, 12)) < 0.7).astype(np.int64), 0, 0)),
     (both_ends, lambda r: (r.standard_normal(30),)),
     (multi_source_distance, lambda r: ((r.random((12, 15)) < 0.05).astype(np.int64),)),
     (queue_left_behind, lambda r: (*_csr(r, 60), 0, 7)),

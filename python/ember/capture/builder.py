@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 _BUILTIN_FUNCTIONS = frozenset(
     v for v in vars(builtins).values() if isinstance(v, (types.BuiltinFunctionType, type))
 ) | {itertools.product, itertools.combinations, itertools.permutations, itertools.chain,
-     collections.deque, heapq.heappush, heapq.heappop}
+     collections.deque, heapq.heappush, heapq.heappop, heapq.heapreplace, heapq.heappushpop}
 # EQUALS_MATCH compares these exactly; other constants are guarded by identity.
 _EQUALS_TYPES = (type(None), bool, int, float, str)
 

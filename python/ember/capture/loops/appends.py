@@ -833,6 +833,20 @@ class _ListMethod(VariableTracker):
         if self.name == "appendleft" and len(args) == 1 and not kwargs:
             self.owner.append(tx, args[0], left=True)
             return ConstantVariable(None)
+        if self.name == "extend" and len(args) == 1 and not kwargs:
+            # `stack.extend([(r + 1, c), (r - 1, c)])`: a few items known to capture, each
+            # appended in turn.
+            from ember.capture.variables.containers import SequenceVariable
+
+            items = args[0]
+            if isinstance(items, ConstantVariable) and type(items.constant()) in (list, tuple):
+                items = SequenceVariable([ConstantVariable(c) for c in items.constant()])
+            if not isinstance(items, SequenceVariable) or (
+                    getattr(items, "unread", False)) or len(items.items) > 16:
+                raise _refuse(f"list.extend of {args[0].describe()}")
+            for one in list(items.items):
+                self.owner.append(tx, one)
+            return ConstantVariable(None)
         if self.name == "pop":
             at = args[0].constant() if len(args) == 1 and isinstance(
                 args[0], ConstantVariable) and type(args[0].constant()) is int else None

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from ember.capture.interpreter import Interpreter
     from ember.capture.loops.appends import BodyList
 
-FUNCTIONS = frozenset({heapq.heappush, heapq.heappop})
+FUNCTIONS = frozenset({heapq.heappush, heapq.heappop, heapq.heapreplace, heapq.heappushpop})
 # A heap of up to 2**64 items is at most this deep.
 _DEPTH = 64
 
@@ -49,6 +49,8 @@ def call(tx: Interpreter, fn: object, args: list[VariableTracker]) -> VariableTr
         return ConstantVariable(None)
     if fn is heapq.heappop and len(args) == 1:
         return pop(tx, heap)
+    if fn in (heapq.heapreplace, heapq.heappushpop) and len(args) == 2:
+        return replace(tx, heap, args[1], pushpop=fn is heapq.heappushpop)
     return None
 
 
@@ -110,6 +112,44 @@ def pop(tx: Interpreter, heap: BodyList) -> VariableTracker:
                          strict=True):
         b.update_in_place(walked)
     return _item_of(graph, heap, first, width)
+
+
+def replace(tx: Interpreter, heap: BodyList, item: VariableTracker, pushpop: bool
+            ) -> VariableTracker:
+    """`heapreplace(heap, item)`: the first item, `item` put first and moved down (an empty
+    heap sends the frame to Python: IndexError). `heappushpop(heap, item)`: the same where
+    the heap's first item is less than `item`, else `item` itself and the heap unchanged."""
+    from ember.capture.loops.frame_branches import add_check
+
+    # The item's type and numbers: appended (teaching the type), then taken off again.
+    heap.append(tx, item)
+    held = _state(tx, heap)
+    if held is None:
+        return item
+    stores, count, width = held
+    graph = tx.graph
+    zero, one = graph.const(0), graph.const(1)
+    end = graph.op("sub", [count.value, one])
+    bufs = [b.value for b in stores]
+    new = _row(graph, bufs, end, width)
+    _no_nan(tx, new[:width or 1])
+    from ember.capture.loops.appends import COUNT
+
+    tx.locals[COUNT + heap.state.name] = ArrayVariable(end)
+    first = _row(graph, bufs, zero, width)
+    filled = graph.op("gt", [end, zero])
+    if pushpop:
+        compared = width or 1
+        swap = graph.op("logical_and", [filled, _less(graph, first[:compared],
+                                                      new[:compared])])
+        taken = [graph.op("where", [swap, f, n]) for f, n in zip(first, new, strict=True)]
+    else:
+        add_check(tx, graph.op("logical_not", [filled]))  # IndexError: index out of range
+        swap, taken = filled, first
+    walked = _sift_up(graph, bufs, end, new, width, swap)
+    for b, w in zip(stores, walked, strict=True):
+        b.update_in_place(w)
+    return _item_of(graph, heap, taken, width)
 
 
 def _item_of(graph: Graph, heap: BodyList, numbers: list[Value], width: int
@@ -176,9 +216,10 @@ def _no_nan(tx: Interpreter, numbers: list[Value]) -> None:
 
 
 def _walk(graph: Graph, bufs: list[Value], at: Value, fixed: list[Value],
-          step: object) -> tuple[Value, list[Value]]:
+          step: object, walks: Value | None = None) -> tuple[Value, list[Value]]:
     """A loop op of at most `_DEPTH` trips carrying a place and the buffers: `step(body,
-    place, buffers, fixed)` gives each trip's go, next place and buffers."""
+    place, buffers, fixed)` gives each trip's go, next place and buffers. `walks`: where
+    false, no trip."""
     body = graph.region("loop")
     body.add_input(np.int64, (), weak=True)
     place = body.add_input(at.dtype, (), weak=at.weak, scalar=at.scalar)
@@ -187,8 +228,9 @@ def _walk(graph: Graph, bufs: list[Value], at: Value, fixed: list[Value],
     go, nxt, moved = step(body, place, held, inner)  # type: ignore[operator]
     nxt = body.op("astype", [nxt], dtype=at.dtype, weak=at.weak, scalar=at.scalar)
     body.set_outputs([go, nxt, *moved])
-    last, *walked = graph.loop(graph.const(0), graph.const(_DEPTH), graph.const(1),
-                               [at, *bufs], fixed, body)
+    trips = graph.const(_DEPTH) if walks is None else graph.op(
+        "where", [walks, graph.const(_DEPTH), graph.const(0)])
+    last, *walked = graph.loop(graph.const(0), trips, graph.const(1), [at, *bufs], fixed, body)
     return last, walked
 
 
@@ -217,11 +259,11 @@ def _sift_down(graph: Graph, bufs: list[Value], start: Value, at: Value, new: li
     return _stored(graph, walked, last, new, width)
 
 
-def _sift_up(graph: Graph, bufs: list[Value], end: Value, new: list[Value], width: int
-             ) -> list[Value]:
+def _sift_up(graph: Graph, bufs: list[Value], end: Value, new: list[Value], width: int,
+             walks: Value | None = None) -> list[Value]:
     """CPython's `_siftup(heap, 0)` of a heap of `end` items whose first place is to hold
     `new`: the smaller child moves up one level until a leaf is reached; `new` is put there
-    and moved up again (`_sift_down`)."""
+    and moved up again (`_sift_down`). `walks`: where false, the heap is left as it is."""
     compared = width or 1
 
     def step(body: Graph, place: Value, held: list[Value], inner: list[Value]
@@ -247,5 +289,10 @@ def _sift_up(graph: Graph, bufs: list[Value], end: Value, new: list[Value], widt
                                                                       width)
 
     zero = graph.const(0)
-    leaf, walked = _walk(graph, bufs, zero, [end], step)
+    if walks is not None:
+        # No walk: the first item stays (stored again where it is). Read before the walk,
+        # which takes the buffers over.
+        new = [graph.op("where", [walks, n, f])
+               for n, f in zip(new, _row(graph, bufs, zero, width), strict=True)]
+    leaf, walked = _walk(graph, bufs, zero, [end], step, walks)
     return _sift_down(graph, walked, zero, leaf, new, width)

@@ -27,7 +27,8 @@ def appended(tx: Interpreter, start: int, stop: int
         # did not make a method call of it (code whose AST a tool rewrote, as pytest's).
         if a.opname == "LOAD_FAST" and b.opname in ("LOAD_METHOD", "LOAD_ATTR") and (
                 b.argval in METHODS):
-            methods.setdefault(str(a.argval), set()).add(str(b.argval))
+            methods.setdefault(str(a.argval), set()).add(
+                "append" if b.argval == "extend" else str(b.argval))
     for a, b in zip(code, code[1:], strict=False):
         # `heapq.heappush(h, item)`, `heappop(h)`: the heap is the first argument.
         if a.opname in ("LOAD_GLOBAL", "LOAD_ATTR", "LOAD_METHOD") and (
@@ -51,8 +52,9 @@ def _empty(vt: VariableTracker | None) -> bool:
     return isinstance(vt, ListVariable) and not vt.unread and not vt.items
 
 
-METHODS = ("append", "pop", "popleft", "appendleft")
-HEAP_USES = {"heappush": "append", "heappop": "pop"}
+METHODS = ("append", "pop", "popleft", "appendleft", "extend")
+HEAP_USES = {"heappush": "append", "heappop": "pop", "heapreplace": "append",
+             "heappushpop": "append"}
 APPENDS = frozenset({"append"})
 POPS = frozenset({"pop", "popleft", "appendleft"})
 

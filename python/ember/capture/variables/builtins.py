@@ -562,6 +562,8 @@ _RULES = {
     collections.deque: _deque,
     heapq.heappush: _heap_call(heapq.heappush),
     heapq.heappop: _heap_call(heapq.heappop),
+    heapq.heapreplace: _heap_call(heapq.heapreplace),
+    heapq.heappushpop: _heap_call(heapq.heappushpop),
     builtins.float: _scalar_conversion(float),
     builtins.int: _scalar_conversion(int),
     builtins.complex: _complex,
