@@ -1,6 +1,6 @@
 """More differentiable NumPy programs of kinds the other corpora lack, written as their users
 write them: Gaussian-process marginal likelihoods by Cholesky over kernel hyperparameters,
-mixture-model log-likelihoods by logsumexp, HMM and linear-chain CRF forward algorithms in a
+mixture-model log-likelihoods by logsumexp, HMM (`np.logaddexp.reduce` too) and linear-chain CRF forward algorithms in a
 loop, an LSTM over a sequence loop, a transformer block (attention, layer norm, GELU), the Cox
 partial likelihood (reversed cumsum), Sinkhorn iterations, Black-Scholes prices (their greeks
 are checked against the closed forms in the test file) and float32 parameters in dicts of lists.
@@ -105,6 +105,14 @@ def hmm_forward(log_trans, log_emit, log_start, obs):
     for t in range(1, len(obs)):
         alpha = logsumexp(alpha[:, None] + log_trans, axis=0) + log_emit[:, obs[t]]
     return logsumexp(alpha, axis=0)
+
+
+def hmm_logaddexp_reduce(log_trans, log_emit, obs):
+    """The forward recursion by `np.logaddexp.reduce` over the previous state's axis."""
+    alpha = log_emit[:, obs[0]] - np.log(log_trans.shape[0])
+    for o in obs[1:]:
+        alpha = np.logaddexp.reduce(alpha[:, None] + log_trans, axis=0) + log_emit[:, o]
+    return -np.logaddexp.reduce(alpha)
 
 
 def hmm_scaled_forward(trans_logits, emit_logits, obs):
@@ -231,6 +239,13 @@ def cox_stable(beta, x, events):
     return -np.mean(events * (eta - risk))
 
 
+def cox_logaddexp_accumulate(beta, x, events):
+    """Rows sorted by time; each risk set's log-sum by `np.logaddexp.accumulate` from the end."""
+    eta = x @ beta
+    log_risk = np.logaddexp.accumulate(eta[::-1])[::-1]
+    return -np.sum(events * (eta - log_risk))
+
+
 def sinkhorn_cost(log_a, cost, eps=0.5, iters=30):
     """Entropic optimal transport between softmax(log_a) and a uniform target by Sinkhorn's
     scaling iterations; the transport cost of the plan."""
@@ -331,6 +346,9 @@ CASES = {
     "hmm forward": (hmm_forward, (np.log(RNG.dirichlet(np.ones(3), 3)),
                                   np.log(RNG.dirichlet(np.ones(4), 3)), np.log(np.ones(3) / 3),
                                   np.array([0, 2, 1, 3, 3, 0, 1])), (0, 1, 2), "autograd"),
+    "hmm by logaddexp.reduce": (hmm_logaddexp_reduce, (_normal(3, 3), _normal(3, 4),
+                                                       np.array([2, 0, 1, 3, 1])), (0, 1),
+                                "differences"),
     "hmm scaled forward": (hmm_scaled_forward, (_normal(3, 3), _normal(3, 4),
                                                 np.array([1, 0, 3, 2, 2, 1])), (0, 1),
                            "autograd"),
@@ -363,6 +381,9 @@ CASES = {
                                (0, 1), "autograd"),
     "cox by flips": (cox_stable, (_normal(3) * 0.3, _normal(9, 3),
                                   (RNG.uniform(size=9) < 0.6) * 1.0), (0, 1), "differences"),
+    "cox by logaddexp.accumulate": (cox_logaddexp_accumulate,
+                                    (_normal(3) * 0.3, _normal(8, 3),
+                                     (RNG.uniform(size=8) < 0.6) * 1.0), (0, 1), "differences"),
     "sinkhorn scaling": (sinkhorn_cost, (_normal(4) * 0.3, RNG.uniform(0, 1, (4, 5))), (0, 1),
                          "autograd"),
     "sinkhorn log domain": (sinkhorn_log_domain, (_normal(4, 2), _normal(5, 2)), (0, 1),
