@@ -10,6 +10,7 @@ type is raised with NumPy's message.
 
 from __future__ import annotations
 
+import sys
 import types
 
 from collections.abc import Callable
@@ -37,6 +38,7 @@ from ember.numpy_api import (
     polynomials,
     reductions,
     scalars,
+    scipy_special,
     shape_ops,
     solvers,
     sorting,
@@ -76,12 +78,21 @@ _METHODS: dict[str, Handler] = {
 }
 
 
+_SCIPY_ADDED = [False]
+
+
 def lookup_function(fn: object) -> Handler | None:
-    """The handler for a NumPy function object (`np.add`, `np.sum`...), or None."""
+    """The handler for a NumPy function object (`np.add`, `np.sum`...), or None; scipy.special's
+    (`scipy_special`) once the program has imported it."""
     try:
-        return _FUNCTIONS.get(fn)
+        found = _FUNCTIONS.get(fn)
     except TypeError:  # unhashable
         return None
+    if found is None and not _SCIPY_ADDED[0] and "scipy.special" in sys.modules:
+        _SCIPY_ADDED[0] = True
+        _FUNCTIONS.update(scipy_special.functions())
+        found = _FUNCTIONS.get(fn)
+    return found
 
 
 def lookup_method(name: str) -> Handler | None:
