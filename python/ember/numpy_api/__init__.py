@@ -38,6 +38,7 @@ from ember.numpy_api import (
     polynomials,
     reductions,
     scalars,
+    scipy_linalg,
     scipy_special,
     shape_ops,
     solvers,
@@ -78,19 +79,24 @@ _METHODS: dict[str, Handler] = {
 }
 
 
-_SCIPY_ADDED = [False]
+# scipy's modules whose functions have handlers, added once the program has imported them.
+_SCIPY = {"scipy.special": lambda m: scipy_special.functions(),
+          "scipy.linalg": lambda m: scipy_linalg.functions(m)}
+_SCIPY_ADDED: set[str] = set()
 
 
 def lookup_function(fn: object) -> Handler | None:
     """The handler for a NumPy function object (`np.add`, `np.sum`...), or None; scipy.special's
-    (`scipy_special`) once the program has imported it."""
+    and scipy.linalg's (`scipy_special`, `scipy_linalg`) once the program has imported them."""
     try:
         found = _FUNCTIONS.get(fn)
     except TypeError:  # unhashable
         return None
-    if found is None and not _SCIPY_ADDED[0] and "scipy.special" in sys.modules:
-        _SCIPY_ADDED[0] = True
-        _FUNCTIONS.update(scipy_special.functions())
+    if found is None and len(_SCIPY_ADDED) < len(_SCIPY):
+        for name, handlers in _SCIPY.items():
+            if name not in _SCIPY_ADDED and name in sys.modules:
+                _SCIPY_ADDED.add(name)
+                _FUNCTIONS.update(handlers(sys.modules[name]))
         found = _FUNCTIONS.get(fn)
     return found
 
