@@ -41,8 +41,9 @@ CALLS = {
 @pytest.mark.parametrize("name", sorted(CALLS))
 def test_calls_behave_as_scipy(name):
     fn = CALLS[name]
-    assert_behaves_as_numpy(fn, RNG.standard_normal((4, 4)))
-    small = RNG.standard_normal((3, 3)).astype(np.float32)
+    rng = np.random.default_rng(9)  # the same data whichever tests run before
+    assert_behaves_as_numpy(fn, rng.standard_normal((4, 4)))
+    small = rng.standard_normal((3, 3)).astype(np.float32)
     got = ember.compile(fn)(small)
     assert got.dtype == fn(small).dtype
     np.testing.assert_allclose(got, fn(small), rtol=1e-4, atol=1e-5)

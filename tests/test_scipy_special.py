@@ -31,10 +31,11 @@ _SPECIAL = np.array([[-np.inf, -np.inf, 1.0, 2.0], [-np.inf] * 4, [np.inf, 0.0, 
 @pytest.mark.parametrize("name", sorted(CALLS))
 def test_scipy_special_calls_behave_as_scipy(name):
     fn = CALLS[name]
-    for x in (RNG.standard_normal((3, 4)), _SPECIAL, np.array([[1.0, 1.0, 0.5, 1.0]]),
+    rng = np.random.default_rng(6)  # the same data whichever tests run before
+    for x in (rng.standard_normal((3, 4)), _SPECIAL, np.array([[1.0, 1.0, 0.5, 1.0]]),
               np.arange(12).reshape(3, 4) % 5):
         assert_behaves_as_numpy(fn, x)
-    x = RNG.standard_normal((3, 4)).astype(np.float32)
+    x = rng.standard_normal((3, 4)).astype(np.float32)
     got = ember.compile(fn)(x)
     assert np.asarray(got).dtype == np.asarray(fn(x)).dtype
     np.testing.assert_allclose(got, fn(x), rtol=2e-6, atol=1e-7)
