@@ -566,8 +566,8 @@ OPAQUE_CALLS = {
     "functools.reduce": lambda x: functools.reduce(np.add, x ** 2),
     "statistics.fmean": lambda x: statistics.fmean(x ** 2) + np.sum(x),
     "sorted": lambda x: np.sum(np.array(sorted(x)) * np.arange(4.0)),
-    "np.logaddexp.reduce": lambda x: np.logaddexp.reduce(x),
-    "np.logaddexp.accumulate": lambda x: np.sum(np.logaddexp.accumulate(x)),
+    "np.logaddexp2.reduce": lambda x: np.logaddexp2.reduce(x),
+    "np.logaddexp2.accumulate": lambda x: np.sum(np.logaddexp2.accumulate(x)),
     "x.tolist()": lambda x: np.sum(np.array(x.tolist()) ** 2),
 }
 

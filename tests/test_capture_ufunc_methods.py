@@ -124,3 +124,48 @@ def test_reduce_and_accumulate_into_out(fn, make, breaks, backend) -> None:
         assert repr(compiled(*mine)) == repr(fn(*plain))
         assert all(repr(m) == repr(p) for m, p in zip(mine, plain))
     assert ember.stats()["graph_breaks"] == breaks, ember.stats()["break_reasons"]
+
+
+LOGADDEXP = {
+    "reduce a vector": lambda x: np.logaddexp.reduce(x[0]),
+    "reduce rows": lambda x: np.logaddexp.reduce(x, axis=1),
+    "reduce columns, keepdims": lambda x: np.logaddexp.reduce(x, axis=0, keepdims=True),
+    "reduce all": lambda x: np.logaddexp.reduce(x, axis=None),
+    "accumulate rows": lambda x: np.logaddexp.accumulate(x, axis=1),
+    "accumulate columns reversed": lambda x: np.logaddexp.accumulate(x[::-1], axis=0)[::-1],
+}
+_SPECIAL = np.array([[-np.inf, -np.inf, 1.0, 2.0], [-np.inf] * 4, [np.inf, 0.0, 1.0, np.nan]])
+
+
+@pytest.mark.parametrize("name", sorted(LOGADDEXP))
+def test_logaddexp_reduce_and_accumulate_like_numpy(name) -> None:
+    """`np.logaddexp.reduce`/`accumulate` (a log-sum-exp, the HMM forward step, Cox risk
+    sets): an element loop in NumPy's order; infinities and nan as NumPy gives them."""
+    from probe_harness import assert_behaves_as_numpy
+
+    fn = LOGADDEXP[name]
+    for x in (np.random.default_rng(3).standard_normal((3, 4)), _SPECIAL,
+              np.arange(12).reshape(3, 4)):
+        assert_behaves_as_numpy(fn, x)
+
+
+@pytest.mark.parametrize("name", sorted(LOGADDEXP))
+def test_logaddexp_reduce_and_accumulate_gradients(name) -> None:
+    """Differentiated (a graph without loop ops), the reduction is a log-sum-exp shifted by
+    the maximum and the accumulation one over a triangular mask: values within rounding of
+    NumPy's, gradients equal central differences, float32 kept."""
+    from test_autodiff_rules import numeric_grad
+
+    fn = LOGADDEXP[name]
+
+    def loss(x):
+        return np.sum(np.sin(fn(x)) * np.arange(1, np.size(fn(x)) + 1).reshape(np.shape(fn(x))))
+
+    x = np.random.default_rng(4).standard_normal((3, 4)) * 3
+    value, got = ember.value_and_grad(loss)(x)
+    np.testing.assert_allclose(value, loss(x), rtol=1e-12)
+    np.testing.assert_allclose(got, numeric_grad(loss, (x,), 0), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(ember.grad(loss, backend="eager")(x), got, rtol=1e-10)
+    small = ember.grad(loss)(x.astype(np.float32))
+    assert small.dtype == np.float32
+    np.testing.assert_allclose(small, got, rtol=2e-3, atol=2e-4)

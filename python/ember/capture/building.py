@@ -12,7 +12,7 @@ from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable, FormattedVariable, fold
 from ember.capture.variables.containers import DictVariable, ListVariable, TupleVariable, claim
-from ember.capture.variables.datalen import data_slice
+from ember.capture.variables.datalen import data_slice, known_bounds
 from ember.capture.variables.scalar import PythonScalarVariable, structural
 from ember.capture.variables.slices import runtime_slice
 
@@ -47,7 +47,7 @@ class BuildingOpcodes:
         return key.constant()
 
     def BUILD_SLICE(self, inst: Instruction) -> None:
-        parts = self.popn(inst.arg)
+        parts = known_bounds(self.popn(inst.arg))
         kept = runtime_slice(self, parts)  # type: ignore[arg-type]
         if kept is not None:
             self.push(kept)

@@ -10,6 +10,7 @@ type is raised with NumPy's message.
 
 from __future__ import annotations
 
+import sys
 import types
 
 from collections.abc import Callable
@@ -37,6 +38,8 @@ from ember.numpy_api import (
     polynomials,
     reductions,
     scalars,
+    scipy_linalg,
+    scipy_special,
     shape_ops,
     solvers,
     sorting,
@@ -76,12 +79,26 @@ _METHODS: dict[str, Handler] = {
 }
 
 
+# scipy's modules whose functions have handlers, added once the program has imported them.
+_SCIPY = {"scipy.special": lambda m: scipy_special.functions(),
+          "scipy.linalg": lambda m: scipy_linalg.functions(m)}
+_SCIPY_ADDED: set[str] = set()
+
+
 def lookup_function(fn: object) -> Handler | None:
-    """The handler for a NumPy function object (`np.add`, `np.sum`...), or None."""
+    """The handler for a NumPy function object (`np.add`, `np.sum`...), or None; scipy.special's
+    and scipy.linalg's (`scipy_special`, `scipy_linalg`) once the program has imported them."""
     try:
-        return _FUNCTIONS.get(fn)
+        found = _FUNCTIONS.get(fn)
     except TypeError:  # unhashable
         return None
+    if found is None and len(_SCIPY_ADDED) < len(_SCIPY):
+        for name, handlers in _SCIPY.items():
+            if name not in _SCIPY_ADDED and name in sys.modules:
+                _SCIPY_ADDED.add(name)
+                _FUNCTIONS.update(handlers(sys.modules[name]))
+        found = _FUNCTIONS.get(fn)
+    return found
 
 
 def lookup_method(name: str) -> Handler | None:

@@ -77,7 +77,8 @@ def known_value(x: Value) -> np.ndarray | None:
         return None
 
 
-def _known_ints(x: Value, what: str) -> np.ndarray:
+def known_ints(x: Value, what: str) -> np.ndarray:
+    """The integers a small value computed from constants alone holds, else Unsupported."""
     known = known_value(x)
     if known is None or known.dtype.kind not in "biu" or known.ndim > 1:
         raise Unsupported(f"{what}: an integer argument computed from array data")
@@ -88,7 +89,7 @@ def static_int(x: object, what: str) -> int:
     """An argument that must be known while tracing (a size, an axis, an index); a 0-d
     integer the graph computes from constants alone is evaluated."""
     if isinstance(x, Value):
-        known = _known_ints(x, what)
+        known = known_ints(x, what)
         if known.ndim:
             raise TypeError("only integer scalar arrays can be converted to a scalar index")
         return int(known)
@@ -123,7 +124,7 @@ def shape_arg(shape: object, what: str) -> tuple[int | str, ...]:
     if isinstance(shape, str):
         return (shape,)
     if isinstance(shape, Value) and shape.ndim == 1:
-        return tuple(int(d) for d in _known_ints(shape, what))
+        return tuple(int(d) for d in known_ints(shape, what))
     return (static_int(shape, what),)
 
 

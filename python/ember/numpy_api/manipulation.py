@@ -13,7 +13,7 @@ from ember.errors import Unsupported
 from ember.graph import Graph, Value
 from ember.graph.shapes import dim_product, normalize_axis
 from ember.numpy_api import take as take_module
-from ember.numpy_api.convert import NO_VALUE, static_int, static_number, to_value
+from ember.numpy_api.convert import NO_VALUE, known_ints, static_int, static_number, to_value
 from ember.numpy_api.indexing import getitem
 from ember.numpy_api.shape_ops import array_arg, concatenate, reshape_value
 from ember.quiet import quiet
@@ -67,6 +67,9 @@ def _split(graph: Graph, what: str, ary: object, indices_or_sections: object, ax
     total = x.shape[ax]
     if isinstance(total, str):
         raise Unsupported(f"{what} along symbolic dimension {total!r}")
+    if isinstance(indices_or_sections, Value) and indices_or_sections.ndim == 1:
+        # Split points the graph computes from constants (`np.cumsum(sizes)[:-1]`).
+        indices_or_sections = known_ints(indices_or_sections, what).tolist()
     if isinstance(indices_or_sections, (list, tuple)):
         points = [0, *(static_int(i, what) for i in indices_or_sections), total]
     else:

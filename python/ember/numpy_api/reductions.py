@@ -23,11 +23,14 @@ from ember.numpy_api.convert import (
 from ember.numpy_api.shape_ops import reshape_value
 
 
-def _fold(fn: Any, what: str, *args: Any, **kwargs: Any) -> Any:
-    """A reduction of Python scalars only: NumPy's own result, a constant."""
+def _fold(graph: Graph, fn: Any, what: str, *args: Any, **kwargs: Any) -> Any:
+    """A reduction or scan of Python scalars only: NumPy's own result, a constant (an array
+    result, `np.cumsum([24, 36, 12])` as split points, a constant array of the graph)."""
     result = fn(*args, **kwargs)
     if isinstance(result, np.ndarray):
-        raise Unsupported(f"{what} of Python sequences")
+        from ember.numpy_api.literals import constant_array
+
+        return constant_array(graph, result)
     return result
 
 
@@ -107,7 +110,7 @@ def _sum_like(op: str) -> Any:
                 where: object = True) -> Any:
         _check_common(f"np.{op}", out)
         if not any_value([a, where]):
-            return _fold(getattr(np, op), f"np.{op}", a, axis=axis, dtype=dtype,
+            return _fold(graph, getattr(np, op), f"np.{op}", a, axis=axis, dtype=dtype,
                          keepdims=keepdims, initial=initial, where=where)
         if initial is not NO_VALUE or _masks(where):
             _check_reducible(to_value(graph, a, f"np.{op}"), axis, op)
@@ -125,7 +128,7 @@ def _max_like(op: str) -> Any:
                 where: object = True) -> Any:
         _check_common(f"np.{op}", out)
         if not any_value([a, where]):
-            return _fold(getattr(np, op), f"np.{op}", a, axis=axis, keepdims=keepdims,
+            return _fold(graph, getattr(np, op), f"np.{op}", a, axis=axis, keepdims=keepdims,
                          initial=initial, where=where)
         if initial is not NO_VALUE or _masks(where):
             _check_reducible(to_value(graph, a, f"np.{op}"), axis, op)
@@ -141,7 +144,7 @@ def _any_like(op: str) -> Any:
                 keepdims: object = False, *, where: object = True) -> Any:
         _check_common(f"np.{op}", out, where)
         if not any_value([a]):
-            return _fold(getattr(np, op), f"np.{op}", a, axis=axis, keepdims=keepdims)
+            return _fold(graph, getattr(np, op), f"np.{op}", a, axis=axis, keepdims=keepdims)
         return _reduce(graph, op, a, axis, keepdims)
 
     handler.__name__ = op
@@ -152,7 +155,7 @@ def mean(graph: Graph, a: object, axis: object = None, dtype: object = None, out
          keepdims: object = False, *, where: object = True) -> Any:
     _check_common("np.mean", out)
     if not any_value([a, where]):
-        return _fold(np.mean, "np.mean", a, axis=axis, dtype=dtype, keepdims=keepdims,
+        return _fold(graph, np.mean, "np.mean", a, axis=axis, dtype=dtype, keepdims=keepdims,
                      where=where)
     x = to_value(graph, a, "np.mean")
     if _count(x, normalize_axes(axis_arg(axis, "np.mean"), x.ndim)) == 0:
@@ -189,7 +192,7 @@ def _arg_like(op: str) -> Any:
                 keepdims: object = False) -> Any:
         _check_common(f"np.{op}", out, True)
         if not any_value([a]):
-            return _fold(getattr(np, op), f"np.{op}", a, axis=axis, keepdims=keepdims)
+            return _fold(graph, getattr(np, op), f"np.{op}", a, axis=axis, keepdims=keepdims)
         x = to_value(graph, a, f"np.{op}")
         ax = axis_arg(axis, f"np.{op}")
         if isinstance(ax, tuple):
@@ -242,7 +245,7 @@ def var(graph: Graph, a: object, axis: object = None, dtype: object = None, out:
         ddof: object = 0, keepdims: object = False, *, where: object = True,
         mean: object = NO_VALUE, correction: object = NO_VALUE) -> Any:
     if not any_value([a]):
-        return _fold(np.var, "np.var", a, axis=axis, ddof=ddof, keepdims=keepdims)
+        return _fold(graph, np.var, "np.var", a, axis=axis, ddof=ddof, keepdims=keepdims)
     return _var(graph, "np.var", a, axis, dtype, out, ddof, keepdims, where, mean, correction)
 
 
@@ -250,7 +253,7 @@ def std(graph: Graph, a: object, axis: object = None, dtype: object = None, out:
         ddof: object = 0, keepdims: object = False, *, where: object = True,
         mean: object = NO_VALUE, correction: object = NO_VALUE) -> Any:
     if not any_value([a]):
-        return _fold(np.std, "np.std", a, axis=axis, ddof=ddof, keepdims=keepdims)
+        return _fold(graph, np.std, "np.std", a, axis=axis, ddof=ddof, keepdims=keepdims)
     v = _var(graph, "np.std", a, axis, dtype, out, ddof, keepdims, where, mean, correction)
     return graph.op("sqrt", [v])
 
@@ -260,7 +263,7 @@ def ptp(graph: Graph, a: object, axis: object = None, out: object = None,
     """np.ptp: max minus min, as NumPy computes it."""
     _check_common("np.ptp", out, True)
     if not any_value([a]):
-        return _fold(np.ptp, "np.ptp", a, axis=axis, keepdims=keepdims)
+        return _fold(graph, np.ptp, "np.ptp", a, axis=axis, keepdims=keepdims)
     hi = _reduce(graph, "max", a, axis, keepdims)
     lo = _reduce(graph, "min", a, axis, keepdims)
     return graph.op("sub", [hi, lo])
@@ -272,7 +275,7 @@ def nansum(graph: Graph, a: object, axis: object = None, dtype: object = None,
     """np.nansum: NaNs replaced by zero (a copy, as NumPy makes), then np.sum."""
     _check_common("np.nansum", out, where, initial)
     if not any_value([a]):
-        return _fold(np.nansum, "np.nansum", a, axis=axis, dtype=dtype, keepdims=keepdims)
+        return _fold(graph, np.nansum, "np.nansum", a, axis=axis, dtype=dtype, keepdims=keepdims)
     x = to_value(graph, a, "np.nansum")
     if x.dtype.kind == "f":
         zero = graph.const(0.0, x.dtype, weak=False)
@@ -284,7 +287,7 @@ def count_nonzero(graph: Graph, a: object, axis: object = None, *,
                   keepdims: object = False) -> Any:
     """np.count_nonzero: NumPy's `a.astype(bool).sum(axis, dtype=np.intp)`."""
     if not any_value([a]):
-        return _fold(np.count_nonzero, "np.count_nonzero", a, axis=axis, keepdims=keepdims)
+        return _fold(graph, np.count_nonzero, "np.count_nonzero", a, axis=axis, keepdims=keepdims)
     x = to_value(graph, a, "np.count_nonzero")
     if x.dtype != np.bool_:
         x = graph.op("astype", [x], dtype=np.dtype(np.bool_))
@@ -300,7 +303,7 @@ def _scan_like(op: str) -> Any:
         if out is not None:
             raise Unsupported(f"{what} with out=")
         if not any_value([a]):
-            return _fold(getattr(np, op), what, a, axis=axis, dtype=dtype)
+            return _fold(graph, getattr(np, op), what, a, axis=axis, dtype=dtype)
         x = as_array(graph, to_value(graph, a, what))
         if axis is None or x.ndim == 0:  # NumPy scans a 0-d array as one of shape (1,)
             x = reshape_value(graph, x, (-1,))

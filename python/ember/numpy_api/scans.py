@@ -6,7 +6,9 @@ accumulation's last element (of a vector, a loop carrying the running value alon
 
 Where the graph holds no loop ops (a differentiated graph), `np.maximum`/`np.minimum`
 accumulate as a masked reduction instead: `out[i] = max(x[j] for j <= i)` over an `(n, n)`
-lower-triangular mask, whose gradient the `max` rule gives; their `reduce` is `max`/`min`."""
+lower-triangular mask, whose gradient the `max` rule gives; their `reduce` is `max`/`min`.
+`np.logaddexp` reduces there as a log-sum-exp shifted by the maximum, and
+accumulates as one over the same mask."""
 
 from __future__ import annotations
 
@@ -25,8 +27,9 @@ from ember.numpy_api.shape_ops import reshape_value
 from ember.quiet import quiet
 
 # The ufuncs whose accumulate and reduce run as an element loop, by their op's name.
-_SCANNED = ("sub", "div", "maximum", "minimum", "fmax", "fmin", "hypot", "logical_and",
-            "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor")
+_SCANNED = ("sub", "div", "maximum", "minimum", "fmax", "fmin", "hypot", "logaddexp",
+            "logical_and", "logical_or", "logical_xor", "bitwise_and",
+            "bitwise_or", "bitwise_xor")
 OPS_OF = {OPS[name].numpy: name for name in _SCANNED}
 # Which of two zeros of opposite signs np.fmax.reduce keeps follows its vector loop's order,
 # not the sequential one: these reductions stay NumPy's.
@@ -73,12 +76,30 @@ def _scanned(graph: Graph, ufunc: np.ufunc, x: Value, axis: int, what: str) -> V
 _MASKED = {"maximum": "max", "minimum": "min"}
 # The longest axis a masked running extreme spans (its mask holds the square of it).
 _MASKED_MAX_LEN = 2048
+# Log-sum-exps a graph without loop ops computes shifted by their maximum: the op, its
+# exponential and its logarithm.
+_SHIFTED = {"logaddexp": ("exp", "log")}
+
+
+def _shifted_log_sum(graph: Graph, op: str, x: Value, axis: int) -> Value:
+    """`np.logaddexp.reduce(x, axis)` as `m + log(sum(exp(x - m)))` with `m` the maximum
+    along the axis (0 where that is infinite or nan, whose sum then gives NumPy's result):
+    the same value up to rounding, its gradient the `max`, `exp` and `log` rules'."""
+    exp, log = _SHIFTED[op]
+    top = graph.op("max", [x], axis=[axis], keepdims=True)
+    shift = graph.op("where", [graph.op("isfinite", [top]), top,
+                               graph.full((1,) * x.ndim, 0, x.dtype)])
+    total = graph.op("sum", [graph.op(exp, [graph.op("sub", [x, shift])])], axis=[axis],
+                     keepdims=False)
+    return graph.op("add", [graph.op(log, [total]),
+                            graph.op("squeeze", [shift], axis=[axis])])
 
 
 def _masked_scan(graph: Graph, ufunc: np.ufunc, x: Value, axis: int, what: str) -> Value:
     """The running maximum or minimum of `x` along `axis` as the reduction of `x` repeated
     along a new axis and masked to the positions up to each one."""
-    reduction = _MASKED[OPS_OF[ufunc]]
+    op = OPS_OF[ufunc]
+    reduction = _MASKED.get(op)
     dtype = _scan_dtype(ufunc, x, what)
     n = x.shape[axis]
     if any(isinstance(d, str) for d in x.shape) or n > _MASKED_MAX_LEN:
@@ -93,7 +114,7 @@ def _masked_scan(graph: Graph, ufunc: np.ufunc, x: Value, axis: int, what: str) 
     cols = graph.op("expand_dims", [graph.arange(0, 1, n, np.int64)], axis=[0])
     upto = graph.op("ge", [rows, cols])
     if dtype.kind == "f":
-        fill = -np.inf if reduction == "max" else np.inf
+        fill = np.inf if reduction == "min" else -np.inf
     else:
         info = np.iinfo(dtype) if dtype.kind in "iu" else None
         if info is None:
@@ -101,7 +122,10 @@ def _masked_scan(graph: Graph, ufunc: np.ufunc, x: Value, axis: int, what: str) 
         fill = info.min if reduction == "max" else info.max
     spread = graph.op("expand_dims", [moved], axis=[last])
     masked = graph.op("where", [upto, spread, graph.full((1,), fill, dtype)])
-    out = graph.op(reduction, [masked], axis=[last + 1], keepdims=False)
+    if reduction is None:
+        out = _shifted_log_sum(graph, op, masked, last + 1)
+    else:
+        out = graph.op(reduction, [masked], axis=[last + 1], keepdims=False)
     if axis != last:
         out = graph.op("transpose", [out], perm=[int(i) for i in np.argsort(perm)])
     return out
@@ -133,7 +157,7 @@ def accumulate(graph: Graph, ufunc: np.ufunc, a: Value, axis: object = 0) -> Val
     if axis is None:
         raise Unsupported(f"{what} with axis=None")
     ax = normalize_axis(static_int(axis, what), a.ndim)
-    if not graph.root.loop_ops and OPS_OF[ufunc] in _MASKED:
+    if not graph.root.loop_ops and (OPS_OF[ufunc] in _MASKED or OPS_OF[ufunc] in _SHIFTED):
         return _masked_scan(graph, ufunc, a, ax, what)
     return _scanned(graph, ufunc, a, ax, what)
 
@@ -157,6 +181,10 @@ def reduce(graph: Graph, ufunc: np.ufunc, a: Value, axis: object = 0,
         last = graph.op(_MASKED[OPS_OF[ufunc]], [a], axis=[ax], keepdims=False)
         if last.dtype != _scan_dtype(ufunc, a, what):
             raise Unsupported(f"{what} of {a.dtype}")
+    elif not graph.root.loop_ops and OPS_OF[ufunc] in _SHIFTED:
+        dtype = _scan_dtype(ufunc, a, what)
+        a = a if a.dtype == dtype else graph.op("astype", [a], dtype=dtype, weak=False)
+        last = _shifted_log_sum(graph, OPS_OF[ufunc], a, ax)
     elif a.ndim == 1:
         last = _folded(graph, ufunc, a, what)
     else:

@@ -54,6 +54,18 @@ class DataSliceVariable(VariableTracker):
         return tuple(self.parts)
 
 
+def known_bounds(parts: list[VariableTracker]) -> list[VariableTracker]:
+    """A slice's parts with each 0-d integer the graph computes from constants alone
+    (`offsets[i]` of `offsets = np.cumsum([0, 3, 2])`) as the Python int it holds."""
+    from ember.numpy_api.convert import known_value
+
+    folded = []
+    for part in parts:
+        known = known_value(part.value) if _graph_int(part) else None
+        folded.append(part if known is None else ConstantVariable(int(known)))
+    return folded
+
+
 def data_slice(tx: Interpreter, parts: list[VariableTracker]) -> DataSliceVariable | None:
     """BUILD_SLICE's tracker when a bound is an integer the graph computes, at the frame's
     level; None otherwise."""
