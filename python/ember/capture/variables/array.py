@@ -198,6 +198,13 @@ def symbolic_dim(vt: VariableTracker) -> str | None:
     `len(x) * 4` is `4*s0`, `len(x) + len(y)` is `s0+s1`), or None."""
     from ember.graph.shapes import is_symbol, make_dim
 
+    if isinstance(vt, ArrayVariable):  # a size a loop body computes (`loops/sizes.py`)
+        from ember.capture.loops.sizes import dim_of
+
+        dim = dim_of(vt.value)
+        if dim is not None and not is_symbol(dim):
+            vt.value.graph.require_size(dim, 2)  # 2 or more
+        return dim
     found = _int_terms(vt)
     dim = None if found is None else make_dim(*found)
     if not isinstance(dim, str):

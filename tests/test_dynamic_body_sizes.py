@@ -1,0 +1,121 @@
+"""Sizes a loop body gives as shapes stay symbolic (`loops/sizes.py: dim_of`): `np.empty(n)`
+for an `n = len(d)` the body reads, or an `n` read before the loop, `n - 1`, `2 * n`, an
+enclosing body's `n`, keep the loop one loop op, so one compiled function serves every size
+(compiled at most twice), equal to NumPy at each, and raises NumPy's exception where the
+sizes do not fit together."""
+
+from __future__ import annotations
+
+import ember
+import numpy as np
+import pytest
+from probe_harness import record
+
+
+def _tridiagonal(a, b, c, d):
+    n = len(d)
+    cp = np.empty(n)
+    dp = np.empty(n)
+    cp[0] = c[0] / b[0]
+    dp[0] = d[0] / b[0]
+    for i in range(1, n):
+        m = b[i] - a[i] * cp[i - 1]
+        cp[i] = c[i] / m
+        dp[i] = (d[i] - a[i] * dp[i - 1]) / m
+    x = np.empty(n)
+    x[-1] = dp[-1]
+    for i in range(n - 2, -1, -1):
+        x[i] = dp[i] - cp[i] * x[i + 1]
+    return x
+
+
+def implicit_steps(u0, r, steps):
+    n = len(u0)
+    a = np.full(n, -r)
+    b = np.full(n, 1 + 2 * r)
+    c = np.full(n, -r)
+    u = u0.copy()
+    for _ in range(steps):
+        u = _tridiagonal(a, b, c, u)
+    return u
+
+
+def fresh_rows_each_step(u, steps):
+    n = len(u)
+    for _ in range(steps):
+        rhs = np.empty(n)
+        rhs[1:-1] = 0.25 * u[:-2] + 0.5 * u[1:-1] + 0.25 * u[2:]
+        rhs[0] = u[0]
+        rhs[-1] = u[-1]
+        u = rhs
+    return u
+
+
+def shorter_and_longer(x, steps):
+    total = np.zeros(2 * len(x))
+    for k in range(steps):
+        m = len(x) - 1
+        d = np.zeros(m)
+        d[:] = x[1:] - x[:-1]
+        wide = np.ones((2 * len(x),)) * k
+        total = total + wide + d.sum()
+    return total
+
+
+def nested_sizes(x, steps):
+    n = x.shape[0]
+    out = np.zeros(n)
+    for _ in range(steps):
+        for j in range(steps % 7):
+            acc = np.zeros(n)
+            acc += x * (j + 1)
+            out = out + acc
+    return out
+
+
+def _calls(fn, argss):
+    ember.reset()
+    compiled = ember.compile(fn)
+    for args in argss:
+        assert record(compiled, args) == record(fn, args), args
+    return ember.stats()
+
+
+RNG = np.random.default_rng(5)
+
+
+@pytest.mark.parametrize("fn,make", [
+    (implicit_steps, lambda n: (RNG.random(n), 0.3, 12)),
+    (fresh_rows_each_step, lambda n: (RNG.random(n), 12)),
+    (shorter_and_longer, lambda n: (RNG.random(n), 40)),
+    (nested_sizes, lambda n: (RNG.random(n), 40)),
+])
+def test_one_compiled_function_over_sizes(fn, make) -> None:
+    stats = _calls(fn, [make(n) for n in (6, 11, 29, 8)])
+    assert stats["captures"] <= 2, stats["recompile_reasons"]
+    assert stats["entry_fallbacks"] == 0 and stats["graph_breaks"] == 0, stats["break_reasons"]
+
+
+@pytest.mark.parametrize("fn,make", [
+    (implicit_steps, lambda n: (RNG.random(n), 0.3, 2)),
+    (fresh_rows_each_step, lambda n: (RNG.random(n), 2)),
+    (shorter_and_longer, lambda n: (RNG.random(n), 2)),
+    (nested_sizes, lambda n: (RNG.random(n), 2)),
+])
+def test_small_and_empty_sizes_behave_as_numpy(fn, make) -> None:
+    _calls(fn, [make(n) for n in (6, 9, 3, 2, 1, 0)])
+
+
+def mismatched(u, w, steps):
+    n = len(u)
+    for _ in range(steps):
+        t = np.empty(n)
+        t[:] = u * 0.5
+        u = t + w
+    return u
+
+
+def test_sizes_that_do_not_fit_raise_as_numpy() -> None:
+    _calls(mismatched, [(RNG.random(n), RNG.random(n), 12) for n in (5, 8, 13)])
+    _calls(mismatched, [(RNG.random(5), RNG.random(5), 12), (RNG.random(8), RNG.random(8), 12),
+                        (RNG.random(9), RNG.random(7), 12), (RNG.random(9), RNG.random(9), 12)])
