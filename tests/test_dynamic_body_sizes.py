@@ -119,3 +119,47 @@ def test_sizes_that_do_not_fit_raise_as_numpy() -> None:
     _calls(mismatched, [(RNG.random(n), RNG.random(n), 12) for n in (5, 8, 13)])
     _calls(mismatched, [(RNG.random(5), RNG.random(5), 12), (RNG.random(8), RNG.random(8), 12),
                         (RNG.random(9), RNG.random(7), 12), (RNG.random(9), RNG.random(9), 12)])
+
+
+def moving_mean(x, w):
+    out = np.empty(x.shape[0] - w + 1)
+    s = x[:w].sum()
+    out[0] = s / w
+    for i in range(1, out.shape[0]):
+        s += x[i + w - 1] - x[i - 1]
+        out[i] = s / w
+    return out
+
+
+def upsampled(x, factor):
+    n = len(x)
+    m = (n - 1) * factor + 1
+    out = np.zeros(m)
+    out[::factor] = x
+    return out
+
+
+def padded_rows(a, pad):
+    rows, cols = a.shape
+    out = np.zeros((rows + 2 * pad, cols))
+    out[pad:-pad] = a
+    return out.sum(axis=1)
+
+
+@pytest.mark.parametrize("fn,make", [
+    (moving_mean, lambda n: (RNG.random(n), 4)),
+    (padded_rows, lambda n: (RNG.random((n, 3)), 2)),
+])
+def test_an_int_argument_that_never_changes_joins_a_symbolic_size(fn, make) -> None:
+    stats = _calls(fn, [make(n) for n in (9, 14, 31, 10)])
+    assert stats["captures"] <= 2, stats["recompile_reasons"]
+    # The same int changed later: a symbol of its own, or its value, as NumPy gives.
+    _calls(fn, [make(9), make(14), make(20)[:1] + (3,), make(21)[:1] + (5,)])
+
+
+def test_a_shape_an_int_argument_gives_beside_a_step() -> None:
+    _calls(upsampled, [(RNG.random(n), 3) for n in (5, 8, 13, 1)])
+
+
+def test_a_window_longer_than_the_data_raises_as_numpy() -> None:
+    _calls(moving_mean, [(RNG.random(n), 4) for n in (9, 14, 3, 2)])
