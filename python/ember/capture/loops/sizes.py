@@ -70,7 +70,7 @@ def record_invariant(region: Graph, outer: Any, param: Value) -> None:
     if isinstance(outer, ArrayVariable):
         dim = dim_of(outer.value)
     else:
-        found = _int_terms(outer)
+        found = _int_terms(outer, new_symbols=False)
         dim = None if found is None else make_dim(*found)
     if isinstance(dim, str):
         region.size_values.setdefault(dim, param)

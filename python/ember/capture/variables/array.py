@@ -214,12 +214,14 @@ def symbolic_dim(vt: VariableTracker) -> str | None:
     return dim
 
 
-def _int_terms(vt: Any, fixed: bool = False) -> tuple[dict[tuple[str, ...], int], int] | None:
+def _int_terms(vt: Any, fixed: bool = False, new_symbols: bool = True
+               ) -> tuple[dict[tuple[str, ...], int], int] | None:
     """A run-time int as the terms and constant of a dim (`graph/shapes.py: dim_terms`):
     sizes of symbolic dims, int arguments (`Tracer.int_symbol`), constants, and their sums,
     differences and multiples; None for anything else. With `fixed`, an int read from the
     frame that is no symbol (an argument that never changed: the window of `x.shape[0] - w
-    + 1`) is its value, guarded, as a shape would take it anyway."""
+    + 1`) is its value, guarded, as a shape would take it anyway. Without `new_symbols`,
+    an int argument that is no symbol yet is not made one."""
     from ember.capture.variables.scalar import PythonScalarVariable
 
     if type(vt) is int:
@@ -229,14 +231,15 @@ def _int_terms(vt: Any, fixed: bool = False) -> tuple[dict[tuple[str, ...], int]
     if not isinstance(vt, PythonScalarVariable) or vt.python_class is not int:
         return None
     if vt.op is None:
-        symbol = vt.symbol if vt.symbol is not None else vt.tracer.int_symbol(vt)
+        symbol = vt.symbol if vt.symbol is not None or not new_symbols else (
+            vt.tracer.int_symbol(vt))
         if symbol is None and fixed and vt.source is not None and type(vt.example) is int:
             vt.specialise()
             return {}, vt.example
         return None if symbol is None else ({(symbol,): 1}, 0)
     if vt.op not in ("+", "-", "*") or len(vt.operands) != 2:
         return None
-    parts = [_int_terms(x, fixed) for x in vt.operands]
+    parts = [_int_terms(x, fixed, new_symbols) for x in vt.operands]
     if parts[0] is None or parts[1] is None:
         return None
     (ta, ca), (tb, cb) = parts
