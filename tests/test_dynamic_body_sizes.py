@@ -163,3 +163,42 @@ def test_a_shape_an_int_argument_gives_beside_a_step() -> None:
 
 def test_a_window_longer_than_the_data_raises_as_numpy() -> None:
     _calls(moving_mean, [(RNG.random(n), 4) for n in (9, 14, 3, 2)])
+
+
+def last_two(x):
+    n = len(x)
+    y = x * 2.0
+    y[n - 1] = x[n - 2] + 1.0
+    return y, x[len(x) - 1]
+
+
+def last_rows(a):
+    r, c = a.shape
+    b = a.copy()
+    b[r - 1, :] = b[r - 2, :] * 3
+    b[0, c - 1] = b[r - 1, c - 2]
+    return b
+
+
+def from_a_fixed_int(x, k):
+    return x[x.shape[0] - k] * 2.0
+
+
+@pytest.mark.parametrize("fn,make", [
+    (last_two, lambda n: (RNG.random(n),)),
+    (last_rows, lambda n: (RNG.random((n, n + 1)),)),
+    (from_a_fixed_int, lambda n: (RNG.random(n), 2)),
+])
+def test_an_index_a_size_less_a_constant_gives_is_counted_from_the_end(fn, make) -> None:
+    stats = _calls(fn, [make(n) for n in (5, 9, 17, 3)])
+    assert stats["captures"] <= 2, stats["recompile_reasons"]
+    assert stats["entry_fallbacks"] == 0 and stats["graph_breaks"] == 0
+
+
+@pytest.mark.parametrize("fn,make", [
+    (last_two, lambda n: (RNG.random(n),)),
+    (last_rows, lambda n: (RNG.random((n, n + 1)),)),
+    (from_a_fixed_int, lambda n: (RNG.random(n), 3)),
+])
+def test_an_index_past_the_front_raises_as_numpy(fn, make) -> None:
+    _calls(fn, [make(n) for n in (5, 9, 2, 1, 0)])

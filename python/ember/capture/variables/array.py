@@ -214,14 +214,15 @@ def symbolic_dim(vt: VariableTracker) -> str | None:
     return dim
 
 
-def _int_terms(vt: Any, fixed: bool = False, new_symbols: bool = True
+def _int_terms(vt: Any, fixed: bool = False, new_symbols: bool = True, guard: bool = True
                ) -> tuple[dict[tuple[str, ...], int], int] | None:
     """A run-time int as the terms and constant of a dim (`graph/shapes.py: dim_terms`):
     sizes of symbolic dims, int arguments (`Tracer.int_symbol`), constants, and their sums,
     differences and multiples; None for anything else. With `fixed`, an int read from the
     frame that is no symbol (an argument that never changed: the window of `x.shape[0] - w
     + 1`) is its value, guarded, as a shape would take it anyway. Without `new_symbols`,
-    an int argument that is no symbol yet is not made one."""
+    an int argument that is no symbol yet is not made one; without `guard`, a fixed int is
+    not guarded yet (the caller guards it if it keeps the terms)."""
     from ember.capture.variables.scalar import PythonScalarVariable
 
     if type(vt) is int:
@@ -234,12 +235,13 @@ def _int_terms(vt: Any, fixed: bool = False, new_symbols: bool = True
         symbol = vt.symbol if vt.symbol is not None or not new_symbols else (
             vt.tracer.int_symbol(vt))
         if symbol is None and fixed and vt.source is not None and type(vt.example) is int:
-            vt.specialise()
+            if guard:
+                vt.specialise()
             return {}, vt.example
         return None if symbol is None else ({(symbol,): 1}, 0)
     if vt.op not in ("+", "-", "*") or len(vt.operands) != 2:
         return None
-    parts = [_int_terms(x, fixed, new_symbols) for x in vt.operands]
+    parts = [_int_terms(x, fixed, new_symbols, guard) for x in vt.operands]
     if parts[0] is None or parts[1] is None:
         return None
     (ta, ca), (tb, cb) = parts
@@ -415,6 +417,7 @@ class ArrayVariable(VariableTracker):
 
         if isinstance(index, MaskedVariable) and not self.value.scalar:
             return gather_selected(tx, self, index)
+        index = slices.from_end(self, index)
         parts = index.items if isinstance(index, TupleVariable) else [index]
         if any(isinstance(p, PythonScalarVariable) for p in parts):
             # A loop's index changes on every trip: indexing with it runs in Python rather
@@ -480,6 +483,7 @@ class ArrayVariable(VariableTracker):
             new = call_numpy_api("item assignment", numpy_api.setitem, tx.graph, self.value,
                                  index.value, numpy_api.Selected(value.values))
         else:
+            index = slices.from_end(self, index)
             new = call_numpy_api("item assignment", numpy_api.setitem, tx.graph, self.value,
                                  to_api(index), to_api(value))
         self.update_in_place(new)
