@@ -202,3 +202,33 @@ def test_an_index_a_size_less_a_constant_gives_is_counted_from_the_end(fn, make)
 ])
 def test_an_index_past_the_front_raises_as_numpy(fn, make) -> None:
     _calls(fn, [make(n) for n in (5, 9, 2, 1, 0)])
+
+
+def table_corner(a, b):
+    n, m = len(a), len(b)
+    D = np.zeros((n + 1, m + 1))
+    D[:, 0] = np.arange(n + 1)
+    D[0, :] = np.arange(m + 1)
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            cost = 0.0 if a[i - 1] == b[j - 1] else 1.0
+            D[i, j] = min(D[i - 1, j] + 1.0, D[i, j - 1] + 1.0, D[i - 1, j - 1] + cost)
+    return D[n, m]
+
+
+def prefix_total(x):
+    n = x.shape[0]
+    s = np.zeros(n + 1)
+    for i in range(n):
+        s[i + 1] = s[i] + x[i]
+    return s[n], s[n - 1]
+
+
+@pytest.mark.parametrize("fn,make", [
+    (table_corner, lambda n: (RNG.integers(0, 3, n), RNG.integers(0, 3, n + 2))),
+    (prefix_total, lambda n: (RNG.random(n),)),
+])
+def test_the_last_cell_of_a_table_one_longer_than_the_data(fn, make) -> None:
+    stats = _calls(fn, [make(n) for n in (6, 11, 14, 9)])
+    assert stats["captures"] <= 2, stats["recompile_reasons"]
+    _calls(fn, [make(n) for n in (4, 7, 1, 0)])
