@@ -83,6 +83,14 @@ impl Buffer {
         }
     }
 
+    /// Whether a resolved array of this buffer's dtype and shape lies as the buffer does
+    /// (its views of the buffer serve for it as they are).
+    fn packs(&self, r: &Resolved) -> bool {
+        r.1 == self.dtype
+            && r.2.shape == self.shape
+            && r.2.strides == Layout::contiguous(&self.shape).strides
+    }
+
     /// Copies from or to a resolved array of the same dtype and shape.
     fn exchange(&mut self, other: &Resolved, into_self: bool) {
         let size = self.dtype.size();
@@ -177,6 +185,23 @@ impl State {
         }
     }
 
+    /// Points the first turn's carried inputs at the buffers again.
+    fn point_inputs_back(&mut self) {
+        for (k, b) in self.current.iter().enumerate() {
+            self.even.0[1 + k].data = b.words.as_ptr() as *const u8;
+        }
+    }
+
+    /// Points both turns' carried outputs at the buffers again.
+    fn point_outputs_back(&mut self) {
+        for (k, b) in self.next.iter_mut().enumerate() {
+            self.even.1[1 + k].data = b.words.as_mut_ptr() as *mut u8;
+        }
+        for (k, b) in self.current.iter_mut().enumerate() {
+            self.odd.1[1 + k].data = b.words.as_mut_ptr() as *mut u8;
+        }
+    }
+
     /// Hands the body's buffers back to its pool.
     pub(crate) fn release(self: Box<State>, body: &CompiledGraph) {
         body.release(self.prepared);
@@ -211,26 +236,61 @@ pub(crate) unsafe fn run(
         }
         None => state.insert(State::new(operands, carried)),
     };
-    for (b, r) in st.current.iter_mut().zip(&operands[3..3 + carried]) {
-        b.exchange(r, true);
+    let (lo, hi, step) = (i128::from(lo), i128::from(hi), i128::from(step));
+    let planned = trips_of(lo, hi, step);
+    // The first trip reads each packed carried operand where it lies, and the last trip
+    // the range plans writes each packed result overlapping no operand where it goes:
+    // copying them through the buffers would add two passes over the carried arrays to
+    // every run. The others go through the buffers, as does every value of a loop that
+    // runs no trip or ends early.
+    let carried_ops = &operands[3..3 + carried];
+    let read_in: Vec<bool> = carried_ops
+        .iter()
+        .zip(&st.current)
+        .map(|(r, b)| planned > 0 && b.packs(r))
+        .collect();
+    let written_out: Vec<bool> = results
+        .iter()
+        .zip(&st.current)
+        .map(|(r, b)| planned > 0 && b.packs(r) && operands.iter().all(|o| !overlap(o, r)))
+        .collect();
+    for (k, (b, r)) in st.current.iter_mut().zip(carried_ops).enumerate() {
+        if read_in[k] {
+            st.even.0[1 + k].data = origin(r);
+        } else {
+            b.exchange(r, true);
+        }
     }
     // The two sets of carried buffers take turns: even trips read `current` and write
     // `next`, odd trips the other way round. Their views were made once (the buffers never
     // move), so a trip allocates nothing.
-    let mut i = i128::from(lo);
-    let (hi, step) = (i128::from(hi), i128::from(step));
-    let mut trips = 0usize;
+    let mut i = lo;
+    let mut trips = 0i128;
     let mut outcome = Ok(());
     while (step > 0 && i < hi) || (step < 0 && i > hi) {
         // SAFETY: the index buffer holds one i64; the body reads it only during the run.
         unsafe { st.index_at.write(i as i64) };
-        let (inputs, outputs) = if trips.is_multiple_of(2) {
-            &st.even
+        let turn = if trips % 2 == 0 {
+            &mut st.even
         } else {
-            &st.odd
+            &mut st.odd
         };
+        if trips + 1 == planned {
+            for (k, r) in results.iter().enumerate() {
+                if written_out[k] {
+                    turn.1[1 + k].data = origin(r);
+                }
+            }
+        }
         trips += 1;
-        if let Err(e) = body.run_trip(inputs, outputs, &mut st.prepared) {
+        let result = body.run_trip(&turn.0, &turn.1, &mut st.prepared);
+        if trips == 1 {
+            st.point_inputs_back();
+        }
+        if trips == planned {
+            st.point_outputs_back();
+        }
+        if let Err(e) = result {
             outcome = Err(e);
             break;
         }
@@ -240,16 +300,56 @@ pub(crate) unsafe fn run(
         }
         i += step;
     }
+    st.point_inputs_back();
     outcome?;
-    let last = if trips.is_multiple_of(2) {
+    let last = if trips % 2 == 0 {
         &mut st.current
     } else {
         &mut st.next
     };
-    for (b, r) in last.iter_mut().zip(results) {
-        b.exchange(r, false);
+    let direct = trips == planned;
+    for (k, (b, r)) in last.iter_mut().zip(results).enumerate() {
+        if !(direct && written_out[k]) {
+            b.exchange(r, false);
+        }
     }
     Ok(())
+}
+
+/// How many trips `range(lo, hi, step)` makes.
+fn trips_of(lo: i128, hi: i128, step: i128) -> i128 {
+    if step > 0 && hi > lo {
+        (hi - lo + step - 1) / step
+    } else if step < 0 && hi < lo {
+        (lo - hi - step - 1) / -step
+    } else {
+        0
+    }
+}
+
+/// The first and one past the last byte an array's elements take (empty for no elements).
+fn extent(r: &Resolved) -> (isize, isize) {
+    if r.2.shape.contains(&0) {
+        return (0, 0);
+    }
+    let size = r.1.size() as isize;
+    let (mut lo, mut hi) = (r.2.offset, r.2.offset);
+    for (&n, &s) in r.2.shape.iter().zip(&r.2.strides) {
+        let far = (n as isize - 1) * s;
+        if far < 0 {
+            lo += far;
+        } else {
+            hi += far;
+        }
+    }
+    let base = r.0 as isize;
+    (base + lo * size, base + (hi + 1) * size)
+}
+
+/// Whether two arrays share a byte (by the bytes between their first and last elements).
+fn overlap(a: &Resolved, b: &Resolved) -> bool {
+    let ((a0, a1), (b0, b1)) = (extent(a), extent(b));
+    a0 < a1 && b0 < b1 && a0 < b1 && b0 < a1
 }
 
 /// A read-only view of a resolved array.

@@ -343,6 +343,8 @@ def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
         for name in group.names:
             tx.locals[name] = group.inner
             sizes.record(region, name, group.param)
+        if not stored.intersection(group.names):
+            sizes.record_invariant(region, group.outer, group.param)
     started = tuples.bind(tx, split)
     bound_views = followers.bind(tx, trace.following, trace.groups)
     tx.stack.append(item)

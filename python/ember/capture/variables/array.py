@@ -198,7 +198,14 @@ def symbolic_dim(vt: VariableTracker) -> str | None:
     `len(x) * 4` is `4*s0`, `len(x) + len(y)` is `s0+s1`), or None."""
     from ember.graph.shapes import is_symbol, make_dim
 
-    found = _int_terms(vt)
+    if isinstance(vt, ArrayVariable):  # a size a loop body computes (`loops/sizes.py`)
+        from ember.capture.loops.sizes import dim_of
+
+        dim = dim_of(vt.value)
+        if dim is not None and not is_symbol(dim):
+            vt.value.graph.require_size(dim, 2)  # 2 or more
+        return dim
+    found = _int_terms(vt, fixed=True)
     dim = None if found is None else make_dim(*found)
     if not isinstance(dim, str):
         return None
@@ -207,10 +214,15 @@ def symbolic_dim(vt: VariableTracker) -> str | None:
     return dim
 
 
-def _int_terms(vt: Any) -> tuple[dict[tuple[str, ...], int], int] | None:
+def _int_terms(vt: Any, fixed: bool = False, new_symbols: bool = True, guard: bool = True
+               ) -> tuple[dict[tuple[str, ...], int], int] | None:
     """A run-time int as the terms and constant of a dim (`graph/shapes.py: dim_terms`):
     sizes of symbolic dims, int arguments (`Tracer.int_symbol`), constants, and their sums,
-    differences and multiples; None for anything else."""
+    differences and multiples; None for anything else. With `fixed`, an int read from the
+    frame that is no symbol (an argument that never changed: the window of `x.shape[0] - w
+    + 1`) is its value, guarded, as a shape would take it anyway. Without `new_symbols`,
+    an int argument that is no symbol yet is not made one; without `guard`, a fixed int is
+    not guarded yet (the caller guards it if it keeps the terms)."""
     from ember.capture.variables.scalar import PythonScalarVariable
 
     if type(vt) is int:
@@ -220,11 +232,16 @@ def _int_terms(vt: Any) -> tuple[dict[tuple[str, ...], int], int] | None:
     if not isinstance(vt, PythonScalarVariable) or vt.python_class is not int:
         return None
     if vt.op is None:
-        symbol = vt.symbol if vt.symbol is not None else vt.tracer.int_symbol(vt)
+        symbol = vt.symbol if vt.symbol is not None or not new_symbols else (
+            vt.tracer.int_symbol(vt))
+        if symbol is None and fixed and vt.source is not None and type(vt.example) is int:
+            if guard:
+                vt.specialise()
+            return {}, vt.example
         return None if symbol is None else ({(symbol,): 1}, 0)
     if vt.op not in ("+", "-", "*") or len(vt.operands) != 2:
         return None
-    parts = [_int_terms(x) for x in vt.operands]
+    parts = [_int_terms(x, fixed, new_symbols, guard) for x in vt.operands]
     if parts[0] is None or parts[1] is None:
         return None
     (ta, ca), (tb, cb) = parts
@@ -400,6 +417,7 @@ class ArrayVariable(VariableTracker):
 
         if isinstance(index, MaskedVariable) and not self.value.scalar:
             return gather_selected(tx, self, index)
+        index = slices.from_end(self, index)
         parts = index.items if isinstance(index, TupleVariable) else [index]
         if any(isinstance(p, PythonScalarVariable) for p in parts):
             # A loop's index changes on every trip: indexing with it runs in Python rather
@@ -465,6 +483,7 @@ class ArrayVariable(VariableTracker):
             new = call_numpy_api("item assignment", numpy_api.setitem, tx.graph, self.value,
                                  index.value, numpy_api.Selected(value.values))
         else:
+            index = slices.from_end(self, index)
             new = call_numpy_api("item assignment", numpy_api.setitem, tx.graph, self.value,
                                  to_api(index), to_api(value))
         self.update_in_place(new)

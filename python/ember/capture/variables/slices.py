@@ -347,3 +347,42 @@ def _describe(part: VariableTracker) -> str:
     if isinstance(part, RuntimeSliceVariable):
         return ":".join("" if _is(p, None) else p.describe() for p in part.parts)
     return repr(part.constant())
+
+
+def from_end(array: Any, index: VariableTracker) -> VariableTracker:
+    """`index` with each run-time int that is its axis's symbolic size less a constant
+    (`x[n - 1]` for `n = len(x)`, `y[len(y) - 2, j]`) as the constant counted from the end
+    (`-1`, `-2`), which one graph takes for every size; the axis is required to hold it.
+    Items past the first that is not an int or a slice are left as they are."""
+    from ember.capture.variables.array import _int_terms
+    from ember.capture.variables.containers import TupleVariable
+    from ember.graph.shapes import dim_terms
+
+    items = list(index.items) if isinstance(index, TupleVariable) else [index]
+    shape = array.value.shape
+    changed = False
+    for axis, item in enumerate(items):
+        if axis >= len(shape):
+            break
+        if isinstance(item, PythonScalarVariable):
+            found = _int_terms(item, fixed=True, new_symbols=False, guard=False)
+            dim = shape[axis]
+            if found is None or not isinstance(dim, str):
+                continue
+            terms, constant = found
+            own, own_constant = dim_terms(dim)
+            if terms == own and own_constant - constant >= 1:
+                back = own_constant - constant
+                array.value.graph.require_size(dim, back)
+                for leaf in item.leaves():
+                    if leaf.symbol is None:  # an int argument that never changed: its value
+                        leaf.tracer.guards.add(leaf.source, ("EQUALS_MATCH", leaf.example))
+                items[axis] = ConstantVariable(-back)
+                changed = True
+        elif not (isinstance(item, ConstantVariable)
+                  and isinstance(item.constant(), (int, slice))
+                  and not isinstance(item.constant(), bool)):
+            break
+    if not changed:
+        return index
+    return TupleVariable(items) if isinstance(index, TupleVariable) else items[0]
