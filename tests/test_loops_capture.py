@@ -58,7 +58,7 @@ def test_recurrence_matches_numpy_for_any_length_and_dtype(n: int, dtype) -> Non
 def accumulate_into_list(x):
     parts = []
     for i in range(x.shape[0]):
-        parts.append((i, x[i] * 2.0))  # a tuple: no item type a loop op's buffer holds
+        parts.append([i, x[i] * 2.0])  # a list: no item type a loop op's buffer holds
     return parts[-1][1]
 
 
