@@ -129,32 +129,41 @@ def uses_v2(graph: Graph) -> bool:
     return any(node.op in V2_OPS for node in graph.nodes)
 
 
+_CONDITIONS = frozenset("eq ne lt le gt ge isnan isinf isfinite".split())
 # Elementwise ops that never raise a floating-point flag, so NumPy never warns about them.
 _QUIET = frozenset("eq ne lt le gt ge logical_and logical_or logical_xor logical_not isnan "
                    "isinf isfinite signbit bitwise_and bitwise_or bitwise_xor invert where "
-                   "copy".split())
+                   "copy maximum minimum fmax fmin".split())
 
 
 def unused_flag_raisers(region: Graph) -> list[str]:
     """The ops of `region` that may raise a floating-point flag (NumPy's warnings and errors)
-    and whose values reach none of its results: the core's dead-code elimination drops them,
-    and their warnings with them (`if np.sqrt(x) > 1: pass` in a loop body)."""
+    and whose values only decide a condition that decides nothing: one left unused (`if
+    np.sqrt(x) > 1: pass`, `c or True`) or an `if` whose arms do the same (`c and False` before
+    a `break`, `1 if c else 1`). Dead-code elimination drops such a condition, and with it
+    their warnings."""
     from ember.graph.ops import OPS
 
-    live = {id(v) for v in region.outputs}
-    for node in reversed(region.nodes):
-        if OPS[node.op].kind not in ("elementwise", "reduction") or any(
-                id(v) in live for v in (node.out, *node.extra)):
-            # An `if` whose arms compute the same values selects nothing: codegen drops its
-            # condition.
-            same = node.op == "if" and _same_region(node.attrs["then"], node.attrs["else"])
-            live.update(id(v) for v in node.inputs[1 if same else 0:])
+    def live(skip_same_conditions: bool) -> set[int]:
+        seen = {id(v) for v in region.outputs}
+        for node in reversed(region.nodes):
+            if OPS[node.op].kind not in ("elementwise", "reduction") or any(
+                    id(v) in seen for v in (node.out, *node.extra)) or (
+                    not skip_same_conditions and node.op in _CONDITIONS):
+                same = skip_same_conditions and node.op == "if" and _same_region(
+                    node.attrs["then"], node.attrs["else"])
+                seen.update(id(v) for v in node.inputs[1 if same else 0:])
+        return seen
+
+    kept, used = live(True), live(False)
     return [node.op for node in region.nodes
-            if not any(id(v) in live for v in (node.out, *node.extra))
+            if id(node.out) in used and id(node.out) not in kept
             and OPS[node.op].kind in ("elementwise", "reduction") and not _quiet(node)]
 
 
 def _quiet(node: Any) -> bool:
+    if node.out.weak:  # Python numbers' arithmetic (an index plus one) warns of nothing
+        return True
     if node.op == "astype":
         source = node.inputs[0].dtype
         return source.kind in "biu" or node.out.dtype == np.bool_
