@@ -109,6 +109,12 @@ _FOUND = {
         (_FOUND_DIR / "python_float_returned_before_a_loop_made_it_numpy.py").read_text(),
         ("float32", "int32", "bool"),
         [(3, 3, 2, 1, 286), (20, 3, 2, 12, 3699), (20, 3, 2, 10, 562)]),
+    # `if np.sqrt(a[i]) < a[i] and 0 % 3 == 1: break`: both paths of the `if` continue the
+    # same way, so the loop op dropped the condition and NumPy's warnings about the square
+    # root of a negative element with it (seed 80818).
+    "sqrt_in_a_condition_that_is_never_true": LoopProgram(
+        (_FOUND_DIR / "sqrt_in_a_condition_that_is_never_true.py").read_text(),
+        ("int32", "bool", "bool"), [(3, 1, 1, 0, 0)]),
 }
 
 

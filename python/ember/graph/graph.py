@@ -14,7 +14,7 @@ from ember.errors import Unsupported
 from ember.graph.dtypes import WEAK_DTYPES, as_dtype, check_supported, python_value
 from ember.graph.ops import OPS, check_attr
 from ember.graph.printer import to_ir
-from ember.graph.regions import check_if, check_loop
+from ember.graph.regions import check_if, check_loop, unused_flag_raisers
 from ember.graph.shapes import Shape, dim_terms
 from ember.graph.value import Node, Value
 
@@ -181,6 +181,10 @@ class Graph:
         operands = (lo, hi, step, *carried, *invariant)
         self._check_operands("loop", operands)
         check_loop(body, lo, hi, step, carried, invariant)
+        dead = unused_flag_raisers(body)
+        if dead:
+            raise Unsupported(f"a loop body's {dead[0]} decides an `if` whose paths do the "
+                              "same (its warnings would be lost)")
         return self._multi("loop", operands, {"body": body, "carried": len(carried)},
                            list(carried))
 

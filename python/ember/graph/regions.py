@@ -127,3 +127,71 @@ def _named(func: Graph) -> list[Graph]:
 
 def uses_v2(graph: Graph) -> bool:
     return any(node.op in V2_OPS for node in graph.nodes)
+
+
+_CONDITIONS = frozenset("eq ne lt le gt ge isnan isinf isfinite".split())
+# Elementwise ops that never raise a floating-point flag, so NumPy never warns about them.
+_QUIET = frozenset("eq ne lt le gt ge logical_and logical_or logical_xor logical_not isnan "
+                   "isinf isfinite signbit bitwise_and bitwise_or bitwise_xor invert where "
+                   "copy maximum minimum fmax fmin".split())
+
+
+def unused_flag_raisers(region: Graph) -> list[str]:
+    """The ops of `region` that may raise a floating-point flag (NumPy's warnings and errors)
+    and whose values only decide a condition that decides nothing: one left unused (`if
+    np.sqrt(x) > 1: pass`, `c or True`) or an `if` whose arms do the same (`c and False` before
+    a `break`, `1 if c else 1`). Dead-code elimination drops such a condition, and with it
+    their warnings."""
+    from ember.graph.ops import OPS
+
+    def live(skip_same_conditions: bool) -> set[int]:
+        seen = {id(v) for v in region.outputs}
+        for node in reversed(region.nodes):
+            if OPS[node.op].kind not in ("elementwise", "reduction") or any(
+                    id(v) in seen for v in (node.out, *node.extra)) or (
+                    not skip_same_conditions and node.op in _CONDITIONS):
+                same = skip_same_conditions and node.op == "if" and _same_region(
+                    node.attrs["then"], node.attrs["else"])
+                seen.update(id(v) for v in node.inputs[1 if same else 0:])
+        return seen
+
+    kept, used = live(True), live(False)
+    return [node.op for node in region.nodes
+            if id(node.out) in used and id(node.out) not in kept
+            and OPS[node.op].kind in ("elementwise", "reduction") and not _quiet(node)]
+
+
+def _quiet(node: Any) -> bool:
+    if node.out.weak:  # Python numbers' arithmetic (an index plus one) warns of nothing
+        return True
+    if node.op == "astype":
+        source = node.inputs[0].dtype
+        return source.kind in "biu" or node.out.dtype == np.bool_
+    return node.op in _QUIET
+
+
+
+def _same_region(a: Graph, b: Graph) -> bool:
+    """Whether regions `a` and `b` compute the same results from the same params, node by
+    node (ops, attributes and types alike; nested regions count as different)."""
+    if len(a.inputs) != len(b.inputs) or len(a.nodes) != len(b.nodes):
+        return False
+    names: dict[int, object] = {}
+    for k, (x, y) in enumerate(zip(a.inputs, b.inputs)):
+        names[id(x)] = names[id(y)] = ("param", k)
+    for k, (x, y) in enumerate(zip(a.nodes, b.nodes)):
+        if (x.op != y.op or x.op in ("if", "loop") or not _same_attrs(x.attrs, y.attrs)
+                or x.extra or y.extra
+                or x.out.type_str != y.out.type_str
+                or [names.get(id(v), v) for v in x.inputs]
+                != [names.get(id(v), v) for v in y.inputs]):
+            return False
+        names[id(x.out)] = names[id(y.out)] = ("node", k)
+    return [names.get(id(v), v) for v in a.outputs] == [names.get(id(v), v) for v in b.outputs]
+
+
+def _same_attrs(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    try:
+        return bool(a == b)
+    except ValueError:  # an array attribute: compared element by element
+        return False

@@ -301,10 +301,17 @@ def clip(graph: Graph, a: object, a_min: object = None, a_max: object = None, ou
         return clipped
     # Promotion is associative over ember's dtypes, so maximum then minimum computes in the
     # dtype np.clip would use for all three operands at once.
+    # On a tie of signed zeros NumPy's loop for two bounds of one element each keeps `a`;
+    # its loop for bounds that are arrays, and np.maximum/np.minimum for one bound, keep the
+    # bound (`maximum(x, y)` keeps `y` on ties).
+    keep_a = lo is not None and hi is not None and all(
+        all(type(d) is int and d == 1 for d in (b.shape if isinstance(b, Value) else np.shape(b)))
+        for b in (lo, hi))
     result = x
     for bound, op in ((lo, "maximum"), (hi, "minimum")):
         if bound is not None:
-            result = graph.op(op, [result, to_value(graph, bound, "np.clip")])
+            b = to_value(graph, bound, "np.clip")
+            result = graph.op(op, [b, result] if keep_a else [result, b])
     return result
 
 

@@ -159,12 +159,24 @@ impl ReduceOp {
 }
 
 /// A scalar constant; its type comes from the expression node holding it.
-#[derive(Copy, Clone, Debug, PartialEq)]
+#[derive(Copy, Clone, Debug)]
 pub enum Const {
     /// Integer or bool value.
     Int(i64),
     /// Float value.
     Float(f64),
+}
+
+/// Equal bit for bit, as a kernel may share one node for both: 0.0 and -0.0 are two constants
+/// (`minimum(maximum(x, -0.0), 0.0)` needs both signs), a NaN equals itself.
+impl PartialEq for Const {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Const::Int(a), Const::Int(b)) => a == b,
+            (Const::Float(a), Const::Float(b)) => a.to_bits() == b.to_bits(),
+            _ => false,
+        }
+    }
 }
 
 impl Const {

@@ -209,7 +209,7 @@ impl Emitter<'_, '_> {
     }
 
     /// Where `x` and `y` are zeros of different signs: equal, with different bits.
-    fn signed_zero_tie(&mut self, x: Value, y: Value, ty: Scalar, mode: Mode) -> Value {
+    pub(crate) fn signed_zero_tie(&mut self, x: Value, y: Value, ty: Scalar, mode: Mode) -> Value {
         let it = if ty == Scalar::F32 {
             Scalar::I32
         } else {

@@ -127,12 +127,51 @@ impl Emitter<'_, '_> {
             return self.arg_reduce(op, value, ty);
         }
         let extreme = crate::ufunc::slot(crate::ufunc::LoopOp::Reduce(op), ty);
-        match extreme {
+        let r = match extreme {
             Some(slot) if self.reduce_store.is_none() => {
                 self.staged_extreme(op, slot, value, ty, |em| em.reduce_own(op, value, ty))
             }
             _ => self.reduce_own(op, value, ty),
+        };
+        if ty.is_float() && matches!(op, ReduceOp::Max | ReduceOp::Min) {
+            self.zero_tie_raises_invalid(r, value, ty);
         }
+        r
+    }
+
+    /// Raises the invalid flag where the float max/min `r` is a zero and the row holds zeros
+    /// of both signs. Which of two equal zeros NumPy keeps follows its order of operations
+    /// (the later one in its scalar loop, a lane's in its vector loops, which vary with the
+    /// length, the layout and the CPU); the flag makes the caller rerun the graph with NumPy,
+    /// whose own order picks the sign. Rows whose extreme is not a zero pay one compare.
+    fn zero_tie_raises_invalid(&mut self, r: Value, value: usize, ty: Scalar) {
+        let zero = self.constant(Const::Float(0.0), ty, Mode::Scalar);
+        let is_zero = self.b.ins().fcmp(FloatCC::Equal, r, zero);
+        let check = self.b.create_block();
+        let join = self.b.create_block();
+        self.b.ins().brif(is_zero, check, &[], join, &[]);
+        self.b.switch_to_block(check);
+        self.b.seal_block(check);
+        let n = self.n.unwrap();
+        let j = self.b.declare_var(types::I64);
+        let start = self.b.ins().iconst(types::I64, 0);
+        self.b.def_var(j, start);
+        let other = self.b.declare_var(types::I8);
+        let none = self.b.ins().iconst(types::I8, 0);
+        self.b.def_var(other, none);
+        let splats = std::collections::HashMap::new();
+        self.loop_while(j, 1, n, |em, jv| {
+            let v = em.eval(value, Mode::Scalar, jv, &splats);
+            let tie = em.signed_zero_tie(v, r, ty, Mode::Scalar);
+            let seen = em.b.use_var(other);
+            let seen = em.b.ins().bor(seen, tie);
+            em.b.def_var(other, seen);
+        });
+        let seen = self.b.use_var(other);
+        self.raising_flag(seen, super::binary::FlagOp::Invalid, ty, Mode::Scalar);
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(join);
+        self.b.seal_block(join);
     }
 
     /// [`Self::reduce`] with the kernel's own code, for every op but the arg reductions.
