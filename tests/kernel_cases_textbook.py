@@ -1,4 +1,5 @@
-"""Inputs for the kernels of `user_kernels_textbook.py` and `user_kernels_textbook2.py`: (name, function, make inputs(rng, scale))."""
+"""Inputs for the kernels of `user_kernels_textbook.py` and `user_kernels_textbook2.py`:
+(name, function, make inputs(rng, scale))."""
 
 from __future__ import annotations
 
@@ -78,7 +79,7 @@ TEXTBOOK_CASES = [
     ("steffensen_fixed_point", Tb.steffensen_fixed_point,
      lambda r, s: (0.2 + 0.8 * r.random(25 * s), r.random(25 * s).astype(np.float32), 1e-14)),
     ("golden_section_batch", Tb.golden_section_batch,
-     lambda r, s: (r.uniform(-2, 2, 50 * s), 1.0, 1e-9)),
+     lambda r, s: (r.uniform(-2, 2, 50 * s), 1.0, 1e-6)),
     ("nelder_mead_tol", Tb.nelder_mead_tol,
      lambda r, s: (r.uniform(-1, 1, 2), 0.5, 1e-12, 200 * s)),
     ("bfgs_backtracking", Tb.bfgs_backtracking,

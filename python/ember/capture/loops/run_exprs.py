@@ -263,7 +263,11 @@ def _operand(vt: VariableTracker) -> tuple[RunVariable | None, Element] | None:
     if isinstance(vt, RunExprVariable):
         return vt.like, vt.element
     if isinstance(vt, RunVariable):
-        return vt, _run_element(vt)
+        # Its elements as the array holds them now: arithmetic on it is a new array, which
+        # a later store into the array (`R[i - 1, j:] = top` before `R[i, j:] = bottom`,
+        # both computed first) does not change.
+        now = RunVariable(ArrayVariable(vt.array.value), vt.indices, vt.axis, vt.bounds)
+        return vt, _run_element(now)
     if isinstance(vt, ArrayVariable) and not vt.value.shape:
         value = vt.value
         return None, lambda body, k: body.outer(value)
