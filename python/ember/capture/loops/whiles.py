@@ -292,7 +292,9 @@ def python_while(tx: Interpreter, inst: Instruction, enters: bool) -> bool:
     if not enters:
         tx.ip = exit_index
         return True
-    _capture_or_refuse(tx, inst, tx.ip, exit_index)
+    # The first test, a Python value, passed: the loop op makes a trip on every call the
+    # entry serves, so a local its body first assigns may be read after it.
+    _capture_or_refuse(tx, inst, tx.ip, exit_index, always_trips=True)
     return True
 
 
