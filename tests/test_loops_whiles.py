@@ -55,3 +55,47 @@ def test_while_after_a_constant_first_test_is_a_loop_op() -> None:
         ember.compile(fn, backend=recorder)(*args)
         assert ember.stats()["graph_breaks"] == 0 and loop_ops(recorder) >= 1
         assert len(recorder.graphs) == 1
+
+
+# Delay lines whose Python floats become NumPy scalars one trace after another (`x0, x1 =
+# x1, x1 - f1 * ...` makes `x1` one on the first trace, `x0` on the next): the types found
+# widen across traces until they settle; a loop of no trips keeps the Python floats.
+def secant_roots(t, tol):
+    out = []
+    for k in range(t.shape[0]):
+        x0, x1 = 0.0, 1.0
+        f0 = x0 ** 3 + x0 - t[k]
+        f1 = x1 ** 3 + x1 - t[k]
+        it = 0
+        while abs(f1) > tol and it < 60:
+            x0, x1 = x1, x1 - f1 * (x1 - x0) / (f1 - f0)
+            f0, f1 = f1, x1 ** 3 + x1 - t[k]
+            it += 1
+        out.append(x1)
+    return out
+
+
+def three_term_lag(c):
+    out = np.zeros(c.shape[0])
+    for k in range(c.shape[0]):
+        a, b, d = 0.0, 0.5, 1.0
+        n = 0
+        while n < 30 and abs(d - b) > 1e-9:
+            a, b, d = b, d, 0.5 * (d + c[k] / d)
+            n += 1
+        out[k] = d + a
+    return out
+
+
+@pytest.mark.parametrize("backend", ["eager", "cranelift"])
+def test_delay_line_types_widen_across_traces(backend) -> None:
+    for fn, calls in ((secant_roots, [(np.array([3.0, 2.0, 4.0]), 1e-12),
+                                      (np.array([2.0, 2.0, 7.0]), 1e-12)]),
+                      (three_term_lag, [(np.array([2.0, 0.25, 9.0]),), (np.array([0.25, 4.0]),)])):
+        ember.reset()
+        compiled = ember.compile(fn, backend=backend)
+        for args in calls:
+            got, want = compiled(*args), fn(*args)
+            assert [type(g) for g in got] == [type(w) for w in want]
+            np.testing.assert_allclose(got, want, rtol=1e-12)
+        assert ember.stats()["graph_breaks"] == 0, ember.stats()["break_reasons"]

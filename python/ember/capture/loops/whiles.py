@@ -159,8 +159,11 @@ def _capture_while(tx: Interpreter, top: int, exit_index: int, always_trips: boo
             appends.leave(tx, found)
             return more
         returning = {n: end_locals.pop(n) for n in returns.PSEUDO if n in end_locals}
-        forced = _collect(trace, end_locals, stored, live, after, set(), unbound)
-        if forced:
+        # Types only widen from trace to trace: a delay line (`x0, x1 = x1, x1 - f1 * ...`)
+        # makes `x1` a NumPy scalar on one trace and `x0` on the next.
+        retrace = _collect(trace, end_locals, stored, live, after, set(), unbound)
+        if retrace:
+            forced = {**forced, **retrace}
             appends.leave(tx, found)
         else:
             first_assigned.carry(tx, trace, end_locals, unbound & after)
