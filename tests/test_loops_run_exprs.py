@@ -104,6 +104,7 @@ def test_run_arithmetic_matches_numpy(fn, make, native):
     if native:
         stats = ember.stats()
         assert stats["compiles"] >= 1 and stats["graph_breaks"] == 0, stats["break_reasons"]
+        assert stats["region_recaptures"] == 0 and not stats["backend_fallbacks"]
 
 
 def test_float_step_into_int_slice_raises_numpys_error():
