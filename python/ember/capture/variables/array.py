@@ -495,7 +495,7 @@ class ArrayVariable(VariableTracker):
         op's result) is the only array through which its base can be seen: the base made by
         a non-view op, neither it nor any other view of it held by a tracker."""
         base = node.inputs[0]
-        if not isinstance(base, Value) or base.graph is not self.value.graph:
+        if not isinstance(base, Value) or not (base.graph is self.value.graph is tx.graph):
             return False
         if any(base is out for _, out, _ in self.value.graph.root.opaque_views):
             return False
