@@ -181,8 +181,6 @@ NOT_YET_NATIVE = {
                     "a double loop: a helper's early return inside a `while` on data",
     "lj_energy_forces": "`if r2 < rc2:` with `d -= box * np.round(d / box)` of a row in a "
                         "triangular double loop (`range(i + 1, n)`)",
-    "lj_vectorized": "np.fill_diagonal on an array made by np.einsum: an in-place update of an "
-                     "op's result that may alias",
     "cell_list_pairs": "`for q in order[starts[c]:starts[c] + counts[c]]`: iteration over a slice "
                        "whose bounds only the data knows",
     "radial_distribution": "`(r / dr).astype(np.int64)` of `r[r < r_max]` (a boolean-mask "
