@@ -41,6 +41,9 @@ from kernel_cases_sims import SIM_CASES
 from kernel_cases_queues import QUEUE_CASES
 
 
+from kernel_cases_textbook import TEXTBOOK_CASES
+
+
 def _spd(rng, n):
     a = rng.random((n, n))
     return a @ a.T + n * np.eye(n)
@@ -1122,3 +1125,6 @@ CASES += [
 CASES += RENDER_CASES
 CASES += SIM_CASES
 CASES += QUEUE_CASES
+
+
+CASES += TEXTBOOK_CASES

@@ -154,3 +154,51 @@ def test_polyval_of_an_element_in_a_loop_op(dtype) -> None:
     rng = np.random.default_rng(9)
     x = (rng.random(50) * 10).astype(dtype)
     run_calls(polynomial_sum, [(x, np.array([2, -1, 3], dtype))])
+
+
+# A first test on Python values that passes (`delta = 1.0; while delta > 1e-14:`): the loop
+# op makes a trip on every call, so locals its body first assigns are read after it.
+def legendre_roots(n):
+    z = np.cos(np.pi * (np.arange(1, n + 1) - 0.25) / (n + 0.5))
+    delta = 1.0
+    while delta > 1e-14:
+        p0 = np.ones_like(z)
+        p1 = z.copy()
+        for k in range(2, n + 1):
+            p0, p1 = p1, ((2 * k - 1) * z * p1 - (k - 1) * p0) / k
+        dp = n * (z * p1 - p0) / (z ** 2 - 1)
+        step = p1 / dp
+        z -= step
+        delta = np.max(np.abs(step))
+    return z, 2 / ((1 - z ** 2) * dp ** 2)
+
+
+def cosine_fixed_point(x):
+    err = np.inf
+    it = 0
+    while err > 1e-10 and it < 200:
+        new = np.cos(x)
+        err = np.max(np.abs(new - x))
+        x = new
+        it += 1
+    return new, err, it
+
+
+def newton_cube_root(c):
+    x = 1.0
+    step = 1.0
+    while abs(step) > 1e-13:
+        fx = x ** 3 - c[0]
+        step = fx / (3 * x ** 2)
+        x -= step
+    return x, fx
+
+
+@pytest.mark.parametrize("fn, calls", [
+    (legendre_roots, [(12,), (12,)]),
+    (cosine_fixed_point, [(np.linspace(0.0, 1.0, 9),), (np.linspace(-1.0, 2.0, 9),)]),
+    (newton_cube_root, [(np.array([8.0]),), (np.array([30.0]),)]),
+], ids=["legendre_roots", "cosine_fixed_point", "newton_cube_root"])
+def test_locals_first_assigned_in_a_while_that_trips(fn, calls) -> None:
+    ember.reset()
+    run_calls(fn, calls)

@@ -47,7 +47,41 @@ def int_target_float_step(a):
     return a
 
 
+def givens_rows(R, c, s):
+    """Both new rows computed from the old ones before either is stored."""
+    m, n = R.shape
+    for j in range(n):
+        for i in range(m - 1, j, -1):
+            top = c * R[i - 1, j:] + s * R[i, j:]
+            bottom = -s * R[i - 1, j:] + c * R[i, j:]
+            R[i - 1, j:], R[i, j:] = top, bottom
+    return R
+
+
+def kept_then_cleared(x, y):
+    """A run's arithmetic kept across a store into the run it reads."""
+    for j in range(x.shape[0]):
+        doubled = x[j:] * 2.0
+        x[j:] = 0.0
+        y[j:] += doubled
+    return x, y
+
+
+def butterfly_prefix(a):
+    """Sum and difference of two rows of one array, stored back in turn."""
+    n = a.shape[1]
+    for k in range(1, n):
+        s = a[0, :k] + a[1, :k]
+        d = a[0, :k] - a[1, :k]
+        a[0, :k] = s
+        a[1, :k] = d / 2
+    return a
+
+
 CASES = [
+    (givens_rows, lambda r: (r.standard_normal((7, 4)), 0.6, 0.8), True),
+    (kept_then_cleared, lambda r: (r.random(9), r.random(9)), True),
+    (butterfly_prefix, lambda r: (r.random((2, 9)),), True),
     (syrk_like, lambda r: (1.5, 1.2, r.random((12, 12)), r.random((12, 10))), True),
     (covariance_like, lambda r: (10, 12.0, r.random((12, 10))), True),
     (zero_prefix_and_sums, lambda r: (r.random(11), r.random(11)), True),
@@ -70,6 +104,7 @@ def test_run_arithmetic_matches_numpy(fn, make, native):
     if native:
         stats = ember.stats()
         assert stats["compiles"] >= 1 and stats["graph_breaks"] == 0, stats["break_reasons"]
+        assert stats["region_recaptures"] == 0 and not stats["backend_fallbacks"]
 
 
 def test_float_step_into_int_slice_raises_numpys_error():

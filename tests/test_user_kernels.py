@@ -68,7 +68,9 @@ def test_kernel_like_numpy(name, fn, make, backend):
 # Kernels that are not compiled, by design: Python scalars only (nothing to compile), and
 # complex numbers.
 NOT_COMPILED = {"mandelbrot_count": "no array",
-                "dft": "complex numbers: ember has no complex dtype, the frame runs as NumPy"}
+                "dft": "complex numbers: ember has no complex dtype, the frame runs as NumPy",
+                "fft_complex_iterative": "complex128 arguments: ember has no complex dtype, the "
+                                         "frame runs as NumPy"}
 
 # Kernels whose loops are not yet loop ops: they run correctly (above) but, in part, as plain
 # Python. Strict, so each one fails here once it compiles and must leave this table.
@@ -184,12 +186,42 @@ NOT_YET_NATIVE = {
                     "a double loop: a helper's early return inside a `while` on data",
     "lj_energy_forces": "`if r2 < rc2:` with `d -= box * np.round(d / box)` of a row in a "
                         "triangular double loop (`range(i + 1, n)`)",
-    "lj_vectorized": "np.fill_diagonal on an array made by np.einsum: an in-place update of an "
-                     "op's result that may alias",
     "cell_list_pairs": "`for q in order[starts[c]:starts[c] + counts[c]]`: iteration over a slice "
                        "whose bounds only the data knows",
     "radial_distribution": "`(r / dr).astype(np.int64)` of `r[r < r_max]` (a boolean-mask "
                            "selection) for np.add.at, inside the loop",
+    "adaptive_simpson_stack": "`while stack:` over a list of 7-tuples of floats popped and "
+                              "appended in the body (mutation of a list value in a loop op): "
+                              "the branch on `abs(left + right - S) <= 15 * eps` breaks per trip",
+    "rkf45_van_der_pol": "`h *= min(max(s, 0.1), 4.0)`: max()/min() of a NumPy scalar and a "
+                         "Python float give either type, used where they differ, in the "
+                         "`while t < t_end` loop",
+    "dormand_prince_lorenz": "`_DP_A[s - 1, :s] @ K[:s]` (a slice with run-time bounds of a 2-d "
+                             "array) in the stage loop, and `ts.append(t)` of a NumPy scalar "
+                             "into a list begun with a Python float",
+    "heun_euler_adaptive": "`min(hs)`, `max(hs)` of a list the while loop appends to "
+                           "(iteration over a list built in a loop)",
+    "brent_root": "frame-level branches on `fa * fb > 0` (an early `return math.nan, 0`) and on "
+                  "the first test of `while fb != 0 and ...` break",
+    "golden_section_batch": "`while np.max(b - a) > tol:` whose first test the data decide: "
+                            "a, b, c, d (arrays of the frame) are chosen by the branch (no trip "
+                            "keeps them), which frame-level branches refuse",
+    "nelder_mead_tol": "`while np.std(fvals) > tol and ...` whose first test the data decide: "
+                       "the simplex (an array of the frame) is chosen by the branch, and the "
+                       "loop's path is over config.branch_op_budget",
+    "bfgs_backtracking": "`while np.linalg.norm(g) > tol and ...` whose first test the data "
+                         "decide: x (an array of the frame) is chosen by the branch, and the "
+                         "inner `while True:` line search jumps out of a branch",
+    "steepest_descent_exact": "`while math.sqrt(r @ r) > tol:` whose first test the data decide, "
+                              "with `history.append(...)` and `if len(history) >= 500: break`: "
+                              "a list appended to by a loop resumed after a break",
+    "barycentric_cheb2": "`vals[hit_rows] = fvals[hit_cols]` with the index arrays of "
+                         "np.nonzero (a length only the data know)",
+    "erf_series_cf": "`f = z if z != 0 else tiny` (a NumPy scalar or a Python float) in the "
+                     "Lentz loop, and paths that do not meet (its `break`) in the loop over "
+                     "elements",
+    "gammainc_lower": "`math.lgamma` of a loop value has no graph op: the loop over elements is "
+                      "not one loop op",
 }
 
 

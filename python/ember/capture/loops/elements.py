@@ -121,6 +121,9 @@ def store(tx: Interpreter, array: ArrayVariable, indices: list[Value],
         element = tx.graph.const(value.constant())
     else:
         raise graph_break("loop_body", what=f"storing {value.describe()} into one element")
+    from ember.capture.loops.run_exprs import computed_before_store
+
+    computed_before_store(tx, array, value)
     array.update_in_place(tx.graph.op("store", [array.value, element, *indices]))
     if array.source is not None:
         tx.tracer.mark_mutated(array)

@@ -601,7 +601,12 @@ def _collect(trace: Trace, end_locals: dict[str, VariableTracker], stored: set[s
                 swapped[id(group)] = other
             final = ArrayVariable(final.value)  # type: ignore[attr-defined]
         if id(final) in finals:
-            raise graph_break("loop_body", what="two carried locals bound to one value")
+            value = getattr(final, "value", None)
+            if not (isinstance(value, Value) and not value.shape and (value.weak or value.scalar)):
+                raise graph_break("loop_body", what="two carried locals bound to one value")
+            # A number (`lam_old = lam`): no one can update it in place, so each local
+            # carries it on its own.
+            final = ArrayVariable(value)
         finals[id(final)] = group
         kept.append(final)  # alive until the end, so that its id is not reused
         value = _final_value(region, final)

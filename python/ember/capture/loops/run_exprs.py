@@ -263,7 +263,11 @@ def _operand(vt: VariableTracker) -> tuple[RunVariable | None, Element] | None:
     if isinstance(vt, RunExprVariable):
         return vt.like, vt.element
     if isinstance(vt, RunVariable):
-        return vt, _run_element(vt)
+        # Its elements as the array holds them now: arithmetic on it is a new array, which
+        # a later store into the array (`R[i - 1, j:] = top` before `R[i, j:] = bottom`,
+        # both computed first) does not change.
+        now = RunVariable(ArrayVariable(vt.array.value), vt.indices, vt.axis, vt.bounds)
+        return vt, _run_element(now)
     if isinstance(vt, ArrayVariable) and not vt.value.shape:
         value = vt.value
         return None, lambda body, k: body.outer(value)
@@ -520,6 +524,7 @@ def store(tx: Interpreter, target: ArrayVariable, run: RunVariable, value: Varia
         element = _aligned(tx, run, source, element)
     if not (target.is_fresh(tx) or target.is_mutable_input(tx)):
         raise graph_break("inplace", name=target.describe())
+    computed_before_store(tx, target, value)
     if _reads_target(tx, target, run, element, pairwise=False):
         if not _reads_target(tx, target, run, element, pairwise=True):
             _store_pairs(tx, target, run, element)
@@ -549,6 +554,35 @@ def store(tx: Interpreter, target: ArrayVariable, run: RunVariable, value: Varia
                                    RunVariable(ArrayVariable(result), run.indices, run.axis,
                                                run.bounds))
     return True
+
+
+def computed_before_store(tx: Interpreter, target: ArrayVariable,
+                          stored: VariableTracker | None) -> None:
+    """Run arithmetic a local or the stack holds that reads `target` (`bottom = -s * R[i -
+    1, j:] + c * R[i, j:]` while `top` is stored into `R[i - 1, j:]`) is computed now into a
+    temporary, as NumPy computed it: the store consumes the array as it is (stores are
+    linear), which the arithmetic, built later where it is used, could not read. `stored`:
+    the value being stored, which the store itself reads first."""
+    from ember.capture.loops.runs import materialise
+
+    done: dict[int, VariableTracker] = {}
+
+    def before(vt: VariableTracker) -> VariableTracker:
+        if not isinstance(vt, RunExprVariable) or vt is stored:
+            return vt
+        if id(vt) not in done:
+            probe = _Body(tx.graph.region("loop"))
+            probe.target = (target.value, None, None)  # type: ignore[assignment]
+            try:
+                vt.element(probe, probe.graph.add_input(np.int64, (), weak=True))
+                done[id(vt)] = vt
+            except _ReadsTarget:
+                done[id(vt)] = materialise(tx, vt.like, vt.element)
+        return done[id(vt)]
+
+    for name, vt in list(tx.locals.items()):
+        tx.locals[name] = before(vt)
+    tx.stack[:] = [before(vt) for vt in tx.stack]
 
 
 def _reads_target(tx: Interpreter, target: ArrayVariable, run: RunVariable,

@@ -159,8 +159,11 @@ def _capture_while(tx: Interpreter, top: int, exit_index: int, always_trips: boo
             appends.leave(tx, found)
             return more
         returning = {n: end_locals.pop(n) for n in returns.PSEUDO if n in end_locals}
-        forced = _collect(trace, end_locals, stored, live, after, set(), unbound)
-        if forced:
+        # Types only widen from trace to trace: a delay line (`x0, x1 = x1, x1 - f1 * ...`)
+        # makes `x1` a NumPy scalar on one trace and `x0` on the next.
+        retrace = _collect(trace, end_locals, stored, live, after, set(), unbound)
+        if retrace:
+            forced = {**forced, **retrace}
             appends.leave(tx, found)
         else:
             first_assigned.carry(tx, trace, end_locals, unbound & after)
@@ -292,7 +295,9 @@ def python_while(tx: Interpreter, inst: Instruction, enters: bool) -> bool:
     if not enters:
         tx.ip = exit_index
         return True
-    _capture_or_refuse(tx, inst, tx.ip, exit_index)
+    # The first test, a Python value, passed: the loop op makes a trip on every call the
+    # entry serves, so a local its body first assigns may be read after it.
+    _capture_or_refuse(tx, inst, tx.ip, exit_index, always_trips=True)
     return True
 
 

@@ -506,8 +506,34 @@ class ArrayVariable(VariableTracker):
         graph = self.value.graph
         for node in reversed(graph.nodes):
             if any(out is self.value for out in node.results):
-                return node.op not in VIEW_OPS
+                return node.op not in VIEW_OPS or self._sole_view_of_fresh(tx, node)
         return False
+
+    def _sole_view_of_fresh(self, tx: Interpreter, node: Any) -> bool:
+        """Whether this view (`np.linalg.solve`'s squeezed column, `x.reshape(-1)` of an
+        op's result) is the only array through which its base can be seen: the base made by
+        a non-view op, neither it nor any other view of it held by a tracker."""
+        base = node.inputs[0]
+        if not isinstance(base, Value) or not (base.graph is self.value.graph is tx.graph):
+            return False
+        if any(base is out for _, out, _ in self.value.graph.root.opaque_views):
+            return False
+        made = next((n for n in reversed(base.graph.nodes)
+                     if any(out is base for out in n.results)), None)
+        if made is None or made.op in VIEW_OPS:
+            return False
+        edges = [(n.inputs[0], n.out) for n in tx.graph.nodes
+                 if n.op in VIEW_OPS and not n.out.scalar]
+        reached = {id(base)}
+        grown = True
+        while grown:
+            grown = False
+            for b, view in edges:
+                if id(b) in reached and id(view) not in reached:
+                    reached.add(id(view))
+                    grown = True
+        reached.discard(id(self.value))
+        return tx.tracer.holders(self.value) <= 1 and not (reached & tx.tracer.held_values())
 
     def _viewed(self, tx: Interpreter) -> bool:
         """Whether a view of this array (or a view of a view) is still held by a tracker: it
