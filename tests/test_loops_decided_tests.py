@@ -72,12 +72,14 @@ def test_tests_decided_on_all_or_part_of_the_range_match_numpy(n):
 
 @pytest.mark.parametrize("n,step", [(0, -1), (1, -1), (2, -1), (7, -1), (7, -2), (12, -3)])
 def test_descending_ranges_match_numpy(n, step):
-    assert_behaves_as_numpy(backwards_pairs, RNG.standard_normal(n), step)
+    # Under two trips the loop folds away at capture: nothing is left to compile.
+    assert_behaves_as_numpy(backwards_pairs, RNG.standard_normal(n), step,
+                            compiled_code=n >= 2)
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 17])
 def test_index_arithmetic_of_a_table_matches_numpy(n):
-    assert_behaves_as_numpy(table_walk, RNG.integers(0, 9, (n, n)))
+    assert_behaves_as_numpy(table_walk, RNG.integers(0, 9, (n, n)), compiled_code=n >= 3)
 
 
 @pytest.mark.parametrize("start", [0, 2**62, 2**63 - 13, 2**63 - 11, 2**63 - 4, -2**63])

@@ -265,8 +265,9 @@ impl Native<'_, '_> {
                 if matches!((&args[0], &args[1]), (Val::Const(..), Val::Const(..))) {
                     return None;
                 }
-                let (a0, a1) = self.known(&self.cast_val(&args[0], Scalar::I64))?;
-                let (b0, b1) = self.known(&self.cast_val(&args[1], Scalar::I64))?;
+                let x = self.cast_val(&args[0], Scalar::I64);
+                let y = self.cast_val(&args[1], Scalar::I64);
+                let ((a0, a1), (b0, b1)) = (self.known(&x)?, self.known(&y)?);
                 match op {
                     BinaryOp::Lt if a1 < b0 => known(true),
                     BinaryOp::Lt if a0 >= b1 => known(false),
