@@ -72,6 +72,8 @@ pub(crate) struct Native<'a, 'b> {
     pub arithmetic: HashMap<(BinaryOp, IndexKey, IndexKey), Val>,
     /// Scratch arrays made so far (`scratch.rs`), which number their buffers.
     pub scratch_arrays: usize,
+    /// Versioned loops (`hoist.rs`) enclosing the code being lowered.
+    pub versions: usize,
 }
 
 /// An element address: the array's base and strides, and the indices.
@@ -126,6 +128,7 @@ pub(crate) fn build(
         stores: 0,
         arithmetic: HashMap::new(),
         scratch_arrays: 0,
+        versions: 0,
         em,
     };
     nt.overflow = nt.em.b.declare_var(types::I8);
