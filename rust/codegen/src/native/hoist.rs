@@ -17,6 +17,9 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{BlockArg, InstBuilder};
 use ember_core::ir::Graph;
 
+/// Loops nested in a versioned loop that are versioned in turn, at most.
+const MAX_NESTED_VERSIONS: usize = 2;
+
 impl Native<'_, '_> {
     /// The loop, in two versions when a window of the induction variable proves some
     /// accesses in bounds.
@@ -27,14 +30,23 @@ impl Native<'_, '_> {
         args: &[Val],
         bounds: &Bounds,
     ) -> Result<Vec<Val>, Error> {
+        // Known bounds may still be too wide to prove an access (`for k in range(i, j)` with
+        // `j = i + length - 1`: interval arithmetic cannot see `j <= n`): the window, narrowed
+        // to them, versions the loop unless they already lie inside it. Nested versioning
+        // stops at two levels (each doubles the code inside).
+        let known = self.induction_range(bounds.lo, bounds.hi, bounds.known_step);
         let window = match bounds.known_step {
-            Some(s)
-                if self
-                    .induction_range(bounds.lo, bounds.hi, Some(s))
-                    .is_none() =>
-            {
-                self.window(body, carried, args).map(|w| (w, s))
-            }
+            Some(s) if self.versions < MAX_NESTED_VERSIONS => self
+                .window(body, carried, args)
+                .and_then(|w| match known {
+                    None => Some(w),
+                    Some(r) if w.0 <= r.0 && r.1 <= w.1 => None,
+                    Some(r) => {
+                        let narrowed = (w.0.max(r.0), w.1.min(r.1));
+                        (narrowed.0 <= narrowed.1).then_some(narrowed)
+                    }
+                })
+                .map(|w| (w, s)),
             _ => None,
         };
         let Some(((l, h), s)) = window else {
@@ -67,7 +79,10 @@ impl Native<'_, '_> {
         for (block, window) in [(unchecked, Some((l, h))), (checked, None)] {
             self.em.b.switch_to_block(block);
             self.em.b.seal_block(block);
-            let results = self.scoped(|nt| nt.emit_loop(body, carried, args, bounds, window))?;
+            self.versions += 1;
+            let results = self.scoped(|nt| nt.emit_loop(body, carried, args, bounds, window));
+            self.versions -= 1;
+            let results = results?;
             let jump_args: Vec<BlockArg> = results
                 .iter()
                 .filter_map(|r| match r {

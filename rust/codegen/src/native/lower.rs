@@ -70,6 +70,10 @@ pub(crate) struct Native<'a, 'b> {
     /// `i64` index arithmetic computed in blocks that dominate the one being filled
     /// (`j + 1` in a loop body and again in its branch's region is one value).
     pub arithmetic: HashMap<(BinaryOp, IndexKey, IndexKey), Val>,
+    /// Scratch arrays made so far (`scratch.rs`), which number their buffers.
+    pub scratch_arrays: usize,
+    /// Versioned loops (`hoist.rs`) enclosing the code being lowered.
+    pub versions: usize,
 }
 
 /// An element address: the array's base and strides, and the indices.
@@ -123,6 +127,8 @@ pub(crate) fn build(
         loaded: HashMap::new(),
         stores: 0,
         arithmetic: HashMap::new(),
+        scratch_arrays: 0,
+        versions: 0,
         em,
     };
     nt.overflow = nt.em.b.declare_var(types::I8);
@@ -361,6 +367,9 @@ impl Native<'_, '_> {
                     results.remove(0)
                 }
                 Op::Result { .. } => further.pop().expect("verified projections"),
+                Op::Full { .. } if !node.ty.shape.is_empty() => {
+                    self.scratch(node).map_err(located)?
+                }
                 Op::Load => match self.forward_loads.get(&node_key(graph, i)) {
                     Some(&var) => Val::Scalar(self.em.b.use_var(var), scalar_of(node.ty.dtype)?),
                     None => self.load(&args).map_err(located)?,

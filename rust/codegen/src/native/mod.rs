@@ -29,6 +29,7 @@ mod overflow;
 mod refine;
 pub(crate) mod run;
 mod scalar;
+mod scratch;
 mod support;
 
 pub(crate) use support::supports;

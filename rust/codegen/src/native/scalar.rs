@@ -65,6 +65,13 @@ impl Native<'_, '_> {
             }
             BinaryOp::Maximum => (a0.max(b0), a1.max(b1)),
             BinaryOp::Minimum => (a0.min(b0), a1.min(b1)),
+            // Of values that are not negative (a Python int's overflow test on `i + 1`,
+            // `(i ^ r) & (1 ^ r) < 0`): no sign bit, and no bit above the larger's.
+            BinaryOp::BitwiseAnd if a0 >= 0 && b0 >= 0 => (0, a1.min(b1)),
+            BinaryOp::BitwiseOr | BinaryOp::BitwiseXor if a0 >= 0 && b0 >= 0 => {
+                let bits = 128 - a1.max(b1).leading_zeros();
+                (0, (1i128 << bits) - 1)
+            }
             _ => return,
         };
         if lo >= i128::from(i64::MIN) && hi <= i128::from(i64::MAX) {
@@ -179,6 +186,9 @@ impl Native<'_, '_> {
                 }
             }
         }
+        if let Some(v) = self.decided(op, args, lp) {
+            return Ok(self.cast_val(&v, out));
+        }
         let a = self.value_as(&args[0], lp);
         if op == BinaryOp::Pow && lp.is_float() {
             if let Val::Const(Const::Float(2.0) | Const::Int(2), _) = args[1] {
@@ -223,6 +233,55 @@ impl Native<'_, '_> {
         }
         let ty = if op.gives_bool() { Scalar::Bool } else { lp };
         Ok(self.cast_val(&Val::Scalar(v, ty), out))
+    }
+}
+
+impl Native<'_, '_> {
+    /// A statement whose value is known at compile time from its operands' ranges: an `i64`
+    /// comparison the ranges decide (an overflow test of index arithmetic, `i + 1 < 0` for
+    /// `i` in a `range`), and a logical `or`/`and` with a constant operand that decides it or
+    /// leaves the other (a flag or-ed with a test found false).
+    fn decided(&mut self, op: BinaryOp, args: &[Val], lp: Scalar) -> Option<Val> {
+        let truth = |v: &Val| match v {
+            Val::Const(Const::Int(c), _) => Some(*c != 0),
+            Val::Const(Const::Float(f), _) => Some(*f != 0.0),
+            _ => None,
+        };
+        let known = |b: bool| Some(Val::Const(Const::Int(i64::from(b)), Scalar::Bool));
+        match op {
+            BinaryOp::LogicalOr | BinaryOp::LogicalAnd => {
+                let or = op == BinaryOp::LogicalOr;
+                for (x, y) in [(&args[0], &args[1]), (&args[1], &args[0])] {
+                    match truth(x) {
+                        // `x or y` with `x` true, `x and y` with `x` false.
+                        Some(t) if t == or => return known(or),
+                        Some(_) => return Some(self.cast_val(y, Scalar::Bool)),
+                        None => {}
+                    }
+                }
+                None
+            }
+            BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge if lp == Scalar::I64 => {
+                if matches!((&args[0], &args[1]), (Val::Const(..), Val::Const(..))) {
+                    return None;
+                }
+                let x = self.cast_val(&args[0], Scalar::I64);
+                let y = self.cast_val(&args[1], Scalar::I64);
+                let ((a0, a1), (b0, b1)) = (self.known(&x)?, self.known(&y)?);
+                match op {
+                    BinaryOp::Lt if a1 < b0 => known(true),
+                    BinaryOp::Lt if a0 >= b1 => known(false),
+                    BinaryOp::Le if a1 <= b0 => known(true),
+                    BinaryOp::Le if a0 > b1 => known(false),
+                    BinaryOp::Gt if a0 > b1 => known(true),
+                    BinaryOp::Gt if a1 <= b0 => known(false),
+                    BinaryOp::Ge if a0 >= b1 => known(true),
+                    BinaryOp::Ge if a1 < b0 => known(false),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
     }
 }
 
