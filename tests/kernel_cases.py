@@ -38,6 +38,7 @@ from kernel_cases_fields import FIELD_CASES
 from kernel_cases_render import RENDER_CASES
 import user_kernels_data as Da
 from kernel_cases_sims import SIM_CASES
+from kernel_cases_puzzles import PUZZLE_CASES
 
 
 def _spd(rng, n):
@@ -1120,3 +1121,4 @@ CASES += [
 ]
 CASES += RENDER_CASES
 CASES += SIM_CASES
+CASES += PUZZLE_CASES
