@@ -44,6 +44,9 @@ from kernel_cases_queues import QUEUE_CASES
 from kernel_cases_textbook import TEXTBOOK_CASES
 
 
+from kernel_cases_puzzles import PUZZLE_CASES
+
+
 def _spd(rng, n):
     a = rng.random((n, n))
     return a @ a.T + n * np.eye(n)
@@ -1128,3 +1131,6 @@ CASES += QUEUE_CASES
 
 
 CASES += TEXTBOOK_CASES
+
+
+CASES += PUZZLE_CASES

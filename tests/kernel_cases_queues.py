@@ -40,9 +40,9 @@ QUEUE_CASES = [
     ("sliding_window_max", Q.sliding_window_max, lambda r, s: (r.standard_normal(500 * s), 16)),
     ("streaming_top_k_mean", Q.streaming_top_k_mean,
      lambda r, s: (r.standard_normal(400 * s), 10)),
-    ("count_islands", Q.count_islands,
+    ("count_islands_deque", Q.count_islands_deque,
      lambda r, s: ((r.random((20 * s, 20 * s)) < 0.4).astype(np.int64),)),
-    ("run_length_encode", Q.run_length_encode, lambda r, s: (r.integers(0, 3, 300 * s),)),
+    ("run_length_pairs", Q.run_length_pairs, lambda r, s: (r.integers(0, 3, 300 * s),)),
     ("merge_sorted_runs", Q.merge_sorted_runs,
      lambda r, s: tuple(np.sort(r.standard_normal(k * 40 * s)) for k in (1, 2, 3))),
 ]

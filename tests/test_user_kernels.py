@@ -222,6 +222,26 @@ NOT_YET_NATIVE = {
                      "elements",
     "gammainc_lower": "`math.lgamma` of a loop value has no graph op: the loop over elements is "
                       "not one loop op",
+
+
+    "count_islands": "`stack = [i * w + j]` made in a branch of the double loop and popped and "
+                     "appended in a `while len(stack) > 0` inside it: a Python list mutated in "
+                     "a loop body",
+    "rle_bytes_lists": "`values.append(int(cur))` on one path of `if b == cur and run < 255` "
+                       "per byte: lists appended in branches on data",
+    "fnv1a_64_masked": "`h = 0xCBF29CE484222325` and `h * 0x100000001B3` before the mask: a "
+                       "Python int past int64",
+    "groupby_unique_bincount": "np.unique(..., return_inverse=True) and np.bincount without "
+                               "minlength=: lengths (the number of keys) only the data knows",
+    "groupby_argsort_diff": "`np.nonzero(np.diff(k))[0] + 1`: group boundaries whose number "
+                            "only the data knows",
+    "groupby_reduceat_sorted": "`np.add.reduceat(values, starts)` at the starts np.flatnonzero "
+                               "finds: positions, and a result length, only the data knows",
+    "merge_join_two_pointers": "`rows.append((int(a), float(...), float(...)))` on one path of "
+                               "the branches of a `while` on data: a list of tuples of numbers "
+                               "of several types appended in a branch",
+    "merge_intervals": "`merged.append((cur_s, cur_e))` on one path of a branch on data in a "
+                       "`for k in order[1:]`: a list of tuples appended in branches",
 }
 
 

@@ -125,7 +125,7 @@ def streaming_top_k_mean(x, k):
     return means
 
 
-def count_islands(grid):
+def count_islands_deque(grid):
     rows, cols = grid.shape
     seen = np.zeros((rows, cols), dtype=np.bool_)
     islands = 0
@@ -145,7 +145,7 @@ def count_islands(grid):
     return islands
 
 
-def run_length_encode(values):
+def run_length_pairs(values):
     runs = []
     start = 0
     for i in range(1, len(values)):

@@ -360,8 +360,55 @@ def compare_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
     if a.is_constant() and b.is_constant():
         value = fold(f"operator {op}", COMPARE_OPERATORS[op], a.constant(), b.constant())
         return _constant_result(value, f"operator {op}")
+    if op in ("==", "!="):
+        equal = _tuples_equal(tx, a, b)
+        if equal is not None:
+            return equal if op == "==" else unary_op(tx, "not", equal)
     raise graph_break("type", what=f"comparison {op} of {a.describe()} and {b.describe()}",
                       type=f"{a.type_name()}, {b.type_name()}")
+
+
+def _tuples_equal(tx: Interpreter, a: VariableTracker, b: VariableTracker
+                  ) -> VariableTracker | None:
+    """`(r, c) == goal` in a loop body, of tuples of ints and bools (constants or 0-d
+    integer values of the graph): a Python bool, the `and` of the items' equalities (False
+    for tuples of other lengths); None for others (floats, whose NaN an item's identity
+    makes equal in Python, nested or array items, lists)."""
+    from ember.capture.loops import scalars as loop_scalars
+    from ember.capture.loops.branches import _truth
+
+    def tuple_items(vt: VariableTracker) -> list[VariableTracker] | None:
+        if isinstance(vt, TupleVariable) or (
+                isinstance(vt, ConstantVariable) and isinstance(vt.value, tuple)):
+            return _items(vt, tx)
+        return None
+
+    def integral(vt: VariableTracker) -> bool:
+        if isinstance(vt, ConstantVariable):
+            return type(vt.constant()) in (int, bool)
+        return (isinstance(vt, ArrayVariable) and not vt.value.shape
+                and vt.value.dtype.kind in "biu")
+
+    xs, ys = tuple_items(a), tuple_items(b)
+    if not loop_scalars.in_body(tx) or xs is None or ys is None:
+        return None
+    if not all(integral(v) for v in (*xs, *ys)):
+        return None
+    if len(xs) != len(ys):
+        return ConstantVariable(False)
+    graph = tx.graph
+    equal: Value | None = None
+    for x, y in zip(xs, ys, strict=True):
+        if x.is_constant() and y.is_constant():
+            if x.constant() != y.constant():
+                return ConstantVariable(False)
+            continue
+        item = compare_op(tx, "==", x, y)
+        truth = _truth(tx, item.value)  # type: ignore[attr-defined]
+        equal = truth if equal is None else graph.op("logical_and", [equal, truth])
+    if equal is None:
+        return ConstantVariable(True)
+    return ArrayVariable(graph.op("astype", [equal], dtype=np.bool_, weak=True))
 
 
 def is_op(tx: Interpreter, a: VariableTracker, b: VariableTracker) -> bool:

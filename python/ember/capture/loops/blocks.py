@@ -173,6 +173,8 @@ def block_of(array: ArrayVariable, parts: list[VariableTracker]) -> BlockVariabl
     if array.value.ndim != 2 or len(parts) != 2 or not all(
             isinstance(p, DynamicSliceVariable) for p in parts):
         return None
+    if any(p.step is not None for p in parts):  # type: ignore[attr-defined]
+        raise graph_break("loop_body", what="a 2-d slice with run-time bounds and a step")
     if any(isinstance(size, str) for size in array.value.shape):
         raise graph_break("loop_body", what="a run-time slice of an axis of symbolic size")
     rows, cols = (RunVariable(array, [None, None], axis, p)  # type: ignore[arg-type]
@@ -248,7 +250,7 @@ def _run_element(vt: VariableTracker, tx: Interpreter) -> tuple[RunVariable, Cal
     array where the run is outside the stored block; also a 1-d operand of static length
     (`_whole`). Run arithmetic is computed first (`runs.materialise`): a product reads each
     of its elements once per row or column, and NumPy computes it before any store."""
-    from ember.capture.loops.runs import materialise
+    from ember.capture.loops.runs import materialise, refuse_stepped
 
     if not isinstance(vt, (RunVariable, RunExprVariable)):
         return _whole(tx, vt)
@@ -258,6 +260,7 @@ def _run_element(vt: VariableTracker, tx: Interpreter) -> tuple[RunVariable, Cal
     if found is None or found[0] is None:
         return None
     run, element = found
+    refuse_stepped(run)
     if not isinstance(vt, RunVariable):
         return run, element
 
@@ -378,7 +381,8 @@ def _row_sums(tx: Interpreter, block: BlockVariable, dtype: np.dtype, term: Bloc
 def _static_length(run: RunVariable) -> int | None:
     """The length of a run over all of its axis (constant bounds from 0 to the end)."""
     start, stop = run.bounds.start, run.bounds.stop
-    if not (isinstance(start, ConstantVariable) and isinstance(stop, ConstantVariable)):
+    if run.bounds.step is not None or not (isinstance(start, ConstantVariable)
+                                           and isinstance(stop, ConstantVariable)):
         return None
     size = run.array.value.shape[run.axis]
     lo, hi, _ = slice(start.constant(), stop.constant()).indices(size)

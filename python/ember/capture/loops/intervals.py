@@ -12,7 +12,8 @@ array's end, so NumPy never clips it and it is a `K x K` window at a run-time po
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+import weakref
+from typing import TYPE_CHECKING, Any
 
 from ember.graph import Graph, Value
 
@@ -21,6 +22,42 @@ if TYPE_CHECKING:
     from ember.capture.variables.containers import IteratorVariable
 
 Interval = tuple[int, int]
+
+
+# Per graph: where each value is made (`id` of the value -> position in `graph.nodes`), the
+# number of nodes indexed, and the last node indexed (a list changed behind it is indexed
+# again).
+_MADE: weakref.WeakKeyDictionary[Graph, list[Any]] = weakref.WeakKeyDictionary()
+
+
+def producer(value: Value) -> Any:
+    """The node of `value`'s graph that makes it (an output or an extra output), None for
+    an input. Indexed once per graph as it grows, so that the ranges of a body unrolled over
+    many trips cost no scan of every node per question."""
+    graph = value.graph
+    nodes = graph.nodes
+    entry = _MADE.get(graph)
+    if entry is None or entry[1] > len(nodes) or (
+            entry[1] and nodes[entry[1] - 1] is not entry[2]):
+        entry = [{}, 0, None]
+        _MADE[graph] = entry
+    index = entry[0]
+    for k in range(entry[1], len(nodes)):
+        node = nodes[k]
+        index[id(node.out)] = k
+        for extra in node.extra:
+            index[id(extra)] = k
+    if nodes:
+        entry[1], entry[2] = len(nodes), nodes[-1]
+    k = index.get(id(value))
+    if k is None:
+        return None
+    node = nodes[k]
+    if node.out is value or any(v is value for v in node.extra):
+        return node
+    # A node replaced in place (the same length, another node at `k`): scan.
+    return next((n for n in nodes if n.out is value or any(v is value for v in n.extra)),
+                None)
 
 
 def record(graph: Graph, value: Value, interval: Interval) -> None:
@@ -75,8 +112,7 @@ def interval(value: Value, depth: int = 6) -> Interval | None:
     known = value.graph.value_ranges.get(id(value))
     if known is not None or depth == 0:
         return known
-    node = next((n for n in value.graph.nodes
-                 if n.out is value or any(v is value for v in n.extra)), None)
+    node = producer(value)
     if node is None:
         return None
     if node.op == "if":  # either path's value
@@ -122,8 +158,8 @@ def _combine(op: str, parts: list[Interval]) -> Interval | None:
 
 def offset_of(value: Value) -> tuple[Value | None, int]:
     """`value` as `base + constant` (base None for a constant), as index values are written."""
-    node = next((n for n in value.graph.nodes if n.out is value), None)
-    if node is None:
+    node = producer(value)
+    if node is None or node.out is not value:
         return value, 0
     if node.op == "const" and type(node.attrs.get("value")) is int:
         return None, node.attrs["value"]
@@ -140,7 +176,9 @@ def linear(value: Value, depth: int = 6) -> tuple[list[tuple[Value, int]], int] 
     """`value` as a sum of values times constants plus a constant (`(i + 1) * k` with `k` a
     constant is `i * k + k`), leaves written alike merged; None past `depth` levels of
     `add`, `sub`, `neg` and `mul` by a constant."""
-    node = next((n for n in value.graph.nodes if n.out is value), None)
+    node = producer(value)
+    if node is not None and node.out is not value:
+        node = None
     if node is not None and node.op == "const" and type(node.attrs.get("value")) is int:
         return [], node.attrs["value"]
     if node is None or depth == 0 or node.op not in ("add", "sub", "neg", "mul") \

@@ -143,6 +143,15 @@ def to_int(tx: Interpreter, x: Value) -> Value:
     return graph.op("where", [outside, graph.const(0.0), wide], scalar=True)
 
 
+def uint64_to_int(tx: Interpreter, x: Value) -> Value:
+    """`x`, a uint64 about to become a Python int (`int(x[i])`): one past int64 (a Python
+    int wider than the graph's int64) sends the frame to Python, with 0 in its place."""
+    graph = tx.graph
+    outside = graph.op("gt", [x, graph.const(np.uint64(2**63 - 1))])
+    frame_branches.add_check(tx, outside)
+    return graph.op("where", [outside, graph.const(np.uint64(0)), x], scalar=True)
+
+
 def checked_power(tx: Interpreter, x: Value, y: Value, result: Value) -> Value:
     """`result`, `math.pow(x, y)` or `x ** y` of Python floats: where it overflowed from
     finite operands (Python raises OverflowError), or is `0.0 ** -1` (ZeroDivisionError) or

@@ -21,7 +21,8 @@ import numpy as np
 
 from ember.capture.breaks import graph_break
 from ember.capture.loops.frame_branches import add_check
-from ember.capture.loops.runs import RunVariable, _bound, _same_bounds, _same_value, disjoint
+from ember.capture.loops.runs import (RunVariable, _bound, _same_bounds, _same_value, disjoint,
+                                      refuse_stepped, step_of)
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
@@ -300,6 +301,7 @@ def flip(tx: Interpreter, vt: VariableTracker) -> VariableTracker | None:
     if found is None or found[0] is None:
         return None
     like, element = found
+    refuse_stepped(like)
     size = like.array.value.shape[like.axis]
     graph = tx.graph
     lo = _bound(graph, like.bounds.start, size, 0)
@@ -351,6 +353,7 @@ def _aligned(tx: Interpreter, like: RunVariable, other: RunVariable, element: El
     lengths differ (NumPy broadcasts a length of 1, or raises its ValueError)."""
     if _same_bounds(like, other):
         return element
+    refuse_stepped(like, other)
     graph = tx.graph
     start, length = _start_and_length(graph, like)
     other_start, other_length = _start_and_length(graph, other)
@@ -373,7 +376,12 @@ def _start_and_length(graph: Graph, run: RunVariable) -> tuple[Value, Value]:
     size = run.array.value.shape[run.axis]
     lo = _bound(graph, run.bounds.start, size, 0)
     hi = _bound(graph, run.bounds.stop, size, size)
-    return lo, graph.op("maximum", [graph.op("sub", [hi, lo]), graph.const(0)])
+    span = graph.op("maximum", [graph.op("sub", [hi, lo]), graph.const(0)])
+    if run.bounds.step is None:
+        return lo, span
+    step = step_of(graph, run.bounds)  # positive (`runs.build_slice`)
+    rounded = graph.op("sub", [graph.op("add", [span, step]), graph.const(1)])
+    return lo, graph.op("floordiv", [rounded, step])
 
 
 def _loop_over(tx: Interpreter, like: RunVariable, carried: list[Value],
@@ -389,7 +397,8 @@ def _loop_over(tx: Interpreter, like: RunVariable, carried: list[Value],
     inner = [body.graph.add_input(c.dtype, c.shape, scalar=c.scalar) for c in carried]
     outs = build(body, k, inner)
     body.graph.set_outputs([body.graph.const(True, weak=False), *outs])
-    return graph.loop(lo, hi, graph.const(1), carried, body.invariants, body.graph)
+    return graph.loop(lo, hi, step_of(graph, like.bounds), carried, body.invariants,
+                      body.graph)
 
 
 def reduce(tx: Interpreter, a: VariableTracker, b: VariableTracker | None
@@ -447,6 +456,7 @@ def extremum(tx: Interpreter, vt: VariableTracker, name: str) -> VariableTracker
     if found is None or found[0] is None:
         return None
     like, element = found
+    refuse_stepped(like)
     graph = tx.graph
     size = like.array.value.shape[like.axis]
     lo = _bound(graph, like.bounds.start, size, 0)
@@ -608,6 +618,7 @@ def _store_pairs(tx: Interpreter, target: ArrayVariable, run: RunVariable,
     computing the elements at `k` and at `lo + hi - 1 - k` from the array as it was, then
     storing both (the middle element of an odd run twice, with one value), which is what
     NumPy's evaluated right side gives, without a temporary."""
+    refuse_stepped(run)
     graph = tx.graph
     size = target.value.shape[run.axis]
     lo = _bound(graph, run.bounds.start, size, 0)

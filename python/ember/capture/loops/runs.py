@@ -27,11 +27,15 @@ if TYPE_CHECKING:
 
 
 class DynamicSliceVariable(VariableTracker):
-    """`lo:hi` where a bound is a loop value (step 1)."""
+    """`lo:hi` where a bound is a loop value; `lo:hi:step` (`is_p[i * i::i]`) with `step` a
+    loop value or a positive constant, taken only where a loop op visits the run's
+    elements in order (stores, sums, run arithmetic): elsewhere a stepped run refuses."""
 
-    def __init__(self, start: VariableTracker, stop: VariableTracker) -> None:
+    def __init__(self, start: VariableTracker, stop: VariableTracker,
+                 step: VariableTracker | None = None) -> None:
         self.start = start
         self.stop = stop
+        self.step = step
 
     def type_name(self) -> str:
         return "slice"
@@ -49,15 +53,45 @@ def build_slice(tx: Interpreter, parts: list[VariableTracker]) -> DynamicSliceVa
     """BUILD_SLICE inside a loop body with a loop value as a bound; None otherwise."""
     if tx.graph.parent is None or not any(_is_loop_int(p) for p in parts):
         return None
-    if len(parts) == 3 and not (isinstance(parts[2], ConstantVariable)
-                                and parts[2].constant() in (None, 1)):
-        raise graph_break("loop_body", what="a slice with run-time bounds and a step")
+    step = parts[2] if len(parts) == 3 else None
+    if isinstance(step, ConstantVariable) and step.constant() in (None, 1):
+        step = None
+    if step is not None and not (_is_loop_int(step) or (
+            isinstance(step, ConstantVariable) and type(step.constant()) is int
+            and step.constant() > 0)):
+        raise graph_break("loop_body", what="a slice with run-time bounds and a step "
+                                            f"{step.describe()}")
     for part in parts[:2]:
         if not (_is_loop_int(part) or (isinstance(part, ConstantVariable)
                                        and (part.constant() is None
                                             or type(part.constant()) is int))):
             raise graph_break("loop_body", what=f"a slice bound {part.describe()}")
-    return DynamicSliceVariable(parts[0], parts[1])
+    if step is not None and _is_loop_int(step):
+        # A step the data or the loop gives that is not positive (NumPy reverses, or
+        # raises its ValueError for 0): the frame runs as plain Python.
+        from ember.capture.loops.frame_branches import add_check
+
+        add_check(tx, tx.graph.op("le", [step.value, tx.graph.const(0)]))  # type: ignore[attr-defined]
+    return DynamicSliceVariable(parts[0], parts[1], step)
+
+
+def step_of(graph: Graph, bounds: DynamicSliceVariable) -> Value:
+    """A run's step as a value of `graph` (1 for `lo:hi`)."""
+    step = bounds.step
+    if step is None:
+        return graph.const(1)
+    if isinstance(step, ConstantVariable):
+        return graph.const(step.constant())
+    return step.value  # type: ignore[attr-defined]
+
+
+def refuse_stepped(*runs: Any) -> None:
+    """Refuses (the enclosing loop is not a loop op) where an operation needs a run's
+    elements at consecutive positions."""
+    for run in runs:
+        if isinstance(run, RunVariable) and run.bounds.step is not None:
+            raise graph_break("loop_body", what=f"{run.describe()} with a step, "
+                                                "beyond stores and sums")
 
 
 @dataclass(eq=False)
@@ -109,6 +143,7 @@ class RunVariable(VariableTracker):
         if not (isinstance(index, ConstantVariable) and type(index.constant()) is int):
             raise graph_break("loop_body", what=f"indexing {self.describe()} with "
                                                 f"{index.describe()}")
+        refuse_stepped(self)
         graph, at = tx.graph, index.constant()
         size = self.array.value.shape[self.axis]
         lo = _bound(graph, self.bounds.start, size, 0)
@@ -219,6 +254,8 @@ def run_parts(run: RunVariable) -> list[Value] | None:
     """The run-time values a run is built from (its bounds that are no constants, its
     integer indices), for a branch's paths to take as entries; None where one is neither a
     constant nor a value of the array's graph."""
+    if run.bounds.step is not None:
+        return None
     parts: list[Value] = []
     for bound in (run.bounds.start, run.bounds.stop):
         if isinstance(bound, ConstantVariable):
@@ -389,8 +426,10 @@ def _same_bounds(a: RunVariable, b: RunVariable) -> bool:
             return _same_value(x.value, y.value)
         return x is y
 
+    steps = (a.bounds.step, b.bounds.step)
     return (a.array.value.shape[a.axis] == b.array.value.shape[b.axis]
-            and same(a.bounds.start, b.bounds.start) and same(a.bounds.stop, b.bounds.stop))
+            and same(a.bounds.start, b.bounds.start) and same(a.bounds.stop, b.bounds.stop)
+            and (steps == (None, None) or None not in steps and same(*steps)))
 
 
 def reduce_runs(tx: Interpreter, runs: list[RunVariable]) -> VariableTracker:
@@ -428,7 +467,7 @@ def reduce_runs(tx: Interpreter, runs: list[RunVariable]) -> VariableTracker:
         total = body.op("astype", [total], dtype=dtype, scalar=True)
     body.set_outputs([body.const(True, weak=False), total])
     zero = graph.const(dtype.type(0))
-    (result,) = graph.loop(lo, hi, graph.const(1), [zero], invariants, body)
+    (result,) = graph.loop(lo, hi, step_of(graph, first.bounds), [zero], invariants, body)
     return ArrayVariable(result)
 
 

@@ -58,6 +58,8 @@ def convert(tx: Interpreter, kind: type, vt: VariableTracker) -> VariableTracker
         return ArrayVariable(value)
     if kind is int and value.dtype.kind == "f":
         value = python_checks.to_int(tx, value)
+    elif kind is int and value.dtype == np.uint64:
+        value = python_checks.uint64_to_int(tx, value)
     return ArrayVariable(tx.graph.op("astype", [value], dtype=dtype, weak=True))
 
 

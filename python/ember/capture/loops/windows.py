@@ -98,7 +98,7 @@ def fixed_slice(tx: Interpreter, part: VariableTracker, size: int | str,
     both are run-time checks that send the frame to Python where NumPy would clip or count
     from the end (added when `check`: the caller takes the window). None otherwise: its
     length is a run-time value (`loops/runs.py`)."""
-    if not isinstance(part, DynamicSliceVariable):
+    if not isinstance(part, DynamicSliceVariable) or part.step is not None:
         return None
     bounds = []
     for vt in (part.start, part.stop):

@@ -346,6 +346,12 @@ class ArrayVariable(VariableTracker):
         handler = numpy_api.lookup_method(name)
         if handler is not None:
             return ArrayMethodVariable(self, name, handler)
+        if name in ("bit_length", "bit_count"):
+            from ember.capture.variables.int_bits import method
+
+            handler = method(self.value, name)
+            if handler is not None:
+                return ArrayMethodVariable(self, name, handler)
         if name in ("shape", "size") and any(isinstance(d, str) for d in self.value.shape):
             from ember.capture.variables import scalar
             from ember.capture.variables.containers import TupleVariable
