@@ -247,7 +247,7 @@ impl DirectCall {
 
     /// Runs the graph on the argument slots and builds the function's result; if the graph
     /// raises an `Exception`, returns `fallback(func, *args)` instead, as the entry does.
-    pub(super) fn run(
+    pub(crate) fn run(
         &self,
         py: Python<'_>,
         func: *mut PyObject,
