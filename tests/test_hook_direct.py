@@ -8,6 +8,7 @@ guard fails; and the native continuations and trampoline of graph breaks
 from __future__ import annotations
 
 import sys
+import warnings
 
 import ember
 import numpy as np
@@ -223,3 +224,53 @@ def test_trampoline_rejects_bad_closures_and_raises_through():
         trampoline(Continuation(resume_target.__code__, None, 1), globals())
     with pytest.raises(TypeError):
         Continuation("not code", None)
+
+
+def as_python_float(x):
+    return float((x * 2).sum())
+
+
+def as_python_int(x):
+    return int((x * 2).sum())
+
+
+def as_python_bool(x):
+    return bool((x > 1).any())
+
+
+def as_item(x):
+    return (x * 2).sum().item()
+
+
+def as_numpy_scalar(x):
+    return (x * 2).max()
+
+
+def as_mixed_tuple(x):
+    return (x * 2).sum(), float(x.max()), x + 1
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.int32, np.uint8,
+                                   np.bool_, np.float16, np.complex128])
+@pytest.mark.parametrize("fn", [as_python_float, as_python_int, as_python_bool, as_item,
+                                as_numpy_scalar, as_mixed_tuple])
+def test_scalar_results_built_natively_are_numpys(fn, dtype):
+    """0-d outputs returned as Python scalars (`float(...)`, `.item()`) and NumPy scalars are
+    built from the array's data on the fast path: the same types and values as NumPy's."""
+    x = np.arange(5).astype(dtype)
+    with np.errstate(all="ignore"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = fn(x)
+            compiled = ember.compile(fn)
+            for _ in range(3):
+                got = compiled(x)
+                if isinstance(want, tuple):
+                    assert [type(g) for g in got] == [type(w) for w in want]
+                    for g, w in zip(got, want):
+                        assert_same(g, w)
+                else:
+                    assert type(got) is type(want)
+                    assert_same(got, want)
+    if dtype in (np.float64, np.float32, np.int64, np.int32, np.bool_):
+        assert ember.stats()["native_calls"] >= 1  # the others do not compile to native code
