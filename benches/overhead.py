@@ -10,6 +10,10 @@
   Python); a miss (capture and compile, after `ember.reset()`); Numba's `@njit` and
   `@njit(cache=True)` dispatch (where installed). Medians; ratios against the plain function
   and against Numba.
+- side by side: plain function, ember (cache hit) and Numba's `@njit` for the call shapes
+  of small kernels: no arguments, three arrays and two Python floats, a tuple of two arrays,
+  a Python float result, keyword arguments with a default (calls measured interleaved,
+  medians).
 - call overhead: a 2-input elementwise function on 8-element float64 arrays, plain Python vs
   compiled with the eager backend (cache hit: the frame hook's guard check in Rust, the
   generated entry, the backend call). Medians over repeats, per call.
@@ -74,6 +78,22 @@ def multiply_add_listed(x, y):
     return [x * y + 1]  # the list is built by the entry, in Python
 
 
+def no_arguments():
+    return 1.0
+
+
+def three_arrays_two_floats(a, b, c, s, t):
+    return a * s + b * t - c
+
+
+def sum_and_product(x, y):
+    return x + y, x * y
+
+
+def dot_as_float(x, y):
+    return float((x * y).sum())
+
+
 def elementwise(x, y):
     return x * y + x
 
@@ -130,13 +150,15 @@ def null_backend(graph, example_inputs):
 
 
 def per_call(fn, args, calls: int = 2000, repeats: int = 15) -> float:
-    """Median seconds per call."""
+    """Median seconds per call, in this thread's CPU time: on a machine busier than its cores
+    wall-clock samples mostly measure the wait for a core (the calls measured here release
+    the GIL to no other thread)."""
     samples = []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start = time.thread_time()
         for _ in range(calls):
             fn(*args)
-        samples.append((time.perf_counter() - start) / calls)
+        samples.append((time.thread_time() - start) / calls)
     return statistics.median(samples)
 
 
@@ -255,8 +277,49 @@ def dispatch_rows() -> list[tuple[str, float, str]]:
     return rows
 
 
+def side_by_side_rows() -> list[tuple[str, float, str]]:
+    """Per-call cost of call shapes of small kernels: plain, ember and Numba, interleaved."""
+    x, y, z = (np.linspace(k, k + 1.0, 8) for k in (0.0, 1.0, 2.0))
+    cases = [
+        ("no arguments, returns 1.0", no_arguments, ()),
+        ("a*s+b*t-c, 3 arrays of 8 and 2 Python floats", three_arrays_two_floats,
+         (x, y, z, 2.5, 3.5)),
+        ("(x+y, x*y): a tuple of 2 arrays of 8", sum_and_product, (x, y)),
+        ("float((x*y).sum()): a Python float", dot_as_float, (x, y)),
+        ("x*y+c, y by keyword, c defaulted (in a lambda)", multiply_add_default, None),
+    ]
+    timed = []
+    for name, fn, args in cases:
+        compiled = ember.compile(fn)
+        callers = {"plain": fn, "ember": compiled}
+        if numba is not None:
+            callers["numba"] = numba.njit(fn)
+        if args is None:  # keyword arguments, through a lambda for every caller alike
+            callers = {k: (lambda f: lambda a, b: f(a, y=b))(f) for k, f in callers.items()}
+            args = (x, y)
+        for f in callers.values():
+            f(*args)
+            f(*args)
+        timed.append((name, callers, args))
+    samples: dict[tuple[str, str], list[float]] = {}
+    for _ in range(15):
+        for name, callers, args in timed:
+            for label, f in callers.items():
+                samples.setdefault((name, label), []).append(
+                    per_call(f, args, calls=2000, repeats=1))
+    rows = []
+    for name, callers, _ in timed:
+        us = {label: statistics.median(samples[(name, label)]) * 1e6 for label in callers}
+        rows.append((f"{name}: plain function", us["plain"], "us/call"))
+        rows.append(("  ember hit", us["ember"], "us/call"))
+        if "numba" in us:
+            rows.append(("  numba @njit", us["numba"], "us/call"))
+            rows.append(("  ember / numba @njit", us["ember"] / us["numba"], "x"))
+    return rows
+
+
 def main() -> None:
-    dispatch = dispatch_rows()
+    dispatch = dispatch_rows() + side_by_side_rows()
     x, y = np.linspace(0.0, 1.0, 8), np.linspace(1.0, 2.0, 8)
     compiled = ember.compile(elementwise)
     compiled(x, y)

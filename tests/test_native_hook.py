@@ -417,7 +417,7 @@ def test_reset_and_clear_cache(hook):
     assert core.cache_size(g.__code__) == 0
     assert core.hook_stats() == dict.fromkeys(
         ["frames_seen", "frames_skipped", "cache_hits", "cache_misses", "guard_failures",
-         "native_calls"], 0
+         "native_calls", "hook_direct_calls"], 0
     )
     run_enabled(g, 1)
     assert len(conv.calls) == 3

@@ -47,6 +47,21 @@ class Dispatch:
     def _bind(self, func: Callable[..., Any], token: int) -> None:
         """Set the function and options token of the fast path."""
 
+class Continuation:
+    """What a step function returns at a graph break: call `resume_code` (with `closure`, a
+    tuple of cells or None) on `values` to go on with the frame."""
+
+    resume_code: CodeType
+    closure: tuple[Any, ...] | None
+    values: tuple[Any, ...]
+    def __init__(self, resume_code: CodeType, closure: tuple[Any, ...] | None,
+                 *values: Any) -> None: ...
+
+def trampoline(result: Any, fn_globals: dict[str, Any]) -> Any:
+    """Follow continuations until a frame returns a plain result: each resume function is
+    made in `fn_globals` (as `FunctionType(code, fn_globals, code.co_name, None, closure)`)
+    and called with its values."""
+
 def enable(token: int | bool) -> int:
     """Set this thread's enable token, returning the previous one: 0 (False) turns the hook
     off on this thread, any other value turns it on, and entries are stored under the token in
@@ -74,7 +89,8 @@ def reset() -> None:
 def hook_stats() -> dict[str, int]:
     """frames_seen, frames_skipped, cache_hits, cache_misses, guard_failures, native_calls
     (cache hits answered by `Dispatch`'s fast path, counted in frames_seen and cache_hits
-    too)."""
+    too), hook_direct_calls (cache hits of the frame hook on a direct entry, its graph run
+    without the entry's Python code)."""
 
 def set_skip_files(prefixes: list[str]) -> None:
     """Filename prefixes skipped in addition to the defaults (standard library except

@@ -263,7 +263,9 @@ def reset() -> None:
 def stats() -> dict[str, Any]:
     """Counters since the last `reset()`: frames seen/skipped, cache hits/misses, guard
     failures (from the frame hook), native calls (cache hits answered by the native fast
-    path, counted as hits too), captures, compiles, recompiles with reasons, graph breaks
+    path, counted as hits too), hook direct calls (hits of the frame hook that ran a graph
+    without its entry's Python code: a resume function's, a call through `__call__`),
+    captures, compiles, recompiles with reasons, graph breaks
     with reasons, compile time per stage in seconds, and the persistent compile cache's
     counters per compiled function (`disk_hits`, `disk_misses`, `disk_writes`,
     `disk_rejected`, `disk_evictions`)."""

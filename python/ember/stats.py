@@ -110,6 +110,7 @@ def snapshot(hook: dict[str, int] | None) -> dict[str, object]:
             "cache_misses": 0,
             "guard_failures": 0,
             "native_calls": 0,
+            "hook_direct_calls": 0,
         }
         out.update(hook or {})
         out.update(

@@ -140,6 +140,8 @@ extern "C" {
     pub fn _PyCode_SetExtra(code: *mut PyObject, index: isize, extra: *mut c_void) -> c_int;
     /// A cell's contents as a new reference, NULL (no error) when the cell is empty.
     pub fn PyCell_Get(cell: *mut PyObject) -> *mut PyObject;
+    /// The type of cells (`PyCell_Check` is an exact test of it).
+    pub static mut PyCell_Type: pyo3::ffi::PyTypeObject;
     /// The attribute `name` found on `ty` or its bases (borrowed, NULL when absent; sets no
     /// error).
     pub fn _PyType_Lookup(ty: *mut pyo3::ffi::PyTypeObject, name: *mut PyObject) -> *mut PyObject;

@@ -33,6 +33,9 @@ thread_local! {
     /// The code of a frame to evaluate as it is, once: the native slot's call of a function
     /// whose guards it already found failing past the recompile limit.
     static EVALUATE_ONCE: Cell<*mut cpython::CodeObject> = const { Cell::new(std::ptr::null_mut()) };
+    /// The code of the resume function the trampoline is calling: its frame is looked at
+    /// whatever frame called the trampoline (an entry, whose calls are otherwise left alone).
+    static RESUMING: Cell<*mut cpython::CodeObject> = const { Cell::new(std::ptr::null_mut()) };
 }
 
 /// The eval-frame function found when ours was installed (0: not installed).
@@ -48,6 +51,7 @@ pub struct Stats {
     cache_misses: AtomicU64,
     guard_failures: AtomicU64,
     native_calls: AtomicU64,
+    hook_direct_calls: AtomicU64,
 }
 
 static STATS: Stats = Stats {
@@ -57,6 +61,7 @@ static STATS: Stats = Stats {
     cache_misses: AtomicU64::new(0),
     guard_failures: AtomicU64::new(0),
     native_calls: AtomicU64::new(0),
+    hook_direct_calls: AtomicU64::new(0),
 };
 
 /// Counts with a plain load and store rather than a locked read-modify-write: every caller
@@ -111,7 +116,7 @@ pub fn count_fast_hit(failures: u64, native: bool) {
 }
 
 /// The counters as (name, value) pairs.
-pub fn stats() -> [(&'static str, u64); 6] {
+pub fn stats() -> [(&'static str, u64); 7] {
     let s = &STATS;
     [
         ("frames_seen", s.frames_seen.load(Ordering::Relaxed)),
@@ -120,6 +125,10 @@ pub fn stats() -> [(&'static str, u64); 6] {
         ("cache_misses", s.cache_misses.load(Ordering::Relaxed)),
         ("guard_failures", s.guard_failures.load(Ordering::Relaxed)),
         ("native_calls", s.native_calls.load(Ordering::Relaxed)),
+        (
+            "hook_direct_calls",
+            s.hook_direct_calls.load(Ordering::Relaxed),
+        ),
     ]
 }
 
@@ -132,6 +141,7 @@ pub fn reset_stats() {
         &STATS.cache_misses,
         &STATS.guard_failures,
         &STATS.native_calls,
+        &STATS.hook_direct_calls,
     ] {
         counter.store(0, Ordering::Relaxed);
     }
@@ -293,10 +303,18 @@ unsafe fn intercept(
     }
     // SAFETY: the calling frame is null or live (it is running), and holds a strong reference
     // to its code.
-    let called_by_library = unsafe {
-        let caller = cpython::calling_frame(tstate);
-        !caller.is_null() && cache::get_or_create(py, (*caller).f_code)?.is_library()
-    };
+    let resuming = RESUMING.with(|c| {
+        let marked = c.get() == code;
+        if marked {
+            c.set(std::ptr::null_mut());
+        }
+        marked
+    });
+    let called_by_library = !resuming
+        && unsafe {
+            let caller = cpython::calling_frame(tstate);
+            !caller.is_null() && cache::get_or_create(py, (*caller).f_code)?.is_library()
+        };
     if called_by_library {
         bump(&STATS.frames_skipped, 1);
         return Ok(evaluate());
@@ -330,6 +348,13 @@ unsafe fn intercept(
     bump(&STATS.guard_failures, failures);
     if let Some(entry) = hit {
         bump(&STATS.cache_hits, 1);
+        // A direct entry is its graph call: run natively, as the fast path runs it, unless a
+        // trace or profile function would see the entry's frame.
+        // SAFETY: `tstate` is the current thread state (contract of `eval_frame`).
+        if let (Some(direct), false) = (&entry.direct, unsafe { cpython::tracing_active(tstate) }) {
+            bump(&STATS.hook_direct_calls, 1);
+            return run_direct(py, direct, func, args);
+        }
         return call_entry(py, &entry, func, args);
     }
     bump(&STATS.cache_misses, 1);
@@ -416,6 +441,49 @@ fn store_verdict(
     });
     cache.push(Arc::clone(&entry));
     Ok(Some(entry))
+}
+
+/// `resume(*values)` for the trampoline (`continuation.rs`): the hook looks at the resume
+/// function's frame as at one called from the user's code.
+///
+/// # Safety
+/// `resume` is a live function of `code`; `values` are live borrowed references.
+pub unsafe fn call_resume(
+    py: Python<'_>,
+    resume: *mut PyObject,
+    code: *mut cpython::CodeObject,
+    values: &[*mut PyObject],
+) -> PyResult<*mut PyObject> {
+    let outer = RESUMING.with(|c| c.replace(code));
+    // SAFETY: as the caller promises; vectorcall returns a new reference or NULL with an
+    // exception set.
+    let result = unsafe {
+        ffi::PyObject_Vectorcall(resume, values.as_ptr(), values.len(), std::ptr::null_mut())
+    };
+    RESUMING.with(|c| c.set(outer));
+    if result.is_null() {
+        Err(PyErr::fetch(py))
+    } else {
+        Ok(result)
+    }
+}
+
+/// `direct`'s graph on the frame's argument slots, in place of its entry (see `call_entry`
+/// for the recursion count).
+fn run_direct(
+    py: Python<'_>,
+    direct: &DirectCall,
+    func: *mut ffi::PyFunctionObject,
+    args: &[*mut PyObject],
+) -> PyResult<*mut PyObject> {
+    // SAFETY: the message is a NUL-terminated static string; GIL held.
+    if unsafe { ffi::Py_EnterRecursiveCall(c" in an ember entry".as_ptr()) } != 0 {
+        return Err(PyErr::fetch(py));
+    }
+    let result = direct.run(py, func.cast(), args);
+    // SAFETY: pairs with the successful `Py_EnterRecursiveCall` above.
+    unsafe { ffi::Py_LeaveRecursiveCall() };
+    result
 }
 
 /// `entry(*args)` with the frame's argument slots passed as they are (vectorcall, no tuple),

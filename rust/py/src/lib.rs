@@ -7,6 +7,7 @@
 //! - `hook`: the eval-frame function: skip policy, cache lookup, converter call, entry call.
 //! - `dispatch`: the native base class of compiled functions: the fast path of a cache hit
 //!   on an entry that is one compiled graph, run without Python bytecode.
+//! - `continuation`: graph breaks' continuations and the trampoline that follows them.
 //! - `cache`: the per-code cache in a code object's extra slot; `reset`.
 //! - `skip`: which source files are never converted.
 //! - `guards`: guard trees compiled from their wire format and evaluated against a frame.
@@ -23,6 +24,7 @@
 mod autodiff;
 mod cache;
 mod compiled;
+mod continuation;
 mod cpython;
 mod diskcache;
 mod dispatch;
@@ -45,6 +47,7 @@ use pyo3::prelude::*;
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     frame_api::register(m)?;
     dispatch::register(m)?;
+    continuation::register(m)?;
     autodiff::register(m)?;
     explain::register(m)?;
     diskcache::register(m)?;

@@ -15,37 +15,19 @@ the frame's result, which ends the chain.
 
 from __future__ import annotations
 
-from types import CellType, CodeType, FunctionType
 from typing import Any
 
+from ember import _core
 
-class Continuation:
-    """Call `resume_code` (with `closure`) on `values` to go on with the frame. Step stubs
-    build one directly (`Continuation(code, closure, *values)`: a constant of every step)."""
-
-    __slots__ = ("closure", "resume_code", "values")
-
-    def __init__(self, resume_code: CodeType, closure: tuple[CellType, ...] | None,
-                 *values: Any) -> None:
-        self.resume_code = resume_code
-        self.closure = closure
-        self.values = values
-
-    def __repr__(self) -> str:
-        return f"<Continuation {self.resume_code.co_name} with {len(self.values)} values>"
-
-
+# `Continuation(resume_code, closure, *values)`: call `resume_code` (with `closure`, a tuple
+# of cells or None) on `values` to go on with the frame; step stubs build one directly (a
+# constant of every step). `trampoline(result, fn_globals)` follows continuations until a
+# frame returns a plain result, making each resume function in `fn_globals` per trip (a cache
+# of them would keep their globals, and so the user's functions, alive). Both native
+# (`rust/py/src/continuation.rs`): a break runs no Python frame of ember's own for them.
+Continuation = _core.Continuation
 make_continuation = Continuation
-
-def trampoline(result: Any, fn_globals: dict[str, Any]) -> Any:
-    """Follow continuations until a frame returns a plain result."""
-    while type(result) is Continuation:
-        code = result.resume_code
-        # Made per trip (a fraction of a microsecond): a cache of them would keep their
-        # globals, and so the user's functions, alive.
-        resume = FunctionType(code, fn_globals, code.co_name, None, result.closure)
-        result = resume(*result.values)
-    return result
+trampoline = _core.trampoline
 
 
 class ResumableIterator:

@@ -3,13 +3,14 @@
 
 use crate::compiled::CompiledGraph;
 use crate::overlap;
-use numpy::npyffi::PY_ARRAY_API;
+use numpy::npyffi::{PyArrayObject, PyArray_Descr, NPY_ARRAY_ALIGNED, NPY_TYPES, PY_ARRAY_API};
 use numpy::{PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyException, PyTypeError, PyValueError};
 use pyo3::ffi::{self, PyObject};
 use pyo3::prelude::*;
 use pyo3::types::{PySlice, PyString, PyTuple};
 use smallvec::SmallVec;
+use std::ffi::{c_char, c_int, c_long};
 
 /// What an entry amounts to when it only calls one compiled graph on its arguments.
 pub struct DirectCall {
@@ -188,10 +189,64 @@ impl OutputForm {
 
     fn apply<'py>(self, array: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let py = array.py();
+        if let (false, Some(object)) = (matches!(self, OutputForm::Array), zero_d(&array)) {
+            // SAFETY: an aligned 0-d ndarray's data holds one element of its dtype.
+            let scalar = unsafe {
+                let (data, descr) = ((*object).data, (*object).descr);
+                match self {
+                    OutputForm::PythonScalar => python_scalar(data, descr),
+                    _ => PY_ARRAY_API.PyArray_Scalar(py, data.cast(), descr, array.as_ptr()),
+                }
+            };
+            if !scalar.is_null() {
+                // SAFETY: a new reference.
+                return Ok(unsafe { Bound::from_owned_ptr(py, scalar) });
+            }
+            if let Some(err) = PyErr::take(py) {
+                return Err(err);
+            }
+        }
         match self {
             OutputForm::Array => Ok(array),
             OutputForm::NumpyScalar => array.get_item(PyTuple::empty(py)),
             OutputForm::PythonScalar => array.call_method0(pyo3::intern!(py, "item")),
+        }
+    }
+}
+
+/// The object struct of an aligned 0-d ndarray (a graph's output), None for anything else.
+fn zero_d(array: &Bound<'_, PyAny>) -> Option<*mut PyArrayObject> {
+    let array = array.cast::<PyUntypedArray>().ok()?;
+    let object = array.as_array_ptr();
+    // SAFETY: a live ndarray's fields.
+    let plain = unsafe { (*object).nd == 0 && (*object).flags & NPY_ARRAY_ALIGNED != 0 };
+    plain.then_some(object)
+}
+
+/// `.item()` of a 0-d array of a native float64, int64 or bool dtype as CPython builds it, or
+/// NULL (no error) for another dtype, which `.item()` itself converts.
+///
+/// # Safety
+/// `data` holds an aligned element of `descr`.
+unsafe fn python_scalar(data: *mut c_char, descr: *mut PyArray_Descr) -> *mut PyObject {
+    // SAFETY: as the caller promises.
+    unsafe {
+        let native = matches!((*descr).byteorder as u8, b'=' | b'|')
+            || (cfg!(target_endian = "little") && (*descr).byteorder as u8 == b'<');
+        if !native {
+            return std::ptr::null_mut();
+        }
+        match (*descr).type_num {
+            t if t == NPY_TYPES::NPY_DOUBLE as c_int => {
+                ffi::PyFloat_FromDouble(*data.cast::<f64>())
+            }
+            t if t == NPY_TYPES::NPY_BOOL as c_int => ffi::PyBool_FromLong((*data != 0) as c_long),
+            t if t == NPY_TYPES::NPY_LONGLONG as c_int
+                || (t == NPY_TYPES::NPY_LONG as c_int && std::mem::size_of::<c_long>() == 8) =>
+            {
+                ffi::PyLong_FromLongLong(*data.cast::<i64>())
+            }
+            _ => std::ptr::null_mut(),
         }
     }
 }
@@ -247,7 +302,7 @@ impl DirectCall {
 
     /// Runs the graph on the argument slots and builds the function's result; if the graph
     /// raises an `Exception`, returns `fallback(func, *args)` instead, as the entry does.
-    pub(super) fn run(
+    pub(crate) fn run(
         &self,
         py: Python<'_>,
         func: *mut PyObject,
