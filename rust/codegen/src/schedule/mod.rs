@@ -10,6 +10,7 @@
 
 mod columns;
 mod group;
+mod in_place;
 mod lazy;
 pub(crate) mod nodes;
 mod runs;
@@ -211,6 +212,9 @@ pub(crate) struct Scheduler<'g> {
     pub sizes_vary: bool,
     /// Per value (indexed like `defs`): how many operands and results read it.
     pub readers: Vec<u32>,
+    /// Rows of a block assignment updated in place (`in_place.rs`): per rebuilt value, the
+    /// array whose buffer holds it, the rows' axis and their first index.
+    pub in_place_rows: HashMap<ember_core::ir::ValueId, (ember_core::ir::ValueId, usize, usize)>,
 }
 
 impl lazy::Context for Scheduler<'_> {
@@ -522,6 +526,7 @@ fn run(g: &Graph, sizes_vary: bool) -> Result<(Scheduler<'_>, Trace), Error> {
         updated: HashMap::new(),
         sizes_vary,
         readers: readers(g),
+        in_place_rows: HashMap::new(),
     };
     let mut done = vec![false; g.results.len()];
     for (i, (dtype, shape)) in inputs.iter().enumerate() {

@@ -41,7 +41,7 @@ impl Scheduler<'_> {
     }
 
     /// `x` cast to `dtype`; constants are converted at compile time.
-    fn cast_to(&mut self, x: L, dtype: Scalar) -> L {
+    pub(crate) fn cast_to(&mut self, x: L, dtype: Scalar) -> L {
         if let LOp::Const(c) = self.lazy.nodes[x].op {
             if self.lazy.nodes[x].dtype != dtype {
                 let c = c.cast_to(dtype);
@@ -154,7 +154,7 @@ impl Scheduler<'_> {
             Op::Concatenate { axis } => {
                 // A result is written once straight into the caller's array instead.
                 if !self.g.results.contains(&v) {
-                    if let Some(updated) = self.update_in_place(node, *axis, dtype, &shape)? {
+                    if let Some(updated) = self.update_in_place(node, v, *axis, dtype, &shape)? {
                         return Ok(updated);
                     }
                 }
@@ -284,103 +284,6 @@ impl Scheduler<'_> {
                 self.leaf(out, dtype)
             }
         })
-    }
-
-    /// `concatenate(slice(a), v, slice(a))` that rebuilds `a` with one region replaced: how
-    /// capture writes NumPy's `a[i] = v` (`numpy_api/assignment.py`). When `a` is stored in a
-    /// buffer of this plan that nothing else reads, `v` is written into that buffer and the
-    /// result is the buffer: filling a matrix row by row copied the whole matrix per row.
-    fn update_in_place(
-        &mut self,
-        node: &Node,
-        axis: usize,
-        dtype: Scalar,
-        shape: &[usize],
-    ) -> Result<Option<L>, Error> {
-        // Per operand: the array it is the slice of, when it is the slice of that array at
-        // the very place the concatenation puts it.
-        let mut bases = Vec::with_capacity(node.inputs.len());
-        let mut offset = 0;
-        for &input in &node.inputs {
-            let len = self.ty(input).static_shape().expect("checked static")[axis];
-            bases.push(self.region_of(input, axis, offset, len, shape));
-            offset += len;
-        }
-        let Some(base) = bases.iter().flatten().next().copied() else {
-            return Ok(None);
-        };
-        let fresh: Vec<usize> = (0..bases.len())
-            .filter(|&k| bases[k] != Some(base))
-            .collect();
-        let [k] = fresh[..] else {
-            return Ok(None);
-        };
-        let cuts = node.inputs.len() - 1;
-        if self.readers[base.index()] as usize != cuts
-            || self.ty(base).static_shape().as_deref() != Some(shape)
-            || scalar_of(self.ty(base).dtype)? != dtype
-        {
-            return Ok(None);
-        }
-        let vr = match &self.lazy.nodes[self.defs[base.index()]].op {
-            LOp::Leaf(vr)
-                if vr.views.is_empty()
-                    && matches!(vr.slot, Slot::Temp(_))
-                    && !self.pending.contains_key(&vr.slot) =>
-            {
-                vr.clone()
-            }
-            _ => return Ok(None),
-        };
-        let at: usize = node.inputs[..k]
-            .iter()
-            .map(|&v| self.ty(v).static_shape().expect("checked static")[axis])
-            .sum();
-        let x = self.defs[node.inputs[k].index()];
-        let x = self.cast_to(x, dtype);
-        let xs = self.lazy.nodes[x].shape.clone();
-        if !xs.contains(&0) {
-            let mut map = super::lazy::identity(&xs);
-            map[axis] = AxisMap {
-                dim: (xs[axis] != 1).then_some(axis),
-                start: at as isize,
-                step: if xs[axis] == 1 { 0 } else { 1 },
-            };
-            loop {
-                match self.store_mapped(x, &vr, map.clone()) {
-                    Ok(()) => break,
-                    Err(Refuse::NeedClose(h)) => self.close(h)?,
-                    Err(Refuse::Fail(e)) => return Err(e),
-                }
-            }
-        }
-        Ok(Some(self.leaf(vr, dtype)))
-    }
-
-    /// The array `v` slices, when `v` is read once and is the whole of that array but for
-    /// `offset..offset + len` along `axis` (an array of shape `shape`).
-    fn region_of(
-        &self,
-        v: ValueId,
-        axis: usize,
-        offset: usize,
-        len: usize,
-        shape: &[usize],
-    ) -> Option<ValueId> {
-        let i = v.index().checked_sub(self.g.params.len())?;
-        let node = &self.g.nodes[i];
-        let Op::Slice { start, stop, step } = &node.op else {
-            return None;
-        };
-        let whole = (0..shape.len()).all(|d| {
-            let (lo, hi) = if d == axis {
-                (offset, offset + len)
-            } else {
-                (0, shape[d])
-            };
-            step[d] == 1 && start[d] == lo as i64 && stop[d] == hi as i64
-        });
-        (whole && self.readers[v.index()] == 1).then(|| node.inputs[0])
     }
 
     /// `gather` or `scatter_add` as an extern step: the data operand as a matmul operand is
