@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ember.capture.breaks import graph_break
-from ember.capture.loops import list_items, list_uses, mixed_picks, swaps
+from ember.capture.loops import list_items, list_starts, list_uses, mixed_picks, swaps
 from ember.capture.variables.appended import (
     AppendedListVariable,
     ItemType,
@@ -39,7 +39,6 @@ from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
 from ember.capture.variables.containers import IteratorVariable, ListVariable
-from ember.errors import Unsupported
 from ember.graph import Graph, Value
 
 if TYPE_CHECKING:
@@ -53,10 +52,6 @@ FLAGS = ".flags#"
 # The place of the first item of a list popped from the front (`q.popleft()`, `q.pop(0)`):
 # items before it are gone, the buffer is not moved.
 HEAD = ".head#"
-# The buffer of a list whose appends only the run time counts: at least this many items
-# (a list of a few pieces built from a handful of inputs), at most this many (the buffer is
-# made, and filled, on every call).
-_OPEN_LEAST, _OPEN_MOST = 4096, 1 << 22
 
 
 @dataclass
@@ -127,7 +122,7 @@ def enter(tx: Interpreter, lists: dict[int, Appended], trips: int | None,
     found: list[Tracked] = []
     seen: set[int] = set()
     for vt, uses in list_uses.appended(tx, *body):
-        start = None if id(vt) in seen else _start(tx, vt)
+        start = None if id(vt) in seen else list_starts.start(tx, vt)
         seen.add(id(vt))
         if start is None:
             continue
@@ -161,13 +156,13 @@ def enter(tx: Interpreter, lists: dict[int, Appended], trips: int | None,
             state.open = True
         if "append" not in uses and not state.left:
             bound, state.open = 0, False  # stores and pops only: the list never grows
-        state.capacity = _open_capacity(tx) if bound is None or state.open else None
+        state.capacity = list_starts.open_capacity(tx) if bound is None or state.open else None
         tracked.exact = trips is not None and state.capacity is None and built is None
         tracked.start = len(initial)
         tracked.capacity = state.capacity or bound * state.per_trip  # type: ignore[operator]
-        buffer = _buffer(tx.graph, state.item, tracked.capacity, initial, built)
+        buffer = list_starts.buffer(tx.graph, state.item, tracked.capacity, initial, built)
         if state.left:
-            buffer = _room_before(tx, state, buffer)
+            buffer = list_starts.room_before(tx, state, buffer)
         state.capacity = state.capacity and buffer.shape[0]
         tx.locals[BUFFER + state.name] = ArrayVariable(buffer)
         if state.other is not None:
@@ -176,109 +171,8 @@ def enter(tx: Interpreter, lists: dict[int, Appended], trips: int | None,
     return found
 
 
-# A list literal of at most this many numbers starts a buffer (`stack = [start]`): its
-# items are stored one by one; one number repeated (`[0.0] * n`) fills at most this many
-# places.
-_INITIAL_MOST, _UNIFORM_MOST = 16, 1 << 16
-
-
-def _start(tx: Interpreter, vt: VariableTracker
-           ) -> tuple[ItemType | None, list[Value], AppendedListVariable | None] | None:
-    """What a list the body appends to or pops from starts as: the type of its items (None
-    while none is known), the values of a list of the frame holding a few numbers of one
-    type (`[s]`, `[]`), or the list an earlier loop op built; None for any other list,
-    which the body may not change (a side effect on state outside the graph)."""
-    if isinstance(vt, AppendedListVariable):
-        if vt.iterator or (vt.item[1] and not is_tuple(vt.item)) or (
-                vt.buffer.graph is not tx.graph) or vt.flags is not None:
-            return None
-        return vt.item, [], vt
-    if not isinstance(vt, ListVariable) or vt.source is not None or vt.unread:
-        return None
-    items = vt.items
-    common = list_items.most_common(items)
-    if len(items) > _INITIAL_MOST and sum(item is not common for item in items) > _INITIAL_MOST:
-        return None
-    if items and list_items.is_tuple_item(items[0]):
-        return list_items.start_of_tuples(tx, items)
-    # `[0.0] * n` holds one tracker n times: one value (`[0] * n` then `ways[0] = 1`, or
-    # `[0.0] + [inf] * n`: one value and a few others).
-    shared = _number_value(tx, common) if items else None
-    values = [shared if item is common else _number_value(tx, item) for item in items]
-    if len(values) > _UNIFORM_MOST or any(v is None for v in values):
-        return None
-    kinds = {_kind(v) for v in values}  # type: ignore[arg-type]
-    if len(kinds) > 1:
-        return None
-    return (next(iter(kinds)) if kinds else None), values, None  # type: ignore[return-value]
-
-
 def _kind(value: Value) -> ItemType:
     return (value.dtype, tuple(value.shape), value.weak, value.scalar)
-
-
-def _number_value(tx: Interpreter, item: VariableTracker) -> Value | None:
-    """A number of a list literal as a value of the graph: a Python number or a NumPy
-    scalar; None for anything else."""
-    try:
-        value = _item_value(tx, item)
-    except Unsupported:
-        return None
-    return value if not value.shape and (value.weak or value.scalar) else None
-
-
-def _buffer(graph: Graph, item: ItemType, capacity: int, initial: list[Value],
-            built: AppendedListVariable | None) -> Value:
-    """A list's buffer of `capacity` more places, filled with 1 past its items: the items
-    of a list literal stored first, or the buffer an earlier loop op built extended."""
-    dtype, shape = item[:2]
-    fill = True if dtype == np.bool_ else 1
-    buffer = graph.full((len(initial) + capacity, *shape), fill, dtype)
-    if built is not None:
-        return graph.op("concatenate", [built.buffer, buffer], axis=0)
-    if len(initial) > _INITIAL_MOST:
-        # One value repeated (`[0.0] * n`) but in a few places: the places first, the few
-        # others stored after.
-        counts: dict[int, int] = {}
-        for value in initial:
-            counts[id(value)] = counts.get(id(value), 0) + 1
-        common = max(initial, key=lambda v: counts[id(v)])
-        places = graph.arange(0, 1, buffer.shape[0], np.int64)
-        held = graph.op("lt", [places, graph.const(len(initial))])
-        buffer = graph.op("where", [held, common, graph.const(dtype.type(fill))])
-        for k, value in enumerate(initial):
-            if value is not common:
-                buffer = graph.op("store", [buffer, value, graph.const(k)])
-        return buffer
-    for k, value in enumerate(initial):
-        if isinstance(value, list):  # a tuple's numbers
-            for j, number in enumerate(value):
-                buffer = graph.op("store", [buffer, number, graph.const(k), graph.const(j)])
-            continue
-        buffer = graph.op("store", [buffer, value, graph.const(k)])
-    return buffer
-
-
-def _room_before(tx: Interpreter, state: Appended, buffer: Value) -> Value:
-    """`buffer` with as many places again before it (filled as past the items) for
-    `appendleft`, its head and count moved past them."""
-    graph = tx.graph
-    room = _open_capacity(tx)
-    fill = True if buffer.dtype == np.bool_ else 1
-    before = graph.full((room, *buffer.shape[1:]), fill, buffer.dtype)
-    for pseudo in (HEAD, COUNT):
-        at = tx.locals[pseudo + state.name].value  # type: ignore[attr-defined]
-        tx.locals[pseudo + state.name] = ArrayVariable(graph.op("add", [at, graph.const(room)]))
-    return graph.op("concatenate", [before, buffer], axis=0)
-
-
-def _open_capacity(tx: Interpreter) -> int:
-    """How many items an open list's buffer holds: as many as the frame's arrays hold in
-    all (a stack or queue of a graph's vertices, a list of the pairs a loop nest visits),
-    at least `_OPEN_LEAST`, at most `_OPEN_MOST`: past it the frame runs as Python."""
-    held = sum(int(np.prod(i.value.shape)) for i in tx.tracer.inputs
-               if all(isinstance(d, int) for d in i.value.shape))
-    return min(max(held, _OPEN_LEAST), _OPEN_MOST)
 
 
 def most_trips(bounds: tuple[Value, Value, Value]) -> int | None:
@@ -313,7 +207,7 @@ def stack_of(tx: Interpreter, tested: VariableTracker, start: int, stop: int
             return None
     elif not (isinstance(tested, AppendedListVariable) and tested.known_length is None):
         return None
-    start_types = _start(tx, tested)
+    start_types = list_starts.start(tx, tested)
     if start_types is None or start_types[0] is None or not any(
             vt is tested for vt, _ in list_uses.appended(tx, start, stop)):
         return None

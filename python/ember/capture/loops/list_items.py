@@ -39,7 +39,7 @@ def start_of_tuples(tx: Interpreter, items: list[VariableTracker]
                      ) -> tuple[ItemType, list[Any], None] | None:
     """A list literal of a few tuples of numbers of one type (`stack = [start]`): its type
     and each tuple's numbers."""
-    from ember.capture.loops.appends import _INITIAL_MOST
+    from ember.capture.loops.list_starts import _INITIAL_MOST
 
     if len(items) > _INITIAL_MOST:
         return None

@@ -65,12 +65,13 @@ def record_invariant(region: Graph, outer: Any, param: Value) -> None:
     """A body's parameter standing for a local the body never stores whose value outside is
     a size (`n = len(u)` before the loop, `n - 1`, an enclosing body's own): recorded under
     its dim (a plain symbol serves `value_in` too), for `dim_of`."""
-    from ember.capture.variables.array import ArrayVariable, _int_terms
+    from ember.capture.variables.array import ArrayVariable
+    from ember.capture.variables.int_dims import int_terms
 
     if isinstance(outer, ArrayVariable):
         dim = dim_of(outer.value)
     else:
-        found = _int_terms(outer, new_symbols=False)
+        found = int_terms(outer, new_symbols=False)
         dim = None if found is None else make_dim(*found)
     if isinstance(dim, str):
         region.size_values.setdefault(dim, param)

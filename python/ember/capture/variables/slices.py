@@ -354,7 +354,7 @@ def from_end(array: Any, index: VariableTracker) -> VariableTracker:
     (`x[n - 1]` for `n = len(x)`, `y[len(y) - 2, j]`) as the constant counted from the end
     (`-1`, `-2`), which one graph takes for every size; the axis is required to hold it.
     Items past the first that is not an int or a slice are left as they are."""
-    from ember.capture.variables.array import _int_terms
+    from ember.capture.variables.int_dims import int_terms
     from ember.capture.variables.containers import TupleVariable
     from ember.graph.shapes import dim_terms
 
@@ -365,7 +365,7 @@ def from_end(array: Any, index: VariableTracker) -> VariableTracker:
         if axis >= len(shape):
             break
         if isinstance(item, PythonScalarVariable):
-            found = _int_terms(item, fixed=True, new_symbols=False, guard=False)
+            found = int_terms(item, fixed=True, new_symbols=False, guard=False)
             dim = shape[axis]
             if found is None or not isinstance(dim, str):
                 continue
