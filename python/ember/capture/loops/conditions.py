@@ -135,10 +135,10 @@ def _choose(tx: Interpreter, value: VariableTracker, then_pos: int, else_pos: in
             meet: int, follow: Callable[[Interpreter, int], VariableTracker]
             ) -> VariableTracker:
     """An `if` op on the truth of `value`, each path's outcome `follow(tx, pos)`."""
-    from ember.capture.loops import branches
+    from ember.capture.loops import branch_entries, branches
 
     cond = branches._truth(tx, value.value)  # type: ignore[attr-defined]
-    entries, vectors = branches._entries(tx)
+    entries, vectors = branch_entries.entries(tx)
 
     def path(pos: int, kind: str) -> branches.Path:
         return branches._trace(tx, entries, vectors, pos, None, kind,
@@ -237,7 +237,7 @@ def _as_bool(tx: Interpreter, vt: VariableTracker) -> ArrayVariable:
 def value_branch(tx: Interpreter, inst: Instruction) -> None:
     """`a and b`, `a or b` as values on a loop value `a`: JUMP_IF_*_OR_POP keeps `a` on the
     path that jumps and computes `b` on the other; both meet at the jump's target."""
-    from ember.capture.loops import branches
+    from ember.capture.loops import branch_entries, branches
 
     jump_if = TRUTH_JUMPS[inst.opname][0]
     target = inst.target
@@ -245,7 +245,7 @@ def value_branch(tx: Interpreter, inst: Instruction) -> None:
         raise graph_break("loop_body", what=f"{inst.opname} back on a loop value")
     value = tx.stack[-1]
     cond = branches._truth(tx, value.value)  # type: ignore[attr-defined]
-    entries, vectors = branches._entries(tx)
+    entries, vectors = branch_entries.entries(tx)
     tx.pop()
     computes = branches._trace(tx, entries, vectors, tx.ip, target,
                                "else" if jump_if else "then")

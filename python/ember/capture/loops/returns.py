@@ -211,7 +211,8 @@ def after_loop(tx: Interpreter, trace: Trace) -> None:
     """After a loop op that may return: the rest of the trip of an outer loop op, or the rest
     of the frame, as an `if` on `.ret` (see the module's doc)."""
     from ember.capture.loops import frame_branches
-    from ember.capture.loops.branches import _entries, _merge, _trace
+    from ember.capture.loops.branch_entries import entries as _entries
+    from ember.capture.loops.branches import _merge, _trace
 
     _bind_returned(tx, trace)
     cond = tx.locals[RET].value  # type: ignore[attr-defined]

@@ -145,7 +145,7 @@ class Positions:
 def held(tx: Interpreter, vt: VariableTracker, vectors: dict[int, Any]) -> bool:
     """Whether `vt` is an index array of np.nonzero held across a branch (`stop[0] if
     stop.size else n`), or the tuple of them (`where = np.nonzero(x > t)`), each added to
-    the branch's `vectors` (`loops.branches._entries`): its count and the array whose
+    the branch's `vectors` (`loops.branch_entries.entries`): its count and the array whose
     nonzero places it indexes are entries, and at the frame's level its ends (`[0]`, `[-1]`,
     `Positions.ends`), as element reads in a path would cost whole-array work there; the
     tuple is made again of the path's index arrays."""
