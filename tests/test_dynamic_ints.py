@@ -3,8 +3,6 @@
 (`Tracer.int_symbol`), guarded on its least size, so that every later `n` of 2 or more runs
 the same compiled code; 0 and 1 are specialised, and a negative size raises NumPy's error."""
 
-import math
-
 import numpy as np
 import pytest
 
@@ -130,43 +128,3 @@ def test_linspace_count_takes_three_or_more_after_one_static_two():
     stats = check_sizes(unit_spacing, lambda n, rng: (n,), (3, 4, 5, 2, 7, 30, 11, 2, 64, 0, 1))
     assert stats["captures"] <= 5, stats["recompile_reasons"]
     assert stats["entry_fallbacks"] == 0
-
-
-# `math` functions of Python numbers known only at run time (arguments that changed between
-# calls): Python's own function, evaluated by the entry with the rest of the expression.
-def miller_start(x, n):
-    start = 2 * ((n + int(math.sqrt(40 * n))) // 2) + 20
-    return np.zeros(start) + x
-
-
-def decayed_step(w, lr, t):
-    return w - lr * math.exp(-0.1 * t) * w
-
-
-def floor_bins(x, width):
-    return np.zeros(math.floor(10 / width) + 1) + x.sum()
-
-
-def root_of_scale(x, scale):
-    return x * math.sqrt(scale)
-
-
-@pytest.mark.parametrize("fn, calls", [
-    (miller_start, [(1.0, 10), (2.0, 10), (3.0, 12)]),
-    (decayed_step, [(np.ones(4), 0.1, 1), (np.ones(4), 0.2, 2), (np.ones(4), 0.3, 7)]),
-    (floor_bins, [(np.ones(3), 0.5), (np.ones(3), 0.7), (np.ones(3), 0.9)]),
-    (root_of_scale, [(np.ones(3), 4.0), (np.ones(3), 2.0), (np.ones(3), -1.0),
-                     (np.ones(3), 9.0)]),
-], ids=["miller_start", "decayed_step", "floor_bins", "root_of_scale"])
-def test_math_of_run_time_python_numbers_as_python(fn, calls):
-    compiled = ember.compile(fn)
-    for args in calls:
-        try:
-            want = fn(*args)
-        except ValueError:  # math.sqrt of a negative number
-            with pytest.raises(ValueError, match="math domain error"):
-                compiled(*args)
-            continue
-        assert_same(compiled(*args), want, rtol=1e-12, path=f"{fn.__name__}{args[1:]}")
-    stats = ember.stats()
-    assert stats["graph_breaks"] == 0, stats["break_reasons"]

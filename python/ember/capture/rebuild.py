@@ -248,8 +248,7 @@ class Rebuilder:
             return (f"({self.expr(vt.if_true)} if {self.expr(vt.flag)} "
                     f"else {self.expr(vt.if_false)})")
         if isinstance(vt, PythonScalarVariable):
-            return scalar.render(vt, lambda leaf: self.reload(leaf.source),
-                                 lambda fn: self.embed(fn, fn.__name__))
+            return scalar.render(vt, lambda leaf: self.reload(leaf.source))
         if isinstance(vt, (RuntimeSliceVariable, DataSliceVariable)):  # `x[:n, f()]` at `f()`
             parts = ", ".join(self.expr(p) for p in vt.parts)
             return f"{self.embed(slice, 'slice')}({parts})"

@@ -169,11 +169,6 @@ class ConstantVariable(VariableTracker):
         from ember.capture.loops import scalars as loop_scalars
 
         if not kwargs and not all(a.is_constant() for a in args):
-            from ember.capture.variables import scalar
-
-            found = scalar.math_call(self.value, args)
-            if found is not None:
-                return found
             found = loop_scalars.math_call(tx, self.value, args,
                                            checked=loop_scalars.raises_like_python(tx))
             if found is not None:

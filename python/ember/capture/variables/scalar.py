@@ -161,38 +161,15 @@ def convert(kind: type, a: PythonScalarVariable) -> PythonScalarVariable:
                                 op=kind.__name__, operands=(a,))
 
 
-def math_call(fn: Any, args: list[VariableTracker]) -> PythonScalarVariable | None:
-    """`math.f(a, ...)` of Python numbers, one known only at run time (`math.sqrt(40 * n)`
-    of an int argument `n`): Python's own function, evaluated by the entry as the rest of
-    the expression is (its ValueError for `math.sqrt(-1.0)` raised there); None for other
-    functions and operands."""
-    from ember.capture.loops.scalars import _BOOL_MATH, _COMPOSED_MATH, _FLOAT_MATH, _INT_MATH
-    from ember.capture.variables.constant import fold
-
-    if fn not in _FLOAT_MATH and fn not in _INT_MATH and fn not in _BOOL_MATH and (
-            fn not in _COMPOSED_MATH):
-        return None
-    if not any(isinstance(a, PythonScalarVariable) for a in args) or not all(
-            is_python_number(a) for a in args):
-        return None
-    example = fold(f"math.{fn.__name__}", fn, *[_example(a) for a in args])
-    return PythonScalarVariable(_tracer(*args), type(example), example, op="call",
-                                operands=(fn, *[_operand(a) for a in args]))
-
-
-def render(vt: PythonScalarVariable, leaf: Any, embed: Any = repr) -> str:
-    """The Python expression computing `vt`; `leaf(tracker)` gives a source's reload and
-    `embed(fn)` the name of a function it calls."""
+def render(vt: PythonScalarVariable, leaf: Any) -> str:
+    """The Python expression computing `vt`; `leaf(tracker)` gives a source's reload."""
     def part(x: Any) -> str:
         if isinstance(x, PythonScalarVariable):
-            return render(x, leaf, embed)
+            return render(x, leaf)
         return repr(x)
 
     if vt.op is None:
         return leaf(vt)
-    if vt.op == "call":
-        fn, *args = vt.operands
-        return f"{embed(fn)}({', '.join(part(a) for a in args)})"
     if vt.op in ("int", "float", "abs"):
         return f"{vt.op}({part(vt.operands[0])})"
     if len(vt.operands) == 1:
