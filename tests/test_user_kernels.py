@@ -186,13 +186,8 @@ NOT_YET_NATIVE = {
                     "a double loop: a helper's early return inside a `while` on data",
     "lj_energy_forces": "`if r2 < rc2:` with `d -= box * np.round(d / box)` of a row in a "
                         "triangular double loop (`range(i + 1, n)`)",
-    "cell_list_pairs": "`for q in order[starts[c]:starts[c] + counts[c]]`: iteration over a slice "
-                       "whose bounds only the data knows",
     "radial_distribution": "`(r / dr).astype(np.int64)` of `r[r < r_max]` (a boolean-mask "
                            "selection) for np.add.at, inside the loop",
-    "adaptive_simpson_stack": "`while stack:` over a list of 7-tuples of floats popped and "
-                              "appended in the body (mutation of a list value in a loop op): "
-                              "the branch on `abs(left + right - S) <= 15 * eps` breaks per trip",
     "rkf45_van_der_pol": "`h *= min(max(s, 0.1), 4.0)`: max()/min() of a NumPy scalar and a "
                          "Python float give either type, used where they differ, in the "
                          "`while t < t_end` loop",
@@ -227,8 +222,6 @@ NOT_YET_NATIVE = {
     "count_islands": "`stack = [i * w + j]` made in a branch of the double loop and popped and "
                      "appended in a `while len(stack) > 0` inside it: a Python list mutated in "
                      "a loop body",
-    "rle_bytes_lists": "`values.append(int(cur))` on one path of `if b == cur and run < 255` "
-                       "per byte: lists appended in branches on data",
     "fnv1a_64_masked": "`h = 0xCBF29CE484222325` and `h * 0x100000001B3` before the mask: a "
                        "Python int past int64",
     "groupby_unique_bincount": "np.unique(..., return_inverse=True) and np.bincount without "
@@ -237,11 +230,6 @@ NOT_YET_NATIVE = {
                             "only the data knows",
     "groupby_reduceat_sorted": "`np.add.reduceat(values, starts)` at the starts np.flatnonzero "
                                "finds: positions, and a result length, only the data knows",
-    "merge_join_two_pointers": "`rows.append((int(a), float(...), float(...)))` on one path of "
-                               "the branches of a `while` on data: a list of tuples of numbers "
-                               "of several types appended in a branch",
-    "merge_intervals": "`merged.append((cur_s, cur_e))` on one path of a branch on data in a "
-                       "`for k in order[1:]`: a list of tuples appended in branches",
 }
 
 
