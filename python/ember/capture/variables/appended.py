@@ -431,11 +431,10 @@ def as_item(graph: Graph, value: Value, item: ItemType) -> Value:
 
 def _made(items: np.ndarray, kind: str | tuple) -> list:
     """The list's items as Python makes them, all of the type `kind` says."""
-    if isinstance(kind, tuple):  # tuples of numbers of several types
-        makers = [(bool if name == "bool" else int if np.dtype(name).kind in "iu" else float)
-                  if python else np.dtype(name).type for name, python in kind]
-        return [tuple(make(v) for make, v in zip(makers, row, strict=True))
-                for row in items.tolist()]
+    if isinstance(kind, tuple):  # tuples of numbers of several types, column by column
+        columns = [items[:, j].astype(name) for j, (name, _) in enumerate(kind)]
+        return list(zip(*(c.tolist() if python else list(c)
+                          for c, (_, python) in zip(columns, kind, strict=True)), strict=True))
     if kind.endswith("tuples"):
         return [tuple(row) for row in (items.tolist() if kind == "python tuples" else items)]
     return items.tolist() if kind == "python" else list(items)
