@@ -45,11 +45,12 @@ class ListItems(DynamicRangeVariable):
     range of run-time bounds whose trips load the item from the list's buffer."""
 
     def __init__(self, built: AppendedListVariable, count: Value, lo: Value, hi: Value,
-                 step: Value) -> None:
+                 step: Value, counted: int | None = None) -> None:
         from ember.capture.variables.array import ArrayVariable
 
         super().__init__(lo, hi, step)
         self.built, self.count = built, count
+        self.counted = counted  # `enumerate`'s start: each item is `(count, item)`
         self.buffer = ArrayVariable(built.buffer)  # one tracker: the body's parameter
         # Where Python numbers and NumPy scalars mix: the flags, true for the other type.
         self.flags = ArrayVariable(built.flags) if built.flags is not None else None

@@ -31,19 +31,13 @@ def item(tx: Interpreter, iterator: IteratorVariable, trace: Trace,
     item over `zip`/`enumerate` (`loops/zipped.py`)."""
     origin = iterator.origin
     if isinstance(origin, ListItems):
-        from ember.capture.variables.appended import as_item
-
-        place = part_item(tx, origin.buffer, trace, by_tracker)
-        item = origin.built.item
-        loaded = ArrayVariable(as_item(trace.region, place.value, item))  # type: ignore[attr-defined]
-        if origin.flags is None:
+        loaded = _list_item(tx, origin, trace, by_tracker)
+        if origin.counted is None:
             return loaded
-        from ember.capture.variables.choice import ChoiceVariable
-
-        flag = part_item(tx, origin.flags, trace, by_tracker)
-        other = (item[0], (), not item[2], not item[3])
-        return ChoiceVariable(flag, ArrayVariable(as_item(
-            trace.region, place.value, other)), loaded)  # type: ignore[attr-defined]
+        region = trace.region
+        count = region.op("add", [trace.index, region.const(origin.counted)])
+        count = region.op("astype", [count], dtype=np.dtype(np.int64), weak=True)
+        return TupleVariable([ArrayVariable(count), loaded])
     if isinstance(origin, zipped.Zipped):
         return origin.item([part_item(tx, part, trace, by_tracker) for part in origin.parts])
     if isinstance(origin, ArrayRows):
@@ -65,6 +59,30 @@ def item(tx: Interpreter, iterator: IteratorVariable, trace: Trace,
     if not isinstance(origin, ArrayVariable):
         return ArrayVariable(trace.index)
     return part_item(tx, origin, trace, by_tracker)
+
+
+def _list_item(tx: Interpreter, origin: ListItems, trace: Trace,
+               by_tracker: dict[int, Group]) -> VariableTracker:
+    """The item of a list a loop op built at the trip's place: a number, a choice of a
+    Python number and a NumPy scalar where both are in the list, or a tuple of numbers."""
+    from ember.capture.variables.appended import as_item, is_tuple, tuple_at
+
+    item = origin.built.item
+    flag = part_item(tx, origin.flags, trace, by_tracker) if origin.flags is not None else None
+    if is_tuple(item):
+        buffer = entered(trace, by_tracker, origin.buffer).param
+        return tuple_at(trace.region, buffer, trace.index, item,
+                        None if flag is None else flag.value,  # type: ignore[attr-defined]
+                        origin.built.other if flag is not None else None)
+    place = part_item(tx, origin.buffer, trace, by_tracker)
+    loaded = ArrayVariable(as_item(trace.region, place.value, item))  # type: ignore[attr-defined]
+    if flag is None:
+        return loaded
+    from ember.capture.variables.choice import ChoiceVariable
+
+    other = (item[0], (), not item[2], not item[3])
+    return ChoiceVariable(flag, ArrayVariable(as_item(
+        trace.region, place.value, other)), loaded)  # type: ignore[attr-defined]
 
 
 def part_item(tx: Interpreter, origin: VariableTracker, trace: Trace,

@@ -75,19 +75,21 @@ def mixed_stored(tx: Any, value: Value) -> Value:
     return graph.op("astype", [value], dtype=np.dtype(np.float64), scalar=True)
 
 
-def tuple_at(graph: Graph, buffer: Value, at: Value, item: ItemType,
+def tuple_at(graph: Graph, buffer: Value, at: Value | None, item: ItemType,
              flag: Value | None = None, other: ItemType | None = None) -> VariableTracker:
-    """The tuple stored at place `at` of a list of tuples' buffer: its numbers, each of its
-    type. `flag`: true where the tuple is of the list's `other` type (Python numbers where
-    the items are NumPy scalars, or the reverse): a number whose type differs between the
-    two is then a choice of both (`variables/choice.py`)."""
+    """The tuple stored at place `at` of a list of tuples' buffer (`at` None: `buffer` is
+    the tuple's row): its numbers, each of its type. `flag`: true where the tuple is of the
+    list's `other` type (Python numbers where the items are NumPy scalars, or the reverse):
+    a number whose type differs between the two is then a choice of both
+    (`variables/choice.py`)."""
     from ember.capture.variables.choice import ChoiceVariable
     from ember.capture.variables.containers import TupleVariable
 
     others = columns(other) if other is not None else columns(item)
     numbers: list[VariableTracker] = []
     for j, (kind, alt) in enumerate(zip(columns(item), others, strict=True)):
-        loaded = graph.op("load", [buffer, at, graph.const(j)])
+        loaded = graph.op("load", [buffer, graph.const(j)] if at is None else
+                          [buffer, at, graph.const(j)])
         number = ArrayVariable(as_item(graph, loaded, kind))
         if flag is not None and alt != kind:
             number = ChoiceVariable(ArrayVariable(flag), ArrayVariable(as_item(graph, loaded,
@@ -185,6 +187,10 @@ class AppendedListVariable(VariableTracker):
     def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
         if name == "append" and not self.iterator:
             return _AppendAfter(self)
+        if name == "sort" and not (self.iterator or self.deque):
+            from ember.capture.variables.built_lists import SortMethod
+
+            return SortMethod(self)
         return super().getattr(tx, name)
 
     def append_after(self, tx: Interpreter, item: VariableTracker) -> None:
@@ -231,6 +237,10 @@ class AppendedListVariable(VariableTracker):
         self._list_only("indexing")
         self._from_start("indexing")
         self._here(tx)
+        if isinstance(index, ConstantVariable) and type(index.constant()) is slice:
+            from ember.capture.variables.built_lists import sliced
+
+            return sliced(tx, self, index.constant())
         if not (isinstance(index, ConstantVariable) and type(index.constant()) is int):
             raise graph_break("type", what=f"indexing {self.describe()} other than by a "
                                            "constant int", type="list")
@@ -249,6 +259,11 @@ class AppendedListVariable(VariableTracker):
                                               graph.op("ge", [at, self.count])])
             add_check(tx, outside)  # Python raises IndexError: the frame runs as Python
             position = graph.op("where", [outside, graph.const(0), at])
+        return self.item_at(tx, position)
+
+    def item_at(self, tx: Interpreter, position: Value) -> VariableTracker:
+        """The item at a place of the buffer (a value of the graph), of its type."""
+        graph = tx.graph
         if is_tuple(self.item):
             flag = None if self.flags is None else graph.op("load", [self.flags, position])
             return tuple_at(graph, self.buffer, position, self.item, flag, self.other)
@@ -382,14 +397,17 @@ class _AppendAfter(VariableTracker):
         return ConstantVariable(None)
 
 
-def items_range(tx: Interpreter, built: VariableTracker, reverse: bool
-                ) -> VariableTracker | None:
-    """`for v in lst` / `for v in reversed(lst)` of a list of numbers a loop op built, whose
-    length only the run time knows: a range over its places (backwards for `reversed`),
-    each trip's item loaded from the buffer (`ListItems`); None for any other list."""
-    if not isinstance(built, AppendedListVariable) or built.iterator or built.item[1] or (
+def items_range(tx: Interpreter, built: VariableTracker, reverse: bool, ahead: int = 0,
+                counted: int | None = None) -> VariableTracker | None:
+    """`for v in lst` / `for v in reversed(lst)` of a list of numbers or tuples of numbers
+    a loop op built: a range over its places (backwards for `reversed`), each trip's item
+    loaded from the buffer (`ListItems`); None for any other list. `ahead`: instructions
+    before the GET_ITER (`enumerate(lst)`); `counted`: `enumerate`'s start, each item then
+    `(count, item)`."""
+    if not isinstance(built, AppendedListVariable) or built.iterator or (
+            built.item[1] and not is_tuple(built.item)) or (
             built.buffer.graph is not tx.graph) or built.head is not None or (
-                not _loop_op_next(tx)):
+                not _loop_op_next(tx, ahead)):
         return None
     from ember.capture.loops.ranges import ListItems
 
@@ -399,18 +417,30 @@ def items_range(tx: Interpreter, built: VariableTracker, reverse: bool
     if reverse:
         return ListItems(built, count, graph.op("sub", [count, one]), graph.const(-1),
                          graph.const(-1))
-    return ListItems(built, count, graph.const(0), count, one)
+    return ListItems(built, count, graph.const(0), count, one, counted)
 
 
-def _loop_op_next(tx: Interpreter) -> bool:
-    """Whether the list is iterated right away (GET_ITER, FOR_ITER next) by a loop capture
-    may still make a loop op: an iterator over its places is nothing Python could resume."""
+def _loop_op_next(tx: Interpreter, ahead: int = 0) -> bool:
+    """Whether the list is iterated right away (GET_ITER, FOR_ITER next, `ahead`
+    instructions on) by a loop capture may still make a loop op: an iterator over its
+    places is nothing Python could resume."""
     from ember.capture.loops.region import loop_key
 
-    ahead = tx.instructions[tx.ip:tx.ip + 2]
+    if ahead == 0 and tx.instructions[tx.ip].opname == "PRECALL" and _comprehension(tx):
+        # `[f(v) for v in lst]`: the list comprehension's own FOR_ITER iterates it.
+        return bool(tx.tracer.loop_ops)
+    ahead = tx.instructions[tx.ip + ahead:tx.ip + ahead + 2]
     loop = next((i for i in ahead if i.opname == "FOR_ITER"), None)
     return loop is not None and tx.tracer.loop_ops and (
         loop_key(tx, loop) not in tx.tracer.unrolled_loops)
+
+
+def _comprehension(tx: Interpreter) -> bool:
+    """Whether the function under the iterator being made is a list comprehension's."""
+    from ember.capture.variables.functions import NestedFunctionVariable
+
+    fn = tx.stack[-1] if tx.stack else None
+    return isinstance(fn, NestedFunctionVariable) and fn.code.co_name == "<listcomp>"
 
 
 def python_int(graph: Graph, count: Value) -> Value:
@@ -448,13 +478,30 @@ def promoted(item: ItemType) -> np.dtype:
     return np.array([zeros]).dtype
 
 
+# NumPy functions that take a list as the array it holds, handled by `numpy_call`.
+_ARRAY_MAKERS = (np.array, np.asarray, np.stack, np.concatenate)
+
+
+def lists_as_arrays(tx: Interpreter, fn: Any, args: list[VariableTracker]
+                    ) -> list[VariableTracker] | None:
+    """The arguments of `np.mean(lst)`, `np.percentile(lst, 90)`, `np.dot(lst, w)`... with
+    each list a loop op built made the array NumPy makes of it first (`np.asarray(lst)`:
+    of a length only the run time knows, a selection of its buffer); None where no argument
+    is such a list."""
+    if fn in _ARRAY_MAKERS or not any(
+            isinstance(a, AppendedListVariable) and not a.iterator for a in args):
+        return None
+    return [a.as_array(tx, np.asarray, {}) if isinstance(a, AppendedListVariable)
+            and not a.iterator else a for a in args]
+
+
 def numpy_call(tx: Interpreter, fn: Any, args: list[VariableTracker],
                kwargs: dict[str, VariableTracker]) -> VariableTracker | None:
     """`np.array(list)` and its kin of a list built in a loop; None for other calls."""
     if not args or not isinstance(args[0], AppendedListVariable):
         return None
     args[0]._list_only(f"np.{getattr(fn, '__name__', fn)}")
-    if fn not in (np.array, np.asarray, np.stack, np.concatenate) or len(args) > 1:
+    if fn not in _ARRAY_MAKERS or len(args) > 1:
         raise graph_break("data_dependent_value",
                           what=f"np.{getattr(fn, '__name__', fn)} of a list built in a loop")
     allowed = {"dtype"} if fn in (np.array, np.asarray) else set()

@@ -641,6 +641,9 @@ class NumpyFunctionVariable(VariableTracker):
                 return found
         from ember.capture.variables import appended, datalen, masked, nonzero
 
+        made = appended.lists_as_arrays(tx, self.fn, args)
+        if made is not None:
+            return self.call(tx, made, kwargs)
         built = appended.numpy_call(tx, self.fn, args, kwargs)
         if built is not None:
             return built

@@ -330,6 +330,12 @@ def _sum(tx, args, kwargs):
 
 def _min_max(fn):
     def rule(tx, args, kwargs):
+        from ember.capture.variables.appended import AppendedListVariable
+
+        if len(args) == 1 and isinstance(args[0], AppendedListVariable):
+            from ember.capture.variables.built_lists import extremum
+
+            return extremum(tx, fn, args[0], kwargs)
         items = args[0].unpack(tx) if len(args) == 1 else list(args)
         mixed = next((k for k, i in enumerate(items) if choice.liftable(tx.graph, i)), None)
         if mixed is not None and not kwargs:
@@ -385,6 +391,7 @@ def _no_min_max(fn, items):
 
 def _enumerate(tx, args, kwargs):
     from ember.capture.loops.ranges import DynamicRangeIterator, array_rows, slice_items
+    from ember.capture.variables.appended import items_range
 
     start = (args[1] if len(args) > 1 else kwargs.get("start", ConstantVariable(0)))
     first = start.constant()
@@ -394,6 +401,9 @@ def _enumerate(tx, args, kwargs):
     if type(first) is int and (items := slice_items(tx, args[0], ahead=1, counted=first)
                                ) is not None:
         return DynamicRangeIterator(items)  # `enumerate(idx[ptr[v]:ptr[v + 1]])`
+    if type(first) is int and (places := items_range(tx, args[0], reverse=False, ahead=1,
+                                                     counted=first)) is not None:
+        return DynamicRangeIterator(places)  # `enumerate(lst)` of a list a loop op built
     # The origin first: it takes a `zip` not yet iterated, which `lazy_items` uses up.
     origin = None
     if isinstance(args[0], IteratorVariable):
@@ -469,6 +479,12 @@ def _sorted(tx, args, kwargs):
     inlined on each item), the items may be anything; Python's stable sort orders them."""
     if len(args) != 1 or set(kwargs) - {"key", "reverse"}:
         return None
+    from ember.capture.variables.appended import AppendedListVariable
+
+    if isinstance(args[0], AppendedListVariable):
+        from ember.capture.variables.built_lists import sorted_list
+
+        return sorted_list(tx, args[0], kwargs)
     items = args[0].unpack(tx)
     key = kwargs.get("key")
     reverse = kwargs.get("reverse", ConstantVariable(False))

@@ -1,0 +1,239 @@
+"""Uses of a list a loop op built (`variables/appended.py`) that make values from all its
+items: `max(lst)`/`min(lst)`, `sorted(lst)`, `lst.sort()`, `lst[a:b]`.
+
+Each is what Python computes, on the buffer's first `count` places:
+- `max`/`min` of numbers: the first item that no later one beats (`>`, `<`), which is the
+  first place of the extreme value (`argmax`); a float NaN, whose comparisons make the
+  answer depend on its place, and an empty list, where Python raises, rerun the frame as
+  Python.
+- `sorted`: a stable sort (Python's sort is stable), of numbers or of tuples compared item
+  by item (a stable sort by each column, the last first); `reverse=True` reverses, sorts and
+  reverses again, as CPython does, so that equal items keep their order. The places past
+  the count are moved after every item by a last stable sort on whether a place is past
+  it. A NaN reruns the frame as Python (its comparisons make Python's order its own).
+- `lst[a:b]` (step 1): the places from `a` on, as Python bounds them by the length."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ember.capture.breaks import graph_break
+from ember.capture.variables.appended import AppendedListVariable, columns, is_tuple
+from ember.capture.variables.base import VariableTracker
+from ember.capture.variables.constant import ConstantVariable
+from ember.graph import Graph, Value
+
+if TYPE_CHECKING:
+    from ember.capture.interpreter import Interpreter
+
+
+def _numbers_only(built: AppendedListVariable, what: str, tuples: bool = False) -> None:
+    """Refuse `what` of a generator, a queue, rows, or (unless `tuples`) tuples."""
+    built._list_only(what)
+    built._from_start(what)
+    if built.item[1] and not (tuples and is_tuple(built.item)):
+        raise graph_break("data_dependent_value", what=f"{what} of a list of "
+                                                       f"{'tuples' if is_tuple(built.item) else 'arrays'} built in a loop")
+
+
+def _count(graph: Graph, built: AppendedListVariable) -> Value:
+    if built.known_length is not None:
+        return graph.const(built.known_length)
+    return built.count
+
+
+def _past(graph: Graph, built: AppendedListVariable) -> Value | None:
+    """True at the buffer's places past the count; None where every place holds an item."""
+    if built.known_length is not None and built.known_length == built.buffer.shape[0]:
+        return None
+    places = graph.arange(0, 1, built.buffer.shape[0], np.int64)
+    return graph.op("ge", [places, _count(graph, built)])
+
+
+def _rerun_on_nan(tx: Interpreter, built: AppendedListVariable, values: Value) -> None:
+    """A NaN among the items (float columns of `values`, the buffer or one column of it)
+    reruns the frame as Python."""
+    if values.dtype.kind != "f":
+        return
+    from ember.capture.loops.frame_branches import add_check
+
+    graph = tx.graph
+    nan = graph.op("isnan", [values])
+    past = _past(graph, built)
+    if past is not None:
+        while past.ndim < nan.ndim:
+            past = graph.op("expand_dims", [past], axis=[past.ndim])
+        nan = graph.op("logical_and", [nan, graph.op("logical_not", [past])])
+    add_check(tx, graph.op("any", [nan], axis=None, keepdims=False))
+
+
+def extremum(tx: Interpreter, fn: Any, built: AppendedListVariable,
+             kwargs: dict[str, VariableTracker]) -> VariableTracker:
+    """`max(lst)` / `min(lst)` of a list of numbers a loop op built."""
+    what = f"{fn.__name__}()"
+    if kwargs:
+        raise graph_break("data_dependent_value", what=f"{what} of a list built in a loop, "
+                                                       "with arguments")
+    _numbers_only(built, what)
+    built._here(tx)
+    graph = tx.graph
+    from ember.capture.loops.frame_branches import add_check
+
+    count = _count(graph, built)
+    if built.known_length is None:
+        # Python raises ValueError for an empty list: the frame runs as Python.
+        add_check(tx, graph.op("eq", [count, graph.const(0)]))
+    elif built.known_length == 0:
+        raise graph_break("user_error", type="ValueError",
+                          message=f"{fn.__name__}() arg is an empty sequence")
+    values = built.buffer
+    _rerun_on_nan(tx, built, values)
+    past = _past(graph, built)
+    if past is not None:
+        # The places past the count hold a value no item beats: the first extreme place
+        # is an item's (the items come first).
+        if values.dtype.kind == "f":
+            fill = -np.inf if fn is max else np.inf
+        elif values.dtype.kind == "b":
+            fill = fn is not max
+        else:
+            info = np.iinfo(values.dtype)
+            fill = info.min if fn is max else info.max
+        values = graph.op("where", [past, graph.const(fill, values.dtype, weak=False), values])
+    if values.dtype.kind == "b":
+        values = graph.op("astype", [values], dtype=np.dtype(np.int8))
+    place = graph.op("argmax" if fn is max else "argmin", [values], axis=0, keepdims=False)
+    return built.item_at(tx, place)
+
+
+def _stable_order(graph: Graph, keys: Value, order: Value | None) -> Value:
+    """The places of a stable sort by `keys` (1-d), of the places `order` lists where given."""
+    if order is not None:
+        keys = graph.op("gather", [keys, order], axis=0)
+    moved = graph.op("argsort", [keys], axis=0)
+    return moved if order is None else graph.op("gather", [order, moved], axis=0)
+
+
+def _reversed_places(graph: Graph, built: AppendedListVariable) -> Value:
+    """The places of the items in reverse order, then the places past the count."""
+    places = graph.arange(0, 1, built.buffer.shape[0], np.int64)
+    count = _count(graph, built)
+    last = graph.op("sub", [count, graph.const(1)])
+    return graph.op("where", [graph.op("lt", [places, count]),
+                              graph.op("sub", [last, places]), places])
+
+
+def sorted_buffer(tx: Interpreter, built: AppendedListVariable, reverse: bool,
+                  what: str) -> Value:
+    """The buffer with its items in the order Python's `sorted(lst, reverse=reverse)` gives
+    them, the places past the count after them."""
+    _numbers_only(built, what, tuples=True)
+    if built.flags is not None:
+        raise graph_break("data_dependent_value", what=f"{what} of a list of Python numbers "
+                                                       "and NumPy scalars")
+    built._here(tx)
+    graph = tx.graph
+    buffer = built.buffer
+    _rerun_on_nan(tx, built, buffer)
+    order: Value | None = _reversed_places(graph, built) if reverse else None
+    keys = ([graph.op("slice", [buffer], start=[0, j], stop=[buffer.shape[0], j + 1],
+                      step=[1, 1]) for j in range(len(columns(built.item)))]
+            if is_tuple(built.item) else [buffer])
+    for key in reversed(keys):
+        if key.ndim > 1:
+            key = graph.op("reshape", [key], shape=[buffer.shape[0]])
+        if key.dtype.kind == "b":
+            key = graph.op("astype", [key], dtype=np.dtype(np.int8))
+        order = _stable_order(graph, key, order)
+    past = _past(graph, built)
+    if past is not None:
+        order = _stable_order(graph, graph.op("astype", [past], dtype=np.dtype(np.int8)),
+                              order)
+    assert order is not None
+    if reverse:
+        # Reversed again: the items' part only, the places past the count stay after it.
+        order = graph.op("gather", [order, _reversed_places(graph, built)], axis=0)
+    return graph.op("gather", [buffer, order], axis=0)
+
+
+def sorted_list(tx: Interpreter, built: AppendedListVariable,
+                kwargs: dict[str, VariableTracker]) -> AppendedListVariable:
+    """`sorted(lst)`, `sorted(lst, reverse=...)`: a new list of the items in order."""
+    reverse = _reverse_arg(kwargs, "sorted()")
+    buffer = sorted_buffer(tx, built, reverse, "sorted()")
+    return AppendedListVariable(buffer, built.count, built.item, built.known_length)
+
+
+def _reverse_arg(kwargs: dict[str, VariableTracker], what: str) -> bool:
+    if set(kwargs) - {"reverse"}:
+        raise graph_break("data_dependent_value", what=f"{what} of a list built in a loop, "
+                                                       "with a key")
+    reverse = kwargs.get("reverse", ConstantVariable(False))
+    if not reverse.is_constant():
+        raise graph_break("data_dependent_value", what=f"{what} with a run-time reverse=")
+    return bool(reverse.constant())
+
+
+class SortMethod(VariableTracker):
+    """`lst.sort` of a list a loop op built: sorting changes the list itself."""
+
+    def __init__(self, built: AppendedListVariable) -> None:
+        self.built = built
+
+    def describe(self) -> str:
+        return "list.sort"
+
+    def call(self, tx: Interpreter, args: list[VariableTracker],
+             kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        if args:
+            raise graph_break("user_error", type="TypeError",
+                              message="sort() takes no positional arguments")
+        reverse = _reverse_arg(kwargs, "list.sort()")
+        self.built.buffer = sorted_buffer(tx, self.built, reverse, "list.sort()")
+        return ConstantVariable(None)
+
+
+def sliced(tx: Interpreter, built: AppendedListVariable, index: slice
+           ) -> AppendedListVariable:
+    """`lst[a:b]` (step 1) of a list a loop op built: a new list of those items."""
+    if index.step not in (None, 1) or not all(
+            b is None or type(b) is int for b in (index.start, index.stop)):
+        raise graph_break("data_dependent_value", what="a slice of a list built in a loop "
+                                                       "with a step or run-time bounds")
+    built._list_only("slicing")
+    built._from_start("slicing")
+    built._here(tx)
+    graph = tx.graph
+    if built.known_length is not None:
+        lo, hi, _ = index.indices(built.known_length)
+        hi = max(hi, lo)
+
+        def rows(v: Value) -> Value:
+            return graph.op("slice", [v], start=[lo] + [0] * (v.ndim - 1),
+                            stop=[hi, *v.shape[1:]], step=[1] * v.ndim)
+
+        return AppendedListVariable(rows(built.buffer), graph.const(hi - lo), built.item,
+                                    hi - lo, flags=None if built.flags is None else
+                                    rows(built.flags), other=built.other)
+    count = built.count
+    size = built.buffer.shape[0]
+    if size == 0:
+        return built
+
+    def bound(b: int | None, default: Value) -> Value:
+        # Python's bounds: from the end where negative, clamped to [0, count].
+        if b is None:
+            return default
+        at = graph.op("add", [count, graph.const(b)]) if b < 0 else graph.const(b)
+        return graph.op("minimum", [graph.op("maximum", [at, graph.const(0)]), count])
+
+    lo = bound(index.start, graph.const(0))
+    hi = graph.op("maximum", [bound(index.stop, count), lo])
+    places = graph.op("minimum", [graph.op("add", [graph.arange(0, 1, size, np.int64), lo]),
+                                  graph.const(size - 1)])
+    buffer = graph.op("gather", [built.buffer, places], axis=0)
+    flags = None if built.flags is None else graph.op("gather", [built.flags, places], axis=0)
+    return AppendedListVariable(buffer, graph.op("sub", [hi, lo]), built.item, None,
+                                flags=flags, other=built.other)
