@@ -241,11 +241,14 @@ class AppendedListVariable(VariableTracker):
             from ember.capture.variables.built_lists import sliced
 
             return sliced(tx, self, index.constant())
+        graph = tx.graph
+        if isinstance(index, ArrayVariable) and index.value.shape == () and (
+                index.value.dtype.kind in "iu") and index.value.dtype != np.uint64:
+            return self._at_run_time_int(tx, index.value)
         if not (isinstance(index, ConstantVariable) and type(index.constant()) is int):
             raise graph_break("type", what=f"indexing {self.describe()} other than by a "
                                            "constant int", type="list")
         k = index.constant()
-        graph = tx.graph
         if self.known_length is not None:
             if not -self.known_length <= k < self.known_length:
                 raise graph_break("user_error", type="IndexError",
@@ -260,6 +263,24 @@ class AppendedListVariable(VariableTracker):
             add_check(tx, outside)  # Python raises IndexError: the frame runs as Python
             position = graph.op("where", [outside, graph.const(0), at])
         return self.item_at(tx, position)
+
+    def _at_run_time_int(self, tx: Interpreter, k: Value) -> VariableTracker:
+        """`lst[k]` of an int the graph computes (`vals[n // 2]`): counted from the end where
+        negative; outside the list, where Python raises IndexError, the frame runs as
+        Python."""
+        from ember.capture.loops.frame_branches import add_check
+
+        if self.buffer.shape[0] == 0:
+            raise graph_break("user_error", type="IndexError", message="list index out of range")
+        graph = tx.graph
+        count = self.count if self.known_length is None else graph.const(self.known_length)
+        k = graph.op("astype", [k], dtype=np.dtype(np.int64))
+        at = graph.op("where", [graph.op("lt", [k, graph.const(0)]),
+                                graph.op("add", [count, k]), k])
+        outside = graph.op("logical_or", [graph.op("lt", [at, graph.const(0)]),
+                                          graph.op("ge", [at, count])])
+        add_check(tx, outside)
+        return self.item_at(tx, graph.op("where", [outside, graph.const(0), at]))
 
     def item_at(self, tx: Interpreter, position: Value) -> VariableTracker:
         """The item at a place of the buffer (a value of the graph), of its type."""
