@@ -31,6 +31,7 @@ from ember.capture.variables.appended import (
     ItemType,
     as_item,
     compatible,
+    is_mixed,
     is_tuple,
     mixed_stored,
     tuple_at,
@@ -530,7 +531,7 @@ class BodyList(VariableTracker):
         state = self.state
         kind: ItemType = (value.dtype, tuple(value.shape), value.weak, value.scalar)
         if numbers is not None:
-            kind = list_items.tuple_kind(numbers)  # type: ignore[assignment]
+            kind = list_items.item_kind(item, numbers)  # type: ignore[assignment]
             if state.item is not None and is_tuple(state.item) and kind != state.item and (
                     kind is not None and compatible(kind, state.item)):
                 # Python numbers where the list's tuples hold NumPy scalars, or the reverse
@@ -573,7 +574,7 @@ class BodyList(VariableTracker):
                                                                      state.capacity)
         if numbers is not None:
             for j, number in enumerate(numbers):
-                if len(kind) == 5:
+                if is_mixed(kind):
                     number = mixed_stored(tx, number)
                 buffer.update_in_place(graph.op("store", [buffer.value, number, at,
                                                           graph.const(j)]))

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ember.capture.loops import mixed_picks
-from ember.capture.variables.appended import ItemType
+from ember.capture.variables.appended import ItemType, as_lists, is_mixed
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
 from ember.errors import Unsupported
@@ -28,11 +28,19 @@ def most_common(items: list[VariableTracker]) -> VariableTracker | None:
 
 
 def is_tuple_item(item: VariableTracker) -> bool:
-    """Whether a list literal's item is a tuple (a tuple tracker or a constant tuple)."""
+    """Whether a list literal's item is a tuple (a tuple tracker or a constant tuple) or a
+    list the frame made (`[[s, 0]]`)."""
     from ember.capture.variables.containers import TupleVariable
 
-    return type(item) is TupleVariable or (isinstance(item, ConstantVariable)
-                                            and type(item.constant()) is tuple)
+    return type(item) is TupleVariable or _own_list(item) or (
+        isinstance(item, ConstantVariable) and type(item.constant()) is tuple)
+
+
+def _own_list(item: VariableTracker) -> bool:
+    """A list the frame made (no caller's list: that object would be the one held)."""
+    from ember.capture.variables.containers import ListVariable
+
+    return type(item) is ListVariable and item.source is None and not item.unread
 
 
 def start_of_tuples(tx: Interpreter, items: list[VariableTracker]
@@ -49,11 +57,11 @@ def start_of_tuples(tx: Interpreter, items: list[VariableTracker]
         return None
     if any(v is None for v in values):
         return None
-    kinds = {tuple_kind(v) for v in values}  # type: ignore[arg-type]
+    kinds = {item_kind(i, v) for i, v in zip(items, values)}  # type: ignore[arg-type]
     if len(kinds) > 1 or None in kinds:
         return None
     kind = next(iter(kinds))
-    if len(kind) == 5:  # type: ignore[arg-type]
+    if is_mixed(kind):
         from ember.capture.variables.appended import mixed_stored
 
         values = [[mixed_stored(tx, n) for n in v] for v in values]  # type: ignore[union-attr]
@@ -84,6 +92,12 @@ def tuple_kind(values: list[Value]) -> ItemType | None:
     return mixed_tuple([_kind(v) for v in values])
 
 
+def item_kind(item: VariableTracker, values: list[Value]) -> ItemType | None:
+    """The item type of a tuple or list of these numbers."""
+    kind = tuple_kind(values)
+    return as_lists(kind) if _own_list(item) else kind
+
+
 def tuple_values(tx: Interpreter, item: VariableTracker) -> list[Value] | None:
     """The numbers of a plain tuple of a few numbers (Python ints, NumPy float64 scalars...),
     a list's item stored as a row of its buffer; None for anything else. Numbers of several
@@ -95,6 +109,10 @@ def tuple_values(tx: Interpreter, item: VariableTracker) -> list[Value] | None:
         parts: list[VariableTracker] = [ConstantVariable(c) for c in item.constant()]
     elif type(item) is TupleVariable:
         parts = item.items
+    elif _own_list(item):
+        # Stored as the numbers it holds now: it may not change while a list holds it.
+        parts = item.items  # type: ignore[attr-defined]
+        item.held = True  # type: ignore[attr-defined]
     else:
         return None
     if not 0 < len(parts) <= _TUPLE_MOST:

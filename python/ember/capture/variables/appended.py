@@ -33,14 +33,36 @@ if TYPE_CHECKING:
 ItemType = tuple  # (np.dtype, tuple, bool, bool) or (np.dtype, tuple, bool, bool, tuple)
 
 
+# The last part of the type of items that are lists of a few numbers (`q.append([r, c])`),
+# stored as tuples are; each is read back as a new list, which may not change while the
+# list holds it (`ListVariable.held`).
+LIST = "list"
+
+
 def is_tuple(item: ItemType | None) -> bool:
-    """Whether items of this type are tuples of numbers (stored as rows of the buffer)."""
+    """Whether items of this type are tuples (or lists) of numbers (stored as rows of the
+    buffer)."""
     return item is not None and bool(item[1]) and (item[2] or item[3])
+
+
+def is_mixed(item: ItemType | None) -> bool:
+    """Whether items of this type are tuples of numbers of several types."""
+    return item is not None and len(item) >= 5 and isinstance(item[4], tuple)
+
+
+def is_list_item(item: ItemType | None) -> bool:
+    """Whether items of this type are lists of numbers (not tuples)."""
+    return item is not None and item[-1] is LIST
+
+
+def as_lists(kind: ItemType | None) -> ItemType | None:
+    """The type of lists of the numbers tuples of type `kind` hold."""
+    return None if kind is None else (*kind, LIST)
 
 
 def columns(item: ItemType) -> tuple:
     """The type of each number of a tuple item."""
-    if len(item) == 5:
+    if is_mixed(item):
         return item[4]
     return tuple((item[0], (), item[2], item[3]) for _ in range(item[1][0]))
 
@@ -95,6 +117,12 @@ def tuple_at(graph: Graph, buffer: Value, at: Value | None, item: ItemType,
             number = ChoiceVariable(ArrayVariable(flag), ArrayVariable(as_item(graph, loaded,
                                                                              alt)), number)
         numbers.append(number)
+    if is_list_item(item):
+        from ember.capture.variables.containers import ListVariable
+
+        made = ListVariable(numbers)
+        made.held = True
+        return made
     return TupleVariable(numbers)
 
 
@@ -204,7 +232,7 @@ class AppendedListVariable(VariableTracker):
         graph = tx.graph
         numbers = list_items.tuple_values(tx, item)
         value = None if numbers is not None else _item_value(tx, item)
-        kind = list_items.tuple_kind(numbers) if numbers is not None else _kind(value)
+        kind = list_items.item_kind(item, numbers) if numbers is not None else _kind(value)
         if kind != self.item or self.flags is not None or (
                 self.item[1] and not is_tuple(self.item)):
             raise graph_break("type", what=f"an append to {self.describe()} of another type "
@@ -213,7 +241,7 @@ class AppendedListVariable(VariableTracker):
         room = graph.full((1, *self.buffer.shape[1:]), fill, self.buffer.dtype)
         buffer = graph.op("concatenate", [self.buffer, room], axis=0)
         for j, number in enumerate(numbers or [value]):
-            if len(kind) == 5:
+            if is_mixed(kind):
                 number = mixed_stored(tx, number)
             at = [self.count, graph.const(j)] if numbers is not None else [self.count]
             buffer = graph.op("store", [buffer, number, *at])
@@ -227,10 +255,11 @@ class AppendedListVariable(VariableTracker):
         dtype name and whether it is a Python number. `other`: of the items the flags
         mark."""
         item = self.other if other else self.item
-        if len(item) == 5:
-            return tuple((k[0].name, k[2]) for k in item[4])
+        marker = (LIST,) if is_list_item(item) else ()
+        if is_mixed(item):
+            return (*((k[0].name, k[2]) for k in item[4]), *marker)
         if is_tuple(item):
-            return "python tuples" if item[2] else "tuples"
+            return ("python " if item[2] else "") + ("lists" if marker else "tuples")
         return "python" if item[2] else "items"
 
     def getitem(self, tx: Interpreter, index: VariableTracker) -> VariableTracker:
@@ -314,7 +343,7 @@ class AppendedListVariable(VariableTracker):
                               message="zero-dimensional arrays cannot be concatenated")
         if self.known_length is not None:
             buffer = self.buffer
-            if len(self.item) == 5 and "dtype" not in kwargs:
+            if is_mixed(self.item) and "dtype" not in kwargs:
                 buffer = graph.op("astype", [buffer], dtype=promoted(self.item))
             if fn is np.concatenate:
                 shape = (self.known_length * self.item[1][0], *self.item[1][1:])
@@ -331,7 +360,7 @@ class AppendedListVariable(VariableTracker):
         from ember.numpy_api.convert import dtype_arg
 
         dtype = dtype_arg(to_api(kwargs["dtype"]), "np.array") if "dtype" in kwargs else None
-        if dtype is None and len(self.item) == 5:
+        if dtype is None and is_mixed(self.item):
             dtype = promoted(self.item)
         buffer = self.buffer
         if dtype is not None and dtype != buffer.dtype:
@@ -483,11 +512,16 @@ def as_item(graph: Graph, value: Value, item: ItemType) -> Value:
 def _made(items: np.ndarray, kind: str | tuple) -> list:
     """The list's items as Python makes them, all of the type `kind` says."""
     if isinstance(kind, tuple):  # tuples of numbers of several types, column by column
+        lists = kind[-1] == LIST
+        kind = kind[:-1] if lists else kind
         columns = [items[:, j].astype(name) for j, (name, _) in enumerate(kind)]
-        return list(zip(*(c.tolist() if python else list(c)
-                          for c, (_, python) in zip(columns, kind, strict=True)), strict=True))
+        rows = zip(*(c.tolist() if python else list(c)
+                     for c, (_, python) in zip(columns, kind, strict=True)), strict=True)
+        return [list(row) for row in rows] if lists else list(rows)
     if kind.endswith("tuples"):
         return [tuple(row) for row in (items.tolist() if kind == "python tuples" else items)]
+    if kind.endswith("lists"):
+        return items.tolist() if kind == "python lists" else [list(row) for row in items]
     return items.tolist() if kind == "python" else list(items)
 
 

@@ -29,6 +29,9 @@ def claim(tx: Interpreter, container: VariableTracker) -> None:
     or dict reached by two paths is one tracker, see `VariableBuilder.wrap`)."""
     from ember.capture.loops import refuse_in_loop_body
 
+    if getattr(container, "held", False):
+        raise graph_break("data_dependent_value", what=f"a change to {container.describe()} "
+                                                       "that a list built in a loop holds")
     # A list a loop body built on this trip (`stack = [s]`, then `stack.pop()`) is the
     # trip's own: the trace stands for what every trip does to its list.
     if getattr(container, "made_in", None) is not tx.tracer.graph:
@@ -182,6 +185,9 @@ class ListVariable(SequenceVariable):
         self.reads_break = False
         self.appended: list[VariableTracker] = []  # appends while the items are unread
         self.made_in: Graph | None = None  # the graph (a loop body) that built the list
+        # Its numbers are stored in a list a loop op builds, or it was read from one: a
+        # change to it would not reach that list (`variables/appended.py: LIST`).
+        self.held = False
 
     @classmethod
     def lazy(cls, source: Source, materialize: Callable[[], list[VariableTracker]],
