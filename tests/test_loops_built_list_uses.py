@@ -123,6 +123,27 @@ def median_by_sorting(x):
     return 0.5 * (lower + upper), vals[-n]
 
 
+def median_with_branches(x):
+    vals = []
+    for i in range(len(x)):
+        if x[i] == x[i]:
+            vals.append(x[i])
+    vals.sort()
+    n = len(vals)
+    if n % 2 == 1:
+        return vals[n // 2]
+    return 0.5 * (vals[n // 2 - 1] + vals[n // 2])
+
+
+def read_in_a_branch(x):
+    out = _positives(x)
+    if len(out) > 3:
+        t = out[3] + out[-1]
+    else:
+        t = 0.0
+    return t, len(out)
+
+
 def index_by_run_time_ints(x, k):
     vals = [v for v in x if v > 0]
     return vals[k], vals[len(vals) - 1], vals[-len(vals)]
@@ -153,6 +174,8 @@ CASES = [
     (enumerated, lambda r: (r.standard_normal(40),)),
     (comprehension_over, lambda r: (r.standard_normal(40),)),
     (median_by_sorting, lambda r: (r.standard_normal(41),)),
+    (median_with_branches, lambda r: (r.standard_normal(40),)),
+    (read_in_a_branch, lambda r: (r.standard_normal(40),)),
     (index_by_run_time_ints, lambda r: (r.standard_normal(41), np.int32(-2))),
     (k_nearest, lambda r: (r.standard_normal((60, 2)), np.array([0.1, -0.2]), 5)),
 ]
@@ -173,6 +196,23 @@ def test_spread_and_products_of_a_list_within_rounding():
 
     x, w = np.random.default_rng(3).standard_normal((2, 60))
     np.testing.assert_allclose(ember.compile(std_of)(x, w), std_of(x, w), rtol=1e-13)
+
+
+def appended_in_a_branch(x):
+    out = _positives(x)
+    if len(out) > 2:
+        out.append(1.0)
+    else:
+        out.sort()
+    return out
+
+
+def test_a_branch_reading_a_built_list_on_either_path():
+    for x in (np.array([1.0, -2.0, 3.0]), np.array([1.0, 2.0, 3.0, 4.0])):
+        assert_behaves_as_numpy(median_with_branches, x)
+        assert_behaves_as_numpy(read_in_a_branch, x)
+        # A path that changes the list breaks the graph at the branch.
+        assert_behaves_as_numpy(appended_in_a_branch, x)
 
 
 def test_run_time_index_outside_a_built_list_raises_as_python():

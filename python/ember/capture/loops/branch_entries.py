@@ -15,6 +15,7 @@ from ember.capture.loops import followers, runs, tuples
 from ember.capture.loops.runs import RunVariable
 from ember.capture.loops.vectors import VectorVariable
 from ember.capture.variables import choice, nonzero
+from ember.capture.variables.appended import AppendedListVariable
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.choice import ChoiceVariable
 from ember.capture.variables.masked import MaskedVariable
@@ -51,6 +52,13 @@ def entries(tx: Interpreter, dead: set[int] = frozenset()  # type: ignore[assign
             continue
         if isinstance(vt, VectorVariable) and id(vt) not in vectors:
             vectors[id(vt)] = (vt, [ArrayVariable(e) for e in vt.elements])
+            continue
+        if isinstance(vt, AppendedListVariable) and id(vt) not in vectors:
+            # A list a loop op built (`if len(out) > 3: return out[3]`): its buffer, count
+            # and flags; the path reads it only.
+            parts = vt.parts()
+            if all(p.graph is tx.graph for p in parts):
+                vectors[id(vt)] = (vt, [ArrayVariable(p) for p in parts])
             continue
         if isinstance(vt, MaskedVariable) and id(vt) not in vectors:
             if vt.values.graph is tx.graph and vt.mask.graph is tx.graph:

@@ -30,6 +30,7 @@ from ember.capture.loops import branch_entries, followers, inputs, runs, tuples
 from ember.capture.loops.runs import RunVariable
 from ember.capture.loops.region import BodyArray, _graph_swapped, bind_cells
 from ember.capture.loops.vectors import VectorVariable
+from ember.capture.variables.appended import AppendedListVariable
 from ember.capture.variables.masked import MaskedVariable
 from ember.capture.variables.nonzero import NonzeroIndexVariable, Positions
 from ember.capture.variables.array import ArrayVariable
@@ -64,7 +65,8 @@ def is_zero_d_number(vt: VariableTracker) -> bool:
 # A tracker made of graph values held when a branch starts (a short row, a boolean-mask
 # selection), and one entry per value.
 HeldVector = tuple[VectorVariable | MaskedVariable | ChoiceVariable | PythonScalarVariable
-                   | RunVariable | NonzeroIndexVariable | TupleVariable, list[ArrayVariable]]
+                   | RunVariable | NonzeroIndexVariable | TupleVariable | AppendedListVariable,
+                   list[ArrayVariable]]
 
 
 # How many paths running on through a written-out inner loop's trips may nest.
@@ -281,6 +283,10 @@ def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVect
             inner[id(vector)] = NonzeroIndexVariable(  # type: ignore[assignment]
                 count, Positions(x), vector.axis,
                 {0: (ends[0], ends[1]), -1: (ends[2], ends[3])} if ends else None)
+            continue
+        if isinstance(vector, AppendedListVariable):
+            inner[id(vector)] = vector.in_path(  # type: ignore[assignment]
+                [inner[id(e)].value for e in elements])
             continue
         if isinstance(vector, MaskedVariable):
             values, mask = (inner[id(e)].value for e in elements)

@@ -153,9 +153,32 @@ class AppendedListVariable(VariableTracker):
         # Only its length, its truth and the list itself after the graph are read.
         self.head = head
         self.deque = deque  # a `collections.deque`, not a list
+        # The stand-in a path of a branch reads (`in_path`): a change would not reach the
+        # list after the branch.
+        self.read_only = False
 
     def type_name(self) -> str:
         return "generator" if self.iterator else "deque" if self.deque else "list"
+
+    def parts(self) -> list[Value]:
+        """The values it is made of: buffer, count, flags and head where it has them."""
+        return [self.buffer, self.count, *(v for v in (self.flags, self.head) if v is not None)]
+
+    def in_path(self, values: list[Value]) -> AppendedListVariable:
+        """The list a path of a branch reads, made of its stand-ins of `parts()`."""
+        buffer, count, *rest = values
+        flags = rest.pop(0) if self.flags is not None else None
+        head = rest.pop(0) if self.head is not None else None
+        made = AppendedListVariable(buffer, count, self.item, self.known_length, self.iterator,
+                                    flags, head, self.deque, self.other)
+        made.read_only = True
+        return made
+
+    def changed(self, what: str) -> None:
+        """Refuse `what`, a change to the list, where it is a path's stand-in."""
+        if self.read_only:
+            raise graph_break("loop_body", what=f"{what} of a list built in a loop, in a "
+                                                "branch")
 
     def python_type(self) -> type:
         if self.iterator:
@@ -229,6 +252,7 @@ class AppendedListVariable(VariableTracker):
         from ember.capture.loops.appends import _item_value, _kind
 
         self._here(tx)
+        self.changed("an append")
         graph = tx.graph
         numbers = list_items.tuple_values(tx, item)
         value = None if numbers is not None else _item_value(tx, item)

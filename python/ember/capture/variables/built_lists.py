@@ -191,6 +191,7 @@ class SortMethod(VariableTracker):
             raise graph_break("user_error", type="TypeError",
                               message="sort() takes no positional arguments")
         reverse = _reverse_arg(kwargs, "list.sort()")
+        self.built.changed("sort()")
         self.built.buffer = sorted_buffer(tx, self.built, reverse, "list.sort()")
         return ConstantVariable(None)
 
