@@ -144,6 +144,29 @@ def read_in_a_branch(x):
     return t, len(out)
 
 
+def searches(x):
+    out = _positives(x)
+    ints = [int(v * 3) for v in x]
+    return (out.index(max(out)), out[2] in out, (out[1] + 0.25) not in out,
+            ints.count(0), ints.count(-1), 5 in ints, ints.index(ints[-1]))
+
+
+def searches_of_tuples(x):
+    cells = []
+    for i in range(len(x)):
+        cells.append((int(x[i] * 2), i % 3))
+    return (cells[4] in cells, (9, 9) in cells, cells.count(cells[0]), cells.index(cells[-1]),
+            (0, 0) not in cells)
+
+
+def reversing(x):
+    out = _positives(x)
+    back = out[::-1]
+    copy = list(out)
+    out.reverse()
+    return back, out, copy
+
+
 def index_by_run_time_ints(x, k):
     vals = [v for v in x if v > 0]
     return vals[k], vals[len(vals) - 1], vals[-len(vals)]
@@ -176,6 +199,9 @@ CASES = [
     (median_by_sorting, lambda r: (r.standard_normal(41),)),
     (median_with_branches, lambda r: (r.standard_normal(40),)),
     (read_in_a_branch, lambda r: (r.standard_normal(40),)),
+    (searches, lambda r: (r.standard_normal(40),)),
+    (searches_of_tuples, lambda r: (r.standard_normal(40),)),
+    (reversing, lambda r: (r.standard_normal(40),)),
     (index_by_run_time_ints, lambda r: (r.standard_normal(41), np.int32(-2))),
     (k_nearest, lambda r: (r.standard_normal((60, 2)), np.array([0.1, -0.2]), 5)),
 ]
@@ -213,6 +239,25 @@ def test_a_branch_reading_a_built_list_on_either_path():
         assert_behaves_as_numpy(read_in_a_branch, x)
         # A path that changes the list breaks the graph at the branch.
         assert_behaves_as_numpy(appended_in_a_branch, x)
+
+
+def index_of_missing(x):
+    out = _positives(x)
+    return out.index(0.5), 0.5 in out
+
+
+def test_searching_a_built_list_as_python():
+    # Not found: ValueError, as Python raises it; NaN looked for: only identity finds it.
+    assert_behaves_as_numpy(index_of_missing, np.array([1.0, 0.25, 2.0]), compiled_code=False)
+    assert_behaves_as_numpy(index_of_missing, np.array([1.0, 0.25, 2.0, -3.0]))
+
+    def nan_search(x):
+        out = [v for v in x]
+        v = out[1]
+        return v in out, out.count(v), out.index(v)
+
+    assert_behaves_as_numpy(nan_search, np.array([1.0, np.nan, 2.0]), compiled_code=False)
+    assert_behaves_as_numpy(nan_search, np.array([1.0, 7.0, 7.0]))
 
 
 def test_run_time_index_outside_a_built_list_raises_as_python():

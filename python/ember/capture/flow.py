@@ -118,7 +118,7 @@ class FlowOpcodes:
 
     def CONTAINS_OP(self, inst: Instruction) -> None:
         b, a = self.pop(), self.pop()
-        self.push(ConstantVariable(operators.contains_op(self, a, b) != bool(inst.arg)))
+        self.push(operators.contains_op(self, a, b, negated=bool(inst.arg)))
 
     def UNARY_NEGATIVE(self, inst: Instruction) -> None:
         self.push(operators.unary_op(self, "-", self.pop()))

@@ -425,7 +425,19 @@ def is_op(tx: Interpreter, a: VariableTracker, b: VariableTracker) -> bool:
                       type=f"{a.type_name()}, {b.type_name()}")
 
 
-def contains_op(tx: Interpreter, item: VariableTracker, container: VariableTracker) -> bool:
+def contains_op(tx: Interpreter, item: VariableTracker, container: VariableTracker,
+                negated: bool = False) -> VariableTracker:
+    """`item in container` (`not in` where `negated`)."""
+    from ember.capture.variables.appended import AppendedListVariable
+
+    if isinstance(container, AppendedListVariable):
+        from ember.capture.variables.built_lists import contains
+
+        return contains(tx, container, item, negated)
+    return ConstantVariable(_contains(tx, item, container) != negated)
+
+
+def _contains(tx: Interpreter, item: VariableTracker, container: VariableTracker) -> bool:
     if isinstance(container, DictVariable):
         return container.contains(item)
     if container.is_constant() and item.is_constant():

@@ -242,6 +242,14 @@ class AppendedListVariable(VariableTracker):
             from ember.capture.variables.built_lists import SortMethod
 
             return SortMethod(self)
+        if name in ("index", "count") and not (self.iterator or self.deque):
+            from ember.capture.variables.built_lists import SearchMethod
+
+            return SearchMethod(self, name)
+        if name == "reverse" and not (self.iterator or self.deque):
+            from ember.capture.variables.built_lists import ReverseMethod
+
+            return ReverseMethod(self)
         return super().getattr(tx, name)
 
     def append_after(self, tx: Interpreter, item: VariableTracker) -> None:

@@ -1,5 +1,6 @@
 """Uses of a list a loop op built (`variables/appended.py`) that make values from all its
-items: `max(lst)`/`min(lst)`, `sorted(lst)`, `lst.sort()`, `lst[a:b]`.
+items: `max(lst)`/`min(lst)`, `sorted(lst)`, `lst.sort()`, `lst[a:b]`, `lst[::-1]`,
+`reversed(lst)`, `lst.reverse()`, `v in lst`, `lst.index(v)`, `lst.count(v)`.
 
 Each is what Python computes, on the buffer's first `count` places:
 - `max`/`min` of numbers: the first item that no later one beats (`>`, `<`), which is the
@@ -11,7 +12,10 @@ Each is what Python computes, on the buffer's first `count` places:
   reverses again, as CPython does, so that equal items keep their order. The places past
   the count are moved after every item by a last stable sort on whether a place is past
   it. A NaN reruns the frame as Python (its comparisons make Python's order its own).
-- `lst[a:b]` (step 1): the places from `a` on, as Python bounds them by the length."""
+- `lst[a:b]` (step 1): the places from `a` on, as Python bounds them by the length.
+- `v in lst`, `lst.index(v)`, `lst.count(v)`: the places whose item equals `v`, column by
+  column for tuples; a NaN looked for (only identity finds it) and a missing `index` rerun
+  the frame as Python."""
 
 from __future__ import annotations
 
@@ -199,6 +203,8 @@ class SortMethod(VariableTracker):
 def sliced(tx: Interpreter, built: AppendedListVariable, index: slice
            ) -> AppendedListVariable:
     """`lst[a:b]` (step 1) of a list a loop op built: a new list of those items."""
+    if index.step == -1 and index.start is None and index.stop is None:
+        return reversed_copy(tx, built, "lst[::-1]")
     if index.step not in (None, 1) or not all(
             b is None or type(b) is int for b in (index.start, index.stop)):
         raise graph_break("data_dependent_value", what="a slice of a list built in a loop "
@@ -238,3 +244,143 @@ def sliced(tx: Interpreter, built: AppendedListVariable, index: slice
     flags = None if built.flags is None else graph.op("gather", [built.flags, places], axis=0)
     return AppendedListVariable(buffer, graph.op("sub", [hi, lo]), built.item, None,
                                 flags=flags, other=built.other)
+
+
+def _matches(tx: Interpreter, built: AppendedListVariable, item: VariableTracker,
+             what: str) -> Value:
+    """True at each place of the buffer holding an item equal to `item` (`item is x or
+    item == x`, as `in`, `index` and `count` test), false past the count. A float NaN looked
+    for, which only the identity of the object would find, reruns the frame as Python."""
+    from ember.capture.loops.appends import _item_value
+    from ember.capture.loops.frame_branches import add_check
+    from ember.capture.loops.list_starts import number_value
+
+    _numbers_only(built, what, tuples=True)
+    if built.flags is not None:
+        raise graph_break("data_dependent_value", what=f"{what} of a list of Python numbers "
+                                                       "and NumPy scalars")
+    built._here(tx)
+    graph = tx.graph
+    if is_tuple(built.item):
+        from ember.capture.variables.appended import is_list_item
+        from ember.capture.variables.containers import ListVariable, TupleVariable
+
+        wanted = ListVariable if is_list_item(built.item) else TupleVariable
+        if not (type(item) is wanted or (wanted is TupleVariable and isinstance(
+                item, ConstantVariable) and type(item.constant()) is tuple)):
+            raise graph_break("data_dependent_value", what=f"{what} of {item.describe()} in a "
+                                                           "list of other items")
+        parts = ([ConstantVariable(c) for c in item.constant()]
+                 if isinstance(item, ConstantVariable) else item.items)  # type: ignore[attr-defined]
+        numbers = [_item_value(tx, p) for p in parts]
+        cols = columns(built.item)
+        if len(numbers) != len(cols):
+            return graph.full((built.buffer.shape[0],), False, np.dtype(np.bool_))
+    else:
+        numbers = [number_value(tx, item)]
+        if numbers[0] is None:
+            raise graph_break("data_dependent_value", what=f"{what} of {item.describe()}")
+        cols = [built.item]
+    equal: Value | None = None
+    for j, (number, kind) in enumerate(zip(numbers, cols, strict=True)):
+        if (number.dtype.kind == "f") != (kind[0].kind == "f"):
+            # An int against a float: NumPy compares in float64, Python exactly.
+            raise graph_break("data_dependent_value", what=f"{what} of an integer among "
+                                                           "floats, or a float among integers")
+        if number.dtype.kind == "f":
+            add_check(tx, graph.op("isnan", [number]))
+        column = built.buffer if not is_tuple(built.item) else graph.op(
+            "reshape", [graph.op("slice", [built.buffer], start=[0, j],
+                                 stop=[built.buffer.shape[0], j + 1], step=[1, 1])],
+            shape=[built.buffer.shape[0]])
+        same = graph.op("eq", [column, number])
+        equal = same if equal is None else graph.op("logical_and", [equal, same])
+    assert equal is not None
+    past = _past(graph, built)
+    if past is not None:
+        equal = graph.op("logical_and", [equal, graph.op("logical_not", [past])])
+    return equal
+
+
+def contains(tx: Interpreter, built: AppendedListVariable, item: VariableTracker,
+             negated: bool) -> VariableTracker:
+    """`item in lst` (`not in` where `negated`): a Python bool."""
+    from ember.capture.variables.array import ArrayVariable
+
+    graph = tx.graph
+    found = graph.op("any", [_matches(tx, built, item, "`in`")], axis=None, keepdims=False)
+    if negated:
+        found = graph.op("logical_not", [found])
+    return ArrayVariable(graph.op("astype", [found], dtype=np.dtype(np.bool_), weak=True))
+
+
+class SearchMethod(VariableTracker):
+    """`lst.index(v)` and `lst.count(v)` of a list a loop op built."""
+
+    def __init__(self, built: AppendedListVariable, name: str) -> None:
+        self.built, self.name = built, name
+
+    def describe(self) -> str:
+        return f"list.{self.name}"
+
+    def call(self, tx: Interpreter, args: list[VariableTracker],
+             kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        from ember.capture.loops.frame_branches import add_check
+        from ember.capture.variables.array import ArrayVariable
+
+        if kwargs or len(args) != 1:
+            raise graph_break("data_dependent_value", what=f"list.{self.name} with other than "
+                                                           "one argument")
+        graph = tx.graph
+        equal = _matches(tx, self.built, args[0], f"list.{self.name}()")
+        if self.name == "count":
+            total = graph.op("sum", [graph.op("astype", [equal], dtype=np.dtype(np.int64))],
+                             axis=None, keepdims=False)
+            return ArrayVariable(graph.op("astype", [total], dtype=np.dtype(np.int64),
+                                          weak=True))
+        # Python raises ValueError where no item is equal: the frame runs as Python.
+        add_check(tx, graph.op("logical_not", [graph.op("any", [equal], axis=None,
+                                                        keepdims=False)]))
+        place = graph.op("argmax", [graph.op("astype", [equal], dtype=np.dtype(np.int8))],
+                         axis=0, keepdims=False)
+        return ArrayVariable(graph.op("astype", [place], dtype=np.dtype(np.int64), weak=True))
+
+
+def reversed_parts(tx: Interpreter, built: AppendedListVariable, what: str
+                   ) -> tuple[Value, Value | None]:
+    """The buffer and flags with the items in reverse order, the places past the count after
+    them."""
+    built._list_only(what)
+    built._from_start(what)
+    built._here(tx)
+    graph = tx.graph
+    places = _reversed_places(graph, built)
+    flags = None if built.flags is None else graph.op("gather", [built.flags, places], axis=0)
+    return graph.op("gather", [built.buffer, places], axis=0), flags
+
+
+def reversed_copy(tx: Interpreter, built: AppendedListVariable, what: str,
+                  iterator: bool = False) -> AppendedListVariable:
+    """`lst[::-1]`, or `reversed(lst)` (`iterator`): the items in reverse order."""
+    buffer, flags = reversed_parts(tx, built, what)
+    return AppendedListVariable(buffer, built.count, built.item, built.known_length, iterator,
+                                flags, other=built.other)
+
+
+class ReverseMethod(VariableTracker):
+    """`lst.reverse()` of a list a loop op built: the list itself reversed."""
+
+    def __init__(self, built: AppendedListVariable) -> None:
+        self.built = built
+
+    def describe(self) -> str:
+        return "list.reverse"
+
+    def call(self, tx: Interpreter, args: list[VariableTracker],
+             kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        if args or kwargs:
+            raise graph_break("user_error", type="TypeError",
+                              message="list.reverse() takes no arguments")
+        self.built.changed("reverse()")
+        self.built.buffer, self.built.flags = reversed_parts(tx, self.built, "list.reverse()")
+        return ConstantVariable(None)

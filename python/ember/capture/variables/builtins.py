@@ -121,6 +121,14 @@ def _sequence(kind):
     def rule(tx, args, kwargs):
         if kwargs or len(args) > 1:
             return None
+        from ember.capture.variables.appended import AppendedListVariable
+
+        if kind is list and args and isinstance(args[0], AppendedListVariable) and (
+                not args[0].iterator):
+            built = args[0]  # `list(lst)`: a new list of the same items
+            return AppendedListVariable(built.buffer, built.count, built.item,
+                                        built.known_length, flags=built.flags, head=built.head,
+                                        other=built.other)
         items = args[0].unpack(tx) if args else []
         if kind is tuple and all(i.is_constant() for i in items) and args and args[0].is_constant():
             return ConstantVariable(tuple(i.constant() for i in items))
