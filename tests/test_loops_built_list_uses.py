@@ -167,6 +167,39 @@ def reversing(x):
     return back, out, copy
 
 
+def zipped(x, w):
+    out = _positives(x)
+    steps = 0.0
+    for a, b in zip(out, out[1:]):
+        steps += b - a
+    dot = 0.0
+    for v, u in zip(out, w):
+        dot += v * u
+    pairs = [(i, 2 * i) for i in range(len(out))]
+    third = 0.0
+    for (i, j), v in zip(pairs, out):
+        third += i * v - j
+    return steps, dot, third
+
+
+def truths(x):
+    flags = [v > 1.0 for v in x]
+    ints = [int(v) for v in x if v > -1.0]
+    cells = [(int(v), 0) for v in x if v > 5.0]
+    return any(flags), all(flags), any(ints), all(ints), any(cells), all(cells)
+
+
+def indexed_loop(x):
+    out = _positives(x)
+    s = 0.0
+    for i in range(len(out)):
+        s += out[i] * i
+    diffs = []
+    for i in range(1, len(out)):
+        diffs.append(out[i] - out[i - 1])
+    return s, diffs
+
+
 def index_by_run_time_ints(x, k):
     vals = [v for v in x if v > 0]
     return vals[k], vals[len(vals) - 1], vals[-len(vals)]
@@ -202,6 +235,9 @@ CASES = [
     (searches, lambda r: (r.standard_normal(40),)),
     (searches_of_tuples, lambda r: (r.standard_normal(40),)),
     (reversing, lambda r: (r.standard_normal(40),)),
+    (zipped, lambda r: (r.standard_normal(40), r.standard_normal(7))),
+    (truths, lambda r: (r.standard_normal(40),)),
+    (indexed_loop, lambda r: (r.standard_normal(40),)),
     (index_by_run_time_ints, lambda r: (r.standard_normal(41), np.int32(-2))),
     (k_nearest, lambda r: (r.standard_normal((60, 2)), np.array([0.1, -0.2]), 5)),
 ]
@@ -258,6 +294,39 @@ def test_searching_a_built_list_as_python():
 
     assert_behaves_as_numpy(nan_search, np.array([1.0, np.nan, 2.0]), compiled_code=False)
     assert_behaves_as_numpy(nan_search, np.array([1.0, 7.0, 7.0]))
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 5])
+def test_loops_over_the_places_of_a_built_list_of_any_length(n):
+    # No trip leaves `s` a Python float: such a call reruns as Python.
+    x = np.concatenate([np.arange(1.0, n + 1.0), -np.ones(3)])
+    assert_behaves_as_numpy(indexed_loop, x, compiled_code=n > 1)
+
+
+def comprehensions_not_loop_ops(x):
+    out = _positives(x)
+    names = [str(i) for i in range(len(out))]
+    kept = {}
+    firsts = [kept.setdefault(i, v) for i, v in enumerate(out)]
+    texts = [repr(v) for v in out]
+    return names, firsts, texts, kept
+
+
+def comprehension_over_places(x):
+    out = _positives(x)
+    pairs = [(i, 2 * i) for i in range(len(out))]
+    third = 0.0
+    for (i, j), v in zip(pairs, out):
+        third += i * v - j
+    return third, pairs
+
+
+def test_comprehensions_over_a_built_list_or_its_places():
+    # A comprehension whose body is no loop op runs in Python over the real items.
+    x = np.random.default_rng(2).standard_normal(12)
+    assert_behaves_as_numpy(comprehensions_not_loop_ops, x)
+    assert_behaves_as_numpy(comprehension_over_places, x)
+    assert_compiles_whole(comprehension_over_places, (x,))
 
 
 def test_run_time_index_outside_a_built_list_raises_as_python():

@@ -294,6 +294,12 @@ class Rebuilder:
             pairs = (f"{self.constant(k)}: {self.expr(v)}" for k, v in vt.items.items())
             return "{" + ", ".join(pairs) + "}"
         if isinstance(vt, IteratorVariable):
+            from ember.capture.loops.ranges import DynamicRangeIterator
+
+            if isinstance(vt, DynamicRangeIterator):
+                # Its items exist only as a loop op's trips: nothing Python could resume.
+                raise graph_break("type", what="an iterator over places known only at run "
+                                               "time", type="iterator")
             rest = vt.items[vt.index:]
             items = "".join(f"{self.expr(i)}, " for i in rest)
             return f"{self.embed(ResumableIterator, 'ResumableIterator')}(({items}))"

@@ -59,6 +59,64 @@ class ListItems(DynamicRangeVariable):
         return "the items of a list built in a loop"
 
 
+class ZippedItems(DynamicRangeVariable):
+    """`zip(...)` of lists a loop op built and arrays that a `for` visits (`for a, b in
+    zip(lst, lst[1:])`, `zip(lst, x)`): a range over the places up to the shortest part's
+    length, each trip's item the tuple of each part's item there (a list's loaded from its
+    buffer, as `ListItems`, an array's element or row)."""
+
+    def __init__(self, parts: list[VariableTracker], count: Value, lo: Value, step: Value
+                 ) -> None:
+        from ember.capture.variables.appended import AppendedListVariable
+
+        super().__init__(lo, count, step)
+        self.count = count
+        # Each list part as the `ListItems` of its places: one tracker of its buffer.
+        self.parts = [ListItems(p, count, lo, count, step) if isinstance(
+            p, AppendedListVariable) else p for p in parts]
+
+    def describe(self) -> str:
+        return "the items of zip() of lists built in a loop"
+
+
+def lists_iterated(origin: Any) -> list[AppendedListVariable]:
+    """The lists a loop op built that a loop over `origin` reads item by item."""
+    if isinstance(origin, ListItems):
+        return [origin.built]
+    if isinstance(origin, ZippedItems):
+        return [p.built for p in origin.parts if isinstance(p, ListItems)]
+    return []
+
+
+def zipped_items(tx: Interpreter, parts: list[VariableTracker]) -> ZippedItems | None:
+    """`ZippedItems` for `zip(*parts)` that the `for` after the GET_ITER next iterates, where
+    a part is a list a loop op built and the others such lists or arrays of a known first
+    axis; None for anything else."""
+    from ember.capture.variables.appended import AppendedListVariable, _loop_op_next, is_tuple
+    from ember.capture.variables.array import ArrayVariable
+
+    if not any(isinstance(p, AppendedListVariable) for p in parts) or not _loop_op_next(
+            tx, ahead=1):
+        return None
+    graph = tx.graph
+    lengths: list[Value] = []
+    for p in parts:
+        if isinstance(p, AppendedListVariable):
+            if p.iterator or (p.item[1] and not is_tuple(p.item)) or p.head is not None or (
+                    p.buffer.graph is not graph):
+                return None
+            lengths.append(p.count if p.known_length is None else graph.const(p.known_length))
+        elif isinstance(p, ArrayVariable) and p.value.ndim >= 1 and not p.value.weak and (
+                isinstance(p.value.shape[0], int)):
+            lengths.append(graph.const(p.value.shape[0]))
+        else:
+            return None
+    count = lengths[0]
+    for length in lengths[1:]:
+        count = graph.op("minimum", [count, length])
+    return ZippedItems(parts, count, graph.const(0), graph.const(1))
+
+
 class SliceItems(DynamicRangeVariable):
     """The items of a 1-d slice with run-time bounds that a `for` visits (`for u in
     idx[ptr[v]:ptr[v + 1]]`): the range of the slice's places in `array`, each trip loading
@@ -238,8 +296,12 @@ def runtime_range(tx: Interpreter, args: list[VariableTracker]) -> DynamicRangeV
     # A FOR_ITER whose jump is long comes after its EXTENDED_ARG prefix.
     following = [tx.instructions[tx.ip], tx.instructions[loop_head(tx, tx.ip + 1)]] if (
         tx.ip + 1 < len(tx.instructions)) else []
-    if [i.opname for i in following] != ["GET_ITER", "FOR_ITER"] or (
-            loop_key(tx, following[1]) in tx.tracer.unrolled_loops):
+    from ember.capture.variables.appended import _comprehension
+
+    comprehension = [i.opname for i in following[:1]] == ["GET_ITER"] and (
+        tx.instructions[tx.ip + 1].opname == "PRECALL") and _comprehension(tx)
+    if not comprehension and ([i.opname for i in following] != ["GET_ITER", "FOR_ITER"] or (
+            loop_key(tx, following[1]) in tx.tracer.unrolled_loops)):
         return None
     values = [a.value if computed_int(a)  # type: ignore[attr-defined]
               else tx.graph.op("astype", [a.value], dtype=np.dtype(np.int64), weak=True)
@@ -288,6 +350,13 @@ def require_a_trip(tx: Interpreter, args: list[VariableTracker], trips: int = 1)
     first, last = (lo, hi) if step.constant() > 0 else (hi, lo)
     leaves: dict[str, PythonScalarVariable] = {}
     span = linear_int(last, leaves), linear_int(first, leaves)
+    if (span[0] is None or span[1] is None) and all(
+            computed_int(a) or read_index(a) or isinstance(a, ConstantVariable)
+            for a in (lo, hi, step)):
+        # Bounds the graph computes (`range(len(out))` of a list a loop op built): fewer
+        # trips reruns the frame as Python.
+        _check_trips(tx, lo, hi, step.constant(), trips)
+        return
     if span[0] is None or span[1] is None:
         raise graph_break("loop_body", what="a loop whose trip count is not one run-time int "
                                             "less a constant")
@@ -306,6 +375,25 @@ def require_a_trip(tx: Interpreter, args: list[VariableTracker], trips: int = 1)
         tx.graph.require_size(leaf.symbol, minimum)
     else:
         tx.tracer.guards.add(leaf.source, ("INT_AT_LEAST", minimum))
+
+
+def _check_trips(tx: Interpreter, lo: VariableTracker, hi: VariableTracker, step: int,
+                 trips: int) -> None:
+    """A run-time check that `range(lo, hi, step)` makes at least `trips` trips, else the
+    frame runs as Python."""
+    from ember.capture.loops.frame_branches import add_check
+
+    graph = tx.graph
+
+    def value(vt: VariableTracker) -> Value:
+        if isinstance(vt, ConstantVariable):
+            return graph.const(vt.constant())
+        return graph.op("astype", [vt.value], dtype=np.dtype(np.int64))  # type: ignore[attr-defined]
+
+    # The last trip needed, `lo + (trips - 1) * step`, lies before `hi`.
+    last = graph.op("add", [value(lo), graph.const((trips - 1) * step)])
+    short = graph.op("ge" if step > 0 else "le", [last, value(hi)])
+    add_check(tx, short)
 
 
 # The pseudo-local, per carried local, of whether a loop or branch inside the body that

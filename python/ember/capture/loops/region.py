@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ember.capture.breaks import graph_break
-from ember.capture.loops import (appends, followers, inputs, intervals, mixed_picks, sizes,
-                                  swaps, tuples, vectors, zipped)
+from ember.capture.loops import (appends, followers, inputs, intervals, mixed_picks, ranges,
+                                  sizes, swaps, tuples, vectors, zipped)
 from ember.capture.loops.body import RERUN
-from ember.capture.loops.ranges import ArrayRows, ListItems, SliceItems
+from ember.capture.loops.ranges import ArrayRows, SliceItems
 from ember.capture.variables import draws
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
@@ -245,15 +245,14 @@ def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
     most = trips if bounds is None else appends.most_trips(bounds)
     found = appends.enter(tx, lists, trips, most, region := tx.graph.region("loop"),
                           _body_range(tx, inst))
-    if isinstance(iterator.origin, ListItems) and any(
-            t.outer is iterator.origin.built for t in found):
+    if any(t.outer is built for t in found for built in ranges.lists_iterated(iterator.origin)):
         appends.leave(tx, found)
         raise graph_break("loop_body", what="a list changed by the loop over its items")
     targets = zipped.loop_targets(tx, _body_range(tx, inst)[0]) or []
     # A tuple of numbers or a choice the body only reads is split too: its items enter the
     # body as parameters, as the enclosing graph's values cannot be read there.
-    held = {name for name, vt in tx.locals.items() if tuples.items_of(vt) is not None
-            and not isinstance(vt, ConstantVariable)}
+    held = {name for name, vt in tx.locals.items() if (tuples.items_of(vt) is not None
+            and not isinstance(vt, ConstantVariable)) or tuples.read_list(tx, vt)}
     split = tuples.split(tx, (_stored_names(tx, *_body_range(tx, inst)) | held) - set(targets),
                          forced)
     try:
@@ -400,7 +399,7 @@ def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
     trips = max(settling, 1) if unbound else settling if forced else 0
     if trips and isinstance(iterator, DynamicRangeIterator) and iterator.origin.frame_args:
         require_a_trip(tx, iterator.origin.frame_args, trips)
-    elif trips and isinstance(iterator.origin, ListItems):
+    elif trips and ranges.lists_iterated(iterator.origin):
         from ember.capture.loops.frame_branches import add_check
 
         # Fewer items than trips to settle: the frame runs as Python, whose locals keep
@@ -546,7 +545,7 @@ def _iterated(iterator: IteratorVariable) -> list[Any]:
         return origin.arrays
     if isinstance(origin, SliceItems):
         return [origin.array]
-    return origin.parts if isinstance(origin, zipped.Zipped) else [origin]
+    return origin.parts if isinstance(origin, (zipped.Zipped, ranges.ZippedItems)) else [origin]
 
 
 def _array_targets(iterator: IteratorVariable, targets: list[str]) -> set[str]:

@@ -12,7 +12,7 @@ import numpy as np
 
 from ember.capture.breaks import graph_break
 from ember.capture.loops import windows, zipped
-from ember.capture.loops.ranges import ArrayRows, ListItems, SliceItems
+from ember.capture.loops.ranges import ArrayRows, ListItems, SliceItems, ZippedItems
 from ember.capture.loops.region import BodyArray, Group, Trace
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
@@ -38,6 +38,9 @@ def item(tx: Interpreter, iterator: IteratorVariable, trace: Trace,
         count = region.op("add", [trace.index, region.const(origin.counted)])
         count = region.op("astype", [count], dtype=np.dtype(np.int64), weak=True)
         return TupleVariable([ArrayVariable(count), loaded])
+    if isinstance(origin, ZippedItems):
+        return TupleVariable([_list_item(tx, p, trace, by_tracker) if isinstance(p, ListItems)
+                              else part_item(tx, p, trace, by_tracker) for p in origin.parts])
     if isinstance(origin, zipped.Zipped):
         return origin.item([part_item(tx, part, trace, by_tracker) for part in origin.parts])
     if isinstance(origin, ArrayRows):

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ember.capture.breaks import graph_break
+from ember.capture.variables.appended import AppendedListVariable
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.choice import ChoiceVariable
@@ -91,13 +92,45 @@ def items_of(vt: VariableTracker | None) -> list[VariableTracker] | None:
     return None
 
 
-def _kind(vt: VariableTracker | None) -> type:
+class ListParts:
+    """How a list a loop op built that a later loop body reads (`out[i]`, `len(out)`) is
+    made again of its parts' stand-ins (buffer, count, flags, head: `parts()`), as a read-
+    only list in the body and the list itself after the loop."""
+
+    def __init__(self, built: AppendedListVariable) -> None:
+        self.built = built
+
+    def __call__(self, items: list[VariableTracker]) -> VariableTracker:
+        made = self.built.in_path([i.value for i in items])  # type: ignore[attr-defined]
+        made.maker = self
+        return made
+
+
+def _list_parts(vt: VariableTracker | None) -> list[VariableTracker] | None:
+    """The parts of a list a loop op built, as trackers; None for anything else."""
+    if isinstance(vt, AppendedListVariable) and not vt.iterator:
+        return [ArrayVariable(p) for p in vt.parts()]
+    return None
+
+
+def read_list(tx: Interpreter, vt: VariableTracker) -> bool:
+    """Whether `vt` is a list an earlier loop op of this graph built that the body may read
+    (its parts enter the body: `split`)."""
+    return isinstance(vt, AppendedListVariable) and not vt.iterator and all(
+        p.graph is tx.graph for p in vt.parts())
+
+
+def _kind(vt: VariableTracker | None) -> Any:
     if isinstance(vt, ChoiceVariable):
         return ChoiceVariable
+    if isinstance(vt, AppendedListVariable):
+        if getattr(vt, "maker", None) is None:
+            vt.maker = ListParts(vt)  # type: ignore[attr-defined]
+        return vt.maker  # type: ignore[attr-defined]
     return OptionalVariable if isinstance(vt, OptionalVariable) else TupleVariable
 
 
-def _made(kind: type, items: list[VariableTracker]) -> VariableTracker:
+def _made(kind: Any, items: list[VariableTracker]) -> VariableTracker:
     return ChoiceVariable(*items) if kind is ChoiceVariable else kind(items)
 
 
@@ -130,6 +163,8 @@ def split(tx: Interpreter, stored: Iterable[str], forced: dict[str, tuple] | Non
         if items is None and forced and _item_name(name, 2) in forced and _number_item(vt):
             items = _choice_start(tx.graph, vt, [forced[_item_name(name, k)] for k in (1, 2)])
             kind = ChoiceVariable
+        if items is None and (items := _list_parts(vt)) is not None:
+            kind = _kind(vt)  # a list a loop op built, read in the body
         if not name.isidentifier() or items is None:
             continue
         del tx.locals[name]
@@ -263,7 +298,7 @@ def unpack(end_locals: dict[str, VariableTracker], done: dict[str, tuple[int, ty
     an optional number the trip rebound to a number or None, as such an optional's."""
     for name, (count, kind) in done.items():
         vt = end_locals.pop(name, None)
-        items = items_of(vt)
+        items = _list_parts(vt) if isinstance(kind, ListParts) else items_of(vt)
         if kind is OptionalVariable and _is_none(vt):
             # None again: the number the trip started with stands in (never read).
             start = started[name].items[0]
@@ -291,6 +326,8 @@ def join(tx: Interpreter, done: dict[str, tuple[int, type]]) -> None:
         keys = [_item_name(name, k) for k in range(count)]
         if all(key in tx.locals for key in keys):
             tx.locals[name] = _made(kind, [tx.locals.pop(key) for key in keys])
+            if isinstance(kind, ListParts):
+                tx.locals[name].read_only = kind.built.read_only  # type: ignore[attr-defined]
         for key in keys:
             tx.locals.pop(key, None)
 

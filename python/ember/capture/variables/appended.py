@@ -518,11 +518,18 @@ def _loop_op_next(tx: Interpreter, ahead: int = 0) -> bool:
 
 
 def _comprehension(tx: Interpreter) -> bool:
-    """Whether the function under the iterator being made is a list comprehension's."""
+    """Whether the function under the iterator being made is a list comprehension's whose
+    loop may still be a loop op (not refused as one before: it then unrolls, which its
+    places known only at run time cannot)."""
+    import dis
+
     from ember.capture.variables.functions import NestedFunctionVariable
 
     fn = tx.stack[-1] if tx.stack else None
-    return isinstance(fn, NestedFunctionVariable) and fn.code.co_name == "<listcomp>"
+    if not (isinstance(fn, NestedFunctionVariable) and fn.code.co_name == "<listcomp>"):
+        return False
+    loops = [i.offset for i in dis.get_instructions(fn.code) if i.opname == "FOR_ITER"]
+    return len(loops) == 1 and (fn.code, loops[0]) not in tx.tracer.unrolled_loops
 
 
 def python_int(graph: Graph, count: Value) -> Value:

@@ -1,6 +1,7 @@
 """Uses of a list a loop op built (`variables/appended.py`) that make values from all its
 items: `max(lst)`/`min(lst)`, `sorted(lst)`, `lst.sort()`, `lst[a:b]`, `lst[::-1]`,
-`reversed(lst)`, `lst.reverse()`, `v in lst`, `lst.index(v)`, `lst.count(v)`.
+`lst.reverse()`, `v in lst`, `lst.index(v)`, `lst.count(v)`, `any(lst)`, `all(lst)`,
+`zip(lst, ...)` in a `for` (`ranges.ZippedItems`).
 
 Each is what Python computes, on the buffer's first `count` places:
 - `max`/`min` of numbers: the first item that no later one beats (`>`, `<`), which is the
@@ -384,3 +385,28 @@ class ReverseMethod(VariableTracker):
         self.built.changed("reverse()")
         self.built.buffer, self.built.flags = reversed_parts(tx, self.built, "list.reverse()")
         return ConstantVariable(None)
+
+
+def all_any(tx: Interpreter, fn: Any, built: AppendedListVariable) -> VariableTracker:
+    """`any(lst)` / `all(lst)`: whether an item / every item is true (a number other than
+    zero, NaN included; a tuple or list always), a Python bool."""
+    from ember.capture.variables.array import ArrayVariable
+
+    what = f"{fn.__name__}()"
+    _numbers_only(built, what, tuples=True)
+    built._here(tx)
+    graph = tx.graph
+    count = _count(graph, built)
+    if is_tuple(built.item):
+        # Tuples and lists of a few numbers are all true: any() is whether there is one.
+        found = graph.op("gt", [count, graph.const(0)]) if fn is any else graph.const(True)
+    else:
+        values = built.buffer if built.buffer.dtype == np.bool_ else graph.op(
+            "ne", [built.buffer, graph.const(0, built.buffer.dtype, weak=False)])
+        past = _past(graph, built)
+        if past is not None:
+            # Past the count: false for any(), true for all().
+            values = graph.op("logical_and" if fn is any else "logical_or", [
+                values, graph.op("logical_not", [past]) if fn is any else past])
+        found = graph.op("any" if fn is any else "all", [values], axis=None, keepdims=False)
+    return ArrayVariable(graph.op("astype", [found], dtype=np.dtype(np.bool_), weak=True))

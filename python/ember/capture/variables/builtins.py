@@ -427,10 +427,12 @@ def _enumerate(tx, args, kwargs):
 
 
 def _zip(tx, args, kwargs):
-    from ember.capture.loops.ranges import DynamicRangeIterator, array_rows
+    from ember.capture.loops.ranges import DynamicRangeIterator, array_rows, zipped_items
 
     if args and (rows := array_rows(tx, list(args), single=False, ahead=1)) is not None:
         return DynamicRangeIterator(rows)  # `strict=` holds: one size
+    if not kwargs and (items := zipped_items(tx, list(args))) is not None:
+        return DynamicRangeIterator(items)  # `zip(lst, lst[1:])` of lists a loop op built
     origin = zipped.origin_of(list(args))  # before `lazy_items` uses up nested zips
     columns = [lazy_items(tx, a) for a in args]
     if kwargs.get("strict") is not None and kwargs["strict"].constant():
@@ -570,6 +572,12 @@ def _hasattr(tx, args, kwargs):
 
 def _all_any(fn):
     def rule(tx, args, kwargs):
+        from ember.capture.variables.appended import AppendedListVariable
+
+        if len(args) == 1 and not kwargs and isinstance(args[0], AppendedListVariable):
+            from ember.capture.variables.built_lists import all_any
+
+            return all_any(tx, fn, args[0])
         items = args[0].unpack(tx)
         truths = [i.truth(tx) for i in items]
         return ConstantVariable(fn(truths))
