@@ -196,8 +196,6 @@ NOT_YET_NATIVE = {
     "dormand_prince_lorenz": "`_DP_A[s - 1, :s] @ K[:s]` (a slice with run-time bounds of a 2-d "
                              "array) in the stage loop, and `ts.append(t)` of a NumPy scalar "
                              "into a list begun with a Python float",
-    "heun_euler_adaptive": "`min(hs)`, `max(hs)` of a list the while loop appends to "
-                           "(iteration over a list built in a loop)",
     "brent_root": "frame-level branches on `fa * fb > 0` (an early `return math.nan, 0`) and on "
                   "the first test of `while fb != 0 and ...` break",
     "golden_section_batch": "`while np.max(b - a) > tol:` whose first test the data decide: "
