@@ -329,6 +329,28 @@ def test_comprehensions_over_a_built_list_or_its_places():
     assert_compiles_whole(comprehension_over_places, (x,))
 
 
+def filtered_comprehensions(x, t):
+    above = [v for v in x if v >= t]
+    doubled = [2 * x[i] for i in range(len(x)) if x[i] < t]
+    return above, doubled
+
+
+def closure_cells_in_comprehension_loops(grid, t):
+    h, w = grid.shape
+    return [grid[i, j] * t for i in range(h) for j in range(w)]
+
+
+@pytest.mark.parametrize("n", [3, 8, 40])
+def test_filtered_comprehensions_of_short_and_long_arrays(n):
+    # A short one unrolls first, then is captured again as a loop op at its branch on data.
+    x = np.random.default_rng(n).integers(0, 8, n)
+    assert_behaves_as_numpy(filtered_comprehensions, x, 4)
+    assert_compiles_whole(filtered_comprehensions, (x, 4))
+    grid = x[: n - n % 2].reshape(2, -1)
+    assert_behaves_as_numpy(closure_cells_in_comprehension_loops, grid, 3)
+    assert_compiles_whole(closure_cells_in_comprehension_loops, (grid, 3))
+
+
 def test_run_time_index_outside_a_built_list_raises_as_python():
     x = np.array([1.0, -2.0, 3.0])
     assert_behaves_as_numpy(index_by_run_time_ints, x, 1)

@@ -195,6 +195,11 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
         except Unsupported as exc:
             if self.globals_source is not STABLE_GLOBALS:  # NumPy's own lines: the caller's
                 annotate(exc, self.code.co_filename, self.lineno)
+            if self.depth > 0 and exc.kind in ("data_dependent_branch", "data_dependent_value") \
+                    and numbers_in_graph.get():
+                # A short loop of an inlined function or comprehension (`[v for v in x if v
+                # > t]`) unrolled around a branch on data: tried as a loop op too.
+                retry_as_loop_op(self, inst.index, exc.reason, own_loops_only=True)
             cheap = [a for a in self.tracer.long_unrolls if a.cheap_trips()]
             # A differentiated graph cannot leave a loop to plain Python, where its gradient
             # would be lost: it steps over the break trip by trip instead.

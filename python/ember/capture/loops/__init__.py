@@ -180,13 +180,15 @@ def inside_while(tx: Interpreter, index: int) -> bool:
     return False
 
 
-def retry_as_loop_op(tx: Interpreter, index: int, reason: str) -> None:
+def retry_as_loop_op(tx: Interpreter, index: int, reason: str,
+                     own_loops_only: bool = False) -> None:
     """A break on an array value at instruction `index` inside a short loop being unrolled
     that was not yet tried as a loop op: capture starts again with the outermost such loop
     as one (`LoopTooLong`), whose body may hold the branch as an `if` op (or a `while` on
     loop values). Outside any such loop, a `while` of the frame's graph whose tests were
     Python values (`while i * i <= n:`), or a `while True:`, is tried as a loop op the same
-    way (`whiles.python_while`, `whiles.while_true`). No-op otherwise."""
+    way (`whiles.python_while`, `whiles.while_true`), unless `own_loops_only` (an inlined
+    frame's). No-op otherwise."""
     from ember.capture.loops.region import LoopTooLong
     from ember.capture.variables.containers import IteratorVariable
 
@@ -194,7 +196,7 @@ def retry_as_loop_op(tx: Interpreter, index: int, reason: str) -> None:
         account = vt.unroll if isinstance(vt, IteratorVariable) else None
         if account is not None and account.may_loop and _loopable(vt):
             raise LoopTooLong(account.key, reason)
-    if tx.graph.parent is not None or not tx.tracer.loop_ops:
+    if own_loops_only or tx.graph.parent is not None or not tx.tracer.loop_ops:
         return
     from ember.capture.loops.whiles import retry_while_around
 

@@ -281,7 +281,12 @@ def outside_as_locals(tx: Interpreter) -> Iterator[None]:
     `Interpreter.STORE_DEREF`), which rebinds its pseudo-local, carried like any local;
     after the region op the cell takes its pseudo-local's value (the loop op's result)."""
     found = {}
+    read = {i.argval for i in tx.instructions[tx.ip:] if i.opname == "LOAD_DEREF"}
     for name, cell in tx.cells.items():
+        if name in read and _holds_number(cell):
+            # A closure's cell the code reads on: wrapped here, in the enclosing graph,
+            # not on its first read in the body (whose values the loop op cannot take).
+            tx.load_cell(cell)
         contents = cell.contents
         if _initial(tx, contents) is not None and not isinstance(contents, ConstantVariable):
             local = CELL + name
@@ -297,6 +302,18 @@ def outside_as_locals(tx: Interpreter) -> Iterator[None]:
             cell.contents = tx.locals.get(local, contents)
             if not outer:
                 tx.locals.pop(local, None)
+
+
+def _holds_number(cell: Any) -> bool:
+    """A closure's cell not read yet that holds an array of numbers or a number."""
+    try:
+        value = cell.raw.cell_contents if cell.contents is None else None
+    except (AttributeError, ValueError):  # a cell of this frame, or an empty one
+        return False
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "biuf"
+    return type(value) in (bool, int, float) or (
+        isinstance(value, np.generic) and value.dtype.kind in "biuf")
 
 
 def bind_cells(tx: Interpreter) -> None:
