@@ -58,8 +58,8 @@ def test_recurrence_matches_numpy_for_any_length_and_dtype(n: int, dtype) -> Non
 def accumulate_into_list(x):
     parts = []
     for i in range(x.shape[0]):
-        parts.append([i, x[i] * 2.0])  # a list: no item type a loop op's buffer holds
-    return parts[-1][1]
+        parts.append({"i": i, "v": x[i] * 2.0})  # a dict: no item a loop op's buffer holds
+    return parts[-1]["v"]
 
 
 def test_a_long_loop_that_cannot_be_one_op_runs_the_frame_as_python(recorder) -> None:

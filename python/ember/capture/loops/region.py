@@ -252,7 +252,8 @@ def _trace(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
     # A tuple of numbers or a choice the body only reads is split too: its items enter the
     # body as parameters, as the enclosing graph's values cannot be read there.
     held = {name for name, vt in tx.locals.items() if (tuples.items_of(vt) is not None
-            and not isinstance(vt, ConstantVariable)) or tuples.read_list(tx, vt)}
+            and not isinstance(vt, ConstantVariable)) or (tuples.read_list(tx, vt) and not any(
+                t.outer is vt for t in found))}
     split = tuples.split(tx, (_stored_names(tx, *_body_range(tx, inst)) | held) - set(targets),
                          forced)
     try:
