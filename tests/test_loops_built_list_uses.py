@@ -337,7 +337,8 @@ def filtered_comprehensions(x, t):
 
 def closure_cells_in_comprehension_loops(grid, t):
     h, w = grid.shape
-    return [grid[i, j] * t for i in range(h) for j in range(w)]
+    cells = [(i, j) for i in range(h) for j in range(w) if grid[i, j] >= t]
+    return [grid[i, j] * t for i in range(h) for j in range(w)], cells
 
 
 @pytest.mark.parametrize("n", [3, 8, 40])

@@ -161,8 +161,6 @@ NOT_YET_NATIVE = {
     "particle_filter_generator": "`rng.normal(...)` in a loop nested in the time loop: draws "
                                  "per trip only where the loop is a counted range at the "
                                  "frame's level",
-    "sandpile_queue": "`queue.pop()` and `queue.append((a, b))` in a `while queue:`: a Python "
-                      "list of tuples used as a work list the data grow",
     "sir_stochastic_cells": "`return s, history[:t + 1]` on `history[t] == 0` inside the "
                             "loop: a slice whose length only the data knows, returned early",
     "wright_fisher": "`rng.binomial(n, p)` with `p` computed from the data in the loop: a draw "

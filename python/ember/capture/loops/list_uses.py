@@ -39,10 +39,11 @@ def appended(tx: Interpreter, start: int, stop: int
             methods.setdefault(name, set()).add("store")
     held = [(vt, frozenset(methods[name])) for name, vt in tx.locals.items()
             if name in methods]
-    # A comprehension's list and a generator's values start empty: no other list on the
-    # stack is theirs.
+    # A comprehension's list and a generator's values start empty, or were built by an
+    # earlier loop op (an inner loop's, on the trip before: `[(i, j) for i in ... for j in
+    # ... if ...]`): no other list on the stack is theirs.
     if any(i.opname == "LIST_APPEND" for i in code):
-        held += [(vt, APPENDS) for vt in tx.stack if _empty(vt)]
+        held += [(vt, APPENDS) for vt in tx.stack if _empty(vt) or _built(vt)]
     if any(i.opname == "YIELD_VALUE" for i in code) and _empty(tx.yielded):
         held.append((tx.yielded, APPENDS))  # type: ignore[arg-type]
     return held
@@ -50,6 +51,12 @@ def appended(tx: Interpreter, start: int, stop: int
 
 def _empty(vt: VariableTracker | None) -> bool:
     return isinstance(vt, ListVariable) and not vt.unread and not vt.items
+
+
+def _built(vt: VariableTracker | None) -> bool:
+    from ember.capture.variables.appended import AppendedListVariable
+
+    return isinstance(vt, AppendedListVariable) and not vt.iterator and not vt.deque
 
 
 METHODS = ("append", "pop", "popleft", "appendleft", "extend")
