@@ -75,6 +75,10 @@ NOT_COMPILED = {"mandelbrot_count": "no array",
 # Kernels whose loops are not yet loop ops: they run correctly (above) but, in part, as plain
 # Python. Strict, so each one fails here once it compiles and must leave this table.
 NOT_YET_NATIVE = {
+    "peak_gaps": "`max(gaps) if gaps else 0`: a frame-level branch whose path reduces a list "
+                 "(whole-array work in a branch, and a NumPy or a Python int)",
+    "small_filtered_sums": "`[v for v in row if v > t]` of a row inside a loop over rows: the "
+                           "comprehension's loop over a row of the body is no loop op",
     "bessel_miller": "`math.sqrt` of a Python number computed from run-time values (a call "
                      "of math on a non-constant): a break",
     "prim_mst_cost": "cost += w where w is a Python float on the first pop and a NumPy "

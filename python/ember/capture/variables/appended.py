@@ -508,7 +508,8 @@ def _loop_op_next(tx: Interpreter, ahead: int = 0) -> bool:
     places is nothing Python could resume."""
     from ember.capture.loops.region import loop_key
 
-    if ahead == 0 and tx.instructions[tx.ip].opname == "PRECALL" and _comprehension(tx):
+    if tx.instructions[tx.ip + ahead].opname == "PRECALL" and (
+            ahead == 0 or tx.instructions[tx.ip].opname == "GET_ITER") and _comprehension(tx):
         # `[f(v) for v in lst]`: the list comprehension's own FOR_ITER iterates it.
         return bool(tx.tracer.loop_ops)
     ahead = tx.instructions[tx.ip + ahead:tx.ip + ahead + 2]
