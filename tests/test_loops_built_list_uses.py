@@ -404,3 +404,36 @@ def test_sorting_random_lists_as_python(values, reverse):
     # No item: nothing is left for a graph to compute.
     assert_behaves_as_numpy(f, np.array(values, dtype=np.int64), reverse,
                             compiled_code=bool(values))
+
+
+def _many_uses(x, python_numbers, filtered):
+    out = []
+    for i in range(len(x)):
+        if not filtered or x[i] != 1.0:
+            out.append(float(x[i]) if python_numbers else x[i])
+    return [len(out), sorted(out), sorted(out, reverse=True), out[1:-1], out[::-1],
+            0.0 in out, out.count(-0.0), any(out), all(out)]
+
+
+def _extremes(x, python_numbers):
+    out = []
+    for i in range(len(x)):
+        out.append(float(x[i]) if python_numbers else x[i])
+    return max(out), min(out), out.index(out[-1]), out[len(out) // 2], sorted(out)[0]
+
+
+@seed(79)
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from([0.0, -0.0, 1.0, -1.0, 2.5, -2.5, np.inf, np.nan]),
+                max_size=12), st.booleans())
+def test_random_lists_of_special_numbers_as_python(values, python_numbers):
+    # Signed zeros, infinities, NaN and ties: values, types and order as Python's; the
+    # list known in length (every trip appends) and not.
+    x = np.array(values, dtype=np.float64)
+    for filtered in (False, True):
+        assert_behaves_as_numpy(_many_uses, x, python_numbers, filtered, compiled_code=False)
+    if values:
+        assert_behaves_as_numpy(_extremes, x, python_numbers, compiled_code=False)
+    if values and not np.isnan(x).any():
+        assert_compiles_whole(_many_uses, (x, python_numbers, True))
+        assert_compiles_whole(_extremes, (x, python_numbers))

@@ -410,3 +410,30 @@ def all_any(tx: Interpreter, fn: Any, built: AppendedListVariable) -> VariableTr
                 values, graph.op("logical_not", [past]) if fn is any else past])
         found = graph.op("any" if fn is any else "all", [values], axis=None, keepdims=False)
     return ArrayVariable(graph.op("astype", [found], dtype=np.dtype(np.bool_), weak=True))
+
+
+# The most items of a written-out list (`from_items`) stored into a buffer.
+_ITEMS_MOST = 64
+
+
+def from_items(tx: Interpreter, items: list[VariableTracker]) -> AppendedListVariable | None:
+    """A list of a few numbers of one type that the graph computes (a short loop written
+    out: `out = [x[0] * 2, x[1] * 2]`) as a buffer of them, for the whole-list uses above;
+    None where an item is not such a number or they differ in type."""
+    from ember.capture.loops.appends import _kind
+    from ember.capture.loops.list_starts import number_value
+
+    if not 0 < len(items) <= _ITEMS_MOST or all(i.is_constant() for i in items):
+        return None
+    values = [number_value(tx, i) for i in items]
+    if any(v is None for v in values):
+        return None
+    kinds = {_kind(v) for v in values}  # type: ignore[arg-type]
+    if len(kinds) != 1:
+        return None
+    kind = next(iter(kinds))
+    graph = tx.graph
+    buffer = graph.full((len(values),), 0, kind[0])
+    for k, v in enumerate(values):
+        buffer = graph.op("store", [buffer, v, graph.const(k)])  # type: ignore[list-item]
+    return AppendedListVariable(buffer, graph.const(len(values)), kind, len(values))

@@ -359,6 +359,12 @@ def _min_max(fn):
         if not all(i.is_constant() for i in items):
             if not kwargs and (picked := _mixed_min_max(tx, fn, items)) is not None:
                 return picked
+            if len(args) == 1 and not kwargs and tx.graph.parent is None:
+                from ember.capture.variables.built_lists import extremum, from_items
+
+                built = from_items(tx, items)  # `max(out)` of a list written out
+                if built is not None:
+                    return extremum(tx, fn, built, {})
             _no_min_max(fn, items)
         if not all(v.is_constant() for v in kwargs.values()):
             return None
@@ -505,7 +511,12 @@ def _sorted(tx, args, kwargs):
     else:
         keys = [key.call(tx, [item], {}) for item in items]
     if not all(k.is_constant() for k in keys):
-        return None
+        if keys is not items or tx.graph.parent is not None:
+            return None
+        from ember.capture.variables.built_lists import from_items, sorted_list
+
+        built = from_items(tx, items)  # `sorted(out)` of a list written out
+        return None if built is None else sorted_list(tx, built, {"reverse": reverse})
     order = fold("sorted()", sorted, range(len(items)), key=lambda i: keys[i].constant(),
                  reverse=bool(reverse.constant()))
     return ListVariable([items[i] for i in order])

@@ -468,6 +468,13 @@ class ContainerMethodVariable(VariableTracker):
             return ListVariable(list(items))
         elif name in ("index", "count"):
             if not all(i.is_constant() for i in items) or not args[0].is_constant():
+                from ember.capture.variables.built_lists import SearchMethod, from_items
+
+                # `out.index(max(out))` of numbers the graph computes: searched in a buffer.
+                built = from_items(tx, items) if tx.graph.parent is None and len(args) == 1 \
+                    else None
+                if built is not None:
+                    return SearchMethod(built, name).call(tx, args, {})
                 raise graph_break("call", name=f"{self.describe()} on non-constant items")
             values = [i.constant() for i in items]
             return ConstantVariable(fold(self.describe(), getattr(values, name),
