@@ -55,6 +55,14 @@ def cleared_columns(a, every):
     return out
 
 
+def flipped_frames(g, draws, p):
+    frames = np.zeros((draws.shape[0],) + g.shape)
+    for t in range(draws.shape[0]):
+        g = np.where(draws[t] < p, 1.0 - g, g)
+        frames[t] = g
+    return frames
+
+
 # The step counts change with the sizes (both axes of the result symbolic).
 WINDOWS = [
     (columns_of_states, lambda n, rng: (rng.integers(0, 2**32, n).astype(np.uint64),
@@ -63,6 +71,8 @@ WINDOWS = [
     (trajectory, lambda n, rng: (rng.random((n, 2)), rng.random((n, 2)), n // 2 + 2, 0.1)),
     (tracked_residuals, lambda n, rng: (rng.random((n // 2 + 2, n, 2)), 0.4)),
     (cleared_columns, lambda n, rng: (rng.random((n, n + 4)), 3)),
+    (flipped_frames, lambda n, rng: (rng.random((n, n + 1)), rng.random((n // 2 + 2, n, n + 1)),
+                                     0.3)),
 ]
 IDS = [f.__name__ for f, _ in WINDOWS]
 

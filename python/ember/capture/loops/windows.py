@@ -177,9 +177,9 @@ def window_axes(tx: Interpreter, array: ArrayVariable, index: VariableTracker,
             continue
         constant = part.constant() if isinstance(part, ConstantVariable) else None
         if isinstance(size, str):
-            # A whole axis of symbolic size (`out[:, i] = z`) is the window's first axis
-            # (`symbolic_total`): its length is the body's value of the size.
-            if constant != slice(None) or any(a.at is None for a in axes):
+            # A whole axis of symbolic size (`out[:, i] = z`): its length is the body's
+            # value of the size (`_symbolic_extent`).
+            if constant != slice(None):
                 raise graph_break("loop_body", what="a run-time index of an array of "
                                                     "symbolic shape")
             axes.append(Axis(length=size))  # type: ignore[arg-type]
@@ -196,8 +196,6 @@ def window_axes(tx: Interpreter, array: ArrayVariable, index: VariableTracker,
         else:
             raise graph_break("loop_body", what=f"an index {part.describe()} next to a "
                                                 "run-time one")
-    if is_symbolic(axes) and any(isinstance(n, str) for n in _shape(axes)[1:]):
-        raise graph_break("loop_body", what="a run-time index of an array of symbolic shape")
     if not is_symbolic(axes) and math.prod(_shape(axes)) == 0:
         # NumPy still checks the run-time position of an empty slice; no load would.
         raise graph_break("loop_body", what="an empty slice at a run-time index")
@@ -248,33 +246,34 @@ def _shape(axes: list[Axis]) -> tuple[int, ...]:
 
 
 def is_symbolic(axes: list[Axis]) -> bool:
-    """Whether the window's first axis is a whole axis of symbolic size (the others are
-    static)."""
+    """Whether a window axis is a whole axis of symbolic size."""
     return any(isinstance(axis.length, str) for axis in axes)
 
 
-def _symbolic_extent(graph: Graph, shape: tuple) -> tuple[Value, list[int]]:
-    """A window of symbolic first axis: its element count as a value of `graph` (a loop
-    body: the size's run-time value) and its static inner axes."""
+def _symbolic_extent(graph: Graph, shape: tuple) -> tuple[Value, list[Value]]:
+    """A window with axes of symbolic size: its element count as a value of `graph` (a loop
+    body: the sizes' run-time values) and each axis's length as a value."""
     from ember.capture.loops import sizes
 
-    inner = [int(n) for n in shape[1:]]
-    total = sizes.value_in(graph, shape[0])
-    if math.prod(inner) != 1:
-        total = graph.op("mul", [total, graph.const(math.prod(inner))])
-    return total, inner
+    lengths = [sizes.value_in(graph, n) if isinstance(n, str) else graph.const(int(n))
+               for n in shape]
+    total = lengths[0]
+    for length in lengths[1:]:
+        total = graph.op("mul", [total, length])
+    return total, lengths
 
 
-def _symbolic_coords(graph: Graph, flat: Value, inner: list[int]) -> list[Value]:
-    """The window position of element `flat` of a window whose first axis is symbolic."""
-    coords = []
-    for k, size in enumerate(inner):
-        stride = math.prod(inner[k + 1:])
-        coord = graph.op("floordiv", [flat, graph.const(stride)]) if stride > 1 else flat
-        coords.append(graph.op("mod", [coord, graph.const(size)]))
-    stride = math.prod(inner)
-    first = graph.op("floordiv", [flat, graph.const(stride)]) if stride > 1 else flat
-    return [first, *coords]
+def _symbolic_coords(graph: Graph, flat: Value, lengths: list[Value]) -> list[Value]:
+    """The window position of element `flat` (C order), the axes' lengths values."""
+    coords: list[Value] = []
+    stride: Value | None = None
+    for k in reversed(range(len(lengths))):
+        coord = flat if stride is None else graph.op("floordiv", [flat, stride])
+        if k:
+            coord = graph.op("mod", [coord, lengths[k]])
+        coords.append(coord)
+        stride = lengths[k] if stride is None else graph.op("mul", [stride, lengths[k]])
+    return coords[::-1]
 
 
 def _coords(graph: Graph, flat: Value, shape: tuple[int, ...]) -> list[Value]:
@@ -366,19 +365,20 @@ def gather(graph: Graph, array: ArrayVariable, axes: list[Axis]
 def _gather_symbolic(graph: Graph, array: ArrayVariable, axes: list[Axis], shape: tuple,
                      positions: list[Value]) -> WindowVariable:
     source = array.value
-    total, inner = _symbolic_extent(graph, shape)
+    total, lengths = _symbolic_extent(graph, shape)
     out = graph.full(shape, False if source.dtype == np.bool_ else 0, source.dtype)
     body = graph.region("loop")
     flat_index = body.add_input(np.int64, (), weak=True)
     acc = body.add_input(out.dtype, shape)
     inner_source = body.add_input(source.dtype, source.shape)
     inner_positions = [body.add_input(p.dtype, (), weak=p.weak) for p in positions]
-    coords = _symbolic_coords(body, flat_index, inner)
+    inner_lengths = [body.add_input(n.dtype, (), weak=n.weak) for n in lengths]
+    coords = _symbolic_coords(body, flat_index, inner_lengths)
     element = body.op("load", [inner_source, *_array_indices(body, axes, coords,
                                                              inner_positions)])
     body.set_outputs([body.const(True, weak=False), body.op("store", [acc, element, *coords])])
     (result,) = graph.loop(graph.const(0), total, graph.const(1), [out],
-                           [source, *positions], body)
+                           [source, *positions, *lengths], body)
     return WindowVariable(result, array)
 
 
@@ -521,19 +521,20 @@ def _scatter_symbolic(tx: Interpreter, array: ArrayVariable, axes: list[Axis], s
     if new.ndim and tuple(new.shape) != tuple(shape):
         raise graph_break("loop_body", what=f"assigning {new.type_str} to a slice of shape "
                                             f"{shape} at a run-time index")
-    total, inner = _symbolic_extent(graph, shape)
+    total, lengths = _symbolic_extent(graph, shape)
     body = graph.region("loop")
     flat_index = body.add_input(np.int64, (), weak=True)
     acc = body.add_input(target.dtype, target.shape)
     inner_new = body.add_input(new.dtype, new.shape, weak=new.weak)
     inner_positions = [body.add_input(p.dtype, (), weak=p.weak) for p in positions]
-    coords = _symbolic_coords(body, flat_index, inner)
+    inner_lengths = [body.add_input(n.dtype, (), weak=n.weak) for n in lengths]
+    coords = _symbolic_coords(body, flat_index, inner_lengths)
     element = body.op("load", [inner_new, *coords]) if new.ndim else inner_new
     stored = body.op("store", [acc, element, *_array_indices(body, axes, coords,
                                                              inner_positions)])
     body.set_outputs([body.const(True, weak=False), stored])
     (target,) = graph.loop(graph.const(0), total, graph.const(1), [target],
-                           [new, *positions], body)
+                           [new, *positions, *lengths], body)
     array.update_in_place(target)
     if array.source is not None:
         tx.tracer.mark_mutated(array)
