@@ -97,6 +97,47 @@ def test_whole_symbolic_axes_at_sizes_zero_one_and_two(fn, make):
     check_sizes(fn, make, (5, 9, 2, 1, 0, 7, 2))
 
 
+def lower_block_sums(a):
+    out = np.zeros(a.shape[0])
+    for i in range(a.shape[0]):
+        out[i] = a[i:, :i + 1].sum()
+    return out
+
+
+def clipped_band_sums(a):
+    out = np.zeros(a.shape[0])
+    for i in range(a.shape[0]):
+        out[i] = a[i:i + 3, 1:].sum() - a[i - 1:i + 1, :2].sum()
+    return out
+
+
+def masked_lower(a):
+    b = a.copy()
+    for i in range(a.shape[0]):
+        b[i:, :i] = 0.5
+    return b
+
+
+BLOCKS = [
+    (lower_block_sums, lambda n, rng: (rng.random((n, n + 2)),)),
+    (clipped_band_sums, lambda n, rng: (rng.random((n, n + 3)),)),
+    (masked_lower, lambda n, rng: (rng.random((n + 1, n)),)),
+]
+BLOCK_IDS = [f.__name__ for f, _ in BLOCKS]
+
+
+@pytest.mark.parametrize("fn, make", BLOCKS, ids=BLOCK_IDS)
+def test_2d_slices_with_run_time_bounds_of_symbolic_axes_compile_twice(fn, make):
+    stats = check_sizes(fn, make, (5, 9, 14, 23, 6))
+    assert stats["captures"] <= 2, stats["recompile_reasons"]
+    assert stats["graph_breaks"] == 0 and stats["entry_fallbacks"] == 0, stats["break_reasons"]
+
+
+@pytest.mark.parametrize("fn, make", BLOCKS, ids=BLOCK_IDS)
+def test_2d_slices_with_run_time_bounds_at_sizes_zero_one_and_two(fn, make):
+    check_sizes(fn, make, (5, 9, 2, 1, 0, 7, 2))
+
+
 def column_of_other_length(a, z):
     for j in range(a.shape[1]):
         a[:, j] = z * j
