@@ -1,7 +1,7 @@
 """Symbolic sizes with numbers read from outside the frame's locals inside loop bodies (an
-attribute of a parameters object, a namedtuple's field, a module global), and with the code
-that resumes after a graph break: each compiles at most twice per code over any number of
-sizes, gives NumPy's results, and a shape mismatch raises NumPy's exception."""
+attribute of a parameters object, a namedtuple's field, a module global): each compiles at
+most twice over any number of sizes, gives NumPy's results, and a shape mismatch raises
+NumPy's exception."""
 
 from __future__ import annotations
 
@@ -137,47 +137,3 @@ def test_a_shape_mismatch_raises_numpys_error():
         shapes_meet(x, y, p)
     with pytest.raises(IndexError):
         compiled(x, y, p)
-
-
-def checked_then_filtered(x, p):
-    if p.alpha + p.beta >= 1.0:  # a branch on run-time scalars: the graph breaks here
-        raise ValueError("alpha + beta must be below 1")
-    y = np.empty_like(x)
-    y[0] = x[0]
-    for t in range(1, len(x)):
-        y[t] = p.alpha * x[t] + p.beta * y[t - 1]
-    return y.sum(), y
-
-
-def checked_then_scaled(x, w):
-    if x.max() > 10.0:  # a branch on the data
-        x = x / x.max()
-    return x @ w + w.sum(axis=0)
-
-
-# The resumed code of `checked_then_filtered` is first made by the symbolic capture (the
-# branch is on scalars, constants until they are run-time values): it starts symbolic, so
-# three captures in all. `checked_then_scaled` breaks from its first call: two codes, twice.
-@pytest.mark.parametrize("fn, make, most", [
-    (checked_then_filtered, lambda n, rng: (rng.random(n), Rates(0.3, 0.5, 1)), 3),
-    (checked_then_scaled, lambda n, rng: (rng.random(n) * 20.0, rng.random((n, 3))), 4),
-], ids=["checked_then_filtered", "checked_then_scaled"])
-def test_code_resumed_after_a_break_compiles_twice(fn, make, most):
-    stats = check_sizes(fn, make, (5, 9, 14, 30, 6, 22))
-    per_code = {}
-    for name, _ in stats["recompile_reasons"]:
-        per_code[name] = per_code.get(name, 0) + 1
-    assert all(count <= 1 for count in per_code.values()), stats["recompile_reasons"]
-    assert stats["captures"] <= most and stats["entry_fallbacks"] == 0, stats["recompile_reasons"]
-
-
-def test_code_resumed_after_a_break_raises_where_numpy_does():
-    compiled = ember.compile(checked_then_filtered)
-    for n in (5, 9, 14):
-        x = np.random.default_rng(n).random(n)
-        np.testing.assert_allclose(compiled(x, Rates(0.3, 0.5, 1))[1],
-                                   checked_then_filtered(x, Rates(0.3, 0.5, 1))[1])
-    with pytest.raises(ValueError, match="below 1"):
-        compiled(np.ones(8), Rates(0.6, 0.5, 1))
-    with pytest.raises(IndexError):
-        compiled(np.ones(0), Rates(0.3, 0.5, 1))

@@ -218,8 +218,6 @@ def on_cache_miss(func: FunctionType, args: tuple[Any, ...]) -> Any:
                 if record.dynamic is not False:
                     _mark_changed_dims(record, record.guard_trees[-1], func, args, name)
                 _mark_changed_ints(record, record.guard_trees[-1], func, args)
-    if options.dynamic is None and not record.guard_trees:
-        _inherit_dynamic(record, code)
     dynamic: bool | DynamicDims | None = options.dynamic
     scalars: bool | None = options.dynamic
     if dynamic is None:
@@ -259,22 +257,6 @@ def on_cache_miss(func: FunctionType, args: tuple[Any, ...]) -> Any:
     # Entries take the frame's function first: they read its globals and closure from it. An
     # entry that only runs one native graph also comes in the form the fast path runs.
     return capture.guards, capture.entry, True, getattr(capture.entry, "__ember_direct__", None)
-
-
-def _inherit_dynamic(record: CodeRecord, code: CodeType) -> None:
-    """A resume code first run by an entry of symbolic sizes starts with the dims and
-    scalars its origin found to change (its locals keep their names), rather than with
-    static shapes that the origin's next size would change again."""
-    from ember.capture.resume import resume_origin
-
-    origin = resume_origin(code)
-    parent = record_for(origin.code) if origin is not None and origin.code is not None else None
-    if parent is None or not parent.dynamic or record.dynamic is not None:
-        return
-    record.dynamic = True
-    for source, dims in parent.dynamic_dims.items():
-        record.dynamic_dims[source] = record.dynamic_dims.get(source, frozenset()) | dims
-    record.scalars = record.scalars or parent.scalars
 
 
 def _mark_changed_dims(record: CodeRecord, tree: list, func: FunctionType, args: tuple,
