@@ -15,7 +15,7 @@ from ember.capture.builder import VariableBuilder
 from ember.capture.guards import SYMBOLIC_DIM, GuardBuilder, symbolic_entry
 from ember.capture.loops.inputs import refuse_first_read
 from ember.capture.marks import marked_dims
-from ember.capture.sources import BuiltinsDictSource, GlobalsDictSource, Source
+from ember.capture.sources import BuiltinsDictSource, GlobalsDictSource, LocalSource, Source
 from ember.capture.variables.base import CellVariable, VariableTracker
 from ember.capture.variables.scalar import ComputedSource, PythonScalarVariable
 from ember.capture.variables.slices import ViewSource
@@ -235,7 +235,17 @@ class Tracer:
         (one per scalar; the entry evaluates it before the call)."""
         source = ComputedSource(scalar)
         # Inside a region (a loop body, a branch's path) the frame's input is no value of
-        # the region's graph: only what enters it as a parameter may be read there.
+        # the region's graph: only what enters it as a parameter may be read there. A
+        # number read from an attribute or a global (`p.alpha`) is read at the frame's start
+        # instead and enters each body as a pseudo-local (`loops/inputs.py`).
+        if (scalar.op is None and scalar.source is not None
+                and not isinstance(scalar.source, LocalSource)):
+            refuse_first_read(self, scalar.source, scalar.example)
+            from ember.capture.variables.array import ArrayVariable
+
+            held = self.builder.cache.get(scalar.source)
+            if isinstance(held, ArrayVariable) and held.value.graph is self.graph:
+                return held.value  # the body's stand-in (a namedtuple's field read again)
         self._refuse_in_loop_body(scalar.describe())
         for graph_input in self.inputs:
             if graph_input.source == source:

@@ -175,8 +175,6 @@ def block_of(array: ArrayVariable, parts: list[VariableTracker]) -> BlockVariabl
         return None
     if any(p.step is not None for p in parts):  # type: ignore[attr-defined]
         raise graph_break("loop_body", what="a 2-d slice with run-time bounds and a step")
-    if any(isinstance(size, str) for size in array.value.shape):
-        raise graph_break("loop_body", what="a run-time slice of an axis of symbolic size")
     rows, cols = (RunVariable(array, [None, None], axis, p)  # type: ignore[arg-type]
                   for axis, p in enumerate(parts))
     return BlockVariable(rows, cols, _plain_element(array, rows, cols),
@@ -385,6 +383,8 @@ def _static_length(run: RunVariable) -> int | None:
                                            and isinstance(stop, ConstantVariable)):
         return None
     size = run.array.value.shape[run.axis]
+    if isinstance(size, str):
+        return None
     lo, hi, _ = slice(start.constant(), stop.constant()).indices(size)
     return hi if lo == 0 and hi == size else None
 

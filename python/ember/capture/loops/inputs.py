@@ -62,8 +62,8 @@ def inputs_as_locals(tx: Interpreter, rebinding: bool = True) -> Iterator[None]:
     cache = tx.tracer.builder.cache
     added: dict[str, tuple[Source, VariableTracker]] = {}
     for source, vt in list(cache.items()):
-        if (isinstance(vt, ArrayVariable) and not isinstance(source, LocalSource)
-                and vt.value.graph is tx.graph):
+        if ((isinstance(vt, ArrayVariable) and not isinstance(source, LocalSource)
+                and vt.value.graph is tx.graph) or _preloaded_number(tx, source, vt)):
             name = INPUT + source.name()
             if name not in tx.locals:
                 tx.locals[name] = vt
@@ -81,6 +81,15 @@ def inputs_as_locals(tx: Interpreter, rebinding: bool = True) -> Iterator[None]:
             if final is not None and final is not vt and source in tx.tracer.attribute_rebinds:
                 _store_after_loop(tx, source, final)
         rebind(tx)  # an enclosing body's or path's: what the loop op or `if` left it
+
+
+def _preloaded_number(tx: Interpreter, source: Source, vt: VariableTracker) -> bool:
+    """A run-time Python number read from an attribute or a global (`p.alpha`) that a body
+    read first: a pseudo-local as an array is."""
+    from ember.capture.variables.scalar import PythonScalarVariable
+
+    return (isinstance(vt, PythonScalarVariable) and vt.op is None and vt.source == source
+            and source in tx.tracer.preloads)
 
 
 def store_attribute(tx: Interpreter, obj: Any, name: str, value: VariableTracker) -> bool:

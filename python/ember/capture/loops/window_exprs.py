@@ -295,6 +295,8 @@ def window(graph: Graph, array: ArrayVariable, axes: list[windows.Axis]) -> Vari
     """`array[index]` at a run-time position: lazy when longer than a straight-line gather
     or n-d (whose elements a reduction folds without gathering them)."""
     shape = windows._shape(axes)
+    if windows.is_symbolic(axes):
+        return windows.gather(graph, array, axes)
     if math.prod(shape) > windows._UNROLLED_ELEMENTS or len(shape) > 1:
         return LazyWindowVariable(graph, array, axes)
     return windows.gather(graph, array, axes)
@@ -470,8 +472,8 @@ def _lazy_of(tx: Interpreter, operands: list[VariableTracker],
     if not any(isinstance(v, _LAZY) for v in operands):
         return None
     found = [_element(tx, v) for v in operands]
-    if any(f is None for f in found):
-        return None
+    if any(f is None or any(isinstance(n, str) for n in f[1]) for f in found):
+        return None  # an operand of symbolic shape: the array path
     try:
         shape = tuple(np.broadcast_shapes(*[f[1] for f in found]))  # type: ignore[index]
     except ValueError:

@@ -175,10 +175,15 @@ def window_axes(tx: Interpreter, array: ArrayVariable, index: VariableTracker,
         if fixed is not None:
             axes.append(fixed)
             continue
-        if isinstance(size, str):
-            raise graph_break("loop_body", what="a run-time index of an array of symbolic "
-                                                "shape")
         constant = part.constant() if isinstance(part, ConstantVariable) else None
+        if isinstance(size, str):
+            # A whole axis of symbolic size (`out[:, i] = z`): its length is the body's
+            # value of the size (`_symbolic_extent`).
+            if constant != slice(None):
+                raise graph_break("loop_body", what="a run-time index of an array of "
+                                                    "symbolic shape")
+            axes.append(Axis(length=size))  # type: ignore[arg-type]
+            continue
         if type(constant) is int:
             if not -size <= constant < size:
                 raise graph_break("loop_body", what=f"an index {constant} out of range")
@@ -191,7 +196,7 @@ def window_axes(tx: Interpreter, array: ArrayVariable, index: VariableTracker,
         else:
             raise graph_break("loop_body", what=f"an index {part.describe()} next to a "
                                                 "run-time one")
-    if math.prod(_shape(axes)) == 0:
+    if not is_symbolic(axes) and math.prod(_shape(axes)) == 0:
         # NumPy still checks the run-time position of an empty slice; no load would.
         raise graph_break("loop_body", what="an empty slice at a run-time index")
     return axes
@@ -238,6 +243,37 @@ def _short_row(array: ArrayVariable, parts: list[VariableTracker]) -> bool:
 
 def _shape(axes: list[Axis]) -> tuple[int, ...]:
     return tuple(axis.length for axis in axes if axis.at is None)
+
+
+def is_symbolic(axes: list[Axis]) -> bool:
+    """Whether a window axis is a whole axis of symbolic size."""
+    return any(isinstance(axis.length, str) for axis in axes)
+
+
+def _symbolic_extent(graph: Graph, shape: tuple) -> tuple[Value, list[Value]]:
+    """A window with axes of symbolic size: its element count as a value of `graph` (a loop
+    body: the sizes' run-time values) and each axis's length as a value."""
+    from ember.capture.loops import sizes
+
+    lengths = [sizes.value_in(graph, n) if isinstance(n, str) else graph.const(int(n))
+               for n in shape]
+    total = lengths[0]
+    for length in lengths[1:]:
+        total = graph.op("mul", [total, length])
+    return total, lengths
+
+
+def _symbolic_coords(graph: Graph, flat: Value, lengths: list[Value]) -> list[Value]:
+    """The window position of element `flat` (C order), the axes' lengths values."""
+    coords: list[Value] = []
+    stride: Value | None = None
+    for k in reversed(range(len(lengths))):
+        coord = flat if stride is None else graph.op("floordiv", [flat, stride])
+        if k:
+            coord = graph.op("mod", [coord, lengths[k]])
+        coords.append(coord)
+        stride = lengths[k] if stride is None else graph.op("mul", [stride, lengths[k]])
+    return coords[::-1]
 
 
 def _coords(graph: Graph, flat: Value, shape: tuple[int, ...]) -> list[Value]:
@@ -300,6 +336,8 @@ def gather(graph: Graph, array: ArrayVariable, axes: list[Axis]
     source = array.value
     shape = _shape(axes)
     positions = runtime(axes)
+    if is_symbolic(axes):
+        return _gather_symbolic(graph, array, axes, shape, positions)
     total = math.prod(shape)
     if len(shape) == 1 and total <= vectors.MAX_LENGTH:
         return vectors.gather(graph, array, [
@@ -321,6 +359,26 @@ def gather(graph: Graph, array: ArrayVariable, axes: list[Axis]
     body.set_outputs([body.const(True, weak=False), body.op("store", [acc, element, *coords])])
     (result,) = graph.loop(graph.const(0), graph.const(total), graph.const(1), [out],
                            [source, *positions], body)
+    return WindowVariable(result, array)
+
+
+def _gather_symbolic(graph: Graph, array: ArrayVariable, axes: list[Axis], shape: tuple,
+                     positions: list[Value]) -> WindowVariable:
+    source = array.value
+    total, lengths = _symbolic_extent(graph, shape)
+    out = graph.full(shape, False if source.dtype == np.bool_ else 0, source.dtype)
+    body = graph.region("loop")
+    flat_index = body.add_input(np.int64, (), weak=True)
+    acc = body.add_input(out.dtype, shape)
+    inner_source = body.add_input(source.dtype, source.shape)
+    inner_positions = [body.add_input(p.dtype, (), weak=p.weak) for p in positions]
+    inner_lengths = [body.add_input(n.dtype, (), weak=n.weak) for n in lengths]
+    coords = _symbolic_coords(body, flat_index, inner_lengths)
+    element = body.op("load", [inner_source, *_array_indices(body, axes, coords,
+                                                             inner_positions)])
+    body.set_outputs([body.const(True, weak=False), body.op("store", [acc, element, *coords])])
+    (result,) = graph.loop(graph.const(0), total, graph.const(1), [out],
+                           [source, *positions, *lengths], body)
     return WindowVariable(result, array)
 
 
@@ -368,11 +426,14 @@ def scatter(tx: Interpreter, array: ArrayVariable, axes: list[Axis],
         raise graph_break("inplace", name=array.describe())
     from ember.capture.loops import window_exprs
 
-    if window_exprs.store(tx, array, axes, value):
+    if not is_symbolic(axes) and window_exprs.store(tx, array, axes, value):
         return
     graph, target = tx.graph, array.value
     shape = _shape(axes)
     positions = runtime(axes)
+    if is_symbolic(axes):
+        _scatter_symbolic(tx, array, axes, shape, positions, value)
+        return
     value = _numbers_row(tx, value, target.dtype) or value
     if isinstance(value, vectors.VectorVariable) and len(shape) == 1 and len(
             value.elements) == shape[0]:
@@ -429,6 +490,51 @@ def scatter(tx: Interpreter, array: ArrayVariable, axes: list[Axis],
         body.set_outputs([body.const(True, weak=False), stored])
         (target,) = graph.loop(graph.const(0), graph.const(total), graph.const(1),
                                [target], [new, *positions], body)
+    array.update_in_place(target)
+    if array.source is not None:
+        tx.tracer.mark_mutated(array)
+
+
+def _scatter_symbolic(tx: Interpreter, array: ArrayVariable, axes: list[Axis], shape: tuple,
+                      positions: list[Value], value: VariableTracker) -> None:
+    """`out[:, i] = z` along an axis of symbolic size: one loop op over the window's
+    elements, the value an array of the window's shape or a number (NumPy's broadcasting
+    of anything else is refused)."""
+    from ember.capture.variables.scalar import PythonScalarVariable
+
+    graph, target = tx.graph, array.value
+    if isinstance(value, vectors.VectorVariable):
+        value = vectors.materialise(tx, value)
+    if isinstance(value, ArrayVariable):
+        new = value.value
+    elif isinstance(value, PythonScalarVariable):
+        new = value.graph_value()
+    elif isinstance(value, ConstantVariable) and type(value.constant()) in (bool, float) or (
+            type(value.constant()) is int and (target.dtype.kind not in "iu" or np.iinfo(
+                target.dtype).min <= value.constant() <= np.iinfo(target.dtype).max)):
+        new = graph.const(value.constant())
+    else:
+        raise graph_break("loop_body", what=f"assigning {value.describe()} to a slice of "
+                                            "symbolic size at a run-time index")
+    while new.ndim > len(shape) and new.shape[0] == 1:
+        new = graph.op("squeeze", [new], axis=[0])
+    if new.ndim and tuple(new.shape) != tuple(shape):
+        raise graph_break("loop_body", what=f"assigning {new.type_str} to a slice of shape "
+                                            f"{shape} at a run-time index")
+    total, lengths = _symbolic_extent(graph, shape)
+    body = graph.region("loop")
+    flat_index = body.add_input(np.int64, (), weak=True)
+    acc = body.add_input(target.dtype, target.shape)
+    inner_new = body.add_input(new.dtype, new.shape, weak=new.weak)
+    inner_positions = [body.add_input(p.dtype, (), weak=p.weak) for p in positions]
+    inner_lengths = [body.add_input(n.dtype, (), weak=n.weak) for n in lengths]
+    coords = _symbolic_coords(body, flat_index, inner_lengths)
+    element = body.op("load", [inner_new, *coords]) if new.ndim else inner_new
+    stored = body.op("store", [acc, element, *_array_indices(body, axes, coords,
+                                                             inner_positions)])
+    body.set_outputs([body.const(True, weak=False), stored])
+    (target,) = graph.loop(graph.const(0), total, graph.const(1), [target],
+                           [new, *positions, *lengths], body)
     array.update_in_place(target)
     if array.source is not None:
         tx.tracer.mark_mutated(array)
