@@ -430,10 +430,15 @@ def contains_op(tx: Interpreter, item: VariableTracker, container: VariableTrack
     """`item in container` (`not in` where `negated`)."""
     from ember.capture.variables.appended import AppendedListVariable
 
-    if isinstance(container, AppendedListVariable):
-        from ember.capture.variables.built_lists import contains
+    from ember.capture.variables.built_lists import contains, from_items
 
+    if isinstance(container, AppendedListVariable):
         return contains(tx, container, item, negated)
+    if type(container) in (ListVariable, TupleVariable) and tx.graph.parent is None and (
+            built := from_items(tx, container.items)) is not None:  # type: ignore[attr-defined]
+        # `v in out` of numbers the graph computes: searched in a buffer of them (a NaN
+        # looked for, which only identity finds, reruns the frame as Python).
+        return contains(tx, built, item, negated)
     return ConstantVariable(_contains(tx, item, container) != negated)
 
 

@@ -337,12 +337,8 @@ class Rebuilder:
         if any(m is vt for m in self.tracer.mutated):  # the argument itself, updated
             return self.reload(vt.source)
         expr = self._value(vt.value)
-        if vt.source is not None:
+        if vt.source is not None or vt.value.scalar or vt.value.weak:
             return expr
-        if vt.value.scalar or vt.value.weak:
-            # One object per tracker, however often referenced: `v = out[1]` is the list's
-            # own item (`v in out` finds a NaN by identity, as Python does).
-            return self._once(vt, expr)
         if self._is_argument(vt.value):
             # Another object over the argument's memory (`x[::-1]` of an empty or length-1
             # `x`, which capture reduces to `x`): NumPy gives a new view, not `x` itself.
