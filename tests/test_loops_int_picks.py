@@ -11,7 +11,7 @@ from __future__ import annotations
 import ember
 import numpy as np
 import pytest
-from probe_harness import assert_behaves_as_numpy
+from probe_harness import assert_behaves_as_numpy, assert_compiles_whole
 
 
 def ring_road(road, vmax, draws, p):
@@ -136,3 +136,51 @@ def bound_on_both_paths_only(x):
 
 def test_a_number_first_bound_on_both_paths_and_dead_after():
     assert_behaves_as_numpy(bound_on_both_paths_only, np.random.default_rng(3).random(20))
+
+
+# A Python int counter (`n = 0`) that the first trip makes a NumPy int64 by adding an
+# element read from an array (`n += table[c]`): NumPy's int64 after any trip, Python's 0
+# where no trip ran.
+
+SEGMENTS = np.array([0, 1, 1, 2, 1, 0, 2, 1])
+
+
+def table_counts(field, level):
+    above = (field > level).astype(np.uint8)
+    codes = (above[:-1, :-1] << 2) | (above[1:, 1:] << 1) | above[1:, :-1]
+    n = 0
+    for i in range(codes.shape[0]):
+        for j in range(codes.shape[1]):
+            n += SEGMENTS[codes[i, j]]
+    return n
+
+
+def weighted_hits(idx, weights):
+    total = 0
+    hits = np.zeros(weights.shape[0], dtype=np.int64)
+    for row in idx:
+        for k in row:
+            total = total + weights[k]
+            hits[k] += 1
+    return total, hits
+
+
+def steps_while(jumps, start):
+    pos, steps = start, 0
+    while pos < jumps.shape[0]:
+        steps = jumps[pos] + steps
+        pos += 1 + jumps[pos]
+    return pos, steps
+
+
+@pytest.mark.parametrize("fn, make", [
+    (table_counts, lambda r, n: (r.random((n + 1, 14)), 0.5)),
+    (weighted_hits, lambda r, n: (r.integers(0, 5, (n, 13)), r.integers(-9, 9, 5))),
+    (steps_while, lambda r, n: (r.integers(0, 3, 4 * n), 0)),
+], ids=["table_counts", "weighted_hits", "steps_while"])
+def test_a_python_int_plus_an_array_element_is_numpys(fn, make):
+    for s, n in ((0, 12), (1, 20)):  # loops long enough to stay loop ops
+        assert_behaves_as_numpy(fn, *make(np.random.default_rng(s), n))
+    # No trip: the Python int stays.
+    assert_behaves_as_numpy(fn, *make(np.random.default_rng(2), 0), compiled_code=False)
+    assert_compiles_whole(fn, make(np.random.default_rng(3), 15))

@@ -173,3 +173,63 @@ def test_stacks_of_numbers_pushed_on_both_paths(fn):
     assert_compiles_whole(fn, (tokens,))
     assert_behaves_as_numpy(fn, np.array([7]))
     assert_behaves_as_numpy(fn, np.array([-1]), compiled_code=False)  # IndexError
+
+
+# Items that are a Python int on one path and a NumPy int on the other (a helper's `x`
+# returned as it came, or after `x = parent[x]`): each item's flag is the path's.
+
+def _root(parent, x):
+    while parent[x] != x:
+        parent[x] = parent[parent[x]]
+        x = parent[x]
+    return x
+
+
+def roots_list(parent):
+    return [_root(parent, i) for i in range(parent.shape[0])]
+
+
+def roots_array(parent, edges):
+    for a, b in edges:
+        ra, rb = _root(parent, a), _root(parent, b)
+        if ra != rb:
+            parent[rb] = ra
+    return np.array([_root(parent, i) for i in range(len(parent))])
+
+
+def clipped_items(x):
+    out = []
+    for i in range(x.shape[0]):
+        v = x[i]
+        if v < 0:
+            v = 0
+        out.append(v)
+    return out, np.array(out)
+
+
+def _forest(rng, n):
+    parent = np.arange(n)
+    linked = rng.random(n) < 0.6
+    parent[1:][linked[1:]] = [rng.integers(0, i) for i in np.flatnonzero(linked[1:]) + 1]
+    return parent
+
+
+@pytest.mark.parametrize("fn, make, python_only", [
+    (roots_list, lambda r: (_forest(r, 30),), (np.arange(5),)),
+    (roots_array, lambda r: (_forest(r, 40), r.integers(0, 40, (15, 2))),
+     (np.arange(5), np.zeros((0, 2), dtype=np.int64))),
+    (clipped_items, lambda r: (r.integers(-5, 5, 20),), (np.full(6, -1),)),
+], ids=["roots_list", "roots_array", "clipped_items"])
+def test_items_a_python_int_or_a_numpy_int_by_path(fn, make, python_only):
+    for s in (0, 1):
+        assert_behaves_as_numpy(fn, *make(np.random.default_rng(s)))
+    assert_compiles_whole(fn, make(np.random.default_rng(2)))
+    assert_behaves_as_numpy(fn, *python_only)  # every item a Python int
+
+
+def test_a_returned_list_keeps_each_items_type():
+    parent = _forest(np.random.default_rng(3), 25)
+    want = roots_list(parent.copy())
+    got = ember.compile(roots_list)(parent.copy())
+    assert got == want and [type(g) for g in got] == [type(w) for w in want]
+    assert {type(w) for w in want} == {int, np.int64}

@@ -130,3 +130,53 @@ def test_a_long_row_stays_an_arg_reduction(backend):
     x = np.random.default_rng(3).random((10, 40))
     ember.reset()
     _same(ember.compile(argmin_argmax_rows, backend=backend)(x), argmin_argmax_rows(x))
+
+
+def greedy_pick(scores, k):
+    s = scores.copy()
+    picked = np.zeros(k, dtype=np.int64)
+    for i in range(k):
+        j = s.argmax()
+        picked[i] = j
+        s[j] = -np.inf
+    return picked
+
+
+def merge_two_least(w):
+    alive = w > 0
+    parent = np.full(w.shape[0], -1)
+    while alive.sum() > 1:
+        m = np.where(alive, w, np.inf)
+        a = np.argmin(m)
+        m[a] = np.inf
+        b = np.argmin(m)
+        parent[b] = a
+        w[a] += w[b]
+        alive[b] = False
+    return parent, w
+
+
+def middle_of_sorted(x, rounds):
+    out = np.zeros(rounds)
+    for r in range(rounds):
+        x = x * 0.9 + 1.0
+        out[r] = np.sort(x)[x.shape[0] // 2]
+    return out
+
+
+@pytest.mark.parametrize("fn,make", [
+    (greedy_pick, lambda r: (r.random(200), 30)),
+    (merge_two_least, lambda r: (r.integers(0, 4, 120).astype(np.float64),)),
+    (middle_of_sorted, lambda r: (r.random(64), 20)),
+], ids=["greedy_pick", "merge_two_least", "middle_of_sorted"])
+@pytest.mark.parametrize("backend", ["eager", "cranelift"])
+def test_a_long_value_in_a_loop_body_loads_none_of_its_elements(fn, make, backend):
+    """Past the short length the value stays whole for its arg-reduction or sort: no element
+    loaded for a comparison network that is not built."""
+    for s in (0, 1):
+        args = make(np.random.default_rng(s))
+        ember.reset()
+        recorder = RecordingBackend(backend)
+        _same(ember.compile(fn, backend=recorder)(*_copies(args)), fn(*_copies(args)))
+        assert ember.stats()["graph_breaks"] == 0
+        assert sum(op == "load" for g in recorder.graphs for op in _ops(g)) < 8

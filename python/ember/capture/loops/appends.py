@@ -472,12 +472,25 @@ class BodyList(VariableTracker):
             return value, vt.flag.value if kinds[0] else graph.op("logical_not",
                                                                  [vt.flag.value])
         value = _item_value(tx, vt)
+        python = mixed_picks.flag_of(tx.graph, value)
+        if python is not None and not value.shape and mixed_picks.exact(value) and (
+                mixed_picks.only_path_picks(tx.graph)):
+            # A pick of the paths of a branch (`x` a Python int on one, `parent[x]` on the
+            # other), and no value of a run-time type but such picks: the item is the Python
+            # number where its flag holds, which the list's flags record.
+            numpy_kind = _kind(value)
+            kinds = [self._learn(k, picked=True) for k in (
+                numpy_kind, (value.dtype, (), True, False))]
+            if kinds[0] == kinds[1]:
+                return value, kinds[0]
+            return value, python if kinds[1] else tx.graph.op("logical_not", [python])
         return value, self._learn(_kind(value))
 
-    def _learn(self, kind: ItemType) -> bool:
+    def _learn(self, kind: ItemType, picked: bool = False) -> bool:
         """Whether an item of `kind` is of the list's other type, learning it where the list
         has none yet (a number of the items' dtype, the other of Python number and NumPy
-        scalar); refuses any other type."""
+        scalar); refuses any other type. `picked`: an item whose type its pick's flag says,
+        which values of a run-time type elsewhere in the body do not change."""
         state = self.state
         if state.item is None or kind == state.item or state.guessed:
             return False  # (a trace that read placeholder items is done over)
@@ -487,19 +500,20 @@ class BodyList(VariableTracker):
         numbers = kind[0] == item[0] and not kind[1] and not item[1] and (
             kind[2] or kind[3]) and (item[2] or item[3])
         if state.other is not None or not (numbers or compatible(kind, item)) or (
-                list_items.flagged_numbers(state.region)):
+                not picked and list_items.flagged_numbers(state.region)):
             raise _refuse("a store of another type than the list's items")
         state.other, state.learned = kind, True
         return True
 
-    def _flag(self, tx: Interpreter, other: Value | bool, at: Value) -> None:
-        """Record at place `at` whether the item is of the other type."""
+    def _flag(self, tx: Interpreter, other: Value | bool, at: Value) -> bool:
+        """Record at place `at` whether the item is of the other type; whether it did."""
         flags = tx.locals.get(FLAGS + self.state.name)
         if self.state.other is None or not isinstance(flags, ArrayVariable):
-            return  # a trace that learned the other type is done over
+            return False  # a trace that learned the other type is done over
         graph = tx.graph
         flag = graph.const(other, np.bool_, weak=False) if isinstance(other, bool) else other
         flags.update_in_place(graph.op("store", [flags.value, flag, at]))
+        return True
 
     def len_variable(self, tx: Interpreter) -> VariableTracker:
         """`len(lst)`: the count the body carries, a Python int at run time."""
@@ -586,9 +600,9 @@ class BodyList(VariableTracker):
                             ArrayVariable(value))
         else:
             stored = graph.op("store", [buffer.value, value, at])
-            mixed_picks.object_kept(graph, stored)  # the list holds the object appended
+            if not self._flag(tx, other, at) or not isinstance(other, Value):
+                mixed_picks.object_kept(graph, stored)  # the list holds the object appended
             buffer.update_in_place(stored)
-            self._flag(tx, other, at)
         if left and head is not None:
             tx.locals[HEAD + key] = ArrayVariable(at)
             return

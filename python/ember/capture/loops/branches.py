@@ -723,7 +723,7 @@ def _record_flagged(tx: Interpreter, positions: list[int], flags: list[Value],
     from ember.capture.loops import mixed_picks
 
     for k, flag in zip(positions, flags, strict=True):
-        mixed_picks.record(tx, results[k], flag)
+        mixed_picks.record(tx, results[k], flag, merged=True)
 
 
 def _reads(region: Graph, k: int) -> bool:

@@ -44,6 +44,7 @@ class Pick:
     value: Value  # the result, as the NumPy scalar
     python: Value  # true where the Python number was picked
     gate: Value  # the check is `python & gate`; `gate` becomes false when no use can tell
+    merged: bool = False  # made by a branch's merge of its paths' values (`branches`)
 
 
 def picks(graph: Graph) -> list[Pick]:
@@ -88,15 +89,26 @@ def note_param(region: Graph, param: Value, flag: Value) -> None:
     region.python_params[id(param)] = flag  # type: ignore[attr-defined]
 
 
-def record(tx: Interpreter, value: Value, python: Value) -> None:
+def record(tx: Interpreter, value: Value, python: Value, merged: bool = False) -> None:
     """`value` is the Python number where `python` holds: run as Python there, until `settle`
-    finds that no use can tell."""
+    finds that no use can tell. `merged`: a branch's merge made it, its flag the path's."""
     from ember.capture.loops import frame_branches
 
     graph = tx.graph
     gate = graph.const(True, np.bool_, weak=False)
     frame_branches.add_check(tx, graph.op("logical_and", [python, gate]))
-    picks(graph).append(Pick(value, python, gate))
+    picks(graph).append(Pick(value, python, gate, merged))
+
+
+def only_path_picks(graph: Graph) -> bool:
+    """Whether the values of `graph` (a loop body, and those enclosing it) whose type only
+    the run time knows are all picks of a branch's paths, each flag exact (no `max()` pick,
+    no carried local that may still be the Python number)."""
+    while graph is not None:
+        if getattr(graph, "python_params", None) or not all(p.merged for p in picks(graph)):
+            return False
+        graph = graph.parent
+    return True
 
 
 def result_may_be_python(tx: Interpreter, value: Value, python: Value) -> None:
@@ -192,9 +204,9 @@ def int_arithmetic(tx: Interpreter, result: Value) -> None:
         return
     maybe = [_may_be_python(graph, v) for v in node.inputs]
     if not any(maybe) or any(not m and not (v.weak and v.dtype.kind in "iub")
-                             and v.dtype != np.dtype(np.int64)
+                             and (v.dtype != np.dtype(np.int64) or _element_read(graph, v))
                              for m, v in zip(maybe, node.inputs, strict=True)):
-        return
+        return  # (a NumPy int64 read from an array makes the result NumPy's either way)
     derived = getattr(graph, "int_derived", None)
     if derived is None:
         derived = graph.int_derived = set()  # type: ignore[attr-defined]
@@ -215,6 +227,13 @@ def int_arithmetic(tx: Interpreter, result: Value) -> None:
             checks = graph.int_checks = set()  # type: ignore[attr-defined]
         checks.update(id(n.out) for n in graph.nodes[first:])
     derived.add(id(result))
+
+
+def _element_read(graph: Graph, value: Value) -> bool:
+    """Whether `value` is an element read from an array (`MS_SEGMENTS[c]`): a NumPy
+    scalar, whatever the other operand (a list's items are read as their item type)."""
+    node = next((n for n in reversed(graph.nodes) if n.out is value), None)
+    return node is not None and node.op == "load" and not value.weak
 
 
 def _may_be_python(graph: Graph, value: Value, depth: int = 4) -> bool:

@@ -452,9 +452,11 @@ def start_typed_flags(tx: Interpreter, forced: dict[str, tuple], start: int, sto
     run as plain Python where it stayed false."""
     from ember.capture.variables.array import ArrayVariable
 
+    # Past the first instruction: an `if` whose path starts there encloses the loop (the
+    # first test of a `while`, `if c: while True:`); every one inside starts later.
     first, last = tx.instructions[start].offset, tx.instructions[stop - 1].offset
     names = sorted({name for (code, offset), name in tx.tracer.typed_by_trips
-                    if code is tx.code and first <= offset <= last and name in forced})
+                    if code is tx.code and first < offset <= last and name in forced})
     for name in names:
         tx.locals.setdefault(TYPED + name, ArrayVariable(
             tx.graph.const(False, np.bool_, weak=False)))

@@ -57,15 +57,16 @@ def sorted_copy(tx: Interpreter, fn: object, args: list[VariableTracker],
             for k, v in kwargs.items()):
         return None
     graph = tx.graph
-    items = short_elements(graph, args[0])
+    items = short_elements(graph, args[0], MAX_LENGTH)
     if items is None or not 2 <= len(items) <= MAX_LENGTH or items[0].dtype.kind not in "biuf":
         return None
     return vectors.VectorVariable(_sorted(graph, items))
 
 
-def short_elements(graph: Graph, v: VariableTracker) -> list[Value] | None:
-    """The elements of a 1-d value of a loop body of a static length (a window, a vector, an
-    array of the body), each a 0-d value; None for anything else."""
+def short_elements(graph: Graph, v: VariableTracker, longest: int) -> list[Value] | None:
+    """The elements of a 1-d value of a loop body of a static length up to `longest` (a
+    window, a vector, an array of the body), each a 0-d value; None for anything else (a
+    longer value loads nothing)."""
     from ember.capture.loops import vectors, window_exprs, windows
 
     if isinstance(v, window_exprs.LazyWindowVariable) and not v.new_axes:
@@ -75,7 +76,7 @@ def short_elements(graph: Graph, v: VariableTracker) -> list[Value] | None:
         return list(v.elements)
     if isinstance(v, ArrayVariable) and not isinstance(v, window_exprs.WindowExprVariable) \
             and v.value.graph is graph and v.value.ndim == 1 \
-            and isinstance(v.value.shape[0], int):
+            and isinstance(v.value.shape[0], int) and v.value.shape[0] <= longest:
         return [graph.op("load", [v.value, graph.const(k)]) for k in range(v.value.shape[0])]
     return None
 
