@@ -232,8 +232,8 @@ NOT_YET_NATIVE = {
                             "only the data knows",
     "groupby_reduceat_sorted": "`np.add.reduceat(values, starts)` at the starts np.flatnonzero "
                                "finds: positions, and a result length, only the data knows",
-    "linpack_solve": "np.array(a, order='F'): no Fortran-order arrays yet; dgefa's pivot "
-                     "search (`if abs(a[i, k]) > dmax`) and `if l != k` in a called function",
+    "linpack_solve": "dgefa's pivot search (`if abs(a[i, k]) > dmax`) and `if l != k` in a "
+                     "function called with a pivot vector it fills",
     "tqli_eigen": "`while True:` around a search loop that breaks on `abs(e[m]) + dd == dd` "
                   "and an inner `while i >= l` that breaks on `r == 0.0`: branches on array "
                   "values inside loops of unknown trips",
@@ -250,9 +250,6 @@ NOT_YET_NATIVE = {
     "rkqs_integrate": "rkqs's `while True:` step control in a called function returning "
                       "(x, hdid, hnext), `errmax ** -0.25` read in Python",
     "zbrent_kepler": "zbrent's early `return b` from a loop of 100 trips in a called function",
-    "gemm_jki": "np.asfortranarray and np.zeros(order='F'): no Fortran-order arrays yet",
-    "fortran_heat_steps": "np.asfortranarray and np.zeros(order='F'): no Fortran-order "
-                          "arrays yet",
     "matlab_newton_system": "`if np.linalg.norm(dx) < tol: break` in a loop that calls "
                             "np.linalg.solve every trip",
     "matlab_jacobi": "`if norm(xnew - x, inf) < tol: x = xnew; break` in a loop of 200 trips",
