@@ -115,3 +115,13 @@ def test_loop_keeps_the_layout_of_an_array_it_stores_into(order):
     a = np.array(np.random.default_rng(1).random((5, 4)), order=order)
     _check(copy_then_loop, a)
     _check(branchy_columns, a)
+
+
+def like_orders(x):
+    return (np.zeros_like(x), np.zeros_like(x, order='C'), np.ones_like(x, order='F'),
+            np.full_like(x, 2.0, order='F'), np.empty_like(x, order='C') * 0.0)
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_like_functions_with_an_order(order):
+    _check(like_orders, np.array(np.arange(12.0).reshape(3, 4), order=order))

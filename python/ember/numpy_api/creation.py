@@ -116,12 +116,14 @@ def _like(name: str, fill: object) -> Any:
 
     def handler(graph: Graph, a: object, dtype: object = None, order: str = "K",
                 subok: bool = True, shape: object = None, *, device: object = None) -> Value:
-        _check_layout(what, order)
+        _check_layout(what, order, fortran=True)
         proto = to_value(graph, a, what)
         dt = dtype_arg(dtype, what) or proto.dtype
         target = proto.shape if shape is None else shape_arg(shape, what)
         made = _full(graph, what, target, fill, dt)
-        if shape is None and isinstance(made, Value):
+        if order in ("C", "F") and isinstance(made, Value):
+            graph.layouts[made.id] = order.lower()
+        elif shape is None and isinstance(made, Value):
             graph.layouts[made.id] = ("like", proto.id)
         return made
 
