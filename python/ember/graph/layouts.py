@@ -179,8 +179,8 @@ def output_orders(graph: Graph, input_strides: Sequence[Strides]) -> list[list[i
         if node.op == "loop":  # a carried array only stored into is the array it started as
             for k, result in enumerate((node.out, *node.extra)):
                 init = node.inputs[3 + k]
-                if result.ndim > 1 and init.id in known and _in_place(node.attrs["body"],
-                                                                      1 + k, 1 + k):
+                if result.ndim > 1 and result.id not in hints and init.id in known and (
+                        _in_place(node.attrs["body"], 1 + k, 1 + k)):
                     known[result.id] = known[init.id]
     orders = []
     for value in graph.outputs:
