@@ -253,8 +253,9 @@ NOT_YET_NATIVE = {
     "matlab_newton_system": "`if np.linalg.norm(dx) < tol: break` in a loop that calls "
                             "np.linalg.solve every trip",
     "matlab_jacobi": "`if norm(xnew - x, inf) < tol: x = xnew; break` in a loop of 200 trips",
-    "hailstone_longest": "`while n >= limit or cache[n] == 0:`: a while loop whose condition "
-                         "reads the cache, inside the loop over start",
+    "hailstone_longest": "`best = total` in a branch: a Python int (best = 1) on one path "
+                         "and an np.int32 (steps + cache[n]) on the other, which no one "
+                         "value of the loop op holds",
 }
 
 
