@@ -249,10 +249,13 @@ NOT_YET_NATIVE = {
                   "`for ... else: raise` exit decided at run time",
     "rkqs_integrate": "rkqs's `while True:` step control in a called function returning "
                       "(x, hdid, hnext), `errmax ** -0.25` read in Python",
-    "zbrent_kepler": "zbrent's early `return b` from a loop of 100 trips in a called function",
-    "matlab_newton_system": "`if np.linalg.norm(dx) < tol: break` in a loop that calls "
-                            "np.linalg.solve every trip",
-    "matlab_jacobi": "`if norm(xnew - x, inf) < tol: x = xnew; break` in a loop of 200 trips",
+    "zbrent_kepler": "zbrent's `raise ValueError` paths keep its loop from being one loop op, "
+                     "and `return b` inside the loop returns a local that may still be the "
+                     "Python float x2",
+    "matlab_newton_system": "the loop variable `it` read after a loop with a `break` "
+                            "(`return x.flatten(), it`)",
+    "matlab_jacobi": "the loop variable `k` read after a loop with a `break` "
+                     "(`return x.flatten(), k`)",
     "hailstone_longest": "`best = total` in a branch: a Python int (best = 1) on one path "
                          "and an np.int32 (steps + cache[n]) on the other, which no one "
                          "value of the loop op holds",
