@@ -45,6 +45,7 @@ from kernel_cases_textbook import TEXTBOOK_CASES
 
 
 from kernel_cases_puzzles import PUZZLE_CASES
+from kernel_cases_ported import PORTED_CASES
 
 
 def _spd(rng, n):
@@ -1142,3 +1143,4 @@ CASES += TEXTBOOK_CASES
 
 
 CASES += PUZZLE_CASES
+CASES += PORTED_CASES

@@ -238,6 +238,33 @@ NOT_YET_NATIVE = {
                             "only the data knows",
     "groupby_reduceat_sorted": "`np.add.reduceat(values, starts)` at the starts np.flatnonzero "
                                "finds: positions, and a result length, only the data knows",
+    "linpack_solve": "dgefa's pivot search (`if abs(a[i, k]) > dmax`) and `if l != k` in a "
+                     "function called with a pivot vector it fills",
+    "tqli_eigen": "`while True:` around a search loop that breaks on `abs(e[m]) + dd == dd` "
+                  "and an inner `while i >= l` that breaks on `r == 0.0`: branches on array "
+                  "values inside loops of unknown trips",
+    "balanc": "`while last == 0:` whose flag a run-time test sets: a branch inside a loop of "
+              "unknown trips",
+    "nr_lu_solve": "ludcmp's `if temp > big` in a called function and lubksb's `elif sum:` "
+                   "(the truth of a loaded float)",
+    "gaussj_inverse": "gaussj's full-pivot search (`if ipiv[j] != 1`, nested ifs) in a "
+                      "called function",
+    "ran1_stream": "idum, a Python int, through `idum // IQ` and `if idum < 0` in the loop "
+                   "over t: branches on values, and recompiles on idum's value",
+    "qromb_many": "trapzd's loop of math calls unrolled past the op budget, and the "
+                  "`for ... else: raise` exit decided at run time",
+    "rkqs_integrate": "rkqs's `while True:` step control in a called function returning "
+                      "(x, hdid, hnext), `errmax ** -0.25` read in Python",
+    "zbrent_kepler": "zbrent's `raise ValueError` paths keep its loop from being one loop op, "
+                     "and `return b` inside the loop returns a local that may still be the "
+                     "Python float x2",
+    "matlab_newton_system": "the loop variable `it` read after a loop with a `break` "
+                            "(`return x.flatten(), it`)",
+    "matlab_jacobi": "the loop variable `k` read after a loop with a `break` "
+                     "(`return x.flatten(), k`)",
+    "hailstone_longest": "`best = total` in a branch: a Python int (best = 1) on one path "
+                         "and an np.int32 (steps + cache[n]) on the other, which no one "
+                         "value of the loop op holds",
 }
 
 

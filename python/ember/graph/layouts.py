@@ -21,7 +21,7 @@ Every value is tracked as strides in arbitrary units (only their order and zeros
 output comes out as its axes from slowest to fastest. Outputs NumPy would return with negative
 strides (a reversed view of a temporary) are allocated with positive ones: a compiled output
 always owns dense memory. The graph records the rule a `copy`/`astype`/`full` node follows in
-`Graph.layouts` (value id -> "like" with a prototype id, "map" or "c"; "alias" with the id
+`Graph.layouts` (value id -> "like" with a prototype id, "map", "c" or "f"; "alias" with the id
 of the array an in-place op wrote it into, whose strides it keeps); the default is the op's
 NumPy meaning.
 """
@@ -176,6 +176,12 @@ def output_orders(graph: Graph, input_strides: Sequence[Strides]) -> list[list[i
         rule = hints.get(out.id)
         args = [known.get(v.id, _dense(range(v.ndim), v.shape)) for v in node.inputs]
         known[out.id] = _node_strides(node, args, rule, known)
+        if node.op == "loop":  # a carried array only stored into is the array it started as
+            for k, result in enumerate((node.out, *node.extra)):
+                init = node.inputs[3 + k]
+                if result.ndim > 1 and result.id not in hints and init.id in known and (
+                        _in_place(node.attrs["body"], 1 + k, 1 + k)):
+                    known[result.id] = known[init.id]
     orders = []
     for value in graph.outputs:
         strides = known.get(value.id, _dense(range(value.ndim), value.shape))
@@ -184,6 +190,31 @@ def output_orders(graph: Graph, input_strides: Sequence[Strides]) -> list[list[i
         else:
             orders.append(list(getattr(strides, "order", None) or _order_of(strides)))
     return orders
+
+
+def _in_place(region: Graph, result: int, param: int) -> bool:
+    """Whether output `result` of `region` is its input `param` with elements stored into it
+    (`store`s, and loops and ifs that do the same), the array NumPy updates in place."""
+    producers = {v.id: (n, k) for n in region.nodes for k, v in enumerate((n.out, *n.extra))}
+    value = region.outputs[result]
+    while value.id != region.inputs[param].id:
+        found = producers.get(value.id)
+        if found is None:
+            return False
+        node, k = found
+        if node.op == "store":
+            value = node.inputs[0]
+        elif node.op == "loop" and _in_place(node.attrs["body"], 1 + k, 1 + k):
+            value = node.inputs[3 + k]
+        elif node.op == "if":
+            sources = {next((q for q in range(len(r.inputs)) if _in_place(r, k, q)), None)
+                       for r in (node.attrs["then"], node.attrs["else"])}
+            if len(sources) != 1 or None in sources:
+                return False
+            value = node.inputs[1 + sources.pop()]
+        else:
+            return False
+    return True
 
 
 def _node_strides(node, args: list[Strides], rule, known: dict[int, Strides]) -> Strides:
@@ -196,6 +227,8 @@ def _node_strides(node, args: list[Strides], rule, known: dict[int, Strides]) ->
     if rule is not None:
         if rule == "c":
             return _dense(c_order, shape)
+        if rule == "f":
+            return _dense(c_order[::-1], shape)
         if rule == "map":
             return _dense(_iterator_order(args, shape, shapes), shape)
         if rule[0] == "alias" and len(known.get(rule[1], ())) == out.ndim:

@@ -24,11 +24,21 @@ from ember.numpy_api.literals import constant_array, literal_value
 from ember.numpy_api.shape_ops import contiguous_view, reshape_value
 
 
-def _check_layout(what: str, order: str, like: object = None) -> None:
-    if order not in ("C", "K", "A"):
+def _check_layout(what: str, order: str, like: object = None, fortran: bool = False) -> None:
+    if order not in ("C", "K", "A") and not (fortran and order == "F"):
         raise Unsupported(f"{what} with order={order!r}")
     if like is not None:
         raise Unsupported(f"{what} with like=")
+
+
+def _in_order(graph: Graph, x: Value, order: str) -> Value:
+    """`x`, a fresh array, allocated in Fortran order for `order='F'` (a copy whose layout
+    rule says so: `graph/layouts.py`); values do not depend on the order."""
+    if order != "F" or x.ndim < 2:
+        return x
+    made = graph.op("copy", [x])
+    graph.layouts[made.id] = "f"
+    return made
 
 
 def _full(graph: Graph, what: str, shape: tuple[int | str, ...], fill: object,
@@ -47,24 +57,25 @@ def _full(graph: Graph, what: str, shape: tuple[int | str, ...], fill: object,
 
 def zeros(graph: Graph, shape: object, dtype: object = float, order: str = "C", *,
           device: object = None, like: object = None) -> Value:
-    _check_layout("np.zeros", order, like)
-    return _full(graph, "np.zeros", shape_arg(shape, "np.zeros"), 0,
-                 dtype_arg(dtype, "np.zeros"))
+    _check_layout("np.zeros", order, like, fortran=True)
+    return _in_order(graph, _full(graph, "np.zeros", shape_arg(shape, "np.zeros"), 0,
+                                  dtype_arg(dtype, "np.zeros")), order)
 
 
 def ones(graph: Graph, shape: object, dtype: object = None, order: str = "C", *,
          device: object = None, like: object = None) -> Value:
-    _check_layout("np.ones", order, like)
-    return _full(graph, "np.ones", shape_arg(shape, "np.ones"), 1,
-                 dtype_arg(float if dtype is None else dtype, "np.ones"))
+    _check_layout("np.ones", order, like, fortran=True)
+    return _in_order(graph, _full(graph, "np.ones", shape_arg(shape, "np.ones"), 1,
+                                  dtype_arg(float if dtype is None else dtype, "np.ones")),
+                     order)
 
 
 def empty(graph: Graph, shape: object, dtype: object = float, order: str = "C", *,
           device: object = None, like: object = None) -> Value:
     """np.empty's contents are undefined; zeros are one valid choice."""
-    _check_layout("np.empty", order, like)
-    return _full(graph, "np.empty", shape_arg(shape, "np.empty"), 0,
-                 dtype_arg(dtype, "np.empty"))
+    _check_layout("np.empty", order, like, fortran=True)
+    return _in_order(graph, _full(graph, "np.empty", shape_arg(shape, "np.empty"), 0,
+                                  dtype_arg(dtype, "np.empty")), order)
 
 
 def ndarray(graph: Graph, shape: object, dtype: object = float, buffer: object = None,
@@ -95,9 +106,9 @@ def fill(graph: Graph, a: Value, value: object) -> Value:
 
 def full(graph: Graph, shape: object, fill_value: object, dtype: object = None,
          order: str = "C", *, device: object = None, like: object = None) -> Value:
-    _check_layout("np.full", order, like)
-    return _full(graph, "np.full", shape_arg(shape, "np.full"), fill_value,
-                 dtype_arg(dtype, "np.full"))
+    _check_layout("np.full", order, like, fortran=True)
+    return _in_order(graph, _full(graph, "np.full", shape_arg(shape, "np.full"), fill_value,
+                                  dtype_arg(dtype, "np.full")), order)
 
 
 def _like(name: str, fill: object) -> Any:
@@ -105,12 +116,14 @@ def _like(name: str, fill: object) -> Any:
 
     def handler(graph: Graph, a: object, dtype: object = None, order: str = "K",
                 subok: bool = True, shape: object = None, *, device: object = None) -> Value:
-        _check_layout(what, order)
+        _check_layout(what, order, fortran=True)
         proto = to_value(graph, a, what)
         dt = dtype_arg(dtype, what) or proto.dtype
         target = proto.shape if shape is None else shape_arg(shape, what)
         made = _full(graph, what, target, fill, dt)
-        if shape is None and isinstance(made, Value):
+        if order in ("C", "F") and isinstance(made, Value):
+            graph.layouts[made.id] = order.lower()
+        elif shape is None and isinstance(made, Value):
             graph.layouts[made.id] = ("like", proto.id)
         return made
 
@@ -288,16 +301,17 @@ def array(graph: Graph, object: object, dtype: object = None, *, copy: object = 
     """np.array: a copy of a traced array (cast to `dtype`), or a nested list of traced
     values and Python scalars stacked as NumPy stacks it; without traced values, NumPy's own
     constant."""
-    _check_layout("np.array", order, like)
+    _check_layout("np.array", order, like, fortran=True)
     if not any_value([object]):
         made = np.array(object, dtype=dtype, copy=copy, order=order,  # type: ignore
                         subok=subok, ndmin=ndmin)
-        return constant_array(graph, made) if type(made) is np.ndarray else made
+        return _in_order(graph, constant_array(graph, made), order) if type(
+            made) is np.ndarray else made
     if copy is False:
         raise Unsupported("np.array with copy=False")
     dt = dtype_arg(dtype, "np.array")
     if isinstance(object, (list, tuple)):
-        x = literal_value(graph, object, dt)
+        x = _in_order(graph, literal_value(graph, object, dt), order)
     else:
         x = as_array(graph, to_value(graph, object, "np.array"))
         if dt is not None and dt != x.dtype:
@@ -306,6 +320,10 @@ def array(graph: Graph, object: object, dtype: object = None, *, copy: object = 
             x = cast
         elif copy is not None:  # copy=None: the array itself, as NumPy hands it back
             x = graph.op("copy", [x])
+        if order == "F" and x.ndim > 1:
+            if copy is None:
+                raise Unsupported("np.array with order='F' and copy=None")
+            graph.layouts[x.id] = "f"
     ndmin = operator.index(ndmin)  # type: ignore[arg-type]
     if ndmin > x.ndim:  # ones prepended: a view of the array
         x = reshape_value(graph, x, (1,) * (ndmin - x.ndim) + tuple(x.shape))
@@ -316,6 +334,17 @@ def ascontiguousarray(graph: Graph, a: object, dtype: object = None, *,
                       like: object = None) -> Value:
     x = asarray(graph, a, dtype, like=like)
     return contiguous_view(graph, x, (1,) if x.ndim == 0 else x.shape, "ascontiguousarray")
+
+
+def asfortranarray(graph: Graph, a: object, dtype: object = None, *,
+                   like: object = None) -> Value:
+    """A view where `a` is Fortran-contiguous, else a Fortran-ordered copy: the graph's
+    values have no layout, so, as for ascontiguousarray, the entry takes it again with
+    NumPy's own function."""
+    x = asarray(graph, a, dtype, like=like)
+    view = contiguous_view(graph, x, (1,) if x.ndim == 0 else x.shape, "asfortranarray")
+    graph.layouts[view.id] = "f"  # the array's own strides where it is already so
+    return view
 
 
 def _tri_mask(graph: Graph, m: Value, k: int) -> Value:
@@ -361,7 +390,8 @@ def functions() -> dict[Any, Any]:
         np.empty_like: _like("empty_like", 0), np.full_like: full_like,
         np.arange: arange, np.linspace: linspace, np.eye: eye, np.identity: identity,
         np.array: array, np.asarray: asarray, np.asanyarray: asarray,
-        np.ascontiguousarray: ascontiguousarray, np.tril: tril, np.triu: triu,
+        np.ascontiguousarray: ascontiguousarray, np.asfortranarray: asfortranarray,
+        np.tril: tril, np.triu: triu,
         np.triu_indices: _tri_indices(np.triu_indices),
         np.tril_indices: _tri_indices(np.tril_indices),
     }

@@ -48,7 +48,8 @@ _RETURN_THE_ARRAY = (np.asarray, np.asanyarray, np.array, np.squeeze, np.atleast
 # given; every other one returns a new array, which a handler that built its result from view
 # ops alone (`np.repeat(a, 1)`, `np.roll(a, 0)`) must copy to be.
 _MAY_RETURN_A_VIEW = frozenset({
-    np.array, np.asarray, np.asanyarray, np.ascontiguousarray, np.astype, np.atleast_1d,
+    np.array, np.asarray, np.asanyarray, np.ascontiguousarray, np.asfortranarray, np.astype,
+    np.atleast_1d,
     np.atleast_2d, np.atleast_3d, np.broadcast_arrays, np.broadcast_to, np.diag, np.diagonal,
     np.diff, np.einsum, np.expand_dims, np.flip, np.meshgrid, np.moveaxis, np.ravel,
     np.reshape, np.squeeze, np.swapaxes, np.transpose, np.split, np.array_split, np.ndarray,

@@ -20,11 +20,24 @@ enum Leaf {
     Const(i64),
 }
 
+/// Calls of `leaves` one range may take: a long chain of `if`s passing a value on (a pivot
+/// search unrolled at capture) gives up rather than walk every path.
+const BUDGET: usize = 4096;
+
+/// Adds `leaf` to `out` unless it is there already.
+fn push(out: &mut Vec<Leaf>, leaf: Leaf) {
+    if !out.contains(&leaf) {
+        out.push(leaf);
+    }
+}
+
 /// The values `v` of `g` can be (an `i64` passed on unchanged through `where`, `maximum`,
-/// `minimum` and the results of `if`s), or `None` when it may be computed otherwise.
-fn leaves(g: &Graph, v: ValueId, out: &mut Vec<Leaf>) -> Option<()> {
+/// `minimum` and the results of `if`s), each once, or `None` when it may be computed
+/// otherwise or finding them takes more than `budget` steps.
+fn leaves(g: &Graph, v: ValueId, out: &mut Vec<Leaf>, budget: &mut usize) -> Option<()> {
+    *budget = budget.checked_sub(1)?;
     if v.index() < g.params.len() {
-        out.push(Leaf::Param(v.index()));
+        push(out, Leaf::Param(v.index()));
         return Some(());
     }
     let node = g.node(v)?;
@@ -33,39 +46,46 @@ fn leaves(g: &Graph, v: ValueId, out: &mut Vec<Leaf>) -> Option<()> {
     }
     match &node.op {
         Op::Const { value, .. } => match const_of(*value) {
-            Const::Int(c) => out.push(Leaf::Const(c)),
+            Const::Int(c) => push(out, Leaf::Const(c)),
             Const::Float(_) => return None,
         },
         Op::Where => {
-            leaves(g, node.inputs[1], out)?;
-            leaves(g, node.inputs[2], out)?;
+            leaves(g, node.inputs[1], out, budget)?;
+            leaves(g, node.inputs[2], out, budget)?;
         }
         Op::Binary(BinaryOp::Maximum | BinaryOp::Minimum) => {
-            leaves(g, node.inputs[0], out)?;
-            leaves(g, node.inputs[1], out)?;
+            leaves(g, node.inputs[0], out, budget)?;
+            leaves(g, node.inputs[1], out, budget)?;
         }
-        Op::If { .. } => region_results(g, v, 0, out)?,
-        Op::Result { index, .. } => region_results(g, node.inputs[0], *index, out)?,
+        Op::If { .. } => region_results(g, v, 0, out, budget)?,
+        Op::Result { index, .. } => region_results(g, node.inputs[0], *index, out, budget)?,
         _ => return None,
     }
     Some(())
 }
 
 /// The values result `r` of the `if` statement `s` of `g` can be: either region's, each
-/// region parameter being the statement's operand.
-fn region_results(g: &Graph, s: ValueId, r: usize, out: &mut Vec<Leaf>) -> Option<()> {
+/// region parameter being the statement's operand (followed once, however many regions
+/// pass it on).
+fn region_results(
+    g: &Graph,
+    s: ValueId,
+    r: usize,
+    out: &mut Vec<Leaf>,
+    budget: &mut usize,
+) -> Option<()> {
     let node = g.node(s)?;
     let Op::If { then, otherwise } = &node.op else {
         return None;
     };
+    let mut inner = Vec::new();
     for region in [then, otherwise] {
-        let mut inner = Vec::new();
-        leaves(region, *region.results.get(r)?, &mut inner)?;
-        for leaf in inner {
-            match leaf {
-                Leaf::Param(q) => leaves(g, *node.inputs.get(q + 1)?, out)?,
-                c => out.push(c),
-            }
+        leaves(region, *region.results.get(r)?, &mut inner, budget)?;
+    }
+    for leaf in inner {
+        match leaf {
+            Leaf::Param(q) => leaves(g, *node.inputs.get(q + 1)?, out, budget)?,
+            c => push(out, c),
         }
     }
     Some(())
@@ -94,8 +114,8 @@ impl Native<'_, '_> {
             _ => None,
         };
         let mut hull = range_of(init)?;
-        let mut found = Vec::new();
-        leaves(body, *body.results.get(1 + j)?, &mut found)?;
+        let (mut found, mut budget) = (Vec::new(), BUDGET);
+        leaves(body, *body.results.get(1 + j)?, &mut found, &mut budget)?;
         for leaf in found {
             let range = match leaf {
                 Leaf::Param(p) if p == carried_param => continue,
