@@ -45,6 +45,7 @@ from kernel_cases_textbook import TEXTBOOK_CASES
 
 
 from kernel_cases_puzzles import PUZZLE_CASES
+from kernel_cases_assignments import ASSIGNMENT_CASES
 
 
 def _spd(rng, n):
@@ -1134,3 +1135,4 @@ CASES += TEXTBOOK_CASES
 
 
 CASES += PUZZLE_CASES
+CASES += ASSIGNMENT_CASES
