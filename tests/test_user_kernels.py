@@ -239,8 +239,6 @@ NOT_YET_NATIVE = {
                             "list comprehension (a recompile per fold)",
     "label_encode_unique": "np.unique(..., return_inverse=True) and np.bincount: lengths (the "
                            "number of classes) only the data knows",
-    "kfold_ridge_scores": "`X[tr].T @ X[tr]` and `X[te] @ w`: products of boolean-mask "
-                          "selections (the masked variables have no `.T` or `@`)",
     "logistic_regression_early_stop": "`if val_loss < best_loss - 1e-6:` with the `break` on "
                                       "`bad >= patience` nested in its else path: the epoch "
                                       "loop is not a loop op",
