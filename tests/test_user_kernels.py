@@ -248,8 +248,6 @@ NOT_YET_NATIVE = {
     "silhouette_score_loops": "`D[i, same].mean()` of masks made per sample, `if c == "
                               "labels[i]: continue` and `min(b, ...)` of a Python float and "
                               "a NumPy scalar: the sample loop is not a loop op",
-    "per_class_accuracy": "`idx = np.where(y_true == c)[0]` and `y_pred[idx]`: an index array "
-                          "whose length only the data knows, and `if len(idx) == 0`",
     "classification_report_dict": "`tp / (tp + fp) if tp + fp > 0 else 0.0`: a NumPy float64 "
                                   "on one path and a Python float on the other, stored in a "
                                   "dict of tuples",
