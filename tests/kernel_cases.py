@@ -48,6 +48,9 @@ from kernel_cases_puzzles import PUZZLE_CASES
 from kernel_cases_ported import PORTED_CASES
 
 
+from kernel_cases_assignments import ASSIGNMENT_CASES
+
+
 def _spd(rng, n):
     a = rng.random((n, n))
     return a @ a.T + n * np.eye(n)
@@ -1144,3 +1147,6 @@ CASES += TEXTBOOK_CASES
 
 CASES += PUZZLE_CASES
 CASES += PORTED_CASES
+
+
+CASES += ASSIGNMENT_CASES

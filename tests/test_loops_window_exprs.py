@@ -401,3 +401,86 @@ def test_a_window_read_on_a_path_is_numpys_view(backend):
         x = _rng(seed).random(20)
         want = window_read_on_a_path(x.copy(), 4)
         assert_same(ember.compile(window_read_on_a_path, backend=backend)(x.copy(), 4), want)
+
+
+def pool_backward_by_argmax(dout, x):
+    dx = np.zeros_like(x)
+    for c in range(x.shape[0]):
+        for i in range(x.shape[1] // 2):
+            for j in range(x.shape[2] // 2):
+                window = x[c, 2 * i:2 * i + 2, 2 * j:2 * j + 2]
+                a, b = np.unravel_index(np.argmax(window), window.shape)
+                dx[c, 2 * i + a, 2 * j + b] += dout[c, i, j]
+    return dx
+
+
+def window_arg_extremes(x):
+    first = np.zeros(x.shape[0] // 2, dtype=np.int64)
+    last = np.zeros(x.shape[0] // 2, dtype=np.int64)
+    for i in range(x.shape[0] // 2):
+        w = x[2 * i:2 * i + 2, 1:4]
+        first[i] = np.argmax(w)
+        last[i] = w.argmin()
+    return first, last
+
+
+def row_argmin_cells(d, cols):
+    cells = []
+    for i in range(d.shape[0]):
+        k = d[i, :cols].argmin()
+        cells.append(np.unravel_index(k, (2, cols // 2)))
+    return cells
+
+
+def _ops_in_loops(graph, inside=False):
+    found = set()
+    for node in graph.nodes:
+        if inside:
+            found.add(node.op)
+        for key in ("body", "then", "else"):
+            region = node.attrs.get(key) if node.op in ("loop", "if") else None
+            if region is not None:
+                found |= _ops_in_loops(region, True)
+    return found
+
+
+def _ties_and_nans(rng, dtype):
+    x = np.round(rng.standard_normal((16, 8)) * 2)
+    x[0, 2] = x[2, 3] = x[3, 1] = np.nan
+    x[5, 1] = x[5, 2] = x[4, 1] = 9.0
+    if dtype == np.float64:
+        return x
+    return np.nan_to_num(x).astype(dtype)
+
+
+@pytest.mark.parametrize("backend", ["eager", "cranelift"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32, np.bool_])
+def test_argmax_of_a_window_is_element_arithmetic(backend, dtype):
+    """np.argmax / argmin of a short window (a pooling window's argmax mask), and
+    np.unravel_index of a 0-d index, in a loop body: NumPy's first extreme (the first NaN),
+    with no array op on each trip (the loop runs natively, not as a graph per trip)."""
+    rng = np.random.default_rng(3)
+    x = _ties_and_nans(rng, dtype)
+    cases = [(window_arg_extremes, (x,)),
+             (pool_backward_by_argmax, (rng.random((2, 4, 4)), x.reshape(2, 8, 8))),
+             (row_argmin_cells, (x, 4))]
+    for fn, args in cases:
+        ember.reset()
+        recorder = RecordingBackend(backend)
+        compiled = ember.compile(fn, backend=recorder)
+        for _ in range(2):
+            assert_same(compiled(*_copies(args)), fn(*_copies(args)))
+        assert ember.stats()["graph_breaks"] == 0, ember.stats()["break_reasons"]
+        found = _ops_in_loops(recorder.graphs[0])
+        assert not {"argmax", "argmin", "arange", "gather"} & found, found
+
+
+def test_an_unravelled_index_outside_the_shape_raises_in_a_loop():
+    ember.reset()
+    compiled = ember.compile(row_argmin_cells)
+    d = np.where(np.arange(8) == 4, -1.0, np.random.default_rng(0).random((12, 8)))
+    assert_same(compiled(d, 4), row_argmin_cells(d, 4))
+    with pytest.raises(ValueError, match="index 4 is out of bounds for array with size 4"):
+        row_argmin_cells(d, 5)
+    with pytest.raises(ValueError, match="index 4 is out of bounds for array with size 4"):
+        compiled(d, 5)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ember
 import numpy as np
+import pytest
 from conftest import assert_same
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
@@ -114,3 +115,47 @@ def test_indices_used_as_values_break_and_match_numpy() -> None:
     ember.reset()
     assert_same(ember.compile(selected_by_nonzero)(x), selected_by_nonzero(x))
     assert ember.stats()["graph_breaks"] >= 1
+
+
+def accuracy_per_class(y_true, y_pred, k):
+    accs = []
+    for c in range(k):
+        idx = np.where(y_true == c)[0]
+        if len(idx) == 0:
+            accs.append(0.0)
+        else:
+            accs.append(np.mean(y_pred[idx] == c))
+    return np.array(accs)
+
+
+def rows_at_nonzero(x, labels):
+    nz = np.nonzero(labels)[0]
+    return x[nz].sum(axis=0), x[nz] * 2, len(x[nz]), x[np.flatnonzero(labels > 1)].max()
+
+
+def test_indexing_with_the_indices_of_a_1d_mask_is_its_selection() -> None:
+    """`a[np.where(m)[0]]`, `a[np.nonzero(m)[0]]`, `a[np.flatnonzero(m)]` are `a[:len(m)][m]`:
+    in the graph (no break) for arrays at least as long as the mask, every count of selected
+    rows; a shorter array still breaks and NumPy raises its IndexError."""
+    rng = np.random.default_rng(7)
+    y = rng.integers(0, 4, 40)
+    p = np.where(rng.random(40) < 0.7, y, rng.integers(0, 4, 40))
+    x = rng.standard_normal((40, 3))
+    for fn, args in [(accuracy_per_class, (y, p, 4)), (accuracy_per_class, (y, p, 6)),
+                     (rows_at_nonzero, (x, rng.integers(0, 3, 40))),
+                     (rows_at_nonzero, (x, rng.integers(0, 3, 25))),
+                     (rows_at_nonzero, (x, np.full(40, 2)))]:
+        ember.reset()
+        compiled = ember.compile(fn)
+        for _ in range(2):
+            assert_same(compiled(*args), fn(*args))
+        assert ember.stats()["graph_breaks"] == 0, ember.stats()["break_reasons"]
+    ember.reset()
+    labels = np.zeros(30, dtype=np.int64)
+    labels[25] = 2
+    try:
+        rows_at_nonzero(x[:20], labels)
+    except IndexError as exc:
+        want = str(exc)
+    with pytest.raises(IndexError, match=want):
+        ember.compile(rows_at_nonzero)(x[:20], labels)

@@ -190,3 +190,31 @@ def test_random_gathers_match_numpy(draw: st.DataObject) -> None:
     ember.reset()
     check(lambda x, i: np.take(x, i, axis=axis), x, idx, backend=backend)
     assert np.asarray(x)[index].shape == np.take(x, idx, axis=axis).shape
+
+
+def probs_of_labels(p, y):  # the loss of softmax assignments: probs[range(N), y]
+    n = p.shape[0]
+    return -np.sum(np.log(p[range(n), y])) / n
+
+
+def minus_one_at_labels(p, y):
+    d = p.copy()
+    d[range(d.shape[0]), y] -= 1
+    return d
+
+
+def rows_and_columns_by_range(p):
+    q = p.copy()
+    q[range(1, 5, 2)] = 7.0
+    q[range(0), 0] = 3.0
+    return q, p[range(5, 0, -2), 1], p[range(0)], p[:, range(3)], p[range(-1, 2), range(3)]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_range_index_is_the_integer_array_numpy_makes_of_it(backend: str) -> None:
+    p = data(np.float64, (6, 4)) + 2.0
+    y = np.array([3, 0, 1, 1, 2, 0])
+    check(probs_of_labels, p, y, backend=backend)
+    check(minus_one_at_labels, p, y, backend=backend)
+    check(rows_and_columns_by_range, p, backend=backend)
+    check(lambda p, y: p[range(7), y], p, np.zeros(7, np.int64), backend=backend)  # IndexError

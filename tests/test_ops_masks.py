@@ -420,3 +420,61 @@ def test_unary_operators_of_a_selection(backend: str, fn, make) -> None:
     ember.reset()
     check(fn, *make(r), backend=backend, ops=())
     assert ember.stats()["graph_breaks"] == 0, ember.stats()["break_reasons"]
+
+
+def normal_equations_on_kept_rows(X, y, lo):
+    keep = y > lo
+    A = X[keep].T @ X[keep]
+    b = X[keep].T @ y[keep]
+    residual = X[~keep] @ np.ones(X.shape[1]) - y[~keep]
+    return A, b, np.sum(residual ** 2), (X[keep] @ np.ones((X.shape[1], 2))).sum(axis=0)
+
+
+def class_scatter(X, labels, k):
+    out = []
+    for c in range(k):
+        sel = labels == c
+        d = X[sel] - X[sel].mean(axis=0)
+        out.append(d.T @ d)
+    return out
+
+
+def ridge_fold(X, y, fold_of, f):
+    tr = fold_of != f
+    w = np.linalg.solve(X[tr].T @ X[tr] + 0.1 * np.eye(X.shape[1]), X[tr].T @ y[tr])
+    return w, np.mean((X[fold_of == f] @ w - y[fold_of == f]) ** 2)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
+def test_products_of_selected_rows(backend: str, dtype: type) -> None:
+    """`X[m].T @ X[m]` (the selected rows' Gram matrix, a known shape) and `X[m] @ w` (one
+    product per selected row) in the graph, for every count of selected rows."""
+    rng = np.random.default_rng(5)
+    X = (rng.standard_normal((24, 3)) * 4).astype(dtype)
+    y = (rng.standard_normal(24) * 4).astype(dtype)
+    rtol = 1e-5 if dtype == np.float32 else 1e-9
+    for lo in (-100, 0, 100):  # all rows, some, none
+        ember.reset()
+        check(normal_equations_on_kept_rows, X, y, lo, backend=backend, rtol=rtol,
+              ops=("matmul",))
+        assert ember.stats()["graph_breaks"] == 0, ember.stats()["break_reasons"]
+    ember.reset()
+    check(class_scatter, X, np.arange(24) % 3, 3, backend=backend, rtol=rtol, ops=())
+    assert ember.stats()["graph_breaks"] == 0, ember.stats()["break_reasons"]
+    if dtype != np.int64:
+        ember.reset()
+        check(ridge_fold, X, y, np.arange(24) % 5, 2, backend=backend, rtol=rtol, ops=())
+        assert ember.stats()["graph_breaks"] == 0, ember.stats()["break_reasons"]
+
+
+def test_other_uses_of_a_transposed_selection_break_and_stay_numpys() -> None:
+    x = data(np.float64, (6, 3))
+    m = x[:, 0] > 0
+    other = np.roll(m, 1)
+    for fn in (lambda x, m, o: x[m].T @ x[o], lambda x, m, o: x[m].T.sum(axis=1),
+               lambda x, m, o: x[m].T.T @ np.ones(3), lambda x, m, o: x[m] @ x[m].T):
+        ember.reset()
+        np.testing.assert_allclose(ember.compile(fn)(x, m, other), fn(x, m, other))
+    with pytest.raises(ValueError):
+        ember.compile(lambda x, m: x[m] @ np.ones(4))(x, m)

@@ -265,6 +265,27 @@ NOT_YET_NATIVE = {
     "hailstone_longest": "`best = total` in a branch: a Python int (best = 1) on one path "
                          "and an np.int32 (steps + cache[n]) on the other, which no one "
                          "value of the loop op holds",
+
+
+    "predict_labels": "`np.bincount(closest_y).argmax()` without minlength=: a length (the "
+                      "largest label) only the data knows, per test row",
+    "knn_cross_validation": "`np.bincount(nearest).argmax()` per row as in predict_labels, and "
+                            "folds of np.array_split of different lengths concatenated in a "
+                            "list comprehension (a recompile per fold)",
+    "label_encode_unique": "np.unique(..., return_inverse=True) and np.bincount: lengths (the "
+                           "number of classes) only the data knows",
+    "logistic_regression_early_stop": "`if val_loss < best_loss - 1e-6:` with the `break` on "
+                                      "`bad >= patience` nested in its else path: the epoch "
+                                      "loop is not a loop op",
+    "kmeans_converge": "a list comprehension with `X[labels == k].mean(axis=0) if "
+                       "np.any(labels == k) else centroids[k]` (a branch on data per "
+                       "cluster) inside a loop left by `break` on np.allclose",
+    "silhouette_score_loops": "`D[i, same].mean()` of masks made per sample, `if c == "
+                              "labels[i]: continue` and `min(b, ...)` of a Python float and "
+                              "a NumPy scalar: the sample loop is not a loop op",
+    "classification_report_dict": "`tp / (tp + fp) if tp + fp > 0 else 0.0`: a NumPy float64 "
+                                  "on one path and a Python float on the other, stored in a "
+                                  "dict of tuples",
 }
 
 

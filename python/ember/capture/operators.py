@@ -102,7 +102,8 @@ def binary_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
             return lifted
     if _scalars_meet(a, b):
         return scalar.binary(op, a, b)
-    if isinstance(a, masked.MaskedVariable) or isinstance(b, masked.MaskedVariable):
+    if isinstance(a, masked.MaskedVariable | masked.MaskedTransposeVariable) or isinstance(
+            b, masked.MaskedVariable | masked.MaskedTransposeVariable):
         return masked.binary(tx, op, a, b)
     if isinstance(a, ArrayVariable) or isinstance(b, ArrayVariable):
         if op == "*":

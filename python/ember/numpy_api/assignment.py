@@ -12,7 +12,7 @@ from ember.errors import Unsupported
 from ember.graph import Graph, Value, shapes
 from ember.numpy_api import gather
 from ember.numpy_api.convert import any_value
-from ember.numpy_api.indexing import _slice_part, _symbolic_slice, getitem
+from ember.numpy_api.indexing import _slice_part, _symbolic_slice, getitem, ranges_as_arrays
 from ember.numpy_api.literals import constant_array, literal_value
 
 
@@ -35,6 +35,7 @@ def setitem(graph: Graph, a: Value, index: object, value: object) -> Value:
 def _setitem(graph: Graph, a: Value, index: object, value: object) -> Value:
     """`a` after `a[index] = value`, for integer and slice indices (and `...`): slices of `a`
     around the value, concatenated axis by axis; a slice with a step, by an element loop."""
+    index = ranges_as_arrays(graph, index)
     items = index if isinstance(index, tuple) else (index,)
     if len(items) == 1 and isinstance(items[0], Value) and items[0].dtype == np.bool_ \
             and items[0].ndim and not a.scalar:

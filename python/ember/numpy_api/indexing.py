@@ -35,9 +35,22 @@ def _slice_part(x: object) -> int | None:
                         "method") from None
 
 
+def ranges_as_arrays(graph: Graph, index: object) -> object:
+    """`index` with each `range` in it as the integer array NumPy makes of it
+    (`scores[range(n), y]`)."""
+    def array(item: object) -> object:
+        if isinstance(item, range):
+            return graph.arange(item.start, item.step, len(item), np.dtype(np.intp))
+        return item
+    if isinstance(index, tuple):
+        return tuple(array(item) for item in index)
+    return array(index)
+
+
 def getitem(graph: Graph, a: Value, index: object) -> Value:
     """`a[index]` as slice, squeeze and expand_dims ops. A fully integer-indexed result is a
     NumPy scalar, as NumPy returns."""
+    index = ranges_as_arrays(graph, index)
     items = index if isinstance(index, tuple) else (index,)
     if any(isinstance(item, Value) for item in items):
         if a.scalar:

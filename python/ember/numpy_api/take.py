@@ -56,6 +56,10 @@ def take(graph: Graph, x: Value, indices: object, axis: object, mode: str) -> Va
     return gather.gather(graph, gather.plan(graph, x, (*(slice(None),) * ax, index)))
 
 
+# The most elements (int64, 32 KiB) whose zeros check a 0-d index in a loop body.
+_SCRATCH_CHECK = 4096
+
+
 def unravel_index(graph: Graph, indices: object, shape: object, order: object = "C"
                   ) -> Any:
     """np.unravel_index of flat indices computed at run time (`np.argmin(d)`): each
@@ -75,8 +79,14 @@ def unravel_index(graph: Graph, indices: object, shape: object, order: object = 
     index = graph.op("astype", [indices], dtype=np.dtype(np.int64))
     outside = graph.op("where", [graph.op("lt", [index, graph.const(np.int64(0))]),
                                  graph.const(np.int64(size)), index])
-    flat = gather.gather(graph, gather.plan(graph, graph.arange(0, 1, size, np.int64),
-                                            (outside,)))
+    if graph.parent is not None and not outside.ndim and size <= _SCRATCH_CHECK:
+        # in a loop body, where an `arange` is no native value: the same bounds check as a
+        # load from zeros a native step keeps on its stack, plus the index
+        zeros = graph.full((size,), 0, np.int64)
+        flat = graph.op("add", [graph.op("load", [zeros, outside]), index])
+    else:
+        flat = gather.gather(graph, gather.plan(graph, graph.arange(0, 1, size, np.int64),
+                                                (outside,)))
     coords = []
     for axis, dim in enumerate(dims):
         rest = dims[axis + 1:] if order == "C" else dims[:axis]

@@ -38,7 +38,7 @@ def arg_extremum(tx: Interpreter, fn: object, args: list[VariableTracker],
         return None
     graph = tx.graph
     items = short_elements(graph, args[0], MAX_LENGTH)
-    if items is None or not 1 <= len(items) <= MAX_LENGTH or items[0].dtype.kind not in "iuf":
+    if items is None or not 1 <= len(items) <= MAX_LENGTH or items[0].dtype.kind not in "biuf":
         return None
     return ArrayVariable(_first_extremum(graph, _COMPARE[fn], items))
 

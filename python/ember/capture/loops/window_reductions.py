@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ember.capture.loops import windows
+from ember.capture.loops import small_extrema, windows
 from ember.capture.loops.run_exprs import _Body, _Nested
 from ember.capture.loops.window_exprs import At
 from ember.capture.variables.array import ArrayVariable
@@ -36,7 +36,10 @@ if TYPE_CHECKING:
 # The op folding two partial results of each reduction.
 _FOLDS = {np.sum: "add", np.mean: "add", np.max: "maximum", np.amax: "maximum",
           np.min: "minimum", np.amin: "minimum"}
-METHODS = {"sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min}
+METHODS = {"sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min,
+           "argmax": np.argmax, "argmin": np.argmin}
+# The comparison by which an element displaces the best one so far.
+_ARG_TESTS = {np.argmax: "gt", np.argmin: "lt"}
 
 
 class _Inline(_Body):
@@ -119,6 +122,29 @@ def reduce_all(tx: Interpreter, fn: object, lazy: ArrayVariable) -> ArrayVariabl
                                fn, dtype))
 
 
+def reduce_arg(tx: Interpreter, fn: object, lazy: ArrayVariable) -> ArrayVariable | None:
+    """`np.argmax(w)` / `np.argmin(w)` over all elements of a window of at most
+    `windows._UNROLLED_ELEMENTS` (a pooling window's `np.unravel_index(np.argmax(w),
+    w.shape)`): the flat C-order index of the first extreme element, or of the first NaN as
+    NumPy's, straight-line on registers; None for longer windows (the array path runs it)."""
+    check = getattr(lazy, "check", None)
+    shape, at = tuple(lazy.shape), lazy.at  # type: ignore[attr-defined]
+    if not 0 < math.prod(shape) <= windows._UNROLLED_ELEMENTS:
+        return None
+    if check is not None:
+        check()  # NumPy reads the view now
+    g = tx.graph
+    body = _Inline(g)
+    shifted, body.shifted = body.shifted, True
+    try:
+        elements = [at(body, [g.const(c) for c in combo])
+                    for combo in itertools.product(*(range(n) for n in shape))]
+    finally:
+        body.shifted = shifted
+    compare = _ARG_TESTS[fn]  # type: ignore[index]
+    return ArrayVariable(small_extrema._first_extremum(g, compare, elements))
+
+
 def reduce_axes(tx: Interpreter, fn: object, lazy: ArrayVariable, axes: tuple[int, ...]
                 ) -> ArrayVariable:
     """`fn(lazy, axis=axes)`: window arithmetic over the kept axes whose element folds the
@@ -165,6 +191,8 @@ def numpy_call(tx: Interpreter, fn: object, args: list[VariableTracker],
     """`np.sum(w)`, `np.max(w)` ... of a lazy `w`; None for other calls."""
     from ember.capture.loops.window_exprs import is_lazy
 
+    if fn in _ARG_TESTS and len(args) == 1 and is_lazy(args[0]) and _whole(kwargs):
+        return reduce_arg(tx, fn, args[0])  # type: ignore[arg-type]
     if fn not in _FOLDS or not args or not is_lazy(args[0]):
         return None
     axis = args[1] if len(args) == 2 else kwargs.get("axis")
@@ -199,6 +227,11 @@ class ReductionMethod(VariableTracker):
     def call(self, tx: Interpreter, args: list[VariableTracker],
              kwargs: dict[str, VariableTracker]) -> VariableTracker:
         fn = METHODS[self.name]
+        if fn in _ARG_TESTS:
+            found = reduce_arg(tx, fn, self.lazy) if not args and _whole(kwargs) else None
+            if found is not None:
+                return found
+            return ArrayVariable.getattr(self.lazy, tx, self.name).call(tx, args, kwargs)
         if not args and _whole(kwargs):
             return reduce_all(tx, fn, self.lazy)
         axis = args[0] if len(args) == 1 else kwargs.get("axis")

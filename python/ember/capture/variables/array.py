@@ -362,6 +362,12 @@ class ArrayVariable(VariableTracker):
 
         if isinstance(index, MaskedVariable) and not self.value.scalar:
             return gather_selected(tx, self, index)
+        from ember.capture.variables.nonzero import NonzeroIndexVariable, select_at
+
+        if isinstance(index, NonzeroIndexVariable) and not self.value.scalar:
+            selected = select_at(tx, self, index)
+            if selected is not None:
+                return selected
         index = slices.from_end(self, index)
         parts = index.items if isinstance(index, TupleVariable) else [index]
         if any(isinstance(p, PythonScalarVariable) for p in parts):

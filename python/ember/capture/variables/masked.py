@@ -7,7 +7,8 @@ with one value per selected row (`x[m] * 2`, `x[m] += v`), reductions (`x[m].sum
 `np.mean(x[m])`, `x[m].max(axis=0)`: the unselected places replaced by the reduction's
 identity; elementwise ufuncs that raise no flag at 1, `np.maximum(x[m], 1e-12)`,
 `np.log(x[m])`, computed with 1 in the unselected places; `var`/`std` as NumPy's two passes, the deviations of unselected places zero; `np.median` of a 1-d float64 selection), assignment back through the same mask (`x[m] = x[m] * 2`: `where`), gathers at a
-selection of integers (`table[idx[m]]`, a selection under `m`), and its
+selection of integers (`table[idx[m]]`, a selection under `m`), products of selected rows
+(`X[m].T @ X[m]`, an array of a known shape; `X[m] @ w`, a selection under `m`), and its
 length (`len(x[m])`, `.shape`, `.size`: a Python int counted from the mask, as for
 `np.nonzero`). Anything else (indexing it, passing it to other functions) is a graph break."""
 
@@ -66,6 +67,8 @@ class MaskedVariable(VariableTracker):
     def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
         if name in _REDUCTIONS:
             return MaskedMethodVariable(self, name)
+        if name == "T" and self.mask.ndim == 1 and self.values.ndim <= 2:
+            return self if self.values.ndim == 1 else MaskedTransposeVariable(self)
         if name == "dtype":
             return ConstantVariable(self.values.dtype)
         if name == "ndim":
@@ -111,6 +114,51 @@ class MaskedVariable(VariableTracker):
         if not extra:
             return self.mask
         return graph.op("reshape", [self.mask], shape=[*self.mask.shape, *[1] * extra])
+
+
+class MaskedTransposeVariable(VariableTracker):
+    """`x[m].T` of a 2-d selection of rows: only its product with a selection of the same
+    rows is defined (`X[m].T @ X[m]`, `X[m].T @ y[m]`: normal equations on the rows a mask
+    keeps), a sum over the selected rows, so an array of a known shape."""
+
+    def __init__(self, selection: MaskedVariable) -> None:
+        self.selection = selection
+
+    def type_name(self) -> str:
+        return "ndarray"
+
+    def python_type(self) -> type:
+        return np.ndarray
+
+    def describe(self) -> str:
+        return "the transpose of a boolean-mask selection"
+
+    def getattr(self, tx: Interpreter, name: str) -> VariableTracker:
+        if name == "T":
+            return self.selection
+        raise _refuse(f".T.{name}")
+
+
+def _matmul(tx: Interpreter, a: VariableTracker, b: VariableTracker) -> VariableTracker:
+    """`x[m].T @ y[m]`: the selected rows' products summed, the unselected rows zero, an
+    array; `x[m] @ w` of a 2-d selection and a 1-d or 2-d array: one product per selected
+    row, a selection under the same mask."""
+    graph = tx.graph
+    if isinstance(a, MaskedTransposeVariable) and isinstance(b, MaskedVariable):
+        if b.mask.ndim != 1 or not same_mask(a.selection.mask, b.mask):
+            raise _refuse("a product with another mask")
+        left = graph.op("transpose", [a.selection.selected(graph, 0)], perm=[1, 0])
+        return ArrayVariable(call_numpy_api("operator @", numpy_api.binary_op, graph, "@",
+                                            left, b.selected(graph, 0)))
+    if isinstance(a, MaskedVariable) and not isinstance(b, (MaskedVariable,
+                                                            MaskedTransposeVariable)):
+        w = to_api(b)
+        if a.mask.ndim != 1 or a.values.ndim != 2 or not isinstance(w, Value) or \
+                w.scalar or w.ndim not in (1, 2):
+            raise _refuse("operator @")
+        return MaskedVariable(call_numpy_api("operator @", numpy_api.binary_op, graph, "@",
+                                             a.values, w), a.mask)
+    raise _refuse("operator @")
 
 
 def select(tx: Interpreter, array: ArrayVariable, mask: Value) -> MaskedVariable:
@@ -235,6 +283,8 @@ def _operand(tx: Interpreter, vt: VariableTracker, mask: Value, rows: int) -> An
 def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
            ) -> VariableTracker:
     """`selection op other` (either side), a new selection under the same mask."""
+    if op == "@":
+        return _matmul(tx, a, b)
     masked = a if isinstance(a, MaskedVariable) else b
     assert isinstance(masked, MaskedVariable)
     if op not in _ARITHMETIC:

@@ -8,7 +8,9 @@ the entry takes them from a buffer of `(x.size, x.ndim)` positions, the nonzero 
 `buffer[:count, axis]`, views of one array as NumPy's are. An element of one by an integer
 (`np.nonzero(x > t)[0][-1]`, `np.where(d == 0)[0][0]`: the first or last place where) is the
 axis's index of the place where the running count of nonzero elements passes it
-(`masked.element`). Anything else (their values, indexing with them) is a graph break."""
+(`masked.element`). Indexing a longer array with the one index array of a 1-d `x` is the
+boolean-mask selection by `x` (`select_at`). Anything else (their values, other indexing
+with them) is a graph break."""
 
 from __future__ import annotations
 
@@ -101,6 +103,24 @@ def nonzero_of(tx: Interpreter, array: VariableTracker) -> VariableTracker | Non
     positions = Positions(array.value)
     return TupleVariable([NonzeroIndexVariable(count, positions, axis)
                           for axis in range(array.value.ndim)])
+
+
+def select_at(tx: Interpreter, array: ArrayVariable, index: NonzeroIndexVariable
+              ) -> MaskedVariable | None:
+    """`a[np.nonzero(m)[0]]` (`y[np.where(labels == c)[0]]`) of a 1-d `m` no longer than
+    `a`: the rows of `a` where `m` is nonzero, in order, which is the boolean-mask selection
+    `a[:len(m)][m != 0]`; None otherwise (the gather breaks)."""
+    from ember.capture.variables import masked
+    from ember.numpy_api.indexing import getitem
+
+    x, a = index.positions.x, array.value
+    if x.ndim != 1 or not a.ndim or not isinstance(x.shape[0], int) or not isinstance(
+            a.shape[0], int) or x.shape[0] > a.shape[0]:
+        return None
+    graph = tx.graph
+    keep = x if x.dtype == np.bool_ else graph.op("ne", [x, graph.const(0)])
+    rows = a if a.shape[0] == x.shape[0] else getitem(graph, a, slice(0, x.shape[0]))
+    return masked.select(tx, ArrayVariable(rows), keep)
 
 
 class Positions:
