@@ -46,7 +46,11 @@ def two_tables_and_a_small_one(x):
             counts[k] += 1
             weights[k % 4099] += 0.5
             small[k % 3] += 1.0
-        out[i] = counts.max() + weights[x[i, 0] % 4099] + small[1]
+        best = 0
+        for k in range(5003):
+            if counts[k] > best:
+                best = counts[k]
+        out[i] = best + weights[x[i, 0] % 4099] + small[1]
     return out
 
 
@@ -121,14 +125,14 @@ def flood_fill_stack(img, seeds, new):
 RNG = np.random.default_rng(23)
 
 
-@pytest.mark.parametrize("rows,m", [(0, 4500), (1, 4500), (3, 4501), (2, 4097)])
+@pytest.mark.parametrize("rows,m", [(0, 4500), (1, 4500), (3, 4501), (2, 4097), (11, 4099)])
 def test_a_big_zeroed_row_per_trip_matches_numpy(rows, m):
     assert_behaves_as_numpy(reversed_rows, RNG.standard_normal((rows, m)))
 
 
 @pytest.mark.parametrize("limit", [0, 1, 9001, 9002])
 def test_a_big_filled_table_and_its_index_error_match_numpy(limit):
-    x = RNG.integers(0, 9001, (5, 11))
+    x = RNG.integers(0, 9001, (12, 11))
     assert_behaves_as_numpy(last_positions, x, limit)
     bad = x.copy()
     bad[3, 4] = 9001  # past the table on the fourth trip, after three trips' stores
@@ -139,12 +143,12 @@ def test_a_big_filled_table_and_its_index_error_match_numpy(limit):
     assert_behaves_as_numpy(last_positions, bad, limit)
 
 
-@pytest.mark.parametrize("rows", [0, 1, 4])
+@pytest.mark.parametrize("rows", [0, 1, 4, 13])
 def test_stack_and_heap_tables_in_one_body_match_numpy(rows):
     x = RNG.integers(0, 5003, (rows, 11))
     assert_behaves_as_numpy(two_tables_and_a_small_one, x)
-    bad = RNG.integers(0, 5003, (3, 11))
-    bad[2, 5] = -5004
+    bad = RNG.integers(0, 5003, (12, 11))
+    bad[9, 5] = -5004
     assert_behaves_as_numpy(two_tables_and_a_small_one, bad)
 
 
@@ -166,11 +170,11 @@ def test_a_stack_per_flood_fill_matches_numpy(shape):
 
 
 @pytest.mark.parametrize("fn,args", [
-    (reversed_rows, (RNG.standard_normal((3, 4500)),)),
-    (last_positions, (RNG.integers(0, 9001, (5, 11)), 9001)),
-    (two_tables_and_a_small_one, (RNG.integers(0, 5003, (4, 11)),)),
+    (reversed_rows, (RNG.standard_normal((12, 4500)),)),
+    (last_positions, (RNG.integers(0, 9001, (12, 11)), 9001)),
+    (two_tables_and_a_small_one, (RNG.integers(0, 5003, (12, 11)),)),
     (components_by_queue, (RNG.random((60, 60)) < 0.5,)),
     (flood_fill_stack, (RNG.integers(0, 3, (70, 70)), np.array([[0, 0], [5, 9]]), 7)),
 ])
-def test_the_loop_is_one_native_function(fn, args):
-    assert _native_functions(fn, *args) >= 1
+def test_the_loop_nest_is_one_native_function(fn, args):
+    assert _native_functions(fn, *args) == 1
