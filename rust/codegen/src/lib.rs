@@ -76,6 +76,8 @@ pub enum Error {
     Value(String),
     /// NumPy's `LinAlgError`, raised by running code (a singular matrix to `solve`).
     LinAlg(String),
+    /// Python's `MemoryError`: memory the running code needs could not be allocated.
+    Memory(String),
 }
 
 impl fmt::Display for Error {
@@ -84,7 +86,9 @@ impl fmt::Display for Error {
             Error::Unsupported(m) => write!(f, "not supported by the cranelift backend: {m}"),
             Error::Codegen(m) => write!(f, "code generation failed: {m}"),
             Error::Mismatch(m) => write!(f, "argument mismatch: {m}"),
-            Error::Index(m) | Error::Value(m) | Error::LinAlg(m) => f.write_str(m),
+            Error::Index(m) | Error::Value(m) | Error::LinAlg(m) | Error::Memory(m) => {
+                f.write_str(m)
+            }
         }
     }
 }

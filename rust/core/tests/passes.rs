@@ -247,3 +247,15 @@ fn signs(a: &HostArray) -> Vec<bool> {
         _ => Vec::new(),
     }
 }
+
+#[test]
+fn dce_drops_only_element_accesses_that_cannot_raise() {
+    // Dead: a store at constant indices inside the shape (-3 wraps to row 0) and its array.
+    // Kept: a store at a row past the end, and a load at an index known only at run time.
+    let text = "ember-ir 2\nfunc @f(%0: f64[4], %1: i64[]) -> (i64[]) {\n  %2 = full() value=1 : i64[3,2]\n  %3 = const() value=-3 : i64[] weak\n  %4 = const() value=1 : i64[] weak\n  %5 = store(%2, %1, %3, %4) : i64[3,2]\n  %6 = full() value=2 : i64[3,2]\n  %7 = const() value=3 : i64[] weak\n  %8 = store(%6, %1, %7, %4) : i64[3,2]\n  %9 = load(%0, %1) : f64[]\n  return %1\n}\n";
+    let out = optimise(text);
+    assert_eq!(out.matches("store(").count(), 1, "{out}");
+    assert_eq!(out.matches("full()").count(), 1, "{out}");
+    assert!(out.contains("value=2 : i64[3,2]"), "{out}");
+    assert_eq!(out.matches("load(").count(), 1, "{out}");
+}

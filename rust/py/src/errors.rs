@@ -3,7 +3,9 @@
 use std::any::Any;
 use std::thread::Result as Caught;
 
-use pyo3::exceptions::{PyIndexError, PyNotImplementedError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{
+    PyIndexError, PyMemoryError, PyNotImplementedError, PyRuntimeError, PyValueError,
+};
 use pyo3::panic::PanicException;
 use pyo3::prelude::*;
 
@@ -21,7 +23,8 @@ pub fn ir_error(err: ember_core::Error) -> PyErr {
 /// caller can fall back to another backend), arrays that do not fit → `ValueError`, a code
 /// generator failure → `RuntimeError`; errors the running code raises as Python would
 /// (an index out of bounds → `IndexError`, `range()` with step 0 → `ValueError`, a singular
-/// matrix → NumPy's `LinAlgError`) keep their type and message.
+/// matrix → NumPy's `LinAlgError`, memory for arrays made in a loop → `MemoryError`) keep
+/// their type and message.
 pub fn codegen_error(err: ember_codegen::Error) -> PyErr {
     match err {
         ember_codegen::Error::Unsupported(_) => PyNotImplementedError::new_err(err.to_string()),
@@ -30,6 +33,7 @@ pub fn codegen_error(err: ember_codegen::Error) -> PyErr {
         ember_codegen::Error::Index(m) => PyIndexError::new_err(m),
         ember_codegen::Error::Value(m) => PyValueError::new_err(m),
         ember_codegen::Error::LinAlg(m) => LinAlgError::new_err(m),
+        ember_codegen::Error::Memory(m) => PyMemoryError::new_err(m),
     }
 }
 

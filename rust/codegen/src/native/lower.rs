@@ -72,6 +72,10 @@ pub(crate) struct Native<'a, 'b> {
     pub arithmetic: HashMap<(BinaryOp, IndexKey, IndexKey), Val>,
     /// Scratch arrays made so far (`scratch.rs`), which number their buffers.
     pub scratch_arrays: usize,
+    /// The scratch arrays that live in the heap block, at these byte offsets, and the
+    /// block's address (`support::ScratchPlan`).
+    pub heap_scratch: HashMap<*const ember_core::ir::Node, usize>,
+    pub heap_base: Option<Value>,
     /// Versioned loops (`hoist.rs`) enclosing the code being lowered.
     pub versions: usize,
 }
@@ -128,6 +132,8 @@ pub(crate) fn build(
         stores: 0,
         arithmetic: HashMap::new(),
         scratch_arrays: 0,
+        heap_scratch: HashMap::new(),
+        heap_base: None,
         versions: 0,
         em,
     };
@@ -151,6 +157,17 @@ pub(crate) fn build(
     nt.clear_overflow();
 
     let g = &st.graph;
+    let plan = super::support::ScratchPlan::of_graph(g);
+    if plan.heap_bytes != st.heap_scratch {
+        return Err(Error::Codegen(
+            "the scratch arrays' heap block changed size".into(),
+        ));
+    }
+    if plan.heap_bytes > 0 {
+        let at = (8 * (g.params.len() + g.results.len())) as i32;
+        nt.heap_base = Some(nt.em.b.ins().load(types::I64, mem(), ptrs, at));
+    }
+    nt.heap_scratch = plan.heap;
     let mut stride_at = 0;
     let mut inputs = Vec::new();
     for (p, ty) in g.params.iter().enumerate() {

@@ -11,7 +11,9 @@
 //!
 //! The function: `fn(ptrs: *const *mut u8, strides: *const i64, err: *mut i64) -> i64`.
 //! `ptrs` holds one data pointer per parameter of the statement's wrapper graph (a donated
-//! parameter points at its result buffer), then one per result; `strides` the byte strides of
+//! parameter points at its result buffer), then one per result, then (when its scratch arrays
+//! outgrow the stack: `support::ScratchPlan`) the heap block of its scratch arrays, allocated
+//! for the call; `strides` the byte strides of
 //! every parameter, then of every result, concatenated. It returns [`OK`], [`INDEX_ERROR`]
 //! (`err` = index, axis, size), [`RANGE_STEP_ZERO`] or [`NEGATIVE_POWER`].
 
@@ -69,6 +71,8 @@ pub(crate) struct NativeStatement {
     pub in_place: Vec<bool>,
     /// Per parameter: the constant it always is (compiled in; its operand is not passed).
     pub consts: Vec<Option<crate::kernel::Const>>,
+    /// Bytes of the heap block its scratch arrays need beyond the stack's (0: none).
+    pub heap_scratch: usize,
 }
 
 impl NativeStatement {
@@ -112,11 +116,13 @@ impl NativeStatement {
         }
         let in_place = vec![false; donated.len()];
         let consts = vec![None; inputs.len()];
+        let heap_scratch = support::ScratchPlan::of(&node.op).heap_bytes;
         Ok(NativeStatement {
             graph,
             donated,
             in_place,
             consts,
+            heap_scratch,
         })
     }
 }

@@ -75,6 +75,8 @@ pub(crate) struct Call {
     strides: Vec<i64>,
     /// Donated operands copied into their result buffers first: (operand, result, how).
     copies: Vec<(usize, usize, Copy)>,
+    /// Bytes of the heap block of the statement's scratch arrays (0: none).
+    heap_scratch: usize,
 }
 
 /// The origin of a resolved array: its element at the layout's offset.
@@ -88,6 +90,7 @@ pub(crate) fn prepare(st: &NativeStatement, operands: &[Resolved], results: &[Re
         sources: Vec::with_capacity(operands.len() + results.len()),
         strides: Vec::new(),
         copies: Vec::new(),
+        heap_scratch: st.heap_scratch,
     };
     let byte_strides = |(_, d, l): &Resolved| -> Vec<i64> {
         l.strides
@@ -136,11 +139,24 @@ pub(crate) unsafe fn call_prepared(
         // SAFETY: the caller's contract: distinct arrays of the layouts planned.
         unsafe { copy.run(operands[*p], results[*j]) };
     }
-    let ptrs: SmallVec<[*mut u8; 16]> = prepared
+    let mut ptrs: SmallVec<[*mut u8; 16]> = prepared
         .sources
         .iter()
         .map(|&(result, k)| if result { results[k] } else { operands[k] })
         .collect();
+    // The scratch arrays' heap block: the code fills each array before reading it, and the
+    // block is freed when this returns, whatever the status.
+    let mut heap: Vec<u64> = Vec::new();
+    if prepared.heap_scratch > 0 {
+        let words = prepared.heap_scratch.div_ceil(8);
+        heap.try_reserve_exact(words).map_err(|_| {
+            Error::Memory(format!(
+                "Unable to allocate {} bytes for arrays made in a loop",
+                prepared.heap_scratch
+            ))
+        })?;
+        ptrs.push(heap.as_mut_ptr() as *mut u8);
+    }
     let mut record = [0i64; 3];
     // SAFETY: the pointer and stride arrays follow the layout `native::build` reads; every
     // access the code makes is bounds-checked against the static shapes the runtime checked.
