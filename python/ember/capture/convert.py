@@ -308,14 +308,38 @@ def unused_results(graph: Graph, outputs: list[Value]) -> list[Value]:
             live.update(id(v) for v in node.inputs)
     # A loop or `if` op whose results are all unused still runs in NumPy: its body's
     # warnings and errors too.
+    producers = {id(node.out): node for node in graph.nodes}
     unused = [node.out for node in graph.nodes
               if not any(id(v) in live for v in (node.out, *node.extra))
-              and OPS[node.op].kind in ("elementwise", "reduction", "region")]
+              and (OPS[node.op].kind in ("elementwise", "reduction", "region")
+                   or _may_raise_index_error(node, producers))]
     for extra in (cancelled_casts(graph), read_only_by_empty_results(graph)):
         kept = {id(v) for v in (*outputs, *unused)}
         unused += [v for v in extra if id(v) not in kept]
     # The regions of computed arrays an assignment overwrote (`Graph.overwritten`).
     return unused + [v for v in graph.overwritten if id(v) not in live]
+
+
+def _may_raise_index_error(node: Any, producers: dict[int, Any]) -> bool:
+    """An element read or write (`x[i]`, `seen[k] = j` of an array never read again) or a
+    gather or scatter whose index may lie outside the array: NumPy raises IndexError there,
+    so the op is kept though its result is unused. A constant index within a static size
+    cannot raise."""
+    if node.op in ("gather", "scatter_add"):
+        return True
+    if node.op not in ("load", "store"):
+        return False
+    array = node.inputs[0]
+    indices = node.inputs[1:] if node.op == "load" else node.inputs[2:]
+    for axis, index in enumerate(indices):
+        made = producers.get(id(index))
+        size = array.shape[axis] if axis < array.ndim else None
+        if made is None or made.op != "const" or not isinstance(size, int):
+            return True
+        k = made.attrs.get("value")
+        if not isinstance(k, int) or not -size <= k < size:
+            return True
+    return False
 
 
 def read_only_by_empty_results(graph: Graph) -> list[Value]:
