@@ -245,7 +245,8 @@ def inplace_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker,
         return _list_inplace(tx, op, a, b)
     if not isinstance(a, ArrayVariable) or a.value.scalar or a.value.weak:
         return binary_op(tx, op, a, b)  # immutable: `a op= b` rebinds
-    if not (stored_back or a.is_fresh(tx) or a.is_mutable_input(tx)):
+    if not (stored_back or a.is_fresh(tx) or a.is_mutable_input(tx)) or (
+            stored_back and a.of_broadcast_view()):  # NumPy's `out=` raises or warns first
         raise graph_break("inplace", name=a.describe())
     result = binary_op(tx, op, a, b)
     assert isinstance(result, ArrayVariable)

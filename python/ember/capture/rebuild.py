@@ -97,6 +97,12 @@ def _read_only(view: np.ndarray) -> np.ndarray:
     return view
 
 
+def _broadcast_arrays_view(base: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """`base` broadcast to `shape` as `np.broadcast_arrays` hands it out: writable, warning
+    on a write."""
+    return np.broadcast_arrays(base, np.broadcast_to(np.zeros((), bool), shape))[0]
+
+
 def _reshape_view(base: np.ndarray, shape: tuple[int, ...], computed: np.ndarray) -> np.ndarray:
     """`base` reshaped without a copy where NumPy's reshape gives a view, else `computed`."""
     try:
@@ -398,6 +404,9 @@ class Rebuilder:
                 # Once per value: a reshape that copies (of a non-contiguous argument) is one
                 # array, and views of it (`t[::-1]` of `t = a.reshape(-1)`) share its memory.
                 view = self.view_expr(node, base)
+                if self.tracer.graph.root.broadcast_views.get(id(value)) == "broadcast_arrays":
+                    view = (f"{self.embed(_broadcast_arrays_view, 'broadcast_arrays_view')}("
+                            f"{base}, {self._dims(node.attrs['shape'])})")
                 if value.id in self.tracer.graph.root.read_only:
                     view = f"{self.embed(_read_only, 'read_only')}({view})"
                 return self._once(value, view)

@@ -69,6 +69,10 @@ class Graph:
         self.symbol_examples: dict[str, int] = {}
         # Views NumPy makes read-only (`np.diagonal`): rebuilt for the caller as such.
         self.read_only: set[int] = set()
+        # Broadcast views NumPy hands out (`np.broadcast_to`, read-only; `np.broadcast_arrays`,
+        # warning on write), `id()` -> the function: updating one, or a view of one, runs in
+        # NumPy, which raises or warns and writes through to the base.
+        self.broadcast_views: dict[int, str] = {}
         # Views NumPy takes that the graph computes as copies (`sliding_window_view`'s
         # gathers): (base, view, the NumPy call taking the view of a base array). They
         # forbid updating either in place; rebuilt for the caller as NumPy's views.

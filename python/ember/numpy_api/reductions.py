@@ -16,6 +16,7 @@ from ember.numpy_api.convert import (
     as_array,
     axis_arg,
     dtype_arg,
+    rerun_unless,
     static_int,
     static_number,
     to_value,
@@ -174,7 +175,11 @@ def _masked_mean(graph: Graph, x: Value, axis: object, dtype: object, keepdims: 
     mask = as_array(graph, to_value(graph, where, "np.mean"))
     ones = graph.op("astype", [graph.op("broadcast_to", [mask], shape=tuple(x.shape))],
                     dtype=dt)
-    return graph.op("div", [total, _reduce(graph, "sum", ones, axis, keepdims)])
+    count = _reduce(graph, "sum", ones, axis, keepdims)
+    # A slice the mask leaves empty: NumPy warns 'Mean of empty slice' before dividing.
+    rerun_unless(graph, graph.op("logical_not", [graph.op(
+        "any", [graph.op("eq", [count, graph.const(0)])], axis=None, keepdims=False)]))
+    return graph.op("div", [total, count])
 
 
 def _count(x: Value, axes: tuple[int, ...] | None) -> int | None:

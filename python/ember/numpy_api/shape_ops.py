@@ -254,7 +254,9 @@ def broadcast_to(graph: Graph, array: object, shape: object, subok: bool = False
     target = shape_arg(shape, "np.broadcast_to")
     if any(isinstance(d, int) and d < 0 for d in target):
         raise ValueError("all elements of broadcast shape must be non-negative")
-    return graph.op("broadcast_to", [x], shape=list(target))
+    result = graph.op("broadcast_to", [x], shape=list(target))
+    graph.root.broadcast_views[id(result)] = "broadcast_to"
+    return result
 
 
 def broadcast_arrays(graph: Graph, *args: object, subok: bool = False) -> tuple[Value, ...]:
@@ -265,8 +267,11 @@ def broadcast_arrays(graph: Graph, *args: object, subok: bool = False) -> tuple[
     if any(isinstance(d, str) for s in shapes for d in s):
         raise Unsupported("np.broadcast_arrays of symbolic shapes")
     shape = np.broadcast_shapes(*shapes)  # NumPy's error where they do not broadcast
-    return tuple(a if tuple(a.shape) == shape else
-                 graph.op("broadcast_to", [a], shape=list(shape)) for a in arrays)
+    results = tuple(a if tuple(a.shape) == shape else
+                    graph.op("broadcast_to", [a], shape=list(shape)) for a in arrays)
+    graph.root.broadcast_views.update(
+        (id(r), "broadcast_arrays") for r, a in zip(results, arrays) if r is not a)
+    return results
 
 
 def astype(graph: Graph, a: object, dtype: object, order: str = "K", casting: str = "unsafe",

@@ -452,13 +452,31 @@ class ArrayVariable(VariableTracker):
         """Whether this array is owned by the frame alone: created by a non-view op and never
         viewed since, so updating it in place cannot be seen through another array."""
         if self.source is not None or self._viewed(tx) or any(
-                view is self.value for _, view, _ in self.value.graph.root.opaque_views):
+                view is self.value for _, view, _ in self.value.graph.root.opaque_views
+        ) or self.of_broadcast_view():
             return False
         graph = self.value.graph
         for node in reversed(graph.nodes):
             if any(out is self.value for out in node.results):
                 return node.op not in VIEW_OPS or self._sole_view_of_fresh(tx, node)
         return False
+
+    def of_broadcast_view(self) -> bool:
+        """Whether this array is NumPy's broadcast view (`np.broadcast_to`) or a view of
+        one, which NumPy does not let the program write to as it would a fresh array."""
+        graph = self.value.graph
+        marked = graph.root.broadcast_views
+        if not marked:
+            return False
+        made = {id(out): n for n in graph.nodes for out in n.results}
+        value = self.value
+        while True:
+            if id(value) in marked:
+                return True
+            node = made.get(id(value))
+            if node is None or node.op not in VIEW_OPS or not isinstance(node.inputs[0], Value):
+                return False
+            value = node.inputs[0]
 
     def _sole_view_of_fresh(self, tx: Interpreter, node: Any) -> bool:
         """Whether this view (`np.linalg.solve`'s squeezed column, `x.reshape(-1)` of an
