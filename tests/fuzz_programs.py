@@ -3,10 +3,12 @@ compiled by ember through the frame hook and run by plain NumPy, then compared.
 
 A program is a straight list of statements over its arguments `a`, `b`, `c` and the temporaries
 it defines: elementwise operators and ufuncs, reductions (keepdims, so results broadcast
-back), casts, `np.where`, views (transpose, slices with negative steps), in-place updates of
-arguments and of temporaries, prints (graph breaks) and a returned tuple that may hold
-arguments, views of them and temporaries. Arguments come in every dtype and layout: strided,
-transposed, reversed, zero-size, broadcast (read-only), and views of one base passed twice.
+back), casts, `np.where`, views (transpose, slices with negative steps), NumPy's read-only
+broadcast views, in-place updates of arguments and of temporaries, ufuncs writing `out=` an
+array or a view of one, prints (graph breaks) and a returned tuple that may hold arguments,
+views of them and temporaries. Arguments come in every dtype and layout: strided, transposed,
+reversed, zero-size, broadcast (read-only), read-only, Fortran-ordered, and views of one base
+passed twice.
 Values include zeros, negative numbers, NaN, infinities and integer extremes, so warnings,
 `FloatingPointError` and integer corner cases occur often.
 """
@@ -36,7 +38,10 @@ VIEWS = [".T", "[::2]", "[::-1]", "[1:]", "[:, ::-1]", "[None]", "[..., 0]", ".r
          "[-1:]"]
 INPLACE = ["+=", "-=", "*=", "/=", "//=", "%=", "**=", "&=", "|="]
 LAYOUTS = ["contiguous", "transposed", "strided", "reversed", "zero", "broadcast", "shared",
-           "fortran"]
+           "fortran", "readonly"]
+# Ufuncs called with `out=` (an argument, a temporary or a view of one).
+OUT_UFUNCS = ["np.add", "np.multiply", "np.subtract", "np.maximum", "np.sqrt", "np.exp",
+              "np.negative", "np.true_divide"]
 ERRSTATES = [{}, {}, {"all": "raise"}, {"all": "ignore"}, {"divide": "raise", "invalid": "warn"},
              {"over": "raise", "under": "raise"}]
 
@@ -90,6 +95,10 @@ def make_args(spec: list[tuple[str, str, tuple[int, ...], int]]) -> list[np.ndar
             out.append(np.broadcast_to(_values(dtype, (1, cols), seed), (rows, cols)))
         elif layout == "fortran":
             out.append(np.asfortranarray(_values(dtype, (rows, cols), seed)))
+        elif layout == "readonly":
+            value = _values(dtype, (rows, cols), seed)
+            value.flags.writeable = False
+            out.append(value)
         else:
             base = _values(dtype, (rows * cols * 2,), seed)
             out.append(base[: rows * cols].reshape(rows, cols))
@@ -114,7 +123,8 @@ def programs(draw: st.DrawFn) -> Program:
     lines = []
     for k in range(draw(st.integers(1, 6))):
         kind = draw(st.sampled_from(["binary", "binary", "unary", "unary", "reduce", "cast",
-                                     "where", "view", "inplace", "setitem", "print", "scalar"]))
+                                     "where", "view", "inplace", "setitem", "print", "scalar",
+                                     "out", "broadcast"]))
         pick = st.sampled_from(values)
         target = f"t{k}"
         if kind == "binary":
@@ -140,8 +150,19 @@ def programs(draw: st.DrawFn) -> Program:
         elif kind == "scalar":
             expr = f"{draw(pick)} {draw(st.sampled_from(['+', '*', '-', '/']))} " \
                    f"{draw(st.sampled_from(['2', '0.5', '-1', '3.0', 'True']))}"
+        elif kind == "broadcast":
+            # NumPy's read-only broadcast view of a temporary's first column.
+            x = draw(pick)
+            expr = f"np.broadcast_to({x}[..., :1], np.shape({x}))"
         elif kind == "inplace":
             lines.append(f"{draw(pick)} {draw(st.sampled_from(INPLACE))} {draw(pick)}")
+            continue
+        elif kind == "out":
+            op, x, y, out = (draw(st.sampled_from(OUT_UFUNCS)), draw(pick), draw(pick),
+                             draw(pick))
+            operands = x if op in ("np.sqrt", "np.exp", "np.negative") else f"{x}, {y}"
+            view = draw(st.sampled_from(["", "", "[::-1]", ".T", "[:, ::-1]"]))
+            lines.append(f"{op}({operands}, out={out}{view})")
             continue
         elif kind == "setitem":
             lines.append(f"{draw(pick)}[{draw(st.sampled_from(['0', '-1', '::2', '...']))}] = "
