@@ -65,12 +65,10 @@ impl KernelStore {
     /// once).
     pub(crate) fn missing(&self, kernels: &[Kernel]) -> (Vec<String>, Vec<usize>) {
         let keys: Vec<String> = kernels.iter().map(|k| format!("{k:?}")).collect();
-        let mut missing: Vec<usize> = Vec::new();
-        for (i, key) in keys.iter().enumerate() {
-            if !self.fns.contains_key(key) && !missing.iter().any(|&m| keys[m] == *key) {
-                missing.push(i);
-            }
-        }
+        let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+        let missing = (0..keys.len())
+            .filter(|&i| !self.fns.contains_key(&keys[i]) && seen.insert(&keys[i]))
+            .collect();
         (keys, missing)
     }
 

@@ -55,6 +55,25 @@ class UnrollAccount:
         added = len(self.graph.nodes) - self.nodes_at_start
         return added < config.cheap_trip_ops * max(self.done, 1)
 
+    def check_inside(self, index: int) -> None:
+        """Mid-trip, as a nested loop starts or runs its next trip: refuse a short loop that may be a loop op as
+        soon as its trips so far, the one under way counted as done, project over the
+        budget. The check at the end of the trip would refuse it, having added at least these
+        ops (less the one `RERUN` constant a loop op may drop), so capture starts again
+        before it traces the rest of the trip (inner loops captured as loop ops, unrolled
+        trips) only to throw it away."""
+        if not self.may_loop or self.trips > config.unroll_max_trips:
+            return
+        done = index - self.first_index
+        if done < 1:
+            return
+        added = ops_with_loop_bodies(self.graph.nodes[self.nodes_at_start:]) - 1
+        if added * self.trips // done > config.unroll_op_budget:
+            from ember.capture.loops.region import LoopTooLong
+
+            raise LoopTooLong(self.key, f"{added} ops unrolled within {done} of {self.trips} "
+                                        f"trips")
+
     def check(self, index: int) -> None:
         """Refuse once the ops added exceed the budget, or once a long loop's trips so far
         project over it. For a short loop that may be a loop op, the bodies of the loop ops
@@ -112,7 +131,9 @@ def start_loop(tx: Interpreter, inst: Instruction, iterator: IteratorVariable) -
         return False
     if iterator.unroll is not None:
         iterator.unroll.check(iterator.index)
+        _check_enclosing(tx, iterator)
         return False
+    _check_enclosing(tx, iterator)
     trips = len(iterator.items) - iterator.index
     key = loop_key(tx, inst)
     tracer = tx.tracer
@@ -120,6 +141,7 @@ def start_loop(tx: Interpreter, inst: Instruction, iterator: IteratorVariable) -
     # A loop op's trips see the item at their index of a range or an array (`region._item`):
     # other items (a tuple's, `reversed(...)`'s, `sorted(...)`'s) are unrolled.
     if long and _loopable(iterator) and capture_loop(tx, inst, iterator):
+        _check_enclosing(tx, iterator)
         return True
     may_loop = (not long and tracer.loop_ops and key not in tracer.unrolled_loops
                 and _loopable(iterator))
@@ -130,6 +152,19 @@ def start_loop(tx: Interpreter, inst: Instruction, iterator: IteratorVariable) -
     if trips > config.unroll_max_trips:
         tracer.long_unrolls.append(iterator.unroll)
     return False
+
+
+def _check_enclosing(tx: Interpreter, iterator: IteratorVariable) -> None:
+    """`UnrollAccount.check_inside` for each loop being unrolled around the loop of
+    `iterator`, which starts or runs its next trip (in this frame or a caller's), into the graph being added to
+    (not from a loop body or a branch traced as a region of it)."""
+    from ember.capture.variables.containers import IteratorVariable
+
+    for frame in tx.tracer.frames:
+        for vt in frame.stack:
+            if (vt is not iterator and isinstance(vt, IteratorVariable)
+                    and vt.unroll is not None and vt.unroll.graph is tx.graph):
+                vt.unroll.check_inside(vt.index)
 
 
 def end_loop(tx: Interpreter, iterator: IteratorVariable) -> None:

@@ -25,47 +25,70 @@ pub(super) const MAX_STATEMENTS: usize = 4096;
 /// The pass: every loop body of `graph` (inner loops first) that can be written element by
 /// element, so written.
 pub fn scalarize(graph: &Graph) -> Result<Graph> {
+    let rewrites = graph
+        .nodes
+        .iter()
+        .map(|node| rewrite_statement(&node.op))
+        .collect::<Result<Vec<_>>>()?;
+    // A rewrite is kept where the graph verifies with it and those kept before it. Each
+    // statement's rewrite depends on that statement alone, so all are tried together first:
+    // one verification of the graph rather than one per loop and branch (quadratic in a
+    // graph of many branches).
     let mut out = graph.clone();
-    for k in 0..out.nodes.len() {
-        if let Op::If { then, otherwise } = &out.nodes[k].op {
-            // A branch filling a scratch row (`tmp = A[k].copy()` of a row swap) is written
-            // out as a loop body is; it carries nothing, so every array it returns stays one.
-            let before = out.nodes[k].op.clone();
-            out.nodes[k].op = Op::If {
-                then: Arc::new(scalar_branch(then)?),
-                otherwise: Arc::new(scalar_branch(otherwise)?),
-            };
-            if crate::verify(&out).is_err() {
-                out.nodes[k].op = before;
-            }
-            continue;
+    for (node, rewrite) in out.nodes.iter_mut().zip(&rewrites) {
+        if let Some((op, _)) = rewrite {
+            node.op = op.clone();
         }
-        let Op::Loop { body, carried } = &out.nodes[k].op else {
+    }
+    if !rewrites.iter().flatten().any(|(_, checked)| *checked) || crate::verify(&out).is_ok() {
+        return Ok(out);
+    }
+    let mut out = graph.clone();
+    for (k, rewrite) in rewrites.into_iter().enumerate() {
+        let Some((op, checked)) = rewrite else {
             continue;
         };
-        let carried = *carried;
-        let inner = scalarize(body)?;
-        let before = out.nodes[k].op.clone();
-        // An inner loop filling a short array (a window gathered element by element,
-        // `table[x]` of a short `x`) is unrolled first, so that the array it carries is
-        // elements too; the body as it was is tried where that does not make it scalar.
-        let scalar = unroll_short_loops(&inner)
-            .and_then(|unrolled| Body::rewrite(&unrolled, carried))
-            .or_else(|| Body::rewrite(&inner, carried));
-        let (body, rewritten) = match scalar {
-            Some(scalar) => (scalar, true),
-            None => (inner, false),
-        };
-        out.nodes[k].op = Op::Loop {
-            body: Arc::new(body),
-            carried,
-        };
-        // Anything the rewrite got wrong (a type, linear use) keeps the body as it was.
-        if rewritten && crate::verify(&out).is_err() {
+        let before = std::mem::replace(&mut out.nodes[k].op, op);
+        // Anything the rewrite got wrong (a type, linear use) keeps the statement as it was.
+        if checked && crate::verify(&out).is_err() {
             out.nodes[k].op = before;
         }
     }
     Ok(out)
+}
+
+/// A statement's regions scalarized, with whether the graph must be verified to keep that
+/// (a branch; a loop whose body was rewritten); None for a statement without regions.
+fn rewrite_statement(op: &Op) -> Result<Option<(Op, bool)>> {
+    if let Op::If { then, otherwise } = op {
+        // A branch filling a scratch row (`tmp = A[k].copy()` of a row swap) is written
+        // out as a loop body is; it carries nothing, so every array it returns stays one.
+        let op = Op::If {
+            then: Arc::new(scalar_branch(then)?),
+            otherwise: Arc::new(scalar_branch(otherwise)?),
+        };
+        return Ok(Some((op, true)));
+    }
+    let Op::Loop { body, carried } = op else {
+        return Ok(None);
+    };
+    let carried = *carried;
+    let inner = scalarize(body)?;
+    // An inner loop filling a short array (a window gathered element by element,
+    // `table[x]` of a short `x`) is unrolled first, so that the array it carries is
+    // elements too; the body as it was is tried where that does not make it scalar.
+    let scalar = unroll_short_loops(&inner)
+        .and_then(|unrolled| Body::rewrite(&unrolled, carried))
+        .or_else(|| Body::rewrite(&inner, carried));
+    let (body, rewritten) = match scalar {
+        Some(scalar) => (scalar, true),
+        None => (inner, false),
+    };
+    let op = Op::Loop {
+        body: Arc::new(body),
+        carried,
+    };
+    Ok(Some((op, rewritten)))
 }
 
 /// A region of an `if`, its loops scalarized, and itself written element by element where it
