@@ -63,8 +63,9 @@ def _taped_backend(name: str) -> Callable[[Graph, Sequence[Any]], Taped]:
 _UNDIFFERENTIABLE_BREAKS = frozenset({"numpy", "inplace", *WHOLE_FRAME_KINDS})
 
 # Refusals of a call itself (of the callable, a method read from an object, an argument's
-# type), rather than of reading an array's values (`float(x)`, whose result is a constant).
-_OPAQUE_KINDS = frozenset({"call", "attribute", "type"})
+# type, a function marked with `ember.disable`, run in Python unseen), rather than of reading
+# an array's values (`float(x)`, whose result is a constant).
+_OPAQUE_KINDS = frozenset({"call", "attribute", "type", "disabled"})
 
 
 # Errors raised in Python from the user's line (NumPy's for these inputs, or the function's
@@ -109,6 +110,10 @@ def _refuse_in_gradient(exc: Unsupported, code: CodeType) -> str | None:
     opaque_call = exc.kind in _OPAQUE_KINDS and getattr(exc, "returns_from_arrays", False)
     if exc.kind not in _UNDIFFERENTIABLE_BREAKS and not numpy_call and not opaque_call:
         return None
+    if exc.kind == "disabled":
+        return ("a differentiated function cannot use what a function marked with "
+                "ember.disable computes from its arrays: it runs in Python, where its gradient "
+                "would be lost; remove ember.disable to differentiate it")
     return ("a differentiated function cannot run this in Python, where its gradient would be "
             "lost; use NumPy operations ember captures (docs/IR.md)")
 

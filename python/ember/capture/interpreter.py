@@ -125,6 +125,8 @@ def holds_run_time_values(trackers: list[VariableTracker]) -> bool:
             return True
         if isinstance(vt, OpaqueVariable) and isinstance(vt.value, GeneratorType):
             return True
+        if getattr(vt, "reads_run_time_values", False):  # an ember.disable'd closure
+            return True
         todo.extend(c for c in vt.children() if isinstance(c, VariableTracker))
     return False
 

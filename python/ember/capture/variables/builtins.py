@@ -478,11 +478,31 @@ def _sorted(tx, args, kwargs):
         keys = items
     else:
         keys = [key.call(tx, [item], {}) for item in items]
-    if not all(k.is_constant() for k in keys):
-        return None
-    order = fold("sorted()", sorted, range(len(items)), key=lambda i: keys[i].constant(),
+    if all(k.is_constant() for k in keys):
+        values = [k.constant() for k in keys]
+    else:
+        values = _leading_keys(keys)
+        if values is None:
+            return None
+    order = fold("sorted()", sorted, range(len(items)), key=lambda i: values[i],
                  reverse=bool(reverse.constant()))
     return ListVariable([items[i] for i in order])
+
+
+def _leading_keys(keys: list[VariableTracker]) -> list[Any] | None:
+    """The first items of tuple keys (`sorted(d.items())`: a name, then an array), where those
+    are constants that differ pairwise: Python's tuple comparison then never reaches the
+    items after them, so the order is theirs. None where it might."""
+    if not all(isinstance(k, TupleVariable) and k.items and k.items[0].is_constant()
+               for k in keys):
+        return None
+    firsts = [k.items[0].constant() for k in keys]
+    try:
+        if any(bool(a == b) for i, a in enumerate(firsts) for b in firsts[i + 1:]):
+            return None
+    except Exception:  # noqa: BLE001 -- keys whose equality Python cannot decide
+        return None
+    return firsts
 
 
 def _iter(tx, args, kwargs):

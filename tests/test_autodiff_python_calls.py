@@ -1,0 +1,154 @@
+"""Differentiated functions whose Python code runs between graphs (`print`, `float(x)`
+branches, loops over lists of arrays, dict updates, functions marked with `ember.disable`):
+gradients equal autograd's, or the call whose result would be computed unseen from the
+differentiated arrays is refused by name, never a gradient that leaves it out."""
+
+from __future__ import annotations
+
+import autograd
+import autograd.numpy as anp
+import ember
+import numpy as np
+import pytest
+
+RNG = np.random.default_rng(4242)
+W = RNG.standard_normal((4, 5))
+X = RNG.standard_normal(5)
+
+
+def _value(b):
+    """A float of an array or of an autograd box, as the user's `float(x)` reads it."""
+    return float(getattr(b, "_value", b))
+
+
+def _programs(np, disable):
+    """The same programs over NumPy (`np`, `ember.disable`) and autograd (`anp`, identity)."""
+
+    @disable
+    def log_only(msg, a):
+        print(msg, a.shape)
+
+    @disable
+    def config_scale():
+        return 2.0
+
+    def printed(w):
+        y = np.tanh(w @ X)
+        log_only("y", y)
+        print("loss of", y.shape)
+        return np.sum(y ** 2) * config_scale()
+
+    def float_branch(w):
+        y = w @ X
+        if _value(np.sum(y)) > 0:
+            return np.sum(np.sin(y))
+        return np.sum(np.cos(y)) + 1.0
+
+    def list_of_rows(w):
+        parts = [w[i] * X for i in range(w.shape[0])]
+        total = 0.0
+        for p in parts:
+            total = total + np.sum(p ** 2)
+            if _value(total) > 1e9:
+                print("large")
+        return total
+
+    def dict_updates(w):
+        d = {}
+        d["a"] = w @ X
+        d.update(b=np.exp(d["a"]))
+        print(sorted(d))
+        d["a"] = d["a"] * 3
+        return np.sum(d["a"] * d["b"])
+
+    def sorted_items(w):
+        d = {"z": np.tanh(w), "a": w * 2}
+        total = 0.0
+        for key, v in sorted(d.items()):
+            total = total * 0.5 + np.sum(v ** 2)
+        return total
+
+    return {f.__name__: f for f in (printed, float_branch, list_of_rows, dict_updates,
+                                    sorted_items)}
+
+
+PROGRAMS = _programs(np, ember.disable)
+REFERENCES = _programs(anp, lambda f: f)
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+@pytest.mark.parametrize("w", [W, -W], ids=["w", "minus_w"])
+def test_python_between_graphs_keeps_the_gradient(name, w, capsys):
+    got = ember.grad(PROGRAMS[name])(w)
+    want = autograd.grad(REFERENCES[name])(w)
+    np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
+    value, _ = ember.value_and_grad(PROGRAMS[name])(w)
+    np.testing.assert_allclose(value, REFERENCES[name](w), rtol=1e-12)
+
+
+@ember.disable
+def _disabled_tanh(a):
+    return np.tanh(a) * 3
+
+
+class _Model:
+    def __init__(self, w):
+        self.w = w
+
+    @ember.disable
+    def score(self):
+        return np.sum(np.tanh(self.w))
+
+
+_MODEL = _Model(W)
+
+
+def _through_argument(w):
+    return np.sum(_disabled_tanh(w) ** 2)
+
+
+def _through_closure(w):
+    @ember.disable
+    def helper():
+        return np.sin(w)
+
+    return np.sum(helper() * w)
+
+
+def _through_bound_method(w):
+    _MODEL.w = w
+    return _MODEL.score() ** 2
+
+
+@pytest.mark.parametrize("fn", [_through_argument, _through_closure, _through_bound_method])
+@pytest.mark.parametrize("compiled", [False, True])
+def test_a_disabled_function_computing_from_arrays_is_refused(fn, compiled):
+    """Its body runs in Python, unseen by the tape: refused, never a zero gradient."""
+
+    def gradient(w):
+        return ember.grad(fn)(w)
+
+    # A closure made inside the function is refused where `ember.disable` is applied.
+    named = "" if fn is _through_closure else "ember.disable"
+    with pytest.raises(ember.GraphBreakError, match=named):
+        (ember.compile(gradient) if compiled else gradient)(W)
+
+
+def _sorted_by_name(a):
+    d = {"b": a * 2, "a": np.sin(a), "c": a[::-1]}
+    return [name + str(v.shape) for name, v in sorted(d.items())], np.stack(
+        [v for _, v in sorted(d.items(), reverse=True)])
+
+
+def _sorted_with_ties(a):
+    # Equal first items: Python compares the (one-element) arrays that follow.
+    pairs = [(1, a[:1] * 3), (0, a[1:2]), (1, a[2:3])]
+    return np.concatenate([v for _, v in sorted(pairs)])
+
+
+@pytest.mark.parametrize("fn", [_sorted_by_name, _sorted_with_ties])
+def test_sorted_pairs_keyed_by_their_first_items(fn):
+    from probe_harness import assert_behaves_as_numpy
+
+    assert_behaves_as_numpy(fn, RNG.standard_normal(6))
+    assert_behaves_as_numpy(fn, -RNG.standard_normal(6))
