@@ -152,3 +152,65 @@ def test_sorted_pairs_keyed_by_their_first_items(fn):
 
     assert_behaves_as_numpy(fn, RNG.standard_normal(6))
     assert_behaves_as_numpy(fn, -RNG.standard_normal(6))
+
+
+def _copies_then_writes(a):
+    import copy
+
+    b = copy.copy(a)
+    b[0] = 7.0  # the copy, not `a`
+    rows = copy.deepcopy([a, a * 2])
+    rows[0][1] = -1.0
+    shallow = copy.copy([a, b])
+    shallow.append(a)
+    return a, b, rows, len(shallow), copy.copy((a, 2))[1]
+
+
+def _reduced(a):
+    import functools
+
+    product = functools.reduce(lambda x, y: x * np.cos(y), [a, a[::-1], a + 1])
+    total = functools.reduce(np.add, [a, a], np.ones_like(a))
+    return product, total, functools.reduce(max, [3, 1, 4])
+
+
+@pytest.mark.parametrize("fn", [_copies_then_writes, _reduced])
+def test_copies_and_reductions_of_python_calls(fn):
+    from probe_harness import assert_behaves_as_numpy
+
+    assert_behaves_as_numpy(fn, RNG.standard_normal(5))
+
+
+def _programs_of_calls(np):
+    import copy
+    import functools
+
+    def copied(w):
+        v = copy.copy(w)
+        layers = copy.deepcopy([w[0], w[1]])
+        return np.sum(v ** 2) + np.sum(np.tanh(layers[0]) * layers[1])
+
+    def reduced(w):
+        h = functools.reduce(lambda acc, row: np.tanh(acc * row + 0.5), list(w))
+        return np.sum(h ** 2)
+
+    def reduced_from(w):
+        return functools.reduce(lambda acc, row: acc + np.sum(np.sin(row) * X),
+                                list(w), 1.0)
+
+    return {"copied": copied, "reduced": reduced, "reduced_from": reduced_from}
+
+
+CALLS = _programs_of_calls(np)
+CALL_REFERENCES = _programs_of_calls(anp)
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_copy_and_reduce_differentiate(name):
+    from test_autodiff_rules import numeric_grad
+
+    got = ember.grad(CALLS[name])(W)
+    np.testing.assert_allclose(got, numeric_grad(CALLS[name], [W], 0), rtol=1e-6, atol=1e-7)
+    if name != "copied":  # autograd's deepcopy of its boxes drops their gradient
+        want = autograd.grad(CALL_REFERENCES[name])(W)
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
