@@ -98,7 +98,7 @@ def _pieces(graph: Graph, x: Value) -> dict[str, Value]:
             "erfc_small": erfc_small, "pq": pq, "q": q}
 
 
-def _erf64(graph: Graph, x: Value) -> Value:
+def erf64(graph: Graph, x: Value) -> Value:
     o, p = _Ops(graph), _pieces(graph, x)
     mid = o.copysign(o.add(_ERX, p["pq"]), x)
     # fdlibm stops at 6, past which 1 - q rounds to 1; going on to 28 keeps its slope.
@@ -107,7 +107,7 @@ def _erf64(graph: Graph, x: Value) -> Value:
     return o.where(o.isnan(x), x, out)
 
 
-def _erfc64(graph: Graph, x: Value) -> Value:
+def erfc64(graph: Graph, x: Value) -> Value:
     o, p = _Ops(graph), _pieces(graph, x)
     positive = o.ge(x, 0.0)
     mid = o.where(positive, o.sub(1.0 - _ERX, p["pq"]), o.add(1.0, o.add(_ERX, p["pq"])))
@@ -137,6 +137,6 @@ def _ufunc(name: str, compute: Any) -> Any:
     return handler
 
 
-erf = _ufunc("erf", _erf64)
-erfc = _ufunc("erfc", _erfc64)
+erf = _ufunc("erf", erf64)
+erfc = _ufunc("erfc", erfc64)
 NAMES = {"erf": erf, "erfc": erfc}
