@@ -214,3 +214,52 @@ def test_copy_and_reduce_differentiate(name):
     if name != "copied":  # autograd's deepcopy of its boxes drops their gradient
         want = autograd.grad(CALL_REFERENCES[name])(W)
         np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
+
+
+def _rows_printed(a):
+    for r in a:
+        print("row")
+        yield np.tanh(r)
+
+
+GENERATOR_USES = {
+    "for": lambda w: sum(np.sum(r) for r in _rows_printed(w)),
+    "list": lambda w: np.sum(np.stack(list(_rows_printed(w)))),
+    "next": lambda w: np.sum(next(_rows_printed(w))),
+    "zip": lambda w: sum(np.sum(a * b) for a, b in zip(_rows_printed(w), w)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GENERATOR_USES))
+def test_a_generator_breaking_in_its_body_is_refused_by_name(name, capsys):
+    with pytest.raises(ember.GraphBreakError, match=r"the generator _rows_printed\(\) breaks"):
+        ember.grad(GENERATOR_USES[name])(W)
+
+
+def _generators(np):
+    def layers(w):
+        def gen():
+            for i in range(3):
+                yield np.tanh(w * (i + 1))
+        return np.sum(sum(gen()))
+
+    def listed(w):
+        def gen(a):
+            for row in a:
+                yield np.sin(row) * 2
+        return np.sum(np.stack(list(gen(w))) ** 2)
+
+    def advanced(w):
+        g = (np.exp(r) for r in w)
+        a = next(g)
+        b = next(g)
+        return np.sum(a * b)
+
+    return {"layers": layers, "listed": listed, "advanced": advanced}
+
+
+@pytest.mark.parametrize("name", ["layers", "listed", "advanced"])
+def test_generators_captured_whole_differentiate(name):
+    got = ember.grad(_generators(np)[name])(W)
+    np.testing.assert_allclose(got, autograd.grad(_generators(anp)[name])(W), rtol=1e-10,
+                               atol=1e-13)

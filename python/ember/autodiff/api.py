@@ -110,6 +110,11 @@ def _refuse_in_gradient(exc: Unsupported, code: CodeType) -> str | None:
     opaque_call = exc.kind in _OPAQUE_KINDS and getattr(exc, "returns_from_arrays", False)
     if exc.kind not in _UNDIFFERENTIABLE_BREAKS and not numpy_call and not opaque_call:
         return None
+    generator = getattr(exc, "generator", None)
+    if generator is not None:
+        return (f"the generator {generator}() breaks the graph in its body, so it runs in "
+                "Python, where the gradient of what it yields would be lost; build a list "
+                "instead, or move the print, float(x) or other break out of the generator")
     if exc.kind == "disabled":
         return ("a differentiated function cannot use what a function marked with "
                 "ember.disable computes from its arrays: it runs in Python, where its gradient "
