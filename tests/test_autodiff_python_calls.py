@@ -263,3 +263,56 @@ def test_generators_captured_whole_differentiate(name):
     got = ember.grad(_generators(np)[name])(W)
     np.testing.assert_allclose(got, autograd.grad(_generators(anp)[name])(W), rtol=1e-10,
                                atol=1e-13)
+
+
+def _i0_loss(w):
+    return np.sum(np.i0(w) * w)
+
+
+def _i0_step(w):
+    return w - 0.1 * ember.grad(_i0_loss)(w)
+
+
+@pytest.mark.parametrize("error", [TypeError, ValueError, IndexError])
+@pytest.mark.parametrize("how", ["grad", "compiled grad", "compiled step"])
+def test_a_rule_raising_wrongly_never_gives_a_silent_gradient(monkeypatch, error, how):
+    """A rule that raises one of NumPy's error types for inputs NumPy takes makes capture
+    expect the line to raise; Python then runs it without an error: refused on every call,
+    never a gradient missing that call's part."""
+    from ember import numpy_api
+
+    def wrong(graph, *args, **kwargs):
+        raise error("a mistake in the rule")
+
+    monkeypatch.setitem(numpy_api._FUNCTIONS, np.i0, wrong)
+    ember.reset()
+    run = {"grad": ember.grad(_i0_loss), "compiled grad": ember.compile(ember.grad(_i0_loss)),
+           "compiled step": ember.compile(_i0_step)}[how]
+    for _ in range(3):
+        with pytest.raises(ember.GraphBreakError, match="expected this line to raise"):
+            run(W)
+    monkeypatch.undo()
+    ember.reset()
+
+
+def _reshaped(w, shape):
+    return np.sum(np.tanh(np.reshape(w, shape)) ** 2)
+
+
+def _product(w, v):
+    return np.sum(np.tanh(w @ v) ** 2)
+
+
+def test_numpy_errors_keep_their_type_and_later_calls_their_gradient(capsys):
+    for _ in range(6):
+        with pytest.raises(ValueError, match="cannot reshape"):
+            ember.grad(_reshaped)(W, (5, 5))
+        with pytest.raises(ValueError, match="matmul"):
+            ember.grad(_product)(W, X[:3])
+    np.testing.assert_allclose(ember.grad(_reshaped)(W, (5, 4)),
+                               autograd.grad(lambda w: anp.sum(anp.tanh(w) ** 2))(W),
+                               rtol=1e-12)
+    v = np.resize(X, 5)
+    np.testing.assert_allclose(ember.grad(_product)(W, v),
+                               autograd.grad(lambda w: anp.sum(anp.tanh(anp.dot(w, v)) ** 2))(W),
+                               rtol=1e-12)

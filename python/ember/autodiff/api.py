@@ -26,7 +26,7 @@ from ember.autodiff import inline, pytree
 from ember.autodiff.tape import Tape, Taped, active_tapes, backward
 from ember.capture import policy
 from ember.capture.breaks import WHOLE_FRAME_KINDS
-from ember.errors import RegionsRejected, Unsupported
+from ember.errors import GraphBreakError, RegionsRejected, Unsupported
 from ember.graph import Graph
 from ember.markers import ember_attribute
 
@@ -96,6 +96,10 @@ def _caller_may_catch() -> bool:
 def _refuse_in_gradient(exc: Unsupported, code: CodeType) -> str | None:
     if exc.kind in _RAISING_BREAKS:
         if not code.co_exceptiontable and not _caller_may_catch():
+            tapes = active_tapes()
+            if tapes:
+                filename, lineno = getattr(exc, "location", None) or (code.co_filename, None)
+                tapes[-1].expected_errors.append((f"{filename}:{lineno}", exc))
             return None
         return ("a differentiated function that may catch this error would go on in Python, "
                 "where its gradient would be lost; test the condition with NumPy operations "
@@ -244,6 +248,12 @@ def _forward(fn: Callable, args: tuple[Any, ...], kwargs: dict[str, Any],
             out = _captured(fn, backend)(*args_list, **kwargs)
         if tape.failure is not None:
             raise tape.failure
+        if tape.expected_errors:
+            where, exc = tape.expected_errors[0]
+            raise GraphBreakError(
+                f"{where}: capture expected this line to raise ({exc.reason}), but Python ran "
+                "it without an error: the rule that refused it is wrong, and what Python "
+                "computed there would carry no gradient") from exc
     except ValueError as exc:
         if "read-only" not in str(exc):
             raise
