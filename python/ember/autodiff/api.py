@@ -96,8 +96,11 @@ def _caller_may_catch() -> bool:
 def _refuse_in_gradient(exc: Unsupported, code: CodeType) -> str | None:
     if exc.kind in _RAISING_BREAKS:
         if not code.co_exceptiontable and not _caller_may_catch():
+            # A function inlined there with a handler (`logging`'s cache lookup) may catch it.
+            states = getattr(exc, "frame_states", None) or ()
             tapes = active_tapes()
-            if tapes:
+            if tapes and not any(state.code.co_exceptiontable for state in states):
+                exc.expected_to_raise = True  # type: ignore[attr-defined]
                 filename, lineno = getattr(exc, "location", None) or (code.co_filename, None)
                 tapes[-1].expected_errors.append((f"{filename}:{lineno}", exc))
             return None

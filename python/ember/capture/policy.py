@@ -249,12 +249,13 @@ def on_cache_miss(func: FunctionType, args: tuple[Any, ...]) -> Any:
         record.dynamic = capture.dynamic  # a failed symbolic attempt is not repeated
     if (options.refuse_break is not None and capture.refusal is not None
             and capture.refusal.kind in INPUT_DEPENDENT_KINDS):
-        # A differentiated function expected to raise from the user's line: the frame runs as
-        # plain Python, captured again on each call, so that each call checks it did raise
-        # (`autodiff/api.py: _forward`); an entry kept would go on unchecked.
-        _report_break(capture.refusal, code, resumed=True)
         _check_refused(options, capture.refusal, code)
-        return None
+        if getattr(capture.refusal, "expected_to_raise", False):
+            # A differentiated function expected to raise from the user's line: the frame
+            # runs as plain Python, captured again on each call, so that each call checks it
+            # did raise (`autodiff/api.py: _forward`); an entry kept would go on unchecked.
+            _report_break(capture.refusal, code, resumed=True)
+            return None
     record.guard_trees.append(weaken(capture.guards))
     if first:
         stored.store(func, args, options, capture)
@@ -323,7 +324,7 @@ def _on_break(exc: Unsupported, code: CodeType, record: CodeRecord, options: Opt
             f"{filename}:{lineno}: cannot capture {code.co_qualname} as one graph: "
             f"{exc.reason}. {exc.hint}"
         ) from exc
-    if options.refuse_break is not None and exc.kind in INPUT_DEPENDENT_KINDS:
+    if getattr(exc, "expected_to_raise", False):
         return None  # checked on every call, as above
     if exc.kind in INPUT_DEPENDENT_KINDS or record.guard_trees:
         # With entries already compiled, any break depends on the inputs (other inputs took
