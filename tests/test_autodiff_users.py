@@ -156,7 +156,7 @@ GENERATOR_BREAKS = {
 def test_a_generator_left_to_python_is_refused_not_a_zero_gradient(name):
     """A generator expression whose body breaks is made and run in Python: its terms would
     carry no gradient, so the differentiated function refuses it."""
-    with pytest.raises(ember.GraphBreakError, match="generator.*cannot run this in Python"):
+    with pytest.raises(ember.GraphBreakError, match=r"the generator .*\(\) breaks the graph"):
         ember.grad(GENERATOR_BREAKS[name])(np.array([0.5, -1.0, 2.0]))
 
 

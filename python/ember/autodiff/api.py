@@ -26,7 +26,7 @@ from ember.autodiff import inline, pytree
 from ember.autodiff.tape import Tape, Taped, active_tapes, backward
 from ember.capture import policy
 from ember.capture.breaks import WHOLE_FRAME_KINDS
-from ember.errors import RegionsRejected, Unsupported
+from ember.errors import GraphBreakError, RegionsRejected, Unsupported
 from ember.graph import Graph
 from ember.markers import ember_attribute
 
@@ -63,8 +63,9 @@ def _taped_backend(name: str) -> Callable[[Graph, Sequence[Any]], Taped]:
 _UNDIFFERENTIABLE_BREAKS = frozenset({"numpy", "inplace", *WHOLE_FRAME_KINDS})
 
 # Refusals of a call itself (of the callable, a method read from an object, an argument's
-# type), rather than of reading an array's values (`float(x)`, whose result is a constant).
-_OPAQUE_KINDS = frozenset({"call", "attribute", "type"})
+# type, a function marked with `ember.disable`, run in Python unseen), rather than of reading
+# an array's values (`float(x)`, whose result is a constant).
+_OPAQUE_KINDS = frozenset({"call", "attribute", "type", "disabled"})
 
 
 # Errors raised in Python from the user's line (NumPy's for these inputs, or the function's
@@ -95,6 +96,13 @@ def _caller_may_catch() -> bool:
 def _refuse_in_gradient(exc: Unsupported, code: CodeType) -> str | None:
     if exc.kind in _RAISING_BREAKS:
         if not code.co_exceptiontable and not _caller_may_catch():
+            # A function inlined there with a handler (`logging`'s cache lookup) may catch it.
+            states = getattr(exc, "frame_states", None) or ()
+            tapes = active_tapes()
+            if tapes and not any(state.code.co_exceptiontable for state in states):
+                exc.expected_to_raise = True  # type: ignore[attr-defined]
+                filename, lineno = getattr(exc, "location", None) or (code.co_filename, None)
+                tapes[-1].expected_errors.append((f"{filename}:{lineno}", exc))
             return None
         return ("a differentiated function that may catch this error would go on in Python, "
                 "where its gradient would be lost; test the condition with NumPy operations "
@@ -109,6 +117,15 @@ def _refuse_in_gradient(exc: Unsupported, code: CodeType) -> str | None:
     opaque_call = exc.kind in _OPAQUE_KINDS and getattr(exc, "returns_from_arrays", False)
     if exc.kind not in _UNDIFFERENTIABLE_BREAKS and not numpy_call and not opaque_call:
         return None
+    generator = getattr(exc, "generator", None)
+    if generator is not None:
+        return (f"the generator {generator}() breaks the graph in its body, so it runs in "
+                "Python, where the gradient of what it yields would be lost; build a list "
+                "instead, or move the print, float(x) or other break out of the generator")
+    if exc.kind == "disabled":
+        return ("a differentiated function cannot use what a function marked with "
+                "ember.disable computes from its arrays: it runs in Python, where its gradient "
+                "would be lost; remove ember.disable to differentiate it")
     return ("a differentiated function cannot run this in Python, where its gradient would be "
             "lost; use NumPy operations ember captures (docs/IR.md)")
 
@@ -234,6 +251,12 @@ def _forward(fn: Callable, args: tuple[Any, ...], kwargs: dict[str, Any],
             out = _captured(fn, backend)(*args_list, **kwargs)
         if tape.failure is not None:
             raise tape.failure
+        if tape.expected_errors:
+            where, exc = tape.expected_errors[0]
+            raise GraphBreakError(
+                f"{where}: capture expected this line to raise ({exc.reason}), but Python ran "
+                "it without an error: the rule that refused it is wrong, and what Python "
+                "computed there would carry no gradient") from exc
     except ValueError as exc:
         if "read-only" not in str(exc):
             raise

@@ -63,6 +63,10 @@ class Tape:
     # plain Python when their graph raises (for NumPy's own error), which would lose the
     # gradient silently: the function's caller raises this instead.
     failure: Exception | None = None
+    # Errors capture expected Python to raise from the user's line (NumPy's, by a rule's
+    # reading), the frame then run as plain Python: one that does not come is a rule's
+    # mistake, after which Python computed unseen; the function's caller raises then.
+    expected_errors: list[tuple[str, Exception]] = field(default_factory=list)
 
     def __enter__(self) -> Self:
         active_tapes().append(self)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import builtins
 import collections
+import copy
 import functools
 import heapq
 import itertools
@@ -56,7 +57,8 @@ if TYPE_CHECKING:
 _BUILTIN_FUNCTIONS = frozenset(
     v for v in vars(builtins).values() if isinstance(v, (types.BuiltinFunctionType, type))
 ) | {itertools.product, itertools.combinations, itertools.permutations, itertools.chain,
-     collections.deque, heapq.heappush, heapq.heappop, heapq.heapreplace, heapq.heappushpop}
+     collections.deque, heapq.heappush, heapq.heappop, heapq.heapreplace, heapq.heappushpop,
+     functools.reduce, copy.copy, copy.deepcopy}
 # EQUALS_MATCH compares these exactly; other constants are guarded by identity.
 _EQUALS_TYPES = (type(None), bool, int, float, str)
 
@@ -236,6 +238,9 @@ class VariableBuilder:
             inlined = UserFunctionVariable(wrapped, None)
             inlined.numpy_name = f"{value.__module__}.{value.__name__}"
             return inlined
+        if isinstance(value, types.FunctionType) and _is_builtin(value):  # copy.copy
+            guard(source, "ID_MATCH", value)
+            return BuiltinVariable(value, source)
         if isinstance(value, types.FunctionType):
             if "<locals>" in value.__qualname__ and source is not None:
                 # A nested function is made anew by each call of its parent (and by entries

@@ -125,6 +125,8 @@ def holds_run_time_values(trackers: list[VariableTracker]) -> bool:
             return True
         if isinstance(vt, OpaqueVariable) and isinstance(vt.value, GeneratorType):
             return True
+        if getattr(vt, "reads_run_time_values", False):  # an ember.disable'd closure
+            return True
         todo.extend(c for c in vt.children() if isinstance(c, VariableTracker))
     return False
 
@@ -226,6 +228,8 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
                     inst, stack_before)
                 exc.call_on_constants = self._call_on_constants(  # type: ignore[attr-defined]
                     inst, stack_before)
+                exc.generator = self._generator_iterated(  # type: ignore[attr-defined]
+                    inst, stack_before)
             states.append(self.state(inst, stack_before))
             raise
         finally:
@@ -251,6 +255,20 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
         operands = self._operands(inst, stack)
         return inst.opname.startswith("CALL") and operands is not None and \
             not holds_run_time_values(operands)
+
+    def _generator_iterated(self, inst: Instruction, stack: list[VariableTracker]
+                            ) -> str | None:
+        """The name of the generator a loop or call refused here takes (one made in Python,
+        whose body broke the graph: `for x in gen()`, `list(gen())`), else None."""
+        from ember.capture.variables.objects import OpaqueVariable
+
+        operands = self._operands(inst, stack) or []
+        if inst.opname in ("GET_ITER", "FOR_ITER") and stack:
+            operands = [stack[-1]]
+        for vt in operands:
+            if isinstance(vt, OpaqueVariable) and isinstance(vt.value, GeneratorType):
+                return vt.value.__qualname__
+        return None
 
     def _returns_from_arrays(self, inst: Instruction, stack: list[VariableTracker]) -> bool:
         """Whether a call, subscript or operator refused here takes arrays (or run-time

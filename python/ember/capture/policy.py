@@ -247,6 +247,15 @@ def on_cache_miss(func: FunctionType, args: tuple[Any, ...]) -> Any:
         return _core.CACHE_ONLY if record.guard_trees else _core.SKIP
     if options.dynamic is None and record.dynamic:
         record.dynamic = capture.dynamic  # a failed symbolic attempt is not repeated
+    if (options.refuse_break is not None and capture.refusal is not None
+            and capture.refusal.kind in INPUT_DEPENDENT_KINDS):
+        _check_refused(options, capture.refusal, code)
+        if getattr(capture.refusal, "expected_to_raise", False):
+            # A differentiated function expected to raise from the user's line: the frame
+            # runs as plain Python, captured again on each call, so that each call checks it
+            # did raise (`autodiff/api.py: _forward`); an entry kept would go on unchecked.
+            _report_break(capture.refusal, code, resumed=True)
+            return None
     record.guard_trees.append(weaken(capture.guards))
     if first:
         stored.store(func, args, options, capture)
@@ -315,6 +324,8 @@ def _on_break(exc: Unsupported, code: CodeType, record: CodeRecord, options: Opt
             f"{filename}:{lineno}: cannot capture {code.co_qualname} as one graph: "
             f"{exc.reason}. {exc.hint}"
         ) from exc
+    if getattr(exc, "expected_to_raise", False):
+        return None  # checked on every call, as above
     if exc.kind in INPUT_DEPENDENT_KINDS or record.guard_trees:
         # With entries already compiled, any break depends on the inputs (other inputs took
         # another path): try again for a while before settling for the existing entries.

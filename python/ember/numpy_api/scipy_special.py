@@ -1,5 +1,6 @@
 """scipy.special's log-sum-exp family and logistic sigmoid, written as scipy computes them with
-NumPy operations: `logsumexp`, `softmax`, `log_softmax` and `expit`. They take effect once the
+NumPy operations: `logsumexp`, `softmax`, `log_softmax` and `expit` (`erf` and `erfc`: in
+`scipy_erf.py`). They take effect once the
 program has imported `scipy.special` (ember never imports it), and give scipy's values within
 rounding, its dtypes (integers as float64, float32 kept) and no warnings, as scipy gives none."""
 
@@ -130,8 +131,11 @@ _NAMES = {"logsumexp": logsumexp, "softmax": softmax, "log_softmax": log_softmax
 def functions() -> dict[Any, Any]:
     """The handlers by scipy's function objects, once the program has imported scipy.special;
     empty before."""
+    from ember.numpy_api import scipy_erf
+
     module = sys.modules.get("scipy.special")
     if module is None:
         return {}
-    return {getattr(module, name): handler for name, handler in _NAMES.items()
+    return {getattr(module, name): handler for name, handler in {**_NAMES,
+                                                                 **scipy_erf.NAMES}.items()
             if hasattr(module, name)}

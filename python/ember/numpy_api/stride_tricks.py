@@ -58,5 +58,14 @@ def sliding_window_view(graph: Graph, x: object, window_shape: object, axis: obj
     return result
 
 
+def as_strided(graph: Graph, x: object, *args: object, **kwargs: object) -> Any:
+    """`as_strided` of constants; of an argument array, `capture/variables/strided.py`."""
+    if not any_value([x]):
+        return np.lib.stride_tricks.as_strided(x, *args, **kwargs)  # type: ignore[arg-type]
+    raise Unsupported("as_strided of an array that is not an argument (its memory layout is "
+                      "unknown to capture)")
+
+
 def functions() -> dict[Any, Any]:
-    return {np.lib.stride_tricks.sliding_window_view: sliding_window_view}
+    return {np.lib.stride_tricks.sliding_window_view: sliding_window_view,
+            np.lib.stride_tricks.as_strided: as_strided}

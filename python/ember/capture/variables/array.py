@@ -305,6 +305,12 @@ class ArrayVariable(VariableTracker):
                          if total.is_constant() and size.is_constant()
                          else scalar.binary("*", total, size))
             return total
+        if name == "strides":
+            from ember.capture.variables import strided
+
+            found = strided.strides_of(tx, self)
+            if found is not None:
+                return found
         result = call_numpy_api(f"attribute {name}", numpy_api.get_attribute, self.value, name)
         if name == "real" and result is self.value:
             return self  # `x.real` of a real array is `x` itself
@@ -639,6 +645,12 @@ class NumpyFunctionVariable(VariableTracker):
 
     def call(self, tx: Interpreter, args: list[VariableTracker],
              kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        if self.fn is np.lib.stride_tricks.as_strided:
+            from ember.capture.variables import strided
+
+            found = strided.as_strided(tx, args, kwargs)
+            if found is not None:
+                return found
         if tx.graph.parent is not None:
             from ember.capture.loops.runs import numpy_call
 

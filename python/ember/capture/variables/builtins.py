@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import builtins
 import collections
+import copy
+import functools
 import heapq
 import itertools
 from typing import TYPE_CHECKING, Any
@@ -490,6 +492,48 @@ def _map(tx, args, kwargs):
     return _iterator_result([fn.call(tx, list(row), {}) for row in zip(*columns)])
 
 
+def _reduce(tx, args, kwargs):
+    """`functools.reduce(fn, items[, initial])`: `fn` called (inlined) on each item in turn."""
+    if kwargs or len(args) not in (2, 3):
+        return None
+    fn, items = args[0], args[1].unpack(tx)
+    if len(args) == 3:
+        total = args[2]
+    elif items:
+        total, items = items[0], items[1:]
+    else:
+        return None  # Python raises its TypeError
+    for item in items:
+        total = fn.call(tx, [total, item], {})
+    return total
+
+
+def _copy(deep: bool):
+    """`copy.copy` and `copy.deepcopy` of an array (a new array: `ndarray.__copy__`), of a
+    list (a new list of the same items, each copied too by `deepcopy`) and of a tuple."""
+    def copied(tx, item):
+        if isinstance(item, ArrayVariable):
+            return item.getattr(tx, "copy").call(tx, [], {})
+        if type(item) in (ListVariable, TupleVariable):
+            items = item.unpack(tx)
+            if deep:
+                items = [copied(tx, i) for i in items]
+                if any(i is None for i in items):
+                    return None
+            return ListVariable(list(items)) if type(item) is ListVariable else (
+                TupleVariable(list(items)) if deep else item)
+        if item.is_constant() and isinstance(item.constant(), (int, float, str, bool)):
+            return item
+        return None
+
+    def rule(tx, args, kwargs):
+        if len(args) != 1 or kwargs:
+            return None
+        return copied(tx, args[0])
+
+    return rule
+
+
 def _sorted(tx, args, kwargs):
     """`sorted(items, key=..., reverse=...)`: the keys must be constants (a key function is
     inlined on each item), the items may be anything; Python's stable sort orders them."""
@@ -510,16 +554,36 @@ def _sorted(tx, args, kwargs):
         keys = items
     else:
         keys = [key.call(tx, [item], {}) for item in items]
-    if not all(k.is_constant() for k in keys):
-        if keys is not items or tx.graph.parent is not None:
-            return None
-        from ember.capture.variables.built_lists import from_items, sorted_list
+    if all(k.is_constant() for k in keys):
+        values = [k.constant() for k in keys]
+    else:
+        values = _leading_keys(keys)
+        if values is None:
+            if keys is not items or tx.graph.parent is not None:
+                return None
+            from ember.capture.variables.built_lists import from_items, sorted_list
 
-        built = from_items(tx, items)  # `sorted(out)` of a list written out
-        return None if built is None else sorted_list(tx, built, {"reverse": reverse})
-    order = fold("sorted()", sorted, range(len(items)), key=lambda i: keys[i].constant(),
+            built = from_items(tx, items)  # `sorted(out)` of a list written out
+            return None if built is None else sorted_list(tx, built, {"reverse": reverse})
+    order = fold("sorted()", sorted, range(len(items)), key=lambda i: values[i],
                  reverse=bool(reverse.constant()))
     return ListVariable([items[i] for i in order])
+
+
+def _leading_keys(keys: list[VariableTracker]) -> list[Any] | None:
+    """The first items of tuple keys (`sorted(d.items())`: a name, then an array), where those
+    are constants that differ pairwise: Python's tuple comparison then never reaches the
+    items after them, so the order is theirs. None where it might."""
+    if not all(isinstance(k, TupleVariable) and k.items and k.items[0].is_constant()
+               for k in keys):
+        return None
+    firsts = [k.items[0].constant() for k in keys]
+    try:
+        if any(bool(a == b) for i, a in enumerate(firsts) for b in firsts[i + 1:]):
+            return None
+    except Exception:  # noqa: BLE001 -- keys whose equality Python cannot decide
+        return None
+    return firsts
 
 
 def _iter(tx, args, kwargs):
@@ -625,6 +689,9 @@ _RULES = {
     builtins.iter: _iter,
     builtins.next: _next,
     builtins.sorted: _sorted,
+    functools.reduce: _reduce,
+    copy.copy: _copy(deep=False),
+    copy.deepcopy: _copy(deep=True),
     builtins.type: _type,
     builtins.getattr: _getattr,
     builtins.hasattr: _hasattr,

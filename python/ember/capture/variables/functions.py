@@ -6,6 +6,8 @@ from __future__ import annotations
 from types import CodeType, FunctionType
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ember.capture.breaks import graph_break
 from ember.capture.bytecode import CO_VARARGS, CO_VARKEYWORDS
 from ember.capture.sources import STABLE_GLOBALS, AttrSource, ItemSource, Source
@@ -198,6 +200,23 @@ class DisabledFunctionVariable(VariableTracker):
     def __init__(self, fn: Any, source: Source | None) -> None:
         self.fn = fn
         self.source = source
+
+    @property
+    def reads_run_time_values(self) -> bool:
+        """Whether the function reads arrays or floats through its closure or the object it
+        is bound to: run in Python, what it returns may be computed from them unseen."""
+        fn = self.fn
+        held: list[Any] = []
+        owner = getattr(fn, "__self__", None)
+        if owner is not None:
+            held.extend(getattr(owner, "__dict__", {}).values())
+            fn = getattr(fn, "__func__", fn)
+        for cell in getattr(fn, "__closure__", None) or ():
+            try:
+                held.append(cell.cell_contents)
+            except ValueError:  # an empty cell
+                continue
+        return any(isinstance(v, (np.ndarray, np.generic, float)) for v in held)
 
     def call(self, tx: Interpreter, args: list[VariableTracker],
              kwargs: dict[str, VariableTracker]) -> VariableTracker:
