@@ -18,7 +18,8 @@ from ember import numpy_api
 from ember.capture.breaks import graph_break
 from ember.capture.resume.continuation import ResumableIterator
 from ember.capture.sources import AttrSource, ItemSource, LocalSource, Source
-from ember.capture.variables.array import ArrayVariable, NumpyFunctionVariable
+from ember.capture.variables.array import ArrayVariable
+from ember.capture.variables.numpy_calls import NumpyFunctionVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.builtins import BuiltinVariable
 from ember.capture.variables.constant import (

@@ -31,7 +31,6 @@ from ember.capture.variables.array import (
     VIEW_OPS,
     ArrayMethodVariable,
     ArrayVariable,
-    NumpyFunctionVariable,
 )
 from ember.capture.variables.base import (
     CellVariable,
@@ -66,6 +65,7 @@ from ember.capture.variables.functions import (
     UserFunctionVariable,
 )
 from ember.capture.variables.datalen import DataSliceVariable, DataViewVariable
+from ember.capture.variables.numpy_calls import NumpyFunctionVariable
 from ember.capture.variables.masked import MaskedVariable
 from ember.capture.variables import appended
 from ember.capture.variables.appended import AppendedListVariable

@@ -280,7 +280,7 @@ def _divmod(tx, args, kwargs):
            for a in args):
         # `ndarray.__divmod__` is np.divmod, whose warnings name divmod
         from ember import numpy_api
-        from ember.capture.variables.array import NumpyFunctionVariable
+        from ember.capture.variables.numpy_calls import NumpyFunctionVariable
 
         return NumpyFunctionVariable(np.divmod, numpy_api.lookup_function(np.divmod)).call(
             tx, args, {})
