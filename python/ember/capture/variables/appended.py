@@ -462,14 +462,24 @@ class AppendedListVariable(VariableTracker):
         return result
 
 
-class _AppendAfter(VariableTracker):
-    """`lst.append` of a list a loop op built, read after the loop."""
+class ListMethod(VariableTracker):
+    """A method of a list a loop op built, read after the loop (`lst.append`, `lst.sort`:
+    `built_lists.py`), bound to the list."""
 
-    def __init__(self, built: AppendedListVariable) -> None:
+    name = ""
+
+    def __init__(self, built: AppendedListVariable, name: str | None = None) -> None:
         self.built = built
+        self.name = name or self.name
 
     def describe(self) -> str:
-        return "list.append"
+        return f"list.{self.name}"
+
+
+class _AppendAfter(ListMethod):
+    """`lst.append`: the buffer one place longer (`append_after`)."""
+
+    name = "append"
 
     def call(self, tx: Interpreter, args: list[VariableTracker],
              kwargs: dict[str, VariableTracker]) -> VariableTracker:

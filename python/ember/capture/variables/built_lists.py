@@ -25,7 +25,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ember.capture.breaks import graph_break
-from ember.capture.variables.appended import AppendedListVariable, columns, is_tuple
+from ember.capture.variables.appended import (
+    AppendedListVariable,
+    ListMethod,
+    columns,
+    is_tuple,
+)
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
 from ember.graph import Graph, Value
@@ -181,14 +186,10 @@ def _reverse_arg(kwargs: dict[str, VariableTracker], what: str) -> bool:
     return bool(reverse.constant())
 
 
-class SortMethod(VariableTracker):
+class SortMethod(ListMethod):
     """`lst.sort` of a list a loop op built: sorting changes the list itself."""
 
-    def __init__(self, built: AppendedListVariable) -> None:
-        self.built = built
-
-    def describe(self) -> str:
-        return "list.sort"
+    name = "sort"
 
     def call(self, tx: Interpreter, args: list[VariableTracker],
              kwargs: dict[str, VariableTracker]) -> VariableTracker:
@@ -315,14 +316,8 @@ def contains(tx: Interpreter, built: AppendedListVariable, item: VariableTracker
     return ArrayVariable(graph.op("astype", [found], dtype=np.dtype(np.bool_), weak=True))
 
 
-class SearchMethod(VariableTracker):
+class SearchMethod(ListMethod):
     """`lst.index(v)` and `lst.count(v)` of a list a loop op built."""
-
-    def __init__(self, built: AppendedListVariable, name: str) -> None:
-        self.built, self.name = built, name
-
-    def describe(self) -> str:
-        return f"list.{self.name}"
 
     def call(self, tx: Interpreter, args: list[VariableTracker],
              kwargs: dict[str, VariableTracker]) -> VariableTracker:
@@ -368,14 +363,10 @@ def reversed_copy(tx: Interpreter, built: AppendedListVariable, what: str,
                                 flags, other=built.other)
 
 
-class ReverseMethod(VariableTracker):
+class ReverseMethod(ListMethod):
     """`lst.reverse()` of a list a loop op built: the list itself reversed."""
 
-    def __init__(self, built: AppendedListVariable) -> None:
-        self.built = built
-
-    def describe(self) -> str:
-        return "list.reverse"
+    name = "reverse"
 
     def call(self, tx: Interpreter, args: list[VariableTracker],
              kwargs: dict[str, VariableTracker]) -> VariableTracker:
