@@ -298,8 +298,12 @@ def runtime_range(tx: Interpreter, args: list[VariableTracker]) -> DynamicRangeV
         tx.ip + 1 < len(tx.instructions)) else []
     from ember.capture.variables.appended import _comprehension
 
+    # A comprehension over a range of an int the graph computes (`range(len(out))` of a
+    # list a loop op built): a loop op. One over an int argument stays specialised, its
+    # list of known length (`np.stack` of it is an array, not a selection).
     comprehension = [i.opname for i in following[:1]] == ["GET_ITER"] and (
-        tx.instructions[tx.ip + 1].opname == "PRECALL") and _comprehension(tx)
+        tx.instructions[tx.ip + 1].opname == "PRECALL") and _comprehension(tx) and not any(
+            isinstance(a, PythonScalarVariable) for a in args)
     if not comprehension and ([i.opname for i in following] != ["GET_ITER", "FOR_ITER"] or (
             loop_key(tx, following[1]) in tx.tracer.unrolled_loops)):
         return None

@@ -414,8 +414,9 @@ def from_items(tx: Interpreter, items: list[VariableTracker]) -> AppendedListVar
     from ember.capture.loops.appends import _kind
     from ember.capture.loops.list_starts import number_value
 
-    if not 0 < len(items) <= _ITEMS_MOST or all(i.is_constant() for i in items):
-        return None
+    if not 0 < len(items) <= _ITEMS_MOST or all(i.is_constant() for i in items) or (
+            not tx.tracer.loop_ops):
+        return None  # (a differentiated graph: its element stores have no gradient)
     values = [number_value(tx, i) for i in items]
     if any(v is None for v in values):
         return None
