@@ -118,8 +118,10 @@ def test_loop_keeps_the_layout_of_an_array_it_stores_into(order):
 
 
 def like_orders(x):
+    e = np.empty_like(x, order='C')
+    e[...] = 1.0  # filled before it is read: no uninitialised memory
     return (np.zeros_like(x), np.zeros_like(x, order='C'), np.ones_like(x, order='F'),
-            np.full_like(x, 2.0, order='F'), np.empty_like(x, order='C') * 0.0)
+            np.full_like(x, 2.0, order='F'), e)
 
 
 @pytest.mark.parametrize("order", ["C", "F"])
