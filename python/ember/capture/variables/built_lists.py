@@ -29,6 +29,7 @@ from ember.capture.variables.appended import (
     AppendedListVariable,
     ListMethod,
     columns,
+    is_mixed,
     is_tuple,
 )
 from ember.capture.variables.base import VariableTracker
@@ -291,6 +292,12 @@ def _matches(tx: Interpreter, built: AppendedListVariable, item: VariableTracker
                                                            "floats, or a float among integers")
         if number.dtype.kind == "f":
             add_check(tx, graph.op("isnan", [number]))
+        elif is_mixed(built.item):
+            # Tuples of several types hold their integers as float64, exact to 2**53: an
+            # integer past it would compare equal to its rounding.
+            big = graph.const(2 ** 53)
+            add_check(tx, graph.op("logical_or", [graph.op("gt", [number, big]), graph.op(
+                "lt", [number, graph.op("negative", [big])])]))
         column = built.buffer if not is_tuple(built.item) else graph.op(
             "reshape", [graph.op("slice", [built.buffer], start=[0, j],
                                  stop=[built.buffer.shape[0], j + 1], step=[1, 1])],
