@@ -437,3 +437,19 @@ def test_random_lists_of_special_numbers_as_python(values, python_numbers):
     if values and not np.isnan(x).any():
         assert_compiles_whole(_many_uses, (x, python_numbers, True))
         assert_compiles_whole(_extremes, (x, python_numbers))
+
+
+def alias_across_a_reading_loop(x):
+    out = _positives(x)
+    alias = out
+    s = 0.0
+    for i in range(len(out)):
+        s += out[i]
+    out.append(x[0] * 2)
+    return alias, s, alias is out
+
+
+def test_a_loop_reading_a_list_leaves_it_the_object_its_aliases_hold():
+    x = np.random.default_rng(4).standard_normal(30)
+    assert_behaves_as_numpy(alias_across_a_reading_loop, x)
+    assert_compiles_whole(alias_across_a_reading_loop, (x,))

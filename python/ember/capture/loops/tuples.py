@@ -325,9 +325,13 @@ def join(tx: Interpreter, done: dict[str, tuple[int, type]]) -> None:
     for name, (count, kind) in done.items():
         keys = [_item_name(name, k) for k in range(count)]
         if all(key in tx.locals for key in keys):
-            tx.locals[name] = _made(kind, [tx.locals.pop(key) for key in keys])
-            if isinstance(kind, ListParts):
-                tx.locals[name].read_only = kind.built.read_only  # type: ignore[attr-defined]
+            items = [tx.locals.pop(key) for key in keys]
+            if isinstance(kind, ListParts) and all(
+                    getattr(i, "value", None) is p for i, p in zip(items, kind.built.parts())):
+                # The body only read it: the list itself again, the object every alias holds.
+                tx.locals[name] = kind.built
+            else:
+                tx.locals[name] = _made(kind, items)
         for key in keys:
             tx.locals.pop(key, None)
 
