@@ -132,6 +132,10 @@ def test_where_masks_and_initial_values(name: str) -> None:
     for dt in (np.int32, np.float32, np.float64, np.bool_):
         x = sample(dt, (3, 4), 2)
         mask = sample(np.float64, (3, 4), 3) > 0
+        if name == "mean":
+            # No slice left empty: there NumPy warns 'Mean of empty slice', and the graph
+            # reruns the frame with NumPy (`tests/test_probes_layouts_flags.py`).
+            mask[0, :] = mask[:, 0] = True
         fn = lambda xp, x, m, **kw: getattr(xp, name)(x, **kw)  # noqa: E731
         extra = {} if name == "mean" else {"initial": 3}
         for axis in (None, 0, 1, (0, 1)):

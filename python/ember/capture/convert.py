@@ -330,6 +330,11 @@ def _may_raise_index_error(node: Any, producers: dict[int, Any]) -> bool:
     if node.op not in ("load", "store"):
         return False
     array = node.inputs[0]
+    made = producers.get(id(array))
+    if node.op == "load" and made is not None and made.op in ("full", "arange", "eye"):
+        # A read of a constant array capture made: a run-time check of its own
+        # (`numpy_api.convert.rerun_unless`), which the core keeps as it may raise.
+        return False
     indices = node.inputs[1:] if node.op == "load" else node.inputs[2:]
     for axis, index in enumerate(indices):
         made = producers.get(id(index))
