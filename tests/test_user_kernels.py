@@ -111,7 +111,6 @@ NOT_YET_NATIVE = {
                     "whose test reads the data (`parent[sink] == -1`)",
     "rle_decode": "np.empty(int(counts.sum())): an array whose length only the data knows, "
                   "filled at slices with run-time bounds",
-    "simplex_max": "`basis[row] = col`: a store into a Python list at an index the data gives",
     "particle_filter_class": "`self.resamples += 1` on one path of `if n_eff < self.n / 2:` "
                              "rebinds a Python int attribute (a guarded constant) to a count "
                              "the data decides, which a path cannot store",
