@@ -244,10 +244,6 @@ NOT_YET_NATIVE = {
                   "values inside loops of unknown trips",
     "balanc": "`while last == 0:` whose flag a run-time test sets: a branch inside a loop of "
               "unknown trips",
-    "nr_lu_solve": "ludcmp's `if temp > big` in a called function and lubksb's `elif sum:` "
-                   "(the truth of a loaded float)",
-    "gaussj_inverse": "gaussj's full-pivot search (`if ipiv[j] != 1`, nested ifs) in a "
-                      "called function",
     "ran1_stream": "idum, a Python int, through `idum // IQ` and `if idum < 0` in the loop "
                    "over t: branches on values, and recompiles on idum's value",
     "qromb_many": "trapzd's loop of math calls unrolled past the op budget, and the "
