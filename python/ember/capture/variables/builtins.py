@@ -18,7 +18,7 @@ from ember.capture.breaks import graph_break
 from ember.capture.loops import scalars as loop_scalars
 from ember.capture.loops import zipped
 from ember.capture.sources import Source
-from ember.capture.variables import choice, scalar
+from ember.capture.variables import choice, keyed, scalar
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import (
@@ -347,6 +347,8 @@ def _min_max(fn):
 
             return extremum(tx, fn, args[0], kwargs)
         items = args[0].unpack(tx) if len(args) == 1 else list(args)
+        if len(args) == 1 and (picked := keyed.keyed_extremum(tx, fn, items, kwargs)) is not None:
+            return picked
         mixed = next((k for k, i in enumerate(items) if choice.liftable(tx.graph, i)), None)
         if mixed is not None and not kwargs:
             # Either side of a choice among the items: the pick of each, as a choice.
@@ -559,7 +561,9 @@ def _sorted(tx, args, kwargs):
     else:
         values = _leading_keys(keys)
         if values is None:
-            if keys is not items or tx.graph.parent is not None:
+            if keys is not items:
+                return keyed.keyed_sorted(tx, items, keys, bool(reverse.constant()))
+            if tx.graph.parent is not None:
                 return None
             from ember.capture.variables.built_lists import from_items, sorted_list
 
