@@ -49,6 +49,7 @@ from kernel_cases_ported import PORTED_CASES
 
 
 from kernel_cases_assignments import ASSIGNMENT_CASES
+from kernel_cases_containers import CONTAINER_CASES
 
 
 def _spd(rng, n):
@@ -1150,3 +1151,4 @@ CASES += PORTED_CASES
 
 
 CASES += ASSIGNMENT_CASES
+CASES += CONTAINER_CASES

@@ -1,0 +1,19 @@
+"""Inputs for the kernels of `user_kernels_containers.py`: (name, function, make inputs(rng,
+scale))."""
+
+from __future__ import annotations
+
+import numpy as np
+import user_kernels_containers as Ct
+
+CONTAINER_CASES = [
+    ("greedy_descent_walk", Ct.greedy_descent_walk,
+     lambda r, s: (np.round(r.random((16 * s, 16 * s)), 1), 40 * s)),
+    ("nearest_of_three_centers", Ct.nearest_of_three_centers,
+     lambda r, s: (r.integers(0, 4, (200 * s, 2)).astype(np.float64),
+                   r.integers(0, 4, (3, 2)).astype(np.float64))),
+    ("rank_four_bids", Ct.rank_four_bids, lambda r, s: (r.random((100 * s, 4)),)),
+    ("best_window_start", Ct.best_window_start, lambda r, s: (r.standard_normal(64), 8)),
+    ("weakest_link_pairs", Ct.weakest_link_pairs,
+     lambda r, s: (np.round(r.random(80 * s), 1),)),
+]

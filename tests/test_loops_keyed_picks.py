@@ -1,0 +1,157 @@
+"""`min`/`max`/`sorted` with `key=` over a few items whose keys the graph computes
+(`capture/variables/keyed.py`): the key inlined on each item, the items picked by compares
+of the keys as Python compares them (first of equals, NaN keys as CPython's loop meets
+them), in one native loop op where the pick is in a loop body."""
+
+from __future__ import annotations
+
+import ember
+import numpy as np
+import pytest
+from hypothesis import given, seed, settings
+from hypothesis import strategies as st
+from probe_harness import assert_behaves_as_numpy
+
+SPECIAL = [0.0, -0.0, 1.5, -2.0, 1.5, 3.0, np.nan, np.inf, -np.inf]
+
+
+def cheapest_of_four(cost):
+    picks = np.empty(cost.shape[0], dtype=np.int64)
+    for t in range(cost.shape[0]):
+        picks[t] = min(range(4), key=lambda k: cost[t, k])
+    return picks
+
+
+def dearest_of_four(cost):
+    total = 0
+    for t in range(cost.shape[0]):
+        total += max([0, 1, 2, 3], key=lambda k: cost[t, k])
+    return total
+
+
+def best_pair_of_three(x):
+    total = 0.0
+    picks = []
+    for i in range(len(x) - 2):
+        j, v = max(((i, x[i]), (i + 1, x[i + 1]), (i + 2, x[i + 2])), key=lambda p: p[1])
+        total += v
+        picks.append(j)
+    return total, picks
+
+
+def key_of_python_and_numpy_numbers(x):
+    # keys of two types: the constant 0.5 (a Python float) and the data's NumPy floats
+    out = []
+    for i in range(len(x)):
+        out.append(min((0, 1, 2), key=lambda k: 0.5 if k == 1 else x[i] * k))
+    return out
+
+
+def order_of_five(x):
+    out = np.empty((len(x) - 4, 5), dtype=np.int64)
+    for i in range(len(x) - 4):
+        for place, k in enumerate(sorted(range(5), key=lambda k: x[i + k])):
+            out[i, place] = k
+    return out
+
+
+def order_of_four_reversed(x):
+    acc = []
+    for i in range(len(x) - 3):
+        order = sorted((3, 1, 0, 2), key=lambda k: x[i + k], reverse=True)
+        acc.append(order[0] * 1000 + order[1] * 100 + order[2] * 10 + order[3])
+    return acc
+
+
+def frame_level_argmax_row(w):
+    best = max(range(w.shape[0]), key=lambda i: w[i].sum())
+    return best, w[best]
+
+
+def empty_with_default(x):
+    lo = min((), key=lambda i: x[i], default=-1)
+    return lo + min(range(3), key=lambda i: -x[i])
+
+
+def empty_without_default(x):
+    return min([], key=lambda i: x[i])
+
+
+def negative_indices(x):
+    out = []
+    for i in range(1, len(x)):
+        out.append(max((-1, -2, 0), key=lambda k: x[k] * i))
+    return out
+
+
+PROGRAMS = [cheapest_of_four, dearest_of_four]
+
+
+@pytest.mark.parametrize("fn", PROGRAMS)
+@seed(5)
+@settings(max_examples=20, deadline=None)
+@given(values=st.lists(st.sampled_from(SPECIAL), min_size=40, max_size=40))
+def test_picks_with_ties_nans_and_infinities(fn, values):
+    assert_behaves_as_numpy(fn, np.array(values).reshape(10, 4))
+
+
+@seed(6)
+@settings(max_examples=15, deadline=None)
+@given(values=st.lists(st.sampled_from(SPECIAL), min_size=3, max_size=20))
+def test_tuple_items_picked_by_their_second(values):
+    assert_behaves_as_numpy(best_pair_of_three, np.array(values))
+
+
+@seed(7)
+@settings(max_examples=15, deadline=None)
+@given(values=st.lists(st.sampled_from([0.0, -1.0, 0.25, 2.0, 0.5, -0.5]), min_size=1,
+                       max_size=12))
+def test_keys_of_two_types(values):
+    assert_behaves_as_numpy(key_of_python_and_numpy_numbers, np.array(values))
+
+
+@pytest.mark.parametrize("fn", [order_of_five, order_of_four_reversed])
+@seed(8)
+@settings(max_examples=20, deadline=None)
+@given(values=st.lists(st.sampled_from([0.0, -0.0, 1.0, 2.0, -3.0, 1.0, np.inf]),
+                       min_size=5, max_size=20))
+def test_sorted_by_key_is_stable(fn, values):
+    assert_behaves_as_numpy(fn, np.array(values))
+
+
+@pytest.mark.parametrize("fn", [order_of_five, order_of_four_reversed])
+def test_sorted_by_nan_keys_gives_pythons_order(fn):
+    x = np.array([1.0, np.nan, 0.5, 2.0, np.nan, -1.0, 3.0, 0.0, np.nan, 4.0])
+    assert_behaves_as_numpy(fn, x, compiled_code=False)
+
+
+@pytest.mark.parametrize("fn,args", [
+    (frame_level_argmax_row, (np.array([[1.0, 2.0], [3.0, 0.0], [-1.0, 4.0]]),)),
+    (frame_level_argmax_row, (np.array([[1.0, 2.0], [2.0, 1.0], [0.0, 3.0]]),)),
+    (empty_with_default, (np.array([0.5, 2.0, 2.0]),)),
+    (empty_without_default, (np.array([0.5, 2.0]),)),
+    (negative_indices, (np.array([0.5, -2.0, 2.0, 1.0]),)),
+])
+def test_frame_level_and_empty_picks(fn, args):
+    assert_behaves_as_numpy(fn, *args)
+
+
+@pytest.mark.parametrize("fn,shape", [(cheapest_of_four, (50, 4)), (order_of_five, (60,)),
+                                      (best_pair_of_three, (40,))])
+def test_picks_in_a_long_loop_are_one_loop_op(fn, shape):
+    x = np.random.default_rng(1).random(shape)
+    ember.reset()
+    compiled = ember.compile(fn)
+    for _ in range(2):
+        got, want = compiled(x.copy()), fn(x.copy())
+        assert repr(got) == repr(want)
+    stats = ember.stats()
+    assert stats["graph_breaks"] == 0 and stats["compiles"] == 1, stats["break_reasons"]
+    assert stats["entry_fallbacks"] == 0 and stats["region_recaptures"] == 0
+
+
+def test_many_items_keep_breaking_correctly():
+    def pick(x):
+        return min(range(len(x)), key=lambda i: x[i])
+
+    assert_behaves_as_numpy(pick, np.random.default_rng(2).random(100), compiled_code=False)
