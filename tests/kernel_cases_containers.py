@@ -16,4 +16,11 @@ CONTAINER_CASES = [
     ("best_window_start", Ct.best_window_start, lambda r, s: (r.standard_normal(64), 8)),
     ("weakest_link_pairs", Ct.weakest_link_pairs,
      lambda r, s: (np.round(r.random(80 * s), 1),)),
+    ("longest_run_record", Ct.longest_run_record,
+     lambda r, s: (np.repeat(r.integers(0, 5, 30 * s), r.integers(1, 6, 30 * s)),)),
+    ("top_scoring_events", Ct.top_scoring_events,
+     lambda r, s: (np.cumsum(r.random(200 * s)), np.round(r.random(200 * s), 2), 0.7)),
+    ("cheapest_edges_first", Ct.cheapest_edges_first,
+     lambda r, s: (np.where(r.random((20 * s, 20 * s)) < 0.3,
+                            np.round(r.random((20 * s, 20 * s)), 2), 0.0),)),
 ]

@@ -155,3 +155,85 @@ def test_many_items_keep_breaking_correctly():
         return min(range(len(x)), key=lambda i: x[i])
 
     assert_behaves_as_numpy(pick, np.random.default_rng(2).random(100), compiled_code=False)
+
+
+# Lists of tuples a loop op built, picked or sorted after it by a key that picks columns
+# (`variables/built_lists.py: key_columns`).
+
+def best_scored_after(x):
+    items = []
+    for i in range(len(x)):
+        items.append((i, x[i] * 2.0))
+    return max(items, key=lambda t: t[1])
+
+
+def least_of_some_after(x):
+    items = []
+    for i in range(len(x)):
+        if x[i] > 0.3:
+            items.append((i, x[i]))
+    return min(items, key=lambda t: t[1]), len(items)
+
+
+def buckets_sorted_descending(x):
+    pairs = []
+    for i in range(len(x)):
+        pairs.append((int(x[i] * 5), i))
+    return sorted(pairs, key=lambda p: p[0], reverse=True)
+
+
+def sorted_in_place_by_two_columns(x):
+    rows = []
+    for i in range(len(x)):
+        rows.append((i, np.round(x[i], 1), i % 3))
+    rows.sort(key=lambda r: (r[2], r[1]))
+    return rows
+
+
+def lists_sorted_by_second(x):
+    pairs = []
+    for i in range(len(x)):
+        pairs.append([i, int(x[i] * 4)])
+    return sorted(pairs, key=lambda p: p[1])
+
+
+def key_that_computes(x):
+    items = []
+    for i in range(len(x)):
+        items.append((i, x[i]))
+    return max(items, key=lambda t: t[1] * t[0])
+
+
+BUILT = [best_scored_after, least_of_some_after, buckets_sorted_descending,
+         sorted_in_place_by_two_columns, lists_sorted_by_second]
+
+
+@pytest.mark.parametrize("fn", BUILT)
+@seed(9)
+@settings(max_examples=12, deadline=None)
+@given(values=st.lists(st.sampled_from([0.0, 0.2, 0.35, 0.5, 0.5, 0.9, -0.0]),
+                       min_size=1, max_size=40))
+def test_built_lists_picked_and_sorted_by_key_columns(fn, values):
+    assert_behaves_as_numpy(fn, np.array(values))
+
+
+@pytest.mark.parametrize("fn", BUILT)
+def test_built_list_key_columns_compile_without_breaks(fn):
+    x = np.random.default_rng(4).random(50)
+    ember.reset()
+    compiled = ember.compile(fn)
+    for _ in range(2):
+        assert repr(compiled(x.copy())) == repr(fn(x.copy()))
+    stats = ember.stats()
+    assert stats["graph_breaks"] == 0 and stats["entry_fallbacks"] == 0, stats["break_reasons"]
+
+
+@pytest.mark.parametrize("fn,x", [
+    (best_scored_after, np.array([0.5, np.nan, 2.0, np.nan])),
+    (least_of_some_after, np.array([0.1, 0.2, 0.0])),  # nothing appended: ValueError
+    (least_of_some_after, np.array([])),
+    (buckets_sorted_descending, np.array([])),
+    (key_that_computes, np.array([0.5, 2.0, 1.0])),
+])
+def test_built_list_keys_that_rerun_or_break_stay_pythons(fn, x):
+    assert_behaves_as_numpy(fn, x, compiled_code=False)

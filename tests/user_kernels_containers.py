@@ -62,3 +62,43 @@ def weakest_link_pairs(strength):
         picks.append(j)
         total += s
     return total, picks
+
+
+def longest_run_record(values):
+    """The (start, length, value) record of the longest run of equal values, the first of
+    equal lengths, and the runs ordered by value, then length."""
+    runs = []
+    start = 0
+    for i in range(1, len(values)):
+        if values[i] != values[i - 1]:
+            runs.append((start, i - start, values[i - 1]))
+            start = i
+    runs.append((start, len(values) - start, values[-1]))
+    longest = max(runs, key=lambda r: r[1])
+    ordered = sorted(runs, key=lambda r: (r[2], r[1]))
+    return longest, ordered[:5]
+
+
+def top_scoring_events(times, scores, threshold):
+    """Events whose score passes a threshold, as (time, score) pairs, best first (equal
+    scores in time order), and the earliest-scoring of them."""
+    events = []
+    for t, s in zip(times, scores):
+        if s > threshold:
+            events.append((t, s))
+    events.sort(key=lambda e: e[1], reverse=True)
+    first = min(events, key=lambda e: e[0])
+    return events[:10], first
+
+
+def cheapest_edges_first(weights):
+    """Edges [u, v, w] of the upper triangle with a positive weight, ordered by weight (as
+    Kruskal's algorithm takes them), and the heaviest."""
+    n = weights.shape[0]
+    edges = []
+    for u in range(n):
+        for v in range(u + 1, n):
+            if weights[u, v] > 0:
+                edges.append([u, v, weights[u, v]])
+    heaviest = max(edges, key=lambda e: e[2])
+    return sorted(edges, key=lambda e: e[2]), heaviest

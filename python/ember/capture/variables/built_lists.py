@@ -30,6 +30,7 @@ from ember.capture.variables.appended import (
     ListMethod,
     columns,
     is_mixed,
+    is_list_item as appended_is_list,
     is_tuple,
 )
 from ember.capture.variables.base import VariableTracker
@@ -84,10 +85,11 @@ def extremum(tx: Interpreter, fn: Any, built: AppendedListVariable,
              kwargs: dict[str, VariableTracker]) -> VariableTracker:
     """`max(lst)` / `min(lst)` of a list of numbers a loop op built."""
     what = f"{fn.__name__}()"
-    if kwargs:
+    picked = key_columns(tx, built, kwargs.get("key")) if set(kwargs) == {"key"} else None
+    if kwargs and (picked is None or len(picked) != 1):
         raise graph_break("data_dependent_value", what=f"{what} of a list built in a loop, "
                                                        "with arguments")
-    _numbers_only(built, what)
+    _numbers_only(built, what, tuples=picked is not None)
     built._here(tx)
     graph = tx.graph
     from ember.capture.loops.frame_branches import add_check
@@ -99,7 +101,7 @@ def extremum(tx: Interpreter, fn: Any, built: AppendedListVariable,
     elif built.known_length == 0:
         raise graph_break("user_error", type="ValueError",
                           message=f"{fn.__name__}() arg is an empty sequence")
-    values = built.buffer
+    values = built.buffer if picked is None else _column(graph, built.buffer, picked[0])
     _rerun_on_nan(tx, built, values)
     past = _past(graph, built)
     if past is not None:
@@ -117,6 +119,44 @@ def extremum(tx: Interpreter, fn: Any, built: AppendedListVariable,
         values = graph.op("astype", [values], dtype=np.dtype(np.int8))
     place = graph.op("argmax" if fn is max else "argmin", [values], axis=0, keepdims=False)
     return built.item_at(tx, place)
+
+
+def key_columns(tx: Interpreter, built: AppendedListVariable,
+                key: VariableTracker | None) -> list[int] | None:
+    """The columns of a list of tuples a key function picks (`key=lambda t: t[1]`, `lambda
+    e: (e[2], e[0])`): the key is called once on a stand-in item whose numbers are the
+    buffer's columns, and must return one of them, or a tuple of them, as they are. None for
+    any other key (one that computes from the numbers, or of a list of numbers)."""
+    from ember.capture.variables.array import ArrayVariable
+    from ember.capture.variables.containers import ListVariable, TupleVariable
+
+    if key is None or key.is_constant() or not is_tuple(built.item) \
+            or built.flags is not None:
+        return None
+    built._list_only("a key function")
+    built._from_start("a key function")
+    graph = tx.graph
+    stand_ins = [ArrayVariable(_column(graph, built.buffer, j))
+                 for j in range(len(columns(built.item)))]
+    made = ListVariable if appended_is_list(built.item) else TupleVariable
+    result = key.call(tx, [made(list(stand_ins))], {})
+
+    def place(vt: VariableTracker) -> int | None:
+        return next((j for j, c in enumerate(stand_ins) if vt is c), None)
+
+    if place(result) is not None:
+        return [place(result)]  # type: ignore[list-item]
+    if isinstance(result, TupleVariable) and result.items and all(
+            place(v) is not None for v in result.items):
+        return [place(v) for v in result.items]  # type: ignore[misc]
+    return None
+
+
+def _column(graph: Graph, buffer: Value, j: int) -> Value:
+    """Column `j` of a buffer of tuples, 1-d."""
+    return graph.op("reshape", [graph.op("slice", [buffer], start=[0, j],
+                                         stop=[buffer.shape[0], j + 1], step=[1, 1])],
+                    shape=[buffer.shape[0]])
 
 
 def _stable_order(graph: Graph, keys: Value, order: Value | None) -> Value:
@@ -137,9 +177,10 @@ def _reversed_places(graph: Graph, built: AppendedListVariable) -> Value:
 
 
 def sorted_buffer(tx: Interpreter, built: AppendedListVariable, reverse: bool,
-                  what: str) -> Value:
+                  what: str, picked: list[int] | None = None) -> Value:
     """The buffer with its items in the order Python's `sorted(lst, reverse=reverse)` gives
-    them, the places past the count after them."""
+    them, the places past the count after them; `picked`: the columns of tuple items a key
+    function compares, else all of them."""
     _numbers_only(built, what, tuples=True)
     if built.flags is not None:
         raise graph_break("data_dependent_value", what=f"{what} of a list of Python numbers "
@@ -147,11 +188,15 @@ def sorted_buffer(tx: Interpreter, built: AppendedListVariable, reverse: bool,
     built._here(tx)
     graph = tx.graph
     buffer = built.buffer
-    _rerun_on_nan(tx, built, buffer)
+    if picked is None:
+        _rerun_on_nan(tx, built, buffer)
+    else:
+        for j in picked:
+            _rerun_on_nan(tx, built, _column(graph, buffer, j))
     order: Value | None = _reversed_places(graph, built) if reverse else None
-    keys = ([graph.op("slice", [buffer], start=[0, j], stop=[buffer.shape[0], j + 1],
-                      step=[1, 1]) for j in range(len(columns(built.item)))]
-            if is_tuple(built.item) else [buffer])
+    if picked is None and is_tuple(built.item):
+        picked = list(range(len(columns(built.item))))
+    keys = [_column(graph, buffer, j) for j in picked] if picked is not None else [buffer]
     for key in reversed(keys):
         if key.ndim > 1:
             key = graph.op("reshape", [key], shape=[buffer.shape[0]])
@@ -171,10 +216,25 @@ def sorted_buffer(tx: Interpreter, built: AppendedListVariable, reverse: bool,
 
 def sorted_list(tx: Interpreter, built: AppendedListVariable,
                 kwargs: dict[str, VariableTracker]) -> AppendedListVariable:
-    """`sorted(lst)`, `sorted(lst, reverse=...)`: a new list of the items in order."""
+    """`sorted(lst)`, `sorted(lst, reverse=...)`, `sorted(pairs, key=lambda p: p[1])`: a new
+    list of the items in order."""
+    picked, kwargs = _key_arg(tx, built, kwargs, "sorted()")
     reverse = _reverse_arg(kwargs, "sorted()")
-    buffer = sorted_buffer(tx, built, reverse, "sorted()")
+    buffer = sorted_buffer(tx, built, reverse, "sorted()", picked)
     return AppendedListVariable(buffer, built.count, built.item, built.known_length)
+
+
+def _key_arg(tx: Interpreter, built: AppendedListVariable, kwargs: dict[str, VariableTracker],
+             what: str) -> tuple[list[int] | None, dict[str, VariableTracker]]:
+    """The columns a `key=` picks (None: no key), and the other arguments."""
+    key = kwargs.get("key")
+    if key is None or (key.is_constant() and key.constant() is None):
+        return None, {k: v for k, v in kwargs.items() if k != "key"}
+    picked = key_columns(tx, built, key)
+    if picked is None:
+        raise graph_break("data_dependent_value", what=f"{what} of a list built in a loop, "
+                                                       "with a key")
+    return picked, {k: v for k, v in kwargs.items() if k != "key"}
 
 
 def _reverse_arg(kwargs: dict[str, VariableTracker], what: str) -> bool:
@@ -197,9 +257,10 @@ class SortMethod(ListMethod):
         if args:
             raise graph_break("user_error", type="TypeError",
                               message="sort() takes no positional arguments")
+        picked, kwargs = _key_arg(tx, self.built, kwargs, "list.sort()")
         reverse = _reverse_arg(kwargs, "list.sort()")
         self.built.changed("sort()")
-        self.built.buffer = sorted_buffer(tx, self.built, reverse, "list.sort()")
+        self.built.buffer = sorted_buffer(tx, self.built, reverse, "list.sort()", picked)
         return ConstantVariable(None)
 
 
