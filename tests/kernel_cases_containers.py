@@ -23,4 +23,9 @@ CONTAINER_CASES = [
     ("cheapest_edges_first", Ct.cheapest_edges_first,
      lambda r, s: (np.where(r.random((20 * s, 20 * s)) < 0.3,
                             np.round(r.random((20 * s, 20 * s)), 2), 0.0),)),
+    ("greedy_knapsack_by_ratio", Ct.greedy_knapsack_by_ratio,
+     lambda r, s: (np.round(r.random(120 * s), 2) + 0.1, np.round(r.random(120 * s), 2) + 0.1,
+                   10.0 * s)),
+    ("farthest_point_seed", Ct.farthest_point_seed,
+     lambda r, s: (np.round(r.random((150 * s, 2)), 1),)),
 ]

@@ -237,3 +237,87 @@ def test_built_list_key_columns_compile_without_breaks(fn):
 ])
 def test_built_list_keys_that_rerun_or_break_stay_pythons(fn, x):
     assert_behaves_as_numpy(fn, x, compiled_code=False)
+
+
+# Many items, keys looked up in an array (`keyed.looked_up_keys`): the keys of all items at
+# once, an arg-reduction or a stable argsort of them.
+
+RANK = np.array([3, 1, 2, 0, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14] * 2)
+
+
+def ranked_by_negated_score(score):
+    return sorted(range(len(score)), key=lambda i: -score[i])
+
+
+def ranked_descending_with_ties(score):
+    return sorted(range(len(score)), key=lambda i: score[i], reverse=True)
+
+
+def least_of_many(d):
+    return min(range(d.shape[0]), key=lambda i: d[i])
+
+
+def greatest_of_odd_places(d):
+    return max(range(1, len(d), 2), key=lambda i: d[i])
+
+
+def passing_ranked(score):
+    idx = []
+    for i in range(len(score)):
+        if score[i] > 0.2:
+            idx.append(i)
+    return sorted(idx, key=lambda i: -score[i])[:5], max(idx, key=lambda i: score[i])
+
+
+def ranked_by_global_table(x):
+    return sorted(range(len(x)), key=lambda i: RANK[i])[:3], x.sum()
+
+
+def ranked_by_a_rows_second(m):
+    return sorted(range(m.shape[0]), key=lambda i: m[i][1])
+
+
+def ranked_by_negated_ints(c):
+    return sorted(range(len(c)), key=lambda i: -c[i])
+
+
+def greatest_row(m):
+    return max(range(m.shape[0]), key=lambda i: m[i])
+
+
+LOOKED_UP = [ranked_by_negated_score, ranked_descending_with_ties, least_of_many,
+             greatest_of_odd_places, passing_ranked]
+
+
+@pytest.mark.parametrize("fn", LOOKED_UP)
+@seed(10)
+@settings(max_examples=12, deadline=None)
+@given(values=st.lists(st.sampled_from([0.0, -0.0, 0.1, 0.5, 0.5, 0.9, -3.0, np.inf]),
+                       min_size=70, max_size=90))
+def test_many_items_by_looked_up_keys(fn, values):
+    assert_behaves_as_numpy(fn, np.array(values))
+
+
+@pytest.mark.parametrize("fn", LOOKED_UP)
+def test_looked_up_keys_compile_without_breaks(fn):
+    x = np.round(np.random.default_rng(5).random(80), 1)
+    ember.reset()
+    compiled = ember.compile(fn)
+    for _ in range(2):
+        assert repr(compiled(x.copy())) == repr(fn(x.copy()))
+    stats = ember.stats()
+    assert stats["graph_breaks"] == 0 and stats["entry_fallbacks"] == 0, stats["break_reasons"]
+
+
+@pytest.mark.parametrize("fn,x", [
+    (ranked_by_negated_score, np.where(np.arange(70) % 9 == 4, np.nan, np.arange(70.0) % 7)),
+    (least_of_many, np.where(np.arange(70) % 9 == 0, np.nan, np.arange(70.0) % 7)),
+    (passing_ranked, np.zeros(70)),  # nothing passes: max() of an empty list raises
+    (ranked_by_global_table, np.arange(20.0)),
+    (ranked_by_global_table, np.arange(40.0)),  # past the table: IndexError
+    (ranked_by_a_rows_second, np.round(np.random.default_rng(6).random((20, 3)), 1)),
+    (ranked_by_negated_ints, np.random.default_rng(7).integers(0, 5, 30)),
+    (greatest_row, np.random.default_rng(8).random((70, 2))),  # arrays compared: ValueError
+])
+def test_other_keys_and_reruns_stay_pythons(fn, x):
+    assert_behaves_as_numpy(fn, x, compiled_code=False)

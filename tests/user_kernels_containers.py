@@ -102,3 +102,31 @@ def cheapest_edges_first(weights):
                 edges.append([u, v, weights[u, v]])
     heaviest = max(edges, key=lambda e: e[2])
     return sorted(edges, key=lambda e: e[2]), heaviest
+
+
+def greedy_knapsack_by_ratio(values, weights, capacity):
+    """Fractional knapsack: take items in order of value per weight, best first."""
+    ratio = values / weights
+    order = sorted(range(len(values)), key=lambda i: -ratio[i])
+    room = capacity
+    total = 0.0
+    taken = np.zeros(len(values))
+    for i in order:
+        if room <= 0:
+            break
+        part = min(1.0, room / weights[i])
+        taken[i] = part
+        total += part * values[i]
+        room -= part * weights[i]
+    return total, taken
+
+
+def farthest_point_seed(points):
+    """The point farthest from the centroid (the first of equals), then the point farthest
+    from it: the two seeds of a farthest-point split."""
+    centroid = points.mean(axis=0)
+    d0 = ((points - centroid) ** 2).sum(axis=1)
+    a = max(range(len(points)), key=lambda i: d0[i])
+    d1 = ((points - points[a]) ** 2).sum(axis=1)
+    b = max(range(len(points)), key=lambda i: d1[i])
+    return a, b, d1[b]

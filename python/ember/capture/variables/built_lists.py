@@ -85,11 +85,11 @@ def extremum(tx: Interpreter, fn: Any, built: AppendedListVariable,
              kwargs: dict[str, VariableTracker]) -> VariableTracker:
     """`max(lst)` / `min(lst)` of a list of numbers a loop op built."""
     what = f"{fn.__name__}()"
-    picked = key_columns(tx, built, kwargs.get("key")) if set(kwargs) == {"key"} else None
-    if kwargs and (picked is None or len(picked) != 1):
+    picked = _key_of(tx, built, kwargs.get("key")) if set(kwargs) == {"key"} else None
+    if kwargs and (picked is None or (isinstance(picked, list) and len(picked) != 1)):
         raise graph_break("data_dependent_value", what=f"{what} of a list built in a loop, "
                                                        "with arguments")
-    _numbers_only(built, what, tuples=picked is not None)
+    _numbers_only(built, what, tuples=isinstance(picked, list))
     built._here(tx)
     graph = tx.graph
     from ember.capture.loops.frame_branches import add_check
@@ -101,7 +101,8 @@ def extremum(tx: Interpreter, fn: Any, built: AppendedListVariable,
     elif built.known_length == 0:
         raise graph_break("user_error", type="ValueError",
                           message=f"{fn.__name__}() arg is an empty sequence")
-    values = built.buffer if picked is None else _column(graph, built.buffer, picked[0])
+    values = (built.buffer if picked is None else picked if isinstance(picked, Value)
+              else _column(graph, built.buffer, picked[0]))
     _rerun_on_nan(tx, built, values)
     past = _past(graph, built)
     if past is not None:
@@ -152,6 +153,27 @@ def key_columns(tx: Interpreter, built: AppendedListVariable,
     return None
 
 
+def _key_of(tx: Interpreter, built: AppendedListVariable,
+            key: VariableTracker | None) -> list[int] | Value | None:
+    """What a key function compares: the columns of tuple items it picks (`key_columns`),
+    or, for a list of integers, the keys of all items where it looks each up in an array
+    (`keyed.looked_up_keys`: `key=lambda i: -score[i]`); None for any other key."""
+    from ember.capture.variables.keyed import looked_up_keys
+
+    picked = key_columns(tx, built, key)
+    if picked is not None or is_tuple(built.item) or built.item[1] or built.flags is not None \
+            or built.buffer.dtype.kind not in "iu":
+        return picked
+    built._list_only("a key function")
+    built._from_start("a key function")
+    graph = tx.graph
+    items = built.buffer
+    past = _past(graph, built)
+    if past is not None:  # the places past the count look up the first place
+        items = graph.op("where", [past, graph.const(0, items.dtype, weak=False), items])
+    return looked_up_keys(tx, key, items)
+
+
 def _column(graph: Graph, buffer: Value, j: int) -> Value:
     """Column `j` of a buffer of tuples, 1-d."""
     return graph.op("reshape", [graph.op("slice", [buffer], start=[0, j],
@@ -177,10 +199,10 @@ def _reversed_places(graph: Graph, built: AppendedListVariable) -> Value:
 
 
 def sorted_buffer(tx: Interpreter, built: AppendedListVariable, reverse: bool,
-                  what: str, picked: list[int] | None = None) -> Value:
+                  what: str, picked: list[int] | Value | None = None) -> Value:
     """The buffer with its items in the order Python's `sorted(lst, reverse=reverse)` gives
     them, the places past the count after them; `picked`: the columns of tuple items a key
-    function compares, else all of them."""
+    function compares (or the keys it gives, one per place), else all of them."""
     _numbers_only(built, what, tuples=True)
     if built.flags is not None:
         raise graph_break("data_dependent_value", what=f"{what} of a list of Python numbers "
@@ -188,15 +210,16 @@ def sorted_buffer(tx: Interpreter, built: AppendedListVariable, reverse: bool,
     built._here(tx)
     graph = tx.graph
     buffer = built.buffer
-    if picked is None:
-        _rerun_on_nan(tx, built, buffer)
+    if isinstance(picked, Value):
+        keys = [picked]
+    elif picked is not None or is_tuple(built.item):
+        keys = [_column(graph, buffer, j) for j in (
+            picked if picked is not None else range(len(columns(built.item))))]
     else:
-        for j in picked:
-            _rerun_on_nan(tx, built, _column(graph, buffer, j))
+        keys = [buffer]
+    for key in keys:
+        _rerun_on_nan(tx, built, key)
     order: Value | None = _reversed_places(graph, built) if reverse else None
-    if picked is None and is_tuple(built.item):
-        picked = list(range(len(columns(built.item))))
-    keys = [_column(graph, buffer, j) for j in picked] if picked is not None else [buffer]
     for key in reversed(keys):
         if key.ndim > 1:
             key = graph.op("reshape", [key], shape=[buffer.shape[0]])
@@ -225,12 +248,12 @@ def sorted_list(tx: Interpreter, built: AppendedListVariable,
 
 
 def _key_arg(tx: Interpreter, built: AppendedListVariable, kwargs: dict[str, VariableTracker],
-             what: str) -> tuple[list[int] | None, dict[str, VariableTracker]]:
-    """The columns a `key=` picks (None: no key), and the other arguments."""
+             what: str) -> tuple[list[int] | Value | None, dict[str, VariableTracker]]:
+    """What a `key=` compares (`_key_of`; None: no key), and the other arguments."""
     key = kwargs.get("key")
     if key is None or (key.is_constant() and key.constant() is None):
         return None, {k: v for k, v in kwargs.items() if k != "key"}
-    picked = key_columns(tx, built, key)
+    picked = _key_of(tx, built, key)
     if picked is None:
         raise graph_break("data_dependent_value", what=f"{what} of a list built in a loop, "
                                                        "with a key")

@@ -346,6 +346,11 @@ def _min_max(fn):
             from ember.capture.variables.built_lists import extremum
 
             return extremum(tx, fn, args[0], kwargs)
+        if len(args) == 1 and set(kwargs) <= {"key", "default"} and (
+                many := keyed.many_of_range(tx, args[0], keyed.MAX_PICKED, kwargs)) is not None:
+            from ember.capture.variables.built_lists import extremum
+
+            return extremum(tx, fn, many, {"key": kwargs["key"]})
         items = args[0].unpack(tx) if len(args) == 1 else list(args)
         if len(args) == 1 and (picked := keyed.keyed_extremum(tx, fn, items, kwargs)) is not None:
             return picked
@@ -547,6 +552,10 @@ def _sorted(tx, args, kwargs):
         from ember.capture.variables.built_lists import sorted_list
 
         return sorted_list(tx, args[0], kwargs)
+    if (many := keyed.many_of_range(tx, args[0], keyed.MAX_SORTED, kwargs)) is not None:
+        from ember.capture.variables.built_lists import sorted_list
+
+        return sorted_list(tx, many, kwargs)
     items = args[0].unpack(tx)
     key = kwargs.get("key")
     reverse = kwargs.get("reverse", ConstantVariable(False))

@@ -11,6 +11,9 @@ NaN key (whose order depends on CPython's merge steps) sends the frame to Python
 
 from __future__ import annotations
 
+import dis
+import inspect
+from types import CodeType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -21,6 +24,7 @@ from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.choice import ChoiceVariable
 from ember.capture.variables.constant import fold
 from ember.capture.variables.containers import ListVariable, TupleVariable
+from ember.graph import Value
 
 if TYPE_CHECKING:
     from ember.capture.interpreter import Interpreter
@@ -136,3 +140,69 @@ def _pick(tx: Interpreter, flag: VariableTracker, a: VariableTracker,
             and a.constant() == b.constant():
         return a
     return choice.flattened(tx.graph, ChoiceVariable(flag, a, b))
+
+
+def looked_up_keys(tx: Interpreter, key: VariableTracker | None,
+                   items: Value) -> Value | None:
+    """The keys of many items at once (`items`, 1-d ints) where the key function looks each
+    item up in an array and nothing else (`lambda i: d[i]`, `lambda i: -score[i]`): the
+    lookup of all of them, one key per item as the call on each would give. None for any
+    other key; its bytecode is read first, so that nothing else is ever traced with an
+    array for an item (`arr[i][1]` of a row, Python's ints)."""
+    from ember.capture.variables.functions import FunctionVariable
+
+    if not isinstance(key, FunctionVariable) or key.kwdefaults(tx) or key.defaults(tx):
+        return None
+    negated = _lookup_shape(key.code)
+    if negated is None or not tx.tracer.loop_ops:
+        return None
+    result = key.call(tx, [ArrayVariable(items)], {})
+    if not isinstance(result, ArrayVariable) or result.value.shape != items.shape \
+            or result.value.dtype.kind not in ("f" if negated else "biuf"):
+        return None
+    return result.value
+
+
+_LOADS = {"LOAD_DEREF", "LOAD_GLOBAL", "LOAD_FAST", "LOAD_CLASSDEREF"}
+_SKIPPED = {"RESUME", "COPY_FREE_VARS", "MAKE_CELL", "NOP", "CACHE"}
+
+
+def _lookup_shape(code: CodeType) -> bool | None:
+    """Whether a one-argument function's code is `return a[arg]` (False) or `return
+    -a[arg]` (True), `a` a name other than the argument; None for any other code."""
+    if code.co_argcount != 1 or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) \
+            or code.co_kwonlyargcount:
+        return None
+    arg = code.co_varnames[0]
+    ops = [(i.opname, i.argval, i.arg) for i in dis.get_instructions(code)
+           if i.opname not in _SKIPPED]
+    if len(ops) not in (4, 5) or ops[-1][0] != "RETURN_VALUE":
+        return None
+    (load, name, oparg), (load_arg, arg_name, _), (subscr, _, _) = ops[:3]
+    if load not in _LOADS or name == arg or (load == "LOAD_GLOBAL" and oparg & 1) \
+            or load_arg != "LOAD_FAST" or arg_name != arg or subscr != "BINARY_SUBSCR":
+        return None
+    if len(ops) == 5:
+        return True if ops[3][0] == "UNARY_NEGATIVE" else None
+    return False
+
+
+def many_of_range(tx: Interpreter, iterable: VariableTracker, most: int,
+                  kwargs: dict[str, VariableTracker]) -> Any:
+    """A `range` of more than `most` constant ints picked or sorted by a key function at the
+    frame's level, as the list of its ints (`AppendedListVariable`), whose whole-list uses
+    compute the keys at once (`built_lists`); None for anything else."""
+    from ember.capture.variables.appended import AppendedListVariable
+
+    key = kwargs.get("key")
+    if key is None or key.is_constant() or tx.graph.parent is not None \
+            or not tx.tracer.loop_ops or not iterable.is_constant():
+        return None
+    items = iterable.constant()
+    if not isinstance(items, range) or len(items) <= most:
+        return None
+    graph = tx.graph
+    n = len(items)
+    ints = graph.op("add", [graph.op("mul", [graph.arange(0, 1, n, np.int64), graph.const(
+        items.step, np.int64, weak=False)]), graph.const(items.start, np.int64, weak=False)])
+    return AppendedListVariable(ints, graph.const(n), (np.dtype(np.int64), (), True, False), n)
