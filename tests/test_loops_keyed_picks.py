@@ -321,3 +321,18 @@ def test_looked_up_keys_compile_without_breaks(fn):
 ])
 def test_other_keys_and_reruns_stay_pythons(fn, x):
     assert_behaves_as_numpy(fn, x, compiled_code=False)
+
+
+def nearest_to_zero_in_loop(x):
+    out = []
+    for i in range(len(x) - 2):
+        out.append(min((x[i], x[i + 1], x[i + 2]), key=abs) + min([3, -1, 2], key=abs))
+    return out
+
+
+@seed(11)
+@settings(max_examples=15, deadline=None)
+@given(values=st.lists(st.sampled_from([0.0, -0.0, 0.5, -0.5, 1.0, -2.0, np.nan]),
+                       min_size=3, max_size=30))
+def test_builtin_key_functions(values):
+    assert_behaves_as_numpy(nearest_to_zero_in_loop, np.array(values))

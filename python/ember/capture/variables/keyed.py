@@ -39,7 +39,8 @@ def keyed_extremum(tx: Interpreter, fn: Any, items: list[VariableTracker],
     """The item `min`/`max` returns; None where this does not apply (no key function, keys
     that are all constants, too many items, keys compared in Python)."""
     key = kwargs.get("key")
-    if key is None or key.is_constant() or set(kwargs) - {"key", "default"} \
+    if key is None or (key.is_constant() and key.constant() is None) \
+            or set(kwargs) - {"key", "default"} \
             or len(items) > MAX_PICKED:
         return None
     if not items:  # the default, else Python's ValueError
