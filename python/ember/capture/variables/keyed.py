@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 # Each item costs its key's ops and a pick; past these the picks cost more than they save.
 MAX_PICKED = 64
 MAX_SORTED = 12
+# A longer range's ints would take more memory at once than Python's calls one by one.
+_RANGE_MOST = 1 << 24
 
 
 def keyed_extremum(tx: Interpreter, fn: Any, items: list[VariableTracker],
@@ -200,7 +202,8 @@ def many_of_range(tx: Interpreter, iterable: VariableTracker, most: int,
             or not tx.tracer.loop_ops or not iterable.is_constant():
         return None
     items = iterable.constant()
-    if not isinstance(items, range) or len(items) <= most:
+    if not isinstance(items, range) or not most < len(items) <= _RANGE_MOST \
+            or max(abs(items.start), abs(items.stop)) >= 2 ** 62:
         return None
     graph = tx.graph
     n = len(items)
