@@ -336,3 +336,18 @@ def nearest_to_zero_in_loop(x):
                        min_size=3, max_size=30))
 def test_builtin_key_functions(values):
     assert_behaves_as_numpy(nearest_to_zero_in_loop, np.array(values))
+
+
+def nearer_to_zero_of_two(x):
+    out = []
+    for i in range(len(x) - 1):
+        out.append(max(x[i], x[i + 1], key=abs) * min(x[i], -x[i + 1], key=lambda v: v * v))
+    return out
+
+
+@seed(12)
+@settings(max_examples=15, deadline=None)
+@given(values=st.lists(st.sampled_from([0.0, -0.0, 0.5, -0.5, 1.0, -2.0, np.nan]),
+                       min_size=2, max_size=30))
+def test_key_over_several_arguments(values):
+    assert_behaves_as_numpy(nearer_to_zero_of_two, np.array(values))

@@ -352,7 +352,8 @@ def _min_max(fn):
 
             return extremum(tx, fn, many, {"key": kwargs["key"]})
         items = args[0].unpack(tx) if len(args) == 1 else list(args)
-        if len(args) == 1 and (picked := keyed.keyed_extremum(tx, fn, items, kwargs)) is not None:
+        if (len(args) == 1 or "default" not in kwargs) and (
+                picked := keyed.keyed_extremum(tx, fn, items, kwargs)) is not None:
             return picked
         mixed = next((k for k, i in enumerate(items) if choice.liftable(tx.graph, i)), None)
         if mixed is not None and not kwargs:
