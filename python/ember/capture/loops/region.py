@@ -145,6 +145,12 @@ def capture_loop(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
     key = loop_key(tx, inst)
     if key in tx.tracer.unrolled_loops or not tx.tracer.loop_ops:
         return False
+    from ember.capture.loops.vectors import VectorVariable, materialise
+
+    if isinstance(iterator.origin, VectorVariable):
+        # A short row a body holds element by element (`[v for v in row if v > t]`): the
+        # loop op iterates it as an array of the body's graph.
+        iterator.origin = materialise(tx, iterator.origin)
     forced: dict[str, tuple] = {}
     lists: dict[int, appends.Appended] = {}
     try:  # the rows its body draws, drawn as it starts
