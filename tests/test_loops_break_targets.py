@@ -64,6 +64,25 @@ def power_iteration(A, tol):
     return lam, step
 
 
+def halvings_counted_from_one(x, tol):
+    k = 0
+    for k in range(1, 50):
+        x = x * 0.5
+        if x.max() < tol:
+            break
+    return x, k
+
+
+def second_loop_reuses_the_variable(x, t):
+    total = 0.0
+    for i in range(x.shape[0]):
+        total += x[i]
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            break
+    return total, i
+
+
 _rng = np.random.default_rng(11)
 _A = _rng.standard_normal((6, 6)) + 12 * np.eye(6)
 _b = _rng.standard_normal(6)
@@ -80,6 +99,10 @@ CASES = [
     (first_above, (_v, 1.0)),
     (first_above, (_v, 100.0)),  # no break: the last item
     (scan_rows, (_M, 1.2)),
+    (halvings_counted_from_one, (np.ones(3), 1e-3)),
+    (halvings_counted_from_one, (np.ones(3), 0.0)),
+    (second_loop_reuses_the_variable, (_v, 1.5)),
+    (second_loop_reuses_the_variable, (_v, 50.0)),
 ]
 
 

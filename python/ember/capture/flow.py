@@ -177,7 +177,7 @@ class FlowOpcodes:
             refused = graph_break("type", what="iteration over an argument",
                                   type=iterator.type_name())
             if self.depth == 0 and self.graph.parent is None and all(
-                    node.name == "const" for node in self.graph.nodes):
+                    node.op == "const" for node in self.graph.nodes):
                 # Nothing captured before it, and each trip would break here again (a
                 # resume function per item, a graph call each): plain Python is cheaper.
                 whole = graph_break("loop_break", reason=refused.reason,
