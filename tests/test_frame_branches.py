@@ -158,7 +158,59 @@ def arc_of(x):
     return math.acos(x[0]) + math.log(x[1])
 
 
+def whole_array_work(x):
+    if np.any(x < 0):
+        x = np.abs(x)
+    return x * 2.0
+
+
+def reduction_in_test(x, y):
+    if x.max() > 0 and y.min() < 0:  # y.min() runs only where x.max() > 0
+        return 1
+    return 0
+
+
+def cosine(a, b):
+    na, nb = np.linalg.norm(a), np.linalg.norm(b)
+    if na == 0 or nb == 0:
+        return 0.0
+    return float(a @ b / (na * nb))
+
+
+def clip_norm(v, limit):
+    n = np.linalg.norm(v)
+    if n > limit:
+        v = v * (limit / n)
+    return v
+
+
+def sorted_on_one_path(x):
+    if np.any(x < 0):
+        x = np.sort(x)  # a short sort: element by element
+    return x * 2.0
+
+
+def log_on_the_other_path(x):
+    # NumPy's warning for log of a negative comes from the path taken only.
+    if x.min() > 0:
+        y = np.log(x)
+    else:
+        y = np.zeros_like(x)
+    return y.sum()
+
+
 ONE_GRAPH = [
+    (whole_array_work, [(np.array([1.0, -2.0]),), (np.array([1.0, 2.0]),)]),
+    (whole_array_work, [(np.linspace(-1.0, 1.0, 500),), (np.linspace(1.0, 2.0, 500),)]),
+    (reduction_in_test, [(np.array([1.0]), np.array([-1.0])), (np.array([-1.0]), np.array([2.0])),
+                         (np.array([2.0]), np.array([3.0]))]),
+    (cosine, [(np.array([1.0, 2.0, 2.0]), np.array([0.0, 1.0, 0.0])),
+              (np.zeros(3), np.ones(3)), (np.ones(3), np.zeros(3))]),
+    (clip_norm, [(np.array([3.0, 4.0]), 1.0), (np.array([0.3, 0.4]), 1.0)]),
+    (clip_norm, [(np.full(300, 2.0), 5.0), (np.full(300, 0.01), 5.0)]),
+    (sorted_on_one_path, [(np.array([1.0, -2.0]),), (np.array([1.0, 2.0]),)]),
+    (log_on_the_other_path, [(np.array([1.0, 2.0]),), (np.array([-1.0, 2.0]),),
+                             (np.array([0.5, 0.0]),)]),
     (last_or_missing, [(np.array([0, 3, 5]), 2), (np.array([0, 3, 3]), 2)]),
     (larger_sum, [(np.ones(3), np.zeros(3)), (np.zeros(3), np.ones(3))]),
     (sign_scale, [(np.ones(3),), (-np.ones(3),)]),
@@ -198,9 +250,9 @@ def test_if_op_in_graph(recorder):
 
 # ---- branches that keep the graph break ---------------------------------------------------
 
-def whole_array_work(x):
+def cumsum_on_one_path(x):
     if np.any(x < 0):
-        x = np.abs(x)
+        x = np.cumsum(x)  # a scan in a path: the branch breaks
     return x * 2.0
 
 
@@ -229,18 +281,12 @@ def dict_of_path_value(x):
     return {"s": s}  # a container holding the path's value: no graph output stands for it
 
 
-def reduction_in_test(x, y):
-    if x.max() > 0 and y.min() < 0:  # y.min() runs only where x.max() > 0
-        return 1
-    return 0
-
 
 BREAKS = [
-    (whole_array_work, [(np.array([1.0, -2.0]),), (np.array([1.0, 2.0]),)]),
+    (cumsum_on_one_path, [(np.array([1.0, -2.0]),), (np.array([1.0, 2.0]),)]),
     (prints_on_one_path, [(np.array([1.0]),), (np.array([-1.0]),)]),
     (appends_on_one_path, [(np.ones(2), []), (-np.ones(2), [])]),
     (dict_of_path_value, [(np.ones(2),), (-np.ones(2),)]),
-    (reduction_in_test, [(np.array([1.0]), np.array([-1.0])), (np.array([-1.0]), np.array([]))]),
 ]
 
 

@@ -75,12 +75,6 @@ NOT_COMPILED = {"mandelbrot_count": "no array",
 # Kernels whose loops are not yet loop ops: they run correctly (above) but, in part, as plain
 # Python. Strict, so each one fails here once it compiles and must leave this table.
 NOT_YET_NATIVE = {
-    "peak_gaps": "`max(gaps) if gaps else 0`: a frame-level branch whose path reduces a list "
-                 "(whole-array work in a branch, and a NumPy or a Python int)",
-    "small_filtered_sums": "`[v for v in row if v > t]` of a row inside a loop over rows: the "
-                           "comprehension's loop over a row of the body is no loop op",
-
-
     "single_linkage": "`best = np.inf`, then `best = D[i, j]` on a path of the unrolled `for i` "
                       "loop: on data where a step skips the first pair (node 1 merged away), "
                       "`best` may still be the Python float there, and the run-time check of "
@@ -179,8 +173,6 @@ NOT_YET_NATIVE = {
     "dc_power_flow": "`for (i, j), x in zip(lines, reactance)` over a Python list of tuples "
                      "and an array: a zip the loop ops do not iterate, past the unroll budget, "
                      "and a list comprehension of the same zip",
-    "ndcg_at_k": "`if np.all(idcg == 0): return ...`: an early return on a reduction of the "
-                 "data at the frame's level (a break, then a second graph)",
     "reflect_bounces": "`if 1e-6 < t < best_t:` (a chained comparison) inside a `while depth < "
                        "max_bounces` whose trips a `break` on the data ends, per ray",
     "fem_truss_2d": "math.hypot of two elements and `for d in fixed` over a Python list, "
@@ -253,10 +245,6 @@ NOT_YET_NATIVE = {
     "zbrent_kepler": "zbrent's `raise ValueError` paths keep its loop from being one loop op, "
                      "and `return b` inside the loop returns a local that may still be the "
                      "Python float x2",
-    "matlab_newton_system": "the loop variable `it` read after a loop with a `break` "
-                            "(`return x.flatten(), it`)",
-    "matlab_jacobi": "the loop variable `k` read after a loop with a `break` "
-                     "(`return x.flatten(), k`)",
     "hailstone_longest": "`best = total` in a branch: a Python int (best = 1) on one path "
                          "and an np.int32 (steps + cache[n]) on the other, which no one "
                          "value of the loop op holds",

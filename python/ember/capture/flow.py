@@ -174,8 +174,17 @@ class FlowOpcodes:
         if not isinstance(iterator, IteratorVariable):
             # A comprehension's frame captured on its own receives the caller's live
             # iterator as `.0`; reading it here would consume the user's items.
-            raise graph_break("type", what="iteration over an argument",
-                              type=iterator.type_name())
+            refused = graph_break("type", what="iteration over an argument",
+                                  type=iterator.type_name())
+            if self.depth == 0 and self.graph.parent is None and all(
+                    node.op == "const" for node in self.graph.nodes):
+                # Nothing captured before it, and each trip would break here again (a
+                # resume function per item, a graph call each): plain Python is cheaper.
+                whole = graph_break("loop_break", reason=refused.reason,
+                                    trips="an unknown number of")
+                whole.location = (self.code.co_filename, self.lineno)  # type: ignore[attr-defined]
+                raise whole
+            raise refused
         if start_loop(self, inst, iterator):
             return
         item = iterator.next()

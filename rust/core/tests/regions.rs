@@ -200,3 +200,31 @@ fn short_arrays_filled_by_inner_loops_are_written_element_by_element() {
         assert_eq!(got[0].to_string(), want[0].to_string());
     }
 }
+
+/// The body of `for i in range(4): w = np.abs(x[i]); out[i] = np.argmax(w) + 10 *
+/// np.argmin(w) + 100 * np.any(w > 1.5) + 1000 * (np.arange(5) >= 3)[argmax]`-like code on
+/// rows of five: its argument reductions, `any` and `arange` written element by element.
+const ARG_REDUCTIONS: &str = "ember-ir 2\nfunc @f(%0: i64[4], %1: f64[4,5]) -> (i64[4]) {\n  %2 = const() value=0 : i64[] weak\n  %3 = const() value=4 : i64[] weak\n  %4 = const() value=1 : i64[] weak\n  %5 = loop(%2, %3, %4, %0, %1) body=@b carried=1 : i64[4]\n  return %5\n}\nfunc @b(%0: i64[] weak, %1: i64[4], %2: f64[4,5]) -> (bool[], i64[4]) {\n  %3 = slice(%2) start=[0,0] stop=[4,5] step=[1,1] : f64[4,5]\n  %4 = const() value=0 : i64[] weak\n  %5 = load(%2, %0, %4) : f64[]\n  %6 = const() value=1 : i64[] weak\n  %7 = load(%2, %0, %6) : f64[]\n  %8 = const() value=2 : i64[] weak\n  %9 = load(%2, %0, %8) : f64[]\n  %10 = const() value=3 : i64[] weak\n  %11 = load(%2, %0, %10) : f64[]\n  %12 = const() value=4 : i64[] weak\n  %13 = load(%2, %0, %12) : f64[]\n  %14 = full() value=0.0 : f64[5]\n  %15 = store(%14, %5, %4) : f64[5]\n  %16 = store(%15, %7, %6) : f64[5]\n  %17 = store(%16, %9, %8) : f64[5]\n  %18 = store(%17, %11, %10) : f64[5]\n  %19 = store(%18, %13, %12) : f64[5]\n  %20 = abs(%19) : f64[5]\n  %21 = argmax(%20) axis=0 keepdims=false : i64[]\n  %22 = argmin(%20) axis=none keepdims=false : i64[]\n  %23 = const() value=1.5 : f64[]\n  %24 = gt(%20, %23) : bool[5]\n  %25 = any(%24) axis=none keepdims=false : bool[]\n  %26 = astype(%25) dtype=i64 : i64[]\n  %27 = arange() start=0 step=1 : i64[5]\n  %28 = const() value=3 : i64[]\n  %29 = ge(%27, %28) : bool[5]\n  %30 = all(%29) axis=none keepdims=false : bool[]\n  %31 = astype(%30) dtype=i64 : i64[]\n  %32 = const() value=10 : i64[]\n  %33 = mul(%22, %32) : i64[]\n  %34 = const() value=100 : i64[]\n  %35 = mul(%26, %34) : i64[]\n  %36 = add(%21, %33) : i64[]\n  %37 = add(%36, %35) : i64[]\n  %38 = add(%37, %31) : i64[]\n  %39 = store(%1, %38, %0) : i64[4]\n  %40 = const() value=true : bool[]\n  return %40, %39\n}\n";
+
+#[test]
+fn argument_reductions_any_and_arange_of_short_arrays_are_written_element_by_element() {
+    let graph = parse(ARG_REDUCTIONS).unwrap();
+    verify(&graph).unwrap();
+    let (optimised, _) = run_pipeline(&graph, false).unwrap();
+    let printed = print(&optimised);
+    let body = &printed[printed.find("func @b").unwrap()..];
+    for op in ["argmax(", "argmin(", "any(", "all(", "arange("] {
+        assert!(!body.contains(op), "{op}\n{printed}");
+    }
+    let x = HostArray::parse("i64[4]{0, 0, 0, 0}").unwrap();
+    // Ties (the first place wins), NaN (the first NaN wins), -0.0 against 0.0, all equal.
+    let y = HostArray::parse(
+        "f64[4,5]{1.0, -3.0, 3.0, 0.5, 2.0, 1.0, nan, 0.0, nan, -0.0, -0.0, 0.0, -0.0, 0.0, 0.0, \
+         2.0, 2.0, 2.0, 2.0, 2.0}",
+    )
+    .unwrap();
+    let want = interp::run(&graph, &[x.clone(), y.clone()]).unwrap();
+    let got = interp::run(&optimised, &[x, y]).unwrap();
+    assert_eq!(got[0].to_string(), want[0].to_string());
+    assert_eq!(got[0].to_string(), "i64[4]{131, 11, 0, 100}");
+}

@@ -179,10 +179,11 @@ def _loopable(iterator: IteratorVariable) -> bool:
     from ember.capture.variables.array import ArrayVariable
     from ember.capture.variables.constant import ConstantVariable
 
+    from ember.capture.loops.vectors import VectorVariable
     from ember.capture.loops.zipped import Zipped
 
     origin = iterator.origin
-    return isinstance(origin, (ArrayVariable, Zipped)) or (
+    return isinstance(origin, (ArrayVariable, Zipped, VectorVariable)) or (
         isinstance(origin, ConstantVariable) and isinstance(origin.constant(), range))
 
 

@@ -120,6 +120,11 @@ def capture_if(tx: Interpreter, inst: Instruction, to_return: bool = False) -> N
     continues = body is not None and inst.target is not None and (
         loop_head(tx, inst.target) == body.for_index)
     if inst.target is not None and inst.target < tx.ip and not continues:
+        if tx.instructions[loop_head(tx, inst.target)].opname == "FOR_ITER":
+            # A comprehension's filter (`[v for v in row if v > t]`) jumping back to the
+            # FOR_ITER of its loop, unrolled in the body: a branch on data, which an inlined
+            # frame retries with that loop as a loop op of its own (`Interpreter.run`).
+            raise graph_break("data_dependent_branch", name="a loop value")
         _rest_of_while(tx, inst, jump_if)
         return
     if inst.target is None:

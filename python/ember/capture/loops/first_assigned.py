@@ -54,7 +54,10 @@ def carry(tx: Interpreter, trace: Trace, end_locals: dict[str, VariableTracker],
         seen.add(id(vt))
         param = trace.region.add_input(value.dtype, value.shape, weak=value.weak,
                                        scalar=value.scalar)
-        group = Group([name], ConstantVariable(None), placeholder(tx.graph, value), param,
+        # A loop variable bound before the loop (`k = 0; for k in range(1, m): ... break`)
+        # is rebound to the result as an unbound one is bound.
+        outer = tx.locals.get(name, ConstantVariable(None))
+        group = Group([name], outer, placeholder(tx.graph, value), param,
                       BodyArray(param, False))
         group.carried, group.final, group.final_value = True, ArrayVariable(value), value
         trace.groups.append(group)

@@ -14,12 +14,15 @@ raises `BranchRefused`, and `convert.capture_frame` starts the capture again wit
    the frame returns `a if flag else b` (`ChoiceVariable`), each side of its own type.
 3. *break*: today's graph break at the branch.
 
-The cost rule (`_check_cost`): an `if` op only holds 0-d work, element reads and writes
-(`load`/`store`) and nested region ops, at most `config.branch_op_budget` ops per path. A path
-with whole-array work (`x = np.abs(x)`) breaks: the native core compiles no array op inside a
-branch, and that work runs as one compiled graph past the break anyway, whose overhead it
-dwarfs. A path that cannot be traced (a print, a raise, a call that breaks) breaks too, so
-only the path taken runs in Python, with its own effects and errors.
+The cost rule (`_check_work`): an `if` op holds 0-d work, element reads and writes
+(`load`/`store`), nested region ops, and elementwise ops, reductions, views, products and
+creations of arrays of static shapes, at most `config.branch_op_budget` ops per path. Short
+arrays are written element by element in native code (`passes/scalarize.rs`), longer ones run
+as the path's own graph (`Step::BodyIf`), either way cheaper than a graph break (a graph call,
+a Python step, a resume function: `cosine` with `if na == 0 or nb == 0: return 0.0` went from
+two breaks to none). Other array work (sorts, gathers, solvers, symbolic shapes) breaks. A
+path that cannot be traced (a print, a raise, a call that breaks) breaks too, so only the path
+taken runs in Python, with its own effects and errors.
 """
 
 from __future__ import annotations
@@ -137,8 +140,26 @@ def _check_work(region: Graph) -> None:
                 _check_work(node.attrs["then"])
                 _check_work(node.attrs["else"])
             continue
-        if node.out.shape or any(v.shape for v in node.inputs):
+        if (node.out.shape or any(v.shape for v in node.inputs)) and not _array_work(node):
             raise CostRefused(f"whole-array work ({node.op}) in a branch")
+
+
+# Array ops a path may hold besides elementwise ones, reductions and views.
+_ARRAY_OPS = frozenset({"full", "eye", "arange", "matmul", "copy"})
+
+
+def _array_work(node: Any) -> bool:
+    """Work on arrays of static shapes that a branch's `if` op runs as well as a graph past a
+    break would, without the break's graph call, Python step and resume: element by element
+    in native code where the arrays are short (`a @ b` of 3-vectors, `max()` of a short
+    list's buffer: `passes/scalarize.rs`), else as the path's own graph (`Step::BodyIf`).
+    Sorts, gathers and solvers still break."""
+    from ember.graph.ops import OPS
+
+    kind = OPS[node.op].kind if node.op in OPS else None
+    if not (kind in ("elementwise", "reduction", "shape") or node.op in _ARRAY_OPS):
+        return False
+    return all(all(isinstance(d, int) for d in v.shape) for v in (node.out, *node.inputs))
 
 
 def check_merged(then: Path, orelse: Path, slots: list) -> None:

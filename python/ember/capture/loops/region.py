@@ -124,6 +124,8 @@ class Trace:
     # stand-in (`loops/followers.py`).
     following: dict[str, Any] = field(default_factory=dict)
     returns_none: bool = False  # every `return` in the body returns None
+    # Loop variables read after a loop a `break` may end: carried (`first_assigned.carry`).
+    carried_targets: bool = False
 
 
 def _go_value(region: Graph, vt: VariableTracker) -> Value | None:
@@ -145,6 +147,12 @@ def capture_loop(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
     key = loop_key(tx, inst)
     if key in tx.tracer.unrolled_loops or not tx.tracer.loop_ops:
         return False
+    from ember.capture.loops.vectors import VectorVariable, materialise
+
+    if isinstance(iterator.origin, VectorVariable):
+        # A short row a body holds element by element (`[v for v in row if v > t]`): the
+        # loop op iterates it as an array of the body's graph.
+        iterator.origin = materialise(tx, iterator.origin)
     forced: dict[str, tuple] = {}
     lists: dict[int, appends.Appended] = {}
     try:  # the rows its body draws, drawn as it starts
@@ -400,7 +408,17 @@ def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
         appends.leave(tx, found)
         return optional
     if trace.go is not None and live.intersection(targets):
-        raise graph_break("loop_body", what="a loop variable read after a loop with a break")
+        # `for it in range(maxit): ... if err < tol: break`, then `return x, it`: each trip
+        # assigns the loop variable first, so it is carried out as a local first assigned
+        # in the body is, holding the trip's item where the loop stopped. Numbers only: a
+        # row would be a view of its array.
+        read = after.intersection(targets)
+        if not all(isinstance(v := end_locals.get(name), ArrayVariable) and not v.value.shape
+                   for name in read):
+            raise graph_break("loop_body", what="a loop variable read after a loop with a "
+                                                "break")
+        unbound = unbound | read
+        trace.carried_targets = bool(read)
     returning = {n: end_locals.pop(n) for n in returns.PSEUDO if n in end_locals}
     retrace = _collect(trace, end_locals, stored, live, after, set(targets), unbound)
     if retrace:
@@ -703,8 +721,8 @@ def _emit(tx: Interpreter, inst: Instruction, iterator: IteratorVariable, trace:
     graph = tx.graph
     lo, hi, step = _static_bounds(graph, iterator) if bounds is None else bounds
     emit_loop(tx, trace, lo, hi, step)
-    if bounds is None and iterator.index < len(iterator.items):
-        # Python leaves the last item bound.
+    if bounds is None and iterator.index < len(iterator.items) and not trace.carried_targets:
+        # Python leaves the last item bound (where no `break` may end the loop early).
         tree = zipped.target_tree(tx, inst.index + 1)
         assert tree is not None
         zipped.bind_targets(tx, tree[0], iterator.items[-1])

@@ -325,6 +325,13 @@ def merge_results(tx: Interpreter, cond: Value, then: Path, orelse: Path,
         # Else, at the frame's level: a choice for the caller's operator to settle
         # (`choice.settled`), like a frame's result.
     def export(vt: VariableTracker, path: Path, other: Path, side: int) -> Callable:
+        from ember.capture.loops.vectors import VectorVariable, materialise
+
+        if isinstance(vt, VectorVariable) and vt.elements[0].graph is path.region:
+            if vt.base is not None:  # a view of its array: a copy would not be one
+                raise graph_break("loop_body", what="a return of a view chosen by a branch")
+            # A short array computed element by element (`np.sort(x) * 2.0`): a new array.
+            vt = materialise(None, vt)
         if isinstance(vt, ArrayVariable) and vt.value.graph is path.region and not any(
                 path.inner[k] is vt for k in path.inner):
             v = returned_value(path.region, vt)

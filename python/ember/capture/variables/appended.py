@@ -418,8 +418,9 @@ class AppendedListVariable(VariableTracker):
         if is_tuple(self.item):
             raise graph_break("user_error", type="TypeError",
                               message="unsupported operand type(s) for +: 'int' and 'tuple'")
-        if self.item[0].kind != "f":
-            # Python ints grow past int64, NumPy's integer scalars warn when they wrap.
+        integers = self.item[0].kind in "iu"
+        if not (self.item[0].kind == "f" or integers and not self.item[1]):
+            # Rows of integers add as their own dtype in Python, not as np.sum's.
             raise graph_break("data_dependent_value", what="sum() of integers built in a loop")
         self._here(tx)
         graph = tx.graph
@@ -441,7 +442,29 @@ class AppendedListVariable(VariableTracker):
         acc = tx.binary_op("+", start, first)
         if not isinstance(acc, ArrayVariable):
             raise graph_break("data_dependent_value", what=f"sum() from {start.describe()}")
+        if integers:
+            self._check_wrap(tx, start, acc.value)
         return ArrayVariable(self._add_rest(graph, acc.value))
+
+    def _check_wrap(self, tx: Interpreter, start: VariableTracker, acc: Value) -> None:
+        """Integers summed as the sum's dtype: where the magnitudes of `start` and the items
+        add up to a quarter of its range, a partial sum may leave it (Python ints grow,
+        NumPy's integer scalars warn as they wrap), and the frame reruns as Python."""
+        from ember.capture.loops.frame_branches import add_check
+
+        graph = tx.graph
+        as_float = graph.op("astype", [self.buffer], dtype=np.dtype(np.float64))
+        kept = graph.op("where", [self.selected(graph), graph.op("abs", [as_float]),
+                                  graph.const(0.0)])
+        total = graph.op("sum", [kept], axis=None, keepdims=False)
+        if isinstance(start, ArrayVariable) or (
+                start.is_constant() and type(start.constant()) is int):
+            first = start.value if isinstance(start, ArrayVariable) else graph.const(
+                float(start.constant()))
+            first = graph.op("astype", [first], dtype=np.dtype(np.float64))
+            total = graph.op("add", [total, graph.op("abs", [first])])
+        bound = float(2 ** (acc.dtype.itemsize * 8 - 2))
+        add_check(tx, graph.op("ge", [total, graph.const(bound)]))
 
     def _add_rest(self, graph: Graph, acc: Value) -> Value:
         """`acc` plus items 1 to the count, one after another: a loop op."""

@@ -668,10 +668,46 @@ def _all_any(fn):
 
             return all_any(tx, fn, args[0])
         items = args[0].unpack(tx)
+        values = _truth_values(tx, items)
+        if values is not None:
+            return _fold_truths(tx, fn, values)
         truths = [i.truth(tx) for i in items]
         return ConstantVariable(fn(truths))
 
     return rule
+
+
+def _truth_values(tx, items):
+    """The 0-d values of the graph among `items` (a generator's yields, `any(v > t for v in
+    row)`, already computed), and the Python truths of the others, where every item is one
+    or the other and some is a value; else None."""
+    values = []
+    for item in items:
+        if isinstance(item, ArrayVariable) and not item.value.shape and (
+                item.value.graph is tx.graph) and item.value.dtype.kind in "biuf":
+            values.append(item.value)
+        elif item.is_constant():
+            values.append(bool(item.constant()))
+        else:
+            return None
+    return values if any(not isinstance(v, bool) for v in values) else None
+
+
+def _fold_truths(tx, fn, values):
+    """`any`/`all` of truths some of which the data decide: a Python bool of the graph.
+    The items were all computed (a flag one raises reruns the frame as Python), so only the
+    answer is left to short-circuit."""
+    decided = [v for v in values if isinstance(v, bool)]
+    if fn is any and any(decided) or fn is all and not all(decided):
+        return ConstantVariable(fn is any)
+    graph = tx.graph
+    truths = [graph.op("astype", [v], dtype=np.dtype(np.bool_), weak=False, scalar=True)
+              for v in values if not isinstance(v, bool)]
+    combine = "logical_or" if fn is any else "logical_and"
+    result = truths[0]
+    for truth in truths[1:]:
+        result = graph.op(combine, [result, truth])
+    return ArrayVariable(graph.op("astype", [result], dtype=np.dtype(np.bool_), weak=True))
 
 
 _RULES = {

@@ -14,7 +14,10 @@ use std::sync::Arc;
 
 use super::short_loops::unroll_short_loops;
 use crate::error::Result;
-use crate::ir::{BinaryOp, DType, Graph, Node, Op, OpClass, ReduceKind, Scalar, Type, ValueId};
+use crate::ir::{
+    ArgReduceKind, BinaryOp, DType, Graph, Node, Op, OpClass, ReduceKind, Scalar, Type, UnaryOp,
+    ValueId,
+};
 
 /// Arrays up to this many elements are computed element by element.
 pub const MAX_ELEMENTS: usize = 128;
@@ -261,6 +264,14 @@ impl<'a> Body<'a> {
                 axes,
                 keepdims,
             } => self.reduce(node, *kind, axes.as_deref(), *keepdims),
+            Op::ArgReduce {
+                kind,
+                axis,
+                keepdims: false,
+            } => self.arg_reduce(node, *kind, *axis),
+            Op::Arange {
+                start, step, dtype, ..
+            } => self.arange(*start, *step, *dtype, &shape),
             Op::Matmul => self.matmul(node, &shape),
             _ => None,
         }
@@ -561,7 +572,8 @@ impl<'a> Body<'a> {
                 in_dtype == dtype || (!float && !matches!(in_dtype, DType::F32 | DType::F64))
             }
             ReduceKind::Mean => float && in_dtype == dtype,
-            _ => false,
+            // A truth value of each element (`x != 0`, NaN true) first.
+            ReduceKind::Any | ReduceKind::All => dtype == DType::Bool,
         };
         if !accumulates {
             return None;
@@ -575,6 +587,14 @@ impl<'a> Body<'a> {
             });
         }
         let value = match kind {
+            ReduceKind::Any | ReduceKind::All if dtype == DType::Bool => {
+                let op = if kind == ReduceKind::Any {
+                    BinaryOp::LogicalOr
+                } else {
+                    BinaryOp::LogicalAnd
+                };
+                self.fold(op, &xs, dtype)?
+            }
             ReduceKind::Max => self.fold(BinaryOp::Maximum, &xs, dtype)?,
             ReduceKind::Min => self.fold(BinaryOp::Minimum, &xs, dtype)?,
             ReduceKind::Prod => self.fold(BinaryOp::Mul, &xs, dtype)?,
@@ -592,6 +612,95 @@ impl<'a> Body<'a> {
         }
         let ones = node.ty.static_shape()?;
         (keepdims && ones.iter().all(|&d| d == 1)).then(|| Repr::Elements(ones, vec![value]))
+    }
+
+    /// `argmax`/`argmin` of a whole short array (or its one axis) as NumPy picks: the first
+    /// place of the extreme, the first NaN where there is one (a later element replaces the
+    /// best so far only when strictly beyond it, or NaN where the best is not).
+    fn arg_reduce(
+        &mut self,
+        node: &Node,
+        kind: ArgReduceKind,
+        axis: Option<usize>,
+    ) -> Option<Repr> {
+        let (shape, xs) = self.elements(node.inputs[0])?;
+        if xs.is_empty() || (axis.is_some() && shape.len() != 1) || !node.ty.shape.is_empty() {
+            return None;
+        }
+        let dtype = node.ty.dtype;
+        let in_dtype = self.new.value_type(xs[0])?.dtype;
+        let float = matches!(in_dtype, DType::F32 | DType::F64);
+        let (mut best, mut place) = (xs[0], self.constant(Scalar::Int(0), dtype));
+        for (k, &x) in xs.iter().enumerate().skip(1) {
+            let beyond = if in_dtype == DType::Bool {
+                // argmax: the first true; argmin: the first false.
+                let (a, b) = if kind == ArgReduceKind::Argmax {
+                    (x, best)
+                } else {
+                    (best, x)
+                };
+                let not_b = self.scalar_op(Op::Unary(UnaryOp::LogicalNot), vec![b], DType::Bool)?;
+                self.scalar_op(
+                    Op::Binary(BinaryOp::LogicalAnd),
+                    vec![a, not_b],
+                    DType::Bool,
+                )?
+            } else {
+                let cmp = if kind == ArgReduceKind::Argmax {
+                    BinaryOp::Gt
+                } else {
+                    BinaryOp::Lt
+                };
+                let strictly = self.scalar_op(Op::Binary(cmp), vec![x, best], DType::Bool)?;
+                if float {
+                    let nan = self.scalar_op(Op::Unary(UnaryOp::Isnan), vec![x], DType::Bool)?;
+                    let best_nan =
+                        self.scalar_op(Op::Unary(UnaryOp::Isnan), vec![best], DType::Bool)?;
+                    let number = self.scalar_op(
+                        Op::Unary(UnaryOp::LogicalNot),
+                        vec![best_nan],
+                        DType::Bool,
+                    )?;
+                    let first_nan = self.scalar_op(
+                        Op::Binary(BinaryOp::LogicalAnd),
+                        vec![nan, number],
+                        DType::Bool,
+                    )?;
+                    self.scalar_op(
+                        Op::Binary(BinaryOp::LogicalOr),
+                        vec![strictly, first_nan],
+                        DType::Bool,
+                    )?
+                } else {
+                    strictly
+                }
+            };
+            best = self.scalar_op(Op::Where, vec![beyond, x, best], in_dtype)?;
+            let here = self.constant(Scalar::Int(k as i128), dtype);
+            place = self.scalar_op(Op::Where, vec![beyond, here, place], dtype)?;
+        }
+        Some(Repr::Same(place))
+    }
+
+    /// `np.arange` of a short static length: its elements as constants, for integer dtypes
+    /// (a float arange's steps are NumPy's own rounding, left to the array kernel).
+    fn arange(
+        &mut self,
+        start: Scalar,
+        step: Scalar,
+        dtype: DType,
+        shape: &[usize],
+    ) -> Option<Repr> {
+        let (Scalar::Int(start), Scalar::Int(step)) = (start, step) else {
+            return None;
+        };
+        if dtype.is_float() || dtype == DType::Bool || shape.len() != 1 {
+            return None;
+        }
+        let elements = (0..shape[0])
+            .map(|k| self.constant(Scalar::Int(start + step * k as i128), dtype))
+            .collect();
+        Some(Repr::Elements(shape.to_vec(), elements))
     }
 
     fn fold(&mut self, op: BinaryOp, xs: &[ValueId], dtype: DType) -> Option<ValueId> {
