@@ -187,8 +187,8 @@ class Graph:
         check_loop(body, lo, hi, step, carried, invariant)
         dead = unused_flag_raisers(body)
         if dead:
-            raise Unsupported(f"a loop body's {dead[0]} decides an `if` whose paths do the "
-                              "same (its warnings would be lost)")
+            raise Unsupported(f"a loop body's {dead[0]} is never used, or decides an `if` whose "
+                              "paths do the same (its warnings would be lost)")
         return self._multi("loop", operands, {"body": body, "carried": len(carried)},
                            list(carried))
 

@@ -138,16 +138,16 @@ _QUIET = frozenset("eq ne lt le gt ge logical_and logical_or logical_xor logical
 
 def unused_flag_raisers(region: Graph) -> list[str]:
     """The ops of `region` that may raise a floating-point flag (NumPy's warnings and errors)
-    and whose values only decide a condition that decides nothing: one left unused (`if
-    np.sqrt(x) > 1: pass`, `c or True`) or an `if` whose arms do the same (`c and False` before
-    a `break`, `1 if c else 1`). Dead-code elimination drops such a condition, and with it
-    their warnings."""
+    and whose values nothing uses: a temporary never read (`t = np.sqrt(a[i])`), or one that
+    only decides a condition that decides nothing: one left unused (`if np.sqrt(x) > 1:
+    pass`, `c or True`) or an `if` whose arms do the same (`c and False` before a `break`, `1
+    if c else 1`). Dead-code elimination drops them, and with them their warnings."""
     from ember.graph.ops import OPS
 
     def live(skip_same_conditions: bool) -> set[int]:
         seen = {id(v) for v in region.outputs}
         for node in reversed(region.nodes):
-            if OPS[node.op].kind not in ("elementwise", "reduction") or any(
+            if OPS[node.op].kind not in _DROPPED or any(
                     id(v) in seen for v in (node.out, *node.extra)) or (
                     not skip_same_conditions and node.op in _CONDITIONS):
                 same = skip_same_conditions and node.op == "if" and _same_region(
@@ -155,10 +155,26 @@ def unused_flag_raisers(region: Graph) -> list[str]:
                 seen.update(id(v) for v in node.inputs[1 if same else 0:])
         return seen
 
-    kept, used = live(True), live(False)
+    kept = live(True)
     return [node.op for node in region.nodes
-            if id(node.out) in used and id(node.out) not in kept
-            and OPS[node.op].kind in ("elementwise", "reduction") and not _quiet(node)]
+            if not any(id(v) in kept for v in node.results) and _may_raise(node)]
+
+
+# The kinds of ops dead-code elimination drops where nothing reads their results: a region
+# op (a nested loop filling an array never read) goes with every op of its regions.
+_DROPPED = ("elementwise", "reduction", "region")
+
+
+def _may_raise(node: Any) -> bool:
+    """Whether `node` may raise a floating-point flag: a flag-raising elementwise op or
+    reduction, or a region op one of whose regions holds one."""
+    from ember.graph.ops import OPS
+
+    kind = OPS[node.op].kind
+    if kind == "region":
+        return any(_may_raise(inner) for a in ("body", "then", "else") if a in node.attrs
+                   for inner in node.attrs[a].nodes)
+    return kind in ("elementwise", "reduction") and not _quiet(node)
 
 
 def _quiet(node: Any) -> bool:

@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ember.capture.breaks import graph_break
-from ember.capture.loops import (appends, followers, inputs, intervals, mixed_picks, ranges,
-                                  sizes, swaps, tuples, vectors, zipped)
+from ember.capture.loops import (appends, followers, inputs, intervals, lazy_reads,
+                                  mixed_picks, ranges, sizes, swaps, tuples, vectors, zipped)
 from ember.capture.loops.body import RERUN
 from ember.capture.loops.ranges import ArrayRows, SliceItems
 from ember.capture.variables import draws
@@ -124,6 +124,8 @@ class Trace:
     # stand-in (`loops/followers.py`).
     following: dict[str, Any] = field(default_factory=dict)
     returns_none: bool = False  # every `return` in the body returns None
+    # Where the lazy expressions the body makes start (`lazy_reads.mark`).
+    lazy_mark: int = field(default_factory=lazy_reads.mark)
 
 
 def _go_value(region: Graph, vt: VariableTracker) -> Value | None:
@@ -152,6 +154,7 @@ def capture_loop(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
     except Unsupported as exc:
         raise LoopRefused(key, exc.reason) from exc
     tx.tracer.draw_loop_stack.append((key, block))
+    lazy = lazy_reads.mark()
     try:
         for settling in range(_RETRACES + 1):
             try:
@@ -167,6 +170,7 @@ def capture_loop(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
             forced = {**forced, **result}
     finally:
         tx.tracer.draw_loop_stack.pop()
+        lazy_reads.unread_since(lazy)
     raise LoopRefused(key, "a carried value changes type on every trace")
 
 
@@ -732,6 +736,9 @@ def emit_loop(tx: Interpreter, trace: Trace, lo: Value, hi: Value, step: Value) 
 
 def _emit_loop(tx: Interpreter, trace: Trace, lo: Value, hi: Value, step: Value) -> None:
     region, graph = trace.region, tx.graph
+    if lazy_reads.unread_since(trace.lazy_mark, region):
+        raise graph_break("loop_body", what="arithmetic on a slice never read (its warnings "
+                                            "would be lost)")
     carried = [g for g in trace.groups if g.carried]
     go = trace.go if trace.go is not None else region.const(True, weak=False)
     # Whether each carried Python number the first trip makes a NumPy scalar is still the
