@@ -56,6 +56,13 @@ def test_unread_temporaries_keep_their_warnings(name):
     _same(DEAD[name], _vector)
 
 
+def test_temporaries_rebound_by_an_unrolled_inner_loop_keep_their_warnings():
+    # `t` of the first two trips is never read; `inf * 0` warns in NumPy all the same.
+    _same("def f(x):\n    out = np.zeros(x.shape[0])\n    for i in range(x.shape[0]):\n"
+          "        for j in range(3):\n            t = x[i] * j + 1.0\n        out[i] = t\n"
+          "    return out\n", lambda: (np.array([1.0, np.inf, -2.0, np.inf] * 10),))
+
+
 def test_unread_log_of_a_row_keeps_its_warnings():
     _same("def f(m):\n    out = np.zeros(m.shape[1])\n    for j in range(m.shape[0]):\n"
           "        d = np.log(m[j, :])\n        out += m[j]\n    return out\n", _rows)

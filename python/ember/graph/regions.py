@@ -138,7 +138,8 @@ _QUIET = frozenset("eq ne lt le gt ge logical_and logical_or logical_xor logical
 
 def unused_flag_raisers(region: Graph) -> list[str]:
     """The ops of `region` that may raise a floating-point flag (NumPy's warnings and errors)
-    and whose values nothing uses: a temporary never read (`t = np.sqrt(a[i])`), or one that
+    and whose values nothing uses: a temporary never read (`t = np.sqrt(a[i])`; a cast, which
+    capture also makes for its own checks, only where it decides a condition), or one that
     only decides a condition that decides nothing: one left unused (`if np.sqrt(x) > 1:
     pass`, `c or True`) or an `if` whose arms do the same (`c and False` before a `break`, `1
     if c else 1`). Dead-code elimination drops them, and with them their warnings."""
@@ -155,9 +156,10 @@ def unused_flag_raisers(region: Graph) -> list[str]:
                 seen.update(id(v) for v in node.inputs[1 if same else 0:])
         return seen
 
-    kept = live(True)
+    kept, used = live(True), live(False)
     return [node.op for node in region.nodes
-            if not any(id(v) in kept for v in node.results) and _may_raise(node)]
+            if not any(id(v) in kept for v in node.results) and _may_raise(node) and (
+                node.op != "astype" or any(id(v) in used for v in node.results))]
 
 
 # The kinds of ops dead-code elimination drops where nothing reads their results: a region
@@ -181,8 +183,9 @@ def _quiet(node: Any) -> bool:
     if node.out.weak:  # Python numbers' arithmetic (an index plus one) warns of nothing
         return True
     if node.op == "astype":
-        source = node.inputs[0].dtype
-        return source.kind in "biu" or node.out.dtype == np.bool_
+        source, target = node.inputs[0].dtype, node.out.dtype
+        return source.kind in "biu" or target == np.bool_ or source == target or (
+            source.kind == target.kind == "f" and target.itemsize >= source.itemsize)
     return node.op in _QUIET
 
 
