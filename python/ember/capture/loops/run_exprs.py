@@ -121,6 +121,7 @@ class _ReadsTarget(Exception):
 
 Element = Callable[[_Body, Value], Value]
 
+
 @dataclass(eq=False)
 class RunExprVariable(VariableTracker):
     """Elementwise ops on runs: `element(body, k)` builds the `k`-th element in `body`."""
