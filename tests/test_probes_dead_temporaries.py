@@ -48,6 +48,25 @@ DEAD = {
                           "        t = a[:i] * 1e308 * 10\n        s += a[i]\n    return s\n"),
     "while_loop": ("def f(a):\n    i = 0\n    s = 0.0\n    while i < len(a):\n"
                    "        u = np.log(a[i])\n        s += a[i]\n        i += 1\n    return s\n"),
+    "expression_statement": ("def f(a):\n    s = 0.0\n    for i in range(len(a)):\n"
+                             "        np.log(a[i])\n        s += a[i]\n    return s\n"),
+    "in_one_arm_of_an_if": ("def f(a):\n    s = 0.0\n    for i in range(len(a)):\n"
+                            "        if a[i] < 3.0:\n            t = np.sqrt(a[i] - 1.0)\n"
+                            "        s += a[i]\n    return s\n"),
+    "in_an_arm_binding_more": ("def f(a):\n    s = 0.0\n    for i in range(len(a)):\n"
+                               "        if a[i] < 3.0:\n            t = np.log(a[i])\n"
+                               "            s += 1.0\n        s += a[i]\n    return s\n"),
+    "frame_level_if": ("def f(a):\n    if a.sum() > 0:\n        t = np.sqrt(a)\n"
+                       "    return a * 2\n"),
+    "in_a_helper": ("def h(x):\n    d = 1.0 / x\n    return x * 2\n"
+                    "def f(a):\n    s = 0.0\n    for i in range(len(a)):\n"
+                    "        s += h(a[i])\n    return s\n"),
+    "integer_scalar_division": ("def f(a):\n    s = 0\n    k = a.astype(np.int64)\n"
+                                "    for i in range(len(k)):\n        q = k[i] // k[i]\n"
+                                "        s += k[i]\n    return s\n"),
+    "augmented_then_rebound": ("def f(a):\n    s = 0.0\n    for i in range(len(a)):\n"
+                               "        t = a[i] * 1e308\n        t *= 10.0\n"
+                               "        t = 0.0\n        s += a[i] + t\n    return s\n"),
 }
 
 
@@ -74,6 +93,13 @@ READ = {
     "log_of_a_window_stored": ("def f(a):\n    out = np.zeros_like(a)\n"
                                "    for i in range(len(a) - 2):\n        t = np.log(a[i:i + 2])\n"
                                "        out[i] = t.sum()\n    return out\n"),
+    # Capture's own values (bounds, index arithmetic, integer plumbing) are never named.
+    "bits_shifted_out": ("def f(a):\n    k = a.astype(np.uint8)\n    s = 0\n"
+                         "    for i in range(len(k)):\n        b = k[i]\n"
+                         "        for _ in range(4):\n            s += int(b & 1)\n"
+                         "            b >>= 1\n    return s\n"),
+    "index_arithmetic": ("def f(a):\n    s = 0.0\n    for i in range(len(a) - 1):\n"
+                         "        j = i + 1\n        s += a[j] / a[i]\n    return s\n"),
 }
 
 

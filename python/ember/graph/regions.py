@@ -210,8 +210,8 @@ def _quiet(node: Any) -> bool:
     return node.op in _QUIET
 
 
-_INT_FLAGS = frozenset("floor_divide remainder fmod divmod power".split())
-_SCALAR_INT_FLAGS = frozenset("add subtract multiply negative absolute square".split())
+_INT_FLAGS = frozenset("floordiv mod fmod pow".split())
+_SCALAR_INT_FLAGS = frozenset("add sub mul neg abs square".split())
 
 
 
