@@ -736,9 +736,6 @@ def emit_loop(tx: Interpreter, trace: Trace, lo: Value, hi: Value, step: Value) 
 
 def _emit_loop(tx: Interpreter, trace: Trace, lo: Value, hi: Value, step: Value) -> None:
     region, graph = trace.region, tx.graph
-    if lazy_reads.unread_since(trace.lazy_mark, region):
-        raise graph_break("loop_body", what="arithmetic on a slice never read (its warnings "
-                                            "would be lost)")
     carried = [g for g in trace.groups if g.carried]
     go = trace.go if trace.go is not None else region.const(True, weak=False)
     # Whether each carried Python number the first trip makes a NumPy scalar is still the
@@ -754,6 +751,9 @@ def _emit_loop(tx: Interpreter, trace: Trace, lo: Value, hi: Value, step: Value)
                                                   if g.final_value is not None})
     region.set_outputs([go, *[g.final_value for g in carried if g.final_value is not None],
                         *ends.values()])
+    if lazy_reads.unread_since(trace.lazy_mark, region):  # read: live from the outputs
+        raise graph_break("loop_body", what="arithmetic on a slice never read (its warnings "
+                                            "would be lost)")
     # After the outputs: a carried value may end a trip as an invariant one (`h = c`).
     invariant = [g for g in trace.groups if not g.carried and _used(region, g.param)]
     region.inputs[:] = [trace.index, *[g.param for g in carried], *still.values(),
