@@ -204,14 +204,29 @@ def _quiet(node: Any) -> bool:
         return source.kind in "biu" or target == np.bool_ or source == target or (
             source.kind == target.kind == "f" and target.itemsize >= source.itemsize)
     if all(v.dtype.kind in "biu" for v in (node.out, *node.inputs)):
-        # Integer ops flag only division by zero, and a NumPy scalar's overflow.
-        return node.op not in _INT_FLAGS and (
-            not node.out.scalar or node.op not in _SCALAR_INT_FLAGS)
+        # Integer ops flag division by zero (and `MIN // -1`), and raise on a negative
+        # power, unless a constant rules them out. A NumPy scalar's overflow
+        # (`scalar_overflow.py`) is not kept for a temporary never read.
+        if node.op not in _INT_FLAGS:
+            return True
+        other = _constant(node.inputs[1])
+        if node.op == "pow":
+            return other is not None and other >= 0
+        return other is not None and other != 0 and (node.op != "floordiv" or other != -1)
     return node.op in _QUIET
 
 
 _INT_FLAGS = frozenset("floordiv mod fmod pow".split())
-_SCALAR_INT_FLAGS = frozenset("add sub mul neg abs square".split())
+
+
+def _constant(value: Any) -> Any:
+    """The number a 0-d `const` value holds, or None."""
+    for node in reversed(value.graph.nodes):
+        if node.out is value:
+            if node.op == "const" and not node.inputs and np.ndim(node.attrs["value"]) == 0:
+                return node.attrs["value"]
+            return None
+    return None
 
 
 
