@@ -98,6 +98,9 @@ READ = {
                          "    for i in range(len(k)):\n        b = k[i]\n"
                          "        for _ in range(4):\n            s += int(b & 1)\n"
                          "            b >>= 1\n    return s\n"),
+    "remainder_by_a_constant": ("def f(a):\n    k = a.astype(np.int64)\n    s = 0\n"
+                                "    for i in range(len(k)):\n        r = k[i] % 7\n"
+                                "        s += k[i]\n    return s\n"),
     "index_arithmetic": ("def f(a):\n    s = 0.0\n    for i in range(len(a) - 1):\n"
                          "        j = i + 1\n        s += a[j] / a[i]\n    return s\n"),
 }
