@@ -34,6 +34,8 @@ from ember.capture.variables.draws import draw_lines
 # or `.item()` (a Python scalar); the forms' numbers are `dispatch/direct.rs`'s `OutputForm`.
 _DIRECT_OUTPUT = re.compile(r"__ember_out\[(\d+)\](|\[\(\)\]|\.item\(\))")
 _OUTPUT_FORMS = {"": 0, "[()]": 1, ".item()": 2}
+# A prelude statement taking a scalar from a graph output (`Rebuilder._array`).
+_SCALAR_ONCE = re.compile(r"(__ember_v\d+) = (__ember_out\[\d+\](?:\[\(\)\]|\.item\(\)))")
 
 
 @dataclass(frozen=True)
@@ -156,6 +158,7 @@ class EntryCodegen(Rebuilder):
         else:
             body.append(f"__ember_result = {result}")
             tail = ["return __ember_result"]
+        result = self.inline_single_uses(result, [saves, body, restores])
         body = self.prelude_into(body)
         effects = [f"__ember_copyto(__ember_in[{k}], __ember_out[{o}])"
                    for k, o in self.writebacks] + self.attribute_lines
@@ -178,6 +181,33 @@ class EntryCodegen(Rebuilder):
         if not (alias_check or self.attribute_lines or self.prelude or self.tracer.draws):
             entry.__ember_direct__ = self.direct_form(result, compiled, fallback)
         return entry, source
+
+    def inline_single_uses(self, result: str | StepTail, blocks: list[list[str]]
+                           ) -> str | StepTail:
+        """`result` (the prelude, attribute stores and `blocks` in place) with each NumPy or
+        Python scalar the prelude takes from the graph's outputs but only one place reads
+        taken there instead: an entry returning `a.sum()` keeps no prelude, and so its
+        direct form."""
+        for line in list(self.prelude):
+            found = _SCALAR_ONCE.fullmatch(line)
+            if found is None:
+                continue
+            name, expr = found.groups()
+            pattern = re.compile(rf"\b{name}\b")
+            # (`result` is read by a line of the blocks: `__ember_result = ...`)
+            texts = [*self.prelude, *self.attribute_lines, *(t for b in blocks for t in b)]
+            if sum(len(pattern.findall(t)) for t in texts) != 2:  # made, and read once
+                continue
+            self.prelude.remove(line)
+
+            def inline(text: str, pattern: re.Pattern = pattern, expr: str = expr) -> str:
+                return pattern.sub(lambda _: expr, text)
+
+            for block in (self.prelude, self.attribute_lines, *blocks):
+                block[:] = [inline(t) for t in block]
+            if isinstance(result, str):
+                result = inline(result)
+        return result
 
     def direct_form(self, result: str | StepTail, compiled: Callable | None,
                     fallback: Callable) -> tuple | None:

@@ -27,6 +27,7 @@ from ember.capture.bytecode import (
 from ember.capture.flow import FlowOpcodes
 from ember.capture.loops import (
     in_cheap_while,
+    lazy_reads,
     refuse_in_loop_body,
     retry_as_loop_op,
     sizes,
@@ -384,7 +385,7 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
     COPY_FREE_VARS = NOP  # closure cells are installed when the interpreter is created
 
     def POP_TOP(self, inst: Instruction) -> None:
-        self.pop()
+        lazy_reads.name(self.pop())
 
     def PUSH_NULL(self, inst: Instruction) -> None:
         self.push(NULL)
@@ -412,7 +413,8 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
         self.push(vt)
 
     def STORE_FAST(self, inst: Instruction) -> None:
-        self.locals[inst.argval] = self.pop()
+        self.locals[inst.argval] = value = self.pop()
+        lazy_reads.name(value)
 
     def DELETE_FAST(self, inst: Instruction) -> None:
         self.locals.pop(inst.argval, None)
@@ -479,7 +481,8 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
         if CELL + inst.argval in self.locals and not hasattr(cell, "raw"):
             # A cell of the frame that a loop body reads (`region.outside_as_locals`):
             # rebinding it rebinds its pseudo-local, which the loop op carries.
-            cell.contents = self.locals[CELL + inst.argval] = self.pop()
+            cell.contents = self.locals[CELL + inst.argval] = value = self.pop()
+            lazy_reads.name(value)
             return
         refuse_in_loop_body(self, f"assignment to cell {inst.argval!r}")
         if hasattr(cell, "raw"):

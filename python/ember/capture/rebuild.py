@@ -343,8 +343,12 @@ class Rebuilder:
         if any(m is vt for m in self.tracer.mutated):  # the argument itself, updated
             return self.reload(vt.source)
         expr = self._value(vt.value)
-        if vt.source is not None or vt.value.scalar or vt.value.weak:
+        if vt.source is not None:
             return expr
+        if vt.value.scalar or vt.value.weak:
+            # One object however often referenced (`v = out[1]` is `out[1]`); the entry
+            # inlines one referenced once (`EntryCodegen.inline_single_uses`).
+            return self._once(vt, expr)
         if self._is_argument(vt.value):
             # Another object over the argument's memory (`x[::-1]` of an empty or length-1
             # `x`, which capture reduces to `x`): NumPy gives a new view, not `x` itself.

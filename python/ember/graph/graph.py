@@ -38,6 +38,10 @@ class Graph:
         self.parent = parent
         self.kind: str | None = None  # a region's kind: "loop", "then", "else"...
         self._regions_made = 0
+        # The values (`Value.id`) the program names (stores to a local) or drops (an
+        # expression statement): a flag-raising one never read is kept for its warnings
+        # (`regions.unused_flag_raisers`); capture's own values are never named.
+        self.named: set[int] = set()
         # The source location capture is at, shared by every graph of the module (see
         # `Node.where`); None outside capture.
         self._where: list[tuple[str, int, str] | None] = (
@@ -187,8 +191,8 @@ class Graph:
         check_loop(body, lo, hi, step, carried, invariant)
         dead = unused_flag_raisers(body)
         if dead:
-            raise Unsupported(f"a loop body's {dead[0]} decides an `if` whose paths do the "
-                              "same (its warnings would be lost)")
+            raise Unsupported(f"a loop body's {dead[0]} is never read, or decides an `if` whose "
+                              "paths do the same (its warnings would be lost)")
         return self._multi("loop", operands, {"body": body, "carried": len(carried)},
                            list(carried))
 

@@ -15,7 +15,8 @@ ambiguous (a broadcast input):
   its axes by decreasing absolute stride, stably.
 Views (transpose, slices, broadcasts, expand/squeeze) permute, scale or drop their operand's
 strides; `reshape` keeps a view's order when NumPy could reshape it without a copy. Products,
-creation, gathers, loops and everything else are C order, as NumPy's are.
+creation, gathers and everything else are C order, as NumPy's are; a loop's or an `if`'s
+result has the order each trip or path gives it where that is the order it started with.
 
 Every value is tracked as strides in arbitrary units (only their order and zeros matter); an
 output comes out as its axes from slowest to fastest. Outputs NumPy would return with negative
@@ -166,30 +167,60 @@ def _order_of(strides: Strides) -> list[int]:
 def output_orders(graph: Graph, input_strides: Sequence[Strides]) -> list[list[int]]:
     """For each output of `graph`, its axes from slowest to fastest in the array NumPy would
     return, given the byte strides of the inputs."""
-    known: dict[int, Strides] = {}
+    arg_strides = []
     for value, strides in zip(graph.inputs, input_strides, strict=True):
         size = value.dtype.itemsize  # in elements, as the strides of fresh values are
-        known[value.id] = tuple(s // size if s % size == 0 else s for s in strides)
+        arg_strides.append(tuple(s // size if s % size == 0 else s for s in strides))
+    orders = []
+    for value, strides in zip(graph.outputs, _output_strides(graph, arg_strides), strict=True):
+        if value.ndim <= 1:
+            orders.append(list(range(value.ndim)))
+        else:
+            orders.append(_axes(strides))
+    return orders
+
+
+def _axes(strides: Strides) -> list[int]:
+    return list(getattr(strides, "order", None) or _order_of(strides))
+
+
+def _output_strides(graph: Graph, arg_strides: Sequence[Strides]) -> list[Strides]:
+    """The strides (in elements) of `graph`'s outputs, given its inputs'."""
+    known: dict[int, Strides] = {v.id: s for v, s in zip(graph.inputs, arg_strides)}
     hints = getattr(graph, "layouts", {})
     for node in graph.nodes:
         out = node.out
         rule = hints.get(out.id)
         args = [known.get(v.id, _dense(range(v.ndim), v.shape)) for v in node.inputs]
         known[out.id] = _node_strides(node, args, rule, known)
-        if node.op == "loop":  # a carried array only stored into is the array it started as
-            for k, result in enumerate((node.out, *node.extra)):
-                init = node.inputs[3 + k]
-                if result.ndim > 1 and result.id not in hints and init.id in known and (
-                        _in_place(node.attrs["body"], 1 + k, 1 + k)):
-                    known[result.id] = known[init.id]
-    orders = []
-    for value in graph.outputs:
-        strides = known.get(value.id, _dense(range(value.ndim), value.shape))
-        if value.ndim <= 1:
-            orders.append(list(range(value.ndim)))
+        if node.op in ("loop", "if"):
+            for result, strides in zip(node.results, _region_results(node, args)):
+                if result.ndim > 1 and result.id not in hints and strides is not None:
+                    known[result.id] = strides
+    return [known.get(v.id, _dense(range(v.ndim), v.shape)) for v in graph.outputs]
+
+
+def _region_results(node, args: list[Strides]) -> list[Strides | None]:
+    """The strides of a loop's or an `if`'s results, where NumPy's are known: a carried array
+    only stored into is the array it started as; one rebound (`a = a + 1`) or picked by an
+    `if` has the layout each trip (each path) gives it, where that is the one it started
+    with (every path the same). Elsewhere None (C order)."""
+    if node.op == "if":
+        then, orelse = (_output_strides(node.attrs[a], args[1:]) for a in ("then", "else"))
+        return [x if len(x) > 1 and _axes(x) == _axes(y) else None
+                for x, y in zip(then, orelse, strict=True)]
+    body, carried = node.attrs["body"], node.attrs["carried"]
+    inits = args[3:3 + carried]
+    found: list[Strides | None] = []
+    trip = _output_strides(body, [(), *inits, *args[3 + carried:]])[1:]
+    for k, init in enumerate(inits):
+        if len(init) > 1 and _in_place(body, 1 + k, 1 + k):
+            found.append(init)
+        elif len(init) > 1 and _axes(trip[k]) == _axes(init):
+            found.append(trip[k])
         else:
-            orders.append(list(getattr(strides, "order", None) or _order_of(strides)))
-    return orders
+            found.append(None)
+    return found
 
 
 def _in_place(region: Graph, result: int, param: int) -> bool:
@@ -243,6 +274,8 @@ def _node_strides(node, args: list[Strides], rule, known: dict[int, Strides]) ->
     kind = _kind(op)
     if kind == "elementwise" or op in _SCANS:
         return _dense(_iterator_order(args, shape, shapes), shape)
+    if op in ("store", "scatter_add") and len(args[0]) == out.ndim:
+        return args[0]  # the array stored into, updated in place
     if op == "copy" or op in _LIKE_OPS:
         return _dense(_like_order(args[0], node.inputs[0].shape), shape)
     if kind == "reduction":

@@ -138,36 +138,95 @@ _QUIET = frozenset("eq ne lt le gt ge logical_and logical_or logical_xor logical
 
 def unused_flag_raisers(region: Graph) -> list[str]:
     """The ops of `region` that may raise a floating-point flag (NumPy's warnings and errors)
-    and whose values only decide a condition that decides nothing: one left unused (`if
-    np.sqrt(x) > 1: pass`, `c or True`) or an `if` whose arms do the same (`c and False` before
-    a `break`, `1 if c else 1`). Dead-code elimination drops such a condition, and with it
-    their warnings."""
+    and whose values nothing uses: a temporary the program names or drops and never reads
+    (`t = np.sqrt(a[i])`, `1.0 / x` as a statement, `t` rebound before it is read) with the
+    ops only it reads, in `region` or an `if` it holds; or one that only decides a condition
+    that decides nothing: one left unused (`if np.sqrt(x) > 1: pass`, `c or True`) or an
+    `if` whose arms do the same (`c and False` before a `break`, `1 if c else 1`). Dead-code
+    elimination drops them, and with them their warnings. Values capture makes for its own
+    checks (index arithmetic, bounds, carried values) are never named: they do not count."""
+    kept, used = live_values(region), live_values(region, False)
+    # The dead values the program named, and what only they read.
+    named: set[int] = set()
+    for node in reversed(region.nodes):
+        if any(id(v) in kept for v in node.results):
+            continue
+        if any(v.id in region.named or id(v) in named for v in node.results) or (
+                node.op == "if" and (node.attrs["then"].named or node.attrs["else"].named)):
+            named.update(id(v) for v in (node.out, *node.extra, *node.inputs))
+    dead = [node.op for node in region.nodes
+            if not any(id(v) in kept for v in node.results) and _may_raise(node) and (
+                any(id(v) in named for v in node.results)
+                or any(id(v) in used for v in node.results))]
+    for node in region.nodes:  # an `if`'s arms name their own temporaries
+        if node.op == "if" and any(id(v) in kept for v in node.results):
+            dead += [op for a in ("then", "else") for op in unused_flag_raisers(node.attrs[a])]
+    return dead
+
+
+def live_values(region: Graph, skip_same_conditions: bool = True) -> set[int]:
+    """The values (by `id`) of `region` its outputs read, directly or not; unless
+    `skip_same_conditions`, conditions count as read wherever an op reads them."""
     from ember.graph.ops import OPS
 
-    def live(skip_same_conditions: bool) -> set[int]:
-        seen = {id(v) for v in region.outputs}
-        for node in reversed(region.nodes):
-            if OPS[node.op].kind not in ("elementwise", "reduction") or any(
-                    id(v) in seen for v in (node.out, *node.extra)) or (
-                    not skip_same_conditions and node.op in _CONDITIONS):
-                same = skip_same_conditions and node.op == "if" and _same_region(
-                    node.attrs["then"], node.attrs["else"])
-                seen.update(id(v) for v in node.inputs[1 if same else 0:])
-        return seen
+    seen = {id(v) for v in region.outputs}
+    for node in reversed(region.nodes):
+        if OPS[node.op].kind not in _DROPPED or any(id(v) in seen for v in node.results) or (
+                not skip_same_conditions and node.op in _CONDITIONS):
+            same = skip_same_conditions and node.op == "if" and _same_region(
+                node.attrs["then"], node.attrs["else"])
+            seen.update(id(v) for v in node.inputs[1 if same else 0:])
+    return seen
 
-    kept, used = live(True), live(False)
-    return [node.op for node in region.nodes
-            if id(node.out) in used and id(node.out) not in kept
-            and OPS[node.op].kind in ("elementwise", "reduction") and not _quiet(node)]
+
+# The kinds of ops dead-code elimination drops where nothing reads their results: a region
+# op (a nested loop filling an array never read) goes with every op of its regions.
+_DROPPED = ("elementwise", "reduction", "region")
+
+
+def _may_raise(node: Any) -> bool:
+    """Whether `node` may raise a floating-point flag: a flag-raising elementwise op or
+    reduction, or a region op one of whose regions holds one."""
+    from ember.graph.ops import OPS
+
+    kind = OPS[node.op].kind
+    if kind == "region":
+        return any(_may_raise(inner) for a in ("body", "then", "else") if a in node.attrs
+                   for inner in node.attrs[a].nodes)
+    return kind in ("elementwise", "reduction") and not _quiet(node)
 
 
 def _quiet(node: Any) -> bool:
     if node.out.weak:  # Python numbers' arithmetic (an index plus one) warns of nothing
         return True
     if node.op == "astype":
-        source = node.inputs[0].dtype
-        return source.kind in "biu" or node.out.dtype == np.bool_
+        source, target = node.inputs[0].dtype, node.out.dtype
+        return source.kind in "biu" or target == np.bool_ or source == target or (
+            source.kind == target.kind == "f" and target.itemsize >= source.itemsize)
+    if all(v.dtype.kind in "biu" for v in (node.out, *node.inputs)):
+        # Integer ops flag division by zero (and `MIN // -1`), and raise on a negative
+        # power, unless a constant rules them out. A NumPy scalar's overflow
+        # (`scalar_overflow.py`) is not kept for a temporary never read.
+        if node.op not in _INT_FLAGS:
+            return True
+        other = _constant(node.inputs[1])
+        if node.op == "pow":
+            return other is not None and other >= 0
+        return other is not None and other != 0 and (node.op != "floordiv" or other != -1)
     return node.op in _QUIET
+
+
+_INT_FLAGS = frozenset("floordiv mod fmod pow".split())
+
+
+def _constant(value: Any) -> Any:
+    """The number a 0-d `const` value holds, or None."""
+    for node in reversed(value.graph.nodes):
+        if node.out is value:
+            if node.op == "const" and not node.inputs and np.ndim(node.attrs["value"]) == 0:
+                return node.attrs["value"]
+            return None
+    return None
 
 
 

@@ -46,6 +46,7 @@ from ember.capture.variables.containers import (
 )
 from ember.capture.variables.scalar import PythonScalarVariable
 from ember.graph import Graph, Value
+from ember.graph.regions import unused_flag_raisers
 
 if TYPE_CHECKING:
     from ember.capture.bytecode import Instruction
@@ -611,6 +612,10 @@ def _emit_flagged(tx: Interpreter, cond: Value, entries: list[ArrayVariable], th
     kept = len(slots)
     flagged = [] if frame_branches.at_frame_level(tx) else _flag_slots(then, orelse, slots)
     slots.extend(flag for _, flag in flagged)
+    if not slots and any(unused_flag_raisers(p.region) for p in (then, orelse)):
+        # An `if` binding nothing read later is dropped, with a temporary of a path.
+        raise graph_break("loop_body", what="a temporary a branch never reads (its warnings "
+                                            "would be lost)")
     results = _emit_if(tx, cond, entries, then, orelse, slots) if slots else []
     flags, merged = results[kept:], results[:kept]
     del slots[kept:], results[kept:]

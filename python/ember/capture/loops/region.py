@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ember.capture.breaks import graph_break
-from ember.capture.loops import (appends, followers, inputs, intervals, mixed_picks, ranges,
-                                  sizes, swaps, tuples, vectors, zipped)
+from ember.capture.loops import (appends, followers, inputs, intervals, lazy_reads,
+                                  mixed_picks, ranges, sizes, swaps, tuples, vectors, zipped)
 from ember.capture.loops.body import RERUN
 from ember.capture.loops.ranges import ArrayRows, SliceItems
 from ember.capture.variables import draws
@@ -126,6 +126,8 @@ class Trace:
     returns_none: bool = False  # every `return` in the body returns None
     # Loop variables read after a loop a `break` may end: carried (`first_assigned.carry`).
     carried_targets: bool = False
+    # Where the lazy expressions the body makes start (`lazy_reads.mark`).
+    lazy_mark: int = field(default_factory=lazy_reads.mark)
 
 
 def _go_value(region: Graph, vt: VariableTracker) -> Value | None:
@@ -160,6 +162,7 @@ def capture_loop(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
     except Unsupported as exc:
         raise LoopRefused(key, exc.reason) from exc
     tx.tracer.draw_loop_stack.append((key, block))
+    lazy = lazy_reads.mark()
     try:
         for settling in range(_RETRACES + 1):
             try:
@@ -175,6 +178,7 @@ def capture_loop(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
             forced = {**forced, **result}
     finally:
         tx.tracer.draw_loop_stack.pop()
+        lazy_reads.unread_since(lazy)
     raise LoopRefused(key, "a carried value changes type on every trace")
 
 
@@ -765,6 +769,9 @@ def _emit_loop(tx: Interpreter, trace: Trace, lo: Value, hi: Value, step: Value)
                                                   if g.final_value is not None})
     region.set_outputs([go, *[g.final_value for g in carried if g.final_value is not None],
                         *ends.values()])
+    if lazy_reads.unread_since(trace.lazy_mark, region):  # read: live from the outputs
+        raise graph_break("loop_body", what="arithmetic on a slice never read (its warnings "
+                                            "would be lost)")
     # After the outputs: a carried value may end a trip as an invariant one (`h = c`).
     invariant = [g for g in trace.groups if not g.carried and _used(region, g.param)]
     region.inputs[:] = [trace.index, *[g.param for g in carried], *still.values(),

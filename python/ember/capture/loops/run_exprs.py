@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ember.capture.breaks import graph_break
+from ember.capture.loops import lazy_reads
 from ember.capture.loops.frame_branches import add_check
 from ember.capture.loops.runs import (RunVariable, _bound, _same_bounds, _same_value, disjoint,
                                       refuse_stepped, step_of)
@@ -127,6 +128,9 @@ class RunExprVariable(VariableTracker):
 
     like: RunVariable
     element: Element
+
+    def __post_init__(self) -> None:
+        self.element = lazy_reads.tracked(self.element)
 
     def type_name(self) -> str:
         return "ndarray"

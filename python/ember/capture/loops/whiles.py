@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ember.capture.breaks import graph_break
-from ember.capture.loops import appends, followers, inputs, tuples
+from ember.capture.loops import appends, followers, inputs, lazy_reads, tuples
 from ember.capture.loops.body import GO, Body, enclosing_body, loop_head, step_instruction
 from ember.capture.loops.region import (
     Trace,
@@ -72,6 +72,7 @@ def capture_while(tx: Interpreter, top: int, exit_index: int, always_trips: bool
     a local its body first assigns may be read after it (`first_assigned`)."""
     stored = {str(i.argval) for i in tx.instructions[top:exit_index] if i.opname in _STORE_OPS}
     optional: dict[str, tuple] = {}
+    lazy = lazy_reads.mark()
     for _ in range(2):
         # Tuples of numbers and optional numbers carried item by item (`loops/tuples.py`); a
         # None the first trace found made a number is carried as one on the next.
@@ -81,6 +82,7 @@ def capture_while(tx: Interpreter, top: int, exit_index: int, always_trips: bool
                 more = _capture_while(tx, top, exit_index, always_trips, split, optional)
         finally:
             tuples.join(tx, split)
+            lazy_reads.unread_since(lazy)  # a trace given up leaves its own behind
         if not more:
             return
         optional = {**optional, **more}

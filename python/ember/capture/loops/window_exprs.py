@@ -32,7 +32,7 @@ import numpy as np
 
 from ember import numpy_api
 from ember.capture.breaks import graph_break
-from ember.capture.loops import intervals, vectors, windows
+from ember.capture.loops import intervals, lazy_reads, vectors, windows
 from ember.capture.loops.run_exprs import _Body, _ReadsTarget
 from ember.capture.loops.runs import _same_value
 from ember.capture.variables.array import ArrayVariable
@@ -126,7 +126,7 @@ class WindowExprVariable(ArrayVariable):
         self.graph = graph
         self.shape = shape
         self.dtype = dtype
-        self.at = at
+        self.at = lazy_reads.tracked(at)
         self.source = None
         self._value: Value | None = None
 

@@ -39,7 +39,7 @@ from types import CodeType
 
 import bytecode as bc
 
-from ember.capture.resume.analysis import CodeFacts, ResumeError
+from ember.capture.resume.analysis import CodeFacts, ResumeError, _handler_for
 from ember.capture.resume.assemble import (
     add_prologue,
     finish,
@@ -128,6 +128,12 @@ def build_step_code(
     if inst.name in NULL_PUSHING or (inst.name == "LOAD_GLOBAL" and inst.arg[0]):
         raise ResumeError(f"{code.co_name}: {inst.name} at offset {end} pushes NULL")
     location = inst.location
+    if any(e is not None and e.null_slots for e in (fall, jump)) and any(
+            _handler_for(facts.entries, offset) is not None for offset in (start, end)):
+        # A handler of what the instruction raises may run on into it again, below the
+        # callable `LOAD_METHOD` leaves (a method and its object, not NULL and a bound
+        # method): its stubs could not tell, so the step runs on as plain Python.
+        fall = jump = None
     stubs: list = []
     if jump is not None:
         label = bc.Label()
