@@ -83,6 +83,33 @@ def second_loop_reuses_the_variable(x, t):
     return total, i
 
 
+def first_cell_above(M, t):
+    found = False
+    r = c = -1
+    for i in range(M.shape[0]):
+        for j in range(M.shape[1]):
+            if M[i, j] > t:
+                found = True
+                r, c = i, j
+                break
+        if found:
+            break
+    return r, c, i
+
+
+def rows_until_a_hit(M, t):
+    hits = 0
+    for i in range(M.shape[0]):
+        hit = False
+        for v in M[i]:
+            if v > t:
+                hit = True
+                break
+        if hit:
+            hits += 1
+    return hits
+
+
 _rng = np.random.default_rng(11)
 _A = _rng.standard_normal((6, 6)) + 12 * np.eye(6)
 _b = _rng.standard_normal(6)
@@ -103,6 +130,9 @@ CASES = [
     (halvings_counted_from_one, (np.ones(3), 0.0)),
     (second_loop_reuses_the_variable, (_v, 1.5)),
     (second_loop_reuses_the_variable, (_v, 50.0)),
+    (first_cell_above, (_M[:6, :6], 1.5)),
+    (first_cell_above, (_M[:6, :6], 9.0)),
+    (rows_until_a_hit, (_M[:7, :5], 0.8)),
 ]
 
 

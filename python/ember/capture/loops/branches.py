@@ -96,7 +96,8 @@ def _truth(tx: Interpreter, value: Value) -> Value:
 
 def capture_if(tx: Interpreter, inst: Instruction, to_return: bool = False) -> None:
     """`to_return`: both paths run on to the frame's return (`frame_branches`)."""
-    from ember.capture.loops import conditions, frame_branches, whiles, windows
+    from ember.capture.loops import (conditions, frame_branches, retry_as_loop_op, whiles,
+                                     windows)
 
     jump_if, always_pop = TRUTH_JUMPS[inst.opname]
     if not always_pop:
@@ -166,6 +167,9 @@ def capture_if(tx: Interpreter, inst: Instruction, to_return: bool = False) -> N
     if jump_path.end != meet or fall_path.end != meet:
         # The other path, traced again to the trip's end or the return, may have ended at
         # the head of a loop unrolled around the branch instead.
+        # A `break` out of a short loop unrolled inside the body, on data (`if M[i, j] >
+        # t: found = True; break`): that loop is tried again as a loop op of its own.
+        retry_as_loop_op(tx, inst.index, "a break on data out of a loop unrolled in a body")
         raise graph_break("loop_body", what="branches that do not meet")
     if frame_level:
         frame_branches.check_paths(tx, fall_path, jump_path)
