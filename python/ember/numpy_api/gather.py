@@ -11,14 +11,14 @@ shape ()."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
-from ember.graph.shapes import broadcast_shapes, dim_terms
+from ember.graph.shapes import Dim, broadcast_shapes, dim_terms
 from ember.numpy_api.loop_nest import Body, Hoist, LoopNest, element_of
 
 _VALID = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer "
@@ -130,6 +130,8 @@ def symbolic_gather(graph: Graph, a: Value, items: tuple[object, ...]
     if not is_index_array(index) or index.dtype == np.bool_:
         return None
     axis = arrays[0]
+    if graph.loop_ops and _run_length(graph, a.shape[axis + 1:]) < _RUN:
+        return None  # each index moves a few elements: element loops (`gather`)
     result_dims = [*(("axis", k) for k in range(axis)), *(("index", j) for j in range(index.ndim)),
                    *(("axis", k) for k in range(axis + 1, a.ndim))]
     return graph.op("gather", [a, index], axis=axis), result_dims
@@ -240,7 +242,15 @@ def _moves_runs(found: Plan) -> bool:
     """Whether the axes after the indexed ones hold at least `_RUN` elements."""
     last = max(axis for axis, spec in enumerate(found.axes) if isinstance(spec, Value))
     trailing = [spec[2] for spec in found.axes[last + 1:] if isinstance(spec, tuple)]
-    return int(np.prod(_example_shape(found.array.graph, tuple(trailing), "a gather"))) >= _RUN
+    return _run_length(found.array.graph, trailing) >= _RUN
+
+
+def _run_length(graph: Graph, trailing: Sequence[Dim]) -> int:
+    """The elements each index moves: symbolic dims at their size in the call captured."""
+    try:
+        return int(np.prod(_example_shape(graph, tuple(trailing), "a gather")))
+    except Unsupported:
+        return _RUN  # a size nothing gives an example of
 
 
 def _gather_loops(graph: Graph, found: Plan) -> Value:
