@@ -1,5 +1,6 @@
-"""Nested `loop` ops over a static index space, for the NumPy functions whose work is element
-by element with indices read from arrays (gathers, scatters, `ufunc.at`, counting).
+"""Nested `loop` ops over an index space, for the NumPy functions whose work is element by
+element with indices read from arrays (gathers, scatters, `ufunc.at`, counting). A symbolic
+extent is the size's run-time value, so one graph serves every size.
 
 Every element access is a `load` or `store`, so the native code checks each index against
 its axis and raises NumPy's `IndexError` instead of touching memory outside an array
