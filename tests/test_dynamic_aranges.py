@@ -57,6 +57,11 @@ def test_aranges_of_sizes_equal_numpy_at_small_sizes(fn):
     check_sizes(fn, _floats, (6, 7, 0, 1, 2, 3, 4, 8, 1, 0))
 
 
+@pytest.mark.parametrize("fn", CASES, ids=[f.__name__ for f in CASES])
+def test_aranges_of_sizes_on_the_eager_backend(fn):
+    check_sizes(fn, _floats, (6, 7, 2, 9, 1, 12), backend="eager")
+
+
 def scaled(a, b):
     return np.arange(1, len(a) + 1) * b
 
