@@ -63,6 +63,19 @@ def reordered(x, order):
     return y
 
 
+def binned(x):
+    edges = np.linspace(0.0, 1.0, 11)
+    return np.searchsorted(edges, x, side="right") - 1
+
+
+def as_of(t_left, t_right):
+    return np.searchsorted(t_right, t_left) + np.searchsorted(t_right, t_left[::-1].copy())
+
+
+def ranked_by_sorter(a, order, v):
+    return np.searchsorted(a, v, sorter=order)
+
+
 def _ints(high, *cols):
     def make(n, rng):
         return tuple(rng.integers(0, high, n if c is None else (n, c)) for c in cols)
@@ -79,6 +92,12 @@ CASES = [
     (pair_counts, _ints(6, None, None)),
     (taken_columns, lambda n, rng: (rng.random((3, 7)), rng.integers(-7, 7, n))),
     (reordered, lambda n, rng: (rng.random(n), rng.permutation(n))),
+    # the searches check that the values increase (`v[:-1] <= v[1:]`), which needs 3 of
+    # them for a symbolic size: one more
+    (binned, lambda n, rng: (rng.random(n + 1),)),
+    (as_of, lambda n, rng: (np.sort(rng.random(n + 1)), np.sort(rng.random(n + 5)))),
+    (ranked_by_sorter, lambda n, rng: (lambda a: (a, np.argsort(a), rng.random(n + 1)))(
+        rng.random(n))),
 ]
 SIZES = (3, 4, 5, 2, 7, 30, 11, 2, 64)
 
@@ -113,6 +132,7 @@ def _at(fn, make, bad):
     _at(*CASES[5], (np.arange(8), np.ones(3))),
     _at(*CASES[6], (np.arange(5), np.arange(4))),
     _at(*CASES[3], (np.ones((8, 3)), np.arange(6) % 3)),
+    _at(*CASES[11], (np.arange(7.0), np.arange(6), np.ones(3))),
     # an index past its axis: NumPy's IndexError
     _at(*CASES[2], (np.ones((10, 4)), np.arange(9) + 3)),
     _at(*CASES[5], (np.arange(8) * 3, np.ones(8))),
