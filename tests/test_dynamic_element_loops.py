@@ -76,6 +76,11 @@ def ranked_by_sorter(a, order, v):
     return np.searchsorted(a, v, sorter=order)
 
 
+def split_by_permutation(y, perm):
+    k = len(y) // 3
+    return y[perm[k:]], y[perm[:k]] * 2.0
+
+
 def _ints(high, *cols):
     def make(n, rng):
         return tuple(rng.integers(0, high, n if c is None else (n, c)) for c in cols)
@@ -94,6 +99,8 @@ CASES = [
     (reordered, lambda n, rng: (rng.random(n), rng.permutation(n))),
     # the searches check that the values increase (`v[:-1] <= v[1:]`), which needs 3 of
     # them for a symbolic size: one more
+    # the views `perm[k:]` and `perm[:k]` are at least 2 long from 6 elements
+    (split_by_permutation, lambda n, rng: (rng.random(n + 4), rng.permutation(n + 4))),
     (binned, lambda n, rng: (rng.random(n + 1),)),
     (as_of, lambda n, rng: (np.sort(rng.random(n + 1)), np.sort(rng.random(n + 5)))),
     (ranked_by_sorter, lambda n, rng: (lambda a: (a, np.argsort(a), rng.random(n + 1)))(
@@ -132,7 +139,7 @@ def _at(fn, make, bad):
     _at(*CASES[5], (np.arange(8), np.ones(3))),
     _at(*CASES[6], (np.arange(5), np.arange(4))),
     _at(*CASES[3], (np.ones((8, 3)), np.arange(6) % 3)),
-    _at(*CASES[11], (np.arange(7.0), np.arange(6), np.ones(3))),
+    _at(*CASES[12], (np.arange(7.0), np.arange(6), np.ones(3))),
     # an index past its axis: NumPy's IndexError
     _at(*CASES[2], (np.ones((10, 4)), np.arange(9) + 3)),
     _at(*CASES[5], (np.arange(8) * 3, np.ones(8))),

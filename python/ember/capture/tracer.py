@@ -51,6 +51,7 @@ class Tracer:
             builtins)
         self.graph = Graph(self.code.co_name)
         self.graph.size_reader = self.size_value
+        self.graph.size_carried = self.carries_size
         self.guards = GuardBuilder()
         # The globals and builtins dicts by identity, first (the cheapest checks): a function
         # made from this code with other globals (one code object exec'd in two namespaces)
@@ -292,6 +293,13 @@ class Tracer:
         int `symbolic_size` reads), for element loops over a symbolic dim (`LoopNest`)."""
         size = self.symbolic_size(symbol)
         return None if size is None else size.graph_value()
+
+    def carries_size(self, symbol: str) -> bool:
+        """Whether `size_value` finds the size of `symbol` (an argument, not only a view the
+        entry takes, carries it), reading nothing."""
+        return symbol in self.int_symbols or any(
+            not i.scalar and symbol in i.value.shape and not isinstance(i.source, ViewSource)
+            for i in self.inputs)
 
     def int_symbol(self, scalar: PythonScalarVariable) -> str | None:
         """The symbol an int argument stands for where it gives a size (`np.zeros(n)`,

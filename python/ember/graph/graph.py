@@ -70,6 +70,7 @@ class Graph:
         # The entry graph's reader of a symbol's run-time size as a weak 0-d int64 input
         # (`Tracer.size_value`), None where nothing carries it.
         self.size_reader: Callable[[str], Value | None] | None = None
+        self.size_carried: Callable[[str], bool] = lambda symbol: False
         # Views NumPy makes read-only (`np.diagonal`): rebuilt for the caller as such.
         self.read_only: set[int] = set()
         # Broadcast views NumPy hands out (`np.broadcast_to`, read-only; `np.broadcast_arrays`,

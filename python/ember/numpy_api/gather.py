@@ -130,7 +130,9 @@ def symbolic_gather(graph: Graph, a: Value, items: tuple[object, ...]
     if not is_index_array(index) or index.dtype == np.bool_:
         return None
     axis = arrays[0]
-    if graph.loop_ops and _run_length(graph, a.shape[axis + 1:]) < _RUN:
+    if graph.loop_ops and _run_length(graph, a.shape[axis + 1:]) < _RUN and all(
+            graph.size_carried(symbol) for d in index.shape if isinstance(d, str)
+            for product in dim_terms(d)[0] for symbol in product):
         return None  # each index moves a few elements: element loops (`gather`)
     result_dims = [*(("axis", k) for k in range(axis)), *(("index", j) for j in range(index.ndim)),
                    *(("axis", k) for k in range(axis + 1, a.ndim))]
