@@ -92,7 +92,22 @@ def ramp(x, n):
     return np.arange(n) * 0.5 + x.sum()
 
 
+def class_means(labels, w):
+    return np.bincount(labels, weights=w, minlength=64) / np.maximum(
+        np.bincount(labels, minlength=64), 1)
+
+
+def lookup_scatter(table, ids, w):
+    grad = np.zeros(table.shape[0])
+    np.add.at(grad, ids, w)
+    return table[ids].sum(axis=0), grad
+
+
 def make_inputs(name, rows, rng):
+    if name == "class_means":
+        return (rng.integers(0, 64, rows * 256), rng.random(rows * 256))
+    if name == "lookup_scatter":
+        return (rng.random((256, 4)), rng.integers(0, 256, rows * 64), rng.random(rows * 64))
     if name == "logistic":
         return (3.7, rows * 64)
     if name == "relax":
@@ -127,7 +142,8 @@ def make_inputs(name, rows, rng):
 WORKLOADS = {"expr": expr, "softmax": softmax, "layernorm_gelu": layernorm_gelu, "mlp": mlp,
              "column_stats": column_stats, "head_mean": head_mean, "strided": strided,
              "roll_diff": roll_diff, "joined": joined, "padded": padded, "tiled": tiled,
-             "flat_dot": flat_dot, "logistic": logistic, "relax": relax, "ramp": ramp}
+             "flat_dot": flat_dot, "logistic": logistic, "relax": relax, "ramp": ramp,
+             "class_means": class_means, "lookup_scatter": lookup_scatter}
 
 
 def numba_version(name):
@@ -136,8 +152,8 @@ def numba_version(name):
     rows = _rows(range)
     fn = rows.get(name, WORKLOADS[name])
     if name in ("column_stats", "head_mean", "strided", "roll_diff", "joined", "padded",
-                "tiled", "flat_dot", "relax"):
-        return None  # axis reductions and np.roll with an axis do not compile under Numba
+                "tiled", "flat_dot", "relax", "class_means", "lookup_scatter"):
+        return None  # axis reductions, np.roll with an axis, ufunc.at: not under Numba
     return numba.njit(fn)
 
 

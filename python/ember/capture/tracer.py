@@ -50,6 +50,8 @@ class Tracer:
         self.root_builtins: dict[str, Any] = builtins if isinstance(builtins, dict) else vars(
             builtins)
         self.graph = Graph(self.code.co_name)
+        self.graph.size_reader = self.size_value
+        self.graph.size_carried = self.carries_size
         self.guards = GuardBuilder()
         # The globals and builtins dicts by identity, first (the cheapest checks): a function
         # made from this code with other globals (one code object exec'd in two namespaces)
@@ -285,6 +287,19 @@ class Tracer:
             return PythonScalarVariable(self, int, int(graph_input.example.shape[axis]),
                                         source=source, symbol=symbol)
         return None
+
+    def size_value(self, symbol: str) -> Value | None:
+        """The run-time size of `symbol` as a weak 0-d int64 input of the entry graph (the
+        int `symbolic_size` reads), for element loops over a symbolic dim (`LoopNest`)."""
+        size = self.symbolic_size(symbol)
+        return None if size is None else size.graph_value()
+
+    def carries_size(self, symbol: str) -> bool:
+        """Whether `size_value` finds the size of `symbol` (an argument, not only a view the
+        entry takes, carries it), reading nothing."""
+        return symbol in self.int_symbols or any(
+            not i.scalar and symbol in i.value.shape and not isinstance(i.source, ViewSource)
+            for i in self.inputs)
 
     def int_symbol(self, scalar: PythonScalarVariable) -> str | None:
         """The symbol an int argument stands for where it gives a size (`np.zeros(n)`,

@@ -71,6 +71,10 @@ class Graph:
         self.size_minimums: dict[str, int] = {}
         # The size each symbol has in the call being captured (set by the tracer).
         self.symbol_examples: dict[str, int] = {}
+        # The entry graph's reader of a symbol's run-time size as a weak 0-d int64 input
+        # (`Tracer.size_value`), None where nothing carries it.
+        self.size_reader: Callable[[str], Value | None] | None = None
+        self.size_carried: Callable[[str], bool] = lambda symbol: False
         # Views NumPy makes read-only (`np.diagonal`): rebuilt for the caller as such.
         self.read_only: set[int] = set()
         # Broadcast views NumPy hands out (`np.broadcast_to`, read-only; `np.broadcast_arrays`,

@@ -18,10 +18,6 @@ from ember.numpy_api.loop_nest import LoopNest
 from ember.numpy_api.shape_ops import array_arg
 
 
-def _flat_length(x: Value, what: str) -> int:
-    if any(isinstance(d, str) for d in x.shape):
-        raise Unsupported(f"{what} of an array with symbolic dimensions")
-    return int(np.prod(x.shape, dtype=np.int64))
 
 
 def bincount(graph: Graph, x: object, weights: object = None, minlength: object = 0) -> Value:
@@ -38,7 +34,7 @@ def bincount(graph: Graph, x: object, weights: object = None, minlength: object 
                         "dtype('int64') according to the rule 'safe'")
     if length == 0:
         raise Unsupported("np.bincount without minlength= (its length is the largest value)")
-    n = _flat_length(values, what)
+    (n,) = values.shape  # a symbolic length loops over its run-time size
     invariants = [values]
     out_dtype = np.dtype(np.int64)
     if weights is not None:

@@ -12,6 +12,7 @@ import numpy as np
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
 from ember.graph.dtypes import as_dtype
+from ember.graph.shapes import dim_terms, make_dim
 from ember.numpy_api.convert import (
     any_value,
     as_array,
@@ -150,6 +151,8 @@ def arange(graph: Graph, start: object, stop: object = None, step: object = None
         # np.arange(n) of a symbolic size: its length is that symbol
         dt = dtype_arg(dtype, "np.arange") or np.dtype(np.int64)
         return graph.arange(0, 1, stop, dt)  # type: ignore[arg-type]
+    if isinstance(start, str) or isinstance(stop, str):
+        return _symbolic_arange(graph, start, stop, step, dtype)
     bounds = [static_number(x, "np.arange") for x in (start, stop, 1 if step is None else step)]
     lo, hi, delta = bounds
     if delta == 0:
@@ -161,6 +164,39 @@ def arange(graph: Graph, start: object, stop: object = None, step: object = None
     given = [x for x in (start, stop, step) if x is not None]
     dt = dtype_arg(dtype, "np.arange") or np.result_type(*given)
     return graph.arange(lo, delta, length, as_dtype(dt, "np.arange"))
+
+
+def _symbolic_arange(graph: Graph, start: object, stop: object, step: object,
+                     dtype: object) -> Value:
+    """np.arange between bounds that are symbolic sizes or ints (`np.arange(1, n + 1)`,
+    `np.arange(n - 1, -1, -1)`) by a step of 1 or -1: its length is the dim between them
+    (at least 2 in every binding, as a slice's), its first element the start's run-time
+    value where that is symbolic."""
+    from ember.capture.loops.sizes import value_in
+
+    delta = 1 if step is None else step
+    if type(delta) not in (int, float) or delta not in (1, -1) or not all(
+            type(b) in (int, str) for b in (start, stop)):
+        raise Unsupported("np.arange of a symbolic size with a step other than 1 or -1, or "
+                          "bounds that are not ints")
+    (hi_terms, hi), (lo_terms, lo) = dim_terms(stop), dim_terms(start)  # type: ignore[arg-type]
+    if delta < 0:
+        (hi_terms, hi), (lo_terms, lo) = (lo_terms, lo), (hi_terms, hi)
+    terms = dict(hi_terms)
+    for product, coefficient in lo_terms.items():
+        terms[product] = terms.get(product, 0) - coefficient
+    length = make_dim(terms, hi - lo)
+    length = 0 if length is None else length
+    if isinstance(length, str):
+        graph.require_size(length, 2)
+    # NumPy's dtype of Python ints and floats: int64, or float64 for a float step
+    computed = np.dtype(type(delta) is float and np.float64 or np.int64)
+    dt = dtype_arg(dtype, "np.arange") or computed
+    if not isinstance(start, str):
+        return graph.arange(computed.type(start), computed.type(delta), length, dt)
+    ramp = graph.arange(computed.type(0), computed.type(delta), length, computed)
+    out = graph.op("add", [ramp, value_in(graph, start)])
+    return out if dt == out.dtype else graph.op("astype", [out], dtype=dt)
 
 
 def linspace(graph: Graph, start: object, stop: object, num: object = 50,

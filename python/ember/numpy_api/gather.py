@@ -11,13 +11,14 @@ shape ()."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
+from ember.graph.shapes import Dim, broadcast_shapes, dim_terms
 from ember.numpy_api.loop_nest import Body, Hoist, LoopNest, element_of
 
 _VALID = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer "
@@ -92,10 +93,22 @@ class Plan:
         return LoopNest(self.result_shape, body, {self.index_depth(): self.hoist(offset)})
 
 
-def _static_shape(v: Value, what: str) -> tuple[int, ...]:
-    if any(isinstance(d, str) for d in v.shape):
-        raise Unsupported(f"{what} with symbolic dimensions")
-    return tuple(int(d) for d in v.shape)
+def _example_shape(graph: Graph, shape: tuple, what: str) -> tuple[int, ...]:
+    """A shape with each symbolic dim at its size in the call being captured: NumPy's own
+    errors come from stand-ins of it (symbolic dims keep their relations in later calls)."""
+    examples = graph.root.symbol_examples
+    out: list[int] = []
+    for d in shape:
+        if isinstance(d, str):
+            terms, constant = dim_terms(d)
+            total = constant
+            for product, coefficient in terms.items():
+                if any(symbol not in examples for symbol in product):
+                    raise Unsupported(f"{what} with symbolic dimensions")
+                total += coefficient * int(np.prod([examples[x] for x in product]))
+            d = total
+        out.append(int(d))
+    return tuple(out)
 
 
 def symbolic_gather(graph: Graph, a: Value, items: tuple[object, ...]
@@ -117,6 +130,10 @@ def symbolic_gather(graph: Graph, a: Value, items: tuple[object, ...]
     if not is_index_array(index) or index.dtype == np.bool_:
         return None
     axis = arrays[0]
+    if graph.loop_ops and _run_length(graph, a.shape[axis + 1:]) < _RUN and all(
+            graph.size_carried(symbol) for d in index.shape if isinstance(d, str)
+            for product in dim_terms(d)[0] for symbol in product):
+        return None  # each index moves a few elements: element loops (`gather`)
     result_dims = [*(("axis", k) for k in range(axis)), *(("index", j) for j in range(index.ndim)),
                    *(("axis", k) for k in range(axis + 1, a.ndim))]
     return graph.op("gather", [a, index], axis=axis), result_dims
@@ -125,7 +142,9 @@ def symbolic_gather(graph: Graph, a: Value, items: tuple[object, ...]
 def plan(graph: Graph, a: Value, index: object) -> Plan:
     """Resolve `a[index]` where index holds at least one integer index array."""
     items = index if isinstance(index, tuple) else (index,)
-    shape = _static_shape(a, "advanced indexing")
+    # Symbolic dims are taken whole (an index array on one, or `:`) and index arrays may
+    # have them: the loop nest runs over their run-time sizes (`LoopNest`).
+    shape = _example_shape(graph, a.shape, "advanced indexing")
     for item in items:
         if item is None:
             raise Unsupported("np.newaxis next to an index array")
@@ -149,15 +168,21 @@ def plan(graph: Graph, a: Value, index: object) -> Plan:
     expanded: list[object] = []
     for item in (*items, *([] if has_ellipsis else [Ellipsis])):
         expanded.extend([slice(None)] * (a.ndim - consumed) if item is Ellipsis else [item])
-    _dry_run(shape, a.dtype, expanded)
+    _dry_run(graph, shape, a.dtype, expanded)
 
     axes: list[Value | tuple[int, int, int]] = []
     for axis, item in enumerate(expanded):
-        if isinstance(item, slice):
+        if isinstance(item, slice) and isinstance(a.shape[axis], str):
+            if item != slice(None):
+                raise Unsupported("a slice of a symbolic dimension next to an index array")
+            axes.append((0, 1, a.shape[axis]))  # type: ignore[arg-type]
+        elif isinstance(item, slice):
             start, stop, step = item.indices(shape[axis])
             axes.append((start, step, len(range(start, stop, step))))
         elif isinstance(item, Value):
             axes.append(item)
+        elif isinstance(a.shape[axis], str):
+            raise Unsupported("an integer index of a symbolic dimension next to an index array")
         else:
             i = int(item)  # type: ignore[call-overload]
             if not -shape[axis] <= i < shape[axis]:
@@ -165,8 +190,7 @@ def plan(graph: Graph, a: Value, index: object) -> Plan:
                                  f"{shape[axis]}")
             axes.append(graph.const(i % shape[axis]))
     indexed = [axis for axis, spec in enumerate(axes) if isinstance(spec, Value)]
-    index_shape = np.broadcast_shapes(*[_static_shape(axes[k], "an index array")  # type: ignore[arg-type]
-                                        for k in indexed])
+    index_shape = broadcast_shapes(*[axes[k].shape for k in indexed])  # type: ignore[union-attr]
     others = [("axis", axis) for axis in range(a.ndim) if axis not in indexed]
     b_dims = [("index", j) for j in range(len(index_shape))]
     if indexed == list(range(indexed[0], indexed[-1] + 1)):
@@ -181,11 +205,12 @@ def plan(graph: Graph, a: Value, index: object) -> Plan:
     return found
 
 
-def _dry_run(shape: tuple[int, ...], dtype: np.dtype, expanded: list[object]) -> None:
+def _dry_run(graph: Graph, shape: tuple[int, ...], dtype: np.dtype, expanded: list[object]
+             ) -> None:
     """Index a zero-strided stand-in with zero index arrays of the same shapes, so that
     NumPy raises its own error for index arrays that do not broadcast together."""
     stand_in = np.broadcast_to(np.zeros((), dtype), shape)
-    dummy = tuple(np.zeros(_static_shape(item, "an index array"), np.intp)
+    dummy = tuple(np.zeros(_example_shape(graph, item.shape, "an index array"), np.intp)
                   if isinstance(item, Value) else item for item in expanded)
     try:
         stand_in[dummy]
@@ -219,7 +244,15 @@ def _moves_runs(found: Plan) -> bool:
     """Whether the axes after the indexed ones hold at least `_RUN` elements."""
     last = max(axis for axis, spec in enumerate(found.axes) if isinstance(spec, Value))
     trailing = [spec[2] for spec in found.axes[last + 1:] if isinstance(spec, tuple)]
-    return int(np.prod(trailing)) >= _RUN
+    return _run_length(found.array.graph, trailing) >= _RUN
+
+
+def _run_length(graph: Graph, trailing: Sequence[Dim]) -> int:
+    """The elements each index moves: symbolic dims at their size in the call captured."""
+    try:
+        return int(np.prod(_example_shape(graph, tuple(trailing), "a gather")))
+    except Unsupported:
+        return _RUN  # a size nothing gives an example of
 
 
 def _gather_loops(graph: Graph, found: Plan) -> Value:
@@ -259,7 +292,13 @@ def add_at(graph: Graph, found: Plan, value: Value) -> Value:
     the values at a repeated position is added once, so float results may differ from NumPy's
     running sum by rounding."""
     _refuse_slices(graph, found, "np.add.at")
+    _refuse_symbolic(found, "np.add.at")
     return graph.op("add", [found.array, _scatter_add(graph, found, value)])
+
+
+def _refuse_symbolic(found: Plan, what: str) -> None:
+    if any(isinstance(d, str) for d in (*found.array.shape, *found.index_shape)):
+        raise Unsupported(f"{what} with symbolic dimensions in a differentiated function")
 
 
 def _refuse_slices(graph: Graph, found: Plan, what: str) -> None:
@@ -293,6 +332,7 @@ def _scatter_op(graph: Graph, found: Plan, value: Value) -> Value:
     was written and each value where its write is the one that stays."""
     a = found.array
     _refuse_slices(graph, found, "item assignment through index arrays")
+    _refuse_symbolic(found, "item assignment through index arrays")
     if a.dtype == np.bool_:
         raise Unsupported("item assignment through index arrays into a bool array in a "
                           "differentiated function")
@@ -363,11 +403,17 @@ def _sliced(graph: Graph, found: Plan) -> Value:
     steps: list[int] = []
     for axis, spec in enumerate(found.axes):
         start, step, length = (0, 1, a.shape[axis]) if isinstance(spec, Value) else spec
+        if isinstance(length, str):  # a symbolic dim, whole
+            starts.append(0)
+            stops.append(-1)
+            steps.append(1)
+            continue
         stop = start + length * step  # clamped as `slice.indices` normalises it
         starts.append(start)
         stops.append(min(stop, a.shape[axis]) if step > 0 else max(stop, -1))
         steps.append(step)
-    if starts == [0] * a.ndim and steps == [1] * a.ndim and stops == list(a.shape):
+    whole = [-1 if isinstance(d, str) else d for d in a.shape]
+    if starts == [0] * a.ndim and steps == [1] * a.ndim and stops == whole:
         return a
     return graph.op("slice", [a], start=starts, stop=stops, step=steps)
 
@@ -378,14 +424,16 @@ def scatter(graph: Graph, found: Plan, value: Value) -> Value:
     graph `_scatter_op`. `value` is converted as `astype`
     converts, which is NumPy's unsafe casting of assignment."""
     shape = found.result_shape
-    value_shape = _static_shape(value, "an assigned value")
+    value_shape = tuple(value.shape)
     try:
-        fits = np.broadcast_shapes(value_shape, shape) == shape
+        fits = broadcast_shapes(value_shape, shape) == shape
     except ValueError:
         fits = False
     if not fits:
-        raise ValueError(f"shape mismatch: value array of shape {value_shape} could not be "
-                         f"broadcast to indexing result of shape {shape}")
+        raise ValueError(f"shape mismatch: value array of shape "
+                         f"{_example_shape(graph, value_shape, 'an assigned value')} could not "
+                         f"be broadcast to indexing result of shape "
+                         f"{_example_shape(graph, shape, 'an indexing result')}")
     if graph is graph.root and not graph.loop_ops:
         return _scatter_op(graph, found, value)
     return update(graph, found, [value], lambda g, old, new: new[0], reads_old=False)

@@ -17,7 +17,7 @@ import numpy as np
 
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
-from ember.graph.shapes import normalize_axis
+from ember.graph.shapes import dim_product, dim_terms, normalize_axis
 from ember.numpy_api import gather
 from ember.numpy_api.convert import as_numpy_scalar, static_int, to_value
 from ember.numpy_api.loop_nest import LoopNest
@@ -132,10 +132,7 @@ def searchsorted(graph: Graph, a: object, v: object, side: object = "left",
         from ember.numpy_api import gather
 
         sorted_ = gather.gather(graph, gather.plan(graph, sorted_, order))
-    n = sorted_.shape[0]
     values = to_value(graph, v, "np.searchsorted")
-    if isinstance(n, str) or any(isinstance(d, str) for d in values.shape):
-        raise Unsupported("np.searchsorted with symbolic dimensions")
     common = np.result_type(sorted_.dtype, values.dtype)
     if values.weak or values.dtype != common:
         values = graph.op("astype", [values], dtype=common)
@@ -168,23 +165,38 @@ def each_searched(graph: Graph, sorted_: Value, values: Value, before: Before,
     other."""
     if not graph.root.loop_ops:
         return _counted(graph, sorted_, values, before, result, extra)
+    from ember.capture.loops.sizes import value_in
+
     shape = tuple(values.shape)
     invariants = [sorted_, values, *extra]
-    size = int(np.prod(shape))
-    if size < 2 or int(sorted_.shape[0]) == 0:
+    if isinstance(sorted_.shape[0], str):
+        # A sorted array of symbolic length: its run-time length follows the invariants
+        # (`_length`), for the searches' bounds.
+        invariants.append(_as_i64(graph, value_in(graph, sorted_.shape[0])))
+    size = dim_product(shape)
+    if isinstance(size, int) and size < 2 or sorted_.shape[0] == 0:
         return _searched(graph, shape, before, dtype, result, invariants, guessed=False)
     flat = reshape_value(graph, values, (-1,))
-    head = graph.op("slice", [flat], start=[0], stop=[size - 1], step=[1])
-    tail = graph.op("slice", [flat], start=[1], stop=[size], step=[1])
+    from ember.numpy_api.indexing import getitem
+
+    head, tail = getitem(graph, flat, slice(None, -1)), getitem(graph, flat, slice(1, None))
     increasing = graph.op("all", [graph.op("le", [head, tail])], axis=None, keepdims=False)
+    # The run-time sizes of the values' symbolic dims enter the paths as parameters, for
+    # the loop nest's extents (`loops/sizes.value_in`).
+    symbols = sorted({x for d in shape if isinstance(d, str) for p in dim_terms(d)[0]
+                      for x in p})
+    from ember.capture.loops.sizes import value_in
+
+    sizes = [value_in(graph, x) for x in symbols]
     regions = []
     for guessed in (True, False):
         region = graph.region("if")
-        params = _params(region, invariants)
-        region.set_outputs([_searched(region, shape, before, dtype, result, params,
-                                      guessed=guessed)])
+        params = _params(region, [*invariants, *sizes])
+        region.size_values.update(zip(symbols, params[len(invariants):]))
+        region.set_outputs([_searched(region, shape, before, dtype, result,
+                                      params[:len(invariants)], guessed=guessed)])
         regions.append(region)
-    return graph.if_(increasing, invariants, *regions)[0]
+    return graph.if_(increasing, [*invariants, *sizes], *regions)[0]
 
 
 def _counted(graph: Graph, sorted_: Value, values: Value, before: Before, result: PerValue,
@@ -205,14 +217,17 @@ def _searched(graph: Graph, shape: tuple[int, ...], before: Before, dtype: np.dt
     """`each_searched`'s loop nest, each search from the last one's position (`guessed`) or
     not."""
 
+    symbolic = isinstance(invariants[0].shape[0], str)
+
     def body(g: Graph, indices: list[Value], carried: list[Value], inv: list[Value]
              ) -> list[Value]:
         value = g.op("load", [inv[1], *indices]) if shape else inv[1]
+        n = inv[-1] if symbolic else int(inv[0].shape[0])
         if guessed:
-            found = walk_from(g, inv[0], value, carried[-1], before)
+            found = walk_from(g, inv[0], value, carried[-1], before, n)
         else:
-            found = bisect(g, inv[0], value, before, int(inv[0].shape[0]).bit_length())
-        out = result(g, found, value, inv[2:])
+            found = bisect(g, inv[0], value, before, n)
+        out = result(g, found, value, inv[2:-1] if symbolic else inv[2:])
         if not shape:
             return [out]
         stored = g.op("store", [carried[0], out, *indices])
@@ -224,29 +239,29 @@ def _searched(graph: Graph, shape: tuple[int, ...], before: Before, dtype: np.dt
     return LoopNest(shape, body).run(graph, initial, invariants)[0]
 
 
-def walk_from(graph: Graph, array: Value, value: Value, start: Value, before: Before) -> Value:
+def walk_from(graph: Graph, array: Value, value: Value, start: Value, before: Before,
+              n: int | Value) -> Value:
     """The number of leading elements of the sorted 1-d `array` that come `before` `value`,
     known to be at least `start` (the previous of increasing values' answer): a walk
     forward from it, so that all the values together walk the array once, a merge. The
     walk's loop is entered only past a first step (an `if`), as most values take none
-    where they outnumber the array."""
-    n = int(array.shape[0])
-    first = _steps_past(graph, array, value, start, before)
+    where they outnumber the array. `n`: the array's length (a value where symbolic)."""
+    first = _steps_past(graph, array, value, start, before, n)
+    passed = [array, value, *([n] if isinstance(n, Value) else [])]
     walk = graph.region("loop")
     walk.add_input(np.int64, (), weak=True)
     at = walk.add_input(np.int64, (), scalar=True)
-    arr = walk.add_input(array.dtype, array.shape)
-    val = walk.add_input(value.dtype, (), scalar=value.scalar)
-    step = _steps_past(walk, arr, val, at, before)
+    arr, val, *length = _params(walk, passed)
+    step = _steps_past(walk, arr, val, at, before, length[0] if length else n)
     walk.set_outputs([step, _as_i64(walk, walk.op("add", [at, _as_i64(walk, step)]))])
     then = graph.region("if")
-    params = _params(then, [start, array, value])
+    params = _params(then, [start, *passed])
     after = _as_i64(then, then.op("add", [params[0], then.const(np.int64(1))]))
-    then.set_outputs(then.loop(then.const(0), then.const(n), then.const(1), [after],
-                               params[1:], walk))
+    stop = params[3] if length else then.const(n)
+    then.set_outputs(then.loop(then.const(0), stop, then.const(1), [after], params[1:], walk))
     orelse = graph.region("if")
-    orelse.set_outputs(_params(orelse, [start, array, value])[:1])
-    return graph.if_(first, [start, array, value], then, orelse)[0]
+    orelse.set_outputs(_params(orelse, [start, *passed])[:1])
+    return graph.if_(first, [start, *passed], then, orelse)[0]
 
 
 def _params(region: Graph, operands: list[Value]) -> list[Value]:
@@ -254,40 +269,51 @@ def _params(region: Graph, operands: list[Value]) -> list[Value]:
     return [region.add_input(v.dtype, v.shape, weak=v.weak, scalar=v.scalar) for v in operands]
 
 
-def _steps_past(graph: Graph, array: Value, value: Value, at: Value, before: Before) -> Value:
-    """Whether position `at` of `array` is inside it and comes before `value`."""
-    n = int(array.shape[0])
-    inside = graph.op("lt", [at, graph.const(np.int64(n))])
-    element = graph.op("load", [array, graph.op("minimum", [at, graph.const(np.int64(n - 1))])])
+def _steps_past(graph: Graph, array: Value, value: Value, at: Value, before: Before,
+                n: int | Value) -> Value:
+    """Whether position `at` of `array` (of length `n`) is inside it and comes before
+    `value`."""
+    if isinstance(n, Value):
+        length, last = n, graph.op("sub", [n, graph.const(np.int64(1))])
+    else:
+        length, last = graph.const(np.int64(n)), graph.const(np.int64(n - 1))
+    inside = graph.op("lt", [at, length])
+    element = graph.op("load", [array, graph.op("minimum", [at, last])])
     return graph.op("logical_and", [inside, before(graph, element, value)])
 
 
-def bisect(graph: Graph, array: Value, value: Value, before: Before, steps: int) -> Value:
-    """The number of leading elements of the sorted 1-d `array` that come `before` `value`,
-    by `steps` halvings of `[0, n]` (`n.bit_length()` close it; a number of trips fixed, as
-    an exit once the range closes would be mispredicted)."""
-    n = int(array.shape[0])
-    if n == 0:
+def bisect(graph: Graph, array: Value, value: Value, before: Before, n: int | Value
+           ) -> Value:
+    """The number of leading elements of the sorted 1-d `array` (of length `n`) that come
+    `before` `value`, by halvings of `[0, n]`: `n.bit_length()` of them close it, a number
+    of trips fixed, as an exit once the range closes would be mispredicted; for a length
+    known at run time (a value) the loop stops once the range is closed."""
+    if isinstance(n, int) and n == 0:
         return _as_i64(graph, graph.const(0))
+    symbolic = isinstance(n, Value)
+    passed = [array, value, *([n] if symbolic else [])]
     region = graph.region("loop")
     region.add_input(np.int64, (), weak=True)
     lo = region.add_input(np.int64, (), scalar=True)
     hi = region.add_input(np.int64, (), scalar=True)
-    arr = region.add_input(array.dtype, array.shape)
-    val = region.add_input(value.dtype, (), scalar=value.scalar)
+    arr, val, *length = _params(region, passed)
     open_ = region.op("lt", [lo, hi])
     mid = region.op("floordiv", [region.op("add", [lo, hi]), region.const(2)])
-    mid = region.op("minimum", [mid, region.const(n - 1)])
+    last = region.op("sub", [length[0], region.const(np.int64(1))]) if symbolic else \
+        region.const(n - 1)
+    mid = region.op("minimum", [mid, last])
     right = before(region, region.op("load", [arr, mid]), val)
     go_right = region.op("logical_and", [open_, right])
     go_left = region.op("logical_and", [open_, region.op("logical_not", [right])])
     next_lo = region.op("add", [mid, region.const(1)])
     new_lo = _as_i64(region, region.op("where", [go_right, next_lo, lo]))
     new_hi = _as_i64(region, region.op("where", [go_left, mid, hi]))
-    region.set_outputs([region.const(True, weak=False), new_lo, new_hi])
-    bounds = [_as_i64(graph, graph.const(0)), _as_i64(graph, graph.const(n))]
-    found, _ = graph.loop(graph.const(0), graph.const(steps), graph.const(1), bounds,
-                          [array, value], region)
+    go = region.op("lt", [new_lo, new_hi]) if symbolic else region.const(True, weak=False)
+    region.set_outputs([go, new_lo, new_hi])
+    bounds = [_as_i64(graph, graph.const(0)), n if symbolic else _as_i64(graph, graph.const(n))]
+    steps = 64 if symbolic else n.bit_length()  # type: ignore[union-attr]
+    found, _ = graph.loop(graph.const(0), graph.const(steps), graph.const(1), bounds, passed,
+                          region)
     return found
 
 

@@ -11,7 +11,7 @@ import numpy as np
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
 from ember.graph.ops import OPS
-from ember.graph.shapes import normalize_axis
+from ember.graph.shapes import broadcast_shapes, normalize_axis
 from ember.numpy_api import gather
 from ember.numpy_api.convert import static_int, to_value
 from ember.numpy_api.indexing import getitem
@@ -174,7 +174,7 @@ def ufunc_at(graph: Graph, ufunc: np.ufunc, a: Value, indices: object, b: object
         shape = found.result_shape
         value_shape = tuple(operands[0].shape)
         try:
-            fits = np.broadcast_shapes(value_shape, shape) == shape  # type: ignore[arg-type]
+            fits = broadcast_shapes(value_shape, shape) == shape
         except ValueError:
             fits = False
         if not fits:

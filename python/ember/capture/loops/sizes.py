@@ -79,13 +79,15 @@ def record_invariant(region: Graph, outer: Any, param: Value) -> None:
 
 def value_in(graph: Graph, dim: str) -> Value:
     """The run-time value of the symbolic `dim` as a 0-d int64 value of `graph`, a loop
-    body's region."""
+    body's region, or the entry graph (its symbols' sizes read by the entry)."""
     terms, constant = dim_terms(dim)
     total: Value | None = None
     for product, coefficient in terms.items():
         term: Value | None = None
         for symbol in product:
             found = graph.size_values.get(symbol)
+            if found is None and graph.parent is None and graph.size_reader is not None:
+                found = graph.size_reader(symbol)
             if found is None:
                 if graph.parent is None or symbol in graph.root.preloaded_sizes:
                     raise graph_break("loop_body", what="a run-time slice of an axis of "

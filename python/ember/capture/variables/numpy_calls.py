@@ -84,7 +84,8 @@ def _is_shape_arg(fn: Any, where: int | str, count: int) -> bool:
     `np.reshape(x, (n, -1))`, `np.linspace(0, 1, n)`)."""
     if where in ("shape", "newshape"):
         return fn in _SHAPE_FIRST or fn is np.reshape
-    return ((where == 0 and fn in _SHAPE_FIRST) or (fn is np.arange and count == 1)
+    return ((where == 0 and fn in _SHAPE_FIRST)
+            or (fn is np.arange and (count == 1 or where in (0, 1, "start", "stop")))
             or (where == 1 and fn is np.reshape)
             or (where in (2, "num") and fn is np.linspace)
             or (where in (0, 1, "N", "M") and fn is np.eye)
