@@ -355,7 +355,9 @@ def branch_programs(draw):
             lines += [f"if {cond}:", f"    return {draw(st.sampled_from(RESULTS))}"]
     if draw(st.booleans()):
         lines.append("r = math.sqrt(t)")  # ValueError for a negative t, as in Python
-    lines.append(f"return {draw(st.sampled_from(RESULTS))}")
+    # Every name is read at the end: a path's value left unread would be a temporary whose
+    # warnings a one-graph `if` drops, so such a branch breaks (test_probes_dead_temporaries).
+    lines.append(f"return {draw(st.sampled_from(RESULTS))}, a, b, n, t")
     return "def program(x, y):\n" + "".join(f"    {line}\n" for line in lines)
 
 

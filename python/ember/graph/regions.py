@@ -155,7 +155,7 @@ def unused_flag_raisers(region: Graph) -> list[str]:
                 node.op == "if" and (node.attrs["then"].named or node.attrs["else"].named)):
             named.update(id(v) for v in (node.out, *node.extra, *node.inputs))
     dead = [node.op for node in region.nodes
-            if not any(id(v) in kept for v in node.results) and _may_raise(node) and (
+            if not any(id(v) in kept for v in node.results) and may_raise(node) and (
                 any(id(v) in named for v in node.results)
                 or any(id(v) in used for v in node.results))]
     for node in region.nodes:  # an `if`'s arms name their own temporaries
@@ -184,14 +184,14 @@ def live_values(region: Graph, skip_same_conditions: bool = True) -> set[int]:
 _DROPPED = ("elementwise", "reduction", "region")
 
 
-def _may_raise(node: Any) -> bool:
+def may_raise(node: Any) -> bool:
     """Whether `node` may raise a floating-point flag: a flag-raising elementwise op or
     reduction, or a region op one of whose regions holds one."""
     from ember.graph.ops import OPS
 
     kind = OPS[node.op].kind
     if kind == "region":
-        return any(_may_raise(inner) for a in ("body", "then", "else") if a in node.attrs
+        return any(may_raise(inner) for a in ("body", "then", "else") if a in node.attrs
                    for inner in node.attrs[a].nodes)
     return kind in ("elementwise", "reduction") and not _quiet(node)
 
