@@ -98,6 +98,8 @@ def min_max(tx: Interpreter, fn: Any, items: list[VariableTracker], *,
             for v in values)):
         return None  # the object returned, so its type, would depend on the data
     graph = tx.graph
+    if strong and next(iter(strong)).kind in "iu":
+        _python_ints_fit(tx, next(iter(strong)), [v for v in values if v is not None and v.weak])
     best = values[0]
     assert best is not None
     python = _picked_python(graph, best)
@@ -116,6 +118,24 @@ def min_max(tx: Interpreter, fn: Any, items: list[VariableTracker], *,
     if isinstance(python, Value):
         mixed_picks.record(tx, best, python)
     return ArrayVariable(best)
+
+
+def _python_ints_fit(tx: Interpreter, dtype: np.dtype, ints: list[Value]) -> None:
+    """Python ints compared with NumPy ints of `dtype` (`min(v[i] + 1, vmax)`, `v` int32):
+    the graph holds them as `dtype`, so where one is out of its range the frame runs as
+    Python (which compares, and raises where it is stored, as NumPy does)."""
+    from ember.capture.loops import frame_branches
+
+    if dtype == np.dtype(np.int64):
+        return
+    graph = tx.graph
+    info = np.iinfo(dtype)
+    for value in ints:
+        if value.dtype.kind not in "iu":
+            continue
+        low = graph.op("lt", [value, graph.const(int(info.min), np.int64, weak=False)])
+        high = graph.op("gt", [value, graph.const(int(info.max), np.int64, weak=False)])
+        frame_branches.add_check(tx, graph.op("logical_or", [low, high]))
 
 
 def _picked_python(graph: Graph, value: Value) -> bool | Value:
