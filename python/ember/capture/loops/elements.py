@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ember.capture.breaks import graph_break
 from ember.capture.variables.base import VariableTracker
@@ -106,7 +106,35 @@ def index_value(tx: Interpreter, part: VariableTracker) -> Value:
 def load(tx: Interpreter, array: ArrayVariable, indices: list[Value]) -> VariableTracker:
     from ember.capture.variables.array import ArrayVariable
 
-    return ArrayVariable(tx.graph.op("load", [array.value, *indices]))
+    source, indices = _through_slice(tx.graph, array.value, indices)
+    return ArrayVariable(tx.graph.op("load", [source, *indices]))
+
+
+def _through_slice(graph: Any, array: Value, indices: list[Value]) -> tuple[Value, list[Value]]:
+    """`seg[i]` where `seg = x[start:start + block]` (a slice of static bounds made in this
+    graph) and `i` is known to lie in `seg`: `x[start + i * step]`, so that a body reading a
+    slice of an array it is handed is element access only (native code), not a slice taken
+    on every trip. Indices that may be negative or past the slice keep the slice (its bounds
+    and Python's wrap-around are the load's)."""
+    from ember.capture.loops import intervals
+
+    node = intervals.producer(array)
+    if (array.graph is not graph or node is None or node.op != "slice"
+            or node.out is not array):
+        return array, indices
+    base = node.inputs[0]
+    if not all(isinstance(d, int) for d in (*base.shape, *array.shape)):
+        return array, indices
+    moved: list[Value] = []
+    for index, size, start, step in zip(indices, array.shape, node.attrs["start"],
+                                        node.attrs["step"], strict=True):
+        bounds = intervals.interval(index)
+        if bounds is None or bounds[0] < 0 or bounds[1] >= size:
+            return array, indices
+        if step != 1:
+            index = graph.op("mul", [index, graph.const(step)])
+        moved.append(graph.op("add", [index, graph.const(start)]) if start else index)
+    return base, moved
 
 
 def store(tx: Interpreter, array: ArrayVariable, indices: list[Value],
