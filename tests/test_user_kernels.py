@@ -278,9 +278,6 @@ NOT_YET_NATIVE = {
     "silhouette_score_loops": "`D[i, same].mean()` of masks made per sample, `if c == "
                               "labels[i]: continue` and `min(b, ...)` of a Python float and "
                               "a NumPy scalar: the sample loop is not a loop op",
-    "md_verlet_neighbours": "`for kk in range(nbr_start[i], nbr_start[i + 1])` (a range of "
-                            "values read from an int32 array) inside the `for i` loop of a "
-                            "closure called before and inside the time loop: a break per trip",
     "open_binary": "`v = 255`, then `v = min(v, img[ii, jj])` (a uint8 pick) on one path and "
                    "`v = 0` on the other: a Python int merged with a NumPy uint8 across the "
                    "branch, so the window loops are not loop ops (past the unroll budget)",
