@@ -1,7 +1,8 @@
-"""Elements read from a slice of static bounds inside a loop body (`seg = x[s:s + block]`,
-then `seg[i]` for `i` in `range(len(seg))`): read from the sliced array at `s + i * step`
-where the index is known to lie in the slice, so the body is element access only and runs
-as native code rather than taking the slice on every trip. Indices that may be negative or
+"""Elements read from a view of static bounds inside a loop body (`seg = x[s:s + block]`,
+then `seg[i]` for `i` in `range(len(seg))`; a column `A[:, j]`, a slice then squeezed): read
+from the viewed array at `s + i * step` where the index is known to lie in the view, so the
+body is element access only and runs as native code rather than taking the view on every
+trip. Indices that may be negative or
 past the slice keep Python's wrap-around and NumPy's IndexError."""
 
 from __future__ import annotations
@@ -53,6 +54,28 @@ def reversed_running(x):
     return acc
 
 
+def viterbi_columns(delta, log_A, log_B, obs):
+    S = log_A.shape[0]
+    psi = np.zeros(delta.shape, dtype=np.int64)
+    for t in range(1, delta.shape[0]):
+        for j in range(S):
+            scores = delta[t - 1] + log_A[:, j]
+            psi[t, j] = np.argmax(scores)
+            delta[t, j] = scores[psi[t, j]] + log_B[j, obs[t]]
+    return delta, psi
+
+
+def column_dots(A, x):
+    out = np.zeros(A.shape[1], dtype=A.dtype)
+    for j in range(A.shape[1]):
+        col = A[:, j]
+        s = 0
+        for i in range(col.shape[0]):
+            s += col[i] * x[i]
+        out[j] = s
+    return out
+
+
 def wrapped_neighbour(x):
     seg = x[2:10]
     out = np.zeros(8)
@@ -71,7 +94,7 @@ def past_the_slice(x):
 
 def _slice_loads_in_bodies(graph, inside=False):
     """The `load`s in loop bodies (and their paths) of an element of a slice made there."""
-    slices = {id(node.out) for node in graph.nodes if node.op == "slice"}
+    slices = {id(node.out) for node in graph.nodes if node.op in ("slice", "squeeze")}
     found = 0
     for node in graph.nodes:
         found += inside and node.op == "load" and id(node.inputs[0]) in slices
@@ -87,6 +110,10 @@ CASES = [
     (interior_scaled, lambda r: (r.random((6, 7)), np.zeros((4, 5)))),
     (even_odd_products, lambda r: (r.random(21),)),
     (reversed_running, lambda r: (r.integers(-5, 5, 12).astype(np.int32),)),
+    (viterbi_columns, lambda r: (np.log(r.random((20, 3))), np.log(r.random((3, 3))),
+                                 np.log(r.random((3, 4))), r.integers(0, 4, 20))),
+    (column_dots, lambda r: (r.integers(-9, 9, (7, 5)).astype(np.int16),
+                             r.integers(-9, 9, 7).astype(np.int16))),
 ]
 
 
