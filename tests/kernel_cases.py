@@ -46,6 +46,7 @@ from kernel_cases_textbook import TEXTBOOK_CASES
 
 from kernel_cases_puzzles import PUZZLE_CASES
 from kernel_cases_ported import PORTED_CASES
+from kernel_cases_lab import LAB_CASES
 
 
 from kernel_cases_assignments import ASSIGNMENT_CASES
@@ -1148,6 +1149,7 @@ CASES += TEXTBOOK_CASES
 
 CASES += PUZZLE_CASES
 CASES += PORTED_CASES
+CASES += LAB_CASES
 
 
 CASES += ASSIGNMENT_CASES

@@ -294,3 +294,47 @@ def test_a_range_to_a_count_read_from_the_data_is_one_loop(fn, dtype, backend):
         assert got == want, last
     stats = ember.stats()
     assert stats["compiles"] == 1 and stats["graph_breaks"] == 0, stats["break_reasons"]
+
+
+# Bounds read from int32 (uint16, int8) arrays inside a loop body: `range(ptr[i], ptr[i + 1])`
+# of a neighbour list, its body updating rows, is one loop op with int64 bounds.
+
+def pair_row_forces(start, nbrs, x):
+    f = np.zeros_like(x)
+    for i in range(len(start) - 1):
+        for kk in range(start[i], start[i + 1]):
+            j = nbrs[kk]
+            d = x[i] - x[j]
+            f[i] += d
+            f[j] -= d
+    return f
+
+
+def csr_backwards_sums(ptr, vals):
+    out = np.zeros(len(ptr) - 1)
+    for r in range(len(ptr) - 1):
+        acc = 0.0
+        for k in range(ptr[r + 1] - 1, ptr[r] - 1, -1):
+            acc = acc * 0.5 + vals[k]
+        out[r] = acc
+    return out
+
+
+def _neighbours(rng, n, dtype):
+    counts = rng.integers(0, 4, n)
+    start = np.concatenate(([0], np.cumsum(counts))).astype(dtype)
+    return start, rng.integers(0, n, int(start[-1])).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint16, np.int8, np.int64])
+def test_ranges_of_narrow_ints_from_the_data_are_loop_ops(dtype):
+    from probe_harness import assert_behaves_as_numpy, assert_compiles_whole
+
+    rng = np.random.default_rng(4)
+    start, nbrs = _neighbours(rng, 30, dtype)
+    x = rng.random((30, 3))
+    assert_behaves_as_numpy(pair_row_forces, start, nbrs, x)
+    assert_compiles_whole(pair_row_forces, (start, nbrs, x))
+    vals = rng.random(int(start[-1]))
+    assert_behaves_as_numpy(csr_backwards_sums, start, vals)
+    assert_compiles_whole(csr_backwards_sums, (start, vals))

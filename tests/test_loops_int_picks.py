@@ -184,3 +184,62 @@ def test_a_python_int_plus_an_array_element_is_numpys(fn, make):
     # No trip: the Python int stays.
     assert_behaves_as_numpy(fn, *make(np.random.default_rng(2), 0), compiled_code=False)
     assert_compiles_whole(fn, make(np.random.default_rng(3), 15))
+
+
+# Picks of NumPy ints narrower than int64 and Python ints, only stored or compared with
+# NumPy values: the same either way, so they run compiled (a Python int out of the dtype's
+# range runs the frame as Python, which compares and raises as NumPy does).
+
+def accelerate_int32(vel, gaps, vmax):
+    for i in range(vel.shape[0]):
+        vel[i] = min(vel[i] + 1, vmax)
+        vel[i] = min(vel[i], gaps[i])
+    return vel
+
+
+def floor_pixels(img, floor, out):
+    h, w = img.shape
+    for i in range(h):
+        for j in range(w):
+            out[i, j] = max(img[i, j], floor)
+    return out
+
+
+def count_capped_above(a, b, cap):
+    count = 0
+    for i in range(a.shape[0]):
+        if min(a[i], cap) > b[i]:
+            count += 1
+    return count
+
+
+def capped_then_doubled(vel, vmax):
+    for i in range(vel.shape[0]):
+        vel[i] = min(vel[i] + 1, vmax) * 2  # arithmetic on the pick: it can tell
+    return vel
+
+
+@pytest.mark.parametrize("vmax", [5, 0, 2**31 - 1])
+def test_narrow_int_picks_stored_run_compiled(vmax):
+    r = np.random.default_rng(3)
+    vel = r.integers(0, 8, 40).astype(np.int32)
+    assert_behaves_as_numpy(accelerate_int32, vel, r.integers(0, 8, 40).astype(np.int32), vmax)
+    img = r.integers(0, 256, (6, 7)).astype(np.uint8)
+    assert_behaves_as_numpy(floor_pixels, img, 40, np.zeros((6, 7), dtype=np.uint8))
+    a, b = r.integers(-9, 9, 30).astype(np.int16), r.integers(-9, 9, 30).astype(np.int16)
+    assert_behaves_as_numpy(count_capped_above, a, b, 3)
+
+
+@pytest.mark.parametrize("vmax", [-2**40, 2**40, -2**31 - 1])
+def test_narrow_int_picks_of_ints_out_of_range_as_numpy(vmax):
+    vel = np.array([1, 5, -3], dtype=np.int32)
+    assert_behaves_as_numpy(accelerate_int32, vel, np.array([9, 9, 9], dtype=np.int32), vmax,
+                            compiled_code=False)
+    assert_behaves_as_numpy(floor_pixels, np.arange(6, dtype=np.uint8).reshape(2, 3),
+                            vmax, np.zeros((2, 3), dtype=np.uint8), compiled_code=False)
+
+
+@pytest.mark.parametrize("vmax", [3, 2**30 + 5])
+def test_narrow_int_picks_in_arithmetic_as_numpy(vmax):
+    vel = np.array([1, 2**30, 7, -2], dtype=np.int32)
+    assert_behaves_as_numpy(capped_then_doubled, vel, vmax, compiled_code=False)

@@ -266,6 +266,15 @@ NOT_YET_NATIVE = {
     "silhouette_score_loops": "`D[i, same].mean()` of masks made per sample, `if c == "
                               "labels[i]: continue` and `min(b, ...)` of a Python float and "
                               "a NumPy scalar: the sample loop is not a loop op",
+    "open_binary": "`v = 255`, then `v = min(v, img[ii, jj])` (a uint8 pick) on one path and "
+                   "`v = 0` on the other: a Python int merged with a NumPy uint8 across the "
+                   "branch, so the window loops are not loop ops (past the unroll budget)",
+    "trinomial_american_put": "`V = np.maximum(cont, ...)` shrinks by two elements per trip "
+                              "(`V[2:]`, `np.arange(-i, i + 1)`): a carried array whose shape "
+                              "changes with the trip is no loop op, past the unroll budget",
+    "smith_waterman_int8": "`best = 0` (a Python int) rebound to `v = max(0, H[...] + s, ...)` "
+                           "(a NumPy int32 or the Python 0 as the data pick) under `if v > best`: "
+                           "a branch leaving a value of either type, not merged",
     "classification_report_dict": "`tp / (tp + fp) if tp + fp > 0 else 0.0`: a NumPy float64 "
                                   "on one path and a Python float on the other, stored in a "
                                   "dict of tuples",

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ember.capture.breaks import graph_break
 from ember.capture.variables.base import VariableTracker
@@ -106,7 +106,56 @@ def index_value(tx: Interpreter, part: VariableTracker) -> Value:
 def load(tx: Interpreter, array: ArrayVariable, indices: list[Value]) -> VariableTracker:
     from ember.capture.variables.array import ArrayVariable
 
-    return ArrayVariable(tx.graph.op("load", [array.value, *indices]))
+    return ArrayVariable(element_at(tx.graph, array.value, indices))
+
+
+def element_at(graph: Any, array: Value, indices: list[Value]) -> Value:
+    """`load` of `array` at `indices`; where `array` is a view made in this graph of static
+    bounds (`seg = x[s:s + block]`, a column `A[:, j]`: a slice, and a squeeze of one) and
+    each index is known to lie in it, the element is read from the viewed array instead, so
+    that a body reading such a view is element access only (native code), not a slice taken
+    on every trip. Indices that may be negative or past the view keep it (its bounds and
+    Python's wrap-around are the load's)."""
+    source, at = _through_views(graph, array, list(indices))
+    return graph.op("load", [source, *at])
+
+
+def _through_views(graph: Any, array: Value, indices: list[Value]
+                   ) -> tuple[Value, list[Value]]:
+    from ember.capture.loops import intervals
+
+    source, at = array, indices
+    for _ in range(4):
+        node = intervals.producer(source) if source.graph is graph else None
+        if node is None or node.op not in ("slice", "squeeze") or node.out is not source:
+            break
+        base = node.inputs[0]
+        if not all(isinstance(d, int) for d in (*base.shape, *source.shape)):
+            break
+        if not all(_within(intervals.interval(i), size) for i, size in zip(
+                at, source.shape, strict=True)):
+            break
+        if node.op == "squeeze":
+            axes = sorted(a % base.ndim for a in node.attrs["axis"])
+            widened = list(at)
+            for axis in axes:
+                widened.insert(axis, graph.const(0))
+            source, at = base, widened
+            continue
+        moved: list[Value] = []
+        for index, start, step in zip(at, node.attrs["start"], node.attrs["step"],
+                                      strict=True):
+            if step != 1:
+                index = graph.op("mul", [index, graph.const(step)])
+            moved.append(graph.op("add", [index, graph.const(start)]) if start else index)
+        source, at = base, moved
+    if source is array:
+        return array, indices
+    return source, at
+
+
+def _within(bounds: tuple[int, int] | None, size: int) -> bool:
+    return bounds is not None and 0 <= bounds[0] and bounds[1] < size
 
 
 def store(tx: Interpreter, array: ArrayVariable, indices: list[Value],

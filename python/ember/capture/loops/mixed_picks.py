@@ -165,7 +165,8 @@ def _settle(region: Graph, still_python: dict[int, Value], finals: dict[int, Val
         if id(param) in still_python:
             flags[id(param)] = still_python[id(param)]
             roots[id(param)] = {id(param)}
-    told: set[int] = {id(p.value) for p in found if not exact(p.value)}
+    told: set[int] = {id(p.value) for p in found
+                      if not exact(p.value) and not _only_stored(region, p.value)}
     for node in list(region.nodes):
         _follow(region, node, flags, roots, told)
     ends: dict[int, Value] = {}
@@ -181,6 +182,24 @@ def _settle(region: Graph, still_python: dict[int, Value], finals: dict[int, Val
         if id(pick.value) not in told:
             _open(region, pick.gate)
     return ends
+
+
+def _only_stored(region: Graph, value: Value) -> bool:
+    """Whether `value`, a pick of NumPy ints narrower than int64 (`min(v[i] + 1, vmax)`, its
+    Python ints checked to fit: `scalars._python_ints_fit`), is only stored into arrays or
+    compared with NumPy values, where the Python int of the same value does the same."""
+    if value.dtype.kind not in "iu" or any(out is value for out in region.outputs):
+        return False
+    for node in region.nodes:
+        if not any(v is value for v in (*node.inputs, *node.extra)):
+            continue
+        if (node.op == "store" and node.inputs[0] is not value
+                and id(node.out) not in getattr(region, "objects_kept", ())):
+            continue
+        if node.op in _COMPARE and all(not v.weak for v in node.inputs if v is not value):
+            continue
+        return False
+    return True
 
 
 # Python int ops whose value equals int64's unless int64 wraps (checked at capture).

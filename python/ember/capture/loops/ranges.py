@@ -248,7 +248,12 @@ def dynamic_range(tx: Interpreter, args: list[VariableTracker]) -> DynamicRangeV
     for arg in args:
         if isinstance(arg, ArrayVariable) and not arg.value.shape and (
                 arg.value.dtype.kind in "iu"):
-            values.append(arg.value)
+            value = arg.value
+            if value.dtype != np.dtype(np.int64) and value.dtype.itemsize < 8:
+                # A bound read from an int32 array (`range(ptr[i], ptr[i + 1])`): the loop
+                # op's bounds are int64, as Python's ints of the same value.
+                value = tx.graph.op("astype", [value], dtype=np.int64, weak=True)
+            values.append(value)
             dynamic = True
         elif isinstance(arg, ConstantVariable) and type(arg.constant()) is int:
             values.append(tx.graph.const(arg.constant()))

@@ -98,6 +98,8 @@ def min_max(tx: Interpreter, fn: Any, items: list[VariableTracker], *,
             for v in values)):
         return None  # the object returned, so its type, would depend on the data
     graph = tx.graph
+    if strong and next(iter(strong)).kind in "iu":
+        _python_ints_fit(tx, next(iter(strong)), [v for v in values if v is not None and v.weak])
     best = values[0]
     assert best is not None
     python = _picked_python(graph, best)
@@ -116,6 +118,24 @@ def min_max(tx: Interpreter, fn: Any, items: list[VariableTracker], *,
     if isinstance(python, Value):
         mixed_picks.record(tx, best, python)
     return ArrayVariable(best)
+
+
+def _python_ints_fit(tx: Interpreter, dtype: np.dtype, ints: list[Value]) -> None:
+    """Python ints compared with NumPy ints of `dtype` (`min(v[i] + 1, vmax)`, `v` int32):
+    the graph holds them as `dtype`, so where one is out of its range the frame runs as
+    Python (which compares, and raises where it is stored, as NumPy does)."""
+    from ember.capture.loops import frame_branches
+
+    if dtype == np.dtype(np.int64):
+        return
+    graph = tx.graph
+    info = np.iinfo(dtype)
+    for value in ints:
+        if value.dtype.kind not in "iu":
+            continue
+        low = graph.op("lt", [value, graph.const(int(info.min), np.int64, weak=False)])
+        high = graph.op("gt", [value, graph.const(int(info.max), np.int64, weak=False)])
+        frame_branches.add_check(tx, graph.op("logical_or", [low, high]))
 
 
 def _picked_python(graph: Graph, value: Value) -> bool | Value:
@@ -202,6 +222,7 @@ def math_call(tx: Interpreter, fn: Any, args: list[VariableTracker], *,
     from ember.capture.loops import python_checks
     from ember.graph.ops import OPS
 
+    args = [_from_python(a) for a in args]
     if fn in _COMPOSED_MATH:
         return _composed(tx, fn, args)
     op = _FLOAT_MATH.get(fn) or _INT_MATH.get(fn) or _BOOL_MATH.get(fn)
@@ -225,6 +246,17 @@ def math_call(tx: Interpreter, fn: Any, args: list[VariableTracker], *,
     if kind is int:
         result = python_checks.to_int(tx, result)
     return ArrayVariable(graph.op("astype", [result], dtype=WEAK_DTYPES[kind], weak=True))
+
+
+def _from_python(vt: VariableTracker) -> VariableTracker:
+    """A Python number known only at run time (a float argument that differs between calls,
+    `T / N` of such): the weak graph input the entry computes, so that `math.sqrt(dt)` is a
+    graph op checked like any other rather than a break."""
+    from ember.capture.variables.scalar import PythonScalarVariable
+
+    if isinstance(vt, PythonScalarVariable) and vt.python_class in (bool, int, float):
+        return ArrayVariable(vt.graph_value())
+    return vt
 
 
 def _composed(tx: Interpreter, fn: Any, args: list[VariableTracker]) -> VariableTracker | None:

@@ -19,6 +19,7 @@ import numpy as np
 
 from ember import numpy_api
 from ember.capture.breaks import graph_break
+from ember.capture.loops.elements import element_at
 from ember.capture.variables.array import ArrayVariable, call_numpy_api
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
@@ -116,8 +117,7 @@ class _ArgMethodVariable(_MethodVariable):
 
 def gather(graph: Graph, array: ArrayVariable, indices: list[list[Value]]) -> VectorVariable:
     """A vector of `array`'s elements at `indices` (one index list per element)."""
-    return VectorVariable([graph.op("load", [array.value, *index]) for index in indices],
-                          array)
+    return VectorVariable([element_at(graph, array.value, index) for index in indices], array)
 
 
 def materialise(tx: Interpreter | None, vector: VectorVariable) -> ArrayVariable:
@@ -151,7 +151,7 @@ def _per_element(tx: Interpreter, operands: list[VariableTracker]
             # broadcast.
             graph = vt.value.graph
             picks = [graph.const(k if vt.value.shape[0] == n else 0) for k in range(n)]
-            columns.append([graph.op("load", [vt.value, k]) for k in picks])
+            columns.append([element_at(graph, vt.value, [k]) for k in picks])
         elif not isinstance(vt, ArrayVariable) and vt.python_type() in (bool, int, float):
             columns.append([_operand(vt)] * n)
         else:
@@ -306,7 +306,7 @@ def _as_vector(vt: VariableTracker, n: int) -> VectorVariable | None:
         return vt
     if isinstance(vt, ArrayVariable) and tuple(vt.value.shape) == (n,):
         graph = vt.value.graph
-        return VectorVariable([graph.op("load", [vt.value, graph.const(k)]) for k in range(n)])
+        return VectorVariable([element_at(graph, vt.value, [graph.const(k)]) for k in range(n)])
     return None
 
 
