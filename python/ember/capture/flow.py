@@ -12,7 +12,9 @@ import numpy as np
 from ember.capture import operators
 from ember.capture.breaks import graph_break
 from ember.capture.bytecode import NONE_JUMPS, TRUTH_JUMPS, UNCONDITIONAL_JUMPS, Instruction
-from ember.capture.loops import end_loop, runs, start_loop, tuples, vectors, window_exprs, windows
+from ember.capture.loops import (
+    end_loop, runs, small_products, start_loop, tuples, vectors, window_exprs, windows,
+)
 from ember.capture.loops.appends import BodyList
 from ember.capture.loops.branches import capture_if, is_loop_condition
 from ember.capture.loops.frame_branches import (
@@ -56,6 +58,8 @@ class FlowOpcodes:
                                             and self._stores_back(a))
             if found is None and op == "@":
                 found = vectors.matmul(self, a, b)
+            if found is None and op == "@":
+                found = small_products.matmul(self, a, b)
             if found is None:
                 found = vectors.binary(self, op, a, b, inplace=inplace,
                                        stored_back=inplace and self._stores_back(a))

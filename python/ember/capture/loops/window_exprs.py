@@ -236,6 +236,10 @@ def _getattr(lazy: ArrayVariable, tx: Interpreter, name: str) -> VariableTracker
 
     if name in window_reductions.METHODS:
         return window_reductions.ReductionMethod(lazy, name)
+    if name in ("shape", "ndim", "size") and isinstance(lazy, _LAZY):
+        shape = tuple(lazy.shape)  # type: ignore[attr-defined]
+        return ConstantVariable({"shape": shape, "ndim": len(shape),
+                                 "size": math.prod(shape)}[name])
     if name == "copy":
         return _CopyMethod(lazy)
     if name == "astype":

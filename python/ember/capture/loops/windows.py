@@ -145,17 +145,20 @@ def fixed_slices(tx: Interpreter, array: ArrayVariable, parts: list[VariableTrac
 
 
 def window_axes(tx: Interpreter, array: ArrayVariable, index: VariableTracker,
-                short_rows: bool = False) -> list[Axis] | None:
+                short_rows: bool = False, constant: bool = False) -> list[Axis] | None:
     """The axes of `array[index]` when the index holds a loop value and keeps at least one
     axis, each other part an int or a slice of constants; None when no part is a loop
     value. Refuses the other indexes mixing loop values with slices. `short_rows`: also
     the axes of a row at constant positions that a vector holds (`C[j]` of an unrolled
-    loop), so that its elements are loaded rather than viewed."""
+    loop), so that its elements are loaded rather than viewed. `constant`: also the axes of
+    a slice at constant positions of an array of static shape (`dW[:, 0] += X[i]`), loaded
+    and stored element by element rather than viewed and written as a whole new array."""
     from ember.capture.variables.containers import TupleVariable
 
     parts = list(index.items) if isinstance(index, TupleVariable) else [index]
     if not any(_is_loop_int(p) or isinstance(p, DynamicSliceVariable) for p in parts) and not (
-            short_rows and _short_row(array, parts)):
+            short_rows and _short_row(array, parts)) and not (
+            constant and _constant_place(array, parts)):
         return None
     shape = array.value.shape
     if len(parts) > len(shape):
@@ -239,6 +242,28 @@ def _short_row(array: ArrayVariable, parts: list[VariableTracker]) -> bool:
         return False
     rest = shape[len(parts):]
     return len(rest) == 1 and isinstance(rest[0], int) and 0 < rest[0] <= vectors.MAX_LENGTH
+
+
+def _constant_place(array: ArrayVariable, parts: list[VariableTracker]) -> bool:
+    """`array[parts]` picks constant positions along some axes of an array of static shape
+    and constant slices along at least one other, keeping an element (`dW[:, 0]`)."""
+    shape = array.value.shape
+    if not 0 < len(parts) <= len(shape) or not all(isinstance(d, int) for d in shape):
+        return False
+    picked, kept = 0, len(shape) - len(parts)
+    for part, size in zip(parts, shape):
+        constant = part.constant() if isinstance(part, ConstantVariable) else None
+        if type(constant) is int:
+            picked += 1
+        elif isinstance(constant, slice) and all(
+                b is None or type(b) is int for b in (constant.start, constant.stop,
+                                                      constant.step)) and constant.step != 0:
+            if not len(range(*constant.indices(size))):
+                return False
+            kept += 1
+        else:
+            return False
+    return picked > 0 and kept > 0 and all(d > 0 for d in shape)
 
 
 def _shape(axes: list[Axis]) -> tuple[int, ...]:
