@@ -291,8 +291,12 @@ def numpy_call(tx: Interpreter, fn: Any, handler: Any, args: list[VariableTracke
     if fn in _REDUCTIONS and len(args) == 1 and not kwargs:
         with graph.one_call():
             return ArrayVariable(_fold(tx, _REDUCTIONS[fn], args[0].elements))  # type: ignore[attr-defined]
-    if fn is np.dot and len(args) == 2 and not kwargs:
+    if fn in (np.dot, np.matmul) and len(args) == 2 and not kwargs:
         found = matmul(tx, args[0], args[1])
+        if found is None:
+            from ember.capture.loops import small_products
+
+            found = small_products.matmul(tx, args[0], args[1])  # `np.dot(pos[i], R)`
         if found is not None:
             return found
     if isinstance(fn, np.ufunc) and handler is not None and not kwargs:
