@@ -13,8 +13,9 @@ once its array has changed since the gather; the enclosing loop is then not a lo
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -32,6 +33,8 @@ if TYPE_CHECKING:
 # Windows of at most this many elements are gathered and scattered by straight-line loads
 # and stores; longer ones by an inner loop op, so the body does not grow with their size.
 _UNROLLED_ELEMENTS = 8
+# Windows of whole trailing axes at least this large are read by a `gather` op, not copied.
+_GATHERED_ELEMENTS = 2048
 
 
 @dataclass(frozen=True)
@@ -374,6 +377,17 @@ def gather(graph: Graph, array: ArrayVariable, axes: list[Axis]
                                                                   positions)])
             out = graph.op("store", [out, element, *_const_coords(graph, flat, shape)])
         return WindowVariable(out, array)
+    leading = _leading_positions(axes, source.shape)
+    if leading and total >= _GATHERED_ELEMENTS:
+        # `draws[t]` of a grid read by whole-array ops: NumPy's indexing of the leading axes
+        # (negative positions count from the end, one out of range raises), which kernels
+        # reading it take in place of a copy; a copy by loop ops costs more.
+        del out
+        for at in leading:
+            source = graph.op("gather", [source, at], axis=0)
+        return WindowVariable(source, array)
+    if len(shape) > 1 and shape[-1] > 1:
+        return WindowVariable(_gather_rows(graph, source, axes, shape, positions, out), array)
     body = graph.region("loop")
     flat_index = body.add_input(np.int64, (), weak=True)
     acc = body.add_input(out.dtype, shape)
@@ -385,6 +399,54 @@ def gather(graph: Graph, array: ArrayVariable, axes: list[Axis]
     (result,) = graph.loop(graph.const(0), graph.const(total), graph.const(1), [out],
                            [source, *positions], body)
     return WindowVariable(result, array)
+
+
+def _leading_positions(axes: list[Axis], shape: tuple) -> list[Value]:
+    """The positions of a window that picks positions along leading axes and keeps every
+    other axis whole (`x[t]`, `x[i, j]`); empty for other windows."""
+    count = next((k for k, axis in enumerate(axes) if axis.at is None), len(axes))
+    if any(axis.at is not None or axis.offset is not None
+           or (axis.start, axis.step, axis.length) != (0, 1, size)
+           for axis, size in zip(axes[count:], shape[count:])):
+        return []
+    return [axis.at for axis in axes[:count]]  # type: ignore[misc]
+
+
+def _gather_rows(graph: Graph, source: Value, axes: list[Axis], shape: tuple[int, ...],
+                 positions: list[Value], out: Value) -> Value:
+    """An n-d window copied row by row (`fill_rows`)."""
+
+    def element(body: Any, coords: list[Value]) -> Value:
+        return body.graph.op("load", [body.outer(source), *_array_indices(
+            body.graph, axes, coords, [body.outer(p) for p in positions])])
+
+    return fill_rows(graph, shape, out, element)
+
+
+def fill_rows(graph: Graph, shape: tuple[int, ...], out: Value,
+              element: Callable[[Any, list[Value]], Value]) -> Value:
+    """`out` (of `shape`, n-d) with each element `element(body, coords)` built in a loop
+    body (`run_exprs._Body`): a loop op over the rows (their coordinates worked out once a
+    row) around one over the last axis, whose index is the coordinate, rather than one
+    loop dividing every element's flat position back into coordinates."""
+    from ember.capture.loops.run_exprs import _Body, _Nested
+
+    rows = _Body(graph.region("loop"))
+    row = rows.graph.add_input(np.int64, (), weak=True)
+    acc = rows.graph.add_input(out.dtype, shape)
+    prefix = _coords(rows.graph, row, shape[:-1])
+    inner = _Nested(rows.graph.region("loop"), rows)
+    k = inner.graph.add_input(np.int64, (), weak=True)
+    carried = inner.graph.add_input(out.dtype, shape)
+    coords = [inner.outer(c) for c in prefix] + [k]
+    inner.graph.set_outputs([inner.graph.const(True, weak=False), inner.graph.op(
+        "store", [carried, element(inner, coords), *coords])])
+    (filled,) = rows.graph.loop(rows.graph.const(0), rows.graph.const(shape[-1]),
+                                rows.graph.const(1), [acc], inner.invariants, inner.graph)
+    rows.graph.set_outputs([rows.graph.const(True, weak=False), filled])
+    (result,) = graph.loop(graph.const(0), graph.const(math.prod(shape[:-1])), graph.const(1),
+                           [out], rows.invariants, rows.graph)
+    return result
 
 
 def _gather_symbolic(graph: Graph, array: ArrayVariable, axes: list[Axis], shape: tuple,
