@@ -177,7 +177,14 @@ class FlowOpcodes:
         iterator = self.stack[-1]
         if not isinstance(iterator, IteratorVariable):
             # A comprehension's frame captured on its own receives the caller's live
-            # iterator as `.0`; reading it here would consume the user's items.
+            # iterator as `.0`; reading it here would consume the user's items. In a
+            # comprehension every trip would break here again (and recompile for the items
+            # it specialises on): the frame runs as plain Python.
+            name = self.code.co_name  # type: ignore[attr-defined]
+            if name.endswith(("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")):
+                raise graph_break("loop_break", reason=f"iteration over an argument of type "
+                                                       f"{iterator.type_name()}",
+                                  trips="an unknown number of")
             raise graph_break("type", what="iteration over an argument",
                               type=iterator.type_name())
         if start_loop(self, inst, iterator):
