@@ -100,9 +100,19 @@ def first_columns(X):
     acc = np.zeros((X.shape[1], 3))
     for i in range(X.shape[0]):
         acc[:, 0] += X[i]
-        acc[:, 2] = acc[:, 0] * 0.5
+        acc[:, 2] -= X[i] * 0.5
         acc[1, 1:] -= X[i, :2]
     return acc
+
+
+def row_view_updated(A, n):
+    acc = 0.0
+    for i in range(n):
+        row = A[1, :]
+        row += 1.0
+        col = A[:, 2]
+        acc += A[1, 2] + col[0]
+    return acc, A
 
 
 def aliased_scores(W, X):
@@ -204,6 +214,10 @@ def test_mismatched_lengths_raise_numpys_error():
 def test_constant_positions_update_in_place():
     X = np.random.default_rng(5).standard_normal((40, 6))
     agrees(first_columns, X)
+
+
+def test_constant_row_held_as_a_view_stays_compiled():
+    assert_behaves_as_numpy(row_view_updated, np.arange(12.0).reshape(3, 4), 20)
 
 
 def test_updated_product_seen_through_its_alias():

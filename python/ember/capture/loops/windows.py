@@ -154,8 +154,9 @@ def window_axes(tx: Interpreter, array: ArrayVariable, index: VariableTracker,
     value. Refuses the other indexes mixing loop values with slices. `short_rows`: also
     the axes of a row at constant positions that a vector holds (`C[j]` of an unrolled
     loop), so that its elements are loaded rather than viewed. `constant`: also the axes of
-    a slice at constant positions of an array of static shape (`dW[:, 0] += X[i]`), loaded
-    and stored element by element rather than viewed and written as a whole new array."""
+    a slice at constant positions of an array of static shape (`dW[:, 0] += X[i]`, read
+    there only as the read of an augmented assignment: `augmented_subscript`), loaded and
+    stored element by element rather than viewed and written as a whole new array."""
     from ember.capture.variables.containers import TupleVariable
 
     parts = list(index.items) if isinstance(index, TupleVariable) else [index]
@@ -245,6 +246,18 @@ def _short_row(array: ArrayVariable, parts: list[VariableTracker]) -> bool:
         return False
     rest = shape[len(parts):]
     return len(rest) == 1 and isinstance(rest[0], int) and 0 < rest[0] <= vectors.MAX_LENGTH
+
+
+def augmented_subscript(tx: Interpreter) -> bool:
+    """Whether the subscript being read is the read of `x[i] op= y` (`COPY 2; COPY 2;
+    BINARY_SUBSCR`), whose result is stored straight back: a window read there at constant
+    positions is never held as NumPy's view (`row = M[0]; row += 1` keeps the view)."""
+    ip = getattr(tx, "ip", 0)
+    if ip < 3:
+        return False
+    read = tx.instructions[ip - 3:ip]
+    return [(i.opname, i.arg) for i in read] == [("COPY", 2), ("COPY", 2),
+                                                  ("BINARY_SUBSCR", None)]
 
 
 def _constant_place(array: ArrayVariable, parts: list[VariableTracker]) -> bool:

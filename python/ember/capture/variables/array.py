@@ -274,7 +274,8 @@ class ArrayVariable(VariableTracker):
             expanded = windows.with_new_axes(tx, self, index)
             if expanded is not None:
                 return expanded
-            axes = windows.window_axes(tx, self, index, short_rows=True, constant=True)
+            axes = windows.window_axes(tx, self, index, short_rows=True,
+                                       constant=windows.augmented_subscript(tx))
             if axes is not None:
                 from ember.capture.loops import window_exprs
 
