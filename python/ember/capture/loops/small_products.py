@@ -1,5 +1,5 @@
-"""Products of a row and a small matrix in a loop body: `scores = X[i].dot(W)`, `h = W @ x[t]`,
-`np.dot(x[i], W)` with `W` of static shape and at most `vectors.MAX_LENGTH` columns (rows).
+"""Products of a row and a small matrix in a loop body: `scores = X[i].dot(W)`, `np.dot(x[i],
+W)`, `v @ W` with `W` of static shape and at most `vectors.MAX_LENGTH` columns.
 
 The result is a vector (`loops/vectors.py`): one 0-d value per element, each a sum of
 products folded as the elements are loaded (straight-line for at most
@@ -8,9 +8,13 @@ each element of the row is loaded once), instead of a `matmul` array op, whose s
 every trip makes the whole body a graph run per trip. The row may be a vector, a lazy window
 (`X[i]` of more than eight elements), window arithmetic, or a 1-d array of the body; the
 matrix an array of the body or a lazy window. The sums are of NumPy's `matmul` dtype and run
-in order (NumPy's BLAS order differs within float rounding). Bool and complex operands, and
-products of more than `_MAX_TERMS` terms, where the extern kernel's speed pays for its
-set-up, keep the array op."""
+in order, as BLAS's `gemv` of a row and a matrix accumulates them (within float rounding).
+A matrix times a row (`W @ h`) keeps the array op (which the optimiser may write out element
+by element for short rows: `passes/scalarize.rs`): BLAS sums its dot products in another
+order, whose last bits a data-dependent stopping test can see (the iteration count of a
+BFGS loop). Bool and
+complex operands, and products of more than `_MAX_TERMS` terms, where the extern kernel's
+speed pays for its set-up, keep the array op too."""
 
 from __future__ import annotations
 
@@ -44,15 +48,11 @@ def matmul(tx: Interpreter, a: VariableTracker, b: VariableTracker) -> VariableT
     if tx.graph.parent is None:
         return None
     row, matrix = _operand(a, 1), _operand(b, 2)
-    transposed = False
     if row is None or matrix is None:
-        row, matrix = _operand(b, 1), _operand(a, 2)
-        transposed = True
-        if row is None or matrix is None:
-            return None
+        return None
     (n,), row_at, row_dtype = row
     shape, matrix_at, matrix_dtype = matrix
-    inner, outer = (shape[1], shape[0]) if transposed else shape
+    inner, outer = shape
     if n != inner or not 0 < outer <= vectors.MAX_LENGTH or n * outer > _MAX_TERMS or n == 0:
         return None  # NumPy's error for mismatched lengths comes from the array op
     dtype = np.result_type(row_dtype, matrix_dtype)
@@ -65,7 +65,7 @@ def matmul(tx: Interpreter, a: VariableTracker, b: VariableTracker) -> VariableT
 
     def term(body: _Body, k: Value | int, j: int) -> Value:
         x = row_at(body, [k])
-        y = matrix_at(body, [j, k] if transposed else [k, j])
+        y = matrix_at(body, [k, j])
         return numpy_api.binary_op(body.graph, "*", x, y)
 
     with tx.graph.one_call():
