@@ -173,4 +173,9 @@ ASSIGNMENT_CASES = [
     ("confusion_matrix_loop", As.confusion_matrix_loop, lambda r, s: _preds(r, s)),
     ("per_class_accuracy", As.per_class_accuracy, lambda r, s: _preds(r, s)),
     ("classification_report_dict", As.classification_report_dict, lambda r, s: _preds(r, s)),
+    ("perceptron_multiclass", As.perceptron_multiclass,
+     lambda r, s: (r.standard_normal((40 * s, 12)), r.integers(0, 3, 40 * s), 3)),
+    ("rnn_forward_small", As.rnn_forward_small,
+     lambda r, s: (r.standard_normal((30 * s, 10)), r.standard_normal((6, 10)) * 0.3,
+                   r.standard_normal((6, 6)) * 0.3, r.standard_normal(6) * 0.1)),
 ]

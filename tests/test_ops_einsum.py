@@ -24,7 +24,9 @@ SINGLE = ["ij->ji", "ij->", "ij->i", "ij->j", "ij", "ii->i", "ii", "ii->", "iji-
           "ijk->ik", "i->i", "i"]
 PAIRS = ["ij,jk->ik", "ij,jk", "ij,kj->ik", "ji,jk->ik", "i,i", "i,i->i", "i,j->ij",
          "i,j", "ij,j->i", "j,ij->i", "bij,bjk->bik", "bij,jk->bik", "bij,bjk->bki",
-         "ij,ij->", "ij,ij->ij", "ij,ji->", "ijk,jil->kl", "ab,cd->abcd", "ij,jk->"]
+         "ij,ij->", "ij,ij->ij", "ij,ji->", "ijk,jil->kl", "ab,cd->abcd", "ij,jk->",
+         # dot products along a batch: a multiply summed over the inner labels
+         "ijk,ijk->ij", "ij,ij->i", "bij,bji->b", "ijk,kji->j"]
 SHAPES = {"i": 3, "j": 4, "k": 5, "l": 2, "b": 2, "a": 2, "c": 3, "d": 2}
 
 

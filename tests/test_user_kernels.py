@@ -185,8 +185,6 @@ NOT_YET_NATIVE = {
                          "a slice whose length only the data knows, returned",
     "best_offsets": "`first_mismatch` (a `while` with an early `return i` on the data) called in "
                     "a double loop: a helper's early return inside a `while` on data",
-    "lj_energy_forces": "`if r2 < rc2:` with `d -= box * np.round(d / box)` of a row in a "
-                        "triangular double loop (`range(i + 1, n)`)",
     "radial_distribution": "`(r / dr).astype(np.int64)` of `r[r < r_max]` (a boolean-mask "
                            "selection) for np.add.at, inside the loop",
     "rkf45_van_der_pol": "`h *= min(max(s, 0.1), 4.0)`: max()/min() of a NumPy scalar and a "

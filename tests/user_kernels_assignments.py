@@ -592,3 +592,25 @@ def classification_report_dict(y_true, y_pred, n_classes):
         recall = tp / (tp + fn) if tp + fn > 0 else 0.0
         report[c] = (precision, recall)
     return report
+
+
+def perceptron_multiclass(X, y, epochs):
+    W = np.zeros((X.shape[1], 3))
+    mistakes = 0
+    for _ in range(epochs):
+        for i in range(X.shape[0]):
+            pred = np.argmax(X[i] @ W)
+            if pred != y[i]:
+                W[:, y[i]] += X[i]
+                W[:, pred] -= X[i]
+                mistakes += 1
+    return W, mistakes
+
+
+def rnn_forward_small(xs, Wx, Wh, b):
+    h = np.zeros(Wh.shape[0])
+    hs = np.zeros((xs.shape[0], Wh.shape[0]))
+    for t in range(xs.shape[0]):
+        h = np.tanh(np.dot(Wx, xs[t]) + Wh.dot(h) + b)
+        hs[t] = h
+    return hs

@@ -12,7 +12,9 @@ import numpy as np
 from ember.capture import operators
 from ember.capture.breaks import graph_break
 from ember.capture.bytecode import NONE_JUMPS, TRUTH_JUMPS, UNCONDITIONAL_JUMPS, Instruction
-from ember.capture.loops import end_loop, runs, start_loop, tuples, vectors, window_exprs, windows
+from ember.capture.loops import (
+    end_loop, runs, small_products, start_loop, tuples, vectors, window_exprs, windows,
+)
 from ember.capture.loops.appends import BodyList
 from ember.capture.loops.branches import capture_if, is_loop_condition
 from ember.capture.loops.frame_branches import (
@@ -56,6 +58,8 @@ class FlowOpcodes:
                                             and self._stores_back(a))
             if found is None and op == "@":
                 found = vectors.matmul(self, a, b)
+            if found is None and op == "@":
+                found = small_products.matmul(self, a, b)
             if found is None:
                 found = vectors.binary(self, op, a, b, inplace=inplace,
                                        stored_back=inplace and self._stores_back(a))
@@ -173,13 +177,16 @@ class FlowOpcodes:
         iterator = self.stack[-1]
         if not isinstance(iterator, IteratorVariable):
             # A comprehension's frame captured on its own receives the caller's live
-            # iterator as `.0`; reading it here would consume the user's items.
+            # iterator as `.0`; reading it here would consume the user's items. In a
+            # comprehension every trip would break here again (and recompile for the items
+            # it specialises on), and so would a frame that captured nothing before it (a
+            # resume function per item, a graph call each): it runs as plain Python.
             refused = graph_break("type", what="iteration over an argument",
                                   type=iterator.type_name())
-            if self.depth == 0 and self.graph.parent is None and all(
-                    node.op == "const" for node in self.graph.nodes):
-                # Nothing captured before it, and each trip would break here again (a
-                # resume function per item, a graph call each): plain Python is cheaper.
+            name = self.code.co_name  # type: ignore[attr-defined]
+            if name.endswith(("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")) or (
+                    self.depth == 0 and self.graph.parent is None and all(
+                        node.op == "const" for node in self.graph.nodes)):
                 whole = graph_break("loop_break", reason=refused.reason,
                                     trips="an unknown number of")
                 whole.location = (self.code.co_filename, self.lineno)  # type: ignore[attr-defined]

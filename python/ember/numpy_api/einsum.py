@@ -5,7 +5,8 @@ Operands are contracted left to right. Per operand, a label repeated inside it t
 diagonal (`where(eye, x, 0)` summed over the repeat) and a label no other operand and not the
 output uses is summed away. Each pairwise step is a batched `matmul` (labels shared and kept
 are the batch, shared and not kept the inner dimension, the rest rows and columns, each group
-reshaped to one dimension) or, with nothing to contract, a broadcast multiply. The result is
+reshaped to one dimension), a multiply summed over the inner labels where there are no rows
+and columns (dot products along a batch), or, with nothing to contract, a broadcast multiply. The result is
 cast to the operands' result type, which is einsum's: integer sums wrap in that type, as
 NumPy's do. Float sums run in another order than NumPy's einsum loops (within rounding).
 
@@ -160,6 +161,12 @@ def _contract(graph: Graph, a: Labelled, b: Labelled, keep: set[str]) -> Labelle
                                                          nb + len(rows) + len(cols))))
         y = graph.op("expand_dims", [y], axis=list(range(nb, nb + len(rows))))
         return graph.op("mul", [x, y]), batch + rows + cols
+    if not rows and not cols:
+        # Dot products along the batch (`'ijk,ijk->ij'`): a multiply summed over the inner
+        # labels, where a batched matmul would run one tiny product per batch element.
+        x = _transpose(graph, a, batch + inner)
+        y = _transpose(graph, b, batch + inner)
+        return _sum(graph, graph.op("mul", [x, y]), list(range(nb, nb + len(inner)))), batch
     batch_shape = tuple(size[c] for c in batch)
     m, k, n = (_product([size[c] for c in group]) for group in (rows, inner, cols))
     x = reshape_value(graph, _transpose(graph, a, batch + rows + inner), (*batch_shape, m, k))

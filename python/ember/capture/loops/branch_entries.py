@@ -104,6 +104,14 @@ def entries(tx: Interpreter, dead: set[int] = frozenset()  # type: ignore[assign
                     found.setdefault(id(item), item)
                 vectors[id(vt)] = (vt, [])
             continue
+        if _lazy_window_held(tx, vt) and id(vt) not in vectors:
+            # A row not read yet (`read = reads[r]` passed to a helper whose `while` tests
+            # `read[i]`): its array an entry (a path may update it, and the row then
+            # refuses to be read), its run-time positions entries of their own.
+            found.setdefault(id(vt.base), vt.base)  # type: ignore[attr-defined]
+            vectors[id(vt)] = (vt, [ArrayVariable(p)  # type: ignore[assignment]
+                                    for p in _runtime(vt.axes)])  # type: ignore[attr-defined]
+            continue
         if isinstance(vt, WindowVariable):
             # A path would see a copy where NumPy sees a view of an array it may update.
             raise graph_break("loop_body", what="a row at a run-time index held across a "
@@ -115,6 +123,25 @@ def entries(tx: Interpreter, dead: set[int] = frozenset()  # type: ignore[assign
             found.setdefault(id(vt), vt)
     elements = [e for _, held in vectors.values() for e in held]
     return [*found.values(), *elements], list(vectors.values())
+
+
+def _lazy_window_held(tx: Interpreter, vt: Any) -> bool:
+    """`vt` is a lazy window (`loops/window_exprs.py`) of an array of this graph whose
+    array has not changed since, so each path can read it anew."""
+    from ember.capture.loops.window_exprs import LazyWindowVariable
+
+    if type(vt) is not LazyWindowVariable:
+        return False
+    base = vt.base
+    return (type(base) is not LazyWindowVariable and base.value is vt.base_value
+            and base.value.graph is tx.graph
+            and all(p.graph is tx.graph for p in _runtime(vt.axes)))
+
+
+def _runtime(axes: list[Any]) -> list[Any]:
+    from ember.capture.loops.windows import runtime
+
+    return runtime(axes)
 
 
 def _holds_numeric_array(cell: Any) -> bool:

@@ -9,6 +9,7 @@ the function's return, whose values merge (`returns.merge_results`)."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -30,6 +31,7 @@ from ember.capture.loops import branch_entries, followers, inputs, runs, tuples
 from ember.capture.loops.runs import RunVariable
 from ember.capture.loops.region import BodyArray, _graph_swapped, bind_cells
 from ember.capture.loops.vectors import VectorVariable
+from ember.capture.loops.window_exprs import LazyWindowVariable
 from ember.capture.variables.appended import AppendedListVariable
 from ember.capture.variables.masked import MaskedVariable
 from ember.capture.variables.nonzero import NonzeroIndexVariable, Positions
@@ -262,8 +264,8 @@ def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVect
         inner[id(vt)] = BodyArray(param, mutable)
     followers.stand_ins(tx, followers.derived([*tx.locals.values(), *tx.stack], tx.graph),
                         inner)
-    run_parts = {id(e) for vector, elements in vectors if isinstance(vector, RunVariable)
-                 for e in elements}
+    run_parts = {id(e) for vector, elements in vectors
+                 if isinstance(vector, (RunVariable, LazyWindowVariable)) for e in elements}
     known = {id(vt.value): inner[id(vt)].value for vt in entries if id(vt) not in run_parts}
     for vector, elements in vectors:
         if isinstance(vector, PythonScalarVariable):
@@ -276,6 +278,19 @@ def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVect
                      for e in elements]
             held = runs.run_in(vector, inner[id(vector.array)], parts)
             inner[id(vector)] = held  # type: ignore[assignment]
+            continue
+        if isinstance(vector, LazyWindowVariable):
+            # Its positions computed again in the path where they can be, else the entries;
+            # its array the path's stand-in, so that a read after the path updated the
+            # array refuses as outside branches.
+            parts = iter([runs.replayed(e.value, known, region) or inner[id(e)].value
+                          for e in elements])
+            axes = [dataclasses.replace(
+                axis, at=axis.at if axis.at is None else next(parts),
+                offset=axis.offset if axis.offset is None or axis.at is not None
+                else next(parts)) for axis in vector.axes]
+            inner[id(vector)] = LazyWindowVariable(  # type: ignore[assignment]
+                region, inner[id(vector.base)], axes, vector.new_axes)
             continue
         if isinstance(vector, ChoiceVariable):
             inner[id(vector)] = ChoiceVariable(*(inner[id(e)] for e in elements))  # type: ignore[assignment]
@@ -380,6 +395,12 @@ def _adopt_dead_after_loop(tx: Interpreter, dead: Path, going: Path) -> None:
 def _value_in(path: Path, vt: VariableTracker | None) -> Value:
     if isinstance(vt, ArrayVariable) and vt.value.graph is path.region:
         return vt.value
+    if (isinstance(vt, VectorVariable) and vt.base is None
+            and all(e.graph is path.region for e in vt.elements)):
+        # A computed short vector (`x = x + 0.01 * r` of a row product): the path's array.
+        from ember.capture.loops.vectors import materialise
+
+        return materialise(None, vt).value
     if isinstance(vt, ConstantVariable) and type(vt.constant()) in (bool, int, float):
         return path.region.const(vt.constant())
     if isinstance(vt, ConstantVariable) and isinstance(vt.constant(), (np.bool_, np.number)) \

@@ -172,11 +172,12 @@ def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker, *,
     if not (isinstance(a, VectorVariable) or isinstance(b, VectorVariable)):
         return None
     if inplace and not stored_back:
-        if isinstance(a, VectorVariable):
+        if isinstance(a, VectorVariable) and not _sole_owner(tx, a):
             # `f += 1` on a row must reach its array; on a computed vector it would be seen
             # by its aliases. Neither is a per-element rebinding.
             raise graph_break("loop_body", what="an in-place update of a short row")
-        return _update_array(tx, op, a, b)  # `w += lr * X[i]`
+        if not isinstance(a, VectorVariable):
+            return _update_array(tx, op, a, b)  # `w += lr * X[i]`
     rows = _per_element(tx, [a, b])
     if rows is None:
         return _materialised(tx, [a, b], lambda x, y: _apply_operator(tx, op, x, y, compare))
@@ -191,7 +192,34 @@ def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker, *,
     vector = _vector(results)
     if vector is None:
         raise graph_break("loop_body", what=f"operator {op} on a short row")
+    if inplace and not stored_back:
+        # A computed vector one local alone holds (`scores -= np.max(scores)` after
+        # `scores = X[i].dot(W)`): its elements updated where it stands.
+        assert isinstance(a, VectorVariable)
+        a._elements = [r if r.dtype == e.dtype else tx.graph.op("astype", [r], dtype=e.dtype)
+                       for r, e in zip(vector._elements, a._elements, strict=True)]
+        return a
     return vector
+
+
+def _sole_owner(tx: Interpreter, vector: VectorVariable) -> bool:
+    """`vector` views no array, was computed in this graph, and one local alone holds it
+    (no other local, stack item, cell or container), so updating it in place is seen
+    through that local only, as NumPy's update of the array would be."""
+    if vector.base is not None or any(e.graph is not tx.graph for e in vector._elements):
+        return False
+    held = [*tx.locals.values(), *tx.stack, *(cell.contents for cell in tx.cells.values())]
+    if sum(vt is vector for vt in held) != 1:
+        return False
+    pending = [vt for vt in held if vt is not vector]
+    while pending:
+        vt = pending.pop()
+        if vt is vector:
+            return False
+        items = getattr(vt, "items", None)
+        if isinstance(items, (list, tuple)):
+            pending.extend(i for i in items if isinstance(i, VariableTracker))
+    return True
 
 
 def _update_array(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
@@ -263,8 +291,12 @@ def numpy_call(tx: Interpreter, fn: Any, handler: Any, args: list[VariableTracke
     if fn in _REDUCTIONS and len(args) == 1 and not kwargs:
         with graph.one_call():
             return ArrayVariable(_fold(tx, _REDUCTIONS[fn], args[0].elements))  # type: ignore[attr-defined]
-    if fn is np.dot and len(args) == 2 and not kwargs:
+    if fn in (np.dot, np.matmul) and len(args) == 2 and not kwargs:
         found = matmul(tx, args[0], args[1])
+        if found is None:
+            from ember.capture.loops import small_products
+
+            found = small_products.matmul(tx, args[0], args[1])  # `np.dot(pos[i], R)`
         if found is not None:
             return found
     if isinstance(fn, np.ufunc) and handler is not None and not kwargs:

@@ -236,6 +236,10 @@ def _getattr(lazy: ArrayVariable, tx: Interpreter, name: str) -> VariableTracker
 
     if name in window_reductions.METHODS:
         return window_reductions.ReductionMethod(lazy, name)
+    if name in ("shape", "ndim", "size") and isinstance(lazy, _LAZY):
+        shape = tuple(lazy.shape)  # type: ignore[attr-defined]
+        return ConstantVariable({"shape": shape, "ndim": len(shape),
+                                 "size": math.prod(shape)}[name])
     if name == "copy":
         return _CopyMethod(lazy)
     if name == "astype":
@@ -297,12 +301,20 @@ def window(graph: Graph, array: ArrayVariable, axes: list[windows.Axis]) -> Vari
     shape = windows._shape(axes)
     if windows.is_symbolic(axes):
         return windows.gather(graph, array, axes)
+    if (math.prod(shape) >= windows._GATHERED_ELEMENTS
+            and windows._leading_positions(axes, array.value.shape)):
+        # `draws[t]` of a grid: whole-array ops on it (one fused kernel a trip) beat element
+        # loops over thousands of elements, which no longer keep the body native anyway.
+        return windows.gather(graph, array, axes)
     if math.prod(shape) > windows._UNROLLED_ELEMENTS or len(shape) > 1:
         return LazyWindowVariable(graph, array, axes)
     return windows.gather(graph, array, axes)
 
 
 def _fill(graph: Graph, shape: tuple[int, ...], dtype: np.dtype, at: At) -> Value:
+    if len(shape) > 1 and shape[-1] > 1:
+        out = graph.full(shape, False if dtype == np.bool_ else 0, dtype)
+        return windows.fill_rows(graph, shape, out, at)
     body = _Body(graph.region("loop"))
     k = body.graph.add_input(np.int64, (), weak=True)
     acc = body.graph.add_input(dtype, shape)

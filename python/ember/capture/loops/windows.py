@@ -13,8 +13,9 @@ once its array has changed since the gather; the enclosing loop is then not a lo
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -32,6 +33,8 @@ if TYPE_CHECKING:
 # Windows of at most this many elements are gathered and scattered by straight-line loads
 # and stores; longer ones by an inner loop op, so the body does not grow with their size.
 _UNROLLED_ELEMENTS = 8
+# Windows of whole trailing axes at least this large are read by a `gather` op, not copied.
+_GATHERED_ELEMENTS = 2048
 
 
 @dataclass(frozen=True)
@@ -145,17 +148,21 @@ def fixed_slices(tx: Interpreter, array: ArrayVariable, parts: list[VariableTrac
 
 
 def window_axes(tx: Interpreter, array: ArrayVariable, index: VariableTracker,
-                short_rows: bool = False) -> list[Axis] | None:
+                short_rows: bool = False, constant: bool = False) -> list[Axis] | None:
     """The axes of `array[index]` when the index holds a loop value and keeps at least one
     axis, each other part an int or a slice of constants; None when no part is a loop
     value. Refuses the other indexes mixing loop values with slices. `short_rows`: also
     the axes of a row at constant positions that a vector holds (`C[j]` of an unrolled
-    loop), so that its elements are loaded rather than viewed."""
+    loop), so that its elements are loaded rather than viewed. `constant`: also the axes of
+    a slice at constant positions of an array of static shape (`dW[:, 0] += X[i]`, read
+    there only as the read of an augmented assignment: `augmented_subscript`), loaded and
+    stored element by element rather than viewed and written as a whole new array."""
     from ember.capture.variables.containers import TupleVariable
 
     parts = list(index.items) if isinstance(index, TupleVariable) else [index]
     if not any(_is_loop_int(p) or isinstance(p, DynamicSliceVariable) for p in parts) and not (
-            short_rows and _short_row(array, parts)):
+            short_rows and _short_row(array, parts)) and not (
+            constant and _constant_place(array, parts)):
         return None
     shape = array.value.shape
     if len(parts) > len(shape):
@@ -239,6 +246,40 @@ def _short_row(array: ArrayVariable, parts: list[VariableTracker]) -> bool:
         return False
     rest = shape[len(parts):]
     return len(rest) == 1 and isinstance(rest[0], int) and 0 < rest[0] <= vectors.MAX_LENGTH
+
+
+def augmented_subscript(tx: Interpreter) -> bool:
+    """Whether the subscript being read is the read of `x[i] op= y` (`COPY 2; COPY 2;
+    BINARY_SUBSCR`), whose result is stored straight back: a window read there at constant
+    positions is never held as NumPy's view (`row = M[0]; row += 1` keeps the view)."""
+    ip = getattr(tx, "ip", 0)
+    if ip < 3:
+        return False
+    read = tx.instructions[ip - 3:ip]
+    return [(i.opname, i.arg) for i in read] == [("COPY", 2), ("COPY", 2),
+                                                  ("BINARY_SUBSCR", None)]
+
+
+def _constant_place(array: ArrayVariable, parts: list[VariableTracker]) -> bool:
+    """`array[parts]` picks constant positions along some axes of an array of static shape
+    and constant slices along at least one other, keeping an element (`dW[:, 0]`)."""
+    shape = array.value.shape
+    if not 0 < len(parts) <= len(shape) or not all(isinstance(d, int) for d in shape):
+        return False
+    picked, kept = 0, len(shape) - len(parts)
+    for part, size in zip(parts, shape):
+        constant = part.constant() if isinstance(part, ConstantVariable) else None
+        if type(constant) is int:
+            picked += 1
+        elif isinstance(constant, slice) and all(
+                b is None or type(b) is int for b in (constant.start, constant.stop,
+                                                      constant.step)) and constant.step != 0:
+            if not len(range(*constant.indices(size))):
+                return False
+            kept += 1
+        else:
+            return False
+    return picked > 0 and kept > 0 and all(d > 0 for d in shape)
 
 
 def _shape(axes: list[Axis]) -> tuple[int, ...]:
@@ -349,6 +390,17 @@ def gather(graph: Graph, array: ArrayVariable, axes: list[Axis]
                                                                   positions)])
             out = graph.op("store", [out, element, *_const_coords(graph, flat, shape)])
         return WindowVariable(out, array)
+    leading = _leading_positions(axes, source.shape)
+    if leading and total >= _GATHERED_ELEMENTS:
+        # `draws[t]` of a grid read by whole-array ops: NumPy's indexing of the leading axes
+        # (negative positions count from the end, one out of range raises), which kernels
+        # reading it take in place of a copy; a copy by loop ops costs more.
+        del out
+        for at in leading:
+            source = graph.op("gather", [source, at], axis=0)
+        return WindowVariable(source, array)
+    if len(shape) > 1 and shape[-1] > 1:
+        return WindowVariable(_gather_rows(graph, source, axes, shape, positions, out), array)
     body = graph.region("loop")
     flat_index = body.add_input(np.int64, (), weak=True)
     acc = body.add_input(out.dtype, shape)
@@ -360,6 +412,54 @@ def gather(graph: Graph, array: ArrayVariable, axes: list[Axis]
     (result,) = graph.loop(graph.const(0), graph.const(total), graph.const(1), [out],
                            [source, *positions], body)
     return WindowVariable(result, array)
+
+
+def _leading_positions(axes: list[Axis], shape: tuple) -> list[Value]:
+    """The positions of a window that picks positions along leading axes and keeps every
+    other axis whole (`x[t]`, `x[i, j]`); empty for other windows."""
+    count = next((k for k, axis in enumerate(axes) if axis.at is None), len(axes))
+    if any(axis.at is not None or axis.offset is not None
+           or (axis.start, axis.step, axis.length) != (0, 1, size)
+           for axis, size in zip(axes[count:], shape[count:])):
+        return []
+    return [axis.at for axis in axes[:count]]  # type: ignore[misc]
+
+
+def _gather_rows(graph: Graph, source: Value, axes: list[Axis], shape: tuple[int, ...],
+                 positions: list[Value], out: Value) -> Value:
+    """An n-d window copied row by row (`fill_rows`)."""
+
+    def element(body: Any, coords: list[Value]) -> Value:
+        return body.graph.op("load", [body.outer(source), *_array_indices(
+            body.graph, axes, coords, [body.outer(p) for p in positions])])
+
+    return fill_rows(graph, shape, out, element)
+
+
+def fill_rows(graph: Graph, shape: tuple[int, ...], out: Value,
+              element: Callable[[Any, list[Value]], Value]) -> Value:
+    """`out` (of `shape`, n-d) with each element `element(body, coords)` built in a loop
+    body (`run_exprs._Body`): a loop op over the rows (their coordinates worked out once a
+    row) around one over the last axis, whose index is the coordinate, rather than one
+    loop dividing every element's flat position back into coordinates."""
+    from ember.capture.loops.run_exprs import _Body, _Nested
+
+    rows = _Body(graph.region("loop"))
+    row = rows.graph.add_input(np.int64, (), weak=True)
+    acc = rows.graph.add_input(out.dtype, shape)
+    prefix = _coords(rows.graph, row, shape[:-1])
+    inner = _Nested(rows.graph.region("loop"), rows)
+    k = inner.graph.add_input(np.int64, (), weak=True)
+    carried = inner.graph.add_input(out.dtype, shape)
+    coords = [inner.outer(c) for c in prefix] + [k]
+    inner.graph.set_outputs([inner.graph.const(True, weak=False), inner.graph.op(
+        "store", [carried, element(inner, coords), *coords])])
+    (filled,) = rows.graph.loop(rows.graph.const(0), rows.graph.const(shape[-1]),
+                                rows.graph.const(1), [acc], inner.invariants, inner.graph)
+    rows.graph.set_outputs([rows.graph.const(True, weak=False), filled])
+    (result,) = graph.loop(graph.const(0), graph.const(math.prod(shape[:-1])), graph.const(1),
+                           [out], rows.invariants, rows.graph)
+    return result
 
 
 def _gather_symbolic(graph: Graph, array: ArrayVariable, axes: list[Axis], shape: tuple,

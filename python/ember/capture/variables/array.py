@@ -274,7 +274,8 @@ class ArrayVariable(VariableTracker):
             expanded = windows.with_new_axes(tx, self, index)
             if expanded is not None:
                 return expanded
-            axes = windows.window_axes(tx, self, index, short_rows=True)
+            axes = windows.window_axes(tx, self, index, short_rows=True,
+                                       constant=windows.augmented_subscript(tx))
             if axes is not None:
                 from ember.capture.loops import window_exprs
 
@@ -358,7 +359,7 @@ class ArrayVariable(VariableTracker):
                 blocks.store(tx, self, run.place, value)
                 return
 
-            axes = windows.window_axes(tx, self, index)
+            axes = windows.window_axes(tx, self, index, constant=True)
             if axes is not None:
                 windows.scatter(tx, self, axes, value)
                 return
@@ -514,6 +515,12 @@ class ArrayMethodVariable(VariableTracker):
             from ember.capture.loops import small_extrema
 
             found = small_extrema.arg_extremum(tx, getattr(np, self.name), [self.array], kwargs)
+            if found is not None:
+                return found
+        if self.name == "dot" and len(args) == 1 and not kwargs and tx.graph.parent is not None:
+            from ember.capture.loops import small_products
+
+            found = small_products.matmul(tx, self.array, args[0])
             if found is not None:
                 return found
         if self.name == "nonzero" and not args and not kwargs:

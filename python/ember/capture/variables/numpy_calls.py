@@ -153,6 +153,12 @@ class NumpyFunctionVariable(VariableTracker):
             found = vectors.numpy_call(tx, self.fn, self.handler, args, kwargs)
             if found is not None:
                 return found
+            if self.fn in (np.dot, np.matmul) and len(args) == 2 and not kwargs:
+                from ember.capture.loops import small_products
+
+                found = small_products.matmul(tx, args[0], args[1])
+                if found is not None:
+                    return found
             from ember.capture.loops import window_exprs
 
             found = window_exprs.numpy_call(tx, self.fn, self.handler, args, kwargs)
