@@ -41,9 +41,8 @@ pub fn unary_loop(op: UnaryOp, x: DType) -> Result<DType> {
         Square | Reciprocal if x == DType::Bool => Ok(DType::I8),
         Square | Reciprocal => Ok(x),
         Sqrt | Cbrt | Exp | Exp2 | Expm1 | Log | Log2 | Log10 | Log1p | Sin | Cos | Tan
-        | Arcsin | Arccos | Arctan | Sinh | Cosh | Tanh | Arcsinh | Arccosh | Arctanh | Rint => {
-            float_loop(op.name(), x)
-        }
+        | Arcsin | Arccos | Arctan | Sinh | Cosh | Tanh | Arcsinh | Arccosh | Arctanh | Rint
+        | Erf | Erfc => float_loop(op.name(), x),
         BitwiseNot if x.is_float() => Err(unsupported(op.name(), x)),
         BitwiseNot | LogicalNot | Isnan | Isinf | Isfinite | Signbit => Ok(x),
     }
