@@ -1,6 +1,6 @@
 """The functions the core's `erf` and `erfc` ops mean, which NumPy lacks: scipy.special's
 ufuncs where scipy is installed, else the C library's through Python's `math`, element by
-element, with scipy's dtypes (float32 stays float32, other numbers give float64). The eager
+element, with scipy's dtypes (`f->f` for float32, `d->d` for every other number). The eager
 backend runs them and type inference asks them for the result's dtype."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ def _by_element(name: str) -> Callable[..., Any]:
 
     def fn(x: Any, out: np.ndarray | None = None) -> Any:
         a = np.asarray(x)
-        dtype = a.dtype if a.dtype in (np.float32, np.float64) else np.dtype(np.float64)
+        dtype = np.dtype(np.float32 if a.dtype == np.float32 else np.float64)
         flat = [scalar(float(v)) for v in a.astype(np.float64).ravel()]
         result = np.array(flat, dtype=np.float64).reshape(a.shape).astype(dtype)
         if out is not None:
