@@ -34,8 +34,10 @@ def operands() -> list[object]:
 
 BINARY = {name: op.numpy for name, op in OPS.items()
           if op.kind == "elementwise" and op.arity == 2}
+# NumPy's ufuncs (scipy's `erf`/`erfc` ops: tests/test_scipy_erf.py).
 UNARY = {name: op.numpy for name, op in OPS.items()
-         if op.kind == "elementwise" and op.arity == 1 and op.numpy is not None}
+         if op.kind == "elementwise" and op.arity == 1 and op.numpy is not None
+         and getattr(np, op.numpy.__name__, None) is op.numpy}
 SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "mod": "%",
            "pow": "**", "bitwise_and": "&", "bitwise_or": "|", "bitwise_xor": "^",
            "left_shift": "<<", "right_shift": ">>", "eq": "==", "ne": "!=", "lt": "<",

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ember import _core
-from ember.graph import infer, regions
+from ember.graph import infer, regions, special
 
 # Attribute kinds: how a value is checked and printed.
 #   number: bool | int | float     dtype: np.dtype        bool: bool        int: int
@@ -45,10 +45,12 @@ def _define(names: str, arity: int | None, attrs: tuple[tuple[str, AttrKind], ..
 
 def _core_table() -> dict[str, dict[str, Any]]:
     """The core's ops that mean one NumPy function, by class: `{class: {IR name: function}}`.
-    The Rust op table is the one list of them; a name NumPy lacks fails here, at import."""
+    The Rust op table is the one list of them; a name NumPy lacks (but the error functions,
+    `special.py`) fails here, at import."""
     table: dict[str, dict[str, Any]] = {}
     for cls, name, numpy_name in _core.op_table():
-        table.setdefault(cls, {})[name] = functools.reduce(getattr, numpy_name.split("."), np)
+        fn = special.FUNCTIONS.get(name) or functools.reduce(getattr, numpy_name.split("."), np)
+        table.setdefault(cls, {})[name] = fn
     return table
 
 

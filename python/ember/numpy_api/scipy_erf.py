@@ -1,5 +1,6 @@
-"""scipy.special's `erf` and `erfc`, composed of elementwise ops (the IR has no error-function
-op), within an ulp or two of the C library's and scipy's, and differentiable through them.
+"""scipy.special's `erf` and `erfc`: the core's `erf`/`erfc` ops (the C library's functions,
+`USE_OP`), or composed of elementwise ops, within an ulp or two of the C library's and
+scipy's, and differentiable through them.
 
 The pieces are fdlibm's (Sun Microsystems' freely distributable `s_erf.c`), its rational
 approximations on four ranges of `a = |x|`:
@@ -117,6 +118,26 @@ def erfc64(graph: Graph, x: Value) -> Value:
     return o.where(o.isnan(x), x, out)
 
 
+def _op(name: str) -> Any:
+    """The core's own op (`erf`, `erfc`: the C library's function of a double), for float64
+    `x`."""
+    return lambda graph, x: graph.op(name, [x])
+
+
+# Which form scipy.special's functions and `math.erf`/`erfc` take: the core's op (the C
+# library's function, within an ulp, 3-6x faster than the composite over a large array) or
+# the composite of elementwise ops above (`benches/transcendental.py --erf` compares them).
+USE_OP = True
+
+
+def erf_value(graph: Graph, x: Value) -> Value:
+    return _op("erf")(graph, x) if USE_OP else erf64(graph, x)
+
+
+def erfc_value(graph: Graph, x: Value) -> Value:
+    return _op("erfc")(graph, x) if USE_OP else erfc64(graph, x)
+
+
 def _ufunc(name: str, compute: Any) -> Any:
     what = f"scipy.special.{name}"
 
@@ -127,16 +148,23 @@ def _ufunc(name: str, compute: Any) -> Any:
         if value.dtype.kind not in "biuf":
             raise Unsupported(f"{what} of {value.dtype}")
         v = as_array(graph, value)
-        x64 = v if v.dtype == _F64 else graph.op("astype", [v], dtype=_F64, weak=False)
         with _ignoring(graph, *_ALL):
+            if USE_OP and v.dtype == np.float32:
+                # The op's float32 loop computes in float64 and rounds, as scipy's `f->f`.
+                return _result(graph, value, graph.op(name, [v]))
+            x64 = v if v.dtype == _F64 else graph.op("astype", [v], dtype=_F64, weak=False)
             result = compute(graph, x64)
         if v.dtype == np.float32:
             result = graph.op("astype", [result], dtype=v.dtype, weak=False)
-        return as_numpy_scalar(graph, result) if value.ndim == 0 else result
+        return _result(graph, value, result)
 
     return handler
 
 
-erf = _ufunc("erf", erf64)
-erfc = _ufunc("erfc", erfc64)
+def _result(graph: Graph, value: Value, result: Value) -> Any:
+    return as_numpy_scalar(graph, result) if value.ndim == 0 else result
+
+
+erf = _ufunc("erf", erf_value)
+erfc = _ufunc("erfc", erfc_value)
 NAMES = {"erf": erf, "erfc": erfc}

@@ -113,7 +113,7 @@ fn unary_scale(op: ir::UnaryOp) -> Option<f64> {
     match op {
         Neg | Positive | Abs | Square | Reciprocal | Sqrt | Cbrt | Exp | Exp2 | Expm1 | Log
         | Log2 | Log10 | Log1p | Sin | Cos | Tan | Arctan | Sinh | Cosh | Tanh | Arcsinh
-        | Arccosh => Some(1.0),
+        | Arccosh | Erf | Erfc => Some(1.0),
         Arcsin | Arccos | Arctanh => Some(0.5),
         Sign | Floor | Ceil | Trunc | Rint | LogicalNot | BitwiseNot | Isnan | Isinf | Isfinite
         | Signbit => None,

@@ -1,6 +1,6 @@
-"""`math.erf` and `math.erfc` of float64 graph values, composed of elementwise ops (the IR
-has no error-function op): fdlibm's rational approximations, as scipy.special's
-(`numpy_api/scipy_erf.py`), within an ulp or two of the C library's, with no NumPy warning
+"""`math.erf` and `math.erfc` of float64 graph values: the core's `erf`/`erfc` ops, the C
+library's functions Python's `math` calls (or fdlibm's rational approximations composed of
+elementwise ops, `numpy_api/scipy_erf.py: USE_OP`), with no NumPy warning
 where Python's `math` gives none, and a Python float as the result."""
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ def _weak(graph: Graph, x: Value) -> Value:
 
 def erf(graph: Graph, x: Value) -> Value:
     with _ignoring(graph, *_ALL):
-        return _weak(graph, scipy_erf.erf64(graph, x))
+        return _weak(graph, scipy_erf.erf_value(graph, x))
 
 
 def erfc(graph: Graph, x: Value) -> Value:
     with _ignoring(graph, *_ALL):
-        return _weak(graph, scipy_erf.erfc64(graph, x))
+        return _weak(graph, scipy_erf.erfc_value(graph, x))

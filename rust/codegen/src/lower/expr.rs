@@ -454,6 +454,15 @@ impl<'b> Emitter<'_, 'b> {
                     self.b.ins().icmp(IntCC::SignedLessThan, bits, zero)
                 }
                 Cbrt => self.libm("cbrt", &[x], ty),
+                // float32 through the double function, rounded: scipy.special's `f->f` loop.
+                Erf | Erfc if ty == Scalar::F32 => {
+                    let wide = self.b.ins().fpromote(types::F64, x);
+                    let name = if op == Erf { "erf" } else { "erfc" };
+                    let r = self.libm(name, &[wide], Scalar::F64);
+                    self.b.ins().fdemote(types::F32, r)
+                }
+                Erf => self.libm("erf", &[x], ty),
+                Erfc => self.libm("erfc", &[x], ty),
                 Exp2 => self.libm("exp2", &[x], ty),
                 Log2 => self.libm("log2", &[x], ty),
                 Log10 => self.libm("log10", &[x], ty),

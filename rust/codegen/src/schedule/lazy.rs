@@ -201,7 +201,9 @@ fn unary_cost(op: kernel::UnaryOp) -> usize {
     use kernel::UnaryOp::*;
     match op {
         Cbrt | Exp | Exp2 | Expm1 | Log | Log2 | Log10 | Log1p | Sin | Cos | Tan | Arcsin
-        | Arccos | Arctan | Sinh | Cosh | Tanh | Arcsinh | Arccosh | Arctanh => LIBM_COST,
+        | Arccos | Arctan | Sinh | Cosh | Tanh | Arcsinh | Arccosh | Arctanh | Erf | Erfc => {
+            LIBM_COST
+        }
         _ => 1,
     }
 }

@@ -40,6 +40,9 @@ pub fn unary_loop(op: UnaryOp, x: DType) -> Result<DType> {
         Neg | Positive | Sign | Abs | Floor | Ceil | Trunc => Ok(x),
         Square | Reciprocal if x == DType::Bool => Ok(DType::I8),
         Square | Reciprocal => Ok(x),
+        // scipy.special's loops: `f->f` for float32, `d->d` for every other number.
+        Erf | Erfc if x == DType::F32 => Ok(x),
+        Erf | Erfc => Ok(DType::F64),
         Sqrt | Cbrt | Exp | Exp2 | Expm1 | Log | Log2 | Log10 | Log1p | Sin | Cos | Tan
         | Arcsin | Arccos | Arctan | Sinh | Cosh | Tanh | Arcsinh | Arccosh | Arctanh | Rint => {
             float_loop(op.name(), x)

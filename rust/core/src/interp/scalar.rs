@@ -6,6 +6,13 @@ use super::array::Elem;
 use crate::error::{Error, Result};
 use crate::ir::{BinaryOp, DType, Kind, UnaryOp};
 
+unsafe extern "C" {
+    #[link_name = "erf"]
+    fn libm_erf(x: f64) -> f64;
+    #[link_name = "erfc"]
+    fn libm_erfc(x: f64) -> f64;
+}
+
 /// `x.astype(to)` (C casting). Float to integer truncates; NaN, infinities and values outside
 /// the range follow NumPy on x86-64: signed targets and `u8`/`u16` convert through `i32` (`i64`
 /// for `i64`), where a value that does not fit becomes the minimum of that type, then wrap;
@@ -146,6 +153,9 @@ fn float_unary(op: UnaryOp, v: f64) -> f64 {
         Exp => v.exp(),
         Exp2 => v.exp2(),
         Expm1 => v.exp_m1(),
+        // SAFETY: the C library's `erf`/`erfc` of a double, defined on every value.
+        Erf => unsafe { libm_erf(v) },
+        Erfc => unsafe { libm_erfc(v) },
         Log => v.ln(),
         Log2 => v.log2(),
         Log10 => v.log10(),

@@ -97,6 +97,8 @@ op_kinds!(
         Isinf => "isinf",
         Isfinite => "isfinite",
         Signbit => "signbit",
+        Erf => "erf",
+        Erfc => "erfc",
     }
 );
 
@@ -258,7 +260,7 @@ impl UnaryOp {
             Neg | Positive | Abs | Sign | Square | Reciprocal | Sqrt | Cbrt | Exp | Exp2
             | Expm1 | Log | Log2 | Log10 | Log1p | Sin | Cos | Tan | Arcsin | Arccos | Arctan
             | Sinh | Cosh | Tanh | Arcsinh | Arccosh | Arctanh | Floor | Ceil | Trunc | Rint
-            | BitwiseNot => false,
+            | BitwiseNot | Erf | Erfc => false,
         }
     }
 }

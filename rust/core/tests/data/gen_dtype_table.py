@@ -7,6 +7,7 @@ inference rules against the file.
 import warnings
 
 import numpy as np
+from scipy import special
 
 DTYPES = ["bool", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f32", "f64"]
 NP_NAMES = dict(
@@ -29,6 +30,7 @@ UNARY = {
     "arctanh": np.arctanh, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
     "rint": np.rint, "logical_not": np.logical_not, "bitwise_not": np.bitwise_not,
     "isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite, "signbit": np.signbit,
+    "erf": special.erf, "erfc": special.erfc,
 }  # fmt: skip
 BINARY = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,

@@ -1,7 +1,7 @@
 //! Rules of the elementwise ops: the derivative as an expression of the operands and the
 //! result, times the cotangent. Piecewise-constant ops (`floor`, `sign`, …) pass no gradient.
 
-use std::f64::consts::{LN_10, LN_2};
+use std::f64::consts::{FRAC_2_SQRT_PI, LN_10, LN_2};
 
 use crate::error::Result;
 use crate::ir::{BinaryOp, UnaryOp, ValueId};
@@ -51,6 +51,19 @@ pub fn unary(
         Expm1 => {
             let y1 = e.offset(y, 1.0)?;
             e.mul(g, y1)?
+        }
+        // d erf(x) = 2/sqrt(pi) exp(-x^2), and erfc's its negation.
+        Erf | Erfc => {
+            let xx = e.mul(x, x)?;
+            let m = e.neg(xx)?;
+            let ex = e.unary(Exp, m)?;
+            let scale = if u == Erf {
+                FRAC_2_SQRT_PI
+            } else {
+                -FRAC_2_SQRT_PI
+            };
+            let d = e.scale(ex, scale)?;
+            e.mul(g, d)?
         }
         Log => e.div(g, x)?,
         Log2 => {
