@@ -216,3 +216,29 @@ def test_numpy_scalars_of_another_type_take_the_full_path():
     for k in range(5):
         assert_same(compiled(x, np.float64(k), np.int64(k)), x * k + k, rtol=0, atol=0)
     assert native_calls() == before + 5
+
+
+def make_closures(k):
+    def scaled(x):
+        return x * k
+
+    def read_cell():
+        return k
+
+    return scaled, read_cell
+
+
+def test_closures_and_lambdas_returning_cells_and_defaults():
+    x = np.arange(4.0)
+    scaled, read_cell = make_closures(3.0)
+    pair_of = lambda a, b=2.0: (a + b, b)  # noqa: E731
+    for fn, args in [(scaled, (x,)), (read_cell, ()), (pair_of, (x,)), (pair_of, (x, 3.0))]:
+        compiled = ember.compile(fn)
+        compiled(*args)
+        result, native = answered_natively(compiled, *args)
+        assert native, fn.__name__
+        assert_same(result, fn(*args), rtol=0, atol=0)
+    # Another closure of the same code, with another cell value: its own guards.
+    _, other = make_closures(5.0)
+    compiled_other = ember.compile(other)
+    assert compiled_other() == 5.0 and compiled_other() == 5.0
