@@ -242,3 +242,37 @@ def test_closures_and_lambdas_returning_cells_and_defaults():
     _, other = make_closures(5.0)
     compiled_other = ember.compile(other)
     assert compiled_other() == 5.0 and compiled_other() == 5.0
+
+
+def add_one_in_place(x):
+    x += 1
+    return x
+
+
+def set_first(x):
+    x[0] = 5.0
+    return x, x.sum()
+
+
+def fill_doubled(x, out):
+    out[...] = x * 2
+    return out, 3
+
+
+@pytest.mark.parametrize("fn, make", [
+    (add_one_in_place, lambda: (np.arange(4.0),)),
+    (set_first, lambda: (np.arange(4.0),)),
+    (fill_doubled, lambda: (np.arange(3.0), np.zeros(3))),
+], ids=lambda c: getattr(c, "__name__", ""))
+def test_an_argument_updated_in_place_and_returned(fn, make):
+    compiled = ember.compile(fn)
+    compiled(*make())
+    for _ in range(2):
+        args, plain_args = make(), make()
+        got, native = answered_natively(compiled, *args)
+        want = fn(*plain_args)
+        assert native
+        assert_same(got, want, rtol=0, atol=0)
+        for a, b in zip(args, plain_args):
+            assert_same(a, b, rtol=0, atol=0)
+        assert aliasing(got, args) == aliasing(want, plain_args)
