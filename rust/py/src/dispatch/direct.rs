@@ -434,31 +434,30 @@ impl DirectCall {
         outputs: &[Bound<'py, PyAny>],
         args: &[*mut PyObject],
     ) -> PyResult<Bound<'py, PyAny>> {
+        let pick = |returned: &Returned| match returned {
+            Returned::Output(k, form) => match outputs.get(*k) {
+                Some(output) => form.apply(output.clone()),
+                None => Err(PyValueError::new_err(
+                    "a direct entry names a missing output",
+                )),
+            },
+            Returned::Constant(value) => Ok(value.bind(py).clone()),
+            Returned::Global(name) => global(py, func, name.bind(py)),
+            // SAFETY: the argument slots are live references borrowed from the caller.
+            Returned::Argument(slot) => Ok(unsafe { Bound::from_borrowed_ptr(py, args[*slot]) }),
+        };
+        if !self.returns_tuple {
+            // At most one output, checked in `from_spec`; none: the function returns None.
+            return match self.outputs.first() {
+                Some(returned) => pick(returned),
+                None => Ok(py.None().into_bound(py)),
+            };
+        }
         let picked = self
             .outputs
             .iter()
-            .map(|returned| match returned {
-                Returned::Output(k, form) => match outputs.get(*k) {
-                    Some(output) => form.apply(output.clone()),
-                    None => Err(PyValueError::new_err(
-                        "a direct entry names a missing output",
-                    )),
-                },
-                Returned::Constant(value) => Ok(value.bind(py).clone()),
-                Returned::Global(name) => global(py, func, name.bind(py)),
-                // SAFETY: the argument slots are live references borrowed from the caller.
-                Returned::Argument(slot) => {
-                    Ok(unsafe { Bound::from_borrowed_ptr(py, args[*slot]) })
-                }
-            })
+            .map(pick)
             .collect::<PyResult<SmallVec<[_; 4]>>>()?;
-        if !self.returns_tuple {
-            // At most one output, checked in `from_spec`; none: the function returns None.
-            return Ok(picked
-                .into_iter()
-                .next()
-                .unwrap_or_else(|| py.None().into_bound(py)));
-        }
         Ok(PyTuple::new(py, picked)?.into_any())
     }
 }
