@@ -276,3 +276,16 @@ def test_an_argument_updated_in_place_and_returned(fn, make):
         for a, b in zip(args, plain_args):
             assert_same(a, b, rtol=0, atol=0)
         assert aliasing(got, args) == aliasing(want, plain_args)
+
+
+def test_the_frame_hook_runs_the_same_results_natively():
+    x, y = np.arange(3.0), np.ones(3)
+    for fn, args in [(limit_global, ()), (argument_and_sum, (x, y)), (mixed, (x, y))]:
+        compiled = ember.compile(fn)
+        compiled(*args)
+        before = ember.stats()["hook_direct_calls"]
+        got = type(compiled).__call__(compiled, *args)  # `__call__`: through the frame hook
+        assert ember.stats()["hook_direct_calls"] == before + 1
+        want = fn(*args)
+        assert_same(got, want, rtol=0, atol=0)
+        assert aliasing(got, args) == aliasing(want, args)
