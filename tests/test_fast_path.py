@@ -77,8 +77,8 @@ def listed(x, y):
     return [x * y]
 
 
-def returns_argument(x, y):
-    return x, x + y
+def keyed(x, y):
+    return {"sum": x + y}
 
 
 CASES = [
@@ -125,7 +125,7 @@ def python_calls(monkeypatch) -> list[tuple]:
 
 @pytest.mark.parametrize("fn, args", [
     (listed, (np.arange(3.0), np.arange(3.0))),
-    (returns_argument, (np.arange(3.0), np.arange(3.0))),
+    (keyed, (np.arange(3.0), np.arange(3.0))),
 ])
 def test_entries_with_python_around_the_graph_are_called_from_the_slot(fn, args, python_calls):
     compiled = ember.compile(fn)

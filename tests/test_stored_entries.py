@@ -278,3 +278,22 @@ def test_entries_count_against_the_cache_bound(restorable, tmp_path, monkeypatch
     compiled(np.ones(10), np.ones(10), 1.0)  # the newest entry is still there
     s = ember.stats()
     assert s["stored_hits"] == 1 and s["captures"] == 0, s
+
+
+def _mixed(x, y):
+    return x + y, "s", 2.5, x
+
+
+def test_restored_results_of_constants_and_arguments(restorable):
+    compiled = ember.compile(_mixed, backend="cranelift")
+    compiled(np.arange(3.0), np.ones(3))
+    assert ember.stats()["stored_writes"] == 1
+    ember.reset()
+    stored._stored_here.clear()  # as a fresh process
+    x, y = np.arange(3.0), np.ones(3)
+    for _ in range(2):
+        total, text, number, same = compiled(x, y)
+        np.testing.assert_array_equal(total, x + y)
+        assert (text, number) == ("s", 2.5) and same is x
+    s = ember.stats()
+    assert s["stored_hits"] == 1 and s["captures"] == 0 and s["native_calls"] == 1, s

@@ -12,6 +12,7 @@ exception from their own line.
 
 from __future__ import annotations
 
+import ast
 import keyword
 import re
 from collections.abc import Callable
@@ -36,6 +37,21 @@ _DIRECT_OUTPUT = re.compile(r"__ember_out\[(\d+)\](|\[\(\)\]|\.item\(\))")
 _OUTPUT_FORMS = {"": 0, "[()]": 1, ".item()": 2}
 # A prelude statement taking a scalar from a graph output (`Rebuilder._array`).
 _SCALAR_ONCE = re.compile(r"(__ember_v\d+) = (__ember_out\[\d+\](?:\[\(\)\]|\.item\(\)))")
+
+
+_CONSTANT, _ARGUMENT, _GLOBAL = 3, 4, 5  # a constant, an argument, a global: as they are
+_GLOBAL_READ = re.compile(r"__ember_g\[('[A-Za-z_][A-Za-z0-9_]*')\]")
+_EMBEDDED = re.compile(r"__ember_c\d+")
+_NOT_CONSTANT = object()
+
+
+def _immutable(value: Any) -> bool:
+    """Whether `value` is a constant the entry may hand out on every call: a Python or NumPy
+    scalar, a str or bytes, or a tuple of such."""
+    if isinstance(value, tuple):
+        return all(_immutable(v) for v in value)
+    return value is None or type(value) in (bool, int, float, complex, str, bytes) or (
+        isinstance(value, (np.number, np.bool_)))
 
 
 @dataclass(frozen=True)
@@ -215,7 +231,10 @@ class EntryCodegen(Rebuilder):
         returns graph outputs (as they are, as a tuple, `[()]` or `.item()` of 0-d ones) and
         writes the arrays it updates back into their inputs: `(graph, inputs, outputs,
         returns_tuple, fallback, writebacks, reruns)` (no outputs and no tuple: it returns
-        None; reruns: the outputs that, true, send the call to `fallback`),
+        None; reruns: the outputs that, true, send the call to `fallback`; graph None where
+        the entry returns constants and arguments alone), each output `(index, form)`, or
+        `(slot, _ARGUMENT)` for an argument returned unchanged, `(0, _CONSTANT, value)`
+        for an immutable constant, `(0, _GLOBAL, name)` for a global of the function,
         each input an argument slot and what is read
         of it (None: itself; a str: that attribute; an int: the size of that dim of the
         array; a tuple: a view of it, `ViewSource.direct_read`), each writeback `(input
@@ -224,10 +243,15 @@ class EntryCodegen(Rebuilder):
         None for any other entry."""
         from ember import _core
 
-        if not isinstance(compiled, _core.CompiledGraph) or not isinstance(result, str):
+        if not isinstance(result, str):
+            return None
+        if compiled is None:  # no graph: the result is constants and arguments alone
+            if self.writebacks or self.rerun_outputs:
+                return None
+        elif not isinstance(compiled, _core.CompiledGraph):
             return None
         slots = []
-        for graph_input in self.tracer.inputs:
+        for graph_input in self.tracer.inputs if compiled is not None else ():
             if isinstance(graph_input.source, ViewSource):
                 read = graph_input.source.direct_read(self)
                 if read is None:
@@ -254,21 +278,43 @@ class EntryCodegen(Rebuilder):
             if param not in self.params or (attr and not size and not attr.isidentifier()):
                 return None
             slots.append((self.params.index(param), read))
-        returns_tuple = result.startswith("(")
+        tail = (fallback, tuple(self.writebacks), tuple(self.rerun_outputs))
         if result == "None":  # a function that only updates its arguments
-            return (compiled, tuple(slots), (), False, fallback, tuple(self.writebacks),
-                    tuple(self.rerun_outputs))
+            return (compiled, tuple(slots), (), False, *tail)
+        whole = self._direct_constant(result)
+        if whole is not _NOT_CONSTANT:  # `return 1.0`, `return (2, "a")`: one constant
+            return (compiled, tuple(slots), ((0, _CONSTANT, whole),), False, *tail)
+        returns_tuple = result.startswith("(")
         items = result[1:-1].split(",") if returns_tuple else [result]
         outputs = []
         for item in items:
-            found = _DIRECT_OUTPUT.fullmatch(item.strip())
-            if found is None:
-                if item.strip() or not returns_tuple:
-                    return None
-                continue
-            outputs.append((int(found[1]), _OUTPUT_FORMS[found[2]]))
-        return (compiled, tuple(slots), tuple(outputs), returns_tuple, fallback,
-                tuple(self.writebacks), tuple(self.rerun_outputs))
+            item = item.strip()
+            found = _DIRECT_OUTPUT.fullmatch(item)
+            constant = _NOT_CONSTANT if found else self._direct_constant(item)
+            if found is not None:
+                outputs.append((int(found[1]), _OUTPUT_FORMS[found[2]]))
+            elif item in self.params:  # an argument returned as it was passed
+                outputs.append((self.params.index(item), _ARGUMENT))
+            elif _GLOBAL_READ.fullmatch(item):  # a global returned as it is (guarded)
+                outputs.append((0, _GLOBAL, ast.literal_eval(item[10:-1])))
+            elif constant is not _NOT_CONSTANT:
+                outputs.append((0, _CONSTANT, constant))
+            elif item or not returns_tuple:
+                return None
+        return (compiled, tuple(slots), tuple(outputs), returns_tuple, *tail)
+
+    def _direct_constant(self, expr: str) -> Any:
+        """The immutable constant `expr` spells (a literal or an embedded constant), else
+        `_NOT_CONSTANT`."""
+        expr = expr.strip()
+        if _EMBEDDED.fullmatch(expr):
+            value = self.namespace.get(expr, _NOT_CONSTANT)
+        else:
+            try:
+                value = ast.literal_eval(expr)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                return _NOT_CONSTANT
+        return value if value is not _NOT_CONSTANT and _immutable(value) else _NOT_CONSTANT
 
     @staticmethod
     def _namespace_lines(lines: list[str]) -> list[str]:

@@ -307,8 +307,8 @@ def _namespace(compiled: Any, fallback: Any) -> dict[str, Any]:
 def store(func: FunctionType, args: tuple, options: Any, capture: Capture) -> None:
     """Keep `capture` (a code's first entry) in the cache directory where it can be."""
     direct = getattr(capture.entry, "__ember_direct__", None)
-    if direct is None or capture.refusal is not None:
-        return
+    if direct is None or direct[0] is None or capture.refusal is not None:
+        return  # (an entry of constants alone is captured again: it costs no compile)
     key = entry_key(func, args, options)
     path = None if key is None else _path(key)
     if path is None:

@@ -27,6 +27,10 @@ enum InputKey {
     /// the NumPy scalar of the dtype for a strong one: the bool says which), its value written
     /// into the input's slot of [`Hot::scalars`], which its view addresses.
     Scalar(DType, bool),
+    /// The NumPy scalar of a strong 0-d parameter's dtype, read natively: the address of its
+    /// exact type object (a NumPy scalar type lives as long as NumPy) and its element's size,
+    /// the element lying right after the object's header.
+    NumpyScalar(usize, usize),
 }
 
 /// What the last call on one layout worked out.
@@ -101,6 +105,36 @@ fn scalar_bits(object: &Bound<'_, PyAny>, dtype: DType, weak: bool) -> Option<u6
     }
 }
 
+/// The bytes of the `size`-byte element right after the header of a NumPy scalar object, in
+/// a slot's low bytes.
+///
+/// # Safety
+/// `object` is a live NumPy scalar of a fixed-size dtype of `size` bytes, at most 8.
+unsafe fn element_after_header(object: *mut ffi::PyObject, size: usize) -> u64 {
+    let mut bits = 0u64;
+    // SAFETY: as the caller promises; the element follows `PyObject_HEAD`.
+    unsafe {
+        let data = object
+            .cast::<u8>()
+            .add(std::mem::size_of::<ffi::PyObject>());
+        std::ptr::copy_nonoverlapping(data, (&mut bits as *mut u64).cast(), size);
+    }
+    bits
+}
+
+/// The native key of `object`, the NumPy scalar of `dtype` whose element NumPy reads as
+/// `bits`, where reading it after the object's header gives the same bits.
+fn numpy_scalar_key(object: &Bound<'_, PyAny>, dtype: DType, bits: u64) -> Option<InputKey> {
+    let size = dtype.itemsize();
+    let ty = unsafe { ffi::Py_TYPE(object.as_ptr()) };
+    // SAFETY: `object` is the NumPy scalar of `dtype` (`scalar_bits` read it); an object is at
+    // least its type's basic size, which must hold the header and the element.
+    let fits = size <= 8
+        && unsafe { (*ty).tp_basicsize } as usize >= std::mem::size_of::<ffi::PyObject>() + size;
+    (fits && unsafe { element_after_header(object.as_ptr(), size) } == bits)
+        .then_some(InputKey::NumpyScalar(ty as usize, size))
+}
+
 /// The ndarray struct of `object`, when it is an exact `numpy.ndarray`.
 fn exact_array(object: &Bound<'_, PyAny>) -> Option<*const PyArrayObject> {
     let py = object.py();
@@ -161,12 +195,18 @@ impl Hot {
             if is_scalar_for(input, ty) {
                 let dtype = ty.dtype;
                 scalars[k] = scalar_bits(input, dtype, ty.weak)?;
+                let key = if ty.weak {
+                    InputKey::Scalar(dtype, true)
+                } else {
+                    numpy_scalar_key(input, dtype, scalars[k])
+                        .unwrap_or(InputKey::Scalar(dtype, false))
+                };
                 // SAFETY: the slot holds an element of `dtype` (0-d: no stride) for as long as
                 // the state lives; every call writes its value before the run.
                 in_views[k] = unsafe {
                     ArrayView::new(scalars[k..].as_ptr().cast(), dtype, Vec::new(), Vec::new())
                 };
-                keys.push(InputKey::Scalar(dtype, ty.weak));
+                keys.push(key);
                 continue;
             }
             let array = exact_array(input)?;
@@ -202,6 +242,14 @@ impl Hot {
                     Some(bits) => self.scalars[k] = bits,
                     None => return false,
                 },
+                InputKey::NumpyScalar(ty, size) => {
+                    // SAFETY: an object of the exact type checked, whose element lies after
+                    // its header (checked against NumPy's own reading in `numpy_scalar_key`).
+                    if unsafe { ffi::Py_TYPE(input.as_ptr()) } as usize != *ty {
+                        return false;
+                    }
+                    self.scalars[k] = unsafe { element_after_header(input.as_ptr(), *size) };
+                }
                 InputKey::Array(descr) => {
                     let Some(array) = exact_array(input) else {
                         return false;

@@ -14,11 +14,12 @@ use std::ffi::{c_char, c_int, c_long};
 
 /// What an entry amounts to when it only calls one compiled graph on its arguments.
 pub struct DirectCall {
-    graph: Py<CompiledGraph>,
+    /// None for an entry that returns constants and arguments alone (no graph to run).
+    graph: Option<Py<CompiledGraph>>,
     /// The argument slot of each graph input, and what it reads of that argument.
     inputs: Vec<(usize, Read)>,
-    /// The graph outputs the function returns, each in its form.
-    outputs: Vec<(usize, OutputForm)>,
+    /// What the function returns: graph outputs, each in its form, constants, arguments.
+    outputs: Vec<Returned>,
     /// Whether they are returned as a tuple (otherwise `outputs` holds one index, or none
     /// for a function that returns None).
     returns_tuple: bool,
@@ -166,6 +167,33 @@ impl Read {
     }
 }
 
+/// One returned value.
+enum Returned {
+    /// A graph output, in its form.
+    Output(usize, OutputForm),
+    /// An immutable constant (a Python or NumPy scalar, a str, a tuple of those), the same
+    /// object on every call as a code's constant is.
+    Constant(Py<PyAny>),
+    /// The argument in a slot, returned as it was passed.
+    Argument(usize),
+    /// The function's global of this name, as it is (the guards hold its dict and its type).
+    Global(Py<PyString>),
+}
+
+impl Returned {
+    /// From the converter's `(index, form)`, `(slot, 4)`, `(0, 3, value)` or `(0, 5, name)`.
+    fn of(spec: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let k: usize = spec.get_item(0)?.extract()?;
+        let form: u8 = spec.get_item(1)?.extract()?;
+        Ok(match form {
+            3 => Returned::Constant(spec.get_item(2)?.unbind()),
+            4 => Returned::Argument(k),
+            5 => Returned::Global(spec.get_item(2)?.cast_into::<PyString>()?.unbind()),
+            _ => Returned::Output(k, OutputForm::of(form)?),
+        })
+    }
+}
+
 /// How a returned graph output is given to the caller (`codegen.py: _OUTPUT_FORMS`).
 #[derive(Clone, Copy, Debug)]
 enum OutputForm {
@@ -253,9 +281,9 @@ unsafe fn python_scalar(data: *mut c_char, descr: *mut PyArray_Descr) -> *mut Py
 
 /// The converter's description of a direct entry, as extracted from Python.
 type DirectSpec<'py> = (
-    Bound<'py, PyAny>,
+    Option<Bound<'py, PyAny>>,
     Vec<(usize, Option<Bound<'py, PyAny>>)>,
-    Vec<(usize, u8)>,
+    Vec<Bound<'py, PyAny>>,
     bool,
     Py<PyAny>,
     Vec<(usize, usize)>,
@@ -264,7 +292,9 @@ type DirectSpec<'py> = (
 
 impl DirectCall {
     /// Reads the converter's `(graph, input_slots, outputs, returns_tuple, fallback,
-    /// writebacks, reruns)`, where `outputs` holds `(output index, form)` pairs.
+    /// writebacks, reruns)`, where `outputs` holds `(output index, form)` pairs, `(slot, 4)`
+    /// for an argument and `(0, 3, value)` for a constant; graph None (no inputs, no
+    /// writebacks, no reruns) for an entry of constants and arguments alone.
     pub fn from_spec(spec: &Bound<'_, PyAny>) -> PyResult<Self> {
         let (graph, inputs, outputs, returns_tuple, fallback, writebacks, reruns): DirectSpec<'_> =
             spec.extract()?;
@@ -274,23 +304,38 @@ impl DirectCall {
             ));
         }
         let outputs = outputs
-            .into_iter()
-            .map(|(k, form)| Ok((k, OutputForm::of(form)?)))
+            .iter()
+            .map(Returned::of)
             .collect::<PyResult<Vec<_>>>()?;
         let inputs = inputs
             .into_iter()
             .map(|(slot, read)| Ok((slot, Read::of(read)?)))
             .collect::<PyResult<Vec<_>>>()?;
-        let graph = graph.cast_into::<CompiledGraph>().map_err(|_| {
-            PyTypeError::new_err("a direct entry's graph must be a native CompiledGraph")
-        })?;
+        let graph = match graph {
+            Some(graph) => Some(
+                graph
+                    .cast_into::<CompiledGraph>()
+                    .map_err(|_| {
+                        PyTypeError::new_err(
+                            "a direct entry's graph must be a native CompiledGraph",
+                        )
+                    })?
+                    .unbind(),
+            ),
+            None if inputs.is_empty() && writebacks.is_empty() && reruns.is_empty() => None,
+            None => {
+                return Err(PyValueError::new_err(
+                    "a direct entry without a graph takes no inputs",
+                ))
+            }
+        };
         if !returns_tuple && outputs.len() > 1 {
             return Err(PyValueError::new_err(
                 "a direct entry returning one value names at most one output (none: None)",
             ));
         }
         Ok(DirectCall {
-            graph: graph.unbind(),
+            graph,
             inputs,
             outputs,
             returns_tuple,
@@ -308,11 +353,24 @@ impl DirectCall {
         func: *mut PyObject,
         args: &[*mut PyObject],
     ) -> PyResult<*mut PyObject> {
-        if self.inputs.iter().any(|(slot, _)| *slot >= args.len()) {
+        let returned = self.outputs.iter().filter_map(|r| match r {
+            Returned::Argument(slot) => Some(slot),
+            _ => None,
+        });
+        if self
+            .inputs
+            .iter()
+            .map(|(slot, _)| slot)
+            .chain(returned)
+            .any(|&slot| slot >= args.len())
+        {
             return Err(PyValueError::new_err(
                 "a direct entry reads a missing argument",
             ));
         }
+        let Some(graph) = &self.graph else {
+            return Ok(self.result(py, func, &[], args)?.into_ptr());
+        };
         // SAFETY: the argument slots are live references borrowed from the caller.
         let inputs = self
             .inputs
@@ -328,11 +386,11 @@ impl DirectCall {
             inputs => inputs,
         };
         let ran = inputs.and_then(|inputs| {
-            let outputs = self.graph.get().call(py, &inputs)?;
+            let outputs = graph.get().call(py, &inputs)?;
             if self.rerun(&outputs)? {
                 return Ok(None);
             }
-            let result = self.result(py, &outputs)?;
+            let result = self.result(py, func, &outputs, args)?;
             Ok(Some((inputs, outputs, result)))
         });
         match ran {
@@ -367,31 +425,60 @@ impl DirectCall {
         Ok(false)
     }
 
-    /// The function's result built from the graph's outputs.
+    /// The function's result built from the graph's outputs, constants and the arguments
+    /// (slots checked by the caller).
     fn result<'py>(
         &self,
         py: Python<'py>,
+        func: *mut PyObject,
         outputs: &[Bound<'py, PyAny>],
+        args: &[*mut PyObject],
     ) -> PyResult<Bound<'py, PyAny>> {
-        let picked = self
-            .outputs
-            .iter()
-            .map(|&(k, form)| match outputs.get(k) {
+        let pick = |returned: &Returned| match returned {
+            Returned::Output(k, form) => match outputs.get(*k) {
                 Some(output) => form.apply(output.clone()),
                 None => Err(PyValueError::new_err(
                     "a direct entry names a missing output",
                 )),
-            })
-            .collect::<PyResult<SmallVec<[_; 4]>>>()?;
+            },
+            Returned::Constant(value) => Ok(value.bind(py).clone()),
+            Returned::Global(name) => global(py, func, name.bind(py)),
+            // SAFETY: the argument slots are live references borrowed from the caller.
+            Returned::Argument(slot) => Ok(unsafe { Bound::from_borrowed_ptr(py, args[*slot]) }),
+        };
         if !self.returns_tuple {
             // At most one output, checked in `from_spec`; none: the function returns None.
-            return Ok(picked
-                .into_iter()
-                .next()
-                .unwrap_or_else(|| py.None().into_bound(py)));
+            return match self.outputs.first() {
+                Some(returned) => pick(returned),
+                None => Ok(py.None().into_bound(py)),
+            };
         }
+        let picked = self
+            .outputs
+            .iter()
+            .map(pick)
+            .collect::<PyResult<SmallVec<[_; 4]>>>()?;
         Ok(PyTuple::new(py, picked)?.into_any())
     }
+}
+
+/// `func.__globals__[name]`, as the entry reads it (a KeyError where it is missing).
+fn global<'py>(
+    py: Python<'py>,
+    func: *mut PyObject,
+    name: &Bound<'py, PyString>,
+) -> PyResult<Bound<'py, PyAny>> {
+    // SAFETY: `func` is a live function (the fast path and the hook call entries of
+    // functions only), whose globals are a dict.
+    let globals = unsafe {
+        if ffi::PyFunction_Check(func) == 0 {
+            return Err(PyTypeError::new_err(
+                "a direct entry reads a global of a non-function",
+            ));
+        }
+        Bound::from_borrowed_ptr(py, (*func.cast::<ffi::PyFunctionObject>()).func_globals)
+    };
+    globals.get_item(name)
 }
 
 /// `np.copyto(target, source)` of two arrays of one shape and dtype.
