@@ -12,3 +12,8 @@ LOOPS2_CASES = [
     ("next_greater_scan", Lp.next_greater_scan, lambda r, s: (r.random(30 * s),)),
     ("insertion_sort_ints", Lp.insertion_sort_ints, lambda r, s: (r.integers(-50, 50, 25 * s),)),
 ]
+LOOPS2_CASES += [
+    ("compact_positive", Lp.compact_positive, lambda r, s: (r.standard_normal(40 * s),)),
+    ("split_by_sign", Lp.split_by_sign, lambda r, s: (r.standard_normal(40 * s),)),
+    ("pairs_below", Lp.pairs_below, lambda r, s: (r.random((6 * s, 6 * s)), 0.3)),
+]

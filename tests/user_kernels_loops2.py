@@ -66,3 +66,40 @@ def insertion_sort_ints(a):
             j = j - 1
         a[j] = v
     return a
+
+
+def compact_positive(x):
+    out = np.zeros(x.shape[0])
+    k = 0
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            out[k] = x[i]
+            k += 1
+    return out, k
+
+
+def split_by_sign(x):
+    n = len(x)
+    neg = np.empty(n, dtype=x.dtype)
+    pos = np.empty(n, dtype=x.dtype)
+    a = b = 0
+    for v in x:
+        if v < 0:
+            neg[a] = v
+            a = a + 1
+        else:
+            pos[b] = v
+            b += 1
+    return neg[:a], pos[:b]
+
+
+def pairs_below(d, t):
+    n = d.shape[0]
+    rows = np.zeros(n * n, dtype=np.int64)
+    m = 0
+    for i in range(n):
+        for j in range(n):
+            if d[i, j] < t:
+                rows[m] = i
+                m += 1
+    return rows[:m], m

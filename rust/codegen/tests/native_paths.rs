@@ -224,6 +224,42 @@ func @insertion_sort_else10(%0: f64[12], %1: f64[], %2: i64[] weak) -> (bool[]) 
   return %3
 }"#;
 
+const COMPACT: &str = r#"ember-ir 2
+func @compact_positive(%0: f64[9]) -> (bool[], f64[9], i64[] weak) {
+  %1 = full() value=0.0 : f64[9]
+  %2 = const() value=false : bool[]
+  %3 = const() value=0 : i64[] weak
+  %4 = const() value=9 : i64[] weak
+  %5 = const() value=1 : i64[] weak
+  %6, %7, %8 = loop(%3, %4, %5, %1, %3, %2, %0) body=@compact_positive_loop0 carried=3 : f64[9], i64[] weak, bool[]
+  return %8, %6, %7
+}
+func @compact_positive_loop0(%0: i64[] weak, %1: f64[9], %2: i64[] weak, %3: bool[], %4: f64[9]) -> (bool[], f64[9], i64[] weak, bool[]) {
+  %5 = load(%4, %0) : f64[]
+  %6 = const() value=0 : i64[] weak
+  %7 = gt(%5, %6) : bool[]
+  %8, %9, %10 = if(%7, %4, %1, %2, %3, %0) then=@compact_positive_then1 else=@compact_positive_else2 : f64[9], bool[], i64[] weak
+  %11 = const() value=true : bool[]
+  return %11, %8, %10, %9
+}
+func @compact_positive_then1(%0: f64[9], %1: f64[9], %2: i64[] weak, %3: bool[], %4: i64[] weak) -> (f64[9], bool[], i64[] weak) {
+  %5 = load(%0, %4) : f64[]
+  %6 = store(%1, %5, %2) : f64[9]
+  %7 = const() value=1 : i64[] weak
+  %8 = add(%2, %7) : i64[] weak
+  %9 = bitwise_xor(%2, %8) : i64[] weak
+  %10 = bitwise_xor(%7, %8) : i64[] weak
+  %11 = bitwise_and(%9, %10) : i64[] weak
+  %12 = const() value=0 : i64[] weak
+  %13 = lt(%11, %12) : bool[] weak
+  %14 = astype(%13) dtype=bool : bool[]
+  %15 = logical_or(%3, %14) : bool[]
+  return %6, %15, %8
+}
+func @compact_positive_else2(%0: f64[9], %1: f64[9], %2: i64[] weak, %3: bool[], %4: i64[] weak) -> (f64[9], bool[], i64[] weak) {
+  return %1, %3, %2
+}"#;
+
 fn arrays(text: &str) -> Vec<HostArray> {
     text.split(';')
         .map(|a| HostArray::parse(a).unwrap())
@@ -310,4 +346,25 @@ fn a_scan_index_bounded_by_its_loop_test_is_not_checked() {
     // Only `a[j + 1] = key` after the scan checks its index (once in each layout's version).
     let checks = native.matches(", block1(").count();
     assert!(checks <= 2, "{checks} checks:\n{native}");
+}
+
+#[test]
+fn a_counter_stepped_at_most_once_a_trip_is_not_checked() {
+    // `if x[i] > 0: out[k] = x[i]; k += 1` over `range(9)`: `k` starts at 0 and takes at
+    // most one step a trip, so it indexes `out` (9 elements) without a check.
+    check_all_layouts(COMPACT, 11, 0.0);
+    for data in [
+        "1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0",
+        "-1.0, -2.0, -3.0, -4.0, -5.0, -6.0, -7.0, -8.0, -9.0",
+        "3.0, -1.0, 0.0, 0.5, -7.0, 2.0, -0.0, 9.0, -2.0",
+    ] {
+        let x = arrays(&format!("f64[9]{{{data}}}"));
+        for layout in [Layout::C, Layout::Reversed, Layout::Strided] {
+            check_ir(COMPACT, &x, layout, 1, 0.0);
+        }
+    }
+    let graph = ember_core::ir::parse(COMPACT).unwrap();
+    let listings = ember_codegen::disassemble(&graph).unwrap();
+    let native = listings.iter().find(|l| l.starts_with("native")).unwrap();
+    assert!(!native.contains(", block1("), "{native}");
 }

@@ -13,11 +13,13 @@ use crate::kernel::{Const, Scalar};
 use crate::schedule::nodes::const_of;
 use ember_core::ir::{BinaryOp, DType, Graph, Op, ValueId};
 
-/// A value a choice can pass on: a parameter of the loop body, or a constant.
+/// A value a choice can pass on: a parameter of the loop body, a constant, or a parameter
+/// plus a constant (`k + 1`: a counter).
 #[derive(Clone, Copy, PartialEq)]
 enum Leaf {
     Param(usize),
     Const(i64),
+    Step(usize, i64),
 }
 
 /// Calls of `leaves` one range may take: a long chain of `if`s passing a value on (a pivot
@@ -59,6 +61,26 @@ fn leaves(g: &Graph, v: ValueId, out: &mut Vec<Leaf>, budget: &mut usize) -> Opt
         }
         Op::If { .. } => region_results(g, v, 0, out, budget)?,
         Op::Result { index, .. } => region_results(g, node.inputs[0], *index, out, budget)?,
+        Op::Binary(op @ (BinaryOp::Add | BinaryOp::Sub)) => {
+            let constant = |v: ValueId| match g.node(v).map(|n| &n.op) {
+                Some(Op::Const { value, .. }) => match const_of(*value) {
+                    Const::Int(c) => Some(c),
+                    Const::Float(_) => None,
+                },
+                _ => None,
+            };
+            let param = |v: ValueId| (v.index() < g.params.len()).then_some(v.index());
+            let (a, b) = (node.inputs[0], node.inputs[1]);
+            let step = match op {
+                BinaryOp::Add => match (param(a), param(b)) {
+                    (Some(p), _) => Leaf::Step(p, constant(b)?),
+                    (_, Some(p)) => Leaf::Step(p, constant(a)?),
+                    _ => return None,
+                },
+                _ => Leaf::Step(param(a)?, constant(b)?.checked_neg()?),
+            };
+            push(out, step);
+        }
         _ => return None,
     }
     Some(())
@@ -85,6 +107,14 @@ fn region_results(
     for leaf in inner {
         match leaf {
             Leaf::Param(q) => leaves(g, *node.inputs.get(q + 1)?, out, budget)?,
+            // A step of the statement's operand, which must be a parameter itself.
+            Leaf::Step(q, c) => {
+                let operand = node.inputs.get(q + 1)?.index();
+                if operand >= g.params.len() {
+                    return None;
+                }
+                push(out, Leaf::Step(operand, c));
+            }
             c => push(out, c),
         }
     }
@@ -92,9 +122,11 @@ fn region_results(
 }
 
 impl Native<'_, '_> {
-    /// The range of carried scalar `j` of loop `body` through every trip, when each value it
-    /// is given is its initial value `init`, itself, the induction variable (in `induction`)
-    /// or a loop-invariant value or constant of known range.
+    /// The ranges of carried scalar `j` of loop `body` inside every trip and after the
+    /// last, when each value it is given is its initial value `init`, itself, the induction
+    /// variable (in `induction`), a loop-invariant value or constant of known range, or
+    /// itself plus a constant (a counter, `out[k] = v; k += 1` on one side of a branch: at
+    /// most `trips - 1` steps from those values inside the body, `trips` after it).
     pub(crate) fn carried_range(
         &self,
         body: &Graph,
@@ -103,7 +135,8 @@ impl Native<'_, '_> {
         args: &[Val],
         init: &Val,
         induction: Option<(i128, i128)>,
-    ) -> Option<(i128, i128)> {
+        trips: Option<i128>,
+    ) -> Option<[(i128, i128); 2]> {
         let carried_param = 1 + j;
         if body.params.get(carried_param)?.dtype != DType::I64 {
             return None;
@@ -116,9 +149,16 @@ impl Native<'_, '_> {
         let mut hull = range_of(init)?;
         let (mut found, mut budget) = (Vec::new(), BUDGET);
         leaves(body, *body.results.get(1 + j)?, &mut found, &mut budget)?;
+        let (mut up, mut down) = (0i128, 0i128);
         for leaf in found {
             let range = match leaf {
                 Leaf::Param(p) if p == carried_param => continue,
+                Leaf::Step(p, c) if p == carried_param => {
+                    up = up.max(i128::from(c));
+                    down = down.max(-i128::from(c));
+                    continue;
+                }
+                Leaf::Step(..) => return None,
                 Leaf::Param(0) => induction?,
                 // Another carried value could change otherwise: only invariants.
                 Leaf::Param(p) if p <= carried => return None,
@@ -127,7 +167,14 @@ impl Native<'_, '_> {
             };
             hull = (hull.0.min(range.0), hull.1.max(range.1));
         }
-        Some(hull)
+        if up == 0 && down == 0 {
+            return Some([hull, hull]);
+        }
+        let trips = trips?.max(0);
+        let after = |n: i128| (hull.0 - down * n, hull.1 + up * n);
+        let (inside, past) = (after((trips - 1).max(0)), after(trips));
+        let fits = |r: (i128, i128)| r.0 >= i128::from(i64::MIN) && r.1 <= i128::from(i64::MAX);
+        fits(past).then_some([inside, past])
     }
 
     /// The range of carried scalar `j` of loop `body` at the start of each trip, when the
