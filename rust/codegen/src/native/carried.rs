@@ -6,6 +6,11 @@
 //! A loop that goes on only while a carried value's new version passes a comparison
 //! (`while n > 0: ... n //= 10`) starts every trip after the first with a value that passed
 //! it: inside the body `n` is its initial value or positive (`n % 10` divides unsigned).
+//! The test may be one side of the flag's short-circuit `and` (`while j >= 0 and a[j] >
+//! key`), and a value that only moves down (`j -= 1`) also stays at most its first value.
+//!
+//! A counter (`out[k] = v; k += 1` on one side of a branch) takes at most one step a trip:
+//! in a loop of known trips it stays within that many steps of its other values.
 
 use super::lower::{Native, Val};
 use super::refine::{split, FULL};
