@@ -47,6 +47,7 @@ from kernel_cases_textbook import TEXTBOOK_CASES
 from kernel_cases_puzzles import PUZZLE_CASES
 from kernel_cases_ported import PORTED_CASES
 from kernel_cases_lab import LAB_CASES
+from kernel_cases_loops2 import LOOPS2_CASES
 
 
 from kernel_cases_assignments import ASSIGNMENT_CASES
@@ -1150,6 +1151,7 @@ CASES += TEXTBOOK_CASES
 CASES += PUZZLE_CASES
 CASES += PORTED_CASES
 CASES += LAB_CASES
+CASES += LOOPS2_CASES
 
 
 CASES += ASSIGNMENT_CASES

@@ -6,6 +6,11 @@
 //! A loop that goes on only while a carried value's new version passes a comparison
 //! (`while n > 0: ... n //= 10`) starts every trip after the first with a value that passed
 //! it: inside the body `n` is its initial value or positive (`n % 10` divides unsigned).
+//! The test may be one side of the flag's short-circuit `and` (`while j >= 0 and a[j] >
+//! key`), and a value that only moves down (`j -= 1`) also stays at most its first value.
+//!
+//! A counter (`out[k] = v; k += 1` on one side of a branch) takes at most one step a trip:
+//! in a loop of known trips it stays within that many steps of its other values.
 
 use super::lower::{Native, Val};
 use super::refine::{split, FULL};
@@ -13,11 +18,13 @@ use crate::kernel::{Const, Scalar};
 use crate::schedule::nodes::const_of;
 use ember_core::ir::{BinaryOp, DType, Graph, Op, ValueId};
 
-/// A value a choice can pass on: a parameter of the loop body, or a constant.
+/// A value a choice can pass on: a parameter of the loop body, a constant, or a parameter
+/// plus a constant (`k + 1`: a counter).
 #[derive(Clone, Copy, PartialEq)]
 enum Leaf {
     Param(usize),
     Const(i64),
+    Step(usize, i64),
 }
 
 /// Calls of `leaves` one range may take: a long chain of `if`s passing a value on (a pivot
@@ -59,6 +66,26 @@ fn leaves(g: &Graph, v: ValueId, out: &mut Vec<Leaf>, budget: &mut usize) -> Opt
         }
         Op::If { .. } => region_results(g, v, 0, out, budget)?,
         Op::Result { index, .. } => region_results(g, node.inputs[0], *index, out, budget)?,
+        Op::Binary(op @ (BinaryOp::Add | BinaryOp::Sub)) => {
+            let constant = |v: ValueId| match g.node(v).map(|n| &n.op) {
+                Some(Op::Const { value, .. }) => match const_of(*value) {
+                    Const::Int(c) => Some(c),
+                    Const::Float(_) => None,
+                },
+                _ => None,
+            };
+            let param = |v: ValueId| (v.index() < g.params.len()).then_some(v.index());
+            let (a, b) = (node.inputs[0], node.inputs[1]);
+            let step = match op {
+                BinaryOp::Add => match (param(a), param(b)) {
+                    (Some(p), _) => Leaf::Step(p, constant(b)?),
+                    (_, Some(p)) => Leaf::Step(p, constant(a)?),
+                    _ => return None,
+                },
+                _ => Leaf::Step(param(a)?, constant(b)?.checked_neg()?),
+            };
+            push(out, step);
+        }
         _ => return None,
     }
     Some(())
@@ -85,6 +112,14 @@ fn region_results(
     for leaf in inner {
         match leaf {
             Leaf::Param(q) => leaves(g, *node.inputs.get(q + 1)?, out, budget)?,
+            // A step of the statement's operand, which must be a parameter itself.
+            Leaf::Step(q, c) => {
+                let operand = node.inputs.get(q + 1)?.index();
+                if operand >= g.params.len() {
+                    return None;
+                }
+                push(out, Leaf::Step(operand, c));
+            }
             c => push(out, c),
         }
     }
@@ -92,9 +127,11 @@ fn region_results(
 }
 
 impl Native<'_, '_> {
-    /// The range of carried scalar `j` of loop `body` through every trip, when each value it
-    /// is given is its initial value `init`, itself, the induction variable (in `induction`)
-    /// or a loop-invariant value or constant of known range.
+    /// The ranges of carried scalar `j` of loop `body` inside every trip and after the
+    /// last, when each value it is given is its initial value `init`, itself, the induction
+    /// variable (in `induction`), a loop-invariant value or constant of known range, or
+    /// itself plus a constant (a counter, `out[k] = v; k += 1` on one side of a branch: at
+    /// most `trips - 1` steps from those values inside the body, `trips` after it).
     pub(crate) fn carried_range(
         &self,
         body: &Graph,
@@ -103,7 +140,8 @@ impl Native<'_, '_> {
         args: &[Val],
         init: &Val,
         induction: Option<(i128, i128)>,
-    ) -> Option<(i128, i128)> {
+        trips: Option<i128>,
+    ) -> Option<[(i128, i128); 2]> {
         let carried_param = 1 + j;
         if body.params.get(carried_param)?.dtype != DType::I64 {
             return None;
@@ -116,9 +154,16 @@ impl Native<'_, '_> {
         let mut hull = range_of(init)?;
         let (mut found, mut budget) = (Vec::new(), BUDGET);
         leaves(body, *body.results.get(1 + j)?, &mut found, &mut budget)?;
+        let (mut up, mut down) = (0i128, 0i128);
         for leaf in found {
             let range = match leaf {
                 Leaf::Param(p) if p == carried_param => continue,
+                Leaf::Step(p, c) if p == carried_param => {
+                    up = up.max(i128::from(c));
+                    down = down.max(-i128::from(c));
+                    continue;
+                }
+                Leaf::Step(..) => return None,
                 Leaf::Param(0) => induction?,
                 // Another carried value could change otherwise: only invariants.
                 Leaf::Param(p) if p <= carried => return None,
@@ -127,13 +172,23 @@ impl Native<'_, '_> {
             };
             hull = (hull.0.min(range.0), hull.1.max(range.1));
         }
-        Some(hull)
+        if up == 0 && down == 0 {
+            return Some([hull, hull]);
+        }
+        let trips = trips?.max(0);
+        let after = |n: i128| (hull.0 - down * n, hull.1 + up * n);
+        let (inside, past) = (after((trips - 1).max(0)), after(trips));
+        let fits = |r: (i128, i128)| r.0 >= i128::from(i64::MIN) && r.1 <= i128::from(i64::MAX);
+        fits(past).then_some([inside, past])
     }
 
     /// The range of carried scalar `j` of loop `body` at the start of each trip, when the
-    /// body's continue flag is its new value compared with a value of known range: the
-    /// initial value's range joined with the values that pass the test. (After the loop it
-    /// holds a value that failed it, so this range stays inside the body.)
+    /// body's continue flag implies its new value passes a comparison with a value of known
+    /// range (the flag itself, or one operand of an `and`, or the test of an `if` whose other
+    /// side makes the flag false: `while j >= 0 and a[j] > key`): the initial value's range
+    /// joined with the values that pass the test. A value that only moves one way (`j -= 1`,
+    /// `i += 2`) is also bounded on the other side by its initial value. (After the loop it
+    /// holds a value that failed the test, so this range stays inside the body.)
     pub(crate) fn entry_range(
         &self,
         body: &Graph,
@@ -143,18 +198,6 @@ impl Native<'_, '_> {
         init: &Val,
     ) -> Option<(i128, i128)> {
         let next = *body.results.get(1 + j)?;
-        let mut flag = body.node(*body.results.first()?)?;
-        let op = loop {
-            match &flag.op {
-                Op::Astype {
-                    dtype: DType::Bool, ..
-                } if body.value_type(flag.inputs[0])?.dtype == DType::Bool => {
-                    flag = body.node(flag.inputs[0])?;
-                }
-                Op::Binary(op) => break *op,
-                _ => return None,
-            }
-        };
         let range_of = |v: ValueId| -> Option<(i128, i128)> {
             let p = v.index();
             match body.node(v).map(|n| &n.op) {
@@ -167,12 +210,108 @@ impl Native<'_, '_> {
                 _ => None,
             }
         };
-        let [passes, _] = match flag.inputs[..] {
-            [a, b] if a == next => split(op, FULL, range_of(b)?)?,
-            [a, b] if b == next => split(super::refine::mirrored(op), FULL, range_of(a)?)?,
-            _ => return None,
-        };
+        let mut tests = Vec::new();
+        implied_tests(body, *body.results.first()?, &mut tests, &mut 16);
+        let mut passes = FULL;
+        for (op, a, b) in tests {
+            let [holds, _] = match (a, b) {
+                (a, b) if a == next => split(op, passes, range_of(b)?)?,
+                (a, b) if b == next => split(super::refine::mirrored(op), passes, range_of(a)?)?,
+                _ => continue,
+            };
+            passes = holds;
+        }
+        if passes == FULL {
+            return None;
+        }
         let first = self.known(init)?;
-        Some((first.0.min(passes.0), first.1.max(passes.1)))
+        let mut range = (first.0.min(passes.0), first.1.max(passes.1));
+        // A value that only moves down stays at most its first value, one that only moves
+        // up at least it, as long as the step from the range's far end cannot wrap around.
+        if let Some(step) = monotone_step(body, 1 + j, next) {
+            let wraps = |v: i128| v < i128::from(i64::MIN) || v > i128::from(i64::MAX);
+            if step <= 0 && !wraps(range.0 + i128::from(step)) {
+                range.1 = range.1.min(first.1);
+            } else if step >= 0 && !wraps(range.1 + i128::from(step)) {
+                range.0 = range.0.max(first.0);
+            }
+        }
+        Some(range)
+    }
+}
+
+/// The comparisons `(op, a, b)` that hold whenever bool `v` of `g` is true: `v` itself, both
+/// operands of an `and`, and the test of an `if` whose `else` side makes `v` false (the
+/// short-circuit `while j >= 0 and a[j] > key`). `budget` bounds the walk.
+fn implied_tests(
+    g: &Graph,
+    v: ValueId,
+    out: &mut Vec<(BinaryOp, ValueId, ValueId)>,
+    budget: &mut usize,
+) {
+    if *budget == 0 {
+        return;
+    }
+    *budget -= 1;
+    let Some(node) = g.node(v) else {
+        return;
+    };
+    let is_false = |region: &Graph, r: usize| {
+        region.results.get(r).and_then(|&x| region.node(x)).is_some_and(|n| {
+            matches!(&n.op, Op::Const { value, .. } if matches!(const_of(*value), Const::Int(0)))
+        })
+    };
+    match &node.op {
+        Op::Astype {
+            dtype: DType::Bool, ..
+        } if g
+            .value_type(node.inputs[0])
+            .is_some_and(|t| t.dtype == DType::Bool) =>
+        {
+            implied_tests(g, node.inputs[0], out, budget)
+        }
+        Op::Binary(BinaryOp::LogicalAnd) => {
+            implied_tests(g, node.inputs[0], out, budget);
+            implied_tests(g, node.inputs[1], out, budget);
+        }
+        Op::Binary(op @ (BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge)) => {
+            out.push((*op, node.inputs[0], node.inputs[1]))
+        }
+        Op::If { otherwise, .. } if is_false(otherwise, 0) => {
+            implied_tests(g, node.inputs[0], out, budget)
+        }
+        Op::Result { index, .. } => {
+            if let Some(Op::If { otherwise, .. }) = g.node(node.inputs[0]).map(|n| &n.op) {
+                if is_false(otherwise, *index) {
+                    implied_tests(
+                        g,
+                        g.node(node.inputs[0]).expect("an if").inputs[0],
+                        out,
+                        budget,
+                    );
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The constant step of a carried value whose new value `next` is its parameter `p` plus or
+/// minus a constant (`j - 1`: -1, `i + 2`: 2).
+fn monotone_step(g: &Graph, p: usize, next: ValueId) -> Option<i64> {
+    let node = g.node(next)?;
+    let constant = |v: ValueId| match g.node(v).map(|n| &n.op) {
+        Some(Op::Const { value, .. }) => match const_of(*value) {
+            Const::Int(c) => Some(c),
+            Const::Float(_) => None,
+        },
+        _ => None,
+    };
+    let param = |v: ValueId| v.index() == p && v.index() < g.params.len();
+    match (&node.op, &node.inputs[..]) {
+        (Op::Binary(BinaryOp::Add), &[a, b]) if param(a) => constant(b),
+        (Op::Binary(BinaryOp::Add), &[a, b]) if param(b) => constant(a),
+        (Op::Binary(BinaryOp::Sub), &[a, b]) if param(a) => constant(b)?.checked_neg(),
+        _ => None,
     }
 }

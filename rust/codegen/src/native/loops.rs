@@ -150,13 +150,25 @@ impl Native<'_, '_> {
         if let Some(range) = induction {
             self.ranges.insert(iv, range);
         }
+        // At most this many trips (a constant step through a known range of values).
+        let trips = induction.zip(known_step).and_then(|((first, last), s)| {
+            let s = i128::from(s).abs();
+            (s > 0).then(|| (last - first).max(-s) / s + 1)
+        });
         let mut params = vec![Val::Scalar(iv, Scalar::I64)];
         // Through every trip and after the last (`carried.rs`).
         let mut carried_ranges = Vec::new();
         for (j, (c, var)) in args[3..3 + carried].iter().zip(&vars).enumerate() {
-            let range = self.carried_range(body, carried, j, args, c, induction);
-            carried_ranges.push(range);
-            let inside = range.or_else(|| self.entry_range(body, carried, j, args, c));
+            let ranges = self.carried_range(body, carried, j, args, c, induction, trips);
+            carried_ranges.push(ranges.map(|[_, after]| after));
+            // Both ranges hold inside the body: their intersection does.
+            let inside = match (
+                ranges.map(|[inside, _]| inside),
+                self.entry_range(body, carried, j, args, c),
+            ) {
+                (Some(a), Some(b)) => Some((a.0.max(b.0), a.1.min(b.1))),
+                (a, b) => a.or(b),
+            };
             params.push(match var {
                 Some((var, dtype)) => {
                     let v = self.em.b.use_var(*var);

@@ -68,8 +68,17 @@ impl Native<'_, '_> {
             // Of values that are not negative (a Python int's overflow test on `i + 1`,
             // `(i ^ r) & (1 ^ r) < 0`): no sign bit, and no bit above the larger's.
             BinaryOp::BitwiseAnd if a0 >= 0 && b0 >= 0 => (0, a1.min(b1)),
+            // One operand without a sign bit clears the result's (the test of `j - 1`:
+            // `(j ^ r) & (j ^ 1) < 0` with `j` not negative).
+            BinaryOp::BitwiseAnd if a0 >= 0 => (0, a1),
+            BinaryOp::BitwiseAnd if b0 >= 0 => (0, b1),
             BinaryOp::BitwiseOr | BinaryOp::BitwiseXor if a0 >= 0 && b0 >= 0 => {
                 let bits = 128 - a1.max(b1).leading_zeros();
+                (0, (1i128 << bits) - 1)
+            }
+            // Two sign bits cancel: `a ^ b` is `!a ^ !b`, of values that are not negative.
+            BinaryOp::BitwiseXor if a1 < 0 && b1 < 0 => {
+                let bits = 128 - (-1 - a0).max(-1 - b0).leading_zeros();
                 (0, (1i128 << bits) - 1)
             }
             _ => return,
