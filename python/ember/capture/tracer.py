@@ -4,6 +4,7 @@ into it): the graph, its inputs with their sources, the guards and the variable 
 from __future__ import annotations
 
 import functools
+import weakref
 from dataclasses import dataclass
 from types import FunctionType
 from typing import Any
@@ -50,8 +51,13 @@ class Tracer:
         self.root_builtins: dict[str, Any] = builtins if isinstance(builtins, dict) else vars(
             builtins)
         self.graph = Graph(self.code.co_name)
-        self.graph.size_reader = self.size_value
-        self.graph.size_carried = self.carries_size
+        # Through a weak reference: the graph outlives the capture (the compiled entry keeps
+        # it), and a tracer it held would keep the function, its code and globals alive.
+        tracer = weakref.ref(self)
+        self.graph.size_reader = lambda symbol: (
+            t.size_value(symbol) if (t := tracer()) is not None else None)
+        self.graph.size_carried = lambda symbol: (
+            (t := tracer()) is not None and t.carries_size(symbol))
         self.guards = GuardBuilder()
         # The globals and builtins dicts by identity, first (the cheapest checks): a function
         # made from this code with other globals (one code object exec'd in two namespaces)
