@@ -171,13 +171,30 @@ def capture_if(tx: Interpreter, inst: Instruction, to_return: bool = False) -> N
         # the head of a loop unrolled around the branch instead.
         # A `break` out of a short loop unrolled inside the body, on data (`if M[i, j] >
         # t: found = True; break`): that loop is tried again as a loop op of its own.
-        retry_as_loop_op(tx, inst.index, "a break on data out of a loop unrolled in a body")
+        if not _returns_inside_unrolled(tx):
+            retry_as_loop_op(tx, inst.index, "a break on data out of a loop unrolled in a "
+                                             "body")
         raise graph_break("loop_body", what="branches that do not meet")
     if frame_level:
         frame_branches.check_paths(tx, fall_path, jump_path)
     then, orelse = (fall_path, jump_path) if not jump_if else (jump_path, fall_path)
     _merge(tx, cond, entries, then, orelse, meet)
     bind_cells(tx)  # a path may have rebound a cell's pseudo-local
+
+
+def _returns_inside_unrolled(tx: Interpreter) -> bool:
+    """Whether a loop being unrolled in this frame holds a `return` (its own loop op would
+    refuse one of another type than the frame's others, and the enclosing loop, unrolled
+    in turn, would find it refused too)."""
+    for vt in tx.stack:
+        account = getattr(vt, "unroll", None)
+        if account is None or account.key[0] is not tx.code:
+            continue
+        head = next((i for i in tx.instructions if i.offset == account.key[1]), None)
+        if head is not None and head.target is not None and any(
+                i.opname == "RETURN_VALUE" for i in tx.instructions[head.index:head.target]):
+            return True
+    return False
 
 
 def _rest_of_while(tx: Interpreter, inst: Instruction, jump_if: bool) -> None:
