@@ -72,7 +72,7 @@ BREAKS = [
     (lambda x: x.tobytes(), "numpy", "tobytes"),
     (lambda x: x * 1j, "complex", "complex"),
     (lambda x: x.__iadd__(1), "numpy", "__iadd__"),
-    (lambda x: x * 2 if x.sum() > 0 else x, "data_dependent_branch", "branch"),
+    (lambda x: np.cumsum(x) if x.sum() > 0 else x, "data_dependent_branch", "branch"),
     (lambda x: {1, 2}, "bytecode", "BUILD_SET"),
 ]
 

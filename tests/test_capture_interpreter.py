@@ -223,7 +223,8 @@ def test_inplace_on_fresh_arrays_only(recorder):
     "source, kind",
     [
         ("def f(x):\n    print(x)\n    return x", "side_effect"),
-        ("def f(x):\n    if x.sum() > 0:\n        return x\n    return -x", "data_dependent_branch"),
+        ("def f(x):\n    if x.sum() > 0:\n        return np.cumsum(x)\n    return -x",
+         "data_dependent_branch"),
         ("def f(x):\n    return int(x.astype(np.uint64).sum())", "data_dependent_value"),
         ("def f(x):\n    x.attr = 1\n    return x", "side_effect"),
         ("def f(x):\n    with x:\n        return x", "call"),  # an array has no __enter__

@@ -178,15 +178,14 @@ class FlowOpcodes:
         if not isinstance(iterator, IteratorVariable):
             # A comprehension's frame captured on its own receives the caller's live
             # iterator as `.0`; reading it here would consume the user's items. In a
-            # comprehension every trip would break here again (and recompile for the items
-            # it specialises on), and so would a frame that captured nothing before it (a
-            # resume function per item, a graph call each): it runs as plain Python.
+            # comprehension every trip would break here again (a resume function per item,
+            # a graph call each, recompiled for the items it specialises on): it runs as
+            # plain Python. (A resume function resumed at a loop's head keeps its per-trip
+            # graphs: the loop's body may do whole-array work each trip.)
             refused = graph_break("type", what="iteration over an argument",
                                   type=iterator.type_name())
             name = self.code.co_name  # type: ignore[attr-defined]
-            if name.endswith(("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")) or (
-                    self.depth == 0 and self.graph.parent is None and all(
-                        node.op == "const" for node in self.graph.nodes)):
+            if name.endswith(("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")):
                 whole = graph_break("loop_break", reason=refused.reason,
                                     trips="an unknown number of")
                 whole.location = (self.code.co_filename, self.lineno)  # type: ignore[attr-defined]
