@@ -74,7 +74,7 @@ class Graph:
         # The entry graph's reader of a symbol's run-time size as a weak 0-d int64 input
         # (`Tracer.size_value`), None where nothing carries it.
         self.size_reader: Callable[[str], Value | None] | None = None
-        self.size_carried: Callable[[str], bool] = lambda symbol: False
+        self.size_carried: Callable[[str], bool] = _carries_nothing
         # Views NumPy makes read-only (`np.diagonal`): rebuilt for the caller as such.
         self.read_only: set[int] = set()
         # Broadcast views NumPy hands out (`np.broadcast_to`, read-only; `np.broadcast_arrays`,
@@ -325,6 +325,12 @@ class Graph:
     def __str__(self) -> str:
         return to_ir(self)
 
+    def __getstate__(self) -> dict[str, Any]:
+        # The size readers are the capture's (a stored entry's graph is pickled without them).
+        state = dict(self.__dict__)
+        state["size_reader"], state["size_carried"] = None, _carries_nothing
+        return state
+
     def __repr__(self) -> str:
         return f"<Graph @{self.name}: {len(self.inputs)} inputs, {len(self.nodes)} nodes>"
 
@@ -335,3 +341,8 @@ def _ir_name(name: str) -> str:
     if not _NAME.fullmatch(cleaned):
         cleaned = "_" + cleaned
     return cleaned
+
+
+def _carries_nothing(symbol: str) -> bool:
+    """No argument carries the run-time size of `symbol` (a graph no capture reads sizes for)."""
+    return False
