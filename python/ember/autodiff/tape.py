@@ -6,11 +6,8 @@ arguments, or outputs of earlier recorded runs) runs the forward half of the gra
 partitioned joint graph, which also returns residuals, and leaves a `Record` on the tape.
 Arrays are linked from run to run by identity (the tape keeps them alive, so identities stay
 unique); 0-d results reach the next graph as new NumPy scalars, so they are also matched by
-value, the latest first. Anything else that reaches a graph (a global array, a number
-computed in Python) is a constant. A Python float equal to a tracked 0-d array (`float(x)` or
-`x.item()` taken in Python, where the graph broke) is a constant too where it only steers
-the computation (a comparison, a mask: no gradient flows back to it); where a cotangent
-would reach it, the gradient would miss its dependence on `x`, and `backward` raises.
+value, the latest first. Anything else that reaches a graph (a `float(x)` taken in Python, a
+global array) is a constant.
 
 Backward, each record's backward graph receives its residuals and the cotangents of its
 outputs and returns the cotangents of its tracked inputs. Backward graphs and the additions
@@ -21,7 +18,6 @@ of grad) they are recorded on it like any other run.
 from __future__ import annotations
 
 import math
-import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -36,9 +32,7 @@ from ember.backends import lookup_backend
 from ember.graph import Graph
 from ember.graph.parse import from_ir
 
-# (record index, output index), (-1, leaf index), or (-2, index in `Tape.detached`)
-Origin = tuple[int, int]
-DETACHED = -2
+Origin = tuple[int, int]  # (record index, output index), or (-1, leaf index)
 
 _local = threading.local()
 
@@ -73,8 +67,6 @@ class Tape:
     # reading), the frame then run as plain Python: one that does not come is a rule's
     # mistake, after which Python computed unseen; the function's caller raises then.
     expected_errors: list[tuple[str, Exception]] = field(default_factory=list)
-    # Python floats taken of tracked 0-d arrays (`float(x)`, `x.item()`): the origin of each.
-    detached: list[Origin] = field(default_factory=list)
 
     def __enter__(self) -> Self:
         active_tapes().append(self)
@@ -122,12 +114,6 @@ class Tape:
             same = known == value or (math.isnan(known) and math.isnan(value))
             if same and type(known_kind) is type(kind) and known_kind == kind:
                 return origin
-        if type(obj) is float:
-            # A float Python took of a tracked array: followed only to see where it goes.
-            for known, known_kind, origin in reversed(self.scalars):
-                if known == value and known_kind != "weak":
-                    self.detached.append(origin)
-                    return (DETACHED, len(self.detached) - 1)
         return None
 
     def tracks_any(self, args: Sequence[Any]) -> bool:
@@ -154,8 +140,6 @@ class Split:
     residual_weak: list[bool]
     num_outputs: int
     differentiated: list[int]  # outputs that take a cotangent
-    flows: list[bool]  # per input of `wrt`: whether a cotangent can reach it at all
-    dependent: list[int]  # the outputs of `differentiated` computed from the inputs of `wrt`
     zeros: list[tuple[tuple[int, ...], np.dtype]]  # their shapes and dtypes
     report: dict[str, Any]
 
@@ -209,15 +193,14 @@ class Taped:
             tape.protect(r)
         index = len(tape.records)
         tape.records.append(Record(split, [origins[i] for i in wrt], residuals))
-        for j in split.dependent:
+        for j in split.differentiated:
             tape.watch(outs[j], (index, j), weak=self.graph.outputs[j].weak)
         return tuple(outs[:split.num_outputs])
 
     def _split(self, wrt: tuple[int, ...]) -> Split:
         outputs = self.graph.outputs
         flags = [v.dtype.kind == "f" for v in outputs]
-        ir = self.graph.to_ir()
-        fwd, bwd, report = _core.joint_partition(ir, list(wrt), flags)
+        fwd, bwd, report = _core.joint_partition(self.graph.to_ir(), list(wrt), flags)
         report["function"] = self.graph.name
         # The joint graph starts with the forward graph's parameters and statements.
         report["primals"] = len(self.graph.inputs)
@@ -227,7 +210,6 @@ class Taped:
         ember_logging.log("aot", f"@{self.graph.name} differentiated with respect to inputs "
                                  f"{list(wrt)}\n{report['text']}")
         backward = from_ir(bwd)
-        zero = _zero_outputs(bwd)
         differentiated = [j for j, f in enumerate(flags) if f]
         return Split(
             wrt=wrt,
@@ -237,62 +219,9 @@ class Taped:
             residual_weak=[v.weak for v in backward.inputs[:len(report["residuals"])]],
             num_outputs=len(outputs),
             differentiated=differentiated,
-            flows=[not z for z in zero],
-            dependent=[j for j, d in zip(differentiated, _dependent(ir, wrt, differentiated),
-                                         strict=True) if d],
             zeros=[(tuple(outputs[j].shape), outputs[j].dtype) for j in differentiated],
             report=report,
         )
-
-
-def _dependent(ir: str, wrt: tuple[int, ...], outputs: list[int]) -> list[bool]:
-    """Which of `outputs` of the graph `ir` are computed from its inputs `wrt`: the others
-    are constants of the gradient (`x.sum()` of an argument not differentiated)."""
-    reached = {f"%{i}" for i in wrt}
-    returned: list[str] = []
-    for line in ir.splitlines():
-        line = line.strip()
-        if line.startswith("return"):
-            returned = [v.strip() for v in line[len("return"):].split(",") if v.strip()]
-        elif line.startswith("%") and " = " in line:
-            names, rest = line.split(" = ", 1)
-            if any(t in reached for t in re.findall(r"%\d+", rest.split(" : ")[0])):
-                reached.update(n.strip() for n in names.split(","))
-    return [returned[j] in reached for j in outputs]
-
-
-def _zero_outputs(ir: str) -> list[bool]:
-    """Which outputs of the backward graph `ir` are zeros whatever its inputs (a `full` of
-    0, reshaped or broadcast): the cotangents of inputs the outputs do not depend on."""
-    defs: dict[str, str] = {}
-    returned: list[str] = []
-    for line in ir.splitlines():
-        line = line.strip()
-        if line.startswith("return"):
-            returned = [v.strip() for v in line[len("return"):].split(",") if v.strip()]
-        elif line.startswith("%") and " = " in line:
-            name, rest = line.split(" = ", 1)
-            defs[name] = rest
-
-    def zero(name: str) -> bool:
-        rest = defs.get(name, "")
-        if rest.startswith(("full() value=0 ", "full() value=0.0 ")):
-            return True
-        if rest.startswith(("reshape(", "broadcast_to(", "astype(")):
-            return zero(rest[rest.index("(") + 1:rest.index(")")])
-        return False
-
-    return [zero(name) for name in returned]
-
-
-def _detached_error(tape: Tape, origin: Origin) -> TypeError:
-    source = tape.detached[origin[1]]
-    what = "an argument" if source[0] == -1 else "a value computed from the arguments"
-    return TypeError(
-        f"a Python float taken of {what} (float(x) or x.item()) flows into the differentiated "
-        "result: it is a constant to the gradient, which would miss its dependence on the "
-        "arguments; compute with the array itself (x, or x[()] for a 0-d array), or use "
-        "the float only in comparisons")
 
 
 _adders: dict[tuple[tuple[int, ...], np.dtype, str], Taped] = {}
@@ -318,8 +247,6 @@ def backward(tape: Tape, seeds: Sequence[tuple[Origin, Any]], backend: str) -> d
     cots: dict[Origin, Any] = {}
 
     def accumulate(origin: Origin, cot: Any) -> None:
-        if origin[0] == DETACHED:
-            raise _detached_error(tape, origin)
         previous = cots.get(origin)
         cots[origin] = cot if previous is None else _add(previous, cot, backend)
 
@@ -334,8 +261,8 @@ def backward(tape: Tape, seeds: Sequence[tuple[Origin, Any]], backend: str) -> d
         incoming = [np.zeros(shape, dtype) if c is None else c
                     for c, (shape, dtype) in zip(incoming, split.zeros, strict=True)]
         grads = split.backward(*record.residuals, *incoming)
-        for origin, grad, flows in zip(record.inputs, grads, split.flows, strict=True):
-            if origin is not None and flows:
+        for origin, grad in zip(record.inputs, grads, strict=True):
+            if origin is not None:
                 accumulate(origin, grad)
     return {origin: cot for origin, cot in cots.items() if origin[0] == -1}
 
