@@ -161,7 +161,7 @@ def _contract(graph: Graph, a: Labelled, b: Labelled, keep: set[str]) -> Labelle
                                                          nb + len(rows) + len(cols))))
         y = graph.op("expand_dims", [y], axis=list(range(nb, nb + len(rows))))
         return graph.op("mul", [x, y]), batch + rows + cols
-    if not rows and not cols:
+    if batch and not rows and not cols:
         # Dot products along the batch (`'ijk,ijk->ij'`): a multiply summed over the inner
         # labels, where a batched matmul would run one tiny product per batch element.
         x = _transpose(graph, a, batch + inner)
