@@ -222,6 +222,7 @@ def math_call(tx: Interpreter, fn: Any, args: list[VariableTracker], *,
     from ember.capture.loops import python_checks
     from ember.graph.ops import OPS
 
+    args = [_from_python(a) for a in args]
     if fn in _COMPOSED_MATH:
         return _composed(tx, fn, args)
     op = _FLOAT_MATH.get(fn) or _INT_MATH.get(fn) or _BOOL_MATH.get(fn)
@@ -245,6 +246,17 @@ def math_call(tx: Interpreter, fn: Any, args: list[VariableTracker], *,
     if kind is int:
         result = python_checks.to_int(tx, result)
     return ArrayVariable(graph.op("astype", [result], dtype=WEAK_DTYPES[kind], weak=True))
+
+
+def _from_python(vt: VariableTracker) -> VariableTracker:
+    """A Python number known only at run time (a float argument that differs between calls,
+    `T / N` of such): the weak graph input the entry computes, so that `math.sqrt(dt)` is a
+    graph op checked like any other rather than a break."""
+    from ember.capture.variables.scalar import PythonScalarVariable
+
+    if isinstance(vt, PythonScalarVariable) and vt.python_class in (bool, int, float):
+        return ArrayVariable(vt.graph_value())
+    return vt
 
 
 def _composed(tx: Interpreter, fn: Any, args: list[VariableTracker]) -> VariableTracker | None:
