@@ -9,6 +9,7 @@ Python, and still give NumPy's stream."""
 from __future__ import annotations
 
 import copy
+import math
 
 import ember
 import numpy as np
@@ -496,3 +497,19 @@ def test_a_loop_drawing_with_run_time_numbers():
         return out
 
     _check(f, lambda c: (_rng(c), np.ones(3), 0.5 + c), calls=5, breaks=None)
+
+
+def test_draw_sizes_from_ints_that_change():
+    # Sizes given by int arguments that change between calls (layers of a model built in the
+    # frame): the entry draws with the frame's ints, so the graph's shape follows them, as a
+    # symbol once the int is seen to change, and never a graph made for another size.
+    def init_layer(rng, n_in, n_out):
+        w = rng.standard_normal((n_in, n_out)) / math.sqrt(n_in)
+        return w, np.zeros(n_out), rng.permutation(n_in)
+
+    def sizes(c):
+        return (_rng(c), (4, 8, 3, 5, 2, 7)[c], (8, 3, 5, 2, 6, 4)[c])
+
+    stats = _check(init_layer, sizes, calls=6, breaks=None)
+    assert stats["graph_breaks"] == 0 and stats["entry_fallbacks"] == 0, stats
+    assert stats["captures"] == 2 and stats["cache_hits"] == 4, stats

@@ -75,10 +75,6 @@ NOT_COMPILED = {"mandelbrot_count": "no array",
 # Kernels whose loops are not yet loop ops: they run correctly (above) but, in part, as plain
 # Python. Strict, so each one fails here once it compiles and must leave this table.
 NOT_YET_NATIVE = {
-    "binomial_european_call": "`math.sqrt(dt)` with `dt = T / N` of Python numbers the "
-                              "capture takes as run-time values: a call of math on a "
-                              "non-constant is a break (as graph ops they made entries that "
-                              "build objects from such numbers fall back: `mlp_forward`)",
     "single_linkage": "`best = np.inf`, then `best = D[i, j]` on a path of the unrolled `for i` "
                       "loop: on data where a step skips the first pair (node 1 merged away), "
                       "`best` may still be the Python float there, and the run-time check of "

@@ -277,7 +277,7 @@ class GeneratorVariable(VariableTracker):
         index = len(tracer.draws)
         tracer.draws.append(Draw(f"__ember_d{index}", self, method, list(args), dict(kwargs)))
         return _result(tracer, example, DrawSource(index, what),
-                       _symbolic_shape(method, args, kwargs, example))
+                       _symbolic_shape(tracer, method, args, kwargs, example))
 
     def _row(self, tx: Interpreter, method: str, values: list, named: dict,
              what: str) -> VariableTracker:
@@ -482,10 +482,13 @@ def _known(vt: VariableTracker, what: str) -> Any:
     raise graph_break("data_dependent_value", what=f"{what} of {vt.describe()}")
 
 
-def _symbolic_shape(method: str, args: list[VariableTracker],
+def _symbolic_shape(tracer: Any, method: str, args: list[VariableTracker],
                     kwargs: dict[str, VariableTracker], example: Any) -> tuple | None:
     """The draw's shape with the symbols of the sizes it was given (`rng.normal(size=x.shape)`
-    with `x` of symbolic shape), or None where its size has none."""
+    with `x` of symbolic shape, `rng.normal(size=(n, m))` with ints that change between
+    calls), or None where its size has none. A run-time int that decides the shape and
+    stands for no symbol is guarded as the constant it is now: the entry draws with the
+    frame's value, which must give the shape the graph was made for."""
     from ember.capture.variables.containers import TupleVariable
     from ember.capture.variables.scalar import PythonScalarVariable
 
@@ -493,14 +496,36 @@ def _symbolic_shape(method: str, args: list[VariableTracker],
     at = _POSITIONAL.get(method)
     if size is None and at is not None and len(args) > at:
         size = args[at]
+    if method == "permutation" and args and not isinstance(args[0], TupleVariable):
+        size = args[0]  # `permutation(n)`: n elements (of an array argument: its own shape)
     if size is None or type(example) is not np.ndarray:
         return None
     dims = size.items if isinstance(size, TupleVariable) else [size]
     if len(dims) != example.ndim:
+        structural_ints(size)
         return None
-    shape = tuple(d.symbol if isinstance(d, PythonScalarVariable) and d.op is None
-                  and d.symbol is not None else n for d, n in zip(dims, example.shape))
+    shape = []
+    for d, n in zip(dims, example.shape):
+        symbol = None
+        if isinstance(d, PythonScalarVariable):
+            symbol = d.symbol if d.op is not None else tracer.int_symbol(d)
+            if symbol is None:
+                d.specialise()
+        shape.append(n if symbol is None else symbol)
+    shape = tuple(shape)
     return shape if shape != example.shape else None
+
+
+def structural_ints(vt: VariableTracker) -> None:
+    """Guard the run-time ints in `vt` (a tuple of them) as the constants they are now."""
+    from ember.capture.variables.containers import TupleVariable
+    from ember.capture.variables.scalar import PythonScalarVariable
+
+    if isinstance(vt, TupleVariable):
+        for item in vt.items:
+            structural_ints(item)
+    elif isinstance(vt, PythonScalarVariable) and vt.python_class is int:
+        vt.specialise()
 
 
 def _result(tracer: Any, example: Any, source: DrawSource,
