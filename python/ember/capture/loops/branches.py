@@ -580,7 +580,7 @@ def _merge_paths(tx: Interpreter, cond: Value, entries: list[ArrayVariable], the
             continue
         slots.append((_value_in(then, x), _value_in(orelse, y), ("stack", position)))
     if frame_branches.at_frame_level(tx):
-        frame_branches.check_merged(then, orelse, slots)
+        frame_branches.check_merged(tx, then, orelse, slots, entries)
     else:
         slots[:] = [part for slot in slots for part in _choice_parts(then, orelse, slot)]
     results, record = _emit_flagged(tx, cond, entries, then, orelse, slots)

@@ -171,18 +171,59 @@ def _array_work(node: Any) -> bool:
     return all(all(isinstance(d, int) for d in v.shape) for v in (node.out, *node.inputs))
 
 
-def check_merged(then: Path, orelse: Path, slots: list) -> None:
+def check_merged(tx: Interpreter, then: Path, orelse: Path, slots: list,
+                 entries: list) -> None:
     """Refuse a frame-level merge where one value cannot stand for both paths' (see the
     module's doc): traced to the return instead, each path keeps its own."""
-    for vx, vy, (how, _) in slots:
+    for vx, vy, (how, bound) in slots:
         if how == "inplace":
             continue
         if (vx.dtype, vx.weak, vx.scalar) != (vy.dtype, vy.weak, vy.scalar):
             raise Unsupported(f"a value of type {vx.type_str} or {vy.type_str} after a branch")
-        if any(not (v.scalar or v.weak) and v in path.region.inputs
-               for v, path in ((vx, then), (vy, orelse))):
-            # An ndarray (0-d ones too) is an object: a copy would stand for it.
-            raise Unsupported("one of the frame's arrays chosen by a branch")
+        names = bound if how == "names" else []
+        for side, (v, path) in enumerate(((vx, then), (vy, orelse))):
+            if not (v.scalar or v.weak) and _view_of_input(path.region, v):
+                # `y = x[1:]` left as it was: a new array would not share x's memory.
+                raise Unsupported("a view of one of the frame's arrays chosen by a branch")
+            if (not (v.scalar or v.weak) and v in path.region.inputs
+                    and not (sum(slot[side] is v for slot in slots) == 1
+                             and _private(tx, path, v, entries, names))):
+                # An ndarray (0-d ones too) is an object: a copy would stand for it.
+                raise Unsupported("one of the frame's arrays chosen by a branch")
+
+
+def _view_of_input(region: Graph, v: Value) -> bool:
+    """Whether `v` is a view (by graph ops) of one of `region`'s array inputs."""
+    from ember.capture.variables.array import VIEW_OPS
+
+    made = {id(n.out): n for n in region.nodes}
+    root = v
+    while id(root) in made and made[id(root)].op in VIEW_OPS:
+        root = made[id(root)].inputs[0]
+    return root is not v and root in region.inputs and not root.scalar
+
+
+def _private(tx: Interpreter, path: Path, v: Value, entries: list, names: list[str]) -> bool:
+    """Whether the frame's array that `path` leaves unchanged as `v` is one no one can tell
+    from a copy: computed by the frame's graph (no argument, no view, viewed by nothing),
+    bound to no local but `names` (the merged ones) and reached by nothing else (the caller
+    checks it is left in no other slot of the merge). Then the merged value stands for it
+    (`E` of `while np.max(np.abs(delta)) > tol:` when the loop takes no trip)."""
+    from ember.capture.loops import swaps
+    from ember.capture.loops.region import BodyArray
+    from ember.capture.variables.array import VIEW_OPS
+
+    e = next((e for e in entries if path.inner[id(e)].value is v), None)
+    if (e is None or isinstance(e, BodyArray) or e.source is not None
+            or e.value.graph is not tx.graph or path.inner[id(e)].param is not v):
+        return False
+    made = next((n for n in tx.graph.nodes if n.out is e.value), None)
+    if made is None or made.op in VIEW_OPS or any(
+            n.op in VIEW_OPS and any(i is e.value for i in n.inputs) for n in tx.graph.nodes):
+        return False
+    if any(vt is e and name not in names for name, vt in tx.locals.items()):
+        return False
+    return not swaps.held_elsewhere(tx, e)
 
 
 def add_check(tx: Interpreter, failed: Value) -> None:
