@@ -82,9 +82,13 @@ TEXTBOOK_CASES = [
      lambda r, s: (r.uniform(-2, 2, 50 * s), 1.0, 1e-6)),
     ("nelder_mead_tol", Tb.nelder_mead_tol,
      lambda r, s: (r.uniform(-1, 1, 2), 0.5, 1e-12, 200 * s)),
+    # tol 1e-7: at 1e-9 the stopping test sat in the rounding noise of the gradient's norm,
+    # where the last bits of tanh, log and the sums (NumPy's SIMD loops and BLAS, or
+    # compiled code) decide the iteration count: one stalls above it to max_iter, the other
+    # stops.
     ("bfgs_backtracking", Tb.bfgs_backtracking,
      lambda r, s: (r.standard_normal((8 * s, 4 * s)), r.standard_normal(8 * s),
-                   np.zeros(4 * s), 1e-9, 200)),
+                   np.zeros(4 * s), 1e-7, 200)),
     ("steepest_descent_exact", Tb.steepest_descent_exact,
      lambda r, s: (_spd(r, 6 * s), r.random(6 * s), np.zeros(6 * s), 1e-8)),
     ("natural_spline_scan", Tb.natural_spline_scan, lambda r, s: _knots(r, s)),

@@ -120,10 +120,6 @@ NOT_YET_NATIVE = {
                               "`moves[:k]` has a length the loop's end decides",
     "crr_american_put": "`prices[:i + 1]` and `values[1:i + 2]`: carried arrays whose lengths "
                         "change with the loop index",
-    "kepler_vectorized": "`while np.max(np.abs(delta)) > tol and iterations < 50:` rebinds the "
-                         "argument-shaped `E` and `delta` in a `while` on the data whose first "
-                         "test reads `delta = np.ones_like(M)`: the branch chooses one of the "
-                         "frame's arrays",
     "harvest_until_collapse": "`return trajectory[:year], year` inside a `while` on the data: "
                               "a slice whose length only the data knows, returned",
     "amortization": "`return schedule[:m + 1]` on `balance <= 0.0` inside the 360-trip loop: a "
@@ -195,15 +191,9 @@ NOT_YET_NATIVE = {
                              "into a list begun with a Python float",
     "brent_root": "frame-level branches on `fa * fb > 0` (an early `return math.nan, 0`) and on "
                   "the first test of `while fb != 0 and ...` break",
-    "golden_section_batch": "`while np.max(b - a) > tol:` whose first test the data decide: "
-                            "a, b, c, d (arrays of the frame) are chosen by the branch (no trip "
-                            "keeps them), which frame-level branches refuse",
     "nelder_mead_tol": "`while np.std(fvals) > tol and ...` whose first test the data decide: "
                        "the simplex (an array of the frame) is chosen by the branch, and the "
                        "loop's path is over config.branch_op_budget",
-    "bfgs_backtracking": "`while np.linalg.norm(g) > tol and ...` whose first test the data "
-                         "decide: x (an array of the frame) is chosen by the branch, and the "
-                         "inner `while True:` line search jumps out of a branch",
     "steepest_descent_exact": "`while math.sqrt(r @ r) > tol:` whose first test the data decide, "
                               "with `history.append(...)` and `if len(history) >= 500: break`: "
                               "a list appended to by a loop resumed after a break",
