@@ -191,9 +191,6 @@ NOT_YET_NATIVE = {
                              "into a list begun with a Python float",
     "brent_root": "frame-level branches on `fa * fb > 0` (an early `return math.nan, 0`) and on "
                   "the first test of `while fb != 0 and ...` break",
-    "nelder_mead_tol": "`while np.std(fvals) > tol and ...` whose first test the data decide: "
-                       "the simplex (an array of the frame) is chosen by the branch, and the "
-                       "loop's path is over config.branch_op_budget",
     "steepest_descent_exact": "`while math.sqrt(r @ r) > tol:` whose first test the data decide, "
                               "with `history.append(...)` and `if len(history) >= 500: break`: "
                               "a list appended to by a loop resumed after a break",

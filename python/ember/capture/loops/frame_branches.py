@@ -218,8 +218,7 @@ def _private(tx: Interpreter, path: Path, v: Value, entries: list, names: list[s
             or e.value.graph is not tx.graph or path.inner[id(e)].param is not v):
         return False
     made = next((n for n in tx.graph.nodes if n.out is e.value), None)
-    if made is None or made.op in VIEW_OPS or any(
-            n.op in VIEW_OPS and any(i is e.value for i in n.inputs) for n in tx.graph.nodes):
+    if made is None or made.op in VIEW_OPS or e._viewed(tx):  # a view still held
         return False
     if any(vt is e and name not in names for name, vt in tx.locals.items()):
         return False
