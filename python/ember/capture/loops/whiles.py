@@ -307,10 +307,11 @@ def python_while(tx: Interpreter, inst: Instruction, enters: bool) -> bool:
 
 def _enter_unrolled(tx: Interpreter, inst: Instruction) -> None:
     """The `while` loop whose first test `inst` passed is unrolled: count its trips from
-    here (`count_trip`)."""
+    here (`count_trip`), in the frame being compiled (an inlined frame's loops are not
+    tried as loop ops, as `loops.retry_as_loop_op` does not try them)."""
     from ember.capture.loops.region import loop_key
 
-    if tx.graph.parent is None and tx.tracer.loop_ops:
+    if tx.depth == 0 and tx.graph.parent is None and tx.tracer.loop_ops:
         tx.tracer.while_trips[loop_key(tx, inst)] = [tx.graph.nodes_made, 0]
 
 
@@ -322,7 +323,7 @@ def count_trip(tx: Interpreter, back: Instruction) -> None:
     one, it unrolls as before."""
     from ember.config import config
 
-    if back.target is None or back.target < 1 or tx.graph.parent is not None:
+    if back.target is None or back.target < 1 or tx.depth != 0 or tx.graph.parent is not None:
         return
     first = tx.instructions[back.target - 1]
     counted = tx.tracer.while_trips.get((tx.code, first.offset))
