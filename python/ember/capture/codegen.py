@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import keyword
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import CodeType, FunctionType
@@ -37,6 +38,7 @@ _DIRECT_OUTPUT = re.compile(r"__ember_out\[(\d+)\](|\[\(\)\]|\.item\(\))")
 _OUTPUT_FORMS = {"": 0, "[()]": 1, ".item()": 2}
 # A prelude statement taking a scalar from a graph output (`Rebuilder._array`).
 _SCALAR_ONCE = re.compile(r"(__ember_v\d+) = (__ember_out\[\d+\](?:\[\(\)\]|\.item\(\)))")
+_SCALAR_NAME = re.compile(r"\b__ember_v\d+\b")
 
 
 _CONSTANT, _ARGUMENT, _GLOBAL = 3, 4, 5  # a constant, an argument, a global: as they are
@@ -204,26 +206,30 @@ class EntryCodegen(Rebuilder):
         Python scalar the prelude takes from the graph's outputs but only one place reads
         taken there instead: an entry returning `a.sum()` keeps no prelude, and so its
         direct form."""
-        for line in list(self.prelude):
+        made = {}
+        for line in self.prelude:
             found = _SCALAR_ONCE.fullmatch(line)
-            if found is None:
-                continue
-            name, expr = found.groups()
-            pattern = re.compile(rf"\b{name}\b")
-            # (`result` is read by a line of the blocks: `__ember_result = ...`)
-            texts = [*self.prelude, *self.attribute_lines, *(t for b in blocks for t in b)]
-            if sum(len(pattern.findall(t)) for t in texts) != 2:  # made, and read once
-                continue
-            self.prelude.remove(line)
+            if found is not None:
+                made[found.group(1)] = (line, found.group(2))
+        if not made:
+            return result
+        # (`result` is read by a line of the blocks: `__ember_result = ...`)
+        texts = [*self.prelude, *self.attribute_lines, *(t for b in blocks for t in b)]
+        counts = Counter(name for t in texts for name in _SCALAR_NAME.findall(t))
+        # The expressions inlined name no scalar of the prelude, so inlining one leaves the
+        # counts of the others as they were.
+        once = {name: expr for name, (line, expr) in made.items() if counts[name] == 2}
+        if not once:  # each made, and read once
+            return result
+        dropped = {made[name][0] for name in once}
+        self.prelude[:] = [line for line in self.prelude if line not in dropped]
 
-            def inline(text: str, pattern: re.Pattern = pattern, expr: str = expr) -> str:
-                return pattern.sub(lambda _: expr, text)
+        def inline(text: str) -> str:
+            return _SCALAR_NAME.sub(lambda m: once.get(m.group(0), m.group(0)), text)
 
-            for block in (self.prelude, self.attribute_lines, *blocks):
-                block[:] = [inline(t) for t in block]
-            if isinstance(result, str):
-                result = inline(result)
-        return result
+        for block in (self.prelude, self.attribute_lines, *blocks):
+            block[:] = [inline(t) for t in block]
+        return inline(result) if isinstance(result, str) else result
 
     def direct_form(self, result: str | StepTail, compiled: Callable | None,
                     fallback: Callable) -> tuple | None:

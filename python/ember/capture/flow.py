@@ -23,7 +23,7 @@ from ember.capture.loops.frame_branches import (
     is_frame_branch,
     retry_while_on_path,
 )
-from ember.capture.loops.whiles import length_tested, python_while, stack_while
+from ember.capture.loops.whiles import count_trip, length_tested, python_while, stack_while
 from ember.capture.variables import choice, slices
 from ember.capture.variables.choice import ChoiceVariable
 from ember.capture.variables.appended import AppendedListVariable, items_range
@@ -237,6 +237,8 @@ class FlowOpcodes:
         if always_pop and python_while(self, inst, not taken):
             return
         if taken:
+            if inst.opname.startswith("POP_JUMP_BACKWARD"):
+                count_trip(self, inst)
             self.jump(inst)
 
     def _raise_path_check(self, inst: Instruction, value: VariableTracker,

@@ -23,6 +23,40 @@ _INT64 = np.iinfo(np.int64)
 _WEAK_RESULT_DTYPES = frozenset(WEAK_DTYPES.values())
 
 
+class NodeList(list):
+    """`Graph.nodes`: a list that counts its changes other than appends (`version`), so that
+    a scan of the nodes made once can be extended by the nodes appended since instead of
+    redone (`scans`: what such scans keep, by name). Pickled and copied as a fresh one."""
+
+    version = 0
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.scans: dict[str, Any] = {}
+
+    def __reduce_ex__(self, protocol: Any) -> tuple:
+        return (NodeList, (list(self),))
+
+    def _changed(self) -> None:
+        self.version += 1
+
+
+def _counting(name: str) -> Any:
+    method = getattr(list, name)
+
+    def changed(self: NodeList, *args: Any, **kwargs: Any) -> Any:
+        self._changed()
+        return method(self, *args, **kwargs)
+
+    changed.__name__ = name
+    return changed
+
+
+for _name in ("__setitem__", "__delitem__", "__iadd__", "__imul__", "extend", "insert", "pop",
+              "remove", "clear", "sort", "reverse"):
+    setattr(NodeList, _name, _counting(_name))
+
+
 class Graph:
     """Inputs, nodes (each defining one Value) and outputs. `op` infers every result's type as
     NumPy would and raises NumPy's exception where NumPy itself would raise."""
@@ -31,7 +65,7 @@ class Graph:
         self.name = _ir_name(name)
         self.inputs: list[Value] = []
         self.outputs: list[Value] = []
-        self.nodes: list[Node] = []
+        self.nodes: list[Node] = NodeList()
         self._next_id = 0
         # A region (a loop body, an if branch) knows the graph whose op runs it; the entry
         # graph numbers the module's regions so that their names are unique.

@@ -289,10 +289,12 @@ def python_while(tx: Interpreter, inst: Instruction, enters: bool) -> bool:
     on every trip), the loop is one loop op whose own tests are loop values (`i` of `while i
     * i <= n: ...; i += 1` carried); `enters`: the first test's outcome. True when done
     (the interpreter continues at the loop's exit)."""
-    if not _told(tx, inst):
-        return False
     exit_index = while_exit(tx, inst)
     if exit_index is None:
+        return False
+    if not _told(tx, inst):
+        if enters:
+            _enter_unrolled(tx, inst)
         return False
     if not enters:
         tx.ip = exit_index
@@ -301,6 +303,37 @@ def python_while(tx: Interpreter, inst: Instruction, enters: bool) -> bool:
     # entry serves, so a local its body first assigns may be read after it.
     _capture_or_refuse(tx, inst, tx.ip, exit_index, always_trips=True)
     return True
+
+
+def _enter_unrolled(tx: Interpreter, inst: Instruction) -> None:
+    """The `while` loop whose first test `inst` passed is unrolled: count its trips from
+    here (`count_trip`), in the frame being compiled (an inlined frame's loops are not
+    tried as loop ops, as `loops.retry_as_loop_op` does not try them)."""
+    from ember.capture.loops.region import loop_key
+
+    if tx.depth == 0 and tx.graph.parent is None and tx.tracer.loop_ops:
+        tx.tracer.while_trips[loop_key(tx, inst)] = [tx.graph.nodes_made, 0]
+
+
+def count_trip(tx: Interpreter, back: Instruction) -> None:
+    """At the jump back of a `while` loop on Python values being unrolled, taken: once more
+    than `config.unroll_max_trips` trips have added more than `config.unroll_op_budget` ops,
+    capture starts again with the loop tried as a loop op (`retry_while_around`), as a long
+    `for` loop is, so that compile time does not grow with its trips; where it cannot be
+    one, it unrolls as before."""
+    from ember.config import config
+
+    if back.target is None or back.target < 1 or tx.depth != 0 or tx.graph.parent is not None:
+        return
+    first = tx.instructions[back.target - 1]
+    counted = tx.tracer.while_trips.get((tx.code, first.offset))
+    if counted is None:
+        return
+    counted[1] += 1
+    if (counted[1] > config.unroll_max_trips
+            and tx.graph.nodes_made - counted[0] > config.unroll_op_budget):
+        retry_while_around(tx, back.index, f"{tx.graph.nodes_made - counted[0]} ops unrolled "
+                                           f"over {counted[1]} trips")
 
 
 def stack_while(tx: Interpreter, inst: Instruction, tested: VariableTracker) -> bool:

@@ -435,16 +435,7 @@ class ArrayVariable(VariableTracker):
                      if any(out is base for out in n.results)), None)
         if made is None or made.op in VIEW_OPS:
             return False
-        edges = [(n.inputs[0], n.out) for n in tx.graph.nodes
-                 if n.op in VIEW_OPS and not n.out.scalar]
-        reached = {id(base)}
-        grown = True
-        while grown:
-            grown = False
-            for b, view in edges:
-                if id(b) in reached and id(view) not in reached:
-                    reached.add(id(view))
-                    grown = True
+        reached = _reached(base, view_edges(tx.graph), ())
         reached.discard(id(self.value))
         return tx.tracer.holders(self.value) <= 1 and not (reached & tx.tracer.held_values())
 
@@ -456,19 +447,10 @@ class ArrayVariable(VariableTracker):
             return True  # an identity view holds the same value
         # Views by graph ops (a NumPy scalar, `x[i]` of every axis, is a copy, not a view),
         # and views the entry takes before the graph (`variables/slices.py`), of each other.
-        edges = [(n.inputs[0], n.out) for n in tx.graph.nodes
-                 if n.op in VIEW_OPS and not n.out.scalar] + tx.tracer.input_views + \
-            [(base, view) for base, view, _ in tx.graph.root.opaque_views]
-        views: set[int] = set()
-        reached = {id(self.value)}  # the array and its views so far
-        grown = True
-        while grown:
-            grown = False
-            for base, view in edges:  # in order, so views of views mostly follow their bases
-                if id(base) in reached and id(view) not in reached:
-                    views.add(id(view))
-                    reached.add(id(view))
-                    grown = True
+        extra = [*tx.tracer.input_views,
+                 *((base, view) for base, view, _ in tx.graph.root.opaque_views)]
+        views = _reached(self.value, view_edges(tx.graph), extra)
+        views.discard(id(self.value))
         if not views:
             return False
         temporary = {id(t) for t in tx.tracer.temporary_views}
@@ -554,3 +536,39 @@ class ArrayMethodVariable(VariableTracker):
         if self.name in ("squeeze", "conj", "conjugate") and result is self.array.value:
             return self.array  # nothing to squeeze, a real array: NumPy returns it itself
         return wrap_api_result(result)
+
+
+def view_edges(graph: Any) -> dict[int, list[Any]]:
+    """The graph's view ops (a NumPy scalar, `x[i]` of every axis, is a copy, not a view):
+    `id(base)` -> the views of it. Kept on the graph's `NodeList` and extended by the nodes
+    appended since, so that asking after each op does not scan the whole graph again."""
+    nodes = graph.nodes
+    scans = getattr(nodes, "scans", None)
+    kept = scans.get("views") if scans is not None else None
+    if kept is None or kept[0] != nodes.version or kept[1] > len(nodes):
+        kept = (getattr(nodes, "version", 0), 0, {})
+    _, start, edges = kept
+    for n in nodes[start:]:
+        if n.op in VIEW_OPS and not n.out.scalar:
+            edges.setdefault(id(n.inputs[0]), []).append(n.out)
+    if scans is not None:
+        scans["views"] = (nodes.version, len(nodes), edges)
+    return edges
+
+
+def _reached(value: Any, edges: dict[int, list[Any]], extra: list[tuple[Any, Any]]
+             ) -> set[int]:
+    """`id`s of `value` and of every view of it, views of views included, through the
+    graph's view `edges` and the `(base, view)` pairs of `extra`."""
+    more: dict[int, list[Any]] = {}
+    for base, view in extra:
+        more.setdefault(id(base), []).append(view)
+    reached = {id(value)}
+    pending = [id(value)]
+    while pending:
+        key = pending.pop()
+        for view in (*edges.get(key, ()), *more.get(key, ())):
+            if id(view) not in reached:
+                reached.add(id(view))
+                pending.append(id(view))
+    return reached
