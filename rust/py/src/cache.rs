@@ -133,7 +133,10 @@ impl CodeCache {
     /// Whether a frame of `callee` called by this code's frame runs with the hook off.
     pub fn runs_plain(&self, token: u32, callee: *mut CodeObject) -> bool {
         let plain = self.plain_callees.borrow();
-        !plain.is_empty() && plain.iter().any(|&(t, c)| t == token && c == callee as usize)
+        !plain.is_empty()
+            && plain
+                .iter()
+                .any(|&(t, c)| t == token && c == callee as usize)
     }
 
     /// Marks the code as never to be converted.

@@ -413,7 +413,12 @@ fn store_verdict(
     }
     if let Ok(pair) = verdict.cast::<PyTuple>() {
         // `(SKIP, callees)`: skipped, and frames of these codes it calls run with the hook off.
-        if pair.len() == 2 && pair.get_item(0)?.cast::<PyString>().is_ok_and(|w| w == SKIP) {
+        if pair.len() == 2
+            && pair
+                .get_item(0)?
+                .cast::<PyString>()
+                .is_ok_and(|w| w == SKIP)
+        {
             let callees = pair.get_item(1)?;
             let mut codes = Vec::new();
             for callee in callees.try_iter()? {
