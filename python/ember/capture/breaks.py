@@ -73,6 +73,11 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         ("ember has no complex dtype: the frame runs as plain Python with NumPy (its arrays "
          "and numbers would cross into Python at every break)"),
     ),
+    "big_int": (
+        "{what}: a Python int past int64",
+        ("the frame runs as plain Python: ember's integers are 64-bit, and a Python int past "
+         "them would reach Python at every use"),
+    ),
     "carried_shape": (
         "a carried value whose shape changes ({before} -> {after}) inside a loop body "
         "captured as one loop op",
@@ -132,4 +137,4 @@ INPUT_DEPENDENT_KINDS = frozenset({"user_error", "raise", "name"})
 # Kinds that are never stepped over: the whole frame runs as plain Python (a loop too costly to
 # unroll would otherwise run one graph call per trip; complex numbers, once they appear, flow
 # through the rest of the frame, each use a break).
-WHOLE_FRAME_KINDS = frozenset({"loop_budget", "loop_break", "complex"})
+WHOLE_FRAME_KINDS = frozenset({"loop_budget", "loop_break", "complex", "big_int"})

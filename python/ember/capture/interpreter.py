@@ -203,6 +203,12 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
                 # A short loop of an inlined function or comprehension (`[v for v in x if v
                 # > t]`) unrolled around a branch on data: tried as a loop op too.
                 retry_as_loop_op(self, inst.index, exc.reason, own_loops_only=True)
+            if self.depth > 0:
+                # The inlined calls the break lies in, innermost first (`plain_callees`).
+                inlined = getattr(exc, "inlined_codes", None)
+                if inlined is None:
+                    inlined = exc.inlined_codes = []  # type: ignore[attr-defined]
+                inlined.append(self.code)
             cheap = [a for a in self.tracer.long_unrolls if a.cheap_trips()]
             # A differentiated graph cannot leave a loop to plain Python, where its gradient
             # would be lost: it steps over the break trip by trip instead.
@@ -221,6 +227,11 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
                 if trips is not None:
                     whole = graph_break("loop_break", reason=exc.reason, trips=trips)
                     whole.location = exc.location  # type: ignore[attr-defined]
+                    # A break in a function the loop calls: compiled on its own, that
+                    # function would cost a graph call per trip; it runs as plain Python
+                    # when this frame calls it (`policy._on_break`).
+                    whole.plain_callees = tuple(  # type: ignore[attr-defined]
+                        getattr(exc, "inlined_codes", ())[-1:])
                     raise whole from exc
             states = getattr(exc, "frame_states", None)
             if states is None:  # the instruction that refused is this frame's

@@ -112,6 +112,8 @@ def binary_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
         if op in ("/", "//", "%"):
             b = _python_divisor(tx, a, b)
         a, infinite = _python_dividend(tx, op, a, b)
+        if _python_number(a) and _python_number(b):
+            _refuse_big_ints(op, a, b)
         x, y = _operand(a), _operand(b)
         _check_python_ints(tx, x, y)
         result = call_numpy_api(f"operator {op}", numpy_api.binary_op, tx.graph, op, x, y)
@@ -157,6 +159,15 @@ def _python_number(vt: VariableTracker) -> bool:
     if isinstance(vt, ArrayVariable):
         return vt.value.weak
     return is_python_number(vt)
+
+
+def _refuse_big_ints(op: str, a: VariableTracker, b: VariableTracker) -> None:
+    """`h ^ b` of Python ints, one a constant past int64 (FNV's offset basis): Python's
+    exact result, which NumPy's int64 cannot hold, so the frame runs as plain Python."""
+    for vt in (a, b):
+        value = vt.constant() if vt.is_constant() else None
+        if type(value) is int and not -(2**63) <= value < 2**63:
+            raise graph_break("big_int", what=f"operator {op} on {value:#x}")
 
 
 def _python_result(tx: Interpreter, result: object) -> None:

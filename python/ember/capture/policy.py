@@ -332,4 +332,9 @@ def _on_break(exc: Unsupported, code: CodeType, record: CodeRecord, options: Opt
         record.input_failures += 1
         if record.input_failures < INPUT_FAILURE_LIMIT:
             return None
-    return _core.CACHE_ONLY if record.guard_trees else _core.SKIP
+    if record.guard_trees:
+        return _core.CACHE_ONLY
+    callees = getattr(exc, "plain_callees", ())
+    # The function the frame calls that the break lies in runs as plain Python when the frame
+    # calls it, and so does all it calls (cost rule 4, docs/ARCHITECTURE.md section 12).
+    return (_core.SKIP, callees) if callees else _core.SKIP

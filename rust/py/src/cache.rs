@@ -51,6 +51,12 @@ pub struct CodeCache {
     /// The converter's verdicts other than `Convert`, per options token: a function refused
     /// under one backend may still compile under another.
     modes: RefCell<Vec<(u32, Mode)>>,
+    /// Codes whose frames, when this code's frame calls them, run with the hook off (they
+    /// and everything they call), per options token: the callees that a frame run as plain
+    /// Python by the loop cost rule broke in (`set_plain_callees`). Addresses only, compared
+    /// and never read: a stale one (its code freed and the address reused) costs no more
+    /// than a frame run untouched.
+    plain_callees: RefCell<Vec<(u32, usize)>>,
     /// `mark_skip`: survives `reset`, unlike `mode`, because it is a user declaration.
     marked_skip: Cell<bool>,
     /// (skip-list generation, whether the code's file is skipped, whether it is a library's).
@@ -114,6 +120,23 @@ impl CodeCache {
         if mode != Mode::Convert {
             modes.push((token, mode));
         }
+    }
+
+    /// Records that frames of `callees` called by this code's frames run with the hook off
+    /// under `token`.
+    pub fn set_plain_callees(&self, token: u32, callees: &[usize]) {
+        let mut plain = self.plain_callees.borrow_mut();
+        plain.retain(|(t, _)| *t != token);
+        plain.extend(callees.iter().map(|&c| (token, c)));
+    }
+
+    /// Whether a frame of `callee` called by this code's frame runs with the hook off.
+    pub fn runs_plain(&self, token: u32, callee: *mut CodeObject) -> bool {
+        let plain = self.plain_callees.borrow();
+        !plain.is_empty()
+            && plain
+                .iter()
+                .any(|&(t, c)| t == token && c == callee as usize)
     }
 
     /// Marks the code as never to be converted.
@@ -195,6 +218,7 @@ impl CodeCache {
     /// caller drops them (which may run Python code) after all borrows are gone.
     fn take(&self) -> Vec<Arc<Entry>> {
         self.modes.borrow_mut().clear();
+        self.plain_callees.borrow_mut().clear();
         self.entries.take()
     }
 }
@@ -268,6 +292,7 @@ pub unsafe fn get_or_create<'a>(py: Python<'_>, code: *mut CodeObject) -> PyResu
     let cache = Box::new(CodeCache {
         entries: RefCell::new(Vec::new()),
         modes: RefCell::new(Vec::new()),
+        plain_callees: RefCell::new(Vec::new()),
         marked_skip: Cell::new(false),
         file_skip: Cell::new((0, false, false)),
         filename,

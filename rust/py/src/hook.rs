@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::ffi::{self, PyObject, PyThreadState};
 use pyo3::prelude::*;
-use pyo3::types::{PyString, PyTuple};
+use pyo3::types::{PyCode, PyString, PyTuple};
 
 use crate::cache::{self, Entry, Mode};
 use crate::cpython::{self, EvalFrameFn, InterpreterFrame, CO_RESUMABLE, FRAME_OWNED_BY_THREAD};
@@ -310,14 +310,33 @@ unsafe fn intercept(
         }
         marked
     });
-    let called_by_library = !resuming
-        && unsafe {
+    // SAFETY: the calling frame is null or live (it is running), and holds a strong reference
+    // to its code.
+    let caller = match resuming {
+        true => None,
+        false => unsafe {
             let caller = cpython::calling_frame(tstate);
-            !caller.is_null() && cache::get_or_create(py, (*caller).f_code)?.is_library()
-        };
-    if called_by_library {
-        bump(&STATS.frames_skipped, 1);
-        return Ok(evaluate());
+            match caller.is_null() {
+                true => None,
+                false => Some(cache::get_or_create(py, (*caller).f_code)?),
+            }
+        },
+    };
+    if let Some(caller) = caller {
+        if caller.is_library() {
+            bump(&STATS.frames_skipped, 1);
+            return Ok(evaluate());
+        }
+        if caller.runs_plain(token, code) {
+            // A callee of a frame run as plain Python by the loop cost rule, on the path its
+            // capture broke in: it runs as plain Python too, and so does all it calls (a graph
+            // call of its own per trip would cost more than the few NumPy ops it compiles).
+            bump(&STATS.frames_skipped, 1);
+            set_enabled(0);
+            let result = evaluate();
+            set_enabled(token);
+            return Ok(result);
+        }
     }
     // SAFETY: a frame at its first instruction holds exactly its arguments in
     // `localsplus[0..n]` (filled by CPython before evaluation), followed by other slots.
@@ -391,6 +410,24 @@ fn store_verdict(
     let verdict = callback.call1((func, args))?;
     if verdict.is_none() {
         return Ok(None);
+    }
+    if let Ok(pair) = verdict.cast::<PyTuple>() {
+        // `(SKIP, callees)`: skipped, and frames of these codes it calls run with the hook off.
+        if pair.len() == 2
+            && pair
+                .get_item(0)?
+                .cast::<PyString>()
+                .is_ok_and(|w| w == SKIP)
+        {
+            let callees = pair.get_item(1)?;
+            let mut codes = Vec::new();
+            for callee in callees.try_iter()? {
+                codes.push(callee?.cast::<PyCode>()?.as_ptr() as usize);
+            }
+            cache.set_mode(token, Mode::Skip);
+            cache.set_plain_callees(token, &codes);
+            return Ok(None);
+        }
     }
     if let Ok(word) = verdict.cast::<PyString>() {
         match word.to_str()? {
