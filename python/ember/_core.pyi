@@ -44,8 +44,16 @@ class Dispatch:
     profile function set, and hands any other call to the subclass's `__call__`."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None: ...
-    def _bind(self, func: Callable[..., Any], token: int) -> None:
-        """Set the function and options token of the fast path."""
+    def _bind(self, func: Callable[..., Any], token: int,
+              scope: tuple[Any, Any] | None = None) -> None:
+        """Set the function and options token of the fast path; with `scope`, `(opts,
+        gc_pause.state)`, entries with Python around their graph are called from it too."""
+
+def current_options() -> Any:
+    """This thread's current options (`policy.active.current`), or None."""
+
+def swap_options(opts: Any) -> Any:
+    """Make `opts` (or None) this thread's current options, returning the previous ones."""
 
 class Continuation:
     """What a step function returns at a graph break: call `resume_code` (with `closure`, a

@@ -99,14 +99,14 @@ class CompiledFunction(_core_module.Dispatch):
         self._opts = opts
         self._token = policy.token_for(opts)
         self._enable = _core().enable
+        self._swap = _core().swap_options
         self._arguments = arguments
         functools.update_wrapper(self, original)
-        self._bind(original, self._token, (opts, policy.active, gc_pause.state))
+        self._bind(original, self._token, (opts, gc_pause.state))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        slot = policy.active
-        outer = slot.current
-        slot.current = self._opts
+        swap = self._swap
+        outer = swap(self._opts)
         enable = self._enable
         previous = enable(self._token)
         if not gc_pause.state.installed:  # taken out by `ember.reset`
@@ -115,7 +115,7 @@ class CompiledFunction(_core_module.Dispatch):
             return self.__ember_original__(*args, **kwargs)
         finally:
             enable(previous)
-            slot.current = outer
+            swap(outer)
 
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
         return self if obj is None else types.MethodType(self, obj)

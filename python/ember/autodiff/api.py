@@ -141,17 +141,16 @@ def _captured(fn: Callable, backend: str) -> Callable:
         found = _options[backend] = (opts, policy.token_for(opts))
     opts, token = found
     ember_api._install()
-    slot, enable = policy.active, _core.enable
+    swap, enable = _core.swap_options, _core.enable
 
     def compiled(*args: Any, **kwargs: Any) -> Any:
-        outer = slot.current
-        slot.current = opts
+        outer = swap(opts)
         previous = enable(token)
         try:
             return original(*args, **kwargs)
         finally:
             enable(previous)
-            slot.current = outer
+            swap(outer)
 
     return compiled
 

@@ -91,11 +91,23 @@ _lock = threading.Lock()
 _records: dict[int, tuple[weakref.ref, CodeRecord]] = {}
 
 
-class OptionsSlot(threading.local):
+class OptionsSlot:
     """The options of the innermost `ember.compile` wrapper running on this thread (the
-    wrapper saves and restores `current` around its call)."""
+    wrapper saves and restores `current` around its call). Held per thread by the native
+    module, which sets them itself around an entry it calls from a compiled function's
+    vectorcall slot (`dispatch/mod.rs: Scope`)."""
 
-    current: Options | None = None
+    @property
+    def current(self) -> Options | None:
+        from ember import _core
+
+        return _core.current_options()
+
+    @current.setter
+    def current(self, options: Options | None) -> None:
+        from ember import _core
+
+        _core.swap_options(options)
 
 
 active = OptionsSlot()

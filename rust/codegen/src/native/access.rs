@@ -1,5 +1,8 @@
 //! `load` and `store`: NumPy's index wrapping and bounds check per axis (a compare and a
-//! branch to the cold `IndexError` exit), then one memory access.
+//! branch to the cold `IndexError` exit), then one memory access. An index checked against
+//! an axis length is not checked against it again where that check dominates, and a load
+//! of an element stored earlier in the same block chain (no other store into that array
+//! between) is the stored value itself.
 
 use super::branch::{Deferred, IndexKey};
 use super::lower::{Native, Val};
@@ -58,6 +61,12 @@ impl Native<'_, '_> {
                 addr = b.ins().iadd(addr, step);
                 continue;
             }
+            // Checked against this length where that check dominates: it passed there.
+            if let Some(&wrapped) = self.checked.get(&(i, size)) {
+                let step = b.ins().imul(wrapped, a.strides[axis]);
+                addr = b.ins().iadd(addr, step);
+                continue;
+            }
             if self.spec.is_some() {
                 return Err(Error::Unsupported(
                     "a speculated access that needs a bounds check".into(),
@@ -88,6 +97,7 @@ impl Native<'_, '_> {
             b.seal_block(go_on);
             let step = b.ins().imul(wrapped, a.strides[axis]);
             addr = b.ins().iadd(addr, step);
+            self.checked.insert((i, size), wrapped);
         }
         Ok(addr)
     }
@@ -157,6 +167,14 @@ impl Native<'_, '_> {
                         if let Some(var) = forward {
                             self.em.b.def_var(var, v);
                         }
+                        // A load of this element before the next store into the array reads
+                        // `v` back (a bool normalised as `load_scalar` does): served from
+                        // the register, without waiting on the store.
+                        let back = match a.dtype {
+                            Scalar::Bool => self.em.b.ins().icmp_imm_s(IntCC::NotEqual, v, 0),
+                            _ => v,
+                        };
+                        self.loaded.insert(addr, (a.buffer, back));
                     }
                 }
                 Ok(args[0].clone())

@@ -62,8 +62,13 @@ pub(crate) struct Native<'a, 'b> {
     /// Element addresses computed (and checked) in blocks that dominate the one being
     /// filled, by array and index (`access.rs`).
     pub addresses: HashMap<AddressKey, Value>,
-    /// Elements loaded in blocks that dominate the one being filled, by address: the
-    /// array's buffer and the value, while no store may have changed them.
+    /// Indices wrapped and checked against an axis length in blocks that dominate the one
+    /// being filled, by the index and the length: `cols[row]`, `d1[row]` and `d2[row]` of
+    /// one length check `row` once (`access.rs`).
+    pub checked: HashMap<(Value, i64), Value>,
+    /// Elements loaded or stored in blocks that dominate the one being filled, by address:
+    /// the array's buffer and the value as a load would give it, while no other store into
+    /// that array may have changed them.
     pub loaded: HashMap<Value, (usize, Value)>,
     /// Stores lowered so far (deferred ones included), to tell whether a construct stored.
     pub stores: usize,
@@ -128,6 +133,7 @@ pub(crate) fn build(
         forward_stores: HashMap::new(),
         overflow: Variable::from_u32(0),
         addresses: HashMap::new(),
+        checked: HashMap::new(),
         loaded: HashMap::new(),
         stores: 0,
         arithmetic: HashMap::new(),
@@ -302,11 +308,13 @@ impl Native<'_, '_> {
     /// version). When it stored, no load made before is trusted either.
     pub(crate) fn scoped<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
         let known = self.addresses.clone();
+        let checked = self.checked.clone();
         let loaded = self.loaded.clone();
         let arithmetic = self.arithmetic.clone();
         let stores = self.stores;
         let out = f(self);
         self.addresses = known;
+        self.checked = checked;
         self.loaded = loaded;
         self.arithmetic = arithmetic;
         if self.stores != stores {

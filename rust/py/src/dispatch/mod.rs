@@ -49,19 +49,51 @@ pub struct Dispatch {
 }
 
 /// The state `CompiledFunction.__call__` sets up around its function besides the token:
-/// `policy.active.current = opts` (read by a capture an entry's Python may start), and the
-/// garbage collector's pause, which must be installed (`gc_pause.state.installed`).
+/// this thread's current options (`policy.active.current`, read by a capture an entry's
+/// Python may start: [`current_options`]), and the garbage collector's pause, which must be
+/// installed (`gc_pause.state.installed`).
 struct Scope {
     opts: Py<PyAny>,
-    active: Py<PyAny>,
     gc_state: Py<PyAny>,
+}
+
+thread_local! {
+    /// The options of the innermost compiled function running on this thread (None outside
+    /// any). Kept here rather than in a `threading.local`: its attribute lookups cost a
+    /// quarter of a microsecond per call of an entry with Python around its graph.
+    static CURRENT: std::cell::RefCell<Option<Py<PyAny>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// `current_options()`: this thread's current options, or None.
+#[pyfunction]
+fn current_options(py: Python<'_>) -> Option<Py<PyAny>> {
+    CURRENT.with(|c| c.borrow().as_ref().map(|o| o.clone_ref(py)))
+}
+
+/// `swap_options(opts)`: makes `opts` (or None) this thread's current options, returning the
+/// previous ones.
+#[pyfunction]
+#[pyo3(signature = (opts))]
+fn swap_options(opts: Option<Py<PyAny>>) -> Option<Py<PyAny>> {
+    CURRENT.with(|c| c.replace(opts))
+}
+
+/// Puts the previous options back when dropped, on a panic too.
+struct Restore(Option<Py<PyAny>>);
+
+impl Drop for Restore {
+    fn drop(&mut self) {
+        let previous = self.0.take();
+        // The slot's value comes back to the caller's scope; the one it held is released
+        // here (the GIL is held: this runs inside a vectorcall).
+        drop(CURRENT.with(|c| c.replace(previous)));
+    }
 }
 
 impl Scope {
     fn clone_ref(&self, py: Python<'_>) -> Scope {
         Scope {
             opts: self.opts.clone_ref(py),
-            active: self.active.clone_ref(py),
             gc_state: self.gc_state.clone_ref(py),
         }
     }
@@ -81,14 +113,10 @@ impl Scope {
         token: u32,
         call: impl FnOnce() -> PyResult<*mut PyObject>,
     ) -> PyResult<*mut PyObject> {
-        let current = pyo3::intern!(py, "current");
-        let active = self.active.bind(py);
-        let outer = active.getattr(current)?;
-        active.setattr(current, self.opts.bind(py))?;
+        let _restore = Restore(swap_options(Some(self.opts.clone_ref(py))));
         let previous = hook::set_enabled(token);
         let result = call();
         hook::set_enabled(previous);
-        active.setattr(current, outer)?;
         result
     }
 }
@@ -107,7 +135,7 @@ impl Dispatch {
     }
 
     /// Sets the function and the options token the fast path uses, and makes calls of this
-    /// type's instances go through the vectorcall slot. With `scope`, `(opts, policy.active,
+    /// type's instances go through the vectorcall slot. With `scope`, `(opts,
     /// gc_pause.state)`, cache hits of entries with Python around their graph are called from
     /// the slot too, in the scope `__call__` would set up.
     #[pyo3(signature = (func, token, scope=None))]
@@ -115,17 +143,13 @@ impl Dispatch {
         slf: &Bound<'_, Self>,
         func: Py<PyAny>,
         token: u32,
-        scope: Option<(Py<PyAny>, Py<PyAny>, Py<PyAny>)>,
+        scope: Option<(Py<PyAny>, Py<PyAny>)>,
     ) -> PyResult<()> {
         let offset = {
             let mut this = slf.borrow_mut();
             this.func = Some(func);
             this.token = token;
-            this.scope = scope.map(|(opts, active, gc_state)| Scope {
-                opts,
-                active,
-                gc_state,
-            });
+            this.scope = scope.map(|(opts, gc_state)| Scope { opts, gc_state });
             std::ptr::addr_of!(this.vectorcall) as usize - slf.as_ptr() as usize
         };
         // SAFETY: the type of a live object is a live type object. Python classes derived from
@@ -163,7 +187,6 @@ impl Dispatch {
         }
         if let Some(scope) = &self.scope {
             visit.call(&scope.opts)?;
-            visit.call(&scope.active)?;
             visit.call(&scope.gc_state)?;
         }
         Ok(())
@@ -440,5 +463,7 @@ unsafe fn bind_arguments(
 
 /// Registers `Dispatch`.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(current_options, m)?)?;
+    m.add_function(wrap_pyfunction!(swap_options, m)?)?;
     m.add_class::<Dispatch>()
 }
