@@ -128,7 +128,7 @@ def _check(program: LoopProgram) -> None:
     ember.reset()
     compiled = ember.compile(_compile(program.source))
     for k, call in enumerate([*program.calls, program.calls[0]]):
-        want = run(plain, make_args(program.dtypes, call), {})
-        got = run(compiled, make_args(program.dtypes, call), {})
+        want = run(plain, make_args(program.dtypes, call, program.order), {})
+        got = run(compiled, make_args(program.dtypes, call, program.order), {})
         assert_same_outcome(got, want, f"\ncall {k}\n{program.source}dtypes {program.dtypes} "
-                                       f"calls {program.calls}")
+                                       f"calls {program.calls} order {program.order}")
