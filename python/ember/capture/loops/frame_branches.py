@@ -141,9 +141,10 @@ def _check_work(region: Graph) -> None:
     kept = live_values(region)
     dead = [node.op for node in region.nodes if node.out.shape and may_raise(node)
             and not any(id(v) in kept for v in node.results)]
-    # 0-d temporaries the program names or drops and never reads (`t = np.log(x[0])`, `x[0]
-    # / x[1]` as a statement), and conditions that decide nothing, as in loop bodies.
-    dead += unused_flag_raisers(region)
+    # 0-d NumPy temporaries the program names or drops and never reads (`t = np.log(x[0])`,
+    # `x[0] / x[1]` as a statement), and conditions that decide nothing, as in loop bodies;
+    # not Python numbers (`r = math.sqrt(t)` on a path traced to the return).
+    dead += unused_flag_raisers(region, python_numbers=False)
     if dead:
         raise CostRefused(f"a path's {dead[0]} is never read (its warnings would be lost)")
     for node in region.nodes:
