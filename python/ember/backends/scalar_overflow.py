@@ -17,8 +17,8 @@ flag natively, so the run is redone op by op with NumPy (`fp_rerun`), which give
 own warning. The product feeds the result through a `where` whose test never holds, which
 keeps it computed; the rerun runs the original graph, without the checks. Where nothing reads
 the result (`q = b * big` never read, `-v` as a statement), NumPy still warns: the product
-then also feeds a 0-d output of the graph or region through such a `where` (`_Builder.anchor`), so
-dead-code elimination keeps the check.
+then also feeds a 0-d output of the graph or region through such a `where`
+(`_Builder.anchor`), so dead-code elimination keeps the check.
 """
 
 from __future__ import annotations
