@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from hypothesis import strategies as st
 
-DTYPES = ["bool", "int32", "int64", "float32", "float64"]
+DTYPES = ["bool", "int32", "int64", "float32", "float64", "int8", "uint8", "float32", "int32"]
 # Values arrays are drawn from: mostly small ones (so loops compute something readable), and
 # the classes that make Python and NumPy raise or warn.
 FLOATS = [0.0, -0.0, 1.0, -1.0, 0.5, 2.5, -3.0, 7.0, 100.0, 0.25, -0.75, 3.0, 1e30, np.nan,
@@ -35,7 +35,7 @@ INTS = [0, 1, -1, 2, 3, -7, 31, 5, 4, -2, 100, "min", "max"]
 INT_LITERALS = ["0", "1", "2", "3", "-1", "7", "31", "-5", "1000", "2**31", "2**62", "-2**63"]
 FLOAT_LITERALS = ["0.0", "0.5", "-1.5", "2.0", "1e-3", "1e10", "1e300", "3.0"]
 MATH_UNARY = ["math.sqrt", "math.exp", "math.log", "math.sin", "math.tanh", "math.fabs",
-              "math.log1p", "math.cos", "math.atan", "math.expm1"]
+              "math.log1p", "math.cos", "math.atan", "math.expm1", "math.erf", "math.erfc"]
 MATH_BINARY = ["math.hypot", "math.pow", "math.atan2", "math.copysign"]
 
 
@@ -44,6 +44,7 @@ class LoopProgram:
     source: str
     dtypes: tuple[str, str, str]  # of a, b, M
     calls: list[tuple[int, int, int, int, int]]  # per call: length, rows, cols, n, seed
+    order: str = "C"  # of M: "C" or "F" (Fortran-ordered)
 
 
 def _values(dtype: np.dtype, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
@@ -54,19 +55,21 @@ def _values(dtype: np.dtype, shape: tuple[int, ...], rng: np.random.Generator) -
         small = rng.integers(-4, 9, shape).astype(dtype) * dtype.type(0.5)
         return np.where(common, small, rng.choice(np.array(FLOATS), shape).astype(dtype))
     info = np.iinfo(dtype)
+    # Through int64, so the small negative values wrap for unsigned dtypes.
     pool = np.array([info.min if v == "min" else info.max if v == "max" else v for v in INTS],
-                    dtype=dtype)
+                    dtype=np.int64).astype(dtype)
     return np.where(common, rng.integers(-3, 10, shape).astype(dtype), rng.choice(pool, shape))
 
 
-def make_args(dtypes: tuple[str, str, str], call: tuple[int, int, int, int, int]) -> list:
-    """Fresh arguments `a, b, M, n` for one call."""
+def make_args(dtypes: tuple[str, str, str], call: tuple[int, int, int, int, int],
+              order: str = "C") -> list:
+    """Fresh arguments `a, b, M, n` for one call (`M` in the memory `order` given)."""
     length, rows, cols, n, seed = call
     rng = np.random.default_rng(seed)
     a = _values(np.dtype(dtypes[0]), (length,), rng)
     b = _values(np.dtype(dtypes[1]), (length,), rng)
     m = _values(np.dtype(dtypes[2]), (rows, cols), rng)
-    return [a, b, m, n]
+    return [a, b, np.asfortranarray(m) if order == "F" else m, n]
 
 
 @dataclass
@@ -145,7 +148,9 @@ class _Writer:
         if depth <= 0 or self.chance(0.3):
             return self.pick([self.small_int(scope), self.pick(CARRIED_INTS)])
         kind = self.pick(["arith", "arith", "mul", "div", "bits", "shift", "unary", "minmax",
-                          "floor", "pow"])
+                          "floor", "pow", "data"])
+        if kind == "data":
+            return self.data_int(scope)
         x = self.int_expr(scope, depth - 1)
         if kind == "arith":
             return f"({x} {self.pick(['+', '-'])} {self.int_expr(scope, depth - 1)})"
@@ -198,9 +203,13 @@ class _Writer:
         offsets += [f" + {index.after}"] if index.after else []
         if self.chance(0.03):
             offsets.append(" + 1")  # out of bounds on the last trip: IndexError
-        form = self.pick(["plain", "plain", "plain", "mirror"])
+        if self.chance(0.02):
+            offsets.append(f" - {length} - 1")  # out of bounds on the first trip only
+        form = self.pick(["plain", "plain", "plain", "mirror", "negative"])
         if form == "mirror":
             return f"{length} - 1 - {index.name}"
+        if form == "negative":  # counts from the end, as Python does
+            return self.pick([f"-1 - {index.name}", f"-{index.name}"])
         return f"{index.name}{self.pick(offsets)}"
 
     def window(self, scope: Scope) -> str:
@@ -223,7 +232,9 @@ class _Writer:
     def element(self, scope: Scope, depth: int = 2) -> str:
         """A NumPy scalar."""
         kind = self.pick(["read", "read", "read", "read2", "window", "var", "arith", "arith",
-                          "ufunc"])
+                          "ufunc", "data"])
+        if kind == "data" and depth > 0:
+            return self.data_element(scope)
         if kind == "var" and scope.elements:
             return self.pick(scope.elements)
         if kind == "read2" or (kind == "var" and scope.rows):
@@ -242,8 +253,60 @@ class _Writer:
                    f"({self.element(scope, depth - 1)})"
         return f"{self.pick(['a', 'b', 'a', 'out'])}[{self.position(scope, 'L')}]"
 
+    def data_int(self, scope: Scope) -> str:
+        """A Python int computed from the data: an arg-reduction, a position picked by `key=`,
+        a count of a comprehension or a generator, an integer `arange`'s sum (empty windows
+        make some raise ValueError, as Python and NumPy do)."""
+        w = self.window(scope)
+        kind = self.pick(["arg", "arg", "key", "count", "gen", "arange"])
+        if kind == "arg":
+            form = self.pick([f"np.argmax({w})", f"{w}.argmin()", f"np.argmin({w})",
+                              f"{w}.argmax()"])
+            return f"int({form})"
+        if kind == "key":
+            fn = self.pick(["max", "min"])
+            key = self.pick(["a[j]", "-b[j]", "abs(a[j] - t)", "(a[j], -j)"])
+            bound = self.pick(["len(a)", "n"])
+            default = self.pick(["", ", default=-1"]) if bound == "n" else ""
+            return f"{fn}(range({bound}), key=lambda j: {key}{default})"
+        if kind == "count":
+            return f"len([x for x in {w} if x {self.pick(['>', '<=', '!='])} " \
+                   f"{self.pick(['0', 't', '1'])}])"
+        if kind == "gen":
+            return f"sum(1 for x in {w} if x {self.pick(['<', '>='])} {self.pick(['0', '2'])})"
+        return f"int(np.arange({self.pick(['n', 'len(a)', self.small_int(scope)])}).sum())"
+
+    def data_element(self, scope: Scope) -> str:
+        """A number computed from a window or a row by Python's builtins with `key=`, a
+        comprehension, a row times a matrix, or an integer `arange`."""
+        w = self.window(scope)
+        kind = self.pick(["key", "sorted", "comp", "comp", "matmul", "arange"])
+        if kind == "key":
+            key = self.pick(["abs", "lambda x: -x", "lambda x: abs(x - t)", "float"])
+            return f"{self.pick(['max', 'min'])}({w}, key={key})"
+        if kind == "sorted":
+            key = self.pick(["", ", key=abs", ", key=lambda x: -x", ", reverse=True"])
+            return f"sorted({w}{key})[{self.pick(['0', '-1', '1'])}]"
+        if kind == "comp":
+            body = self.pick(["x * x", "x - t", "abs(x)", "float(x)", "x * 2"])
+            cond = self.pick(["", " if x > 0", f" if x != {self.element(scope, 0)}"])
+            return f"{self.pick(['sum', 'sum', 'max', 'min'])}([{body} for x in {w}{cond}])"
+        if kind == "matmul":
+            rows_at = [i for i in scope.indices if i.extent == "R"]
+            row = self.pick(scope.rows) if scope.rows else \
+                f"M[{self.pick(rows_at).name}]" if rows_at else "M[0]"
+            form = self.pick([f"({row} @ M.T)[{self.position(scope, 'R')}]",
+                              f"(M[:3] @ {row}).sum()", f"({row}[:2] @ M[:2, :2])[-1]",
+                              f"np.dot({row}, {row})", f"({row} @ M.T).max()"])
+            return form
+        return f"np.arange({self.pick(['len(a)', 'n', '5'])})[{self.position(scope, 'L')}]"
+
     def condition(self, scope: Scope) -> str:
-        kind = self.pick(["elements", "element", "int", "float", "int", "both"])
+        kind = self.pick(["elements", "element", "int", "float", "int", "both", "any"])
+        if kind == "any":
+            w = self.pick([self.window(scope), *scope.rows])
+            test = self.pick(["x > 0", "x < t", "x != x", "x == 0", "abs(x) > 2"])
+            return f"{self.pick(['any', 'all', 'not any'])}({test} for x in {w})"
         if kind == "elements":
             return f"{self.element(scope, 1)} {self.pick(['<', '>', '<=', '==', '!='])} " \
                    f"{self.element(scope, 1)}"
@@ -261,9 +324,9 @@ class _Writer:
     # Statements --------------------------------------------------------------------------
 
     def statement(self, scope: Scope, depth: int, nesting: int) -> None:
-        options = ["int", "int", "float", "number", "store", "store", "if"]
+        options = ["int", "int", "float", "number", "store", "store", "if", "array"]
         if scope.loops:
-            options += ["break", "continue", "return", "swap", "append"]
+            options += ["break", "continue", "return", "swap", "append", "counter"]
         if nesting < 3:
             options += ["for", "for", "while"]
         kind = self.pick(options)
@@ -322,6 +385,30 @@ class _Writer:
             where = self.position(scope, "L")
         self.emit(depth, f"{target}[{where}] {op} {value}")
 
+    def _array(self, scope: Scope, depth: int, nesting: int) -> None:
+        """Array work on `out` (a new array of its length, or in place), at frame level or in
+        a loop body; in place, a float into an integer `out` raises as NumPy does."""
+        other = self.pick(["a", "b", "out[::-1]", "M[0, 0]", self.element(scope, 1)])
+        self.emit(depth, self.pick([
+            f"out = out {self.pick(['+', '-', '*'])} {other}",
+            f"out = np.where({self.pick(['a', 'b'])} > 0, out, {other})",
+            f"out = np.maximum(out, {other})",
+            f"out = np.sqrt(np.abs(out)) * {self.pick(['0.5', '2', '-1'])}",
+            f"out = np.cumsum(out)",
+            f"out {self.pick(['+=', '*=', '-='])} {other}",
+            f"out[:] = {other}",
+            f"out = (out * 2).astype({self.pick(['np.float32', 'np.int64', 'np.int8'])})",
+        ]))
+
+    def _counter(self, scope: Scope, depth: int, nesting: int) -> None:
+        """A compacting store at a counter `m` that only grows: past the end it raises
+        IndexError, as Python does."""
+        self.emit(depth, f"if {self.condition(scope)}:")
+        self.emit(depth + 1, f"out[m] = {self.element(scope)}")
+        self.emit(depth + 1, "m += 1")
+        if self.chance(0.3):
+            self.emit(depth, f"s = s + {self.pick(['a', 'b', 'out'])}[m - 1]")
+
     def _append(self, scope: Scope, depth: int, nesting: int) -> None:
         value = self.pick([self.float_expr(scope, 1), self.element(scope), "t"])
         self.emit(depth, f"lst.append({value})")
@@ -358,12 +445,25 @@ class _Writer:
         header, inner = self.for_header(scope)
         self.emit(depth, header)
         self.block(inner.inner(loops=scope.loops + 1), depth + 1, nesting + 1)
+        name = header.split()[1].rstrip(",")
+        if self.chance(0.2):
+            # The loop variable read after the loop (after a `break`, or its last value; a
+            # loop that never ran leaves it unbound: UnboundLocalError).
+            if self.chance(0.5):
+                self.emit(depth + 1, f"if {self.condition(inner.inner(loops=1))}:")
+                self.emit(depth + 2, "break")
+            if name.startswith("i"):
+                self.emit(depth, self.pick([f"h = h + {name}", f"c = {name}",
+                                            f"s = s + a[{name}]"]))
+            else:
+                self.emit(depth, self.pick([f"s = s + {name}", f"t = t + float({name})",
+                                            f"lst.append({name})"]))
 
     def for_header(self, scope: Scope) -> tuple[str, Scope]:
         i = self.name("i")
         outer = [x for x in scope.indices if x.extent == "L"]
         kinds = ["range", "range", "range_n", "range1", "back", "step", "back_step", "const",
-                 "array", "enumerate", "zip", "rows", "matrix_rows", "matrix_cols"]
+                 "array", "enumerate", "zip", "rows", "matrix_rows", "matrix_cols", "arange"]
         kinds += ["triangle", "upper"] * bool(outer)
         kind = self.pick(kinds)
         index = {
@@ -375,6 +475,7 @@ class _Writer:
             "back_step": ("range(len(a) - 1, 0, -2)", Index(i, "L", 1, 0)),
             "matrix_rows": ("range(M.shape[0])", Index(i, "R", 0, 0)),
             "matrix_cols": ("range(1, M.shape[1])", Index(i, "C", 1, 0)),
+            "arange": (f"np.arange({self.pick(['len(a)', 'n'])})", Index(i, "L", 0, 0)),
         }
         if kind in index:
             bounds, idx = index[kind]
@@ -425,6 +526,10 @@ class _Writer:
             self.emit(depth + 1, f"{k} += 1")
             inner.indices = inner.indices + [Index(k, "L", 0, 0)]
             inner.ints = scope.ints
+            if self.chance(0.3):
+                self.block(inner, depth + 1, nesting + 1)
+                self.emit(depth, f"s = s + {self.pick(['a', 'b'])}[{k}]")  # IndexError at the end
+                return
         elif form == "count":
             start = self.pick(["len(a)", "n", "abs(h) % 20"])
             self.emit(depth, f"{k} = {start}")
@@ -440,7 +545,7 @@ class _Writer:
             self.block(inner, depth + 1, nesting + 1)
 
     def returned(self) -> str:
-        names = self.draw(st.lists(st.sampled_from(["h", "c", "t", "s", "out", "a", "M",
+        names = self.draw(st.lists(st.sampled_from(["h", "c", "t", "s", "out", "a", "M", "m",
                                                     "out[-1:]", "lst", "len(lst)",
                                                     "np.array(lst)", "sum(lst)"]),
                                    min_size=1, max_size=4, unique=True))
@@ -456,6 +561,7 @@ def loop_programs(draw: st.DrawFn) -> LoopProgram:
     w.emit(1, "c = 0")
     w.emit(1, "t = 0.0")
     w.emit(1, "lst = []")
+    w.emit(1, "m = 0")
     w.emit(1, f"s = {draw(st.sampled_from(['0', '0', '0.0', 'a[0]', 'np.float32(1)']))}")
     w.emit(1, draw(st.sampled_from(["out = np.zeros(len(a))", "out = a.copy()",
                                     "out = np.zeros_like(b)", "out = np.ones(len(a), np.int64)",
@@ -466,7 +572,7 @@ def loop_programs(draw: st.DrawFn) -> LoopProgram:
     w.emit(1, f"return {w.returned()}")
     source = "def program(a, b, M, n):\n" + "\n".join(w.lines) + "\n"
     # Mostly longer than `config.unroll_max_trips`, so loops become loop ops.
-    length = draw(st.sampled_from([0, 3, 12, 16, 20, 20, 24]))
+    length = draw(st.sampled_from([0, 1, 3, 12, 16, 20, 20, 24]))
     rows, cols = draw(st.integers(1, 12)), draw(st.integers(1, 12))
     calls = []
     for _ in range(draw(st.integers(1, 3))):
@@ -474,4 +580,4 @@ def loop_programs(draw: st.DrawFn) -> LoopProgram:
         if calls and draw(st.booleans()):
             length = draw(st.sampled_from([1, 9, 16, 20]))
         calls.append((length, rows, cols, draw(st.integers(0, length)), seed))
-    return LoopProgram(source, dtypes, calls)
+    return LoopProgram(source, dtypes, calls, draw(st.sampled_from(["C", "C", "F"])))

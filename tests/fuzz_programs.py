@@ -25,7 +25,7 @@ import numpy as np
 from conftest import aliasing, assert_same
 from hypothesis import strategies as st
 
-DTYPES = ["bool", "int32", "int64", "float32", "float64"]
+DTYPES = ["bool", "int32", "int64", "float32", "float64", "int8", "uint8"]
 BINARY = ["+", "-", "*", "/", "//", "%", "**", "&", "|", "^", "<", "<=", "==", "!=", ">",
           "np.maximum", "np.minimum", "np.fmax", "np.arctan2", "np.hypot", "np.logical_and",
           "np.logical_or", "np.left_shift", "np.right_shift", "np.copysign"]
@@ -65,8 +65,9 @@ def _values(dtype: np.dtype, shape: tuple[int, ...], seed: int) -> np.ndarray:
     if dtype.kind == "f":
         return rng.choice(np.array(FLOATS), shape).astype(dtype)
     info = np.iinfo(dtype)
+    # Through int64, so the small negative values wrap for unsigned dtypes.
     pool = np.array([info.min if v == "min" else info.max if v == "max" else v for v in INTS],
-                    dtype=dtype)
+                    dtype=np.int64).astype(dtype)
     return rng.choice(pool, shape)
 
 

@@ -356,7 +356,7 @@ def branch_programs(draw):
     if draw(st.booleans()):
         lines.append("r = math.sqrt(t)")  # ValueError for a negative t, as in Python
     # Every name is read at the end: a path's value left unread would be a temporary whose
-    # warnings a one-graph `if` drops, so such a branch breaks (test_probes_dead_temporaries).
+    # warnings a one-graph `if` drops, so such a branch breaks (test_dead_temporaries_warn).
     lines.append(f"return {draw(st.sampled_from(RESULTS))}, a, b, n, t")
     return "def program(x, y):\n" + "".join(f"    {line}\n" for line in lines)
 
@@ -374,7 +374,18 @@ def test_random_branches(backend, source, data):
     fn = namespace["program"]
     calls = [(np.array(xs), np.array(ys)) for xs, ys in data]
     _run_both(fn, calls, backend)
-    _one_graph(ember.stats())
+    if not _rebinds_a_product(source):
+        _one_graph(ember.stats())
+
+
+def _rebinds_a_product(source: str) -> bool:
+    """Whether `a = a * 2.0` (which may overflow) may be rebound before it is read (`a = -b`
+    later, or `a = b if c else a`): a path then holds a temporary nothing reads, whose
+    warnings the `if` op would drop, so the branch breaks."""
+    lines = [line.strip() for line in source.splitlines()]
+    return any(line == "a = a * 2.0" and any(
+        later.startswith("a = ") and not later.startswith("a = a ") for later in lines[k + 1:])
+        for k, line in enumerate(lines))
 
 
 def test_rerun_check_on_native_fast_path():

@@ -15,7 +15,10 @@ bits for `add` and `sub`, the distance of the f64 product for `mul`), and by an 
 `1e300 * 1e300` taken in exactly the runs where the condition holds: it raises the overflow
 flag natively, so the run is redone op by op with NumPy (`fp_rerun`), which gives NumPy's
 own warning. The product feeds the result through a `where` whose test never holds, which
-keeps it computed; the rerun runs the original graph, without the checks.
+keeps it computed; the rerun runs the original graph, without the checks. Where nothing reads
+the result (`q = b * big` never read, `-v` as a statement), NumPy still warns: the product
+then also feeds a 0-d output of the graph or region through such a `where`
+(`_Builder.anchor`), so dead-code elimination keeps the check.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from ember.graph import Graph, Node, Value
-from ember.graph.regions import REGION_OPS
+from ember.graph.regions import REGION_OPS, live_values
 
 # The NumPy scalar operator each checked op is (what the eager backend calls).
 SCALAR_OPERATORS: dict[str, Callable[..., Any]] = {
@@ -51,6 +54,8 @@ def with_checks(graph: Graph) -> Graph:
     nodes: list[Node] = []
     changed = False
     builder = _Builder(graph, nodes)
+    kept = live_values(graph)
+    unread: list[Value] = []  # the `never` tests of checks whose results nothing reads
     for node in graph.nodes:
         if node.op in REGION_OPS:
             attrs = {a: with_checks(r) if a in ("body", "then", "else") else r
@@ -61,7 +66,9 @@ def with_checks(graph: Graph) -> Graph:
                 changed = True
             nodes.append(node)
         elif checks_overflow(node) and not (node.op == "abs" and node.out.dtype.kind == "u"):
-            builder.checked(node)
+            never = builder.checked(node)
+            if not any(id(v) in kept for v in node.results):
+                unread.append(never)
             changed = True
         else:
             nodes.append(node)
@@ -69,6 +76,8 @@ def with_checks(graph: Graph) -> Graph:
         return graph
     result = copy.copy(graph)
     result.nodes = nodes
+    if unread:
+        result.outputs = builder.anchor(list(graph.outputs), unread)
     return result
 
 
@@ -110,6 +119,26 @@ class _Builder:
         never = self.op("eq", (product, self.const(0.0, _F64)), _BOOL)
         self.nodes.append(Node("where", (never, self.const(0, t), raw), {}, node.out,
                                where=node.where, warns_as=node.warns_as))
+        return never
+
+    def anchor(self, outputs: list[Value], tests: list[Value]) -> list[Value]:
+        """`outputs` with one 0-d number among them (not a 0-d array, whose identity may
+        matter) passed through a `where` on each of `tests` (never true), so the checks they
+        end stay computed; unchanged where there is none."""
+        numbers = [k for k, v in enumerate(outputs) if v.shape == () and (v.scalar or v.weak)]
+        numbers.sort(key=lambda k: outputs[k].dtype == _BOOL)  # a bool last (`go`)
+        if not numbers:
+            return outputs
+        k = numbers[0]
+        value = outputs[k]
+        zero = self.const(False if value.dtype == _BOOL else 0, value.dtype)
+        for never in tests:
+            out = Value(self.graph, self.next_id, value.dtype, (), value.weak, value.scalar)
+            self.next_id += 1
+            self.nodes.append(Node("where", (never, zero, value), {}, out))
+            value = out
+        outputs[k] = value
+        return outputs
 
     def overflows(self, op: str, operands: tuple[Value, ...], r: Value) -> Value:
         """Whether `r = op(*operands)`, wrapped in `r`'s dtype, is not the exact result."""

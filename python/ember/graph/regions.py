@@ -136,7 +136,7 @@ _QUIET = frozenset("eq ne lt le gt ge logical_and logical_or logical_xor logical
                    "copy maximum minimum fmax fmin".split())
 
 
-def unused_flag_raisers(region: Graph) -> list[str]:
+def unused_flag_raisers(region: Graph, python_numbers: bool = True) -> list[str]:
     """The ops of `region` that may raise a floating-point flag (NumPy's warnings and errors)
     and whose values nothing uses: a temporary the program names or drops and never reads
     (`t = np.sqrt(a[i])`, `1.0 / x` as a statement, `t` rebound before it is read) with the
@@ -144,14 +144,17 @@ def unused_flag_raisers(region: Graph) -> list[str]:
     that decides nothing: one left unused (`if np.sqrt(x) > 1: pass`, `c or True`) or an
     `if` whose arms do the same (`c and False` before a `break`, `1 if c else 1`). Dead-code
     elimination drops them, and with them their warnings. Values capture makes for its own
-    checks (index arithmetic, bounds, carried values) are never named: they do not count."""
+    checks (index arithmetic, bounds, carried values) are never named: they do not count.
+    Without `python_numbers`, a Python number named (`r = math.sqrt(t)`, whose checks raise
+    as Python does) does not count either."""
     kept, used = live_values(region), live_values(region, False)
     # The dead values the program named, and what only they read.
     named: set[int] = set()
     for node in reversed(region.nodes):
         if any(id(v) in kept for v in node.results):
             continue
-        if any(v.id in region.named or id(v) in named for v in node.results) or (
+        if any((v.id in region.named and (python_numbers or not v.weak)) or id(v) in named
+               for v in node.results) or (
                 node.op == "if" and (node.attrs["then"].named or node.attrs["else"].named)):
             named.update(id(v) for v in (node.out, *node.extra, *node.inputs))
     dead = [node.op for node in region.nodes
@@ -160,7 +163,8 @@ def unused_flag_raisers(region: Graph) -> list[str]:
                 or any(id(v) in used for v in node.results))]
     for node in region.nodes:  # an `if`'s arms name their own temporaries
         if node.op == "if" and any(id(v) in kept for v in node.results):
-            dead += [op for a in ("then", "else") for op in unused_flag_raisers(node.attrs[a])]
+            dead += [op for a in ("then", "else")
+                     for op in unused_flag_raisers(node.attrs[a], python_numbers)]
     return dead
 
 

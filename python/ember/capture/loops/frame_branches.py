@@ -134,13 +134,17 @@ def check_paths(tx: Interpreter, then: Path, orelse: Path) -> None:
 def _check_work(region: Graph) -> None:
     """A path's work, nested branches included: 0-d values, element reads and writes, loop
     ops (whose bodies follow the loop rules), work on arrays of static shapes; and no
-    array temporary that may warn left unread (`t = np.sqrt(a)` on a path), which the `if`
-    op would drop with its warnings: the break runs the path in Python."""
-    from ember.graph.regions import live_values, may_raise
+    temporary that may warn left unread (`t = np.sqrt(a)`, `t = np.log(a[0])` on a path),
+    which the `if` op would drop with its warnings: the break runs the path in Python."""
+    from ember.graph.regions import live_values, may_raise, unused_flag_raisers
 
     kept = live_values(region)
     dead = [node.op for node in region.nodes if node.out.shape and may_raise(node)
             and not any(id(v) in kept for v in node.results)]
+    # 0-d NumPy temporaries the program names or drops and never reads (`t = np.log(x[0])`,
+    # `x[0] / x[1]` as a statement), and conditions that decide nothing, as in loop bodies;
+    # not Python numbers (`r = math.sqrt(t)` on a path traced to the return).
+    dead += unused_flag_raisers(region, python_numbers=False)
     if dead:
         raise CostRefused(f"a path's {dead[0]} is never read (its warnings would be lost)")
     for node in region.nodes:

@@ -180,7 +180,13 @@ def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker, *,
             return _update_array(tx, op, a, b)  # `w += lr * X[i]`
     rows = _per_element(tx, [a, b])
     if rows is None:
-        return _materialised(tx, [a, b], lambda x, y: _apply_operator(tx, op, x, y, compare))
+        result = _materialised(tx, [a, b], lambda x, y: _apply_operator(tx, op, x, y, compare))
+        if inplace and isinstance(a, VectorVariable) and isinstance(result, ArrayVariable):
+            from ember.capture.operators import check_same_kind
+
+            # `a[i:i + 1] += np.float32(1)` into bools: NumPy's `out=` casting rule raises.
+            check_same_kind(result.value.dtype, a.elements[0].dtype)
+        return result
     fn = numpy_api.compare_op if compare else numpy_api.binary_op
     with tx.graph.one_call():
         results = [call_numpy_api(f"operator {op}", fn, tx.graph, op, x, y) for x, y in rows]
