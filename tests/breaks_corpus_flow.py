@@ -189,10 +189,10 @@ CASES = [
     Program(clip_if_large, lambda: (np.array([0.5, 3.0]),), graphs=1, breaks=0),
     Program(relu_or_tanh, lambda: (np.arange(-2.0, 2.0), True), graphs=1, breaks=0),
     Program(any_nan_guard, lambda: (np.array([1.0, -2.0]),), graphs=1, breaks=0),
-    # The test at the top breaks; the resumed loop's test breaks on every trip of a cheap
-    # `while`, so that frame runs as plain Python (docs/ARCHITECTURE.md, section 12, rule 4).
-    Program(newton_sqrt, lambda: (np.array([2.0, 9.0]),), graphs=1, breaks=2,
-            python_frames=1),
+    # The test at the top is a frame-level branch whose path of no trip leaves `x` (the
+    # frame's own copy) as it was; the other path is one loop op (docs/ARCHITECTURE.md,
+    # frame-level branches).
+    Program(newton_sqrt, lambda: (np.array([2.0, 9.0]),), graphs=1, breaks=0),
     # One loop op: float() of a loop value is a weak float, the data-dependent `if` an if op
     # whose `break` ends the loop (docs/ARCHITECTURE.md, section 12).
     Program(power_iteration, lambda: (np.array([[2.0, 1.0], [1.0, 3.0]]),), graphs=1,
@@ -212,8 +212,9 @@ CASES = [
     # runs as Python for NumPy's LinAlgError, caught, printed and raised again.
     Program(catch_and_reraise, lambda: (np.zeros((2, 2)),), graphs=1, breaks=0),
     Program(with_block_around_break, lambda: (np.ones(2), Log()), graphs=2, breaks=1),
-    Program(while_data_dependent_count, lambda: (np.full(3, 4.0),), graphs=1, breaks=2,
-            python_frames=1),
+    # `x` is the argument: each path is traced on to the return, which hands back the
+    # argument itself where no trip ran.
+    Program(while_data_dependent_count, lambda: (np.full(3, 4.0),), graphs=1, breaks=0),
     Program(recursive_halving, lambda: (np.full(2, 5.0),), graphs=2, breaks=2),
     Program(generator_consumer, lambda: (np.ones(3),), graphs=1, breaks=0),
     # The caller's inlined attempt, then int() (of a float: it may raise) and FOR_ITER per

@@ -109,6 +109,10 @@ impl Native<'_, '_> {
             Op::Astype { .. } | Op::Copy | Op::Squeeze { .. } | Op::Reshape { .. } => {
                 self.cast_val(&args[0], out)
             }
+            // A reduction of a 0-d value (`np.sum` of a sum, left by `scalarize` once its
+            // operand became one number): that number in the result's dtype (`any`/`all`
+            // its truth, as `astype(bool)`).
+            Op::Reduce { .. } if types[0].shape.is_empty() => self.cast_val(&args[0], out),
             Op::Unary(op) => {
                 if *op == UnaryOp::Positive {
                     return Ok(args[0].clone());
