@@ -23,7 +23,7 @@ from ember.capture.loops.frame_branches import (
     is_frame_branch,
     retry_while_on_path,
 )
-from ember.capture.loops.whiles import length_tested, python_while, stack_while
+from ember.capture.loops.whiles import length_tested, python_trip, python_while, stack_while
 from ember.capture.variables import choice, slices
 from ember.capture.variables.choice import ChoiceVariable
 from ember.capture.variables.appended import AppendedListVariable, items_range
@@ -236,6 +236,8 @@ class FlowOpcodes:
             return  # `while len(queue) > 0:`
         if always_pop and python_while(self, inst, not taken):
             return
+        if taken and always_pop and inst.opname.startswith("POP_JUMP_BACKWARD"):
+            python_trip(self, inst)
         if taken:
             self.jump(inst)
 

@@ -123,6 +123,8 @@ class Tracer:
         # Loops that refused to be loop ops -> whether a carried array changes shape in them.
         self.unrolled_loops: dict[tuple[Any, int], bool] = {}
         self.long_loops: set[tuple[Any, int]] = set()  # short loops past the op budget
+        # `while` loops of Python tests being unrolled -> the graph's node count at entry.
+        self.while_starts: dict[tuple[Any, int], int] = {}
         # Arrays read from globals or attributes that loop bodies take as pseudo-locals
         # (`loops/inputs.py`): those read when the frame starts, and each pseudo-local's source.
         self.preloads: dict[Source, Any] = {}

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ember.config import config
 from ember.capture.breaks import graph_break
 from ember.capture.loops import appends, followers, inputs, lazy_reads, tuples
 from ember.capture.loops.body import GO, Body, enclosing_body, loop_head, step_instruction
@@ -290,6 +291,11 @@ def python_while(tx: Interpreter, inst: Instruction, enters: bool) -> bool:
     * i <= n: ...; i += 1` carried); `enters`: the first test's outcome. True when done
     (the interpreter continues at the loop's exit)."""
     if not _told(tx, inst):
+        if enters and tx.depth == 0 and tx.graph.parent is None and (
+                while_exit(tx, inst) is not None):
+            from ember.capture.loops.region import loop_key
+
+            tx.tracer.while_starts[loop_key(tx, inst)] = len(tx.graph.nodes)
         return False
     exit_index = while_exit(tx, inst)
     if exit_index is None:
@@ -301,6 +307,31 @@ def python_while(tx: Interpreter, inst: Instruction, enters: bool) -> bool:
     # entry serves, so a local its body first assigns may be read after it.
     _capture_or_refuse(tx, inst, tx.ip, exit_index, always_trips=True)
     return True
+
+
+def python_trip(tx: Interpreter, inst: Instruction) -> None:
+    """The bottom test `inst` of a `while` of the frame's graph whose tests are Python values
+    (`while i <= n: ...; i = i + 1`) jumped back: once its trips so far added more ops than
+    the unroll budget, capture starts again with it as a loop op (`python_while`), as a
+    short `for` loop's unrolling is tried (`UnrollAccount.check`). A loop refused as one
+    unrolls on, as before."""
+    from ember.capture.bytecode import TRUTH_JUMPS
+    from ember.capture.loops import ops_with_loop_bodies
+    from ember.capture.loops.region import LoopTooLong, loop_key
+
+    top = inst.target
+    if tx.depth or tx.graph.parent is not None or not tx.tracer.loop_ops or not top:
+        return
+    first = tx.instructions[top - 1]
+    if not TRUTH_JUMPS.get(first.opname, (None, False))[1] or first.target != inst.index + 1:
+        return
+    key = loop_key(tx, first)
+    start = tx.tracer.while_starts.get(key)
+    if start is None or key in tx.tracer.unrolled_loops or key in tx.tracer.long_loops:
+        return
+    added = ops_with_loop_bodies(tx.graph.nodes[start:])
+    if added > config.unroll_op_budget:
+        raise LoopTooLong(key, f"{added} ops unrolled in the trips of a while loop so far")
 
 
 def stack_while(tx: Interpreter, inst: Instruction, tested: VariableTracker) -> bool:
