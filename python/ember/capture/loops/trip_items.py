@@ -41,6 +41,8 @@ def item(tx: Interpreter, iterator: IteratorVariable, trace: Trace,
     if isinstance(origin, ZippedItems):
         return TupleVariable([_list_item(tx, p, trace, by_tracker) if isinstance(p, ListItems)
                               else part_item(tx, p, trace, by_tracker) for p in origin.parts])
+    if isinstance(origin, zipped.Product):
+        return origin.item(trace.region, trace.index)
     if isinstance(origin, zipped.Zipped):
         return origin.item([part_item(tx, part, trace, by_tracker) for part in origin.parts])
     if isinstance(origin, ArrayRows):

@@ -39,6 +39,39 @@ class Zipped:
         return build(self.nest)
 
 
+@dataclass
+class Product:
+    """What a loop over `itertools.product(*ranges)` iterates: trip `t` takes the tuple of
+    each range's item at `t`'s digits in the mixed radix of the ranges' lengths (the last
+    range varies fastest)."""
+
+    parts: list[VariableTracker]
+
+    def item(self, region: Graph, index: Value) -> VariableTracker:
+        from ember.capture.variables.containers import TupleVariable
+
+        ranges = [p.constant() for p in self.parts]  # type: ignore[attr-defined]
+        items: list[VariableTracker] = []
+        stride = 1
+        for r in reversed(ranges):
+            digit = index if stride == 1 else region.op("floordiv", [index, region.const(stride)])
+            if len(r) != 1:
+                digit = region.op("mod", [digit, region.const(len(r))])
+            else:
+                digit = region.op("mul", [digit, region.const(0)])
+            items.insert(0, ArrayVariable(range_item(region, r, digit)))
+            stride *= max(len(r), 1)
+        return TupleVariable(items)
+
+
+def product_of(parts: list[VariableTracker]) -> Product | None:
+    """The loop origin of `itertools.product(*parts)` of ranges, else None."""
+    if parts and all(isinstance(p, ConstantVariable) and isinstance(p.constant(), range)
+                     for p in parts):
+        return Product(list(parts))
+    return None
+
+
 def origin_of(parts: list[VariableTracker]) -> Zipped | None:
     """The loop origin of `zip(*parts)`, or None when a part is not a range, an array, or a
     `zip`/`enumerate` of those not yet iterated (`enumerate(zip(a, b))`)."""

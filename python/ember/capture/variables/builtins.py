@@ -487,8 +487,12 @@ def _combinatoric(fn, *options: str):
         iterables = [a.unpack(tx) for a in args[:len(args) - len(counts)]]
         items = fn(*iterables, *(c.constant() for c in counts),
                    **{k: v.constant() for k, v in kwargs.items()})
-        return _iterator_result([TupleVariable(list(i)) if isinstance(i, tuple) else i
-                                 for i in items])
+        iterator = _iterator_result([TupleVariable(list(i)) if isinstance(i, tuple) else i
+                                     for i in items])
+        if fn is itertools.product and not counts:
+            repeat = kwargs["repeat"].constant() if "repeat" in kwargs else 1
+            iterator.origin = zipped.product_of(list(args) * repeat)  # a loop op's items
+        return iterator
 
     return rule
 
