@@ -51,17 +51,35 @@ class Product:
         from ember.capture.variables.containers import TupleVariable
 
         ranges = [p.constant() for p in self.parts]  # type: ignore[attr-defined]
-        items: list[VariableTracker] = []
-        stride = 1
-        for r in reversed(ranges):
-            digit = index if stride == 1 else region.op("floordiv", [index, region.const(stride)])
-            if len(r) != 1:
-                digit = region.op("mod", [digit, region.const(len(r))])
-            else:
-                digit = region.op("mul", [digit, region.const(0)])
-            items.insert(0, ArrayVariable(range_item(region, r, digit)))
-            stride *= max(len(r), 1)
-        return TupleVariable(items)
+        return TupleVariable([ArrayVariable(v) for v in digits(region, index, ranges)])
+
+
+@dataclass
+class NdEnumerate:
+    """What a loop over `np.ndenumerate(a)` iterates: trip `t` takes the tuple of `t`'s
+    digits in the radix of `a`'s shape (C order, as `a.flat`) and the element there, read
+    when the trip starts."""
+
+    array: ArrayVariable
+
+    def index_of(self, region: Graph, index: Value) -> list[Value]:
+        return digits(region, index, [range(n) for n in self.array.value.shape])
+
+
+def digits(region: Graph, index: Value, ranges: list[range]) -> list[Value]:
+    """Each range's item at `index`'s digits in the mixed radix of the ranges' lengths, the
+    last range varying fastest."""
+    items: list[Value] = []
+    stride = 1
+    for r in reversed(ranges):
+        digit = index if stride == 1 else region.op("floordiv", [index, region.const(stride)])
+        if len(r) != 1:
+            digit = region.op("mod", [digit, region.const(len(r))])
+        else:
+            digit = region.op("mul", [digit, region.const(0)])
+        items.insert(0, range_item(region, r, digit))
+        stride *= max(len(r), 1)
+    return items
 
 
 def product_of(parts: list[VariableTracker]) -> Product | None:
