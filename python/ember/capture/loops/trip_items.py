@@ -41,7 +41,7 @@ def item(tx: Interpreter, iterator: IteratorVariable, trace: Trace,
     if isinstance(origin, ZippedItems):
         return TupleVariable([_list_item(tx, p, trace, by_tracker) if isinstance(p, ListItems)
                               else part_item(tx, p, trace, by_tracker) for p in origin.parts])
-    if isinstance(origin, zipped.Product):
+    if isinstance(origin, (zipped.Product, zipped.Pairs)):
         return origin.item(trace.region, trace.index)
     if isinstance(origin, zipped.NdEnumerate):
         region = trace.region

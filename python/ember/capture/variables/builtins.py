@@ -493,6 +493,9 @@ def _combinatoric(fn, *options: str):
         if fn is itertools.product and not counts:
             repeat = kwargs["repeat"].constant() if "repeat" in kwargs else 1
             iterator.origin = zipped.product_of(list(args) * repeat)  # a loop op's items
+        r = [c.constant() for c in counts] or [v.constant() for v in kwargs.values()]
+        if fn is itertools.combinations and len(args) - len(counts) == 1 and r == [2]:
+            iterator.origin = zipped.pairs_of(args[0])
         return iterator
 
     return rule
