@@ -240,3 +240,42 @@ def test_running_object_random(n, steps, start):
     np.testing.assert_allclose(m, m0)
     assert c == c0 and type(c) is type(c0)
     _same_object(r, r0)
+
+
+def branch_on_data(x):
+    o = Empty()
+    o.v = x
+    if x.sum() > 0:
+        o.v = x * 2
+    else:
+        o.v = x * 3
+    return o.v + 1
+
+
+def running_best(xs):
+    o = Empty()
+    o.best = -1.0
+    for i in range(xs.shape[0]):
+        if xs[i] > o.best:
+            o.best = xs[i]
+    return o.best
+
+
+def conditional_adds(xs):
+    r = Running(xs[0])
+    for i in range(40):
+        if xs[i] > 0:
+            r.add(xs[i])
+    return r.mean, r.count
+
+
+@pytest.mark.parametrize("fn", [branch_on_data, running_best, conditional_adds])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_branches_on_data(fn, seed):
+    x = np.random.default_rng(seed).standard_normal(50)
+    want, got = fn(x.copy()), ember.compile(fn)(x.copy())
+    if isinstance(want, tuple):
+        np.testing.assert_allclose(got[0], want[0])
+        assert got[1] == want[1]
+    else:
+        np.testing.assert_allclose(got, want)
