@@ -260,6 +260,27 @@ NOT_YET_NATIVE = {
     "classification_report_dict": "`tp / (tp + fp) if tp + fp > 0 else 0.0`: a NumPy float64 "
                                   "on one path and a Python float on the other, stored in a "
                                   "dict of tuples",
+    "douglas_peucker": "`while stack:` of a list of (start, end) tuples whose pushes depend on "
+                       "`if d[k] > eps` (an array value): the stack's length is data, and a "
+                       "tuple list is no loop-op stack",
+    "nditer_sum_squares": "`np.nditer(a)` is not captured: its items are 0-d read-only views "
+                          "in the array's memory order ('K'), which capture does not model",
+    "accumulate_running_max": "`itertools.accumulate(x, max)` is not captured (Python's `max` "
+                              "keeps the running value on NaN, unlike np.maximum.accumulate)",
+    "piecewise_ramp": "`np.piecewise` runs NumPy's Python code, which branches on "
+                      "`any(condition)` of the data",
+    "lanczos_resample": "`np.arange(lo, lo + 2 * a)` with `lo = int(math.floor(i / factor))` a "
+                        "run-time int in the trip: past the unroll budget, refused as a loop op",
+    "choose_palette": "`np.choose` is not captured (NumPy's Python wrapper calls "
+                      "`_array_converter`)",
+    "argwhere_local_maxima": "`np.argwhere(m) + 1`: arithmetic on a 2-d array whose length only "
+                             "the data knows",
+    "radial_profile_indices": "`np.bincount(r)` without `minlength=`: its length is the "
+                              "largest value",
+    "packbits_jaccard": "`np.packbits` is not captured, nor `bin(i).count('1')`",
+    "apply_along_rows_range": "`np.apply_along_axis` is not captured (NumPy's Python wrapper "
+                              "calls `_array_converter`)",
+    "fromiter_squares": "`np.fromiter` of a generator is not captured",
 }
 
 

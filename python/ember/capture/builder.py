@@ -59,7 +59,7 @@ _BUILTIN_FUNCTIONS = frozenset(
     v for v in vars(builtins).values() if isinstance(v, (types.BuiltinFunctionType, type))
 ) | {itertools.product, itertools.combinations, itertools.permutations, itertools.chain,
      collections.deque, heapq.heappush, heapq.heappop, heapq.heapreplace, heapq.heappushpop,
-     functools.reduce, copy.copy, copy.deepcopy}
+     functools.reduce, copy.copy, copy.deepcopy, np.ndenumerate}
 # EQUALS_MATCH compares these exactly; other constants are guarded by identity.
 _EQUALS_TYPES = (type(None), bool, int, float, str)
 

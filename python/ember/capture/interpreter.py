@@ -61,6 +61,7 @@ from ember.capture.variables.functions import (
 )
 from ember.capture.variables.errstate import ErrstateVariable
 from ember.capture.variables.objects import UserObjectVariable
+from ember.capture.variables.new_objects import NewObjectVariable
 from ember.config import config
 from ember.errors import Unsupported
 from ember.numpy_api.scalars import numbers_in_graph
@@ -518,7 +519,7 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
 
     def STORE_ATTR(self, inst: Instruction) -> None:
         obj = self.stack[-1]
-        if not isinstance(obj, UserObjectVariable):
+        if not isinstance(obj, (UserObjectVariable, NewObjectVariable)):
             raise graph_break("side_effect", what=f"assignment to {obj.describe()}.{inst.argval}")
         obj, value = self.pop(), self.pop()
         obj.setattr(self, inst.argval, value)

@@ -26,7 +26,8 @@ from ember.capture.breaks import graph_break
 from ember.capture.resume.continuation import ResumableIterator
 from ember.capture.sources import AttrSource, ClosureSource, Source
 from ember.capture.tracer import Tracer
-from ember.capture.variables import scalar
+from ember.capture.variables import new_objects, scalar
+from ember.capture.variables.new_objects import NewObjectVariable
 from ember.capture.variables.array import (
     VIEW_OPS,
     ArrayMethodVariable,
@@ -222,6 +223,8 @@ class Rebuilder:
         if isinstance(vt, (ListVariable, DictVariable, IteratorVariable, NestedFunctionVariable,
                            CellVariable)):
             return self._built_once(vt)
+        if isinstance(vt, NewObjectVariable):
+            return self._new_object(vt)
         if isinstance(vt, (BuiltinVariable, NumpyFunctionVariable, PartialTypeVariable)):
             return self.embed(vt.constant() if not isinstance(vt, PartialTypeVariable)
                               else functools.partial, "callable")
@@ -288,6 +291,20 @@ class Rebuilder:
         name = f"__ember_v{len(self._built)}"
         self._built[key] = name  # before the items: a list may contain itself
         self.prelude.append(f"{name} = {self._construct(vt)}")
+        return name
+
+    def _new_object(self, vt: NewObjectVariable) -> str:
+        """An instance made during capture: made first (its attributes may refer to it),
+        then its `__dict__` filled in assignment order."""
+        key = id(vt)
+        if key in self._built:
+            return self._built[key]
+        name = f"__ember_v{len(self._built)}"
+        self._built[key] = name
+        self.prelude.append(f"{name} = {self.embed(new_objects.new_object, 'new_object')}"
+                            f"({self.embed(vt.cls, vt.cls.__name__)})")
+        pairs = "".join(f"{k!r}: {self.expr(v)}, " for k, v in vt.attrs.items())
+        self.prelude.append(f"{name}.__dict__.update({{{pairs}}})")
         return name
 
     def _construct(self, vt: VariableTracker) -> str:

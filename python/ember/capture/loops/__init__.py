@@ -180,10 +180,11 @@ def _loopable(iterator: IteratorVariable) -> bool:
     from ember.capture.variables.constant import ConstantVariable
 
     from ember.capture.loops.vectors import VectorVariable
-    from ember.capture.loops.zipped import Zipped
+    from ember.capture.loops.zipped import NdEnumerate, Pairs, Product, Zipped
 
     origin = iterator.origin
-    return isinstance(origin, (ArrayVariable, Zipped, VectorVariable)) or (
+    return isinstance(origin, (ArrayVariable, Zipped, Product, Pairs, NdEnumerate,
+                               VectorVariable)) or (
         isinstance(origin, ConstantVariable) and isinstance(origin.constant(), range))
 
 

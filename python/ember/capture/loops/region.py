@@ -583,7 +583,7 @@ def _iterated(iterator: IteratorVariable) -> list[Any]:
     origin = iterator.origin
     if isinstance(origin, ArrayRows):
         return origin.arrays
-    if isinstance(origin, SliceItems):
+    if isinstance(origin, (SliceItems, zipped.NdEnumerate)):
         return [origin.array]
     return origin.parts if isinstance(origin, (zipped.Zipped, ranges.ZippedItems)) else [origin]
 

@@ -41,6 +41,14 @@ def item(tx: Interpreter, iterator: IteratorVariable, trace: Trace,
     if isinstance(origin, ZippedItems):
         return TupleVariable([_list_item(tx, p, trace, by_tracker) if isinstance(p, ListItems)
                               else part_item(tx, p, trace, by_tracker) for p in origin.parts])
+    if isinstance(origin, (zipped.Product, zipped.Pairs)):
+        return origin.item(trace.region, trace.index)
+    if isinstance(origin, zipped.NdEnumerate):
+        region = trace.region
+        where = origin.index_of(region, trace.index)
+        group = entered(trace, by_tracker, origin.array)
+        element = ArrayVariable(region.op("load", [group.param, *where]))
+        return TupleVariable([TupleVariable([ArrayVariable(w) for w in where]), element])
     if isinstance(origin, zipped.Zipped):
         return origin.item([part_item(tx, part, trace, by_tracker) for part in origin.parts])
     if isinstance(origin, ArrayRows):

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ember.config import config
 from ember.capture.breaks import graph_break
 from ember.capture.loops import appends, followers, inputs, lazy_reads, tuples
 from ember.capture.loops.body import GO, Body, enclosing_body, loop_head, step_instruction

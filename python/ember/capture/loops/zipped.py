@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
@@ -37,6 +39,102 @@ class Zipped:
                                   for n in nest])
 
         return build(self.nest)
+
+
+@dataclass
+class Product:
+    """What a loop over `itertools.product(*ranges)` iterates: trip `t` takes the tuple of
+    each range's item at `t`'s digits in the mixed radix of the ranges' lengths (the last
+    range varies fastest)."""
+
+    parts: list[VariableTracker]
+
+    def item(self, region: Graph, index: Value) -> VariableTracker:
+        from ember.capture.variables.containers import TupleVariable
+
+        ranges = [p.constant() for p in self.parts]  # type: ignore[attr-defined]
+        return TupleVariable([ArrayVariable(v) for v in digits(region, index, ranges)])
+
+
+@dataclass
+class NdEnumerate:
+    """What a loop over `np.ndenumerate(a)` iterates: trip `t` takes the tuple of `t`'s
+    digits in the radix of `a`'s shape (C order, as `a.flat`) and the element there, read
+    when the trip starts."""
+
+    array: ArrayVariable
+
+    def index_of(self, region: Graph, index: Value) -> list[Value]:
+        return digits(region, index, [range(n) for n in self.array.value.shape])
+
+
+@dataclass
+class Pairs:
+    """What a loop over `itertools.combinations(r, 2)` of a range iterates: trip `t` takes
+    the `t`-th pair `(r[i], r[j])`, `i < j`, in Python's order (row `i` holds `n - 1 - i`
+    pairs, so `first(i) = i * (2n - 1 - i) // 2` come before it). `i` is found from the
+    root of that quadratic in float64, then corrected to the exact row by the integer
+    `first` on each side, so rounding cannot pick a wrong pair."""
+
+    part: VariableTracker
+
+    def item(self, region: Graph, index: Value) -> VariableTracker:
+        from ember.capture.variables.containers import TupleVariable
+
+        r = self.part.constant()  # type: ignore[attr-defined]
+        b = 2 * len(r) - 1
+        int64, float64 = np.dtype(np.int64), np.dtype(np.float64)
+
+        def op(name: str, *args: Value | int | float) -> Value:
+            return region.op(name, [a if not isinstance(a, (int, float)) else region.const(a)
+                                    for a in args])
+
+        def first(i: Value) -> Value:
+            return op("floordiv", op("mul", i, op("sub", b, i)), 2)
+
+        t = region.op("astype", [index], dtype=int64, weak=True)
+        root = op("sqrt", op("sub", float(b * b),
+                             op("mul", 8.0, region.op("astype", [t], dtype=float64, weak=False))))
+        guess = op("floor", op("div", op("sub", float(b), root), 2.0))
+        i = region.op("astype", [guess], dtype=int64, weak=True)
+        up = op("add", i, 1)
+        i = op("where", op("le", first(up), t), up, i)
+        i = op("where", op("gt", first(i), t), op("sub", i, 1), i)
+        j = op("add", op("sub", t, first(i)), op("add", i, 1))
+        i, j = (region.op("astype", [v], dtype=int64, weak=True) for v in (i, j))
+        return TupleVariable([ArrayVariable(range_item(region, r, i)),
+                              ArrayVariable(range_item(region, r, j))])
+
+
+def digits(region: Graph, index: Value, ranges: list[range]) -> list[Value]:
+    """Each range's item at `index`'s digits in the mixed radix of the ranges' lengths, the
+    last range varying fastest."""
+    items: list[Value] = []
+    stride = 1
+    for r in reversed(ranges):
+        digit = index if stride == 1 else region.op("floordiv", [index, region.const(stride)])
+        if len(r) != 1:
+            digit = region.op("mod", [digit, region.const(len(r))])
+        else:
+            digit = region.op("mul", [digit, region.const(0)])
+        items.insert(0, range_item(region, r, digit))
+        stride *= max(len(r), 1)
+    return items
+
+
+def pairs_of(part: VariableTracker) -> Pairs | None:
+    """The loop origin of `itertools.combinations(part, 2)` of a range, else None."""
+    if isinstance(part, ConstantVariable) and isinstance(part.constant(), range):
+        return Pairs(part)
+    return None
+
+
+def product_of(parts: list[VariableTracker]) -> Product | None:
+    """The loop origin of `itertools.product(*parts)` of ranges, else None."""
+    if parts and all(isinstance(p, ConstantVariable) and isinstance(p.constant(), range)
+                     for p in parts):
+        return Product(list(parts))
+    return None
 
 
 def origin_of(parts: list[VariableTracker]) -> Zipped | None:

@@ -10,6 +10,7 @@ import copy
 import functools
 import heapq
 import itertools
+import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -487,10 +488,39 @@ def _combinatoric(fn, *options: str):
         iterables = [a.unpack(tx) for a in args[:len(args) - len(counts)]]
         items = fn(*iterables, *(c.constant() for c in counts),
                    **{k: v.constant() for k, v in kwargs.items()})
-        return _iterator_result([TupleVariable(list(i)) if isinstance(i, tuple) else i
-                                 for i in items])
+        iterator = _iterator_result([TupleVariable(list(i)) if isinstance(i, tuple) else i
+                                     for i in items])
+        if fn is itertools.product and not counts:
+            repeat = kwargs["repeat"].constant() if "repeat" in kwargs else 1
+            iterator.origin = zipped.product_of(list(args) * repeat)  # a loop op's items
+        r = [c.constant() for c in counts] or [v.constant() for v in kwargs.values()]
+        if fn is itertools.combinations and len(args) - len(counts) == 1 and r == [2]:
+            iterator.origin = zipped.pairs_of(args[0])
+        return iterator
 
     return rule
+
+
+def _ndenumerate(tx, args, kwargs):
+    """`np.ndenumerate(a)` of an array of known shape: `(index, a[index])` in C order, each
+    element read from `a` when its trip starts (as `a.flat` reads it)."""
+    from ember.capture.variables.array import ArrayVariable
+
+    if kwargs or len(args) != 1 or not isinstance(args[0], ArrayVariable):
+        return None
+    a = args[0]
+    shape = a.value.shape
+    if a.value.weak or not all(type(n) is int for n in shape):
+        return None
+
+    def item(i: int) -> VariableTracker:
+        where = [ConstantVariable(int(d)) for d in np.unravel_index(i, shape)] if shape else []
+        return TupleVariable([TupleVariable(where), a.getitem(tx, TupleVariable(list(where)))])
+
+    iterator = _iterator_result(LazyItems(math.prod(shape), item))
+    if shape and 0 not in shape:
+        iterator.origin = zipped.NdEnumerate(a)  # a loop op's items (capture/loops)
+    return iterator
 
 
 def _map(tx, args, kwargs):
@@ -751,4 +781,5 @@ _RULES = {
     itertools.combinations: _combinatoric(itertools.combinations, "r"),
     itertools.permutations: _combinatoric(itertools.permutations, "r"),
     itertools.chain: _combinatoric(itertools.chain),
+    np.ndenumerate: _ndenumerate,
 }

@@ -165,6 +165,10 @@ class ConstantVariable(VariableTracker):
             if converted is not None:
                 return converted
         if not is_foldable(self.value):
+            from ember.capture.variables import new_objects
+
+            if self.source is not None and new_objects.plain_class(self.value):
+                return new_objects.construct(tx, self, args, kwargs)
             return super().call(tx, args, kwargs)
         from ember.capture.loops import scalars as loop_scalars
 
