@@ -52,6 +52,7 @@ from kernel_cases_loops2 import LOOPS2_CASES
 
 from kernel_cases_assignments import ASSIGNMENT_CASES
 from kernel_cases_containers import CONTAINER_CASES
+from kernel_cases_dicts import DICT_CASES
 
 
 def _spd(rng, n):
@@ -1156,3 +1157,4 @@ CASES += LOOPS2_CASES
 
 CASES += ASSIGNMENT_CASES
 CASES += CONTAINER_CASES
+CASES += DICT_CASES
