@@ -436,6 +436,12 @@ def contains_op(tx: Interpreter, item: VariableTracker, container: VariableTrack
 
     if isinstance(container, AppendedListVariable):
         return contains(tx, container, item, negated)
+    if isinstance(container, DictVariable) and not item.is_constant():
+        from ember.capture.variables import dict_lookups
+
+        found = dict_lookups.contains(tx, container, item, negated)
+        if found is not None:
+            return found
     if type(container) in (ListVariable, TupleVariable) and tx.graph.parent is None and (
             built := from_items(tx, container.items)) is not None:  # type: ignore[attr-defined]
         # `v in out` of numbers the graph computes: searched in a buffer of them (a NaN

@@ -321,6 +321,14 @@ class DictVariable(VariableTracker):
         return [ConstantVariable(k) for k in self.items]
 
     def getitem(self, tx: Interpreter, index: VariableTracker) -> VariableTracker:
+        from ember.capture.variables.scalar import structural
+
+        if not structural(index).is_constant():
+            from ember.capture.variables import dict_lookups
+
+            found = dict_lookups.lookup(tx, self, index, None)
+            if found is not None:
+                return found
         key = _index(tx, index, self.describe())
         return fold("dict lookup", self.items.__getitem__, key)
 
@@ -492,6 +500,15 @@ class ContainerMethodVariable(VariableTracker):
             return ListVariable([TupleVariable([ConstantVariable(k), v]) for k, v in items.items()])
         if name == "copy":
             return DictVariable(dict(items))
+        from ember.capture.variables.scalar import structural
+
+        if name == "get" and args and not structural(args[0]).is_constant():
+            from ember.capture.variables import dict_lookups
+
+            default = args[1] if len(args) > 1 else ConstantVariable(None)
+            found = dict_lookups.lookup(tx, owner, args[0], default)
+            if found is not None:
+                return found
         key = _index(tx, args[0], owner.describe()) if args else None
         if name == "get":
             default = args[1] if len(args) > 1 else ConstantVariable(None)
