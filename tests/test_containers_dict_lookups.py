@@ -126,3 +126,33 @@ def test_loop_compiles_whole():
         assert np.array_equal(compiled(codes, table, -1.0), recode_get(codes, table, -1.0))
     stats = ember.stats()
     assert stats["graph_breaks"] == 0 and stats["entry_fallbacks"] == 0, stats["break_reasons"]
+
+
+def in_constant_sets(codes):
+    n = 0
+    for i in range(len(codes)):
+        if int(codes[i]) in {1, 3, 5, -2}:
+            n += 1
+        if codes[i] not in (2, 4, True):
+            n += 10
+    return n
+
+
+def in_float_tuple(values):
+    n = 0
+    for i in range(len(values)):
+        if values[i] in (0.5, -0.0):  # float items: left to Python (NaN, -0.0)
+            n += 1
+    return n
+
+
+@settings(derandomize=True, deadline=None, max_examples=30)
+@given(st.lists(st.integers(-3, 7), min_size=1, max_size=30))
+def test_membership_in_constant_sets_and_tuples(values):
+    for dtype in (np.int64, np.int8):
+        assert_behaves_as_numpy(in_constant_sets, np.array(values, dtype=dtype))
+
+
+def test_membership_in_a_float_tuple_stays_right():
+    values = np.array([0.5, 0.0, -0.0, np.nan, 1.0])
+    assert_behaves_as_numpy(in_float_tuple, values, compiled_code=False)

@@ -436,10 +436,13 @@ def contains_op(tx: Interpreter, item: VariableTracker, container: VariableTrack
 
     if isinstance(container, AppendedListVariable):
         return contains(tx, container, item, negated)
-    if isinstance(container, DictVariable) and not item.is_constant():
+    constant_set = isinstance(container, ConstantVariable) and isinstance(
+        container.constant(), (frozenset, set, tuple))
+    if (isinstance(container, DictVariable) or constant_set) and not item.is_constant():
         from ember.capture.variables import dict_lookups
 
-        found = dict_lookups.contains(tx, container, item, negated)
+        found = dict_lookups.contains(
+            tx, container.constant() if constant_set else container, item, negated)
         if found is not None:
             return found
     if type(container) in (ListVariable, TupleVariable) and tx.graph.parent is None and (

@@ -1,4 +1,4 @@
-"""Lookups of a dict of constant int keys at an int the graph computes: `table[k]`,
+"""Lookups of a dict of constant int keys (and membership in a constant set or tuple of ints) at an int the graph computes: `table[k]`,
 `table.get(k, default)` and `k in table` with `k = int(codes[i])`, in loop bodies and at the
 frame's level (a recoding table built before the loop, or a dict argument whose keys and
 items the entry guards).
@@ -42,8 +42,8 @@ def _key(tx: Interpreter, key: VariableTracker) -> Value | None:
     return tx.graph.op("astype", [key.value], dtype=np.int64, weak=True)
 
 
-def _keys(owner: DictVariable) -> list[int] | None:
-    keys = list(owner.items)
+def _keys(owner: DictVariable | frozenset | set | tuple) -> list[int] | None:
+    keys = list(owner if isinstance(owner, (frozenset, set, tuple)) else owner.items)
     if not 0 < len(keys) <= MOST_KEYS or not all(
             type(k) in (int, bool) and _INT64.min <= k <= _INT64.max for k in keys):
         return None
@@ -70,10 +70,11 @@ def _found(tx: Interpreter, key: Value, keys: list[int]) -> Value:
     return found
 
 
-def contains(tx: Interpreter, owner: DictVariable, item: VariableTracker, negated: bool
-             ) -> VariableTracker | None:
-    """`item in owner` (`not in` where `negated`: a Python bool), or None where there is no
-    rule."""
+def contains(tx: Interpreter, owner: DictVariable | frozenset | set | tuple,
+             item: VariableTracker, negated: bool) -> VariableTracker | None:
+    """`item in owner` (`not in` where `negated`: a Python bool) of a dict or of a constant
+    set or tuple of ints (`k in {1, 3, 5}`, a frozenset constant; `k in (2, 4)`: ints, whose
+    identity test is their equality), or None where there is no rule."""
     key, keys = _key(tx, item), _keys(owner)
     if key is None or keys is None:
         return None
