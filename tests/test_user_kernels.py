@@ -284,8 +284,6 @@ NOT_YET_NATIVE = {
                                "data: loop ops carry no dicts",
     "defaultdict_sums": "`defaultdict(float)` filled at keys read from the data: loop ops "
                         "carry no dicts",
-    "recode_with_table": "`table.get(int(codes[i]), -1)` of a dict argument at a key read "
-                         "from the data: a dict lookup at a run-time key",
     "union_find_dict": "`parent[x]` of a dict at keys read from the data, in a helper's "
                        "`while parent[x] != x`: loop ops carry no dicts",
     "two_sum_dict": "`if need in where` and `where[int(nums[j])] = j`: a dict at keys read "

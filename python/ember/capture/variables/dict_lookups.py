@@ -1,7 +1,8 @@
-"""Lookups of a dict of constant int keys (and membership in a constant set or tuple of ints) at an int the graph computes: `table[k]`,
-`table.get(k, default)` and `k in table` with `k = int(codes[i])`, in loop bodies and at the
-frame's level (a recoding table built before the loop, or a dict argument whose keys and
-items the entry guards).
+"""Lookups of a dict of constant int keys at an int the graph computes in a loop body
+(`table[k]`, `table.get(k, default)` and `k in table` with `k = int(codes[i])`: a recoding
+table built before the loop, or a dict argument whose keys and items the entry guards), and
+membership in a constant set or tuple of ints (`k in {1, 3, 5}`), there and at the frame's
+level.
 
 The dict's keys are Python ints (or bools, which equal 0 and 1) and its values Python
 numbers of one type; the key is an integer or bool value of the graph. The value is chosen
@@ -42,8 +43,17 @@ def _key(tx: Interpreter, key: VariableTracker) -> Value | None:
     return tx.graph.op("astype", [key.value], dtype=np.int64, weak=True)
 
 
-def _keys(owner: DictVariable | frozenset | set | tuple) -> list[int] | None:
-    keys = list(owner if isinstance(owner, (frozenset, set, tuple)) else owner.items)
+def _keys(tx: Interpreter, owner: DictVariable | frozenset | set | tuple) -> list[int] | None:
+    if isinstance(owner, (frozenset, set, tuple)):
+        keys = list(owner)
+    elif tx.graph.parent is None:
+        # At the frame's level a dict is looked up only in loop bodies: a frame that looks a
+        # dict up at a run-time key mostly also stores into it there (`parent[x] =
+        # parent[parent[x]]` in a union-find's `find`), which breaks the graph anyway, and a
+        # graph cut there costs more per call than the frame run as Python from its start.
+        return None
+    else:
+        keys = list(owner.items)
     if not 0 < len(keys) <= MOST_KEYS or not all(
             type(k) in (int, bool) and _INT64.min <= k <= _INT64.max for k in keys):
         return None
@@ -75,7 +85,7 @@ def contains(tx: Interpreter, owner: DictVariable | frozenset | set | tuple,
     """`item in owner` (`not in` where `negated`: a Python bool) of a dict or of a constant
     set or tuple of ints (`k in {1, 3, 5}`, a frozenset constant; `k in (2, 4)`: ints, whose
     identity test is their equality), or None where there is no rule."""
-    key, keys = _key(tx, item), _keys(owner)
+    key, keys = _key(tx, item), _keys(tx, owner)
     if key is None or keys is None:
         return None
     found = _found(tx, key, keys)
@@ -90,7 +100,7 @@ def lookup(tx: Interpreter, owner: DictVariable, item: VariableTracker,
     KeyError) or `owner.get(item, default)`, or None where there is no rule."""
     from ember.capture.loops.frame_branches import add_check
 
-    key, keys = _key(tx, item), _keys(owner)
+    key, keys = _key(tx, item), _keys(tx, owner)
     if key is None or keys is None:
         return None
     values = list(owner.items.values())
