@@ -102,3 +102,38 @@ def test_search_compiles_to_one_loop_op():
         assert compiled(grid, target) == first_above(grid, target)
     stats = ember.stats()
     assert stats["graph_breaks"] == 0 and stats["entry_fallbacks"] == 0, stats["break_reasons"]
+
+
+def first_pair_while(x, target):
+    found = None
+    i = 0
+    while i < len(x) - 1 and found is None:
+        if x[i] * x[i + 1] > target:
+            found = (i, x[i] * x[i + 1])
+        i += 1
+    return found if found is not None else (-1, 0.0)
+
+
+@settings(derandomize=True, deadline=None, max_examples=30)
+@given(st.lists(st.floats(-3, 3, allow_nan=False), min_size=2, max_size=25),
+       st.sampled_from([0.5, 4.0, 100.0]))
+def test_first_pair_in_a_while(values, target):
+    # A `while` whose test reads the optional (`found is None`) is no loop op yet (as with an
+    # optional number): the frame runs as Python, and must stay right.
+    assert_behaves_as_numpy(first_pair_while, np.array(values), target, compiled_code=False)
+
+
+def first_pair_break(x, target):
+    found = None
+    for i in range(len(x) - 1):
+        if x[i] * x[i + 1] > target:
+            found = (i, x[i] * x[i + 1])
+            break
+    return found if found is not None else (-1, 0.0)
+
+
+@settings(derandomize=True, deadline=None, max_examples=30)
+@given(st.lists(st.floats(-3, 3, allow_nan=False), min_size=2, max_size=25),
+       st.sampled_from([0.5, 4.0, 100.0]))
+def test_first_pair_with_break(values, target):
+    assert_behaves_as_numpy(first_pair_break, np.array(values), target)
