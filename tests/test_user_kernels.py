@@ -294,9 +294,6 @@ NOT_YET_NATIVE = {
                   "no sets, and remove is no deque use of theirs",
     "fifo_queue_pop0": "`seen = {start}` (BUILD_SET) and `v not in seen`: loop ops carry no "
                        "sets",
-    "kept_row_means_f32": "`kept = []` made per row, appended on a path of a branch of the "
-                          "short inner loop that unrolls in the row loop's body: a list made "
-                          "by the body, changed on a branch's path",
     "counter_most_common": "`collections.Counter()` filled at keys read from the data: loop "
                            "ops carry no dicts",
     "classification_report_dict": "`tp / (tp + fp) if tp + fp > 0 else 0.0`: a NumPy float64 "
