@@ -257,6 +257,28 @@ NOT_YET_NATIVE = {
     "smith_waterman_int8": "`best = 0` (a Python int) rebound to `v = max(0, H[...] + s, ...)` "
                            "(a NumPy int32 or the Python 0 as the data pick) under `if v > best`: "
                            "a branch leaving a value of either type, not merged",
+    "bfs_levels_visited_set": "`seen = {start}` (BUILD_SET), `v not in seen` and `seen.add(v)`: "
+                              "loop ops carry no sets",
+    "dfs_order_stack": "`visited = set()`, `u in visited` and `visited.add(u)` in a `while "
+                       "stack:`: loop ops carry no sets",
+    "bin_counts_get": "`counts[k] = counts.get(k, 0) + 1` with a key computed from the data: "
+                      "loop ops carry no dicts",
+    "label_counts_membership": "`if k in counts: counts[k] += 1` with a key read from the "
+                               "data: loop ops carry no dicts",
+    "defaultdict_sums": "`defaultdict(float)` filled at keys read from the data: loop ops "
+                        "carry no dicts",
+    "union_find_dict": "`parent[x]` of a dict at keys read from the data, in a helper's "
+                       "`while parent[x] != x`: loop ops carry no dicts",
+    "two_sum_dict": "`if need in where` and `where[int(nums[j])] = j`: a dict at keys read "
+                    "from the data, and a `return` inside the loop",
+    "dedup_keep_order": "`seen = set()`, `v not in seen` and `seen.add(v)`: loop ops carry "
+                        "no sets",
+    "lru_misses": "a set and `deque.remove(p)` at values read from the data: loop ops carry "
+                  "no sets, and remove is no deque use of theirs",
+    "fifo_queue_pop0": "`seen = {start}` (BUILD_SET) and `v not in seen`: loop ops carry no "
+                       "sets",
+    "counter_most_common": "`collections.Counter()` filled at keys read from the data: loop "
+                           "ops carry no dicts",
     "classification_report_dict": "`tp / (tp + fp) if tp + fp > 0 else 0.0`: a NumPy float64 "
                                   "on one path and a Python float on the other, stored in a "
                                   "dict of tuples",

@@ -265,7 +265,7 @@ class FlowOpcodes:
     def _jump_on_none(self, inst: Instruction) -> None:
         if isinstance(self.stack[-1], tuples.OptionalVariable):
             # `if best is None:` of a number that is None as the data decide: its flag.
-            self.stack[-1] = self.stack[-1].items[1]
+            self.stack[-1] = self.stack[-1].flag
             truth = inst.opname.replace("_NOT_NONE", "_FALSE").replace("_NONE", "_TRUE")
             self._jump_on_truth(dataclasses.replace(inst, opname=truth))
             return

@@ -447,6 +447,15 @@ def contains_op(tx: Interpreter, item: VariableTracker, container: VariableTrack
 
     if isinstance(container, AppendedListVariable):
         return contains(tx, container, item, negated)
+    constant_set = isinstance(container, ConstantVariable) and isinstance(
+        container.constant(), (frozenset, set, tuple))
+    if (isinstance(container, DictVariable) or constant_set) and not item.is_constant():
+        from ember.capture.variables import dict_lookups
+
+        found = dict_lookups.contains(
+            tx, container.constant() if constant_set else container, item, negated)
+        if found is not None:
+            return found
     if type(container) in (ListVariable, TupleVariable) and tx.graph.parent is None and (
             built := from_items(tx, container.items)) is not None:  # type: ignore[attr-defined]
         # `v in out` of numbers the graph computes: searched in a buffer of them (a NaN

@@ -222,6 +222,8 @@ def math_call(tx: Interpreter, fn: Any, args: list[VariableTracker], *,
     from ember.capture.loops import python_checks
     from ember.graph.ops import OPS
 
+    if fn is math.dist:
+        return _dist(tx, args)
     args = [_from_python(a) for a in args]
     if fn in _COMPOSED_MATH:
         return _composed(tx, fn, args)
@@ -277,3 +279,51 @@ def _in_domain(tx: Interpreter, x: Value, compare: str, absolute: bool, bound: f
     outside = graph.op(compare, [graph.op("abs", [x]) if absolute else x, graph.const(bound)])
     frame_branches.add_check(tx, outside)
     return graph.op("where", [outside, graph.const(safe), x], scalar=True)
+
+
+def _coordinates(tx: Interpreter, vt: VariableTracker) -> list[Value] | None:
+    """The numbers `math.dist` reads of a point: the elements of a 1-d array of a static
+    length (a row of a loop body's vector included) or the items of a tuple of numbers, each
+    as Python's `float()` of it (a float64)."""
+    from ember.capture.loops.vectors import VectorVariable
+    from ember.capture.variables.containers import TupleVariable
+
+    values: list[Value | None]
+    if isinstance(vt, VectorVariable):
+        values = list(vt.elements)
+    elif isinstance(vt, ArrayVariable) and vt.value.ndim == 1 and (
+            isinstance(vt.value.shape[0], int) and vt.value.shape[0] <= _MOST_COORDINATES):
+        values = [scalar_value(tx, vt.getitem(tx, ConstantVariable(k)))
+                  for k in range(vt.value.shape[0])]
+    elif isinstance(vt, TupleVariable):
+        values = [scalar_value(tx, item) for item in vt.items]
+    else:
+        return None
+    if len(values) > _MOST_COORDINATES or any(v is None or v.dtype.kind not in "iuf"
+                                              for v in values):
+        return None
+    return [tx.graph.op("astype", [v], dtype=np.float64, weak=True) for v in values]
+
+
+_MOST_COORDINATES = 16
+
+
+def _dist(tx: Interpreter, args: list[VariableTracker]) -> VariableTracker | None:
+    """`math.dist(p, q)` of two points of the same static number of coordinates: the
+    differences in float64 (as CPython's `px - qx` of doubles), then their Euclidean norm
+    as chained `hypot`s, which overflow and underflow only where the norm does; an infinite
+    difference gives infinity, a NaN one NaN otherwise, as CPython's `vector_norm`. Points
+    of different lengths, or of anything but numbers, are left to Python (which raises)."""
+    if len(args) != 2:
+        return None
+    p, q = _coordinates(tx, args[0]), _coordinates(tx, args[1])
+    if p is None or q is None or len(p) != len(q):
+        return None
+    graph = tx.graph
+    diffs = [graph.op("abs", [graph.op("sub", [a, b])]) for a, b in zip(p, q)]
+    if not diffs:
+        return ArrayVariable(graph.const(0.0))
+    norm = diffs[0]
+    for d in diffs[1:]:
+        norm = graph.op("hypot", [norm, d])
+    return ArrayVariable(graph.op("astype", [norm], dtype=WEAK_DTYPES[float], weak=True))

@@ -52,19 +52,40 @@ def _number_item(vt: VariableTracker) -> bool:
 
 class OptionalVariable(VariableTracker):
     """A local that is None or a number as the data decide (`best = None` before a loop, `best
-    = x[i]` on a path of its body): the number (a placeholder of its type where None) and
-    the 0-d bool that says it is None. `x is None` reads the flag; any other use reads the
-    number, with a run-time check that sends the frame to Python where it is None (`loaded`),
-    which raises there as Python does."""
+    = x[i]` on a path of its body), or None or a tuple of at least two numbers (`found =
+    None`, then `found = (i, j)`): the numbers (placeholders of their types where None)
+    and, last, the 0-d bool that says it is None. `x is None` reads the flag; any other use
+    reads the number or tuple, with a run-time check that sends the frame to Python where it
+    is None (`loaded`), which raises there as Python does."""
 
     def __init__(self, items: list[VariableTracker]) -> None:
         self.items = items
+
+    @property
+    def flag(self) -> VariableTracker:
+        return self.items[-1]
+
+    def held(self) -> VariableTracker:
+        """The number, or the tuple of the numbers, it holds where not None."""
+        numbers = self.items[:-1]
+        return numbers[0] if len(numbers) == 1 else TupleVariable(list(numbers))
 
     def describe(self) -> str:
         return "a local that is None or a number as the data decide"
 
     def children(self) -> Iterable[Any]:
         return tuple(self.items)
+
+
+def _numbers(vt: VariableTracker | None) -> list[VariableTracker] | None:
+    """What an optional holds of `vt`: a number, or the items of a plain tuple of at least
+    two numbers (a one-item tuple would read back as its number); None for anything else."""
+    if vt is not None and _number_item(vt):
+        return [vt]
+    if type(vt) is TupleVariable and 2 <= len(vt.items) < _MOST_ITEMS and all(
+            _number_item(item) for item in vt.items):
+        return list(vt.items)
+    return None
 
 
 _KINDS = (TupleVariable, OptionalVariable)
@@ -156,9 +177,12 @@ def split(tx: Interpreter, stored: Iterable[str], forced: dict[str, tuple] | Non
         items = items_of(vt)
         kind = _kind(vt)
         if items is None and _is_none(vt) and forced and _item_name(name, 0) in forced:
-            dtype, shape, weak, scalar = forced[_item_name(name, 0)]
-            items = [ArrayVariable(_zero(tx.graph, dtype, weak, scalar)),
-                     ArrayVariable(tx.graph.const(True, np.bool_, weak=False))]
+            count = 1
+            while _item_name(name, count + 1) in forced:
+                count += 1
+            items = [ArrayVariable(_zero(tx.graph, dtype, weak, scalar)) for dtype, _, weak, scalar
+                     in (forced[_item_name(name, k)] for k in range(count))]
+            items.append(ArrayVariable(tx.graph.const(True, np.bool_, weak=False)))
             kind = OptionalVariable
         if items is None and forced and _item_name(name, 2) in forced and _number_item(vt):
             items = _choice_start(tx.graph, vt, [forced[_item_name(name, k)] for k in (1, 2)])
@@ -202,13 +226,14 @@ def optional_types(tx: Interpreter, end_locals: dict[str, VariableTracker],
             continue
         if not _is_none(tx.locals.get(name)):
             continue
-        if isinstance(vt, OptionalVariable):
-            vt = vt.items[0]
-        if not isinstance(vt, ArrayVariable) or vt.value.shape != ():
+        numbers = vt.items[:-1] if isinstance(vt, OptionalVariable) else _numbers(vt)
+        if numbers is None or not all(isinstance(n, ArrayVariable) and n.value.shape == ()
+                                      for n in numbers):
             continue  # a Python constant is carried by no loop op
-        v = vt.value  # type: ignore[attr-defined]
-        forced[_item_name(name, 0)] = (v.dtype, v.shape, v.weak, v.scalar)
-        forced[_item_name(name, 1)] = (np.dtype(np.bool_), (), False, True)
+        for k, n in enumerate(numbers):
+            v = n.value  # type: ignore[attr-defined]
+            forced[_item_name(name, k)] = (v.dtype, v.shape, v.weak, v.scalar)
+        forced[_item_name(name, len(numbers))] = (np.dtype(np.bool_), (), False, True)
     return forced
 
 
@@ -300,14 +325,14 @@ def unpack(end_locals: dict[str, VariableTracker], done: dict[str, tuple[int, ty
         vt = end_locals.pop(name, None)
         items = _list_parts(vt) if isinstance(kind, ListParts) else items_of(vt)
         if kind is OptionalVariable and _is_none(vt):
-            # None again: the number the trip started with stands in (never read).
-            start = started[name].items[0]
-            vt = OptionalVariable([start, ArrayVariable(region.const(True, np.bool_,
-                                                                     weak=False))])
+            # None again: the numbers the trip started with stand in (never read).
+            start = started[name].items[:-1]  # type: ignore[attr-defined]
+            vt = OptionalVariable([*start, ArrayVariable(region.const(True, np.bool_,
+                                                                      weak=False))])
             items = vt.items
-        elif kind is OptionalVariable and vt is not None and _number_item(vt):
-            vt = OptionalVariable([vt, ArrayVariable(region.const(False, np.bool_,
-                                                                  weak=False))])
+        elif kind is OptionalVariable and (numbers := _numbers(vt)) is not None:
+            vt = OptionalVariable([*numbers, ArrayVariable(region.const(False, np.bool_,
+                                                                        weak=False))])
             items = vt.items
         elif kind is ChoiceVariable and vt is not None:
             items = _choice_end(region, vt, started[name])  # type: ignore[arg-type]
@@ -343,17 +368,20 @@ def _path_items(region: Graph, vt: VariableTracker, other: VariableTracker
     if isinstance(vt, OptionalVariable):
         return items_of(vt)
     if _is_none(vt):
-        like = other.items[0] if isinstance(other, OptionalVariable) else other
-        if not _number_item(like):
+        likes = other.items[:-1] if isinstance(other, OptionalVariable) else _numbers(other)
+        if likes is None:
             return None
-        if isinstance(like, ConstantVariable):
-            zero: VariableTracker = ConstantVariable(type(like.constant())(0))
-        else:
-            v = like.value if isinstance(like, ArrayVariable) else like.graph_value()  # type: ignore[attr-defined]
-            zero = ArrayVariable(_zero(region, v.dtype, v.weak, v.scalar))
-        return [zero, ArrayVariable(region.const(True, np.bool_, weak=False))]
-    if _number_item(vt) and (isinstance(other, OptionalVariable) or _is_none(other)):
-        return [vt, ArrayVariable(region.const(False, np.bool_, weak=False))]
+        zeros: list[VariableTracker] = []
+        for like in likes:
+            if isinstance(like, ConstantVariable):
+                zeros.append(ConstantVariable(type(like.constant())(0)))
+            else:
+                v = like.value if isinstance(like, ArrayVariable) else like.graph_value()  # type: ignore[attr-defined]
+                zeros.append(ArrayVariable(_zero(region, v.dtype, v.weak, v.scalar)))
+        return [*zeros, ArrayVariable(region.const(True, np.bool_, weak=False))]
+    numbers = _numbers(vt)
+    if numbers is not None and (isinstance(other, OptionalVariable) or _is_none(other)):
+        return [*numbers, ArrayVariable(region.const(False, np.bool_, weak=False))]
     return None
 
 
@@ -394,7 +422,7 @@ def merge_stack(then: tuple[list[VariableTracker], dict[str, VariableTracker]],
     for position, (x, y) in enumerate(zip(then[0], orelse[0], strict=True)):
         xs, ys = items_of(x), items_of(y)
         if (x is y or xs is None or ys is None or len(xs) != len(ys) or _kind(x) is not _kind(y)
-                or type(x) is OptionalVariable or type(y) is OptionalVariable):
+                or isinstance(x, OptionalVariable) or isinstance(y, OptionalVariable)):
             continue
         for (_, names), items in ((then, xs), (orelse, ys)):
             for k, item in enumerate(items):
@@ -426,14 +454,13 @@ def loaded(tx: Interpreter, vt: OptionalVariable) -> VariableTracker:
     if (len(following) == 2 and following[0].opname == "LOAD_CONST"
             and following[0].argval is None and following[1].opname == "IS_OP"):
         return vt
-    value, flag = vt.items
-    add_check(tx, flag.value)  # type: ignore[attr-defined]
-    return value
+    add_check(tx, vt.flag.value)  # type: ignore[attr-defined]
+    return vt.held()
 
 
 def is_none(tx: Interpreter, a: VariableTracker, b: VariableTracker) -> VariableTracker | None:
     """`a is None` of an optional number: its flag, a 0-d bool of the graph."""
     for x, y in ((a, b), (b, a)):
         if isinstance(x, OptionalVariable) and _is_none(y):
-            return x.items[1]
+            return x.flag
     return None

@@ -35,9 +35,28 @@ def claim(tx: Interpreter, container: VariableTracker) -> None:
     # A list a loop body built on this trip (`stack = [s]`, then `stack.pop()`) is the
     # trip's own: the trace stands for what every trip does to its list.
     if getattr(container, "made_in", None) is not tx.tracer.graph:
+        _loop_inside_body(tx, container)
         refuse_in_loop_body(tx, f"mutation of {container.describe()}")
     if container.source is not None:
         tx.tracer.claim_container(container)
+
+
+def _loop_inside_body(tx: Interpreter, container: VariableTracker) -> None:
+    """A list a loop body built on its trip (`kept = []` per row), changed on a path of a
+    branch inside a short loop that body unrolls (`if row[c] > t: kept.append(row[c])`):
+    capture starts again with that short loop as a loop op (`LoopTooLong`), which carries
+    the list as one it appends to, rather than refusing the body's loop op."""
+    from ember.capture.loops.region import LoopTooLong
+
+    made_in = getattr(container, "made_in", None)
+    if made_in is None or tx.tracer.graph.parent is None:
+        return
+    for vt in tx.stack:
+        unroll = getattr(vt, "unroll", None)
+        if isinstance(vt, IteratorVariable) and unroll is not None and unroll.may_loop and (
+                unroll.graph is made_in and unroll.trips > 1):
+            raise LoopTooLong(unroll.key, f"mutation of {container.describe()} on a path of "
+                                          "a branch in a short loop it unrolls")
 
 
 def _index(tx: Interpreter, index: VariableTracker, what: str) -> Any:
@@ -321,6 +340,14 @@ class DictVariable(VariableTracker):
         return [ConstantVariable(k) for k in self.items]
 
     def getitem(self, tx: Interpreter, index: VariableTracker) -> VariableTracker:
+        from ember.capture.variables.scalar import structural
+
+        if not structural(index).is_constant():
+            from ember.capture.variables import dict_lookups
+
+            found = dict_lookups.lookup(tx, self, index, None)
+            if found is not None:
+                return found
         key = _index(tx, index, self.describe())
         return fold("dict lookup", self.items.__getitem__, key)
 
@@ -492,6 +519,15 @@ class ContainerMethodVariable(VariableTracker):
             return ListVariable([TupleVariable([ConstantVariable(k), v]) for k, v in items.items()])
         if name == "copy":
             return DictVariable(dict(items))
+        from ember.capture.variables.scalar import structural
+
+        if name == "get" and args and not structural(args[0]).is_constant():
+            from ember.capture.variables import dict_lookups
+
+            default = args[1] if len(args) > 1 else ConstantVariable(None)
+            found = dict_lookups.lookup(tx, owner, args[0], default)
+            if found is not None:
+                return found
         key = _index(tx, args[0], owner.describe()) if args else None
         if name == "get":
             default = args[1] if len(args) > 1 else ConstantVariable(None)
