@@ -182,3 +182,25 @@ def test_hypothesis_calls_alike(xs, ys, offset):
     for fn in (dot_as_float, scalars_and_array):
         compiled = ember.compile(fn)
         same(compiled(x, y), fn(x, y))
+
+
+def test_guards_of_unpickled_dtypes_match_arrays_of_numpys_own():
+    """A stored entry's guards hold unpickled dtypes (copies of NumPy's singletons): arrays of
+    the plain dtype still hit, arrays of an equivalent copy too, others still miss."""
+    import pickle
+
+    from ember.capture.stored import restore  # noqa: F401 -- the path this stands for
+
+    copy = pickle.loads(pickle.dumps(np.dtype(np.float64)))
+    assert copy is not np.dtype(np.float64)
+    compiled = ember.compile(dot_as_float)
+    x = np.linspace(0.0, 1.0, 8).view(copy)  # captured with the copy's descriptor
+    y = np.linspace(1.0, 2.0, 8)
+    same(compiled(x, y), dot_as_float(x, y))
+    misses = ember.stats()["cache_misses"]
+    for a, b in ((y, x), (x.view(np.float64), y), (x, y.view(copy))):
+        same(compiled(a, b), dot_as_float(a, b))
+    assert ember.stats()["cache_misses"] == misses
+    big = x.astype(">f8")  # not equivalent: the guard fails, another entry
+    same(compiled(big, big), dot_as_float(big, big))
+    assert ember.stats()["cache_misses"] == misses + 1
