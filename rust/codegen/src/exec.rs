@@ -441,17 +441,51 @@ unsafe fn share(
 /// # Safety
 /// As for [`launch`].
 unsafe fn launch_serial(f: KernelFn, dims: &[usize], ops: &[Operand]) {
+    // Up to `INLINE` operands (nearly every kernel) the stride and base arrays the kernel
+    // reads live in fixed arrays on the stack: a small launch builds no collection.
+    const INLINE: usize = 8;
     let nd = dims.len();
     let stride_of = |o: &Operand, d: Option<usize>| d.map_or(0, |d| o.strides[d] as i64);
-    let inner: SmallVec<[i64; 8]> = ops
+    if ops.len() <= INLINE {
+        let mut inner = [0i64; INLINE];
+        let mut row = [0i64; INLINE];
+        let mut bases = [std::ptr::null_mut::<u8>(); INLINE];
+        for (k, o) in ops.iter().enumerate() {
+            inner[k] = stride_of(o, nd.checked_sub(1));
+            row[k] = stride_of(o, nd.checked_sub(2));
+            bases[k] = o.base;
+        }
+        // SAFETY: the caller's contract.
+        unsafe { serial_rows(f, dims, ops, &inner, &row, &mut bases[..ops.len()]) };
+        return;
+    }
+    let inner: Vec<i64> = ops
         .iter()
         .map(|o| stride_of(o, nd.checked_sub(1)))
         .collect();
-    let row: SmallVec<[i64; 8]> = ops
+    let row: Vec<i64> = ops
         .iter()
         .map(|o| stride_of(o, nd.checked_sub(2)))
         .collect();
-    let mut bases: SmallVec<[*mut u8; 8]> = ops.iter().map(|o| o.base).collect();
+    let mut bases: Vec<*mut u8> = ops.iter().map(|o| o.base).collect();
+    // SAFETY: the caller's contract.
+    unsafe { serial_rows(f, dims, ops, &inner, &row, &mut bases) };
+}
+
+/// [`launch_serial`]'s loop over the outer dims, from each operand's inner and row strides
+/// and its base address (one per operand, in order; `bases` is walked in place).
+///
+/// # Safety
+/// As for [`launch`].
+unsafe fn serial_rows(
+    f: KernelFn,
+    dims: &[usize],
+    ops: &[Operand],
+    inner: &[i64],
+    row: &[i64],
+    bases: &mut [*mut u8],
+) {
+    let nd = dims.len();
     let n = if nd == 0 { 1 } else { dims[nd - 1] };
     let rows = if nd >= 2 { dims[nd - 2] } else { 1 };
     let outer = &dims[..nd.saturating_sub(2)];

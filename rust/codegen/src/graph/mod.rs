@@ -368,13 +368,18 @@ enum PreparedStep {
     Native(crate::native::run::Call, Vec<Option<(Slot, isize)>>),
 }
 
-/// An operand's slot, byte offset from the slot's data and byte strides.
-type PreparedOperand = (Slot, isize, SmallVec<[isize; 4]>);
-
+/// A kernel launch as an earlier run worked it out: each operand's slot and byte offset from
+/// the slot's data, and the operands themselves, strides and all, whose bases a run sets from
+/// its own slots before launching (so that a hot call builds no operand list).
 struct PreparedKernel {
     dims: Vec<usize>,
-    operands: SmallVec<[PreparedOperand; 8]>,
+    origins: SmallVec<[(Slot, isize); 8]>,
+    operands: SmallVec<[crate::exec::Operand; 8]>,
 }
+
+// SAFETY: the operands' bases are addresses of the run that last set them; every run sets
+// all of them from its own slots before a launch reads them, and nothing else does.
+unsafe impl Send for PreparedKernel {}
 
 impl StaticGraph {
     /// [`CompiledGraph::run`] on this plan.

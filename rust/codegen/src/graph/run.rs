@@ -246,18 +246,19 @@ impl Runtime<'_> {
 
     /// A kernel launch as a [`super::Prepared`] holds it.
     fn prepare_kernel(&self, ops: &[(&ValueRef, Operand)], dims: Vec<usize>) -> PreparedKernel {
-        let operands = ops
+        let origins = ops
             .iter()
             .map(|(v, o)| {
                 let data = self.slot_data(v.slot);
-                (
-                    v.slot,
-                    (o.base as isize).wrapping_sub(data as isize),
-                    o.strides.clone(),
-                )
+                (v.slot, (o.base as isize).wrapping_sub(data as isize))
             })
             .collect();
-        PreparedKernel { dims, operands }
+        let operands = ops.iter().map(|(_, o)| o.clone()).collect();
+        PreparedKernel {
+            dims,
+            origins,
+            operands,
+        }
     }
 
     pub(super) fn step(&mut self, index: usize, step: &Step) -> Result<(), Error> {
@@ -348,20 +349,24 @@ impl Runtime<'_> {
                     self.g.options.num_threads
                 };
                 let f = self.g.fns[*kernel];
-                if let Some(Some(PreparedStep::Kernel(p))) =
-                    self.prepared.as_ref().map(|p| &p[index])
+                let bases = match self.prepared.as_deref().map(|p| &p[index]) {
+                    Some(Some(PreparedStep::Kernel(p))) => Some(
+                        p.origins
+                            .iter()
+                            .map(|&(slot, offset)| self.slot_data(slot).wrapping_offset(offset))
+                            .collect::<SmallVec<[*mut u8; 8]>>(),
+                    ),
+                    _ => None,
+                };
+                if let (Some(bases), Some(Some(PreparedStep::Kernel(p)))) =
+                    (bases, self.prepared.as_deref_mut().map(|p| &mut p[index]))
                 {
-                    let ops: SmallVec<[Operand; 8]> = p
-                        .operands
-                        .iter()
-                        .map(|(slot, offset, strides)| Operand {
-                            base: self.slot_data(*slot).wrapping_offset(*offset),
-                            strides: strides.clone(),
-                        })
-                        .collect();
+                    for (op, base) in p.operands.iter_mut().zip(bases) {
+                        op.base = base;
+                    }
                     // SAFETY: as below, for the layouts of the run that prepared it, which
-                    // this run's arrays share.
-                    unsafe { exec::launch(f, &p.dims, &ops, threads, *collapse) };
+                    // this run's arrays share; every base is this run's.
+                    unsafe { exec::launch(f, &p.dims, &p.operands, threads, *collapse) };
                     return Ok(());
                 }
                 let scratch = self.scratch.len();

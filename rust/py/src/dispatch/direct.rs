@@ -372,13 +372,18 @@ impl DirectCall {
             return Ok(self.result(py, func, &[], args)?.into_ptr());
         };
         // SAFETY: the argument slots are live references borrowed from the caller.
-        let inputs = self
-            .inputs
-            .iter()
-            .map(|(slot, read)| {
-                read.apply(unsafe { Bound::from_borrowed_ptr(py, args[*slot]) }, args)
-            })
-            .collect::<PyResult<SmallVec<[Bound<'_, PyAny>; 8]>>>();
+        let inputs = (|| {
+            let mut inputs: SmallVec<[Bound<'_, PyAny>; 8]> = SmallVec::new();
+            for (slot, read) in &self.inputs {
+                // SAFETY: as above.
+                let arg = unsafe { Bound::from_borrowed_ptr(py, args[*slot]) };
+                inputs.push(match read {
+                    Read::Argument => arg,
+                    read => read.apply(arg, args)?,
+                });
+            }
+            Ok::<_, PyErr>(inputs)
+        })();
         let inputs = match inputs {
             Ok(inputs) if overlap::may_differ(&inputs, self.writebacks.iter().map(|&(k, _)| k)) => {
                 return call_with_first(py, self.fallback.as_ptr(), func, args);

@@ -198,6 +198,39 @@ impl Dispatch {
     }
 }
 
+/// `dispatch_vectorcall`'s body, as PyO3's own trampolines call a method's: CPython calls
+/// vectorcall slots with the GIL held, so the thread is marked attached without
+/// `PyGILState_Ensure`/`Release` (what `Python::attach` pays on every call from outside
+/// PyO3); references dropped during the call are still released at once, not deferred to a
+/// pool (which would keep a recycled output's count above one); a panic becomes
+/// `PanicException`.
+struct VectorcallBody;
+
+impl pyo3::impl_::trampoline::MethodDef<pyo3::impl_::trampoline::fastcall_cfunction_with_keywords::Func>
+    for VectorcallBody
+{
+    const METH: pyo3::impl_::trampoline::fastcall_cfunction_with_keywords::Func = slot_body;
+}
+
+/// # Safety
+/// The arguments of a vectorcall of a `Dispatch` instance (`nargsf` as CPython passes it).
+unsafe fn slot_body(
+    py: Python<'_>,
+    callable: *mut PyObject,
+    args: *const *mut PyObject,
+    nargsf: ffi::Py_ssize_t,
+    kwnames: *mut PyObject,
+) -> PyResult<*mut PyObject> {
+    // SAFETY: the arguments are CPython's own, live for the call.
+    let outcome = catch_unwind(AssertUnwindSafe(|| unsafe {
+        call(py, callable, args, nargsf as usize, kwnames)
+    }));
+    match outcome {
+        Ok(result) => result,
+        Err(payload) => Err(errors::panic_error(payload, "a compiled function's native call")),
+    }
+}
+
 /// The vectorcall slot of `Dispatch` instances.
 unsafe extern "C" fn dispatch_vectorcall(
     callable: *mut PyObject,
@@ -205,16 +238,16 @@ unsafe extern "C" fn dispatch_vectorcall(
     nargsf: usize,
     kwnames: *mut PyObject,
 ) -> *mut PyObject {
-    // CPython calls vectorcall slots with the GIL held; `attach` also tells PyO3 so, so that
-    // references dropped during the call are released at once rather than deferred to a
-    // pool (which would keep a recycled output's count above one).
-    Python::attach(|py| {
-        // SAFETY: the arguments are CPython's own, live for the call.
-        let outcome = catch_unwind(AssertUnwindSafe(|| unsafe {
-            call(py, callable, args, nargsf, kwnames)
-        }));
-        errors::into_c_result(py, outcome, "a compiled function's native call")
-    })
+    // SAFETY: a vectorcall slot runs with the GIL held (the trampoline's one requirement);
+    // `nargsf` keeps its bits as a `Py_ssize_t` and is given back as `usize` to `call`.
+    unsafe {
+        pyo3::impl_::trampoline::fastcall_cfunction_with_keywords::<VectorcallBody>(
+            callable,
+            args,
+            nargsf as ffi::Py_ssize_t,
+            kwnames,
+        )
+    }
 }
 
 /// # Safety

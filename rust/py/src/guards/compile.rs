@@ -2,7 +2,8 @@
 //! with a ValueError/TypeError that says which node is wrong, so a broken tree fails when it is
 //! stored rather than silently never matching.
 
-use numpy::PyArrayDescr;
+use numpy::npyffi::PY_ARRAY_API;
+use numpy::{PyArrayDescr, PyArrayDescrMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PySequence, PyString, PyTuple, PyType};
@@ -180,6 +181,29 @@ fn compile_check(check: &Bound<'_, PyAny>, path: &str) -> PyResult<Check> {
     }
 }
 
+/// NumPy's own descriptor of `dtype`'s type number where it is equivalent to `dtype`, else
+/// `dtype`. An unpickled dtype (a stored entry's guards, a pickled compiled function's) is a
+/// copy, never NumPy's singleton, so an array of the plain dtype would miss the guard's
+/// pointer comparison and pay the equivalence test on every call; which arrays match is
+/// unchanged (the guard compares by equivalence).
+fn builtin_equivalent(dtype: Bound<'_, PyArrayDescr>) -> Bound<'_, PyArrayDescr> {
+    let py = dtype.py();
+    // SAFETY: a live dtype's type number; `PyArray_DescrFromType` returns a new reference or
+    // NULL with an exception set (taken here).
+    let builtin = unsafe {
+        let made = PY_ARRAY_API.PyArray_DescrFromType(py, (*dtype.as_dtype_ptr()).type_num);
+        if made.is_null() {
+            let _ = PyErr::take(py);
+            return dtype;
+        }
+        Bound::from_owned_ptr(py, made.cast()).cast_into_unchecked::<PyArrayDescr>()
+    };
+    if builtin.is(&dtype) || !builtin.is_equiv_to(&dtype) {
+        return dtype;
+    }
+    builtin
+}
+
 fn array_match(
     dtype: &Bound<'_, PyAny>,
     shape: &Bound<'_, PyAny>,
@@ -193,6 +217,7 @@ fn array_match(
         .getattr("dtype")?
         .call1((dtype,))?
         .cast_into::<PyArrayDescr>()?;
+    let dtype = builtin_equivalent(dtype);
     let shape = optional_dims(shape, path)?;
     let strides = if strides.is_none() {
         None
