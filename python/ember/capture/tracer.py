@@ -23,6 +23,7 @@ from ember.capture.variables.slices import ViewSource
 from ember.config import config
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
+from ember.graph.shapes import dim_example, dim_symbols
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
@@ -98,6 +99,9 @@ class Tracer:
         # (`int_symbol`); `named_int_symbols`: the names earlier attempts of this capture gave.
         self.int_symbols: dict[str, PythonScalarVariable] = {}
         self.named_int_symbols: dict[Source, str] = {}
+        # Int arguments whose size met an array's dim of the same size in an earlier attempt
+        # (`tied_sizes`): their symbol is that dim's.
+        self.tied_ints: set[Source] = set()
         # Views of argument arrays taken by the entry (`variables/slices.py`): (the
         # argument's value, the view's input value).
         self.input_views: list[tuple[Value, Value]] = []
@@ -326,7 +330,10 @@ class Tracer:
                     self.dynamic_dims or ()))
                 or scalar.example > _INT64_MAX or self.graph.parent is not None):
             return None
-        symbol = self._new_symbol(scalar.example, self.named_int_symbols.get(scalar.source))
+        if scalar.source in self.tied_ints:
+            symbol = self._symbol(scalar.example)  # bound from the carrier and the arrays
+        else:
+            symbol = self._new_symbol(scalar.example, self.named_int_symbols.get(scalar.source))
         value = self.graph.add_input(np.dtype(np.bool_), (symbol,))
         example = np.empty(scalar.example, np.bool_)
         self.inputs.append(GraphInput(value, IntSizeSource(scalar.source), False, example))
@@ -334,6 +341,27 @@ class Tracer:
         scalar.symbol = symbol
         self.dynamic = self.symbolic_sizes_read = True
         return symbol
+
+    def tied_sizes(self, exc: Unsupported) -> set[Source]:
+        """The int arguments to tie to the array dims of their size, where `exc` refuses two
+        dims that must be equal (`shapes.symbolic_mismatch`), that were equal at capture, and
+        that differ by an int argument's own symbol (`n_nodes` beside `len(injections)` in
+        `np.linalg.solve(G[1:, 1:], injections[1:])` with `G` of `(n_nodes, n_nodes)`).
+        Tied, the int's symbol is the arrays', so the graph is symbolic; a call where they
+        differ is refused by the graph's binding and runs as Python, as for two arrays that
+        shared a size at capture."""
+        cause: BaseException | None = exc
+        while cause is not None and not hasattr(cause, "mismatched"):
+            cause = cause.__cause__  # refusals are renamed on their way out (`from_numpy_api`)
+        dims = getattr(cause, "mismatched", None)
+        if dims is None:
+            return set()
+        examples = self.graph.symbol_examples
+        a, b = (dim_example(d, examples) for d in dims)
+        if a is None or a != b:
+            return set()
+        return {self.int_symbols[s].source for d in dims for s in dim_symbols(d)
+                if s in self.int_symbols} - self.tied_ints
 
     def guard_int_symbols(self) -> None:
         """Each int argument that is a symbol is guarded on its least size, not its value."""
