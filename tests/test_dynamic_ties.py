@@ -96,3 +96,72 @@ def test_an_int_that_never_meets_an_array_stays_its_own_symbol():
         x = np.arange(m, dtype=np.float64)
         assert_same(compiled(x, n), pad_to(x, n))
     assert ember.stats()["entry_fallbacks"] == 0
+
+
+# ---- slices whose bounds are their axis's size less a constant, and views tied -------------
+
+def conv_valid(img, w):
+    kh, kw = w.shape
+    H, W = img.shape[0] - kh + 1, img.shape[1] - kw + 1
+    out = np.zeros((H, W))
+    for p in range(kh):
+        for q in range(kw):
+            out += w[p, q] * img[p:p + H, q:q + W]
+    return out
+
+
+def conv_twice(img, w):
+    return np.tanh(conv_valid(np.maximum(conv_valid(img, w), 0.0), w))
+
+
+def inner_of_computed(x):
+    y = np.cumsum(x * 2.0)
+    n = len(y)
+    return y[1:n - 1] - y[: n - 2], y[2:n]
+
+
+def past_the_end(x):
+    n = len(x)
+    return x[2:n + 3] * 2.0, (x + 1.0)[3:n + 1]
+
+
+def shifted_pair(x, y, k):
+    return x[k:] + y[: len(y) - k]
+
+
+def _image(n, rng):
+    return rng.standard_normal((n + 4, n + 6)), rng.standard_normal((3, 3))
+
+
+def _vector(n, rng):
+    return (rng.standard_normal(n + 4),)
+
+
+def _pair_and_shift(n, rng):
+    return rng.standard_normal(n + 6), rng.standard_normal(n + 6), 1 + n % 4
+
+
+@pytest.mark.parametrize("backend", ["cranelift", "eager"])
+@pytest.mark.parametrize("fn, make", [(conv_valid, _image), (conv_twice, _image),
+                                      (inner_of_computed, _vector), (shifted_pair, _pair_and_shift)],
+                         ids=["conv_valid", "conv_twice", "inner_of_computed", "shifted_pair"])
+def test_bounds_from_the_size_capture_twice(fn, make, backend):
+    stats = _sweep(fn, make, [6, 11, 17, 30, 8, 2, 23], backend)
+    assert stats["captures"] <= 2, stats["recompile_reasons"]
+    assert stats["graph_breaks"] == 0, stats["break_reasons"]
+    assert stats["entry_fallbacks"] == 0 and stats["failed_frames"] == 0
+
+
+@pytest.mark.parametrize("backend", ["cranelift", "eager"])
+def test_bounds_past_the_end_are_numpys(backend):
+    _sweep(past_the_end, _vector, [6, 11, 17, 2, 3], backend)
+
+
+def test_a_bound_past_what_the_size_allows_is_numpys():
+    def head_of(x, k):
+        return x[k:len(x) - 1].copy()  # k past len(x) - 1: an empty slice, as NumPy's
+
+    compiled = ember.compile(head_of)
+    for n, k in [(9, 2), (12, 3), (20, 4), (5, 7), (6, 5), (30, 29), (4, 0)]:
+        x = np.arange(n, dtype=np.float64)
+        assert_same(compiled(x, k), head_of(x, k), path=f"n={n}, k={k}")

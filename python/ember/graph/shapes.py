@@ -174,6 +174,18 @@ def dim_example(d: Dim, examples: dict[str, int]) -> int | None:
     return total
 
 
+def substitute(d: Dim, dims: dict[str, Dim]) -> Dim | None:
+    """`d` with each symbol named in `dims` replaced by its dim; None for a negative size."""
+    terms, constant = dim_terms(d)
+    total: Terms = {}
+    for product, c in terms.items():
+        sub_terms, sub_constant = dim_terms(dim_product(dims.get(x, x) for x in product))
+        constant += c * sub_constant
+        for p, k in sub_terms.items():
+            total[p] = total.get(p, 0) + c * k
+    return make_dim(total, constant)
+
+
 def symbolic_mismatch(reason: str, a: Dim, b: Dim) -> Unsupported:
     """The refusal of two dims that must be equal but are not the same dim, one of them
     symbolic: `mismatched` names them, so that capture can tie an int argument's symbol
