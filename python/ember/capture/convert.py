@@ -81,6 +81,18 @@ class LoopChoices:
     # The int arguments given as sizes in earlier attempts (`Tracer.int_symbol`), by symbol.
     int_symbols: dict[str, Source] = field(default_factory=dict)
     draw_loops: dict[tuple[Any, int], Any] = field(default_factory=dict)
+    # Int arguments whose symbol is an array dim's (`Tracer.tied_sizes`).
+    tied_ints: set[Source] = field(default_factory=set)
+    tied_views: dict[int, Any] = field(default_factory=dict)
+
+
+class TieSizes(Exception):
+    """Capture again with these int arguments' symbols tied to the array dims of their
+    size, and these views' sliced axes to the dims they met (`Tracer.tied_sizes`)."""
+
+    def __init__(self, ints: set[Source], views: dict[int, Any]) -> None:
+        super().__init__(f"tie {sorted(s.name() for s in ints)} and views {views} to sizes")
+        self.ints, self.views = ints, views
 
 
 def capture_frame(func: FunctionType, args: tuple[Any, ...], *, dynamic: bool | None = None,
@@ -97,11 +109,15 @@ def capture_frame(func: FunctionType, args: tuple[Any, ...], *, dynamic: bool | 
         try:
             return _capture_once(func, args, dynamic, stop_at, scalars, loop_ops, unrolled,
                                  long, branch_modes, preloads, choices.sizes,
-                                 choices.int_symbols, choices.draw_loops)
+                                 choices.int_symbols, choices.draw_loops, choices.tied_ints,
+                                 choices.tied_views)
         except InputInLoop as first_read:
             preloads[first_read.source] = first_read.value
         except DrawInLoop as drawn:
             choices.draw_loops[drawn.key] = drawn.plan
+        except TieSizes as tie:
+            choices.tied_ints |= tie.ints
+            choices.tied_views.update(tie.views)
         except SizeInLoop as first_needed:
             choices.sizes.add(first_needed.symbol)
             choices.int_symbols.update(first_needed.int_symbols)
@@ -125,7 +141,9 @@ def _capture_once(func: FunctionType, args: tuple[Any, ...], dynamic: bool | Non
                   branch_modes: dict[tuple[Any, int], str], preloads: dict[Source, Any],
                   sizes: set[str] = frozenset(),  # type: ignore[assignment]
                   int_symbols: dict[str, Source] | None = None,
-                  draw_loops: dict[tuple[Any, int], Any] | None = None
+                  draw_loops: dict[tuple[Any, int], Any] | None = None,
+                  tied_ints: set[Source] = frozenset(),  # type: ignore[assignment]
+                  tied_views: dict[int, Any] | None = None,
                   ) -> tuple[Tracer, VariableTracker | None, FrameState | None]:
     """Run the frame's bytecode symbolically: the tracer, and the return tracker or, when
     `stop_at` (instruction index, visit) is reached, the frame's state there.
@@ -148,6 +166,8 @@ def _capture_once(func: FunctionType, args: tuple[Any, ...], dynamic: bool | Non
     tracer.unrolled_loops = unrolled
     tracer.long_loops = long
     tracer.branch_modes = branch_modes
+    tracer.tied_ints = set(tied_ints)
+    tracer.tied_views = dict(tied_views or {})
     tracer.draw_loops = {} if draw_loops is None else draw_loops
     slots = {
         name: tracer.wrap(args[i], LocalSource(name, i))
@@ -188,6 +208,9 @@ def _capture_once(func: FunctionType, args: tuple[Any, ...], dynamic: bool | Non
         first_needed.int_symbols = {s: v.source for s, v in tracer.int_symbols.items()}
         raise
     except Unsupported as exc:
+        ints, views = tracer.tied_sizes(exc)
+        if ints or (views and not views.keys() <= tracer.tied_views.keys()):
+            raise TieSizes(ints, views) from exc
         annotate(exc, root.code.co_filename, root.lineno)
         exc.symbolic_sizes_read = tracer.symbolic_sizes_read
         raise

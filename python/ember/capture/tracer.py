@@ -23,6 +23,7 @@ from ember.capture.variables.slices import ViewSource
 from ember.config import config
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
+from ember.graph.shapes import dim_example, dim_symbols, substitute
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
@@ -98,10 +99,18 @@ class Tracer:
         # (`int_symbol`); `named_int_symbols`: the names earlier attempts of this capture gave.
         self.int_symbols: dict[str, PythonScalarVariable] = {}
         self.named_int_symbols: dict[Source, str] = {}
+        # Int arguments whose size met an array's dim of the same size in an earlier attempt
+        # (`tied_sizes`): their symbol is that dim's.
+        self.tied_ints: set[Source] = set()
         # Views of argument arrays taken by the entry (`variables/slices.py`): (the
         # argument's value, the view's input value).
         self.input_views: list[tuple[Value, Value]] = []
         self.view_symbols: dict[tuple, str] = {}  # see `view_symbol`
+        # The sliced axes of views tied to a dim of the same length in an earlier attempt
+        # (`tied_sizes`), by the order of the views' symbols: that dim instead of a symbol.
+        self.tied_views: dict[int, Any] = {}
+        self.view_order: dict[str, int] = {}
+        self.symbols_before_views: int | None = None
         self.instructions_run = 0
         # Argument arrays updated in place; the entry writes their final values back.
         self.mutated: list[VariableTracker] = []
@@ -188,8 +197,21 @@ class Tracer:
         same way (the same base dim and bounds, `key`), whose length is always the same;
         never with an argument's dim (`x[:n]` of all of `x` in this call is not `x` in the
         next, and `x[:k]` is not `x[k:]`)."""
+        if self.symbols_before_views is None:
+            self.symbols_before_views = len(self.graph.symbol_examples)
         if key not in self.view_symbols:
-            self.view_symbols[key] = self._new_symbol(size)
+            order = len(self.view_symbols)
+            tied = self.tied_views.get(order)
+            if tied is not None and tied[0] == "view":
+                tied = list(self.view_symbols.values())[tied[1]]
+            elif tied is not None:  # views' symbols named by their order (see `tied_sizes`)
+                dims = list(self.view_symbols.values())
+                tied = substitute(tied[1], {f"view{j}": dims[j] for j in tied[2]})
+            if tied is not None and dim_example(tied, self.graph.symbol_examples) == size:
+                self.view_symbols[key] = tied
+            else:
+                self.view_symbols[key] = self._new_symbol(size)
+                self.view_order[self.view_symbols[key]] = order
         return self.view_symbols[key]
 
     def guard_size_minimums(self) -> None:
@@ -329,7 +351,10 @@ class Tracer:
                     self.dynamic_dims or ()))
                 or scalar.example > _INT64_MAX or self.graph.parent is not None):
             return None
-        symbol = self._new_symbol(scalar.example, self.named_int_symbols.get(scalar.source))
+        if scalar.source in self.tied_ints:
+            symbol = self._symbol(scalar.example)  # bound from the carrier and the arrays
+        else:
+            symbol = self._new_symbol(scalar.example, self.named_int_symbols.get(scalar.source))
         value = self.graph.add_input(np.dtype(np.bool_), (symbol,))
         example = np.empty(scalar.example, np.bool_)
         self.inputs.append(GraphInput(value, IntSizeSource(scalar.source), False, example))
@@ -337,6 +362,48 @@ class Tracer:
         scalar.symbol = symbol
         self.dynamic = self.symbolic_sizes_read = True
         return symbol
+
+    def tied_sizes(self, exc: Unsupported) -> tuple[set[Source], dict[int, Any]]:
+        """The int arguments to tie to the array dims of their size, where `exc` refuses two
+        dims that must be equal (`shapes.symbolic_mismatch`), that were equal at capture, and
+        that differ by an int argument's own symbol (`n_nodes` beside `len(injections)` in
+        `np.linalg.solve(G[1:, 1:], injections[1:])` with `G` of `(n_nodes, n_nodes)`).
+        Tied, the int's symbol is the arrays', so the graph is symbolic; a call where they
+        differ is refused by the graph's binding and runs as Python, as for two arrays that
+        shared a size at capture."""
+        cause: BaseException | None = exc
+        seen: set[int] = set()
+        while cause is not None and not hasattr(cause, "mismatched") and id(cause) not in seen:
+            seen.add(id(cause))
+            cause = cause.__cause__  # refusals are renamed on their way out (`from_numpy_api`)
+        dims = getattr(cause, "mismatched", None)
+        if dims is None:
+            return set(), {}
+        examples = self.graph.symbol_examples
+        a, b = (dim_example(d, examples) for d in dims)
+        if a is None or a != b:
+            return set(), {}
+        ints = {self.int_symbols[s].source for d in dims for s in dim_symbols(d)
+                if s in self.int_symbols} - self.tied_ints
+        if ints:
+            return ints, {}
+        # A view's sliced axis (its own symbol) against a dim made before it: the view's
+        # length is that dim (`img[p:p + H]` against `np.zeros((H, W))`, two views sliced
+        # alike by different bounds); the graph checks it on every call.
+        made = list(examples)
+        views = [d for d in dims if d in self.view_order]
+        if not views:
+            return set(), {}
+        view = max(views, key=made.index)
+        other = dims[1] if view == dims[0] else dims[0]
+        if other in self.view_order:  # named by its order: ties renumber later symbols
+            return set(), {self.view_order[view]: ("view", self.view_order[other])}
+        before = self.symbols_before_views or 0
+        views_in = {s: self.view_order[s] for s in dim_symbols(other) if s in self.view_order}
+        if not all(made.index(s) < before for s in dim_symbols(other) - set(views_in)):
+            return set(), {}
+        other = substitute(other, {s: f"view{j}" for s, j in views_in.items()})
+        return set(), {self.view_order[view]: ("dim", other, tuple(views_in.values()))}
 
     def guard_int_symbols(self) -> None:
         """Each int argument that is a symbol is guarded on its least size, not its value."""

@@ -23,6 +23,7 @@ from ember.graph.shapes import (
     format_shape,
     normalize_axes,
     normalize_axis,
+    symbolic_mismatch,
     symbolic_slice,
 )
 from ember.graph.value import Value
@@ -342,7 +343,8 @@ def matmul(name: str, fn: Callable[..., Any] | None, inputs: Sequence[Value],
     ys = (*y.shape, 1) if y.ndim == 1 else y.shape
     if xs[-1] != ys[-2]:
         if isinstance(xs[-1], str) or isinstance(ys[-2], str):
-            raise Unsupported(f"matmul of symbolic core dimensions {xs[-1]!r} and {ys[-2]!r}")
+            raise symbolic_mismatch(f"matmul of symbolic core dimensions {xs[-1]!r} and "
+                                    f"{ys[-2]!r}", xs[-1], ys[-2])
         raise ValueError(
             f"matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc "
             f"signature {_SIGNATURE} (size {ys[-2]} is different from {xs[-1]})"

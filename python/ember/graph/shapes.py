@@ -162,6 +162,39 @@ def python_slice(start: int, stop: int, step: int) -> slice:
                  (None if stop == -1 else stop + 1) if stop < 0 else stop, step)
 
 
+def dim_example(d: Dim, examples: dict[str, int]) -> int | None:
+    """The size `d` stands for at capture, its symbols at their `examples`; None where one
+    has none."""
+    terms, constant = dim_terms(d)
+    total = constant
+    for product, c in terms.items():
+        if any(s not in examples for s in product):
+            return None
+        total += c * int(np.prod([examples[s] for s in product], dtype=object))
+    return total
+
+
+def substitute(d: Dim, dims: dict[str, Dim]) -> Dim | None:
+    """`d` with each symbol named in `dims` replaced by its dim; None for a negative size."""
+    terms, constant = dim_terms(d)
+    total: Terms = {}
+    for product, c in terms.items():
+        sub_terms, sub_constant = dim_terms(dim_product(dims.get(x, x) for x in product))
+        constant += c * sub_constant
+        for p, k in sub_terms.items():
+            total[p] = total.get(p, 0) + c * k
+    return make_dim(total, constant)
+
+
+def symbolic_mismatch(reason: str, a: Dim, b: Dim) -> Unsupported:
+    """The refusal of two dims that must be equal but are not the same dim, one of them
+    symbolic: `mismatched` names them, so that capture can tie an int argument's symbol
+    to an array's dim of the same size (`Tracer.tied_sizes`) or else capture static."""
+    exc = Unsupported(reason)
+    exc.mismatched = (a, b)  # type: ignore[attr-defined]
+    return exc
+
+
 def broadcast_shapes(*shapes: Shape) -> Shape:
     """NumPy's broadcasting. Symbolic dims are taken to be at least 2 (sizes 0 and 1 are
     always specialised), so a symbol only broadcasts against 1 or the same symbol."""
@@ -178,7 +211,8 @@ def broadcast_shapes(*shapes: Shape) -> Shape:
             if out == 1:
                 out = d
             elif isinstance(d, str) or isinstance(out, str):
-                raise Unsupported(f"broadcasting symbolic dimension {out!r} against {d!r}")
+                raise symbolic_mismatch(
+                    f"broadcasting symbolic dimension {out!r} against {d!r}", out, d)
             else:
                 raise ValueError(
                     "operands could not be broadcast together with shapes "

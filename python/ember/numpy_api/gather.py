@@ -460,6 +460,12 @@ def update(graph: Graph, found: Plan, operands: list[Value], combine: Combine, *
     return out
 
 
+def _i64(graph: Graph, v: Value) -> Value:
+    if v.dtype == np.int64 and not v.weak:
+        return v
+    return graph.op("astype", [v], dtype=np.dtype(np.int64), scalar=True)
+
+
 class Compacted:
     """Buffers holding chosen elements of 1-d arrays at their front, in order: `keep` (a 1-d
     bool array) chooses; `count` is how many it does (a weak int64). Each chosen element is
@@ -467,13 +473,19 @@ class Compacted:
     count wherever anything is not chosen."""
 
     def __init__(self, graph: Graph, keep: Value) -> None:
-        n = int(keep.shape[0])
+        n = keep.shape[0]
         self.graph = graph
         rank = graph.op("cumsum", [graph.op("astype", [keep], dtype=np.dtype(np.int64))],
                         axis=0)
         self.slot = graph.op("sub", [rank, graph.const(np.int64(1))])
-        self.spare = graph.const(np.int64(n - 1))
-        count = graph.op("load", [rank, graph.const(n - 1)])
+        if isinstance(n, str):  # a symbolic length: its last place read at run time
+            from ember.capture.loops.sizes import value_in
+
+            last = graph.op("sub", [_i64(graph, value_in(graph, n)), graph.const(np.int64(1))])
+            self.spare = last
+        else:
+            self.spare = last = graph.const(np.int64(n - 1))
+        count = graph.op("load", [rank, last])
         self.count = graph.op("astype", [count], dtype=np.dtype(np.int64), weak=True)
 
     def stored(self, keep: Value, values: Value) -> Value:

@@ -17,6 +17,7 @@ import numpy as np
 
 from ember.errors import Unsupported
 from ember.graph import Graph, Value
+from ember.graph.shapes import symbolic_mismatch
 from ember.numpy_api.convert import to_value
 from ember.numpy_api.indexing import getitem
 from ember.numpy_api.shape_ops import array_arg, reshape_value
@@ -55,7 +56,12 @@ def _result(graph: Graph, r: Value, *operands: Value) -> Value:
     return r
 
 
-def _core_mismatch(name: str, signature: str, got: object, want: object) -> ValueError:
+def _core_mismatch(name: str, signature: str, got: object, want: object) -> Exception:
+    """NumPy's error; for a symbolic dim, a refusal (sizes equal at capture need not be
+    the same symbol: an int argument given as a size beside an array's length)."""
+    if isinstance(got, str) or isinstance(want, str):
+        return symbolic_mismatch(f"{name} of symbolic core dimensions {got!r} and {want!r}",
+                                 got, want)
     return ValueError(f"{name}: Input operand 1 has a mismatch in its core dimension 0, with "
                       f"gufunc signature {signature} (size {got} is different from {want})")
 

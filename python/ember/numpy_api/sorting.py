@@ -377,7 +377,7 @@ def unique_buffers(graph: Graph, x: Value, index: bool, counts: bool, inverse: b
     what each run contributes is stored at its rank, and the other elements store past the
     count (only a run of one element has no others)."""
     flat = reshape_value(graph, x, (-1,))
-    n = int(flat.shape[0])
+    n = flat.shape[0]  # a symbolic size is 2 or more: slices of it count from the end
     if n == 0:
         empty = graph.full((0,), 0, np.int64)
         return ([flat, *[empty] * (index + counts)], graph.const(0, weak=True),
@@ -387,8 +387,9 @@ def unique_buffers(graph: Graph, x: Value, index: bool, counts: bool, inverse: b
         ordered = gather.gather(graph, gather.plan(graph, flat, order))
     else:  # the values sorted as NumPy sorts them (its default kind): the same run heads
         ordered = graph.op("sort_default", [flat], axis=0)
-    head = graph.op("slice", [ordered], start=[0], stop=[n - 1], step=[1])
-    tail = graph.op("slice", [ordered], start=[1], stop=[n], step=[1])
+    symbolic = isinstance(n, str)
+    head = graph.op("slice", [ordered], start=[0], stop=[-2 if symbolic else n - 1], step=[1])
+    tail = graph.op("slice", [ordered], start=[1], stop=[-1 if symbolic else n], step=[1])
     differs = graph.op("ne", [tail, head])
     if flat.dtype.kind == "f" and equal_nan:
         both_nan = graph.op("logical_and", [graph.op("isnan", [tail]),

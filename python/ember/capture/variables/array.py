@@ -292,6 +292,8 @@ class ArrayVariable(VariableTracker):
         if datalen.has_data_slice(index):
             return datalen.data_view(tx, self, index)
         if slices.has_runtime_slice(index):
+            index = slices.symbolic_bounds(self, index)
+        if slices.has_runtime_slice(index):
             view = slices.input_view(tx, self, index)
             if view is not None:
                 return view

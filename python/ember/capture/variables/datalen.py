@@ -287,8 +287,7 @@ def _unique(tx: Interpreter, fn: Any, args: list[VariableTracker],
             return None
         flags[name] = vt.constant()
     x = args[0].value
-    if not flags["sorted"] or any(isinstance(d, str) for d in x.shape) or (
-            x.dtype.kind not in "biuf"):
+    if not flags["sorted"] or x.dtype.kind not in "biuf":
         return None
     from ember.numpy_api.sorting import unique_buffers
 

@@ -386,3 +386,62 @@ def from_end(array: Any, index: VariableTracker) -> VariableTracker:
     if not changed:
         return index
     return TupleVariable(items) if isinstance(index, TupleVariable) else items[0]
+
+
+def symbolic_bounds(array: Any, index: VariableTracker) -> VariableTracker:
+    """`index` with each bound of a run-time slice that is its axis's symbolic size less a
+    constant (`img[p:p + H]` with `H = len(img) - 2` and `p` at most 2, `x[k:len(x) - 1]`)
+    as that constant counted from the end (`-2`, or None for the end itself), so the slice
+    is the graph's own over every size rather than a view the entry takes or a bound
+    specialised per size. The axis is required to hold the constant (a bound below 0 would
+    count from the end in Python)."""
+    from ember.capture.variables.containers import TupleVariable
+    from ember.capture.variables.int_dims import int_terms
+    from ember.graph.shapes import dim_terms
+
+    items = list(index.items) if isinstance(index, TupleVariable) else [index]
+    shape = array.value.shape
+    if len(items) > len(shape) or any(_is(p, None) or _is(p, Ellipsis) for p in items):
+        return index
+    changed = False
+    for axis, item in enumerate(items):
+        dim = shape[axis]
+        if not isinstance(item, RuntimeSliceVariable) or not isinstance(dim, str):
+            continue
+        start, stop, step = (list(item.parts) + [ConstantVariable(None)] * 3)[:3]
+        if not (_is(step, None) or (step.is_constant() and step.constant() == 1)):
+            continue
+        parts = [start, stop, step]
+        for i in (0, 1):
+            part = parts[i]
+            if not isinstance(part, PythonScalarVariable):
+                continue
+            found = int_terms(part, fixed=True, new_symbols=False, guard=False)
+            own, own_constant = dim_terms(dim)
+            if found is None or found[0] != own or own_constant - found[1] < (1 - i):
+                continue
+            if any(_changes(leaf) for leaf in part.leaves()):
+                continue  # an int argument seen to change stays a run-time bound
+            back = own_constant - found[1]
+            array.value.graph.require_size(dim, max(back, 2))
+            for leaf in part.leaves():
+                if leaf.symbol is None:  # an int argument that never changed: its value
+                    leaf.tracer.guards.add(leaf.source, ("EQUALS_MATCH", leaf.example))
+            parts[i] = ConstantVariable(-back if back else None)
+            changed = True
+        if any(_runtime_int(p) for p in parts):
+            items[axis] = RuntimeSliceVariable(parts)
+        else:
+            items[axis] = ConstantVariable(slice(*[p.constant() for p in parts]))
+    if not changed:
+        return index
+    return TupleVariable(items) if isinstance(index, TupleVariable) else items[0]
+
+
+def _changes(leaf: PythonScalarVariable) -> bool:
+    """Whether a run-time int that is no size is one that changes between calls (listed
+    among the dynamic dims, or every int under `dynamic=True`), which a guard on its value
+    would recompile for."""
+    tracer = leaf.tracer
+    return leaf.symbol is None and (tracer.every_dim_dynamic or leaf.source is None or (
+        leaf.source.name() in (tracer.dynamic_dims or ())))
