@@ -30,7 +30,8 @@ import numpy as np
 
 from ember.capture.breaks import graph_break
 from ember.capture.loops.body import GO, RERUN, RET, RETURNED, RETVAL, enclosing_body
-from ember.capture.loops.region import BodyArray, Group, Trace, _final_value
+from ember.capture.loops.carried import _final_value
+from ember.capture.loops.region import BodyArray, Group, Trace
 from ember.capture.variables.array import VIEW_OPS, ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.choice import ChoiceVariable

@@ -16,9 +16,9 @@ from ember.config import config
 from ember.capture.breaks import graph_break
 from ember.capture.loops import appends, followers, inputs, lazy_reads, tuples
 from ember.capture.loops.body import GO, Body, enclosing_body, loop_head, step_instruction
+from ember.capture.loops.carried import _collect
 from ember.capture.loops.region import (
     Trace,
-    _collect,
     _go_value,
     _graph_swapped,
     bind_cells,
@@ -322,8 +322,6 @@ def count_trip(tx: Interpreter, back: Instruction) -> None:
     capture starts again with the loop tried as a loop op (`retry_while_around`), as a long
     `for` loop is, so that compile time does not grow with its trips; where it cannot be
     one, it unrolls as before."""
-    from ember.config import config
-
     if back.target is None or back.target < 1 or tx.depth != 0 or tx.graph.parent is not None:
         return
     first = tx.instructions[back.target - 1]
