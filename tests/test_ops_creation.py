@@ -97,9 +97,9 @@ def test_numpys_spacings_built_on_linspace_compile_as_one_graph(dt) -> None:
     if dt == np.float64:
         assert_scenario_as_numpy(called_twice(spaced, (x,)))
     else:
-        # float32 `10 ** steps` of `logspace`: compiled code takes libm's powf, where
-        # NumPy's SIMD power loop (NumPy 2.4 on AVX-512) may be an ulp away: the values
-        # within float32 rounding, NumPy's dtypes and shapes.
+        # The powers of `logspace` and `geomspace`: compiled code takes libm's powf and pow,
+        # where NumPy's SIMD power loops (NumPy 2.4 on AVX-512) may be an ulp away: values
+        # within an ulp or two, NumPy's dtypes and shapes.
         want = spaced(x.copy())
         ember.reset()
         got = ember.compile(spaced)(x.copy())
