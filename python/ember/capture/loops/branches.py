@@ -459,22 +459,13 @@ def _handed_over(tx: Interpreter, path: Path, v: BodyArray, entries: list[ArrayV
     reaches: no one can then tell the merged value from that object, so the name takes a
     new array as the branch's result."""
     from ember.capture.loops import swaps
-    from ember.capture.variables.array import VIEW_OPS
 
     if v.value is not v.param:
         return False
     e = next((e for e in entries if path.inner[id(e)] is v), None)
-    if e is None or isinstance(e, BodyArray) or e.source is not None:
+    if e is None or isinstance(e, BodyArray):
         return False
-    graph = tx.graph
-    made = next((n for n in graph.nodes if n.out is e.value), None)
-    if made is None or made.op in VIEW_OPS:
-        return False
-    if any(n.op in VIEW_OPS and any(i is e.value for i in n.inputs) for n in graph.nodes):
-        return False
-    if any(vt is e and name in live for name, vt in tx.locals.items()):
-        return False
-    return not swaps.held_elsewhere(tx, e)
+    return swaps.unseen(tx, e, lambda name: name not in live)
 
 
 def _merge(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Path,

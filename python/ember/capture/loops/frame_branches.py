@@ -215,18 +215,11 @@ def _private(tx: Interpreter, path: Path, v: Value, entries: list, names: list[s
     (`E` of `while np.max(np.abs(delta)) > tol:` when the loop takes no trip)."""
     from ember.capture.loops import swaps
     from ember.capture.loops.region import BodyArray
-    from ember.capture.variables.array import VIEW_OPS
 
     e = next((e for e in entries if path.inner[id(e)].value is v), None)
-    if (e is None or isinstance(e, BodyArray) or e.source is not None
-            or e.value.graph is not tx.graph or path.inner[id(e)].param is not v):
+    if e is None or isinstance(e, BodyArray) or path.inner[id(e)].param is not v:
         return False
-    made = next((n for n in tx.graph.nodes if n.out is e.value), None)
-    if made is None or made.op in VIEW_OPS or e._viewed(tx):  # a view still held
-        return False
-    if any(vt is e and name not in names for name, vt in tx.locals.items()):
-        return False
-    return not swaps.held_elsewhere(tx, e)
+    return swaps.unseen(tx, e, lambda name: name in names)
 
 
 def add_check(tx: Interpreter, failed: Value) -> None:

@@ -79,7 +79,7 @@ class BodyArray(ArrayVariable):
         self.private = False  # whether the frame's array is private to it (`Group.private`)
 
     def is_fresh(self, tx: Interpreter) -> bool:
-        return self.mutable and not self._viewed(tx)
+        return self.mutable and not self.viewed(tx)
 
     def is_mutable_input(self, tx: Interpreter) -> bool:
         return False

@@ -8,7 +8,8 @@ elements per trip, where the trip already touches them."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -17,6 +18,23 @@ from ember.graph import Graph, Value
 if TYPE_CHECKING:
     from ember.capture.interpreter import Interpreter
     from ember.capture.variables.base import VariableTracker
+
+
+def unseen(tx: Interpreter, vt: Any, may_hold: Callable[[str], bool]) -> bool:
+    """Whether the frame's array `vt` is one no one can tell from a copy: the frame's graph
+    computed it (no argument, no view), no view of it is still held (`ArrayVariable.viewed`),
+    no local but those `may_hold` allows holds it, and nothing else reaches it
+    (`held_elsewhere`). A branch's merged value may then stand for it."""
+    from ember.capture.variables.array import VIEW_OPS
+
+    if vt.source is not None:
+        return False
+    made = next((n for n in tx.graph.nodes if n.out is vt.value), None)
+    if made is None or made.op in VIEW_OPS or vt.viewed(tx):
+        return False
+    if any(local is vt and not may_hold(name) for name, local in tx.locals.items()):
+        return False
+    return not held_elsewhere(tx, vt)
 
 
 def held_elsewhere(tx: Interpreter, vt: VariableTracker, own_stack: bool = False) -> bool:

@@ -399,7 +399,7 @@ def _element(tx: Interpreter, vt: VariableTracker) -> tuple[At, tuple[int, ...]]
 def _current(lazy: LazyWindowVariable | WindowExprVariable) -> At:
     """`lazy`'s element at coordinates: loaded from its array once that was built, else
     built from what it was computed from. Capture builds the array when an update in place
-    is about to consume an array it reads (`ArrayVariable._viewed` reads every live
+    is about to consume an array it reads (`ArrayVariable.viewed` reads every live
     tracker's value); from then on the elements must come from it, since the graph may not
     read a value after an update consumed it (arrays stored into are used linearly)."""
     def at(body: _Body, coords: list[Value]) -> Value:

@@ -392,12 +392,12 @@ class ArrayVariable(VariableTracker):
         traced functionally and written back into it by the entry (which first checks that
         no other argument shares its memory)."""
         return (self.source is not None and tx.tracer.is_input_source(self.source)
-                and not self._viewed(tx))
+                and not self.viewed(tx))
 
     def is_fresh(self, tx: Interpreter) -> bool:
         """Whether this array is owned by the frame alone: created by a non-view op and never
         viewed since, so updating it in place cannot be seen through another array."""
-        if self.source is not None or self._viewed(tx) or any(
+        if self.source is not None or self.viewed(tx) or any(
                 view is self.value for _, view, _ in self.value.graph.root.opaque_views
         ) or self.of_broadcast_view():
             return False
@@ -441,7 +441,7 @@ class ArrayVariable(VariableTracker):
         reached.discard(id(self.value))
         return tx.tracer.holders(self.value) <= 1 and not (reached & tx.tracer.held_values())
 
-    def _viewed(self, tx: Interpreter) -> bool:
+    def viewed(self, tx: Interpreter) -> bool:
         """Whether a view of this array (or a view of a view) is still held by a tracker: it
         would have to show the update, which the functional graph does not do. Views used
         and dropped (`x.T` inside an expression) do not count."""

@@ -106,7 +106,7 @@ class DataViewVariable(VariableTracker):
 
     def children(self) -> tuple[VariableTracker, ...]:
         # The base counts as held through this view: updating it in place must be refused
-        # while the view is alive (`ArrayVariable._viewed` counts holders of one value).
+        # while the view is alive (`ArrayVariable.viewed` counts holders of one value).
         return (ArrayVariable(self.base), *self.items)
 
     def _leading(self) -> DataSliceVariable | None:

@@ -508,7 +508,7 @@ def _symbolic_shape(tracer: Any, method: str, args: list[VariableTracker],
     for d, n in zip(dims, example.shape):
         symbol = None
         if isinstance(d, PythonScalarVariable):
-            symbol = d.symbol if d.op is not None else tracer.int_symbol(d)
+            symbol = tracer.int_symbol(d)
             if symbol is None:
                 d.specialise()
         shape.append(n if symbol is None else symbol)
@@ -519,13 +519,13 @@ def _symbolic_shape(tracer: Any, method: str, args: list[VariableTracker],
 def structural_ints(vt: VariableTracker) -> None:
     """Guard the run-time ints in `vt` (a tuple of them) as the constants they are now."""
     from ember.capture.variables.containers import TupleVariable
-    from ember.capture.variables.scalar import PythonScalarVariable
+    from ember.capture.variables.scalar import structural
 
     if isinstance(vt, TupleVariable):
         for item in vt.items:
             structural_ints(item)
-    elif isinstance(vt, PythonScalarVariable) and vt.python_class is int:
-        vt.specialise()
+    else:
+        structural(vt)
 
 
 def _result(tracer: Any, example: Any, source: DrawSource,

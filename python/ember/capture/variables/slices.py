@@ -8,7 +8,7 @@ the array is an argument not yet updated, the view is instead one more graph inp
 entry takes it in Python (`input_view`: Python's own clamping of bounds, its IndexError)
 and the graph sees an array whose sliced axes carry a symbol, bound from the view's shape at
 each call as any input's. The view is read-only for capture (updating it, or its base while
-it is held, is refused as for any view: see `ArrayVariable._viewed`), and a view whose
+it is held, is refused as for any view: see `ArrayVariable.viewed`), and a view whose
 symbolic axis is below the least size the graph needs sends the call to plain Python rather
 than binding a symbol to 0 or 1: the compiled graph refuses a symbol below 2 (as both
 backends do), `take_view` a view below what later slices of it need.

@@ -40,7 +40,7 @@ class SliceView(ArrayVariable):
     def is_fresh(self, tx: Interpreter) -> bool:
         """Updatable in place wherever its base is (the update goes to the base)."""
         base = self.base
-        return (base.is_fresh(tx) or base.is_mutable_input(tx)) and not self._viewed(tx)
+        return (base.is_fresh(tx) or base.is_mutable_input(tx)) and not self.viewed(tx)
 
     def is_mutable_input(self, tx: Interpreter) -> bool:
         return False
