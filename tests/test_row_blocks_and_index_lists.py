@@ -169,3 +169,73 @@ def test_row_of_another_length_is_not_broadcast():
         add_row(A, np.arange(2.0))
     with pytest.raises(ValueError):
         ember.compile(add_row)(A, np.arange(2.0))
+
+
+# --- rows at a list of loop values with run-time bounds, inside loop bodies -----------------
+
+def pivoted_elimination(A, b):
+    n = A.shape[0]
+    U = A.copy()
+    L = np.eye(n)
+    perm = np.arange(n)
+    for k in range(n - 1):
+        p = k + np.argmax(np.abs(U[k:, k]))
+        if p != k:
+            U[[k, p], k:] = U[[p, k], k:]
+            L[[k, p], :k] = L[[p, k], :k]
+            perm[[k, p]] = perm[[p, k]]
+        for i in range(k + 1, n):
+            L[i, k] = U[i, k] / U[k, k]
+            U[i, k:] -= L[i, k] * U[k, k:]
+    return L, U, perm, b[perm]
+
+
+def swaps_without_test(A):
+    """Every trip swaps, `p == k` included (NumPy assigns the same row twice)."""
+    A = A.copy()
+    n = A.shape[0]
+    for k in range(n):
+        p = k + np.argmax(A[k:, 0])
+        A[[k, p], k:] = A[[p, k], k:]
+        A[k:, [0, 1]] = A[k:, [1, 0]]
+        A[[p, k, p], :k] = A[[k, p, k], :k]
+    return A
+
+
+def swap_past_the_end(A, shift):
+    A = A.copy()
+    for k in range(A.shape[0]):
+        p = k + shift
+        A[[k, p], k:] = A[[p, k], k:]
+    return A
+
+
+@settings(max_examples=20, deadline=None, derandomize=True)
+@given(st.sampled_from([2, 3, 5, 30]))
+def test_row_swaps_at_pivots_in_loop_bodies(n):
+    def make_lu(call):
+        r = np.random.default_rng([n, call])
+        return r.standard_normal((n, n)), r.standard_normal(n)
+
+    def make_swaps(call):
+        r = np.random.default_rng([n, call, 2])
+        return (r.standard_normal((n, 3)),)
+
+    for fn, make in [(pivoted_elimination, make_lu), (swaps_without_test, make_swaps)]:
+        stats = _check(fn, make)
+        # Short loops unroll (the cost rule), where a constant list assigned to is a break.
+        if n >= 30 or fn is pivoted_elimination:
+            assert stats["graph_breaks"] == 0, (fn.__name__, stats["break_reasons"])
+
+
+@pytest.mark.parametrize("shift", [0, 1, -1, 40, -100])
+def test_row_swap_out_of_bounds_raises_like_numpy(shift):
+    A = np.arange(60.0).reshape(30, 2)
+    compiled = ember.compile(swap_past_the_end)
+    try:
+        want = swap_past_the_end(A, shift)
+    except IndexError:
+        with pytest.raises(IndexError):
+            compiled(A, shift)
+        return
+    np.testing.assert_array_equal(compiled(A, shift), want)
