@@ -53,6 +53,7 @@ from kernel_cases_loops2 import LOOPS2_CASES
 from kernel_cases_assignments import ASSIGNMENT_CASES
 from kernel_cases_containers import CONTAINER_CASES
 from kernel_cases_stranger15 import STRANGER15_CASES
+from kernel_cases_stranger16 import STRANGER16_CASES
 from kernel_cases_dicts import DICT_CASES
 
 
@@ -1159,4 +1160,5 @@ CASES += LOOPS2_CASES
 CASES += ASSIGNMENT_CASES
 CASES += CONTAINER_CASES
 CASES += STRANGER15_CASES
+CASES += STRANGER16_CASES
 CASES += DICT_CASES

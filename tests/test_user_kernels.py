@@ -111,8 +111,6 @@ NOT_YET_NATIVE = {
                 "knows, solved per row",
     "rabin_karp": "np.array_equal of a slice at a run-time position inside the loop, and "
                   "`matches.append(s)` in a branch",
-    "gauss_jordan_inverse": "`M[[col, p]] = M[[p, col]]` (a row swap through index lists) "
-                            "in a branch on data",
     "gmres_small": "np.zeros(k + 1) where `k` is set by a `break` on data",
     "edmonds_karp": "`while True:` at the frame's level left by a `break`, around a `while` "
                     "whose test reads the data (`parent[sink] == -1`)",

@@ -37,14 +37,31 @@ def _slice_part(x: object) -> int | None:
 
 def ranges_as_arrays(graph: Graph, index: object) -> object:
     """`index` with each `range` in it as the integer array NumPy makes of it
-    (`scores[range(n), y]`)."""
+    (`scores[range(n), y]`), and each flat list holding integers computed in the graph
+    (`U[[k, p]]` with `p` from an argmax) as the intp array NumPy makes of that list."""
     def array(item: object) -> object:
         if isinstance(item, range):
             return graph.arange(item.start, item.step, len(item), np.dtype(np.intp))
+        if isinstance(item, list) and any(isinstance(e, Value) for e in item):
+            return _traced_list(graph, item)
         return item
     if isinstance(index, tuple):
         return tuple(array(item) for item in index)
     return array(index)
+
+
+def _traced_list(graph: Graph, item: list[object]) -> Value:
+    """A flat list of integers, some of them scalars the graph computes, as an index array.
+    Lists of booleans (a mask to NumPy), floats or nested lists are left to NumPy."""
+    from ember.numpy_api.literals import literal_value
+
+    for e in item:
+        if isinstance(e, Value):
+            if e.ndim != 0 or e.dtype.kind not in "iu":
+                raise Unsupported("indexing with a list holding a computed non-integer")
+        elif _int(e) is None:
+            raise Unsupported("indexing with a list holding a non-integer")
+    return literal_value(graph, item, np.dtype(np.intp))
 
 
 def getitem(graph: Graph, a: Value, index: object) -> Value:

@@ -166,9 +166,12 @@ def transpose(block: BlockVariable) -> BlockVariable:
 
 
 def block_of(array: ArrayVariable, parts: list[VariableTracker]) -> BlockVariable | None:
-    """`array[lo0:hi0, lo1:hi1]` of a 2-d array, a bound a loop value; None otherwise."""
+    """`array[lo0:hi0, lo1:hi1]` of a 2-d array, a bound a loop value (`X[j + 1:]`: the
+    columns a whole slice); None otherwise."""
     from ember.capture.loops.runs import _constant_slice
 
+    if array.value.ndim == 2 and len(parts) == 1:
+        parts = [*parts, ConstantVariable(slice(None))]
     parts = [_constant_slice(p) for p in parts]
     if array.value.ndim != 2 or len(parts) != 2 or not all(
             isinstance(p, DynamicSliceVariable) for p in parts):
@@ -294,16 +297,34 @@ def _scalar(vt: VariableTracker) -> Callable[[_Body], Value] | None:
     return None
 
 
-def _block_element(vt: VariableTracker, like: BlockVariable) -> BlockElement | None:
+def _block_element(vt: VariableTracker, like: BlockVariable, tx: Interpreter | None = None
+                   ) -> BlockElement | None:
     if isinstance(vt, BlockVariable):
         if not (_same_bounds(vt.rows, like.rows) and _same_bounds(vt.cols, like.cols)):
             raise graph_break("loop_body", what="arithmetic on 2-d run-time slices whose "
                                                 "shapes may differ")
         return vt.element
     scalar = _scalar(vt)
-    if scalar is None:
+    if scalar is not None:
+        return lambda body, r, c: scalar(body)
+    return _row_broadcast(tx, vt, like)
+
+
+def _row_broadcast(tx: Interpreter, vt: VariableTracker, like: BlockVariable
+                   ) -> BlockElement | None:
+    """A 1-d operand of static length (`_whole`) against a block whose columns are a whole
+    axis of that length (`X[j + 1:] += v`, `A[:j] -= A[j]`): NumPy broadcasts it along the
+    rows, element `c` for column `c`. None for anything else (lengths that may differ
+    refuse, as NumPy may raise)."""
+    if tx is None or isinstance(vt, (RunVariable, RunExprVariable)):
         return None
-    return lambda body, r, c: scalar(body)
+    found = _whole(tx, vt)
+    if found is None:
+        return None
+    run, element = found
+    if _static_length(like.cols) != run.array.value.shape[0]:
+        return None
+    return lambda body, r, c: element(body, c)
 
 
 def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
@@ -317,7 +338,7 @@ def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
     if op == "@" and not isinstance(a, BlockVariable):
         return _matvec(tx, transpose(b), a)  # type: ignore[arg-type]
     name = _OPS.get(op.rstrip("="))
-    ea, eb = _block_element(a, like), _block_element(b, like)
+    ea, eb = _block_element(a, like, tx), _block_element(b, like, tx)
     if name is None or ea is None or eb is None:
         raise graph_break("loop_body", what=f"operator {op} on {a.describe()} and "
                                             f"{b.describe()}")
@@ -408,7 +429,7 @@ def store(tx: Interpreter, target: ArrayVariable, place: Place, value: VariableT
     """`target[rows, cols] = value`, element by element: a loop op over the rows holding
     one over the columns, both carrying the target."""
     like = BlockVariable(place.rows, place.cols, lambda body, r, c: r)
-    element = _block_element(value, like)
+    element = _block_element(value, like, tx)
     if element is None:
         raise graph_break("loop_body", what=f"assigning {value.describe()} to a 2-d slice "
                                             "with run-time bounds")

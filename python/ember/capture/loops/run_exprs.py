@@ -290,6 +290,8 @@ def take(tx: Interpreter, array: ArrayVariable, index: VariableTracker) -> RunEx
     like, element = _operand(index)  # type: ignore[misc]
     probe = _Body(tx.graph.region("loop"))
     dtype = element(probe, probe.graph.add_input(np.int64, (), weak=True)).dtype
+    if array.value.ndim == 2 and dtype.kind in "iu" and isinstance(array.value.shape[1], int):
+        return _take_rows(tx, array, like, element)  # type: ignore[arg-type]
     if array.value.ndim != 1 or dtype.kind not in "iu":
         raise graph_break("loop_body", what=f"indexing {array.describe()} with "
                                             f"{index.describe()} of {dtype}")
@@ -676,3 +678,19 @@ def _read_back(element: Element, target: ArrayVariable, stored: Value, run: RunV
         return (stored_element if target.value is stored else element)(body, k)
 
     return again
+
+
+def _take_rows(tx: Interpreter, array: ArrayVariable, like: RunVariable, element: Element
+               ) -> VariableTracker:
+    """`table[ids[lo:hi]]` of a 2-d `table` whose rows have a static length: a block whose
+    rows are the run's and whose columns are all of the table's (`blocks.py`); element
+    `(r, c)` loads `table[ids[r], c]` (EmbeddingBag's `table[ids[a:b]].sum(axis=0)`)."""
+    from ember.capture.loops.blocks import BlockVariable
+    from ember.capture.loops.runs import DynamicSliceVariable
+
+    source = array.value
+    whole = DynamicSliceVariable(ConstantVariable(None), ConstantVariable(None))
+    columns = tx.graph.full((source.shape[1],), 0, np.int8)  # stands for the axis: never read
+    cols = RunVariable(ArrayVariable(columns), [None], 0, whole)
+    return BlockVariable(like, cols, lambda body, r, c: body.graph.op(
+        "load", [body.outer(source), element(body, r), c]))

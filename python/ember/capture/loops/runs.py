@@ -229,6 +229,11 @@ def run_of(tx: Interpreter, array: ArrayVariable, index: VariableTracker
     block = blocks.block_of(array, list(parts))
     if block is not None:
         return block
+    from ember.capture.loops import row_lists
+
+    listed = row_lists.row_runs(tx, array, list(parts))
+    if listed is not None:
+        return listed
     if len(axes) > 1 or len(parts) != array.value.ndim:
         raise graph_break("loop_body", what="a slice with run-time bounds of an n-d result")
     indices: list[Value | None] = []

@@ -357,6 +357,11 @@ class ArrayVariable(VariableTracker):
             run = run_of(tx, self, index)
             if isinstance(run, RunVariable) and run_exprs.store(tx, self, run, value):
                 return
+            from ember.capture.loops import row_lists
+
+            if isinstance(run, row_lists.RowRunsVariable):
+                row_lists.store(tx, self, run, value)
+                return
             if isinstance(run, blocks.BlockVariable) and run.place is not None:
                 blocks.store(tx, self, run.place, value)
                 return
