@@ -210,3 +210,42 @@ def test_where_of_two_python_ints_is_int64_as_numpy():
         assert got.dtype == np.int64
         np.testing.assert_array_equal(got, where_far(_mask(n, np.random.default_rng(n))))
     assert ember.stats()["captures"] == 2
+
+
+def sqrt_below(x):
+    return np.sqrt(len(x) - 5)
+
+
+def lone_ufuncs(x):
+    return np.negative(x.shape[0]), np.isnan(len(x)), np.square(len(x) * 3)
+
+
+def where_beside_bool(x):
+    return np.where(x > 0.5, len(x), x.astype(np.bool_))
+
+
+def full_uint64(x):
+    return np.full(2, len(x), dtype=np.uint64)
+
+
+@pytest.mark.parametrize("fn", [sqrt_below, lone_ufuncs, where_beside_bool, full_uint64])
+def test_ints_as_data_keep_numpys_types_and_warnings(fn):
+    """NumPy scalars where NumPy gives them (`np.sqrt(n)` is an np.float64), its dtypes, and
+    its warnings (the square root of a negative size difference)."""
+    import warnings
+
+    compiled = ember.compile(fn)
+    for n in (4, 6, 9, 3, 12, 30):
+        x = np.linspace(0, 1, n)
+        with warnings.catch_warnings(record=True) as wanted:
+            warnings.simplefilter("always")
+            want = fn(x)
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            got = compiled(x)
+        want, got = (want, got) if isinstance(want, tuple) else ((want,), (got,))
+        for g, w in zip(got, want, strict=True):
+            assert type(g) is type(w) and np.asarray(g).dtype == np.asarray(w).dtype
+            np.testing.assert_array_equal(g, w)
+        assert [str(m.message) for m in seen] == [str(m.message) for m in wanted]
+    assert ember.stats()["entry_fallbacks"] == 0
