@@ -127,8 +127,6 @@ def pad(graph: Graph, array: object, pad_width: object, mode: object = "constant
     for axis, (before, after) in enumerate(_pad_pairs(pad_width, x.ndim)):
         if not before and not after:
             continue
-        if isinstance(x.shape[axis], str) and mode != "constant":
-            raise Unsupported(f"np.pad with mode={mode!r} along a symbolic dimension")
         sides = [_pad_block(graph, x, axis, width, mode, fill, side)  # type: ignore[arg-type]
                  for side, width in (("before", before), ("after", after))]
         joined = [p for p in (sides[0], x, sides[1]) if p is not None]
@@ -147,6 +145,8 @@ def _pad_block(graph: Graph, x: Value, axis: int, width: int, mode: str, fill: o
     shape[axis] = width
     if mode == "constant":
         return graph.full(shape, fill, x.dtype)  # type: ignore[arg-type]
+    if isinstance(x.shape[axis], str):
+        return _symbolic_pad_block(graph, x, axis, width, mode, side, tuple(shape))
     n = int(x.shape[axis])
     if n == 0:
         raise Unsupported(f"np.pad with mode={mode!r} of an empty axis")
@@ -165,6 +165,29 @@ def _pad_block(graph: Graph, x: Value, axis: int, width: int, mode: str, fill: o
         block = graph.op("flip", [block], axis=[axis])
     if mode == "edge":
         block = graph.op("broadcast_to", [block], shape=tuple(shape))
+    return block
+
+
+def _symbolic_pad_block(graph: Graph, x: Value, axis: int, width: int, mode: str, side: str,
+                        shape: tuple[int | str, ...]) -> Value:
+    """`_pad_block` along an axis of symbolic size: the same slices with the bounds after the
+    axis's end counted from it (`x[-1:]`, `x[-width - 1:-1]`), each of which records the
+    least size its symbol must have (a smaller size compiles static, where NumPy's
+    repetition of pads wider than the array is left to NumPy)."""
+    before = side == "before"
+    start, stop, flip = {
+        "edge": (0, 1, False) if before else (-1, None, False),
+        "wrap": (-width, None, False) if before else (0, width, False),
+        "reflect": (1, width + 1, True) if before else (-width - 1, -1, True),
+        "symmetric": (0, width, True) if before else (-width, None, True),
+    }[mode]
+    block = getitem(graph, x, (slice(None),) * axis + (slice(start, stop),))
+    # `x[-1:]` of a size below its bound would be shorter: each bound must lie inside the axis
+    graph.require_size(x.shape[axis], max(abs(start), abs(stop or 0)))
+    if flip:
+        block = graph.op("flip", [block], axis=[axis])
+    if mode == "edge":
+        block = graph.op("broadcast_to", [block], shape=shape)
     return block
 
 

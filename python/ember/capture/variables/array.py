@@ -385,9 +385,12 @@ class ArrayVariable(VariableTracker):
             new = call_numpy_api("item assignment", numpy_api.setitem, tx.graph, self.value,
                                  index.value, numpy_api.Selected(value.values))
         else:
+            from ember.capture.variables import int_data
+
             index = slices.from_end(self, index)
+            stored = int_data.stored(tx, self.value, value)
             new = call_numpy_api("item assignment", numpy_api.setitem, tx.graph, self.value,
-                                 to_api(index), to_api(value))
+                                 to_api(index), to_api(value) if stored is None else stored)
         self.update_in_place(new)
         if self.source is not None:
             tx.tracer.mark_mutated(self)

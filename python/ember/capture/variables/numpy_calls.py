@@ -189,6 +189,9 @@ class NumpyFunctionVariable(VariableTracker):
         if out is not None and (isinstance(self.fn, np.ufunc) or self.fn is np.clip
                                 or isinstance(getattr(self.fn, "__self__", None), np.ufunc)):
             return self._into(tx, args, kwargs)
+        from ember.capture.variables import int_data
+
+        args, kwargs = int_data.operands(tx, self.fn, args, kwargs)
         api_args = [shape_to_api(a) if _is_shape_arg(self.fn, i, len(args)) else to_api(a)
                     for i, a in enumerate(_data_operands(tx, self.fn, args))]
         first_node = len(tx.graph.nodes)
