@@ -495,6 +495,27 @@ def test_exp_far_below_its_range_underflows_as_numpy(dtype, backend):
                 assert_same_fp_behaviour(_masked_softmax, (s,), backend, under=mode)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_exp_of_minus_inf_raises_no_underflow(dtype):
+    """`exp(-inf)` is exactly +0 and raises no flag (a softmax masked with `-inf`): the native
+    kernel runs to the end under `under="raise"`, no rerun with NumPy, wherever the -inf lanes
+    lie; a lane that really underflows next to them still raises NumPy's error. (Each row
+    keeps a finite value: a row all -inf gives `-inf - -inf`, NumPy's invalid.)"""
+    for n in (3, 8, 13):
+        for masked in ([0], [n - 1], list(range(0, n, 2)), list(range(n - 1))):
+            s = np.linspace(-3.0, 2.0, 2 * n).reshape(2, n).astype(dtype)
+            s[:, masked] = -np.inf
+            ember.reset()
+            compiled = ember.compile(_masked_softmax)
+            with np.errstate(under="raise"):
+                got, want = compiled(s), _masked_softmax(s)
+            np.testing.assert_allclose(got, want, rtol=1e-6)
+            assert ember.stats()["fp_reruns"] == 0, (n, masked)
+            s[1, 0] = -1e9
+            for mode in ("raise", "warn", "ignore"):
+                assert_same_fp_behaviour(_masked_softmax, (s,), "cranelift", under=mode)
+
+
 def _squared_gaps(x):
     total = 0
     for i in range(x.shape[0]):

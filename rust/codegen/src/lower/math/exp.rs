@@ -145,17 +145,22 @@ impl Math<'_, '_> {
         // Below `lo` the result is +0. Scaling down to it would take the processor's slow
         // path for tiny results in every such lane (a masked softmax's `exp(-1e9)` ran 3x
         // slower than NumPy), so those lanes compute `exp(0)`, give 0, and raise the
-        // underflow flag with one product per vector instead.
+        // underflow flag with one product per vector instead; `exp(-inf)` is exactly +0
+        // and raises nothing (IEEE 754, NumPy), so a softmax masked with `-inf` takes no
+        // slow path at all.
         let zero = self.c(0.0);
-        let dead = self.fcmp(FloatCC::LessThan, x, &lo);
-        let x = self.pick(&dead, &zero, x);
+        let minus_inf = self.c(f64::NEG_INFINITY);
+        let gone = self.fcmp(FloatCC::LessThan, x, &lo);
+        let finite = self.fcmp(FloatCC::GreaterThan, x, &minus_inf);
+        let underflows = self.band(&gone, &finite);
+        let x = self.pick(&gone, &zero, x);
         let x = self.clamp(&x, &lo, &hi);
         let (t, _, r) = self.split_ln2(&x);
         let p = self.poly(&r, self.exp_coeffs());
         let i = self.int_of_magic(&t);
         let scaled = self.scale(&p, &i);
-        let result = self.pick(&dead, &zero, &scaled);
-        self.raise_underflow_where(&result, &dead)
+        let result = self.pick(&gone, &zero, &scaled);
+        self.raise_underflow_where(&result, &underflows)
     }
 
     /// `(e^r - 1, 2^k)` for `x = k ln2 + r`, `x` small enough that `2^k` is a normal number.
