@@ -135,3 +135,70 @@ def test_nditer_of_elements_runs_as_python():
     # No resume function per element: the loop runs as plain Python.
     assert after["cache_hits"] - before["cache_hits"] <= 2
     assert after["captures"] == before["captures"]
+
+
+def lagged_products(frame, lo, hi):
+    out = np.zeros(hi - lo)
+    for lag in range(lo, hi):
+        out[lag - lo] = np.dot(frame[:-lag], frame[lag:])
+    return out
+
+
+def prefix_sums_and_norms(a):
+    n = a.shape[0]
+    out = np.zeros((n, 2), dtype=a.dtype)
+    for i in range(n):
+        out[i, 0] = a[i, :i].sum()
+        out[i, 1] = np.dot(a[i, i:], a[i, i:])
+    return out
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(st.integers(1, 40), st.integers(0, 2 ** 31), st.sampled_from(["f8", "f4", "i8"]))
+def test_sums_over_runs_in_loops(n, seed, dtype):
+    rng = np.random.default_rng(seed)
+    frame = (rng.standard_normal(n) * 10).astype(dtype)
+    lo, hi = 1, max(1, n - 1)
+    got, want = ember.compile(lagged_products)(frame, lo, hi), lagged_products(frame, lo, hi)
+    tol = 1e-4 if dtype == "f4" else 1e-9
+    assert_same(got, want, rtol=tol, atol=tol * 100 * n)
+    a = (rng.standard_normal((n, n)) * 10).astype(dtype)
+    got, want = ember.compile(prefix_sums_and_norms)(a), prefix_sums_and_norms(a)
+    assert_same(got, want, rtol=tol, atol=tol * 100 * n)
+
+
+def test_sums_over_runs_compile_to_one_graph():
+    frame = np.random.default_rng(0).standard_normal(300)
+    report = ember.explain(lagged_products, frame, 4, 60)
+    assert report.graph_count == 1 and report.graph_break_count == 0
+
+
+def components(edges, n):
+    parent = {i: i for i in range(n)}
+
+    def find(x):
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for e in range(edges.shape[0]):
+        a, b = find(int(edges[e, 0])), find(int(edges[e, 1]))
+        if a != b:
+            parent[a] = b
+    return np.array([find(i) for i in range(n)])
+
+
+def test_comprehension_calling_a_plain_callee_runs_plain():
+    rng = np.random.default_rng(3)
+    edges = rng.integers(0, 30, size=(40, 2))
+    compiled = ember.compile(components)
+    for _ in range(3):
+        assert_same(compiled(edges.copy(), 30), components(edges.copy(), 30))
+    stats = ember.stats()
+    # `find` runs as plain Python from the loop and from the comprehension: never captured
+    # for each of its arguments.
+    assert stats["recompiles"] == 0 and stats["recompile_limit_hits"] == 0
+    before = ember.stats()["captures"]
+    compiled(edges.copy(), 30)
+    assert ember.stats()["captures"] == before
