@@ -5,6 +5,8 @@ Results are compared with NumPy's: values, dtypes, aliasing, mutations."""
 
 from __future__ import annotations
 
+import itertools
+
 import ember
 import numpy as np
 from conftest import assert_same, assert_same_aliasing
@@ -202,3 +204,36 @@ def test_comprehension_calling_a_plain_callee_runs_plain():
     before = ember.stats()["captures"]
     compiled(edges.copy(), 30)
     assert ember.stats()["captures"] == before
+
+
+def running_max(x):
+    return np.array(list(itertools.accumulate(x, max)))
+
+
+def array_of_list(values, scale):
+    return np.asarray(values) * scale
+
+
+def array_of_short_list(values, scale):
+    return np.array(values) * scale
+
+
+@settings(max_examples=15, deadline=None, derandomize=True)
+@given(st.lists(st.floats(-1e6, 1e6), min_size=0, max_size=200), st.integers(0, 2))
+def test_arrays_of_lists_given_to_the_frame(values, kind):
+    items = [values, [np.float32(v) for v in values], [int(v) for v in values]][kind]
+    for fn in (array_of_list, array_of_short_list):
+        compiled = ember.compile(fn)
+        for _ in range(2):
+            assert_same(compiled(list(items), 2.0), fn(list(items), 2.0))
+    x = np.array(values)
+    assert_same(ember.compile(running_max)(x), running_max(x))
+
+
+def test_long_lists_of_numbers_are_converted_by_numpy():
+    long = [float(v) for v in range(300)]
+    report = ember.explain(array_of_list, long, 2.0)
+    assert any("np.asarray of a list of 300 numbers" in b.reason for b in report.break_reasons)
+    short = long[:20]
+    report = ember.explain(array_of_list, short, 2.0)
+    assert report.graph_count == 1 and report.graph_break_count == 0
