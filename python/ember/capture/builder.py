@@ -154,7 +154,8 @@ class VariableBuilder:
                 return self._items(value, source)
 
             reads_break = self.tracer.loop_resume and isinstance(source, LocalSource)
-            return self._container(value, ListVariable.lazy(source, materialize, reads_break))
+            return self._container(value, ListVariable.lazy(source, materialize, reads_break,
+                                                            value))
         if type(value) is list:
             return ListVariable(self._items(value, None))
         if type(value) is dict:

@@ -5,7 +5,7 @@ array's truth) refuses, which is a graph break where the step takes the branch i
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -185,7 +185,8 @@ class FlowOpcodes:
             refused = graph_break("type", what="iteration over an argument",
                                   type=iterator.type_name())
             name = self.code.co_name  # type: ignore[attr-defined]
-            if name.endswith(("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")):
+            if name.endswith(("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")) or (
+                    _yields_elements(iterator)):
                 whole = graph_break("loop_break", reason=refused.reason,
                                     trips="an unknown number of")
                 whole.location = (self.code.co_filename, self.lineno)  # type: ignore[attr-defined]
@@ -306,3 +307,20 @@ for _name in TRUTH_JUMPS:
     setattr(FlowOpcodes, _name, FlowOpcodes._jump_on_truth)
 for _name in NONE_JUMPS:
     setattr(FlowOpcodes, _name, FlowOpcodes._jump_on_none)
+
+
+def _yields_elements(iterator: Any) -> bool:
+    """Whether `iterator` is an `np.nditer` that yields single elements (0-d arrays, or
+    tuples of them): a body that runs on one element per trip costs a graph call per trip
+    when compiled, more than the trip costs in Python, so the loop runs as plain Python. (An
+    `external_loop` iterator yields whole 1-d chunks: those keep their per-trip graphs.)"""
+    value = getattr(iterator, "value", None)
+    if not isinstance(value, np.nditer):
+        return False
+    try:
+        probe = value.copy()  # a copy iterates on its own: the user's keeps its place
+        item = next(probe)
+    except (StopIteration, ValueError, TypeError):
+        return False
+    items = item if isinstance(item, tuple) else (item,)
+    return all(isinstance(i, np.ndarray) and i.ndim == 0 for i in items)

@@ -348,5 +348,16 @@ def _on_break(exc: Unsupported, code: CodeType, record: CodeRecord, options: Opt
         return _core.CACHE_ONLY
     callees = getattr(exc, "plain_callees", ())
     # The function the frame calls that the break lies in runs as plain Python when the frame
-    # calls it, and so does all it calls (cost rule 4, docs/ARCHITECTURE.md section 12).
+    # calls it, and so does all it calls (cost rule 4, docs/ARCHITECTURE.md section 12); so
+    # do the frame's comprehensions that call it (`[find(i) for i in range(n)]`), whose
+    # calls would else each be captured, specialised on their arguments.
+    callees = (*callees, *_comprehensions_calling(code, callees))
     return (_core.SKIP, callees) if callees else _core.SKIP
+
+
+def _comprehensions_calling(code: CodeType, callees: tuple) -> list[CodeType]:
+    """The comprehensions and generator expressions of `code` that name one of `callees`."""
+    names = {c.co_name for c in callees}
+    return [c for c in code.co_consts if isinstance(c, CodeType) and names and c.co_name in (
+        "<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>") and names & {
+        *c.co_names, *c.co_freevars}]

@@ -187,6 +187,14 @@ class Rebuilder:
         if isinstance(vt, MaskedVariable):
             # `x[mask]` as NumPy makes it, from the values in place and the mask.
             return self._once(vt, f"{self._value(vt.values)}[{self._value(vt.mask)}]")
+        if isinstance(vt, NonzeroIndexVariable) and not self.tracer.mutated:
+            # NumPy's own np.nonzero of the array the graph computed: its scan runs several
+            # times faster than the graph's compaction (a running count and a scatter), and
+            # its index arrays are NumPy's. (With arguments updated in place the array could
+            # be read back from their new contents: the graph's positions then.)
+            nonzero = self.embed(np.nonzero, "nonzero")
+            rows = self._once(vt.positions, f"{nonzero}({self._value(vt.positions.x)})")
+            return self._once(vt, f"{rows}[{vt.axis}]")
         buffer = (vt.positions.buffer(self.tracer.graph)
                   if isinstance(vt, NonzeroIndexVariable) else None)
         if buffer is not None:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ember.capture.breaks import graph_break
-from ember.capture.loops import lazy_reads
+from ember.capture.loops import lazy_reads, partial_sums
 from ember.capture.loops.frame_branches import add_check
 from ember.capture.loops.runs import (RunVariable, _bound, _same_bounds, _same_value, disjoint,
                                       refuse_stepped, step_of)
@@ -431,7 +431,21 @@ def reduce(tx: Interpreter, a: VariableTracker, b: VariableTracker | None
     probes = [e(probe, k) for e in elements]
     zeros = [np.zeros(1, p.dtype) for p in probes]
     dtype = np.sum(zeros[0]).dtype if len(zeros) == 1 else np.dot(*zeros).dtype
-    (result,) = _loop_over(tx, runs[0], [tx.graph.const(dtype.type(0))], trip)
+    like = runs[0]
+    if like.bounds.step is None:
+        # Partial sums kept apart (`partial_sums`): one running sum waits on each add.
+        graph = tx.graph
+        size = like.array.value.shape[like.axis]
+
+        def term(body: _Body, k: Value) -> Value:
+            values = [e(body, k) for e in elements]
+            return values[0] if len(values) == 1 else body.graph.op("mul", values)
+
+        return ArrayVariable(partial_sums.sum_loop(
+            graph, _bound(graph, like.bounds.start, size, 0),
+            _bound(graph, like.bounds.stop, size, size), dtype,
+            lambda: _Body(graph.region("loop")), term))
+    (result,) = _loop_over(tx, like, [tx.graph.const(dtype.type(0))], trip)
     return ArrayVariable(result)
 
 

@@ -450,6 +450,18 @@ def reduce_runs(tx: Interpreter, runs: list[RunVariable]) -> VariableTracker:
     size = first.array.value.shape[first.axis]
     lo = _bound(graph, first.bounds.start, size, 0)
     hi = _bound(graph, first.bounds.stop, size, size)
+    if first.bounds.step is None:
+        from ember.capture.loops import partial_sums
+        from ember.capture.loops.run_exprs import _Body
+
+        def term(body: _Body, k: Value) -> Value:
+            loaded = [body.graph.op("load", [body.outer(run.array.value), *[
+                k if index is None else body.outer(index) for index in run.indices]])
+                for run in runs]
+            return loaded[0] if len(loaded) == 1 else body.graph.op("mul", loaded)
+
+        return ArrayVariable(partial_sums.sum_loop(
+            graph, lo, hi, dtype, lambda: _Body(graph.region("loop")), term))
     body = graph.region("loop")
     k = body.add_input(np.int64, (), weak=True)
     acc = body.add_input(dtype, (), scalar=True)

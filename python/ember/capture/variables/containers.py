@@ -207,14 +207,16 @@ class ListVariable(SequenceVariable):
         # Its numbers are stored in a list a loop op builds, or it was read from one: a
         # change to it would not reach that list (`variables/appended.py: LIST`).
         self.held = False
+        self.given: list | None = None
 
     @classmethod
     def lazy(cls, source: Source, materialize: Callable[[], list[VariableTracker]],
-             reads_break: bool) -> ListVariable:
+             reads_break: bool, given: list | None = None) -> ListVariable:
         vt = cls([], source)
         vt._items = None
         vt._materialize = materialize
         vt.reads_break = reads_break
+        vt.given = given  # the list read from the frame, while capture runs
         return vt
 
     @property

@@ -127,6 +127,12 @@ class NumpyFunctionVariable(VariableTracker):
 
     def call(self, tx: Interpreter, args: list[VariableTracker],
              kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        if self.fn in (np.array, np.asarray, np.asanyarray) and args and (
+                count := _given_numbers(args[0])):
+            raise graph_break("numpy", reason=(
+                f"np.{self.fn.__name__} of a list of {count} numbers read from the frame, "
+                "which NumPy's own conversion runs faster than a graph taking each number "
+                "as an input"))
         if self.fn is np.lib.stride_tricks.as_strided:
             from ember.capture.variables import strided
 
@@ -304,3 +310,23 @@ class UfuncMethodVariable(VariableTracker):
                                  *values)
         write_into(tx, args[0], updated, broadcast=False)
         return ConstantVariable(None)
+
+
+# Past this many numbers, a list handed to the frame is converted by NumPy: a graph takes
+# each as an input, with a type guard each, which costs several times NumPy's conversion.
+GIVEN_NUMBERS_LIMIT = 64
+
+
+def _given_numbers(vt: VariableTracker) -> int:
+    """The length of a list read from the frame whose items capture has not read, when it is
+    longer than `GIVEN_NUMBERS_LIMIT` and holds only numbers (Python's or NumPy's scalars);
+    else 0. (Not in a differentiated function: its numbers may be what it differentiates.)"""
+    from ember.capture.variables.containers import ListVariable
+    from ember.numpy_api.scalars import numbers_in_graph
+
+    given = getattr(vt, "given", None)
+    if not isinstance(vt, ListVariable) or given is None or not vt.unread or len(
+            given) <= GIVEN_NUMBERS_LIMIT or not numbers_in_graph.get():
+        return 0  # a differentiated function keeps its numbers in the graph
+    numbers = (int, float, complex, np.number, np.bool_)
+    return len(given) if all(isinstance(v, numbers) for v in given) else 0
