@@ -325,13 +325,24 @@ def store(func: FunctionType, args: tuple, options: Any, capture: Capture) -> No
                   "graph": pickle.dumps(capture.graph, protocol=5),
                   "source": capture.entry_source, "names": names,
                   "direct": (direct[1], direct[2], direct[3], direct[5], direct[6]),
-                  "examples": capture.example_shapes}
+                  "examples": capture.example_shapes,
+                  "prepared": _prepared(capture.graph, options)}
         payload = pickle.dumps(record, protocol=5)
         _write(path, payload)
     except Exception:  # noqa: BLE001 -- whatever cannot be written stays unstored
         return
     _stored_here.add(key)
     stats.count("stored_writes")
+
+
+def _prepared(graph: Any, options: Any) -> Any:
+    """What the Cranelift backend works out in Python before compiling `graph` (its IR text,
+    its outputs' orders), kept so that a warm start skips it; None for other backends."""
+    if options.backend != "cranelift":
+        return None
+    from ember.backends import cranelift
+
+    return cranelift.prepare(graph)
 
 
 def restore(func: FunctionType, args: tuple, options: Any) -> tuple[list, FunctionType] | None:
@@ -368,9 +379,13 @@ def _rebuild(func: FunctionType, options: Any, record: dict) -> FunctionType:
     graph = _Unpickler(record["graph"]).load()
     examples = [np.broadcast_to(np.zeros((), v.dtype), shape)
                 for v, shape in zip(graph.inputs, record["examples"], strict=True)]
+    backend_options = dict(options.backend_options)
+    prepared = record.get("prepared")
+    if prepared is not None:
+        backend_options["prepared"] = prepared
+        stats.count("stored_prepared")
     with stats.stage("backend"):
-        compiled = lookup_backend(options.backend)(graph, examples,
-                                                   **dict(options.backend_options))
+        compiled = lookup_backend(options.backend)(graph, examples, **backend_options)
     if not isinstance(compiled, _core.CompiledGraph):
         raise _Stale("the graph no longer compiles natively")
     stats.count("compiles")
