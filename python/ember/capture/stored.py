@@ -16,12 +16,15 @@ the entry; anything that does not check is captured as before, and the file rewr
   files (size and modification time), the machine. Machine code is not stored here: the
   compile cache keys it by the CPU features it uses.
 - **Not kept** (captured in every process): entries with Python around the graph (graph
-  breaks, containers rebuilt, side effects), resume functions, functions with closures,
-  callable backends, options that refuse breaks, and guard trees naming an object that
-  cannot be found again by name: a class outside Python and NumPy, a function with a closure
-  or a default other than a plain constant, a module or function not reached through its
+  breaks, containers rebuilt, side effects), resume functions, callable backends, options
+  that refuse breaks, and guard trees naming an object that cannot be found again by name:
+  a class outside Python and NumPy, a function with a closure or a default other than a
+  plain constant, a module or function not reached through its
   module. A function is found by module and qualified name and must have the same code and
   defaults; a function's code (`G['f'].__code__`) by that function.
+  The compiled function itself may be a closure (a lambda or nested function, as Dask
+  ships them): its cells are read from the live function by their guards, checked before
+  the entry is used like every other guard.
 - **Files**: `<cache_dir>/entries/<key>.entry` = magic, SHA-256 of the payload, payload;
   written to a temporary file renamed over the name, so readers see whole files only. A
   file that does not check, or does not unpickle into what it must be, is ignored
@@ -129,7 +132,7 @@ def entry_key(func: FunctionType, args: tuple, options: Any) -> str | None:
     """The file key of `func`'s first entry for this call under `options` (None: entries
     under these options are never stored)."""
     if not config.stored_entries or not isinstance(options.backend, str) \
-            or options.refuse_break is not None or func.__closure__ is not None \
+            or options.refuse_break is not None \
             or resume_origin(func.__code__) is not None:
         return None
     h = hashlib.sha256(_process_fingerprint().encode())
