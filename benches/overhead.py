@@ -11,9 +11,12 @@
   `@njit(cache=True)` dispatch (where installed). Medians; ratios against the plain function
   and against Numba.
 - side by side: plain function, ember (cache hit) and Numba's `@njit` for the call shapes
-  of small kernels: no arguments, three arrays and two Python floats, a tuple of two arrays,
-  a Python float result, keyword arguments with a default (calls measured interleaved,
-  medians).
+  of small kernels as users write them: no arguments, three arrays and two Python floats, a
+  tuple of two arrays, a Python float result, keyword arguments with a default, a closure, an
+  in-place update returning None, NumPy scalar results (alone and in a tuple), a 0-d array
+  argument, Python and NumPy int arguments, defaults alone (calls measured interleaved,
+  medians); each ember row says whether the native fast path answered the call.
+  `python benches/overhead.py --side-by-side` runs this section alone.
 - call overhead: a 2-input elementwise function on 8-element float64 arrays, plain Python vs
   compiled with the eager backend (cache hit: the frame hook's guard check in Rust, the
   generated entry, the backend call). Medians over repeats, per call.
@@ -32,6 +35,7 @@ from __future__ import annotations
 
 import importlib
 import statistics
+import sys
 import time
 
 import ember
@@ -92,6 +96,44 @@ def sum_and_product(x, y):
 
 def dot_as_float(x, y):
     return float((x * y).sum())
+
+
+def make_scaler(k):
+    def scale(x):
+        return x * k + 1.0  # `k` a closure cell
+
+    return scale
+
+
+scale_by_two = make_scaler(2.0)
+
+
+def fill_in_place(out, x, y):
+    out[:] = x * y + 1.0  # returns None
+
+
+def total(x):
+    return x.sum()  # a NumPy float64
+
+
+def mean_and_spread(x):
+    return x.mean(), x.max() - x.min()  # a tuple of NumPy float64
+
+
+def axpy_0d(a, x):
+    return a * x + 1.0  # `a` a 0-d array
+
+
+def shifted_by_int(x, n):
+    return x + n  # `n` a Python int
+
+
+def clipped(x, lo=0.0, hi=0.5):
+    return np.minimum(np.maximum(x, lo), hi)
+
+
+def integer_scale(i, x):
+    return x * (i + 1)  # `i` a NumPy int64
 
 
 def elementwise(x, y):
@@ -287,8 +329,17 @@ def side_by_side_rows() -> list[tuple[str, float, str]]:
         ("(x+y, x*y): a tuple of 2 arrays of 8", sum_and_product, (x, y)),
         ("float((x*y).sum()): a Python float", dot_as_float, (x, y)),
         ("x*y+c, y by keyword, c defaulted (in a lambda)", multiply_add_default, None),
+        ("x*k+1, k a closure cell", scale_by_two, (x,)),
+        ("out[:] = x*y+1, returns None", fill_in_place, (np.empty(8), x, y)),
+        ("x.sum(): a NumPy float64", total, (x,)),
+        ("(x.mean(), x.max()-x.min()): a tuple of 2 NumPy floats", mean_and_spread, (x,)),
+        ("a*x+1, a a 0-d array", axpy_0d, (np.array(2.0), x)),
+        ("x+n, n a Python int", shifted_by_int, (x, 3)),
+        ("clip by defaults lo=0.0, hi=0.5", clipped, (x,)),
+        ("x*(i+1), i a NumPy int64", integer_scale, (np.int64(3), x)),
     ]
     timed = []
+    native: dict[str, bool] = {}
     for name, fn, args in cases:
         compiled = ember.compile(fn)
         callers = {"plain": fn, "ember": compiled}
@@ -297,9 +348,17 @@ def side_by_side_rows() -> list[tuple[str, float, str]]:
         if args is None:  # keyword arguments, through a lambda for every caller alike
             callers = {k: (lambda f: lambda a, b: f(a, y=b))(f) for k, f in callers.items()}
             args = (x, y)
-        for f in callers.values():
-            f(*args)
-            f(*args)
+        for label, f in list(callers.items()):
+            try:
+                f(*args)
+                f(*args)
+            except Exception:  # a shape Numba does not compile: no Numba row
+                if label != "numba":
+                    raise
+                del callers[label]
+        before = ember.stats()["native_calls"]
+        callers["ember"](*args)
+        native[name] = ember.stats()["native_calls"] == before + 1
         timed.append((name, callers, args))
     samples: dict[tuple[str, str], list[float]] = {}
     for _ in range(15):
@@ -311,14 +370,28 @@ def side_by_side_rows() -> list[tuple[str, float, str]]:
     for name, callers, _ in timed:
         us = {label: statistics.median(samples[(name, label)]) * 1e6 for label in callers}
         rows.append((f"{name}: plain function", us["plain"], "us/call"))
-        rows.append(("  ember hit", us["ember"], "us/call"))
+        path = "native fast path" if native[name] else "NOT the native fast path"
+        rows.append((f"  ember hit ({path})", us["ember"], "us/call"))
         if "numba" in us:
             rows.append(("  numba @njit", us["numba"], "us/call"))
             rows.append(("  ember / numba @njit", us["ember"] / us["numba"], "x"))
+        else:
+            rows.append(("  numba @njit: does not compile this call", float("nan"), ""))
+        rows.append(("  ember / plain function", us["ember"] / us["plain"], "x"))
     return rows
 
 
+def print_rows(rows: list[tuple[str, float, str]]) -> None:
+    width = max(len(r[0]) for r in rows)
+    print(f"{'measurement':<{width}}  {'median':>10}")
+    for name, value, unit in rows:
+        print(f"{name:<{width}}  {value:>10.2f} {unit}")
+
+
 def main() -> None:
+    if sys.argv[1:] == ["--side-by-side"]:  # the call shapes alone
+        print_rows(side_by_side_rows())
+        return
     dispatch = dispatch_rows() + side_by_side_rows()
     x, y = np.linspace(0.0, 1.0, 8), np.linspace(1.0, 2.0, 8)
     compiled = ember.compile(elementwise)
@@ -387,10 +460,7 @@ def main() -> None:
         ("first call of the function broken once (after reset)", broken_first_s * 1e3, "ms"),
         *small_rows,
     ]
-    width = max(len(r[0]) for r in rows)
-    print(f"{'measurement':<{width}}  {'median':>10}")
-    for name, value, unit in rows:
-        print(f"{name:<{width}}  {value:>10.2f} {unit}")
+    print_rows(rows)
 
 
 if __name__ == "__main__":

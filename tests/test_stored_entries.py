@@ -1,7 +1,8 @@
 """Stored entries (`capture/stored.py`): a fresh process sharing `EMBER_CACHE_DIR` runs a
 stored entry without capturing, with NumPy's results; a guard that fails in the new process
 (a changed global), a damaged, misplaced or concurrently written file, or an entry that cannot
-be restored by name (a closure, a user class, a graph break) captures as before."""
+be restored by name (a user class, a graph break) captures as before; a closure is restored
+while its cells pass the guards."""
 
 from __future__ import annotations
 
@@ -36,6 +37,10 @@ def closure():
     k = np.float64(scale)
     return lambda x, g, b: (x * k + g - b, x.sum())
 
+def closure_of_float():
+    k = float(scale)
+    return lambda x, g, b: (x * k + g - b, x.sum())
+
 class Weights:
     def __init__(self, g):
         self.g = g
@@ -60,6 +65,7 @@ def helped(x, g, b):
     return helper(x) + g, b.sum()
 
 fn = {"layer": layer, "helped": helped, "closure": closure(), "method": method,
+      "closure_of_float": closure_of_float(),
       "broken": broken}[which]
 compiled = ember.compile(fn)
 x = np.linspace(-2.0, 2.0, 48).reshape(6, 8).astype(dtype)
@@ -182,6 +188,19 @@ def test_concurrent_writers_leave_whole_files(tmp_path):
     assert not [p for p in (tmp_path / "entries").iterdir() if p.name.startswith(".tmp-")]
     after = run(tmp_path)
     assert after["captures"] == 0 and after["stored_hits"] == 1, after
+
+
+def test_a_closure_is_restored_while_its_cells_pass_the_guards(tmp_path):
+    """A closure's cells are read from the live function by its guards: the same values
+    restore the entry, another value fails them and captures (shipped closures, as Dask
+    workers get them, start warm)."""
+    first = run(tmp_path, "closure_of_float", 1.5)
+    assert first["stored_writes"] == 1 and len(entries(tmp_path)) == 1, first
+    second = run(tmp_path, "closure_of_float", 1.5)
+    assert second["captures"] == 0 and second["stored_hits"] == 1, second
+    assert second["native_calls"] == 1, second
+    changed = run(tmp_path, "closure_of_float", 2.5)
+    assert changed["stored_rejected"] == 1 and changed["captures"] == 1, changed
 
 
 @pytest.mark.parametrize("which", ["closure", "method", "broken"])

@@ -30,8 +30,10 @@ class Stats:
     capture_attempts: int = 0
     traced_ops: int = 0
     # Entries kept in the cache directory (`capture/stored.py`): restored without capture,
-    # written, and found but not used (damaged, stale, or guards that fail in this process).
+    # written, and found but not used (damaged, stale, or guards that fail in this process);
+    # restored with the Cranelift backend's IR text and output orders read from the file.
     stored_hits: int = 0
+    stored_prepared: int = 0
     stored_writes: int = 0
     stored_rejected: int = 0
 
@@ -132,6 +134,7 @@ def snapshot(hook: dict[str, int] | None) -> dict[str, object]:
                 "stored_hits": s.stored_hits,
                 "stored_writes": s.stored_writes,
                 "stored_rejected": s.stored_rejected,
+                "stored_prepared": s.stored_prepared,
                 "compile_time": {k: round(v, 6) for k, v in s.stage_seconds.items()},
             }
         )

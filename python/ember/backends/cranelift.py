@@ -42,20 +42,26 @@ numpy_loops.register()
 numpy_loops.register_sorts()
 
 
+Prepared = tuple[str, list[list[int]] | None]
+
+
 def compile(graph: Graph, example_inputs: Sequence[Any], *,
-            num_threads: int | None = None) -> Compiled:
+            num_threads: int | None = None, prepared: Prepared | None = None) -> Compiled:
     """The backend entry point: `compile(graph, example_inputs)(*arrays) -> tuple of arrays`.
 
     `num_threads`: threads for large kernels (0: one per core, 1: the calling thread only);
-    None takes `ember.config.num_threads` (`EMBER_NUM_THREADS`)."""
+    None takes `ember.config.num_threads` (`EMBER_NUM_THREADS`). `prepared`: what
+    `prepare(graph)` gave for this same graph in an earlier process (a stored entry's record,
+    `capture/stored.py`), so that a warm start neither prints the graph nor works out its
+    output layouts again."""
     threads = config.num_threads if num_threads is None else int(num_threads)
     if threads < 0:
         raise ValueError(f"num_threads must be 0 (one per core) or more, got {threads}")
-    text = with_checks(graph).to_ir()
+    text, c_orders = prepare(graph) if prepared is None else prepared
     reason = eager_reason(graph)
     if reason is not None:
         return eager_or_recapture(graph, text, example_inputs, reason)
-    native = try_native(graph, text, threads, example_shapes(graph, example_inputs))
+    native = try_native(graph, text, threads, example_shapes(graph, example_inputs), c_orders)
     if not isinstance(native, str):
         return native
     return eager_or_recapture(graph, text, example_inputs, native)
@@ -129,10 +135,19 @@ def example_shapes(graph: Graph, example_inputs: Sequence[Any]) -> list[tuple[in
     return shapes
 
 
+def prepare(graph: Graph) -> Prepared:
+    """What compiling `graph` works out in Python before the native core takes it: its IR
+    text (with the scalar overflow checks) and its outputs' orders for C-contiguous inputs
+    (None where every output is 0-d or 1-d)."""
+    return with_checks(graph).to_ir(), c_orders_of(graph)
+
+
 def try_native(graph: Graph, text: str, num_threads: int,
-               shapes: list[tuple[int, ...]] | None = None) -> Compiled | str:
+               shapes: list[tuple[int, ...]] | None = None,
+               c_orders: list[list[int]] | None = None) -> Compiled | str:
     """The native compiled graph, or why the core rejects it (`shapes`: the example inputs'
-    shapes, planned now when the graph has symbolic dims).
+    shapes, planned now when the graph has symbolic dims; `c_orders`: `c_orders_of(graph)`,
+    worked out beforehand, or None to work it out here).
 
     A run whose kernels raised a floating-point flag that the caller's `np.errstate` does not
     ignore is run again op by op with NumPy (`fp_rerun`), so warnings, `FloatingPointError`
@@ -146,7 +161,7 @@ def try_native(graph: Graph, text: str, num_threads: int,
         blocks = fp_warnings.block_modes(graph)
         if blocks is not None:
             native.set_block_errstate(*blocks)
-        set_layouts(native, graph)
+        set_layouts(native, graph, c_orders)
         log_listings(graph, text)
         return native
     except Exception as exc:  # noqa: BLE001 -- any rejection means: do not run it natively
@@ -171,17 +186,26 @@ def log_listings(graph: Graph, text: str) -> None:
         ember_logging.log("clif", f"graph @{graph.name}: {listing}")
 
 
-def set_layouts(native: Any, graph: Graph) -> None:
+def c_orders_of(graph: Graph) -> list[list[int]] | None:
+    """The outputs' memory orders for C-contiguous inputs, or None where every output is 0-d
+    or 1-d (one order each)."""
+    if not any(v.ndim > 1 for v in graph.outputs):
+        return None
+    c_strides = [layouts.c_strides(v.shape, v.dtype.itemsize) for v in graph.inputs]
+    return layouts.output_orders(graph, c_strides)
+
+
+def set_layouts(native: Any, graph: Graph, c_orders: list[list[int]] | None = None) -> None:
     """Outputs in NumPy's memory order for the inputs' layouts (`graph/layouts.py`): the
-    answer for C-contiguous inputs now, others when a call meets them."""
+    answer for C-contiguous inputs now (`c_orders`, or worked out here), others when a call
+    meets them."""
     if not any(v.ndim > 1 for v in graph.outputs):
         return  # 0-d and 1-d outputs have one order
 
     def rule(strides: tuple[tuple[int, ...], ...]) -> list[list[int]]:
         return layouts.output_orders(graph, strides)
 
-    c_strides = [layouts.c_strides(v.shape, v.dtype.itemsize) for v in graph.inputs]
-    native.set_output_layouts(rule, layouts.output_orders(graph, c_strides))
+    native.set_output_layouts(rule, c_orders_of(graph) if c_orders is None else c_orders)
 
 
 def numpy_rerun(graph: Graph) -> Compiled:

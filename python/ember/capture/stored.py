@@ -16,12 +16,15 @@ the entry; anything that does not check is captured as before, and the file rewr
   files (size and modification time), the machine. Machine code is not stored here: the
   compile cache keys it by the CPU features it uses.
 - **Not kept** (captured in every process): entries with Python around the graph (graph
-  breaks, containers rebuilt, side effects), resume functions, functions with closures,
-  callable backends, options that refuse breaks, and guard trees naming an object that
-  cannot be found again by name: a class outside Python and NumPy, a function with a closure
-  or a default other than a plain constant, a module or function not reached through its
+  breaks, containers rebuilt, side effects), resume functions, callable backends, options
+  that refuse breaks, and guard trees naming an object that cannot be found again by name:
+  a class outside Python and NumPy, a function with a closure or a default other than a
+  plain constant, a module or function not reached through its
   module. A function is found by module and qualified name and must have the same code and
   defaults; a function's code (`G['f'].__code__`) by that function.
+  The compiled function itself may be a closure (a lambda or nested function, as Dask
+  ships them): its cells are read from the live function by their guards, checked before
+  the entry is used like every other guard.
 - **Files**: `<cache_dir>/entries/<key>.entry` = magic, SHA-256 of the payload, payload;
   written to a temporary file renamed over the name, so readers see whole files only. A
   file that does not check, or does not unpickle into what it must be, is ignored
@@ -129,7 +132,7 @@ def entry_key(func: FunctionType, args: tuple, options: Any) -> str | None:
     """The file key of `func`'s first entry for this call under `options` (None: entries
     under these options are never stored)."""
     if not config.stored_entries or not isinstance(options.backend, str) \
-            or options.refuse_break is not None or func.__closure__ is not None \
+            or options.refuse_break is not None \
             or resume_origin(func.__code__) is not None:
         return None
     h = hashlib.sha256(_process_fingerprint().encode())
@@ -325,13 +328,24 @@ def store(func: FunctionType, args: tuple, options: Any, capture: Capture) -> No
                   "graph": pickle.dumps(capture.graph, protocol=5),
                   "source": capture.entry_source, "names": names,
                   "direct": (direct[1], direct[2], direct[3], direct[5], direct[6]),
-                  "examples": capture.example_shapes}
+                  "examples": capture.example_shapes,
+                  "prepared": _prepared(capture.graph, options)}
         payload = pickle.dumps(record, protocol=5)
         _write(path, payload)
     except Exception:  # noqa: BLE001 -- whatever cannot be written stays unstored
         return
     _stored_here.add(key)
     stats.count("stored_writes")
+
+
+def _prepared(graph: Any, options: Any) -> Any:
+    """What the Cranelift backend works out in Python before compiling `graph` (its IR text,
+    its outputs' orders), kept so that a warm start skips it; None for other backends."""
+    if options.backend != "cranelift":
+        return None
+    from ember.backends import cranelift
+
+    return cranelift.prepare(graph)
 
 
 def restore(func: FunctionType, args: tuple, options: Any) -> tuple[list, FunctionType] | None:
@@ -368,9 +382,13 @@ def _rebuild(func: FunctionType, options: Any, record: dict) -> FunctionType:
     graph = _Unpickler(record["graph"]).load()
     examples = [np.broadcast_to(np.zeros((), v.dtype), shape)
                 for v, shape in zip(graph.inputs, record["examples"], strict=True)]
+    backend_options = dict(options.backend_options)
+    prepared = record.get("prepared")
+    if prepared is not None:
+        backend_options["prepared"] = prepared
+        stats.count("stored_prepared")
     with stats.stage("backend"):
-        compiled = lookup_backend(options.backend)(graph, examples,
-                                                   **dict(options.backend_options))
+        compiled = lookup_backend(options.backend)(graph, examples, **backend_options)
     if not isinstance(compiled, _core.CompiledGraph):
         raise _Stale("the graph no longer compiles natively")
     stats.count("compiles")
