@@ -48,7 +48,15 @@ pub struct Hot {
     /// One 8-byte slot per input: the value of a Python scalar input (a heap block, so its
     /// address stays put while the state moves).
     scalars: Box<[u64]>,
+    /// Whether the last run on these layouts, of a graph that is not light by its plan (a
+    /// loop, a product), took less than [`QUICK_RUN`]: the next one keeps the GIL.
+    pub quick: bool,
 }
+
+/// A run shorter than this costs less than handing the GIL over and taking it back (about
+/// 0.1 us with the thread switch it may cause) would matter against, and holds other threads
+/// up for no longer than a call of NumPy's own does.
+pub const QUICK_RUN: std::time::Duration = std::time::Duration::from_micros(20);
 
 // SAFETY: between calls the views' data pointers are never dereferenced: every call points
 // them at its own arrays first (`bind_inputs`, `reuse_output`, `point_output`), and a state
@@ -225,6 +233,7 @@ impl Hot {
             output_bytes,
             prepared: Prepared::default(),
             scalars,
+            quick: false,
         })
     }
 
