@@ -11,7 +11,8 @@ Capture marks such a node (`Node.warns_as` "scalar add", ...). The eager backend
 with the Python operator on NumPy scalars, so NumPy itself warns. For native code,
 `with_checks` gives a copy of the graph in which each marked `add`, `sub`, `mul`, `neg` and
 `abs` of an integer dtype is followed by its overflow condition, computed with IR ops (sign
-bits for `add` and `sub`, the distance of the f64 product for `mul`), and by an f64 product
+bits for `add` and `sub`, or one compare against a bound where an operand is a constant of
+the graph; the distance of the f64 product for `mul`), and by an f64 product
 `1e300 * 1e300` taken in exactly the runs where the condition holds: it raises the overflow
 flag natively, so the run is redone op by op with NumPy (`fp_rerun`), which gives NumPy's
 own warning. The product feeds the result through a `where` whose test never holds, which

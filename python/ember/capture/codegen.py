@@ -28,9 +28,9 @@ from ember.capture.bytecode import CO_VARARGS, CO_VARKEYWORDS, argument_names
 from ember.capture.rebuild import FUNCTION, Rebuilder
 from ember.capture.resume import trampoline
 from ember.capture.tracer import IntSizeSource, Tracer
-from ember.capture.variables.slices import ViewSource
 from ember.capture.variables.containers import DictVariable, IteratorVariable, ListVariable
 from ember.capture.variables.draws import draw_lines
+from ember.capture.variables.slices import ViewSource
 
 # A graph output as an entry returns it: the array, `[()]` (a NumPy scalar from a 0-d array)
 # or `.item()` (a Python scalar); the forms' numbers are `dispatch/direct.rs`'s `OutputForm`.
@@ -398,7 +398,7 @@ def _refill_dict(target: dict, items: dict) -> None:
     target.update(items)
 
 
-class _Rerun(Exception):  # noqa: N818 -- a signal inside the generated entry, not an error
+class _Rerun(Exception):
     """Raised inside an entry's try: run the frame as plain Python after it."""
 
 

@@ -224,7 +224,7 @@ impl CompiledGraph {
         // (a loop, a product) keeps it where its last run on these layouts was quick, and
         // times this run to decide the next.
         let light = graph.is_light(&hot.prepared);
-        let started = (!light).then(std::time::Instant::now);
+        let started = (!light).then(crate::hot::ticks);
         let run = HotRun {
             inputs: &hot.inputs,
             outputs: &hot.outputs,
@@ -236,7 +236,7 @@ impl CompiledGraph {
             graph.run_prepared(run.inputs, run.outputs, run.prepared)
         });
         if let Some(started) = started {
-            hot.quick = started.elapsed() < crate::hot::QUICK_RUN;
+            hot.quick = crate::hot::ticks().wrapping_sub(started) < crate::hot::QUICK_RUN;
         }
         let status = status?;
         for (slot, array) in recycled.iter_mut().zip(&outputs) {
