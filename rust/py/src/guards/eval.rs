@@ -13,8 +13,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use super::{
-    symbolic_minimum, Accessor, ArrayMatch, Check, DictLacks, DictRead, FrameView, GuardNode, GuardTree,
-    ModuleAttrIs, SYMBOLIC_DIM,
+    symbolic_minimum, Accessor, ArrayMatch, Check, DictLacks, DictRead, FrameView, GuardNode,
+    GuardTree, ModuleAttrIs, SYMBOLIC_DIM,
 };
 
 impl GuardTree {
