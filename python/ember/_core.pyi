@@ -31,7 +31,9 @@ def set_callback(
     arguments: `(graph, inputs, outputs, returns_tuple, fallback)` with `graph` a
     `CompiledGraph`, `inputs` a pair `(argument slot, attribute name or None)` per graph
     input (the argument itself, or its attribute as `self.w`), `outputs` pairs
-    `(output index, form)` (0: the array, 1: `out[()]`, 2: `out.item()`), and
+    `(output index, form)` (0: the array, 1: `out[()]`, 2: `out.item()`; also `(0, 3,
+    constant)`, `(slot, 4)` an argument, `(0, 5, name)` a global, `(k, 6, a, b)` the value
+    `a` or `b` as output `k` is true or not, see `codegen.py: direct_form`), and
     `fallback(func, *args)` what the entry runs when the graph raises. `Dispatch` runs such
     an entry natively on a cache hit (keyword arguments and defaults bound as Python binds
     them), when its guards can be checked without running Python code.

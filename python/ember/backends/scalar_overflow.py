@@ -11,7 +11,8 @@ Capture marks such a node (`Node.warns_as` "scalar add", ...). The eager backend
 with the Python operator on NumPy scalars, so NumPy itself warns. For native code,
 `with_checks` gives a copy of the graph in which each marked `add`, `sub`, `mul`, `neg` and
 `abs` of an integer dtype is followed by its overflow condition, computed with IR ops (sign
-bits for `add` and `sub`, the distance of the f64 product for `mul`), and by an f64 product
+bits for `add` and `sub`, or one compare against a bound where an operand is a constant of
+the graph; the distance of the f64 product for `mul`), and by an f64 product
 `1e300 * 1e300` taken in exactly the runs where the condition holds: it raises the overflow
 flag natively, so the run is redone op by op with NumPy (`fp_rerun`), which gives NumPy's
 own warning. The product feeds the result through a `where` whose test never holds, which
@@ -89,6 +90,9 @@ class _Builder:
         self.nodes = nodes
         self.next_id = graph._next_id
         self.where: tuple[str, int, str] | None = None
+        # The int constants of the graph, by value id (an operand known exactly).
+        self.constants = {id(n.out): n.attrs.get("value") for n in graph.nodes
+                          if n.op == "const" and n.out.shape == ()}
 
     def op(self, name: str, inputs: tuple[Value, ...], dtype: np.dtype,
            attrs: dict[str, Any] | None = None) -> Value:
@@ -120,6 +124,32 @@ class _Builder:
         self.nodes.append(Node("where", (never, self.const(0, t), raw), {}, node.out,
                                where=node.where, warns_as=node.warns_as))
         return never
+
+    def constant_bound(self, op: str, operands: tuple[Value, ...],
+                       t: np.dtype) -> tuple[str, int, int | None] | None:
+        """Where one operand of a signed `add`/`sub` is a constant `k` of this graph,
+        `(compare, position of the other operand v, limit)` such that the op overflows
+        exactly when `compare(v, limit)` (limit None: never, k = 0); else None.
+        x + k, k + x: above MAX - k for k > 0, below MIN - k for k < 0;
+        x - k: below MIN + k for k > 0, above MAX + k for k < 0;
+        k - x: below k - MAX for k >= 0, above k - MIN for k < 0."""
+        info = np.iinfo(t)
+        known = [self.constants.get(id(v)) for v in operands]
+        for position, k in enumerate(known):
+            if type(k) is not int or not info.min <= k <= info.max:
+                continue
+            other = 1 - position
+            if op == "add" or position == 1:
+                if k == 0:
+                    return ("lt", other, None)
+                up = (op == "add") == (k > 0)  # x + k, k > 0 and x - k, k < 0 go up
+                if up:
+                    return ("gt", other, int(info.max) - abs(k))
+                return ("lt", other, int(info.min) + abs(k))
+            if k >= 0:  # k - x
+                return ("lt", other, k - int(info.max))
+            return ("gt", other, k - int(info.min))
+        return None
 
     def anchor(self, outputs: list[Value], tests: list[Value]) -> list[Value]:
         """`outputs` with one 0-d number among them (not a 0-d array, whose identity may
@@ -165,6 +195,12 @@ class _Builder:
         x, y = xs
         if not signed:  # add: r < x; sub: x < y
             return self.op("lt", (r, x) if op == "add" else (x, y), _BOOL)
+        bound = self.constant_bound(op, operands, t)
+        if bound is not None:  # one compare where an operand is a constant (`d[i] + 1`)
+            compare, v, limit = bound
+            if limit is None:
+                return self.const(False, _BOOL)
+            return self.op(compare, (xs[v], self.const(limit, t)), _BOOL)
         # add: both operands' signs differ from the result's; sub: the operands' signs
         # differ, and x's from the result's
         a, b = (x, y) if op == "add" else (x, x)

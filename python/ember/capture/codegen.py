@@ -28,9 +28,9 @@ from ember.capture.bytecode import CO_VARARGS, CO_VARKEYWORDS, argument_names
 from ember.capture.rebuild import FUNCTION, Rebuilder
 from ember.capture.resume import trampoline
 from ember.capture.tracer import IntSizeSource, Tracer
-from ember.capture.variables.slices import ViewSource
 from ember.capture.variables.containers import DictVariable, IteratorVariable, ListVariable
 from ember.capture.variables.draws import draw_lines
+from ember.capture.variables.slices import ViewSource
 
 # A graph output as an entry returns it: the array, `[()]` (a NumPy scalar from a 0-d array)
 # or `.item()` (a Python scalar); the forms' numbers are `dispatch/direct.rs`'s `OutputForm`.
@@ -42,6 +42,7 @@ _SCALAR_NAME = re.compile(r"\b__ember_v\d+\b")
 
 
 _CONSTANT, _ARGUMENT, _GLOBAL = 3, 4, 5  # a constant, an argument, a global: as they are
+_PICK = 6  # `a if __ember_out[k][()] else b`: (k, _PICK, a's form, b's form)
 _GLOBAL_READ = re.compile(r"__ember_g\[('[A-Za-z_][A-Za-z0-9_]*')\]")
 _EMBEDDED = re.compile(r"__ember_c\d+")
 _NOT_CONSTANT = object()
@@ -290,24 +291,52 @@ class EntryCodegen(Rebuilder):
         whole = self._direct_constant(result)
         if whole is not _NOT_CONSTANT:  # `return 1.0`, `return (2, "a")`: one constant
             return (compiled, tuple(slots), ((0, _CONSTANT, whole),), False, *tail)
+        pick = self._direct_pick(result)
+        if pick is not None:
+            return (compiled, tuple(slots), (pick,), False, *tail)
         returns_tuple = result.startswith("(")
         items = result[1:-1].split(",") if returns_tuple else [result]
         outputs = []
         for item in items:
             item = item.strip()
-            found = _DIRECT_OUTPUT.fullmatch(item)
-            constant = _NOT_CONSTANT if found else self._direct_constant(item)
-            if found is not None:
-                outputs.append((int(found[1]), _OUTPUT_FORMS[found[2]]))
-            elif item in self.params:  # an argument returned as it was passed
-                outputs.append((self.params.index(item), _ARGUMENT))
-            elif _GLOBAL_READ.fullmatch(item):  # a global returned as it is (guarded)
-                outputs.append((0, _GLOBAL, ast.literal_eval(item[10:-1])))
-            elif constant is not _NOT_CONSTANT:
-                outputs.append((0, _CONSTANT, constant))
+            returned = self._direct_returned(item)
+            if returned is not None:
+                outputs.append(returned)
             elif item or not returns_tuple:
                 return None
         return (compiled, tuple(slots), tuple(outputs), returns_tuple, *tail)
+
+    def _direct_returned(self, item: str) -> tuple | None:
+        """The direct form of one returned value `item` (see `direct_form`), else None."""
+        found = _DIRECT_OUTPUT.fullmatch(item)
+        if found is not None:
+            return (int(found[1]), _OUTPUT_FORMS[found[2]])
+        if item in self.params:  # an argument returned as it was passed
+            return (self.params.index(item), _ARGUMENT)
+        if _GLOBAL_READ.fullmatch(item):  # a global returned as it is (guarded)
+            return (0, _GLOBAL, ast.literal_eval(item[10:-1]))
+        constant = self._direct_constant(item)
+        return None if constant is _NOT_CONSTANT else (0, _CONSTANT, constant)
+
+    def _direct_pick(self, result: str) -> tuple | None:
+        """`(a if __ember_out[k][()] else b)`, a result a graph's 0-d output picks (`return
+        dp[n] if dp[n] != INF else -1`), as `(k, _PICK, a's form, b's form)`; else None."""
+        if " if " not in result:
+            return None
+        try:
+            node = ast.parse(result, mode="eval").body
+        except SyntaxError:
+            return None
+        if not isinstance(node, ast.IfExp):
+            return None
+        test = _DIRECT_OUTPUT.fullmatch(ast.unparse(node.test))
+        if test is None or test[2] != "[()]":
+            return None
+        picks = [self._direct_returned(ast.get_source_segment(result, part) or "")
+                 for part in (node.body, node.orelse)]
+        if None in picks:
+            return None
+        return (int(test[1]), _PICK, *picks)
 
     def _direct_constant(self, expr: str) -> Any:
         """The immutable constant `expr` spells (a literal or an embedded constant), else
@@ -369,7 +398,7 @@ def _refill_dict(target: dict, items: dict) -> None:
     target.update(items)
 
 
-class _Rerun(Exception):  # noqa: N818 -- a signal inside the generated entry, not an error
+class _Rerun(Exception):
     """Raised inside an entry's try: run the frame as plain Python after it."""
 
 

@@ -220,16 +220,25 @@ impl CompiledGraph {
             outputs.push(array);
         }
         let graph = &self.graph;
-        let release = !graph.is_light(&hot.prepared);
+        // A graph light by its plan keeps the GIL; one whose run time its plan does not bound
+        // (a loop, a product) keeps it where its last run on these layouts was quick, and
+        // times this run to decide the next.
+        let light = graph.is_light(&hot.prepared);
+        let started = (!light).then(crate::hot::ticks);
         let run = HotRun {
             inputs: &hot.inputs,
             outputs: &hot.outputs,
             prepared: &mut hot.prepared,
         };
+        let release = !light && !hot.quick;
         let status = runtime::run_native(py, release, "a compiled graph", move || {
             let run = run;
             graph.run_prepared(run.inputs, run.outputs, run.prepared)
-        })?;
+        });
+        if let Some(started) = started {
+            hot.quick = crate::hot::ticks().wrapping_sub(started) < crate::hot::QUICK_RUN;
+        }
+        let status = status?;
         for (slot, array) in recycled.iter_mut().zip(&outputs) {
             *slot = Some(array.clone().unbind());
         }

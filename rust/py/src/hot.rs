@@ -48,6 +48,32 @@ pub struct Hot {
     /// One 8-byte slot per input: the value of a Python scalar input (a heap block, so its
     /// address stays put while the state moves).
     scalars: Box<[u64]>,
+    /// Whether the last run on these layouts, of a graph that is not light by its plan (a
+    /// loop, a product), took less than [`QUICK_RUN`]: the next one keeps the GIL.
+    pub quick: bool,
+}
+
+/// A run shorter than this many [`ticks`] (about 20 us) is short enough that handing the GIL
+/// over and taking it back (about 0.1 us, and a thread switch it may cause) matters against
+/// it, and holds other threads up for no longer than a call of NumPy's own does.
+pub const QUICK_RUN: u64 = 50_000;
+
+/// A cheap clock for telling quick runs from long ones: the time-stamp counter on x86-64 (a
+/// few ns, where `clock_gettime` costs tens on a virtual machine), nanoseconds elsewhere.
+pub fn ticks() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: `rdtsc` is available on every x86-64 CPU and has no side effect.
+        unsafe { std::arch::x86_64::_rdtsc() }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+        START
+            .get_or_init(std::time::Instant::now)
+            .elapsed()
+            .as_nanos() as u64
+    }
 }
 
 // SAFETY: between calls the views' data pointers are never dereferenced: every call points
@@ -225,6 +251,7 @@ impl Hot {
             output_bytes,
             prepared: Prepared::default(),
             scalars,
+            quick: false,
         })
     }
 

@@ -178,10 +178,13 @@ enum Returned {
     Argument(usize),
     /// The function's global of this name, as it is (the guards hold its dict and its type).
     Global(Py<PyString>),
+    /// `then if out[k][()] else otherwise`: the truth of graph output `k` picks one.
+    Pick(usize, Box<[Returned; 2]>),
 }
 
 impl Returned {
-    /// From the converter's `(index, form)`, `(slot, 4)`, `(0, 3, value)` or `(0, 5, name)`.
+    /// From the converter's `(index, form)`, `(slot, 4)`, `(0, 3, value)`, `(0, 5, name)` or
+    /// `(index, 6, then, otherwise)`.
     fn of(spec: &Bound<'_, PyAny>) -> PyResult<Self> {
         let k: usize = spec.get_item(0)?.extract()?;
         let form: u8 = spec.get_item(1)?.extract()?;
@@ -189,8 +192,24 @@ impl Returned {
             3 => Returned::Constant(spec.get_item(2)?.unbind()),
             4 => Returned::Argument(k),
             5 => Returned::Global(spec.get_item(2)?.cast_into::<PyString>()?.unbind()),
+            6 => Returned::Pick(
+                k,
+                Box::new([
+                    Returned::of(&spec.get_item(2)?)?,
+                    Returned::of(&spec.get_item(3)?)?,
+                ]),
+            ),
             _ => Returned::Output(k, OutputForm::of(form)?),
         })
+    }
+
+    /// The argument slots it may return.
+    fn argument_slots(&self, slots: &mut SmallVec<[usize; 4]>) {
+        match self {
+            Returned::Argument(slot) => slots.push(*slot),
+            Returned::Pick(_, picks) => picks.iter().for_each(|r| r.argument_slots(slots)),
+            _ => {}
+        }
     }
 }
 
@@ -353,15 +372,15 @@ impl DirectCall {
         func: *mut PyObject,
         args: &[*mut PyObject],
     ) -> PyResult<*mut PyObject> {
-        let returned = self.outputs.iter().filter_map(|r| match r {
-            Returned::Argument(slot) => Some(slot),
-            _ => None,
-        });
+        let mut returned = SmallVec::new();
+        self.outputs
+            .iter()
+            .for_each(|r| r.argument_slots(&mut returned));
         if self
             .inputs
             .iter()
             .map(|(slot, _)| slot)
-            .chain(returned)
+            .chain(&returned)
             .any(|&slot| slot >= args.len())
         {
             return Err(PyValueError::new_err(
@@ -439,18 +458,7 @@ impl DirectCall {
         outputs: &[Bound<'py, PyAny>],
         args: &[*mut PyObject],
     ) -> PyResult<Bound<'py, PyAny>> {
-        let pick = |returned: &Returned| match returned {
-            Returned::Output(k, form) => match outputs.get(*k) {
-                Some(output) => form.apply(output.clone()),
-                None => Err(PyValueError::new_err(
-                    "a direct entry names a missing output",
-                )),
-            },
-            Returned::Constant(value) => Ok(value.bind(py).clone()),
-            Returned::Global(name) => global(py, func, name.bind(py)),
-            // SAFETY: the argument slots are live references borrowed from the caller.
-            Returned::Argument(slot) => Ok(unsafe { Bound::from_borrowed_ptr(py, args[*slot]) }),
-        };
+        let pick = |returned: &Returned| returned.build(py, func, outputs, args);
         if !self.returns_tuple {
             // At most one output, checked in `from_spec`; none: the function returns None.
             return match self.outputs.first() {
@@ -464,6 +472,37 @@ impl DirectCall {
             .map(pick)
             .collect::<PyResult<SmallVec<[_; 4]>>>()?;
         Ok(PyTuple::new(py, picked)?.into_any())
+    }
+}
+
+impl Returned {
+    /// The value returned, from the graph's outputs, constants and the arguments (slots
+    /// checked by the caller).
+    fn build<'py>(
+        &self,
+        py: Python<'py>,
+        func: *mut PyObject,
+        outputs: &[Bound<'py, PyAny>],
+        args: &[*mut PyObject],
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let output = |k: usize| {
+            outputs
+                .get(k)
+                .ok_or_else(|| PyValueError::new_err("a direct entry names a missing output"))
+        };
+        match self {
+            Returned::Output(k, form) => form.apply(output(*k)?.clone()),
+            Returned::Constant(value) => Ok(value.bind(py).clone()),
+            Returned::Global(name) => global(py, func, name.bind(py)),
+            // SAFETY: the argument slots are live references borrowed from the caller.
+            Returned::Argument(slot) => Ok(unsafe { Bound::from_borrowed_ptr(py, args[*slot]) }),
+            // `bool(out[k][()])` is `bool(out[k])` for an array of one element; any other
+            // raises as the entry's test does.
+            Returned::Pick(k, picks) => {
+                let chosen = if output(*k)?.is_truthy()? { 0 } else { 1 };
+                picks[chosen].build(py, func, outputs, args)
+            }
+        }
     }
 }
 

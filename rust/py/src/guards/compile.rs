@@ -10,7 +10,9 @@ use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PySequence, PyString, PyTuple,
 
 use std::sync::atomic::AtomicU64;
 
-use super::{Accessor, ArrayMatch, Check, DictLacks, GuardNode, GuardTree, ModuleAttrIs, Target};
+use super::{
+    Accessor, ArrayMatch, Check, DictLacks, DictRead, GuardNode, GuardTree, ModuleAttrIs, Target,
+};
 
 /// Compiles a guard tree (`list` of `(accessor, checks, children)` nodes).
 pub fn compile_tree(guards: &Bound<'_, PyAny>) -> PyResult<GuardTree> {
@@ -55,8 +57,8 @@ fn compile_accessor(accessor: &Bound<'_, PyAny>, root: bool, path: &str) -> PyRe
     let kind: String = kind.extract()?;
     let accessor = match kind.as_str() {
         "local" => Accessor::Local(index(arg, path)?),
-        "global" => Accessor::Global(name(arg, path)?),
-        "builtin" => Accessor::Builtin(name(arg, path)?),
+        "global" => Accessor::Global(DictRead::new(name(arg, path)?)),
+        "builtin" => Accessor::Builtin(DictRead::new(name(arg, path)?)),
         "closure" => Accessor::Closure(index(arg, path)?),
         "globals_dict" => Accessor::GlobalsDict,
         "builtins_dict" => Accessor::BuiltinsDict,

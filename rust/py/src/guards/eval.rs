@@ -13,8 +13,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use super::{
-    symbolic_minimum, Accessor, ArrayMatch, Check, DictLacks, FrameView, GuardNode, GuardTree,
-    ModuleAttrIs, SYMBOLIC_DIM,
+    symbolic_minimum, Accessor, ArrayMatch, Check, DictLacks, DictRead, FrameView, GuardNode,
+    GuardTree, ModuleAttrIs, SYMBOLIC_DIM,
 };
 
 impl GuardTree {
@@ -130,8 +130,8 @@ fn read_root<'py>(
             // SAFETY: argument slots hold live (borrowed) objects or NULL; NULL is skipped.
             (!ptr.is_null()).then(|| unsafe { Bound::from_borrowed_ptr(py, ptr) })
         })),
-        Accessor::Global(name) => dict_get(py, frame.globals, name.as_ptr()),
-        Accessor::Builtin(name) => dict_get(py, frame.builtins, name.as_ptr()),
+        Accessor::Global(read) => dict_read(py, frame.globals, read),
+        Accessor::Builtin(read) => dict_read(py, frame.builtins, read),
         Accessor::Closure(i) => {
             if frame.closure.is_null() {
                 return Ok(None);
@@ -219,6 +219,36 @@ fn dict_get<'py>(
         Some(err) if is_read_failure(py, &err) => Ok(None),
         Some(err) => Err(err),
     }
+}
+
+/// `dict[read.name]` as [`dict_get`] reads it, without a lookup where `dict` is the exact
+/// dict of the version tag the last read saw (equal tags: the same dict, unchanged since, so
+/// it still holds the item found then). Guards run with the GIL held, so the tag and the item
+/// are written together.
+fn dict_read<'py>(
+    py: Python<'py>,
+    dict: *mut ffi::PyObject,
+    read: &DictRead,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    // SAFETY: `dict` is a live dict (a frame's globals or builtins).
+    let exact = unsafe { ffi::PyDict_CheckExact(dict) != 0 };
+    if !exact {
+        return dict_get(py, dict, read.name.as_ptr());
+    }
+    // SAFETY: an exact dict is a `PyDictObject`.
+    let version = unsafe { (*(dict as *const ffi::PyDictObject)).ma_version_tag };
+    if version == read.version.load(Ordering::Relaxed) {
+        let item = read.item.load(Ordering::Relaxed);
+        // SAFETY: the dict of this tag is unchanged since `item` was read from it, so it
+        // still holds a reference to it.
+        return Ok(Some(unsafe { Bound::from_borrowed_ptr(py, item) }));
+    }
+    let found = dict_get(py, dict, read.name.as_ptr())?;
+    if let Some(item) = &found {
+        read.item.store(item.as_ptr(), Ordering::Relaxed);
+        read.version.store(version, Ordering::Relaxed);
+    }
+    Ok(found)
 }
 
 fn is_read_failure(py: Python<'_>, err: &PyErr) -> bool {

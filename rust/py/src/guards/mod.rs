@@ -8,7 +8,7 @@ mod target;
 pub use compile::compile_tree;
 pub use target::Target;
 
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicPtr, AtomicU64};
 
 use numpy::PyArrayDescr;
 use pyo3::ffi::PyObject;
@@ -21,9 +21,9 @@ pub enum Accessor {
     /// `("local", i)`: argument slot `localsplus[i]`.
     Local(usize),
     /// `("global", name)`: `f_globals[name]`.
-    Global(Py<PyString>),
+    Global(DictRead),
     /// `("builtin", name)`: `f_builtins[name]`.
-    Builtin(Py<PyString>),
+    Builtin(DictRead),
     /// `("closure", i)`: the contents of `func.__closure__[i]`.
     Closure(usize),
     /// `("globals_dict", None)`: the frame's globals dict itself.
@@ -39,6 +39,30 @@ pub enum Accessor {
         /// The key as an index when it is an int.
         index: Option<isize>,
     },
+}
+
+/// A read of `dict[name]` from a frame's globals or builtins, with the item it found in the
+/// dict of a version tag: an unchanged dict (same tag) gives the same item without a lookup.
+#[derive(Debug)]
+pub struct DictRead {
+    /// The key.
+    pub name: Py<PyString>,
+    /// The version tag (`ma_version_tag`) of the exact dict `item` was read from; 0 (no
+    /// dict has it) before a read.
+    pub version: AtomicU64,
+    /// The item found there, borrowed from that dict: alive while the dict keeps the tag.
+    pub item: AtomicPtr<PyObject>,
+}
+
+impl DictRead {
+    /// A read of `name` that has not looked anything up yet.
+    pub fn new(name: Py<PyString>) -> Self {
+        DictRead {
+            name,
+            version: AtomicU64::new(0),
+            item: AtomicPtr::new(std::ptr::null_mut()),
+        }
+    }
 }
 
 /// A check on one value; the variants carry the guard kinds' wire names (`TYPE_MATCH`, ...).
