@@ -5,7 +5,8 @@ one process after a warm-up epoch; the ratio is NumPy's time over ember's. Loops
 regression on slices of 96 digits, a 64-32-10 ReLU MLP with Adam over a dict on batches of
 100 digits (float64 and float32), a 64-12-64 autoencoder with momentum on batches of 50, a
 softmax regression with L2 in float64 (SGD, batches of 100), a 64-128-10 ReLU MLP with
-momentum in float32 (batches of 100).
+momentum in float32 (batches of 100), a convolutional network by im2col with momentum
+(tests/test_autodiff_training_cnn.py, batches of 100, float64 and float32).
 
     OPENBLAS_NUM_THREADS=1 EMBER_STORED_ENTRIES=0 python benches/train_loops.py
 """
@@ -21,6 +22,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 import ember
+import test_autodiff_training_cnn as cnn
 import test_autodiff_training_loops as loops
 
 
@@ -131,6 +133,10 @@ def main() -> None:
          ember.compile(softmax_step), softmax_step_by_hand),
         ("relu mlp, momentum, f32", lambda s: _relu_epoch(s, x, y),
          ember.compile(relu_step), relu_step_by_hand),
+        ("cnn im2col, float64", lambda s: cnn.train_cnn(s, 1, x, y),
+         cnn.cnn_step, cnn.cnn_step_by_hand),
+        ("cnn im2col, float32", lambda s: cnn.train_cnn(s, 1, x, y, np.float32),
+         cnn.cnn_step, cnn.cnn_step_by_hand),
     ]
     for name, epoch, compiled, by_hand in contenders:
         epoch(compiled)
