@@ -5,7 +5,10 @@ one process after a warm-up epoch; the ratio is NumPy's time over ember's. Loops
 regression on slices of 96 digits, a 64-32-10 ReLU MLP with Adam over a dict on batches of
 100 digits (float64 and float32), a 64-12-64 autoencoder with momentum on batches of 50, a
 softmax regression with L2 in float64 (SGD, batches of 100), a 64-128-10 ReLU MLP with
-momentum in float32 (batches of 100).
+momentum in float32 (batches of 100), a convolutional network by im2col with momentum
+(tests/test_autodiff_training_cnn.py, batches of 100, float64 and float32), a character RNN
+language model over 8 time steps with clipped SGD (tests/test_autodiff_training_rnn.py,
+batches of 20).
 
     OPENBLAS_NUM_THREADS=1 EMBER_STORED_ENTRIES=0 python benches/train_loops.py
 """
@@ -21,7 +24,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 import ember
+import test_autodiff_training_cnn as cnn
 import test_autodiff_training_loops as loops
+import test_autodiff_training_rnn as rnn
 
 
 def _median(run, repeats=7):
@@ -131,6 +136,12 @@ def main() -> None:
          ember.compile(softmax_step), softmax_step_by_hand),
         ("relu mlp, momentum, f32", lambda s: _relu_epoch(s, x, y),
          ember.compile(relu_step), relu_step_by_hand),
+        ("cnn im2col, float64", lambda s: cnn.train_cnn(s, 1, x, y),
+         cnn.cnn_step, cnn.cnn_step_by_hand),
+        ("cnn im2col, float32", lambda s: cnn.train_cnn(s, 1, x, y, np.float32),
+         cnn.cnn_step, cnn.cnn_step_by_hand),
+        ("rnn lm, clipped sgd", lambda s: rnn.train_rnn(s, 1, rnn.sequences(400, 1)),
+         rnn.rnn_step, rnn.rnn_step_by_hand),
     ]
     for name, epoch, compiled, by_hand in contenders:
         epoch(compiled)

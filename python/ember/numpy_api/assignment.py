@@ -35,7 +35,7 @@ def setitem(graph: Graph, a: Value, index: object, value: object) -> Value:
 def _setitem(graph: Graph, a: Value, index: object, value: object) -> Value:
     """`a` after `a[index] = value`, for integer and slice indices (and `...`): slices of `a`
     around the value, concatenated axis by axis; a slice with a step, by an element loop."""
-    index = ranges_as_arrays(graph, index)
+    index = _integer_lists_as_arrays(graph, ranges_as_arrays(graph, index))
     items = index if isinstance(index, tuple) else (index,)
     if len(items) == 1 and isinstance(items[0], Value) and items[0].dtype == np.bool_ \
             and items[0].ndim and not a.scalar:
@@ -70,6 +70,21 @@ def _setitem(graph: Graph, a: Value, index: object, value: object) -> Value:
     placed = _place(graph, a, region, v)
     # The whole array assigned: a fresh buffer, never the assigned value itself.
     return graph.op("copy", [placed]) if placed is v else placed
+
+
+def _integer_lists_as_arrays(graph: Graph, index: object) -> object:
+    """`index` with each list or array of Python/NumPy integers in it (`y[[2, 5]] = ...`) as
+    the constant integer array NumPy makes of it, which the scatter path writes through."""
+    def array(item: object) -> object:
+        if isinstance(item, (list, np.ndarray)):
+            known = np.asarray(item) if not isinstance(item, list) or all(
+                type(i) in (int, np.intp, np.int64, np.int32) for i in item) else None
+            if known is not None and known.dtype.kind in "iu" and known.size:
+                return constant_array(graph, known.astype(np.intp))
+        return item
+    if isinstance(index, tuple):
+        return tuple(array(item) for item in index)
+    return array(index)
 
 
 def _broadcasts_to(shape: tuple, target: tuple) -> bool:

@@ -187,7 +187,51 @@ class NamedTupleVariable(TupleVariable):
         fields = self.cls._fields  # type: ignore[attr-defined]
         if name in fields:
             return self.items[fields.index(name)]
+        if name in ("_replace", "_asdict") and _stock_namedtuple_method(self.cls, name):
+            return NamedTupleMethodVariable(self, name)
         return super().getattr(tx, name)
+
+
+_STOCK_NAMEDTUPLE = collections.namedtuple("_STOCK_NAMEDTUPLE", "a")
+
+
+def _stock_namedtuple_method(cls: type, name: str) -> bool:
+    """`collections.namedtuple`'s own `_replace`/`_asdict` (every class shares its code)."""
+    stock = getattr(_STOCK_NAMEDTUPLE, name)
+    return getattr(getattr(cls, name, None), "__code__", None) is stock.__code__
+
+
+class NamedTupleMethodVariable(VariableTracker):
+    """`point._replace(x=...)` (a new namedtuple of the same class with those fields
+    replaced) and `point._asdict()` (a dict of the fields in order), on the tracked items."""
+
+    def __init__(self, owner: NamedTupleVariable, name: str) -> None:
+        self.owner = owner
+        self.name = name
+
+    def describe(self) -> str:
+        return f"{self.owner.describe()}.{self.name}"
+
+    def children(self) -> tuple[VariableTracker, ...]:
+        return (self.owner,)
+
+    def call(self, tx: Interpreter, args: list[VariableTracker],
+             kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        fields = self.owner.cls._fields  # type: ignore[attr-defined]
+        if args:
+            raise graph_break("user_error", type="TypeError",
+                              message=f"{self.name}() takes no positional arguments")
+        if self.name == "_asdict":
+            if kwargs:
+                raise graph_break("user_error", type="TypeError",
+                                  message="_asdict() takes no keyword arguments")
+            return DictVariable(dict(zip(fields, self.owner.items)))
+        unknown = [k for k in kwargs if k not in fields]
+        if unknown:
+            raise graph_break("user_error", type="ValueError",
+                              message=f"Got unexpected field names: {unknown!r}")
+        items = [kwargs.get(f, item) for f, item in zip(fields, self.owner.items)]
+        return NamedTupleVariable(items, self.owner.cls, None)
 
 
 class ListVariable(SequenceVariable):
