@@ -184,6 +184,20 @@ impl Lazy {
         Some(cost)
     }
 
+    /// The lazy nodes `l` computes from, and what computing it costs per element beyond
+    /// them (in adds, as [`Self::recompute_cost`] counts): none for a stored value, a
+    /// constant or a reduction stage's result, whose work is done elsewhere.
+    pub fn operands_and_cost(&self, l: L) -> (Vec<L>, usize) {
+        match &self.nodes[l].op {
+            LOp::Leaf(_) | LOp::Const(_) | LOp::Stage { .. } => (vec![], 0),
+            LOp::View(_, a) => (vec![*a], 0),
+            LOp::Cast(a) => (vec![*a], 1),
+            LOp::Unary(op, a) => (vec![*a], unary_cost(*op)),
+            LOp::Binary(op, a, b) => (vec![*a, *b], binary_cost(*op)),
+            LOp::Where(c, a, b) => (vec![*c, *a, *b], 1),
+        }
+    }
+
     /// `x` cast to `dtype` (no node when it already has it).
     pub fn cast(&mut self, x: L, dtype: Scalar) -> L {
         if self.nodes[x].dtype == dtype {

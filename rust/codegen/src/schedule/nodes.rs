@@ -483,7 +483,7 @@ impl Scheduler<'_> {
     }
 
     /// Stores `x` whole; every later reader of `x` loads the store instead of computing it.
-    fn store_for_views(&mut self, x: L) -> Result<ValueRef, Error> {
+    pub(crate) fn store_for_views(&mut self, x: L) -> Result<ValueRef, Error> {
         let vr = self.materialise(x, None)?;
         let dtype = self.lazy.nodes[x].dtype;
         let leaf = self.leaf(vr.clone(), dtype);
@@ -552,6 +552,7 @@ impl Scheduler<'_> {
             Some(a) => a.to_vec(),
             None => (0..xs.len()).collect(),
         };
+        self.store_shared_chains(x)?;
         let (op, input) = match kind {
             ReduceKind::Sum | ReduceKind::Mean => (ReduceOp::Sum, self.cast_to(x, dtype)),
             ReduceKind::Prod => (ReduceOp::Prod, self.cast_to(x, dtype)),
