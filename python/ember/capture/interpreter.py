@@ -481,6 +481,10 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
         cell = self.cells[inst.argval]
         self.load_cell(cell)
         if cell.contents is None:
+            if inst.argval in self.code.co_cellvars:
+                raise graph_break("user_error", type="UnboundLocalError",
+                                  message=f"cannot access local variable {inst.argval!r} "
+                                          "where it is not associated with a value")
             raise graph_break("user_error", type="NameError",
                               message=f"free variable {inst.argval!r} referenced before "
                                       "assignment in enclosing scope")
