@@ -23,9 +23,9 @@ reading one while unbound raises Python's ``UnboundLocalError``, not the ``NameE
 free variable::
 
     COPY_FREE_VARS n
-    RESUME 0
     LOAD_CLOSURE __ember_cell_x
     STORE_FAST x            # x's cell slot
+    RESUME 0
     ...
 """
 
@@ -50,6 +50,7 @@ _SLOT_PREFIX = "__ember_slot_"
 _STORE_FAST = dis.opmap["STORE_FAST"]
 
 _PROLOGUE_OPS = frozenset({"MAKE_CELL", "COPY_FREE_VARS", "RESUME"})
+_CELL_MOVES = frozenset({"LOAD_CLOSURE", "STORE_FAST"})
 # Flags that describe the original's signature or frame kind, not the resume function's.
 _DROPPED_FLAGS = (
     bc.CompilerFlags.VARARGS
@@ -99,14 +100,16 @@ def _template(code: CodeType, facts: CodeFacts) -> _Template:
     cached = _templates.get(code)
     if cached is not None:
         return cached
-    body = bc.Bytecode.from_code(code, conserve_exception_block_stackdepth=True)
+    body = bc.Bytecode.from_code(_untargeted(code), conserve_exception_block_stackdepth=True)
     # Drop the original prologue: each resume code makes the cells and free variables itself.
+    # (That of a resume code also moves its cells into their slots before its RESUME.)
     first = next(i for i, item in enumerate(body) if isinstance(item, bc.Instr))
-    while isinstance(body[first], bc.Instr) and body[first].name in _PROLOGUE_OPS:
-        done = body[first].name == "RESUME"
-        del body[first]
-        if done:
-            break
+    resume = next(i for i, item in enumerate(body)
+                  if isinstance(item, bc.Instr) and item.name == "RESUME")
+    if not all(isinstance(item, bc.Instr) and item.name in _PROLOGUE_OPS | _CELL_MOVES
+               for item in body[first:resume]):
+        raise AssertionError(f"{code.co_name}: unexpected instructions before RESUME")
+    del body[first : resume + 1]
     # The abstract instructions are those of dis without EXTENDED_ARG, in the same order.
     positions = [i for i, item in enumerate(body) if isinstance(item, bc.Instr)]
     kept = facts.order[len(facts.order) - len(positions) :]
@@ -158,10 +161,10 @@ def add_prologue(
     prologue = []
     if freevars:
         prologue.append(bc.Instr("COPY_FREE_VARS", len(freevars), location=location))
-    prologue.append(bc.Instr("RESUME", 0, location=location))
-    for name in code.co_cellvars:
-        prologue += [bc.Instr("LOAD_CLOSURE", bc.FreeVar(CELL_PREFIX + name), location=location),
+    for name, carrier in zip(code.co_cellvars, freevars[len(code.co_freevars):]):
+        prologue += [bc.Instr("LOAD_CLOSURE", bc.FreeVar(carrier), location=location),
                      bc.Instr("STORE_FAST", _SLOT_PREFIX + name, location=location)]
+    prologue.append(bc.Instr("RESUME", 0, location=location))
     for slot in range(stack_depth):
         if slot in null_slots:
             prologue.append(bc.Instr("PUSH_NULL", location=location))
@@ -203,7 +206,9 @@ def finish(
     body.kwonlyargcount = 0
     body.varnames = argnames + [
         v for v in code.co_varnames if v not in argnames and v not in code.co_cellvars
-    ] + list(extra_varnames) + [_SLOT_PREFIX + name for name in code.co_cellvars]
+    ] + list(extra_varnames)
+    body.varnames += [_SLOT_PREFIX + name for name in code.co_cellvars
+                      if _SLOT_PREFIX + name not in body.varnames]
     body.cellvars = list(code.co_cellvars)
     body.freevars = freevars
     body.flags = bc.CompilerFlags(body.flags & ~_DROPPED_FLAGS)
@@ -223,13 +228,32 @@ def finish(
 
 def closure_names(code: CodeType) -> list[str]:
     """The free variables of ``code``'s resume codes, in the order of the closure they are
-    built with: ``code``'s free variables, then one per cell variable."""
-    return list(code.co_freevars) + [CELL_PREFIX + name for name in code.co_cellvars]
+    built with: ``code``'s free variables, then one per cell variable (``code`` may itself
+    be a resume code, with free variables of that form already)."""
+    names = list(code.co_freevars)
+    for name in code.co_cellvars:
+        carrier = CELL_PREFIX + name
+        while carrier in names:
+            carrier = CELL_PREFIX + carrier
+        names.append(carrier)
+    return names
 
 
 def frame_cell_name(name: str) -> str:
     """The variable of the resumed frame that a resume code's free variable ``name`` holds."""
     return name[len(CELL_PREFIX):] if name.startswith(CELL_PREFIX) else name
+
+
+def _untargeted(code: CodeType) -> CodeType:
+    """``code`` (a resume code) with its prologue's cell stores named by their placeholder
+    locals again, as a disassembler that reads ``STORE_FAST`` as a local expects."""
+    if not any(name.startswith(_SLOT_PREFIX) for name in code.co_varnames):
+        return code
+    raw = bytearray(code.co_code)
+    for inst in dis.get_instructions(code):
+        if inst.opcode == _STORE_FAST and inst.arg >= code.co_nlocals:
+            raw[inst.offset + 1] = code.co_varnames.index(_SLOT_PREFIX + inst.argval)
+    return code.replace(co_code=bytes(raw))
 
 
 def _retarget_cell_stores(code: CodeType) -> CodeType:
