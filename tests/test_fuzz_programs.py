@@ -50,6 +50,15 @@ def _context(program: Program) -> str:
            "    return (t1, np.isinf(t0))\n",
     args=[("bool", "contiguous", (1, 1), 0), ("float32", "contiguous", (1, 1), 0)],
     errstate={"all": "raise"}))
+# Found by the fuzzer (seed 11): the sum of a short row in a loop body, computed element by
+# element, was taken as NumPy's scalar math, so the eager backend warned "overflow
+# encountered in scalar add" where NumPy's array sum wraps silently.
+@example(program=Program(
+    source="def program(a, b):\n    t0 = b[:1] * 0\n    for i in range(len(b)):\n"
+           "        t0 = t0 + b[i]\n        if b[i].sum() > 0:\n            break\n"
+           "    return (a,)\n",
+    args=[("bool", "contiguous", (1, 2), 0), ("int64", "contiguous", (1, 2), 2)],
+    errstate={}))
 def test_fuzzed_programs_behave_as_numpy(program: Program) -> None:
     fn = _compile(program.source)
     want = run(fn, make_args(program.args), program.errstate)

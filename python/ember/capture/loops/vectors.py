@@ -13,6 +13,7 @@ read after its array changed.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -190,6 +191,7 @@ def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker, *,
     fn = numpy_api.compare_op if compare else numpy_api.binary_op
     with tx.graph.one_call():
         results = [call_numpy_api(f"operator {op}", fn, tx.graph, op, x, y) for x, y in rows]
+    array_math(tx.graph, results)
     if inplace and isinstance(a, VectorVariable):  # `row op= y` is the ufunc with `out=row`
         from ember.capture.operators import check_same_kind
 
@@ -244,6 +246,7 @@ def _update_array(tx: Interpreter, op: str, a: VariableTracker, b: VariableTrack
     graph = tx.graph
     results = [call_numpy_api(f"operator {op}=", numpy_api.binary_op, graph, op, x, y)
                for x, y in rows]
+    array_math(graph, results)
     dtype = a.value.dtype
     if not all(np.can_cast(r.dtype, dtype, "same_kind") for r in results):
         return None  # NumPy's casting error, raised by the array path
@@ -370,6 +373,19 @@ def _fold(tx: Interpreter, op: str, elements: list[Value]) -> Value:
     for element in elements[1:]:
         if op in ("+", "*"):
             total = numpy_api.binary_op(graph, op, total, element)
+            array_math(graph, [total])
         else:
             total = graph.op("maximum" if op == "max" else "minimum", [total, element])
     return total
+
+
+def array_math(graph: Graph, results: list[Value]) -> None:
+    """The elements of a vector are 0-d values, but NumPy computes an operator on a short
+    row, or its sum, with the ufunc over the array: integer results wrap silently and
+    floating-point warnings name the ufunc ("in add"), not NumPy's scalar math ("in scalar
+    add"), as an operator on NumPy scalars would. Unmark the nodes that computed `results`."""
+    wanted = {id(v) for v in results}
+    for k in range(len(graph.nodes) - 1, max(-1, len(graph.nodes) - 8 * len(results) - 9), -1):
+        node = graph.nodes[k]
+        if id(node.out) in wanted and (node.warns_as or "").startswith("scalar "):
+            graph.nodes[k] = dataclasses.replace(node, warns_as=None)
