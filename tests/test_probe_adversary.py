@@ -592,3 +592,33 @@ simple("mutual_recursion_splitting",
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_adversarial_programs_behave_as_numpy(name):
     assert_scenario_as_numpy(SCENARIOS[name], compiled_code=False)
+
+
+class Owned(np.ndarray):
+    """An array subclass, so that a weak reference can watch an argument die."""
+
+
+@pytest.mark.parametrize("backend", ["cranelift", "eager"])
+def test_arguments_and_dropped_results_die_after_the_call(backend):
+    import gc
+    import weakref
+
+    import ember
+
+    def f(x, w):
+        y = x * 2 + w
+        w += 1
+        return y.sum(), y[::2]
+
+    ember.reset()
+    compiled = ember.compile(f, backend=backend)
+    for _ in range(3):
+        x = np.arange(6.0)
+        w = np.ones(6).view(Owned)
+        watch_w = weakref.ref(w)
+        total, view = compiled(x, w.view(np.ndarray))
+        watch_view = weakref.ref(view)
+        assert total == f(np.arange(6.0), np.ones(6))[0]
+        del x, w, view
+        gc.collect()
+        assert watch_w() is None and watch_view() is None
