@@ -59,6 +59,12 @@ def _context(program: Program) -> str:
            "    return (a,)\n",
     args=[("bool", "contiguous", (1, 2), 0), ("int64", "contiguous", (1, 2), 2)],
     errstate={}))
+# The same for a row minus a broadcast array, computed element by element ("scalar subtract").
+@example(program=Program(
+    source="def program(a):\n    t2 = a[:1] * 0\n    for i in range(len(a)):\n"
+           "        t2 = t2 * 2 - a[i]\n        if a[i].sum() > 0:\n            break\n"
+           "    return (a,)\n",
+    args=[("int32", "contiguous", (1, 9), 0)], errstate={}))
 def test_fuzzed_programs_behave_as_numpy(program: Program) -> None:
     fn = _compile(program.source)
     want = run(fn, make_args(program.args), program.errstate)

@@ -13,7 +13,6 @@ read after its array changed.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -25,6 +24,7 @@ from ember.capture.variables.array import ArrayVariable, call_numpy_api
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
 from ember.graph import Graph, Value
+from ember.graph.graph import array_math
 
 if TYPE_CHECKING:
     from ember.capture.interpreter import Interpreter
@@ -189,9 +189,8 @@ def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker, *,
             check_same_kind(result.value.dtype, a.elements[0].dtype)
         return result
     fn = numpy_api.compare_op if compare else numpy_api.binary_op
-    with tx.graph.one_call():
+    with tx.graph.one_call(), array_math():
         results = [call_numpy_api(f"operator {op}", fn, tx.graph, op, x, y) for x, y in rows]
-    array_math(tx.graph, results)
     if inplace and isinstance(a, VectorVariable):  # `row op= y` is the ufunc with `out=row`
         from ember.capture.operators import check_same_kind
 
@@ -244,9 +243,9 @@ def _update_array(tx: Interpreter, op: str, a: VariableTracker, b: VariableTrack
     rows = _per_element(tx, [a, b])
     assert rows is not None
     graph = tx.graph
-    results = [call_numpy_api(f"operator {op}=", numpy_api.binary_op, graph, op, x, y)
-               for x, y in rows]
-    array_math(graph, results)
+    with array_math():
+        results = [call_numpy_api(f"operator {op}=", numpy_api.binary_op, graph, op, x, y)
+                   for x, y in rows]
     dtype = a.value.dtype
     if not all(np.can_cast(r.dtype, dtype, "same_kind") for r in results):
         return None  # NumPy's casting error, raised by the array path
@@ -355,8 +354,9 @@ def _dot(tx: Interpreter, a: VectorVariable, b: VectorVariable) -> VariableTrack
     if len(a.elements) != len(b.elements):
         raise graph_break("loop_body", what="a product of rows of different lengths")
     with tx.graph.one_call():
-        products = [call_numpy_api("np.dot", numpy_api.binary_op, tx.graph, "*", x, y)
-                    for x, y in zip(a.elements, b.elements, strict=True)]
+        with array_math():
+            products = [call_numpy_api("np.dot", numpy_api.binary_op, tx.graph, "*", x, y)
+                        for x, y in zip(a.elements, b.elements, strict=True)]
         return ArrayVariable(_fold(tx, "+", products))
 
 
@@ -372,20 +372,9 @@ def _fold(tx: Interpreter, op: str, elements: list[Value]) -> Value:
     total = elements[0]
     for element in elements[1:]:
         if op in ("+", "*"):
-            total = numpy_api.binary_op(graph, op, total, element)
-            array_math(graph, [total])
+            with array_math():
+                total = numpy_api.binary_op(graph, op, total, element)
         else:
             total = graph.op("maximum" if op == "max" else "minimum", [total, element])
     return total
 
-
-def array_math(graph: Graph, results: list[Value]) -> None:
-    """The elements of a vector are 0-d values, but NumPy computes an operator on a short
-    row, or its sum, with the ufunc over the array: integer results wrap silently and
-    floating-point warnings name the ufunc ("in add"), not NumPy's scalar math ("in scalar
-    add"), as an operator on NumPy scalars would. Unmark the nodes that computed `results`."""
-    wanted = {id(v) for v in results}
-    for k in range(len(graph.nodes) - 1, max(-1, len(graph.nodes) - 8 * len(results) - 9), -1):
-        node = graph.nodes[k]
-        if id(node.out) in wanted and (node.warns_as or "").startswith("scalar "):
-            graph.nodes[k] = dataclasses.replace(node, warns_as=None)
