@@ -13,6 +13,7 @@ exceptions, arguments afterwards, aliasing)."""
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import functools
 import types
 import warnings
@@ -304,6 +305,89 @@ def cache_misses_on_values_with_noisy_reprs(wrap):
     f = wrap(plain)
     return [record(f, (X, o, m)) for o, m in ((Noisy(1), np), (Noisy(2), builtins),
                                                 ((Noisy(3),), warnings), (1, builtins))]
+
+
+@scenario
+def attributes_added_deleted_and_class_swapped(wrap):
+    ns = define("class A:\n"
+                "    k = 1.0\n"
+                "class B(A):\n"
+                "    k = 5.0\n"
+                "def f(o, x):\n"
+                "    extra = getattr(o, 'extra', 0.5)\n"
+                "    return (x * o.k + extra, hasattr(o, 'flag'), isinstance(o, B),\n"
+                "            getattr(x, 'base', 1) is None, hasattr(A, 'patched'))\n")
+    g = ns.__globals__
+    f, o = wrap(ns), g["A"]()
+    seen = [record(f, (o, X))]
+    o.extra = np.float32(2)
+    seen.append(record(f, (o, X)))
+    o.flag = True
+    o.k = 3
+    seen.append(record(f, (o, X)))
+    g["A"].patched = 1
+    seen.append(record(f, (o, X)))
+    del o.k, o.extra
+    seen.append(record(f, (o, X)))
+    o.__class__ = g["B"]
+    seen.append(record(f, (o, X)))
+    return seen
+
+
+class Slotted:
+    __slots__ = ("w",)
+
+
+@dataclasses.dataclass(frozen=True)
+class Frozen:
+    scale: float
+
+
+@scenario
+def slots_and_frozen_dataclass_fields(wrap):
+    plain = define("def f(s, p, x):\n    return x * s.w + p.scale\n")
+    f, s = wrap(plain), Slotted()
+    s.w = 2.0
+    seen = [record(f, (s, Frozen(1.0), X))]
+    s.w = np.float32(3)
+    seen.append(record(f, (s, Frozen(-1), X)))
+    object.__setattr__(p := Frozen(2.0), "scale", 7.5)
+    seen.append(record(f, (s, p, X)))
+    del s.w
+    seen.append(record(f, (s, p, X)))
+    return seen
+
+
+@scenario
+def late_binding_closures_over_a_loop_variable(wrap):
+    make = define("def make():\n"
+                  "    fs = [lambda x: x * i for i in range(3)]\n"
+                  "    gs = [lambda x, i=i: x * i for i in range(3)]\n"
+                  "    return fs, gs\n", "make")
+    fs, gs = make()
+    seen = []
+    for fn in (fs[0], fs[2], gs[0], gs[2]):
+        compiled = wrap(fn)
+        seen += [record(compiled, (X,)), record(compiled, (X,))]
+    return seen
+
+
+@scenario
+def class_attribute_array_mutated_then_replaced(wrap):
+    ns = define("class Cfg:\n"
+                "    w = np.arange(9.0)\n"
+                "def f(x):\n"
+                "    return x @ Cfg.w, Cfg.w[::-1]\n")
+    cfg = ns.__globals__["Cfg"]
+    f = wrap(ns)
+    seen = [record(f, (X,))]
+    cfg.w[0] = 100.0
+    seen.append(record(f, (X,)))
+    cfg.w = np.ones(9, dtype=np.float32)
+    seen.append(record(f, (X,)))
+    cfg.w = np.ones(3)
+    seen.append(record(f, (X,)))
+    return seen
 
 
 # --- unusual arrays -------------------------------------------------------------------------

@@ -674,18 +674,32 @@ def _type(tx, args, kwargs):
 
 def _getattr(tx, args, kwargs):
     if len(args) in (2, 3) and args[1].is_constant():
+        if len(args) == 2:
+            return args[0].getattr(tx, args[1].constant())
         try:
             return args[0].getattr(tx, args[1].constant())
-        except Exception:
-            if len(args) == 3:
-                return args[2]
-            raise
+        except Exception as exc:
+            # Never the default at capture: a refusal to read the attribute is no
+            # AttributeError (`getattr(x, "flags", None)`), and that an attribute is
+            # missing cannot be guarded (it may be set on the object or its class later).
+            # Python makes the call.
+            raise graph_break("call", name="getattr() with a default of an attribute "
+                                           "capture does not read") from exc
     return None
+
+
+# Values whose attributes never change: `hasattr` of one is a constant. A class or another
+# object guarded by identity may gain or lose the attribute later.
+_FIXED_ATTRIBUTES = (type(None), bool, int, float, complex, str, bytes, tuple, range, slice,
+                     np.generic, np.dtype)
 
 
 def _hasattr(tx, args, kwargs):
     if len(args) == 2 and args[1].is_constant() and args[0].is_constant():
-        return ConstantVariable(hasattr(args[0].constant(), args[1].constant()))
+        obj = args[0].constant()
+        if type(obj) in _FIXED_ATTRIBUTES or (isinstance(obj, (np.generic, np.dtype))
+                                              and type(obj).__module__ == "numpy"):
+            return ConstantVariable(hasattr(obj, args[1].constant()))
     return None
 
 
