@@ -73,6 +73,23 @@ PROGRAMS = {
     "exp_and_log_of_numpy_scalars_warn":
         ("def f(x):\n    s = np.float32(x[4]) * np.float32(40)\n    return np.exp(s), np.log(x[2]), "
          "np.log(x[1])\n", X),
+    "short_circuit_any_all_with_side_effects":
+        ("def f(x, log):\n    def check(v):\n        log.append(float(v))\n        return v > 1\n"
+         "    return any(check(v) for v in x), all(check(v) for v in x[::-1]), log\n", X, []),
+    "zip_strict_and_unequal_lengths":
+        ("def f(x):\n    t = [a * b for a, b in zip(x, x[2:])]\n"
+         "    return t, list(zip(x, x[1:], strict=True))\n", X),
+    "reversed_enumerate_start_and_accumulate":
+        ("import itertools\n"
+         "def f(x):\n    r = [i * v for i, v in enumerate(reversed(x), start=-2)]\n"
+         "    return r, list(itertools.accumulate(x[:4])), sorted(x[:5], key=abs)\n", X),
+    "iter_with_a_sentinel":
+        ("def f(x):\n    it = iter(x.tolist())\n    got = list(iter(lambda: next(it), 3.0))\n"
+         "    return got, list(it)\n", X),
+    "generator_closed_early_runs_finally":
+        ("def f(x, log):\n    def rows():\n        try:\n            for v in x:\n"
+         "                yield v * 2\n        finally:\n            log.append('closed')\n"
+         "    g = rows()\n    first = next(g)\n    g.close()\n    return first, log\n", X, []),
 }
 
 
