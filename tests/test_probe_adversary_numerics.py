@@ -76,6 +76,11 @@ PROGRAMS = {
     "short_circuit_any_all_with_side_effects":
         ("def f(x, log):\n    def check(v):\n        log.append(float(v))\n        return v > 1\n"
          "    return any(check(v) for v in x), all(check(v) for v in x[::-1]), log\n", X, []),
+    "generator_with_side_effects_left_by_break_and_next":
+        ("def f(x, log):\n    def seen(v):\n        log.append(float(v))\n        return v * 2\n"
+         "    t = x[0] * 0\n    for v in (seen(w) for w in x):\n        if v > 2:\n"
+         "            break\n        t = t + v\n"
+         "    first = next(seen(w) for w in x[::-1])\n    return t, first, log\n", X, []),
     "zip_strict_and_unequal_lengths":
         ("def f(x):\n    t = [a * b for a, b in zip(x, x[2:])]\n"
          "    return t, list(zip(x, x[1:], strict=True))\n", X),
