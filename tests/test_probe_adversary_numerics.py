@@ -81,6 +81,9 @@ PROGRAMS = {
          "    t = x[0] * 0\n    for v in (seen(w) for w in x):\n        if v > 2:\n"
          "            break\n        t = t + v\n"
          "    first = next(seen(w) for w in x[::-1])\n    return t, first, log\n", X, []),
+    "map_with_side_effects_consumed_partly":
+        ("def f(x, log):\n    def check(v):\n        log.append(float(v))\n        return v > 1\n"
+         "    return any(map(check, x)), list(zip(map(check, x), [1])), log\n", X[2:], []),
     "zip_strict_and_unequal_lengths":
         ("def f(x):\n    t = [a * b for a, b in zip(x, x[2:])]\n"
          "    return t, list(zip(x, x[1:], strict=True))\n", X),

@@ -527,7 +527,13 @@ def _map(tx, args, kwargs):
     if kwargs or len(args) < 2:
         return None
     fn, columns = args[0], [a.unpack(tx) for a in args[1:]]
-    return _iterator_result([fn.call(tx, list(row), {}) for row in zip(*columns)])
+    effects = tx.tracer.effects
+    results = [fn.call(tx, list(row), {}) for row in zip(*columns)]
+    if tx.tracer.effects != effects:
+        # `map` is lazy: a consumer that stops early (`any`, `zip` with a shorter partner)
+        # calls `fn` fewer times than capture, which called it on every item ahead.
+        raise graph_break("call", name="map() of a function that changes state")
+    return _iterator_result(results)
 
 
 def _reduce(tx, args, kwargs):
