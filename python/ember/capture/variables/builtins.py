@@ -529,9 +529,7 @@ def _map(tx, args, kwargs):
     fn, columns = args[0], [a.unpack(tx) for a in args[1:]]
     effects = tx.tracer.effects
     results = [fn.call(tx, list(row), {}) for row in zip(*columns)]
-    if tx.tracer.effects != effects:
-        # `map` is lazy: a consumer that stops early (`any`, `zip` with a shorter partner)
-        # calls `fn` fewer times than capture, which called it on every item ahead.
+    if tx.tracer.effects != effects:  # lazy: a consumer that stops early calls it less
         raise graph_break("call", name="map() of a function that changes state")
     return _iterator_result(results)
 
@@ -680,31 +678,26 @@ def _type(tx, args, kwargs):
 
 def _getattr(tx, args, kwargs):
     if len(args) in (2, 3) and args[1].is_constant():
-        if len(args) == 2:
-            return args[0].getattr(tx, args[1].constant())
         try:
             return args[0].getattr(tx, args[1].constant())
         except Exception as exc:
-            # Never the default at capture: a refusal to read the attribute is no
-            # AttributeError (`getattr(x, "flags", None)`), and that an attribute is
-            # missing cannot be guarded (it may be set on the object or its class later).
-            # Python makes the call.
-            raise graph_break("call", name="getattr() with a default of an attribute "
-                                           "capture does not read") from exc
+            if len(args) == 2:
+                raise
+            # Not the default: a refused read is no AttributeError (`getattr(x, "flags",
+            # None)`), and a missing attribute cannot be guarded (it may be set later).
+            raise graph_break("call", name="getattr() with a default") from exc
     return None
 
 
-# Values whose attributes never change: `hasattr` of one is a constant. A class or another
-# object guarded by identity may gain or lose the attribute later.
-_FIXED_ATTRIBUTES = (type(None), bool, int, float, complex, str, bytes, tuple, range, slice,
-                     np.generic, np.dtype)
+# Values whose attributes never change (a class may gain one later): `hasattr` folds.
+_FIXED_ATTRIBUTES = (type(None), bool, int, float, complex, str, bytes, tuple, range, slice)
 
 
 def _hasattr(tx, args, kwargs):
     if len(args) == 2 and args[1].is_constant() and args[0].is_constant():
         obj = args[0].constant()
-        if type(obj) in _FIXED_ATTRIBUTES or (isinstance(obj, (np.generic, np.dtype))
-                                              and type(obj).__module__ == "numpy"):
+        if type(obj) in _FIXED_ATTRIBUTES or type(obj).__module__ == "numpy" and isinstance(
+                obj, (np.generic, np.dtype)):
             return ConstantVariable(hasattr(obj, args[1].constant()))
     return None
 
