@@ -38,7 +38,7 @@ def test_unbound_cell_read_after_a_break(length, capsys):
 
 def cells_shared_across_a_break(x, drop):
     k = 2.0
-    scale = lambda v: v * k  # noqa: E731 -- a closure made before the break
+    scale = lambda v: v * k  # a closure made before the break
     print("break")
     k = k + 1  # the closure sees the rebinding: one cell
     y = scale(x)
@@ -53,7 +53,7 @@ def cells_shared_across_a_break(x, drop):
 
 
 def argument_cell_deleted_after_a_break(x):
-    get = lambda: x  # noqa: E731
+    get = lambda: x  # noqa: F821 -- deleted below, as the program means
     print("break")
     y = get() + 1
     del x

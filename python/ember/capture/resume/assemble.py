@@ -241,7 +241,7 @@ def closure_names(code: CodeType) -> list[str]:
 
 def frame_cell_name(name: str) -> str:
     """The variable of the resumed frame that a resume code's free variable ``name`` holds."""
-    return name[len(CELL_PREFIX):] if name.startswith(CELL_PREFIX) else name
+    return name.removeprefix(CELL_PREFIX)
 
 
 def _untargeted(code: CodeType) -> CodeType:
