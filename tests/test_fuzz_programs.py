@@ -65,6 +65,13 @@ def _context(program: Program) -> str:
            "        t2 = t2 * 2 - a[i]\n        if a[i].sum() > 0:\n            break\n"
            "    return (a,)\n",
     args=[("int32", "contiguous", (1, 9), 0)], errstate={}))
+# ... and a float row's sum element by element names NumPy's "reduce" ("invalid value
+# encountered in reduce"), not "add".
+@example(program=Program(
+    source="def program(a):\n    a[1:] += a[:-1]\n    t4 = a[:1] * 0\n"
+           "    for i in range(len(a)):\n        t4 = t4 + a[i]\n"
+           "        if a[i].sum() > 0:\n            break\n    return (a,)\n",
+    args=[("float32", "contiguous", (2, 5), 0)], errstate={}))
 def test_fuzzed_programs_behave_as_numpy(program: Program) -> None:
     fn = _compile(program.source)
     want = run(fn, make_args(program.args), program.errstate)

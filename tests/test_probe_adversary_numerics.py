@@ -84,6 +84,11 @@ PROGRAMS = {
     "map_with_side_effects_consumed_partly":
         (("def f(x, log):\n    def check(v):\n        log.append(float(v))\n        return v > 1\n"
           "    return any(map(check, x)), list(zip(map(check, x), [1])), log\n"), X[2:], []),
+    "warnings_of_short_row_sums_and_dots_in_a_loop":
+        (("def f(x, y):\n    t = 0.0\n    for i in range(x.shape[0]):\n"
+          "        t = t + np.dot(x[i], y[i]) + x[i].sum() + np.prod(y[i])\n    return t\n"),
+         np.array([[np.inf, 1.0, -np.inf], [1.0, 2.0, 3.0]]),
+         np.array([[0.0, 1.0, 1.0], [1e308, 1e308, 1.0]])),
     "zip_strict_and_unequal_lengths":
         (("def f(x):\n    t = [a * b for a, b in zip(x, x[2:])]\n"
           "    return t, list(zip(x, x[1:], strict=True))\n"), X),

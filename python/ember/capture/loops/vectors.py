@@ -354,15 +354,19 @@ def _dot(tx: Interpreter, a: VectorVariable, b: VectorVariable) -> VariableTrack
     if len(a.elements) != len(b.elements):
         raise graph_break("loop_body", what="a product of rows of different lengths")
     with tx.graph.one_call():
-        with array_math():
-            products = [call_numpy_api("np.dot", numpy_api.binary_op, tx.graph, "*", x, y)
-                        for x, y in zip(a.elements, b.elements, strict=True)]
-        return ArrayVariable(_fold(tx, "+", products))
+        products = []
+        for x, y in zip(a.elements, b.elements, strict=True):
+            with array_math():
+                products.append(call_numpy_api("np.dot", numpy_api.binary_op, tx.graph, "*",
+                                               x, y))
+            tx.graph.warns_as(products[-1], "dot")
+        return ArrayVariable(_fold(tx, "+", products, "dot"))
 
 
-def _fold(tx: Interpreter, op: str, elements: list[Value]) -> Value:
+def _fold(tx: Interpreter, op: str, elements: list[Value], name: str = "reduce") -> Value:
     """NumPy's reduction of the elements, in order (within rounding of its pairwise sum),
-    in the dtype `np.sum`/`np.prod`/`np.max`/`np.min` give."""
+    in the dtype `np.sum`/`np.prod`/`np.max`/`np.min` give; its warnings name `name` (the
+    ufunc's "reduce", or "dot"), as NumPy's do."""
     graph = tx.graph
     dtype = elements[0].dtype
     if op in ("+", "*"):
@@ -374,6 +378,7 @@ def _fold(tx: Interpreter, op: str, elements: list[Value]) -> Value:
         if op in ("+", "*"):
             with array_math():
                 total = numpy_api.binary_op(graph, op, total, element)
+            graph.warns_as(total, name)
         else:
             total = graph.op("maximum" if op == "max" else "minimum", [total, element])
     return total
