@@ -89,6 +89,10 @@ PROGRAMS = {
           "        t = t + np.dot(x[i], y[i]) + x[i].sum() + np.prod(y[i])\n    return t\n"),
          np.array([[np.inf, 1.0, -np.inf], [1.0, 2.0, 3.0]]),
          np.array([[0.0, 1.0, 1.0], [1e308, 1e308, 1.0]])),
+    "float32_rows_of_eight_summed_in_a_loop":
+        (("def f(m):\n    t = m[0, :1] * 0\n    for i in range(m.shape[0]):\n"
+          "        t = t + m[i].sum() + m[i, :7].sum()\n    return t\n"),
+         np.array([[1, 0, 0, 0, 1e8, 0, 0, -1e8], [3, 1e8, 0, -1e8, 0, 0, 0, 0]], np.float32)),
     "zip_strict_and_unequal_lengths":
         (("def f(x):\n    t = [a * b for a, b in zip(x, x[2:])]\n"
           "    return t, list(zip(x, x[1:], strict=True))\n"), X),

@@ -373,6 +373,17 @@ def _fold(tx: Interpreter, op: str, elements: list[Value], name: str = "reduce")
         reduced = (np.sum if op == "+" else np.prod)(np.zeros(1, dtype)).dtype
         if reduced != dtype:
             elements = [graph.op("astype", [e], dtype=reduced) for e in elements]
+    if op == "+" and name == "reduce" and len(elements) == 8:
+        # NumPy's pairwise sum adds eight elements as a tree (fewer in order): its rounding,
+        # and the flags it raises (`inf + -inf` met only in the tree), are the tree's.
+        while len(elements) > 1:
+            pairs = []
+            for x, y in zip(elements[::2], elements[1::2], strict=True):
+                with array_math():
+                    pairs.append(numpy_api.binary_op(graph, op, x, y))
+                graph.warns_as(pairs[-1], name)
+            elements = pairs
+        return elements[0]
     total = elements[0]
     for element in elements[1:]:
         if op in ("+", "*"):
