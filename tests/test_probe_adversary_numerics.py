@@ -114,3 +114,11 @@ PROGRAMS = {
 def test_numerics_corners_behave_as_numpy(name):
     source, *args = PROGRAMS[name]
     assert_scenario_as_numpy(called_twice(define(source), tuple(args)), compiled_code=False)
+
+
+@pytest.mark.xfail(strict=True, reason="the cast of a Python float float32 cannot hold warns "
+                   "even for an empty array whose sum is never read; compiled, it is dropped")
+def test_an_unread_sum_of_an_empty_float32_array_and_a_huge_python_float():
+    source = "def f(a):\n    t = a + 1e40\n    return a\n"
+    assert_scenario_as_numpy(called_twice(define(source), (np.zeros((0, 1), np.float32),)),
+                             compiled_code=False)
