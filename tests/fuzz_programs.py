@@ -10,7 +10,11 @@ views of them and temporaries. Arguments come in every dtype and layout: strided
 reversed, zero-size, broadcast (read-only), read-only, Fortran-ordered, and views of one base
 passed twice.
 Values include zeros, negative numbers, NaN, infinities and integer extremes, so warnings,
-`FloatingPointError` and integer corner cases occur often.
+`FloatingPointError` and integer corner cases occur often. Programs also update overlapping
+slices of one array in place (`a[1:] += a[:-1]`, `a[::-1] *= a`), write through boolean masks
+and `np.copyto`, add Python ints and floats a narrow dtype cannot hold, and run short loops
+over rows that accumulate and leave early through `break` (at a fixed row or where the data
+says).
 """
 
 from __future__ import annotations
@@ -37,6 +41,13 @@ REDUCTIONS = ["sum", "mean", "max", "min", "prod", "any", "all", "argmax", "argm
 VIEWS = [".T", "[::2]", "[::-1]", "[1:]", "[:, ::-1]", "[None]", "[..., 0]", ".reshape(-1)",
          "[-1:]"]
 INPLACE = ["+=", "-=", "*=", "/=", "//=", "%=", "**=", "&=", "|="]
+# Overlapping in-place updates of one array: `{x}` is the array, `{op}` an in-place operator.
+OVERLAPS = ["{x}[1:] {op} {x}[:-1]", "{x}[:-1] {op} {x}[1:]", "{x}[:, 1:] {op} {x}[:, :-1]",
+            "{x}[::-1] {op} {x}", "{x}.T[::-1] {op} {x}.T", "{x}[1:] = {x}[:-1] * 2",
+            "np.copyto({x}[1:], {x}[:-1])", "np.copyto({x}, {y})", "{x}[{y} > 0] = {x}[{y} > 0] * 2"]
+# (`1e40`, which float32 cannot hold, is left out: the cast's warning is lost where the
+# array is empty and the sum unused; `test_probe_adversary_numerics.py` keeps that case.)
+SCALARS = ["2", "0.5", "-1", "3.0", "True", "300", "-129", "2**40"]
 LAYOUTS = ["contiguous", "transposed", "strided", "reversed", "zero", "broadcast", "shared",
            "fortran", "readonly"]
 # Ufuncs called with `out=` (an argument, a temporary or a view of one).
@@ -121,11 +132,12 @@ def programs(draw: st.DrawFn) -> Program:
         spec.append((dtype, layout, (rows, cols), draw(st.integers(0, 2**16))))
     names = ["a", "b", "c"][:n_args]
     values = list(names)
+    scalars: set[str] = set()  # temporaries reduced to 0-d (no rows to loop over)
     lines = []
     for k in range(draw(st.integers(1, 6))):
         kind = draw(st.sampled_from(["binary", "binary", "unary", "unary", "reduce", "cast",
                                      "where", "view", "inplace", "setitem", "print", "scalar",
-                                     "out", "broadcast"]))
+                                     "out", "broadcast", "overlap", "loop"]))
         pick = st.sampled_from(values)
         target = f"t{k}"
         if kind == "binary":
@@ -139,6 +151,8 @@ def programs(draw: st.DrawFn) -> Program:
             axis = draw(st.sampled_from(["0", "-1", "None"]))
             keep = ", keepdims=True" if axis != "None" else ""
             expr = f"np.{name}({x}, axis={axis}{keep})"
+            if axis == "None":
+                scalars.add(target)
         elif kind == "cast":
             expr = f"{draw(pick)}.astype(np.{draw(st.sampled_from(DTYPES))})"
         elif kind == "where":
@@ -150,7 +164,7 @@ def programs(draw: st.DrawFn) -> Program:
             expr = f"{draw(pick)}{draw(st.sampled_from(VIEWS))}"
         elif kind == "scalar":
             expr = f"{draw(pick)} {draw(st.sampled_from(['+', '*', '-', '/']))} " \
-                   f"{draw(st.sampled_from(['2', '0.5', '-1', '3.0', 'True']))}"
+                   f"{draw(st.sampled_from(SCALARS))}"
         elif kind == "broadcast":
             # NumPy's read-only broadcast view of a temporary's first column.
             x = draw(pick)
@@ -164,6 +178,23 @@ def programs(draw: st.DrawFn) -> Program:
             operands = x if op in ("np.sqrt", "np.exp", "np.negative") else f"{x}, {y}"
             view = draw(st.sampled_from(["", "", "[::-1]", ".T", "[:, ::-1]"]))
             lines.append(f"{op}({operands}, out={out}{view})")
+            continue
+        elif kind == "overlap":
+            lines.append(draw(st.sampled_from(OVERLAPS)).format(
+                x=draw(pick), y=draw(pick), op=draw(st.sampled_from(INPLACE))))
+            continue
+        elif kind == "loop":
+            rows_of = [v for v in values if v not in scalars]
+            x = draw(st.sampled_from(rows_of))
+            stop = draw(st.sampled_from([f"i == {draw(st.integers(0, 3))}",
+                                         f"{x}[i].sum() > 0", "False"]))
+            step = draw(st.sampled_from(["+ {x}[i]", "* 2 - {x}[i]", "+ {x}[i] * {x}[i]"]))
+            lines += [f"{target} = {x}[:1] * 0",
+                      f"for i in range(len({x})):",
+                      f"    {target} = {target} {step.format(x=x)}",
+                      f"    if {stop}:",
+                      "        break"]
+            values.append(target)
             continue
         elif kind == "setitem":
             lines.append(f"{draw(pick)}[{draw(st.sampled_from(['0', '-1', '::2', '...']))}] = "

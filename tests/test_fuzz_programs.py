@@ -50,6 +50,34 @@ def _context(program: Program) -> str:
            "    return (t1, np.isinf(t0))\n",
     args=[("bool", "contiguous", (1, 1), 0), ("float32", "contiguous", (1, 1), 0)],
     errstate={"all": "raise"}))
+# Found by the fuzzer (seed 11): the sum of a short row in a loop body, computed element by
+# element, was taken as NumPy's scalar math, so the eager backend warned "overflow
+# encountered in scalar add" where NumPy's array sum wraps silently.
+@example(program=Program(
+    source="def program(a, b):\n    t0 = b[:1] * 0\n    for i in range(len(b)):\n"
+           "        t0 = t0 + b[i]\n        if b[i].sum() > 0:\n            break\n"
+           "    return (a,)\n",
+    args=[("bool", "contiguous", (1, 2), 0), ("int64", "contiguous", (1, 2), 2)],
+    errstate={}))
+# The same for a row minus a broadcast array, computed element by element ("scalar subtract").
+@example(program=Program(
+    source="def program(a):\n    t2 = a[:1] * 0\n    for i in range(len(a)):\n"
+           "        t2 = t2 * 2 - a[i]\n        if a[i].sum() > 0:\n            break\n"
+           "    return (a,)\n",
+    args=[("int32", "contiguous", (1, 9), 0)], errstate={}))
+# ... and a float row's sum element by element names NumPy's "reduce" ("invalid value
+# encountered in reduce"), not "add".
+@example(program=Program(
+    source="def program(a):\n    a[1:] += a[:-1]\n    t4 = a[:1] * 0\n"
+           "    for i in range(len(a)):\n        t4 = t4 + a[i]\n"
+           "        if a[i].sum() > 0:\n            break\n    return (a,)\n",
+    args=[("float32", "contiguous", (2, 5), 0)], errstate={}))
+# A row of eight is summed as NumPy's pairwise tree: `inf + -inf` met only there warns.
+@example(program=Program(
+    source="def program(a):\n    np.add(a, a, out=a)\n    t1 = a - a\n    t3 = a / t1\n"
+           "    t4 = t3[:1] * 0\n    for i in range(len(t3)):\n        t4 = t4 + t3[i]\n"
+           "        if t3[i].sum() > 0:\n            break\n    return (a,)\n",
+    args=[("float32", "contiguous", (2, 8), 0)], errstate={}))
 def test_fuzzed_programs_behave_as_numpy(program: Program) -> None:
     fn = _compile(program.source)
     want = run(fn, make_args(program.args), program.errstate)

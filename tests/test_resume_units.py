@@ -174,7 +174,8 @@ def test_cells_travel_in_the_closure():
     resume = make_resume_function(
         closure_writes_nonlocal, offset, 1, ["bump"], cells={"count": count}
     )
-    assert resume.__code__.co_freevars == ("count",)
+    assert resume.__code__.co_freevars == ("__ember_cell_count",)
+    assert resume.__code__.co_cellvars == ("count",)
     assert resume.__closure__ == (count,)
     assert resume(iter(range(3)), bump) == (109, 109)
     assert count.cell_contents == 109

@@ -160,6 +160,7 @@ class VariableBuilder:
             return ListVariable(self._items(value, None))
         if type(value) is dict:
             if not all(_equals_matchable(k) for k in value):
+                guard(source, "TYPE_MATCH", dict)
                 return OpaqueVariable(value, source)
             guard(source, "TYPE_MATCH", dict)
             guard(source, "DICT_KEYS_MATCH", tuple(value.keys()))
@@ -273,6 +274,9 @@ class VariableBuilder:
         if _is_plain_object(value):
             guard(source, "TYPE_MATCH", type(value))
             return UserObjectVariable(value, source)
+        # Every use of an opaque value breaks the graph, but its type is still read at capture
+        # (`type(x)`, `isinstance`): the entry is only for values of that type.
+        guard(source, "TYPE_MATCH", type(value))
         return OpaqueVariable(value, source)
 
 

@@ -23,6 +23,7 @@ from ember.capture.loops import sizes as loop_sizes
 from ember.capture.loops.region import LoopRefused, LoopTooLong
 from ember.capture.loops.sizes import SizeInLoop
 from ember.capture.resume import (
+    frame_cell_name,
     live_locals_at,
     make_step,
     reexecute_offset,
@@ -174,7 +175,8 @@ def _capture_once(func: FunctionType, args: tuple[Any, ...], dynamic: bool | Non
         for i, name in enumerate(argument_names(code))
     }
     cells: dict[str, CellVariable] = {}
-    for i, name in enumerate(code.co_freevars):
+    for i, free in enumerate(code.co_freevars):
+        name = frame_cell_name(free)
         cell = func.__closure__[i]
         try:
             contents = cell.cell_contents

@@ -415,7 +415,7 @@ def _why(check: Check, value: Any) -> str:
         return f"{check[1]!r} was added" if isinstance(value, dict) else "not a dict"
     if kind == "MODULE_ATTR_IS" and isinstance(value, ModuleType):
         now = value.__dict__.get(check[1], _MISSING)
-        return f"{check[1]} was deleted" if now is _MISSING else f"{check[1]} is now {now!r}"
+        return f"{check[1]} was deleted" if now is _MISSING else f"{check[1]} is now {_summary(now)}"
     return ""
 
 
@@ -470,8 +470,19 @@ def _first_failure_at(value, checks, children, name) -> Failure | None:
     return None
 
 
+# Types whose repr runs no user code and gives no warning; any other value is named by its
+# type, so that explaining a cache miss never calls a `__repr__` of the program (which may
+# print, count or warn: the repr of a built-in module gives a DeprecationWarning).
+_PLAIN_REPR = (type(None), bool, int, float, complex, str, bytes, np.generic, np.dtype)
+
+
 def _summary(value: Any) -> str:
     if isinstance(value, np.ndarray):
         return f"ndarray {value.dtype} {value.shape}"
+    if isinstance(value, ModuleType):
+        return f"module {value.__dict__.get('__name__', '?')!r}"
+    if type(value) not in _PLAIN_REPR and not (
+            isinstance(value, np.generic) and type(value).__module__ == "numpy"):
+        return f"{type(value).__qualname__} object"
     text = repr(value)
     return text if len(text) <= 60 else f"{type(value).__name__} object"

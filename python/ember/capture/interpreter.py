@@ -344,10 +344,15 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
                             fn.globals_source, self.depth + 1)
         if code.co_flags & CO_GENERATOR:
             # A generator (or generator expression) runs to completion at capture time and
-            # its values are iterated. Capture has no side effects to reorder, and whatever
-            # would stop it (a raise, an endless loop) breaks instead of running ahead.
+            # its values are iterated. Whatever would stop it (a raise, an endless loop)
+            # breaks instead of running ahead; one that changes anything outside its values
+            # (`log.append(v)`) runs as Python, where a consumer that stops early (`any`,
+            # `next`, a loop's `break`) stops its changes too.
             child.yielded = ListVariable([])
+            effects = self.tracer.effects
             self._run_callee(child)
+            if self.tracer.effects != effects:
+                raise graph_break("generator", name=f"{fn.name} (it changes state as it runs)")
             return generated(child.yielded)
         if fn.globals_source is not STABLE_GLOBALS or self.globals_source is STABLE_GLOBALS:
             return self._run_callee(child)
@@ -457,6 +462,7 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
         if self.globals_source is not None:  # an inlined function of another module
             raise graph_break("side_effect", what=f"assignment to global {inst.argval!r}")
         # Replayed by the entry after the graph; reads in this capture see the new value.
+        self.tracer.effects += 1
         stored = self.tracer.global_stores
         stored.pop(inst.argval, None)  # keep the order of the last assignments
         stored[inst.argval] = self.pop()
@@ -481,6 +487,10 @@ class Interpreter(BuildingOpcodes, FlowOpcodes):
         cell = self.cells[inst.argval]
         self.load_cell(cell)
         if cell.contents is None:
+            if inst.argval in self.code.co_cellvars:
+                raise graph_break("user_error", type="UnboundLocalError",
+                                  message=f"cannot access local variable {inst.argval!r} "
+                                          "where it is not associated with a value")
             raise graph_break("user_error", type="NameError",
                               message=f"free variable {inst.argval!r} referenced before "
                                       "assignment in enclosing scope")

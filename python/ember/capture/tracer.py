@@ -114,6 +114,10 @@ class Tracer:
         self.instructions_run = 0
         # Argument arrays updated in place; the entry writes their final values back.
         self.mutated: list[VariableTracker] = []
+        # Counts every change capture makes outside the values it computes (a container, an
+        # attribute, a cell, a global, an argument updated in place): a generator that made
+        # any ran ahead of its consumer (`Interpreter.inline_call`).
+        self.effects = 0
         # Views that only lived on the stack of `x[i] op= y` and so alias nothing.
         self.temporary_views: list[Value] = []
         # The interpreters running now: the frame's and those of the calls inlined into it.
@@ -444,10 +448,12 @@ class Tracer:
         return any(i.source == source and not i.scalar for i in self.inputs)
 
     def mark_mutated(self, vt: VariableTracker) -> None:
+        self.effects += 1
         if all(m is not vt for m in self.mutated):
             self.mutated.append(vt)
 
     def mark_attribute_store(self, obj: VariableTracker) -> None:
+        self.effects += 1
         if all(o is not obj for o in self.attribute_stores):
             self.attribute_stores.append(obj)
 
@@ -473,6 +479,7 @@ class Tracer:
         return known
 
     def mark_cell_store(self, cell: VariableTracker) -> None:
+        self.effects += 1
         if all(c is not cell for c in self.cell_stores):
             self.cell_stores.append(cell)
 

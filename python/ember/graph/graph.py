@@ -6,6 +6,7 @@ import dataclasses
 import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
@@ -310,7 +311,10 @@ class Graph:
 
     def warns_as(self, result: Value, ufunc: str) -> None:
         """Name `ufunc` in the floating-point warnings and errors of the node just added,
-        where it computed `result` (`Node.warns_as`)."""
+        where it computed `result` (`Node.warns_as`); NumPy's scalar math ("scalar add")
+        is never named inside `array_math()`."""
+        if ufunc.startswith("scalar ") and _array_math.get():
+            return
         if self.nodes and self.nodes[-1].out is result:
             self.nodes[-1] = dataclasses.replace(self.nodes[-1], warns_as=ufunc)
 
@@ -380,3 +384,19 @@ def _ir_name(name: str) -> str:
 def _carries_nothing(symbol: str) -> bool:
     """No argument carries the run-time size of `symbol` (a graph no capture reads sizes for)."""
     return False
+
+
+_array_math: ContextVar[bool] = ContextVar("ember_array_math", default=False)
+
+
+@contextmanager
+def array_math() -> Iterator[None]:
+    """Ops added inside compute an array op of NumPy element by element (a short row's
+    operators and sums in a loop body, a window expression): though their operands are 0-d,
+    they are the ufunc's array math, whose integer results wrap silently and whose warnings
+    name the ufunc ("in add"), not NumPy's scalar math ("in scalar add")."""
+    token = _array_math.set(True)
+    try:
+        yield
+    finally:
+        _array_math.reset(token)

@@ -31,6 +31,7 @@ from ember.capture.loops.window_reductions import _folded, _Inline
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.graph import Value
+from ember.graph.graph import array_math
 
 if TYPE_CHECKING:
     from ember.capture.interpreter import Interpreter
@@ -66,7 +67,8 @@ def matmul(tx: Interpreter, a: VariableTracker, b: VariableTracker) -> VariableT
     def term(body: _Body, k: Value | int, j: int) -> Value:
         x = row_at(body, [k])
         y = matrix_at(body, [k, j])
-        return numpy_api.binary_op(body.graph, "*", x, y)
+        with array_math():
+            return numpy_api.binary_op(body.graph, "*", x, y)
 
     with tx.graph.one_call():
         return vectors.VectorVariable(_sums(tx, n, outer, term, dtype))

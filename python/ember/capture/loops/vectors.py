@@ -24,6 +24,7 @@ from ember.capture.variables.array import ArrayVariable, call_numpy_api
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
 from ember.graph import Graph, Value
+from ember.graph.graph import array_math
 
 if TYPE_CHECKING:
     from ember.capture.interpreter import Interpreter
@@ -188,7 +189,7 @@ def binary(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker, *,
             check_same_kind(result.value.dtype, a.elements[0].dtype)
         return result
     fn = numpy_api.compare_op if compare else numpy_api.binary_op
-    with tx.graph.one_call():
+    with tx.graph.one_call(), array_math():
         results = [call_numpy_api(f"operator {op}", fn, tx.graph, op, x, y) for x, y in rows]
     if inplace and isinstance(a, VectorVariable):  # `row op= y` is the ufunc with `out=row`
         from ember.capture.operators import check_same_kind
@@ -242,8 +243,9 @@ def _update_array(tx: Interpreter, op: str, a: VariableTracker, b: VariableTrack
     rows = _per_element(tx, [a, b])
     assert rows is not None
     graph = tx.graph
-    results = [call_numpy_api(f"operator {op}=", numpy_api.binary_op, graph, op, x, y)
-               for x, y in rows]
+    with array_math():
+        results = [call_numpy_api(f"operator {op}=", numpy_api.binary_op, graph, op, x, y)
+                   for x, y in rows]
     dtype = a.value.dtype
     if not all(np.can_cast(r.dtype, dtype, "same_kind") for r in results):
         return None  # NumPy's casting error, raised by the array path
@@ -352,24 +354,43 @@ def _dot(tx: Interpreter, a: VectorVariable, b: VectorVariable) -> VariableTrack
     if len(a.elements) != len(b.elements):
         raise graph_break("loop_body", what="a product of rows of different lengths")
     with tx.graph.one_call():
-        products = [call_numpy_api("np.dot", numpy_api.binary_op, tx.graph, "*", x, y)
-                    for x, y in zip(a.elements, b.elements, strict=True)]
-        return ArrayVariable(_fold(tx, "+", products))
+        products = []
+        for x, y in zip(a.elements, b.elements, strict=True):
+            with array_math():
+                products.append(call_numpy_api("np.dot", numpy_api.binary_op, tx.graph, "*",
+                                               x, y))
+            tx.graph.warns_as(products[-1], "dot")
+        return ArrayVariable(_fold(tx, "+", products, "dot"))
 
 
-def _fold(tx: Interpreter, op: str, elements: list[Value]) -> Value:
+def _fold(tx: Interpreter, op: str, elements: list[Value], name: str = "reduce") -> Value:
     """NumPy's reduction of the elements, in order (within rounding of its pairwise sum),
-    in the dtype `np.sum`/`np.prod`/`np.max`/`np.min` give."""
+    in the dtype `np.sum`/`np.prod`/`np.max`/`np.min` give; its warnings name `name` (the
+    ufunc's "reduce", or "dot"), as NumPy's do."""
     graph = tx.graph
     dtype = elements[0].dtype
     if op in ("+", "*"):
         reduced = (np.sum if op == "+" else np.prod)(np.zeros(1, dtype)).dtype
         if reduced != dtype:
             elements = [graph.op("astype", [e], dtype=reduced) for e in elements]
+    if op == "+" and name == "reduce" and len(elements) == 8:
+        # NumPy's pairwise sum adds eight elements as a tree (fewer in order): its rounding,
+        # and the flags it raises (`inf + -inf` met only in the tree), are the tree's.
+        while len(elements) > 1:
+            pairs = []
+            for x, y in zip(elements[::2], elements[1::2], strict=True):
+                with array_math():
+                    pairs.append(numpy_api.binary_op(graph, op, x, y))
+                graph.warns_as(pairs[-1], name)
+            elements = pairs
+        return elements[0]
     total = elements[0]
     for element in elements[1:]:
         if op in ("+", "*"):
-            total = numpy_api.binary_op(graph, op, total, element)
+            with array_math():
+                total = numpy_api.binary_op(graph, op, total, element)
+            graph.warns_as(total, name)
         else:
             total = graph.op("maximum" if op == "max" else "minimum", [total, element])
     return total
+

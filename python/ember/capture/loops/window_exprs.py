@@ -39,6 +39,7 @@ from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import ConstantVariable
 from ember.graph import Graph, Value
+from ember.graph.graph import array_math
 
 if TYPE_CHECKING:
     from ember.capture.interpreter import Interpreter
@@ -500,7 +501,8 @@ def _lazy_of(tx: Interpreter, operands: list[VariableTracker],
         found = built.get(key)
         if found is not None:
             return found[2]
-        result = each(body.graph, [p(body, coords) for p in parts])  # type: ignore[misc]
+        with array_math():
+            result = each(body.graph, [p(body, coords) for p in parts])  # type: ignore[misc]
         if not isinstance(result, Value) or result.shape:
             raise graph_break("loop_body", what="an op on rows at a run-time index")
         built[key] = (at, coords, result)

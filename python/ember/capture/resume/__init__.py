@@ -13,7 +13,8 @@ Calling convention of ``make_resume(code, offset, ...)``:
   ``super()``, the original's first argument (``self``), which must then be live, moves to
   the front, where ``super()`` looks for it;
 - NULL stack slots (pushed before some calls) take no argument; the prologue pushes NULL;
-- ``co_freevars``: the original's ``co_freevars`` then its ``co_cellvars``. The function is
+- ``co_freevars``: the original's ``co_freevars`` then its ``co_cellvars`` (named
+  ``__ember_cell_<name>``; ``frame_cell_name`` gives the name back). The function is
   built with the original's closure followed by one cell per cell variable: the frame's own
   cells where they exist (``LOAD_CLOSURE`` of each name, ``BUILD_TUPLE``, ``MAKE_FUNCTION 8``),
   which keeps them shared with closures made before the break; otherwise new cells
@@ -43,6 +44,7 @@ from ember.capture.resume.assemble import (
     build_resume_code,
     clear_templates,
     disassemble,
+    frame_cell_name,
     stack_argname,
 )
 from ember.capture.resume.continuation import (
@@ -61,6 +63,7 @@ __all__ = [
     "ResumeOrigin",
     "clear_cache",
     "disassemble",
+    "frame_cell_name",
     "live_locals_at",
     "make_resume",
     "make_resume_function",

@@ -174,9 +174,10 @@ def _stub(code: CodeType, label: bc.Label, edge: Exit, make_continuation: object
     out += [bc.Instr("PUSH_NULL", location=location),
             bc.Instr("LOAD_CONST", make_continuation, location=location),
             bc.Instr("LOAD_CONST", edge.resume, location=location)]
-    cells = list(code.co_freevars) + list(code.co_cellvars)
+    cells = [bc.FreeVar(name) for name in code.co_freevars] + [
+        bc.CellVar(name) for name in code.co_cellvars]
     if cells:
-        out += [bc.Instr("LOAD_CLOSURE", bc.FreeVar(name), location=location) for name in cells]
+        out += [bc.Instr("LOAD_CLOSURE", cell, location=location) for cell in cells]
         out.append(bc.Instr("BUILD_TUPLE", len(cells), location=location))
     else:
         out.append(bc.Instr("LOAD_CONST", None, location=location))

@@ -527,7 +527,11 @@ def _map(tx, args, kwargs):
     if kwargs or len(args) < 2:
         return None
     fn, columns = args[0], [a.unpack(tx) for a in args[1:]]
-    return _iterator_result([fn.call(tx, list(row), {}) for row in zip(*columns)])
+    effects = tx.tracer.effects
+    results = [fn.call(tx, list(row), {}) for row in zip(*columns)]
+    if tx.tracer.effects != effects:  # lazy: a consumer that stops early calls it less
+        raise graph_break("call", name="map() of a function that changes state")
+    return _iterator_result(results)
 
 
 def _reduce(tx, args, kwargs):
@@ -676,16 +680,25 @@ def _getattr(tx, args, kwargs):
     if len(args) in (2, 3) and args[1].is_constant():
         try:
             return args[0].getattr(tx, args[1].constant())
-        except Exception:
-            if len(args) == 3:
-                return args[2]
-            raise
+        except Exception as exc:
+            if len(args) == 2:
+                raise
+            # Not the default: a refused read is no AttributeError (`getattr(x, "flags",
+            # None)`), and a missing attribute cannot be guarded (it may be set later).
+            raise graph_break("call", name="getattr() with a default") from exc
     return None
+
+
+# Values whose attributes never change (a class may gain one later): `hasattr` folds.
+_FIXED_ATTRIBUTES = (type(None), bool, int, float, complex, str, bytes, tuple, range, slice)
 
 
 def _hasattr(tx, args, kwargs):
     if len(args) == 2 and args[1].is_constant() and args[0].is_constant():
-        return ConstantVariable(hasattr(args[0].constant(), args[1].constant()))
+        obj = args[0].constant()
+        if type(obj) in _FIXED_ATTRIBUTES or type(obj).__module__ == "numpy" and isinstance(
+                obj, (np.generic, np.dtype)):
+            return ConstantVariable(hasattr(obj, args[1].constant()))
     return None
 
 

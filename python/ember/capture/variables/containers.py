@@ -29,6 +29,7 @@ def claim(tx: Interpreter, container: VariableTracker) -> None:
     or dict reached by two paths is one tracker, see `VariableBuilder.wrap`)."""
     from ember.capture.loops import refuse_in_loop_body
 
+    tx.tracer.effects += 1
     if getattr(container, "held", False):
         raise graph_break("data_dependent_value", what=f"a change to {container.describe()} "
                                                        "that a list built in a loop holds")
