@@ -81,9 +81,6 @@ NOT_YET_NATIVE = {
                       "that pick reruns the frame as Python on the second call",
     "bessel_miller": "`math.sqrt` of a Python number computed from run-time values (a call "
                      "of math on a non-constant): a break",
-    "prim_mst_cost": "cost += w where w is a Python float on the first pop and a NumPy "
-                     "scalar after: a choice merged with a number across the `continue` "
-                     "branch is not merged",
     "merge_sorted_runs": "heappush at the frame's level onto a heap of values computed at "
                          "run time (three pushes in an unrolled loop over a tuple): a break",
     "resample_interp": "np.arange between values read from the data has a length only the "
@@ -230,9 +227,6 @@ NOT_YET_NATIVE = {
     "zbrent_kepler": "zbrent's `raise ValueError` paths keep its loop from being one loop op, "
                      "and `return b` inside the loop returns a local that may still be the "
                      "Python float x2",
-    "hailstone_longest": "`best = total` in a branch: a Python int (best = 1) on one path "
-                         "and an np.int32 (steps + cache[n]) on the other, which no one "
-                         "value of the loop op holds",
 
 
     "predict_labels": "`np.bincount(closest_y).argmax()` without minlength=: a length (the "
@@ -248,9 +242,6 @@ NOT_YET_NATIVE = {
     "silhouette_score_loops": "`D[i, same].mean()` of masks made per sample, `if c == "
                               "labels[i]: continue` and `min(b, ...)` of a Python float and "
                               "a NumPy scalar: the sample loop is not a loop op",
-    "open_binary": "`v = 255`, then `v = min(v, img[ii, jj])` (a uint8 pick) on one path and "
-                   "`v = 0` on the other: a Python int merged with a NumPy uint8 across the "
-                   "branch, so the window loops are not loop ops (past the unroll budget)",
     "trinomial_american_put": "`V = np.maximum(cont, ...)` shrinks by two elements per trip "
                               "(`V[2:]`, `np.arange(-i, i + 1)`): a carried array whose shape "
                               "changes with the trip is no loop op, past the unroll budget",
