@@ -88,9 +88,6 @@ NOT_YET_NATIVE = {
     "givens_qr": "G @ R[i - 1:i + 1, :] (a 2x2 array times a 2-d slice with run-time "
                  "bounds) is not a product loop bodies make (loops/blocks.py), so the loops "
                  "are not loop ops and the frame breaks per rotation",
-    "rk45_adaptive": "in `while t < t_end` the types of `h` (made a NumPy scalar by "
-                     "`max(err, 1e-16)`) and then `t` settle over two trips, which a `while` "
-                     "loop op cannot require",
     "als_step": "`V[m]` with a boolean row of the mask: arrays whose length only the data "
                 "knows, solved per row",
     "rabin_karp": "np.array_equal of a slice at a run-time position inside the loop, and "
@@ -180,9 +177,6 @@ NOT_YET_NATIVE = {
                     "a double loop: a helper's early return inside a `while` on data",
     "radial_distribution": "`(r / dr).astype(np.int64)` of `r[r < r_max]` (a boolean-mask "
                            "selection) for np.add.at, inside the loop",
-    "rkf45_van_der_pol": "`h *= min(max(s, 0.1), 4.0)`: max()/min() of a NumPy scalar and a "
-                         "Python float give either type, used where they differ, in the "
-                         "`while t < t_end` loop",
     "dormand_prince_lorenz": "`_DP_A[s - 1, :s] @ K[:s]` (a slice with run-time bounds of a 2-d "
                              "array) in the stage loop, and `ts.append(t)` of a NumPy scalar "
                              "into a list begun with a Python float",
