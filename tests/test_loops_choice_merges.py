@@ -1,0 +1,191 @@
+"""Loop-carried locals whose type the data decide, merged by branches of loop bodies.
+
+- `best = 1`, then `best = total` (an int32) under `if total > best:`: after the first trip
+  `best` is a choice of a Python int and an int32, and the branch merges that choice with
+  an int32 as a choice again (`loops/choice_merge.py`), so the loop is one loop op and
+  the result keeps the type Python's run gives it.
+- `h = 0.9 * h * (tol / max(err, 1e-16)) ** 0.2`: a Python float or a NumPy float64 as
+  `max()` picks; dividing a Python number by it cannot tell them apart where the divisor is
+  never zero, and `h = t_end - t` on a branch's path keeps the flag of `t`
+  (`loops/mixed_picks.py`)."""
+
+from __future__ import annotations
+
+import ember
+import numpy as np
+import pytest
+from conftest import assert_same
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_loops_returns import run_calls
+
+
+def running_best(x, steps):
+    best = 1
+    best_at = 0
+    for i in range(x.shape[0]):
+        total = steps + x[i]
+        if total > best:
+            best = total
+            best_at = i
+    return best, best_at
+
+
+def running_best_both_paths(x):
+    best = 0.5
+    for i in range(x.shape[0]):
+        if x[i] > best:
+            best = x[i]
+        else:
+            best = best * 1.0 if x[i] < -1 else best
+    return best
+
+
+def window_min(img, k):
+    out = np.zeros_like(img)
+    for i in range(img.shape[0]):
+        v = 255
+        for j in range(max(0, i - k), min(img.shape[0], i + k + 1)):
+            if img[j] > 0:
+                v = min(v, img[j])
+            else:
+                v = 0
+        out[i] = v
+    return out, v
+
+
+def step_control(errs, tol, t_end):
+    t = 0.0
+    h = 0.25
+    n = 0
+    while t < t_end:
+        if t + h > t_end:
+            h = t_end - t
+        err = errs[n % errs.shape[0]] * h
+        if err <= tol:
+            t += h
+        n += 1
+        h = 0.9 * h * (tol / max(err, 1e-16)) ** 0.2
+    return n
+
+
+def step_control_returned(errs, tol, t_end):
+    t = 0.0
+    h = 0.25
+    n = 0
+    while t < t_end and n < 100:
+        if t + h > t_end:
+            h = t_end - t
+        err = errs[n % errs.shape[0]] * h
+        if err <= tol:
+            t += h
+        n += 1
+        h = 0.9 * h * (tol / max(err, 1e-16)) ** 0.2
+    return n, h, t
+
+
+def divide_by_a_pick_that_may_be_zero(x, c):
+    out = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        out[i] = c / max(x[i], 0.0)
+    return out
+
+
+@settings(max_examples=25)
+@given(st.lists(st.integers(-3, 3), min_size=12, max_size=12), st.integers(-2, 2))
+def test_a_running_best_of_python_int_or_int32(values, steps) -> None:
+    ember.reset()
+    run_calls(running_best, [(np.array(values, dtype=np.int32), steps)])
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int16, np.uint8, np.float32, np.int64])
+def test_a_running_best_by_dtype(dtype) -> None:
+    ember.reset()
+    rng = np.random.default_rng(7)
+    run_calls(running_best, [(rng.integers(0, 5, 20).astype(dtype), 0),
+                             (np.zeros(20, dtype=dtype), 0),
+                             (np.ones(20, dtype=dtype), 0)])
+
+
+@settings(max_examples=25)
+@given(st.lists(st.floats(-3, 3, width=32), min_size=10, max_size=10))
+def test_a_choice_on_both_paths(values) -> None:
+    ember.reset()
+    x = np.array(values, dtype=np.float32)
+    assert_same(ember.compile(running_best_both_paths)(x), running_best_both_paths(x))
+
+
+@settings(max_examples=20)
+@given(st.lists(st.integers(0, 255), min_size=16, max_size=16), st.integers(0, 3))
+def test_a_window_min_of_uint8_or_python_int(values, k) -> None:
+    ember.reset()
+    img = np.array(values, dtype=np.uint8)
+    run_calls(window_min, [(img, k)], native=False)
+
+
+def _python_float_calls(fn, calls, *, native=True, reruns=0):
+    """`run_calls` with the Python floats passed as they are (constants of the capture);
+    `reruns`: the frames that may run as Python after the loop op (where `h` ends the loop
+    still the Python float, every trip having picked it)."""
+    compiled = ember.compile(fn)
+    for args in calls:
+        want = fn(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+        assert_same(compiled(*[a.copy() if isinstance(a, np.ndarray) else a for a in args]),
+                    want)
+    stats = ember.stats()
+    if native:
+        assert stats["graph_breaks"] == 0, stats["break_reasons"]
+        assert stats["region_recaptures"] == 0 and not stats["backend_fallbacks"]
+        assert stats["entry_fallbacks"] <= reruns
+
+
+@settings(max_examples=20)
+@given(st.lists(st.floats(0.05, 4), min_size=5, max_size=5), st.floats(1e-3, 1.0),
+       st.floats(0.5, 3.0))
+def test_step_control_with_a_picked_divisor(errs, tol, t_end) -> None:
+    ember.reset()
+    _python_float_calls(step_control, [(np.array(errs), tol, t_end)])
+
+
+def test_step_control_of_zero_errors() -> None:
+    """Every error zero: every trip picks the Python float 1e-16, and the frame reruns as
+    Python, which leaves `h` Python's float; some zero: compiled."""
+    ember.reset()
+    _python_float_calls(step_control, [(np.zeros(5), 0.01, 2.0),
+                                       (np.array([0.0, 1.0, 0.0, 0.0, 3.0]), 0.01, 2.0)],
+                        reruns=1)
+
+
+def test_step_control_with_numpy_thresholds() -> None:
+    """`t_end` a NumPy float64 makes `h = t_end - t` one: still Python's results."""
+    ember.reset()
+    _python_float_calls(step_control, [(np.zeros(5), np.float64(0.01), np.float64(2.0)),
+                                       (np.ones(5), np.float64(0.01), np.float64(2.0))],
+                        native=False)
+
+
+@pytest.mark.parametrize("errs", [np.zeros(4), np.array([0.5, 0.0, 2.0, 1.0]),
+                                  np.array([1.0, 2.0, 3.0, 4.0])])
+def test_step_control_returning_the_picked_types(errs) -> None:
+    """`h` and `t` returned: their types are the data's (Python floats or NumPy float64)."""
+    ember.reset()
+    compiled = ember.compile(step_control_returned)
+    for tol, t_end in ((0.01, 2.0), (0.5, 0.75)):
+        assert_same(compiled(errs.copy(), tol, t_end), step_control_returned(errs, tol, t_end))
+
+
+def test_a_divisor_that_may_be_zero_raises_as_python() -> None:
+    ember.reset()
+    compiled = ember.compile(divide_by_a_pick_that_may_be_zero)
+    x = np.array([1.0, 2.0, 4.0])
+    assert_same(compiled(x, 2.0), divide_by_a_pick_that_may_be_zero(x, 2.0))
+    zero = np.array([1.0, 0.0, 4.0])  # NumPy's 0.0 picked: inf, with NumPy's warning
+    with pytest.warns(RuntimeWarning, match="divide by zero"):
+        want = divide_by_a_pick_that_may_be_zero(zero, 2.0)
+    with pytest.warns(RuntimeWarning, match="divide by zero"):
+        assert_same(compiled(zero, 2.0), want)
+    for y in (np.array([1.0, -1.0]), np.array([-2.0])):  # Python's 0.0 picked
+        with pytest.raises(ZeroDivisionError):
+            divide_by_a_pick_that_may_be_zero(y, 2.0)
+        with pytest.raises(ZeroDivisionError):
+            compiled(y, 2.0)
