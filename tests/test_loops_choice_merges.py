@@ -54,6 +54,30 @@ def window_min(img, k):
     return out, v
 
 
+def local_alignment(a, b, gap):
+    H = np.zeros((a.shape[0] + 1, b.shape[0] + 1), dtype=np.int32)
+    best = 0
+    for i in range(1, a.shape[0] + 1):
+        for j in range(1, b.shape[0] + 1):
+            s = 2 if a[i - 1] == b[j - 1] else -1
+            v = max(0, H[i - 1, j - 1] + s, H[i - 1, j] - gap, H[i, j - 1] - gap)
+            H[i, j] = v
+            if v > best:
+                best = v
+    return best, H
+
+
+def picked_sum(x):
+    best = 0
+    total = 0
+    for i in range(x.shape[0]):
+        v = max(0, x[i] - 1)
+        if v > best:
+            best = v
+        total = total + v * 3
+    return best, total
+
+
 def step_control(errs, tol, t_end):
     t = 0.0
     h = 0.25
@@ -113,6 +137,24 @@ def test_a_choice_on_both_paths(values) -> None:
     ember.reset()
     x = np.array(values, dtype=np.float32)
     assert_same(ember.compile(running_best_both_paths)(x), running_best_both_paths(x))
+
+
+@settings(max_examples=20)
+@given(st.lists(st.integers(0, 3), min_size=9, max_size=9),
+       st.lists(st.integers(0, 3), min_size=7, max_size=7))
+def test_a_max_pick_of_python_zero_or_int32_kept_as_a_choice(a, b) -> None:
+    """`v = max(0, ...)` is the Python 0 or an int32; `best = v` keeps which."""
+    ember.reset()
+    run_calls(local_alignment, [(np.array(a, dtype=np.int8), np.array(b, dtype=np.int8), 1)])
+
+
+@pytest.mark.parametrize("x", [np.array([0, 3, -2, 7, 1], dtype=np.int16),
+                               np.array([-1, -5, 0, 1], dtype=np.int16),
+                               np.array([30000, 2, 30000], dtype=np.int16)])
+def test_a_pick_in_arithmetic_with_python_ints_runs_as_python(x) -> None:
+    """`v * 3` of a Python int grows where the int16 wraps: a use that tells."""
+    ember.reset()
+    run_calls(picked_sum, [(x,)], native=False)
 
 
 @settings(max_examples=20)

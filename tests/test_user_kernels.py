@@ -239,9 +239,6 @@ NOT_YET_NATIVE = {
     "trinomial_american_put": "`V = np.maximum(cont, ...)` shrinks by two elements per trip "
                               "(`V[2:]`, `np.arange(-i, i + 1)`): a carried array whose shape "
                               "changes with the trip is no loop op, past the unroll budget",
-    "smith_waterman_int8": "`best = 0` (a Python int) rebound to `v = max(0, H[...] + s, ...)` "
-                           "(a NumPy int32 or the Python 0 as the data pick) under `if v > best`: "
-                           "a branch leaving a value of either type, not merged",
     "bfs_levels_visited_set": "`seen = {start}` (BUILD_SET), `v not in seen` and `seen.add(v)`: "
                               "loop ops carry no sets",
     "dfs_order_stack": "`visited = set()`, `u in visited` and `visited.add(u)` in a `while "

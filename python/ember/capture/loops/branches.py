@@ -566,7 +566,7 @@ def _merge_paths(tx: Interpreter, cond: Value, entries: list[ArrayVariable], the
                                                     "array on one branch")
         key = (id(x), id(y))
         if key not in pairs:
-            pairs[key] = (*(choice_merge.parts(tx, then, orelse, x, y) or (
+            pairs[key] = (*(choice_merge.parts(tx, entries, then, orelse, x, y) or (
                 _value_in(then, x), _value_in(orelse, y))), [])
         pairs[key][-1].append(name)
     for *values, bound in pairs.values():

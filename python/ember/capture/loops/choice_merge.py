@@ -64,9 +64,43 @@ def _placeholder(region: Graph, kind: Kind) -> Value:
     return _zero(region, kind[0], kind[1], kind[2])
 
 
-def _as_choice(region: Graph, vt: VariableTracker, kinds: tuple[Kind, Kind]
-               ) -> list[Value] | None:
-    """`vt` as the flag and sides of a choice of `kinds` in `region`, or None."""
+def _pick_flag(tx: Interpreter, path: Path, other: Path, entries: list, v: Value,
+               python: Kind) -> Value | None:
+    """Where `v`, a path's parameter, stands for a `max()`/`min()` pick of the enclosing
+    body (an int32, or the Python int of the same value: `v = max(0, H[i - 1, j - 1] + s)`)
+    that meets a choice whose other side is that Python int: the pick's flag, made a new
+    operand of the branch, as the path's parameter; the pick's value the path returns is
+    then no use that tells (`mixed_picks.pass_on`: the choice's flag says which it is)."""
+    from ember.capture.loops import mixed_picks
+    from ember.capture.loops.region import BodyArray
+
+    region = path.region
+    if len(region.inputs) != len(entries) or not any(p is v for p in region.inputs):
+        return None
+    k = next(k for k, p in enumerate(region.inputs) if p is v)
+    outer = entries[k].value
+    pick = next((p for p in mixed_picks.picks(tx.graph) if p.value is outer), None)
+    if pick is None or python != (np.dtype(np.int64) if v.dtype.kind in "iu"
+                                  else np.dtype(np.float64), True, False):
+        return None
+    fits = v.dtype.kind == "i" or (v.dtype.kind == "u" and v.dtype.itemsize < 8)
+    if not (fits or mixed_picks.exact(v)):
+        return None  # a float32 pick's Python float is not the scalar's value
+    if len(other.region.inputs) != len(entries):
+        return None
+    flag = ArrayVariable(pick.python)
+    for each in (path, other):
+        each.inner[id(flag)] = BodyArray(each.region.add_input(
+            np.bool_, (), weak=False, scalar=pick.python.scalar), False)
+    entries.append(flag)
+    mixed_picks.pass_on(region, v)
+    return path.inner[id(flag)].value
+
+
+def _as_choice(tx: Interpreter, path: Path, other: Path, entries: list,
+               vt: VariableTracker, kinds: tuple[Kind, Kind]) -> list[Value] | None:
+    """`vt` as the flag and sides of a choice of `kinds` in `path`, or None."""
+    region = path.region
     sides = _sides(region, vt)
     if sides is not None:
         flag, x, y = sides
@@ -78,6 +112,13 @@ def _as_choice(region: Graph, vt: VariableTracker, kinds: tuple[Kind, Kind]
     v = _number(region, vt)
     if v is None:
         return None
+    for first in (True, False):
+        own, python = kinds if first else kinds[::-1]
+        if _kind(v) == own and not v.weak and (
+                flag := _pick_flag(tx, path, other, entries, v, python)) is not None:
+            numpy = region.op("logical_not", [flag])
+            as_python = region.op("astype", [v], dtype=python[0], weak=True)
+            return [numpy, v, as_python] if first else [flag, as_python, v]
     if _kind(v) == kinds[0]:
         return [region.const(True, np.bool_, weak=False), v, _placeholder(region, kinds[1])]
     if _kind(v) == kinds[1]:
@@ -85,7 +126,7 @@ def _as_choice(region: Graph, vt: VariableTracker, kinds: tuple[Kind, Kind]
     return None
 
 
-def parts(tx: Interpreter, then: Path, orelse: Path, x: VariableTracker,
+def parts(tx: Interpreter, entries: list, then: Path, orelse: Path, x: VariableTracker,
           y: VariableTracker) -> list[tuple[Value, Value]] | None:
     """Where at least one path of a branch in a loop body leaves a choice of two numbers of
     two types and the other that choice's types: per part (flag, first side, second side)
@@ -101,7 +142,8 @@ def parts(tx: Interpreter, then: Path, orelse: Path, x: VariableTracker,
             break
     else:
         return None
-    a, b = _as_choice(then.region, x, kinds), _as_choice(orelse.region, y, kinds)
+    a = _as_choice(tx, then, orelse, entries, x, kinds)
+    b = _as_choice(tx, orelse, then, entries, y, kinds)
     if a is None or b is None:
         return None
     return list(zip(a, b, strict=True))

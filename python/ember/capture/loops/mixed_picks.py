@@ -167,8 +167,8 @@ def _settle(region: Graph, still_python: dict[int, Value], finals: dict[int, Val
         if id(param) in still_python:
             flags[id(param)] = still_python[id(param)]
             roots[id(param)] = {id(param)}
-    told: set[int] = {id(p.value) for p in found
-                      if not exact(p.value) and not _only_stored(region, p.value)}
+    told: set[int] = {id(p.value) for p in found if not exact(p.value) and not _only_stored(
+        region, p.value) and not _narrow_blind(region, p.value)}
     for node in list(region.nodes):
         _follow(region, node, flags, roots, told)
     ends: dict[int, Value] = {}
@@ -202,6 +202,19 @@ def _only_stored(region: Graph, value: Value) -> bool:
             continue
         return False
     return True
+
+
+def _narrow_blind(region: Graph, value: Value) -> bool:
+    """Whether `value`, a pick of NumPy ints narrower than int64 (its Python ints checked to
+    fit), meets only uses that cannot tell: stores, compares (a Python bool where both
+    operands are Python ints, followed on), other blind uses, and branches whose paths do the
+    same or pass it on into a choice (`choice_merge`), never a result of `region`."""
+    if value.dtype.kind not in "iu":
+        return False
+    flagged = {id(value)}
+    if not _inside(region, flagged, narrow=True):
+        return False
+    return not any(id(out) in flagged for out in region.outputs)
 
 
 # Python int ops whose value equals int64's unless int64 wraps (checked at capture).
@@ -398,8 +411,11 @@ def _through_paths(region: Graph, node: Node, flags: dict[int, Value | None],
         # Per result: the flag of the operand passed on, or of those it is derived from
         # (`h = t_end - t`), None where made inside the path otherwise (where it is a
         # Python number is not known), False where never one.
+        # A parameter passed on (`choice_merge`): a choice's flag says which it is.
+        passed = getattr(path, "passed_on", set())
         sides.append([_flag_from(region, sources.get(id(out)), outer, flags)
-                      if id(out) in inner else False for out in path.outputs])
+                      if id(out) in inner and id(out) not in passed else False
+                      for out in path.outputs])
     false = region.const(False, np.bool_, weak=False)
     for out, then, orelse in zip((node.out, *node.extra), *sides, strict=True):
         if then is False and orelse is False:
@@ -450,17 +466,19 @@ def _flag_from(region: Graph, sources: frozenset[int] | None, outer: dict[int, V
     return flag
 
 
-def _region_results(node: Node, flagged: list[bool]) -> list[bool] | None:
+def _region_results(node: Node, flagged: list[bool], narrow: bool = False
+                    ) -> list[bool] | None:
     """Which results of an `if` or `loop` op may be Python numbers, given which operands
     may be; None where a use inside can tell."""
     if node.op == "if":
         results = [False] * len(node.attrs["then"].outputs)
         for path in (node.attrs["then"], node.attrs["else"]):
             inner = {id(p) for p, f in zip(path.inputs, flagged[1:], strict=True) if f}
-            if not _inside(path, inner):
+            if not _inside(path, inner, narrow=narrow):
                 return None
-            results = [r or id(out) in inner for r, out in zip(results, path.outputs,
-                                                                strict=True)]
+            passed = getattr(path, "passed_on", set())
+            results = [r or (id(out) in inner and id(out) not in passed)
+                       for r, out in zip(results, path.outputs, strict=True)]
         return results
     # A loop: operands (lo, hi, step, *carried, *invariant); body parameters (index,
     # *carried, *invariant), results (go, *carried). A carried value may be a Python
@@ -470,7 +488,7 @@ def _region_results(node: Node, flagged: list[bool]) -> list[bool] | None:
     while True:
         inner = {id(p) for p, f in zip(body.inputs[1:], carried + invariant, strict=True)
                  if f}
-        if not _inside(body, inner):
+        if not _inside(body, inner, narrow=narrow):
             return None
         ends = [c or id(out) in inner for c, out in zip(carried, body.outputs[1:],
                                                         strict=True)]
@@ -490,15 +508,20 @@ def blind_in(region: Graph, value: Value, final: Value | None) -> bool:
 
 
 def _inside(region: Graph, flagged: set[int],
-            sources: dict[int, frozenset[int] | None] | None = None) -> bool:
+            sources: dict[int, frozenset[int] | None] | None = None, *,
+            narrow: bool = False) -> bool:
     """Follow the values `flagged` (by id; grown in place with what they make) through
     `region`: False where a use can tell them apart. `sources`, where given: per flagged
     value the flagged values it is derived from (a Python number where all of them are),
-    None where not known (a nested op's result); filled in place."""
+    None where not known (a nested op's result); filled in place. `narrow`: the values are
+    NumPy ints narrower than int64 or Python ints of the same value, which only compares
+    derive from (their arithmetic may wrap where Python's does not)."""
     for node in region.nodes:
         if not any(id(v) in flagged for v in node.inputs):
             continue
         effect = _effect(region, node, lambda v: id(v) in flagged)
+        if narrow and effect == "derive" and node.op not in _COMPARE:
+            return False
         if effect == "tell":
             return False
         if effect == "derive":
@@ -507,7 +530,7 @@ def _inside(region: Graph, flagged: set[int],
                 parts = [sources.get(id(v)) for v in node.inputs if id(v) in flagged]
                 sources[id(node.out)] = None if None in parts else frozenset().union(*parts)
         elif effect == "region":
-            outs = _region_results(node, [id(v) in flagged for v in node.inputs])
+            outs = _region_results(node, [id(v) in flagged for v in node.inputs], narrow)
             if outs is None:
                 return False
             flagged.update(id(out) for out, f in zip((node.out, *node.extra), outs,
