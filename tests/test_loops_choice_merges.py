@@ -78,6 +78,22 @@ def picked_sum(x):
     return best, total
 
 
+def closest_active_pairs(D, active):
+    n = D.shape[0]
+    out = np.zeros(n - 1)
+    for step in range(n - 1):
+        best = np.inf
+        for i in range(n):
+            if not active[i]:
+                continue
+            for j in range(i + 1, n):
+                if active[j] and D[i, j] < best:
+                    best = D[i, j]
+        out[step] = best
+        active[step] = not active[step]
+    return out, active
+
+
 def step_control(errs, tol, t_end):
     t = 0.0
     h = 0.25
@@ -179,6 +195,17 @@ def _python_float_calls(fn, calls, *, native=True, reruns=0):
         assert stats["graph_breaks"] == 0, stats["break_reasons"]
         assert stats["region_recaptures"] == 0 and not stats["backend_fallbacks"]
         assert stats["entry_fallbacks"] <= reruns
+
+
+@settings(max_examples=20)
+@given(st.lists(st.floats(0, 9), min_size=25, max_size=25),
+       st.lists(st.booleans(), min_size=5, max_size=5))
+def test_nested_branches_on_a_python_float_or_a_numpy_element(d, active) -> None:
+    """`best = np.inf`, then `best = D[i, j]` in branches nested in unrolled loops: each
+    branch takes the flag of the value it may keep as an operand."""
+    ember.reset()
+    run_calls(closest_active_pairs, [(np.array(d).reshape(5, 5), np.array(active)),
+                                     (np.arange(25.0).reshape(5, 5), np.zeros(5, bool))])
 
 
 @settings(max_examples=20)

@@ -64,37 +64,59 @@ def _placeholder(region: Graph, kind: Kind) -> Value:
     return _zero(region, kind[0], kind[1], kind[2])
 
 
+def flag_operand(tx: Interpreter, path: Path, other: Path, entries: list, v: Value,
+                 picks_only: bool = False) -> Value | None:
+    """Where `v`, a parameter of a branch's `path`, stands for a value of the enclosing body
+    that may be a Python number (a `max()`/`min()` pick, a merge's: `mixed_picks.flag_of`;
+    with `picks_only`, a pick only), whose flag does not reach the path: that flag, made an
+    operand of the branch (a parameter of both paths), as `path`'s parameter."""
+    from ember.capture.loops import mixed_picks
+    from ember.capture.loops.region import BodyArray
+
+    region = path.region
+    if not len(region.inputs) == len(other.region.inputs) == len(entries):
+        return None
+    k = next((k for k, p in enumerate(region.inputs) if p is v), None)
+    if k is None or not isinstance(entries[k], ArrayVariable):
+        return None
+    outer = entries[k].value
+    if picks_only:
+        pick = next((p for p in mixed_picks.picks(tx.graph) if p.value is outer), None)
+        python = None if pick is None else pick.python
+    else:
+        python = mixed_picks.flag_of(tx.graph, outer)
+    if python is None or python.graph is not tx.graph:
+        return None
+    known = next((e for e in entries if isinstance(e, ArrayVariable) and e.value is python),
+                 None)
+    if known is None:
+        known = ArrayVariable(python)
+        for each in (path, other):
+            each.inner[id(known)] = BodyArray(each.region.add_input(
+                np.bool_, (), weak=False, scalar=python.scalar), False)
+        entries.append(known)
+    return path.inner[id(known)].value
+
+
 def _pick_flag(tx: Interpreter, path: Path, other: Path, entries: list, v: Value,
                python: Kind) -> Value | None:
     """Where `v`, a path's parameter, stands for a `max()`/`min()` pick of the enclosing
     body (an int32, or the Python int of the same value: `v = max(0, H[i - 1, j - 1] + s)`)
     that meets a choice whose other side is that Python int: the pick's flag, made a new
-    operand of the branch, as the path's parameter; the pick's value the path returns is
-    then no use that tells (`mixed_picks.pass_on`: the choice's flag says which it is)."""
+    operand of the branch (`flag_operand`); the pick's value the path returns is then no
+    use that tells (`mixed_picks.pass_on`: the choice's flag says which it is)."""
     from ember.capture.loops import mixed_picks
-    from ember.capture.loops.region import BodyArray
 
-    region = path.region
-    if len(region.inputs) != len(entries) or not any(p is v for p in region.inputs):
-        return None
-    k = next(k for k, p in enumerate(region.inputs) if p is v)
-    outer = entries[k].value
-    pick = next((p for p in mixed_picks.picks(tx.graph) if p.value is outer), None)
-    if pick is None or python != (np.dtype(np.int64) if v.dtype.kind in "iu"
-                                  else np.dtype(np.float64), True, False):
+    if python != (np.dtype(np.int64) if v.dtype.kind in "iu" else np.dtype(np.float64),
+                  True, False):
         return None
     fits = v.dtype.kind == "i" or (v.dtype.kind == "u" and v.dtype.itemsize < 8)
     if not (fits or mixed_picks.exact(v)):
         return None  # a float32 pick's Python float is not the scalar's value
-    if len(other.region.inputs) != len(entries):
-        return None
-    flag = ArrayVariable(pick.python)
-    for each in (path, other):
-        each.inner[id(flag)] = BodyArray(each.region.add_input(
-            np.bool_, (), weak=False, scalar=pick.python.scalar), False)
-    entries.append(flag)
-    mixed_picks.pass_on(region, v)
-    return path.inner[id(flag)].value
+    flag = flag_operand(tx, path, other, entries, v, picks_only=True)
+    if flag is not None:
+        mixed_picks.pass_on(path.region, v)
+    return flag
 
 
 def _as_choice(tx: Interpreter, path: Path, other: Path, entries: list,
