@@ -94,6 +94,28 @@ def closest_active_pairs(D, active):
     return out, active
 
 
+def min_in_a_branch(x):
+    out = np.zeros(x.shape[0])
+    b = np.inf
+    for i in range(x.shape[0]):
+        if x[i] > 0.5:
+            b = min(b, x[i])
+        out[i] = b
+    return out
+
+
+def nearest_other_cluster(D, labels, k):
+    out = np.zeros(D.shape[0])
+    for i in range(D.shape[0]):
+        b = np.inf
+        for c in range(k):
+            if c == labels[i]:
+                continue
+            b = min(b, D[i, c])
+        out[i] = b
+    return out
+
+
 def step_control(errs, tol, t_end):
     t = 0.0
     h = 0.25
@@ -206,6 +228,23 @@ def test_nested_branches_on_a_python_float_or_a_numpy_element(d, active) -> None
     ember.reset()
     run_calls(closest_active_pairs, [(np.array(d).reshape(5, 5), np.array(active)),
                                      (np.arange(25.0).reshape(5, 5), np.zeros(5, bool))])
+
+
+@settings(max_examples=20)
+@given(st.lists(st.floats(0, 1), min_size=8, max_size=8))
+def test_a_min_in_a_branch_of_a_carried_python_float(x) -> None:
+    """`b = np.inf` carried, `b = min(b, x[i])` on one path: the path knows where its
+    stand-in for `b` is still the Python float."""
+    ember.reset()
+    run_calls(min_in_a_branch, [(np.array(x),), (np.zeros(8),)])
+
+
+@settings(max_examples=20)
+@given(st.lists(st.floats(0, 5), min_size=12, max_size=12),
+       st.lists(st.integers(0, 2), min_size=4, max_size=4))
+def test_a_min_after_a_continue(d, labels) -> None:
+    ember.reset()
+    run_calls(nearest_other_cluster, [(np.array(d).reshape(4, 3), np.array(labels), 3)])
 
 
 @settings(max_examples=20)

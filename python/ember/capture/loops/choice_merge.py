@@ -64,6 +64,39 @@ def _placeholder(region: Graph, kind: Kind) -> Value:
     return _zero(region, kind[0], kind[1], kind[2])
 
 
+def add_flags(tx: Interpreter, entries: list) -> None:
+    """Inside a loop body, the flag of each number a branch's paths stand in for that may be
+    a Python number (`mixed_picks.flag_of`), one more operand of the branch, so that each
+    path knows where its stand-in is the Python number (`note_flags`): `min(bottleneck,
+    r[u, v])` of `bottleneck = np.inf` in a `while` nested in the path is a pick there."""
+    from ember.capture.loops import frame_branches, mixed_picks
+
+    if frame_branches.at_frame_level(tx) or tx.graph.parent is None:
+        return
+    for e in list(entries):
+        if not isinstance(e, ArrayVariable) or e.value.shape or e.value.graph is not tx.graph:
+            continue
+        flag = mixed_picks.flag_of(tx.graph, e.value)
+        if flag is not None and flag.graph is tx.graph and not any(
+                isinstance(k, ArrayVariable) and k.value is flag for k in entries):
+            entries.append(ArrayVariable(flag))
+
+
+def note_flags(tx: Interpreter, entries: list, region: Graph, inner: dict) -> None:
+    """A path's stand-in for a number `add_flags` brought the flag of: flagged by that flag's
+    stand-in (`mixed_picks.note_param`)."""
+    from ember.capture.loops import mixed_picks
+
+    by_value = {id(e.value): e for e in entries if isinstance(e, ArrayVariable)}
+    for e in entries:
+        if not isinstance(e, ArrayVariable) or e.value.shape:
+            continue
+        flag = mixed_picks.flag_of(tx.graph, e.value)
+        carrier = by_value.get(id(flag)) if flag is not None else None
+        if carrier is not None and id(e) in inner and id(carrier) in inner:
+            mixed_picks.note_param(region, inner[id(e)].value, inner[id(carrier)].value)
+
+
 def flag_operand(tx: Interpreter, path: Path, other: Path, entries: list, v: Value,
                  picks_only: bool = False) -> Value | None:
     """Where `v`, a parameter of a branch's `path`, stands for a value of the enclosing body
