@@ -84,7 +84,7 @@ def add_flags(tx: Interpreter, entries: list) -> None:
 
 def note_flags(tx: Interpreter, entries: list, region: Graph, inner: dict) -> None:
     """A path's stand-in for a number `add_flags` brought the flag of: flagged by that flag's
-    stand-in (`mixed_picks.note_param`)."""
+    stand-in (`mixed_picks.note_stand_in`)."""
     from ember.capture.loops import mixed_picks
 
     by_value = {id(e.value): e for e in entries if isinstance(e, ArrayVariable)}
@@ -94,7 +94,7 @@ def note_flags(tx: Interpreter, entries: list, region: Graph, inner: dict) -> No
         flag = mixed_picks.flag_of(tx.graph, e.value)
         carrier = by_value.get(id(flag)) if flag is not None else None
         if carrier is not None and id(e) in inner and id(carrier) in inner:
-            mixed_picks.note_param(region, inner[id(e)].value, inner[id(carrier)].value)
+            mixed_picks.note_stand_in(region, inner[id(e)].value, inner[id(carrier)].value)
 
 
 def flag_operand(tx: Interpreter, path: Path, other: Path, entries: list, v: Value,
