@@ -146,6 +146,13 @@ def step_control_returned(errs, tol, t_end):
     return n, h, t
 
 
+def divide_by_negative_picks(x, c):
+    out = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        out[i] = c / min(x[i], -0.5) + c / min(-0.25, x[i])
+    return out
+
+
 def divide_by_a_pick_that_may_be_zero(x, c):
     out = np.zeros(x.shape[0])
     for i in range(x.shape[0]):
@@ -297,3 +304,11 @@ def test_a_divisor_that_may_be_zero_raises_as_python() -> None:
             divide_by_a_pick_that_may_be_zero(y, 2.0)
         with pytest.raises(ZeroDivisionError):
             compiled(y, 2.0)
+
+
+@settings(max_examples=15)
+@given(st.lists(st.sampled_from([-3.0, -0.5, -0.25, 0.0, 1.0, np.nan, -np.inf]), min_size=6,
+                max_size=6))
+def test_a_python_float_divided_by_a_min_of_a_negative_constant(x) -> None:
+    ember.reset()
+    _python_float_calls(divide_by_negative_picks, [(np.array(x), 2.0)])
