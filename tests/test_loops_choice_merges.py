@@ -230,11 +230,12 @@ def _python_float_calls(fn, calls, *, native=True, reruns=0):
 @given(st.lists(st.floats(0, 9), min_size=25, max_size=25),
        st.lists(st.booleans(), min_size=5, max_size=5))
 def test_nested_branches_on_a_python_float_or_a_numpy_element(d, active) -> None:
-    """`best = np.inf`, then `best = D[i, j]` in branches nested in unrolled loops: each
-    branch takes the flag of the value it may keep as an operand."""
+    """`best = np.inf`, then `best = D[i, j]` in branches nested in unrolled loops: where
+    the data leave `best` the Python float, the frame reruns as Python."""
     ember.reset()
     run_calls(closest_active_pairs, [(np.array(d).reshape(5, 5), np.array(active)),
-                                     (np.arange(25.0).reshape(5, 5), np.zeros(5, bool))])
+                                     (np.arange(25.0).reshape(5, 5), np.zeros(5, bool))],
+              native=False)
 
 
 @settings(max_examples=20)

@@ -75,6 +75,10 @@ NOT_COMPILED = {"mandelbrot_count": "no array",
 # Kernels whose loops are not yet loop ops: they run correctly (above) but, in part, as plain
 # Python. Strict, so each one fails here once it compiles and must leave this table.
 NOT_YET_NATIVE = {
+    "single_linkage": "`best = np.inf`, then `best = D[i, j]` on a path of the unrolled `for i` "
+                      "loop: on data where a step skips the first pair (node 1 merged away), "
+                      "`best` may still be the Python float there, and the run-time check of "
+                      "that pick reruns the frame as Python on the second call",
     "bessel_miller": "`math.sqrt` of a Python number computed from run-time values (a call "
                      "of math on a non-constant): a break",
     "merge_sorted_runs": "heappush at the frame's level onto a heap of values computed at "

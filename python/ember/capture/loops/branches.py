@@ -662,8 +662,7 @@ def _emit_flagged(tx: Interpreter, cond: Value, entries: list[ArrayVariable], th
     from ember.capture.loops import frame_branches
 
     kept = len(slots)
-    flagged = [] if frame_branches.at_frame_level(tx) else _flag_slots(
-        tx, entries, then, orelse, slots)
+    flagged = [] if frame_branches.at_frame_level(tx) else _flag_slots(then, orelse, slots)
     slots.extend(flag for _, flag in flagged)
     if not slots and any(unused_flag_raisers(p.region) for p in (then, orelse)):
         # An `if` binding nothing read later is dropped, with a temporary of a path.
@@ -743,8 +742,7 @@ def _promoted(then: Path, orelse: Path, slot: tuple[Value, Value, object]
     return vx, vy, how
 
 
-def _flag_slots(tx: Interpreter, entries: list[ArrayVariable], then: Path, orelse: Path,
-                slots: list[tuple[Value, Value, object]]
+def _flag_slots(then: Path, orelse: Path, slots: list[tuple[Value, Value, object]]
                 ) -> list[tuple[int, tuple[Value, Value, object]]]:
     """Per merged value that may be a Python number on the path taken (`x = a[i]` / `x =
     0.0`, or `max(x[i], 0.0)` picked on a path), the slot of its flag: per path true where
@@ -758,9 +756,6 @@ def _flag_slots(tx: Interpreter, entries: list[ArrayVariable], then: Path, orels
                 vx.weak and vy.weak) or not mixed_picks.exact(vx):
             continue
         sides = [_python_flag(path, v) for path, v in ((then, vx), (orelse, vy))]
-        # A stand-in for a flagged value of the enclosing body: its flag brought in.
-        sides = [f if f is not None else choice_merge.flag_operand(tx, p, q, entries, v)
-                 for f, p, q, v in zip(sides, (then, orelse), (orelse, then), (vx, vy))]
         if sides == [None, None]:
             continue
         flags = [f if f is not None else path.region.const(False, np.bool_, weak=False)

@@ -97,12 +97,11 @@ def note_flags(tx: Interpreter, entries: list, region: Graph, inner: dict) -> No
             mixed_picks.note_stand_in(region, inner[id(e)].value, inner[id(carrier)].value)
 
 
-def flag_operand(tx: Interpreter, path: Path, other: Path, entries: list, v: Value,
-                 picks_only: bool = False) -> Value | None:
-    """Where `v`, a parameter of a branch's `path`, stands for a value of the enclosing body
-    that may be a Python number (a `max()`/`min()` pick, a merge's: `mixed_picks.flag_of`;
-    with `picks_only`, a pick only), whose flag does not reach the path: that flag, made an
-    operand of the branch (a parameter of both paths), as `path`'s parameter."""
+def flag_operand(tx: Interpreter, path: Path, other: Path, entries: list, v: Value
+                 ) -> Value | None:
+    """Where `v`, a parameter of a branch's `path`, stands for a `max()`/`min()` pick of the
+    enclosing body, whose flag does not reach the path: that flag, made an operand of the
+    branch (a parameter of both paths), as `path`'s parameter."""
     from ember.capture.loops import mixed_picks
     from ember.capture.loops.region import BodyArray
 
@@ -113,11 +112,8 @@ def flag_operand(tx: Interpreter, path: Path, other: Path, entries: list, v: Val
     if k is None or not isinstance(entries[k], ArrayVariable):
         return None
     outer = entries[k].value
-    if picks_only:
-        pick = next((p for p in mixed_picks.picks(tx.graph) if p.value is outer), None)
-        python = None if pick is None else pick.python
-    else:
-        python = mixed_picks.flag_of(tx.graph, outer)
+    pick = next((p for p in mixed_picks.picks(tx.graph) if p.value is outer), None)
+    python = None if pick is None else pick.python
     if python is None or python.graph is not tx.graph:
         return None
     known = next((e for e in entries if isinstance(e, ArrayVariable) and e.value is python),
@@ -146,7 +142,7 @@ def _pick_flag(tx: Interpreter, path: Path, other: Path, entries: list, v: Value
     fits = v.dtype.kind == "i" or (v.dtype.kind == "u" and v.dtype.itemsize < 8)
     if not (fits or mixed_picks.exact(v)):
         return None  # a float32 pick's Python float is not the scalar's value
-    flag = flag_operand(tx, path, other, entries, v, picks_only=True)
+    flag = flag_operand(tx, path, other, entries, v)
     if flag is not None:
         mixed_picks.pass_on(path.region, v)
     return flag
