@@ -233,6 +233,9 @@ NOT_YET_NATIVE = {
     "kmeans_converge": "a list comprehension with `X[labels == k].mean(axis=0) if "
                        "np.any(labels == k) else centroids[k]` (a branch on data per "
                        "cluster) inside a loop left by `break` on np.allclose",
+    "silhouette_score_loops": "`D[i, same].mean()` of masks made per sample, `if c == "
+                              "labels[i]: continue` and `min(b, ...)` of a Python float and "
+                              "a NumPy scalar: the sample loop is not a loop op",
     "trinomial_american_put": "`V = np.maximum(cont, ...)` shrinks by two elements per trip "
                               "(`V[2:]`, `np.arange(-i, i + 1)`): a carried array whose shape "
                               "changes with the trip is no loop op, past the unroll budget",

@@ -27,7 +27,7 @@ from ember.capture.loops.body import (
     loop_head,
     run_span,
 )
-from ember.capture.loops import branch_entries, choice_merge, followers, inputs, runs, tuples
+from ember.capture.loops import branch_entries, followers, inputs, runs, tuples
 from ember.capture.loops.runs import RunVariable
 from ember.capture.loops.region import BodyArray, _graph_swapped, bind_cells
 from ember.capture.loops.vectors import VectorVariable
@@ -138,7 +138,6 @@ def capture_if(tx: Interpreter, inst: Instruction, to_return: bool = False) -> N
     for_index = body.for_index if body is not None else RETURNED
     fall, target = tx.ip, inst.target
     entries, vectors = branch_entries.entries(tx, windows.dead_at(tx, (fall, target)))
-    choice_merge.add_flags(tx, entries)
     frame_level = frame_branches.at_frame_level(tx)
     if to_return:
         fall_path, jump_path = (_trace(tx, entries, vectors, start, RETURNED, kind)
@@ -280,7 +279,6 @@ def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVect
         param = region.add_input(v.dtype, v.shape, weak=v.weak, scalar=v.scalar)
         mutable = bool(v.shape) and (vt.is_fresh(tx) or vt.is_mutable_input(tx))
         inner[id(vt)] = BodyArray(param, mutable)
-    choice_merge.note_flags(tx, entries, region, inner)
     followers.stand_ins(tx, followers.derived([*tx.locals.values(), *tx.stack], tx.graph),
                         inner)
     run_parts = {id(e) for vector, elements in vectors
@@ -487,7 +485,7 @@ def _merge(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Pat
 
 def _merge_paths(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Path,
                  orelse: Path, meet: int) -> None:
-    from ember.capture.loops import frame_branches, ranges, returns
+    from ember.capture.loops import choice_merge, frame_branches, ranges, returns
     from ember.capture.resume import live_locals_at
 
     # Slots: (value in then, value in else, how to bind the result).

@@ -64,88 +64,37 @@ def _placeholder(region: Graph, kind: Kind) -> Value:
     return _zero(region, kind[0], kind[1], kind[2])
 
 
-def add_flags(tx: Interpreter, entries: list) -> None:
-    """Inside a loop body, the flag of each number a branch's paths stand in for that may be
-    a Python number (`mixed_picks.flag_of`), one more operand of the branch, so that each
-    path knows where its stand-in is the Python number (`note_flags`): `min(bottleneck,
-    r[u, v])` of `bottleneck = np.inf` in a `while` nested in the path is a pick there."""
-    from ember.capture.loops import frame_branches, mixed_picks
-
-    if frame_branches.at_frame_level(tx) or tx.graph.parent is None:
-        return
-    for e in list(entries):
-        if not isinstance(e, ArrayVariable) or e.value.shape or e.value.graph is not tx.graph:
-            continue
-        flag = mixed_picks.flag_of(tx.graph, e.value)
-        if flag is not None and flag.graph is tx.graph and not any(
-                isinstance(k, ArrayVariable) and k.value is flag for k in entries):
-            entries.append(ArrayVariable(flag))
-
-
-def note_flags(tx: Interpreter, entries: list, region: Graph, inner: dict) -> None:
-    """A path's stand-in for a number `add_flags` brought the flag of: flagged by that flag's
-    stand-in (`mixed_picks.note_stand_in`)."""
-    from ember.capture.loops import mixed_picks
-
-    by_value = {id(e.value): e for e in entries if isinstance(e, ArrayVariable)}
-    for e in entries:
-        if not isinstance(e, ArrayVariable) or e.value.shape:
-            continue
-        flag = mixed_picks.flag_of(tx.graph, e.value)
-        carrier = by_value.get(id(flag)) if flag is not None else None
-        if carrier is not None and id(e) in inner and id(carrier) in inner:
-            mixed_picks.note_stand_in(region, inner[id(e)].value, inner[id(carrier)].value)
-
-
-def flag_operand(tx: Interpreter, path: Path, other: Path, entries: list, v: Value
-                 ) -> Value | None:
-    """Where `v`, a parameter of a branch's `path`, stands for a `max()`/`min()` pick of the
-    enclosing body, whose flag does not reach the path: that flag, made an operand of the
-    branch (a parameter of both paths), as `path`'s parameter."""
-    from ember.capture.loops import mixed_picks
-    from ember.capture.loops.region import BodyArray
-
-    region = path.region
-    if not len(region.inputs) == len(other.region.inputs) == len(entries):
-        return None
-    k = next((k for k, p in enumerate(region.inputs) if p is v), None)
-    if k is None or not isinstance(entries[k], ArrayVariable):
-        return None
-    outer = entries[k].value
-    pick = next((p for p in mixed_picks.picks(tx.graph) if p.value is outer), None)
-    python = None if pick is None else pick.python
-    if python is None or python.graph is not tx.graph:
-        return None
-    known = next((e for e in entries if isinstance(e, ArrayVariable) and e.value is python),
-                 None)
-    if known is None:
-        known = ArrayVariable(python)
-        for each in (path, other):
-            each.inner[id(known)] = BodyArray(each.region.add_input(
-                np.bool_, (), weak=False, scalar=python.scalar), False)
-        entries.append(known)
-    return path.inner[id(known)].value
-
-
 def _pick_flag(tx: Interpreter, path: Path, other: Path, entries: list, v: Value,
                python: Kind) -> Value | None:
     """Where `v`, a path's parameter, stands for a `max()`/`min()` pick of the enclosing
     body (an int32, or the Python int of the same value: `v = max(0, H[i - 1, j - 1] + s)`)
     that meets a choice whose other side is that Python int: the pick's flag, made a new
-    operand of the branch (`flag_operand`); the pick's value the path returns is then no
-    use that tells (`mixed_picks.pass_on`: the choice's flag says which it is)."""
+    operand of the branch, as the path's parameter; the pick's value the path returns is
+    then no use that tells (`mixed_picks.pass_on`: the choice's flag says which it is)."""
     from ember.capture.loops import mixed_picks
+    from ember.capture.loops.region import BodyArray
 
-    if python != (np.dtype(np.int64) if v.dtype.kind in "iu" else np.dtype(np.float64),
-                  True, False):
+    region = path.region
+    if len(region.inputs) != len(entries) or not any(p is v for p in region.inputs):
+        return None
+    k = next(k for k, p in enumerate(region.inputs) if p is v)
+    outer = entries[k].value
+    pick = next((p for p in mixed_picks.picks(tx.graph) if p.value is outer), None)
+    if pick is None or python != (np.dtype(np.int64) if v.dtype.kind in "iu"
+                                  else np.dtype(np.float64), True, False):
         return None
     fits = v.dtype.kind == "i" or (v.dtype.kind == "u" and v.dtype.itemsize < 8)
     if not (fits or mixed_picks.exact(v)):
         return None  # a float32 pick's Python float is not the scalar's value
-    flag = flag_operand(tx, path, other, entries, v)
-    if flag is not None:
-        mixed_picks.pass_on(path.region, v)
-    return flag
+    if len(other.region.inputs) != len(entries):
+        return None
+    flag = ArrayVariable(pick.python)
+    for each in (path, other):
+        each.inner[id(flag)] = BodyArray(each.region.add_input(
+            np.bool_, (), weak=False, scalar=pick.python.scalar), False)
+    entries.append(flag)
+    mixed_picks.pass_on(region, v)
+    return path.inner[id(flag)].value
 
 
 def _as_choice(tx: Interpreter, path: Path, other: Path, entries: list,

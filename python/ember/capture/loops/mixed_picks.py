@@ -67,8 +67,7 @@ def flag_of(graph: Graph, value: Value) -> Value | None:
     for pick in picks(graph):
         if pick.value is value:
             return pick.python
-    found = getattr(graph, "python_params", {}).get(id(value))
-    return found if found is not None else getattr(graph, "stand_in_flags", {}).get(id(value))
+    return getattr(graph, "python_params", {}).get(id(value))
 
 
 def stands_for_a_flagged(graph: Graph, value: Value) -> bool:
@@ -90,14 +89,6 @@ def note_param(region: Graph, param: Value, flag: Value) -> None:
     if not hasattr(region, "python_params"):
         region.python_params = {}  # type: ignore[attr-defined]
     region.python_params[id(param)] = flag  # type: ignore[attr-defined]
-
-
-def note_stand_in(path: Graph, param: Value, flag: Value) -> None:
-    """`param`, a branch path's stand-in for a value of the enclosing body that may be a
-    Python number, is one where `flag` (a parameter too) holds (`choice_merge.add_flags`)."""
-    if not hasattr(path, "stand_in_flags"):
-        path.stand_in_flags = {}  # type: ignore[attr-defined]
-    path.stand_in_flags[id(param)] = flag  # type: ignore[attr-defined]
 
 
 def record(tx: Interpreter, value: Value, python: Value, merged: bool = False) -> None:
