@@ -94,9 +94,6 @@ NOT_YET_NATIVE = {
                       "that pick reruns the frame as Python on the second call",
     "bessel_miller": "`math.sqrt` of a Python number computed from run-time values (a call "
                      "of math on a non-constant): a break",
-    "prim_mst_cost": "cost += w where w is a Python float on the first pop and a NumPy "
-                     "scalar after: a choice merged with a number across the `continue` "
-                     "branch is not merged",
     "merge_sorted_runs": "heappush at the frame's level onto a heap of values computed at "
                          "run time (three pushes in an unrolled loop over a tuple): a break",
     "resample_interp": "np.arange between values read from the data has a length only the "
@@ -104,9 +101,6 @@ NOT_YET_NATIVE = {
     "givens_qr": "G @ R[i - 1:i + 1, :] (a 2x2 array times a 2-d slice with run-time "
                  "bounds) is not a product loop bodies make (loops/blocks.py), so the loops "
                  "are not loop ops and the frame breaks per rotation",
-    "rk45_adaptive": "in `while t < t_end` the types of `h` (made a NumPy scalar by "
-                     "`max(err, 1e-16)`) and then `t` settle over two trips, which a `while` "
-                     "loop op cannot require",
     "als_step": "`V[m]` with a boolean row of the mask: arrays whose length only the data "
                 "knows, solved per row",
     "rabin_karp": "np.array_equal of a slice at a run-time position inside the loop, and "
@@ -194,9 +188,6 @@ NOT_YET_NATIVE = {
                     "a double loop: a helper's early return inside a `while` on data",
     "radial_distribution": "`(r / dr).astype(np.int64)` of `r[r < r_max]` (a boolean-mask "
                            "selection) for np.add.at, inside the loop",
-    "rkf45_van_der_pol": "`h *= min(max(s, 0.1), 4.0)`: max()/min() of a NumPy scalar and a "
-                         "Python float give either type, used where they differ, in the "
-                         "`while t < t_end` loop",
     "dormand_prince_lorenz": "`_DP_A[s - 1, :s] @ K[:s]` (a slice with run-time bounds of a 2-d "
                              "array) in the stage loop, and `ts.append(t)` of a NumPy scalar "
                              "into a list begun with a Python float",
@@ -241,9 +232,6 @@ NOT_YET_NATIVE = {
     "zbrent_kepler": "zbrent's `raise ValueError` paths keep its loop from being one loop op, "
                      "and `return b` inside the loop returns a local that may still be the "
                      "Python float x2",
-    "hailstone_longest": "`best = total` in a branch: a Python int (best = 1) on one path "
-                         "and an np.int32 (steps + cache[n]) on the other, which no one "
-                         "value of the loop op holds",
 
 
     "predict_labels": "`np.bincount(closest_y).argmax()` without minlength=: a length (the "
@@ -259,15 +247,9 @@ NOT_YET_NATIVE = {
     "silhouette_score_loops": "`D[i, same].mean()` of masks made per sample, `if c == "
                               "labels[i]: continue` and `min(b, ...)` of a Python float and "
                               "a NumPy scalar: the sample loop is not a loop op",
-    "open_binary": "`v = 255`, then `v = min(v, img[ii, jj])` (a uint8 pick) on one path and "
-                   "`v = 0` on the other: a Python int merged with a NumPy uint8 across the "
-                   "branch, so the window loops are not loop ops (past the unroll budget)",
     "trinomial_american_put": "`V = np.maximum(cont, ...)` shrinks by two elements per trip "
                               "(`V[2:]`, `np.arange(-i, i + 1)`): a carried array whose shape "
                               "changes with the trip is no loop op, past the unroll budget",
-    "smith_waterman_int8": "`best = 0` (a Python int) rebound to `v = max(0, H[...] + s, ...)` "
-                           "(a NumPy int32 or the Python 0 as the data pick) under `if v > best`: "
-                           "a branch leaving a value of either type, not merged",
     "bfs_levels_visited_set": "`seen = {start}` (BUILD_SET), `v not in seen` and `seen.add(v)`: "
                               "loop ops carry no sets",
     "dfs_order_stack": "`visited = set()`, `u in visited` and `visited.add(u)` in a `while "

@@ -476,7 +476,7 @@ def _merge(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Pat
 
 def _merge_paths(tx: Interpreter, cond: Value, entries: list[ArrayVariable], then: Path,
                  orelse: Path, meet: int) -> None:
-    from ember.capture.loops import frame_branches, ranges, returns
+    from ember.capture.loops import choice_merge, frame_branches, ranges, returns
     from ember.capture.resume import live_locals_at
 
     # Slots: (value in then, value in else, how to bind the result).
@@ -557,12 +557,14 @@ def _merge_paths(tx: Interpreter, cond: Value, entries: list[ArrayVariable], the
                                                     "array on one branch")
         key = (id(x), id(y))
         if key not in pairs:
-            pairs[key] = (_value_in(then, x), _value_in(orelse, y), [])
-        pairs[key][2].append(name)
-    for vx, vy, bound in pairs.values():
-        slots.append((vx, vy, ("names", bound)))
+            pairs[key] = (*(choice_merge.parts(tx, entries, then, orelse, x, y) or (
+                _value_in(then, x), _value_in(orelse, y))), [])
+        pairs[key][-1].append(name)
+    for *values, bound in pairs.values():
+        how = ("names", bound) if len(values) == 2 else ("choice3", ("names", bound))
+        slots.extend((vx, vy, how) for vx, vy in (values if len(values) == 3 else [values]))
     # A Python number one path makes a NumPy scalar (`_promoted`): True where `then` does.
-    converted = {name: not vx.weak for vx, vy, bound in pairs.values()
+    converted = {name: not vx.weak for vx, vy, bound in (p for p in pairs.values() if len(p) == 3)
                  if (vx.dtype, vx.shape) == (vy.dtype, vy.shape) and vx.weak != vy.weak
                  for name in bound}
     iterators = _iterators_back(tx, then, orelse)
@@ -591,6 +593,12 @@ def _merge_paths(tx: Interpreter, cond: Value, entries: list[ArrayVariable], the
             if len(made) == 1:
                 continue
             new = ChoiceVariable(ArrayVariable(cond), *(ArrayVariable(v) for v in made))
+            made = []
+        elif slot[2][0] == "choice3":  # type: ignore[index]
+            made.append(result)  # a merged choice's flag and sides (`choice_merge`)
+            if len(made) < 3:
+                continue
+            new = ChoiceVariable(*(ArrayVariable(v) for v in made))
             made = []
         if how == "names":
             for name in what:
@@ -697,7 +705,7 @@ def _choice_parts(then: Path, orelse: Path, slot: tuple[Value, Value, object]
 def _bound(slot: tuple[Value, Value, object]) -> tuple[str, object]:
     """How a slot's result is bound: `inplace`, `names` or `stack`, and to what."""
     how, what = slot[2]  # type: ignore[misc]
-    return what if how == "choice" else (how, what)  # type: ignore[return-value]
+    return what if how in ("choice", "choice3") else (how, what)  # type: ignore[return-value]
 
 
 def _promoted(then: Path, orelse: Path, slot: tuple[Value, Value, object]

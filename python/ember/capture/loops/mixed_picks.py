@@ -28,8 +28,10 @@ if TYPE_CHECKING:
 
 # Uses whose result does not depend on whether a flagged operand is a NumPy scalar or the
 # Python number of the same value.
+# `logical_not` is `not v` (a Python bool either way), a `while`'s exit test, or
+# `np.logical_not` (a NumPy bool either way); `~` is `bitwise_not`.
 _BLIND = frozenset({"store", "load", "astype", "where", "isnan", "isinf", "isfinite",
-                    "signbit"})
+                    "signbit", "logical_not"})
 _COMPARE = frozenset({"lt", "le", "gt", "ge", "eq", "ne"})
 # Ops that give a Python number for a Python number and a NumPy scalar for a NumPy scalar,
 # of the same value and without a warning either way (of floats).
@@ -165,8 +167,8 @@ def _settle(region: Graph, still_python: dict[int, Value], finals: dict[int, Val
         if id(param) in still_python:
             flags[id(param)] = still_python[id(param)]
             roots[id(param)] = {id(param)}
-    told: set[int] = {id(p.value) for p in found
-                      if not exact(p.value) and not _only_stored(region, p.value)}
+    told: set[int] = {id(p.value) for p in found if not exact(p.value) and not _only_stored(
+        region, p.value) and not _narrow_blind(region, p.value)}
     for node in list(region.nodes):
         _follow(region, node, flags, roots, told)
     ends: dict[int, Value] = {}
@@ -200,6 +202,19 @@ def _only_stored(region: Graph, value: Value) -> bool:
             continue
         return False
     return True
+
+
+def _narrow_blind(region: Graph, value: Value) -> bool:
+    """Whether `value`, a pick of NumPy ints narrower than int64 (its Python ints checked to
+    fit), meets only uses that cannot tell: stores, compares (a Python bool where both
+    operands are Python ints, followed on), other blind uses, and branches whose paths do the
+    same or pass it on into a choice (`choice_merge`), never a result of `region`."""
+    if value.dtype.kind not in "iu":
+        return False
+    flagged = {id(value)}
+    if not _inside(region, flagged, narrow=True):
+        return False
+    return not any(id(out) in flagged for out in region.outputs)
 
 
 # Python int ops whose value equals int64's unless int64 wraps (checked at capture).
@@ -317,13 +332,45 @@ def _with_python_numbers(region: Graph, node: Node, others: list[Value]) -> bool
         return False
     if node.op in ("add", "sub", "mul", "pow"):
         return True
-    return node.op == "div" and node.inputs[1] is others[0] and _nonzero_constant(
-        region, others[0])
+    if node.op != "div":
+        return False
+    if node.inputs[1] is not others[0]:
+        # By a flagged divisor: Python raises ZeroDivisionError at 0.0 (where NumPy flags
+        # x / 0 for a finite x, but not inf / 0 or nan / 0), so it must never be zero.
+        return _never_zero(region, node.inputs[1])
+    return _nonzero_constant(region, others[0])
 
 
 def _nonzero_constant(region: Graph, value: Value) -> bool:
     return any(n.out is value and n.op == "const" and n.attrs["value"] != 0
                for n in region.nodes)
+
+
+def _constant(region: Graph, value: Value) -> float | None:
+    node = next((n for n in region.nodes if n.out is value), None)
+    if node is None or node.op != "const" or isinstance(node.attrs["value"], bool):
+        return None
+    return node.attrs["value"] if isinstance(node.attrs["value"], (int, float)) else None
+
+
+def _never_zero(region: Graph, value: Value) -> bool:
+    """Whether `value` is a nonzero constant, or `max()`/`min()` of Python's order with a
+    positive (negative) constant: `where(gt(b, a), b, a)` is `b` or `a` where `a >= b` or
+    `a` is NaN, so never zero where `b` (or `a`) is a constant above zero (`max(err,
+    1e-16)`), and the same for `lt` and below zero."""
+    const = _constant(region, value)
+    if const is not None:
+        return const != 0
+    node = next((n for n in region.nodes if n.out is value), None)
+    if node is None or node.op != "where":
+        return False
+    cond, a, b = node.inputs
+    test = next((n for n in region.nodes if n.out is cond), None)
+    if test is None or test.op not in ("gt", "lt") or {id(v) for v in test.inputs} != {
+            id(a), id(b)}:
+        return False
+    sign = 1 if (test.op == "gt") == (test.inputs[0] is a) else -1
+    return any((c := _constant(region, v)) is not None and c * sign > 0 for v in (a, b))
 
 
 def _follow(region: Graph, node: Node, flags: dict[int, Value | None],
@@ -356,14 +403,18 @@ def _through_paths(region: Graph, node: Node, flags: dict[int, Value | None],
     sides: list[list[Value | bool | None]] = []
     for path in (node.attrs["then"], node.attrs["else"]):
         inner = {id(p) for p, a in zip(path.inputs, args, strict=True) if id(a) in flags}
-        if not _inside(path, inner):
+        sources: dict[int, frozenset[int] | None] = {i: frozenset({i}) for i in inner}
+        if not _inside(path, inner, sources):
             told.update(from_roots)
             return
         outer = dict(zip(map(id, path.inputs), args, strict=True))
-        # Per result: the flag of the operand passed on, None where made inside the path
-        # (where it is a Python number is not known), False where never one.
-        sides.append([flags[id(outer[id(out)])] if id(out) in outer and id(outer[id(out)])
-                      in flags else None if id(out) in inner else False
+        # Per result: the flag of the operand passed on, or of those it is derived from
+        # (`h = t_end - t`), None where made inside the path otherwise (where it is a
+        # Python number is not known), False where never one.
+        # A parameter passed on (`choice_merge`): a choice's flag says which it is.
+        passed = getattr(path, "passed_on", set())
+        sides.append([_flag_from(region, sources.get(id(out)), outer, flags)
+                      if id(out) in inner and id(out) not in passed else False
                       for out in path.outputs])
     false = region.const(False, np.bool_, weak=False)
     for out, then, orelse in zip((node.out, *node.extra), *sides, strict=True):
@@ -400,17 +451,34 @@ def _through_loop(node: Node, flags: dict[int, Value | None], roots: dict[int, s
             flags[id(out)], roots[id(out)] = None, from_roots
 
 
-def _region_results(node: Node, flagged: list[bool]) -> list[bool] | None:
+def _flag_from(region: Graph, sources: frozenset[int] | None, outer: dict[int, Value],
+               flags: dict[int, Value | None]) -> Value | None:
+    """The flag of a path's result derived from its flagged parameters `sources` (a Python
+    number where they all are), in the enclosing `region`; None where not known."""
+    if not sources:
+        return None
+    parts = [flags.get(id(outer[i])) for i in sorted(sources)]
+    if any(part is None for part in parts):
+        return None
+    flag = parts[0]
+    for part in parts[1:]:
+        flag = region.op("logical_and", [flag, part])
+    return flag
+
+
+def _region_results(node: Node, flagged: list[bool], narrow: bool = False
+                    ) -> list[bool] | None:
     """Which results of an `if` or `loop` op may be Python numbers, given which operands
     may be; None where a use inside can tell."""
     if node.op == "if":
         results = [False] * len(node.attrs["then"].outputs)
         for path in (node.attrs["then"], node.attrs["else"]):
             inner = {id(p) for p, f in zip(path.inputs, flagged[1:], strict=True) if f}
-            if not _inside(path, inner):
+            if not _inside(path, inner, narrow=narrow):
                 return None
-            results = [r or id(out) in inner for r, out in zip(results, path.outputs,
-                                                                strict=True)]
+            passed = getattr(path, "passed_on", set())
+            results = [r or (id(out) in inner and id(out) not in passed)
+                       for r, out in zip(results, path.outputs, strict=True)]
         return results
     # A loop: operands (lo, hi, step, *carried, *invariant); body parameters (index,
     # *carried, *invariant), results (go, *carried). A carried value may be a Python
@@ -420,7 +488,7 @@ def _region_results(node: Node, flagged: list[bool]) -> list[bool] | None:
     while True:
         inner = {id(p) for p, f in zip(body.inputs[1:], carried + invariant, strict=True)
                  if f}
-        if not _inside(body, inner):
+        if not _inside(body, inner, narrow=narrow):
             return None
         ends = [c or id(out) in inner for c, out in zip(carried, body.outputs[1:],
                                                         strict=True)]
@@ -439,19 +507,30 @@ def blind_in(region: Graph, value: Value, final: Value | None) -> bool:
         for out in region.outputs)
 
 
-def _inside(region: Graph, flagged: set[int]) -> bool:
+def _inside(region: Graph, flagged: set[int],
+            sources: dict[int, frozenset[int] | None] | None = None, *,
+            narrow: bool = False) -> bool:
     """Follow the values `flagged` (by id; grown in place with what they make) through
-    `region`: False where a use can tell them apart."""
+    `region`: False where a use can tell them apart. `sources`, where given: per flagged
+    value the flagged values it is derived from (a Python number where all of them are),
+    None where not known (a nested op's result); filled in place. `narrow`: the values are
+    NumPy ints narrower than int64 or Python ints of the same value, which only compares
+    derive from (their arithmetic may wrap where Python's does not)."""
     for node in region.nodes:
         if not any(id(v) in flagged for v in node.inputs):
             continue
         effect = _effect(region, node, lambda v: id(v) in flagged)
+        if narrow and effect == "derive" and node.op not in _COMPARE:
+            return False
         if effect == "tell":
             return False
         if effect == "derive":
             flagged.add(id(node.out))
+            if sources is not None:
+                parts = [sources.get(id(v)) for v in node.inputs if id(v) in flagged]
+                sources[id(node.out)] = None if None in parts else frozenset().union(*parts)
         elif effect == "region":
-            outs = _region_results(node, [id(v) in flagged for v in node.inputs])
+            outs = _region_results(node, [id(v) in flagged for v in node.inputs], narrow)
             if outs is None:
                 return False
             flagged.update(id(out) for out, f in zip((node.out, *node.extra), outs,
