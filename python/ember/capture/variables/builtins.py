@@ -19,7 +19,7 @@ from ember.capture.breaks import graph_break
 from ember.capture.loops import scalars as loop_scalars
 from ember.capture.loops import zipped
 from ember.capture.sources import Source
-from ember.capture.variables import choice, keyed, scalar
+from ember.capture.variables import attribute_calls, choice, keyed, scalar
 from ember.capture.variables.array import ArrayVariable
 from ember.capture.variables.base import VariableTracker
 from ember.capture.variables.constant import (
@@ -676,32 +676,6 @@ def _type(tx, args, kwargs):
     return None
 
 
-def _getattr(tx, args, kwargs):
-    if len(args) in (2, 3) and args[1].is_constant():
-        try:
-            return args[0].getattr(tx, args[1].constant())
-        except Exception as exc:
-            if len(args) == 2:
-                raise
-            # Not the default: a refused read is no AttributeError (`getattr(x, "flags",
-            # None)`), and a missing attribute cannot be guarded (it may be set later).
-            raise graph_break("call", name="getattr() with a default") from exc
-    return None
-
-
-# Values whose attributes never change (a class may gain one later): `hasattr` folds.
-_FIXED_ATTRIBUTES = (type(None), bool, int, float, complex, str, bytes, tuple, range, slice)
-
-
-def _hasattr(tx, args, kwargs):
-    if len(args) == 2 and args[1].is_constant() and args[0].is_constant():
-        obj = args[0].constant()
-        if type(obj) in _FIXED_ATTRIBUTES or type(obj).__module__ == "numpy" and isinstance(
-                obj, (np.generic, np.dtype)):
-            return ConstantVariable(hasattr(obj, args[1].constant()))
-    return None
-
-
 def _all_any(fn):
     def rule(tx, args, kwargs):
         from ember.capture.variables.appended import AppendedListVariable
@@ -786,8 +760,8 @@ _RULES = {
     copy.copy: _copy(deep=False),
     copy.deepcopy: _copy(deep=True),
     builtins.type: _type,
-    builtins.getattr: _getattr,
-    builtins.hasattr: _hasattr,
+    builtins.getattr: attribute_calls.getattr_rule,
+    builtins.hasattr: attribute_calls.hasattr_rule,
     builtins.all: _all_any(all),
     builtins.any: _all_any(any),
     itertools.product: _combinatoric(itertools.product, "repeat"),
