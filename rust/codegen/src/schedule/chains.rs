@@ -80,3 +80,60 @@ impl Scheduler<'_> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{schedule, Plan};
+    use ember_core::ir::parse;
+
+    /// Expressions each reduction stage of `plan` computes (a stage is a loop of its own: it
+    /// computes every expression its value reads), over all kernels.
+    fn reduced_work(plan: &Plan) -> usize {
+        use crate::kernel::Stage;
+        let mut work = 0;
+        for k in &plan.kernels {
+            for stage in &k.stages {
+                let Stage::Reduce { value, .. } = stage else {
+                    continue;
+                };
+                let mut seen = std::collections::HashSet::new();
+                let mut stack = vec![*value];
+                while let Some(e) = stack.pop() {
+                    if seen.insert(e) {
+                        stack.extend(k.exprs[e].op.operands());
+                    }
+                }
+                work += seen.len();
+            }
+        }
+        work
+    }
+
+    #[test]
+    fn a_chain_summed_at_every_step_is_stored_not_computed_again() {
+        // A backward pass's shape: each step's value summed (a scalar's gradient) and carried
+        // on to the next step. Computed again in each sum, the work (and the code) grew with
+        // the square of the chain's length.
+        let steps = 24;
+        let mut ir = String::from("ember-ir 1\nfunc @f(%0: f64[3]) -> (");
+        ir += &vec!["f64[]"; steps].join(", ");
+        ir += ") {\n";
+        for i in 0..steps {
+            ir += &format!(
+                "  %{} = tanh(%{}) : f64[3]\n",
+                2 * i + 1,
+                if i == 0 { 0 } else { 2 * i - 1 }
+            );
+            ir += &format!(
+                "  %{} = sum(%{}) axis=none keepdims=false : f64[]\n",
+                2 * i + 2,
+                2 * i + 1
+            );
+        }
+        let sums: Vec<String> = (0..steps).map(|i| format!("%{}", 2 * i + 2)).collect();
+        ir += &format!("  return {}\n}}\n", sums.join(", "));
+        let plan = schedule(&parse(&ir).unwrap()).unwrap();
+        let work = reduced_work(&plan);
+        assert!(work <= 8 * steps, "the sums compute {work} expressions");
+    }
+}
