@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import user_kernels_lab as Lb
+import user_kernels_astro as As
 
 
 def _lattice_md(rng, s):
@@ -191,10 +192,10 @@ LAB_CASES = [
      lambda r, s: (r.integers(0, 4, 500 * s).astype(np.uint8), 4)),
     ("viterbi_log", Lb.viterbi_log, _hmm_log),
     ("forward_backward_scaled", Lb.forward_backward_scaled, _hmm),
-    ("kepler_newton_orbits", Lb.kepler_newton_orbits,
+    ("kepler_newton_orbits", As.kepler_newton_orbits,
      lambda r, s: (2 * np.pi * r.random(100 * s), 0.95 * r.random(100 * s))),
-    ("julian_dates", Lb.julian_dates, _dates),
-    ("airmass_kasten_young", Lb.airmass_kasten_young,
+    ("julian_dates", As.julian_dates, _dates),
+    ("airmass_kasten_young", As.airmass_kasten_young,
      lambda r, s: (r.uniform(-10.0, 90.0, 80 * s),)),
-    ("orbit_positions", Lb.orbit_positions, _orbits),
+    ("orbit_positions", As.orbit_positions, _orbits),
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import user_kernels_sims as Si
+import user_kernels_quantum as Qu
 
 
 def _frames(rng, s):
@@ -196,9 +197,9 @@ SIM_CASES = [
     ("newsvendor_grid", Si.newsvendor_grid,
      lambda r, s: (r.gamma(4.0, 25.0, 500 * s), np.arange(40, 200, 5), 5.0, 3.0, 1.0)),
     ("queue_length_events", Si.queue_length_events, lambda r, s: _events(r, s)),
-    ("hadamard_all_then_phase", Si.hadamard_all_then_phase,
+    ("hadamard_all_then_phase", Qu.hadamard_all_then_phase,
      lambda r, s: (5 + s, r.uniform(0, np.pi, 5 + s))),
-    ("ry_layer_circuit", Si.ry_layer_circuit, lambda r, s: (r.uniform(0, np.pi, (3, 4 + s)), 4 + s)),
-    ("grover_real", Si.grover_real, lambda r, s: (6 + s, 13, 6)),
-    ("bell_pair_fidelity", Si.bell_pair_fidelity, lambda r, s: (r.uniform(0, np.pi), 0.1)),
+    ("ry_layer_circuit", Qu.ry_layer_circuit, lambda r, s: (r.uniform(0, np.pi, (3, 4 + s)), 4 + s)),
+    ("grover_real", Qu.grover_real, lambda r, s: (6 + s, 13, 6)),
+    ("bell_pair_fidelity", Qu.bell_pair_fidelity, lambda r, s: (r.uniform(0, np.pi), 0.1)),
 ]

@@ -7,28 +7,12 @@
 
 use crate::graph::{ArrayView, ArrayViewMut, CompiledGraph, Prepared};
 use crate::kernel::Scalar;
+use crate::kernel::ScalarExt;
 use crate::Error;
-use ember_core::ir::DType;
 use ember_core::views::Layout;
 
 /// An array resolved by the runtime: data pointer, dtype and element layout.
 pub(crate) type Resolved = (*mut u8, Scalar, Layout);
-
-fn dtype_of(s: Scalar) -> DType {
-    match s {
-        Scalar::Bool => DType::Bool,
-        Scalar::I8 => DType::I8,
-        Scalar::I16 => DType::I16,
-        Scalar::U8 => DType::U8,
-        Scalar::U16 => DType::U16,
-        Scalar::U32 => DType::U32,
-        Scalar::U64 => DType::U64,
-        Scalar::I32 => DType::I32,
-        Scalar::I64 => DType::I64,
-        Scalar::F32 => DType::F32,
-        Scalar::F64 => DType::F64,
-    }
-}
 
 fn byte_strides(d: Scalar, l: &Layout) -> Vec<isize> {
     l.strides.iter().map(|s| s * d.size() as isize).collect()
@@ -64,7 +48,7 @@ impl Buffer {
         unsafe {
             ArrayView::new(
                 self.words.as_ptr() as *const u8,
-                dtype_of(self.dtype),
+                self.dtype,
                 self.shape.clone(),
                 self.strides(),
             )
@@ -76,7 +60,7 @@ impl Buffer {
         unsafe {
             ArrayViewMut::new(
                 self.words.as_mut_ptr() as *mut u8,
-                dtype_of(self.dtype),
+                self.dtype,
                 self.shape.clone(),
                 self.strides(),
             )
@@ -355,14 +339,7 @@ fn overlap(a: &Resolved, b: &Resolved) -> bool {
 /// A read-only view of a resolved array.
 fn view_of(r: &Resolved) -> ArrayView {
     // SAFETY: the runtime resolved `r` to readable memory of its layout.
-    unsafe {
-        ArrayView::new(
-            origin(r),
-            dtype_of(r.1),
-            r.2.shape.clone(),
-            byte_strides(r.1, &r.2),
-        )
-    }
+    unsafe { ArrayView::new(origin(r), r.1, r.2.shape.clone(), byte_strides(r.1, &r.2)) }
 }
 
 /// A writable view of a resolved array.
@@ -371,14 +348,7 @@ fn view_of(r: &Resolved) -> ArrayView {
 /// `r` addresses writable memory of its layout that nothing else reads while it is used.
 unsafe fn view_mut_of(r: &Resolved) -> ArrayViewMut {
     // SAFETY: the caller's promise.
-    unsafe {
-        ArrayViewMut::new(
-            origin(r),
-            dtype_of(r.1),
-            r.2.shape.clone(),
-            byte_strides(r.1, &r.2),
-        )
-    }
+    unsafe { ArrayViewMut::new(origin(r), r.1, r.2.shape.clone(), byte_strides(r.1, &r.2)) }
 }
 
 /// Runs `then(a)` if `cond` else `otherwise(a)` over operands `cond, a..`, writing the

@@ -1,6 +1,7 @@
 //! Buffer planning for a compiled graph's intermediates: each temp gets a physical buffer,
 //! reused once the temp's last reader has run.
 
+use crate::kernel::ScalarExt;
 use crate::schedule::{Plan, Slot, Step};
 
 /// Assigns temps to physical buffers: a buffer is reused once its last reader has run.

@@ -6,6 +6,7 @@
 //! moved array's row-major order, so a repeated position accumulates as `np.add.at` does.
 
 use crate::kernel::Scalar;
+use crate::kernel::ScalarExt;
 use crate::Error;
 use ember_core::interp::index_error;
 use ember_core::views::{self, Layout};

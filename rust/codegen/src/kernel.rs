@@ -9,88 +9,49 @@
 //! element per row. With a softmax row in cache, max, sum and the normalised write all happen in
 //! one kernel: one read and one write of memory.
 
-use std::fmt;
+/// The element types a kernel computes with: the core's dtypes themselves (codegen supports every
+/// one), under the name codegen's code has always used for them.
+pub use ember_core::ir::DType as Scalar;
 
-/// The element types a kernel computes with (the IR's dtypes that codegen supports).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Scalar {
-    /// `bool`, stored as one byte holding 0 or 1.
-    Bool,
-    /// `i8`.
-    I8,
-    /// `i16`.
-    I16,
-    /// `i32`.
-    I32,
-    /// `i64`.
-    I64,
-    /// `u8`.
-    U8,
-    /// `u16`.
-    U16,
-    /// `u32`.
-    U32,
-    /// `u64`.
-    U64,
-    /// `f32`.
-    F32,
-    /// `f64`.
-    F64,
-}
-
-impl Scalar {
+/// What codegen asks of a dtype beyond the core's own [`DType`](Scalar) methods.
+pub trait ScalarExt: Copy {
     /// Size of one element in bytes.
-    pub fn size(self) -> usize {
-        match self {
-            Scalar::Bool | Scalar::I8 | Scalar::U8 => 1,
-            Scalar::I16 | Scalar::U16 => 2,
-            Scalar::I32 | Scalar::U32 | Scalar::F32 => 4,
-            Scalar::I64 | Scalar::U64 | Scalar::F64 => 8,
-        }
-    }
-
-    /// Whether this is `f32` or `f64`.
-    pub fn is_float(self) -> bool {
-        matches!(self, Scalar::F32 | Scalar::F64)
-    }
-
-    /// Whether this is an integer type, signed or not.
-    pub fn is_int(self) -> bool {
-        !matches!(self, Scalar::Bool | Scalar::F32 | Scalar::F64)
-    }
-
+    fn size(self) -> usize;
     /// Whether this is an unsigned integer type.
-    pub fn is_unsigned(self) -> bool {
-        matches!(self, Scalar::U8 | Scalar::U16 | Scalar::U32 | Scalar::U64)
-    }
-
+    fn is_unsigned(self) -> bool;
     /// Whether 128-bit vector code handles this type (the others compute lane by lane:
     /// their division, shifts, comparisons and conversions differ from `i32`/`i64`'s).
-    pub fn vectorizes(self) -> bool {
+    fn vectorizes(self) -> bool;
+    /// The smallest and largest value of an integer or bool type, as `i128`; a float type
+    /// answers with `i64`'s range (the bounds of the integer it is converted through).
+    fn int_bounds(self) -> (i128, i128);
+    /// `v` wrapped to this integer type's width, as held in a `Const::Int` (unsigned 64-bit
+    /// values as their bit pattern).
+    fn wrap(self, v: i64) -> i64;
+}
+
+impl ScalarExt for Scalar {
+    fn size(self) -> usize {
+        self.itemsize()
+    }
+
+    fn is_unsigned(self) -> bool {
+        self.kind() == ember_core::ir::Kind::Unsigned
+    }
+
+    fn vectorizes(self) -> bool {
         matches!(
             self,
             Scalar::Bool | Scalar::I32 | Scalar::I64 | Scalar::F32 | Scalar::F64
         )
     }
 
-    /// The smallest and largest value of an integer type, as `i128`.
-    pub fn int_range(self) -> (i128, i128) {
-        match self {
-            Scalar::I8 => (i8::MIN.into(), i8::MAX.into()),
-            Scalar::I16 => (i16::MIN.into(), i16::MAX.into()),
-            Scalar::I32 => (i32::MIN.into(), i32::MAX.into()),
-            Scalar::U8 => (0, u8::MAX.into()),
-            Scalar::U16 => (0, u16::MAX.into()),
-            Scalar::U32 => (0, u32::MAX.into()),
-            Scalar::U64 => (0, u64::MAX.into()),
-            Scalar::Bool => (0, 1),
-            _ => (i64::MIN.into(), i64::MAX.into()),
-        }
+    fn int_bounds(self) -> (i128, i128) {
+        self.int_range()
+            .unwrap_or((i64::MIN.into(), i64::MAX.into()))
     }
 
-    /// `v` wrapped to this integer type's width, as held in a `Const::Int` (unsigned 64-bit
-    /// values as their bit pattern).
-    pub fn wrap(self, v: i64) -> i64 {
+    fn wrap(self, v: i64) -> i64 {
         match self {
             Scalar::I8 => i64::from(v as i8),
             Scalar::I16 => i64::from(v as i16),
@@ -101,29 +62,6 @@ impl Scalar {
             Scalar::Bool => i64::from(v != 0),
             _ => v,
         }
-    }
-
-    /// The IR's name of the dtype.
-    pub fn name(self) -> &'static str {
-        match self {
-            Scalar::Bool => "bool",
-            Scalar::I8 => "i8",
-            Scalar::I16 => "i16",
-            Scalar::I32 => "i32",
-            Scalar::I64 => "i64",
-            Scalar::U8 => "u8",
-            Scalar::U16 => "u16",
-            Scalar::U32 => "u32",
-            Scalar::U64 => "u64",
-            Scalar::F32 => "f32",
-            Scalar::F64 => "f64",
-        }
-    }
-}
-
-impl fmt::Display for Scalar {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
     }
 }
 

@@ -60,9 +60,7 @@ fn slot(dtype: Scalar, how: How) -> usize {
 /// that kind, one that ignores its array argument (the numeric dtypes' do: it is passed
 /// null), callable without the GIL and loaded for the life of the process.
 pub unsafe fn register(dtype: DType, how: How, func: usize) {
-    if let Ok(scalar) = crate::schedule::scalar_of(dtype) {
-        LOOPS[slot(scalar, how)].store(func, Ordering::Release);
-    }
+    LOOPS[slot(dtype, how)].store(func, Ordering::Release);
 }
 
 /// How many lines NumPy's registered sort functions have sorted since the process started.

@@ -14,6 +14,7 @@
 //! dtype), never by address, so machine code read back from the persistent cache calls the
 //! loop this process registered.
 
+use crate::kernel::ScalarExt;
 use crate::kernel::{BinaryOp, ReduceOp, Scalar, UnaryOp};
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicUsize, Ordering};

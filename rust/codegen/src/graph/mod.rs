@@ -9,6 +9,7 @@ use crate::dynamic::{is_symbolic, Dynamic, KernelCache};
 use crate::fpstatus::{self, FpStatus};
 use crate::jit::{Jit, KernelFn};
 use crate::kernel::Scalar;
+use crate::kernel::ScalarExt;
 use crate::matmul;
 use crate::schedule::{self, Plan, Slot};
 use crate::Error;
@@ -194,8 +195,7 @@ fn check(
     shape: &[usize],
     strides: &[isize],
 ) -> Result<(), Error> {
-    let got = schedule::scalar_of(dtype).ok();
-    if got != Some(want.0) || shape != want.1.as_slice() {
+    if dtype != want.0 || shape != want.1.as_slice() {
         return Err(Error::Mismatch(format!(
             "{what} {i}: expected {}{:?}, got {dtype}{shape:?}",
             want.0, want.1

@@ -5,6 +5,7 @@ use super::{ArrayView, ArrayViewMut, PreparedKernel, PreparedStep, StaticGraph};
 use crate::exec::{self, Operand};
 use crate::gather;
 use crate::kernel::Scalar;
+use crate::kernel::ScalarExt;
 use crate::linalg;
 use crate::matmul;
 use crate::scan;

@@ -4,6 +4,7 @@
 
 use super::expr::cl_type;
 use super::{Emitter, Mode};
+use crate::kernel::ScalarExt;
 use crate::kernel::{BinaryOp, Const, Scalar};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{types, ConstantData, InstBuilder, Value};
@@ -264,7 +265,7 @@ impl Emitter<'_, '_> {
         if want_div {
             let q1 = self.b.ins().isub(q, one);
             let q = self.b.ins().select(adj, q1, q);
-            let min = self.b.ins().iconst(t, ty.int_range().0 as i64);
+            let min = self.b.ins().iconst(t, ty.int_bounds().0 as i64);
             let xmin = self.b.ins().icmp(IntCC::Equal, x, min);
             let wraps = self.b.ins().band(xmin, ym1);
             let wraps = self.raising_flag(wraps, FlagOp::Overflow, ty, Mode::Scalar);

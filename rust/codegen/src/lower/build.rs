@@ -2,6 +2,7 @@
 //! check), the loop over rows, and each row's stages in order.
 
 use super::{mem, Emitter};
+use crate::kernel::ScalarExt;
 use crate::kernel::{ExprOp, InnerAccess, Kernel, Stage};
 use cranelift_codegen::ir::{types, AbiParam, InstBuilder};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};

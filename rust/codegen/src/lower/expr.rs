@@ -6,6 +6,7 @@
 
 use super::math::Math;
 use super::{little, Emitter, Mode};
+use crate::kernel::ScalarExt;
 use crate::kernel::{BinaryOp, Const, Scalar, UnaryOp};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
@@ -547,7 +548,7 @@ impl<'b> Emitter<'_, 'b> {
                 let min = if ty.is_unsigned() || ty.size() < 4 {
                     0
                 } else {
-                    ty.int_range().0 as i64
+                    ty.int_bounds().0 as i64
                 };
                 let min = self.constant(Const::Int(min), ty, mode);
                 let is1 = self.b.ins().icmp(IntCC::Equal, x, one);

@@ -19,6 +19,7 @@ mod touch;
 
 pub(crate) use build::build;
 
+use crate::kernel::ScalarExt;
 use crate::kernel::{ExprOp, InnerAccess, Kernel};
 use cranelift_codegen::ir::{
     types, Endianness, FuncRef, InstBuilder, MemFlagsData, StackSlot, Value,

@@ -6,6 +6,7 @@
 use super::expr::cl_type;
 use super::staged::Sink;
 use super::{mem, Emitter, Mode, UNROLL};
+use crate::kernel::ScalarExt;
 use crate::kernel::{BinaryOp, Const, ReduceOp, Scalar};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{types, Block, InstBuilder, Value};
@@ -95,8 +96,8 @@ impl Emitter<'_, '_> {
             (ReduceOp::Prod | ReduceOp::All, _) => Const::Int(1),
             (ReduceOp::Max | ReduceOp::Argmax, true) => Const::Float(f64::NEG_INFINITY),
             (ReduceOp::Min | ReduceOp::Argmin, true) => Const::Float(f64::INFINITY),
-            (ReduceOp::Max | ReduceOp::Argmax, false) => Const::Int(ty.int_range().0 as i64),
-            (ReduceOp::Min | ReduceOp::Argmin, false) => Const::Int(ty.int_range().1 as i64),
+            (ReduceOp::Max | ReduceOp::Argmax, false) => Const::Int(ty.int_bounds().0 as i64),
+            (ReduceOp::Min | ReduceOp::Argmin, false) => Const::Int(ty.int_bounds().1 as i64),
         }
     }
 

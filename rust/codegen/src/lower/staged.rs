@@ -12,6 +12,7 @@
 
 use super::expr::cl_type;
 use super::{little, mem, Emitter, Mode, UNROLL};
+use crate::kernel::ScalarExt;
 use crate::kernel::{ExprOp, InnerAccess, ReduceOp, Scalar};
 use crate::ufunc::{self, LoopOp, BLOCK, MIN_ROW};
 use cranelift_codegen::ir::condcodes::IntCC;

@@ -12,6 +12,7 @@
 //! row, so touches never leave the buffers.
 
 use super::Emitter;
+use crate::kernel::ScalarExt;
 use crate::kernel::{ExprOp, InnerAccess, Stage};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, Value};

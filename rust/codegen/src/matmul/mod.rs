@@ -14,6 +14,7 @@ mod small;
 mod strided;
 
 use crate::kernel::Scalar;
+use crate::kernel::ScalarExt;
 use ember_core::views::Layout;
 
 /// One m x k by k x n product: pointers and (row, column) strides in elements.

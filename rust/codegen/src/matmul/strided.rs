@@ -4,6 +4,7 @@
 use super::Product;
 use crate::fpstatus::{self, FpStatus};
 use crate::kernel::Scalar;
+use crate::kernel::ScalarExt;
 
 /// One product `o = a @ b`.
 ///

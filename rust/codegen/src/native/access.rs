@@ -8,7 +8,6 @@ use super::branch::{Deferred, IndexKey};
 use super::lower::{Native, Val};
 use crate::kernel::Scalar;
 use crate::lower::mem;
-use crate::schedule::scalar_of;
 use crate::Error;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, BlockArg, InstBuilder, Value};
@@ -134,7 +133,7 @@ impl Native<'_, '_> {
         ty: &Type,
         forward: Option<Variable>,
     ) -> Result<Val, Error> {
-        let dtype = scalar_of(ty.dtype)?;
+        let dtype = ty.dtype;
         match &args[0] {
             Val::Array(a) if !a.writable => Err(Error::Unsupported(
                 "a store into an array the loop does not carry (or an input)".into(),

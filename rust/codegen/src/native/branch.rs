@@ -12,7 +12,6 @@ use crate::kernel::{Const, Scalar};
 use crate::lower::expr::cl_type;
 use crate::lower::{little, mem, Mode};
 use crate::schedule::nodes::const_of;
-use crate::schedule::scalar_of;
 use crate::Error;
 use cranelift_codegen::ir::{types, BlockArg, InstBuilder, TrapCode, Value};
 use cranelift_frontend::Variable;
@@ -311,7 +310,7 @@ impl Native<'_, '_> {
                     )))
                 }
                 _ => {
-                    let dtype = scalar_of(ty.dtype)?;
+                    let dtype = ty.dtype;
                     let (x, y) = (self.value_as(t, dtype), self.value_as(e, dtype));
                     let bits = self.select_bits(cond, x, y);
                     Val::Scalar(self.typed_from_bits(bits, dtype), dtype)
@@ -384,7 +383,7 @@ impl Native<'_, '_> {
         let mut merged: Vec<Option<Val>> = Vec::new();
         for ty in &result_types {
             if ty.shape.is_empty() {
-                let dtype = scalar_of(ty.dtype)?;
+                let dtype = ty.dtype;
                 let v = b.append_block_param(merge, cl_type(dtype, Mode::Scalar));
                 merged.push(Some(Val::Scalar(v, dtype)));
             } else {
@@ -411,7 +410,7 @@ impl Native<'_, '_> {
                         _ => arrays[j] = Some(a.clone()),
                     },
                     scalar => {
-                        let dtype = scalar_of(ty.dtype)?;
+                        let dtype = ty.dtype;
                         jump_args.push(BlockArg::Value(self.value_as(scalar, dtype)));
                     }
                 }

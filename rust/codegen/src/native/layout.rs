@@ -4,6 +4,7 @@
 //! axis and access.
 
 use super::lower::{Array, Native, Val};
+use crate::kernel::ScalarExt;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, Value};
 use std::rc::Rc;

@@ -8,7 +8,6 @@ use super::{NativeStatement, INDEX_ERROR, NEGATIVE_POWER, OK, RANGE_STEP_ZERO};
 use crate::kernel::{Const, Kernel, Scalar};
 use crate::lower::expr::cl_type;
 use crate::lower::{mem, Emitter, Mode};
-use crate::schedule::scalar_of;
 use crate::Error;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, AbiParam, Block, InstBuilder, Value};
@@ -178,7 +177,7 @@ pub(crate) fn build(
     let mut inputs = Vec::new();
     for (p, ty) in g.params.iter().enumerate() {
         if let Some(c) = st.consts[p] {
-            inputs.push(Val::Const(c, scalar_of(ty.dtype)?));
+            inputs.push(Val::Const(c, ty.dtype));
             continue;
         }
         let (mut val, used) = nt.bind(ty, p, ptrs, strides, stride_at)?;
@@ -240,7 +239,7 @@ impl Native<'_, '_> {
                     )))
                 }
                 (scalar, _) => {
-                    let dtype = scalar_of(ty.dtype)?;
+                    let dtype = ty.dtype;
                     let v = self.value_as(scalar, dtype);
                     let at = ((g.params.len() + j) * 8) as i32;
                     let dst = self.em.b.ins().load(types::I64, mem(), ptrs, at);
@@ -264,7 +263,7 @@ impl Native<'_, '_> {
         strides: Value,
         stride_at: usize,
     ) -> Result<(Val, usize), Error> {
-        let dtype = scalar_of(ty.dtype)?;
+        let dtype = ty.dtype;
         let shape = ty.static_shape().ok_or_else(|| {
             Error::Unsupported(format!("symbolic shape {ty} (compile with static shapes)"))
         })?;
@@ -396,7 +395,7 @@ impl Native<'_, '_> {
                     self.scratch(node).map_err(located)?
                 }
                 Op::Load => match self.forward_loads.get(&node_key(graph, i)) {
-                    Some(&var) => Val::Scalar(self.em.b.use_var(var), scalar_of(node.ty.dtype)?),
+                    Some(&var) => Val::Scalar(self.em.b.use_var(var), node.ty.dtype),
                     None => self.load(&args).map_err(located)?,
                 },
                 Op::Store => {

@@ -4,6 +4,7 @@
 
 use super::{raised, NativeFn, NativeStatement, OK};
 use crate::kernel::Scalar;
+use crate::kernel::ScalarExt;
 use crate::Error;
 use ember_core::views::Layout;
 use smallvec::SmallVec;

@@ -4,10 +4,11 @@
 
 use super::branch::IndexKey;
 use super::lower::{Native, Val};
+use crate::kernel::ScalarExt;
 use crate::kernel::{Const, Scalar};
 use crate::lower::Mode;
+use crate::schedule::binary_loop_scalar;
 use crate::schedule::nodes::const_of;
-use crate::schedule::{binary_loop_scalar, scalar_of};
 use crate::Error;
 
 /// Native code computes one element at a time.
@@ -100,7 +101,7 @@ impl Native<'_, '_> {
                 "array operations inside a loop or branch (only 0-d values, load and store)".into(),
             ));
         }
-        let out = scalar_of(node.ty.dtype)?;
+        let out = node.ty.dtype;
         let unsupported = |e: ember_core::Error| Error::Unsupported(e.message);
         let val = match &node.op {
             // `np.zeros_like` of a 0-d value and `np.asarray` of a scalar (`np.polyval(p, x)`
@@ -117,7 +118,7 @@ impl Native<'_, '_> {
                 if *op == UnaryOp::Positive {
                     return Ok(args[0].clone());
                 }
-                let lp = scalar_of(dtypes::unary_loop(*op, types[0].dtype).map_err(unsupported)?)?;
+                let lp = dtypes::unary_loop(*op, types[0].dtype).map_err(unsupported)?;
                 let x = self.value_as(&args[0], lp);
                 let v = self.em.unary(*op, x, lp, MODE);
                 let ty = if op.gives_bool() { Scalar::Bool } else { lp };

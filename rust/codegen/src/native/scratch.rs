@@ -7,10 +7,10 @@
 //! values that hold it.
 
 use super::lower::{Array, Native, Val};
+use crate::kernel::ScalarExt;
 use crate::kernel::{Const, Scalar};
 use crate::lower::mem;
 use crate::schedule::nodes::const_of;
-use crate::schedule::scalar_of;
 use crate::Error;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, AbiParam, InstBuilder, StackSlotData, StackSlotKind, Value};
@@ -108,7 +108,7 @@ impl Native<'_, '_> {
         }
         let bytes = super::support::scratch_bytes(node)
             .ok_or_else(|| Error::Unsupported("a scratch array of this type".into()))?;
-        let dtype = scalar_of(node.ty.dtype)?;
+        let dtype = node.ty.dtype;
         let shape = node.ty.static_shape().expect("checked static");
         let words = bytes.div_ceil(8).max(1);
         let word = pattern(const_of(*value), dtype);

@@ -5,7 +5,7 @@
 //! block the runtime allocates per call: [`ScratchPlan`]). A loop whose body computes with whole arrays runs its body as a
 //! compiled graph per iteration instead (`crate::body_loop`).
 
-use crate::schedule::scalar_of;
+use crate::kernel::ScalarExt;
 use ember_core::ir::{Graph, Node, Op, OpClass};
 use ember_core::passes::is_scalar_region;
 use std::collections::HashMap;
@@ -94,7 +94,7 @@ pub(crate) fn scratch_bytes(node: &ember_core::ir::Node) -> Option<usize> {
         return None;
     }
     let shape = node.ty.static_shape()?;
-    let dtype = scalar_of(node.ty.dtype).ok()?;
+    let dtype = node.ty.dtype;
     Some(shape.iter().product::<usize>() * dtype.size())
 }
 

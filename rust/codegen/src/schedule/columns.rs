@@ -4,6 +4,7 @@
 
 use super::lazy::{inst, AxisMap, IndexMap, KernelBuilder, LOp, Refuse, L};
 use super::{Scheduler, Step, ValueRef};
+use crate::kernel::ScalarExt;
 use crate::kernel::{BinaryOp, Const, ReduceOp, Stage};
 use crate::Error;
 
@@ -22,8 +23,8 @@ impl Scheduler<'_> {
             (ReduceOp::Prod | ReduceOp::All, _) => Const::Int(1),
             (ReduceOp::Max, true) => Const::Float(f64::NEG_INFINITY),
             (ReduceOp::Min, true) => Const::Float(f64::INFINITY),
-            (ReduceOp::Max, false) => Const::Int(dtype.int_range().0 as i64),
-            (ReduceOp::Min, false) => Const::Int(dtype.int_range().1 as i64),
+            (ReduceOp::Max, false) => Const::Int(dtype.int_bounds().0 as i64),
+            (ReduceOp::Min, false) => Const::Int(dtype.int_bounds().1 as i64),
             (ReduceOp::Argmax | ReduceOp::Argmin, _) => {
                 unreachable!("arg reductions track indices")
             }

@@ -7,7 +7,7 @@
 //! or assembling one from blocks, copied the whole matrix per assignment.
 
 use super::lazy::{self, LOp, Refuse, L};
-use super::{scalar_of, Scheduler, Slot, ValueRef};
+use super::{Scheduler, Slot, ValueRef};
 use crate::kernel::Scalar;
 use crate::Error;
 use ember_core::ir::{Node, Op, ValueId};
@@ -181,9 +181,7 @@ impl Scheduler<'_> {
         shape: &[usize],
         pending: bool,
     ) -> Result<Option<ValueRef>, Error> {
-        if self.ty(base).static_shape().as_deref() != Some(shape)
-            || scalar_of(self.ty(base).dtype)? != dtype
-        {
+        if self.ty(base).static_shape().as_deref() != Some(shape) || self.ty(base).dtype != dtype {
             return Ok(None);
         }
         Ok(match &self.lazy.nodes[self.defs[base.index()]].op {

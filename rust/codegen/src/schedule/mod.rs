@@ -22,7 +22,7 @@ pub(crate) use lazy::IndexMap;
 use crate::kernel::{Kernel, Scalar, Stage};
 use crate::Error;
 use ember_core::infer::dtypes;
-use ember_core::ir::{BinaryOp, DType, Graph, LinalgKind, Op, ScanKind, Type};
+use ember_core::ir::{BinaryOp, Graph, LinalgKind, Op, ScanKind, Type};
 use group::Group;
 use lazy::{inst, KernelBuilder, LOp, Lazy, Refuse, L};
 use std::collections::HashMap;
@@ -163,25 +163,8 @@ pub(crate) fn binary_loop_scalar(op: BinaryOp, a: &Type, b: &Type) -> Result<Sca
     ) {
         Ok(Scalar::Bool)
     } else {
-        scalar_of(lp)
+        Ok(lp)
     }
-}
-
-/// The codegen dtype of an IR dtype.
-pub(crate) fn scalar_of(d: DType) -> Result<Scalar, Error> {
-    Ok(match d {
-        DType::Bool => Scalar::Bool,
-        DType::I8 => Scalar::I8,
-        DType::I16 => Scalar::I16,
-        DType::I32 => Scalar::I32,
-        DType::I64 => Scalar::I64,
-        DType::U8 => Scalar::U8,
-        DType::U16 => Scalar::U16,
-        DType::U32 => Scalar::U32,
-        DType::U64 => Scalar::U64,
-        DType::F32 => Scalar::F32,
-        DType::F64 => Scalar::F64,
-    })
 }
 
 pub(crate) struct Scheduler<'g> {
@@ -385,10 +368,10 @@ impl Scheduler<'_> {
         match slot {
             Slot::Temp(i) => self.temps[i].0,
             Slot::Const(i) => self.consts[i].0,
-            Slot::Input(i) => scalar_of(self.g.params[i].dtype).expect("checked"),
+            Slot::Input(i) => self.g.params[i].dtype,
             Slot::Output(i) => {
                 let v = self.g.results[i];
-                scalar_of(self.g.value_type(v).expect("defined").dtype).expect("checked")
+                self.g.value_type(v).expect("defined").dtype
             }
         }
     }
@@ -473,7 +456,7 @@ fn static_type(t: &ember_core::ir::Type) -> Result<(Scalar, Vec<usize>), Error> 
     let shape = t.static_shape().ok_or_else(|| {
         Error::Unsupported(format!("symbolic shape {t} (compile with static shapes)"))
     })?;
-    Ok((scalar_of(t.dtype)?, shape))
+    Ok((t.dtype, shape))
 }
 
 /// How many operands and results read each value (params first, then statements).

@@ -1,7 +1,8 @@
 //! One handler per IR op: what lazy node (or stored value) each statement becomes.
 
 use super::lazy::{pull, AxisMap, LOp, Refuse, L};
-use super::{binary_loop_scalar, scalar_of, Scheduler, Slot, Step, ValueRef};
+use super::{binary_loop_scalar, Scheduler, Slot, Step, ValueRef};
+use crate::kernel::ScalarExt;
 use crate::kernel::{Const, ReduceOp, Scalar};
 use crate::Error;
 use ember_core::infer::dtypes;
@@ -55,7 +56,7 @@ impl Scheduler<'_> {
     /// The lazy node (or stored value) for one statement.
     pub(crate) fn node(&mut self, node: &Node, v: ValueId, done: &mut [bool]) -> Result<L, Error> {
         let shape = node.ty.static_shape().expect("checked static");
-        let dtype = scalar_of(node.ty.dtype)?;
+        let dtype = node.ty.dtype;
         let arg = |i: usize| node.inputs[i];
         if let Some(&l) = self.updated.get(&v) {
             return Ok(l);
@@ -67,9 +68,7 @@ impl Scheduler<'_> {
                     return Ok(x);
                 }
                 let xt = self.ty(arg(0)).dtype;
-                let lp = scalar_of(
-                    dtypes::unary_loop(*op, xt).map_err(|e| Error::Unsupported(e.message))?,
-                )?;
+                let lp = dtypes::unary_loop(*op, xt).map_err(|e| Error::Unsupported(e.message))?;
                 let x = self.cast_to(x, lp);
                 self.lazy.push(LOp::Unary(*op, x), dtype, shape)
             }

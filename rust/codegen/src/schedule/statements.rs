@@ -3,7 +3,7 @@
 //! result may take over its operand's buffer.
 
 use super::lazy::{LOp, L};
-use super::{scalar_of, Scheduler, Slot, Step, ValueRef};
+use super::{Scheduler, Slot, Step, ValueRef};
 use crate::Error;
 use ember_core::ir::{Node, Op, Type, ValueId};
 
@@ -48,7 +48,7 @@ impl Scheduler<'_> {
         let mut leaves = Vec::new();
         let mut refs = Vec::new();
         for (k, ty) in results.iter().enumerate() {
-            let dtype = scalar_of(ty.dtype)?;
+            let dtype = ty.dtype;
             let shape = ty.static_shape().expect("checked static");
             let value = ValueId(v.0 + k as u32);
             // A donated operand that nothing else reads is updated where it lies (no copy);
@@ -113,7 +113,7 @@ impl Scheduler<'_> {
         let start = v.index() - self.g.params.len();
         for k in 0..node.op.result_count() {
             let ty = self.g.nodes[start + k].ty.clone();
-            let dtype = scalar_of(ty.dtype)?;
+            let dtype = ty.dtype;
             let shape = ty.static_shape().expect("checked static");
             let slot = match self.result_slot(ValueId(v.0 + k as u32), done) {
                 Some(out) => out,
