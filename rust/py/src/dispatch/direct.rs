@@ -248,7 +248,12 @@ impl OutputForm {
                 let (data, descr) = ((*object).data, (*object).descr);
                 match self {
                     OutputForm::PythonScalar => python_scalar(data, descr),
-                    _ => PY_ARRAY_API.PyArray_Scalar(py, data.cast(), descr, array.as_ptr()),
+                    _ => match numpy_scalar(data, descr) {
+                        made if made.is_null() => {
+                            PY_ARRAY_API.PyArray_Scalar(py, data.cast(), descr, array.as_ptr())
+                        }
+                        made => made,
+                    },
                 }
             };
             if !scalar.is_null() {
@@ -303,6 +308,60 @@ unsafe fn python_scalar(data: *mut c_char, descr: *mut PyArray_Descr) -> *mut Py
         }
     }
 }
+
+/// `out[()]` of a 0-d array of a native-order integer or float dtype (int8 to uint64,
+/// float32, float64), as `PyArray_Scalar` builds it: a new instance of the dtype's scalar type
+/// from its own allocator, the element copied after the object's header (NumPy's
+/// `Py<Type>ScalarObject`: `PyObject_HEAD` then `obval`). NULL (no error) for any other dtype,
+/// or where the allocation failed with an error set, which the caller tells apart.
+///
+/// # Safety
+/// `data` holds an aligned element of `descr`.
+unsafe fn numpy_scalar(data: *mut c_char, descr: *mut PyArray_Descr) -> *mut PyObject {
+    // SAFETY: as the caller promises; a builtin descriptor's scalar type is a live type
+    // object whose instances hold `obval` right after the header.
+    unsafe {
+        let native = matches!((*descr).byteorder as u8, b'=' | b'|')
+            || (cfg!(target_endian = "little") && (*descr).byteorder as u8 == b'<');
+        let size = match (*descr).type_num {
+            t if t == NPY_TYPES::NPY_BYTE as c_int || t == NPY_TYPES::NPY_UBYTE as c_int => 1,
+            t if t == NPY_TYPES::NPY_SHORT as c_int || t == NPY_TYPES::NPY_USHORT as c_int => 2,
+            t if t == NPY_TYPES::NPY_INT as c_int
+                || t == NPY_TYPES::NPY_UINT as c_int
+                || t == NPY_TYPES::NPY_FLOAT as c_int =>
+            {
+                4
+            }
+            t if t == NPY_TYPES::NPY_LONGLONG as c_int
+                || t == NPY_TYPES::NPY_ULONGLONG as c_int
+                || t == NPY_TYPES::NPY_DOUBLE as c_int
+                || ((t == NPY_TYPES::NPY_LONG as c_int || t == NPY_TYPES::NPY_ULONG as c_int)
+                    && std::mem::size_of::<c_long>() == 8) =>
+            {
+                8
+            }
+            _ => return std::ptr::null_mut(),
+        };
+        let ty = (*descr).typeobj;
+        if !native
+            || ty.is_null()
+            || (*ty).tp_basicsize as usize != (HEADER + size).next_multiple_of(8)
+        {
+            return std::ptr::null_mut();
+        }
+        let Some(alloc) = (*ty).tp_alloc else {
+            return std::ptr::null_mut();
+        };
+        let made = alloc(ty, 0);
+        if !made.is_null() {
+            std::ptr::copy_nonoverlapping(data.cast::<u8>(), made.cast::<u8>().add(HEADER), size);
+        }
+        made
+    }
+}
+
+/// The bytes of `PyObject_HEAD`, after which a NumPy scalar object holds its element.
+const HEADER: usize = std::mem::size_of::<PyObject>();
 
 /// The converter's description of a direct entry, as extracted from Python.
 type DirectSpec<'py> = (
