@@ -185,6 +185,10 @@ impl CompiledGraph {
                     self.hot.put(hot);
                     return self.after_run(py, inputs, results);
                 }
+            } else if !hot.recycled.is_empty() {
+                // Another layout: the full path looks for its outputs in the pool.
+                let recycled = std::mem::take(&mut hot.recycled);
+                recycle::put_sized(self.pool_id, recycled, hot.output_bytes);
             }
         }
         self.call_full(py, inputs)
@@ -197,7 +201,12 @@ impl CompiledGraph {
         hot: &mut Hot,
     ) -> PyResult<Option<(Results<'py>, FpStatus)>> {
         let types = self.graph.output_types();
-        let mut recycled = recycle::take(self.pool_id);
+        let small = hot.output_bytes <= recycle::SMALL_OUTPUTS;
+        let mut recycled = if small && !hot.recycled.is_empty() {
+            std::mem::take(&mut hot.recycled)
+        } else {
+            recycle::take(self.pool_id)
+        };
         recycled.resize_with(types.len(), || None);
         let mut outputs: SmallVec<[Bound<'py, PyUntypedArray>; 4]> = SmallVec::new();
         for (i, ty) in types.iter().enumerate() {
@@ -242,7 +251,11 @@ impl CompiledGraph {
         for (slot, array) in recycled.iter_mut().zip(&outputs) {
             *slot = Some(array.clone().unbind());
         }
-        recycle::put_sized(self.pool_id, recycled, hot.output_bytes);
+        if small && recycle::keeps_any() {
+            hot.recycled = recycled;
+        } else {
+            recycle::put_sized(self.pool_id, recycled, hot.output_bytes);
+        }
         let results = outputs.into_iter().map(Bound::into_any).collect();
         Ok(Some((results, status)))
     }
@@ -315,9 +328,17 @@ impl CompiledGraph {
         for (slot, array) in recycled.iter_mut().zip(&outputs) {
             *slot = Some(array.clone().cast_into::<PyUntypedArray>()?.unbind());
         }
-        recycle::put_sized(self.pool_id, recycled, output_bytes);
-        if let Some(hot) = kept {
-            self.hot.put(Box::new(hot));
+        match kept {
+            Some(mut hot) if output_bytes <= recycle::SMALL_OUTPUTS && recycle::keeps_any() => {
+                hot.recycled = recycled;
+                self.hot.put(Box::new(hot));
+            }
+            kept => {
+                recycle::put_sized(self.pool_id, recycled, output_bytes);
+                if let Some(hot) = kept {
+                    self.hot.put(Box::new(hot));
+                }
+            }
         }
         self.after_run(py, inputs, (outputs, status))
     }

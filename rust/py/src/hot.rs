@@ -51,6 +51,9 @@ pub struct Hot {
     /// Whether the last run on these layouts, of a graph that is not light by its plan (a
     /// loop, a product), took less than [`QUICK_RUN`]: the next one keeps the GIL.
     pub quick: bool,
+    /// The last call's outputs, for reuse by the next, where they are small
+    /// (`recycle::SMALL_OUTPUTS`); larger ones go to the recycling pool.
+    pub recycled: crate::recycle::Outputs,
 }
 
 /// A run shorter than this many [`ticks`] (about 20 us) is short enough that handing the GIL
@@ -252,6 +255,7 @@ impl Hot {
             prepared: Prepared::default(),
             scalars,
             quick: false,
+            recycled: Vec::new(),
         })
     }
 

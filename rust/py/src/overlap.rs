@@ -6,6 +6,7 @@ use numpy::npyffi::{PyArrayObject, NPY_ARRAY_WRITEABLE};
 use numpy::{PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
+use smallvec::SmallVec;
 
 /// The bytes `[start, end)` an array's elements span, as NumPy's memory extents; `None` for
 /// an array of no elements, which shares memory with nothing.
@@ -46,11 +47,12 @@ pub fn may_differ<'py>(
     if targets.peek().is_none() {
         return false; // nothing written back: no memory bounds to read (the fast path's case)
     }
-    let arrays: Vec<Option<&Bound<'py, PyUntypedArray>>> = inputs
+    let arrays: SmallVec<[Option<&Bound<'py, PyUntypedArray>>; 8]> = inputs
         .iter()
         .map(|x| x.cast::<PyUntypedArray>().ok())
         .collect();
-    let extents: Vec<Option<(isize, isize)>> = arrays.iter().map(|a| a.and_then(extent)).collect();
+    let extents: SmallVec<[Option<(isize, isize)>; 8]> =
+        arrays.iter().map(|a| a.and_then(extent)).collect();
     targets.any(|k| {
         let Some(target) = arrays.get(k).copied().flatten() else {
             return true;

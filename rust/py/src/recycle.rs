@@ -5,7 +5,7 @@
 //! the graph is dropped. A budget of 0 keeps nothing.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use numpy::{PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
@@ -37,6 +37,19 @@ static POOL: Mutex<Pool> = Mutex::new(Pool {
     held: BTreeMap::new(),
 });
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+/// The budget, readable without the pool's lock (see [`keeps_any`]).
+static BUDGET: AtomicUsize = AtomicUsize::new(DEFAULT_BUDGET);
+
+/// Outputs of at most this many bytes in all are kept by the graph's own repeated-layout
+/// state (`hot.rs`) rather than in the pool: no lock, no map lookup per call. They are not
+/// counted against the budget (a few hundred bytes per graph), but a budget of 0 keeps them
+/// neither.
+pub const SMALL_OUTPUTS: usize = 512;
+
+/// Whether outputs may be kept at all (a budget above 0).
+pub fn keeps_any() -> bool {
+    BUDGET.load(Ordering::Relaxed) > 0
+}
 
 fn pool() -> std::sync::MutexGuard<'static, Pool> {
     POOL.lock().unwrap_or_else(|p| p.into_inner())
@@ -141,6 +154,7 @@ pub fn set_budget(bytes: usize) {
     {
         let mut pool = pool();
         pool.budget = bytes;
+        BUDGET.store(bytes, Ordering::Relaxed);
         pool.make_room(0, 0, &mut evicted);
     }
     drop(evicted);

@@ -3,8 +3,11 @@
 
 use crate::compiled::CompiledGraph;
 use crate::overlap;
-use numpy::npyffi::{PyArrayObject, PyArray_Descr, NPY_ARRAY_ALIGNED, NPY_TYPES, PY_ARRAY_API};
-use numpy::{PyUntypedArray, PyUntypedArrayMethods};
+use numpy::npyffi::{
+    PyArrayObject, PyArray_Descr, NPY_ARRAY_ALIGNED, NPY_ARRAY_C_CONTIGUOUS, NPY_ARRAY_WRITEABLE,
+    NPY_TYPES, PY_ARRAY_API,
+};
+use numpy::{PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyException, PyTypeError, PyValueError};
 use pyo3::ffi::{self, PyObject};
 use pyo3::prelude::*;
@@ -31,6 +34,9 @@ pub struct DirectCall {
     /// Outputs (0-d bools) of which any true sends the call to `fallback`: a check Python
     /// would fail (`math.sqrt` of a negative value), so that Python raises its own error.
     reruns: Vec<usize>,
+    /// One more than the highest argument slot an input reads or the result returns (0 for
+    /// none): a call with fewer arguments is refused before any is read.
+    slots_read: usize,
 }
 
 /// What a graph input reads of its argument.
@@ -242,7 +248,12 @@ impl OutputForm {
                 let (data, descr) = ((*object).data, (*object).descr);
                 match self {
                     OutputForm::PythonScalar => python_scalar(data, descr),
-                    _ => PY_ARRAY_API.PyArray_Scalar(py, data.cast(), descr, array.as_ptr()),
+                    _ => match numpy_scalar(data, descr) {
+                        made if made.is_null() => {
+                            PY_ARRAY_API.PyArray_Scalar(py, data.cast(), descr, array.as_ptr())
+                        }
+                        made => made,
+                    },
                 }
             };
             if !scalar.is_null() {
@@ -297,6 +308,60 @@ unsafe fn python_scalar(data: *mut c_char, descr: *mut PyArray_Descr) -> *mut Py
         }
     }
 }
+
+/// `out[()]` of a 0-d array of a native-order integer or float dtype (int8 to uint64,
+/// float32, float64), as `PyArray_Scalar` builds it: a new instance of the dtype's scalar type
+/// from its own allocator, the element copied after the object's header (NumPy's
+/// `Py<Type>ScalarObject`: `PyObject_HEAD` then `obval`). NULL (no error) for any other dtype,
+/// or where the allocation failed with an error set, which the caller tells apart.
+///
+/// # Safety
+/// `data` holds an aligned element of `descr`.
+unsafe fn numpy_scalar(data: *mut c_char, descr: *mut PyArray_Descr) -> *mut PyObject {
+    // SAFETY: as the caller promises; a builtin descriptor's scalar type is a live type
+    // object whose instances hold `obval` right after the header.
+    unsafe {
+        let native = matches!((*descr).byteorder as u8, b'=' | b'|')
+            || (cfg!(target_endian = "little") && (*descr).byteorder as u8 == b'<');
+        let size = match (*descr).type_num {
+            t if t == NPY_TYPES::NPY_BYTE as c_int || t == NPY_TYPES::NPY_UBYTE as c_int => 1,
+            t if t == NPY_TYPES::NPY_SHORT as c_int || t == NPY_TYPES::NPY_USHORT as c_int => 2,
+            t if t == NPY_TYPES::NPY_INT as c_int
+                || t == NPY_TYPES::NPY_UINT as c_int
+                || t == NPY_TYPES::NPY_FLOAT as c_int =>
+            {
+                4
+            }
+            t if t == NPY_TYPES::NPY_LONGLONG as c_int
+                || t == NPY_TYPES::NPY_ULONGLONG as c_int
+                || t == NPY_TYPES::NPY_DOUBLE as c_int
+                || ((t == NPY_TYPES::NPY_LONG as c_int || t == NPY_TYPES::NPY_ULONG as c_int)
+                    && std::mem::size_of::<c_long>() == 8) =>
+            {
+                8
+            }
+            _ => return std::ptr::null_mut(),
+        };
+        let ty = (*descr).typeobj;
+        if !native
+            || ty.is_null()
+            || (*ty).tp_basicsize as usize != (HEADER + size).next_multiple_of(8)
+        {
+            return std::ptr::null_mut();
+        }
+        let Some(alloc) = (*ty).tp_alloc else {
+            return std::ptr::null_mut();
+        };
+        let made = alloc(ty, 0);
+        if !made.is_null() {
+            std::ptr::copy_nonoverlapping(data.cast::<u8>(), made.cast::<u8>().add(HEADER), size);
+        }
+        made
+    }
+}
+
+/// The bytes of `PyObject_HEAD`, after which a NumPy scalar object holds its element.
+const HEADER: usize = std::mem::size_of::<PyObject>();
 
 /// The converter's description of a direct entry, as extracted from Python.
 type DirectSpec<'py> = (
@@ -353,7 +418,17 @@ impl DirectCall {
                 "a direct entry returning one value names at most one output (none: None)",
             ));
         }
+        let mut returned = SmallVec::new();
+        outputs.iter().for_each(|r| r.argument_slots(&mut returned));
+        let slots_read = inputs
+            .iter()
+            .map(|(slot, _)| slot)
+            .chain(&returned)
+            .map(|&slot| slot + 1)
+            .max()
+            .unwrap_or(0);
         Ok(DirectCall {
+            slots_read,
             graph,
             inputs,
             outputs,
@@ -372,17 +447,7 @@ impl DirectCall {
         func: *mut PyObject,
         args: &[*mut PyObject],
     ) -> PyResult<*mut PyObject> {
-        let mut returned = SmallVec::new();
-        self.outputs
-            .iter()
-            .for_each(|r| r.argument_slots(&mut returned));
-        if self
-            .inputs
-            .iter()
-            .map(|(slot, _)| slot)
-            .chain(&returned)
-            .any(|&slot| slot >= args.len())
-        {
+        if args.len() < self.slots_read {
             return Err(PyValueError::new_err(
                 "a direct entry reads a missing argument",
             ));
@@ -536,6 +601,9 @@ fn copy_into(target: &Bound<'_, PyAny>, source: &Bound<'_, PyAny>) -> PyResult<(
             "a direct entry writes back a non-array",
         ));
     };
+    if copy_plain(target, source) {
+        return Ok(());
+    }
     // SAFETY: two live ndarrays; NumPy sets an exception where it returns -1.
     let status =
         unsafe { PY_ARRAY_API.PyArray_CopyInto(py, target.as_array_ptr(), source.as_array_ptr()) };
@@ -543,6 +611,52 @@ fn copy_into(target: &Bound<'_, PyAny>, source: &Bound<'_, PyAny>) -> PyResult<(
         Err(PyErr::fetch(py))
     } else {
         Ok(())
+    }
+}
+
+/// NumPy's flag of a view that warns when written (`np.broadcast_arrays`' results): its
+/// writes go through NumPy, which warns.
+const NPY_ARRAY_WARN_ON_WRITE: c_int = 1 << 31;
+
+/// `np.copyto(target, source)` done here where it is one copy of bytes: both C-contiguous,
+/// of one shape and one numeric dtype (bool to complex, native byte order: no references to
+/// count, no cast), the target writable without a warning. Returns false, having written
+/// nothing, for anything else, which NumPy copies (and where it must, raises or warns).
+fn copy_plain(target: &Bound<'_, PyUntypedArray>, source: &Bound<'_, PyUntypedArray>) -> bool {
+    // SAFETY: the fields of two live ndarrays; `count * itemsize` bytes from each data
+    // pointer are the elements of a C-contiguous array of that shape and item size.
+    unsafe {
+        let (t, s) = (&*target.as_array_ptr(), &*source.as_array_ptr());
+        let contiguous = NPY_ARRAY_C_CONTIGUOUS;
+        if t.flags & (contiguous | NPY_ARRAY_WRITEABLE) != contiguous | NPY_ARRAY_WRITEABLE
+            || t.flags & NPY_ARRAY_WARN_ON_WRITE != 0
+            || s.flags & contiguous == 0
+            || t.nd != s.nd
+        {
+            return false;
+        }
+        let nd = t.nd as usize;
+        let dims = std::slice::from_raw_parts(t.dimensions, nd);
+        if nd > 0 && dims != std::slice::from_raw_parts(s.dimensions, nd) {
+            return false;
+        }
+        let (td, sd) = (&*t.descr, &*s.descr);
+        let native = |order: c_char| {
+            matches!(order as u8, b'=' | b'|')
+                || (cfg!(target_endian = "little") && order as u8 == b'<')
+        };
+        let numeric = (0..NPY_TYPES::NPY_OBJECT as c_int).contains(&td.type_num);
+        if !numeric || td.type_num != sd.type_num || !native(td.byteorder) || !native(sd.byteorder)
+        {
+            return false;
+        }
+        // One numeric type number in native order: one item size.
+        let itemsize = target.dtype().itemsize();
+        let count = dims.iter().product::<isize>() as usize;
+        // Distinct arrays may still share memory (an output that is a view of the target):
+        // `copy` as memmove.
+        std::ptr::copy(s.data.cast::<u8>(), t.data.cast::<u8>(), count * itemsize);
+        true
     }
 }
 
