@@ -137,7 +137,10 @@ def run_node(node: Node, args: Sequence[Array], sizes: dict[str, int] | None = N
     does. `out`: the array a ufunc's node writes its result into (see `ufunc_out`)."""
     rec = fp_warnings.recorder()
     try:
-        with fp_warnings.node_errstate(node.errstate):
+        if node.errstate:
+            with fp_warnings.node_errstate(node.errstate):
+                result = _run_in_errstate(node, args, sizes, out, rec)
+        else:  # no block of its own: the caller's modes (a loop body runs this per trip)
             result = _run_in_errstate(node, args, sizes, out, rec)
     except FloatingPointError as exc:
         if node.warns_as is None:
@@ -219,7 +222,7 @@ def _compute(node: Node, args: Sequence[Array], sizes: dict[str, int] | None,
     if node.op == "const":
         return out.dtype.type(result)
     got = np.asarray(result)
-    expected = tuple(_bound(d, sizes or {}) for d in out.shape)
+    expected = tuple(d if type(d) is int else _bound(d, sizes or {}) for d in out.shape)
     if got.dtype != out.dtype or got.shape != expected:
         raise BackendError(
             f"eager: {node.op} gave {got.dtype}{list(got.shape)}, the graph says {out.type_str}"

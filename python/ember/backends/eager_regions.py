@@ -133,6 +133,8 @@ def _in_place_layout(node: Node, target: Array | None) -> np.ndarray | None:
     in place (`a **= b`) and `target` has negative strides: NumPy runs its scalar loops for
     such operands and outputs, not its vector loops, and their flags differ (`power` raises
     none for `0 ** -inf` there). None elsewhere (a fresh array, NumPy's own layout)."""
+    if target is None:
+        return None
     from ember.backends.eager import ufunc_out
 
     if not _negative_strides(target) or not ufunc_out(node) \
