@@ -6,9 +6,7 @@ use super::expr::cl_type;
 use super::{Emitter, Mode};
 use crate::kernel::{BinaryOp, Const, Scalar};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::{
-    types, ConstantData, InstBuilder, InstructionData, Opcode, Value, ValueDef,
-};
+use cranelift_codegen::ir::{types, ConstantData, InstBuilder, Value};
 
 /// The float operation [`Emitter::raising_flag`] runs to raise a flag.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -284,65 +282,6 @@ impl Emitter<'_, '_> {
             let r1 = self.b.ins().iadd(r, ys);
             let r = self.b.ins().select(adj, r1, r);
             self.b.ins().select(unsafe_y, zero, r)
-        }
-    }
-
-    /// The literal value of `v` where it is an `iconst`, sign-extended from its type's width
-    /// (Cranelift keeps a narrow constant's bits zero-extended: `iconst.i8 -2` holds 254).
-    fn iconst_of(&self, v: Value) -> Option<i64> {
-        let dfg = &self.b.func.dfg;
-        let ValueDef::Result(inst, _) = dfg.value_def(v) else {
-            return None;
-        };
-        match dfg.insts[inst] {
-            InstructionData::UnaryImm {
-                opcode: Opcode::Iconst,
-                imm,
-            } => {
-                let unused = 64 - dfg.value_type(v).bits();
-                Some((imm.bits() << unused) >> unused)
-            }
-            _ => None,
-        }
-    }
-
-    /// [`Self::int_divmod`] by a literal divisor `d` (`y`), neither 0 nor (signed) -1: no
-    /// checks and no flags, and the `sdiv`/`srem` (`udiv`/`urem`) straight on the literal,
-    /// which Cranelift turns into a multiplication by a magic number (a 64-bit division
-    /// costs tens of cycles: `(a * b) % m` over an array ran at a third of NumPy's speed).
-    /// Signed operands are floored as in the general form.
-    fn const_divmod(&mut self, x: Value, y: Value, d: i64, ty: Scalar, want_div: bool) -> Value {
-        let b = &mut self.b;
-        if ty.is_unsigned() {
-            return if want_div {
-                b.ins().udiv(x, y)
-            } else {
-                b.ins().urem(x, y)
-            };
-        }
-        let t = cl_type(ty, Mode::Scalar);
-        let zero = b.ins().iconst(t, 0);
-        let (q, r) = if want_div {
-            let q = b.ins().sdiv(x, y);
-            let qy = b.ins().imul(q, y);
-            (q, b.ins().isub(x, qy))
-        } else {
-            (zero, b.ins().srem(x, y))
-        };
-        // Truncated to floored: a remainder (non-zero) of the sign opposite to the divisor's.
-        let opposite = if d < 0 {
-            IntCC::SignedGreaterThan
-        } else {
-            IntCC::SignedLessThan
-        };
-        let adj = b.ins().icmp(opposite, r, zero);
-        if want_div {
-            let one = b.ins().iconst(t, 1);
-            let q1 = b.ins().isub(q, one);
-            b.ins().select(adj, q1, q)
-        } else {
-            let r1 = b.ins().iadd(r, y);
-            b.ins().select(adj, r1, r)
         }
     }
 
