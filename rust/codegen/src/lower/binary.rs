@@ -228,6 +228,12 @@ impl Emitter<'_, '_> {
     /// zero divisor, overflow for `MIN // -1`.
     fn int_divmod(&mut self, x: Value, y: Value, ty: Scalar, want_div: bool) -> Value {
         let t = cl_type(ty, Mode::Scalar);
+        if let Some(d) = self
+            .iconst_of(y)
+            .filter(|&d| d != 0 && (ty.is_unsigned() || d != -1))
+        {
+            return self.const_divmod(x, y, d, ty, want_div);
+        }
         let zero = self.b.ins().iconst(t, 0);
         let one = self.b.ins().iconst(t, 1);
         if ty.is_unsigned() {
