@@ -133,14 +133,8 @@ NOT_YET_NATIVE = {
                          "Python list of tuples the data grow",
     "group_mean_argsort": "`np.add.reduceat(v, starts)` at the group starts np.flatnonzero "
                           "finds: positions, and a result length, only the data knows",
-    "group_stats_unique": "np.unique with return_inverse=, and np.bincount of the inverse "
-                          "without minlength=: lengths (the number of keys) only the data knows",
-    "group_first_last": "`np.searchsorted(sk, np.unique(sk))`: the distinct keys, an array "
-                        "whose length only the data knows, passed on to another function",
     "dense_rank_columns": "np.unique(..., return_inverse=True) per column: the distinct values "
                           "have a length only the data knows",
-    "dedupe_keep_first": "`np.sort(first)` of np.unique's return_index: an array whose length "
-                         "only the data knows, passed on",
     "merge_join_sorted": "`out_keys.append(...)` on one path of the branches of a `while` on "
                          "data (a two-pointer merge): lists appended in branches of a loop of "
                          "an unknown number of trips",
@@ -210,8 +204,6 @@ NOT_YET_NATIVE = {
                      "a loop body",
     "fnv1a_64_masked": "`h = 0xCBF29CE484222325` and `h * 0x100000001B3` before the mask: a "
                        "Python int past int64",
-    "groupby_unique_bincount": "np.unique(..., return_inverse=True) and np.bincount without "
-                               "minlength=: lengths (the number of keys) only the data knows",
     "groupby_argsort_diff": "`np.nonzero(np.diff(k))[0] + 1`: group boundaries whose number "
                             "only the data knows",
     "groupby_reduceat_sorted": "`np.add.reduceat(values, starts)` at the starts np.flatnonzero "
@@ -239,8 +231,6 @@ NOT_YET_NATIVE = {
     "knn_cross_validation": "`np.bincount(nearest).argmax()` per row as in predict_labels, and "
                             "folds of np.array_split of different lengths concatenated in a "
                             "list comprehension (a recompile per fold)",
-    "label_encode_unique": "np.unique(..., return_inverse=True) and np.bincount: lengths (the "
-                           "number of classes) only the data knows",
     "kmeans_converge": "a list comprehension with `X[labels == k].mean(axis=0) if "
                        "np.any(labels == k) else centroids[k]` (a branch on data per "
                        "cluster) inside a loop left by `break` on np.allclose",

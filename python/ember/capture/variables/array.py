@@ -305,7 +305,9 @@ class ArrayVariable(VariableTracker):
             return call_numpy_api("boolean mask indexing", masked.select, tx, self,
                                   index.value)
         from ember.capture.variables.masked import MaskedVariable, gather_selected
+        from ember.capture.variables.prefixes import as_selection
 
+        index = as_selection(tx.graph, index)
         if isinstance(index, MaskedVariable) and not self.value.scalar:
             return gather_selected(tx, self, index)
         from ember.capture.variables.nonzero import NonzeroIndexVariable, select_at

@@ -184,6 +184,13 @@ class NumpyFunctionVariable(VariableTracker):
         counted = nonzero.numpy_call(tx, self.fn, args, kwargs)
         if counted is not None:
             return counted
+        from ember.capture.variables import prefixes
+
+        found = prefixes.numpy_call(tx, self.fn, args, kwargs, self.handler)
+        if found is not None:
+            return found
+        if any(isinstance(a, datalen.DataViewVariable) for a in args):
+            args = prefixes.selections(tx.graph, *args)
         reduced = masked.numpy_call(tx, self.fn, args, kwargs, self.handler)
         if reduced is not None:
             return reduced

@@ -1,0 +1,156 @@
+"""Arrays whose length only the data knows, computed on in the graph (`capture/variables/
+prefixes.py`), against NumPy on random inputs (fixed seed): arithmetic, ufuncs, comparisons
+and reductions of `np.unique`'s results and of slices the graph bounds (`x[:k]`, `k`
+negative or past the end too); `np.bincount` of `np.unique`'s inverse without `minlength`
+(with weights); `np.sort` of `return_index`; gathers at such arrays; `np.searchsorted` of
+the distinct values. Values, dtypes, shapes, warnings, and no graph break."""
+
+from __future__ import annotations
+
+import warnings
+
+import ember
+import numpy as np
+import pytest
+from conftest import assert_same
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+SETTINGS = settings(max_examples=25, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+
+def _same_no_break(fn, *args, **same):
+    """Compiled (capture, then the cached entry) against NumPy: the same result, the same
+    warnings, no graph break and no fallback to Python."""
+    with warnings.catch_warnings(record=True) as wanted:
+        warnings.simplefilter("always")
+        want = fn(*[np.copy(a) if isinstance(a, np.ndarray) else a for a in args])
+    ember.reset()
+    compiled = ember.compile(fn)
+    for _ in range(2):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            got = compiled(*[np.copy(a) if isinstance(a, np.ndarray) else a for a in args])
+        assert [str(w.message) for w in caught] == [str(w.message) for w in wanted]
+        assert_same(got, want, **same)
+    stats = ember.stats()
+    assert stats["graph_breaks"] == 0, stats["break_reasons"]
+    assert stats["compiles"] >= 1 and not stats["backend_fallbacks"]
+    return got
+
+
+def group_sums(keys, values):
+    uniq, inv = np.unique(keys, return_inverse=True)
+    sums = np.bincount(inv, weights=values)
+    counts = np.bincount(inv)
+    return uniq, sums, counts, sums / counts
+
+
+def group_moments(keys, values):
+    uniq, inv, counts = np.unique(keys, return_inverse=True, return_counts=True)
+    mean = np.bincount(inv, values) / counts
+    var = np.bincount(inv, weights=values * values) / counts - mean ** 2
+    return uniq, mean, np.sqrt(np.maximum(var, 0.0)), counts * 2 - 1, uniq > 0
+
+
+def reductions_of_unique(x):
+    uniq, counts = np.unique(x, return_counts=True)
+    return uniq.sum(), np.max(counts), counts.mean(), -uniq, abs(uniq), len(uniq)
+
+
+def first_rows(ids, values):
+    _, first = np.unique(ids, return_index=True)
+    first = np.sort(first)
+    return ids[first], values[first], first
+
+
+def unique_index_gather(ids, values):
+    _, first = np.unique(ids, return_index=True)
+    return values[first] + 1.0
+
+
+def key_ranges(keys, values):
+    order = np.argsort(keys, kind="mergesort")
+    sk, sv = keys[order], values[order]
+    uniq = np.unique(sk)
+    lo = np.searchsorted(sk, uniq, side="left")
+    hi = np.searchsorted(sk, uniq, side="right")
+    return uniq, sv[lo], sv[hi - 1], hi - lo
+
+
+def counted_head(x, shift):
+    k = np.count_nonzero(x > 0) + shift
+    head = x[:k]
+    return head * 2.0, head.sum(), np.exp(head), head - x[1:k + 1].sum()
+
+
+def selected_positions(x):
+    chosen = np.extract(x > 0, x)
+    rows = np.argwhere(x > 0.5)
+    return chosen / 2, rows + 1
+
+
+_keys = st.lists(st.integers(-4, 6), min_size=1, max_size=40)
+
+
+@SETTINGS
+@given(keys=_keys, seed=st.integers(0, 2**16))
+def test_bincount_of_the_inverse(keys, seed):
+    keys = np.array(keys, dtype=np.int64)
+    values = np.random.default_rng(seed).normal(size=len(keys))
+    _same_no_break(group_sums, keys, values)
+    _same_no_break(group_moments, keys, values)
+    _same_no_break(group_moments, keys.astype(np.int32), values.astype(np.float32), rtol=1e-5)
+
+
+@SETTINGS
+@given(keys=_keys)
+def test_arithmetic_and_reductions_of_unique(keys):
+    _same_no_break(reductions_of_unique, np.array(keys, dtype=np.int64))
+    _same_no_break(reductions_of_unique, np.array(keys, dtype=np.float64) / 4)
+
+
+@SETTINGS
+@given(keys=_keys, seed=st.integers(0, 2**16))
+def test_sorted_first_indices_and_gathers(keys, seed):
+    ids = np.array(keys, dtype=np.int64)
+    values = np.random.default_rng(seed).normal(size=len(ids))
+    _same_no_break(first_rows, ids, values)
+    _same_no_break(unique_index_gather, ids, values)
+    _same_no_break(key_ranges, ids, values)
+
+
+@SETTINGS
+@given(x=st.lists(st.floats(-3, 3), min_size=2, max_size=30), shift=st.integers(-40, 5))
+def test_slices_the_graph_bounds(x, shift):
+    _same_no_break(counted_head, np.array(x), shift)
+
+
+@SETTINGS
+@given(x=st.lists(st.floats(-3, 3), min_size=1, max_size=30))
+def test_chosen_elements(x):
+    _same_no_break(selected_positions, np.array(x))
+
+
+def test_division_by_a_zero_count_warns_as_numpy():
+    """The unselected places hold 1: only the selected ones can warn."""
+    def ratio(keys):
+        uniq, counts = np.unique(keys, return_counts=True)
+        return counts / (uniq - 2)
+
+    _same_no_break(ratio, np.array([0, 1, 1, 2, 2, 2, 5]))
+    _same_no_break(ratio, np.array([0, 1, 1, 3]))
+
+
+@pytest.mark.parametrize("keys", [np.arange(0), np.zeros((2, 3), dtype=np.int64)])
+def test_other_forms_keep_numpy_results(keys):
+    """An empty array and a 2-d inverse (NumPy's inverse has the keys' shape, and
+    np.bincount of it raises) run as NumPy runs them."""
+    def counts(k):
+        _, inv = np.unique(k, return_inverse=True)
+        return np.bincount(inv.ravel()) if inv.ndim > 1 else np.bincount(inv)
+
+    want = counts(keys)
+    got = ember.compile(counts)(keys)
+    assert_same(got, want)
