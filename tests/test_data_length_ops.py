@@ -91,6 +91,22 @@ def selected_positions(x):
     return chosen / 2, rows + 1
 
 
+def grid_positions(m, t):
+    return np.argwhere(m > t) + 1, 2 * np.argwhere(m < -t) - 3
+
+
+def run_lengths(data):
+    change = np.flatnonzero(data[1:] != data[:-1]) + 1
+    starts = np.concatenate(([0], change))
+    lengths = np.diff(np.concatenate((starts, [len(data)])))
+    return data[starts], lengths.astype(np.uint8), np.diff(data[data > 1]), change.sum()
+
+
+def nonzero_columns(m):
+    rows, cols = np.nonzero(m > 0)
+    return rows * 10 + cols, np.concatenate((cols, rows - 1)), (cols + 0.5).astype(np.float32)
+
+
 _keys = st.lists(st.integers(-4, 6), min_size=1, max_size=40)
 
 
@@ -131,6 +147,34 @@ def test_slices_the_graph_bounds(x, shift):
 @given(x=st.lists(st.floats(-3, 3), min_size=1, max_size=30))
 def test_chosen_elements(x):
     _same_no_break(selected_positions, np.array(x))
+
+
+@SETTINGS
+@given(shape=st.tuples(st.integers(1, 6), st.integers(1, 6)), seed=st.integers(0, 2**16))
+def test_argwhere_and_nonzero_arithmetic(shape, seed):
+    m = np.random.default_rng(seed).normal(size=shape)
+    _same_no_break(grid_positions, m, 0.5)
+    _same_no_break(nonzero_columns, m)
+
+
+@SETTINGS
+@given(data=st.lists(st.integers(0, 3), min_size=2, max_size=40))
+def test_run_lengths(data):
+    _same_no_break(run_lengths, np.array(data, dtype=np.uint8))
+    _same_no_break(run_lengths, np.array(data, dtype=np.int64) * 1.5)
+
+
+def test_run_lengths_of_new_lengths():
+    """New lengths recompile (a symbolic one, then `len(data)` in a list is specialised),
+    still without a break."""
+    ember.reset()
+    compiled = ember.compile(run_lengths)
+    rng = np.random.default_rng(5)
+    for n in (30, 41, 57):
+        data = np.repeat(rng.integers(0, 4, n, dtype=np.uint8), rng.integers(1, 5, n))
+        assert_same(compiled(data), run_lengths(data))
+    assert ember.stats()["graph_breaks"] == 0, ember.stats()["break_reasons"]
+    assert ember.stats()["compiles"] == 3
 
 
 def test_division_by_a_zero_count_warns_as_numpy():

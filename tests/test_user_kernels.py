@@ -143,8 +143,6 @@ NOT_YET_NATIVE = {
                            "the data give a length only the data knows",
     "csr_transpose_scan": "`np.empty(nnz)` with `nnz = indptr[-1]`: arrays whose length only the "
                           "data knows",
-    "rle_encode_bytes": "`np.flatnonzero(...) + 1`, and the run starts and lengths made from it: "
-                        "arrays whose length only the data knows",
     "base64_encode_bytes": "np.frombuffer of a bytes argument: bytes are a constant guarded by "
                            "identity, not data",
     "byte_histogram_entropy": "np.frombuffer of a bytes argument: bytes are a constant guarded "
@@ -278,8 +276,6 @@ NOT_YET_NATIVE = {
                         "run-time int in the trip: past the unroll budget, refused as a loop op",
     "choose_palette": "`np.choose` is not captured (NumPy's Python wrapper calls "
                       "`_array_converter`)",
-    "argwhere_local_maxima": "`np.argwhere(m) + 1`: arithmetic on a 2-d array whose length only "
-                             "the data knows",
     "radial_profile_indices": "`np.bincount(r)` without `minlength=`: its length is the "
                               "largest value",
     "packbits_jaccard": "`np.packbits` is not captured, nor `bin(i).count('1')`",

@@ -102,6 +102,9 @@ def binary_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
             return lifted
     if _scalars_meet(a, b):
         return scalar.binary(op, a, b)
+    viewed = prefixes.view_arithmetic(tx, op, a, b)
+    if viewed is not None:
+        return viewed
     a, b = prefixes.selections(tx.graph, a, b)
     if isinstance(a, masked.MaskedVariable | masked.MaskedTransposeVariable) or isinstance(
             b, masked.MaskedVariable | masked.MaskedTransposeVariable):

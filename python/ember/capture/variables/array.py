@@ -307,7 +307,7 @@ class ArrayVariable(VariableTracker):
         from ember.capture.variables.masked import MaskedVariable, gather_selected
         from ember.capture.variables.prefixes import as_selection
 
-        index = as_selection(tx.graph, index)
+        index = as_selection(tx.graph, index, nonzero=False)
         if isinstance(index, MaskedVariable) and not self.value.scalar:
             return gather_selected(tx, self, index)
         from ember.capture.variables.nonzero import NonzeroIndexVariable, select_at
@@ -316,6 +316,9 @@ class ArrayVariable(VariableTracker):
             selected = select_at(tx, self, index)
             if selected is not None:
                 return selected
+            index = as_selection(tx.graph, index)
+            if isinstance(index, MaskedVariable):
+                return gather_selected(tx, self, index)
         index = slices.from_end(self, index)
         parts = index.items if isinstance(index, TupleVariable) else [index]
         if any(isinstance(p, PythonScalarVariable) for p in parts):

@@ -189,7 +189,8 @@ class NumpyFunctionVariable(VariableTracker):
         found = prefixes.numpy_call(tx, self.fn, args, kwargs, self.handler)
         if found is not None:
             return found
-        if any(isinstance(a, datalen.DataViewVariable) for a in args):
+        if any(isinstance(a, datalen.DataViewVariable | nonzero.NonzeroIndexVariable)
+               for a in args):
             args = prefixes.selections(tx.graph, *args)
         reduced = masked.numpy_call(tx, self.fn, args, kwargs, self.handler)
         if reduced is not None:

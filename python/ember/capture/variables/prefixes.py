@@ -49,10 +49,26 @@ def prefix_mask(graph: Graph, n: int, part: DataSliceVariable) -> Value:
                                     graph.op("lt", [positions, stop])])
 
 
-def as_selection(graph: Graph, view: VariableTracker) -> VariableTracker:
-    """A view that is a leading slice of its buffer as a selection of the buffer's rows; any
-    other tracker as it is."""
-    if not isinstance(view, DataViewVariable) or view.transposed or graph.parent is not None:
+def as_selection(graph: Graph, view: VariableTracker, nonzero: bool = True
+                 ) -> VariableTracker:
+    """A view that is a leading slice of its buffer as a selection of the buffer's rows, and
+    (`nonzero`) an index array of `np.nonzero(x)` as each place's index along its axis
+    selected by `x != 0`; any other tracker as it is."""
+    from ember.capture.variables.nonzero import NonzeroIndexVariable, _index_column
+
+    if graph.parent is not None:
+        return view
+    if nonzero and isinstance(view, NonzeroIndexVariable):
+        x = view.positions.x
+        if x.ndim == 1 and isinstance(x.shape[0], str):  # a symbolic length: 2 or more
+            column = graph.arange(0, 1, x.shape[0], np.int64)
+        elif not all(isinstance(d, int) for d in x.shape) or not int(np.prod(x.shape)):
+            return view
+        else:
+            column = _index_column(graph, x.shape, view.axis)
+        keep = x if x.dtype == np.bool_ else graph.op("ne", [x, graph.const(0)])
+        return MaskedVariable(MaskedVariable(column, keep).selected(graph, 1), keep)
+    if not isinstance(view, DataViewVariable) or view.transposed:
         return view
     first = view._leading()
     n = view.base.shape[0] if view.base.ndim else None
@@ -68,6 +84,47 @@ def selections(graph: Graph, *vts: VariableTracker) -> list[VariableTracker]:
     return [as_selection(graph, vt) for vt in vts]
 
 
+def view_arithmetic(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
+                    ) -> VariableTracker | None:
+    """`np.argwhere(m) + 1` (a view the caller gets transposed) with a Python int: the same
+    view of the buffer computed on (integer `+`, `-`, `*` raise no flag anywhere); None for
+    anything else."""
+    view, other = (a, b) if isinstance(a, DataViewVariable) else (b, a)
+    if not isinstance(view, DataViewVariable) or not view.transposed or op not in "+-*" or (
+            view.base.dtype.kind not in "iu" or not other.is_constant()
+            or type(other.constant()) is not int):
+        return None
+    operands = (view.base, other.constant()) if view is a else (other.constant(), view.base)
+    result = call_numpy_api(f"operator {op}", numpy_api.binary_op, tx.graph, op, *operands)
+    return DataViewVariable(result, view.items, transposed=True)
+
+
+class SelectionAstype(VariableTracker):
+    """`selection.astype(dtype)` where the cast raises no flag: from integers or bools, or
+    between float dtypes."""
+
+    def __init__(self, selection: MaskedVariable) -> None:
+        self.selection = selection
+
+    def describe(self) -> str:
+        return f"{self.selection.describe()}.astype"
+
+    def call(self, tx: Interpreter, args: list[VariableTracker],
+             kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        from ember.capture.variables.masked import _refuse
+        from ember.numpy_api.convert import dtype_arg
+
+        values = self.selection.values
+        if len(args) != 1 or kwargs:
+            raise _refuse(".astype() with arguments other than a dtype")
+        dtype = dtype_arg(to_api(args[0]), "astype")
+        if dtype is None or dtype.kind not in "biuf" or not (
+                values.dtype.kind in "biu" or values.dtype.kind == dtype.kind == "f"):
+            raise _refuse(f".astype({dtype}) of {values.dtype}")
+        cast = tx.graph.op("astype", [values], dtype=dtype)
+        return MaskedVariable(cast, self.selection.mask)
+
+
 def note_inverse(tx: Interpreter, inverse: Value, part: DataSliceVariable) -> None:
     """`np.unique`'s `return_inverse`: each value is a rank below the count `part` slices."""
     tx.tracer.unique_inverses[id(inverse)] = (inverse, part)
@@ -80,6 +137,11 @@ def numpy_call(tx: Interpreter, fn: Any, args: list[VariableTracker],
     a length only the data knows taken as selections first); None for other calls."""
     if fn is np.bincount:
         return _bincount(tx, args, kwargs)
+    if fn is np.concatenate and len(args) == 1 and not kwargs:
+        return _concatenated(tx, args[0], handler)
+    if fn is np.diff and len(args) == 1 and not kwargs:
+        selection = as_selection(tx.graph, args[0])
+        return _diff(tx, selection) if isinstance(selection, MaskedVariable) else None
     if fn is np.sort and len(args) == 1 and not kwargs:
         selection = as_selection(tx.graph, args[0])
         return _sorted(tx, selection) if isinstance(selection, MaskedVariable) else None
@@ -136,3 +198,63 @@ def _sorted(tx: Interpreter, selection: MaskedVariable) -> VariableTracker | Non
     count = graph.op("astype", [selection.count(graph)], dtype=np.dtype(np.int64))
     mask = graph.op("lt", [graph.arange(0, 1, values.shape[0], np.int64), count])
     return MaskedVariable(MaskedVariable(ordered, mask).selected(graph, 1), mask)
+
+
+def _concatenated(tx: Interpreter, seq: VariableTracker, handler: Any
+                  ) -> VariableTracker | None:
+    """`np.concatenate` of 1-d arrays and 1-d selections (`np.concatenate(([0], starts))`): a
+    selection of the values joined, each array's places all selected."""
+    from ember.capture.variables.containers import SequenceVariable
+    from ember.numpy_api.convert import to_value
+
+    if not isinstance(seq, SequenceVariable) or handler is None:
+        return None
+    graph = tx.graph
+    items = selections(graph, *seq.items)
+    if not any(isinstance(i, MaskedVariable) for i in items):
+        return None
+    pieces, masks = [], []
+    for item in items:
+        if isinstance(item, MaskedVariable):
+            values, mask = item.values, item.mask
+            if values.ndim != mask.ndim:
+                return None  # rows of several elements: a 2-d selection
+            if mask.ndim != 1:  # one element a place: in C order, as the selection's
+                if not all(isinstance(d, int) for d in mask.shape):
+                    return None
+                size = int(np.prod(mask.shape))
+                values = graph.op("reshape", [values], shape=[size])
+                mask = graph.op("reshape", [mask], shape=[size])
+            pieces.append(values)
+            masks.append(mask)
+            continue
+        if not isinstance(item, (ArrayVariable, SequenceVariable)) and not item.is_constant():
+            return None
+        value = to_value(graph, to_api(item), "np.concatenate")
+        if value.ndim != 1:
+            return None
+        pieces.append(value)
+        masks.append(graph.full((value.shape[0],), True, np.bool_))
+    joined = call_numpy_api("np.concatenate", handler, graph, pieces)
+    return MaskedVariable(joined, graph.op("concatenate", masks, axis=0))
+
+
+def _diff(tx: Interpreter, selection: MaskedVariable) -> VariableTracker | None:
+    """`np.diff` of a 1-d selection: its values moved to the front (`gather.Compacted`),
+    then each next one less this one, the first `count - 1` of them."""
+    from ember.numpy_api.gather import Compacted
+
+    values, mask = selection.values, selection.mask
+    n = values.shape[0] if values.ndim == 1 and mask.ndim == 1 else None
+    if n is None or isinstance(n, int) and n < 2 or values.dtype == np.bool_:
+        return None  # (a symbolic length is 2 or more)
+    graph = tx.graph
+    slots = Compacted(graph, mask)
+    positions = graph.arange(0, 1, n, np.int64)
+    front = graph.op("lt", [positions, graph.op("astype", [slots.count],
+                                                 dtype=np.dtype(np.int64))])
+    packed = MaskedVariable(slots.stored(mask, values), front).selected(graph, 1)
+    steps = call_numpy_api("np.diff", numpy_api.lookup_function(np.diff), graph, packed)
+    kept = graph.op("slice", [front], start=[1], stop=[-1 if isinstance(n, str) else n],
+                    step=[1])
+    return MaskedVariable(MaskedVariable(steps, kept).selected(graph, 1), kept)
