@@ -177,6 +177,59 @@ def test_run_lengths_of_new_lengths():
     assert ember.stats()["compiles"] == 3
 
 
+def segment_sums(keys, v):
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    sums = np.add.reduceat(v, starts)
+    counts = np.diff(np.r_[starts, len(keys)])
+    return keys[starts], sums, counts, sums / counts
+
+
+def scattered_segments(v, m):
+    idx = np.flatnonzero(m) * 3 % len(v)
+    return np.add.reduceat(v, idx)
+
+
+def shifted_segments(v, m):
+    return np.add.reduceat(v, np.flatnonzero(m) + 2)
+
+
+@SETTINGS
+@given(keys=st.lists(st.integers(0, 3), min_size=2, max_size=40), seed=st.integers(0, 2**16))
+def test_reduceat_at_selected_indices(keys, seed):
+    keys = np.sort(np.array(keys))
+    rng = np.random.default_rng(seed)
+    _same_no_break(segment_sums, keys, rng.normal(size=len(keys)))
+    _same_no_break(segment_sums, keys, rng.integers(-9, 9, len(keys)))
+    _same_no_break(segment_sums, keys, rng.normal(size=len(keys)).astype(np.float32), rtol=1e-5)
+    m = rng.random(len(keys)) < 0.5
+    _same_no_break(scattered_segments, rng.normal(size=len(keys)), m)
+
+
+def test_reduceat_past_the_end_raises_as_numpy():
+    v, m = np.arange(6.0), np.array([True, False, False, True, False, True])
+    with pytest.raises(IndexError) as want:
+        shifted_segments(v, m)
+    with pytest.raises(IndexError) as got:
+        ember.compile(shifted_segments)(v, m)
+    assert str(got.value) == str(want.value)
+    m[5] = False
+    assert_same(ember.compile(shifted_segments)(v, m), shifted_segments(v, m))
+
+
+def test_selections_of_different_lengths_run_as_numpy():
+    """Two selections whose counts differ: NumPy broadcasts a length of 1, or raises."""
+    def ratio(a, b):
+        return np.flatnonzero(a) / (np.flatnonzero(b) + 1)
+
+    a, b = np.array([0, 1, 0, 1]), np.array([1, 0, 0, 0])
+    assert_same(ember.compile(ratio)(a, b), ratio(a, b))
+    b[2] = 1
+    assert_same(ember.compile(ratio)(a, b), ratio(a, b))
+    b[3] = 1
+    with pytest.raises(ValueError):
+        ember.compile(ratio)(a, b)
+
+
 def test_division_by_a_zero_count_warns_as_numpy():
     """The unselected places hold 1: only the selected ones can warn."""
     def ratio(keys):

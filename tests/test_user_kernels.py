@@ -131,8 +131,6 @@ NOT_YET_NATIVE = {
                     "slice of a 2-d result with run-time bounds",
     "grid_bfs_distance": "`nxt.append((a, b))` and `frontier = nxt` in a `while frontier:`: a "
                          "Python list of tuples the data grow",
-    "group_mean_argsort": "`np.add.reduceat(v, starts)` at the group starts np.flatnonzero "
-                          "finds: positions, and a result length, only the data knows",
     "dense_rank_columns": "np.unique(..., return_inverse=True) per column: the distinct values "
                           "have a length only the data knows",
     "merge_join_sorted": "`out_keys.append(...)` on one path of the branches of a `while` on "
@@ -204,8 +202,6 @@ NOT_YET_NATIVE = {
                        "Python int past int64",
     "groupby_argsort_diff": "`np.nonzero(np.diff(k))[0] + 1`: group boundaries whose number "
                             "only the data knows",
-    "groupby_reduceat_sorted": "`np.add.reduceat(values, starts)` at the starts np.flatnonzero "
-                               "finds: positions, and a result length, only the data knows",
     "linpack_solve": "dgefa's pivot search (`if abs(a[i, k]) > dmax`) and `if l != k` in a "
                      "function called with a pivot vector it fills",
     "tqli_eigen": "`while True:` around a search loop that breaks on `abs(e[m]) + dd == dd` "

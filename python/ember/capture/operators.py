@@ -105,7 +105,7 @@ def binary_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
     viewed = prefixes.view_arithmetic(tx, op, a, b)
     if viewed is not None:
         return viewed
-    a, b = prefixes.selections(tx.graph, a, b)
+    a, b = prefixes.aligned(tx, *prefixes.selections(tx.graph, a, b))
     if isinstance(a, masked.MaskedVariable | masked.MaskedTransposeVariable) or isinstance(
             b, masked.MaskedVariable | masked.MaskedTransposeVariable):
         return masked.binary(tx, op, a, b)

@@ -118,7 +118,7 @@ class NumpyFunctionVariable(VariableTracker):
         from ember.capture.variables.ufunc_methods import method_handler
 
         if isinstance(self.fn, np.ufunc):
-            if name in ("at", "outer"):
+            if name in ("at", "outer", "reduceat"):
                 return UfuncMethodVariable(self, name)
             handler = method_handler(self.fn, self.handler, name)
             if handler is not None:
@@ -308,6 +308,14 @@ class UfuncMethodVariable(VariableTracker):
 
         if kwargs:
             raise graph_break("numpy", reason=f"{self.describe()} with keyword arguments")
+        if self.name == "reduceat":
+            from ember.capture.variables.prefixes import reduceat
+
+            found = reduceat(tx, self.ufunc.fn, args)
+            if found is None:
+                raise graph_break("numpy", reason=f"{self.describe()} other than np.add's of "
+                                                  "a 1-d array at a selection of indices")
+            return found
         values = [to_api(a) for a in args]
         if self.name == "outer":
             return wrap_api_result(call_numpy_api(self.describe(), numpy_api.ufunc_outer,

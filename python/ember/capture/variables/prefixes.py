@@ -138,7 +138,7 @@ def numpy_call(tx: Interpreter, fn: Any, args: list[VariableTracker],
     if fn is np.bincount:
         return _bincount(tx, args, kwargs)
     if fn is np.concatenate and len(args) == 1 and not kwargs:
-        return _concatenated(tx, args[0], handler)
+        return joined(tx, args[0], handler)
     if fn is np.diff and len(args) == 1 and not kwargs:
         selection = as_selection(tx.graph, args[0])
         return _diff(tx, selection) if isinstance(selection, MaskedVariable) else None
@@ -200,10 +200,11 @@ def _sorted(tx: Interpreter, selection: MaskedVariable) -> VariableTracker | Non
     return MaskedVariable(MaskedVariable(ordered, mask).selected(graph, 1), mask)
 
 
-def _concatenated(tx: Interpreter, seq: VariableTracker, handler: Any
-                  ) -> VariableTracker | None:
-    """`np.concatenate` of 1-d arrays and 1-d selections (`np.concatenate(([0], starts))`): a
-    selection of the values joined, each array's places all selected."""
+def joined(tx: Interpreter, seq: VariableTracker, handler: Any, scalars: bool = False
+           ) -> VariableTracker | None:
+    """`np.concatenate` of 1-d arrays and 1-d selections (`np.concatenate(([0], starts))`),
+    and `np.r_[...]` of them (`scalars`: numbers too): a selection of the values joined,
+    each array's places all selected; None where no selection is joined."""
     from ember.capture.variables.containers import SequenceVariable
     from ember.numpy_api.convert import to_value
 
@@ -228,9 +229,13 @@ def _concatenated(tx: Interpreter, seq: VariableTracker, handler: Any
             pieces.append(values)
             masks.append(mask)
             continue
-        if not isinstance(item, (ArrayVariable, SequenceVariable)) and not item.is_constant():
+        if not isinstance(item, (ArrayVariable, SequenceVariable)) and not (
+                item.is_constant() and type(item.constant()) in (int, float, bool)):
             return None
         value = to_value(graph, to_api(item), "np.concatenate")
+        if scalars and value.ndim == 0:  # `np.r_[starts, n]`: NumPy's own array of `n`
+            value = graph.op("reshape", [graph.op("astype", [value], dtype=value.dtype)],
+                             shape=[1])
         if value.ndim != 1:
             return None
         pieces.append(value)
@@ -239,22 +244,123 @@ def _concatenated(tx: Interpreter, seq: VariableTracker, handler: Any
     return MaskedVariable(joined, graph.op("concatenate", masks, axis=0))
 
 
+def _front(graph: Graph, selection: MaskedVariable) -> tuple[Value, Value]:
+    """A 1-d selection's values moved to the front of a buffer of its size, and their count
+    (int64)."""
+    from ember.numpy_api.gather import Compacted
+
+    slots = Compacted(graph, selection.mask)
+    count = graph.op("astype", [slots.count], dtype=np.dtype(np.int64))
+    return slots.stored(selection.mask, selection.values), count
+
+
+def aligned(tx: Interpreter, a: VariableTracker, b: VariableTracker
+            ) -> tuple[VariableTracker, VariableTracker]:
+    """Two 1-d selections under masks of one size that are not one computation (`sums /
+    counts`, of `np.add.reduceat` and of `np.diff`): both moved to the front, under the one
+    mask of their common count. Where the counts differ (NumPy broadcasts a length of 1 or
+    raises) nothing is selected and the frame runs as Python. Others as they are."""
+    from ember.capture.loops.frame_branches import add_check
+    from ember.capture.variables.masked import same_mask
+
+    if not (isinstance(a, MaskedVariable) and isinstance(b, MaskedVariable)) or same_mask(
+            a.mask, b.mask) or tx.graph.parent is not None:
+        return a, b
+    if not a.values.ndim == a.mask.ndim == b.values.ndim == b.mask.ndim == 1 or (
+            a.mask.shape != b.mask.shape):
+        return a, b
+    graph = tx.graph
+    (front_a, count_a), (front_b, count_b) = _front(graph, a), _front(graph, b)
+    differ = graph.op("ne", [count_a, count_b])
+    add_check(tx, differ)
+    common = graph.op("where", [differ, graph.const(np.int64(0)), count_a])
+    mask = graph.op("lt", [graph.arange(0, 1, a.mask.shape[0], np.int64), common])
+    return (MaskedVariable(MaskedVariable(front_a, mask).selected(graph, 1), mask),
+            MaskedVariable(MaskedVariable(front_b, mask).selected(graph, 1), mask))
+
+
 def _diff(tx: Interpreter, selection: MaskedVariable) -> VariableTracker | None:
     """`np.diff` of a 1-d selection: its values moved to the front (`gather.Compacted`),
     then each next one less this one, the first `count - 1` of them."""
-    from ember.numpy_api.gather import Compacted
-
     values, mask = selection.values, selection.mask
     n = values.shape[0] if values.ndim == 1 and mask.ndim == 1 else None
     if n is None or isinstance(n, int) and n < 2 or values.dtype == np.bool_:
         return None  # (a symbolic length is 2 or more)
     graph = tx.graph
-    slots = Compacted(graph, mask)
-    positions = graph.arange(0, 1, n, np.int64)
-    front = graph.op("lt", [positions, graph.op("astype", [slots.count],
-                                                 dtype=np.dtype(np.int64))])
-    packed = MaskedVariable(slots.stored(mask, values), front).selected(graph, 1)
+    packed, count = _front(graph, selection)
+    front = graph.op("lt", [graph.arange(0, 1, n, np.int64), count])
+    packed = MaskedVariable(packed, front).selected(graph, 1)
     steps = call_numpy_api("np.diff", numpy_api.lookup_function(np.diff), graph, packed)
     kept = graph.op("slice", [front], start=[1], stop=[-1 if isinstance(n, str) else n],
                     step=[1])
     return MaskedVariable(MaskedVariable(steps, kept).selected(graph, 1), kept)
+
+
+def reduceat(tx: Interpreter, ufunc: Any, args: list[VariableTracker]
+             ) -> VariableTracker | None:
+    """`np.add.reduceat(v, starts)` of a 1-d float64/float32/int64 `v` at a 1-d selection of
+    indices (`np.flatnonzero(...)`): NumPy's rule per index `i`, the sum of
+    `v[starts[i]:starts[i + 1]]` where that is not empty, else `v[starts[i]]`, and the last to
+    the end, a selection of the indices' count. An index outside `v` reads past its end, so
+    the graph raises and NumPy raises its IndexError. None for anything else."""
+    from ember.numpy_api.gather import Compacted
+    from ember.numpy_api.loop_nest import LoopNest
+
+    if ufunc is not np.add or len(args) != 2 or type(args[0]) is not ArrayVariable:
+        return None
+    graph = tx.graph
+    starts = as_selection(graph, args[1])
+    v = args[0].value
+    if not isinstance(starts, MaskedVariable) or v.ndim != 1 or v.dtype not in (
+            np.float64, np.float32, np.int64) or starts.values.ndim != 1 or (
+            starts.mask.ndim != 1 or starts.values.dtype.kind not in "iu"):
+        return None
+    length, n = v.shape[0], starts.values.shape[0]
+    if length == 0 or n == 0:
+        return None
+    slots = Compacted(graph, starts.mask)
+    packed = slots.stored(starts.mask, starts.values)
+    if packed.dtype != np.int64:
+        packed = graph.op("astype", [packed], dtype=np.dtype(np.int64))
+    count = graph.op("astype", [slots.count], dtype=np.dtype(np.int64))
+    if isinstance(length, int):
+        end = graph.const(np.int64(length))
+    else:  # a symbolic length: its run-time value
+        from ember.capture.loops.sizes import value_in
+
+        end = graph.op("astype", [value_in(graph, length)], dtype=np.dtype(np.int64))
+    spare = graph.op("astype", [slots.spare], dtype=np.dtype(np.int64))
+
+    def body(g: Graph, indices: list[Value], carried: list[Value], inv: list[Value]
+             ) -> list[Value]:
+        (i,) = indices
+        values, at, counted, stop, final = inv
+        i = g.op("astype", [i], dtype=np.dtype(np.int64), scalar=True)
+        one = g.const(np.int64(1))
+        active = g.op("lt", [i, counted])
+        start = g.op("where", [active, g.op("load", [at, i]), g.const(np.int64(0))])
+        start = g.op("where", [g.op("lt", [start, g.const(np.int64(0))]), stop, start])
+        following = g.op("add", [i, one])
+        has_next = g.op("lt", [following, counted])
+        peek = g.op("load", [at, g.op("where", [has_next, following, g.op(
+            "minimum", [i, final])])])
+        finish = g.op("where", [has_next, peek, stop])
+        first = g.op("load", [values, start])
+        walk = g.region("loop")
+        walk.add_input(np.int64, (), weak=True)
+        total = walk.add_input(first.dtype, (), scalar=first.scalar)
+        arr = walk.add_input(values.dtype, values.shape)
+        j = walk.inputs[0]
+        step = walk.op("load", [arr, j])
+        added = walk.op("add", [total, step])
+        if added.dtype != first.dtype or added.scalar != first.scalar:
+            added = walk.op("astype", [added], dtype=first.dtype, scalar=first.scalar)
+        walk.set_outputs([walk.const(True, weak=False), added])
+        lo = g.op("astype", [g.op("add", [start, one])], dtype=np.dtype(np.int64))
+        (total,) = g.loop(lo, finish, g.const(1), [first], [values], walk)
+        return [g.op("store", [carried[0], total, i])]
+
+    (out,) = LoopNest((n,), body).run(graph, [graph.full((n,), 0, v.dtype)],
+                                      [v, packed, count, end, spare])
+    mask = graph.op("lt", [graph.arange(0, 1, n, np.int64), count])
+    return MaskedVariable(MaskedVariable(out, mask).selected(graph, 1), mask)
