@@ -230,6 +230,30 @@ def test_selections_of_different_lengths_run_as_numpy():
         ember.compile(ratio)(a, b)
 
 
+def binned_means(labels, w):
+    return np.bincount(labels, w) / np.bincount(labels), np.bincount(labels > 2)
+
+
+@SETTINGS
+@given(labels=st.lists(st.integers(0, 1500), min_size=1, max_size=30),
+       seed=st.integers(0, 2**16))
+def test_bincount_without_minlength(labels, seed):
+    """Values past the bins made (1,024 here) run the frame as Python."""
+    labels = np.array(labels, dtype=np.int64)
+    w = np.random.default_rng(seed).normal(size=len(labels))
+    _same_no_break(binned_means, labels, w)
+    _same_no_break(binned_means, (labels % 7).astype(np.uint8), w)
+
+
+def test_bincount_of_a_negative_value_raises_as_numpy():
+    labels, w = np.array([1, -1, 2]), np.ones(3)
+    with pytest.raises(ValueError) as want:
+        binned_means(labels, w)
+    with pytest.raises(ValueError) as got:
+        ember.compile(binned_means)(labels, w)
+    assert str(got.value) == str(want.value)
+
+
 def test_division_by_a_zero_count_warns_as_numpy():
     """The unselected places hold 1: only the selected ones can warn."""
     def ratio(keys):

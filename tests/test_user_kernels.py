@@ -272,8 +272,6 @@ NOT_YET_NATIVE = {
                         "run-time int in the trip: past the unroll budget, refused as a loop op",
     "choose_palette": "`np.choose` is not captured (NumPy's Python wrapper calls "
                       "`_array_converter`)",
-    "radial_profile_indices": "`np.bincount(r)` without `minlength=`: its length is the "
-                              "largest value",
     "packbits_jaccard": "`np.packbits` is not captured, nor `bin(i).count('1')`",
     "apply_along_rows_range": "`np.apply_along_axis` is not captured (NumPy's Python wrapper "
                               "calls `_array_converter`)",

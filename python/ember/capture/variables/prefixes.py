@@ -11,6 +11,8 @@ Beside them, NumPy functions whose results have such lengths:
 - `np.bincount(inverse)` of `np.unique`'s `return_inverse` (without `minlength`): every
   value is a run's rank, below the count of runs, so the bins are a buffer of the inverse's
   size, and the result its first `count` bins (NumPy's length, the largest value plus one);
+  of other values, bins for `BINCOUNT_BINS` values or the array's size, the first
+  `max(x) + 1` of them (a larger value makes the graph raise: the frame runs as Python);
 - `np.sort` of a 1-d integer selection: its values sorted with the dtype's largest value in
   the unselected places (after every selected value, and equal to any selected value they
   pass), the first `count` of them;
@@ -33,6 +35,12 @@ from ember.graph import Graph, Value
 
 if TYPE_CHECKING:
     from ember.capture.interpreter import Interpreter
+
+
+# `np.bincount(x)` without `minlength` of values of no known bound: bins for values below
+# this or `x.size`, whichever is larger; a larger value makes the graph raise, and the frame
+# runs as Python.
+BINCOUNT_BINS = 1024
 
 
 def prefix_mask(graph: Graph, n: int, part: DataSliceVariable) -> Value:
@@ -169,18 +177,29 @@ def _bincount(tx: Interpreter, args: list[VariableTracker],
     if minlength is not None and not (minlength.is_constant() and minlength.constant() == 0):
         return None
     x = bound["x"]
-    known = tx.tracer.unique_inverses.get(id(x.value)) if type(x) is ArrayVariable else None
-    if known is None or known[0] is not x.value or x.value.ndim != 1:
+    if type(x) is not ArrayVariable or x.value.ndim != 1 or tx.graph.parent is not None or (
+            x.value.dtype.kind not in "biu"):
         return None
     n = x.value.shape[0]
     if not isinstance(n, int) or n == 0:
         return None
     graph = tx.graph
+    known = tx.tracer.unique_inverses.get(id(x.value))
+    if known is not None and known[0] is x.value:
+        size = n
+    else:  # NumPy's length, the largest value plus one, within the bins of this size
+        size = max(n, BINCOUNT_BINS)
     weights = bound.get("weights")
     weights = None if weights is None else to_api(weights)
     bins = call_numpy_api("np.bincount", numpy_api.lookup_function(np.bincount), graph,
-                          x.value, weights, n)
-    mask = prefix_mask(graph, n, known[1])
+                          x.value, weights, size)
+    if known is not None and known[0] is x.value:
+        mask = prefix_mask(graph, n, known[1])
+    else:
+        largest = graph.op("astype", [graph.op("max", [x.value], axis=None, keepdims=False)],
+                           dtype=np.dtype(np.int64))
+        length = graph.op("add", [largest, graph.const(np.int64(1))])
+        mask = graph.op("lt", [graph.arange(0, 1, size, np.int64), length])
     return MaskedVariable(MaskedVariable(bins, mask).selected(graph, 1), mask)
 
 
