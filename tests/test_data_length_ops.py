@@ -254,6 +254,45 @@ def test_bincount_of_a_negative_value_raises_as_numpy():
     assert str(got.value) == str(want.value)
 
 
+def fill_hits(f, xq, xj):
+    vals = np.zeros(len(xq))
+    exact = xq[:, None] == xj[None, :]
+    rows, cols = np.nonzero(exact)
+    vals[rows] = f[cols]
+    return vals
+
+
+def set_at_positions(x, m, v):
+    x[np.flatnonzero(m) - 3] = v
+    y = np.zeros(4, dtype=np.int32)
+    y[np.flatnonzero(m) % 4] = 7
+    return x, y
+
+
+@SETTINGS
+@given(xq=st.lists(st.integers(0, 6), min_size=1, max_size=12),
+       xj=st.lists(st.integers(0, 6), min_size=1, max_size=8))
+def test_assignment_at_selected_indices(xq, xj):
+    xq, xj = np.array(xq, dtype=float), np.array(xj, dtype=float)
+    _same_no_break(fill_hits, np.arange(len(xj)) * 1.5, xq, xj)
+
+
+@SETTINGS
+@given(m=st.lists(st.booleans(), min_size=3, max_size=12), v=st.floats(-5, 5))
+def test_assignment_at_negative_and_repeated_indices(m, v):
+    m = np.array(m)
+    _same_no_break(set_at_positions, np.arange(len(m), dtype=float), m, v)
+
+
+def test_assignment_past_the_end_raises_as_numpy():
+    m = np.array([True, False, True])
+    with pytest.raises(IndexError) as want:
+        set_at_positions(np.arange(2.0), m, 1.0)
+    with pytest.raises(IndexError) as got:
+        ember.compile(set_at_positions)(np.arange(2.0), m, 1.0)
+    assert str(got.value) == str(want.value)
+
+
 def test_division_by_a_zero_count_warns_as_numpy():
     """The unselected places hold 1: only the selected ones can warn."""
     def ratio(keys):

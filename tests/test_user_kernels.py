@@ -186,8 +186,6 @@ NOT_YET_NATIVE = {
     "steepest_descent_exact": "`while math.sqrt(r @ r) > tol:` whose first test the data decide, "
                               "with `history.append(...)` and `if len(history) >= 500: break`: "
                               "a list appended to by a loop resumed after a break",
-    "barycentric_cheb2": "`vals[hit_rows] = fvals[hit_cols]` with the index arrays of "
-                         "np.nonzero (a length only the data know)",
     "erf_series_cf": "`f = z if z != 0 else tiny` (a NumPy scalar or a Python float) in the "
                      "Lentz loop, and paths that do not meet (its `break`) in the loop over "
                      "elements",

@@ -382,7 +382,15 @@ class ArrayVariable(VariableTracker):
         if not (self.is_fresh(tx) or self.is_mutable_input(tx)):
             super().setitem(tx, index, value)
         from ember.capture.variables.masked import MaskedVariable, same_mask
+        from ember.capture.variables.prefixes import scatter_selected
 
+        scattered = None if type(index) is ArrayVariable else scatter_selected(
+            tx, self.value, index, value)
+        if scattered is not None:
+            self.update_in_place(scattered)
+            if self.source is not None:
+                tx.tracer.mark_mutated(self)
+            return
         if isinstance(value, MaskedVariable):
             if not (isinstance(index, ArrayVariable) and same_mask(index.value, value.mask)):
                 raise graph_break("data_dependent_value", what="assigning a boolean-mask "

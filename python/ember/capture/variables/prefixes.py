@@ -383,3 +383,56 @@ def reduceat(tx: Interpreter, ufunc: Any, args: list[VariableTracker]
                                       [v, packed, count, end, spare])
     mask = graph.op("lt", [graph.arange(0, 1, n, np.int64), count])
     return MaskedVariable(MaskedVariable(out, mask).selected(graph, 1), mask)
+
+
+def scatter_selected(tx: Interpreter, x: Value, index: VariableTracker,
+                     value: VariableTracker) -> Value | None:
+    """`x[rows] = v` for a 1-d `x` and a selection of integers `rows` (`np.nonzero`'s, a
+    selection of an index array): each selected place's value (of `v`, one number or a
+    selection under the same mask) stored at its index in the selection's order, so a
+    repeated index keeps the last, as NumPy's; an index outside `x` makes the graph raise
+    and the frame run as Python. None for other forms."""
+    from ember.capture.variables.masked import same_mask
+    from ember.numpy_api.convert import to_value
+    from ember.numpy_api.loop_nest import LoopNest
+
+    graph = tx.graph
+    rows = as_selection(graph, index)
+    if not isinstance(rows, MaskedVariable) or graph.parent is not None or x.ndim != 1:
+        return None
+    length, mask = x.shape[0], rows.mask
+    if not isinstance(length, int) or length == 0 or rows.values.ndim != mask.ndim or (
+            rows.values.dtype.kind not in "iu") or not all(
+            isinstance(d, int) for d in mask.shape):
+        return None
+    if isinstance(value, MaskedVariable):
+        if value.values.ndim != mask.ndim or not same_mask(value.mask, mask):
+            return None
+        values = value.values
+    elif type(value) is ArrayVariable or value.is_constant() and type(
+            value.constant()) in (int, float, bool):
+        values = to_value(graph, to_api(value), "item assignment")
+        if values.ndim:
+            return None
+    else:
+        return None
+    if not (values.weak or np.can_cast(values.dtype, x.dtype, "same_kind")):
+        return None
+
+    def body(g: Graph, indices: list[Value], carried: list[Value], inv: list[Value]
+             ) -> list[Value]:
+        chosen, at, given = inv
+        keep = g.op("load", [chosen, *indices])
+        i = g.op("astype", [g.op("load", [at, *indices])], dtype=np.dtype(np.int64),
+                 scalar=True)
+        size = g.const(np.int64(length))
+        i = g.op("where", [g.op("lt", [i, g.const(np.int64(0))]), g.op("add", [i, size]), i])
+        i = g.op("where", [g.op("lt", [i, g.const(np.int64(0))]), size, i])  # raises
+        place = g.op("where", [keep, i, g.const(np.int64(0))])
+        new = g.op("load", [given, *indices]) if given.ndim else given
+        new = g.op("astype", [new], dtype=x.dtype, scalar=True)
+        kept = g.op("where", [keep, new, g.op("load", [carried[0], place])])
+        return [g.op("store", [carried[0], kept, place])]
+
+    (out,) = LoopNest(tuple(mask.shape), body).run(graph, [x], [mask, rows.values, values])
+    return out
