@@ -5,8 +5,9 @@ graph can write. It is not an array of the graph: the graph computes the whole b
 the bounds, and the entry takes the slice in Python (`Rebuilder.expr`), so the caller gets
 NumPy's own view of the buffer, with Python's clamping of bounds. What capture knows of it
 besides is its length (`len()`, `.shape`: Python's clamping done in the graph), its dtype
-and rank; anything else (arithmetic, reductions) is a graph break, at which it is rebuilt
-the same way. `np.unique` of a 1-d array is such a prefix of a buffer the graph fills, as are
+and rank; computed on (arithmetic, reductions, gathers at it), a leading slice is a
+selection (`prefixes.py`); anything else is a graph break, at which it is rebuilt the same
+way. `np.unique` of a 1-d array is such a prefix of a buffer the graph fills, as are
 `np.argwhere`, `np.extract` and `np.compress`: the chosen rows first (`gather.Compacted`).
 """
 

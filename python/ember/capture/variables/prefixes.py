@@ -63,9 +63,10 @@ def as_selection(graph: Graph, view: VariableTracker, nonzero: bool = True
     (`nonzero`) an index array of `np.nonzero(x)` as each place's index along its axis
     selected by `x != 0`; any other tracker as it is."""
     from ember.capture.variables.nonzero import NonzeroIndexVariable, _index_column
+    from ember.numpy_api.scalars import numbers_in_graph
 
-    if graph.parent is not None:
-        return view
+    if graph.parent is not None or not numbers_in_graph.get():
+        return view  # (differentiating: such arrays break, made in Python)
     if nonzero and isinstance(view, NonzeroIndexVariable):
         x = view.positions.x
         if x.ndim == 1 and isinstance(x.shape[0], str):  # a symbolic length: 2 or more
