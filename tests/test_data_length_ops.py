@@ -293,6 +293,50 @@ def test_assignment_past_the_end_raises_as_numpy():
     assert str(got.value) == str(want.value)
 
 
+def shell_counts(pos, r_max, n_bins):
+    hist = np.zeros(n_bins, dtype=np.int64)
+    r = np.sqrt((pos * pos).sum(axis=1))
+    r = r[r < r_max]
+    np.add.at(hist, (r / (r_max / n_bins)).astype(np.int64), 1)
+    weights = np.zeros(n_bins)
+    np.add.at(weights, np.flatnonzero(hist) % 3, hist[hist > 0] * 0.5)
+    np.maximum.at(weights, np.flatnonzero(hist > 1), 2.0)
+    return hist, weights
+
+
+def cast_selection(x):
+    return (x[x > 0] * 1e300).astype(np.int32), x[x < 0].astype(np.float32)
+
+
+@SETTINGS
+@given(n=st.integers(1, 30), seed=st.integers(0, 2**16))
+def test_ufunc_at_selected_indices(n, seed):
+    pos = np.random.default_rng(seed).normal(size=(n, 3))
+    _same_no_break(shell_counts, pos, 1.5, 6)
+
+
+def test_ufunc_at_casts_as_numpy():
+    """NumPy's ufunc.at casts a float result back into an integer array (its casting check
+    run on stand-ins, `take._check_casting`)."""
+    def float_into_ints(h, x):
+        np.add.at(h, np.flatnonzero(x), 1.5)
+        return h
+
+    def floats_into_ints(h, x):
+        np.add.at(h, np.flatnonzero(x), x[x != 0] * 1.5)
+        return h
+
+    args = np.zeros(3, dtype=np.int64), np.array([0, 1, 1])
+    _same_no_break(float_into_ints, *args)
+    _same_no_break(floats_into_ints, *args)
+
+
+def test_cast_of_a_selection_warns_as_numpy():
+    """Only selected values past int32 warn; the unselected places hold 1."""
+    _same_no_break(cast_selection, np.array([-1.0, 2.0, -3.0, 0.0]))
+    _same_no_break(cast_selection, np.array([-1.0, -2.0]))
+
+
 def test_division_by_a_zero_count_warns_as_numpy():
     """The unselected places hold 1: only the selected ones can warn."""
     def ratio(keys):

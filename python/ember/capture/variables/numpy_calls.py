@@ -316,6 +316,14 @@ class UfuncMethodVariable(VariableTracker):
                 raise graph_break("numpy", reason=f"{self.describe()} other than np.add's of "
                                                   "a 1-d array at a selection of indices")
             return found
+        if self.name == "at" and len(args) == 3 and type(args[0]) is ArrayVariable and (
+                type(args[1]) is not ArrayVariable):
+            from ember.capture.variables.prefixes import scatter_selected
+
+            updated = scatter_selected(tx, args[0].value, args[1], args[2], self.ufunc.fn)
+            if updated is not None:
+                write_into(tx, args[0], updated, broadcast=False)
+                return ConstantVariable(None)
         values = [to_api(a) for a in args]
         if self.name == "outer":
             return wrap_api_result(call_numpy_api(self.describe(), numpy_api.ufunc_outer,

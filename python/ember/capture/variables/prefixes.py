@@ -109,8 +109,8 @@ def view_arithmetic(tx: Interpreter, op: str, a: VariableTracker, b: VariableTra
 
 
 class SelectionAstype(VariableTracker):
-    """`selection.astype(dtype)` where the cast raises no flag: from integers or bools, or
-    between float dtypes."""
+    """`selection.astype(dtype)` between bool, integer and float dtypes: the cast of the
+    values with 1 in the unselected places (a selected NaN warns as NumPy's cast does)."""
 
     def __init__(self, selection: MaskedVariable) -> None:
         self.selection = selection
@@ -127,10 +127,11 @@ class SelectionAstype(VariableTracker):
         if len(args) != 1 or kwargs:
             raise _refuse(".astype() with arguments other than a dtype")
         dtype = dtype_arg(to_api(args[0]), "astype")
-        if dtype is None or dtype.kind not in "biuf" or not (
-                values.dtype.kind in "biu" or values.dtype.kind == dtype.kind == "f"):
+        if dtype is None or dtype.kind not in "biuf" or values.dtype.kind not in "biuf":
             raise _refuse(f".astype({dtype}) of {values.dtype}")
-        cast = tx.graph.op("astype", [values], dtype=dtype)
+        # 1 in the unselected places, so only a selected value's cast can raise a flag
+        one = True if values.dtype == np.bool_ else 1
+        cast = tx.graph.op("astype", [self.selection.selected(tx.graph, one)], dtype=dtype)
         return MaskedVariable(cast, self.selection.mask)
 
 
@@ -387,20 +388,27 @@ def reduceat(tx: Interpreter, ufunc: Any, args: list[VariableTracker]
 
 
 def scatter_selected(tx: Interpreter, x: Value, index: VariableTracker,
-                     value: VariableTracker) -> Value | None:
+                     value: VariableTracker, ufunc: Any = None) -> Value | None:
     """`x[rows] = v` for a 1-d `x` and a selection of integers `rows` (`np.nonzero`'s, a
     selection of an index array): each selected place's value (of `v`, one number or a
     selection under the same mask) stored at its index in the selection's order, so a
     repeated index keeps the last, as NumPy's; an index outside `x` makes the graph raise
-    and the frame run as Python. None for other forms."""
+    and the frame run as Python. With a binary `ufunc`, `ufunc.at(x, rows, v)`: each
+    combined with the element there, so a repeated index accumulates. None for other
+    forms."""
     from ember.capture.variables.masked import same_mask
     from ember.numpy_api.convert import to_value
     from ember.numpy_api.loop_nest import LoopNest
+    from ember.numpy_api.take import _UFUNC_OPS, _check_casting
 
     graph = tx.graph
     rows = as_selection(graph, index)
-    if not isinstance(rows, MaskedVariable) or graph.parent is not None or x.ndim != 1:
+    op = None if ufunc is None else _UFUNC_OPS.get(ufunc)
+    if not isinstance(rows, MaskedVariable) or x.ndim != 1 or x.scalar or (
+            ufunc is not None and (op is None or ufunc.nin != 2)):
         return None
+    if isinstance(value, MaskedVariable) and not same_mask(value.mask, rows.mask):
+        rows, value = aligned(tx, rows, value)  # (`x[np.flatnonzero(m)] = y[m != 0]`)
     length, mask = x.shape[0], rows.mask
     if not isinstance(length, int) or length == 0 or rows.values.ndim != mask.ndim or (
             rows.values.dtype.kind not in "iu") or not all(
@@ -417,7 +425,10 @@ def scatter_selected(tx: Interpreter, x: Value, index: VariableTracker,
             return None
     else:
         return None
-    if not (values.weak or np.can_cast(values.dtype, x.dtype, "same_kind")):
+    if ufunc is not None:
+        given = values if isinstance(value, MaskedVariable) else to_api(value)
+        _check_casting(ufunc, x, [values], given)  # NumPy's error
+    elif not (values.weak or np.can_cast(values.dtype, x.dtype, "same_kind")):
         return None
 
     def body(g: Graph, indices: list[Value], carried: list[Value], inv: list[Value]
@@ -431,8 +442,11 @@ def scatter_selected(tx: Interpreter, x: Value, index: VariableTracker,
         i = g.op("where", [g.op("lt", [i, g.const(np.int64(0))]), size, i])  # raises
         place = g.op("where", [keep, i, g.const(np.int64(0))])
         new = g.op("load", [given, *indices]) if given.ndim else given
+        old = g.op("load", [carried[0], place])
+        if op is not None:
+            new = g.op(op, [old, new])
         new = g.op("astype", [new], dtype=x.dtype, scalar=True)
-        kept = g.op("where", [keep, new, g.op("load", [carried[0], place])])
+        kept = g.op("where", [keep, new, old])
         return [g.op("store", [carried[0], kept, place])]
 
     (out,) = LoopNest(tuple(mask.shape), body).run(graph, [x], [mask, rows.values, values])
