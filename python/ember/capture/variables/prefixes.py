@@ -16,7 +16,12 @@ Beside them, NumPy functions whose results have such lengths:
 - `np.sort` of a 1-d integer selection: its values sorted with the dtype's largest value in
   the unselected places (after every selected value, and equal to any selected value they
   pass), the first `count` of them;
-- `np.searchsorted(a, selection)`: a search per element, a selection under the same mask.
+- `np.searchsorted(a, selection)`: a search per element, a selection under the same mask;
+- `np.concatenate`/`np.r_` of arrays and 1-d selections, `np.diff` of a 1-d selection,
+  `np.add.reduceat(v, starts)`, `x[rows] = v` and `ufunc.at(x, rows, v)` at a selection of
+  integers (below, each with its rule).
+Two 1-d selections of one size under masks that are not one computation are moved to the
+front under their common count (`aligned`).
 """
 
 from __future__ import annotations
