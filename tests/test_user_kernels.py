@@ -131,16 +131,8 @@ NOT_YET_NATIVE = {
                     "slice of a 2-d result with run-time bounds",
     "grid_bfs_distance": "`nxt.append((a, b))` and `frontier = nxt` in a `while frontier:`: a "
                          "Python list of tuples the data grow",
-    "group_mean_argsort": "`np.add.reduceat(v, starts)` at the group starts np.flatnonzero "
-                          "finds: positions, and a result length, only the data knows",
-    "group_stats_unique": "np.unique with return_inverse=, and np.bincount of the inverse "
-                          "without minlength=: lengths (the number of keys) only the data knows",
-    "group_first_last": "`np.searchsorted(sk, np.unique(sk))`: the distinct keys, an array "
-                        "whose length only the data knows, passed on to another function",
     "dense_rank_columns": "np.unique(..., return_inverse=True) per column: the distinct values "
                           "have a length only the data knows",
-    "dedupe_keep_first": "`np.sort(first)` of np.unique's return_index: an array whose length "
-                         "only the data knows, passed on",
     "merge_join_sorted": "`out_keys.append(...)` on one path of the branches of a `while` on "
                          "data (a two-pointer merge): lists appended in branches of a loop of "
                          "an unknown number of trips",
@@ -149,8 +141,6 @@ NOT_YET_NATIVE = {
                            "the data give a length only the data knows",
     "csr_transpose_scan": "`np.empty(nnz)` with `nnz = indptr[-1]`: arrays whose length only the "
                           "data knows",
-    "rle_encode_bytes": "`np.flatnonzero(...) + 1`, and the run starts and lengths made from it: "
-                        "arrays whose length only the data knows",
     "base64_encode_bytes": "np.frombuffer of a bytes argument: bytes are a constant guarded by "
                            "identity, not data",
     "byte_histogram_entropy": "np.frombuffer of a bytes argument: bytes are a constant guarded "
@@ -196,8 +186,6 @@ NOT_YET_NATIVE = {
     "steepest_descent_exact": "`while math.sqrt(r @ r) > tol:` whose first test the data decide, "
                               "with `history.append(...)` and `if len(history) >= 500: break`: "
                               "a list appended to by a loop resumed after a break",
-    "barycentric_cheb2": "`vals[hit_rows] = fvals[hit_cols]` with the index arrays of "
-                         "np.nonzero (a length only the data know)",
     "erf_series_cf": "`f = z if z != 0 else tiny` (a NumPy scalar or a Python float) in the "
                      "Lentz loop, and paths that do not meet (its `break`) in the loop over "
                      "elements",
@@ -210,12 +198,8 @@ NOT_YET_NATIVE = {
                      "a loop body",
     "fnv1a_64_masked": "`h = 0xCBF29CE484222325` and `h * 0x100000001B3` before the mask: a "
                        "Python int past int64",
-    "groupby_unique_bincount": "np.unique(..., return_inverse=True) and np.bincount without "
-                               "minlength=: lengths (the number of keys) only the data knows",
     "groupby_argsort_diff": "`np.nonzero(np.diff(k))[0] + 1`: group boundaries whose number "
                             "only the data knows",
-    "groupby_reduceat_sorted": "`np.add.reduceat(values, starts)` at the starts np.flatnonzero "
-                               "finds: positions, and a result length, only the data knows",
     "linpack_solve": "dgefa's pivot search (`if abs(a[i, k]) > dmax`) and `if l != k` in a "
                      "function called with a pivot vector it fills",
     "tqli_eigen": "`while True:` around a search loop that breaks on `abs(e[m]) + dd == dd` "
@@ -239,8 +223,6 @@ NOT_YET_NATIVE = {
     "knn_cross_validation": "`np.bincount(nearest).argmax()` per row as in predict_labels, and "
                             "folds of np.array_split of different lengths concatenated in a "
                             "list comprehension (a recompile per fold)",
-    "label_encode_unique": "np.unique(..., return_inverse=True) and np.bincount: lengths (the "
-                           "number of classes) only the data knows",
     "kmeans_converge": "a list comprehension with `X[labels == k].mean(axis=0) if "
                        "np.any(labels == k) else centroids[k]` (a branch on data per "
                        "cluster) inside a loop left by `break` on np.allclose",
@@ -288,10 +270,6 @@ NOT_YET_NATIVE = {
                         "run-time int in the trip: past the unroll budget, refused as a loop op",
     "choose_palette": "`np.choose` is not captured (NumPy's Python wrapper calls "
                       "`_array_converter`)",
-    "argwhere_local_maxima": "`np.argwhere(m) + 1`: arithmetic on a 2-d array whose length only "
-                             "the data knows",
-    "radial_profile_indices": "`np.bincount(r)` without `minlength=`: its length is the "
-                              "largest value",
     "packbits_jaccard": "`np.packbits` is not captured, nor `bin(i).count('1')`",
     "apply_along_rows_range": "`np.apply_along_axis` is not captured (NumPy's Python wrapper "
                               "calls `_array_converter`)",

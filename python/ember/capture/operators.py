@@ -10,7 +10,7 @@ import numpy as np
 
 from ember import numpy_api
 from ember.capture.breaks import graph_break
-from ember.capture.variables import choice, masked, scalar
+from ember.capture.variables import choice, masked, prefixes, scalar
 from ember.capture.variables.array import (
     ArrayVariable,
     call_numpy_api,
@@ -102,6 +102,10 @@ def binary_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
             return lifted
     if _scalars_meet(a, b):
         return scalar.binary(op, a, b)
+    viewed = prefixes.view_arithmetic(tx, op, a, b)
+    if viewed is not None:
+        return viewed
+    a, b = prefixes.aligned(tx, *prefixes.selections(tx.graph, a, b))
     if isinstance(a, masked.MaskedVariable | masked.MaskedTransposeVariable) or isinstance(
             b, masked.MaskedVariable | masked.MaskedTransposeVariable):
         return masked.binary(tx, op, a, b)
@@ -363,6 +367,7 @@ def compare_op(tx: Interpreter, op: str, a: VariableTracker, b: VariableTracker
         return lifted
     if _scalars_meet(a, b):
         return scalar.binary(op, a, b)
+    a, b = prefixes.selections(tx.graph, a, b)
     if isinstance(a, masked.MaskedVariable) or isinstance(b, masked.MaskedVariable):
         return masked.compare(tx, op, a, b)
     if isinstance(a, ArrayVariable) or isinstance(b, ArrayVariable):
@@ -500,6 +505,7 @@ def unary_op(tx: Interpreter, op: str, a: VariableTracker) -> VariableTracker:
         found = window_exprs.unary(tx, op, a)
         if found is not None:
             return found
+    (a,) = prefixes.selections(tx.graph, a)
     if isinstance(a, masked.MaskedVariable):
         return masked.unary(tx, op, a)
     if isinstance(a, ArrayVariable):

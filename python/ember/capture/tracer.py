@@ -114,6 +114,8 @@ class Tracer:
         self.instructions_run = 0
         # Argument arrays updated in place; the entry writes their final values back.
         self.mutated: list[VariableTracker] = []
+        # np.unique's inverses by id: (the inverse, the slice its count makes) (`prefixes.py`)
+        self.unique_inverses: dict[int, tuple[Any, Any]] = {}
         # Counts every change capture makes outside the values it computes (a container, an
         # attribute, a cell, a global, an argument updated in place): a generator that made
         # any ran ahead of its consumer (`Interpreter.inline_call`).

@@ -305,7 +305,9 @@ class ArrayVariable(VariableTracker):
             return call_numpy_api("boolean mask indexing", masked.select, tx, self,
                                   index.value)
         from ember.capture.variables.masked import MaskedVariable, gather_selected
+        from ember.capture.variables.prefixes import as_selection
 
+        index = as_selection(tx.graph, index, nonzero=False)
         if isinstance(index, MaskedVariable) and not self.value.scalar:
             return gather_selected(tx, self, index)
         from ember.capture.variables.nonzero import NonzeroIndexVariable, select_at
@@ -314,6 +316,9 @@ class ArrayVariable(VariableTracker):
             selected = select_at(tx, self, index)
             if selected is not None:
                 return selected
+            index = as_selection(tx.graph, index)
+            if isinstance(index, MaskedVariable):
+                return gather_selected(tx, self, index)
         index = slices.from_end(self, index)
         parts = index.items if isinstance(index, TupleVariable) else [index]
         if any(isinstance(p, PythonScalarVariable) for p in parts):
@@ -377,7 +382,15 @@ class ArrayVariable(VariableTracker):
         if not (self.is_fresh(tx) or self.is_mutable_input(tx)):
             super().setitem(tx, index, value)
         from ember.capture.variables.masked import MaskedVariable, same_mask
+        from ember.capture.variables.prefixes import scatter_selected
 
+        scattered = None if type(index) is ArrayVariable else scatter_selected(
+            tx, self.value, index, value)
+        if scattered is not None:
+            self.update_in_place(scattered)
+            if self.source is not None:
+                tx.tracer.mark_mutated(self)
+            return
         if isinstance(value, MaskedVariable):
             if not (isinstance(index, ArrayVariable) and same_mask(index.value, value.mask)):
                 raise graph_break("data_dependent_value", what="assigning a boolean-mask "

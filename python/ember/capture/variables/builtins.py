@@ -321,7 +321,11 @@ def _bool(tx, args, kwargs):
 
 
 def _abs(tx, args, kwargs):
-    if len(args) == 1 and isinstance(args[0], (ArrayVariable, PythonScalarVariable)):
+    from ember.capture.variables.datalen import DataViewVariable
+    from ember.capture.variables.masked import MaskedVariable
+
+    if len(args) == 1 and isinstance(args[0], (ArrayVariable, PythonScalarVariable,
+                                               MaskedVariable, DataViewVariable)):
         return tx.unary_op("abs", args[0])
     return None
 

@@ -5,8 +5,9 @@ graph can write. It is not an array of the graph: the graph computes the whole b
 the bounds, and the entry takes the slice in Python (`Rebuilder.expr`), so the caller gets
 NumPy's own view of the buffer, with Python's clamping of bounds. What capture knows of it
 besides is its length (`len()`, `.shape`: Python's clamping done in the graph), its dtype
-and rank; anything else (arithmetic, reductions) is a graph break, at which it is rebuilt
-the same way. `np.unique` of a 1-d array is such a prefix of a buffer the graph fills, as are
+and rank; computed on (arithmetic, reductions, gathers at it), a leading slice is a
+selection (`prefixes.py`); anything else is a graph break, at which it is rebuilt the same
+way. `np.unique` of a 1-d array is such a prefix of a buffer the graph fills, as are
 `np.argwhere`, `np.extract` and `np.compress`: the chosen rows first (`gather.Compacted`).
 """
 
@@ -38,8 +39,9 @@ class DataSliceVariable(VariableTracker):
     """`a:b:c` at the frame's level with a graph-computed integer among its parts (the others
     constants)."""
 
-    def __init__(self, parts: list[VariableTracker]) -> None:
+    def __init__(self, parts: list[VariableTracker], counted: bool = False) -> None:
         self.parts = parts
+        self.counted = counted  # `[:count]` with the count in `[0, n]` (`prefixes.py`)
 
     def describe(self) -> str:
         return "a slice with bounds computed from the data"
@@ -130,6 +132,12 @@ class DataViewVariable(VariableTracker):
                 return ConstantVariable(self.base.ndim)
             rest = self.base.shape[:-1] if self.transposed else self.base.shape[1:]
             return TupleVariable([self.len_variable(tx), *map(ConstantVariable, rest)])
+        from ember.capture.variables.masked import _REDUCTIONS
+        from ember.capture.variables.prefixes import as_selection
+
+        selection = as_selection(tx.graph, self) if name in _REDUCTIONS else self
+        if selection is not self:
+            return selection.getattr(tx, name)
         raise graph_break("data_dependent_value", what=f".{name} of {self.describe()}")
 
     def len_variable(self, tx: Interpreter) -> VariableTracker:
@@ -258,7 +266,8 @@ def _chosen(tx: Interpreter, fn: Any, args: list[VariableTracker],
     flat = graph.op("reshape", [condition], shape=[size])
     keep = flat if flat.dtype == np.bool_ else graph.op("ne", [flat, graph.const(0)])
     slots = Compacted(graph, keep)
-    chosen = DataSliceVariable([ConstantVariable(None), ArrayVariable(slots.count)])
+    chosen = DataSliceVariable([ConstantVariable(None), ArrayVariable(slots.count)],
+                               counted=True)
     if rows is None:
         from ember.capture.variables.nonzero import positions
 
@@ -294,9 +303,11 @@ def _unique(tx: Interpreter, fn: Any, args: list[VariableTracker],
     buffers, count, inverse = unique_buffers(
         tx.graph, x, flags["return_index"], flags["return_counts"], flags["return_inverse"],
         flags["equal_nan"])
-    views: list[VariableTracker] = [
-        DataViewVariable(b, [DataSliceVariable([ConstantVariable(None), ArrayVariable(count)])])
-        for b in buffers]
+    counted = DataSliceVariable([ConstantVariable(None), ArrayVariable(count)], counted=True)
+    views: list[VariableTracker] = [DataViewVariable(b, [counted]) for b in buffers]
     if inverse is not None:  # NumPy's order: values, index, inverse, counts
+        from ember.capture.variables.prefixes import note_inverse
+
+        note_inverse(tx, inverse, counted)
         views.insert(1 + flags["return_index"], ArrayVariable(inverse))
     return views[0] if len(views) == 1 else TupleVariable(views)

@@ -71,6 +71,10 @@ class MaskedVariable(VariableTracker):
             return self if self.values.ndim == 1 else MaskedTransposeVariable(self)
         if name == "dtype":
             return ConstantVariable(self.values.dtype)
+        if name == "astype":
+            from ember.capture.variables.prefixes import SelectionAstype
+
+            return SelectionAstype(self)
         if name == "ndim":
             return ConstantVariable(1 + self.values.ndim - self.mask.ndim)
         if name == "shape":

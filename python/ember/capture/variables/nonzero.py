@@ -9,8 +9,9 @@ the entry takes them from a buffer of `(x.size, x.ndim)` positions, the nonzero 
 (`np.nonzero(x > t)[0][-1]`, `np.where(d == 0)[0][0]`: the first or last place where) is the
 axis's index of the place where the running count of nonzero elements passes it
 (`masked.element`). Indexing a longer array with the one index array of a 1-d `x` is the
-boolean-mask selection by `x` (`select_at`). Anything else (their values, other indexing
-with them) is a graph break."""
+boolean-mask selection by `x` (`select_at`). Computed on (arithmetic, gathers and stores
+at them, `np.concatenate`, `np.add.reduceat`), each is the selection by `x` of every place's
+index along its axis (`prefixes.as_selection`); anything else is a graph break."""
 
 from __future__ import annotations
 

@@ -118,7 +118,7 @@ class NumpyFunctionVariable(VariableTracker):
         from ember.capture.variables.ufunc_methods import method_handler
 
         if isinstance(self.fn, np.ufunc):
-            if name in ("at", "outer"):
+            if name in ("at", "outer", "reduceat"):
                 return UfuncMethodVariable(self, name)
             handler = method_handler(self.fn, self.handler, name)
             if handler is not None:
@@ -184,6 +184,14 @@ class NumpyFunctionVariable(VariableTracker):
         counted = nonzero.numpy_call(tx, self.fn, args, kwargs)
         if counted is not None:
             return counted
+        from ember.capture.variables import prefixes
+
+        found = prefixes.numpy_call(tx, self.fn, args, kwargs, self.handler)
+        if found is not None:
+            return found
+        if any(isinstance(a, datalen.DataViewVariable | nonzero.NonzeroIndexVariable)
+               for a in args):
+            args = prefixes.selections(tx.graph, *args)
         reduced = masked.numpy_call(tx, self.fn, args, kwargs, self.handler)
         if reduced is not None:
             return reduced
@@ -300,6 +308,22 @@ class UfuncMethodVariable(VariableTracker):
 
         if kwargs:
             raise graph_break("numpy", reason=f"{self.describe()} with keyword arguments")
+        if self.name == "reduceat":
+            from ember.capture.variables.prefixes import reduceat
+
+            found = reduceat(tx, self.ufunc.fn, args)
+            if found is None:
+                raise graph_break("numpy", reason=f"{self.describe()} other than np.add's of "
+                                                  "a 1-d array at a selection of indices")
+            return found
+        if self.name == "at" and len(args) == 3 and type(args[0]) is ArrayVariable and (
+                type(args[1]) is not ArrayVariable):
+            from ember.capture.variables.prefixes import scatter_selected
+
+            updated = scatter_selected(tx, args[0].value, args[1], args[2], self.ufunc.fn)
+            if updated is not None:
+                write_into(tx, args[0], updated, broadcast=False)
+                return ConstantVariable(None)
         values = [to_api(a) for a in args]
         if self.name == "outer":
             return wrap_api_result(call_numpy_api(self.describe(), numpy_api.ufunc_outer,

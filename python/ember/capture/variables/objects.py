@@ -213,7 +213,14 @@ class IndexTrickVariable(VariableTracker):
 
     def getitem(self, tx: Interpreter, index: VariableTracker) -> VariableTracker:
         from ember.capture.variables.array import call_numpy_api, to_api, wrap_api_result
+        from ember.capture.variables.containers import TupleVariable
+        from ember.capture.variables.prefixes import joined
+        from ember import numpy_api
 
+        if self.trick is np.r_ and type(index) is TupleVariable:  # selections among them
+            found = joined(tx, index, numpy_api.lookup_function(np.concatenate), scalars=True)
+            if found is not None:
+                return found
         return wrap_api_result(call_numpy_api(self.describe(), index_tricks.index, tx.graph,
                                               self.trick, to_api(index)))
 
