@@ -150,3 +150,67 @@ def test_function_called_outside_the_loop_still_compiles():
     other = ember.compile(lambda x: _step(x) - 1.0, backend="cranelift")
     assert_same(other(x.copy()), _step(x) - 1.0)
     assert ember.stats()["captures"] > before
+
+
+def resets_dead_after(x):
+    """`acc` is the Python int 0 after a zero, NumPy's int64 after `+=`; never read after
+    the loop."""
+    out = np.zeros(len(x), dtype=x.dtype)
+    acc = 0
+    best = 0
+    for i, v in enumerate(x):
+        if v == 0:
+            acc = 0
+        else:
+            acc += v
+        out[i] = acc
+        best = max(best, acc)
+    return out, best
+
+
+def resets_returned(x):
+    """As above, `acc` returned: a Python int where the data end on a zero."""
+    acc = 0
+    total = 0.0
+    for i in range(len(x)):
+        if x[i] == 0:
+            acc = 0
+        else:
+            acc += x[i]
+        total += acc
+    return acc, total
+
+
+def resets_read_after(x, scale):
+    acc = 0
+    for i in range(len(x)):
+        if x[i] == 0:
+            acc = 0
+        else:
+            acc = acc + x[i]
+    return [acc] * 2, scale * 2
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(st.lists(st.integers(0, 3), min_size=1, max_size=40),
+       st.sampled_from([np.int64, np.int32, np.uint8]))
+def test_local_python_or_numpy_int_after_a_loop(values, dtype):
+    """The Python int 0 or NumPy's integer, as the data decide: exact types where the local
+    is returned or read after the loop; no check (no rerun) where it is never read."""
+    x = np.array(values, dtype=dtype)
+    for fn, args in ((resets_dead_after, (x,)), (resets_returned, (x,)),
+                     (resets_read_after, (x, 1.5))):
+        ember.reset()
+        compiled = ember.compile(fn, backend="cranelift")
+        for _ in range(2):
+            assert_same(compiled(*copy.deepcopy(args)), fn(*args))
+
+
+def test_dead_local_ending_a_python_int_needs_no_rerun():
+    compiled = ember.compile(resets_dead_after, backend="cranelift")
+    for seed in range(4):
+        x = np.random.default_rng(seed).integers(0, 5, 60)
+        x[-1] = 0  # `acc` ends the Python int 0
+        assert_same(compiled(x.copy()), resets_dead_after(x))
+    stats = ember.stats()
+    assert stats["compiles"] == 1 and stats["entry_fallbacks"] == 0

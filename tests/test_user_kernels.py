@@ -305,9 +305,6 @@ NOT_YET_NATIVE = {
                              "budget",
     "rle_by_diff": "`np.flatnonzero(np.diff(a)) + 1`: arithmetic on an index array whose "
                    "length only the data knows",
-    "cumsum_resets_on_zero": "`acc = 0` on one path, `acc += v` (NumPy's int64) on the other: "
-                             "the flag that `acc` is still the Python int is not cleared on the "
-                             "`+=` path, so the run-time check reruns every call as Python",
     "monotone_chain_area": "`while len(lower) >= 2 and _cross(...) <= 0: lower.pop()`: a "
                            "branch on array values over a list of rows that grows and shrinks",
 }
