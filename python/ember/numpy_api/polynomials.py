@@ -1,10 +1,8 @@
 """Polynomials: `np.polyval` (Horner's rule, NumPy's own loop) and `np.convolve` (the product
 of two coefficient sequences), for coefficient sequences of a length known while tracing.
 
-Both unroll over the coefficients, so `np.polyval` refuses sequences longer than `MAX_TERMS` (a
-graph op per term) and the frame runs it in NumPy; `np.convolve` of a longer shorter sequence
-(an autocorrelation, `np.correlate(x, x, "full")`) sums each output's window of products
-instead, within `MAX_WINDOW_ELEMENTS`."""
+Both unroll over the coefficients, so they refuse sequences longer than `MAX_TERMS` (a graph
+op per term) and the frame runs them in NumPy."""
 
 from __future__ import annotations
 
@@ -18,11 +16,8 @@ from ember.numpy_api.convert import as_array, to_value
 from ember.numpy_api.creation import zeros_like
 from ember.numpy_api.elementwise import binary_op
 from ember.numpy_api.indexing import getitem
-from ember.numpy_api.take import take
 
 MAX_TERMS = 64
-# The most products `np.convolve` by windows forms (outputs times the shorter's length).
-MAX_WINDOW_ELEMENTS = 1 << 22
 
 
 def _terms(x: Value, what: str) -> int:
@@ -72,29 +67,14 @@ def convolve(graph: Graph, a: object, v: object, mode: object = "full") -> Value
     n, m = a_value.shape[0], int(v_value.shape[0])
     if m == 0:
         raise ValueError("a cannot be empty" if n == 0 else "v cannot be empty")
-    windows = m > MAX_TERMS
-    if windows and (not isinstance(n, int) or (n + m - 1) * m > MAX_WINDOW_ELEMENTS):
-        raise Unsupported(f"np.convolve of more than {MAX_TERMS} coefficients (a symbolic "
-                          f"length, or more than {MAX_WINDOW_ELEMENTS} products)")
+    _terms(v_value, "np.convolve")
     dtype = np.result_type(a_value.dtype, v_value.dtype)
     longer = a_value if a_value.dtype == dtype else graph.op("astype", [a_value], dtype=dtype)
     if m > 1:
         zeros = graph.full((m - 1,), 0, dtype)
         longer = graph.op("concatenate", [zeros, longer, zeros], axis=0)
     total: Any = None
-    if windows:
-        # Output k is the sum over i of `longer[k + i] * v[m-1-i]`: the window of `longer`
-        # at k (a gather) times `v` reversed, summed along the window, as NumPy's own dot
-        # product per output.
-        assert isinstance(n, int)
-        starts = graph.op("reshape", [graph.arange(0, 1, n + m - 1, np.dtype(np.int64))],
-                          shape=[n + m - 1, 1])
-        index = graph.op("add", [starts, graph.arange(0, 1, m, np.dtype(np.int64))])
-        window = take(graph, longer, index, 0, "raise")
-        reversed_v = getitem(graph, v_value, slice(None, None, -1))
-        total = graph.op("sum", [binary_op(graph, "*", window, reversed_v)], axis=[1],
-                         keepdims=False)
-    for j in range(0 if windows else m):
+    for j in range(m):
         # `longer[m-1-j : m-1-j + n+m-1]`, its stop counted from the end so that a symbolic
         # length takes it too.
         term = binary_op(graph, "*", getitem(graph, longer, slice(m - 1 - j, -j or None)),
