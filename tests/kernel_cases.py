@@ -54,6 +54,7 @@ from kernel_cases_assignments import ASSIGNMENT_CASES
 from kernel_cases_containers import CONTAINER_CASES
 from kernel_cases_stranger15 import STRANGER15_CASES
 from kernel_cases_stranger16 import STRANGER16_CASES
+from kernel_cases_stranger17 import STRANGER17_CASES
 from kernel_cases_dicts import DICT_CASES
 
 
@@ -1161,4 +1162,5 @@ CASES += ASSIGNMENT_CASES
 CASES += CONTAINER_CASES
 CASES += STRANGER15_CASES
 CASES += STRANGER16_CASES
+CASES += STRANGER17_CASES
 CASES += DICT_CASES

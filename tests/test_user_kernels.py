@@ -274,6 +274,20 @@ NOT_YET_NATIVE = {
     "apply_along_rows_range": "`np.apply_along_axis` is not captured (NumPy's Python wrapper "
                               "calls `_array_converter`)",
     "fromiter_squares": "`np.fromiter` of a generator is not captured",
+    "label_8conn_halving": "branch on `mask[i, j]` in a loop that calls a union-find `find` "
+                           "(a `while` on `parent[i]`, returning a Python or NumPy int as the "
+                           "data decide) and fills a dict: the frame runs as plain Python, "
+                           "and so does `find` when it calls it",
+    "american_put_binomial": "the backward loop's arrays shrink by one each step "
+                             "(`v[:-1]`, `np.arange(step + 1)`): no loop op, past the unroll "
+                             "budget",
+    "levinson_durbin_lpc": "`np.correlate(x, x, 'full')` of more than 64 coefficients "
+                           "(unrolled per coefficient; summed by windows it ran 13x slower "
+                           "than NumPy's dot per output)",
+    "rle_by_diff": "`np.flatnonzero(np.diff(a)) + 1`: arithmetic on an index array whose "
+                   "length only the data knows",
+    "monotone_chain_area": "`while len(lower) >= 2 and _cross(...) <= 0: lower.pop()`: a "
+                           "branch on array values over a list of rows that grows and shrinks",
 }
 
 

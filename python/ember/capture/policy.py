@@ -9,6 +9,7 @@ Past `config.recompile_limit` entries a code stops compiling (`CACHE_ONLY`) with
 
 from __future__ import annotations
 
+import dis
 import itertools
 import threading
 import logging
@@ -248,7 +249,7 @@ def on_cache_miss(func: FunctionType, args: tuple[Any, ...]) -> Any:
                           options=dict(options.backend_options),
                           allow_breaks=not options.fullgraph, scalars=scalars)
     except Unsupported as exc:
-        return _on_break(exc, code, record, options)
+        return _on_break(exc, func, record, options)
     except Exception as exc:
         if not config.suppress_errors or options.refuse_break is not None:
             raise
@@ -325,9 +326,11 @@ def _check_refused(options: Options, exc: Unsupported, code: CodeType) -> None:
         raise GraphBreakError(f"{filename}:{lineno}: in {code.co_qualname}: {exc.reason}: {why}")
 
 
-def _on_break(exc: Unsupported, code: CodeType, record: CodeRecord, options: Options) -> Any:
+def _on_break(exc: Unsupported, func: FunctionType, record: CodeRecord,
+              options: Options) -> Any:
     from ember import _core
 
+    code = func.__code__
     event = _report_break(exc, code, resumed=False)
     _check_refused(options, exc, code)
     filename, lineno = event.filename, event.lineno
@@ -347,6 +350,11 @@ def _on_break(exc: Unsupported, code: CodeType, record: CodeRecord, options: Opt
     if record.guard_trees:
         return _core.CACHE_ONLY
     callees = getattr(exc, "plain_callees", ())
+    if exc.kind == "loop_break":
+        # The frame runs as plain Python because its loop breaks on every trip: the
+        # functions that loop calls by name (`root = find(parent, i)`) would each cost a
+        # graph call per trip, more than the few ops they compile.
+        callees = (*callees, *(c for c in _loop_callees(func) if c not in callees))
     # The function the frame calls that the break lies in runs as plain Python when the frame
     # calls it, and so does all it calls (cost rule 4, docs/ARCHITECTURE.md section 12); so
     # do the frame's comprehensions that call it (`[find(i) for i in range(n)]`), whose
@@ -361,3 +369,25 @@ def _comprehensions_calling(code: CodeType, callees: tuple) -> list[CodeType]:
     return [c for c in code.co_consts if isinstance(c, CodeType) and names and c.co_name in (
         "<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>") and names & {
         *c.co_names, *c.co_freevars}]
+
+
+def _loop_callees(func: FunctionType) -> list[CodeType]:
+    """The codes of the plain Python functions that `func`'s loops call by a global name
+    (the instructions between a backward jump and its target), not NumPy's or ember's own,
+    and not functions the program compiled itself (`ember.compile`, `ember.disable`)."""
+    instructions = list(dis.get_instructions(func.__code__))
+    spans = [(inst.argval, inst.offset) for inst in instructions
+             if "BACKWARD" in inst.opname and isinstance(inst.argval, int)]
+    codes: list[CodeType] = []
+    for inst in instructions:
+        if inst.opname != "LOAD_GLOBAL" or not any(lo <= inst.offset <= hi for lo, hi in spans):
+            continue
+        target = func.__globals__.get(inst.argval)
+        if not isinstance(target, FunctionType) or any(
+                hasattr(target, a) for a in ("__ember_original__", "__ember_disabled__")):
+            continue
+        module = getattr(target, "__module__", None) or ""
+        if module.split(".")[0] in ("numpy", "ember") or target.__code__ in codes:
+            continue
+        codes.append(target.__code__)
+    return codes

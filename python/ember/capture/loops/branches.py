@@ -27,7 +27,7 @@ from ember.capture.loops.body import (
     loop_head,
     run_span,
 )
-from ember.capture.loops import branch_entries, followers, inputs, runs, tuples
+from ember.capture.loops import branch_entries, followers, inputs, mixed_picks, runs, tuples
 from ember.capture.loops.runs import RunVariable
 from ember.capture.loops.region import BodyArray, _graph_swapped, bind_cells
 from ember.capture.loops.vectors import VectorVariable
@@ -277,6 +277,7 @@ def _trace(tx: Interpreter, entries: list[ArrayVariable], vectors: list[HeldVect
     for vt in entries:
         v = vt.value
         param = region.add_input(v.dtype, v.shape, weak=v.weak, scalar=v.scalar)
+        mixed_picks.note_source(region, param, v)
         mutable = bool(v.shape) and (vt.is_fresh(tx) or vt.is_mutable_input(tx))
         inner[id(vt)] = BodyArray(param, mutable)
     followers.stand_ins(tx, followers.derived([*tx.locals.values(), *tx.stack], tx.graph),

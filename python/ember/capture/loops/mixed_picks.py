@@ -238,7 +238,7 @@ def int_arithmetic(tx: Interpreter, result: Value) -> None:
         return
     maybe = [_may_be_python(graph, v) for v in node.inputs]
     if not any(maybe) or any(not m and not (v.weak and v.dtype.kind in "iub")
-                             and (v.dtype != np.dtype(np.int64) or _element_read(graph, v))
+                             and (v.dtype != np.dtype(np.int64) or _numpy_element(graph, v))
                              for m, v in zip(maybe, node.inputs, strict=True)):
         return  # (a NumPy int64 read from an array makes the result NumPy's either way)
     derived = getattr(graph, "int_derived", None)
@@ -270,10 +270,30 @@ def _element_read(graph: Graph, value: Value) -> bool:
     return node is not None and node.op == "load" and not value.weak
 
 
+def note_source(path: Graph, param: Value, outer: Value) -> None:
+    """`param`, a parameter of a branch's `path`, stands for `outer`, a value of the
+    enclosing region (`_numpy_element` follows it)."""
+    if not hasattr(path, "param_sources"):
+        path.param_sources = {}  # type: ignore[attr-defined]
+    path.param_sources[id(param)] = outer  # type: ignore[attr-defined]
+
+
+def _numpy_element(graph: Graph, value: Value, depth: int = 8) -> bool:
+    """Whether `value` is an element read from an array (`_element_read`), or a branch
+    path's parameter standing for one (`x[i]` read before `if v == 0:`): a NumPy scalar."""
+    if _element_read(graph, value):
+        return True
+    outer = getattr(graph, "param_sources", {}).get(id(value))
+    return (outer is not None and graph.parent is not None and depth > 0
+            and _numpy_element(graph.parent, outer, depth - 1))
+
+
 def _may_be_python(graph: Graph, value: Value, depth: int = 4) -> bool:
     """Whether `value` may be a Python int that a pick made: the pick, a path's stand-in
     for one, an op `int_arithmetic` made of one, or an `if` op's result either path made
-    so."""
+    so; never an element read from an array."""
+    if _numpy_element(graph, value):
+        return False
     if (flag_of(graph, value) is not None or id(value) in getattr(graph, "int_derived", ())
             or stands_for_a_flagged(graph, value)):
         return True

@@ -129,6 +129,8 @@ class Trace:
     carried_targets: bool = False
     # Where the lazy expressions the body makes start (`lazy_reads.mark`).
     lazy_mark: int = field(default_factory=lazy_reads.mark)
+    # The locals read after the loop (None: not known).
+    after: set[str] | None = None
 
 
 def _go_value(region: Graph, vt: VariableTracker) -> Value | None:
@@ -350,7 +352,7 @@ def _trace_with(tx: Interpreter, inst: Instruction, iterator: IteratorVariable,
         raise graph_break("loop_body", what="a loop variable read after the loop")
     after = tuples.rename(live_locals_at(tx.code, tx.instructions[exit_index].offset), split)
     unbound = first_assigned.first_assigned(tx, stored - set(targets), live)
-    trace = Trace(region, region.add_input(np.int64, (), weak=True))
+    trace = Trace(region, region.add_input(np.int64, (), weak=True), after=set(after))
     first = tx.tracer.loop_trip_starts.get(loop_key(tx, inst))
     if first is not None:  # the trip's number, for the row of a block of draws
         tx.tracer.loop_trips[id(region)] = trace.index if first == 0 else region.op(
@@ -662,6 +664,8 @@ def _emit_loop(tx: Interpreter, trace: Trace, lo: Value, hi: Value, step: Value)
                                                                        weak=False)
         for g in tracked], [g.initial for g in invariant], region)
     for group, ended_python in zip(tracked, results[len(carried):], strict=True):
+        if not _read_after(tx, trace, group):
+            continue  # whether it ended a Python number or NumPy's is never seen
         mixed_picks.result_may_be_python(tx, results[carried.index(group)], ended_python)
     results = results[:len(carried)]
     for group, result in zip(carried, results, strict=True):
@@ -676,6 +680,16 @@ def _emit_loop(tx: Interpreter, trace: Trace, lo: Value, hi: Value, step: Value)
             # `.ret` and `.retval` may be bound for the first time here.
             if tx.locals.get(name, group.outer) is group.outer:
                 tx.locals[name] = new
+
+
+def _read_after(tx: Interpreter, trace: Trace, group: Group) -> bool:
+    """Whether the frame may read `group`'s local after the loop: false only for plain
+    locals the code never reads after it (`acc` of `acc = 0` / `acc += x[i]`, used only
+    inside), at the frame's level (a body's uses settle its picks themselves)."""
+    if tx.graph.parent is not None or trace.after is None or not group.names:
+        return True
+    return any(not name.split("#")[0].isidentifier() or name in trace.after
+               for name in group.names)
 
 
 def _used(region: Graph, value: Value) -> bool:

@@ -200,7 +200,7 @@ class NumpyFunctionVariable(VariableTracker):
             # `out=None` passed on by NumPy's own code (`np.fix`) is no `out`
             kwargs = {name: v for name, v in kwargs.items() if name != "out"}
             out = None
-        if out is not None and (isinstance(self.fn, np.ufunc) or self.fn is np.clip
+        if out is not None and (isinstance(self.fn, np.ufunc) or self.fn in _INTO_FUNCTIONS
                                 or isinstance(getattr(self.fn, "__self__", None), np.ufunc)):
             return self._into(tx, args, kwargs)
         from ember.capture.variables import int_data
@@ -251,7 +251,8 @@ class NumpyFunctionVariable(VariableTracker):
                                               "results")
         if not isinstance(self.fn, np.ufunc) and self.fn is not np.clip and (
                 result.value.dtype != out.value.dtype):
-            # `ufunc.accumulate`/`reduce` compute in the dtype of `out`
+            # `ufunc.accumulate`/`reduce` (and `np.cumsum`, `np.cumprod`, which call them)
+            # compute in the dtype of `out`
             raise graph_break("numpy", reason=f"{self.describe()} with out= of another dtype")
         return write_into(tx, out, result.value)
 
@@ -281,6 +282,11 @@ class NumpyFunctionVariable(VariableTracker):
         kept = call_numpy_api("where=", pick, graph, mask, result.value, out.value)
         return write_into(tx, out, kept)
 
+
+# Functions other than ufuncs whose `out=` takes the result as `_into` writes it: np.clip,
+# and the scans `np.cumsum(x, axis, out=o)` (`add.accumulate`: with no `dtype=`, an `o` of
+# the result's dtype).
+_INTO_FUNCTIONS = frozenset({np.clip, np.cumsum, np.cumprod})
 
 # Ufuncs that raise no floating-point flag where every operand is 1.
 _WHERE_UFUNCS = frozenset({np.add, np.subtract, np.multiply, np.divide, np.floor_divide,
