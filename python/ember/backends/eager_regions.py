@@ -172,10 +172,27 @@ def _store(operands: Sequence[Array], *, in_place: bool) -> Array:
     array, value, *indices = operands
     out = array if in_place else np.array(array, copy=True)
     index = tuple(int(i) for i in indices)
+    if _stores_unchanged(value, out.dtype):
+        out[index] = value
+        return out
     with quiet():
         converted = np.asarray(value).astype(out.dtype)
     out[index] = converted
     return out
+
+
+def _stores_unchanged(value: Array, dtype: np.dtype) -> bool:
+    """Whether `value` goes into an array of `dtype` as it is, with no cast that could round,
+    wrap or warn: a value of that dtype, a Python float into float64, a Python bool into bool,
+    a Python int of int64's range into int64 (the common stores of a loop body)."""
+    kind = type(value)
+    if kind is float:
+        return dtype == np.float64
+    if kind is int:
+        return dtype == np.int64 and -(1 << 63) <= value < (1 << 63)
+    if kind is bool:
+        return dtype == np.bool_
+    return getattr(value, "dtype", None) == dtype
 
 
 def _as_param(value: Value, arg: Array) -> Array:

@@ -58,8 +58,11 @@ def as_dtype(spec: object, what: str) -> np.dtype:
 
 def weak_python_type(dtype: np.dtype) -> type:
     """The Python type a weak value of `dtype` stands for."""
-    kind = np.dtype(dtype).kind
-    return {"b": bool, "i": int, "f": float}[kind]
+    kind = dtype.kind if isinstance(dtype, np.dtype) else np.dtype(dtype).kind
+    return _WEAK_TYPES[kind]
+
+
+_WEAK_TYPES = {"b": bool, "i": int, "f": float}
 
 
 # A Python number of the type a dtype's elements come back as holds its value unchanged: a
