@@ -88,15 +88,22 @@ fn transfer(graph: &Graph, node: &Node, ins: &[Tag], m_shape: &[Dim]) -> Option<
         (Op::Binary(BinaryOp::Div), [x, y]) => multiply(*x, invert(*y)?),
         (Op::Where, [Free, x, y]) if x == y => Some(*x),
         (Op::BroadcastTo { .. } | Op::Copy, [x]) => Some(*x),
-        (Op::Reduce { kind, axes, keepdims }, [x]) => {
+        (
+            Op::Reduce {
+                kind,
+                axes,
+                keepdims,
+            },
+            [x],
+        ) => {
             // The reduced axes must be ones along which the broadcast `m` is constant: its
             // size-1 axes (kept in the result) or axes in front of it (dropped or kept).
             let rank = graph.value_type(node.inputs[0])?.shape.len();
-            let lead = rank - m_shape.len();
+            let lead = rank.checked_sub(m_shape.len())?;
             let axes: Vec<usize> = axes.clone().unwrap_or_else(|| (0..rank).collect());
-            let constant = axes.iter().all(|&a| {
-                a < lead || (*keepdims && m_shape[a - lead] == Dim::Static(1))
-            });
+            let constant = axes
+                .iter()
+                .all(|&a| a < lead || (*keepdims && m_shape[a - lead] == Dim::Static(1)));
             if !constant || node.ty.shape.len() < m_shape.len() {
                 return None;
             }
