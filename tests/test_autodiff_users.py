@@ -56,12 +56,6 @@ def _tolerance(how):
             "float32": dict(rtol=2e-4, atol=2e-5)}[how]
 
 
-def test_the_case_lists_are_all_here():
-    assert len(ALL_CASES) == sum(len(m.CASES) for m in (
-        autodiff_users_cases, autodiff_users2_cases, autodiff_users3_cases,
-        autodiff_users4_cases))
-
-
 @pytest.mark.parametrize("name", sorted(ALL_CASES))
 def test_gradients_equal_the_references(name):
     fn, args, argnums, how = ALL_CASES[name]
