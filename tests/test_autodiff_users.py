@@ -1,10 +1,16 @@
-"""The programs of `autodiff_users_cases`: each gradient by `ember.value_and_grad` equals
-autograd's for the same code (or central differences in float64), the eager backend's and
-the one inside an `ember.compile`d step. float32 parameters get float32 gradients close to
-the float64 program's; grad of grad, `has_aux` with a dict and `argnums` tuples on their own."""
+"""The programs of `autodiff_users_cases`, `autodiff_users2_cases`, `autodiff_users3_cases`
+and `autodiff_users4_cases`, in one parametrised set: each gradient by `ember.value_and_grad`
+equals autograd's for the same code (or central differences in float64), the eager backend's
+and the one inside an `ember.compile`d step. float32 parameters get float32 gradients close to
+the float64 program's. Also grad of grad, `has_aux` with a dict and `argnums` tuples on their
+own, order statistics on other sizes and searches."""
 
 from __future__ import annotations
 
+import autodiff_users2_cases
+import autodiff_users3_cases
+import autodiff_users4_cases
+import autodiff_users_cases
 import autograd
 import autograd.numpy as anp
 import ember
@@ -14,8 +20,17 @@ from autodiff_users_cases import CASES, RNG, _normal, logsumexp
 from test_autodiff_corpus import _leaves
 from test_autodiff_corpus import reference as corpus_reference
 from test_autodiff_rules import numeric_grad
-from test_autodiff_stranger import (_on_autograd, assert_compiled_step_as_standalone,
-                                    assert_trees_equal)
+from test_autodiff_stranger import (
+    _on_autograd,
+    assert_compiled_step_as_standalone,
+    assert_trees_equal,
+)
+
+# Every case list, its cases named `list: case` (names repeat across lists).
+ALL_CASES = {f"{module.__name__.removeprefix('autodiff_').removesuffix('_cases')}: {name}": case
+             for module in (autodiff_users_cases, autodiff_users2_cases, autodiff_users3_cases,
+                            autodiff_users4_cases)
+             for name, case in module.CASES.items()}
 
 
 def _double(tree):
@@ -41,18 +56,18 @@ def _tolerance(how):
             "float32": dict(rtol=2e-4, atol=2e-5)}[how]
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name", sorted(ALL_CASES))
 def test_gradients_equal_the_references(name):
-    fn, args, argnums, how = CASES[name]
+    fn, args, argnums, how = ALL_CASES[name]
     value, got = ember.value_and_grad(fn, argnums=argnums)(*args)
     np.testing.assert_allclose(value, fn(*args), rtol=1e-5 if how == "float32" else 1e-10)
     assert np.asarray(value).dtype == np.asarray(fn(*args)).dtype
-    assert_trees_equal(got, reference(CASES[name]), **_tolerance(how))
+    assert_trees_equal(got, reference(ALL_CASES[name]), **_tolerance(how))
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name", sorted(ALL_CASES))
 def test_the_eager_backend_gives_the_same_gradients(name):
-    fn, args, argnums, how = CASES[name]
+    fn, args, argnums, how = ALL_CASES[name]
     got = ember.grad(fn, argnums=argnums)(*args)
     eager = ember.grad(fn, argnums=argnums, backend="eager")(*args)
     tolerance = dict(rtol=1e-5, atol=1e-6) if how == "float32" else dict(rtol=1e-10,
@@ -60,16 +75,16 @@ def test_the_eager_backend_gives_the_same_gradients(name):
     assert_trees_equal(eager, got, **tolerance)
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name", sorted(ALL_CASES))
 def test_gradients_inside_a_compiled_step(name):
-    fn, args, argnums, how = CASES[name]
+    fn, args, argnums, how = ALL_CASES[name]
     if how == "float32":
         @ember.compile
         def step(*a):
             return ember.value_and_grad(fn, argnums=argnums)(*a)
 
         value, got = step(*args)
-        assert_trees_equal(got, reference(CASES[name]), **_tolerance(how))
+        assert_trees_equal(got, reference(ALL_CASES[name]), **_tolerance(how))
         return
     assert_compiled_step_as_standalone(fn, args, argnums)
 

@@ -1,7 +1,7 @@
-"""The programs of `autodiff_users2_cases`: each gradient by `ember.value_and_grad` equals
-autograd's for the same code, the eager backend's and the one inside an `ember.compile`d step;
-Black-Scholes greeks equal their closed forms; `scipy.optimize.minimize(jac=True)` driven by
-`ember.value_and_grad` takes the steps it takes with autograd's gradient."""
+"""Around the programs of `autodiff_users2_cases` (their gradients are checked with every case
+list in `test_autodiff_users`): Black-Scholes greeks equal their closed forms;
+`scipy.optimize.minimize(jac=True)` driven by `ember.value_and_grad` takes the steps it takes
+with autograd's gradient."""
 
 from __future__ import annotations
 
@@ -12,44 +12,21 @@ import ember
 import numpy as np
 import pytest
 import scipy.optimize
-from autodiff_users2_cases import (CASES, RNG, _GP_X, _GP_Y, _normal, black_scholes_call,
-                                   gp_neg_log_marginal, lstm_sequence_loss, logsumexp)
-from test_autodiff_stranger import (_on_autograd, assert_compiled_step_as_standalone,
-                                    assert_trees_equal)
-from test_autodiff_users import _tolerance, reference
-
-
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_gradients_equal_autograds(name):
-    fn, args, argnums, how = CASES[name]
-    value, got = ember.value_and_grad(fn, argnums=argnums)(*args)
-    np.testing.assert_allclose(value, fn(*args), rtol=1e-5 if how == "float32" else 1e-10)
-    assert np.asarray(value).dtype == np.asarray(fn(*args)).dtype
-    assert_trees_equal(got, reference(CASES[name]), **_tolerance(how))
-
-
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_the_eager_backend_gives_the_same_gradients(name):
-    fn, args, argnums, how = CASES[name]
-    got = ember.grad(fn, argnums=argnums)(*args)
-    eager = ember.grad(fn, argnums=argnums, backend="eager")(*args)
-    tolerance = dict(rtol=1e-5, atol=1e-6) if how == "float32" else dict(rtol=1e-10,
-                                                                         atol=1e-12)
-    assert_trees_equal(eager, got, **tolerance)
-
-
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_gradients_inside_a_compiled_step(name):
-    fn, args, argnums, how = CASES[name]
-    if how == "float32":
-        @ember.compile
-        def step(*a):
-            return ember.value_and_grad(fn, argnums=argnums)(*a)
-
-        value, got = step(*args)
-        assert_trees_equal(got, reference(CASES[name]), **_tolerance(how))
-        return
-    assert_compiled_step_as_standalone(fn, args, argnums)
+from autodiff_users2_cases import (
+    _GP_X,
+    _GP_Y,
+    RNG,
+    _normal,
+    black_scholes_call,
+    gp_neg_log_marginal,
+    logsumexp,
+    lstm_sequence_loss,
+)
+from test_autodiff_stranger import (
+    _on_autograd,
+    assert_compiled_step_as_standalone,
+    assert_trees_equal,
+)
 
 
 def _phi(z):

@@ -1,48 +1,10 @@
-"""The programs of `autodiff_users3_cases`: each gradient by `ember.value_and_grad` equals
-autograd's for the same code (or central differences in float64), the eager backend's and
-the one inside an `ember.compile`d step."""
+"""Capture of what the programs of `autodiff_users3_cases` use (their gradients are checked with
+every case list in `test_autodiff_users`): namedtuple `_replace`/`_asdict`, assignment through
+lists of integers."""
 
 from __future__ import annotations
 
-import ember
 import numpy as np
-import pytest
-from autodiff_users3_cases import CASES
-from test_autodiff_stranger import assert_compiled_step_as_standalone, assert_trees_equal
-from test_autodiff_users import _tolerance, reference
-
-
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_gradients_equal_the_references(name):
-    fn, args, argnums, how = CASES[name]
-    value, got = ember.value_and_grad(fn, argnums=argnums)(*args)
-    np.testing.assert_allclose(value, fn(*args), rtol=1e-5 if how == "float32" else 1e-10)
-    assert np.asarray(value).dtype == np.asarray(fn(*args)).dtype
-    assert_trees_equal(got, reference(CASES[name]), **_tolerance(how))
-
-
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_the_eager_backend_gives_the_same_gradients(name):
-    fn, args, argnums, how = CASES[name]
-    got = ember.grad(fn, argnums=argnums)(*args)
-    eager = ember.grad(fn, argnums=argnums, backend="eager")(*args)
-    tolerance = dict(rtol=1e-5, atol=1e-6) if how == "float32" else dict(rtol=1e-10,
-                                                                         atol=1e-12)
-    assert_trees_equal(eager, got, **tolerance)
-
-
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_gradients_inside_a_compiled_step(name):
-    fn, args, argnums, how = CASES[name]
-    if how == "float32":
-        @ember.compile
-        def step(*a):
-            return ember.value_and_grad(fn, argnums=argnums)(*a)
-
-        value, got = step(*args)
-        assert_trees_equal(got, reference(CASES[name]), **_tolerance(how))
-        return
-    assert_compiled_step_as_standalone(fn, args, argnums)
 
 
 def test_namedtuple_replace_and_asdict_are_captured():

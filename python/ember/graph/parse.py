@@ -50,17 +50,29 @@ def from_ir(text: str) -> Graph:
 
 def append_statements(text: str, graph: Graph, known: dict[int, Value], start: int
                       ) -> list[Value]:
-    """Append to `graph` the statements of the IR `text` numbered `start` and on, reading the
-    values numbered below `start` from `known` (IR number -> a value of `graph`); returns
-    the values the function returns. The statements before `start` are not parsed at all."""
+    """Append to `graph` the statements of the IR `text` numbered `start` and on that the
+    returned values depend on, reading the values numbered below `start` from `known` (IR
+    number -> a value of `graph`); returns the values the function returns. The statements
+    before `start` are not parsed at all; the others no returned value needs are left out
+    (capture would otherwise keep them as unused results, for floating-point flags that
+    only a program's own statements raise)."""
     lines = text.strip().splitlines()
-    values = dict(known)
+    statements = []
     for line in lines[2:-2]:
         stmt = _STMT.match(line)
         if stmt is None:
             raise ValueError(f"not an ember IR statement: {line!r}")
-        number, op, operands, attrs, dtype, dims, weak = stmt.groups()
-        if int(number) < start:
+        if int(stmt.group(1)) >= start:
+            statements.append(stmt.groups())
+    ret = [int(v.strip()[1:]) for v in lines[-2].strip()[len("return"):].split(",")
+           if v.strip()]
+    live = set(ret)
+    for number, _, operands, *_ in reversed(statements):
+        if int(number) in live:
+            live.update(int(v.strip()[1:]) for v in operands.split(",") if v.strip())
+    values = dict(known)
+    for number, op, operands, attrs, dtype, dims, weak in statements:
+        if int(number) not in live:
             continue
         inputs = [values[int(v.strip()[1:])] for v in operands.split(",") if v.strip()]
         kwargs = {name: _attr(value) for name, value in _ATTR.findall(attrs)}
@@ -72,8 +84,7 @@ def append_statements(text: str, graph: Graph, known: dict[int, Value], start: i
         if op == "const":
             kwargs["weak"] = bool(weak)
         values[int(number)] = graph.op(op, inputs, **kwargs)
-    ret = lines[-2].strip()[len("return"):]
-    return [values[int(v.strip()[1:])] for v in ret.split(",") if v.strip()]
+    return [values[v] for v in ret]
 
 
 def _dims(text: str) -> tuple[int | str, ...]:

@@ -12,6 +12,7 @@ use crate::ir::{Graph, Node, Type, ValueId};
 
 use super::emit::Emitter;
 use super::rules;
+use super::shift::stabilising_extrema;
 
 /// A joint forward+backward graph and how its parameters and results are laid out.
 #[derive(Clone, Debug)]
@@ -78,6 +79,8 @@ pub fn build(forward: &Graph, wrt: &[usize], differentiate: &[bool]) -> Result<J
     }
     let num_forward_nodes = graph.nodes.len();
     let active = active_values(&graph, wrt);
+    // Extrema subtracted only for stability pass no cotangent (see `shift`).
+    let stabilising = stabilising_extrema(forward);
     let mut cotangents: HashMap<ValueId, ValueId> = HashMap::new();
     let mut e = Emitter { graph: &mut graph };
     for (k, &i) in seeded.iter().enumerate() {
@@ -89,6 +92,9 @@ pub fn build(forward: &Graph, wrt: &[usize], differentiate: &[bool]) -> Result<J
         let Some(&g) = cotangents.get(&y) else {
             continue;
         };
+        if stabilising[n] {
+            continue;
+        }
         let node: Node = e.graph.nodes[n].clone();
         let wanted: Vec<bool> = node.inputs.iter().map(|v| active[v.index()]).collect();
         if !wanted.iter().any(|&w| w) {

@@ -25,6 +25,7 @@ pub mod joint;
 mod maxflow;
 pub mod partition;
 mod rules;
+mod shift;
 
 pub use joint::Joint;
 pub use partition::{value_bytes, Partition, Residual, Strategy};
