@@ -97,6 +97,12 @@ def run_func(graph: Graph, args: Sequence[Array], sizes: dict[str, int],
         if op == "load":
             env[node.out.id] = _load(operands)
             continue
+        if op == "const" and node.out.weak:
+            # a Python number: nothing to compute, nothing that could warn (a loop body's
+            # constants run once per trip)
+            env[node.out.id] = weak_python_type(node.out.dtype)(
+                np.asarray(node.attrs["value"]).item())
+            continue
         if op == "store":
             env[node.out.id] = _store(operands, in_place=_handed(node, 0, n, mine, last))
             mine.add(node.out.id)
