@@ -55,7 +55,11 @@ fn invariant_loads_agree_with_the_interpreter() {
                     }
                     Err(e) => {
                         let err = run_jit(INVARIANT_ELEMENT, &x, layout, 1).unwrap_err();
-                        assert_eq!(err, ember_codegen::Error::Index(e.message.clone()), "{k} {n}");
+                        assert_eq!(
+                            err,
+                            ember_codegen::Error::Index(e.message.clone()),
+                            "{k} {n}"
+                        );
                     }
                 }
             }

@@ -38,7 +38,12 @@ impl Native<'_, '_> {
     /// constants, integer `+`/`-` of them (index arithmetic), and loads from arrays the loop
     /// does not carry. `args` are the loop op's operands (`lo, hi, step`, the carried
     /// values, then the invariant ones).
-    pub(crate) fn hoist_invariants(&mut self, body: &Graph, carried: usize, args: &[Val]) -> Hoisted {
+    pub(crate) fn hoist_invariants(
+        &mut self,
+        body: &Graph,
+        carried: usize,
+        args: &[Val],
+    ) -> Hoisted {
         let mut hoisted = Hoisted::default();
         if self.spec.is_some() {
             return hoisted;
@@ -55,9 +60,12 @@ impl Native<'_, '_> {
             .map(|p| (p > carried).then(|| args[2 + p].clone()))
             .collect();
         for (i, node) in body.nodes.iter().enumerate() {
-            let ins: Option<Vec<Val>> = node.inputs.iter().map(|v| inv[v.index()].clone()).collect();
+            let ins: Option<Vec<Val>> =
+                node.inputs.iter().map(|v| inv[v.index()].clone()).collect();
             let val = match ins {
-                Some(ins) if node.ty.shape.is_empty() => self.hoist_node(body, i, &ins, &carried_buffers),
+                Some(ins) if node.ty.shape.is_empty() => {
+                    self.hoist_node(body, i, &ins, &carried_buffers)
+                }
                 _ => None,
             };
             if val.is_some() {

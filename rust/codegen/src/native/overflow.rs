@@ -74,18 +74,19 @@ impl Native<'_, '_> {
     /// A fresh deferred flag, cleared (at the function's entry).
     pub(crate) fn clear_overflow(&mut self) {
         let b = &mut self.em.b;
-        self.overflow = b.create_sized_stack_slot(StackSlotData::new(
-            StackSlotKind::ExplicitSlot,
-            1,
-            0,
-        ));
+        self.overflow =
+            b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 1, 0));
         let none = b.ins().iconst(types::I8, 0);
         b.ins().stack_store(types::I64, none, self.overflow, 0);
     }
 
     /// Raises the overflow flag when a deferred condition held (at the function's exit).
     pub(crate) fn raise_deferred_overflow(&mut self) {
-        let seen = self.em.b.ins().stack_load(types::I64, types::I8, self.overflow, 0);
+        let seen = self
+            .em
+            .b
+            .ins()
+            .stack_load(types::I64, types::I8, self.overflow, 0);
         self.em
             .raising_flag(seen, FlagOp::Overflow, Scalar::I64, Mode::Scalar);
     }
