@@ -18,7 +18,11 @@ impl Native<'_, '_> {
     /// The address of `a[indices]`, after the bounds checks; computed once where an earlier
     /// access to the element dominates (so its check is not repeated, and Cranelift sees one
     /// address, whose loads it merges).
-    fn element(&mut self, a: &super::lower::Array, indices: &[Val]) -> Result<Value, Error> {
+    pub(super) fn element(
+        &mut self,
+        a: &super::lower::Array,
+        indices: &[Val],
+    ) -> Result<Value, Error> {
         let key = indices
             .iter()
             .map(IndexKey::of)

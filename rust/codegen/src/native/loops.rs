@@ -140,6 +140,7 @@ impl Native<'_, '_> {
                 }
             });
         }
+        let hoisted = self.hoist_invariants(body, carried, args);
         let b = &mut self.em.b;
         let body_block = b.create_block();
         let exit = b.create_block();
@@ -235,6 +236,7 @@ impl Native<'_, '_> {
         b.seal_block(body_block);
         b.switch_to_block(exit);
         b.seal_block(exit);
+        self.drop_hoisted(hoisted);
         for f in &forwarded {
             for key in &f.loads {
                 self.forward_loads.remove(key);

@@ -57,7 +57,7 @@ pub(crate) struct Native<'a, 'b> {
     pub forward_loads: HashMap<NodeKey, Variable>,
     pub forward_stores: HashMap<NodeKey, Variable>,
     /// Whether a checked integer scalar operation overflowed (`overflow.rs`).
-    pub overflow: Variable,
+    pub overflow: cranelift_codegen::ir::StackSlot,
     /// Element addresses computed (and checked) in blocks that dominate the one being
     /// filled, by array and index (`access.rs`).
     pub addresses: HashMap<AddressKey, Value>,
@@ -82,6 +82,9 @@ pub(crate) struct Native<'a, 'b> {
     pub heap_base: Option<Value>,
     /// Versioned loops (`hoist.rs`) enclosing the code being lowered.
     pub versions: usize,
+    /// Body nodes computed before their loop (`invariant.rs`): the value, or for a load the
+    /// element, which the access still checks where it stands.
+    pub hoisted: HashMap<NodeKey, Val>,
 }
 
 /// An element address: the array's base and strides, and the indices.
@@ -130,7 +133,7 @@ pub(crate) fn build(
         spec: None,
         forward_loads: HashMap::new(),
         forward_stores: HashMap::new(),
-        overflow: Variable::from_u32(0),
+        overflow: cranelift_codegen::ir::StackSlot::from_u32(0),
         addresses: HashMap::new(),
         checked: HashMap::new(),
         loaded: HashMap::new(),
@@ -140,9 +143,9 @@ pub(crate) fn build(
         heap_scratch: HashMap::new(),
         heap_base: None,
         versions: 0,
+        hoisted: HashMap::new(),
         em,
     };
-    nt.overflow = nt.em.b.declare_var(types::I8);
     let b = &mut nt.em.b;
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
@@ -360,6 +363,23 @@ impl Native<'_, '_> {
                 .iter()
                 .map(|v| vals[v.index()].clone())
                 .collect();
+            if let Some(v) = self.hoisted.get(&node_key(graph, i)).cloned() {
+                if let (Op::Load, Some(Val::Array(a))) = (&node.op, args.first()) {
+                    // The bounds check, where the access stands; the element was loaded
+                    // before the loop.
+                    let a = a.clone();
+                    self.element(&a, &args[1..]).map_err(|e| match e {
+                        Error::Unsupported(m) => Error::Unsupported(format!(
+                            "{} = load in @{}: {m}",
+                            graph.node_value(i),
+                            graph.name
+                        )),
+                        other => other,
+                    })?;
+                }
+                vals.push(v);
+                continue;
+            }
             let types: Vec<&Type> = node
                 .inputs
                 .iter()

@@ -24,6 +24,7 @@ mod cube;
 mod divide;
 mod forward;
 mod hoist;
+mod invariant;
 mod layout;
 mod loops;
 mod lower;

@@ -4,16 +4,19 @@
 //! `where(never, 0, raw)` so that the product stays computed
 //! (`python/ember/backends/scalar_overflow.py`). In a loop that puts a float multiply, a
 //! compare and two selects on every checked operation's data path. Native code knows what
-//! the pattern means instead: `never` is false, and `c` is or-ed into one flag that the
-//! function raises once on its way out (`exp(1000)`, as `raising_flag` does), before the
-//! runtime reads the floating-point status. A run that fails with an error returns without
-//! reading the status, as before.
+//! the pattern means instead: `never` is false, and where `c` holds a cold block sets one
+//! flag in a stack slot, which the function raises once on its way out (`exp(1000)`, as
+//! `raising_flag` does), before the runtime reads the floating-point status. A run that
+//! fails with an error returns without reading the status, as before. The flag lives in
+//! memory, written only when an operation overflowed, so a loop's checks cost a compare and
+//! a branch each that is never taken, and no register (an or-ed flag carried in a register
+//! through a loop made the register allocator spill the loop's pointers in tight DP loops).
 
 use super::lower::{Native, Val};
 use crate::kernel::{Const, Scalar};
 use crate::lower::binary::FlagOp;
 use crate::lower::Mode;
-use cranelift_codegen::ir::{types, InstBuilder};
+use cranelift_codegen::ir::{types, InstBuilder, StackSlotData, StackSlotKind};
 use ember_core::ir::{BinaryOp, Graph, Op, Scalar as Literal, ValueId};
 
 /// The big factor of the pattern: its square overflows `f64`.
@@ -46,26 +49,44 @@ pub(crate) fn condition(g: &Graph, index: usize) -> Option<ValueId> {
 }
 
 impl Native<'_, '_> {
-    /// The pattern's `never` for overflow condition `c`: `c` joins the deferred flag.
+    /// The pattern's `never` for overflow condition `c`: where `c` holds, the deferred flag
+    /// is set (in a cold block).
     pub(crate) fn defer_overflow(&mut self, c: &Val) -> Val {
+        if let Val::Const(Const::Int(0), _) = c {
+            return Val::Const(Const::Int(0), Scalar::Bool);
+        }
         let c = self.value_as(c, Scalar::Bool);
         let b = &mut self.em.b;
-        let seen = b.use_var(self.overflow);
-        let seen = b.ins().bor(seen, c);
-        b.def_var(self.overflow, seen);
+        let set = b.create_block();
+        let go_on = b.create_block();
+        b.set_cold_block(set);
+        b.ins().brif(c, set, &[], go_on, &[]);
+        b.switch_to_block(set);
+        b.seal_block(set);
+        let one = b.ins().iconst(types::I8, 1);
+        b.ins().stack_store(types::I64, one, self.overflow, 0);
+        b.ins().jump(go_on, &[]);
+        b.switch_to_block(go_on);
+        b.seal_block(go_on);
         Val::Const(Const::Int(0), Scalar::Bool)
     }
 
     /// A fresh deferred flag, cleared (at the function's entry).
     pub(crate) fn clear_overflow(&mut self) {
         let b = &mut self.em.b;
+        self.overflow =
+            b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 1, 0));
         let none = b.ins().iconst(types::I8, 0);
-        b.def_var(self.overflow, none);
+        b.ins().stack_store(types::I64, none, self.overflow, 0);
     }
 
     /// Raises the overflow flag when a deferred condition held (at the function's exit).
     pub(crate) fn raise_deferred_overflow(&mut self) {
-        let seen = self.em.b.use_var(self.overflow);
+        let seen = self
+            .em
+            .b
+            .ins()
+            .stack_load(types::I64, types::I8, self.overflow, 0);
         self.em
             .raising_flag(seen, FlagOp::Overflow, Scalar::I64, Mode::Scalar);
     }
