@@ -9,6 +9,7 @@
 use super::expr::cl_type;
 use super::{Emitter, Mode};
 use crate::kernel::Scalar;
+use crate::kernel::ScalarExt;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, InstructionData, Opcode, Value, ValueDef};
 

@@ -14,7 +14,6 @@ use super::forward::{node_key, NodeKey};
 use super::lower::{Array, Native, Val};
 use super::overflow;
 use crate::kernel::Scalar;
-use crate::schedule::scalar_of;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, Value};
 use ember_core::ir::{BinaryOp, DType, Graph, Op, Type};
@@ -118,7 +117,6 @@ impl Native<'_, '_> {
                 {
                     return None;
                 }
-                scalar_of(node.ty.dtype).ok()?;
                 let v = self.clamped_load(a, &ins[1..]);
                 Some(Val::Scalar(v, a.dtype))
             }
