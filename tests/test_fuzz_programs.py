@@ -78,6 +78,13 @@ def _context(program: Program) -> str:
            "    t4 = t3[:1] * 0\n    for i in range(len(t3)):\n        t4 = t4 + t3[i]\n"
            "        if t3[i].sum() > 0:\n            break\n    return (a,)\n",
     args=[("float32", "contiguous", (2, 8), 0)], errstate={}))
+# Found by the fuzzer (seed 1313): `x[1:] += y` on a read-only argument another view keeps
+# the graph from updating; the store at the break raised "assignment destination is
+# read-only" where NumPy's in-place operator first raises "output array is read-only".
+@example(program=Program(
+    source="def program(a):\n    t1 = np.broadcast_to(a[..., :1], np.shape(a))\n"
+           "    a[1:] += a[:-1]\n    return (a,)\n",
+    args=[("bool", "readonly", (1, 1), 0)], errstate={}))
 def test_fuzzed_programs_behave_as_numpy(program: Program) -> None:
     fn = _compile(program.source)
     want = run(fn, make_args(program.args), program.errstate)
