@@ -85,6 +85,11 @@ def _context(program: Program) -> str:
     source="def program(a):\n    t1 = np.broadcast_to(a[..., :1], np.shape(a))\n"
            "    a[1:] += a[:-1]\n    return (a,)\n",
     args=[("bool", "readonly", (1, 1), 0)], errstate={}))
+# Found by the fuzzer (seed 2613): rows gathered by a list of an F-ordered array were laid
+# out as the array (they are concatenated slices); NumPy puts the indexed axis outermost.
+@example(program=Program(
+    source="def program(a):\n    t0 = a[[0, 0]]\n    t1 = a + a\n    return (t0,)\n",
+    args=[("bool", "transposed", (2, 2), 0)], errstate={}))
 def test_fuzzed_programs_behave_as_numpy(program: Program) -> None:
     fn = _compile(program.source)
     want = run(fn, make_args(program.args), program.errstate)
