@@ -119,7 +119,7 @@ def _read_only_argument(wrap):
     for _ in range(2):
         x = np.arange(4.0)
         x.flags.writeable = False
-        seen.append(record(f, (x,)))
+        seen += [record(lambda x=x: f(x), ()), repr(x)]  # `record` would copy it, writable
     return seen
 
 

@@ -48,7 +48,12 @@ def test_read_only_and_in_place_updates_at_breaks_as_numpy(name):
 
     def scenario(wrap):
         f = wrap(fn)
-        return [record(f, (_read_only(arg) if kind == "ro" else arg.copy(),)) for _ in range(2)]
+        seen = []
+        for _ in range(2):
+            # Passed through a closure: `record` would copy it, writable.
+            a = _read_only(arg) if kind == "ro" else arg.copy()
+            seen += [record(lambda a=a: f(a), ()), repr(a), a.flags.writeable]
+        return seen
 
     # Each breaks its graph by design (an update of a viewed argument, a print, an error).
     assert_scenario_as_numpy(scenario, compiled_code=False)
