@@ -90,6 +90,12 @@ def _context(program: Program) -> str:
 @example(program=Program(
     source="def program(a):\n    t0 = a[[0, 0]]\n    t1 = a + a\n    return (t0,)\n",
     args=[("bool", "transposed", (2, 2), 0)], errstate={}))
+# Found by the fuzzer (seed 2613): a row written `out=` a temporary of more rows came back as
+# a broadcast view of the row (stride 0), not the temporary filled.
+@example(program=Program(
+    source="def program(a):\n    t0 = a[:1] * 0\n    t1 = a + a\n"
+           "    np.add(t0, t0, out=t1)\n    return (t1,)\n",
+    args=[("int32", "contiguous", (2, 1), 0)], errstate={}))
 def test_fuzzed_programs_behave_as_numpy(program: Program) -> None:
     fn = _compile(program.source)
     want = run(fn, make_args(program.args), program.errstate)

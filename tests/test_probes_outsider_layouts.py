@@ -37,3 +37,35 @@ def test_list_indexing_is_laid_out_as_numpys(name, array):
         assert got.dtype == want.dtype
         assert layout(got) == layout(want), (backend, got.strides, want.strides)
         assert ember.stats()["compiles"] >= 1
+
+
+def _out_broadcast(a):
+    t0 = a[:1] * 3
+    t1 = a + a
+    np.add(t0, t0, out=t1)
+    return t1
+
+
+def _out_broadcast_fortran(a):
+    t1 = (a + a).T.copy().T
+    np.multiply(a[:, :1], 2, out=t1)
+    return t1
+
+
+@pytest.mark.parametrize("fn", [_out_broadcast, _out_broadcast_fortran],
+                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("array", ["c2", "f2", "c3"])
+def test_a_broadcast_result_written_out_to_a_temporary_fills_it(fn, array):
+    """`np.add(row, row, out=t)` fills `t`: the result is `t`, every element its own (it was
+    returned as a read-only broadcast view of the row, stride 0)."""
+    a = ARRAYS[array]
+    want = fn(a.copy())
+    for backend in ("cranelift", "eager"):
+        ember.reset()
+        got = ember.compile(fn, backend=backend)(a.copy())
+        np.testing.assert_array_equal(got, want)
+        assert layout(got) == layout(want), (backend, got.strides, want.strides)
+        assert got.flags.writeable
+        got[(0,) * got.ndim] = -1  # one element, as in NumPy's
+        assert (got == -1).sum() == 1
+        assert ember.stats()["compiles"] >= 1
