@@ -2,7 +2,8 @@
 NumPy puts the indexed dimension outermost in memory and the other axes in the order of the
 array's strides (`fortran_array[[0, 0]]` is C-ordered, `c_array[:, [0, 1]]` is not), whatever
 the layout of the array indexed; compiled results must be laid out the same (strides of the
-axes longer than 1, contiguity flags) on both backends, also after an elementwise op."""
+axes longer than 1, contiguity flags) on both backends, also after an elementwise op. And a
+result broadcast `out=` a temporary fills it (each element its own memory)."""
 
 from __future__ import annotations
 
