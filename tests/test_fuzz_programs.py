@@ -13,6 +13,7 @@ import os
 
 import ember
 import numpy as np
+import pytest
 from fuzz_programs import Program, assert_same_outcome, make_args, programs, run
 from hypothesis import HealthCheck, Phase, example, given, seed, settings
 
@@ -107,3 +108,20 @@ def test_fuzzed_programs_behave_as_numpy(program: Program) -> None:
         # Again, through the cache: the same behaviour on a hit.
         again = run(compiled, make_args(program.args), program.errstate)
         assert_same_outcome(again, want, _context(program))
+
+
+@pytest.mark.xfail(strict=True, reason="found by the fuzzer (seed 2613): the sum of a strided "
+                   "float32 row of nine in a loop names its invalid-value warning 'add', "
+                   "where NumPy's reduction names 'reduce'")
+def test_the_sum_of_a_strided_row_of_nine_in_a_loop_warns_as_numpy():
+    program = Program(
+        source="def program(a):\n    t0 = a[:1] * 0\n    for i in range(len(a)):\n"
+               "        t0 = t0 + a[i]\n        if a[i].sum() > 0:\n            break\n"
+               "    return (a,)\n",
+        args=[("float32", "strided", (1, 9), 0)], errstate={})
+    want = run(_compile(program.source), make_args(program.args), program.errstate)
+    for backend in ("cranelift", "eager"):
+        ember.reset()
+        compiled = ember.compile(_compile(program.source), backend=backend)
+        got = run(compiled, make_args(program.args), program.errstate)
+        assert_same_outcome(got, want, _context(program))
