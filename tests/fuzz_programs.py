@@ -14,7 +14,9 @@ Values include zeros, negative numbers, NaN, infinities and integer extremes, so
 slices of one array in place (`a[1:] += a[:-1]`, `a[::-1] *= a`), write through boolean masks
 and `np.copyto`, add Python ints and floats a narrow dtype cannot hold, and run short loops
 over rows that accumulate and leave early through `break` (at a fixed row or where the data
-says).
+says). Programs also open `np.errstate` blocks of their own, clip (NaN, signed-zero and
+out-of-range bounds), gather and update rows by repeated index lists and compare with Python
+scalars.
 """
 
 from __future__ import annotations
@@ -45,11 +47,15 @@ INPLACE = ["+=", "-=", "*=", "/=", "//=", "%=", "**=", "&=", "|="]
 OVERLAPS = ["{x}[1:] {op} {x}[:-1]", "{x}[:-1] {op} {x}[1:]", "{x}[:, 1:] {op} {x}[:, :-1]",
             "{x}[::-1] {op} {x}", "{x}.T[::-1] {op} {x}.T", "{x}[1:] = {x}[:-1] * 2",
             "np.copyto({x}[1:], {x}[:-1])", "np.copyto({x}, {y})", "{x}[{y} > 0] = {x}[{y} > 0] * 2"]
-# (`1e40`, which float32 cannot hold, is left out: the cast's warning is lost where the
-# array is empty and the sum unused; `test_probe_adversary_numerics.py` keeps that case.)
-SCALARS = ["2", "0.5", "-1", "3.0", "True", "300", "-129", "2**40"]
+SCALARS = ["2", "0.5", "-1", "3.0", "True", "300", "-129", "2**40", "1e40"]
 LAYOUTS = ["contiguous", "transposed", "strided", "reversed", "zero", "broadcast", "shared",
            "fortran", "readonly"]
+# `np.errstate` blocks inside a program, `np.clip` bounds and first-axis index lists.
+BLOCK_ERRSTATES = ["all='ignore'", "divide='raise'", "invalid='raise', divide='ignore'",
+                   "over='warn'", "all='raise'", "under='warn', invalid='ignore'"]
+BOUNDS = ["0", "-1.5", "2", "None", "float('nan')", "1e40", "-0.0"]
+COMPARED = [*SCALARS, "float('nan')", "-0.0"]
+GATHERS = ["[0, 0]", "[-1, 0, -1]", "[0]", "[0, -1, 0, -1]"]
 # Ufuncs called with `out=` (an argument, a temporary or a view of one).
 OUT_UFUNCS = ["np.add", "np.multiply", "np.subtract", "np.maximum", "np.sqrt", "np.exp",
               "np.negative", "np.true_divide"]
@@ -137,7 +143,8 @@ def programs(draw: st.DrawFn) -> Program:
     for k in range(draw(st.integers(1, 6))):
         kind = draw(st.sampled_from(["binary", "binary", "unary", "unary", "reduce", "cast",
                                      "where", "view", "inplace", "setitem", "print", "scalar",
-                                     "out", "broadcast", "overlap", "loop"]))
+                                     "out", "broadcast", "overlap", "loop", "errstate",
+                                     "clip", "gather", "scatter", "compare"]))
         pick = st.sampled_from(values)
         target = f"t{k}"
         if kind == "binary":
@@ -196,6 +203,30 @@ def programs(draw: st.DrawFn) -> Program:
                       "        break"]
             values.append(target)
             continue
+        elif kind == "errstate":
+            # An `np.errstate` block of the program's own around one operation.
+            op, x, y = draw(st.sampled_from(BINARY + UNARY)), draw(pick), draw(pick)
+            expr = (f"{op}({x}, {y})" if op in BINARY and op.startswith("np.") else
+                    f"{x} {op} {y}" if op in BINARY else
+                    f"{op}({x})" if op not in ("-", "~") else f"{op}{x}")
+            lines += [f"with np.errstate({draw(st.sampled_from(BLOCK_ERRSTATES))}):",
+                      f"    {target} = {expr}"]
+            values.append(target)
+            continue
+        elif kind == "clip":
+            lo, hi = draw(st.sampled_from(BOUNDS)), draw(st.sampled_from(BOUNDS))
+            expr = f"np.clip({draw(pick)}, {lo}, {hi})"
+        elif kind == "gather":
+            # Repeated and negative indices along the first axis (a copy, not a view).
+            expr = f"{draw(pick)}[{draw(st.sampled_from(GATHERS))}]"
+        elif kind == "scatter":
+            # A fancy-index update with repeated indices (each updated once, as NumPy does).
+            lines.append(f"{draw(pick)}[{draw(st.sampled_from(GATHERS))}] "
+                         f"{draw(st.sampled_from(INPLACE))} {draw(st.sampled_from(SCALARS))}")
+            continue
+        elif kind == "compare":
+            expr = f"{draw(pick)} {draw(st.sampled_from(['<', '==', '>=', '!=']))} " \
+                   f"{draw(st.sampled_from(COMPARED))}"
         elif kind == "setitem":
             lines.append(f"{draw(pick)}[{draw(st.sampled_from(['0', '-1', '::2', '...']))}] = "
                          f"{draw(st.sampled_from(['1', '0.5', '-2', 'True']))}")

@@ -156,8 +156,26 @@ def attributed(hold: bool = False) -> Iterator[None]:
             yield
     finally:
         _current.reset(token)
-    for text, where in rec.held or ():
+    held = rec.held or ()
+    for text, where in held:
+        if _raises(text, where):
+            # A filter makes it an error: the frame runs as Python, which gives the
+            # warnings before it itself (given here too, they would come twice).
+            raise RuntimeWarning(text)
+    for text, where in held:
         _give(text, where)
+
+
+def _raises(text: str, where: tuple[str, int, str] | None) -> bool:
+    """Whether a filter makes the RuntimeWarning `text` at `where` an error (the first
+    filter that may match decides; where the module is unknown, any module matches)."""
+    module, lineno = (where[2], where[1]) if where is not None else (None, 0)
+    for action, message, category, mod, line in warnings.filters:
+        if ((message is None or message.match(text)) and issubclass(RuntimeWarning, category)
+                and (mod is None or module is None or mod.match(module))
+                and (line == 0 or where is None or line == lineno)):
+            return action == "error"
+    return warnings.defaultaction == "error"
 
 
 # Ops that never raise a floating-point flag (comparisons are made quiet: `quiet.rs`); a

@@ -65,7 +65,7 @@ class FlowOpcodes:
                                        stored_back=inplace and self._stores_back(a))
         if found is not None:
             self.push(found)
-        elif inplace and self._stores_back(a):
+        elif inplace and not self._store_would_break(a) and self._stores_back(a):
             self.push(operators.inplace_op(self, op, a, b, stored_back=True))
         elif inplace:
             self.push(operators.inplace_op(self, op, a, b))
@@ -77,6 +77,19 @@ class FlowOpcodes:
         (`x[i] op= y`: `SWAP 3; SWAP 2; STORE_SUBSCR` follow)."""
         following = [(i.opname, i.arg) for i in self.instructions[self.ip : self.ip + 3]]
         return following == [("SWAP", 3), ("SWAP", 2), ("STORE_SUBSCR", None)]
+
+    def _store_would_break(self, view: VariableTracker) -> bool:
+        """Break at `x[i] op= y`'s operator where its store into `x` would break: NumPy's
+        in-place operator writes through the view first (and raises "output array is
+        read-only" for a read-only `x`), which the store at the break would not repeat."""
+        if not self._subscript_stored() or len(self.stack) < 2:
+            return False
+        base = self.stack[-2]
+        if (self.tracer.graph.parent is None and isinstance(base, ArrayVariable)
+                and isinstance(view, ArrayVariable)
+                and not (base.is_fresh(self) or base.is_mutable_input(self))):
+            raise graph_break("side_effect", what=f"item assignment to {base.describe()}")
+        return False
 
     def _stores_back(self, view: VariableTracker) -> bool:
         """Whether `view` is the temporary `x[i]` of `x[i] op= y` (the compiler emits

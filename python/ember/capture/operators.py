@@ -313,7 +313,8 @@ def write_into(tx: Interpreter, target: ArrayVariable, result: Value, *,
 
 def _cast_into(tx: Interpreter, target: Value, new: Value, *, broadcast: bool) -> Value:
     shape = tuple(target.shape)
-    if tuple(new.shape) != shape:
+    broadcasted = tuple(new.shape) != shape
+    if broadcasted:
         try:
             fits = broadcast and np.broadcast_shapes(tuple(new.shape), shape) == shape
         except (TypeError, ValueError):  # symbolic or incompatible sizes
@@ -332,6 +333,9 @@ def _cast_into(tx: Interpreter, target: Value, new: Value, *, broadcast: bool) -
         if ufunc is not None:
             # NumPy casts inside the ufunc's loop, and its warnings name the ufunc.
             tx.graph.warns_as(new, ufunc)
+    elif broadcasted:
+        # The target's memory holds every element: not a broadcast view of fewer.
+        new = tx.graph.op("copy", [new])
     if new.scalar and not target.scalar:
         # A 0-d array stays one: a ufunc of 0-d operands gives a scalar, `out=` the array.
         new = tx.graph.op("copy", [new], scalar=False)

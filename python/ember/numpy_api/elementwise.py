@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import math
 import operator
-
 from collections.abc import Callable
 from typing import Any
 
@@ -53,6 +53,19 @@ def check_python_scalars(fn: Callable[..., Any], args: list[object]) -> None:
     stand_ins = [_stand_in(a, fn is np.matmul) if isinstance(a, Value) else a for a in args]
     with quiet():
         fn(*stand_ins)
+
+
+def check_python_floats(what: str, args: list[object]) -> None:
+    """A finite Python float the arrays' float dtype cannot hold (`float32_array + 1e40`):
+    NumPy casts it to that dtype first, which warns "overflow encountered in cast" however
+    many elements there are (none) and whether or not the result is used. Left to NumPy."""
+    floats = [a for a in args if type(a) is float and math.isfinite(a)]
+    dtypes = [a.dtype for a in args if isinstance(a, Value) and not a.weak]
+    if not floats or not dtypes:
+        return
+    dtype = np.result_type(*dtypes, *floats)
+    if dtype.kind == "f" and any(abs(f) > np.finfo(dtype).max for f in floats):
+        raise Unsupported(f"{what} of a Python float {dtype} cannot hold")
 
 
 def python_ints_out_of_range(graph: Graph, values: list[object]) -> Value | None:
@@ -129,6 +142,7 @@ def apply(graph: Graph, op: str, args: list[object], *, operator: bool) -> Any:
             return constant_array(graph, result)
         return result
     check_python_scalars(fn, args)
+    check_python_floats(what, args)
     if op in _COMPARISONS:
         decided = _beyond_the_range(graph, op, args)
         if decided is not None:
@@ -275,6 +289,7 @@ def clip(graph: Graph, a: object, a_min: object = None, a_max: object = None, ou
     if not any_value([a, lo, hi]):
         return np.clip(a, lo, hi)  # type: ignore[call-overload]
     check_python_scalars(np.clip, [a, lo, hi])
+    check_python_floats("np.clip", [a, lo, hi])
     shapes = [v.shape if isinstance(v, Value) else np.shape(v)
               for v in (a, lo, hi) if v is not None]
     try:
@@ -320,6 +335,7 @@ def where(graph: Graph, condition: object, x: object = None, y: object = None) -
     if x is None or y is None:
         raise Unsupported("np.where with one argument (np.nonzero) has a data-dependent shape")
     check_python_scalars(np.where, [condition, x, y])
+    check_python_floats("np.where", [x, y])
     c = to_value(graph, condition, "np.where")
     if c.dtype != np.bool_:
         c = graph.op("astype", [c], dtype=np.bool_)

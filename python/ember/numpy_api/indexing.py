@@ -235,4 +235,9 @@ def _take_list(graph: Graph, a: Value, items: tuple[object, ...]) -> Value:
         stops[axis] = 0
         return graph.op("slice", [basic], start=[0] * basic.ndim, stop=stops,
                         step=[1] * basic.ndim)
-    return graph.op("concatenate", pieces, axis=axis)
+    out = graph.op("concatenate", pieces, axis=axis)
+    # NumPy's advanced indexing: the indexed dimension outermost in memory, not the order
+    # of the pieces concatenated
+    graph.layouts[out.id] = ("index", basic.id, tuple(
+        ("index", 0) if p == axis else ("axis", p) for p in range(basic.ndim)))
+    return out

@@ -285,7 +285,18 @@ def _divmod(tx, args, kwargs):
 
         return NumpyFunctionVariable(np.divmod, numpy_api.lookup_function(np.divmod)).call(
             tx, args, {})
-    return TupleVariable([tx.binary_op("//", *args), tx.binary_op("%", *args)])
+    if not any(isinstance(a, ArrayVariable) and a.value.scalar and not a.value.weak
+               for a in args):
+        return TupleVariable([tx.binary_op("//", *args), tx.binary_op("%", *args)])
+    # NumPy's scalar divmod: one computation, whose warnings name "scalar divmod", once
+    results = []
+    with tx.graph.one_call():
+        for op in ("//", "%"):
+            result = tx.binary_op(op, *args)
+            if isinstance(result, ArrayVariable):
+                tx.graph.warns_as(result.value, "scalar divmod")
+            results.append(result)
+    return TupleVariable(results)
 
 
 def _exact_conversion(kind: type, value) -> bool:
