@@ -9,6 +9,7 @@
 
 pub(crate) mod binary;
 mod build;
+mod cast;
 mod const_divide;
 pub(crate) mod expr;
 mod masks;
