@@ -122,8 +122,26 @@ def test_gradients_inside_a_compiled_step_equal_autograd(name):
 
 
 UNSUPPORTED = {
-    "two masks": (lambda w: (w[w > 0] * w[w >= 0]).sum(), "another mask"),
+    "unique": (lambda w: np.unique(w).sum(), "np.unique"),
+    "unique counts": (lambda w: np.unique(w, return_counts=True)[1].sum() * w.sum(),
+                      "np.unique"),
 }
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_two_masks_of_one_count_differentiate_as_autograd_does(compiled):
+    """`w[w > 0] * w[w >= 0]`: two selections lined up by their counts; where the counts
+    differ, NumPy's broadcast error."""
+    fn = lambda w: (w[w > 0] * w[w >= 0]).sum()  # noqa: E731
+
+    def gradient(w):
+        return ember.grad(fn)(w)
+
+    run = ember.compile(gradient) if compiled else gradient
+    w = np.array([0.5, -1.0, 2.0, 3.0])
+    np.testing.assert_allclose(run(w), autograd.grad(fn)(w), rtol=1e-12)
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        run(np.array([0.5, -1.0, 2.0, 0.0]))
 
 
 @pytest.mark.parametrize("compiled", [False, True])

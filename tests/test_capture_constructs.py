@@ -68,7 +68,7 @@ async def _coroutine(x):
 BREAKS = [
     (lambda x: _coroutine(x), "generator", "coroutine"),
     (lambda x: np.linalg.qr(x), "call", "numpy.linalg.qr"),
-    (lambda x: np.where(x > 0.5)[0] + 1, "type", "an index array of np.nonzero"),
+    (lambda x: np.stack(np.where(x > 0.5)), "type", "an index array of np.nonzero"),
     (lambda x: x.tobytes(), "numpy", "tobytes"),
     (lambda x: x * 1j, "complex", "complex"),
     (lambda x: x.__iadd__(1), "numpy", "__iadd__"),

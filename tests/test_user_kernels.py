@@ -284,8 +284,6 @@ NOT_YET_NATIVE = {
     "levinson_durbin_lpc": "`np.correlate(x, x, 'full')` of more than 64 coefficients "
                            "(unrolled per coefficient; summed by windows it ran 13x slower "
                            "than NumPy's dot per output)",
-    "rle_by_diff": "`np.flatnonzero(np.diff(a)) + 1`: arithmetic on an index array whose "
-                   "length only the data knows",
     "monotone_chain_area": "`while len(lower) >= 2 and _cross(...) <= 0: lower.pop()`: a "
                            "branch on array values over a list of rows that grows and shrinks",
 }

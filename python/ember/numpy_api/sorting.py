@@ -418,7 +418,9 @@ def unique_buffers(graph: Graph, x: Value, index: bool, counts: bool, inverse: b
 def unique(graph: Graph, ar: object, *args: object, **kwargs: object) -> Any:
     """Capture makes np.unique's result of a length only the data knows
     (`capture/variables/datalen.py`); the forms it does not take are refused here."""
-    raise Unsupported("np.unique with an axis, sorted=False or an array of symbolic shape")
+    raise Unsupported("np.unique with an axis, sorted=False, of an array of symbolic shape, "
+                      "or of floats being differentiated (the values it keeps carry no "
+                      "gradient)")
 
 
 def _as_i64(graph: Graph, v: Value) -> Value:

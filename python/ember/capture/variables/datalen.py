@@ -298,6 +298,10 @@ def _unique(tx: Interpreter, fn: Any, args: list[VariableTracker],
     x = args[0].value
     if not flags["sorted"] or x.dtype.kind not in "biuf":
         return None
+    from ember.numpy_api.scalars import numbers_in_graph
+
+    if x.dtype.kind == "f" and not numbers_in_graph.get():
+        return None  # differentiating: the compaction's buffers carry no gradient; a break
     from ember.numpy_api.sorting import unique_buffers
 
     buffers, count, inverse = unique_buffers(
