@@ -15,7 +15,7 @@ import pytest
 from conftest import assert_same
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from user_kernels_stranger17 import label_8conn_halving
+from user_kernels_stranger17 import cumsum_resets_on_zero, label_8conn_halving
 
 
 def integral_image(img):
@@ -99,22 +99,6 @@ def test_function_called_outside_the_loop_still_compiles():
     assert ember.stats()["captures"] > before
 
 
-def resets_dead_after(x):
-    """`acc` is the Python int 0 after a zero, NumPy's int64 after `+=`; never read after
-    the loop."""
-    out = np.zeros(len(x), dtype=x.dtype)
-    acc = 0
-    best = 0
-    for i, v in enumerate(x):
-        if v == 0:
-            acc = 0
-        else:
-            acc += v
-        out[i] = acc
-        best = max(best, acc)
-    return out, best
-
-
 def resets_returned(x):
     """As above, `acc` returned: a Python int where the data end on a zero."""
     acc = 0
@@ -145,7 +129,7 @@ def test_local_python_or_numpy_int_after_a_loop(values, dtype):
     """The Python int 0 or NumPy's integer, as the data decide: exact types where the local
     is returned or read after the loop; no check (no rerun) where it is never read."""
     x = np.array(values, dtype=dtype)
-    for fn, args in ((resets_dead_after, (x,)), (resets_returned, (x,)),
+    for fn, args in ((cumsum_resets_on_zero, (x,)), (resets_returned, (x,)),
                      (resets_read_after, (x, 1.5))):
         ember.reset()
         compiled = ember.compile(fn, backend="cranelift")
@@ -154,10 +138,10 @@ def test_local_python_or_numpy_int_after_a_loop(values, dtype):
 
 
 def test_dead_local_ending_a_python_int_needs_no_rerun():
-    compiled = ember.compile(resets_dead_after, backend="cranelift")
+    compiled = ember.compile(cumsum_resets_on_zero, backend="cranelift")
     for seed in range(4):
         x = np.random.default_rng(seed).integers(0, 5, 60)
         x[-1] = 0  # `acc` ends the Python int 0
-        assert_same(compiled(x.copy()), resets_dead_after(x))
+        assert_same(compiled(x.copy()), cumsum_resets_on_zero(x))
     stats = ember.stats()
     assert stats["compiles"] == 1 and stats["entry_fallbacks"] == 0
