@@ -202,11 +202,10 @@ def _stock_namedtuple_method(cls: type, name: str) -> bool:
     return getattr(getattr(cls, name, None), "__code__", None) is stock.__code__
 
 
-class NamedTupleMethodVariable(VariableTracker):
-    """`point._replace(x=...)` (a new namedtuple of the same class with those fields
-    replaced) and `point._asdict()` (a dict of the fields in order), on the tracked items."""
+class MethodOfVariable(VariableTracker):
+    """A method looked up on a tracked object (`owner.name`), before it is called."""
 
-    def __init__(self, owner: NamedTupleVariable, name: str) -> None:
+    def __init__(self, owner: VariableTracker, name: str) -> None:
         self.owner = owner
         self.name = name
 
@@ -215,6 +214,13 @@ class NamedTupleMethodVariable(VariableTracker):
 
     def children(self) -> tuple[VariableTracker, ...]:
         return (self.owner,)
+
+
+class NamedTupleMethodVariable(MethodOfVariable):
+    """`point._replace(x=...)` (a new namedtuple of the same class with those fields
+    replaced) and `point._asdict()` (a dict of the fields in order), on the tracked items."""
+
+    owner: NamedTupleVariable
 
     def call(self, tx: Interpreter, args: list[VariableTracker],
              kwargs: dict[str, VariableTracker]) -> VariableTracker:
@@ -496,18 +502,8 @@ def _mutating(name: str) -> bool:
                     "setdefault", "appendleft", "popleft", "extendleft", "rotate", "remove")
 
 
-class ContainerMethodVariable(VariableTracker):
+class ContainerMethodVariable(MethodOfVariable):
     """A method of a tuple, list or dict tracker, applied to the tracked items."""
-
-    def __init__(self, owner: VariableTracker, name: str) -> None:
-        self.owner = owner
-        self.name = name
-
-    def describe(self) -> str:
-        return f"{self.owner.describe()}.{self.name}"
-
-    def children(self) -> tuple[VariableTracker, ...]:
-        return (self.owner,)
 
     def call(self, tx: Interpreter, args: list[VariableTracker],
              kwargs: dict[str, VariableTracker]) -> VariableTracker:
